@@ -1,0 +1,277 @@
+import { describe, expect, it } from 'vitest';
+import { Ring, RingError, balance, fairShares, tokenOf } from '../../../src/ring/index.js';
+import type { Member } from '../../../src/ring/index.js';
+
+const at = (...tokens: number[]): bigint[] => tokens.map(BigInt);
+
+function expectRingError(fn: () => unknown, code: string, message: RegExp): void {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(RingError);
+    expect((e as RingError).code).toBe(code);
+    expect((e as Error).message).toMatch(message);
+    return;
+  }
+  throw new Error(`expected a RingError ${code}`);
+}
+
+describe('the seed write-ups, worked on a ring whose tokens sit at 0–99', () => {
+  // 000: A = 10, B = 45, C = 80; a key belongs to the first node at or after it.
+  const abc = Ring.build([
+    { id: 'A', tokens: at(10) },
+    { id: 'B', tokens: at(45) },
+    { id: 'C', tokens: at(80) },
+  ]);
+
+  it('looks keys up clockwise, wrapping past the last token', () => {
+    expect([7, 33, 52, 91, 45].map((h) => abc.replicasForToken(BigInt(h), 1)[0])).toEqual(['A', 'B', 'C', 'A', 'B']);
+  });
+
+  it('adding D at 60 moves only 46–60, from C to D', () => {
+    const abcd = abc.withMember({ id: 'D', tokens: at(60) });
+    expect(Ring.diff(abc, abcd, 1)).toEqual([{ start: 45n, end: 60n, before: ['C'], after: ['D'] }]);
+  });
+
+  it("removing B hands its range 11–45 to its clockwise successor C, and nothing else", () => {
+    expect(Ring.diff(abc, abc.withoutMember('B'), 1)).toEqual([{ start: 10n, end: 45n, before: ['B'], after: ['C'] }]);
+  });
+
+  it('003: nodes at 20, 60, 90 and a newcomer at 40 take (20, 40] from 60: 20% of the ring', () => {
+    const before = Ring.build([
+      { id: '20', tokens: at(20) },
+      { id: '60', tokens: at(60) },
+      { id: '90', tokens: at(90) },
+    ]);
+    const after = before.withMember({ id: '40', tokens: at(40) });
+    const owner = (r: Ring, h: number) => r.replicasForToken(BigInt(h), 1)[0];
+    for (const h of [5, 20, 91, 99]) expect([owner(before, h), owner(after, h)]).toEqual(['20', '20']);
+    for (const h of [21, 39, 40]) expect([owner(before, h), owner(after, h)]).toEqual(['60', '40']);
+    for (const h of [41, 59, 60]) expect([owner(before, h), owner(after, h)]).toEqual(['60', '60']);
+    for (const h of [61, 90]) expect([owner(before, h), owner(after, h)]).toEqual(['90', '90']);
+    expect(Ring.diff(before, after, 1)).toEqual([{ start: 20n, end: 40n, before: ['60'], after: ['40'] }]);
+  });
+
+  it('replicas walk clockwise collecting distinct nodes', () => {
+    const ring = Ring.build([
+      { id: 'A', tokens: at(10, 55) },
+      { id: 'B', tokens: at(41, 70) },
+      { id: 'C', tokens: at(90) },
+    ]);
+    expect(ring.replicasForToken(30n, 2)).toEqual(['B', 'A']);
+    expect(ring.replicasForToken(95n, 3)).toEqual(['A', 'B', 'C']);
+    expect(ring.walk(30n)).toEqual(['B', 'A', 'C']);
+  });
+
+  it('diff joins a changed range that wraps past 2^64 − 1', () => {
+    const before = Ring.build([
+      { id: 'A', tokens: at(10) },
+      { id: 'B', tokens: at(50) },
+    ]);
+    const after = before.withMember({ id: 'C', tokens: [5n, (1n << 64n) - 5n] });
+    expect(Ring.diff(before, after, 1)).toEqual([
+      { start: 50n, end: 5n, before: ['A'], after: ['C'] },
+    ]);
+  });
+});
+
+describe('placement', () => {
+  const zones = ['a', 'b', 'c'];
+  const members = (n: number, zoneCount = 3, rack = (_i: number) => ''): Member[] =>
+    Array.from({ length: n }, (_, i) => ({ id: `n${i}`, zone: zones[i % zoneCount], rack: rack(i) }));
+
+  it('puts the n replicas of every range in n distinct zones when there are n zones', () => {
+    const ring = Ring.build(members(12));
+    for (const { replicas } of ring.ranges(3)) {
+      expect(new Set(replicas.map((id) => ring.member(id)!.zone)).size).toBe(3);
+    }
+  });
+
+  it('spreads 3 replicas over 2 zones as 2 + 1, and over racks inside a zone', () => {
+    const ring = Ring.build(members(8, 2, (i) => `r${Math.floor(i / 2) % 2}`));
+    for (const { replicas } of ring.ranges(3)) {
+      const counts = new Map<string, number>();
+      for (const id of replicas) counts.set(ring.member(id)!.zone, (counts.get(ring.member(id)!.zone) ?? 0) + 1);
+      expect([...counts.values()].sort()).toEqual([1, 2]);
+      // the two replicas in the same zone are on distinct racks
+      const [zone2] = [...counts].find(([, c]) => c === 2)!;
+      const racks = replicas.filter((id) => ring.member(id)!.zone === zone2).map((id) => ring.member(id)!.rack);
+      expect(new Set(racks).size).toBe(2);
+    }
+  });
+
+  it('uses distinct racks in a single zone', () => {
+    const ring = Ring.build(members(9, 1, (i) => `r${i % 3}`));
+    for (const { replicas } of ring.ranges(3)) {
+      expect(new Set(replicas.map((id) => ring.member(id)!.rack)).size).toBe(3);
+    }
+  });
+
+  it('falls back to a zone with nodes left when one is exhausted', () => {
+    const ring = Ring.build([
+      { id: 'a1', zone: 'a' },
+      { id: 'a2', zone: 'a' },
+      { id: 'a3', zone: 'a' },
+      { id: 'b1', zone: 'b' },
+    ]);
+    for (const { replicas } of ring.ranges(4)) expect([...replicas].sort()).toEqual(['a1', 'a2', 'a3', 'b1']);
+    for (const { replicas } of ring.ranges(3)) expect(replicas).toContain('b1');
+  });
+
+  it('answers a key given as a string or as its UTF-8 bytes alike, with a fresh array', () => {
+    const ring = Ring.build(members(12));
+    const list = ring.preferenceList('user:123456', 3);
+    expect(ring.preferenceList(new TextEncoder().encode('user:123456'), 3)).toEqual(list);
+    expect(ring.replicasForToken(tokenOf('user:123456'), 3)).toEqual(list);
+    list.push('mutated');
+    expect(ring.preferenceList('user:123456', 3)).toHaveLength(3);
+  });
+
+  it('is deterministic: the same members in any order give the same tokens and lists', () => {
+    const a = Ring.build(members(10));
+    const b = Ring.build([...members(10)].reverse());
+    expect(b.tokens).toEqual(a.tokens);
+    for (let k = 0; k < 200; k++) expect(b.preferenceList(`k${k}`, 3)).toEqual(a.preferenceList(`k${k}`, 3));
+    const c = a.withMember({ id: 'x', zone: 'a' });
+    const d = b.withMember({ id: 'x', zone: 'a' });
+    expect(d.tokens).toEqual(c.tokens);
+  });
+});
+
+describe('membership changes', () => {
+  const five = Ring.build(
+    Array.from({ length: 5 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })),
+  );
+
+  it('withMember returns a new ring and leaves the old one as it was', () => {
+    const before = five.tokens;
+    const six = five.withMember({ id: 'n5', zone: 'c' });
+    expect(five.size).toBe(5);
+    expect(five.tokens).toBe(before);
+    expect(six.size).toBe(6);
+    for (const m of five.members) expect(six.member(m.id)!.tokens).toEqual(m.tokens);
+    expect(six.member('n5')!.tokens).toHaveLength(64);
+  });
+
+  it('withoutMember keeps everyone else’s tokens', () => {
+    const four = five.withoutMember('n2');
+    expect(four.has('n2')).toBe(false);
+    for (const m of four.members) expect(m.tokens).toEqual(five.member(m.id)!.tokens);
+  });
+
+  it('keeps explicit tokens as given', () => {
+    const ring = five.withMember({ id: 'x', tokens: [7n, 3n] });
+    expect(ring.member('x')!.tokens).toEqual([3n, 7n]);
+  });
+
+  it('random allocation derives tokens from the id and the seed', () => {
+    const r1 = Ring.build([{ id: 'a' }, { id: 'b' }], { allocation: 'random', tokensPerNode: 8 });
+    const r2 = Ring.build([{ id: 'a' }], { allocation: 'random', tokensPerNode: 8 }).withMember({ id: 'b' });
+    expect(r1.tokens).toEqual(r2.tokens);
+    expect(r1.member('a')!.tokens).toHaveLength(8);
+    expect(r1.member('a')!.tokens).toContain(tokenOf('ringkv/a#0'));
+  });
+});
+
+describe('ownership and balance', () => {
+  it('ownership sums to n and the default allocation is balanced', () => {
+    const ring = Ring.build(Array.from({ length: 12 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })));
+    for (const n of [1, 2, 3]) {
+      const total = [...ring.ownership(n).values()].reduce((a, b) => a + b, 0);
+      expect(total).toBeCloseTo(n, 9);
+    }
+    expect(balance(ring, 1).max).toBeLessThan(1.05);
+    expect(balance(ring, 3).max).toBeLessThan(1.05);
+  });
+
+  it('gives a node of weight 2 twice the share, at build and on join', () => {
+    const members = Array.from({ length: 6 }, (_, i) => ({ id: `n${i}`, weight: i === 0 ? 2 : 1 }));
+    const ring = Ring.build(members);
+    const own = ring.ownership(1);
+    expect(own.get('n0')! / own.get('n1')!).toBeCloseTo(2, 1);
+    expect(ring.member('n0')!.tokens).toHaveLength(128);
+    const grown = ring.withMember({ id: 'big', weight: 3 });
+    expect(balance(grown, 1).max).toBeLessThan(1.05);
+    expect(grown.ownership(1).get('big')).toBeCloseTo(3 / 10, 2);
+  });
+
+  it('fair shares follow the zones: one replica per zone when there are n zones', () => {
+    const ring = Ring.build([
+      { id: 'a1', zone: 'a' },
+      { id: 'a2', zone: 'a' },
+      { id: 'b1', zone: 'b' },
+      { id: 'c1', zone: 'c' },
+    ]);
+    const fair = fairShares(ring, 3);
+    expect(fair.get('a1')).toBeCloseTo(0.5);
+    expect(fair.get('b1')).toBeCloseTo(1);
+    expect(fairShares(ring, 1).get('b1')).toBeCloseTo(0.25);
+    expect(balance(ring, 3).max).toBeLessThan(1.05);
+  });
+
+  it('a join moves the newcomer’s fair share of keys and no more', () => {
+    const ten = Ring.build(Array.from({ length: 10 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })));
+    const eleven = ten.withMember({ id: 'n10', zone: 'b' });
+    let moved = 0;
+    for (const c of Ring.diff(ten, eleven, 1)) {
+      expect(c.after).toEqual(['n10']);
+      moved += Number((c.end - c.start + (1n << 64n)) % (1n << 64n)) / 2 ** 64;
+    }
+    expect(moved).toBeGreaterThan(0.95 / 11);
+    expect(moved).toBeLessThan(1.05 / 11);
+  });
+});
+
+describe('bad input names the problem', () => {
+  const ring = Ring.build([{ id: 'a' }, { id: 'b' }]);
+
+  it('n outside 1..distinct nodes', () => {
+    expectRingError(() => ring.preferenceList('k', 0), 'RING_BAD_REPLICAS', /n must be an integer in 1\.\.2.*got 0/);
+    expectRingError(() => ring.preferenceList('k', 3), 'RING_BAD_REPLICAS', /got 3/);
+    expectRingError(() => ring.preferenceList('k', 1.5), 'RING_BAD_REPLICAS', /got 1\.5/);
+    expectRingError(() => ring.ownership(5), 'RING_BAD_REPLICAS', /got 5/);
+    expectRingError(() => Ring.diff(ring, ring, 0), 'RING_BAD_REPLICAS', /got 0/);
+  });
+
+  it('an empty ring', () => {
+    expectRingError(() => Ring.build([]), 'RING_EMPTY', /at least one member/);
+    expectRingError(() => Ring.build([{ id: 'a' }]).withoutMember('a'), 'RING_EMPTY', /last member/);
+  });
+
+  it('duplicate and unknown ids', () => {
+    expectRingError(() => Ring.build([{ id: 'a' }, { id: 'a' }]), 'RING_DUPLICATE_MEMBER', /a appears twice/);
+    expectRingError(() => ring.withMember({ id: 'b' }), 'RING_DUPLICATE_MEMBER', /b is already a member/);
+    expectRingError(() => ring.withoutMember('zz'), 'RING_UNKNOWN_MEMBER', /zz is not a member/);
+  });
+
+  it('malformed members', () => {
+    expectRingError(() => Ring.build([{ id: '' }]), 'RING_BAD_MEMBER', /non-empty string/);
+    expectRingError(() => Ring.build([{ id: 'a', weight: 0 }]), 'RING_BAD_MEMBER', /a: weight must be.*got 0/);
+    expectRingError(() => Ring.build([{ id: 'a', weight: Number.NaN }]), 'RING_BAD_MEMBER', /weight/);
+    expectRingError(() => Ring.build([{ id: 'a', zone: 3 as unknown as string }]), 'RING_BAD_MEMBER', /zone must be a string/);
+    expectRingError(() => Ring.build([null as unknown as Member]), 'RING_BAD_MEMBER', /must be an object/);
+  });
+
+  it('malformed tokens', () => {
+    expectRingError(() => Ring.build([{ id: 'a', tokens: [-1n] }]), 'RING_BAD_TOKEN', /a: token #0 \(-1\)/);
+    expectRingError(() => Ring.build([{ id: 'a', tokens: [1n << 64n] }]), 'RING_BAD_TOKEN', /\[0, 2\^64 - 1\]/);
+    expectRingError(() => Ring.build([{ id: 'a', tokens: [5 as unknown as bigint] }]), 'RING_BAD_TOKEN', /must be a bigint/);
+    expectRingError(() => Ring.build([{ id: 'a', tokens: [] }]), 'RING_BAD_TOKEN', /empty; omit tokens/);
+    expectRingError(() => Ring.build([{ id: 'a', tokens: [3n, 3n] }]), 'RING_BAD_TOKEN', /listed twice/);
+    expectRingError(
+      () => Ring.build([{ id: 'a', tokens: [3n] }, { id: 'b', tokens: [3n] }]),
+      'RING_BAD_TOKEN',
+      /claimed by both a and b/,
+    );
+  });
+
+  it('bad options and keys', () => {
+    expectRingError(() => Ring.build([{ id: 'a' }], { tokensPerNode: 0 }), 'RING_BAD_OPTION', /tokensPerNode/);
+    expectRingError(
+      () => Ring.build([{ id: 'a' }], { allocation: 'nope' as 'random' }),
+      'RING_BAD_OPTION',
+      /'balanced' or 'random'/,
+    );
+    expectRingError(() => ring.preferenceList(42 as unknown as string, 1), 'RING_BAD_OPTION', /key must be a string/);
+  });
+});
