@@ -14,6 +14,13 @@
  * It generalizes Cassandra's NetworkTopologyStrategy rack walk (skip nodes of a rack
  * already used, then fall back to the skipped ones in order).
  *
+ * Movement is minimal (adding a node moves replicas only to it, removing one only from
+ * it; test/property) except, as with Cassandra's racks, when the change adds the first
+ * node of a new rack to a zone that has other racks, or removes the last node of one:
+ * the zone's replicas may then also shift between other nodes. Zones alone never do
+ * this. We tried settling the zone of each pick before its rack, which removes that
+ * exception but breaks minimality for ordinary joins into existing racks: worse.
+ *
  * Must not: know about keys, hashing or member ids; it works on node indices.
  */
 

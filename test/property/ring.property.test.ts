@@ -1,0 +1,256 @@
+/**
+ * Laws of the ring, checked on random rings (fast-check): random members with zones,
+ * racks and weights, with explicit random tokens (any ring a cluster could gossip) or
+ * tokens from either allocator.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MAX_TOKEN, Ring, balance, fairShares } from '../../src/ring/index.js';
+import type { Member, RingOptions } from '../../src/ring/index.js';
+
+const ZONES = ['a', 'b', 'c', 'd'];
+const RACKS = ['r1', 'r2', 'r3'];
+
+const tokenArb = fc.bigInt({ min: 0n, max: MAX_TOKEN });
+
+/** Members n0..n{k-1} with random topology and, optionally, random explicit tokens. */
+function membersArb(opts: { min?: number; max?: number; explicitTokens: boolean }) {
+  return fc
+    .integer({ min: opts.min ?? 1, max: opts.max ?? 9 })
+    .chain((count) =>
+      fc.tuple(
+        fc.array(
+          fc.record({
+            zone: fc.option(fc.constantFrom(...ZONES), { nil: undefined }),
+            rack: fc.option(fc.constantFrom(...RACKS), { nil: undefined }),
+            weight: fc.constantFrom(1, 1, 2, 0.5),
+          }),
+          { minLength: count, maxLength: count },
+        ),
+        opts.explicitTokens
+          ? fc.uniqueArray(tokenArb, { minLength: count * 4, maxLength: count * 4 })
+          : fc.constant([] as bigint[]),
+      ),
+    )
+    .map(([topology, tokens]) =>
+      topology.map(
+        (t, i): Member => ({
+          id: `n${i}`,
+          ...t,
+          ...(tokens.length > 0 ? { tokens: tokens.slice(i * 4, i * 4 + 4) } : {}),
+        }),
+      ),
+    );
+}
+
+const optionsArb: fc.Arbitrary<RingOptions> = fc.record({
+  tokensPerNode: fc.integer({ min: 1, max: 12 }),
+  allocation: fc.constantFrom('balanced' as const, 'random' as const),
+});
+
+/** A ring from explicit tokens or from either allocator. */
+const ringArb = fc.oneof(
+  membersArb({ explicitTokens: true }).map((m) => Ring.build(m)),
+  fc.tuple(membersArb({ explicitTokens: false }), optionsArb).map(([m, o]) => Ring.build(m, o)),
+);
+
+/** Tokens worth probing: random ones and every token boundary with its neighbours. */
+function probes(rings: Ring[], random: bigint[]): bigint[] {
+  const out = new Set(random);
+  for (const r of rings) {
+    for (const t of r.tokens) {
+      out.add(t);
+      out.add(t === 0n ? MAX_TOKEN : t - 1n);
+      out.add(t === MAX_TOKEN ? 0n : t + 1n);
+    }
+  }
+  return [...out];
+}
+
+const asSet = (xs: readonly string[]) => [...xs].sort();
+
+function zoneOf(ring: Ring, id: string): string {
+  return ring.member(id)!.zone;
+}
+
+describe('ring laws', () => {
+  it('every replica list has n distinct nodes, the range owner first', () => {
+    fc.assert(
+      fc.property(ringArb, (ring) => {
+        for (let n = 1; n <= ring.size; n++) {
+          for (const r of ring.ranges(n)) {
+            expect(new Set(r.replicas).size).toBe(n);
+            expect(r.replicas[0]).toBe(ring.replicasForToken(r.end, 1)[0]);
+          }
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('zone spread: n distinct zones when there are n zones, else as even as the zones allow', () => {
+    fc.assert(
+      fc.property(ringArb, (ring) => {
+        const zones = new Map<string, number>();
+        for (const m of ring.members) zones.set(m.zone, (zones.get(m.zone) ?? 0) + 1);
+        for (let n = 1; n <= ring.size; n++) {
+          for (const { replicas } of ring.ranges(n)) {
+            const used = new Map<string, number>();
+            for (const id of replicas) used.set(zoneOf(ring, id), (used.get(zoneOf(ring, id)) ?? 0) + 1);
+            if (zones.size >= n) {
+              expect(used.size).toBe(n);
+            } else {
+              // A zone short of replicas must have run out of nodes.
+              const most = Math.max(...used.values());
+              for (const [zone, size] of zones) {
+                const c = used.get(zone) ?? 0;
+                if (c < most - 1) expect(c).toBe(size);
+              }
+            }
+          }
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  // The one exception to minimal movement, as with Cassandra's rack-aware placement: the
+  // first node of a new rack in a zone that has other racks (or the last node of a rack
+  // leaving one) changes which racks a zone's replicas may use. See placement.ts.
+  const addsRack = (ring: Ring, zone = '', rack = '') =>
+    ring.members.some((m) => m.zone === zone) && !ring.members.some((m) => m.zone === zone && m.rack === rack);
+  const removesRack = (ring: Ring, id: string) => {
+    const { zone, rack } = ring.member(id)!;
+    const inZone = ring.members.filter((m) => m.zone === zone);
+    return inZone.filter((m) => m.rack === rack).length === 1 && inZone.some((m) => m.rack !== rack);
+  };
+
+  it('adding a node moves keys only to the new node', () => {
+    fc.assert(
+      fc.property(
+        ringArb,
+        fc.record({
+          zone: fc.option(fc.constantFrom(...ZONES), { nil: undefined }),
+          rack: fc.option(fc.constantFrom(...RACKS), { nil: undefined }),
+        }),
+        fc.array(tokenArb, { maxLength: 30 }),
+        (before, topology, random) => {
+          fc.pre(!addsRack(before, topology.zone, topology.rack));
+          const after = before.withMember({ id: 'new', ...topology });
+          for (let n = 1; n <= before.size; n++) {
+            for (const t of probes([before, after], random)) {
+              const b = before.replicasForToken(t, n);
+              const a = after.replicasForToken(t, n);
+              for (const id of a) if (id !== 'new') expect(b).toContain(id);
+              if (asSet(a).join() !== asSet(b).join()) expect(a).toContain('new');
+            }
+          }
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+
+  it('removing a node moves only its keys', () => {
+    fc.assert(
+      fc.property(
+        ringArb.filter((r) => r.size > 1),
+        fc.nat(),
+        fc.array(tokenArb, { maxLength: 30 }),
+        (before, pick, random) => {
+          const gone = before.members[pick % before.size]!.id;
+          fc.pre(!removesRack(before, gone));
+          const after = before.withoutMember(gone);
+          for (let n = 1; n <= after.size; n++) {
+            for (const t of probes([before], random)) {
+              const b = before.replicasForToken(t, n);
+              const a = after.replicasForToken(t, n);
+              if (!b.includes(gone)) expect(asSet(a)).toEqual(asSet(b));
+              else for (const id of b) if (id !== gone) expect(a).toContain(id);
+            }
+          }
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+
+  it('diff covers exactly the tokens whose replica set changes, with their lists', () => {
+    const changeArb = fc.tuple(ringArb, fc.nat(), fc.boolean()).map(([ring, pick, add]) => {
+      if (add || ring.size === 1) return [ring, ring.withMember({ id: 'new', zone: ZONES[pick % 4] })] as const;
+      return [ring, ring.withoutMember(ring.members[pick % ring.size]!.id)] as const;
+    });
+    fc.assert(
+      fc.property(changeArb, fc.array(tokenArb, { maxLength: 30 }), ([before, after], random) => {
+        const n = Math.min(before.size, after.size, 3);
+        const changes = Ring.diff(before, after, n);
+        const inRange = (t: bigint, s: bigint, e: bigint) => (s < e ? t > s && t <= e : s === e || t > s || t <= e);
+        for (const t of probes([before, after], random)) {
+          const b = before.replicasForToken(t, n);
+          const a = after.replicasForToken(t, n);
+          const covering = changes.filter((c) => inRange(t, c.start, c.end));
+          if (asSet(a).join() === asSet(b).join()) {
+            expect(covering).toEqual([]);
+          } else {
+            expect(covering).toHaveLength(1);
+            expect(covering[0]!.before).toEqual(b);
+            expect(covering[0]!.after).toEqual(a);
+          }
+        }
+      }),
+      { numRuns: 120 },
+    );
+  });
+
+  it('a new rack in a zone with racks may move replicas between old nodes (why the laws above exclude it)', () => {
+    const before = Ring.build([
+      { id: 'n0', rack: 'r2', tokens: [4n] },
+      { id: 'n1', zone: 'b', tokens: [20n] },
+      { id: 'n2', zone: 'b', tokens: [88n] },
+      { id: 'n3', rack: 'r3', tokens: [68n] },
+    ]);
+    const after = before.withMember({ id: 'new', zone: 'b', rack: 'r3', tokens: [75n] });
+    expect(before.replicasForToken(76n, 3)).toEqual(['n2', 'n0', 'n1']);
+    // zone b now has a rack with no replica yet, so n1 (rack '') waits for it, and
+    // zone '' supplies the third replica first
+    expect(after.replicasForToken(76n, 3)).toEqual(['n2', 'n0', 'n3']);
+  });
+
+  it('is deterministic: the member order does not matter', () => {
+    fc.assert(
+      fc.property(
+        membersArb({ explicitTokens: false, max: 7 }),
+        optionsArb,
+        fc.array(fc.string(), { maxLength: 20 }),
+        (members, options, keys) => {
+          const a = Ring.build(members, options);
+          const b = Ring.build([...members].reverse(), options);
+          expect(b.tokens).toEqual(a.tokens);
+          for (const k of keys) expect(b.preferenceList(k, Math.min(3, a.size))).toEqual(a.preferenceList(k, Math.min(3, a.size)));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('ownership sums to n and, with the balanced allocator, follows weights', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(1, 2, 3), { minLength: 2, maxLength: 8 }),
+        fc.constantFrom(1, 2, 3),
+        (weights, newWeight) => {
+          const ring = Ring.build(weights.map((weight, i) => ({ id: `n${i}`, weight })));
+          for (let n = 1; n <= Math.min(3, ring.size); n++) {
+            expect([...ring.ownership(n).values()].reduce((x, y) => x + y, 0)).toBeCloseTo(n, 9);
+          }
+          expect(balance(ring, 1).max).toBeLessThan(1.02);
+          const grown = ring.withMember({ id: 'new', weight: newWeight });
+          const share = grown.ownership(1).get('new')!;
+          expect(share / fairShares(grown, 1).get('new')!).toBeGreaterThan(0.9);
+          expect(balance(grown, 1).max).toBeLessThan(1.1);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
