@@ -2,41 +2,36 @@
  * The Ring: an immutable snapshot of members and their tokens, and the placement
  * questions asked of it (DESIGN.md, decisions 1 and 2).
  *
- * Owns: building a ring (allocating tokens for members that have none), lookups of a
- * key's preference list, ownership shares, and the ring with one member more or less.
- * A lookup is one hash, one binary search over the sorted tokens (kept as two uint32
- * arrays: no BigInt on the hot path) and one array read: the replica lists of every
- * token range are computed once per n, on first use, and kept.
+ * Owns: building a ring, lookups of a key's preference list, ownership shares, the
+ * difference between two rings, and the ring with one member more or less.
+ * A lookup is one hash, one bucket-narrowed binary search over the sorted tokens (as
+ * uint32 pairs: no BigInt on the hot path) and one read of a flat table: the replica
+ * lists of every token range are computed once per n, on first use, and kept.
  *
- * Must not: do I/O, keep timers, or change after construction (the cached per-n tables
- * are invisible to callers). Up/down is not the ring's business: fallbacks for down
- * nodes are computed by callers from `walk`.
+ * Must not: do I/O, keep timers, or change after construction (the per-n tables are
+ * computed lazily but are invisible to callers). Up/down is not the ring's business:
+ * callers take fallbacks for down nodes from `walk`.
  */
 
-import { layoutTokens, randomTokens, tokenCount } from './allocate-tokens.js';
-import { joinTokens } from './join-tokens.js';
+import { type Allocation, type TokenedMember, assignTokens } from './assign-tokens.js';
 import { RingError } from './errors.js';
-import { hashInto, tokenOf } from './hash.js';
-import { type Member, type NormalizedMember, normalizeMember, normalizeMembers } from './member.js';
+import { hashInto } from './hash.js';
+import { type Member, normalizeMember, normalizeMembers } from './member.js';
 import { ReplicaSelector, type Topology, topologyOf } from './placement.js';
 import { arcFraction, tokenHex, tokenHi, tokenLo } from './tokens.js';
 
-/** A member of a built ring: every field filled in, tokens sorted ascending. */
-export interface RingMember {
-  readonly id: string;
-  readonly zone: string;
-  readonly rack: string;
-  readonly weight: number;
-  readonly tokens: readonly bigint[];
-}
+export type { Allocation } from './assign-tokens.js';
 
-export type Allocation = 'balanced' | 'random';
+/** A member of a built ring: every field filled in, tokens sorted ascending. */
+export type RingMember = TokenedMember;
 
 export interface RingOptions {
   /**
    * Tokens for a node of weight 1 (a node of weight w gets round(w × this), at least 1).
-   * Default 64: the balanced allocator then keeps the busiest node within 5% of its fair
-   * share, primary and replicated, from 12 to 999 nodes and through joins (bench/ring.ts).
+   * Default 64: with it the balanced allocator keeps the busiest node within 5% of its
+   * fair share, primary and replicated, from 12 to 999 nodes and through joins
+   * (npm run bench:ring); 32 does not, and more costs join time (which grows with its
+   * square) for little gain.
    */
   readonly tokensPerNode?: number | undefined;
   /** 'balanced' (default): tokens chosen to even out ownership. 'random': hash-derived. */
@@ -67,13 +62,7 @@ const MAX_TOKENS_PER_NODE = 4096;
 /** Largest ring accepted: keeps a snapshot (and its per-n tables) within tens of MB. */
 export const MAX_RING_TOKENS = 1 << 22;
 
-interface ResolvedOptions {
-  readonly tokensPerNode: number;
-  readonly allocation: Allocation;
-  readonly seed: string;
-}
-
-function resolveOptions(options: RingOptions): ResolvedOptions {
+function resolveOptions(options: RingOptions): Required<RingOptions> {
   const { tokensPerNode = DEFAULT_TOKENS_PER_NODE, allocation = 'balanced', seed = 'ringkv' } = options ?? {};
   if (!Number.isInteger(tokensPerNode) || tokensPerNode < 1 || tokensPerNode > MAX_TOKENS_PER_NODE) {
     throw new RingError(
@@ -93,48 +82,76 @@ const H = new Uint32Array(2);
 export class Ring {
   /** Members sorted by id; a node's index is its position here. */
   readonly #members: readonly RingMember[];
+  readonly #ids: readonly string[];
   readonly #index: ReadonlyMap<string, number>;
-  readonly #options: ResolvedOptions;
-  /** Sorted tokens, as bigints and as uint32 halves, with the owner (member index) of each. */
+  readonly #options: Required<RingOptions>;
+  /** Sorted tokens; #pos[2i], #pos[2i + 1] = high and low halves of token i; #owner[i] its member. */
   readonly #tokens: readonly bigint[];
-  readonly #hi: Uint32Array;
-  readonly #lo: Uint32Array;
+  readonly #pos: Uint32Array;
   readonly #owner: Uint32Array;
+  /**
+   * Bucket index: tokens whose top bits are b start at #bucket[b] (#bucket[last] = count).
+   * A lookup searches one bucket, about one token, instead of the whole array.
+   */
+  readonly #bucket: Uint32Array;
+  readonly #shift: number;
   readonly #topology: Topology;
-  /** #tables[n][i] = the n replicas of the range ending at token i (frozen, shared). */
-  readonly #tables: (readonly (readonly string[])[] | undefined)[] = [];
+  /**
+   * #tables[n]: for range i (ending at token i), its n replicas as member indices at
+   * [i·n, i·n + n). Flat, so that a lookup reads one cache line, not an array object;
+   * never handed out: callers get fresh arrays of ids.
+   */
+  readonly #tables: (Uint32Array | undefined)[] = [];
 
-  private constructor(members: readonly RingMember[], options: ResolvedOptions) {
+  private constructor(members: readonly RingMember[], options: Required<RingOptions>) {
     this.#members = Object.freeze([...members]);
+    this.#ids = Object.freeze(members.map((m) => m.id));
     this.#index = new Map(members.map((m, i) => [m.id, i]));
     this.#options = options;
     let total = 0;
     for (const m of members) total += m.tokens.length;
     if (total > MAX_RING_TOKENS) {
-      throw new RingError('RING_BAD_OPTION', `the ring would hold ${total} tokens, more than ${MAX_RING_TOKENS}; use fewer tokens per node`);
+      throw new RingError(
+        'RING_BAD_OPTION',
+        `the ring would hold ${total} tokens, more than ${MAX_RING_TOKENS}; use fewer tokens per node`,
+      );
     }
-    const tokens: bigint[] = new Array(total);
+    // Sort by (high, low) halves: numbers compare far faster than bigints.
+    const hi = new Uint32Array(total);
+    const lo = new Uint32Array(total);
     const owners = new Uint32Array(total);
+    const all: bigint[] = new Array(total);
     let k = 0;
     members.forEach((m, v) => {
       for (const t of m.tokens) {
-        tokens[k] = t;
+        all[k] = t;
+        hi[k] = tokenHi(t);
+        lo[k] = tokenLo(t);
         owners[k++] = v;
       }
     });
-    const order = Array.from({ length: total }, (_, i) => i);
-    order.sort((a, b) => (tokens[a]! < tokens[b]! ? -1 : tokens[a]! > tokens[b]! ? 1 : 0));
-    this.#tokens = Object.freeze(order.map((i) => tokens[i]!));
-    this.#owner = Uint32Array.from(order, (i) => owners[i]!);
+    const order = Uint32Array.from({ length: total }, (_, i) => i).sort((a, b) => hi[a]! - hi[b]! || lo[a]! - lo[b]!);
+    this.#tokens = Object.freeze(Array.from(order, (i) => all[i]!));
+    this.#owner = order.map((i) => owners[i]!);
+    this.#pos = new Uint32Array(2 * total);
+    order.forEach((i, j) => {
+      this.#pos[2 * j] = hi[i]!;
+      this.#pos[2 * j + 1] = lo[i]!;
+    });
     for (let i = 1; i < total; i++) {
       if (this.#tokens[i] === this.#tokens[i - 1]) {
-        const a = members[this.#owner[i - 1]!]!.id;
-        const b = members[this.#owner[i]!]!.id;
+        const a = this.#ids[this.#owner[i - 1]!];
+        const b = this.#ids[this.#owner[i]!];
         throw new RingError('RING_BAD_TOKEN', `token ${tokenHex(this.#tokens[i]!)} is claimed by both ${a} and ${b}`);
       }
     }
-    this.#hi = Uint32Array.from(this.#tokens, tokenHi);
-    this.#lo = Uint32Array.from(this.#tokens, tokenLo);
+    const bits = Math.min(20, Math.max(1, Math.ceil(Math.log2(total + 1))));
+    this.#shift = 32 - bits;
+    this.#bucket = new Uint32Array((1 << bits) + 1);
+    for (let i = 0, b = 0; b <= 1 << bits; b++) {
+      while (i < total && this.#pos[2 * i]! >>> this.#shift < b) i++;
+      this.#bucket[b] = i;
+    }
     this.#topology = topologyOf(
       members.map((m) => m.zone),
       members.map((m) => m.rack),
@@ -142,10 +159,9 @@ export class Ring {
   }
 
   /**
-   * Build a ring. Members without tokens get them from the allocator: on a ring where
-   * nobody has tokens yet, all at once (`layoutTokens`); otherwise one by one, in id
-   * order, as if each joined the members that have tokens (`joinTokens`). The result
-   * depends only on the members and options, not on their order.
+   * Build a ring. Members without tokens get them from the allocator (see
+   * assign-tokens.ts). The result depends only on the members and options, not on
+   * their order.
    */
   static build(members: readonly Member[], options: RingOptions = {}): Ring {
     const resolved = resolveOptions(options);
@@ -153,23 +169,7 @@ export class Ring {
     if (normalized.length === 0) {
       throw new RingError('RING_EMPTY', 'a ring needs at least one member; pass [{ id: "n1" }] or more');
     }
-    const withTokens = normalized.filter((m) => m.tokens !== undefined) as RingMember[];
-    const without = normalized.filter((m) => m.tokens === undefined);
-    if (without.length === 0) return new Ring(normalized as RingMember[], resolved);
-    if (resolved.allocation === 'balanced' && withTokens.length === 0) {
-      const seed = Number(tokenOf(`${resolved.seed}\n${normalized.map((m) => m.id).join('\n')}`) & 0xffffffffn);
-      const laid = layoutTokens(
-        normalized.map((m) => ({ zone: m.zone, count: tokenCount(m.weight, resolved.tokensPerNode) })),
-        seed,
-      );
-      return new Ring(
-        normalized.map((m, i) => ({ ...m, tokens: Object.freeze(laid[i]!) })),
-        resolved,
-      );
-    }
-    let ring = new Ring(withTokens.length > 0 ? withTokens : [], resolved);
-    for (const m of without) ring = ring.#with(m);
-    return ring;
+    return new Ring(assignTokens(normalized, resolved), resolved);
   }
 
   /** This ring with one more member; only the newcomer's tokens are new. */
@@ -178,30 +178,8 @@ export class Ring {
     if (this.#index.has(m.id)) {
       throw new RingError('RING_DUPLICATE_MEMBER', `${m.id} is already a member; remove it first to change it`);
     }
-    return this.#with(m);
-  }
-
-  #with(m: NormalizedMember): Ring {
-    const { tokensPerNode, allocation, seed } = this.#options;
-    let tokens = m.tokens;
-    if (tokens === undefined) {
-      const count = tokenCount(m.weight, tokensPerNode);
-      if (allocation === 'random') {
-        tokens = randomTokens(m.id, count, seed, new Set(this.#tokens));
-      } else {
-        tokens = joinTokens({
-          tokens: this.#tokens,
-          owners: Array.from(this.#owner),
-          zoneOf: [...this.#members.map((x) => x.zone), m.zone],
-          weights: [...this.#members.map((x) => x.weight), m.weight],
-          newcomer: this.#members.length,
-          count,
-        });
-      }
-    }
-    const added: RingMember = Object.freeze({ ...m, tokens: Object.freeze([...tokens]) });
-    const members = [...this.#members, added].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return new Ring(members, this.#options);
+    const members = [...this.#members, m].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return new Ring(assignTokens(members, this.#options), this.#options);
   }
 
   /** This ring without the member `id`; everyone else keeps their tokens. */
@@ -255,13 +233,13 @@ export class Ring {
       throw new RingError('RING_BAD_OPTION', `a key must be a string or a Uint8Array, got ${typeof key}`);
     }
     hashInto(key, H);
-    return table[this.#search(H[0]!, H[1]!)]!.slice();
+    return this.#list(table, this.#search(H[0]!, H[1]!), n);
   }
 
   /** The n replicas of the range that holds `token` (a key's token is `tokenOf(key)`). */
-  replicasForToken(token: bigint, n: number): readonly string[] {
+  replicasForToken(token: bigint, n: number): string[] {
     const table = this.#tables[n] ?? this.#table(n);
-    return table[this.#search(tokenHi(token), tokenLo(token))]!;
+    return this.#list(table, this.#search(tokenHi(token), tokenLo(token)), n);
   }
 
   /**
@@ -276,7 +254,7 @@ export class Ring {
       const v = this.#owner[(start + s) % this.#owner.length]!;
       if (!seen.has(v)) {
         seen.add(v);
-        out.push(this.#members[v]!.id);
+        out.push(this.#ids[v]!);
       }
     }
     return out;
@@ -286,7 +264,7 @@ export class Ring {
   ranges(n: number): RingRange[] {
     const table = this.#tables[n] ?? this.#table(n);
     const t = this.#tokens;
-    return t.map((end, i) => ({ start: t[i === 0 ? t.length - 1 : i - 1]!, end, replicas: table[i]! }));
+    return t.map((end, i) => ({ start: t[i === 0 ? t.length - 1 : i - 1]!, end, replicas: this.#list(table, i, n) }));
   }
 
   /**
@@ -297,12 +275,11 @@ export class Ring {
     const table = this.#tables[n] ?? this.#table(n);
     const share = new Float64Array(this.#members.length);
     const t = this.#tokens;
-    const ids = new Map(this.#members.map((m, i) => [m.id, i]));
     for (let i = 0; i < t.length; i++) {
       const len = arcFraction(t[i === 0 ? t.length - 1 : i - 1]!, t[i]!);
-      for (const id of table[i]!) share[ids.get(id)!]! += len;
+      for (let k = i * n; k < i * n + n; k++) share[table[k]!]! += len;
     }
-    return new Map(this.#members.map((m, i) => [m.id, share[i]!]));
+    return new Map(this.#ids.map((id, v) => [id, share[v]!]));
   }
 
   /**
@@ -310,14 +287,14 @@ export class Ring {
    * in token order: exactly what must be streamed when `before` becomes `after`.
    */
   static diff(before: Ring, after: Ring, n: number): RangeChange[] {
-    const tb = before.#tables[n] ?? before.#table(n);
-    const ta = after.#tables[n] ?? after.#table(n);
+    before.#tables[n] ?? before.#table(n);
+    after.#tables[n] ?? after.#table(n);
     const bounds = mergeSorted(before.#tokens, after.#tokens);
     const raw: RangeChange[] = [];
     for (let k = 0; k < bounds.length; k++) {
       const end = bounds[k]!;
-      const b = tb[before.#search(tokenHi(end), tokenLo(end))]!;
-      const a = ta[after.#search(tokenHi(end), tokenLo(end))]!;
+      const b = before.replicasForToken(end, n);
+      const a = after.replicasForToken(end, n);
       if (sameSet(b, a)) continue;
       const start = bounds[k === 0 ? bounds.length - 1 : k - 1]!;
       const last = raw[raw.length - 1];
@@ -339,23 +316,31 @@ export class Ring {
     return raw;
   }
 
+  /** A fresh array of the ids of range i's n replicas. */
+  #list(table: Uint32Array, i: number, n: number): string[] {
+    const ids = this.#ids;
+    const out: string[] = new Array(n);
+    for (let k = 0, at = i * n; k < n; k++) out[k] = ids[table[at + k]!]!;
+    return out;
+  }
+
   /** Index of the first token ≥ (hi, lo), wrapping to 0 past the last token. */
   #search(hi: number, lo: number): number {
-    const his = this.#hi;
-    const los = this.#lo;
-    let a = 0;
-    let b = his.length;
+    const pos = this.#pos;
+    const bucket = hi >>> this.#shift;
+    let a = this.#bucket[bucket]!;
+    let b = this.#bucket[bucket + 1]!; // the answer is at most the next bucket's first token
     while (a < b) {
       const mid = (a + b) >>> 1;
-      const h = his[mid]!;
-      if (h < hi || (h === hi && los[mid]! < lo)) a = mid + 1;
+      const h = pos[2 * mid]!;
+      if (h < hi || (h === hi && pos[2 * mid + 1]! < lo)) a = mid + 1;
       else b = mid;
     }
-    return a === his.length ? 0 : a;
+    return a === this.#owner.length ? 0 : a;
   }
 
   /** Compute (once) the replica lists of every range for n. */
-  #table(n: number): readonly (readonly string[])[] {
+  #table(n: number): Uint32Array {
     if (!Number.isInteger(n) || n < 1 || n > this.#members.length) {
       throw new RingError(
         'RING_BAD_REPLICAS',
@@ -363,15 +348,9 @@ export class Ring {
       );
     }
     const selector = new ReplicaSelector(this.#topology);
-    const ids = this.#members.map((m) => m.id);
-    // Consecutive ranges often share a list: reuse the frozen array (saves memory).
-    let previous: readonly string[] = [];
-    const table = Array.from(this.#owner, (_, i) => {
-      const picked = selector.select(this.#owner, i, n);
-      const list = picked.map((v) => ids[v]!);
-      if (!sameList(list, previous)) previous = Object.freeze(list);
-      return previous;
-    });
+    const m = this.#owner.length;
+    const table = new Uint32Array(m * n);
+    for (let i = 0; i < m; i++) table.set(selector.select(this.#owner, i, n), i * n);
     this.#tables[n] = table;
     return table;
   }
@@ -389,12 +368,9 @@ function mergeSorted(a: readonly bigint[], b: readonly bigint[]): bigint[] {
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
-  return a === b || (a.length === b.length && a.every((x, i) => x === b[i]));
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (const x of a) if (!b.includes(x)) return false;
-  return true;
+  return a.length === b.length && a.every((x) => b.includes(x));
 }

@@ -275,3 +275,44 @@ describe('bad input names the problem', () => {
     expectRingError(() => ring.preferenceList(42 as unknown as string, 1), 'RING_BAD_OPTION', /key must be a string/);
   });
 });
+
+describe('building with some tokens given', () => {
+  it('gives the members without tokens theirs one by one, in id order, as joins would', () => {
+    const base = Ring.build([
+      { id: 'a', zone: 'a' },
+      { id: 'b', zone: 'b' },
+    ]);
+    const given = base.members.map((m) => ({ id: m.id, zone: m.zone, tokens: m.tokens }));
+    const mixed = Ring.build([{ id: 'd', zone: 'a' }, ...given, { id: 'c', zone: 'c' }]);
+    const joined = base.withMember({ id: 'c', zone: 'c' }).withMember({ id: 'd', zone: 'a' });
+    expect(mixed.tokens).toEqual(joined.tokens);
+    expect(balance(mixed, 1).max).toBeLessThan(1.1);
+  });
+});
+
+describe('fair shares', () => {
+  it('caps a zone at one replica per key when there are at least n zones', () => {
+    // zone a has half the weight but can hold only one of the 3 replicas of a key
+    const ring = Ring.build([
+      { id: 'a1', zone: 'a', weight: 3 },
+      { id: 'b1', zone: 'b' },
+      { id: 'c1', zone: 'c' },
+      { id: 'd1', zone: 'd' },
+    ]);
+    const fair = fairShares(ring, 3);
+    expect(fair.get('a1')).toBeCloseTo(1);
+    expect(fair.get('b1')).toBeCloseTo(2 / 3);
+    expect([...fair.values()].reduce((x, y) => x + y, 0)).toBeCloseTo(3);
+  });
+
+  it('spreads n over fewer zones evenly, each node holding at most one replica', () => {
+    const ring = Ring.build([
+      { id: 'a1', zone: 'a' },
+      { id: 'a2', zone: 'a' },
+      { id: 'b1', zone: 'b' },
+    ]);
+    const fair = fairShares(ring, 3);
+    expect(fair.get('b1')).toBeCloseTo(1);
+    expect(fair.get('a1')).toBeCloseTo(1);
+  });
+});

@@ -1,0 +1,41 @@
+/**
+ * Helpers shared by bench/ring.ts and bench/sim-ring.ts: cluster shapes, a seeded
+ * choice of nodes to remove, and plain-text tables.
+ */
+import { mulberry32 } from '../src/ring/allocate-tokens.js';
+import { Ring, arcFraction, balance } from '../src/ring/index.js';
+import type { Member } from '../src/ring/index.js';
+
+export const ZONES = ['a', 'b', 'c'];
+
+/** `count` nodes spread round-robin over `zones` zones: n0000 (a), n0001 (b), ... */
+export function cluster(count: number, zones = 3, prefix = 'n'): Member[] {
+  return Array.from({ length: count }, (_, i) => ({ id: `${prefix}${String(i).padStart(4, '0')}`, zone: ZONES[i % zones] }));
+}
+
+/** `count` ids to remove from the ring, chosen with a seeded PRNG. */
+export function leavers(ring: Ring, count: number, seed: number): string[] {
+  const random = mulberry32(seed);
+  const ids = ring.members.map((m) => m.id);
+  const out: string[] = [];
+  while (out.length < count) out.push(...ids.splice(Math.floor(random() * ids.length), 1));
+  return out;
+}
+
+/** Busiest node ÷ fair share for primary (n = 1) and replicated (n = 3, or fewer nodes). */
+export function busiest(ring: Ring): { primary: number; replicated: number } {
+  return { primary: balance(ring, 1).max, replicated: balance(ring, Math.min(3, ring.size)).max };
+}
+
+/** Fraction of the key space whose replica set (n replicas) differs between two rings. */
+export function moved(before: Ring, after: Ring, n: number): number {
+  return Ring.diff(before, after, n).reduce((s, c) => s + arcFraction(c.start, c.end), 0);
+}
+
+export function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  return rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ')).join('\n');
+}
+
+export const f3 = (x: number): string => x.toFixed(3);
+export const pct = (x: number): string => `${(100 * x).toFixed(2)}%`;

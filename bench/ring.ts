@@ -1,0 +1,223 @@
+/**
+ * npm run bench:ring — the placement ring measured side by side, in one run, with the
+ * npm package `hashring` (the most used ring on npm, MD5 ketama) and a plain sorted-array
+ * ring hashing with md5 like the seed write-ups. Prints ratios, not just absolutes: the
+ * machine is shared and noisy, and both sides move together.
+ *
+ * Run with `node --expose-gc --import tsx bench/ring.ts [--quick]` (the npm script does).
+ * --quick skips the 999-node joins (about a second each).
+ */
+import { createHash } from 'node:crypto';
+import HashRing from 'hashring';
+import { Ring } from '../src/ring/index.js';
+import { busiest, cluster, f3, leavers, moved, pct, table } from './lib.js';
+
+const quick = process.argv.includes('--quick');
+const gc = (globalThis as { gc?: () => void }).gc;
+
+/** A key set like "user:123456", distinct keys so that nothing is served from a cache. */
+const KEYS = Array.from({ length: 1 << 16 }, (_, i) => `user:${100000 + ((i * 7919) % 900000)}`);
+let sink = 0;
+
+/** ns per call of fn over KEYS: the best of 5 rounds of at least ~150 ms each. */
+function nsPerLookup(fn: (key: string) => readonly string[]): number {
+  for (let i = 0; i < KEYS.length; i++) sink += fn(KEYS[i]!).length; // warm up the JIT
+  let best = Infinity;
+  for (let round = 0; round < 5; round++) {
+    let calls = 0;
+    const start = process.hrtime.bigint();
+    let elapsed = 0;
+    while (elapsed < 150e6) {
+      for (let i = 0; i < KEYS.length; i++) sink += fn(KEYS[i]!).length;
+      calls += KEYS.length;
+      elapsed = Number(process.hrtime.bigint() - start);
+    }
+    best = Math.min(best, elapsed / calls);
+  }
+  return best;
+}
+
+function heapMB(build: () => unknown): { value: unknown; mb: number } {
+  gc?.();
+  const before = process.memoryUsage().heapUsed;
+  const value = build();
+  gc?.();
+  return { value, mb: (process.memoryUsage().heapUsed - before) / 2 ** 20 };
+}
+
+/** The seed write-ups' ring: md5 positions (first 48 bits), sorted array, binary search. */
+class Md5Ring {
+  readonly #points: Float64Array;
+  readonly #owners: string[];
+  constructor(nodes: readonly string[], vnodes: number) {
+    const pts = nodes.flatMap((n) => Array.from({ length: vnodes }, (_, i) => [Md5Ring.hash(`${n}#${i}`), n] as const));
+    pts.sort((a, b) => a[0] - b[0]);
+    this.#points = Float64Array.from(pts, (p) => p[0]);
+    this.#owners = pts.map((p) => p[1]);
+  }
+  static hash(s: string): number {
+    return createHash('md5').update(s).digest().readUIntBE(0, 6);
+  }
+  owner(h: number): number {
+    const p = this.#points;
+    let lo = 0;
+    let hi = p.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (p[mid]! < h) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === p.length ? 0 : lo;
+  }
+  replicas(key: string, n: number): string[] {
+    const out: string[] = [];
+    for (let i = this.owner(Md5Ring.hash(key)), s = 0; out.length < n && s < this.#owners.length; s++, i = (i + 1) % this.#owners.length) {
+      const o = this.#owners[i]!;
+      if (!out.includes(o)) out.push(o);
+    }
+    return out;
+  }
+}
+
+const results: string[] = [];
+const say = (line = ''): void => {
+  console.log(line);
+  results.push(line);
+};
+
+say(`ringkv bench:ring — ${new Date().toISOString()} — node ${process.version}${quick ? ' — quick' : ''}`);
+say('balance = busiest node’s ownership ÷ its fair share (primary: n = 1; replicated: n = 3 over 3 equal zones)');
+say();
+
+const lookupRows: string[][] = [['nodes', 'ringkv ns', 'hashring ns', 'md5 ring ns', 'vs hashring', 'vs md5', 'build ms', 'table ms', 'heap MB']];
+const balanceRows: string[][] = [['nodes', 'default p / r', 'random 1', 'random 16', 'random 64', 'random 256', '+10 joins', '+5 leaves', 'ms/join']];
+
+for (const size of [12, 99, 999]) {
+  const members = cluster(size);
+  let t = performance.now();
+  const { value, mb } = heapMB(() => {
+    const r = Ring.build(members);
+    t = performance.now() - t;
+    const t2 = performance.now();
+    r.preferenceList('warm', 3); // computes the n = 3 table
+    return { ring: r, tableMs: performance.now() - t2 };
+  });
+  const { ring, tableMs } = value as { ring: Ring; tableMs: number };
+  const buildMs = t;
+
+  const hr = new HashRing(members.map((m) => m.id));
+  const md5 = new Md5Ring(
+    members.map((m) => m.id),
+    256,
+  );
+  const ours = nsPerLookup((k) => ring.preferenceList(k, 3));
+  const theirs = nsPerLookup((k) => hr.range(k, 3, true) as string[]);
+  const plain = nsPerLookup((k) => md5.replicas(k, 3));
+  lookupRows.push([
+    String(size),
+    ours.toFixed(0),
+    theirs.toFixed(0),
+    plain.toFixed(0),
+    `${(theirs / ours).toFixed(1)}×`,
+    `${(plain / ours).toFixed(1)}×`,
+    buildMs.toFixed(0),
+    tableMs.toFixed(0),
+    mb.toFixed(1),
+  ]);
+
+  const def = busiest(ring);
+  const random = [1, 16, 64, 256].map((tokensPerNode) => {
+    const b = busiest(Ring.build(members, { allocation: 'random', tokensPerNode }));
+    return `${f3(b.primary)} / ${f3(b.replicated)}`;
+  });
+  let joined = ring;
+  let joinMs = Number.NaN;
+  let afterJoins = '-';
+  let afterLeaves = '-';
+  if (!(quick && size > 100)) {
+    const t0 = performance.now();
+    for (let j = 0; j < 10; j++) joined = joined.withMember({ id: `j${j}`, zone: ['a', 'b', 'c'][j % 3] });
+    joinMs = (performance.now() - t0) / 10;
+    const bj = busiest(joined);
+    afterJoins = `${f3(bj.primary)} / ${f3(bj.replicated)}`;
+    let left = joined;
+    for (const id of leavers(joined, 5, 1)) left = left.withoutMember(id);
+    const bl = busiest(left);
+    afterLeaves = `${f3(bl.primary)} / ${f3(bl.replicated)}`;
+  }
+  balanceRows.push([
+    String(size),
+    `${f3(def.primary)} / ${f3(def.replicated)}`,
+    ...random,
+    afterJoins,
+    afterLeaves,
+    Number.isNaN(joinMs) ? '-' : joinMs.toFixed(0),
+  ]);
+}
+
+say('Lookup: preferenceList(key, 3) incl. hashing "user:NNNNNN"; hashring.range(key, 3) (ketama, 160 points per node);');
+say('md5 ring: 256 vnodes per node, sorted array, 3 distinct nodes clockwise. build = Ring.build; table = first lookup (n = 3 lists).');
+say(table(lookupRows));
+say();
+say('Balance, primary / replicated (targets: ≤ 1.05 default and after joins; ≤ 1.10 after leaves).');
+say('random N = hash-derived tokens, N per node. Joins: 10 nodes j0..j9 round-robin over zones; leaves: 5 nodes picked with seed 1.');
+say(table(balanceRows));
+say();
+
+// Leaves are the noisiest figure: the worst over several random choices of 5 leavers.
+{
+  const rows: string[][] = [['nodes', 'leave sets', 'median p / r', 'worst p / r']];
+  for (const [size, sets] of quick ? [[12, 20]] : [[12, 20], [99, 10]]) {
+    let ring = Ring.build(cluster(size!));
+    for (let j = 0; j < 10; j++) ring = ring.withMember({ id: `j${j}`, zone: ['a', 'b', 'c'][j % 3] });
+    const got: { primary: number; replicated: number }[] = [];
+    for (let seed = 1; seed <= sets!; seed++) {
+      let left = ring;
+      for (const id of leavers(ring, 5, seed)) left = left.withoutMember(id);
+      got.push(busiest(left));
+    }
+    const med = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    rows.push([
+      String(size),
+      String(sets),
+      `${f3(med(got.map((g) => g.primary)))} / ${f3(med(got.map((g) => g.replicated)))}`,
+      `${f3(Math.max(...got.map((g) => g.primary)))} / ${f3(Math.max(...got.map((g) => g.replicated)))}`,
+    ]);
+  }
+  say('After 10 joins then 5 leaves, over random leave sets (seeds 1..K):');
+  say(table(rows));
+  say();
+}
+
+// Keys moved when an 11th node joins 10 (3 zones), against the ideal 1/11.
+{
+  const ten = Ring.build(cluster(10));
+  const eleven = ten.withMember({ id: 'n0010', zone: 'b' });
+  const primary = moved(ten, eleven, 1);
+  const replicated = moved(ten, eleven, 3);
+  const sample = 1_000_000;
+  const key = (i: number) => `user:${i}`;
+  let sampled = 0;
+  for (let i = 0; i < sample; i++) if (ten.preferenceList(key(i), 1)[0] !== eleven.preferenceList(key(i), 1)[0]) sampled++;
+  const names = cluster(10).map((m) => m.id);
+  const hr10 = new HashRing(names);
+  const hr11 = new HashRing([...names, 'n0010']);
+  let hrMoved = 0;
+  for (let i = 0; i < sample; i++) if (hr10.range(key(i), 1)[0] !== hr11.range(key(i), 1)[0]) hrMoved++;
+  const md10 = new Md5Ring(names, 256);
+  const md11 = new Md5Ring([...names, 'n0010'], 256);
+  let mdMoved = 0;
+  for (let i = 0; i < sample; i++) if (md10.replicas(key(i), 1)[0] !== md11.replicas(key(i), 1)[0]) mdMoved++;
+  say('Keys moved adding an 11th node to 10 (ideal 1/11 = 9.09% of keys change primary owner):');
+  say(
+    table([
+      ['ring', 'moved', '÷ ideal'],
+      ['ringkv (exact, from diff)', pct(primary), f3(primary * 11)],
+      [`ringkv (${sample} keys)`, pct(sampled / sample), f3((sampled / sample) * 11)],
+      ['ringkv replica sets, n = 3', pct(replicated), `${f3(replicated / (3 / 11))} of 3/11`],
+      [`hashring (${sample} keys)`, pct(hrMoved / sample), f3((hrMoved / sample) * 11)],
+      [`md5 ring (${sample} keys)`, pct(mdMoved / sample), f3((mdMoved / sample) * 11)],
+    ]),
+  );
+}
+if (sink === 42) console.log(''); // keep the lookups observable

@@ -1,0 +1,95 @@
+/**
+ * npm run sim:ring — replays a sequence of joins and leaves on the ring, offline, and
+ * prints after each step the balance (busiest node ÷ fair share) and how much of the
+ * key space moved, against the least that had to.
+ *
+ *   npm run sim:ring -- [--nodes 12] [--zones 3] [--tokens 64] [--allocation balanced|random]
+ *                       [--start layout|grow] [--steps +10,-5] [--seed 1]
+ *
+ * --start layout builds the first ring at once (Ring.build); grow starts from one node and
+ * joins the rest one by one, as a cluster formed by starting nodes does.
+ * --steps: "+K" joins K nodes (zones round robin), "-K" removes K nodes chosen at random
+ * (seeded). "moved" is the share of the key space whose primary (n = 1) or replica set
+ * (n = 3) changed; "÷ least" divides it by the share that had to move, the newcomer's or
+ * the leaver's ownership: 1.000 means nothing moved that did not have to.
+ */
+import { parseArgs } from 'node:util';
+import { Ring } from '../src/ring/index.js';
+import type { Allocation } from '../src/ring/index.js';
+import { ZONES, busiest, cluster, f3, leavers, moved, pct, table } from './lib.js';
+
+const { values } = parseArgs({
+  options: {
+    nodes: { type: 'string', default: '12' },
+    zones: { type: 'string', default: '3' },
+    tokens: { type: 'string', default: '64' },
+    allocation: { type: 'string', default: 'balanced' },
+    start: { type: 'string', default: 'layout' },
+    steps: { type: 'string', default: '+10,-5' },
+    seed: { type: 'string', default: '1' },
+  },
+});
+const nodes = Number(values.nodes);
+const zones = Number(values.zones);
+const seed = Number(values.seed);
+const options = { tokensPerNode: Number(values.tokens), allocation: values.allocation as Allocation };
+const n = Math.min(3, zones >= 3 ? 3 : nodes);
+
+const rows: string[][] = [['step', 'change', 'nodes', 'primary', 'replicas', 'moved p', '÷ least', 'moved r', '÷ least', 'ms']];
+const record = (step: string, change: string, before: Ring | undefined, after: Ring, ms: number, subject?: string) => {
+  const b = busiest(after);
+  const cells = [step, change, String(after.size), f3(b.primary), f3(b.replicated)];
+  if (before && subject) {
+    const owner = after.has(subject) ? after : before; // the newcomer's or the leaver's shares
+    const p = moved(before, after, 1);
+    const r = moved(before, after, Math.min(n, before.size, after.size));
+    cells.push(pct(p), f3(p / owner.ownership(1).get(subject)!), pct(r), f3(r / owner.ownership(Math.min(n, before.size, after.size)).get(subject)!));
+  } else {
+    cells.push('-', '-', '-', '-');
+  }
+  cells.push(ms.toFixed(0));
+  rows.push(cells);
+};
+
+let t = performance.now();
+let ring: Ring;
+if (values.start === 'grow') {
+  const members = cluster(nodes, zones);
+  ring = Ring.build([members[0]!], options);
+  for (const m of members.slice(1)) ring = ring.withMember(m);
+  record('0', `grow 1 → ${nodes}`, undefined, ring, performance.now() - t);
+} else {
+  ring = Ring.build(cluster(nodes, zones), options);
+  record('0', `layout ${nodes}`, undefined, ring, performance.now() - t);
+}
+
+let step = 0;
+let joined = 0;
+for (const group of values.steps.split(',').filter(Boolean)) {
+  const count = Number(group.slice(1));
+  if (group[0] === '+') {
+    for (let k = 0; k < count; k++) {
+      const id = `j${String(joined).padStart(3, '0')}`;
+      const zone = ZONES[joined++ % zones]!;
+      t = performance.now();
+      const next = ring.withMember({ id, zone });
+      record(String(++step), `join ${id} (${zone})`, ring, next, performance.now() - t, id);
+      ring = next;
+    }
+  } else if (group[0] === '-') {
+    for (const id of leavers(ring, count, seed + step)) {
+      t = performance.now();
+      const next = ring.withoutMember(id);
+      record(String(++step), `leave ${id}`, ring, next, performance.now() - t, id);
+      ring = next;
+    }
+  } else {
+    throw new Error(`--steps: expected groups like +10 or -5, got "${group}"`);
+  }
+}
+
+console.log(
+  `ringkv sim:ring — ${nodes} nodes, ${zones} zones, ${options.tokensPerNode} tokens per node, ${options.allocation} allocation, start ${values.start}, steps ${values.steps}`,
+);
+console.log(`primary / replicas: busiest node ÷ fair share, n = 1 and n = ${n}`);
+console.log(table(rows));
