@@ -1,21 +1,13 @@
 /**
- * Token allocation for new rings, and the shared helpers of the allocators.
+ * Token allocation for new rings, and the helpers the allocators share.
  *
- * With join-tokens.ts, three pure algorithms, plain data in and out (DESIGN.md, decision 3):
- * - `layoutTokens`: a whole new ring at once. Tokens sit on Q equally spaced slots
- *   (Dynamo's strategy 3: equal partitions, Q/S per node); slots are dealt to zones in
- *   a smooth round robin so that every zone's tokens are evenly spread too, then to the
- *   zone's nodes in a seeded shuffle, so that neighbouring ranges have varied replica sets.
- * - `joinTokens`: one newcomer against an existing ring, never moving anyone else's
- *   tokens. Each of its tokens is placed greedily where it best reduces imbalance, at an
- *   exact point inside the chosen range (a token can split a range anywhere, so the
- *   newcomer takes precisely what the donors have in excess). Imbalance is measured both
- *   on the whole ring (primary ownership) and on the ring of the newcomer's zone alone,
- *   which with zone-aware placement is what a node replicates. This is the idea of
- *   Cassandra's ReplicationAwareTokenAllocator and Riak's claim v4, with a continuous
- *   split point instead of a fixed set of candidate midpoints.
- * - `randomTokens`: hash-derived tokens (`xxh64(seed/id#k)`), the classic scheme, kept to
- *   compare against.
+ * Owns, as pure functions of plain data (DESIGN.md, decision 3):
+ * - `layoutTokens`: every node of a brand-new ring at once, on equally spaced slots
+ *   (Dynamo's strategy 3: equal partitions, Q/S per node);
+ * - `randomTokens`: hash-derived tokens, the classic scheme, kept to compare against;
+ * - `evenTokens`, `tokenCount`, `mulberry32`.
+ * A node joining an existing ring gets its tokens from join-tokens.ts; assign-tokens.ts
+ * decides which allocator a member goes through.
  *
  * Must not: validate members (member.ts), or do I/O.
  */
@@ -23,7 +15,6 @@
 import { tokenOf } from './hash.js';
 import { RING_SIZE } from './tokens.js';
 
-const TWO_64 = 2 ** 64;
 
 /** The number of tokens a node of this weight gets when `perNode` is the count for weight 1. */
 export function tokenCount(weight: number, perNode: number): number {
@@ -121,7 +112,9 @@ export function layoutTokens(nodes: readonly LayoutNode[], seed: number): bigint
     for (const v of members[z]!) {
       const c = nodes[v]!.count;
       if (assigned[v]! >= c) continue;
-      // Behind schedule: how many slots v should have had by now beyond what it has.
+      // Score (lower is better), in slot units: stay on schedule (weighted most, so that
+      // no node is left with a run of slots at the end), keep v's zone length on its
+      // fair course, and prefer the least-used successor pairs, never v after itself.
       const behind = (c * (done[z]! + 1)) / zoneSlots[z]! - assigned[v]!;
       let score = -2 * behind + (Math.abs(zoneLen[v]! + gap[k]! - (assigned[v]! + 1) * meanGap)) / meanGap;
       if (prevNode >= 0) {

@@ -71,8 +71,8 @@ export function topologyOf(zones: readonly string[], racks: readonly string[]): 
 }
 
 /**
- * Applies the placement rule. Holds scratch buffers so that computing the lists of
- * every range allocates nothing per range; not reentrant.
+ * Applies the placement rule. Holds scratch buffers, so that computing the lists of
+ * every range allocates only the lists themselves; not reentrant.
  */
 export class ReplicaSelector {
   readonly #t: Topology;

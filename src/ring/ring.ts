@@ -228,7 +228,7 @@ export class Ring {
    * zone- and rack-aware rule). Throws RING_BAD_REPLICAS unless 1 ≤ n ≤ size.
    */
   preferenceList(key: string | Uint8Array, n: number): string[] {
-    const table = this.#tables[n] ?? this.#table(n);
+    const table = this.#tableFor(n);
     if (typeof key !== 'string' && !(key instanceof Uint8Array)) {
       throw new RingError('RING_BAD_OPTION', `a key must be a string or a Uint8Array, got ${typeof key}`);
     }
@@ -238,7 +238,7 @@ export class Ring {
 
   /** The n replicas of the range that holds `token` (a key's token is `tokenOf(key)`). */
   replicasForToken(token: bigint, n: number): string[] {
-    const table = this.#tables[n] ?? this.#table(n);
+    const table = this.#tableFor(n);
     return this.#list(table, this.#search(tokenHi(token), tokenLo(token)), n);
   }
 
@@ -262,7 +262,7 @@ export class Ring {
 
   /** Every token range (start, end] with its n replicas, in token order. */
   ranges(n: number): RingRange[] {
-    const table = this.#tables[n] ?? this.#table(n);
+    const table = this.#tableFor(n);
     const t = this.#tokens;
     return t.map((end, i) => ({ start: t[i === 0 ? t.length - 1 : i - 1]!, end, replicas: this.#list(table, i, n) }));
   }
@@ -272,7 +272,7 @@ export class Ring {
    * n replicas (n = 1: primary ownership). The values sum to n.
    */
   ownership(n = 1): Map<string, number> {
-    const table = this.#tables[n] ?? this.#table(n);
+    const table = this.#tableFor(n);
     const share = new Float64Array(this.#members.length);
     const t = this.#tokens;
     for (let i = 0; i < t.length; i++) {
@@ -287,8 +287,8 @@ export class Ring {
    * in token order: exactly what must be streamed when `before` becomes `after`.
    */
   static diff(before: Ring, after: Ring, n: number): RangeChange[] {
-    before.#tables[n] ?? before.#table(n);
-    after.#tables[n] ?? after.#table(n);
+    before.#tableFor(n); // validates n against both rings before any work
+    after.#tableFor(n);
     const bounds = mergeSorted(before.#tokens, after.#tokens);
     const raw: RangeChange[] = [];
     for (let k = 0; k < bounds.length; k++) {
@@ -339,8 +339,12 @@ export class Ring {
     return a === this.#owner.length ? 0 : a;
   }
 
-  /** Compute (once) the replica lists of every range for n. */
-  #table(n: number): Uint32Array {
+  /** The replica lists of every range for n, computed on first use. */
+  #tableFor(n: number): Uint32Array {
+    return this.#tables[n] ?? this.#computeTable(n);
+  }
+
+  #computeTable(n: number): Uint32Array {
     if (!Number.isInteger(n) || n < 1 || n > this.#members.length) {
       throw new RingError(
         'RING_BAD_REPLICAS',
