@@ -80,7 +80,7 @@ export function joinTokens(input: JoinInput): bigint[] {
   // One round places at most one token per range; a newcomer with more tokens than the
   // ring has free ranges (a ring of few tokens) goes round again on the grown ring.
   while (placed.length < input.count) {
-    const round = placeRound({ ...input, tokens, owners, count: input.count - placed.length });
+    const round = placeRound({ ...input, tokens, owners, count: input.count - placed.length }, input.count);
     if (round.length === 0) break;
     placed.push(...round);
     const merged = tokens.map((t, i) => [t, owners[i]!] as const);
@@ -238,7 +238,8 @@ interface Split {
   x: number;
 }
 
-function placeRound(input: JoinInput): bigint[] {
+/** Places up to input.count tokens of the `total` the newcomer gets, one per free range. */
+function placeRound(input: JoinInput, total: number): bigint[] {
   const { tokens, newcomer: nx, count } = input;
   const own = Int32Array.from(input.owners);
   const m = tokens.length;
@@ -272,7 +273,9 @@ function placeRound(input: JoinInput): bigint[] {
   };
 
   const coef = new Float64Array(2);
-  const xbar = P.fair[nx]! / input.count;
+  // An even take is 1/total of X's fair share, or less when X lacks less than that per
+  // token still to place (later rounds, on rings with fewer free ranges than X has tokens).
+  const xbar = Math.max(Math.min(P.fair[nx]! / total, (P.fair[nx]! - P.share[nx]!) / input.count), 1e-12);
   const mu = EVEN_TAKES / input.count;
   const evenA = mu / xbar;
   const evenB = -2 * mu;

@@ -316,3 +316,38 @@ describe('fair shares', () => {
     expect(fair.get('a1')).toBeCloseTo(1);
   });
 });
+
+describe('edges of the token space', () => {
+  const MAX = (1n << 64n) - 1n;
+
+  it('wraps: token 0 owns (max, 0], and the largest token owns what lies just below it', () => {
+    const ring = Ring.build([
+      { id: 'zero', tokens: [0n] },
+      { id: 'top', tokens: [MAX] },
+      { id: 'mid', tokens: [1n << 63n] },
+    ]);
+    expect(ring.replicasForToken(0n, 1)).toEqual(['zero']);
+    expect(ring.replicasForToken(MAX, 1)).toEqual(['top']);
+    expect(ring.replicasForToken(MAX - 1n, 1)).toEqual(['top']);
+    expect(ring.replicasForToken(1n, 1)).toEqual(['mid']);
+    expect(ring.replicasForToken((1n << 63n) + 1n, 3)).toEqual(['top', 'zero', 'mid']);
+  });
+
+  it('finds the right token when all tokens crowd into one corner of the ring', () => {
+    // Every token in the same lookup bucket, and keys hashing far from them wrap around.
+    const base = 0xfffffff0_00000000n;
+    const ring = Ring.build(Array.from({ length: 6 }, (_, i) => ({ id: `n${i}`, tokens: [base + BigInt(i) * 3n] })));
+    expect(ring.replicasForToken(base, 1)).toEqual(['n0']);
+    expect(ring.replicasForToken(base + 1n, 1)).toEqual(['n1']);
+    expect(ring.replicasForToken(base + 15n, 1)).toEqual(['n5']);
+    expect(ring.replicasForToken(base + 16n, 1)).toEqual(['n0']);
+    expect(ring.replicasForToken(5n, 2)).toEqual(['n0', 'n1']);
+    for (let k = 0; k < 100; k++) expect(ring.preferenceList(`k${k}`, 1)).toHaveLength(1);
+  });
+
+  it('a newcomer gets all its tokens even when the ring has fewer ranges than that', () => {
+    const ring = Ring.build([{ id: 'a', tokens: [1n << 62n] }]).withMember({ id: 'b' });
+    expect(ring.member('b')!.tokens).toHaveLength(64);
+    expect(balance(ring, 1).max).toBeLessThan(1.05);
+  });
+});
