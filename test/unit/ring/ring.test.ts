@@ -195,20 +195,6 @@ describe('ownership and balance', () => {
     expect(grown.ownership(1).get('big')).toBeCloseTo(3 / 10, 2);
   });
 
-  it('fair shares follow the zones: one replica per zone when there are n zones', () => {
-    const ring = Ring.build([
-      { id: 'a1', zone: 'a' },
-      { id: 'a2', zone: 'a' },
-      { id: 'b1', zone: 'b' },
-      { id: 'c1', zone: 'c' },
-    ]);
-    const fair = fairShares(ring, 3);
-    expect(fair.get('a1')).toBeCloseTo(0.5);
-    expect(fair.get('b1')).toBeCloseTo(1);
-    expect(fairShares(ring, 1).get('b1')).toBeCloseTo(0.25);
-    expect(balance(ring, 3).max).toBeLessThan(1.05);
-  });
-
   it('a join moves the newcomer’s fair share of keys and no more', () => {
     const ten = Ring.build(Array.from({ length: 10 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })));
     const eleven = ten.withMember({ id: 'n10', zone: 'b' });
@@ -291,6 +277,20 @@ describe('building with some tokens given', () => {
 });
 
 describe('fair shares', () => {
+  it('follow the zones: one replica per zone when there are n zones', () => {
+    const ring = Ring.build([
+      { id: 'a1', zone: 'a' },
+      { id: 'a2', zone: 'a' },
+      { id: 'b1', zone: 'b' },
+      { id: 'c1', zone: 'c' },
+    ]);
+    const fair = fairShares(ring, 3);
+    expect(fair.get('a1')).toBeCloseTo(0.5);
+    expect(fair.get('b1')).toBeCloseTo(1);
+    expect(fairShares(ring, 1).get('b1')).toBeCloseTo(0.25);
+    expect(balance(ring, 3).max).toBeLessThan(1.05);
+  });
+
   it('caps a zone at one replica per key when there are at least n zones', () => {
     // zone a has half the weight but can hold only one of the 3 replicas of a key
     const ring = Ring.build([
