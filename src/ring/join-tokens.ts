@@ -97,28 +97,29 @@ export function joinTokens(input: JoinInput): bigint[] {
  * Ownership and hand-offs in one ring (the whole ring, or X's zone ring: the tokens j
  * with member(own[j]), each owning length[j] of that ring), with the cost terms above.
  *
- * Hand-offs are kept per (owner, heir) pair that occurs in the ring, plus X's row and
- * column, not as an n × n matrix: the candidate scan then reads arrays indexed by token
- * and a pair table of at most m entries, which stay in cache at 999 nodes.
+ * Hand-offs h[a][b] live in one flat table of slots: one per (owner, heir) pair that
+ * occurs in the ring, then X's row h[X][·] and X's column h[·][X]. Each token knows the
+ * slot of its own (owner, heir) pair, so the candidate scan reads arrays indexed by
+ * token and a table of about m + 2n entries, not an n × n matrix that misses the cache.
  */
 class Ledger {
   readonly share: Float64Array;
   readonly fair: Float64Array;
   readonly inv: Float64Array; // 1 / fair, 0 for non-members
-  readonly heirScale: Float64Array; // ideal h[a][b] = heirScale[a] · weight[b]
   /** run[j]: length of the run of j's owner's consecutive tokens ending at j (handed off as one). */
   readonly run: Float64Array;
   /** heir[j]: owner of the first member token after j with another owner. */
   readonly heir: Int32Array;
-  readonly #pairOf: Int32Array; // token j → id of the pair (own[j], heir[j]), or -1
-  readonly #pairH: Float64Array;
-  readonly #pairIdeal: Float64Array;
-  readonly #fromX: Float64Array; // h[X][b]
-  readonly #toX: Float64Array; // h[a][X]
+  /** slot[j]: the slot of h[own[j]][heir[j]], or -1 when a node would hand to itself. */
+  readonly #slot: Int32Array;
+  readonly #h: Float64Array;
+  readonly #ideal: Float64Array; // ideal h[a][b] = fair[a] · weight[b] / (total − weight[a])
+  readonly #fromX: number; // slot of h[X][b] is #fromX + b
+  readonly #toX: number; // slot of h[a][X] is #toX + a
 
   constructor(
     readonly x: number,
-    readonly weight: Float64Array,
+    weight: Float64Array,
     readonly own: Int32Array,
     length: Float64Array,
     member: (v: number) => boolean,
@@ -129,58 +130,51 @@ class Ledger {
     this.share = new Float64Array(n);
     this.fair = new Float64Array(n);
     this.inv = new Float64Array(n);
-    this.heirScale = new Float64Array(n);
+    const heirScale = new Float64Array(n);
     for (let v = 0; v < n; v++) {
       if (!member(v)) continue;
       this.fair[v] = weight[v]! / total;
       this.inv[v] = total / weight[v]!;
-      this.heirScale[v] = total > weight[v]! ? this.fair[v]! / (total - weight[v]!) : 0;
+      heirScale[v] = total > weight[v]! ? this.fair[v]! / (total - weight[v]!) : 0;
     }
     const { run, heir } = runs(length, own, member);
     this.run = run;
     this.heir = heir;
-    this.#fromX = new Float64Array(n);
-    this.#toX = new Float64Array(n);
-    this.#pairOf = new Int32Array(own.length).fill(-1);
+    this.#slot = new Int32Array(own.length).fill(-1);
     const ids = new Map<number, number>();
     const ideal: number[] = [];
     for (let j = 0; j < own.length; j++) {
       const a = own[j]!;
-      if (!member(a)) continue;
-      this.share[a]! += length[j]!;
       const b = heir[j]!;
-      if (a === b || a === x || b === x) continue;
+      if (!member(a) || a === b || a === x || b === x) continue;
       let id = ids.get(a * n + b);
       if (id === undefined) {
         ids.set(a * n + b, (id = ids.size));
-        ideal.push(this.heirScale[a]! * weight[b]!);
+        ideal.push(heirScale[a]! * weight[b]!);
       }
-      this.#pairOf[j] = id;
+      this.#slot[j] = id;
     }
-    this.#pairH = new Float64Array(ids.size);
-    this.#pairIdeal = Float64Array.from(ideal);
-    for (let j = 0; j < own.length; j++) if (member(own[j]!)) this.#hadd(j, length[j]!);
+    this.#fromX = ids.size;
+    this.#toX = ids.size + n;
+    for (let v = 0; v < n; v++) ideal.push(heirScale[x]! * weight[v]!);
+    for (let v = 0; v < n; v++) ideal.push(heirScale[v]! * weight[x]!);
+    this.#ideal = Float64Array.from(ideal);
+    this.#h = new Float64Array(ideal.length);
+    for (let j = 0; j < own.length; j++) {
+      const a = own[j]!;
+      const b = heir[j]!;
+      if (!member(a)) continue;
+      this.share[a]! += length[j]!;
+      if (a === b) continue;
+      if (a === x) this.#slot[j] = this.#fromX + b;
+      else if (b === x) this.#slot[j] = this.#toX + a;
+      this.#h[this.#slot[j]!]! += length[j]!;
+    }
   }
 
-  /** Error of h[own[j]][heir[j]] against its ideal. */
-  #herr(j: number): number {
-    const a = this.own[j]!;
-    const b = this.heir[j]!;
-    if (a === b) return 0;
-    if (a === this.x) return this.#fromX[b]! - this.heirScale[a]! * this.weight[b]!;
-    if (b === this.x) return this.#toX[a]! - this.heirScale[a]! * this.weight[b]!;
-    const id = this.#pairOf[j]!;
-    return this.#pairH[id]! - this.#pairIdeal[id]!;
-  }
-
-  /** h[own[j]][heir[j]] += d. */
-  #hadd(j: number, d: number): void {
-    const a = this.own[j]!;
-    const b = this.heir[j]!;
-    if (a === b) return;
-    if (a === this.x) this.#fromX[b]! += d;
-    else if (b === this.x) this.#toX[a]! += d;
-    else this.#pairH[this.#pairOf[j]!]! += d;
+  /** Error of the hand-off in slot s against its ideal (0 for no slot). */
+  #err(s: number): number {
+    return s < 0 ? 0 : this.#h[s]! - this.#ideal[s]!;
   }
 
   /**
@@ -193,11 +187,11 @@ class Ledger {
     let a = inv[donor]! + inv[x]!;
     let b = 2 * ((share[x]! - fair[x]!) * inv[x]! - (share[donor]! - fair[donor]!) * inv[donor]!);
     a += HANDOFF_WEIGHT * inv[donor]!;
-    b += HANDOFF_WEIGHT * 2 * (this.#fromX[donor]! - this.heirScale[x]! * this.weight[donor]!) * inv[donor]!;
+    b += HANDOFF_WEIGHT * 2 * this.#err(this.#fromX + donor) * inv[donor]!;
     const heir = this.heir[j]!;
     if (donor !== heir) {
       a += HANDOFF_WEIGHT * inv[heir]!;
-      b -= HANDOFF_WEIGHT * 2 * this.#herr(j) * inv[heir]!;
+      b -= HANDOFF_WEIGHT * 2 * this.#err(this.#slot[j]!) * inv[heir]!;
     }
     out[0] = a;
     out[1] = b;
@@ -207,8 +201,9 @@ class Ledger {
     const donor = this.own[j]!;
     this.share[this.x]! += u;
     this.share[donor]! -= u;
-    this.#fromX[donor]! += u;
-    this.#hadd(j, -u);
+    this.#h[this.#fromX + donor]! += u;
+    const s = this.#slot[j]!;
+    if (s >= 0) this.#h[s]! -= u;
   }
 
   /**
@@ -219,16 +214,16 @@ class Ledger {
     const a = this.own[j]!;
     if (a === this.x) return 0;
     const run = this.run[j]!;
+    const s = this.#slot[j]!;
     if (sign !== 0) {
-      this.#hadd(j, -sign * run);
-      this.#toX[a]! += sign * run;
+      if (s >= 0) this.#h[s]! -= sign * run;
+      this.#h[this.#toX + a]! += sign * run;
       return 0;
     }
     const inv = this.inv;
     let c = 0;
-    if (this.heir[j] !== a) c += -run * (2 * this.#herr(j) - run) * inv[this.heir[j]!]!;
-    const e = this.#toX[a]! - this.heirScale[a]! * this.weight[this.x]!;
-    c += run * (2 * e + run) * inv[this.x]!;
+    if (this.heir[j] !== a) c += -run * (2 * this.#err(s) - run) * inv[this.heir[j]!]!;
+    c += run * (2 * this.#err(this.#toX + a) + run) * inv[this.x]!;
     return HANDOFF_WEIGHT * c;
   }
 }
