@@ -100,6 +100,24 @@ describe('placement', () => {
     }
   });
 
+  it('follows the documented rule on a ring worked by hand', () => {
+    // walk from 5: A(a/r1) B(a/r2) C(b) D(b) E(c) F(a/r1); from 55: F A B C D E
+    const ring = Ring.build([
+      { id: 'A', zone: 'a', rack: 'r1', tokens: [10n] },
+      { id: 'B', zone: 'a', rack: 'r2', tokens: [20n] },
+      { id: 'C', zone: 'b', tokens: [30n] },
+      { id: 'D', zone: 'b', tokens: [40n] },
+      { id: 'E', zone: 'c', tokens: [50n] },
+      { id: 'F', zone: 'a', rack: 'r1', tokens: [60n] },
+    ]);
+    expect(ring.replicasForToken(5n, 3)).toEqual(['A', 'C', 'E']); // one per zone, first met
+    expect(ring.replicasForToken(55n, 3)).toEqual(['F', 'C', 'E']);
+    // zone c is exhausted; zones a and b tie, and in zone a rack r2 has no replica yet
+    expect(ring.replicasForToken(5n, 4)).toEqual(['A', 'C', 'E', 'B']);
+    expect(ring.replicasForToken(55n, 4)).toEqual(['F', 'C', 'E', 'B']);
+    expect(ring.replicasForToken(5n, 5)).toEqual(['A', 'C', 'E', 'B', 'D']);
+  });
+
   it('uses distinct racks in a single zone', () => {
     const ring = Ring.build(members(9, 1, (i) => `r${i % 3}`));
     for (const { replicas } of ring.ranges(3)) {
