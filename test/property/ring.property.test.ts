@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_TOKEN, Ring, balance, fairShares } from '../../src/ring/index.js';
+import { MAX_TOKEN, Ring, balance, fairShares, tokenOf } from '../../src/ring/index.js';
 import type { Member, RingOptions } from '../../src/ring/index.js';
 
 const ZONES = ['a', 'b', 'c', 'd'];
@@ -181,10 +181,16 @@ describe('ring laws', () => {
       return [ring, ring.withoutMember(ring.members[pick % ring.size]!.id)] as const;
     });
     fc.assert(
-      fc.property(changeArb, fc.array(tokenArb, { maxLength: 30 }), ([before, after], random) => {
+      fc.property(changeArb, fc.array(tokenArb, { maxLength: 30 }), fc.array(fc.string(), { maxLength: 30 }), ([before, after], random, keys) => {
         const n = Math.min(before.size, after.size, 3);
         const changes = Ring.diff(before, after, n);
         const inRange = (t: bigint, s: bigint, e: bigint) => (s < e ? t > s && t <= e : s === e || t > s || t <= e);
+        for (const key of keys) {
+          // a key's replicas, as the coordinator asks for them, agree with the diff
+          const t = tokenOf(key);
+          const moves = changes.some((c) => inRange(t, c.start, c.end));
+          expect(moves).toBe(asSet(before.preferenceList(key, n)).join() !== asSet(after.preferenceList(key, n)).join());
+        }
         for (const t of probes([before, after], random)) {
           const b = before.replicasForToken(t, n);
           const a = after.replicasForToken(t, n);
