@@ -43,12 +43,15 @@ const REFIT_SWEEPS = 2;
 /** Take-out-and-put-back passes over all tokens after the greedy placement. */
 const SWAP_PASSES = 1;
 /**
- * Weight of hand-off balance against ownership balance. Tried 0 to 2 on 12 and 99 nodes
- * + 10 joins, over 20 random sets of 5 leaves: without it rings end up to 1.6× fair
- * after leaves; 0.1 had the lowest worst case; from 0.5 on, balance right after the
- * joins suffers (1.05 and worse) for little gain after leaves.
+ * Weights of hand-off balance against ownership balance, on the whole ring and on the
+ * zone ring. Measured on 4 rings of 12 nodes + 10 joins, 20 random sets of 5 leaves
+ * each: with 0.1 for both the worst leave set ended at 1.13–1.18× fair (median 1.09);
+ * 1.0 on the whole ring brings that to 1.11–1.13× (median 1.08), still within 1.025
+ * right after the joins. Zone heirs can only be the zone's own tokens, and a weight
+ * above ~0.1 there costs zone balance for no gain after leaves.
  */
-const HANDOFF_WEIGHT = 0.1;
+const PRIMARY_HANDOFF_WEIGHT = 1.0;
+const ZONE_HANDOFF_WEIGHT = 0.1;
 /**
  * Weight μ·count of the even-takes term μ·Σ (x − x̄)² / x̄, x̄ = the newcomer's fair
  * share per token. Without it the greedy takes whole ranges with its first tokens and
@@ -123,6 +126,7 @@ class Ledger {
     readonly own: Int32Array,
     length: Float64Array,
     member: (v: number) => boolean,
+    readonly handoffWeight: number,
   ) {
     const n = weight.length;
     let total = 0;
@@ -186,12 +190,12 @@ class Ledger {
     const donor = this.own[j]!;
     let a = inv[donor]! + inv[x]!;
     let b = 2 * ((share[x]! - fair[x]!) * inv[x]! - (share[donor]! - fair[donor]!) * inv[donor]!);
-    a += HANDOFF_WEIGHT * inv[donor]!;
-    b += HANDOFF_WEIGHT * 2 * this.#err(this.#fromX + donor) * inv[donor]!;
+    a += this.handoffWeight * inv[donor]!;
+    b += this.handoffWeight * 2 * this.#err(this.#fromX + donor) * inv[donor]!;
     const heir = this.heir[j]!;
     if (donor !== heir) {
-      a += HANDOFF_WEIGHT * inv[heir]!;
-      b -= HANDOFF_WEIGHT * 2 * this.#err(this.#slot[j]!) * inv[heir]!;
+      a += this.handoffWeight * inv[heir]!;
+      b -= this.handoffWeight * 2 * this.#err(this.#slot[j]!) * inv[heir]!;
     }
     out[0] = a;
     out[1] = b;
@@ -224,7 +228,7 @@ class Ledger {
     let c = 0;
     if (this.heir[j] !== a) c += -run * (2 * this.#err(s) - run) * inv[this.heir[j]!]!;
     c += run * (2 * this.#err(this.#toX + a) + run) * inv[this.x]!;
-    return HANDOFF_WEIGHT * c;
+    return this.handoffWeight * c;
   }
 }
 
@@ -247,7 +251,7 @@ function placeRound(input: JoinInput, total: number): bigint[] {
 
   // The whole ring, and X's zone ring. With no zone token yet, X's first token gives it
   // the whole zone ring whatever it does: only the whole ring is optimised.
-  const P = new Ledger(nx, weight, own, len, () => true);
+  const P = new Ledger(nx, weight, own, len, () => true, PRIMARY_HANDOFF_WEIGHT);
   const zone = own.some((v) => inZone[v] === 1) ? zoneNeighbours(len, own, inZone) : undefined;
   const Z =
     zone &&
@@ -257,6 +261,7 @@ function placeRound(input: JoinInput, total: number): bigint[] {
       own,
       Float64Array.from(len, (l, j) => (inZone[own[j]!] ? zone.gap[j]! + l : 0)),
       (v) => inZone[v] === 1,
+      ZONE_HANDOFF_WEIGHT,
     );
   /** Does a token in range r take zone ownership (from someone other than X)? */
   const zoned = (r: number): boolean => zone !== undefined && own[zone.next[r]!] !== nx;

@@ -210,7 +210,11 @@ describe('ownership and balance', () => {
     expect(ring.member('n0')!.tokens).toHaveLength(128);
     const grown = ring.withMember({ id: 'big', weight: 3 });
     expect(balance(grown, 1).max).toBeLessThan(1.05);
-    expect(grown.ownership(1).get('big')).toBeCloseTo(3 / 10, 2);
+    // The join gives up a few percent of the newcomer's share where taking it would
+    // concentrate who inherits whose ranges (join-tokens.ts, PRIMARY_HANDOFF_WEIGHT).
+    const ratio = grown.ownership(1).get('big')! / (3 / 10);
+    expect(ratio).toBeGreaterThan(0.97);
+    expect(ratio).toBeLessThan(1.01);
   });
 
   it('a join moves the newcomer’s fair share of keys and no more', () => {
