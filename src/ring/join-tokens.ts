@@ -16,7 +16,8 @@
  *
  * The cost minimised, for both the whole ring and X's zone ring, is
  *   Σ_i (share_i − fair_i)² / fair_i  +  λ Σ_A Σ_B (h[A][B] − ideal[A][B])² / fair_B,
- * plus a term that asks each of X's tokens to take about the same (see EVEN_TAKES).
+ * with λ the hand-off weight of that ring, plus a term that asks each of X's tokens to
+ * take about the same (see EVEN_TAKES).
  * With the chosen ranges fixed it is a convex quadratic in the split points, so:
  * 1. greedy: each new token goes to the range whose best split point (closed form)
  *    lowers the cost most, at most one new token per range and per zone range and none
@@ -44,8 +45,9 @@ const REFIT_SWEEPS = 2;
 const SWAP_PASSES = 1;
 /**
  * Weights of hand-off balance against ownership balance, on the whole ring and on the
- * zone ring. Measured on 4 rings of 12 nodes + 10 joins, 20 random sets of 5 leaves
- * each: with 0.1 for both the worst leave set ended at 1.13–1.18× fair (median 1.09);
+ * zone ring. Measured on 4 rings of 12 nodes + 10 joins (ids n0.., node-0.., x0..,
+ * host0..), 20 random sets of 5 leaves each, as in bench:ring's leave-set table: with
+ * 0.1 for both the worst leave set ended at 1.13–1.18× fair (median 1.09);
  * 1.0 on the whole ring brings that to 1.11–1.13× (median 1.08), still within 1.025
  * right after the joins. Zone heirs can only be the zone's own tokens, and a weight
  * above ~0.1 there costs zone balance for no gain after leaves.
