@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    setupFiles: ['test/setup.ts'],
     reporters: ['default', 'json'],
     outputFile: { json: '.vitest/results.json' },
     testTimeout: 30_000,

@@ -55,6 +55,15 @@ const SWAP_PASSES = 1;
 const PRIMARY_HANDOFF_WEIGHT = 1.0;
 const ZONE_HANDOFF_WEIGHT = 0.1;
 /**
+ * Hand-off weights ramp up from 0 for rings of HANDOFF_RAMP_FROM nodes or fewer to full
+ * weight HANDOFF_RAMP_OVER nodes later. In a ring of a few nodes any leave is a big
+ * event whoever the heirs are, and chasing ideal heirs there starves the newcomer: a
+ * node of weight 3 joining weights 3, 1 and 3 got 69% of its fair share at full weight;
+ * with the ramp the worst of 600 random weighted rings of 2–9 nodes got 91%.
+ */
+const HANDOFF_RAMP_FROM = 4;
+const HANDOFF_RAMP_OVER = 8;
+/**
  * Weight μ·count of the even-takes term μ·Σ (x − x̄)² / x̄, x̄ = the newcomer's fair
  * share per token. Without it the greedy takes whole ranges with its first tokens and
  * wastes the last ones on slivers (a node joining a 1-node ring took 25%, 25%, 0%, 0%):
@@ -253,7 +262,8 @@ function placeRound(input: JoinInput, total: number): bigint[] {
 
   // The whole ring, and X's zone ring. With no zone token yet, X's first token gives it
   // the whole zone ring whatever it does: only the whole ring is optimised.
-  const P = new Ledger(nx, weight, own, len, () => true, PRIMARY_HANDOFF_WEIGHT);
+  const ramp = Math.min(1, Math.max(0, (n - HANDOFF_RAMP_FROM) / HANDOFF_RAMP_OVER));
+  const P = new Ledger(nx, weight, own, len, () => true, PRIMARY_HANDOFF_WEIGHT * ramp);
   const zone = own.some((v) => inZone[v] === 1) ? zoneNeighbours(len, own, inZone) : undefined;
   const Z =
     zone &&
@@ -263,7 +273,7 @@ function placeRound(input: JoinInput, total: number): bigint[] {
       own,
       Float64Array.from(len, (l, j) => (inZone[own[j]!] ? zone.gap[j]! + l : 0)),
       (v) => inZone[v] === 1,
-      ZONE_HANDOFF_WEIGHT,
+      ZONE_HANDOFF_WEIGHT * ramp,
     );
   /** Does a token in range r take zone ownership (from someone other than X)? */
   const zoned = (r: number): boolean => zone !== undefined && own[zone.next[r]!] !== nx;
