@@ -297,7 +297,7 @@ function placeRound(input: JoinInput, total: number): bigint[] {
   /** Least cost change of a token in range r (the split point goes to `bestX`). */
   const best = (r: number): number => {
     P.moveCoefficients(r, coef);
-    // Even takes: μ·(x − x̄)² / x̄ with x̄ the newcomer's fair share per token.
+    // Even takes: μ·(x − x̄)² / x̄, x̄ the even take above.
     let a = coef[0]! + evenA;
     let b = coef[1]! + evenB;
     let c = evenC;
