@@ -10,17 +10,19 @@
  *
  * Must not: do I/O, keep timers, or change after construction (the per-n tables are
  * computed lazily but are invisible to callers). Up/down is not the ring's business:
- * callers take fallbacks for down nodes from `walk`.
+ * `targets` takes the caller's opinion as a function.
  */
 
 import { type Allocation, type TokenedMember, assignTokens } from './assign-tokens.js';
 import { RingError } from './errors.js';
-import { hashInto } from './hash.js';
+import { type Target, targetsWithFallbacks } from './fallbacks.js';
+import { hashInto, tokenOf } from './hash.js';
 import { type Member, normalizeMember, normalizeMembers } from './member.js';
 import { ReplicaSelector, type Topology, topologyOf } from './placement.js';
 import { arcFraction, tokenHex, tokenHi, tokenLo } from './tokens.js';
 
 export type { Allocation } from './assign-tokens.js';
+export type { Target } from './fallbacks.js';
 
 /** A member of a built ring: every field filled in, tokens sorted ascending. */
 export type RingMember = TokenedMember;
@@ -258,6 +260,17 @@ export class Ring {
       }
     }
     return out;
+  }
+
+  /**
+   * Where a request for `key` goes when some replicas may be down: the up primaries in
+   * place, and for each down primary a fallback annotated with whom it stands in for
+   * (see fallbacks.ts). Fewer than n targets when too few nodes are up.
+   */
+  targets(key: string | Uint8Array, n: number, isUp: (id: string) => boolean): Target[] {
+    const primaries = this.preferenceList(key, n);
+    if (primaries.every(isUp)) return primaries.map((id) => ({ id }));
+    return targetsWithFallbacks(primaries, this.walk(tokenOf(key)), (id) => this.member(id)!.zone, isUp);
   }
 
   /** Every token range (start, end] with its n replicas, in token order. */

@@ -222,6 +222,28 @@ describe('ring laws', () => {
     expect(after.replicasForToken(76n, 3)).toEqual(['n2', 'n0', 'n3']);
   });
 
+  it('targets: distinct up nodes, up primaries kept, one fallback per down primary, min(n, up) in all', () => {
+    fc.assert(
+      fc.property(ringArb, fc.nat(), fc.string(), fc.array(fc.boolean(), { maxLength: 9 }), (ring, pick, key, flags) => {
+        const n = 1 + (pick % ring.size);
+        const down = new Set(ring.members.filter((_, i) => flags[i] === true).map((m) => m.id));
+        const isUp = (id: string) => !down.has(id);
+        const primaries = ring.preferenceList(key, n);
+        const targets = ring.targets(key, n, isUp);
+        const ids = targets.map((t) => t.id);
+        expect(new Set(ids).size).toBe(ids.length);
+        for (const id of ids) expect(isUp(id)).toBe(true);
+        expect(targets.filter((t) => t.for === undefined).map((t) => t.id)).toEqual(primaries.filter(isUp));
+        const stoodInFor = targets.flatMap((t) => (t.for === undefined ? [] : [t.for]));
+        expect(new Set(stoodInFor).size).toBe(stoodInFor.length);
+        for (const p of stoodInFor) expect(down.has(p) && primaries.includes(p)).toBe(true);
+        for (const t of targets) if (t.for !== undefined) expect(primaries).not.toContain(t.id);
+        expect(targets).toHaveLength(Math.min(n, ring.size - down.size));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it('is deterministic: the member order does not matter', () => {
     fc.assert(
       fc.property(

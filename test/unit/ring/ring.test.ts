@@ -373,3 +373,37 @@ describe('edges of the token space', () => {
     expect(balance(ring, 1).max).toBeLessThan(1.05);
   });
 });
+
+describe('targets: sloppy quorum with fallbacks', () => {
+  // walk from 5: A(a) B(a) C(b) D(b) E(c) F(c) G(a)
+  const ring = Ring.build([
+    { id: 'A', zone: 'a', tokens: [10n] },
+    { id: 'B', zone: 'a', tokens: [20n] },
+    { id: 'C', zone: 'b', tokens: [30n] },
+    { id: 'D', zone: 'b', tokens: [40n] },
+    { id: 'E', zone: 'c', tokens: [50n] },
+    { id: 'F', zone: 'c', tokens: [60n] },
+    { id: 'G', zone: 'a', tokens: [70n] },
+  ]);
+  const key = [...Array(10_000).keys()].map((i) => `k${i}`).find((k) => tokenOf(k) <= 5n || tokenOf(k) > 70n)!;
+  const up = (...down: string[]) => (id: string) => !down.includes(id);
+
+  it('with everyone up, is the preference list', () => {
+    expect(ring.preferenceList(key, 3)).toEqual(['A', 'C', 'E']);
+    expect(ring.targets(key, 3, up())).toEqual([{ id: 'A' }, { id: 'C' }, { id: 'E' }]);
+  });
+
+  it('replaces a down primary by the next up node of its zone, saying whom it stands in for', () => {
+    expect(ring.targets(key, 3, up('C'))).toEqual([{ id: 'A' }, { id: 'D', for: 'C' }, { id: 'E' }]);
+    expect(ring.targets(key, 3, up('A'))).toEqual([{ id: 'B', for: 'A' }, { id: 'C' }, { id: 'E' }]);
+  });
+
+  it('falls back to any zone when the down primary’s zone has no one left', () => {
+    expect(ring.targets(key, 3, up('E', 'F'))).toEqual([{ id: 'A' }, { id: 'C' }, { id: 'B', for: 'E' }]);
+  });
+
+  it('returns fewer than n when too few nodes are up', () => {
+    expect(ring.targets(key, 3, up('A', 'B', 'C', 'D', 'G'))).toEqual([{ id: 'F', for: 'A' }, { id: 'E' }]);
+    expect(ring.targets(key, 3, () => false)).toEqual([]);
+  });
+});
