@@ -13,7 +13,7 @@
  */
 
 import { tokenOf } from './hash.js';
-import { RING_SIZE } from './tokens.js';
+import { RING_SIZE, compareTokens } from './tokens.js';
 
 
 /** The number of tokens a node of this weight gets when `perNode` is the count for weight 1. */
@@ -38,7 +38,7 @@ export function randomTokens(id: string, count: number, seed: string, taken: Rea
     mine.add(t);
     out.push(t);
   }
-  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return out.sort(compareTokens);
 }
 
 /** mulberry32: a small, fast, seedable PRNG; enough for shuffling slots deterministically. */
@@ -60,7 +60,7 @@ export interface LayoutNode {
 }
 
 /**
- * Tokens for a brand-new ring of `nodes` (returned per node, sorted).
+ * Tokens for a brand-new ring of `nodes` (returned per node, ascending).
  *
  * Tokens sit on Q equally spaced slots, Q = Σ counts, so primary ownership is exactly
  * count/Q for every node. Each slot belongs to a zone; a zone's slots are spread evenly

@@ -10,6 +10,7 @@ import { layoutTokens, randomTokens, tokenCount } from './allocate-tokens.js';
 import { tokenOf } from './hash.js';
 import { joinTokens } from './join-tokens.js';
 import type { NormalizedMember } from './member.js';
+import { compareTokens, mergeByToken } from './tokens.js';
 
 export type Allocation = 'balanced' | 'random';
 
@@ -21,8 +22,6 @@ export interface AllocationOptions {
 
 /** A member with its tokens, sorted ascending. */
 export type TokenedMember = NormalizedMember & { readonly tokens: readonly bigint[] };
-
-const byValue = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * Members (sorted by id) with tokens for everyone. Members that have tokens keep them.
@@ -54,11 +53,11 @@ export function assignTokens(members: readonly NormalizedMember[], opts: Allocat
       members.map((m) => ({ zone: m.zone, count: count(m) })),
       seed,
     );
-    members.forEach((m, i) => out.set(m.id, { ...m, tokens: laid[i]!.sort(byValue) }));
+    members.forEach((m, i) => out.set(m.id, { ...m, tokens: laid[i]! })); // already ascending
   } else {
     // The ring so far as sorted tokens with owners (indices into `present`).
     const present = [...out.values()];
-    let ring = present.flatMap((m, v) => m.tokens.map((t) => [t, v] as const)).sort((a, b) => byValue(a[0], b[0]));
+    let ring = present.flatMap((m, v) => m.tokens.map((t) => [t, v] as const)).sort((a, b) => compareTokens(a[0], b[0]));
     for (const m of members) {
       if (has(m)) continue;
       const tokens = joinTokens({
@@ -70,20 +69,10 @@ export function assignTokens(members: readonly NormalizedMember[], opts: Allocat
         count: count(m),
       });
       const joined = { ...m, tokens };
-      ring = mergeSorted(ring, tokens.map((t) => [t, present.length] as const));
+      ring = mergeByToken(ring, tokens.map((t) => [t, present.length] as const));
       present.push(joined);
       out.set(m.id, joined);
     }
   }
   return members.map((m) => out.get(m.id)!);
-}
-
-function mergeSorted<T extends readonly [bigint, number]>(a: readonly T[], b: readonly T[]): T[] {
-  const out: T[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    out.push(j >= b.length || (i < a.length && a[i]![0] < b[j]![0]) ? a[i++]! : b[j++]!);
-  }
-  return out;
 }

@@ -34,7 +34,7 @@
  */
 
 import { evenTokens } from './allocate-tokens.js';
-import { RING_SIZE, arcFraction } from './tokens.js';
+import { RING_SIZE, arcFraction, compareTokens, mergeByToken } from './tokens.js';
 
 const TWO_64 = 2 ** 64;
 /** Smallest split, as a fraction of the ring: keeps every new token strictly inside its range. */
@@ -98,13 +98,14 @@ export function joinTokens(input: JoinInput): bigint[] {
     const round = placeRound({ ...input, tokens, owners, count: input.count - placed.length }, input.count);
     if (round.length === 0) break;
     placed.push(...round);
-    const merged = tokens.map((t, i) => [t, owners[i]!] as const);
-    for (const t of round) merged.push([t, input.newcomer]);
-    merged.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const merged = mergeByToken(
+      tokens.map((t, i) => [t, owners[i]!] as const),
+      round.sort(compareTokens).map((t) => [t, input.newcomer] as const),
+    );
     tokens = merged.map((e) => e[0]);
     owners = merged.map((e) => e[1]);
   }
-  return placed.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return placed.sort(compareTokens);
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 
 import { RingError } from './errors.js';
-import { isToken, tokenHex } from './tokens.js';
+import { compareTokens, isToken, tokenHex } from './tokens.js';
 
 /** A physical node as the ring sees it. */
 export interface Member {
@@ -64,7 +64,7 @@ export function normalizeMember(m: Member): NormalizedMember {
       }
       return t;
     });
-    copy.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    copy.sort(compareTokens);
     for (let i = 1; i < copy.length; i++) {
       if (copy[i] === copy[i - 1]) {
         throw new RingError('RING_BAD_TOKEN', `member ${id}: token ${tokenHex(copy[i]!)} is listed twice`);
@@ -75,10 +75,15 @@ export function normalizeMember(m: Member): NormalizedMember {
   return Object.freeze({ id, zone: zone ?? '', rack: rack ?? '', weight: w, tokens: copy });
 }
 
+/** Order of members by id, for sort. */
+export function byId(a: { readonly id: string }, b: { readonly id: string }): number {
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
 /** Validate a member list: each member, then that ids are unique. Sorted by id. */
 export function normalizeMembers(members: readonly Member[]): NormalizedMember[] {
   if (!Array.isArray(members)) bad(`members must be an array, got ${typeof members}`);
-  const out = members.map(normalizeMember).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const out = members.map(normalizeMember).sort(byId);
   for (let i = 1; i < out.length; i++) {
     if (out[i]!.id === out[i - 1]!.id) {
       throw new RingError('RING_DUPLICATE_MEMBER', `member id ${out[i]!.id} appears twice; node ids must be unique`);

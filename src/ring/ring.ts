@@ -17,7 +17,7 @@ import { type Allocation, type TokenedMember, assignTokens } from './assign-toke
 import { RingError } from './errors.js';
 import { type Target, targetsWithFallbacks } from './fallbacks.js';
 import { hashInto, tokenOf } from './hash.js';
-import { type Member, normalizeMember, normalizeMembers } from './member.js';
+import { type Member, byId, normalizeMember, normalizeMembers } from './member.js';
 import { ReplicaSelector, type Topology, topologyOf } from './placement.js';
 import { arcFraction, tokenHex, tokenHi, tokenLo } from './tokens.js';
 
@@ -180,7 +180,7 @@ export class Ring {
     if (this.#index.has(m.id)) {
       throw new RingError('RING_DUPLICATE_MEMBER', `${m.id} is already a member; remove it first to change it`);
     }
-    const members = [...this.#members, m].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const members = [...this.#members, m].sort(byId);
     return new Ring(assignTokens(members, this.#options), this.#options);
   }
 
@@ -302,7 +302,7 @@ export class Ring {
   static diff(before: Ring, after: Ring, n: number): RangeChange[] {
     before.#tableFor(n); // validates n against both rings before any work
     after.#tableFor(n);
-    const bounds = mergeSorted(before.#tokens, after.#tokens);
+    const bounds = unionSorted(before.#tokens, after.#tokens);
     const raw: RangeChange[] = [];
     for (let k = 0; k < bounds.length; k++) {
       const end = bounds[k]!;
@@ -373,7 +373,8 @@ export class Ring {
   }
 }
 
-function mergeSorted(a: readonly bigint[], b: readonly bigint[]): bigint[] {
+/** The sorted union of two sorted token lists, each token once. */
+function unionSorted(a: readonly bigint[], b: readonly bigint[]): bigint[] {
   const out: bigint[] = [];
   let i = 0;
   let j = 0;

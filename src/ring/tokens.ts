@@ -40,6 +40,22 @@ export function advance(from: bigint, fraction: number): bigint {
   return (from + BigInt(Math.floor(fraction * TWO_64))) % RING_SIZE;
 }
 
+/** Order of two tokens, for sort. */
+export function compareTokens(a: bigint, b: bigint): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Merge two lists of [token, owner] sorted by token into one sorted list. */
+export function mergeByToken<T extends readonly [bigint, number]>(a: readonly T[], b: readonly T[]): T[] {
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    out.push(j >= b.length || (i < a.length && a[i]![0] < b[j]![0]) ? a[i++]! : b[j++]!);
+  }
+  return out;
+}
+
 /** Fixed-width hex of a token, for logs and tables (16 digits, sorts like the number). */
 export function tokenHex(t: bigint): string {
   return t.toString(16).padStart(16, '0');
