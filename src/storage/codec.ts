@@ -1,0 +1,246 @@
+/**
+ * Byte formats of the store: records (a key's versions plus local metadata, with a
+ * checksum) and causal contexts (the opaque bytes a read hands to a client).
+ *
+ * Owns: encoding, and decoding that checks everything — a record or context that does
+ * not decode is refused with a clear error, never half-read. Must not: know about
+ * LevelDB, keys' layout or locks.
+ *
+ * Record, version 1 (all integers unsigned LEB128 varints unless a width is given):
+ *   u8 format = 1 | u8 flags (1: owner epoch, 2: deleted-at) | [owner epoch] | [deleted-at ms]
+ *   versions: n actors, each 16 bytes + counter, ascending by actor
+ *             n siblings, each actor index + counter + u8 kind (0 tombstone, 1 value)
+ *             [+ value length + value bytes], in canonical (actor, counter) order
+ *   u32 big-endian CRC-32 of everything before it
+ * The versions section is canonical: equal versions encode to equal bytes, which is what
+ * range hashes (anti-entropy) compare. The flags' fields are this node's own bookkeeping;
+ * a record sent to another node carries them, and the receiver ignores them.
+ *
+ * Context, version 1: u8 1 | u32 key check (low 32 bits of the key's hash) | the clock
+ * as in a record. The key check refuses a context read from another key, which would
+ * otherwise supersede versions that the reader never saw.
+ */
+import { crc32 } from 'node:zlib';
+import type { Actor, Clock, Sibling, Versions } from './versions.js';
+
+export const ACTOR_BYTES = 16;
+const RECORD_FORMAT = 1;
+const CONTEXT_FORMAT = 1;
+const FLAG_OWNER = 1;
+const FLAG_DELETED = 2;
+
+/** A decoded record: the versions and this node's bookkeeping for the key. */
+export interface StoredRecord {
+  readonly versions: Versions;
+  /** The epoch of this node's actor for the key while the key lives here (store.ts). */
+  readonly ownerEpoch: number | undefined;
+  /** When the key became tombstones only on this node (ms since the epoch). */
+  readonly deletedAt: number | undefined;
+}
+
+/** Thrown by the decoders; the store turns it into a KvError that names the key. */
+export class DecodeError extends Error {
+  override name = 'DecodeError';
+}
+
+function varintSize(n: number): number {
+  let size = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 0x80);
+    size++;
+  }
+  return size;
+}
+
+function writeVarint(buf: Buffer, pos: number, n: number): number {
+  while (n >= 0x80) {
+    buf[pos++] = (n % 0x80) | 0x80;
+    n = Math.floor(n / 0x80);
+  }
+  buf[pos++] = n;
+  return pos;
+}
+
+class Reader {
+  pos: number;
+  constructor(readonly buf: Buffer, start: number, readonly end: number) {
+    this.pos = start;
+  }
+  byte(): number {
+    if (this.pos >= this.end) throw new DecodeError('truncated');
+    return this.buf[this.pos++]!;
+  }
+  varint(): number {
+    let n = 0, scale = 1;
+    for (let i = 0; i < 8; i++) {
+      const b = this.byte();
+      n += (b & 0x7f) * scale;
+      if (b < 0x80) {
+        if (n > Number.MAX_SAFE_INTEGER) break;
+        return n;
+      }
+      scale *= 0x80;
+    }
+    throw new DecodeError('integer out of range');
+  }
+  bytes(len: number): Buffer {
+    if (len > this.end - this.pos) throw new DecodeError('truncated');
+    const out = this.buf.subarray(this.pos, this.pos + len);
+    this.pos += len;
+    return out;
+  }
+  actor(): Actor {
+    return this.bytes(ACTOR_BYTES).toString('latin1');
+  }
+}
+
+export function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function sortedActors(clock: Clock): Actor[] {
+  return [...clock.keys()].sort();
+}
+
+function clockSize(actors: readonly Actor[], clock: Clock): number {
+  let size = varintSize(actors.length);
+  for (const a of actors) size += ACTOR_BYTES + varintSize(clock.get(a)!);
+  return size;
+}
+
+function writeClock(buf: Buffer, pos: number, actors: readonly Actor[], clock: Clock): number {
+  pos = writeVarint(buf, pos, actors.length);
+  for (const a of actors) {
+    pos += buf.write(a, pos, ACTOR_BYTES, 'latin1');
+    pos = writeVarint(buf, pos, clock.get(a)!);
+  }
+  return pos;
+}
+
+function readClock(r: Reader): { clock: Map<Actor, number>; actors: Actor[] } {
+  const n = r.varint();
+  if (n > (r.end - r.pos) / (ACTOR_BYTES + 1)) throw new DecodeError('clock longer than the record');
+  const clock = new Map<Actor, number>();
+  const actors: Actor[] = [];
+  for (let i = 0; i < n; i++) {
+    const a = r.actor();
+    if (i > 0 && a <= actors[i - 1]!) throw new DecodeError('clock actors out of order');
+    const c = r.varint();
+    if (c === 0) throw new DecodeError('zero counter in clock');
+    clock.set(a, c);
+    actors.push(a);
+  }
+  return { clock, actors };
+}
+
+export function encodeRecord(rec: StoredRecord): Buffer {
+  const { clock, siblings } = rec.versions;
+  const actors = sortedActors(clock);
+  const index = new Map(actors.map((a, i) => [a, i]));
+  let flags = 0, size = 2;
+  if (rec.ownerEpoch !== undefined) (flags |= FLAG_OWNER), (size += varintSize(rec.ownerEpoch));
+  if (rec.deletedAt !== undefined) (flags |= FLAG_DELETED), (size += varintSize(rec.deletedAt));
+  size += clockSize(actors, clock) + varintSize(siblings.length);
+  for (const s of siblings) {
+    size += varintSize(index.get(s.actor)!) + varintSize(s.counter) + 1;
+    if (s.value !== null) size += varintSize(s.value.length) + s.value.length;
+  }
+  size += 4;
+  const buf = Buffer.allocUnsafe(size);
+  buf[0] = RECORD_FORMAT;
+  buf[1] = flags;
+  let pos = 2;
+  if (rec.ownerEpoch !== undefined) pos = writeVarint(buf, pos, rec.ownerEpoch);
+  if (rec.deletedAt !== undefined) pos = writeVarint(buf, pos, rec.deletedAt);
+  pos = writeClock(buf, pos, actors, clock);
+  pos = writeVarint(buf, pos, siblings.length);
+  for (const s of siblings) {
+    pos = writeVarint(buf, pos, index.get(s.actor)!);
+    pos = writeVarint(buf, pos, s.counter);
+    if (s.value === null) buf[pos++] = 0;
+    else {
+      buf[pos++] = 1;
+      pos = writeVarint(buf, pos, s.value.length);
+      buf.set(s.value, pos);
+      pos += s.value.length;
+    }
+  }
+  buf.writeUInt32BE(crc32(buf.subarray(0, pos)), pos);
+  return buf;
+}
+
+/** Check the format byte and checksum; return where the body ends (before the CRC). */
+function checkFrame(buf: Buffer): number {
+  if (buf.length < 7) throw new DecodeError(`record of ${buf.length} bytes is too short`);
+  if (buf[0] !== RECORD_FORMAT) throw new DecodeError(`unknown record format ${buf[0]}`);
+  const end = buf.length - 4;
+  if (crc32(buf.subarray(0, end)) !== buf.readUInt32BE(end)) throw new DecodeError('checksum mismatch');
+  return end;
+}
+
+function readHeader(r: Reader): { ownerEpoch: number | undefined; deletedAt: number | undefined } {
+  r.byte(); // format, checked
+  const flags = r.byte();
+  if ((flags & ~(FLAG_OWNER | FLAG_DELETED)) !== 0) throw new DecodeError(`unknown record flags ${flags}`);
+  const ownerEpoch = flags & FLAG_OWNER ? r.varint() : undefined;
+  const deletedAt = flags & FLAG_DELETED ? r.varint() : undefined;
+  return { ownerEpoch, deletedAt };
+}
+
+export function decodeRecord(bytes: Uint8Array): StoredRecord {
+  const buf = asBuffer(bytes);
+  const r = new Reader(buf, 0, checkFrame(buf));
+  const { ownerEpoch, deletedAt } = readHeader(r);
+  const { clock, actors } = readClock(r);
+  const n = r.varint();
+  if (n > r.end - r.pos) throw new DecodeError('more siblings than bytes');
+  const siblings: Sibling[] = [];
+  let prevAi = -1, prevCounter = 0;
+  for (let i = 0; i < n; i++) {
+    const ai = r.varint();
+    const actor = actors[ai];
+    if (actor === undefined) throw new DecodeError(`sibling names actor ${ai} of ${actors.length}`);
+    const counter = r.varint();
+    if (counter === 0 || counter > clock.get(actor)!) throw new DecodeError('sibling dot not covered by the clock');
+    if (ai < prevAi || (ai === prevAi && counter <= prevCounter)) throw new DecodeError('siblings out of order');
+    (prevAi = ai), (prevCounter = counter);
+    const kind = r.byte();
+    if (kind > 1) throw new DecodeError(`unknown sibling kind ${kind}`);
+    siblings.push({ actor, counter, value: kind === 1 ? r.bytes(r.varint()) : null });
+  }
+  if (r.pos !== r.end) throw new DecodeError('trailing bytes after the siblings');
+  return { versions: { clock, siblings }, ownerEpoch, deletedAt };
+}
+
+/**
+ * The canonical versions section of a checked record, without decoding it: what a range
+ * hash covers (it excludes this node's bookkeeping, so replicas holding equal versions
+ * hash equally).
+ */
+export function versionBytes(bytes: Uint8Array): Buffer {
+  const buf = asBuffer(bytes);
+  const r = new Reader(buf, 0, checkFrame(buf));
+  readHeader(r);
+  return buf.subarray(r.pos, r.end);
+}
+
+export function encodeContext(keyCheck: number, clock: Clock): Buffer {
+  const actors = sortedActors(clock);
+  const buf = Buffer.allocUnsafe(5 + clockSize(actors, clock));
+  buf[0] = CONTEXT_FORMAT;
+  buf.writeUInt32BE(keyCheck >>> 0, 1);
+  writeClock(buf, 5, actors, clock);
+  return buf;
+}
+
+/** Decode a context; zero bytes mean "no context" (a blind write). */
+export function decodeContext(bytes: Uint8Array, keyCheck: number): Clock {
+  if (bytes.length === 0) return new Map();
+  const buf = asBuffer(bytes);
+  if (buf.length < 6 || buf[0] !== CONTEXT_FORMAT) throw new DecodeError('not a ringkv causal context');
+  if (buf.readUInt32BE(1) !== keyCheck >>> 0) throw new DecodeError('the context was read from a different key');
+  const r = new Reader(buf, 5, buf.length);
+  const { clock } = readClock(r);
+  if (r.pos !== r.end) throw new DecodeError('trailing bytes after the clock');
+  return clock;
+}

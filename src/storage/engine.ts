@@ -1,0 +1,37 @@
+/**
+ * The narrow engine under the store: an ordered map of byte keys to byte values with
+ * atomic batches and range iterators. LevelDB (level-engine.ts) in production, memory
+ * (memory-engine.ts) for simulations and coordinator tests; both pass one shared suite
+ * (test/unit/storage/engine.suite.ts), as every abstract-level backend passes the same
+ * tests.
+ *
+ * Must not: know about records, versions or tokens. Everything above it lives in the store.
+ */
+
+export type WriteOp =
+  | { readonly type: 'put'; readonly key: Uint8Array; readonly value: Uint8Array }
+  | { readonly type: 'del'; readonly key: Uint8Array };
+
+export interface EngineIterator {
+  /** Up to `n` next entries in key order; an empty array at the end. */
+  nextv(n: number): Promise<Array<[Buffer, Buffer]>>;
+  close(): Promise<void>;
+}
+
+export interface Engine {
+  /** For messages and logs: 'leveldb' or 'memory'. */
+  readonly kind: string;
+  open(): Promise<void>;
+  close(): Promise<void>;
+  get(key: Uint8Array): Promise<Buffer | undefined>;
+  getMany(keys: readonly Uint8Array[]): Promise<Array<Buffer | undefined>>;
+  /**
+   * Apply all ops atomically, in order. With sync, resolve only once the batch is on
+   * stable storage (fsync); without, once the OS holds it (survives a process crash).
+   */
+  write(ops: readonly WriteOp[], sync: boolean): Promise<void>;
+  /** Entries with gte ≤ key < lt, in key order, from a snapshot taken now. */
+  iterator(gte: Uint8Array, lt: Uint8Array): EngineIterator;
+  /** Bytes that keys in [gte, lt) take on disk; an estimate, may lag recent writes. */
+  approximateSize(gte: Uint8Array, lt: Uint8Array): Promise<number>;
+}

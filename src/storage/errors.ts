@@ -1,0 +1,38 @@
+/**
+ * Errors raised by the node-local store. Each carries a stable `code` so that the
+ * server maps it to a gRPC status in exactly one place (DESIGN.md, decision 11);
+ * messages say what was wrong and what to do. Not-found is a value (an empty read),
+ * never an error.
+ */
+
+export type KvErrorCode =
+  | 'KV_BAD_KEY' // a key that is not a string or bytes
+  | 'KV_BAD_VALUE' // a value that is not bytes
+  | 'KV_KEY_EMPTY' // a key must have at least one byte
+  | 'KV_KEY_TOO_LARGE' // key longer than limits.maxKeyBytes
+  | 'KV_VALUE_TOO_LARGE' // value longer than limits.maxValueBytes
+  | 'KV_BAD_CONTEXT' // a causal context that is malformed or belongs to another key
+  | 'KV_BAD_RECORD' // an incoming record (merge, hint) that does not decode
+  | 'KV_CORRUPT_RECORD' // bytes on disk that fail their checksum or do not decode
+  | 'KV_TOO_MANY_SIBLINGS' // the write would leave more than limits.maxSiblings versions
+  | 'KV_HINTS_FULL' // the hint store is at its byte or count cap
+  | 'KV_BAD_RANGE' // a token range whose bounds are not tokens
+  | 'KV_BAD_OPTION' // an option out of range
+  | 'KV_CLOSED' // the store is closed (or closing)
+  | 'KV_IO'; // the engine failed underneath (disk full, permissions, ...)
+
+export class KvError extends Error {
+  readonly code: KvErrorCode;
+
+  constructor(code: KvErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'KvError';
+    this.code = code;
+  }
+}
+
+/** A key for messages: printable ASCII as is, anything else as hex. */
+export function showKey(key: Uint8Array): string {
+  const printable = key.length <= 200 && key.every((b) => b >= 0x20 && b < 0x7f);
+  return printable ? JSON.stringify(Buffer.from(key).toString('latin1')) : `0x${Buffer.from(key).toString('hex')}`;
+}

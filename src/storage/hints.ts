@@ -1,0 +1,145 @@
+/**
+ * The hint store: versions a fallback node holds for a primary that was down (sloppy
+ * quorum, DESIGN.md decision 2), kept durably until they are delivered. One hint per
+ * (target node, key): a second hint for the same key merges into the first, so hints
+ * for a hot key never pile up, and replay sends the key's merged versions once.
+ *
+ * Owns: adding (with a byte and count cap: a full store refuses with KV_HINTS_FULL, it
+ * never grows without bound; ANCHORS: hint storms), listing per target in token order,
+ * and deleting once delivered — only if the hint is unchanged since it was read, so a
+ * hint that grew during delivery is kept. Must not: deliver anything (handoff does).
+ */
+import { DecodeError, decodeRecord, encodeRecord } from './codec.js';
+import type { Engine, WriteOp } from './engine.js';
+import { KvError, showKey } from './errors.js';
+import type { KeyLocks } from './key-lock.js';
+import { hintKey, hintSpan, parseHintKey, tokenHalves } from './keys.js';
+import type { StoreSettings } from './options.js';
+import { batches } from './scan.js';
+import type { BatchLimits } from './scan.js';
+import { merge } from './versions.js';
+import type { WriteQueue } from './write-queue.js';
+
+export interface Hint {
+  readonly key: Buffer;
+  /** The versions owed to the target: send them, then `remove` with these same bytes. */
+  readonly record: Buffer;
+}
+
+export interface HintStats {
+  readonly count: number;
+  readonly bytes: number;
+  readonly maxCount: number;
+  readonly maxBytes: number;
+}
+
+interface Deps {
+  readonly engine: Engine;
+  readonly queue: WriteQueue;
+  readonly locks: KeyLocks;
+  readonly settings: StoreSettings;
+  readonly guard: <T>(fn: () => Promise<T>) => Promise<T>;
+}
+
+export class HintStore {
+  #count = 0;
+  #bytes = 0;
+  readonly #perTarget = new Map<string, { count: number; bytes: number }>();
+
+  constructor(private readonly deps: Deps) {}
+
+  /** Count what is stored (once, at open). */
+  async load(): Promise<void> {
+    for await (const batch of batches(this.deps.engine, [hintSpan()], { batchCount: 1000 })) {
+      for (const [k, v] of batch) this.#account(parseHintKey(k).target, 1, k.length + v.length);
+    }
+  }
+
+  #account(target: string, count: number, bytes: number): void {
+    this.#count += count;
+    this.#bytes += bytes;
+    const t = this.#perTarget.get(target) ?? { count: 0, bytes: 0 };
+    t.count += count;
+    t.bytes += bytes;
+    if (t.count === 0) this.#perTarget.delete(target);
+    else this.#perTarget.set(target, t);
+  }
+
+  /** Keep `record` (from a put or merge) for delivery to node `target`. */
+  add(target: string, key: Uint8Array, record: Uint8Array): Promise<void> {
+    return this.deps.guard(async () => {
+      if (key.length === 0 || key.length > this.deps.settings.maxKeyBytes)
+        throw new KvError(key.length === 0 ? 'KV_KEY_EMPTY' : 'KV_KEY_TOO_LARGE', `hint key of ${key.length} bytes is outside 1..${this.deps.settings.maxKeyBytes}`);
+      let incoming;
+      try {
+        incoming = decodeRecord(record);
+      } catch (e) {
+        if (!(e instanceof DecodeError)) throw e;
+        throw new KvError('KV_BAD_RECORD', `the hinted record for key ${showKey(key)} does not decode (${e.message}); it was not stored`);
+      }
+      const [hi, lo] = tokenHalves(key);
+      const hk = hintKey(target, hi, lo, key);
+      await this.deps.locks.with(hk.toString('latin1'), async () => {
+        const old = await this.deps.engine.get(hk);
+        let value: Buffer;
+        if (old === undefined) value = encodeRecord({ versions: incoming.versions, ownerEpoch: undefined, deletedAt: undefined });
+        else {
+          // A hint we wrote ourselves: if it no longer decodes, the newer versions replace it.
+          let versions = incoming.versions;
+          try {
+            versions = merge(decodeRecord(old).versions, incoming.versions);
+          } catch {
+            /* corrupt old hint: keep the incoming versions */
+          }
+          value = encodeRecord({ versions, ownerEpoch: undefined, deletedAt: undefined });
+        }
+        const addCount = old === undefined ? 1 : 0;
+        const addBytes = value.length + (old === undefined ? hk.length : -old.length);
+        const { hintMaxCount, hintMaxBytes } = this.deps.settings;
+        if (this.#count + addCount > hintMaxCount || this.#bytes + addBytes > hintMaxBytes)
+          throw new KvError(
+            'KV_HINTS_FULL',
+            `the hint store is full (${this.#count} hints, ${this.#bytes} bytes; limits ${hintMaxCount} hints, ${hintMaxBytes} bytes): ` +
+              `the write was not hinted; deliver hints to nodes that are back, or raise hints.maxBytes`,
+          );
+        await this.deps.queue.write([{ type: 'put', key: hk, value }]);
+        this.#account(target, addCount, addBytes);
+      });
+    });
+  }
+
+  /** The hints held for `target`, in token order, in batches. */
+  async *list(target: string, limits: BatchLimits = {}): AsyncGenerator<Hint[]> {
+    for await (const batch of batches(this.deps.engine, [hintSpan(target)], limits))
+      yield batch.map(([k, v]) => ({ key: parseHintKey(k).key, record: v }));
+  }
+
+  /**
+   * Drop a delivered hint. Only if it still holds exactly `delivered` (the bytes that were
+   * sent): a hint that merged new versions since is kept for the next delivery.
+   * Returns whether it was removed.
+   */
+  remove(target: string, key: Uint8Array, delivered: Uint8Array): Promise<boolean> {
+    return this.deps.guard(async () => {
+      const [hi, lo] = tokenHalves(key);
+      const hk = hintKey(target, hi, lo, key);
+      return this.deps.locks.with(hk.toString('latin1'), async () => {
+        const now = await this.deps.engine.get(hk);
+        if (now === undefined || !now.equals(delivered)) return false;
+        const op: WriteOp = { type: 'del', key: hk };
+        await this.deps.queue.write([op]);
+        this.#account(target, -1, -(hk.length + now.length));
+        return true;
+      });
+    });
+  }
+
+  /** Nodes that hints are held for, with how many and how many bytes. */
+  targets(): Map<string, { count: number; bytes: number }> {
+    return new Map([...this.#perTarget].map(([t, s]) => [t, { ...s }]));
+  }
+
+  stats(): HintStats {
+    return { count: this.#count, bytes: this.#bytes, maxCount: this.deps.settings.hintMaxCount, maxBytes: this.deps.settings.hintMaxBytes };
+  }
+}

@@ -1,0 +1,14 @@
+export { Store } from './store.js';
+export type { Key, Logger, StoreOptions, ReadResult, WriteResult, MergeResult, ScanEntry, ScanBatch } from './store.js';
+export type { Hint, HintStats, HintStore } from './hints.js';
+export { KvError } from './errors.js';
+export type { KvErrorCode } from './errors.js';
+export type { Engine, EngineIterator, WriteOp } from './engine.js';
+export { LevelEngine } from './level-engine.js';
+export { MemoryEngine } from './memory-engine.js';
+export type { TokenRange } from './keys.js';
+export type { BatchLimits } from './scan.js';
+export type { Durability, StoreLimits, HintLimits } from './options.js';
+export { DEFAULT_TOMBSTONE_GRACE_MS } from './options.js';
+export { merge, update, liveValues, isDeleted, EMPTY_VERSIONS } from './versions.js';
+export type { Versions, Sibling, Clock, Actor } from './versions.js';

@@ -1,0 +1,163 @@
+/**
+ * The store's key layout in LevelDB (DESIGN.md, decision 4). One prefix byte per kind:
+ *   'd' token(8, big-endian) user-key            a key's record; token order is byte order
+ *   'h' len(1) target token(8) user-key          a hint: versions owed to node `target`
+ *   't' deleted-at(8) token(8) user-key          tombstone index, oldest first, for purging
+ *   'q' token(8) user-key                        a record that failed its checksum, set aside
+ *   'm' name                                     node metadata (store id, epoch lease)
+ * so that one iterator reads one token range, and hints, metadata and indexes never mix
+ * with data.
+ *
+ * Owns: building and parsing these keys, and turning a token range into byte bounds.
+ * Must not: read or write the database.
+ */
+import { hashInto, MAX_TOKEN } from '../ring/index.js';
+import { KvError } from './errors.js';
+
+export const DATA = 0x64, HINT = 0x68, META = 0x6d, QUARANTINE = 0x71, TOMBSTONE = 0x74;
+const TOKEN_BYTES = 8;
+
+/** A token range (start, end] as the ring reports ranges; start = end is the whole ring. */
+export interface TokenRange {
+  readonly start: bigint;
+  readonly end: bigint;
+}
+
+/** Byte bounds [gte, lt) of one contiguous span of keys. */
+export interface Span {
+  readonly gte: Buffer;
+  readonly lt: Buffer;
+}
+
+const pair = new Uint32Array(2);
+
+/** A user key's token as (hi, lo) halves, and the 32-bit check that contexts carry. */
+export function tokenHalves(key: Uint8Array): [number, number] {
+  hashInto(key, pair);
+  return [pair[0]!, pair[1]!];
+}
+
+function withToken(prefix: Buffer, hi: number, lo: number, key: Uint8Array): Buffer {
+  const buf = Buffer.allocUnsafe(prefix.length + TOKEN_BYTES + key.length);
+  prefix.copy(buf, 0);
+  buf.writeUInt32BE(hi, prefix.length);
+  buf.writeUInt32BE(lo, prefix.length + 4);
+  buf.set(key, prefix.length + TOKEN_BYTES);
+  return buf;
+}
+
+const DATA_PREFIX = Buffer.from([DATA]);
+const QUARANTINE_PREFIX = Buffer.from([QUARANTINE]);
+
+export function dataKey(hi: number, lo: number, key: Uint8Array): Buffer {
+  return withToken(DATA_PREFIX, hi, lo, key);
+}
+
+export function quarantineKey(dk: Uint8Array): Buffer {
+  const buf = Buffer.from(dk);
+  buf[0] = QUARANTINE;
+  return buf;
+}
+
+/** The user key inside a data, hint or quarantine key (it follows the token). */
+export function userKeyOf(storageKey: Buffer, tokenAt = 1): Buffer {
+  return storageKey.subarray(tokenAt + TOKEN_BYTES);
+}
+
+function targetPrefix(target: string): Buffer {
+  const id = Buffer.from(target, 'utf8');
+  if (id.length === 0 || id.length > 255) throw new KvError('KV_BAD_OPTION', `hint target must be 1 to 255 bytes of UTF-8, got ${id.length}`);
+  return Buffer.concat([Buffer.from([HINT, id.length]), id]);
+}
+
+export function hintKey(target: string, hi: number, lo: number, key: Uint8Array): Buffer {
+  return withToken(targetPrefix(target), hi, lo, key);
+}
+
+/** All hints for one target, or (no target) every hint. */
+export function hintSpan(target?: string): Span {
+  if (target === undefined) return { gte: Buffer.from([HINT]), lt: Buffer.from([HINT + 1]) };
+  const p = targetPrefix(target);
+  return { gte: p, lt: successor(p) };
+}
+
+/** The least byte string greater than every string that starts with `prefix`. */
+function successor(prefix: Buffer): Buffer {
+  const out = Buffer.from(prefix);
+  let i = out.length - 1;
+  while (i >= 0 && out[i] === 0xff) i--;
+  out[i]!++; // never all 0xff: the first byte is a prefix letter
+  return out.subarray(0, i + 1);
+}
+
+/** The target node and user key of a hint key. */
+export function parseHintKey(k: Buffer): { target: string; key: Buffer } {
+  const len = k[1]!;
+  return { target: k.toString('utf8', 2, 2 + len), key: k.subarray(2 + len + TOKEN_BYTES) };
+}
+
+export function tombstoneKey(deletedAt: number, dk: Uint8Array): Buffer {
+  const buf = Buffer.allocUnsafe(1 + 8 + dk.length - 1);
+  buf[0] = TOMBSTONE;
+  buf.writeUInt32BE(Math.floor(deletedAt / 0x100000000), 1);
+  buf.writeUInt32BE(deletedAt >>> 0, 5);
+  buf.set(dk.subarray(1), 9);
+  return buf;
+}
+
+/** Tombstone index entries older than `before` (ms). */
+export function tombstonesBefore(before: number): Span {
+  const lt = Buffer.allocUnsafe(9);
+  lt[0] = TOMBSTONE;
+  const t = Math.max(0, before);
+  lt.writeUInt32BE(Math.floor(t / 0x100000000), 1);
+  lt.writeUInt32BE(t >>> 0, 5);
+  return { gte: Buffer.from([TOMBSTONE]), lt };
+}
+
+/** The data key named by a tombstone index entry. */
+export function dataKeyOfTombstone(tk: Buffer): Buffer {
+  const buf = Buffer.allocUnsafe(tk.length - 8);
+  buf[0] = DATA;
+  tk.copy(buf, 1, 9);
+  return buf;
+}
+
+export function metaKey(name: string): Buffer {
+  return Buffer.concat([Buffer.from([META]), Buffer.from(name, 'utf8')]);
+}
+
+function tokenBound(t: bigint): Buffer {
+  const buf = Buffer.allocUnsafe(1 + TOKEN_BYTES);
+  buf[0] = DATA;
+  buf.writeBigUInt64BE(t, 1);
+  return buf;
+}
+
+const DATA_START = Buffer.from([DATA]);
+const DATA_END = Buffer.from([DATA + 1]);
+
+/** Keys with token in (after, upTo]: bounds [after + 1, upTo + 1). */
+function span(after: bigint | null, upTo: bigint): Span {
+  return {
+    gte: after === null ? DATA_START : tokenBound(after + 1n),
+    lt: upTo === MAX_TOKEN ? DATA_END : tokenBound(upTo + 1n),
+  };
+}
+
+/**
+ * The byte spans of the data in token range (start, end], in token order: one span, or
+ * two when the range wraps past 2^64 − 1.
+ */
+export function dataSpans(range: TokenRange): Span[] {
+  const { start, end } = range;
+  for (const t of [start, end])
+    if (typeof t !== 'bigint' || t < 0n || t > MAX_TOKEN)
+      throw new KvError('KV_BAD_RANGE', `token range bounds must be integers in [0, 2^64), got (${String(start)}, ${String(end)}]`);
+  if (start === end) return [{ gte: DATA_START, lt: DATA_END }];
+  if (start < end) return [span(start, end)];
+  // Wraps: (start, MAX] then [0, end]; (MAX, MAX] is empty.
+  const spans = start === MAX_TOKEN ? [] : [span(start, MAX_TOKEN)];
+  spans.push(span(null, end));
+  return spans;
+}

@@ -1,0 +1,68 @@
+/**
+ * Store settings, their units and defaults, checked once at open.
+ */
+import { KvError } from './errors.js';
+
+export type Durability = 'default' | 'sync';
+
+export interface StoreLimits {
+  /** Longest key, bytes (default 4,096; a key has at least 1 byte). */
+  readonly maxKeyBytes?: number;
+  /** Largest value, bytes (default 1 MiB, as Riak's recommended object size ceiling). */
+  readonly maxValueBytes?: number;
+  /** A write that would leave more versions than this is refused (default 100: Riak fails past 100). */
+  readonly maxSiblings?: number;
+  /** Log a warning when a key reaches this many versions (default 25, as Riak). */
+  readonly warnSiblings?: number;
+}
+
+export interface HintLimits {
+  /** Most bytes of hints held for all targets together (default 64 MiB). */
+  readonly maxBytes?: number;
+  /** Most hints (keys owed to some node) held (default 1,000,000). */
+  readonly maxCount?: number;
+}
+
+export interface StoreSettings {
+  readonly durability: Durability;
+  readonly maxKeyBytes: number;
+  readonly maxValueBytes: number;
+  readonly maxSiblings: number;
+  readonly warnSiblings: number;
+  /** How long a tombstone is kept after the key was deleted here, ms. */
+  readonly tombstoneGraceMs: number;
+  readonly hintMaxBytes: number;
+  readonly hintMaxCount: number;
+}
+
+/** Cassandra's gc_grace_seconds default: long enough for repair to reach every replica. */
+export const DEFAULT_TOMBSTONE_GRACE_MS = 10 * 24 * 3600 * 1000;
+
+function int(name: string, v: number | undefined, fallback: number, min: number): number {
+  if (v === undefined) return fallback;
+  if (!Number.isSafeInteger(v) || v < min) throw new KvError('KV_BAD_OPTION', `${name} must be an integer ≥ ${min}, got ${String(v)}`);
+  return v;
+}
+
+export function settings(o: {
+  durability?: Durability | undefined;
+  limits?: StoreLimits | undefined;
+  hints?: HintLimits | undefined;
+  tombstoneGraceMs?: number | undefined;
+}): StoreSettings {
+  const durability = o.durability ?? 'default';
+  if (durability !== 'default' && durability !== 'sync')
+    throw new KvError('KV_BAD_OPTION', `durability must be 'default' or 'sync', got ${JSON.stringify(durability)}`);
+  const l = o.limits ?? {};
+  const maxSiblings = int('limits.maxSiblings', l.maxSiblings, 100, 1);
+  return {
+    durability,
+    maxKeyBytes: int('limits.maxKeyBytes', l.maxKeyBytes, 4096, 1),
+    maxValueBytes: int('limits.maxValueBytes', l.maxValueBytes, 1 << 20, 0),
+    maxSiblings,
+    warnSiblings: int('limits.warnSiblings', l.warnSiblings, Math.min(25, maxSiblings), 1),
+    tombstoneGraceMs: int('tombstoneGraceMs', o.tombstoneGraceMs, DEFAULT_TOMBSTONE_GRACE_MS, 0),
+    hintMaxBytes: int('hints.maxBytes', o.hints?.maxBytes, 64 << 20, 1),
+    hintMaxCount: int('hints.maxCount', o.hints?.maxCount, 1_000_000, 1),
+  };
+}

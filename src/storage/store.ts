@@ -1,0 +1,540 @@
+/**
+ * The node-local store: every replica, hint and piece of node metadata a ringkv node
+ * keeps. Replication, handoff and anti-entropy all write through it. Its one promise:
+ * no acknowledged version is ever silently lost or overwritten.
+ *
+ * Owns: validation and limits, per-key serialisation of read-merge-write, choosing the
+ * actor that issues a dot, tombstone bookkeeping and purging, durability (group commit),
+ * token-range scans, counts, hashes and deletes. Must not: network anything or decide
+ * ownership (DESIGN.md, layers).
+ *
+ * Actors. A dot must never be issued twice. Each store has a random 8-byte id, and
+ * issues dots as actor (store id, epoch). A record remembers the epoch it was first
+ * written under here (its owner epoch) and keeps using it while the key lives here.
+ * Whenever this node drops records (tombstone purge, range delete, a corrupt record set
+ * aside) it first moves to a new epoch, so a key that is dropped and written again later
+ * gets a new actor and never reuses a dot that other replicas may still hold. Epochs
+ * are leased in blocks, durably, before use; after an unclean shutdown every earlier
+ * epoch is retired, since a power cut may have lost writes whose dots other replicas
+ * already hold.
+ */
+import { randomBytes as cryptoRandomBytes } from 'node:crypto';
+import { DecodeError, decodeContext, decodeRecord, encodeContext, encodeRecord, versionBytes } from './codec.js';
+import type { StoredRecord } from './codec.js';
+import type { Engine, WriteOp } from './engine.js';
+import { KvError, showKey } from './errors.js';
+import { HintStore } from './hints.js';
+import { dataKey, dataKeyOfTombstone, dataSpans, metaKey, quarantineKey, tokenHalves, tombstoneKey, tombstonesBefore, userKeyOf } from './keys.js';
+import type { TokenRange } from './keys.js';
+import { KeyLocks } from './key-lock.js';
+import { LevelEngine } from './level-engine.js';
+import { settings } from './options.js';
+import type { Durability, HintLimits, StoreLimits, StoreSettings } from './options.js';
+import { batches } from './scan.js';
+import type { BatchLimits } from './scan.js';
+import { EMPTY_VERSIONS, isDeleted, liveValues, merge, sameVersions, update } from './versions.js';
+import type { Actor, Versions } from './versions.js';
+import { hashInto } from '../ring/index.js';
+import { WriteQueue } from './write-queue.js';
+import { ReadBatcher } from './read-batcher.js';
+
+export type Key = string | Uint8Array;
+
+/** The subset of a pino logger the store uses. */
+export interface Logger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface StoreOptions {
+  /** The engine to use; or give `path` for LevelDB in that directory. */
+  readonly engine?: Engine;
+  readonly path?: string;
+  /** 'default': acknowledged once the OS holds the write; 'sync': once fsynced (README). */
+  readonly durability?: Durability;
+  readonly limits?: StoreLimits;
+  readonly hints?: HintLimits;
+  /** Keep tombstones this long after the key was deleted here, ms (default 10 days). */
+  readonly tombstoneGraceMs?: number;
+  /** Wall clock in ms (injected for tests). */
+  readonly now?: () => number;
+  /** Source of the store id (injected for tests). */
+  readonly randomBytes?: (n: number) => Buffer;
+  readonly logger?: Logger;
+}
+
+export interface ReadResult {
+  /** Every live sibling's value: empty when the key is absent or deleted. */
+  readonly values: Buffer[];
+  /** Opaque causal context: pass it to put/delete to supersede exactly what this read saw. */
+  readonly context: Buffer;
+  /** Versions held, tombstones included. */
+  readonly versions: number;
+  /** True when only tombstones are held. */
+  readonly deleted: boolean;
+}
+
+export interface WriteResult {
+  /** The context after the write (covers the new version). */
+  readonly context: Buffer;
+  readonly versions: number;
+  /** The key's record after the write, to send to the other replicas (merge). */
+  readonly record: Buffer;
+}
+
+export interface MergeResult {
+  /** False when the incoming record held nothing new: nothing was written. */
+  readonly changed: boolean;
+  readonly versions: number;
+  readonly record: Buffer;
+}
+
+export interface ScanEntry {
+  readonly key: Buffer;
+  /** The stored record: pass it to merge() on another node. */
+  readonly record: Buffer;
+}
+
+export interface ScanBatch {
+  readonly entries: ScanEntry[];
+  /** Keys whose records failed their checksum: reported and skipped, never sent. */
+  readonly corrupt: Buffer[];
+}
+
+const EPOCH_LEASE = 4096;
+const NOBODY = undefined;
+
+function u64be(n: number): string {
+  const b = Buffer.allocUnsafe(8);
+  b.writeUInt32BE(Math.floor(n / 0x100000000), 0);
+  b.writeUInt32BE(n >>> 0, 4);
+  return b.toString('latin1');
+}
+
+function readNumber(b: Buffer | undefined): number | undefined {
+  return b === undefined ? undefined : b.readUInt32BE(0) * 0x100000000 + b.readUInt32BE(4);
+}
+
+function numberBytes(n: number): Buffer {
+  return Buffer.from(u64be(n), 'latin1');
+}
+
+export class Store {
+  readonly settings: StoreSettings;
+  readonly hints: HintStore;
+  readonly #engine: Engine;
+  readonly #queue: WriteQueue;
+  readonly #locks = new KeyLocks();
+  readonly #reads: ReadBatcher;
+  readonly #now: () => number;
+  readonly #log: Logger | undefined;
+  #storeId = '';
+  /** The epoch that keys new to this node are written under. */
+  #epoch = 0;
+  #epochNext = 0;
+  #leaseEnd = 0;
+  #epochFloor = 0;
+  #extending: Promise<void> | undefined;
+  #open = false;
+  #active = 0;
+  #idle: (() => void) | undefined;
+
+  private constructor(engine: Engine, s: StoreSettings, options: StoreOptions) {
+    this.#engine = engine;
+    this.settings = s;
+    this.#queue = new WriteQueue(engine, s.durability === 'sync');
+    this.#reads = new ReadBatcher(engine);
+    this.#now = options.now ?? Date.now;
+    this.#log = options.logger;
+    this.hints = new HintStore({ engine, queue: this.#queue, locks: this.#locks, settings: s, guard: (fn) => this.#guard(fn) });
+  }
+
+  static async open(options: StoreOptions): Promise<Store> {
+    if ((options.engine === undefined) === (options.path === undefined))
+      throw new KvError('KV_BAD_OPTION', 'give exactly one of engine or path (a data directory for LevelDB)');
+    const s = settings(options);
+    const engine = options.engine ?? new LevelEngine(options.path!);
+    try {
+      await engine.open();
+    } catch (e) {
+      throw new KvError('KV_IO', `cannot open the ${engine.kind} database${options.path ? ` in ${options.path}` : ''}: ${(e as Error).message}`, { cause: e });
+    }
+    const store = new Store(engine, s, options);
+    await store.#start(options.randomBytes ?? cryptoRandomBytes);
+    return store;
+  }
+
+  /** Load or create the store id; lease epochs; note an unclean shutdown. */
+  async #start(randomBytes: (n: number) => Buffer): Promise<void> {
+    const [id, lease, clean, floor] = await this.#engine.getMany(['store-id', 'epoch-lease', 'clean', 'epoch-floor'].map(metaKey));
+    const ops: WriteOp[] = [];
+    let storeId = id;
+    if (storeId === undefined) {
+      storeId = randomBytes(8);
+      ops.push({ type: 'put', key: metaKey('store-id'), value: storeId });
+    }
+    this.#storeId = storeId.toString('latin1');
+    this.#epochNext = readNumber(lease) ?? 1;
+    this.#epochFloor = id !== undefined && clean === undefined ? this.#epochNext : (readNumber(floor) ?? 0);
+    if (id !== undefined && clean === undefined) this.#log?.warn({ floor: this.#epochFloor }, 'store was not closed cleanly: retiring earlier actor epochs');
+    this.#leaseEnd = this.#epochNext + EPOCH_LEASE;
+    this.#epoch = this.#epochNext++;
+    ops.push(
+      { type: 'put', key: metaKey('epoch-lease'), value: numberBytes(this.#leaseEnd) },
+      { type: 'put', key: metaKey('epoch-floor'), value: numberBytes(this.#epochFloor) },
+      { type: 'del', key: metaKey('clean') },
+    );
+    await this.#engine.write(ops, true);
+    await this.hints.load();
+    this.#open = true;
+  }
+
+  /** Wait for operations in flight, mark the shutdown clean, close the engine. */
+  async close(): Promise<void> {
+    if (!this.#open) return;
+    this.#open = false;
+    if (this.#active > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
+    await this.#engine.write([{ type: 'put', key: metaKey('clean'), value: Buffer.alloc(0) }], true);
+    await this.#engine.close();
+  }
+
+  /** This store's id (8 bytes, hex): the prefix of every actor it issues dots under. */
+  get id(): string {
+    return Buffer.from(this.#storeId, 'latin1').toString('hex');
+  }
+
+  async #guard<T>(fn: () => Promise<T>): Promise<T> {
+    if (!this.#open) throw new KvError('KV_CLOSED', 'the store is closed; open it again to use it');
+    this.#active++;
+    try {
+      return await fn();
+    } finally {
+      if (--this.#active === 0 && this.#idle) this.#idle();
+    }
+  }
+
+  #key(key: Key): Buffer {
+    const k = typeof key === 'string' ? Buffer.from(key, 'utf8') : key instanceof Uint8Array ? Buffer.from(key.buffer, key.byteOffset, key.byteLength) : null;
+    if (k === null) throw new KvError('KV_BAD_KEY', `a key must be a string or bytes, got ${typeof key}`);
+    if (k.length === 0) throw new KvError('KV_KEY_EMPTY', 'a key must have at least one byte');
+    if (k.length > this.settings.maxKeyBytes)
+      throw new KvError('KV_KEY_TOO_LARGE', `key of ${k.length} bytes is over the limit of ${this.settings.maxKeyBytes}; use a shorter key (or raise limits.maxKeyBytes)`);
+    return k;
+  }
+
+  #decodeStored(dk: Buffer, bytes: Buffer): StoredRecord {
+    try {
+      return decodeRecord(bytes);
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw e;
+      this.#log?.error({ key: showKey(userKeyOf(dk)), reason: e.message }, 'corrupt record');
+      throw new KvError('KV_CORRUPT_RECORD', `the record of key ${showKey(userKeyOf(dk))} is corrupt on disk (${e.message}); repair it from another replica`, { cause: e });
+    }
+  }
+
+  /** Read a key's record for a read-merge-write. A corrupt one is set aside, not lost. */
+  async #loadForWrite(dk: Buffer, ops: WriteOp[]): Promise<StoredRecord | undefined> {
+    const bytes = await this.#reads.get(dk);
+    if (bytes === undefined) return undefined;
+    try {
+      return this.#decodeStored(dk, bytes);
+    } catch (e) {
+      if (!(e instanceof KvError)) throw e;
+      ops.push({ type: 'put', key: quarantineKey(dk), value: bytes });
+      await this.#retireEpoch(); // the lost record's dots are unknown: write the key under a new actor
+      return undefined;
+    }
+  }
+
+  #checkSiblings(key: Buffer, versions: Versions): void {
+    const n = versions.siblings.length;
+    if (n > this.settings.maxSiblings)
+      throw new KvError(
+        'KV_TOO_MANY_SIBLINGS',
+        `key ${showKey(key)} would hold ${n} concurrent versions, over the limit of ${this.settings.maxSiblings}; read it and write back one value with the read's context to resolve them`,
+      );
+    if (n >= this.settings.warnSiblings) this.#log?.warn({ key: showKey(key), siblings: n }, 'many siblings: clients are writing without contexts or racing');
+  }
+
+  /** Queue the ops that store `versions` for dk (record and tombstone index); return the record. */
+  #persist(dk: Buffer, old: StoredRecord | undefined, versions: Versions, ownerEpoch: number | undefined, ops: WriteOp[]): Buffer {
+    const deletedAt = isDeleted(versions) ? this.#now() : undefined;
+    if (old?.deletedAt !== undefined) ops.push({ type: 'del', key: tombstoneKey(old.deletedAt, dk) });
+    if (deletedAt !== undefined) ops.push({ type: 'put', key: tombstoneKey(deletedAt, dk), value: Buffer.alloc(0) });
+    const record = encodeRecord({ versions, ownerEpoch, deletedAt });
+    ops.push({ type: 'put', key: dk, value: record });
+    return record;
+  }
+
+  #actor(epoch: number): Actor {
+    return this.#storeId + u64be(epoch);
+  }
+
+  /** Move keys new to this node to a fresh epoch: call before records are dropped. */
+  async #retireEpoch(): Promise<void> {
+    while (this.#epochNext >= this.#leaseEnd) {
+      this.#extending ??= this.#extendLease().finally(() => (this.#extending = undefined));
+      await this.#extending;
+    }
+    this.#epoch = this.#epochNext++;
+  }
+
+  async #extendLease(): Promise<void> {
+    const end = this.#leaseEnd + EPOCH_LEASE;
+    await this.#engine.write([{ type: 'put', key: metaKey('epoch-lease'), value: numberBytes(end) }], true);
+    this.#leaseEnd = end;
+  }
+
+  /** All live values of a key and the causal context that covers them. */
+  get(key: Key): Promise<ReadResult> {
+    return this.#guard(async () => {
+      const k = this.#key(key);
+      const [hi, lo] = tokenHalves(k);
+      const dk = dataKey(hi, lo, k);
+      const bytes = await this.#reads.get(dk);
+      const v = bytes === undefined ? EMPTY_VERSIONS : this.#decodeStored(dk, bytes).versions;
+      return { values: liveValues(v) as Buffer[], context: encodeContext(lo, v.clock), versions: v.siblings.length, deleted: isDeleted(v) };
+    });
+  }
+
+  /** The stored record of a key (checked), or undefined: what a replica sends a coordinator. */
+  getRecord(key: Key): Promise<Buffer | undefined> {
+    return this.#guard(async () => {
+      const k = this.#key(key);
+      const [hi, lo] = tokenHalves(k);
+      const dk = dataKey(hi, lo, k);
+      const bytes = await this.#reads.get(dk);
+      if (bytes !== undefined) this.#decodeStored(dk, bytes);
+      return bytes;
+    });
+  }
+
+  /**
+   * Write a value that supersedes exactly what `context` (from a get) saw; without a
+   * context it is a new sibling. Acknowledged when durable per the durability mode.
+   */
+  put(key: Key, value: Uint8Array, context?: Uint8Array): Promise<WriteResult> {
+    if (!(value instanceof Uint8Array)) return Promise.reject(new KvError('KV_BAD_VALUE', `a value must be bytes (a Uint8Array or Buffer), got ${typeof value}`));
+    if (value.length > this.settings.maxValueBytes)
+      return Promise.reject(
+        new KvError('KV_VALUE_TOO_LARGE', `value of ${value.length} bytes is over the limit of ${this.settings.maxValueBytes}; split it (or raise limits.maxValueBytes)`),
+      );
+    return this.#write(key, value, context);
+  }
+
+  /** A tombstone that supersedes exactly what `context` saw; a concurrent put survives it. */
+  delete(key: Key, context?: Uint8Array): Promise<WriteResult> {
+    return this.#write(key, null, context);
+  }
+
+  #write(key: Key, value: Uint8Array | null, context: Uint8Array | undefined): Promise<WriteResult> {
+    return this.#guard(async () => {
+      const k = this.#key(key);
+      const [hi, lo] = tokenHalves(k);
+      let ctx;
+      try {
+        ctx = decodeContext(context ?? Buffer.alloc(0), lo);
+      } catch (e) {
+        if (!(e instanceof DecodeError)) throw e;
+        throw new KvError('KV_BAD_CONTEXT', `bad causal context for key ${showKey(k)}: ${e.message}; pass the context returned by a get of this key, or none`);
+      }
+      const dk = dataKey(hi, lo, k);
+      const lockKey = dk.toString('latin1');
+      const wait = this.#locks.acquire(lockKey);
+      if (wait) await wait;
+      try {
+        const ops: WriteOp[] = [];
+        const old = await this.#loadForWrite(dk, ops);
+        const owned = old?.ownerEpoch !== undefined && old.ownerEpoch >= this.#epochFloor;
+        const epoch = owned ? old.ownerEpoch! : this.#epoch;
+        const versions = update(old?.versions ?? EMPTY_VERSIONS, ctx, this.#actor(epoch), value === null ? null : Buffer.from(value));
+        this.#checkSiblings(k, versions);
+        const record = this.#persist(dk, old, versions, epoch, ops);
+        await this.#queue.write(ops);
+        return { context: encodeContext(lo, versions.clock), versions: versions.siblings.length, record };
+      } finally {
+        this.#locks.release(lockKey);
+      }
+    });
+  }
+
+  /**
+   * Merge a record from another node (replication, read repair, handoff, hints,
+   * anti-entropy) into this node's versions of the key. Idempotent: merging what is
+   * already here writes nothing.
+   */
+  merge(key: Key, record: Uint8Array): Promise<MergeResult> {
+    return this.#guard(async () => {
+      const k = this.#key(key);
+      let incoming: Versions;
+      try {
+        incoming = decodeRecord(record).versions;
+      } catch (e) {
+        if (!(e instanceof DecodeError)) throw e;
+        throw new KvError('KV_BAD_RECORD', `the record sent for key ${showKey(k)} does not decode (${e.message}); it was not stored`);
+      }
+      const [hi, lo] = tokenHalves(k);
+      const dk = dataKey(hi, lo, k);
+      const lockKey = dk.toString('latin1');
+      const wait = this.#locks.acquire(lockKey);
+      if (wait) await wait;
+      try {
+        const ops: WriteOp[] = [];
+        const old = await this.#loadForWrite(dk, ops);
+        const merged = old ? merge(old.versions, incoming) : incoming;
+        if (old && ops.length === 0 && sameVersions(merged, old.versions)) {
+          return { changed: false, versions: merged.siblings.length, record: encodeRecord(old) };
+        }
+        this.#checkSiblings(k, merged);
+        const out = this.#persist(dk, old, merged, old?.ownerEpoch ?? NOBODY, ops);
+        await this.#queue.write(ops);
+        return { changed: true, versions: merged.siblings.length, record: out };
+      } finally {
+        this.#locks.release(lockKey);
+      }
+    });
+  }
+
+  /** The records of a token range (start, end], in token order, in batches. */
+  async *scan(range: TokenRange, limits: BatchLimits = {}): AsyncGenerator<ScanBatch> {
+    const spans = dataSpans(range);
+    for await (const batch of this.#batches(spans, limits)) {
+      const entries: ScanEntry[] = [], corrupt: Buffer[] = [];
+      for (const [k, v] of batch) {
+        if (isIntact(v)) entries.push({ key: userKeyOf(k), record: v });
+        else {
+          corrupt.push(userKeyOf(k));
+          this.#log?.error({ key: showKey(userKeyOf(k)) }, 'corrupt record skipped by a range scan');
+        }
+      }
+      yield { entries, corrupt };
+    }
+  }
+
+  #batches(spans: ReturnType<typeof dataSpans>, limits: BatchLimits): AsyncGenerator<Array<[Buffer, Buffer]>> {
+    if (!this.#open) throw new KvError('KV_CLOSED', 'the store is closed; open it again to use it');
+    return batches(this.#engine, spans, limits);
+  }
+
+  /** Keys and their key + record bytes in a token range, counted exactly by a scan. */
+  async rangeStats(range: TokenRange): Promise<{ keys: number; bytes: number }> {
+    let keys = 0, bytes = 0;
+    for await (const batch of this.#batches(dataSpans(range), { batchCount: 1000, batchBytes: 1 << 24 })) {
+      keys += batch.length;
+      for (const [k, v] of batch) bytes += k.length + v.length;
+    }
+    return { keys, bytes };
+  }
+
+  /** LevelDB's estimate of the bytes a token range takes on disk: cheap, approximate. */
+  async approximateBytes(range: TokenRange): Promise<number> {
+    let total = 0;
+    for (const s of dataSpans(range)) total += await this.#guard(() => this.#engine.approximateSize(s.gte, s.lt));
+    return total;
+  }
+
+  /**
+   * A 64-bit hash of every version in a token range, for Merkle-tree anti-entropy: the
+   * sum (mod 2^64) of one hash per key over (key, canonical versions), so it does not
+   * depend on write order or on this node's bookkeeping, and changes when any version
+   * changes. A corrupt record contributes its raw bytes, so it differs from any replica.
+   */
+  async hashRange(range: TokenRange): Promise<{ hash: string; keys: number }> {
+    const a = new Uint32Array(2), b = new Uint32Array(2);
+    let hi = 0, lo = 0, keys = 0;
+    for await (const batch of this.#batches(dataSpans(range), { batchCount: 1000, batchBytes: 1 << 24 })) {
+      for (const [k, v] of batch) {
+        hashInto(k, a);
+        hashInto(isIntact(v) ? versionBytes(v) : v, b);
+        // Leaf = key hash XOR (versions hash rotated by one bit); added mod 2^64.
+        const leafHi = (a[0]! ^ ((b[0]! << 1) | (b[1]! >>> 31))) >>> 0;
+        const leafLo = (a[1]! ^ ((b[1]! << 1) | (b[0]! >>> 31))) >>> 0;
+        const sumLo = lo + leafLo;
+        lo = sumLo >>> 0;
+        hi = (hi + leafHi + (sumLo > 0xffffffff ? 1 : 0)) >>> 0;
+        keys++;
+      }
+    }
+    return { hash: hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0'), keys };
+  }
+
+  /**
+   * Delete a token range after its ownership moved away. A key written since the scan
+   * saw it is kept (compare-and-delete under the key's lock), so a write that raced the
+   * cleanup is never lost; it is counted in `kept`.
+   */
+  async deleteRange(range: TokenRange, limits: BatchLimits = {}): Promise<{ deleted: number; kept: number }> {
+    let deleted = 0, kept = 0;
+    for await (const batch of this.#batches(dataSpans(range), { batchCount: 256, ...limits })) {
+      const keys = batch.map(([k]) => k);
+      const lockKeys = keys.map((k) => k.toString('latin1'));
+      for (const lk of lockKeys) {
+        const wait = this.#locks.acquire(lk);
+        if (wait) await wait;
+      }
+      try {
+        await this.#guard(async () => {
+          const now = await this.#engine.getMany(keys);
+          const ops: WriteOp[] = [];
+          batch.forEach(([k, v], i) => {
+            if (now[i] === undefined || !now[i]!.equals(v)) return void kept++;
+            ops.push({ type: 'del', key: k });
+            const deletedAt = isIntact(v) ? decodeRecord(v).deletedAt : undefined;
+            if (deletedAt !== undefined) ops.push({ type: 'del', key: tombstoneKey(deletedAt, k) });
+            deleted++;
+          });
+          if (ops.length === 0) return;
+          await this.#retireEpoch();
+          await this.#queue.write(ops);
+        });
+      } finally {
+        for (const lk of lockKeys) this.#locks.release(lk);
+      }
+    }
+    return { deleted, kept };
+  }
+
+  /**
+   * Drop keys that have been tombstones only for longer than the grace period. A key
+   * written or merged since keeps its record (its index entry is stale and goes).
+   */
+  async purgeTombstones(limits: BatchLimits = {}): Promise<{ purged: number }> {
+    let purged = 0;
+    const before = this.#now() - this.settings.tombstoneGraceMs;
+    for await (const batch of this.#batches([tombstonesBefore(before)], { batchCount: 256, ...limits })) {
+      for (const [tk] of batch) {
+        const dk = dataKeyOfTombstone(tk);
+        const lockKey = dk.toString('latin1');
+        await this.#locks.with(lockKey, () =>
+          this.#guard(async () => {
+            const bytes = await this.#engine.get(dk);
+            const ops: WriteOp[] = [{ type: 'del', key: tk }];
+            const rec = bytes !== undefined && isIntact(bytes) ? decodeRecord(bytes) : undefined;
+            if (rec?.deletedAt !== undefined && rec.deletedAt < before && tombstoneKey(rec.deletedAt, dk).equals(tk)) {
+              ops.push({ type: 'del', key: dk });
+              await this.#retireEpoch();
+              purged++;
+            }
+            await this.#queue.write(ops);
+          }),
+        );
+      }
+    }
+    return { purged };
+  }
+
+  /** Writes acknowledged and engine batches written (group commit shares batches). */
+  get writeStats(): { writes: number; batches: number } {
+    return { writes: this.#queue.writes, batches: this.#queue.batches };
+  }
+}
+
+/** A record whose frame and checksum are intact (contents are checked on decode). */
+function isIntact(bytes: Buffer): boolean {
+  try {
+    versionBytes(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * The engines every shared suite runs against: LevelDB in a fresh temporary directory,
+ * and memory. Each `make()` gives a new, empty engine; `cleanup()` removes what the
+ * suite created.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LevelEngine, MemoryEngine } from '../../../src/storage/index.js';
+import type { Engine } from '../../../src/storage/index.js';
+
+export interface EngineKind {
+  readonly name: string;
+  make(): Engine;
+  /** Remove the directories made so far. */
+  cleanup(): void;
+}
+
+export function levelKind(): EngineKind {
+  const dirs: string[] = [];
+  return {
+    name: 'leveldb',
+    make() {
+      const dir = mkdtempSync(join(tmpdir(), 'ringkv-test-'));
+      dirs.push(dir);
+      return new LevelEngine(join(dir, 'db'));
+    },
+    cleanup() {
+      for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+    },
+  };
+}
+
+export function memoryKind(): EngineKind {
+  return { name: 'memory', make: () => new MemoryEngine(), cleanup() {} };
+}
+
+export const ENGINE_KINDS: ReadonlyArray<() => EngineKind> = [levelKind, memoryKind];
