@@ -246,6 +246,22 @@ export class Store {
     }
   }
 
+  /**
+   * Read-merge-write of one key under its lock: `fn` gets the stored record (undefined
+   * when absent or set aside as corrupt) and the ops gathered so far, and writes.
+   */
+  async #change<T>(dk: Buffer, fn: (old: StoredRecord | undefined, ops: WriteOp[]) => Promise<T>): Promise<T> {
+    const lockKey = dk.toString('latin1');
+    const wait = this.#locks.acquire(lockKey);
+    if (wait) await wait;
+    try {
+      const ops: WriteOp[] = [];
+      return await fn(await this.#loadForWrite(dk, ops), ops);
+    } finally {
+      this.#locks.release(lockKey);
+    }
+  }
+
   #checkSiblings(key: Buffer, versions: Versions): void {
     const n = versions.siblings.length;
     if (n > this.settings.maxSiblings)
@@ -339,12 +355,7 @@ export class Store {
         throw new KvError('KV_BAD_CONTEXT', `bad causal context for key ${showKey(k)}: ${e.message}; pass the context returned by a get of this key, or none`);
       }
       const dk = dataKey(hi, lo, k);
-      const lockKey = dk.toString('latin1');
-      const wait = this.#locks.acquire(lockKey);
-      if (wait) await wait;
-      try {
-        const ops: WriteOp[] = [];
-        const old = await this.#loadForWrite(dk, ops);
+      return this.#change(dk, async (old, ops) => {
         const owned = old?.ownerEpoch !== undefined && old.ownerEpoch >= this.#epochFloor;
         const epoch = owned ? old.ownerEpoch! : this.#epoch;
         const versions = update(old?.versions ?? EMPTY_VERSIONS, ctx, this.#actor(epoch), value === null ? null : Buffer.from(value));
@@ -352,9 +363,7 @@ export class Store {
         const record = this.#persist(dk, old, versions, epoch, ops);
         await this.#queue.write(ops);
         return { context: encodeContext(lo, versions.clock), versions: versions.siblings.length, record };
-      } finally {
-        this.#locks.release(lockKey);
-      }
+      });
     });
   }
 
@@ -375,12 +384,7 @@ export class Store {
       }
       const [hi, lo] = tokenHalves(k);
       const dk = dataKey(hi, lo, k);
-      const lockKey = dk.toString('latin1');
-      const wait = this.#locks.acquire(lockKey);
-      if (wait) await wait;
-      try {
-        const ops: WriteOp[] = [];
-        const old = await this.#loadForWrite(dk, ops);
+      return this.#change(dk, async (old, ops) => {
         const merged = old ? merge(old.versions, incoming) : incoming;
         if (old && ops.length === 0 && sameVersions(merged, old.versions)) {
           return { changed: false, versions: merged.siblings.length, record: encodeRecord(old) };
@@ -389,9 +393,7 @@ export class Store {
         const out = this.#persist(dk, old, merged, old?.ownerEpoch ?? NOBODY, ops);
         await this.#queue.write(ops);
         return { changed: true, versions: merged.siblings.length, record: out };
-      } finally {
-        this.#locks.release(lockKey);
-      }
+      });
     });
   }
 
