@@ -212,6 +212,51 @@ export function decodeRecord(bytes: Uint8Array): StoredRecord {
   return { versions: { clock, siblings }, ownerEpoch, deletedAt };
 }
 
+/** What a read returns, taken from a record without building its versions. */
+export interface RecordView {
+  readonly values: Buffer[];
+  readonly siblings: number;
+  /** The clock exactly as encoded in the record: a context is this with a header. */
+  readonly clock: Buffer;
+}
+
+/**
+ * The read path's decode: checksum, then the clock's bytes and the live values as views
+ * into the record. Skips what a read does not need (actor strings, maps, order checks:
+ * the record was checked in full when it was written; the checksum proves it unchanged).
+ */
+export function viewRecord(bytes: Uint8Array): RecordView {
+  const buf = asBuffer(bytes);
+  const r = new Reader(buf, 0, checkFrame(buf));
+  readHeader(r);
+  const clockStart = r.pos;
+  const actors = r.varint();
+  for (let i = 0; i < actors; i++) {
+    r.bytes(ACTOR_BYTES);
+    r.varint();
+  }
+  const clock = buf.subarray(clockStart, r.pos);
+  const n = r.varint();
+  const values: Buffer[] = [];
+  for (let i = 0; i < n; i++) {
+    r.varint();
+    r.varint();
+    if (r.byte() === 1) values.push(r.bytes(r.varint()));
+  }
+  if (r.pos !== r.end) throw new DecodeError('trailing bytes after the siblings');
+  return { values, siblings: n, clock };
+}
+
+/** A context from a clock already encoded (a record's clock section, or none). */
+export function contextFromClock(keyCheck: number, clock: Buffer | undefined): Buffer {
+  const buf = Buffer.allocUnsafe(5 + (clock?.length ?? 1));
+  buf[0] = CONTEXT_FORMAT;
+  buf.writeUInt32BE(keyCheck >>> 0, 1);
+  if (clock) clock.copy(buf, 5);
+  else buf[5] = 0; // no actors
+  return buf;
+}
+
 /**
  * The canonical versions section of a checked record, without decoding it: what a range
  * hash covers (it excludes this node's bookkeeping, so replicas holding equal versions

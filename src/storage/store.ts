@@ -19,7 +19,7 @@
  * already hold.
  */
 import { randomBytes as cryptoRandomBytes } from 'node:crypto';
-import { DecodeError, decodeContext, decodeRecord, encodeContext, encodeRecord, versionBytes } from './codec.js';
+import { DecodeError, contextFromClock, decodeContext, decodeRecord, encodeContext, encodeRecord, versionBytes, viewRecord } from './codec.js';
 import type { StoredRecord } from './codec.js';
 import type { Engine, WriteOp } from './engine.js';
 import { KvError, showKey } from './errors.js';
@@ -32,7 +32,7 @@ import { settings } from './options.js';
 import type { Durability, HintLimits, StoreLimits, StoreSettings } from './options.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
-import { EMPTY_VERSIONS, isDeleted, liveValues, merge, sameVersions, update } from './versions.js';
+import { EMPTY_VERSIONS, isDeleted, merge, sameVersions, update } from './versions.js';
 import type { Actor, Versions } from './versions.js';
 import { hashInto } from '../ring/index.js';
 import { WriteQueue } from './write-queue.js';
@@ -223,8 +223,13 @@ export class Store {
   }
 
   #decodeStored(dk: Buffer, bytes: Buffer): StoredRecord {
+    return this.#checked(dk, () => decodeRecord(bytes));
+  }
+
+  /** Run a decoder over stored bytes; a failure is a corrupt record, reported with its key. */
+  #checked<T>(dk: Buffer, decode: () => T): T {
     try {
-      return decodeRecord(bytes);
+      return decode();
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
       this.#log?.error({ key: showKey(userKeyOf(dk)), reason: e.message }, 'corrupt record');
@@ -307,9 +312,10 @@ export class Store {
       const k = this.#key(key);
       const [hi, lo] = tokenHalves(k);
       const dk = dataKey(hi, lo, k);
-      const bytes = await this.#reads.get(dk);
-      const v = bytes === undefined ? EMPTY_VERSIONS : this.#decodeStored(dk, bytes).versions;
-      return { values: liveValues(v) as Buffer[], context: encodeContext(lo, v.clock), versions: v.siblings.length, deleted: isDeleted(v) };
+      const bytes = await this.#engine.get(dk);
+      if (bytes === undefined) return { values: [], context: contextFromClock(lo, undefined), versions: 0, deleted: false };
+      const view = this.#checked(dk, () => viewRecord(bytes));
+      return { values: view.values, context: contextFromClock(lo, view.clock), versions: view.siblings, deleted: view.siblings > 0 && view.values.length === 0 };
     });
   }
 
@@ -319,7 +325,7 @@ export class Store {
       const k = this.#key(key);
       const [hi, lo] = tokenHalves(k);
       const dk = dataKey(hi, lo, k);
-      const bytes = await this.#reads.get(dk);
+      const bytes = await this.#engine.get(dk);
       if (bytes !== undefined) this.#decodeStored(dk, bytes);
       return bytes;
     });
