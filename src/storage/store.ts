@@ -19,7 +19,7 @@
  * already hold.
  */
 import { randomBytes as cryptoRandomBytes } from 'node:crypto';
-import { DecodeError, contextFromClock, decodeContext, decodeRecord, encodeContext, encodeRecord, versionBytes, viewRecord } from './codec.js';
+import { DecodeError, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, versionBytes, viewRecord } from './codec.js';
 import type { StoredRecord } from './codec.js';
 import type { Engine, WriteOp } from './engine.js';
 import { KvError, showKey } from './errors.js';
@@ -102,6 +102,7 @@ export interface ScanBatch {
 }
 
 const EPOCH_LEASE = 4096;
+const EMPTY = Buffer.alloc(0);
 const NOBODY = undefined;
 
 function u64be(n: number): string {
@@ -135,6 +136,8 @@ export class Store {
   #leaseEnd = 0;
   #epochFloor = 0;
   #extending: Promise<void> | undefined;
+  #lastEpoch = -1;
+  #lastActor = '';
   #open = false;
   #active = 0;
   #idle: (() => void) | undefined;
@@ -203,14 +206,30 @@ export class Store {
     return Buffer.from(this.#storeId, 'latin1').toString('hex');
   }
 
-  async #guard<T>(fn: () => Promise<T>): Promise<T> {
+  /** Count an operation in flight (close waits for them); refuse once closed. */
+  #enter(): void {
     if (!this.#open) throw new KvError('KV_CLOSED', 'the store is closed; open it again to use it');
     this.#active++;
+  }
+
+  #leave(): void {
+    if (--this.#active === 0 && this.#idle) this.#idle();
+  }
+
+  async #guard<T>(fn: () => Promise<T>): Promise<T> {
+    this.#enter();
     try {
       return await fn();
     } finally {
-      if (--this.#active === 0 && this.#idle) this.#idle();
+      this.#leave();
     }
+  }
+
+  /** A key's bytes (checked), its data key, and the 32-bit check its contexts carry. */
+  #locate(key: Key): { k: Buffer; dk: Buffer; check: number } {
+    const k = this.#key(key);
+    const [hi, lo] = tokenHalves(k);
+    return { k, dk: dataKey(hi, lo, k), check: lo };
   }
 
   #key(key: Key): Buffer {
@@ -237,10 +256,8 @@ export class Store {
     }
   }
 
-  /** Read a key's record for a read-merge-write. A corrupt one is set aside, not lost. */
-  async #loadForWrite(dk: Buffer, ops: WriteOp[]): Promise<StoredRecord | undefined> {
-    const bytes = await this.#reads.get(dk);
-    if (bytes === undefined) return undefined;
+  /** Decode a key's record for a read-merge-write. A corrupt one is set aside, not lost. */
+  async #loadForWrite(dk: Buffer, bytes: Buffer, ops: WriteOp[]): Promise<StoredRecord | undefined> {
     try {
       return this.#decodeStored(dk, bytes);
     } catch (e) {
@@ -255,13 +272,14 @@ export class Store {
    * Read-merge-write of one key under its lock: `fn` gets the stored record (undefined
    * when absent or set aside as corrupt) and the ops gathered so far, and writes.
    */
-  async #change<T>(dk: Buffer, fn: (old: StoredRecord | undefined, ops: WriteOp[]) => Promise<T>): Promise<T> {
+  async #change<T>(dk: Buffer, fn: (old: StoredRecord | undefined, ops: WriteOp[], stored: Buffer | undefined) => Promise<T>): Promise<T> {
     const lockKey = dk.toString('latin1');
     const wait = this.#locks.acquire(lockKey);
     if (wait) await wait;
     try {
       const ops: WriteOp[] = [];
-      return await fn(await this.#loadForWrite(dk, ops), ops);
+      const stored = await this.#reads.get(dk);
+      return await fn(stored === undefined ? undefined : await this.#loadForWrite(dk, stored, ops), ops, stored);
     } finally {
       this.#locks.release(lockKey);
     }
@@ -288,7 +306,8 @@ export class Store {
   }
 
   #actor(epoch: number): Actor {
-    return this.#storeId + u64be(epoch);
+    if (epoch !== this.#lastEpoch) (this.#lastEpoch = epoch), (this.#lastActor = this.#storeId + u64be(epoch));
+    return this.#lastActor;
   }
 
   /** Move keys new to this node to a fresh epoch: call before records are dropped. */
@@ -307,28 +326,30 @@ export class Store {
   }
 
   /** All live values of a key and the causal context that covers them. */
-  get(key: Key): Promise<ReadResult> {
-    return this.#guard(async () => {
-      const k = this.#key(key);
-      const [hi, lo] = tokenHalves(k);
-      const dk = dataKey(hi, lo, k);
+  async get(key: Key): Promise<ReadResult> {
+    this.#enter();
+    try {
+      const { dk, check } = this.#locate(key);
       const bytes = await this.#engine.get(dk);
-      if (bytes === undefined) return { values: [], context: contextFromClock(lo, undefined), versions: 0, deleted: false };
+      if (bytes === undefined) return { values: [], context: contextFromClock(check, undefined), versions: 0, deleted: false };
       const view = this.#checked(dk, () => viewRecord(bytes));
-      return { values: view.values, context: contextFromClock(lo, view.clock), versions: view.siblings, deleted: view.siblings > 0 && view.values.length === 0 };
-    });
+      return { values: view.values, context: contextFromClock(check, view.clock), versions: view.siblings, deleted: view.siblings > 0 && view.values.length === 0 };
+    } finally {
+      this.#leave();
+    }
   }
 
   /** The stored record of a key (checked), or undefined: what a replica sends a coordinator. */
-  getRecord(key: Key): Promise<Buffer | undefined> {
-    return this.#guard(async () => {
-      const k = this.#key(key);
-      const [hi, lo] = tokenHalves(k);
-      const dk = dataKey(hi, lo, k);
+  async getRecord(key: Key): Promise<Buffer | undefined> {
+    this.#enter();
+    try {
+      const { dk } = this.#locate(key);
       const bytes = await this.#engine.get(dk);
       if (bytes !== undefined) this.#decodeStored(dk, bytes);
       return bytes;
-    });
+    } finally {
+      this.#leave();
+    }
   }
 
   /**
@@ -349,28 +370,30 @@ export class Store {
     return this.#write(key, null, context);
   }
 
-  #write(key: Key, value: Uint8Array | null, context: Uint8Array | undefined): Promise<WriteResult> {
-    return this.#guard(async () => {
-      const k = this.#key(key);
-      const [hi, lo] = tokenHalves(k);
+  async #write(key: Key, value: Uint8Array | null, context: Uint8Array | undefined): Promise<WriteResult> {
+    this.#enter();
+    try {
+      const { k, dk, check } = this.#locate(key);
       let ctx;
       try {
-        ctx = decodeContext(context ?? Buffer.alloc(0), lo);
+        ctx = decodeContext(context ?? EMPTY, check);
       } catch (e) {
         if (!(e instanceof DecodeError)) throw e;
         throw new KvError('KV_BAD_CONTEXT', `bad causal context for key ${showKey(k)}: ${e.message}; pass the context returned by a get of this key, or none`);
       }
-      const dk = dataKey(hi, lo, k);
-      return this.#change(dk, async (old, ops) => {
+      return await this.#change(dk, async (old, ops) => {
         const owned = old?.ownerEpoch !== undefined && old.ownerEpoch >= this.#epochFloor;
         const epoch = owned ? old.ownerEpoch! : this.#epoch;
-        const versions = update(old?.versions ?? EMPTY_VERSIONS, ctx, this.#actor(epoch), value === null ? null : Buffer.from(value));
+        // The value is copied into the record right away: no copy of it is kept.
+        const versions = update(old?.versions ?? EMPTY_VERSIONS, ctx, this.#actor(epoch), value);
         this.#checkSiblings(k, versions);
         const record = this.#persist(dk, old, versions, epoch, ops);
         await this.#queue.write(ops);
-        return { context: encodeContext(lo, versions.clock), versions: versions.siblings.length, record };
+        return { context: contextFromClock(check, clockBytes(record)), versions: versions.siblings.length, record };
       });
-    });
+    } finally {
+      this.#leave();
+    }
   }
 
   /**
@@ -378,9 +401,10 @@ export class Store {
    * anti-entropy) into this node's versions of the key. Idempotent: merging what is
    * already here writes nothing.
    */
-  merge(key: Key, record: Uint8Array): Promise<MergeResult> {
-    return this.#guard(async () => {
-      const k = this.#key(key);
+  async merge(key: Key, record: Uint8Array): Promise<MergeResult> {
+    this.#enter();
+    try {
+      const { k, dk } = this.#locate(key);
       let incoming: Versions;
       try {
         incoming = decodeRecord(record).versions;
@@ -388,19 +412,17 @@ export class Store {
         if (!(e instanceof DecodeError)) throw e;
         throw new KvError('KV_BAD_RECORD', `the record sent for key ${showKey(k)} does not decode (${e.message}); it was not stored`);
       }
-      const [hi, lo] = tokenHalves(k);
-      const dk = dataKey(hi, lo, k);
-      return this.#change(dk, async (old, ops) => {
+      return await this.#change(dk, async (old, ops, stored) => {
         const merged = old ? merge(old.versions, incoming) : incoming;
-        if (old && ops.length === 0 && sameVersions(merged, old.versions)) {
-          return { changed: false, versions: merged.siblings.length, record: encodeRecord(old) };
-        }
+        if (old && ops.length === 0 && sameVersions(merged, old.versions)) return { changed: false, versions: merged.siblings.length, record: stored! };
         this.#checkSiblings(k, merged);
         const out = this.#persist(dk, old, merged, old?.ownerEpoch ?? NOBODY, ops);
         await this.#queue.write(ops);
         return { changed: true, versions: merged.siblings.length, record: out };
       });
-    });
+    } finally {
+      this.#leave();
+    }
   }
 
   /** The records of a token range (start, end], in token order, in batches. */
