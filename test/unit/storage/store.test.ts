@@ -2,6 +2,9 @@
  * The store's semantics, run against every engine: causal versions, tombstones, limits
  * and errors, per-key serialisation, range operations, hints, actors and corruption.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KvError, Store } from '../../../src/storage/index.js';
 import type { Engine, StoreOptions } from '../../../src/storage/index.js';
@@ -342,6 +345,16 @@ for (const makeKind of ENGINE_KINDS) {
         await rejects(Store.open({}), 'KV_BAD_OPTION');
       });
 
+      it('refuses a hint for a target whose id is empty or too long', async () => {
+        const s = await open();
+        const rec = (await s.put('k', v('x'))).record;
+        await rejects(s.hints.add('', v('k'), rec), 'KV_BAD_OPTION');
+        await rejects(s.hints.add('n'.repeat(256), v('k'), rec), 'KV_BAD_OPTION');
+        await rejects(s.hints.add('n2', Buffer.alloc(0), rec), 'KV_KEY_EMPTY');
+        expect(s.hints.stats().count).toBe(0);
+        await s.close();
+      });
+
       it('refuses a range whose bounds are not tokens', async () => {
         const s = await open();
         await rejects(s.rangeStats({ start: -1n, end: 5n }), 'KV_BAD_RANGE');
@@ -668,3 +681,22 @@ for (const makeKind of ENGINE_KINDS) {
     });
   });
 }
+
+describe('store on LevelDB: opening', () => {
+  it('reports a data directory it cannot open with KV_IO and the path', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ringkv-io-'));
+    const file = join(dir, 'not-a-directory');
+    writeFileSync(file, 'x');
+    const e = await rejects(Store.open({ path: join(file, 'db') }), 'KV_IO');
+    expect(e.message).toContain(file);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a second store on the same directory while the first is open', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ringkv-lock-'));
+    const first = await Store.open({ path: join(dir, 'db') });
+    await rejects(Store.open({ path: join(dir, 'db') }), 'KV_IO');
+    await first.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
