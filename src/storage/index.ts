@@ -2,6 +2,7 @@ export { Store } from './store.js';
 export type { Key, Logger, StoreOptions, ReadResult, WriteResult, MergeResult, ScanEntry, ScanBatch } from './store.js';
 export type { Hint, HintStats, HintStore } from './hints.js';
 export { KvError } from './errors.js';
+export { RangeHash } from './range-hash.js';
 export type { KvErrorCode } from './errors.js';
 export type { Engine, EngineIterator, WriteOp } from './engine.js';
 export { LevelEngine } from './level-engine.js';

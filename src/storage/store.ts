@@ -8,23 +8,16 @@
  * token-range scans, counts, hashes and deletes. Must not: network anything or decide
  * ownership (DESIGN.md, layers).
  *
- * Actors. A dot must never be issued twice. Each store has a random 8-byte id, and
- * issues dots as actor (store id, epoch). A record remembers the epoch it was first
- * written under here (its owner epoch) and keeps using it while the key lives here.
- * Whenever this node drops records (tombstone purge, range delete, a corrupt record set
- * aside) it first moves to a new epoch, so a key that is dropped and written again later
- * gets a new actor and never reuses a dot that other replicas may still hold. Epochs
- * are leased in blocks, durably, before use; after an unclean shutdown every earlier
- * epoch is retired, since a power cut may have lost writes whose dots other replicas
- * already hold.
+ * Dots are issued by actors.ts, which guarantees that none is ever issued twice.
  */
 import { randomBytes as cryptoRandomBytes } from 'node:crypto';
+import { Actors } from './actors.js';
 import { DecodeError, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, versionBytes, viewRecord } from './codec.js';
 import type { StoredRecord } from './codec.js';
 import type { Engine, WriteOp } from './engine.js';
 import { KvError, showKey } from './errors.js';
 import { HintStore } from './hints.js';
-import { dataKey, dataKeyOfTombstone, dataSpans, metaKey, quarantineKey, tokenHalves, tombstoneKey, tombstonesBefore, userKeyOf } from './keys.js';
+import { dataKey, dataKeyOfTombstone, dataSpans, quarantineKey, tokenHalves, tombstoneKey, tombstonesBefore, userKeyOf } from './keys.js';
 import type { TokenRange } from './keys.js';
 import { KeyLocks } from './key-lock.js';
 import { LevelEngine } from './level-engine.js';
@@ -33,8 +26,8 @@ import type { Durability, HintLimits, StoreLimits, StoreSettings } from './optio
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
 import { EMPTY_VERSIONS, isDeleted, merge, sameVersions, update } from './versions.js';
-import type { Actor, Versions } from './versions.js';
-import { hashInto } from '../ring/index.js';
+import type { Versions } from './versions.js';
+import { RangeHash } from './range-hash.js';
 import { WriteQueue } from './write-queue.js';
 import { ReadBatcher } from './read-batcher.js';
 
@@ -101,24 +94,7 @@ export interface ScanBatch {
   readonly corrupt: Buffer[];
 }
 
-const EPOCH_LEASE = 4096;
 const EMPTY = Buffer.alloc(0);
-const NOBODY = undefined;
-
-function u64be(n: number): string {
-  const b = Buffer.allocUnsafe(8);
-  b.writeUInt32BE(Math.floor(n / 0x100000000), 0);
-  b.writeUInt32BE(n >>> 0, 4);
-  return b.toString('latin1');
-}
-
-function readNumber(b: Buffer | undefined): number | undefined {
-  return b === undefined ? undefined : b.readUInt32BE(0) * 0x100000000 + b.readUInt32BE(4);
-}
-
-function numberBytes(n: number): Buffer {
-  return Buffer.from(u64be(n), 'latin1');
-}
 
 export class Store {
   readonly settings: StoreSettings;
@@ -129,21 +105,14 @@ export class Store {
   readonly #reads: ReadBatcher;
   readonly #now: () => number;
   readonly #log: Logger | undefined;
-  #storeId = '';
-  /** The epoch that keys new to this node are written under. */
-  #epoch = 0;
-  #epochNext = 0;
-  #leaseEnd = 0;
-  #epochFloor = 0;
-  #extending: Promise<void> | undefined;
-  #lastEpoch = -1;
-  #lastActor = '';
+  readonly #actors: Actors;
   #open = false;
   #active = 0;
   #idle: (() => void) | undefined;
 
-  private constructor(engine: Engine, s: StoreSettings, options: StoreOptions) {
+  private constructor(engine: Engine, s: StoreSettings, actors: Actors, options: StoreOptions) {
     this.#engine = engine;
+    this.#actors = actors;
     this.settings = s;
     this.#queue = new WriteQueue(engine, s.durability === 'sync');
     this.#reads = new ReadBatcher(engine);
@@ -162,34 +131,12 @@ export class Store {
     } catch (e) {
       throw new KvError('KV_IO', `cannot open the ${engine.kind} database${options.path ? ` in ${options.path}` : ''}: ${(e as Error).message}`, { cause: e });
     }
-    const store = new Store(engine, s, options);
-    await store.#start(options.randomBytes ?? cryptoRandomBytes);
+    const { actors, uncleanShutdown } = await Actors.open(engine, options.randomBytes ?? cryptoRandomBytes);
+    if (uncleanShutdown) options.logger?.warn({ floor: actors.floor }, 'store was not closed cleanly: retiring earlier actor epochs');
+    const store = new Store(engine, s, actors, options);
+    await store.hints.load();
+    store.#open = true;
     return store;
-  }
-
-  /** Load or create the store id; lease epochs; note an unclean shutdown. */
-  async #start(randomBytes: (n: number) => Buffer): Promise<void> {
-    const [id, lease, clean, floor] = await this.#engine.getMany(['store-id', 'epoch-lease', 'clean', 'epoch-floor'].map(metaKey));
-    const ops: WriteOp[] = [];
-    let storeId = id;
-    if (storeId === undefined) {
-      storeId = randomBytes(8);
-      ops.push({ type: 'put', key: metaKey('store-id'), value: storeId });
-    }
-    this.#storeId = storeId.toString('latin1');
-    this.#epochNext = readNumber(lease) ?? 1;
-    this.#epochFloor = id !== undefined && clean === undefined ? this.#epochNext : (readNumber(floor) ?? 0);
-    if (id !== undefined && clean === undefined) this.#log?.warn({ floor: this.#epochFloor }, 'store was not closed cleanly: retiring earlier actor epochs');
-    this.#leaseEnd = this.#epochNext + EPOCH_LEASE;
-    this.#epoch = this.#epochNext++;
-    ops.push(
-      { type: 'put', key: metaKey('epoch-lease'), value: numberBytes(this.#leaseEnd) },
-      { type: 'put', key: metaKey('epoch-floor'), value: numberBytes(this.#epochFloor) },
-      { type: 'del', key: metaKey('clean') },
-    );
-    await this.#engine.write(ops, true);
-    await this.hints.load();
-    this.#open = true;
   }
 
   /** Wait for operations in flight, mark the shutdown clean, close the engine. */
@@ -197,13 +144,13 @@ export class Store {
     if (!this.#open) return;
     this.#open = false;
     if (this.#active > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
-    await this.#engine.write([{ type: 'put', key: metaKey('clean'), value: Buffer.alloc(0) }], true);
+    await this.#actors.markClean();
     await this.#engine.close();
   }
 
   /** This store's id (8 bytes, hex): the prefix of every actor it issues dots under. */
   get id(): string {
-    return Buffer.from(this.#storeId, 'latin1').toString('hex');
+    return this.#actors.id;
   }
 
   /** Count an operation in flight (close waits for them); refuse once closed. */
@@ -263,7 +210,7 @@ export class Store {
     } catch (e) {
       if (!(e instanceof KvError)) throw e;
       ops.push({ type: 'put', key: quarantineKey(dk), value: bytes });
-      await this.#retireEpoch(); // the lost record's dots are unknown: write the key under a new actor
+      await this.#actors.retire(); // the lost record's dots are unknown: write the key under a new actor
       return undefined;
     }
   }
@@ -303,26 +250,6 @@ export class Store {
     const record = encodeRecord({ versions, ownerEpoch, deletedAt });
     ops.push({ type: 'put', key: dk, value: record });
     return record;
-  }
-
-  #actor(epoch: number): Actor {
-    if (epoch !== this.#lastEpoch) (this.#lastEpoch = epoch), (this.#lastActor = this.#storeId + u64be(epoch));
-    return this.#lastActor;
-  }
-
-  /** Move keys new to this node to a fresh epoch: call before records are dropped. */
-  async #retireEpoch(): Promise<void> {
-    while (this.#epochNext >= this.#leaseEnd) {
-      this.#extending ??= this.#extendLease().finally(() => (this.#extending = undefined));
-      await this.#extending;
-    }
-    this.#epoch = this.#epochNext++;
-  }
-
-  async #extendLease(): Promise<void> {
-    const end = this.#leaseEnd + EPOCH_LEASE;
-    await this.#engine.write([{ type: 'put', key: metaKey('epoch-lease'), value: numberBytes(end) }], true);
-    this.#leaseEnd = end;
   }
 
   /** All live values of a key and the causal context that covers them. */
@@ -382,10 +309,9 @@ export class Store {
         throw new KvError('KV_BAD_CONTEXT', `bad causal context for key ${showKey(k)}: ${e.message}; pass the context returned by a get of this key, or none`);
       }
       return await this.#change(dk, async (old, ops) => {
-        const owned = old?.ownerEpoch !== undefined && old.ownerEpoch >= this.#epochFloor;
-        const epoch = owned ? old.ownerEpoch! : this.#epoch;
+        const epoch = this.#actors.epochFor(old?.ownerEpoch);
         // The value is copied into the record right away: no copy of it is kept.
-        const versions = update(old?.versions ?? EMPTY_VERSIONS, ctx, this.#actor(epoch), value);
+        const versions = update(old?.versions ?? EMPTY_VERSIONS, ctx, this.#actors.actor(epoch), value);
         this.#checkSiblings(k, versions);
         const record = this.#persist(dk, old, versions, epoch, ops);
         await this.#queue.write(ops);
@@ -416,7 +342,7 @@ export class Store {
         const merged = old ? merge(old.versions, incoming) : incoming;
         if (old && ops.length === 0 && sameVersions(merged, old.versions)) return { changed: false, versions: merged.siblings.length, record: stored! };
         this.#checkSiblings(k, merged);
-        const out = this.#persist(dk, old, merged, old?.ownerEpoch ?? NOBODY, ops);
+        const out = this.#persist(dk, old, merged, old?.ownerEpoch, ops);
         await this.#queue.write(ops);
         return { changed: true, versions: merged.siblings.length, record: out };
       });
@@ -464,28 +390,16 @@ export class Store {
   }
 
   /**
-   * A 64-bit hash of every version in a token range, for Merkle-tree anti-entropy: the
-   * sum (mod 2^64) of one hash per key over (key, canonical versions), so it does not
-   * depend on write order or on this node's bookkeeping, and changes when any version
-   * changes. A corrupt record contributes its raw bytes, so it differs from any replica.
+   * A 64-bit hash of every version in a token range, for Merkle-tree anti-entropy
+   * (range-hash.ts): it does not depend on write order or on this node's bookkeeping,
+   * and changes when any version changes. A corrupt record contributes its raw bytes,
+   * so it differs from any replica.
    */
   async hashRange(range: TokenRange): Promise<{ hash: string; keys: number }> {
-    const a = new Uint32Array(2), b = new Uint32Array(2);
-    let hi = 0, lo = 0, keys = 0;
-    for await (const batch of this.#batches(dataSpans(range), { batchCount: 1000, batchBytes: 1 << 24 })) {
-      for (const [k, v] of batch) {
-        hashInto(k, a);
-        hashInto(isIntact(v) ? versionBytes(v) : v, b);
-        // Leaf = key hash XOR (versions hash rotated by one bit); added mod 2^64.
-        const leafHi = (a[0]! ^ ((b[0]! << 1) | (b[1]! >>> 31))) >>> 0;
-        const leafLo = (a[1]! ^ ((b[1]! << 1) | (b[0]! >>> 31))) >>> 0;
-        const sumLo = lo + leafLo;
-        lo = sumLo >>> 0;
-        hi = (hi + leafHi + (sumLo > 0xffffffff ? 1 : 0)) >>> 0;
-        keys++;
-      }
-    }
-    return { hash: hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0'), keys };
+    const digest = new RangeHash();
+    for await (const batch of this.#batches(dataSpans(range), { batchCount: 1000, batchBytes: 1 << 24 }))
+      for (const [k, v] of batch) digest.add(k, isIntact(v) ? versionBytes(v) : v);
+    return { hash: digest.hex, keys: digest.count };
   }
 
   /**
@@ -514,7 +428,7 @@ export class Store {
             deleted++;
           });
           if (ops.length === 0) return;
-          await this.#retireEpoch();
+          await this.#actors.retire();
           await this.#queue.write(ops);
         });
       } finally {
@@ -542,7 +456,7 @@ export class Store {
             const rec = bytes !== undefined && isIntact(bytes) ? decodeRecord(bytes) : undefined;
             if (rec?.deletedAt !== undefined && rec.deletedAt < before && tombstoneKey(rec.deletedAt, dk).equals(tk)) {
               ops.push({ type: 'del', key: dk });
-              await this.#retireEpoch();
+              await this.#actors.retire();
               purged++;
             }
             await this.#queue.write(ops);

@@ -1,0 +1,115 @@
+/**
+ * Who issues this node's dots. A dot must never be issued twice (docs/causality.md).
+ * Each store has a random 8-byte id, kept in its metadata, and issues dots as actor
+ * (store id, epoch), 16 bytes. A record remembers the epoch it was first written under
+ * here (its owner epoch) and keeps using it while the key lives here. Whenever the node
+ * drops records (tombstone purge, range delete, a corrupt record set aside) it first
+ * moves to a new epoch (`retire`), so a key dropped and written again later gets a new
+ * actor and never reuses a dot that other replicas may still hold.
+ *
+ * Epochs are leased in blocks, written with fsync before use. After an unclean shutdown
+ * every earlier epoch is retired (the floor): a power cut may have lost writes whose
+ * dots other replicas already hold, and the record on disk would hand them out again.
+ *
+ * Owns: the store id, the epoch lease, the floor, the clean-shutdown mark.
+ * Must not: touch data keys.
+ */
+import type { Engine, WriteOp } from './engine.js';
+import { metaKey } from './keys.js';
+import type { Actor } from './versions.js';
+
+const LEASE = 4096;
+
+function u64(n: number): Buffer {
+  const b = Buffer.allocUnsafe(8);
+  b.writeUInt32BE(Math.floor(n / 0x100000000), 0);
+  b.writeUInt32BE(n >>> 0, 4);
+  return b;
+}
+
+function readU64(b: Buffer | undefined): number | undefined {
+  return b === undefined ? undefined : b.readUInt32BE(0) * 0x100000000 + b.readUInt32BE(4);
+}
+
+export class Actors {
+  /** The epoch keys new to this node are written under. */
+  #current: number;
+  #next: number;
+  #leaseEnd: number;
+  #extending: Promise<void> | undefined;
+  #lastEpoch = -1;
+  #lastActor = '';
+
+  private constructor(
+    private readonly engine: Engine,
+    /** The store id as 8 latin1 characters: the prefix of every actor. */
+    private readonly storeId: string,
+    /** Owner epochs below this were issued before an unclean shutdown: never reused. */
+    readonly floor: number,
+    next: number,
+  ) {
+    this.#current = next;
+    this.#next = next + 1;
+    this.#leaseEnd = next + LEASE;
+  }
+
+  /**
+   * Load or create the store id, lease a block of epochs and clear the clean mark (set
+   * again by `markClean` at close). `uncleanShutdown` is true when the store existed and
+   * was not closed cleanly.
+   */
+  static async open(engine: Engine, randomBytes: (n: number) => Buffer): Promise<{ actors: Actors; uncleanShutdown: boolean }> {
+    const [id, lease, clean, floor] = await engine.getMany(['store-id', 'epoch-lease', 'clean', 'epoch-floor'].map(metaKey));
+    const ops: WriteOp[] = [];
+    const storeId = id ?? randomBytes(8);
+    if (id === undefined) ops.push({ type: 'put', key: metaKey('store-id'), value: storeId });
+    const next = readU64(lease) ?? 1;
+    const uncleanShutdown = id !== undefined && clean === undefined;
+    const actors = new Actors(engine, storeId.toString('latin1'), uncleanShutdown ? next : (readU64(floor) ?? 0), next);
+    ops.push(
+      { type: 'put', key: metaKey('epoch-lease'), value: u64(actors.#leaseEnd) },
+      { type: 'put', key: metaKey('epoch-floor'), value: u64(actors.floor) },
+      { type: 'del', key: metaKey('clean') },
+    );
+    await engine.write(ops, true);
+    return { actors, uncleanShutdown };
+  }
+
+  /** The store id, hex. */
+  get id(): string {
+    return Buffer.from(this.storeId, 'latin1').toString('hex');
+  }
+
+  /** The epoch to write a key under, given the owner epoch its record holds (if any). */
+  epochFor(ownerEpoch: number | undefined): number {
+    return ownerEpoch !== undefined && ownerEpoch >= this.floor ? ownerEpoch : this.#current;
+  }
+
+  actor(epoch: number): Actor {
+    if (epoch !== this.#lastEpoch) {
+      this.#lastEpoch = epoch;
+      this.#lastActor = this.storeId + u64(epoch).toString('latin1');
+    }
+    return this.#lastActor;
+  }
+
+  /** Move keys new to this node to a fresh epoch: call before records are dropped. */
+  async retire(): Promise<void> {
+    while (this.#next >= this.#leaseEnd) {
+      this.#extending ??= this.#extend().finally(() => (this.#extending = undefined));
+      await this.#extending;
+    }
+    this.#current = this.#next++;
+  }
+
+  async #extend(): Promise<void> {
+    const end = this.#leaseEnd + LEASE;
+    await this.engine.write([{ type: 'put', key: metaKey('epoch-lease'), value: u64(end) }], true);
+    this.#leaseEnd = end;
+  }
+
+  /** Mark a clean shutdown: the next open keeps the epochs. */
+  markClean(): Promise<void> {
+    return this.engine.write([{ type: 'put', key: metaKey('clean'), value: Buffer.alloc(0) }], true);
+  }
+}
