@@ -7,6 +7,7 @@
  *
  * Must not: know about records, versions or tokens. Everything above it lives in the store.
  */
+import { KvError } from './errors.js';
 
 export type WriteOp =
   | { readonly type: 'put'; readonly key: Uint8Array; readonly value: Uint8Array }
@@ -34,4 +35,27 @@ export interface Engine {
   iterator(gte: Uint8Array, lt: Uint8Array): EngineIterator;
   /** Bytes that keys in [gte, lt) take on disk; an estimate, may lag recent writes. */
   approximateSize(gte: Uint8Array, lt: Uint8Array): Promise<number>;
+}
+
+/**
+ * The engine with its failures (disk full, permissions, a closed database) turned into
+ * KvError KV_IO, so that everything above sees one stable code and the cause.
+ */
+export function withIoErrors(engine: Engine): Engine {
+  const fail = (what: string) => (e: unknown) => {
+    throw new KvError('KV_IO', `${engine.kind} ${what} failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+  };
+  return {
+    kind: engine.kind,
+    open: () => engine.open().catch(fail('open')),
+    close: () => engine.close().catch(fail('close')),
+    get: (key) => engine.get(key).catch(fail('read')),
+    getMany: (keys) => engine.getMany(keys).catch(fail('read')),
+    write: (ops, sync) => engine.write(ops, sync).catch(fail('write')),
+    iterator: (gte, lt) => {
+      const it = engine.iterator(gte, lt);
+      return { nextv: (n) => it.nextv(n).catch(fail('scan')), close: () => it.close().catch(fail('scan')) };
+    },
+    approximateSize: (gte, lt) => engine.approximateSize(gte, lt).catch(fail('size estimate')),
+  };
 }

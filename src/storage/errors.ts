@@ -15,6 +15,7 @@ export type KvErrorCode =
   | 'KV_BAD_RECORD' // an incoming record (merge, hint) that does not decode
   | 'KV_CORRUPT_RECORD' // bytes on disk that fail their checksum or do not decode
   | 'KV_TOO_MANY_SIBLINGS' // the write would leave more than limits.maxSiblings versions
+  | 'KV_RECORD_TOO_LARGE' // the write would leave more than limits.maxRecordBytes of versions
   | 'KV_HINTS_FULL' // the hint store is at its byte or count cap
   | 'KV_BAD_RANGE' // a token range whose bounds are not tokens
   | 'KV_BAD_OPTION' // an option out of range

@@ -93,6 +93,8 @@ export class HintStore {
           }
           value = encodeRecord({ versions, ownerEpoch: undefined, deletedAt: undefined });
         }
+        if (value.length > this.deps.settings.maxRecordBytes)
+          throw new KvError('KV_RECORD_TOO_LARGE', `the hint for key ${showKey(key)} would hold ${value.length} bytes, over the limit of ${this.deps.settings.maxRecordBytes}`);
         const addCount = old === undefined ? 1 : 0;
         const addBytes = value.length + (old === undefined ? hk.length : -old.length);
         const { hintMaxCount, hintMaxBytes } = this.deps.settings;

@@ -14,6 +14,12 @@ export interface StoreLimits {
   readonly maxSiblings?: number;
   /** Log a warning when a key reaches this many versions (default 25, as Riak). */
   readonly warnSiblings?: number;
+  /**
+   * Largest record (all of a key's versions), bytes (default 8 MiB, or the value limit
+   * plus 64 KiB if that is more): bounds what one replication or handoff message
+   * carries, however many siblings pile up.
+   */
+  readonly maxRecordBytes?: number;
 }
 
 export interface HintLimits {
@@ -29,6 +35,7 @@ export interface StoreSettings {
   readonly maxValueBytes: number;
   readonly maxSiblings: number;
   readonly warnSiblings: number;
+  readonly maxRecordBytes: number;
   /** How long a tombstone is kept after the key was deleted here, ms. */
   readonly tombstoneGraceMs: number;
   readonly hintMaxBytes: number;
@@ -55,12 +62,17 @@ export function settings(o: {
     throw new KvError('KV_BAD_OPTION', `durability must be 'default' or 'sync', got ${JSON.stringify(durability)}`);
   const l = o.limits ?? {};
   const maxSiblings = int('limits.maxSiblings', l.maxSiblings, 100, 1);
+  const maxValueBytes = int('limits.maxValueBytes', l.maxValueBytes, 1 << 20, 0);
+  const maxRecordBytes = int('limits.maxRecordBytes', l.maxRecordBytes, Math.max(8 << 20, maxValueBytes + 64 * 1024), 64);
+  if (maxRecordBytes < maxValueBytes + 1024)
+    throw new KvError('KV_BAD_OPTION', `limits.maxRecordBytes (${maxRecordBytes}) must exceed limits.maxValueBytes (${maxValueBytes}) by at least 1 KiB: one value and its versions must fit`);
   return {
     durability,
     maxKeyBytes: int('limits.maxKeyBytes', l.maxKeyBytes, 4096, 1),
-    maxValueBytes: int('limits.maxValueBytes', l.maxValueBytes, 1 << 20, 0),
+    maxValueBytes,
     maxSiblings,
     warnSiblings: int('limits.warnSiblings', l.warnSiblings, Math.min(25, maxSiblings), 1),
+    maxRecordBytes,
     tombstoneGraceMs: int('tombstoneGraceMs', o.tombstoneGraceMs, DEFAULT_TOMBSTONE_GRACE_MS, 0),
     hintMaxBytes: int('hints.maxBytes', o.hints?.maxBytes, 64 << 20, 1),
     hintMaxCount: int('hints.maxCount', o.hints?.maxCount, 1_000_000, 1),

@@ -14,6 +14,7 @@ import { randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { Actors } from './actors.js';
 import { DecodeError, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, versionBytes, viewRecord } from './codec.js';
 import type { StoredRecord } from './codec.js';
+import { withIoErrors } from './engine.js';
 import type { Engine, WriteOp } from './engine.js';
 import { KvError, showKey } from './errors.js';
 import { HintStore } from './hints.js';
@@ -125,12 +126,13 @@ export class Store {
     if ((options.engine === undefined) === (options.path === undefined))
       throw new KvError('KV_BAD_OPTION', 'give exactly one of engine or path (a data directory for LevelDB)');
     const s = settings(options);
-    const engine = options.engine ?? new LevelEngine(options.path!);
+    const raw = options.engine ?? new LevelEngine(options.path!);
     try {
-      await engine.open();
+      await raw.open();
     } catch (e) {
-      throw new KvError('KV_IO', `cannot open the ${engine.kind} database${options.path ? ` in ${options.path}` : ''}: ${(e as Error).message}`, { cause: e });
+      throw new KvError('KV_IO', `cannot open the ${raw.kind} database${options.path ? ` in ${options.path}` : ''}: ${(e as Error).message}`, { cause: e });
     }
+    const engine = withIoErrors(raw);
     const { actors, uncleanShutdown } = await Actors.open(engine, options.randomBytes ?? cryptoRandomBytes);
     if (uncleanShutdown) options.logger?.warn({ floor: actors.floor }, 'store was not closed cleanly: retiring earlier actor epochs');
     const store = new Store(engine, s, actors, options);
@@ -232,6 +234,7 @@ export class Store {
     }
   }
 
+  /** Refuse versions past the sibling cap; warn near it. */
   #checkSiblings(key: Buffer, versions: Versions): void {
     const n = versions.siblings.length;
     if (n > this.settings.maxSiblings)
@@ -242,12 +245,22 @@ export class Store {
     if (n >= this.settings.warnSiblings) this.#log?.warn({ key: showKey(key), siblings: n }, 'many siblings: clients are writing without contexts or racing');
   }
 
-  /** Queue the ops that store `versions` for dk (record and tombstone index); return the record. */
+  /**
+   * Queue the ops that store `versions` for dk (record and tombstone index) and return
+   * the record; refuse (before anything is written) versions over the sibling or size cap.
+   */
   #persist(dk: Buffer, old: StoredRecord | undefined, versions: Versions, ownerEpoch: number | undefined, ops: WriteOp[]): Buffer {
+    const key = userKeyOf(dk);
+    this.#checkSiblings(key, versions);
     const deletedAt = isDeleted(versions) ? this.#now() : undefined;
     if (old?.deletedAt !== undefined) ops.push({ type: 'del', key: tombstoneKey(old.deletedAt, dk) });
     if (deletedAt !== undefined) ops.push({ type: 'put', key: tombstoneKey(deletedAt, dk), value: Buffer.alloc(0) });
     const record = encodeRecord({ versions, ownerEpoch, deletedAt });
+    if (record.length > this.settings.maxRecordBytes)
+      throw new KvError(
+        'KV_RECORD_TOO_LARGE',
+        `key ${showKey(key)} would hold ${record.length} bytes of versions, over the limit of ${this.settings.maxRecordBytes}; resolve its siblings (read, then write one value with the read's context) or raise limits.maxRecordBytes`,
+      );
     ops.push({ type: 'put', key: dk, value: record });
     return record;
   }
@@ -312,7 +325,6 @@ export class Store {
         const epoch = this.#actors.epochFor(old?.ownerEpoch);
         // The value is copied into the record right away: no copy of it is kept.
         const versions = update(old?.versions ?? EMPTY_VERSIONS, ctx, this.#actors.actor(epoch), value);
-        this.#checkSiblings(k, versions);
         const record = this.#persist(dk, old, versions, epoch, ops);
         await this.#queue.write(ops);
         return { context: contextFromClock(check, clockBytes(record)), versions: versions.siblings.length, record };
@@ -341,7 +353,6 @@ export class Store {
       return await this.#change(dk, async (old, ops, stored) => {
         const merged = old ? merge(old.versions, incoming) : incoming;
         if (old && ops.length === 0 && sameVersions(merged, old.versions)) return { changed: false, versions: merged.siblings.length, record: stored! };
-        this.#checkSiblings(k, merged);
         const out = this.#persist(dk, old, merged, old?.ownerEpoch, ops);
         await this.#queue.write(ops);
         return { changed: true, versions: merged.siblings.length, record: out };

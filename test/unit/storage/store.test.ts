@@ -338,6 +338,51 @@ for (const makeKind of ENGINE_KINDS) {
         await s.close();
       });
 
+      it('caps the bytes of a record, however the siblings pile up', async () => {
+        const s = await open({ limits: { maxValueBytes: 1000, maxRecordBytes: 2500 } });
+        await s.put('k', Buffer.alloc(1000, 1));
+        await s.put('k', Buffer.alloc(1000, 2));
+        const e = await rejects(s.put('k', Buffer.alloc(1000, 3)), 'KV_RECORD_TOO_LARGE');
+        expect(e.message).toMatch(/over the limit of 2500/);
+        const r = await s.get('k');
+        expect(r.values).toHaveLength(2);
+        const other = await open({ limits: { maxValueBytes: 1000, maxRecordBytes: 2500 } });
+        const big = await other.put('k', Buffer.alloc(1000, 4));
+        await rejects(s.merge('k', big.record), 'KV_RECORD_TOO_LARGE');
+        await s.put('k', Buffer.alloc(1000, 5), r.context); // resolving always fits
+        expect((await s.get('k')).values).toHaveLength(1);
+        await rejects(Store.open({ engine: kind.make(), limits: { maxValueBytes: 10_000, maxRecordBytes: 10_500 } }), 'KV_BAD_OPTION');
+        await s.close();
+        await other.close();
+      });
+
+      it('turns engine failures into KV_IO, and loses nothing that was acknowledged', async () => {
+        const inner = kind.make();
+        let failing = false;
+        const flaky: Engine = {
+          kind: inner.kind,
+          open: () => inner.open(),
+          close: () => inner.close(),
+          get: (k) => inner.get(k),
+          getMany: (k) => inner.getMany(k),
+          write: (ops, sync) => (failing ? Promise.reject(new Error('No space left on device')) : inner.write(ops, sync)),
+          iterator: (gte, lt) => inner.iterator(gte, lt),
+          approximateSize: (gte, lt) => inner.approximateSize(gte, lt),
+        };
+        const s = await open({}, flaky);
+        const w = await s.put('k', v('kept'));
+        failing = true;
+        const e = await rejects(s.put('k', v('lost'), w.context), 'KV_IO');
+        expect(e.message).toContain('No space left on device');
+        await rejects(s.hints.add('n2', v('k'), w.record), 'KV_IO');
+        failing = false;
+        expect(texts((await s.get('k')).values)).toEqual(['kept']);
+        await s.put('k', v('next'), w.context);
+        expect(texts((await s.get('k')).values)).toEqual(['next']);
+        expect(s.hints.stats().count).toBe(0);
+        await s.close();
+      });
+
       it('refuses options out of range', async () => {
         await rejects(Store.open({ engine: kind.make(), limits: { maxKeyBytes: 0 } }), 'KV_BAD_OPTION');
         await rejects(Store.open({ engine: kind.make(), durability: 'fast' as 'sync' }), 'KV_BAD_OPTION');
