@@ -5,7 +5,8 @@
  * baseline (the machine is shared and noisy; both sides move together).
  *
  *   put new        Store.put of keys never written      ÷ raw put of the same keys
- *   put overwrite  Store.put with the context of a get   ÷ raw put
+ *   put overwrite  Store.put with the context of a get   ÷ raw put, and ÷ raw get-then-put
+ *                  (what a versioned write does, done raw)
  *   get            Store.get (all siblings + context)     ÷ raw get
  *   merge          Store.merge of a newer version         ÷ raw put
  *   scan           Store.scan of all records, MB/s        ÷ raw nextv(1000) over the same records
@@ -73,6 +74,7 @@ async function rawScan(db: ClassicLevel<Buffer, Buffer>, gte: Buffer, lt: Buffer
 interface Figures {
   rawPut: number;
   rawGet: number;
+  rawGetPut: number;
   putNew: number;
   get: number;
   overwrite: number;
@@ -87,6 +89,11 @@ async function round(inflight: number): Promise<Figures> {
   await raw.open();
   const rawPut = await rate(inflight, N, (i) => raw.put(KEYS[i]!, VALUE));
   const rawGet = await rate(inflight, N, (i) => raw.get(KEYS[ORDER[i]!]!));
+  // What a versioned overwrite does, done raw: read the key, then write it.
+  const rawGetPut = await rate(inflight, N, async (i) => {
+    await raw.get(KEYS[i]!);
+    await raw.put(KEYS[i]!, VALUE2);
+  });
   await raw.close();
 
   // The store.
@@ -122,7 +129,7 @@ async function round(inflight: number): Promise<Figures> {
   const rawScanMBs = await rawScan(same, Buffer.from([0x64]), Buffer.from([0x65]));
   await same.close();
 
-  return { rawPut, rawGet, putNew, get, overwrite, merge, scan, rawScan: rawScanMBs };
+  return { rawPut, rawGet, rawGetPut, putNew, get, overwrite, merge, scan, rawScan: rawScanMBs };
 }
 
 async function level(inflight: number): Promise<string[][]> {
@@ -134,6 +141,7 @@ async function level(inflight: number): Promise<string[][]> {
   return [
     [`put new (${inflight} in flight)`, r(f.putNew), r(f.rawPut), ratio(f.putNew, f.rawPut), '0.40'],
     [`put overwrite, with context`, r(f.overwrite), r(f.rawPut), ratio(f.overwrite, f.rawPut), '0.40'],
+    [`  the same ÷ raw get then put`, r(f.overwrite), r(f.rawGetPut), ratio(f.overwrite, f.rawGetPut), ''],
     [`get`, r(f.get), r(f.rawGet), ratio(f.get, f.rawGet), '0.60'],
     [`merge of a newer version`, r(f.merge), r(f.rawPut), ratio(f.merge, f.rawPut), ''],
     [`scan, MB/s`, f.scan.toFixed(1), f.rawScan.toFixed(1), ratio(f.scan, f.rawScan), '0.70'],
