@@ -265,7 +265,11 @@ export class Store {
     return record;
   }
 
-  /** All live values of a key and the causal context that covers them. */
+  /**
+   * All live values of a key and the causal context that covers them. Plain reads go
+   * straight to the engine, in parallel: coalescing them (read-batcher.ts) measured
+   * slower for gets; it pays off only on the write path, where the write waits anyway.
+   */
   async get(key: Key): Promise<ReadResult> {
     this.#enter();
     try {
