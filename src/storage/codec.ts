@@ -139,13 +139,12 @@ function readClock(r: Reader): { clock: Map<Actor, number>; actors: Actor[] } {
 export function encodeRecord(rec: StoredRecord): Buffer {
   const { clock, siblings } = rec.versions;
   const actors = sortedActors(clock);
-  const index = (a: Actor) => actors.indexOf(a); // few actors per key: cheaper than a Map
   let flags = 0, size = 2;
   if (rec.ownerEpoch !== undefined) (flags |= FLAG_OWNER), (size += varintSize(rec.ownerEpoch));
   if (rec.deletedAt !== undefined) (flags |= FLAG_DELETED), (size += varintSize(rec.deletedAt));
   size += clockSize(actors, clock) + varintSize(siblings.length);
   for (const s of siblings) {
-    size += varintSize(index(s.actor)) + varintSize(s.counter) + 1;
+    size += varintSize(actors.indexOf(s.actor)) + varintSize(s.counter) + 1; // few actors: indexOf beats a Map
     if (s.value !== null) size += varintSize(s.value.length) + s.value.length;
   }
   size += 4;
@@ -158,7 +157,7 @@ export function encodeRecord(rec: StoredRecord): Buffer {
   pos = writeClock(buf, pos, actors, clock);
   pos = writeVarint(buf, pos, siblings.length);
   for (const s of siblings) {
-    pos = writeVarint(buf, pos, index(s.actor));
+    pos = writeVarint(buf, pos, actors.indexOf(s.actor));
     pos = writeVarint(buf, pos, s.counter);
     if (s.value === null) buf[pos++] = 0;
     else {
