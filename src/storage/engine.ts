@@ -19,6 +19,12 @@ export interface EngineIterator {
   close(): Promise<void>;
 }
 
+export interface KeyIterator {
+  /** Up to `n` next keys in order; an empty array at the end. */
+  nextv(n: number): Promise<Buffer[]>;
+  close(): Promise<void>;
+}
+
 export interface Engine {
   /** For messages and logs: 'leveldb' or 'memory'. */
   readonly kind: string;
@@ -33,6 +39,8 @@ export interface Engine {
   write(ops: readonly WriteOp[], sync: boolean): Promise<void>;
   /** Entries with gte ≤ key < lt, in key order, from a snapshot taken now. */
   iterator(gte: Uint8Array, lt: Uint8Array): EngineIterator;
+  /** The keys alone, likewise (no values are read). */
+  keyIterator(gte: Uint8Array, lt: Uint8Array): KeyIterator;
   /** Bytes that keys in [gte, lt) take on disk; an estimate, may lag recent writes. */
   approximateSize(gte: Uint8Array, lt: Uint8Array): Promise<number>;
 }
@@ -54,6 +62,10 @@ export function withIoErrors(engine: Engine): Engine {
     write: (ops, sync) => engine.write(ops, sync).catch(fail('write')),
     iterator: (gte, lt) => {
       const it = engine.iterator(gte, lt);
+      return { nextv: (n) => it.nextv(n).catch(fail('scan')), close: () => it.close().catch(fail('scan')) };
+    },
+    keyIterator: (gte, lt) => {
+      const it = engine.keyIterator(gte, lt);
       return { nextv: (n) => it.nextv(n).catch(fail('scan')), close: () => it.close().catch(fail('scan')) };
     },
     approximateSize: (gte, lt) => engine.approximateSize(gte, lt).catch(fail('size estimate')),

@@ -6,7 +6,7 @@
  * Must not: add meaning to keys; the store owns the layout.
  */
 import { ClassicLevel } from 'classic-level';
-import type { Engine, EngineIterator, WriteOp } from './engine.js';
+import type { Engine, EngineIterator, KeyIterator, WriteOp } from './engine.js';
 
 export interface LevelEngineOptions {
   /** LevelDB's block cache, bytes (default 8 MiB, classic-level's default). */
@@ -57,6 +57,11 @@ export class LevelEngine implements Engine {
 
   iterator(gte: Uint8Array, lt: Uint8Array): EngineIterator {
     const it = this.#db.iterator({ gte: gte as Buffer, lt: lt as Buffer });
+    return { nextv: (n) => it.nextv(n), close: () => it.close() };
+  }
+
+  keyIterator(gte: Uint8Array, lt: Uint8Array): KeyIterator {
+    const it = this.#db.keys({ gte: gte as Buffer, lt: lt as Buffer });
     return { nextv: (n) => it.nextv(n), close: () => it.close() };
   }
 

@@ -8,7 +8,7 @@
  * Must not: be used where data must outlive the process. `write` with sync is the same
  * as without: there is no disk.
  */
-import type { Engine, EngineIterator, WriteOp } from './engine.js';
+import type { Engine, EngineIterator, KeyIterator, WriteOp } from './engine.js';
 
 /** latin1 maps bytes to code units 0–255, so string order is byte order. */
 function str(key: Uint8Array): string {
@@ -113,6 +113,11 @@ export class MemoryEngine implements Engine {
         pos = entries.length;
       },
     };
+  }
+
+  keyIterator(gte: Uint8Array, lt: Uint8Array): KeyIterator {
+    const it = this.iterator(gte, lt);
+    return { nextv: async (n) => (await it.nextv(n)).map(([k]) => k), close: () => it.close() };
   }
 
   async approximateSize(gte: Uint8Array, lt: Uint8Array): Promise<number> {

@@ -18,6 +18,7 @@ import { withIoErrors } from './engine.js';
 import type { Engine, WriteOp } from './engine.js';
 import { KvError, showKey } from './errors.js';
 import { HintStore } from './hints.js';
+import { KeyFilter } from './key-filter.js';
 import { dataKey, dataKeyOfTombstone, dataSpans, quarantineKey, tokenHalves, tombstoneKey, tombstonesBefore, userKeyOf } from './keys.js';
 import type { TokenRange } from './keys.js';
 import { KeyLocks } from './key-lock.js';
@@ -107,6 +108,7 @@ export class Store {
   readonly #now: () => number;
   readonly #log: Logger | undefined;
   readonly #actors: Actors;
+  readonly #keys: KeyFilter;
   #open = false;
   #active = 0;
   #idle: (() => void) | undefined;
@@ -120,6 +122,26 @@ export class Store {
     this.#now = options.now ?? Date.now;
     this.#log = options.logger;
     this.hints = new HintStore({ engine, queue: this.#queue, locks: this.#locks, settings: s, guard: (fn) => this.#guard(fn) });
+    this.#keys = new KeyFilter(
+      (add) => this.#scanTokens(add),
+      (e) => {
+        if (this.#open) this.#log?.warn({ err: (e as Error).message }, 'key filter build failed: new-key writes keep reading first');
+      },
+    );
+  }
+
+  /** Every data key's token halves, for the key filter; stops (throwing) if the store closes. */
+  async #scanTokens(add: (hi: number, lo: number) => void): Promise<void> {
+    const span = dataSpans({ start: 0n, end: 0n })[0]!;
+    const it = this.#engine.keyIterator(span.gte, span.lt);
+    try {
+      for (let keys = await it.nextv(1000); keys.length > 0; keys = await it.nextv(1000)) {
+        if (!this.#open) throw new KvError('KV_CLOSED', 'the store closed during the key filter scan');
+        for (const k of keys) add(k.readUInt32BE(1), k.readUInt32BE(5));
+      }
+    } finally {
+      await it.close();
+    }
   }
 
   static async open(options: StoreOptions): Promise<Store> {
@@ -138,6 +160,7 @@ export class Store {
     const store = new Store(engine, s, actors, options);
     await store.hints.load();
     store.#open = true;
+    void store.#keys.start(); // in the background: until it is done, every write reads first
     return store;
   }
 
@@ -146,6 +169,7 @@ export class Store {
     if (!this.#open) return;
     this.#open = false;
     if (this.#active > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
+    await this.#keys.settled(); // a scan in progress sees #open false and stops
     await this.#actors.markClean();
     await this.#engine.close();
   }
@@ -175,10 +199,10 @@ export class Store {
   }
 
   /** A key's bytes (checked), its data key, and the 32-bit check its contexts carry. */
-  #locate(key: Key): { k: Buffer; dk: Buffer; check: number } {
+  #locate(key: Key): { k: Buffer; dk: Buffer; hi: number; check: number } {
     const k = this.#key(key);
     const [hi, lo] = tokenHalves(k);
-    return { k, dk: dataKey(hi, lo, k), check: lo };
+    return { k, dk: dataKey(hi, lo, k), hi, check: lo };
   }
 
   #key(key: Key): Buffer {
@@ -221,14 +245,17 @@ export class Store {
    * Read-merge-write of one key under its lock: `fn` gets the stored record (undefined
    * when absent or set aside as corrupt) and the ops gathered so far, and writes.
    */
-  async #change<T>(dk: Buffer, fn: (old: StoredRecord | undefined, ops: WriteOp[], stored: Buffer | undefined) => Promise<T>): Promise<T> {
+  async #change<T>(dk: Buffer, hi: number, lo: number, fn: (old: StoredRecord | undefined, ops: WriteOp[], stored: Buffer | undefined) => Promise<T>): Promise<T> {
     const lockKey = dk.toString('latin1');
     const wait = this.#locks.acquire(lockKey);
     if (wait) await wait;
     try {
       const ops: WriteOp[] = [];
-      const stored = await this.#reads.get(dk);
-      return await fn(stored === undefined ? undefined : await this.#loadForWrite(dk, stored, ops), ops, stored);
+      // A key the filter has never seen has no record: skip the read (key-filter.ts).
+      const stored = this.#keys.mightHave(hi, lo) ? await this.#reads.get(dk) : undefined;
+      const result = await fn(stored === undefined ? undefined : await this.#loadForWrite(dk, stored, ops), ops, stored);
+      this.#keys.add(hi, lo, stored === undefined); // the write has landed; the lock is still ours
+      return result;
     } finally {
       this.#locks.release(lockKey);
     }
@@ -317,7 +344,7 @@ export class Store {
   async #write(key: Key, value: Uint8Array | null, context: Uint8Array | undefined): Promise<WriteResult> {
     this.#enter();
     try {
-      const { k, dk, check } = this.#locate(key);
+      const { k, dk, hi, check } = this.#locate(key);
       let ctx;
       try {
         ctx = decodeContext(context ?? EMPTY, check);
@@ -325,7 +352,7 @@ export class Store {
         if (!(e instanceof DecodeError)) throw e;
         throw new KvError('KV_BAD_CONTEXT', `bad causal context for key ${showKey(k)}: ${e.message}; pass the context returned by a get of this key, or none`);
       }
-      return await this.#change(dk, async (old, ops) => {
+      return await this.#change(dk, hi, check, async (old, ops) => {
         const epoch = this.#actors.epochFor(old?.ownerEpoch);
         // The value is copied into the record right away: no copy of it is kept.
         const versions = update(old?.versions ?? EMPTY_VERSIONS, ctx, this.#actors.actor(epoch), value);
@@ -346,7 +373,7 @@ export class Store {
   async merge(key: Key, record: Uint8Array): Promise<MergeResult> {
     this.#enter();
     try {
-      const { k, dk } = this.#locate(key);
+      const { k, dk, hi, check } = this.#locate(key);
       let incoming: Versions;
       try {
         incoming = decodeRecord(record).versions;
@@ -354,7 +381,7 @@ export class Store {
         if (!(e instanceof DecodeError)) throw e;
         throw new KvError('KV_BAD_RECORD', `the record sent for key ${showKey(k)} does not decode (${e.message}); it was not stored`);
       }
-      return await this.#change(dk, async (old, ops, stored) => {
+      return await this.#change(dk, hi, check, async (old, ops, stored) => {
         const merged = old ? merge(old.versions, incoming) : incoming;
         if (old && ops.length === 0 && sameVersions(merged, old.versions)) return { changed: false, versions: merged.siblings.length, record: stored! };
         const out = this.#persist(dk, old, merged, old?.ownerEpoch, ops);
@@ -480,6 +507,11 @@ export class Store {
       }
     }
     return { purged };
+  }
+
+  /** The key filter's state (key-filter.ts), and a promise that it has finished building. */
+  get keyFilter(): { ready: boolean; keys: number; capacity: number; bytes: number; settled: Promise<void> } {
+    return { ...this.#keys.stats, settled: this.#keys.settled() };
   }
 
   /** Writes acknowledged and engine batches written (group commit shares batches). */

@@ -36,3 +36,19 @@ export function memoryKind(): EngineKind {
 }
 
 export const ENGINE_KINDS: ReadonlyArray<() => EngineKind> = [levelKind, memoryKind];
+
+/** An engine that delegates to `inner` except for the methods given (fault and probe injection). */
+export function wrapEngine(inner: Engine, overrides: Partial<Engine>): Engine {
+  return {
+    kind: inner.kind,
+    open: () => inner.open(),
+    close: () => inner.close(),
+    get: (k) => inner.get(k),
+    getMany: (k) => inner.getMany(k),
+    write: (ops, sync) => inner.write(ops, sync),
+    iterator: (gte, lt) => inner.iterator(gte, lt),
+    keyIterator: (gte, lt) => inner.keyIterator(gte, lt),
+    approximateSize: (gte, lt) => inner.approximateSize(gte, lt),
+    ...overrides,
+  };
+}

@@ -10,7 +10,7 @@ import { KvError, Store } from '../../../src/storage/index.js';
 import type { Engine, StoreOptions } from '../../../src/storage/index.js';
 import { dataKey, tokenHalves } from '../../../src/storage/keys.js';
 import { MAX_TOKEN, tokenOf } from '../../../src/ring/index.js';
-import { ENGINE_KINDS } from './engines.js';
+import { ENGINE_KINDS, wrapEngine } from './engines.js';
 
 const v = (text: string) => Buffer.from(text);
 const texts = (values: Buffer[]) => values.map(String).sort();
@@ -359,16 +359,9 @@ for (const makeKind of ENGINE_KINDS) {
       it('turns engine failures into KV_IO, and loses nothing that was acknowledged', async () => {
         const inner = kind.make();
         let failing = false;
-        const flaky: Engine = {
-          kind: inner.kind,
-          open: () => inner.open(),
-          close: () => inner.close(),
-          get: (k) => inner.get(k),
-          getMany: (k) => inner.getMany(k),
+        const flaky = wrapEngine(inner, {
           write: (ops, sync) => (failing ? Promise.reject(new Error('No space left on device')) : inner.write(ops, sync)),
-          iterator: (gte, lt) => inner.iterator(gte, lt),
-          approximateSize: (gte, lt) => inner.approximateSize(gte, lt),
-        };
+        });
         const s = await open({}, flaky);
         const w = await s.put('k', v('kept'));
         failing = true;
@@ -699,6 +692,45 @@ for (const makeKind of ENGINE_KINDS) {
         expect(texts((await b.get('k')).values)).toEqual(['v2', 'v3']);
         await after.close();
         await b.close();
+      });
+    });
+
+    describe('key filter', () => {
+      /** An engine that counts point reads. */
+      function counting(inner: Engine): { engine: Engine; reads: () => number } {
+        let reads = 0;
+        const engine = wrapEngine(inner, {
+          get: (k) => (reads++, inner.get(k)),
+          getMany: (k) => ((reads += k.length), inner.getMany(k)),
+        });
+        return { engine, reads: () => reads };
+      }
+
+      it('keys on disk at open are never taken for new: a blind put after a restart is a sibling', async () => {
+        const engine = kind.make();
+        const s = await open({}, engine);
+        const keys = Array.from({ length: 300 }, (_, i) => `key-${i}`);
+        await Promise.all(keys.map((k) => s.put(k, v('before'))));
+        await s.close();
+        const again = await open({}, engine);
+        await again.keyFilter.settled;
+        expect(again.keyFilter.ready).toBe(true);
+        await Promise.all(keys.map((k) => again.put(k, v('after'))));
+        for (const k of keys) expect(texts((await again.get(k)).values)).toEqual(['after', 'before']);
+        await again.close();
+      });
+
+      it('a new key is written without reading; a known key is read first', async () => {
+        const { engine, reads } = counting(kind.make());
+        const s = await open({}, engine);
+        await s.keyFilter.settled;
+        const before = reads();
+        await s.put('fresh', v('1'));
+        expect(reads()).toBe(before);
+        await s.put('fresh', v('2'));
+        expect(reads()).toBe(before + 1);
+        expect(texts((await s.get('fresh')).values)).toEqual(['1', '2']);
+        await s.close();
       });
     });
 
