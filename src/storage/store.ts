@@ -257,9 +257,13 @@ export class Store {
       const ops: WriteOp[] = [];
       // A key the filter has never seen has no record: skip the read (key-filter.ts).
       const stored = this.#keys.mightHave(hi, lo) ? await this.#reads.get(dk) : undefined;
-      const result = await fn(stored === undefined ? undefined : await this.#loadForWrite(dk, stored, ops), ops, stored);
-      this.#keys.add(hi, lo, stored === undefined); // the write has landed; the lock is still ours
-      return result;
+      try {
+        return await fn(stored === undefined ? undefined : await this.#loadForWrite(dk, stored, ops), ops, stored);
+      } finally {
+        // After the write landed (or failed: a key added in vain costs one read later),
+        // while the lock is still ours.
+        this.#keys.add(hi, lo, stored === undefined);
+      }
     } finally {
       this.#locks.release(lockKey);
     }
