@@ -104,8 +104,14 @@ export class HintStore {
             `the hint store is full (${this.#count} hints, ${this.#bytes} bytes; limits ${hintMaxCount} hints, ${hintMaxBytes} bytes): ` +
               `the write was not hinted; deliver hints to nodes that are back, or raise hints.maxBytes`,
           );
-        await this.deps.queue.write([{ type: 'put', key: hk, value }]);
+        // Reserve before writing, so concurrent adds cannot all pass the check.
         this.#account(target, addCount, addBytes);
+        try {
+          await this.deps.queue.write([{ type: 'put', key: hk, value }]);
+        } catch (e) {
+          this.#account(target, -addCount, -addBytes);
+          throw e;
+        }
       });
     });
   }

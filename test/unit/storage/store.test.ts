@@ -611,6 +611,12 @@ for (const makeKind of ENGINE_KINDS) {
         await s.hints.add('n2', v('a'), rec); // merging into an existing hint needs no room
         expect(await s.hints.remove('n2', v('a'), (await collect(s.hints.list('n2')))[0]![0]!.record)).toBe(true);
         await s.hints.add('n2', v('c'), rec);
+        // Concurrent adds cannot overshoot the cap together.
+        const fresh = await open({ hints: { maxCount: 2 } });
+        const many = await Promise.allSettled(['x1', 'x2', 'x3', 'x4'].map((k) => fresh.hints.add('n4', v(k), rec)));
+        expect(many.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
+        expect(fresh.hints.stats().count).toBe(2);
+        await fresh.close();
         const big = (await src.put('big', Buffer.alloc(20_000))).record;
         await rejects(s.hints.add('n3', v('big'), big), 'KV_HINTS_FULL');
         expect(s.hints.stats()).toMatchObject({ count: 2 });
