@@ -407,7 +407,7 @@ export class Store {
     for await (const batch of this.#batches(spans, limits)) {
       const entries: ScanEntry[] = [], corrupt: Buffer[] = [];
       for (const [k, v] of batch) {
-        if (isIntact(v)) entries.push({ key: userKeyOf(k), record: v });
+        if (tryDecode(versionBytes, v) !== undefined) entries.push({ key: userKeyOf(k), record: v });
         else {
           corrupt.push(userKeyOf(k));
           this.#log?.error({ key: showKey(userKeyOf(k)) }, 'corrupt record skipped by a range scan');
@@ -448,7 +448,7 @@ export class Store {
   async hashRange(range: TokenRange): Promise<{ hash: string; keys: number }> {
     const digest = new RangeHash();
     for await (const batch of this.#batches(dataSpans(range), { batchCount: 1000, batchBytes: 1 << 24 }))
-      for (const [k, v] of batch) digest.add(k, isIntact(v) ? versionBytes(v) : v);
+      for (const [k, v] of batch) digest.add(k, tryDecode(versionBytes, v) ?? v);
     return { hash: digest.hex, keys: digest.count };
   }
 
@@ -473,7 +473,7 @@ export class Store {
           batch.forEach(([k, v], i) => {
             if (now[i] === undefined || !now[i]!.equals(v)) return void kept++;
             ops.push({ type: 'del', key: k });
-            const deletedAt = isIntact(v) ? decodeRecord(v).deletedAt : undefined;
+            const deletedAt = tryDecode(decodeRecord, v)?.deletedAt;
             if (deletedAt !== undefined) ops.push({ type: 'del', key: tombstoneKey(deletedAt, k) });
             deleted++;
           });
@@ -503,7 +503,7 @@ export class Store {
           this.#guard(async () => {
             const bytes = await this.#engine.get(dk);
             const ops: WriteOp[] = [{ type: 'del', key: tk }];
-            const rec = bytes !== undefined && isIntact(bytes) ? decodeRecord(bytes) : undefined;
+            const rec = bytes === undefined ? undefined : tryDecode(decodeRecord, bytes);
             if (rec?.deletedAt !== undefined && rec.deletedAt < before && tombstoneKey(rec.deletedAt, dk).equals(tk)) {
               ops.push({ type: 'del', key: dk });
               await this.#actors.retire();
@@ -528,12 +528,11 @@ export class Store {
   }
 }
 
-/** A record whose frame and checksum are intact (contents are checked on decode). */
-function isIntact(bytes: Buffer): boolean {
+/** Run a decoder; undefined when the bytes do not decode (a corrupt record). */
+function tryDecode<T>(decode: (bytes: Buffer) => T, bytes: Buffer): T | undefined {
   try {
-    versionBytes(bytes);
-    return true;
+    return decode(bytes);
   } catch {
-    return false;
+    return undefined;
   }
 }
