@@ -233,23 +233,24 @@ export class Store {
     }
   }
 
-  /** Decode a key's record for a read-merge-write. A corrupt one is set aside, not lost. */
-  async #loadForWrite(dk: Buffer, bytes: Buffer, ops: WriteOp[]): Promise<StoredRecord | undefined> {
+  /** Decode a key's record for a read-merge-write. A corrupt one is set aside (an op), not lost. */
+  #loadForWrite(dk: Buffer, bytes: Buffer, ops: WriteOp[]): StoredRecord | undefined {
     try {
       return this.#decodeStored(dk, bytes);
     } catch (e) {
       if (!(e instanceof KvError)) throw e;
       ops.push({ type: 'put', key: quarantineKey(dk), value: bytes });
-      await this.#actors.retire(); // the lost record's dots are unknown: write the key under a new actor
       return undefined;
     }
   }
 
   /**
-   * Read-merge-write of one key under its lock: `fn` gets the stored record (undefined
-   * when absent or set aside as corrupt) and the ops gathered so far, and writes.
+   * Read-merge-write of one key under its lock: `change` gets the stored record
+   * (undefined when absent or set aside as corrupt) and pushes the ops to write; they are
+   * written, as one batch, before the result is returned. `change` is synchronous: every
+   * await on this path costs a trip through the microtask queue, per write.
    */
-  async #change<T>(dk: Buffer, hi: number, lo: number, fn: (old: StoredRecord | undefined, ops: WriteOp[], stored: Buffer | undefined) => Promise<T>): Promise<T> {
+  async #change<T>(dk: Buffer, hi: number, lo: number, change: (old: StoredRecord | undefined, ops: WriteOp[], stored: Buffer | undefined) => T): Promise<T> {
     const lockKey = dk.toString('latin1');
     const wait = this.#locks.acquire(lockKey);
     if (wait) await wait;
@@ -258,7 +259,12 @@ export class Store {
       // A key the filter has never seen has no record: skip the read (key-filter.ts).
       const stored = this.#keys.mightHave(hi, lo) ? await this.#reads.get(dk) : undefined;
       try {
-        return await fn(stored === undefined ? undefined : await this.#loadForWrite(dk, stored, ops), ops, stored);
+        const old = stored === undefined ? undefined : this.#loadForWrite(dk, stored, ops);
+        // A record set aside took its dots with it: write the key under a new actor.
+        if (stored !== undefined && old === undefined) await this.#actors.retire();
+        const result = change(old, ops, stored);
+        if (ops.length > 0) await this.#queue.write(ops);
+        return result;
       } finally {
         // After the write landed (or failed: a key added in vain costs one read later),
         // while the lock is still ours.
@@ -360,12 +366,11 @@ export class Store {
         if (!(e instanceof DecodeError)) throw e;
         throw new KvError('KV_BAD_CONTEXT', `bad causal context for key ${showKey(k)}: ${e.message}; pass the context returned by a get of this key, or none`);
       }
-      return await this.#change(dk, hi, check, async (old, ops) => {
+      return await this.#change(dk, hi, check, (old, ops) => {
         const epoch = this.#actors.epochFor(old?.ownerEpoch);
         // The value is copied into the record right away: no copy of it is kept.
         const versions = update(old?.versions ?? EMPTY_VERSIONS, ctx, this.#actors.actor(epoch), value);
         const record = this.#persist(dk, old, versions, epoch, ops);
-        await this.#queue.write(ops);
         return { context: contextFromClock(check, clockBytes(record)), versions: versions.siblings.length, record };
       });
     } finally {
@@ -389,11 +394,10 @@ export class Store {
         if (!(e instanceof DecodeError)) throw e;
         throw new KvError('KV_BAD_RECORD', `the record sent for key ${showKey(k)} does not decode (${e.message}); it was not stored`);
       }
-      return await this.#change(dk, hi, check, async (old, ops, stored) => {
+      return await this.#change(dk, hi, check, (old, ops, stored) => {
         const merged = old ? merge(old.versions, incoming) : incoming;
-        if (old && ops.length === 0 && sameVersions(merged, old.versions)) return { changed: false, versions: merged.siblings.length, record: stored! };
+        if (old && sameVersions(merged, old.versions)) return { changed: false, versions: merged.siblings.length, record: stored! };
         const out = this.#persist(dk, old, merged, old?.ownerEpoch, ops);
-        await this.#queue.write(ops);
         return { changed: true, versions: merged.siblings.length, record: out };
       });
     } finally {
