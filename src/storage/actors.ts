@@ -15,6 +15,7 @@
  * Must not: touch data keys.
  */
 import type { Engine, WriteOp } from './engine.js';
+import { KvError } from './errors.js';
 import { metaKey } from './keys.js';
 import type { Actor } from './versions.js';
 
@@ -27,8 +28,21 @@ function u64(n: number): Buffer {
   return b;
 }
 
-function readU64(b: Buffer | undefined): number | undefined {
-  return b === undefined ? undefined : b.readUInt32BE(0) * 0x100000000 + b.readUInt32BE(4);
+/** Metadata that does not decode leaves the store unable to promise fresh dots: refuse to open. */
+function corrupt(name: string, b: Buffer): never {
+  throw new KvError(
+    'KV_CORRUPT_RECORD',
+    `store metadata '${name}' is corrupt (${b.length} bytes: ${b.toString('hex').slice(0, 32)}); without it the store cannot be sure never to reuse a version's dot. ` +
+      `Restore the data directory from a backup, or start this node with a new, empty data directory and let repair refill it`,
+  );
+}
+
+function readU64(name: string, b: Buffer | undefined): number | undefined {
+  if (b === undefined) return undefined;
+  if (b.length !== 8) corrupt(name, b);
+  const n = b.readUInt32BE(0) * 0x100000000 + b.readUInt32BE(4);
+  if (!Number.isSafeInteger(n)) corrupt(name, b);
+  return n;
 }
 
 export class Actors {
@@ -61,11 +75,12 @@ export class Actors {
   static async open(engine: Engine, randomBytes: (n: number) => Buffer): Promise<{ actors: Actors; uncleanShutdown: boolean }> {
     const [id, lease, clean, floor] = await engine.getMany(['store-id', 'epoch-lease', 'clean', 'epoch-floor'].map(metaKey));
     const ops: WriteOp[] = [];
+    if (id !== undefined && id.length !== 8) corrupt('store-id', id);
     const storeId = id ?? randomBytes(8);
     if (id === undefined) ops.push({ type: 'put', key: metaKey('store-id'), value: storeId });
-    const next = readU64(lease) ?? 1;
+    const next = readU64('epoch-lease', lease) ?? 1;
     const uncleanShutdown = id !== undefined && clean === undefined;
-    const actors = new Actors(engine, storeId.toString('latin1'), uncleanShutdown ? next : (readU64(floor) ?? 0), next);
+    const actors = new Actors(engine, storeId.toString('latin1'), uncleanShutdown ? next : (readU64('epoch-floor', floor) ?? 0), next);
     ops.push(
       { type: 'put', key: metaKey('epoch-lease'), value: u64(actors.#leaseEnd) },
       { type: 'put', key: metaKey('epoch-floor'), value: u64(actors.floor) },

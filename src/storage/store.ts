@@ -159,10 +159,16 @@ export class Store {
       throw new KvError('KV_IO', `cannot open the ${raw.kind} database${options.path ? ` in ${options.path}` : ''}: ${(e as Error).message}`, { cause: e });
     }
     const engine = withIoErrors(raw);
-    const { actors, uncleanShutdown } = await Actors.open(engine, options.randomBytes ?? cryptoRandomBytes);
-    if (uncleanShutdown) options.logger?.warn({ floor: actors.floor }, 'store was not closed cleanly: retiring earlier actor epochs');
-    const store = new Store(engine, s, actors, options);
-    await store.hints.load();
+    let store: Store;
+    try {
+      const { actors, uncleanShutdown } = await Actors.open(engine, options.randomBytes ?? cryptoRandomBytes);
+      if (uncleanShutdown) options.logger?.warn({ floor: actors.floor }, 'store was not closed cleanly: retiring earlier actor epochs');
+      store = new Store(engine, s, actors, options);
+      await store.hints.load();
+    } catch (e) {
+      await raw.close().catch(() => {}); // release the database (its lock) for whoever fixes it
+      throw e;
+    }
     store.#open = true;
     void store.#keys.start(); // in the background: until it is done, every write reads first
     return store;

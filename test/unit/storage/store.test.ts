@@ -773,6 +773,22 @@ for (const makeKind of ENGINE_KINDS) {
         await s.close();
       });
 
+      it('refuses to open over corrupt metadata, saying what to do, rather than risk reusing dots', async () => {
+        for (const name of ['store-id', 'epoch-lease', 'epoch-floor']) {
+          const engine = kind.make();
+          const s = await open({}, engine);
+          await s.close();
+          await engine.open();
+          await engine.write([{ type: 'put', key: Buffer.concat([Buffer.from('m'), Buffer.from(name)]), value: Buffer.from([1, 2, 3]) }], true);
+          await engine.close();
+          const e = await rejects(Store.open({ engine }), 'KV_CORRUPT_RECORD');
+          expect(e.message).toContain(name);
+          expect(e.message).toMatch(/new, empty data directory/);
+          await engine.open(); // the failed open released the database
+          await engine.close();
+        }
+      });
+
       it('a write over a corrupt record sets the bad bytes aside and repairs the key', async () => {
         const engine = kind.make();
         const s = await open({}, engine);
