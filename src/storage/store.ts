@@ -11,6 +11,7 @@
  * Dots are issued by actors.ts, which guarantees that none is ever issued twice.
  */
 import { randomBytes as cryptoRandomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
 import { Actors } from './actors.js';
 import { DecodeError, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, versionBytes, viewRecord } from './codec.js';
 import type { StoredRecord } from './codec.js';
@@ -154,6 +155,7 @@ export class Store {
     const s = settings(options);
     const raw = options.engine ?? new LevelEngine(options.path!);
     try {
+      if (options.path !== undefined) await mkdir(options.path, { recursive: true }); // LevelDB makes only the last level
       await raw.open();
     } catch (e) {
       throw new KvError('KV_IO', `cannot open the ${raw.kind} database${options.path ? ` in ${options.path}` : ''}: ${(e as Error).message}`, { cause: e });

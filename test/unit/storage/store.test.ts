@@ -818,6 +818,14 @@ describe('store on LevelDB: opening', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('creates the data directory, parents included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ringkv-mk-'));
+    const s = await Store.open({ path: join(dir, 'data', 'node1', 'db') });
+    await s.put('k', Buffer.from('v'));
+    await s.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('refuses a second store on the same directory while the first is open', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ringkv-lock-'));
     const first = await Store.open({ path: join(dir, 'db') });
