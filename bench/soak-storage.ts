@@ -64,7 +64,7 @@ async function check(): Promise<string[]> {
   const problems: string[] = [];
   const store = await Store.open({ path: dir, logger: { warn: () => {}, error: (o, m) => problems.push(`${m} ${JSON.stringify(o)}`) } });
   const held = new Map<string, Set<string>>();
-  for await (const batch of store.scan({ start: 0n, end: 0n })) {
+  for await (const batch of store.ranges.scan({ start: 0n, end: 0n })) {
     for (const k of batch.corrupt) problems.push(`corrupt record for ${k}`);
     for (const e of batch.entries) {
       const values = (await store.get(e.key)).values.map(String);

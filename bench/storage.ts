@@ -134,7 +134,7 @@ async function round(inflight: number): Promise<Figures> {
   // Scan: the store's records through Store.scan, then the same records through raw nextv.
   let scanned = 0;
   const start = performance.now();
-  for await (const b of store.scan({ start: 0n, end: 0n }, { batchCount: 1000 })) for (const e of b.entries) scanned += 9 + e.key.length + e.record.length;
+  for await (const b of store.ranges.scan({ start: 0n, end: 0n }, { batchCount: 1000 })) for (const e of b.entries) scanned += 9 + e.key.length + e.record.length;
   const scan = scanned / 1e6 / ((performance.now() - start) / 1000);
   await store.close();
   const same = new ClassicLevel<Buffer, Buffer>(storeDir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });

@@ -296,3 +296,12 @@ export function decodeContext(bytes: Uint8Array, keyCheck: number): Clock {
   if (r.pos !== r.end) throw new DecodeError('trailing bytes after the clock');
   return clock;
 }
+
+/** Run a decoder; undefined when the bytes do not decode (a corrupt record). */
+export function tryDecode<T>(decode: (bytes: Buffer) => T, bytes: Buffer): T | undefined {
+  try {
+    return decode(bytes);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,5 +1,6 @@
 export { Store } from './store.js';
-export type { Key, Logger, StoreOptions, ReadResult, WriteResult, MergeResult, ScanEntry, ScanBatch } from './store.js';
+export type { Key, Logger, StoreOptions, ReadResult, WriteResult, MergeResult } from './store.js';
+export type { Ranges, ScanEntry, ScanBatch } from './ranges.js';
 export type { Hint, HintStats, HintStore } from './hints.js';
 export { KvError } from './errors.js';
 export { RangeHash } from './range-hash.js';

@@ -13,15 +13,15 @@
 import { randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { Actors } from './actors.js';
-import { DecodeError, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, versionBytes, viewRecord } from './codec.js';
+import { DecodeError, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, tryDecode, viewRecord } from './codec.js';
 import type { StoredRecord } from './codec.js';
 import { withIoErrors } from './engine.js';
 import type { Engine, WriteOp } from './engine.js';
 import { KvError, showKey } from './errors.js';
 import { HintStore } from './hints.js';
+import { Ranges } from './ranges.js';
 import { KeyFilter } from './key-filter.js';
 import { dataKey, dataKeyOfTombstone, dataSpans, quarantineKey, tokenHalves, tombstoneKey, tombstonesBefore, userKeyOf } from './keys.js';
-import type { TokenRange } from './keys.js';
 import { KeyLocks } from './key-lock.js';
 import { LevelEngine } from './level-engine.js';
 import { settings } from './options.js';
@@ -30,7 +30,6 @@ import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
 import { EMPTY_VERSIONS, isDeleted, merge, sameVersions, update } from './versions.js';
 import type { Versions } from './versions.js';
-import { RangeHash } from './range-hash.js';
 import { WriteQueue } from './write-queue.js';
 import { ReadBatcher } from './read-batcher.js';
 
@@ -85,23 +84,13 @@ export interface MergeResult {
   readonly record: Buffer;
 }
 
-export interface ScanEntry {
-  readonly key: Buffer;
-  /** The stored record: pass it to merge() on another node. */
-  readonly record: Buffer;
-}
-
-export interface ScanBatch {
-  readonly entries: ScanEntry[];
-  /** Keys whose records failed their checksum: reported and skipped, never sent. */
-  readonly corrupt: Buffer[];
-}
-
 const EMPTY = Buffer.alloc(0);
 
 export class Store {
   readonly settings: StoreSettings;
   readonly hints: HintStore;
+  /** Token-range scans, sizes, digests and deletes (ranges.ts). */
+  readonly ranges: Ranges;
   readonly #engine: Engine;
   readonly #queue: WriteQueue;
   readonly #locks = new KeyLocks();
@@ -126,7 +115,9 @@ export class Store {
     this.#gets = new ReadBatcher(engine, 4);
     this.#now = options.now ?? Date.now;
     this.#log = options.logger;
-    this.hints = new HintStore({ engine, queue: this.#queue, locks: this.#locks, settings: s, guard: (fn) => this.#guard(fn) });
+    const guard = <T>(fn: () => Promise<T>) => this.#guard(fn);
+    this.hints = new HintStore({ engine, queue: this.#queue, locks: this.#locks, settings: s, guard });
+    this.ranges = new Ranges({ engine, queue: this.#queue, locks: this.#locks, actors, log: this.#log, isOpen: () => this.#open, guard });
     this.#keys = new KeyFilter(
       (add) => this.#scanTokens(add),
       (e) => {
@@ -413,101 +404,15 @@ export class Store {
     }
   }
 
-  /** The records of a token range (start, end], in token order, in batches. */
-  async *scan(range: TokenRange, limits: BatchLimits = {}): AsyncGenerator<ScanBatch> {
-    const spans = dataSpans(range);
-    for await (const batch of this.#batches(spans, limits)) {
-      const entries: ScanEntry[] = [], corrupt: Buffer[] = [];
-      for (const [k, v] of batch) {
-        if (tryDecode(versionBytes, v) !== undefined) entries.push({ key: userKeyOf(k), record: v });
-        else {
-          corrupt.push(userKeyOf(k));
-          this.#log?.error({ key: showKey(userKeyOf(k)) }, 'corrupt record skipped by a range scan');
-        }
-      }
-      yield { entries, corrupt };
-    }
-  }
-
-  #batches(spans: ReturnType<typeof dataSpans>, limits: BatchLimits): AsyncGenerator<Array<[Buffer, Buffer]>> {
-    if (!this.#open) throw new KvError('KV_CLOSED', 'the store is closed; open it again to use it');
-    return batches(this.#engine, spans, limits);
-  }
-
-  /** Keys and their key + record bytes in a token range, counted exactly by a scan. */
-  async rangeStats(range: TokenRange): Promise<{ keys: number; bytes: number }> {
-    let keys = 0, bytes = 0;
-    for await (const batch of this.#batches(dataSpans(range), { batchCount: 1000, batchBytes: 1 << 24 })) {
-      keys += batch.length;
-      for (const [k, v] of batch) bytes += k.length + v.length;
-    }
-    return { keys, bytes };
-  }
-
-  /** LevelDB's estimate of the bytes a token range takes on disk: cheap, approximate. */
-  async approximateBytes(range: TokenRange): Promise<number> {
-    let total = 0;
-    for (const s of dataSpans(range)) total += await this.#guard(() => this.#engine.approximateSize(s.gte, s.lt));
-    return total;
-  }
-
-  /**
-   * A 64-bit hash of every version in a token range, for Merkle-tree anti-entropy
-   * (range-hash.ts): it does not depend on write order or on this node's bookkeeping,
-   * and changes when any version changes. A corrupt record contributes its raw bytes,
-   * so it differs from any replica.
-   */
-  async hashRange(range: TokenRange): Promise<{ hash: string; keys: number }> {
-    const digest = new RangeHash();
-    for await (const batch of this.#batches(dataSpans(range), { batchCount: 1000, batchBytes: 1 << 24 }))
-      for (const [k, v] of batch) digest.add(k, tryDecode(versionBytes, v) ?? v);
-    return { hash: digest.hex, keys: digest.count };
-  }
-
-  /**
-   * Delete a token range after its ownership moved away. A key written since the scan
-   * saw it is kept (compare-and-delete under the key's lock), so a write that raced the
-   * cleanup is never lost; it is counted in `kept`.
-   */
-  async deleteRange(range: TokenRange, limits: BatchLimits = {}): Promise<{ deleted: number; kept: number }> {
-    let deleted = 0, kept = 0;
-    for await (const batch of this.#batches(dataSpans(range), { batchCount: 256, ...limits })) {
-      const keys = batch.map(([k]) => k);
-      const lockKeys = keys.map((k) => k.toString('latin1'));
-      for (const lk of lockKeys) {
-        const wait = this.#locks.acquire(lk);
-        if (wait) await wait;
-      }
-      try {
-        await this.#guard(async () => {
-          const now = await this.#engine.getMany(keys);
-          const ops: WriteOp[] = [];
-          batch.forEach(([k, v], i) => {
-            if (now[i] === undefined || !now[i]!.equals(v)) return void kept++;
-            ops.push({ type: 'del', key: k });
-            const deletedAt = tryDecode(decodeRecord, v)?.deletedAt;
-            if (deletedAt !== undefined) ops.push({ type: 'del', key: tombstoneKey(deletedAt, k) });
-            deleted++;
-          });
-          if (ops.length === 0) return;
-          await this.#actors.retire();
-          await this.#queue.write(ops);
-        });
-      } finally {
-        for (const lk of lockKeys) this.#locks.release(lk);
-      }
-    }
-    return { deleted, kept };
-  }
-
   /**
    * Drop keys that have been tombstones only for longer than the grace period. A key
    * written or merged since keeps its record (its index entry is stale and goes).
    */
   async purgeTombstones(limits: BatchLimits = {}): Promise<{ purged: number }> {
+    if (!this.#open) throw new KvError('KV_CLOSED', 'the store is closed; open it again to use it');
     let purged = 0;
     const before = this.#now() - this.settings.tombstoneGraceMs;
-    for await (const batch of this.#batches([tombstonesBefore(before)], { batchCount: 256, ...limits })) {
+    for await (const batch of batches(this.#engine, [tombstonesBefore(before)], { batchCount: 256, ...limits })) {
       for (const [tk] of batch) {
         const dk = dataKeyOfTombstone(tk);
         const lockKey = dk.toString('latin1');
@@ -537,14 +442,5 @@ export class Store {
   /** Writes acknowledged and engine batches written (group commit shares batches). */
   get writeStats(): { writes: number; batches: number } {
     return { writes: this.#queue.writes, batches: this.#queue.batches };
-  }
-}
-
-/** Run a decoder; undefined when the bytes do not decode (a corrupt record). */
-function tryDecode<T>(decode: (bytes: Buffer) => T, bytes: Buffer): T | undefined {
-  try {
-    return decode(bytes);
-  } catch {
-    return undefined;
   }
 }

@@ -184,8 +184,8 @@ describe('stores: nothing acknowledged is lost (3 replicas, memory engine)', () 
         await stores[op.at]!.purgeTombstones();
       } else if (op.kind === 'handoff') {
         if (op.from === op.to) continue;
-        for await (const b of stores[op.from]!.scan(ALL)) for (const e of b.entries) await stores[op.to]!.merge(e.key, e.record);
-        await stores[op.from]!.deleteRange(ALL);
+        for await (const b of stores[op.from]!.ranges.scan(ALL)) for (const e of b.entries) await stores[op.to]!.merge(e.key, e.record);
+        await stores[op.from]!.ranges.delete(ALL);
       } else if (op.kind === 'restart') {
         if (op.clean) await stores[op.at]!.close();
         stores[op.at] = await open(engines[op.at]!); // unclean: the old store is simply abandoned

@@ -167,7 +167,7 @@ for (const makeKind of ENGINE_KINDS) {
         await a.delete('k', (await a.get('k')).context);
         clock.advance(9 * DAY);
         expect(await a.purgeTombstones()).toEqual({ purged: 0 });
-        for await (const batch of b.scan({ start: 0n, end: 0n })) for (const e of batch.entries) await a.merge(e.key, e.record);
+        for await (const batch of b.ranges.scan({ start: 0n, end: 0n })) for (const e of batch.entries) await a.merge(e.key, e.record);
         expect(await a.get('k')).toMatchObject({ values: [], deleted: true });
         await a.close();
         await b.close();
@@ -185,7 +185,7 @@ for (const makeKind of ENGINE_KINDS) {
         expect(await s.purgeTombstones()).toEqual({ purged: 1 });
         expect(await s.get('gone')).toMatchObject({ values: [], versions: 0, deleted: false });
         expect(texts((await s.get('live')).values)).toEqual(['y']);
-        expect(await s.rangeStats({ start: 0n, end: 0n })).toMatchObject({ keys: 1 });
+        expect(await s.ranges.stats({ start: 0n, end: 0n })).toMatchObject({ keys: 1 });
         expect(await s.purgeTombstones()).toEqual({ purged: 0 });
         await s.close();
       });
@@ -259,7 +259,7 @@ for (const makeKind of ENGINE_KINDS) {
         await b.merge('k', wa.record);
         expect(texts((await a.get('k')).values)).toEqual(['from-a', 'from-b']);
         expect(texts((await b.get('k')).values)).toEqual(['from-a', 'from-b']);
-        expect(await a.hashRange({ start: 0n, end: 0n })).toEqual(await b.hashRange({ start: 0n, end: 0n }));
+        expect(await a.ranges.hash({ start: 0n, end: 0n })).toEqual(await b.ranges.hash({ start: 0n, end: 0n }));
         await a.close();
         await b.close();
       });
@@ -294,7 +294,7 @@ for (const makeKind of ENGINE_KINDS) {
         expect(e.message).toMatch(/9 bytes.*limit of 8/);
         await rejects(s.get(Buffer.alloc(9)), 'KV_KEY_TOO_LARGE');
         await rejects(s.put(42 as unknown as string, v('x')), 'KV_BAD_KEY');
-        expect(await s.rangeStats({ start: 0n, end: 0n })).toEqual({ keys: 0, bytes: 0 });
+        expect(await s.ranges.stats({ start: 0n, end: 0n })).toEqual({ keys: 0, bytes: 0 });
         await s.close();
       });
 
@@ -304,7 +304,7 @@ for (const makeKind of ENGINE_KINDS) {
         await rejects(s.put(Buffer.alloc(4097, 1), v('x')), 'KV_KEY_TOO_LARGE');
         await rejects(s.put('k', Buffer.alloc((1 << 20) + 1)), 'KV_VALUE_TOO_LARGE');
         await rejects(s.put('k', 'text' as unknown as Buffer), 'KV_BAD_VALUE');
-        expect(await s.rangeStats({ start: 0n, end: 0n })).toMatchObject({ keys: 1 });
+        expect(await s.ranges.stats({ start: 0n, end: 0n })).toMatchObject({ keys: 1 });
         await s.close();
       });
 
@@ -395,8 +395,8 @@ for (const makeKind of ENGINE_KINDS) {
 
       it('refuses a range whose bounds are not tokens', async () => {
         const s = await open();
-        await rejects(s.rangeStats({ start: -1n, end: 5n }), 'KV_BAD_RANGE');
-        await rejects(s.hashRange({ start: 0n, end: MAX_TOKEN + 1n }), 'KV_BAD_RANGE');
+        await rejects(s.ranges.stats({ start: -1n, end: 5n }), 'KV_BAD_RANGE');
+        await rejects(s.ranges.hash({ start: 0n, end: MAX_TOKEN + 1n }), 'KV_BAD_RANGE');
         await s.close();
       });
 
@@ -462,7 +462,7 @@ for (const makeKind of ENGINE_KINDS) {
 
       async function scanKeys(s: Store, range: { start: bigint; end: bigint }, limits = {}): Promise<string[]> {
         const out: string[] = [];
-        for await (const b of s.scan(range, limits)) out.push(...b.entries.map((e) => e.key.toString()));
+        for await (const b of s.ranges.scan(range, limits)) out.push(...b.entries.map((e) => e.key.toString()));
         return out;
       }
 
@@ -487,7 +487,7 @@ for (const makeKind of ENGINE_KINDS) {
         await fill(s, 50);
         await s.put('big', Buffer.alloc(10_000, 7));
         const sizes: number[] = [], bytes: number[] = [];
-        for await (const b of s.scan({ start: 0n, end: 0n }, { batchCount: 7, batchBytes: 2_000 })) {
+        for await (const b of s.ranges.scan({ start: 0n, end: 0n }, { batchCount: 7, batchBytes: 2_000 })) {
           sizes.push(b.entries.length);
           bytes.push(b.entries.reduce((n, e) => n + e.key.length + 9 + e.record.length, 0));
         }
@@ -495,7 +495,7 @@ for (const makeKind of ENGINE_KINDS) {
         expect(Math.max(...sizes)).toBeLessThanOrEqual(7);
         for (const [i, n] of bytes.entries()) if (sizes[i]! > 1) expect(n).toBeLessThanOrEqual(2_000);
         expect(bytes.some((n) => n > 10_000)).toBe(true);
-        await rejects(s.scan({ start: 0n, end: 0n }, { batchCount: 0 }).next(), 'KV_BAD_OPTION');
+        await rejects(s.ranges.scan({ start: 0n, end: 0n }, { batchCount: 0 }).next(), 'KV_BAD_OPTION');
         await s.close();
       });
 
@@ -503,12 +503,12 @@ for (const makeKind of ENGINE_KINDS) {
         const s = await open();
         const keys = await fill(s, 100);
         const range = { start: keys[19]!.token, end: keys[69]!.token };
-        const stats = await s.rangeStats(range);
+        const stats = await s.ranges.stats(range);
         expect(stats.keys).toBe(50);
         let bytes = 0;
-        for await (const b of s.scan(range)) for (const e of b.entries) bytes += 1 + 8 + e.key.length + e.record.length;
+        for await (const b of s.ranges.scan(range)) for (const e of b.entries) bytes += 1 + 8 + e.key.length + e.record.length;
         expect(stats.bytes).toBe(bytes);
-        expect(await s.approximateBytes(range)).toBeGreaterThanOrEqual(0);
+        expect(await s.ranges.approximateBytes(range)).toBeGreaterThanOrEqual(0);
         await s.close();
       });
 
@@ -519,15 +519,15 @@ for (const makeKind of ENGINE_KINDS) {
         const records = await Promise.all(keys.map((k) => a.put(k, v(k))));
         for (const i of [...keys.keys()].reverse()) await b.merge(keys[i]!, records[i]!.record);
         const all = { start: 0n, end: 0n };
-        const ha = await a.hashRange(all);
+        const ha = await a.ranges.hash(all);
         expect(ha.keys).toBe(60);
-        expect(await b.hashRange(all)).toEqual(ha);
+        expect(await b.ranges.hash(all)).toEqual(ha);
         await b.put('h7', v('concurrent'));
-        const changed = await b.hashRange(all);
+        const changed = await b.ranges.hash(all);
         expect(changed.hash).not.toBe(ha.hash);
         const sub = { start: tokenOf('h7') - 1n, end: tokenOf('h7') };
-        expect((await a.hashRange(sub)).hash).not.toBe((await b.hashRange(sub)).hash);
-        expect(await a.hashRange({ start: 1n, end: 2n })).toEqual({ hash: '0000000000000000', keys: 0 });
+        expect((await a.ranges.hash(sub)).hash).not.toBe((await b.ranges.hash(sub)).hash);
+        expect(await a.ranges.hash({ start: 1n, end: 2n })).toEqual({ hash: '0000000000000000', keys: 0 });
         await a.close();
         await b.close();
       });
@@ -536,9 +536,9 @@ for (const makeKind of ENGINE_KINDS) {
         const s = await open();
         const keys = await fill(s, 200);
         const range = { start: keys[49]!.token, end: keys[149]!.token };
-        expect(await s.deleteRange(range, { batchCount: 16 })).toEqual({ deleted: 100, kept: 0 });
-        expect(await s.rangeStats(range)).toEqual({ keys: 0, bytes: 0 });
-        expect(await s.rangeStats({ start: 0n, end: 0n })).toMatchObject({ keys: 100 });
+        expect(await s.ranges.delete(range, { batchCount: 16 })).toEqual({ deleted: 100, kept: 0 });
+        expect(await s.ranges.stats(range)).toEqual({ keys: 0, bytes: 0 });
+        expect(await s.ranges.stats({ start: 0n, end: 0n })).toMatchObject({ keys: 100 });
         expect((await s.get(keys[50]!.key)).values).toEqual([]);
         expect(texts((await s.get(keys[150]!.key)).values)).toEqual([`value of ${keys[150]!.key}`]);
         await s.close();
@@ -548,13 +548,13 @@ for (const makeKind of ENGINE_KINDS) {
         const s = await open();
         const keys = await fill(s, 400);
         const victim = keys[300]!.key;
-        const deleting = s.deleteRange({ start: 0n, end: 0n }, { batchCount: 10 });
+        const deleting = s.ranges.delete({ start: 0n, end: 0n }, { batchCount: 10 });
         const racing = s.put(victim, v('written during cleanup'));
         const [result] = await Promise.all([deleting, racing]);
         expect(result.deleted + result.kept).toBe(400);
         const left = texts((await s.get(victim)).values);
         expect(left).toContain('written during cleanup');
-        expect(result.kept).toBe(await s.rangeStats({ start: 0n, end: 0n }).then((x) => x.keys));
+        expect(result.kept).toBe(await s.ranges.stats({ start: 0n, end: 0n }).then((x) => x.keys));
         await s.close();
       });
     });
@@ -763,7 +763,7 @@ for (const makeKind of ENGINE_KINDS) {
         expect(e.message).toContain('checksum');
         expect(texts((await s.get('good')).values)).toEqual(['y']);
         const scanned: string[] = [], corrupted: string[] = [];
-        for await (const b of s.scan({ start: 0n, end: 0n })) {
+        for await (const b of s.ranges.scan({ start: 0n, end: 0n })) {
           scanned.push(...b.entries.map((x) => x.key.toString()));
           corrupted.push(...b.corrupt.map(String));
         }

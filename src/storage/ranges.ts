@@ -1,0 +1,132 @@
+/**
+ * Operations on token ranges (start, end], as the ring reports ranges: what streaming,
+ * cleanup after ownership moves, and Merkle-tree anti-entropy need. `store.ranges`.
+ *
+ * Owns: batched scans that report corrupt records instead of sending them, exact and
+ * estimated sizes, order-independent range digests, and deleting a range without losing
+ * a write that races the cleanup. Must not: decide which ranges to move (handoff does).
+ */
+import { decodeRecord, tryDecode, versionBytes } from './codec.js';
+import type { Actors } from './actors.js';
+import type { Engine, WriteOp } from './engine.js';
+import { KvError, showKey } from './errors.js';
+import type { KeyLocks } from './key-lock.js';
+import { dataSpans, tombstoneKey, userKeyOf } from './keys.js';
+import type { TokenRange } from './keys.js';
+import { RangeHash } from './range-hash.js';
+import { batches } from './scan.js';
+import type { BatchLimits } from './scan.js';
+import type { Logger } from './store.js';
+import type { WriteQueue } from './write-queue.js';
+
+export interface ScanEntry {
+  readonly key: Buffer;
+  /** The stored record: pass it to merge() on another node. */
+  readonly record: Buffer;
+}
+
+export interface ScanBatch {
+  readonly entries: ScanEntry[];
+  /** Keys whose records failed their checksum: reported and skipped, never sent. */
+  readonly corrupt: Buffer[];
+}
+
+interface Deps {
+  readonly engine: Engine;
+  readonly queue: WriteQueue;
+  readonly locks: KeyLocks;
+  readonly actors: Actors;
+  readonly log: Logger | undefined;
+  readonly isOpen: () => boolean;
+  readonly guard: <T>(fn: () => Promise<T>) => Promise<T>;
+}
+
+export class Ranges {
+  constructor(private readonly deps: Deps) {}
+
+  #batches(range: TokenRange, limits: BatchLimits): AsyncGenerator<Array<[Buffer, Buffer]>> {
+    if (!this.deps.isOpen()) throw new KvError('KV_CLOSED', 'the store is closed; open it again to use it');
+    return batches(this.deps.engine, dataSpans(range), limits);
+  }
+
+  /** The records of a token range (start, end], in token order, in batches. */
+  async *scan(range: TokenRange, limits: BatchLimits = {}): AsyncGenerator<ScanBatch> {
+    for await (const batch of this.#batches(range, limits)) {
+      const entries: ScanEntry[] = [], corrupt: Buffer[] = [];
+      for (const [k, v] of batch) {
+        if (tryDecode(versionBytes, v) !== undefined) entries.push({ key: userKeyOf(k), record: v });
+        else {
+          corrupt.push(userKeyOf(k));
+          this.deps.log?.error({ key: showKey(userKeyOf(k)) }, 'corrupt record skipped by a range scan');
+        }
+      }
+      yield { entries, corrupt };
+    }
+  }
+
+  /** Keys and their key + record bytes in a token range, counted exactly by a scan. */
+  async stats(range: TokenRange): Promise<{ keys: number; bytes: number }> {
+    let keys = 0, bytes = 0;
+    for await (const batch of this.#batches(range, { batchCount: 1000, batchBytes: 1 << 24 })) {
+      keys += batch.length;
+      for (const [k, v] of batch) bytes += k.length + v.length;
+    }
+    return { keys, bytes };
+  }
+
+  /** LevelDB's estimate of the bytes a token range takes on disk: cheap, approximate. */
+  async approximateBytes(range: TokenRange): Promise<number> {
+    let total = 0;
+    for (const s of dataSpans(range)) total += await this.deps.guard(() => this.deps.engine.approximateSize(s.gte, s.lt));
+    return total;
+  }
+
+  /**
+   * A 64-bit hash of every version in a token range, for Merkle-tree anti-entropy
+   * (range-hash.ts): it does not depend on write order or on this node's bookkeeping,
+   * and changes when any version changes. A corrupt record contributes its raw bytes,
+   * so it differs from any replica.
+   */
+  async hash(range: TokenRange): Promise<{ hash: string; keys: number }> {
+    const digest = new RangeHash();
+    for await (const batch of this.#batches(range, { batchCount: 1000, batchBytes: 1 << 24 }))
+      for (const [k, v] of batch) digest.add(k, tryDecode(versionBytes, v) ?? v);
+    return { hash: digest.hex, keys: digest.count };
+  }
+
+  /**
+   * Delete a token range after its ownership moved away. A key written since the scan
+   * saw it is kept (compare-and-delete under the key's lock), so a write that raced the
+   * cleanup is never lost; it is counted in `kept`.
+   */
+  async delete(range: TokenRange, limits: BatchLimits = {}): Promise<{ deleted: number; kept: number }> {
+    let deleted = 0, kept = 0;
+    for await (const batch of this.#batches(range, { batchCount: 256, ...limits })) {
+      const keys = batch.map(([k]) => k);
+      const lockKeys = keys.map((k) => k.toString('latin1'));
+      for (const lk of lockKeys) {
+        const wait = this.deps.locks.acquire(lk);
+        if (wait) await wait;
+      }
+      try {
+        await this.deps.guard(async () => {
+          const now = await this.deps.engine.getMany(keys);
+          const ops: WriteOp[] = [];
+          batch.forEach(([k, v], i) => {
+            if (now[i] === undefined || !now[i]!.equals(v)) return void kept++;
+            ops.push({ type: 'del', key: k });
+            const deletedAt = tryDecode(decodeRecord, v)?.deletedAt;
+            if (deletedAt !== undefined) ops.push({ type: 'del', key: tombstoneKey(deletedAt, k) });
+            deleted++;
+          });
+          if (ops.length === 0) return;
+          await this.deps.actors.retire();
+          await this.deps.queue.write(ops);
+        });
+      } finally {
+        for (const lk of lockKeys) this.deps.locks.release(lk);
+      }
+    }
+    return { deleted, kept };
+  }
+}
