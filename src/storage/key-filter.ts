@@ -75,9 +75,12 @@ export class KeyFilter {
     this.#bits = new KeyBits(0);
   }
 
-  /** Build from the keys on disk, in the background; `ready` once done. */
-  start(): Promise<void> {
-    return this.#rebuild(0);
+  /**
+   * Build from the keys on disk, in the background; `ready` once done. `expectedKeys`
+   * sizes the filter (a low guess costs a second scan, a high one memory).
+   */
+  start(expectedKeys: number): Promise<void> {
+    return this.#rebuild(expectedKeys * 2); // room to grow before the next rebuild
   }
 
   #rebuild(expected: number): Promise<void> {

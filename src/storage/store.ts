@@ -21,7 +21,7 @@ import { KvError, showKey } from './errors.js';
 import { HintStore } from './hints.js';
 import { Ranges } from './ranges.js';
 import { KeyFilter } from './key-filter.js';
-import { dataKey, dataKeyOfTombstone, dataSpans, quarantineKey, tokenHalves, tombstoneKey, tombstonesBefore, userKeyOf } from './keys.js';
+import { dataKey, dataKeyOfTombstone, dataSpans, metaKey, quarantineKey, tokenHalves, tombstoneKey, tombstonesBefore, userKeyOf } from './keys.js';
 import { KeyLocks } from './key-lock.js';
 import { LevelEngine } from './level-engine.js';
 import { settings } from './options.js';
@@ -102,6 +102,7 @@ export class Store {
   readonly #log: Logger | undefined;
   readonly #actors: Actors;
   readonly #keys: KeyFilter;
+  #keyFilterStart: Promise<void> = Promise.resolve();
   #open = false;
   #active = 0;
   #idle: (() => void) | undefined;
@@ -124,6 +125,21 @@ export class Store {
         if (this.#open) this.#log?.warn({ err: (e as Error).message }, 'key filter build failed: new-key writes keep reading first');
       },
     );
+  }
+
+  /**
+   * Size and build the key filter: from the count saved at the last clean close, else
+   * from LevelDB's size estimate at ~100 bytes a key (records are larger than that).
+   */
+  async #startKeyFilter(): Promise<void> {
+    try {
+      const [saved] = await this.#engine.getMany([metaKey('key-count')]);
+      const span = dataSpans({ start: 0n, end: 0n })[0]!;
+      const expected = saved !== undefined ? Number(saved.toString()) : (await this.#engine.approximateSize(span.gte, span.lt)) / 100;
+      await this.#keys.start(Number.isFinite(expected) ? expected : 0);
+    } catch (e) {
+      this.#log?.warn({ err: (e as Error).message }, 'key filter not started: new-key writes keep reading first');
+    }
   }
 
   /** Every data key's token halves, for the key filter; stops (throwing) if the store closes. */
@@ -163,7 +179,7 @@ export class Store {
       throw e;
     }
     store.#open = true;
-    void store.#keys.start(); // in the background: until it is done, every write reads first
+    store.#keyFilterStart = store.#startKeyFilter(); // in the background: until it is done, every write reads first
     return store;
   }
 
@@ -172,7 +188,10 @@ export class Store {
     if (!this.#open) return;
     this.#open = false;
     if (this.#active > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
+    await this.#keyFilterStart;
     await this.#keys.settled(); // a scan in progress sees #open false and stops
+    // How many keys the filter holds, to size it at the next open without a second scan.
+    await this.#engine.write([{ type: 'put', key: metaKey('key-count'), value: Buffer.from(String(this.#keys.stats.keys)) }], false);
     await this.#actors.markClean();
     await this.#engine.close();
   }
@@ -436,7 +455,7 @@ export class Store {
 
   /** The key filter's state (key-filter.ts), and a promise that it has finished building. */
   get keyFilter(): { ready: boolean; keys: number; capacity: number; bytes: number; settled: Promise<void> } {
-    return { ...this.#keys.stats, settled: this.#keys.settled() };
+    return { ...this.#keys.stats, settled: this.#keyFilterStart.then(() => this.#keys.settled()) };
   }
 
   /** Writes acknowledged and engine batches written (group commit shares batches). */

@@ -45,7 +45,7 @@ describe('KeyFilter', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const { filter } = setup([[1, 2]], () => gate);
-    const started = filter.start();
+    const started = filter.start(0);
     expect(filter.ready).toBe(false);
     expect(filter.mightHave(9, 9)).toBe(true);
     release();
@@ -59,7 +59,7 @@ describe('KeyFilter', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const { filter } = setup([[1, 1], [2, 2]], () => gate);
-    const started = filter.start();
+    const started = filter.start(0);
     filter.add(3, 3, true); // a write that landed after the scan's snapshot
     release();
     await started;
@@ -73,7 +73,7 @@ describe('KeyFilter', () => {
       add(1, 1);
       throw new Error('disk gone');
     }, (e) => void errors.push(e));
-    await filter.start();
+    await filter.start(0);
     expect(filter.ready).toBe(false);
     expect(filter.mightHave(5, 5)).toBe(true);
     expect(errors).toHaveLength(1);
@@ -84,7 +84,7 @@ describe('KeyFilter', () => {
     const r32 = () => Math.floor(random() * 2 ** 32);
     const disk: Array<[number, number]> = [];
     const { filter } = setup(disk);
-    await filter.start();
+    await filter.start(0);
     const first = filter.stats.capacity;
     for (let i = 0; i <= first + 10; i++) {
       const t: [number, number] = [r32(), r32()];
