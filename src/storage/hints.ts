@@ -13,7 +13,8 @@ import { DecodeError, decodeRecord, encodeRecord } from './codec.js';
 import type { Engine, WriteOp } from './engine.js';
 import { KvError, showKey } from './errors.js';
 import type { KeyLocks } from './key-lock.js';
-import { hintKey, hintSpan, parseHintKey, tokenHalves } from './keys.js';
+import { hintKey, hintSpan, parseHintKey, tokenHalves, userKey } from './keys.js';
+import type { Key } from './keys.js';
 import type { StoreSettings } from './options.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
@@ -66,10 +67,9 @@ export class HintStore {
   }
 
   /** Keep `record` (from a put or merge) for delivery to node `target`. */
-  add(target: string, key: Uint8Array, record: Uint8Array): Promise<void> {
+  add(target: string, userKeyOrString: Key, record: Uint8Array): Promise<void> {
     return this.deps.guard(async () => {
-      if (key.length === 0 || key.length > this.deps.settings.maxKeyBytes)
-        throw new KvError(key.length === 0 ? 'KV_KEY_EMPTY' : 'KV_KEY_TOO_LARGE', `hint key of ${key.length} bytes is outside 1..${this.deps.settings.maxKeyBytes}`);
+      const key = userKey(userKeyOrString, this.deps.settings.maxKeyBytes);
       let incoming;
       try {
         incoming = decodeRecord(record);
@@ -127,8 +127,9 @@ export class HintStore {
    * sent): a hint that merged new versions since is kept for the next delivery.
    * Returns whether it was removed.
    */
-  remove(target: string, key: Uint8Array, delivered: Uint8Array): Promise<boolean> {
+  remove(target: string, userKeyOrString: Key, delivered: Uint8Array): Promise<boolean> {
     return this.deps.guard(async () => {
+      const key = userKey(userKeyOrString, this.deps.settings.maxKeyBytes);
       const [hi, lo] = tokenHalves(key);
       const hk = hintKey(target, hi, lo, key);
       return this.deps.locks.with(hk.toString('latin1'), async () => {

@@ -1,5 +1,5 @@
 export { Store } from './store.js';
-export type { Key, Logger, StoreOptions, ReadResult, WriteResult, MergeResult } from './store.js';
+export type { Logger, StoreOptions, ReadResult, WriteResult, MergeResult } from './store.js';
 export type { Ranges, ScanEntry, ScanBatch } from './ranges.js';
 export type { Hint, HintStats, HintStore } from './hints.js';
 export { KvError } from './errors.js';
@@ -8,7 +8,7 @@ export type { KvErrorCode } from './errors.js';
 export type { Engine, EngineIterator, WriteOp } from './engine.js';
 export { LevelEngine } from './level-engine.js';
 export { MemoryEngine } from './memory-engine.js';
-export type { TokenRange } from './keys.js';
+export type { Key, TokenRange } from './keys.js';
 export type { BatchLimits } from './scan.js';
 export type { Durability, StoreLimits, HintLimits } from './options.js';
 export { DEFAULT_TOMBSTONE_GRACE_MS } from './options.js';

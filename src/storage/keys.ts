@@ -17,6 +17,19 @@ import { KvError } from './errors.js';
 export const DATA = 0x64, HINT = 0x68, META = 0x6d, QUARANTINE = 0x71, TOMBSTONE = 0x74;
 const TOKEN_BYTES = 8;
 
+/** A user key: bytes, or a string (its UTF-8 bytes, as the ring hashes it). */
+export type Key = string | Uint8Array;
+
+/** A user key's bytes, checked against the limits (1 to maxKeyBytes). */
+export function userKey(key: Key, maxKeyBytes: number): Buffer {
+  const k = typeof key === 'string' ? Buffer.from(key, 'utf8') : key instanceof Uint8Array ? Buffer.from(key.buffer, key.byteOffset, key.byteLength) : null;
+  if (k === null) throw new KvError('KV_BAD_KEY', `a key must be a string or bytes, got ${typeof key}`);
+  if (k.length === 0) throw new KvError('KV_KEY_EMPTY', 'a key must have at least one byte');
+  if (k.length > maxKeyBytes)
+    throw new KvError('KV_KEY_TOO_LARGE', `key of ${k.length} bytes is over the limit of ${maxKeyBytes}; use a shorter key (or raise limits.maxKeyBytes)`);
+  return k;
+}
+
 /** A token range (start, end] as the ring reports ranges; start = end is the whole ring. */
 export interface TokenRange {
   readonly start: bigint;

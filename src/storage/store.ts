@@ -21,7 +21,8 @@ import { KvError, showKey } from './errors.js';
 import { HintStore } from './hints.js';
 import { Ranges } from './ranges.js';
 import { KeyFilter } from './key-filter.js';
-import { dataKey, dataKeyOfTombstone, dataSpans, metaKey, quarantineKey, tokenHalves, tombstoneKey, tombstonesBefore, userKeyOf } from './keys.js';
+import { dataKey, dataKeyOfTombstone, dataSpans, metaKey, quarantineKey, tokenHalves, tombstoneKey, tombstonesBefore, userKey, userKeyOf } from './keys.js';
+import type { Key } from './keys.js';
 import { KeyLocks } from './key-lock.js';
 import { LevelEngine } from './level-engine.js';
 import { settings } from './options.js';
@@ -33,7 +34,6 @@ import type { Versions } from './versions.js';
 import { WriteQueue } from './write-queue.js';
 import { ReadBatcher } from './read-batcher.js';
 
-export type Key = string | Uint8Array;
 
 /** The subset of a pino logger the store uses. */
 export interface Logger {
@@ -222,19 +222,12 @@ export class Store {
 
   /** A key's bytes (checked), its data key, and the 32-bit check its contexts carry. */
   #locate(key: Key): { k: Buffer; dk: Buffer; hi: number; check: number } {
-    const k = this.#key(key);
+    const k = userKey(key, this.settings.maxKeyBytes);
     const [hi, lo] = tokenHalves(k);
     return { k, dk: dataKey(hi, lo, k), hi, check: lo };
   }
 
-  #key(key: Key): Buffer {
-    const k = typeof key === 'string' ? Buffer.from(key, 'utf8') : key instanceof Uint8Array ? Buffer.from(key.buffer, key.byteOffset, key.byteLength) : null;
-    if (k === null) throw new KvError('KV_BAD_KEY', `a key must be a string or bytes, got ${typeof key}`);
-    if (k.length === 0) throw new KvError('KV_KEY_EMPTY', 'a key must have at least one byte');
-    if (k.length > this.settings.maxKeyBytes)
-      throw new KvError('KV_KEY_TOO_LARGE', `key of ${k.length} bytes is over the limit of ${this.settings.maxKeyBytes}; use a shorter key (or raise limits.maxKeyBytes)`);
-    return k;
-  }
+
 
   #decodeStored(dk: Buffer, bytes: Buffer): StoredRecord {
     return this.#checked(dk, () => decodeRecord(bytes));

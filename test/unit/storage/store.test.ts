@@ -389,7 +389,11 @@ for (const makeKind of ENGINE_KINDS) {
         await rejects(s.hints.add('', v('k'), rec), 'KV_BAD_OPTION');
         await rejects(s.hints.add('n'.repeat(256), v('k'), rec), 'KV_BAD_OPTION');
         await rejects(s.hints.add('n2', Buffer.alloc(0), rec), 'KV_KEY_EMPTY');
+        await rejects(s.hints.add('n2', 42 as unknown as string, rec), 'KV_BAD_KEY');
+        await rejects(s.hints.add('n2', 'x'.repeat(4097), rec), 'KV_KEY_TOO_LARGE');
         expect(s.hints.stats().count).toBe(0);
+        await s.hints.add('n2', 'k', rec); // a string key is its UTF-8 bytes, as everywhere
+        expect((await collect(s.hints.list('n2'))).flat().map((h) => String(h.key))).toEqual(['k']);
         await s.close();
       });
 
