@@ -150,6 +150,9 @@ function tokenBound(t: bigint): Buffer {
 const DATA_START = Buffer.from([DATA]);
 const DATA_END = Buffer.from([DATA + 1]);
 
+/** Every data key. */
+export const ALL_DATA: Span = { gte: DATA_START, lt: DATA_END };
+
 /** Keys with token in (after, upTo]: bounds [after + 1, upTo + 1). */
 function span(after: bigint | null, upTo: bigint): Span {
   return {
@@ -167,7 +170,7 @@ export function dataSpans(range: TokenRange): Span[] {
   for (const t of [start, end])
     if (typeof t !== 'bigint' || t < 0n || t > MAX_TOKEN)
       throw new KvError('KV_BAD_RANGE', `token range bounds must be integers in [0, 2^64), got (${String(start)}, ${String(end)}]`);
-  if (start === end) return [{ gte: DATA_START, lt: DATA_END }];
+  if (start === end) return [ALL_DATA];
   if (start < end) return [span(start, end)];
   // Wraps: (start, MAX] then [0, end]; (MAX, MAX] is empty.
   const spans = start === MAX_TOKEN ? [] : [span(start, MAX_TOKEN)];

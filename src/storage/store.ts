@@ -21,7 +21,7 @@ import { KvError, showKey } from './errors.js';
 import { HintStore } from './hints.js';
 import { Ranges } from './ranges.js';
 import { KeyFilter } from './key-filter.js';
-import { dataKey, dataKeyOfTombstone, dataSpans, metaKey, quarantineKey, tokenHalves, tombstoneKey, tombstonesBefore, userKey, userKeyOf } from './keys.js';
+import { ALL_DATA, dataKey, dataKeyOfTombstone, metaKey, quarantineKey, tokenHalves, tombstoneKey, tombstonesBefore, userKey, userKeyOf } from './keys.js';
 import type { Key } from './keys.js';
 import { KeyLocks } from './key-lock.js';
 import { LevelEngine } from './level-engine.js';
@@ -134,8 +134,7 @@ export class Store {
   async #startKeyFilter(): Promise<void> {
     try {
       const [saved] = await this.#engine.getMany([metaKey('key-count')]);
-      const span = dataSpans({ start: 0n, end: 0n })[0]!;
-      const expected = saved !== undefined ? Number(saved.toString()) : (await this.#engine.approximateSize(span.gte, span.lt)) / 100;
+      const expected = saved !== undefined ? Number(saved.toString()) : (await this.#engine.approximateSize(ALL_DATA.gte, ALL_DATA.lt)) / 100;
       await this.#keys.start(Number.isFinite(expected) ? expected : 0);
     } catch (e) {
       this.#log?.warn({ err: (e as Error).message }, 'key filter not started: new-key writes keep reading first');
@@ -144,8 +143,7 @@ export class Store {
 
   /** Every data key's token halves, for the key filter; stops (throwing) if the store closes. */
   async #scanTokens(add: (hi: number, lo: number) => void): Promise<void> {
-    const span = dataSpans({ start: 0n, end: 0n })[0]!;
-    const it = this.#engine.keyIterator(span.gte, span.lt);
+    const it = this.#engine.keyIterator(ALL_DATA.gte, ALL_DATA.lt);
     try {
       for (let keys = await it.nextv(1000); keys.length > 0; keys = await it.nextv(1000)) {
         if (!this.#open) throw new KvError('KV_CLOSED', 'the store closed during the key filter scan');
@@ -191,7 +189,7 @@ export class Store {
     await this.#keyFilterStart;
     await this.#keys.settled(); // a scan in progress sees #open false and stops
     // How many keys the filter holds, to size it at the next open without a second scan.
-    await this.#engine.write([{ type: 'put', key: metaKey('key-count'), value: Buffer.from(String(this.#keys.stats.keys)) }], false);
+    if (this.#keys.ready) await this.#engine.write([{ type: 'put', key: metaKey('key-count'), value: Buffer.from(String(this.#keys.stats.keys)) }], false);
     await this.#actors.markClean();
     await this.#engine.close();
   }
