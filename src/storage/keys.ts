@@ -60,7 +60,6 @@ function withToken(prefix: Buffer, hi: number, lo: number, key: Uint8Array): Buf
 }
 
 const DATA_PREFIX = Buffer.from([DATA]);
-const QUARANTINE_PREFIX = Buffer.from([QUARANTINE]);
 
 export function dataKey(hi: number, lo: number, key: Uint8Array): Buffer {
   return withToken(DATA_PREFIX, hi, lo, key);
@@ -72,9 +71,9 @@ export function quarantineKey(dk: Uint8Array): Buffer {
   return buf;
 }
 
-/** The user key inside a data, hint or quarantine key (it follows the token). */
-export function userKeyOf(storageKey: Buffer, tokenAt = 1): Buffer {
-  return storageKey.subarray(tokenAt + TOKEN_BYTES);
+/** The user key inside a data or quarantine key (it follows the prefix and the token). */
+export function userKeyOf(storageKey: Buffer): Buffer {
+  return storageKey.subarray(1 + TOKEN_BYTES);
 }
 
 function targetPrefix(target: string): Buffer {
@@ -147,7 +146,7 @@ function tokenBound(t: bigint): Buffer {
   return buf;
 }
 
-const DATA_START = Buffer.from([DATA]);
+const DATA_START = DATA_PREFIX;
 const DATA_END = Buffer.from([DATA + 1]);
 
 /** Every data key. */
