@@ -1,0 +1,190 @@
+/**
+ * What gossip carries about one node: its state, versioned by (generation, version).
+ *
+ * A node's state is a heartbeat plus named fields (address, zone, tokens, status, ...),
+ * each stamped with a version drawn from one counter the node alone advances, so a
+ * single number — the largest version — summarises how much of the state a peer has
+ * seen (Scuttlebutt; Cassandra's EndpointState). A restart starts a new generation,
+ * which supersedes everything of the old one.
+ *
+ * Owns: the state type, its immutable updates and merge, and the check of every field
+ * value that arrives from the network. Must not: choose peers, keep time or do I/O.
+ */
+
+import { MAX_TOKEN } from '../ring/index.js';
+
+export type NodeStatus = 'joining' | 'normal' | 'leaving' | 'left' | 'removed';
+export const NODE_STATUSES: readonly NodeStatus[] = ['joining', 'normal', 'leaving', 'left', 'removed'];
+
+export interface Versioned {
+  readonly value: string;
+  readonly version: number;
+}
+
+/** One node's state. Immutable: every change makes a new object, so tables can share them. */
+export interface EndpointState {
+  readonly id: string;
+  /** Starts anew at each restart (wall-clock seconds, always larger than the last one). */
+  readonly generation: number;
+  /** Version of the latest heartbeat. */
+  readonly heartbeat: number;
+  readonly fields: ReadonlyMap<string, Versioned>;
+  /** Largest version in the state: what a digest reports. */
+  readonly version: number;
+}
+
+/** (id, generation, version): what a node has seen of another's state. */
+export interface Digest {
+  readonly id: string;
+  readonly generation: number;
+  readonly version: number;
+}
+
+/** Part of a node's state: the heartbeat and the fields newer than what the receiver has. */
+export interface Delta {
+  readonly id: string;
+  readonly generation: number;
+  readonly heartbeat: number;
+  readonly fields: readonly { readonly name: string; readonly value: string; readonly version: number }[];
+}
+
+/** Bounds on what one state may hold, so that a peer cannot make us keep without limit. */
+export const MAX_FIELDS = 32;
+export const MAX_FIELD_BYTES = 64 * 1024;
+export const MAX_ID_LENGTH = 128;
+
+const ADDRESS = /^[A-Za-z0-9.\-_]+:\d{1,5}$|^\[[0-9A-Fa-f:.]+\]:\d{1,5}$/;
+
+/** Field names the membership layer reads, with the check each value must pass. */
+const CHECKS: Record<string, (v: string) => string | undefined> = {
+  addr: (v) => (isAddress(v) ? undefined : 'must be host:port'),
+  zone: (v) => (v.length <= 256 ? undefined : 'must be at most 256 characters'),
+  rack: (v) => (v.length <= 256 ? undefined : 'must be at most 256 characters'),
+  weight: (v) => {
+    const w = Number(v);
+    return Number.isFinite(w) && w > 0 && w <= 1000 ? undefined : 'must be a number in (0, 1000]';
+  },
+  status: (v) => ((NODE_STATUSES as readonly string[]).includes(v) ? undefined : `must be one of ${NODE_STATUSES.join(', ')}`),
+  tokens: (v) => (parseTokens(v) ? undefined : 'must be comma-separated 16-digit hex tokens'),
+  load: (v) => (/^\d{1,16}$/.test(v) ? undefined : 'must be a byte count'),
+  empty: (v) => (v === 'true' || v === 'false' ? undefined : "must be 'true' or 'false'"),
+};
+
+export function isAddress(v: string): boolean {
+  if (!ADDRESS.test(v)) return false;
+  const port = Number(v.slice(v.lastIndexOf(':') + 1));
+  return port >= 1 && port <= 65535;
+}
+
+/** Tokens as gossip carries them: 16 hex digits each, comma-separated, ascending. */
+export function formatTokens(tokens: readonly bigint[]): string {
+  return tokens.map((t) => t.toString(16).padStart(16, '0')).join(',');
+}
+
+/** The tokens of a `tokens` field, or undefined if it is malformed. */
+export function parseTokens(v: string): bigint[] | undefined {
+  if (v.length === 0) return undefined;
+  const parts = v.split(',');
+  const out: bigint[] = [];
+  for (const p of parts) {
+    if (!/^[0-9a-f]{16}$/.test(p)) return undefined;
+    const t = BigInt(`0x${p}`);
+    if (t > MAX_TOKEN) return undefined;
+    out.push(t);
+  }
+  return out;
+}
+
+/** Why a delta from the network is unacceptable, or undefined when it is fine. */
+export function checkDelta(d: Delta): string | undefined {
+  if (d === null || typeof d !== 'object') return 'a state must be an object';
+  if (typeof d.id !== 'string' || d.id.length === 0 || d.id.length > MAX_ID_LENGTH) return 'node id must be 1-128 characters';
+  if (!isCount(d.generation) || !isCount(d.heartbeat)) return `${d.id}: generation and heartbeat must be whole numbers`;
+  if (!Array.isArray(d.fields) || d.fields.length > MAX_FIELDS) return `${d.id}: at most ${MAX_FIELDS} fields`;
+  for (const f of d.fields) {
+    if (f === null || typeof f !== 'object') return `${d.id}: a field must be an object`;
+    if (typeof f.name !== 'string' || f.name.length === 0 || f.name.length > 64) return `${d.id}: bad field name`;
+    if (typeof f.value !== 'string' || f.value.length > MAX_FIELD_BYTES) return `${d.id}.${f.name}: value too large`;
+    if (!isCount(f.version)) return `${d.id}.${f.name}: version must be a whole number`;
+    const why = CHECKS[f.name]?.(f.value);
+    if (why) return `${d.id}.${f.name} ${why}, got ${JSON.stringify(f.value.slice(0, 80))}`;
+  }
+  return undefined;
+}
+
+export function checkDigest(d: Digest): string | undefined {
+  if (d === null || typeof d !== 'object') return 'a digest must be an object';
+  if (typeof d.id !== 'string' || d.id.length === 0 || d.id.length > MAX_ID_LENGTH) return 'node id must be 1-128 characters';
+  if (!isCount(d.generation) || !isCount(d.version)) return `${d.id}: generation and version must be whole numbers`;
+  return undefined;
+}
+
+function isCount(n: unknown): n is number {
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+}
+
+/** A fresh state for a node starting generation `generation`, fields at versions 1..k. */
+export function initialState(id: string, generation: number, fields: Readonly<Record<string, string>>): EndpointState {
+  let version = 0;
+  const map = new Map<string, Versioned>();
+  for (const [name, value] of Object.entries(fields)) map.set(name, { value, version: ++version });
+  return { id, generation, heartbeat: ++version, fields: map, version };
+}
+
+/** The state with its heartbeat advanced (the owner does this every round). */
+export function beat(s: EndpointState): EndpointState {
+  return { ...s, heartbeat: s.version + 1, version: s.version + 1 };
+}
+
+/** The state with field `name` set (a no-op when the value is the same). */
+export function setField(s: EndpointState, name: string, value: string): EndpointState {
+  if (s.fields.get(name)?.value === value) return s;
+  const fields = new Map(s.fields);
+  fields.set(name, { value, version: s.version + 1 });
+  return { ...s, fields, version: s.version + 1 };
+}
+
+export function digestOf(s: EndpointState): Digest {
+  return { id: s.id, generation: s.generation, version: s.version };
+}
+
+/** What of `s` a peer that has seen `seen` versions of this generation lacks (seen 0: all). */
+export function deltaOf(s: EndpointState, seen: number): Delta {
+  const fields: { name: string; value: string; version: number }[] = [];
+  for (const [name, f] of s.fields) if (f.version > seen) fields.push({ name, value: f.value, version: f.version });
+  return { id: s.id, generation: s.generation, heartbeat: s.heartbeat, fields };
+}
+
+/**
+ * Merge a (checked) delta into what we hold. A newer generation replaces the state; the
+ * same generation takes each newer field and a newer heartbeat; an older generation is
+ * ignored. Returns `local` itself when nothing is newer. Idempotent and order-free per field.
+ */
+export function mergeDelta(local: EndpointState | undefined, d: Delta): EndpointState {
+  if (local !== undefined && d.generation < local.generation) return local;
+  const fresh = local === undefined || d.generation > local.generation;
+  const base: EndpointState = fresh
+    ? { id: d.id, generation: d.generation, heartbeat: 0, fields: new Map(), version: 0 }
+    : local;
+  let fields: Map<string, Versioned> | undefined;
+  let version = base.version;
+  for (const f of d.fields) {
+    const have = (fields ?? base.fields).get(f.name);
+    if (have !== undefined && have.version >= f.version) continue;
+    fields ??= new Map(base.fields);
+    fields.set(f.name, { value: f.value, version: f.version });
+    if (f.version > version) version = f.version;
+  }
+  const heartbeat = Math.max(base.heartbeat, d.heartbeat);
+  if (heartbeat > version) version = heartbeat;
+  if (!fresh && fields === undefined && heartbeat === base.heartbeat) return local!;
+  return { id: d.id, generation: d.generation, heartbeat, fields: fields ?? base.fields, version };
+}
+
+export function field(s: EndpointState, name: string): string | undefined {
+  return s.fields.get(name)?.value;
+}
+
+export function statusOf(s: EndpointState): NodeStatus | undefined {
+  return field(s, 'status') as NodeStatus | undefined;
+}

@@ -1,0 +1,320 @@
+/**
+ * The gossip protocol and the up/down opinion, as a synchronous state machine: time,
+ * randomness and the network are the caller's (sans-I/O). `tick(now)` runs one round and
+ * returns the messages to send; `receive(now, message)` takes one message and returns the
+ * replies. The node shell sends them over gRPC; test/sim delivers them on a fake network.
+ *
+ * One round (default every second), as Cassandra does it: a SYN with our digests to a
+ * random live peer; with probability down/(live+1) one to a node we think down (so
+ * that a partition heals and a restarted node is found); and one to a seed when we know
+ * no one alive or by chance, so that separately started groups find each other. The
+ * peer answers an ACK with the states we lack and requests for those it lacks; we close
+ * with an ACK2 (three-way Scuttlebutt reconciliation: both sides end up with the newer
+ * of each entry).
+ *
+ * Up/down is local: a peer is up once a heartbeat of it newer than we had arrives (or it
+ * spoke to us itself, or restarted), and down when the phi detector convicts it.
+ *
+ * Owns: the member table (one writer), the detector, peer choice. Must not: do I/O, read
+ * clocks, or decide ring ownership (ring-view.ts does).
+ */
+
+import {
+  beat,
+  checkDelta,
+  checkDigest,
+  deltaOf,
+  digestOf,
+  field,
+  initialState,
+  isAddress,
+  mergeDelta,
+  setField,
+  statusOf,
+  type Delta,
+  type Digest,
+  type EndpointState,
+} from './endpoint.js';
+import { PhiDetector, type DetectorOptions } from './phi-detector.js';
+
+interface Envelope {
+  /** Messages from another cluster name are refused. */
+  readonly cluster: string;
+  readonly from: string;
+  /** Where to answer. */
+  readonly fromAddr: string;
+}
+export type GossipMessage =
+  | (Envelope & { readonly kind: 'syn'; readonly digests: readonly Digest[] })
+  | (Envelope & { readonly kind: 'ack'; readonly deltas: readonly Delta[]; readonly requests: readonly Digest[] })
+  | (Envelope & { readonly kind: 'ack2'; readonly deltas: readonly Delta[] });
+
+export interface Outbound {
+  /** host:port */
+  readonly to: string;
+  readonly message: GossipMessage;
+}
+
+export type MembershipEvent =
+  | { readonly type: 'up' | 'down' | 'discovered'; readonly id: string }
+  | { readonly type: 'restarted'; readonly id: string; readonly generation: number }
+  | { readonly type: 'changed'; readonly id: string; readonly fields: readonly string[] }
+  | { readonly type: 'refused'; readonly from: string; readonly reason: string }
+  | { readonly type: 'paused'; readonly ms: number }
+  | { readonly type: 'impostor'; readonly generation: number };
+
+export interface GossiperOptions {
+  readonly id: string;
+  readonly clusterName: string;
+  readonly generation: number;
+  /** Our initial fields; must include `addr`. */
+  readonly fields: Readonly<Record<string, string>>;
+  /** Seed addresses (host:port); our own address among them is skipped. */
+  readonly seeds: readonly string[];
+  /** Uniform in [0, 1). */
+  readonly random: () => number;
+  readonly now: number;
+  readonly detector?: DetectorOptions;
+}
+
+/** Most digests or deltas one message may carry (a 100k-node cluster is out of scope). */
+export const MAX_ENTRIES = 10_000;
+
+export class Gossiper {
+  readonly id: string;
+  readonly clusterName: string;
+  readonly detector: PhiDetector;
+  readonly #table = new Map<string, EndpointState>();
+  readonly #up = new Set<string>();
+  readonly #seeds: readonly string[];
+  readonly #random: () => number;
+  #events: MembershipEvent[] = [];
+
+  constructor(o: GossiperOptions) {
+    if (!o.fields.addr || !isAddress(o.fields.addr)) throw new RangeError(`gossiper: fields.addr must be host:port, got ${o.fields.addr}`);
+    this.id = o.id;
+    this.clusterName = o.clusterName;
+    this.#random = o.random;
+    this.detector = new PhiDetector({ ...o.detector });
+    this.#table.set(o.id, initialState(o.id, o.generation, o.fields));
+    this.#seeds = [...new Set(o.seeds)].filter((s) => s !== o.fields.addr);
+    this.detector.checkLocalPause(o.now);
+  }
+
+  get self(): EndpointState {
+    return this.#table.get(this.id)!;
+  }
+
+  get address(): string {
+    return field(this.self, 'addr')!;
+  }
+
+  /** Every state we hold, ourselves included. */
+  states(): IterableIterator<EndpointState> {
+    return this.#table.values();
+  }
+
+  state(id: string): EndpointState | undefined {
+    return this.#table.get(id);
+  }
+
+  /** Our opinion of `id` (ourselves: always up). */
+  isUp(id: string): boolean {
+    return id === this.id || this.#up.has(id);
+  }
+
+  /** Set one of our own fields; peers learn it at the next exchanges. */
+  set(name: string, value: string): void {
+    this.#table.set(this.id, setField(this.self, name, value));
+  }
+
+  /** Events since the last call, oldest first. */
+  takeEvents(): MembershipEvent[] {
+    const e = this.#events;
+    this.#events = [];
+    return e;
+  }
+
+  /** SYNs to every seed and every known peer: a (re)started node makes itself known at once. */
+  announce(): Outbound[] {
+    const to = new Set(this.#seeds);
+    for (const s of this.#table.values()) {
+      const addr = field(s, 'addr');
+      if (s.id !== this.id && addr && this.#reachable(s)) to.add(addr);
+    }
+    to.delete(this.address);
+    return [...to].map((addr) => this.#syn(addr));
+  }
+
+  /** One gossip round at `now`. */
+  tick(now: number): Outbound[] {
+    this.#table.set(this.id, beat(this.self));
+    const paused = this.detector.checkLocalPause(now);
+    if (paused > 0) this.#events.push({ type: 'paused', ms: paused });
+    for (const id of this.#up) {
+      if (!this.detector.isAvailable(id, now)) this.#markDown(id);
+    }
+    const live: string[] = [];
+    const down: string[] = [];
+    for (const s of this.#table.values()) {
+      if (s.id === this.id || !this.#reachable(s)) continue;
+      const addr = field(s, 'addr');
+      if (addr === undefined) continue;
+      (this.#up.has(s.id) ? live : down).push(addr);
+    }
+    const out: Outbound[] = [];
+    const liveTarget = this.#pick(live);
+    if (liveTarget !== undefined) out.push(this.#syn(liveTarget));
+    if (down.length > 0 && this.#random() < down.length / (live.length + 1)) out.push(this.#syn(this.#pick(down)!));
+    if (this.#seeds.length > 0) {
+      const seedTarget = liveTarget === undefined || !this.#seeds.includes(liveTarget);
+      if (live.length === 0 || (seedTarget && this.#random() < this.#seeds.length / (live.length + down.length + 1))) {
+        const s = this.#pick(this.#seeds)!;
+        if (!out.some((o) => o.to === s)) out.push(this.#syn(s));
+      }
+    }
+    return out;
+  }
+
+  /** Take one message; returns the replies. Malformed or foreign messages are refused, never thrown. */
+  receive(now: number, m: GossipMessage): Outbound[] {
+    const why = this.#check(m);
+    if (why !== undefined) {
+      this.#events.push({ type: 'refused', from: typeof m?.fromAddr === 'string' ? m.fromAddr : '?', reason: why });
+      return [];
+    }
+    switch (m.kind) {
+      case 'syn': {
+        const deltas: Delta[] = [];
+        const requests: Digest[] = [];
+        let known = 0;
+        for (const d of m.digests) {
+          const local = this.#table.get(d.id);
+          if (local !== undefined) known++;
+          if (local === undefined || local.generation < d.generation) {
+            requests.push({ id: d.id, generation: d.generation, version: 0 });
+          } else if (local.generation > d.generation) {
+            deltas.push(deltaOf(local, 0));
+          } else if (local.version < d.version) {
+            requests.push({ id: d.id, generation: d.generation, version: local.version });
+          } else if (local.version > d.version) {
+            deltas.push(deltaOf(local, d.version));
+          }
+        }
+        if (known < this.#table.size) {
+          // States the peer did not mention at all: send them whole.
+          const mentioned = new Set(m.digests.map((d) => d.id));
+          for (const s of this.#table.values()) if (!mentioned.has(s.id)) deltas.push(deltaOf(s, 0));
+        }
+        return [{ to: m.fromAddr, message: { ...this.#envelope(), kind: 'ack', deltas, requests } }];
+      }
+      case 'ack': {
+        this.#apply(now, m.deltas, m.from);
+        const deltas: Delta[] = [];
+        for (const r of m.requests) {
+          const local = this.#table.get(r.id);
+          if (local === undefined || local.generation < r.generation) continue;
+          deltas.push(deltaOf(local, local.generation === r.generation ? r.version : 0));
+        }
+        return deltas.length > 0 ? [{ to: m.fromAddr, message: { ...this.#envelope(), kind: 'ack2', deltas } }] : [];
+      }
+      case 'ack2':
+        this.#apply(now, m.deltas, m.from);
+        return [];
+    }
+  }
+
+  #apply(now: number, deltas: readonly Delta[], from: string): void {
+    for (const d of deltas) {
+      if (d.id === this.id) {
+        // Someone holds a newer generation of us: another process runs under our id.
+        if (d.generation > this.self.generation) this.#events.push({ type: 'impostor', generation: d.generation });
+        continue;
+      }
+      const local = this.#table.get(d.id);
+      const merged = mergeDelta(local, d);
+      if (merged === local) continue;
+      this.#table.set(d.id, merged);
+      const changed: string[] = [];
+      if (merged.fields !== local?.fields) {
+        for (const [name, f] of merged.fields) if (local?.fields.get(name) !== f) changed.push(name);
+      }
+      if (local === undefined) {
+        this.#events.push({ type: 'discovered', id: d.id });
+        // Heard from the node itself: alive now. Heard second-hand: wait for a newer heartbeat.
+        if (d.id === from) this.#arrived(d.id, now);
+      } else if (merged.generation > local.generation) {
+        this.#events.push({ type: 'restarted', id: d.id, generation: merged.generation });
+        this.detector.forget(d.id);
+        this.#arrived(d.id, now);
+      } else if (merged.heartbeat > local.heartbeat) {
+        this.#arrived(d.id, now);
+      }
+      if (changed.length > 0) this.#events.push({ type: 'changed', id: d.id, fields: changed });
+      if (!this.#reachable(merged) && this.#up.has(d.id)) this.#markDown(d.id);
+    }
+  }
+
+  #arrived(id: string, now: number): void {
+    this.detector.report(id, now);
+    const s = this.#table.get(id)!;
+    if (!this.#up.has(id) && this.#reachable(s)) {
+      this.#up.add(id);
+      this.#events.push({ type: 'up', id });
+    }
+  }
+
+  #markDown(id: string): void {
+    this.#up.delete(id);
+    this.#events.push({ type: 'down', id });
+  }
+
+  /** Nodes that left or were removed are neither judged nor gossiped to. */
+  #reachable(s: EndpointState): boolean {
+    const st = statusOf(s);
+    return st !== 'left' && st !== 'removed';
+  }
+
+  #pick<T>(xs: readonly T[]): T | undefined {
+    return xs.length === 0 ? undefined : xs[Math.floor(this.#random() * xs.length)];
+  }
+
+  #envelope(): Envelope {
+    return { cluster: this.clusterName, from: this.id, fromAddr: this.address };
+  }
+
+  #syn(to: string): Outbound {
+    const digests: Digest[] = [];
+    for (const s of this.#table.values()) digests.push(digestOf(s));
+    return { to, message: { ...this.#envelope(), kind: 'syn', digests } };
+  }
+
+  #check(m: GossipMessage): string | undefined {
+    if (m === null || typeof m !== 'object') return 'not a message';
+    if (m.cluster !== this.clusterName) return `cluster name "${String(m.cluster)}" is not ours ("${this.clusterName}")`;
+    if (typeof m.from !== 'string' || m.from.length === 0) return 'no sender id';
+    if (typeof m.fromAddr !== 'string' || !isAddress(m.fromAddr)) return `sender address ${String(m.fromAddr)} is not host:port`;
+    const lists: unknown[] =
+      m.kind === 'syn' ? [m.digests] : m.kind === 'ack' ? [m.deltas, m.requests] : m.kind === 'ack2' ? [m.deltas] : [];
+    if (lists.length === 0) return `unknown kind ${String((m as { kind: unknown }).kind)}`;
+    for (const l of lists) if (!Array.isArray(l) || l.length > MAX_ENTRIES) return `lists must be arrays of at most ${MAX_ENTRIES}`;
+    if (m.kind === 'syn') {
+      for (const d of m.digests) {
+        const why = checkDigest(d);
+        if (why) return why;
+      }
+      return undefined;
+    }
+    for (const d of m.deltas) {
+      const why = checkDelta(d);
+      if (why) return why;
+    }
+    if (m.kind === 'ack') {
+      for (const d of m.requests) {
+        const why = checkDigest(d);
+        if (why) return why;
+      }
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,292 @@
+/**
+ * A deterministic simulation of many gossipers on a fake clock and an in-memory network
+ * that can drop, delay and partition messages, and kill, pause and restart nodes.
+ * Everything random comes from one seed, so a failing run replays exactly.
+ *
+ * Used by test/sim/*.test.ts and bench/sim-gossip.ts.
+ */
+
+import { Gossiper, type GossipMessage, type MembershipEvent, type Outbound } from '../../src/membership/gossiper.js';
+import { field, type Delta } from '../../src/membership/endpoint.js';
+import type { DetectorOptions } from '../../src/membership/phi-detector.js';
+import { mulberry32 } from '../../src/ring/allocate-tokens.js';
+
+export interface SimOptions {
+  readonly seed: number;
+  readonly intervalMs?: number;
+  /** One-way delay range, ms. */
+  readonly minDelayMs?: number;
+  readonly maxDelayMs?: number;
+  /** Probability that a message is lost. */
+  readonly dropRate?: number;
+  readonly detector?: DetectorOptions;
+  readonly clusterName?: string;
+}
+
+interface SimNode {
+  gossiper: Gossiper;
+  readonly id: string;
+  readonly addr: string;
+  alive: boolean;
+  /** Paused until this time (SIGSTOP): ticks and deliveries wait. */
+  pausedUntil: number;
+  generation: number;
+  readonly fields: Record<string, string>;
+  readonly seeds: readonly string[];
+  events: { at: number; event: MembershipEvent }[];
+  tickTimer: number;
+}
+
+interface Scheduled {
+  at: number;
+  seq: number;
+  run: () => void;
+}
+
+/** Binary min-heap on (at, seq): events at the same time run in the order scheduled. */
+class Agenda {
+  readonly #h: Scheduled[] = [];
+  #seq = 0;
+  push(at: number, run: () => void): void {
+    const h = this.#h;
+    h.push({ at, seq: this.#seq++, run });
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!less(h[i]!, h[p]!)) break;
+      [h[i], h[p]] = [h[p]!, h[i]!];
+      i = p;
+    }
+  }
+  pop(): Scheduled | undefined {
+    const h = this.#h;
+    const top = h[0];
+    const last = h.pop();
+    if (h.length > 0 && last !== undefined) {
+      h[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1, r = l + 1;
+        let m = i;
+        if (l < h.length && less(h[l]!, h[m]!)) m = l;
+        if (r < h.length && less(h[r]!, h[m]!)) m = r;
+        if (m === i) break;
+        [h[i], h[m]] = [h[m]!, h[i]!];
+        i = m;
+      }
+    }
+    return top;
+  }
+  peek(): Scheduled | undefined {
+    return this.#h[0];
+  }
+}
+function less(a: Scheduled, b: Scheduled): boolean {
+  return a.at < b.at || (a.at === b.at && a.seq < b.seq);
+}
+
+export class GossipSim {
+  now = 0;
+  readonly random: () => number;
+  readonly nodes = new Map<string, SimNode>();
+  readonly #byAddr = new Map<string, SimNode>();
+  readonly #agenda = new Agenda();
+  readonly #o: Required<Omit<SimOptions, 'detector'>> & { detector: DetectorOptions };
+  /** Partition groups: messages between nodes of different groups are dropped. */
+  #group = new Map<string, number>();
+  messages = 0;
+  dropped = 0;
+
+  constructor(o: SimOptions) {
+    this.#o = {
+      intervalMs: 1000,
+      minDelayMs: 1,
+      maxDelayMs: 20,
+      dropRate: 0,
+      clusterName: 'sim',
+      detector: {},
+      ...o,
+    };
+    this.random = mulberry32(o.seed);
+  }
+
+  get intervalMs(): number {
+    return this.#o.intervalMs;
+  }
+
+  /** Add and start a node with the given seeds (ids of other nodes). */
+  add(id: string, seeds: readonly string[], fields: Record<string, string> = {}): SimNode {
+    const addr = addrOf(id);
+    const node: SimNode = {
+      id,
+      addr,
+      alive: false,
+      pausedUntil: 0,
+      generation: 0,
+      fields: { addr, status: 'normal', ...fields },
+      seeds: seeds.map(addrOf),
+      events: [],
+      tickTimer: 0,
+      gossiper: undefined as unknown as Gossiper,
+    };
+    this.nodes.set(id, node);
+    this.#byAddr.set(addr, node);
+    this.start(id);
+    return node;
+  }
+
+  /** (Re)start a node: a new generation, a fresh table, announce to seeds and known peers. */
+  start(id: string): void {
+    const n = this.#node(id);
+    n.alive = true;
+    n.pausedUntil = 0;
+    n.generation = Math.max(n.generation + 1, Math.floor(this.now / 1000) + 1);
+    n.gossiper = new Gossiper({
+      id,
+      clusterName: this.#o.clusterName,
+      generation: n.generation,
+      fields: n.fields,
+      seeds: n.seeds,
+      random: this.random,
+      now: this.now,
+      detector: this.#o.detector,
+    });
+    this.#sendAll(n, n.gossiper.announce());
+    const timer = ++n.tickTimer;
+    // First tick at a random phase, then every interval: nodes are not in lock step.
+    this.#agenda.push(this.now + this.random() * this.#o.intervalMs, () => this.#tick(n, timer));
+  }
+
+  /** SIGKILL: the node stops at once; messages to it are lost. */
+  kill(id: string): void {
+    const n = this.#node(id);
+    n.alive = false;
+    n.tickTimer++;
+  }
+
+  /** SIGSTOP for `ms`: nothing runs on the node; messages to it queue until it resumes. */
+  pause(id: string, ms: number): void {
+    this.#node(id).pausedUntil = this.now + ms;
+  }
+
+  /** Split the nodes into groups (arrays of ids); nodes not listed form one more group. */
+  partition(groups: readonly (readonly string[])[]): void {
+    this.#group = new Map();
+    groups.forEach((g, i) => g.forEach((id) => this.#group.set(id, i + 1)));
+  }
+
+  heal(): void {
+    this.#group = new Map();
+  }
+
+  /** Run until `until` (ms) or until `stop()` returns true (checked after each event). */
+  run(until: number, stop?: () => boolean): boolean {
+    for (;;) {
+      const next = this.#agenda.peek();
+      if (next === undefined || next.at > until) {
+        this.now = until;
+        return false;
+      }
+      this.#agenda.pop();
+      this.now = next.at;
+      next.run();
+      if (stop?.()) return true;
+    }
+  }
+
+  runFor(ms: number, stop?: () => boolean): boolean {
+    return this.run(this.now + ms, stop);
+  }
+
+  /** Apply a change to a node's own fields (as the node shell would). */
+  set(id: string, name: string, value: string): void {
+    const n = this.#node(id);
+    n.fields[name] = value;
+    n.gossiper.set(name, value);
+  }
+
+  /** Does node `viewer` hold field `name` = `value` for node `of`? */
+  sees(viewer: string, of: string, name: string, value: string): boolean {
+    const s = this.#node(viewer).gossiper.state(of);
+    return s !== undefined && field(s, name) === value;
+  }
+
+  /**
+   * Start from a converged cluster: every node holds every other node's state and has
+   * seen one heartbeat of each (so all are up), as after a long healthy run.
+   */
+  seedTables(): void {
+    for (let pass = 0; pass < 2; pass++) {
+      if (pass === 1) for (const n of this.nodes.values()) n.gossiper.tick(this.now); // a newer heartbeat each
+      const deltas: Delta[] = [...this.nodes.values()].map((n) => {
+        const s = n.gossiper.self;
+        return { id: s.id, generation: s.generation, heartbeat: s.heartbeat, fields: [...s.fields].map(([name, f]) => ({ name, ...f })) };
+      });
+      for (const n of this.nodes.values()) {
+        n.gossiper.receive(this.now, { kind: 'ack2', cluster: this.#o.clusterName, from: '-', fromAddr: '127.0.0.1:1', deltas });
+        n.gossiper.takeEvents();
+      }
+    }
+  }
+
+  alive(): SimNode[] {
+    return [...this.nodes.values()].filter((n) => n.alive);
+  }
+
+  #node(id: string): SimNode {
+    const n = this.nodes.get(id);
+    if (n === undefined) throw new Error(`no simulated node ${id}`);
+    return n;
+  }
+
+  #tick(n: SimNode, timer: number): void {
+    if (!n.alive || n.tickTimer !== timer) return;
+    if (this.now < n.pausedUntil) {
+      // A stopped process runs its overdue timer once when it resumes.
+      this.#agenda.push(n.pausedUntil, () => this.#tick(n, timer));
+      return;
+    }
+    this.#sendAll(n, n.gossiper.tick(this.now));
+    this.#collect(n);
+    this.#agenda.push(this.now + this.#o.intervalMs, () => this.#tick(n, timer));
+  }
+
+  #sendAll(from: SimNode, out: readonly Outbound[]): void {
+    for (const o of out) this.#send(from, o.to, o.message);
+  }
+
+  #send(from: SimNode, to: string, message: GossipMessage): void {
+    this.messages++;
+    const target = this.#byAddr.get(to);
+    const o = this.#o;
+    if (
+      target === undefined ||
+      (this.#group.get(from.id) ?? 0) !== (this.#group.get(target.id) ?? 0) ||
+      (o.dropRate > 0 && this.random() < o.dropRate)
+    ) {
+      this.dropped++;
+      return;
+    }
+    const at = this.now + o.minDelayMs + this.random() * (o.maxDelayMs - o.minDelayMs);
+    const deliver = (): void => {
+      if (!target.alive) return void this.dropped++;
+      if (this.now < target.pausedUntil) return this.#agenda.push(target.pausedUntil, deliver);
+      this.#sendAll(target, target.gossiper.receive(this.now, message));
+      this.#collect(target);
+    };
+    this.#agenda.push(at, deliver);
+  }
+
+  #collect(n: SimNode): void {
+    for (const event of n.gossiper.takeEvents()) n.events.push({ at: this.now, event });
+  }
+}
+
+export function addrOf(id: string): string {
+  return `${id}.sim:7000`;
+}
+
+/** Ids n0..n{count-1}. */
+export function ids(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `n${i}`);
+}
