@@ -11,7 +11,7 @@
  * value that arrives from the network. Must not: choose peers, keep time or do I/O.
  */
 
-import { MAX_TOKEN } from '../ring/index.js';
+import { MAX_TOKEN, tokenHex } from '../ring/index.js';
 
 export type NodeStatus = 'joining' | 'normal' | 'leaving' | 'left' | 'removed';
 export const NODE_STATUSES: readonly NodeStatus[] = ['joining', 'normal', 'leaving', 'left', 'removed'];
@@ -78,7 +78,7 @@ export function isAddress(v: string): boolean {
 
 /** Tokens as gossip carries them: 16 hex digits each, comma-separated, ascending. */
 export function formatTokens(tokens: readonly bigint[]): string {
-  return tokens.map((t) => t.toString(16).padStart(16, '0')).join(',');
+  return tokens.map(tokenHex).join(',');
 }
 
 /** The tokens of a `tokens` field, or undefined if it is malformed. */

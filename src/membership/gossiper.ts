@@ -135,9 +135,12 @@ export class Gossiper {
     return e;
   }
 
-  /** SYNs to every seed and every known peer: a (re)started node makes itself known at once. */
-  announce(): Outbound[] {
-    const to = new Set(this.#seeds);
+  /**
+   * SYNs to every seed, every known peer and `remembered` addresses (peers the node knew
+   * before a restart): a (re)started node makes itself known at once, not over rounds.
+   */
+  announce(remembered: readonly string[] = []): Outbound[] {
+    const to = new Set([...this.#seeds, ...remembered]);
     for (const s of this.#table.values()) {
       const addr = field(s, 'addr');
       if (s.id !== this.id && addr && this.#reachable(s)) to.add(addr);

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { Gossiper, type GossipMessage, type Outbound } from '../../../src/membership/gossiper.js';
+import { mulberry32 } from '../../../src/ring/allocate-tokens.js';
+
+function make(id: string, port: number, seeds: string[] = [], cluster = 'c'): Gossiper {
+  return new Gossiper({
+    id,
+    clusterName: cluster,
+    generation: 1,
+    fields: { addr: `127.0.0.1:${port}`, status: 'normal' },
+    seeds,
+    random: mulberry32(port),
+    now: 0,
+  });
+}
+
+/** Deliver messages between gossipers by address until none are left. */
+function deliver(now: number, out: Outbound[], by: Map<string, Gossiper>): void {
+  const queue = [...out];
+  while (queue.length > 0) {
+    const o = queue.shift()!;
+    const g = by.get(o.to);
+    if (g) queue.push(...g.receive(now, o.message));
+  }
+}
+
+describe('gossiper', () => {
+  it('one SYN/ACK/ACK2 exchange leaves both sides with the newer of every entry', () => {
+    const a = make('a', 1, ['127.0.0.1:2']);
+    const b = make('b', 2);
+    const by = new Map([[a.address, a], [b.address, b]]);
+    b.set('zone', 'z2');
+    deliver(1000, a.announce(), by);
+    expect(a.state('b')?.fields.get('zone')?.value).toBe('z2');
+    expect(b.state('a')?.fields.get('addr')?.value).toBe('127.0.0.1:1');
+    // Each heard the other directly, so each holds the other up.
+    expect(a.isUp('b') && b.isUp('a')).toBe(true);
+    // A later change travels with the next exchange, and only it (plus heartbeats).
+    a.set('status', 'leaving');
+    const syn = a.tick(2000);
+    expect(syn.length).toBeGreaterThan(0);
+    deliver(2000, syn, by);
+    expect(b.state('a')?.fields.get('status')?.value).toBe('leaving');
+  });
+
+  it('refuses gossip from another cluster and malformed messages, and says why', () => {
+    const a = make('a', 1);
+    const bad: unknown[] = [
+      { kind: 'syn', cluster: 'other', from: 'x', fromAddr: '127.0.0.1:9', digests: [] },
+      { kind: 'syn', cluster: 'c', from: '', fromAddr: '127.0.0.1:9', digests: [] },
+      { kind: 'syn', cluster: 'c', from: 'x', fromAddr: 'nowhere', digests: [] },
+      { kind: 'syn', cluster: 'c', from: 'x', fromAddr: '127.0.0.1:9', digests: 'no' },
+      { kind: 'syn', cluster: 'c', from: 'x', fromAddr: '127.0.0.1:9', digests: [{ id: 'y', generation: 'one', version: 1 }] },
+      { kind: 'ack', cluster: 'c', from: 'x', fromAddr: '127.0.0.1:9', deltas: [{ id: 'y', generation: 1, heartbeat: 1, fields: [{ name: 'status', value: '??', version: 1 }] }], requests: [] },
+      { kind: 'nope', cluster: 'c', from: 'x', fromAddr: '127.0.0.1:9' },
+      null,
+    ];
+    for (const m of bad) expect(a.receive(1, m as GossipMessage)).toEqual([]);
+    const events = a.takeEvents();
+    expect(events).toHaveLength(bad.length);
+    expect(events.every((e) => e.type === 'refused')).toBe(true);
+    expect((events[0] as { reason: string }).reason).toMatch(/cluster name "other" is not ours/);
+    expect([...a.states()].map((s) => s.id)).toEqual(['a']); // nothing taken from a refused message
+  });
+
+  it('marks a node up on a newer heartbeat, not on second-hand news alone', () => {
+    const a = make('a', 1);
+    const delta = (hb: number) => ({ id: 'z', generation: 5, heartbeat: hb, fields: [{ name: 'addr', value: '127.0.0.1:9', version: 1 }] });
+    a.receive(0, { kind: 'ack2', cluster: 'c', from: 'b', fromAddr: '127.0.0.1:2', deltas: [delta(2)] });
+    expect(a.isUp('z')).toBe(false);
+    a.receive(1000, { kind: 'ack2', cluster: 'c', from: 'b', fromAddr: '127.0.0.1:2', deltas: [delta(3)] });
+    expect(a.isUp('z')).toBe(true);
+    // Silence convicts it at a later round.
+    a.tick(1000);
+    a.tick(30_000 - 1);
+    expect(a.takeEvents().some((e) => e.type === 'down' && e.id === 'z')).toBe(false); // the pause guard absorbed our own 29 s gap
+    a.tick(31_000);
+    a.tick(32_000);
+    a.tick(33_000);
+    a.tick(34_000);
+    a.tick(35_000);
+    expect(a.isUp('z')).toBe(false);
+  });
+
+  it('reports another process gossiping under our id with a newer generation', () => {
+    const a = make('a', 1);
+    a.receive(0, { kind: 'ack2', cluster: 'c', from: 'b', fromAddr: '127.0.0.1:2', deltas: [{ id: 'a', generation: 9, heartbeat: 1, fields: [] }] });
+    expect(a.takeEvents()).toEqual([{ type: 'impostor', generation: 9 }]);
+    expect(a.self.generation).toBe(1);
+  });
+
+  it('does not gossip to itself when it is among its seeds, and goes to a seed when it knows no one', () => {
+    const a = make('a', 1, ['127.0.0.1:1', '127.0.0.1:2']);
+    expect(a.announce().map((o) => o.to)).toEqual(['127.0.0.1:2']);
+    expect(a.tick(1000).map((o) => o.to)).toEqual(['127.0.0.1:2']);
+    const alone = make('a', 1, ['127.0.0.1:1']);
+    expect(alone.tick(1000)).toEqual([]);
+  });
+});
