@@ -7,6 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { demo } from './demo.js';
+import { runNode } from './node-command.js';
+import { AdminClient } from '../client/admin.js';
+import { formatRing, formatStatus } from './format.js';
+import { DEFAULT_CONFIG, ENV_NAMES } from '../node/config.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -36,7 +40,61 @@ program
     console.log(demo({ nodes: opts.nodes, zones: opts.zones, n: opts.replicas, keys }));
   });
 
+const d = DEFAULT_CONFIG;
+program
+  .command('node')
+  .description('run one ringkv node (every flag can also come from --config FILE or an environment variable)')
+  .option('--config <file>', 'JSON file of settings (camelCase names, e.g. {"listen": "127.0.0.1:7001"})')
+  .option('--id <id>', `node id (${ENV_NAMES.id}); default: the one kept in the data dir, or a new random one`)
+  .option('--listen <host:port>', `address the gRPC server binds (${ENV_NAMES.listen}; default ${d.listen})`)
+  .option('--advertise <host:port>', `address peers and clients reach this node at (${ENV_NAMES.advertise}; default: listen)`)
+  .option('--data-dir <dir>', `data directory (${ENV_NAMES.dataDir}; default ${d.dataDir})`)
+  .option('--seeds <list>', `comma-separated host:port of seed nodes (${ENV_NAMES.seeds})`)
+  .option('--zone <zone>', `availability zone (${ENV_NAMES.zone})`)
+  .option('--rack <rack>', `rack within the zone (${ENV_NAMES.rack})`)
+  .option('--weight <w>', `relative capacity (${ENV_NAMES.weight}; default ${d.weight})`)
+  .option('--cluster-name <name>', `cluster name; gossip from other clusters is refused (${ENV_NAMES.clusterName}; default ${d.clusterName})`)
+  .option('--tokens <n>', `tokens (virtual nodes) at weight 1 (${ENV_NAMES.tokens}; default ${d.tokens})`)
+  .option('--log-level <level>', `fatal|error|warn|info|debug|trace|silent (${ENV_NAMES.logLevel}; default ${d.logLevel})`)
+  .option('--gossip-interval-ms <ms>', `ms between gossip rounds (${ENV_NAMES.gossipIntervalMs}; default ${d.gossipIntervalMs})`)
+  .option('--phi-threshold <phi>', `phi above which a peer is marked down (${ENV_NAMES.phiThreshold}; default ${d.phiThreshold})`)
+  .option('--durability <mode>', `default|sync (${ENV_NAMES.durability}; default ${d.durability})`)
+  .option('--shutdown-grace-ms <ms>', `ms in-flight requests get at shutdown (${ENV_NAMES.shutdownGraceMs}; default ${d.shutdownGraceMs})`)
+  .action(async (opts: Record<string, unknown>) => {
+    const { config, ...flags } = opts;
+    await runNode(flags, config as string | undefined);
+  });
+
+function withAdmin<T>(address: string, fn: (c: AdminClient) => Promise<T>): Promise<T> {
+  const c = new AdminClient(address);
+  return fn(c).finally(() => c.close());
+}
+
+program
+  .command('status')
+  .description('members as one node sees them: up/down, state, address, load, tokens, ownership (like nodetool status)')
+  .requiredOption('--node <host:port>', 'any node of the cluster')
+  .option('-n, --replicas <n>', 'replicas per key for effective ownership', positiveInt(16), 3)
+  .option('--json', 'print JSON instead of a table')
+  .action(async (opts: { node: string; replicas: number; json?: boolean }) => {
+    const s = await withAdmin(opts.node, (c) => c.status(opts.replicas));
+    console.log(opts.json ? JSON.stringify(s, null, 2) : formatStatus(s));
+  });
+
+program
+  .command('ring')
+  .description('token ranges of the ring and their replicas, as one node derived them from gossip')
+  .requiredOption('--node <host:port>', 'any node of the cluster')
+  .option('-n, --replicas <n>', 'replicas per key', positiveInt(16), 3)
+  .option('--json', 'print JSON instead of a table')
+  .action(async (opts: { node: string; replicas: number; json?: boolean }) => {
+    const r = await withAdmin(opts.node, (c) => c.ring(opts.replicas));
+    console.log(opts.json ? JSON.stringify(r, null, 2) : formatRing(r));
+  });
+
 program.parseAsync().catch((err: unknown) => {
-  console.error(`ringkv: ${err instanceof Error ? err.message : String(err)}`);
+  const e = err as { details?: string; code?: number; message?: string };
+  const unreachable = e?.code === 14; // UNAVAILABLE: nothing answers at that address
+  console.error(`ringkv: ${unreachable ? `no node answers there (${e.details})` : (e?.details ?? e?.message ?? String(err))}`);
   process.exit(1);
 });

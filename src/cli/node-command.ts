@@ -1,0 +1,34 @@
+/**
+ * `ringkv node`: run one node until SIGTERM or SIGINT, then stop it cleanly and exit 0.
+ */
+
+import pino from 'pino';
+import { resolveConfig, type NodeConfig } from '../node/config.js';
+import { RingkvNode } from '../node/node.js';
+
+export async function runNode(flags: Partial<Record<keyof NodeConfig, unknown>>, configFile: string | undefined): Promise<void> {
+  const config = resolveConfig(flags, process.env, configFile);
+  const log = pino({ level: config.logLevel, base: { pid: process.pid } });
+  const node = await RingkvNode.start(config, log);
+  let first: number | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    // A second signal forces the exit; one within 500 ms is the same request sent twice
+    // (a terminal's Ctrl-C reaches the whole process group, `timeout` signals it too).
+    if (first !== undefined) {
+      if (Date.now() - first < 500) return;
+      node.log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    first = Date.now();
+    node.log.info({ signal }, 'stopping');
+    node.stop().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        node.log.error({ err: e }, 'stop failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}

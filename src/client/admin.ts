@@ -1,0 +1,71 @@
+/**
+ * A typed client for a node's Admin service (proto/ringkv/v1/admin.proto), used by
+ * `ringkv status` and `ringkv ring`, and by tests.
+ *
+ * Owns: the calls and their deadlines. Must not: format output (the CLI does).
+ */
+
+import * as grpc from '@grpc/grpc-js';
+import { serviceClient } from '../transport/protos.js';
+
+export interface MemberStatus {
+  readonly id: string;
+  readonly address: string;
+  readonly zone: string;
+  readonly rack: string;
+  readonly status: string;
+  readonly up: boolean;
+  readonly generation: number;
+  readonly heartbeat: number;
+  readonly tokens: number;
+  readonly ownership: number;
+  readonly loadBytes: number;
+  readonly weight: number;
+  readonly phi: number;
+}
+
+export interface StatusReply {
+  readonly clusterName: string;
+  readonly nodeId: string;
+  readonly replicas: number;
+  readonly members: readonly MemberStatus[];
+}
+
+export interface RingReply {
+  readonly replicas: number;
+  readonly ranges: readonly { readonly start: string; readonly end: string; readonly replicas: readonly string[] }[];
+}
+
+type Unary = (req: unknown, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r: unknown) => void) => void;
+
+export class AdminClient {
+  readonly #client: grpc.Client;
+
+  /** `address`: host:port of any node. */
+  constructor(
+    readonly address: string,
+    private readonly deadlineMs = 5000,
+  ) {
+    const Client = serviceClient('ringkv.v1.Admin');
+    this.#client = new Client(address, grpc.credentials.createInsecure());
+  }
+
+  status(replicas = 0): Promise<StatusReply> {
+    return this.#call('status', { replicas }) as Promise<StatusReply>;
+  }
+
+  ring(replicas = 0): Promise<RingReply> {
+    return this.#call('ring', { replicas }) as Promise<RingReply>;
+  }
+
+  close(): void {
+    this.#client.close();
+  }
+
+  #call(method: string, req: unknown): Promise<unknown> {
+    const fn = (this.#client as unknown as Record<string, Unary>)[method]!.bind(this.#client);
+    return new Promise((resolve, reject) =>
+      fn(req, { deadline: Date.now() + this.deadlineMs }, (err, res) => (err ? reject(err) : resolve(res))),
+    );
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The Admin gRPC service (proto/ringkv/v1/admin.proto): membership as this node sees it,
+ * and the ring it derived. Read-only.
+ *
+ * Owns: turning the node's state into Status and Ring replies. Must not: change state.
+ */
+
+import { performance } from 'node:perf_hooks';
+import * as grpc from '@grpc/grpc-js';
+import { tokenHex, type Ring } from '../ring/index.js';
+import { field, parseTokens, type EndpointState } from '../membership/endpoint.js';
+import type { Gossiper } from '../membership/gossiper.js';
+
+/** Replicas per key assumed when a request does not say (Dynamo's and Riak's N). */
+export const DEFAULT_REPLICAS = 3;
+
+/** Most replicas a request may ask about. */
+const MAX_REPLICAS = 16;
+
+interface AdminDeps {
+  readonly id: string;
+  readonly config: { readonly clusterName: string };
+  readonly gossiper: Gossiper;
+  readonly ring: Ring | undefined;
+}
+
+function replicasOf(requested: number): number | grpc.ServiceError {
+  const n = requested === 0 ? DEFAULT_REPLICAS : requested;
+  if (n > MAX_REPLICAS) {
+    return Object.assign(new Error(`replicas must be 1 to ${MAX_REPLICAS}, got ${n}`), {
+      code: grpc.status.INVALID_ARGUMENT,
+      details: `replicas must be 1 to ${MAX_REPLICAS}, got ${n}`,
+      metadata: new grpc.Metadata(),
+    });
+  }
+  return n;
+}
+
+export function memberStatus(node: AdminDeps, s: EndpointState, ownership: number): Record<string, unknown> {
+  const g = node.gossiper;
+  return {
+    id: s.id,
+    address: field(s, 'addr') ?? '',
+    zone: field(s, 'zone') ?? '',
+    rack: field(s, 'rack') ?? '',
+    status: field(s, 'status') ?? '',
+    up: g.isUp(s.id),
+    generation: s.generation,
+    heartbeat: s.heartbeat,
+    tokens: parseTokens(field(s, 'tokens') ?? '')?.length ?? 0,
+    ownership,
+    loadBytes: Number(field(s, 'load') ?? '0'),
+    weight: Number(field(s, 'weight') ?? '1'),
+    phi: s.id === node.id ? 0 : g.detector.phi(s.id, performance.now()),
+  };
+}
+
+export function adminService(node: AdminDeps): grpc.UntypedServiceImplementation {
+  return {
+    status: (call: grpc.ServerUnaryCall<{ replicas: number }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+      const n = replicasOf(call.request.replicas);
+      if (typeof n !== 'number') return cb(n);
+      const ring = node.ring;
+      const owned = ring?.ownership(Math.min(n, ring.size)) ?? new Map<string, number>();
+      const members = [...node.gossiper.states()]
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .map((s) => memberStatus(node, s, owned.get(s.id) ?? 0));
+      cb(null, { clusterName: node.config.clusterName, nodeId: node.id, replicas: n, members });
+    },
+    ring: (call: grpc.ServerUnaryCall<{ replicas: number }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+      const n = replicasOf(call.request.replicas);
+      if (typeof n !== 'number') return cb(n);
+      const ring = node.ring;
+      if (ring === undefined) {
+        return cb({ code: grpc.status.FAILED_PRECONDITION, details: 'no member owns tokens yet: the cluster is still forming' });
+      }
+      const ranges = ring.ranges(Math.min(n, ring.size)).map((r) => ({ start: tokenHex(r.start), end: tokenHex(r.end), replicas: r.replicas }));
+      cb(null, { replicas: n, ranges });
+    },
+  };
+}

@@ -1,0 +1,198 @@
+/**
+ * A node's configuration: command-line flags over environment variables over a JSON
+ * config file over defaults. Every setting is checked here, once, with a message that
+ * names the setting, where it came from and what is accepted.
+ *
+ * Owns: names, defaults, units and checks of settings. Must not: start anything.
+ */
+
+import { readFileSync } from 'node:fs';
+import { isAddress } from '../membership/endpoint.js';
+
+export interface NodeConfig {
+  /** Node id; undefined: the one kept in the data dir, or a new random one. */
+  readonly id: string | undefined;
+  /** host:port the gRPC server binds (clients, peers and admin share it). Port 0: any free port. */
+  readonly listen: string;
+  /** host:port peers and clients reach us at; default: listen (with the bound port). */
+  readonly advertise: string | undefined;
+  readonly dataDir: string;
+  /** host:port of seed nodes; our own address among them is fine (every node gets the same list). */
+  readonly seeds: readonly string[];
+  readonly zone: string;
+  readonly rack: string;
+  /** Relative capacity: ownership is proportional to it. */
+  readonly weight: number;
+  /** Gossip from another cluster name is refused. */
+  readonly clusterName: string;
+  /** Tokens (virtual nodes) for a node of weight 1. */
+  readonly tokens: number;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** ms between gossip rounds. */
+  readonly gossipIntervalMs: number;
+  /** Phi above which a peer is marked down (8 as in Cassandra; 10–12 on noisy hosts). */
+  readonly phiThreshold: number;
+  /** 'default' (acknowledged once the OS has it) or 'sync' (fsynced): see README. */
+  readonly durability: 'default' | 'sync';
+  /** ms to let in-flight requests finish at shutdown before cutting them off. */
+  readonly shutdownGraceMs: number;
+}
+
+export const DEFAULT_CONFIG: NodeConfig = {
+  id: undefined,
+  listen: '127.0.0.1:7001',
+  advertise: undefined,
+  dataDir: './data',
+  seeds: [],
+  zone: '',
+  rack: '',
+  weight: 1,
+  clusterName: 'ringkv',
+  tokens: 64,
+  logLevel: 'info',
+  gossipIntervalMs: 1000,
+  phiThreshold: 8,
+  durability: 'default',
+  shutdownGraceMs: 10_000,
+};
+
+/** Setting name → environment variable. */
+export const ENV_NAMES: Record<keyof NodeConfig, string> = {
+  id: 'RINGKV_ID',
+  listen: 'RINGKV_LISTEN',
+  advertise: 'RINGKV_ADVERTISE',
+  dataDir: 'RINGKV_DATA_DIR',
+  seeds: 'RINGKV_SEEDS',
+  zone: 'RINGKV_ZONE',
+  rack: 'RINGKV_RACK',
+  weight: 'RINGKV_WEIGHT',
+  clusterName: 'RINGKV_CLUSTER_NAME',
+  tokens: 'RINGKV_TOKENS',
+  logLevel: 'RINGKV_LOG_LEVEL',
+  gossipIntervalMs: 'RINGKV_GOSSIP_INTERVAL_MS',
+  phiThreshold: 'RINGKV_PHI_THRESHOLD',
+  durability: 'RINGKV_DURABILITY',
+  shutdownGraceMs: 'RINGKV_SHUTDOWN_GRACE_MS',
+};
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type Raw = Partial<Record<keyof NodeConfig, unknown>>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/**
+ * Resolve the configuration. `flags` are what the command line set (undefined: not set);
+ * `env` is usually process.env; `configFile` a JSON file of the same settings.
+ */
+export function resolveConfig(flags: Raw, env: NodeJS.ProcessEnv, configFile?: string): NodeConfig {
+  const file: Raw = configFile === undefined ? {} : readConfigFile(configFile);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(DEFAULT_CONFIG) as (keyof NodeConfig)[]) {
+    const envValue = env[ENV_NAMES[key]];
+    const [value, from] =
+      flags[key] !== undefined
+        ? [flags[key], `--${kebab(key)}`]
+        : envValue !== undefined && envValue !== ''
+          ? [envValue, ENV_NAMES[key]]
+          : file[key] !== undefined
+            ? [file[key], `${key} in ${configFile}`]
+            : [DEFAULT_CONFIG[key], 'default'];
+    out[key] = from === 'default' ? value : check(key, value, from);
+  }
+  return out as unknown as NodeConfig;
+}
+
+function readConfigFile(path: string): Raw {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`cannot read config file ${path}: ${(e as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(`config file ${path} is not valid JSON: ${(e as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ConfigError(`config file ${path} must hold a JSON object like {"listen": "127.0.0.1:7001"}`);
+  }
+  for (const key of Object.keys(parsed)) {
+    if (!(key in DEFAULT_CONFIG)) {
+      throw new ConfigError(`config file ${path}: unknown setting "${key}"; known: ${Object.keys(DEFAULT_CONFIG).join(', ')}`);
+    }
+  }
+  return parsed as Raw;
+}
+
+function kebab(s: string): string {
+  return s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+function check(key: keyof NodeConfig, value: unknown, from: string): unknown {
+  const fail = (what: string): never => {
+    throw new ConfigError(`${from}: ${what}, got ${JSON.stringify(value)}`);
+  };
+  const str = (): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : fail('expected a string'));
+  const num = (min: number, max: number, integer: boolean): number => {
+    const n = typeof value === 'number' ? value : Number(str());
+    if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
+      fail(`expected ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}`);
+    }
+    return n;
+  };
+  const address = (v: string, allowPortZero: boolean): string => {
+    if (isAddress(v) || (allowPortZero && /:0$/.test(v) && isAddress(`${v.slice(0, -2)}:1`))) return v;
+    return fail('expected host:port, like 127.0.0.1:7001');
+  };
+  switch (key) {
+    case 'id': {
+      const v = str();
+      return ID.test(v) ? v : fail('expected 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit');
+    }
+    case 'listen':
+      return address(str(), true);
+    case 'advertise':
+      return address(str(), false);
+    case 'dataDir': {
+      const v = str();
+      return v.length > 0 ? v : fail('expected a directory path');
+    }
+    case 'seeds': {
+      const list = Array.isArray(value) ? value.map(String) : str().split(',');
+      return list.map((s) => s.trim()).filter((s) => s.length > 0).map((s) => address(s, false));
+    }
+    case 'zone':
+    case 'rack': {
+      const v = str();
+      return v.length <= 256 && !/[\s,]/.test(v) ? v : fail('expected at most 256 characters, no spaces or commas');
+    }
+    case 'clusterName': {
+      const v = str();
+      return ID.test(v) ? v : fail('expected 1-128 letters, digits, ".", "_" or "-"');
+    }
+    case 'weight':
+      return num(Number.MIN_VALUE, 1000, false);
+    case 'tokens':
+      return num(1, 4096, true);
+    case 'logLevel': {
+      const v = str();
+      return LOG_LEVELS.includes(v) ? v : fail(`expected one of ${LOG_LEVELS.join(', ')}`);
+    }
+    case 'gossipIntervalMs':
+      return num(10, 60_000, true);
+    case 'phiThreshold':
+      return num(1, 100, false);
+    case 'durability': {
+      const v = str();
+      return v === 'default' || v === 'sync' ? v : fail("expected 'default' or 'sync'");
+    }
+    case 'shutdownGraceMs':
+      return num(0, 600_000, true);
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * What a node keeps about itself in its data dir (node.json): id, cluster name, the last
+ * generation, its tokens and status. A restart keeps the id and tokens and takes a new,
+ * larger generation; a wiped data dir is a new node with a new id (riak_test kv679: a node
+ * that lost its data must not come back as the node that had it).
+ *
+ * Owns: the file, written atomically (temp file, fsync, rename, fsync of the directory).
+ * Must not: decide tokens or status (the node does).
+ */
+
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isAddress, parseTokens, formatTokens, NODE_STATUSES, type NodeStatus } from '../membership/endpoint.js';
+import { ConfigError } from './config.js';
+
+export interface Identity {
+  readonly id: string;
+  readonly clusterName: string;
+  readonly generation: number;
+  readonly tokens: readonly bigint[] | undefined;
+  readonly status: NodeStatus;
+}
+
+const FILE = 'node.json';
+
+/**
+ * Load the identity in `dir` (or make a new one), check it against the configured id and
+ * cluster name, and take the next generation: wall-clock seconds, and always more than
+ * the last one, so peers see a restart even across a clock step back.
+ */
+export async function loadIdentity(
+  dir: string,
+  want: { id: string | undefined; clusterName: string },
+  nowMs: number,
+): Promise<Identity> {
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, FILE);
+  let saved: Identity | undefined;
+  try {
+    saved = parse(await readFile(path, 'utf8'), path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  const seconds = Math.floor(nowMs / 1000);
+  if (saved === undefined) {
+    const id = want.id ?? `n-${randomBytes(6).toString('hex')}`;
+    return { id, clusterName: want.clusterName, generation: seconds, tokens: undefined, status: 'joining' };
+  }
+  if (want.id !== undefined && want.id !== saved.id) {
+    throw new ConfigError(
+      `data dir ${dir} belongs to node ${saved.id}, not ${want.id}: start with --id ${saved.id}, or give a new node an empty data dir`,
+    );
+  }
+  if (want.clusterName !== saved.clusterName) {
+    throw new ConfigError(
+      `data dir ${dir} belongs to cluster "${saved.clusterName}", not "${want.clusterName}": start with --cluster-name ${saved.clusterName}, or use an empty data dir`,
+    );
+  }
+  return { ...saved, generation: Math.max(saved.generation + 1, seconds) };
+}
+
+export async function saveIdentity(dir: string, identity: Identity): Promise<void> {
+  const path = join(dir, FILE);
+  const tmp = `${path}.tmp`;
+  const body = JSON.stringify(
+    {
+      id: identity.id,
+      clusterName: identity.clusterName,
+      generation: identity.generation,
+      tokens: identity.tokens === undefined ? null : formatTokens(identity.tokens),
+      status: identity.status,
+    },
+    null,
+    2,
+  );
+  const f = await open(tmp, 'w');
+  try {
+    await f.writeFile(`${body}\n`);
+    await f.sync();
+  } finally {
+    await f.close();
+  }
+  await rename(tmp, path);
+  const d = await open(dir, 'r');
+  try {
+    await d.sync();
+  } finally {
+    await d.close();
+  }
+}
+
+function parse(text: string, path: string): Identity {
+  const bad = (what: string): never => {
+    throw new ConfigError(`${path} is damaged (${what}); restore it from a backup, or move the data dir away to start a new node`);
+  };
+  let j: Record<string, unknown>;
+  try {
+    j = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return bad('not JSON');
+  }
+  if (j === null || typeof j !== 'object') bad('not an object');
+  const { id, clusterName, generation, tokens, status } = j;
+  if (typeof id !== 'string' || id.length === 0) bad('no id');
+  if (typeof clusterName !== 'string') bad('no clusterName');
+  if (typeof generation !== 'number' || !Number.isSafeInteger(generation) || generation < 0) bad('bad generation');
+  if (!(NODE_STATUSES as readonly unknown[]).includes(status)) bad('bad status');
+  let parsed: bigint[] | undefined;
+  if (tokens !== null) {
+    parsed = typeof tokens === 'string' ? parseTokens(tokens) : undefined;
+    if (parsed === undefined) bad('bad tokens');
+  }
+  return {
+    id: id as string,
+    clusterName: clusterName as string,
+    generation: generation as number,
+    tokens: parsed,
+    status: status as NodeStatus,
+  };
+}
+
+const PEERS_FILE = 'peers.json';
+
+/**
+ * Addresses of the peers this node knew, so that a restart announces itself to all of
+ * them at once (Cassandra keeps system.peers for the same reason). Advisory: a missing or
+ * damaged file only means the node finds its peers through seeds and gossip.
+ */
+export async function loadPeers(dir: string): Promise<string[]> {
+  try {
+    const j = JSON.parse(await readFile(join(dir, PEERS_FILE), 'utf8')) as unknown;
+    return Array.isArray(j) ? j.filter((a): a is string => typeof a === 'string' && isAddress(a)) : [];
+  } catch {
+    return [];
+  }
+}
+
+export async function savePeers(dir: string, addresses: readonly string[]): Promise<void> {
+  const path = join(dir, PEERS_FILE);
+  await writeFile(`${path}.tmp`, JSON.stringify(addresses));
+  await rename(`${path}.tmp`, path);
+}

@@ -1,0 +1,368 @@
+/**
+ * One ringkv node: opens the store, serves gRPC (gossip, admin, health, reflection),
+ * gossips on a timer, takes its tokens when it joins, publishes the ring, and stops
+ * cleanly. The only place that builds every part (DESIGN.md).
+ *
+ * Owns: lifecycle and wiring; the one writer of the node's own gossip state and of
+ * node.json. Must not: contain the algorithms (membership/, ring/, storage/ do).
+ */
+
+import { performance } from 'node:perf_hooks';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { HealthImplementation } from 'grpc-health-check';
+import { ReflectionService } from '@grpc/reflection';
+import type { Logger } from 'pino';
+import { Store } from '../storage/index.js';
+import type { Ring } from '../ring/index.js';
+import { Gossiper, type MembershipEvent } from '../membership/gossiper.js';
+import { formatTokens, type NodeStatus } from '../membership/endpoint.js';
+import { ringFromStates, type RingView } from '../membership/ring-view.js';
+import { decideTokens, mayBecomeNormal, tokenClash } from '../membership/join.js';
+import { GossipSender, fromWire } from '../transport/gossip-wire.js';
+import { INTERNAL_MAX_MESSAGE_BYTES, protos } from '../transport/protos.js';
+import type { NodeConfig } from './config.js';
+import { loadIdentity, loadPeers, savePeers, saveIdentity, type Identity } from './identity.js';
+import { adminService } from './admin-service.js';
+
+/** How often the node refreshes the load it gossips, ms. */
+const LOAD_EVERY_MS = 5000;
+
+export class RingkvNode {
+  readonly config: NodeConfig;
+  readonly log: Logger;
+  readonly store: Store;
+  readonly gossiper: Gossiper;
+  #identity: Identity;
+  readonly #server: grpc.Server;
+  readonly #health: HealthImplementation;
+  readonly #sender: GossipSender;
+  readonly #startedAt = performance.now();
+  readonly #timers: NodeJS.Timeout[] = [];
+  #view: RingView = { ring: undefined, conflicts: [], fingerprint: '' };
+  readonly #listeners = new Set<(ring: Ring | undefined) => void>();
+  #stopping: Promise<void> | undefined;
+  #empty = true;
+  #lastJoinReason = '';
+
+  private constructor(
+    config: NodeConfig,
+    log: Logger,
+    identity: Identity,
+    store: Store,
+    server: grpc.Server,
+    address: string,
+  ) {
+    this.config = config;
+    this.log = log;
+    this.#identity = identity;
+    this.store = store;
+    this.#server = server;
+    this.#health = new HealthImplementation({ '': 'NOT_SERVING' });
+    const fields: Record<string, string> = {
+      addr: address,
+      zone: config.zone,
+      rack: config.rack,
+      weight: String(config.weight),
+      status: identity.status,
+    };
+    if (identity.tokens !== undefined) fields.tokens = formatTokens(identity.tokens);
+    this.gossiper = new Gossiper({
+      id: identity.id,
+      clusterName: config.clusterName,
+      generation: identity.generation,
+      fields,
+      seeds: config.seeds,
+      random: Math.random,
+      now: performance.now(),
+      detector: { threshold: config.phiThreshold, firstIntervalMs: config.gossipIntervalMs },
+    });
+    const peerLog = log.child({ component: 'gossip' });
+    this.#sender = new GossipSender(Math.max(1000, 2 * config.gossipIntervalMs), (to, err) =>
+      peerLog.debug({ peer: to, code: err.code, err: err.details }, 'gossip message not delivered'),
+    );
+  }
+
+  /** Start a node: identity, store, server, gossip. Rejects with a clear error on bad config or a busy port. */
+  static async start(config: NodeConfig, log: Logger): Promise<RingkvNode> {
+    const identity = await loadIdentity(config.dataDir, { id: config.id, clusterName: config.clusterName }, Date.now());
+    await saveIdentity(config.dataDir, identity);
+    const nodeLog = log.child({ node: identity.id });
+    const store = await Store.open({
+      path: join(config.dataDir, 'data'),
+      durability: config.durability,
+      logger: nodeLog.child({ component: 'storage' }),
+    });
+    const server = new grpc.Server({
+      'grpc.max_receive_message_length': INTERNAL_MAX_MESSAGE_BYTES,
+      'grpc.max_send_message_length': INTERNAL_MAX_MESSAGE_BYTES,
+    });
+    let port: number;
+    try {
+      port = await new Promise<number>((resolve, reject) =>
+        server.bindAsync(config.listen, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+      );
+    } catch (e) {
+      await store.close();
+      throw new Error(`cannot listen on ${config.listen}: ${(e as Error).message}`, { cause: e });
+    }
+    const host = config.listen.slice(0, config.listen.lastIndexOf(':'));
+    const address = config.advertise ?? `${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`;
+    const node = new RingkvNode(config, nodeLog, identity, store, server, address);
+    node.#serve();
+    await node.#refreshLoad();
+    node.#begin(await loadPeers(config.dataDir));
+    nodeLog.info(
+      { address, listen: `${host}:${port}`, generation: identity.generation, status: identity.status, tokens: identity.tokens?.length ?? 0, cluster: config.clusterName },
+      'node started',
+    );
+    return node;
+  }
+
+  get id(): string {
+    return this.#identity.id;
+  }
+
+  get address(): string {
+    return this.gossiper.address;
+  }
+
+  get status(): NodeStatus {
+    return this.#identity.status;
+  }
+
+  get generation(): number {
+    return this.#identity.generation;
+  }
+
+  /** The current ring (immutable), or undefined while no member owns tokens. */
+  get ring(): Ring | undefined {
+    return this.#view.ring;
+  }
+
+  /** Be told of every new ring; returns an unsubscribe function. */
+  subscribe(listener: (ring: Ring | undefined) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #serve(): void {
+    const { definition } = protos();
+    const gossipDef = (protos().grpcObject.ringkv as grpc.GrpcObject).internal as grpc.GrpcObject;
+    const gossipService = ((gossipDef.v1 as grpc.GrpcObject).Gossip as grpc.ServiceClientConstructor).service;
+    this.#server.addService(gossipService, {
+      exchange: (call: grpc.ServerUnaryCall<Parameters<typeof fromWire>[0], object>, cb: grpc.sendUnaryData<object>) => {
+        if (this.#stopping) return cb({ code: grpc.status.UNAVAILABLE, details: 'node is shutting down' });
+        const now = performance.now();
+        const replies = this.gossiper.receive(now, fromWire(call.request));
+        const refused = this.#afterGossip();
+        for (const r of replies) this.#sender.send(r.to, r.message);
+        if (refused !== undefined) {
+          const code = refused.startsWith('cluster name') ? grpc.status.FAILED_PRECONDITION : grpc.status.INVALID_ARGUMENT;
+          return cb({ code, details: refused });
+        }
+        cb(null, {});
+      },
+    });
+    const admin = (protos().grpcObject.ringkv as grpc.GrpcObject).v1 as grpc.GrpcObject;
+    this.#server.addService((admin.Admin as grpc.ServiceClientConstructor).service, adminService(this));
+    this.#health.addToServer(this.#server);
+    new ReflectionService(definition).addToServer(this.#server);
+  }
+
+  #begin(remembered: readonly string[]): void {
+    for (const o of this.gossiper.announce(remembered)) this.#sender.send(o.to, o.message);
+    const tick = (): void => {
+      const out = this.gossiper.tick(performance.now());
+      this.#afterGossip();
+      for (const o of out) this.#sender.send(o.to, o.message);
+      void this.#stepJoin();
+    };
+    this.#timers.push(setInterval(tick, this.config.gossipIntervalMs));
+    this.#timers.push(setInterval(() => void this.#refreshLoad(), LOAD_EVERY_MS));
+    this.#publishIfChanged();
+    this.#updateHealth();
+  }
+
+  /** Log membership events, rebuild the ring if ownership changed. Returns why a message was refused, if it was. */
+  #afterGossip(): string | undefined {
+    let refused: string | undefined;
+    for (const e of this.gossiper.takeEvents()) {
+      this.#logEvent(e);
+      if (e.type === 'refused') refused = e.reason;
+    }
+    this.#publishIfChanged();
+    this.#rememberPeers();
+    return refused;
+  }
+
+  #savedPeers = '';
+  #savingPeers = false;
+  /** Keep peers.json in step with the addresses we know (only when they change). */
+  #rememberPeers(): void {
+    if (this.#savingPeers) return;
+    const addrs: string[] = [];
+    for (const s of this.gossiper.states()) {
+      const a = s.fields.get('addr')?.value;
+      const st = s.fields.get('status')?.value;
+      if (s.id !== this.id && a !== undefined && st !== 'left' && st !== 'removed') addrs.push(a);
+    }
+    const key = addrs.sort().join(',');
+    if (key === this.#savedPeers) return;
+    this.#savingPeers = true;
+    savePeers(this.config.dataDir, addrs).then(
+      () => {
+        this.#savedPeers = key;
+        this.#savingPeers = false;
+      },
+      (e: unknown) => {
+        this.#savingPeers = false;
+        this.log.warn({ err: e }, 'could not save peers.json');
+      },
+    );
+  }
+
+  #logEvent(e: MembershipEvent): void {
+    const log = this.log.child({ component: 'membership' });
+    switch (e.type) {
+      case 'up':
+      case 'down': {
+        const s = this.gossiper.state(e.id);
+        log.info({ peer: e.id, address: s?.fields.get('addr')?.value, phi: Number(this.gossiper.detector.phi(e.id, performance.now()).toFixed(2)) }, `peer ${e.type}`);
+        break;
+      }
+      case 'discovered':
+        log.info({ peer: e.id }, 'peer discovered');
+        break;
+      case 'restarted':
+        log.info({ peer: e.id, generation: e.generation }, 'peer restarted');
+        break;
+      case 'changed':
+        if (e.fields.some((f) => f !== 'load' && f !== 'empty')) log.info({ peer: e.id, fields: e.fields }, 'peer state changed');
+        break;
+      case 'refused':
+        log.warn({ peer: e.from, reason: e.reason }, 'gossip refused');
+        break;
+      case 'paused':
+        log.warn({ pausedMs: Math.round(e.ms) }, 'this process stalled; peers are not judged on the silence it caused');
+        break;
+      case 'impostor':
+        log.error({ generation: e.generation }, 'another process gossips under this node id with a newer generation; two nodes share one id');
+        break;
+    }
+  }
+
+  #publishIfChanged(): void {
+    const view = ringFromStates(this.gossiper.states(), { tokensPerNode: this.config.tokens });
+    if (view.fingerprint === this.#view.fingerprint) return;
+    this.#view = view;
+    for (const c of view.conflicts) {
+      this.log.warn({ component: 'ring', peer: c.id, token: c.token.toString(16), owner: c.owner }, 'member left out of the ring: a token of it is already owned');
+    }
+    this.log.info({ component: 'ring', owners: view.ring?.size ?? 0, tokens: view.ring?.tokens.length ?? 0 }, 'ring changed');
+    for (const l of this.#listeners) {
+      try {
+        l(view.ring);
+      } catch (e) {
+        this.log.error({ err: e }, 'ring subscriber failed');
+      }
+    }
+  }
+
+  #joinBusy = false;
+  /** Pick tokens, then become normal when allowed. One step per gossip round. */
+  async #stepJoin(): Promise<void> {
+    if (this.#identity.status !== 'joining' || this.#joinBusy || this.#stopping) return;
+    this.#joinBusy = true;
+    try {
+      const ours = this.#identity.tokens;
+      const clash = ours === undefined ? undefined : tokenClash(this.id, ours, this.gossiper.states());
+      if (ours === undefined || clash !== undefined) {
+        if (clash !== undefined) this.log.warn({ component: 'join', peer: clash }, 'a token of ours is claimed by another member first: picking new tokens');
+        const d = decideTokens({
+          self: { id: this.id, zone: this.config.zone, rack: this.config.rack, weight: this.config.weight },
+          tokensPerNode: this.config.tokens,
+          states: this.gossiper.states(),
+          isUp: (id) => this.gossiper.isUp(id),
+          waitedMs: performance.now() - this.#startedAt,
+          settleMs: 3 * this.config.gossipIntervalMs,
+          maxWaitMs: 30 * this.config.gossipIntervalMs,
+        });
+        if (d.kind === 'wait') return this.#joinWaiting(d.reason);
+        await this.#persist({ tokens: d.tokens });
+        this.gossiper.set('tokens', formatTokens(d.tokens));
+        this.log.info({ component: 'join', tokens: d.tokens.length, alone: d.alone }, d.alone ? 'no seed answered: forming a new cluster' : 'tokens picked');
+      }
+      const may = mayBecomeNormal(this.#empty, this.id, this.gossiper.states());
+      if (!may.ok) return this.#joinWaiting(may.reason);
+      await this.#persist({ status: 'normal' });
+      this.gossiper.set('status', 'normal');
+      this.log.info({ component: 'join', reason: may.reason }, 'joined: status normal');
+      this.#afterGossip();
+      this.#updateHealth();
+    } catch (e) {
+      this.log.error({ component: 'join', err: e }, 'join step failed; retrying next round');
+    } finally {
+      this.#joinBusy = false;
+    }
+  }
+
+  #joinWaiting(reason: string): void {
+    if (reason !== this.#lastJoinReason) this.log.info({ component: 'join', reason }, 'joining: waiting');
+    this.#lastJoinReason = reason;
+  }
+
+  async #persist(change: Partial<Pick<Identity, 'tokens' | 'status'>>): Promise<void> {
+    const next = { ...this.#identity, ...change };
+    await saveIdentity(this.config.dataDir, next);
+    this.#identity = next;
+  }
+
+  async #refreshLoad(): Promise<void> {
+    try {
+      const all = { start: 0n, end: 0n };
+      const bytes = await this.store.ranges.approximateBytes(all);
+      let empty = true;
+      for await (const batch of this.store.ranges.scan(all, { batchCount: 1 })) {
+        empty = batch.entries.length === 0 && batch.corrupt.length === 0;
+        break;
+      }
+      this.#empty = empty;
+      this.gossiper.set('load', String(Math.round(bytes)));
+      this.gossiper.set('empty', String(empty));
+    } catch (e) {
+      if (!this.#stopping) this.log.warn({ component: 'storage', err: e }, 'could not measure load');
+    }
+  }
+
+  #updateHealth(): void {
+    const serving = !this.#stopping && this.#identity.status === 'normal';
+    this.#health.setStatus('', serving ? 'SERVING' : 'NOT_SERVING');
+  }
+
+  /**
+   * Stop: NOT_SERVING first, refuse new calls, let in-flight ones finish (at most
+   * shutdownGraceMs), stop gossip, close the store cleanly. Idempotent.
+   */
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      this.#updateHealth();
+      for (const t of this.#timers) clearInterval(t);
+      await new Promise<void>((resolve) => {
+        const force = setTimeout(() => {
+          this.log.warn({ graceMs: this.config.shutdownGraceMs }, 'in-flight requests did not finish in time; cutting them off');
+          this.#server.forceShutdown();
+          resolve();
+        }, this.config.shutdownGraceMs);
+        this.#server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      });
+      this.#sender.close();
+      await this.store.close();
+      this.log.info('node stopped');
+    })();
+    return this.#stopping;
+  }
+}

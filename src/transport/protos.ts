@@ -1,0 +1,46 @@
+/**
+ * The wire contract, loaded once from proto/: one PackageDefinition with every service,
+ * so that server reflection describes them all.
+ *
+ * Owns: where the .proto files are and how they map to JS (64-bit integers as numbers —
+ * generations, versions and byte counts stay below 2^53 — and enums as names).
+ */
+
+import { fileURLToPath } from 'node:url';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { protoPath as HEALTH_PROTO } from 'grpc-health-check';
+
+/** proto/ at the package root, from src/transport or dist/transport alike. */
+export const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
+
+export const PROTO_FILES = ['ringkv/v1/admin.proto', 'ringkv/internal/v1/gossip.proto'];
+
+let cached: { definition: protoLoader.PackageDefinition; grpcObject: grpc.GrpcObject } | undefined;
+
+export function protos(): { definition: protoLoader.PackageDefinition; grpcObject: grpc.GrpcObject } {
+  if (cached === undefined) {
+    // grpc.health.v1 too, so that reflection describes the health service as well.
+    const definition = protoLoader.loadSync([...PROTO_FILES, HEALTH_PROTO], {
+      includeDirs: [PROTO_DIR],
+      keepCase: false,
+      longs: Number,
+      enums: String,
+      defaults: true,
+      arrays: true,
+    });
+    cached = { definition, grpcObject: grpc.loadPackageDefinition(definition) };
+  }
+  return cached;
+}
+
+/** A service constructor by its full name, e.g. 'ringkv.v1.Admin'. */
+export function serviceClient(fullName: string): grpc.ServiceClientConstructor {
+  let o: unknown = protos().grpcObject;
+  for (const part of fullName.split('.')) o = (o as Record<string, unknown>)[part];
+  if (typeof o !== 'function') throw new Error(`no service ${fullName} in ${PROTO_FILES.join(', ')}`);
+  return o as grpc.ServiceClientConstructor;
+}
+
+/** Receive limit for node-to-node channels: gossip of a 1,000-node table is ~1.5 MB. */
+export const INTERNAL_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;

@@ -1,0 +1,142 @@
+/**
+ * Real `ringkv node` processes on 127.0.0.1 for tests: free ports, own data dirs, JSON
+ * log lines parsed as they come, and every process stopped by its PID at the end.
+ */
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { AdminClient, type StatusReply } from '../../src/client/admin.js';
+
+const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
+
+/** A port nothing listens on right now (bind 0, read it back, close). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface LogLine {
+  readonly msg: string;
+  readonly [k: string]: unknown;
+}
+
+export class NodeProcess {
+  child: ChildProcess | undefined;
+  readonly lines: LogLine[] = [];
+  stderr = '';
+  exit: Promise<number | null> = Promise.resolve(null);
+  #admin: AdminClient | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly address: string,
+    readonly dataDir: string,
+    readonly args: readonly string[],
+  ) {}
+
+  start(): void {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'node', ...this.args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, RINGKV_LOG_LEVEL: 'info' },
+    });
+    this.child = child;
+    createInterface({ input: child.stdout! }).on('line', (l) => {
+      try {
+        this.lines.push(JSON.parse(l) as LogLine);
+      } catch {
+        this.lines.push({ msg: l });
+      }
+    });
+    child.stderr!.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    this.exit = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  get pid(): number {
+    return this.child!.pid!;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  signal(sig: NodeJS.Signals): void {
+    if (this.running) process.kill(this.pid, sig);
+  }
+
+  admin(): AdminClient {
+    this.#admin ??= new AdminClient(this.address, 2000);
+    return this.#admin;
+  }
+
+  async status(): Promise<StatusReply | undefined> {
+    try {
+      return await this.admin().status(3);
+    } catch {
+      return undefined;
+    }
+  }
+
+  close(): void {
+    this.#admin?.close();
+    this.#admin = undefined;
+    if (this.child && this.running) {
+      this.child.kill('SIGCONT');
+      this.child.kill('SIGKILL');
+    }
+  }
+}
+
+export class TestCluster {
+  readonly nodes: NodeProcess[] = [];
+  readonly root = mkdtempSync(join(tmpdir(), 'ringkv-cluster-'));
+
+  /** Create `count` nodes n1..n{count} on free ports; seeds are the first `seeds` of them. */
+  static async create(count: number, seeds: number, extra: readonly string[] = []): Promise<TestCluster> {
+    const c = new TestCluster();
+    const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
+    const addrs = ports.map((p) => `127.0.0.1:${p}`);
+    for (let i = 0; i < count; i++) {
+      const id = `n${i + 1}`;
+      const dataDir = join(c.root, id);
+      const args = ['--id', id, '--listen', addrs[i]!, '--data-dir', dataDir, '--seeds', addrs.slice(0, seeds).join(','), ...extra];
+      c.nodes.push(new NodeProcess(id, addrs[i]!, dataDir, args));
+    }
+    return c;
+  }
+
+  node(id: string): NodeProcess {
+    return this.nodes.find((n) => n.id === id)!;
+  }
+
+  /** Every node's view, or undefined for a node that does not answer. */
+  views(): Promise<(StatusReply | undefined)[]> {
+    return Promise.all(this.nodes.map((n) => (n.running ? n.status() : Promise.resolve(undefined))));
+  }
+
+  destroy(): void {
+    for (const n of this.nodes) n.close();
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+/** Poll `check` every `everyMs` until it returns a value or `timeoutMs` passes. */
+export async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined> | T | undefined, everyMs = 100): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * One node in this process on a free port: forming a cluster alone, health, reflection,
+ * the admin service, refusing bad gossip, restart with the same tokens, clean stop.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { service as healthService } from 'grpc-health-check';
+import pino from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { AdminClient } from '../../src/client/admin.js';
+import { resolveConfig } from '../../src/node/config.js';
+import { RingkvNode } from '../../src/node/node.js';
+import { serviceClient } from '../../src/transport/protos.js';
+import { waitFor } from '../cluster/harness.js';
+
+const root = mkdtempSync(join(tmpdir(), 'ringkv-node-'));
+const started: RingkvNode[] = [];
+const clients: grpc.Client[] = [];
+afterAll(async () => {
+  for (const c of clients) c.close();
+  await Promise.all(started.map((n) => n.stop()));
+  rmSync(root, { recursive: true, force: true });
+});
+
+const logLines: Record<string, unknown>[] = [];
+const log = pino({ level: 'info' }, { write: (l: string) => void logLines.push(JSON.parse(l) as Record<string, unknown>) });
+
+async function startNode(dataDir: string, extra: Record<string, unknown> = {}): Promise<RingkvNode> {
+  const config = resolveConfig({ listen: '127.0.0.1:0', dataDir, gossipIntervalMs: 100, id: 'solo', shutdownGraceMs: 2000, ...extra }, {});
+  const node = await RingkvNode.start(config, log);
+  started.push(node);
+  return node;
+}
+
+function unary<T>(client: grpc.Client, method: string, req: unknown): Promise<T> {
+  const fn = (client as unknown as Record<string, grpc.requestCallback<T> & ((...a: unknown[]) => void)>)[method]!.bind(client);
+  return new Promise((resolve, reject) => fn(req, (err: grpc.ServiceError | null, res: T) => (err ? reject(err) : resolve(res))));
+}
+
+function health(address: string): Promise<{ status: string }> {
+  const Client = grpc.makeGenericClientConstructor(healthService, 'Health');
+  const c = new Client(address, grpc.credentials.createInsecure());
+  clients.push(c);
+  return unary(c, 'check', { service: '' });
+}
+
+describe('a ringkv node in process', () => {
+  const dataDir = join(root, 'solo');
+  let node: RingkvNode;
+  let tokens: string[];
+
+  it('forms a cluster by itself when no seed answers, and reports SERVING only then', async () => {
+    node = await startNode(dataDir, { seeds: '127.0.0.1:1' });
+    expect(node.status).toBe('joining');
+    expect((await health(node.address)).status).toBe('NOT_SERVING');
+    await waitFor('status normal', 10_000, () => node.status === 'normal');
+    expect((await health(node.address)).status).toBe('SERVING');
+    expect(logLines.some((l) => l.msg === 'no seed answered: forming a new cluster' && l.node === 'solo')).toBe(true);
+    expect(node.ring?.members.map((m) => m.id)).toEqual(['solo']);
+  });
+
+  it('answers Status and Ring, and refuses bad arguments with INVALID_ARGUMENT', async () => {
+    const admin = new AdminClient(node.address);
+    const s = await admin.status();
+    expect(s).toMatchObject({ clusterName: 'ringkv', nodeId: 'solo', replicas: 3 });
+    expect(s.members).toHaveLength(1);
+    expect(s.members[0]).toMatchObject({ id: 'solo', status: 'normal', up: true, tokens: 64, ownership: 1 });
+    const r = await admin.ring(1);
+    expect(r.ranges).toHaveLength(64);
+    tokens = r.ranges.map((x) => x.end);
+    await expect(admin.status(99)).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: /replicas must be 1 to 16/ });
+    admin.close();
+  });
+
+  it('lists its services through server reflection', async () => {
+    const pkgPath = createRequire(import.meta.url).resolve('@grpc/reflection/package.json');
+    const def = protoLoader.loadSync('grpc/reflection/v1/reflection.proto', { includeDirs: [join(pkgPath, '../build/proto')] });
+    const Reflection = (grpc.loadPackageDefinition(def).grpc as grpc.GrpcObject).reflection as grpc.GrpcObject;
+    const Client = (Reflection.v1 as grpc.GrpcObject).ServerReflection as grpc.ServiceClientConstructor;
+    const c = new Client(node.address, grpc.credentials.createInsecure());
+    clients.push(c);
+    const names = await new Promise<string[]>((resolve, reject) => {
+      const call = c.serverReflectionInfo!();
+      call.on('data', (m: { listServicesResponse?: { service: { name: string }[] } }) => {
+        resolve(m.listServicesResponse!.service.map((s) => s.name).sort());
+        call.end();
+      });
+      call.on('error', reject);
+      call.write({ listServices: '' });
+    });
+    expect(names).toEqual(expect.arrayContaining(['grpc.health.v1.Health', 'ringkv.internal.v1.Gossip', 'ringkv.v1.Admin']));
+  });
+
+  it('refuses gossip from another cluster (FAILED_PRECONDITION) and malformed gossip (INVALID_ARGUMENT), and keeps going', async () => {
+    const Gossip = serviceClient('ringkv.internal.v1.Gossip');
+    const c = new Gossip(node.address, grpc.credentials.createInsecure());
+    clients.push(c);
+    const msg = { cluster: 'ringkv', from: 'x', fromAddr: '127.0.0.1:1', kind: 'SYN', digests: [] };
+    await expect(unary(c, 'exchange', { ...msg, cluster: 'other' })).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: /cluster name "other" is not ours/ });
+    await expect(unary(c, 'exchange', { ...msg, fromAddr: 'nowhere' })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+    await expect(unary(c, 'exchange', { ...msg, kind: 'KIND_UNSPECIFIED' })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: /unknown kind/ });
+    const badDelta = { ...msg, kind: 'ACK2', deltas: [{ id: 'y', generation: 1, heartbeat: 1, fields: [{ name: 'tokens', value: 'zz', version: 1 }] }] };
+    await expect(unary(c, 'exchange', badDelta)).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: /tokens must be comma-separated/ });
+    expect(logLines.some((l) => l.msg === 'gossip refused')).toBe(true);
+    await expect(unary(c, 'exchange', msg)).resolves.toEqual({});
+    expect((await health(node.address)).status).toBe('SERVING');
+  });
+
+  it('stops cleanly, and restarts with the same tokens and a new generation', async () => {
+    const generation = node.generation;
+    await node.stop();
+    await expect(health(node.address)).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+    const again = await startNode(dataDir, { gossipIntervalMs: 100 });
+    expect(again.status).toBe('normal');
+    expect(again.generation).toBeGreaterThan(generation);
+    const admin = new AdminClient(again.address);
+    expect((await admin.ring(1)).ranges.map((x) => x.end)).toEqual(tokens);
+    admin.close();
+    await expect(startNode(dataDir, { id: 'other' })).rejects.toThrow(/belongs to node solo, not other/);
+  });
+
+  it('says which address is busy when it cannot listen', async () => {
+    const other = await startNode(join(root, 'busy1'), { id: 'b1' });
+    await expect(startNode(join(root, 'busy2'), { id: 'b2', listen: other.address })).rejects.toThrow(/cannot listen on 127\.0\.0\.1:\d+/);
+  });
+});

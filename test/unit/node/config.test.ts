@@ -1,0 +1,63 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_CONFIG, resolveConfig } from '../../../src/node/config.js';
+import { loadIdentity, saveIdentity } from '../../../src/node/identity.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ringkv-config-'));
+
+describe('node configuration', () => {
+  it('takes flags over environment over config file over defaults', () => {
+    const file = join(dir, 'c.json');
+    writeFileSync(file, JSON.stringify({ zone: 'file-zone', rack: 'file-rack', tokens: 16, seeds: ['127.0.0.1:1'] }));
+    const c = resolveConfig({ zone: 'flag-zone' }, { RINGKV_RACK: 'env-rack', RINGKV_WEIGHT: '2.5' }, file);
+    expect(c).toMatchObject({ zone: 'flag-zone', rack: 'env-rack', tokens: 16, weight: 2.5, seeds: ['127.0.0.1:1'], listen: DEFAULT_CONFIG.listen });
+    expect(resolveConfig({ seeds: '127.0.0.1:1, 127.0.0.1:2,' }, {}).seeds).toEqual(['127.0.0.1:1', '127.0.0.1:2']);
+    expect(resolveConfig({ listen: '127.0.0.1:0' }, {}).listen).toBe('127.0.0.1:0');
+  });
+
+  it('names the setting, where it came from and what is accepted', () => {
+    const cases: [Record<string, unknown>, NodeJS.ProcessEnv, RegExp][] = [
+      [{ listen: 'localhost' }, {}, /--listen: expected host:port/],
+      [{}, { RINGKV_TOKENS: '0' }, /RINGKV_TOKENS: expected a whole number from 1 to 4096/],
+      [{ weight: 'heavy' }, {}, /--weight: expected a number/],
+      [{ seeds: '127.0.0.1:1,nope' }, {}, /--seeds: expected host:port/],
+      [{ logLevel: 'loud' }, {}, /--log-level: expected one of fatal, error/],
+      [{ id: '-x' }, {}, /--id: expected 1-128 letters/],
+      [{ zone: 'a b' }, {}, /--zone: expected at most 256 characters, no spaces/],
+      [{ durability: 'maybe' }, {}, /--durability: expected 'default' or 'sync'/],
+      [{ advertise: '127.0.0.1:0' }, {}, /--advertise: expected host:port/],
+    ];
+    for (const [flags, env, re] of cases) expect(() => resolveConfig(flags, env)).toThrow(re);
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, '{"lsiten": "x"}');
+    expect(() => resolveConfig({}, {}, bad)).toThrow(/unknown setting "lsiten"/);
+    writeFileSync(bad, '{');
+    expect(() => resolveConfig({}, {}, bad)).toThrow(ConfigError);
+    expect(() => resolveConfig({}, {}, join(dir, 'missing.json'))).toThrow(/cannot read config file/);
+  });
+});
+
+describe('node identity', () => {
+  it('keeps id and tokens across restarts with a larger generation; a wiped dir is a new node', async () => {
+    const d = join(dir, 'id1');
+    const first = await loadIdentity(d, { id: undefined, clusterName: 'c' }, 5_000_000);
+    expect(first.id).toMatch(/^n-[0-9a-f]{12}$/);
+    await saveIdentity(d, { ...first, tokens: [1n, 2n], status: 'normal' });
+    const again = await loadIdentity(d, { id: undefined, clusterName: 'c' }, 1_000); // clock stepped back
+    expect(again).toMatchObject({ id: first.id, tokens: [1n, 2n], status: 'normal', generation: first.generation + 1 });
+    const fresh = await loadIdentity(join(dir, 'id2'), { id: undefined, clusterName: 'c' }, 5_000_000);
+    expect(fresh.id).not.toBe(first.id);
+  });
+
+  it('refuses a data dir of another node or cluster, and a damaged node.json, with what to do', async () => {
+    const d = join(dir, 'id3');
+    const me = await loadIdentity(d, { id: 'n1', clusterName: 'c' }, 1e9);
+    await saveIdentity(d, me);
+    await expect(loadIdentity(d, { id: 'n2', clusterName: 'c' }, 1e9)).rejects.toThrow(/belongs to node n1, not n2: start with --id n1/);
+    await expect(loadIdentity(d, { id: 'n1', clusterName: 'x' }, 1e9)).rejects.toThrow(/belongs to cluster "c"/);
+    writeFileSync(join(d, 'node.json'), '{"id": "n1"}');
+    await expect(loadIdentity(d, { id: 'n1', clusterName: 'c' }, 1e9)).rejects.toThrow(/damaged .*restore it from a backup/);
+  });
+});
