@@ -21,14 +21,13 @@ export async function runNode(flags: Partial<Record<keyof NodeConfig, unknown>>,
     }
     first = Date.now();
     node.log.info({ signal }, 'stopping');
-    node.stop().then(
-      () => process.exit(0),
-      (e: unknown) => {
-        node.log.error({ err: e }, 'stop failed');
-        process.exit(1);
-      },
-    );
+    node.stop().catch((e: unknown) => {
+      node.log.error({ err: e }, 'stop failed');
+      process.exit(1);
+    });
   };
+  // Exit once stopped: 0 after a signal, 1 when the node stopped itself on a fatal error.
+  void node.stopped.then(() => process.exit(node.failure ? 1 : 0));
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 }

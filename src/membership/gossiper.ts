@@ -75,6 +75,12 @@ export interface GossiperOptions {
   readonly random: () => number;
   readonly now: number;
   readonly detector?: DetectorOptions;
+  /**
+   * Start in a shadow round (Cassandra's): learn the cluster's states without making our
+   * own known (our digests leave us out, so no peer asks for us). A new node uses it to
+   * check that its id is not already a member's before it shows itself; `endShadow()`.
+   */
+  readonly shadow?: boolean;
 }
 
 /** Most digests or deltas one message may carry (a 100k-node cluster is out of scope). */
@@ -89,6 +95,8 @@ export class Gossiper {
   readonly #seeds: readonly string[];
   readonly #random: () => number;
   #events: MembershipEvent[] = [];
+  #shadow: boolean;
+  #formerSelf: EndpointState | undefined;
 
   constructor(o: GossiperOptions) {
     if (!o.fields.addr || !isAddress(o.fields.addr)) throw new RangeError(`gossiper: fields.addr must be host:port, got ${o.fields.addr}`);
@@ -98,6 +106,7 @@ export class Gossiper {
     this.detector = new PhiDetector({ ...o.detector });
     this.#table.set(o.id, initialState(o.id, o.generation, o.fields));
     this.#seeds = [...new Set(o.seeds)].filter((s) => s !== o.fields.addr);
+    this.#shadow = o.shadow ?? false;
     this.detector.checkLocalPause(o.now);
   }
 
@@ -116,6 +125,19 @@ export class Gossiper {
 
   state(id: string): EndpointState | undefined {
     return this.#table.get(id);
+  }
+
+  get shadow(): boolean {
+    return this.#shadow;
+  }
+
+  endShadow(): void {
+    this.#shadow = false;
+  }
+
+  /** The state of an earlier incarnation of our id that a peer sent us, if any. */
+  get formerSelf(): EndpointState | undefined {
+    return this.#formerSelf;
   }
 
   /** Our opinion of `id` (ourselves: always up). */
@@ -192,6 +214,11 @@ export class Gossiper {
         const requests: Digest[] = [];
         let known = 0;
         for (const d of m.digests) {
+          if (this.#hidden(d.id)) {
+            // An earlier incarnation of our id: ask for it (formerSelf), say nothing of us.
+            if (d.generation < this.self.generation) requests.push({ id: d.id, generation: d.generation, version: 0 });
+            continue;
+          }
           const local = this.#table.get(d.id);
           if (local !== undefined) known++;
           if (local === undefined || local.generation < d.generation) {
@@ -207,7 +234,7 @@ export class Gossiper {
         if (known < this.#table.size) {
           // States the peer did not mention at all: send them whole.
           const mentioned = new Set(m.digests.map((d) => d.id));
-          for (const s of this.#table.values()) if (!mentioned.has(s.id)) deltas.push(deltaOf(s, 0));
+          for (const s of this.#table.values()) if (!mentioned.has(s.id) && !this.#hidden(s.id)) deltas.push(deltaOf(s, 0));
         }
         return [{ to: m.fromAddr, message: { ...this.#envelope(), kind: 'ack', deltas, requests } }];
       }
@@ -216,7 +243,7 @@ export class Gossiper {
         const deltas: Delta[] = [];
         for (const r of m.requests) {
           const local = this.#table.get(r.id);
-          if (local === undefined || local.generation < r.generation) continue;
+          if (local === undefined || local.generation < r.generation || this.#hidden(r.id)) continue;
           deltas.push(deltaOf(local, local.generation === r.generation ? r.version : 0));
         }
         return deltas.length > 0 ? [{ to: m.fromAddr, message: { ...this.#envelope(), kind: 'ack2', deltas } }] : [];
@@ -232,6 +259,8 @@ export class Gossiper {
       if (d.id === this.id) {
         // Someone holds a newer generation of us: another process runs under our id.
         if (d.generation > this.self.generation) this.#events.push({ type: 'impostor', generation: d.generation });
+        // An older one: what the cluster knew of this id before (see `shadow`).
+        else if (d.generation < this.self.generation) this.#formerSelf = mergeDelta(this.#formerSelf?.generation === d.generation ? this.#formerSelf : undefined, d);
         continue;
       }
       const local = this.#table.get(d.id);
@@ -282,13 +311,18 @@ export class Gossiper {
     return xs.length === 0 ? undefined : xs[Math.floor(this.#random() * xs.length)];
   }
 
+  /** In a shadow round our own state is never sent. */
+  #hidden(id: string): boolean {
+    return this.#shadow && id === this.id;
+  }
+
   #envelope(): Envelope {
     return { cluster: this.clusterName, from: this.id, fromAddr: this.address };
   }
 
   #syn(to: string): Outbound {
     const digests: Digest[] = [];
-    for (const s of this.#table.values()) digests.push(digestOf(s));
+    for (const s of this.#table.values()) if (!this.#hidden(s.id)) digests.push(digestOf(s));
     return { to, message: { ...this.#envelope(), kind: 'syn', digests } };
   }
 

@@ -20,13 +20,17 @@ import { formatTokens, type NodeStatus } from '../membership/endpoint.js';
 import { ringFromStates, type RingView } from '../membership/ring-view.js';
 import { decideTokens, mayBecomeNormal, tokenClash } from '../membership/join.js';
 import { GossipSender, fromWire } from '../transport/gossip-wire.js';
-import { INTERNAL_MAX_MESSAGE_BYTES, protos } from '../transport/protos.js';
+import { INTERNAL_MAX_MESSAGE_BYTES, WIRE_SCHEMA, protos } from '../transport/protos.js';
 import type { NodeConfig } from './config.js';
 import { loadIdentity, loadPeers, savePeers, saveIdentity, type Identity } from './identity.js';
 import { adminService } from './admin-service.js';
 
 /** How often the node refreshes the load it gossips, ms. */
 const LOAD_EVERY_MS = 5000;
+/** Gossip rounds a new node listens unseen before it shows itself (shadow round). */
+const SHADOW_ROUNDS = 2;
+/** Gossip rounds a new node is visible before it picks tokens, so that joiners see each other. */
+const SETTLE_ROUNDS = 2;
 
 export class RingkvNode {
   readonly config: NodeConfig;
@@ -42,6 +46,9 @@ export class RingkvNode {
   #view: RingView = { ring: undefined, conflicts: [], fingerprint: '' };
   readonly #listeners = new Set<(ring: Ring | undefined) => void>();
   #stopping: Promise<void> | undefined;
+  #markStopped!: () => void;
+  /** Settles once the node has stopped, whoever stopped it (a signal, or the node itself on a fatal error). */
+  readonly stopped = new Promise<void>((resolve) => (this.#markStopped = resolve));
   #empty = true;
   #lastJoinReason = '';
 
@@ -65,6 +72,8 @@ export class RingkvNode {
       rack: config.rack,
       weight: String(config.weight),
       status: identity.status,
+      // The wire contract this node speaks, for rolling upgrades to check.
+      schema: WIRE_SCHEMA,
     };
     if (identity.tokens !== undefined) fields.tokens = formatTokens(identity.tokens);
     this.gossiper = new Gossiper({
@@ -76,6 +85,8 @@ export class RingkvNode {
       random: Math.random,
       now: performance.now(),
       detector: { threshold: config.phiThreshold, firstIntervalMs: config.gossipIntervalMs },
+      // A node that never had tokens first checks, unseen, that its id is not a member's.
+      shadow: identity.tokens === undefined,
     });
     const peerLog = log.child({ component: 'gossip' });
     this.#sender = new GossipSender(Math.max(1000, 2 * config.gossipIntervalMs), (to, err) =>
@@ -276,6 +287,7 @@ export class RingkvNode {
     this.#joinBusy = true;
     try {
       const ours = this.#identity.tokens;
+      if (this.gossiper.shadow) return this.#shadowRound();
       const clash = ours === undefined ? undefined : tokenClash(this.id, ours, this.gossiper.states());
       if (ours === undefined || clash !== undefined) {
         if (clash !== undefined) this.log.warn({ component: 'join', peer: clash }, 'a token of ours is claimed by another member first: picking new tokens');
@@ -285,7 +297,7 @@ export class RingkvNode {
           states: this.gossiper.states(),
           isUp: (id) => this.gossiper.isUp(id),
           waitedMs: performance.now() - this.#startedAt,
-          settleMs: 3 * this.config.gossipIntervalMs,
+          settleMs: SHADOW_ROUNDS * this.config.gossipIntervalMs + SETTLE_ROUNDS * this.config.gossipIntervalMs,
           maxWaitMs: 30 * this.config.gossipIntervalMs,
         });
         if (d.kind === 'wait') return this.#joinWaiting(d.reason);
@@ -305,6 +317,46 @@ export class RingkvNode {
     } finally {
       this.#joinBusy = false;
     }
+  }
+
+  /**
+   * End of the shadow round: if a peer knows our id from an earlier incarnation that is
+   * still a member, this data dir is not that node's (its data is lost), and taking the
+   * id would make the cluster drop the member's tokens without streaming: refuse.
+   */
+  #shadowRound(): void {
+    if (performance.now() - this.#startedAt < SHADOW_ROUNDS * this.config.gossipIntervalMs) {
+      return this.#joinWaiting('shadow round: checking that no member has this id');
+    }
+    const former = this.gossiper.formerSelf;
+    const st = former?.fields.get('status')?.value;
+    if (former !== undefined && st !== 'left' && st !== 'removed') {
+      const tokens = former.fields.get('tokens')?.value.split(',').length ?? 0;
+      this.#fail(
+        new Error(
+          `node id ${this.id} is already a member of cluster ${this.config.clusterName} (status ${st ?? '?'}, ${tokens} tokens, ` +
+            `generation ${former.generation}), but this data dir is new, so that node's data is lost here. ` +
+            'Start this node without --id (it gets a new id) and remove the old member once removal exists, ' +
+            'or restore the old data dir.',
+        ),
+      );
+      return;
+    }
+    this.gossiper.endShadow();
+    for (const o of this.gossiper.announce()) this.#sender.send(o.to, o.message);
+    this.#joinWaiting('visible to the cluster');
+  }
+
+  #failure: Error | undefined;
+  /** Why the node stopped itself, if it did. */
+  get failure(): Error | undefined {
+    return this.#failure;
+  }
+
+  #fail(err: Error): void {
+    this.#failure = err;
+    this.log.fatal({ err: err.message }, 'cannot continue: stopping');
+    void this.stop();
   }
 
   #joinWaiting(reason: string): void {
@@ -362,6 +414,7 @@ export class RingkvNode {
       this.#sender.close();
       await this.store.close();
       this.log.info('node stopped');
+      this.#markStopped();
     })();
     return this.#stopping;
   }

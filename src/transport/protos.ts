@@ -14,6 +14,9 @@ import { protoPath as HEALTH_PROTO } from 'grpc-health-check';
 /** proto/ at the package root, from src/transport or dist/transport alike. */
 export const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
 
+/** The wire contract's version, gossiped by every node (field `schema`). */
+export const WIRE_SCHEMA = 'ringkv.v1';
+
 export const PROTO_FILES = ['ringkv/v1/admin.proto', 'ringkv/internal/v1/gossip.proto'];
 
 let cached: { definition: protoLoader.PackageDefinition; grpcObject: grpc.GrpcObject } | undefined;

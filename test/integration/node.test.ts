@@ -123,6 +123,20 @@ describe('a ringkv node in process', () => {
     await expect(startNode(dataDir, { id: 'other' })).rejects.toThrow(/belongs to node solo, not other/);
   });
 
+  it('refuses to take the id of a member whose data dir was wiped, and the cluster keeps its tokens', async () => {
+    const x = await startNode(join(root, 'x'), { id: 'x' });
+    await waitFor('x normal', 10_000, () => x.status === 'normal');
+    const y = await startNode(join(root, 'y'), { id: 'y', seeds: x.address });
+    await waitFor('y normal', 10_000, () => y.status === 'normal' && x.ring?.has('y'));
+    await y.stop();
+    rmSync(join(root, 'y'), { recursive: true, force: true });
+    const y2 = await startNode(join(root, 'y'), { id: 'y', seeds: x.address });
+    await y2.stopped;
+    expect(y2.failure?.message).toMatch(/node id y is already a member of cluster ringkv \(status normal, 64 tokens.*data dir is new/);
+    expect(x.ring?.member('y')?.tokens).toHaveLength(64);
+    expect(x.gossiper.state('y')?.fields.get('status')?.value).toBe('normal');
+  });
+
   it('says which address is busy when it cannot listen', async () => {
     const other = await startNode(join(root, 'busy1'), { id: 'b1' });
     await expect(startNode(join(root, 'busy2'), { id: 'b2', listen: other.address })).rejects.toThrow(/cannot listen on 127\.0\.0\.1:\d+/);

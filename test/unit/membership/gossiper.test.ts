@@ -89,6 +89,23 @@ describe('gossiper', () => {
     expect(a.self.generation).toBe(1);
   });
 
+  it('in a shadow round learns the cluster, and what it knew of our id, without showing itself', () => {
+    const a = make('a', 1);
+    const b = make('b', 2, ['127.0.0.1:1']);
+    const by = new Map([[a.address, a], [b.address, b]]);
+    deliver(0, b.announce(), by); // b (generation 1) is now known to a
+    const b2 = new Gossiper({ id: 'b', clusterName: 'c', generation: 2, fields: { addr: '127.0.0.1:2', status: 'joining' }, seeds: ['127.0.0.1:1'], random: mulberry32(3), now: 0, shadow: true });
+    by.set(b2.address, b2);
+    deliver(1000, b2.announce(), by);
+    deliver(1000, a.tick(1000).filter((o) => o.to === b2.address), by);
+    expect(b2.state('a')).toBeDefined();
+    expect(b2.formerSelf).toMatchObject({ id: 'b', generation: 1 });
+    expect(a.state('b')?.generation).toBe(1); // a never saw the new incarnation
+    b2.endShadow();
+    deliver(2000, b2.announce(), by);
+    expect(a.state('b')?.generation).toBe(2);
+  });
+
   it('does not gossip to itself when it is among its seeds, and goes to a seed when it knows no one', () => {
     const a = make('a', 1, ['127.0.0.1:1', '127.0.0.1:2']);
     expect(a.announce().map((o) => o.to)).toEqual(['127.0.0.1:2']);
