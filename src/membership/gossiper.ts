@@ -45,7 +45,12 @@ interface Envelope {
   readonly fromAddr: string;
 }
 export type GossipMessage =
-  | (Envelope & { readonly kind: 'syn'; readonly digests: readonly Digest[] })
+  | (Envelope & {
+      readonly kind: 'syn';
+      readonly digests: readonly Digest[];
+      /** The sender's own state, whole, when it announces itself (start, restart, end of shadow). */
+      readonly deltas?: readonly Delta[];
+    })
   | (Envelope & { readonly kind: 'ack'; readonly deltas: readonly Delta[]; readonly requests: readonly Digest[] })
   | (Envelope & { readonly kind: 'ack2'; readonly deltas: readonly Delta[] });
 
@@ -168,7 +173,10 @@ export class Gossiper {
       if (s.id !== this.id && addr && this.#reachable(s)) to.add(addr);
     }
     to.delete(this.address);
-    return [...to].map((addr) => this.#syn(addr));
+    // Our state rides along: peers learn of a restart at once, even before their
+    // channel back to us has reconnected.
+    const own = this.#shadow ? [] : [deltaOf(this.self, 0)];
+    return [...to].map((addr) => this.#syn(addr, own));
   }
 
   /** One gossip round at `now`. */
@@ -210,13 +218,14 @@ export class Gossiper {
     }
     switch (m.kind) {
       case 'syn': {
+        if (m.deltas !== undefined) this.#apply(now, m.deltas, m.from);
         const deltas: Delta[] = [];
         const requests: Digest[] = [];
         let known = 0;
         for (const d of m.digests) {
           if (this.#hidden(d.id)) {
             // An earlier incarnation of our id: ask for it (formerSelf), say nothing of us.
-            if (d.generation < this.self.generation) requests.push({ id: d.id, generation: d.generation, version: 0 });
+            if (d.generation <= this.self.generation) requests.push({ id: d.id, generation: d.generation, version: 0 });
             continue;
           }
           const local = this.#table.get(d.id);
@@ -259,8 +268,9 @@ export class Gossiper {
       if (d.id === this.id) {
         // Someone holds a newer generation of us: another process runs under our id.
         if (d.generation > this.self.generation) this.#events.push({ type: 'impostor', generation: d.generation });
-        // An older one: what the cluster knew of this id before (see `shadow`).
-        else if (d.generation < this.self.generation) this.#formerSelf = mergeDelta(this.#formerSelf?.generation === d.generation ? this.#formerSelf : undefined, d);
+        // In a shadow round no one has seen us, so any other state of our id is an earlier
+        // incarnation's (see `shadow`); its generation can equal ours if it started in the same second.
+        else if (this.#shadow) this.#formerSelf = mergeDelta(this.#formerSelf, d);
         continue;
       }
       const local = this.#table.get(d.id);
@@ -320,10 +330,10 @@ export class Gossiper {
     return { cluster: this.clusterName, from: this.id, fromAddr: this.address };
   }
 
-  #syn(to: string): Outbound {
+  #syn(to: string, deltas: readonly Delta[] = []): Outbound {
     const digests: Digest[] = [];
     for (const s of this.#table.values()) if (!this.#hidden(s.id)) digests.push(digestOf(s));
-    return { to, message: { ...this.#envelope(), kind: 'syn', digests } };
+    return { to, message: { ...this.#envelope(), kind: 'syn', digests, deltas } };
   }
 
   #check(m: GossipMessage): string | undefined {
@@ -332,7 +342,7 @@ export class Gossiper {
     if (typeof m.from !== 'string' || m.from.length === 0) return 'no sender id';
     if (typeof m.fromAddr !== 'string' || !isAddress(m.fromAddr)) return `sender address ${String(m.fromAddr)} is not host:port`;
     const lists: unknown[] =
-      m.kind === 'syn' ? [m.digests] : m.kind === 'ack' ? [m.deltas, m.requests] : m.kind === 'ack2' ? [m.deltas] : [];
+      m.kind === 'syn' ? [m.digests, m.deltas ?? []] : m.kind === 'ack' ? [m.deltas, m.requests] : m.kind === 'ack2' ? [m.deltas] : [];
     if (lists.length === 0) return `unknown kind ${String((m as { kind: unknown }).kind)}`;
     for (const l of lists) if (!Array.isArray(l) || l.length > MAX_ENTRIES) return `lists must be arrays of at most ${MAX_ENTRIES}`;
     if (m.kind === 'syn') {
@@ -340,9 +350,8 @@ export class Gossiper {
         const why = checkDigest(d);
         if (why) return why;
       }
-      return undefined;
     }
-    for (const d of m.deltas) {
+    for (const d of m.deltas ?? []) {
       const why = checkDelta(d);
       if (why) return why;
     }

@@ -25,7 +25,7 @@ const KINDS: Record<string, GossipMessage['kind']> = { SYN: 'syn', ACK: 'ack', A
 export function fromWire(w: WireMessage): GossipMessage {
   const base = { cluster: w.cluster, from: w.from, fromAddr: w.fromAddr };
   const kind = KINDS[w.kind];
-  if (kind === 'syn') return { ...base, kind, digests: w.digests };
+  if (kind === 'syn') return { ...base, kind, digests: w.digests, deltas: w.deltas };
   if (kind === 'ack') return { ...base, kind, deltas: w.deltas, requests: w.requests };
   if (kind === 'ack2') return { ...base, kind, deltas: w.deltas };
   return { ...base, kind: w.kind } as unknown as GossipMessage;
@@ -38,7 +38,7 @@ export function toWire(m: GossipMessage): WireMessage {
     fromAddr: m.fromAddr,
     kind: m.kind.toUpperCase(),
     digests: m.kind === 'syn' ? [...m.digests] : [],
-    deltas: m.kind === 'syn' ? [] : m.deltas.map((d) => ({ ...d, fields: [...d.fields] })),
+    deltas: (m.deltas ?? []).map((d) => ({ ...d, fields: [...d.fields] })),
     requests: m.kind === 'ack' ? [...m.requests] : [],
   };
 }
@@ -46,9 +46,10 @@ export function toWire(m: GossipMessage): WireMessage {
 export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.max_receive_message_length': INTERNAL_MAX_MESSAGE_BYTES,
   'grpc.max_send_message_length': INTERNAL_MAX_MESSAGE_BYTES,
-  // Peers come and go: retry a dead address at most every few seconds, not in a tight loop.
+  // Peers come and go: retry a dead address at most about once a gossip round (not in a
+  // tight loop), and not much less often either, so a restarted peer is reached again soon.
   'grpc.initial_reconnect_backoff_ms': 500,
-  'grpc.max_reconnect_backoff_ms': 5000,
+  'grpc.max_reconnect_backoff_ms': 1000,
 };
 
 export class GossipSender {

@@ -106,6 +106,18 @@ describe('gossiper', () => {
     expect(a.state('b')?.generation).toBe(2);
   });
 
+  it('a restarted node announces its state in the SYN itself: peers see the restart even if their answer is lost', () => {
+    const a = make('a', 1);
+    const b = make('b', 2, ['127.0.0.1:1']);
+    deliver(0, b.announce(), new Map([[a.address, a], [b.address, b]]));
+    a.takeEvents();
+    const b2 = new Gossiper({ id: 'b', clusterName: 'c', generation: 2, fields: { addr: '127.0.0.1:2', status: 'normal' }, seeds: ['127.0.0.1:1'], random: mulberry32(3), now: 0 });
+    for (const o of b2.announce()) a.receive(5000, o.message); // a's ACK goes nowhere
+    expect(a.state('b')?.generation).toBe(2);
+    expect(a.takeEvents()).toEqual(expect.arrayContaining([{ type: 'restarted', id: 'b', generation: 2 }]));
+    expect(a.isUp('b')).toBe(true);
+  });
+
   it('does not gossip to itself when it is among its seeds, and goes to a seed when it knows no one', () => {
     const a = make('a', 1, ['127.0.0.1:1', '127.0.0.1:2']);
     expect(a.announce().map((o) => o.to)).toEqual(['127.0.0.1:2']);
