@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { demo } from './demo.js';
 import { runNode } from './node-command.js';
+import { runLocal } from './local-cluster.js';
 import { AdminClient } from '../client/admin.js';
 import { formatRing, formatStatus } from './format.js';
 import { DEFAULT_CONFIG, ENV_NAMES } from '../node/config.js';
@@ -65,9 +66,25 @@ program
     await runNode(flags, config as string | undefined);
   });
 
+program
+  .command('local')
+  .description('run a cluster of nodes on 127.0.0.1, each its own process (what npm start runs); Ctrl-C stops them')
+  .option('--nodes <count>', 'number of nodes', positiveInt(16), 3)
+  .option('--base-port <port>', 'port of the first node; the others follow', positiveInt(65_000), 7001)
+  .option('--data-dir <dir>', 'directory for the nodes\' data dirs and logs', './data/local')
+  .option('--timeout-ms <ms>', 'how long to wait for the cluster to form', positiveInt(600_000), 60_000)
+  .action(async (opts: { nodes: number; basePort: number; dataDir: string; timeoutMs: number }) => {
+    await runLocal(opts);
+  });
+
 function withAdmin<T>(address: string, fn: (c: AdminClient) => Promise<T>): Promise<T> {
   const c = new AdminClient(address);
-  return fn(c).finally(() => c.close());
+  return fn(c)
+    .catch((e: { code?: number; details?: string }) => {
+      if (e?.code !== 14) throw e; // UNAVAILABLE: nothing answers there
+      throw new Error(`no ringkv node answers at ${address}; is it running, and is that its --listen address? (${(e.details ?? '').replace(/\. Resolution note: $/, '')})`);
+    })
+    .finally(() => c.close());
 }
 
 program
@@ -93,8 +110,7 @@ program
   });
 
 program.parseAsync().catch((err: unknown) => {
-  const e = err as { details?: string; code?: number; message?: string };
-  const unreachable = e?.code === 14; // UNAVAILABLE: nothing answers at that address
-  console.error(`ringkv: ${unreachable ? `no node answers there (${e.details})` : (e?.details ?? e?.message ?? String(err))}`);
+  const e = err as { details?: string; message?: string };
+  console.error(`ringkv: ${e?.details ?? e?.message ?? String(err)}`);
   process.exit(1);
 });

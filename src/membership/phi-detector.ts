@@ -119,6 +119,7 @@ export class PhiDetector {
   readonly options: Required<DetectorOptions>;
   readonly #windows = new Map<string, ArrivalWindow>();
   #lastInterpret: number | undefined;
+  readonly #z: number;
 
   constructor(options: DetectorOptions = {}) {
     this.options = { ...DEFAULT_DETECTOR, ...options };
@@ -126,6 +127,7 @@ export class PhiDetector {
     if (!(o.threshold > 0) || !(o.minStdMs > 0) || !(o.firstIntervalMs > 0) || !(o.windowSize >= 1)) {
       throw new RangeError('detector options: threshold, minStdMs, firstIntervalMs and windowSize must be positive');
     }
+    this.#z = zFor(o.threshold);
   }
 
   /** A heartbeat from `id` arrived at `now`. */
@@ -166,7 +168,28 @@ export class PhiDetector {
     return gap;
   }
 
+  /**
+   * φ(id) < threshold. φ grows with the silence, so this compares the silence with the
+   * point where φ reaches the threshold (mean + z·sd, z solved once) instead of taking
+   * a logarithm per peer per round: a node of a 1,000-node cluster judges everyone each round.
+   */
   isAvailable(id: string, now: number): boolean {
-    return this.phi(id, now) < this.options.threshold;
+    const w = this.#windows.get(id);
+    if (w === undefined) return true;
+    const { mean, std } = w.stats(this.options.firstIntervalMs);
+    return now - w.last < mean + this.options.acceptablePauseMs + this.#z * Math.max(std, this.options.minStdMs);
   }
+}
+
+/** z with phi(z, 0, 1) = threshold, by bisection (phi is increasing in z). */
+function zFor(threshold: number): number {
+  let lo = -40, hi = 40;
+  for (let i = 0; i < 100; i++) {
+    const mid = (lo + hi) / 2;
+    if (phi(mid, 0, 1) < threshold) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+
+
 }

@@ -114,8 +114,11 @@ export class GossipSim {
     return this.#o.intervalMs;
   }
 
-  /** Add and start a node with the given seeds (ids of other nodes). */
-  add(id: string, seeds: readonly string[], fields: Record<string, string> = {}): SimNode {
+  /**
+   * Add and start a node with the given seeds (ids of other nodes). `quiet`: do not
+   * announce (for clusters that start converged through seedTables()).
+   */
+  add(id: string, seeds: readonly string[], fields: Record<string, string> = {}, quiet = false): SimNode {
     const addr = addrOf(id);
     const node: SimNode = {
       id,
@@ -131,12 +134,12 @@ export class GossipSim {
     };
     this.nodes.set(id, node);
     this.#byAddr.set(addr, node);
-    this.start(id);
+    this.start(id, quiet);
     return node;
   }
 
   /** (Re)start a node: a new generation, a fresh table, announce to seeds and known peers. */
-  start(id: string): void {
+  start(id: string, quiet = false): void {
     const n = this.#node(id);
     n.alive = true;
     n.pausedUntil = 0;
@@ -151,7 +154,7 @@ export class GossipSim {
       now: this.now,
       detector: this.#o.detector,
     });
-    this.#sendAll(n, n.gossiper.announce());
+    if (!quiet) this.#sendAll(n, n.gossiper.announce());
     const timer = ++n.tickTimer;
     // First tick at a random phase, then every interval: nodes are not in lock step.
     this.#agenda.push(this.now + this.random() * this.#o.intervalMs, () => this.#tick(n, timer));
@@ -220,7 +223,8 @@ export class GossipSim {
       if (pass === 1) for (const n of this.nodes.values()) n.gossiper.tick(this.now); // a newer heartbeat each
       const deltas: Delta[] = [...this.nodes.values()].map((n) => {
         const s = n.gossiper.self;
-        return { id: s.id, generation: s.generation, heartbeat: s.heartbeat, fields: [...s.fields].map(([name, f]) => ({ name, ...f })) };
+        const fields = pass === 0 ? [...s.fields].map(([name, f]) => ({ name, ...f })) : [];
+        return { id: s.id, generation: s.generation, heartbeat: s.heartbeat, fields };
       });
       for (const n of this.nodes.values()) {
         n.gossiper.receive(this.now, { kind: 'ack2', cluster: this.#o.clusterName, from: '-', fromAddr: '127.0.0.1:1', deltas });

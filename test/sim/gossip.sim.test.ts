@@ -41,7 +41,7 @@ describe('gossip simulation', () => {
     for (const size of [10, 100, 1000]) {
       const sim = new GossipSim({ seed: 7, detector: { windowSize: 50 } });
       const all = ids(size);
-      for (const id of all) sim.add(id, all.slice(0, 3));
+      for (const id of all) sim.add(id, all.slice(0, 3), {}, true);
       sim.seedTables();
       sim.runFor(1000);
       sim.set('n1', 'status', 'leaving');

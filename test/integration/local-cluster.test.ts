@@ -1,0 +1,73 @@
+/**
+ * `ringkv local` (what `npm start` runs): three node processes form a cluster on
+ * 127.0.0.1, and Ctrl-C stops every one of them cleanly.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { waitFor } from '../cluster/harness.js';
+
+const root = mkdtempSync(join(tmpdir(), 'ringkv-local-'));
+const pids: number[] = [];
+afterAll(() => {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(root, { recursive: true, force: true });
+});
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/** A base port with `count` free ports from it. */
+async function freeRun(count: number): Promise<number> {
+  for (;;) {
+    const base = 20_000 + Math.floor(Math.random() * 40_000);
+    const free = await Promise.all(Array.from({ length: count }, (_, i) => portFree(base + i)));
+    if (free.every(Boolean)) return base;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+it('starts a 3-node cluster on 127.0.0.1 and stops every node on Ctrl-C', async () => {
+  const base = await freeRun(3);
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, '../../src/cli/main.ts'), 'local', '--base-port', String(base), '--data-dir', root],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  pids.push(child.pid!);
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  await waitFor('cluster ready', 60_000, () => out.includes('cluster ready'), 200);
+  const nodePids = [...out.matchAll(/n\d=(\d+)/g)].map((m) => Number(m[1]));
+  pids.push(...nodePids);
+  expect(nodePids).toHaveLength(3);
+  expect(out).toMatch(new RegExp(`UN  127\\.0\\.0\\.1:${base + 2}`));
+  child.kill('SIGINT');
+  expect(await exited).toBe(0);
+  expect(nodePids.filter(alive)).toEqual([]);
+  for (const id of ['n1', 'n2', 'n3']) expect(readFileSync(join(root, id, 'node.log'), 'utf8')).toContain('"msg":"node stopped"');
+}, 90_000);
