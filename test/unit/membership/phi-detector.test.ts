@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PhiDetector, erfc, phi } from '../../../src/membership/phi-detector.js';
 
@@ -56,6 +57,24 @@ describe('phi-accrual detector', () => {
     const unguarded = new PhiDetector();
     for (let t = 0; t <= 30_000; t += 1000) unguarded.report('p', t);
     expect(unguarded.isAvailable('p', 42_000)).toBe(false);
+  });
+
+  it('isAvailable agrees with phi < threshold (it compares the silence with where phi crosses it)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 50, max: 3000 }), { minLength: 0, maxLength: 50 }),
+        fc.integer({ min: 0, max: 20_000 }),
+        fc.double({ min: 1, max: 16, noNaN: true }),
+        (intervals, silence, threshold) => {
+          const d = new PhiDetector({ threshold });
+          let t = 0;
+          d.report('p', t);
+          for (const i of intervals) d.report('p', (t += i));
+          const p = d.phi('p', t + silence);
+          if (Math.abs(p - threshold) > 1e-6) expect(d.isAvailable('p', t + silence)).toBe(p < threshold);
+        },
+      ),
+    );
   });
 
   it('forgets a peer and refuses nonsense options', () => {
