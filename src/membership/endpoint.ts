@@ -56,19 +56,19 @@ export const MAX_ID_LENGTH = 128;
 const ADDRESS = /^[A-Za-z0-9.\-_]+:\d{1,5}$|^\[[0-9A-Fa-f:.]+\]:\d{1,5}$/;
 
 /** Field names the membership layer reads, with the check each value must pass. */
-const CHECKS: Record<string, (v: string) => string | undefined> = {
-  addr: (v) => (isAddress(v) ? undefined : 'must be host:port'),
-  zone: (v) => (v.length <= 256 ? undefined : 'must be at most 256 characters'),
-  rack: (v) => (v.length <= 256 ? undefined : 'must be at most 256 characters'),
-  weight: (v) => {
+const CHECKS = new Map<string, (v: string) => string | undefined>(Object.entries({
+  addr: (v: string) => (isAddress(v) ? undefined : 'must be host:port'),
+  zone: (v: string) => (v.length <= 256 ? undefined : 'must be at most 256 characters'),
+  rack: (v: string) => (v.length <= 256 ? undefined : 'must be at most 256 characters'),
+  weight: (v: string) => {
     const w = Number(v);
     return Number.isFinite(w) && w > 0 && w <= 1000 ? undefined : 'must be a number in (0, 1000]';
   },
-  status: (v) => ((NODE_STATUSES as readonly string[]).includes(v) ? undefined : `must be one of ${NODE_STATUSES.join(', ')}`),
-  tokens: (v) => (parseTokens(v) ? undefined : 'must be comma-separated 16-digit hex tokens'),
-  load: (v) => (/^\d{1,16}$/.test(v) ? undefined : 'must be a byte count'),
-  empty: (v) => (v === 'true' || v === 'false' ? undefined : "must be 'true' or 'false'"),
-};
+  status: (v: string) => ((NODE_STATUSES as readonly string[]).includes(v) ? undefined : `must be one of ${NODE_STATUSES.join(', ')}`),
+  tokens: (v: string) => (parseTokens(v) ? undefined : 'must be comma-separated 16-digit hex tokens'),
+  load: (v: string) => (/^\d{1,16}$/.test(v) ? undefined : 'must be a byte count'),
+  empty: (v: string) => (v === 'true' || v === 'false' ? undefined : "must be 'true' or 'false'"),
+}));
 
 export function isAddress(v: string): boolean {
   if (!ADDRESS.test(v)) return false;
@@ -106,7 +106,8 @@ export function checkDelta(d: Delta): string | undefined {
     if (typeof f.name !== 'string' || f.name.length === 0 || f.name.length > 64) return `${d.id}: bad field name`;
     if (typeof f.value !== 'string' || f.value.length > MAX_FIELD_BYTES) return `${d.id}.${f.name}: value too large`;
     if (!isCount(f.version)) return `${d.id}.${f.name}: version must be a whole number`;
-    const why = CHECKS[f.name]?.(f.value);
+    // A Map, not an object: a field named "__proto__" or "constructor" is just a name.
+    const why = CHECKS.get(f.name)?.(f.value);
     if (why) return `${d.id}.${f.name} ${why}, got ${JSON.stringify(f.value.slice(0, 80))}`;
   }
   return undefined;

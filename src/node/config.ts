@@ -123,7 +123,7 @@ function readConfigFile(path: string): Raw {
     throw new ConfigError(`config file ${path} must hold a JSON object like {"listen": "127.0.0.1:7001"}`);
   }
   for (const key of Object.keys(parsed)) {
-    if (!(key in DEFAULT_CONFIG)) {
+    if (!Object.hasOwn(DEFAULT_CONFIG, key)) {
       throw new ConfigError(`config file ${path}: unknown setting "${key}"; known: ${Object.keys(DEFAULT_CONFIG).join(', ')}`);
     }
   }

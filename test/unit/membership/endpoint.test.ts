@@ -83,6 +83,14 @@ describe('endpoint state', () => {
     for (const d of bad) expect(typeof checkDelta(d as never), JSON.stringify(d)?.slice(0, 80)).toBe('string');
   });
 
+  it('takes fields named like Object.prototype members as plain names (this threw before)', () => {
+    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      const d = { id: 'x', generation: 1, heartbeat: 1, fields: [{ name, value: 'v', version: 1 }] };
+      expect(checkDelta(d)).toBeUndefined();
+      expect(mergeDelta(undefined, d).fields.get(name)).toEqual({ value: 'v', version: 1 });
+    }
+  });
+
   it('tokens round-trip through their gossip form', () => {
     const t = [0n, 1n, 0xffffffffffffffffn, 0x0123456789abcdefn];
     expect(parseTokens(formatTokens(t))).toEqual(t);

@@ -126,3 +126,32 @@ describe('gossiper', () => {
     expect(alone.tick(1000)).toEqual([]);
   });
 });
+
+describe('gossiper under arbitrary input', () => {
+  it('never throws on any message and never takes a state from a refused one', async () => {
+    const fc = (await import('fast-check')).default;
+    const digest = fc.record({ id: fc.oneof(fc.string(), fc.constant('b')), generation: fc.oneof(fc.integer(), fc.double(), fc.constant(-1)), version: fc.anything() });
+    const field = fc.record({ name: fc.oneof(fc.constantFrom('addr', 'status', 'tokens', 'weight', 'load', 'empty', 'zone', '__proto__', 'constructor'), fc.string()), value: fc.oneof(fc.string(), fc.anything()), version: fc.oneof(fc.nat(), fc.anything()) });
+    const delta = fc.record({ id: fc.oneof(fc.string(), fc.constant('b')), generation: fc.oneof(fc.nat(), fc.anything()), heartbeat: fc.oneof(fc.nat(), fc.anything()), fields: fc.oneof(fc.array(field), fc.anything()) });
+    const message = fc.record({
+      kind: fc.oneof(fc.constantFrom('syn', 'ack', 'ack2'), fc.anything()),
+      cluster: fc.oneof(fc.constant('c'), fc.anything()),
+      from: fc.oneof(fc.constant('b'), fc.anything()),
+      fromAddr: fc.oneof(fc.constant('127.0.0.1:2'), fc.anything()),
+      digests: fc.oneof(fc.array(digest), fc.anything()),
+      deltas: fc.oneof(fc.array(delta), fc.anything()),
+      requests: fc.oneof(fc.array(digest), fc.anything()),
+    }, { requiredKeys: [] });
+    fc.assert(
+      fc.property(fc.oneof(message, fc.anything()), (m) => {
+        const a = make('a', 1);
+        const before = [...a.states()];
+        a.receive(1, m as GossipMessage);
+        const refused = a.takeEvents().some((e) => e.type === 'refused');
+        if (refused) expect([...a.states()]).toEqual(before);
+        a.tick(1000); // and it still works afterwards
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

@@ -33,6 +33,8 @@ describe('node configuration', () => {
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, '{"lsiten": "x"}');
     expect(() => resolveConfig({}, {}, bad)).toThrow(/unknown setting "lsiten"/);
+    writeFileSync(bad, '{"toString": 1}');
+    expect(() => resolveConfig({}, {}, bad)).toThrow(/unknown setting "toString"/);
     writeFileSync(bad, '{');
     expect(() => resolveConfig({}, {}, bad)).toThrow(ConfigError);
     expect(() => resolveConfig({}, {}, join(dir, 'missing.json'))).toThrow(/cannot read config file/);
