@@ -338,12 +338,12 @@ export class Gossiper {
 
   #check(m: GossipMessage): string | undefined {
     if (m === null || typeof m !== 'object') return 'not a message';
-    if (m.cluster !== this.clusterName) return `cluster name "${String(m.cluster)}" is not ours ("${this.clusterName}")`;
+    if (m.cluster !== this.clusterName) return `cluster name "${show(m.cluster)}" is not ours ("${this.clusterName}")`;
     if (typeof m.from !== 'string' || m.from.length === 0) return 'no sender id';
-    if (typeof m.fromAddr !== 'string' || !isAddress(m.fromAddr)) return `sender address ${String(m.fromAddr)} is not host:port`;
+    if (typeof m.fromAddr !== 'string' || !isAddress(m.fromAddr)) return `sender address ${show(m.fromAddr)} is not host:port`;
     const lists: unknown[] =
       m.kind === 'syn' ? [m.digests, m.deltas ?? []] : m.kind === 'ack' ? [m.deltas, m.requests] : m.kind === 'ack2' ? [m.deltas] : [];
-    if (lists.length === 0) return `unknown kind ${String((m as { kind: unknown }).kind)}`;
+    if (lists.length === 0) return `unknown kind ${show((m as { kind: unknown }).kind)}`;
     for (const l of lists) if (!Array.isArray(l) || l.length > MAX_ENTRIES) return `lists must be arrays of at most ${MAX_ENTRIES}`;
     if (m.kind === 'syn') {
       for (const d of m.digests) {
@@ -363,4 +363,9 @@ export class Gossiper {
     }
     return undefined;
   }
+}
+
+/** A value from the network for a message: never throws (String() does on some objects). */
+function show(v: unknown): string {
+  return typeof v === 'string' ? v.slice(0, 100) : typeof v === 'number' || typeof v === 'boolean' || v == null ? `${v}` : typeof v;
 }

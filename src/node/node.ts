@@ -190,7 +190,18 @@ export class RingkvNode {
       void this.#stepJoin();
     };
     this.#timers.push(setInterval(tick, this.config.gossipIntervalMs));
-    this.#timers.push(setInterval(() => void this.#refreshLoad(), LOAD_EVERY_MS));
+    this.#timers.push(
+      setInterval(() => {
+        void this.#refreshLoad();
+        // Channels only to addresses we still gossip with: the map stays bounded under churn.
+        const keep = new Set(this.config.seeds);
+        for (const st of this.gossiper.states()) {
+          const a = st.fields.get('addr')?.value;
+          if (a !== undefined) keep.add(a);
+        }
+        this.#sender.retain(keep);
+      }, LOAD_EVERY_MS),
+    );
     this.#publishIfChanged();
     this.#updateHealth();
   }

@@ -77,6 +77,19 @@ export class GossipSender {
     );
   }
 
+  /** Close the channels to every address not in `keep` (peers that left, answers to strangers). */
+  retain(keep: ReadonlySet<string>): void {
+    for (const [addr, c] of this.#clients) {
+      if (keep.has(addr)) continue;
+      c.close();
+      this.#clients.delete(addr);
+    }
+  }
+
+  get channels(): number {
+    return this.#clients.size;
+  }
+
   close(): void {
     for (const c of this.#clients.values()) c.close();
     this.#clients.clear();

@@ -126,8 +126,11 @@ describe('a ringkv node in process', () => {
   it('refuses to take the id of a member whose data dir was wiped, and the cluster keeps its tokens', async () => {
     const x = await startNode(join(root, 'x'), { id: 'x' });
     await waitFor('x normal', 10_000, () => x.status === 'normal');
+    const published: string[][] = [];
+    x.subscribe((ring) => published.push(ring?.members.map((m) => m.id) ?? []));
     const y = await startNode(join(root, 'y'), { id: 'y', seeds: x.address });
     await waitFor('y normal', 10_000, () => y.status === 'normal' && x.ring?.has('y'));
+    expect(published).toEqual([['x', 'y']]); // subscribers get each new ring once, not every heartbeat
     await y.stop();
     rmSync(join(root, 'y'), { recursive: true, force: true });
     const y2 = await startNode(join(root, 'y'), { id: 'y', seeds: x.address });

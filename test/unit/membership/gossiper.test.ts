@@ -54,6 +54,8 @@ describe('gossiper', () => {
       { kind: 'ack', cluster: 'c', from: 'x', fromAddr: '127.0.0.1:9', deltas: [{ id: 'y', generation: 1, heartbeat: 1, fields: [{ name: 'status', value: '??', version: 1 }] }], requests: [] },
       { kind: 'nope', cluster: 'c', from: 'x', fromAddr: '127.0.0.1:9' },
       null,
+      // Values whose String() throws (this threw out of receive before).
+      { kind: 'syn', cluster: Object.create(null), from: 'x', fromAddr: '127.0.0.1:9', digests: [] },
     ];
     for (const m of bad) expect(a.receive(1, m as GossipMessage)).toEqual([]);
     const events = a.takeEvents();

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { formatBytes, formatRing, formatStatus } from '../../../src/cli/format.js';
+
+const member = (id: string, zone: string, over: object = {}) => ({
+  id,
+  address: `127.0.0.1:700${id.slice(1)}`,
+  zone,
+  rack: 'r1',
+  status: 'normal',
+  up: true,
+  generation: 1,
+  heartbeat: 5,
+  tokens: 64,
+  ownership: 0.6,
+  loadBytes: 2048,
+  weight: 1,
+  phi: 0.2,
+  ...over,
+});
+
+describe('status and ring output', () => {
+  it('prints nodetool-style rows per zone: state code, address, load, tokens, effective ownership, id, rack', () => {
+    const text = formatStatus({
+      clusterName: 'c',
+      nodeId: 'n1',
+      replicas: 3,
+      members: [member('n1', 'z1'), member('n2', 'z2', { up: false }), member('n3', 'z1', { status: 'joining', tokens: 0, ownership: 0 }), member('n4', 'z2', { status: 'leaving' })],
+    });
+    expect(text).toContain('Cluster: c (as seen by n1');
+    expect(text).toContain('Zone: z1');
+    expect(text).toMatch(/^UN {2}127\.0\.0\.1:7001 {2}2\.00 KiB {2}64 {6}60\.0% +n1 +r1$/m);
+    expect(text).toMatch(/^DN {2}127\.0\.0\.1:7002/m);
+    expect(text).toMatch(/^UJ {2}127\.0\.0\.1:7003 .* \? +n3/m); // a joiner owns nothing yet
+    expect(text).toMatch(/^UL {2}127\.0\.0\.1:7004/m);
+    expect(text.indexOf('Zone: z1')).toBeLessThan(text.indexOf('Zone: z2'));
+  });
+
+  it('prints ranges with their replicas, and sizes in binary units', () => {
+    expect(formatRing({ replicas: 2, ranges: [{ start: 'ff', end: '0a', replicas: ['n1', 'n2'] }] })).toMatch(/ff +0a +n1,n2$/m);
+    expect(formatBytes(0)).toBe('0 B');
+    expect(formatBytes(1536)).toBe('1.50 KiB');
+    expect(formatBytes(5 * 1024 ** 3)).toBe('5.00 GiB');
+  });
+});

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { GossipSender, fromWire, toWire } from '../../../src/transport/gossip-wire.js';
+import type { GossipMessage } from '../../../src/membership/gossiper.js';
+
+describe('gossip over the wire', () => {
+  it('maps each message kind to its protobuf form and back', () => {
+    const env = { cluster: 'c', from: 'a', fromAddr: '127.0.0.1:1' };
+    const delta = { id: 'a', generation: 2, heartbeat: 3, fields: [{ name: 'status', value: 'normal', version: 1 }] };
+    const messages: GossipMessage[] = [
+      { ...env, kind: 'syn', digests: [{ id: 'a', generation: 2, version: 3 }], deltas: [delta] },
+      { ...env, kind: 'ack', deltas: [delta], requests: [{ id: 'b', generation: 1, version: 0 }] },
+      { ...env, kind: 'ack2', deltas: [delta] },
+    ];
+    for (const m of messages) expect(fromWire(toWire(m))).toEqual(m);
+    expect(toWire(messages[0]!).kind).toBe('SYN');
+  });
+
+  it('keeps one channel per peer and closes those it no longer gossips with', () => {
+    const errors: string[] = [];
+    const s = new GossipSender(200, (to) => errors.push(to));
+    const m: GossipMessage = { cluster: 'c', from: 'a', fromAddr: '127.0.0.1:1', kind: 'ack2', deltas: [] };
+    for (const to of ['127.0.0.1:1', '127.0.0.1:2', '127.0.0.1:3', '127.0.0.1:1']) s.send(to, m);
+    expect(s.channels).toBe(3);
+    s.retain(new Set(['127.0.0.1:2']));
+    expect(s.channels).toBe(1);
+    s.close();
+    expect(s.channels).toBe(0);
+  });
+});
