@@ -110,9 +110,28 @@ describe('a ringkv node in process', () => {
     expect((await health(node.address)).status).toBe('SERVING');
   });
 
-  it('stops cleanly, and restarts with the same tokens and a new generation', async () => {
+  it('turns NOT_SERVING first when it stops, then stops cleanly, and restarts with the same tokens and a new generation', async () => {
     const generation = node.generation;
-    await node.stop();
+    const Client = grpc.makeGenericClientConstructor(healthService, 'Health');
+    const c = new Client(node.address, grpc.credentials.createInsecure());
+    clients.push(c);
+    const seen: string[] = [];
+    const watch = (c as unknown as { watch: (r: unknown) => grpc.ClientReadableStream<{ status: string }> }).watch({ service: '' });
+    watch.on('error', () => {}); // cancelled below
+    const sawNotServing = new Promise<void>((resolve) =>
+      watch.on('data', (m: { status: string }) => {
+        seen.push(m.status);
+        if (m.status === 'NOT_SERVING') {
+          watch.cancel(); // let the server finish shutting down
+          resolve();
+        }
+      }),
+    );
+    await waitFor('watch started', 5000, () => seen.length > 0);
+    const stopped = node.stop();
+    await sawNotServing;
+    await stopped;
+    expect(seen).toEqual(['SERVING', 'NOT_SERVING']);
     await expect(health(node.address)).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
     const again = await startNode(dataDir, { gossipIntervalMs: 100 });
     expect(again.status).toBe('normal');
