@@ -5,7 +5,7 @@
  * - Listen first (`settleMs`) so that the tables of reachable seeds arrive; a node that
  *   hears no one in that time forms a cluster by itself.
  * - Nodes starting together join one at a time, lowest id first: a node waits while a
- *   live joiner with a smaller id has no tokens yet (at most `maxWaitMs`), so each picks
+ *   joiner with a smaller id has no tokens yet (at most `maxWaitMs`), so each picks
  *   its tokens from a ring that already holds the ones picked before it. Equal picks from
  *   equal views cannot happen then; ring-view.ts resolves any that gossip still carries.
  * - Tokens come from the ring allocator (Ring.withMember): balanced, zone-aware.
@@ -23,7 +23,6 @@ export interface JoinInput {
   readonly self: { readonly id: string; readonly zone: string; readonly rack: string; readonly weight: number };
   readonly tokensPerNode: number;
   readonly states: Iterable<EndpointState>;
-  readonly isUp: (id: string) => boolean;
   /** ms since the node started listening. */
   readonly waitedMs: number;
   readonly settleMs: number;
@@ -36,21 +35,32 @@ export type JoinDecision =
 
 const GONE = new Set(['left', 'removed']);
 
+/** Owners' claims stand before joiners'. */
+function rank(s: EndpointState): number {
+  const st = statusOf(s);
+  return st === 'normal' || st === 'leaving' ? 0 : 1;
+}
+
 export function decideTokens(input: JoinInput): JoinDecision {
   const { self, waitedMs } = input;
   if (waitedMs < input.settleMs) return { kind: 'wait', reason: 'listening for the cluster' };
   const others = [...input.states].filter((s) => s.id !== self.id && !GONE.has(statusOf(s) ?? ''));
-  const earlier = others.filter(
-    (s) => s.id < self.id && statusOf(s) === 'joining' && field(s, 'tokens') === undefined && input.isUp(s.id),
-  );
+  // Not only live ones: a joiner we heard of second-hand is not "up" until a newer
+  // heartbeat of it arrives, and not waiting for it let two nodes pick from one view.
+  // A joiner that died waits out maxWaitMs.
+  const earlier = others.filter((s) => s.id < self.id && statusOf(s) === 'joining' && field(s, 'tokens') === undefined);
   if (earlier.length > 0 && waitedMs < input.maxWaitMs) {
     return { kind: 'wait', reason: `${earlier.map((s) => s.id).join(', ')} picks tokens first` };
   }
-  const placed = others.flatMap((s) => {
+  // Everyone's tokens, owners first then by id; a claim that clashes with one taken
+  // before it is left out (its node picks again, see tokenClash), as ring-view.ts does.
+  const ordered = others.sort((a, b) => rank(a) - rank(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const taken = new Set<bigint>();
+  const placed = ordered.flatMap((s) => {
     const tokens = parseTokens(field(s, 'tokens') ?? '');
-    return tokens === undefined
-      ? []
-      : [{ id: s.id, zone: field(s, 'zone') ?? '', rack: field(s, 'rack') ?? '', weight: Number(field(s, 'weight') ?? '1'), tokens }];
+    if (tokens === undefined || tokens.some((t) => taken.has(t))) return [];
+    for (const t of tokens) taken.add(t);
+    return [{ id: s.id, zone: field(s, 'zone') ?? '', rack: field(s, 'rack') ?? '', weight: Number(field(s, 'weight') ?? '1'), tokens }];
   });
   const options = { tokensPerNode: input.tokensPerNode };
   const ring = placed.length === 0 ? Ring.build([self], options) : Ring.build(placed, options).withMember(self);
@@ -86,4 +96,89 @@ export function tokenClash(selfId: string, tokens: readonly bigint[], states: It
     if ((parseTokens(field(s, 'tokens') ?? '') ?? []).some((t) => mine.has(t))) return s.id;
   }
   return undefined;
+}
+
+/** Gossip rounds a new node listens unseen before it shows itself (shadow round). */
+export const SHADOW_ROUNDS = 2;
+/** Gossip rounds a new node is visible before it picks tokens, so that joiners see each other. */
+export const SETTLE_ROUNDS = 2;
+/** Gossip rounds a joiner waits for a smaller-id joiner to pick first, at most. */
+export const MAX_WAIT_ROUNDS = 30;
+/**
+ * Gossip rounds between picking tokens and becoming an owner, so that a clash with a
+ * node that picked from a view lacking ours surfaces (and we pick again) while we still
+ * own nothing. Without it two nodes that picked at once both became owners and the ring
+ * left one out for good (simulator, 1 run in 300).
+ */
+export const CLAIM_SETTLE_ROUNDS = 3;
+
+export interface JoinState {
+  readonly self: JoinInput['self'];
+  readonly clusterName: string;
+  readonly tokensPerNode: number;
+  readonly intervalMs: number;
+  /** ms since the node started. */
+  readonly waitedMs: number;
+  /** Our tokens as persisted, if any. */
+  readonly tokens: readonly bigint[] | undefined;
+  /** ms since we picked those tokens (or since the start, for tokens from node.json). */
+  readonly tokensAgeMs: number;
+  /** Does our store hold no data? */
+  readonly empty: boolean;
+  readonly gossip: {
+    readonly shadow: boolean;
+    readonly formerSelf: EndpointState | undefined;
+    states(): Iterable<EndpointState>;
+  };
+}
+
+export type JoinStep =
+  | { readonly kind: 'wait'; readonly reason: string }
+  /** Show ourselves to the cluster (end the shadow round and announce). */
+  | { readonly kind: 'show' }
+  /** Stop the node: it must not take this id. */
+  | { readonly kind: 'fail'; readonly message: string }
+  /** Persist and gossip these tokens (`clash`: the member whose claim made us pick again). */
+  | { readonly kind: 'claim'; readonly tokens: bigint[]; readonly alone: boolean; readonly clash: string | undefined }
+  /** Persist and gossip status normal. */
+  | { readonly kind: 'normal'; readonly reason: string };
+
+/**
+ * The next step of a joining node, from what it knows now. The shell applies it and asks
+ * again until it waits; one run a gossip round.
+ */
+export function nextJoinStep(s: JoinState): JoinStep {
+  const g = s.gossip;
+  if (g.shadow) {
+    if (s.waitedMs < SHADOW_ROUNDS * s.intervalMs) return { kind: 'wait', reason: 'shadow round: checking that no member has this id' };
+    const former = g.formerSelf;
+    const st = former === undefined ? undefined : statusOf(former);
+    if (former !== undefined && !GONE.has(st ?? '')) {
+      const tokens = parseTokens(field(former, 'tokens') ?? '')?.length ?? 0;
+      return {
+        kind: 'fail',
+        message:
+          `node id ${s.self.id} is already a member of cluster ${s.clusterName} (status ${st ?? '?'}, ${tokens} tokens, ` +
+          `generation ${former.generation}), but this data dir is new, so that node's data is lost here. ` +
+          'Start this node without --id (it gets a new id) and remove the old member once removal exists, ' +
+          'or restore the old data dir.',
+      };
+    }
+    return { kind: 'show' };
+  }
+  const clash = s.tokens === undefined ? undefined : tokenClash(s.self.id, s.tokens, g.states());
+  if (s.tokens === undefined || clash !== undefined) {
+    const d = decideTokens({
+      self: s.self,
+      tokensPerNode: s.tokensPerNode,
+      states: g.states(),
+      waitedMs: s.waitedMs,
+      settleMs: (SHADOW_ROUNDS + SETTLE_ROUNDS) * s.intervalMs,
+      maxWaitMs: MAX_WAIT_ROUNDS * s.intervalMs,
+    });
+    return d.kind === 'wait' ? d : { ...d, clash };
+  }
+  if (s.tokensAgeMs < CLAIM_SETTLE_ROUNDS * s.intervalMs) return { kind: 'wait', reason: 'letting our token claim settle' };
+  const may = mayBecomeNormal(s.empty, s.self.id, g.states());
+  return may.ok ? { kind: 'normal', reason: may.reason } : { kind: 'wait', reason: may.reason };
 }

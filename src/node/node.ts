@@ -18,7 +18,7 @@ import type { Ring } from '../ring/index.js';
 import { Gossiper } from '../membership/gossiper.js';
 import { formatTokens, type NodeStatus } from '../membership/endpoint.js';
 import { ringFingerprint, ringFromStates, type RingView } from '../membership/ring-view.js';
-import { decideTokens, mayBecomeNormal, tokenClash } from '../membership/join.js';
+import { nextJoinStep } from '../membership/join.js';
 import { GossipSender, fromWire } from '../transport/gossip-wire.js';
 import { INTERNAL_MAX_MESSAGE_BYTES, WIRE_SCHEMA, protos, serviceClient } from '../transport/protos.js';
 import type { NodeConfig } from './config.js';
@@ -28,10 +28,6 @@ import { logMembershipEvent } from './membership-log.js';
 
 /** How often the node refreshes the load it gossips, ms. */
 const LOAD_EVERY_MS = 5000;
-/** Gossip rounds a new node listens unseen before it shows itself (shadow round). */
-const SHADOW_ROUNDS = 2;
-/** Gossip rounds a new node is visible before it picks tokens, so that joiners see each other. */
-const SETTLE_ROUNDS = 2;
 
 export class RingkvNode {
   readonly config: NodeConfig;
@@ -43,6 +39,8 @@ export class RingkvNode {
   readonly #health: HealthImplementation;
   readonly #sender: GossipSender;
   readonly #startedAt = performance.now();
+  /** When our tokens were picked (or the node started, for tokens from node.json). */
+  #tokensSince = performance.now();
   readonly #timers: NodeJS.Timeout[] = [];
   #view: RingView = { ring: undefined, conflicts: [], fingerprint: '' };
   readonly #listeners = new Set<(ring: Ring | undefined) => void>();
@@ -264,70 +262,57 @@ export class RingkvNode {
   }
 
   #joinBusy = false;
-  /** Pick tokens, then become normal when allowed. One step per gossip round. */
+  /** Take the join state machine's steps (membership/join.ts) until it waits. One run a gossip round. */
   async #stepJoin(): Promise<void> {
-    if (this.#identity.status !== 'joining' || this.#joinBusy || this.#stopping) return;
+    if (this.#identity.status !== 'joining' || this.#joinBusy || this.#closing) return;
     this.#joinBusy = true;
     try {
-      const ours = this.#identity.tokens;
-      if (this.gossiper.shadow) return this.#shadowRound();
-      const clash = ours === undefined ? undefined : tokenClash(this.id, ours, this.gossiper.states());
-      if (ours === undefined || clash !== undefined) {
-        if (clash !== undefined) this.log.warn({ component: 'join', peer: clash }, 'a token of ours is claimed by another member first: picking new tokens');
-        const d = decideTokens({
+      for (let i = 0; i < 3 && this.#identity.status === 'joining' && !this.#closing; i++) {
+        const step = nextJoinStep({
           self: { id: this.id, zone: this.config.zone, rack: this.config.rack, weight: this.config.weight },
+          clusterName: this.config.clusterName,
           tokensPerNode: this.config.tokens,
-          states: this.gossiper.states(),
-          isUp: (id) => this.gossiper.isUp(id),
+          intervalMs: this.config.gossipIntervalMs,
           waitedMs: performance.now() - this.#startedAt,
-          settleMs: SHADOW_ROUNDS * this.config.gossipIntervalMs + SETTLE_ROUNDS * this.config.gossipIntervalMs,
-          maxWaitMs: 30 * this.config.gossipIntervalMs,
+          tokens: this.#identity.tokens,
+          tokensAgeMs: performance.now() - this.#tokensSince,
+          empty: this.#empty,
+          gossip: this.gossiper,
         });
-        if (d.kind === 'wait') return this.#joinWaiting(d.reason);
-        await this.#persist({ tokens: d.tokens });
-        this.gossiper.set('tokens', formatTokens(d.tokens));
-        this.log.info({ component: 'join', tokens: d.tokens.length, alone: d.alone }, d.alone ? 'no seed answered: forming a new cluster' : 'tokens picked');
+        const log = this.log.child({ component: 'join' });
+        switch (step.kind) {
+          case 'wait':
+            if (step.reason !== this.#lastJoinReason) log.info({ reason: step.reason }, 'joining: waiting');
+            this.#lastJoinReason = step.reason;
+            return;
+          case 'fail':
+            return this.#fail(new Error(step.message));
+          case 'show':
+            this.gossiper.endShadow();
+            for (const o of this.gossiper.announce()) this.#sender.send(o.to, o.message);
+            log.info('shadow round over: no member has this id; showing this node to the cluster');
+            return;
+          case 'claim':
+            if (step.clash !== undefined) log.warn({ peer: step.clash }, 'a token of ours is claimed by another member first: picking new tokens');
+            await this.#persist({ tokens: step.tokens });
+            this.#tokensSince = performance.now();
+            this.gossiper.set('tokens', formatTokens(step.tokens));
+            log.info({ tokens: step.tokens.length, alone: step.alone }, step.alone ? 'no seed answered: forming a new cluster' : 'tokens picked');
+            break;
+          case 'normal':
+            await this.#persist({ status: 'normal' });
+            this.gossiper.set('status', 'normal');
+            log.info({ reason: step.reason }, 'joined: status normal');
+            this.#afterGossip();
+            this.#updateHealth();
+            return;
+        }
       }
-      const may = mayBecomeNormal(this.#empty, this.id, this.gossiper.states());
-      if (!may.ok) return this.#joinWaiting(may.reason);
-      await this.#persist({ status: 'normal' });
-      this.gossiper.set('status', 'normal');
-      this.log.info({ component: 'join', reason: may.reason }, 'joined: status normal');
-      this.#afterGossip();
-      this.#updateHealth();
     } catch (e) {
       this.log.error({ component: 'join', err: e }, 'join step failed; retrying next round');
     } finally {
       this.#joinBusy = false;
     }
-  }
-
-  /**
-   * End of the shadow round: if a peer knows our id from an earlier incarnation that is
-   * still a member, this data dir is not that node's (its data is lost), and taking the
-   * id would make the cluster drop the member's tokens without streaming: refuse.
-   */
-  #shadowRound(): void {
-    if (performance.now() - this.#startedAt < SHADOW_ROUNDS * this.config.gossipIntervalMs) {
-      return this.#joinWaiting('shadow round: checking that no member has this id');
-    }
-    const former = this.gossiper.formerSelf;
-    const st = former?.fields.get('status')?.value;
-    if (former !== undefined && st !== 'left' && st !== 'removed') {
-      const tokens = former.fields.get('tokens')?.value.split(',').length ?? 0;
-      this.#fail(
-        new Error(
-          `node id ${this.id} is already a member of cluster ${this.config.clusterName} (status ${st ?? '?'}, ${tokens} tokens, ` +
-            `generation ${former.generation}), but this data dir is new, so that node's data is lost here. ` +
-            'Start this node without --id (it gets a new id) and remove the old member once removal exists, ' +
-            'or restore the old data dir.',
-        ),
-      );
-      return;
-    }
-    this.gossiper.endShadow();
-    for (const o of this.gossiper.announce()) this.#sender.send(o.to, o.message);
-    this.#joinWaiting('visible to the cluster');
   }
 
   #failure: Error | undefined;
@@ -340,11 +325,6 @@ export class RingkvNode {
     this.#failure = err;
     this.log.fatal({ err: err.message }, 'cannot continue: stopping');
     void this.stop();
-  }
-
-  #joinWaiting(reason: string): void {
-    if (reason !== this.#lastJoinReason) this.log.info({ component: 'join', reason }, 'joining: waiting');
-    this.#lastJoinReason = reason;
   }
 
   async #persist(change: Partial<Pick<Identity, 'tokens' | 'status'>>): Promise<void> {

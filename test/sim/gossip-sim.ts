@@ -7,7 +7,8 @@
  */
 
 import { Gossiper, type GossipMessage, type MembershipEvent, type Outbound } from '../../src/membership/gossiper.js';
-import { field, type Delta } from '../../src/membership/endpoint.js';
+import { field, formatTokens, type Delta } from '../../src/membership/endpoint.js';
+import { nextJoinStep } from '../../src/membership/join.js';
 import type { DetectorOptions } from '../../src/membership/phi-detector.js';
 import { mulberry32 } from '../../src/ring/allocate-tokens.js';
 
@@ -23,8 +24,21 @@ export interface SimOptions {
   readonly clusterName?: string;
 }
 
+/** A node that joins as `ringkv node` does (membership/join.ts), with what node.json would keep. */
+interface JoinState {
+  tokens: bigint[] | undefined;
+  status: 'joining' | 'normal';
+  startedAt: number;
+  claimedAt: number;
+  /** Why the node stopped itself, if it did. */
+  failed: string | undefined;
+  /** Time of each step taken, for tests. */
+  steps: { at: number; kind: string }[];
+}
+
 interface SimNode {
   gossiper: Gossiper;
+  join: JoinState | undefined;
   readonly id: string;
   readonly addr: string;
   alive: boolean;
@@ -119,6 +133,22 @@ export class GossipSim {
    * announce (for clusters that start converged through seedTables()).
    */
   add(id: string, seeds: readonly string[], fields: Record<string, string> = {}, quiet = false): SimNode {
+    const node = this.#register(id, seeds, { status: 'normal', ...fields }, undefined);
+    this.start(id, quiet);
+    return node;
+  }
+
+  /**
+   * Add a node that joins the way `ringkv node` does: shadow round, token pick, then
+   * normal (membership/join.ts), starting at time `at`.
+   */
+  addJoining(id: string, seeds: readonly string[], at: number, fields: Record<string, string> = {}): SimNode {
+    const node = this.#register(id, seeds, { status: 'joining', empty: 'true', ...fields }, freshJoin());
+    this.#agenda.push(at, () => this.start(id));
+    return node;
+  }
+
+  #register(id: string, seeds: readonly string[], fields: Record<string, string>, join: JoinState | undefined): SimNode {
     const addr = addrOf(id);
     const node: SimNode = {
       id,
@@ -126,16 +156,26 @@ export class GossipSim {
       alive: false,
       pausedUntil: 0,
       generation: 0,
-      fields: { addr, status: 'normal', ...fields },
+      fields: { addr, ...fields },
       seeds: seeds.map(addrOf),
       events: [],
       tickTimer: 0,
       gossiper: undefined as unknown as Gossiper,
+      join,
     };
     this.nodes.set(id, node);
     this.#byAddr.set(addr, node);
-    this.start(id, quiet);
     return node;
+  }
+
+  /** A joining node loses its data dir (node.json included) and starts again under the same id. */
+  wipe(id: string): void {
+    const n = this.#node(id);
+    this.kill(id);
+    n.join = freshJoin();
+    delete n.fields.tokens;
+    n.fields.status = 'joining';
+    n.generation = 0;
   }
 
   /** (Re)start a node: a new generation, a fresh table, announce to seeds and known peers. */
@@ -144,6 +184,7 @@ export class GossipSim {
     n.alive = true;
     n.pausedUntil = 0;
     n.generation = Math.max(n.generation + 1, Math.floor(this.now / 1000) + 1);
+    if (n.join) n.join.startedAt = this.now;
     n.gossiper = new Gossiper({
       id,
       clusterName: this.#o.clusterName,
@@ -153,6 +194,7 @@ export class GossipSim {
       random: this.random,
       now: this.now,
       detector: this.#o.detector,
+      shadow: n.join !== undefined && n.join.tokens === undefined,
     });
     if (!quiet) this.#sendAll(n, n.gossiper.announce());
     const timer = ++n.tickTimer;
@@ -252,7 +294,50 @@ export class GossipSim {
     }
     this.#sendAll(n, n.gossiper.tick(this.now));
     this.#collect(n);
+    if (n.join?.status === 'joining') this.#stepJoin(n, n.join);
+    if (!n.alive) return;
     this.#agenda.push(this.now + this.#o.intervalMs, () => this.#tick(n, timer));
+  }
+
+  /** What node.ts does with the join state machine's steps, with node.json kept in `j`. */
+  #stepJoin(n: SimNode, j: JoinState): void {
+    for (let i = 0; i < 3 && j.status === 'joining'; i++) {
+      const step = nextJoinStep({
+        self: { id: n.id, zone: n.fields.zone ?? '', rack: n.fields.rack ?? '', weight: 1 },
+        clusterName: this.#o.clusterName,
+        tokensPerNode: 16,
+        intervalMs: this.#o.intervalMs,
+        waitedMs: this.now - j.startedAt,
+        tokens: j.tokens,
+        tokensAgeMs: this.now - Math.max(j.startedAt, j.claimedAt),
+        empty: true,
+        gossip: n.gossiper,
+      });
+      if (step.kind !== 'wait') j.steps.push({ at: this.now, kind: step.kind });
+      switch (step.kind) {
+        case 'wait':
+          return;
+        case 'fail':
+          j.failed = step.message;
+          this.kill(n.id);
+          return;
+        case 'show':
+          n.gossiper.endShadow();
+          this.#sendAll(n, n.gossiper.announce());
+          return;
+        case 'claim':
+          j.tokens = step.tokens;
+          j.claimedAt = this.now;
+          n.fields.tokens = formatTokens(step.tokens);
+          n.gossiper.set('tokens', n.fields.tokens);
+          break;
+        case 'normal':
+          j.status = 'normal';
+          n.fields.status = 'normal';
+          n.gossiper.set('status', 'normal');
+          return;
+      }
+    }
   }
 
   #sendAll(from: SimNode, out: readonly Outbound[]): void {
@@ -284,6 +369,10 @@ export class GossipSim {
   #collect(n: SimNode): void {
     for (const event of n.gossiper.takeEvents()) n.events.push({ at: this.now, event });
   }
+}
+
+function freshJoin(): JoinState {
+  return { tokens: undefined, status: 'joining', startedAt: 0, claimedAt: 0, failed: undefined, steps: [] };
 }
 
 export function addrOf(id: string): string {
