@@ -109,7 +109,10 @@ export class Gossiper {
     this.clusterName = o.clusterName;
     this.#random = o.random;
     this.detector = new PhiDetector({ ...o.detector });
-    this.#table.set(o.id, initialState(o.id, o.generation, o.fields));
+    const initial = initialState(o.id, o.generation, o.fields);
+    const why = checkDelta(deltaOf(initial, 0));
+    if (why !== undefined) throw new RangeError(`gossiper: ${why}`);
+    this.#table.set(o.id, initial);
     this.#seeds = [...new Set(o.seeds)].filter((s) => s !== o.fields.addr);
     this.#shadow = o.shadow ?? false;
     this.detector.checkLocalPause(o.now);
@@ -150,9 +153,12 @@ export class Gossiper {
     return id === this.id || this.#up.has(id);
   }
 
-  /** Set one of our own fields; peers learn it at the next exchanges. */
+  /** Set one of our own fields; peers learn it at the next exchanges. A value peers would refuse throws. */
   set(name: string, value: string): void {
-    this.#table.set(this.id, setField(this.self, name, value));
+    const next = setField(this.self, name, value);
+    const why = checkDelta(deltaOf(next, 0));
+    if (why !== undefined) throw new RangeError(`gossiper: cannot set ${why}`);
+    this.#table.set(this.id, next);
   }
 
   /** Events since the last call, oldest first. */
@@ -209,12 +215,22 @@ export class Gossiper {
     return out;
   }
 
-  /** Take one message; returns the replies. Malformed or foreign messages are refused, never thrown. */
-  receive(now: number, m: GossipMessage): Outbound[] {
-    const why = this.#check(m);
-    if (why !== undefined) {
-      this.#events.push({ type: 'refused', from: typeof m?.fromAddr === 'string' ? m.fromAddr : '?', reason: why });
+  /**
+   * Take one message; returns the replies. Never throws. A message from another cluster
+   * or with a bad envelope is refused whole; a bad entry (digest or state) is skipped and
+   * the rest taken, so that one odd state — say from a newer release during a rolling
+   * upgrade — cannot cut its sender off. Each refusal is an event.
+   */
+  receive(now: number, input: GossipMessage): Outbound[] {
+    const from = typeof input?.fromAddr === 'string' ? input.fromAddr : '?';
+    const checked = this.#check(input);
+    if (typeof checked === 'string') {
+      this.#events.push({ type: 'refused', from, reason: checked });
       return [];
+    }
+    const { message: m, skipped } = checked;
+    if (skipped.length > 0) {
+      this.#events.push({ type: 'refused', from, reason: `${skipped.length} entr${skipped.length === 1 ? 'y' : 'ies'} skipped: ${skipped[0]}` });
     }
     switch (m.kind) {
       case 'syn': {
@@ -336,7 +352,8 @@ export class Gossiper {
     return { to, message: { ...this.#envelope(), kind: 'syn', digests, deltas } };
   }
 
-  #check(m: GossipMessage): string | undefined {
+  /** The message with only its well-formed entries, and why others were skipped; or why it is refused whole. */
+  #check(m: GossipMessage): string | { message: GossipMessage; skipped: string[] } {
     if (m === null || typeof m !== 'object') return 'not a message';
     if (m.cluster !== this.clusterName) return `cluster name "${show(m.cluster)}" is not ours ("${this.clusterName}")`;
     if (typeof m.from !== 'string' || m.from.length === 0) return 'no sender id';
@@ -345,23 +362,21 @@ export class Gossiper {
       m.kind === 'syn' ? [m.digests, m.deltas ?? []] : m.kind === 'ack' ? [m.deltas, m.requests] : m.kind === 'ack2' ? [m.deltas] : [];
     if (lists.length === 0) return `unknown kind ${show((m as { kind: unknown }).kind)}`;
     for (const l of lists) if (!Array.isArray(l) || l.length > MAX_ENTRIES) return `lists must be arrays of at most ${MAX_ENTRIES}`;
-    if (m.kind === 'syn') {
-      for (const d of m.digests) {
-        const why = checkDigest(d);
-        if (why) return why;
-      }
-    }
-    for (const d of m.deltas ?? []) {
-      const why = checkDelta(d);
-      if (why) return why;
-    }
-    if (m.kind === 'ack') {
-      for (const d of m.requests) {
-        const why = checkDigest(d);
-        if (why) return why;
-      }
-    }
-    return undefined;
+    const skipped: string[] = [];
+    const keep = <T>(xs: readonly T[], check: (x: T) => string | undefined): T[] =>
+      xs.filter((x) => {
+        const why = check(x);
+        if (why !== undefined) skipped.push(why);
+        return why === undefined;
+      });
+    const envelope = { cluster: m.cluster, from: m.from, fromAddr: m.fromAddr };
+    const message: GossipMessage =
+      m.kind === 'syn'
+        ? { ...envelope, kind: 'syn', digests: keep(m.digests, checkDigest), deltas: keep(m.deltas ?? [], checkDelta) }
+        : m.kind === 'ack'
+          ? { ...envelope, kind: 'ack', deltas: keep(m.deltas, checkDelta), requests: keep(m.requests, checkDigest) }
+          : { ...envelope, kind: 'ack2', deltas: keep(m.deltas, checkDelta) };
+    return { message, skipped };
   }
 }
 
