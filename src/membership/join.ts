@@ -18,6 +18,7 @@
 
 import { Ring } from '../ring/index.js';
 import { field, parseTokens, statusOf, type EndpointState } from './endpoint.js';
+import { claims } from './ring-view.js';
 
 export interface JoinInput {
   readonly self: { readonly id: string; readonly zone: string; readonly rack: string; readonly weight: number };
@@ -35,11 +36,6 @@ export type JoinDecision =
 
 const GONE = new Set(['left', 'removed']);
 
-/** Owners' claims stand before joiners'. */
-function rank(s: EndpointState): number {
-  const st = statusOf(s);
-  return st === 'normal' || st === 'leaving' ? 0 : 1;
-}
 
 export function decideTokens(input: JoinInput): JoinDecision {
   const { self, waitedMs } = input;
@@ -52,16 +48,9 @@ export function decideTokens(input: JoinInput): JoinDecision {
   if (earlier.length > 0 && waitedMs < input.maxWaitMs) {
     return { kind: 'wait', reason: `${earlier.map((s) => s.id).join(', ')} picks tokens first` };
   }
-  // Everyone's tokens, owners first then by id; a claim that clashes with one taken
-  // before it is left out (its node picks again, see tokenClash), as ring-view.ts does.
-  const ordered = others.sort((a, b) => rank(a) - rank(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const taken = new Set<bigint>();
-  const placed = ordered.flatMap((s) => {
-    const tokens = parseTokens(field(s, 'tokens') ?? '');
-    if (tokens === undefined || tokens.some((t) => taken.has(t))) return [];
-    for (const t of tokens) taken.add(t);
-    return [{ id: s.id, zone: field(s, 'zone') ?? '', rack: field(s, 'rack') ?? '', weight: Number(field(s, 'weight') ?? '1'), tokens }];
-  });
+  // Everyone's standing claims, by the ring's own rule (ring-view.ts): a claim that
+  // clashes with one taken before it is left out (its node picks again, see tokenClash).
+  const placed = claims(others, true).members;
   const options = { tokensPerNode: input.tokensPerNode };
   const ring = placed.length === 0 ? Ring.build([self], options) : Ring.build(placed, options).withMember(self);
   return { kind: 'claim', tokens: [...ring.member(self.id)!.tokens], alone: others.length === 0 };

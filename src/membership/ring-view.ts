@@ -41,10 +41,22 @@ export function ringFingerprint(states: Iterable<EndpointState>): string {
 
 export function ringFromStates(states: Iterable<EndpointState>, options: RingOptions = {}): RingView {
   const list = [...states];
-  const fingerprint = ringFingerprint(list);
-  const candidates = list
-    .filter((s) => OWNER_STATUSES.has(statusOf(s) ?? ''))
-    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const { members, conflicts } = claims(list, false);
+  const ring = members.length > 0 ? Ring.build(members, options) : undefined;
+  return { ring, conflicts, fingerprint: ringFingerprint(list) };
+}
+
+/**
+ * The members whose token claims stand, as ring members: owners (and, with `joiners`,
+ * joining nodes that hold tokens after them), each group in id order; a member claiming
+ * a token already taken is left out and reported. One rule for the ring and for joins.
+ */
+export function claims(
+  states: Iterable<EndpointState>,
+  joiners: boolean,
+): { members: Member[]; conflicts: { id: string; token: bigint; owner: string }[] } {
+  const rank = (s: EndpointState): number => (OWNER_STATUSES.has(statusOf(s) ?? '') ? 0 : statusOf(s) === 'joining' && joiners ? 1 : 2);
+  const candidates = [...states].filter((s) => rank(s) < 2).sort((a, b) => rank(a) - rank(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const owner = new Map<bigint, string>();
   const members: Member[] = [];
   const conflicts: { id: string; token: bigint; owner: string }[] = [];
@@ -57,14 +69,7 @@ export function ringFromStates(states: Iterable<EndpointState>, options: RingOpt
       continue;
     }
     for (const t of tokens) owner.set(t, s.id);
-    members.push({
-      id: s.id,
-      zone: field(s, 'zone') ?? '',
-      rack: field(s, 'rack') ?? '',
-      weight: Number(field(s, 'weight') ?? '1'),
-      tokens,
-    });
+    members.push({ id: s.id, zone: field(s, 'zone') ?? '', rack: field(s, 'rack') ?? '', weight: Number(field(s, 'weight') ?? '1'), tokens });
   }
-  const ring = members.length > 0 ? Ring.build(members, options) : undefined;
-  return { ring, conflicts, fingerprint };
+  return { members, conflicts };
 }
