@@ -38,12 +38,12 @@ for (const size of [10, 100, 1000]) {
   );
 }
 
-console.log('\nphi detector, 5 nodes, 3 seeds, threshold 8, 1% loss, 1-50 ms delay; 20 clusters:');
+console.log('\nphi detector, 5 nodes, 3 seeds, threshold 8, 1% loss, 1-50 ms delay, judged every 250 ms; 20 clusters:');
 let falseDowns = 0;
 const detect: number[] = [];
 const rejoin: number[] = [];
 for (let s = seed0; s < seed0 + 20; s++) {
-  const sim = new GossipSim({ seed: s, dropRate: 0.01, maxDelayMs: 50 });
+  const sim = new GossipSim({ seed: s, dropRate: 0.01, maxDelayMs: 50, judgeEveryMs: 250 });
   const all = ids(5);
   for (const id of all) sim.add(id, all.slice(0, 3));
   sim.runFor(30_000);

@@ -81,6 +81,14 @@ export interface GossiperOptions {
   readonly now: number;
   readonly detector?: DetectorOptions;
   /**
+   * Live peers to gossip with each round (default 2). Two rather than Cassandra's one:
+   * a peer's heartbeats then reach each node at steadier intervals, which narrows the
+   * detector's spread. On the simulator (5 nodes, 1% loss, 40 kills) the slowest
+   * conviction went from 9.4 s to 6.5 s, still with no false conviction in 400
+   * node-hours; memberlist gossips to 3 every 200 ms.
+   */
+  readonly fanout?: number;
+  /**
    * Start in a shadow round (Cassandra's): learn the cluster's states without making our
    * own known (our digests leave us out, so no peer asks for us). A new node uses it to
    * check that its id is not already a member's before it shows itself; `endShadow()`.
@@ -101,6 +109,7 @@ export class Gossiper {
   readonly #random: () => number;
   #events: MembershipEvent[] = [];
   #shadow: boolean;
+  readonly #fanout: number;
   #formerSelf: EndpointState | undefined;
 
   constructor(o: GossiperOptions) {
@@ -115,6 +124,7 @@ export class Gossiper {
     this.#table.set(o.id, initial);
     this.#seeds = [...new Set(o.seeds)].filter((s) => s !== o.fields.addr);
     this.#shadow = o.shadow ?? false;
+    this.#fanout = o.fanout ?? 2;
     this.detector.checkLocalPause(o.now);
   }
 
@@ -185,14 +195,22 @@ export class Gossiper {
     return [...to].map((addr) => this.#syn(addr, own));
   }
 
-  /** One gossip round at `now`. */
-  tick(now: number): Outbound[] {
-    this.#table.set(this.id, beat(this.self));
+  /**
+   * Judge every up peer at `now` (after absorbing a stall of our own). Each round does;
+   * the node also calls it between rounds so that a conviction is not up to a round late.
+   */
+  judge(now: number): void {
     const paused = this.detector.checkLocalPause(now);
     if (paused > 0) this.#events.push({ type: 'paused', ms: paused });
     for (const id of this.#up) {
       if (!this.detector.isAvailable(id, now)) this.#markDown(id);
     }
+  }
+
+  /** One gossip round at `now`. */
+  tick(now: number): Outbound[] {
+    this.#table.set(this.id, beat(this.self));
+    this.judge(now);
     const live: string[] = [];
     const down: string[] = [];
     for (const s of this.#table.values()) {
@@ -202,11 +220,18 @@ export class Gossiper {
       (this.#up.has(s.id) ? live : down).push(addr);
     }
     const out: Outbound[] = [];
-    const liveTarget = this.#pick(live);
-    if (liveTarget !== undefined) out.push(this.#syn(liveTarget));
+    // `fanout` distinct live peers (a partial shuffle of `live`).
+    const chosen: string[] = [];
+    for (let i = 0; i < Math.min(this.#fanout, live.length); i++) {
+      const j = i + Math.floor(this.#random() * (live.length - i));
+      [live[i], live[j]] = [live[j]!, live[i]!];
+      chosen.push(live[i]!);
+      out.push(this.#syn(live[i]!));
+    }
+    const liveTarget = chosen[0];
     if (down.length > 0 && this.#random() < down.length / (live.length + 1)) out.push(this.#syn(this.#pick(down)!));
     if (this.#seeds.length > 0) {
-      const seedTarget = liveTarget === undefined || !this.#seeds.includes(liveTarget);
+      const seedTarget = liveTarget === undefined || !chosen.some((c) => this.#seeds.includes(c));
       if (live.length === 0 || (seedTarget && this.#random() < this.#seeds.length / (live.length + down.length + 1))) {
         const s = this.#pick(this.#seeds)!;
         if (!out.some((o) => o.to === s)) out.push(this.#syn(s));

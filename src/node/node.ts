@@ -28,6 +28,8 @@ import { logMembershipEvent } from './membership-log.js';
 
 /** How often the node refreshes the load it gossips, ms. */
 const LOAD_EVERY_MS = 5000;
+/** How often the node judges its peers between gossip rounds, ms. */
+const JUDGE_EVERY_MS = 250;
 
 export class RingkvNode {
   readonly config: NodeConfig;
@@ -190,6 +192,13 @@ export class RingkvNode {
       void this.#stepJoin();
     };
     this.#timers.push(setInterval(tick, this.config.gossipIntervalMs));
+    // Judge peers between rounds too, so that a conviction is not up to a round late.
+    this.#timers.push(
+      setInterval(() => {
+        this.gossiper.judge(performance.now());
+        this.#afterGossip();
+      }, JUDGE_EVERY_MS),
+    );
     this.#timers.push(
       setInterval(() => {
         void this.#refreshLoad();

@@ -22,6 +22,8 @@ export interface SimOptions {
   readonly dropRate?: number;
   readonly detector?: DetectorOptions;
   readonly clusterName?: string;
+  /** Also judge peers every this many ms between rounds, as the node does (0: only at rounds). */
+  readonly judgeEveryMs?: number;
 }
 
 /** A node that joins as `ringkv node` does (membership/join.ts), with what node.json would keep. */
@@ -119,6 +121,7 @@ export class GossipSim {
       dropRate: 0,
       clusterName: 'sim',
       detector: {},
+      judgeEveryMs: 0,
       ...o,
     };
     this.random = mulberry32(o.seed);
@@ -200,6 +203,7 @@ export class GossipSim {
     const timer = ++n.tickTimer;
     // First tick at a random phase, then every interval: nodes are not in lock step.
     this.#agenda.push(this.now + this.random() * this.#o.intervalMs, () => this.#tick(n, timer));
+    if (this.#o.judgeEveryMs > 0) this.#agenda.push(this.now + this.random() * this.#o.judgeEveryMs, () => this.#judge(n, timer));
   }
 
   /** SIGKILL: the node stops at once; messages to it are lost. */
@@ -297,6 +301,14 @@ export class GossipSim {
     if (n.join?.status === 'joining') this.#stepJoin(n, n.join);
     if (!n.alive) return;
     this.#agenda.push(this.now + this.#o.intervalMs, () => this.#tick(n, timer));
+  }
+
+  #judge(n: SimNode, timer: number): void {
+    if (!n.alive || n.tickTimer !== timer) return;
+    if (this.now < n.pausedUntil) return this.#agenda.push(n.pausedUntil, () => this.#judge(n, timer));
+    n.gossiper.judge(this.now);
+    this.#collect(n);
+    this.#agenda.push(this.now + this.#o.judgeEveryMs, () => this.#judge(n, timer));
   }
 
   /** What node.ts does with the join state machine's steps, with node.json kept in `j`. */
