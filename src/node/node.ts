@@ -196,7 +196,7 @@ export class RingkvNode {
     this.#timers.push(
       setInterval(() => {
         this.gossiper.judge(performance.now());
-        this.#afterGossip();
+        this.#logEvents(); // up/down is not ownership: no ring to rebuild
       }, JUDGE_EVERY_MS),
     );
     this.#timers.push(
@@ -217,12 +217,18 @@ export class RingkvNode {
 
   /** Log membership events, rebuild the ring if ownership changed. Returns why a message was refused, if it was. */
   #afterGossip(): string | undefined {
+    const refused = this.#logEvents();
+    this.#publishIfChanged();
+    return refused;
+  }
+
+  /** Log the gossiper's events; returns why a message was refused, if one was. */
+  #logEvents(): string | undefined {
     let refused: string | undefined;
     for (const e of this.gossiper.takeEvents()) {
       logMembershipEvent(this.#membershipLog, this.gossiper, e);
       if (e.type === 'refused') refused = e.reason;
     }
-    this.#publishIfChanged();
     return refused;
   }
 
