@@ -36,7 +36,7 @@ function replicasOf(requested: number): number | grpc.ServiceError {
   return n;
 }
 
-export function memberStatus(node: AdminDeps, s: EndpointState, ownership: number): Record<string, unknown> {
+function memberStatus(node: AdminDeps, s: EndpointState, ownership: number): Record<string, unknown> {
   const g = node.gossiper;
   return {
     id: s.id,
