@@ -183,11 +183,7 @@ export class Gossiper {
    * before a restart): a (re)started node makes itself known at once, not over rounds.
    */
   announce(remembered: readonly string[] = []): Outbound[] {
-    const to = new Set([...this.#seeds, ...remembered]);
-    for (const s of this.#table.values()) {
-      const addr = field(s, 'addr');
-      if (s.id !== this.id && addr && this.#reachable(s)) to.add(addr);
-    }
+    const to = new Set([...this.#seeds, ...remembered, ...this.peerAddresses()]);
     to.delete(this.address);
     // Our state rides along: peers learn of a restart at once, even before their
     // channel back to us has reconnected.
@@ -205,6 +201,16 @@ export class Gossiper {
     for (const id of this.#up) {
       if (!this.detector.isAvailable(id, now)) this.#markDown(id);
     }
+  }
+
+  /** Addresses of the peers we gossip with (not ourselves, not those that left or were removed). */
+  peerAddresses(): string[] {
+    const out: string[] = [];
+    for (const s of this.#table.values()) {
+      const addr = field(s, 'addr');
+      if (s.id !== this.id && addr !== undefined && this.#reachable(s)) out.push(addr);
+    }
+    return out;
   }
 
   /** One gossip round at `now`. */

@@ -6,12 +6,14 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Gossiper, MembershipEvent } from '../membership/gossiper.js';
+import { field } from '../membership/endpoint.js';
 
 export function logMembershipEvent(log: Logger, gossiper: Gossiper, e: MembershipEvent): void {
   switch (e.type) {
     case 'up':
     case 'down': {
-      const address = gossiper.state(e.id)?.fields.get('addr')?.value;
+      const state = gossiper.state(e.id);
+      const address = state === undefined ? undefined : field(state, 'addr');
       const phi = Number(gossiper.detector.phi(e.id, performance.now()).toFixed(2));
       log.info({ peer: e.id, address, phi }, `peer ${e.type}`);
       break;

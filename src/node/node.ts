@@ -203,12 +203,7 @@ export class RingkvNode {
       setInterval(() => {
         void this.#refreshLoad();
         // Channels only to addresses we still gossip with: the map stays bounded under churn.
-        const keep = new Set(this.config.seeds);
-        for (const st of this.gossiper.states()) {
-          const a = st.fields.get('addr')?.value;
-          if (a !== undefined) keep.add(a);
-        }
-        this.#sender.retain(keep);
+        this.#sender.retain(new Set([...this.config.seeds, ...this.gossiper.peerAddresses()]));
       }, LOAD_EVERY_MS),
     );
     this.#publishIfChanged();
@@ -237,13 +232,8 @@ export class RingkvNode {
   /** Keep peers.json in step with the addresses we know (only when they change). */
   #rememberPeers(): void {
     if (this.#savingPeers) return;
-    const addrs: string[] = [];
-    for (const s of this.gossiper.states()) {
-      const a = s.fields.get('addr')?.value;
-      const st = s.fields.get('status')?.value;
-      if (s.id !== this.id && a !== undefined && st !== 'left' && st !== 'removed') addrs.push(a);
-    }
-    const key = addrs.sort().join(',');
+    const addrs = this.gossiper.peerAddresses().sort();
+    const key = addrs.join(',');
     if (key === this.#savedPeers) return;
     this.#savingPeers = true;
     savePeers(this.config.dataDir, addrs).then(
