@@ -116,6 +116,15 @@ export class HintStore {
     });
   }
 
+  /** The hint held for `target` for one key, or undefined: a fallback answering a read. */
+  get(target: string, userKeyOrString: Key): Promise<Buffer | undefined> {
+    return this.deps.guard(async () => {
+      const key = userKey(userKeyOrString, this.deps.settings.maxKeyBytes);
+      const [hi, lo] = tokenHalves(key);
+      return this.deps.engine.get(hintKey(target, hi, lo, key));
+    });
+  }
+
   /** The hints held for `target`, in token order, in batches. */
   async *list(target: string, limits: BatchLimits = {}): AsyncGenerator<Hint[]> {
     for await (const batch of batches(this.deps.engine, [hintSpan(target)], limits))

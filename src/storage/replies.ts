@@ -1,0 +1,67 @@
+/**
+ * What a coordinator makes of its replicas' replies to a read: the versions merged
+ * (siblings + one context for the client), and which replies were stale, to repair.
+ *
+ * Owns: the pure join of records from several replicas. Must not: do I/O or decide who
+ * to ask (replication/ does); it lives here because only storage knows the byte formats.
+ */
+import { DecodeError, clockBytes, contextFromClock, decodeRecord, encodeRecord, versionBytes, viewRecord } from './codec.js';
+import { KvError } from './errors.js';
+import { tokenHalves, userKey } from './keys.js';
+import type { Key } from './keys.js';
+import { EMPTY_VERSIONS, liveValues, merge, sameVersions } from './versions.js';
+import type { Versions } from './versions.js';
+
+export interface ResolvedRead {
+  /** Every live sibling. */
+  readonly values: Buffer[];
+  /** Covers every version any reply held: a put with it supersedes them all. */
+  readonly context: Buffer;
+  /** False when no reply held a live value. */
+  readonly found: boolean;
+  /** The merged record (what a stale replica is sent); undefined when no reply held the key. */
+  readonly record: Buffer | undefined;
+  /** Per reply: true when it lacks something the merge holds (read repair sends it `record`). */
+  readonly stale: boolean[];
+}
+
+/**
+ * Join the replies (a record, or undefined where the replica does not hold the key).
+ * A reply that does not decode is refused whole with KV_BAD_RECORD: the caller treats
+ * that replica as failed, never as holding nothing.
+ */
+export function resolveReplies(key: Key, replies: readonly (Uint8Array | undefined)[], maxKeyBytes = Infinity): ResolvedRead {
+  const k = userKey(key, maxKeyBytes);
+  const check = tokenHalves(k)[1];
+  const present = replies.filter((r): r is Uint8Array => r !== undefined);
+  if (present.length === 0) {
+    return { values: [], context: contextFromClock(check, undefined), found: false, record: undefined, stale: replies.map(() => false) };
+  }
+  // The common case: every replica holds the same versions. No decode, no merge.
+  const first = present[0]!;
+  const firstVersions = checked(() => versionBytes(first));
+  if (present.length === replies.length && present.every((r) => r === first || checked(() => versionBytes(r)).equals(firstVersions))) {
+    const view = viewRecord(first);
+    return { values: view.values, context: contextFromClock(check, view.clock), found: view.values.length > 0, record: Buffer.from(first), stale: replies.map(() => false) };
+  }
+  const decoded = replies.map((r) => (r === undefined ? EMPTY_VERSIONS : checked(() => decodeRecord(r).versions)));
+  const merged = decoded.reduce<Versions>((acc, v) => merge(acc, v), EMPTY_VERSIONS);
+  const record = encodeRecord({ versions: merged, ownerEpoch: undefined, deletedAt: undefined });
+  const values = liveValues(merged).map((v) => Buffer.from(v.buffer, v.byteOffset, v.length));
+  return {
+    values,
+    context: contextFromClock(check, clockBytes(record)),
+    found: values.length > 0,
+    record,
+    stale: decoded.map((v) => !sameVersions(v, merged)),
+  };
+}
+
+function checked<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (!(e instanceof DecodeError)) throw e;
+    throw new KvError('KV_BAD_RECORD', `a replica's record does not decode (${e.message})`);
+  }
+}
