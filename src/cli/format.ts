@@ -31,12 +31,13 @@ export function formatStatus(s: StatusReply): string {
   const zones = [...new Set(s.members.map((m) => m.zone))].sort();
   for (const zone of zones) {
     out.push('', `Zone: ${zone === '' ? '(none)' : zone}`);
-    const rows = [['--', 'Address', 'Load', 'Tokens', `Owns (effective, N=${s.replicas})`, 'Host ID', 'Rack']];
+    const rows = [['--', 'Address', 'Load', 'Hints', 'Tokens', `Owns (effective, N=${s.replicas})`, 'Host ID', 'Rack']];
     for (const m of s.members.filter((x) => x.zone === zone)) {
       rows.push([
         `${m.up ? 'U' : 'D'}${STATE[m.status] ?? '?'}`,
         m.address,
         formatBytes(m.loadBytes),
+        String(m.hints),
         String(m.tokens),
         m.tokens === 0 || m.status === 'joining' ? '?' : `${(m.ownership * 100).toFixed(1)}%`,
         m.id,
@@ -45,6 +46,8 @@ export function formatStatus(s: StatusReply): string {
     }
     out.push(table(rows));
   }
+  const counters = Object.entries(s.counters ?? {});
+  if (counters.length > 0) out.push('', `Counters of ${s.nodeId} since it started: ${counters.map(([k, v]) => `${k}=${v}`).join(' ')}`);
   return out.join('\n');
 }
 

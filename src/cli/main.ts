@@ -61,6 +61,10 @@ program
   .option('--phi-threshold <phi>', `phi above which a peer is marked down (${ENV_NAMES.phiThreshold}; default ${d.phiThreshold})`)
   .option('--durability <mode>', `default|sync (${ENV_NAMES.durability}; default ${d.durability})`)
   .option('--shutdown-grace-ms <ms>', `ms in-flight requests get at shutdown (${ENV_NAMES.shutdownGraceMs}; default ${d.shutdownGraceMs})`)
+  .option('--replicas <n>', `replicas per key, N; the same on every node (${ENV_NAMES.replicas}; default ${d.replicas})`)
+  .option('--request-timeout-ms <ms>', `longest a client request may take (${ENV_NAMES.requestTimeoutMs}; default ${d.requestTimeoutMs})`)
+  .option('--max-in-flight <n>', `client requests coordinated at once; more get RESOURCE_EXHAUSTED (${ENV_NAMES.maxInFlight}; default ${d.maxInFlight})`)
+  .option('--hint-bytes-per-second <n>', `hinted handoff throttle (${ENV_NAMES.hintBytesPerSecond}; default ${d.hintBytesPerSecond})`)
   .action(async (opts: Record<string, unknown>) => {
     const { config, ...flags } = opts;
     await runNode(flags, config as string | undefined);

@@ -22,6 +22,8 @@ export interface MemberStatus {
   readonly loadBytes: number;
   readonly weight: number;
   readonly phi: number;
+  /** Hints the member holds for other nodes (as it last gossiped it). */
+  readonly hints: number;
 }
 
 export interface StatusReply {
@@ -29,6 +31,8 @@ export interface StatusReply {
   readonly nodeId: string;
   readonly replicas: number;
   readonly members: readonly MemberStatus[];
+  /** The answering node's counters since it started (README lists them). */
+  readonly counters: Readonly<Record<string, number>>;
 }
 
 export interface RingReply {

@@ -67,6 +67,7 @@ const CHECKS = new Map<string, (v: string) => string | undefined>(Object.entries
   status: (v: string) => ((NODE_STATUSES as readonly string[]).includes(v) ? undefined : `must be one of ${NODE_STATUSES.join(', ')}`),
   tokens: (v: string) => (parseTokens(v) ? undefined : 'must be comma-separated 16-digit hex tokens'),
   load: (v: string) => (/^\d{1,16}$/.test(v) ? undefined : 'must be a byte count'),
+  hints: (v: string) => (/^\d{1,16}$/.test(v) ? undefined : 'must be a count'),
   empty: (v: string) => (v === 'true' || v === 'false' ? undefined : "must be 'true' or 'false'"),
 }));
 

@@ -11,21 +11,20 @@ import { tokenHex, type Ring } from '../ring/index.js';
 import { field, parseTokens, type EndpointState } from '../membership/endpoint.js';
 import type { Gossiper } from '../membership/gossiper.js';
 
-/** Replicas per key assumed when a request does not say (Dynamo's and Riak's N). */
-export const DEFAULT_REPLICAS = 3;
-
 /** Most replicas a request may ask about. */
 const MAX_REPLICAS = 16;
 
 interface AdminDeps {
   readonly id: string;
-  readonly config: { readonly clusterName: string };
+  readonly config: { readonly clusterName: string; readonly replicas: number };
   readonly gossiper: Gossiper;
   readonly ring: Ring | undefined;
+  /** This node's counters (coordinator, hinted handoff). */
+  counters(): Record<string, number>;
 }
 
-function replicasOf(requested: number): number | grpc.ServiceError {
-  const n = requested === 0 ? DEFAULT_REPLICAS : requested;
+function replicasOf(requested: number, clusterN: number): number | grpc.ServiceError {
+  const n = requested === 0 ? clusterN : requested;
   if (n > MAX_REPLICAS) {
     return Object.assign(new Error(`replicas must be 1 to ${MAX_REPLICAS}, got ${n}`), {
       code: grpc.status.INVALID_ARGUMENT,
@@ -52,23 +51,24 @@ function memberStatus(node: AdminDeps, s: EndpointState, ownership: number): Rec
     loadBytes: Number(field(s, 'load') ?? '0'),
     weight: Number(field(s, 'weight') ?? '1'),
     phi: s.id === node.id ? 0 : g.detector.phi(s.id, performance.now()),
+    hints: Number(field(s, 'hints') ?? '0'),
   };
 }
 
 export function adminService(node: AdminDeps): grpc.UntypedServiceImplementation {
   return {
     status: (call: grpc.ServerUnaryCall<{ replicas: number }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
-      const n = replicasOf(call.request.replicas);
+      const n = replicasOf(call.request.replicas, node.config.replicas);
       if (typeof n !== 'number') return cb(n);
       const ring = node.ring;
       const owned = ring?.ownership(Math.min(n, ring.size)) ?? new Map<string, number>();
       const members = [...node.gossiper.states()]
         .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
         .map((s) => memberStatus(node, s, owned.get(s.id) ?? 0));
-      cb(null, { clusterName: node.config.clusterName, nodeId: node.id, replicas: n, members });
+      cb(null, { clusterName: node.config.clusterName, nodeId: node.id, replicas: n, members, counters: node.counters() });
     },
     ring: (call: grpc.ServerUnaryCall<{ replicas: number }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
-      const n = replicasOf(call.request.replicas);
+      const n = replicasOf(call.request.replicas, node.config.replicas);
       if (typeof n !== 'number') return cb(n);
       const ring = node.ring;
       if (ring === undefined) {

@@ -36,6 +36,14 @@ export interface NodeConfig {
   readonly durability: 'default' | 'sync';
   /** ms to let in-flight requests finish at shutdown before cutting them off. */
   readonly shutdownGraceMs: number;
+  /** Replicas per key (N). A cluster setting: give every node the same value. */
+  readonly replicas: number;
+  /** ms a client request may take when the client sets no shorter deadline. */
+  readonly requestTimeoutMs: number;
+  /** Client requests a node coordinates at once; more are refused with RESOURCE_EXHAUSTED. */
+  readonly maxInFlight: number;
+  /** Hinted handoff throttle, bytes per second per node (Cassandra's default: 1 MiB/s). */
+  readonly hintBytesPerSecond: number;
 }
 
 export const DEFAULT_CONFIG: NodeConfig = {
@@ -54,6 +62,10 @@ export const DEFAULT_CONFIG: NodeConfig = {
   phiThreshold: 8,
   durability: 'default',
   shutdownGraceMs: 10_000,
+  replicas: 3,
+  requestTimeoutMs: 5000,
+  maxInFlight: 1024,
+  hintBytesPerSecond: 1 << 20,
 };
 
 /** Setting name → environment variable. */
@@ -73,6 +85,10 @@ export const ENV_NAMES: Record<keyof NodeConfig, string> = {
   phiThreshold: 'RINGKV_PHI_THRESHOLD',
   durability: 'RINGKV_DURABILITY',
   shutdownGraceMs: 'RINGKV_SHUTDOWN_GRACE_MS',
+  replicas: 'RINGKV_REPLICAS',
+  requestTimeoutMs: 'RINGKV_REQUEST_TIMEOUT_MS',
+  maxInFlight: 'RINGKV_MAX_IN_FLIGHT',
+  hintBytesPerSecond: 'RINGKV_HINT_BYTES_PER_SECOND',
 };
 
 export class ConfigError extends Error {
@@ -194,5 +210,13 @@ function check(key: keyof NodeConfig, value: unknown, from: string): unknown {
     }
     case 'shutdownGraceMs':
       return num(0, 600_000, true);
+    case 'replicas':
+      return num(1, 16, true);
+    case 'requestTimeoutMs':
+      return num(1, 600_000, true);
+    case 'maxInFlight':
+      return num(1, 1_000_000, true);
+    case 'hintBytesPerSecond':
+      return num(1024, 1 << 30, true);
   }
 }

@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import { Store } from '../storage/index.js';
 import type { Ring } from '../ring/index.js';
 import { Gossiper } from '../membership/gossiper.js';
-import { formatTokens, type NodeStatus } from '../membership/endpoint.js';
+import { field, formatTokens, type NodeStatus } from '../membership/endpoint.js';
 import { ringFingerprint, ringFromStates, type RingView } from '../membership/ring-view.js';
 import { nextJoinStep } from '../membership/join.js';
 import { GossipSender, fromWire } from '../transport/gossip-wire.js';
@@ -25,17 +25,28 @@ import type { NodeConfig } from './config.js';
 import { loadIdentity, loadPeers, savePeers, saveIdentity, type Identity } from './identity.js';
 import { adminService } from './admin-service.js';
 import { logMembershipEvent } from './membership-log.js';
+import { kvService } from './kv-service.js';
+import { Coordinator } from '../replication/coordinator.js';
+import { LocalReplica } from '../replication/local-replica.js';
+import { GrpcReplicas, replicaService } from '../transport/replica-wire.js';
+import { HintDelivery } from '../handoff/hint-delivery.js';
 
 /** How often the node refreshes the load it gossips, ms. */
 const LOAD_EVERY_MS = 5000;
 /** How often the node judges its peers between gossip rounds, ms. */
 const JUDGE_EVERY_MS = 250;
+/** How often hints go to replicas that are up again, ms (a run is a no-op when none are held). */
+const HINTS_EVERY_MS = 1000;
 
 export class RingkvNode {
   readonly config: NodeConfig;
   readonly log: Logger;
   readonly store: Store;
   readonly gossiper: Gossiper;
+  readonly coordinator: Coordinator;
+  readonly hintDelivery: HintDelivery;
+  readonly #replicas: GrpcReplicas;
+  readonly #local: LocalReplica;
   #identity: Identity;
   readonly #server: grpc.Server;
   readonly #health: HealthImplementation;
@@ -97,6 +108,38 @@ export class RingkvNode {
     this.#sender = new GossipSender(Math.max(1000, 2 * config.gossipIntervalMs), (to, err) =>
       peerLog.debug({ peer: to, code: err.code, err: err.details }, 'gossip message not delivered'),
     );
+    this.#local = new LocalReplica(store);
+    this.#replicas = new GrpcReplicas(identity.id, this.#local, (id) => {
+      const s = this.gossiper.state(id);
+      return s === undefined ? undefined : field(s, 'addr');
+    });
+    const isUp = (id: string): boolean => id === this.id || this.gossiper.isUp(id);
+    this.coordinator = new Coordinator(
+      {
+        self: identity.id,
+        replicas: config.replicas,
+        timeoutMs: config.requestTimeoutMs,
+        maxInFlight: config.maxInFlight,
+        maxKeyBytes: store.settings.maxKeyBytes,
+        maxValueBytes: store.settings.maxValueBytes,
+      },
+      {
+        ring: () => this.ring,
+        isUp,
+        notServing: () => (this.#closing ? 'it is shutting down' : this.#identity.status !== 'normal' ? `it is ${this.#identity.status}, not yet a member` : undefined),
+        replicas: this.#replicas,
+        log: log.child({ component: 'coordinator' }),
+      },
+    );
+    this.hintDelivery = new HintDelivery(
+      { self: identity.id, bytesPerSecond: config.hintBytesPerSecond },
+      {
+        hints: store.hints,
+        isUp: (id) => id !== this.id && this.gossiper.isUp(id),
+        send: (target, key, record) => this.#replicas.merge(target, key, record, undefined, Date.now() + config.requestTimeoutMs),
+        log: log.child({ component: 'hints' }),
+      },
+    );
   }
 
   /** Start a node: identity, store, server, gossip. Rejects with a clear error on bad config or a busy port. */
@@ -139,6 +182,17 @@ export class RingkvNode {
     return this.#identity.id;
   }
 
+  /** Counters since start, for Admin Status and logs. */
+  counters(): Record<string, number> {
+    return {
+      ...this.coordinator.counters,
+      inFlight: this.coordinator.inFlight,
+      hintsHeld: this.store.hints.stats().count,
+      hintsDelivered: this.hintDelivery.delivered,
+      hintDeliveryFailures: this.hintDelivery.failed,
+    };
+  }
+
   get address(): string {
     return this.gossiper.address;
   }
@@ -178,6 +232,11 @@ export class RingkvNode {
       },
     });
     this.#server.addService(serviceClient('ringkv.v1.Admin').service, adminService(this));
+    this.#server.addService(serviceClient('ringkv.v1.KeyValue').service, kvService(this.coordinator));
+    this.#server.addService(
+      serviceClient('ringkv.internal.v1.Replica').service,
+      replicaService(this.#local, () => (this.#closing ? 'node is shutting down' : undefined)),
+    );
     this.#health.addToServer(this.#server);
     new ReflectionService(protos().definition).addToServer(this.#server);
   }
@@ -203,9 +262,12 @@ export class RingkvNode {
       setInterval(() => {
         void this.#refreshLoad();
         // Channels only to addresses we still gossip with: the map stays bounded under churn.
-        this.#sender.retain(new Set([...this.config.seeds, ...this.gossiper.peerAddresses()]));
+        const peers = this.gossiper.peerAddresses();
+        this.#sender.retain(new Set([...this.config.seeds, ...peers]));
+        this.#replicas.retain(new Set(peers));
       }, LOAD_EVERY_MS),
     );
+    this.#timers.push(setInterval(() => void this.hintDelivery.run(), HINTS_EVERY_MS));
     this.#publishIfChanged();
     this.#updateHealth();
   }
@@ -349,6 +411,7 @@ export class RingkvNode {
       }
       this.#empty = empty;
       this.gossiper.set('load', String(Math.round(bytes)));
+      this.gossiper.set('hints', String(this.store.hints.stats().count));
       this.gossiper.set('empty', String(empty));
     } catch (e) {
       if (!this.#stopping) this.log.warn({ component: 'storage', err: e }, 'could not measure load');
@@ -380,7 +443,9 @@ export class RingkvNode {
           resolve();
         });
       });
+      await this.hintDelivery.stop();
       this.#sender.close();
+      this.#replicas.close();
       await this.store.close();
       this.log.info('node stopped');
       this.#markStopped();

@@ -1,0 +1,4 @@
+export { Client } from './kv.js';
+export type { ClientOptions, CallOptions, PutOptions, GetOptions, GetResult } from './kv.js';
+export { AdminClient } from './admin.js';
+export type { MemberStatus, StatusReply, RingReply } from './admin.js';

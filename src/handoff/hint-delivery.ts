@@ -1,0 +1,103 @@
+/**
+ * Hinted handoff: versions this node keeps for a replica that was down (or failed a
+ * write) go to that replica once the failure detector sees it up again, and are deleted
+ * only after it took them (Dynamo §4.6; Cassandra's HintsDispatcher).
+ *
+ * Bounded (ANCHORS: hint storms): one delivery run at a time; per target, batches of
+ * `batchCount` hints with at most `concurrency` calls in flight; the bytes sent per
+ * second stay under `bytesPerSecond` (Cassandra's default is 1,024 KiB/s). A target
+ * that fails a call is left until the next run.
+ *
+ * Owns: when and how fast hints go out. Must not: decide who is up (membership does) or
+ * what a hint holds (the store does).
+ */
+import type { HintStore } from '../storage/index.js';
+
+export interface HintDeliveryOptions {
+  readonly self: string;
+  /** Throttle: bytes of hinted records sent per second, at most. */
+  readonly bytesPerSecond: number;
+  readonly batchCount?: number;
+  readonly concurrency?: number;
+}
+
+export interface HintDeliveryDeps {
+  readonly hints: Pick<HintStore, 'targets' | 'list' | 'remove'>;
+  /** The failure detector's opinion of the target. */
+  isUp(id: string): boolean;
+  /** Send one hinted record to its target (a replica merge); rejects if the target did not take it. */
+  send(target: string, key: Buffer, record: Buffer): Promise<unknown>;
+  readonly log: { debug(o: object, m: string): void; info(o: object, m: string): void };
+  readonly now?: () => number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+export class HintDelivery {
+  /** Hints handed over and deleted here. */
+  delivered = 0;
+  /** Delivery calls that failed (the hint stays). */
+  failed = 0;
+  #running: Promise<void> | undefined;
+  #stopped = false;
+  readonly #now: () => number;
+  readonly #sleep: (ms: number) => Promise<void>;
+
+  constructor(
+    private readonly options: HintDeliveryOptions,
+    private readonly deps: HintDeliveryDeps,
+  ) {
+    this.#now = deps.now ?? (() => performance.now());
+    this.#sleep = deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  }
+
+  /** Deliver to every target that is up now; a no-op while a run is going. */
+  run(): Promise<void> {
+    this.#running ??= this.#run().finally(() => (this.#running = undefined));
+    return this.#running;
+  }
+
+  /** Stop after the hints in flight; waits for the run to end. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#running?.catch(() => undefined);
+  }
+
+  async #run(): Promise<void> {
+    for (const target of this.deps.hints.targets().keys()) {
+      if (this.#stopped) return;
+      if (target === this.options.self || !this.deps.isUp(target)) continue;
+      await this.#deliverTo(target);
+    }
+  }
+
+  async #deliverTo(target: string): Promise<void> {
+    const started = this.#now();
+    let bytes = 0, sent = 0;
+    const batchCount = this.options.batchCount ?? 256;
+    const width = this.options.concurrency ?? 8;
+    try {
+      for await (const batch of this.deps.hints.list(target, { batchCount })) {
+        for (let i = 0; i < batch.length; i += width) {
+          if (this.#stopped || !this.deps.isUp(target)) return;
+          const group = batch.slice(i, i + width);
+          await Promise.all(
+            group.map(async (h) => {
+              await this.deps.send(target, h.key, h.record);
+              // Only if unchanged since it was read: a hint that grew meanwhile goes next run.
+              if (await this.deps.hints.remove(target, h.key, h.record)) this.delivered++;
+            }),
+          );
+          sent += group.length;
+          bytes += group.reduce((s, h) => s + h.record.length, 0);
+          const ahead = (bytes / this.options.bytesPerSecond) * 1000 - (this.#now() - started);
+          if (ahead > 0) await this.#sleep(ahead);
+        }
+      }
+    } catch (e) {
+      this.failed++;
+      this.deps.log.debug({ peer: target, err: (e as Error)?.message ?? String(e) }, 'hint delivery stopped; retrying next run');
+    } finally {
+      if (sent > 0) this.deps.log.info({ peer: target, hints: sent, bytes, ms: Math.round(this.#now() - started) }, 'hints delivered');
+    }
+  }
+}

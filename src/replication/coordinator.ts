@@ -1,0 +1,313 @@
+/**
+ * The coordinator: any node runs put, get and delete for any key against the key's N
+ * replicas (Dynamo §4.5, DESIGN.md decision 2).
+ *
+ * - Targets come from the current ring snapshot and this node's failure detector: every
+ *   primary that is up, and for each one down a fallback that keeps a hint for it
+ *   (sloppy quorum, ring/fallbacks.ts).
+ * - A write issues its new version on one primary (the dot needs a node that holds the
+ *   key's versions: DESIGN.md pitfalls), this node when it is one; that primary's record
+ *   then goes to every other target in parallel. W acknowledgements answer the client;
+ *   the rest finish in the background, and a primary that fails gets a hint here
+ *   (as Cassandra's coordinator writes hints for replicas that time out).
+ * - A read asks every target and answers after R replies, merged (siblings + one context).
+ *   Once all have answered (or the deadline passed), every stale reply's replica is sent
+ *   the merged record: read repair.
+ *
+ * Owns: the quorum logic, deadlines, the in-flight bound, counters. Must not: touch
+ * LevelDB (replicas do, through ReplicaApi) or know the wire (transport/ does).
+ */
+import type { Ring } from '../ring/index.js';
+import { resolveReplies } from '../storage/index.js';
+import { showKey } from '../storage/errors.js';
+import { ReplicationError } from './errors.js';
+import { QuorumFailed, awaitQuorum, type Outcome } from './quorum.js';
+import type { ApplyResult, ReplicaApi } from './replica-api.js';
+
+export interface CoordinatorOptions {
+  /** This node's id. */
+  readonly self: string;
+  /** Replicas per key (N), a cluster setting. */
+  readonly replicas: number;
+  /** Longest a request may take when the client sets no (shorter) deadline, ms. */
+  readonly timeoutMs: number;
+  /** Client requests this node coordinates at once; more get RK_OVERLOADED. */
+  readonly maxInFlight: number;
+  readonly maxKeyBytes: number;
+  readonly maxValueBytes: number;
+}
+
+export interface CoordinatorDeps {
+  /** The current ring snapshot, or undefined while no member owns tokens. */
+  ring(): Ring | undefined;
+  /** This node's failure detector's opinion of a node (itself: true). */
+  isUp(id: string): boolean;
+  /** Why this node cannot coordinate now (joining, stopping), or undefined. */
+  notServing(): string | undefined;
+  readonly replicas: ReplicaApi;
+  readonly log: { debug(o: object, m: string): void; info(o: object, m: string): void; warn(o: object, m: string): void };
+}
+
+export interface CoordinatorCounters {
+  puts: number;
+  gets: number;
+  deletes: number;
+  /** Replies a read found stale, and sent the merged record. */
+  readRepairs: number;
+  readRepairFailures: number;
+  /** Writes to a fallback: a hint kept for a down primary. */
+  sloppyWrites: number;
+  /** Hints this node kept for a primary that failed a write. */
+  hintsOnFailure: number;
+  unavailable: number;
+  timeouts: number;
+  overloaded: number;
+}
+
+export interface RequestOptions {
+  /** Quorum for this request, 1..N; 0 or undefined: a majority of N. */
+  readonly quorum?: number;
+  /** Absolute deadline (ms since the epoch) the client set, if any. */
+  readonly deadline?: number;
+}
+
+const GRPC_DEADLINE_EXCEEDED = 4;
+const GRPC_UNAVAILABLE = 14;
+
+export class Coordinator {
+  readonly counters: CoordinatorCounters = {
+    puts: 0, gets: 0, deletes: 0, readRepairs: 0, readRepairFailures: 0, sloppyWrites: 0, hintsOnFailure: 0, unavailable: 0, timeouts: 0, overloaded: 0,
+  };
+  #inFlight = 0;
+
+  constructor(
+    readonly options: CoordinatorOptions,
+    private readonly deps: CoordinatorDeps,
+  ) {}
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  async put(key: Buffer, value: Buffer, context: Buffer, o: RequestOptions = {}): Promise<ApplyResult> {
+    this.#checkKey(key);
+    if (value.length === 0) throw new ReplicationError('RK_BAD_ARGUMENT', 'a value must have at least one byte; to remove a key, delete it');
+    if (value.length > this.options.maxValueBytes)
+      throw new ReplicationError('RK_BAD_ARGUMENT', `value of ${value.length} bytes is over the limit of ${this.options.maxValueBytes} bytes; split it into several keys`);
+    this.counters.puts++;
+    return this.#bounded(() => this.#write('put', key, value, context, o));
+  }
+
+  async delete(key: Buffer, context: Buffer, o: RequestOptions = {}): Promise<ApplyResult> {
+    this.#checkKey(key);
+    this.counters.deletes++;
+    return this.#bounded(() => this.#write('delete', key, null, context, o));
+  }
+
+  async get(key: Buffer, o: RequestOptions = {}): Promise<{ values: Buffer[]; context: Buffer; found: boolean }> {
+    this.#checkKey(key);
+    this.counters.gets++;
+    return this.#bounded(() => this.#read(key, o));
+  }
+
+  #checkKey(key: Buffer): void {
+    if (key.length === 0) throw new ReplicationError('RK_BAD_ARGUMENT', 'a key must have at least one byte');
+    if (key.length > this.options.maxKeyBytes)
+      throw new ReplicationError('RK_BAD_ARGUMENT', `key of ${key.length} bytes is over the limit of ${this.options.maxKeyBytes} bytes; use a shorter key (a hash of it, say)`);
+  }
+
+  #quorum(q: number | undefined, letter: 'R' | 'W'): number {
+    const n = this.options.replicas;
+    if (q === undefined || q === 0) return Math.floor(n / 2) + 1;
+    if (!Number.isInteger(q) || q < 1 || q > n)
+      throw new ReplicationError('RK_BAD_ARGUMENT', `${letter.toLowerCase()} must be 1 to N=${n} (or 0 for a majority, ${Math.floor(n / 2) + 1}), got ${q}`);
+    return q;
+  }
+
+  async #bounded<T>(fn: () => Promise<T>): Promise<T> {
+    const why = this.deps.notServing();
+    if (why !== undefined) throw new ReplicationError('RK_NOT_READY', `this node is not serving requests (${why}); send the request to another node`);
+    if (this.#inFlight >= this.options.maxInFlight) {
+      this.counters.overloaded++;
+      throw new ReplicationError('RK_OVERLOADED', `this node already coordinates ${this.#inFlight} requests (the limit); back off and retry, or spread requests over more nodes`);
+    }
+    this.#inFlight++;
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof ReplicationError) {
+        if (e.code === 'RK_UNAVAILABLE') this.counters.unavailable++;
+        if (e.code === 'RK_TIMEOUT') this.counters.timeouts++;
+      }
+      throw e;
+    } finally {
+      this.#inFlight--;
+    }
+  }
+
+  #deadline(o: RequestOptions): number {
+    const own = Date.now() + this.options.timeoutMs;
+    return o.deadline !== undefined && o.deadline < own ? o.deadline : own;
+  }
+
+  /** The key's targets now, or RK_UNAVAILABLE when fewer than `needed` are up. */
+  #targets(op: string, key: Buffer, needed: number, letter: 'R' | 'W'): { id: string; for?: string }[] {
+    const ring = this.deps.ring();
+    if (ring === undefined) throw new ReplicationError('RK_NOT_READY', 'no member owns tokens yet: the cluster is still forming; retry shortly');
+    const n = this.options.replicas;
+    // A ring of fewer members than N places each key on every member (Cassandra: RF > nodes).
+    const placed = Math.min(n, ring.size);
+    const targets = ring.targets(key, placed, (id) => id === this.options.self || this.deps.isUp(id));
+    if (targets.length < needed) {
+      const down = ring.preferenceList(key, placed).filter((id) => !targets.some((t) => t.id === id));
+      const why = placed < n ? `the ring has only ${placed} member(s)` : `down: ${down.join(', ')}; no fallback is up for them`;
+      throw new ReplicationError(
+        'RK_UNAVAILABLE',
+        `${op} of key ${showKey(key)} needs ${letter}=${needed} of N=${n} replicas, but only ${targets.length} ${targets.length === 1 ? 'is' : 'are'} up ` +
+          `(${why}). Retry when nodes are back, or use a smaller ${letter.toLowerCase()}.`,
+      );
+    }
+    return targets;
+  }
+
+  async #write(op: 'put' | 'delete', key: Buffer, value: Buffer | null, context: Buffer, o: RequestOptions): Promise<ApplyResult> {
+    const w = this.#quorum(o.quorum, 'W');
+    const deadline = this.#deadline(o);
+    const targets = this.#targets(op, key, w, 'W');
+    const primaries = targets.filter((t) => t.for === undefined).map((t) => t.id);
+    if (primaries.length === 0)
+      throw new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)}: none of its ${this.options.replicas} replicas is up to issue the new version; retry when one is back`);
+    // This node first when it is a replica: one hop fewer.
+    primaries.sort((a, b) => (a === this.options.self ? -1 : b === this.options.self ? 1 : 0));
+    const { applied, on } = await this.#apply(op, key, value, context, primaries, deadline);
+    const rest = targets.filter((t) => t.id !== on);
+    const calls = rest.map((t) => ({ node: t.id, promise: this.deps.replicas.merge(t.id, key, applied.record, t.for, deadline) }));
+    this.counters.sloppyWrites += rest.filter((t) => t.for !== undefined).length;
+    const q = awaitQuorum(calls, w - 1, deadline);
+    void q.all.then((outcomes) => this.#afterWrite(key, applied.record, rest, outcomes));
+    try {
+      await q.reached;
+    } catch (e) {
+      if (!(e instanceof QuorumFailed)) throw e;
+      throw this.#quorumError(op, key, e, w, 'W', 1);
+    }
+    return applied;
+  }
+
+  /** Issue the version on the first primary that takes it; the next one if a primary cannot be reached. */
+  async #apply(op: string, key: Buffer, value: Buffer | null, context: Buffer, primaries: string[], deadline: number): Promise<{ applied: ApplyResult; on: string }> {
+    let last: unknown;
+    for (const node of primaries) {
+      try {
+        return { applied: await this.deps.replicas.apply(node, key, value, context, deadline), on: node };
+      } catch (e) {
+        if (!unreachable(e)) {
+          if (codeOf(e) === GRPC_DEADLINE_EXCEEDED) throw this.#timeout(op, key, 0, 1);
+          throw e; // the replica refused the write itself (bad context, too many siblings, ...): the client's to fix
+        }
+        last = e;
+        this.deps.log.debug({ peer: node, err: describe(e) }, 'replica could not issue the version; trying the next');
+      }
+    }
+    throw new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)}: no replica could be reached to issue the new version (last: ${describe(last)}); retry`, { cause: last });
+  }
+
+  /** Writes' background part: hint here for every primary that failed, so it converges when back. */
+  async #afterWrite(key: Buffer, record: Buffer, rest: { id: string; for?: string }[], outcomes: Outcome<boolean>[]): Promise<void> {
+    for (const o of outcomes) {
+      if (o.ok) continue;
+      const t = rest.find((x) => x.id === o.node)!;
+      const owner = t.for ?? t.id;
+      this.deps.log.debug({ peer: o.node, err: describe(o.error) }, 'replica write failed');
+      if (owner === this.options.self) continue;
+      try {
+        await this.deps.replicas.merge(this.options.self, key, record, owner, Date.now() + this.options.timeoutMs);
+        this.counters.hintsOnFailure++;
+      } catch (e) {
+        this.deps.log.warn({ peer: owner, err: describe(e) }, 'could not keep a hint for a replica that failed a write; anti-entropy must repair it');
+      }
+    }
+  }
+
+  async #read(key: Buffer, o: RequestOptions): Promise<{ values: Buffer[]; context: Buffer; found: boolean }> {
+    const r = this.#quorum(o.quorum, 'R');
+    const deadline = this.#deadline(o);
+    const targets = this.#targets('get', key, r, 'R');
+    const calls = targets.map((t) => ({ node: t.id, promise: this.deps.replicas.read(t.id, key, t.for, deadline) }));
+    const q = awaitQuorum(calls, r, deadline);
+    void q.all.then((outcomes) => this.#repair(key, targets, outcomes));
+    let replies: Outcome<Buffer | undefined>[];
+    try {
+      replies = await q.reached;
+    } catch (e) {
+      if (!(e instanceof QuorumFailed)) throw e;
+      throw this.#quorumError('get', key, e, r, 'R', 0);
+    }
+    const resolved = resolveReplies(key, replies.map((x) => (x.ok ? x.value : undefined)));
+    return { values: resolved.values, context: resolved.context, found: resolved.found };
+  }
+
+  /** Read repair: send the merge of every reply to each replica whose reply lacked part of it. */
+  async #repair(key: Buffer, targets: { id: string; for?: string }[], outcomes: Outcome<Buffer | undefined>[]): Promise<void> {
+    const ok = outcomes.filter((x) => x.ok);
+    if (ok.length < 2) return;
+    let resolved;
+    try {
+      resolved = resolveReplies(key, ok.map((x) => x.value));
+    } catch (e) {
+      this.deps.log.warn({ err: describe(e) }, 'read repair skipped: a reply did not decode');
+      return;
+    }
+    const record = resolved.record;
+    if (record === undefined) return;
+    await Promise.all(
+      ok.map(async (x, i) => {
+        if (!resolved.stale[i]) return;
+        const t = targets.find((y) => y.id === x.node)!;
+        try {
+          await this.deps.replicas.merge(t.id, key, record, t.for, Date.now() + this.options.timeoutMs);
+          this.counters.readRepairs++;
+          this.deps.log.debug({ peer: t.id, key: showKey(key) }, 'read repair: stale replica sent the merged versions');
+        } catch (e) {
+          this.counters.readRepairFailures++;
+          this.deps.log.debug({ peer: t.id, err: describe(e) }, 'read repair failed');
+        }
+      }),
+    );
+  }
+
+  #quorumError(op: string, key: Buffer, e: QuorumFailed, needed: number, letter: 'R' | 'W', alreadyAcked: number): ReplicationError {
+    const got = e.succeeded + alreadyAcked;
+    const failed = e.outcomes.filter((x) => !x.ok) as { node: string; error: unknown }[];
+    if (e.timedOut || failed.some((f) => codeOf(f.error) === GRPC_DEADLINE_EXCEEDED)) return this.#timeout(op, key, got, needed);
+    const why = failed.map((f) => `${f.node}: ${describe(f.error)}`).join('; ');
+    const applied = letter === 'W' ? ` The write was applied on ${got} replica(s) and may still appear in reads.` : '';
+    return new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)} got ${got} of ${letter}=${needed} replies (${why}).${applied} Retry.`);
+  }
+
+  #timeout(op: string, key: Buffer, got: number, needed: number): ReplicationError {
+    const write = op !== 'get';
+    return new ReplicationError(
+      'RK_TIMEOUT',
+      `${op} of key ${showKey(key)} reached ${got} of the ${needed} replicas it needs before the deadline.` +
+        (write
+          ? ` The write may have been applied on some replicas and may still appear (as in Dynamo and Cassandra): read the key, then retry with its context.`
+          : ' Retry, perhaps with a longer deadline.'),
+    );
+  }
+}
+
+function codeOf(e: unknown): number | undefined {
+  const c = (e as { code?: unknown })?.code;
+  return typeof c === 'number' ? c : undefined;
+}
+
+/** A replica that could not be reached at all (as opposed to one that refused the request). */
+function unreachable(e: unknown): boolean {
+  return codeOf(e) === GRPC_UNAVAILABLE || (e as { code?: unknown })?.code === 'KV_CLOSED';
+}
+
+function describe(e: unknown): string {
+  const x = e as { details?: string; message?: string };
+  return (x?.details ?? x?.message ?? String(e)).replace(/\. Resolution note: .*$/, '');
+}

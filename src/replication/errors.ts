@@ -1,0 +1,22 @@
+/**
+ * Errors of the coordinator, each with a stable code that the server maps to a gRPC
+ * status in exactly one place (transport/status.ts; DESIGN.md decision 11). Messages say
+ * what was wrong and what to do.
+ */
+
+export type ReplicationErrorCode =
+  | 'RK_BAD_ARGUMENT' // r or w outside 1..N, an empty value, ...
+  | 'RK_UNAVAILABLE' // too few replicas up or answering to meet R or W
+  | 'RK_NOT_READY' // the node is not serving: still joining, or shutting down
+  | 'RK_TIMEOUT' // the deadline passed before R or W replicas answered
+  | 'RK_OVERLOADED'; // too many requests in flight on this node
+
+export class ReplicationError extends Error {
+  readonly code: ReplicationErrorCode;
+
+  constructor(code: ReplicationErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ReplicationError';
+    this.code = code;
+  }
+}

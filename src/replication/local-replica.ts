@@ -1,0 +1,30 @@
+/**
+ * This node's side of the replica calls: what the Replica gRPC service runs for a peer,
+ * and what a coordinator runs for itself without a network hop.
+ *
+ * Owns: turning a replica call into store calls. Must not: touch LevelDB directly (the
+ * store does) or decide who is a replica (the coordinator does).
+ */
+import type { Store } from '../storage/index.js';
+import type { ApplyResult } from './replica-api.js';
+
+export class LocalReplica {
+  constructor(private readonly store: Store) {}
+
+  async apply(key: Buffer, value: Buffer | null, context: Buffer): Promise<ApplyResult> {
+    const r = value === null ? await this.store.delete(key, context) : await this.store.put(key, value, context);
+    return { record: r.record, context: r.context };
+  }
+
+  async merge(key: Buffer, record: Buffer, hintFor: string | undefined): Promise<boolean> {
+    if (hintFor !== undefined) {
+      await this.store.hints.add(hintFor, key, record);
+      return true;
+    }
+    return (await this.store.merge(key, record)).changed;
+  }
+
+  read(key: Buffer, hintFor: string | undefined): Promise<Buffer | undefined> {
+    return hintFor !== undefined ? this.store.hints.get(hintFor, key) : this.store.getRecord(key);
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * The Replica service (proto/ringkv/internal/v1/replica.proto) on both sides: the client
+ * that implements ReplicaApi over unary gRPC calls, one channel per peer; and the server
+ * handlers that run a peer's calls on this node's LocalReplica.
+ *
+ * Owns: the mapping and the channels, and the local short cut (a call to this node
+ * never crosses the network). Must not: interpret the calls (replication/ does).
+ */
+import * as grpc from '@grpc/grpc-js';
+import type { ApplyResult, ReplicaApi } from '../replication/replica-api.js';
+import type { LocalReplica } from '../replication/local-replica.js';
+import { CHANNEL_OPTIONS } from './gossip-wire.js';
+import { serviceClient } from './protos.js';
+import { toStatus } from './status.js';
+
+type Unary = (req: unknown, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r: unknown) => void) => void;
+
+export class GrpcReplicas implements ReplicaApi {
+  readonly #clients = new Map<string, Record<string, Unary>>();
+  readonly #Client = serviceClient('ringkv.internal.v1.Replica');
+
+  constructor(
+    private readonly self: string,
+    private readonly local: LocalReplica,
+    /** A node's address as gossip knows it. */
+    private readonly addressOf: (id: string) => string | undefined,
+  ) {}
+
+  apply(node: string, key: Buffer, value: Buffer | null, context: Buffer, deadline: number): Promise<ApplyResult> {
+    if (node === this.self) return this.local.apply(key, value, context);
+    const req = { key, value: value ?? Buffer.alloc(0), tombstone: value === null, context };
+    return this.#call(node, 'apply', req, deadline) as Promise<ApplyResult>;
+  }
+
+  async merge(node: string, key: Buffer, record: Buffer, hintFor: string | undefined, deadline: number): Promise<boolean> {
+    if (node === this.self) return this.local.merge(key, record, hintFor);
+    const r = (await this.#call(node, 'merge', { key, record, hintFor: hintFor ?? '' }, deadline)) as { changed: boolean };
+    return r.changed;
+  }
+
+  async read(node: string, key: Buffer, hintFor: string | undefined, deadline: number): Promise<Buffer | undefined> {
+    if (node === this.self) return this.local.read(key, hintFor);
+    const r = (await this.#call(node, 'read', { key, hintFor: hintFor ?? '' }, deadline)) as { found: boolean; record: Buffer };
+    return r.found ? r.record : undefined;
+  }
+
+  #call(node: string, method: string, req: unknown, deadline: number): Promise<unknown> {
+    const addr = this.addressOf(node);
+    if (addr === undefined) return Promise.reject(Object.assign(new Error(`no address known for node ${node}`), { code: grpc.status.UNAVAILABLE, details: `no address known for node ${node}` }));
+    let c = this.#clients.get(addr);
+    if (c === undefined) {
+      c = new this.#Client(addr, grpc.credentials.createInsecure(), CHANNEL_OPTIONS) as unknown as Record<string, Unary>;
+      this.#clients.set(addr, c);
+    }
+    const client = c;
+    return new Promise((resolve, reject) => client[method]!.call(client, req, { deadline }, (err, res) => (err ? reject(err) : resolve(res))));
+  }
+
+  /** Close channels to every address not in `keep`. */
+  retain(keep: ReadonlySet<string>): void {
+    for (const [addr, c] of this.#clients) {
+      if (keep.has(addr)) continue;
+      (c as unknown as grpc.Client).close();
+      this.#clients.delete(addr);
+    }
+  }
+
+  close(): void {
+    for (const c of this.#clients.values()) (c as unknown as grpc.Client).close();
+    this.#clients.clear();
+  }
+}
+
+/** The server side: a peer's replica calls, run here. `refuse` says why not to serve now (stopping), if so. */
+export function replicaService(local: LocalReplica, refuse: () => string | undefined): grpc.UntypedServiceImplementation {
+  const handle =
+    <Req, Res>(fn: (req: Req) => Promise<Res>) =>
+    (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
+      const why = refuse();
+      if (why !== undefined) return cb({ code: grpc.status.UNAVAILABLE, details: why });
+      fn(call.request).then(
+        (res) => cb(null, res),
+        (e: unknown) => cb(toStatus(e)),
+      );
+    };
+  return {
+    apply: handle(async (r: { key: Buffer; value: Buffer; tombstone: boolean; context: Buffer }) => local.apply(r.key, r.tombstone ? null : r.value, r.context)),
+    merge: handle(async (r: { key: Buffer; record: Buffer; hintFor: string }) => ({ changed: await local.merge(r.key, r.record, r.hintFor === '' ? undefined : r.hintFor) })),
+    read: handle(async (r: { key: Buffer; hintFor: string }) => {
+      const record = await local.read(r.key, r.hintFor === '' ? undefined : r.hintFor);
+      return record === undefined ? { found: false, record: Buffer.alloc(0) } : { found: true, record };
+    }),
+  };
+}

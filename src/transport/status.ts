@@ -1,0 +1,48 @@
+/**
+ * The one place where domain errors become gRPC statuses (DESIGN.md decision 11).
+ * Storage's KV_* and replication's RK_* codes each map to one status; an error that
+ * already carries a gRPC status (a replica's reply, passed through) keeps it.
+ *
+ * Owns: the table. Must not: word messages (the error's owner did).
+ */
+import * as grpc from '@grpc/grpc-js';
+import type { KvErrorCode } from '../storage/index.js';
+import type { ReplicationErrorCode } from '../replication/errors.js';
+
+const S = grpc.status;
+
+const BY_CODE: Record<KvErrorCode | ReplicationErrorCode, grpc.status> = {
+  KV_BAD_KEY: S.INVALID_ARGUMENT,
+  KV_BAD_VALUE: S.INVALID_ARGUMENT,
+  KV_KEY_EMPTY: S.INVALID_ARGUMENT,
+  KV_KEY_TOO_LARGE: S.INVALID_ARGUMENT,
+  KV_VALUE_TOO_LARGE: S.INVALID_ARGUMENT,
+  KV_BAD_CONTEXT: S.INVALID_ARGUMENT,
+  KV_BAD_RECORD: S.INVALID_ARGUMENT,
+  KV_BAD_RANGE: S.INVALID_ARGUMENT,
+  KV_BAD_OPTION: S.INVALID_ARGUMENT,
+  // The key's versions are at their cap: a read and a write with its context resolves them.
+  KV_TOO_MANY_SIBLINGS: S.FAILED_PRECONDITION,
+  KV_RECORD_TOO_LARGE: S.FAILED_PRECONDITION,
+  KV_HINTS_FULL: S.RESOURCE_EXHAUSTED,
+  KV_CORRUPT_RECORD: S.DATA_LOSS,
+  KV_CLOSED: S.UNAVAILABLE,
+  KV_IO: S.INTERNAL,
+  RK_BAD_ARGUMENT: S.INVALID_ARGUMENT,
+  RK_UNAVAILABLE: S.UNAVAILABLE,
+  RK_NOT_READY: S.UNAVAILABLE,
+  RK_TIMEOUT: S.DEADLINE_EXCEEDED,
+  RK_OVERLOADED: S.RESOURCE_EXHAUSTED,
+};
+
+/** The status to answer with for `e`. */
+export function toStatus(e: unknown): Partial<grpc.StatusObject> {
+  const x = e as { code?: unknown; details?: unknown; message?: unknown };
+  if (typeof x?.code === 'string' && Object.hasOwn(BY_CODE, x.code)) {
+    return { code: BY_CODE[x.code as keyof typeof BY_CODE], details: String(x.message) };
+  }
+  if (typeof x?.code === 'number' && x.code in S && typeof x.details === 'string') {
+    return { code: x.code, details: x.details.replace(/\. Resolution note: .*$/, '') };
+  }
+  return { code: S.INTERNAL, details: `internal error: ${String(x?.message ?? e)}` };
+}
