@@ -27,7 +27,7 @@ import { adminService } from './admin-service.js';
 import { logMembershipEvent } from './membership-log.js';
 import { kvService } from './kv-service.js';
 import { Coordinator } from '../replication/coordinator.js';
-import { LocalReplica } from '../replication/local-replica.js';
+import { LocalReplica, withLocal } from '../replication/local-replica.js';
 import { GrpcReplicas, replicaService } from '../transport/replica-wire.js';
 import { HintDelivery } from '../handoff/hint-delivery.js';
 
@@ -109,10 +109,11 @@ export class RingkvNode {
       peerLog.debug({ peer: to, code: err.code, err: err.details }, 'gossip message not delivered'),
     );
     this.#local = new LocalReplica(store);
-    this.#replicas = new GrpcReplicas(identity.id, this.#local, (id) => {
+    this.#replicas = new GrpcReplicas((id) => {
       const s = this.gossiper.state(id);
       return s === undefined ? undefined : field(s, 'addr');
     });
+    const replicas = withLocal(identity.id, this.#local, this.#replicas);
     const isUp = (id: string): boolean => id === this.id || this.gossiper.isUp(id);
     this.coordinator = new Coordinator(
       {
@@ -127,7 +128,7 @@ export class RingkvNode {
         ring: () => this.ring,
         isUp,
         notServing: () => (this.#closing ? 'it is shutting down' : this.#identity.status !== 'normal' ? `it is ${this.#identity.status}, not yet a member` : undefined),
-        replicas: this.#replicas,
+        replicas,
         log: log.child({ component: 'coordinator' }),
       },
     );

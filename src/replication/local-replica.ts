@@ -6,7 +6,7 @@
  * store does) or decide who is a replica (the coordinator does).
  */
 import type { Store } from '../storage/index.js';
-import type { ApplyResult } from './replica-api.js';
+import type { ApplyResult, ReplicaApi } from './replica-api.js';
 
 export class LocalReplica {
   constructor(private readonly store: Store) {}
@@ -27,4 +27,13 @@ export class LocalReplica {
   read(key: Buffer, hintFor: string | undefined): Promise<Buffer | undefined> {
     return hintFor !== undefined ? this.store.hints.get(hintFor, key) : this.store.getRecord(key);
   }
+}
+
+/** `remote` for other nodes, and `local` directly for calls to `self`: a coordinator that is a replica needs no hop to itself. */
+export function withLocal(self: string, local: LocalReplica, remote: ReplicaApi): ReplicaApi {
+  return {
+    apply: (node, key, value, context, deadline) => (node === self ? local.apply(key, value, context) : remote.apply(node, key, value, context, deadline)),
+    merge: (node, key, record, hintFor, deadline) => (node === self ? local.merge(key, record, hintFor) : remote.merge(node, key, record, hintFor, deadline)),
+    read: (node, key, hintFor, deadline) => (node === self ? local.read(key, hintFor) : remote.read(node, key, hintFor, deadline)),
+  };
 }

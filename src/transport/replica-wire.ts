@@ -3,8 +3,7 @@
  * that implements ReplicaApi over unary gRPC calls, one channel per peer; and the server
  * handlers that run a peer's calls on this node's LocalReplica.
  *
- * Owns: the mapping and the channels, and the local short cut (a call to this node
- * never crosses the network). Must not: interpret the calls (replication/ does).
+ * Owns: the mapping and the channels. Must not: interpret the calls (replication/ does).
  */
 import * as grpc from '@grpc/grpc-js';
 import type { ApplyResult, ReplicaApi } from '../replication/replica-api.js';
@@ -20,26 +19,21 @@ export class GrpcReplicas implements ReplicaApi {
   readonly #Client = serviceClient('ringkv.internal.v1.Replica');
 
   constructor(
-    private readonly self: string,
-    private readonly local: LocalReplica,
     /** A node's address as gossip knows it. */
     private readonly addressOf: (id: string) => string | undefined,
   ) {}
 
   apply(node: string, key: Buffer, value: Buffer | null, context: Buffer, deadline: number): Promise<ApplyResult> {
-    if (node === this.self) return this.local.apply(key, value, context);
     const req = { key, value: value ?? Buffer.alloc(0), tombstone: value === null, context };
     return this.#call(node, 'apply', req, deadline) as Promise<ApplyResult>;
   }
 
   async merge(node: string, key: Buffer, record: Buffer, hintFor: string | undefined, deadline: number): Promise<boolean> {
-    if (node === this.self) return this.local.merge(key, record, hintFor);
     const r = (await this.#call(node, 'merge', { key, record, hintFor: hintFor ?? '' }, deadline)) as { changed: boolean };
     return r.changed;
   }
 
   async read(node: string, key: Buffer, hintFor: string | undefined, deadline: number): Promise<Buffer | undefined> {
-    if (node === this.self) return this.local.read(key, hintFor);
     const r = (await this.#call(node, 'read', { key, hintFor: hintFor ?? '' }, deadline)) as { found: boolean; record: Buffer };
     return r.found ? r.record : undefined;
   }

@@ -1,0 +1,92 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { HintDelivery } from '../../../src/handoff/hint-delivery.js';
+import { MemoryEngine, Store } from '../../../src/storage/index.js';
+
+const quiet = { debug() {}, info() {} };
+let stores: Store[] = [];
+afterEach(async () => {
+  await Promise.all(stores.map((s) => s.close()));
+  stores = [];
+});
+
+async function open(): Promise<Store> {
+  const s = await Store.open({ engine: new MemoryEngine() });
+  stores.push(s);
+  return s;
+}
+
+/** `count` hints on `holder` for node 'b', each a real record written on `source`. */
+async function hintsFor(holder: Store, source: Store, count: number, valueBytes = 100): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const { record } = await source.put(`k${i}`, Buffer.alloc(valueBytes, i));
+    await holder.hints.add('b', `k${i}`, record);
+  }
+}
+
+describe('hint delivery', () => {
+  it('delivers every hint to its target once it is up, then deletes it', async () => {
+    const [holder, source, b] = [await open(), await open(), await open()];
+    await hintsFor(holder, source, 20);
+    let up = false;
+    const d = new HintDelivery(
+      { self: 'a', bytesPerSecond: 1 << 30 },
+      { hints: holder.hints, isUp: () => up, send: (_t, key, record) => b.merge(key, record), log: quiet },
+    );
+    await d.run();
+    expect(holder.hints.stats().count).toBe(20); // target down: nothing sent
+    up = true;
+    await d.run();
+    expect(holder.hints.stats().count).toBe(0);
+    expect(d.delivered).toBe(20);
+    for (let i = 0; i < 20; i++) expect((await b.get(`k${i}`)).values).toHaveLength(1);
+  });
+
+  it('keeps the hints a target failed to take, and stops sending to it for this run', async () => {
+    const [holder, source] = [await open(), await open()];
+    await hintsFor(holder, source, 30);
+    let calls = 0;
+    const d = new HintDelivery(
+      { self: 'a', bytesPerSecond: 1 << 30, concurrency: 1 },
+      {
+        hints: holder.hints,
+        isUp: () => true,
+        send: async () => {
+          if (++calls > 5) throw new Error('connection reset');
+        },
+        log: quiet,
+      },
+    );
+    await d.run();
+    expect(d.delivered).toBe(5);
+    expect(d.failed).toBe(1);
+    expect(calls).toBe(6);
+    expect(holder.hints.stats().count).toBe(25);
+  });
+
+  it('is throttled to bytesPerSecond', async () => {
+    const [holder, source] = [await open(), await open()];
+    await hintsFor(holder, source, 40, 1000);
+    let clock = 0;
+    const slept: number[] = [];
+    const d = new HintDelivery(
+      { self: 'a', bytesPerSecond: 10_000, concurrency: 4 },
+      {
+        hints: holder.hints,
+        isUp: () => true,
+        send: async () => undefined,
+        log: quiet,
+        now: () => clock,
+        sleep: async (ms) => {
+          slept.push(ms);
+          clock += ms;
+        },
+      },
+    );
+    await d.run();
+    expect(d.delivered).toBe(40);
+    // ~40 KB at 10 KB/s: about 4 s of (fake) time, in steps of one group of 4 hints.
+    expect(clock).toBeGreaterThan(3900);
+    expect(clock).toBeLessThan(4300);
+    expect(slept.length).toBe(10);
+  });
+});

@@ -1,0 +1,207 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ReplicationError } from '../../../src/replication/errors.js';
+import { FakeCluster, eventually } from './fake-cluster.js';
+
+const B = (s: string): Buffer => Buffer.from(s);
+const EMPTY = Buffer.alloc(0);
+
+let cluster: FakeCluster | undefined;
+afterEach(async () => {
+  await cluster?.close();
+  cluster = undefined;
+});
+
+async function rejectsWith(p: Promise<unknown>, code: string, message: RegExp): Promise<void> {
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
+  expect(e, 'expected a rejection').toBeInstanceOf(ReplicationError);
+  expect((e as ReplicationError).code).toBe(code);
+  expect((e as ReplicationError).message).toMatch(message);
+}
+
+describe('coordinator: quorum writes and reads', () => {
+  it('a put at W=2 reaches all three replicas and a get at R=2 returns it, from any node', async () => {
+    cluster = await FakeCluster.create(5);
+    const c = cluster;
+    const key = 'user:1';
+    const from = c.outsider(key); // not a replica: the version is issued on a primary
+    await c.coordinator(from).put(B(key), B('v1'), EMPTY, { quorum: 2 });
+    await eventually(async () => (await Promise.all(c.owners(key).map((id) => c.values(id, key)))).every((v) => v.join() === 'v1'));
+    expect(await c.values(from, key)).toEqual([]); // nothing on a non-replica
+    for (const id of ['n1', 'n2', 'n3', 'n4', 'n5']) {
+      const got = await c.coordinator(id).get(B(key), { quorum: 2 });
+      expect(got.found).toBe(true);
+      expect(got.values.map(String)).toEqual(['v1']);
+    }
+  });
+
+  it('a put on a replica issues the version there: no apply call crosses the network', async () => {
+    cluster = await FakeCluster.create(3);
+    await cluster.coordinator('n2').put(B('k'), B('v'), EMPTY);
+    expect(cluster.net.calls.apply).toBe(0);
+    expect(cluster.net.calls.merge).toBe(2);
+  });
+
+  it('concurrent blind writes become siblings; a write with the read context resolves them', async () => {
+    cluster = await FakeCluster.create(3);
+    const c = cluster;
+    await Promise.all([c.coordinator('n1').put(B('k'), B('a'), EMPTY, { quorum: 3 }), c.coordinator('n2').put(B('k'), B('b'), EMPTY, { quorum: 3 })]);
+    const read = await c.coordinator('n3').get(B('k'), { quorum: 3 });
+    expect(read.values.map(String).sort()).toEqual(['a', 'b']);
+    await c.coordinator('n3').put(B('k'), B('c'), read.context, { quorum: 3 });
+    expect((await c.coordinator('n1').get(B('k'), { quorum: 3 })).values.map(String)).toEqual(['c']);
+  });
+
+  it('a delete concurrent with a put keeps the put', async () => {
+    cluster = await FakeCluster.create(3);
+    const c = cluster;
+    await c.coordinator('n1').put(B('k'), B('old'), EMPTY, { quorum: 3 });
+    const seen = await c.coordinator('n1').get(B('k'), { quorum: 3 });
+    // Both start from the same read: the put does not see the delete, the delete does not see the put.
+    await Promise.all([c.coordinator('n2').delete(B('k'), seen.context, { quorum: 3 }), c.coordinator('n3').put(B('k'), B('new'), EMPTY, { quorum: 3 })]);
+    const after = await c.coordinator('n1').get(B('k'), { quorum: 3 });
+    expect(after.found).toBe(true);
+    expect(after.values.map(String)).toEqual(['new']);
+  });
+
+  it('a delete with the read context removes the key: found=false, and a later put with its context is the only value', async () => {
+    cluster = await FakeCluster.create(3);
+    const c = cluster.coordinator('n1');
+    await c.put(B('k'), B('v'), EMPTY);
+    await c.delete(B('k'), (await c.get(B('k'), { quorum: 3 })).context, { quorum: 3 });
+    const gone = await c.get(B('k'), { quorum: 3 });
+    expect(gone).toMatchObject({ found: false, values: [] });
+    await c.put(B('k'), B('again'), gone.context, { quorum: 3 });
+    expect((await c.get(B('k'), { quorum: 3 })).values.map(String)).toEqual(['again']);
+  });
+});
+
+describe('coordinator: failures', () => {
+  it('W=2 succeeds with one replica unreachable; the coordinator keeps a hint for it', async () => {
+    cluster = await FakeCluster.create(3);
+    const c = cluster;
+    cluster.net.faults.set('*>n3', { unreachable: true });
+    await c.coordinator('n1').put(B('k'), B('v'), EMPTY, { quorum: 2 });
+    await eventually(() => c.coordinator('n1').counters.hintsOnFailure === 1);
+    expect(c.store('n1').hints.targets().get('n3')?.count).toBe(1);
+    expect((await c.coordinator('n2').get(B('k'), { quorum: 2 })).values.map(String)).toEqual(['v']);
+  });
+
+  it('sloppy quorum: with two of three replicas down, W=2 succeeds through a fallback that keeps a hint, and R=2 reads it back', async () => {
+    cluster = await FakeCluster.create(5);
+    const c = cluster;
+    const key = 'cart:9';
+    const [, b, d] = c.owners(key);
+    c.down.add(b!).add(d!);
+    for (const id of [b!, d!]) c.net.faults.set(`*>${id}`, { unreachable: true });
+    const coord = c.outsider(key);
+    await c.coordinator(coord).put(B(key), B('v'), EMPTY, { quorum: 2 });
+    const hinted = [...c.stores.entries()].filter(([, s]) => s.hints.stats().count > 0).map(([id]) => id);
+    expect(hinted.length).toBeGreaterThanOrEqual(1);
+    expect(hinted).not.toContain(b);
+    expect(c.coordinator(coord).counters.sloppyWrites).toBe(2);
+    const got = await c.coordinator(coord).get(B(key), { quorum: 2 });
+    expect(got.values.map(String)).toEqual(['v']);
+  });
+
+  it('fewer live replicas than W: UNAVAILABLE naming how many were needed and are up', async () => {
+    cluster = await FakeCluster.create(3);
+    cluster.down.add('n2').add('n3');
+    await rejectsWith(cluster.coordinator('n1').put(B('k'), B('v'), EMPTY, { quorum: 2 }), 'RK_UNAVAILABLE', /needs W=2 of N=3 replicas, but only 1 is up \(down: n[23], n[23]/);
+    await rejectsWith(cluster.coordinator('n1').get(B('k'), { quorum: 3 }), 'RK_UNAVAILABLE', /needs R=3 of N=3/);
+    expect(cluster.coordinator('n1').counters.unavailable).toBe(2);
+  });
+
+  it('replicas that are "up" but fail: UNAVAILABLE with who failed and that the write may have applied', async () => {
+    cluster = await FakeCluster.create(3);
+    cluster.net.faults.set('*>n2', { unreachable: true }).set('*>n3', { unreachable: true });
+    await rejectsWith(cluster.coordinator('n1').put(B('k'), B('v'), EMPTY, { quorum: 2 }), 'RK_UNAVAILABLE', /got 1 of W=2 replies \(n[23]: .*applied on 1 replica/);
+  });
+
+  it('quorum not reached before the deadline: DEADLINE_EXCEEDED that says the write may have applied', async () => {
+    cluster = await FakeCluster.create(3, { timeoutMs: 100 });
+    cluster.net.faults.set('*>n2', { delayMs: 400 }).set('*>n3', { delayMs: 400 });
+    await rejectsWith(cluster.coordinator('n1').put(B('k'), B('v'), EMPTY, { quorum: 3 }), 'RK_TIMEOUT', /before the deadline.*may have been applied/);
+    await rejectsWith(cluster.coordinator('n1').get(B('k'), { quorum: 2 }), 'RK_TIMEOUT', /reached 1 of the 2/);
+    expect(cluster.coordinator('n1').counters.timeouts).toBe(2);
+  });
+
+  it("the client's deadline wins when it is shorter than the node's timeout", async () => {
+    cluster = await FakeCluster.create(3, { timeoutMs: 10_000 });
+    cluster.net.faults.set('*>n2', { delayMs: 1000 }).set('*>n3', { delayMs: 1000 });
+    const t0 = Date.now();
+    await rejectsWith(cluster.coordinator('n1').get(B('k'), { quorum: 2, deadline: Date.now() + 80 }), 'RK_TIMEOUT', /deadline/);
+    expect(Date.now() - t0).toBeLessThan(800);
+  });
+
+  it('a node that is not serving refuses with RK_NOT_READY', async () => {
+    cluster = await FakeCluster.create(3);
+    cluster.notServing = 'it is shutting down';
+    await rejectsWith(cluster.coordinator('n1').get(B('k')), 'RK_NOT_READY', /not serving requests \(it is shutting down\); send the request to another node/);
+  });
+
+  it('more requests in flight than the bound: RK_OVERLOADED, and the bound frees up after', async () => {
+    cluster = await FakeCluster.create(3, { maxInFlight: 2 });
+    cluster.net.faults.set('*>n2', { delayMs: 100 }).set('*>n3', { delayMs: 100 });
+    const c = cluster.coordinator('n1');
+    const slow = [c.put(B('a'), B('1'), EMPTY), c.put(B('b'), B('1'), EMPTY)];
+    await rejectsWith(c.get(B('c')), 'RK_OVERLOADED', /already coordinates 2 requests/);
+    await Promise.all(slow);
+    cluster.net.faults.clear();
+    await expect(c.get(B('a'))).resolves.toMatchObject({ found: true });
+  });
+});
+
+describe('coordinator: bad input', () => {
+  it.each([
+    ['an empty key', () => cluster!.coordinator('n1').put(EMPTY, B('v'), EMPTY), /key must have at least one byte/],
+    ['a key over 4 KiB', () => cluster!.coordinator('n1').get(Buffer.alloc(4097, 1)), /key of 4097 bytes is over the limit of 4096/],
+    ['an empty value', () => cluster!.coordinator('n1').put(B('k'), EMPTY, EMPTY), /value must have at least one byte/],
+    ['a value over 1 MiB', () => cluster!.coordinator('n1').put(B('k'), Buffer.alloc((1 << 20) + 1), EMPTY), /over the limit of 1048576 bytes/],
+    ['w = 4 with N = 3', () => cluster!.coordinator('n1').put(B('k'), B('v'), EMPTY, { quorum: 4 }), /w must be 1 to N=3/],
+    ['r = 1.5', () => cluster!.coordinator('n1').get(B('k'), { quorum: 1.5 }), /r must be 1 to N=3/],
+  ])('%s: RK_BAD_ARGUMENT, nothing written', async (_, call, message) => {
+    cluster = await FakeCluster.create(3);
+    await rejectsWith(call(), 'RK_BAD_ARGUMENT', message);
+    expect(cluster.net.calls).toEqual({ apply: 0, merge: 0, read: 0 });
+  });
+
+  it('a context from another key: INVALID_ARGUMENT from the replica, passed through, nothing written', async () => {
+    cluster = await FakeCluster.create(5);
+    const c = cluster;
+    const ctx = (await c.coordinator('n1').get(B('a'))).context;
+    const e = (await c.coordinator(c.outsider('b')).put(B('b'), B('v'), ctx).catch((x: unknown) => x)) as { code: number; details: string };
+    expect(e.code).toBe(3);
+    expect(e.details).toMatch(/context was read from a different key/);
+    expect((await c.coordinator('n1').get(B('b'), { quorum: 3 })).found).toBe(false);
+  });
+});
+
+describe('coordinator: read repair', () => {
+  it('a replica that missed a write is sent the merged versions by a read; counted', async () => {
+    cluster = await FakeCluster.create(3);
+    const c = cluster;
+    await c.store('n1').put('k', B('only-on-n1')); // as if n2 and n3 missed it
+    const got = await c.coordinator('n2').get(B('k'), { quorum: 2 });
+    // R=2 may have been met by n2 and n3 (both empty); the late reply from n1 still repairs.
+    expect(got.values.length).toBeLessThanOrEqual(1);
+    await eventually(async () => (await c.values('n2', 'k')).join() === 'only-on-n1' && (await c.values('n3', 'k')).join() === 'only-on-n1');
+    expect(c.coordinator('n2').counters.readRepairs).toBe(2);
+    // Repaired: the next read needs no repair.
+    await c.coordinator('n2').get(B('k'), { quorum: 3 });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(c.coordinator('n2').counters.readRepairs).toBe(2);
+  });
+
+  it('siblings split over replicas are merged into one answer and repaired everywhere', async () => {
+    cluster = await FakeCluster.create(3);
+    const c = cluster;
+    await c.store('n1').put('k', B('x'));
+    await c.store('n2').put('k', B('y'));
+    const got = await c.coordinator('n3').get(B('k'), { quorum: 3 });
+    expect(got.values.map(String).sort()).toEqual(['x', 'y']);
+    await eventually(async () => (await Promise.all(['n1', 'n2', 'n3'].map((id) => c.values(id, 'k')))).every((v) => v.join() === 'x,y'));
+  });
+});

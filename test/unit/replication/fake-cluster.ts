@@ -1,0 +1,79 @@
+/**
+ * N in-process replicas (MemoryEngine stores) on the in-memory replica network, with a
+ * coordinator per node: the coordinator's logic without processes or sockets.
+ */
+import { Ring } from '../../../src/ring/index.js';
+import { MemoryEngine, Store } from '../../../src/storage/index.js';
+import { Coordinator, type CoordinatorOptions } from '../../../src/replication/coordinator.js';
+import { LocalReplica, withLocal } from '../../../src/replication/local-replica.js';
+import { MemoryReplicaNetwork } from '../../../src/transport/memory-replicas.js';
+
+const quiet = { debug() {}, info() {}, warn() {} };
+
+export class FakeCluster {
+  readonly net = new MemoryReplicaNetwork();
+  readonly stores = new Map<string, Store>();
+  readonly coordinators = new Map<string, Coordinator>();
+  /** Nodes every coordinator's detector thinks down. */
+  readonly down = new Set<string>();
+  notServing: string | undefined;
+  readonly ring: Ring;
+
+  private constructor(ids: readonly string[]) {
+    this.ring = Ring.build(ids.map((id, i) => ({ id, zone: `z${i % 3}` })), { tokensPerNode: 16, seed: 'fake' });
+  }
+
+  static async create(count: number, options: Partial<CoordinatorOptions> = {}): Promise<FakeCluster> {
+    const ids = Array.from({ length: count }, (_, i) => `n${i + 1}`);
+    const c = new FakeCluster(ids);
+    for (const id of ids) {
+      const store = await Store.open({ engine: new MemoryEngine() });
+      c.stores.set(id, store);
+      const local = new LocalReplica(store);
+      c.net.add(id, local);
+      c.coordinators.set(
+        id,
+        new Coordinator(
+          { self: id, replicas: 3, timeoutMs: 2000, maxInFlight: 1000, maxKeyBytes: 4096, maxValueBytes: 1 << 20, ...options },
+          { ring: () => c.ring, isUp: (x) => !c.down.has(x), notServing: () => c.notServing, replicas: withLocal(id, local, c.net.from(id)), log: quiet },
+        ),
+      );
+    }
+    return c;
+  }
+
+  coordinator(id: string): Coordinator {
+    return this.coordinators.get(id)!;
+  }
+
+  store(id: string): Store {
+    return this.stores.get(id)!;
+  }
+
+  /** The key's replicas, primary first. */
+  owners(key: string): string[] {
+    return this.ring.preferenceList(key, 3);
+  }
+
+  /** A node that is not a replica of `key`. */
+  outsider(key: string): string {
+    return [...this.stores.keys()].find((id) => !this.owners(key).includes(id))!;
+  }
+
+  async values(id: string, key: string): Promise<string[]> {
+    return (await this.store(id).get(key)).values.map(String).sort();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.stores.values()].map((s) => s.close()));
+  }
+}
+
+/** Wait until `check` holds (background writes and repairs), at most `ms`. */
+export async function eventually(check: () => Promise<boolean> | boolean, ms = 2000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

@@ -1,0 +1,28 @@
+import * as grpc from '@grpc/grpc-js';
+import { describe, expect, it } from 'vitest';
+import { KvError } from '../../../src/storage/index.js';
+import { ReplicationError } from '../../../src/replication/errors.js';
+import { toStatus } from '../../../src/transport/status.js';
+
+describe('toStatus: the one mapping to gRPC statuses', () => {
+  it.each([
+    [new ReplicationError('RK_BAD_ARGUMENT', 'm'), grpc.status.INVALID_ARGUMENT],
+    [new ReplicationError('RK_UNAVAILABLE', 'm'), grpc.status.UNAVAILABLE],
+    [new ReplicationError('RK_NOT_READY', 'm'), grpc.status.UNAVAILABLE],
+    [new ReplicationError('RK_TIMEOUT', 'm'), grpc.status.DEADLINE_EXCEEDED],
+    [new ReplicationError('RK_OVERLOADED', 'm'), grpc.status.RESOURCE_EXHAUSTED],
+    [new KvError('KV_BAD_CONTEXT', 'm'), grpc.status.INVALID_ARGUMENT],
+    [new KvError('KV_TOO_MANY_SIBLINGS', 'm'), grpc.status.FAILED_PRECONDITION],
+    [new KvError('KV_HINTS_FULL', 'm'), grpc.status.RESOURCE_EXHAUSTED],
+    [new KvError('KV_CORRUPT_RECORD', 'm'), grpc.status.DATA_LOSS],
+    [new KvError('KV_CLOSED', 'm'), grpc.status.UNAVAILABLE],
+    [new KvError('KV_IO', 'm'), grpc.status.INTERNAL],
+  ])('%s → %i, with its message', (e, code) => {
+    expect(toStatus(e)).toEqual({ code, details: 'm' });
+  });
+
+  it("passes a replica's status through, and anything else is INTERNAL", () => {
+    expect(toStatus({ code: grpc.status.INVALID_ARGUMENT, details: 'bad context' })).toEqual({ code: grpc.status.INVALID_ARGUMENT, details: 'bad context' });
+    expect(toStatus(new TypeError('boom'))).toEqual({ code: grpc.status.INTERNAL, details: 'internal error: boom' });
+  });
+});
