@@ -3,7 +3,7 @@
  * Pure: replies in, text out.
  */
 
-import type { RingReply, StatusReply } from '../client/admin.js';
+import type { EndpointsReply, RingReply, StatusReply } from '../client/admin.js';
 
 const STATE: Record<string, string> = { joining: 'J', normal: 'N', leaving: 'L', left: 'T', removed: 'R' };
 
@@ -55,4 +55,29 @@ export function formatRing(r: RingReply): string {
   const rows = [['Start (exclusive)', 'End (inclusive)', `Replicas (N=${r.replicas})`]];
   for (const x of r.ranges) rows.push([x.start, x.end, x.replicas.join(',')]);
   return table(rows);
+}
+
+/** A value for a terminal: UTF-8 text when it is printable, else hex. */
+export function showValue(v: Uint8Array): string {
+  const text = Buffer.from(v).toString('utf8');
+  // eslint-disable-next-line no-control-regex
+  return !text.includes('\uFFFD') && !/[\x00-\x08\x0e-\x1f\x7f]/.test(text) ? text : `0x${Buffer.from(v).toString('hex')}`;
+}
+
+export function formatGet(key: string, r: { values: readonly Uint8Array[]; context: Uint8Array; found: boolean }): string {
+  const ctx = Buffer.from(r.context).toString('base64');
+  if (!r.found) return `${key}: not found\ncontext: ${ctx}`;
+  const lines = r.values.length === 1 ? [showValue(r.values[0]!)] : [`${key}: ${r.values.length} siblings (concurrent writes); put with the context to resolve them`, ...r.values.map((v, i) => `  [${i + 1}] ${showValue(v)}`)];
+  return [...lines, `context: ${ctx}`].join('\n');
+}
+
+export function formatEndpoints(key: string, e: EndpointsReply): string {
+  const out = [`key ${key}: token ${e.token}, N=${e.replicas}`];
+  const rows = [['Replica', 'Address', 'Zone', 'State', 'Writes go to']];
+  for (const p of e.preferenceList) {
+    const fallback = e.targets.find((t) => t.hintFor === p.id);
+    rows.push([p.id, p.address, p.zone === '' ? '-' : p.zone, p.up ? 'up' : 'down', p.up ? p.id : fallback ? `${fallback.id} (${fallback.address}, fallback keeping a hint)` : 'nowhere: no fallback is up']);
+  }
+  out.push(table(rows));
+  return out.join('\n');
 }

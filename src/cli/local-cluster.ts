@@ -51,9 +51,11 @@ export async function runLocal(o: LocalOptions): Promise<void> {
     const log = join(dir, 'node.log');
     const out = createWriteStream(log, { flags: 'a' });
     // The same entry point and loader this process runs under (dist, or src through tsx).
+    // Zones a, b, c, ...: each key's three replicas land in three zones, as in production.
+    const zone = String.fromCharCode(97 + (i % 26));
     const proc = spawn(
       process.execPath,
-      [...process.execArgv, process.argv[1]!, 'node', '--id', id, '--listen', address, '--data-dir', dir, '--seeds', addresses.join(',')],
+      [...process.execArgv, process.argv[1]!, 'node', '--id', id, '--listen', address, '--data-dir', dir, '--seeds', addresses.join(','), '--zone', zone, '--replicas', String(Math.min(3, o.nodes))],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     proc.stdout!.pipe(out);
@@ -71,24 +73,31 @@ export async function runLocal(o: LocalOptions): Promise<void> {
   console.log(`ringkv local: ${o.nodes} nodes on ${addresses[0]}..${o.basePort + o.nodes - 1}, data and logs in ${root}`);
   console.log(`pids: ${children.map((c) => `${c.id}=${c.proc.pid}`).join(' ')}`);
 
-  const admin = new AdminClient(addresses[0]!, 1000);
+  const admins = addresses.map((a) => new AdminClient(a, 1000));
   const deadline = Date.now() + o.timeoutMs;
   for (;;) {
-    const s = await admin.status().catch(() => undefined);
-    if (s && s.members.length === o.nodes && s.members.every((m) => m.status === 'normal' && m.up)) {
-      console.log(`\n${formatStatus(s)}\n`);
-      console.log(`cluster ready. Try: ringkv status --node ${addresses[0]}   ringkv ring --node ${addresses[0]}`);
-      console.log('Ctrl-C stops every node.');
+    // Ready when every node sees every node normal and up: any of them can then coordinate.
+    const views = await Promise.all(admins.map((a) => a.status().catch(() => undefined)));
+    if (views.every((s) => s && s.members.length === o.nodes && s.members.every((m) => m.status === 'normal' && m.up))) {
+      const cli = `npx ringkv`;
+      console.log(`\n${formatStatus(views[0]!)}\n`);
+      console.log(`cluster ready: ${addresses.join(', ')} (zones ${[...new Set(views[0]!.members.map((m) => m.zone))].sort().join(', ')})`);
+      console.log('Try:');
+      console.log(`  ${cli} put greeting hello --node ${addresses[0]}`);
+      console.log(`  ${cli} get greeting --node ${addresses[o.nodes - 1]}`);
+      console.log(`  ${cli} getendpoints greeting --node ${addresses[0]}`);
+      console.log(`  ${cli} status --node ${addresses[0]}`);
+      console.log('Ctrl-C stops every node; the data stays for the next start.');
       break;
     }
     if (Date.now() > deadline) {
       console.error(`ringkv local: the cluster did not form within ${o.timeoutMs} ms; see the logs in ${root}`);
-      admin.close();
+      for (const a of admins) a.close();
       return stopAll(1);
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  admin.close();
+  for (const a of admins) a.close();
 }
 
 function tail(path: string, lines: number): string {

@@ -10,7 +10,8 @@ import { demo } from './demo.js';
 import { runNode } from './node-command.js';
 import { runLocal } from './local-cluster.js';
 import { AdminClient } from '../client/admin.js';
-import { formatRing, formatStatus } from './format.js';
+import { formatEndpoints, formatGet, formatRing, formatStatus, showValue } from './format.js';
+import { Client } from '../client/kv.js';
 import { DEFAULT_CONFIG, ENV_NAMES } from '../node/config.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -75,18 +76,23 @@ program
   .description('run a cluster of nodes on 127.0.0.1, each its own process (what npm start runs); Ctrl-C stops them')
   .option('--nodes <count>', 'number of nodes', positiveInt(16), 3)
   .option('--base-port <port>', 'port of the first node; the others follow', positiveInt(65_000), 7001)
-  .option('--data-dir <dir>', 'directory for the nodes\' data dirs and logs', './data/local')
+  .option('--data-dir <dir>', 'directory for the nodes\' data dirs and logs', './data')
   .option('--timeout-ms <ms>', 'how long to wait for the cluster to form', positiveInt(600_000), 60_000)
   .action(async (opts: { nodes: number; basePort: number; dataDir: string; timeoutMs: number }) => {
     await runLocal(opts);
   });
+
+/** grpc-js's details without its trailing resolver note. */
+function grpcDetails(details: string | undefined): string {
+  return (details ?? '').replace(/\. Resolution note: .*$/, '');
+}
 
 function withAdmin<T>(address: string, fn: (c: AdminClient) => Promise<T>): Promise<T> {
   const c = new AdminClient(address);
   return fn(c)
     .catch((e: { code?: number; details?: string }) => {
       if (e?.code !== 14) throw e; // UNAVAILABLE: nothing answers there
-      throw new Error(`no ringkv node answers at ${address}; is it running, and is that its --listen address? (${(e.details ?? '').replace(/\. Resolution note: $/, '')})`);
+      throw new Error(`no ringkv node answers at ${address}; is it running, and is that its --listen address? (${grpcDetails(e.details)})`);
     })
     .finally(() => c.close());
 }
@@ -111,6 +117,96 @@ program
   .action(async (opts: { node: string; replicas: number; json?: boolean }) => {
     const r = await withAdmin(opts.node, (c) => c.ring(opts.replicas));
     console.log(opts.json ? JSON.stringify(r, null, 2) : formatRing(r));
+  });
+
+const DEFAULT_NODE = process.env.RINGKV_NODE || '127.0.0.1:7001';
+
+function quorum(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 16) throw new InvalidArgumentError(`expected a whole number from 1 to N, got "${value}"`);
+  return n;
+}
+
+function context(value: string): Buffer {
+  const b = Buffer.from(value, 'base64');
+  if (b.length === 0 || b.toString('base64').replace(/=+$/, '') !== value.replace(/=+$/, '')) {
+    throw new InvalidArgumentError('expected the base64 context that `ringkv get` printed');
+  }
+  return b;
+}
+
+interface KvOpts {
+  node: string;
+  json?: boolean;
+  context?: Buffer;
+  r?: number;
+  w?: number;
+  deadlineMs: number;
+}
+
+/** Run `fn` with a client of `--node`; UNAVAILABLE from a node that is not there says so. */
+async function withClient<T>(o: KvOpts, fn: (c: Client) => Promise<T>): Promise<T> {
+  const c = new Client({ nodes: [o.node], deadlineMs: o.deadlineMs });
+  try {
+    return await fn(c);
+  } catch (e) {
+    const x = e as { code?: number; details?: string };
+    if (x?.code === 14 && /No connection established|ECONNREFUSED|connect/i.test(x.details ?? '')) {
+      throw new Error(`no ringkv node answers at ${o.node}; is it running? Set --node or RINGKV_NODE (${grpcDetails(x.details)})`);
+    }
+    throw e;
+  } finally {
+    c.close();
+  }
+}
+
+function kvCommand(name: string, description: string): Command {
+  return program
+    .command(name)
+    .description(description)
+    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', DEFAULT_NODE)
+    .option('--deadline-ms <ms>', 'deadline of the request', positiveInt(600_000), 5000)
+    .option('--json', 'print JSON');
+}
+
+kvCommand('put', 'write KEY = VALUE; with --context (from get) it replaces what that get saw, without it is a sibling of any value there')
+  .argument('<key>')
+  .argument('<value>')
+  .option('--context <base64>', 'context printed by `ringkv get`', context)
+  .option('--w <w>', 'replicas that must acknowledge (1..N; default a majority)', quorum)
+  .action(async (key: string, value: string, o: KvOpts) => {
+    const r = await withClient(o, (c) => c.put(key, value, { context: o.context, w: o.w }));
+    const ctx = r.context.toString('base64');
+    console.log(o.json ? JSON.stringify({ context: ctx }) : `ok\ncontext: ${ctx}`);
+  });
+
+kvCommand('get', 'read KEY: every sibling value, and the context to pass to the next put or del')
+  .argument('<key>')
+  .option('--r <r>', 'replicas whose replies are merged (1..N; default a majority)', quorum)
+  .action(async (key: string, o: KvOpts) => {
+    const r = await withClient(o, (c) => c.get(key, { r: o.r }));
+    if (!o.json) return console.log(formatGet(key, r));
+    console.log(JSON.stringify({ found: r.found, values: r.values.map(showValue), valuesBase64: r.values.map((v) => v.toString('base64')), context: r.context.toString('base64') }));
+  });
+
+kvCommand('del', 'delete KEY: a tombstone that supersedes what its context saw; a concurrent put survives it')
+  .argument('<key>')
+  .option('--context <base64>', 'context printed by `ringkv get`; default: read the key first and delete what that read saw', context)
+  .option('--w <w>', 'replicas that must acknowledge (1..N; default a majority)', quorum)
+  .action(async (key: string, o: KvOpts) => {
+    await withClient(o, async (c) => c.delete(key, { context: o.context ?? (await c.get(key)).context, w: o.w }));
+    console.log(o.json ? '{}' : 'ok');
+  });
+
+program
+  .command('getendpoints')
+  .description("KEY's token, its replicas and where writes go now (fallbacks for replicas that are down), like nodetool getendpoints")
+  .argument('<key>')
+  .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', DEFAULT_NODE)
+  .option('--json', 'print JSON')
+  .action(async (key: string, o: { node: string; json?: boolean }) => {
+    const e = await withAdmin(o.node, (c) => c.endpoints(key));
+    console.log(o.json ? JSON.stringify(e, null, 2) : formatEndpoints(key, e));
   });
 
 program.parseAsync().catch((err: unknown) => {

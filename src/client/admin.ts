@@ -40,6 +40,22 @@ export interface RingReply {
   readonly ranges: readonly { readonly start: string; readonly end: string; readonly replicas: readonly string[] }[];
 }
 
+export interface Endpoint {
+  readonly id: string;
+  readonly address: string;
+  readonly zone: string;
+  readonly up: boolean;
+  /** Set on a fallback: the down replica it stands in for. */
+  readonly hintFor: string;
+}
+
+export interface EndpointsReply {
+  readonly token: string;
+  readonly replicas: number;
+  readonly preferenceList: readonly Endpoint[];
+  readonly targets: readonly Endpoint[];
+}
+
 type Unary = (req: unknown, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r: unknown) => void) => void;
 
 export class AdminClient {
@@ -60,6 +76,11 @@ export class AdminClient {
 
   ring(replicas = 0): Promise<RingReply> {
     return this.#call('ring', { replicas }) as Promise<RingReply>;
+  }
+
+  /** A key's token, replicas and current write targets. */
+  endpoints(key: string | Uint8Array): Promise<EndpointsReply> {
+    return this.#call('endpoints', { key: typeof key === 'string' ? Buffer.from(key) : key }) as Promise<EndpointsReply>;
   }
 
   close(): void {

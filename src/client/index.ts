@@ -1,4 +1,4 @@
 export { Client } from './kv.js';
 export type { ClientOptions, CallOptions, PutOptions, GetOptions, GetResult } from './kv.js';
 export { AdminClient } from './admin.js';
-export type { MemberStatus, StatusReply, RingReply } from './admin.js';
+export type { MemberStatus, StatusReply, RingReply, Endpoint, EndpointsReply } from './admin.js';

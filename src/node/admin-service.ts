@@ -7,7 +7,7 @@
 
 import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
-import { tokenHex, type Ring } from '../ring/index.js';
+import { tokenHex, tokenOf, type Ring } from '../ring/index.js';
 import { field, parseTokens, type EndpointState } from '../membership/endpoint.js';
 import type { Gossiper } from '../membership/gossiper.js';
 
@@ -76,6 +76,26 @@ export function adminService(node: AdminDeps): grpc.UntypedServiceImplementation
       }
       const ranges = ring.ranges(Math.min(n, ring.size)).map((r) => ({ start: tokenHex(r.start), end: tokenHex(r.end), replicas: r.replicas }));
       cb(null, { replicas: n, ranges });
+    },
+    endpoints: (call: grpc.ServerUnaryCall<{ key: Buffer }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+      const key = call.request.key;
+      if (key.length === 0) return cb({ code: grpc.status.INVALID_ARGUMENT, details: 'a key must have at least one byte' });
+      const ring = node.ring;
+      if (ring === undefined) {
+        return cb({ code: grpc.status.FAILED_PRECONDITION, details: 'no member owns tokens yet: the cluster is still forming' });
+      }
+      const n = Math.min(node.config.replicas, ring.size);
+      const isUp = (id: string): boolean => id === node.id || node.gossiper.isUp(id);
+      const endpoint = (id: string, hintFor = ''): Record<string, unknown> => {
+        const s = node.gossiper.state(id);
+        return { id, address: s ? (field(s, 'addr') ?? '') : '', zone: ring.member(id)?.zone ?? '', up: isUp(id), hintFor };
+      };
+      cb(null, {
+        token: tokenHex(tokenOf(key)),
+        replicas: node.config.replicas,
+        preferenceList: ring.preferenceList(key, n).map((id) => endpoint(id)),
+        targets: ring.targets(key, n, isUp).map((t) => endpoint(t.id, t.for)),
+      });
     },
   };
 }

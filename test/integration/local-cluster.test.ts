@@ -1,6 +1,7 @@
 /**
  * `ringkv local` (what `npm start` runs): three node processes form a cluster on
- * 127.0.0.1, and Ctrl-C stops every one of them cleanly.
+ * 127.0.0.1 that serves the client API, Ctrl-C stops every one of them cleanly, and a
+ * restart finds the data again.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { waitFor } from '../cluster/harness.js';
+import { Client } from '../../src/client/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'ringkv-local-'));
 const pids: number[] = [];
@@ -49,8 +51,7 @@ function alive(pid: number): boolean {
   }
 }
 
-it('starts a 3-node cluster on 127.0.0.1 and stops every node on Ctrl-C', async () => {
-  const base = await freeRun(3);
+async function startLocal(base: number): Promise<{ out: () => string; stop: () => Promise<number | null>; nodePids: number[] }> {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', join(import.meta.dirname, '../../src/cli/main.ts'), 'local', '--base-port', String(base), '--data-dir', root],
@@ -64,10 +65,42 @@ it('starts a 3-node cluster on 127.0.0.1 and stops every node on Ctrl-C', async 
   await waitFor('cluster ready', 60_000, () => out.includes('cluster ready'), 200);
   const nodePids = [...out.matchAll(/n\d=(\d+)/g)].map((m) => Number(m[1]));
   pids.push(...nodePids);
-  expect(nodePids).toHaveLength(3);
-  expect(out).toMatch(new RegExp(`UN  127\\.0\\.0\\.1:${base + 2}`));
-  child.kill('SIGINT');
-  expect(await exited).toBe(0);
-  expect(nodePids.filter(alive)).toEqual([]);
+  return {
+    out: () => out,
+    stop: () => {
+      child.kill('SIGINT');
+      return exited;
+    },
+    nodePids,
+  };
+}
+
+it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops every node on Ctrl-C, and keeps the data for the next start', async () => {
+  const base = await freeRun(3);
+  const first = await startLocal(base);
+  expect(first.nodePids).toHaveLength(3);
+  expect(first.out()).toMatch(new RegExp(`UN  127\\.0\\.0\\.1:${base + 2}`));
+  expect(first.out()).toContain(`(zones a, b, c)`);
+  expect(first.out()).toContain(`ringkv put greeting hello --node 127.0.0.1:${base}`);
+  const nodes = [0, 1, 2].map((i) => `127.0.0.1:${base + i}`);
+  const client = new Client({ nodes });
+  try {
+    await client.put('greeting', 'hello');
+    expect((await client.get('greeting', { r: 3 })).values.map(String)).toEqual(['hello']);
+  } finally {
+    client.close();
+  }
+  expect(await first.stop()).toBe(0);
+  expect(first.nodePids.filter(alive)).toEqual([]);
   for (const id of ['n1', 'n2', 'n3']) expect(readFileSync(join(root, id, 'node.log'), 'utf8')).toContain('"msg":"node stopped"');
-}, 90_000);
+
+  const second = await startLocal(base);
+  const again = new Client({ nodes });
+  try {
+    expect((await again.get('greeting', { r: 3 })).values.map(String)).toEqual(['hello']);
+  } finally {
+    again.close();
+  }
+  expect(await second.stop()).toBe(0);
+  expect(second.nodePids.filter(alive)).toEqual([]);
+}, 150_000);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatRing, formatStatus } from '../../../src/cli/format.js';
+import { formatBytes, formatEndpoints, formatGet, formatRing, formatStatus, showValue } from '../../../src/cli/format.js';
 
 const member = (id: string, zone: string, over: object = {}) => ({
   id,
@@ -43,5 +43,25 @@ describe('status and ring output', () => {
     expect(formatBytes(0)).toBe('0 B');
     expect(formatBytes(1536)).toBe('1.50 KiB');
     expect(formatBytes(5 * 1024 ** 3)).toBe('5.00 GiB');
+  });
+
+  it('get: one value plainly, siblings numbered with what to do, the context in base64; binary values as hex', () => {
+    const ctx = Buffer.from([1, 2, 3]);
+    expect(formatGet('k', { values: [Buffer.from('v')], context: ctx, found: true })).toBe('v\ncontext: AQID');
+    expect(formatGet('k', { values: [Buffer.from('a'), Buffer.from('b')], context: ctx, found: true })).toBe(
+      'k: 2 siblings (concurrent writes); put with the context to resolve them\n  [1] a\n  [2] b\ncontext: AQID',
+    );
+    expect(formatGet('k', { values: [], context: ctx, found: false })).toBe('k: not found\ncontext: AQID');
+    expect(showValue(Buffer.from([0, 255]))).toBe('0x00ff');
+    expect(showValue(Buffer.from('héllo'))).toBe('héllo');
+  });
+
+  it('getendpoints: each replica, up or down, and where writes for it go now', () => {
+    const ep = (id: string, up = true, hintFor = '') => ({ id, address: `127.0.0.1:700${id.slice(1)}`, zone: 'z', up, hintFor });
+    const text = formatEndpoints('k', { token: '00ff', replicas: 3, preferenceList: [ep('n1'), ep('n2', false), ep('n3', false)], targets: [ep('n1'), ep('n4', true, 'n2')] });
+    expect(text).toContain('key k: token 00ff, N=3');
+    expect(text).toMatch(/^n1 +127\.0\.0\.1:7001 +z +up +n1$/m);
+    expect(text).toMatch(/^n2 +127\.0\.0\.1:7002 +z +down +n4 \(127\.0\.0\.1:7004, fallback keeping a hint\)$/m);
+    expect(text).toMatch(/^n3 .* down +nowhere: no fallback is up$/m);
   });
 });
