@@ -145,9 +145,17 @@ export class Coordinator {
     }
   }
 
+  /**
+   * The request's deadline: the node's timeout, or the client's if sooner — less a margin
+   * (5% of the time left, 10–100 ms) so that our answer, which says what happened, reaches
+   * the client before its own deadline cuts the call off with a bare DEADLINE_EXCEEDED.
+   */
   #deadline(o: RequestOptions): number {
-    const own = Date.now() + this.options.timeoutMs;
-    return o.deadline !== undefined && o.deadline < own ? o.deadline : own;
+    const now = Date.now();
+    const own = now + this.options.timeoutMs;
+    if (o.deadline === undefined || o.deadline >= own) return own;
+    const margin = Math.min(100, Math.max(10, (o.deadline - now) * 0.05));
+    return Math.max(now, o.deadline - margin);
   }
 
   /** The key's targets now, or RK_UNAVAILABLE when fewer than `needed` are up. */

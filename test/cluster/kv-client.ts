@@ -1,0 +1,37 @@
+/**
+ * Test helpers for reads and writes on real processes: the typed client, and one node's
+ * own copy of a key read through the internal Replica service (not a quorum read), to
+ * check where data really is.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { resolveReplies } from '../../src/storage/index.js';
+import { serviceClient } from '../../src/transport/protos.js';
+
+type Unary = (req: unknown, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r: unknown) => void) => void;
+
+/** The values node `address` itself holds for `key` (its hint for `hintFor` when given). */
+export async function localValues(address: string, key: string, hintFor = ''): Promise<string[]> {
+  const Replica = serviceClient('ringkv.internal.v1.Replica');
+  const c = new Replica(address, grpc.credentials.createInsecure());
+  try {
+    const r = await new Promise<{ found: boolean; record: Buffer }>((resolve, reject) =>
+      (c as unknown as Record<string, Unary>).read!.call(c, { key: Buffer.from(key), hintFor }, { deadline: Date.now() + 2000 }, (e, res) =>
+        e ? reject(e) : resolve(res as { found: boolean; record: Buffer }),
+      ),
+    );
+    return r.found ? resolveReplies(key, [r.record]).values.map(String).sort() : [];
+  } finally {
+    c.close();
+  }
+}
+
+/** The gRPC status code a promise rejects with (undefined if it resolves). */
+export async function statusOf(p: Promise<unknown>): Promise<{ code: number; details: string } | undefined> {
+  try {
+    await p;
+    return undefined;
+  } catch (e) {
+    const x = e as { code: number; details: string };
+    return { code: x.code, details: x.details };
+  }
+}
