@@ -8,7 +8,7 @@
  * the node that takes a call coordinates it.
  */
 import * as grpc from '@grpc/grpc-js';
-import { serviceClient } from '../transport/protos.js';
+import { CLIENT_MAX_SEND_BYTES, NODE_MAX_MESSAGE_BYTES, serviceClient } from '../transport/protos.js';
 
 export interface ClientOptions {
   /** host:port of nodes to send to; any node takes any request. */
@@ -44,10 +44,6 @@ export interface GetResult {
 
 type Unary = (req: unknown, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r: unknown) => void) => void;
 
-/** Largest message a node sends back: a key's versions, up to the store's record limit (8 MiB), and framing. */
-const MAX_RECEIVE_BYTES = 8 * 1024 * 1024 + 64 * 1024;
-/** Largest request: one value (1 MiB), its key (4 KiB) and its context. */
-const MAX_SEND_BYTES = 1024 * 1024 + 64 * 1024;
 
 function bytes(x: string | Uint8Array, what: string): Buffer {
   if (typeof x === 'string') return Buffer.from(x, 'utf8');
@@ -66,8 +62,9 @@ export class Client {
     this.#clients = options.nodes.map((address) => ({
       address,
       client: new KeyValue(address, grpc.credentials.createInsecure(), {
-        'grpc.max_receive_message_length': MAX_RECEIVE_BYTES,
-        'grpc.max_send_message_length': MAX_SEND_BYTES,
+        // A get answers up to a key's whole versions; a put sends one value.
+        'grpc.max_receive_message_length': NODE_MAX_MESSAGE_BYTES,
+        'grpc.max_send_message_length': CLIENT_MAX_SEND_BYTES,
       }),
     }));
     this.#deadlineMs = options.deadlineMs ?? 5000;

@@ -20,7 +20,7 @@ import { field, formatTokens, type NodeStatus } from '../membership/endpoint.js'
 import { ringFingerprint, ringFromStates, type RingView } from '../membership/ring-view.js';
 import { nextJoinStep } from '../membership/join.js';
 import { GossipSender, fromWire } from '../transport/gossip-wire.js';
-import { INTERNAL_MAX_MESSAGE_BYTES, WIRE_SCHEMA, protos, serviceClient } from '../transport/protos.js';
+import { NODE_MAX_MESSAGE_BYTES, WIRE_SCHEMA, protos, serviceClient } from '../transport/protos.js';
 import type { NodeConfig } from './config.js';
 import { loadIdentity, loadPeers, savePeers, saveIdentity, type Identity } from './identity.js';
 import { adminService } from './admin-service.js';
@@ -35,6 +35,8 @@ import { HintDelivery } from '../handoff/hint-delivery.js';
 const LOAD_EVERY_MS = 5000;
 /** How often the node judges its peers between gossip rounds, ms. */
 const JUDGE_EVERY_MS = 250;
+/** Replica calls a node runs at once, per client request it may coordinate (peers coordinate too). */
+const REPLICA_CALLS_PER_REQUEST = 4;
 /** How often hints go to replicas that are up again, ms (a run is a no-op when none are held). */
 const HINTS_EVERY_MS = 1000;
 
@@ -154,8 +156,8 @@ export class RingkvNode {
       logger: nodeLog.child({ component: 'storage' }),
     });
     const server = new grpc.Server({
-      'grpc.max_receive_message_length': INTERNAL_MAX_MESSAGE_BYTES,
-      'grpc.max_send_message_length': INTERNAL_MAX_MESSAGE_BYTES,
+      'grpc.max_receive_message_length': NODE_MAX_MESSAGE_BYTES,
+      'grpc.max_send_message_length': NODE_MAX_MESSAGE_BYTES,
     });
     let port: number;
     try {
@@ -236,7 +238,8 @@ export class RingkvNode {
     this.#server.addService(serviceClient('ringkv.v1.KeyValue').service, kvService(this.coordinator));
     this.#server.addService(
       serviceClient('ringkv.internal.v1.Replica').service,
-      replicaService(this.#local, () => (this.#closing ? 'node is shutting down' : undefined)),
+      // Each coordinated request sends a replica at most one call, from any of the nodes.
+      replicaService(this.#local, () => (this.#closing ? 'node is shutting down' : undefined), REPLICA_CALLS_PER_REQUEST * this.config.maxInFlight),
     );
     this.#health.addToServer(this.#server);
     new ReflectionService(protos().definition).addToServer(this.#server);

@@ -7,7 +7,7 @@
 
 import * as grpc from '@grpc/grpc-js';
 import type { GossipMessage } from '../membership/gossiper.js';
-import { INTERNAL_MAX_MESSAGE_BYTES, serviceClient } from './protos.js';
+import { NODE_MAX_MESSAGE_BYTES, serviceClient } from './protos.js';
 
 interface WireMessage {
   cluster: string;
@@ -44,8 +44,8 @@ export function toWire(m: GossipMessage): WireMessage {
 }
 
 export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
-  'grpc.max_receive_message_length': INTERNAL_MAX_MESSAGE_BYTES,
-  'grpc.max_send_message_length': INTERNAL_MAX_MESSAGE_BYTES,
+  'grpc.max_receive_message_length': NODE_MAX_MESSAGE_BYTES,
+  'grpc.max_send_message_length': NODE_MAX_MESSAGE_BYTES,
   // Peers come and go: retry a dead address at most about once a gossip round (not in a
   // tight loop), and not much less often either, so a restarted peer is reached again soon.
   'grpc.initial_reconnect_backoff_ms': 500,

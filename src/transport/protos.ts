@@ -45,5 +45,14 @@ export function serviceClient(fullName: string): grpc.ServiceClientConstructor {
   return o as grpc.ServiceClientConstructor;
 }
 
-/** Receive limit for node-to-node channels: gossip of a 1,000-node table is ~1.5 MB. */
-export const INTERNAL_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** Room for a message's framing beyond its largest payload: key, context, field tags. */
+const FRAMING_BYTES = 64 * 1024;
+/**
+ * Largest message a node takes or sends (server and node-to-node channels): a key's
+ * versions at the store's record cap (8 MiB by default, storage/options.ts) and framing.
+ * Gossip of a 1,000-node table is about 1.5 MB. Just above the largest legitimate message,
+ * so anything bigger is refused by gRPC (RESOURCE_EXHAUSTED) before it is buffered.
+ */
+export const NODE_MAX_MESSAGE_BYTES = 8 * 1024 * 1024 + FRAMING_BYTES;
+/** Largest request a client sends: one value at the 1 MiB cap, with its key and context. */
+export const CLIENT_MAX_SEND_BYTES = 1024 * 1024 + FRAMING_BYTES;

@@ -65,17 +65,27 @@ export class GrpcReplicas implements ReplicaApi {
   }
 }
 
-/** The server side: a peer's replica calls, run here. `refuse` says why not to serve now (stopping), if so. */
-export function replicaService(local: LocalReplica, refuse: () => string | undefined): grpc.UntypedServiceImplementation {
+/**
+ * The server side: a peer's replica calls, run here. `refuse` says why not to serve now
+ * (stopping), if so. At most `maxInFlight` calls run at once; more are refused with
+ * RESOURCE_EXHAUSTED (the coordinator counts that replica as failed), so a flood from
+ * peers cannot queue without bound.
+ */
+export function replicaService(local: LocalReplica, refuse: () => string | undefined, maxInFlight: number): grpc.UntypedServiceImplementation {
+  let inFlight = 0;
   const handle =
     <Req, Res>(fn: (req: Req) => Promise<Res>) =>
     (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
       const why = refuse();
       if (why !== undefined) return cb({ code: grpc.status.UNAVAILABLE, details: why });
-      fn(call.request).then(
-        (res) => cb(null, res),
-        (e: unknown) => cb(toStatus(e)),
-      );
+      if (inFlight >= maxInFlight) return cb({ code: grpc.status.RESOURCE_EXHAUSTED, details: `this replica already runs ${inFlight} calls (the limit); the coordinator should back off` });
+      inFlight++;
+      fn(call.request)
+        .finally(() => inFlight--)
+        .then(
+          (res) => cb(null, res),
+          (e: unknown) => cb(toStatus(e)),
+        );
     };
   return {
     apply: handle(async (r: { key: Buffer; value: Buffer; tombstone: boolean; context: Buffer }) => local.apply(r.key, r.tombstone ? null : r.value, r.context)),

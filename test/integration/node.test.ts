@@ -14,7 +14,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { AdminClient } from '../../src/client/admin.js';
 import { resolveConfig } from '../../src/node/config.js';
 import { RingkvNode } from '../../src/node/node.js';
-import { serviceClient } from '../../src/transport/protos.js';
+import { NODE_MAX_MESSAGE_BYTES, serviceClient } from '../../src/transport/protos.js';
+import { Client } from '../../src/client/index.js';
 import { waitFor } from '../cluster/harness.js';
 
 const root = mkdtempSync(join(tmpdir(), 'ringkv-node-'));
@@ -57,6 +58,9 @@ describe('a ringkv node in process', () => {
     node = await startNode(dataDir, { seeds: '127.0.0.1:1' });
     expect(node.status).toBe('joining');
     expect((await health(node.address)).status).toBe('NOT_SERVING');
+    const kv = new Client({ nodes: [node.address] });
+    await expect(kv.put('k', 'v', { w: 1 })).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE, details: /not serving requests \(it is joining, not yet a member\); send the request to another node/ });
+    kv.close();
     await waitFor('status normal', 10_000, () => node.status === 'normal');
     expect((await health(node.address)).status).toBe('SERVING');
     expect(logLines.some((l) => l.msg === 'no seed answered: forming a new cluster' && l.node === 'solo')).toBe(true);
@@ -92,7 +96,28 @@ describe('a ringkv node in process', () => {
       call.on('error', reject);
       call.write({ listServices: '' });
     });
-    expect(names).toEqual(expect.arrayContaining(['grpc.health.v1.Health', 'ringkv.internal.v1.Gossip', 'ringkv.v1.Admin']));
+    expect(names).toEqual(expect.arrayContaining(['grpc.health.v1.Health', 'ringkv.internal.v1.Gossip', 'ringkv.internal.v1.Replica', 'ringkv.v1.Admin', 'ringkv.v1.KeyValue']));
+  });
+
+  it('serves puts and gets alone at W=R=1; a quorum its one-member ring cannot meet is UNAVAILABLE; a message over the limit is RESOURCE_EXHAUSTED', async () => {
+    const kv = new Client({ nodes: [node.address] });
+    try {
+      const { context } = await kv.put('solo:k', 'v1', { w: 1 });
+      await kv.put('solo:k', 'v2', { w: 1, context });
+      expect((await kv.get('solo:k', { r: 1 })).values.map(String)).toEqual(['v2']);
+      await expect(kv.get('solo:k')).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE, details: /needs R=2 of N=3 replicas, but only 1 is up \(the ring has only 1 member\(s\)\)/ });
+    } finally {
+      kv.close();
+    }
+    // A client that does not hold itself to the limit: the node refuses past 8 MiB + 64 KiB before reading it.
+    const KeyValue = serviceClient('ringkv.v1.KeyValue');
+    const raw = new KeyValue(node.address, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': 64 << 20 });
+    clients.push(raw);
+    await expect(unary(raw, 'put', { key: Buffer.from('big'), value: Buffer.alloc(NODE_MAX_MESSAGE_BYTES + 1) })).rejects.toMatchObject({ code: grpc.status.RESOURCE_EXHAUSTED });
+    // Just under it, our own check answers with what to do.
+    await expect(unary(raw, 'put', { key: Buffer.from('big'), value: Buffer.alloc(2 << 20), w: 1 })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: /over the limit of 1048576 bytes; split it/ });
+    // The limit is what the store's record cap needs, and no more.
+    expect(NODE_MAX_MESSAGE_BYTES).toBe(node.store.settings.maxRecordBytes + 64 * 1024);
   });
 
   it('refuses gossip from another cluster (FAILED_PRECONDITION) and malformed gossip (INVALID_ARGUMENT), and keeps going', async () => {
