@@ -3,13 +3,23 @@
  * replica, sloppy quorum and hinted handoff, siblings, delete vs put, read repair, and the
  * status code of every kind of bad input.
  */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
-import { TestCluster, waitFor, type NodeProcess } from './harness.js';
+import { TestCluster, freePort, waitFor, type NodeProcess } from './harness.js';
 import { localValues, statusOf } from './kv-client.js';
 
 const S = grpc.status;
+const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
+
+/** Run the ringkv CLI; its stdout, or the error with its stderr. */
+async function cli(...args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, ...args], { timeout: 20_000 });
+  return stdout;
+}
 
 async function formed(cluster: TestCluster): Promise<void> {
   const n = cluster.nodes.length;
@@ -59,6 +69,40 @@ describe('a 3-node cluster', () => {
       for (const x of [a, b, c]) x!.close();
     }
   });
+
+  it('the client fails over to the next node when one does not answer', async () => {
+    const nowhere = `127.0.0.1:${await freePort()}`;
+    const c = new Client({ nodes: [nowhere, cluster.node('n2').address] });
+    try {
+      for (let i = 0; i < 3; i++) await c.put(`fo${i}`, 'v'); // whichever node a call starts from
+      expect((await c.get('fo0')).values.map(String)).toEqual(['v']);
+    } finally {
+      c.close();
+    }
+    const only = new Client({ nodes: [nowhere], deadlineMs: 1000 });
+    expect((await statusOf(only.get('fo0')))?.code).toBe(S.UNAVAILABLE);
+    only.close();
+  });
+
+  it('the CLI puts, shows siblings with a context, resolves them, deletes, and shows endpoints', async () => {
+    const [n1, n2] = [cluster.node('n1').address, cluster.node('n2').address];
+    await cli('put', 'cli:k', 'one', '--node', n1);
+    await cli('put', 'cli:k', 'two', '--node', n2);
+    const got = JSON.parse(await cli('get', 'cli:k', '--node', n1, '--json', '--r', '3')) as { found: boolean; values: string[]; context: string };
+    expect(got.values.sort()).toEqual(['one', 'two']);
+    const text = await cli('get', 'cli:k', '--node', n2);
+    expect(text).toContain('cli:k: 2 siblings (concurrent writes); put with the context to resolve them');
+    await cli('put', 'cli:k', 'three', '--context', got.context, '--w', '3', '--node', n2);
+    expect(await cli('get', 'cli:k', '--node', n1)).toMatch(/^three\ncontext: \S+\n$/);
+    const ends = await cli('getendpoints', 'cli:k', '--node', n1);
+    expect(ends).toMatch(/^key cli:k: token [0-9a-f]{16}, N=3$/m);
+    for (const id of ['n1', 'n2', 'n3']) expect(ends).toMatch(new RegExp(`^${id} +127\\.0\\.0\\.1:\\d+ +- +up +${id}$`, 'm'));
+    await cli('del', 'cli:k', '--node', n1);
+    expect(await cli('get', 'cli:k', '--node', n2, '--r', '3')).toMatch(/^cli:k: not found/);
+    const err = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, 'put', 'cli:k', 'v', '--w', '3', '--node', `127.0.0.1:${await freePort()}`]).catch((e: { stderr: string; code: number }) => e);
+    expect((err as { code: number }).code).toBe(1);
+    expect((err as { stderr: string }).stderr).toMatch(/no ringkv node answers at 127\.0\.0\.1:\d+; is it running\?/);
+  }, 60_000);
 
   it('a delete concurrent with a put keeps the put', async () => {
     await client.put('dp', 'before', { w: 3 });
