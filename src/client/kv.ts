@@ -42,6 +42,9 @@ export interface GetResult {
   readonly found: boolean;
 }
 
+/** A node's value limit (the store's default, storage/options.ts). */
+const MAX_VALUE_BYTES = 1 << 20;
+
 type Unary = (req: unknown, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r: unknown) => void) => void;
 
 
@@ -72,6 +75,11 @@ export class Client {
 
   async put(key: string | Uint8Array, value: string | Uint8Array, o: PutOptions = {}): Promise<{ context: Buffer }> {
     const req = { key: bytes(key, 'key'), value: bytes(value, 'value'), context: o.context ?? Buffer.alloc(0), w: o.w ?? 0 };
+    if (req.value.length > MAX_VALUE_BYTES) {
+      // Refused here rather than by gRPC's bare "message larger than max": the same answer a node gives.
+      const details = `value of ${req.value.length} bytes is over the limit of ${MAX_VALUE_BYTES} bytes; split it into several keys`;
+      throw Object.assign(new Error(`${grpc.status.INVALID_ARGUMENT} INVALID_ARGUMENT: ${details}`), { code: grpc.status.INVALID_ARGUMENT, details, metadata: new grpc.Metadata() });
+    }
     return (await this.#call('put', req, o)) as { context: Buffer };
   }
 

@@ -123,6 +123,7 @@ describe('a 3-node cluster', () => {
       ['key over 4 KiB', () => client.get(Buffer.alloc(4097, 97)), S.INVALID_ARGUMENT, /over the limit of 4096/],
       ['empty value', () => client.put('k', ''), S.INVALID_ARGUMENT, /value must have at least one byte/],
       ['value over 1 MiB', () => client.put('k', Buffer.alloc((1 << 20) + 1)), S.INVALID_ARGUMENT, /over the limit of 1048576 bytes; split it/],
+      ['value of 5 MiB, past the message limit', () => client.put('k', Buffer.alloc(5 << 20)), S.INVALID_ARGUMENT, /value of 5242880 bytes is over the limit of 1048576 bytes; split it/],
       ['w over N', () => client.put('k', 'v', { w: 4 }), S.INVALID_ARGUMENT, /w must be 1 to N=3/],
       ['r over N', () => client.get('k', { r: 7 }), S.INVALID_ARGUMENT, /r must be 1 to N=3/],
       ['a context that is not one', () => client.put('k', 'v', { context: Buffer.from('junk') }), S.INVALID_ARGUMENT, /bad causal context.*pass the context returned by a get/],

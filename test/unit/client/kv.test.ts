@@ -1,0 +1,21 @@
+import * as grpc from '@grpc/grpc-js';
+import { describe, expect, it } from 'vitest';
+import { Client } from '../../../src/client/index.js';
+
+describe('Client, before any network', () => {
+  it('needs at least one node', () => {
+    expect(() => new Client({ nodes: [] })).toThrow(/at least one host:port/);
+  });
+
+  it('refuses a value over 1 MiB itself with INVALID_ARGUMENT and what to do, and a key that is not bytes with a TypeError', async () => {
+    const c = new Client({ nodes: ['127.0.0.1:1'], deadlineMs: 200 });
+    try {
+      await expect(c.put('k', Buffer.alloc((1 << 20) + 1))).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: /over the limit of 1048576 bytes; split it/ });
+      await expect(c.get(42 as unknown as string)).rejects.toThrow(/key must be a string or a Uint8Array, got number/);
+      // Nothing listens there: UNAVAILABLE once every node was tried.
+      await expect(c.get('k')).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+    } finally {
+      c.close();
+    }
+  });
+});
