@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import { Store } from '../storage/index.js';
 import type { Ring } from '../ring/index.js';
 import { Gossiper } from '../membership/gossiper.js';
-import { field, formatTokens, type NodeStatus } from '../membership/endpoint.js';
+import { formatTokens, type NodeStatus } from '../membership/endpoint.js';
 import { ringFingerprint, ringFromStates, type RingView } from '../membership/ring-view.js';
 import { nextJoinStep } from '../membership/join.js';
 import { GossipSender, fromWire } from '../transport/gossip-wire.js';
@@ -25,18 +25,12 @@ import type { NodeConfig } from './config.js';
 import { loadIdentity, loadPeers, savePeers, saveIdentity, type Identity } from './identity.js';
 import { adminService } from './admin-service.js';
 import { logMembershipEvent } from './membership-log.js';
-import { kvService } from './kv-service.js';
-import { Coordinator } from '../replication/coordinator.js';
-import { LocalReplica, withLocal } from '../replication/local-replica.js';
-import { GrpcReplicas, replicaService } from '../transport/replica-wire.js';
-import { HintDelivery } from '../handoff/hint-delivery.js';
+import { Replication } from './replication.js';
 
 /** How often the node refreshes the load it gossips, ms. */
 const LOAD_EVERY_MS = 5000;
 /** How often the node judges its peers between gossip rounds, ms. */
 const JUDGE_EVERY_MS = 250;
-/** Replica calls a node runs at once, per client request it may coordinate (peers coordinate too). */
-const REPLICA_CALLS_PER_REQUEST = 4;
 /** How often hints go to replicas that are up again, ms (a run is a no-op when none are held). */
 const HINTS_EVERY_MS = 1000;
 
@@ -45,10 +39,8 @@ export class RingkvNode {
   readonly log: Logger;
   readonly store: Store;
   readonly gossiper: Gossiper;
-  readonly coordinator: Coordinator;
-  readonly hintDelivery: HintDelivery;
-  readonly #replicas: GrpcReplicas;
-  readonly #local: LocalReplica;
+  /** Coordinator, replica calls and hinted handoff (replication.ts). */
+  readonly replication: Replication;
   #identity: Identity;
   readonly #server: grpc.Server;
   readonly #health: HealthImplementation;
@@ -110,39 +102,16 @@ export class RingkvNode {
     this.#sender = new GossipSender(Math.max(1000, 2 * config.gossipIntervalMs), (to, err) =>
       peerLog.debug({ peer: to, code: err.code, err: err.details }, 'gossip message not delivered'),
     );
-    this.#local = new LocalReplica(store);
-    this.#replicas = new GrpcReplicas((id) => {
-      const s = this.gossiper.state(id);
-      return s === undefined ? undefined : field(s, 'addr');
+    this.replication = new Replication({
+      id: identity.id,
+      config,
+      store,
+      gossiper: this.gossiper,
+      ring: () => this.ring,
+      notServing: () => (this.#closing ? 'it is shutting down' : this.#identity.status !== 'normal' ? `it is ${this.#identity.status}, not yet a member` : undefined),
+      refuseReplicaCalls: () => (this.#closing ? 'node is shutting down' : undefined),
+      log,
     });
-    const replicas = withLocal(identity.id, this.#local, this.#replicas);
-    const isUp = (id: string): boolean => id === this.id || this.gossiper.isUp(id);
-    this.coordinator = new Coordinator(
-      {
-        self: identity.id,
-        replicas: config.replicas,
-        timeoutMs: config.requestTimeoutMs,
-        maxInFlight: config.maxInFlight,
-        maxKeyBytes: store.settings.maxKeyBytes,
-        maxValueBytes: store.settings.maxValueBytes,
-      },
-      {
-        ring: () => this.ring,
-        isUp,
-        notServing: () => (this.#closing ? 'it is shutting down' : this.#identity.status !== 'normal' ? `it is ${this.#identity.status}, not yet a member` : undefined),
-        replicas,
-        log: log.child({ component: 'coordinator' }),
-      },
-    );
-    this.hintDelivery = new HintDelivery(
-      { self: identity.id, bytesPerSecond: config.hintBytesPerSecond },
-      {
-        hints: store.hints,
-        isUp: (id) => id !== this.id && this.gossiper.isUp(id),
-        send: (target, key, record) => this.#replicas.merge(target, key, record, undefined, Date.now() + config.requestTimeoutMs),
-        log: log.child({ component: 'hints' }),
-      },
-    );
   }
 
   /** Start a node: identity, store, server, gossip. Rejects with a clear error on bad config or a busy port. */
@@ -185,15 +154,9 @@ export class RingkvNode {
     return this.#identity.id;
   }
 
-  /** Counters since start, for Admin Status and logs. */
+  /** Counters since start, for Admin Status. */
   counters(): Record<string, number> {
-    return {
-      ...this.coordinator.counters,
-      inFlight: this.coordinator.inFlight,
-      hintsHeld: this.store.hints.stats().count,
-      hintsDelivered: this.hintDelivery.delivered,
-      hintDeliveryFailures: this.hintDelivery.failed,
-    };
+    return this.replication.counters();
   }
 
   get address(): string {
@@ -235,12 +198,7 @@ export class RingkvNode {
       },
     });
     this.#server.addService(serviceClient('ringkv.v1.Admin').service, adminService(this));
-    this.#server.addService(serviceClient('ringkv.v1.KeyValue').service, kvService(this.coordinator));
-    this.#server.addService(
-      serviceClient('ringkv.internal.v1.Replica').service,
-      // Each coordinated request sends a replica at most one call, from any of the nodes.
-      replicaService(this.#local, () => (this.#closing ? 'node is shutting down' : undefined), REPLICA_CALLS_PER_REQUEST * this.config.maxInFlight),
-    );
+    this.replication.addServices(this.#server);
     this.#health.addToServer(this.#server);
     new ReflectionService(protos().definition).addToServer(this.#server);
   }
@@ -268,10 +226,10 @@ export class RingkvNode {
         // Channels only to addresses we still gossip with: the map stays bounded under churn.
         const peers = this.gossiper.peerAddresses();
         this.#sender.retain(new Set([...this.config.seeds, ...peers]));
-        this.#replicas.retain(new Set(peers));
+        this.replication.retainPeers(new Set(peers));
       }, LOAD_EVERY_MS),
     );
-    this.#timers.push(setInterval(() => void this.hintDelivery.run(), HINTS_EVERY_MS));
+    this.#timers.push(setInterval(() => void this.replication.hintDelivery.run(), HINTS_EVERY_MS));
     this.#publishIfChanged();
     this.#updateHealth();
   }
@@ -447,9 +405,8 @@ export class RingkvNode {
           resolve();
         });
       });
-      await this.hintDelivery.stop();
+      await this.replication.stop();
       this.#sender.close();
-      this.#replicas.close();
       await this.store.close();
       this.log.info('node stopped');
       this.#markStopped();

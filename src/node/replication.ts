@@ -1,0 +1,112 @@
+/**
+ * The node's replication parts, wired: the replica calls (this node's LocalReplica, peers
+ * over gRPC), the coordinator behind the KeyValue service, hinted handoff, and the two
+ * services a node serves for them.
+ *
+ * Owns: the wiring and its settings. Must not: hold state of its own (node.ts owns the
+ * lifecycle; replication/ and handoff/ the logic).
+ */
+import type * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { Ring } from '../ring/index.js';
+import type { Store } from '../storage/index.js';
+import type { Gossiper } from '../membership/gossiper.js';
+import { field } from '../membership/endpoint.js';
+import { Coordinator } from '../replication/coordinator.js';
+import { LocalReplica, withLocal } from '../replication/local-replica.js';
+import { HintDelivery } from '../handoff/hint-delivery.js';
+import { GrpcReplicas, replicaService } from '../transport/replica-wire.js';
+import { serviceClient } from '../transport/protos.js';
+import type { NodeConfig } from './config.js';
+import { kvService } from './kv-service.js';
+
+/**
+ * Replica calls a node takes from peers at once, per client request it may coordinate
+ * itself: every node coordinates, and each request sends a replica at most one call.
+ */
+const REPLICA_CALLS_PER_REQUEST = 4;
+
+export interface ReplicationDeps {
+  readonly id: string;
+  readonly config: NodeConfig;
+  readonly store: Store;
+  readonly gossiper: Gossiper;
+  ring(): Ring | undefined;
+  /** Why the node cannot coordinate now (joining, stopping), or undefined. */
+  notServing(): string | undefined;
+  /** Why the node cannot take replica calls now (stopping), or undefined. */
+  refuseReplicaCalls(): string | undefined;
+  readonly log: Logger;
+}
+
+export class Replication {
+  readonly coordinator: Coordinator;
+  readonly hintDelivery: HintDelivery;
+  readonly #peers: GrpcReplicas;
+  readonly #local: LocalReplica;
+
+  constructor(private readonly deps: ReplicationDeps) {
+    const { id, config, store, gossiper, log } = deps;
+    this.#local = new LocalReplica(store);
+    this.#peers = new GrpcReplicas((peer) => {
+      const s = gossiper.state(peer);
+      return s === undefined ? undefined : field(s, 'addr');
+    });
+    this.coordinator = new Coordinator(
+      {
+        self: id,
+        replicas: config.replicas,
+        timeoutMs: config.requestTimeoutMs,
+        maxInFlight: config.maxInFlight,
+        maxKeyBytes: store.settings.maxKeyBytes,
+        maxValueBytes: store.settings.maxValueBytes,
+      },
+      {
+        ring: deps.ring,
+        isUp: (peer) => peer === id || gossiper.isUp(peer),
+        notServing: deps.notServing,
+        replicas: withLocal(id, this.#local, this.#peers),
+        log: log.child({ component: 'coordinator' }),
+      },
+    );
+    this.hintDelivery = new HintDelivery(
+      { self: id, bytesPerSecond: config.hintBytesPerSecond },
+      {
+        hints: store.hints,
+        isUp: (peer) => peer !== id && gossiper.isUp(peer),
+        send: (target, key, record) => this.#peers.merge(target, key, record, undefined, Date.now() + config.requestTimeoutMs),
+        log: log.child({ component: 'hints' }),
+      },
+    );
+  }
+
+  /** Serve KeyValue (clients) and Replica (peers) on `server`. */
+  addServices(server: grpc.Server): void {
+    server.addService(serviceClient('ringkv.v1.KeyValue').service, kvService(this.coordinator));
+    server.addService(
+      serviceClient('ringkv.internal.v1.Replica').service,
+      replicaService(this.#local, this.deps.refuseReplicaCalls, REPLICA_CALLS_PER_REQUEST * this.deps.config.maxInFlight),
+    );
+  }
+
+  /** Close channels to peers whose address is not in `keep`. */
+  retainPeers(keep: ReadonlySet<string>): void {
+    this.#peers.retain(keep);
+  }
+
+  counters(): Record<string, number> {
+    return {
+      ...this.coordinator.counters,
+      inFlight: this.coordinator.inFlight,
+      hintsHeld: this.deps.store.hints.stats().count,
+      hintsDelivered: this.hintDelivery.delivered,
+      hintDeliveryFailures: this.hintDelivery.failed,
+    };
+  }
+
+  /** Stop delivering hints and close the channels (the server stopped first). */
+  async stop(): Promise<void> {
+    await this.hintDelivery.stop();
+    this.#peers.close();
+  }
+}
