@@ -6,7 +6,7 @@
  */
 
 import * as grpc from '@grpc/grpc-js';
-import { serviceClient } from '../transport/protos.js';
+import { callUnary, serviceClient } from '../transport/protos.js';
 
 export interface MemberStatus {
   readonly id: string;
@@ -56,8 +56,6 @@ export interface EndpointsReply {
   readonly targets: readonly Endpoint[];
 }
 
-type Unary = (req: unknown, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r: unknown) => void) => void;
-
 export class AdminClient {
   readonly #client: grpc.Client;
 
@@ -88,9 +86,6 @@ export class AdminClient {
   }
 
   #call(method: string, req: unknown): Promise<unknown> {
-    const fn = (this.#client as unknown as Record<string, Unary>)[method]!.bind(this.#client);
-    return new Promise((resolve, reject) =>
-      fn(req, { deadline: Date.now() + this.deadlineMs }, (err, res) => (err ? reject(err) : resolve(res))),
-    );
+    return callUnary(this.#client, method, req, { deadline: Date.now() + this.deadlineMs });
   }
 }

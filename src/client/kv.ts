@@ -8,7 +8,7 @@
  * the node that takes a call coordinates it.
  */
 import * as grpc from '@grpc/grpc-js';
-import { CLIENT_MAX_SEND_BYTES, NODE_MAX_MESSAGE_BYTES, serviceClient } from '../transport/protos.js';
+import { CLIENT_MAX_SEND_BYTES, NODE_MAX_MESSAGE_BYTES, callUnary, serviceClient } from '../transport/protos.js';
 
 export interface ClientOptions {
   /** host:port of nodes to send to; any node takes any request. */
@@ -44,8 +44,6 @@ export interface GetResult {
 
 /** A node's value limit (the store's default, storage/options.ts). */
 const MAX_VALUE_BYTES = 1 << 20;
-
-type Unary = (req: unknown, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r: unknown) => void) => void;
 
 
 function bytes(x: string | Uint8Array, what: string): Buffer {
@@ -105,9 +103,8 @@ export class Client {
     let last: grpc.ServiceError | undefined;
     for (let i = 0; i < this.#clients.length && Date.now() < deadline; i++) {
       const { client } = this.#clients[(start + i) % this.#clients.length]!;
-      const fn = (client as unknown as Record<string, Unary>)[method]!;
       try {
-        return await new Promise((resolve, reject) => fn.call(client, req, { deadline }, (e, r) => (e ? reject(e) : resolve(r))));
+        return await callUnary(client, method, req, { deadline });
       } catch (e) {
         last = e as grpc.ServiceError;
         if (last.code !== grpc.status.UNAVAILABLE) throw last;

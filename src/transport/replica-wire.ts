@@ -9,13 +9,11 @@ import * as grpc from '@grpc/grpc-js';
 import type { ApplyResult, ReplicaApi } from '../replication/replica-api.js';
 import type { LocalReplica } from '../replication/local-replica.js';
 import { CHANNEL_OPTIONS } from './gossip-wire.js';
-import { serviceClient } from './protos.js';
+import { callUnary, serviceClient } from './protos.js';
 import { toStatus } from './status.js';
 
-type Unary = (req: unknown, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r: unknown) => void) => void;
-
 export class GrpcReplicas implements ReplicaApi {
-  readonly #clients = new Map<string, Record<string, Unary>>();
+  readonly #clients = new Map<string, grpc.Client>();
   readonly #Client = serviceClient('ringkv.internal.v1.Replica');
 
   constructor(
@@ -43,24 +41,23 @@ export class GrpcReplicas implements ReplicaApi {
     if (addr === undefined) return Promise.reject(Object.assign(new Error(`no address known for node ${node}`), { code: grpc.status.UNAVAILABLE, details: `no address known for node ${node}` }));
     let c = this.#clients.get(addr);
     if (c === undefined) {
-      c = new this.#Client(addr, grpc.credentials.createInsecure(), CHANNEL_OPTIONS) as unknown as Record<string, Unary>;
+      c = new this.#Client(addr, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
       this.#clients.set(addr, c);
     }
-    const client = c;
-    return new Promise((resolve, reject) => client[method]!.call(client, req, { deadline }, (err, res) => (err ? reject(err) : resolve(res))));
+    return callUnary(c, method, req, { deadline });
   }
 
   /** Close channels to every address not in `keep`. */
   retain(keep: ReadonlySet<string>): void {
     for (const [addr, c] of this.#clients) {
       if (keep.has(addr)) continue;
-      (c as unknown as grpc.Client).close();
+      c.close();
       this.#clients.delete(addr);
     }
   }
 
   close(): void {
-    for (const c of this.#clients.values()) (c as unknown as grpc.Client).close();
+    for (const c of this.#clients.values()) c.close();
     this.#clients.clear();
   }
 }

@@ -5,20 +5,14 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { resolveReplies } from '../../src/storage/index.js';
-import { serviceClient } from '../../src/transport/protos.js';
-
-type Unary = (req: unknown, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r: unknown) => void) => void;
+import { callUnary, serviceClient } from '../../src/transport/protos.js';
 
 /** The values node `address` itself holds for `key` (its hint for `hintFor` when given). */
 export async function localValues(address: string, key: string, hintFor = ''): Promise<string[]> {
   const Replica = serviceClient('ringkv.internal.v1.Replica');
   const c = new Replica(address, grpc.credentials.createInsecure());
   try {
-    const r = await new Promise<{ found: boolean; record: Buffer }>((resolve, reject) =>
-      (c as unknown as Record<string, Unary>).read!.call(c, { key: Buffer.from(key), hintFor }, { deadline: Date.now() + 2000 }, (e, res) =>
-        e ? reject(e) : resolve(res as { found: boolean; record: Buffer }),
-      ),
-    );
+    const r = await callUnary<{ found: boolean; record: Buffer }>(c, 'read', { key: Buffer.from(key), hintFor }, { deadline: Date.now() + 2000 });
     return r.found ? resolveReplies(key, [r.record]).values.map(String).sort() : [];
   } finally {
     c.close();
