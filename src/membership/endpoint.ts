@@ -68,6 +68,7 @@ const CHECKS = new Map<string, (v: string) => string | undefined>(Object.entries
   tokens: (v: string) => (parseTokens(v) ? undefined : 'must be comma-separated 16-digit hex tokens'),
   load: (v: string) => (/^\d{1,16}$/.test(v) ? undefined : 'must be a byte count'),
   hints: (v: string) => (/^\d{1,16}$/.test(v) ? undefined : 'must be a count'),
+  replicas: (v: string) => (/^([1-9]|1[0-6])$/.test(v) ? undefined : 'must be a whole number from 1 to 16'),
   empty: (v: string) => (v === 'true' || v === 'false' ? undefined : "must be 'true' or 'false'"),
 }));
 

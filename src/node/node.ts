@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import { Store } from '../storage/index.js';
 import type { Ring } from '../ring/index.js';
 import { Gossiper } from '../membership/gossiper.js';
-import { formatTokens, type NodeStatus } from '../membership/endpoint.js';
+import { field, formatTokens, type NodeStatus } from '../membership/endpoint.js';
 import { ringFingerprint, ringFromStates, type RingView } from '../membership/ring-view.js';
 import { nextJoinStep } from '../membership/join.js';
 import { GossipSender, fromWire } from '../transport/gossip-wire.js';
@@ -83,6 +83,8 @@ export class RingkvNode {
       status: identity.status,
       // The wire contract this node speaks, for rolling upgrades to check.
       schema: WIRE_SCHEMA,
+      // Replicas per key: a cluster setting every node must share (checked in #checkPeers).
+      replicas: String(config.replicas),
     };
     if (identity.tokens !== undefined) fields.tokens = formatTokens(identity.tokens);
     this.gossiper = new Gossiper({
@@ -223,6 +225,7 @@ export class RingkvNode {
     this.#timers.push(
       setInterval(() => {
         void this.#refreshLoad();
+        this.#checkPeers();
         // Channels only to addresses we still gossip with: the map stays bounded under churn.
         const peers = this.gossiper.peerAddresses();
         this.#sender.retain(new Set([...this.config.seeds, ...peers]));
@@ -377,6 +380,23 @@ export class RingkvNode {
       this.gossiper.set('empty', String(empty));
     } catch (e) {
       if (!this.#stopping) this.log.warn({ component: 'storage', err: e }, 'could not measure load');
+    }
+  }
+
+  readonly #warnedReplicas = new Set<string>();
+  /**
+   * Warn (once per peer and value) about a peer that places keys on a different number of
+   * replicas: its coordinators would write and read other nodes than ours for some keys.
+   */
+  #checkPeers(): void {
+    for (const s of this.gossiper.states()) {
+      const n = field(s, 'replicas');
+      if (n === undefined || n === String(this.config.replicas) || this.#warnedReplicas.has(`${s.id}=${n}`)) continue;
+      this.#warnedReplicas.add(`${s.id}=${n}`);
+      this.log.warn(
+        { component: 'membership', peer: s.id, peerReplicas: Number(n), replicas: this.config.replicas },
+        'a peer uses a different number of replicas per key (--replicas): give every node the same value, or reads may miss writes',
+      );
     }
   }
 

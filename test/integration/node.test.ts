@@ -189,3 +189,23 @@ describe('a ringkv node in process', () => {
     await expect(startNode(join(root, 'busy2'), { id: 'b2', listen: other.address })).rejects.toThrow(/cannot listen on 127\.0\.0\.1:\d+/);
   });
 });
+
+describe('a node that meets a peer with another N', () => {
+  it('warns once that the peer places keys on a different number of replicas', async () => {
+    const node = await startNode(join(root, 'n-warn'), { id: 'n-warn', seeds: '127.0.0.1:1' });
+    await waitFor('status normal', 10_000, () => node.status === 'normal');
+    const Gossip = serviceClient('ringkv.internal.v1.Gossip');
+    const c = new Gossip(node.address, grpc.credentials.createInsecure());
+    clients.push(c);
+    const fields = [
+      { name: 'addr', value: '127.0.0.1:2', version: 1 },
+      { name: 'replicas', value: '5', version: 2 },
+    ];
+    const ack2 = { cluster: 'ringkv', from: 'odd', fromAddr: '127.0.0.1:2', kind: 'ACK2', deltas: [{ id: 'odd', generation: 1, heartbeat: 3, fields }] };
+    await unary(c, 'exchange', ack2);
+    const warned = () => logLines.filter((l) => l.node === 'n-warn' && l.peer === 'odd' && l.peerReplicas === 5 && String(l.msg).includes('different number of replicas'));
+    await waitFor('the warning', 8000, () => warned().length === 1, 100);
+    await new Promise((r) => setTimeout(r, 5500)); // the next check: no second warning
+    expect(warned()).toHaveLength(1);
+  }, 20_000);
+});

@@ -77,6 +77,9 @@ describe('endpoint state', () => {
       { ...ok, fields: [{ name: 'status', value: 'dancing', version: 1 }] },
       { ...ok, fields: [{ name: 'tokens', value: '12,zz', version: 1 }] },
       { ...ok, fields: [{ name: 'weight', value: '-1', version: 1 }] },
+      { ...ok, fields: [{ name: 'replicas', value: '0', version: 1 }] },
+      { ...ok, fields: [{ name: 'replicas', value: '17', version: 1 }] },
+      { ...ok, fields: [{ name: 'hints', value: '-3', version: 1 }] },
       { ...ok, fields: [{ name: 'x', value: 'y'.repeat(70_000), version: 1 }] },
       { ...ok, fields: Array.from({ length: 40 }, (_, i) => ({ name: `f${i}`, value: '', version: 1 })) },
     ];
