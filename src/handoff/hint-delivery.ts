@@ -27,7 +27,7 @@ export interface HintDeliveryDeps {
   isUp(id: string): boolean;
   /** Send one hinted record to its target (a replica merge); rejects if the target did not take it. */
   send(target: string, key: Buffer, record: Buffer): Promise<unknown>;
-  readonly log: { debug(o: object, m: string): void; info(o: object, m: string): void };
+  readonly log: { debug(o: object, m: string): void; info(o: object, m: string): void; warn(o: object, m: string): void };
   readonly now?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
 }
@@ -35,8 +35,10 @@ export interface HintDeliveryDeps {
 export class HintDelivery {
   /** Hints handed over and deleted here. */
   delivered = 0;
-  /** Delivery calls that failed (the hint stays). */
+  /** Delivery runs to a target cut short by a failure to reach it (its hints stay). */
   failed = 0;
+  /** Hints their target refused (they stay, and do not hold up the others). */
+  refused = 0;
   #running: Promise<void> | undefined;
   #stopped = false;
   readonly #now: () => number;
@@ -82,7 +84,16 @@ export class HintDelivery {
           const group = batch.slice(i, i + width);
           await Promise.all(
             group.map(async (h) => {
-              await this.deps.send(target, h.key, h.record);
+              try {
+                await this.deps.send(target, h.key, h.record);
+              } catch (e) {
+                if (transient(e)) throw e;
+                // The target refuses this hint itself (say, the key is at its sibling cap there):
+                // keep it for a later run, and do not let it hold up the hints behind it.
+                this.refused++;
+                this.deps.log.warn({ peer: target, err: (e as Error)?.message ?? String(e) }, 'a hint was refused by its target; kept, and retried next run');
+                return;
+              }
               // Only if unchanged since it was read: a hint that grew meanwhile goes next run.
               if (await this.deps.hints.remove(target, h.key, h.record)) this.delivered++;
             }),
@@ -100,4 +111,12 @@ export class HintDelivery {
       if (sent > 0) this.deps.log.info({ peer: target, hints: sent, bytes, ms: Math.round(this.#now() - started) }, 'hints delivered');
     }
   }
+}
+
+/** gRPC codes after which the target is worth trying again later, not now: it is away or busy. */
+const TRANSIENT = new Set([1 /* CANCELLED */, 4 /* DEADLINE_EXCEEDED */, 8 /* RESOURCE_EXHAUSTED */, 14 /* UNAVAILABLE */]);
+
+function transient(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  return typeof code !== 'number' || TRANSIENT.has(code);
 }

@@ -101,6 +101,7 @@ export class Replication {
       hintsHeld: this.deps.store.hints.stats().count,
       hintsDelivered: this.hintDelivery.delivered,
       hintDeliveryFailures: this.hintDelivery.failed,
+      hintsRefused: this.hintDelivery.refused,
     };
   }
 

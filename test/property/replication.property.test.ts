@@ -23,7 +23,7 @@ import { FakeCluster, eventually } from '../unit/replication/fake-cluster.js';
 
 const NODES = ['n1', 'n2', 'n3', 'n4', 'n5'];
 const KEYS = ['a', 'b', 'c'];
-const quiet = { debug() {}, info() {} };
+const quiet = { debug() {}, info() {}, warn() {} };
 
 type Fault = 'ok' | 'down' | 'silent';
 type Step =

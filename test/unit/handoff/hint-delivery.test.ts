@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HintDelivery } from '../../../src/handoff/hint-delivery.js';
 import { MemoryEngine, Store } from '../../../src/storage/index.js';
 
-const quiet = { debug() {}, info() {} };
+const quiet = { debug() {}, info() {}, warn() {} };
 let stores: Store[] = [];
 afterEach(async () => {
   await Promise.all(stores.map((s) => s.close()));
@@ -61,6 +61,27 @@ describe('hint delivery', () => {
     expect(d.failed).toBe(1);
     expect(calls).toBe(6);
     expect(holder.hints.stats().count).toBe(25);
+  });
+
+  it('skips a hint its target refuses (kept for later) and delivers the ones behind it', async () => {
+    const [holder, source] = [await open(), await open()];
+    await hintsFor(holder, source, 10);
+    const d = new HintDelivery(
+      { self: 'a', bytesPerSecond: 1 << 30, concurrency: 1 },
+      {
+        hints: holder.hints,
+        isUp: () => true,
+        send: async (_t, key) => {
+          if (String(key) === 'k3') throw Object.assign(new Error('too many siblings'), { code: 9 });
+        },
+        log: quiet,
+      },
+    );
+    await d.run();
+    expect(d.delivered).toBe(9);
+    expect(d.refused).toBe(1);
+    expect(d.failed).toBe(0);
+    expect(holder.hints.stats().count).toBe(1);
   });
 
   it('is throttled to bytesPerSecond', async () => {
