@@ -11,8 +11,8 @@
  *   the rest finish in the background, and a primary that fails gets a hint here
  *   (as Cassandra's coordinator writes hints for replicas that time out).
  * - A read asks every target and answers after R replies, merged (siblings + one context).
- *   Once all have answered (or the deadline passed), every stale reply's replica is sent
- *   the merged record: read repair.
+ *   Once all have answered (or the deadline passed), every stale primary is sent the
+ *   merged record: read repair. (Fallbacks answer from their hints but are not repaired.)
  *
  * Owns: the quorum logic, deadlines, the in-flight bound, counters. Must not: touch
  * LevelDB (replicas do, through ReplicaApi) or know the wire (transport/ does).
@@ -272,8 +272,11 @@ export class Coordinator {
       ok.map(async (x, i) => {
         if (!resolved.stale[i]) return;
         const t = targets.find((y) => y.id === x.node)!;
+        // A fallback holds hints of writes, not a replica's copy: repairing it would turn every
+        // read during an outage into a hint, filling the hint store with what the replica has.
+        if (t.for !== undefined) return;
         try {
-          await this.deps.replicas.merge(t.id, key, record, t.for, Date.now() + this.options.timeoutMs);
+          await this.deps.replicas.merge(t.id, key, record, undefined, Date.now() + this.options.timeoutMs);
           this.counters.readRepairs++;
           this.deps.log.debug({ peer: t.id, key: showKey(key) }, 'read repair: stale replica sent the merged versions');
         } catch (e) {

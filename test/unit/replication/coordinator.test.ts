@@ -106,6 +106,20 @@ describe('coordinator: failures', () => {
     expect(got.values.map(String)).toEqual(['v']);
   });
 
+  it('reads during an outage leave no hints on fallbacks: only writes make hints', async () => {
+    cluster = await FakeCluster.create(5);
+    const c = cluster;
+    const key = 'user:7';
+    await c.coordinator('n1').put(B(key), B('v'), EMPTY, { quorum: 3 });
+    const [, down] = c.owners(key);
+    c.down.add(down!);
+    c.net.faults.set(`*>${down}`, { unreachable: true });
+    for (let i = 0; i < 5; i++) expect((await c.coordinator('n1').get(B(key), { quorum: 2 })).values.map(String)).toEqual(['v']);
+    await new Promise((r) => setTimeout(r, 20)); // let read repair run
+    expect([...c.stores.values()].map((s) => s.hints.stats().count)).toEqual([0, 0, 0, 0, 0]);
+    expect(c.coordinator('n1').counters.readRepairs).toBe(0);
+  });
+
   it('fewer live replicas than W: UNAVAILABLE naming how many were needed and are up', async () => {
     cluster = await FakeCluster.create(3);
     cluster.down.add('n2').add('n3');
