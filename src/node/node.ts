@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import { Store } from '../storage/index.js';
 import type { Ring } from '../ring/index.js';
 import { Gossiper } from '../membership/gossiper.js';
-import { field, formatTokens, type NodeStatus } from '../membership/endpoint.js';
+import { formatTokens, type NodeStatus } from '../membership/endpoint.js';
 import { ringFingerprint, ringFromStates, type RingView } from '../membership/ring-view.js';
 import { nextJoinStep } from '../membership/join.js';
 import { GossipSender, fromWire } from '../transport/gossip-wire.js';
@@ -26,6 +26,7 @@ import { loadIdentity, loadPeers, savePeers, saveIdentity, type Identity } from 
 import { adminService } from './admin-service.js';
 import { logMembershipEvent } from './membership-log.js';
 import { Replication } from './replication.js';
+import { Housekeeping, PURGE_EVERY_MS } from './housekeeping.js';
 
 /** How often the node refreshes the load it gossips, ms. */
 const LOAD_EVERY_MS = 5000;
@@ -41,6 +42,7 @@ export class RingkvNode {
   readonly gossiper: Gossiper;
   /** Coordinator, replica calls and hinted handoff (replication.ts). */
   readonly replication: Replication;
+  readonly #housekeeping: Housekeeping;
   #identity: Identity;
   readonly #server: grpc.Server;
   readonly #health: HealthImplementation;
@@ -83,7 +85,7 @@ export class RingkvNode {
       status: identity.status,
       // The wire contract this node speaks, for rolling upgrades to check.
       schema: WIRE_SCHEMA,
-      // Replicas per key: a cluster setting every node must share (checked in #checkPeers).
+      // Replicas per key: a cluster setting every node must share (housekeeping.ts checks).
       replicas: String(config.replicas),
     };
     if (identity.tokens !== undefined) fields.tokens = formatTokens(identity.tokens);
@@ -104,6 +106,7 @@ export class RingkvNode {
     this.#sender = new GossipSender(Math.max(1000, 2 * config.gossipIntervalMs), (to, err) =>
       peerLog.debug({ peer: to, code: err.code, err: err.details }, 'gossip message not delivered'),
     );
+    this.#housekeeping = new Housekeeping({ store, gossiper: this.gossiper, replicas: config.replicas, closing: () => this.#closing, log });
     this.replication = new Replication({
       id: identity.id,
       config,
@@ -225,7 +228,7 @@ export class RingkvNode {
     this.#timers.push(
       setInterval(() => {
         void this.#refreshLoad();
-        this.#checkPeers();
+        this.#housekeeping.checkPeers();
         // Channels only to addresses we still gossip with: the map stays bounded under churn.
         const peers = this.gossiper.peerAddresses();
         this.#sender.retain(new Set([...this.config.seeds, ...peers]));
@@ -233,6 +236,7 @@ export class RingkvNode {
       }, LOAD_EVERY_MS),
     );
     this.#timers.push(setInterval(() => void this.replication.hintDelivery.run(), HINTS_EVERY_MS));
+    this.#timers.push(setInterval(() => void this.#housekeeping.purgeTombstones(), PURGE_EVERY_MS));
     this.#publishIfChanged();
     this.#updateHealth();
   }
@@ -380,23 +384,6 @@ export class RingkvNode {
       this.gossiper.set('empty', String(empty));
     } catch (e) {
       if (!this.#stopping) this.log.warn({ component: 'storage', err: e }, 'could not measure load');
-    }
-  }
-
-  readonly #warnedReplicas = new Set<string>();
-  /**
-   * Warn (once per peer and value) about a peer that places keys on a different number of
-   * replicas: its coordinators would write and read other nodes than ours for some keys.
-   */
-  #checkPeers(): void {
-    for (const s of this.gossiper.states()) {
-      const n = field(s, 'replicas');
-      if (n === undefined || n === String(this.config.replicas) || this.#warnedReplicas.has(`${s.id}=${n}`)) continue;
-      this.#warnedReplicas.add(`${s.id}=${n}`);
-      this.log.warn(
-        { component: 'membership', peer: s.id, peerReplicas: Number(n), replicas: this.config.replicas },
-        'a peer uses a different number of replicas per key (--replicas): give every node the same value, or reads may miss writes',
-      );
     }
   }
 

@@ -1,0 +1,61 @@
+/**
+ * A node's periodic chores that are not membership or replication: dropping tombstones
+ * past their grace period, and warning about peers configured with another N.
+ *
+ * Owns: the chores' logic and logs. Must not: schedule itself (node.ts owns the timers).
+ */
+import type { Logger } from 'pino';
+import type { Store } from '../storage/index.js';
+import type { Gossiper } from '../membership/gossiper.js';
+import { field } from '../membership/endpoint.js';
+
+/**
+ * How often the node drops tombstones past their grace period (10 days), ms. Deletes leave
+ * tombstones; without this they would pile up for as long as the node runs.
+ */
+export const PURGE_EVERY_MS = 60 * 60 * 1000;
+
+export interface HousekeepingDeps {
+  readonly store: Store;
+  readonly gossiper: Gossiper;
+  /** This node's N. */
+  readonly replicas: number;
+  closing(): boolean;
+  readonly log: Logger;
+}
+
+export class Housekeeping {
+  readonly #warned = new Set<string>();
+  #purging = false;
+
+  constructor(private readonly deps: HousekeepingDeps) {}
+
+  /**
+   * Warn (once per peer and value) about a peer that places keys on a different number of
+   * replicas: its coordinators would write and read other nodes than ours for some keys.
+   */
+  checkPeers(): void {
+    for (const s of this.deps.gossiper.states()) {
+      const n = field(s, 'replicas');
+      if (n === undefined || n === String(this.deps.replicas) || this.#warned.has(`${s.id}=${n}`)) continue;
+      this.#warned.add(`${s.id}=${n}`);
+      this.deps.log.warn(
+        { component: 'membership', peer: s.id, peerReplicas: Number(n), replicas: this.deps.replicas },
+        'a peer uses a different number of replicas per key (--replicas): give every node the same value, or reads may miss writes',
+      );
+    }
+  }
+
+  async purgeTombstones(): Promise<void> {
+    if (this.#purging || this.deps.closing()) return;
+    this.#purging = true;
+    try {
+      const { purged } = await this.deps.store.purgeTombstones();
+      if (purged > 0) this.deps.log.info({ component: 'storage', purged }, 'tombstones past their grace period purged');
+    } catch (e) {
+      if (!this.deps.closing()) this.deps.log.warn({ component: 'storage', err: e }, 'tombstone purge failed; retrying next hour');
+    } finally {
+      this.#purging = false;
+    }
+  }
+}
