@@ -19,6 +19,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HintDelivery } from '../../src/handoff/hint-delivery.js';
+import { MemoryEngine, Store, resolveReplies } from '../../src/storage/index.js';
 import { FakeCluster, eventually } from '../unit/replication/fake-cluster.js';
 
 const MAX_NODES = 7;
@@ -126,4 +127,38 @@ describe('the coordinator loses no acknowledged write', () => {
       { numRuns: 200 },
     );
   }, 120_000);
+});
+
+describe('resolveReplies', () => {
+  it('gives the same answer whatever the order of the replies, and its record is stale for no reply', async () => {
+    const stores = await Promise.all([0, 1, 2].map(() => Store.open({ engine: new MemoryEngine() })));
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.record({ at: fc.nat(2), withContextFrom: fc.option(fc.nat(2), { nil: undefined }), mergeInto: fc.option(fc.nat(2), { nil: undefined }) }), { minLength: 1, maxLength: 12 }),
+          fc.nat(5),
+          async (ops, perm) => {
+            const key = `k${Math.random()}`;
+            let n = 0;
+            for (const op of ops) {
+              const ctx = op.withContextFrom === undefined ? undefined : (await stores[op.withContextFrom]!.get(key)).context;
+              const { record } = await stores[op.at]!.put(key, Buffer.from(`v${n++}`), ctx);
+              if (op.mergeInto !== undefined) await stores[op.mergeInto]!.merge(key, record);
+            }
+            const replies = await Promise.all(stores.map((s) => s.getRecord(key)));
+            const orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+            const a = resolveReplies(key, orders[0]!.map((i) => replies[i]));
+            const b = resolveReplies(key, orders[perm]!.map((i) => replies[i]));
+            expect(b.values.map(String).sort()).toEqual(a.values.map(String).sort());
+            expect(b.context.equals(a.context)).toBe(true);
+            // The merged record is what every replica converges to: nothing in it is stale.
+            expect(resolveReplies(key, [a.record, ...replies]).stale[0]).toBe(false);
+          },
+        ),
+        { numRuns: 100 },
+      );
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  });
 });
