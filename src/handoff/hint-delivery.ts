@@ -41,6 +41,8 @@ export class HintDelivery {
   refused = 0;
   #running: Promise<void> | undefined;
   #stopped = false;
+  /** Hints refused before (target/key), so that each is warned about once. */
+  readonly #refusedBefore = new Set<string>();
   readonly #now: () => number;
   readonly #sleep: (ms: number) => Promise<void>;
 
@@ -91,7 +93,16 @@ export class HintDelivery {
                 // The target refuses this hint itself (say, the key is at its sibling cap there):
                 // keep it for a later run, and do not let it hold up the hints behind it.
                 this.refused++;
-                this.deps.log.warn({ peer: target, err: (e as Error)?.message ?? String(e) }, 'a hint was refused by its target; kept, and retried next run');
+                // Warn once per hint, not once a second for as long as the target keeps refusing it.
+                const id = `${target}/${h.key.toString('latin1')}`;
+                const first = !this.#refusedBefore.has(id);
+                if (first) {
+                  if (this.#refusedBefore.size >= MAX_REMEMBERED) this.#refusedBefore.clear();
+                  this.#refusedBefore.add(id);
+                }
+                const fields = { peer: target, err: (e as Error)?.message ?? String(e) };
+                if (first) this.deps.log.warn(fields, 'a hint was refused by its target; kept, and retried every run');
+                else this.deps.log.debug(fields, 'a hint was refused again');
                 return;
               }
               // Only if unchanged since it was read: a hint that grew meanwhile goes next run.
@@ -112,6 +123,9 @@ export class HintDelivery {
     }
   }
 }
+
+/** Refused hints remembered for warning once; past this the memory starts over. */
+const MAX_REMEMBERED = 10_000;
 
 /** gRPC codes after which the target is worth trying again later, not now: it is away or busy. */
 const TRANSIENT = new Set([1 /* CANCELLED */, 4 /* DEADLINE_EXCEEDED */, 8 /* RESOURCE_EXHAUSTED */, 14 /* UNAVAILABLE */]);

@@ -20,13 +20,7 @@ function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown>): number | unde
 
 function unary<Req, Res>(fn: (req: Req, deadline: number | undefined) => Promise<Res>) {
   return (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
-    let p: Promise<Res>;
-    try {
-      p = fn(call.request, deadlineOf(call as grpc.ServerUnaryCall<unknown, unknown>));
-    } catch (e) {
-      return cb(toStatus(e));
-    }
-    p.then(
+    fn(call.request, deadlineOf(call as grpc.ServerUnaryCall<unknown, unknown>)).then(
       (res) => cb(null, res),
       (e: unknown) => cb(toStatus(e)),
     );

@@ -63,9 +63,10 @@ describe('hint delivery', () => {
     expect(holder.hints.stats().count).toBe(25);
   });
 
-  it('skips a hint its target refuses (kept for later) and delivers the ones behind it', async () => {
+  it('skips a hint its target refuses (kept for later, warned about once) and delivers the ones behind it', async () => {
     const [holder, source] = [await open(), await open()];
     await hintsFor(holder, source, 10);
+    const warnings: string[] = [];
     const d = new HintDelivery(
       { self: 'a', bytesPerSecond: 1 << 30, concurrency: 1 },
       {
@@ -74,7 +75,7 @@ describe('hint delivery', () => {
         send: async (_t, key) => {
           if (String(key) === 'k3') throw Object.assign(new Error('too many siblings'), { code: 9 });
         },
-        log: quiet,
+        log: { ...quiet, warn: (_o: object, m: string) => void warnings.push(m) },
       },
     );
     await d.run();
@@ -82,6 +83,9 @@ describe('hint delivery', () => {
     expect(d.refused).toBe(1);
     expect(d.failed).toBe(0);
     expect(holder.hints.stats().count).toBe(1);
+    await d.run();
+    expect(d.refused).toBe(2);
+    expect(warnings).toEqual(['a hint was refused by its target; kept, and retried every run']);
   });
 
   it('is throttled to bytesPerSecond', async () => {
