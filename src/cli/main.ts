@@ -82,44 +82,53 @@ program
     await runLocal(opts);
   });
 
+/** The node the client commands talk to unless --node says otherwise. */
+const DEFAULT_NODE = process.env.RINGKV_NODE || '127.0.0.1:7001';
+
 /** grpc-js's details without its trailing resolver note. */
 function grpcDetails(details: string | undefined): string {
   return (details ?? '').replace(/\. Resolution note: .*$/, '');
 }
 
-function withAdmin<T>(address: string, fn: (c: AdminClient) => Promise<T>): Promise<T> {
+/** A connection failure to `address` as a message that says what to check; any other error as is. */
+function unreachable(address: string, e: unknown): unknown {
+  const x = e as { code?: number; details?: string };
+  if (x?.code !== 14 || !/No connection established|ECONNREFUSED|connect/i.test(x.details ?? '')) return e;
+  return new Error(`no ringkv node answers at ${address}; is it running, and is that its --listen address? Set --node or RINGKV_NODE (${grpcDetails(x.details)})`);
+}
+
+async function withAdmin<T>(address: string, fn: (c: AdminClient) => Promise<T>): Promise<T> {
   const c = new AdminClient(address);
-  return fn(c)
-    .catch((e: { code?: number; details?: string }) => {
-      if (e?.code !== 14) throw e; // UNAVAILABLE: nothing answers there
-      throw new Error(`no ringkv node answers at ${address}; is it running, and is that its --listen address? (${grpcDetails(e.details)})`);
-    })
-    .finally(() => c.close());
+  try {
+    return await fn(c);
+  } catch (e) {
+    throw unreachable(address, e);
+  } finally {
+    c.close();
+  }
 }
 
 program
   .command('status')
   .description('members as one node sees them: up/down, state, address, load, tokens, ownership (like nodetool status)')
-  .requiredOption('--node <host:port>', 'any node of the cluster')
-  .option('-n, --replicas <n>', 'replicas per key for effective ownership', positiveInt(16), 3)
+  .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', DEFAULT_NODE)
+  .option('-n, --replicas <n>', "replicas per key for effective ownership (default: the cluster's N)", positiveInt(16))
   .option('--json', 'print JSON instead of a table')
-  .action(async (opts: { node: string; replicas: number; json?: boolean }) => {
-    const s = await withAdmin(opts.node, (c) => c.status(opts.replicas));
+  .action(async (opts: { node: string; replicas?: number; json?: boolean }) => {
+    const s = await withAdmin(opts.node, (c) => c.status(opts.replicas ?? 0));
     console.log(opts.json ? JSON.stringify(s, null, 2) : formatStatus(s));
   });
 
 program
   .command('ring')
   .description('token ranges of the ring and their replicas, as one node derived them from gossip')
-  .requiredOption('--node <host:port>', 'any node of the cluster')
-  .option('-n, --replicas <n>', 'replicas per key', positiveInt(16), 3)
+  .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', DEFAULT_NODE)
+  .option('-n, --replicas <n>', "replicas per key (default: the cluster's N)", positiveInt(16))
   .option('--json', 'print JSON instead of a table')
-  .action(async (opts: { node: string; replicas: number; json?: boolean }) => {
-    const r = await withAdmin(opts.node, (c) => c.ring(opts.replicas));
+  .action(async (opts: { node: string; replicas?: number; json?: boolean }) => {
+    const r = await withAdmin(opts.node, (c) => c.ring(opts.replicas ?? 0));
     console.log(opts.json ? JSON.stringify(r, null, 2) : formatRing(r));
   });
-
-const DEFAULT_NODE = process.env.RINGKV_NODE || '127.0.0.1:7001';
 
 function quorum(value: string): number {
   const n = Number(value);
@@ -150,11 +159,7 @@ async function withClient<T>(o: KvOpts, fn: (c: Client) => Promise<T>): Promise<
   try {
     return await fn(c);
   } catch (e) {
-    const x = e as { code?: number; details?: string };
-    if (x?.code === 14 && /No connection established|ECONNREFUSED|connect/i.test(x.details ?? '')) {
-      throw new Error(`no ringkv node answers at ${o.node}; is it running? Set --node or RINGKV_NODE (${grpcDetails(x.details)})`);
-    }
-    throw e;
+    throw unreachable(o.node, e);
   } finally {
     c.close();
   }
