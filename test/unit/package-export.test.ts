@@ -1,5 +1,5 @@
 /**
- * The public entries `ringkv/ring` and `ringkv/storage` as an outside user imports them:
+ * The public entries `ringkv/ring`, `ringkv/storage` and `ringkv/client` as an outside user imports them:
  * from dist/, through package.json "exports". Needs `npm run build` first (CI builds before testing); on a
  * tree that has not been built this suite is skipped and says so.
  */
@@ -33,5 +33,17 @@ describe.skipIf(!built)('ringkv/storage from dist', () => {
     await store.close();
     expect(typeof storage.LevelEngine).toBe('function');
     expect(new storage.KvError('KV_CLOSED', 'x').code).toBe('KV_CLOSED');
+  });
+});
+
+describe.skipIf(!built)('ringkv/client from dist', () => {
+  it('exports the typed client and the admin client through package.json "exports", with the protos they load', async () => {
+    const client = await import('ringkv/client');
+    const kv = new client.Client({ nodes: ['127.0.0.1:1'], deadlineMs: 200 });
+    // The built client finds proto/ from dist/ and checks a value before sending it.
+    await expect(kv.put('k', Buffer.alloc((1 << 20) + 1))).rejects.toMatchObject({ code: 3 });
+    kv.close();
+    const admin = new client.AdminClient('127.0.0.1:1', 200);
+    admin.close();
   });
 });
