@@ -1,6 +1,6 @@
 /**
  * No acknowledged write is lost by the coordinator (Jepsen's set check, on the in-memory
- * replica network of 3 to 7 nodes): random batches of concurrent blind puts from random coordinators at
+ * replica network of 3 to 7 nodes, and of 60): random batches of concurrent blind puts from random coordinators at
  * random W, while nodes go down (the detector knows: sloppy quorum and fallbacks) or
  * silent (unreachable while still thought up: writes fail and coordinators keep hints),
  * with hint delivery now and then. Then everything heals, hints are delivered, and one
@@ -32,9 +32,10 @@ type Step =
   | { kind: 'fault'; node: number; fault: Fault }
   | { kind: 'deliver' };
 
-const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('puts' as const), puts: fc.array(fc.record({ key: fc.nat(KEYS.length - 1), at: fc.nat(MAX_NODES - 1), w: fc.integer({ min: 1, max: 3 }) }), { minLength: 1, maxLength: 6 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('fault' as const), node: fc.nat(MAX_NODES - 1), fault: fc.constantFrom<Fault>('ok', 'down', 'silent') }) },
+/** Steps on a cluster of up to `nodes` nodes (node numbers wrap around a smaller one). */
+const stepArb = (nodes: number, keys: number): fc.Arbitrary<Step> => fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('puts' as const), puts: fc.array(fc.record({ key: fc.nat(keys - 1), at: fc.nat(nodes - 1), w: fc.integer({ min: 1, max: 3 }) }), { minLength: 1, maxLength: 6 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('fault' as const), node: fc.nat(nodes - 1), fault: fc.constantFrom<Fault>('ok', 'down', 'silent') }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deliver' as const) }) },
 );
 
@@ -56,7 +57,7 @@ async function deliverAll(c: FakeCluster): Promise<void> {
   );
 }
 
-async function play(size: number, steps: readonly Step[]): Promise<void> {
+async function play(size: number, steps: readonly Step[], KEYS: readonly string[]): Promise<void> {
   const c = await FakeCluster.create(size, { timeoutMs: 1000 });
   const NODES = [...c.stores.keys()];
   const at = (i: number): string => NODES[i % size]!;
@@ -123,8 +124,16 @@ async function play(size: number, steps: readonly Step[]): Promise<void> {
 describe('the coordinator loses no acknowledged write', () => {
   it('through failures, sloppy quorum, hints and read repair (random histories)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 3, max: MAX_NODES }), fc.array(stepArb, { minLength: 1, maxLength: 25 }), (size, steps) => play(size, steps)),
+      fc.asyncProperty(fc.integer({ min: 3, max: MAX_NODES }), fc.array(stepArb(MAX_NODES, KEYS.length), { minLength: 1, maxLength: 25 }), (size, steps) => play(size, steps, KEYS)),
       { numRuns: 200 },
+    );
+  }, 120_000);
+
+  it('on 60 nodes, 200 keys and long histories', async () => {
+    const keys = Array.from({ length: 200 }, (_, i) => `key${i}`);
+    await fc.assert(
+      fc.asyncProperty(fc.array(stepArb(60, keys.length), { minLength: 100, maxLength: 300 }), (steps) => play(60, steps, keys)),
+      { numRuns: 5 },
     );
   }, 120_000);
 });
