@@ -1,7 +1,7 @@
 /**
  * No acknowledged write is lost by the coordinator (Jepsen's set check, on the in-memory
- * replica network of 3 to 7 nodes, and of 60): random batches of concurrent blind puts from random coordinators at
- * random W, while nodes go down (the detector knows: sloppy quorum and fallbacks) or
+ * replica network of 3 to 7 nodes, and of 60): random batches of concurrent blind puts
+ * from random coordinators at random W, while nodes go down (the detector knows: sloppy quorum and fallbacks) or
  * silent (unreachable while still thought up: writes fail and coordinators keep hints),
  * with hint delivery now and then. Then everything heals, hints are delivered, and one
  * read per key at R=N repairs what is stale.
