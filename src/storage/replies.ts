@@ -5,7 +5,7 @@
  * Owns: the pure join of records from several replicas. Must not: do I/O or decide who
  * to ask (replication/ does); it lives here because only storage knows the byte formats.
  */
-import { DecodeError, clockBytes, contextFromClock, decodeRecord, encodeRecord, versionBytes, viewRecord } from './codec.js';
+import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeRecord, encodeRecord, versionBytes, viewRecord } from './codec.js';
 import { KvError } from './errors.js';
 import { tokenHalves, userKey } from './keys.js';
 import type { Key } from './keys.js';
@@ -42,12 +42,12 @@ export function resolveReplies(key: Key, replies: readonly (Uint8Array | undefin
   const firstVersions = checked(() => versionBytes(first));
   if (present.length === replies.length && present.every((r) => r === first || checked(() => versionBytes(r)).equals(firstVersions))) {
     const view = viewRecord(first);
-    return { values: view.values, context: contextFromClock(check, view.clock), found: view.values.length > 0, record: Buffer.from(first), stale: replies.map(() => false) };
+    return { values: view.values, context: contextFromClock(check, view.clock), found: view.values.length > 0, record: asBuffer(first), stale: replies.map(() => false) };
   }
   const decoded = replies.map((r) => (r === undefined ? EMPTY_VERSIONS : checked(() => decodeRecord(r).versions)));
   const merged = decoded.reduce<Versions>((acc, v) => merge(acc, v), EMPTY_VERSIONS);
   const record = encodeRecord({ versions: merged, ownerEpoch: undefined, deletedAt: undefined });
-  const values = liveValues(merged).map((v) => Buffer.from(v.buffer, v.byteOffset, v.length));
+  const values = liveValues(merged).map(asBuffer);
   return {
     values,
     context: contextFromClock(check, clockBytes(record)),
