@@ -31,7 +31,7 @@ export interface StatusReply {
   readonly nodeId: string;
   readonly replicas: number;
   readonly members: readonly MemberStatus[];
-  /** The answering node's counters since it started (README lists them). */
+  /** The answering node's counters since it started (docs/reads-and-writes.md lists them). */
   readonly counters: Readonly<Record<string, number>>;
 }
 

@@ -32,7 +32,7 @@ export interface NodeConfig {
   readonly gossipIntervalMs: number;
   /** Phi above which a peer is marked down (8 as in Cassandra; 10–12 on noisy hosts). */
   readonly phiThreshold: number;
-  /** 'default' (acknowledged once the OS has it) or 'sync' (fsynced): see README. */
+  /** 'default' (acknowledged once the OS has it) or 'sync' (fsynced): see docs/storage.md. */
   readonly durability: 'default' | 'sync';
   /** ms to let in-flight requests finish at shutdown before cutting them off. */
   readonly shutdownGraceMs: number;
