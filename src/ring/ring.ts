@@ -298,16 +298,18 @@ export class Ring {
   /**
    * The token ranges whose replica set (as a set) differs between two rings, coalesced,
    * in token order: exactly what must be streamed when `before` becomes `after`.
+   * `nAfter` (default n) is the replica count in `after`, for a cluster smaller than N
+   * whose keys are on every member: a join then adds a replica to every range.
    */
-  static diff(before: Ring, after: Ring, n: number): RangeChange[] {
+  static diff(before: Ring, after: Ring, n: number, nAfter = n): RangeChange[] {
     before.#tableFor(n); // validates n against both rings before any work
-    after.#tableFor(n);
+    after.#tableFor(nAfter);
     const bounds = unionSorted(before.#tokens, after.#tokens);
     const raw: RangeChange[] = [];
     for (let k = 0; k < bounds.length; k++) {
       const end = bounds[k]!;
       const b = before.replicasForToken(end, n);
-      const a = after.replicasForToken(end, n);
+      const a = after.replicasForToken(end, nAfter);
       if (sameSet(b, a)) continue;
       const start = bounds[k === 0 ? bounds.length - 1 : k - 1]!;
       const last = raw[raw.length - 1];

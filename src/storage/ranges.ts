@@ -11,8 +11,8 @@ import type { Actors } from './actors.js';
 import type { Engine, WriteOp } from './engine.js';
 import { KvError, showKey } from './errors.js';
 import type { KeyLocks } from './key-lock.js';
-import { dataSpans, tombstoneKey, userKeyOf } from './keys.js';
-import type { TokenRange } from './keys.js';
+import { dataKey, dataSpans, tokenHalves, tombstoneKey, userKeyOf } from './keys.js';
+import type { Span, TokenRange } from './keys.js';
 import { RangeHash } from './range-hash.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
@@ -44,14 +44,17 @@ interface Deps {
 export class Ranges {
   constructor(private readonly deps: Deps) {}
 
-  #batches(range: TokenRange, limits: BatchLimits): AsyncGenerator<Array<[Buffer, Buffer]>> {
+  #batches(range: TokenRange, limits: BatchLimits, after?: Uint8Array): AsyncGenerator<Array<[Buffer, Buffer]>> {
     if (!this.deps.isOpen()) throw new KvError('KV_CLOSED', 'the store is closed; open it again to use it');
-    return batches(this.deps.engine, dataSpans(range), limits);
+    return batches(this.deps.engine, after === undefined ? dataSpans(range) : spansAfter(range, after), limits);
   }
 
-  /** The records of a token range (start, end], in token order, in batches. */
-  async *scan(range: TokenRange, limits: BatchLimits = {}): AsyncGenerator<ScanBatch> {
-    for await (const batch of this.#batches(range, limits)) {
+  /**
+   * The records of a token range (start, end], in token order, in batches; with `after`
+   * (a user key the range holds), only those that come after it: how a stream resumes.
+   */
+  async *scan(range: TokenRange, limits: BatchLimits = {}, after?: Uint8Array): AsyncGenerator<ScanBatch> {
+    for await (const batch of this.#batches(range, limits, after)) {
       const entries: ScanEntry[] = [], corrupt: Buffer[] = [];
       for (const [k, v] of batch) {
         if (tryDecode(versionBytes, v) !== undefined) entries.push({ key: userKeyOf(k), record: v });
@@ -129,4 +132,19 @@ export class Ranges {
     }
     return { deleted, kept };
   }
+}
+
+/**
+ * The spans of `range` that come after user key `after` in token order: the span that
+ * holds its data key starts just past it, earlier spans are dropped. A key outside the
+ * range resumes nothing: the whole range is scanned.
+ */
+function spansAfter(range: TokenRange, after: Uint8Array): Span[] {
+  const [hi, lo] = tokenHalves(after);
+  const dk = dataKey(hi, lo, after);
+  const spans = dataSpans(range);
+  const i = spans.findIndex((s) => Buffer.compare(s.gte, dk) <= 0 && Buffer.compare(dk, s.lt) < 0);
+  if (i < 0) return spans;
+  // The least key greater than dk in byte order is dk followed by a zero byte.
+  return [{ gte: Buffer.concat([dk, Buffer.from([0])]), lt: spans[i]!.lt }, ...spans.slice(i + 1)];
 }
