@@ -66,6 +66,7 @@ program
   .option('--request-timeout-ms <ms>', `longest a client request may take (${ENV_NAMES.requestTimeoutMs}; default ${d.requestTimeoutMs})`)
   .option('--max-in-flight <n>', `client requests coordinated at once; more get RESOURCE_EXHAUSTED (${ENV_NAMES.maxInFlight}; default ${d.maxInFlight})`)
   .option('--hint-bytes-per-second <n>', `hinted handoff throttle (${ENV_NAMES.hintBytesPerSecond}; default ${d.hintBytesPerSecond})`)
+  .option('--stream-bytes-per-second <n>', `range streaming throttle, all streams a node sends; 0 = unthrottled (${ENV_NAMES.streamBytesPerSecond}; default ${d.streamBytesPerSecond})`)
   .action(async (opts: Record<string, unknown>) => {
     const { config, ...flags } = opts;
     await runNode(flags, config as string | undefined);

@@ -65,12 +65,23 @@ const CHECKS = new Map<string, (v: string) => string | undefined>(Object.entries
     return Number.isFinite(w) && w > 0 && w <= 1000 ? undefined : 'must be a number in (0, 1000]';
   },
   status: (v: string) => ((NODE_STATUSES as readonly string[]).includes(v) ? undefined : `must be one of ${NODE_STATUSES.join(', ')}`),
-  tokens: (v: string) => (parseTokens(v) ? undefined : 'must be comma-separated 16-digit hex tokens'),
+  // '' is a joiner withdrawing its claim (ring-view.ts).
+  tokens: (v: string) => (v === '' || parseTokens(v) ? undefined : 'must be comma-separated 16-digit hex tokens'),
   load: (v: string) => (/^\d{1,16}$/.test(v) ? undefined : 'must be a byte count'),
   hints: (v: string) => (/^\d{1,16}$/.test(v) ? undefined : 'must be a count'),
   replicas: (v: string) => (/^([1-9]|1[0-6])$/.test(v) ? undefined : 'must be a whole number from 1 to 16'),
   empty: (v: string) => (v === 'true' || v === 'false' ? undefined : "must be 'true' or 'false'"),
+  // Topology changes (ring-view.ts): whom a replacer replaces, whom a member is removing
+  // ('' once done), the ids it removed, and the hash of the view a node writes by.
+  replaces: (v: string) => (v === '' || isId(v) ? undefined : 'must be a node id'),
+  removing: (v: string) => (v === '' || isId(v) ? undefined : 'must be a node id'),
+  removed: (v: string) => (v === '' || v.split(',').every(isId) ? undefined : 'must be comma-separated node ids'),
+  topo: (v: string) => (/^[0-9a-f]{16}$/.test(v) ? undefined : 'must be 16 hex digits'),
 }));
+
+function isId(v: string): boolean {
+  return v.length > 0 && v.length <= MAX_ID_LENGTH && !v.includes(',');
+}
 
 export function isAddress(v: string): boolean {
   if (!ADDRESS.test(v)) return false;

@@ -94,6 +94,13 @@ export interface GossiperOptions {
    * check that its id is not already a member's before it shows itself; `endShadow()`.
    */
   readonly shadow?: boolean;
+  /**
+   * States of other members from before a restart (the table the node persisted): a
+   * member that is down keeps its tokens in the ring, since ownership changes only
+   * through topology changes, never because a node is silent. Not marked up: a newer
+   * heartbeat makes a member up, as for any member.
+   */
+  readonly known?: readonly EndpointState[];
 }
 
 /** Most digests or deltas one message may carry (a 100k-node cluster is out of scope). */
@@ -121,6 +128,7 @@ export class Gossiper {
     const initial = initialState(o.id, o.generation, o.fields);
     const why = checkDelta(deltaOf(initial, 0));
     if (why !== undefined) throw new RangeError(`gossiper: ${why}`);
+    for (const k of o.known ?? []) if (k.id !== o.id && checkDelta(deltaOf(k, 0)) === undefined) this.#table.set(k.id, k);
     this.#table.set(o.id, initial);
     this.#seeds = [...new Set(o.seeds)].filter((s) => s !== o.fields.addr);
     this.#shadow = o.shadow ?? false;

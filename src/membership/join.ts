@@ -1,24 +1,28 @@
 /**
  * How a new node takes its place: when to pick tokens, which ones, and when it may own
- * data. Pure: the node shell feeds it the member table and what it waited so far.
+ * data. Pure: the node shell feeds it the member table, the topology view and what it
+ * waited so far.
  *
  * - Listen first (`settleMs`) so that the tables of reachable seeds arrive; a node that
  *   hears no one in that time forms a cluster by itself.
- * - Nodes starting together join one at a time, lowest id first: a node waits while a
- *   joiner with a smaller id has no tokens yet (at most `maxWaitMs`), so each picks
- *   its tokens from a ring that already holds the ones picked before it. Equal picks from
- *   equal views cannot happen then; ring-view.ts resolves any that gossip still carries.
+ * - One topology change at a time: a node does not claim tokens while another movement
+ *   (a join, leave, removal or replacement) is in progress, and nodes starting together
+ *   claim one at a time, lowest id first (a node waits, at most `maxWaitMs`, while a
+ *   joiner with a smaller id has no tokens yet), so each picks its tokens from a ring
+ *   that already holds the ones picked before it.
  * - Tokens come from the ring allocator (Ring.withMember): balanced, zone-aware.
- * - A joiner becomes `normal` only when no owner holds data (the cluster is new), since
- *   nothing needs streaming then. Otherwise it stays `joining` until handoff (the data
- *   streaming issue) has moved its ranges to it: it never claims data it does not have.
+ * - A claim settles for CLAIM_SETTLE_ROUNDS; a claim that loses to another movement that
+ *   appeared at the same moment is withdrawn (ring-view.ts orders them) and made again
+ *   later. Then the joiner waits until every live member gossips the view that holds its
+ *   claim (so every coordinator writes to its pending ranges), streams the ranges it
+ *   gains (src/handoff), and only then becomes `normal`: it never owns data it does not have.
  *
- * Owns: these decisions. Must not: persist, gossip or read clocks.
+ * Owns: these decisions. Must not: persist, gossip, stream or read clocks.
  */
 
 import { Ring } from '../ring/index.js';
 import { field, parseTokens, statusOf, type EndpointState } from './endpoint.js';
-import { claims } from './ring-view.js';
+import { claims, disagreeing, type Movement, type RingView } from './ring-view.js';
 
 export interface JoinInput {
   readonly self: { readonly id: string; readonly zone: string; readonly rack: string; readonly weight: number };
@@ -26,6 +30,8 @@ export interface JoinInput {
   readonly states: Iterable<EndpointState>;
   /** ms since the node started listening. */
   readonly waitedMs: number;
+  /** ms since the node last saw another node's topology change in progress (or started). */
+  readonly quietMs: number;
   readonly settleMs: number;
   readonly maxWaitMs: number;
 }
@@ -43,9 +49,10 @@ export function decideTokens(input: JoinInput): JoinDecision {
   const others = [...input.states].filter((s) => s.id !== self.id && !GONE.has(statusOf(s) ?? ''));
   // Not only live ones: a joiner we heard of second-hand is not "up" until a newer
   // heartbeat of it arrives, and not waiting for it let two nodes pick from one view.
-  // A joiner that died waits out maxWaitMs.
-  const earlier = others.filter((s) => s.id < self.id && statusOf(s) === 'joining' && field(s, 'tokens') === undefined);
-  if (earlier.length > 0 && waitedMs < input.maxWaitMs) {
+  // A joiner that died waits out maxWaitMs (counted from the last movement: joiners queued
+  // behind one claim in id order once it is done).
+  const earlier = others.filter((s) => s.id < self.id && statusOf(s) === 'joining' && (field(s, 'tokens') ?? '') === '');
+  if (earlier.length > 0 && input.quietMs < input.maxWaitMs) {
     return { kind: 'wait', reason: `${earlier.map((s) => s.id).join(', ')} picks tokens first` };
   }
   // Everyone's standing claims, by the ring's own rule (ring-view.ts): a claim that
@@ -54,22 +61,6 @@ export function decideTokens(input: JoinInput): JoinDecision {
   const options = { tokensPerNode: input.tokensPerNode };
   const ring = placed.length === 0 ? Ring.build([self], options) : Ring.build(placed, options).withMember(self);
   return { kind: 'claim', tokens: [...ring.member(self.id)!.tokens], alone: others.length === 0 };
-}
-
-/**
- * May a joiner with tokens become normal? Yes when neither it nor any owner holds data
- * (each node gossips `empty`); an owner whose `empty` we have not heard counts as holding data.
- */
-export function mayBecomeNormal(selfEmpty: boolean, selfId: string, states: Iterable<EndpointState>): { ok: boolean; reason: string } {
-  if (!selfEmpty) return { ok: false, reason: 'this node already holds data' };
-  for (const s of states) {
-    if (s.id === selfId) continue;
-    const st = statusOf(s);
-    if ((st === 'normal' || st === 'leaving') && field(s, 'empty') !== 'true') {
-      return { ok: false, reason: `${s.id} holds data: the ranges must be streamed first (handoff)` };
-    }
-  }
-  return { ok: true, reason: 'the cluster holds no data' };
 }
 
 /**
@@ -108,17 +99,22 @@ export interface JoinState {
   readonly intervalMs: number;
   /** ms since the node started. */
   readonly waitedMs: number;
+  /** ms since the node last saw another node's topology change in progress (or started). */
+  readonly quietMs: number;
   /** Our tokens as persisted, if any. */
   readonly tokens: readonly bigint[] | undefined;
   /** ms since we picked those tokens (or since the start, for tokens from node.json). */
   readonly tokensAgeMs: number;
-  /** Does our store hold no data? */
-  readonly empty: boolean;
   readonly gossip: {
     readonly shadow: boolean;
     readonly formerSelf: EndpointState | undefined;
     states(): Iterable<EndpointState>;
+    isUp(id: string): boolean;
   };
+  /** The topology as this node sees it now (ring-view.ts), our claim included. */
+  readonly view: RingView;
+  /** Has every range of our claim's transfer plan been streamed here? */
+  readonly streamed: boolean;
 }
 
 export type JoinStep =
@@ -129,6 +125,10 @@ export type JoinStep =
   | { readonly kind: 'fail'; readonly message: string }
   /** Persist and gossip these tokens (`clash`: the member whose claim made us pick again). */
   | { readonly kind: 'claim'; readonly tokens: bigint[]; readonly alone: boolean; readonly clash: string | undefined }
+  /** Give up our claim (gossip no tokens): `first` goes first; we claim again after it. */
+  | { readonly kind: 'withdraw'; readonly first: Movement }
+  /** Stream (or keep streaming) the ranges our claim gains. */
+  | { readonly kind: 'stream' }
   /** Persist and gossip status normal. */
   | { readonly kind: 'normal'; readonly reason: string };
 
@@ -157,17 +157,44 @@ export function nextJoinStep(s: JoinState): JoinStep {
   }
   const clash = s.tokens === undefined ? undefined : tokenClash(s.self.id, s.tokens, g.states());
   if (s.tokens === undefined || clash !== undefined) {
+    const busy = s.view.movements.find((m) => m.node !== s.self.id && m.driver !== s.self.id);
+    if (busy !== undefined) {
+      // A claim that clashes while another movement is on: give it up, so that it does not hold the other back.
+      if (s.tokens !== undefined) return { kind: 'withdraw', first: busy };
+      return { kind: 'wait', reason: `${describeMovement(busy)}: one topology change at a time, this node joins after it` };
+    }
     const d = decideTokens({
       self: s.self,
       tokensPerNode: s.tokensPerNode,
       states: g.states(),
       waitedMs: s.waitedMs,
+      quietMs: s.quietMs,
       settleMs: (SHADOW_ROUNDS + SETTLE_ROUNDS) * s.intervalMs,
       maxWaitMs: MAX_WAIT_ROUNDS * s.intervalMs,
     });
     return d.kind === 'wait' ? d : { ...d, clash };
   }
   if (s.tokensAgeMs < CLAIM_SETTLE_ROUNDS * s.intervalMs) return { kind: 'wait', reason: 'letting our token claim settle' };
-  const may = mayBecomeNormal(s.empty, s.self.id, g.states());
-  return may.ok ? { kind: 'normal', reason: may.reason } : { kind: 'wait', reason: may.reason };
+  const first = s.view.movements[0];
+  if (first !== undefined && first.node !== s.self.id) return { kind: 'withdraw', first };
+  if (first === undefined) return { kind: 'wait', reason: 'our claim is not in our view yet' };
+  if (s.view.movements.length > 1) return { kind: 'wait', reason: `waiting for ${s.view.movements.slice(1).map((m) => m.node).join(', ')} to withdraw` };
+  const behind = disagreeing(g.states(), s.self.id, s.view.hash, s.view.removed, (id) => g.isUp(id));
+  if (behind !== undefined) return { kind: 'wait', reason: `waiting for ${behind} to see our claim (then every coordinator writes to our pending ranges)` };
+  if (!s.streamed) return { kind: 'stream' };
+  return { kind: 'normal', reason: s.view.ring === undefined ? 'the first owner: nothing to stream' : 'every range this node gains has been streamed' };
+}
+
+/** A movement in words, for logs and refusals: "n4 is joining". */
+export function describeMovement(m: Movement): string {
+  switch (m.kind) {
+    case 'join':
+      return `${m.node} is joining`;
+    case 'replace':
+      return `${m.node} is replacing ${m.replaces}`;
+    case 'leave':
+      return `${m.node} is leaving`;
+    case 'remove':
+      return `${m.node} is being removed by ${m.driver}`;
+  }
 }

@@ -44,6 +44,11 @@ export interface NodeConfig {
   readonly maxInFlight: number;
   /** Hinted handoff throttle, bytes per second per node (Cassandra's default: 1 MiB/s). */
   readonly hintBytesPerSecond: number;
+  /**
+   * Range streaming throttle: bytes per second a node sends to nodes that gain its ranges,
+   * all streams together (Cassandra's default: 24 MiB/s); 0 is unthrottled.
+   */
+  readonly streamBytesPerSecond: number;
 }
 
 export const DEFAULT_CONFIG: NodeConfig = {
@@ -66,6 +71,7 @@ export const DEFAULT_CONFIG: NodeConfig = {
   requestTimeoutMs: 5000,
   maxInFlight: 1024,
   hintBytesPerSecond: 1 << 20,
+  streamBytesPerSecond: 24 << 20,
 };
 
 /** Setting name → environment variable. */
@@ -89,6 +95,7 @@ export const ENV_NAMES: Record<keyof NodeConfig, string> = {
   requestTimeoutMs: 'RINGKV_REQUEST_TIMEOUT_MS',
   maxInFlight: 'RINGKV_MAX_IN_FLIGHT',
   hintBytesPerSecond: 'RINGKV_HINT_BYTES_PER_SECOND',
+  streamBytesPerSecond: 'RINGKV_STREAM_BYTES_PER_SECOND',
 };
 
 export class ConfigError extends Error {
@@ -218,5 +225,9 @@ function check(key: keyof NodeConfig, value: unknown, from: string): unknown {
       return num(1, 1_000_000, true);
     case 'hintBytesPerSecond':
       return num(1024, 1 << 30, true);
+    case 'streamBytesPerSecond': {
+      const n = num(0, 2 ** 40, true);
+      return n === 0 || n >= 1024 ? n : fail('expected 0 (unthrottled) or at least 1024 bytes per second');
+    }
   }
 }

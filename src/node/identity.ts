@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isAddress, parseTokens, formatTokens, NODE_STATUSES, type NodeStatus } from '../membership/endpoint.js';
+import { isAddress, parseTokens, formatTokens, NODE_STATUSES, type EndpointState, type NodeStatus, type Versioned } from '../membership/endpoint.js';
 import { ConfigError } from './config.js';
 
 export interface Identity {
@@ -20,6 +20,11 @@ export interface Identity {
   readonly generation: number;
   readonly tokens: readonly bigint[] | undefined;
   readonly status: NodeStatus;
+  /**
+   * Id of the topology change this node drives (its join claim, its decommission), so
+   * that progress kept under it (transfers.json) survives a restart; undefined when none.
+   */
+  readonly move: string | undefined;
 }
 
 const FILE = 'node.json';
@@ -45,7 +50,7 @@ export async function loadIdentity(
   const seconds = Math.floor(nowMs / 1000);
   if (saved === undefined) {
     const id = want.id ?? `n-${randomBytes(6).toString('hex')}`;
-    return { id, clusterName: want.clusterName, generation: seconds, tokens: undefined, status: 'joining' };
+    return { id, clusterName: want.clusterName, generation: seconds, tokens: undefined, status: 'joining', move: undefined };
   }
   if (want.id !== undefined && want.id !== saved.id) {
     throw new ConfigError(
@@ -70,6 +75,7 @@ export async function saveIdentity(dir: string, identity: Identity): Promise<voi
       generation: identity.generation,
       tokens: identity.tokens === undefined ? null : formatTokens(identity.tokens),
       status: identity.status,
+      move: identity.move ?? null,
     },
     null,
     2,
@@ -101,11 +107,12 @@ function parse(text: string, path: string): Identity {
     return bad('not JSON');
   }
   if (j === null || typeof j !== 'object') bad('not an object');
-  const { id, clusterName, generation, tokens, status } = j;
+  const { id, clusterName, generation, tokens, status, move } = j;
   if (typeof id !== 'string' || id.length === 0) bad('no id');
   if (typeof clusterName !== 'string') bad('no clusterName');
   if (typeof generation !== 'number' || !Number.isSafeInteger(generation) || generation < 0) bad('bad generation');
   if (!(NODE_STATUSES as readonly unknown[]).includes(status)) bad('bad status');
+  if (move !== undefined && move !== null && typeof move !== 'string') bad('bad move');
   let parsed: bigint[] | undefined;
   if (tokens !== null) {
     parsed = typeof tokens === 'string' ? parseTokens(tokens) : undefined;
@@ -117,15 +124,64 @@ function parse(text: string, path: string): Identity {
     generation: generation as number,
     tokens: parsed,
     status: status as NodeStatus,
+    move: typeof move === 'string' ? move : undefined,
   };
 }
 
+const MEMBERS_FILE = 'members.json';
+/** What ringkv 0.1 kept before members.json: peer addresses only. */
 const PEERS_FILE = 'peers.json';
 
+interface SavedState {
+  id: string;
+  generation: number;
+  heartbeat: number;
+  fields: [string, string, number][];
+}
+
 /**
- * Addresses of the peers this node knew, so that a restart announces itself to all of
- * them at once (Cassandra keeps system.peers for the same reason). Advisory: a missing or
- * damaged file only means the node finds its peers through seeds and gossip.
+ * The member table this node learnt by gossip (every other member's state, versioned),
+ * so that a restart starts from it: a member that is down keeps its tokens and shows as
+ * down (Cassandra keeps system.peers for the same reason). A missing or damaged file
+ * means the node learns the table again from its seeds; states the gossiper's checks
+ * refuse are dropped when it loads them.
+ */
+export async function loadMembers(dir: string): Promise<EndpointState[]> {
+  let j: unknown;
+  try {
+    j = JSON.parse(await readFile(join(dir, MEMBERS_FILE), 'utf8'));
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(j)) return [];
+  const out: EndpointState[] = [];
+  for (const x of j as SavedState[]) {
+    if (x === null || typeof x !== 'object' || typeof x.id !== 'string' || !Array.isArray(x.fields)) continue;
+    const fields = new Map<string, Versioned>();
+    let version = Number(x.heartbeat) || 0;
+    for (const f of x.fields) {
+      if (!Array.isArray(f) || typeof f[0] !== 'string' || typeof f[1] !== 'string' || !Number.isSafeInteger(f[2])) continue;
+      fields.set(f[0], { value: f[1], version: f[2] });
+      version = Math.max(version, f[2]);
+    }
+    if (!Number.isSafeInteger(x.generation) || !Number.isSafeInteger(x.heartbeat)) continue;
+    out.push({ id: x.id, generation: x.generation, heartbeat: x.heartbeat, fields, version });
+  }
+  return out;
+}
+
+export async function saveMembers(dir: string, states: Iterable<EndpointState>): Promise<void> {
+  const body: SavedState[] = [];
+  for (const s of states) body.push({ id: s.id, generation: s.generation, heartbeat: s.heartbeat, fields: [...s.fields].map(([n, f]) => [n, f.value, f.version]) });
+  const path = join(dir, MEMBERS_FILE);
+  await writeFile(`${path}.tmp`, JSON.stringify(body));
+  await rename(`${path}.tmp`, path);
+}
+
+/**
+ * Addresses of the peers a ringkv 0.1 node knew (peers.json, before members.json), so
+ * that such a node still announces itself to all of them at once after an upgrade.
+ * Advisory: a missing or damaged file only means the node finds its peers through seeds.
  */
 export async function loadPeers(dir: string): Promise<string[]> {
   try {
@@ -134,10 +190,4 @@ export async function loadPeers(dir: string): Promise<string[]> {
   } catch {
     return [];
   }
-}
-
-export async function savePeers(dir: string, addresses: readonly string[]): Promise<void> {
-  const path = join(dir, PEERS_FILE);
-  await writeFile(`${path}.tmp`, JSON.stringify(addresses));
-  await rename(`${path}.tmp`, path);
 }

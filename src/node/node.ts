@@ -7,6 +7,8 @@
  * node.json. Must not: contain the algorithms (membership/, ring/, storage/ do).
  */
 
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -16,13 +18,16 @@ import type { Logger } from 'pino';
 import { Store } from '../storage/index.js';
 import type { Ring } from '../ring/index.js';
 import { Gossiper } from '../membership/gossiper.js';
-import { formatTokens, type NodeStatus } from '../membership/endpoint.js';
+import { field, formatTokens, type EndpointState, type NodeStatus } from '../membership/endpoint.js';
 import { ringFingerprint, ringFromStates, type RingView } from '../membership/ring-view.js';
-import { nextJoinStep } from '../membership/join.js';
+import { describeMovement, nextJoinStep } from '../membership/join.js';
+import type { Placement } from '../replication/coordinator.js';
 import { GossipSender, fromWire } from '../transport/gossip-wire.js';
 import { NODE_MAX_MESSAGE_BYTES, WIRE_SCHEMA, protos, serviceClient } from '../transport/protos.js';
 import type { NodeConfig } from './config.js';
-import { loadIdentity, loadPeers, savePeers, saveIdentity, type Identity } from './identity.js';
+import { loadIdentity, loadMembers, loadPeers, saveIdentity, saveMembers, type Identity } from './identity.js';
+import { Handoff } from './handoff.js';
+import { Checkpoints } from '../handoff/checkpoints.js';
 import { adminService } from './admin-service.js';
 import { logMembershipEvent } from './membership-log.js';
 import { Replication } from './replication.js';
@@ -42,6 +47,8 @@ export class RingkvNode {
   readonly gossiper: Gossiper;
   /** Coordinator, replica calls and hinted handoff (replication.ts). */
   readonly replication: Replication;
+  /** Range streaming: the service peers pull from, and this node's pulls (handoff.ts). */
+  readonly handoff: Handoff;
   readonly #housekeeping: Housekeeping;
   #identity: Identity;
   readonly #server: grpc.Server;
@@ -51,7 +58,8 @@ export class RingkvNode {
   /** When our tokens were picked (or the node started, for tokens from node.json). */
   #tokensSince = performance.now();
   readonly #timers: NodeJS.Timeout[] = [];
-  #view: RingView = { ring: undefined, conflicts: [], fingerprint: '' };
+  #view: RingView = { ring: undefined, target: undefined, movements: [], removed: new Set(), conflicts: [], fingerprint: '', hash: '' };
+  #placement: Placement | undefined;
   readonly #listeners = new Set<(ring: Ring | undefined) => void>();
   #stopping: Promise<void> | undefined;
   /** Set first thing in stop(), so that health turns NOT_SERVING before anything else. */
@@ -59,7 +67,6 @@ export class RingkvNode {
   #markStopped!: () => void;
   /** Settles once the node has stopped, whoever stopped it (a signal, or the node itself on a fatal error). */
   readonly stopped = new Promise<void>((resolve) => (this.#markStopped = resolve));
-  #empty = true;
   #lastJoinReason = '';
   readonly #membershipLog: Logger;
 
@@ -70,6 +77,8 @@ export class RingkvNode {
     store: Store,
     server: grpc.Server,
     address: string,
+    known: { states: EndpointState[]; fresh: boolean },
+    checkpoints: Checkpoints,
   ) {
     this.config = config;
     this.log = log;
@@ -98,8 +107,9 @@ export class RingkvNode {
       random: Math.random,
       now: performance.now(),
       detector: { threshold: config.phiThreshold, firstIntervalMs: config.gossipIntervalMs },
-      // A node that never had tokens first checks, unseen, that its id is not a member's.
-      shadow: identity.tokens === undefined,
+      // A node with a new data dir first checks, unseen, that its id is not a member's.
+      shadow: known.fresh,
+      known: known.states,
     });
     this.#membershipLog = log.child({ component: 'membership' });
     const peerLog = log.child({ component: 'gossip' });
@@ -112,17 +122,37 @@ export class RingkvNode {
       config,
       store,
       gossiper: this.gossiper,
-      ring: () => this.ring,
+      placement: () => this.#placement,
       notServing: () => (this.#closing ? 'it is shutting down' : this.#identity.status !== 'normal' ? `it is ${this.#identity.status}, not yet a member` : undefined),
       refuseReplicaCalls: () => (this.#closing ? 'node is shutting down' : undefined),
       log,
     });
+    this.handoff = new Handoff(
+      {
+        id: identity.id,
+        config,
+        store,
+        addressOf: (peer) => {
+          const st = this.gossiper.state(peer);
+          return st === undefined ? undefined : field(st, 'addr');
+        },
+        isUp: (peer) => peer === identity.id || this.gossiper.isUp(peer),
+        refuse: () => (this.#closing ? 'node is shutting down' : undefined),
+        log,
+      },
+      checkpoints,
+    );
   }
 
   /** Start a node: identity, store, server, gossip. Rejects with a clear error on bad config or a busy port. */
   static async start(config: NodeConfig, log: Logger): Promise<RingkvNode> {
+    // A data dir without node.json is a new node; one with it is this node restarting,
+    // whatever it was doing (even joining, with no tokens yet).
+    const fresh = !existsSync(join(config.dataDir, 'node.json'));
     const identity = await loadIdentity(config.dataDir, { id: config.id, clusterName: config.clusterName }, Date.now());
     await saveIdentity(config.dataDir, identity);
+    const known = { states: fresh ? [] : await loadMembers(config.dataDir), fresh };
+    const checkpoints = await Checkpoints.open(join(config.dataDir, 'transfers.json'));
     const nodeLog = log.child({ node: identity.id });
     const store = await Store.open({
       path: join(config.dataDir, 'data'),
@@ -144,10 +174,10 @@ export class RingkvNode {
     }
     const host = config.listen.slice(0, config.listen.lastIndexOf(':'));
     const address = config.advertise ?? `${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`;
-    const node = new RingkvNode(config, nodeLog, identity, store, server, address);
+    const node = new RingkvNode(config, nodeLog, identity, store, server, address, known, checkpoints);
     node.#serve();
     await node.#refreshLoad();
-    node.#begin(await loadPeers(config.dataDir));
+    node.#begin([...node.gossiper.peerAddresses(), ...(await loadPeers(config.dataDir))]);
     nodeLog.info(
       { address, listen: `${host}:${port}`, generation: identity.generation, status: identity.status, tokens: identity.tokens?.length ?? 0, cluster: config.clusterName },
       'node started',
@@ -204,6 +234,7 @@ export class RingkvNode {
     });
     this.#server.addService(serviceClient('ringkv.v1.Admin').service, adminService(this));
     this.replication.addServices(this.#server);
+    this.handoff.addServices(this.#server);
     this.#health.addToServer(this.#server);
     new ReflectionService(protos().definition).addToServer(this.#server);
   }
@@ -213,7 +244,6 @@ export class RingkvNode {
     const tick = (): void => {
       const out = this.gossiper.tick(performance.now());
       this.#afterGossip();
-      this.#rememberPeers();
       for (const o of out) this.#sender.send(o.to, o.message);
       void this.#stepJoin();
     };
@@ -233,6 +263,8 @@ export class RingkvNode {
         const peers = this.gossiper.peerAddresses();
         this.#sender.retain(new Set([...this.config.seeds, ...peers]));
         this.replication.retainPeers(new Set(peers));
+        this.handoff.retainPeers(new Set(peers));
+        this.#rememberMembers();
       }, LOAD_EVERY_MS),
     );
     this.#timers.push(setInterval(() => void this.replication.hintDelivery.run(), HINTS_EVERY_MS));
@@ -258,23 +290,26 @@ export class RingkvNode {
     return refused;
   }
 
-  #savedPeers = '';
-  #savingPeers = false;
-  /** Keep peers.json in step with the addresses we know (only when they change). */
-  #rememberPeers(): void {
-    if (this.#savingPeers) return;
-    const addrs = this.gossiper.peerAddresses().sort();
-    const key = addrs.join(',');
-    if (key === this.#savedPeers) return;
-    this.#savingPeers = true;
-    savePeers(this.config.dataDir, addrs).then(
+  #savedMembers = '';
+  #savingMembers = false;
+  /**
+   * Keep members.json in step with the member table (only when a state's generation or
+   * a field changed, not on heartbeats): what a restart starts from.
+   */
+  #rememberMembers(): void {
+    if (this.#savingMembers) return;
+    const others = [...this.gossiper.states()].filter((st) => st.id !== this.id);
+    const key = others.map((st) => `${st.id}/${st.generation}/${[...st.fields.values()].reduce((m, f) => Math.max(m, f.version), 0)}`).sort().join(' ');
+    if (key === this.#savedMembers) return;
+    this.#savingMembers = true;
+    saveMembers(this.config.dataDir, others).then(
       () => {
-        this.#savedPeers = key;
-        this.#savingPeers = false;
+        this.#savedMembers = key;
+        this.#savingMembers = false;
       },
       (e: unknown) => {
-        this.#savingPeers = false;
-        this.log.warn({ err: e }, 'could not save peers.json');
+        this.#savingMembers = false;
+        this.log.warn({ err: e }, 'could not save members.json');
       },
     );
   }
@@ -284,10 +319,17 @@ export class RingkvNode {
     if (ringFingerprint(this.gossiper.states()) === this.#view.fingerprint) return;
     const view = ringFromStates(this.gossiper.states(), { tokensPerNode: this.config.tokens });
     this.#view = view;
+    this.#placement = view.ring === undefined ? undefined : { ring: view.ring, target: view.target ?? view.ring };
+    // Peers read this to know that we write to the pending ranges of this view.
+    this.gossiper.set('topo', view.hash);
+    this.#rememberMembers();
     for (const c of view.conflicts) {
       this.log.warn({ component: 'ring', peer: c.id, token: c.token.toString(16), owner: c.owner }, 'member left out of the ring: a token of it is already owned');
     }
-    this.log.info({ component: 'ring', owners: view.ring?.size ?? 0, tokens: view.ring?.tokens.length ?? 0 }, 'ring changed');
+    this.log.info(
+      { component: 'ring', owners: view.ring?.size ?? 0, tokens: view.ring?.tokens.length ?? 0, movements: view.movements.map(describeMovement), topo: view.hash },
+      'ring changed',
+    );
     for (const l of this.#listeners) {
       try {
         l(view.ring);
@@ -298,24 +340,32 @@ export class RingkvNode {
   }
 
   #joinBusy = false;
+  /** When this node last saw another node's topology change in progress (or started). */
+  #busySince = performance.now();
+  /** The pull of our join's ranges, while it runs. */
+  #bootstrap: Promise<void> | undefined;
   /** Take the join state machine's steps (membership/join.ts) until it waits. One run a gossip round. */
   async #stepJoin(): Promise<void> {
     if (this.#identity.status !== 'joining' || this.#joinBusy || this.#closing) return;
     this.#joinBusy = true;
+    const log = this.log.child({ component: 'join' });
     try {
       for (let i = 0; i < 3 && this.#identity.status === 'joining' && !this.#closing; i++) {
+        const move = this.#identity.move;
+        if (this.#view.movements.some((m) => m.node !== this.id)) this.#busySince = performance.now();
         const step = nextJoinStep({
           self: { id: this.id, zone: this.config.zone, rack: this.config.rack, weight: this.config.weight },
           clusterName: this.config.clusterName,
           tokensPerNode: this.config.tokens,
           intervalMs: this.config.gossipIntervalMs,
           waitedMs: performance.now() - this.#startedAt,
+          quietMs: performance.now() - this.#busySince,
           tokens: this.#identity.tokens,
           tokensAgeMs: performance.now() - this.#tokensSince,
-          empty: this.#empty,
           gossip: this.gossiper,
+          view: this.#view,
+          streamed: move !== undefined && this.handoff.pulled(this.#view, move),
         });
-        const log = this.log.child({ component: 'join' });
         switch (step.kind) {
           case 'wait':
             if (step.reason !== this.#lastJoinReason) log.info({ reason: step.reason }, 'joining: waiting');
@@ -330,13 +380,22 @@ export class RingkvNode {
             return;
           case 'claim':
             if (step.clash !== undefined) log.warn({ peer: step.clash }, 'a token of ours is claimed by another member first: picking new tokens');
-            await this.#persist({ tokens: step.tokens });
+            // A new move id each claim: ranges pulled for an earlier claim missed the writes since.
+            await this.#persist({ tokens: step.tokens, move: `join-${this.id}-${randomBytes(6).toString('hex')}` });
             this.#tokensSince = performance.now();
             this.gossiper.set('tokens', formatTokens(step.tokens));
+            this.#afterGossip();
             log.info({ tokens: step.tokens.length, alone: step.alone }, step.alone ? 'no seed answered: forming a new cluster' : 'tokens picked');
             break;
+          case 'withdraw':
+            await this.#withdraw();
+            log.info({ first: describeMovement(step.first) }, 'another topology change goes first: claim withdrawn, joining after it');
+            return;
+          case 'stream':
+            this.#startBootstrap(move!, log);
+            return;
           case 'normal':
-            await this.#persist({ status: 'normal' });
+            await this.#persist({ status: 'normal', move: undefined });
             this.gossiper.set('status', 'normal');
             log.info({ reason: step.reason }, 'joined: status normal');
             this.#afterGossip();
@@ -351,6 +410,30 @@ export class RingkvNode {
     }
   }
 
+  /** Give up our token claim: gossip no tokens, forget them and the move. */
+  async #withdraw(): Promise<void> {
+    await this.#persist({ tokens: undefined, move: undefined });
+    this.gossiper.set('tokens', '');
+    this.#afterGossip();
+  }
+
+  /** Pull the ranges our claim gains, in the background; the next join step sees the result. */
+  #startBootstrap(move: string, log: Logger): void {
+    if (this.#bootstrap !== undefined) return;
+    const started = performance.now();
+    const ranges = this.handoff.pullsOf(this.#view, this.id).length;
+    log.info({ ranges, move }, 'streaming the ranges this node gains');
+    this.#bootstrap = this.handoff.pullOwn(this.#view, move).then(
+      (r) => {
+        log.info({ ranges, keys: r.keys, bytes: r.bytes, ms: Math.round(performance.now() - started) }, 'ranges streamed');
+        void this.#stepJoin();
+      },
+      (e: unknown) => {
+        if (!this.#closing) log.warn({ err: (e as Error)?.message ?? String(e) }, 'streaming failed; retrying next round');
+      },
+    ).finally(() => (this.#bootstrap = undefined));
+  }
+
   #failure: Error | undefined;
   /** Why the node stopped itself, if it did. */
   get failure(): Error | undefined {
@@ -363,7 +446,7 @@ export class RingkvNode {
     void this.stop();
   }
 
-  async #persist(change: Partial<Pick<Identity, 'tokens' | 'status'>>): Promise<void> {
+  async #persist(change: Partial<Pick<Identity, 'tokens' | 'status' | 'move'>>): Promise<void> {
     const next = { ...this.#identity, ...change };
     await saveIdentity(this.config.dataDir, next);
     this.#identity = next;
@@ -378,12 +461,31 @@ export class RingkvNode {
         empty = batch.entries.length === 0 && batch.corrupt.length === 0;
         break;
       }
-      this.#empty = empty;
       this.gossiper.set('load', String(Math.round(bytes)));
       this.gossiper.set('hints', String(this.store.hints.stats().count));
       this.gossiper.set('empty', String(empty));
     } catch (e) {
       if (!this.#stopping) this.log.warn({ component: 'storage', err: e }, 'could not measure load');
+    }
+  }
+
+  /**
+   * A joiner stopped before it became normal gives up its claim and tells the cluster it
+   * left, so that it blocks no other topology change and shows in no status as a joiner
+   * that never comes. Started again, it joins afresh (node.json still says joining).
+   * (Killed with SIGKILL it cannot: it stays a pending joiner until it restarts, or an
+   * operator removes it.)
+   */
+  async #leaveUnjoined(): Promise<void> {
+    try {
+      if (this.#identity.tokens !== undefined) await this.#persist({ tokens: undefined, move: undefined });
+      if (this.#identity.tokens !== undefined || this.gossiper.self.fields.has('tokens')) this.gossiper.set('tokens', '');
+      this.gossiper.set('status', 'left');
+      const sends = this.gossiper.announce().map((o) => this.#sender.send(o.to, o.message));
+      await Promise.race([Promise.all(sends), new Promise((r) => setTimeout(r, 1000))]);
+      this.log.info('stopped before joining: told the cluster this node left; it joins afresh when started again');
+    } catch (e) {
+      this.log.warn({ err: e }, 'could not tell the cluster this joiner left');
     }
   }
 
@@ -413,6 +515,9 @@ export class RingkvNode {
         });
       });
       await this.replication.stop();
+      this.handoff.stop();
+      await this.#bootstrap?.catch(() => undefined);
+      if (this.#identity.status === 'joining') await this.#leaveUnjoined();
       this.#sender.close();
       await this.store.close();
       this.log.info('node stopped');

@@ -8,11 +8,10 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import type { Ring } from '../ring/index.js';
 import type { Store } from '../storage/index.js';
 import type { Gossiper } from '../membership/gossiper.js';
 import { field } from '../membership/endpoint.js';
-import { Coordinator } from '../replication/coordinator.js';
+import { Coordinator, type Placement } from '../replication/coordinator.js';
 import { LocalReplica, withLocal } from '../replication/local-replica.js';
 import { HintDelivery } from '../handoff/hint-delivery.js';
 import { GrpcReplicas, replicaService } from '../transport/replica-wire.js';
@@ -31,7 +30,7 @@ export interface ReplicationDeps {
   readonly config: NodeConfig;
   readonly store: Store;
   readonly gossiper: Gossiper;
-  ring(): Ring | undefined;
+  placement(): Placement | undefined;
   /** Why the node cannot coordinate now (joining, stopping), or undefined. */
   notServing(): string | undefined;
   /** Why the node cannot take replica calls now (stopping), or undefined. */
@@ -62,7 +61,7 @@ export class Replication {
         maxValueBytes: store.settings.maxValueBytes,
       },
       {
-        ring: deps.ring,
+        placement: deps.placement,
         isUp: (peer) => peer === id || gossiper.isUp(peer),
         notServing: deps.notServing,
         replicas: withLocal(id, this.#local, this.#peers),

@@ -17,7 +17,7 @@
  * Owns: the quorum logic, deadlines, the in-flight bound, counters. Must not: touch
  * LevelDB (replicas do, through ReplicaApi) or know the wire (transport/ does).
  */
-import type { Ring } from '../ring/index.js';
+import type { Ring, Target } from '../ring/index.js';
 import { resolveReplies } from '../storage/index.js';
 import { showKey } from '../storage/errors.js';
 import { ReplicationError } from './errors.js';
@@ -37,9 +37,18 @@ export interface CoordinatorOptions {
   readonly maxValueBytes: number;
 }
 
+/**
+ * Where keys live now (`ring`) and once the topology change in progress is done
+ * (`target`; the same Ring when nothing moves). Both immutable snapshots.
+ */
+export interface Placement {
+  readonly ring: Ring;
+  readonly target: Ring;
+}
+
 export interface CoordinatorDeps {
-  /** The current ring snapshot, or undefined while no member owns tokens. */
-  ring(): Ring | undefined;
+  /** The current placement, or undefined while no member owns tokens. */
+  placement(): Placement | undefined;
   /** This node's failure detector's opinion of a node (itself: true). */
   isUp(id: string): boolean;
   /** Why this node cannot coordinate now (joining, stopping), or undefined. */
@@ -57,6 +66,8 @@ export interface CoordinatorCounters {
   readRepairFailures: number;
   /** Writes to a fallback: a hint kept for a down primary. */
   sloppyWrites: number;
+  /** Writes to a key whose range is moving: also sent to its future replicas. */
+  pendingWrites: number;
   /** Hints this node kept for a primary that failed a write. */
   hintsOnFailure: number;
   unavailable: number;
@@ -76,7 +87,7 @@ const GRPC_UNAVAILABLE = 14;
 
 export class Coordinator {
   readonly counters: CoordinatorCounters = {
-    puts: 0, gets: 0, deletes: 0, readRepairs: 0, readRepairFailures: 0, sloppyWrites: 0, hintsOnFailure: 0, unavailable: 0, timeouts: 0, overloaded: 0,
+    puts: 0, gets: 0, deletes: 0, readRepairs: 0, readRepairFailures: 0, sloppyWrites: 0, pendingWrites: 0, hintsOnFailure: 0, unavailable: 0, timeouts: 0, overloaded: 0,
   };
   #inFlight = 0;
 
@@ -158,10 +169,14 @@ export class Coordinator {
     return Math.max(now, o.deadline - margin);
   }
 
+  #placement(): Placement {
+    const p = this.deps.placement();
+    if (p === undefined) throw new ReplicationError('RK_NOT_READY', 'no member owns tokens yet: the cluster is still forming; retry shortly');
+    return p;
+  }
+
   /** The key's targets now, or RK_UNAVAILABLE when fewer than `needed` are up. */
-  #targets(op: string, key: Buffer, needed: number, letter: 'R' | 'W'): { id: string; for?: string }[] {
-    const ring = this.deps.ring();
-    if (ring === undefined) throw new ReplicationError('RK_NOT_READY', 'no member owns tokens yet: the cluster is still forming; retry shortly');
+  #targets(op: string, key: Buffer, needed: number, letter: 'R' | 'W', ring: Ring): Target[] {
     const n = this.options.replicas;
     // A ring of fewer members than N places each key on every member (Cassandra: RF > nodes).
     const placed = Math.min(n, ring.size);
@@ -178,26 +193,59 @@ export class Coordinator {
     return targets;
   }
 
+  /**
+   * A write's targets, and for a key whose range is moving (a join, leave, removal or
+   * replacement in progress) its replica sets now and after the move. The future
+   * replicas that are not replicas yet (pending) get the write too, and it must reach W
+   * of the current replicas and W of the future ones: reads use the current replicas
+   * until the move completes, and once it does, an acknowledged write is on W of the new
+   * replica set however the streaming went (Cassandra raises blockFor by the pending
+   * count to the same end; counting both sets asks no more than needed).
+   */
+  #writeTargets(op: string, key: Buffer, w: number): { targets: Target[]; before: readonly string[]; after: readonly string[] | undefined } {
+    const { ring, target } = this.#placement();
+    const targets = this.#targets(op, key, w, 'W', ring);
+    if (target === ring) return { targets, before: [], after: undefined };
+    const before = ring.preferenceList(key, Math.min(this.options.replicas, ring.size));
+    const after = target.preferenceList(key, Math.min(this.options.replicas, target.size));
+    if (after.length === before.length && after.every((x) => before.includes(x))) return { targets, before: [], after: undefined };
+    for (const id of after) {
+      if (before.includes(id) || !(id === this.options.self || this.deps.isUp(id))) continue;
+      const i = targets.findIndex((t) => t.id === id);
+      // Already a fallback for a down replica: its own part in the future set comes first.
+      if (i >= 0) targets[i] = { id };
+      else targets.push({ id });
+    }
+    return { targets, before, after };
+  }
+
   async #write(op: 'put' | 'delete', key: Buffer, value: Buffer | null, context: Buffer, o: RequestOptions): Promise<ApplyResult> {
     const w = this.#quorum(o.quorum, 'W');
     const deadline = this.#deadline(o);
-    const targets = this.#targets(op, key, w, 'W');
-    const primaries = targets.filter((t) => t.for === undefined).map((t) => t.id);
+    const { targets, before, after } = this.#writeTargets(op, key, w);
+    const primaries = targets.filter((t) => t.for === undefined && (after === undefined || before.includes(t.id))).map((t) => t.id);
     if (primaries.length === 0)
       throw new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)}: none of its ${this.options.replicas} replicas is up to issue the new version; retry when one is back`);
     // This node first when it is a replica: one hop fewer.
     primaries.sort((a, b) => (a === this.options.self ? -1 : b === this.options.self ? 1 : 0));
     const { applied, on } = await this.#apply(op, key, value, context, primaries, deadline);
     const rest = targets.filter((t) => t.id !== on);
-    const calls = rest.map((t) => ({ node: t.id, promise: this.deps.replicas.merge(t.id, key, applied.record, t.for, deadline) }));
+    // Which replica set an acknowledgement counts in: 0 now, 1 after the move.
+    const groups = (owner: string): number[] => (after === undefined ? [0] : [...(before.includes(owner) ? [0] : []), ...(after.includes(owner) ? [1] : [])]);
+    const calls = rest.map((t) => ({ node: t.id, promise: this.deps.replicas.merge(t.id, key, applied.record, t.for, deadline), groups: groups(t.for ?? t.id) }));
     this.counters.sloppyWrites += rest.filter((t) => t.for !== undefined).length;
-    const q = awaitQuorum(calls, w - 1, deadline);
+    if (after !== undefined) this.counters.pendingWrites++;
+    const applyCounts = groups(on);
+    const needed = after === undefined ? [w - 1] : [w - (applyCounts.includes(0) ? 1 : 0), Math.min(w, after.length) - (applyCounts.includes(1) ? 1 : 0)];
+    const q = awaitQuorum(calls, needed, deadline);
     void q.all.then((outcomes) => this.#afterWrite(key, applied.record, rest, outcomes));
     try {
       await q.reached;
     } catch (e) {
       if (!(e instanceof QuorumFailed)) throw e;
-      throw this.#quorumError(op, key, e, w, 'W', 1);
+      const err = this.#quorumError(op, key, e, w, 'W', 1);
+      if (after !== undefined) err.message += ` (The key's range is moving to ${after.filter((x) => !before.includes(x)).join(', ')}: a write needs W of its current replicas and W of its future ones.)`;
+      throw err;
     }
     return applied;
   }
@@ -240,7 +288,8 @@ export class Coordinator {
   async #read(key: Buffer, o: RequestOptions): Promise<{ values: Buffer[]; context: Buffer; found: boolean }> {
     const r = this.#quorum(o.quorum, 'R');
     const deadline = this.#deadline(o);
-    const targets = this.#targets('get', key, r, 'R');
+    // Reads use the current replicas until a move completes (see #writeTargets).
+    const targets = this.#targets('get', key, r, 'R', this.#placement().ring);
     const calls = targets.map((t) => ({ node: t.id, promise: this.deps.replicas.read(t.id, key, t.for, deadline) }));
     const q = awaitQuorum(calls, r, deadline);
     void q.all.then((outcomes) => this.#repair(key, targets, outcomes));

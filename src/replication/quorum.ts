@@ -29,9 +29,19 @@ export class QuorumFailed extends Error {
   }
 }
 
-export function awaitQuorum<T>(calls: readonly { node: string; promise: Promise<T> }[], needed: number, deadline: number): QuorumResult<T> {
+/**
+ * Wait for `needed` successes. With several groups (`needed` an array, each call naming
+ * the groups its success counts in; by default group 0), every group must reach its
+ * count: how a write to a moving range counts W on the current replicas and W on the
+ * future ones. Fails as soon as some group can no longer reach its count.
+ */
+export function awaitQuorum<T>(calls: readonly { node: string; promise: Promise<T>; groups?: readonly number[] }[], needed: number | readonly number[], deadline: number): QuorumResult<T> {
+  const need = typeof needed === 'number' ? [needed] : needed;
+  const groupsOf = (c: { groups?: readonly number[] }): readonly number[] => c.groups ?? ZERO;
+  const ok = need.map(() => 0);
+  // Calls still pending that could count in each group.
+  const open = need.map((_, g) => calls.filter((c) => groupsOf(c).includes(g)).length);
   const outcomes: Outcome<T>[] = [];
-  let ok = 0;
   let done = false;
   let resolveReached!: (o: Outcome<T>[]) => void;
   let rejectReached!: (e: QuorumFailed) => void;
@@ -42,22 +52,29 @@ export function awaitQuorum<T>(calls: readonly { node: string; promise: Promise<
     clearTimeout(timer);
     fn();
   };
+  const enough = (): boolean => need.every((n, g) => ok[g]! >= n);
+  const hopeless = (): boolean => need.some((n, g) => ok[g]! + open[g]! < n);
   const timer = setTimeout(() => finish(() => rejectReached(new QuorumFailed([...outcomes], true))), Math.max(0, deadline - Date.now()));
-  if (needed <= 0) finish(() => resolveReached([]));
-  else if (calls.length < needed) finish(() => rejectReached(new QuorumFailed([], false)));
+  if (enough()) finish(() => resolveReached([]));
+  else if (hopeless()) finish(() => rejectReached(new QuorumFailed([], false)));
   const all = Promise.all(
-    calls.map(({ node, promise }) =>
-      promise.then(
+    calls.map((call) =>
+      call.promise.then(
         (value) => {
-          const o: Outcome<T> = { node, ok: true, value };
+          const o: Outcome<T> = { node: call.node, ok: true, value };
           outcomes.push(o);
-          if (++ok >= needed) finish(() => resolveReached(outcomes.filter((x) => x.ok)));
+          for (const g of groupsOf(call)) {
+            ok[g]!++;
+            open[g]!--;
+          }
+          if (enough()) finish(() => resolveReached(outcomes.filter((x) => x.ok)));
           return o;
         },
         (error: unknown) => {
-          const o: Outcome<T> = { node, ok: false, error };
+          const o: Outcome<T> = { node: call.node, ok: false, error };
           outcomes.push(o);
-          if (ok + (calls.length - outcomes.length) < needed) finish(() => rejectReached(new QuorumFailed([...outcomes], false)));
+          for (const g of groupsOf(call)) open[g]!--;
+          if (hopeless()) finish(() => rejectReached(new QuorumFailed([...outcomes], false)));
           return o;
         },
       ),
@@ -67,3 +84,5 @@ export function awaitQuorum<T>(calls: readonly { node: string; promise: Promise<
   reached.catch(() => undefined);
   return { reached, all };
 }
+
+const ZERO: readonly number[] = [0];

@@ -61,19 +61,23 @@ export class GossipSender {
     private readonly onError: (to: string, err: grpc.ServiceError) => void,
   ) {}
 
-  send(to: string, message: GossipMessage): void {
+  /** Send one message; the promise (never rejected) settles once it was delivered or failed. */
+  send(to: string, message: GossipMessage): Promise<void> {
     let c = this.#clients.get(to);
     if (c === undefined) {
       c = new this.#Client(to, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
       this.#clients.set(to, c);
     }
     const deadline = Date.now() + this.deadlineMs;
-    (c as unknown as Record<string, (r: unknown, o: grpc.CallOptions, cb: (e: grpc.ServiceError | null) => void) => void>).exchange!(
-      toWire(message),
-      { deadline },
-      (err) => {
-        if (err) this.onError(to, err);
-      },
+    return new Promise((resolve) =>
+      (c as unknown as Record<string, (r: unknown, o: grpc.CallOptions, cb: (e: grpc.ServiceError | null) => void) => void>).exchange!(
+        toWire(message),
+        { deadline },
+        (err) => {
+          if (err) this.onError(to, err);
+          resolve();
+        },
+      ),
     );
   }
 

@@ -9,6 +9,7 @@
 import { Gossiper, type GossipMessage, type MembershipEvent, type Outbound } from '../../src/membership/gossiper.js';
 import { field, formatTokens, type Delta } from '../../src/membership/endpoint.js';
 import { nextJoinStep } from '../../src/membership/join.js';
+import { ringFingerprint, ringFromStates, type RingView } from '../../src/membership/ring-view.js';
 import type { DetectorOptions } from '../../src/membership/phi-detector.js';
 import { mulberry32 } from '../../src/ring/allocate-tokens.js';
 
@@ -36,6 +37,12 @@ interface JoinState {
   failed: string | undefined;
   /** Time of each step taken, for tests. */
   steps: { at: number; kind: string }[];
+  /** When streaming the claim's ranges is done (the sim models its time, not its data). */
+  streamedAt: number | undefined;
+  /** Why the node last waited, for test failures. */
+  waiting: string;
+  /** When the node last saw another node's movement. */
+  busyAt: number;
 }
 
 interface SimNode {
@@ -51,6 +58,8 @@ interface SimNode {
   readonly seeds: readonly string[];
   events: { at: number; event: MembershipEvent }[];
   tickTimer: number;
+  /** The topology view this node writes by (joining nodes keep it, as node.ts does). */
+  view: RingView | undefined;
 }
 
 interface Scheduled {
@@ -163,6 +172,7 @@ export class GossipSim {
       seeds: seeds.map(addrOf),
       events: [],
       tickTimer: 0,
+      view: undefined,
       gossiper: undefined as unknown as Gossiper,
       join,
     };
@@ -176,6 +186,7 @@ export class GossipSim {
     const n = this.#node(id);
     this.kill(id);
     n.join = freshJoin();
+    n.view = undefined;
     delete n.fields.tokens;
     n.fields.status = 'joining';
     n.generation = 0;
@@ -197,8 +208,10 @@ export class GossipSim {
       random: this.random,
       now: this.now,
       detector: this.#o.detector,
-      shadow: n.join !== undefined && n.join.tokens === undefined,
+      // A wiped (or new) data dir is what makes a shadow round, as in node.ts.
+      shadow: n.join !== undefined && n.join.tokens === undefined && n.join.steps.length === 0,
     });
+    n.view = undefined;
     if (!quiet) this.#sendAll(n, n.gossiper.announce());
     const timer = ++n.tickTimer;
     // First tick at a random phase, then every interval: nodes are not in lock step.
@@ -311,23 +324,38 @@ export class GossipSim {
     this.#agenda.push(this.now + this.#o.judgeEveryMs, () => this.#judge(n, timer));
   }
 
+  /** The topology view, rebuilt when ownership changes, and gossiped as `topo` (node.ts). */
+  #publish(n: SimNode): RingView {
+    const fp = ringFingerprint(n.gossiper.states());
+    if (n.view === undefined || n.view.fingerprint !== fp) {
+      n.view = ringFromStates(n.gossiper.states(), { tokensPerNode: 16 });
+      n.gossiper.set('topo', n.view.hash);
+    }
+    return n.view;
+  }
+
   /** What node.ts does with the join state machine's steps, with node.json kept in `j`. */
   #stepJoin(n: SimNode, j: JoinState): void {
     for (let i = 0; i < 3 && j.status === 'joining'; i++) {
+      const view = this.#publish(n);
+      if (view.movements.some((m) => m.node !== n.id)) j.busyAt = this.now;
       const step = nextJoinStep({
         self: { id: n.id, zone: n.fields.zone ?? '', rack: n.fields.rack ?? '', weight: 1 },
         clusterName: this.#o.clusterName,
         tokensPerNode: 16,
         intervalMs: this.#o.intervalMs,
         waitedMs: this.now - j.startedAt,
+        quietMs: this.now - Math.max(j.startedAt, j.busyAt),
         tokens: j.tokens,
         tokensAgeMs: this.now - Math.max(j.startedAt, j.claimedAt),
-        empty: true,
         gossip: n.gossiper,
+        view,
+        streamed: j.streamedAt !== undefined && j.streamedAt <= this.now,
       });
-      if (step.kind !== 'wait') j.steps.push({ at: this.now, kind: step.kind });
+      if (step.kind !== 'wait' && step.kind !== 'stream') j.steps.push({ at: this.now, kind: step.kind });
       switch (step.kind) {
         case 'wait':
+          j.waiting = step.reason;
           return;
         case 'fail':
           j.failed = step.message;
@@ -340,13 +368,25 @@ export class GossipSim {
         case 'claim':
           j.tokens = step.tokens;
           j.claimedAt = this.now;
+          j.streamedAt = undefined;
           n.fields.tokens = formatTokens(step.tokens);
           n.gossiper.set('tokens', n.fields.tokens);
           break;
+        case 'withdraw':
+          j.tokens = undefined;
+          j.streamedAt = undefined;
+          n.fields.tokens = '';
+          n.gossiper.set('tokens', '');
+          return;
+        case 'stream':
+          // Streaming takes a round here; the data is not simulated.
+          if (j.streamedAt === undefined) j.streamedAt = this.now + this.#o.intervalMs;
+          return;
         case 'normal':
           j.status = 'normal';
           n.fields.status = 'normal';
           n.gossiper.set('status', 'normal');
+          this.#publish(n);
           return;
       }
     }
@@ -380,11 +420,12 @@ export class GossipSim {
 
   #collect(n: SimNode): void {
     for (const event of n.gossiper.takeEvents()) n.events.push({ at: this.now, event });
+    if (n.join !== undefined) this.#publish(n);
   }
 }
 
 function freshJoin(): JoinState {
-  return { tokens: undefined, status: 'joining', startedAt: 0, claimedAt: 0, failed: undefined, steps: [] };
+  return { tokens: undefined, status: 'joining', startedAt: 0, claimedAt: 0, failed: undefined, steps: [], streamedAt: undefined, waiting: '', busyAt: 0 };
 }
 
 export function addrOf(id: string): string {

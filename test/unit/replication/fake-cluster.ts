@@ -18,6 +18,8 @@ export class FakeCluster {
   readonly down = new Set<string>();
   notServing: string | undefined;
   readonly ring: Ring;
+  /** The ring after a topology change in progress (pending ranges), if any. */
+  target: Ring | undefined;
 
   private constructor(ids: readonly string[]) {
     this.ring = Ring.build(ids.map((id, i) => ({ id, zone: `z${i % 3}` })), { tokensPerNode: 16, seed: 'fake' });
@@ -35,7 +37,7 @@ export class FakeCluster {
         id,
         new Coordinator(
           { self: id, replicas: 3, timeoutMs: 2000, maxInFlight: 1000, maxKeyBytes: 4096, maxValueBytes: 1 << 20, ...options },
-          { ring: () => c.ring, isUp: (x) => !c.down.has(x), notServing: () => c.notServing, replicas: withLocal(id, local, c.net.from(id)), log: quiet },
+          { placement: () => ({ ring: c.ring, target: c.target ?? c.ring }), isUp: (x) => !c.down.has(x), notServing: () => c.notServing, replicas: withLocal(id, local, c.net.from(id)), log: quiet },
         ),
       );
     }

@@ -1,0 +1,201 @@
+/**
+ * The receiving side of range streaming: pull the token ranges this node gains in a
+ * movement from their sources, merge every record with the causal merge (so a batch sent
+ * twice, or racing a write, is harmless), and keep per-range progress (checkpoints.ts)
+ * so that a stream cut by a crash of either end resumes without sending finished ranges
+ * again.
+ *
+ * Bounded: `concurrency` ranges at a time (Riak's transfer_limit is 2), one batch of a
+ * range in memory at a time (gRPC flow control holds the sender back meanwhile). A range
+ * whose source fails is retried from the next source that is up, with a back-off; after
+ * `attempts` rounds over its sources the pull fails, and the caller (the movement's
+ * driver) tries again later.
+ *
+ * Owns: the pulls and their progress figures (for `ringkv transfers`). Must not: choose
+ * what moves (transfer-plan.ts) or speak gRPC (transport/handoff-wire.ts does).
+ */
+import type { TokenRange } from '../storage/index.js';
+import type { Checkpoints } from './checkpoints.js';
+import { transferShare } from './transfer-plan.js';
+import { tokenHex } from '../ring/index.js';
+
+export interface RangeBatchIn {
+  readonly entries: readonly { readonly key: Buffer; readonly record: Buffer }[];
+  /** Records the source skipped as corrupt. */
+  readonly corrupt: number;
+}
+
+/** Where ranges come from: node `source` streams `range` after user key `after`. */
+export interface RangeSourceApi {
+  stream(source: string, range: TokenRange, after: Buffer | undefined, signal: AbortSignal): AsyncIterable<RangeBatchIn>;
+}
+
+export interface PullItem {
+  readonly start: bigint;
+  readonly end: bigint;
+  /** Nodes that hold the range, best first (transfer-plan.ts). */
+  readonly sources: readonly string[];
+}
+
+export type RangeState = 'waiting' | 'active' | 'done' | 'failed';
+
+export interface RangeProgress {
+  readonly start: string;
+  readonly end: string;
+  state: RangeState;
+  /** The source streaming it now (or last). */
+  source: string;
+  /** True when that source is not the first choice (the replica leaving the range was down). */
+  fallbackSource: boolean;
+  keys: number;
+  bytes: number;
+  corrupt: number;
+  error: string;
+  /** Fraction of the token space. */
+  readonly share: number;
+}
+
+export interface PullStatus {
+  readonly move: string;
+  readonly from: string;
+  readonly startedAt: number;
+  finishedAt: number | undefined;
+  readonly ranges: RangeProgress[];
+}
+
+export interface TransfersDeps {
+  readonly store: { merge(key: Buffer, record: Buffer): Promise<unknown> };
+  readonly checkpoints: Checkpoints;
+  readonly source: RangeSourceApi;
+  isUp(id: string): boolean;
+  readonly log: { info(o: object, m: string): void; warn(o: object, m: string): void; debug(o: object, m: string): void };
+  /** Ranges pulled at once (default 2). */
+  readonly concurrency?: number;
+  /** Rounds over a range's sources before the pull fails (default 3). */
+  readonly attempts?: number;
+  readonly retryMs?: number;
+  readonly now?: () => number;
+}
+
+/** Pulls finished or failed that `status()` still lists. */
+const KEEP_FINISHED = 8;
+
+export class Transfers {
+  readonly #pulls: PullStatus[] = [];
+  readonly #now: () => number;
+
+  constructor(private readonly deps: TransfersDeps) {
+    this.#now = deps.now ?? Date.now;
+  }
+
+  /** Pulls in progress and the last few finished, newest last. */
+  status(): readonly PullStatus[] {
+    return this.#pulls;
+  }
+
+  /**
+   * Pull `items` for movement `move` (asked by `from`, for the log); resolves with the keys
+   * and bytes merged once every range is in, rejects when one could not be pulled.
+   */
+  async pull(move: string, from: string, items: readonly PullItem[], signal?: AbortSignal): Promise<{ keys: number; bytes: number }> {
+    const status: PullStatus = {
+      move,
+      from,
+      startedAt: this.#now(),
+      finishedAt: undefined,
+      ranges: items.map((i) => ({ start: tokenHex(i.start), end: tokenHex(i.end), state: 'waiting', source: '', fallbackSource: false, keys: 0, bytes: 0, corrupt: 0, error: '', share: transferShare(i) })),
+    };
+    this.#pulls.push(status);
+    const finished = this.#pulls.filter((p) => p.finishedAt !== undefined);
+    if (finished.length > KEEP_FINISHED) this.#pulls.splice(this.#pulls.indexOf(finished[0]!), 1);
+    let next = 0;
+    let failure: unknown;
+    const worker = async (): Promise<void> => {
+      while (failure === undefined && next < items.length && !signal?.aborted) {
+        const i = next++;
+        try {
+          await this.#pullRange(move, items[i]!, status.ranges[i]!, signal);
+        } catch (e) {
+          failure ??= e;
+        }
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: Math.min(this.deps.concurrency ?? 2, items.length) }, worker));
+      if (signal?.aborted) throw new Error('the transfer was cancelled');
+      if (failure !== undefined) throw failure;
+      const keys = status.ranges.reduce((s, r) => s + r.keys, 0);
+      const bytes = status.ranges.reduce((s, r) => s + r.bytes, 0);
+      return { keys, bytes };
+    } finally {
+      status.finishedAt = this.#now();
+      await this.deps.checkpoints.flush().catch(() => undefined);
+    }
+  }
+
+  async #pullRange(move: string, item: PullItem, p: RangeProgress, signal: AbortSignal | undefined): Promise<void> {
+    const key = rangeKey(item);
+    const range = { start: item.start, end: item.end };
+    if (this.deps.checkpoints.isDone(move, key)) {
+      p.state = 'done';
+      return;
+    }
+    const attempts = this.deps.attempts ?? 3;
+    let lastError: unknown;
+    for (let round = 0; round < attempts; round++) {
+      for (const source of item.sources) {
+        if (signal?.aborted) return;
+        if (!this.deps.isUp(source)) continue;
+        p.state = 'active';
+        p.source = source;
+        p.fallbackSource = source !== item.sources[0];
+        if (p.fallbackSource) this.deps.log.warn({ range: key, peer: source, preferred: item.sources[0] }, 'streaming a range from a replica that keeps it: the one leaving it is down');
+        try {
+          await this.#stream(move, key, range, source, p, signal);
+          await this.deps.checkpoints.complete(move, key);
+          p.state = 'done';
+          p.error = '';
+          return;
+        } catch (e) {
+          lastError = e;
+          p.error = describe(e);
+          this.deps.log.warn({ range: key, peer: source, err: p.error }, 'range stream failed; trying the next source');
+        }
+      }
+      if (round + 1 < attempts) await new Promise((r) => setTimeout(r, this.deps.retryMs ?? 1000));
+    }
+    p.state = 'failed';
+    throw new Error(`range (${p.start}, ${p.end}] could not be pulled from ${item.sources.join(', ')}: ${lastError === undefined ? 'no source is up' : describe(lastError)}`);
+  }
+
+  async #stream(move: string, key: string, range: TokenRange, source: string, p: RangeProgress, signal: AbortSignal | undefined): Promise<void> {
+    const after = this.deps.checkpoints.resumeAfter(move, key);
+    const local = new AbortController();
+    const onAbort = (): void => local.abort();
+    signal?.addEventListener('abort', onAbort);
+    try {
+      for await (const batch of this.deps.source.stream(source, range, after, local.signal)) {
+        if (batch.entries.length > 0) {
+          await Promise.all(batch.entries.map((e) => this.deps.store.merge(e.key, e.record)));
+          p.keys += batch.entries.length;
+          for (const e of batch.entries) p.bytes += e.key.length + e.record.length;
+          await this.deps.checkpoints.progress(move, key, batch.entries[batch.entries.length - 1]!.key);
+        }
+        p.corrupt += batch.corrupt;
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      local.abort();
+    }
+  }
+}
+
+/** The checkpoint key of a range: its bounds in hex. */
+export function rangeKey(r: { readonly start: bigint; readonly end: bigint }): string {
+  return `${tokenHex(r.start)}-${tokenHex(r.end)}`;
+}
+
+function describe(e: unknown): string {
+  const x = e as { details?: string; message?: string };
+  return (x?.details ?? x?.message ?? String(e)).replace(/\. Resolution note: .*$/, '');
+}

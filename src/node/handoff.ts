@@ -1,0 +1,94 @@
+/**
+ * The node's range-streaming parts, wired: the Handoff service peers pull ranges from
+ * (throttled per node), the puller with its checkpoints, and the plans of the movements
+ * this node takes part in.
+ *
+ * Owns: the wiring, and turning the current topology view into "what this node pulls for
+ * movement M". Must not: decide the topology (membership/ does) or how a range is moved
+ * (handoff/ does).
+ */
+import type * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { Store } from '../storage/index.js';
+import type { RingView } from '../membership/ring-view.js';
+import type { Checkpoints } from '../handoff/checkpoints.js';
+import { planTransfers, type Transfer } from '../handoff/transfer-plan.js';
+import { Throttle } from '../handoff/throttle.js';
+import { Transfers, rangeKey, type PullItem } from '../handoff/transfers.js';
+import { GrpcHandoff, handoffService, type OutgoingStream } from '../transport/handoff-wire.js';
+import { serviceClient } from '../transport/protos.js';
+import type { NodeConfig } from './config.js';
+
+export interface HandoffDeps {
+  readonly id: string;
+  readonly config: NodeConfig;
+  readonly store: Store;
+  addressOf(id: string): string | undefined;
+  isUp(id: string): boolean;
+  /** Why not to serve streams now (stopping), if so. */
+  refuse(): string | undefined;
+  readonly log: Logger;
+}
+
+export class Handoff {
+  readonly throttle: Throttle;
+  readonly transfers: Transfers;
+  readonly peers: GrpcHandoff;
+  readonly outgoing = new Set<OutgoingStream>();
+  readonly #abort = new AbortController();
+
+  constructor(
+    private readonly deps: HandoffDeps,
+    readonly checkpoints: Checkpoints,
+  ) {
+    const { id, config, store, log } = deps;
+    this.throttle = new Throttle(config.streamBytesPerSecond === 0 ? Infinity : config.streamBytesPerSecond);
+    this.peers = new GrpcHandoff(id, config.clusterName, deps.addressOf);
+    this.transfers = new Transfers({ store, checkpoints, source: this.peers, isUp: deps.isUp, log: log.child({ component: 'handoff' }) });
+  }
+
+  addServices(server: grpc.Server): void {
+    server.addService(
+      serviceClient('ringkv.internal.v1.Handoff').service,
+      handoffService({
+        clusterName: this.deps.config.clusterName,
+        store: this.deps.store,
+        throttle: this.throttle,
+        refuse: this.deps.refuse,
+        fetch: (move, from, items) => this.transfers.pull(move, from, items, this.#abort.signal),
+        outgoing: this.outgoing,
+        log: this.deps.log.child({ component: 'handoff' }),
+      }),
+    );
+  }
+
+  /** Every transfer of the view's movements (current ring → target ring). */
+  plan(view: RingView): Transfer[] {
+    return view.target === view.ring ? [] : planTransfers(view.ring, view.target, this.deps.config.replicas);
+  }
+
+  /** What `node` pulls in the view's movements. */
+  pullsOf(view: RingView, node: string): PullItem[] {
+    return this.plan(view).filter((t) => t.to === node);
+  }
+
+  /** Has this node pulled every range it gains in the view, for movement `move`? */
+  pulled(view: RingView, move: string): boolean {
+    return this.pullsOf(view, this.deps.id).every((t) => this.checkpoints.isDone(move, rangeKey(t)));
+  }
+
+  /** Pull what this node gains in the view, for movement `move`. */
+  pullOwn(view: RingView, move: string): Promise<{ keys: number; bytes: number }> {
+    return this.transfers.pull(move, this.deps.id, this.pullsOf(view, this.deps.id), this.#abort.signal);
+  }
+
+  retainPeers(keep: ReadonlySet<string>): void {
+    this.peers.retain(keep);
+  }
+
+  /** Cut every pull short and close the channels. */
+  stop(): void {
+    this.#abort.abort();
+    this.peers.close();
+  }
+}

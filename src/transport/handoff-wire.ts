@@ -1,0 +1,175 @@
+/**
+ * The Handoff service (proto/ringkv/internal/v1/handoff.proto) on both sides: the server
+ * streams a token range out of this node's store, throttled and under gRPC flow control,
+ * and runs a peer's Fetch; the client side implements RangeSourceApi (a range streamed
+ * from a peer) and asks a peer to fetch, one channel per peer.
+ *
+ * Owns: the mapping and the channels. Must not: decide what moves (handoff/ does).
+ */
+import * as grpc from '@grpc/grpc-js';
+import type { Store } from '../storage/index.js';
+import { MAX_TOKEN, tokenHex as hex } from '../ring/index.js';
+import type { Throttle } from '../handoff/throttle.js';
+import type { PullItem, RangeBatchIn, RangeSourceApi } from '../handoff/transfers.js';
+import { CHANNEL_OPTIONS } from './gossip-wire.js';
+import { callUnary, serviceClient } from './protos.js';
+import { toStatus } from './status.js';
+
+/** Records per streamed batch, and bytes (a single larger record is its own batch). */
+export const STREAM_BATCH_COUNT = 512;
+export const STREAM_BATCH_BYTES = 1 << 20;
+
+interface StreamRangeRequest { start: string; end: string; afterKey: Buffer; requester: string; cluster: string }
+interface FetchRequest { cluster: string; move: string; requester: string; ranges: { start: string; end: string; sources: string[] }[] }
+
+function parseToken(v: string): bigint | undefined {
+  return /^[0-9a-f]{16}$/.test(v) ? BigInt(`0x${v}`) : undefined;
+}
+
+function status(code: grpc.status, details: string): Partial<grpc.StatusObject> {
+  return { code, details };
+}
+
+export interface HandoffServerDeps {
+  readonly clusterName: string;
+  readonly store: Store;
+  readonly throttle: Throttle;
+  /** Why not to serve now (stopping), if so. */
+  refuse(): string | undefined;
+  /** Run a peer's Fetch: pull `items` for movement `move`. */
+  fetch(move: string, from: string, items: PullItem[]): Promise<{ keys: number; bytes: number }>;
+  /** Outgoing streams, for `transfers`. */
+  readonly outgoing: Set<OutgoingStream>;
+  readonly log: { debug(o: object, m: string): void; warn(o: object, m: string): void };
+}
+
+export interface OutgoingStream {
+  readonly to: string;
+  readonly start: string;
+  readonly end: string;
+  readonly startedAt: number;
+  keys: number;
+  bytes: number;
+}
+
+export function handoffService(deps: HandoffServerDeps): grpc.UntypedServiceImplementation {
+  return {
+    streamRange: (call: grpc.ServerWritableStream<StreamRangeRequest, unknown>) => {
+      void streamRange(deps, call).catch((e: unknown) => {
+        if (!call.cancelled) call.emit('error', toStatus(e));
+      });
+    },
+    fetch: (call: grpc.ServerUnaryCall<FetchRequest, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+      const r = call.request;
+      if (r.cluster !== deps.clusterName) return cb(status(grpc.status.FAILED_PRECONDITION, `cluster name "${r.cluster}" is not ours ("${deps.clusterName}")`));
+      const why = deps.refuse();
+      if (why !== undefined) return cb(status(grpc.status.UNAVAILABLE, why));
+      const items: PullItem[] = [];
+      for (const x of r.ranges) {
+        const start = parseToken(x.start), end = parseToken(x.end);
+        if (start === undefined || end === undefined || x.sources.length === 0) return cb(status(grpc.status.INVALID_ARGUMENT, `range (${x.start}, ${x.end}] must be two 16-hex-digit tokens with at least one source`));
+        items.push({ start, end, sources: x.sources });
+      }
+      if (r.move.length === 0) return cb(status(grpc.status.INVALID_ARGUMENT, 'a fetch must name its movement (move)'));
+      deps.fetch(r.move, r.requester, items).then(
+        (res) => cb(null, res),
+        (e: unknown) => cb({ code: grpc.status.UNAVAILABLE, details: `fetch failed: ${(e as Error)?.message ?? String(e)}` }),
+      );
+    },
+  };
+}
+
+async function streamRange(deps: HandoffServerDeps, call: grpc.ServerWritableStream<StreamRangeRequest, unknown>): Promise<void> {
+  const r = call.request;
+  if (r.cluster !== deps.clusterName) return void call.emit('error', status(grpc.status.FAILED_PRECONDITION, `cluster name "${r.cluster}" is not ours ("${deps.clusterName}")`));
+  const why = deps.refuse();
+  if (why !== undefined) return void call.emit('error', status(grpc.status.UNAVAILABLE, why));
+  const start = parseToken(r.start), end = parseToken(r.end);
+  if (start === undefined || end === undefined || start > MAX_TOKEN || end > MAX_TOKEN)
+    return void call.emit('error', status(grpc.status.INVALID_ARGUMENT, `range (${r.start}, ${r.end}] must be two tokens of 16 hex digits`));
+  const out: OutgoingStream = { to: r.requester, start: r.start, end: r.end, startedAt: Date.now(), keys: 0, bytes: 0 };
+  deps.outgoing.add(out);
+  try {
+    const after = r.afterKey.length > 0 ? r.afterKey : undefined;
+    for await (const batch of deps.store.ranges.scan({ start, end }, { batchCount: STREAM_BATCH_COUNT, batchBytes: STREAM_BATCH_BYTES }, after)) {
+      if (call.cancelled) return;
+      let bytes = 0;
+      for (const e of batch.entries) bytes += e.key.length + e.record.length;
+      await deps.throttle.take(bytes);
+      out.keys += batch.entries.length;
+      out.bytes += bytes;
+      // Flow control: write() says false once the receiver is behind; wait for it.
+      if (!call.write({ entries: batch.entries, corrupt: batch.corrupt.length })) {
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            call.off('drain', done);
+            call.off('cancelled', done);
+            resolve();
+          };
+          call.on('drain', done);
+          call.on('cancelled', done);
+        });
+      }
+    }
+    if (!call.cancelled) call.end();
+  } finally {
+    deps.outgoing.delete(out);
+  }
+}
+
+/** The client side: ranges streamed from peers, and Fetch asked of peers. */
+export class GrpcHandoff implements RangeSourceApi {
+  readonly #clients = new Map<string, grpc.Client>();
+  readonly #Client = serviceClient('ringkv.internal.v1.Handoff');
+
+  constructor(
+    private readonly self: string,
+    private readonly clusterName: string,
+    private readonly addressOf: (id: string) => string | undefined,
+  ) {}
+
+  #client(node: string): grpc.Client {
+    const addr = this.addressOf(node);
+    if (addr === undefined) throw Object.assign(new Error(`no address known for node ${node}`), { code: grpc.status.UNAVAILABLE, details: `no address known for node ${node}` });
+    let c = this.#clients.get(addr);
+    if (c === undefined) {
+      c = new this.#Client(addr, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+      this.#clients.set(addr, c);
+    }
+    return c;
+  }
+
+  async *stream(source: string, range: { start: bigint; end: bigint }, after: Buffer | undefined, signal: AbortSignal): AsyncIterable<RangeBatchIn> {
+    const c = this.#client(source) as unknown as Record<string, (req: unknown) => grpc.ClientReadableStream<{ entries: { key: Buffer; record: Buffer }[]; corrupt: number }>>;
+    const req = { start: hex(range.start), end: hex(range.end), afterKey: after ?? Buffer.alloc(0), requester: this.self, cluster: this.clusterName };
+    const call = c.streamRange!(req);
+    const cancel = (): void => call.cancel();
+    signal.addEventListener('abort', cancel);
+    try {
+      for await (const batch of call) yield batch;
+    } finally {
+      signal.removeEventListener('abort', cancel);
+      call.cancel();
+    }
+  }
+
+  /** Ask `node` to pull `items` for movement `move`; resolves when it has them all. */
+  fetch(node: string, move: string, items: readonly PullItem[], deadline: number): Promise<{ keys: number; bytes: number }> {
+    const req = { cluster: this.clusterName, move, requester: this.self, ranges: items.map((i) => ({ start: hex(i.start), end: hex(i.end), sources: [...i.sources] })) };
+    return callUnary(this.#client(node), 'fetch', req, { deadline });
+  }
+
+  /** Close channels to every address not in `keep`. */
+  retain(keep: ReadonlySet<string>): void {
+    for (const [addr, c] of this.#clients) {
+      if (keep.has(addr)) continue;
+      c.close();
+      this.#clients.delete(addr);
+    }
+  }
+
+  close(): void {
+    for (const c of this.#clients.values()) c.close();
+    this.#clients.clear();
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Growing a live cluster on real processes: a node joins a cluster that holds data while
+ * clients keep writing; afterwards every acknowledged key, old or written during the
+ * join, is in the store of each of its replicas per the new ring (read from LevelDB
+ * directly), and the joiner received about its share.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { Client } from '../../src/client/index.js';
+import { TestCluster, waitFor } from './harness.js';
+import { loadKeys, missingCopies, replicasOf, stopAll, storedKeys, writeDuring } from './topology-check.js';
+
+const KEYS = Number(process.env.JOIN_KEYS ?? 50_000);
+
+async function normalEverywhere(cluster: TestCluster, ids: readonly string[], timeoutMs: number): Promise<void> {
+  await waitFor(`${ids.join(', ')} normal and up on every node`, timeoutMs, async () => {
+    const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.status()));
+    return views.every((v) => v !== undefined && ids.every((id) => v.members.some((m) => m.id === id && m.status === 'normal' && m.up)));
+  }, 250);
+}
+
+describe('a node joins a cluster that holds data', () => {
+  let cluster: TestCluster;
+  afterAll(() => cluster?.destroy());
+
+  it(`joins a 3-node cluster loaded with ${KEYS} keys while clients write: every key on its N replicas`, async () => {
+    cluster = await TestCluster.create(4, 3, ['--request-timeout-ms', '3000', '--stream-bytes-per-second', '0']);
+    const [n1, n2, n3, n4] = cluster.nodes;
+    for (const n of [n1!, n2!, n3!]) n.start();
+    await normalEverywhere(cluster, ['n1', 'n2', 'n3'], 60_000);
+    const client = new Client({ nodes: [n1!, n2!, n3!].map((n) => n.address), deadlineMs: 5000 });
+    try {
+      const loaded = await loadKeys(client, 'old-', KEYS);
+      expect(loaded.length).toBe(KEYS);
+      const writer = writeDuring(client, 'new-', { maxOps: 200_000, maxMs: 120_000 });
+      n4!.start();
+      await normalEverywhere(cluster, ['n1', 'n2', 'n3', 'n4'], 120_000);
+      const during = await writer.stop();
+      const ring = await n1!.admin().ring(3);
+      await stopAll(cluster.nodes);
+      const stored = new Map<string, Set<string>>();
+      for (const n of cluster.nodes) stored.set(n.id, await storedKeys(n));
+      const acked = [...loaded, ...during.acked];
+      expect(missingCopies(ring, acked, stored).slice(0, 20), 'acknowledged keys missing from a replica').toEqual([]);
+      // What n4 received against its share of the old keys under the new ring.
+      const ideal = loaded.filter((k) => replicasOf(ring, k).includes('n4')).length;
+      const got = loaded.filter((k) => stored.get('n4')!.has(k)).length;
+      console.log(`join: ${loaded.length} keys loaded, ${during.acked.length} written during the join (${during.failed} failed); n4 holds ${got} old keys, its share is ${ideal} (moved ÷ ideal ${(got / ideal).toFixed(3)})`);
+      expect(got / ideal).toBeGreaterThanOrEqual(1);
+    } finally {
+      client.close();
+    }
+  }, 420_000);
+});

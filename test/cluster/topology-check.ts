@@ -1,0 +1,98 @@
+/**
+ * Helpers for topology-change tests on real processes: load keys, keep writing during a
+ * change (bounded in count and time), and check where every acknowledged key really is
+ * by reading each node's LevelDB directly once the nodes are stopped (not through quorum
+ * reads, which would repair what they read).
+ */
+import { join } from 'node:path';
+import { Client } from '../../src/client/index.js';
+import { tokenOf } from '../../src/ring/index.js';
+import { Store } from '../../src/storage/index.js';
+import type { RingReply } from '../../src/client/admin.js';
+import type { NodeProcess } from './harness.js';
+
+/** Put `count` fresh keys `${prefix}${i}` at W=2 from `concurrency` workers; the keys acknowledged. */
+export async function loadKeys(client: Client, prefix: string, count: number, concurrency = 64): Promise<string[]> {
+  const acked: string[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const k = `${prefix}${next++}`;
+        try {
+          await client.put(k, `v-${k}`, { w: 2 });
+          acked.push(k);
+        } catch {
+          // not acknowledged: may or may not be anywhere
+        }
+      }
+    }),
+  );
+  return acked;
+}
+
+/** Keep writing fresh keys until `stop()` says so (at most `maxOps` and `maxMs`). */
+export function writeDuring(client: Client, prefix: string, o: { maxOps: number; maxMs: number; concurrency?: number }): { stop(): Promise<{ acked: string[]; failed: number }> } {
+  const acked: string[] = [];
+  let failed = 0;
+  let stopping = false;
+  let next = 0;
+  const end = Date.now() + o.maxMs;
+  const workers = Array.from({ length: o.concurrency ?? 8 }, async () => {
+    while (!stopping && next < o.maxOps && Date.now() < end) {
+      const k = `${prefix}${next++}`;
+      try {
+        await client.put(k, `v-${k}`, { w: 2 });
+        acked.push(k);
+      } catch {
+        failed++;
+      }
+    }
+  });
+  return {
+    async stop() {
+      stopping = true;
+      await Promise.all(workers);
+      return { acked, failed };
+    },
+  };
+}
+
+/** Every user key in a stopped node's store. */
+export async function storedKeys(node: NodeProcess): Promise<Set<string>> {
+  const store = await Store.open({ path: join(node.dataDir, 'data') });
+  const keys = new Set<string>();
+  try {
+    for await (const batch of store.ranges.scan({ start: 0n, end: 0n })) for (const e of batch.entries) keys.add(e.key.toString());
+  } finally {
+    await store.close();
+  }
+  return keys;
+}
+
+/** A key's replicas in a ring as Admin Ring reports it. */
+export function replicasOf(ring: RingReply, key: string): readonly string[] {
+  const t = tokenOf(key);
+  const ranges = ring.ranges.map((r) => ({ start: BigInt(`0x${r.start}`), end: BigInt(`0x${r.end}`), replicas: r.replicas }));
+  for (const r of ranges) {
+    const inside = r.start < r.end ? t > r.start && t <= r.end : t > r.start || t <= r.end;
+    if (inside) return r.replicas;
+  }
+  throw new Error(`no range holds key ${key}`);
+}
+
+/**
+ * Where acknowledged keys are missing: for each key, the replicas (per `ring`) whose store
+ * lacks it. Empty when every key is on all of its replicas.
+ */
+export function missingCopies(ring: RingReply, keys: Iterable<string>, stored: ReadonlyMap<string, ReadonlySet<string>>): string[] {
+  const out: string[] = [];
+  for (const k of keys) for (const r of replicasOf(ring, k)) if (!stored.get(r)?.has(k)) out.push(`${k}@${r}`);
+  return out;
+}
+
+/** Stop nodes with SIGTERM and wait for them to exit. */
+export async function stopAll(nodes: readonly NodeProcess[]): Promise<void> {
+  for (const n of nodes) n.signal('SIGTERM');
+  await Promise.all(nodes.map((n) => n.exit));
+}
