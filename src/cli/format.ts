@@ -28,24 +28,28 @@ export function formatStatus(s: StatusReply): string {
     'Status=Up/Down',
     '|/ State=Normal/Joining/Leaving/lefT/Removed',
   ];
-  const zones = [...new Set(s.members.map((m) => m.zone))].sort();
+  // Members that left or were removed are history, not rows (they are listed below).
+  const gone = s.members.filter((m) => m.status === 'left' || m.status === 'removed');
+  const members = s.members.filter((m) => !gone.includes(m));
+  const zones = [...new Set(members.map((m) => m.zone))].sort();
   for (const zone of zones) {
     out.push('', `Zone: ${zone === '' ? '(none)' : zone}`);
     const rows = [['--', 'Address', 'Load', 'Hints', 'Tokens', `Owns (effective, N=${s.replicas})`, 'Host ID', 'Rack']];
-    for (const m of s.members.filter((x) => x.zone === zone)) {
+    for (const m of members.filter((x) => x.zone === zone)) {
       rows.push([
         `${m.up ? 'U' : 'D'}${STATE[m.status] ?? '?'}`,
         m.address,
         formatBytes(m.loadBytes),
         String(m.hints),
         String(m.tokens),
-        m.tokens === 0 || m.status === 'joining' ? '?' : `${(m.ownership * 100).toFixed(1)}%`,
+        (m.tokens === 0 || m.status === 'joining' ? '?' : `${(m.ownership * 100).toFixed(1)}%`) + (m.progress ? ` (streaming ${m.progress} ranges)` : ''),
         m.id,
         m.rack === '' ? '-' : m.rack,
       ]);
     }
     out.push(table(rows));
   }
+  if (gone.length > 0) out.push('', `Left or removed: ${gone.map((m) => `${m.id} (${m.status})`).join(', ')}`);
   const counters = Object.entries(s.counters ?? {});
   if (counters.length > 0) out.push('', `Counters of ${s.nodeId} since it started: ${counters.map(([k, v]) => `${k}=${v}`).join(' ')}`);
   return out.join('\n');

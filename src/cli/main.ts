@@ -9,7 +9,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import { demo } from './demo.js';
 import { runNode } from './node-command.js';
 import { runLocal } from './local-cluster.js';
-import { AdminClient } from '../client/admin.js';
+import { AdminClient, type TransfersReply } from '../client/admin.js';
+import { follow, formatTransfers } from './topology.js';
 import { formatEndpoints, formatGet, formatRing, formatStatus, showValue } from './format.js';
 import { Client } from '../client/kv.js';
 import { DEFAULT_CONFIG, ENV_NAMES } from '../node/config.js';
@@ -213,6 +214,72 @@ program
   .action(async (key: string, o: { node: string; json?: boolean }) => {
     const e = await withAdmin(o.node, (c) => c.endpoints(key));
     console.log(o.json ? JSON.stringify(e, null, 2) : formatEndpoints(key, e));
+  });
+
+program
+  .command('decommission')
+  .description('take a node out of the cluster: it streams its ranges to the nodes that gain them, goes left and exits (like nodetool decommission)')
+  .option('--node <host:port>', 'the node to decommission (RINGKV_NODE)', DEFAULT_NODE)
+  .option('--cancel', 'withdraw a decommission that has not finished')
+  .option('--no-wait', 'return once started instead of following it to the end')
+  .action(async (o: { node: string; cancel?: boolean; wait: boolean }) => {
+    const r = await withAdmin(o.node, (c) => c.decommission(o.cancel === true));
+    console.log(r.message);
+    if (o.cancel || !o.wait || r.move === '') return;
+    await follow(`decommission ${o.node}`, o.node, r.move, (t) => (t === undefined || t.drive?.phase === 'left' ? true : t.drive?.phase.startsWith('withdrawn') ? `decommission ${t.drive.phase}` : false));
+    console.log(`${o.node} left the cluster; its process exits. Its data stays in its data dir until you delete it.`);
+  });
+
+program
+  .command('removenode')
+  .description('remove a member that is down for good: the surviving replicas stream its ranges to the nodes that gain them (like nodetool removenode)')
+  .argument('<id>', 'host id of the dead member (see ringkv status)')
+  .option('--node <host:port>', 'a live node that drives the removal (RINGKV_NODE)', DEFAULT_NODE)
+  .option('--no-wait', 'return once started instead of following it to the end')
+  .action(async (id: string, o: { node: string; wait: boolean }) => {
+    const r = await withAdmin(o.node, (c) => c.removeNode(id));
+    console.log(r.message);
+    if (!o.wait || r.move === '') return;
+    await follow(`removenode ${id}`, o.node, r.move, (t) =>
+      t === undefined ? `${o.node} stopped answering; run ringkv removenode ${id} again on another node to resume` : t.drive?.move === r.move && t.drive.phase === 'removed' ? true : t.drive?.phase.startsWith('withdrawn') ? `removal ${t.drive.phase}` : false,
+    );
+    console.log(`${id} removed: every range it held is back on N replicas.`);
+  });
+
+program
+  .command('cleanup')
+  .description('delete the data a node keeps for ranges it no longer replicates, after nodes joined (like nodetool cleanup)')
+  .option('--node <host:port>', 'the node to clean up (RINGKV_NODE)', DEFAULT_NODE)
+  .action(async (o: { node: string }) => {
+    const r = await withAdmin(o.node, (c) => c.cleanup());
+    console.log(`${o.node}: ${r.deleted} keys deleted from ${r.ranges} ranges it no longer replicates${r.kept > 0 ? ` (${r.kept} written meanwhile, kept)` : ''}`);
+  });
+
+program
+  .command('transfers')
+  .description('ranges being streamed between nodes, and the topology change in progress (like riak-admin transfers)')
+  .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', DEFAULT_NODE)
+  .option('--json', 'print JSON')
+  .action(async (o: { node: string; json?: boolean }) => {
+    const status = await withAdmin(o.node, (c) => c.status());
+    const replies: TransfersReply[] = [];
+    const unreachable: string[] = [];
+    await Promise.all(
+      status.members
+        .filter((m) => m.up && m.status !== 'left' && m.status !== 'removed')
+        .map(async (m) => {
+          const c = new AdminClient(m.address, 3000);
+          try {
+            replies.push(await c.transfers());
+          } catch {
+            unreachable.push(m.id);
+          } finally {
+            c.close();
+          }
+        }),
+    );
+    replies.sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1));
+    console.log(o.json ? JSON.stringify(replies, null, 2) : formatTransfers(replies, unreachable));
   });
 
 program.parseAsync().catch((err: unknown) => {

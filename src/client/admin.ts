@@ -24,6 +24,8 @@ export interface MemberStatus {
   readonly phi: number;
   /** Hints the member holds for other nodes (as it last gossiped it). */
   readonly hints: number;
+  /** Ranges streamed of the topology change it joins by or drives, "done/total"; '' when none. */
+  readonly progress: string;
 }
 
 export interface StatusReply {
@@ -56,6 +58,41 @@ export interface EndpointsReply {
   readonly targets: readonly Endpoint[];
 }
 
+export interface RangeTransfer {
+  readonly start: string;
+  readonly end: string;
+  readonly state: string;
+  readonly peer: string;
+  readonly keys: number;
+  readonly bytes: number;
+  readonly share: number;
+  readonly fallbackSource: boolean;
+  readonly error: string;
+}
+
+export interface TransfersReply {
+  readonly nodeId: string;
+  readonly movements: readonly string[];
+  readonly pulls: readonly { readonly move: string; readonly requestedBy: string; readonly startedAtMs: number; readonly finishedAtMs: number; readonly ranges: readonly RangeTransfer[] }[];
+  readonly outgoing: readonly RangeTransfer[];
+  readonly drive:
+    | {
+        readonly kind: string;
+        readonly node: string;
+        readonly move: string;
+        readonly phase: string;
+        readonly startedAtMs: number;
+        readonly gainers: readonly { readonly node: string; readonly ranges: number; readonly state: string; readonly keys: number; readonly bytes: number; readonly error: string }[];
+      }
+    | null;
+  readonly streamBytesPerSecond: number;
+}
+
+export interface MovementReply {
+  readonly move: string;
+  readonly message: string;
+}
+
 export class AdminClient {
   readonly #client: grpc.Client;
 
@@ -81,11 +118,30 @@ export class AdminClient {
     return this.#call('endpoints', { key: typeof key === 'string' ? Buffer.from(key) : key }) as Promise<EndpointsReply>;
   }
 
+  /** Decommission the node this client talks to (or, with `cancel`, withdraw it). */
+  decommission(cancel = false): Promise<MovementReply> {
+    return this.#call('decommission', { cancel }) as Promise<MovementReply>;
+  }
+
+  /** Remove member `id`, which is down for good; this client's node drives it. */
+  removeNode(id: string): Promise<MovementReply> {
+    return this.#call('removeNode', { id }) as Promise<MovementReply>;
+  }
+
+  /** Delete data this client's node holds for ranges it no longer replicates. */
+  cleanup(): Promise<{ deleted: number; kept: number; ranges: number }> {
+    return this.#call('cleanup', {}, 10 * 60_000) as Promise<{ deleted: number; kept: number; ranges: number }>;
+  }
+
+  transfers(): Promise<TransfersReply> {
+    return this.#call('transfers', {}) as Promise<TransfersReply>;
+  }
+
   close(): void {
     this.#client.close();
   }
 
-  #call(method: string, req: unknown): Promise<unknown> {
-    return callUnary(this.#client, method, req, { deadline: Date.now() + this.deadlineMs });
+  #call(method: string, req: unknown, deadlineMs = this.deadlineMs): Promise<unknown> {
+    return callUnary(this.#client, method, req, { deadline: Date.now() + deadlineMs });
   }
 }

@@ -82,7 +82,8 @@ export class Checkpoints {
   /** Record a finished range; written before this resolves. */
   complete(move: string, range: string): Promise<void> {
     const m = this.#move(move);
-    delete m.partial[range];
+    // The range's own progress and its per-source progress (`range<source`).
+    for (const k of Object.keys(m.partial)) if (k === range || k.startsWith(`${range}<`)) delete m.partial[k];
     if (!m.done.includes(range)) m.done.push(range);
     this.#dirty = true;
     return this.flush();

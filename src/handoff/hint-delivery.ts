@@ -27,6 +27,11 @@ export interface HintDeliveryDeps {
   isUp(id: string): boolean;
   /** Send one hinted record to its target (a replica merge); rejects if the target did not take it. */
   send(target: string, key: Buffer, record: Buffer): Promise<unknown>;
+  /**
+   * For a target that left or was removed: where its hints go instead (the key's current
+   * replicas), so that writes it missed are not thrown away. Undefined for a member.
+   */
+  redirect?(target: string): ((key: Buffer) => readonly string[]) | undefined;
   readonly log: { debug(o: object, m: string): void; info(o: object, m: string): void; warn(o: object, m: string): void };
   readonly now?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
@@ -69,12 +74,13 @@ export class HintDelivery {
   async #run(): Promise<void> {
     for (const target of this.deps.hints.targets().keys()) {
       if (this.#stopped) return;
-      if (target === this.options.self || !this.deps.isUp(target)) continue;
-      await this.#deliverTo(target);
+      const redirect = this.deps.redirect?.(target);
+      if (redirect === undefined && (target === this.options.self || !this.deps.isUp(target))) continue;
+      await this.#deliverTo(target, redirect);
     }
   }
 
-  async #deliverTo(target: string): Promise<void> {
+  async #deliverTo(target: string, redirect: ((key: Buffer) => readonly string[]) | undefined): Promise<void> {
     const started = this.#now();
     let bytes = 0, sent = 0;
     const batchCount = this.options.batchCount ?? 256;
@@ -82,12 +88,18 @@ export class HintDelivery {
     try {
       for await (const batch of this.deps.hints.list(target, { batchCount })) {
         for (let i = 0; i < batch.length; i += width) {
-          if (this.#stopped || !this.deps.isUp(target)) return;
+          if (this.#stopped || (redirect === undefined && !this.deps.isUp(target))) return;
           const group = batch.slice(i, i + width);
           await Promise.all(
             group.map(async (h) => {
               try {
-                await this.deps.send(target, h.key, h.record);
+                if (redirect === undefined) await this.deps.send(target, h.key, h.record);
+                else {
+                  // Every current replica must take it (one that is down keeps the hint for a later run).
+                  const to = redirect(h.key);
+                  if (to.length === 0 || !to.every((x) => x === this.options.self || this.deps.isUp(x))) throw Object.assign(new Error(`a replica of the key is down`), { code: 14 });
+                  await Promise.all(to.map((x) => this.deps.send(x, h.key, h.record)));
+                }
               } catch (e) {
                 if (transient(e)) throw e;
                 // The target refuses this hint itself (say, the key is at its sibling cap there):

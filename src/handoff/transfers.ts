@@ -97,7 +97,18 @@ export class Transfers {
    * Pull `items` for movement `move` (asked by `from`, for the log); resolves with the keys
    * and bytes merged once every range is in, rejects when one could not be pulled.
    */
-  async pull(move: string, from: string, items: readonly PullItem[], signal?: AbortSignal): Promise<{ keys: number; bytes: number }> {
+  pull(move: string, from: string, items: readonly PullItem[], signal?: AbortSignal): Promise<{ keys: number; bytes: number }> {
+    // A driver that retries while its first call still runs joins it rather than doubling the streams.
+    const running = this.#running.get(move);
+    if (running !== undefined) return running;
+    const p = this.#pull(move, from, items, signal).finally(() => this.#running.delete(move));
+    this.#running.set(move, p);
+    return p;
+  }
+
+  readonly #running = new Map<string, Promise<{ keys: number; bytes: number }>>();
+
+  async #pull(move: string, from: string, items: readonly PullItem[], signal?: AbortSignal): Promise<{ keys: number; bytes: number }> {
     const status: PullStatus = {
       move,
       from,
@@ -143,15 +154,21 @@ export class Transfers {
     const attempts = this.deps.attempts ?? 3;
     let lastError: unknown;
     for (let round = 0; round < attempts; round++) {
-      for (const source of item.sources) {
+      const first = item.sources[0]!;
+      // The replica leaving the range holds every write acknowledged there, or W others
+      // do (transfer-plan.ts). Without it, one other replica is not enough: a write may be
+      // on the leaver and on replicas other than that one. So pull from every replica
+      // that is up, each stream resuming separately (Cassandra's removenode does the same).
+      const plan = this.deps.isUp(first) ? [[first], ...item.sources.slice(1).map((x) => [x])] : [item.sources.slice(1).filter((x) => this.deps.isUp(x))];
+      for (const sources of plan) {
         if (signal?.aborted) return;
-        if (!this.deps.isUp(source)) continue;
+        if (sources.length === 0 || !sources.every((x) => this.deps.isUp(x))) continue;
         p.state = 'active';
-        p.source = source;
-        p.fallbackSource = source !== item.sources[0];
-        if (p.fallbackSource) this.deps.log.warn({ range: key, peer: source, preferred: item.sources[0] }, 'streaming a range from a replica that keeps it: the one leaving it is down');
+        p.source = sources.join('+');
+        p.fallbackSource = sources[0] !== first;
+        if (p.fallbackSource) this.deps.log.warn({ range: key, peers: sources, preferred: first }, 'the replica leaving this range is down: pulling it from every replica that keeps it');
         try {
-          await this.#stream(move, key, range, source, p, signal);
+          for (const source of sources) await this.#stream(move, `${key}<${source}`, range, source, p, signal);
           await this.deps.checkpoints.complete(move, key);
           p.state = 'done';
           p.error = '';
@@ -159,7 +176,7 @@ export class Transfers {
         } catch (e) {
           lastError = e;
           p.error = describe(e);
-          this.deps.log.warn({ range: key, peer: source, err: p.error }, 'range stream failed; trying the next source');
+          this.deps.log.warn({ range: key, peers: sources, err: p.error }, 'range stream failed; trying the next source');
         }
       }
       if (round + 1 < attempts) await new Promise((r) => setTimeout(r, this.deps.retryMs ?? 1000));

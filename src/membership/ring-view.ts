@@ -113,8 +113,16 @@ export function ringFromStates(states: Iterable<EndpointState>, options: RingOpt
   const movements: Movement[] = [];
   const out = new Set<string>();
   const joiners: EndpointState[] = [];
+  // Removals first: removing a node that died while leaving takes over its leave.
   for (const s of list) {
-    if (removed.has(s.id)) continue;
+    const removing = field(s, 'removing');
+    if (removing && ownerIds.has(removing) && !out.has(removing) && !removed.has(s.id) && OWNER_STATUSES.has(statusOf(s) ?? '')) {
+      movements.push({ kind: 'remove', node: removing, driver: s.id });
+      out.add(removing);
+    }
+  }
+  for (const s of list) {
+    if (removed.has(s.id) || out.has(s.id)) continue;
     const st = statusOf(s);
     if (st === 'joining' && claimedTokens(s) !== undefined) {
       const r = field(s, 'replaces');
@@ -126,11 +134,6 @@ export function ringFromStates(states: Iterable<EndpointState>, options: RingOpt
     } else if (st === 'leaving' && ownerIds.has(s.id)) {
       movements.push({ kind: 'leave', node: s.id, driver: s.id });
       out.add(s.id);
-    }
-    const removing = field(s, 'removing');
-    if (removing && ownerIds.has(removing) && !out.has(removing) && OWNER_STATUSES.has(st ?? '')) {
-      movements.push({ kind: 'remove', node: removing, driver: s.id });
-      out.add(removing);
     }
   }
   movements.sort(byPriority);

@@ -1,8 +1,10 @@
 /**
  * The Admin gRPC service (proto/ringkv/v1/admin.proto): membership as this node sees it,
- * and the ring it derived. Read-only.
+ * the ring it derived, transfers, and the operator's topology commands (decommission,
+ * removenode, cleanup), which it hands to the node.
  *
- * Owns: turning the node's state into Status and Ring replies. Must not: change state.
+ * Owns: turning the node's state into replies, and refusals into statuses. Must not:
+ * decide or change state itself (the node and its movement driver do).
  */
 
 import { performance } from 'node:perf_hooks';
@@ -19,8 +21,28 @@ interface AdminDeps {
   readonly config: { readonly clusterName: string; readonly replicas: number };
   readonly gossiper: Gossiper;
   readonly ring: Ring | undefined;
+  /** Ids that are no longer members (removed, or replaced). */
+  readonly removed: ReadonlySet<string>;
   /** This node's counters (coordinator, hinted handoff). */
   counters(): Record<string, number>;
+  decommission(cancel: boolean): Promise<{ move: string; message: string }>;
+  removeNode(id: string): Promise<{ move: string; message: string }>;
+  cleanup(): Promise<{ deleted: number; kept: number; ranges: number }>;
+  transfers(): Record<string, unknown>;
+}
+
+/** A refusal (an Error named MovementRefused) is FAILED_PRECONDITION, one named BadArgument INVALID_ARGUMENT; anything else INTERNAL. */
+function operator<Req, Res>(fn: (req: Req) => Promise<Res>) {
+  return (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
+    fn(call.request).then(
+      (res) => cb(null, res),
+      (e: unknown) => {
+        const name = (e as Error)?.name;
+        const code = name === 'MovementRefused' ? grpc.status.FAILED_PRECONDITION : name === 'BadArgument' ? grpc.status.INVALID_ARGUMENT : grpc.status.INTERNAL;
+        cb({ code, details: (e as Error)?.message ?? String(e) });
+      },
+    );
+  };
 }
 
 function replicasOf(requested: number, clusterN: number): number | grpc.ServiceError {
@@ -42,7 +64,7 @@ function memberStatus(node: AdminDeps, s: EndpointState, ownership: number): Rec
     address: field(s, 'addr') ?? '',
     zone: field(s, 'zone') ?? '',
     rack: field(s, 'rack') ?? '',
-    status: field(s, 'status') ?? '',
+    status: node.removed.has(s.id) ? 'removed' : (field(s, 'status') ?? ''),
     up: g.isUp(s.id),
     generation: s.generation,
     heartbeat: s.heartbeat,
@@ -52,6 +74,7 @@ function memberStatus(node: AdminDeps, s: EndpointState, ownership: number): Rec
     weight: Number(field(s, 'weight') ?? '1'),
     phi: s.id === node.id ? 0 : g.detector.phi(s.id, performance.now()),
     hints: Number(field(s, 'hints') ?? '0'),
+    progress: field(s, 'progress') ?? '',
   };
 }
 
@@ -97,5 +120,12 @@ export function adminService(node: AdminDeps): grpc.UntypedServiceImplementation
         targets: ring.targets(key, n, isUp).map((t) => endpoint(t.id, t.for)),
       });
     },
+    decommission: operator((r: { cancel: boolean }) => node.decommission(r.cancel)),
+    removeNode: operator(async (r: { id: string }) => {
+      if (r.id.length === 0) throw Object.assign(new Error('name the node to remove: ringkv removenode ID'), { name: 'BadArgument' });
+      return node.removeNode(r.id);
+    }),
+    cleanup: operator(() => node.cleanup()),
+    transfers: (_call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => cb(null, node.transfers()),
   };
 }

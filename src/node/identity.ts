@@ -25,6 +25,12 @@ export interface Identity {
    * that progress kept under it (transfers.json) survives a restart; undefined when none.
    */
   readonly move: string | undefined;
+  /** A node this node is removing (ringkv removenode), until the removal is done. */
+  readonly removing: string | undefined;
+  /** Nodes this node has removed: gossiped, so that no one counts them as members again. */
+  readonly removed: readonly string[];
+  /** The dead node this one replaces (ringkv node --replace), until it is normal. */
+  readonly replaces: string | undefined;
 }
 
 const FILE = 'node.json';
@@ -50,7 +56,7 @@ export async function loadIdentity(
   const seconds = Math.floor(nowMs / 1000);
   if (saved === undefined) {
     const id = want.id ?? `n-${randomBytes(6).toString('hex')}`;
-    return { id, clusterName: want.clusterName, generation: seconds, tokens: undefined, status: 'joining', move: undefined };
+    return { id, clusterName: want.clusterName, generation: seconds, tokens: undefined, status: 'joining', move: undefined, removing: undefined, removed: [], replaces: undefined };
   }
   if (want.id !== undefined && want.id !== saved.id) {
     throw new ConfigError(
@@ -76,6 +82,9 @@ export async function saveIdentity(dir: string, identity: Identity): Promise<voi
       tokens: identity.tokens === undefined ? null : formatTokens(identity.tokens),
       status: identity.status,
       move: identity.move ?? null,
+      removing: identity.removing ?? null,
+      removed: identity.removed,
+      replaces: identity.replaces ?? null,
     },
     null,
     2,
@@ -107,12 +116,14 @@ function parse(text: string, path: string): Identity {
     return bad('not JSON');
   }
   if (j === null || typeof j !== 'object') bad('not an object');
-  const { id, clusterName, generation, tokens, status, move } = j;
+  const { id, clusterName, generation, tokens, status, move, removing, removed, replaces } = j;
+  const optionalId = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
   if (typeof id !== 'string' || id.length === 0) bad('no id');
   if (typeof clusterName !== 'string') bad('no clusterName');
   if (typeof generation !== 'number' || !Number.isSafeInteger(generation) || generation < 0) bad('bad generation');
   if (!(NODE_STATUSES as readonly unknown[]).includes(status)) bad('bad status');
   if (move !== undefined && move !== null && typeof move !== 'string') bad('bad move');
+  if (removed !== undefined && !(Array.isArray(removed) && removed.every((x) => typeof x === 'string'))) bad('bad removed');
   let parsed: bigint[] | undefined;
   if (tokens !== null) {
     parsed = typeof tokens === 'string' ? parseTokens(tokens) : undefined;
@@ -124,7 +135,10 @@ function parse(text: string, path: string): Identity {
     generation: generation as number,
     tokens: parsed,
     status: status as NodeStatus,
-    move: typeof move === 'string' ? move : undefined,
+    move: optionalId(move),
+    removing: optionalId(removing),
+    removed: (removed as string[] | undefined) ?? [],
+    replaces: optionalId(replaces),
   };
 }
 

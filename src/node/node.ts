@@ -28,6 +28,7 @@ import type { NodeConfig } from './config.js';
 import { loadIdentity, loadMembers, loadPeers, saveIdentity, saveMembers, type Identity } from './identity.js';
 import { Handoff } from './handoff.js';
 import { Checkpoints } from '../handoff/checkpoints.js';
+import { MovementDriver, MovementRefused } from './movement-driver.js';
 import { adminService } from './admin-service.js';
 import { logMembershipEvent } from './membership-log.js';
 import { Replication } from './replication.js';
@@ -49,6 +50,8 @@ export class RingkvNode {
   readonly replication: Replication;
   /** Range streaming: the service peers pull from, and this node's pulls (handoff.ts). */
   readonly handoff: Handoff;
+  /** The decommission or removal this node drives (movement-driver.ts). */
+  readonly driver: MovementDriver;
   readonly #housekeeping: Housekeeping;
   #identity: Identity;
   readonly #server: grpc.Server;
@@ -98,6 +101,9 @@ export class RingkvNode {
       replicas: String(config.replicas),
     };
     if (identity.tokens !== undefined) fields.tokens = formatTokens(identity.tokens);
+    if (identity.removing !== undefined) fields.removing = identity.removing;
+    if (identity.removed.length > 0) fields.removed = identity.removed.join(',');
+    if (identity.replaces !== undefined) fields.replaces = identity.replaces;
     this.gossiper = new Gossiper({
       id: identity.id,
       clusterName: config.clusterName,
@@ -123,6 +129,7 @@ export class RingkvNode {
       store,
       gossiper: this.gossiper,
       placement: () => this.#placement,
+      removed: () => this.#view.removed,
       notServing: () => (this.#closing ? 'it is shutting down' : this.#identity.status !== 'normal' ? `it is ${this.#identity.status}, not yet a member` : undefined),
       refuseReplicaCalls: () => (this.#closing ? 'node is shutting down' : undefined),
       log,
@@ -142,6 +149,26 @@ export class RingkvNode {
       },
       checkpoints,
     );
+    this.driver = new MovementDriver({
+      id: identity.id,
+      replicas: config.replicas,
+      gossiper: this.gossiper,
+      handoff: this.handoff,
+      view: () => this.#view,
+      identity: () => this.#identity,
+      persist: (change) => this.#persist(change),
+      gossip: (f) => {
+        for (const [name, value] of Object.entries(f)) this.gossiper.set(name, value);
+        this.#afterGossip();
+      },
+      announce: async () => {
+        const sends = this.gossiper.announce().map((o) => this.#sender.send(o.to, o.message));
+        await Promise.race([Promise.all(sends), new Promise((r) => setTimeout(r, 1000))]);
+      },
+      exit: () => void this.stop(),
+      fetchTimeoutMs: 10 * 60_000,
+      log: log.child({ component: 'topology' }),
+    });
   }
 
   /** Start a node: identity, store, server, gossip. Rejects with a clear error on bad config or a busy port. */
@@ -211,6 +238,11 @@ export class RingkvNode {
     return this.#view.ring;
   }
 
+  /** Ids no longer members of the cluster (removed, or replaced). */
+  get removed(): ReadonlySet<string> {
+    return this.#view.removed;
+  }
+
   /** Be told of every new ring; returns an unsubscribe function. */
   subscribe(listener: (ring: Ring | undefined) => void): () => void {
     this.#listeners.add(listener);
@@ -246,6 +278,7 @@ export class RingkvNode {
       this.#afterGossip();
       for (const o of out) this.#sender.send(o.to, o.message);
       void this.#stepJoin();
+      if (!this.#closing) this.driver.step();
     };
     this.#timers.push(setInterval(tick, this.config.gossipIntervalMs));
     // Judge peers between rounds too, so that a conviction is not up to a round late.
@@ -319,6 +352,10 @@ export class RingkvNode {
     if (ringFingerprint(this.gossiper.states()) === this.#view.fingerprint) return;
     const view = ringFromStates(this.gossiper.states(), { tokensPerNode: this.config.tokens });
     this.#view = view;
+    if (view.removed.has(this.id) && !this.#closing) {
+      this.#fail(new Error(`node ${this.id} was removed from cluster ${this.config.clusterName} (ringkv removenode or a replacement): it must not serve its old ranges. To bring this machine back, move its data dir away and start it as a new node`));
+      return;
+    }
     this.#placement = view.ring === undefined ? undefined : { ring: view.ring, target: view.target ?? view.ring };
     // Peers read this to know that we write to the pending ranges of this view.
     this.gossiper.set('topo', view.hash);
@@ -434,6 +471,60 @@ export class RingkvNode {
     ).finally(() => (this.#bootstrap = undefined));
   }
 
+  /** Start (or, with `cancel`, withdraw) this node's decommission. */
+  async decommission(cancel: boolean): Promise<{ move: string; message: string }> {
+    if (cancel) {
+      await this.driver.cancelDecommission();
+      return { move: '', message: `${this.id}: decommission cancelled; the node is normal again` };
+    }
+    const move = await this.driver.decommission();
+    return { move, message: `${this.id} is leaving: once every member sees it, the nodes that gain its ranges pull them; then it goes left and exits` };
+  }
+
+  async removeNode(target: string): Promise<{ move: string; message: string }> {
+    const move = await this.driver.removeNode(target);
+    return { move, message: move === '' ? `${target} owned no data: removed` : `removing ${target}: the nodes that gain its ranges pull them from the surviving replicas (driven by ${this.id})` };
+  }
+
+  /** Delete data of ranges this node no longer replicates (after joins). Refused while anything moves. */
+  async cleanup(): Promise<{ deleted: number; kept: number; ranges: number }> {
+    const view = this.#view;
+    if (view.movements.length > 0) throw new MovementRefused(`${describeMovement(view.movements[0]!)}: cleanup waits until no topology change is in progress (the old copies may still be needed)`);
+    if (this.#identity.status !== 'normal' || view.ring === undefined || !view.ring.has(this.id)) throw new MovementRefused(`${this.id} is ${this.#identity.status}, not an owner: nothing to clean up against`);
+    const n = Math.min(this.config.replicas, view.ring.size);
+    let deleted = 0, kept = 0, ranges = 0;
+    for (const r of view.ring.ranges(n)) {
+      if (r.replicas.includes(this.id)) continue;
+      // The ring may have changed meanwhile: stop rather than delete by a stale one.
+      if (this.#view !== view) throw new MovementRefused('the ring changed during cleanup; run it again');
+      const res = await this.store.ranges.delete({ start: r.start, end: r.end });
+      deleted += res.deleted;
+      kept += res.kept;
+      ranges++;
+    }
+    this.log.info({ component: 'topology', deleted, kept, ranges }, 'cleanup: data of ranges this node no longer replicates deleted');
+    return { deleted, kept, ranges };
+  }
+
+  /** What this node pulls and sends, and the movement it drives (Admin Transfers). */
+  transfers(): Record<string, unknown> {
+    const d = this.driver.status;
+    return {
+      nodeId: this.id,
+      movements: this.#view.movements.map(describeMovement),
+      pulls: this.handoff.transfers.status().map((p) => ({
+        move: p.move,
+        requestedBy: p.from,
+        startedAtMs: p.startedAt,
+        finishedAtMs: p.finishedAt ?? 0,
+        ranges: p.ranges.map((r) => ({ start: r.start, end: r.end, state: r.state, peer: r.source, keys: r.keys, bytes: r.bytes, share: r.share, fallbackSource: r.fallbackSource, error: r.error })),
+      })),
+      outgoing: [...this.handoff.outgoing].map((o) => ({ start: o.start, end: o.end, state: 'active', peer: o.to, keys: o.keys, bytes: o.bytes, share: 0, fallbackSource: false, error: '' })),
+      drive: d === undefined ? undefined : { kind: d.movement.kind, node: d.movement.node, move: d.move, phase: d.phase, startedAtMs: d.startedAt, gainers: d.gainers },
+      streamBytesPerSecond: Number.isFinite(this.handoff.throttle.rate) ? this.handoff.throttle.rate : 0,
+    };
+  }
+
   #failure: Error | undefined;
   /** Why the node stopped itself, if it did. */
   get failure(): Error | undefined {
@@ -446,7 +537,7 @@ export class RingkvNode {
     void this.stop();
   }
 
-  async #persist(change: Partial<Pick<Identity, 'tokens' | 'status' | 'move'>>): Promise<void> {
+  async #persist(change: Partial<Pick<Identity, 'tokens' | 'status' | 'move' | 'removing' | 'removed' | 'replaces'>>): Promise<void> {
     const next = { ...this.#identity, ...change };
     await saveIdentity(this.config.dataDir, next);
     this.#identity = next;
@@ -463,6 +554,7 @@ export class RingkvNode {
       }
       this.gossiper.set('load', String(Math.round(bytes)));
       this.gossiper.set('hints', String(this.store.hints.stats().count));
+      this.gossiper.set('progress', this.#progress());
       this.gossiper.set('empty', String(empty));
     } catch (e) {
       if (!this.#stopping) this.log.warn({ component: 'storage', err: e }, 'could not measure load');
@@ -487,6 +579,17 @@ export class RingkvNode {
     } catch (e) {
       this.log.warn({ err: e }, 'could not tell the cluster this joiner left');
     }
+  }
+
+  /** Ranges done/total of the movement this node streams (its join) or drives, for status; '' when none. */
+  #progress(): string {
+    const d = this.driver.status;
+    if (d !== undefined && d.phase === 'streaming') return `${d.gainers.filter((g) => g.state === 'done').reduce((s, g) => s + g.ranges, 0)}/${d.gainers.reduce((s, g) => s + g.ranges, 0)}`;
+    const move = this.#identity.move;
+    if (this.#identity.status !== 'joining' || move === undefined) return '';
+    const total = this.handoff.pullsOf(this.#view, this.id).length;
+    const pull = this.handoff.transfers.status().find((p) => p.move === move);
+    return total === 0 ? '' : `${pull?.ranges.filter((r) => r.state === 'done').length ?? 0}/${total}`;
   }
 
   #updateHealth(): void {

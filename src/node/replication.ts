@@ -31,6 +31,8 @@ export interface ReplicationDeps {
   readonly store: Store;
   readonly gossiper: Gossiper;
   placement(): Placement | undefined;
+  /** Ids no longer members (removed or replaced): their hints go to the keys' replicas. */
+  removed(): ReadonlySet<string>;
   /** Why the node cannot coordinate now (joining, stopping), or undefined. */
   notServing(): string | undefined;
   /** Why the node cannot take replica calls now (stopping), or undefined. */
@@ -73,7 +75,14 @@ export class Replication {
       {
         hints: store.hints,
         isUp: (peer) => peer !== id && gossiper.isUp(peer),
-        send: (target, key, record) => this.#peers.merge(target, key, record, undefined, Date.now() + config.requestTimeoutMs),
+        send: (target, key, record) => withLocal(id, this.#local, this.#peers).merge(target, key, record, undefined, Date.now() + config.requestTimeoutMs),
+        redirect: (target) => {
+          const placement = deps.placement();
+          const st = gossiper.state(target);
+          const gone = deps.removed().has(target) || (st !== undefined && (field(st, 'status') === 'left' || field(st, 'status') === 'removed'));
+          if (!gone || placement === undefined) return undefined;
+          return (key) => placement.ring.preferenceList(key, Math.min(config.replicas, placement.ring.size));
+        },
         log: log.child({ component: 'hints' }),
       },
     );

@@ -16,6 +16,7 @@ const member = (id: string, zone: string, over: object = {}) => ({
   weight: 1,
   phi: 0.2,
   hints: 0,
+  progress: '',
   ...over,
 });
 
@@ -36,6 +37,19 @@ describe('status and ring output', () => {
     expect(text).toMatch(/^UJ {2}127\.0\.0\.1:7003 .* \? +n3/m); // a joiner owns nothing yet
     expect(text).toMatch(/^UL {2}127\.0\.0\.1:7004/m);
     expect(text.indexOf('Zone: z1')).toBeLessThan(text.indexOf('Zone: z2'));
+  });
+
+  it('shows a joiner\'s streaming progress, and lists members that left or were removed below the table', () => {
+    const text = formatStatus({
+      clusterName: 'c',
+      nodeId: 'n1',
+      replicas: 3,
+      members: [member('n1', 'z1'), member('n3', 'z1', { status: 'joining', progress: '12/30' }), member('n5', 'z1', { status: 'left', up: false }), member('n6', 'z1', { status: 'removed', up: false })],
+      counters: {},
+    });
+    expect(text).toMatch(/^UJ {2}127\.0\.0\.1:7003 .* \? \(streaming 12\/30 ranges\) +n3/m);
+    expect(text).not.toMatch(/^D[TR] /m);
+    expect(text).toContain('Left or removed: n5 (left), n6 (removed)');
   });
 
   it('prints ranges with their replicas, and sizes in binary units', () => {

@@ -1,0 +1,148 @@
+/**
+ * The operator's side of topology changes: follow a movement to its end with a live
+ * progress bar on a terminal (cli-progress) or plain lines otherwise, and the
+ * `ringkv transfers` table gathered from every member.
+ *
+ * Owns: polling and presenting. Must not: decide anything (the nodes do).
+ */
+import cliProgress from 'cli-progress';
+import { AdminClient, type StatusReply, type TransfersReply } from '../client/admin.js';
+import { formatBytes } from './format.js';
+
+export interface Progress {
+  /** Ranges pulled and to pull, over every node that gains ranges. */
+  readonly done: number;
+  readonly total: number;
+  readonly keys: number;
+  readonly bytes: number;
+  readonly phase: string;
+}
+
+/** The movement `move` as its driver and its gainers report it now. */
+export async function progressOf(driver: TransfersReply, move: string, addressOf: (id: string) => string | undefined): Promise<Progress> {
+  const d = driver.drive;
+  if (d === null || d.move !== move) return { done: 0, total: 0, keys: 0, bytes: 0, phase: 'waiting for every member to see the change' };
+  let done = 0, total = 0, keys = 0, bytes = 0;
+  await Promise.all(
+    d.gainers.map(async (g) => {
+      total += g.ranges;
+      if (g.state === 'done') {
+        done += g.ranges;
+        keys += g.keys;
+        bytes += g.bytes;
+        return;
+      }
+      const addr = addressOf(g.node);
+      if (addr === undefined) return;
+      const c = new AdminClient(addr, 2000);
+      try {
+        const pull = (await c.transfers()).pulls.find((p) => p.move === move);
+        for (const r of pull?.ranges ?? []) {
+          if (r.state === 'done') done++;
+          keys += r.keys;
+          bytes += r.bytes;
+        }
+      } catch {
+        /* a gainer that does not answer shows no progress */
+      } finally {
+        c.close();
+      }
+    }),
+  );
+  return { done, total, keys, bytes, phase: d.phase };
+}
+
+/**
+ * Poll `driver` every `everyMs` until `finished` says the movement is over (true) or
+ * failed (a string), showing progress. Returns the last progress seen.
+ */
+export async function follow(
+  title: string,
+  driverAddress: string,
+  move: string,
+  finished: (t: TransfersReply | undefined, last: Progress | undefined) => boolean | string,
+  o: { everyMs?: number; timeoutMs?: number; out?: NodeJS.WriteStream } = {},
+): Promise<Progress | undefined> {
+  const out = o.out ?? process.stdout;
+  const tty = out.isTTY === true;
+  const bar = tty
+    ? new cliProgress.SingleBar(
+        { format: `${title} {bar} {percentage}% | {value}/{total} ranges | {keys} keys | {size} | {rate}/s | ETA {eta_formatted} | {phase}`, hideCursor: true, etaBuffer: 20 },
+        cliProgress.Presets.shades_classic,
+      )
+    : undefined;
+  const started = Date.now();
+  const end = started + (o.timeoutMs ?? 24 * 3600_000);
+  let last: Progress | undefined;
+  let lastLine = 0;
+  const admin = new AdminClient(driverAddress, 3000);
+  let members: StatusReply | undefined;
+  try {
+    bar?.start(1, 0, { keys: 0, size: '0 B', rate: '0 B', phase: 'starting' });
+    for (;;) {
+      let t: TransfersReply | undefined;
+      try {
+        t = await admin.transfers();
+        members ??= await admin.status();
+      } catch {
+        t = undefined;
+      }
+      if (t !== undefined) {
+        const addressOf = (id: string): string | undefined => members?.members.find((m) => m.id === id)?.address;
+        last = await progressOf(t, move, addressOf);
+        const rate = last.bytes / Math.max(1, (Date.now() - started) / 1000);
+        const payload = { keys: last.keys, size: formatBytes(last.bytes), rate: formatBytes(Math.round(rate)), phase: last.phase };
+        if (bar) {
+          bar.setTotal(Math.max(1, last.total));
+          bar.update(last.done, payload);
+        } else if (Date.now() - lastLine >= 2000) {
+          lastLine = Date.now();
+          out.write(`${title}: ${last.done}/${last.total} ranges, ${last.keys} keys, ${payload.size} (${payload.rate}/s), ${last.phase}\n`);
+        }
+      }
+      const f = finished(t, last);
+      if (f === true) return last;
+      if (typeof f === 'string') throw new Error(f);
+      if (Date.now() > end) throw new Error(`${title}: still running after ${Math.round((Date.now() - started) / 1000)} s; follow it with ringkv transfers`);
+      await new Promise((r) => setTimeout(r, o.everyMs ?? 500));
+    }
+  } finally {
+    bar?.stop();
+    admin.close();
+  }
+}
+
+/** `ringkv transfers`: what every member pulls, sends and drives. */
+export function formatTransfers(replies: readonly TransfersReply[], unreachable: readonly string[]): string {
+  const lines: string[] = [];
+  const movements = [...new Set(replies.flatMap((r) => r.movements))];
+  lines.push(movements.length === 0 ? 'No topology change in progress.' : `In progress: ${movements.join('; ')}`);
+  const rows: string[][] = [['Node', 'Direction', 'Range (start, end]', 'Peer', 'State', 'Keys', 'Bytes']];
+  let active = 0, waiting = 0;
+  for (const r of replies) {
+    for (const p of r.pulls) {
+      if (p.finishedAtMs !== 0 && p.ranges.every((x) => x.state === 'done')) continue;
+      for (const x of p.ranges) {
+        if (x.state === 'done') continue;
+        if (x.state === 'active') active++;
+        else waiting++;
+        rows.push([r.nodeId, 'in', `${x.start} ${x.end}`, x.peer + (x.fallbackSource ? ' (leaver down)' : ''), x.state + (x.error ? `: ${x.error}` : ''), String(x.keys), formatBytes(x.bytes)]);
+      }
+    }
+    for (const x of r.outgoing) rows.push([r.nodeId, 'out', `${x.start} ${x.end}`, x.peer, 'active', String(x.keys), formatBytes(x.bytes)]);
+  }
+  lines.push(`Ranges: ${active} active, ${waiting} waiting.`);
+  if (rows.length > 1) {
+    const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => row[c]!.length)));
+    for (const row of rows) lines.push(row.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd());
+  }
+  for (const r of replies) {
+    const d = r.drive;
+    if (d === null || d.phase === 'left' || d.phase === 'removed') continue;
+    const done = d.gainers.filter((g) => g.state === 'done').length;
+    const rate = (d.gainers.reduce((s, g) => s + g.bytes, 0) / Math.max(1, (Date.now() - d.startedAtMs) / 1000));
+    lines.push(`${r.nodeId} drives ${d.kind} of ${d.node} (${d.phase}): ${done}/${d.gainers.length} nodes have their ranges, ${formatBytes(Math.round(rate))}/s`);
+  }
+  if (unreachable.length > 0) lines.push(`Not answering: ${unreachable.join(', ')}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,104 @@
+/**
+ * Shrinking a live cluster on real processes: decommission under write load (through the
+ * CLI, which follows it to the end), and removenode of a node killed with kill -9. After
+ * each, every acknowledged key is in the store of each of its replicas per the new ring
+ * (read from LevelDB directly).
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '../../src/client/index.js';
+import { TestCluster, waitFor } from './harness.js';
+import { loadKeys, missingCopies, stopAll, storedKeys, writeDuring } from './topology-check.js';
+
+const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
+const KEYS = Number(process.env.LEAVE_KEYS ?? 20_000);
+
+async function cli(...args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, ...args], { timeout: 240_000 });
+  return stdout;
+}
+
+async function formed(cluster: TestCluster, ids: readonly string[], timeoutMs = 90_000): Promise<void> {
+  await waitFor(`${ids.join(', ')} normal and up on every running node`, timeoutMs, async () => {
+    const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.status()));
+    return views.every((v) => v !== undefined && ids.every((id) => v.members.some((m) => m.id === id && m.status === 'normal' && m.up)));
+  }, 250);
+}
+
+async function check(cluster: TestCluster, acked: readonly string[]): Promise<void> {
+  const live = cluster.nodes.find((n) => n.running)!;
+  const ring = await live.admin().ring(3);
+  await stopAll(cluster.nodes.filter((n) => n.running));
+  const stored = new Map<string, Set<string>>();
+  for (const id of new Set(ring.ranges.flatMap((r) => r.replicas))) stored.set(id, await storedKeys(cluster.node(id)));
+  expect(missingCopies(ring, acked, stored).slice(0, 20), 'acknowledged keys missing from a replica').toEqual([]);
+}
+
+describe('nodes leave a cluster that holds data', () => {
+  let cluster: TestCluster | undefined;
+  afterEach(() => {
+    cluster?.destroy();
+    cluster = undefined;
+  });
+
+  it(`decommission under write load (${KEYS} keys): the node streams its ranges, goes left and exits; every key on its N replicas`, async () => {
+    cluster = await TestCluster.create(4, 4, ['--request-timeout-ms', '3000']);
+    for (const n of cluster.nodes) n.start();
+    await formed(cluster, ['n1', 'n2', 'n3', 'n4']);
+    const client = new Client({ nodes: cluster.nodes.slice(0, 3).map((n) => n.address), deadlineMs: 5000 });
+    try {
+      const loaded = await loadKeys(client, 'old-', KEYS);
+      const writer = writeDuring(client, 'new-', { maxOps: 200_000, maxMs: 120_000 });
+      const out = await cli('decommission', '--node', cluster.node('n4').address);
+      expect(out).toContain('n4 is leaving');
+      expect(out).toContain('left the cluster');
+      expect(await cluster.node('n4').exit).toBe(0);
+      const during = await writer.stop();
+      console.log(`decommission: ${loaded.length} keys loaded, ${during.acked.length} written during it (${during.failed} failed)`);
+      const status = await cluster.node('n1').admin().status(3);
+      expect(status.members.find((m) => m.id === 'n4')?.status).toBe('left');
+      await check(cluster, [...loaded, ...during.acked]);
+    } finally {
+      client.close();
+    }
+  }, 420_000);
+
+  it(`removenode of a node killed with kill -9 (${KEYS} keys): the survivors stream its ranges; every key back on N replicas`, async () => {
+    cluster = await TestCluster.create(4, 4, ['--request-timeout-ms', '3000']);
+    for (const n of cluster.nodes) n.start();
+    await formed(cluster, ['n1', 'n2', 'n3', 'n4']);
+    const client = new Client({ nodes: cluster.nodes.slice(0, 3).map((n) => n.address), deadlineMs: 5000 });
+    try {
+      const loaded = await loadKeys(client, 'old-', KEYS);
+      const n4 = cluster.node('n4');
+      n4.signal('SIGKILL');
+      await n4.exit;
+      await waitFor('n4 down on n1..n3', 20_000, async () => {
+        const views = await Promise.all(cluster!.nodes.slice(0, 3).map((n) => n.status()));
+        return views.every((v) => v?.members.find((m) => m.id === 'n4')?.up === false);
+      });
+      // Refusals first: a live node cannot be removed, nor an unknown one.
+      await expect(cluster.node('n1').admin().removeNode('n2')).rejects.toMatchObject({ code: 9, details: expect.stringMatching(/n2 is up: decommission it/) });
+      await expect(cluster.node('n1').admin().removeNode('nope')).rejects.toMatchObject({ code: 9, details: expect.stringMatching(/nope is not a member/) });
+      await expect(cluster.node('n1').admin().removeNode('')).rejects.toMatchObject({ code: 3 });
+      const writer = writeDuring(client, 'new-', { maxOps: 200_000, maxMs: 120_000 });
+      const out = await cli('removenode', 'n4', '--node', cluster.node('n1').address);
+      expect(out).toContain('n4 removed');
+      const during = await writer.stop();
+      console.log(`removenode: ${loaded.length} keys loaded, ${during.acked.length} written during it (${during.failed} failed)`);
+      await waitFor('n4 removed on every live node', 10_000, async () => {
+        const views = await Promise.all(cluster!.nodes.slice(0, 3).map((n) => n.status()));
+        return views.every((v) => v?.members.find((m) => m.id === 'n4')?.status === 'removed');
+      });
+      // A removed node that comes back refuses to serve its old ranges.
+      n4.start();
+      expect(await n4.exit).toBe(1);
+      expect(n4.lines.some((l) => /was removed from cluster/.test(String(l.err ?? l.msg)))).toBe(true);
+      await check(cluster, [...loaded, ...during.acked]);
+    } finally {
+      client.close();
+    }
+  }, 420_000);
+});
