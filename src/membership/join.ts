@@ -67,11 +67,11 @@ export function decideTokens(input: JoinInput): JoinDecision {
  * The member that claimed one of `tokens` before us, if any: an owner, or a joiner with a
  * smaller id (the one that goes first). The node then picks again.
  */
-export function tokenClash(selfId: string, tokens: readonly bigint[], states: Iterable<EndpointState>): string | undefined {
+export function tokenClash(selfId: string, tokens: readonly bigint[], states: Iterable<EndpointState>, replaces?: string): string | undefined {
   const mine = new Set(tokens);
   for (const s of states) {
     const st = statusOf(s);
-    if (s.id === selfId || st === undefined || GONE.has(st)) continue;
+    if (s.id === selfId || s.id === replaces || st === undefined || GONE.has(st)) continue;
     if (st === 'joining' && s.id > selfId) continue;
     if ((parseTokens(field(s, 'tokens') ?? '') ?? []).some((t) => mine.has(t))) return s.id;
   }
@@ -109,12 +109,15 @@ export interface JoinState {
     readonly shadow: boolean;
     readonly formerSelf: EndpointState | undefined;
     states(): Iterable<EndpointState>;
+    state?(id: string): EndpointState | undefined;
     isUp(id: string): boolean;
   };
   /** The topology as this node sees it now (ring-view.ts), our claim included. */
   readonly view: RingView;
   /** Has every range of our claim's transfer plan been streamed here? */
   readonly streamed: boolean;
+  /** The dead owner this node replaces (ringkv node --replace): its tokens are ours to take. */
+  readonly replaces?: string | undefined;
 }
 
 export type JoinStep =
@@ -155,7 +158,7 @@ export function nextJoinStep(s: JoinState): JoinStep {
     }
     return { kind: 'show' };
   }
-  const clash = s.tokens === undefined ? undefined : tokenClash(s.self.id, s.tokens, g.states());
+  const clash = s.tokens === undefined ? undefined : tokenClash(s.self.id, s.tokens, g.states(), s.replaces);
   if (s.tokens === undefined || clash !== undefined) {
     const busy = s.view.movements.find((m) => m.node !== s.self.id && m.driver !== s.self.id);
     if (busy !== undefined) {
@@ -163,6 +166,7 @@ export function nextJoinStep(s: JoinState): JoinStep {
       if (s.tokens !== undefined) return { kind: 'withdraw', first: busy };
       return { kind: 'wait', reason: `${describeMovement(busy)}: one topology change at a time, this node joins after it` };
     }
+    if (s.replaces !== undefined) return replaceClaim(s, s.replaces);
     const d = decideTokens({
       self: s.self,
       tokensPerNode: s.tokensPerNode,
@@ -183,6 +187,20 @@ export function nextJoinStep(s: JoinState): JoinStep {
   if (behind !== undefined) return { kind: 'wait', reason: `waiting for ${behind} to see our claim (then every coordinator writes to our pending ranges)` };
   if (!s.streamed) return { kind: 'stream' };
   return { kind: 'normal', reason: s.view.ring === undefined ? 'the first owner: nothing to stream' : 'every range this node gains has been streamed' };
+}
+
+/** The claim of a node that replaces `dead`: its tokens, once it is known to be a dead owner. */
+function replaceClaim(s: JoinState, dead: string): JoinStep {
+  if (s.waitedMs < (SHADOW_ROUNDS + SETTLE_ROUNDS) * s.intervalMs) return { kind: 'wait', reason: 'listening for the cluster' };
+  const st = s.gossip.state?.(dead) ?? [...s.gossip.states()].find((x) => x.id === dead);
+  if (st === undefined) return { kind: 'wait', reason: `learning the state of ${dead}, the node to replace` };
+  if (s.view.removed.has(dead) || !(s.view.ring?.has(dead) ?? false))
+    return { kind: 'fail', message: `cannot replace ${dead}: it is not an owner of cluster ${s.clusterName} (status ${statusOf(st) ?? '?'}${s.view.removed.has(dead) ? ', removed' : ''}); start this node without --replace to join as a new node` };
+  if (s.gossip.isUp(dead))
+    return { kind: 'fail', message: `cannot replace ${dead}: it is up. Stop it first (replace is for a node that is dead), or decommission it and join this node normally` };
+  const tokens = parseTokens(field(st, 'tokens') ?? '');
+  if (tokens === undefined) return { kind: 'wait', reason: `learning the tokens of ${dead}` };
+  return { kind: 'claim', tokens, alone: false, clash: undefined };
 }
 
 /** A movement in words, for logs and refusals: "n4 is joining". */

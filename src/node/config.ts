@@ -49,6 +49,11 @@ export interface NodeConfig {
    * all streams together (Cassandra's default: 24 MiB/s); 0 is unthrottled.
    */
   readonly streamBytesPerSecond: number;
+  /**
+   * Id of a dead member this new node replaces (Cassandra's replace_address): it takes the
+   * dead node's tokens and streams its ranges from the surviving replicas before serving.
+   */
+  readonly replace: string | undefined;
 }
 
 export const DEFAULT_CONFIG: NodeConfig = {
@@ -72,6 +77,7 @@ export const DEFAULT_CONFIG: NodeConfig = {
   maxInFlight: 1024,
   hintBytesPerSecond: 1 << 20,
   streamBytesPerSecond: 24 << 20,
+  replace: undefined,
 };
 
 /** Setting name → environment variable. */
@@ -96,6 +102,7 @@ export const ENV_NAMES: Record<keyof NodeConfig, string> = {
   maxInFlight: 'RINGKV_MAX_IN_FLIGHT',
   hintBytesPerSecond: 'RINGKV_HINT_BYTES_PER_SECOND',
   streamBytesPerSecond: 'RINGKV_STREAM_BYTES_PER_SECOND',
+  replace: 'RINGKV_REPLACE',
 };
 
 export class ConfigError extends Error {
@@ -174,7 +181,8 @@ function check(key: keyof NodeConfig, value: unknown, from: string): unknown {
     return fail('expected host:port, like 127.0.0.1:7001');
   };
   switch (key) {
-    case 'id': {
+    case 'id':
+    case 'replace': {
       const v = str();
       return ID.test(v) ? v : fail('expected 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit');
     }

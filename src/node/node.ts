@@ -402,6 +402,7 @@ export class RingkvNode {
           gossip: this.gossiper,
           view: this.#view,
           streamed: move !== undefined && this.handoff.pulled(this.#view, move),
+          replaces: this.#identity.replaces ?? this.config.replace,
         });
         switch (step.kind) {
           case 'wait':
@@ -418,8 +419,10 @@ export class RingkvNode {
           case 'claim':
             if (step.clash !== undefined) log.warn({ peer: step.clash }, 'a token of ours is claimed by another member first: picking new tokens');
             // A new move id each claim: ranges pulled for an earlier claim missed the writes since.
-            await this.#persist({ tokens: step.tokens, move: `join-${this.id}-${randomBytes(6).toString('hex')}` });
+            await this.#persist({ tokens: step.tokens, move: `join-${this.id}-${randomBytes(6).toString('hex')}`, replaces: this.#identity.replaces ?? this.config.replace });
             this.#tokensSince = performance.now();
+            // Whom we replace goes with the claim: peers must never see the dead node's tokens claimed as a join.
+            if (this.#identity.replaces !== undefined) this.gossiper.set('replaces', this.#identity.replaces);
             this.gossiper.set('tokens', formatTokens(step.tokens));
             this.#afterGossip();
             log.info({ tokens: step.tokens.length, alone: step.alone }, step.alone ? 'no seed answered: forming a new cluster' : 'tokens picked');
