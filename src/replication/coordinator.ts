@@ -238,7 +238,10 @@ export class Coordinator {
     const applyCounts = groups(on);
     const needed = after === undefined ? [w - 1] : [w - (applyCounts.includes(0) ? 1 : 0), Math.min(w, after.length) - (applyCounts.includes(1) ? 1 : 0)];
     const q = awaitQuorum(calls, needed, deadline);
-    void q.all.then((outcomes) => this.#afterWrite(key, applied.record, rest, outcomes));
+    // Replicas with no target at all (down, and no fallback was up for them): hinted here too.
+    const owners = new Set([on, ...targets.map((t) => t.for ?? t.id)]);
+    const missed = [...(after === undefined ? this.#placement().ring.preferenceList(key, Math.min(this.options.replicas, this.#placement().ring.size)) : [...before, ...after])].filter((x) => !owners.has(x));
+    void q.all.then((outcomes) => this.#afterWrite(key, applied.record, rest, outcomes, [...new Set(missed)]));
     try {
       await q.reached;
     } catch (e) {
@@ -268,13 +271,20 @@ export class Coordinator {
     throw new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)}: no replica could be reached to issue the new version (last: ${describe(last)}); retry`, { cause: last });
   }
 
-  /** Writes' background part: hint here for every primary that failed, so it converges when back. */
-  async #afterWrite(key: Buffer, record: Buffer, rest: { id: string; for?: string }[], outcomes: Outcome<boolean>[]): Promise<void> {
+  /**
+   * Writes' background part: a hint here for every replica that failed the write, and for
+   * every one that had no target (down with no fallback up), so that it converges when
+   * back (as Cassandra's coordinator does).
+   */
+  async #afterWrite(key: Buffer, record: Buffer, rest: { id: string; for?: string }[], outcomes: Outcome<boolean>[], missed: readonly string[]): Promise<void> {
+    const owed: string[] = [...missed];
     for (const o of outcomes) {
       if (o.ok) continue;
       const t = rest.find((x) => x.id === o.node)!;
-      const owner = t.for ?? t.id;
       this.deps.log.debug({ peer: o.node, err: describe(o.error) }, 'replica write failed');
+      owed.push(t.for ?? t.id);
+    }
+    for (const owner of owed) {
       if (owner === this.options.self) continue;
       try {
         await this.deps.replicas.merge(this.options.self, key, record, owner, Date.now() + this.options.timeoutMs);
