@@ -1,6 +1,10 @@
 /**
  * N in-process replicas (MemoryEngine stores) on the in-memory replica network, with a
  * coordinator per node: the coordinator's logic without processes or sockets.
+ *
+ * The ring holds the first `members` nodes (all by default); the others are spares a
+ * test may join. `ring` and `target` are plain fields: a test drives a topology change by
+ * setting `target` (pending ranges), then `ring = target` and `target = undefined`.
  */
 import { Ring } from '../../../src/ring/index.js';
 import { MemoryEngine, Store } from '../../../src/storage/index.js';
@@ -17,17 +21,27 @@ export class FakeCluster {
   /** Nodes every coordinator's detector thinks down. */
   readonly down = new Set<string>();
   notServing: string | undefined;
-  readonly ring: Ring;
+  /** Where keys live now; a test may replace it (a topology change completing). */
+  ring: Ring;
   /** The ring after a topology change in progress (pending ranges), if any. */
   target: Ring | undefined;
 
   private constructor(ids: readonly string[]) {
-    this.ring = Ring.build(ids.map((id, i) => ({ id, zone: `z${i % 3}` })), { tokensPerNode: 16, seed: 'fake' });
+    this.ring = Ring.build(ids.map((id) => ({ id, zone: FakeCluster.zoneOf(id) })), { tokensPerNode: 16, seed: 'fake' });
   }
 
-  static async create(count: number, options: Partial<CoordinatorOptions> = {}): Promise<FakeCluster> {
+  /** Node `n<i>`'s zone: z0, z1, z2 in turn. */
+  static zoneOf(id: string): string {
+    return `z${(Number(id.slice(1)) - 1) % 3}`;
+  }
+
+  /**
+   * `count` nodes n1..n<count>, of which the first `members` (default: all) own tokens;
+   * the rest are spares, with a store and a coordinator, outside the ring.
+   */
+  static async create(count: number, options: Partial<CoordinatorOptions> = {}, members = count): Promise<FakeCluster> {
     const ids = Array.from({ length: count }, (_, i) => `n${i + 1}`);
-    const c = new FakeCluster(ids);
+    const c = new FakeCluster(ids.slice(0, Math.max(1, Math.min(members, count))));
     for (const id of ids) {
       const store = await Store.open({ engine: new MemoryEngine() });
       c.stores.set(id, store);
