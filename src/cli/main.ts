@@ -68,6 +68,7 @@ program
   .option('--max-in-flight <n>', `client requests coordinated at once; more get RESOURCE_EXHAUSTED (${ENV_NAMES.maxInFlight}; default ${d.maxInFlight})`)
   .option('--hint-bytes-per-second <n>', `hinted handoff throttle (${ENV_NAMES.hintBytesPerSecond}; default ${d.hintBytesPerSecond})`)
   .option('--replace <id>', `a dead member this new node replaces: it takes its tokens and streams its ranges from the survivors (${ENV_NAMES.replace})`)
+  .option('--background-latency-factor <f>', `slow streaming and hint replay while the foreground p99 is over f × its idle value; 0 = off (${ENV_NAMES.backgroundLatencyFactor}; default ${d.backgroundLatencyFactor})`)
   .option('--stream-bytes-per-second <n>', `range streaming throttle, all streams a node sends; 0 = unthrottled (${ENV_NAMES.streamBytesPerSecond}; default ${d.streamBytesPerSecond})`)
   .action(async (opts: Record<string, unknown>) => {
     const { config, ...flags } = opts;

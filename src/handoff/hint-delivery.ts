@@ -35,6 +35,8 @@ export interface HintDeliveryDeps {
   readonly log: { debug(o: object, m: string): void; info(o: object, m: string): void; warn(o: object, m: string): void };
   readonly now?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Share of `bytesPerSecond` in force now (the governor's; default 1). */
+  readonly share?: () => number;
 }
 
 export class HintDelivery {
@@ -45,6 +47,12 @@ export class HintDelivery {
   /** Hints their target refused (they stay, and do not hold up the others). */
   refused = 0;
   #running: Promise<void> | undefined;
+
+  /** Is a delivery run going? (Background work, for the governor.) */
+  get running(): boolean {
+    return this.#running !== undefined;
+  }
+
   #stopped = false;
   /** Hints refused before (target/key), so that each is warned about once. */
   readonly #refusedBefore = new Set<string>();
@@ -123,7 +131,7 @@ export class HintDelivery {
           );
           sent += group.length;
           bytes += group.reduce((s, h) => s + h.record.length, 0);
-          const ahead = (bytes / this.options.bytesPerSecond) * 1000 - (this.#now() - started);
+          const ahead = (bytes / (this.options.bytesPerSecond * (this.deps.share?.() ?? 1))) * 1000 - (this.#now() - started);
           if (ahead > 0) await this.#sleep(ahead);
         }
       }

@@ -54,6 +54,12 @@ export interface NodeConfig {
    * dead node's tokens and streams its ranges from the surviving replicas before serving.
    */
   readonly replace: string | undefined;
+  /**
+   * The governor keeps the foreground p99 under this many times its idle value while range
+   * streams or hint replay run, by slowing them (handoff/governor.ts); 0 turns it off and
+   * background work runs at its configured rates.
+   */
+  readonly backgroundLatencyFactor: number;
 }
 
 export const DEFAULT_CONFIG: NodeConfig = {
@@ -78,6 +84,7 @@ export const DEFAULT_CONFIG: NodeConfig = {
   hintBytesPerSecond: 1 << 20,
   streamBytesPerSecond: 24 << 20,
   replace: undefined,
+  backgroundLatencyFactor: 2,
 };
 
 /** Setting name → environment variable. */
@@ -103,6 +110,7 @@ export const ENV_NAMES: Record<keyof NodeConfig, string> = {
   hintBytesPerSecond: 'RINGKV_HINT_BYTES_PER_SECOND',
   streamBytesPerSecond: 'RINGKV_STREAM_BYTES_PER_SECOND',
   replace: 'RINGKV_REPLACE',
+  backgroundLatencyFactor: 'RINGKV_BACKGROUND_LATENCY_FACTOR',
 };
 
 export class ConfigError extends Error {
@@ -233,6 +241,10 @@ function check(key: keyof NodeConfig, value: unknown, from: string): unknown {
       return num(1, 1_000_000, true);
     case 'hintBytesPerSecond':
       return num(1024, 1 << 30, true);
+    case 'backgroundLatencyFactor': {
+      const n = num(0, 100, false);
+      return n === 0 || n >= 1 ? n : fail('expected 0 (no governor) or a factor of at least 1');
+    }
     case 'streamBytesPerSecond': {
       const n = num(0, 2 ** 40, true);
       return n === 0 || n >= 1024 ? n : fail('expected 0 (unthrottled) or at least 1024 bytes per second');

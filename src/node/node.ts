@@ -9,7 +9,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
@@ -29,6 +29,7 @@ import { loadIdentity, loadMembers, loadPeers, saveIdentity, saveMembers, type I
 import { Handoff } from './handoff.js';
 import { Checkpoints } from '../handoff/checkpoints.js';
 import { MovementDriver, MovementRefused } from './movement-driver.js';
+import { INITIAL_GOVERNOR, govern, type GovernorState } from '../handoff/governor.js';
 import { adminService } from './admin-service.js';
 import { logMembershipEvent } from './membership-log.js';
 import { Replication } from './replication.js';
@@ -40,6 +41,8 @@ const LOAD_EVERY_MS = 5000;
 const JUDGE_EVERY_MS = 250;
 /** How often hints go to replicas that are up again, ms (a run is a no-op when none are held). */
 const HINTS_EVERY_MS = 1000;
+/** How often the governor looks at foreground latency and sets the background share, ms. */
+const GOVERN_EVERY_MS = 500;
 
 export class RingkvNode {
   readonly config: NodeConfig;
@@ -130,6 +133,7 @@ export class RingkvNode {
       gossiper: this.gossiper,
       placement: () => this.#placement,
       removed: () => this.#view.removed,
+      backgroundShare: () => this.#governor.share,
       notServing: () => (this.#closing ? 'it is shutting down' : this.#identity.status !== 'normal' ? `it is ${this.#identity.status}, not yet a member` : undefined),
       refuseReplicaCalls: () => (this.#closing ? 'node is shutting down' : undefined),
       log,
@@ -301,6 +305,7 @@ export class RingkvNode {
       }, LOAD_EVERY_MS),
     );
     this.#timers.push(setInterval(() => void this.replication.hintDelivery.run(), HINTS_EVERY_MS));
+    if (this.config.backgroundLatencyFactor > 0) this.#startGovernor();
     this.#timers.push(setInterval(() => void this.#housekeeping.purgeTombstones(), PURGE_EVERY_MS));
     this.#publishIfChanged();
     this.#updateHealth();
@@ -321,6 +326,36 @@ export class RingkvNode {
       if (e.type === 'refused') refused = e.reason;
     }
     return refused;
+  }
+
+  /** The governor's state: the share of the configured background rates in force. */
+  #governor: GovernorState = INITIAL_GOVERNOR;
+
+  /** Background share now (1 without a governor), for hint delivery and status. */
+  get backgroundShare(): number {
+    return this.#governor.share;
+  }
+
+  /** Every GOVERN_EVERY_MS: foreground p99 and loop delay in, the stream throttle's rate out. */
+  #startGovernor(): void {
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    let taken = this.handoff.throttle.taken;
+    let delivered = this.replication.hintDelivery.delivered;
+    const base = this.handoff.throttle.rate;
+    this.#timers.push(
+      setInterval(() => {
+        const background = this.handoff.outgoing.size > 0 || this.handoff.throttle.taken !== taken || this.replication.hintDelivery.delivered !== delivered;
+        taken = this.handoff.throttle.taken;
+        delivered = this.replication.hintDelivery.delivered;
+        const p99 = this.replication.coordinator.latencies.takeP99();
+        const before = this.#governor.share;
+        this.#governor = govern(this.#governor, { p99, loopDelay: delay.percentile(99) / 1e6, background }, { latencyFactor: this.config.backgroundLatencyFactor });
+        delay.reset();
+        if (Number.isFinite(base)) this.handoff.throttle.rate = Math.max(1024, base * this.#governor.share);
+        if (this.#governor.share < before && this.#governor.share <= 0.25) this.log.debug({ component: 'governor', share: this.#governor.share, p99, idleP99: this.#governor.idleP99 }, 'background work slowed: foreground latency is up');
+      }, GOVERN_EVERY_MS),
+    );
   }
 
   #savedMembers = '';

@@ -33,6 +33,8 @@ export interface ReplicationDeps {
   placement(): Placement | undefined;
   /** Ids no longer members (removed or replaced): their hints go to the keys' replicas. */
   removed(): ReadonlySet<string>;
+  /** Share of the hint replay rate the governor allows now. */
+  backgroundShare(): number;
   /** Why the node cannot coordinate now (joining, stopping), or undefined. */
   notServing(): string | undefined;
   /** Why the node cannot take replica calls now (stopping), or undefined. */
@@ -76,6 +78,7 @@ export class Replication {
         hints: store.hints,
         isUp: (peer) => peer !== id && gossiper.isUp(peer),
         send: (target, key, record) => withLocal(id, this.#local, this.#peers).merge(target, key, record, undefined, Date.now() + config.requestTimeoutMs),
+        share: deps.backgroundShare,
         redirect: (target) => {
           const placement = deps.placement();
           const st = gossiper.state(target);
@@ -110,6 +113,7 @@ export class Replication {
       hintsDelivered: this.hintDelivery.delivered,
       hintDeliveryFailures: this.hintDelivery.failed,
       hintsRefused: this.hintDelivery.refused,
+      backgroundSharePercent: Math.round(this.deps.backgroundShare() * 100),
     };
   }
 

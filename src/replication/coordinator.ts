@@ -21,6 +21,7 @@ import type { Ring, Target } from '../ring/index.js';
 import { resolveReplies } from '../storage/index.js';
 import { showKey } from '../storage/errors.js';
 import { ReplicationError } from './errors.js';
+import { LatencyWindow } from './latency-window.js';
 import { QuorumFailed, awaitQuorum, type Outcome } from './quorum.js';
 import type { ApplyResult, ReplicaApi } from './replica-api.js';
 
@@ -90,6 +91,8 @@ export class Coordinator {
     puts: 0, gets: 0, deletes: 0, readRepairs: 0, readRepairFailures: 0, sloppyWrites: 0, pendingWrites: 0, hintsOnFailure: 0, unavailable: 0, timeouts: 0, overloaded: 0,
   };
   #inFlight = 0;
+  /** How long the requests this node coordinated took, ms (the governor reads it). */
+  readonly latencies = new LatencyWindow();
 
   constructor(
     readonly options: CoordinatorOptions,
@@ -143,6 +146,7 @@ export class Coordinator {
       throw new ReplicationError('RK_OVERLOADED', `this node already coordinates ${this.#inFlight} requests (the limit); back off and retry, or spread requests over more nodes`);
     }
     this.#inFlight++;
+    const started = performance.now();
     try {
       return await fn();
     } catch (e) {
@@ -153,6 +157,7 @@ export class Coordinator {
       throw e;
     } finally {
       this.#inFlight--;
+      this.latencies.add(performance.now() - started);
     }
   }
 

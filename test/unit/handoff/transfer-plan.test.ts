@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { Ring } from '../../../src/ring/index.js';
+import { chooseSource, planTransfers, transferShare } from '../../../src/handoff/transfer-plan.js';
+
+const ring = Ring.build(['a', 'b', 'c', 'd'].map((id) => ({ id })), { tokensPerNode: 8 });
+
+describe('transfer plans', () => {
+  it('a join: the newcomer gains exactly its ranges, each from the replica it replaces there', () => {
+    const after = ring.withMember({ id: 'e' });
+    const plan = planTransfers(ring, after, 3);
+    expect(plan.length).toBeGreaterThan(0);
+    for (const t of plan) {
+      expect(t.to).toBe('e');
+      const before = ring.replicasForToken(t.end, 3);
+      const now = after.replicasForToken(t.end, 3);
+      expect(t.leaver).toBe(before.find((x) => !now.includes(x)));
+      expect(t.sources[0]).toBe(t.leaver);
+      expect(new Set(t.sources)).toEqual(new Set(before));
+    }
+    // Exactly e's share moves: the plan's ranges add up to e's replicated ownership.
+    const moved = plan.reduce((s, t) => s + transferShare(t), 0);
+    expect(moved).toBeCloseTo(after.ownership(3).get('e')!, 9);
+  });
+
+  it('a leave: every range of the leaver goes to one heir, from the leaver first', () => {
+    const after = ring.withoutMember('b');
+    const plan = planTransfers(ring, after, 3);
+    for (const t of plan) {
+      expect(t.leaver).toBe('b');
+      expect(t.to).not.toBe('b');
+    }
+    expect(plan.reduce((s, t) => s + transferShare(t), 0)).toBeCloseTo(ring.ownership(3).get('b')!, 9);
+  });
+
+  it('a join into a cluster smaller than N adds the newcomer to every range, from anyone', () => {
+    const two = Ring.build([{ id: 'a' }, { id: 'b' }], { tokensPerNode: 4 });
+    const plan = planTransfers(two, two.withMember({ id: 'c' }), 3);
+    expect(plan.reduce((s, t) => s + transferShare(t), 0)).toBeCloseTo(1, 9);
+    for (const t of plan) expect(t.leaver).toBeUndefined();
+  });
+
+  it('no current ring or no change: nothing to move; the source is the first that is up', () => {
+    expect(planTransfers(undefined, ring, 3)).toEqual([]);
+    expect(planTransfers(ring, ring, 3)).toEqual([]);
+    const t = { start: 0n, end: 1n, to: 'e', leaver: 'b', sources: ['b', 'a', 'c'] };
+    expect(chooseSource(t, () => true)).toBe('b');
+    expect(chooseSource(t, (id) => id !== 'b')).toBe('a');
+    expect(chooseSource(t, () => false)).toBeUndefined();
+  });
+});
