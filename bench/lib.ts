@@ -27,6 +27,14 @@ export function busiest(ring: Ring): { primary: number; replicated: number } {
   return { primary: balance(ring, 1).max, replicated: balance(ring, Math.min(3, ring.size)).max };
 }
 
+/** The shortest token range ÷ a fair token's share (1 / the ring's tokens): how thin the thinnest sliver is. */
+export function shortestRange(ring: Ring): number {
+  const t = ring.tokens;
+  let min = Infinity;
+  for (let i = 0; i < t.length; i++) min = Math.min(min, arcFraction(t[i === 0 ? t.length - 1 : i - 1]!, t[i]!));
+  return min * t.length;
+}
+
 /** Fraction of the key space whose replica set (n replicas) differs between two rings. */
 export function moved(before: Ring, after: Ring, n: number): number {
   return Ring.diff(before, after, n).reduce((s, c) => s + arcFraction(c.start, c.end), 0);

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import HashRing from 'hashring';
 import { Ring } from '../src/ring/index.js';
-import { busiest, cluster, f3, leavers, moved, pct, table } from './lib.js';
+import { busiest, cluster, f3, leavers, moved, pct, shortestRange, table } from './lib.js';
 
 const quick = process.argv.includes('--quick');
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -174,21 +174,62 @@ say('random N = hash-derived tokens, N per node. Joins: 10 nodes j0..j9 round-ro
 say(table(balanceRows));
 say();
 
+// A cluster formed by starting nodes one at a time, without zones: the replicated figure
+// depends on the join allocator modelling the walk (join-tokens.ts, Replicated).
+{
+  const rows: string[][] = [['tokens per node', 'worst p / r, 4–12 nodes', 'at 12 nodes', 'shortest range', 'ms/join']];
+  for (const tokensPerNode of [16, 64, 256]) {
+    let ring = Ring.build([{ id: 'n0000' }], { tokensPerNode });
+    let worst = { primary: 0, replicated: 0 };
+    let shortest = Infinity;
+    const t0 = performance.now();
+    for (const m of cluster(12, 1).slice(1)) {
+      ring = ring.withMember({ id: m.id });
+      shortest = Math.min(shortest, shortestRange(ring));
+      if (ring.size < 4) continue;
+      const b = busiest(ring);
+      worst = { primary: Math.max(worst.primary, b.primary), replicated: Math.max(worst.replicated, b.replicated) };
+    }
+    const ms = (performance.now() - t0) / 11;
+    const last = busiest(ring);
+    rows.push([
+      String(tokensPerNode),
+      `${f3(worst.primary)} / ${f3(worst.replicated)}`,
+      `${f3(last.primary)} / ${f3(last.replicated)}`,
+      `${f3(shortest)} of a fair token`,
+      ms.toFixed(0),
+    ]);
+  }
+  say('Grown one node at a time from 1 to 12, no zones (n = 3 by the plain walk; target ≤ 1.05 at every step):');
+  say(table(rows));
+  say();
+}
+
 // Leaves are the noisiest figure: the worst over several random choices of 5 leavers.
 {
-  const rows: string[][] = [['nodes', 'leave sets', 'median p / r', 'worst p / r']];
-  for (const [size, sets] of quick ? [[12, 20]] : [[12, 20], [99, 10]]) {
-    let ring = Ring.build(cluster(size!));
-    for (let j = 0; j < 10; j++) ring = ring.withMember({ id: `j${j}`, zone: ['a', 'b', 'c'][j % 3] });
+  const rows: string[][] = [['ring', 'leave sets', 'median p / r', 'worst p / r']];
+  const shapes: [string, number, number][] = quick
+    ? [['12, 3 zones', 12, 20], ['12 grown, no zones', 12, 20]]
+    : [['12, 3 zones', 12, 20], ['99, 3 zones', 99, 10], ['12 grown, no zones', 12, 20]];
+  for (const [label, size, sets] of shapes) {
+    let ring: Ring;
+    if (label.includes('grown')) {
+      ring = Ring.build([{ id: 'n0000' }]);
+      for (const m of cluster(size, 1).slice(1)) ring = ring.withMember({ id: m.id });
+    } else {
+      ring = Ring.build(cluster(size));
+    }
+    const zoned = !label.includes('no zones');
+    for (let j = 0; j < 10; j++) ring = ring.withMember({ id: `j${j}`, ...(zoned ? { zone: ['a', 'b', 'c'][j % 3] } : {}) });
     const got: { primary: number; replicated: number }[] = [];
-    for (let seed = 1; seed <= sets!; seed++) {
+    for (let seed = 1; seed <= sets; seed++) {
       let left = ring;
       for (const id of leavers(ring, 5, seed)) left = left.withoutMember(id);
       got.push(busiest(left));
     }
     const med = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     rows.push([
-      String(size),
+      label,
       String(sets),
       `${f3(med(got.map((g) => g.primary)))} / ${f3(med(got.map((g) => g.replicated)))}`,
       `${f3(Math.max(...got.map((g) => g.primary)))} / ${f3(Math.max(...got.map((g) => g.replicated)))}`,

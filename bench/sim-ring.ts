@@ -7,16 +7,20 @@
  *                       [--start layout|grow] [--steps +10,-5] [--seed 1]
  *
  * --start layout builds the first ring at once (Ring.build); grow starts from one node and
- * joins the rest one by one, as a cluster formed by starting nodes does.
+ * joins the rest one by one, as a cluster formed by starting nodes does (one row per join
+ * from the 4th node on).
  * --steps: "+K" joins K nodes (zones round robin), "-K" removes K nodes chosen at random
  * (seeded). "moved" is the share of the key space whose primary (n = 1) or replica set
  * (n = 3) changed; "÷ least" divides it by the share that had to move, the newcomer's or
- * the leaver's ownership: 1.000 means nothing moved that did not have to.
+ * the leaver's ownership: 1.000 means nothing moved that did not have to. "shortest" is
+ * the shortest token range ÷ a fair token's share (joins keep it at least 1/32 = 0.031;
+ * leaves lower it, as the fair token's share grows with fewer tokens).
+ * --zones 1 puts every node in one zone, which places replicas as no zones at all does.
  */
 import { parseArgs } from 'node:util';
 import { Ring } from '../src/ring/index.js';
 import type { Allocation } from '../src/ring/index.js';
-import { ZONES, busiest, cluster, f3, leavers, moved, pct, table } from './lib.js';
+import { ZONES, busiest, cluster, f3, leavers, moved, pct, shortestRange, table } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -35,10 +39,10 @@ const seed = Number(values.seed);
 const options = { tokensPerNode: Number(values.tokens), allocation: values.allocation as Allocation };
 const n = Math.min(3, zones >= 3 ? 3 : nodes);
 
-const rows: string[][] = [['step', 'change', 'nodes', 'primary', 'replicas', 'moved p', '÷ least', 'moved r', '÷ least', 'ms']];
+const rows: string[][] = [['step', 'change', 'nodes', 'primary', 'replicas', 'shortest', 'moved p', '÷ least', 'moved r', '÷ least', 'ms']];
 const record = (step: string, change: string, before: Ring | undefined, after: Ring, ms: number, subject?: string) => {
   const b = busiest(after);
-  const cells = [step, change, String(after.size), f3(b.primary), f3(b.replicated)];
+  const cells = [step, change, String(after.size), f3(b.primary), f3(b.replicated), f3(shortestRange(after))];
   if (before && subject) {
     const owner = after.has(subject) ? after : before; // the newcomer's or the leaver's shares
     const p = moved(before, after, 1);
@@ -54,10 +58,16 @@ const record = (step: string, change: string, before: Ring | undefined, after: R
 let t = performance.now();
 let ring: Ring;
 if (values.start === 'grow') {
+  // One row per join from the 4th node on (the 3rd and fewer replicate everything).
   const members = cluster(nodes, zones);
   ring = Ring.build([members[0]!], options);
-  for (const m of members.slice(1)) ring = ring.withMember(m);
-  record('0', `grow 1 → ${nodes}`, undefined, ring, performance.now() - t);
+  for (const m of members.slice(1)) {
+    t = performance.now();
+    const next = ring.withMember(m);
+    if (next.size >= 4) record('0', `grow ${m.id} (${m.zone})`, ring, next, performance.now() - t, m.id);
+    ring = next;
+  }
+  if (nodes < 4) record('0', `grow 1 → ${nodes}`, undefined, ring, performance.now() - t);
 } else {
   ring = Ring.build(cluster(nodes, zones), options);
   record('0', `layout ${nodes}`, undefined, ring, performance.now() - t);

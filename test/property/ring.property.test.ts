@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_TOKEN, Ring, balance, fairShares, tokenOf } from '../../src/ring/index.js';
+import { MAX_TOKEN, Ring, arcFraction, balance, fairShares, tokenOf } from '../../src/ring/index.js';
 import type { Member, RingOptions } from '../../src/ring/index.js';
 
 const ZONES = ['a', 'b', 'c', 'd'];
@@ -281,6 +281,41 @@ describe('ring laws', () => {
         },
       ),
       { numRuns: 40 },
+    );
+  });
+
+  it('a join splits ranges into parts no shorter than 1/32 of a fair token’s share', () => {
+    fc.assert(
+      fc.property(ringArb, fc.option(fc.constantFrom(...ZONES), { nil: undefined }), (before, zone) => {
+        fc.pre(before.options.allocation === 'balanced');
+        const after = before.withMember({ id: 'new', zone });
+        const t = after.tokens;
+        const least = 1 / 32 / t.length - 1e-15;
+        const mine = new Set(after.member('new')!.tokens);
+        for (let i = 0; i < t.length; i++) {
+          const prev = t[i === 0 ? t.length - 1 : i - 1]!;
+          // the newcomer's own ranges, and what it left of the ranges it split
+          if (mine.has(t[i]!) || (mine.has(prev) && !mine.has(t[i]!))) {
+            expect(arcFraction(prev, t[i]!)).toBeGreaterThanOrEqual(least);
+          }
+        }
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it('grown one node at a time without zones, replicated ownership stays within 1.05× fair', () => {
+    // The join allocator models the plain walk's replication (join-tokens.ts,
+    // Replicated) when there are fewer zones than N = 3.
+    fc.assert(
+      fc.property(fc.integer({ min: 4, max: 9 }), fc.integer({ min: 24, max: 64 }), (nodes, tokensPerNode) => {
+        let ring = Ring.build([{ id: 'n0' }], { tokensPerNode });
+        for (let i = 1; i < nodes; i++) {
+          ring = ring.withMember({ id: `n${i}` });
+          if (ring.size > 3) expect(balance(ring, 3).max).toBeLessThanOrEqual(1.05);
+        }
+      }),
+      { numRuns: 10 },
     );
   });
 
