@@ -10,7 +10,7 @@ import { demo } from './demo.js';
 import { runNode } from './node-command.js';
 import { runLocal } from './local-cluster.js';
 import { AdminClient, type TransfersReply } from '../client/admin.js';
-import { follow, formatTransfers } from './topology.js';
+import { follow, followCommit, formatPlan, formatTransfers } from './topology.js';
 import { formatEndpoints, formatGet, formatRing, formatStatus, showValue } from './format.js';
 import { Client } from '../client/kv.js';
 import { DEFAULT_CONFIG, ENV_NAMES } from '../node/config.js';
@@ -68,6 +68,7 @@ program
   .option('--max-in-flight <n>', `client requests coordinated at once; more get RESOURCE_EXHAUSTED (${ENV_NAMES.maxInFlight}; default ${d.maxInFlight})`)
   .option('--hint-bytes-per-second <n>', `hinted handoff throttle (${ENV_NAMES.hintBytesPerSecond}; default ${d.hintBytesPerSecond})`)
   .option('--replace <id>', `a dead member this new node replaces: it takes its tokens and streams its ranges from the survivors (${ENV_NAMES.replace})`)
+  .option('--join <mode>', `auto: join by itself; manual: wait as a standby until admitted by ringkv plan/commit (${ENV_NAMES.join}; default ${d.join})`)
   .option('--background-latency-factor <f>', `slow streaming and hint replay while the foreground p99 is over f × its idle value; 0 = off (${ENV_NAMES.backgroundLatencyFactor}; default ${d.backgroundLatencyFactor})`)
   .option('--stream-bytes-per-second <n>', `range streaming throttle, all streams a node sends; 0 = unthrottled (${ENV_NAMES.streamBytesPerSecond}; default ${d.streamBytesPerSecond})`)
   .action(async (opts: Record<string, unknown>) => {
@@ -282,6 +283,49 @@ program
     );
     replies.sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1));
     console.log(o.json ? JSON.stringify(replies, null, 2) : formatTransfers(replies, unreachable));
+  });
+
+function changes(kind: string, ids: string[]): { kind: 'join' | 'leave' | 'remove'; node: string }[] {
+  if (kind === undefined && ids.length === 0) return [];
+  if (kind !== 'join' && kind !== 'leave' && kind !== 'remove') throw new InvalidArgumentError(`expected join, leave or remove, got "${kind}"`);
+  if (ids.length === 0) throw new InvalidArgumentError(`name the node(s): ringkv plan ${kind} ID [ID ...]`);
+  return ids.map((node) => ({ kind, node }));
+}
+
+program
+  .command('plan')
+  .description('stage joins (of --join manual standbys), leaves and removals, and print what they would move; nothing changes until ringkv commit (like riak admin cluster plan)')
+  .argument('[change]', 'join | leave | remove; omit to show what is staged')
+  .argument('[ids...]', 'node ids')
+  .option('--node <host:port>', 'the node that keeps the stage and will run the commit (RINGKV_NODE)', DEFAULT_NODE)
+  .option('--json', 'print JSON')
+  .action(async (kind: string, ids: string[], o: { node: string; json?: boolean }) => {
+    const p = await withAdmin(o.node, (c) => c.plan(changes(kind, ids)));
+    console.log(o.json ? JSON.stringify(p, null, 2) : formatPlan(p));
+  });
+
+program
+  .command('commit')
+  .description('run the staged changes one after another, following them to the end; refused if the ring changed since the plan')
+  .option('--node <host:port>', 'the node that keeps the stage (RINGKV_NODE)', DEFAULT_NODE)
+  .option('--no-wait', 'return once started')
+  .action(async (o: { node: string; wait: boolean }) => {
+    const started = await withAdmin(o.node, (c) => c.commit());
+    console.log(`committing ${started.steps.filter((s) => s.state !== 'done').length} change(s) on ${o.node}`);
+    if (!o.wait) return;
+    const end = await followCommit(o.node);
+    const failed = end.steps.find((s) => s.state === 'failed');
+    if (failed) throw new Error(`${failed.change.kind} ${failed.change.node} failed: ${failed.error}; the steps after it were not run`);
+    console.log('every staged change is done');
+  });
+
+program
+  .command('clear')
+  .description('discard the staged changes')
+  .option('--node <host:port>', 'the node that keeps the stage (RINGKV_NODE)', DEFAULT_NODE)
+  .action(async (o: { node: string }) => {
+    await withAdmin(o.node, (c) => c.clear());
+    console.log('staged changes discarded');
   });
 
 program.parseAsync().catch((err: unknown) => {

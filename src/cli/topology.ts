@@ -6,7 +6,7 @@
  * Owns: polling and presenting. Must not: decide anything (the nodes do).
  */
 import cliProgress from 'cli-progress';
-import { AdminClient, type StatusReply, type TransfersReply } from '../client/admin.js';
+import { AdminClient, type PlanReply, type StatusReply, type TransfersReply } from '../client/admin.js';
 import { formatBytes } from './format.js';
 
 export interface Progress {
@@ -145,4 +145,60 @@ export function formatTransfers(replies: readonly TransfersReply[], unreachable:
   }
   if (unreachable.length > 0) lines.push(`Not answering: ${unreachable.join(', ')}`);
   return lines.join('\n');
+}
+
+/** `ringkv plan`: the staged changes, what each would move, and ownership before and after. */
+export function formatPlan(p: PlanReply): string {
+  if (p.steps.length === 0) return 'Nothing is staged. Stage changes with ringkv plan join|leave|remove ID ...';
+  const lines: string[] = [];
+  p.steps.forEach((s, i) => {
+    const what = s.change.kind === 'join' ? `${s.change.node} joins` : s.change.kind === 'leave' ? `${s.change.node} leaves (decommission)` : `${s.change.node} is removed`;
+    lines.push(`${i + 1}. ${what}${s.state === 'staged' ? '' : ` [${s.state}${s.error ? `: ${s.error}` : ''}]`}`);
+    for (const m of s.moves)
+      lines.push(`     ${m.from} -> ${m.to}: ${m.ranges} ranges, ${(m.share * 100).toFixed(1)}% of the keys, ~${m.keys} keys, ~${formatBytes(m.bytes)}`);
+  });
+  if (p.ownership.length > 0) {
+    lines.push('', `Ownership (effective, N=${p.replicas}):`);
+    const rows = [['Node', 'Before', 'After']];
+    for (const o of p.ownership) rows.push([o.node, `${(o.before * 100).toFixed(1)}%`, `${(o.after * 100).toFixed(1)}%`]);
+    const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+    for (const r of rows) lines.push(`  ${r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd()}`);
+  }
+  lines.push('', p.committing ? 'Committing: the steps run one after another.' : 'Nothing has changed yet: ringkv commit runs these steps, ringkv clear discards them.');
+  return lines.join('\n');
+}
+
+/** Follow a commit on `address` to its end: a bar of steps, the running one's ranges as a fraction. */
+export async function followCommit(address: string, o: { everyMs?: number; out?: NodeJS.WriteStream } = {}): Promise<PlanReply> {
+  const out = o.out ?? process.stdout;
+  const bar = out.isTTY ? new cliProgress.SingleBar({ format: 'commit {bar} {percentage}% | step {step} | {what}', hideCursor: true }, cliProgress.Presets.shades_classic) : undefined;
+  const admin = new AdminClient(address, 3000);
+  let lastLine = '';
+  try {
+    let plan = await admin.plan();
+    bar?.start(plan.steps.length, 0, { step: '', what: 'starting' });
+    for (;;) {
+      plan = await admin.plan();
+      const i = plan.steps.findIndex((s) => s.state === 'running');
+      const done = plan.steps.filter((s) => s.state === 'done').length;
+      let fraction = 0;
+      let what = i < 0 ? 'done' : `${plan.steps[i]!.change.kind} ${plan.steps[i]!.change.node}`;
+      if (i >= 0) {
+        const status = await admin.status().catch(() => undefined);
+        const c = plan.steps[i]!.change;
+        const who = c.kind === 'remove' ? status?.nodeId : c.node;
+        const progress = status?.members.find((m) => m.id === who)?.progress ?? '';
+        const [d, t] = progress.split('/').map(Number);
+        if (t) fraction = d! / t;
+        if (progress) what += ` (${progress} ranges)`;
+      }
+      bar?.update(done + fraction, { step: `${Math.min(plan.steps.length, done + 1)}/${plan.steps.length}`, what });
+      if (!bar && what !== lastLine) out.write(`commit: step ${Math.min(plan.steps.length, done + 1)}/${plan.steps.length}: ${(lastLine = what)}\n`);
+      if (!plan.committing) return plan;
+      await new Promise((r) => setTimeout(r, o.everyMs ?? 500));
+    }
+  } finally {
+    bar?.stop();
+    admin.close();
+  }
 }

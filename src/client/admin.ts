@@ -93,6 +93,19 @@ export interface MovementReply {
   readonly message: string;
 }
 
+export interface PlanReply {
+  readonly steps: readonly {
+    readonly change: { readonly kind: string; readonly node: string };
+    readonly moves: readonly { readonly from: string; readonly to: string; readonly ranges: number; readonly share: number; readonly keys: number; readonly bytes: number }[];
+    readonly state: string;
+    readonly error: string;
+  }[];
+  readonly ownership: readonly { readonly node: string; readonly before: number; readonly after: number }[];
+  readonly topo: string;
+  readonly committing: boolean;
+  readonly replicas: number;
+}
+
 export class AdminClient {
   readonly #client: grpc.Client;
 
@@ -131,6 +144,24 @@ export class AdminClient {
   /** Delete data this client's node holds for ranges it no longer replicates. */
   cleanup(): Promise<{ deleted: number; kept: number; ranges: number }> {
     return this.#call('cleanup', {}, 10 * 60_000) as Promise<{ deleted: number; kept: number; ranges: number }>;
+  }
+
+  /** Stage changes (none: show the stage) and read what they would move. */
+  plan(changes: readonly { kind: 'join' | 'leave' | 'remove'; node: string }[] = []): Promise<PlanReply> {
+    return this.#call('plan', { changes }) as Promise<PlanReply>;
+  }
+
+  commit(): Promise<PlanReply> {
+    return this.#call('commit', {}) as Promise<PlanReply>;
+  }
+
+  clear(): Promise<PlanReply> {
+    return this.#call('clear', {}) as Promise<PlanReply>;
+  }
+
+  /** Admit this client's node, a standby started with --join manual. */
+  admit(): Promise<MovementReply> {
+    return this.#call('admit', {}) as Promise<MovementReply>;
   }
 
   transfers(): Promise<TransfersReply> {

@@ -78,6 +78,8 @@ const CHECKS = new Map<string, (v: string) => string | undefined>(Object.entries
   removed: (v: string) => (v === '' || v.split(',').every(isId) ? undefined : 'must be comma-separated node ids'),
   topo: (v: string) => (/^[0-9a-f]{16}$/.test(v) ? undefined : 'must be 16 hex digits'),
   // Ranges done of the movement a node streams or drives ('' when none), for status.
+  keys: (v: string) => (/^\d{1,16}$/.test(v) ? undefined : 'must be a count'),
+  standby: (v: string) => (v === 'true' || v === 'false' ? undefined : "must be 'true' or 'false'"),
   progress: (v: string) => (v === '' || /^\d{1,9}\/\d{1,9}$/.test(v) ? undefined : 'must be done/total'),
 }));
 

@@ -51,7 +51,8 @@ export function decideTokens(input: JoinInput): JoinDecision {
   // heartbeat of it arrives, and not waiting for it let two nodes pick from one view.
   // A joiner that died waits out maxWaitMs (counted from the last movement: joiners queued
   // behind one claim in id order once it is done).
-  const earlier = others.filter((s) => s.id < self.id && statusOf(s) === 'joining' && (field(s, 'tokens') ?? '') === '');
+  // Standbys (--join manual) claim only when admitted: nobody waits for them.
+  const earlier = others.filter((s) => s.id < self.id && statusOf(s) === 'joining' && (field(s, 'tokens') ?? '') === '' && field(s, 'standby') !== 'true');
   if (earlier.length > 0 && input.quietMs < input.maxWaitMs) {
     return { kind: 'wait', reason: `${earlier.map((s) => s.id).join(', ')} picks tokens first` };
   }
@@ -120,6 +121,8 @@ export interface JoinState {
   readonly streamed: boolean;
   /** The dead owner this node replaces (ringkv node --replace): its tokens are ours to take. */
   readonly replaces?: string | undefined;
+  /** Started with --join manual and not admitted yet: wait as a standby. */
+  readonly standby?: boolean;
 }
 
 export type JoinStep =
@@ -160,6 +163,7 @@ export function nextJoinStep(s: JoinState): JoinStep {
     }
     return { kind: 'show' };
   }
+  if (s.standby && s.tokens === undefined) return { kind: 'wait', reason: 'standby (--join manual): waiting to be admitted (ringkv plan join ID, then ringkv commit)' };
   const clash = s.tokens === undefined ? undefined : tokenClash(s.self.id, s.tokens, g.states(), s.replaces);
   if (s.tokens === undefined || clash !== undefined) {
     const busy = s.view.movements.find((m) => m.node !== s.self.id && m.driver !== s.self.id);

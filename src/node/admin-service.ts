@@ -29,16 +29,23 @@ interface AdminDeps {
   removeNode(id: string): Promise<{ move: string; message: string }>;
   cleanup(): Promise<{ deleted: number; kept: number; ranges: number }>;
   transfers(): Record<string, unknown>;
+  admit(): Promise<{ move: string; message: string }>;
+  readonly staged: {
+    plan(changes: readonly { kind: string; node: string }[]): Record<string, unknown>;
+    commit(): Record<string, unknown>;
+    clear(): Record<string, unknown>;
+  };
 }
 
-/** A refusal (an Error named MovementRefused) is FAILED_PRECONDITION, one named BadArgument INVALID_ARGUMENT; anything else INTERNAL. */
+/** A refusal (an Error named MovementRefused) is FAILED_PRECONDITION, BadArgument INVALID_ARGUMENT, Aborted ABORTED; anything else INTERNAL. */
 function operator<Req, Res>(fn: (req: Req) => Promise<Res>) {
   return (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
     fn(call.request).then(
       (res) => cb(null, res),
       (e: unknown) => {
         const name = (e as Error)?.name;
-        const code = name === 'MovementRefused' ? grpc.status.FAILED_PRECONDITION : name === 'BadArgument' ? grpc.status.INVALID_ARGUMENT : grpc.status.INTERNAL;
+        const code =
+          name === 'MovementRefused' ? grpc.status.FAILED_PRECONDITION : name === 'BadArgument' ? grpc.status.INVALID_ARGUMENT : name === 'Aborted' ? grpc.status.ABORTED : grpc.status.INTERNAL;
         cb({ code, details: (e as Error)?.message ?? String(e) });
       },
     );
@@ -127,5 +134,9 @@ export function adminService(node: AdminDeps): grpc.UntypedServiceImplementation
     }),
     cleanup: operator(() => node.cleanup()),
     transfers: (_call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => cb(null, node.transfers()),
+    plan: operator(async (r: { changes: { kind: string; node: string }[] }) => node.staged.plan(r.changes)),
+    commit: operator(async () => node.staged.commit()),
+    clear: operator(async () => node.staged.clear()),
+    admit: operator(() => node.admit()),
   };
 }

@@ -60,6 +60,11 @@ export interface NodeConfig {
    * background work runs at its configured rates.
    */
   readonly backgroundLatencyFactor: number;
+  /**
+   * 'auto': a new node joins by itself (Cassandra's auto_bootstrap); 'manual': it waits as a
+   * standby until an operator admits it (ringkv plan join ID, then ringkv commit).
+   */
+  readonly join: 'auto' | 'manual';
 }
 
 export const DEFAULT_CONFIG: NodeConfig = {
@@ -85,6 +90,7 @@ export const DEFAULT_CONFIG: NodeConfig = {
   streamBytesPerSecond: 24 << 20,
   replace: undefined,
   backgroundLatencyFactor: 2,
+  join: 'auto',
 };
 
 /** Setting name → environment variable. */
@@ -111,6 +117,7 @@ export const ENV_NAMES: Record<keyof NodeConfig, string> = {
   streamBytesPerSecond: 'RINGKV_STREAM_BYTES_PER_SECOND',
   replace: 'RINGKV_REPLACE',
   backgroundLatencyFactor: 'RINGKV_BACKGROUND_LATENCY_FACTOR',
+  join: 'RINGKV_JOIN',
 };
 
 export class ConfigError extends Error {
@@ -241,6 +248,10 @@ function check(key: keyof NodeConfig, value: unknown, from: string): unknown {
       return num(1, 1_000_000, true);
     case 'hintBytesPerSecond':
       return num(1024, 1 << 30, true);
+    case 'join': {
+      const v = str();
+      return v === 'auto' || v === 'manual' ? v : fail("expected 'auto' or 'manual'");
+    }
     case 'backgroundLatencyFactor': {
       const n = num(0, 100, false);
       return n === 0 || n >= 1 ? n : fail('expected 0 (no governor) or a factor of at least 1');

@@ -31,6 +31,8 @@ export interface Identity {
   readonly removed: readonly string[];
   /** The dead node this one replaces (ringkv node --replace), until it is normal. */
   readonly replaces: string | undefined;
+  /** A standby (--join manual) that an operator admitted (ringkv commit): it joins. */
+  readonly admitted: boolean;
 }
 
 const FILE = 'node.json';
@@ -56,7 +58,7 @@ export async function loadIdentity(
   const seconds = Math.floor(nowMs / 1000);
   if (saved === undefined) {
     const id = want.id ?? `n-${randomBytes(6).toString('hex')}`;
-    return { id, clusterName: want.clusterName, generation: seconds, tokens: undefined, status: 'joining', move: undefined, removing: undefined, removed: [], replaces: undefined };
+    return { id, clusterName: want.clusterName, generation: seconds, tokens: undefined, status: 'joining', move: undefined, removing: undefined, removed: [], replaces: undefined, admitted: false };
   }
   if (want.id !== undefined && want.id !== saved.id) {
     throw new ConfigError(
@@ -85,6 +87,7 @@ export async function saveIdentity(dir: string, identity: Identity): Promise<voi
       removing: identity.removing ?? null,
       removed: identity.removed,
       replaces: identity.replaces ?? null,
+      admitted: identity.admitted,
     },
     null,
     2,
@@ -116,7 +119,7 @@ function parse(text: string, path: string): Identity {
     return bad('not JSON');
   }
   if (j === null || typeof j !== 'object') bad('not an object');
-  const { id, clusterName, generation, tokens, status, move, removing, removed, replaces } = j;
+  const { id, clusterName, generation, tokens, status, move, removing, removed, replaces, admitted } = j;
   const optionalId = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
   if (typeof id !== 'string' || id.length === 0) bad('no id');
   if (typeof clusterName !== 'string') bad('no clusterName');
@@ -139,6 +142,7 @@ function parse(text: string, path: string): Identity {
     removing: optionalId(removing),
     removed: (removed as string[] | undefined) ?? [],
     replaces: optionalId(replaces),
+    admitted: admitted === true,
   };
 }
 

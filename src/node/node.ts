@@ -29,6 +29,8 @@ import { loadIdentity, loadMembers, loadPeers, saveIdentity, saveMembers, type I
 import { Handoff } from './handoff.js';
 import { Checkpoints } from '../handoff/checkpoints.js';
 import { MovementDriver, MovementRefused } from './movement-driver.js';
+import { StagedChanges } from './staged.js';
+import { AdminClient } from '../client/admin.js';
 import { INITIAL_GOVERNOR, govern, type GovernorState } from '../handoff/governor.js';
 import { adminService } from './admin-service.js';
 import { logMembershipEvent } from './membership-log.js';
@@ -55,6 +57,8 @@ export class RingkvNode {
   readonly handoff: Handoff;
   /** The decommission or removal this node drives (movement-driver.ts). */
   readonly driver: MovementDriver;
+  /** Staged topology changes (plan / commit / clear) on this node (staged.ts). */
+  readonly staged: StagedChanges;
   readonly #housekeeping: Housekeeping;
   #identity: Identity;
   readonly #server: grpc.Server;
@@ -107,6 +111,7 @@ export class RingkvNode {
     if (identity.removing !== undefined) fields.removing = identity.removing;
     if (identity.removed.length > 0) fields.removed = identity.removed.join(',');
     if (identity.replaces !== undefined) fields.replaces = identity.replaces;
+    if (identity.status === 'joining' && config.join === 'manual' && !identity.admitted) fields.standby = 'true';
     this.gossiper = new Gossiper({
       id: identity.id,
       clusterName: config.clusterName,
@@ -171,6 +176,27 @@ export class RingkvNode {
       },
       exit: () => void this.stop(),
       fetchTimeoutMs: 10 * 60_000,
+      log: log.child({ component: 'topology' }),
+    });
+    const remote = async (node: string, fn: (c: AdminClient) => Promise<unknown>): Promise<void> => {
+      const st = this.gossiper.state(node);
+      const addr = st === undefined ? undefined : field(st, 'addr');
+      if (addr === undefined) throw new MovementRefused(`no address known for ${node}`);
+      const c = new AdminClient(addr, config.requestTimeoutMs);
+      try {
+        await fn(c);
+      } finally {
+        c.close();
+      }
+    };
+    this.staged = new StagedChanges({
+      id: identity.id,
+      replicas: config.replicas,
+      gossiper: this.gossiper,
+      view: () => this.#view,
+      admit: (node) => remote(node, (c) => c.admit()),
+      decommission: (node) => (node === this.id ? this.decommission(false).then(() => undefined) : remote(node, (c) => c.decommission(false))),
+      removeNode: (node) => this.driver.removeNode(node).then(() => undefined),
       log: log.child({ component: 'topology' }),
     });
   }
@@ -438,6 +464,7 @@ export class RingkvNode {
           view: this.#view,
           streamed: move !== undefined && this.handoff.pulled(this.#view, move),
           replaces: this.#identity.replaces ?? this.config.replace,
+          standby: this.config.join === 'manual' && !this.#identity.admitted,
         });
         switch (step.kind) {
           case 'wait':
@@ -509,6 +536,18 @@ export class RingkvNode {
     ).finally(() => (this.#bootstrap = undefined));
   }
 
+  /** Admit this standby (--join manual): it joins now. */
+  async admit(): Promise<{ move: string; message: string }> {
+    if (this.#identity.status !== 'joining') throw new MovementRefused(`${this.id} is ${this.#identity.status}: only a joining standby can be admitted`);
+    if (this.config.join !== 'manual' || this.#identity.admitted) return { move: '', message: `${this.id} is joining already` };
+    await this.#persist({ admitted: true });
+    this.gossiper.set('standby', 'false');
+    this.#afterGossip();
+    this.log.info({ component: 'join' }, 'admitted by an operator: joining');
+    void this.#stepJoin();
+    return { move: '', message: `${this.id} admitted: it joins now` };
+  }
+
   /** Start (or, with `cancel`, withdraw) this node's decommission. */
   async decommission(cancel: boolean): Promise<{ move: string; message: string }> {
     if (cancel) {
@@ -575,7 +614,7 @@ export class RingkvNode {
     void this.stop();
   }
 
-  async #persist(change: Partial<Pick<Identity, 'tokens' | 'status' | 'move' | 'removing' | 'removed' | 'replaces'>>): Promise<void> {
+  async #persist(change: Partial<Pick<Identity, 'tokens' | 'status' | 'move' | 'removing' | 'removed' | 'replaces' | 'admitted'>>): Promise<void> {
     const next = { ...this.#identity, ...change };
     await saveIdentity(this.config.dataDir, next);
     this.#identity = next;
@@ -593,6 +632,7 @@ export class RingkvNode {
       this.gossiper.set('load', String(Math.round(bytes)));
       this.gossiper.set('hints', String(this.store.hints.stats().count));
       this.gossiper.set('progress', this.#progress());
+      this.gossiper.set('keys', String(this.store.keyFilter.keys));
       this.gossiper.set('empty', String(empty));
     } catch (e) {
       if (!this.#stopping) this.log.warn({ component: 'storage', err: e }, 'could not measure load');

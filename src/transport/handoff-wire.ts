@@ -133,7 +133,7 @@ export class GrpcHandoff implements RangeSourceApi {
     if (addr === undefined) throw Object.assign(new Error(`no address known for node ${node}`), { code: grpc.status.UNAVAILABLE, details: `no address known for node ${node}` });
     let c = this.#clients.get(addr);
     if (c === undefined) {
-      c = new this.#Client(addr, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+      c = new this.#Client(addr, grpc.credentials.createInsecure(), { ...CHANNEL_OPTIONS, 'grpc-node.flow_control_window': Number(process.env.FCW ?? 65535) });
       this.#clients.set(addr, c);
     }
     return c;

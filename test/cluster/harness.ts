@@ -42,7 +42,7 @@ export class NodeProcess {
     readonly id: string,
     readonly address: string,
     readonly dataDir: string,
-    readonly args: readonly string[],
+    readonly args: string[],
   ) {}
 
   start(): void {

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { Ring } from '../../../src/ring/index.js';
+import { PlanError, planChanges } from '../../../src/handoff/staged-plan.js';
+
+const ring = Ring.build(['a', 'b', 'c', 'd'].map((id) => ({ id })), { tokensPerNode: 16 });
+const load = (id: string) => ({ bytes: 1_000_000, keys: id === 'a' ? 1000 : 750 });
+
+describe('staged plans', () => {
+  it('a join: moves into the newcomer only, estimates from the sources, ownership before and after', () => {
+    const p = planChanges(ring, [{ kind: 'join', node: 'e', zone: '', rack: '', weight: 1 }], 3, load);
+    expect(p.steps).toHaveLength(1);
+    const moves = p.steps[0]!.moves;
+    expect(moves.every((m) => m.to === 'e')).toBe(true);
+    const share = moves.reduce((s, m) => s + m.share, 0);
+    expect(share).toBeCloseTo(p.ownership.find((o) => o.node === 'e')!.after, 9);
+    // A source's estimate is its load times the part of its ownership that moves.
+    const owned = ring.ownership(3);
+    for (const m of moves) expect(m.bytes).toBe(Math.round((1_000_000 * m.share) / owned.get(m.from)!));
+    expect(p.ownership.find((o) => o.node === 'e')!.before).toBe(0);
+    expect(p.after!.has('e')).toBe(true);
+  });
+
+  it('steps apply in order: a leave after a join plans on the ring with the joiner', () => {
+    const p = planChanges(ring, [{ kind: 'join', node: 'e', zone: '', rack: '', weight: 1 }, { kind: 'leave', node: 'a' }], 3, load);
+    expect(p.steps[1]!.moves.every((m) => m.from === 'a')).toBe(true);
+    expect(p.ownership.find((o) => o.node === 'a')!.after).toBe(0);
+    expect(p.after!.has('a')).toBe(false);
+  });
+
+  it('a removed node is dead: its ranges come from a replica that keeps them', () => {
+    const p = planChanges(ring, [{ kind: 'remove', node: 'b' }], 3, load);
+    expect(p.steps[0]!.moves.length).toBeGreaterThan(0);
+    expect(p.steps[0]!.moves.some((m) => m.from === 'b')).toBe(false);
+  });
+
+  it('refuses what cannot be: a join of an owner, a leave of a non-owner, the last owner', () => {
+    expect(() => planChanges(ring, [{ kind: 'join', node: 'a', zone: '', rack: '', weight: 1 }], 3, load)).toThrow(PlanError);
+    expect(() => planChanges(ring, [{ kind: 'leave', node: 'z' }], 3, load)).toThrow(/z is not an owner/);
+    expect(() => planChanges(Ring.build([{ id: 'a' }]), [{ kind: 'leave', node: 'a' }], 3, load)).toThrow(/last owner/);
+  });
+});
