@@ -1,14 +1,17 @@
 /**
  * `ringkv local`: a cluster of N nodes on 127.0.0.1 for trying ringkv out (what
  * `npm start` runs). Each node is its own `ringkv node` process with its own data dir
- * and log file; Ctrl-C stops them all cleanly.
+ * and log file; Ctrl-C stops them all cleanly. While it runs, `ringkv local add` starts
+ * one more node (it joins and streams its ranges) and `ringkv local remove ID`
+ * decommissions one, through a control socket in the data dir (local.sock).
  *
  * Owns: starting, watching and stopping the child processes. Must not: do what a node
- * does (it only runs `ringkv node`).
+ * does (it only runs `ringkv node`; joins and leaves are the nodes' business).
  */
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createConnection, createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { AdminClient } from '../client/admin.js';
 import { formatStatus } from './format.js';
@@ -27,16 +30,44 @@ interface Child {
   readonly log: string;
   readonly proc: ChildProcess;
   readonly exited: Promise<number | null>;
+  /** Being decommissioned: its exit is the end of that, not a crash. */
+  leaving: boolean;
+}
+
+/** The control socket of the launcher whose data dir is `root`. */
+export function controlSocket(root: string): string {
+  return join(resolve(root), 'local.sock');
+}
+
+/** Indices (0-based) of node dirs n1, n2, ... in `root` that did not leave: a restart brings back nodes added since. */
+function existingNodes(root: string): number[] {
+  if (!existsSync(root)) return [];
+  const out: number[] = [];
+  for (const d of readdirSync(root)) {
+    if (!/^n\d+$/.test(d)) continue;
+    try {
+      const j = JSON.parse(readFileSync(join(root, d, 'node.json'), 'utf8')) as { status?: string };
+      if (j.status !== 'left') out.push(Number(d.slice(1)) - 1);
+    } catch {
+      /* not a node dir */
+    }
+  }
+  return out;
 }
 
 export async function runLocal(o: LocalOptions): Promise<void> {
   const root = resolve(o.dataDir);
-  const addresses = Array.from({ length: o.nodes }, (_, i) => `127.0.0.1:${o.basePort + i}`);
+  mkdirSync(root, { recursive: true });
+  const indices = [...new Set([...Array.from({ length: o.nodes }, (_, i) => i), ...existingNodes(root)])].sort((a, b) => a - b);
+  const count = indices.length;
   const children: Child[] = [];
   let stopping = false;
+  let control: Server | undefined;
+  let ready = false;
 
   const stopAll = async (code: number): Promise<never> => {
     stopping = true;
+    control?.close();
     for (const c of children) if (c.proc.exitCode === null) c.proc.kill('SIGTERM');
     await Promise.all(children.map((c) => c.exited));
     process.exit(code);
@@ -44,8 +75,11 @@ export async function runLocal(o: LocalOptions): Promise<void> {
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
 
-  for (const [i, address] of addresses.entries()) {
+  const addressOf = (i: number): string => `127.0.0.1:${o.basePort + i}`;
+  const seeds = Array.from({ length: o.nodes }, (_, i) => addressOf(i)).join(',');
+  const start = (i: number): Child => {
     const id = `n${i + 1}`;
+    const address = addressOf(i);
     const dir = join(root, id);
     mkdirSync(dir, { recursive: true });
     const log = join(dir, 'node.log');
@@ -55,38 +89,65 @@ export async function runLocal(o: LocalOptions): Promise<void> {
     const zone = String.fromCharCode(97 + (i % 26));
     const proc = spawn(
       process.execPath,
-      [...process.execArgv, process.argv[1]!, 'node', '--id', id, '--listen', address, '--data-dir', dir, '--seeds', addresses.join(','), '--zone', zone, '--replicas', String(Math.min(3, o.nodes))],
+      [...process.execArgv, process.argv[1]!, 'node', '--id', id, '--listen', address, '--data-dir', dir, '--seeds', seeds, '--zone', zone, '--replicas', String(Math.min(3, o.nodes))],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     proc.stdout!.pipe(out);
     proc.stderr!.pipe(out);
     const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
-    children.push({ id, address, log, proc, exited });
+    const child: Child = { id, address, log, proc, exited, leaving: false };
+    children.push(child);
     void exited.then((code) => {
       if (stopping) return;
+      if (child.leaving && code === 0) return void console.log(`ringkv local: node ${id} left the cluster and exited`);
       // Killing a node to watch the others mark it down is a fair use: keep the rest up.
       console.error(`ringkv local: node ${id} (pid ${proc.pid}) exited (${code === null ? 'killed' : `code ${code}`}); last lines of ${log}:`);
       console.error(tail(log, 3));
-      if (children.every((c) => c.proc.exitCode !== null || c.proc.signalCode !== null)) void stopAll(1);
+      if (!ready) {
+        // It will not form without it: say so now rather than wait out the timeout.
+        console.error(`ringkv local: ${id} exited before the cluster formed; stopping the others (see ${log})`);
+        void stopAll(1);
+      } else if (children.every((c) => c.proc.exitCode !== null || c.proc.signalCode !== null)) void stopAll(1);
     });
-  }
-  console.log(`ringkv local: ${o.nodes} nodes on ${addresses[0]}..${o.basePort + o.nodes - 1}, data and logs in ${root}`);
-  console.log(`pids: ${children.map((c) => `${c.id}=${c.proc.pid}`).join(' ')}`);
+    return child;
+  };
 
-  const admins = addresses.map((a) => new AdminClient(a, 1000));
+  for (const i of indices) start(i);
+  let next = indices[indices.length - 1]! + 1;
+  console.log(`ringkv local: ${count} nodes on ${children.map((c) => c.address).join(', ')}, data and logs in ${root}`);
+  console.log(`pids: ${children.map((c) => `${c.id}=${c.proc.pid}`).join(' ')}`);
+  control = await serveControl(root, {
+    add: () => {
+      const c = start(next++);
+      return { id: c.id, address: c.address, pid: c.proc.pid };
+    },
+    remove: (id) => {
+      const c = children.find((x) => x.id === id && x.proc.exitCode === null);
+      if (c === undefined) throw new Error(`no running node ${id} in this local cluster (${children.filter((x) => x.proc.exitCode === null).map((x) => x.id).join(', ')})`);
+      c.leaving = true;
+      return { id: c.id, address: c.address, pid: c.proc.pid };
+    },
+  });
+
+  const admins = children.map((c) => new AdminClient(c.address, 1000));
   const deadline = Date.now() + o.timeoutMs;
+  let lastWait = '';
   for (;;) {
     // Ready when every node sees every node normal and up: any of them can then coordinate.
     const views = await Promise.all(admins.map((a) => a.status().catch(() => undefined)));
-    if (views.every((s) => s && s.members.length === o.nodes && s.members.every((m) => m.status === 'normal' && m.up))) {
+    const current = (s: NonNullable<(typeof views)[number]>) => s.members.filter((m) => m.status !== 'left' && m.status !== 'removed');
+    if (views.every((s) => s && current(s).length === count && current(s).every((m) => m.status === 'normal' && m.up))) {
+      ready = true;
       const cli = `npx ringkv`;
       console.log(`\n${formatStatus(views[0]!)}\n`);
-      console.log(`cluster ready: ${addresses.join(', ')} (zones ${[...new Set(views[0]!.members.map((m) => m.zone))].sort().join(', ')})`);
+      console.log(`cluster ready: ${children.map((c) => c.address).join(', ')} (zones ${[...new Set(views[0]!.members.map((m) => m.zone))].sort().join(', ')})`);
       console.log('Try:');
-      console.log(`  ${cli} put greeting hello --node ${addresses[0]}`);
-      console.log(`  ${cli} get greeting --node ${addresses[o.nodes - 1]}`);
-      console.log(`  ${cli} getendpoints greeting --node ${addresses[0]}`);
-      console.log(`  ${cli} status --node ${addresses[0]}`);
+      console.log(`  ${cli} put greeting hello --node ${children[0]!.address}`);
+      console.log(`  ${cli} get greeting --node ${children[count - 1]!.address}`);
+      console.log(`  ${cli} getendpoints greeting --node ${children[0]!.address}`);
+      console.log(`  ${cli} status --node ${children[0]!.address}`);
+      console.log(`  ${cli} local add --data-dir ${o.dataDir}            # one more node: it joins and streams its ranges`);
+      console.log(`  ${cli} local remove ${children[children.length - 1]!.id} --data-dir ${o.dataDir}      # decommission a node`);
       console.log('Ctrl-C stops every node; the data stays for the next start.');
       break;
     }
@@ -95,9 +156,60 @@ export async function runLocal(o: LocalOptions): Promise<void> {
       for (const a of admins) a.close();
       return stopAll(1);
     }
+    // Joins stream data one at a time: say who is joining, so a long wait is not a silent one.
+    const joining = views.find((v) => v)?.members.filter((m) => m.status === 'joining').map((m) => `${m.id}${m.progress ? ` (streaming ${m.progress} ranges)` : ''}`);
+    const wait = joining && joining.length > 0 ? `waiting for ${joining.join(', ')} to join` : '';
+    if (wait !== lastWait && wait !== '') console.log(`ringkv local: ${wait}`);
+    lastWait = wait;
     await new Promise((r) => setTimeout(r, 250));
   }
   for (const a of admins) a.close();
+}
+
+interface ControlHandlers {
+  add(): { id: string; address: string; pid: number | undefined };
+  remove(id: string): { id: string; address: string; pid: number | undefined };
+}
+
+/** The control socket: one JSON request per connection ({"op":"add"} or {"op":"remove","id":"n4"}), one JSON reply. */
+async function serveControl(root: string, h: ControlHandlers): Promise<Server> {
+  const path = controlSocket(root);
+  rmSync(path, { force: true }); // a launcher that was killed leaves its socket behind
+  const server = createServer((sock) => {
+    let buf = '';
+    sock.on('data', (d) => {
+      buf += d.toString();
+      if (!buf.includes('\n')) return;
+      let reply: unknown;
+      try {
+        const req = JSON.parse(buf) as { op?: string; id?: string };
+        reply = req.op === 'add' ? h.add() : req.op === 'remove' ? h.remove(String(req.id)) : { error: `unknown op ${String(req.op)}` };
+      } catch (e) {
+        reply = { error: (e as Error).message };
+      }
+      sock.end(`${JSON.stringify(reply)}\n`);
+    });
+    sock.on('error', () => undefined);
+  });
+  await new Promise<void>((r, j) => server.listen(path, r).once('error', j));
+  return server;
+}
+
+/** Ask the launcher running on `root` to add a node or to mark one leaving. */
+export async function askLauncher(root: string, req: { op: 'add' } | { op: 'remove'; id: string }): Promise<{ id: string; address: string; pid: number }> {
+  const path = controlSocket(root);
+  if (!existsSync(path)) throw new Error(`no ringkv local runs with data dir ${resolve(root)} (no ${path}); start one with ringkv local (or npm start)`);
+  const text = await new Promise<string>((res, rej) => {
+    const sock = createConnection(path);
+    let out = '';
+    sock.on('connect', () => sock.write(`${JSON.stringify(req)}\n`));
+    sock.on('data', (d) => (out += d.toString()));
+    sock.on('end', () => res(out));
+    sock.on('error', (e) => rej(new Error(`the ringkv local on ${resolve(root)} does not answer (${e.message}); is it still running?`)));
+  });
+  const reply = JSON.parse(text) as { error?: string; id: string; address: string; pid: number };
+  if (reply.error) throw new Error(reply.error);
+  return reply;
 }
 
 function tail(path: string, lines: number): string {

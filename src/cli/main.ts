@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { demo } from './demo.js';
 import { runNode } from './node-command.js';
-import { runLocal } from './local-cluster.js';
+import { askLauncher, runLocal } from './local-cluster.js';
 import { AdminClient, type TransfersReply } from '../client/admin.js';
-import { follow, followCommit, formatPlan, formatTransfers } from './topology.js';
+import { follow, followCommit, followJoin, formatPlan, formatTransfers } from './topology.js';
 import { formatEndpoints, formatGet, formatRing, formatStatus, showValue } from './format.js';
 import { Client } from '../client/kv.js';
 import { DEFAULT_CONFIG, ENV_NAMES } from '../node/config.js';
@@ -28,6 +28,7 @@ function positiveInt(max: number) {
 }
 
 const program = new Command()
+  .enablePositionalOptions()
   .name('ringkv')
   .description('ringkv: a Dynamo-style replicated key-value store')
   .version(pkg.version);
@@ -76,15 +77,41 @@ program
     await runNode(flags, config as string | undefined);
   });
 
-program
+const local = program
   .command('local')
   .description('run a cluster of nodes on 127.0.0.1, each its own process (what npm start runs); Ctrl-C stops them')
   .option('--nodes <count>', 'number of nodes', positiveInt(16), 3)
   .option('--base-port <port>', 'port of the first node; the others follow', positiveInt(65_000), 7001)
   .option('--data-dir <dir>', 'directory for the nodes\' data dirs and logs', './data')
-  .option('--timeout-ms <ms>', 'how long to wait for the cluster to form', positiveInt(600_000), 60_000)
+  .option('--timeout-ms <ms>', 'how long to wait for the cluster to form', positiveInt(600_000), 120_000)
   .action(async (opts: { nodes: number; basePort: number; dataDir: string; timeoutMs: number }) => {
     await runLocal(opts);
+  })
+  // `local add --data-dir D`: the option after the subcommand is the subcommand's.
+  .enablePositionalOptions();
+
+local
+  .command('add')
+  .description('start one more node in the running local cluster: it joins and streams its ranges')
+  .option('--data-dir <dir>', 'the data dir the local cluster runs with', './data')
+  .action(async (o: { dataDir: string }) => {
+    const n = await askLauncher(o.dataDir, { op: 'add' });
+    console.log(`${n.id} started at ${n.address} (pid ${n.pid}); it joins the cluster`);
+    await followJoin(n.address, n.id);
+    console.log(`${n.id} is normal: it owns its ranges`);
+  });
+
+local
+  .command('remove')
+  .description('decommission a node of the running local cluster: it streams its ranges away, leaves and exits')
+  .argument('<id>', 'node id, like n4')
+  .option('--data-dir <dir>', 'the data dir the local cluster runs with', './data')
+  .action(async (id: string, o: { dataDir: string }) => {
+    const n = await askLauncher(o.dataDir, { op: 'remove', id });
+    const r = await withAdmin(n.address, (c) => c.decommission(false));
+    console.log(r.message);
+    await follow(`decommission ${id}`, n.address, r.move, (t) => (t === undefined || t.drive?.phase === 'left' ? true : t.drive?.phase.startsWith('withdrawn') ? `decommission ${t.drive.phase}` : false));
+    console.log(`${id} left the cluster and exited`);
   });
 
 /** The node the client commands talk to unless --node says otherwise. */

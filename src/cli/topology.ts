@@ -202,3 +202,36 @@ export async function followCommit(address: string, o: { everyMs?: number; out?:
     admin.close();
   }
 }
+
+/** Follow node `id`'s join (asking the node at `address`) until it is normal: a bar of the ranges it streams. */
+export async function followJoin(address: string, id: string, o: { everyMs?: number; timeoutMs?: number; out?: NodeJS.WriteStream } = {}): Promise<void> {
+  const out = o.out ?? process.stdout;
+  const bar = out.isTTY ? new cliProgress.SingleBar({ format: `join ${id} {bar} {percentage}% | {value}/{total} ranges | {what}`, hideCursor: true }, cliProgress.Presets.shades_classic) : undefined;
+  const admin = new AdminClient(address, 2000);
+  const end = Date.now() + (o.timeoutMs ?? 3600_000);
+  let last = '';
+  try {
+    bar?.start(1, 0, { what: 'starting' });
+    for (;;) {
+      const m = (await admin.status().catch(() => undefined))?.members.find((x) => x.id === id);
+      if (m?.status === 'normal') {
+        bar?.update(bar.getTotal(), { what: 'normal' });
+        return;
+      }
+      const [d, t] = (m?.progress ?? '').split('/').map(Number);
+      const what = m === undefined ? 'starting' : m.progress ? 'streaming' : 'waiting for its turn (one topology change at a time)';
+      if (bar) {
+        if (t) bar.setTotal(t);
+        bar.update(d ?? 0, { what });
+      } else {
+        const line = `join ${id}: ${what}${m?.progress ? ` ${m.progress} ranges` : ''}`;
+        if (line !== last) out.write(`${(last = line)}\n`);
+      }
+      if (Date.now() > end) throw new Error(`${id} has not joined after ${Math.round((o.timeoutMs ?? 3600_000) / 1000)} s; see its log and ringkv transfers`);
+      await new Promise((r) => setTimeout(r, o.everyMs ?? 500));
+    }
+  } finally {
+    bar?.stop();
+    admin.close();
+  }
+}

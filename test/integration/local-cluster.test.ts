@@ -3,7 +3,8 @@
  * 127.0.0.1 that serves the client API, Ctrl-C stops every one of them cleanly, and a
  * restart finds the data again.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -75,8 +76,8 @@ async function startLocal(base: number): Promise<{ out: () => string; stop: () =
   };
 }
 
-it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops every node on Ctrl-C, and keeps the data for the next start', async () => {
-  const base = await freeRun(3);
+it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops every node on Ctrl-C, keeps the data for the next start, and adds and removes a node', async () => {
+  const base = await freeRun(4); // the fourth port for `local add`
   const first = await startLocal(base);
   expect(first.nodePids).toHaveLength(3);
   expect(first.out()).toMatch(new RegExp(`UN  127\\.0\\.0\\.1:${base + 2}`));
@@ -101,6 +102,51 @@ it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops ev
   } finally {
     again.close();
   }
+  // One more node, then the same one decommissioned, through the running launcher.
+  {
+    const added = await cli('local', 'add', '--data-dir', root);
+    pids.push(...[...added.matchAll(/\(pid (\d+)\)/g)].map((m) => Number(m[1])));
+    expect(added).toMatch(/^n4 started at 127\.0\.0\.1:\d+ \(pid \d+\); it joins the cluster$/m);
+    expect(added).toContain('n4 is normal: it owns its ranges');
+    const n4 = new Client({ nodes: [`127.0.0.1:${base + 3}`] });
+    try {
+      expect((await n4.get('greeting', { r: 3 })).values.map(String)).toEqual(['hello']);
+    } finally {
+      n4.close();
+    }
+    const removed = await cli('local', 'remove', 'n4', '--data-dir', root);
+    expect(removed).toContain('n4 left the cluster and exited');
+    await waitFor('the launcher reports n4 left', 10_000, () => second.out().includes('node n4 left the cluster and exited'), 100);
+  }
   expect(await second.stop()).toBe(0);
   expect(second.nodePids.filter(alive)).toEqual([]);
-}, 150_000);
+}, 240_000);
+
+it('stops at once, saying which node, when a node it started exits before the cluster forms', async () => {
+  const base = await freeRun(3);
+  // n2's port is taken: that node cannot start.
+  const blocker = createServer();
+  await new Promise<void>((r) => blocker.listen(base + 1, '127.0.0.1', r));
+  const dir = mkdtempSync(join(tmpdir(), 'ringkv-local-early-'));
+  try {
+    const started = Date.now();
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../../src/cli/main.ts'), 'local', '--base-port', String(base), '--data-dir', dir, '--timeout-ms', '120000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    pids.push(child.pid!);
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    expect(code).toBe(1);
+    expect(out).toMatch(/n2 exited before the cluster formed; stopping the others/);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    for (const pid of [...out.matchAll(/n\d=(\d+)/g)].map((m) => Number(m[1]))) expect(alive(pid)).toBe(false);
+  } finally {
+    blocker.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 120_000);
+
+async function cli(...args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../../src/cli/main.ts'), ...args], { timeout: 180_000 });
+  return stdout;
+}
