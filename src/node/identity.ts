@@ -35,6 +35,9 @@ export interface Identity {
   readonly admitted: boolean;
 }
 
+/** What the node changes of its identity as it runs (id, cluster name and generation are fixed). */
+export type IdentityChange = Partial<Pick<Identity, 'tokens' | 'status' | 'move' | 'removing' | 'removed' | 'replaces' | 'admitted'>>;
+
 const FILE = 'node.json';
 
 /**

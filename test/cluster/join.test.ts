@@ -36,6 +36,8 @@ describe('a node joins a cluster that holds data', () => {
       await normalEverywhere(cluster, ['n1', 'n2', 'n3', 'n4'], 120_000);
       const during = await writer.stop();
       const ring = await n1!.admin().ring(3);
+      const pull = (await n4!.admin().transfers()).pulls.find((p) => p.move.startsWith('join-n4'));
+      const streamed = pull?.ranges.reduce((s, r) => s + r.keys, 0) ?? 0;
       await stopAll(cluster.nodes);
       const stored = new Map<string, Set<string>>();
       for (const n of cluster.nodes) stored.set(n.id, await storedKeys(n));
@@ -44,8 +46,11 @@ describe('a node joins a cluster that holds data', () => {
       // What n4 received against its share of the old keys under the new ring.
       const ideal = loaded.filter((k) => replicasOf(ring, k).includes('n4')).length;
       const got = loaded.filter((k) => stored.get('n4')!.has(k)).length;
-      console.log(`join: ${loaded.length} keys loaded, ${during.acked.length} written during the join (${during.failed} failed); n4 holds ${got} old keys, its share is ${ideal} (moved ÷ ideal ${(got / ideal).toFixed(3)})`);
-      expect(got / ideal).toBeGreaterThanOrEqual(1);
+      console.log(
+        `join: ${loaded.length} keys loaded, ${during.acked.length} written during the join (${during.failed} failed); ` +
+          `streamed to n4 ${streamed} keys, its share of the old keys ${ideal} (moved ÷ ideal ${(streamed / ideal).toFixed(3)}); n4 holds ${got} of them`,
+      );
+      expect(got).toBe(ideal);
     } finally {
       client.close();
     }

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
 import { TestCluster, waitFor } from './harness.js';
-import { loadKeys, missingCopies, stopAll, storedKeys, writeDuring } from './topology-check.js';
+import { loadKeys, missingCopies, replicasOf, stopAll, storedKeys, writeDuring } from './topology-check.js';
 
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
 const KEYS = Number(process.env.LEAVE_KEYS ?? 20_000);
@@ -25,6 +25,16 @@ async function formed(cluster: TestCluster, ids: readonly string[], timeoutMs = 
     const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.status()));
     return views.every((v) => v !== undefined && ids.every((id) => v.members.some((m) => m.id === id && m.status === 'normal' && m.up)));
   }, 250);
+}
+
+/** Keys the nodes that gained ranges pulled for a movement (from their Transfers), against the keys that had to move. */
+async function movedOverIdeal(cluster: TestCluster, movePrefix: string, ideal: number): Promise<string> {
+  let moved = 0;
+  for (const n of cluster.nodes.filter((x) => x.running)) {
+    const t = await n.admin().transfers();
+    for (const p of t.pulls) if (p.move.startsWith(movePrefix)) moved += p.ranges.reduce((s, r) => s + r.keys, 0);
+  }
+  return `moved ${moved} keys, ideal ${ideal} (moved ÷ ideal ${(moved / ideal).toFixed(3)})`;
 }
 
 async function check(cluster: TestCluster, acked: readonly string[]): Promise<void> {
@@ -50,13 +60,16 @@ describe('nodes leave a cluster that holds data', () => {
     const client = new Client({ nodes: cluster.nodes.slice(0, 3).map((n) => n.address), deadlineMs: 5000 });
     try {
       const loaded = await loadKeys(client, 'old-', KEYS);
+      const before = await cluster.node('n1').admin().ring(3);
       const writer = writeDuring(client, 'new-', { maxOps: 200_000, maxMs: 120_000 });
       const out = await cli('decommission', '--node', cluster.node('n4').address);
       expect(out).toContain('n4 is leaving');
       expect(out).toContain('left the cluster');
       expect(await cluster.node('n4').exit).toBe(0);
       const during = await writer.stop();
-      console.log(`decommission: ${loaded.length} keys loaded, ${during.acked.length} written during it (${during.failed} failed)`);
+      // Each key n4 held needs one new copy elsewhere (plus the writes made meanwhile, which went there directly).
+      const ideal = loaded.filter((k) => replicasOf(before, k).includes('n4')).length;
+      console.log(`decommission: ${loaded.length} keys loaded, ${during.acked.length} written during it (${during.failed} failed); ${await movedOverIdeal(cluster, 'leave-n4', ideal)}`);
       const status = await cluster.node('n1').admin().status(3);
       expect(status.members.find((m) => m.id === 'n4')?.status).toBe('left');
       await check(cluster, [...loaded, ...during.acked]);
@@ -72,6 +85,7 @@ describe('nodes leave a cluster that holds data', () => {
     const client = new Client({ nodes: cluster.nodes.slice(0, 3).map((n) => n.address), deadlineMs: 5000 });
     try {
       const loaded = await loadKeys(client, 'old-', KEYS);
+      const before = await cluster.node('n1').admin().ring(3);
       const n4 = cluster.node('n4');
       n4.signal('SIGKILL');
       await n4.exit;
@@ -87,7 +101,9 @@ describe('nodes leave a cluster that holds data', () => {
       const out = await cli('removenode', 'n4', '--node', cluster.node('n1').address);
       expect(out).toContain('n4 removed');
       const during = await writer.stop();
-      console.log(`removenode: ${loaded.length} keys loaded, ${during.acked.length} written during it (${during.failed} failed)`);
+      const ideal = loaded.filter((k) => replicasOf(before, k).includes('n4')).length;
+      // Without the leaver, each range comes from every replica that keeps it: about twice the ideal with N=3.
+      console.log(`removenode: ${loaded.length} keys loaded, ${during.acked.length} written during it (${during.failed} failed); ${await movedOverIdeal(cluster, 'remove-n4', ideal)}`);
       await waitFor('n4 removed on every live node', 10_000, async () => {
         const views = await Promise.all(cluster!.nodes.slice(0, 3).map((n) => n.status()));
         return views.every((v) => v?.members.find((m) => m.id === 'n4')?.status === 'removed');

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
 import { NodeProcess, TestCluster, freePort, waitFor } from './harness.js';
-import { loadKeys, missingCopies, stopAll, storedKeys, writeDuring } from './topology-check.js';
+import { loadKeys, missingCopies, replicasOf, stopAll, storedKeys, writeDuring } from './topology-check.js';
 
 const KEYS = Number(process.env.REPLACE_KEYS ?? 20_000);
 
@@ -45,7 +45,11 @@ describe('replacing a dead node', () => {
       // The same ranges, with n5 wherever n4 was: no other node's ranges moved.
       expect(after.ranges.map((r) => `${r.start}-${r.end}:${r.replicas.join(',')}`)).toEqual(before.ranges.map((r) => `${r.start}-${r.end}:${r.replicas.map((x) => (x === 'n4' ? 'n5' : x)).join(',')}`));
       expect(await cluster.node('n1').admin().cleanup()).toMatchObject({ deleted: 0 });
-      console.log(`replace: ${loaded.length} keys loaded, ${during.acked.length} written during it (${during.failed} failed)`);
+      const ideal = loaded.filter((k) => replicasOf(before, k).includes('n4')).length;
+      const pull = (await n5.admin().transfers()).pulls.find((p) => p.move.startsWith('join-n5'));
+      const moved = pull?.ranges.reduce((s, r) => s + r.keys, 0) ?? 0;
+      // n4 is dead: each range comes from every replica that keeps it, about twice the ideal with N=3.
+      console.log(`replace: ${loaded.length} keys loaded, ${during.acked.length} written during it (${during.failed} failed); moved ${moved} keys, ideal ${ideal} (moved ÷ ideal ${(moved / ideal).toFixed(3)})`);
       await stopAll(cluster.nodes.filter((n) => n.running));
       const stored = new Map<string, Set<string>>();
       for (const id of ['n1', 'n2', 'n3', 'n5']) stored.set(id, await storedKeys(cluster.node(id)));
