@@ -113,25 +113,44 @@ export async function follow(
 }
 
 /** `ringkv transfers`: what every member pulls, sends and drives. */
-export function formatTransfers(replies: readonly TransfersReply[], unreachable: readonly string[]): string {
+export function formatTransfers(replies: readonly TransfersReply[], unreachable: readonly string[], now = Date.now()): string {
   const lines: string[] = [];
   const movements = [...new Set(replies.flatMap((r) => r.movements))];
   lines.push(movements.length === 0 ? 'No topology change in progress.' : `In progress: ${movements.join('; ')}`);
+  // One line per pull in progress: ranges, keys, bytes, rate and ETA (by the share of the token space left).
+  for (const r of replies) {
+    for (const p of r.pulls) {
+      if (p.finishedAtMs !== 0) continue;
+      const done = p.ranges.filter((x) => x.state === 'done');
+      const keys = p.ranges.reduce((s, x) => s + x.keys, 0);
+      const bytes = p.ranges.reduce((s, x) => s + x.bytes, 0);
+      const total = p.ranges.reduce((s, x) => s + x.share, 0);
+      const shareDone = done.reduce((s, x) => s + x.share, 0);
+      const secs = Math.max(1, (now - p.startedAtMs) / 1000);
+      const eta = shareDone > 0 ? Math.round((secs * (total - shareDone)) / shareDone) : undefined;
+      lines.push(
+        `${r.nodeId} pulls for ${p.requestedBy === r.nodeId ? 'its join' : `${p.requestedBy}'s change`}: ${done.length}/${p.ranges.length} ranges, ${keys} keys, ${formatBytes(bytes)} at ${formatBytes(Math.round(bytes / secs))}/s, ETA ${eta === undefined ? '?' : `${eta} s`}`,
+      );
+    }
+  }
+  // Active and failed ranges row by row; waiting ones are only counted (a join has hundreds).
   const rows: string[][] = [['Node', 'Direction', 'Range (start, end]', 'Peer', 'State', 'Keys', 'Bytes']];
-  let active = 0, waiting = 0;
+  let waiting = 0;
   for (const r of replies) {
     for (const p of r.pulls) {
       if (p.finishedAtMs !== 0 && p.ranges.every((x) => x.state === 'done')) continue;
       for (const x of p.ranges) {
         if (x.state === 'done') continue;
-        if (x.state === 'active') active++;
-        else waiting++;
+        if (x.state === 'waiting') {
+          waiting++;
+          continue;
+        }
         rows.push([r.nodeId, 'in', `${x.start} ${x.end}`, x.peer + (x.fallbackSource ? ' (leaver down)' : ''), x.state + (x.error ? `: ${x.error}` : ''), String(x.keys), formatBytes(x.bytes)]);
       }
     }
     for (const x of r.outgoing) rows.push([r.nodeId, 'out', `${x.start} ${x.end}`, x.peer, 'active', String(x.keys), formatBytes(x.bytes)]);
   }
-  lines.push(`Ranges: ${active} active, ${waiting} waiting.`);
+  if (rows.length > 1 || waiting > 0) lines.push(`Ranges streaming now (${waiting} more waiting):`);
   if (rows.length > 1) {
     const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => row[c]!.length)));
     for (const row of rows) lines.push(row.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd());
@@ -140,8 +159,7 @@ export function formatTransfers(replies: readonly TransfersReply[], unreachable:
     const d = r.drive;
     if (d === null || d.phase === 'left' || d.phase === 'removed') continue;
     const done = d.gainers.filter((g) => g.state === 'done').length;
-    const rate = (d.gainers.reduce((s, g) => s + g.bytes, 0) / Math.max(1, (Date.now() - d.startedAtMs) / 1000));
-    lines.push(`${r.nodeId} drives ${d.kind} of ${d.node} (${d.phase}): ${done}/${d.gainers.length} nodes have their ranges, ${formatBytes(Math.round(rate))}/s`);
+    lines.push(`${r.nodeId} drives the ${d.kind} of ${d.node} (${d.phase}): ${done}/${d.gainers.length} nodes that gain ranges have them`);
   }
   if (unreachable.length > 0) lines.push(`Not answering: ${unreachable.join(', ')}`);
   return lines.join('\n');

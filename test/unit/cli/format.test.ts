@@ -79,3 +79,31 @@ describe('status and ring output', () => {
     expect(text).toMatch(/^n3 .* down +nowhere: no fallback is up$/m);
   });
 });
+
+describe('transfers output', () => {
+  it('a line per pull with rate and ETA, active ranges as rows, waiting ones counted', async () => {
+    const { formatTransfers } = await import('../../../src/cli/topology.js');
+    const range = (state: string, share: number, keys = 0, bytes = 0) => ({ start: '00000000000000aa', end: '00000000000000bb', state, peer: state === 'waiting' ? '' : 'n1', keys, bytes, share, fallbackSource: false, error: '' });
+    const text = formatTransfers(
+      [
+        { nodeId: 'n1', movements: ['n4 is joining'], pulls: [], outgoing: [{ ...range('active', 0, 10, 1024) }], drive: null, streamBytesPerSecond: 0 },
+        {
+          nodeId: 'n4',
+          movements: ['n4 is joining'],
+          pulls: [{ move: 'join-n4-x', requestedBy: 'n4', startedAtMs: 0, finishedAtMs: 0, ranges: [range('done', 0.25, 100, 10_240), range('active', 0.25, 10, 1024), range('waiting', 0.5)] }],
+          outgoing: [],
+          drive: null,
+          streamBytesPerSecond: 0,
+        },
+      ],
+      ['n9'],
+      10_000,
+    );
+    expect(text).toContain('In progress: n4 is joining');
+    expect(text).toContain('n4 pulls for its join: 1/3 ranges, 110 keys, 11.00 KiB at 1.10 KiB/s, ETA 30 s');
+    expect(text).toContain('Ranges streaming now (1 more waiting):');
+    expect(text).toMatch(/^n4 +in +00000000000000aa 00000000000000bb +n1 +active +10 +1\.00 KiB$/m);
+    expect(text).toMatch(/^n1 +out /m);
+    expect(text).toContain('Not answering: n9');
+  });
+});
