@@ -210,10 +210,10 @@ export class Coordinator {
   #writeTargets(op: string, key: Buffer, w: number): { targets: Target[]; before: readonly string[]; after: readonly string[] | undefined } {
     const { ring, target } = this.#placement();
     const targets = this.#targets(op, key, w, 'W', ring);
-    if (target === ring) return { targets, before: [], after: undefined };
     const before = ring.preferenceList(key, Math.min(this.options.replicas, ring.size));
+    if (target === ring) return { targets, before, after: undefined };
     const after = target.preferenceList(key, Math.min(this.options.replicas, target.size));
-    if (after.length === before.length && after.every((x) => before.includes(x))) return { targets, before: [], after: undefined };
+    if (after.length === before.length && after.every((x) => before.includes(x))) return { targets, before, after: undefined };
     for (const id of after) {
       if (before.includes(id) || !(id === this.options.self || this.deps.isUp(id))) continue;
       const i = targets.findIndex((t) => t.id === id);
@@ -228,7 +228,7 @@ export class Coordinator {
     const w = this.#quorum(o.quorum, 'W');
     const deadline = this.#deadline(o);
     const { targets, before, after } = this.#writeTargets(op, key, w);
-    const primaries = targets.filter((t) => t.for === undefined && (after === undefined || before.includes(t.id))).map((t) => t.id);
+    const primaries = targets.filter((t) => t.for === undefined && before.includes(t.id)).map((t) => t.id);
     if (primaries.length === 0)
       throw new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)}: none of its ${this.options.replicas} replicas is up to issue the new version; retry when one is back`);
     // This node first when it is a replica: one hop fewer.
@@ -245,8 +245,8 @@ export class Coordinator {
     const q = awaitQuorum(calls, needed, deadline);
     // Replicas with no target at all (down, and no fallback was up for them): hinted here too.
     const owners = new Set([on, ...targets.map((t) => t.for ?? t.id)]);
-    const missed = [...(after === undefined ? this.#placement().ring.preferenceList(key, Math.min(this.options.replicas, this.#placement().ring.size)) : [...before, ...after])].filter((x) => !owners.has(x));
-    void q.all.then((outcomes) => this.#afterWrite(key, applied.record, rest, outcomes, [...new Set(missed)]));
+    const missed = [...new Set([...before, ...(after ?? [])])].filter((x) => !owners.has(x));
+    void q.all.then((outcomes) => this.#afterWrite(key, applied.record, rest, outcomes, missed));
     try {
       await q.reached;
     } catch (e) {

@@ -219,3 +219,37 @@ describe('coordinator: read repair', () => {
     await eventually(async () => (await Promise.all(['n1', 'n2', 'n3'].map((id) => c.values(id, 'k')))).every((v) => v.join() === 'x,y'));
   });
 });
+
+describe('coordinator: writes while the ring changes (pending ranges)', () => {
+  it('a write to a moving range also reaches its future replica, and needs W of the current replicas and W of the future ones', async () => {
+    cluster = await FakeCluster.create(5);
+    const c = cluster;
+    c.target = c.ring.withoutMember('n5'); // n5 leaves: its ranges have heirs
+    const key = Array.from({ length: 200 }, (_, i) => `k${i}`).find((k) => c.owners(k).includes('n5'))!;
+    const after = c.target.preferenceList(key, 3);
+    const gainer = after.find((x) => !c.owners(key).includes(x))!;
+    await c.coordinator('n1').put(B(key), B('v1'), EMPTY, { quorum: 2 });
+    await eventually(async () => (await c.values(gainer, key)).join() === 'v1');
+    expect(c.coordinator('n1').counters.pendingWrites).toBe(1);
+    // The gainer and one replica that stays cannot be reached: W=2 of the future set is out of reach,
+    // though W=2 of the current set (n5 and the other one that stays) is not.
+    const stayers = after.filter((x) => x !== gainer);
+    c.net.faults.set(`*>${gainer}`, { unreachable: true });
+    c.net.faults.set(`*>${stayers[0]}`, { unreachable: true });
+    await rejectsWith(c.coordinator('n5').put(B(key), B('v2'), EMPTY, { quorum: 2 }), 'RK_UNAVAILABLE', new RegExp(`range is moving to ${gainer}: a write needs W of its current replicas and W of its future ones`));
+  });
+
+  it('a key whose replicas do not change is written as usual; reads use the current replicas only', async () => {
+    cluster = await FakeCluster.create(5);
+    const c = cluster;
+    c.target = c.ring.withoutMember('n5');
+    const key = Array.from({ length: 200 }, (_, i) => `k${i}`).find((k) => !c.owners(k).includes('n5'))!;
+    await c.coordinator('n2').put(B(key), B('v'), EMPTY, { quorum: 3 });
+    expect(c.coordinator('n2').counters.pendingWrites).toBe(0);
+    const moving = Array.from({ length: 200 }, (_, i) => `m${i}`).find((k) => c.owners(k).includes('n5'))!;
+    await c.coordinator('n2').put(B(moving), B('v'), EMPTY, { quorum: 3 });
+    const reads = c.net.calls.read;
+    await c.coordinator('n1').get(B(moving), { quorum: 3 });
+    expect(c.net.calls.read - reads).toBeLessThanOrEqual(3); // the three current replicas, never the gainer
+  });
+});
