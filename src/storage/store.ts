@@ -396,22 +396,108 @@ export class Store {
     this.#enter();
     try {
       const { k, dk, hi, check } = this.#locate(key);
-      let incoming: Versions;
-      try {
-        incoming = decodeRecord(record).versions;
-      } catch (e) {
-        if (!(e instanceof DecodeError)) throw e;
-        throw new KvError('KV_BAD_RECORD', `the record sent for key ${showKey(k)} does not decode (${e.message}); it was not stored`);
-      }
-      return await this.#change(dk, hi, check, (old, ops, stored) => {
-        const merged = old ? merge(old.versions, incoming) : incoming;
-        if (old && sameVersions(merged, old.versions)) return { changed: false, versions: merged.siblings.length, record: stored! };
-        const out = this.#persist(dk, old, merged, old?.ownerEpoch, ops);
-        return { changed: true, versions: merged.siblings.length, record: out };
-      });
+      const incoming = this.#incoming(k, record);
+      return await this.#change(dk, hi, check, (old, ops, stored) => this.#mergeInto(dk, old, incoming, ops, stored));
     } finally {
       this.#leave();
     }
+  }
+
+  /**
+   * merge() of many records in one pass, for range streaming: every key's lock (taken in
+   * key order, as range deletes take theirs, so that two batches never deadlock), one
+   * getMany for the keys that may have a record, one write batch. Each key gets the same
+   * causal merge as merge(); a key given twice gets both records. Per-key merges of a
+   * streamed batch cost a promise, a read-batcher and a write-queue entry each: scratch
+   * runs of 512-record batches into a new LevelDB store measured 50–115k keys/s that way
+   * and 100–165k keys/s with this (the machine is shared; every run was noisy). While a
+   * batch holds its locks, a write to one of its keys waits for the batch's write.
+   *
+   * Resolves with each entry's result. A key that cannot be merged (bad key, a record that
+   * does not decode, over a cap) is not written; the others are, and then the call rejects
+   * with the first such error in entry order, as Promise.all over merge() would.
+   */
+  async mergeMany(entries: readonly { readonly key: Key; readonly record: Uint8Array }[]): Promise<MergeResult[]> {
+    this.#enter();
+    try {
+      const results: MergeResult[] = new Array<MergeResult>(entries.length);
+      let failed: { at: number; error: unknown } | undefined;
+      const fail = (at: number, error: unknown): void => {
+        if (failed === undefined || at < failed.at) failed = { at, error };
+      };
+      interface Item { readonly dk: Buffer; readonly hi: number; readonly lo: number; readonly lock: string; incoming: Versions; readonly at: number[]; stored: Buffer | undefined }
+      const byLock = new Map<string, Item>();
+      entries.forEach((e, at) => {
+        try {
+          const { k, dk, hi, check } = this.#locate(e.key);
+          const incoming = this.#incoming(k, e.record);
+          const lock = dk.toString('latin1');
+          const same = byLock.get(lock);
+          if (same === undefined) byLock.set(lock, { dk, hi, lo: check, lock, incoming, at: [at], stored: undefined });
+          else (same.incoming = merge(same.incoming, incoming)), same.at.push(at);
+        } catch (error) {
+          fail(at, error);
+        }
+      });
+      const items = [...byLock.values()].sort((a, b) => Buffer.compare(a.dk, b.dk));
+      let held = 0;
+      try {
+        for (const it of items) {
+          const wait = this.#locks.acquire(it.lock);
+          held++;
+          if (wait) await wait;
+        }
+        // A key the filter has never seen has no record: no read (key-filter.ts).
+        const reads = items.filter((it) => this.#keys.mightHave(it.hi, it.lo));
+        if (reads.length > 0) (await this.#engine.getMany(reads.map((it) => it.dk))).forEach((v, i) => (reads[i]!.stored = v));
+        try {
+          const ops: WriteOp[] = [];
+          let setAside = false;
+          for (const it of items) {
+            const own: WriteOp[] = [];
+            try {
+              const old = it.stored === undefined ? undefined : this.#loadForWrite(it.dk, it.stored, own);
+              const result = this.#mergeInto(it.dk, old, it.incoming, own, it.stored);
+              // A record set aside took its dots with it: retire the actor before writing (as #change does).
+              if (it.stored !== undefined && old === undefined) setAside = true;
+              for (const at of it.at) results[at] = result;
+              for (const op of own) ops.push(op);
+            } catch (error) {
+              for (const at of it.at) fail(at, error);
+            }
+          }
+          if (setAside) await this.#actors.retire();
+          if (ops.length > 0) await this.#queue.write(ops);
+        } finally {
+          // After the write landed (or failed), while the locks are still ours (as in #change).
+          for (const it of items) this.#keys.add(it.hi, it.lo, it.stored === undefined);
+        }
+      } finally {
+        for (let i = 0; i < held; i++) this.#locks.release(items[i]!.lock);
+      }
+      if (failed !== undefined) throw failed.error;
+      return results;
+    } finally {
+      this.#leave();
+    }
+  }
+
+  /** The versions of a record sent by another node; KV_BAD_RECORD when it does not decode. */
+  #incoming(k: Buffer, record: Uint8Array): Versions {
+    try {
+      return decodeRecord(record).versions;
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw e;
+      throw new KvError('KV_BAD_RECORD', `the record sent for key ${showKey(k)} does not decode (${e.message}); it was not stored`);
+    }
+  }
+
+  /** The causal merge of `incoming` into a key's stored versions: the ops to write, if any. */
+  #mergeInto(dk: Buffer, old: StoredRecord | undefined, incoming: Versions, ops: WriteOp[], stored: Buffer | undefined): MergeResult {
+    const merged = old ? merge(old.versions, incoming) : incoming;
+    if (old && sameVersions(merged, old.versions)) return { changed: false, versions: merged.siblings.length, record: stored! };
+    const out = this.#persist(dk, old, merged, old?.ownerEpoch, ops);
+    return { changed: true, versions: merged.siblings.length, record: out };
   }
 
   /**

@@ -117,6 +117,99 @@ async function streamRange(deps: HandoffServerDeps, call: grpc.ServerWritableStr
   }
 }
 
+/**
+ * A RangeBatch (proto/ringkv/internal/v1/handoff.proto) decoded by hand, on the receiving
+ * side of a stream: one plain object per entry whose key and record are views into the
+ * message. proto-loader's decoder builds a message object per entry and then copies each
+ * into a plain object (toObject): 0.5–0.9 µs a record against 0.2–0.3 here (scratch runs
+ * of 512-record batches), on the joiner, whose CPU bounds a join. The records themselves
+ * are checked when the store merges them. Fields it does not know are skipped, as protobuf
+ * requires, so a newer sender's additions are harmless; a message that does not parse
+ * throws (gRPC ends the call with INTERNAL).
+ */
+export function decodeRangeBatch(buf: Buffer): RangeBatchIn {
+  const entries: { key: Buffer; record: Buffer }[] = [];
+  let corrupt = 0;
+  const r = new WireReader(buf, 0, buf.length);
+  while (r.more()) {
+    const tag = r.varint();
+    if (tag === 0x0a) {
+      const end = r.end(r.varint());
+      let key: Buffer = EMPTY, record: Buffer = EMPTY;
+      const e = new WireReader(buf, r.pos, end);
+      while (e.more()) {
+        const t = e.varint();
+        if (t === 0x0a) key = e.bytes();
+        else if (t === 0x12) record = e.bytes();
+        else e.skip(t);
+      }
+      entries.push({ key, record });
+      r.pos = end;
+    } else if (tag === 0x10) corrupt = r.varint() >>> 0;
+    else r.skip(tag);
+  }
+  return { entries, corrupt };
+}
+
+const EMPTY: Buffer = Buffer.alloc(0);
+
+class WireReader {
+  constructor(
+    readonly buf: Buffer,
+    public pos: number,
+    readonly limit: number,
+  ) {}
+
+  more(): boolean {
+    return this.pos < this.limit;
+  }
+
+  varint(): number {
+    let n = 0, scale = 1;
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= this.limit) throw new Error('RangeBatch: truncated varint');
+      const b = this.buf[this.pos++]!;
+      n += (b & 0x7f) * scale;
+      if (b < 0x80) return n;
+      scale *= 0x80;
+    }
+    throw new Error('RangeBatch: varint too long');
+  }
+
+  /** Where a length-delimited field of `len` bytes starting here ends (checked). */
+  end(len: number): number {
+    if (len > this.limit - this.pos) throw new Error('RangeBatch: field longer than the message');
+    return this.pos + len;
+  }
+
+  bytes(): Buffer {
+    const end = this.end(this.varint());
+    const out = this.buf.subarray(this.pos, end);
+    this.pos = end;
+    return out;
+  }
+
+  /** Skip the value of a field this decoder does not know. */
+  skip(tag: number): void {
+    switch (tag & 7) {
+      case 0:
+        this.varint();
+        return;
+      case 1:
+        this.pos = this.end(8);
+        return;
+      case 2:
+        this.pos = this.end(this.varint());
+        return;
+      case 5:
+        this.pos = this.end(4);
+        return;
+      default:
+        throw new Error(`RangeBatch: unsupported wire type ${tag & 7}`);
+    }
+  }
+}
+
 /** The client side: ranges streamed from peers, and Fetch asked of peers. */
 export class GrpcHandoff implements RangeSourceApi {
   readonly #clients = new Map<string, grpc.Client>();
@@ -133,16 +226,17 @@ export class GrpcHandoff implements RangeSourceApi {
     if (addr === undefined) throw Object.assign(new Error(`no address known for node ${node}`), { code: grpc.status.UNAVAILABLE, details: `no address known for node ${node}` });
     let c = this.#clients.get(addr);
     if (c === undefined) {
-      c = new this.#Client(addr, grpc.credentials.createInsecure(), { ...CHANNEL_OPTIONS, 'grpc-node.flow_control_window': Number(process.env.FCW ?? 65535) });
+      c = new this.#Client(addr, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
       this.#clients.set(addr, c);
     }
     return c;
   }
 
   async *stream(source: string, range: { start: bigint; end: bigint }, after: Buffer | undefined, signal: AbortSignal): AsyncIterable<RangeBatchIn> {
-    const c = this.#client(source) as unknown as Record<string, (req: unknown) => grpc.ClientReadableStream<{ entries: { key: Buffer; record: Buffer }[]; corrupt: number }>>;
+    const method = this.#Client.service['StreamRange']!;
     const req = { start: hex(range.start), end: hex(range.end), afterKey: after ?? Buffer.alloc(0), requester: this.self, cluster: this.clusterName };
-    const call = c.streamRange!(req);
+    // The batches are decoded by hand (decodeRangeBatch), not by the proto-loader definition.
+    const call: grpc.ClientReadableStream<RangeBatchIn> = this.#client(source).makeServerStreamRequest(method.path, method.requestSerialize, decodeRangeBatch, req);
     const cancel = (): void => call.cancel();
     signal.addEventListener('abort', cancel);
     try {

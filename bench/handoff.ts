@@ -1,0 +1,438 @@
+/**
+ * npm run bench:handoff — range streaming to a joining node, on real `ringkv node`
+ * processes on this machine (N=3, 16-byte keys, 100-byte values).
+ *
+ * A (unthrottled): a 3-node cluster holds `--keys` keys (so every node holds every key);
+ * a 4th node joins with the senders at --stream-bytes-per-second 0 and the governor off.
+ * The streaming phase is timed by the joiner itself (its 'ranges streamed' log line: keys,
+ * bytes, ms) → MB/s and keys/s. Baseline in the same run: a raw classic-level copy of as
+ * many records as were streamed (nextv scan of a copy of a node's LevelDB, batched puts
+ * into an empty one, one process): the ceiling of a copy with no network, no codec and no
+ * merge. Target: ≥ 50 MB/s. Also each node's CPU in the streaming phase (from /proc, all
+ * threads: LevelDB's and the GC's too), per key streamed, against the copy's: on a shared
+ * machine the CPU per key moves less than the elapsed time does.
+ *
+ * B (defaults): the same cluster (a copy of the same data dirs), a foreground load of 16
+ * requests in flight (half gets of present keys at R=2, half puts of new keys at W=2)
+ * measured with nothing moving (idle p99), then during the join of a 4th node with the
+ * default settings (24 MiB/s stream throttle and the governor at 2×); p99 during the
+ * streaming phase and during the whole join, and their ratio to idle. Target: ≤ 2×.
+ *
+ * The keys are written offline, honestly: the three nodes start once (to form the cluster
+ * and write node.json), stop, and each key is put once into n1's store with Store.put and
+ * its record merged into n2's and n3's stores with Store.merge (what a coordinator and its
+ * replicas do), then the nodes restart. Every process is stopped by its PID; every loop
+ * is bounded in count and time.
+ *
+ *   npm run bench:handoff [-- --quick] [-- --keys 500000] [-- --idle-seconds 15]
+ *                         [-- --part a|b] [-- --cpu-prof DIR]   (profiles every node)
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { ClassicLevel } from 'classic-level';
+import * as hdr from 'hdr-histogram-js';
+import { Client } from '../src/client/index.js';
+import { AdminClient, type StatusReply } from '../src/client/admin.js';
+import { Store } from '../src/storage/index.js';
+import { ALL_DATA } from '../src/storage/keys.js';
+import { freePort } from '../test/cluster/harness.js';
+import { table } from './lib.js';
+
+const args = process.argv.slice(2);
+const flag = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const quick = args.includes('--quick');
+const KEYS = Number(flag('--keys') ?? NaN) || (quick ? 50_000 : 500_000);
+const IDLE_SECONDS = Number(flag('--idle-seconds') ?? NaN) || (quick ? 6 : 15);
+const PART = flag('--part') ?? 'ab';
+const CPU_PROF = flag('--cpu-prof');
+const JOIN_LIMIT_MS = 12 * 60_000; // a bound on each join, whatever the speed
+const MAX_OPS = 5_000_000; // a bound on every load loop
+const CONCURRENCY = 16;
+const VALUE = Buffer.alloc(100, 0x61);
+const MAIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+
+const key = (prefix: string, i: number): Buffer => Buffer.from(`${prefix}${String(i).padStart(15, '0')}`.slice(-16));
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const mb = (bytes: number): string => (bytes / 1e6).toFixed(1);
+
+interface LogLine {
+  readonly msg: string;
+  readonly [k: string]: unknown;
+}
+
+/** One `ringkv node` process (built code), its JSON log lines, stopped by its PID. */
+class Proc {
+  child: ChildProcess | undefined;
+  exit: Promise<unknown> = Promise.resolve();
+  readonly lines: { at: number; line: LogLine }[] = [];
+  readonly #waiters: { test: (l: LogLine) => boolean; resolve: (at: number) => void }[] = [];
+
+  constructor(
+    readonly id: string,
+    readonly address: string,
+    readonly dataDir: string,
+  ) {}
+
+  start(seeds: readonly string[], extra: readonly string[]): void {
+    const nodeArgs = CPU_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF)}`, `--cpu-prof-name=${this.id}-${Date.now()}.cpuprofile`];
+    const argv = [...nodeArgs, MAIN, 'node', '--id', this.id, '--listen', this.address, '--data-dir', this.dataDir, '--seeds', seeds.join(','), '--log-level', 'info', ...extra];
+    const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+    this.child = child;
+    live.add(child);
+    this.exit = new Promise((r) => child.once('exit', r)).finally(() => live.delete(child));
+    createInterface({ input: child.stdout! }).on('line', (l) => {
+      let line: LogLine;
+      try {
+        line = JSON.parse(l) as LogLine;
+      } catch {
+        line = { msg: l };
+      }
+      const at = performance.now();
+      this.lines.push({ at, line });
+      for (const w of [...this.#waiters]) if (w.test(line)) (this.#waiters.splice(this.#waiters.indexOf(w), 1), w.resolve(at));
+      if (typeof line.level === 'number' && line.level >= 50) console.error(`${this.id}: ${l}`);
+    });
+  }
+
+  /** When (performance.now) a log line passing `test` arrived: one already seen, or the next. */
+  when(test: (l: LogLine) => boolean): Promise<number> {
+    const seen = this.lines.find((x) => test(x.line));
+    if (seen) return Promise.resolve(seen.at);
+    return new Promise((resolve) => this.#waiters.push({ test, resolve }));
+  }
+
+  line(msg: string): LogLine | undefined {
+    return this.lines.find((x) => x.line.msg === msg)?.line;
+  }
+
+  /** CPU seconds (user + system) the process has used so far; NaN where /proc is missing. */
+  cpuSeconds(): number {
+    try {
+      const stat = readFileSync(`/proc/${this.child!.pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100 on Linux)
+    } catch {
+      return NaN;
+    }
+  }
+
+  /** SIGTERM by PID; SIGKILL after 20 s. */
+  async stop(): Promise<void> {
+    const c = this.child;
+    if (c === undefined || c.exitCode !== null || c.signalCode !== null) return;
+    process.kill(c.pid!, 'SIGTERM');
+    const t = setTimeout(() => c.exitCode === null && c.signalCode === null && process.kill(c.pid!, 'SIGKILL'), 20_000);
+    await this.exit;
+    clearTimeout(t);
+  }
+}
+
+const live = new Set<ChildProcess>();
+const root = mkdtempSync(join(tmpdir(), 'ringkv-bench-handoff-'));
+process.on('exit', () => {
+  for (const c of live) if (c.exitCode === null && c.signalCode === null) process.kill(c.pid!, 'SIGKILL');
+  rmSync(root, { recursive: true, force: true });
+});
+process.on('SIGINT', () => process.exit(130));
+
+async function statuses(nodes: readonly Proc[]): Promise<(StatusReply | undefined)[]> {
+  return Promise.all(
+    nodes.map(async (n) => {
+      const a = new AdminClient(n.address, 2000);
+      try {
+        return await a.status(3);
+      } catch {
+        return undefined;
+      } finally {
+        a.close();
+      }
+    }),
+  );
+}
+
+/** Every node of `nodes` sees every one of them normal and up. */
+async function formed(nodes: readonly Proc[], timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const views = await statuses(nodes);
+    if (views.every((v) => v !== undefined && nodes.every((n) => v.members.some((m) => m.id === n.id && m.status === 'normal' && m.up)))) return;
+    if (Date.now() > end) throw new Error(`${nodes.map((n) => n.id).join(', ')} not normal and up everywhere after ${timeoutMs} ms`);
+    await sleep(250);
+  }
+}
+
+/** Put KEYS keys into n1's store, merge each record into n2's and n3's (the nodes are stopped). */
+async function populate(dirs: readonly string[]): Promise<void> {
+  const t0 = performance.now();
+  const stores = await Promise.all(dirs.map((d) => Store.open({ path: join(d, 'data') })));
+  try {
+    const [first, ...others] = stores;
+    const STEP = 2048;
+    for (let i = 0; i < KEYS; i += STEP) {
+      const n = Math.min(STEP, KEYS - i);
+      const written = await Promise.all(Array.from({ length: n }, (_, j) => first!.put(key('k', i + j), VALUE)));
+      for (const s of others) await Promise.all(written.map((w, j) => s.merge(key('k', i + j), w.record)));
+      if ((i / STEP) % 50 === 49) process.stdout.write(`  ${i + n} keys\r`);
+    }
+  } finally {
+    await Promise.all(stores.map((s) => s.close()));
+  }
+  console.log(`  ${KEYS} keys written (put once, merged into two more stores) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+/** Raw classic-level: scan `count` data records of `src` with nextv and put them in batches into an empty DB. */
+async function rawCopy(src: string, dst: string, count: number): Promise<{ keys: number; bytes: number; ms: number; cpu: number }> {
+  const a = new ClassicLevel<Buffer, Buffer>(src, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+  const b = new ClassicLevel<Buffer, Buffer>(dst, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+  await a.open();
+  await b.open();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  let keys = 0, bytes = 0;
+  const it = a.iterator({ gte: ALL_DATA.gte as Buffer, lt: ALL_DATA.lt as Buffer });
+  try {
+    while (keys < count) {
+      const chunk = await it.nextv(Math.min(512, count - keys));
+      if (chunk.length === 0) break;
+      const batch = b.batch();
+      for (const [k, v] of chunk) {
+        batch.put(k, v);
+        bytes += k.length + v.length;
+      }
+      await batch.write();
+      keys += chunk.length;
+    }
+  } finally {
+    await it.close();
+  }
+  const ms = performance.now() - t0;
+  await a.close();
+  await b.close(); // CPU until LevelDB's compactions are done, as the joiner's count includes them
+  const cpu = process.cpuUsage(cpu0);
+  return { keys, bytes, ms, cpu: (cpu.user + cpu.system) / 1e6 };
+}
+
+interface Sample {
+  readonly start: number;
+  readonly us: number;
+}
+
+/** Closed-loop foreground load: CONCURRENCY workers, half gets of present keys, half puts of new keys, until `stop`. */
+function foreground(kv: Client, o: { maxMs: number; newPrefix: string }): { stop(): Promise<{ samples: Sample[]; failed: number }> } {
+  const samples: Sample[] = [];
+  let failed = 0, i = 0, fresh = 0, stopping = false;
+  const end = performance.now() + o.maxMs;
+  const workers = Array.from({ length: CONCURRENCY }, async () => {
+    while (!stopping && performance.now() < end && i < MAX_OPS) {
+      const n = i++;
+      const s = performance.now();
+      try {
+        if (n % 2 === 0) await kv.get(key('k', (n * 7919) % KEYS), { r: 2 });
+        else await kv.put(key(o.newPrefix, fresh++), VALUE, { w: 2 });
+        samples.push({ start: s, us: Math.max(1, Math.round((performance.now() - s) * 1000)) });
+      } catch {
+        failed++;
+      }
+    }
+  });
+  return {
+    async stop() {
+      stopping = true;
+      await Promise.all(workers);
+      return { samples, failed };
+    },
+  };
+}
+
+interface Stats {
+  ops: number;
+  opsPerSec: number;
+  p50: number;
+  p99: number;
+}
+
+/** Latency figures (ms) of the samples that started in [from, to). */
+function stats(samples: readonly Sample[], from: number, to: number): Stats {
+  const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+  for (const s of samples) if (s.start >= from && s.start < to) h.recordValue(s.us);
+  const r = { ops: h.totalCount, opsPerSec: h.totalCount / ((to - from) / 1000), p50: h.getValueAtPercentile(50) / 1000, p99: h.getValueAtPercentile(99) / 1000 };
+  h.destroy();
+  return r;
+}
+
+/** Each node's CPU in the streaming phase: seconds, share of the phase, µs per key streamed. */
+function cpuLine(j: Joined, keys: number): string {
+  const phase = (j.streamEnd - j.streamStart) / 1000;
+  return Object.entries(j.cpu)
+    .map(([id, s]) => `${id} ${s.toFixed(2)} s (${((100 * s) / phase).toFixed(0)}%, ${((s * 1e6) / keys).toFixed(1)} µs/key)`)
+    .join(', ');
+}
+
+interface Cluster {
+  readonly nodes: Proc[];
+  readonly joiner: Proc;
+}
+
+/** Start n1..n3 from `dirs` (already populated), wait until they form. */
+async function startThree(dirs: readonly string[], addrs: readonly string[], extra: readonly string[]): Promise<Proc[]> {
+  const nodes = dirs.map((d, i) => new Proc(`n${i + 1}`, addrs[i]!, d));
+  for (const n of nodes) n.start(addrs.slice(0, 3), extra);
+  await formed(nodes, 120_000);
+  return nodes;
+}
+
+/** Start the joiner and wait for its streaming to finish and for it to be normal everywhere. */
+interface Joined {
+  readonly t0: number;
+  readonly streamStart: number;
+  readonly streamEnd: number;
+  readonly normal: number;
+  readonly streamed: LogLine;
+  /** CPU seconds each node used during the streaming phase. */
+  readonly cpu: Record<string, number>;
+}
+
+async function join4(c: Cluster, addrs: readonly string[], extra: readonly string[]): Promise<Joined> {
+  const t0 = performance.now();
+  c.joiner.start(addrs.slice(0, 3), extra);
+  const limit = sleep(JOIN_LIMIT_MS).then(() => {
+    throw new Error(`the join did not finish in ${JOIN_LIMIT_MS / 1000} s`);
+  });
+  const admin = new AdminClient(c.joiner.address, 2000);
+  const progress = setInterval(() => {
+    admin.transfers().then(
+      (t) => {
+        const r = t.pulls.at(-1)?.ranges ?? [];
+        if (r.length > 0) process.stdout.write(`  joiner pulled ${r.reduce((s, x) => s + x.keys, 0)} keys, ${r.filter((x) => x.state === 'done').length}/${r.length} ranges\r`);
+      },
+      () => undefined,
+    );
+  }, 5000);
+  try {
+    const all = [...c.nodes, c.joiner];
+    const streamStart = await Promise.race([c.joiner.when((l) => l.msg === 'streaming the ranges this node gains'), limit]);
+    const cpu0 = all.map((n) => n.cpuSeconds());
+    const streamEnd = await Promise.race([c.joiner.when((l) => l.msg === 'ranges streamed'), limit]);
+    const cpu = Object.fromEntries(all.map((n, i) => [n.id, n.cpuSeconds() - cpu0[i]!]));
+    await Promise.race([formed(all, JOIN_LIMIT_MS), limit]);
+    return { t0, streamStart, streamEnd, normal: performance.now(), streamed: c.joiner.line('ranges streamed')!, cpu };
+  } finally {
+    clearInterval(progress);
+    admin.close();
+    limit.catch(() => undefined);
+  }
+}
+
+async function stopAll(nodes: readonly Proc[]): Promise<void> {
+  await Promise.all(nodes.map((n) => n.stop()));
+}
+
+async function main(): Promise<void> {
+  console.log(`bench:handoff — ${KEYS} keys × ${VALUE.length}-byte values on 3 ringkv nodes (N=3), a 4th joins${quick ? ' (quick)' : ''}; load average ${loadavg()[0]!.toFixed(1)}`);
+  const ports = await Promise.all([0, 1, 2, 3].map(() => freePort()));
+  const addrs = ports.map((p) => `127.0.0.1:${p}`);
+  const prep = ['n1', 'n2', 'n3'].map((id) => join(root, 'prep', id));
+
+  // Form the cluster once (node.json, tokens), stop it, write the keys offline.
+  console.log('forming the 3-node cluster, then writing the keys offline');
+  const first = await startThree(prep, addrs, []);
+  await stopAll(first);
+  await populate(prep);
+  if (CPU_PROF !== undefined) mkdirSync(CPU_PROF, { recursive: true });
+
+  const rows: string[][] = [];
+  if (PART.includes('a')) {
+    const dirs = ['n1', 'n2', 'n3'].map((id) => join(root, 'a', id));
+    prep.forEach((d, i) => cpSync(d, dirs[i]!, { recursive: true }));
+    const extra = ['--stream-bytes-per-second', '0', '--background-latency-factor', '0'];
+    const nodes = await startThree(dirs, addrs, extra);
+    const c: Cluster = { nodes, joiner: new Proc('n4', addrs[3]!, join(root, 'a', 'n4')) };
+    console.log('A: n4 joins, unthrottled, governor off');
+    let j: Joined;
+    try {
+      j = await join4(c, addrs, extra);
+    } finally {
+      await stopAll([...nodes, c.joiner]);
+      rmSync(join(root, 'a'), { recursive: true, force: true });
+    }
+    const { keys, bytes, ms } = j.streamed as unknown as { keys: number; bytes: number; ms: number };
+    console.log(`  streamed ${keys} keys, ${mb(bytes)} MB in ${ms} ms; n4 normal everywhere ${((j.normal - j.t0) / 1000).toFixed(1)} s after it started`);
+    console.log(`  CPU during streaming: ${cpuLine(j, keys)}`);
+    // The baseline, with the nodes stopped: a raw copy of as many records, from a copy of n1's LevelDB made while it was stopped.
+    const raw = await rawCopy(join(prep[0]!, 'data'), join(root, 'raw-copy'), keys);
+    rmSync(join(root, 'raw-copy'), { recursive: true, force: true });
+    const mbps = bytes / 1e6 / (ms / 1000), kps = keys / (ms / 1000);
+    const rawMbps = raw.bytes / 1e6 / (raw.ms / 1000), rawKps = raw.keys / (raw.ms / 1000);
+    const us = (cpu: number, n: number): string => ((cpu * 1e6) / n).toFixed(1);
+    const sendersCpu = Object.entries(j.cpu).filter(([id]) => id !== 'n4').reduce((t, [, x]) => t + x, 0);
+    rows.push(['A: stream to joiner (unthrottled)', String(keys), mb(bytes), String(ms), mbps.toFixed(1), kps.toFixed(0), `${us(j.cpu.n4!, keys)} + ${us(sendersCpu, keys)}`, '≥ 50 MB/s']);
+    rows.push(['A: raw classic-level copy (baseline)', String(raw.keys), mb(raw.bytes), raw.ms.toFixed(0), rawMbps.toFixed(1), rawKps.toFixed(0), us(raw.cpu, raw.keys), '']);
+    rows.push(['A: stream ÷ raw copy', '', '', '', (mbps / rawMbps).toFixed(2), (kps / rawKps).toFixed(2), (((j.cpu.n4! + sendersCpu) / keys) / (raw.cpu / raw.keys)).toFixed(2), '']);
+  }
+
+  const rowsB: string[][] = [];
+  if (PART.includes('b')) {
+    const dirs = ['n1', 'n2', 'n3'].map((id) => join(root, 'b', id));
+    prep.forEach((d, i) => cpSync(d, dirs[i]!, { recursive: true }));
+    const nodes = await startThree(dirs, addrs, []);
+    const c: Cluster = { nodes, joiner: new Proc('n4', addrs[3]!, join(root, 'b', 'n4')) };
+    const kv = new Client({ nodes: addrs.slice(0, 3), deadlineMs: 10_000 });
+    console.log(`B: default settings (24 MiB/s, governor 2×); foreground ${CONCURRENCY} in flight, 50% gets / 50% new-key puts`);
+    try {
+      // Warm up (JIT, channels, the governor's idle p99), then measure idle.
+      const warm = foreground(kv, { maxMs: 3000, newPrefix: 'u' });
+      await sleep(3000);
+      await warm.stop();
+      const idle = foreground(kv, { maxMs: IDLE_SECONDS * 1000, newPrefix: 'i' });
+      const i0 = performance.now();
+      await sleep(IDLE_SECONDS * 1000);
+      const idleRun = await idle.stop();
+      const idleStats = stats(idleRun.samples, i0, performance.now());
+      // Now the join, under the same load.
+      const during = foreground(kv, { maxMs: JOIN_LIMIT_MS, newPrefix: 'j' });
+      let j: Awaited<ReturnType<typeof join4>>;
+      let duringRun!: { samples: Sample[]; failed: number };
+      try {
+        j = await join4(c, addrs, []);
+      } finally {
+        duringRun = await during.stop();
+      }
+      const { keys, bytes, ms } = j.streamed as unknown as { keys: number; bytes: number; ms: number };
+      const streaming = stats(duringRun.samples, j.streamStart, j.streamEnd);
+      const whole = stats(duringRun.samples, j.t0, j.normal);
+      console.log(`  CPU during streaming: ${cpuLine(j, keys)}`);
+      console.log(`  streamed ${keys} keys, ${mb(bytes)} MB in ${ms} ms (${(bytes / 1e6 / (ms / 1000)).toFixed(1)} MB/s); n4 normal everywhere ${((j.normal - j.t0) / 1000).toFixed(1)} s after it started; failed requests: idle ${idleRun.failed}, during ${duringRun.failed}`);
+      const ms2 = (x: number): string => x.toFixed(2);
+      rowsB.push(['phase', 'seconds', 'ops', 'ops/s', 'p50 ms', 'p99 ms', 'p99 ÷ idle', 'target']);
+      rowsB.push(['idle (no join)', (IDLE_SECONDS).toFixed(1), String(idleStats.ops), idleStats.opsPerSec.toFixed(0), ms2(idleStats.p50), ms2(idleStats.p99), '1.00', '']);
+      rowsB.push(['streaming (joiner log)', ((j.streamEnd - j.streamStart) / 1000).toFixed(1), String(streaming.ops), streaming.opsPerSec.toFixed(0), ms2(streaming.p50), ms2(streaming.p99), (streaming.p99 / idleStats.p99).toFixed(2), '≤ 2.00']);
+      rowsB.push(['whole join (start → normal)', ((j.normal - j.t0) / 1000).toFixed(1), String(whole.ops), whole.opsPerSec.toFixed(0), ms2(whole.p50), ms2(whole.p99), (whole.p99 / idleStats.p99).toFixed(2), '']);
+    } finally {
+      kv.close();
+      await stopAll([...nodes, c.joiner]);
+    }
+  }
+
+  if (rows.length > 0) {
+    console.log();
+    console.log(table([['run', 'keys', 'MB', 'ms', 'MB/s', 'keys/s', 'CPU µs/key', 'target'], ...rows]));
+    console.log('  (CPU µs/key: the joiner + the three senders during the streaming phase, from /proc; the copy: its process until its DB is closed)');
+  }
+  if (rowsB.length > 0) {
+    console.log();
+    console.log(table(rowsB));
+  }
+  console.log(`\nload average at the end ${loadavg().map((x) => x.toFixed(1)).join(' ')} (1, 5, 15 min) on ${availableParallelism()} CPUs: other work on this machine slows every figure above`);
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
