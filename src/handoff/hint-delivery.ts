@@ -28,10 +28,14 @@ export interface HintDeliveryDeps {
   /** Send one hinted record to its target (a replica merge); rejects if the target did not take it. */
   send(target: string, key: Buffer, record: Buffer): Promise<unknown>;
   /**
-   * For a target that left or was removed: where its hints go instead (the key's current
-   * replicas), so that writes it missed are not thrown away. Undefined for a member.
+   * Where a target's hints go instead of to it, key by key: for a node that left or was
+   * removed, the key's replicas; while the ring changes, the key's future replicas when
+   * the target is not one of them (a hint delivered to a node giving up the range would
+   * miss its new owner). Undefined (or a key mapped to undefined): to the target itself.
    */
-  redirect?(target: string): ((key: Buffer) => readonly string[]) | undefined;
+  redirect?(target: string): ((key: Buffer) => readonly string[] | undefined) | undefined;
+  /** Keep `record` as a hint for `target` on node `holder` (a leaving node hands its hints over). */
+  keepOn?(holder: string, target: string, key: Buffer, record: Buffer): Promise<unknown>;
   readonly log: { debug(o: object, m: string): void; info(o: object, m: string): void; warn(o: object, m: string): void };
   readonly now?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
@@ -88,7 +92,37 @@ export class HintDelivery {
     }
   }
 
-  async #deliverTo(target: string, redirect: ((key: Buffer) => readonly string[]) | undefined): Promise<void> {
+  /**
+   * Hand every hint this node holds over before it leaves the cluster: to its target when
+   * that is up (as a delivery), else as a hint on `holderOf(target, key)`, a live replica.
+   * Resolves with how many could not be handed over (the caller tries again later).
+   */
+  async handOver(holderOf: (target: string, key: Buffer) => string | undefined): Promise<number> {
+    let left = 0;
+    for (const target of this.deps.hints.targets().keys()) {
+      for await (const batch of this.deps.hints.list(target, { batchCount: 256 })) {
+        for (const h of batch) {
+          try {
+            const up = target !== this.options.self && this.deps.isUp(target);
+            const holder = up ? undefined : holderOf(target, h.key);
+            if (up) await this.deps.send(target, h.key, h.record);
+            else if (holder !== undefined && this.deps.keepOn) await this.deps.keepOn(holder, target, h.key, h.record);
+            else {
+              left++;
+              continue;
+            }
+            await this.deps.hints.remove(target, h.key, h.record);
+          } catch (e) {
+            left++;
+            this.deps.log.debug({ peer: target, err: (e as Error)?.message ?? String(e) }, 'a hint could not be handed over yet');
+          }
+        }
+      }
+    }
+    return left;
+  }
+
+  async #deliverTo(target: string, redirect: ((key: Buffer) => readonly string[] | undefined) | undefined): Promise<void> {
     const started = this.#now();
     let bytes = 0, sent = 0;
     const batchCount = this.options.batchCount ?? 256;
@@ -101,11 +135,13 @@ export class HintDelivery {
           await Promise.all(
             group.map(async (h) => {
               try {
-                if (redirect === undefined) await this.deps.send(target, h.key, h.record);
-                else {
-                  // Every current replica must take it (one that is down keeps the hint for a later run).
-                  const to = redirect(h.key);
-                  if (to.length === 0 || !to.every((x) => x === this.options.self || this.deps.isUp(x))) throw Object.assign(new Error(`a replica of the key is down`), { code: 14 });
+                const to = redirect?.(h.key);
+                if (to === undefined) {
+                  if (!this.deps.isUp(target)) return; // this key waits for its target
+                  await this.deps.send(target, h.key, h.record);
+                } else {
+                  // Every replica it goes to must take it (one that is down keeps the hint for a later run).
+                  if (to.length === 0 || !to.every((x) => x === this.options.self || this.deps.isUp(x))) return;
                   await Promise.all(to.map((x) => this.deps.send(x, h.key, h.record)));
                 }
               } catch (e) {

@@ -62,9 +62,14 @@ export class Handoff {
     );
   }
 
-  /** Every transfer of the view's movements (current ring → target ring). */
-  plan(view: RingView): Transfer[] {
-    return view.target === view.ring ? [] : planTransfers(view.ring, view.target, this.deps.config.replicas);
+  /**
+   * Every transfer of the view's movements (current ring → target ring); `leaverGone`
+   * where the replica leaving a range is a node being removed or replaced (dead for good).
+   */
+  plan(view: RingView): (Transfer & { leaverGone: boolean })[] {
+    if (view.target === view.ring) return [];
+    const dead = new Set(view.movements.flatMap((m) => (m.kind === 'remove' ? [m.node] : m.kind === 'replace' ? [m.replaces!] : [])));
+    return planTransfers(view.ring, view.target, this.deps.config.replicas).map((t) => ({ ...t, leaverGone: t.leaver !== undefined && dead.has(t.leaver) }));
   }
 
   /** What `node` pulls in the view's movements. */

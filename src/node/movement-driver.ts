@@ -42,6 +42,8 @@ export interface DriverDeps {
   announce(): Promise<void>;
   /** The decommission is done: stop serving and exit. */
   exit(): void;
+  /** Hand every hint this node holds to its target or to a live replica; resolves with how many are left. */
+  handOverHints(): Promise<number>;
   /** ms a gainer gets to pull its ranges in one Fetch call before the driver asks again. */
   readonly fetchTimeoutMs: number;
   readonly log: Logger;
@@ -210,6 +212,13 @@ export class MovementDriver {
     const keys = status.gainers.reduce((s, g) => s + g.keys, 0);
     const bytes = status.gainers.reduce((s, g) => s + g.bytes, 0);
     if (movement.kind === 'leave') {
+      // Hints this node keeps for others would leave with it.
+      const left = await this.deps.handOverHints();
+      if (left > 0) {
+        status.phase = `handing over hints (${left} left)`;
+        this.deps.log.info({ hints: left }, 'ranges streamed; some hints could not be handed over yet: trying again next round');
+        return;
+      }
       status.phase = 'left';
       await this.deps.persist({ status: 'left', move: undefined });
       this.deps.gossip({ status: 'left' });

@@ -143,7 +143,12 @@ export class RingkvNode {
       afterGossip();
     };
     const exit = (): void => void this.stop();
-    const driver = (this.driver = new MovementDriver({ id, replicas, gossiper, handoff, view, identity: identityNow, persist, gossip, announce, exit, fetchTimeoutMs: 10 * 60_000, log: topologyLog }));
+    const handOverHints = (): Promise<number> =>
+      this.replication.hintDelivery.handOver((target, key) => {
+        const ring = this.#topology.placement?.target;
+        return ring?.preferenceList(key, Math.min(replicas, ring.size)).find((x) => x !== id && x !== target && gossiper.isUp(x));
+      });
+    const driver = (this.driver = new MovementDriver({ id, replicas, gossiper, handoff, view, identity: identityNow, persist, gossip, announce, exit, handOverHints, fetchTimeoutMs: 10 * 60_000, log: topologyLog }));
     this.#operator = new Operator({ id, replicas, store, driver, handoff, view, identity: identityNow, log });
     const updateHealth = (): void => this.#updateHealth();
     this.#joining = new Joining({ config, gossiper, handoff, identity: identityNow, persist, view, afterGossip, announce, fail, updateHealth, closing, log });

@@ -81,11 +81,18 @@ export class Replication {
         share: deps.backgroundShare,
         redirect: (target) => {
           const placement = deps.placement();
+          if (placement === undefined) return undefined;
           const st = gossiper.state(target);
           const gone = deps.removed().has(target) || (st !== undefined && (field(st, 'status') === 'left' || field(st, 'status') === 'removed'));
-          if (!gone || placement === undefined) return undefined;
-          return (key) => placement.ring.preferenceList(key, Math.min(config.replicas, placement.ring.size));
+          if (!gone && placement.target === placement.ring) return undefined;
+          // The key's replicas once the change in progress is done (the current ones when none is).
+          const after = placement.target;
+          return (key) => {
+            const to = after.preferenceList(key, Math.min(config.replicas, after.size));
+            return !gone && to.includes(target) ? undefined : to;
+          };
         },
+        keepOn: (holder, target, key, record) => withLocal(id, this.#local, this.#peers).merge(holder, key, record, target, Date.now() + config.requestTimeoutMs),
         log: log.child({ component: 'hints' }),
       },
     );

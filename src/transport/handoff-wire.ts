@@ -20,7 +20,7 @@ export const STREAM_BATCH_COUNT = 512;
 export const STREAM_BATCH_BYTES = 1 << 20;
 
 interface StreamRangeRequest { start: string; end: string; afterKey: Buffer; requester: string; cluster: string }
-interface FetchRequest { cluster: string; move: string; requester: string; ranges: { start: string; end: string; sources: string[] }[] }
+interface FetchRequest { cluster: string; move: string; requester: string; ranges: { start: string; end: string; sources: string[]; leaverGone: boolean }[] }
 
 function parseToken(v: string): bigint | undefined {
   return /^[0-9a-f]{16}$/.test(v) ? BigInt(`0x${v}`) : undefined;
@@ -68,7 +68,7 @@ export function handoffService(deps: HandoffServerDeps): grpc.UntypedServiceImpl
       for (const x of r.ranges) {
         const start = parseToken(x.start), end = parseToken(x.end);
         if (start === undefined || end === undefined || x.sources.length === 0) return cb(status(grpc.status.INVALID_ARGUMENT, `range (${x.start}, ${x.end}] must be two 16-hex-digit tokens with at least one source`));
-        items.push({ start, end, sources: x.sources });
+        items.push({ start, end, sources: x.sources, leaverGone: x.leaverGone });
       }
       if (r.move.length === 0) return cb(status(grpc.status.INVALID_ARGUMENT, 'a fetch must name its movement (move)'));
       deps.fetch(r.move, r.requester, items).then(
@@ -249,7 +249,7 @@ export class GrpcHandoff implements RangeSourceApi {
 
   /** Ask `node` to pull `items` for movement `move`; resolves when it has them all. */
   fetch(node: string, move: string, items: readonly PullItem[], deadline: number): Promise<{ keys: number; bytes: number }> {
-    const req = { cluster: this.clusterName, move, requester: this.self, ranges: items.map((i) => ({ start: hex(i.start), end: hex(i.end), sources: [...i.sources] })) };
+    const req = { cluster: this.clusterName, move, requester: this.self, ranges: items.map((i) => ({ start: hex(i.start), end: hex(i.end), sources: [...i.sources], leaverGone: i.leaverGone === true })) };
     return callUnary(this.#client(node), 'fetch', req, { deadline });
   }
 

@@ -13,7 +13,7 @@ import { TestCluster, waitFor } from './harness.js';
 import { loadKeys, missingCopies, replicasOf, stopAll, storedKeys, writeDuring } from './topology-check.js';
 
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
-const KEYS = Number(process.env.LEAVE_KEYS ?? 20_000);
+const KEYS = Number(process.env.LEAVE_KEYS ?? 10_000);
 
 async function cli(...args: string[]): Promise<string> {
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, ...args], { timeout: 240_000 });

@@ -10,7 +10,7 @@ import { Client } from '../../src/client/index.js';
 import { NodeProcess, TestCluster, freePort, waitFor } from './harness.js';
 import { loadKeys, missingCopies, replicasOf, stopAll, storedKeys, writeDuring } from './topology-check.js';
 
-const KEYS = Number(process.env.REPLACE_KEYS ?? 20_000);
+const KEYS = Number(process.env.REPLACE_KEYS ?? 10_000);
 
 describe('replacing a dead node', () => {
   let cluster: TestCluster;

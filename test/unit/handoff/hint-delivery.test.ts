@@ -115,3 +115,55 @@ describe('hint delivery', () => {
     expect(slept.length).toBe(10);
   });
 });
+
+describe('hints while the ring changes, and when a node leaves', () => {
+  it('a hint whose target gives up the key goes to the key\'s future replicas instead; others wait for their target', async () => {
+    const [holder, source, c, d] = [await open(), await open(), await open(), await open()];
+    await hintsFor(holder, source, 10);
+    const sent: string[] = [];
+    const stores: Record<string, Store> = { c, d };
+    const delivery = new HintDelivery(
+      { self: 'a', bytesPerSecond: 1 << 30 },
+      {
+        hints: holder.hints,
+        isUp: (x) => x !== 'b', // the target itself is down
+        send: async (to, key, record) => {
+          sent.push(`${to}:${key}`);
+          await stores[to]!.merge(key, record);
+        },
+        // Even keys move away from b (to c and d); odd keys stay b's.
+        redirect: () => (key) => (Number(String(key).slice(1)) % 2 === 0 ? ['c', 'd'] : undefined),
+        log: quiet,
+      },
+    );
+    await delivery.run();
+    expect(holder.hints.stats().count).toBe(5); // the odd ones wait for b
+    expect(sent.filter((s) => s.startsWith('c:'))).toHaveLength(5);
+    for (const i of [0, 2, 4, 6, 8]) for (const s of [c, d]) expect((await s.get(`k${i}`)).values).toHaveLength(1);
+  });
+
+  it('a leaving node hands its hints over: to the target when it is up, else as a hint on a live replica', async () => {
+    const [holder, source, b, keeper] = [await open(), await open(), await open(), await open()];
+    await hintsFor(holder, source, 6);
+    let bUp = false;
+    const delivery = new HintDelivery(
+      { self: 'a', bytesPerSecond: 1 << 30 },
+      {
+        hints: holder.hints,
+        isUp: (x) => x !== 'b' || bUp,
+        send: (_to, key, record) => b.merge(key, record),
+        keepOn: (_holder, target, key, record) => keeper.hints.add(target, key, record),
+        log: quiet,
+      },
+    );
+    expect(await delivery.handOver(() => undefined)).toBe(6); // nowhere to put them: all stay
+    expect(await delivery.handOver(() => 'keeper')).toBe(0);
+    expect(holder.hints.stats().count).toBe(0);
+    expect(keeper.hints.targets().get('b')?.count).toBe(6);
+    await hintsFor(holder, source, 2);
+    bUp = true;
+    expect(await delivery.handOver(() => 'keeper')).toBe(0);
+    expect((await b.get('k0')).values.length).toBeGreaterThan(0); // delivered to b itself, not kept elsewhere
+    expect(keeper.hints.targets().get('b')?.count).toBe(6);
+  });
+});

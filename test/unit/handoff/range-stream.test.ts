@@ -230,4 +230,34 @@ describe('the puller', () => {
     await store.close();
     await target.close();
   });
+
+  it('without the leaver: waits for one that may come back, and pulls from every replica that keeps the range, all up, only when it is gone', async () => {
+    const { store } = await loaded(50);
+    const from: string[] = [];
+    const api: RangeSourceApi = {
+      async *stream(source: string, range: TokenRange, after: Buffer | undefined): AsyncIterable<RangeBatchIn> {
+        from.push(source);
+        for await (const b of store.ranges.scan(range, {}, after)) yield { entries: b.entries, corrupt: 0 };
+      },
+    };
+    const pull = async (up: (id: string) => boolean, leaverGone: boolean): Promise<unknown> => {
+      const target = await Store.open({ engine: new MemoryEngine() });
+      const checkpoints = await Checkpoints.open(join(tmp(), 'transfers.json'));
+      try {
+        return await new Transfers({ store: target, checkpoints, source: api, isUp: up, log: quiet, retryMs: 1, attempts: 2, leaverWaitMs: 60_000 }).pull('m', 'me', [{ start: 0n, end: 0n, sources: ['l', 's1', 's2'], leaverGone }]);
+      } catch (e) {
+        return e;
+      } finally {
+        await target.close();
+      }
+    };
+    expect(String(await pull((id) => id !== 'l', false))).toMatch(/waiting for l, the replica leaving this range, to be up/);
+    expect(from).toEqual([]);
+    expect(await pull((id) => id !== 'l', true)).toEqual({ keys: 100, bytes: expect.any(Number) }); // 50 keys from each of s1 and s2
+    expect(from).toEqual(['s1', 's2']);
+    from.length = 0;
+    expect(String(await pull((id) => id === 's1', true))).toMatch(/could not be pulled/); // s2 down too: not enough
+    expect(from).toEqual([]);
+    await store.close();
+  });
 });
