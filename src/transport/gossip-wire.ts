@@ -7,7 +7,7 @@
 
 import * as grpc from '@grpc/grpc-js';
 import type { GossipMessage } from '../membership/gossiper.js';
-import { NODE_MAX_MESSAGE_BYTES, serviceClient } from './protos.js';
+import { PeerChannels } from './peer-channels.js';
 
 interface WireMessage {
   cluster: string;
@@ -43,18 +43,8 @@ export function toWire(m: GossipMessage): WireMessage {
   };
 }
 
-export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
-  'grpc.max_receive_message_length': NODE_MAX_MESSAGE_BYTES,
-  'grpc.max_send_message_length': NODE_MAX_MESSAGE_BYTES,
-  // Peers come and go: retry a dead address at most about once a gossip round (not in a
-  // tight loop), and not much less often either, so a restarted peer is reached again soon.
-  'grpc.initial_reconnect_backoff_ms': 500,
-  'grpc.max_reconnect_backoff_ms': 1000,
-};
-
 export class GossipSender {
-  readonly #clients = new Map<string, grpc.Client>();
-  readonly #Client = serviceClient('ringkv.internal.v1.Gossip');
+  readonly #channels = new PeerChannels('ringkv.internal.v1.Gossip');
 
   constructor(
     private readonly deadlineMs: number,
@@ -63,11 +53,7 @@ export class GossipSender {
 
   /** Send one message; the promise (never rejected) settles once it was delivered or failed. */
   send(to: string, message: GossipMessage): Promise<void> {
-    let c = this.#clients.get(to);
-    if (c === undefined) {
-      c = new this.#Client(to, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
-      this.#clients.set(to, c);
-    }
+    const c = this.#channels.get(to);
     const deadline = Date.now() + this.deadlineMs;
     return new Promise((resolve) =>
       (c as unknown as Record<string, (r: unknown, o: grpc.CallOptions, cb: (e: grpc.ServiceError | null) => void) => void>).exchange!(
@@ -83,19 +69,14 @@ export class GossipSender {
 
   /** Close the channels to every address not in `keep` (peers that left, answers to strangers). */
   retain(keep: ReadonlySet<string>): void {
-    for (const [addr, c] of this.#clients) {
-      if (keep.has(addr)) continue;
-      c.close();
-      this.#clients.delete(addr);
-    }
+    this.#channels.retain(keep);
   }
 
   get channels(): number {
-    return this.#clients.size;
+    return this.#channels.size;
   }
 
   close(): void {
-    for (const c of this.#clients.values()) c.close();
-    this.#clients.clear();
+    this.#channels.close();
   }
 }

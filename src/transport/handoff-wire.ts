@@ -11,8 +11,8 @@ import type { Store } from '../storage/index.js';
 import { MAX_TOKEN, tokenHex as hex } from '../ring/index.js';
 import type { Throttle } from '../handoff/throttle.js';
 import type { PullItem, RangeBatchIn, RangeSourceApi } from '../handoff/transfers.js';
-import { CHANNEL_OPTIONS } from './gossip-wire.js';
-import { callUnary, serviceClient } from './protos.js';
+import { PeerChannels } from './peer-channels.js';
+import { callUnary } from './protos.js';
 import { toStatus } from './status.js';
 
 /** Records per streamed batch, and bytes (a single larger record is its own batch). */
@@ -212,8 +212,7 @@ class WireReader {
 
 /** The client side: ranges streamed from peers, and Fetch asked of peers. */
 export class GrpcHandoff implements RangeSourceApi {
-  readonly #clients = new Map<string, grpc.Client>();
-  readonly #Client = serviceClient('ringkv.internal.v1.Handoff');
+  readonly #channels = new PeerChannels('ringkv.internal.v1.Handoff');
 
   constructor(
     private readonly self: string,
@@ -224,16 +223,11 @@ export class GrpcHandoff implements RangeSourceApi {
   #client(node: string): grpc.Client {
     const addr = this.addressOf(node);
     if (addr === undefined) throw Object.assign(new Error(`no address known for node ${node}`), { code: grpc.status.UNAVAILABLE, details: `no address known for node ${node}` });
-    let c = this.#clients.get(addr);
-    if (c === undefined) {
-      c = new this.#Client(addr, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
-      this.#clients.set(addr, c);
-    }
-    return c;
+    return this.#channels.get(addr);
   }
 
   async *stream(source: string, range: { start: bigint; end: bigint }, after: Buffer | undefined, signal: AbortSignal): AsyncIterable<RangeBatchIn> {
-    const method = this.#Client.service['StreamRange']!;
+    const method = this.#channels.Client.service['StreamRange']!;
     const req = { start: hex(range.start), end: hex(range.end), afterKey: after ?? Buffer.alloc(0), requester: this.self, cluster: this.clusterName };
     // The batches are decoded by hand (decodeRangeBatch), not by the proto-loader definition.
     const call: grpc.ClientReadableStream<RangeBatchIn> = this.#client(source).makeServerStreamRequest(method.path, method.requestSerialize, decodeRangeBatch, req);
@@ -255,15 +249,10 @@ export class GrpcHandoff implements RangeSourceApi {
 
   /** Close channels to every address not in `keep`. */
   retain(keep: ReadonlySet<string>): void {
-    for (const [addr, c] of this.#clients) {
-      if (keep.has(addr)) continue;
-      c.close();
-      this.#clients.delete(addr);
-    }
+    this.#channels.retain(keep);
   }
 
   close(): void {
-    for (const c of this.#clients.values()) c.close();
-    this.#clients.clear();
+    this.#channels.close();
   }
 }

@@ -8,13 +8,12 @@
 import * as grpc from '@grpc/grpc-js';
 import type { ApplyResult, ReplicaApi } from '../replication/replica-api.js';
 import type { LocalReplica } from '../replication/local-replica.js';
-import { CHANNEL_OPTIONS } from './gossip-wire.js';
-import { callUnary, serviceClient } from './protos.js';
+import { PeerChannels } from './peer-channels.js';
+import { callUnary } from './protos.js';
 import { toStatus } from './status.js';
 
 export class GrpcReplicas implements ReplicaApi {
-  readonly #clients = new Map<string, grpc.Client>();
-  readonly #Client = serviceClient('ringkv.internal.v1.Replica');
+  readonly #channels = new PeerChannels('ringkv.internal.v1.Replica');
 
   constructor(
     /** A node's address as gossip knows it. */
@@ -39,26 +38,16 @@ export class GrpcReplicas implements ReplicaApi {
   #call(node: string, method: string, req: unknown, deadline: number): Promise<unknown> {
     const addr = this.addressOf(node);
     if (addr === undefined) return Promise.reject(Object.assign(new Error(`no address known for node ${node}`), { code: grpc.status.UNAVAILABLE, details: `no address known for node ${node}` }));
-    let c = this.#clients.get(addr);
-    if (c === undefined) {
-      c = new this.#Client(addr, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
-      this.#clients.set(addr, c);
-    }
-    return callUnary(c, method, req, { deadline });
+    return callUnary(this.#channels.get(addr), method, req, { deadline });
   }
 
   /** Close channels to every address not in `keep`. */
   retain(keep: ReadonlySet<string>): void {
-    for (const [addr, c] of this.#clients) {
-      if (keep.has(addr)) continue;
-      c.close();
-      this.#clients.delete(addr);
-    }
+    this.#channels.retain(keep);
   }
 
   close(): void {
-    for (const c of this.#clients.values()) c.close();
-    this.#clients.clear();
+    this.#channels.close();
   }
 }
 
