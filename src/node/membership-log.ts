@@ -1,12 +1,15 @@
 /**
  * One log line per membership event, with the peer's id as a field (DESIGN.md: structured
- * logs). Heartbeat-only changes (load, empty) are not logged: they change every few seconds.
+ * logs). Periodic figures (load, empty, keys, hints, progress) are not logged: they change every few seconds.
  */
 
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Gossiper, MembershipEvent } from '../membership/gossiper.js';
 import { field } from '../membership/endpoint.js';
+
+/** Fields every node refreshes every few seconds (load, keys, hints held, streaming progress): their changes are not events. */
+const PERIODIC = new Set(['load', 'empty', 'keys', 'hints', 'progress']);
 
 export function logMembershipEvent(log: Logger, gossiper: Gossiper, e: MembershipEvent): void {
   switch (e.type) {
@@ -25,7 +28,7 @@ export function logMembershipEvent(log: Logger, gossiper: Gossiper, e: Membershi
       log.info({ peer: e.id, generation: e.generation }, 'peer restarted');
       break;
     case 'changed':
-      if (e.fields.some((f) => f !== 'load' && f !== 'empty')) log.info({ peer: e.id, fields: e.fields }, 'peer state changed');
+      if (e.fields.some((f) => !PERIODIC.has(f))) log.info({ peer: e.id, fields: e.fields }, 'peer state changed');
       break;
     case 'refused':
       log.warn({ peer: e.from, reason: e.reason }, 'gossip refused');

@@ -46,6 +46,9 @@ export class NodeProcess {
   ) {}
 
   start(): void {
+    // A new process on the same address: a fresh channel, not one backing off from the old one.
+    this.#admin?.close();
+    this.#admin = undefined;
     const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'node', ...this.args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, RINGKV_LOG_LEVEL: 'info' },

@@ -81,10 +81,13 @@ describe('topology changes meet crashes', () => {
       await kill(n4);
       n4.start();
       // Restarted: the ranges it had are done at once (nothing re-sent for them).
-      const resumed = await waitFor('n4 resumes its pull', 60_000, async () => {
+      const resumed = await waitFor('n4 resumes its pull', 90_000, async () => {
         const p = await pulledRanges(n4);
         return p !== undefined && p.total > 0 ? p : undefined;
-      }, 100);
+      }, 100).catch((e: unknown) => {
+        console.log(n4.lines.filter((l) => l.component !== 'membership').slice(-40).map((l) => `${l.msg} ${JSON.stringify({ ...l, msg: undefined, time: undefined, pid: undefined, hostname: undefined })}`).join('\n'), n4.stderr);
+        throw e;
+      });
       expect(resumed.total).toBe(first.total);
       await new Promise((r) => setTimeout(r, 500));
       const t = await n4.admin().transfers();
