@@ -138,7 +138,9 @@ export class Transfers {
     let next = 0;
     let failure: unknown;
     const worker = async (): Promise<void> => {
-      while (failure === undefined && next < items.length && !signal?.aborted) {
+      // A range that fails (its sources are down) does not hold the others back: every
+      // range gets its try, and the pull fails at the end with the first failure.
+      while (next < items.length && !signal?.aborted) {
         const i = next++;
         try {
           await this.#pullRange(move, items[i]!, status.ranges[i]!, signal);

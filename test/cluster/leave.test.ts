@@ -117,4 +117,40 @@ describe('nodes leave a cluster that holds data', () => {
       client.close();
     }
   }, 420_000);
+
+  it('a decommission can be cancelled; one whose node is killed mid-stream resumes at restart and completes', async () => {
+    cluster = await TestCluster.create(4, 4, ['--request-timeout-ms', '3000']);
+    const n4 = cluster.node('n4');
+    n4.args.push('--stream-bytes-per-second', '65536'); // n4 sends slowly: the kill lands mid-stream
+    for (const n of cluster.nodes) n.start();
+    await formed(cluster, ['n1', 'n2', 'n3', 'n4']);
+    const client = new Client({ nodes: cluster.nodes.slice(0, 3).map((n) => n.address), deadlineMs: 5000 });
+    try {
+      const loaded = await loadKeys(client, 'old-', 5000);
+      // Cancelled before it streams much: n3 is normal again, and another change may start.
+      const n3 = cluster.node('n3');
+      await n3.admin().decommission(false);
+      await waitFor('n3 leaving everywhere', 20_000, async () => (await cluster!.views()).every((v) => v?.members.find((m) => m.id === 'n3')?.status === 'leaving'), 200);
+      expect((await n3.admin().decommission(true)).message).toContain('decommission cancelled');
+      await formed(cluster, ['n1', 'n2', 'n3', 'n4'], 30_000);
+      await expect(n3.admin().decommission(true)).rejects.toMatchObject({ code: 9, details: expect.stringMatching(/no decommission to cancel/) });
+      // Now n4 leaves, and is killed once some ranges are on their heirs.
+      const { move } = await n4.admin().decommission(false);
+      await waitFor('some of n4\'s ranges pulled by an heir', 120_000, async () => {
+        for (const n of cluster!.nodes.slice(0, 3)) {
+          const p = (await n.admin().transfers()).pulls.find((x) => x.move === move);
+          if (p !== undefined && p.ranges.some((r) => r.state === 'done')) return true;
+        }
+        return undefined;
+      }, 200);
+      n4.signal('SIGKILL');
+      await n4.exit;
+      n4.start(); // node.json says leaving: it picks up where it was
+      expect(await n4.exit).toBe(0); // left and exited
+      await waitFor('n4 left everywhere', 20_000, async () => (await Promise.all(cluster!.nodes.slice(0, 3).map((n) => n.status()))).every((v) => v?.members.find((m) => m.id === 'n4')?.status === 'left'), 200);
+      await check(cluster, loaded);
+    } finally {
+      client.close();
+    }
+  }, 420_000);
 });
