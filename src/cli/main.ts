@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `ringkv` command. Each subcommand parses its flags and calls into the library;
- * the logic lives in src/ (DESIGN.md: the CLI holds nothing a library user would need).
+ * the logic lives in src/ (docs/architecture.md: the CLI holds nothing a library user would need).
  */
 
 import { readFileSync } from 'node:fs';

@@ -3,7 +3,7 @@
  * write) go to that replica once the failure detector sees it up again, and are deleted
  * only after it took them (Dynamo §4.6; Cassandra's HintsDispatcher).
  *
- * Bounded (ANCHORS: hint storms): one delivery run at a time; per target, batches of
+ * Bounded (hint storms are a known failure of hinted handoff): one delivery run at a time; per target, batches of
  * `batchCount` hints with at most `concurrency` calls in flight; the bytes sent per
  * second stay under `bytesPerSecond` (Cassandra's default is 1,024 KiB/s). A target
  * that fails a call is left until the next run.

@@ -1,5 +1,5 @@
 /**
- * One log line per membership event, with the peer's id as a field (DESIGN.md: structured
+ * One log line per membership event, with the peer's id as a field (docs/architecture.md: structured
  * logs). Periodic figures (load, empty, keys, hints, progress) are not logged: they change every few seconds.
  */
 

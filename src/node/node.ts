@@ -1,7 +1,7 @@
 /**
  * One ringkv node: opens the store, serves gRPC (gossip, admin, health, reflection),
  * gossips on a timer, publishes the ring, and stops cleanly. The only place that builds
- * every part (DESIGN.md): gossip (gossip-exchange.ts), the topology view
+ * every part (docs/architecture.md): gossip (gossip-exchange.ts), the topology view
  * (topology-view.ts), the join (joining.ts), the movements it drives (movement-driver.ts),
  * the operator's commands (operator.ts), the governor (governor-loop.ts), members.json
  * (members-file.ts), replication and handoff.

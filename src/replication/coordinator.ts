@@ -1,12 +1,12 @@
 /**
  * The coordinator: any node runs put, get and delete for any key against the key's N
- * replicas (Dynamo §4.5, DESIGN.md decision 2).
+ * replicas (Dynamo §4.5, docs/architecture.md).
  *
  * - Targets come from the current ring snapshot and this node's failure detector: every
  *   primary that is up, and for each one down a fallback that keeps a hint for it
  *   (sloppy quorum, ring/fallbacks.ts).
  * - A write issues its new version on one primary (the dot needs a node that holds the
- *   key's versions: DESIGN.md pitfalls), this node when it is one; that primary's record
+ *   key's versions: docs/architecture.md), this node when it is one; that primary's record
  *   then goes to every other target in parallel. W acknowledgements answer the client;
  *   the rest finish in the background, and a primary that fails gets a hint here
  *   (as Cassandra's coordinator writes hints for replicas that time out).

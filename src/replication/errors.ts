@@ -1,6 +1,6 @@
 /**
  * Errors of the coordinator, each with a stable code that the server maps to a gRPC
- * status in exactly one place (transport/status.ts; DESIGN.md decision 11). Messages say
+ * status in exactly one place (transport/status.ts; docs/architecture.md). Messages say
  * what was wrong and what to do.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The narrow interface between a coordinator and a key's replicas (DESIGN.md: the
+ * The narrow interface between a coordinator and a key's replicas (docs/architecture.md: the
  * transport knows nothing of what the messages mean). Today one unary call per request
  * (transport/replica-wire.ts); a later batching transport over long-lived streams only
  * has to implement these three calls.

@@ -1,7 +1,7 @@
 /**
  * Token allocation for new rings, and the helpers the allocators share.
  *
- * Owns, as pure functions of plain data (DESIGN.md, decision 3):
+ * Owns, as pure functions of plain data (docs/architecture.md):
  * - `layoutTokens`: every node of a brand-new ring at once, on equally spaced slots
  *   (Dynamo's strategy 3: equal partitions, Q/S per node);
  * - `randomTokens`: hash-derived tokens, the classic scheme, kept to compare against;

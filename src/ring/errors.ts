@@ -1,6 +1,6 @@
 /**
  * Errors raised by the ring: each carries a stable `code` so that the server can map it
- * to a gRPC status in one place (DESIGN.md, decision 11). Messages say what was wrong
+ * to a gRPC status in one place (docs/architecture.md). Messages say what was wrong
  * and what to do about it.
  *
  * Must not: be thrown for conditions a caller should handle as values.

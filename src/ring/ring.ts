@@ -1,6 +1,6 @@
 /**
  * The Ring: an immutable snapshot of members and their tokens, and the placement
- * questions asked of it (DESIGN.md, decisions 1 and 2).
+ * questions asked of it (docs/architecture.md).
  *
  * Owns: building a ring, lookups of a key's preference list, ownership shares, the
  * difference between two rings, and the ring with one member more or less.

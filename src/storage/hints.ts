@@ -1,11 +1,11 @@
 /**
  * The hint store: versions a fallback node holds for a primary that was down (sloppy
- * quorum, DESIGN.md decision 2), kept durably until they are delivered. One hint per
+ * quorum, docs/architecture.md), kept durably until they are delivered. One hint per
  * (target node, key): a second hint for the same key merges into the first, so hints
  * for a hot key never pile up, and replay sends the key's merged versions once.
  *
  * Owns: adding (with a byte and count cap: a full store refuses with KV_HINTS_FULL, it
- * never grows without bound; ANCHORS: hint storms), listing per target in token order,
+ * never grows without bound; hint storms are a known failure of hinted handoff), listing per target in token order,
  * and deleting once delivered — only if the hint is unchanged since it was read, so a
  * hint that grew during delivery is kept. Must not: deliver anything (handoff does).
  */

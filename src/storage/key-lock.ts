@@ -1,6 +1,6 @@
 /**
  * Per-key mutual exclusion inside one process: a read-merge-write of a key never
- * interleaves with another write of the same key (DESIGN.md pitfalls). Waiters are
+ * interleaves with another write of the same key (docs/architecture.md). Waiters are
  * served in arrival order. Keys that nobody holds cost nothing: the map holds only
  * locked keys.
  */

@@ -1,5 +1,5 @@
 /**
- * The store's key layout in LevelDB (DESIGN.md, decision 4). One prefix byte per kind:
+ * The store's key layout in LevelDB (docs/architecture.md). One prefix byte per kind:
  *   'd' token(8, big-endian) user-key            a key's record; token order is byte order
  *   'h' len(1) target token(8) user-key          a hint: versions owed to node `target`
  *   't' deleted-at(8) token(8) user-key          tombstone index, oldest first, for purging

@@ -1,6 +1,6 @@
 /**
  * The LevelDB engine: classic-level with binary keys and values ('buffer' encodings, so
- * token order is byte order; DESIGN.md pitfalls). One database per node, in its data
+ * token order is byte order; docs/architecture.md). One database per node, in its data
  * directory.
  *
  * Must not: add meaning to keys; the store owns the layout.

@@ -6,7 +6,7 @@
  * Owns: validation and limits, per-key serialisation of read-merge-write, choosing the
  * actor that issues a dot, tombstone bookkeeping and purging, durability (group commit),
  * token-range scans, counts, hashes and deletes. Must not: network anything or decide
- * ownership (DESIGN.md, layers).
+ * ownership (docs/architecture.md).
  *
  * Dots are issued by actors.ts, which guarantees that none is ever issued twice.
  */

@@ -1,5 +1,5 @@
 /**
- * The in-memory replica network (DESIGN.md: the transport's fake): every node's
+ * The in-memory replica network (docs/architecture.md: the transport's fake): every node's
  * LocalReplica in one process, with faults a test or simulation sets per link: a node
  * that cannot be reached (UNAVAILABLE), or a delay (past the call's deadline:
  * DEADLINE_EXCEEDED, as gRPC reports it; the call may still run, as on a real network).

@@ -1,5 +1,5 @@
 /**
- * The one place where domain errors become gRPC statuses (DESIGN.md decision 11).
+ * The one place where domain errors become gRPC statuses (docs/architecture.md).
  * Storage's KV_* and replication's RK_* codes each map to one status; an error that
  * already carries a gRPC status (a replica's reply, passed through) keeps it.
  *
