@@ -56,7 +56,7 @@ export function planChanges(ring: Ring, changes: readonly StagedChange[], n: num
     } else {
       if (!current.has(change.node)) throw new PlanError(`${change.node} is not an owner${ring.has(change.node) ? ' any more after the changes staged before' : ''}: it cannot ${change.kind === 'leave' ? 'leave' : 'be removed'}`);
       if (current.size === 1) throw new PlanError(`${change.node} is the last owner: a cluster needs at least one`);
-      next = current.withoutMember(change.node);
+      next = current.leave(change.node);
     }
     const owned = current.ownership(Math.min(n, current.size));
     const moves = new Map<string, { from: string; to: string; ranges: number; share: number; keys: number; bytes: number }>();

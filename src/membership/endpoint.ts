@@ -76,6 +76,8 @@ const CHECKS = new Map<string, (v: string) => string | undefined>(Object.entries
   replaces: (v: string) => (v === '' || isId(v) ? undefined : 'must be a node id'),
   removing: (v: string) => (v === '' || isId(v) ? undefined : 'must be a node id'),
   removed: (v: string) => (v === '' || v.split(',').every(isId) ? undefined : 'must be comma-separated node ids'),
+  // Who inherits each token of a node this one decommissions or removes (ring-view.ts).
+  heirs: (v: string) => (v.length <= 1 << 20 && parseHeirs(v) !== undefined ? undefined : 'must be NODE=token:heir,...;NODE=...'),
   topo: (v: string) => (/^[0-9a-f]{16}$/.test(v) ? undefined : 'must be 16 hex digits'),
   // Ranges done of the movement a node streams or drives ('' when none), for status.
   keys: (v: string) => (/^\d{1,16}$/.test(v) ? undefined : 'must be a count'),
@@ -205,4 +207,27 @@ export function field(s: EndpointState, name: string): string | undefined {
 
 export function statusOf(s: EndpointState): NodeStatus | undefined {
   return field(s, 'status') as NodeStatus | undefined;
+}
+
+/** The heirs a `heirs` field names: leaver → (token → heir). `S=token:heir,...;S2=...`. */
+export function parseHeirs(v: string): Map<string, Map<bigint, string>> | undefined {
+  const out = new Map<string, Map<bigint, string>>();
+  if (v === '') return out;
+  for (const entry of v.split(';')) {
+    const eq = entry.indexOf('=');
+    const subject = entry.slice(0, eq);
+    if (eq <= 0 || out.has(subject)) return undefined;
+    const map = new Map<bigint, string>();
+    for (const pair of entry.slice(eq + 1).split(',')) {
+      const m = /^([0-9a-f]{16}):(.+)$/.exec(pair);
+      if (m === null || m[2]!.includes('=') || m[2]!.includes(';')) return undefined;
+      map.set(BigInt(`0x${m[1]}`), m[2]!);
+    }
+    out.set(subject, map);
+  }
+  return out;
+}
+
+export function formatHeirs(entries: ReadonlyMap<string, ReadonlyMap<bigint, string>>): string {
+  return [...entries].map(([subject, map]) => `${subject}=${[...map].map(([t, h]) => `${tokenHex(t)}:${h}`).join(',')}`).join(';');
 }

@@ -15,6 +15,13 @@
  *   (pending ranges), and the movement's data is streamed (src/handoff).
  * - Removed: ids named in any member's `removed` field, members with status `removed`,
  *   and owners whose replacer is `normal`. They are not members any more.
+ * - Heirs: a leaver's tokens are not dropped but handed to heirs chosen for balance
+ *   (ring/leave-heirs.ts). The node that starts the change (the leaver, or the remover)
+ *   gossips them in its `heirs` field; every node applies them to the target ring, and to
+ *   the current ring once the leaver is gone, so no one else has to re-gossip its tokens.
+ *   The leaver's own entry wins (a node that died while leaving keeps the heirs its leave
+ *   streamed to), then entries in member id order. A heir that is not an owner any more
+ *   does not inherit: that token is dropped.
  * - Two members claiming one token is a conflict a correct join never makes but gossip
  *   can carry (two nodes joining at the same instant from the same view): members are
  *   taken in id order, owners before joiners, and a later member that claims a token
@@ -30,7 +37,7 @@
  */
 
 import { Ring, tokenOf, tokenHex, type Member, type RingOptions } from '../ring/index.js';
-import { field, parseTokens, statusOf, type EndpointState } from './endpoint.js';
+import { field, parseHeirs, parseTokens, statusOf, type EndpointState } from './endpoint.js';
 
 export type MovementKind = 'join' | 'replace' | 'leave' | 'remove';
 
@@ -68,6 +75,18 @@ export function removedIds(s: EndpointState): string[] {
   return v === undefined || v === '' ? [] : v.split(',');
 }
 
+/** Each leaver's heirs, by the precedence above. */
+function heirsBySubject(list: readonly EndpointState[]): Map<string, Map<bigint, string>> {
+  const out = new Map<string, Map<bigint, string>>();
+  const entries = list.map((s) => ({ s, heirs: parseHeirs(field(s, 'heirs') ?? '') ?? new Map<string, Map<bigint, string>>() }));
+  for (const { s, heirs } of entries) {
+    const own = heirs.get(s.id);
+    if (own !== undefined && (statusOf(s) === 'leaving' || statusOf(s) === 'left')) out.set(s.id, own);
+  }
+  for (const { heirs } of entries) for (const [subject, map] of heirs) if (!out.has(subject)) out.set(subject, map);
+  return out;
+}
+
 /** A joiner's claimed tokens (undefined: no claim; '' withdraws one). */
 function claimedTokens(s: EndpointState): bigint[] | undefined {
   const v = field(s, 'tokens');
@@ -81,9 +100,14 @@ export function ringFingerprint(states: Iterable<EndpointState>): string {
     const status = statusOf(s);
     const v = (name: string): string => `${s.fields.get(name)?.version ?? 0}`;
     const relevant =
-      (status !== undefined && OWNER_STATUSES.has(status)) || (status === 'joining' && claimedTokens(s) !== undefined) || s.fields.has('removing') || s.fields.has('removed') || status === 'removed';
+      (status !== undefined && OWNER_STATUSES.has(status)) ||
+      (status === 'joining' && claimedTokens(s) !== undefined) ||
+      s.fields.has('removing') ||
+      s.fields.has('removed') ||
+      s.fields.has('heirs') ||
+      status === 'removed';
     if (!relevant) continue;
-    parts.push(`${s.id}/${s.generation}/${status}/${v('tokens')}/${v('zone')}/${v('rack')}/${v('weight')}/${v('replaces')}/${v('removing')}/${v('removed')}`);
+    parts.push(`${s.id}/${s.generation}/${status}/${v('tokens')}/${v('zone')}/${v('rack')}/${v('weight')}/${v('replaces')}/${v('removing')}/${v('removed')}/${v('heirs')}`);
   }
   return parts.sort().join(' ');
 }
@@ -99,16 +123,13 @@ function byId(a: EndpointState, b: EndpointState): number {
 export function ringFromStates(states: Iterable<EndpointState>, options: RingOptions = {}): RingView {
   const list = [...states].sort(byId);
   const fingerprint = ringFingerprint(list);
-  const removed = new Set<string>();
-  for (const s of list) {
-    for (const id of removedIds(s)) removed.add(id);
-    if (statusOf(s) === 'removed') removed.add(s.id);
-    const r = field(s, 'replaces');
-    if (r && statusOf(s) === 'normal') removed.add(r);
-  }
-  const owners = list.filter((s) => OWNER_STATUSES.has(statusOf(s) ?? '') && !removed.has(s.id));
+  const removed = removedOf(list);
+  const owners = ownersOf(list, removed);
   const ownerIds = new Set(owners.map((s) => s.id));
-  const current = claimsOf(owners, []);
+  const heirs = heirsBySubject(list);
+  // Tokens of the leavers that are gone, as their heirs hold them.
+  const inherited = [...heirs].filter(([subject]) => !ownerIds.has(subject)).map(([, map]) => map);
+  const current = claimsOf(owners, [], inherited);
 
   const movements: Movement[] = [];
   const out = new Set<string>();
@@ -141,11 +162,41 @@ export function ringFromStates(states: Iterable<EndpointState>, options: RingOpt
   let target = ring;
   const conflicts = [...current.conflicts];
   if (movements.length > 0) {
-    const after = claimsOf(owners.filter((s) => !out.has(s.id)), joiners);
+    const leaving = [...out].flatMap((id) => (heirs.has(id) ? [heirs.get(id)!] : []));
+    const after = claimsOf(owners.filter((s) => !out.has(s.id)), joiners, [...inherited, ...leaving]);
     conflicts.push(...after.conflicts.filter((c) => !conflicts.some((x) => x.id === c.id)));
     target = after.members.length > 0 ? Ring.build(after.members, options) : undefined;
   }
   return { ring, target, movements, removed, conflicts, fingerprint, hash: tokenHex(tokenOf(fingerprint)) };
+}
+
+function removedOf(list: readonly EndpointState[]): Set<string> {
+  const removed = new Set<string>();
+  for (const s of list) {
+    for (const id of removedIds(s)) removed.add(id);
+    if (statusOf(s) === 'removed') removed.add(s.id);
+    const r = field(s, 'replaces');
+    if (r && statusOf(s) === 'normal') removed.add(r);
+  }
+  return removed;
+}
+
+function ownersOf(list: readonly EndpointState[], removed: ReadonlySet<string>): EndpointState[] {
+  return list.filter((s) => OWNER_STATUSES.has(statusOf(s) ?? '') && !removed.has(s.id));
+}
+
+/**
+ * The subjects of `heirs` entries that no longer shape any ring, so that the member
+ * gossiping them may drop them: the subject is no owner any more, and each of its tokens
+ * is in some owner's own `tokens` (its heir took it as its own) or its heir is no
+ * owner (the token is dropped, or passed on by the heir's own leave).
+ */
+export function settledHeirs(states: Iterable<EndpointState>, heirs: ReadonlyMap<string, ReadonlyMap<bigint, string>>): string[] {
+  const list = [...states];
+  const owners = ownersOf(list, removedOf(list));
+  const ownerIds = new Set(owners.map((s) => s.id));
+  const held = new Set(owners.flatMap((s) => claimedTokens(s) ?? []));
+  return [...heirs].filter(([subject, map]) => !ownerIds.has(subject) && [...map].every(([t, heir]) => held.has(t) || !ownerIds.has(heir))).map(([subject]) => subject);
 }
 
 /**
@@ -188,26 +239,45 @@ export function claims(
   joiners: boolean,
 ): { members: Member[]; conflicts: { id: string; token: bigint; owner: string }[] } {
   const all = [...states].sort(byId);
-  return claimsOf(
-    all.filter((s) => OWNER_STATUSES.has(statusOf(s) ?? '')),
-    joiners ? all.filter((s) => statusOf(s) === 'joining') : [],
-  );
+  const owners = all.filter((s) => OWNER_STATUSES.has(statusOf(s) ?? ''));
+  const ownerIds = new Set(owners.map((s) => s.id));
+  const inherited = [...heirsBySubject(all)].filter(([subject]) => !ownerIds.has(subject)).map(([, map]) => map);
+  return claimsOf(owners, joiners ? all.filter((s) => statusOf(s) === 'joining') : [], inherited);
 }
 
-function claimsOf(owners: readonly EndpointState[], joiners: readonly EndpointState[]): { members: Member[]; conflicts: { id: string; token: bigint; owner: string }[] } {
+/**
+ * Owners' claims, then the tokens owners inherit from leavers (`inherited`: token → heir
+ * maps; a token goes to its heir if the heir is an owner here and nobody holds it), then
+ * joiners' claims.
+ */
+function claimsOf(
+  owners: readonly EndpointState[],
+  joiners: readonly EndpointState[],
+  inherited: readonly ReadonlyMap<bigint, string>[] = [],
+): { members: Member[]; conflicts: { id: string; token: bigint; owner: string }[] } {
   const owner = new Map<bigint, string>();
-  const members: Member[] = [];
+  const claimed = new Map<string, { s: EndpointState; tokens: bigint[] }>();
   const conflicts: { id: string; token: bigint; owner: string }[] = [];
-  for (const s of [...owners, ...joiners]) {
+  const claim = (s: EndpointState): void => {
     const tokens = claimedTokens(s);
-    if (tokens === undefined) continue;
+    if (tokens === undefined) return;
     const clash = tokens.find((t) => owner.has(t));
     if (clash !== undefined) {
       conflicts.push({ id: s.id, token: clash, owner: owner.get(clash)! });
-      continue;
+      return;
     }
     for (const t of tokens) owner.set(t, s.id);
-    members.push(member(s, tokens));
+    claimed.set(s.id, { s, tokens });
+  };
+  owners.forEach(claim);
+  for (const map of inherited) {
+    for (const [t, heir] of map) {
+      const c = claimed.get(heir);
+      if (c === undefined || owner.has(t)) continue;
+      owner.set(t, heir);
+      c.tokens.push(t);
+    }
   }
-  return { members, conflicts };
+  joiners.forEach(claim);
+  return { members: [...claimed.values()].map(({ s, tokens }) => member(s, tokens)), conflicts };
 }

@@ -151,6 +151,7 @@ function startFields(config: GossipExchangeDeps['config'], identity: Identity, a
   if (identity.removing !== undefined) fields.removing = identity.removing;
   if (identity.removed.length > 0) fields.removed = identity.removed.join(',');
   if (identity.replaces !== undefined) fields.replaces = identity.replaces;
+  if (identity.heirs !== '') fields.heirs = identity.heirs;
   if (identity.status === 'joining' && config.join === 'manual' && !identity.admitted) fields.standby = 'true';
   return fields;
 }

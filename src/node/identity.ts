@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isAddress, parseTokens, formatTokens, NODE_STATUSES, type EndpointState, type NodeStatus, type Versioned } from '../membership/endpoint.js';
+import { isAddress, parseHeirs, parseTokens, formatTokens, NODE_STATUSES, type EndpointState, type NodeStatus, type Versioned } from '../membership/endpoint.js';
 import { ConfigError } from './config.js';
 
 export interface Identity {
@@ -33,10 +33,15 @@ export interface Identity {
   readonly replaces: string | undefined;
   /** A standby (--join manual) that an operator admitted (ringkv commit): it joins. */
   readonly admitted: boolean;
+  /**
+   * The `heirs` gossip field: who inherits each token of this node when it decommissions,
+   * or of the nodes it removes (membership/ring-view.ts); '' when none.
+   */
+  readonly heirs: string;
 }
 
 /** What the node changes of its identity as it runs (id, cluster name and generation are fixed). */
-export type IdentityChange = Partial<Pick<Identity, 'tokens' | 'status' | 'move' | 'removing' | 'removed' | 'replaces' | 'admitted'>>;
+export type IdentityChange = Partial<Pick<Identity, 'tokens' | 'status' | 'move' | 'removing' | 'removed' | 'replaces' | 'admitted' | 'heirs'>>;
 
 const FILE = 'node.json';
 
@@ -61,7 +66,7 @@ export async function loadIdentity(
   const seconds = Math.floor(nowMs / 1000);
   if (saved === undefined) {
     const id = want.id ?? `n-${randomBytes(6).toString('hex')}`;
-    return { id, clusterName: want.clusterName, generation: seconds, tokens: undefined, status: 'joining', move: undefined, removing: undefined, removed: [], replaces: undefined, admitted: false };
+    return { id, clusterName: want.clusterName, generation: seconds, tokens: undefined, status: 'joining', move: undefined, removing: undefined, removed: [], replaces: undefined, admitted: false, heirs: '' };
   }
   if (want.id !== undefined && want.id !== saved.id) {
     throw new ConfigError(
@@ -91,6 +96,7 @@ export async function saveIdentity(dir: string, identity: Identity): Promise<voi
       removed: identity.removed,
       replaces: identity.replaces ?? null,
       admitted: identity.admitted,
+      heirs: identity.heirs,
     },
     null,
     2,
@@ -122,7 +128,7 @@ function parse(text: string, path: string): Identity {
     return bad('not JSON');
   }
   if (j === null || typeof j !== 'object') bad('not an object');
-  const { id, clusterName, generation, tokens, status, move, removing, removed, replaces, admitted } = j;
+  const { id, clusterName, generation, tokens, status, move, removing, removed, replaces, admitted, heirs } = j;
   const optionalId = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
   if (typeof id !== 'string' || id.length === 0) bad('no id');
   if (typeof clusterName !== 'string') bad('no clusterName');
@@ -130,6 +136,7 @@ function parse(text: string, path: string): Identity {
   if (!(NODE_STATUSES as readonly unknown[]).includes(status)) bad('bad status');
   if (move !== undefined && move !== null && typeof move !== 'string') bad('bad move');
   if (removed !== undefined && !(Array.isArray(removed) && removed.every((x) => typeof x === 'string'))) bad('bad removed');
+  if (heirs !== undefined && (typeof heirs !== 'string' || parseHeirs(heirs) === undefined)) bad('bad heirs');
   let parsed: bigint[] | undefined;
   if (tokens !== null) {
     parsed = typeof tokens === 'string' ? parseTokens(tokens) : undefined;
@@ -146,6 +153,7 @@ function parse(text: string, path: string): Identity {
     removed: (removed as string[] | undefined) ?? [],
     replaces: optionalId(replaces),
     admitted: admitted === true,
+    heirs: (heirs as string | undefined) ?? '',
   };
 }
 

@@ -16,9 +16,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Gossiper } from '../membership/gossiper.js';
-import { disagreeing, type Movement, type RingView } from '../membership/ring-view.js';
+import { disagreeing, settledHeirs, type Movement, type RingView } from '../membership/ring-view.js';
 import { describeMovement } from '../membership/join.js';
-import { statusOf } from '../membership/endpoint.js';
+import { formatHeirs, formatTokens, parseHeirs, statusOf } from '../membership/endpoint.js';
+import { leaveHeirs } from '../ring/index.js';
 import type { PullItem } from '../handoff/transfers.js';
 import type { Handoff } from './handoff.js';
 import type { Identity } from './identity.js';
@@ -35,7 +36,7 @@ export interface DriverDeps {
   readonly handoff: Handoff;
   view(): RingView;
   identity(): Identity;
-  persist(change: Partial<Pick<Identity, 'status' | 'move' | 'removing' | 'removed'>>): Promise<void>;
+  persist(change: Partial<Pick<Identity, 'status' | 'move' | 'removing' | 'removed' | 'heirs' | 'tokens'>>): Promise<void>;
   /** Set our gossip fields and republish the view. */
   gossip(fields: Record<string, string>): void;
   /** Tell every peer our state now (before exiting). */
@@ -70,6 +71,7 @@ export class MovementDriver {
   #running: Promise<void> | undefined;
   #status: DriveStatus | undefined;
   #lastWait = '';
+  #settling = false;
 
   constructor(private readonly deps: DriverDeps) {}
 
@@ -88,8 +90,9 @@ export class MovementDriver {
     this.#refuseWhileMoving(view);
     this.#refuseIfTooSmall(view, id);
     const move = `leave-${id}-${randomBytes(6).toString('hex')}`;
-    await this.deps.persist({ status: 'leaving', move });
-    this.deps.gossip({ status: 'leaving' });
+    const heirs = this.#heirsWith(id, leaveHeirs(view.ring!, id));
+    await this.deps.persist({ status: 'leaving', move, heirs });
+    this.deps.gossip({ status: 'leaving', heirs });
     this.deps.log.info({ move }, 'decommission started: status leaving; streaming starts once every member sees it');
     return move;
   }
@@ -124,10 +127,56 @@ export class MovementDriver {
     if (other !== undefined) this.#refuseWhileMoving({ ...view, movements: [other] });
     this.#refuseIfTooSmall(view, target);
     const move = `remove-${target}-${randomBytes(6).toString('hex')}`;
-    await this.deps.persist({ removing: target, move });
-    this.deps.gossip({ removing: target });
+    const heirs = this.#heirsWith(target, leaveHeirs(view.ring!, target));
+    await this.deps.persist({ removing: target, move, heirs });
+    this.deps.gossip({ removing: target, heirs });
     this.deps.log.info({ peer: target, move }, 'removal started: the nodes that gain its ranges pull them from the surviving replicas');
     return move;
+  }
+
+  /**
+   * Heirs bookkeeping, once leaves are done. Tokens the ring gives this node through a
+   * gone leaver's heirs become its own (gossiped in `tokens`: the ring does not change);
+   * and entries of our `heirs` field that no ring needs any more are dropped, so that
+   * the field does not grow with every removal.
+   */
+  async #settleHeirs(): Promise<void> {
+    if (this.#settling) return;
+    this.#settling = true;
+    try {
+      const me = this.deps.identity();
+      const view = this.deps.view();
+      const own = new Set(me.tokens ?? []);
+      const gained = me.status === 'normal' ? (view.ring?.member(this.deps.id)?.tokens ?? []).filter((t) => !own.has(t)) : [];
+      if (gained.length > 0) {
+        const tokens = [...own, ...gained].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        await this.deps.persist({ tokens });
+        this.deps.gossip({ tokens: formatTokens(tokens) });
+        this.deps.log.info({ tokens: gained.length }, 'took the tokens inherited from a node that left as our own');
+      }
+      const entries = parseHeirs(me.heirs) ?? new Map<string, ReadonlyMap<bigint, string>>();
+      const settled = settledHeirs(this.deps.gossiper.states(), entries).filter((s) => s !== this.deps.id && s !== me.removing);
+      if (settled.length > 0) {
+        for (const s of settled) entries.delete(s);
+        const heirs = formatHeirs(entries);
+        await this.deps.persist({ heirs });
+        this.deps.gossip({ heirs });
+      }
+    } finally {
+      this.#settling = false;
+    }
+  }
+
+  /**
+   * Our `heirs` field with the entry for `subject` set (who inherits each of its tokens,
+   * chosen on the ring as it stands when the change starts) or, undefined, withdrawn.
+   * Entries of finished changes stay: the ring goes on applying them (ring-view.ts).
+   */
+  #heirsWith(subject: string, heirs: ReadonlyMap<bigint, string> | undefined): string {
+    const entries = parseHeirs(this.deps.identity().heirs) ?? new Map<string, ReadonlyMap<bigint, string>>();
+    if (heirs === undefined) entries.delete(subject);
+    else entries.set(subject, heirs);
+    return formatHeirs(entries);
   }
 
   #refuseWhileMoving(view: RingView): void {
@@ -144,6 +193,7 @@ export class MovementDriver {
 
   /** One gossip round: drive our movement on if it may go on. */
   step(): void {
+    void this.#settleHeirs();
     const me = this.deps.identity();
     const subject = me.status === 'leaving' ? this.deps.id : me.removing;
     if (subject === undefined || this.#running !== undefined || me.move === undefined) return;
@@ -247,13 +297,15 @@ export class MovementDriver {
   async #retract(why: string): Promise<void> {
     const me = this.deps.identity();
     if (me.status === 'leaving') {
-      await this.deps.persist({ status: 'normal', move: undefined });
-      this.deps.gossip({ status: 'normal' });
+      const heirs = this.#heirsWith(this.deps.id, undefined);
+      await this.deps.persist({ status: 'normal', move: undefined, heirs });
+      this.deps.gossip({ status: 'normal', heirs });
       this.deps.log.warn({ reason: why }, 'decommission withdrawn: the node is normal again');
     } else if (me.removing !== undefined) {
       const target = me.removing;
-      await this.deps.persist({ removing: undefined, move: undefined });
-      this.deps.gossip({ removing: '' });
+      const heirs = this.#heirsWith(target, undefined);
+      await this.deps.persist({ removing: undefined, move: undefined, heirs });
+      this.deps.gossip({ removing: '', heirs });
       this.deps.log.warn({ peer: target, reason: why }, 'removal withdrawn');
     }
     if (this.#status) this.#status.phase = `withdrawn: ${why}`;

@@ -2,6 +2,7 @@
  * ringkv/ring: the placement ring as a library. Pure and synchronous: no I/O, no timers.
  */
 export { Ring, DEFAULT_TOKENS_PER_NODE, MAX_RING_TOKENS } from './ring.js';
+export { leaveHeirs } from './leave-heirs.js';
 export type { RingMember, RingOptions, RingRange, RangeChange, Allocation, Target } from './ring.js';
 export type { Member } from './member.js';
 export { RingError } from './errors.js';

@@ -71,7 +71,7 @@ const TWO_64 = 2 ** 64;
  */
 const MIN_RANGE = 1 / 32;
 /** Replicas per key the allocator balances for: the store's default N (node/config.ts). */
-const REPLICAS = 3;
+export const REPLICAS = 3;
 /**
  * Weight of replicated-ownership balance against primary, with fewer zones than N. Rings
  * grown one node at a time without zones stay within 1.012× fair (64 tokens per node) and

@@ -84,6 +84,8 @@ export class ReplicaSelector {
   readonly #rackUsed: Uint32Array;
   readonly #rackLeft: Uint32Array;
   readonly #skipped: number[] = [];
+  /** Token positions the last select() walked, from its start: a change of owner further on cannot change its answer. */
+  reach = 0;
 
   constructor(topology: Topology) {
     this.#t = topology;
@@ -115,7 +117,8 @@ export class ReplicaSelector {
     }
     const skipped = this.#skipped;
     skipped.length = 0;
-    for (let step = 0, i = start; step < m && chosen.length < n; step++, i = i + 1 === m ? 0 : i + 1) {
+    let step = 0;
+    for (let i = start; step < m && chosen.length < n; step++, i = i + 1 === m ? 0 : i + 1) {
       const v = owner[i]!;
       if (this.#seen[v] === stamp) continue;
       this.#seen[v] = stamp;
@@ -128,6 +131,7 @@ export class ReplicaSelector {
     }
     // Every node has been met: the rest come from the skipped ones, in order.
     this.#drainSkipped(chosen, n);
+    this.reach = step;
     return chosen;
   }
 

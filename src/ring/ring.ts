@@ -19,7 +19,8 @@ import { type Target, targetsWithFallbacks } from './fallbacks.js';
 import { hashInto, tokenOf } from './hash.js';
 import { type Member, byId, normalizeMember, normalizeMembers } from './member.js';
 import { ReplicaSelector, type Topology, topologyOf } from './placement.js';
-import { arcFraction, tokenHex, tokenHi, tokenLo } from './tokens.js';
+import { leaveHeirs } from './leave-heirs.js';
+import { arcFraction, compareTokens, tokenHex, tokenHi, tokenLo } from './tokens.js';
 
 export type { Allocation } from './assign-tokens.js';
 export type { Target } from './fallbacks.js';
@@ -184,16 +185,33 @@ export class Ring {
     return new Ring(assignTokens(members, this.#options), this.#options);
   }
 
-  /** This ring without the member `id`; everyone else keeps their tokens. */
-  withoutMember(id: string): Ring {
+  /**
+   * This ring without the member `id`; everyone else keeps their tokens. With `heirs`
+   * (token → member, as `leaveHeirs` gives), each of id's tokens named there goes to its
+   * heir instead of being dropped; a token not named is dropped.
+   */
+  withoutMember(id: string, heirs?: ReadonlyMap<bigint, string>): Ring {
     if (!this.#index.has(id)) throw new RingError('RING_UNKNOWN_MEMBER', `${String(id)} is not a member of this ring`);
     if (this.#members.length === 1) {
       throw new RingError('RING_EMPTY', `${id} is the last member; a ring needs at least one member`);
     }
+    const gained = new Map<string, bigint[]>();
+    const own = new Set(this.member(id)!.tokens);
+    for (const [t, heir] of heirs ?? []) {
+      if (!own.has(t)) throw new RingError('RING_BAD_TOKEN', `token ${tokenHex(t)} is not one of ${id}'s tokens; heirs can only inherit the leaver's tokens`);
+      if (heir === id || !this.#index.has(heir)) throw new RingError('RING_UNKNOWN_MEMBER', `heir ${String(heir)} is not a member of this ring other than ${id}`);
+      gained.set(heir, [...(gained.get(heir) ?? []), t]);
+    }
     return new Ring(
-      this.#members.filter((m) => m.id !== id),
+      this.#members.filter((m) => m.id !== id).map((m) => (gained.has(m.id) ? { ...m, tokens: [...m.tokens, ...gained.get(m.id)!].sort(compareTokens) } : m)),
       this.#options,
     );
+  }
+
+  /** This ring after `id` leaves with its tokens handed to heirs chosen for balance (leave-heirs.ts). */
+  leave(id: string): Ring {
+    if (!this.#index.has(id)) throw new RingError('RING_UNKNOWN_MEMBER', `${String(id)} is not a member of this ring`);
+    return this.#members.length === 1 ? this.withoutMember(id) : this.withoutMember(id, leaveHeirs(this, id));
   }
 
   /** Members sorted by id, with their tokens. */

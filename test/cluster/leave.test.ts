@@ -37,6 +37,16 @@ async function movedOverIdeal(cluster: TestCluster, movePrefix: string, ideal: n
   return `moved ${moved} keys, ideal ${ideal} (moved ÷ ideal ${(moved / ideal).toFixed(3)})`;
 }
 
+/** The leaver's tokens kept their places: its heirs gossip them as their own, and the ring has every token it had. */
+async function tokensInherited(cluster: TestCluster, before: { ranges: readonly unknown[] }): Promise<void> {
+  const live = cluster.nodes.find((n) => n.running)!;
+  await waitFor('the heirs gossip the leaver\'s tokens as their own', 30_000, async () => {
+    const s = await live.admin().status(3);
+    return s.members.filter((m) => m.status === 'normal').reduce((sum, m) => sum + m.tokens, 0) === before.ranges.length;
+  });
+  expect((await live.admin().ring(3)).ranges.length).toBe(before.ranges.length);
+}
+
 async function check(cluster: TestCluster, acked: readonly string[]): Promise<void> {
   const live = cluster.nodes.find((n) => n.running)!;
   const ring = await live.admin().ring(3);
@@ -72,6 +82,7 @@ describe('nodes leave a cluster that holds data', () => {
       console.log(`decommission: ${loaded.length} keys loaded, ${during.acked.length} written during it (${during.failed} failed); ${await movedOverIdeal(cluster, 'leave-n4', ideal)}`);
       const status = await cluster.node('n1').admin().status(3);
       expect(status.members.find((m) => m.id === 'n4')?.status).toBe('left');
+      await tokensInherited(cluster, before);
       await check(cluster, [...loaded, ...during.acked]);
     } finally {
       client.close();
@@ -108,6 +119,7 @@ describe('nodes leave a cluster that holds data', () => {
         const views = await Promise.all(cluster!.nodes.slice(0, 3).map((n) => n.status()));
         return views.every((v) => v?.members.find((m) => m.id === 'n4')?.status === 'removed');
       });
+      await tokensInherited(cluster, before);
       // A removed node that comes back refuses to serve its old ranges.
       n4.start();
       expect(await n4.exit).toBe(1);

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_TOKEN, Ring, arcFraction, balance, fairShares, tokenOf } from '../../src/ring/index.js';
+import { MAX_TOKEN, Ring, arcFraction, balance, fairShares, leaveHeirs, tokenOf } from '../../src/ring/index.js';
 import type { Member, RingOptions } from '../../src/ring/index.js';
 
 const ZONES = ['a', 'b', 'c', 'd'];
@@ -171,6 +171,30 @@ describe('ring laws', () => {
           }
         },
       ),
+      { numRuns: 80 },
+    );
+  });
+
+  it('a leave that hands its tokens to heirs moves only its keys too, as many as dropping them (N = 3)', () => {
+    fc.assert(
+      fc.property(ringArb.filter((r) => r.size > 1), fc.nat(), fc.array(tokenArb, { maxLength: 30 }), (before, pick, random) => {
+        const gone = before.members[pick % before.size]!.id;
+        fc.pre(!removesRack(before, gone));
+        const heirs = leaveHeirs(before, gone);
+        expect([...heirs.keys()].sort((a, b) => (a < b ? -1 : 1))).toEqual([...before.member(gone)!.tokens]);
+        for (const h of heirs.values()) expect(h !== gone && before.has(h)).toBe(true);
+        const after = before.withoutMember(gone, heirs);
+        expect(after.tokens).toEqual(before.tokens); // every token keeps its place
+        const n = Math.min(3, after.size);
+        for (const t of probes([before], random)) {
+          const b = before.replicasForToken(t, n);
+          const a = after.replicasForToken(t, n);
+          if (!b.includes(gone)) expect(asSet(a)).toEqual(asSet(b));
+          else for (const id of b) if (id !== gone) expect(a).toContain(id);
+        }
+        const moved = (r: Ring) => Ring.diff(before, r, n).reduce((sum, c) => sum + arcFraction(c.start, c.end) * c.after.filter((x) => !c.before.includes(x)).length, 0);
+        expect(moved(after)).toBeCloseTo(moved(before.withoutMember(gone)), 12);
+      }),
       { numRuns: 80 },
     );
   });

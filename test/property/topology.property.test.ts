@@ -299,7 +299,7 @@ async function play(size: number, members: number, steps: readonly Step[], model
       if (c.ring.size <= N) return;
       const ids = c.ring.members.map((m) => m.id);
       node = ids[pick % ids.length]!;
-      target = c.ring.withoutMember(node);
+      target = c.ring.leave(node); // its tokens go to heirs, as ring-view.ts applies them
       if (kind === 'remove') await kill(node);
     }
     // A range that holds none of the keys never has a record: done from the start, so that stream steps go to the others.

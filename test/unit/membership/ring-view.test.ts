@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatTokens, initialState } from '../../../src/membership/endpoint.js';
-import { disagreeing, ringFromStates } from '../../../src/membership/ring-view.js';
+import { checkDelta, formatHeirs, formatTokens, initialState, parseHeirs } from '../../../src/membership/endpoint.js';
+import { disagreeing, ringFromStates, settledHeirs } from '../../../src/membership/ring-view.js';
 import { decideTokens, nextJoinStep, tokenClash } from '../../../src/membership/join.js';
 
 function st(id: string, status: string, tokens?: bigint[], extra: Record<string, string> = {}) {
@@ -169,4 +169,69 @@ describe('join decisions', () => {
     expect(tokenClash('n3', placed.tokens, [st('n4', 'joining', placed.tokens)])).toBeUndefined();
   });
 
+});
+
+describe('heirs: a leaver\'s tokens go to the members it names', () => {
+  const heirs = (entries: [string, [bigint, string][]][]) => formatHeirs(new Map(entries.map(([s, pairs]) => [s, new Map(pairs)])));
+
+  it('a leave gives its tokens to its heirs in the target ring, and in the ring once it has left', () => {
+    const field = heirs([['b', [[20n, 'c'], [40n, 'a']]]]);
+    const base = [st('a', 'normal', [10n]), st('c', 'normal', [30n])];
+    const leaving = ringFromStates([...base, st('b', 'leaving', [20n, 40n], { heirs: field })]);
+    expect(leaving.ring!.member('b')!.tokens).toEqual([20n, 40n]);
+    expect(leaving.target!.members.map((m) => [m.id, m.tokens])).toEqual([['a', [10n, 40n]], ['c', [20n, 30n]]]);
+    const left = ringFromStates([...base, st('b', 'left', [20n, 40n], { heirs: field })]);
+    expect(left.ring!.members.map((m) => [m.id, m.tokens])).toEqual([['a', [10n, 40n]], ['c', [20n, 30n]]]);
+    expect(left.movements).toEqual([]);
+    // Without heirs (a node that left before heirs existed) its tokens are dropped.
+    expect(ringFromStates([...base, st('b', 'left', [20n, 40n])]).ring!.members.map((m) => m.tokens)).toEqual([[10n], [30n]]);
+  });
+
+  it('a removal applies the remover\'s heirs, during it and after; a cancelled leave\'s stale entry is not used', () => {
+    const remover = st('a', 'normal', [10n], { removing: 'b', heirs: heirs([['b', [[20n, 'c']]]]) });
+    const v = ringFromStates([remover, st('b', 'normal', [20n]), st('c', 'normal', [30n])]);
+    expect(v.target!.member('c')!.tokens).toEqual([20n, 30n]);
+    const done = ringFromStates([st('a', 'normal', [10n], { removed: 'b', heirs: heirs([['b', [[20n, 'c']]]]) }), st('b', 'normal', [20n]), st('c', 'normal', [30n])]);
+    expect(done.ring!.members.map((m) => [m.id, m.tokens])).toEqual([['a', [10n]], ['c', [20n, 30n]]]);
+    // b's own entry from a leave it gave up is not a leave: the remover's entry counts.
+    const stale = ringFromStates([{ ...remover }, st('b', 'normal', [20n], { heirs: heirs([['b', [[20n, 'a']]]]) }), st('c', 'normal', [30n])]);
+    expect(stale.target!.member('c')!.tokens).toEqual([20n, 30n]);
+  });
+
+  it('the leaver\'s own entry wins over a remover\'s (a node that died while leaving keeps its heirs)', () => {
+    const v = ringFromStates([
+      st('a', 'normal', [10n], { removing: 'b', heirs: heirs([['b', [[20n, 'a']]]]) }),
+      st('b', 'leaving', [20n], { heirs: heirs([['b', [[20n, 'c']]]]) }),
+      st('c', 'normal', [30n]),
+    ]);
+    expect(v.movements.map((m) => m.kind)).toEqual(['remove']);
+    expect(v.target!.member('c')!.tokens).toEqual([20n, 30n]);
+  });
+
+  it('a heir that is not an owner inherits nothing: the token is dropped; a token someone holds is not inherited', () => {
+    const v = ringFromStates([st('a', 'normal', [10n]), st('b', 'left', [20n, 30n], { heirs: heirs([['b', [[20n, 'gone'], [30n, 'a']]]]) }), st('c', 'normal', [30n])]);
+    expect(v.ring!.members.map((m) => [m.id, m.tokens])).toEqual([['a', [10n]], ['c', [30n]]]);
+    expect(v.conflicts).toEqual([]);
+  });
+
+  it('the field round-trips, and gossip refuses a malformed one with what it must look like', () => {
+    const map = new Map([['n2', new Map([[2n ** 63n, 'n1'], [5n, 'n3']])]]);
+    expect(parseHeirs(formatHeirs(map))).toEqual(map);
+    expect(parseHeirs('')).toEqual(new Map());
+    for (const bad of ['n2', 'n2=', '=0000000000000005:n1', 'n2=5:n1', 'n2=0000000000000005:n1;n2=0000000000000006:n1']) {
+      expect(parseHeirs(bad)).toBeUndefined();
+      expect(checkDelta({ id: 'a', generation: 1, heartbeat: 1, fields: [{ name: 'heirs', value: bad, version: 1 }] })).toMatch(/heirs must be NODE=token:heir/);
+    }
+  });
+
+  it('an entry is settled once its subject is gone and every token is in an owner\'s own tokens (or its heir is gone)', () => {
+    const entries = new Map([['b', new Map([[20n, 'c'], [40n, 'a']])]]);
+    const field = formatHeirs(entries);
+    const leaving = [st('a', 'normal', [10n]), st('b', 'leaving', [20n, 40n], { heirs: field }), st('c', 'normal', [30n])];
+    expect(settledHeirs(leaving, entries)).toEqual([]);
+    const left = [st('a', 'normal', [10n]), st('b', 'left', [20n, 40n], { heirs: field }), st('c', 'normal', [20n, 30n])];
+    expect(settledHeirs(left, entries)).toEqual([]); // a has not taken 40 yet
+    expect(settledHeirs([st('a', 'normal', [10n, 40n]), ...left.slice(1)], entries)).toEqual(['b']);
+    expect(settledHeirs([st('a', 'left', [10n]), ...left.slice(1)], entries)).toEqual(['b']);
+  });
 });
