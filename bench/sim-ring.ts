@@ -89,7 +89,7 @@ for (const group of values.steps.split(',').filter(Boolean)) {
   } else if (group[0] === '-') {
     for (const id of leavers(ring, count, seed + step)) {
       t = performance.now();
-      const next = ring.withoutMember(id);
+      const next = ring.leave(id);
       record(String(++step), `leave ${id}`, ring, next, performance.now() - t, id);
       ring = next;
     }

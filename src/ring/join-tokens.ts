@@ -21,10 +21,11 @@
  * A token can split a range anywhere at least MIN_RANGE from its ends, so X can take
  * nearly precisely what it should without leaving slivers.
  *
- * A third thing decides how balanced the ring stays when a node leaves. A leave moves
- * nobody else's tokens: the leaver's ranges go to the owners of the tokens after them,
- * its replicas to the next node each range's walk picks. So the join decides who those
- * heirs are: h[A][B], the primary ownership A hands to B on leaving, should be in
+ * A third thing is how balanced the ring stays when a node leaves. A leave hands each
+ * of the leaver's tokens to a heir chosen for balance (leave-heirs.ts), starting from the
+ * plain heirs: the owners of the tokens after them, and for replicas the next node each
+ * range's walk picks. The join spreads those plain heirs, which leaves the search less
+ * to repair: h[A][B], the primary ownership A hands to B on leaving, should be in
  * proportion to B's weight. X's new token makes X the heir of the tokens just before
  * it, and X's own range goes to the owner of b. With N zones the same is asked of the
  * zone ring; with fewer, replica heirs are not modelled.
