@@ -154,6 +154,7 @@ export class MovementDriver {
         this.deps.gossip({ tokens: formatTokens(tokens) });
         this.deps.log.info({ tokens: gained.length }, 'took the tokens inherited from a node that left as our own');
       }
+      if (me.heirs === '') return;
       const entries = parseHeirs(me.heirs) ?? new Map<string, ReadonlyMap<bigint, string>>();
       const settled = settledHeirs(this.deps.gossiper.states(), entries).filter((s) => s !== this.deps.id && s !== me.removing);
       if (settled.length > 0) {
