@@ -12,8 +12,14 @@
  * with an ACK2 (three-way Scuttlebutt reconciliation: both sides end up with the newer
  * of each entry).
  *
- * Up/down is local: a peer is up once a heartbeat of it newer than we had arrives (or it
- * spoke to us itself, or restarted), and down when the phi detector convicts it.
+ * Up/down is local: a peer is up once it speaks to us itself (any gossip message from it,
+ * such as its answer to our SYN), and down when the phi detector convicts it. A newer
+ * heartbeat or generation of a down peer heard from others only makes us SYN it directly
+ * next round, as Cassandra confirms a peer with an echo before marking it alive: after a
+ * full restart the members' persisted tables carry heartbeats of different ages, so a
+ * dead node's heartbeat seems to advance for a while, and it would flap up (a cluster test
+ * caught it answering as a target). For a peer that is up, every newer heartbeat,
+ * first- or second-hand, feeds the detector.
  *
  * Owns: the member table (one writer), the detector, peer choice. Must not: do I/O, read
  * clocks, or decide ring ownership (ring-view.ts does).
@@ -97,14 +103,16 @@ export interface GossiperOptions {
   /**
    * States of other members from before a restart (the table the node persisted): a
    * member that is down keeps its tokens in the ring, since ownership changes only
-   * through topology changes, never because a node is silent. Not marked up: a newer
-   * heartbeat makes a member up, as for any member.
+   * through topology changes, never because a node is silent. Not marked up: a member is
+   * up once it speaks to us, as any member.
    */
   readonly known?: readonly EndpointState[];
 }
 
 /** Most digests or deltas one message may carry (a 100k-node cluster is out of scope). */
 export const MAX_ENTRIES = 10_000;
+/** Direct SYNs a round sends to down peers others heard from, beyond the usual ones. */
+const MAX_PROBES = 8;
 
 export class Gossiper {
   readonly id: string;
@@ -118,6 +126,8 @@ export class Gossiper {
   #shadow: boolean;
   readonly #fanout: number;
   #formerSelf: EndpointState | undefined;
+  /** Down peers that others heard from lately: SYN them directly next round. */
+  readonly #probe = new Set<string>();
 
   constructor(o: GossiperOptions) {
     if (!o.fields.addr || !isAddress(o.fields.addr)) throw new RangeError(`gossiper: fields.addr must be host:port, got ${o.fields.addr}`);
@@ -244,6 +254,14 @@ export class Gossiper {
     }
     const liveTarget = chosen[0];
     if (down.length > 0 && this.#random() < down.length / (live.length + 1)) out.push(this.#syn(this.#pick(down)!));
+    // Down peers others heard from: ask them ourselves (a few a round; the rest next round).
+    for (const id of this.#probe) {
+      if (out.length >= this.#fanout + MAX_PROBES) break;
+      this.#probe.delete(id);
+      const s = this.#table.get(id);
+      const addr = s === undefined ? undefined : field(s, 'addr');
+      if (addr !== undefined && !this.#up.has(id) && this.#reachable(s!) && !out.some((o) => o.to === addr)) out.push(this.#syn(addr));
+    }
     if (this.#seeds.length > 0) {
       const seedTarget = liveTarget === undefined || !chosen.some((c) => this.#seeds.includes(c));
       if (live.length === 0 || (seedTarget && this.#random() < this.#seeds.length / (live.length + down.length + 1))) {
@@ -271,6 +289,18 @@ export class Gossiper {
     if (skipped.length > 0) {
       this.#events.push({ type: 'refused', from, reason: `${skipped.length} entr${skipped.length === 1 ? 'y' : 'ies'} skipped: ${skipped[0]}` });
     }
+    const replies = this.#handle(now, m);
+    // The sender spoke to us itself: it is alive. Not if a SYN shows it newer than the
+    // state we hold (a restart we have not seen: our ACK asks for it, and its ACK2 makes
+    // it up), or shows nothing of it (a shadow round); an ACK or ACK2 carries its state.
+    const sender = this.#table.get(m.from);
+    const own = m.kind === 'syn' ? m.digests.find((d) => d.id === m.from) : undefined;
+    const current = m.kind !== 'syn' || (own !== undefined && sender !== undefined && own.generation <= sender.generation);
+    if (m.from !== this.id && sender !== undefined && current && !this.#up.has(m.from)) this.#arrived(m.from, now);
+    return replies;
+  }
+
+  #handle(now: number, m: GossipMessage): Outbound[] {
     switch (m.kind) {
       case 'syn': {
         if (m.deltas !== undefined) this.#apply(now, m.deltas, m.from);
@@ -336,16 +366,21 @@ export class Gossiper {
       if (merged.fields !== local?.fields) {
         for (const [name, f] of merged.fields) if (local?.fields.get(name) !== f) changed.push(name);
       }
+      // Heard from the node itself, or news of a peer that is up: alive now. News of a
+      // peer we think down, second-hand: probe it (see the top of this file).
+      const news = (): void => {
+        if (d.id === from || this.#up.has(d.id)) this.#arrived(d.id, now);
+        else this.#probe.add(d.id);
+      };
       if (local === undefined) {
         this.#events.push({ type: 'discovered', id: d.id });
-        // Heard from the node itself: alive now. Heard second-hand: wait for a newer heartbeat.
-        if (d.id === from) this.#arrived(d.id, now);
+        news();
       } else if (merged.generation > local.generation) {
         this.#events.push({ type: 'restarted', id: d.id, generation: merged.generation });
         this.detector.forget(d.id);
-        this.#arrived(d.id, now);
+        news();
       } else if (merged.heartbeat > local.heartbeat) {
-        this.#arrived(d.id, now);
+        news();
       }
       if (changed.length > 0) this.#events.push({ type: 'changed', id: d.id, fields: changed });
       if (!this.#reachable(merged) && this.#up.has(d.id)) this.#markDown(d.id);

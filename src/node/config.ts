@@ -65,6 +65,12 @@ export interface NodeConfig {
    * standby until an operator admits it (ringkv plan join ID, then ringkv commit).
    */
   readonly join: 'auto' | 'manual';
+  /**
+   * ms ownership must stand still, with no topology change running, before a node deletes
+   * the data of ranges it no longer replicates by itself (node/auto-cleanup.ts); 0 = never
+   * (ringkv cleanup only).
+   */
+  readonly cleanupAfterMs: number;
 }
 
 export const DEFAULT_CONFIG: NodeConfig = {
@@ -91,6 +97,7 @@ export const DEFAULT_CONFIG: NodeConfig = {
   replace: undefined,
   backgroundLatencyFactor: 2,
   join: 'auto',
+  cleanupAfterMs: 60 * 60 * 1000,
 };
 
 /** Setting name → environment variable. */
@@ -118,6 +125,7 @@ export const ENV_NAMES: Record<keyof NodeConfig, string> = {
   replace: 'RINGKV_REPLACE',
   backgroundLatencyFactor: 'RINGKV_BACKGROUND_LATENCY_FACTOR',
   join: 'RINGKV_JOIN',
+  cleanupAfterMs: 'RINGKV_CLEANUP_AFTER_MS',
 };
 
 export class ConfigError extends Error {
@@ -256,6 +264,8 @@ function check(key: keyof NodeConfig, value: unknown, from: string): unknown {
       const n = num(0, 100, false);
       return n === 0 || n >= 1 ? n : fail('expected 0 (no governor) or a factor of at least 1');
     }
+    case 'cleanupAfterMs':
+      return num(0, 30 * 24 * 60 * 60 * 1000, true);
     case 'streamBytesPerSecond': {
       const n = num(0, 2 ** 40, true);
       return n === 0 || n >= 1024 ? n : fail('expected 0 (unthrottled) or at least 1024 bytes per second');

@@ -34,6 +34,7 @@ import { AdminClient } from '../client/admin.js';
 import { adminService } from './admin-service.js';
 import { Replication } from './replication.js';
 import { Housekeeping, PURGE_EVERY_MS } from './housekeeping.js';
+import { AutoCleanup } from './auto-cleanup.js';
 import { Joining } from './joining.js';
 import { Operator } from './operator.js';
 import { GovernorLoop } from './governor-loop.js';
@@ -84,6 +85,7 @@ export class RingkvNode {
   readonly #governor: GovernorLoop;
   readonly #members: MembersFile;
   readonly #housekeeping: Housekeeping;
+  readonly #autoCleanup: AutoCleanup;
   #identity: Identity;
   readonly #server: grpc.Server;
   readonly #health = new HealthImplementation({ '': 'NOT_SERVING' });
@@ -149,7 +151,15 @@ export class RingkvNode {
         return ring?.preferenceList(key, Math.min(replicas, ring.size)).find((x) => x !== id && x !== target && gossiper.isUp(x));
       });
     const driver = (this.driver = new MovementDriver({ id, replicas, gossiper, handoff, view, identity: identityNow, persist, gossip, announce, exit, handOverHints, fetchTimeoutMs: 10 * 60_000, log: topologyLog }));
-    this.#operator = new Operator({ id, replicas, store, driver, handoff, view, identity: identityNow, log });
+    const operator = (this.#operator = new Operator({ id, replicas, store, driver, handoff, view, identity: identityNow, log }));
+    this.#autoCleanup = new AutoCleanup({
+      delayMs: config.cleanupAfterMs,
+      now: Date.now,
+      view,
+      owner: () => this.#identity.status === 'normal' && (view().ring?.has(id) ?? false),
+      cleanup: () => operator.cleanup(),
+      log: topologyLog,
+    });
     const updateHealth = (): void => this.#updateHealth();
     this.#joining = new Joining({ config, gossiper, handoff, identity: identityNow, persist, view, afterGossip, announce, fail, updateHealth, closing, log });
     const remote = (node: string, fn: (c: AdminClient) => Promise<unknown>): Promise<void> => onMember(addressOf(node), node, config.requestTimeoutMs, fn);
@@ -257,6 +267,7 @@ export class RingkvNode {
       this.#gossip.round();
       void this.#joining.step();
       if (!this.#closing) this.driver.step();
+      if (!this.#closing) this.#autoCleanup.tick();
     };
     this.#timers.push(setInterval(tick, this.config.gossipIntervalMs));
     this.#timers.push(setInterval(() => this.#gossip.judge(), JUDGE_EVERY_MS));

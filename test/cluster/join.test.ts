@@ -2,12 +2,14 @@
  * Growing a live cluster on real processes: a node joins a cluster that holds data while
  * clients keep writing; afterwards every acknowledged key, old or written during the
  * join, is in the store of each of its replicas per the new ring (read from LevelDB
- * directly), and the joiner received about its share.
+ * directly), and the joiner received about its share. The old owners clean up by
+ * themselves shortly after (--cleanup-after-ms), so then each key is on exactly its N
+ * replicas.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
 import { TestCluster, waitFor } from './harness.js';
-import { loadKeys, missingCopies, replicasOf, stopAll, storedKeys, writeDuring } from './topology-check.js';
+import { extraCopies, loadKeys, missingCopies, replicasOf, stopAll, storedKeys, writeDuring } from './topology-check.js';
 
 const KEYS = Number(process.env.JOIN_KEYS ?? 50_000);
 
@@ -22,8 +24,8 @@ describe('a node joins a cluster that holds data', () => {
   let cluster: TestCluster;
   afterAll(() => cluster?.destroy());
 
-  it(`joins a 3-node cluster loaded with ${KEYS} keys while clients write: every key on its N replicas`, async () => {
-    cluster = await TestCluster.create(4, 3, ['--request-timeout-ms', '3000', '--stream-bytes-per-second', '0']);
+  it(`joins a 3-node cluster loaded with ${KEYS} keys while clients write: every key on exactly its N replicas once old owners cleaned up`, async () => {
+    cluster = await TestCluster.create(4, 3, ['--request-timeout-ms', '3000', '--stream-bytes-per-second', '0', '--cleanup-after-ms', '3000']);
     const [n1, n2, n3, n4] = cluster.nodes;
     for (const n of [n1!, n2!, n3!]) n.start();
     await normalEverywhere(cluster, ['n1', 'n2', 'n3'], 60_000);
@@ -38,11 +40,16 @@ describe('a node joins a cluster that holds data', () => {
       const ring = await n1!.admin().ring(3);
       const pull = (await n4!.admin().transfers()).pulls.find((p) => p.move.startsWith('join-n4'));
       const streamed = pull?.ranges.reduce((s, r) => s + r.keys, 0) ?? 0;
+      // Each old owner deletes what it gave n4 by itself, once the ring stood still for 3 s.
+      await waitFor('n1..n3 cleaned up by themselves', 60_000, async () =>
+        [n1!, n2!, n3!].every((n) => n.lines.some((l) => l.msg === 'cleanup: data of ranges this node no longer replicates deleted' && Number(l.deleted) > 0)),
+      );
       await stopAll(cluster.nodes);
       const stored = new Map<string, Set<string>>();
       for (const n of cluster.nodes) stored.set(n.id, await storedKeys(n));
       const acked = [...loaded, ...during.acked];
       expect(missingCopies(ring, acked, stored).slice(0, 20), 'acknowledged keys missing from a replica').toEqual([]);
+      expect(extraCopies(ring, stored).slice(0, 20), 'keys left on a node that is not their replica').toEqual([]);
       // What n4 received against its share of the old keys under the new ring.
       const ideal = loaded.filter((k) => replicasOf(ring, k).includes('n4')).length;
       const got = loaded.filter((k) => stored.get('n4')!.has(k)).length;

@@ -21,10 +21,25 @@ async function cli(...args: string[]): Promise<string> {
 }
 
 async function formed(cluster: TestCluster, ids: readonly string[], timeoutMs = 90_000): Promise<void> {
-  await waitFor(`${ids.join(', ')} normal and up on every running node`, timeoutMs, async () => {
-    const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.status()));
-    return views.every((v) => v !== undefined && ids.every((id) => v.members.some((m) => m.id === id && m.status === 'normal' && m.up)));
-  }, 250);
+  let last = '';
+  try {
+    await waitFor(`${ids.join(', ')} normal and up on every running node`, timeoutMs, async () => {
+      const running = cluster.nodes.filter((n) => n.running);
+      const views = await Promise.all(running.map((n) => n.status()));
+      const off = views.flatMap((v, i) =>
+        v === undefined
+          ? [`${running[i]!.id}: no answer`]
+          : ids.flatMap((id) => {
+              const m = v.members.find((x) => x.id === id);
+              return m === undefined ? [`${running[i]!.id} does not know ${id}`] : m.status !== 'normal' || !m.up ? [`${running[i]!.id} sees ${id} ${m.status}${m.up ? '' : ' down'}`] : [];
+            }),
+      );
+      last = off.join('; ');
+      return off.length === 0;
+    }, 250);
+  } catch (e) {
+    throw new Error(`${(e as Error).message} (last: ${last})`);
+  }
 }
 
 /** Keys the nodes that gained ranges pulled for a movement (from their Transfers), against the keys that had to move. */

@@ -91,6 +91,13 @@ export function missingCopies(ring: RingReply, keys: Iterable<string>, stored: R
   return out;
 }
 
+/** Copies beyond the replicas: keys a node stores although `ring` does not make it one of their replicas. */
+export function extraCopies(ring: RingReply, stored: ReadonlyMap<string, ReadonlySet<string>>): string[] {
+  const out: string[] = [];
+  for (const [id, keys] of stored) for (const k of keys) if (!replicasOf(ring, k).includes(id)) out.push(`${k}@${id}`);
+  return out;
+}
+
 /** Stop nodes with SIGTERM and wait for them to exit. */
 export async function stopAll(nodes: readonly NodeProcess[]): Promise<void> {
   for (const n of nodes) n.signal('SIGTERM');

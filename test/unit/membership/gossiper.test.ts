@@ -76,12 +76,21 @@ describe('gossiper', () => {
     expect([...a.states()].map((s) => s.id)).toEqual(['a']); // nothing taken from a refused message
   });
 
-  it('marks a node up on a newer heartbeat, not on second-hand news alone', () => {
+  it('marks a node up when it speaks to us; news of it from others only makes us ask it', () => {
     const a = make('a', 1);
     const delta = (hb: number) => ({ id: 'z', generation: 5, heartbeat: hb, fields: [{ name: 'addr', value: '127.0.0.1:9', version: 1 }] });
     a.receive(0, { kind: 'ack2', cluster: 'c', from: 'b', fromAddr: '127.0.0.1:2', deltas: [delta(2)] });
+    a.receive(500, { kind: 'ack2', cluster: 'c', from: 'b', fromAddr: '127.0.0.1:2', deltas: [delta(3)] });
+    a.receive(900, { kind: 'ack2', cluster: 'c', from: 'b', fromAddr: '127.0.0.1:2', deltas: [delta(4)] });
+    // Heartbeats moving second-hand (stale tables after a full restart look the same) are not enough...
     expect(a.isUp('z')).toBe(false);
-    a.receive(1000, { kind: 'ack2', cluster: 'c', from: 'b', fromAddr: '127.0.0.1:2', deltas: [delta(3)] });
+    // ...they make the next round ask z itself.
+    expect(a.tick(1000).map((o) => o.to)).toContain('127.0.0.1:9');
+    // A SYN from z that shows a generation we have not seen is not enough either: we ask for its state.
+    const syn = (gen: number) => ({ kind: 'syn' as const, cluster: 'c', from: 'z', fromAddr: '127.0.0.1:9', digests: [{ id: 'z', generation: gen, version: 1 }] });
+    a.receive(1100, syn(6));
+    expect(a.isUp('z')).toBe(false);
+    a.receive(1200, syn(5));
     expect(a.isUp('z')).toBe(true);
     // Silence convicts it at a later round.
     a.tick(1000);
@@ -93,6 +102,9 @@ describe('gossiper', () => {
     a.tick(34_000);
     a.tick(35_000);
     expect(a.isUp('z')).toBe(false);
+    // Up again once it answers: an ACK from it.
+    a.receive(36_000, { kind: 'ack', cluster: 'c', from: 'z', fromAddr: '127.0.0.1:9', deltas: [], requests: [] });
+    expect(a.isUp('z')).toBe(true);
   });
 
   it('reports another process gossiping under our id with a newer generation', () => {
