@@ -181,11 +181,13 @@ export class Coordinator {
   }
 
   /** The key's targets now, or RK_UNAVAILABLE when fewer than `needed` are up. */
-  #targets(op: string, key: Buffer, needed: number, letter: 'R' | 'W', ring: Ring): Target[] {
+  #targets(op: string, key: Buffer, needed: number, letter: 'R' | 'W', { ring, target }: Placement): Target[] {
     const n = this.options.replicas;
     // A ring of fewer members than N places each key on every member (Cassandra: RF > nodes).
     const placed = Math.min(n, ring.size);
-    const targets = ring.targets(key, placed, (id) => id === this.options.self || this.deps.isUp(id));
+    // A node leaving the ring (decommission, removal, replacement) stands in for no one:
+    // a hint it took after handing its hints over would leave with it.
+    const targets = ring.targets(key, placed, (id) => id === this.options.self || this.deps.isUp(id), (id) => target.has(id));
     if (targets.length < needed) {
       const down = ring.preferenceList(key, placed).filter((id) => !targets.some((t) => t.id === id));
       const why = placed < n ? `the ring has only ${placed} member(s)` : `down: ${down.join(', ')}; no fallback is up for them`;
@@ -208,8 +210,9 @@ export class Coordinator {
    * count to the same end; counting both sets asks no more than needed).
    */
   #writeTargets(op: string, key: Buffer, w: number): { targets: Target[]; before: readonly string[]; after: readonly string[] | undefined } {
-    const { ring, target } = this.#placement();
-    const targets = this.#targets(op, key, w, 'W', ring);
+    const placement = this.#placement();
+    const { ring, target } = placement;
+    const targets = this.#targets(op, key, w, 'W', placement);
     const before = ring.preferenceList(key, Math.min(this.options.replicas, ring.size));
     if (target === ring) return { targets, before, after: undefined };
     const after = target.preferenceList(key, Math.min(this.options.replicas, target.size));
@@ -304,7 +307,7 @@ export class Coordinator {
     const r = this.#quorum(o.quorum, 'R');
     const deadline = this.#deadline(o);
     // Reads use the current replicas until a move completes (see #writeTargets).
-    const targets = this.#targets('get', key, r, 'R', this.#placement().ring);
+    const targets = this.#targets('get', key, r, 'R', this.#placement());
     const calls = targets.map((t) => ({ node: t.id, promise: this.deps.replicas.read(t.id, key, t.for, deadline) }));
     const q = awaitQuorum(calls, r, deadline);
     void q.all.then((outcomes) => this.#repair(key, targets, outcomes));

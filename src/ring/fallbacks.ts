@@ -4,8 +4,9 @@
  *
  * Owns: the pure rule. Every primary that is up is a target in its place; every primary
  * that is down is replaced by a fallback, annotated with the primary it stands in for
- * (where a hint for it is kept): the first node in clockwise walk order that is up, is
- * not a primary and is not already a fallback, preferring one in the down primary's zone
+ * (where a hint for it is kept): the first node in clockwise walk order that is up and may
+ * stand in (`canStandIn`: not one that is leaving the ring, whose hints would leave with
+ * it), is not a primary and is not already a fallback, preferring one in the down primary's zone
  * so that the replicas stay spread over zones. When no such node is left, the down
  * primary has no target, and the caller sees fewer than n.
  *
@@ -24,12 +25,14 @@ export interface Target {
  * @param walk every node in clockwise order from the key's range
  * @param zoneOf a node's zone
  * @param isUp the caller's opinion of a node
+ * @param canStandIn whether an up node may be a fallback (default: every up node)
  */
 export function targetsWithFallbacks(
   primaries: readonly string[],
   walk: readonly string[],
   zoneOf: (id: string) => string,
   isUp: (id: string) => boolean,
+  canStandIn: (id: string) => boolean = () => true,
 ): Target[] {
   const taken = new Set(primaries);
   const out: Target[] = [];
@@ -41,7 +44,7 @@ export function targetsWithFallbacks(
     let pick: string | undefined;
     let anyZone: string | undefined;
     for (const id of walk) {
-      if (taken.has(id) || !isUp(id)) continue;
+      if (taken.has(id) || !isUp(id) || !canStandIn(id)) continue;
       if (zoneOf(id) === zoneOf(p)) {
         pick = id;
         break;

@@ -283,12 +283,13 @@ export class Ring {
   /**
    * Where a request for `key` goes when some replicas may be down: the up primaries in
    * place, and for each down primary a fallback annotated with whom it stands in for
-   * (see fallbacks.ts). Fewer than n targets when too few nodes are up.
+   * (see fallbacks.ts). Fewer than n targets when too few nodes are up. `canStandIn`
+   * narrows which up nodes may be fallbacks (say, not one that is leaving).
    */
-  targets(key: string | Uint8Array, n: number, isUp: (id: string) => boolean): Target[] {
+  targets(key: string | Uint8Array, n: number, isUp: (id: string) => boolean, canStandIn?: (id: string) => boolean): Target[] {
     const primaries = this.preferenceList(key, n);
     if (primaries.every(isUp)) return primaries.map((id) => ({ id }));
-    return targetsWithFallbacks(primaries, this.walk(tokenOf(key)), (id) => this.member(id)!.zone, isUp);
+    return targetsWithFallbacks(primaries, this.walk(tokenOf(key)), (id) => this.member(id)!.zone, isUp, canStandIn);
   }
 
   /** Every token range (start, end] with its n replicas, in token order. */

@@ -239,6 +239,21 @@ describe('coordinator: writes while the ring changes (pending ranges)', () => {
     await rejectsWith(c.coordinator('n5').put(B(key), B('v2'), EMPTY, { quorum: 2 }), 'RK_UNAVAILABLE', new RegExp(`range is moving to ${gainer}: a write needs W of its current replicas and W of its future ones`));
   });
 
+  it('a node that is leaving stands in for no down replica: its hints would leave with it', async () => {
+    cluster = await FakeCluster.create(5);
+    const c = cluster;
+    // A key n5 does not replicate, whose first fallback for a down primary would be n5.
+    const key = Array.from({ length: 500 }, (_, i) => `f${i}`).find((k) => !c.owners(k).includes('n5') && c.ring.targets(k, 3, (x) => x !== c.owners(k)[0])[0]?.id === 'n5')!;
+    expect(key).toBeDefined();
+    c.down.add(c.owners(key)[0]!);
+    c.target = c.ring.leave('n5');
+    const from = c.owners(key)[1]!;
+    await c.coordinator(from).put(B(key), B('v'), EMPTY, { quorum: 2 });
+    const hinted = () => [...c.stores.entries()].filter(([, st]) => st.hints.stats().count > 0).map(([id]) => id);
+    await eventually(() => hinted().length > 0);
+    expect(hinted()).not.toContain('n5');
+  });
+
   it('a key whose replicas do not change is written as usual; reads use the current replicas only', async () => {
     cluster = await FakeCluster.create(5);
     const c = cluster;
