@@ -71,6 +71,11 @@ export interface NodeConfig {
    * (ringkv cleanup only).
    */
   readonly cleanupAfterMs: number;
+  /**
+   * ms a range being pulled waits for its leaving replica (the preferred source) while
+   * that node is down, before pulling from every replica that keeps it instead.
+   */
+  readonly leaverWaitMs: number;
 }
 
 export const DEFAULT_CONFIG: NodeConfig = {
@@ -98,6 +103,7 @@ export const DEFAULT_CONFIG: NodeConfig = {
   backgroundLatencyFactor: 2,
   join: 'auto',
   cleanupAfterMs: 60 * 60 * 1000,
+  leaverWaitMs: 60_000,
 };
 
 /** Setting name → environment variable. */
@@ -126,6 +132,7 @@ export const ENV_NAMES: Record<keyof NodeConfig, string> = {
   backgroundLatencyFactor: 'RINGKV_BACKGROUND_LATENCY_FACTOR',
   join: 'RINGKV_JOIN',
   cleanupAfterMs: 'RINGKV_CLEANUP_AFTER_MS',
+  leaverWaitMs: 'RINGKV_LEAVER_WAIT_MS',
 };
 
 export class ConfigError extends Error {
@@ -264,6 +271,8 @@ function check(key: keyof NodeConfig, value: unknown, from: string): unknown {
       const n = num(0, 100, false);
       return n === 0 || n >= 1 ? n : fail('expected 0 (no governor) or a factor of at least 1');
     }
+    case 'leaverWaitMs':
+      return num(0, 24 * 60 * 60 * 1000, true);
     case 'cleanupAfterMs':
       return num(0, 30 * 24 * 60 * 60 * 1000, true);
     case 'streamBytesPerSecond': {

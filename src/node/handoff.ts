@@ -44,7 +44,7 @@ export class Handoff {
     const { id, config, store, log } = deps;
     this.throttle = new Throttle(config.streamBytesPerSecond === 0 ? Infinity : config.streamBytesPerSecond);
     this.peers = new GrpcHandoff(id, config.clusterName, deps.addressOf);
-    this.transfers = new Transfers({ store, checkpoints, source: this.peers, isUp: deps.isUp, log: log.child({ component: 'handoff' }) });
+    this.transfers = new Transfers({ store, checkpoints, source: this.peers, isUp: deps.isUp, leaverWaitMs: deps.config.leaverWaitMs, log: log.child({ component: 'handoff' }) });
   }
 
   addServices(server: grpc.Server): void {

@@ -62,7 +62,8 @@ describe('topology changes meet crashes', () => {
 
   it('kill -9 of the joiner mid-stream, then of a node it streams from: the join completes, finished ranges are not pulled again', async () => {
     // Throttled senders, so that the stream is still going when the kills come.
-    cluster = await TestCluster.create(4, 3, ['--request-timeout-ms', '3000', '--stream-bytes-per-second', '16384']);
+    // The joiner waits 10 s, not a minute, for a killed sender before pulling from the others.
+    cluster = await TestCluster.create(4, 3, ['--request-timeout-ms', '3000', '--stream-bytes-per-second', '16384', '--leaver-wait-ms', '10000']);
     const [n1, n2, n3, n4] = cluster.nodes as [NodeProcess, NodeProcess, NodeProcess, NodeProcess];
     for (const n of [n1, n2, n3]) n.start();
     await normalEverywhere(cluster, ['n1', 'n2', 'n3']);

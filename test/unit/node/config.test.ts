@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -28,6 +28,8 @@ describe('node configuration', () => {
       [{ zone: 'a b' }, {}, /--zone: expected at most 256 characters, no spaces/],
       [{ durability: 'maybe' }, {}, /--durability: expected 'default' or 'sync'/],
       [{ advertise: '127.0.0.1:0' }, {}, /--advertise: expected host:port/],
+      [{ cleanupAfterMs: '-1' }, {}, /--cleanup-after-ms: expected a whole number from 0 to 2592000000/],
+      [{}, { RINGKV_LEAVER_WAIT_MS: 'soon' }, /RINGKV_LEAVER_WAIT_MS: expected a whole number from 0 to 86400000/],
     ];
     for (const [flags, env, re] of cases) expect(() => resolveConfig(flags, env)).toThrow(re);
     const bad = join(dir, 'bad.json');
@@ -49,6 +51,9 @@ describe('node identity', () => {
     await saveIdentity(d, { ...first, tokens: [1n, 2n], status: 'normal' });
     const again = await loadIdentity(d, { id: undefined, clusterName: 'c' }, 1_000); // clock stepped back
     expect(again).toMatchObject({ id: first.id, tokens: [1n, 2n], status: 'normal', generation: first.generation + 1 });
+    // What a node gossips of the nodes it decommissions or removes survives a restart too.
+    await saveIdentity(d, { ...again, heirs: 'n9=0000000000000005:n2' });
+    expect((await loadIdentity(d, { id: undefined, clusterName: 'c' }, 1_000)).heirs).toBe('n9=0000000000000005:n2');
     const fresh = await loadIdentity(join(dir, 'id2'), { id: undefined, clusterName: 'c' }, 5_000_000);
     expect(fresh.id).not.toBe(first.id);
   });
@@ -59,6 +64,8 @@ describe('node identity', () => {
     await saveIdentity(d, me);
     await expect(loadIdentity(d, { id: 'n2', clusterName: 'c' }, 1e9)).rejects.toThrow(/belongs to node n1, not n2: start with --id n1/);
     await expect(loadIdentity(d, { id: 'n1', clusterName: 'x' }, 1e9)).rejects.toThrow(/belongs to cluster "c"/);
+    writeFileSync(join(d, 'node.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(d, 'node.json'), 'utf8')), heirs: 'n9=5:n2' }));
+    await expect(loadIdentity(d, { id: 'n1', clusterName: 'c' }, 1e9)).rejects.toThrow(/damaged \(bad heirs\)/);
     writeFileSync(join(d, 'node.json'), '{"id": "n1"}');
     await expect(loadIdentity(d, { id: 'n1', clusterName: 'c' }, 1e9)).rejects.toThrow(/damaged .*restore it from a backup/);
   });
