@@ -120,12 +120,15 @@ export class Gossiper {
   readonly detector: PhiDetector;
   readonly #table = new Map<string, EndpointState>();
   readonly #up = new Set<string>();
+  /** When each peer we think down was last marked down (absent: up, or never up since we started). */
+  readonly #downSince = new Map<string, number>();
   readonly #seeds: readonly string[];
   readonly #random: () => number;
   #events: MembershipEvent[] = [];
   #shadow: boolean;
   readonly #fanout: number;
   #formerSelf: EndpointState | undefined;
+  readonly #startedAt: number;
   /** Down peers that others heard from lately: SYN them directly next round. */
   readonly #probe = new Set<string>();
 
@@ -144,6 +147,7 @@ export class Gossiper {
     this.#shadow = o.shadow ?? false;
     this.#fanout = o.fanout ?? 2;
     this.detector.checkLocalPause(o.now);
+    this.#startedAt = o.now;
   }
 
   get self(): EndpointState {
@@ -174,6 +178,15 @@ export class Gossiper {
   /** The state of an earlier incarnation of our id that a peer sent us, if any. */
   get formerSelf(): EndpointState | undefined {
     return this.#formerSelf;
+  }
+
+  /**
+   * Since when we have thought `id` down (ms, on our clock): when we convicted it, or, for a
+   * member we have not heard from since we started, when we started. Undefined when up.
+   */
+  downSince(id: string): number | undefined {
+    if (this.isUp(id) || !this.#table.has(id)) return undefined;
+    return this.#downSince.get(id) ?? this.#startedAt;
   }
 
   /** Our opinion of `id` (ourselves: always up). */
@@ -217,7 +230,7 @@ export class Gossiper {
     const paused = this.detector.checkLocalPause(now);
     if (paused > 0) this.#events.push({ type: 'paused', ms: paused });
     for (const id of this.#up) {
-      if (!this.detector.isAvailable(id, now)) this.#markDown(id);
+      if (!this.detector.isAvailable(id, now)) this.#markDown(id, now);
     }
   }
 
@@ -383,7 +396,7 @@ export class Gossiper {
         news();
       }
       if (changed.length > 0) this.#events.push({ type: 'changed', id: d.id, fields: changed });
-      if (!this.#reachable(merged) && this.#up.has(d.id)) this.#markDown(d.id);
+      if (!this.#reachable(merged) && this.#up.has(d.id)) this.#markDown(d.id, now);
     }
   }
 
@@ -392,12 +405,14 @@ export class Gossiper {
     const s = this.#table.get(id)!;
     if (!this.#up.has(id) && this.#reachable(s)) {
       this.#up.add(id);
+      this.#downSince.delete(id);
       this.#events.push({ type: 'up', id });
     }
   }
 
-  #markDown(id: string): void {
+  #markDown(id: string, now: number): void {
     this.#up.delete(id);
+    this.#downSince.set(id, now);
     this.#events.push({ type: 'down', id });
   }
 

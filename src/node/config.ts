@@ -76,6 +76,11 @@ export interface NodeConfig {
    * that node is down, before pulling from every replica that keeps it instead.
    */
   readonly leaverWaitMs: number;
+  /**
+   * A replica down longer than this, ms, gets no more hints from coordinators (Cassandra's
+   * max_hint_window): what it misses is left to anti-entropy, and counted.
+   */
+  readonly maxHintWindowMs: number;
 }
 
 export const DEFAULT_CONFIG: NodeConfig = {
@@ -104,6 +109,7 @@ export const DEFAULT_CONFIG: NodeConfig = {
   join: 'auto',
   cleanupAfterMs: 60 * 60 * 1000,
   leaverWaitMs: 60_000,
+  maxHintWindowMs: 3 * 60 * 60 * 1000,
 };
 
 /** Setting name → environment variable. */
@@ -133,6 +139,7 @@ export const ENV_NAMES: Record<keyof NodeConfig, string> = {
   join: 'RINGKV_JOIN',
   cleanupAfterMs: 'RINGKV_CLEANUP_AFTER_MS',
   leaverWaitMs: 'RINGKV_LEAVER_WAIT_MS',
+  maxHintWindowMs: 'RINGKV_MAX_HINT_WINDOW_MS',
 };
 
 export class ConfigError extends Error {
@@ -271,6 +278,7 @@ function check(key: keyof NodeConfig, value: unknown, from: string): unknown {
       const n = num(0, 100, false);
       return n === 0 || n >= 1 ? n : fail('expected 0 (no governor) or a factor of at least 1');
     }
+    case 'maxHintWindowMs':
     case 'leaverWaitMs':
       return num(0, 24 * 60 * 60 * 1000, true);
     case 'cleanupAfterMs':

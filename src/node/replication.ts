@@ -63,10 +63,15 @@ export class Replication {
         maxInFlight: config.maxInFlight,
         maxKeyBytes: store.settings.maxKeyBytes,
         maxValueBytes: store.settings.maxValueBytes,
+        maxHintWindowMs: config.maxHintWindowMs,
       },
       {
         placement: deps.placement,
         isUp: (peer) => peer === id || gossiper.isUp(peer),
+        downForMs: (peer) => {
+          const since = gossiper.downSince(peer);
+          return since === undefined ? 0 : Date.now() - since;
+        },
         notServing: deps.notServing,
         replicas: withLocal(id, this.#local, this.#peers),
         log: log.child({ component: 'coordinator' }),

@@ -36,6 +36,12 @@ export interface CoordinatorOptions {
   readonly maxInFlight: number;
   readonly maxKeyBytes: number;
   readonly maxValueBytes: number;
+  /**
+   * A replica down longer than this, ms, gets no more hints from this coordinator
+   * (Cassandra's max_hint_window, 3 h): what it misses is left to anti-entropy, and
+   * counted. Bounds the hints a long outage piles up. Default 3 h.
+   */
+  readonly maxHintWindowMs?: number;
 }
 
 /**
@@ -52,6 +58,8 @@ export interface CoordinatorDeps {
   placement(): Placement | undefined;
   /** This node's failure detector's opinion of a node (itself: true). */
   isUp(id: string): boolean;
+  /** How long this node has thought `id` down, ms; 0 when it is up (or, in tests, unknown). */
+  downForMs?(id: string): number;
   /** Why this node cannot coordinate now (joining, stopping), or undefined. */
   notServing(): string | undefined;
   readonly replicas: ReplicaApi;
@@ -71,6 +79,10 @@ export interface CoordinatorCounters {
   pendingWrites: number;
   /** Hints this node kept for a primary that failed a write. */
   hintsOnFailure: number;
+  /** Writes a replica missed with no hint kept for it: down past the hint window. Left to anti-entropy. */
+  missedPastHintWindow: number;
+  /** Writes a replica missed with no hint kept for it: the hint store was full, or the hint could not be written. */
+  missedNoHint: number;
   unavailable: number;
   timeouts: number;
   overloaded: number;
@@ -83,12 +95,14 @@ export interface RequestOptions {
   readonly deadline?: number;
 }
 
+/** Cassandra's max_hint_window default: 3 hours. */
+export const DEFAULT_HINT_WINDOW_MS = 3 * 60 * 60 * 1000;
 const GRPC_DEADLINE_EXCEEDED = 4;
 const GRPC_UNAVAILABLE = 14;
 
 export class Coordinator {
   readonly counters: CoordinatorCounters = {
-    puts: 0, gets: 0, deletes: 0, readRepairs: 0, readRepairFailures: 0, sloppyWrites: 0, pendingWrites: 0, hintsOnFailure: 0, unavailable: 0, timeouts: 0, overloaded: 0,
+    puts: 0, gets: 0, deletes: 0, readRepairs: 0, readRepairFailures: 0, sloppyWrites: 0, pendingWrites: 0, hintsOnFailure: 0, missedPastHintWindow: 0, missedNoHint: 0, unavailable: 0, timeouts: 0, overloaded: 0,
   };
   #inFlight = 0;
   /** How long the requests this node coordinated took, ms (the governor reads it). */
@@ -292,12 +306,18 @@ export class Coordinator {
       this.deps.log.debug({ peer: o.node, err: describe(o.error) }, 'replica write failed');
       owed.push(t.for ?? t.id);
     }
+    const window = this.options.maxHintWindowMs ?? DEFAULT_HINT_WINDOW_MS;
     for (const owner of owed) {
       if (owner === this.options.self) continue;
+      if ((this.deps.downForMs?.(owner) ?? 0) > window) {
+        this.counters.missedPastHintWindow++;
+        continue;
+      }
       try {
         await this.deps.replicas.merge(this.options.self, key, record, owner, Date.now() + this.options.timeoutMs);
         this.counters.hintsOnFailure++;
       } catch (e) {
+        this.counters.missedNoHint++;
         this.deps.log.warn({ peer: owner, err: describe(e) }, 'could not keep a hint for a replica that failed a write; anti-entropy must repair it');
       }
     }

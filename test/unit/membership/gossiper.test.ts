@@ -80,6 +80,7 @@ describe('gossiper', () => {
     const a = make('a', 1);
     const delta = (hb: number) => ({ id: 'z', generation: 5, heartbeat: hb, fields: [{ name: 'addr', value: '127.0.0.1:9', version: 1 }] });
     a.receive(0, { kind: 'ack2', cluster: 'c', from: 'b', fromAddr: '127.0.0.1:2', deltas: [delta(2)] });
+    expect(a.downSince('z')).toBe(0); // never heard from since we started (at 0)
     a.receive(500, { kind: 'ack2', cluster: 'c', from: 'b', fromAddr: '127.0.0.1:2', deltas: [delta(3)] });
     a.receive(900, { kind: 'ack2', cluster: 'c', from: 'b', fromAddr: '127.0.0.1:2', deltas: [delta(4)] });
     // Heartbeats moving second-hand (stale tables after a full restart look the same) are not enough...
@@ -102,9 +103,14 @@ describe('gossiper', () => {
     a.tick(34_000);
     a.tick(35_000);
     expect(a.isUp('z')).toBe(false);
+    const convicted = a.downSince('z')!;
+    expect(convicted).toBeGreaterThan(30_000);
+    expect(convicted).toBeLessThanOrEqual(35_000);
+    expect(a.downSince('a')).toBeUndefined(); // ourselves
     // Up again once it answers: an ACK from it.
     a.receive(36_000, { kind: 'ack', cluster: 'c', from: 'z', fromAddr: '127.0.0.1:9', deltas: [], requests: [] });
     expect(a.isUp('z')).toBe(true);
+    expect(a.downSince('z')).toBeUndefined();
   });
 
   it('reports another process gossiping under our id with a newer generation', () => {

@@ -89,6 +89,36 @@ describe('coordinator: failures', () => {
     expect((await c.coordinator('n2').get(B('k'), { quorum: 2 })).values.map(String)).toEqual(['v']);
   });
 
+  it('a replica down with no fallback gets a hint from the coordinator, unless it has been down past the hint window', async () => {
+    cluster = await FakeCluster.create(3, { maxHintWindowMs: 60_000 });
+    const c = cluster;
+    c.down.add('n3');
+    c.net.faults.set('*>n3', { unreachable: true });
+    c.downFor.set('n3', 59_000);
+    await c.coordinator('n1').put(B('a'), B('v'), EMPTY, { quorum: 2 });
+    await eventually(() => c.coordinator('n1').counters.hintsOnFailure === 1);
+    expect(c.store('n1').hints.targets().get('n3')?.count).toBe(1);
+    // Past the window: no hint, counted, left to anti-entropy.
+    c.downFor.set('n3', 61_000);
+    await c.coordinator('n1').put(B('b'), B('v'), EMPTY, { quorum: 2 });
+    await eventually(() => c.coordinator('n1').counters.missedPastHintWindow === 1);
+    expect(c.coordinator('n1').counters.hintsOnFailure).toBe(1);
+    expect(c.store('n1').hints.targets().get('n3')?.count).toBe(1);
+  });
+
+  it('a hint the coordinator cannot keep (its hint store is full) is counted as a miss', async () => {
+    cluster = await FakeCluster.create(3, {}, 3, { hints: { maxCount: 1 } });
+    const c = cluster;
+    c.down.add('n3');
+    c.net.faults.set('*>n3', { unreachable: true });
+    const { record } = await c.store('n2').put('other', B('x'));
+    await c.store('n1').hints.add('n2', 'other', record); // the one hint n1 may hold
+    await c.coordinator('n1').put(B('a'), B('v'), EMPTY, { quorum: 2 });
+    await eventually(() => c.coordinator('n1').counters.missedNoHint === 1);
+    expect(c.store('n1').hints.targets().get('n3')).toBeUndefined();
+    expect(c.coordinator('n1').counters.hintsOnFailure).toBe(0);
+  });
+
   it('sloppy quorum: with two of three replicas down, W=2 succeeds through a fallback that keeps a hint, and R=2 reads it back', async () => {
     cluster = await FakeCluster.create(5);
     const c = cluster;

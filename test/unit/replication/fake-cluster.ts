@@ -7,7 +7,7 @@
  * setting `target` (pending ranges), then `ring = target` and `target = undefined`.
  */
 import { Ring } from '../../../src/ring/index.js';
-import { MemoryEngine, Store } from '../../../src/storage/index.js';
+import { MemoryEngine, Store, type StoreOptions } from '../../../src/storage/index.js';
 import { Coordinator, type CoordinatorOptions } from '../../../src/replication/coordinator.js';
 import { LocalReplica, withLocal } from '../../../src/replication/local-replica.js';
 import { MemoryReplicaNetwork } from '../../../src/transport/memory-replicas.js';
@@ -20,6 +20,8 @@ export class FakeCluster {
   readonly coordinators = new Map<string, Coordinator>();
   /** Nodes every coordinator's detector thinks down. */
   readonly down = new Set<string>();
+  /** How long each coordinator has thought a node down, ms (absent: 0). */
+  readonly downFor = new Map<string, number>();
   notServing: string | undefined;
   /** Where keys live now; a test may replace it (a topology change completing). */
   ring: Ring;
@@ -39,11 +41,11 @@ export class FakeCluster {
    * `count` nodes n1..n<count>, of which the first `members` (default: all) own tokens;
    * the rest are spares, with a store and a coordinator, outside the ring.
    */
-  static async create(count: number, options: Partial<CoordinatorOptions> = {}, members = count): Promise<FakeCluster> {
+  static async create(count: number, options: Partial<CoordinatorOptions> = {}, members = count, storeOptions: Omit<StoreOptions, 'engine' | 'path'> = {}): Promise<FakeCluster> {
     const ids = Array.from({ length: count }, (_, i) => `n${i + 1}`);
     const c = new FakeCluster(ids.slice(0, Math.max(1, Math.min(members, count))));
     for (const id of ids) {
-      const store = await Store.open({ engine: new MemoryEngine() });
+      const store = await Store.open({ ...storeOptions, engine: new MemoryEngine() });
       c.stores.set(id, store);
       const local = new LocalReplica(store);
       c.net.add(id, local);
@@ -51,7 +53,7 @@ export class FakeCluster {
         id,
         new Coordinator(
           { self: id, replicas: 3, timeoutMs: 2000, maxInFlight: 1000, maxKeyBytes: 4096, maxValueBytes: 1 << 20, ...options },
-          { placement: () => ({ ring: c.ring, target: c.target ?? c.ring }), isUp: (x) => !c.down.has(x), notServing: () => c.notServing, replicas: withLocal(id, local, c.net.from(id)), log: quiet },
+          { placement: () => ({ ring: c.ring, target: c.target ?? c.ring }), isUp: (x) => !c.down.has(x), downForMs: (x) => c.downFor.get(x) ?? 0, notServing: () => c.notServing, replicas: withLocal(id, local, c.net.from(id)), log: quiet },
         ),
       );
     }
