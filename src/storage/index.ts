@@ -4,6 +4,7 @@ export type { Ranges, ScanEntry, ScanBatch } from './ranges.js';
 export type { Hint, HintStats, HintStore } from './hints.js';
 export { KvError } from './errors.js';
 export { RangeHash } from './range-hash.js';
+export { RangeTree, differingLeaves, depthFor, FANOUT, MAX_DEPTH } from './range-tree.js';
 export type { KvErrorCode } from './errors.js';
 export type { Engine, EngineIterator, WriteOp } from './engine.js';
 export { LevelEngine } from './level-engine.js';

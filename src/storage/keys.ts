@@ -76,6 +76,11 @@ export function userKeyOf(storageKey: Buffer): Buffer {
   return storageKey.subarray(1 + TOKEN_BYTES);
 }
 
+/** The token of a data key (the 8 bytes after its prefix). */
+export function tokenOfDataKey(dk: Buffer): bigint {
+  return dk.readBigUInt64BE(1);
+}
+
 function targetPrefix(target: string): Buffer {
   const id = Buffer.from(target, 'utf8');
   if (id.length === 0 || id.length > 255) throw new KvError('KV_BAD_OPTION', `hint target must be 1 to 255 bytes of UTF-8, got ${id.length}`);

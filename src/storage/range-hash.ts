@@ -13,6 +13,19 @@ import { hashInto } from '../ring/index.js';
 const a = new Uint32Array(2);
 const b = new Uint32Array(2);
 
+/**
+ * One entry's leaf hash, as [high, low] 32-bit halves, into `out`: xxHash64 of its
+ * storage key XOR xxHash64 of its canonical versions rotated by one bit.
+ */
+export function entryHash(key: Uint8Array, versions: Uint8Array, out: Uint32Array): void {
+  hashInto(key, a);
+  hashInto(versions, b);
+  out[0] = (a[0]! ^ ((b[0]! << 1) | (b[1]! >>> 31))) >>> 0;
+  out[1] = (a[1]! ^ ((b[1]! << 1) | (b[0]! >>> 31))) >>> 0;
+}
+
+const leaf = new Uint32Array(2);
+
 export class RangeHash {
   #hi = 0;
   #lo = 0;
@@ -20,9 +33,8 @@ export class RangeHash {
 
   /** Add one entry: its storage key and its canonical versions bytes. */
   add(key: Uint8Array, versions: Uint8Array): void {
-    hashInto(key, a);
-    hashInto(versions, b);
-    this.#addHalves((a[0]! ^ ((b[0]! << 1) | (b[1]! >>> 31))) >>> 0, (a[1]! ^ ((b[1]! << 1) | (b[0]! >>> 31))) >>> 0);
+    entryHash(key, versions, leaf);
+    this.#addHalves(leaf[0]!, leaf[1]!);
     this.count++;
   }
 

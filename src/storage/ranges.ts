@@ -11,9 +11,10 @@ import type { Actors } from './actors.js';
 import type { Engine, WriteOp } from './engine.js';
 import { KvError, showKey } from './errors.js';
 import type { KeyLocks } from './key-lock.js';
-import { dataKey, dataSpans, tokenHalves, tombstoneKey, userKeyOf } from './keys.js';
+import { dataKey, dataSpans, tokenHalves, tokenOfDataKey, tombstoneKey, userKeyOf } from './keys.js';
 import type { Span, TokenRange } from './keys.js';
 import { RangeHash } from './range-hash.js';
+import { RangeTree } from './range-tree.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
 import type { Logger } from './store.js';
@@ -95,6 +96,18 @@ export class Ranges {
     for await (const batch of this.#batches(range, { batchCount: 1000, batchBytes: 1 << 24 }))
       for (const [k, v] of batch) digest.add(k, tryDecode(versionBytes, v) ?? v);
     return { hash: digest.hex, keys: digest.count };
+  }
+
+  /**
+   * The Merkle tree of a token range at `depth` (range-tree.ts), built by one scan: what a
+   * replica compares with the others'. Entries are hashed as `hash` hashes them, so the
+   * root is `hash(range)`.
+   */
+  async tree(range: TokenRange, depth: number): Promise<RangeTree> {
+    const tree = new RangeTree(range, depth);
+    for await (const batch of this.#batches(range, { batchCount: 1000, batchBytes: 1 << 24 }))
+      for (const [k, v] of batch) tree.add(tokenOfDataKey(k), k, tryDecode(versionBytes, v) ?? v);
+    return tree;
   }
 
   /**
