@@ -26,6 +26,12 @@ export function entryHash(key: Uint8Array, versions: Uint8Array, out: Uint32Arra
 
 const leaf = new Uint32Array(2);
 
+/** An entry's hash as 16 hex digits (what replicas compare key by key). */
+export function entryHex(key: Uint8Array, versions: Uint8Array): string {
+  entryHash(key, versions, leaf);
+  return leaf[0]!.toString(16).padStart(8, '0') + leaf[1]!.toString(16).padStart(8, '0');
+}
+
 export class RangeHash {
   #hi = 0;
   #lo = 0;

@@ -13,7 +13,7 @@ import { KvError, showKey } from './errors.js';
 import type { KeyLocks } from './key-lock.js';
 import { dataKey, dataSpans, tokenHalves, tokenOfDataKey, tombstoneKey, userKeyOf } from './keys.js';
 import type { Span, TokenRange } from './keys.js';
-import { RangeHash } from './range-hash.js';
+import { RangeHash, entryHex } from './range-hash.js';
 import { RangeTree } from './range-tree.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
@@ -108,6 +108,27 @@ export class Ranges {
     for await (const batch of this.#batches(range, { batchCount: 1000, batchBytes: 1 << 24 }))
       for (const [k, v] of batch) tree.add(tokenOfDataKey(k), k, tryDecode(versionBytes, v) ?? v);
     return tree;
+  }
+
+  /**
+   * Every key stored in these leaves of `tree`, with its entry hash as the tree hashes it
+   * (16 hex digits): what replicas compare once their trees differ in a leaf.
+   */
+  async leafEntries(tree: RangeTree, leaves: readonly number[]): Promise<{ key: Buffer; hash: string }[]> {
+    const out: { key: Buffer; hash: string }[] = [];
+    for (const leaf of leaves) {
+      const range = tree.leafRange(leaf);
+      if (range === undefined) continue;
+      for await (const batch of this.#batches(range, { batchCount: 1000, batchBytes: 1 << 24 }))
+        for (const [k, v] of batch) out.push({ key: userKeyOf(k), hash: entryHex(k, tryDecode(versionBytes, v) ?? v) });
+    }
+    return out;
+  }
+
+  /** The entry hash `leafEntries` gives a user key holding `record`. */
+  entryHash(key: Buffer, record: Buffer): string {
+    const [hi, lo] = tokenHalves(key);
+    return entryHex(dataKey(hi, lo, key), tryDecode(versionBytes, record) ?? record);
   }
 
   /**

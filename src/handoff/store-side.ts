@@ -1,0 +1,28 @@
+/**
+ * This node's own side of a repair (repair.ts): its tree of the range, and its store.
+ *
+ * Owns: mapping RepairSide onto the store. Must not: talk to peers.
+ */
+import type { Store } from '../storage/index.js';
+import type { RangeTree } from '../storage/range-tree.js';
+import type { LeafEntry, RecordEntry, RepairSide } from './repair.js';
+
+export function storeSide(id: string, store: Store, tree: RangeTree): RepairSide {
+  return {
+    id,
+    digests: async (level, indices) => indices.map((i) => tree.digest(level, i)),
+    leafEntries: (leaves) => store.ranges.leafEntries(tree, leaves),
+    records: async (keys) => {
+      const got = await Promise.all(keys.map((k) => store.getRecord(k)));
+      const out: RecordEntry[] = [];
+      got.forEach((record, i) => record !== undefined && out.push({ key: keys[i]!, record }));
+      return out;
+    },
+    push: async (records) => {
+      const results = await store.mergeMany(records);
+      const changed: LeafEntry[] = [];
+      results.forEach((r, i) => r.changed && changed.push({ key: records[i]!.key, hash: store.ranges.entryHash(records[i]!.key, r.record) }));
+      return changed;
+    },
+  };
+}
