@@ -10,7 +10,7 @@ import { demo } from './demo.js';
 import { runNode } from './node-command.js';
 import { askLauncher, runLocal } from './local-cluster.js';
 import { AdminClient, type TransfersReply } from '../client/admin.js';
-import { follow, followCommit, followJoin, formatPlan, formatTransfers } from './topology.js';
+import { follow, followCommit, followJoin, followRepair, formatPlan, formatRepair, formatTransfers } from './topology.js';
 import { formatEndpoints, formatGet, formatRing, formatStatus, showValue } from './format.js';
 import { Client } from '../client/kv.js';
 import { DEFAULT_CONFIG, ENV_NAMES } from '../node/config.js';
@@ -286,6 +286,27 @@ program
   .action(async (o: { node: string }) => {
     const r = await withAdmin(o.node, (c) => c.cleanup());
     console.log(`${o.node}: ${r.deleted} keys deleted from ${r.ranges} ranges it no longer replicates${r.kept > 0 ? ` (${r.kept} written meanwhile, kept)` : ''}`);
+  });
+
+program
+  .command('repair')
+  .description('anti-entropy: compare every range a node replicates with its other replicas by Merkle tree, and exchange only what differs (like nodetool repair)')
+  .option('--node <host:port>', 'the node to repair from (RINGKV_NODE)', DEFAULT_NODE)
+  .option('--range <start-end>', 'only the ranges overlapping START-END (tokens of 16 hex digits, as ringkv ring shows them)', (v: string) => {
+    const m = /^([0-9a-f]{16})-([0-9a-f]{16})$/.exec(v);
+    if (m === null) throw new InvalidArgumentError(`expected START-END, two tokens of 16 hex digits (as ringkv ring shows them), got "${v}"`);
+    return { start: m[1]!, end: m[2]! };
+  })
+  .option('--status', 'show the repair running on the node, or its last one, and exit')
+  .option('--no-wait', 'start it and return')
+  .action(async (o: { node: string; range?: { start: string; end: string }; status?: boolean; wait: boolean }) => {
+    if (o.status) return void console.log(formatRepair(await withAdmin(o.node, (c) => c.repairStatus())));
+    const started = await withAdmin(o.node, (c) => c.repair(o.range));
+    console.log(`repair ${started.id} started on ${o.node}: ${started.ranges} ranges`);
+    if (!o.wait) return;
+    const done = await followRepair(o.node);
+    console.log(formatRepair(done));
+    if (done.failed > 0 || done.skipped > 0) process.exitCode = 1;
   });
 
 program

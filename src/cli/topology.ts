@@ -6,7 +6,7 @@
  * Owns: polling and presenting. Must not: decide anything (the nodes do).
  */
 import cliProgress from 'cli-progress';
-import { AdminClient, type PlanReply, type StatusReply, type TransfersReply } from '../client/admin.js';
+import { AdminClient, type PlanReply, type RepairStatusReply, type StatusReply, type TransfersReply } from '../client/admin.js';
 import { formatBytes } from './format.js';
 
 export interface Progress {
@@ -247,6 +247,46 @@ export async function followJoin(address: string, id: string, o: { everyMs?: num
       }
       if (Date.now() > end) throw new Error(`${id} has not joined after ${Math.round((o.timeoutMs ?? 3600_000) / 1000)} s; see its log and ringkv transfers`);
       await new Promise((r) => setTimeout(r, o.everyMs ?? 500));
+    }
+  } finally {
+    bar?.stop();
+    admin.close();
+  }
+}
+
+/** A repair's summary: ranges compared, leaves differing, keys and bytes exchanged, time. */
+export function formatRepair(r: RepairStatusReply, now = Date.now()): string {
+  if (r.id === '') return 'no repair has run on this node since it started';
+  const ms = (r.finishedAtMs || now) - r.startedAtMs;
+  const state = r.finishedAtMs ? `finished in ${(ms / 1000).toFixed(1)} s` : `running for ${(ms / 1000).toFixed(1)} s (now ${r.current})`;
+  const lines = [
+    `repair ${r.id}: ${state}`,
+    `  ranges: ${r.done} of ${r.ranges} repaired (${r.identical} identical on every replica), ${r.skipped} skipped (a replica down), ${r.failed} failed`,
+    `  leaves differing: ${r.leavesDiffering}; keys exchanged: ${r.keysExchanged}; bytes on the wire: ${r.bytes} (records ${r.recordBytes}${r.recordBytes > 0 ? `, ${(r.bytes / r.recordBytes).toFixed(2)}× them` : ''})`,
+  ];
+  if (r.lastProblem) lines.push(`  last problem: ${r.lastProblem}`);
+  return lines.join('\n');
+}
+
+/** Follow the repair on `address` to its end: a bar of ranges on a terminal, plain lines otherwise. */
+export async function followRepair(address: string, o: { everyMs?: number; out?: NodeJS.WriteStream } = {}): Promise<RepairStatusReply> {
+  const out = o.out ?? process.stdout;
+  const bar = out.isTTY ? new cliProgress.SingleBar({ format: 'repair {bar} {percentage}% | {value}/{total} ranges | {keys} keys exchanged', hideCursor: true }, cliProgress.Presets.shades_classic) : undefined;
+  const admin = new AdminClient(address, 3000);
+  let last = -1;
+  try {
+    for (;;) {
+      const r = await admin.repairStatus();
+      const at = r.done + r.skipped + r.failed;
+      if (bar) {
+        if (bar.getTotal() !== r.ranges) bar.start(r.ranges, at, { keys: r.keysExchanged });
+        bar.update(at, { keys: r.keysExchanged });
+      } else if (at !== last && (r.finishedAtMs || at - last >= Math.max(1, Math.ceil(r.ranges / 10)))) {
+        out.write(`repair: ${at}/${r.ranges} ranges, ${r.keysExchanged} keys exchanged\n`);
+        last = at;
+      }
+      if (r.finishedAtMs) return r;
+      await new Promise((res) => setTimeout(res, o.everyMs ?? 500));
     }
   } finally {
     bar?.stop();

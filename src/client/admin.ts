@@ -8,6 +8,24 @@
 import * as grpc from '@grpc/grpc-js';
 import { callUnary, serviceClient } from '../transport/protos.js';
 
+export interface RepairStatusReply {
+  readonly id: string;
+  readonly startedAtMs: number;
+  /** 0 while it runs. */
+  readonly finishedAtMs: number;
+  readonly ranges: number;
+  readonly done: number;
+  readonly skipped: number;
+  readonly failed: number;
+  readonly identical: number;
+  readonly leavesDiffering: number;
+  readonly keysExchanged: number;
+  readonly bytes: number;
+  readonly recordBytes: number;
+  readonly current: string;
+  readonly lastProblem: string;
+}
+
 export interface MemberStatus {
   readonly id: string;
   readonly address: string;
@@ -166,6 +184,16 @@ export class AdminClient {
 
   transfers(): Promise<TransfersReply> {
     return this.#call('transfers', {}) as Promise<TransfersReply>;
+  }
+
+  /** Start an anti-entropy repair of the ranges this client's node replicates (overlapping `range` when given). */
+  repair(range?: { start: string; end: string }): Promise<RepairStatusReply> {
+    return this.#call('repair', range ?? { start: '', end: '' }) as Promise<RepairStatusReply>;
+  }
+
+  /** The repair running on this client's node, or its last one (id '' when none). */
+  repairStatus(): Promise<RepairStatusReply> {
+    return this.#call('repairStatus', {}) as Promise<RepairStatusReply>;
   }
 
   close(): void {

@@ -30,6 +30,7 @@ interface AdminDeps {
   cleanup(): Promise<{ deleted: number; kept: number; ranges: number }>;
   transfers(): Record<string, unknown>;
   admit(): Promise<{ move: string; message: string }>;
+  readonly repairs: { start(only?: { start: bigint; end: bigint }): object; readonly status: object | undefined };
   readonly staged: {
     plan(changes: readonly { kind: string; node: string }[]): Record<string, unknown>;
     commit(): Record<string, unknown>;
@@ -45,7 +46,7 @@ function operator<Req, Res>(fn: (req: Req) => Promise<Res>) {
       (e: unknown) => {
         const name = (e as Error)?.name;
         const code =
-          name === 'MovementRefused' ? grpc.status.FAILED_PRECONDITION : name === 'BadArgument' ? grpc.status.INVALID_ARGUMENT : name === 'Aborted' ? grpc.status.ABORTED : grpc.status.INTERNAL;
+          name === 'MovementRefused' || name === 'RepairRefused' ? grpc.status.FAILED_PRECONDITION : name === 'BadArgument' ? grpc.status.INVALID_ARGUMENT : name === 'Aborted' ? grpc.status.ABORTED : grpc.status.INTERNAL;
         cb({ code, details: (e as Error)?.message ?? String(e) });
       },
     );
@@ -138,5 +139,14 @@ export function adminService(node: AdminDeps): grpc.UntypedServiceImplementation
     commit: operator(async () => node.staged.commit()),
     clear: operator(async () => node.staged.clear()),
     admit: operator(() => node.admit()),
+    repair: operator(async (r: { start: string; end: string }) => {
+      if (r.start === '' && r.end === '') return node.repairs.start();
+      const tok = (v: string): bigint | undefined => (/^[0-9a-f]{16}$/.test(v) ? BigInt(`0x${v}`) : undefined);
+      const start = tok(r.start), end = tok(r.end);
+      if (start === undefined || end === undefined)
+        throw Object.assign(new Error(`a range is two tokens of 16 hex digits, START-END (as ringkv ring shows them), got "${r.start}-${r.end}"`), { name: 'BadArgument' });
+      return node.repairs.start({ start, end });
+    }),
+    repairStatus: (_call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => cb(null, node.repairs.status ?? {}),
   };
 }

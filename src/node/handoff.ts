@@ -16,6 +16,8 @@ import { planTransfers, type Transfer } from '../handoff/transfer-plan.js';
 import { Throttle } from '../handoff/throttle.js';
 import { Transfers, rangeKey, type PullItem } from '../handoff/transfers.js';
 import { GrpcHandoff, handoffService, type OutgoingStream } from '../transport/handoff-wire.js';
+import { GrpcRepair, repairService } from '../transport/repair-wire.js';
+import type { TokenRange } from '../storage/keys.js';
 import { serviceClient } from '../transport/protos.js';
 import type { NodeConfig } from './config.js';
 
@@ -27,6 +29,8 @@ export interface HandoffDeps {
   isUp(id: string): boolean;
   /** Why not to serve streams now (stopping), if so. */
   refuse(): string | undefined;
+  /** A repairer finished a complete repair of `range` with this node, whose tree was built at `at`. */
+  repaired(range: TokenRange, at: number): void;
   readonly log: Logger;
 }
 
@@ -34,6 +38,8 @@ export class Handoff {
   readonly throttle: Throttle;
   readonly transfers: Transfers;
   readonly peers: GrpcHandoff;
+  /** Peers as sides of anti-entropy repairs (node/repair.ts). */
+  readonly repairPeers: GrpcRepair;
   readonly outgoing = new Set<OutgoingStream>();
   readonly #abort = new AbortController();
 
@@ -44,6 +50,7 @@ export class Handoff {
     const { id, config, store, log } = deps;
     this.throttle = new Throttle(config.streamBytesPerSecond === 0 ? Infinity : config.streamBytesPerSecond);
     this.peers = new GrpcHandoff(id, config.clusterName, deps.addressOf);
+    this.repairPeers = new GrpcRepair(id, config.clusterName, deps.addressOf);
     this.transfers = new Transfers({ store, checkpoints, source: this.peers, isUp: deps.isUp, leaverWaitMs: deps.config.leaverWaitMs, log: log.child({ component: 'handoff' }) });
   }
 
@@ -58,6 +65,17 @@ export class Handoff {
         fetch: (move, from, items) => this.transfers.pull(move, from, items, this.#abort.signal),
         outgoing: this.outgoing,
         log: this.deps.log.child({ component: 'handoff' }),
+      }),
+    );
+    server.addService(
+      serviceClient('ringkv.internal.v1.Repair').service,
+      repairService({
+        clusterName: this.deps.config.clusterName,
+        store: this.deps.store,
+        now: Date.now,
+        refuse: this.deps.refuse,
+        finished: this.deps.repaired,
+        log: this.deps.log.child({ component: 'repair' }),
       }),
     );
   }
@@ -89,11 +107,13 @@ export class Handoff {
 
   retainPeers(keep: ReadonlySet<string>): void {
     this.peers.retain(keep);
+    this.repairPeers.retain(keep);
   }
 
   /** Cut every pull short and close the channels. */
   stop(): void {
     this.#abort.abort();
     this.peers.close();
+    this.repairPeers.close();
   }
 }

@@ -35,6 +35,8 @@ import { adminService } from './admin-service.js';
 import { Replication } from './replication.js';
 import { Housekeeping, PURGE_EVERY_MS } from './housekeeping.js';
 import { AutoCleanup } from './auto-cleanup.js';
+import { RepairRuns } from './repair.js';
+import type { TokenRange } from '../storage/keys.js';
 import { Joining } from './joining.js';
 import { Operator } from './operator.js';
 import { GovernorLoop } from './governor-loop.js';
@@ -86,6 +88,8 @@ export class RingkvNode {
   readonly #members: MembersFile;
   readonly #housekeeping: Housekeeping;
   readonly #autoCleanup: AutoCleanup;
+  /** Anti-entropy repairs this node runs (ringkv repair). */
+  readonly repairs: RepairRuns;
   #identity: Identity;
   readonly #server: grpc.Server;
   readonly #health = new HealthImplementation({ '': 'NOT_SERVING' });
@@ -136,7 +140,19 @@ export class RingkvNode {
     const backgroundShare = (): number => this.#governor.share;
     this.replication = new Replication({ id, config, store, gossiper, placement, removed: () => view().removed, backgroundShare, notServing, refuseReplicaCalls: refuse, log });
     const addressOf = (peer: string): string | undefined => this.#gossip.addressOf(peer);
-    const handoff = (this.handoff = new Handoff({ id, config, store, addressOf, isUp: (peer) => peer === id || gossiper.isUp(peer), refuse, log }, checkpoints));
+    const repaired = (range: TokenRange, at: number): void => this.repairs.record(range, at);
+    const handoff = (this.handoff = new Handoff({ id, config, store, addressOf, isUp: (peer) => peer === id || gossiper.isUp(peer), refuse, repaired, log }, checkpoints));
+    this.repairs = new RepairRuns({
+      id,
+      replicas,
+      store,
+      ring: () => view().ring,
+      isUp: (peer) => peer === id || gossiper.isUp(peer),
+      wire: handoff.repairPeers,
+      timeoutMs: 5 * 60_000,
+      now: Date.now,
+      log: log.child({ component: 'repair' }),
+    });
     const { hintDelivery, coordinator } = this.replication;
     this.#governor = new GovernorLoop({ throttle: handoff.throttle, outgoing: handoff.outgoing, hintDelivery, latencies: coordinator.latencies, latencyFactor: config.backgroundLatencyFactor, log });
     const topologyLog = log.child({ component: 'topology' });

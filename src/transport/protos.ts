@@ -17,7 +17,7 @@ export const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url))
 /** The wire contract's version, gossiped by every node (field `schema`). */
 export const WIRE_SCHEMA = 'ringkv.v1';
 
-export const PROTO_FILES = ['ringkv/v1/kv.proto', 'ringkv/v1/admin.proto', 'ringkv/internal/v1/gossip.proto', 'ringkv/internal/v1/replica.proto', 'ringkv/internal/v1/handoff.proto'];
+export const PROTO_FILES = ['ringkv/v1/kv.proto', 'ringkv/v1/admin.proto', 'ringkv/internal/v1/gossip.proto', 'ringkv/internal/v1/replica.proto', 'ringkv/internal/v1/handoff.proto', 'ringkv/internal/v1/repair.proto'];
 
 let cached: { definition: protoLoader.PackageDefinition; grpcObject: grpc.GrpcObject } | undefined;
 

@@ -1,0 +1,164 @@
+/**
+ * Repairs this node runs: every token range it replicates (or those asked for), one after
+ * another, each compared with all its other replicas (handoff/repair.ts over the Repair
+ * service). A range with a replica down is skipped and reported: a repair needs every
+ * replica, since it is what later lets tombstones go.
+ *
+ * Owns: the run, its progress and summary, and when each range was last repaired here.
+ * Must not: decide what differs (handoff/repair.ts) or talk gRPC itself (transport/).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { tokenHex, type Ring } from '../ring/index.js';
+import { depthFor, type Store } from '../storage/index.js';
+import type { TokenRange } from '../storage/keys.js';
+import { repairRange, type RepairStats } from '../handoff/repair.js';
+import { storeSide } from '../handoff/store-side.js';
+import type { GrpcRepair } from '../transport/repair-wire.js';
+
+/** Trees are at least this deep (256 leaves): a range LevelDB has not yet sized still splits. */
+const MIN_DEPTH = 2;
+
+export interface RepairRunDeps {
+  readonly id: string;
+  readonly replicas: number;
+  readonly store: Store;
+  ring(): Ring | undefined;
+  isUp(id: string): boolean;
+  readonly wire: GrpcRepair;
+  readonly timeoutMs: number;
+  now(): number;
+  readonly log: Logger;
+}
+
+export interface RepairProgress extends RepairStats {
+  readonly id: string;
+  readonly startedAtMs: number;
+  finishedAtMs: number;
+  /** Ranges to repair, repaired, skipped (a replica down) and failed. */
+  readonly ranges: number;
+  done: number;
+  skipped: number;
+  failed: number;
+  /** Ranges compared and found identical (no leaf differed). */
+  identical: number;
+  /** The range being repaired now, "start-end" in hex. */
+  current: string;
+  /** Why the last skipped or failed range was. */
+  lastProblem: string;
+}
+
+export class RepairRefused extends Error {
+  override readonly name = 'RepairRefused';
+}
+
+export class RepairRuns {
+  #current: RepairProgress | undefined;
+  #running: Promise<void> | undefined;
+  /** When each range ("start-end" in hex) was last repaired with every replica, on this node's clock: as repairer or as a peer. */
+  readonly lastRepaired = new Map<string, number>();
+
+  constructor(private readonly deps: RepairRunDeps) {}
+
+  /** The run in progress, or the last one. */
+  get status(): RepairProgress | undefined {
+    return this.#current;
+  }
+
+  /**
+   * Start repairing the ranges this node replicates; with `only`, those of them that
+   * overlap it. Refused while a run is going on or before the node owns ranges.
+   */
+  start(only?: TokenRange): RepairProgress {
+    if (this.#running !== undefined) throw new RepairRefused(`repair ${this.#current!.id} is still running (${this.#current!.done} of ${this.#current!.ranges} ranges); wait for it (ringkv repair --status)`);
+    const ring = this.deps.ring();
+    if (ring === undefined || !ring.has(this.deps.id)) throw new RepairRefused(`${this.deps.id} owns no ranges yet: nothing to repair`);
+    const n = Math.min(this.deps.replicas, ring.size);
+    const ranges = ring.ranges(n).filter((r) => r.replicas.includes(this.deps.id) && (only === undefined || overlaps(r, only)));
+    const progress: RepairProgress = {
+      id: randomBytes(6).toString('hex'),
+      startedAtMs: this.deps.now(),
+      finishedAtMs: 0,
+      ranges: ranges.length,
+      done: 0,
+      skipped: 0,
+      failed: 0,
+      identical: 0,
+      current: '',
+      lastProblem: '',
+      leavesDiffering: 0,
+      keysExchanged: 0,
+      bytes: 0,
+      recordBytes: 0,
+    };
+    this.#current = progress;
+    this.deps.log.info({ repair: progress.id, ranges: ranges.length }, 'repair started');
+    this.#running = this.#run(progress, ranges).finally(() => {
+      progress.finishedAtMs = this.deps.now();
+      progress.current = '';
+      this.#running = undefined;
+      const { done, skipped, failed, identical, leavesDiffering, keysExchanged, bytes } = progress;
+      this.deps.log.info({ repair: progress.id, done, skipped, failed, identical, leavesDiffering, keysExchanged, bytes, ms: progress.finishedAtMs - progress.startedAtMs }, 'repair finished');
+    });
+    return progress;
+  }
+
+  async #run(p: RepairProgress, ranges: readonly { start: bigint; end: bigint; replicas: readonly string[] }[]): Promise<void> {
+    for (const r of ranges) {
+      const range = { start: r.start, end: r.end };
+      p.current = `${tokenHex(r.start)}-${tokenHex(r.end)}`;
+      const peers = r.replicas.filter((x) => x !== this.deps.id);
+      const down = peers.filter((x) => !this.deps.isUp(x));
+      if (down.length > 0) {
+        p.skipped++;
+        p.lastProblem = `range ${p.current} skipped: ${down.join(', ')} down`;
+        continue;
+      }
+      try {
+        const stats = await this.repairOne(range, peers);
+        p.leavesDiffering += stats.leavesDiffering;
+        p.keysExchanged += stats.keysExchanged;
+        p.bytes += stats.bytes;
+        p.recordBytes += stats.recordBytes;
+        if (stats.leavesDiffering === 0) p.identical++;
+        p.done++;
+      } catch (e) {
+        p.failed++;
+        p.lastProblem = `range ${p.current}: ${(e as { details?: string; message?: string })?.details ?? (e as Error)?.message ?? String(e)}`;
+        this.deps.log.warn({ range: p.current, err: p.lastProblem }, 'repair of a range failed; the next run tries again');
+      }
+    }
+  }
+
+  /** Range (start, end] was repaired with every replica as of `at` (this node's clock). */
+  record(range: TokenRange, at: number): void {
+    const key = `${tokenHex(range.start)}-${tokenHex(range.end)}`;
+    this.lastRepaired.set(key, Math.max(at, this.lastRepaired.get(key) ?? 0));
+  }
+
+  /** Repair one range with its other replicas `peers` (all up). */
+  async repairOne(range: TokenRange, peers: readonly string[]): Promise<RepairStats> {
+    const { store, wire } = this.deps;
+    const depth = Math.max(MIN_DEPTH, depthFor((await store.ranges.approximateBytes(range)) / 100));
+    const session = randomBytes(6).toString('hex');
+    const builtAt = this.deps.now();
+    const tree = await store.ranges.tree(range, depth);
+    const sides = peers.map((p) => wire.side(p, session, range, depth, this.deps.timeoutMs));
+    let complete = false;
+    try {
+      const stats = await repairRange(tree, storeSide(this.deps.id, store, tree), sides);
+      complete = true;
+      this.record(range, builtAt);
+      return stats;
+    } finally {
+      await Promise.all(sides.map((s) => s.finish(complete).catch(() => undefined)));
+    }
+  }
+}
+
+/** Do token ranges (start, end] overlap? (start == end is the whole ring.) */
+export function overlaps(a: TokenRange, b: TokenRange): boolean {
+  if (a.start === a.end || b.start === b.end) return true;
+  const inside = (t: bigint, r: TokenRange): boolean => (r.start < r.end ? t > r.start && t <= r.end : t > r.start || t <= r.end);
+  return inside(a.end, b) || inside(b.end, a);
+}

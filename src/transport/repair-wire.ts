@@ -1,0 +1,175 @@
+/**
+ * The Repair service (proto/ringkv/internal/v1/repair.proto) on both sides: the server
+ * answers a repairer from this node's tree of a range (built once per session and kept
+ * until Finish or a timeout) and its store; the client side is a peer as a RepairSide.
+ *
+ * Owns: the mapping, the session trees, and cutting large exchanges into messages of
+ * bounded size. Must not: decide what to compare (handoff/repair.ts does).
+ */
+import * as grpc from '@grpc/grpc-js';
+import { MAX_TOKEN, tokenHex as hex } from '../ring/index.js';
+import { MAX_DEPTH, RangeTree, type Store } from '../storage/index.js';
+import type { TokenRange } from '../storage/keys.js';
+import type { LeafEntry, RecordEntry, RepairSide } from '../handoff/repair.js';
+import { PeerChannels } from './peer-channels.js';
+import { callUnary } from './protos.js';
+import { toStatus } from './status.js';
+
+/** Trees a node keeps for repairers at once, and how long an idle one is kept. */
+const MAX_SESSIONS = 8;
+const SESSION_IDLE_MS = 5 * 60_000;
+/** Keys or records per message (each record is at most the store's record cap). */
+const CHUNK = 256;
+
+interface Session { cluster: string; session: string; start: string; end: string; depth: number; requester: string }
+
+function parseToken(v: string): bigint | undefined {
+  return /^[0-9a-f]{16}$/.test(v) ? BigInt(`0x${v}`) : undefined;
+}
+
+class Refusal extends Error {
+  constructor(
+    readonly code: grpc.status,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface RepairServerDeps {
+  readonly clusterName: string;
+  readonly store: Store;
+  now(): number;
+  /** Why not to serve now (stopping), if so. */
+  refuse(): string | undefined;
+  /** A session's tree was built here at `builtAt` (this node's clock) and the repairer finished with it. */
+  finished?(range: TokenRange, builtAt: number): void;
+  readonly log: { debug(o: object, m: string): void; warn(o: object, m: string): void };
+}
+
+export function repairService(deps: RepairServerDeps): grpc.UntypedServiceImplementation {
+  const trees = new Map<string, { tree: Promise<RangeTree>; builtAt: number; used: number; range: TokenRange }>();
+  const check = (cluster: string): void => {
+    if (cluster !== deps.clusterName) throw new Refusal(grpc.status.FAILED_PRECONDITION, `cluster name "${cluster}" is not ours ("${deps.clusterName}")`);
+    const why = deps.refuse();
+    if (why !== undefined) throw new Refusal(grpc.status.UNAVAILABLE, why);
+  };
+  const treeOf = (s: Session | null | undefined): Promise<RangeTree> => {
+    if (!s) throw new Refusal(grpc.status.INVALID_ARGUMENT, 'a repair request must name its session');
+    check(s.cluster);
+    const start = parseToken(s.start), end = parseToken(s.end);
+    if (start === undefined || end === undefined || start > MAX_TOKEN || end > MAX_TOKEN) throw new Refusal(grpc.status.INVALID_ARGUMENT, `range (${s.start}, ${s.end}] must be two tokens of 16 hex digits`);
+    if (!Number.isInteger(s.depth) || s.depth > MAX_DEPTH) throw new Refusal(grpc.status.INVALID_ARGUMENT, `tree depth must be 0 to ${MAX_DEPTH}, got ${s.depth}`);
+    const id = `${s.requester}/${s.session}/${s.start}-${s.end}/${s.depth}`;
+    const now = deps.now();
+    for (const [k, t] of trees) if (now - t.used > SESSION_IDLE_MS) trees.delete(k);
+    let t = trees.get(id);
+    if (t === undefined) {
+      if (trees.size >= MAX_SESSIONS) throw new Refusal(grpc.status.RESOURCE_EXHAUSTED, `this node is already in ${MAX_SESSIONS} repair sessions; retry later`);
+      const range = { start, end };
+      t = { tree: deps.store.ranges.tree(range, s.depth), builtAt: now, used: now, range };
+      trees.set(id, t);
+      t.tree.catch(() => trees.delete(id));
+    }
+    t.used = now;
+    return t.tree;
+  };
+  const unary =
+    <Req, Res>(fn: (req: Req) => Promise<Res>) =>
+    (call: grpc.ServerUnaryCall<Req, unknown>, cb: grpc.sendUnaryData<unknown>): void => {
+      fn(call.request).then(
+        (res) => cb(null, res),
+        (e: unknown) => cb(e instanceof Refusal ? { code: e.code, details: e.message } : toStatus(e)),
+      );
+    };
+  return {
+    treeDigests: unary(async (r: { session: Session; level: number; indices: number[] }) => {
+      const tree = await treeOf(r.session);
+      if (r.level > tree.depth || r.indices.some((i) => i >= 16 ** r.level)) throw new Refusal(grpc.status.INVALID_ARGUMENT, `level ${r.level} of a depth-${tree.depth} tree has nodes 0 to ${16 ** Math.min(r.level, tree.depth) - 1}`);
+      return { digests: r.indices.map((i) => tree.digest(r.level, i)) };
+    }),
+    leafEntries: unary(async (r: { session: Session; leaves: number[] }) => {
+      const tree = await treeOf(r.session);
+      if (r.leaves.some((i) => i >= tree.leaves)) throw new Refusal(grpc.status.INVALID_ARGUMENT, `a depth-${tree.depth} tree has leaves 0 to ${tree.leaves - 1}`);
+      return { entries: await deps.store.ranges.leafEntries(tree, r.leaves) };
+    }),
+    records: unary(async (r: { cluster: string; keys: Buffer[] }) => {
+      check(r.cluster);
+      const got = await Promise.all(r.keys.map((k) => deps.store.getRecord(k)));
+      return { records: got.flatMap((record, i) => (record === undefined ? [] : [{ key: r.keys[i]!, record }])) };
+    }),
+    push: unary(async (r: { cluster: string; records: { key: Buffer; record: Buffer }[]; requester: string }) => {
+      check(r.cluster);
+      const results = await deps.store.mergeMany(r.records);
+      return { changed: results.flatMap((m, i) => (m.changed ? [{ key: r.records[i]!.key, hash: deps.store.ranges.entryHash(r.records[i]!.key, m.record) }] : [])) };
+    }),
+    finish: unary(async (r: { session: Session; complete: boolean }) => {
+      const s = r.session;
+      if (!s) throw new Refusal(grpc.status.INVALID_ARGUMENT, 'a repair request must name its session');
+      check(s.cluster);
+      const id = `${s.requester}/${s.session}/${s.start}-${s.end}/${s.depth}`;
+      const t = trees.get(id);
+      trees.delete(id);
+      if (t !== undefined && r.complete) deps.finished?.(t.range, t.builtAt);
+      return {};
+    }),
+  };
+}
+
+/** Peers as repair sides, one channel per peer. */
+export class GrpcRepair {
+  readonly #channels = new PeerChannels('ringkv.internal.v1.Repair');
+
+  constructor(
+    private readonly self: string,
+    private readonly clusterName: string,
+    private readonly addressOf: (id: string) => string | undefined,
+  ) {}
+
+  #client(node: string): grpc.Client {
+    const addr = this.addressOf(node);
+    if (addr === undefined) throw Object.assign(new Error(`no address known for node ${node}`), { code: grpc.status.UNAVAILABLE, details: `no address known for node ${node}` });
+    return this.#channels.get(addr);
+  }
+
+  /** `node` as a side of session `session` over `range` at `depth`; every call has `timeoutMs`. */
+  side(node: string, session: string, range: TokenRange, depth: number, timeoutMs: number): RepairSide & { finish(complete: boolean): Promise<void> } {
+    const s: Session = { cluster: this.clusterName, session, start: hex(range.start), end: hex(range.end), depth, requester: this.self };
+    const call = <T>(method: string, req: unknown): Promise<T> => callUnary<T>(this.#client(node), method, req, { deadline: Date.now() + timeoutMs });
+    const chunks = <T>(xs: readonly T[]): T[][] => Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
+    return {
+      id: node,
+      digests: async (level, indices) => {
+        const out: string[] = [];
+        for (const part of chunks(indices)) out.push(...(await call<{ digests: string[] }>('treeDigests', { session: s, level, indices: part })).digests);
+        return out;
+      },
+      leafEntries: async (leaves) => {
+        const out: LeafEntry[] = [];
+        for (const part of chunks(leaves)) out.push(...(await call<{ entries: LeafEntry[] }>('leafEntries', { session: s, leaves: part })).entries);
+        return out;
+      },
+      records: async (keys) => {
+        const out: RecordEntry[] = [];
+        for (const part of chunks(keys)) out.push(...(await call<{ records: RecordEntry[] }>('records', { cluster: this.clusterName, keys: part })).records);
+        return out;
+      },
+      push: async (records) => {
+        const out: LeafEntry[] = [];
+        for (const part of chunks(records)) out.push(...(await call<{ changed: LeafEntry[] }>('push', { cluster: this.clusterName, records: part, requester: this.self })).changed);
+        return out;
+      },
+      finish: async (complete) => {
+        await call('finish', { session: s, complete });
+      },
+    };
+  }
+
+  retain(keep: ReadonlySet<string>): void {
+    this.#channels.retain(keep);
+  }
+
+  close(): void {
+    this.#channels.close();
+  }
+}
