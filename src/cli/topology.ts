@@ -256,7 +256,14 @@ export async function followJoin(address: string, id: string, o: { everyMs?: num
 
 /** A repair's summary: ranges compared, leaves differing, keys and bytes exchanged, time. */
 export function formatRepair(r: RepairStatusReply, now = Date.now()): string {
-  if (r.id === '') return 'no repair has run on this node since it started';
+  const never = r.repaired.filter((x) => x.atMs === 0).length;
+  const oldest = Math.min(...r.repaired.filter((x) => x.atMs > 0).map((x) => x.atMs));
+  const history =
+    r.repaired.length === 0
+      ? ''
+      : `\n  ranges this node replicates: ${r.repaired.length}; ${never === 0 ? 'all' : `${r.repaired.length - never}`} repaired since it started${Number.isFinite(oldest) ? `, the longest ago ${((now - oldest) / 1000).toFixed(0)} s ago` : ''}` +
+        (never > 0 ? ` (tombstones past their grace period in the other ${never} wait for a repair)` : '');
+  if (r.id === '') return `no repair has run on this node since it started${history}`;
   const ms = (r.finishedAtMs || now) - r.startedAtMs;
   const state = r.finishedAtMs ? `finished in ${(ms / 1000).toFixed(1)} s` : `running for ${(ms / 1000).toFixed(1)} s (now ${r.current})`;
   const lines = [
@@ -265,7 +272,7 @@ export function formatRepair(r: RepairStatusReply, now = Date.now()): string {
     `  leaves differing: ${r.leavesDiffering}; keys exchanged: ${r.keysExchanged}; bytes on the wire: ${r.bytes} (records ${r.recordBytes}${r.recordBytes > 0 ? `, ${(r.bytes / r.recordBytes).toFixed(2)}× them` : ''})`,
   ];
   if (r.lastProblem) lines.push(`  last problem: ${r.lastProblem}`);
-  return lines.join('\n');
+  return lines.join('\n') + history;
 }
 
 /** Follow the repair on `address` to its end: a bar of ranges on a terminal, plain lines otherwise. */

@@ -24,6 +24,8 @@ export interface RepairStatusReply {
   readonly recordBytes: number;
   readonly current: string;
   readonly lastProblem: string;
+  /** Every range this node replicates, with when it was last repaired with all its replicas (0: not since the node started). */
+  readonly repaired: readonly { readonly start: string; readonly end: string; readonly atMs: number }[];
 }
 
 export interface MemberStatus {

@@ -30,7 +30,7 @@ interface AdminDeps {
   cleanup(): Promise<{ deleted: number; kept: number; ranges: number }>;
   transfers(): Record<string, unknown>;
   admit(): Promise<{ move: string; message: string }>;
-  readonly repairs: { start(only?: { start: bigint; end: bigint }): object; readonly status: object | undefined };
+  readonly repairs: { start(only?: { start: bigint; end: bigint }): object; readonly status: object };
   readonly staged: {
     plan(changes: readonly { kind: string; node: string }[]): Record<string, unknown>;
     commit(): Record<string, unknown>;
@@ -147,6 +147,6 @@ export function adminService(node: AdminDeps): grpc.UntypedServiceImplementation
         throw Object.assign(new Error(`a range is two tokens of 16 hex digits, START-END (as ringkv ring shows them), got "${r.start}-${r.end}"`), { name: 'BadArgument' });
       return node.repairs.start({ start, end });
     }),
-    repairStatus: (_call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => cb(null, node.repairs.status ?? {}),
+    repairStatus: (_call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => cb(null, node.repairs.status),
   };
 }

@@ -1,6 +1,7 @@
 /**
  * A node's periodic chores that are not membership or replication: dropping tombstones
- * past their grace period, and warning about peers configured with another N.
+ * past their grace period once a repair confirmed every replica holds them, and warning
+ * about peers configured with another N.
  *
  * Owns: the chores' logic and logs. Must not: schedule itself (node.ts owns the timers).
  */
@@ -20,6 +21,11 @@ export interface HousekeepingDeps {
   readonly gossiper: Gossiper;
   /** This node's N. */
   readonly replicas: number;
+  /**
+   * The time as of which a repair confirmed every replica of the range holding `token`
+   * holds what this node held (node/repair.ts): tombstones older than it may go.
+   */
+  confirmedBefore(token: bigint): number;
   closing(): boolean;
   readonly log: Logger;
 }
@@ -50,8 +56,9 @@ export class Housekeeping {
     if (this.#purging || this.deps.closing()) return;
     this.#purging = true;
     try {
-      const { purged } = await this.deps.store.purgeTombstones();
-      if (purged > 0) this.deps.log.info({ component: 'storage', purged }, 'tombstones past their grace period purged');
+      const { purged, unconfirmed } = await this.deps.store.purgeTombstones({}, (t) => this.deps.confirmedBefore(t));
+      if (purged > 0 || unconfirmed > 0)
+        this.deps.log.info({ component: 'storage', purged, unconfirmed }, unconfirmed > 0 ? 'tombstones purged; some past their grace period wait for a repair of their range (ringkv repair)' : 'tombstones past their grace period, confirmed on every replica by a repair, purged');
     } catch (e) {
       if (!this.deps.closing()) this.deps.log.warn({ component: 'storage', err: e }, 'tombstone purge failed; retrying next hour');
     } finally {

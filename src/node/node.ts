@@ -132,7 +132,7 @@ export class RingkvNode {
     const afterGossip = (): void => void this.#gossip.after();
     const fail = (err: Error): void => this.#fail(err);
     const refuse = (): string | undefined => (this.#closing ? 'node is shutting down' : undefined);
-    this.#housekeeping = new Housekeeping({ store, gossiper, replicas, closing, log });
+    this.#housekeeping = new Housekeeping({ store, gossiper, replicas, closing, confirmedBefore: (t) => this.repairs.confirmedBefore(t), log });
     const members = (this.#members = new MembersFile({ dataDir: config.dataDir, id, states: () => gossiper.states(), log }));
     this.#topology = new TopologyView({ id, clusterName: config.clusterName, tokensPerNode: config.tokens, gossiper, closing, fail, changed: () => members.remember(), log });
     const notServing = (): string | undefined => (this.#closing ? 'it is shutting down' : this.#identity.status !== 'normal' ? `it is ${this.#identity.status}, not yet a member` : undefined);

@@ -60,9 +60,15 @@ export class RepairRuns {
 
   constructor(private readonly deps: RepairRunDeps) {}
 
-  /** The run in progress, or the last one. */
-  get status(): RepairProgress | undefined {
-    return this.#current;
+  /** The run in progress (or the last one), and when each range this node replicates was last repaired. */
+  get status(): Partial<RepairProgress> & { repaired: { start: string; end: string; atMs: number }[] } {
+    const ring = this.deps.ring();
+    const mine = ring === undefined || !ring.has(this.deps.id) ? [] : ring.ranges(Math.min(this.deps.replicas, ring.size)).filter((r) => r.replicas.includes(this.deps.id));
+    const repaired = mine.map((r) => {
+      const [start, end] = [tokenHex(r.start), tokenHex(r.end)];
+      return { start, end, atMs: this.lastRepaired.get(`${start}-${end}`) ?? 0 };
+    });
+    return { ...this.#current, repaired };
   }
 
   /**
@@ -134,6 +140,26 @@ export class RepairRuns {
   record(range: TokenRange, at: number): void {
     const key = `${tokenHex(range.start)}-${tokenHex(range.end)}`;
     this.lastRepaired.set(key, Math.max(at, this.lastRepaired.get(key) ?? 0));
+  }
+
+  /**
+   * As of when (this node's clock) a repair confirmed that every replica of the current
+   * range holding `token` holds what this node held; 0 when none did since this node
+   * started (or since the ring changed: new ranges have not been repaired).
+   */
+  confirmedBefore(token: bigint): number {
+    const ring = this.deps.ring();
+    if (ring === undefined) return 0;
+    const tokens = ring.tokens;
+    let lo = 0, hi = tokens.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (tokens[mid]! < token) lo = mid + 1;
+      else hi = mid;
+    }
+    const end = tokens[lo % tokens.length]!;
+    const start = tokens[(lo + tokens.length - 1) % tokens.length]!;
+    return this.lastRepaired.get(`${tokenHex(start)}-${tokenHex(end)}`) ?? 0;
   }
 
   /** Repair one range with its other replicas `peers` (all up). */

@@ -122,6 +122,11 @@ export function tombstoneKey(deletedAt: number, dk: Uint8Array): Buffer {
   return buf;
 }
 
+/** When a tombstone index entry's record became a tombstone (ms). */
+export function tombstoneTime(tk: Buffer): number {
+  return tk.readUInt32BE(1) * 0x100000000 + tk.readUInt32BE(5);
+}
+
 /** Tombstone index entries older than `before` (ms). */
 export function tombstonesBefore(before: number): Span {
   const lt = Buffer.allocUnsafe(9);

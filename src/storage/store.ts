@@ -21,7 +21,7 @@ import { KvError, showKey } from './errors.js';
 import { HintStore } from './hints.js';
 import { Ranges } from './ranges.js';
 import { KeyFilter } from './key-filter.js';
-import { ALL_DATA, dataKey, dataKeyOfTombstone, metaKey, quarantineKey, tokenHalves, tombstoneKey, tombstonesBefore, userKey, userKeyOf } from './keys.js';
+import { ALL_DATA, dataKey, dataKeyOfTombstone, metaKey, quarantineKey, tokenHalves, tokenOfDataKey, tombstoneKey, tombstoneTime, tombstonesBefore, userKey, userKeyOf } from './keys.js';
 import type { Key } from './keys.js';
 import { KeyLocks } from './key-lock.js';
 import { LevelEngine } from './level-engine.js';
@@ -502,15 +502,23 @@ export class Store {
 
   /**
    * Drop keys that have been tombstones only for longer than the grace period. A key
-   * written or merged since keeps its record (its index entry is stale and goes).
+   * written or merged since keeps its record (its index entry is stale and goes). With
+   * `confirmedBefore` (a token → the time as of which a repair confirmed every replica of
+   * its range holds what this node held), a tombstone also waits for that: purged while a
+   * replica still holds the old value, it would come back at the next repair or read.
    */
-  async purgeTombstones(limits: BatchLimits = {}): Promise<{ purged: number }> {
+  async purgeTombstones(limits: BatchLimits = {}, confirmedBefore?: (token: bigint) => number): Promise<{ purged: number; unconfirmed: number }> {
     if (!this.#open) throw new KvError('KV_CLOSED', 'the store is closed; open it again to use it');
-    let purged = 0;
+    let purged = 0, unconfirmed = 0;
     const before = this.#now() - this.settings.tombstoneGraceMs;
     for await (const batch of batches(this.#engine, [tombstonesBefore(before)], { batchCount: 256, ...limits })) {
       for (const [tk] of batch) {
         const dk = dataKeyOfTombstone(tk);
+        // Past its grace, but no repair has yet confirmed every replica holds it: keep it.
+        if (confirmedBefore !== undefined && tombstoneTime(tk) >= confirmedBefore(tokenOfDataKey(dk))) {
+          unconfirmed++;
+          continue;
+        }
         const lockKey = dk.toString('latin1');
         await this.#locks.with(lockKey, () =>
           this.#guard(async () => {
@@ -527,7 +535,7 @@ export class Store {
         );
       }
     }
-    return { purged };
+    return { purged, unconfirmed };
   }
 
   /** The key filter's state (key-filter.ts), and a promise that it has finished building. */

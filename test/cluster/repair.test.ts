@@ -81,6 +81,13 @@ describe('anti-entropy repair', () => {
       expect(status.keysExchanged).toBeGreaterThanOrEqual(60);
       console.log(`repair: ${status.ranges} ranges, ${status.leavesDiffering} leaves differing, ${status.keysExchanged} keys exchanged, ${status.bytes} bytes on the wire for ${status.recordBytes} bytes of records (${(status.bytes / status.recordBytes).toFixed(2)}×)`);
       expect(status.bytes / status.recordBytes).toBeLessThan(5);
+      // Every replica, repairer or peer, counts each range repaired (what lets tombstones go).
+      for (const n of [n1, n2, n3]) {
+        const r = (await n.admin().repairStatus()).repaired;
+        expect(r.length, n.id).toBe(status.ranges);
+        expect(r.every((x) => x.atMs >= status.startedAtMs - 1000), n.id).toBe(true);
+      }
+      expect((await cli('repair', '--node', n2.address, '--status')).stdout).toMatch(/no repair has run on this node since it started\n  ranges this node replicates: 192; all repaired since it started/);
       // A second repair finds every range identical.
       await n1.admin().repair();
       const again = await waitFor('the second repair done', 60_000, async () => {

@@ -166,7 +166,7 @@ for (const makeKind of ENGINE_KINDS) {
         await b.merge('k', w.record); // b holds the old value, as a replica would
         await a.delete('k', (await a.get('k')).context);
         clock.advance(9 * DAY);
-        expect(await a.purgeTombstones()).toEqual({ purged: 0 });
+        expect(await a.purgeTombstones()).toEqual({ purged: 0, unconfirmed: 0 });
         for await (const batch of b.ranges.scan({ start: 0n, end: 0n })) for (const e of batch.entries) await a.merge(e.key, e.record);
         expect(await a.get('k')).toMatchObject({ values: [], deleted: true });
         await a.close();
@@ -180,13 +180,13 @@ for (const makeKind of ENGINE_KINDS) {
         await s.delete('gone', (await s.get('gone')).context);
         await s.put('live', v('y'));
         clock.advance(DAY - 1);
-        expect(await s.purgeTombstones()).toEqual({ purged: 0 });
+        expect(await s.purgeTombstones()).toEqual({ purged: 0, unconfirmed: 0 });
         clock.advance(2);
-        expect(await s.purgeTombstones()).toEqual({ purged: 1 });
+        expect(await s.purgeTombstones()).toEqual({ purged: 1, unconfirmed: 0 });
         expect(await s.get('gone')).toMatchObject({ values: [], versions: 0, deleted: false });
         expect(texts((await s.get('live')).values)).toEqual(['y']);
         expect(await s.ranges.stats({ start: 0n, end: 0n })).toMatchObject({ keys: 1 });
-        expect(await s.purgeTombstones()).toEqual({ purged: 0 });
+        expect(await s.purgeTombstones()).toEqual({ purged: 0, unconfirmed: 0 });
         await s.close();
       });
 
@@ -199,9 +199,9 @@ for (const makeKind of ENGINE_KINDS) {
         clock.advance(DAY / 2);
         await s.delete('k', r.context); // a concurrent delete arrives: still deleted, newly changed
         clock.advance(DAY / 2 + 1);
-        expect(await s.purgeTombstones()).toEqual({ purged: 0 });
+        expect(await s.purgeTombstones()).toEqual({ purged: 0, unconfirmed: 0 });
         clock.advance(DAY / 2);
-        expect(await s.purgeTombstones()).toEqual({ purged: 1 });
+        expect(await s.purgeTombstones()).toEqual({ purged: 1, unconfirmed: 0 });
         await s.close();
       });
 
@@ -212,7 +212,7 @@ for (const makeKind of ENGINE_KINDS) {
         await s.delete('k', (await s.get('k')).context);
         await s.put('k', v('back'), (await s.get('k')).context);
         clock.advance(1);
-        expect(await s.purgeTombstones()).toEqual({ purged: 0 });
+        expect(await s.purgeTombstones()).toEqual({ purged: 0, unconfirmed: 0 });
         expect(texts((await s.get('k')).values)).toEqual(['back']);
         await s.close();
       });
@@ -225,7 +225,7 @@ for (const makeKind of ENGINE_KINDS) {
         await b.merge('k', first.record);
         await a.delete('k', (await a.get('k')).context);
         clock.advance(1);
-        expect(await a.purgeTombstones()).toEqual({ purged: 1 });
+        expect(await a.purgeTombstones()).toEqual({ purged: 1, unconfirmed: 0 });
         const second = await a.put('k', v('two')); // a has forgotten k entirely
         // b never saw the delete: it holds "one"; "two" is a new write and must survive.
         const merged = await b.merge('k', second.record);
