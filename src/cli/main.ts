@@ -72,6 +72,8 @@ program
   .option('--join <mode>', `auto: join by itself; manual: wait as a standby until admitted by ringkv plan/commit (${ENV_NAMES.join}; default ${d.join})`)
   .option('--background-latency-factor <f>', `slow streaming and hint replay while the foreground p99 is over f × its idle value; 0 = off (${ENV_NAMES.backgroundLatencyFactor}; default ${d.backgroundLatencyFactor})`)
   .option('--stream-bytes-per-second <n>', `range streaming throttle, all streams a node sends; 0 = unthrottled (${ENV_NAMES.streamBytesPerSecond}; default ${d.streamBytesPerSecond})`)
+  .option('--repair-interval-ms <ms>', `background repair: each range once per this many ms; 0 = off, ringkv repair only (${ENV_NAMES.repairIntervalMs}; default ${d.repairIntervalMs})`)
+  .option('--repair-bytes-per-second <n>', `background repair's pace, bytes of data read per second (${ENV_NAMES.repairBytesPerSecond}; default ${d.repairBytesPerSecond})`)
   .option('--max-hint-window-ms <ms>', `a replica down longer than this gets no more hints; its misses are left to anti-entropy (${ENV_NAMES.maxHintWindowMs}; default ${d.maxHintWindowMs})`)
   .option('--leaver-wait-ms <ms>', `how long a range waits for its leaving replica while it is down before pulling from the other replicas (${ENV_NAMES.leaverWaitMs}; default ${d.leaverWaitMs})`)
   .option('--cleanup-after-ms <ms>', `delete data of ranges this node no longer replicates once ownership stood still this long; 0 = only ringkv cleanup (${ENV_NAMES.cleanupAfterMs}; default ${d.cleanupAfterMs})`)

@@ -263,7 +263,9 @@ export function formatRepair(r: RepairStatusReply, now = Date.now()): string {
       ? ''
       : `\n  ranges this node replicates: ${r.repaired.length}; ${never === 0 ? 'all' : `${r.repaired.length - never}`} repaired since it started${Number.isFinite(oldest) ? `, the longest ago ${((now - oldest) / 1000).toFixed(0)} s ago` : ''}` +
         (never > 0 ? ` (tombstones past their grace period in the other ${never} wait for a repair)` : '');
-  if (r.id === '') return `no repair has run on this node since it started${history}`;
+  const bg = r.background;
+  const background = bg !== undefined && bg.ranges + bg.failed > 0 ? `\n  background repair since the node started: ${bg.ranges} ranges, ${bg.keysExchanged} keys exchanged, ${bg.bytes} bytes${bg.failed > 0 ? `, ${bg.failed} failed` : ''}` : '';
+  if (r.id === '') return `no repair has run on this node since it started${history}${background}`;
   const ms = (r.finishedAtMs || now) - r.startedAtMs;
   const state = r.finishedAtMs ? `finished in ${(ms / 1000).toFixed(1)} s` : `running for ${(ms / 1000).toFixed(1)} s (now ${r.current})`;
   const lines = [
@@ -272,7 +274,7 @@ export function formatRepair(r: RepairStatusReply, now = Date.now()): string {
     `  leaves differing: ${r.leavesDiffering}; keys exchanged: ${r.keysExchanged}; bytes on the wire: ${r.bytes} (records ${r.recordBytes}${r.recordBytes > 0 ? `, ${(r.bytes / r.recordBytes).toFixed(2)}× them` : ''})`,
   ];
   if (r.lastProblem) lines.push(`  last problem: ${r.lastProblem}`);
-  return lines.join('\n') + history;
+  return lines.join('\n') + history + background;
 }
 
 /** Follow the repair on `address` to its end: a bar of ranges on a terminal, plain lines otherwise. */

@@ -26,6 +26,8 @@ export interface RepairStatusReply {
   readonly lastProblem: string;
   /** Every range this node replicates, with when it was last repaired with all its replicas (0: not since the node started). */
   readonly repaired: readonly { readonly start: string; readonly end: string; readonly atMs: number }[];
+  /** What background repair has done since the node started. */
+  readonly background: { readonly ranges: number; readonly keysExchanged: number; readonly bytes: number; readonly failed: number };
 }
 
 export interface MemberStatus {

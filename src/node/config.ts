@@ -81,6 +81,13 @@ export interface NodeConfig {
    * max_hint_window): what it misses is left to anti-entropy, and counted.
    */
   readonly maxHintWindowMs: number;
+  /**
+   * Background anti-entropy: each range a node is the first replica of is repaired once
+   * per this many ms (node/repair.ts); 0 turns it off (ringkv repair only).
+   */
+  readonly repairIntervalMs: number;
+  /** Background repair's pace: bytes of a range's data read per second (times the governor's share). */
+  readonly repairBytesPerSecond: number;
 }
 
 export const DEFAULT_CONFIG: NodeConfig = {
@@ -110,6 +117,8 @@ export const DEFAULT_CONFIG: NodeConfig = {
   cleanupAfterMs: 60 * 60 * 1000,
   leaverWaitMs: 60_000,
   maxHintWindowMs: 3 * 60 * 60 * 1000,
+  repairIntervalMs: 24 * 60 * 60 * 1000,
+  repairBytesPerSecond: 8 << 20,
 };
 
 /** Setting name → environment variable. */
@@ -140,6 +149,8 @@ export const ENV_NAMES: Record<keyof NodeConfig, string> = {
   cleanupAfterMs: 'RINGKV_CLEANUP_AFTER_MS',
   leaverWaitMs: 'RINGKV_LEAVER_WAIT_MS',
   maxHintWindowMs: 'RINGKV_MAX_HINT_WINDOW_MS',
+  repairIntervalMs: 'RINGKV_REPAIR_INTERVAL_MS',
+  repairBytesPerSecond: 'RINGKV_REPAIR_BYTES_PER_SECOND',
 };
 
 export class ConfigError extends Error {
@@ -278,6 +289,10 @@ function check(key: keyof NodeConfig, value: unknown, from: string): unknown {
       const n = num(0, 100, false);
       return n === 0 || n >= 1 ? n : fail('expected 0 (no governor) or a factor of at least 1');
     }
+    case 'repairIntervalMs':
+      return num(0, 365 * 24 * 60 * 60 * 1000, true);
+    case 'repairBytesPerSecond':
+      return num(1024, 2 ** 40, true);
     case 'maxHintWindowMs':
     case 'leaverWaitMs':
       return num(0, 24 * 60 * 60 * 1000, true);

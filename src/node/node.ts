@@ -90,6 +90,8 @@ export class RingkvNode {
   readonly #autoCleanup: AutoCleanup;
   /** Anti-entropy repairs this node runs (ringkv repair). */
   readonly repairs: RepairRuns;
+  /** Aborted at stop: background loops end. */
+  readonly #background = new AbortController();
   #identity: Identity;
   readonly #server: grpc.Server;
   readonly #health = new HealthImplementation({ '': 'NOT_SERVING' });
@@ -305,6 +307,10 @@ export class RingkvNode {
       this.#timers.push(setInterval(() => this.#governor.tick(), GOVERN_EVERY_MS));
     }
     this.#timers.push(setInterval(() => void this.#housekeeping.purgeTombstones(), PURGE_EVERY_MS));
+    if (this.config.repairIntervalMs > 0) {
+      const quiet = (): boolean => this.#topology.current.movements.length === 0 && this.#identity.status === 'normal';
+      void this.repairs.runBackground({ intervalMs: this.config.repairIntervalMs, bytesPerSecond: this.config.repairBytesPerSecond, share: () => this.#governor.share, quiet, signal: this.#background.signal });
+    }
     this.#topology.update();
     this.#updateHealth();
   }
@@ -389,6 +395,7 @@ export class RingkvNode {
     this.#stopping ??= (async () => {
       this.#updateHealth();
       for (const t of this.#timers) clearInterval(t);
+      this.#background.abort();
       this.#governor.stop();
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => {

@@ -61,14 +61,14 @@ export class RepairRuns {
   constructor(private readonly deps: RepairRunDeps) {}
 
   /** The run in progress (or the last one), and when each range this node replicates was last repaired. */
-  get status(): Partial<RepairProgress> & { repaired: { start: string; end: string; atMs: number }[] } {
+  get status(): Partial<RepairProgress> & { repaired: { start: string; end: string; atMs: number }[]; background: { ranges: number; keysExchanged: number; bytes: number; failed: number } } {
     const ring = this.deps.ring();
     const mine = ring === undefined || !ring.has(this.deps.id) ? [] : ring.ranges(Math.min(this.deps.replicas, ring.size)).filter((r) => r.replicas.includes(this.deps.id));
     const repaired = mine.map((r) => {
       const [start, end] = [tokenHex(r.start), tokenHex(r.end)];
       return { start, end, atMs: this.lastRepaired.get(`${start}-${end}`) ?? 0 };
     });
-    return { ...this.#current, repaired };
+    return { ...this.#current, repaired, background: { ...this.background } };
   }
 
   /**
@@ -160,6 +160,59 @@ export class RepairRuns {
     const end = tokens[lo % tokens.length]!;
     const start = tokens[(lo + tokens.length - 1) % tokens.length]!;
     return this.lastRepaired.get(`${tokenHex(start)}-${tokenHex(end)}`) ?? 0;
+  }
+
+  /** What background repair has done since this node started. */
+  readonly background = { ranges: 0, keysExchanged: 0, bytes: 0, failed: 0 };
+
+  /**
+   * Background repair, until `signal` aborts: each range this node is the first replica
+   * of is repaired once every `intervalMs` (counted from this node's start for a range
+   * not repaired since), one range at a time, and never while a run of `start` or a
+   * topology change is going on (`quiet`). Paced to about `bytesPerSecond` of data read
+   * (each replica reads the range once), times the governor's `share`.
+   */
+  async runBackground(o: { intervalMs: number; bytesPerSecond: number; share(): number; quiet(): boolean; signal: AbortSignal; pollMs?: number }): Promise<void> {
+    const startedAt = this.deps.now();
+    const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref?.());
+    while (!o.signal.aborted) {
+      const next = this.#running === undefined && o.quiet() ? this.#due(o.intervalMs, startedAt) : undefined;
+      if (next === undefined) {
+        await sleep(o.pollMs ?? 1000);
+        continue;
+      }
+      const t0 = this.deps.now();
+      try {
+        const stats = await this.repairOne(next.range, next.peers);
+        this.background.ranges++;
+        this.background.keysExchanged += stats.keysExchanged;
+        this.background.bytes += stats.bytes;
+      } catch (e) {
+        this.background.failed++;
+        this.deps.log.warn({ range: `${tokenHex(next.range.start)}-${tokenHex(next.range.end)}`, err: (e as { details?: string; message?: string })?.details ?? (e as Error)?.message }, 'background repair of a range failed; it is tried again later');
+      }
+      // Pace: the range's data over the allowed rate, less the time the repair took.
+      const bytes = await this.deps.store.ranges.approximateBytes(next.range).catch(() => 0);
+      const wait = (bytes / (o.bytesPerSecond * Math.max(0.05, o.share()))) * 1000 - (this.deps.now() - t0);
+      if (wait > 0) await sleep(Math.min(wait, 60_000));
+    }
+  }
+
+  /** The range this node is first replica of that is most overdue for repair, with its peers all up. */
+  #due(intervalMs: number, startedAt: number): { range: TokenRange; peers: string[] } | undefined {
+    const ring = this.deps.ring();
+    if (ring === undefined || !ring.has(this.deps.id)) return undefined;
+    const now = this.deps.now();
+    let best: { range: TokenRange; peers: string[]; last: number } | undefined;
+    for (const r of ring.ranges(Math.min(this.deps.replicas, ring.size))) {
+      if (r.replicas[0] !== this.deps.id) continue;
+      const last = this.lastRepaired.get(`${tokenHex(r.start)}-${tokenHex(r.end)}`) ?? startedAt;
+      if (now - last < intervalMs || (best !== undefined && last >= best.last)) continue;
+      const peers = r.replicas.slice(1);
+      if (!peers.every((p) => this.deps.isUp(p))) continue;
+      best = { range: { start: r.start, end: r.end }, peers, last };
+    }
+    return best;
   }
 
   /** Repair one range with its other replicas `peers` (all up). */

@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
 import { Store } from '../../src/storage/index.js';
 import { TestCluster, waitFor, type NodeProcess } from './harness.js';
@@ -48,7 +48,7 @@ async function contents(node: NodeProcess): Promise<Map<string, string>> {
 
 describe('anti-entropy repair', () => {
   let cluster: TestCluster;
-  afterAll(() => cluster?.destroy());
+  afterEach(() => cluster?.destroy());
 
   it('a replica that missed writes with no hint gets them from `ringkv repair`, with no read; only the difference crosses', async () => {
     // No hints at all for a down replica: what it misses only repair can bring back.
@@ -104,4 +104,36 @@ describe('anti-entropy repair', () => {
     expect(b).toEqual(a);
     expect(c).toEqual(a);
   }, 300_000);
+
+  it('background repair (--repair-interval-ms) brings a replica that missed writes back in line by itself', async () => {
+    cluster = await TestCluster.create(3, 3, ['--request-timeout-ms', '3000', '--max-hint-window-ms', '0', '--repair-interval-ms', '3000']);
+    const [n1, n2, n3] = cluster.nodes as [NodeProcess, NodeProcess, NodeProcess];
+    for (const n of cluster.nodes) n.start();
+    await upEverywhere(cluster, () => true);
+    const client = new Client({ nodes: [n1.address, n2.address], deadlineMs: 5000 });
+    try {
+      for (let i = 0; i < 200; i++) await client.put(`base-${i}`, `v${i}`, { w: 3 });
+      n3.signal('SIGKILL');
+      await n3.exit;
+      await upEverywhere(cluster, (id) => id !== 'n3');
+      for (let i = 0; i < 20; i++) await client.put(`missed-${i}`, `m${i}`, { w: 2 });
+      const back = Date.now();
+      n3.start();
+      await upEverywhere(cluster, () => true);
+      // Every range n3 replicates repaired since it came back, by n1, n2 or itself.
+      await waitFor('n3\'s ranges repaired in the background', 90_000, async () => {
+        const r = await n3.admin().repairStatus();
+        return r.repaired.length > 0 && r.repaired.every((x) => x.atMs > back);
+      }, 500);
+      const done = await Promise.all(cluster.nodes.map(async (n) => (await n.admin().repairStatus()).background));
+      expect(done.reduce((s, b) => s + b.keysExchanged, 0)).toBeGreaterThanOrEqual(20);
+    } finally {
+      client.close();
+    }
+    await stopAll(cluster.nodes);
+    const [a, b, c] = (await Promise.all(cluster.nodes.map(contents))) as [Map<string, string>, Map<string, string>, Map<string, string>];
+    expect(a.size).toBe(220);
+    expect(b).toEqual(a);
+    expect(c).toEqual(a);
+  }, 240_000);
 });
