@@ -27,20 +27,19 @@
  *   npm run bench:handoff [-- --quick] [-- --keys 500000] [-- --idle-seconds 15]
  *                         [-- --part a|b] [-- --cpu-prof DIR]   (profiles every node)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
-import * as hdr from 'hdr-histogram-js';
 import { Client } from '../src/client/index.js';
-import { AdminClient, type StatusReply } from '../src/client/admin.js';
+import { AdminClient } from '../src/client/admin.js';
 import { Store } from '../src/storage/index.js';
 import { ALL_DATA } from '../src/storage/keys.js';
 import { freePort } from '../test/cluster/harness.js';
 import { table } from './lib.js';
+import { CONCURRENCY, Proc, VALUE, benchRoot, foreground, formed, key, sleep, stats, stopAll, type LogLine, type Sample } from './processes.js';
+
+const root = benchRoot('handoff');
 
 const args = process.argv.slice(2);
 const flag = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -50,120 +49,7 @@ const IDLE_SECONDS = Number(flag('--idle-seconds') ?? NaN) || (quick ? 6 : 15);
 const PART = flag('--part') ?? 'ab';
 const CPU_PROF = flag('--cpu-prof');
 const JOIN_LIMIT_MS = 12 * 60_000; // a bound on each join, whatever the speed
-const MAX_OPS = 5_000_000; // a bound on every load loop
-const CONCURRENCY = 16;
-const VALUE = Buffer.alloc(100, 0x61);
-const MAIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-
-const key = (prefix: string, i: number): Buffer => Buffer.from(`${prefix}${String(i).padStart(15, '0')}`.slice(-16));
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const mb = (bytes: number): string => (bytes / 1e6).toFixed(1);
-
-interface LogLine {
-  readonly msg: string;
-  readonly [k: string]: unknown;
-}
-
-/** One `ringkv node` process (built code), its JSON log lines, stopped by its PID. */
-class Proc {
-  child: ChildProcess | undefined;
-  exit: Promise<unknown> = Promise.resolve();
-  readonly lines: { at: number; line: LogLine }[] = [];
-  readonly #waiters: { test: (l: LogLine) => boolean; resolve: (at: number) => void }[] = [];
-
-  constructor(
-    readonly id: string,
-    readonly address: string,
-    readonly dataDir: string,
-  ) {}
-
-  start(seeds: readonly string[], extra: readonly string[]): void {
-    const nodeArgs = CPU_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF)}`, `--cpu-prof-name=${this.id}-${Date.now()}.cpuprofile`];
-    const argv = [...nodeArgs, MAIN, 'node', '--id', this.id, '--listen', this.address, '--data-dir', this.dataDir, '--seeds', seeds.join(','), '--log-level', 'info', ...extra];
-    const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
-    this.child = child;
-    live.add(child);
-    this.exit = new Promise((r) => child.once('exit', r)).finally(() => live.delete(child));
-    createInterface({ input: child.stdout! }).on('line', (l) => {
-      let line: LogLine;
-      try {
-        line = JSON.parse(l) as LogLine;
-      } catch {
-        line = { msg: l };
-      }
-      const at = performance.now();
-      this.lines.push({ at, line });
-      for (const w of [...this.#waiters]) if (w.test(line)) (this.#waiters.splice(this.#waiters.indexOf(w), 1), w.resolve(at));
-      if (typeof line.level === 'number' && line.level >= 50) console.error(`${this.id}: ${l}`);
-    });
-  }
-
-  /** When (performance.now) a log line passing `test` arrived: one already seen, or the next. */
-  when(test: (l: LogLine) => boolean): Promise<number> {
-    const seen = this.lines.find((x) => test(x.line));
-    if (seen) return Promise.resolve(seen.at);
-    return new Promise((resolve) => this.#waiters.push({ test, resolve }));
-  }
-
-  line(msg: string): LogLine | undefined {
-    return this.lines.find((x) => x.line.msg === msg)?.line;
-  }
-
-  /** CPU seconds (user + system) the process has used so far; NaN where /proc is missing. */
-  cpuSeconds(): number {
-    try {
-      const stat = readFileSync(`/proc/${this.child!.pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100 on Linux)
-    } catch {
-      return NaN;
-    }
-  }
-
-  /** SIGTERM by PID; SIGKILL after 20 s. */
-  async stop(): Promise<void> {
-    const c = this.child;
-    if (c === undefined || c.exitCode !== null || c.signalCode !== null) return;
-    process.kill(c.pid!, 'SIGTERM');
-    const t = setTimeout(() => c.exitCode === null && c.signalCode === null && process.kill(c.pid!, 'SIGKILL'), 20_000);
-    await this.exit;
-    clearTimeout(t);
-  }
-}
-
-const live = new Set<ChildProcess>();
-const root = mkdtempSync(join(tmpdir(), 'ringkv-bench-handoff-'));
-process.on('exit', () => {
-  for (const c of live) if (c.exitCode === null && c.signalCode === null) process.kill(c.pid!, 'SIGKILL');
-  rmSync(root, { recursive: true, force: true });
-});
-process.on('SIGINT', () => process.exit(130));
-
-async function statuses(nodes: readonly Proc[]): Promise<(StatusReply | undefined)[]> {
-  return Promise.all(
-    nodes.map(async (n) => {
-      const a = new AdminClient(n.address, 2000);
-      try {
-        return await a.status(3);
-      } catch {
-        return undefined;
-      } finally {
-        a.close();
-      }
-    }),
-  );
-}
-
-/** Every node of `nodes` sees every one of them normal and up. */
-async function formed(nodes: readonly Proc[], timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const views = await statuses(nodes);
-    if (views.every((v) => v !== undefined && nodes.every((n) => v.members.some((m) => m.id === n.id && m.status === 'normal' && m.up)))) return;
-    if (Date.now() > end) throw new Error(`${nodes.map((n) => n.id).join(', ')} not normal and up everywhere after ${timeoutMs} ms`);
-    await sleep(250);
-  }
-}
 
 /** Put KEYS keys into n1's store, merge each record into n2's and n3's (the nodes are stopped). */
 async function populate(dirs: readonly string[]): Promise<void> {
@@ -216,54 +102,6 @@ async function rawCopy(src: string, dst: string, count: number): Promise<{ keys:
   return { keys, bytes, ms, cpu: (cpu.user + cpu.system) / 1e6 };
 }
 
-interface Sample {
-  readonly start: number;
-  readonly us: number;
-}
-
-/** Closed-loop foreground load: CONCURRENCY workers, half gets of present keys, half puts of new keys, until `stop`. */
-function foreground(kv: Client, o: { maxMs: number; newPrefix: string }): { stop(): Promise<{ samples: Sample[]; failed: number }> } {
-  const samples: Sample[] = [];
-  let failed = 0, i = 0, fresh = 0, stopping = false;
-  const end = performance.now() + o.maxMs;
-  const workers = Array.from({ length: CONCURRENCY }, async () => {
-    while (!stopping && performance.now() < end && i < MAX_OPS) {
-      const n = i++;
-      const s = performance.now();
-      try {
-        if (n % 2 === 0) await kv.get(key('k', (n * 7919) % KEYS), { r: 2 });
-        else await kv.put(key(o.newPrefix, fresh++), VALUE, { w: 2 });
-        samples.push({ start: s, us: Math.max(1, Math.round((performance.now() - s) * 1000)) });
-      } catch {
-        failed++;
-      }
-    }
-  });
-  return {
-    async stop() {
-      stopping = true;
-      await Promise.all(workers);
-      return { samples, failed };
-    },
-  };
-}
-
-interface Stats {
-  ops: number;
-  opsPerSec: number;
-  p50: number;
-  p99: number;
-}
-
-/** Latency figures (ms) of the samples that started in [from, to). */
-function stats(samples: readonly Sample[], from: number, to: number): Stats {
-  const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
-  for (const s of samples) if (s.start >= from && s.start < to) h.recordValue(s.us);
-  const r = { ops: h.totalCount, opsPerSec: h.totalCount / ((to - from) / 1000), p50: h.getValueAtPercentile(50) / 1000, p99: h.getValueAtPercentile(99) / 1000 };
-  h.destroy();
-  return r;
-}
-
 /** Each node's CPU in the streaming phase: seconds, share of the phase, µs per key streamed. */
 function cpuLine(j: Joined, keys: number): string {
   const phase = (j.streamEnd - j.streamStart) / 1000;
@@ -280,7 +118,7 @@ interface Cluster {
 /** Start n1..n3 from `dirs` (already populated), wait until they form. */
 async function startThree(dirs: readonly string[], addrs: readonly string[], extra: readonly string[]): Promise<Proc[]> {
   const nodes = dirs.map((d, i) => new Proc(`n${i + 1}`, addrs[i]!, d));
-  for (const n of nodes) n.start(addrs.slice(0, 3), extra);
+  for (const n of nodes) n.start(addrs.slice(0, 3), extra, CPU_PROF);
   await formed(nodes, 120_000);
   return nodes;
 }
@@ -298,7 +136,7 @@ interface Joined {
 
 async function join4(c: Cluster, addrs: readonly string[], extra: readonly string[]): Promise<Joined> {
   const t0 = performance.now();
-  c.joiner.start(addrs.slice(0, 3), extra);
+  c.joiner.start(addrs.slice(0, 3), extra, CPU_PROF);
   const limit = sleep(JOIN_LIMIT_MS).then(() => {
     throw new Error(`the join did not finish in ${JOIN_LIMIT_MS / 1000} s`);
   });
@@ -325,10 +163,6 @@ async function join4(c: Cluster, addrs: readonly string[], extra: readonly strin
     admin.close();
     limit.catch(() => undefined);
   }
-}
-
-async function stopAll(nodes: readonly Proc[]): Promise<void> {
-  await Promise.all(nodes.map((n) => n.stop()));
 }
 
 async function main(): Promise<void> {
@@ -384,16 +218,16 @@ async function main(): Promise<void> {
     console.log(`B: default settings (24 MiB/s, governor 2×); foreground ${CONCURRENCY} in flight, 50% gets / 50% new-key puts`);
     try {
       // Warm up (JIT, channels, the governor's idle p99), then measure idle.
-      const warm = foreground(kv, { maxMs: 3000, newPrefix: 'u' });
+      const warm = foreground(kv, { maxMs: 3000, newPrefix: 'u', keys: KEYS });
       await sleep(3000);
       await warm.stop();
-      const idle = foreground(kv, { maxMs: IDLE_SECONDS * 1000, newPrefix: 'i' });
+      const idle = foreground(kv, { maxMs: IDLE_SECONDS * 1000, newPrefix: 'i', keys: KEYS });
       const i0 = performance.now();
       await sleep(IDLE_SECONDS * 1000);
       const idleRun = await idle.stop();
       const idleStats = stats(idleRun.samples, i0, performance.now());
       // Now the join, under the same load.
-      const during = foreground(kv, { maxMs: JOIN_LIMIT_MS, newPrefix: 'j' });
+      const during = foreground(kv, { maxMs: JOIN_LIMIT_MS, newPrefix: 'j', keys: KEYS });
       let j: Awaited<ReturnType<typeof join4>>;
       let duringRun!: { samples: Sample[]; failed: number };
       try {
