@@ -72,6 +72,7 @@ program
   .option('--join <mode>', `auto: join by itself; manual: wait as a standby until admitted by ringkv plan/commit (${ENV_NAMES.join}; default ${d.join})`)
   .option('--background-latency-factor <f>', `slow streaming and hint replay while the foreground p99 is over f × its idle value; 0 = off (${ENV_NAMES.backgroundLatencyFactor}; default ${d.backgroundLatencyFactor})`)
   .option('--stream-bytes-per-second <n>', `range streaming throttle, all streams a node sends; 0 = unthrottled (${ENV_NAMES.streamBytesPerSecond}; default ${d.streamBytesPerSecond})`)
+  .option('--tombstone-grace-ms <ms>', `a deleted key keeps its tombstone at least this long, and until a repair confirmed it on every replica (${ENV_NAMES.tombstoneGraceMs}; default ${d.tombstoneGraceMs})`)
   .option('--repair-interval-ms <ms>', `background repair: each range once per this many ms; 0 = off, ringkv repair only (${ENV_NAMES.repairIntervalMs}; default ${d.repairIntervalMs})`)
   .option('--repair-bytes-per-second <n>', `background repair's pace, bytes of data read per second (${ENV_NAMES.repairBytesPerSecond}; default ${d.repairBytesPerSecond})`)
   .option('--max-hint-window-ms <ms>', `a replica down longer than this gets no more hints; its misses are left to anti-entropy (${ENV_NAMES.maxHintWindowMs}; default ${d.maxHintWindowMs})`)

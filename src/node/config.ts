@@ -88,6 +88,11 @@ export interface NodeConfig {
   readonly repairIntervalMs: number;
   /** Background repair's pace: bytes of a range's data read per second (times the governor's share). */
   readonly repairBytesPerSecond: number;
+  /**
+   * How long a deleted key keeps its tombstone at least (Cassandra's gc_grace_seconds);
+   * it goes only once a repair has also confirmed every replica holds it (node/repair.ts).
+   */
+  readonly tombstoneGraceMs: number;
 }
 
 export const DEFAULT_CONFIG: NodeConfig = {
@@ -119,6 +124,7 @@ export const DEFAULT_CONFIG: NodeConfig = {
   maxHintWindowMs: 3 * 60 * 60 * 1000,
   repairIntervalMs: 24 * 60 * 60 * 1000,
   repairBytesPerSecond: 8 << 20,
+  tombstoneGraceMs: 10 * 24 * 60 * 60 * 1000,
 };
 
 /** Setting name → environment variable. */
@@ -151,6 +157,7 @@ export const ENV_NAMES: Record<keyof NodeConfig, string> = {
   maxHintWindowMs: 'RINGKV_MAX_HINT_WINDOW_MS',
   repairIntervalMs: 'RINGKV_REPAIR_INTERVAL_MS',
   repairBytesPerSecond: 'RINGKV_REPAIR_BYTES_PER_SECOND',
+  tombstoneGraceMs: 'RINGKV_TOMBSTONE_GRACE_MS',
 };
 
 export class ConfigError extends Error {
@@ -289,6 +296,7 @@ function check(key: keyof NodeConfig, value: unknown, from: string): unknown {
       const n = num(0, 100, false);
       return n === 0 || n >= 1 ? n : fail('expected 0 (no governor) or a factor of at least 1');
     }
+    case 'tombstoneGraceMs':
     case 'repairIntervalMs':
       return num(0, 365 * 24 * 60 * 60 * 1000, true);
     case 'repairBytesPerSecond':

@@ -206,6 +206,7 @@ export class RingkvNode {
     const store = await Store.open({
       path: join(config.dataDir, 'data'),
       durability: config.durability,
+      tombstoneGraceMs: config.tombstoneGraceMs,
       logger: nodeLog.child({ component: 'storage' }),
     });
     const server = new grpc.Server({
@@ -306,7 +307,8 @@ export class RingkvNode {
       this.#governor.start();
       this.#timers.push(setInterval(() => this.#governor.tick(), GOVERN_EVERY_MS));
     }
-    this.#timers.push(setInterval(() => void this.#housekeeping.purgeTombstones(), PURGE_EVERY_MS));
+    // Hourly, or a tenth of a shorter grace period.
+    this.#timers.push(setInterval(() => void this.#housekeeping.purgeTombstones(), Math.min(PURGE_EVERY_MS, Math.max(1000, this.config.tombstoneGraceMs / 10))));
     if (this.config.repairIntervalMs > 0) {
       const quiet = (): boolean => this.#topology.current.movements.length === 0 && this.#identity.status === 'normal';
       void this.repairs.runBackground({ intervalMs: this.config.repairIntervalMs, bytesPerSecond: this.config.repairBytesPerSecond, share: () => this.#governor.share, quiet, signal: this.#background.signal });

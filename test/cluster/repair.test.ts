@@ -136,4 +136,35 @@ describe('anti-entropy repair', () => {
     expect(b).toEqual(a);
     expect(c).toEqual(a);
   }, 240_000);
+
+  it('a replica away past the tombstone grace period does not bring a deleted value back: tombstones wait for a repair', async () => {
+    cluster = await TestCluster.create(3, 3, ['--request-timeout-ms', '3000', '--max-hint-window-ms', '0', '--tombstone-grace-ms', '2000', '--repair-interval-ms', '0']);
+    const [n1, n2, n3] = cluster.nodes as [NodeProcess, NodeProcess, NodeProcess];
+    for (const n of cluster.nodes) n.start();
+    await upEverywhere(cluster, () => true);
+    const client = new Client({ nodes: [n1.address, n2.address], deadlineMs: 5000 });
+    try {
+      await client.put('gone', 'old value', { w: 3 });
+      n3.signal('SIGKILL');
+      await n3.exit;
+      await upEverywhere(cluster, (id) => id !== 'n3');
+      await client.delete('gone', { context: (await client.get('gone', { r: 2 })).context, w: 2 });
+      // Past the grace period the purge runs on n1 and n2 (and may not drop it: no repair has confirmed it).
+      const purgeRan = (n: NodeProcess): boolean => n.lines.some((l) => Number(l.unconfirmed) > 0 || Number(l.purged) > 0);
+      await waitFor('a purge past the grace period on n1 and n2', 30_000, () => [n1, n2].every(purgeRan), 250);
+      n3.start(); // with the old value
+      await upEverywhere(cluster, () => true);
+      const out = await cli('repair', '--node', n1.address);
+      expect(out.code, out.stdout).toBe(0);
+      const after = await client.get('gone', { r: 3 });
+      expect(after.values.map(String), 'the deleted value came back').toEqual([]);
+      expect(after.found).toBe(false);
+      expect([n1, n2].every((n) => n.lines.some((l) => Number(l.unconfirmed) > 0)), 'the purge kept the unconfirmed tombstone').toBe(true);
+      // Now confirmed: n1 and n2 purge it, and the key stays deleted.
+      await waitFor('n1 and n2 purge the confirmed tombstone', 30_000, () => [n1, n2].every((n) => n.lines.some((l) => Number(l.purged) > 0)), 250);
+      expect((await client.get('gone', { r: 3 })).found).toBe(false);
+    } finally {
+      client.close();
+    }
+  }, 180_000);
 });
