@@ -1,7 +1,7 @@
 /**
  * The governor's sampling loop: each tick it reads the foreground p99 (the coordinator's
  * latency window) and the event loop's delay, notes whether background work ran (streams
- * out, stream bytes taken, hints delivered), asks the governor (handoff/governor.ts) for
+ * out, stream bytes taken, hints delivered, a repair), asks the governor (handoff/governor.ts) for
  * the share of the configured rates, and sets the stream throttle's rate by it. Hint
  * delivery reads the share itself (`share`).
  *
@@ -20,6 +20,8 @@ export interface GovernorLoopDeps {
   readonly outgoing: ReadonlySet<unknown>;
   /** Hint replay, whose count of hints delivered grows while it runs. */
   readonly hintDelivery: { readonly delivered: number };
+  /** Is an anti-entropy repair running now (node/repair.ts)? */
+  repairing(): boolean;
   /** Foreground latencies: the p99 since the last take. */
   readonly latencies: { takeP99(): number | undefined };
   /** How many times its idle p99 the foreground p99 may be while background work runs. */
@@ -64,7 +66,7 @@ export class GovernorLoop {
     const s = this.#sampling;
     if (s === undefined) return;
     const { throttle, hintDelivery } = this.deps;
-    const background = this.deps.outgoing.size > 0 || throttle.taken !== s.taken || hintDelivery.delivered !== s.delivered;
+    const background = this.deps.outgoing.size > 0 || throttle.taken !== s.taken || hintDelivery.delivered !== s.delivered || this.deps.repairing();
     s.taken = throttle.taken;
     s.delivered = hintDelivery.delivered;
     const p99 = this.deps.latencies.takeP99();

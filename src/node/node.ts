@@ -156,7 +156,7 @@ export class RingkvNode {
       log: log.child({ component: 'repair' }),
     });
     const { hintDelivery, coordinator } = this.replication;
-    this.#governor = new GovernorLoop({ throttle: handoff.throttle, outgoing: handoff.outgoing, hintDelivery, latencies: coordinator.latencies, latencyFactor: config.backgroundLatencyFactor, log });
+    this.#governor = new GovernorLoop({ throttle: handoff.throttle, outgoing: handoff.outgoing, hintDelivery, repairing: () => this.repairs.active, latencies: coordinator.latencies, latencyFactor: config.backgroundLatencyFactor, log });
     const topologyLog = log.child({ component: 'topology' });
     const gossip = (f: Record<string, string>): void => {
       for (const [name, value] of Object.entries(f)) gossiper.set(name, value);

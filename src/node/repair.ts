@@ -215,8 +215,24 @@ export class RepairRuns {
     return best;
   }
 
+  #active = 0;
+
+  /** Is a range being repaired now (the governor counts it as background work)? */
+  get active(): boolean {
+    return this.#active > 0;
+  }
+
   /** Repair one range with its other replicas `peers` (all up). */
   async repairOne(range: TokenRange, peers: readonly string[]): Promise<RepairStats> {
+    this.#active++;
+    try {
+      return await this.#repairOne(range, peers);
+    } finally {
+      this.#active--;
+    }
+  }
+
+  async #repairOne(range: TokenRange, peers: readonly string[]): Promise<RepairStats> {
     const { store, wire } = this.deps;
     const depth = Math.max(MIN_DEPTH, depthFor((await store.ranges.approximateBytes(range)) / 100));
     const session = randomBytes(6).toString('hex');
