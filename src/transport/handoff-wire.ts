@@ -221,9 +221,7 @@ export class GrpcHandoff implements RangeSourceApi {
   ) {}
 
   #client(node: string): grpc.Client {
-    const addr = this.addressOf(node);
-    if (addr === undefined) throw Object.assign(new Error(`no address known for node ${node}`), { code: grpc.status.UNAVAILABLE, details: `no address known for node ${node}` });
-    return this.#channels.get(addr);
+    return this.#channels.forNode(node, this.addressOf);
   }
 
   async *stream(source: string, range: { start: bigint; end: bigint }, after: Buffer | undefined, signal: AbortSignal): AsyncIterable<RangeBatchIn> {

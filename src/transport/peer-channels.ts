@@ -26,6 +26,13 @@ export class PeerChannels {
     this.Client = serviceClient(service);
   }
 
+  /** The client for node `id` at the address `addressOf` knows; UNAVAILABLE (as a call would fail) when none is known. */
+  forNode(id: string, addressOf: (id: string) => string | undefined): grpc.Client {
+    const addr = addressOf(id);
+    if (addr === undefined) throw Object.assign(new Error(`no address known for node ${id}`), { code: grpc.status.UNAVAILABLE, details: `no address known for node ${id}` });
+    return this.get(addr);
+  }
+
   /** The client for `address`, made on first use. */
   get(address: string): grpc.Client {
     let c = this.#clients.get(address);

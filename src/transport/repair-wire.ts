@@ -127,9 +127,7 @@ export class GrpcRepair {
   ) {}
 
   #client(node: string): grpc.Client {
-    const addr = this.addressOf(node);
-    if (addr === undefined) throw Object.assign(new Error(`no address known for node ${node}`), { code: grpc.status.UNAVAILABLE, details: `no address known for node ${node}` });
-    return this.#channels.get(addr);
+    return this.#channels.forNode(node, this.addressOf);
   }
 
   /** `node` as a side of session `session` over `range` at `depth`; every call has `timeoutMs`. */

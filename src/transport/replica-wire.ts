@@ -35,10 +35,8 @@ export class GrpcReplicas implements ReplicaApi {
     return r.found ? r.record : undefined;
   }
 
-  #call(node: string, method: string, req: unknown, deadline: number): Promise<unknown> {
-    const addr = this.addressOf(node);
-    if (addr === undefined) return Promise.reject(Object.assign(new Error(`no address known for node ${node}`), { code: grpc.status.UNAVAILABLE, details: `no address known for node ${node}` }));
-    return callUnary(this.#channels.get(addr), method, req, { deadline });
+  async #call(node: string, method: string, req: unknown, deadline: number): Promise<unknown> {
+    return callUnary(this.#channels.forNode(node, this.addressOf), method, req, { deadline });
   }
 
   /** Close channels to every address not in `keep`. */
