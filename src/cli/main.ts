@@ -9,7 +9,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { demo } from './demo.js';
 import { runNode } from './node-command.js';
 import { askLauncher, runLocal } from './local-cluster.js';
-import { AdminClient, type TransfersReply } from '../client/admin.js';
+import { AdminClient, type RepairStatusReply, type TransfersReply } from '../client/admin.js';
 import { follow, followCommit, followJoin, followRepair, formatPlan, formatRepair, formatTransfers } from './topology.js';
 import { formatEndpoints, formatGet, formatRing, formatStatus, showValue } from './format.js';
 import { Client } from '../client/kv.js';
@@ -300,15 +300,17 @@ program
     if (m === null) throw new InvalidArgumentError(`expected START-END, two tokens of 16 hex digits (as ringkv ring shows them), got "${v}"`);
     return { start: m[1]!, end: m[2]! };
   })
-  .option('--status', 'show the repair running on the node, or its last one, and exit')
+  .option('--status', 'show the repair running on the node, or its last one, and when each of its ranges was last repaired (with --json), and exit')
   .option('--no-wait', 'start it and return')
-  .action(async (o: { node: string; range?: { start: string; end: string }; status?: boolean; wait: boolean }) => {
-    if (o.status) return void console.log(formatRepair(await withAdmin(o.node, (c) => c.repairStatus())));
+  .option('--json', 'print JSON')
+  .action(async (o: { node: string; range?: { start: string; end: string }; status?: boolean; wait: boolean; json?: boolean }) => {
+    const show = (r: RepairStatusReply): void => console.log(o.json ? JSON.stringify(r, null, 2) : formatRepair(r));
+    if (o.status) return show(await withAdmin(o.node, (c) => c.repairStatus()));
     const started = await withAdmin(o.node, (c) => c.repair(o.range));
-    console.log(`repair ${started.id} started on ${o.node}: ${started.ranges} ranges`);
-    if (!o.wait) return;
-    const done = await followRepair(o.node);
-    console.log(formatRepair(done));
+    if (!o.json) console.log(`repair ${started.id} started on ${o.node}: ${started.ranges} ranges`);
+    if (!o.wait) return o.json ? show(started) : undefined;
+    const done = await followRepair(o.node, o.json ? { out: process.stderr } : {});
+    show(done);
     if (done.failed > 0 || done.skipped > 0) process.exitCode = 1;
   });
 

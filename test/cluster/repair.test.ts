@@ -88,6 +88,10 @@ describe('anti-entropy repair', () => {
         expect(r.every((x) => x.atMs >= status.startedAtMs - 1000), n.id).toBe(true);
       }
       expect((await cli('repair', '--node', n2.address, '--status')).stdout).toMatch(/no repair has run on this node since it started\n  ranges this node replicates: 192; all repaired since it started/);
+      // --json lists when each range was last repaired.
+      const listed = JSON.parse((await cli('repair', '--node', n3.address, '--status', '--json')).stdout) as { repaired: { start: string; end: string; atMs: number }[] };
+      expect(listed.repaired).toHaveLength(192);
+      expect(listed.repaired.every((x) => /^[0-9a-f]{16}$/.test(x.start) && x.atMs >= status.startedAtMs - 1000)).toBe(true);
       // A second repair finds every range identical.
       await n1.admin().repair();
       const again = await waitFor('the second repair done', 60_000, async () => {
