@@ -68,9 +68,10 @@ export class Replication {
       {
         placement: deps.placement,
         isUp: (peer) => peer === id || gossiper.isUp(peer),
+        // On the gossiper's clock (performance.now, as gossip-exchange.ts drives it).
         downForMs: (peer) => {
           const since = gossiper.downSince(peer);
-          return since === undefined ? 0 : Date.now() - since;
+          return since === undefined ? 0 : performance.now() - since;
         },
         notServing: deps.notServing,
         replicas: withLocal(id, this.#local, this.#peers),
