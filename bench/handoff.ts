@@ -37,7 +37,7 @@ import { Store } from '../src/storage/index.js';
 import { ALL_DATA } from '../src/storage/keys.js';
 import { freePort } from '../test/cluster/harness.js';
 import { table } from './lib.js';
-import { CONCURRENCY, Proc, VALUE, benchRoot, foreground, formed, key, sleep, stats, stopAll, type LogLine, type Sample } from './processes.js';
+import { CONCURRENCY, Proc, VALUE, benchRoot, foreground, formed, idleRun, key, sleep, stats, stopAll, type LogLine, type Sample } from './processes.js';
 
 const root = benchRoot('handoff');
 
@@ -217,15 +217,7 @@ async function main(): Promise<void> {
     const kv = new Client({ nodes: addrs.slice(0, 3), deadlineMs: 10_000 });
     console.log(`B: default settings (24 MiB/s, governor 2×); foreground ${CONCURRENCY} in flight, 50% gets / 50% new-key puts`);
     try {
-      // Warm up (JIT, channels, the governor's idle p99), then measure idle.
-      const warm = foreground(kv, { maxMs: 3000, newPrefix: 'u', keys: KEYS });
-      await sleep(3000);
-      await warm.stop();
-      const idle = foreground(kv, { maxMs: IDLE_SECONDS * 1000, newPrefix: 'i', keys: KEYS });
-      const i0 = performance.now();
-      await sleep(IDLE_SECONDS * 1000);
-      const idleRun = await idle.stop();
-      const idleStats = stats(idleRun.samples, i0, performance.now());
+      const idleStats = await idleRun(kv, KEYS, IDLE_SECONDS);
       // Now the join, under the same load.
       const during = foreground(kv, { maxMs: JOIN_LIMIT_MS, newPrefix: 'j', keys: KEYS });
       let j: Awaited<ReturnType<typeof join4>>;
@@ -239,7 +231,7 @@ async function main(): Promise<void> {
       const streaming = stats(duringRun.samples, j.streamStart, j.streamEnd);
       const whole = stats(duringRun.samples, j.t0, j.normal);
       console.log(`  CPU during streaming: ${cpuLine(j, keys)}`);
-      console.log(`  streamed ${keys} keys, ${mb(bytes)} MB in ${ms} ms (${(bytes / 1e6 / (ms / 1000)).toFixed(1)} MB/s); n4 normal everywhere ${((j.normal - j.t0) / 1000).toFixed(1)} s after it started; failed requests: idle ${idleRun.failed}, during ${duringRun.failed}`);
+      console.log(`  streamed ${keys} keys, ${mb(bytes)} MB in ${ms} ms (${(bytes / 1e6 / (ms / 1000)).toFixed(1)} MB/s); n4 normal everywhere ${((j.normal - j.t0) / 1000).toFixed(1)} s after it started; failed requests: idle ${idleStats.failed}, during ${duringRun.failed}`);
       const ms2 = (x: number): string => x.toFixed(2);
       rowsB.push(['phase', 'seconds', 'ops', 'ops/s', 'p50 ms', 'p99 ms', 'p99 ÷ idle', 'target']);
       rowsB.push(['idle (no join)', (IDLE_SECONDS).toFixed(1), String(idleStats.ops), idleStats.opsPerSec.toFixed(0), ms2(idleStats.p50), ms2(idleStats.p99), '1.00', '']);

@@ -191,6 +191,18 @@ export function stats(samples: readonly Sample[], from: number, to: number): Sta
   return r;
 }
 
+/** Warm up for 3 s (JIT, channels, the governor's idle p99), then measure the load with nothing else running for `seconds`. */
+export async function idleRun(kv: Client, keys: number, seconds: number): Promise<Stats & { failed: number }> {
+  const warm = foreground(kv, { maxMs: 3000, newPrefix: 'u', keys });
+  await sleep(3000);
+  await warm.stop();
+  const idle = foreground(kv, { maxMs: seconds * 1000, newPrefix: 'i', keys });
+  const i0 = performance.now();
+  await sleep(seconds * 1000);
+  const { samples, failed } = await idle.stop();
+  return { ...stats(samples, i0, performance.now()), failed };
+}
+
 /** Stop every node by its PID (SIGTERM, then SIGKILL after 20 s). */
 export async function stopAll(nodes: readonly Proc[]): Promise<void> {
   await Promise.all(nodes.map((n) => n.stop()));

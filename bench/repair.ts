@@ -26,7 +26,7 @@ import { AdminClient, type RepairStatusReply } from '../src/client/admin.js';
 import { Store } from '../src/storage/index.js';
 import { freePort } from '../test/cluster/harness.js';
 import { table } from './lib.js';
-import { CONCURRENCY, Proc, VALUE, benchRoot, foreground, formed, key, sleep, stats, stopAll } from './processes.js';
+import { CONCURRENCY, Proc, VALUE, benchRoot, foreground, formed, idleRun, key, sleep, stats, stopAll } from './processes.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -137,13 +137,7 @@ async function main(): Promise<void> {
     const admin = new AdminClient(addrs[0]!, 5000);
     console.log(`B: foreground ${CONCURRENCY} in flight, 50% gets / 50% new-key puts; idle, then during the background repair (default pace)`);
     try {
-      const warm = foreground(kv, { maxMs: 3000, newPrefix: 'u', keys: KEYS });
-      await sleep(3000);
-      await warm.stop();
-      const idle = foreground(kv, { maxMs: IDLE_SECONDS * 1000, newPrefix: 'i', keys: KEYS });
-      const i0 = performance.now();
-      await sleep(IDLE_SECONDS * 1000);
-      const idleStats = stats((await idle.stop()).samples, i0, performance.now());
+      const idleStats = await idleRun(kv, KEYS, IDLE_SECONDS);
       if (performance.now() - t0 > INTERVAL_MS) console.log('  (the idle run overlapped the background repair: the idle figure is not idle)');
       const during = foreground(kv, { maxMs: REPAIR_LIMIT_MS, newPrefix: 'j', keys: KEYS });
       const end = Date.now() + REPAIR_LIMIT_MS;
