@@ -148,18 +148,8 @@ export class RepairRuns {
    * started (or since the ring changed: new ranges have not been repaired).
    */
   confirmedBefore(token: bigint): number {
-    const ring = this.deps.ring();
-    if (ring === undefined) return 0;
-    const tokens = ring.tokens;
-    let lo = 0, hi = tokens.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (tokens[mid]! < token) lo = mid + 1;
-      else hi = mid;
-    }
-    const end = tokens[lo % tokens.length]!;
-    const start = tokens[(lo + tokens.length - 1) % tokens.length]!;
-    return this.lastRepaired.get(`${tokenHex(start)}-${tokenHex(end)}`) ?? 0;
+    const range = this.deps.ring()?.rangeOf(token);
+    return range === undefined ? 0 : (this.lastRepaired.get(`${tokenHex(range.start)}-${tokenHex(range.end)}`) ?? 0);
   }
 
   /** What background repair has done since this node started. */

@@ -262,6 +262,13 @@ export class Ring {
     return this.#list(table, this.#search(tokenHi(token), tokenLo(token)), n);
   }
 
+  /** The range (start, end] that holds `token`: end is the first token at or after it. */
+  rangeOf(token: bigint): { start: bigint; end: bigint } {
+    const i = this.#search(tokenHi(token), tokenLo(token));
+    const t = this.#tokens;
+    return { start: t[i === 0 ? t.length - 1 : i - 1]!, end: t[i]! };
+  }
+
   /**
    * Every distinct node in clockwise order of first appearance from the range that
    * holds `token`. The coordinator takes fallbacks for down replicas from here.

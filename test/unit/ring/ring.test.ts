@@ -172,6 +172,19 @@ describe('membership changes', () => {
     expect(six.member('n5')!.tokens).toHaveLength(64);
   });
 
+  it('rangeOf gives the range (start, end] that holds a token, wrapping', () => {
+    const ring = Ring.build([{ id: 'a', tokens: [10n, 30n] }, { id: 'b', tokens: [20n] }]);
+    expect([5n, 10n, 11n, 20n, 25n, 30n, 31n].map((t) => ring.rangeOf(t))).toEqual([
+      { start: 30n, end: 10n },
+      { start: 30n, end: 10n },
+      { start: 10n, end: 20n },
+      { start: 10n, end: 20n },
+      { start: 20n, end: 30n },
+      { start: 20n, end: 30n },
+      { start: 30n, end: 10n },
+    ]);
+  });
+
   it('withoutMember keeps everyone else’s tokens', () => {
     const four = five.withoutMember('n2');
     expect(four.has('n2')).toBe(false);
