@@ -77,6 +77,8 @@ program
   .option('--repair-bytes-per-second <n>', `background repair's pace, bytes of data read per second (${ENV_NAMES.repairBytesPerSecond}; default ${d.repairBytesPerSecond})`)
   .option('--max-hint-window-ms <ms>', `a replica down longer than this gets no more hints; its misses are left to anti-entropy (${ENV_NAMES.maxHintWindowMs}; default ${d.maxHintWindowMs})`)
   .option('--leaver-wait-ms <ms>', `how long a range waits for its leaving replica while it is down before pulling from the other replicas (${ENV_NAMES.leaverWaitMs}; default ${d.leaverWaitMs})`)
+  .option('--clock-offset-ms <ms>', `fault injection: add this to the node's wall clock (${ENV_NAMES.clockOffsetMs}; default ${d.clockOffsetMs})`)
+  .option('--fault-injection <on|off>', `on: the admin SetClockOffset call may skew the clock while the node runs; for test/jepsen only (${ENV_NAMES.faultInjection}; default ${d.faultInjection})`)
   .option('--cleanup-after-ms <ms>', `delete data of ranges this node no longer replicates once ownership stood still this long; 0 = only ringkv cleanup (${ENV_NAMES.cleanupAfterMs}; default ${d.cleanupAfterMs})`)
   .action(async (opts: Record<string, unknown>) => {
     const { config, ...flags } = opts;

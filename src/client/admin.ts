@@ -195,6 +195,11 @@ export class AdminClient {
     return this.#call('repair', range ?? { start: '', end: '' }) as Promise<RepairStatusReply>;
   }
 
+  /** Fault injection: set the offset added to this client's node's wall clock (the node must run with --fault-injection on). */
+  setClockOffset(offsetMs: number): Promise<{ offsetMs: number; nowMs: number }> {
+    return this.#call('setClockOffset', { offsetMs }) as Promise<{ offsetMs: number; nowMs: number }>;
+  }
+
   /** The repair running on this client's node, or its last one (id '' when none). */
   repairStatus(): Promise<RepairStatusReply> {
     return this.#call('repairStatus', {}) as Promise<RepairStatusReply>;

@@ -12,13 +12,13 @@ import * as grpc from '@grpc/grpc-js';
 import { tokenHex, tokenOf, type Ring } from '../ring/index.js';
 import { field, parseTokens, type EndpointState } from '../membership/endpoint.js';
 import type { Gossiper } from '../membership/gossiper.js';
+import { MAX_CLOCK_OFFSET_MS } from './config.js';
 
 /** Most replicas a request may ask about. */
 const MAX_REPLICAS = 16;
 
 interface AdminDeps {
   readonly id: string;
-  readonly config: { readonly clusterName: string; readonly replicas: number };
   readonly gossiper: Gossiper;
   readonly ring: Ring | undefined;
   /** Ids that are no longer members (removed, or replaced). */
@@ -30,6 +30,8 @@ interface AdminDeps {
   cleanup(): Promise<{ deleted: number; kept: number; ranges: number }>;
   transfers(): Record<string, unknown>;
   admit(): Promise<{ move: string; message: string }>;
+  readonly config: { readonly clusterName: string; readonly replicas: number; readonly faultInjection: 'off' | 'on' };
+  readonly clock: { offsetMs: number; now(): number };
   readonly repairs: { start(only?: { start: bigint; end: bigint }): object; readonly status: object };
   readonly staged: {
     plan(changes: readonly { kind: string; node: string }[]): Record<string, unknown>;
@@ -146,6 +148,14 @@ export function adminService(node: AdminDeps): grpc.UntypedServiceImplementation
       if (start === undefined || end === undefined)
         throw Object.assign(new Error(`a range is two tokens of 16 hex digits, START-END (as ringkv ring shows them), got "${r.start}-${r.end}"`), { name: 'BadArgument' });
       return node.repairs.start({ start, end });
+    }),
+    setClockOffset: operator(async (r: { offsetMs: number }) => {
+      if (node.config.faultInjection !== 'on')
+        throw Object.assign(new Error('this node refuses clock skew: it is for fault-injection tests, which start nodes with --fault-injection on'), { name: 'MovementRefused' });
+      if (!Number.isSafeInteger(r.offsetMs) || Math.abs(r.offsetMs) > MAX_CLOCK_OFFSET_MS)
+        throw Object.assign(new Error(`a clock offset is at most a day (${MAX_CLOCK_OFFSET_MS} ms) either way, got ${r.offsetMs}`), { name: 'BadArgument' });
+      node.clock.offsetMs = r.offsetMs;
+      return { offsetMs: node.clock.offsetMs, nowMs: node.clock.now() };
     }),
     repairStatus: (_call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => cb(null, node.repairs.status),
   };

@@ -93,6 +93,16 @@ export interface NodeConfig {
    * it goes only once a repair has also confirmed every replica holds it (node/repair.ts).
    */
   readonly tombstoneGraceMs: number;
+  /**
+   * Added to this node's wall clock (node/wall-clock.ts), ms. For fault-injection tests,
+   * which skew each node's clock; 0 in production.
+   */
+  readonly clockOffsetMs: number;
+  /**
+   * 'on' lets the admin SetClockOffset call change the clock offset while the node runs
+   * (test/jepsen's clock nemesis). 'off', the default, refuses it.
+   */
+  readonly faultInjection: 'off' | 'on';
 }
 
 export const DEFAULT_CONFIG: NodeConfig = {
@@ -125,6 +135,8 @@ export const DEFAULT_CONFIG: NodeConfig = {
   repairIntervalMs: 24 * 60 * 60 * 1000,
   repairBytesPerSecond: 8 << 20,
   tombstoneGraceMs: 10 * 24 * 60 * 60 * 1000,
+  clockOffsetMs: 0,
+  faultInjection: 'off',
 };
 
 /** Setting name → environment variable. */
@@ -158,6 +170,8 @@ export const ENV_NAMES: Record<keyof NodeConfig, string> = {
   repairIntervalMs: 'RINGKV_REPAIR_INTERVAL_MS',
   repairBytesPerSecond: 'RINGKV_REPAIR_BYTES_PER_SECOND',
   tombstoneGraceMs: 'RINGKV_TOMBSTONE_GRACE_MS',
+  clockOffsetMs: 'RINGKV_CLOCK_OFFSET_MS',
+  faultInjection: 'RINGKV_FAULT_INJECTION',
 };
 
 export class ConfigError extends Error {
@@ -165,6 +179,9 @@ export class ConfigError extends Error {
 }
 
 type Raw = Partial<Record<keyof NodeConfig, unknown>>;
+
+/** The largest clock offset a node takes, either way: a day. */
+export const MAX_CLOCK_OFFSET_MS = 24 * 60 * 60 * 1000;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -304,6 +321,12 @@ function check(key: keyof NodeConfig, value: unknown, from: string): unknown {
     case 'maxHintWindowMs':
     case 'leaverWaitMs':
       return num(0, 24 * 60 * 60 * 1000, true);
+    case 'clockOffsetMs':
+      return num(-MAX_CLOCK_OFFSET_MS, MAX_CLOCK_OFFSET_MS, true);
+    case 'faultInjection': {
+      const v = str();
+      return v === 'off' || v === 'on' ? v : fail("expected 'off' or 'on'");
+    }
     case 'cleanupAfterMs':
       return num(0, 30 * 24 * 60 * 60 * 1000, true);
     case 'streamBytesPerSecond': {

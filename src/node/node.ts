@@ -43,6 +43,7 @@ import { GovernorLoop } from './governor-loop.js';
 import { MembersFile } from './members-file.js';
 import { GossipExchange } from './gossip-exchange.js';
 import { TopologyView } from './topology-view.js';
+import { WallClock } from './wall-clock.js';
 
 /** How often the node refreshes the load it gossips, ms. */
 const LOAD_EVERY_MS = 5000;
@@ -68,6 +69,8 @@ export class RingkvNode {
   readonly config: NodeConfig;
   readonly log: Logger;
   readonly store: Store;
+  /** Wall time as this node reads it (wall-clock.ts): the real clock, skewed only in fault-injection runs. */
+  readonly clock: WallClock;
   readonly gossiper: Gossiper;
   /** Coordinator, replica calls and hinted handoff (replication.ts). */
   readonly replication: Replication;
@@ -114,8 +117,10 @@ export class RingkvNode {
     address: string,
     known: { states: EndpointState[]; fresh: boolean },
     checkpoints: Checkpoints,
+    clock: WallClock,
   ) {
     this.config = config;
+    this.clock = clock;
     this.log = log;
     this.#identity = identity;
     this.store = store;
@@ -152,7 +157,7 @@ export class RingkvNode {
       isUp: (peer) => peer === id || gossiper.isUp(peer),
       wire: handoff.repairPeers,
       timeoutMs: 5 * 60_000,
-      now: Date.now,
+      now: clock.now,
       log: log.child({ component: 'repair' }),
     });
     const { hintDelivery, coordinator } = this.replication;
@@ -172,7 +177,7 @@ export class RingkvNode {
     const operator = (this.#operator = new Operator({ id, replicas, store, driver, handoff, view, identity: identityNow, log }));
     this.#autoCleanup = new AutoCleanup({
       delayMs: config.cleanupAfterMs,
-      now: Date.now,
+      now: clock.now,
       view,
       owner: () => this.#identity.status === 'normal' && (view().ring?.has(id) ?? false),
       cleanup: () => operator.cleanup(),
@@ -198,7 +203,8 @@ export class RingkvNode {
     // A data dir without node.json is a new node; one with it is this node restarting,
     // whatever it was doing (even joining, with no tokens yet).
     const fresh = !existsSync(join(config.dataDir, 'node.json'));
-    const identity = await loadIdentity(config.dataDir, { id: config.id, clusterName: config.clusterName }, Date.now());
+    const clock = new WallClock(config.clockOffsetMs);
+    const identity = await loadIdentity(config.dataDir, { id: config.id, clusterName: config.clusterName }, clock.now());
     await saveIdentity(config.dataDir, identity);
     const known = { states: fresh ? [] : await loadMembers(config.dataDir), fresh };
     const checkpoints = await Checkpoints.open(join(config.dataDir, 'transfers.json'));
@@ -207,6 +213,7 @@ export class RingkvNode {
       path: join(config.dataDir, 'data'),
       durability: config.durability,
       tombstoneGraceMs: config.tombstoneGraceMs,
+      now: clock.now,
       logger: nodeLog.child({ component: 'storage' }),
     });
     const server = new grpc.Server({
@@ -224,7 +231,7 @@ export class RingkvNode {
     }
     const host = config.listen.slice(0, config.listen.lastIndexOf(':'));
     const address = config.advertise ?? `${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`;
-    const node = new RingkvNode(config, nodeLog, identity, store, server, address, known, checkpoints);
+    const node = new RingkvNode(config, nodeLog, identity, store, server, address, known, checkpoints, clock);
     node.#serve();
     await node.#refreshLoad();
     node.#begin([...node.gossiper.peerAddresses(), ...(await loadPeers(config.dataDir))]);

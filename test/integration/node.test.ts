@@ -209,3 +209,34 @@ describe('a node that meets a peer with another N', () => {
     expect(warned()).toHaveLength(1);
   }, 20_000);
 });
+
+describe('the wall clock of a fault-injection node', () => {
+  it('starts skewed by --clock-offset-ms, takes its generation from it, and changes it only with --fault-injection on', async () => {
+    const ahead = 10 * 60_000;
+    const skewed = await startNode(join(root, 'skewed'), { id: 'skewed', seeds: '127.0.0.1:1', clockOffsetMs: ahead, faultInjection: 'on' });
+    const plain = await startNode(join(root, 'plain'), { id: 'plain', seeds: '127.0.0.1:1' });
+    // The generation is wall-clock seconds: ten minutes ahead on the skewed node.
+    expect(skewed.gossiper.self.generation - Math.floor(Date.now() / 1000)).toBeGreaterThanOrEqual(ahead / 1000 - 5);
+    expect(skewed.clock.now() - Date.now()).toBeGreaterThanOrEqual(ahead - 1000);
+
+    const admin = new AdminClient(skewed.address, 2000);
+    const behind = await admin.setClockOffset(-5 * 60_000);
+    expect(behind.offsetMs).toBe(-5 * 60_000);
+    expect(Math.abs(behind.nowMs - (Date.now() - 5 * 60_000))).toBeLessThan(2000);
+    expect(skewed.clock.offsetMs).toBe(-5 * 60_000);
+    await expect(admin.setClockOffset(25 * 60 * 60_000)).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: expect.stringMatching(/at most a day/) });
+    expect(skewed.clock.offsetMs).toBe(-5 * 60_000);
+    admin.close();
+
+    const refuses = new AdminClient(plain.address, 2000);
+    await expect(refuses.setClockOffset(1000)).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: expect.stringMatching(/--fault-injection on/) });
+    expect(plain.clock.offsetMs).toBe(0);
+    refuses.close();
+  });
+
+  it('refuses a clock offset beyond a day and a fault-injection mode other than on or off', () => {
+    expect(() => resolveConfig({ clockOffsetMs: 86_400_001 }, {})).toThrow(/--clock-offset-ms: expected a whole number from -86400000 to 86400000/);
+    expect(() => resolveConfig({}, { RINGKV_FAULT_INJECTION: 'yes' })).toThrow(/RINGKV_FAULT_INJECTION: expected 'off' or 'on'/);
+    expect(resolveConfig({ clockOffsetMs: '-60000' }, {}).clockOffsetMs).toBe(-60_000);
+  });
+});
