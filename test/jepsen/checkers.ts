@@ -1,0 +1,179 @@
+/**
+ * The checkers: pure functions of the history the workloads recorded and the final reads.
+ * Jepsen's rules: an acknowledged write must survive; a failed or timed-out write is an
+ * unknown outcome, allowed to be present or absent; nothing may appear that nobody wrote.
+ */
+
+export type Outcome = 'ok' | 'fail' | 'unknown';
+
+/** One client operation, for availability and the timeline. Times are ms from the workload's start. */
+export interface Op {
+  readonly workload: 'set' | 'register';
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly outcome: Outcome;
+  /** The gRPC status name of a failure. */
+  readonly code?: string;
+}
+
+export interface SetResult {
+  readonly attempted: number;
+  readonly acknowledged: number;
+  /** Acknowledged, missing from the final reads. Must be empty. */
+  readonly lost: string[];
+  /** In the final reads, never attempted on that key. Must be empty. */
+  readonly unexpected: string[];
+  /** Outcome unknown (failed or timed out), yet present. */
+  readonly recovered: number;
+}
+
+/**
+ * The set checker. `attempted` maps each element to the key it was added to; `acked` the
+ * elements whose add was acknowledged; `final` each key's elements, the union of the
+ * final read's siblings.
+ */
+export function checkSet(attempted: ReadonlyMap<string, string>, acked: ReadonlySet<string>, final: ReadonlyMap<string, ReadonlySet<string>>): SetResult {
+  const present = new Set<string>();
+  const unexpected: string[] = [];
+  for (const [key, elements] of final) {
+    for (const e of elements) {
+      if (attempted.get(e) === key) present.add(e);
+      else unexpected.push(`${key}:${e}`);
+    }
+  }
+  const lost = [...acked].filter((e) => !present.has(e)).map((e) => `${attempted.get(e)}:${e}`);
+  let recovered = 0;
+  for (const e of present) if (!acked.has(e)) recovered++;
+  return { attempted: attempted.size, acknowledged: acked.size, lost, unexpected, recovered };
+}
+
+/** A register write: its key, whether it was acknowledged, and the values its read saw (a write with context supersedes exactly those). */
+export interface RegisterWrite {
+  readonly key: string;
+  readonly acked: boolean;
+  /** The values the causal context covered; empty for a blind write. */
+  readonly observed: readonly string[];
+}
+
+export interface RegisterResult {
+  readonly keys: number;
+  readonly writes: number;
+  readonly acknowledged: number;
+  /** Acknowledged, neither in the final siblings nor superseded by a write that is. Must be empty. */
+  readonly lost: string[];
+  /** In the final siblings, never written to that key. Must be empty. */
+  readonly unexpected: string[];
+  /** Acknowledged and absent, but superseded by a causal successor that is present. */
+  readonly superseded: number;
+}
+
+/**
+ * The register checker: after healing, each key's final siblings hold every acknowledged
+ * write to it, or a causal successor of it — a write whose context covered it, directly or
+ * through other writes. A lost update is an acknowledged write that nothing present
+ * descends from; it must never happen, whatever the faults.
+ */
+export function checkRegister(writes: ReadonlyMap<string, RegisterWrite>, final: ReadonlyMap<string, readonly string[]>): RegisterResult {
+  const unexpected: string[] = [];
+  const covered = new Set<string>();
+  const present = new Set<string>();
+  for (const [key, values] of final) {
+    const stack: string[] = [];
+    for (const v of values) {
+      if (writes.get(v)?.key !== key) unexpected.push(`${key}=${v}`);
+      else stack.push(v), present.add(v);
+    }
+    // Everything a present value descends from is covered.
+    while (stack.length > 0) {
+      const v = stack.pop()!;
+      if (covered.has(v)) continue;
+      covered.add(v);
+      for (const o of writes.get(v)?.observed ?? []) if (writes.get(o)?.key === key) stack.push(o);
+    }
+  }
+  const lost: string[] = [];
+  let acknowledged = 0, superseded = 0;
+  for (const [v, w] of writes) {
+    if (!w.acked) continue;
+    acknowledged++;
+    if (!covered.has(v)) lost.push(`${w.key}=${v}`);
+    else if (!present.has(v)) superseded++;
+  }
+  return { keys: final.size, writes: writes.size, acknowledged, lost, unexpected, superseded };
+}
+
+/** A fault as it happened: when it was applied and healed, ms from the workload's start. */
+export interface Window {
+  readonly kind: string;
+  readonly label: string;
+  readonly startMs: number;
+  readonly endMs: number;
+}
+
+export interface WindowAvailability {
+  readonly kind: string;
+  readonly label: string;
+  readonly ops: number;
+  /** Fraction of operations started while the fault was active that succeeded. */
+  readonly during: number;
+  /** The same for operations started in the `afterMs` after the heal. */
+  readonly after: number;
+  /** From the heal to the start of the first second in which every operation succeeded; undefined if none did. */
+  readonly recoveredInMs: number | undefined;
+}
+
+export interface Availability {
+  /** Over the whole workload. */
+  readonly overall: number;
+  /** Outside every fault window. */
+  readonly quiet: number;
+  readonly windows: WindowAvailability[];
+  /** Per kind: operations-weighted fractions during and after, and the slowest recovery. */
+  readonly byKind: Record<string, { faults: number; during: number; after: number; worstRecoveryMs: number | undefined }>;
+}
+
+function fraction(ops: readonly Op[]): number {
+  return ops.length === 0 ? 1 : ops.filter((o) => o.outcome === 'ok').length / ops.length;
+}
+
+/** The availability the clients saw: per fault window, after each heal, and per kind. */
+export function availability(ops: readonly Op[], windows: readonly Window[], afterMs: number): Availability {
+  const sorted = [...ops].sort((a, b) => a.startMs - b.startMs);
+  const between = (from: number, to: number): Op[] => {
+    let lo = 0, hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (sorted[mid]!.startMs < from) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: Op[] = [];
+    for (let i = lo; i < sorted.length && sorted[i]!.startMs < to; i++) out.push(sorted[i]!);
+    return out;
+  };
+  const result: WindowAvailability[] = windows.map((w) => {
+    const during = between(w.startMs, w.endMs), after = between(w.endMs, w.endMs + afterMs);
+    let recoveredInMs: number | undefined;
+    for (let t = w.endMs; t < w.endMs + afterMs; t += 250) {
+      const second = between(t, t + 1000);
+      if (second.length > 0 && second.every((o) => o.outcome === 'ok')) {
+        recoveredInMs = t - w.endMs;
+        break;
+      }
+    }
+    return { kind: w.kind, label: w.label, ops: during.length, during: fraction(during), after: fraction(after), recoveredInMs };
+  });
+  const byKind: Availability['byKind'] = {};
+  for (const kind of new Set(windows.map((w) => w.kind))) {
+    const ws = windows.filter((w) => w.kind === kind);
+    const rs = result.filter((r) => r.kind === kind);
+    const recoveries = rs.map((r) => r.recoveredInMs);
+    byKind[kind] = {
+      faults: ws.length,
+      during: fraction(ws.flatMap((w) => between(w.startMs, w.endMs))),
+      after: fraction(ws.flatMap((w) => between(w.endMs, w.endMs + afterMs))),
+      worstRecoveryMs: recoveries.includes(undefined) ? undefined : Math.max(0, ...(recoveries as number[])),
+    };
+  }
+  const inWindow = (o: Op): boolean => windows.some((w) => o.startMs >= w.startMs && o.startMs < w.endMs);
+  return { overall: fraction(sorted), quiet: fraction(sorted.filter((o) => !inWindow(o))), windows: result, byKind };
+}

@@ -1,0 +1,460 @@
+/**
+ * One Jepsen-style run: a real cluster of `ringkv node` processes, concurrent clients,
+ * a nemesis applying the seeded schedule (nemesis.ts), then heal, settle (hints, repair),
+ * check convergence replica by replica, read every key, check the histories, and write
+ * the report (JSON, summary, SVG timeline) into the run's results folder.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '../../src/client/index.js';
+import { mulberry32 } from '../../src/ring/allocate-tokens.js';
+import { versionBytes } from '../../src/storage/codec.js';
+import { GrpcReplicas } from '../../src/transport/replica-wire.js';
+import { availability, checkRegister, checkSet, type Availability, type RegisterResult, type SetResult, type Window } from './checkers.js';
+import { JepsenCluster, type JepsenNode } from './cluster.js';
+import { capabilities, Network, sweep, type NetCapabilities } from './net.js';
+import { partition, schedule, shuffle, type Fault, type Nemesis } from './nemesis.js';
+import { timelineSvg } from './timeline.js';
+import { History, RegisterWorkload, SetWorkload } from './workloads.js';
+
+export type Workload = 'set' | 'register';
+
+export interface JepsenOptions {
+  readonly timeS: number;
+  readonly nodes: number;
+  readonly nemeses: readonly Nemesis[];
+  readonly workloads: readonly Workload[];
+  readonly seed: number;
+  /** Mean ms between faults. */
+  readonly everyMs: number;
+  readonly workers: number;
+  /** Where this run's folder goes. */
+  readonly resultsDir: string;
+  /** Fail the run when a nemesis cannot run here (CI, as root, must run them all). */
+  readonly requireAll: boolean;
+  readonly log: (line: string) => void;
+  /** Called once the cluster is up (tests interrupt the run here). */
+  readonly onReady?: (info: { pids: number[]; folder: string }) => void;
+}
+
+export interface FaultRecord {
+  readonly kind: Nemesis;
+  label: string;
+  readonly startMs: number;
+  endMs: number;
+  /** Why it was not applied, if it was not. */
+  readonly skipped?: string;
+}
+
+export interface JepsenReport {
+  readonly seed: number;
+  readonly options: Omit<JepsenOptions, 'log' | 'onReady'>;
+  readonly folder: string;
+  readonly capabilities: NetCapabilities;
+  /** Nemeses asked for that could not run on this machine, with the reason. */
+  readonly notRun: Record<string, string>;
+  readonly faults: FaultRecord[];
+  readonly ops: { total: number; ok: number; failed: number; unknown: number; byCode: Record<string, number> };
+  readonly set?: SetResult;
+  readonly register?: RegisterResult;
+  readonly convergence: { converged: boolean; ms: number; keys: number; divergent: string[] };
+  readonly settleMs: number;
+  readonly availability: Availability;
+  readonly malformed: string[];
+  readonly violations: string[];
+  readonly valid: boolean;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function waitUntil(what: string, ms: number, check: () => Promise<boolean>): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await sleep(500);
+  }
+}
+
+export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const folder = join(o.resultsDir, `${stamp}-seed${o.seed}`);
+  mkdirSync(folder, { recursive: true });
+  const log = (line: string): void => o.log(line);
+
+  const caps = capabilities();
+  const notRun: Record<string, string> = {};
+  if (caps.namespaces !== true) {
+    for (const n of ['partition', 'packet'] as const) if (o.nemeses.includes(n)) notRun[n] = caps.namespaces;
+  } else if (caps.netem !== true && o.nemeses.includes('packet')) {
+    notRun['packet: delay, jitter, reordering'] = `${caps.netem}; the packet nemesis drops packets (nftables) and slows the link (tbf) instead`;
+  }
+  if (o.requireAll && (notRun['partition'] !== undefined || notRun['packet'] !== undefined)) {
+    throw new Error(`every nemesis must run here, but: ${Object.entries(notRun).map(([k, v]) => `${k}: ${v}`).join('; ')}`);
+  }
+
+  for (const left of sweep()) log(`removed a leftover of an earlier run: ${left}`);
+  let net: Network | undefined;
+  let cluster: JepsenCluster | undefined;
+  let client: Client | undefined;
+  let replicas: GrpcReplicas | undefined;
+  const cleanup = (): void => {
+    client?.close();
+    replicas?.close();
+    cluster?.close();
+    net?.destroy();
+  };
+  // An interrupted run still removes every process, namespace and rule it made.
+  const onSignal = (sig: NodeJS.Signals): void => {
+    log(`${sig}: cleaning up`);
+    cleanup();
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    net = caps.namespaces === true ? Network.create() : undefined;
+    cluster = new JepsenCluster({ root: folder, zones: 3, seeds: 3, net, flags: ['--request-timeout-ms', '2000', '--leaver-wait-ms', '10000'] });
+    for (let i = 0; i < o.nodes; i++) (await cluster.add()).start();
+    const started = Date.now();
+    await allSettled(cluster, 120_000);
+    log(`cluster of ${o.nodes} up in ${Date.now() - started} ms${net ? ` on ${net.subnet}.0/24, one namespace per node` : ' on 127.0.0.1 (no namespaces)'}`);
+    o.onReady?.({ pids: cluster.nodes.map((n) => n.pid!), folder });
+
+    client = new Client({ nodes: cluster.nodes.map((n) => n.address), deadlineMs: 3000 });
+    const history = new History();
+    const random = mulberry32(o.seed ^ 0x5eed);
+    const set = o.workloads.includes('set') ? new SetWorkload(client, history) : undefined;
+    const register = o.workloads.includes('register') ? new RegisterWorkload(client, history, 100, random) : undefined;
+    const workloads = [set, register].filter((w) => w !== undefined);
+    const endMs = o.timeS * 1000;
+    const maxOps = o.timeS * 2000;
+    let ops = 0;
+    const workers = Array.from({ length: o.workers }, async (_, i) => {
+      const w = workloads[i % workloads.length]!;
+      while (history.now() < endMs && ops++ < maxOps) await w.step();
+    });
+
+    const nemesis = new NemesisRunner(cluster, net, caps, history, log);
+    const plan = schedule({ seed: o.seed, nemeses: o.nemeses.filter((n) => notRun[n] === undefined), timeMs: endMs, everyMs: o.everyMs });
+    const faults = (async () => {
+      for (const f of plan) {
+        await sleep(f.atMs - history.now());
+        if (history.now() >= endMs) break;
+        await nemesis.apply(f);
+      }
+    })();
+    await Promise.all([...workers, faults]);
+    log(`workload done: ${history.ops.length} operations`);
+
+    // Heal everything, then let the cluster settle: members normal, hints delivered, a repair.
+    const healedAt = Date.now();
+    await nemesis.healAll();
+    await nemesis.membershipDone(240_000);
+    await allSettled(cluster, 240_000);
+    await waitUntil('no hints held anywhere', 120_000, async () => (await cluster!.views()).every((v) => v !== undefined && v.members.every((m) => m.hints === 0)));
+    await repairAll(cluster, log);
+    const settleMs = Date.now() - healedAt;
+    log(`settled in ${settleMs} ms`);
+
+    const keys = [...(set?.keys ?? []), ...(register?.keys ?? [])];
+    replicas = new GrpcReplicas((id) => cluster!.nodes.find((n) => n.id === id)?.address);
+    let divergent = await divergentKeys(cluster, replicas, keys);
+    const convergeEnd = Date.now() + 60_000;
+    while (divergent.length > 0 && Date.now() < convergeEnd) {
+      await sleep(1000);
+      divergent = await divergentKeys(cluster, replicas, keys);
+    }
+    const convergence = { converged: divergent.length === 0, ms: Date.now() - healedAt, keys: keys.length, divergent: divergent.slice(0, 50) };
+    log(`convergence: ${convergence.converged ? `every replica of ${keys.length} keys identical ${convergence.ms} ms after the heal` : `${divergent.length} keys differ between replicas`}`);
+
+    const readAll = async (key: string): Promise<Buffer[]> => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return (await client!.get(key, { r: 3, deadlineMs: 10_000 })).values;
+        } catch (e) {
+          if (attempt >= 5) throw new Error(`final read of ${key} failed: ${(e as Error).message}`);
+          await sleep(1000);
+        }
+      }
+    };
+    const setResult = set ? checkSet(set.attempted, set.acked, await set.finalRead(readAll)) : undefined;
+    const registerResult = register ? checkRegister(register.writes, await register.finalRead(readAll)) : undefined;
+
+    const windows: Window[] = nemesis.records.filter((r) => r.skipped === undefined).map((r) => ({ kind: r.kind, label: r.label, startMs: r.startMs, endMs: r.endMs }));
+    const avail = availability(history.ops, windows, 5000);
+    const byCode: Record<string, number> = {};
+    for (const op of history.ops) if (op.code) byCode[op.code] = (byCode[op.code] ?? 0) + 1;
+    const violations: string[] = [];
+    if (setResult && setResult.lost.length > 0) violations.push(`set: ${setResult.lost.length} acknowledged elements lost`);
+    if (setResult && setResult.unexpected.length > 0) violations.push(`set: ${setResult.unexpected.length} unexpected elements`);
+    if (registerResult && registerResult.lost.length > 0) violations.push(`register: ${registerResult.lost.length} acknowledged writes lost`);
+    if (registerResult && registerResult.unexpected.length > 0) violations.push(`register: ${registerResult.unexpected.length} unexpected values`);
+    if (!convergence.converged) violations.push(`convergence: ${divergent.length} keys still differ between replicas 60 s after settling`);
+    if (history.malformed.length > 0) violations.push(`${history.malformed.length} reads returned a value no client wrote`);
+    const report: JepsenReport = {
+      seed: o.seed,
+      options: { timeS: o.timeS, nodes: o.nodes, nemeses: o.nemeses, workloads: o.workloads, seed: o.seed, everyMs: o.everyMs, workers: o.workers, resultsDir: o.resultsDir, requireAll: o.requireAll },
+      folder,
+      capabilities: caps,
+      notRun,
+      faults: nemesis.records,
+      ops: {
+        total: history.ops.length,
+        ok: history.ops.filter((x) => x.outcome === 'ok').length,
+        failed: history.ops.filter((x) => x.outcome === 'fail').length,
+        unknown: history.ops.filter((x) => x.outcome === 'unknown').length,
+        byCode,
+      },
+      ...(setResult ? { set: setResult } : {}),
+      ...(registerResult ? { register: registerResult } : {}),
+      convergence,
+      settleMs,
+      availability: avail,
+      malformed: history.malformed.slice(0, 50),
+      violations,
+      valid: violations.length === 0,
+    };
+    writeFileSync(join(folder, 'report.json'), JSON.stringify(report, null, 2));
+    writeFileSync(join(folder, 'timeline.svg'), timelineSvg(`ringkv jepsen: seed ${o.seed}, ${o.nodes} nodes, ${o.workloads.join('+')}, ${report.valid ? 'valid' : 'INVALID'}`, history.ops, windows, endMs));
+    writeFileSync(join(folder, 'summary.txt'), summary(report));
+    return report;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    cleanup();
+  }
+}
+
+/** Every member normal and up in every member's view (gone nodes excluded). */
+async function allSettled(cluster: JepsenCluster, ms: number): Promise<void> {
+  await waitUntil(`all members normal and up everywhere`, ms, async () => {
+    const ids = new Set(cluster.members.map((n) => n.id));
+    const views = await cluster.views();
+    return views.every((v) => v !== undefined && [...ids].every((id) => v.members.some((m) => m.id === id && m.status === 'normal' && m.up)));
+  });
+}
+
+async function repairAll(cluster: JepsenCluster, log: (l: string) => void): Promise<void> {
+  for (const n of cluster.members) {
+    const started = Date.now();
+    let run = await n.admin().repair();
+    while (run.finishedAtMs === 0 && Date.now() - started < 120_000) {
+      await sleep(500);
+      run = await n.admin().repairStatus();
+    }
+    log(`repair on ${n.id}: ${run.done} ranges, ${run.keysExchanged} keys exchanged, ${run.failed} failed, ${Date.now() - started} ms`);
+  }
+}
+
+/** Keys whose N replicas do not hold identical versions, read from each replica's own storage. */
+async function divergentKeys(cluster: JepsenCluster, replicas: GrpcReplicas, keys: readonly string[]): Promise<string[]> {
+  const admin = cluster.members.find((n) => n.running)!.admin();
+  const out: string[] = [];
+  for (const key of keys) {
+    const ep = await admin.endpoints(key);
+    const held = await Promise.all(
+      ep.preferenceList.map(async (e) => {
+        const r = await replicas.read(e.id, Buffer.from(key), undefined, Date.now() + 5000);
+        return r === undefined ? '-' : versionBytes(r).toString('hex');
+      }),
+    );
+    if (new Set(held).size > 1) out.push(`${key} on ${ep.preferenceList.map((e) => e.id).join(',')}`);
+  }
+  return out;
+}
+
+function pct(x: number): string {
+  return `${(x * 100).toFixed(1)}%`;
+}
+
+export function summary(r: JepsenReport): string {
+  const lines: string[] = [];
+  lines.push(`ringkv jepsen run, seed ${r.seed}: ${r.valid ? 'VALID' : 'INVALID'}`);
+  lines.push(`  ${r.options.nodes} nodes, ${r.options.timeS} s, workloads ${r.options.workloads.join(', ')}, nemeses ${r.options.nemeses.join(', ')}`);
+  for (const [k, why] of Object.entries(r.notRun)) lines.push(`  not run: ${k}: ${why}`);
+  const applied = r.faults.filter((f) => !f.skipped);
+  lines.push(`  faults: ${applied.length} applied, ${r.faults.length - applied.length} skipped`);
+  for (const f of r.faults) lines.push(`    ${(f.startMs / 1000).toFixed(1).padStart(6)} s  ${f.kind.padEnd(10)} ${f.skipped ? `skipped: ${f.skipped}` : `${f.label} (${((f.endMs - f.startMs) / 1000).toFixed(1)} s)`}`);
+  lines.push(`  operations: ${r.ops.total} (${r.ops.ok} ok, ${r.ops.failed} failed, ${r.ops.unknown} unknown); failures by code ${JSON.stringify(r.ops.byCode)}`);
+  if (r.set) lines.push(`  set: attempted ${r.set.attempted}, acknowledged ${r.set.acknowledged}, lost ${r.set.lost.length}, unexpected ${r.set.unexpected.length}, recovered ${r.set.recovered}`);
+  if (r.register)
+    lines.push(`  register: ${r.register.keys} keys, ${r.register.writes} writes, acknowledged ${r.register.acknowledged}, lost ${r.register.lost.length}, unexpected ${r.register.unexpected.length}, superseded by a successor ${r.register.superseded}`);
+  lines.push(`  convergence: ${r.convergence.converged ? `every replica identical, ${(r.convergence.ms / 1000).toFixed(1)} s after the heal (settling took ${(r.settleMs / 1000).toFixed(1)} s)` : `${r.convergence.divergent.length} keys differ`}`);
+  lines.push(`  availability: ${pct(r.availability.overall)} overall, ${pct(r.availability.quiet)} with no fault active`);
+  for (const [kind, a] of Object.entries(r.availability.byKind))
+    lines.push(`    ${kind.padEnd(10)} ${String(a.faults).padStart(3)} faults: ${pct(a.during)} during, ${pct(a.after)} in the 5 s after the heal, all ok again within ${a.worstRecoveryMs === undefined ? '> 5 s' : `${(a.worstRecoveryMs / 1000).toFixed(2)} s`}`);
+  for (const v of r.violations) lines.push(`  VIOLATION: ${v}`);
+  lines.push(`  report: ${join(r.folder, 'report.json')}, picture: ${join(r.folder, 'timeline.svg')}`);
+  return lines.join('\n') + '\n';
+}
+
+/** Applies faults to the cluster and heals them, keeping a record of each. */
+class NemesisRunner {
+  readonly records: FaultRecord[] = [];
+  #membership: Promise<void> | undefined;
+  #removeNext = false;
+  #strobe: NodeJS.Timeout | undefined;
+  /** Nodes the nemesis has stopped (killed or paused) right now. */
+  readonly #down = new Set<JepsenNode>();
+
+  constructor(
+    readonly cluster: JepsenCluster,
+    readonly net: Network | undefined,
+    readonly caps: NetCapabilities,
+    readonly history: History,
+    readonly log: (l: string) => void,
+  ) {}
+
+  #record(kind: Nemesis, label: string, skipped?: string): FaultRecord {
+    const r: FaultRecord = { kind, label, startMs: this.history.now(), endMs: this.history.now(), ...(skipped ? { skipped } : {}) };
+    this.records.push(r);
+    this.log(`nemesis ${kind}: ${skipped ? `skipped (${skipped})` : label}`);
+    return r;
+  }
+
+  /** Running members the nemesis may touch: not stopped by it, not on their way out. */
+  #candidates(): JepsenNode[] {
+    return this.cluster.members.filter((n) => n.running && !n.paused && !this.#down.has(n));
+  }
+
+  async apply(f: Fault): Promise<void> {
+    const random = mulberry32(Math.floor(f.seed * 2 ** 32));
+    switch (f.kind) {
+      case 'partition': {
+        const members = this.cluster.members.map((n) => ({ id: n.id, zone: n.zone }));
+        const p = partition(f.shape!, members, random);
+        const rec = this.#record('partition', `${p.shape}: ${p.describe}`);
+        this.net!.partition(p.grudges);
+        await sleep(f.forMs);
+        this.net!.healPartition();
+        rec.endMs = this.history.now();
+        return;
+      }
+      case 'kill':
+      case 'pause': {
+        // At most N-W = 1 replica of any key stopped at once: one node of the cluster.
+        if (this.#down.size > 0) return void this.#record(f.kind, '', 'another node is already down');
+        const victim = shuffle(this.#candidates(), random)[0];
+        if (victim === undefined) return void this.#record(f.kind, '', 'no running member');
+        this.#down.add(victim);
+        const rec = this.#record(f.kind, `${f.kind === 'kill' ? 'kill -9' : 'SIGSTOP'} ${victim.id}`);
+        if (f.kind === 'kill') await victim.kill();
+        else victim.signal('SIGSTOP');
+        await sleep(f.forMs);
+        if (f.kind === 'kill') victim.start();
+        else victim.signal('SIGCONT');
+        this.#down.delete(victim);
+        rec.endMs = this.history.now();
+        return;
+      }
+      case 'packet': {
+        const victims = shuffle(this.#candidates(), random).slice(0, 1 + Math.floor(random() * 2));
+        const netem = this.caps.netem === true;
+        const fault = netem ? { lossPercent: 10, delayMs: 50, jitterMs: 40, reorderPercent: 20 } : { lossPercent: 20, slowKbit: 512 };
+        const rec = this.#record('packet', `${victims.map((v) => v.id).join(',')}: ${netem ? 'netem delay 50±40 ms, 20% reordered, 10% loss' : '20% loss, link slowed to 512 kbit/s'}`);
+        for (const v of victims) this.net!.degrade(v.id, fault);
+        await sleep(f.forMs);
+        this.net!.heal();
+        rec.endMs = this.history.now();
+        return;
+      }
+      case 'clock': {
+        const victims = shuffle(this.#candidates(), random).slice(0, 1 + Math.floor(random() * 2));
+        const offset = Math.round((1 + random() * 9) * 60_000) * (random() < 0.5 ? -1 : 1);
+        const strobe = random() < 0.5;
+        const rec = this.#record('clock', `${victims.map((v) => v.id).join(',')}: ${strobe ? `strobe ±${Math.round(Math.abs(offset) / 1000)} s every 200 ms` : `skew ${offset > 0 ? '+' : ''}${Math.round(offset / 1000)} s`}`);
+        const set = (ms: number): Promise<unknown> => Promise.all(victims.map((v) => v.admin().setClockOffset(ms).catch((e: Error) => this.log(`clock on ${v.id}: ${e.message}`))));
+        await set(offset);
+        if (strobe) {
+          let sign = 1;
+          this.#strobe = setInterval(() => void set((sign = -sign) * offset), 200);
+        }
+        await sleep(f.forMs);
+        clearInterval(this.#strobe);
+        await set(0);
+        rec.endMs = this.history.now();
+        return;
+      }
+      case 'membership': {
+        if (this.#membership !== undefined) return void this.#record('membership', '', 'the last membership change is still running');
+        const rec = this.#record('membership', 'join, then decommission or remove');
+        this.#membership = this.#change(rec, random)
+          .catch((e: Error) => {
+            rec.label += ` — stopped: ${e.message}`;
+            this.log(`membership: ${e.message}`);
+          })
+          .finally(() => {
+          rec.endMs = this.history.now();
+          this.#membership = undefined;
+        });
+        return;
+      }
+    }
+  }
+
+  /** A node joins; once it is normal, another leaves (decommission and removenode in turn). */
+  async #change(rec: { label: string }, random: () => number): Promise<void> {
+    const fresh = await this.cluster.add();
+    fresh.start();
+    this.log(`membership: ${fresh.id} joins`);
+    const seedIds = new Set(this.cluster.nodes.slice(0, 3).map((n) => n.id));
+    await waitUntil(`${fresh.id} normal on every member`, 180_000, async () =>
+      (await this.cluster.views()).every((v) => v === undefined || v.members.find((m) => m.id === fresh.id)?.status === 'normal'),
+    );
+    // One topology change at a time: a refusal while the last one finishes is retried.
+    const retry = (what: string, call: () => Promise<unknown>): Promise<void> =>
+      waitUntil(`${what} accepted`, 180_000, () =>
+        call().then(
+          () => true,
+          (e: Error & { code?: number }) => {
+            if (e.code !== 9 && e.code !== 14 && e.code !== 4) throw e;
+            this.log(`membership: ${what}: ${e.message}`);
+            return false;
+          },
+        ),
+      );
+    // Leave: never a seed (joins need them), never the node that just joined.
+    const leaver = shuffle(this.#candidates().filter((n) => !seedIds.has(n.id) && n !== fresh), random)[0];
+    if (leaver === undefined) return;
+    const remove = this.#removeNext;
+    this.#removeNext = !this.#removeNext;
+    if (!remove) {
+      rec.label = `${fresh.id} joins, ${leaver.id} decommissioned`;
+      this.log(`membership: decommission ${leaver.id}`);
+      leaver.leaving = true;
+      await retry(`decommission ${leaver.id}`, () => leaver.admin().decommission());
+      // It exits by itself once its ranges are on their new replicas; a kill in between restarts it and it carries on.
+      const exited = (): boolean => !leaver.running && !this.#down.has(leaver);
+      await waitUntil(`${leaver.id} to finish leaving`, 600_000, async () => exited() && (await sleep(1000).then(exited)));
+      leaver.gone = true;
+      this.log(`membership: ${leaver.id} left`);
+    } else {
+      if (this.#down.size > 0) await waitUntil('no node down before a removal', 60_000, async () => this.#down.size === 0);
+      rec.label = `${fresh.id} joins, ${leaver.id} killed and removed`;
+      this.#down.add(leaver);
+      await leaver.kill();
+      leaver.gone = true;
+      this.#down.delete(leaver);
+      const driver = this.#candidates()[0]!;
+      this.log(`membership: ${leaver.id} killed; removenode from ${driver.id}`);
+      await retry(`removenode ${leaver.id}`, () => driver.admin().removeNode(leaver.id));
+    }
+  }
+
+  async membershipDone(ms: number): Promise<void> {
+    if (this.#membership) await Promise.race([this.#membership, sleep(ms)]);
+  }
+
+  /** Every network fault removed, every clock true, every stopped node running again. */
+  async healAll(): Promise<void> {
+    clearInterval(this.#strobe);
+    this.net?.heal();
+    for (const n of this.cluster.members) {
+      if (n.paused) n.signal('SIGCONT');
+      // A leaving node that exited by itself has left: it is not restarted.
+      else if (!n.running && (!n.leaving || this.#down.has(n))) n.start();
+      this.#down.delete(n);
+    }
+    await Promise.all(this.cluster.members.map((n) => n.admin().setClockOffset(0).catch(() => undefined)));
+  }
+}

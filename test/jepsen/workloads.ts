@@ -1,0 +1,155 @@
+/**
+ * The workloads: clients doing what ringkv's users do, recording every operation.
+ * - set: add unique elements to a few shared keys by read-modify-write with the causal
+ *   context; the value is the set as a JSON array, and siblings are merged by union.
+ * - register: many keys written with unique values, half blind, half with the context of a
+ *   read (which supersedes exactly what that read saw).
+ * A failed or timed-out write is an unknown outcome, never a failure of the store.
+ */
+import * as grpc from '@grpc/grpc-js';
+import type { Client } from '../../src/client/index.js';
+import type { Op, Outcome, RegisterWrite } from './checkers.js';
+
+const W = 2, R = 2;
+
+function codeOf(e: unknown): string {
+  const code = (e as { code?: unknown }).code;
+  return typeof code === 'number' ? (grpc.status[code] ?? String(code)) : 'ERROR';
+}
+
+/** A key's value as the set workload writes it: a JSON array of element numbers. */
+export function parseSet(value: Buffer): number[] {
+  const parsed: unknown = JSON.parse(value.toString('utf8'));
+  if (!Array.isArray(parsed) || !parsed.every((x) => Number.isSafeInteger(x))) throw new Error(`not a set: ${value.toString('utf8').slice(0, 80)}`);
+  return parsed as number[];
+}
+
+export class History {
+  readonly ops: Op[] = [];
+  readonly t0 = performance.now();
+  /** Reads that returned a value no writer could have written (would be a corruption). */
+  readonly malformed: string[] = [];
+
+  now(): number {
+    return performance.now() - this.t0;
+  }
+
+  record(workload: Op['workload'], startMs: number, outcome: Outcome, code?: string): void {
+    this.ops.push({ workload, startMs, endMs: this.now(), outcome, ...(code ? { code } : {}) });
+  }
+}
+
+export class SetWorkload {
+  /** element → key it was added to (only elements whose put was sent). */
+  readonly attempted = new Map<string, string>();
+  readonly acked = new Set<string>();
+  readonly keys = new Set<string>();
+  #next = 0;
+
+  constructor(
+    readonly client: Client,
+    readonly history: History,
+    /** Keys written at once, and elements per key before the workload moves to fresh keys (bounds a value's size). */
+    readonly activeKeys = 4,
+    readonly perKey = 300,
+  ) {}
+
+  keyOf(e: number): string {
+    const group = Math.floor(e / (this.perKey * this.activeKeys));
+    return `set:${group * this.activeKeys + (e % this.activeKeys)}`;
+  }
+
+  async step(): Promise<void> {
+    const e = this.#next++;
+    const key = this.keyOf(e);
+    this.keys.add(key);
+    const start = this.history.now();
+    let read;
+    try {
+      read = await this.client.get(key, { r: R });
+    } catch (err) {
+      return this.history.record('set', start, 'fail', codeOf(err));
+    }
+    const union = new Set<number>();
+    for (const v of read.values) {
+      try {
+        for (const x of parseSet(v)) union.add(x);
+      } catch (err) {
+        this.history.malformed.push(`${key}: ${(err as Error).message}`);
+      }
+    }
+    union.add(e);
+    this.attempted.set(String(e), key);
+    try {
+      await this.client.put(key, JSON.stringify([...union].sort((a, b) => a - b)), { context: read.context, w: W });
+      this.acked.add(String(e));
+      this.history.record('set', start, 'ok');
+    } catch (err) {
+      this.history.record('set', start, 'unknown', codeOf(err));
+    }
+  }
+
+  /** Each key's elements: the union of its siblings, read at R=all. */
+  async finalRead(readAll: (key: string) => Promise<Buffer[]>): Promise<Map<string, Set<string>>> {
+    const out = new Map<string, Set<string>>();
+    for (const key of this.keys) {
+      const elements = new Set<string>();
+      for (const v of await readAll(key)) {
+        try {
+          for (const x of parseSet(v)) elements.add(String(x));
+        } catch (err) {
+          this.history.malformed.push(`${key}: ${(err as Error).message}`);
+        }
+      }
+      out.set(key, elements);
+    }
+    return out;
+  }
+}
+
+export class RegisterWorkload {
+  readonly writes = new Map<string, RegisterWrite & { acked: boolean }>();
+  readonly keys = new Set<string>();
+  #next = 0;
+
+  constructor(
+    readonly client: Client,
+    readonly history: History,
+    readonly keyCount = 100,
+    readonly random: () => number = Math.random,
+  ) {}
+
+  async step(): Promise<void> {
+    const n = this.#next++;
+    const key = `reg:${Math.floor(this.random() * this.keyCount)}`;
+    const value = `w${n}`;
+    this.keys.add(key);
+    const start = this.history.now();
+    let context: Buffer | undefined;
+    let observed: string[] = [];
+    if (this.random() < 0.5) {
+      try {
+        const read = await this.client.get(key, { r: R });
+        context = read.context;
+        observed = read.values.map(String);
+      } catch (err) {
+        return this.history.record('register', start, 'fail', codeOf(err));
+      }
+    }
+    const write = { key, acked: false, observed };
+    this.writes.set(value, write);
+    try {
+      await this.client.put(key, value, { w: W, ...(context ? { context } : {}) });
+      write.acked = true;
+      this.history.record('register', start, 'ok');
+    } catch (err) {
+      this.history.record('register', start, 'unknown', codeOf(err));
+    }
+  }
+
+  async finalRead(readAll: (key: string) => Promise<Buffer[]>): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    for (const key of this.keys) out.set(key, (await readAll(key)).map(String));
+    return out;
+  }
+}
