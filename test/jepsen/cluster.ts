@@ -33,10 +33,11 @@ export class JepsenNode {
     readonly net: Network | undefined,
   ) {}
 
-  start(): void {
+  /** Start the process; `clockOffsetMs` starts it with its wall clock skewed (generations are wall-clock seconds). */
+  start(clockOffsetMs = 0): void {
     this.#admin?.close();
     this.#admin = undefined;
-    const argv = [process.execPath, '--import', 'tsx', MAIN, 'node', ...this.args];
+    const argv = [process.execPath, '--import', 'tsx', MAIN, 'node', ...this.args, `--clock-offset-ms=${clockOffsetMs}`];
     const [cmd, ...rest] = this.net ? this.net.wrap(this.id, argv) : argv;
     const fd = openSync(this.logFile, 'a');
     const child = spawn(cmd!, rest, { stdio: ['ignore', fd, fd], env: { ...process.env, RINGKV_LOG_LEVEL: 'info' } });

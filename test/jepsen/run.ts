@@ -337,11 +337,13 @@ class NemesisRunner {
         const victim = shuffle(this.#candidates(), random)[0];
         if (victim === undefined) return void this.#record(f.kind, '', 'no running member');
         this.#down.add(victim);
-        const rec = this.#record(f.kind, `${f.kind === 'kill' ? 'kill -9' : 'SIGSTOP'} ${victim.id}`);
+        // Half the restarts come back with the clock minutes behind: the new generation must still be larger.
+        const behindMs = f.kind === 'kill' && random() < 0.5 ? -Math.round((1 + random() * 9) * 60_000) : 0;
+        const rec = this.#record(f.kind, f.kind === 'kill' ? `kill -9 ${victim.id}, restart${behindMs ? ` with its clock ${Math.round(-behindMs / 1000)} s behind` : ''}` : `SIGSTOP ${victim.id}`);
         if (f.kind === 'kill') await victim.kill();
         else victim.signal('SIGSTOP');
         await sleep(f.forMs);
-        if (f.kind === 'kill') victim.start();
+        if (f.kind === 'kill') victim.start(behindMs);
         else victim.signal('SIGCONT');
         this.#down.delete(victim);
         rec.endMs = this.history.now();
