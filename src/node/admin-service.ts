@@ -19,6 +19,7 @@ const MAX_REPLICAS = 16;
 
 interface AdminDeps {
   readonly id: string;
+  readonly config: { readonly clusterName: string; readonly replicas: number; readonly faultInjection: 'off' | 'on' };
   readonly gossiper: Gossiper;
   readonly ring: Ring | undefined;
   /** Ids that are no longer members (removed, or replaced). */
@@ -30,7 +31,6 @@ interface AdminDeps {
   cleanup(): Promise<{ deleted: number; kept: number; ranges: number }>;
   transfers(): Record<string, unknown>;
   admit(): Promise<{ move: string; message: string }>;
-  readonly config: { readonly clusterName: string; readonly replicas: number; readonly faultInjection: 'off' | 'on' };
   readonly clock: { offsetMs: number; now(): number };
   readonly repairs: { start(only?: { start: bigint; end: bigint }): object; readonly status: object };
   readonly staged: {
@@ -40,7 +40,7 @@ interface AdminDeps {
   };
 }
 
-/** A refusal (an Error named MovementRefused) is FAILED_PRECONDITION, BadArgument INVALID_ARGUMENT, Aborted ABORTED; anything else INTERNAL. */
+/** A refusal (an Error named MovementRefused, RepairRefused or FaultInjectionRefused) is FAILED_PRECONDITION, BadArgument INVALID_ARGUMENT, Aborted ABORTED; anything else INTERNAL. */
 function operator<Req, Res>(fn: (req: Req) => Promise<Res>) {
   return (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
     fn(call.request).then(
@@ -48,7 +48,7 @@ function operator<Req, Res>(fn: (req: Req) => Promise<Res>) {
       (e: unknown) => {
         const name = (e as Error)?.name;
         const code =
-          name === 'MovementRefused' || name === 'RepairRefused' ? grpc.status.FAILED_PRECONDITION : name === 'BadArgument' ? grpc.status.INVALID_ARGUMENT : name === 'Aborted' ? grpc.status.ABORTED : grpc.status.INTERNAL;
+          name === 'MovementRefused' || name === 'RepairRefused' || name === 'FaultInjectionRefused' ? grpc.status.FAILED_PRECONDITION : name === 'BadArgument' ? grpc.status.INVALID_ARGUMENT : name === 'Aborted' ? grpc.status.ABORTED : grpc.status.INTERNAL;
         cb({ code, details: (e as Error)?.message ?? String(e) });
       },
     );
@@ -151,7 +151,7 @@ export function adminService(node: AdminDeps): grpc.UntypedServiceImplementation
     }),
     setClockOffset: operator(async (r: { offsetMs: number }) => {
       if (node.config.faultInjection !== 'on')
-        throw Object.assign(new Error('this node refuses clock skew: it is for fault-injection tests, which start nodes with --fault-injection on'), { name: 'MovementRefused' });
+        throw Object.assign(new Error('this node refuses clock skew: it is for fault-injection tests, which start nodes with --fault-injection on'), { name: 'FaultInjectionRefused' });
       if (!Number.isSafeInteger(r.offsetMs) || Math.abs(r.offsetMs) > MAX_CLOCK_OFFSET_MS)
         throw Object.assign(new Error(`a clock offset is at most a day (${MAX_CLOCK_OFFSET_MS} ms) either way, got ${r.offsetMs}`), { name: 'BadArgument' });
       node.clock.offsetMs = r.offsetMs;

@@ -25,7 +25,7 @@ if (process.env['CI'] === 'true' && process.getuid?.() === 0 && !root) throw new
 it('loses nothing acknowledged and converges under every nemesis (5 nodes, set and register)', async () => {
   const lines: string[] = [];
   const r = await runJepsen({
-    timeS: 75,
+    timeS: 70,
     nodes: 5,
     nemeses: [...NEMESES],
     workloads: ['set', 'register'],
@@ -90,6 +90,22 @@ describe.skipIf(!root)('the harness cleans up after itself', () => {
     }
   };
   const described = (pids: number[]): string => spawnSync('ps', ['-o', 'pid,ppid,stat,cmd', '-p', pids.join(',')], { encoding: 'utf8' }).stdout;
+
+  it('removes every namespace, link and node process when the run fails midway', async () => {
+    let pids: number[] = [];
+    const run = runJepsen({
+      timeS: 60, nodes: 4, nemeses: ['partition'], workloads: ['set'], seed: 1, everyMs: 5000, workers: 2, resultsDir: RESULTS, requireAll: false, log: () => undefined,
+      onReady: (info) => {
+        pids = info.pids;
+        expect(leftovers(process.pid).namespaces).toHaveLength(4);
+        throw new Error('the run fails here');
+      },
+    });
+    await expect(run).rejects.toThrow('the run fails here');
+    expect(pids).toHaveLength(4);
+    expect(leftovers(process.pid)).toEqual({ namespaces: [], links: [] });
+    for (const p of pids) expect(alive(p)).toBe(false);
+  }, 180_000);
 
   it('removes every namespace, link, rule and node process when interrupted (SIGINT)', async () => {
     const h = await startHarness();

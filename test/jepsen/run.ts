@@ -33,7 +33,7 @@ export interface JepsenOptions {
   /** Fail the run when a nemesis cannot run here (CI, as root, must run them all). */
   readonly requireAll: boolean;
   readonly log: (line: string) => void;
-  /** Called once the cluster is up (tests interrupt the run here). */
+  /** Called once the cluster is up; what it throws fails the run (tests fail or interrupt the run here). */
   readonly onReady?: (info: { pids: number[]; folder: string }) => void;
 }
 
@@ -97,7 +97,9 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
   let cluster: JepsenCluster | undefined;
   let client: Client | undefined;
   let replicas: GrpcReplicas | undefined;
+  let stopped = false;
   const cleanup = (): void => {
+    stopped = true;
     client?.close();
     replicas?.close();
     cluster?.close();
@@ -131,7 +133,7 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     let ops = 0;
     const workers = Array.from({ length: o.workers }, async (_, i) => {
       const w = workloads[i % workloads.length]!;
-      while (history.now() < endMs && ops++ < maxOps) await w.step();
+      while (!stopped && history.now() < endMs && ops++ < maxOps) await w.step();
     });
 
     const nemesis = new NemesisRunner(cluster, net, caps, history, log);
@@ -404,13 +406,14 @@ class NemesisRunner {
       (await this.cluster.views()).every((v) => v === undefined || v.members.find((m) => m.id === fresh.id)?.status === 'normal'),
     );
     // One topology change at a time: a refusal while the last one finishes is retried.
+    let refused = '';
     const retry = (what: string, call: () => Promise<unknown>): Promise<void> =>
       waitUntil(`${what} accepted`, 180_000, () =>
         call().then(
           () => true,
           (e: Error & { code?: number }) => {
             if (e.code !== 9 && e.code !== 14 && e.code !== 4) throw e;
-            this.log(`membership: ${what}: ${e.message}`);
+            if (e.message !== refused) this.log(`membership: ${what}: ${(refused = e.message)}; retrying`);
             return false;
           },
         ),
@@ -433,13 +436,21 @@ class NemesisRunner {
     } else {
       if (this.#down.size > 0) await waitUntil('no node down before a removal', 60_000, async () => this.#down.size === 0);
       rec.label = `${fresh.id} joins, ${leaver.id} killed and removed`;
+      // It counts as the one node down until its ranges are back on N replicas.
       this.#down.add(leaver);
-      await leaver.kill();
-      leaver.gone = true;
-      this.#down.delete(leaver);
-      const driver = this.#candidates()[0]!;
-      this.log(`membership: ${leaver.id} killed; removenode from ${driver.id}`);
-      await retry(`removenode ${leaver.id}`, () => driver.admin().removeNode(leaver.id));
+      try {
+        await leaver.kill();
+        leaver.gone = true;
+        const driver = this.#candidates()[0]!;
+        this.log(`membership: ${leaver.id} killed; removenode from ${driver.id}`);
+        await retry(`removenode ${leaver.id}`, () => driver.admin().removeNode(leaver.id));
+        await waitUntil(`${leaver.id} removed everywhere`, 600_000, async () =>
+          (await this.cluster.views()).every((v) => v !== undefined && v.members.every((m) => m.id !== leaver.id || m.status === 'removed')),
+        );
+        this.log(`membership: ${leaver.id} removed`);
+      } finally {
+        this.#down.delete(leaver);
+      }
     }
   }
 
