@@ -116,9 +116,9 @@ export interface WindowAvailability {
   readonly ops: number;
   /** Fraction of operations started while the fault was active that succeeded. */
   readonly during: number;
-  /** The same for operations started in the `afterMs` after the heal. */
+  /** The same for operations started in the `afterMs` after the heal, outside any other fault's window. */
   readonly after: number;
-  /** From the heal to the start of the first second in which every operation succeeded; undefined if none did. */
+  /** From the heal to the start of the first second in which every operation (outside other faults) succeeded; undefined if none did. */
   readonly recoveredInMs: number | undefined;
 }
 
@@ -150,11 +150,15 @@ export function availability(ops: readonly Op[], windows: readonly Window[], aft
     for (let i = lo; i < sorted.length && sorted[i]!.startMs < to; i++) out.push(sorted[i]!);
     return out;
   };
+  // After a heal, only operations outside every other fault's window count: the next
+  // fault may start within the seconds after, and membership changes overlap the rest.
+  const quietAfter = (w: Window, from: number, to: number): Op[] =>
+    between(from, to).filter((o) => !windows.some((x) => x !== w && o.startMs >= x.startMs && o.startMs < x.endMs));
   const result: WindowAvailability[] = windows.map((w) => {
-    const during = between(w.startMs, w.endMs), after = between(w.endMs, w.endMs + afterMs);
+    const during = between(w.startMs, w.endMs), after = quietAfter(w, w.endMs, w.endMs + afterMs);
     let recoveredInMs: number | undefined;
     for (let t = w.endMs; t < w.endMs + afterMs; t += 250) {
-      const second = between(t, t + 1000);
+      const second = quietAfter(w, t, t + 1000);
       if (second.length > 0 && second.every((o) => o.outcome === 'ok')) {
         recoveredInMs = t - w.endMs;
         break;
@@ -170,7 +174,7 @@ export function availability(ops: readonly Op[], windows: readonly Window[], aft
     byKind[kind] = {
       faults: ws.length,
       during: fraction(ws.flatMap((w) => between(w.startMs, w.endMs))),
-      after: fraction(ws.flatMap((w) => between(w.endMs, w.endMs + afterMs))),
+      after: fraction(ws.flatMap((w) => quietAfter(w, w.endMs, w.endMs + afterMs))),
       worstRecoveryMs: recoveries.includes(undefined) ? undefined : Math.max(0, ...(recoveries as number[])),
     };
   }

@@ -61,6 +61,8 @@ export interface JepsenReport {
   readonly settleMs: number;
   readonly availability: Availability;
   readonly malformed: string[];
+  /** The first few messages of each error code the clients saw. */
+  readonly errors: Record<string, string[]>;
   readonly violations: string[];
   readonly valid: boolean;
 }
@@ -213,12 +215,15 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
       settleMs,
       availability: avail,
       malformed: history.malformed.slice(0, 50),
+      errors: history.errors,
       violations,
       valid: violations.length === 0,
     };
     writeFileSync(join(folder, 'report.json'), JSON.stringify(report, null, 2));
     writeFileSync(join(folder, 'timeline.svg'), timelineSvg(`ringkv jepsen: seed ${o.seed}, ${o.nodes} nodes, ${o.workloads.join('+')}, ${report.valid ? 'valid' : 'INVALID'}`, history.ops, windows, endMs));
     writeFileSync(join(folder, 'summary.txt'), summary(report));
+    // The whole history, one operation per line: [workload, startMs, endMs, outcome, code].
+    writeFileSync(join(folder, 'history.jsonl'), history.ops.map((x) => JSON.stringify([x.workload, Math.round(x.startMs), Math.round(x.endMs), x.outcome, x.code ?? ''])).join('\n') + '\n');
     return report;
   } finally {
     process.off('SIGINT', onSignal);

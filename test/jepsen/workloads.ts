@@ -29,12 +29,20 @@ export class History {
   readonly t0 = performance.now();
   /** Reads that returned a value no writer could have written (would be a corruption). */
   readonly malformed: string[] = [];
+  /** The first few error messages of each gRPC code, for the report. */
+  readonly errors: Record<string, string[]> = {};
 
   now(): number {
     return performance.now() - this.t0;
   }
 
-  record(workload: Op['workload'], startMs: number, outcome: Outcome, code?: string): void {
+  record(workload: Op['workload'], startMs: number, outcome: Outcome, error?: unknown): void {
+    const code = error === undefined ? undefined : codeOf(error);
+    if (code !== undefined) {
+      const seen = (this.errors[code] ??= []);
+      const message = (error as Error).message ?? String(error);
+      if (seen.length < 5 && !seen.includes(message)) seen.push(message);
+    }
     this.ops.push({ workload, startMs, endMs: this.now(), outcome, ...(code ? { code } : {}) });
   }
 }
@@ -68,7 +76,7 @@ export class SetWorkload {
     try {
       read = await this.client.get(key, { r: R });
     } catch (err) {
-      return this.history.record('set', start, 'fail', codeOf(err));
+      return this.history.record('set', start, 'fail', err);
     }
     const union = new Set<number>();
     for (const v of read.values) {
@@ -85,7 +93,7 @@ export class SetWorkload {
       this.acked.add(String(e));
       this.history.record('set', start, 'ok');
     } catch (err) {
-      this.history.record('set', start, 'unknown', codeOf(err));
+      this.history.record('set', start, 'unknown', err);
     }
   }
 
@@ -133,7 +141,7 @@ export class RegisterWorkload {
         context = read.context;
         observed = read.values.map(String);
       } catch (err) {
-        return this.history.record('register', start, 'fail', codeOf(err));
+        return this.history.record('register', start, 'fail', err);
       }
     }
     const write = { key, acked: false, observed };
@@ -143,7 +151,7 @@ export class RegisterWorkload {
       write.acked = true;
       this.history.record('register', start, 'ok');
     } catch (err) {
-      this.history.record('register', start, 'unknown', codeOf(err));
+      this.history.record('register', start, 'unknown', err);
     }
   }
 

@@ -65,6 +65,13 @@ describe('availability', () => {
     expect(a.quiet).toBeCloseTo(5 / 6);
   });
 
+  it('leaves out of the seconds after a heal the operations that another fault covers', () => {
+    const ops = [op(1100, 'ok'), op(1300, 'fail'), op(1600, 'fail'), op(2500, 'ok')];
+    const a = availability(ops, [{ kind: 'kill', label: 'a', startMs: 0, endMs: 1000 }, { kind: 'pause', label: 'b', startMs: 1200, endMs: 2000 }], 2000);
+    expect(a.windows[0]).toMatchObject({ after: 1, recoveredInMs: 0 });
+    expect(a.windows[1]).toMatchObject({ during: 0, after: 1 });
+  });
+
   it('says a kind never recovered within the time after the heal when it did not', () => {
     const a = availability([op(100, 'fail'), op(1200, 'fail')], [{ kind: 'pause', label: 'x', startMs: 0, endMs: 1000 }], 1000);
     expect(a.byKind['pause']!.worstRecoveryMs).toBeUndefined();
