@@ -9,7 +9,7 @@
  * still runs.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
@@ -49,6 +49,8 @@ it('loses nothing acknowledged and converges under every nemesis (5 nodes, set a
   const kinds = new Set(applied.map((f) => f.kind));
   for (const k of NEMESES) if (root || (k !== 'partition' && k !== 'packet')) expect(kinds.has(k), `${k} applied\n${summary}`).toBe(true);
   if (root) for (const s of PARTITION_SHAPES) expect(applied.some((f) => f.label.startsWith(`${s}:`)), `partition ${s}\n${summary}`).toBe(true);
+  for (const f of ['report.json', 'summary.txt', 'history.jsonl']) expect(existsSync(join(r.folder, f)), f).toBe(true);
+  expect(readFileSync(join(r.folder, 'timeline.svg'), 'utf8')).toMatch(/^<svg[\s\S]*partition: halves[\s\S]*<\/svg>$/);
   const membership = applied.find((f) => f.kind === 'membership')!;
   expect(membership.label, summary).toMatch(/^n6 joins, n\d (decommissioned|killed and removed)$/);
 }, 420_000);

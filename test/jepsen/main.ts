@@ -10,7 +10,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { join } from 'node:path';
 import { parseNemeses } from './nemesis.js';
 import { sweep } from './net.js';
-import { runJepsen, summary, type Workload } from './run.js';
+import { redraw, runJepsen, summary, type Workload } from './run.js';
 
 const int = (min: number, max: number) => (v: string): number => {
   const n = Number(v);
@@ -41,9 +41,14 @@ const program = new Command('jepsen')
   .option('--workers <n>', 'concurrent clients', int(1, 256), 8)
   .option('--results <dir>', 'folder for the run folders (not committed)', join(import.meta.dirname, '../../results/jepsen'))
   .option('--sweep', 'only remove namespaces, links and processes that earlier runs left behind')
+  .option('--render <folder>', "only redraw a finished run's timeline.svg from its report.json and history.jsonl")
   .parse();
 
-const opts = program.opts<{ time: number; nodes: number; nemesis: ReturnType<typeof parseNemeses>; workload: Workload[]; seed?: number; everyMs: number; workers: number; results: string; sweep?: boolean }>();
+const opts = program.opts<{ time: number; nodes: number; nemesis: ReturnType<typeof parseNemeses>; workload: Workload[]; seed?: number; everyMs: number; workers: number; results: string; sweep?: boolean; render?: string }>();
+if (opts.render !== undefined) {
+  console.log(`wrote ${redraw(opts.render)}`);
+  process.exit(0);
+}
 if (opts.sweep) {
   const removed = sweep();
   console.log(removed.length === 0 ? 'nothing left behind' : `removed: ${removed.join(', ')}`);

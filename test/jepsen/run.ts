@@ -4,13 +4,13 @@
  * check convergence replica by replica, read every key, check the histories, and write
  * the report (JSON, summary, SVG timeline) into the run's results folder.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '../../src/client/index.js';
 import { mulberry32 } from '../../src/ring/allocate-tokens.js';
 import { versionBytes } from '../../src/storage/codec.js';
 import { GrpcReplicas } from '../../src/transport/replica-wire.js';
-import { availability, checkRegister, checkSet, type Availability, type RegisterResult, type SetResult, type Window } from './checkers.js';
+import { availability, checkRegister, checkSet, type Availability, type Op, type RegisterResult, type SetResult, type Window } from './checkers.js';
 import { JepsenCluster, type JepsenNode } from './cluster.js';
 import { capabilities, Network, sweep, type NetCapabilities } from './net.js';
 import { partition, schedule, shuffle, type Fault, type Nemesis } from './nemesis.js';
@@ -220,16 +220,33 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
       valid: violations.length === 0,
     };
     writeFileSync(join(folder, 'report.json'), JSON.stringify(report, null, 2));
-    writeFileSync(join(folder, 'timeline.svg'), timelineSvg(`ringkv jepsen: seed ${o.seed}, ${o.nodes} nodes, ${o.workloads.join('+')}, ${report.valid ? 'valid' : 'INVALID'}`, history.ops, windows, endMs));
     writeFileSync(join(folder, 'summary.txt'), summary(report));
     // The whole history, one operation per line: [workload, startMs, endMs, outcome, code].
     writeFileSync(join(folder, 'history.jsonl'), history.ops.map((x) => JSON.stringify([x.workload, Math.round(x.startMs), Math.round(x.endMs), x.outcome, x.code ?? ''])).join('\n') + '\n');
+    redraw(folder);
     return report;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     cleanup();
   }
+}
+
+/** Draw a finished run's timeline.svg from its report.json and history.jsonl; returns the picture's path. */
+export function redraw(folder: string): string {
+  const r = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')) as JepsenReport;
+  const ops: Op[] = readFileSync(join(folder, 'history.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const [workload, startMs, endMs, outcome, code] = JSON.parse(l) as [Op['workload'], number, number, Op['outcome'], string];
+      return { workload, startMs, endMs, outcome, ...(code ? { code } : {}) };
+    });
+  const windows: Window[] = r.faults.filter((f) => f.skipped === undefined).map((f) => ({ kind: f.kind, label: f.label, startMs: f.startMs, endMs: f.endMs }));
+  const o = r.options;
+  const path = join(folder, 'timeline.svg');
+  writeFileSync(path, timelineSvg(`ringkv jepsen: seed ${r.seed}, ${o.nodes} nodes, ${o.timeS} s, ${o.workloads.join('+')}: ${r.valid ? 'valid' : 'INVALID'}`, ops, windows, o.timeS * 1000));
+  return path;
 }
 
 /** Every member normal and up in every member's view (gone nodes excluded). */

@@ -44,7 +44,8 @@ const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;'
 export function timelineSvg(title: string, ops: readonly Op[], windows: readonly Window[], endMs: number): string {
   const seconds = Math.max(1, Math.ceil(endMs / 1000));
   const b = buckets(ops, seconds);
-  const W = 1200, left = 60, right = 60, top = 40, plotH = 220, latTop = top + plotH + 40, latH = 120, H = latTop + latH + 70;
+  // Wider for longer runs (2.5 px a second, up to 4800 px), so that windows stay apart.
+  const W = Math.max(1200, Math.min(4800, Math.round(seconds * 2.5) + 120)), left = 60, right = 60, top = 40, plotH = 220, latTop = top + plotH + 40, latH = 120, H = latTop + latH + 70;
   const plotW = W - left - right;
   const x = (s: number): number => left + (s / seconds) * plotW;
   const maxOps = Math.max(1, ...b.ok.map((v, i) => v + b.failed[i]!));
@@ -56,13 +57,19 @@ export function timelineSvg(title: string, ops: readonly Op[], windows: readonly
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="11">`);
   out.push(`<rect width="${W}" height="${H}" fill="white"/>`);
   out.push(`<text x="${left}" y="22" font-size="14" font-weight="bold">${esc(title)}</text>`);
-  // Fault windows, shaded across both plots, labelled at the top.
-  windows.forEach((w, i) => {
+  // Fault windows, shaded across both plots (the full label as a tooltip), labelled at the
+  // top on three rows where there is room.
+  const lastLabelEnd = [-Infinity, -Infinity, -Infinity];
+  for (const w of windows) {
     const x0 = x(w.startMs / 1000), x1 = Math.max(x0 + 1, x(w.endMs / 1000));
     const c = COLOURS[w.kind] ?? '#cccccc';
     out.push(`<rect x="${x0.toFixed(1)}" y="${top}" width="${(x1 - x0).toFixed(1)}" height="${latTop + latH - top}" fill="${c}" fill-opacity="0.25"><title>${esc(`${w.kind}: ${w.label}`)}</title></rect>`);
-    out.push(`<text x="${(x0 + 2).toFixed(1)}" y="${top + 10 + (i % 3) * 11}" fill="${c}" font-size="9">${esc(w.label.length > 28 ? `${w.label.slice(0, 27)}…` : w.label)}</text>`);
-  });
+    const text = w.label.length > 28 ? `${w.label.slice(0, 27)}…` : w.label;
+    const row = lastLabelEnd.findIndex((end) => end < x0);
+    if (row < 0) continue;
+    lastLabelEnd[row] = x0 + text.length * 5 + 4;
+    out.push(`<text x="${(x0 + 2).toFixed(1)}" y="${top + 10 + row * 11}" fill="${c}" font-size="9">${esc(text)}</text>`);
+  }
   // Axes.
   out.push(`<line x1="${left}" y1="${top + plotH}" x2="${left + plotW}" y2="${top + plotH}" stroke="#333"/>`);
   out.push(`<line x1="${left}" y1="${latTop + latH}" x2="${left + plotW}" y2="${latTop + latH}" stroke="#333"/>`);

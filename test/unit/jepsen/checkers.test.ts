@@ -95,4 +95,12 @@ describe('the timeline', () => {
     expect(svg).toContain('<title>partition: halves: {a} | {b}</title>');
     expect(svg.match(/fill-opacity="0.25"/g)).toHaveLength(1);
   });
+
+  it('labels windows only where there is room (three rows), and grows wider for long runs', () => {
+    const windows = [0, 1, 2, 3].map((i) => ({ kind: 'kill', label: `kill -9 n${i}`, startMs: 1000 + i, endMs: 2000 }));
+    const svg = timelineSvg('t', [], windows, 10_000);
+    expect(svg.match(/<text[^>]*>kill -9 n\d<\/text>/g)).toHaveLength(3);
+    expect(svg.match(/<title>kill: kill -9 n\d<\/title>/g)).toHaveLength(4);
+    expect(timelineSvg('t', [], [], 1_800_000)).toMatch(/^<svg [^>]*width="4620"/);
+  });
 });
