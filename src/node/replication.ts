@@ -14,6 +14,7 @@ import { field } from '../membership/endpoint.js';
 import { Coordinator, type Placement } from '../replication/coordinator.js';
 import { LocalReplica, withLocal } from '../replication/local-replica.js';
 import { HintDelivery } from '../handoff/hint-delivery.js';
+import { Reachability, observed } from '../replication/reachability.js';
 import { GrpcReplicas, replicaService } from '../transport/replica-wire.js';
 import { serviceClient } from '../transport/protos.js';
 import type { NodeConfig } from './config.js';
@@ -44,6 +45,8 @@ export interface ReplicationDeps {
 
 export class Replication {
   readonly coordinator: Coordinator;
+  /** Peers this node's own replica calls could not reach lately: down for targets, whatever gossip says. */
+  readonly reachability: Reachability;
   readonly hintDelivery: HintDelivery;
   readonly #peers: GrpcReplicas;
   readonly #local: LocalReplica;
@@ -55,6 +58,18 @@ export class Replication {
       const s = gossiper.state(peer);
       return s === undefined ? undefined : field(s, 'addr');
     });
+    const reachLog = log.child({ component: 'coordinator' });
+    this.reachability = new Reachability({
+      threshold: 2,
+      holdMs: 2 * config.requestTimeoutMs,
+      now: () => performance.now(),
+      changed: (peer, suspect) =>
+        suspect
+          ? reachLog.warn({ peer }, 'peer does not answer this node, though gossip says it is up: treating it as down here (fallbacks and hints)')
+          : reachLog.info({ peer }, 'peer answers this node again'),
+    });
+    const reach = this.reachability;
+    const replicas = withLocal(id, this.#local, observed(this.#peers, reach));
     this.coordinator = new Coordinator(
       {
         self: id,
@@ -67,15 +82,15 @@ export class Replication {
       },
       {
         placement: deps.placement,
-        isUp: (peer) => peer === id || gossiper.isUp(peer),
+        isUp: (peer) => peer === id || (gossiper.isUp(peer) && !reach.suspect(peer)),
         // On the gossiper's clock (performance.now, as gossip-exchange.ts drives it).
         downForMs: (peer) => {
           const since = gossiper.downSince(peer);
           return since === undefined ? 0 : performance.now() - since;
         },
         notServing: deps.notServing,
-        replicas: withLocal(id, this.#local, this.#peers),
-        log: log.child({ component: 'coordinator' }),
+        replicas,
+        log: reachLog,
       },
     );
     this.hintDelivery = new HintDelivery(
@@ -83,7 +98,7 @@ export class Replication {
       {
         hints: store.hints,
         isUp: (peer) => peer !== id && gossiper.isUp(peer),
-        send: (target, key, record) => withLocal(id, this.#local, this.#peers).merge(target, key, record, undefined, Date.now() + config.requestTimeoutMs),
+        send: (target, key, record) => replicas.merge(target, key, record, undefined, Date.now() + config.requestTimeoutMs),
         share: deps.backgroundShare,
         redirect: (target) => {
           const placement = deps.placement();
@@ -98,7 +113,7 @@ export class Replication {
             return !gone && to.includes(target) ? undefined : to;
           };
         },
-        keepOn: (holder, target, key, record) => withLocal(id, this.#local, this.#peers).merge(holder, key, record, target, Date.now() + config.requestTimeoutMs),
+        keepOn: (holder, target, key, record) => replicas.merge(holder, key, record, target, Date.now() + config.requestTimeoutMs),
         log: log.child({ component: 'hints' }),
       },
     );

@@ -1,0 +1,85 @@
+/**
+ * Which peers this node could not reach lately, as its own replica calls found.
+ *
+ * Gossip carries heartbeats along any path, so a peer this node cannot reach while others
+ * can — a partial partition: a bridge, a majorities ring, a one-way cut — stays up in the
+ * failure detector, and every request that targets it waits the whole timeout. So the
+ * coordinator also trusts its own calls: a peer whose last `threshold` calls in a row got
+ * no answer (unreachable, or timed out) is suspect until `holdMs` after the last such
+ * failure, or until a call to it succeeds. Targets treat a suspect as down: a write goes
+ * to a fallback with a hint, as for any down replica (sloppy quorum), and a read to the
+ * other replicas. When the hold runs out, the next request tries the peer again.
+ *
+ * Pure: the clock is injected.
+ */
+import type { ReplicaApi } from './replica-api.js';
+
+export interface ReachabilityOptions {
+  /** Failures in a row that make a peer suspect. */
+  readonly threshold: number;
+  /** How long after its last failure a peer stays suspect, ms. */
+  readonly holdMs: number;
+  readonly now: () => number;
+  /** Told when a peer turns suspect and when it answers again. */
+  readonly changed?: (peer: string, suspect: boolean) => void;
+}
+
+export class Reachability {
+  readonly #failures = new Map<string, { inRow: number; lastAt: number }>();
+
+  constructor(readonly options: ReachabilityOptions) {}
+
+  failed(peer: string): void {
+    const f = this.#failures.get(peer) ?? { inRow: 0, lastAt: 0 };
+    const was = this.suspect(peer);
+    f.inRow++;
+    f.lastAt = this.options.now();
+    this.#failures.set(peer, f);
+    if (!was && this.suspect(peer)) this.options.changed?.(peer, true);
+  }
+
+  succeeded(peer: string): void {
+    const f = this.#failures.get(peer);
+    if (f === undefined) return;
+    this.#failures.delete(peer);
+    if (f.inRow >= this.options.threshold) this.options.changed?.(peer, false);
+  }
+
+  /** Whether requests should leave `peer` out for now. */
+  suspect(peer: string): boolean {
+    const f = this.#failures.get(peer);
+    return f !== undefined && f.inRow >= this.options.threshold && this.options.now() - f.lastAt < this.options.holdMs;
+  }
+
+  /** The peers suspect now. */
+  suspects(): string[] {
+    return [...this.#failures.keys()].filter((p) => this.suspect(p));
+  }
+}
+
+const GRPC_DEADLINE_EXCEEDED = 4;
+const GRPC_UNAVAILABLE = 14;
+
+/** No answer at all: the peer could not be reached or did not answer in time (not a refusal). */
+export function noAnswer(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  return code === GRPC_UNAVAILABLE || code === GRPC_DEADLINE_EXCEEDED;
+}
+
+/** `remote` with every call's outcome told to `reach`. */
+export function observed(remote: ReplicaApi, reach: Reachability): ReplicaApi {
+  const watch = <T>(node: string, p: Promise<T>): Promise<T> =>
+    p.then(
+      (v) => (reach.succeeded(node), v),
+      (e: unknown) => {
+        if (noAnswer(e)) reach.failed(node);
+        else reach.succeeded(node); // it answered, with a refusal
+        throw e;
+      },
+    );
+  return {
+    apply: (node, key, value, context, deadline) => watch(node, remote.apply(node, key, value, context, deadline)),
+    merge: (node, key, record, hintFor, deadline) => watch(node, remote.merge(node, key, record, hintFor, deadline)),
+    read: (node, key, hintFor, deadline) => watch(node, remote.read(node, key, hintFor, deadline)),
+  };
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { Reachability, noAnswer, observed } from '../../../src/replication/reachability.js';
+import type { ReplicaApi } from '../../../src/replication/replica-api.js';
+
+function clock() {
+  let t = 0;
+  return { now: () => t, advance: (ms: number) => void (t += ms) };
+}
+
+describe('Reachability', () => {
+  it('makes a peer suspect after `threshold` failures in a row, for `holdMs` after the last', () => {
+    const c = clock();
+    const changes: string[] = [];
+    const r = new Reachability({ threshold: 2, holdMs: 1000, now: c.now, changed: (p, s) => changes.push(`${p}:${s}`) });
+    r.failed('b');
+    expect(r.suspect('b')).toBe(false);
+    r.failed('b');
+    expect(r.suspect('b')).toBe(true);
+    expect(r.suspects()).toEqual(['b']);
+    c.advance(999);
+    expect(r.suspect('b')).toBe(true);
+    c.advance(1);
+    // The hold ran out: the next request tries it, and one more failure makes it suspect again.
+    expect(r.suspect('b')).toBe(false);
+    r.failed('b');
+    expect(r.suspect('b')).toBe(true);
+    r.succeeded('b');
+    expect(r.suspect('b')).toBe(false);
+    expect(changes).toEqual(['b:true', 'b:true', 'b:false']);
+  });
+
+  it('a success in between resets the count', () => {
+    const c = clock();
+    const r = new Reachability({ threshold: 2, holdMs: 1000, now: c.now });
+    r.failed('b');
+    r.succeeded('b');
+    r.failed('b');
+    expect(r.suspect('b')).toBe(false);
+  });
+});
+
+describe('observed replica calls', () => {
+  const fails = (code: number): ReplicaApi => {
+    const err = Object.assign(new Error(`code ${code}`), { code });
+    return { apply: () => Promise.reject(err), merge: () => Promise.reject(err), read: () => Promise.reject(err) };
+  };
+  const answers: ReplicaApi = { apply: () => Promise.resolve({ record: Buffer.alloc(0), context: Buffer.alloc(0) } as never), merge: () => Promise.resolve(true), read: () => Promise.resolve(undefined) };
+
+  it('counts calls that got no answer (UNAVAILABLE, DEADLINE_EXCEEDED) against the peer, and passes the error on', async () => {
+    for (const code of [14, 4]) {
+      const r = new Reachability({ threshold: 2, holdMs: 1000, now: () => 0 });
+      const api = observed(fails(code), r);
+      await expect(api.merge('b', Buffer.from('k'), Buffer.alloc(0), undefined, 0)).rejects.toThrow(`code ${code}`);
+      await expect(api.read('b', Buffer.from('k'), undefined, 0)).rejects.toThrow();
+      expect(r.suspect('b')).toBe(true);
+    }
+  });
+
+  it('a refusal is an answer: it clears the count, as a success does', async () => {
+    const r = new Reachability({ threshold: 2, holdMs: 1000, now: () => 0 });
+    await expect(observed(fails(14), r).read('b', Buffer.from('k'), undefined, 0)).rejects.toThrow();
+    await expect(observed(fails(9), r).read('b', Buffer.from('k'), undefined, 0)).rejects.toThrow();
+    await expect(observed(fails(14), r).read('b', Buffer.from('k'), undefined, 0)).rejects.toThrow();
+    expect(r.suspect('b')).toBe(false);
+    await observed(answers, r).merge('b', Buffer.from('k'), Buffer.alloc(0), undefined, 0);
+    expect(noAnswer({ code: 9 })).toBe(false);
+  });
+});
