@@ -116,9 +116,9 @@ export interface WindowAvailability {
   readonly ops: number;
   /** Fraction of operations started while the fault was active that succeeded. */
   readonly during: number;
-  /** The same for operations started in the `afterMs` after the heal, outside any other fault's window. */
-  readonly after: number;
-  /** From the heal to the start of the first second in which every operation (outside other faults) succeeded; undefined if none did. */
+  /** The same for operations started in the `afterMs` after the heal, outside any other fault's window; undefined when there were none (another fault covered that time). */
+  readonly after: number | undefined;
+  /** From the heal to the start of the first second in which every operation (outside other faults) succeeded; undefined if none did, or `after` is undefined. */
   readonly recoveredInMs: number | undefined;
 }
 
@@ -128,12 +128,20 @@ export interface Availability {
   /** Outside every fault window. */
   readonly quiet: number;
   readonly windows: WindowAvailability[];
-  /** Per kind: operations-weighted fractions during and after, and the slowest recovery. */
-  readonly byKind: Record<string, { faults: number; during: number; after: number; worstRecoveryMs: number | undefined }>;
+  /**
+   * Per kind: operations-weighted fractions during and after, and the slowest recovery
+   * among the faults whose aftermath could be measured (`measured` of them; undefined if
+   * one of those never recovered within the time after).
+   */
+  readonly byKind: Record<string, { faults: number; measured: number; during: number; after: number | undefined; worstRecoveryMs: number | undefined }>;
 }
 
 function fraction(ops: readonly Op[]): number {
   return ops.length === 0 ? 1 : ops.filter((o) => o.outcome === 'ok').length / ops.length;
+}
+
+function fractionOrNone(ops: readonly Op[]): number | undefined {
+  return ops.length === 0 ? undefined : fraction(ops);
 }
 
 /** The availability the clients saw: per fault window, after each heal, and per kind. */
@@ -164,18 +172,19 @@ export function availability(ops: readonly Op[], windows: readonly Window[], aft
         break;
       }
     }
-    return { kind: w.kind, label: w.label, ops: during.length, during: fraction(during), after: fraction(after), recoveredInMs };
+    return { kind: w.kind, label: w.label, ops: during.length, during: fraction(during), after: fractionOrNone(after), recoveredInMs };
   });
   const byKind: Availability['byKind'] = {};
   for (const kind of new Set(windows.map((w) => w.kind))) {
     const ws = windows.filter((w) => w.kind === kind);
-    const rs = result.filter((r) => r.kind === kind);
-    const recoveries = rs.map((r) => r.recoveredInMs);
+    const measured = result.filter((r) => r.kind === kind && r.after !== undefined);
+    const recoveries = measured.map((r) => r.recoveredInMs);
     byKind[kind] = {
       faults: ws.length,
+      measured: measured.length,
       during: fraction(ws.flatMap((w) => between(w.startMs, w.endMs))),
-      after: fraction(ws.flatMap((w) => quietAfter(w, w.endMs, w.endMs + afterMs))),
-      worstRecoveryMs: recoveries.includes(undefined) ? undefined : Math.max(0, ...(recoveries as number[])),
+      after: fractionOrNone(ws.flatMap((w) => quietAfter(w, w.endMs, w.endMs + afterMs))),
+      worstRecoveryMs: recoveries.includes(undefined) || measured.length === 0 ? undefined : Math.max(0, ...(recoveries as number[])),
     };
   }
   const inWindow = (o: Op): boolean => windows.some((w) => o.startMs >= w.startMs && o.startMs < w.endMs);

@@ -305,8 +305,13 @@ export function summary(r: JepsenReport): string {
     lines.push(`  register: ${r.register.keys} keys, ${r.register.writes} writes, acknowledged ${r.register.acknowledged}, lost ${r.register.lost.length}, unexpected ${r.register.unexpected.length}, superseded by a successor ${r.register.superseded}`);
   lines.push(`  convergence: ${r.convergence.converged ? `every replica identical, ${(r.convergence.ms / 1000).toFixed(1)} s after the heal (settling took ${(r.settleMs / 1000).toFixed(1)} s)` : `${r.convergence.divergent.length} keys differ`}`);
   lines.push(`  availability: ${pct(r.availability.overall)} overall, ${pct(r.availability.quiet)} with no fault active`);
-  for (const [kind, a] of Object.entries(r.availability.byKind))
-    lines.push(`    ${kind.padEnd(10)} ${String(a.faults).padStart(3)} faults: ${pct(a.during)} during, ${pct(a.after)} in the 5 s after the heal, all ok again within ${a.worstRecoveryMs === undefined ? '> 5 s' : `${(a.worstRecoveryMs / 1000).toFixed(2)} s`}`);
+  for (const [kind, a] of Object.entries(r.availability.byKind)) {
+    const after =
+      a.after === undefined
+        ? 'no time after a heal free of other faults'
+        : `${pct(a.after)} in the 5 s after the heal, all ok again within ${a.worstRecoveryMs === undefined ? '> 5 s' : `${(a.worstRecoveryMs / 1000).toFixed(2)} s`} (${a.measured} measured)`;
+    lines.push(`    ${kind.padEnd(10)} ${String(a.faults).padStart(3)} faults: ${pct(a.during)} during, ${after}`);
+  }
   for (const v of r.violations) lines.push(`  VIOLATION: ${v}`);
   lines.push(`  report: ${join(r.folder, 'report.json')}, picture: ${join(r.folder, 'timeline.svg')}`);
   return lines.join('\n') + '\n';

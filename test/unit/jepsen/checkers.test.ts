@@ -60,7 +60,7 @@ describe('availability', () => {
     const a = availability(ops, [{ kind: 'kill', label: 'kill -9 n1', startMs: 1000, endMs: 2000 }], 2000);
     expect(a.windows[0]).toMatchObject({ ops: 3, during: 1 / 3, after: 3 / 4 });
     expect(a.windows[0]!.recoveredInMs).toBe(250); // from 2250 ms (in 250 ms steps) the next second holds only successes
-    expect(a.byKind['kill']).toMatchObject({ faults: 1, during: 1 / 3, after: 3 / 4, worstRecoveryMs: 250 });
+    expect(a.byKind['kill']).toMatchObject({ faults: 1, measured: 1, during: 1 / 3, after: 3 / 4, worstRecoveryMs: 250 });
     expect(a.overall).toBeCloseTo(6 / 9);
     expect(a.quiet).toBeCloseTo(5 / 6);
   });
@@ -70,6 +70,13 @@ describe('availability', () => {
     const a = availability(ops, [{ kind: 'kill', label: 'a', startMs: 0, endMs: 1000 }, { kind: 'pause', label: 'b', startMs: 1200, endMs: 2000 }], 2000);
     expect(a.windows[0]).toMatchObject({ after: 1, recoveredInMs: 0 });
     expect(a.windows[1]).toMatchObject({ during: 0, after: 1 });
+  });
+
+  it('says nothing of a heal whose aftermath another fault covers whole', () => {
+    const ops = [op(1100, 'fail'), op(2500, 'ok')];
+    const a = availability(ops, [{ kind: 'kill', label: 'a', startMs: 0, endMs: 1000 }, { kind: 'membership', label: 'b', startMs: 500, endMs: 4000 }], 2000);
+    expect(a.windows[0]).toMatchObject({ after: undefined, recoveredInMs: undefined });
+    expect(a.byKind['kill']).toMatchObject({ faults: 1, measured: 0, after: undefined, worstRecoveryMs: undefined });
   });
 
   it('says a kind never recovered within the time after the heal when it did not', () => {
