@@ -1,9 +1,10 @@
 /**
  * The short Jepsen pass that CI runs: 5 real nodes, each in its own network namespace,
- * both workloads, and every nemesis kind and partition shape at least once, in about two
- * minutes; then no acknowledged write lost, nothing unexpected, every replica identical.
- * And the harness leaves nothing behind — not when interrupted, not when killed -9 (the
- * next run, or --sweep, removes what it left).
+ * both workloads, and every nemesis kind and partition shape at least once in 70 s (about
+ * two minutes with forming and settling); then no acknowledged write lost, nothing
+ * unexpected, every replica identical. And the harness leaves nothing behind — not when
+ * a run fails, not when interrupted, not when killed -9 (the next run, or --sweep,
+ * removes what it left).
  *
  * As root (CI) the network nemeses must run; elsewhere they report "not run" and the rest
  * still runs.
