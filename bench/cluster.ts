@@ -8,7 +8,7 @@
  *
  * Each echo figure is the mean of a run just before and just after the ringkv runs at
  * that concurrency, so drift on this shared machine hits both sides alike. Writes go to
- * fresh keys (a blind write to an existing key would make siblings: DESIGN.md pitfalls);
+ * fresh keys (a blind write to an existing key would make siblings: docs/causality.md);
  * reads go to keys loaded first at W=3.
  *
  *   npm run bench:cluster [-- --seconds 5] [-- --quick]

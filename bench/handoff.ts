@@ -5,7 +5,7 @@
  * A (unthrottled): a 3-node cluster holds `--keys` keys (so every node holds every key);
  * a 4th node joins with the senders at --stream-bytes-per-second 0 and the governor off.
  * The streaming phase is timed by the joiner itself (its 'ranges streamed' log line: keys,
- * bytes, ms) → MB/s and keys/s. Baseline in the same run: a raw classic-level copy of as
+ * bytes, ms) → MB/s and keys/s. Baseline in the same run: a raw LevelDB copy of as
  * many records as were streamed (nextv scan of a copy of a node's LevelDB, batched puts
  * into an empty one, one process): the ceiling of a copy with no network, no codec and no
  * merge. Target: ≥ 50 MB/s. Also each node's CPU in the streaming phase (from /proc, all
@@ -30,7 +30,7 @@
 import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { ClassicLevel } from 'classic-level';
+import { Level } from 'level';
 import { Client } from '../src/client/index.js';
 import { AdminClient } from '../src/client/admin.js';
 import { Store } from '../src/storage/index.js';
@@ -70,10 +70,10 @@ async function populate(dirs: readonly string[]): Promise<void> {
   console.log(`  ${KEYS} keys written (put once, merged into two more stores) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
-/** Raw classic-level: scan `count` data records of `src` with nextv and put them in batches into an empty DB. */
+/** Raw LevelDB: scan `count` data records of `src` with nextv and put them in batches into an empty DB. */
 async function rawCopy(src: string, dst: string, count: number): Promise<{ keys: number; bytes: number; ms: number; cpu: number }> {
-  const a = new ClassicLevel<Buffer, Buffer>(src, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
-  const b = new ClassicLevel<Buffer, Buffer>(dst, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+  const a = new Level<Buffer, Buffer>(src, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+  const b = new Level<Buffer, Buffer>(dst, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
   await a.open();
   await b.open();
   const cpu0 = process.cpuUsage();
@@ -204,7 +204,7 @@ async function main(): Promise<void> {
     const us = (cpu: number, n: number): string => ((cpu * 1e6) / n).toFixed(1);
     const sendersCpu = Object.entries(j.cpu).filter(([id]) => id !== 'n4').reduce((t, [, x]) => t + x, 0);
     rows.push(['A: stream to joiner (unthrottled)', String(keys), mb(bytes), String(ms), mbps.toFixed(1), kps.toFixed(0), `${us(j.cpu.n4!, keys)} + ${us(sendersCpu, keys)}`, '≥ 50 MB/s']);
-    rows.push(['A: raw classic-level copy (baseline)', String(raw.keys), mb(raw.bytes), raw.ms.toFixed(0), rawMbps.toFixed(1), rawKps.toFixed(0), us(raw.cpu, raw.keys), '']);
+    rows.push(['A: raw LevelDB copy (baseline)', String(raw.keys), mb(raw.bytes), raw.ms.toFixed(0), rawMbps.toFixed(1), rawKps.toFixed(0), us(raw.cpu, raw.keys), '']);
     rows.push(['A: stream ÷ raw copy', '', '', '', (mbps / rawMbps).toFixed(2), (kps / rawKps).toFixed(2), (((j.cpu.n4! + sendersCpu) / keys) / (raw.cpu / raw.keys)).toFixed(2), '']);
   }
 

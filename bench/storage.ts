@@ -1,5 +1,5 @@
 /**
- * npm run bench:storage — the store measured side by side with raw classic-level, in one
+ * npm run bench:storage — the store measured side by side with raw LevelDB, in one
  * run, on the same machine state: 16-byte keys, 100-byte values, 200k operations, a fixed
  * number of operations in flight (16, then 64). Prints ops/s and the ratio to the raw
  * baseline (the machine is shared and noisy; both sides move together).
@@ -18,12 +18,13 @@
  * databases are compacted after loading, before they are read.
  * Flags: --quick (50k ops, one round), --inflight N (one level only).
  */
-import { ClassicLevel } from 'classic-level';
+import { Level } from 'level';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mulberry32 } from '../src/ring/allocate-tokens.js';
 import { LevelEngine, Store } from '../src/storage/index.js';
+import type { NodeLevel } from '../src/storage/level-engine.js';
 import { table } from './lib.js';
 
 const args = process.argv.slice(2);
@@ -63,12 +64,12 @@ async function rate(inflight: number, count: number, fn: (i: number) => Promise<
  * reads race the compactions the load left behind, and whichever side loaded faster
  * leaves the bigger backlog (a noisy, unfair read figure).
  */
-async function settle(db: ClassicLevel<Buffer, Buffer>): Promise<void> {
+async function settle(db: NodeLevel): Promise<void> {
   await db.compactRange(Buffer.alloc(0), Buffer.alloc(32, 0xff));
 }
 
-/** MB/s of a full nextv scan of [gte, lt) on a classic-level database. */
-async function rawScan(db: ClassicLevel<Buffer, Buffer>, gte: Buffer, lt: Buffer): Promise<number> {
+/** MB/s of a full nextv scan of [gte, lt) on a LevelDB database. */
+async function rawScan(db: Level<Buffer, Buffer>, gte: Buffer, lt: Buffer): Promise<number> {
   let total = 0;
   const start = performance.now();
   const it = db.iterator({ gte, lt });
@@ -94,8 +95,8 @@ interface Figures {
 }
 
 async function round(inflight: number): Promise<Figures> {
-  // Raw classic-level: the baseline.
-  const raw = new ClassicLevel<Buffer, Buffer>(freshDir(), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+  // Raw LevelDB: the baseline.
+  const raw = new Level<Buffer, Buffer>(freshDir(), { keyEncoding: 'buffer', valueEncoding: 'buffer' }) as NodeLevel;
   await raw.open();
   const rawPut = await rate(inflight, N, (i) => raw.put(KEYS[i]!, VALUE));
   await settle(raw);
@@ -137,7 +138,7 @@ async function round(inflight: number): Promise<Figures> {
   for await (const b of store.ranges.scan({ start: 0n, end: 0n }, { batchCount: 1000 })) for (const e of b.entries) scanned += 9 + e.key.length + e.record.length;
   const scan = scanned / 1e6 / ((performance.now() - start) / 1000);
   await store.close();
-  const same = new ClassicLevel<Buffer, Buffer>(storeDir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+  const same = new Level<Buffer, Buffer>(storeDir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
   await same.open();
   const rawScanMBs = await rawScan(same, Buffer.from([0x64]), Buffer.from([0x65]));
   await same.close();
@@ -162,7 +163,7 @@ async function level(inflight: number): Promise<string[][]> {
 }
 
 async function syncLevel(inflight: number): Promise<string[]> {
-  const raw = new ClassicLevel<Buffer, Buffer>(freshDir(), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+  const raw = new Level<Buffer, Buffer>(freshDir(), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
   await raw.open();
   const rawPut = await rate(inflight, SYNC_N, (i) => raw.put(KEYS[i]!, VALUE, { sync: true }));
   await raw.close();

@@ -1,15 +1,23 @@
 /**
- * The LevelDB engine: classic-level with binary keys and values ('buffer' encodings, so
+ * The LevelDB engine: `level` with binary keys and values ('buffer' encodings, so
  * token order is byte order; docs/architecture.md). One database per node, in its data
- * directory.
+ * directory. On Node, `level`'s Level is classic-level's class itself (the same LevelDB
+ * binding, no wrapper), so its Node-only calls are there; its typings are the universal
+ * ones, hence `NodeLevel` below.
  *
  * Must not: add meaning to keys; the store owns the layout.
  */
-import { ClassicLevel } from 'classic-level';
+import { Level } from 'level';
 import type { Engine, EngineIterator, KeyIterator, WriteOp } from './engine.js';
 
+/** What classic-level adds on Node to `level`'s universal typings, as far as ringkv uses it. */
+export type NodeLevel = Level<Buffer, Buffer> & {
+  approximateSize(start: Buffer, end: Buffer): Promise<number>;
+  compactRange(start: Buffer, end: Buffer): Promise<void>;
+};
+
 export interface LevelEngineOptions {
-  /** LevelDB's block cache, bytes (default 8 MiB, classic-level's default). */
+  /** LevelDB's block cache, bytes (default 8 MiB, LevelDB's default). */
   readonly cacheSize?: number;
   /** Memtable size before a flush to disk, bytes (default 4 MiB). */
   readonly writeBufferSize?: number;
@@ -17,11 +25,13 @@ export interface LevelEngineOptions {
 
 export class LevelEngine implements Engine {
   readonly kind = 'leveldb';
-  readonly #db: ClassicLevel<Buffer, Buffer>;
+  readonly #db: NodeLevel;
   readonly #openOptions: object;
 
   constructor(readonly location: string, options: LevelEngineOptions = {}) {
-    this.#db = new ClassicLevel<Buffer, Buffer>(location, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    const db = new Level<Buffer, Buffer>(location, { keyEncoding: 'buffer', valueEncoding: 'buffer' }) as NodeLevel;
+    if (typeof db.approximateSize !== 'function') throw new Error('level: this runtime has no LevelDB binding (classic-level); ringkv needs Node.js');
+    this.#db = db;
     this.#openOptions = { createIfMissing: true, ...options };
   }
 
@@ -69,8 +79,8 @@ export class LevelEngine implements Engine {
     return this.#db.approximateSize(gte as Buffer, lt as Buffer);
   }
 
-  /** The underlying database, for benchmarks that compare against raw classic-level. */
-  get db(): ClassicLevel<Buffer, Buffer> {
+  /** The underlying database, for benchmarks that compare against raw LevelDB. */
+  get db(): NodeLevel {
     return this.#db;
   }
 }

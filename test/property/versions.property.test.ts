@@ -1,5 +1,5 @@
 /**
- * The laws the rest of ringkv relies on (DESIGN.md decision 5): merge is idempotent,
+ * The laws the rest of ringkv relies on: merge is idempotent,
  * commutative and associative, and nothing acknowledged is lost — on random
  * interleavings of puts, deletes and merges across 3 replicas, first on the pure
  * algebra, then through real stores (actors, codec, locks) on the memory engine.
