@@ -19,6 +19,8 @@ import { formatStatus } from './format.js';
 export interface LocalOptions {
   readonly nodes: number;
   readonly basePort: number;
+  /** HTTP port (metrics, status page) of the first node, the others following; 0: none. */
+  readonly httpBasePort: number;
   readonly dataDir: string;
   /** ms to wait for the cluster to form. */
   readonly timeoutMs: number;
@@ -89,7 +91,10 @@ export async function runLocal(o: LocalOptions): Promise<void> {
     const zone = String.fromCharCode(97 + (i % 26));
     const proc = spawn(
       process.execPath,
-      [...process.execArgv, process.argv[1]!, 'node', '--id', id, '--listen', address, '--data-dir', dir, '--seeds', seeds, '--zone', zone, '--replicas', String(Math.min(3, o.nodes))],
+      [
+        ...process.execArgv, process.argv[1]!, 'node', '--id', id, '--listen', address, '--data-dir', dir, '--seeds', seeds, '--zone', zone, '--replicas', String(Math.min(3, o.nodes)),
+        ...(o.httpBasePort > 0 ? ['--http', `127.0.0.1:${o.httpBasePort + i}`] : []),
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     proc.stdout!.pipe(out);
@@ -141,6 +146,7 @@ export async function runLocal(o: LocalOptions): Promise<void> {
       const cli = `npx ringkv`;
       console.log(`\n${formatStatus(views[0]!)}\n`);
       console.log(`cluster ready: ${children.map((c) => c.address).join(', ')} (zones ${[...new Set(views[0]!.members.map((m) => m.zone))].sort().join(', ')})`);
+      if (o.httpBasePort > 0) console.log(`status page: http://127.0.0.1:${o.httpBasePort}/ (metrics at /metrics; node N on port ${o.httpBasePort} + N - 1)`);
       console.log('Try:');
       console.log(`  ${cli} put greeting hello --node ${children[0]!.address}`);
       console.log(`  ${cli} get greeting --node ${children[count - 1]!.address}`);

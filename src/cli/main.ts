@@ -9,7 +9,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { demo } from './demo.js';
 import { runNode } from './node-command.js';
 import { askLauncher, runLocal } from './local-cluster.js';
-import { AdminClient, type RepairStatusReply, type TransfersReply } from '../client/admin.js';
+import { AdminClient, clusterTransfers, type RepairStatusReply } from '../client/admin.js';
 import { follow, followCommit, followJoin, followRepair, formatPlan, formatRepair, formatTransfers } from './topology.js';
 import { formatEndpoints, formatGet, formatRing, formatStatus, showValue } from './format.js';
 import { Client } from '../client/kv.js';
@@ -25,6 +25,12 @@ function positiveInt(max: number) {
     }
     return n;
   };
+}
+
+function portOrZero(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError(`expected a port from 1 to 65535, or 0 for none, got "${value}"`);
+  return n;
 }
 
 const program = new Command()
@@ -78,6 +84,7 @@ program
   .option('--max-hint-window-ms <ms>', `a replica down longer than this gets no more hints; its misses are left to anti-entropy (${ENV_NAMES.maxHintWindowMs}; default ${d.maxHintWindowMs})`)
   .option('--leaver-wait-ms <ms>', `how long a range waits for its leaving replica while it is down before pulling from the other replicas (${ENV_NAMES.leaverWaitMs}; default ${d.leaverWaitMs})`)
   .option('--clock-offset-ms <ms>', `fault injection: add this to the node's wall clock (${ENV_NAMES.clockOffsetMs}; default ${d.clockOffsetMs})`)
+  .option('--http <host:port>', `serve Prometheus /metrics and the status page here; off = none (${ENV_NAMES.http}; default off)`)
   .option('--fault-injection <on|off>', `on: the admin SetClockOffset call may skew the clock while the node runs; for test/jepsen only (${ENV_NAMES.faultInjection}; default ${d.faultInjection})`)
   .option('--cleanup-after-ms <ms>', `delete data of ranges this node no longer replicates once ownership stood still this long; 0 = only ringkv cleanup (${ENV_NAMES.cleanupAfterMs}; default ${d.cleanupAfterMs})`)
   .action(async (opts: Record<string, unknown>) => {
@@ -90,10 +97,11 @@ const local = program
   .description('run a cluster of nodes on 127.0.0.1, each its own process (what npm start runs); Ctrl-C stops them')
   .option('--nodes <count>', 'number of nodes', positiveInt(16), 3)
   .option('--base-port <port>', 'port of the first node; the others follow', positiveInt(65_000), 7001)
+  .option('--http-base-port <port>', 'HTTP port (status page, /metrics) of the first node, the others follow; 0 = none (default: base port + 1000)', portOrZero)
   .option('--data-dir <dir>', 'directory for the nodes\' data dirs and logs', './data')
   .option('--timeout-ms <ms>', 'how long to wait for the cluster to form', positiveInt(600_000), 120_000)
-  .action(async (opts: { nodes: number; basePort: number; dataDir: string; timeoutMs: number }) => {
-    await runLocal(opts);
+  .action(async (opts: { nodes: number; basePort: number; httpBasePort?: number; dataDir: string; timeoutMs: number }) => {
+    await runLocal({ ...opts, httpBasePort: opts.httpBasePort ?? opts.basePort + 1000 });
   })
   // `local add --data-dir D`: the option after the subcommand is the subcommand's.
   .enablePositionalOptions();
@@ -323,23 +331,7 @@ program
   .option('--json', 'print JSON')
   .action(async (o: { node: string; json?: boolean }) => {
     const status = await withAdmin(o.node, (c) => c.status());
-    const replies: TransfersReply[] = [];
-    const unreachable: string[] = [];
-    await Promise.all(
-      status.members
-        .filter((m) => m.up && m.status !== 'left' && m.status !== 'removed')
-        .map(async (m) => {
-          const c = new AdminClient(m.address, 3000);
-          try {
-            replies.push(await c.transfers());
-          } catch {
-            unreachable.push(m.id);
-          } finally {
-            c.close();
-          }
-        }),
-    );
-    replies.sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1));
+    const { replies, unreachable } = await clusterTransfers(status);
     console.log(o.json ? JSON.stringify(replies, null, 2) : formatTransfers(replies, unreachable));
   });
 

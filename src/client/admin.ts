@@ -59,9 +59,17 @@ export interface StatusReply {
   readonly counters: Readonly<Record<string, number>>;
 }
 
+export interface TokenRange {
+  readonly start: string;
+  readonly end: string;
+  readonly replicas: readonly string[];
+}
+
 export interface RingReply {
   readonly replicas: number;
-  readonly ranges: readonly { readonly start: string; readonly end: string; readonly replicas: readonly string[] }[];
+  readonly ranges: readonly TokenRange[];
+  /** While a topology change is in progress, the ranges once it is done; empty otherwise. */
+  readonly pending: readonly TokenRange[];
 }
 
 export interface Endpoint {
@@ -212,4 +220,31 @@ export class AdminClient {
   #call(method: string, req: unknown, deadlineMs = this.deadlineMs): Promise<unknown> {
     return callUnary(this.#client, method, req, { deadline: Date.now() + deadlineMs });
   }
+}
+
+/**
+ * Transfers of every member `status` lists as up and still a member, asked in parallel
+ * (3 s each): `ringkv transfers` and the status page show them. Members that do not
+ * answer are listed in `unreachable`.
+ */
+export async function clusterTransfers(status: StatusReply): Promise<{ replies: TransfersReply[]; unreachable: string[] }> {
+  const replies: TransfersReply[] = [];
+  const unreachable: string[] = [];
+  await Promise.all(
+    status.members
+      .filter((m) => m.up && m.status !== 'left' && m.status !== 'removed')
+      .map(async (m) => {
+        const c = new AdminClient(m.address, 3000);
+        try {
+          replies.push(await c.transfers());
+        } catch {
+          unreachable.push(m.id);
+        } finally {
+          c.close();
+        }
+      }),
+  );
+  replies.sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1));
+  unreachable.sort();
+  return { replies, unreachable };
 }

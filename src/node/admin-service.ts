@@ -22,6 +22,8 @@ interface AdminDeps {
   readonly config: { readonly clusterName: string; readonly replicas: number; readonly faultInjection: 'off' | 'on' };
   readonly gossiper: Gossiper;
   readonly ring: Ring | undefined;
+  /** The ring once the topology change in progress is done; `ring` itself when nothing moves. */
+  readonly targetRing: Ring | undefined;
   /** Ids that are no longer members (removed, or replaced). */
   readonly removed: ReadonlySet<string>;
   /** This node's counters (coordinator, hinted handoff). */
@@ -55,16 +57,9 @@ function operator<Req, Res>(fn: (req: Req) => Promise<Res>) {
   };
 }
 
-function replicasOf(requested: number, clusterN: number): number | grpc.ServiceError {
+function replicasOf(requested: number, clusterN: number): number | Refusal {
   const n = requested === 0 ? clusterN : requested;
-  if (n > MAX_REPLICAS) {
-    return Object.assign(new Error(`replicas must be 1 to ${MAX_REPLICAS}, got ${n}`), {
-      code: grpc.status.INVALID_ARGUMENT,
-      details: `replicas must be 1 to ${MAX_REPLICAS}, got ${n}`,
-      metadata: new grpc.Metadata(),
-    });
-  }
-  return n;
+  return n > MAX_REPLICAS ? { code: grpc.status.INVALID_ARGUMENT, details: `replicas must be 1 to ${MAX_REPLICAS}, got ${n}` } : n;
 }
 
 function memberStatus(node: AdminDeps, s: EndpointState, ownership: number): Record<string, unknown> {
@@ -88,27 +83,44 @@ function memberStatus(node: AdminDeps, s: EndpointState, ownership: number): Rec
   };
 }
 
+/** A refusal as the gRPC handlers and the HTTP status page both return it. */
+export interface Refusal {
+  readonly code: grpc.status;
+  readonly details: string;
+}
+
+/** Admin Status: members as this node sees them; `replicas` 0 is the cluster's N. */
+export function statusReply(node: AdminDeps, replicas: number): Record<string, unknown> | Refusal {
+  const n = replicasOf(replicas, node.config.replicas);
+  if (typeof n !== 'number') return n;
+  const ring = node.ring;
+  const owned = ring?.ownership(Math.min(n, ring.size)) ?? new Map<string, number>();
+  const members = [...node.gossiper.states()]
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((s) => memberStatus(node, s, owned.get(s.id) ?? 0));
+  return { clusterName: node.config.clusterName, nodeId: node.id, replicas: n, members, counters: node.counters() };
+}
+
+/** Admin Ring: the current ring's ranges and, while something moves, the target ring's. */
+export function ringReply(node: AdminDeps, replicas: number): Record<string, unknown> | Refusal {
+  const n = replicasOf(replicas, node.config.replicas);
+  if (typeof n !== 'number') return n;
+  const ring = node.ring;
+  if (ring === undefined) return { code: grpc.status.FAILED_PRECONDITION, details: 'no member owns tokens yet: the cluster is still forming' };
+  const rangesOf = (r: Ring): Record<string, unknown>[] => r.ranges(Math.min(n, r.size)).map((x) => ({ start: tokenHex(x.start), end: tokenHex(x.end), replicas: x.replicas }));
+  const target = node.targetRing;
+  return { replicas: n, ranges: rangesOf(ring), pending: target === undefined || target === ring ? [] : rangesOf(target) };
+}
+
 export function adminService(node: AdminDeps): grpc.UntypedServiceImplementation {
   return {
     status: (call: grpc.ServerUnaryCall<{ replicas: number }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
-      const n = replicasOf(call.request.replicas, node.config.replicas);
-      if (typeof n !== 'number') return cb(n);
-      const ring = node.ring;
-      const owned = ring?.ownership(Math.min(n, ring.size)) ?? new Map<string, number>();
-      const members = [...node.gossiper.states()]
-        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-        .map((s) => memberStatus(node, s, owned.get(s.id) ?? 0));
-      cb(null, { clusterName: node.config.clusterName, nodeId: node.id, replicas: n, members, counters: node.counters() });
+      const reply = statusReply(node, call.request.replicas);
+      return 'code' in reply ? cb(reply) : cb(null, reply);
     },
     ring: (call: grpc.ServerUnaryCall<{ replicas: number }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
-      const n = replicasOf(call.request.replicas, node.config.replicas);
-      if (typeof n !== 'number') return cb(n);
-      const ring = node.ring;
-      if (ring === undefined) {
-        return cb({ code: grpc.status.FAILED_PRECONDITION, details: 'no member owns tokens yet: the cluster is still forming' });
-      }
-      const ranges = ring.ranges(Math.min(n, ring.size)).map((r) => ({ start: tokenHex(r.start), end: tokenHex(r.end), replicas: r.replicas }));
-      cb(null, { replicas: n, ranges });
+      const reply = ringReply(node, call.request.replicas);
+      return 'code' in reply ? cb(reply) : cb(null, reply);
     },
     endpoints: (call: grpc.ServerUnaryCall<{ key: Buffer }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
       const key = call.request.key;

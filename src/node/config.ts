@@ -103,6 +103,11 @@ export interface NodeConfig {
    * (test/jepsen's clock nemesis). 'off', the default, refuses it.
    */
   readonly faultInjection: 'off' | 'on';
+  /**
+   * host:port of the node's HTTP server: Prometheus /metrics and the status page
+   * (node/http-server.ts); undefined: none.
+   */
+  readonly http: string | undefined;
 }
 
 export const DEFAULT_CONFIG: NodeConfig = {
@@ -137,6 +142,7 @@ export const DEFAULT_CONFIG: NodeConfig = {
   tombstoneGraceMs: 10 * 24 * 60 * 60 * 1000,
   clockOffsetMs: 0,
   faultInjection: 'off',
+  http: undefined,
 };
 
 /** Setting name → environment variable. */
@@ -172,6 +178,7 @@ export const ENV_NAMES: Record<keyof NodeConfig, string> = {
   tombstoneGraceMs: 'RINGKV_TOMBSTONE_GRACE_MS',
   clockOffsetMs: 'RINGKV_CLOCK_OFFSET_MS',
   faultInjection: 'RINGKV_FAULT_INJECTION',
+  http: 'RINGKV_HTTP',
 };
 
 export class ConfigError extends Error {
@@ -329,6 +336,11 @@ function check(key: keyof NodeConfig, value: unknown, from: string): unknown {
     }
     case 'cleanupAfterMs':
       return num(0, 30 * 24 * 60 * 60 * 1000, true);
+    case 'http': {
+      // 'off' spelled out turns it off (an env var or config file may need to say so).
+      const v = str();
+      return v === 'off' ? undefined : address(v, true);
+    }
     case 'streamBytesPerSecond': {
       const n = num(0, 2 ** 40, true);
       return n === 0 || n >= 1024 ? n : fail('expected 0 (unthrottled) or at least 1024 bytes per second');

@@ -15,7 +15,7 @@ import { GossipSender, fromWire } from '../transport/gossip-wire.js';
 import { WIRE_SCHEMA, serviceClient } from '../transport/protos.js';
 import type { NodeConfig } from './config.js';
 import type { Identity } from './identity.js';
-import { logMembershipEvent } from './membership-log.js';
+import { MembershipLog } from './membership-log.js';
 
 export interface GossipExchangeDeps {
   readonly config: Pick<NodeConfig, 'clusterName' | 'zone' | 'rack' | 'weight' | 'replicas' | 'seeds' | 'phiThreshold' | 'gossipIntervalMs' | 'join'>;
@@ -35,7 +35,8 @@ export interface GossipExchangeDeps {
 export class GossipExchange {
   readonly gossiper: Gossiper;
   readonly #sender: GossipSender;
-  readonly #membershipLog: Logger;
+  /** Membership events: logged, and the last ones kept for the status page. */
+  readonly events: MembershipLog;
 
   constructor(private readonly deps: GossipExchangeDeps) {
     const { config, identity, known, log } = deps;
@@ -52,7 +53,7 @@ export class GossipExchange {
       shadow: known.fresh,
       known: known.states,
     });
-    this.#membershipLog = log.child({ component: 'membership' });
+    this.events = new MembershipLog(log.child({ component: 'membership' }));
     const peerLog = log.child({ component: 'gossip' });
     this.#sender = new GossipSender(Math.max(1000, 2 * config.gossipIntervalMs), (to, err) =>
       peerLog.debug({ peer: to, code: err.code, err: err.details }, 'gossip message not delivered'),
@@ -127,7 +128,7 @@ export class GossipExchange {
   #logEvents(): string | undefined {
     let refused: string | undefined;
     for (const e of this.gossiper.takeEvents()) {
-      logMembershipEvent(this.#membershipLog, this.gossiper, e);
+      this.events.record(this.gossiper, e);
       if (e.type === 'refused') refused = e.reason;
     }
     return refused;

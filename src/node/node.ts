@@ -20,7 +20,7 @@ import type { Logger } from 'pino';
 import { Store } from '../storage/index.js';
 import type { Ring } from '../ring/index.js';
 import type { Gossiper } from '../membership/gossiper.js';
-import type { EndpointState, NodeStatus } from '../membership/endpoint.js';
+import { field, type EndpointState, type NodeStatus } from '../membership/endpoint.js';
 import type { RingView } from '../membership/ring-view.js';
 import type { Placement } from '../replication/coordinator.js';
 import { NODE_MAX_MESSAGE_BYTES, protos, serviceClient } from '../transport/protos.js';
@@ -31,7 +31,9 @@ import { Checkpoints } from '../handoff/checkpoints.js';
 import { MovementDriver, MovementRefused } from './movement-driver.js';
 import { StagedChanges } from './staged.js';
 import { AdminClient } from '../client/admin.js';
-import { adminService } from './admin-service.js';
+import { adminService, ringReply, statusReply } from './admin-service.js';
+import { NodeMetrics } from './metrics.js';
+import { HttpServer } from './http-server.js';
 import { Replication } from './replication.js';
 import { Housekeeping, PURGE_EVERY_MS } from './housekeeping.js';
 import { AutoCleanup } from './auto-cleanup.js';
@@ -93,6 +95,11 @@ export class RingkvNode {
   readonly #autoCleanup: AutoCleanup;
   /** Anti-entropy repairs this node runs (ringkv repair). */
   readonly repairs: RepairRuns;
+  /** Prometheus metrics (metrics.ts), served with the status page when --http is set. */
+  readonly metrics: NodeMetrics;
+  #http: HttpServer | undefined;
+  /** Times the current ring changed since start, for ringkv_ring_changes_total. */
+  #ringChanges = 0;
   /** Aborted at stop: background loops end. */
   readonly #background = new AbortController();
   #identity: Identity;
@@ -173,6 +180,8 @@ export class RingkvNode {
         const ring = this.#topology.placement?.target;
         return ring?.preferenceList(key, Math.min(replicas, ring.size)).find((x) => x !== id && x !== target && gossiper.isUp(x));
       });
+    this.metrics = new NodeMetrics(this.#metricSources());
+    this.#topology.subscribe(() => this.#ringChanges++);
     const driver = (this.driver = new MovementDriver({ id, replicas, gossiper, handoff, view, identity: identityNow, persist, gossip, announce, exit, handOverHints, fetchTimeoutMs: 10 * 60_000, log: topologyLog }));
     const operator = (this.#operator = new Operator({ id, replicas, store, driver, handoff, view, identity: identityNow, log }));
     this.#autoCleanup = new AutoCleanup({
@@ -196,6 +205,46 @@ export class RingkvNode {
       removeNode: (node) => driver.removeNode(node).then(() => undefined),
       log: topologyLog,
     });
+  }
+
+  /** What the metrics read when Prometheus scrapes. */
+  #metricSources(): ConstructorParameters<typeof NodeMetrics>[0] {
+    const gossiper = this.gossiper;
+    const own = (name: string): number => Number(field(gossiper.state(this.id)!, name) ?? '0');
+    return {
+      counters: () => this.counters(),
+      members: () => {
+        const removed = this.removed;
+        const now = performance.now();
+        return [...gossiper.states()].map((st) => ({
+          id: st.id,
+          status: removed.has(st.id) ? 'removed' : (field(st, 'status') ?? ''),
+          up: st.id === this.id || gossiper.isUp(st.id),
+          phi: st.id === this.id ? 0 : gossiper.detector.phi(st.id, now),
+          self: st.id === this.id,
+        }));
+      },
+      ring: () => ({ hash: this.#topology.current.hash, changes: this.#ringChanges, ranges: this.ring?.tokens.length ?? 0 }),
+      load: () => ({ bytes: own('load'), keys: own('keys') }),
+      streams: () => {
+        const pulls: Record<string, number> = {};
+        let receivedBytes = 0, receivedKeys = 0, outgoingBytes = 0;
+        for (const p of this.handoff.transfers.status()) {
+          if (p.finishedAt !== undefined) continue;
+          for (const r of p.ranges) {
+            pulls[r.state] = (pulls[r.state] ?? 0) + 1;
+            receivedBytes += r.bytes;
+            receivedKeys += r.keys;
+          }
+        }
+        for (const o of this.handoff.outgoing) outgoingBytes += o.bytes;
+        return { pulls, receivedBytes, receivedKeys, outgoing: this.handoff.outgoing.size, outgoingBytes };
+      },
+      repair: () => {
+        const r = this.repairs.status;
+        return { running: this.repairs.active, ranges: r.ranges ?? 0, done: r.done ?? 0, failed: r.failed ?? 0, backgroundRanges: r.background.ranges, backgroundBytes: r.background.bytes };
+      },
+    };
   }
 
   /** Start a node: identity, store, server, gossip. Rejects with a clear error on bad config or a busy port. */
@@ -233,10 +282,24 @@ export class RingkvNode {
     const address = config.advertise ?? `${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`;
     const node = new RingkvNode(config, nodeLog, identity, store, server, address, known, checkpoints, clock);
     node.#serve();
+    if (config.http !== undefined) {
+      try {
+        node.#http = await HttpServer.start(config.http, {
+          metrics: node.metrics,
+          status: (n) => statusReply(node, n),
+          ring: (n) => ringReply(node, n),
+          events: () => node.#gossip.events.recent(),
+          log: nodeLog.child({ component: 'http' }),
+        });
+      } catch (e) {
+        await node.stop();
+        throw e;
+      }
+    }
     await node.#refreshLoad();
     node.#begin([...node.gossiper.peerAddresses(), ...(await loadPeers(config.dataDir))]);
     nodeLog.info(
-      { address, listen: `${host}:${port}`, generation: identity.generation, status: identity.status, tokens: identity.tokens?.length ?? 0, cluster: config.clusterName },
+      { address, listen: `${host}:${port}`, http: node.#http?.address, generation: identity.generation, status: identity.status, tokens: identity.tokens?.length ?? 0, cluster: config.clusterName },
       'node started',
     );
     return node;
@@ -268,6 +331,11 @@ export class RingkvNode {
     return this.#topology.current.ring;
   }
 
+  /** The ring once the topology change in progress is done; `ring` itself when nothing moves. */
+  get targetRing(): Ring | undefined {
+    return this.#topology.current.target;
+  }
+
   /** Ids no longer members of the cluster (removed, or replaced). */
   get removed(): ReadonlySet<string> {
     return this.#topology.current.removed;
@@ -281,7 +349,7 @@ export class RingkvNode {
   #serve(): void {
     this.#gossip.addServices(this.#server);
     this.#server.addService(serviceClient('ringkv.v1.Admin').service, adminService(this));
-    this.replication.addServices(this.#server);
+    this.replication.addServices(this.#server, (impl, role) => this.metrics.instrument(impl, role));
     this.handoff.addServices(this.#server);
     this.#health.addToServer(this.#server);
     new ReflectionService(protos().definition).addToServer(this.#server);
@@ -291,6 +359,7 @@ export class RingkvNode {
     this.#gossip.announce(remembered);
     const tick = (): void => {
       this.#gossip.round();
+      this.metrics.gossipRounds.inc();
       void this.#joining.step();
       if (!this.#closing) this.driver.step();
       if (!this.#closing) this.#autoCleanup.tick();
@@ -417,6 +486,7 @@ export class RingkvNode {
           resolve();
         });
       });
+      await this.#http?.close();
       await this.replication.stop();
       this.handoff.stop();
       await this.#joining.stop();

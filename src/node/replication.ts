@@ -119,12 +119,12 @@ export class Replication {
     );
   }
 
-  /** Serve KeyValue (clients) and Replica (peers) on `server`. */
-  addServices(server: grpc.Server): void {
-    server.addService(serviceClient('ringkv.v1.KeyValue').service, kvService(this.coordinator));
+  /** Serve KeyValue (clients) and Replica (peers) on `server`, each through `wrap` (metrics.ts times them). */
+  addServices(server: grpc.Server, wrap: (impl: grpc.UntypedServiceImplementation, role: 'coordinator' | 'replica') => grpc.UntypedServiceImplementation): void {
+    server.addService(serviceClient('ringkv.v1.KeyValue').service, wrap(kvService(this.coordinator), 'coordinator'));
     server.addService(
       serviceClient('ringkv.internal.v1.Replica').service,
-      replicaService(this.#local, this.deps.refuseReplicaCalls, REPLICA_CALLS_PER_REQUEST * this.deps.config.maxInFlight),
+      wrap(replicaService(this.#local, this.deps.refuseReplicaCalls, REPLICA_CALLS_PER_REQUEST * this.deps.config.maxInFlight), 'replica'),
     );
   }
 

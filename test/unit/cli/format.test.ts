@@ -53,7 +53,7 @@ describe('status and ring output', () => {
   });
 
   it('prints ranges with their replicas, and sizes in binary units', () => {
-    expect(formatRing({ replicas: 2, ranges: [{ start: 'ff', end: '0a', replicas: ['n1', 'n2'] }] })).toMatch(/ff +0a +n1,n2$/m);
+    expect(formatRing({ replicas: 2, ranges: [{ start: 'ff', end: '0a', replicas: ['n1', 'n2'] }], pending: [] })).toMatch(/ff +0a +n1,n2$/m);
     expect(formatBytes(0)).toBe('0 B');
     expect(formatBytes(1536)).toBe('1.50 KiB');
     expect(formatBytes(5 * 1024 ** 3)).toBe('5.00 GiB');

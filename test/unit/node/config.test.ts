@@ -43,6 +43,16 @@ describe('node configuration', () => {
   });
 });
 
+describe('the --http setting', () => {
+  it('is off by default and by "off", takes host:port (port 0: any), and refuses anything else', () => {
+    expect(DEFAULT_CONFIG.http).toBeUndefined();
+    expect(resolveConfig({}, { RINGKV_HTTP: '0.0.0.0:8080' }).http).toBe('0.0.0.0:8080');
+    expect(resolveConfig({ http: '127.0.0.1:0' }, {}).http).toBe('127.0.0.1:0');
+    expect(resolveConfig({ http: 'off' }, { RINGKV_HTTP: '0.0.0.0:8080' }).http).toBeUndefined();
+    expect(() => resolveConfig({ http: '8080' }, {})).toThrow(/--http: expected host:port, like 127\.0\.0\.1:7001, got "8080"/);
+  });
+});
+
 describe('node identity', () => {
   it('keeps id and tokens across restarts with a larger generation; a wiped dir is a new node', async () => {
     const d = join(dir, 'id1');

@@ -1,0 +1,212 @@
+/**
+ * A node's Prometheus metrics (prom-client), served on /metrics by http-server.ts and
+ * listed in docs/metrics.md. Requests are timed where they enter the node: every unary
+ * handler of the KeyValue service (role coordinator) and of the internal Replica service
+ * (role replica) is wrapped, so latency and the gRPC code are those the caller saw,
+ * refusals included. Everything else is read from the node's parts when Prometheus
+ * scrapes (collect callbacks), so nothing here runs between scrapes.
+ *
+ * Owns: metric names, labels and buckets. Must not: change behaviour; each node has its
+ * own registry (several nodes may share a process in tests).
+ */
+
+import * as grpc from '@grpc/grpc-js';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** What the metrics read at scrape time: the node's parts, as plain numbers. */
+export interface MetricSources {
+  /** Coordinator and hint counters since start (Admin Status's `counters`). */
+  counters(): Record<string, number>;
+  /** Members as this node sees them. */
+  members(): readonly { id: string; status: string; up: boolean; phi: number; self: boolean }[];
+  /** The current ring's short hash (`topo`), '' while none; and how often it changed since start. */
+  ring(): { hash: string; changes: number; ranges: number };
+  /** The bytes this node last gossiped as its load, and the keys it holds. */
+  load(): { bytes: number; keys: number };
+  /** Ranges this node pulls, by state, and bytes/keys received in them; streams it sends. */
+  streams(): { pulls: Record<string, number>; receivedBytes: number; receivedKeys: number; outgoing: number; outgoingBytes: number };
+  /** The repair running or last run: ranges, done, failed; background totals. */
+  repair(): { running: boolean; ranges: number; done: number; failed: number; backgroundRanges: number; backgroundBytes: number };
+}
+
+/** Seconds: 0.25 ms to 10 s, the range a quorum request on a LAN spans up to its timeout. */
+const LATENCY_BUCKETS = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** gRPC status number → its name, as Prometheus labels carry it (OK, UNAVAILABLE, ...). */
+const CODE_NAMES = new Map<number, string>(Object.entries(grpc.status).filter(([, v]) => typeof v === 'number').map(([k, v]) => [v as number, k]));
+
+export function codeName(code: number | undefined): string {
+  return CODE_NAMES.get(code ?? grpc.status.UNKNOWN) ?? String(code);
+}
+
+export class NodeMetrics {
+  readonly registry = new Registry();
+  readonly #latency: Histogram<'operation' | 'role'>;
+  readonly #requests: Counter<'operation' | 'role' | 'code'>;
+  readonly #siblings: Histogram;
+  readonly gossipRounds: Counter;
+
+  constructor(sources: MetricSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
+    this.#latency = new Histogram({
+      name: 'ringkv_request_duration_seconds',
+      help: 'Time from a request reaching this node to its answer, by operation and role (coordinator: client requests; replica: calls from coordinators)',
+      labelNames: ['operation', 'role'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.#requests = new Counter({
+      name: 'ringkv_requests_total',
+      help: 'Requests answered, by operation, role and gRPC status code',
+      labelNames: ['operation', 'role', 'code'],
+      registers,
+    });
+    this.#siblings = new Histogram({
+      name: 'ringkv_get_siblings',
+      help: 'Values a successful get returned (more than 1: concurrent writes kept as siblings)',
+      buckets: [1, 2, 3, 4, 8, 16, 32, 64],
+      registers,
+    });
+    this.gossipRounds = new Counter({ name: 'ringkv_gossip_rounds_total', help: 'Gossip rounds this node started', registers });
+
+    // Totals the coordinator and hint delivery already keep, exposed as counters.
+    const fromCounters = (name: string, help: string, key: string): void => {
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(sources.counters()[key] ?? 0);
+        },
+      });
+    };
+    fromCounters('ringkv_read_repairs_total', 'Stale or missing replicas a get repaired', 'readRepairs');
+    fromCounters('ringkv_read_repair_failures_total', 'Read repairs that did not reach their replica', 'readRepairFailures');
+    fromCounters('ringkv_sloppy_writes_total', 'Writes that went to a fallback node with a hint because a replica was down', 'sloppyWrites');
+    fromCounters('ringkv_hints_stored_on_failure_total', 'Hints stored because a replica failed during a write', 'hintsOnFailure');
+    fromCounters('ringkv_hints_delivered_total', 'Hints delivered to their replica', 'hintsDelivered');
+    fromCounters('ringkv_hint_delivery_failures_total', 'Hint deliveries that failed (retried later)', 'hintDeliveryFailures');
+    fromCounters('ringkv_writes_missed_past_hint_window_total', 'Replica writes dropped because the replica was down longer than the hint window (left to repair)', 'missedPastHintWindow');
+    fromCounters('ringkv_requests_unavailable_total', 'Client requests refused for too few replicas up', 'unavailable');
+    fromCounters('ringkv_requests_timed_out_total', 'Client requests that ran out of time waiting for their quorum', 'timeouts');
+    fromCounters('ringkv_requests_overloaded_total', 'Client requests refused because --max-in-flight were running', 'overloaded');
+
+    const gauge = (name: string, help: string, read: () => number): void => {
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(read());
+        },
+      });
+    };
+    gauge('ringkv_requests_in_flight', 'Client requests this node is coordinating now', () => sources.counters().inFlight ?? 0);
+    gauge('ringkv_hints_pending', 'Hints this node holds for other nodes, waiting for delivery', () => sources.counters().hintsHeld ?? 0);
+    gauge('ringkv_background_share_ratio', 'Share of the configured streaming/hint/repair rates the latency governor allows now (0..1)', () => (sources.counters().backgroundSharePercent ?? 100) / 100);
+    gauge('ringkv_load_bytes', 'Bytes of data this node holds, as it gossips it', () => sources.load().bytes);
+    gauge('ringkv_keys', 'Keys this node holds (estimate)', () => sources.load().keys);
+    gauge('ringkv_ring_ranges', 'Token ranges of the current ring', () => sources.ring().ranges);
+    gauge('ringkv_ring_changes_total', 'Times the current ring changed since this node started (a counter that resets on restart)', () => sources.ring().changes);
+    new Gauge({
+      name: 'ringkv_ring_info',
+      help: 'Always 1, labelled with the hash of the ring this node uses: nodes that disagree show different hashes',
+      labelNames: ['hash'],
+      registers,
+      collect() {
+        this.reset();
+        this.set({ hash: sources.ring().hash }, 1);
+      },
+    });
+    new Gauge({
+      name: 'ringkv_members',
+      help: 'Members as this node sees them, by status and up/down (this node\'s failure detector)',
+      labelNames: ['status', 'up'],
+      registers,
+      collect() {
+        this.reset();
+        for (const m of sources.members()) this.inc({ status: m.status, up: String(m.up) });
+      },
+    });
+    new Gauge({
+      name: 'ringkv_peer_phi',
+      help: 'Phi-accrual suspicion of each peer (down above --phi-threshold)',
+      labelNames: ['peer'],
+      registers,
+      collect() {
+        this.reset();
+        for (const m of sources.members()) if (!m.self && m.status !== 'removed' && m.status !== 'left') this.set({ peer: m.id }, Number.isFinite(m.phi) ? m.phi : 1e9);
+      },
+    });
+    new Gauge({
+      name: 'ringkv_peer_up',
+      help: '1 when this node considers the peer up, 0 when down',
+      labelNames: ['peer'],
+      registers,
+      collect() {
+        this.reset();
+        for (const m of sources.members()) if (!m.self && m.status !== 'removed' && m.status !== 'left') this.set({ peer: m.id }, m.up ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'ringkv_stream_ranges',
+      help: 'Ranges this node pulls in a join, leave or removal, by state (pending, active, done, failed)',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [state, n] of Object.entries(sources.streams().pulls)) this.set({ state }, n);
+      },
+    });
+    gauge('ringkv_stream_received_bytes', 'Bytes received by the pulls of the current or last movement', () => sources.streams().receivedBytes);
+    gauge('ringkv_stream_received_keys', 'Keys received by the pulls of the current or last movement', () => sources.streams().receivedKeys);
+    gauge('ringkv_stream_outgoing', 'Range streams this node is sending now', () => sources.streams().outgoing);
+    gauge('ringkv_stream_outgoing_bytes', 'Bytes sent so far by the range streams this node is sending now', () => sources.streams().outgoingBytes);
+    gauge('ringkv_repair_running', '1 while an anti-entropy repair run (ringkv repair) is going on here', () => (sources.repair().running ? 1 : 0));
+    gauge('ringkv_repair_ranges', 'Ranges of the running or last repair run', () => sources.repair().ranges);
+    gauge('ringkv_repair_ranges_done', 'Ranges of the running or last repair run that are done', () => sources.repair().done);
+    gauge('ringkv_repair_ranges_failed', 'Ranges of the running or last repair run that failed', () => sources.repair().failed);
+    gauge('ringkv_repair_background_ranges', 'Ranges background repair has repaired since start', () => sources.repair().backgroundRanges);
+    gauge('ringkv_repair_background_bytes', 'Bytes background repair has read since start', () => sources.repair().backgroundBytes);
+  }
+
+  /**
+   * Wrap every unary handler of `impl` so that each call is timed and counted under
+   * `role`, with the method name (lower case) as the operation. Streaming handlers pass through.
+   */
+  instrument(impl: grpc.UntypedServiceImplementation, role: 'coordinator' | 'replica'): grpc.UntypedServiceImplementation {
+    const out: grpc.UntypedServiceImplementation = {};
+    for (const [name, handler] of Object.entries(impl)) {
+      if (typeof handler !== 'function' || handler.length !== 2) {
+        out[name] = handler;
+        continue;
+      }
+      const operation = name.toLowerCase();
+      const unary = handler as grpc.handleUnaryCall<unknown, unknown>;
+      out[name] = (call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+        const end = this.#latency.startTimer({ operation, role });
+        unary(call, (err, value, ...rest) => {
+          end();
+          this.#requests.inc({ operation, role, code: err ? codeName((err as grpc.ServiceError).code) : 'OK' });
+          if (!err && operation === 'get' && role === 'coordinator') {
+            const values = (value as { values?: unknown[] } | undefined)?.values;
+            if (values !== undefined && values.length > 0) this.#siblings.observe(values.length);
+          }
+          cb(err, value, ...rest);
+        });
+      };
+    }
+    return out;
+  }
+
+  /** The text Prometheus scrapes. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

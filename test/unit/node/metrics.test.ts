@@ -1,0 +1,104 @@
+/**
+ * NodeMetrics: the gRPC wrapper times and counts each call under its code, siblings come
+ * from successful gets only, collect callbacks read the sources at scrape time; and the
+ * Grafana dashboard queries only metrics that exist and are documented.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { describe, expect, it } from 'vitest';
+import { NodeMetrics, codeName, type MetricSources } from '../../../src/node/metrics.js';
+
+function sources(over: Partial<MetricSources> = {}): MetricSources {
+  return {
+    counters: () => ({ readRepairs: 4, hintsHeld: 7, hintsDelivered: 2, inFlight: 1, backgroundSharePercent: 50 }),
+    members: () => [
+      { id: 'n1', status: 'normal', up: true, phi: 0, self: true },
+      { id: 'n2', status: 'normal', up: false, phi: Infinity, self: false },
+      { id: 'n3', status: 'left', up: false, phi: 3, self: false },
+    ],
+    ring: () => ({ hash: 'abc', changes: 2, ranges: 192 }),
+    load: () => ({ bytes: 1234, keys: 10 }),
+    streams: () => ({ pulls: { active: 2, waiting: 5 }, receivedBytes: 100, receivedKeys: 3, outgoing: 1, outgoingBytes: 50 }),
+    repair: () => ({ running: true, ranges: 10, done: 4, failed: 1, backgroundRanges: 0, backgroundBytes: 0 }),
+    ...over,
+  };
+}
+
+type Cb = grpc.sendUnaryData<unknown>;
+const call = (handler: unknown, request: unknown = {}): Promise<[unknown, unknown]> =>
+  new Promise((resolve) => (handler as (c: unknown, cb: Cb) => void)({ request }, (err, value) => resolve([err, value])));
+
+describe('NodeMetrics', () => {
+  it('times and counts each unary call under its operation, role and code, and passes results through', async () => {
+    const m = new NodeMetrics(sources());
+    const impl = m.instrument(
+      {
+        get: (_c: unknown, cb: Cb) => cb(null, { values: [Buffer.from('a'), Buffer.from('b')] }),
+        put: (_c: unknown, cb: Cb) => cb({ code: grpc.status.UNAVAILABLE, details: 'too few replicas' }),
+        stream: (_c: unknown) => undefined,
+      } as unknown as grpc.UntypedServiceImplementation,
+      'coordinator',
+    );
+    const [err, value] = await call(impl.get);
+    expect(err).toBeNull();
+    expect((value as { values: Buffer[] }).values).toHaveLength(2);
+    const [perr] = await call(impl.put);
+    expect((perr as grpc.ServiceError).code).toBe(grpc.status.UNAVAILABLE);
+    await call(impl.get);
+    const text = await m.text();
+    expect(text).toMatch(/^ringkv_requests_total\{operation="get",role="coordinator",code="OK"\} 2$/m);
+    expect(text).toMatch(/^ringkv_requests_total\{operation="put",role="coordinator",code="UNAVAILABLE"\} 1$/m);
+    expect(text).toMatch(/^ringkv_request_duration_seconds_count\{operation="put",role="coordinator"\} 1$/m);
+    // Siblings from the two successful gets only.
+    expect(text).toMatch(/^ringkv_get_siblings_count 2$/m);
+    expect(text).toMatch(/^ringkv_get_siblings_sum 4$/m);
+    // A streaming handler (one argument) is left as it is.
+    expect(impl.stream).toBeTypeOf('function');
+    expect((impl.stream as (...a: unknown[]) => unknown).length).toBe(1);
+  });
+
+  it('reads the sources when scraped', async () => {
+    let hints = 7;
+    const m = new NodeMetrics(sources({ counters: () => ({ hintsHeld: hints, readRepairs: 4 }) }));
+    expect(await m.text()).toMatch(/^ringkv_hints_pending 7$/m);
+    hints = 9;
+    const text = await m.text();
+    expect(text).toMatch(/^ringkv_hints_pending 9$/m);
+    expect(text).toMatch(/^ringkv_read_repairs_total 4$/m);
+    expect(text).toMatch(/^ringkv_ring_info\{hash="abc"\} 1$/m);
+    expect(text).toMatch(/^ringkv_members\{status="normal",up="false"\} 1$/m);
+    // Peers only, departed ones left out; an infinite phi is a large finite number.
+    expect(text).toMatch(/^ringkv_peer_phi\{peer="n2"\} 1000000000$/m);
+    expect(text).not.toMatch(/peer="n1"|peer="n3"/);
+    expect(text).toMatch(/^ringkv_stream_ranges\{state="waiting"\} 5$/m);
+    expect(text).toMatch(/^ringkv_repair_running 1$/m);
+  });
+
+  it('keeps one registry per node', async () => {
+    const a = new NodeMetrics(sources());
+    const b = new NodeMetrics(sources({ load: () => ({ bytes: 99, keys: 1 }) }));
+    expect(await a.text()).toMatch(/^ringkv_load_bytes 1234$/m);
+    expect(await b.text()).toMatch(/^ringkv_load_bytes 99$/m);
+  });
+
+  it('names gRPC codes as Prometheus labels carry them', () => {
+    expect(codeName(grpc.status.DEADLINE_EXCEEDED)).toBe('DEADLINE_EXCEEDED');
+    expect(codeName(undefined)).toBe('UNKNOWN');
+  });
+
+  it('the Grafana dashboard queries only metrics that exist and docs/metrics.md documents', async () => {
+    const root = join(import.meta.dirname, '../../..');
+    const dashboard = JSON.parse(readFileSync(join(root, 'deploy/grafana/ringkv-dashboard.json'), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+    const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr));
+    expect(exprs.length).toBeGreaterThan(10);
+    const served = await new NodeMetrics(sources()).text();
+    const doc = readFileSync(join(root, 'docs/metrics.md'), 'utf8');
+    const used = new Set(exprs.flatMap((e) => [...e.matchAll(/\b((?:ringkv|nodejs|process)_[a-z0-9_]+)/g)].map((x) => x[1]!)));
+    const base = (n: string) => n.replace(/_(bucket|sum|count)$/, '');
+    const missing = [...used].filter((n) => !served.includes(`# TYPE ${base(n)} `));
+    expect(missing).toEqual([]);
+    const undocumented = [...used].filter((n) => n.startsWith('ringkv_') && !doc.includes(`\`${base(n)}\``));
+    expect(undocumented).toEqual([]);
+  });
+});
