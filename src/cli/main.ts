@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { demo } from './demo.js';
 import { runNode } from './node-command.js';
+import { registerHealth } from './health.js';
 import { askLauncher, runLocal } from './local-cluster.js';
 import { AdminClient, clusterTransfers, type RepairStatusReply } from '../client/admin.js';
 import { follow, followCommit, followJoin, followRepair, formatPlan, formatRepair, formatTransfers } from './topology.js';
@@ -377,6 +378,8 @@ program
     await withAdmin(o.node, (c) => c.clear());
     console.log('staged changes discarded');
   });
+
+registerHealth(program, DEFAULT_NODE);
 
 program.parseAsync().catch((err: unknown) => {
   const e = err as { details?: string; message?: string };

@@ -1,0 +1,96 @@
+/**
+ * `ringkv health`: ask a node's grpc.health.v1.Health/Check whether it serves, print
+ * SERVING or NOT_SERVING and exit 0 only on SERVING. It is the container image's
+ * HEALTHCHECK (Dockerfile, docker-compose.yml), so it must be quick, must never hang past
+ * its deadline, and must say in one line why a node is not healthy.
+ *
+ * Owns: the health call and its wording. Must not: know what makes a node SERVING (the
+ * node decides: `normal` and its store open, docs/node.md#lifecycle).
+ */
+
+import * as grpc from '@grpc/grpc-js';
+import { InvalidArgumentError, type Command } from 'commander';
+import { service as healthService } from 'grpc-health-check';
+import { callUnary } from '../transport/protos.js';
+
+/**
+ * What a health check found: the node's answer (SERVING, NOT_SERVING), SERVICE_UNKNOWN
+ * for a service name it does not know, or UNREACHABLE, with why.
+ */
+export type HealthResult =
+  | { readonly ok: true; readonly status: string }
+  | { readonly ok: false; readonly status: string; readonly message: string };
+
+export interface HealthOptions {
+  /** host:port of the node. */
+  readonly node: string;
+  /** Health service name; '' is the node as a whole. */
+  readonly service?: string;
+  /** Longest the check may take, connecting included, ms. */
+  readonly deadlineMs?: number;
+}
+
+const HealthClient = grpc.makeGenericClientConstructor(healthService as unknown as grpc.ServiceDefinition, 'Health');
+
+/** Call Health/Check once; never throws. */
+export async function checkHealth(o: HealthOptions): Promise<HealthResult> {
+  const service = o.service ?? '';
+  const deadlineMs = o.deadlineMs ?? 3000;
+  const client = new HealthClient(o.node, grpc.credentials.createInsecure());
+  try {
+    // Fail fast: a refused connection is an answer (UNAVAILABLE) at once, not at the deadline.
+    const reply = await callUnary<{ status: string }>(client, 'check', { service }, { deadline: Date.now() + deadlineMs });
+    const status = String(reply.status);
+    if (status === 'SERVING') return { ok: true, status };
+    const what = service === '' ? 'the node' : `service "${service}"`;
+    return { ok: false, status, message: `${o.node} answers but ${what} is ${status}: it is joining, leaving, stopping or not a member (see ringkv status)` };
+  } catch (e) {
+    const unknown = (e as { code?: number })?.code === grpc.status.NOT_FOUND;
+    return { ok: false, status: unknown ? 'SERVICE_UNKNOWN' : 'UNREACHABLE', message: explain(o.node, service, deadlineMs, e) };
+  } finally {
+    client.close();
+  }
+}
+
+/** A failed health call in ringkv's words, never raw gRPC text. */
+function explain(node: string, service: string, deadlineMs: number, e: unknown): string {
+  const code = (e as { code?: number })?.code;
+  switch (code) {
+    case grpc.status.NOT_FOUND:
+      return `${node} is a ringkv node but knows no health service "${service}"; the node as a whole is service "" (omit --service)`;
+    case grpc.status.UNIMPLEMENTED:
+      return `${node} answers gRPC but has no health service: is it a ringkv node?`;
+    case grpc.status.DEADLINE_EXCEEDED:
+      return `${node} did not answer the health check within ${deadlineMs} ms (--deadline-ms): the node or the network is stalled`;
+    case grpc.status.UNAVAILABLE:
+      return `no ringkv node answers at ${node}; is it running, and is that its --listen or --advertise address? Set --node or RINGKV_NODE`;
+    default:
+      return `the health check of ${node} failed (gRPC code ${code ?? 'none'})`;
+  }
+}
+
+function deadline(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 600_000) throw new InvalidArgumentError(`expected a whole number of ms from 1 to 600000, got "${value}"`);
+  return n;
+}
+
+/** Add `ringkv health` to the program; `defaultNode` is what --node defaults to. */
+export function registerHealth(program: Command, defaultNode: string): void {
+  program
+    .command('health')
+    .description('ask a node whether it serves (grpc.health.v1): prints SERVING or NOT_SERVING, exits 0 only on SERVING; the container HEALTHCHECK')
+    .option('--node <host:port>', 'the node to check (RINGKV_NODE)', defaultNode)
+    .option('--service <name>', 'health service name; "" (the default) is the node as a whole', '')
+    .option('--deadline-ms <ms>', 'longest the check may take, connecting included', deadline, 3000)
+    .action(async (o: { node: string; service: string; deadlineMs: number }) => {
+      const r = await checkHealth(o);
+      if (r.ok) {
+        console.log(r.status);
+        return;
+      }
+      if (r.status !== 'UNREACHABLE') console.log(r.status);
+      console.error(`ringkv: ${r.message}`);
+      process.exitCode = 1;
+    });
+}

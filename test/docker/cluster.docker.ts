@@ -1,0 +1,192 @@
+/**
+ * The container image, end to end, with testcontainers: build the image from the
+ * Dockerfile, run three nodes in zones a, b and c on one Docker network (each advertising
+ * its network alias), wait for their HEALTHCHECK, write 100 keys, stop one container
+ * cleanly, read every key back at the default quorum, then start a fourth container that
+ * joins and becomes a normal member owning data.
+ *
+ * Run by `npm run test:docker` (vitest.docker.config.ts), not by `npm test`. Without a
+ * Docker engine it prints one line saying so and skips.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { GenericContainer, Network, Wait, getContainerRuntimeClient, type StartedNetwork, type StartedTestContainer } from 'testcontainers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdminClient, type StatusReply } from '../../src/client/admin.js';
+import { Client } from '../../src/client/kv.js';
+import { waitFor } from '../cluster/harness.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+const KEYS = 100;
+const SEEDS = 'n1:7001,n2:7001,n3:7001';
+
+/** Why the suite cannot run here, or undefined when a Docker engine answers. */
+async function noEngine(): Promise<string | undefined> {
+  try {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('no answer within 20 s')), 20_000);
+    });
+    await Promise.race([getContainerRuntimeClient(), timeout]).finally(() => clearTimeout(timer));
+    return undefined;
+  } catch (e) {
+    const host = process.env.DOCKER_HOST;
+    if (!host && !existsSync('/var/run/docker.sock')) return 'no Docker engine found (DOCKER_HOST unset and /var/run/docker.sock absent); install Docker to run it';
+    return `no Docker engine answers at ${host ? `DOCKER_HOST=${host}` : '/var/run/docker.sock'} (${(e as Error).message}); start it to run this suite`;
+  }
+}
+
+const skip = await noEngine();
+if (skip !== undefined) process.stdout.write(`test:docker: skipped — ${skip}\n`);
+
+/** A node container and its log, for messages when something goes wrong. */
+interface Node {
+  readonly name: string;
+  readonly container: StartedTestContainer;
+  /** host:port of its gRPC port as mapped on this host. */
+  readonly address: string;
+  readonly log: string[];
+}
+
+describe.skipIf(skip !== undefined)('the ringkv image: a 3-node cluster in containers', () => {
+  let image: string;
+  let network: StartedNetwork;
+  const nodes = new Map<string, Node>();
+  const logs = new Map<string, string[]>();
+
+  function tail(name: string): string {
+    return (logs.get(name) ?? []).slice(-30).join('\n');
+  }
+
+  async function start(name: string, zone: string, env: Record<string, string> = {}): Promise<Node> {
+    const log: string[] = [];
+    logs.set(name, log);
+    try {
+      const container = await new GenericContainer(image)
+        .withNetwork(network)
+        .withNetworkAliases(name)
+        .withHostname(name)
+        .withEnvironment({
+          RINGKV_ID: name,
+          RINGKV_ADVERTISE: `${name}:7001`,
+          RINGKV_SEEDS: SEEDS,
+          RINGKV_ZONE: zone,
+          RINGKV_STREAM_BYTES_PER_SECOND: '0',
+          ...env,
+        })
+        .withExposedPorts(7001, 8080)
+        // The image's own health command, polled every second instead of every 10 s.
+        .withHealthCheck({ test: ['CMD', 'node', '/app/dist/cli/main.js', 'health', '--node', '127.0.0.1:7001'], interval: 1000, timeout: 5000, retries: 3, startPeriod: 120_000 })
+        .withWaitStrategy(Wait.forHealthCheck())
+        .withStartupTimeout(180_000)
+        .withLogConsumer((stream: Readable) => {
+          stream.on('data', (d: Buffer | string) => log.push(...String(d).split('\n').filter((l) => l !== '')));
+        })
+        .start();
+      const node = { name, container, address: `${container.getHost()}:${container.getMappedPort(7001)}`, log };
+      nodes.set(name, node);
+      return node;
+    } catch (e) {
+      throw new Error(`${name} did not become healthy: ${(e as Error).message}\n${name}'s last log lines:\n${tail(name)}`);
+    }
+  }
+
+  async function status(address: string): Promise<StatusReply | undefined> {
+    const admin = new AdminClient(address, 3000);
+    try {
+      return await admin.status();
+    } catch {
+      return undefined;
+    } finally {
+      admin.close();
+    }
+  }
+
+  /** Wait until the node at `address` sees exactly `ids` up and normal. */
+  function normal(address: string, ids: string[], timeoutMs: number): Promise<StatusReply> {
+    return waitFor(`${ids.join(', ')} up and normal as ${address} sees them`, timeoutMs, async () => {
+      const s = await status(address);
+      const live = s?.members.filter((m) => m.up && m.status === 'normal').map((m) => m.id).sort();
+      return JSON.stringify(live) === JSON.stringify([...ids].sort()) ? s : undefined;
+    }, 500);
+  }
+
+  beforeAll(async () => {
+    image = `ringkv-docker-test:${Date.now()}`;
+    await GenericContainer.fromDockerfile(ROOT).build(image, { deleteOnExit: true });
+    network = await new Network().start();
+    // Started together, as docker compose up does: they find each other through the seeds.
+    await Promise.all([start('n1', 'a'), start('n2', 'b'), start('n3', 'c')]);
+  }, 15 * 60_000);
+
+  afterAll(async () => {
+    await Promise.allSettled([...nodes.values()].map((n) => n.container.stop({ timeout: 30_000 })));
+    await network?.stop();
+  }, 5 * 60_000);
+
+  it('forms one cluster of three normal members, each in its zone, advertising its network alias', async () => {
+    const s = await normal(nodes.get('n1')!.address, ['n1', 'n2', 'n3'], 60_000);
+    expect(s.members.map((m) => [m.id, m.zone, m.address]).sort()).toEqual([
+      ['n1', 'a', 'n1:7001'],
+      ['n2', 'b', 'n2:7001'],
+      ['n3', 'c', 'n3:7001'],
+    ]);
+  });
+
+  it(`keeps all ${KEYS} keys readable at the default quorum with one container stopped`, async () => {
+    const all = [...nodes.values()].map((n) => n.address);
+    const writer = new Client({ nodes: all, deadlineMs: 10_000 });
+    try {
+      for (let i = 0; i < KEYS; i++) await writer.put(`key-${i}`, `value-${i}`);
+    } finally {
+      writer.close();
+    }
+    const n3 = nodes.get('n3')!;
+    await n3.container.stop({ timeout: 30_000 });
+    nodes.delete('n3');
+    expect(n3.log.some((l) => l.includes('"msg":"stopping"'))).toBe(true);
+
+    const reader = new Client({ nodes: [nodes.get('n1')!.address, nodes.get('n2')!.address], deadlineMs: 10_000 });
+    try {
+      const missing: string[] = [];
+      for (let i = 0; i < KEYS; i++) {
+        const r = await reader.get(`key-${i}`); // R: the default quorum, 2 of 3
+        if (!r.found || r.values.map(String).join() !== `value-${i}`) missing.push(`key-${i}: ${r.values.map(String).join('|') || 'not found'}`);
+      }
+      expect(missing).toEqual([]);
+    } finally {
+      reader.close();
+    }
+  }, 5 * 60_000);
+
+  it('starts a fourth container that joins and becomes a normal member owning data', async () => {
+    // n3 is down: a range n4 would take from it is pulled from the replicas that keep it
+    // after 5 s instead of a minute. In zone a, n4 takes half of n1's copies.
+    const n4 = await start('n4', 'a', { RINGKV_LEAVER_WAIT_MS: '5000' });
+    const s = await normal(nodes.get('n1')!.address, ['n1', 'n2', 'n4'], 120_000);
+    const member = s.members.find((m) => m.id === 'n4')!;
+    expect(member).toMatchObject({ status: 'normal', up: true, zone: 'a', address: 'n4:7001' });
+    expect(member.ownership).toBeGreaterThan(0);
+
+    const admin = new AdminClient(n4.address, 5000);
+    try {
+      const pull = (await admin.transfers()).pulls.find((p) => p.move.startsWith('join-n4'));
+      const streamed = pull?.ranges.reduce((sum, r) => sum + r.keys, 0) ?? 0;
+      expect(streamed, `keys streamed to n4 for its join; n4's log:\n${tail('n4')}`).toBeGreaterThan(0);
+      let replicaOf = 0;
+      for (let i = 0; i < KEYS; i++) if ((await admin.endpoints(`key-${i}`)).preferenceList.some((e) => e.id === 'n4')) replicaOf++;
+      expect(replicaOf).toBeGreaterThan(0);
+    } finally {
+      admin.close();
+    }
+
+    // n4 coordinates reads like any member.
+    const kv = new Client({ nodes: [n4.address], deadlineMs: 10_000 });
+    try {
+      expect((await kv.get('key-7')).values.map(String)).toEqual(['value-7']);
+    } finally {
+      kv.close();
+    }
+  }, 5 * 60_000);
+});
