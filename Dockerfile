@@ -1,8 +1,8 @@
 # ringkv node image. Build: docker build -t ringkv .   Run: docs/containers.md
 #
 # Three stages: `build` compiles src/ to dist/ with the dev dependencies; `deps` installs
-# the production dependencies only; the runtime stage copies dist/, proto/ (loaded at run
-# time), package.json and the production node_modules onto node:20-bookworm-slim.
+# the production dependencies only; the runtime stage copies dist/, proto/ and web/ (read at
+# run time), package.json and the production node_modules onto node:20-bookworm-slim.
 # classic-level (LevelDB) ships prebuilt binaries for linux glibc x64 and arm64
 # (node_modules/classic-level/prebuilds), and bookworm is glibc: no compiler is needed.
 
@@ -36,6 +36,7 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
 COPY package.json ./
 COPY proto ./proto
+COPY web ./web
 ENV NODE_ENV=production \
     RINGKV_LISTEN=0.0.0.0:7001 \
     RINGKV_HTTP=0.0.0.0:8080 \

@@ -57,7 +57,7 @@ function explain(node: string, service: string, deadlineMs: number, e: unknown):
   const code = (e as { code?: number })?.code;
   switch (code) {
     case grpc.status.NOT_FOUND:
-      return `${node} is a ringkv node but knows no health service "${service}"; the node as a whole is service "" (omit --service)`;
+      return `${node} is a ringkv node but knows no health service "${service}"; it serves "" (ready: a normal member; omit --service) and "liveness" (the process runs)`;
     case grpc.status.UNIMPLEMENTED:
       return `${node} answers gRPC but has no health service: is it a ringkv node?`;
     case grpc.status.DEADLINE_EXCEEDED:

@@ -104,7 +104,12 @@ export class RingkvNode {
   readonly #background = new AbortController();
   #identity: Identity;
   readonly #server: grpc.Server;
-  readonly #health = new HealthImplementation({ '': 'NOT_SERVING' });
+  /**
+   * '' (readiness): SERVING while the node is normal and not stopping. 'liveness':
+   * SERVING while the process runs, so that a probe does not restart a node that is
+   * NOT_SERVING for a long join or decommission.
+   */
+  readonly #health = new HealthImplementation({ '': 'NOT_SERVING', liveness: 'SERVING' });
   /** Gossip in and out, with the gossiper (gossip-exchange.ts). */
   readonly #gossip: GossipExchange;
   readonly #timers: NodeJS.Timeout[] = [];

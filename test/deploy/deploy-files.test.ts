@@ -82,7 +82,9 @@ function dockerfileProblems(path: string): string[] {
     problems.push('production dependencies are not installed with npm ci --omit=dev');
   }
   const copies = final.filter((i) => i.getKeyword() === 'COPY').map((i) => words(i).join(' '));
-  for (const want of ['dist', 'proto', 'node_modules', 'package.json']) {
+  // What the package ships ("files": dist, proto, web) is what the node reads at run time.
+  const shipped = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
+  for (const want of [...shipped, 'node_modules', 'package.json']) {
     if (!copies.some((c) => c.includes(want))) problems.push(`final stage does not copy ${want}`);
   }
   const users = final.filter((i) => i.getKeyword() === 'USER');
@@ -307,7 +309,7 @@ function wiringProblems(dir: string): string[] {
   const ready = ringkv.readinessProbe;
   if (ready?.grpc?.port !== 7001 || (ready.grpc.service ?? '') !== '') problems.push('readinessProbe is not gRPC health on port 7001 (service "")');
   const live = ringkv.livenessProbe;
-  if (live === undefined || (live.grpc?.port ?? live.tcpSocket?.port) !== 7001) problems.push('livenessProbe does not probe port 7001');
+  if (live?.grpc?.port !== 7001 || live.grpc.service !== 'liveness') problems.push('livenessProbe is not gRPC health on port 7001 (service "liveness")');
   if (live?.grpc !== undefined && (live.grpc.service ?? '') === '') problems.push('livenessProbe is gRPC health "", which is NOT_SERVING while a node joins or leaves: it would restart them');
   const env = Object.fromEntries((ringkv.env ?? []).map((e: { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }) => [e.name, e.value ?? `fieldRef:${e.valueFrom?.fieldRef?.fieldPath}`])) as Record<string, string>;
   if (env.POD_NAME !== 'fieldRef:metadata.name' || env.POD_NAMESPACE !== 'fieldRef:metadata.namespace') problems.push('POD_NAME and POD_NAMESPACE do not come from the downward API');
@@ -384,8 +386,11 @@ describe('deploy/kubernetes', () => {
     expect(wiringProblems(notHeadless)).toContain('StatefulSet serviceName ringkv-headless is not headless (clusterIP: None)');
     const httpProbe = brokenManifests('30-statefulset.yaml', (t) => replaced(t, /readinessProbe:\n            grpc:\n              port: 7001/, 'readinessProbe:\n            tcpSocket:\n              port: 7001'));
     expect(wiringProblems(httpProbe)).toEqual(['readinessProbe is not gRPC health on port 7001 (service "")']);
-    const grpcLiveness = brokenManifests('30-statefulset.yaml', (t) => replaced(t, /livenessProbe:\n            tcpSocket:/, 'livenessProbe:\n            grpc:'));
-    expect(wiringProblems(grpcLiveness)).toEqual(['livenessProbe is gRPC health "", which is NOT_SERVING while a node joins or leaves: it would restart them']);
+    const grpcLiveness = brokenManifests('30-statefulset.yaml', (t) => replaced(t, /\n              service: liveness/, ''));
+    expect(wiringProblems(grpcLiveness)).toEqual([
+      'livenessProbe is not gRPC health on port 7001 (service "liveness")',
+      'livenessProbe is gRPC health "", which is NOT_SERVING while a node joins or leaves: it would restart them',
+    ]);
     const pdb = brokenManifests('40-pdb.yaml', (t) => replaced(t, /matchLabels:\n      app.kubernetes.io\/name: ringkv/, 'matchLabels:\n      app.kubernetes.io/name: ringkv-db'));
     expect(wiringProblems(pdb)).toEqual(['PodDisruptionBudget selector does not match the pod labels']);
     const zoneEnv = brokenManifests('30-statefulset.yaml', (t) => replaced(t, '            - name: RINGKV_DATA_DIR\n', '            - name: RINGKV_ZONE\n              value: a\n            - name: RINGKV_DATA_DIR\n'));

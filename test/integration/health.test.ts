@@ -53,7 +53,7 @@ describe('ringkv health', () => {
   it('exits 1 with a clear line for a health service the node does not know', async () => {
     const r = await cli('health', '--node', node!.address, '--service', 'nope');
     expect(r).toMatchObject({ code: 1, stdout: 'SERVICE_UNKNOWN\n' });
-    expect(r.stderr.trim()).toBe(`ringkv: ${node!.address} is a ringkv node but knows no health service "nope"; the node as a whole is service "" (omit --service)`);
+    expect(r.stderr.trim()).toBe(`ringkv: ${node!.address} is a ringkv node but knows no health service "nope"; it serves "" (ready: a normal member; omit --service) and "liveness" (the process runs)`);
   });
 
   it('exits 1 with one line in ringkv words when no node listens on the port', async () => {
@@ -64,6 +64,20 @@ describe('ringkv health', () => {
     const lines = r.stderr.trim().split('\n');
     expect(lines).toEqual([`ringkv: no ringkv node answers at ${address}; is it running, and is that its --listen or --advertise address? Set --node or RINGKV_NODE`]);
     expect(r.stderr).not.toMatch(/ECONNREFUSED|No connection established|14 UNAVAILABLE/);
+  });
+
+  it('serves "liveness" while the process runs, even while "" is NOT_SERVING (a standby waiting to join)', async () => {
+    const config = resolveConfig({ listen: '127.0.0.1:0', dataDir: join(root, 'standby'), seeds: node!.address, gossipIntervalMs: 100, id: 'h2', join: 'manual', shutdownGraceMs: 1000 }, {});
+    const standby = await RingkvNode.start(config, pino({ level: 'silent' }));
+    try {
+      expect(standby.status).toBe('joining');
+      expect(await checkHealth({ node: standby.address })).toMatchObject({ ok: false, status: 'NOT_SERVING' });
+      expect(await checkHealth({ node: standby.address, service: 'liveness' })).toEqual({ ok: true, status: 'SERVING' });
+      const r = await cli('health', '--node', standby.address, '--service', 'liveness');
+      expect(r).toMatchObject({ code: 0, stdout: 'SERVING\n' });
+    } finally {
+      await standby.stop();
+    }
   });
 
   it('rejects a bad --deadline-ms before calling anything', async () => {
