@@ -17,8 +17,10 @@ export function formatBytes(n: number): string {
   return i === 0 ? `${n} B` : `${n.toFixed(2)} ${units[i]}`;
 }
 
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+/** `rows` as aligned columns, each as wide as its widest cell in `rows` or in `alignWith`. */
+function table(rows: string[][], alignWith: readonly string[][] = rows): string {
+  const all = alignWith === rows ? rows : [...rows, ...alignWith];
+  const widths = rows[0]!.map((_, c) => Math.max(...all.map((r) => r[c]?.length ?? 0)));
   return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  ')).join('\n');
 }
 
@@ -32,9 +34,9 @@ export function formatStatus(s: StatusReply): string {
   const gone = s.members.filter((m) => m.status === 'left' || m.status === 'removed');
   const members = s.members.filter((m) => !gone.includes(m));
   const zones = [...new Set(members.map((m) => m.zone))].sort();
-  for (const zone of zones) {
-    out.push('', `Zone: ${zone === '' ? '(none)' : zone}`);
-    const rows = [['--', 'Address', 'Load', 'Hints', 'Tokens', `Owns (effective, N=${s.replicas})`, 'Host ID', 'Rack']];
+  const header = ['--', 'Address', 'Load', 'Hints', 'Tokens', `Owns (effective, N=${s.replicas})`, 'Host ID', 'Rack'];
+  const tables = zones.map((zone) => {
+    const rows = [header];
     for (const m of members.filter((x) => x.zone === zone)) {
       rows.push([
         `${m.up ? 'U' : 'D'}${STATE[m.status] ?? '?'}`,
@@ -47,8 +49,11 @@ export function formatStatus(s: StatusReply): string {
         m.rack === '' ? '-' : m.rack,
       ]);
     }
-    out.push(table(rows));
-  }
+    return rows;
+  });
+  // One set of column widths for every zone: the tables read as one, as in nodetool status.
+  const everyRow = tables.flat();
+  zones.forEach((zone, i) => out.push('', `Zone: ${zone === '' ? '(none)' : zone}`, table(tables[i]!, everyRow)));
   if (gone.length > 0) out.push('', `Left or removed: ${gone.map((m) => `${m.id} (${m.status})`).join(', ')}`);
   const counters = Object.entries(s.counters ?? {});
   if (counters.length > 0) out.push('', `Counters of ${s.nodeId} since it started: ${counters.map(([k, v]) => `${k}=${v}`).join(' ')}`);

@@ -13,7 +13,9 @@ import { askLauncher, runLocal } from './local-cluster.js';
 import { AdminClient, clusterTransfers, type RepairStatusReply } from '../client/admin.js';
 import { follow, followCommit, followJoin, followRepair, formatPlan, formatRepair, formatTransfers } from './topology.js';
 import { formatEndpoints, formatGet, formatRing, formatStatus, showValue } from './format.js';
-import { Client } from '../client/kv.js';
+import { Client, MAX_VALUE_BYTES } from '../client/kv.js';
+import { CliError, EXIT, describeFailure, failure } from './errors.js';
+import { chooseValue, readValue, writeValue } from './values.js';
 import { DEFAULT_CONFIG, ENV_NAMES } from '../node/config.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -58,7 +60,7 @@ program
   .option('--config <file>', 'JSON file of settings (camelCase names, e.g. {"listen": "127.0.0.1:7001"})')
   .option('--id <id>', `node id (${ENV_NAMES.id}); default: the one kept in the data dir, or a new random one`)
   .option('--listen <host:port>', `address the gRPC server binds (${ENV_NAMES.listen}; default ${d.listen})`)
-  .option('--advertise <host:port>', `address peers and clients reach this node at (${ENV_NAMES.advertise}; default: listen)`)
+  .option('--advertise <host:port>', `address peers and clients reach this node at (${ENV_NAMES.advertise}; default: the listen address; needed when listen is 0.0.0.0 or [::])`)
   .option('--data-dir <dir>', `data directory (${ENV_NAMES.dataDir}; default ${d.dataDir})`)
   .option('--seeds <list>', `comma-separated host:port of seed nodes (${ENV_NAMES.seeds})`)
   .option('--zone <zone>', `availability zone (${ENV_NAMES.zone})`)
@@ -134,24 +136,12 @@ local
 /** The node the client commands talk to unless --node says otherwise. */
 const DEFAULT_NODE = process.env.RINGKV_NODE || '127.0.0.1:7001';
 
-/** grpc-js's details without its trailing resolver note. */
-function grpcDetails(details: string | undefined): string {
-  return (details ?? '').replace(/\. Resolution note: .*$/, '');
-}
-
-/** A connection failure to `address` as a message that says what to check; any other error as is. */
-function unreachable(address: string, e: unknown): unknown {
-  const x = e as { code?: number; details?: string };
-  if (x?.code !== 14 || !/No connection established|ECONNREFUSED|connect/i.test(x.details ?? '')) return e;
-  return new Error(`no ringkv node answers at ${address}; is it running, and is that its --listen address? Set --node or RINGKV_NODE (${grpcDetails(x.details)})`);
-}
-
 async function withAdmin<T>(address: string, fn: (c: AdminClient) => Promise<T>): Promise<T> {
   const c = new AdminClient(address);
   try {
     return await fn(c);
   } catch (e) {
-    throw unreachable(address, e);
+    throw failure(e, { address });
   } finally {
     c.close();
   }
@@ -179,9 +169,10 @@ program
     console.log(opts.json ? JSON.stringify(r, null, 2) : formatRing(r));
   });
 
+/** R or W: 0 is a majority of N, as the node takes it; the node checks the upper bound against its N. */
 function quorum(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 16) throw new InvalidArgumentError(`expected a whole number from 1 to N, got "${value}"`);
+  if (value.trim() === '' || !Number.isInteger(n) || n < 0 || n > 16) throw new InvalidArgumentError(`expected 0 (a majority) or a whole number from 1 to N, got "${value}"`);
   return n;
 }
 
@@ -200,15 +191,16 @@ interface KvOpts {
   r?: number;
   w?: number;
   deadlineMs: number;
+  exitCode?: boolean;
 }
 
-/** Run `fn` with a client of `--node`; UNAVAILABLE from a node that is not there says so. */
+/** Run `fn` with a client of `--node`; a failure comes back in ringkv's words (errors.ts). */
 async function withClient<T>(o: KvOpts, fn: (c: Client) => Promise<T>): Promise<T> {
   const c = new Client({ nodes: [o.node], deadlineMs: o.deadlineMs });
   try {
     return await fn(c);
   } catch (e) {
-    throw unreachable(o.node, e);
+    throw failure(e, { address: o.node, deadlineMs: o.deadlineMs, deadlineFlag: '--deadline-ms' });
   } finally {
     c.close();
   }
@@ -223,12 +215,18 @@ function kvCommand(name: string, description: string): Command {
     .option('--json', 'print JSON');
 }
 
+const QUORUM_HELP = '0 or unset: a majority of N';
+
 kvCommand('put', 'write KEY = VALUE; with --context (from get) it replaces what that get saw, without it is a sibling of any value there')
   .argument('<key>')
-  .argument('<value>')
+  .argument('[value]', 'the value as text (UTF-8); without it, --file PATH or stdin gives the bytes')
+  .option('--file <path>', `read the value's bytes from PATH ("-": stdin), up to ${MAX_VALUE_BYTES} bytes`)
   .option('--context <base64>', 'context printed by `ringkv get`', context)
-  .option('--w <w>', 'replicas that must acknowledge (1..N; default a majority)', quorum)
-  .action(async (key: string, value: string, o: KvOpts) => {
+  .option('--w <w>', `replicas that must acknowledge (1..N; ${QUORUM_HELP})`, quorum)
+  .addHelpText('after', '\nThe value is VALUE as UTF-8 text, or the bytes of --file PATH, or, with neither, of stdin when it is not a terminal:\n  ringkv put photo --file photo.jpg\n  ringkv put config < config.json\nA VALUE that starts with @ is stored as that text (use --file for a file).')
+  .action(async (key: string, arg: string | undefined, o: KvOpts & { file?: string }) => {
+    const { value, note } = await readValue({ arg, file: o.file, stdin: process.stdin });
+    if (note !== undefined) console.error(note);
     const r = await withClient(o, (c) => c.put(key, value, { context: o.context, w: o.w }));
     const ctx = r.context.toString('base64');
     console.log(o.json ? JSON.stringify({ context: ctx }) : `ok\ncontext: ${ctx}`);
@@ -236,20 +234,45 @@ kvCommand('put', 'write KEY = VALUE; with --context (from get) it replaces what 
 
 kvCommand('get', 'read KEY: every sibling value, and the context to pass to the next put or del')
   .argument('<key>')
-  .option('--r <r>', 'replicas whose replies are merged (1..N; default a majority)', quorum)
-  .action(async (key: string, o: KvOpts) => {
+  .option('--r <r>', `replicas whose replies are merged (1..N; ${QUORUM_HELP})`, quorum)
+  .option('--out <file>', 'write the value\'s raw bytes to FILE ("-": stdout) instead of printing it; with siblings, needs --sibling')
+  .option('--sibling <i>', 'the sibling to take, numbered as ringkv get lists them (1..)', positiveInt(1_000_000))
+  .option('--exit-code', `exit with ${EXIT.notFound} when the key is not found`)
+  .addHelpText(
+    'after',
+    `\nExit codes: 0 found (or not found, without --exit-code); ${EXIT.error} an error; ${EXIT.notFound} not found, with --exit-code; ${EXIT.siblings} --out of a key with siblings and no --sibling (nothing written).\n  ringkv get photo --out photo.jpg\n  ringkv get photo --out - > photo.jpg     # the context goes to stderr`,
+  )
+  .action(async (key: string, o: KvOpts & { out?: string; sibling?: number }) => {
     const r = await withClient(o, (c) => c.get(key, { r: o.r }));
-    if (!o.json) return console.log(formatGet(key, r));
-    console.log(JSON.stringify({ found: r.found, values: r.values.map(showValue), valuesBase64: r.values.map((v) => v.toString('base64')), context: r.context.toString('base64') }));
+    if (!r.found && o.exitCode) process.exitCode = EXIT.notFound;
+    const ctx = r.context.toString('base64');
+    if (o.out !== undefined) {
+      if (!r.found) return o.json ? console.log(JSON.stringify({ found: false, context: ctx })) : console.error(`${key}: not found; nothing written to ${o.out === '-' ? 'stdout' : o.out}`);
+      const value = chooseValue(key, r, o.sibling);
+      writeValue(o.out, value);
+      if (o.out === '-') return console.error(o.json ? JSON.stringify({ found: true, bytes: value.length, context: ctx }) : `context: ${ctx}`);
+      return console.log(o.json ? JSON.stringify({ found: true, out: o.out, bytes: value.length, context: ctx }) : `wrote ${value.length} bytes to ${o.out}\ncontext: ${ctx}`);
+    }
+    const shown = o.sibling === undefined || !r.found ? r : { ...r, values: [chooseValue(key, r, o.sibling)] };
+    if (!o.json) return console.log(formatGet(key, shown));
+    console.log(JSON.stringify({ found: r.found, values: shown.values.map(showValue), valuesBase64: shown.values.map((v) => v.toString('base64')), context: ctx }));
   });
 
 kvCommand('del', 'delete KEY: a tombstone that supersedes what its context saw; a concurrent put survives it')
   .argument('<key>')
   .option('--context <base64>', 'context printed by `ringkv get`; default: read the key first and delete what that read saw', context)
-  .option('--w <w>', 'replicas that must acknowledge (1..N; default a majority)', quorum)
+  .option('--w <w>', `replicas that must acknowledge (1..N; ${QUORUM_HELP})`, quorum)
+  .option('--exit-code', `exit with ${EXIT.notFound} when there was nothing to delete (the key was not found; only known without --context)`)
+  .addHelpText('after', `\nExit codes: 0 deleted (or nothing to delete, without --exit-code); ${EXIT.error} an error; ${EXIT.notFound} nothing to delete, with --exit-code.`)
   .action(async (key: string, o: KvOpts) => {
-    await withClient(o, async (c) => c.delete(key, { context: o.context ?? (await c.get(key)).context, w: o.w }));
-    console.log(o.json ? '{}' : 'ok');
+    const found = await withClient(o, async (c) => {
+      const read = o.context === undefined ? await c.get(key) : undefined;
+      await c.delete(key, { context: o.context ?? read!.context, w: o.w });
+      return read?.found ?? true;
+    });
+    if (!found && o.exitCode) process.exitCode = EXIT.notFound;
+    if (o.json) console.log(JSON.stringify({ found }));
+    else console.log(found ? `deleted ${key}` : `nothing to delete: ${key} was not found`);
   });
 
 program
@@ -382,7 +405,6 @@ program
 registerHealth(program, DEFAULT_NODE);
 
 program.parseAsync().catch((err: unknown) => {
-  const e = err as { details?: string; message?: string };
-  console.error(`ringkv: ${e?.details ?? e?.message ?? String(err)}`);
-  process.exit(1);
+  console.error(`ringkv: ${describeFailure(err)}`);
+  process.exit(err instanceof CliError ? err.exitCode : EXIT.error);
 });

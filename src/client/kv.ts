@@ -25,12 +25,12 @@ export interface CallOptions {
 export interface PutOptions extends CallOptions {
   /** The context of a get of this key: the put replaces exactly what that get saw. */
   readonly context?: Uint8Array;
-  /** Replicas that must hold the write before it is acknowledged (1..N; default a majority). */
+  /** Replicas that must hold the write before it is acknowledged (1..N; 0 or unset: a majority). */
   readonly w?: number;
 }
 
 export interface GetOptions extends CallOptions {
-  /** Replicas whose replies are merged before answering (1..N; default a majority). */
+  /** Replicas whose replies are merged before answering (1..N; 0 or unset: a majority). */
   readonly r?: number;
 }
 
@@ -43,8 +43,16 @@ export interface GetResult {
 }
 
 /** A node's value limit (the store's default, storage/options.ts). */
-const MAX_VALUE_BYTES = 1 << 20;
+export const MAX_VALUE_BYTES = 1 << 20;
 
+/**
+ * The INVALID_ARGUMENT a node gives for a value of `size` bytes over the limit, made here:
+ * refused before sending rather than by gRPC's bare "message larger than max".
+ */
+export function valueTooLarge(size: number, what = `value of ${size} bytes`): grpc.ServiceError {
+  const details = `${what} is over the limit of ${MAX_VALUE_BYTES} bytes; split it into several keys`;
+  return Object.assign(new Error(`${grpc.status.INVALID_ARGUMENT} INVALID_ARGUMENT: ${details}`), { code: grpc.status.INVALID_ARGUMENT, details, metadata: new grpc.Metadata() });
+}
 
 function bytes(x: string | Uint8Array, what: string): Buffer {
   if (typeof x === 'string') return Buffer.from(x, 'utf8');
@@ -73,11 +81,7 @@ export class Client {
 
   async put(key: string | Uint8Array, value: string | Uint8Array, o: PutOptions = {}): Promise<{ context: Buffer }> {
     const req = { key: bytes(key, 'key'), value: bytes(value, 'value'), context: o.context ?? Buffer.alloc(0), w: o.w ?? 0 };
-    if (req.value.length > MAX_VALUE_BYTES) {
-      // Refused here rather than by gRPC's bare "message larger than max": the same answer a node gives.
-      const details = `value of ${req.value.length} bytes is over the limit of ${MAX_VALUE_BYTES} bytes; split it into several keys`;
-      throw Object.assign(new Error(`${grpc.status.INVALID_ARGUMENT} INVALID_ARGUMENT: ${details}`), { code: grpc.status.INVALID_ARGUMENT, details, metadata: new grpc.Metadata() });
-    }
+    if (req.value.length > MAX_VALUE_BYTES) throw valueTooLarge(req.value.length);
     return (await this.#call('put', req, o)) as { context: Buffer };
   }
 

@@ -14,7 +14,10 @@ export interface NodeConfig {
   readonly id: string | undefined;
   /** host:port the gRPC server binds (clients, peers and admin share it). Port 0: any free port. */
   readonly listen: string;
-  /** host:port peers and clients reach us at; default: listen (with the bound port). */
+  /**
+   * host:port peers and clients reach us at. Default: listen; undefined only when listen's
+   * port is 0, and the node then advertises the port it bound. Never a wildcard.
+   */
   readonly advertise: string | undefined;
   readonly dataDir: string;
   /** host:port of seed nodes; our own address among them is fine (every node gets the same list). */
@@ -200,6 +203,7 @@ const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export function resolveConfig(flags: Raw, env: NodeJS.ProcessEnv, configFile?: string): NodeConfig {
   const file: Raw = configFile === undefined ? {} : readConfigFile(configFile);
   const out: Record<string, unknown> = {};
+  const sources: Partial<Record<keyof NodeConfig, string>> = {};
   for (const key of Object.keys(DEFAULT_CONFIG) as (keyof NodeConfig)[]) {
     const envValue = env[ENV_NAMES[key]];
     const [value, from] =
@@ -211,8 +215,39 @@ export function resolveConfig(flags: Raw, env: NodeJS.ProcessEnv, configFile?: s
             ? [file[key], `${key} in ${configFile}`]
             : [DEFAULT_CONFIG[key], 'default'];
     out[key] = from === 'default' ? value : check(key, value, from);
+    sources[key] = from;
   }
+  out.advertise = advertised(out.listen as string, out.advertise as string | undefined, sources);
   return out as unknown as NodeConfig;
+}
+
+/** 0.0.0.0 and IPv6's :: (in any spelling): bind addresses, never addresses to reach. */
+function isWildcard(address: string): boolean {
+  const host = address.slice(0, address.lastIndexOf(':'));
+  return host === '' || host === '0.0.0.0' || /^\[[0:.]*\]$/.test(host);
+}
+
+/**
+ * The address the node gossips to peers and clients: --advertise, else the listen address.
+ * Peers dial it, so a wildcard is refused rather than replaced by a guess (127.0.0.1 works
+ * on one machine and nowhere else).
+ */
+function advertised(listen: string, advertise: string | undefined, sources: Partial<Record<keyof NodeConfig, string>>): string | undefined {
+  const said = (key: 'listen' | 'advertise', value: string): string => {
+    const from = sources[key] ?? 'default';
+    return from.startsWith('--') || from.startsWith('RINGKV_') ? `${from} ${value}` : `${key} ${value} (${from})`;
+  };
+  if (advertise !== undefined) {
+    if (isWildcard(advertise)) throw new ConfigError(`${said('advertise', advertise)} is a wildcard, not an address peers can reach: give the host:port other nodes and clients connect to`);
+    return advertise;
+  }
+  if (isWildcard(listen)) {
+    throw new ConfigError(
+      `${said('listen', listen)} binds every interface, so peers need to be told where to reach this node: pass --advertise host:port (or ${ENV_NAMES.advertise}), the address other nodes and clients connect to`,
+    );
+  }
+  // Port 0: the port is known once bound; the node advertises listen's host with it.
+  return /:0$/.test(listen) ? undefined : listen;
 }
 
 function readConfigFile(path: string): Raw {

@@ -284,7 +284,8 @@ export class RingkvNode {
       throw new Error(`cannot listen on ${config.listen}: ${(e as Error).message}`, { cause: e });
     }
     const host = config.listen.slice(0, config.listen.lastIndexOf(':'));
-    const address = config.advertise ?? `${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`;
+    // resolveConfig refused wildcards; advertise is unset only when the port was 0.
+    const address = config.advertise ?? `${host}:${port}`;
     const node = new RingkvNode(config, nodeLog, identity, store, server, address, known, checkpoints, clock);
     node.#serve();
     if (config.http !== undefined) {
@@ -448,7 +449,8 @@ export class RingkvNode {
   async #refreshLoad(): Promise<void> {
     try {
       const all = { start: 0n, end: 0n };
-      const bytes = await this.store.ranges.approximateBytes(all);
+      // Not ranges.approximateBytes: that misses writes LevelDB has not flushed yet.
+      const bytes = await this.store.approximateLoad();
       let empty = true;
       for await (const batch of this.store.ranges.scan(all, { batchCount: 1 })) {
         empty = batch.entries.length === 0 && batch.corrupt.length === 0;

@@ -122,20 +122,17 @@ export class Coordinator {
     if (value.length === 0) throw new ReplicationError('RK_BAD_ARGUMENT', 'a value must have at least one byte; to remove a key, delete it');
     if (value.length > this.options.maxValueBytes)
       throw new ReplicationError('RK_BAD_ARGUMENT', `value of ${value.length} bytes is over the limit of ${this.options.maxValueBytes} bytes; split it into several keys`);
-    this.counters.puts++;
-    return this.#bounded(() => this.#write('put', key, value, context, o));
+    return this.#bounded('puts', () => this.#write('put', key, value, context, o));
   }
 
   async delete(key: Buffer, context: Buffer, o: RequestOptions = {}): Promise<ApplyResult> {
     this.#checkKey(key);
-    this.counters.deletes++;
-    return this.#bounded(() => this.#write('delete', key, null, context, o));
+    return this.#bounded('deletes', () => this.#write('delete', key, null, context, o));
   }
 
   async get(key: Buffer, o: RequestOptions = {}): Promise<{ values: Buffer[]; context: Buffer; found: boolean }> {
     this.#checkKey(key);
-    this.counters.gets++;
-    return this.#bounded(() => this.#read(key, o));
+    return this.#bounded('gets', () => this.#read(key, o));
   }
 
   #checkKey(key: Buffer): void {
@@ -152,13 +149,15 @@ export class Coordinator {
     return q;
   }
 
-  async #bounded<T>(fn: () => Promise<T>): Promise<T> {
+  /** Run `fn` unless the node refuses it; `kind` counts only what it takes, not what it refuses (a joiner's, say). */
+  async #bounded<T>(kind: 'puts' | 'gets' | 'deletes', fn: () => Promise<T>): Promise<T> {
     const why = this.deps.notServing();
     if (why !== undefined) throw new ReplicationError('RK_NOT_READY', `this node is not serving requests (${why}); send the request to another node`);
     if (this.#inFlight >= this.options.maxInFlight) {
       this.counters.overloaded++;
       throw new ReplicationError('RK_OVERLOADED', `this node already coordinates ${this.#inFlight} requests (the limit); back off and retry, or spread requests over more nodes`);
     }
+    this.counters[kind]++;
     this.#inFlight++;
     const started = performance.now();
     try {

@@ -25,12 +25,15 @@ export class WriteQueue {
   /** Batches written and writes acknowledged, for tests and metrics. */
   batches = 0;
   writes = 0;
+  /** Key and value bytes of the puts written whose key `counted` accepts (the store's load estimate). */
+  bytesWritten = 0;
 
   constructor(
     private readonly engine: Engine,
     private readonly sync: boolean,
     /** Most ops in one batch; writers past it wait for the next (bounds latency and memory). */
     private readonly maxBatchOps = 2048,
+    private readonly counted: (key: Uint8Array) => boolean = () => true,
   ) {}
 
   write(ops: readonly WriteOp[]): Promise<void> {
@@ -52,6 +55,7 @@ export class WriteQueue {
       const ops = group.length === 1 ? group[0]!.ops : group.flatMap((p) => p.ops);
       try {
         await this.engine.write(ops, this.sync);
+        for (const op of ops) if (op.type === 'put' && this.counted(op.key)) this.bytesWritten += op.key.length + op.value.length;
         this.batches++;
         this.writes += group.length;
         for (const p of group) p.resolve();

@@ -39,6 +39,24 @@ describe('status and ring output', () => {
     expect(text.indexOf('Zone: z1')).toBeLessThan(text.indexOf('Zone: z2'));
   });
 
+  it('lines up the columns of every zone\'s table: widths come from all rows, not each zone\'s', () => {
+    const text = formatStatus({
+      clusterName: 'c',
+      nodeId: 'n1',
+      replicas: 3,
+      members: [member('n1', 'a', { loadBytes: 0 }), member('n2', 'b', { address: 'db-host-long-name.example:7002', loadBytes: 5 * 1024 ** 3, hints: 123456 })],
+      counters: {},
+    });
+    const rows = text.split('\n').filter((l) => /^(--|U[NJLTR]|D[NJLTR]) /.test(l));
+    expect(rows).toHaveLength(4); // a header and a member per zone
+    for (const col of ['Load', 'Hints', 'Tokens', 'Owns', 'Host ID', 'Rack']) {
+      const at = rows[0]!.indexOf(col);
+      expect(rows[2]!.indexOf(col), col).toBe(at);
+    }
+    const starts = (l: string) => [...l.matchAll(/(?<=  )\S/g)].map((m) => m.index);
+    expect(starts(rows[1]!)).toEqual(starts(rows[3]!));
+  });
+
   it('shows a joiner\'s streaming progress, and lists members that left or were removed below the table', () => {
     const text = formatStatus({
       clusterName: 'c',

@@ -53,6 +53,27 @@ describe('the --http setting', () => {
   });
 });
 
+describe('the address a node advertises', () => {
+  it('is the listen address unless --advertise says otherwise', () => {
+    expect(resolveConfig({ listen: '10.0.0.5:7001' }, {}).advertise).toBe('10.0.0.5:7001');
+    expect(resolveConfig({}, {}).advertise).toBe(DEFAULT_CONFIG.listen);
+    expect(resolveConfig({ listen: '0.0.0.0:7001', advertise: '10.0.0.5:7001' }, {}).advertise).toBe('10.0.0.5:7001');
+    // Port 0 binds any free port: the node advertises the one it got (node.ts), so it stays unset here.
+    expect(resolveConfig({ listen: '127.0.0.1:0' }, {}).advertise).toBeUndefined();
+  });
+
+  it('refuses a wildcard as the address to advertise, saying to pass --advertise', () => {
+    for (const listen of ['0.0.0.0:7001', '[::]:7001', '[0:0:0:0:0:0:0:0]:7001']) {
+      expect(() => resolveConfig({ listen }, {})).toThrow(
+        new RegExp(`^--listen ${listen.replace(/[[\].]/g, '\\$&')} binds every interface, so peers need to be told where to reach this node: pass --advertise host:port`),
+      );
+    }
+    expect(() => resolveConfig({}, { RINGKV_LISTEN: '0.0.0.0:0' })).toThrow(/^RINGKV_LISTEN 0\.0\.0\.0:0 binds every interface.*pass --advertise host:port \(or RINGKV_ADVERTISE\)/);
+    expect(() => resolveConfig({ listen: '0.0.0.0:7001', advertise: '0.0.0.0:7001' }, {})).toThrow(/^--advertise 0\.0\.0\.0:7001 is a wildcard, not an address peers can reach/);
+    expect(() => resolveConfig({ advertise: '[::]:7001' }, {})).toThrow(/^--advertise \[::\]:7001 is a wildcard/);
+  });
+});
+
 describe('node identity', () => {
   it('keeps id and tokens across restarts with a larger generation; a wiped dir is a new node', async () => {
     const d = join(dir, 'id1');

@@ -186,6 +186,22 @@ describe('coordinator: failures', () => {
     await rejectsWith(cluster.coordinator('n1').get(B('k')), 'RK_NOT_READY', /not serving requests \(it is shutting down\); send the request to another node/);
   });
 
+  it('requests it refuses (not serving, overloaded) are not counted as puts, gets or deletes it served', async () => {
+    cluster = await FakeCluster.create(3, { maxInFlight: 1 });
+    const c = cluster.coordinator('n1');
+    cluster.notServing = 'it is joining, not yet a member';
+    await rejectsWith(c.put(B('k'), B('v'), EMPTY), 'RK_NOT_READY', /not serving/);
+    await rejectsWith(c.get(B('k')), 'RK_NOT_READY', /not serving/);
+    await rejectsWith(c.delete(B('k'), EMPTY), 'RK_NOT_READY', /not serving/);
+    expect(c.counters).toMatchObject({ puts: 0, gets: 0, deletes: 0 });
+    cluster.notServing = undefined;
+    cluster.net.faults.set('*>n2', { delayMs: 100 }).set('*>n3', { delayMs: 100 });
+    const slow = c.put(B('a'), B('1'), EMPTY);
+    await rejectsWith(c.get(B('b')), 'RK_OVERLOADED', /already coordinates 1 requests/);
+    await slow;
+    expect(c.counters).toMatchObject({ puts: 1, gets: 0, deletes: 0, overloaded: 1 });
+  });
+
   it('more requests in flight than the bound: RK_OVERLOADED, and the bound frees up after', async () => {
     cluster = await FakeCluster.create(3, { maxInFlight: 2 });
     cluster.net.faults.set('*>n2', { delayMs: 100 }).set('*>n3', { delayMs: 100 });

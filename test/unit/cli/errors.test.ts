@@ -1,0 +1,32 @@
+import * as grpc from '@grpc/grpc-js';
+import { describe, expect, it } from 'vitest';
+import { CliError, describeFailure } from '../../../src/cli/errors.js';
+
+const err = (code: grpc.status, details: string) => Object.assign(new Error(`${code} ${grpc.status[code]}: ${details}`), { code, details, metadata: new grpc.Metadata() });
+
+describe('ringkv failure messages', () => {
+  it("say grpc-js's own failures in ringkv's words, with the code name", () => {
+    const node = { address: 'db1:7001', deadlineMs: 250, deadlineFlag: '--deadline-ms' };
+    expect(describeFailure(err(grpc.status.UNAVAILABLE, 'Name resolution failed for target dns:db1:7001'), node)).toBe(
+      'cannot reach a ringkv node at db1:7001: the name does not resolve; pass --node host:port of a running node, or set RINGKV_NODE (gRPC UNAVAILABLE)',
+    );
+    expect(describeFailure(err(grpc.status.UNAVAILABLE, 'No connection established. Last error: Error: connect ECONNREFUSED 10.0.0.1:7001. Resolution note: '), node)).toMatch(
+      /^no ringkv node answers at db1:7001 \(connection refused\); is it running/,
+    );
+    expect(describeFailure(err(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded after 0.251s,remote_addr=10.0.0.1:7001'), node)).toBe(
+      'no answer from db1:7001 within 250 ms (--deadline-ms); the node may be down, unreachable or overloaded, or the deadline too short: raise --deadline-ms (gRPC DEADLINE_EXCEEDED)',
+    );
+    expect(describeFailure(err(grpc.status.RESOURCE_EXHAUSTED, 'Received message larger than max (9000000 vs. 8454144)'), node)).toBe(
+      'the message of 9000000 bytes is over the gRPC message limit of 8454144 bytes; a value may have at most 1 MiB (gRPC RESOURCE_EXHAUSTED)',
+    );
+  });
+
+  it("keep a node's own message as it is, and other errors' messages", () => {
+    const fromNode = 'this node is not serving requests (it is joining, not yet a member); send the request to another node';
+    expect(describeFailure(err(grpc.status.UNAVAILABLE, fromNode), { address: 'x:1' })).toBe(`${fromNode} (gRPC UNAVAILABLE)`);
+    const timeout = 'get of key "k" reached 1 of the 2 replicas it needs before the deadline. Retry, perhaps with a longer deadline.';
+    expect(describeFailure(err(grpc.status.DEADLINE_EXCEEDED, timeout), { address: 'x:1', deadlineMs: 5000 })).toBe(`${timeout} (gRPC DEADLINE_EXCEEDED)`);
+    expect(describeFailure(new CliError('no value: stdin was empty'))).toBe('no value: stdin was empty');
+    expect(describeFailure(new Error('ENOENT: no such file'))).toBe('ENOENT: no such file');
+  });
+});
