@@ -399,7 +399,7 @@ describe('deploy/kubernetes', () => {
 
   it('a node takes the zone from the file the init container writes when RINGKV_ZONE is unset, and RINGKV_ZONE over it', () => {
     const file = copy('topology.json', '{"zone":"eu-west-1a"}\n');
-    expect(resolveConfig({}, { RINGKV_LISTEN: '0.0.0.0:7001' }, file).zone).toBe('eu-west-1a');
+    expect(resolveConfig({}, { RINGKV_LISTEN: '0.0.0.0:7001', RINGKV_ADVERTISE: 'ringkv-0.ringkv-headless.ringkv.svc.cluster.local:7001' }, file).zone).toBe('eu-west-1a');
     expect(resolveConfig({}, { RINGKV_ZONE: '' }, file).zone).toBe('eu-west-1a');
     expect(resolveConfig({}, { RINGKV_ZONE: 'b' }, file).zone).toBe('b');
     expect(resolveConfig({}, {}, copy('topology.json', '{}\n')).zone).toBe('');
