@@ -12,6 +12,7 @@ import * as grpc from '@grpc/grpc-js';
 import { InvalidArgumentError, type Command } from 'commander';
 import { service as healthService } from 'grpc-health-check';
 import { callUnary } from '../transport/protos.js';
+import { describeFailure } from './errors.js';
 
 /**
  * What a health check found: the node's answer (SERVING, NOT_SERVING), SERVICE_UNKNOWN
@@ -60,12 +61,9 @@ function explain(node: string, service: string, deadlineMs: number, e: unknown):
       return `${node} is a ringkv node but knows no health service "${service}"; it serves "" (ready: a normal member; omit --service) and "liveness" (the process runs)`;
     case grpc.status.UNIMPLEMENTED:
       return `${node} answers gRPC but has no health service: is it a ringkv node?`;
-    case grpc.status.DEADLINE_EXCEEDED:
-      return `${node} did not answer the health check within ${deadlineMs} ms (--deadline-ms): the node or the network is stalled`;
-    case grpc.status.UNAVAILABLE:
-      return `no ringkv node answers at ${node}; is it running, and is that its --listen or --advertise address? Set --node or RINGKV_NODE`;
     default:
-      return `the health check of ${node} failed (gRPC code ${code ?? 'none'})`;
+      // Unreachable, too slow, anything else: worded as every other command words it.
+      return describeFailure(e, { address: node, deadlineMs, deadlineFlag: '--deadline-ms' });
   }
 }
 

@@ -34,6 +34,8 @@ interface Child {
   readonly exited: Promise<number | null>;
   /** Being decommissioned: its exit is the end of that, not a crash. */
   leaving: boolean;
+  /** Stopped by `ringkv local stop`: its exit is asked for, not a crash. */
+  stopped: boolean;
 }
 
 /** The control socket of the launcher whose data dir is `root`. */
@@ -77,6 +79,12 @@ export async function runLocal(o: LocalOptions): Promise<void> {
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
 
+  const isRunning = (c: Child): boolean => c.proc.exitCode === null && c.proc.signalCode === null;
+  const running = (id: string): Child => {
+    const c = children.find((x) => x.id === id && isRunning(x));
+    if (c === undefined) throw new Error(`no running node ${id} in this local cluster (running: ${children.filter(isRunning).map((x) => x.id).join(', ')})`);
+    return c;
+  };
   const addressOf = (i: number): string => `127.0.0.1:${o.basePort + i}`;
   const seeds = Array.from({ length: o.nodes }, (_, i) => addressOf(i)).join(',');
   const start = (i: number): Child => {
@@ -100,11 +108,15 @@ export async function runLocal(o: LocalOptions): Promise<void> {
     proc.stdout!.pipe(out);
     proc.stderr!.pipe(out);
     const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
-    const child: Child = { id, address, log, proc, exited, leaving: false };
+    const child: Child = { id, address, log, proc, exited, leaving: false, stopped: false };
+    // A node started again (ringkv local start) takes its old entry's place.
+    const old = children.findIndex((c) => c.id === id);
+    if (old >= 0) children.splice(old, 1);
     children.push(child);
     void exited.then((code) => {
       if (stopping) return;
       if (child.leaving && code === 0) return void console.log(`ringkv local: node ${id} left the cluster and exited`);
+      if (child.stopped) return void console.log(`ringkv local: node ${id} stopped (exit code ${code}); ringkv local start ${id} starts it again`);
       // Killing a node to watch the others mark it down is a fair use: keep the rest up.
       console.error(`ringkv local: node ${id} (pid ${proc.pid}) exited (${code === null ? 'killed' : `code ${code}`}); last lines of ${log}:`);
       console.error(tail(log, 3));
@@ -112,7 +124,7 @@ export async function runLocal(o: LocalOptions): Promise<void> {
         // It will not form without it: say so now rather than wait out the timeout.
         console.error(`ringkv local: ${id} exited before the cluster formed; stopping the others (see ${log})`);
         void stopAll(1);
-      } else if (children.every((c) => c.proc.exitCode !== null || c.proc.signalCode !== null)) void stopAll(1);
+      } else if (children.every((c) => c.proc.exitCode !== null || c.proc.signalCode !== null) && !children.some((c) => c.stopped)) void stopAll(1);
     });
     return child;
   };
@@ -127,10 +139,24 @@ export async function runLocal(o: LocalOptions): Promise<void> {
       return { id: c.id, address: c.address, pid: c.proc.pid };
     },
     remove: (id) => {
-      const c = children.find((x) => x.id === id && x.proc.exitCode === null);
-      if (c === undefined) throw new Error(`no running node ${id} in this local cluster (${children.filter((x) => x.proc.exitCode === null).map((x) => x.id).join(', ')})`);
+      const c = running(id);
       c.leaving = true;
       return { id: c.id, address: c.address, pid: c.proc.pid };
+    },
+    stop: async (id) => {
+      const c = running(id);
+      c.stopped = true;
+      c.proc.kill('SIGTERM');
+      await c.exited;
+      return { id: c.id, address: c.address, pid: c.proc.pid };
+    },
+    start: (id) => {
+      const c = children.find((x) => x.id === id);
+      if (c === undefined) throw new Error(`no node ${id} in this local cluster (${children.map((x) => x.id).join(', ')})`);
+      if (isRunning(c)) throw new Error(`${id} is running (pid ${c.proc.pid}); ringkv local stop ${id} first`);
+      if (c.leaving) throw new Error(`${id} left the cluster: it cannot start again under its id; ringkv local add starts a new node`);
+      const again = start(Number(id.slice(1)) - 1);
+      return { id: again.id, address: again.address, pid: again.proc.pid };
     },
   });
 
@@ -172,12 +198,18 @@ export async function runLocal(o: LocalOptions): Promise<void> {
   for (const a of admins) a.close();
 }
 
+type ControlReply = { id: string; address: string; pid: number | undefined };
+
 interface ControlHandlers {
-  add(): { id: string; address: string; pid: number | undefined };
-  remove(id: string): { id: string; address: string; pid: number | undefined };
+  add(): ControlReply;
+  remove(id: string): ControlReply;
+  /** SIGTERM the node and wait for it to exit; the launcher keeps its place. */
+  stop(id: string): Promise<ControlReply>;
+  /** Start a stopped node again, with the same id, port, zone and data dir. */
+  start(id: string): ControlReply;
 }
 
-/** The control socket: one JSON request per connection ({"op":"add"} or {"op":"remove","id":"n4"}), one JSON reply. */
+/** The control socket: one JSON request per connection ({"op":"add"}, or {"op":"remove"|"stop"|"start","id":"n4"}), one JSON reply. */
 async function serveControl(root: string, h: ControlHandlers): Promise<Server> {
   const path = controlSocket(root);
   rmSync(path, { force: true }); // a launcher that was killed leaves its socket behind
@@ -186,14 +218,24 @@ async function serveControl(root: string, h: ControlHandlers): Promise<Server> {
     sock.on('data', (d) => {
       buf += d.toString();
       if (!buf.includes('\n')) return;
-      let reply: unknown;
-      try {
+      void (async () => {
         const req = JSON.parse(buf) as { op?: string; id?: string };
-        reply = req.op === 'add' ? h.add() : req.op === 'remove' ? h.remove(String(req.id)) : { error: `unknown op ${String(req.op)}` };
-      } catch (e) {
-        reply = { error: (e as Error).message };
-      }
-      sock.end(`${JSON.stringify(reply)}\n`);
+        const id = String(req.id);
+        switch (req.op) {
+          case 'add':
+            return h.add();
+          case 'remove':
+            return h.remove(id);
+          case 'stop':
+            return h.stop(id);
+          case 'start':
+            return h.start(id);
+          default:
+            return { error: `unknown op ${String(req.op)}` };
+        }
+      })()
+        .catch((e: unknown) => ({ error: (e as Error).message }))
+        .then((reply) => sock.end(`${JSON.stringify(reply)}\n`));
     });
     sock.on('error', () => undefined);
   });
@@ -201,8 +243,8 @@ async function serveControl(root: string, h: ControlHandlers): Promise<Server> {
   return server;
 }
 
-/** Ask the launcher running on `root` to add a node or to mark one leaving. */
-export async function askLauncher(root: string, req: { op: 'add' } | { op: 'remove'; id: string }): Promise<{ id: string; address: string; pid: number }> {
+/** Ask the launcher running on `root` to add a node, mark one leaving, or stop or start one. */
+export async function askLauncher(root: string, req: { op: 'add' } | { op: 'remove' | 'stop' | 'start'; id: string }): Promise<{ id: string; address: string; pid: number }> {
   const path = controlSocket(root);
   if (!existsSync(path)) throw new Error(`no ringkv local runs with data dir ${resolve(root)} (no ${path}); start one with ringkv local (or npm start)`);
   const text = await new Promise<string>((res, rej) => {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { demo } from './demo.js';
 import { runNode } from './node-command.js';
-import { registerHealth } from './health.js';
+import { checkHealth, registerHealth } from './health.js';
 import { askLauncher, runLocal } from './local-cluster.js';
 import { AdminClient, clusterTransfers, type RepairStatusReply } from '../client/admin.js';
 import { follow, followCommit, followJoin, followRepair, formatPlan, formatRepair, formatTransfers } from './topology.js';
@@ -132,6 +132,37 @@ local
     await follow(`decommission ${id}`, n.address, r.move, (t) => (t === undefined || t.drive?.phase === 'left' ? true : t.drive?.phase.startsWith('withdrawn') ? `decommission ${t.drive.phase}` : false));
     console.log(`${id} left the cluster and exited`);
   });
+
+local
+  .command('stop')
+  .description('stop one node of the running local cluster cleanly (SIGTERM); the others keep serving and hold hints for it')
+  .argument('<id>', 'node id, like n2')
+  .option('--data-dir <dir>', 'the data dir the local cluster runs with', './data')
+  .action(async (id: string, o: { dataDir: string }) => {
+    const n = await askLauncher(o.dataDir, { op: 'stop', id });
+    console.log(`${n.id} (pid ${n.pid}) stopped; ringkv local start ${n.id} starts it again with its data`);
+  });
+
+local
+  .command('start')
+  .description('start a node of the running local cluster again after ringkv local stop (or a crash), with its data')
+  .argument('<id>', 'node id, like n2')
+  .option('--data-dir <dir>', 'the data dir the local cluster runs with', './data')
+  .action(async (id: string, o: { dataDir: string }) => {
+    const n = await askLauncher(o.dataDir, { op: 'start', id });
+    console.log(`${n.id} started at ${n.address} (pid ${n.pid})`);
+    await waitServing(n.address, n.id);
+    console.log(`${n.id} is up and serving`);
+  });
+
+/** Wait until the node at `address` answers SERVING (a normal member), a minute at most. */
+async function waitServing(address: string, id: string): Promise<void> {
+  const end = Date.now() + 60_000;
+  while (!(await checkHealth({ node: address, deadlineMs: 1000 })).ok) {
+    if (Date.now() > end) throw new CliError(`${id} has not become ready within 60 s; see its node.log`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
 
 /** The node the client commands talk to unless --node says otherwise. */
 const DEFAULT_NODE = process.env.RINGKV_NODE || '127.0.0.1:7001';

@@ -101,7 +101,7 @@ describe('a 3-node cluster', () => {
     expect(await cli('get', 'cli:k', '--node', n2, '--r', '3')).toMatch(/^cli:k: not found/);
     const err = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, 'put', 'cli:k', 'v', '--w', '3', '--node', `127.0.0.1:${await freePort()}`]).catch((e: { stderr: string; code: number }) => e);
     expect((err as { code: number }).code).toBe(1);
-    expect((err as { stderr: string }).stderr).toMatch(/no ringkv node answers at 127\.0\.0\.1:\d+; is it running, and is that its --listen address\? Set --node or RINGKV_NODE/);
+    expect((err as { stderr: string }).stderr).toMatch(/no ringkv node answers at 127\.0\.0\.1:\d+ \(connection refused\); is it running, and is that its --listen address\? Pass --node host:port of a running node, or set RINGKV_NODE \(gRPC UNAVAILABLE\)/);
   }, 60_000);
 
   it('a delete concurrent with a put keeps the put', async () => {

@@ -34,11 +34,11 @@ function portFree(port: number): Promise<boolean> {
   });
 }
 
-/** A base port with `count` free ports from it. */
+/** A base port with `count` free ports from it, and from base + 1000 (the nodes' HTTP ports). */
 async function freeRun(count: number): Promise<number> {
   for (;;) {
     const base = 20_000 + Math.floor(Math.random() * 40_000);
-    const free = await Promise.all(Array.from({ length: count }, (_, i) => portFree(base + i)));
+    const free = await Promise.all(Array.from({ length: count }, (_, i) => [portFree(base + i), portFree(base + 1000 + i)]).flat());
     if (free.every(Boolean)) return base;
   }
 }
@@ -117,6 +117,31 @@ it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops ev
     const removed = await cli('local', 'remove', 'n4', '--data-dir', root);
     expect(removed).toContain('n4 left the cluster and exited');
     await waitFor('the launcher reports n4 left', 10_000, () => second.out().includes('node n4 left the cluster and exited'), 100);
+  }
+  // One node stopped and started again through the launcher, which keeps the others up.
+  {
+    expect(second.out()).toContain(`status page: http://127.0.0.1:${base + 1000}/`);
+    expect((await fetch(`http://127.0.0.1:${base + 1001}/api/status`)).status).toBe(200);
+    const stopped = await cli('local', 'stop', 'n2', '--data-dir', root);
+    expect(stopped).toMatch(/^n2 \(pid \d+\) stopped; ringkv local start n2 starts it again with its data$/m);
+    expect(second.out()).toContain('node n2 stopped (exit code 0)');
+    const n1 = new Client({ nodes: [nodes[0]!] });
+    try {
+      await n1.put('while-n2-was-down', 'hinted'); // W=2 of n1, n3: n2 gets it as a hint
+      const started = await cli('local', 'start', 'n2', '--data-dir', root);
+      pids.push(...[...started.matchAll(/\(pid (\d+)\)/g)].map((m) => Number(m[1])));
+      expect(started).toMatch(/^n2 started at 127\.0\.0\.1:\d+ \(pid \d+\)\nn2 is up and serving$/m);
+      await expect(cli('local', 'start', 'n2', '--data-dir', root)).rejects.toThrow(/n2 is running \(pid \d+\); ringkv local stop n2 first/);
+    } finally {
+      n1.close();
+    }
+    const n2 = new Client({ nodes: [nodes[1]!] });
+    try {
+      expect((await n2.get('greeting', { r: 3 })).values.map(String)).toEqual(['hello']);
+      await waitFor('the write made while n2 was down to read back at R=3 through n2', 20_000, async () => (await n2.get('while-n2-was-down', { r: 3 })).values.map(String).join() === 'hinted', 250);
+    } finally {
+      n2.close();
+    }
   }
   expect(await second.stop()).toBe(0);
   expect(second.nodePids.filter(alive)).toEqual([]);
