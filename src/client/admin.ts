@@ -1,6 +1,7 @@
 /**
- * A typed client for a node's Admin service (proto/ringkv/v1/admin.proto), used by
- * `ringkv status` and `ringkv ring`, and by tests.
+ * A typed client for a node's Admin service (proto/ringkv/v1/admin.proto): every Admin
+ * call, behind the CLI's operator commands (status, ring, transfers, decommission, plan,
+ * repair, ...), the status page's transfers, and tests.
  *
  * Owns: the calls and their deadlines. Must not: format output (the CLI does).
  */

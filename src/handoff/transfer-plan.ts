@@ -1,6 +1,6 @@
 /**
  * Transfer planning: which token ranges a topology change moves, to whom, and from where
- * (DESIGN: algorithms are plain functions of plain data).
+ * (a plain function of plain data, as the ring is: docs/architecture.md).
  *
  * A range whose replica set changes from `before` to `after` is gained by each node of
  * after − before. Each gainer is paired with one node of before − after, the replica it

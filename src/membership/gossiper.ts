@@ -4,8 +4,8 @@
  * returns the messages to send; `receive(now, message)` takes one message and returns the
  * replies. The node shell sends them over gRPC; test/sim delivers them on a fake network.
  *
- * One round (default every second), as Cassandra does it: a SYN with our digests to a
- * random live peer; with probability down/(live+1) one to a node we think down (so
+ * One round (default every second), as Cassandra does it: a SYN with our digests to
+ * random live peers (two by default, `fanout`); with probability down/(live+1) one to a node we think down (so
  * that a partition heals and a restarted node is found); and one to a seed when we know
  * no one alive or by chance, so that separately started groups find each other. The
  * peer answers an ACK with the states we lack and requests for those it lacks; we close

@@ -47,7 +47,7 @@ export interface StoreOptions {
   /** The engine to use; or give `path` for LevelDB in that directory. */
   readonly engine?: Engine;
   readonly path?: string;
-  /** 'default': acknowledged once the OS holds the write; 'sync': once fsynced (README). */
+  /** 'default': acknowledged once the OS holds the write; 'sync': once fsynced (docs/storage.md#durability). */
   readonly durability?: Durability;
   readonly limits?: StoreLimits;
   readonly hints?: HintLimits;

@@ -1,6 +1,6 @@
 /**
  * The one place where domain errors become gRPC statuses (docs/architecture.md).
- * Storage's KV_* and replication's RK_* codes each map to one status; an error that
+ * Storage's KV_*, replication's RK_* and the ring's RING_* codes each map to one status; an error that
  * already carries a gRPC status (a replica's reply, passed through) keeps it.
  *
  * Owns: the table. Must not: word messages (the error's owner did).
@@ -8,10 +8,11 @@
 import * as grpc from '@grpc/grpc-js';
 import type { KvErrorCode } from '../storage/index.js';
 import type { ReplicationErrorCode } from '../replication/errors.js';
+import type { RingErrorCode } from '../ring/errors.js';
 
 const S = grpc.status;
 
-const BY_CODE: Record<KvErrorCode | ReplicationErrorCode, grpc.status> = {
+const BY_CODE: Record<KvErrorCode | ReplicationErrorCode | RingErrorCode, grpc.status> = {
   KV_BAD_KEY: S.INVALID_ARGUMENT,
   KV_BAD_VALUE: S.INVALID_ARGUMENT,
   KV_KEY_EMPTY: S.INVALID_ARGUMENT,
@@ -33,6 +34,14 @@ const BY_CODE: Record<KvErrorCode | ReplicationErrorCode, grpc.status> = {
   RK_NOT_READY: S.UNAVAILABLE,
   RK_TIMEOUT: S.DEADLINE_EXCEEDED,
   RK_OVERLOADED: S.RESOURCE_EXHAUSTED,
+  // What a request asked of the ring is malformed; an empty ring means the cluster is still forming.
+  RING_BAD_MEMBER: S.INVALID_ARGUMENT,
+  RING_DUPLICATE_MEMBER: S.INVALID_ARGUMENT,
+  RING_BAD_TOKEN: S.INVALID_ARGUMENT,
+  RING_BAD_REPLICAS: S.INVALID_ARGUMENT,
+  RING_BAD_OPTION: S.INVALID_ARGUMENT,
+  RING_UNKNOWN_MEMBER: S.NOT_FOUND,
+  RING_EMPTY: S.FAILED_PRECONDITION,
 };
 
 /** The status to answer with for `e`. */

@@ -1,8 +1,8 @@
 /**
  * Durability, on real processes: a child writes and prints each acknowledged key, is
  * SIGKILLed mid-stream, and every key it acknowledged must be there when the database
- * is reopened — in both durability modes. (A power cut is not simulated: see README,
- * "Durability".)
+ * is reopened — in both durability modes. (A power cut is not simulated: see
+ * docs/storage.md, "Durability".)
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';

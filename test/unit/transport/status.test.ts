@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { KvError } from '../../../src/storage/index.js';
 import { ReplicationError } from '../../../src/replication/errors.js';
 import { toStatus } from '../../../src/transport/status.js';
+import { RingError } from '../../../src/ring/errors.js';
 
 describe('toStatus: the one mapping to gRPC statuses', () => {
   it.each([
@@ -17,6 +18,9 @@ describe('toStatus: the one mapping to gRPC statuses', () => {
     [new KvError('KV_CORRUPT_RECORD', 'm'), grpc.status.DATA_LOSS],
     [new KvError('KV_CLOSED', 'm'), grpc.status.UNAVAILABLE],
     [new KvError('KV_IO', 'm'), grpc.status.INTERNAL],
+    [new RingError('RING_BAD_REPLICAS', 'm'), grpc.status.INVALID_ARGUMENT],
+    [new RingError('RING_UNKNOWN_MEMBER', 'm'), grpc.status.NOT_FOUND],
+    [new RingError('RING_EMPTY', 'm'), grpc.status.FAILED_PRECONDITION],
   ])('%s → %i, with its message', (e, code) => {
     expect(toStatus(e)).toEqual({ code, details: 'm' });
   });
