@@ -1,8 +1,8 @@
 /**
  * The container image, end to end, with testcontainers: build the image from the
  * Dockerfile, run three nodes in zones a, b and c on one Docker network (each advertising
- * its network alias), wait for their HEALTHCHECK, write 100 keys, stop one container
- * cleanly, read every key back at the default quorum, then start a fourth container that
+ * its network alias), wait for their HEALTHCHECK, write 100 keys, kill one container,
+ * read every key back at the default quorum, then start a fourth container that
  * joins and becomes a normal member owning data.
  *
  * Run by `npm run test:docker` (vitest.docker.config.ts), not by `npm test`. Without a
@@ -134,7 +134,7 @@ describe.skipIf(skip !== undefined)('the ringkv image: a 3-node cluster in conta
     ]);
   });
 
-  it(`keeps all ${KEYS} keys readable at the default quorum with one container stopped`, async () => {
+  it(`keeps all ${KEYS} keys readable at the default quorum with one container killed`, async () => {
     const all = [...nodes.values()].map((n) => n.address);
     const writer = new Client({ nodes: all, deadlineMs: 10_000 });
     try {
@@ -142,10 +142,12 @@ describe.skipIf(skip !== undefined)('the ringkv image: a 3-node cluster in conta
     } finally {
       writer.close();
     }
+    // Killed, not stopped: no grace (docker stop -t 0 sends SIGKILL at once), so nothing
+    // the node had not yet made durable can be flushed on the way out.
     const n3 = nodes.get('n3')!;
-    await n3.container.stop({ timeout: 30_000 });
+    await n3.container.stop({ timeout: 0 });
     nodes.delete('n3');
-    expect(n3.log.some((l) => l.includes('"msg":"stopping"'))).toBe(true);
+    expect(n3.log.some((l) => l.includes('"msg":"node stopped"'))).toBe(false);
 
     const reader = new Client({ nodes: [nodes.get('n1')!.address, nodes.get('n2')!.address], deadlineMs: 10_000 });
     try {
