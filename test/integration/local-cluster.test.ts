@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { waitFor } from '../cluster/harness.js';
-import { Client } from '../../src/client/index.js';
+import { AdminClient, Client } from '../../src/client/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'ringkv-local-'));
 const pids: number[] = [];
@@ -124,7 +124,8 @@ it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops ev
     expect((await fetch(`http://127.0.0.1:${base + 1001}/api/status`)).status).toBe(200);
     const stopped = await cli('local', 'stop', 'n2', '--data-dir', root);
     expect(stopped).toMatch(/^n2 \(pid \d+\) stopped; ringkv local start n2 starts it again with its data$/m);
-    expect(second.out()).toContain('node n2 stopped (exit code 0)');
+    // The launcher's own line comes through its stdout pipe, which may lag the CLI's reply.
+    await waitFor('the launcher reports n2 stopped', 10_000, () => second.out().includes('node n2 stopped (exit code 0)'), 100);
     const n1 = new Client({ nodes: [nodes[0]!] });
     try {
       await n1.put('while-n2-was-down', 'hinted'); // W=2 of n1, n3: n2 gets it as a hint
@@ -134,6 +135,13 @@ it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops ev
       await expect(cli('local', 'start', 'n2', '--data-dir', root)).rejects.toThrow(/n2 is running \(pid \d+\); ringkv local stop n2 first/);
     } finally {
       n1.close();
+    }
+    // Serving once it is a normal member; it hears that n1 and n3 are up within a gossip round or two.
+    const admin = new AdminClient(nodes[1]!, 2000);
+    try {
+      await waitFor('n2 to see n1 and n3 up', 20_000, async () => (await admin.status().catch(() => undefined))?.members.every((m) => m.status !== 'normal' || m.up), 250);
+    } finally {
+      admin.close();
     }
     const n2 = new Client({ nodes: [nodes[1]!] });
     try {
