@@ -180,7 +180,8 @@ export async function runLocal(o: LocalOptions): Promise<void> {
       console.log(`  ${cli} status --node ${children[0]!.address}`);
       console.log(`  ${cli} local add --data-dir ${o.dataDir}            # one more node: it joins and streams its ranges`);
       console.log(`  ${cli} local remove ${children[children.length - 1]!.id} --data-dir ${o.dataDir}      # decommission a node`);
-      console.log(`  ${cli} local stop n2 --data-dir ${o.dataDir}; ${cli} local start n2 --data-dir ${o.dataDir}   # take a node down and back`);
+      const last = children[children.length - 1]!.id;
+      console.log(`  ${cli} local stop ${last} --data-dir ${o.dataDir}; ${cli} local start ${last} --data-dir ${o.dataDir}   # take a node down and back`);
       console.log('Ctrl-C stops every node; the data stays for the next start.');
       break;
     }
