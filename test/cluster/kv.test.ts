@@ -143,7 +143,8 @@ describe('a 3-node cluster', () => {
     const c1 = new Client({ nodes: [cluster.node('n1').address] });
     n3.signal('SIGSTOP');
     try {
-      const s = await statusOf(c1.put('slow', 'v', { w: 3, deadlineMs: 1000 }));
+      // 3 s: the coordinator answers 250 ms before the client's deadline (coordinator.ts).
+      const s = await statusOf(c1.put('slow', 'v', { w: 3, deadlineMs: 3000 }));
       expect(s?.code).toBe(S.DEADLINE_EXCEEDED);
       expect(s?.details).toMatch(/reached 2 of the 3 replicas it needs before the deadline\. The write may have been applied/);
       // W=2 still succeeds meanwhile.
