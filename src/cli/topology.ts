@@ -56,6 +56,12 @@ export async function progressOf(driver: TransfersReply, move: string, addressOf
  * Poll `driver` every `everyMs` until `finished` says the movement is over (true) or
  * failed (a string), showing progress. Returns the last progress seen.
  */
+/**
+ * Polls in a row a driver may miss before `follow` takes it as gone: a node streaming
+ * under load can miss one 3 s poll and still be driving its change.
+ */
+export const MISSES_BEFORE_GONE = 5;
+
 export async function follow(
   title: string,
   driverAddress: string,
@@ -77,6 +83,7 @@ export async function follow(
   let lastLine = 0;
   const admin = new AdminClient(driverAddress, 3000);
   let members: StatusReply | undefined;
+  let misses = 0;
   try {
     bar?.start(1, 0, { keys: 0, size: '0 B', rate: '0 B', phase: 'starting' });
     for (;;) {
@@ -86,6 +93,11 @@ export async function follow(
         members ??= await admin.status();
       } catch {
         t = undefined;
+      }
+      misses = t === undefined ? misses + 1 : 0;
+      if (t === undefined && misses < MISSES_BEFORE_GONE && Date.now() <= end) {
+        await new Promise((r) => setTimeout(r, o.everyMs ?? 500));
+        continue;
       }
       if (t !== undefined) {
         const addressOf = (id: string): string | undefined => members?.members.find((m) => m.id === id)?.address;
