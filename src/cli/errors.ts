@@ -9,6 +9,7 @@
  */
 
 import * as grpc from '@grpc/grpc-js';
+import { NO_NODE_TRIED } from '../client/kv.js';
 
 /** Exit codes of `ringkv`, documented in docs/reads-and-writes.md#cli. */
 export const EXIT = {
@@ -79,8 +80,9 @@ export function describeFailure(e: unknown, target?: CallTarget): string {
       return said(`no ringkv node answers at ${at ?? 'that address'}${cause ? ` (${cause})` : ''}; is it running, and is that its --listen address? ${RETRY_NODE[0]!.toUpperCase()}${RETRY_NODE.slice(1)}`);
     }
   }
-  if (e.code === grpc.status.DEADLINE_EXCEEDED && /^Deadline exceeded/.test(details)) {
-    // grpc-js's own deadline: the node never answered. (A node's own timeout says which replicas it waited for.)
+  if (e.code === grpc.status.DEADLINE_EXCEEDED && (/^Deadline exceeded/.test(details) || details === NO_NODE_TRIED)) {
+    // The client's own deadline (grpc-js's, or ours before any call went out): the node
+    // never answered. (A node's own timeout says which replicas it waited for.)
     const within = target?.deadlineMs !== undefined ? ` within ${target.deadlineMs} ms${target.deadlineFlag ? ` (${target.deadlineFlag})` : ''}` : ' in time';
     const raise = target?.deadlineFlag ? `, or the deadline too short: raise ${target.deadlineFlag}` : '';
     return said(`no answer from ${at ?? 'the node'}${within}; the node may be down, unreachable or overloaded${raise}`);

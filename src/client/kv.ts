@@ -42,6 +42,9 @@ export interface GetResult {
   readonly found: boolean;
 }
 
+/** The DEADLINE_EXCEEDED details of a call whose deadline passed before it reached any node. */
+export const NO_NODE_TRIED = 'deadline passed before any node was tried';
+
 /** A node's value limit (the store's default, storage/options.ts). */
 export const MAX_VALUE_BYTES = 1 << 20;
 
@@ -114,6 +117,6 @@ export class Client {
         if (last.code !== grpc.status.UNAVAILABLE) throw last;
       }
     }
-    throw last ?? Object.assign(new Error('deadline passed before any node was tried'), { code: grpc.status.DEADLINE_EXCEEDED, details: 'deadline passed before any node was tried' });
+    throw last ?? Object.assign(new Error(NO_NODE_TRIED), { code: grpc.status.DEADLINE_EXCEEDED, details: NO_NODE_TRIED });
   }
 }

@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { CliError, describeFailure } from '../../../src/cli/errors.js';
+import { NO_NODE_TRIED } from '../../../src/client/kv.js';
 
 const err = (code: grpc.status, details: string) => Object.assign(new Error(`${code} ${grpc.status[code]}: ${details}`), { code, details, metadata: new grpc.Metadata() });
 
@@ -14,6 +15,10 @@ describe('ringkv failure messages', () => {
       /^no ringkv node answers at db1:7001 \(connection refused\); is it running/,
     );
     expect(describeFailure(err(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded after 0.251s,remote_addr=10.0.0.1:7001'), node)).toBe(
+      'no answer from db1:7001 within 250 ms (--deadline-ms); the node may be down, unreachable or overloaded, or the deadline too short: raise --deadline-ms (gRPC DEADLINE_EXCEEDED)',
+    );
+    // A deadline so short it passed before the client sent anything (seen under load with --deadline-ms 1).
+    expect(describeFailure(err(grpc.status.DEADLINE_EXCEEDED, NO_NODE_TRIED), node)).toBe(
       'no answer from db1:7001 within 250 ms (--deadline-ms); the node may be down, unreachable or overloaded, or the deadline too short: raise --deadline-ms (gRPC DEADLINE_EXCEEDED)',
     );
     expect(describeFailure(err(grpc.status.RESOURCE_EXHAUSTED, 'Received message larger than max (9000000 vs. 8454144)'), node)).toBe(
