@@ -10,6 +10,7 @@
 
 import * as grpc from '@grpc/grpc-js';
 import { NO_NODE_TRIED } from '../client/kv.js';
+import { codeName } from '../transport/status.js';
 
 /** Exit codes of `ringkv`, documented in docs/reads-and-writes.md#cli. */
 export const EXIT = {
@@ -48,11 +49,6 @@ interface GrpcLike {
 
 function isGrpc(e: unknown): e is GrpcLike {
   return typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'number' && (e as { code: number }).code in grpc.status;
-}
-
-/** The code's name, as scripts and the gRPC docs spell it: UNAVAILABLE, DEADLINE_EXCEEDED, ... */
-export function codeName(code: number): string {
-  return grpc.status[code] ?? String(code);
 }
 
 const RETRY_NODE = 'pass --node host:port of a running node, or set RINGKV_NODE';

@@ -12,6 +12,7 @@
 
 import * as grpc from '@grpc/grpc-js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { codeName } from '../transport/status.js';
 
 /** What the metrics read at scrape time: the node's parts, as plain numbers. */
 export interface MetricSources {
@@ -31,13 +32,6 @@ export interface MetricSources {
 
 /** Seconds: 0.25 ms to 10 s, the range a quorum request on a LAN spans up to its timeout. */
 const LATENCY_BUCKETS = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-
-/** gRPC status number → its name, as Prometheus labels carry it (OK, UNAVAILABLE, ...). */
-const CODE_NAMES = new Map<number, string>(Object.entries(grpc.status).filter(([, v]) => typeof v === 'number').map(([k, v]) => [v as number, k]));
-
-export function codeName(code: number | undefined): string {
-  return CODE_NAMES.get(code ?? grpc.status.UNKNOWN) ?? String(code);
-}
 
 export class NodeMetrics {
   readonly registry = new Registry();

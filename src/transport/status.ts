@@ -44,6 +44,11 @@ const BY_CODE: Record<KvErrorCode | ReplicationErrorCode | RingErrorCode, grpc.s
   RING_EMPTY: S.FAILED_PRECONDITION,
 };
 
+/** A status code's name as gRPC spells it (UNAVAILABLE, DEADLINE_EXCEEDED, ...): for metric labels and messages. */
+export function codeName(code: number | undefined): string {
+  return S[code ?? S.UNKNOWN] ?? String(code);
+}
+
 /** The status to answer with for `e`. */
 export function toStatus(e: unknown): Partial<grpc.StatusObject> {
   const x = e as { code?: unknown; details?: unknown; message?: unknown };
