@@ -85,6 +85,7 @@ program
   .option('--repair-interval-ms <ms>', `background repair: each range once per this many ms; 0 = off, ringkv repair only (${ENV_NAMES.repairIntervalMs}; default ${d.repairIntervalMs})`)
   .option('--repair-bytes-per-second <n>', `background repair's pace, bytes of data read per second (${ENV_NAMES.repairBytesPerSecond}; default ${d.repairBytesPerSecond})`)
   .option('--max-hint-window-ms <ms>', `a replica down longer than this gets no more hints; its misses are left to anti-entropy (${ENV_NAMES.maxHintWindowMs}; default ${d.maxHintWindowMs})`)
+  .option('--read-mode <mode>', `digest: a get reads R replicas' records and the others' digests; full: every replica's record (${ENV_NAMES.readMode}; default ${d.readMode})`)
   .option('--leaver-wait-ms <ms>', `how long a range waits for its leaving replica while it is down before pulling from the other replicas (${ENV_NAMES.leaverWaitMs}; default ${d.leaverWaitMs})`)
   .option('--clock-offset-ms <ms>', `fault injection: add this to the node's wall clock (${ENV_NAMES.clockOffsetMs}; default ${d.clockOffsetMs})`)
   .option('--http <host:port>', `serve Prometheus /metrics and the status page here; off = none (${ENV_NAMES.http}; default off)`)

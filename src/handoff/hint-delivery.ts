@@ -12,6 +12,7 @@
  * what a hint holds (the store does).
  */
 import type { HintStore } from '../storage/index.js';
+import { transient } from '../replication/replica-api.js';
 
 export interface HintDeliveryOptions {
   readonly self: string;
@@ -182,11 +183,3 @@ export class HintDelivery {
 
 /** Refused hints remembered for warning once; past this the memory starts over. */
 const MAX_REMEMBERED = 10_000;
-
-/** gRPC codes after which the target is worth trying again later, not now: it is away or busy. */
-const TRANSIENT = new Set([1 /* CANCELLED */, 4 /* DEADLINE_EXCEEDED */, 8 /* RESOURCE_EXHAUSTED */, 14 /* UNAVAILABLE */]);
-
-function transient(e: unknown): boolean {
-  const code = (e as { code?: unknown })?.code;
-  return typeof code !== 'number' || TRANSIENT.has(code);
-}

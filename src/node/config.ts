@@ -111,6 +111,11 @@ export interface NodeConfig {
    * (node/http-server.ts); undefined: none.
    */
   readonly http: string | undefined;
+  /**
+   * 'digest' (the default): a get reads R replicas' records and the others' digests only
+   * (Cassandra's digest reads); 'full': every replica's record.
+   */
+  readonly readMode: 'digest' | 'full';
 }
 
 export const DEFAULT_CONFIG: NodeConfig = {
@@ -146,6 +151,7 @@ export const DEFAULT_CONFIG: NodeConfig = {
   clockOffsetMs: 0,
   faultInjection: 'off',
   http: undefined,
+  readMode: 'digest',
 };
 
 /** Setting name → environment variable. */
@@ -182,6 +188,7 @@ export const ENV_NAMES: Record<keyof NodeConfig, string> = {
   clockOffsetMs: 'RINGKV_CLOCK_OFFSET_MS',
   faultInjection: 'RINGKV_FAULT_INJECTION',
   http: 'RINGKV_HTTP',
+  readMode: 'RINGKV_READ_MODE',
 };
 
 export class ConfigError extends Error {
@@ -365,6 +372,10 @@ function check(key: keyof NodeConfig, value: unknown, from: string): unknown {
       return num(0, 24 * 60 * 60 * 1000, true);
     case 'clockOffsetMs':
       return num(-MAX_CLOCK_OFFSET_MS, MAX_CLOCK_OFFSET_MS, true);
+    case 'readMode': {
+      const v = str();
+      return v === 'digest' || v === 'full' ? v : fail("expected 'digest' or 'full'");
+    }
     case 'faultInjection': {
       const v = str();
       return v === 'off' || v === 'on' ? v : fail("expected 'off' or 'on'");

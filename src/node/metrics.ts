@@ -78,6 +78,7 @@ export class NodeMetrics {
     };
     fromCounters('ringkv_read_repairs_total', 'Stale or missing replicas a get repaired', 'readRepairs');
     fromCounters('ringkv_read_repair_failures_total', 'Read repairs that did not reach their replica', 'readRepairFailures');
+    fromCounters('ringkv_read_digest_mismatches_total', 'Digest replies to gets that differed from the data replies, so the replica was read in full', 'digestMismatches');
     fromCounters('ringkv_sloppy_writes_total', 'Writes that went to a fallback node with a hint because a replica was down', 'sloppyWrites');
     fromCounters('ringkv_hints_stored_on_failure_total', 'Hints stored because a replica failed during a write', 'hintsOnFailure');
     fromCounters('ringkv_hints_delivered_total', 'Hints delivered to their replica', 'hintsDelivered');
@@ -193,6 +194,12 @@ export class NodeMetrics {
       };
     }
     return out;
+  }
+
+  /** Count and time one request that was not a unary call: a replica call on a peer's stream. */
+  observe(operation: string, role: 'coordinator' | 'replica', code: string, seconds: number): void {
+    this.#latency.observe({ operation, role }, seconds);
+    this.#requests.inc({ operation, role, code });
   }
 
   /** The text Prometheus scrapes. */

@@ -355,7 +355,11 @@ export class RingkvNode {
   #serve(): void {
     this.#gossip.addServices(this.#server);
     this.#server.addService(serviceClient('ringkv.v1.Admin').service, adminService(this));
-    this.replication.addServices(this.#server, (impl, role) => this.metrics.instrument(impl, role));
+    this.replication.addServices(
+      this.#server,
+      (impl, role) => this.metrics.instrument(impl, role),
+      (operation, code, seconds) => this.metrics.observe(operation, 'replica', code, seconds),
+    );
     this.handoff.addServices(this.#server);
     this.#health.addToServer(this.#server);
     new ReflectionService(protos().definition).addToServer(this.#server);
@@ -492,6 +496,7 @@ export class RingkvNode {
           clearTimeout(force);
           resolve();
         });
+        this.replication.drainReplicaStreams();
       });
       await this.#http?.close();
       await this.replication.stop();

@@ -15,7 +15,7 @@ import { Coordinator, type Placement } from '../replication/coordinator.js';
 import { LocalReplica, withLocal } from '../replication/local-replica.js';
 import { HintDelivery } from '../handoff/hint-delivery.js';
 import { Reachability, observed } from '../replication/reachability.js';
-import { GrpcReplicas, replicaService } from '../transport/replica-wire.js';
+import { GrpcReplicas, ReplicaServer } from '../transport/replica-wire.js';
 import { serviceClient } from '../transport/protos.js';
 import type { NodeConfig } from './config.js';
 import { kvService } from './kv-service.js';
@@ -50,6 +50,7 @@ export class Replication {
   readonly hintDelivery: HintDelivery;
   readonly #peers: GrpcReplicas;
   readonly #local: LocalReplica;
+  #server: ReplicaServer | undefined;
 
   constructor(private readonly deps: ReplicationDeps) {
     const { id, config, store, gossiper, log } = deps;
@@ -79,6 +80,7 @@ export class Replication {
         maxKeyBytes: store.settings.maxKeyBytes,
         maxValueBytes: store.settings.maxValueBytes,
         maxHintWindowMs: config.maxHintWindowMs,
+        fullReads: config.readMode === 'full',
       },
       {
         placement: deps.placement,
@@ -119,13 +121,23 @@ export class Replication {
     );
   }
 
-  /** Serve KeyValue (clients) and Replica (peers) on `server`, each through `wrap` (metrics.ts times them). */
-  addServices(server: grpc.Server, wrap: (impl: grpc.UntypedServiceImplementation, role: 'coordinator' | 'replica') => grpc.UntypedServiceImplementation): void {
+  /**
+   * Serve KeyValue (clients) and Replica (peers) on `server`: KeyValue's calls through
+   * `wrap`, each replica call told to `observe` (metrics.ts times them).
+   */
+  addServices(
+    server: grpc.Server,
+    wrap: (impl: grpc.UntypedServiceImplementation, role: 'coordinator') => grpc.UntypedServiceImplementation,
+    observe: (operation: string, code: string, seconds: number) => void,
+  ): void {
     server.addService(serviceClient('ringkv.v1.KeyValue').service, wrap(kvService(this.coordinator), 'coordinator'));
-    server.addService(
-      serviceClient('ringkv.internal.v1.Replica').service,
-      wrap(replicaService(this.#local, this.deps.refuseReplicaCalls, REPLICA_CALLS_PER_REQUEST * this.deps.config.maxInFlight), 'replica'),
-    );
+    this.#server = new ReplicaServer(this.#local, { refuse: this.deps.refuseReplicaCalls, maxInFlight: REPLICA_CALLS_PER_REQUEST * this.deps.config.maxInFlight, observe });
+    server.addService(this.#server.definition(), this.#server.implementation());
+  }
+
+  /** Answer the replica calls running, then close peers' streams: the server's graceful shutdown waits for them. */
+  drainReplicaStreams(): void {
+    this.#server?.drain();
   }
 
   /** Close channels to peers whose address is not in `keep`. */

@@ -18,12 +18,12 @@
  * LevelDB (replicas do, through ReplicaApi) or know the wire (transport/ does).
  */
 import type { Ring, Target } from '../ring/index.js';
-import { resolveReplies } from '../storage/index.js';
+import { recordDigest, resolveReplies } from '../storage/index.js';
 import { showKey } from '../storage/errors.js';
 import { ReplicationError } from './errors.js';
 import { LatencyWindow } from './latency-window.js';
 import { QuorumFailed, awaitQuorum, type Outcome } from './quorum.js';
-import type { ApplyResult, ReplicaApi } from './replica-api.js';
+import { ReplicaFailure, type ApplyResult, type ReplicaApi } from './replica-api.js';
 
 export interface CoordinatorOptions {
   /** This node's id. */
@@ -42,6 +42,8 @@ export interface CoordinatorOptions {
    * counted. Bounds the hints a long outage piles up. Default 3 h.
    */
   readonly maxHintWindowMs?: number;
+  /** Ask every replica of a read for its record, not only R of them (the others for a digest). Default false. */
+  readonly fullReads?: boolean;
 }
 
 /**
@@ -73,6 +75,8 @@ export interface CoordinatorCounters {
   /** Replies a read found stale, and sent the merged record. */
   readRepairs: number;
   readRepairFailures: number;
+  /** Digest replies to reads that differed from the data replies: the replica was read in full. */
+  digestMismatches: number;
   /** Writes to a fallback: a hint kept for a down primary. */
   sloppyWrites: number;
   /** Writes to a key whose range is moving: also sent to its future replicas. */
@@ -88,6 +92,9 @@ export interface CoordinatorCounters {
   overloaded: number;
 }
 
+/** A read's reply: the record (undefined where the replica holds none), or only its digest. */
+type ReadReply = { readonly record: Buffer | undefined } | { readonly digest: Buffer };
+
 export interface RequestOptions {
   /** Quorum for this request, 1..N; 0 or undefined: a majority of N. */
   readonly quorum?: number;
@@ -97,12 +104,10 @@ export interface RequestOptions {
 
 /** Cassandra's max_hint_window default: 3 hours. */
 export const DEFAULT_HINT_WINDOW_MS = 3 * 60 * 60 * 1000;
-const GRPC_DEADLINE_EXCEEDED = 4;
-const GRPC_UNAVAILABLE = 14;
 
 export class Coordinator {
   readonly counters: CoordinatorCounters = {
-    puts: 0, gets: 0, deletes: 0, readRepairs: 0, readRepairFailures: 0, sloppyWrites: 0, pendingWrites: 0, hintsOnFailure: 0, missedPastHintWindow: 0, missedNoHint: 0, unavailable: 0, timeouts: 0, overloaded: 0,
+    puts: 0, gets: 0, deletes: 0, readRepairs: 0, readRepairFailures: 0, digestMismatches: 0, sloppyWrites: 0, pendingWrites: 0, hintsOnFailure: 0, missedPastHintWindow: 0, missedNoHint: 0, unavailable: 0, timeouts: 0, overloaded: 0,
   };
   #inFlight = 0;
   /** How long the requests this node coordinated took, ms (the governor reads it). */
@@ -284,7 +289,7 @@ export class Coordinator {
         return { applied: await this.deps.replicas.apply(node, key, value, context, deadline), on: node };
       } catch (e) {
         if (!unreachable(e)) {
-          if (codeOf(e) === GRPC_DEADLINE_EXCEEDED) throw this.#timeout(op, key, 0, 1);
+          if (timedOut(e)) throw this.#timeout(op, key, 0, 1);
           throw e; // the replica refused the write itself (bad context, too many siblings, ...): the client's to fix
         }
         last = e;
@@ -329,12 +334,23 @@ export class Coordinator {
     const deadline = this.#deadline(o);
     // Reads use the current replicas until a move completes (see #writeTargets).
     const targets = this.#targets('get', key, r, 'R', this.#placement());
-    const calls = targets.map((t) => ({ node: t.id, promise: this.deps.replicas.read(t.id, key, t.for, deadline) }));
+    // Data from R targets, this node first (no hop); a digest from every other primary
+    // (Cassandra's digest reads). Fallbacks hold hints, not copies: always read in full.
+    const dataFrom = new Set(this.options.fullReads ? targets.map((t) => t.id) : [...targets].sort((a, b) => (a.id === this.options.self ? -1 : b.id === this.options.self ? 1 : 0)).slice(0, r).map((t) => t.id));
+    const calls = targets.map((t) => ({
+      node: t.id,
+      promise:
+        dataFrom.has(t.id) || t.for !== undefined
+          ? this.deps.replicas.read(t.id, key, t.for, deadline).then((record): ReadReply => ({ record }))
+          : this.deps.replicas.digest(t.id, key, deadline).then((digest): ReadReply => ({ digest })),
+    }));
     const q = awaitQuorum(calls, r, deadline);
     void q.all.then((outcomes) => this.#repair(key, targets, outcomes));
     let replies: Outcome<Buffer | undefined>[];
     try {
-      replies = await q.reached;
+      replies = await this.#withData(key, await q.reached, deadline);
+      const failed = replies.filter((x) => !x.ok);
+      if (failed.length > 0) throw new QuorumFailed(replies, false);
     } catch (e) {
       if (!(e instanceof QuorumFailed)) throw e;
       throw this.#quorumError('get', key, e, r, 'R', 0);
@@ -343,12 +359,39 @@ export class Coordinator {
     return { values: resolved.values, context: resolved.context, found: resolved.found };
   }
 
-  /** Read repair: send the merge of every reply to each replica whose reply lacked part of it. */
-  async #repair(key: Buffer, targets: { id: string; for?: string }[], outcomes: Outcome<Buffer | undefined>[]): Promise<void> {
-    const ok = outcomes.filter((x) => x.ok);
-    if (ok.length < 2) return;
-    let resolved;
+  /**
+   * Read replies as records: a digest that matches the merge of the data replies stands
+   * for that merge; one that does not (or comes with no data reply) is read in full, before
+   * `deadline` (Cassandra's digest mismatch).
+   */
+  async #withData(key: Buffer, replies: readonly Outcome<ReadReply>[], deadline: number): Promise<Outcome<Buffer | undefined>[]> {
+    const data = replies.flatMap((x) => (x.ok && 'record' in x.value ? [x.value.record] : []));
+    const merged = data.length > 0 ? resolveReplies(key, data).record : undefined;
+    const digest = data.length > 0 ? recordDigest(merged) : undefined;
+    return Promise.all(
+      replies.map(async (x): Promise<Outcome<Buffer | undefined>> => {
+        if (!x.ok) return x;
+        if ('record' in x.value) return { node: x.node, ok: true, value: x.value.record };
+        if (digest !== undefined && x.value.digest.equals(digest)) return { node: x.node, ok: true, value: merged };
+        this.counters.digestMismatches++;
+        try {
+          return { node: x.node, ok: true, value: await this.deps.replicas.read(x.node, key, undefined, deadline) };
+        } catch (error) {
+          return { node: x.node, ok: false, error };
+        }
+      }),
+    );
+  }
+
+  /**
+   * Read repair, once every target answered: send the merge of every reply to each replica
+   * whose reply lacked part of it (a digest that differs is read in full first).
+   */
+  async #repair(key: Buffer, targets: { id: string; for?: string }[], outcomes: Outcome<ReadReply>[]): Promise<void> {
+    if (outcomes.filter((x) => x.ok).length < 2) return;
+    let resolved, ok;
     try {
+      ok = (await this.#withData(key, outcomes, Date.now() + this.options.timeoutMs)).filter((x) => x.ok);
       resolved = resolveReplies(key, ok.map((x) => x.value));
     } catch (e) {
       this.deps.log.warn({ err: describe(e) }, 'read repair skipped: a reply did not decode');
@@ -378,7 +421,7 @@ export class Coordinator {
   #quorumError(op: string, key: Buffer, e: QuorumFailed, needed: number, letter: 'R' | 'W', alreadyAcked: number): ReplicationError {
     const got = e.succeeded + alreadyAcked;
     const failed = e.outcomes.filter((x) => !x.ok) as { node: string; error: unknown }[];
-    if (e.timedOut || failed.some((f) => codeOf(f.error) === GRPC_DEADLINE_EXCEEDED)) return this.#timeout(op, key, got, needed);
+    if (e.timedOut || failed.some((f) => timedOut(f.error))) return this.#timeout(op, key, got, needed);
     const why = failed.map((f) => `${f.node}: ${describe(f.error)}`).join('; ');
     const applied = letter === 'W' ? ` The write was applied on ${got} replica(s) and may still appear in reads.` : '';
     return new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)} got ${got} of ${letter}=${needed} replies (${why}).${applied} Retry.`);
@@ -396,17 +439,15 @@ export class Coordinator {
   }
 }
 
-function codeOf(e: unknown): number | undefined {
-  const c = (e as { code?: unknown })?.code;
-  return typeof c === 'number' ? c : undefined;
-}
-
 /** A replica that could not be reached at all (as opposed to one that refused the request). */
 function unreachable(e: unknown): boolean {
-  return codeOf(e) === GRPC_UNAVAILABLE || (e as { code?: unknown })?.code === 'KV_CLOSED';
+  return e instanceof ReplicaFailure && e.kind === 'unreachable';
+}
+
+function timedOut(e: unknown): boolean {
+  return e instanceof ReplicaFailure && e.kind === 'timeout';
 }
 
 function describe(e: unknown): string {
-  const x = e as { details?: string; message?: string };
-  return (x?.details ?? x?.message ?? String(e)).replace(/\. Resolution note: .*$/, '');
+  return (e as Error)?.message ?? String(e);
 }

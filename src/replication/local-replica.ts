@@ -1,12 +1,12 @@
 /**
- * This node's side of the replica calls: what the Replica gRPC service runs for a peer,
- * and what a coordinator runs for itself without a network hop.
+ * This node's side of the replica calls: what the Replica service runs for a peer, and
+ * what a coordinator runs for itself without a network hop.
  *
  * Owns: turning a replica call into store calls. Must not: touch LevelDB directly (the
  * store does) or decide who is a replica (the coordinator does).
  */
-import type { Store } from '../storage/index.js';
-import type { ApplyResult, ReplicaApi } from './replica-api.js';
+import { recordDigest, type Store } from '../storage/index.js';
+import { asReplicaFailure, type ApplyResult, type ReplicaApi } from './replica-api.js';
 
 export class LocalReplica {
   constructor(private readonly store: Store) {}
@@ -27,13 +27,26 @@ export class LocalReplica {
   read(key: Buffer, hintFor: string | undefined): Promise<Buffer | undefined> {
     return hintFor !== undefined ? this.store.hints.get(hintFor, key) : this.store.getRecord(key);
   }
+
+  async digest(key: Buffer): Promise<Buffer> {
+    return recordDigest(await this.store.getRecord(key));
+  }
 }
 
-/** `remote` for other nodes, and `local` directly for calls to `self`: a coordinator that is a replica needs no hop to itself. */
+/**
+ * `remote` for other nodes, and `local` directly for calls to `self`: a coordinator that
+ * is a replica needs no hop to itself. Its own store's errors become ReplicaFailures, as
+ * a peer's would.
+ */
 export function withLocal(self: string, local: LocalReplica, remote: ReplicaApi): ReplicaApi {
+  const here = <T>(p: Promise<T>): Promise<T> =>
+    p.catch((e: unknown) => {
+      throw asReplicaFailure(e);
+    });
   return {
-    apply: (node, key, value, context, deadline) => (node === self ? local.apply(key, value, context) : remote.apply(node, key, value, context, deadline)),
-    merge: (node, key, record, hintFor, deadline) => (node === self ? local.merge(key, record, hintFor) : remote.merge(node, key, record, hintFor, deadline)),
-    read: (node, key, hintFor, deadline) => (node === self ? local.read(key, hintFor) : remote.read(node, key, hintFor, deadline)),
+    apply: (node, key, value, context, deadline) => (node === self ? here(local.apply(key, value, context)) : remote.apply(node, key, value, context, deadline)),
+    merge: (node, key, record, hintFor, deadline) => (node === self ? here(local.merge(key, record, hintFor)) : remote.merge(node, key, record, hintFor, deadline)),
+    read: (node, key, hintFor, deadline) => (node === self ? here(local.read(key, hintFor)) : remote.read(node, key, hintFor, deadline)),
+    digest: (node, key, deadline) => (node === self ? here(local.digest(key)) : remote.digest(node, key, deadline)),
   };
 }

@@ -12,7 +12,7 @@
  *
  * Pure: the clock is injected.
  */
-import type { ReplicaApi } from './replica-api.js';
+import { noAnswer, type ReplicaApi } from './replica-api.js';
 
 export interface ReachabilityOptions {
   /** Failures in a row that make a peer suspect. */
@@ -57,15 +57,6 @@ export class Reachability {
   }
 }
 
-const GRPC_DEADLINE_EXCEEDED = 4;
-const GRPC_UNAVAILABLE = 14;
-
-/** No answer at all: the peer could not be reached or did not answer in time (not a refusal). */
-export function noAnswer(e: unknown): boolean {
-  const code = (e as { code?: unknown })?.code;
-  return code === GRPC_UNAVAILABLE || code === GRPC_DEADLINE_EXCEEDED;
-}
-
 /** `remote` with every call's outcome told to `reach`. */
 export function observed(remote: ReplicaApi, reach: Reachability): ReplicaApi {
   const watch = <T>(node: string, p: Promise<T>): Promise<T> =>
@@ -81,5 +72,6 @@ export function observed(remote: ReplicaApi, reach: Reachability): ReplicaApi {
     apply: (node, key, value, context, deadline) => watch(node, remote.apply(node, key, value, context, deadline)),
     merge: (node, key, record, hintFor, deadline) => watch(node, remote.merge(node, key, record, hintFor, deadline)),
     read: (node, key, hintFor, deadline) => watch(node, remote.read(node, key, hintFor, deadline)),
+    digest: (node, key, deadline) => watch(node, remote.digest(node, key, deadline)),
   };
 }

@@ -1,11 +1,12 @@
 /**
  * The narrow interface between a coordinator and a key's replicas (docs/architecture.md: the
- * transport knows nothing of what the messages mean). Today one unary call per request
- * (transport/replica-wire.ts); a later batching transport over long-lived streams only
- * has to implement these three calls.
+ * transport knows nothing of what the messages mean). Over the network it is batched
+ * calls on one long-lived stream per peer (transport/replica-wire.ts); in tests, the
+ * in-memory fake (transport/memory-replicas.ts); for the node itself, its LocalReplica.
  *
  * Nodes are named by id; the implementation finds their address. Every call carries an
- * absolute deadline (ms since the epoch, as Date.now()).
+ * absolute deadline (ms since the epoch, as Date.now()). Every failure is a ReplicaFailure,
+ * whatever the transport: the coordinator decides by its kind, never by a wire's codes.
  */
 
 export interface ApplyResult {
@@ -22,4 +23,55 @@ export interface ReplicaApi {
   merge(node: string, key: Buffer, record: Buffer, hintFor: string | undefined, deadline: number): Promise<boolean>;
   /** `node`'s record of the key (its hint for `hintFor` when set), or undefined. */
   read(node: string, key: Buffer, hintFor: string | undefined, deadline: number): Promise<Buffer | undefined>;
+  /**
+   * A digest of `node`'s versions of the key (storage's recordDigest; empty when it holds
+   * none): what a read asks of the replicas it needs no data from (Cassandra's digest reads).
+   */
+  digest(node: string, key: Buffer, deadline: number): Promise<Buffer>;
+}
+
+/**
+ * How a replica call failed:
+ * - `unreachable`: it never ran there (no connection, the peer is stopping or its store
+ *   is closed); another replica may take it.
+ * - `timeout`: no answer before the deadline; it may or may not have run.
+ * - `refused`: the replica answered no (a bad context, too many siblings, too busy, ...);
+ *   `code` says why, as storage and replication name their errors.
+ */
+export type ReplicaFailureKind = 'unreachable' | 'timeout' | 'refused';
+
+export class ReplicaFailure extends Error {
+  constructor(
+    readonly kind: ReplicaFailureKind,
+    /** A domain error code (KV_*, RK_*): transport/status.ts maps it to a status. */
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ReplicaFailure';
+  }
+}
+
+/** Codes a replica refuses with that say "not now" rather than "never": worth retrying later. */
+const BUSY = new Set(['RK_OVERLOADED', 'KV_HINTS_FULL']);
+
+/** The call got no answer (unreachable, or timed out): the peer may be down, as opposed to having refused. */
+export function noAnswer(e: unknown): boolean {
+  return e instanceof ReplicaFailure && e.kind !== 'refused';
+}
+
+/** Worth trying again later: no answer, or a replica too busy now. Anything else that is not a ReplicaFailure is a fault here, retried too. */
+export function transient(e: unknown): boolean {
+  return !(e instanceof ReplicaFailure) || e.kind !== 'refused' || BUSY.has(e.code);
+}
+
+/** A replica's own error (storage's KvError, replication's errors) as the failure a transport reports. */
+export function asReplicaFailure(e: unknown): ReplicaFailure {
+  if (e instanceof ReplicaFailure) return e;
+  const x = e as { code?: unknown; message?: unknown };
+  const code = typeof x?.code === 'string' ? x.code : 'RK_INTERNAL';
+  const message = typeof x?.message === 'string' ? x.message : String(e);
+  // A store that is closing, or a node that is stopping, never ran the call.
+  const kind = code === 'KV_CLOSED' || code === 'RK_NOT_READY' ? 'unreachable' : code === 'RK_TIMEOUT' ? 'timeout' : 'refused';
+  return new ReplicaFailure(kind, code, message);
 }

@@ -15,5 +15,5 @@ export type { Durability, StoreLimits, HintLimits } from './options.js';
 export { DEFAULT_TOMBSTONE_GRACE_MS } from './options.js';
 export { merge, update, liveValues, isDeleted, EMPTY_VERSIONS } from './versions.js';
 export type { Versions, Sibling, Clock, Actor } from './versions.js';
-export { resolveReplies } from './replies.js';
+export { recordDigest, resolveReplies } from './replies.js';
 export type { ResolvedRead } from './replies.js';

@@ -5,6 +5,7 @@
  * Owns: the pure join of records from several replicas. Must not: do I/O or decide who
  * to ask (replication/ does); it lives here because only storage knows the byte formats.
  */
+import { createHash } from 'node:crypto';
 import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeRecord, encodeRecord, versionBytes, viewRecord } from './codec.js';
 import { KvError } from './errors.js';
 import { tokenHalves, userKey } from './keys.js';
@@ -56,6 +57,19 @@ export function resolveReplies(key: Key, replies: readonly (Uint8Array | undefin
     stale: decoded.map((v) => !sameVersions(v, merged)),
   };
 }
+
+/**
+ * A digest of a record's versions (empty for no record): two replicas holding the same
+ * versions give the same digest, whatever their own bookkeeping. What a digest read
+ * compares instead of the record (MD5, as Cassandra's digests: 16 bytes, not a defence
+ * against anyone forging records, which a replica could send anyway).
+ */
+export function recordDigest(record: Uint8Array | undefined): Buffer {
+  if (record === undefined) return EMPTY_DIGEST;
+  return createHash('md5').update(checked(() => versionBytes(record))).digest();
+}
+
+const EMPTY_DIGEST = Buffer.alloc(0);
 
 function checked<T>(fn: () => T): T {
   try {

@@ -3,17 +3,15 @@
  * own copy of a key read through the internal Replica service (not a quorum read), to
  * check where data really is.
  */
-import * as grpc from '@grpc/grpc-js';
 import { resolveReplies } from '../../src/storage/index.js';
-import { callUnary, serviceClient } from '../../src/transport/protos.js';
+import { GrpcReplicas } from '../../src/transport/replica-wire.js';
 
 /** The values node `address` itself holds for `key` (its hint for `hintFor` when given). */
 export async function localValues(address: string, key: string, hintFor = ''): Promise<string[]> {
-  const Replica = serviceClient('ringkv.internal.v1.Replica');
-  const c = new Replica(address, grpc.credentials.createInsecure());
+  const c = new GrpcReplicas(() => address);
   try {
-    const r = await callUnary<{ found: boolean; record: Buffer }>(c, 'read', { key: Buffer.from(key), hintFor }, { deadline: Date.now() + 2000 });
-    return r.found ? resolveReplies(key, [r.record]).values.map(String).sort() : [];
+    const record = await c.read('node', Buffer.from(key), hintFor === '' ? undefined : hintFor, Date.now() + 2000);
+    return record !== undefined ? resolveReplies(key, [record]).values.map(String).sort() : [];
   } finally {
     c.close();
   }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HintDelivery } from '../../../src/handoff/hint-delivery.js';
+import { ReplicaFailure } from '../../../src/replication/replica-api.js';
 import { MemoryEngine, Store } from '../../../src/storage/index.js';
 
 const quiet = { debug() {}, info() {}, warn() {} };
@@ -73,7 +74,7 @@ describe('hint delivery', () => {
         hints: holder.hints,
         isUp: () => true,
         send: async (_t, key) => {
-          if (String(key) === 'k3') throw Object.assign(new Error('too many siblings'), { code: 9 });
+          if (String(key) === 'k3') throw new ReplicaFailure('refused', 'KV_TOO_MANY_SIBLINGS', 'too many siblings');
         },
         log: { ...quiet, warn: (_o: object, m: string) => void warnings.push(m) },
       },

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ReplicationError } from '../../../src/replication/errors.js';
+import { ReplicaFailure } from '../../../src/replication/replica-api.js';
+import { toStatus } from '../../../src/transport/status.js';
 import { FakeCluster, eventually } from './fake-cluster.js';
 
 const B = (s: string): Buffer => Buffer.from(s);
@@ -225,16 +227,16 @@ describe('coordinator: bad input', () => {
   ])('%s: RK_BAD_ARGUMENT, nothing written', async (_, call, message) => {
     cluster = await FakeCluster.create(3);
     await rejectsWith(call(), 'RK_BAD_ARGUMENT', message);
-    expect(cluster.net.calls).toEqual({ apply: 0, merge: 0, read: 0 });
+    expect(cluster.net.calls).toEqual({ apply: 0, merge: 0, read: 0, digest: 0 });
   });
 
-  it('a context from another key: INVALID_ARGUMENT from the replica, passed through, nothing written', async () => {
+  it('a context from another key: the replica refuses it, passed through as INVALID_ARGUMENT, nothing written', async () => {
     cluster = await FakeCluster.create(5);
     const c = cluster;
     const ctx = (await c.coordinator('n1').get(B('a'))).context;
-    const e = (await c.coordinator(c.outsider('b')).put(B('b'), B('v'), ctx).catch((x: unknown) => x)) as { code: number; details: string };
-    expect(e.code).toBe(3);
-    expect(e.details).toMatch(/context was read from a different key/);
+    const e = (await c.coordinator(c.outsider('b')).put(B('b'), B('v'), ctx).catch((x: unknown) => x)) as ReplicaFailure;
+    expect(e).toMatchObject({ kind: 'refused', code: 'KV_BAD_CONTEXT', message: expect.stringMatching(/context was read from a different key/) });
+    expect(toStatus(e)).toMatchObject({ code: 3, details: expect.stringMatching(/context was read from a different key/) });
     expect((await c.coordinator('n1').get(B('b'), { quorum: 3 })).found).toBe(false);
   });
 });
@@ -263,6 +265,60 @@ describe('coordinator: read repair', () => {
     const got = await c.coordinator('n3').get(B('k'), { quorum: 3 });
     expect(got.values.map(String).sort()).toEqual(['x', 'y']);
     await eventually(async () => (await Promise.all(['n1', 'n2', 'n3'].map((id) => c.values(id, 'k')))).every((v) => v.join() === 'x,y'));
+  });
+});
+
+describe('coordinator: digest reads', () => {
+  const resetCalls = (c: FakeCluster): void => void Object.assign(c.net.calls, { apply: 0, merge: 0, read: 0, digest: 0 });
+
+  it('a get reads R replicas in full and asks the others for a digest; --read-mode full reads them all', async () => {
+    for (const fullReads of [false, true]) {
+      cluster = await FakeCluster.create(5, { fullReads });
+      const c = cluster;
+      const from = c.coordinator(c.outsider('k'));
+      await from.put(B('k'), B('v'), EMPTY, { quorum: 3 });
+      resetCalls(c);
+      expect((await from.get(B('k'), { quorum: 2 })).values.map(String)).toEqual(['v']);
+      await eventually(() => c.net.calls.read + c.net.calls.digest === 3);
+      expect(c.net.calls).toMatchObject(fullReads ? { read: 3, digest: 0 } : { read: 2, digest: 1 });
+      expect(from.counters.digestMismatches).toBe(0);
+      await c.close();
+    }
+  });
+
+  it('a digest that differs is read in full: its versions reach the answer and every stale replica', async () => {
+    cluster = await FakeCluster.create(5);
+    const c = cluster;
+    const [o1, o2, o3] = c.owners('k') as [string, string, string];
+    // Only the replica asked for a digest (the last in preference order) holds the key, and
+    // its digest is among the first R=2 replies (o2 is slow).
+    await c.store(o3).put('k', B('only-on-o3'));
+    c.net.faults.set(`*>${o2}`, { delayMs: 50 });
+    const from = c.coordinator(c.outsider('k'));
+    expect((await from.get(B('k'), { quorum: 2 })).values.map(String)).toEqual(['only-on-o3']);
+    expect(from.counters.digestMismatches).toBeGreaterThan(0);
+    await eventually(async () => (await c.values(o1, 'k')).join() === 'only-on-o3' && (await c.values(o2, 'k')).join() === 'only-on-o3');
+  });
+
+  it('read repair reaches a stale replica that was only asked for a digest', async () => {
+    cluster = await FakeCluster.create(5);
+    const c = cluster;
+    const [o1, o2, o3] = c.owners('k') as [string, string, string];
+    await c.store(o1).put('k', B('x'));
+    await c.store(o2).merge('k', (await c.store(o1).getRecord(B('k')))!);
+    const from = c.coordinator(c.outsider('k'));
+    expect((await from.get(B('k'), { quorum: 2 })).values.map(String)).toEqual(['x']);
+    await eventually(async () => (await c.values(o3, 'k')).join() === 'x');
+    expect(from.counters.readRepairs).toBe(1);
+  });
+
+  it('a replica read in full that fails is made up for by a matching digest', async () => {
+    cluster = await FakeCluster.create(5);
+    const c = cluster;
+    const from = c.coordinator(c.outsider('k'));
+    await from.put(B('k'), B('v'), EMPTY, { quorum: 3 });
+    c.net.faults.set(`*>${c.owners('k')[0]}`, { unreachable: true });
+    expect((await from.get(B('k'), { quorum: 2 })).values.map(String)).toEqual(['v']);
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Reachability, noAnswer, observed } from '../../../src/replication/reachability.js';
-import type { ReplicaApi } from '../../../src/replication/replica-api.js';
+import { Reachability, observed } from '../../../src/replication/reachability.js';
+import { ReplicaFailure, noAnswer, transient, type ReplicaApi, type ReplicaFailureKind } from '../../../src/replication/replica-api.js';
 
 function clock() {
   let t = 0;
@@ -40,29 +40,43 @@ describe('Reachability', () => {
 });
 
 describe('observed replica calls', () => {
-  const fails = (code: number): ReplicaApi => {
-    const err = Object.assign(new Error(`code ${code}`), { code });
-    return { apply: () => Promise.reject(err), merge: () => Promise.reject(err), read: () => Promise.reject(err) };
+  const fails = (kind: ReplicaFailureKind): ReplicaApi => {
+    const err = new ReplicaFailure(kind, kind === 'refused' ? 'KV_BAD_CONTEXT' : 'RK_UNAVAILABLE', `failed: ${kind}`);
+    return { apply: () => Promise.reject(err), merge: () => Promise.reject(err), read: () => Promise.reject(err), digest: () => Promise.reject(err) };
   };
-  const answers: ReplicaApi = { apply: () => Promise.resolve({ record: Buffer.alloc(0), context: Buffer.alloc(0) } as never), merge: () => Promise.resolve(true), read: () => Promise.resolve(undefined) };
+  const answers: ReplicaApi = {
+    apply: () => Promise.resolve({ record: Buffer.alloc(0), context: Buffer.alloc(0) } as never),
+    merge: () => Promise.resolve(true),
+    read: () => Promise.resolve(undefined),
+    digest: () => Promise.resolve(Buffer.alloc(0)),
+  };
 
-  it('counts calls that got no answer (UNAVAILABLE, DEADLINE_EXCEEDED) against the peer, and passes the error on', async () => {
-    for (const code of [14, 4]) {
+  it('counts calls that got no answer (unreachable, timed out) against the peer, and passes the error on', async () => {
+    for (const kind of ['unreachable', 'timeout'] as const) {
       const r = new Reachability({ threshold: 2, holdMs: 1000, now: () => 0 });
-      const api = observed(fails(code), r);
-      await expect(api.merge('b', Buffer.from('k'), Buffer.alloc(0), undefined, 0)).rejects.toThrow(`code ${code}`);
-      await expect(api.read('b', Buffer.from('k'), undefined, 0)).rejects.toThrow();
+      const api = observed(fails(kind), r);
+      await expect(api.merge('b', Buffer.from('k'), Buffer.alloc(0), undefined, 0)).rejects.toThrow(`failed: ${kind}`);
+      await expect(api.digest('b', Buffer.from('k'), 0)).rejects.toThrow();
       expect(r.suspect('b')).toBe(true);
     }
   });
 
   it('a refusal is an answer: it clears the count, as a success does', async () => {
     const r = new Reachability({ threshold: 2, holdMs: 1000, now: () => 0 });
-    await expect(observed(fails(14), r).read('b', Buffer.from('k'), undefined, 0)).rejects.toThrow();
-    await expect(observed(fails(9), r).read('b', Buffer.from('k'), undefined, 0)).rejects.toThrow();
-    await expect(observed(fails(14), r).read('b', Buffer.from('k'), undefined, 0)).rejects.toThrow();
+    await expect(observed(fails('unreachable'), r).read('b', Buffer.from('k'), undefined, 0)).rejects.toThrow();
+    await expect(observed(fails('refused'), r).read('b', Buffer.from('k'), undefined, 0)).rejects.toThrow();
+    await expect(observed(fails('unreachable'), r).read('b', Buffer.from('k'), undefined, 0)).rejects.toThrow();
     expect(r.suspect('b')).toBe(false);
     await observed(answers, r).merge('b', Buffer.from('k'), Buffer.alloc(0), undefined, 0);
-    expect(noAnswer({ code: 9 })).toBe(false);
+    expect(noAnswer(new ReplicaFailure('refused', 'KV_BAD_CONTEXT', 'x'))).toBe(false);
+    // A gRPC-shaped error is not a replica failure: the coordinator never sees one.
+    expect(noAnswer({ code: 14 })).toBe(false);
+  });
+
+  it('a refusal for being busy is worth retrying later; one for the request itself is not', () => {
+    expect(transient(new ReplicaFailure('refused', 'RK_OVERLOADED', 'busy'))).toBe(true);
+    expect(transient(new ReplicaFailure('refused', 'KV_HINTS_FULL', 'full'))).toBe(true);
+    expect(transient(new ReplicaFailure('timeout', 'RK_TIMEOUT', 'late'))).toBe(true);
+    expect(transient(new ReplicaFailure('refused', 'KV_TOO_MANY_SIBLINGS', 'no'))).toBe(false);
   });
 });
