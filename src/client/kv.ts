@@ -1,20 +1,36 @@
 /**
  * The typed client of ringkv's KeyValue service (proto/ringkv/v1/kv.proto): put, get and
- * delete against any node, with a deadline on every call and failover to the next node
- * when one answers UNAVAILABLE (down, shutting down, not yet joined, or too few of the
- * key's replicas up as it sees them).
+ * delete, with a deadline on every call and failover to the next node when one answers
+ * UNAVAILABLE (down, shutting down, not yet joined, or too few of the key's replicas up
+ * as it sees them).
  *
- * Owns: channels (one per node), deadlines, failover. Must not: know about replicas;
- * the node that takes a call coordinates it.
+ * Token-aware (the default): the client fetches the ring from a node and sends each
+ * request to one of the key's replicas (in turn, to spread the load), which then
+ * coordinates it with one network hop fewer. It fetches the ring again every
+ * `ringRefreshMs` while in use, and at once after a replica it picked failed; until it
+ * has a ring, and after the key's replicas, it tries the `nodes` it was given.
+ *
+ * Owns: channels (one per address), the ring as last fetched, deadlines, failover. Must
+ * not: coordinate (the node that takes a call does).
  */
 import * as grpc from '@grpc/grpc-js';
 import { CLIENT_MAX_SEND_BYTES, NODE_MAX_MESSAGE_BYTES, callUnary, serviceClient } from '../transport/protos.js';
+import { AdminClient } from './admin.js';
+import { KeyRouter } from './key-router.js';
 
 export interface ClientOptions {
   /** host:port of nodes to send to; any node takes any request. */
   readonly nodes: readonly string[];
   /** Deadline of each call unless the call sets its own, ms (default 5,000). */
   readonly deadlineMs?: number;
+  /**
+   * Send each request to one of the key's replicas, as the ring says (default true).
+   * Turn it off when the addresses nodes advertise cannot be reached from the client
+   * (behind NAT, say): then only `nodes` are used.
+   */
+  readonly tokenAware?: boolean;
+  /** How often a token-aware client fetches the ring again while in use, ms (default 5,000). */
+  readonly ringRefreshMs?: number;
 }
 
 export interface CallOptions {
@@ -64,22 +80,23 @@ function bytes(x: string | Uint8Array, what: string): Buffer {
 }
 
 export class Client {
-  readonly #clients: { address: string; client: grpc.Client }[];
+  readonly #nodes: readonly string[];
+  readonly #channels = new Map<string, grpc.Client>();
   readonly #deadlineMs: number;
+  readonly #tokenAware: boolean;
+  readonly #ringRefreshMs: number;
+  #router: KeyRouter | undefined;
+  #ringFetchedAt = -Infinity;
+  #fetching: Promise<void> | undefined;
+  #closed = false;
   #next = 0;
 
   constructor(options: ClientOptions) {
     if (!Array.isArray(options?.nodes) || options.nodes.length === 0) throw new TypeError('Client needs nodes: at least one host:port, like ["127.0.0.1:7001"]');
-    const KeyValue = serviceClient('ringkv.v1.KeyValue');
-    this.#clients = options.nodes.map((address) => ({
-      address,
-      client: new KeyValue(address, grpc.credentials.createInsecure(), {
-        // A get answers up to a key's whole versions; a put sends one value.
-        'grpc.max_receive_message_length': NODE_MAX_MESSAGE_BYTES,
-        'grpc.max_send_message_length': CLIENT_MAX_SEND_BYTES,
-      }),
-    }));
+    this.#nodes = [...options.nodes];
     this.#deadlineMs = options.deadlineMs ?? 5000;
+    this.#tokenAware = options.tokenAware ?? true;
+    this.#ringRefreshMs = options.ringRefreshMs ?? 5000;
   }
 
   async put(key: string | Uint8Array, value: string | Uint8Array, o: PutOptions = {}): Promise<{ context: Buffer }> {
@@ -96,25 +113,94 @@ export class Client {
     await this.#call('delete', { key: bytes(key, 'key'), context: o.context ?? Buffer.alloc(0), w: o.w ?? 0 }, o);
   }
 
+  /** The addresses a request for `key` would try, in order (the key's replicas first when the ring is known). */
+  candidates(key: string | Uint8Array): string[] {
+    return this.#candidates(bytes(key, 'key'));
+  }
+
+  /** Fetch the ring now (a token-aware client does so by itself; this waits for it). */
+  async refreshRing(): Promise<void> {
+    this.#ringFetchedAt = -Infinity;
+    this.#refreshIfStale();
+    await this.#fetching;
+  }
+
   close(): void {
-    for (const c of this.#clients) c.client.close();
+    this.#closed = true;
+    for (const c of this.#channels.values()) c.close();
+    this.#channels.clear();
+  }
+
+  #channel(address: string): grpc.Client {
+    let c = this.#channels.get(address);
+    if (c === undefined) {
+      const KeyValue = serviceClient('ringkv.v1.KeyValue');
+      c = new KeyValue(address, grpc.credentials.createInsecure(), {
+        // A get answers up to a key's whole versions; a put sends one value.
+        'grpc.max_receive_message_length': NODE_MAX_MESSAGE_BYTES,
+        'grpc.max_send_message_length': CLIENT_MAX_SEND_BYTES,
+      });
+      this.#channels.set(address, c);
+    }
+    return c;
+  }
+
+  /** The key's replicas in turn (so load spreads over them), then the given nodes in turn. */
+  #candidates(key: Buffer): string[] {
+    const turn = this.#next++;
+    const out: string[] = [];
+    const replicas = this.#router?.replicasOf(key) ?? [];
+    for (let i = 0; i < replicas.length; i++) out.push(replicas[(turn + i) % replicas.length]!);
+    for (let i = 0; i < this.#nodes.length; i++) {
+      const a = this.#nodes[(turn + i) % this.#nodes.length]!;
+      if (!out.includes(a)) out.push(a);
+    }
+    return out;
+  }
+
+  /** Start fetching the ring when the last fetch is older than ringRefreshMs; requests do not wait for it. */
+  #refreshIfStale(): void {
+    if (!this.#tokenAware || this.#closed || this.#fetching !== undefined || performance.now() - this.#ringFetchedAt < this.#ringRefreshMs) return;
+    this.#fetching = this.#fetchRing().finally(() => {
+      this.#fetching = undefined;
+      this.#ringFetchedAt = performance.now();
+    });
+  }
+
+  /** The ring and members from the first node that answers both; the old ring stays if none does. */
+  async #fetchRing(): Promise<void> {
+    const start = this.#next++;
+    for (let i = 0; i < this.#nodes.length; i++) {
+      const admin = new AdminClient(this.#nodes[(start + i) % this.#nodes.length]!, Math.min(this.#deadlineMs, 2000));
+      try {
+        const [ring, status] = await Promise.all([admin.ring(), admin.status()]);
+        if (!this.#closed) this.#router = new KeyRouter(ring, status);
+        return;
+      } catch {
+        // The next node; a cluster still forming has no ring yet.
+      } finally {
+        admin.close();
+      }
+    }
   }
 
   /**
-   * One call with one deadline: the nodes in turn (starting from a rotating one, so load
-   * spreads) while they answer UNAVAILABLE and time is left. Any other error is final.
+   * One call with one deadline: the candidates in turn while they answer UNAVAILABLE and
+   * time is left. Any other error is final.
    */
-  async #call(method: string, req: unknown, o: CallOptions): Promise<unknown> {
+  async #call(method: string, req: { key: Buffer } & Record<string, unknown>, o: CallOptions): Promise<unknown> {
     const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
-    const start = this.#next++ % this.#clients.length;
+    this.#refreshIfStale();
+    const candidates = this.#candidates(req.key);
     let last: grpc.ServiceError | undefined;
-    for (let i = 0; i < this.#clients.length && Date.now() < deadline; i++) {
-      const { client } = this.#clients[(start + i) % this.#clients.length]!;
+    for (let i = 0; i < candidates.length && Date.now() < deadline; i++) {
       try {
-        return await callUnary(client, method, req, { deadline });
+        return await callUnary(this.#channel(candidates[i]!), method, req, { deadline });
       } catch (e) {
         last = e as grpc.ServiceError;
         if (last.code !== grpc.status.UNAVAILABLE) throw last;
+        // A node that cannot take it now may have left, or the ring moved: look again soon.
+        if (this.#router !== undefined) this.#ringFetchedAt = -Infinity;
       }
     }
     throw last ?? Object.assign(new Error(NO_NODE_TRIED), { code: grpc.status.DEADLINE_EXCEEDED, details: NO_NODE_TRIED });

@@ -58,7 +58,7 @@ describe('a 3-node cluster', () => {
   });
 
   it('concurrent blind writes become siblings on every replica; a write with the read context resolves them', async () => {
-    const [a, b, c] = cluster.nodes.map((n) => new Client({ nodes: [n.address] }));
+    const [a, b, c] = cluster.nodes.map((n) => new Client({ nodes: [n.address], tokenAware: false }));
     try {
       await Promise.all([a!.put('sib', 'x', { w: 3 }), b!.put('sib', 'y', { w: 3 }), c!.put('sib', 'z', { w: 3 })]);
       const read = await a!.get('sib', { r: 3 });
@@ -79,7 +79,7 @@ describe('a 3-node cluster', () => {
     } finally {
       c.close();
     }
-    const only = new Client({ nodes: [nowhere], deadlineMs: 1000 });
+    const only = new Client({ nodes: [nowhere], deadlineMs: 1000, tokenAware: false });
     expect((await statusOf(only.get('fo0')))?.code).toBe(S.UNAVAILABLE);
     only.close();
   });
@@ -140,7 +140,7 @@ describe('a 3-node cluster', () => {
 
   it('a replica that does not answer in time: DEADLINE_EXCEEDED at W=3, saying the write may have applied', async () => {
     const n3 = cluster.node('n3');
-    const c1 = new Client({ nodes: [cluster.node('n1').address] });
+    const c1 = new Client({ nodes: [cluster.node('n1').address], tokenAware: false });
     n3.signal('SIGSTOP');
     try {
       // 3 s: the coordinator answers 250 ms before the client's deadline (coordinator.ts).
@@ -165,7 +165,7 @@ describe('a 3-node cluster', () => {
     // Two of three replicas down: W=2 cannot be met (a 3-node cluster has no fallback).
     await kill(cluster.node('n2'));
     await seenDown(cluster, 'n2');
-    const s = await statusOf(new Client({ nodes: [cluster.node('n1').address] }).put('rr', 'x', { w: 2 }));
+    const s = await statusOf(new Client({ nodes: [cluster.node('n1').address], tokenAware: false }).put('rr', 'x', { w: 2 }));
     expect(s?.code).toBe(S.UNAVAILABLE);
     expect(s?.details).toMatch(/needs W=2 of N=3 replicas, but only 1 is up \(down: .*\)\. Retry when nodes are back, or use a smaller w/);
     cluster.node('n2').start();
@@ -201,7 +201,7 @@ describe('a 5-node cluster', () => {
     const coordinator = cluster.nodes.find((n) => n.id === primary)!;
     for (const id of down) await kill(cluster.node(id));
     for (const id of down) await seenDown(cluster, id);
-    const client = new Client({ nodes: [coordinator.address] });
+    const client = new Client({ nodes: [coordinator.address], tokenAware: false });
     try {
       await client.put(key, 'sloppy', { w: 2 });
       expect((await client.get(key, { r: 2 })).values.map(String)).toEqual(['sloppy']);

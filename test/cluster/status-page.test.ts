@@ -54,7 +54,7 @@ describe('the HTTP port: metrics, JSON and the status page', () => {
       return views.every((v) => v?.members.length === 3 && v.members.every((m) => m.status === 'normal' && m.up));
     }, 250);
     // Through n1 alone: it coordinates every request, and n2 and n3 serve its replica calls.
-    const client = new Client({ nodes: [cluster.node('n1').address] });
+    const client = new Client({ nodes: [cluster.node('n1').address], tokenAware: false });
     try {
       const value = Buffer.alloc(1024, 7);
       for (let i = 0; i < 200; i++) await client.put(Buffer.from(`page-${i}`), value);

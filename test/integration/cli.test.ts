@@ -90,7 +90,7 @@ describe('ringkv put and get: values are bytes, from files and stdin', () => {
     expect(back.stderr).toMatch(/^context: \S+\n$/); // stdout holds the value alone
     const dash = randomBytes(1000);
     expect((await ringkv(['put', 'dash', '--file', '-', '--node', addr], dash)).code).toBe(0);
-    const c = new Client({ nodes: [addr] });
+    const c = new Client({ nodes: [addr], tokenAware: false });
     try {
       expect((await c.get('dash')).values[0]!.equals(dash)).toBe(true);
     } finally {
@@ -121,7 +121,7 @@ describe('ringkv put and get: values are bytes, from files and stdin', () => {
   }, 60_000);
 
   it('get --out refuses siblings unless --sibling chooses one, and writes nothing for a missing key', async () => {
-    const c = new Client({ nodes: [addr] });
+    const c = new Client({ nodes: [addr], tokenAware: false });
     await c.put('sib', 'one');
     await c.put('sib', 'two'); // no context: a sibling
     c.close();
@@ -200,7 +200,7 @@ describe('ringkv get and del of a missing key', () => {
 
 describe('ringkv status load', () => {
   it('counts data LevelDB has not flushed yet: after 1.1 MiB of writes the load is at least 1 MiB', async () => {
-    const c = new Client({ nodes: [addr] });
+    const c = new Client({ nodes: [addr], tokenAware: false });
     for (let i = 0; i < 11; i++) await c.put(`load:${i}`, randomBytes(100 * 1024));
     c.close();
     const admin = new AdminClient(addr);

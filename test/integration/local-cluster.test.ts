@@ -108,7 +108,7 @@ it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops ev
     pids.push(...[...added.matchAll(/\(pid (\d+)\)/g)].map((m) => Number(m[1])));
     expect(added).toMatch(/^n4 started at 127\.0\.0\.1:\d+ \(pid \d+\); it joins the cluster$/m);
     expect(added).toContain('n4 is normal: it owns its ranges');
-    const n4 = new Client({ nodes: [`127.0.0.1:${base + 3}`] });
+    const n4 = new Client({ nodes: [`127.0.0.1:${base + 3}`], tokenAware: false });
     try {
       expect((await n4.get('greeting', { r: 3 })).values.map(String)).toEqual(['hello']);
     } finally {
@@ -126,7 +126,7 @@ it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops ev
     expect(stopped).toMatch(/^n2 \(pid \d+\) stopped; ringkv local start n2 starts it again with its data$/m);
     // The launcher's own line comes through its stdout pipe, which may lag the CLI's reply.
     await waitFor('the launcher reports n2 stopped', 10_000, () => second.out().includes('node n2 stopped (exit code 0)'), 100);
-    const n1 = new Client({ nodes: [nodes[0]!] });
+    const n1 = new Client({ nodes: [nodes[0]!], tokenAware: false });
     try {
       await n1.put('while-n2-was-down', 'hinted'); // W=2 of n1, n3: n2 gets it as a hint
       const started = await cli('local', 'start', 'n2', '--data-dir', root);
@@ -143,7 +143,7 @@ it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops ev
     } finally {
       admin.close();
     }
-    const n2 = new Client({ nodes: [nodes[1]!] });
+    const n2 = new Client({ nodes: [nodes[1]!], tokenAware: false });
     try {
       expect((await n2.get('greeting', { r: 3 })).values.map(String)).toEqual(['hello']);
       await waitFor('the write made while n2 was down to read back at R=3 through n2', 20_000, async () => (await n2.get('while-n2-was-down', { r: 3 })).values.map(String).join() === 'hinted', 250);

@@ -52,7 +52,7 @@ it.skipIf(!root)('a coordinator cut off from two replicas that gossip still show
   await until('4 nodes normal and up everywhere', 90_000, up);
 
   net!.partition(['n2', 'n3'].flatMap((x) => [{ from: 'n1', to: x, initiatedOnly: false }, { from: x, to: 'n1', initiatedOnly: false }]));
-  const client = new Client({ nodes: [n1!.address], deadlineMs: 3000 });
+  const client = new Client({ nodes: [n1!.address], deadlineMs: 3000, tokenAware: false });
   const acked: string[] = [];
   const failed: string[] = [];
   const started = Date.now();
