@@ -11,8 +11,8 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { Gossiper } from '../membership/gossiper.js';
 import { field, formatTokens, type EndpointState } from '../membership/endpoint.js';
-import { GossipSender, fromWire } from '../transport/gossip-wire.js';
-import { WIRE_SCHEMA, serviceClient } from '../transport/protos.js';
+import { GossipSender, gossipService } from '../transport/gossip-wire.js';
+import { WIRE_SCHEMA } from '../transport/protos.js';
 import type { NodeConfig } from './config.js';
 import type { Identity } from './identity.js';
 import { MembershipLog } from './membership-log.js';
@@ -68,20 +68,17 @@ export class GossipExchange {
 
   /** The Gossip service: a peer's message in, replies out (sent as messages of their own). */
   addServices(server: grpc.Server): void {
-    server.addService(serviceClient('ringkv.internal.v1.Gossip').service, {
-      exchange: (call: grpc.ServerUnaryCall<Parameters<typeof fromWire>[0], object>, cb: grpc.sendUnaryData<object>) => {
-        if (this.deps.stopping()) return cb({ code: grpc.status.UNAVAILABLE, details: 'node is shutting down' });
-        const now = performance.now();
-        const replies = this.gossiper.receive(now, fromWire(call.request));
-        const refused = this.after();
-        for (const r of replies) this.#sender.send(r.to, r.message);
-        if (refused !== undefined) {
-          const code = refused.startsWith('cluster name') ? grpc.status.FAILED_PRECONDITION : grpc.status.INVALID_ARGUMENT;
-          return cb({ code, details: refused });
-        }
-        cb(null, {});
-      },
-    });
+    server.addService(
+      ...gossipService({
+        refuse: () => (this.deps.stopping() ? 'node is shutting down' : undefined),
+        receive: (message) => {
+          const replies = this.gossiper.receive(performance.now(), message);
+          const refused = this.after();
+          for (const r of replies) this.#sender.send(r.to, r.message);
+          return refused;
+        },
+      }),
+    );
   }
 
   /** Log membership events, rebuild the ring if ownership changed. Returns why a message was refused, if it was. */

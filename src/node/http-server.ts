@@ -23,7 +23,7 @@ import type { Logger } from 'pino';
 import { clusterTransfers, type StatusReply } from '../client/admin.js';
 import { serviceClient } from '../transport/protos.js';
 import type { NodeMetrics } from './metrics.js';
-import type { Refusal } from './admin-service.js';
+import type { Refusal } from '../transport/admin-service.js';
 import type { RecordedEvent } from './membership-log.js';
 
 /** The page, next to proto/ in the package (two levels above both src/node and dist/node). */

@@ -31,7 +31,7 @@ import { Checkpoints } from '../handoff/checkpoints.js';
 import { MovementDriver, MovementRefused } from './movement-driver.js';
 import { StagedChanges } from './staged.js';
 import { AdminClient } from '../client/admin.js';
-import { adminService, ringReply, statusReply } from './admin-service.js';
+import { adminService, ringReply, statusReply } from '../transport/admin-service.js';
 import { NodeMetrics } from './metrics.js';
 import { HttpServer } from './http-server.js';
 import { Replication } from './replication.js';

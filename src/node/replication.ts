@@ -18,7 +18,7 @@ import { Reachability, observed } from '../replication/reachability.js';
 import { GrpcReplicas, ReplicaServer } from '../transport/replica-wire.js';
 import { serviceClient } from '../transport/protos.js';
 import type { NodeConfig } from './config.js';
-import { kvService } from './kv-service.js';
+import { kvService } from '../transport/kv-service.js';
 
 /**
  * Replica calls a node takes from peers at once, per client request it may coordinate

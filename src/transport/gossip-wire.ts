@@ -1,13 +1,17 @@
 /**
- * Gossip messages between their protobuf form and the gossiper's, and the client side
- * that sends them: one channel per peer, reused; fire and forget with a deadline.
+ * The Gossip service (proto/ringkv/internal/v1/gossip.proto) on both sides: messages
+ * between their protobuf form and the gossiper's, the client side that sends them (one
+ * channel per peer, reused; fire and forget with a deadline), and the server handler
+ * that takes a peer's message.
  *
- * Owns: the mapping and the channels. Must not: interpret messages (the gossiper does).
+ * Owns: the mapping, the channels, the statuses of refusals. Must not: interpret
+ * messages (the gossiper does).
  */
 
 import * as grpc from '@grpc/grpc-js';
 import type { GossipMessage } from '../membership/gossiper.js';
 import { PeerChannels } from './peer-channels.js';
+import { serviceClient } from './protos.js';
 
 interface WireMessage {
   cluster: string;
@@ -79,4 +83,30 @@ export class GossipSender {
   close(): void {
     this.#channels.close();
   }
+}
+
+export interface GossipHandler {
+  /** Why this node takes no gossip now (stopping), or undefined. */
+  refuse(): string | undefined;
+  /** Take a peer's message; why it was refused (another cluster, malformed), if it was. */
+  receive(message: GossipMessage): string | undefined;
+}
+
+/** The Gossip service's definition and handler: a refusal for another cluster is FAILED_PRECONDITION, any other INVALID_ARGUMENT. */
+export function gossipService(h: GossipHandler): [grpc.ServiceDefinition, grpc.UntypedServiceImplementation] {
+  return [
+    serviceClient('ringkv.internal.v1.Gossip').service,
+    {
+      exchange: (call: grpc.ServerUnaryCall<WireMessage, object>, cb: grpc.sendUnaryData<object>) => {
+        const stopping = h.refuse();
+        if (stopping !== undefined) return cb({ code: grpc.status.UNAVAILABLE, details: stopping });
+        const refused = h.receive(fromWire(call.request));
+        if (refused !== undefined) {
+          const code = refused.startsWith('cluster name') ? grpc.status.FAILED_PRECONDITION : grpc.status.INVALID_ARGUMENT;
+          return cb({ code, details: refused });
+        }
+        cb(null, {});
+      },
+    },
+  ];
 }

@@ -12,7 +12,7 @@ import * as grpc from '@grpc/grpc-js';
 import { tokenHex, tokenOf, type Ring } from '../ring/index.js';
 import { field, parseTokens, type EndpointState } from '../membership/endpoint.js';
 import type { Gossiper } from '../membership/gossiper.js';
-import { MAX_CLOCK_OFFSET_MS } from './config.js';
+import { MAX_CLOCK_OFFSET_MS } from '../node/config.js';
 
 /** Most replicas a request may ask about. */
 const MAX_REPLICAS = 16;

@@ -6,7 +6,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Coordinator } from '../replication/coordinator.js';
-import { toStatus } from '../transport/status.js';
+import { toStatus } from './status.js';
 
 interface PutRequest { key: Buffer; value: Buffer; context: Buffer; w: number }
 interface GetRequest { key: Buffer; r: number }
