@@ -9,6 +9,10 @@
  * maps them to ReplicaApi and LocalReplica).
  */
 
+import { EMPTY, LEN, Reader, VARINT, WireDecodeError, Writer, bytesField, expect, messageField, varintField } from './protobuf-bytes.js';
+
+export { WireDecodeError } from './protobuf-bytes.js';
+
 export type WireCall =
   | { id: number; deadline: number; op: 'apply'; key: Buffer; value: Buffer | null; context: Buffer }
   | { id: number; deadline: number; op: 'merge'; key: Buffer; record: Buffer; hintFor: string }
@@ -22,76 +26,9 @@ export type WireReply =
   | { id: number; op: 'digest'; digest: Buffer }
   | { id: number; op: 'error'; code: string; message: string };
 
-export class WireDecodeError extends Error {
-  override name = 'WireDecodeError';
-}
-
 // Field numbers, as in replica.proto.
 const CALL_OP = { apply: 3, merge: 4, read: 5, digest: 6 } as const;
 const REPLY_OP = { apply: 2, merge: 3, read: 4, digest: 5, error: 6 } as const;
-const LEN = 2, VARINT = 0;
-
-function varintSize(n: number): number {
-  let s = 1;
-  while (n >= 128) {
-    n = Math.floor(n / 128);
-    s++;
-  }
-  return s;
-}
-
-/** A length-delimited field of `len` bytes; proto3 leaves empty ones out. */
-const bytesField = (len: number): number => (len === 0 ? 0 : 1 + varintSize(len) + len);
-/** A sub-message field: always written, even empty (it says which op this is). */
-const messageField = (len: number): number => 1 + varintSize(len) + len;
-const varintField = (n: number): number => (n === 0 ? 0 : 1 + varintSize(n));
-
-class Writer {
-  pos = 0;
-  constructor(readonly buf: Buffer) {}
-
-  varint(n: number): void {
-    while (n >= 128) {
-      this.buf[this.pos++] = (n % 128) | 128;
-      n = Math.floor(n / 128);
-    }
-    this.buf[this.pos++] = n;
-  }
-
-  tag(field: number, wire: number): void {
-    this.buf[this.pos++] = (field << 3) | wire; // every field number here is below 16
-  }
-
-  uint(field: number, n: number): void {
-    if (n === 0) return;
-    this.tag(field, VARINT);
-    this.varint(n);
-  }
-
-  bytes(field: number, b: Uint8Array): void {
-    const len = b.length;
-    if (len === 0) return;
-    this.tag(field, LEN);
-    this.varint(len);
-    // A copy call costs more than a short loop (keys, contexts, small records).
-    if (len > 64) this.buf.set(b, this.pos);
-    else for (let i = 0; i < len; i++) this.buf[this.pos + i] = b[i]!;
-    this.pos += len;
-  }
-
-  string(field: number, s: string, len: number): void {
-    if (len === 0) return;
-    this.tag(field, LEN);
-    this.varint(len);
-    this.pos += this.buf.write(s, this.pos, len, 'utf8');
-  }
-
-  message(field: number, len: number): void {
-    this.tag(field, LEN);
-    this.varint(len);
-  }
-}
-
 function callBody(c: WireCall): number {
   switch (c.op) {
     case 'apply':
@@ -105,21 +42,29 @@ function callBody(c: WireCall): number {
   }
 }
 
-/** Bytes one call takes in a batch (ReplicaCalls field 1). */
-export function callSize(c: WireCall): number {
+/**
+ * What a call's deadline goes on the wire as: the ms left at `now` (at least 1), which
+ * the receiver adds to its own clock, so that nodes' clocks need not agree (as gRPC's
+ * grpc-timeout header).
+ */
+export const timeLeft = (deadline: number, now: number): number => Math.max(1, Math.ceil(deadline - now));
+
+/** Bytes one call takes in a batch (ReplicaCalls field 1), sent at `now`. */
+export function callSize(c: WireCall, now = Date.now()): number {
   const body = callBody(c);
-  return messageField(varintField(c.id) + varintField(c.deadline) + messageField(body));
+  return messageField(varintField(c.id) + varintField(timeLeft(c.deadline, now)) + messageField(body));
 }
 
-/** ReplicaCalls holding `calls`. */
-export function encodeCalls(calls: readonly WireCall[]): Buffer {
+/** ReplicaCalls holding `calls`, sent at `now`. */
+export function encodeCalls(calls: readonly WireCall[], now = Date.now()): Buffer {
   const bodies = calls.map(callBody);
-  const sizes = calls.map((c, i) => varintField(c.id) + varintField(c.deadline) + messageField(bodies[i]!));
+  const left = calls.map((c) => timeLeft(c.deadline, now));
+  const sizes = calls.map((c, i) => varintField(c.id) + varintField(left[i]!) + messageField(bodies[i]!));
   const w = new Writer(Buffer.allocUnsafe(sizes.reduce((a, s) => a + messageField(s), 0)));
   calls.forEach((c, i) => {
     w.message(1, sizes[i]!);
     w.uint(1, c.id);
-    w.uint(2, c.deadline);
+    w.uint(2, left[i]!);
     w.message(CALL_OP[c.op], bodies[i]!);
     switch (c.op) {
       case 'apply':
@@ -200,90 +145,11 @@ export function encodeReplies(replies: readonly WireReply[]): Buffer {
   return w.buf;
 }
 
-const EMPTY: Buffer = Buffer.alloc(0);
-
-class Reader {
-  constructor(
-    readonly buf: Buffer,
-    public pos: number,
-    readonly end: number,
-  ) {}
-
-  get done(): boolean {
-    return this.pos >= this.end;
-  }
-
-  varint(): number {
-    let n = 0, m = 1;
-    for (let i = 0; i < 8; i++) {
-      if (this.pos >= this.end) throw new WireDecodeError('a varint runs past the end of its message');
-      const b = this.buf[this.pos++]!;
-      n += (b & 127) * m;
-      if (b < 128) return n;
-      m *= 128;
-    }
-    throw new WireDecodeError('a varint is longer than 8 bytes');
-  }
-
-  /** The next field's tag: number << 3 | wire type. */
-  tag(): number {
-    const b = this.buf[this.pos];
-    // Every field here has a one-byte tag; longer ones are a newer peer's, decoded in full.
-    if (b !== undefined && b < 128 && this.pos < this.end) {
-      this.pos++;
-      return b;
-    }
-    return this.varint();
-  }
-
-  /** The length of the next length-delimited field, checked against the message. */
-  length(): number {
-    const len = this.varint();
-    if (len > this.end - this.pos) throw new WireDecodeError(`a field of ${len} bytes runs past the end of its message`);
-    return len;
-  }
-
-  /** A length-delimited field as a view of the buffer. */
-  bytes(): Buffer {
-    const len = this.length();
-    const b = this.buf.subarray(this.pos, this.pos + len);
-    this.pos += len;
-    return b;
-  }
-
-  /** A length-delimited field as a string. */
-  string(): string {
-    const len = this.length();
-    const s = this.buf.toString('utf8', this.pos, this.pos + len);
-    this.pos += len;
-    return s;
-  }
-
-  /** The end of a nested message that starts here. */
-  nested(): number {
-    const len = this.length();
-    return this.pos + len;
-  }
-
-  skip(wire: number): void {
-    if (wire === VARINT) this.varint();
-    else if (wire === LEN) this.pos += this.length();
-    else if (wire === 1) this.pos += 8;
-    else if (wire === 5) this.pos += 4;
-    else throw new WireDecodeError(`unknown wire type ${wire}`);
-    if (this.pos > this.end) throw new WireDecodeError('a field runs past the end of its message');
-  }
-}
-
-function expect(wire: number, want: number, what: string): void {
-  if (wire !== want) throw new WireDecodeError(`${what} has wire type ${wire}, not ${want}`);
-}
-
 const CALL_OPS = ['apply', 'merge', 'read', 'digest'] as const;
 const REPLY_OPS = ['apply', 'merge', 'read', 'digest', 'error'] as const;
 
-/** The ReplicaCalls in `buf`. Throws WireDecodeError when it is not one. */
-export function decodeCalls(buf: Buffer): WireCall[] {
+/** The ReplicaCalls in `buf`, received at `now` (deadlines are `now` plus the time left). Throws WireDecodeError when it is not one. */
+export function decodeCalls(buf: Buffer, now = Date.now()): WireCall[] {
   const out: WireCall[] = [];
   const r = new Reader(buf, 0, buf.length);
   while (!r.done) {
@@ -292,20 +158,20 @@ export function decodeCalls(buf: Buffer): WireCall[] {
     else {
       expect(t & 7, LEN, 'a call');
       const end = r.nested();
-      out.push(decodeCall(r, end));
+      out.push(decodeCall(r, end, now));
       r.pos = end;
     }
   }
   return out;
 }
 
-function decodeCall(outer: Reader, end: number): WireCall {
+function decodeCall(outer: Reader, end: number, now: number): WireCall {
   const r = new Reader(outer.buf, outer.pos, end);
-  let id = 0, deadline = 0, op: (typeof CALL_OPS)[number] | undefined, body = 0, bodyEnd = 0;
+  let id = 0, deadline = now, op: (typeof CALL_OPS)[number] | undefined, body = 0, bodyEnd = 0;
   while (!r.done) {
     const t = r.tag(), f = t >>> 3, wire = t & 7;
     if (f === 1 && wire === VARINT) id = r.varint();
-    else if (f === 2 && wire === VARINT) deadline = r.varint();
+    else if (f === 2 && wire === VARINT) deadline = now + r.varint();
     else if (f >= 3 && f <= 6 && wire === LEN) {
       op = CALL_OPS[f - 3];
       bodyEnd = r.nested();

@@ -1,0 +1,155 @@
+/**
+ * Protobuf's wire format by hand, for the messages ringkv encodes itself (the replica and
+ * key-value streams): sizes first, then one exact-size buffer; fields decoded as views of
+ * the received buffer. Only what those messages use: varints, length-delimited fields,
+ * one-byte tags (field numbers below 16); unknown fields are skipped.
+ *
+ * Owns: the bytes. Must not: know any message (replica-codec.ts, kv-codec.ts do).
+ */
+
+export class WireDecodeError extends Error {
+  override name = 'WireDecodeError';
+}
+
+export const LEN = 2, VARINT = 0;
+
+export function varintSize(n: number): number {
+  let s = 1;
+  while (n >= 128) {
+    n = Math.floor(n / 128);
+    s++;
+  }
+  return s;
+}
+
+/** A length-delimited field of `len` bytes; proto3 leaves empty ones out. */
+export const bytesField = (len: number): number => (len === 0 ? 0 : 1 + varintSize(len) + len);
+/** A sub-message field: always written, even empty (it says which op this is). */
+export const messageField = (len: number): number => 1 + varintSize(len) + len;
+export const varintField = (n: number): number => (n === 0 ? 0 : 1 + varintSize(n));
+
+export class Writer {
+  pos = 0;
+  constructor(readonly buf: Buffer) {}
+
+  varint(n: number): void {
+    while (n >= 128) {
+      this.buf[this.pos++] = (n % 128) | 128;
+      n = Math.floor(n / 128);
+    }
+    this.buf[this.pos++] = n;
+  }
+
+  tag(field: number, wire: number): void {
+    this.buf[this.pos++] = (field << 3) | wire; // every field number here is below 16
+  }
+
+  uint(field: number, n: number): void {
+    if (n === 0) return;
+    this.tag(field, VARINT);
+    this.varint(n);
+  }
+
+  bytes(field: number, b: Uint8Array): void {
+    const len = b.length;
+    if (len === 0) return;
+    this.tag(field, LEN);
+    this.varint(len);
+    // A copy call costs more than a short loop (keys, contexts, small records).
+    if (len > 64) this.buf.set(b, this.pos);
+    else for (let i = 0; i < len; i++) this.buf[this.pos + i] = b[i]!;
+    this.pos += len;
+  }
+
+  string(field: number, s: string, len: number): void {
+    if (len === 0) return;
+    this.tag(field, LEN);
+    this.varint(len);
+    this.pos += this.buf.write(s, this.pos, len, 'utf8');
+  }
+
+  message(field: number, len: number): void {
+    this.tag(field, LEN);
+    this.varint(len);
+  }
+}
+
+export const EMPTY: Buffer = Buffer.alloc(0);
+
+export class Reader {
+  constructor(
+    readonly buf: Buffer,
+    public pos: number,
+    readonly end: number,
+  ) {}
+
+  get done(): boolean {
+    return this.pos >= this.end;
+  }
+
+  varint(): number {
+    let n = 0, m = 1;
+    for (let i = 0; i < 8; i++) {
+      if (this.pos >= this.end) throw new WireDecodeError('a varint runs past the end of its message');
+      const b = this.buf[this.pos++]!;
+      n += (b & 127) * m;
+      if (b < 128) return n;
+      m *= 128;
+    }
+    throw new WireDecodeError('a varint is longer than 8 bytes');
+  }
+
+  /** The next field's tag: number << 3 | wire type. */
+  tag(): number {
+    const b = this.buf[this.pos];
+    // Every field here has a one-byte tag; longer ones are a newer peer's, decoded in full.
+    if (b !== undefined && b < 128 && this.pos < this.end) {
+      this.pos++;
+      return b;
+    }
+    return this.varint();
+  }
+
+  /** The length of the next length-delimited field, checked against the message. */
+  length(): number {
+    const len = this.varint();
+    if (len > this.end - this.pos) throw new WireDecodeError(`a field of ${len} bytes runs past the end of its message`);
+    return len;
+  }
+
+  /** A length-delimited field as a view of the buffer. */
+  bytes(): Buffer {
+    const len = this.length();
+    const b = this.buf.subarray(this.pos, this.pos + len);
+    this.pos += len;
+    return b;
+  }
+
+  /** A length-delimited field as a string. */
+  string(): string {
+    const len = this.length();
+    const s = this.buf.toString('utf8', this.pos, this.pos + len);
+    this.pos += len;
+    return s;
+  }
+
+  /** The end of a nested message that starts here. */
+  nested(): number {
+    const len = this.length();
+    return this.pos + len;
+  }
+
+  skip(wire: number): void {
+    if (wire === VARINT) this.varint();
+    else if (wire === LEN) this.pos += this.length();
+    else if (wire === 1) this.pos += 8;
+    else if (wire === 5) this.pos += 4;
+    else throw new WireDecodeError(`unknown wire type ${wire}`);
+    if (this.pos > this.end) throw new WireDecodeError('a field runs past the end of its message');
+  }
+}
+
+export function expect(wire: number, want: number, what: string): void {
+  if (wire !== want) throw new WireDecodeError(`${what} has wire type ${wire}, not ${want}`);
+}
+
