@@ -15,6 +15,8 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { CLIENT_MAX_SEND_BYTES, NODE_MAX_MESSAGE_BYTES, callUnary, serviceClient } from '../transport/protos.js';
+import { BatchedStream, type ClientCodec } from '../transport/batched-stream.js';
+import { decodeKvReplies, encodeKvCalls, kvCallSize, type KvCall, type KvReply } from '../transport/kv-codec.js';
 import { AdminClient } from './admin.js';
 import { KeyRouter } from './key-router.js';
 
@@ -31,6 +33,12 @@ export interface ClientOptions {
   readonly tokenAware?: boolean;
   /** How often a token-aware client fetches the ring again while in use, ms (default 5,000). */
   readonly ringRefreshMs?: number;
+  /**
+   * Send calls batched on one stream per node (KeyValue/Stream, default true), rather than
+   * one unary call each: the same answers and errors, for far less work per call on both
+   * sides. Turn it off to talk to a node that predates the stream.
+   */
+  readonly streaming?: boolean;
 }
 
 export interface CallOptions {
@@ -73,15 +81,42 @@ export function valueTooLarge(size: number, what = `value of ${size} bytes`): gr
   return Object.assign(new Error(`${grpc.status.INVALID_ARGUMENT} INVALID_ARGUMENT: ${details}`), { code: grpc.status.INVALID_ARGUMENT, details, metadata: new grpc.Metadata() });
 }
 
+const EMPTY = Buffer.alloc(0);
+
+/** A call as the client makes it, before it has an id and a deadline. */
+type Request = KvCall extends infer T ? (T extends unknown ? Omit<T, 'id' | 'deadline'> : never) : never;
+
 function bytes(x: string | Uint8Array, what: string): Buffer {
   if (typeof x === 'string') return Buffer.from(x, 'utf8');
   if (x instanceof Uint8Array) return Buffer.from(x.buffer, x.byteOffset, x.byteLength);
   throw new TypeError(`${what} must be a string or a Uint8Array, got ${typeof x}`);
 }
 
+/** A ServiceError as grpc-js makes them, for failures the stream reports itself. */
+function serviceError(code: grpc.status, details: string): grpc.ServiceError {
+  return Object.assign(new Error(`${code} ${grpc.status[code]}: ${details}`), { code, details, metadata: new grpc.Metadata() });
+}
+
+function kvCodec(): ClientCodec<KvCall, KvReply> {
+  return {
+    path: '/ringkv.v1.KeyValue/Stream',
+    encode: encodeKvCalls,
+    decode: decodeKvReplies,
+    size: kvCallSize,
+    failure: (r) => (r.op === 'error' ? serviceError(r.code, r.details) : undefined),
+    // A stream that could not open or broke: the call never got an answer, as a unary call
+    // to that node would have failed (UNAVAILABLE: the next node is tried).
+    unreachable: (why, status) => serviceError(status === grpc.status.UNIMPLEMENTED ? status : grpc.status.UNAVAILABLE, why),
+    timeout: () => serviceError(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded'),
+    tooLarge: (size) => valueTooLarge(size, `a request of ${size} bytes`),
+  };
+}
+
 export class Client {
   readonly #nodes: readonly string[];
   readonly #channels = new Map<string, grpc.Client>();
+  readonly #streams = new Map<string, BatchedStream<KvCall, KvReply>>();
+  readonly #streaming: boolean;
   readonly #deadlineMs: number;
   readonly #tokenAware: boolean;
   readonly #ringRefreshMs: number;
@@ -97,20 +132,23 @@ export class Client {
     this.#deadlineMs = options.deadlineMs ?? 5000;
     this.#tokenAware = options.tokenAware ?? true;
     this.#ringRefreshMs = options.ringRefreshMs ?? 5000;
+    this.#streaming = options.streaming ?? true;
   }
 
   async put(key: string | Uint8Array, value: string | Uint8Array, o: PutOptions = {}): Promise<{ context: Buffer }> {
-    const req = { key: bytes(key, 'key'), value: bytes(value, 'value'), context: o.context ?? Buffer.alloc(0), w: o.w ?? 0 };
+    const req = { op: 'put' as const, key: bytes(key, 'key'), value: bytes(value, 'value'), context: o.context ? bytes(o.context, 'context') : EMPTY, w: o.w ?? 0 };
     if (req.value.length > MAX_VALUE_BYTES) throw valueTooLarge(req.value.length);
-    return (await this.#call('put', req, o)) as { context: Buffer };
+    const r = (await this.#call(req, o)) as { context: Buffer };
+    return { context: r.context };
   }
 
   async get(key: string | Uint8Array, o: GetOptions = {}): Promise<GetResult> {
-    return (await this.#call('get', { key: bytes(key, 'key'), r: o.r ?? 0 }, o)) as GetResult;
+    const r = (await this.#call({ op: 'get', key: bytes(key, 'key'), r: o.r ?? 0 }, o)) as GetResult;
+    return { values: r.values, context: r.context, found: r.found };
   }
 
   async delete(key: string | Uint8Array, o: PutOptions = {}): Promise<void> {
-    await this.#call('delete', { key: bytes(key, 'key'), context: o.context ?? Buffer.alloc(0), w: o.w ?? 0 }, o);
+    await this.#call({ op: 'delete', key: bytes(key, 'key'), context: o.context ? bytes(o.context, 'context') : EMPTY, w: o.w ?? 0 }, o);
   }
 
   /** The addresses a request for `key` would try, in order (the key's replicas first when the ring is known). */
@@ -127,6 +165,8 @@ export class Client {
 
   close(): void {
     this.#closed = true;
+    for (const s of this.#streams.values()) s.close();
+    this.#streams.clear();
     for (const c of this.#channels.values()) c.close();
     this.#channels.clear();
   }
@@ -143,6 +183,20 @@ export class Client {
       this.#channels.set(address, c);
     }
     return c;
+  }
+
+  /** One attempt at `address`: on its stream, or as a unary call. */
+  #send(address: string, req: Request, deadline: number): Promise<unknown> {
+    if (!this.#streaming) {
+      const { op, ...fields } = req;
+      return callUnary(this.#channel(address), op, fields, { deadline });
+    }
+    let s = this.#streams.get(address);
+    if (s === undefined) {
+      s = new BatchedStream(this.#channel(address), kvCodec());
+      this.#streams.set(address, s);
+    }
+    return s.call({ ...req, deadline });
   }
 
   /** The key's replicas in turn (so load spreads over them), then the given nodes in turn. */
@@ -188,14 +242,14 @@ export class Client {
    * One call with one deadline: the candidates in turn while they answer UNAVAILABLE and
    * time is left. Any other error is final.
    */
-  async #call(method: string, req: { key: Buffer } & Record<string, unknown>, o: CallOptions): Promise<unknown> {
+  async #call(req: Request, o: CallOptions): Promise<unknown> {
     const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
     this.#refreshIfStale();
     const candidates = this.#candidates(req.key);
     let last: grpc.ServiceError | undefined;
     for (let i = 0; i < candidates.length && Date.now() < deadline; i++) {
       try {
-        return await callUnary(this.#channel(candidates[i]!), method, req, { deadline });
+        return await this.#send(candidates[i]!, req, deadline);
       } catch (e) {
         last = e as grpc.ServiceError;
         if (last.code !== grpc.status.UNAVAILABLE) throw last;

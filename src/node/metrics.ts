@@ -196,10 +196,11 @@ export class NodeMetrics {
     return out;
   }
 
-  /** Count and time one request that was not a unary call: a replica call on a peer's stream. */
-  observe(operation: string, role: 'coordinator' | 'replica', code: string, seconds: number): void {
+  /** Count and time one request that was not a unary call: a call on a client's or a peer's stream (a get's sibling count with it). */
+  observe(operation: string, role: 'coordinator' | 'replica', code: string, seconds: number, siblings?: number): void {
     this.#latency.observe({ operation, role }, seconds);
     this.#requests.inc({ operation, role, code });
+    if (siblings !== undefined && siblings > 0) this.#siblings.observe(siblings);
   }
 
   /** The text Prometheus scrapes. */

@@ -358,7 +358,7 @@ export class RingkvNode {
     this.replication.addServices(
       this.#server,
       (impl, role) => this.metrics.instrument(impl, role),
-      (operation, code, seconds) => this.metrics.observe(operation, 'replica', code, seconds),
+      (operation, role, code, seconds, siblings) => this.metrics.observe(operation, role, code, seconds, siblings),
     );
     this.handoff.addServices(this.#server);
     this.#health.addToServer(this.#server);
@@ -496,7 +496,7 @@ export class RingkvNode {
           clearTimeout(force);
           resolve();
         });
-        this.replication.drainReplicaStreams();
+        this.replication.drainStreams();
       });
       await this.#http?.close();
       await this.replication.stop();

@@ -18,7 +18,7 @@ import { Reachability, observed } from '../replication/reachability.js';
 import { GrpcReplicas, ReplicaServer } from '../transport/replica-wire.js';
 import { serviceClient } from '../transport/protos.js';
 import type { NodeConfig } from './config.js';
-import { kvService } from '../transport/kv-service.js';
+import { KeyValueService } from '../transport/kv-service.js';
 
 /**
  * Replica calls a node takes from peers at once, per client request it may coordinate
@@ -51,6 +51,7 @@ export class Replication {
   readonly #peers: GrpcReplicas;
   readonly #local: LocalReplica;
   #server: ReplicaServer | undefined;
+  #keyValue: KeyValueService | undefined;
 
   constructor(private readonly deps: ReplicationDeps) {
     const { id, config, store, gossiper, log } = deps;
@@ -122,21 +123,27 @@ export class Replication {
   }
 
   /**
-   * Serve KeyValue (clients) and Replica (peers) on `server`: KeyValue's calls through
-   * `wrap`, each replica call told to `observe` (metrics.ts times them).
+   * Serve KeyValue (clients) and Replica (peers) on `server`: KeyValue's unary calls
+   * through `wrap`, each call on a stream told to `observe` (metrics.ts times them).
    */
   addServices(
     server: grpc.Server,
     wrap: (impl: grpc.UntypedServiceImplementation, role: 'coordinator') => grpc.UntypedServiceImplementation,
-    observe: (operation: string, code: string, seconds: number) => void,
+    observe: (operation: string, role: 'coordinator' | 'replica', code: string, seconds: number, siblings?: number) => void,
   ): void {
-    server.addService(serviceClient('ringkv.v1.KeyValue').service, wrap(kvService(this.coordinator), 'coordinator'));
-    this.#server = new ReplicaServer(this.#local, { refuse: this.deps.refuseReplicaCalls, maxInFlight: REPLICA_CALLS_PER_REQUEST * this.deps.config.maxInFlight, observe });
+    this.#keyValue = new KeyValueService(this.coordinator, (op, code, seconds, siblings) => observe(op, 'coordinator', code, seconds, siblings));
+    server.addService(this.#keyValue.definition(), this.#keyValue.implementation((impl) => wrap(impl, 'coordinator')));
+    this.#server = new ReplicaServer(this.#local, {
+      refuse: this.deps.refuseReplicaCalls,
+      maxInFlight: REPLICA_CALLS_PER_REQUEST * this.deps.config.maxInFlight,
+      observe: (op, code, seconds) => observe(op, 'replica', code, seconds),
+    });
     server.addService(this.#server.definition(), this.#server.implementation());
   }
 
-  /** Answer the replica calls running, then close peers' streams: the server's graceful shutdown waits for them. */
-  drainReplicaStreams(): void {
+  /** Answer the calls running on clients' and peers' streams, then end them: the server's graceful shutdown waits for them. */
+  drainStreams(): void {
+    this.#keyValue?.drain();
     this.#server?.drain();
   }
 

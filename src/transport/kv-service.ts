@@ -1,12 +1,18 @@
 /**
  * The client API (proto/ringkv/v1/kv.proto) on a node: each call goes to the coordinator
  * with the client's deadline; errors become statuses in one place (transport/status.ts).
+ * Put, Get and Delete as unary calls, and Stream: the same calls batched on one
+ * long-lived stream per client (batched-stream.ts, kv-codec.ts), each answered as its
+ * unary call would be.
  *
  * Owns: the request/response mapping. Must not: contain quorum logic (replication/ does).
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Coordinator } from '../replication/coordinator.js';
-import { toStatus } from './status.js';
+import { BatchedServer, passThrough, type ServerCodec } from './batched-stream.js';
+import { decodeKvCalls, encodeKvReplies, kvReplySize, type KvCall, type KvReply } from './kv-codec.js';
+import { serviceClient } from './protos.js';
+import { codeName, toStatus } from './status.js';
 
 interface PutRequest { key: Buffer; value: Buffer; context: Buffer; w: number }
 interface GetRequest { key: Buffer; r: number }
@@ -25,6 +31,69 @@ function unary<Req, Res>(fn: (req: Req, deadline: number | undefined) => Promise
       (e: unknown) => cb(toStatus(e)),
     );
   };
+}
+
+/** Told of each stream call done: its operation, gRPC code name, seconds taken, and a get's sibling count. */
+export type KvObserver = (operation: string, code: string, seconds: number, siblings?: number) => void;
+
+/** The KeyValue service: unary calls (through `wrap`, which times them) and the stream (each call told to `observe`). */
+export class KeyValueService {
+  readonly #streams = new BatchedServer();
+  readonly #codec: ServerCodec<KvCall, KvReply>;
+
+  constructor(
+    private readonly coordinator: Coordinator,
+    observe?: KvObserver,
+  ) {
+    this.#codec = {
+      decode: decodeKvCalls,
+      encode: encodeKvReplies,
+      size: kvReplySize,
+      refuse: (c, draining) => (draining ? { id: c.id, op: 'error', code: grpc.status.UNAVAILABLE, details: 'this node is shutting down; send the request to another node' } : undefined),
+      run: async (c) => {
+        const started = performance.now();
+        let reply: KvReply;
+        try {
+          reply = await this.#run(c);
+        } catch (e) {
+          const st = toStatus(e);
+          reply = { id: c.id, op: 'error', code: st.code ?? grpc.status.UNKNOWN, details: st.details ?? '' };
+        }
+        observe?.(c.op, reply.op === 'error' ? codeName(reply.code) : 'OK', (performance.now() - started) / 1000, reply.op === 'get' && reply.found ? reply.values.length : undefined);
+        return reply;
+      },
+    };
+  }
+
+  definition(): grpc.ServiceDefinition {
+    const def = serviceClient('ringkv.v1.KeyValue').service;
+    const stream = def['Stream'] as grpc.MethodDefinition<unknown, unknown>;
+    return { ...def, Stream: { ...stream, requestDeserialize: passThrough, responseSerialize: passThrough } } as grpc.ServiceDefinition;
+  }
+
+  /** Put, Get and Delete through `wrap`; Stream as it is. */
+  implementation(wrap: (impl: grpc.UntypedServiceImplementation) => grpc.UntypedServiceImplementation): grpc.UntypedServiceImplementation {
+    return { ...wrap(kvService(this.coordinator)), Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => this.#streams.serve(call, this.#codec) };
+  }
+
+  /** Answer the calls running on streams, then end them (the server's graceful shutdown waits for them). */
+  drain(): void {
+    this.#streams.drain();
+  }
+
+  async #run(c: KvCall): Promise<KvReply> {
+    switch (c.op) {
+      case 'put':
+        return { id: c.id, op: 'put', context: (await this.coordinator.put(c.key, c.value, c.context, { quorum: c.w, deadline: c.deadline })).context };
+      case 'get': {
+        const r = await this.coordinator.get(c.key, { quorum: c.r, deadline: c.deadline });
+        return { id: c.id, op: 'get', values: r.values, context: r.context, found: r.found };
+      }
+      case 'delete':
+        await this.coordinator.delete(c.key, c.context, { quorum: c.w, deadline: c.deadline });
+        return { id: c.id, op: 'delete' };
+    }
+  }
 }
 
 export function kvService(coordinator: Coordinator): grpc.UntypedServiceImplementation {

@@ -51,10 +51,15 @@ export class Writer {
   }
 
   bytes(field: number, b: Uint8Array): void {
-    const len = b.length;
-    if (len === 0) return;
+    if (b.length === 0) return;
     this.tag(field, LEN);
-    this.varint(len);
+    this.varint(b.length);
+    this.raw(b);
+  }
+
+  /** `b` as it is (after a field's tag and length). */
+  raw(b: Uint8Array): void {
+    const len = b.length;
     // A copy call costs more than a short loop (keys, contexts, small records).
     if (len > 64) this.buf.set(b, this.pos);
     else for (let i = 0; i < len; i++) this.buf[this.pos + i] = b[i]!;

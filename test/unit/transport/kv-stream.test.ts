@@ -1,0 +1,95 @@
+import * as grpc from '@grpc/grpc-js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '../../../src/client/index.js';
+import { KeyValueService } from '../../../src/transport/kv-service.js';
+import { FakeCluster } from '../replication/fake-cluster.js';
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+/** Node `id` of a fake cluster serving KeyValue on 127.0.0.1, and what its stream calls told `observe`. */
+async function serve(cluster: FakeCluster, id: string): Promise<{ address: string; server: grpc.Server; service: KeyValueService; observed: string[] }> {
+  const observed: string[] = [];
+  const service = new KeyValueService(cluster.coordinator(id), (op, code, _s, siblings) => observed.push(`${op}:${code}${siblings ? `:${siblings}` : ''}`));
+  const server = new grpc.Server();
+  server.addService(service.definition(), service.implementation((impl) => impl));
+  const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+  cleanup.push(() => server.forceShutdown());
+  return { address: `127.0.0.1:${port}`, server, service, observed };
+}
+
+function client(nodes: string[], streaming = true): Client {
+  const c = new Client({ nodes, tokenAware: false, streaming, deadlineMs: 3000 });
+  cleanup.push(() => c.close());
+  return c;
+}
+
+describe('KeyValue over a stream, as the client sends it', () => {
+  it('answers put, get and delete as the unary calls do, many at once', async () => {
+    const cluster = await FakeCluster.create(3);
+    cleanup.push(() => cluster.close());
+    const n1 = await serve(cluster, 'n1');
+    for (const streaming of [true, false]) {
+      const c = client([n1.address], streaming);
+      const keys = Array.from({ length: 200 }, (_, i) => `${streaming}-${i}`);
+      const puts = await Promise.all(keys.map((k) => c.put(k, `v-${k}`)));
+      const gets = await Promise.all(keys.map((k) => c.get(k)));
+      gets.forEach((g, i) => expect(g).toMatchObject({ found: true, values: [Buffer.from(`v-${keys[i]}`)] }));
+      await c.put(keys[0]!, 'sibling'); // blind: a sibling
+      expect((await c.get(keys[0]!)).values.map(String).sort()).toEqual(['sibling', `v-${keys[0]}`]);
+      await c.delete(keys[1]!, { context: puts[1]!.context });
+      expect(await c.get(keys[1]!)).toMatchObject({ found: false, values: [] });
+    }
+    // Stream calls are counted one by one (unary ones by the metrics wrapper, not here).
+    expect(n1.observed.filter((x) => x === 'put:OK')).toHaveLength(201);
+    expect(n1.observed).toContain('get:OK:2');
+  });
+
+  it("gives each call its own status: bad input, a refusal, the node's deadline", async () => {
+    const cluster = await FakeCluster.create(3);
+    cleanup.push(() => cluster.close());
+    const n1 = await serve(cluster, 'n1');
+    const c = client([n1.address]);
+    const [empty, tooMany, fine] = await Promise.allSettled([c.put('', 'v'), c.get('k', { r: 4 }), c.put('k', 'v')]);
+    expect(empty).toMatchObject({ status: 'rejected', reason: { code: grpc.status.INVALID_ARGUMENT, details: /at least one byte/ } });
+    expect(tooMany).toMatchObject({ status: 'rejected', reason: { code: grpc.status.INVALID_ARGUMENT, details: /r must be 1 to N=3/ } });
+    expect(fine.status).toBe('fulfilled');
+    cluster.net.faults.set('*>n2', { delayMs: 2000 }).set('*>n3', { delayMs: 2000 });
+    await expect(c.put('slow', 'v', { w: 3, deadlineMs: 500 })).rejects.toMatchObject({ code: grpc.status.DEADLINE_EXCEEDED, details: /may have been applied/ });
+  });
+
+  it('fails over to the next node when one is not serving, or its stream breaks mid-call', async () => {
+    const cluster = await FakeCluster.create(3);
+    cleanup.push(() => cluster.close());
+    const [n1, n2] = [await serve(cluster, 'n1'), await serve(cluster, 'n2')];
+    const c = client([n1.address, n2.address]);
+    cluster.notServing = 'joining';
+    await expect(c.get('k')).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE, details: /not serving requests \(joining\)/ });
+    cluster.notServing = undefined;
+    await c.put('k', 'v');
+    // A call in flight on n1 when it dies: UNAVAILABLE there, answered by n2.
+    cluster.net.faults.set('*>n2', { delayMs: 300 }).set('*>n3', { delayMs: 300 });
+    const calls = Array.from({ length: 4 }, () => c.get('k', { r: 3 }));
+    await new Promise((r) => setTimeout(r, 100));
+    n1.server.forceShutdown();
+    cluster.net.faults.clear();
+    for (const r of await Promise.all(calls)) expect(r.values.map(String)).toEqual(['v']);
+  });
+
+  it('drain answers the calls running, then ends the streams, so that a graceful shutdown completes', async () => {
+    const cluster = await FakeCluster.create(3);
+    cleanup.push(() => cluster.close());
+    const n1 = await serve(cluster, 'n1');
+    const c = client([n1.address]);
+    await c.put('k', 'v');
+    cluster.net.faults.set('*>n2', { delayMs: 200 }).set('*>n3', { delayMs: 200 });
+    const running = c.get('k', { r: 3 });
+    await new Promise((r) => setTimeout(r, 50));
+    const shutdown = new Promise<string>((res) => n1.server.tryShutdown(() => res('shut down')));
+    n1.service.drain();
+    await expect(running).resolves.toMatchObject({ found: true });
+    expect(await Promise.race([shutdown, new Promise((r) => setTimeout(() => r('still waiting'), 4000))])).toBe('shut down');
+  });
+});
