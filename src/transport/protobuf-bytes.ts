@@ -158,3 +158,88 @@ export function expect(wire: number, want: number, what: string): void {
   if (wire !== want) throw new WireDecodeError(`${what} has wire type ${wire}, not ${want}`);
 }
 
+
+/**
+ * How a batch's items are laid out, calls and replies alike: field 1 of the batch is
+ * repeated, one item each; an item is its id (field 1), a number in field 2 when the
+ * item has one (a call's time left), and its body as the one field of a oneof whose
+ * field number names the operation.
+ */
+export interface ItemLayout<T> {
+  /** Field 2's value; undefined for items without one (replies). */
+  second(item: T): number | undefined;
+  /** The oneof field that holds the body. */
+  opField(item: T): number;
+  bodySize(item: T): number;
+  writeBody(w: Writer, item: T): void;
+}
+
+const itemSize = <T>(l: ItemLayout<T>, x: T & { id: number }, body: number): number => {
+  const second = l.second(x);
+  return varintField(x.id) + (second === undefined ? 0 : varintField(second)) + messageField(body);
+};
+
+/** Bytes one item takes in its batch. */
+export function batchItemSize<T extends { id: number }>(l: ItemLayout<T>, x: T): number {
+  return messageField(itemSize(l, x, l.bodySize(x)));
+}
+
+/** The batch holding `items`, in one buffer of the exact size. */
+export function encodeBatch<T extends { id: number }>(l: ItemLayout<T>, items: readonly T[]): Buffer {
+  const bodies = items.map((x) => l.bodySize(x));
+  const sizes = items.map((x, i) => itemSize(l, x, bodies[i]!));
+  const w = new Writer(Buffer.allocUnsafe(sizes.reduce((a, s) => a + messageField(s), 0)));
+  items.forEach((x, i) => {
+    w.message(1, sizes[i]!);
+    w.uint(1, x.id);
+    const second = l.second(x);
+    if (second !== undefined) w.uint(2, second);
+    w.message(l.opField(x), bodies[i]!);
+    l.writeBody(w, x);
+  });
+  return w.buf;
+}
+
+/** An item's header as read: its id, field 2 (0 when absent), which oneof field held the body, and a reader over the body. */
+export interface ItemHeader {
+  readonly id: number;
+  readonly second: number;
+  readonly opField: number;
+  readonly body: Reader;
+}
+
+/**
+ * The items of the batch in `buf`, each decoded by `item` from its header. Bodies are
+ * the length-delimited fields numbered from `firstOp` to `lastOp`. Throws WireDecodeError
+ * when `buf` is not such a batch, or an item names no operation.
+ */
+export function decodeBatch<T>(buf: Buffer, what: string, firstOp: number, lastOp: number, item: (h: ItemHeader) => T): T[] {
+  const out: T[] = [];
+  const r = new Reader(buf, 0, buf.length);
+  while (!r.done) {
+    const t = r.tag();
+    if (t >>> 3 !== 1) {
+      r.skip(t & 7);
+      continue;
+    }
+    expect(t & 7, LEN, what);
+    const end = r.nested();
+    const x = new Reader(buf, r.pos, end);
+    r.pos = end;
+    let id = 0, second = 0, opField = 0, bodyStart = 0, bodyEnd = 0;
+    while (!x.done) {
+      const t2 = x.tag(), f = t2 >>> 3, wire = t2 & 7;
+      if (f === 1 && wire === VARINT) id = x.varint();
+      else if (f === 2 && wire === VARINT) second = x.varint();
+      else if (f >= firstOp && f <= lastOp && wire === LEN) {
+        opField = f;
+        bodyEnd = x.nested();
+        bodyStart = x.pos;
+        x.pos = bodyEnd;
+      } else x.skip(wire);
+    }
+    if (opField === 0) throw new WireDecodeError(`${what} ${id} names no operation`);
+    out.push(item({ id, second, opField, body: new Reader(buf, bodyStart, bodyEnd) }));
+  }
+  return out;
+}
