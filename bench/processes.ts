@@ -1,5 +1,5 @@
 /**
- * What the benches that run `ringkv node` processes share (bench:handoff, bench:repair):
+ * What the benches that run `ringkv node` processes share (bench:handoff, bench:repair, bench:vs):
  * a node process with its log lines, stopped by its PID; the cluster's status; a
  * closed-loop foreground load and its latency figures.
  */
@@ -99,6 +99,13 @@ export class Proc {
 }
 
 const live = new Set<ChildProcess>();
+
+/** Count a process that is not a `ringkv node` (a server, a load client) among those benchRoot kills by PID at exit. */
+export function track(child: ChildProcess): ChildProcess {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  return child;
+}
 
 /**
  * A scratch directory for a bench, removed at exit, when every node process still running
