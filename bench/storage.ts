@@ -5,15 +5,16 @@
  * baseline (the machine is shared and noisy; both sides move together).
  *
  *   put new        Store.put of keys never written      ÷ raw put of the same keys
- *   put overwrite  Store.put with the context of a get   ÷ raw put, and ÷ raw get-then-put
- *                  (what a versioned write does, done raw)
+ *   put overwrite  Store.put with the context of a get   ÷ raw get-then-put (`await get; await
+ *                  put` of the key: what a versioned write does, done raw), and ÷ raw put
  *   get            Store.get (all siblings + context)     ÷ raw get
  *   merge          Store.merge of a newer version         ÷ raw put
  *   scan           Store.scan of all records, MB/s        ÷ raw nextv(1000) over the same records
  *   sync put       durability 'sync' (group commit)       ÷ raw put with {sync: true}
  *
- * A versioned put is a read plus a write, so it cannot reach raw put; the targets
- * (issue 3) are puts ≥ 0.40, gets ≥ 0.60, scan ≥ 0.70.
+ * A causal overwrite is a read plus a write, so it is held to raw get-then-put, the least
+ * work it can do: ≥ 0.75 of it at 16 in flight. The other targets (issue 3): new-key puts
+ * ≥ 0.40 of raw put, gets ≥ 0.60, scan ≥ 0.70.
  * Each level runs twice and keeps each side's best (the machine is noisy). Both sides'
  * databases are compacted after loading, before they are read.
  * Flags: --quick (50k ops, one round), --inflight N (one level only).
@@ -154,8 +155,8 @@ async function level(inflight: number): Promise<string[][]> {
   const ratio = (a: number, b: number) => (a / b).toFixed(2);
   return [
     [`put new (${inflight} in flight)`, r(f.putNew), r(f.rawPut), ratio(f.putNew, f.rawPut), '0.40'],
-    [`put overwrite, with context`, r(f.overwrite), r(f.rawPut), ratio(f.overwrite, f.rawPut), '0.40'],
-    [`  the same ÷ raw get then put`, r(f.overwrite), r(f.rawGetPut), ratio(f.overwrite, f.rawGetPut), ''],
+    [`put overwrite ÷ raw get then put`, r(f.overwrite), r(f.rawGetPut), ratio(f.overwrite, f.rawGetPut), inflight === 16 ? '0.75' : ''],
+    [`  the same ÷ raw put`, r(f.overwrite), r(f.rawPut), ratio(f.overwrite, f.rawPut), ''],
     [`get`, r(f.get), r(f.rawGet), ratio(f.get, f.rawGet), '0.60'],
     [`merge of a newer version`, r(f.merge), r(f.rawPut), ratio(f.merge, f.rawPut), ''],
     [`scan, MB/s`, f.scan.toFixed(1), f.rawScan.toFixed(1), ratio(f.scan, f.rawScan), '0.70'],

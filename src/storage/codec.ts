@@ -92,8 +92,29 @@ class Reader {
   actor(): Actor {
     if (ACTOR_BYTES > this.end - this.pos) throw new DecodeError('truncated');
     this.pos += ACTOR_BYTES;
-    return this.buf.toString('latin1', this.pos - ACTOR_BYTES, this.pos);
+    return actorAt(this.buf, this.pos - ACTOR_BYTES);
   }
+}
+
+/**
+ * Actors decoded lately, direct-mapped by their bytes. Records and contexts name few
+ * actors (this node's and its replicas'): reusing their strings skips a native latin1
+ * decode and a string per actor, and the Map lookups that follow find a string whose
+ * hash is already computed.
+ */
+const ACTOR_SLOTS = 64;
+const actorWords = new Int32Array(ACTOR_SLOTS * 4);
+const actorStrings: Array<Actor | undefined> = new Array<Actor | undefined>(ACTOR_SLOTS).fill(undefined);
+
+function actorAt(buf: Buffer, at: number): Actor {
+  const w0 = buf.readInt32LE(at), w1 = buf.readInt32LE(at + 4), w2 = buf.readInt32LE(at + 8), w3 = buf.readInt32LE(at + 12);
+  const slot = Math.imul(w0 ^ w1 ^ w2 ^ w3, 0x9e3779b1) >>> 26; // 64 slots
+  const cached = actorStrings[slot], i = slot * 4;
+  if (cached !== undefined && actorWords[i] === w0 && actorWords[i + 1] === w1 && actorWords[i + 2] === w2 && actorWords[i + 3] === w3) return cached;
+  const actor = buf.toString('latin1', at, at + ACTOR_BYTES);
+  (actorWords[i] = w0), (actorWords[i + 1] = w1), (actorWords[i + 2] = w2), (actorWords[i + 3] = w3);
+  actorStrings[slot] = actor;
+  return actor;
 }
 
 export function asBuffer(bytes: Uint8Array): Buffer {
@@ -114,7 +135,7 @@ function clockSize(actors: readonly Actor[], clock: Clock): number {
 function writeClock(buf: Buffer, pos: number, actors: readonly Actor[], clock: Clock): number {
   pos = writeVarint(buf, pos, actors.length);
   for (const a of actors) {
-    pos += buf.write(a, pos, ACTOR_BYTES, 'latin1');
+    for (let i = 0; i < ACTOR_BYTES; i++) buf[pos++] = a.charCodeAt(i); // latin1, without a native call
     pos = writeVarint(buf, pos, clock.get(a)!);
   }
   return pos;
@@ -136,7 +157,13 @@ function readClock(r: Reader): { clock: Map<Actor, number>; actors: Actor[] } {
   return { clock, actors };
 }
 
-export function encodeRecord(rec: StoredRecord): Buffer {
+/** Where the clock section of a record just encoded lies: a context is it with a header. */
+export interface ClockSpan {
+  start: number;
+  end: number;
+}
+
+export function encodeRecord(rec: StoredRecord, clockAt?: ClockSpan): Buffer {
   const { clock, siblings } = rec.versions;
   const actors = sortedActors(clock);
   let flags = 0, size = 2;
@@ -154,7 +181,9 @@ export function encodeRecord(rec: StoredRecord): Buffer {
   let pos = 2;
   if (rec.ownerEpoch !== undefined) pos = writeVarint(buf, pos, rec.ownerEpoch);
   if (rec.deletedAt !== undefined) pos = writeVarint(buf, pos, rec.deletedAt);
+  if (clockAt) clockAt.start = pos;
   pos = writeClock(buf, pos, actors, clock);
+  if (clockAt) clockAt.end = pos;
   pos = writeVarint(buf, pos, siblings.length);
   for (const s of siblings) {
     pos = writeVarint(buf, pos, actors.indexOf(s.actor));

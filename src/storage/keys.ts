@@ -22,7 +22,8 @@ export type Key = string | Uint8Array;
 
 /** A user key's bytes, checked against the limits (1 to maxKeyBytes). */
 export function userKey(key: Key, maxKeyBytes: number): Buffer {
-  const k = typeof key === 'string' ? Buffer.from(key, 'utf8') : key instanceof Uint8Array ? Buffer.from(key.buffer, key.byteOffset, key.byteLength) : null;
+  // A Buffer is used as it is: a new view of the same bytes would cost an object a write.
+  const k = typeof key === 'string' ? Buffer.from(key, 'utf8') : Buffer.isBuffer(key) ? key : key instanceof Uint8Array ? Buffer.from(key.buffer, key.byteOffset, key.byteLength) : null;
   if (k === null) throw new KvError('KV_BAD_KEY', `a key must be a string or bytes, got ${typeof key}`);
   if (k.length === 0) throw new KvError('KV_KEY_EMPTY', 'a key must have at least one byte');
   if (k.length > maxKeyBytes)

@@ -13,8 +13,8 @@
 import { randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { Actors } from './actors.js';
-import { DecodeError, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, tryDecode, versionBytes, viewRecord } from './codec.js';
-import type { StoredRecord } from './codec.js';
+import { DecodeError, contextFromClock, decodeContext, decodeRecord, encodeRecord, tryDecode, versionBytes, viewRecord } from './codec.js';
+import type { ClockSpan, StoredRecord } from './codec.js';
 import { withIoErrors } from './engine.js';
 import type { Engine, WriteOp } from './engine.js';
 import { KvError, showKey } from './errors.js';
@@ -87,6 +87,8 @@ export interface MergeResult {
 }
 
 const EMPTY = Buffer.alloc(0);
+/** Where the clock of the record #persist last encoded lies (a put's context is it). */
+const persisted: ClockSpan = { start: 0, end: 0 };
 
 export class Store {
   readonly settings: StoreSettings;
@@ -96,7 +98,7 @@ export class Store {
   readonly #engine: Engine;
   readonly #queue: WriteQueue;
   readonly #locks = new KeyLocks();
-  /** Reads of read-merge-writes: one batch in flight. */
+  /** Reads of read-merge-writes: one batch in flight, at most half of #rmw. */
   readonly #reads: ReadBatcher;
   /** Plain reads (get, getRecord): up to the thread pool's size in flight. */
   readonly #gets: ReadBatcher;
@@ -107,6 +109,8 @@ export class Store {
   #keyFilterStart: Promise<void> = Promise.resolve();
   #open = false;
   #active = 0;
+  /** Read-merge-writes in #change (waiting for their lock, reading or writing). */
+  #rmw = 0;
   #idle: (() => void) | undefined;
 
   private constructor(engine: Engine, s: StoreSettings, actors: Actors, options: StoreOptions) {
@@ -114,8 +118,11 @@ export class Store {
     this.#actors = actors;
     this.settings = s;
     this.#queue = new WriteQueue(engine, s.durability === 'sync', undefined, (key) => key[0] === DATA);
-    this.#reads = new ReadBatcher(engine, 1);
-    this.#gets = new ReadBatcher(engine, 4);
+    // Half the read-merge-writes in progress per getMany: concurrent writers settle into
+    // two groups that take turns, one reading while the other writes, so both trips
+    // overlap. One group of all of them (no cap) left the pool idle half the time.
+    this.#reads = new ReadBatcher(engine, { lanes: 1, burst: true, cap: () => Math.ceil(this.#rmw / 2) });
+    this.#gets = new ReadBatcher(engine, { lanes: 4 });
     this.#now = options.now ?? Date.now;
     this.#log = options.logger;
     const guard = <T>(fn: () => Promise<T>) => this.#guard(fn);
@@ -250,27 +257,29 @@ export class Store {
 
 
 
-  #decodeStored(dk: Buffer, bytes: Buffer): StoredRecord {
-    return this.#checked(dk, () => decodeRecord(bytes));
-  }
-
   /** Run a decoder over stored bytes; a failure is a corrupt record, reported with its key. */
   #checked<T>(dk: Buffer, decode: () => T): T {
     try {
       return decode();
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
-      this.#log?.error({ key: showKey(userKeyOf(dk)), reason: e.message }, 'corrupt record');
-      throw new KvError('KV_CORRUPT_RECORD', `the record of key ${showKey(userKeyOf(dk))} is corrupt on disk (${e.message}); repair it from another replica`, { cause: e });
+      throw this.#corrupt(dk, e);
     }
+  }
+
+  /** A decoder's failure on stored bytes as KV_CORRUPT_RECORD, logged with its key. */
+  #corrupt(dk: Buffer, e: DecodeError): KvError {
+    this.#log?.error({ key: showKey(userKeyOf(dk)), reason: e.message }, 'corrupt record');
+    return new KvError('KV_CORRUPT_RECORD', `the record of key ${showKey(userKeyOf(dk))} is corrupt on disk (${e.message}); repair it from another replica`, { cause: e });
   }
 
   /** Decode a key's record for a read-merge-write. A corrupt one is set aside (an op), not lost. */
   #loadForWrite(dk: Buffer, bytes: Buffer, ops: WriteOp[]): StoredRecord | undefined {
     try {
-      return this.#decodeStored(dk, bytes);
+      return decodeRecord(bytes); // not through #checked: its closure would cost every write one
     } catch (e) {
-      if (!(e instanceof KvError)) throw e;
+      if (!(e instanceof DecodeError)) throw e;
+      this.#corrupt(dk, e); // logged; the write goes on
       ops.push({ type: 'put', key: quarantineKey(dk), value: bytes });
       return undefined;
     }
@@ -284,6 +293,7 @@ export class Store {
    */
   async #change<T>(dk: Buffer, hi: number, lo: number, change: (old: StoredRecord | undefined, ops: WriteOp[], stored: Buffer | undefined) => T): Promise<T> {
     const lockKey = dk.toString('latin1');
+    this.#rmw++;
     const wait = this.#locks.acquire(lockKey);
     if (wait) await wait;
     try {
@@ -303,36 +313,36 @@ export class Store {
         this.#keys.add(hi, lo, stored === undefined);
       }
     } finally {
+      this.#rmw--;
       this.#locks.release(lockKey);
     }
   }
 
   /** Refuse versions past the sibling cap; warn near it. */
-  #checkSiblings(key: Buffer, versions: Versions): void {
+  #checkSiblings(dk: Buffer, versions: Versions): void {
     const n = versions.siblings.length;
     if (n > this.settings.maxSiblings)
       throw new KvError(
         'KV_TOO_MANY_SIBLINGS',
-        `key ${showKey(key)} would hold ${n} concurrent versions, over the limit of ${this.settings.maxSiblings}; read it and write back one value with the read's context to resolve them`,
+        `key ${showKey(userKeyOf(dk))} would hold ${n} concurrent versions, over the limit of ${this.settings.maxSiblings}; read it and write back one value with the read's context to resolve them`,
       );
-    if (n >= this.settings.warnSiblings) this.#log?.warn({ key: showKey(key), siblings: n }, 'many siblings: clients are writing without contexts or racing');
+    if (n >= this.settings.warnSiblings) this.#log?.warn({ key: showKey(userKeyOf(dk)), siblings: n }, 'many siblings: clients are writing without contexts or racing');
   }
 
   /**
    * Queue the ops that store `versions` for dk (record and tombstone index) and return
    * the record; refuse (before anything is written) versions over the sibling or size cap.
    */
-  #persist(dk: Buffer, old: StoredRecord | undefined, versions: Versions, ownerEpoch: number | undefined, ops: WriteOp[]): Buffer {
-    const key = userKeyOf(dk);
-    this.#checkSiblings(key, versions);
+  #persist(dk: Buffer, old: StoredRecord | undefined, versions: Versions, ownerEpoch: number | undefined, ops: WriteOp[], clockAt?: ClockSpan): Buffer {
+    this.#checkSiblings(dk, versions);
     const deletedAt = isDeleted(versions) ? this.#now() : undefined;
     if (old?.deletedAt !== undefined) ops.push({ type: 'del', key: tombstoneKey(old.deletedAt, dk) });
     if (deletedAt !== undefined) ops.push({ type: 'put', key: tombstoneKey(deletedAt, dk), value: Buffer.alloc(0) });
-    const record = encodeRecord({ versions, ownerEpoch, deletedAt });
+    const record = encodeRecord({ versions, ownerEpoch, deletedAt }, clockAt);
     if (record.length > this.settings.maxRecordBytes)
       throw new KvError(
         'KV_RECORD_TOO_LARGE',
-        `key ${showKey(key)} would hold ${record.length} bytes of versions, over the limit of ${this.settings.maxRecordBytes}; resolve its siblings (read, then write one value with the read's context) or raise limits.maxRecordBytes`,
+        `key ${showKey(userKeyOf(dk))} would hold ${record.length} bytes of versions, over the limit of ${this.settings.maxRecordBytes}; resolve its siblings (read, then write one value with the read's context) or raise limits.maxRecordBytes`,
       );
     ops.push({ type: 'put', key: dk, value: record });
     return record;
@@ -402,8 +412,8 @@ export class Store {
         const epoch = this.#actors.epochFor(old?.ownerEpoch);
         // The value is copied into the record right away: no copy of it is kept.
         const versions = update(old?.versions ?? EMPTY_VERSIONS, ctx, this.#actors.actor(epoch), value);
-        const record = this.#persist(dk, old, versions, epoch, ops);
-        return { context: contextFromClock(check, clockBytes(record)), versions: versions.siblings.length, record };
+        const record = this.#persist(dk, old, versions, epoch, ops, persisted);
+        return { context: contextFromClock(check, record.subarray(persisted.start, persisted.end)), versions: versions.siblings.length, record };
       });
     } finally {
       this.#leave();

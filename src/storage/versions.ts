@@ -64,8 +64,12 @@ export function update(local: Versions, context: Clock, actor: Actor, value: Uin
   const clock = joinClocks(local.clock, context);
   clock.set(actor, counter);
   const siblings = local.siblings.filter((s) => !covers(context, s));
-  siblings.push({ actor, counter, value });
-  siblings.sort(bySiblingOrder);
+  // The survivors are in canonical order: insert the new dot in place, no sort.
+  const dot: Sibling = { actor, counter, value };
+  let at = siblings.length;
+  while (at > 0 && bySiblingOrder(siblings[at - 1]!, dot) > 0) at--;
+  if (at === siblings.length) siblings.push(dot);
+  else siblings.splice(at, 0, dot);
   return { clock, siblings };
 }
 
