@@ -16,7 +16,6 @@ import { LocalReplica, withLocal } from '../replication/local-replica.js';
 import { HintDelivery } from '../handoff/hint-delivery.js';
 import { Reachability, observed } from '../replication/reachability.js';
 import { GrpcReplicas, ReplicaServer } from '../transport/replica-wire.js';
-import { serviceClient } from '../transport/protos.js';
 import type { NodeConfig } from './config.js';
 import { KeyValueService } from '../transport/kv-service.js';
 

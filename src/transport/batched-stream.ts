@@ -25,7 +25,8 @@ export interface Batched {
   readonly deadline: number;
 }
 
-type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
+/** A call as its caller makes it: the stream gives it its id. */
+export type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 
 export const passThrough = (b: Buffer): Buffer => b;
 
@@ -84,10 +85,6 @@ export class BatchedStream<C extends Batched, R extends { readonly id: number }>
         setImmediate(() => this.#flush());
       }
     });
-  }
-
-  get inFlight(): number {
-    return this.#pending.size;
   }
 
   #flush(): void {

@@ -14,7 +14,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { ReplicaFailure, asReplicaFailure, type ApplyResult, type ReplicaApi } from '../replication/replica-api.js';
 import type { LocalReplica } from '../replication/local-replica.js';
-import { BatchedServer, BatchedStream, passThrough, type ClientCodec, type ServerCodec } from './batched-stream.js';
+import { BatchedServer, BatchedStream, passThrough, type ClientCodec, type ServerCodec, type WithoutId } from './batched-stream.js';
 import { PeerChannels } from './peer-channels.js';
 import { NODE_MAX_MESSAGE_BYTES, serviceClient } from './protos.js';
 import { callSize, decodeCalls, decodeReplies, encodeCalls, encodeReplies, replySize, type WireCall, type WireReply } from './replica-codec.js';
@@ -22,7 +22,7 @@ import { codeName, toStatus } from './status.js';
 
 const SERVICE = 'ringkv.internal.v1.Replica';
 
-type CallOf = WireCall extends infer T ? (T extends unknown ? Omit<T, 'id'> : never) : never;
+type CallOf = WithoutId<WireCall>;
 
 function codecFor(address: string): ClientCodec<WireCall, WireReply> {
   return {
