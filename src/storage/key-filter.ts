@@ -84,17 +84,20 @@ export class KeyFilter {
   }
 
   #rebuild(expected: number): Promise<void> {
-    this.#building ??= this.#build(expected).finally(() => {
+    this.#building ??= this.#build(expected).then((built) => {
       this.#next = undefined;
       this.#building = undefined;
       // Sized from a guess (or the store grew during the scan): build once more, to size.
-      if (this.#ready && this.#count > this.#bits.capacity) void this.#rebuild(this.#count * 2);
+      // Not after a failed scan: a closing store fails every scan, and starting the next
+      // at once looped for ever (close waits for settled()). The next add past capacity
+      // tries again.
+      if (built && this.#count > this.#bits.capacity) void this.#rebuild(this.#count * 2);
     });
     return this.#building;
   }
 
   /** Scan into a new filter; swap it in only if the scan finished (a partial one would lie). */
-  async #build(expected: number): Promise<void> {
+  async #build(expected: number): Promise<boolean> {
     const next = new KeyBits(expected);
     this.#next = next; // from now on every add also lands here
     let count = 0;
@@ -106,8 +109,10 @@ export class KeyFilter {
       this.#bits = next;
       this.#count = Math.max(this.#count, count);
       this.#ready = true;
+      return true;
     } catch (e) {
       this.onError(e); // stay as we were: "maybe" if never ready, the old filter otherwise
+      return false;
     }
   }
 

@@ -95,4 +95,30 @@ describe('KeyFilter', () => {
     expect(filter.stats.capacity).toBeGreaterThan(first);
     for (const [hi, lo] of disk) expect(filter.mightHave(hi, lo)).toBe(true);
   });
+
+  it('does not start another scan after a growth scan fails (a closing store): settled() returns', async () => {
+    // A store closed while its filter was growing: the scan stops with an error. The
+    // filter used to start the next growth scan at once, which failed the same way, for
+    // ever, and close() (which waits for settled()) never returned.
+    let scans = 0;
+    let closed = false;
+    const errors: unknown[] = [];
+    const filter = new KeyFilter(async (add) => {
+      if (++scans > 20) await new Promise(() => {}); // scanning in a loop (the bug): park it, the test times out
+      await new Promise((r) => setTimeout(r, 1));
+      if (closed) throw new Error('the store closed during the key filter scan');
+      add(1, 1);
+      await new Promise((r) => setTimeout(r, 5));
+      if (closed) throw new Error('the store closed during the key filter scan');
+    }, (e) => void errors.push(e));
+    await filter.start(0);
+    const capacity = filter.stats.capacity;
+    for (let i = 0; i <= capacity; i++) filter.add(i, i * 7, true); // past capacity: a growth scan starts
+    closed = true; // ...and the store closes under it
+    await filter.settled();
+    expect(scans).toBe(2);
+    expect(errors).toHaveLength(1);
+    expect(filter.ready).toBe(true); // the old filter still answers, "maybe" for every key it was told
+    for (let i = 0; i <= capacity; i += 997) expect(filter.mightHave(i, i * 7)).toBe(true);
+  });
 });
