@@ -80,7 +80,7 @@ export function authorize(path: string, caller: Caller, rules: AuthRules): Refus
       if (!rules.tls && rules.adminTokenHash === undefined) return undefined; // no credentials configured: a trusted network (the node warned at start)
       if (badToken) return { code: grpc.status.UNAUTHENTICATED, message: `${path} changes the cluster: the bearer token sent is not the admin token` };
       if (caller.roles !== undefined) return { code: grpc.status.PERMISSION_DENIED, message: `${path} changes the cluster: the certificate presented has role(s) ${caller.roles.join(', ') || 'none'}; it needs role admin (subject OU=admin)` };
-      return { code: grpc.status.UNAUTHENTICATED, message: `${path} changes the cluster: present ${rules.tls ? 'a certificate with role admin (subject OU=admin)' : ''}${rules.tls && rules.adminTokenHash ? ' or ' : ''}${rules.adminTokenHash ? 'the admin token (--token-file)' : ''}` };
+      return { code: grpc.status.UNAUTHENTICATED, message: `${path} changes the cluster: present ${rules.tls ? 'a certificate with role admin (subject OU=admin)' : ''}${rules.tls && rules.adminTokenHash ? ' or ' : ''}${rules.adminTokenHash ? 'the admin token (--admin-token-file)' : ''}` };
     }
     case 'kv':
       if (rules.clientAuth === 'none' || !rules.tls) return undefined;
