@@ -44,7 +44,9 @@
  * restarted without and with the N keys, ÷ N. ringkv's keys are written offline, as
  * bench:handoff does (the nodes stopped: Store.put into n1's store, the record merged into
  * n2's and n3's, what a coordinator and its replicas do), or through the client at W=3
- * with --preload-online; etcd's through its Put at high concurrency. Bulk values are 100
+ * with --preload-online; etcd's through its Put at high concurrency. Restarted with the
+ * keys, the nodes are measured once they are quiet (the key filter's scan and LevelDB's
+ * compactions done; how long that took is printed). Bulk values are 100
  * random bytes (the bench's own are 100 × 'a', which LevelDB's Snappy shrinks on disk).
  * A table compares each cell's ops/s with and without the bulk keys, and ÷ echo in each
  * phase, since the machine drifts between the phases.
@@ -574,6 +576,26 @@ async function populateOnline(b: Bench, system: 'etcd' | 'ringkv', n: number): P
   return (performance.now() - t0) / 1000;
 }
 
+/**
+ * Wait until the nodes are quiet: each under `cores` of CPU over a 2 s window, or
+ * `maxMs` passed. A node that opens a million keys scans them into its key filter, and
+ * LevelDB goes on with the compactions a bulk load left; measured meanwhile, a write
+ * pays for both. Returns the seconds it took and whether they did settle.
+ */
+async function settle(pids: readonly number[], maxMs: number, cores = 0.1): Promise<{ seconds: number; settled: boolean }> {
+  const t0 = performance.now();
+  for (;;) {
+    const before = pids.map(cpuSeconds);
+    const w0 = performance.now();
+    await sleep(2000);
+    const wall = (performance.now() - w0) / 1000;
+    const busy = pids.map((pid, i) => (cpuSeconds(pid) - before[i]!) / wall);
+    const seconds = (performance.now() - t0) / 1000;
+    if (busy.every((c) => c < cores)) return { seconds, settled: true };
+    if (performance.now() - t0 > maxMs) return { seconds, settled: false };
+  }
+}
+
 interface Memory {
   rss: number[];
   disk: number[];
@@ -683,11 +705,12 @@ async function main(): Promise<void> {
     startRingkv(nodes, https);
     await formed(nodes, 600_000);
     restartSeconds = (performance.now() - r0) / 1000;
-    await sleep(5000);
+    const quiet = await settle(nodes.map((n) => n.child!.pid!), 600_000);
+    console.log(`ringkv nodes ${quiet.settled ? 'quiet' : 'still busy'} (under 0.1 core each) ${quiet.seconds.toFixed(0)} s after forming: key filter scan and LevelDB compactions`);
     const loaded = ringkvMemory(nodes);
     await init();
     console.log(`ringkv: ${PRELOAD} keys in ${loadSeconds.toFixed(0)} s (${(PRELOAD / loadSeconds).toFixed(0)}/s, ${PRELOAD_ONLINE ? 'online' : 'offline'}); restart to formed ${restartSeconds.toFixed(1)} s`);
-    mem.ringkv = { fresh, afterRuns, restarted, loaded, loadSeconds, restartSeconds, online: PRELOAD_ONLINE };
+    mem.ringkv = { fresh, afterRuns, restarted, loaded, loadSeconds, restartSeconds, settleSeconds: quiet.seconds, settled: quiet.settled, online: PRELOAD_ONLINE };
 
     let etcdMem: { before: Memory; loaded: Memory; loadSeconds: number } | undefined;
     if (etcd !== undefined && PRELOAD_ETCD) {
