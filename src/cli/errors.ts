@@ -78,7 +78,9 @@ export function describeFailure(e: unknown, target?: CallTarget): string {
     }
     const cause = /ECONNREFUSED/.test(details) ? 'connection refused' : /ETIMEDOUT/.test(details) ? 'connection timed out' : /EHOSTUNREACH|ENETUNREACH/.test(details) ? 'no route to it' : undefined;
     if (cause !== undefined || /^(No connection established|Connection dropped|Failed to connect)/.test(details)) {
-      return said(`no ringkv node answers at ${at ?? 'that address'}${cause ? ` (${cause})` : ''}; is it running, and is that its --listen address? ${RETRY_NODE[0]!.toUpperCase()}${RETRY_NODE.slice(1)}`);
+      // The connection was made and then dropped (no errno): what a node with TLS on does to a plaintext client.
+      const tlsHint = cause === undefined && /Failed to connect|Connection dropped/.test(details) ? '; if the cluster runs with TLS, pass --tls-ca (docs/security.md)' : '';
+      return said(`no ringkv node answers at ${at ?? 'that address'}${cause ? ` (${cause})` : ''}; is it running, and is that its --listen address?${tlsHint ? '' : ` ${RETRY_NODE[0]!.toUpperCase()}${RETRY_NODE.slice(1)}`}${tlsHint}`);
     }
   }
   if (e.code === grpc.status.DEADLINE_EXCEEDED && (/^Deadline exceeded/.test(details) || details === NO_NODE_TRIED)) {
