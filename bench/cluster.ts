@@ -11,7 +11,11 @@
  * fresh keys (a blind write to an existing key would make siblings: docs/causality.md);
  * reads go to keys loaded first at W=3.
  *
- *   npm run bench:cluster [-- --seconds 5] [-- --quick]
+ * --tls: a second cluster of three nodes with TLS (certificates from `ringkv certs`, client
+ * certificates required), started alongside; every ringkv run is made on both, one after
+ * the other, and a second table gives throughput and p99 with TLS ÷ without.
+ *
+ *   npm run bench:cluster [-- --seconds 5] [-- --quick] [-- --tls]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,13 +26,15 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import * as hdr from 'hdr-histogram-js';
-import { Client } from '../src/client/index.js';
+import { Client, type ClientSecurity } from '../src/client/index.js';
+import { makeCerts } from '../src/cli/certs-command.js';
 import { AdminClient } from '../src/client/admin.js';
 import { freePort } from '../test/cluster/harness.js';
 import { table } from './lib.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
+const TLS = args.includes('--tls');
 const seconds = Number(args[args.indexOf('--seconds') + 1] ?? NaN) || (quick ? 2 : 5);
 const CONCURRENCY = [1, 16, 128];
 const KEYS = quick ? 5_000 : 20_000;
@@ -97,48 +103,45 @@ async function main(): Promise<void> {
   const echoOp = (i: number): Promise<void> =>
     new Promise((resolve, reject) => echoClient.echo({ key: key('e', i), value: VALUE }, { deadline: Date.now() + 5000 }, (e) => (e ? reject(e) : resolve())));
 
-  // Three ringkv nodes, as `npm start` runs them (zones a, b, c), built code.
-  const ports = await Promise.all([0, 1, 2].map(() => freePort()));
-  const addrs = ports.map((p) => `127.0.0.1:${p}`);
-  const main = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-  for (const [i, a] of addrs.entries()) {
-    const args = [main, 'node', '--id', `n${i + 1}`, '--listen', a, '--data-dir', join(root, `n${i + 1}`), '--seeds', addrs.join(','), '--zone', 'abc'[i]!, '--log-level', 'warn'];
-    children.push(spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] }));
+  const plain = await startCluster('plain', {});
+  let secure: { kv: Client } | undefined;
+  if (TLS) {
+    const dir = join(root, 'certs');
+    await makeCerts({ dir, nodes: ['t1', 't2', 't3'], hosts: ['127.0.0.1'], admins: ['admin'], clients: ['client'], days: 1, force: false });
+    const ca = join(dir, 'ca.pem');
+    secure = await startCluster('tls', { tls: { ca, cert: join(dir, 'client.pem'), key: join(dir, 'client-key.pem') } }, (id) => ['--tls-cert', join(dir, `${id}.pem`), '--tls-key', join(dir, `${id}-key.pem`), '--tls-ca', ca, '--client-auth', 'cert']);
   }
-  const admin = addrs.map((a) => new AdminClient(a, 1000));
-  const formStart = Date.now();
-  for (;;) {
-    const views = await Promise.all(admin.map((a) => a.status().catch(() => undefined)));
-    if (views.every((v) => v?.members.length === 3 && v.members.every((m) => m.status === 'normal' && m.up))) break;
-    if (Date.now() - formStart > 90_000) throw new Error('the cluster did not form in 90 s');
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  for (const a of admin) a.close();
-  const kv = new Client({ nodes: addrs });
+  const kv = plain.kv;
 
-  console.log(`bench:cluster — 3 ringkv nodes (N=3, R=W=2) vs a bare grpc-js echo, ${seconds} s per run, 16-byte keys, 100-byte values`);
-  process.stdout.write(`loading ${KEYS} keys at W=3 ... `);
-  let loaded = 0;
-  await Promise.all(Array.from({ length: 64 }, async () => {
-    while (loaded < KEYS) await kv.put(key('r', loaded++), VALUE, { w: 3 });
-  }));
-  console.log('done');
-  // Warm both sides (JIT, channels).
+  console.log(`bench:cluster — 3 ringkv nodes (N=3, R=W=2) vs a bare grpc-js echo${TLS ? ', and 3 more with TLS' : ''}, ${seconds} s per run, 16-byte keys, 100-byte values`);
+  // Warm every side (JIT, channels).
   await load(16, echoOp);
-  await load(16, (i) => kv.get(key('r', i % KEYS), { r: 2 }));
+  for (const s of [plain, secure]) if (s) await load(16, (i) => s.kv.get(key('r', i % KEYS), { r: 2 }));
 
-  let fresh = 0;
-  const ops = {
-    'reads': (i: number) => kv.get(key('r', i % KEYS), { r: 2 }),
-    '30% writes': (i: number) => (i % 10 < 3 ? kv.put(key('w', fresh++), VALUE, { w: 2 }) : kv.get(key('r', (i * 7919) % KEYS), { r: 2 })),
-    'writes': () => kv.put(key('w', fresh++), VALUE, { w: 2 }),
+  const workloads = (k: Client, prefix: string): Record<string, (i: number) => Promise<unknown>> => {
+    let fresh = 0;
+    return {
+      'reads': (i: number) => k.get(key('r', i % KEYS), { r: 2 }),
+      '30% writes': (i: number) => (i % 10 < 3 ? k.put(key(prefix, fresh++), VALUE, { w: 2 }) : k.get(key('r', (i * 7919) % KEYS), { r: 2 })),
+      'writes': () => k.put(key(prefix, fresh++), VALUE, { w: 2 }),
+    };
   };
+  const ops = workloads(kv, 'w');
+  const tlsOps = secure ? workloads(secure.kv, 'w') : undefined;
   const rows: string[][] = [['workload', 'in flight', 'ops/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'echo ops/s', 'echo p99', 'of echo', 'p99 × echo', 'target']];
+  const tlsRows: string[][] = [['workload', 'in flight', 'ops/s', 'ops/s with TLS', 'TLS ÷ plain', 'p99 ms', 'p99 with TLS', 'p99 TLS ÷ plain']];
   const ms = (x: number): string => x.toFixed(2);
   for (const c of CONCURRENCY) {
     const before = await load(c, echoOp);
     const ours: [string, Result][] = [];
-    for (const [name, op] of Object.entries(ops)) ours.push([name, await load(c, op)]);
+    for (const [name, op] of Object.entries(ops)) {
+      const r = await load(c, op);
+      ours.push([name, r]);
+      if (tlsOps) {
+        const t = await load(c, tlsOps[name]!);
+        tlsRows.push([name, String(c), r.ops.toFixed(0), t.ops.toFixed(0), (t.ops / r.ops).toFixed(2), ms(r.p99), ms(t.p99), (t.p99 / r.p99).toFixed(2)]);
+      }
+    }
     const after = await load(c, echoOp);
     const e: Result = { ops: (before.ops + after.ops) / 2, p50: (before.p50 + after.p50) / 2, p99: (before.p99 + after.p99) / 2, p999: (before.p999 + after.p999) / 2 };
     rows.push(['echo (one hop)', String(c), e.ops.toFixed(0), ms(e.p50), ms(e.p99), ms(e.p999), '', '', '', '', '']);
@@ -148,8 +151,43 @@ async function main(): Promise<void> {
     }
   }
   console.log(table(rows));
+  if (secure) {
+    console.log('\nTLS (TLS 1.3, ECDSA P-256 certificates, client certificates required) ÷ plaintext, each ringkv run right after the other:');
+    console.log(table(tlsRows));
+    secure.kv.close();
+  }
   kv.close();
   echoClient.close();
+}
+
+/** Three ringkv nodes, as `npm start` runs them (zones a, b, c), built code; loaded with KEYS keys at W=3. */
+async function startCluster(name: string, security: ClientSecurity, flags: (id: string) => string[] = () => []): Promise<{ kv: Client }> {
+  const ports = await Promise.all([0, 1, 2].map(() => freePort()));
+  const addrs = ports.map((p) => `127.0.0.1:${p}`);
+  const main = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+  const prefix = name === 'tls' ? 't' : 'n';
+  for (const [i, a] of addrs.entries()) {
+    const id = `${prefix}${i + 1}`;
+    const args = [main, 'node', '--id', id, '--listen', a, '--data-dir', join(root, id), '--seeds', addrs.join(','), '--zone', 'abc'[i]!, '--log-level', 'warn', ...flags(id)];
+    children.push(spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] }));
+  }
+  const admin = addrs.map((a) => new AdminClient(a, 1000, security));
+  const formStart = Date.now();
+  for (;;) {
+    const views = await Promise.all(admin.map((a) => a.status().catch(() => undefined)));
+    if (views.every((v) => v?.members.length === 3 && v.members.every((m) => m.status === 'normal' && m.up))) break;
+    if (Date.now() - formStart > 90_000) throw new Error(`the ${name} cluster did not form in 90 s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  for (const a of admin) a.close();
+  const kv = new Client({ nodes: addrs, ...security });
+  process.stdout.write(`${name} cluster: loading ${KEYS} keys at W=3 ... `);
+  let loaded = 0;
+  await Promise.all(Array.from({ length: 64 }, async () => {
+    while (loaded < KEYS) await kv.put(key('r', loaded++), VALUE, { w: 3 });
+  }));
+  console.log('done');
+  return { kv };
 }
 
 main().then(

@@ -71,9 +71,16 @@ export function describeFailure(e: unknown, target?: CallTarget): string {
       const noPort = at !== undefined && !/:\d+$/.test(at) ? ' (and it has no :port)' : '';
       return said(`cannot reach a ringkv node at ${where}: the name does not resolve${noPort}; ${RETRY_NODE}`);
     }
+    const tls = /certificate|self.signed|unable to verify|Hostname\/IP does not match|SSL|TLS|wrong version number/i.exec(details);
+    if (tls !== null && !/ECONNREFUSED/.test(details)) {
+      const why = details.replace(/^No connection established\. Last error: (Error: )?/, '');
+      return said(`the TLS connection to ${at ?? 'the node'} failed (${why}): --tls-ca must be the CA that issued the nodes' certificates, and the node's certificate must name the address dialled (docs/security.md)`);
+    }
     const cause = /ECONNREFUSED/.test(details) ? 'connection refused' : /ETIMEDOUT/.test(details) ? 'connection timed out' : /EHOSTUNREACH|ENETUNREACH/.test(details) ? 'no route to it' : undefined;
     if (cause !== undefined || /^(No connection established|Connection dropped|Failed to connect)/.test(details)) {
-      return said(`no ringkv node answers at ${at ?? 'that address'}${cause ? ` (${cause})` : ''}; is it running, and is that its --listen address? ${RETRY_NODE[0]!.toUpperCase()}${RETRY_NODE.slice(1)}`);
+      // The connection was made and then dropped (no errno): what a node with TLS on does to a plaintext client.
+      const tlsHint = cause === undefined && /Failed to connect|Connection dropped/.test(details) ? '; if the cluster runs with TLS, pass --tls-ca (docs/security.md)' : '';
+      return said(`no ringkv node answers at ${at ?? 'that address'}${cause ? ` (${cause})` : ''}; is it running, and is that its --listen address?${tlsHint ? '' : ` ${RETRY_NODE[0]!.toUpperCase()}${RETRY_NODE.slice(1)}`}${tlsHint}`);
     }
   }
   if (e.code === grpc.status.DEADLINE_EXCEEDED && (/^Deadline exceeded/.test(details) || details === NO_NODE_TRIED)) {

@@ -8,6 +8,8 @@
  * node decides: `normal` and its store open, docs/node.md#lifecycle).
  */
 
+import { cliSecurity } from './security.js';
+import { channelCredentials, type ClientSecurity } from '../client/credentials.js';
 import * as grpc from '@grpc/grpc-js';
 import { InvalidArgumentError, type Command } from 'commander';
 import { service as healthService } from 'grpc-health-check';
@@ -29,6 +31,8 @@ export interface HealthOptions {
   readonly service?: string;
   /** Longest the check may take, connecting included, ms. */
   readonly deadlineMs?: number;
+  /** TLS, when the node speaks it (health is open to any caller the port lets in). */
+  readonly security?: ClientSecurity;
 }
 
 const HealthClient = grpc.makeGenericClientConstructor(healthService as unknown as grpc.ServiceDefinition, 'Health');
@@ -37,7 +41,7 @@ const HealthClient = grpc.makeGenericClientConstructor(healthService as unknown 
 export async function checkHealth(o: HealthOptions): Promise<HealthResult> {
   const service = o.service ?? '';
   const deadlineMs = o.deadlineMs ?? 3000;
-  const client = new HealthClient(o.node, grpc.credentials.createInsecure());
+  const client = new HealthClient(o.node, channelCredentials(o.security));
   try {
     // Fail fast: a refused connection is an answer (UNAVAILABLE) at once, not at the deadline.
     const reply = await callUnary<{ status: string }>(client, 'check', { service }, { deadline: Date.now() + deadlineMs });
@@ -82,7 +86,7 @@ export function registerHealth(program: Command, defaultNode: string): void {
     .option('--service <name>', 'health service name; "" (the default) is the node as a whole', '')
     .option('--deadline-ms <ms>', 'longest the check may take, connecting included', deadline, 3000)
     .action(async (o: { node: string; service: string; deadlineMs: number }) => {
-      const r = await checkHealth(o);
+      const r = await checkHealth({ ...o, security: cliSecurity() });
       if (r.ok) {
         console.log(r.status);
         return;

@@ -15,6 +15,7 @@ import { createConnection, createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { AdminClient } from '../client/admin.js';
 import { formatStatus } from './format.js';
+import { makeCerts } from './certs-command.js';
 
 export interface LocalOptions {
   readonly nodes: number;
@@ -24,6 +25,15 @@ export interface LocalOptions {
   readonly dataDir: string;
   /** ms to wait for the cluster to form. */
   readonly timeoutMs: number;
+  /** TLS everywhere, with a development CA and certificates made in <dataDir>/certs (certs-command.ts). */
+  readonly tls?: boolean;
+}
+
+/** The files a TLS local cluster's operator side uses: the CA and the admin certificate. */
+export interface LocalTls {
+  readonly ca: string;
+  readonly cert: string;
+  readonly key: string;
 }
 
 interface Child {
@@ -85,6 +95,12 @@ export async function runLocal(o: LocalOptions): Promise<void> {
     if (c === undefined) throw new Error(`no running node ${id} in this local cluster (running: ${children.filter(isRunning).map((x) => x.id).join(', ')})`);
     return c;
   };
+  const certDir = join(root, 'certs');
+  const certsFor = async (ids: string[]): Promise<void> => {
+    if (o.tls) await makeCerts({ dir: certDir, nodes: ids, hosts: ['127.0.0.1', 'localhost'], admins: ['admin'], clients: ['client'], days: 365, force: false });
+  };
+  const tls: LocalTls | undefined = o.tls ? { ca: join(certDir, 'ca.pem'), cert: join(certDir, 'admin.pem'), key: join(certDir, 'admin-key.pem') } : undefined;
+  await certsFor(indices.map((i) => `n${i + 1}`));
   const addressOf = (i: number): string => `127.0.0.1:${o.basePort + i}`;
   const seeds = Array.from({ length: o.nodes }, (_, i) => addressOf(i)).join(',');
   const start = (i: number): Child => {
@@ -102,6 +118,7 @@ export async function runLocal(o: LocalOptions): Promise<void> {
       [
         ...process.execArgv, process.argv[1]!, 'node', '--id', id, '--listen', address, '--data-dir', dir, '--seeds', seeds, '--zone', zone, '--replicas', String(Math.min(3, o.nodes)),
         ...(o.httpBasePort > 0 ? ['--http', `127.0.0.1:${o.httpBasePort + i}`] : []),
+        ...(tls ? ['--tls-cert', join(certDir, `${id}.pem`), '--tls-key', join(certDir, `${id}-key.pem`), '--tls-ca', tls.ca] : []),
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -134,21 +151,23 @@ export async function runLocal(o: LocalOptions): Promise<void> {
   console.log(`ringkv local: ${count} nodes on ${children.map((c) => c.address).join(', ')}, data and logs in ${root}`);
   console.log(`pids: ${children.map((c) => `${c.id}=${c.proc.pid}`).join(' ')}`);
   control = await serveControl(root, {
-    add: () => {
-      const c = start(next++);
-      return { id: c.id, address: c.address, pid: c.proc.pid };
+    add: async () => {
+      const i = next++;
+      await certsFor([`n${i + 1}`]);
+      const c = start(i);
+      return { id: c.id, address: c.address, pid: c.proc.pid, tls };
     },
     remove: (id) => {
       const c = running(id);
       c.leaving = true;
-      return { id: c.id, address: c.address, pid: c.proc.pid };
+      return { id: c.id, address: c.address, pid: c.proc.pid, tls };
     },
     stop: async (id) => {
       const c = running(id);
       c.stopped = true;
       c.proc.kill('SIGTERM');
       await c.exited;
-      return { id: c.id, address: c.address, pid: c.proc.pid };
+      return { id: c.id, address: c.address, pid: c.proc.pid, tls };
     },
     start: (id) => {
       const c = children.find((x) => x.id === id);
@@ -156,11 +175,12 @@ export async function runLocal(o: LocalOptions): Promise<void> {
       if (isRunning(c)) throw new Error(`${id} is running (pid ${c.proc.pid}); ringkv local stop ${id} first`);
       if (c.leaving) throw new Error(`${id} left the cluster: it cannot start again under its id; ringkv local add starts a new node`);
       const again = start(Number(id.slice(1)) - 1);
-      return { id: again.id, address: again.address, pid: again.proc.pid };
+      return { id: again.id, address: again.address, pid: again.proc.pid, tls };
     },
   });
 
-  const admins = children.map((c) => new AdminClient(c.address, 1000));
+  const security = tls ? { tls: { ca: tls.ca, cert: tls.cert, key: tls.key } } : {};
+  const admins = children.map((c) => new AdminClient(c.address, 1000, security));
   const deadline = Date.now() + o.timeoutMs;
   let lastWait = '';
   for (;;) {
@@ -170,14 +190,17 @@ export async function runLocal(o: LocalOptions): Promise<void> {
     if (views.every((s) => s && current(s).length === count && current(s).every((m) => m.status === 'normal' && m.up))) {
       ready = true;
       const cli = `npx ringkv`;
+      // With TLS, the commands below need the CA and a certificate: the client's for keys, the admin's for the rest.
+      const kv = tls ? ` --tls-ca ${tls.ca} --tls-cert ${join(certDir, 'client.pem')} --tls-key ${join(certDir, 'client-key.pem')}` : '';
+      const op = tls ? ` --tls-ca ${tls.ca} --tls-cert ${tls.cert} --tls-key ${tls.key}` : '';
       console.log(`\n${formatStatus(views[0]!)}\n`);
       console.log(`cluster ready: ${children.map((c) => c.address).join(', ')} (zones ${[...new Set(views[0]!.members.map((m) => m.zone))].sort().join(', ')})`);
       if (o.httpBasePort > 0) console.log(`status page: http://127.0.0.1:${o.httpBasePort}/ (metrics at /metrics; node N on port ${o.httpBasePort} + N - 1)`);
       console.log('Try:');
-      console.log(`  ${cli} put greeting hello --node ${children[0]!.address}`);
-      console.log(`  ${cli} get greeting --node ${children[count - 1]!.address}`);
-      console.log(`  ${cli} getendpoints greeting --node ${children[0]!.address}`);
-      console.log(`  ${cli} status --node ${children[0]!.address}`);
+      console.log(`  ${cli} put greeting hello --node ${children[0]!.address}${kv}`);
+      console.log(`  ${cli} get greeting --node ${children[count - 1]!.address}${kv}`);
+      console.log(`  ${cli} getendpoints greeting --node ${children[0]!.address}${op}`);
+      console.log(`  ${cli} status --node ${children[0]!.address}${op}`);
       console.log(`  ${cli} local add --data-dir ${o.dataDir}            # one more node: it joins and streams its ranges`);
       console.log(`  ${cli} local remove ${children[children.length - 1]!.id} --data-dir ${o.dataDir}      # decommission a node`);
       const last = children[children.length - 1]!.id;
@@ -200,10 +223,10 @@ export async function runLocal(o: LocalOptions): Promise<void> {
   for (const a of admins) a.close();
 }
 
-type ControlReply = { id: string; address: string; pid: number | undefined };
+type ControlReply = { id: string; address: string; pid: number | undefined; tls: LocalTls | undefined };
 
 interface ControlHandlers {
-  add(): ControlReply;
+  add(): Promise<ControlReply>;
   remove(id: string): ControlReply;
   /** SIGTERM the node and wait for it to exit; the launcher keeps its place. */
   stop(id: string): Promise<ControlReply>;
@@ -246,7 +269,7 @@ async function serveControl(root: string, h: ControlHandlers): Promise<Server> {
 }
 
 /** Ask the launcher running on `root` to add a node, mark one leaving, or stop or start one. */
-export async function askLauncher(root: string, req: { op: 'add' } | { op: 'remove' | 'stop' | 'start'; id: string }): Promise<{ id: string; address: string; pid: number }> {
+export async function askLauncher(root: string, req: { op: 'add' } | { op: 'remove' | 'stop' | 'start'; id: string }): Promise<{ id: string; address: string; pid: number; tls?: LocalTls }> {
   const path = controlSocket(root);
   if (!existsSync(path)) throw new Error(`no ringkv local runs with data dir ${resolve(root)} (no ${path}); start one with ringkv local (or npm start)`);
   const text = await new Promise<string>((res, rej) => {
@@ -257,7 +280,7 @@ export async function askLauncher(root: string, req: { op: 'add' } | { op: 'remo
     sock.on('end', () => res(out));
     sock.on('error', (e) => rej(new Error(`the ringkv local on ${resolve(root)} does not answer (${e.message}); is it still running?`)));
   });
-  const reply = JSON.parse(text) as { error?: string; id: string; address: string; pid: number };
+  const reply = JSON.parse(text) as { error?: string; id: string; address: string; pid: number; tls?: LocalTls };
   if (reply.error) throw new Error(reply.error);
   return reply;
 }

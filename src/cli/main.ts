@@ -5,6 +5,7 @@
  */
 
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { demo } from './demo.js';
 import { runNode } from './node-command.js';
@@ -17,6 +18,8 @@ import { Client, MAX_VALUE_BYTES } from '../client/kv.js';
 import { CliError, EXIT, describeFailure, failure } from './errors.js';
 import { chooseValue, readValue, writeValue } from './values.js';
 import { DEFAULT_CONFIG, ENV_NAMES } from '../node/config.js';
+import { cliSecurity, setCredentials, withCredentials } from './security.js';
+import { makeCerts } from './certs-command.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -86,6 +89,11 @@ program
   .option('--repair-bytes-per-second <n>', `background repair's pace, bytes of data read per second (${ENV_NAMES.repairBytesPerSecond}; default ${d.repairBytesPerSecond})`)
   .option('--max-hint-window-ms <ms>', `a replica down longer than this gets no more hints; its misses are left to anti-entropy (${ENV_NAMES.maxHintWindowMs}; default ${d.maxHintWindowMs})`)
   .option('--read-mode <mode>', `digest: a get reads R replicas' records and the others' digests; full: every replica's record (${ENV_NAMES.readMode}; default ${d.readMode})`)
+  .option('--tls-cert <file>', `PEM certificate of this node, role node (${ENV_NAMES.tlsCert}); with --tls-key and --tls-ca the port speaks TLS and peers must present node certificates`)
+  .option('--tls-key <file>', `PEM private key of --tls-cert (${ENV_NAMES.tlsKey})`)
+  .option('--tls-ca <file>', `PEM CA bundle every cluster certificate chains to (${ENV_NAMES.tlsCa}); the three files reload on SIGHUP or when they change`)
+  .option('--client-auth <mode>', `none|cert: cert makes key/value calls present a certificate from the CA (${ENV_NAMES.clientAuth}; default ${d.clientAuth})`)
+  .option('--admin-token-file <file>', `file holding a bearer token that calls changing the cluster accept instead of an admin certificate (${ENV_NAMES.adminTokenFile})`)
   .option('--leaver-wait-ms <ms>', `how long a range waits for its leaving replica while it is down before pulling from the other replicas (${ENV_NAMES.leaverWaitMs}; default ${d.leaverWaitMs})`)
   .option('--clock-offset-ms <ms>', `fault injection: add this to the node's wall clock (${ENV_NAMES.clockOffsetMs}; default ${d.clockOffsetMs})`)
   .option('--http <host:port>', `serve Prometheus /metrics and the status page here; off = none (${ENV_NAMES.http}; default off)`)
@@ -96,6 +104,30 @@ program
     await runNode(flags, config as string | undefined);
   });
 
+const list = (v: string): string[] => v.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+
+program
+  .command('certs')
+  .description('make a development CA and certificates for nodes, an operator and a client (PEM files; see docs/security.md)')
+  .option('--dir <dir>', 'directory to write them into (an existing ca.pem and ca-key.pem there are reused)', './certs')
+  .option('--nodes <ids>', 'comma-separated node ids: a certificate each, role node', 'n1,n2,n3')
+  .option('--hosts <list>', 'host names and IP addresses every node certificate names (clients and peers check the one they dial)', '127.0.0.1,localhost,::1')
+  .option('--admins <names>', 'comma-separated operator certificates, role admin', 'admin')
+  .option('--clients <names>', 'comma-separated application certificates, role client', 'client')
+  .option('--days <n>', 'days the new certificates are valid', positiveInt(36_500), 365)
+  .option('--force', 'make certificates again even where the files exist (the CA is kept)')
+  .action(async (o: { dir: string; nodes: string; hosts: string; admins: string; clients: string; days: number; force?: boolean }) => {
+    let written;
+    try {
+      written = await makeCerts({ dir: o.dir, nodes: list(o.nodes), hosts: list(o.hosts), admins: list(o.admins), clients: list(o.clients), days: o.days, force: o.force === true });
+    } catch (e) {
+      throw new CliError((e as Error).message);
+    }
+    for (const w of written) console.log(`${w.made ? 'made' : 'kept'}  ${w.role.padEnd(6)} ${w.cert}  ${w.key}`);
+    const n1 = written.find((w) => w.role === 'node');
+    if (n1 !== undefined) console.log(`\nA node: ringkv node --tls-cert ${n1.cert} --tls-key ${n1.key} --tls-ca ${join(o.dir, 'ca.pem')} ...`);
+  });
+
 const local = program
   .command('local')
   .description('run a cluster of nodes on 127.0.0.1, each its own process (what npm start runs); Ctrl-C stops them')
@@ -104,18 +136,26 @@ const local = program
   .option('--http-base-port <port>', 'HTTP port (status page, /metrics) of the first node, the others follow; 0 = none (default: base port + 1000)', portOrZero)
   .option('--data-dir <dir>', 'directory for the nodes\' data dirs and logs', './data')
   .option('--timeout-ms <ms>', 'how long to wait for the cluster to form', positiveInt(600_000), 120_000)
-  .action(async (opts: { nodes: number; basePort: number; httpBasePort?: number; dataDir: string; timeoutMs: number }) => {
+  .option('--tls', 'TLS everywhere: make a development CA and certificates in <data-dir>/certs (kept for the next start) and run the nodes with them')
+  .action(async (opts: { nodes: number; basePort: number; httpBasePort?: number; dataDir: string; timeoutMs: number; tls?: boolean }) => {
     await runLocal({ ...opts, httpBasePort: opts.httpBasePort ?? opts.basePort + 1000 });
   })
   // `local add --data-dir D`: the option after the subcommand is the subcommand's.
   .enablePositionalOptions();
+
+/** Ask the launcher; a TLS local cluster's reply names the CA and admin certificate the command then calls the nodes with. */
+async function askLocal(dataDir: string, req: Parameters<typeof askLauncher>[1]): ReturnType<typeof askLauncher> {
+  const n = await askLauncher(dataDir, req);
+  if (n.tls !== undefined) setCredentials({ tlsCa: n.tls.ca, tlsCert: n.tls.cert, tlsKey: n.tls.key });
+  return n;
+}
 
 local
   .command('add')
   .description('start one more node in the running local cluster: it joins and streams its ranges')
   .option('--data-dir <dir>', 'the data dir the local cluster runs with', './data')
   .action(async (o: { dataDir: string }) => {
-    const n = await askLauncher(o.dataDir, { op: 'add' });
+    const n = await askLocal(o.dataDir, { op: 'add' });
     console.log(`${n.id} started at ${n.address} (pid ${n.pid}); it joins the cluster`);
     await followJoin(n.address, n.id);
     console.log(`${n.id} is normal: it owns its ranges`);
@@ -127,7 +167,7 @@ local
   .argument('<id>', 'node id, like n4')
   .option('--data-dir <dir>', 'the data dir the local cluster runs with', './data')
   .action(async (id: string, o: { dataDir: string }) => {
-    const n = await askLauncher(o.dataDir, { op: 'remove', id });
+    const n = await askLocal(o.dataDir, { op: 'remove', id });
     const r = await withAdmin(n.address, (c) => c.decommission(false));
     console.log(r.message);
     await follow(`decommission ${id}`, n.address, r.move, (t) => (t === undefined || t.drive?.phase === 'left' ? true : t.drive?.phase.startsWith('withdrawn') ? `decommission ${t.drive.phase}` : false));
@@ -140,7 +180,7 @@ local
   .argument('<id>', 'node id, like n2')
   .option('--data-dir <dir>', 'the data dir the local cluster runs with', './data')
   .action(async (id: string, o: { dataDir: string }) => {
-    const n = await askLauncher(o.dataDir, { op: 'stop', id });
+    const n = await askLocal(o.dataDir, { op: 'stop', id });
     console.log(`${n.id} (pid ${n.pid}) stopped; ringkv local start ${n.id} starts it again with its data`);
   });
 
@@ -150,7 +190,7 @@ local
   .argument('<id>', 'node id, like n2')
   .option('--data-dir <dir>', 'the data dir the local cluster runs with', './data')
   .action(async (id: string, o: { dataDir: string }) => {
-    const n = await askLauncher(o.dataDir, { op: 'start', id });
+    const n = await askLocal(o.dataDir, { op: 'start', id });
     console.log(`${n.id} started at ${n.address} (pid ${n.pid})`);
     await waitServing(n.address, n.id);
     console.log(`${n.id} is up and serving`);
@@ -159,7 +199,7 @@ local
 /** Wait until the node at `address` answers SERVING (a normal member), a minute at most. */
 async function waitServing(address: string, id: string): Promise<void> {
   const end = Date.now() + 60_000;
-  while (!(await checkHealth({ node: address, deadlineMs: 1000 })).ok) {
+  while (!(await checkHealth({ node: address, deadlineMs: 1000, security: cliSecurity() })).ok) {
     if (Date.now() > end) throw new CliError(`${id} has not become ready within 60 s; see its node.log`);
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -169,7 +209,7 @@ async function waitServing(address: string, id: string): Promise<void> {
 const DEFAULT_NODE = process.env.RINGKV_NODE || '127.0.0.1:7001';
 
 async function withAdmin<T>(address: string, fn: (c: AdminClient) => Promise<T>): Promise<T> {
-  const c = new AdminClient(address);
+  const c = new AdminClient(address, undefined, cliSecurity());
   try {
     return await fn(c);
   } catch (e) {
@@ -229,7 +269,7 @@ interface KvOpts {
 /** Run `fn` with a client of `--node`; a failure comes back in ringkv's words (errors.ts). */
 async function withClient<T>(o: KvOpts, fn: (c: Client) => Promise<T>): Promise<T> {
   // One request: the node given coordinates it (fetching the ring first would cost more than the hop it saves).
-  const c = new Client({ nodes: [o.node], deadlineMs: o.deadlineMs, tokenAware: false });
+  const c = new Client({ nodes: [o.node], deadlineMs: o.deadlineMs, tokenAware: false, ...cliSecurity() });
   try {
     return await fn(c);
   } catch (e) {
@@ -436,6 +476,10 @@ program
   });
 
 registerHealth(program, DEFAULT_NODE);
+
+// Every command that calls a node (it has --node) takes the credential flags.
+for (const cmd of program.commands) if (cmd.options.some((o) => o.long === '--node')) withCredentials(cmd);
+program.hook('preAction', (_, action) => setCredentials(action.opts()));
 
 program.parseAsync().catch((err: unknown) => {
   console.error(`ringkv: ${describeFailure(err)}`);

@@ -1,5 +1,6 @@
 /**
- * `ringkv node`: run one node until SIGTERM or SIGINT, then stop it cleanly and exit 0.
+ * `ringkv node`: run one node until SIGTERM or SIGINT, then stop it cleanly and exit 0;
+ * SIGHUP reloads its credentials (node/security.ts).
  */
 
 import pino from 'pino';
@@ -30,4 +31,9 @@ export async function runNode(flags: Partial<Record<keyof NodeConfig, unknown>>,
   void node.stopped.then(() => process.exit(node.failure ? 1 : 0));
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // SIGHUP: read the TLS files and the admin token again (a new certificate, a rotated token).
+  process.on('SIGHUP', () => {
+    node.log.info('SIGHUP: reloading credentials');
+    node.security.reload();
+  });
 }

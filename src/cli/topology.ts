@@ -5,6 +5,7 @@
  *
  * Owns: polling and presenting. Must not: decide anything (the nodes do).
  */
+import { cliSecurity } from './security.js';
 import cliProgress from 'cli-progress';
 import { AdminClient, type PlanReply, type RepairStatusReply, type StatusReply, type TransfersReply } from '../client/admin.js';
 import { formatBytes } from './format.js';
@@ -34,7 +35,7 @@ export async function progressOf(driver: TransfersReply, move: string, addressOf
       }
       const addr = addressOf(g.node);
       if (addr === undefined) return;
-      const c = new AdminClient(addr, 2000);
+      const c = new AdminClient(addr, 2000, cliSecurity());
       try {
         const pull = (await c.transfers()).pulls.find((p) => p.move === move);
         for (const r of pull?.ranges ?? []) {
@@ -81,7 +82,7 @@ export async function follow(
   const end = started + (o.timeoutMs ?? 24 * 3600_000);
   let last: Progress | undefined;
   let lastLine = 0;
-  const admin = new AdminClient(driverAddress, 3000);
+  const admin = new AdminClient(driverAddress, 3000, cliSecurity());
   let members: StatusReply | undefined;
   let misses = 0;
   try {
@@ -202,7 +203,7 @@ export function formatPlan(p: PlanReply): string {
 export async function followCommit(address: string, o: { everyMs?: number; out?: NodeJS.WriteStream } = {}): Promise<PlanReply> {
   const out = o.out ?? process.stdout;
   const bar = out.isTTY ? new cliProgress.SingleBar({ format: 'commit {bar} {percentage}% | step {step} | {what}', hideCursor: true }, cliProgress.Presets.shades_classic) : undefined;
-  const admin = new AdminClient(address, 3000);
+  const admin = new AdminClient(address, 3000, cliSecurity());
   let lastLine = '';
   try {
     let plan = await admin.plan();
@@ -237,7 +238,7 @@ export async function followCommit(address: string, o: { everyMs?: number; out?:
 export async function followJoin(address: string, id: string, o: { everyMs?: number; timeoutMs?: number; out?: NodeJS.WriteStream } = {}): Promise<void> {
   const out = o.out ?? process.stdout;
   const bar = out.isTTY ? new cliProgress.SingleBar({ format: `join ${id} {bar} {percentage}% | {value}/{total} ranges | {what}`, hideCursor: true }, cliProgress.Presets.shades_classic) : undefined;
-  const admin = new AdminClient(address, 2000);
+  const admin = new AdminClient(address, 2000, cliSecurity());
   const end = Date.now() + (o.timeoutMs ?? 3600_000);
   let last = '';
   try {
@@ -293,7 +294,7 @@ export function formatRepair(r: RepairStatusReply, now = Date.now()): string {
 export async function followRepair(address: string, o: { everyMs?: number; out?: NodeJS.WriteStream } = {}): Promise<RepairStatusReply> {
   const out = o.out ?? process.stdout;
   const bar = out.isTTY ? new cliProgress.SingleBar({ format: 'repair {bar} {percentage}% | {value}/{total} ranges | {keys} keys exchanged', hideCursor: true }, cliProgress.Presets.shades_classic) : undefined;
-  const admin = new AdminClient(address, 3000);
+  const admin = new AdminClient(address, 3000, cliSecurity());
   let last = -1;
   try {
     for (;;) {

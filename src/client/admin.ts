@@ -8,6 +8,7 @@
 
 import * as grpc from '@grpc/grpc-js';
 import { callUnary, serviceClient } from '../transport/protos.js';
+import { callMetadata, channelCredentials, type ClientSecurity } from './credentials.js';
 
 export interface RepairStatusReply {
   readonly id: string;
@@ -139,14 +140,17 @@ export interface PlanReply {
 
 export class AdminClient {
   readonly #client: grpc.Client;
+  readonly #metadata: grpc.Metadata | undefined;
 
-  /** `address`: host:port of any node. */
+  /** `address`: host:port of any node; `security`: TLS and the admin token (credentials.ts). */
   constructor(
     readonly address: string,
     private readonly deadlineMs = 5000,
+    security: ClientSecurity = {},
   ) {
     const Client = serviceClient('ringkv.v1.Admin');
-    this.#client = new Client(address, grpc.credentials.createInsecure());
+    this.#client = new Client(address, channelCredentials(security));
+    this.#metadata = callMetadata(security);
   }
 
   status(replicas = 0): Promise<StatusReply> {
@@ -219,7 +223,7 @@ export class AdminClient {
   }
 
   #call(method: string, req: unknown, deadlineMs = this.deadlineMs): Promise<unknown> {
-    return callUnary(this.#client, method, req, { deadline: Date.now() + deadlineMs });
+    return callUnary(this.#client, method, req, { deadline: Date.now() + deadlineMs }, this.#metadata);
   }
 }
 
@@ -228,14 +232,14 @@ export class AdminClient {
  * (3 s each): `ringkv transfers` and the status page show them. Members that do not
  * answer are listed in `unreachable`.
  */
-export async function clusterTransfers(status: StatusReply): Promise<{ replies: TransfersReply[]; unreachable: string[] }> {
+export async function clusterTransfers(status: StatusReply, security: ClientSecurity = {}): Promise<{ replies: TransfersReply[]; unreachable: string[] }> {
   const replies: TransfersReply[] = [];
   const unreachable: string[] = [];
   await Promise.all(
     status.members
       .filter((m) => m.up && m.status !== 'left' && m.status !== 'removed')
       .map(async (m) => {
-        const c = new AdminClient(m.address, 3000);
+        const c = new AdminClient(m.address, 3000, security);
         try {
           replies.push(await c.transfers());
         } catch {

@@ -1,4 +1,5 @@
 export { Client } from './kv.js';
 export type { ClientOptions, CallOptions, PutOptions, GetOptions, GetResult } from './kv.js';
+export type { ClientSecurity, TlsClientOptions } from './credentials.js';
 export { AdminClient } from './admin.js';
 export type { MemberStatus, StatusReply, RingReply, Endpoint, EndpointsReply } from './admin.js';

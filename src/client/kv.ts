@@ -14,13 +14,14 @@
  * not: coordinate (the node that takes a call does).
  */
 import * as grpc from '@grpc/grpc-js';
+import { callMetadata, channelCredentials, type ClientSecurity } from './credentials.js';
 import { CLIENT_MAX_SEND_BYTES, NODE_MAX_MESSAGE_BYTES, callUnary, serviceClient } from '../transport/protos.js';
 import { BatchedStream, type ClientCodec } from '../transport/batched-stream.js';
 import { decodeKvReplies, encodeKvCalls, kvCallSize, type KvCall, type KvReply } from '../transport/kv-codec.js';
 import { AdminClient } from './admin.js';
 import { KeyRouter } from './key-router.js';
 
-export interface ClientOptions {
+export interface ClientOptions extends ClientSecurity {
   /** host:port of nodes to send to; any node takes any request. */
   readonly nodes: readonly string[];
   /** Deadline of each call unless the call sets its own, ms (default 5,000). */
@@ -97,6 +98,9 @@ function serviceError(code: grpc.status, details: string): grpc.ServiceError {
   return Object.assign(new Error(`${code} ${grpc.status[code]}: ${details}`), { code, details, metadata: new grpc.Metadata() });
 }
 
+/** Statuses a stream can end with that are the node's answer, not a failure to reach it. */
+const ANSWERS = new Set([grpc.status.UNIMPLEMENTED, grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED]);
+
 function kvCodec(): ClientCodec<KvCall, KvReply> {
   return {
     path: '/ringkv.v1.KeyValue/Stream',
@@ -105,8 +109,9 @@ function kvCodec(): ClientCodec<KvCall, KvReply> {
     size: kvCallSize,
     failure: (r) => (r.op === 'error' ? serviceError(r.code, r.details) : undefined),
     // A stream that could not open or broke: the call never got an answer, as a unary call
-    // to that node would have failed (UNAVAILABLE: the next node is tried).
-    unreachable: (why, status) => serviceError(status === grpc.status.UNIMPLEMENTED ? status : grpc.status.UNAVAILABLE, why),
+    // to that node would have failed (UNAVAILABLE: the next node is tried). A refusal
+    // (no such method, missing credentials) is the node's answer, and is given as it is.
+    unreachable: (why, status) => serviceError(ANSWERS.has(status) ? status : grpc.status.UNAVAILABLE, why),
     timeout: () => serviceError(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded'),
     tooLarge: (size) => valueTooLarge(size, `a request of ${size} bytes`),
   };
@@ -125,6 +130,10 @@ export class Client {
   #fetching: Promise<void> | undefined;
   #closed = false;
   #next = 0;
+  readonly #credentials: grpc.ChannelCredentials;
+  readonly #metadata: grpc.Metadata | undefined;
+  /** What the ring fetches present: the same credentials. */
+  readonly #security: ClientSecurity;
 
   constructor(options: ClientOptions) {
     if (!Array.isArray(options?.nodes) || options.nodes.length === 0) throw new TypeError('Client needs nodes: at least one host:port, like ["127.0.0.1:7001"]');
@@ -133,6 +142,9 @@ export class Client {
     this.#tokenAware = options.tokenAware ?? true;
     this.#ringRefreshMs = options.ringRefreshMs ?? 5000;
     this.#streaming = options.streaming ?? true;
+    this.#credentials = channelCredentials(options);
+    this.#metadata = callMetadata(options);
+    this.#security = { credentials: this.#credentials, token: options.token };
   }
 
   async put(key: string | Uint8Array, value: string | Uint8Array, o: PutOptions = {}): Promise<{ context: Buffer }> {
@@ -175,7 +187,7 @@ export class Client {
     let c = this.#channels.get(address);
     if (c === undefined) {
       const KeyValue = serviceClient('ringkv.v1.KeyValue');
-      c = new KeyValue(address, grpc.credentials.createInsecure(), {
+      c = new KeyValue(address, this.#credentials, {
         // A get answers up to a key's whole versions; a put sends one value.
         'grpc.max_receive_message_length': NODE_MAX_MESSAGE_BYTES,
         'grpc.max_send_message_length': CLIENT_MAX_SEND_BYTES,
@@ -189,11 +201,11 @@ export class Client {
   #send(address: string, req: Request, deadline: number): Promise<unknown> {
     if (!this.#streaming) {
       const { op, ...fields } = req;
-      return callUnary(this.#channel(address), op, fields, { deadline });
+      return callUnary(this.#channel(address), op, fields, { deadline }, this.#metadata);
     }
     let s = this.#streams.get(address);
     if (s === undefined) {
-      s = new BatchedStream(this.#channel(address), kvCodec());
+      s = new BatchedStream(this.#channel(address), kvCodec(), this.#metadata);
       this.#streams.set(address, s);
     }
     return s.call({ ...req, deadline });
@@ -225,7 +237,7 @@ export class Client {
   async #fetchRing(): Promise<void> {
     const start = this.#next++;
     for (let i = 0; i < this.#nodes.length; i++) {
-      const admin = new AdminClient(this.#nodes[(start + i) % this.#nodes.length]!, Math.min(this.#deadlineMs, 2000));
+      const admin = new AdminClient(this.#nodes[(start + i) % this.#nodes.length]!, Math.min(this.#deadlineMs, 2000), this.#security);
       try {
         const [ring, status] = await Promise.all([admin.ring(), admin.status()]);
         if (!this.#closed) this.#router = new KeyRouter(ring, status);

@@ -116,6 +116,22 @@ export interface NodeConfig {
    * (Cassandra's digest reads); 'full': every replica's record.
    */
   readonly readMode: 'digest' | 'full';
+  /**
+   * PEM files of this node's certificate, its key and the cluster's CA (docs/security.md).
+   * All three or none: with them the port speaks TLS, peers are dialled with this
+   * certificate, and node-to-node calls need a certificate with role node. Reloaded on
+   * SIGHUP and when the files change.
+   */
+  readonly tlsCert: string | undefined;
+  readonly tlsKey: string | undefined;
+  readonly tlsCa: string | undefined;
+  /** 'cert': key/value calls need a certificate from the cluster's CA (TLS only); 'none': any caller. */
+  readonly clientAuth: 'none' | 'cert';
+  /**
+   * File holding the admin bearer token: calls that change the cluster accept it in place of
+   * an admin certificate (and need it, with TLS off). Undefined: none.
+   */
+  readonly adminTokenFile: string | undefined;
 }
 
 export const DEFAULT_CONFIG: NodeConfig = {
@@ -152,6 +168,11 @@ export const DEFAULT_CONFIG: NodeConfig = {
   faultInjection: 'off',
   http: undefined,
   readMode: 'digest',
+  tlsCert: undefined,
+  tlsKey: undefined,
+  tlsCa: undefined,
+  clientAuth: 'none',
+  adminTokenFile: undefined,
 };
 
 /** Setting name → environment variable. */
@@ -189,6 +210,11 @@ export const ENV_NAMES: Record<keyof NodeConfig, string> = {
   faultInjection: 'RINGKV_FAULT_INJECTION',
   http: 'RINGKV_HTTP',
   readMode: 'RINGKV_READ_MODE',
+  tlsCert: 'RINGKV_TLS_CERT',
+  tlsKey: 'RINGKV_TLS_KEY',
+  tlsCa: 'RINGKV_TLS_CA',
+  clientAuth: 'RINGKV_CLIENT_AUTH',
+  adminTokenFile: 'RINGKV_ADMIN_TOKEN_FILE',
 };
 
 export class ConfigError extends Error {
@@ -225,6 +251,11 @@ export function resolveConfig(flags: Raw, env: NodeJS.ProcessEnv, configFile?: s
     sources[key] = from;
   }
   out.advertise = advertised(out.listen as string, out.advertise as string | undefined, sources);
+  const tls = (['tlsCert', 'tlsKey', 'tlsCa'] as const).filter((k) => out[k] !== undefined);
+  if (tls.length > 0 && tls.length < 3)
+    throw new ConfigError(`TLS needs all three of --tls-cert, --tls-key and --tls-ca (or ${ENV_NAMES.tlsCert}, ${ENV_NAMES.tlsKey}, ${ENV_NAMES.tlsCa}); only ${tls.map((k) => `--${kebab(k)}`).join(' and ')} given`);
+  if (out.clientAuth === 'cert' && tls.length === 0)
+    throw new ConfigError(`${sources.clientAuth} cert needs TLS: give --tls-cert, --tls-key and --tls-ca, or leave client auth at none`);
   return out as unknown as NodeConfig;
 }
 
@@ -386,6 +417,17 @@ function check(key: keyof NodeConfig, value: unknown, from: string): unknown {
       // 'off' spelled out turns it off (an env var or config file may need to say so).
       const v = str();
       return v === 'off' ? undefined : address(v, true);
+    }
+    case 'tlsCert':
+    case 'tlsKey':
+    case 'tlsCa':
+    case 'adminTokenFile': {
+      const v = str();
+      return v.length > 0 ? v : fail('expected a file path');
+    }
+    case 'clientAuth': {
+      const v = str();
+      return v === 'none' || v === 'cert' ? v : fail("expected 'none' or 'cert'");
     }
     case 'streamBytesPerSecond': {
       const n = num(0, 2 ** 40, true);

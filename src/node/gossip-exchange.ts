@@ -29,6 +29,8 @@ export interface GossipExchangeDeps {
   changed(): void;
   /** Is the node stopping? Its Gossip service then refuses messages. */
   stopping(): boolean;
+  /** How this node dials its peers (node/security.ts). */
+  readonly peerCredentials: grpc.ChannelCredentials;
   readonly log: Logger;
 }
 
@@ -57,6 +59,7 @@ export class GossipExchange {
     const peerLog = log.child({ component: 'gossip' });
     this.#sender = new GossipSender(Math.max(1000, 2 * config.gossipIntervalMs), (to, err) =>
       peerLog.debug({ peer: to, code: err.code, err: err.details }, 'gossip message not delivered'),
+      deps.peerCredentials,
     );
   }
 

@@ -31,6 +31,8 @@ export interface HandoffDeps {
   refuse(): string | undefined;
   /** A repairer finished a complete repair of `range` with this node, whose tree was built at `at`. */
   repaired(range: TokenRange, at: number): void;
+  /** How this node dials its peers (node/security.ts). */
+  readonly peerCredentials: grpc.ChannelCredentials;
   readonly log: Logger;
 }
 
@@ -49,8 +51,8 @@ export class Handoff {
   ) {
     const { id, config, store, log } = deps;
     this.throttle = new Throttle(config.streamBytesPerSecond === 0 ? Infinity : config.streamBytesPerSecond);
-    this.peers = new GrpcHandoff(id, config.clusterName, deps.addressOf);
-    this.repairPeers = new GrpcRepair(id, config.clusterName, deps.addressOf);
+    this.peers = new GrpcHandoff(id, config.clusterName, deps.addressOf, deps.peerCredentials);
+    this.repairPeers = new GrpcRepair(id, config.clusterName, deps.addressOf, deps.peerCredentials);
     this.transfers = new Transfers({ store, checkpoints, source: this.peers, isUp: deps.isUp, leaverWaitMs: deps.config.leaverWaitMs, log: log.child({ component: 'handoff' }) });
   }
 

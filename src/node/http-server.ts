@@ -34,6 +34,8 @@ export interface HttpDeps {
   status(replicas: number): Record<string, unknown> | Refusal;
   ring(replicas: number): Record<string, unknown> | Refusal;
   events(): readonly RecordedEvent[];
+  /** How this node dials its peers (their Transfers, for /api/transfers). */
+  readonly peerCredentials: grpc.ChannelCredentials;
   readonly log: Logger;
 }
 
@@ -115,7 +117,7 @@ export class HttpServer {
         case '/api/transfers': {
           const status = this.deps.status(0);
           if (isRefusal(status)) return this.#json(res, httpStatus(status.code), { error: status.details });
-          const { replies, unreachable } = await clusterTransfers(asDecoded('Status', status) as StatusReply);
+          const { replies, unreachable } = await clusterTransfers(asDecoded('Status', status) as StatusReply, { credentials: this.deps.peerCredentials });
           return this.#json(res, 200, { nodes: replies, unreachable });
         }
         case '/api/events':

@@ -46,6 +46,7 @@ import { MembersFile } from './members-file.js';
 import { GossipExchange } from './gossip-exchange.js';
 import { TopologyView } from './topology-view.js';
 import { WallClock } from './wall-clock.js';
+import { NodeSecurity } from './security.js';
 
 /** How often the node refreshes the load it gossips, ms. */
 const LOAD_EVERY_MS = 5000;
@@ -57,9 +58,9 @@ const HINTS_EVERY_MS = 1000;
 const GOVERN_EVERY_MS = 500;
 
 /** Run `fn` against the Admin service of member `node`, at `addr`, the address it gossips. */
-async function onMember(addr: string | undefined, node: string, timeoutMs: number, fn: (c: AdminClient) => Promise<unknown>): Promise<void> {
+async function onMember(addr: string | undefined, node: string, timeoutMs: number, credentials: grpc.ChannelCredentials, fn: (c: AdminClient) => Promise<unknown>): Promise<void> {
   if (addr === undefined) throw new MovementRefused(`no address known for ${node}`);
-  const c = new AdminClient(addr, timeoutMs);
+  const c = new AdminClient(addr, timeoutMs, { credentials });
   try {
     await fn(c);
   } finally {
@@ -104,6 +105,8 @@ export class RingkvNode {
   readonly #background = new AbortController();
   #identity: Identity;
   readonly #server: grpc.Server;
+  /** TLS and credentials (security.ts). */
+  readonly security: NodeSecurity;
   /**
    * '' (readiness): SERVING while the node is normal and not stopping. 'liveness':
    * SERVING while the process runs, so that a probe does not restart a node that is
@@ -126,6 +129,7 @@ export class RingkvNode {
     identity: Identity,
     store: Store,
     server: grpc.Server,
+    security: NodeSecurity,
     address: string,
     known: { states: EndpointState[]; fresh: boolean },
     checkpoints: Checkpoints,
@@ -137,8 +141,10 @@ export class RingkvNode {
     this.#identity = identity;
     this.store = store;
     this.#server = server;
+    this.security = security;
+    const { peerCredentials } = security;
     const stopping = (): boolean => this.#stopping !== undefined;
-    this.#gossip = new GossipExchange({ config, identity, address, known, changed: () => this.#topology.update(), stopping, log });
+    this.#gossip = new GossipExchange({ config, identity, address, known, changed: () => this.#topology.update(), stopping, peerCredentials, log });
     const gossiper = (this.gossiper = this.#gossip.gossiper);
     // What the parts read and do through the node: each gets what it needs, as it is now.
     const { id } = identity;
@@ -157,10 +163,10 @@ export class RingkvNode {
     const notServing = (): string | undefined => (this.#closing ? 'it is shutting down' : this.#identity.status !== 'normal' ? `it is ${this.#identity.status}, not yet a member` : undefined);
     const placement = (): Placement | undefined => this.#topology.placement;
     const backgroundShare = (): number => this.#governor.share;
-    this.replication = new Replication({ id, config, store, gossiper, placement, removed: () => view().removed, backgroundShare, notServing, refuseReplicaCalls: refuse, log });
+    this.replication = new Replication({ id, config, store, gossiper, placement, removed: () => view().removed, backgroundShare, notServing, refuseReplicaCalls: refuse, peerCredentials, log });
     const addressOf = (peer: string): string | undefined => this.#gossip.addressOf(peer);
     const repaired = (range: TokenRange, at: number): void => this.repairs.record(range, at);
-    const handoff = (this.handoff = new Handoff({ id, config, store, addressOf, isUp: (peer) => peer === id || gossiper.isUp(peer), refuse, repaired, log }, checkpoints));
+    const handoff = (this.handoff = new Handoff({ id, config, store, addressOf, isUp: (peer) => peer === id || gossiper.isUp(peer), refuse, repaired, peerCredentials, log }, checkpoints));
     this.repairs = new RepairRuns({
       id,
       replicas,
@@ -199,7 +205,7 @@ export class RingkvNode {
     });
     const updateHealth = (): void => this.#updateHealth();
     this.#joining = new Joining({ config, gossiper, handoff, identity: identityNow, persist, view, afterGossip, announce, fail, updateHealth, closing, log });
-    const remote = (node: string, fn: (c: AdminClient) => Promise<unknown>): Promise<void> => onMember(addressOf(node), node, config.requestTimeoutMs, fn);
+    const remote = (node: string, fn: (c: AdminClient) => Promise<unknown>): Promise<void> => onMember(addressOf(node), node, config.requestTimeoutMs, peerCredentials, fn);
     this.staged = new StagedChanges({
       id,
       replicas,
@@ -254,6 +260,8 @@ export class RingkvNode {
 
   /** Start a node: identity, store, server, gossip. Rejects with a clear error on bad config or a busy port. */
   static async start(config: NodeConfig, log: Logger): Promise<RingkvNode> {
+    // Credentials first: a node whose certificates cannot be used touches nothing.
+    const security = new NodeSecurity(config, log.child({ component: 'security' }));
     // A data dir without node.json is a new node; one with it is this node restarting,
     // whatever it was doing (even joining, with no tokens yet).
     const fresh = !existsSync(join(config.dataDir, 'node.json'));
@@ -273,20 +281,22 @@ export class RingkvNode {
     const server = new grpc.Server({
       'grpc.max_receive_message_length': NODE_MAX_MESSAGE_BYTES,
       'grpc.max_send_message_length': NODE_MAX_MESSAGE_BYTES,
+      interceptors: security.interceptors(),
     });
     let port: number;
     try {
       port = await new Promise<number>((resolve, reject) =>
-        server.bindAsync(config.listen, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+        server.bindAsync(config.listen, security.serverCredentials(), (err, p) => (err ? reject(err) : resolve(p))),
       );
     } catch (e) {
+      security.close();
       await store.close();
       throw new Error(`cannot listen on ${config.listen}: ${(e as Error).message}`, { cause: e });
     }
     const host = config.listen.slice(0, config.listen.lastIndexOf(':'));
     // resolveConfig refused wildcards; advertise is unset only when the port was 0.
     const address = config.advertise ?? `${host}:${port}`;
-    const node = new RingkvNode(config, nodeLog, identity, store, server, address, known, checkpoints, clock);
+    const node = new RingkvNode(config, nodeLog, identity, store, server, security, address, known, checkpoints, clock);
     node.#serve();
     if (config.http !== undefined) {
       try {
@@ -295,6 +305,7 @@ export class RingkvNode {
           status: (n) => statusReply(node, n),
           ring: (n) => ringReply(node, n),
           events: () => node.#gossip.events.recent(),
+          peerCredentials: security.peerCredentials,
           log: nodeLog.child({ component: 'http' }),
         });
       } catch (e) {
@@ -503,6 +514,7 @@ export class RingkvNode {
       this.handoff.stop();
       await this.#joining.stop();
       this.#gossip.close();
+      this.security.close();
       await this.store.close();
       this.log.info('node stopped');
       this.#markStopped();

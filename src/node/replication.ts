@@ -39,6 +39,8 @@ export interface ReplicationDeps {
   notServing(): string | undefined;
   /** Why the node cannot take replica calls now (stopping), or undefined. */
   refuseReplicaCalls(): string | undefined;
+  /** How this node dials its peers (node/security.ts). */
+  readonly peerCredentials: grpc.ChannelCredentials;
   readonly log: Logger;
 }
 
@@ -58,7 +60,7 @@ export class Replication {
     this.#peers = new GrpcReplicas((peer) => {
       const s = gossiper.state(peer);
       return s === undefined ? undefined : field(s, 'addr');
-    });
+    }, deps.peerCredentials);
     const reachLog = log.child({ component: 'coordinator' });
     this.reachability = new Reachability({
       threshold: 2,

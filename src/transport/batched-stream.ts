@@ -64,6 +64,8 @@ export class BatchedStream<C extends Batched, R extends { readonly id: number }>
   constructor(
     private readonly client: grpc.Client,
     private readonly codec: ClientCodec<C, R>,
+    /** Sent when the stream opens (a bearer token). */
+    private readonly metadata?: grpc.Metadata,
   ) {}
 
   call(c: WithoutId<C>): Promise<R> {
@@ -98,7 +100,7 @@ export class BatchedStream<C extends Batched, R extends { readonly id: number }>
 
   #open(): grpc.ClientDuplexStream<Buffer, Buffer> {
     if (this.#stream !== undefined) return this.#stream;
-    const stream = this.client.makeBidiStreamRequest(this.codec.path, passThrough, passThrough);
+    const stream = this.client.makeBidiStreamRequest(this.codec.path, passThrough, passThrough, this.metadata ?? new grpc.Metadata());
     this.#stream = stream;
     stream.on('data', (buf: Buffer) => {
       let replies: R[];

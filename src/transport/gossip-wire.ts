@@ -48,12 +48,15 @@ export function toWire(m: GossipMessage): WireMessage {
 }
 
 export class GossipSender {
-  readonly #channels = new PeerChannels('ringkv.internal.v1.Gossip');
+  readonly #channels: PeerChannels;
 
   constructor(
     private readonly deadlineMs: number,
     private readonly onError: (to: string, err: grpc.ServiceError) => void,
-  ) {}
+    credentials: grpc.ChannelCredentials,
+  ) {
+    this.#channels = new PeerChannels('ringkv.internal.v1.Gossip', credentials);
+  }
 
   /** Send one message; the promise (never rejected) settles once it was delivered or failed. */
   send(to: string, message: GossipMessage): Promise<void> {

@@ -212,13 +212,16 @@ class WireReader {
 
 /** The client side: ranges streamed from peers, and Fetch asked of peers. */
 export class GrpcHandoff implements RangeSourceApi {
-  readonly #channels = new PeerChannels('ringkv.internal.v1.Handoff');
+  readonly #channels: PeerChannels;
 
   constructor(
     private readonly self: string,
     private readonly clusterName: string,
     private readonly addressOf: (id: string) => string | undefined,
-  ) {}
+    credentials: grpc.ChannelCredentials,
+  ) {
+    this.#channels = new PeerChannels('ringkv.internal.v1.Handoff', credentials);
+  }
 
   #client(node: string): grpc.Client {
     return this.#channels.forNode(node, this.addressOf);

@@ -22,7 +22,11 @@ export class PeerChannels {
   readonly #clients = new Map<string, grpc.Client>();
   readonly Client: grpc.ServiceClientConstructor;
 
-  constructor(service: string) {
+  constructor(
+    service: string,
+    /** How peers are dialled: insecure, or TLS with this node's certificate (node/security.ts). */
+    private readonly credentials: grpc.ChannelCredentials,
+  ) {
     this.Client = serviceClient(service);
   }
 
@@ -37,7 +41,7 @@ export class PeerChannels {
   get(address: string): grpc.Client {
     let c = this.#clients.get(address);
     if (c === undefined) {
-      c = new this.Client(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+      c = new this.Client(address, this.credentials, CHANNEL_OPTIONS);
       this.#clients.set(address, c);
     }
     return c;

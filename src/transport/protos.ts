@@ -57,11 +57,16 @@ export const NODE_MAX_MESSAGE_BYTES = 8 * 1024 * 1024 + FRAMING_BYTES;
 /** Largest request a client sends: one value at the 1 MiB cap, with its key and context. */
 export const CLIENT_MAX_SEND_BYTES = 1024 * 1024 + FRAMING_BYTES;
 
-type Unary = (req: unknown, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r: unknown) => void) => void;
+type Callback = (e: grpc.ServiceError | null, r: unknown) => void;
+type Unary = (...args: unknown[]) => void;
 
 /** One unary call of `method` on a client made from these protos, as a promise. */
-export function callUnary<T>(client: grpc.Client, method: string, req: unknown, options: grpc.CallOptions): Promise<T> {
+export function callUnary<T>(client: grpc.Client, method: string, req: unknown, options: grpc.CallOptions, metadata?: grpc.Metadata): Promise<T> {
   const fn = (client as unknown as Record<string, Unary>)[method];
   if (fn === undefined) return Promise.reject(new Error(`no method ${method} on this client`));
-  return new Promise((resolve, reject) => fn.call(client, req, options, (e, r) => (e ? reject(e) : resolve(r as T))));
+  return new Promise((resolve, reject) => {
+    const done: Callback = (e, r) => (e ? reject(e) : resolve(r as T));
+    if (metadata === undefined) fn.call(client, req, options, done);
+    else fn.call(client, req, metadata, options, done); // grpc-js: (request, [metadata], [options], callback)
+  });
 }

@@ -118,13 +118,16 @@ export function repairService(deps: RepairServerDeps): grpc.UntypedServiceImplem
 
 /** Peers as repair sides, one channel per peer. */
 export class GrpcRepair {
-  readonly #channels = new PeerChannels('ringkv.internal.v1.Repair');
+  readonly #channels: PeerChannels;
 
   constructor(
     private readonly self: string,
     private readonly clusterName: string,
     private readonly addressOf: (id: string) => string | undefined,
-  ) {}
+    credentials: grpc.ChannelCredentials,
+  ) {
+    this.#channels = new PeerChannels('ringkv.internal.v1.Repair', credentials);
+  }
 
   #client(node: string): grpc.Client {
     return this.#channels.forNode(node, this.addressOf);

@@ -38,13 +38,16 @@ function codecFor(address: string): ClientCodec<WireCall, WireReply> {
 }
 
 export class GrpcReplicas implements ReplicaApi {
-  readonly #channels = new PeerChannels(SERVICE);
+  readonly #channels: PeerChannels;
   readonly #streams = new Map<string, BatchedStream<WireCall, WireReply>>();
 
   constructor(
     /** A node's address as gossip knows it. */
     private readonly addressOf: (id: string) => string | undefined,
-  ) {}
+    credentials: grpc.ChannelCredentials,
+  ) {
+    this.#channels = new PeerChannels(SERVICE, credentials);
+  }
 
   async apply(node: string, key: Buffer, value: Buffer | null, context: Buffer, deadline: number): Promise<ApplyResult> {
     const r = await this.#call(node, { op: 'apply', deadline, key, value, context });

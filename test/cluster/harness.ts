@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { AdminClient, type StatusReply } from '../../src/client/admin.js';
+import type { ClientSecurity } from '../../src/client/credentials.js';
 
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
 
@@ -36,6 +37,8 @@ export class NodeProcess {
   readonly lines: LogLine[] = [];
   stderr = '';
   exit: Promise<number | null> = Promise.resolve(null);
+  /** What admin() connects with (TLS clusters: the CA and an admin certificate). */
+  security: ClientSecurity = {};
   #admin: AdminClient | undefined;
 
   constructor(
@@ -78,7 +81,7 @@ export class NodeProcess {
   }
 
   admin(): AdminClient {
-    this.#admin ??= new AdminClient(this.address, 2000);
+    this.#admin ??= new AdminClient(this.address, 2000, this.security);
     return this.#admin;
   }
 
@@ -104,15 +107,15 @@ export class TestCluster {
   readonly nodes: NodeProcess[] = [];
   readonly root = mkdtempSync(join(tmpdir(), 'ringkv-cluster-'));
 
-  /** Create `count` nodes n1..n{count} on free ports; seeds are the first `seeds` of them. */
-  static async create(count: number, seeds: number, extra: readonly string[] = []): Promise<TestCluster> {
+  /** Create `count` nodes n1..n{count} on free ports; seeds are the first `seeds` of them; `perNode` adds flags by id. */
+  static async create(count: number, seeds: number, extra: readonly string[] = [], perNode: (id: string) => readonly string[] = () => []): Promise<TestCluster> {
     const c = new TestCluster();
     const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
     const addrs = ports.map((p) => `127.0.0.1:${p}`);
     for (let i = 0; i < count; i++) {
       const id = `n${i + 1}`;
       const dataDir = join(c.root, id);
-      const args = ['--id', id, '--listen', addrs[i]!, '--data-dir', dataDir, '--seeds', addrs.slice(0, seeds).join(','), ...extra];
+      const args = ['--id', id, '--listen', addrs[i]!, '--data-dir', dataDir, '--seeds', addrs.slice(0, seeds).join(','), ...extra, ...perNode(id)];
       c.nodes.push(new NodeProcess(id, addrs[i]!, dataDir, args));
     }
     return c;

@@ -4,11 +4,12 @@
  * check where data really is.
  */
 import { resolveReplies } from '../../src/storage/index.js';
+import * as grpc from '@grpc/grpc-js';
 import { GrpcReplicas } from '../../src/transport/replica-wire.js';
 
 /** The values node `address` itself holds for `key` (its hint for `hintFor` when given). */
 export async function localValues(address: string, key: string, hintFor = ''): Promise<string[]> {
-  const c = new GrpcReplicas(() => address);
+  const c = new GrpcReplicas(() => address, grpc.credentials.createInsecure());
   try {
     const record = await c.read('node', Buffer.from(key), hintFor === '' ? undefined : hintFor, Date.now() + 2000);
     return record !== undefined ? resolveReplies(key, [record]).values.map(String).sort() : [];

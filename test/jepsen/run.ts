@@ -6,6 +6,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
 import { Client } from '../../src/client/index.js';
 import { mulberry32 } from '../../src/ring/allocate-tokens.js';
 import { versionBytes } from '../../src/storage/codec.js';
@@ -165,7 +166,7 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     log(`settled in ${settleMs} ms`);
 
     const keys = [...(set?.keys ?? []), ...(register?.keys ?? [])];
-    replicas = new GrpcReplicas((id) => cluster!.nodes.find((n) => n.id === id)?.address);
+    replicas = new GrpcReplicas((id) => cluster!.nodes.find((n) => n.id === id)?.address, grpc.credentials.createInsecure());
     let divergent = await divergentKeys(cluster, replicas, keys);
     const convergeEnd = Date.now() + 60_000;
     while (divergent.length > 0 && Date.now() < convergeEnd) {

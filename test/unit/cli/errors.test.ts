@@ -26,6 +26,20 @@ describe('ringkv failure messages', () => {
     );
   });
 
+  it('say when a TLS connection failed and why, and point a plaintext client at --tls-ca', () => {
+    const node = { address: 'db1:7001' };
+    expect(describeFailure(err(grpc.status.UNAVAILABLE, 'No connection established. Last error: Error: self-signed certificate in certificate chain. Resolution note: '), node)).toMatch(
+      /^the TLS connection to db1:7001 failed \(self-signed certificate in certificate chain\): --tls-ca must be the CA that issued the nodes' certificates/,
+    );
+    expect(describeFailure(err(grpc.status.UNAVAILABLE, "No connection established. Last error: Error: Hostname/IP does not match certificate's altnames: IP: 10.0.0.9 is not in the cert's list: 10.0.0.1"), node)).toMatch(
+      /^the TLS connection to db1:7001 failed .*must name the address dialled/,
+    );
+    // A plaintext client to a TLS node: connected, then dropped.
+    expect(describeFailure(err(grpc.status.UNAVAILABLE, 'No connection established. Last error: Failed to connect (2026-12-01T22:41:46.119Z). Resolution note: '), node)).toMatch(
+      /^no ringkv node answers at db1:7001; is it running, and is that its --listen address\?; if the cluster runs with TLS, pass --tls-ca/,
+    );
+  });
+
   it("keep a node's own message as it is, and other errors' messages", () => {
     const fromNode = 'this node is not serving requests (it is joining, not yet a member); send the request to another node';
     expect(describeFailure(err(grpc.status.UNAVAILABLE, fromNode), { address: 'x:1' })).toBe(`${fromNode} (gRPC UNAVAILABLE)`);

@@ -121,7 +121,7 @@ describe('a range streamed over gRPC and pulled into another store', () => {
   }
 
   it('streams exactly what a local scan reads, batch by batch', async () => {
-    const peers = new GrpcHandoff('me', 'test', () => address);
+    const peers = new GrpcHandoff('me', 'test', () => address, grpc.credentials.createInsecure());
     try {
       const range = { start: 0n, end: 0n };
       const got: string[] = [];
@@ -142,7 +142,7 @@ describe('a range streamed over gRPC and pulled into another store', () => {
     const dir = tmp();
     const target = await Store.open({ engine: new MemoryEngine() });
     const checkpoints = await Checkpoints.open(join(dir, 'transfers.json'));
-    const peers = new GrpcHandoff('me', 'test', () => address);
+    const peers = new GrpcHandoff('me', 'test', () => address, grpc.credentials.createInsecure());
     const items = ranges(40);
     try {
       const t = new Transfers({ store: target, checkpoints, source: peers, isUp: () => true, log: quiet });

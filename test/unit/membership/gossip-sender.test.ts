@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import * as grpc from '@grpc/grpc-js';
 import { GossipSender, fromWire, toWire } from '../../../src/transport/gossip-wire.js';
 import type { GossipMessage } from '../../../src/membership/gossiper.js';
 
@@ -17,7 +18,7 @@ describe('gossip over the wire', () => {
 
   it('keeps one channel per peer and closes those it no longer gossips with', () => {
     const errors: string[] = [];
-    const s = new GossipSender(200, (to) => errors.push(to));
+    const s = new GossipSender(200, (to) => errors.push(to), grpc.credentials.createInsecure());
     const m: GossipMessage = { cluster: 'c', from: 'a', fromAddr: '127.0.0.1:1', kind: 'ack2', deltas: [] };
     for (const to of ['127.0.0.1:1', '127.0.0.1:2', '127.0.0.1:3', '127.0.0.1:1']) s.send(to, m);
     expect(s.channels).toBe(3);

@@ -101,3 +101,22 @@ describe('node identity', () => {
     await expect(loadIdentity(d, { id: 'n1', clusterName: 'c' }, 1e9)).rejects.toThrow(/damaged .*restore it from a backup/);
   });
 });
+
+describe('TLS and credential settings', () => {
+  it('takes the three TLS files together, from flags or the environment', () => {
+    const c = resolveConfig({ tlsCert: 'n1.pem', tlsKey: 'n1-key.pem' }, { RINGKV_TLS_CA: 'ca.pem', RINGKV_CLIENT_AUTH: 'cert' });
+    expect(c).toMatchObject({ tlsCert: 'n1.pem', tlsKey: 'n1-key.pem', tlsCa: 'ca.pem', clientAuth: 'cert' });
+    expect(resolveConfig({}, {})).toMatchObject({ tlsCert: undefined, clientAuth: 'none', adminTokenFile: undefined });
+  });
+
+  it('refuses some of the TLS files without the others, naming what is missing', () => {
+    expect(() => resolveConfig({ tlsCert: 'n1.pem' }, {})).toThrow(/TLS needs all three of --tls-cert, --tls-key and --tls-ca .* only --tls-cert given/);
+    expect(() => resolveConfig({ tlsCert: 'n1.pem', tlsCa: 'ca.pem' }, {})).toThrow(/only --tls-cert and --tls-ca given/);
+  });
+
+  it('refuses client auth without TLS, and values it does not know', () => {
+    expect(() => resolveConfig({ clientAuth: 'cert' }, {})).toThrow(/--client-auth cert needs TLS/);
+    expect(() => resolveConfig({ clientAuth: 'yes' }, {})).toThrow(/--client-auth: expected 'none' or 'cert', got "yes"/);
+    expect(() => resolveConfig({ adminTokenFile: '' }, {})).toThrow(/--admin-token-file: expected a file path/);
+  });
+});

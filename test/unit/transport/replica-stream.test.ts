@@ -58,7 +58,7 @@ async function peer(o: { maxInFlight?: number; port?: number } = {}): Promise<Pe
 }
 
 function client(address: string): GrpcReplicas {
-  const c = new GrpcReplicas(() => address);
+  const c = new GrpcReplicas(() => address, grpc.credentials.createInsecure());
   cleanup.push(() => c.close());
   return c;
 }
@@ -144,7 +144,7 @@ describe('replica calls over one stream per peer', () => {
     const address = p.address;
     p.server.forceShutdown();
     expect(await failure(client(address).read('b', B('k'), undefined, soon()))).toMatchObject({ kind: 'unreachable' });
-    expect(await failure(new GrpcReplicas(() => undefined).read('b', B('k'), undefined, soon()))).toMatchObject({ kind: 'unreachable', message: /no address known for node b/ });
+    expect(await failure(new GrpcReplicas(() => undefined, grpc.credentials.createInsecure()).read('b', B('k'), undefined, soon()))).toMatchObject({ kind: 'unreachable', message: /no address known for node b/ });
   });
 
   it('a stream that breaks fails its calls in flight as unreachable; the next call opens a new one', async () => {

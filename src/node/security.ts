@@ -1,0 +1,118 @@
+/**
+ * A node's transport security, from its configuration: the TLS files (server and peer
+ * credentials, reloaded on SIGHUP and when the files change), the admin token, and the
+ * interceptor that checks every call against them (transport/authorize.ts).
+ *
+ * Owns: loading and reloading the credentials, and logging refusals (never a secret:
+ * a refused token is said to be wrong, not shown). Must not: decide the rules (authorize.ts).
+ */
+import { readFileSync } from 'node:fs';
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import { authInterceptor, hashToken, type AuthRules } from '../transport/authorize.js';
+import { TlsError, TlsFiles, type TlsReload } from '../transport/tls.js';
+import type { NodeConfig } from './config.js';
+
+/** How often the TLS files' modification times are checked, ms. */
+const WATCH_MS = 2000;
+
+export class SecurityError extends Error {
+  override readonly name = 'SecurityError';
+}
+
+function readToken(path: string): Buffer {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new SecurityError(`cannot read the admin token file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  const token = text.trim();
+  if (token.length < 16 || /\s/.test(token)) throw new SecurityError(`the admin token in ${path} must be one word of at least 16 characters (e.g. openssl rand -hex 32 > ${path})`);
+  return hashToken(token);
+}
+
+export class NodeSecurity {
+  readonly tls: TlsFiles | undefined;
+  /** What this node dials its peers with: its certificate when TLS is on. */
+  readonly peerCredentials: grpc.ChannelCredentials;
+  #rules: AuthRules;
+
+  constructor(
+    private readonly config: NodeConfig,
+    private readonly log: Logger,
+  ) {
+    const { tlsCert, tlsKey, tlsCa } = config;
+    try {
+      this.tls =
+        tlsCert !== undefined && tlsKey !== undefined && tlsCa !== undefined
+          ? new TlsFiles({ cert: tlsCert, key: tlsKey, ca: tlsCa }, { watchMs: WATCH_MS, onReload: (r) => this.#reloaded(r) })
+          : undefined;
+    } catch (e) {
+      if (e instanceof TlsError) throw new SecurityError(`TLS: ${e.message}`);
+      throw e;
+    }
+    this.peerCredentials = this.tls?.channelCredentials() ?? grpc.credentials.createInsecure();
+    this.#rules = {
+      tls: this.tls !== undefined,
+      clientAuth: config.clientAuth,
+      adminTokenHash: config.adminTokenFile === undefined ? undefined : readToken(config.adminTokenFile),
+    };
+    const m = this.tls?.material;
+    if (m !== undefined) {
+      if (!m.roles.includes('node')) log.warn({ subject: m.subject }, 'this node\'s certificate has no role node (subject OU=node): its peers will refuse its calls');
+      log.info({ subject: m.subject, fingerprint: m.fingerprint, validTo: m.validTo.toISOString(), clientAuth: config.clientAuth }, 'TLS on');
+    } else {
+      log.warn(
+        { listen: config.listen, adminToken: this.#rules.adminTokenHash !== undefined },
+        'TLS off: traffic is plaintext and any process that reaches this port can act as a peer' +
+          (this.#rules.adminTokenHash === undefined ? ' or an operator' : '') +
+          '; see docs/security.md to turn it on',
+      );
+    }
+  }
+
+  get rules(): AuthRules {
+    return this.#rules;
+  }
+
+  serverCredentials(): grpc.ServerCredentials {
+    return this.tls?.serverCredentials() ?? grpc.ServerCredentials.createInsecure();
+  }
+
+
+  /**
+   * The interceptors the server runs: none when there is nothing to check (TLS off, no
+   * token: every call passes, and the node said so at start), which spares every call the
+   * wrapping.
+   */
+  interceptors(): grpc.ServerInterceptor[] {
+    if (!this.#rules.tls && this.#rules.adminTokenHash === undefined) return [];
+    return [authInterceptor(
+      () => this.#rules,
+      (r) => this.log.warn({ method: r.path, peer: r.peer, roles: r.roles, code: grpc.status[r.code] }, `call refused: ${r.message}`),
+    )];
+  }
+
+  /** Read the TLS files and the admin token again (SIGHUP). What fails to load is kept as it was, and logged. */
+  reload(): void {
+    this.tls?.reload();
+    if (this.config.adminTokenFile !== undefined) {
+      try {
+        this.#rules = { ...this.#rules, adminTokenHash: readToken(this.config.adminTokenFile) };
+        this.log.info('admin token reloaded');
+      } catch (e) {
+        this.log.error({ err: (e as Error).message }, 'admin token not reloaded: keeping the one in use');
+      }
+    }
+  }
+
+  #reloaded(r: TlsReload): void {
+    if (r.ok) this.log.info({ subject: r.material.subject, fingerprint: r.material.fingerprint, validTo: r.material.validTo.toISOString() }, 'TLS files reloaded');
+    else this.log.error({ err: r.error.message }, 'TLS files not reloaded: keeping the certificates in use');
+  }
+
+  close(): void {
+    this.tls?.close();
+  }
+}

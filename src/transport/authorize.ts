@@ -1,0 +1,120 @@
+/**
+ * Who may call what: a pure function of the method, the caller's verified certificate
+ * roles and bearer token, and the node's rules; and the grpc-js server interceptor that
+ * applies it to every call before its handler runs (docs/security.md).
+ *
+ * Classes of calls:
+ *   internal  ringkv.internal.v1.* (gossip, replica, handoff, repair): role node.
+ *   admin     ringkv.v1.Admin calls that change the cluster: role admin or node, or the
+ *             admin token. Status, Ring, Endpoints, Transfers, RepairStatus only read:
+ *             open to every caller the port lets in.
+ *   kv        ringkv.v1.KeyValue: with client auth on, any role (or the admin token).
+ *   open      health and reflection.
+ * With TLS off there is no certificate: internal and kv calls are open (a trusted
+ * network), admin calls need the token when one is configured.
+ *
+ * Owns: the rules. Must not: log secrets (a token is never echoed, only its absence).
+ */
+import { timingSafeEqual, createHash } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
+import { rolesOf, type Role } from './tls.js';
+
+export type CallClass = 'internal' | 'admin' | 'read' | 'kv' | 'open';
+
+const READ_ONLY_ADMIN = new Set(['Status', 'Ring', 'Endpoints', 'Transfers', 'RepairStatus']);
+
+/** The class of a method path such as '/ringkv.v1.KeyValue/Put'. */
+export function classOf(path: string): CallClass {
+  const slash = path.lastIndexOf('/');
+  const service = path.slice(1, slash);
+  const method = path.slice(slash + 1);
+  if (service.startsWith('ringkv.internal.')) return 'internal';
+  if (service === 'ringkv.v1.Admin') return READ_ONLY_ADMIN.has(method) ? 'read' : 'admin';
+  if (service === 'ringkv.v1.KeyValue') return 'kv';
+  return 'open';
+}
+
+export interface AuthRules {
+  /** TLS on the port: certificates are verified and carry roles. */
+  readonly tls: boolean;
+  /** KeyValue calls need a verified certificate (or the admin token). */
+  readonly clientAuth: 'none' | 'cert';
+  /** SHA-256 of the admin bearer token, when one is configured. */
+  readonly adminTokenHash: Buffer | undefined;
+}
+
+export interface Caller {
+  /** Roles of the verified client certificate; undefined: none presented (or not verified). */
+  readonly roles: readonly Role[] | undefined;
+  /** The bearer token sent in `authorization`, if any. */
+  readonly token: string | undefined;
+}
+
+export interface Refusal {
+  readonly code: grpc.status;
+  readonly message: string;
+}
+
+export const hashToken = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
+
+function tokenMatches(rules: AuthRules, token: string | undefined): boolean {
+  return token !== undefined && rules.adminTokenHash !== undefined && timingSafeEqual(hashToken(token), rules.adminTokenHash);
+}
+
+/** Undefined when the call may go on; else the status to refuse it with. */
+export function authorize(path: string, caller: Caller, rules: AuthRules): Refusal | undefined {
+  const cls = classOf(path);
+  const has = (...roles: Role[]): boolean => caller.roles !== undefined && roles.some((r) => caller.roles!.includes(r));
+  const badToken = caller.token !== undefined && !tokenMatches(rules, caller.token);
+  switch (cls) {
+    case 'open':
+    case 'read':
+      return undefined;
+    case 'internal':
+      if (!rules.tls || has('node')) return undefined;
+      return caller.roles === undefined
+        ? { code: grpc.status.UNAUTHENTICATED, message: `${path} is a node-to-node call: present a certificate with role node (subject OU=node) issued by the cluster's CA` }
+        : { code: grpc.status.PERMISSION_DENIED, message: `${path} is a node-to-node call: the certificate presented has role(s) ${caller.roles.join(', ') || 'none'}, not node` };
+    case 'admin': {
+      if (has('admin', 'node') || tokenMatches(rules, caller.token)) return undefined;
+      if (!rules.tls && rules.adminTokenHash === undefined) return undefined; // no credentials configured: a trusted network (the node warned at start)
+      if (badToken) return { code: grpc.status.UNAUTHENTICATED, message: `${path} changes the cluster: the bearer token sent is not the admin token` };
+      if (caller.roles !== undefined) return { code: grpc.status.PERMISSION_DENIED, message: `${path} changes the cluster: the certificate presented has role(s) ${caller.roles.join(', ') || 'none'}; it needs role admin (subject OU=admin)` };
+      return { code: grpc.status.UNAUTHENTICATED, message: `${path} changes the cluster: present ${rules.tls ? 'a certificate with role admin (subject OU=admin)' : ''}${rules.tls && rules.adminTokenHash ? ' or ' : ''}${rules.adminTokenHash ? 'the admin token (--admin-token-file)' : ''}` };
+    }
+    case 'kv':
+      if (rules.clientAuth === 'none' || !rules.tls) return undefined;
+      if (caller.roles !== undefined || tokenMatches(rules, caller.token)) return undefined;
+      if (badToken) return { code: grpc.status.UNAUTHENTICATED, message: `${path}: the bearer token sent is not accepted` };
+      return { code: grpc.status.UNAUTHENTICATED, message: `${path}: this node requires a client certificate issued by the cluster's CA (--tls-cert and --tls-key on the client)` };
+  }
+}
+
+/** The bearer token of `authorization: Bearer <token>` metadata. */
+export function bearer(metadata: grpc.Metadata): string | undefined {
+  const [value] = metadata.get('authorization');
+  if (typeof value !== 'string') return undefined;
+  const m = /^Bearer\s+(\S+)$/i.exec(value.trim());
+  return m ? m[1] : undefined;
+}
+
+/**
+ * A server interceptor applying `authorize` (rules read per call, so a reload applies at
+ * once). A refused call ends with its status before its handler sees it; `onRefuse` logs.
+ */
+export function authInterceptor(rules: () => AuthRules, onRefuse: (r: Refusal & { path: string; peer: string; roles: readonly Role[] | undefined }) => void): grpc.ServerInterceptor {
+  return (method, call) => {
+    const listener = new grpc.ServerListenerBuilder()
+      .withOnReceiveMetadata((metadata, next) => {
+        const auth = call.getAuthContext();
+        const cert = auth?.sslPeerCertificate;
+        const roles = cert === undefined ? undefined : rolesOf(cert.subject?.OU);
+        const refusal = authorize(method.path, { roles, token: bearer(metadata) }, rules());
+        if (refusal === undefined) return next(metadata);
+        onRefuse({ ...refusal, path: method.path, peer: call.getPeer(), roles });
+        call.sendStatus({ code: refusal.code, details: refusal.message, metadata: new grpc.Metadata() });
+      })
+      .build();
+    return new grpc.ServerInterceptingCall(call, new grpc.ResponderBuilder().withStart((next) => next(listener)).build());
+  };
+}

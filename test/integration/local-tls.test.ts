@@ -1,0 +1,86 @@
+/**
+ * `ringkv local --tls`: the launcher makes a development CA and certificates in
+ * <data-dir>/certs, runs its nodes with TLS, prints commands that carry the right flags,
+ * and `local add` (another process) issues the new node's certificate and follows its
+ * join over TLS with the admin certificate the launcher names.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import * as grpc from '@grpc/grpc-js';
+import { afterAll, expect, it } from 'vitest';
+import { Client } from '../../src/client/index.js';
+import { waitFor } from '../cluster/harness.js';
+
+const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
+const root = mkdtempSync(join(tmpdir(), 'ringkv-local-tls-'));
+const pids: number[] = [];
+afterAll(() => {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(root, { recursive: true, force: true });
+});
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/** A base port with `count` consecutive free ports. */
+async function freeRun(count: number): Promise<number> {
+  for (;;) {
+    const base = 20_000 + Math.floor(Math.random() * 40_000);
+    if ((await Promise.all(Array.from({ length: count }, (_, i) => portFree(base + i)))).every(Boolean)) return base;
+  }
+}
+
+it('runs the local cluster over TLS, with certificates it made, and adds a node to it', async () => {
+  const base = await freeRun(3);
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'local', '--tls', '--nodes', '2', '--base-port', String(base), '--http-base-port', '0', '--data-dir', root], { stdio: ['ignore', 'pipe', 'pipe'] });
+  pids.push(child.pid!);
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  await waitFor('cluster ready', 60_000, () => out.includes('cluster ready'), 200);
+  pids.push(...[...out.matchAll(/n\d=(\d+)/g)].map((m) => Number(m[1])));
+
+  const certs = join(root, 'certs');
+  for (const f of ['ca.pem', 'ca-key.pem', 'n1.pem', 'n2-key.pem', 'admin.pem', 'client.pem']) expect(existsSync(join(certs, f))).toBe(true);
+  expect(out).toContain(`--tls-ca ${join(certs, 'ca.pem')} --tls-cert ${join(certs, 'client.pem')}`);
+
+  const address = `127.0.0.1:${base}`;
+  const c = new Client({ nodes: [address], tls: { ca: join(certs, 'ca.pem'), cert: join(certs, 'client.pem'), key: join(certs, 'client-key.pem') } });
+  const plain = new Client({ nodes: [address], tokenAware: false, deadlineMs: 2000 });
+  try {
+    await c.put('k', 'tls');
+    expect((await c.get('k')).values.map(String)).toEqual(['tls']);
+    await expect(plain.get('k')).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+  } finally {
+    c.close();
+    plain.close();
+  }
+
+  // The CLI, as the launcher printed it.
+  const run = promisify(execFile);
+  const status = await run(process.execPath, ['--import', 'tsx', MAIN, 'status', '--node', address, '--tls-ca', join(certs, 'ca.pem'), '--tls-cert', join(certs, 'admin.pem'), '--tls-key', join(certs, 'admin-key.pem')]);
+  expect(status.stdout).toMatch(/n1[\s\S]*n2/);
+  // local add: its own process, no TLS flags given; it finds them through the launcher.
+  const add = await run(process.execPath, ['--import', 'tsx', MAIN, 'local', 'add', '--data-dir', root], { timeout: 90_000 });
+  expect(add.stdout).toMatch(/n3 is normal/);
+  expect(existsSync(join(certs, 'n3.pem'))).toBe(true);
+
+  child.kill('SIGINT');
+  expect(await exited).toBe(0);
+}, 150_000);

@@ -1,0 +1,89 @@
+import * as grpc from '@grpc/grpc-js';
+import { describe, expect, it } from 'vitest';
+import { authorize, bearer, classOf, hashToken, type AuthRules, type Caller } from '../../../src/transport/authorize.js';
+
+const TOKEN = 'a-long-enough-admin-token-0123456789';
+const tlsOn: AuthRules = { tls: true, clientAuth: 'none', adminTokenHash: undefined };
+const tlsCert: AuthRules = { ...tlsOn, clientAuth: 'cert' };
+const plain: AuthRules = { tls: false, clientAuth: 'none', adminTokenHash: undefined };
+const plainToken: AuthRules = { ...plain, adminTokenHash: hashToken(TOKEN) };
+
+const anon: Caller = { roles: undefined, token: undefined };
+const as = (...roles: Caller['roles'] & string[]): Caller => ({ roles, token: undefined });
+const withToken = (token: string): Caller => ({ roles: undefined, token });
+
+const INTERNAL = '/ringkv.internal.v1.Replica/Stream';
+const ADMIN = '/ringkv.v1.Admin/Decommission';
+const STATUS = '/ringkv.v1.Admin/Status';
+const PUT = '/ringkv.v1.KeyValue/Put';
+const HEALTH = '/grpc.health.v1.Health/Check';
+
+describe('classOf', () => {
+  it('sorts every service of the node', () => {
+    expect(classOf(INTERNAL)).toBe('internal');
+    expect(classOf('/ringkv.internal.v1.Gossip/Exchange')).toBe('internal');
+    expect(classOf(ADMIN)).toBe('admin');
+    for (const m of ['Status', 'Ring', 'Endpoints', 'Transfers', 'RepairStatus']) expect(classOf(`/ringkv.v1.Admin/${m}`)).toBe('read');
+    for (const m of ['Decommission', 'RemoveNode', 'Cleanup', 'Plan', 'Commit', 'Clear', 'Admit', 'Repair', 'SetClockOffset']) expect(classOf(`/ringkv.v1.Admin/${m}`)).toBe('admin');
+    expect(classOf(PUT)).toBe('kv');
+    expect(classOf('/ringkv.v1.KeyValue/Stream')).toBe('kv');
+    expect(classOf(HEALTH)).toBe('open');
+    expect(classOf('/grpc.reflection.v1.ServerReflection/ServerReflectionInfo')).toBe('open');
+  });
+});
+
+describe('authorize', () => {
+  const code = (path: string, c: Caller, r: AuthRules) => authorize(path, c, r)?.code;
+
+  it('with TLS, node-to-node calls need role node: none is UNAUTHENTICATED, another role PERMISSION_DENIED', () => {
+    expect(code(INTERNAL, as('node'), tlsOn)).toBeUndefined();
+    expect(code(INTERNAL, anon, tlsOn)).toBe(grpc.status.UNAUTHENTICATED);
+    expect(authorize(INTERNAL, anon, tlsOn)!.message).toMatch(/present a certificate with role node/);
+    expect(code(INTERNAL, as('admin'), tlsOn)).toBe(grpc.status.PERMISSION_DENIED);
+    expect(code(INTERNAL, as('client'), tlsOn)).toBe(grpc.status.PERMISSION_DENIED);
+    expect(code(INTERNAL, as(), tlsOn)).toBe(grpc.status.PERMISSION_DENIED); // a CA certificate with no role
+  });
+
+  it('with TLS, calls that change the cluster need role admin or node (or the token); reads are open', () => {
+    expect(code(ADMIN, as('admin'), tlsOn)).toBeUndefined();
+    expect(code(ADMIN, as('node'), tlsOn)).toBeUndefined(); // a node drives a peer's movement
+    expect(code(ADMIN, as('client'), tlsOn)).toBe(grpc.status.PERMISSION_DENIED);
+    expect(authorize(ADMIN, as('client'), tlsOn)!.message).toMatch(/has role\(s\) client; it needs role admin/);
+    expect(code(ADMIN, anon, tlsOn)).toBe(grpc.status.UNAUTHENTICATED);
+    expect(code(STATUS, anon, tlsOn)).toBeUndefined();
+    expect(code(HEALTH, anon, tlsCert)).toBeUndefined();
+    expect(code(ADMIN, withToken(TOKEN), { ...tlsOn, adminTokenHash: hashToken(TOKEN) })).toBeUndefined();
+  });
+
+  it('key/value calls: open by default; with client auth cert, any certificate from the CA', () => {
+    expect(code(PUT, anon, tlsOn)).toBeUndefined();
+    expect(code(PUT, anon, tlsCert)).toBe(grpc.status.UNAUTHENTICATED);
+    expect(authorize(PUT, anon, tlsCert)!.message).toMatch(/requires a client certificate/);
+    for (const r of ['client', 'admin', 'node'] as const) expect(code(PUT, as(r), tlsCert)).toBeUndefined();
+  });
+
+  it('without TLS: no credentials configured lets everything through (the node warns); a token guards admin calls', () => {
+    for (const p of [INTERNAL, ADMIN, PUT]) expect(code(p, anon, plain)).toBeUndefined();
+    expect(code(ADMIN, anon, plainToken)).toBe(grpc.status.UNAUTHENTICATED);
+    expect(authorize(ADMIN, anon, plainToken)!.message).toMatch(/present the admin token/);
+    expect(code(ADMIN, withToken('wrong-token-wrong-token'), plainToken)).toBe(grpc.status.UNAUTHENTICATED);
+    expect(authorize(ADMIN, withToken('wrong-token-wrong-token'), plainToken)!.message).not.toMatch(/wrong-token/); // never echoed
+    expect(code(ADMIN, withToken(TOKEN), plainToken)).toBeUndefined();
+    expect(code(STATUS, anon, plainToken)).toBeUndefined();
+  });
+});
+
+describe('bearer', () => {
+  it('reads "authorization: Bearer <token>" and nothing else', () => {
+    const md = (v?: string) => {
+      const m = new grpc.Metadata();
+      if (v !== undefined) m.set('authorization', v);
+      return m;
+    };
+    expect(bearer(md(`Bearer ${TOKEN}`))).toBe(TOKEN);
+    expect(bearer(md(`bearer   ${TOKEN} `))).toBe(TOKEN);
+    expect(bearer(md(`Basic ${TOKEN}`))).toBeUndefined();
+    expect(bearer(md('Bearer two words'))).toBeUndefined();
+    expect(bearer(md())).toBeUndefined();
+  });
+});
