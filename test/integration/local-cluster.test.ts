@@ -6,42 +6,20 @@
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { waitFor } from '../cluster/harness.js';
+import { freeRun, killAll } from './local-ports.js';
 import { AdminClient, Client } from '../../src/client/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'ringkv-local-'));
 const pids: number[] = [];
 afterAll(() => {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
+  killAll(pids);
   rmSync(root, { recursive: true, force: true });
 });
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.once('error', () => resolve(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-}
-
-/** A base port with `count` free ports from it, and from base + 1000 (the nodes' HTTP ports). */
-async function freeRun(count: number): Promise<number> {
-  for (;;) {
-    const base = 20_000 + Math.floor(Math.random() * 40_000);
-    const free = await Promise.all(Array.from({ length: count }, (_, i) => [portFree(base + i), portFree(base + 1000 + i)]).flat());
-    if (free.every(Boolean)) return base;
-  }
-}
 
 function alive(pid: number): boolean {
   try {
@@ -77,7 +55,7 @@ async function startLocal(base: number): Promise<{ out: () => string; stop: () =
 }
 
 it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops every node on Ctrl-C, keeps the data for the next start, and adds and removes a node', async () => {
-  const base = await freeRun(4); // the fourth port for `local add`
+  const base = await freeRun(4, [1000]); // the fourth port for `local add`
   const first = await startLocal(base);
   expect(first.nodePids).toHaveLength(3);
   expect(first.out()).toMatch(new RegExp(`UN  127\\.0\\.0\\.1:${base + 2}`));
@@ -156,7 +134,7 @@ it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops ev
 }, 240_000);
 
 it('stops at once, saying which node, when a node it started exits before the cluster forms', async () => {
-  const base = await freeRun(3);
+  const base = await freeRun(3, [1000]);
   // n2's port is taken: that node cannot start.
   const blocker = createServer();
   await new Promise<void>((r) => blocker.listen(base + 1, '127.0.0.1', r));

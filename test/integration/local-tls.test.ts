@@ -6,7 +6,6 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,36 +13,15 @@ import * as grpc from '@grpc/grpc-js';
 import { afterAll, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
 import { waitFor } from '../cluster/harness.js';
+import { freeRun, killAll } from './local-ports.js';
 
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
 const root = mkdtempSync(join(tmpdir(), 'ringkv-local-tls-'));
 const pids: number[] = [];
 afterAll(() => {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
+  killAll(pids);
   rmSync(root, { recursive: true, force: true });
 });
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.once('error', () => resolve(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-}
-
-/** A base port with `count` consecutive free ports. */
-async function freeRun(count: number): Promise<number> {
-  for (;;) {
-    const base = 20_000 + Math.floor(Math.random() * 40_000);
-    if ((await Promise.all(Array.from({ length: count }, (_, i) => portFree(base + i)))).every(Boolean)) return base;
-  }
-}
 
 it('runs the local cluster over TLS, with certificates it made, and adds a node to it', async () => {
   const base = await freeRun(3);
