@@ -11,7 +11,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { waitFor } from '../cluster/harness.js';
-import { freeRun, killAll } from './local-ports.js';
+import { freeRun, killAll, startLocal, type Launcher } from './local-launcher.js';
 import { AdminClient, Client } from '../../src/client/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'ringkv-local-'));
@@ -30,33 +30,11 @@ function alive(pid: number): boolean {
   }
 }
 
-async function startLocal(base: number): Promise<{ out: () => string; stop: () => Promise<number | null>; nodePids: number[] }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(import.meta.dirname, '../../src/cli/main.ts'), 'local', '--base-port', String(base), '--data-dir', root],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  pids.push(child.pid!);
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  await waitFor('cluster ready', 60_000, () => out.includes('cluster ready'), 200);
-  const nodePids = [...out.matchAll(/n\d=(\d+)/g)].map((m) => Number(m[1]));
-  pids.push(...nodePids);
-  return {
-    out: () => out,
-    stop: () => {
-      child.kill('SIGINT');
-      return exited;
-    },
-    nodePids,
-  };
-}
+const startAt = (base: number): Promise<Launcher> => startLocal(['--base-port', String(base), '--data-dir', root], pids);
 
 it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops every node on Ctrl-C, keeps the data for the next start, and adds and removes a node', async () => {
   const base = await freeRun(4, [1000]); // the fourth port for `local add`
-  const first = await startLocal(base);
+  const first = await startAt(base);
   expect(first.nodePids).toHaveLength(3);
   expect(first.out()).toMatch(new RegExp(`UN  127\\.0\\.0\\.1:${base + 2}`));
   expect(first.out()).toContain(`(zones a, b, c)`);
@@ -73,7 +51,7 @@ it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops ev
   expect(first.nodePids.filter(alive)).toEqual([]);
   for (const id of ['n1', 'n2', 'n3']) expect(readFileSync(join(root, id, 'node.log'), 'utf8')).toContain('"msg":"node stopped"');
 
-  const second = await startLocal(base);
+  const second = await startAt(base);
   const again = new Client({ nodes });
   try {
     expect((await again.get('greeting', { r: 3 })).values.map(String)).toEqual(['hello']);

@@ -4,7 +4,7 @@
  * and `local add` (another process) issues the new node's certificate and follows its
  * join over TLS with the admin certificate the launcher names.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +12,7 @@ import { promisify } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
-import { waitFor } from '../cluster/harness.js';
-import { freeRun, killAll } from './local-ports.js';
+import { freeRun, killAll, startLocal } from './local-launcher.js';
 
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
 const root = mkdtempSync(join(tmpdir(), 'ringkv-local-tls-'));
@@ -25,14 +24,8 @@ afterAll(() => {
 
 it('runs the local cluster over TLS, with certificates it made, and adds a node to it', async () => {
   const base = await freeRun(3);
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'local', '--tls', '--nodes', '2', '--base-port', String(base), '--http-base-port', '0', '--data-dir', root], { stdio: ['ignore', 'pipe', 'pipe'] });
-  pids.push(child.pid!);
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  await waitFor('cluster ready', 60_000, () => out.includes('cluster ready'), 200);
-  pids.push(...[...out.matchAll(/n\d=(\d+)/g)].map((m) => Number(m[1])));
+  const launcher = await startLocal(['--tls', '--nodes', '2', '--base-port', String(base), '--http-base-port', '0', '--data-dir', root], pids);
+  const out = launcher.out();
 
   const certs = join(root, 'certs');
   for (const f of ['ca.pem', 'ca-key.pem', 'n1.pem', 'n2-key.pem', 'admin.pem', 'client.pem']) expect(existsSync(join(certs, f))).toBe(true);
@@ -59,6 +52,5 @@ it('runs the local cluster over TLS, with certificates it made, and adds a node 
   expect(add.stdout).toMatch(/n3 is normal/);
   expect(existsSync(join(certs, 'n3.pem'))).toBe(true);
 
-  child.kill('SIGINT');
-  expect(await exited).toBe(0);
+  expect(await launcher.stop()).toBe(0);
 }, 150_000);
