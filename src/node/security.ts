@@ -9,12 +9,14 @@
 import { readFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { authInterceptor, hashToken, type AuthRules } from '../transport/authorize.js';
+import { authInterceptor, hashToken, type AuthRules, type Refusal } from '../transport/authorize.js';
 import { TlsError, TlsFiles, type TlsReload } from '../transport/tls.js';
 import type { NodeConfig } from './config.js';
 
 /** How often the TLS files' modification times are checked, ms. */
 const WATCH_MS = 2000;
+/** A refusal is logged at most this often per caller host, method and status, ms. */
+const REFUSAL_LOG_EVERY_MS = 60_000;
 
 export class SecurityError extends Error {
   override readonly name = 'SecurityError';
@@ -32,6 +34,28 @@ function readToken(path: string): Buffer {
   return hashToken(token);
 }
 
+/** At most one log line per key per `everyMs`; remembers at most `maxKeys` keys (then starts afresh). */
+export class LogThrottle {
+  readonly #last = new Map<string, { at: number; since: number }>();
+
+  constructor(
+    private readonly everyMs: number,
+    private readonly maxKeys = 10_000,
+  ) {}
+
+  /** Undefined: do not log. A number: log, with how many were held back since the last line. */
+  note(key: string, now: number): number | undefined {
+    const last = this.#last.get(key);
+    if (last !== undefined && now - last.at < this.everyMs) {
+      last.since++;
+      return undefined;
+    }
+    if (last === undefined && this.#last.size >= this.maxKeys) this.#last.clear();
+    this.#last.set(key, { at: now, since: 0 });
+    return last?.since ?? 0;
+  }
+}
+
 export class NodeSecurity {
   readonly tls: TlsFiles | undefined;
   /** What this node dials its peers with: its certificate when TLS is on. */
@@ -43,6 +67,7 @@ export class NodeSecurity {
     private readonly log: Logger,
   ) {
     const { tlsCert, tlsKey, tlsCa } = config;
+    const adminTokenHash = config.adminTokenFile === undefined ? undefined : readToken(config.adminTokenFile); // before the files are watched
     try {
       this.tls =
         tlsCert !== undefined && tlsKey !== undefined && tlsCa !== undefined
@@ -56,7 +81,7 @@ export class NodeSecurity {
     this.#rules = {
       tls: this.tls !== undefined,
       clientAuth: config.clientAuth,
-      adminTokenHash: config.adminTokenFile === undefined ? undefined : readToken(config.adminTokenFile),
+      adminTokenHash,
     };
     const m = this.tls?.material;
     if (m !== undefined) {
@@ -80,7 +105,6 @@ export class NodeSecurity {
     return this.tls?.serverCredentials() ?? grpc.ServerCredentials.createInsecure();
   }
 
-
   /**
    * The interceptors the server runs: none when there is nothing to check (TLS off, no
    * token: every call passes, and the node said so at start), which spares every call the
@@ -88,11 +112,21 @@ export class NodeSecurity {
    */
   interceptors(): grpc.ServerInterceptor[] {
     if (!this.#rules.tls && this.#rules.adminTokenHash === undefined) return [];
-    return [authInterceptor(
-      () => this.#rules,
-      (r) => this.log.warn({ method: r.path, peer: r.peer, roles: r.roles, code: grpc.status[r.code] }, `call refused: ${r.message}`),
-    )];
+    return [authInterceptor(() => this.#rules, (r) => this.#refused(r))];
   }
+
+  /**
+   * Log a refusal, at most once a minute per caller host, method and status (a rogue peer gossips
+   * every second; a flood of calls must not become a flood of log lines), with how many
+   * were refused since the last line.
+   */
+  #refused(r: Refusal & { path: string; peer: string; roles: readonly string[] | undefined }): void {
+    const host = r.peer.slice(0, r.peer.lastIndexOf(':'));
+    const since = this.#refusals.note(`${host} ${r.path} ${r.code}`, Date.now());
+    if (since !== undefined) this.log.warn({ method: r.path, peer: r.peer, roles: r.roles, code: grpc.status[r.code], refusedSinceLastLine: since }, `call refused: ${r.message}`);
+  }
+
+  readonly #refusals = new LogThrottle(REFUSAL_LOG_EVERY_MS);
 
   /** Read the TLS files and the admin token again (SIGHUP). What fails to load is kept as it was, and logged. */
   reload(): void {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../src/node/config.js';
-import { NodeSecurity } from '../../../src/node/security.js';
+import { LogThrottle, NodeSecurity } from '../../../src/node/security.js';
 import { hashToken } from '../../../src/transport/authorize.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ringkv-security-'));
@@ -37,5 +37,22 @@ describe('NodeSecurity: what a node starts with', () => {
 
   it('checks nothing when nothing is configured: no interceptor on the server', () => {
     expect(new NodeSecurity(resolveConfig({}, {}), silent).interceptors()).toEqual([]);
+  });
+});
+
+describe('LogThrottle: refusals logged at most once a minute per caller and method', () => {
+  it('holds back repeats within the period and says how many on the next line', () => {
+    const t = new LogThrottle(60_000, 3);
+    expect(t.note('10.0.0.9 /Gossip', 0)).toBe(0);
+    expect(t.note('10.0.0.9 /Gossip', 1000)).toBeUndefined();
+    expect(t.note('10.0.0.9 /Gossip', 59_999)).toBeUndefined();
+    expect(t.note('10.0.0.8 /Gossip', 2000)).toBe(0); // another caller: its own line
+    expect(t.note('10.0.0.9 /Gossip', 60_000)).toBe(2);
+    expect(t.note('10.0.0.9 /Gossip', 60_001)).toBeUndefined();
+  });
+
+  it('stays bounded whatever the number of callers', () => {
+    const t = new LogThrottle(60_000, 3);
+    for (let i = 0; i < 100; i++) expect(t.note(`10.0.0.${i} /x`, 0)).toBe(0);
   });
 });
