@@ -28,6 +28,8 @@ export interface MetricSources {
   streams(): { pulls: Record<string, number>; receivedBytes: number; receivedKeys: number; outgoing: number; outgoingBytes: number };
   /** The repair running or last run: ranges, done, failed; background totals. */
   repair(): { running: boolean; ranges: number; done: number; failed: number; backgroundRanges: number; backgroundBytes: number };
+  /** The certificate in use: its subject and when it expires (ms since the epoch); undefined with TLS off. */
+  certificate(): { subject: string; validTo: number } | undefined;
 }
 
 /** Seconds: 0.25 ms to 10 s, the range a quorum request on a LAN spans up to its timeout. */
@@ -103,6 +105,17 @@ export class NodeMetrics {
     gauge('ringkv_background_share_ratio', 'Share of the configured streaming/hint/repair rates the latency governor allows now (0..1)', () => (sources.counters().backgroundSharePercent ?? 100) / 100);
     gauge('ringkv_load_bytes', 'Bytes of data this node holds, as it gossips it', () => sources.load().bytes);
     gauge('ringkv_keys', 'Keys this node holds (estimate)', () => sources.load().keys);
+    new Gauge({
+      name: 'ringkv_tls_certificate_expiry_timestamp_seconds',
+      help: "When this node's TLS certificate (the one in use, after reloads) expires, Unix seconds, by subject; absent with TLS off. Alert well before it",
+      labelNames: ['subject'],
+      registers,
+      collect() {
+        this.reset();
+        const c = sources.certificate();
+        if (c !== undefined) this.set({ subject: c.subject }, Math.floor(c.validTo / 1000));
+      },
+    });
     gauge('ringkv_ring_ranges', 'Token ranges of the current ring', () => sources.ring().ranges);
     gauge('ringkv_ring_changes_total', 'Times the current ring changed since this node started (a counter that resets on restart)', () => sources.ring().changes);
     new Gauge({

@@ -251,6 +251,10 @@ export class RingkvNode {
         for (const o of this.handoff.outgoing) outgoingBytes += o.bytes;
         return { pulls, receivedBytes, receivedKeys, outgoing: this.handoff.outgoing.size, outgoingBytes };
       },
+      certificate: () => {
+        const m = this.security.tls?.material;
+        return m === undefined ? undefined : { subject: m.subject, validTo: m.validTo.getTime() };
+      },
       repair: () => {
         const r = this.repairs.status;
         return { running: this.repairs.active, ranges: r.ranges ?? 0, done: r.done ?? 0, failed: r.failed ?? 0, backgroundRanges: r.background.ranges, backgroundBytes: r.background.bytes };

@@ -15,6 +15,8 @@ import type { NodeConfig } from './config.js';
 
 /** How often the TLS files' modification times are checked, ms. */
 const WATCH_MS = 2000;
+/** A certificate expiring sooner than this is warned about, ms (30 days). */
+const EXPIRY_WARN_MS = 30 * 86_400_000;
 /** A refusal is logged at most this often per caller host, method and status, ms. */
 const REFUSAL_LOG_EVERY_MS = 60_000;
 
@@ -87,6 +89,7 @@ export class NodeSecurity {
     if (m !== undefined) {
       if (!m.roles.includes('node')) log.warn({ subject: m.subject }, 'this node\'s certificate has no role node (subject OU=node): its peers will refuse its calls');
       log.info({ subject: m.subject, fingerprint: m.fingerprint, validTo: m.validTo.toISOString(), clientAuth: config.clientAuth }, 'TLS on');
+      this.#warnIfExpiring(m.validTo);
     } else {
       log.warn(
         { listen: config.listen, adminToken: this.#rules.adminTokenHash !== undefined },
@@ -141,9 +144,17 @@ export class NodeSecurity {
     }
   }
 
+  /** A certificate that expires within EXPIRY_WARN_MS: say so at start and at each reload. */
+  #warnIfExpiring(validTo: Date): void {
+    const left = validTo.getTime() - Date.now();
+    if (left < EXPIRY_WARN_MS) this.log.warn({ validTo: validTo.toISOString(), daysLeft: Math.floor(left / 86_400_000) }, 'TLS certificate expires soon: issue a new one and replace the files (the node reloads them)');
+  }
+
   #reloaded(r: TlsReload): void {
-    if (r.ok) this.log.info({ subject: r.material.subject, fingerprint: r.material.fingerprint, validTo: r.material.validTo.toISOString() }, 'TLS files reloaded');
-    else this.log.error({ err: r.error.message }, 'TLS files not reloaded: keeping the certificates in use');
+    if (r.ok) {
+      this.log.info({ subject: r.material.subject, fingerprint: r.material.fingerprint, validTo: r.material.validTo.toISOString() }, 'TLS files reloaded');
+      this.#warnIfExpiring(r.material.validTo);
+    } else this.log.error({ err: r.error.message }, 'TLS files not reloaded: keeping the certificates in use');
   }
 
   close(): void {

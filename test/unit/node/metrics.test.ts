@@ -22,6 +22,7 @@ function sources(over: Partial<MetricSources> = {}): MetricSources {
     load: () => ({ bytes: 1234, keys: 10 }),
     streams: () => ({ pulls: { active: 2, waiting: 5 }, receivedBytes: 100, receivedKeys: 3, outgoing: 1, outgoingBytes: 50 }),
     repair: () => ({ running: true, ranges: 10, done: 4, failed: 1, backgroundRanges: 0, backgroundBytes: 0 }),
+    certificate: () => undefined,
     ...over,
   };
 }
@@ -74,6 +75,9 @@ describe('NodeMetrics', () => {
     expect(text).not.toMatch(/peer="n1"|peer="n3"/);
     expect(text).toMatch(/^ringkv_stream_ranges\{state="waiting"\} 5$/m);
     expect(text).toMatch(/^ringkv_repair_running 1$/m);
+    expect(text).not.toMatch(/^ringkv_tls_certificate_expiry_timestamp_seconds/m); // TLS off: absent, not 0
+    const tls = new NodeMetrics(sources({ certificate: () => ({ subject: 'CN=n1, OU=node, O=ringkv', validTo: Date.UTC(2027, 0, 1) }) }));
+    expect(await tls.text()).toMatch(/^ringkv_tls_certificate_expiry_timestamp_seconds\{subject="CN=n1, OU=node, O=ringkv"\} 1798761600$/m);
   });
 
   it('keeps one registry per node', async () => {

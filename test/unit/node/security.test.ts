@@ -56,3 +56,27 @@ describe('LogThrottle: refusals logged at most once a minute per caller and meth
     for (let i = 0; i < 100; i++) expect(t.note(`10.0.0.${i} /x`, 0)).toBe(0);
   });
 });
+
+describe('NodeSecurity: certificate expiry', () => {
+  it('warns at start when the certificate expires within 30 days, and not otherwise', async () => {
+    const { issue, newCa } = await import('../../../src/transport/certs.js');
+    const ca = await newCa();
+    const write = async (name: string, days: number) => {
+      const pem = await issue(ca, { name: 'n1', role: 'node', notAfter: new Date(Date.now() + days * 86_400_000) });
+      writeFileSync(join(dir, `${name}.pem`), pem.cert);
+      writeFileSync(join(dir, `${name}-key.pem`), pem.key);
+    };
+    writeFileSync(join(dir, 'ca.pem'), ca.cert);
+    await write('soon', 10);
+    await write('later', 200);
+    const lines: { msg: string; daysLeft?: number }[] = [];
+    const log = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    for (const name of ['soon', 'later']) {
+      const s = new NodeSecurity(resolveConfig({ tlsCert: join(dir, `${name}.pem`), tlsKey: join(dir, `${name}-key.pem`), tlsCa: join(dir, 'ca.pem') }, {}), log.child({ name }));
+      s.close();
+    }
+    const warned = lines.filter((l) => l.msg.startsWith('TLS certificate expires soon'));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]!.daysLeft).toBe(9);
+  });
+});
