@@ -478,8 +478,11 @@ program
 registerHealth(program, DEFAULT_NODE);
 
 // Every command that calls a node (it has --node) takes the credential flags.
-for (const cmd of program.commands) if (cmd.options.some((o) => o.long === '--node')) withCredentials(cmd);
-program.hook('preAction', (_, action) => setCredentials(action.opts()));
+const callsNode = (cmd: Command): boolean => cmd.options.some((o) => o.long === '--node');
+for (const cmd of program.commands) if (callsNode(cmd)) withCredentials(cmd);
+program.hook('preAction', (_, action) => {
+  if (callsNode(action)) setCredentials(action.opts());
+});
 
 program.parseAsync().catch((err: unknown) => {
   console.error(`ringkv: ${describeFailure(err)}`);
