@@ -6,10 +6,10 @@
  *
  * Owns: turning the flags into ClientSecurity. Must not: call a node.
  */
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { ClientSecurity } from '../client/credentials.js';
 import { CliError } from './errors.js';
+import { readAdminToken } from '../transport/authorize.js';
 
 let current: ClientSecurity = {};
 
@@ -46,11 +46,10 @@ export function setCredentials(flags: Flags, env: NodeJS.ProcessEnv = process.en
   let token: string | undefined;
   if (tokenFile !== undefined) {
     try {
-      token = readFileSync(tokenFile, 'utf8').trim();
+      token = readAdminToken(tokenFile);
     } catch (e) {
-      throw new CliError(`cannot read the admin token file ${tokenFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new CliError((e as Error).message);
     }
-    if (token.length === 0 || /\s/.test(token)) throw new CliError(`the admin token file ${tokenFile} must hold one word`);
   }
   current = { ...(ca !== undefined ? { tls: { ca, ...(cert !== undefined ? { cert, key } : {}) } } : {}), ...(token !== undefined ? { token } : {}) };
 }

@@ -7,8 +7,8 @@
  * Owns: turning those options into grpc-js credentials and metadata. Must not: hold
  * any rule about who may call what (the node decides).
  */
-import { readFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
+import { readPem } from '../transport/tls.js';
 
 export interface TlsClientOptions {
   /** The cluster's CA bundle: a PEM file path, or the PEM itself as a Buffer. */
@@ -27,14 +27,7 @@ export interface ClientSecurity {
   readonly credentials?: grpc.ChannelCredentials;
 }
 
-function pem(v: string | Buffer, what: string): Buffer {
-  if (Buffer.isBuffer(v)) return v;
-  try {
-    return readFileSync(v);
-  } catch (e) {
-    throw new Error(`cannot read the ${what} file ${v}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-}
+const pem = (v: string | Buffer, what: string): Buffer => (Buffer.isBuffer(v) ? v : readPem(v, what));
 
 export function channelCredentials(s: ClientSecurity = {}): grpc.ChannelCredentials {
   if (s.credentials !== undefined) return s.credentials;

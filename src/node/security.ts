@@ -6,10 +6,9 @@
  * Owns: loading and reloading the credentials, and logging refusals (never a secret:
  * a refused token is said to be wrong, not shown). Must not: decide the rules (authorize.ts).
  */
-import { readFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { authInterceptor, hashToken, type AuthRules, type Refusal } from '../transport/authorize.js';
+import { authInterceptor, hashToken, readAdminToken, type AuthRules, type Refusal } from '../transport/authorize.js';
 import { TlsError, TlsFiles, type TlsReload } from '../transport/tls.js';
 import type { NodeConfig } from './config.js';
 
@@ -25,15 +24,11 @@ export class SecurityError extends Error {
 }
 
 function readToken(path: string): Buffer {
-  let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    return hashToken(readAdminToken(path));
   } catch (e) {
-    throw new SecurityError(`cannot read the admin token file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new SecurityError((e as Error).message);
   }
-  const token = text.trim();
-  if (token.length < 16 || /\s/.test(token)) throw new SecurityError(`the admin token in ${path} must be one word of at least 16 characters (e.g. openssl rand -hex 32 > ${path})`);
-  return hashToken(token);
 }
 
 /** At most one log line per key per `everyMs`; remembers at most `maxKeys` keys (then starts afresh). */

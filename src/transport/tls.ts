@@ -63,7 +63,8 @@ function subjectOus(subject: string): string[] {
 
 const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
-function readPem(path: string, what: string): Buffer {
+/** A file's bytes; TlsError naming the file and why when it cannot be read. */
+export function readPem(path: string, what: string): Buffer {
   try {
     return readFileSync(path);
   } catch (e) {
