@@ -79,6 +79,8 @@ program
   .option('--replicas <n>', `replicas per key, N; the same on every node (${ENV_NAMES.replicas}; default ${d.replicas})`)
   .option('--request-timeout-ms <ms>', `longest a client request may take (${ENV_NAMES.requestTimeoutMs}; default ${d.requestTimeoutMs})`)
   .option('--max-in-flight <n>', `client requests coordinated at once; more get RESOURCE_EXHAUSTED (${ENV_NAMES.maxInFlight}; default ${d.maxInFlight})`)
+  .option('--max-connections <n>', `TCP connections served at once; more are answered RESOURCE_EXHAUSTED and closed (${ENV_NAMES.maxConnections}; default ${d.maxConnections})`)
+  .option('--max-calls-per-connection <n>', `calls open at once on one connection; more get RESOURCE_EXHAUSTED (${ENV_NAMES.maxCallsPerConnection}; default ${d.maxCallsPerConnection})`)
   .option('--hint-bytes-per-second <n>', `hinted handoff throttle (${ENV_NAMES.hintBytesPerSecond}; default ${d.hintBytesPerSecond})`)
   .option('--replace <id>', `a dead member this new node replaces: it takes its tokens and streams its ranges from the survivors (${ENV_NAMES.replace})`)
   .option('--join <mode>', `auto: join by itself; manual: wait as a standby until admitted by ringkv plan/commit (${ENV_NAMES.join}; default ${d.join})`)

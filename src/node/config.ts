@@ -45,6 +45,10 @@ export interface NodeConfig {
   readonly requestTimeoutMs: number;
   /** Client requests a node coordinates at once; more are refused with RESOURCE_EXHAUSTED. */
   readonly maxInFlight: number;
+  /** TCP connections a node serves at once; more are answered RESOURCE_EXHAUSTED and closed. */
+  readonly maxConnections: number;
+  /** Calls (unary or streams) open at once on one connection; more get RESOURCE_EXHAUSTED. */
+  readonly maxCallsPerConnection: number;
   /** Hinted handoff throttle, bytes per second per node (Cassandra's default: 1 MiB/s). */
   readonly hintBytesPerSecond: number;
   /**
@@ -153,6 +157,8 @@ export const DEFAULT_CONFIG: NodeConfig = {
   replicas: 3,
   requestTimeoutMs: 5000,
   maxInFlight: 1024,
+  maxConnections: 1024,
+  maxCallsPerConnection: 1024,
   hintBytesPerSecond: 1 << 20,
   streamBytesPerSecond: 24 << 20,
   replace: undefined,
@@ -195,6 +201,8 @@ export const ENV_NAMES: Record<keyof NodeConfig, string> = {
   replicas: 'RINGKV_REPLICAS',
   requestTimeoutMs: 'RINGKV_REQUEST_TIMEOUT_MS',
   maxInFlight: 'RINGKV_MAX_IN_FLIGHT',
+  maxConnections: 'RINGKV_MAX_CONNECTIONS',
+  maxCallsPerConnection: 'RINGKV_MAX_CALLS_PER_CONNECTION',
   hintBytesPerSecond: 'RINGKV_HINT_BYTES_PER_SECOND',
   streamBytesPerSecond: 'RINGKV_STREAM_BYTES_PER_SECOND',
   replace: 'RINGKV_REPLACE',
@@ -382,7 +390,10 @@ function check(key: keyof NodeConfig, value: unknown, from: string): unknown {
     case 'requestTimeoutMs':
       return num(1, 600_000, true);
     case 'maxInFlight':
+    case 'maxConnections':
       return num(1, 1_000_000, true);
+    case 'maxCallsPerConnection':
+      return num(1, 100_000, true);
     case 'hintBytesPerSecond':
       return num(1024, 1 << 30, true);
     case 'join': {

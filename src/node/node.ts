@@ -47,6 +47,7 @@ import { GossipExchange } from './gossip-exchange.js';
 import { TopologyView } from './topology-view.js';
 import { WallClock } from './wall-clock.js';
 import { NodeSecurity } from './security.js';
+import { Admission, GuardedServer, listenAdmitted } from '../transport/admission.js';
 
 /** How often the node refreshes the load it gossips, ms. */
 const LOAD_EVERY_MS = 5000;
@@ -105,6 +106,9 @@ export class RingkvNode {
   readonly #background = new AbortController();
   #identity: Identity;
   readonly #server: grpc.Server;
+  /** The TCP listener and what it lets in (transport/admission.ts). */
+  #listening!: { port: number; close: () => void };
+  #admission!: Admission;
   /** TLS and credentials (security.ts). */
   readonly security: NodeSecurity;
   /**
@@ -282,25 +286,30 @@ export class RingkvNode {
       now: clock.now,
       logger: nodeLog.child({ component: 'storage' }),
     });
-    const server = new grpc.Server({
+    const admission = new Admission(() => ({ maxConnections: config.maxConnections, maxCallsPerConnection: config.maxCallsPerConnection }), (r) => security.refused(r));
+    const server = new GuardedServer({
       'grpc.max_receive_message_length': NODE_MAX_MESSAGE_BYTES,
       'grpc.max_send_message_length': NODE_MAX_MESSAGE_BYTES,
-      interceptors: security.interceptors(),
+      // HTTP/2's own cap on a connection's streams, a little above the call limit that
+      // answers RESOURCE_EXHAUSTED: so that a raw client cannot open streams without end.
+      'grpc.max_concurrent_streams': config.maxCallsPerConnection + 16,
+      interceptors: [admission.interceptor(), ...security.interceptors()],
     });
-    let port: number;
+    const host = config.listen.slice(0, config.listen.lastIndexOf(':'));
+    let listening: { port: number; close: () => void };
     try {
-      port = await new Promise<number>((resolve, reject) =>
-        server.bindAsync(config.listen, security.serverCredentials(), (err, p) => (err ? reject(err) : resolve(p))),
-      );
+      listening = await listenAdmitted(server, host, Number(config.listen.slice(config.listen.lastIndexOf(':') + 1)), security.serverCredentials(), admission);
     } catch (e) {
       security.close();
       await store.close();
       throw new Error(`cannot listen on ${config.listen}: ${(e as Error).message}`, { cause: e });
     }
-    const host = config.listen.slice(0, config.listen.lastIndexOf(':'));
+    const port = listening.port;
     // resolveConfig refused wildcards; advertise is unset only when the port was 0.
     const address = config.advertise ?? `${host}:${port}`;
     const node = new RingkvNode(config, nodeLog, identity, store, server, security, address, known, checkpoints, clock);
+    node.#listening = listening;
+    node.#admission = admission;
     node.#serve();
     if (config.http !== undefined) {
       try {
@@ -501,6 +510,7 @@ export class RingkvNode {
       for (const t of this.#timers) clearInterval(t);
       this.#background.abort();
       this.#governor.stop();
+      this.#listening.close();
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => {
           this.log.warn({ graceMs: this.config.shutdownGraceMs }, 'in-flight requests did not finish in time; cutting them off');
@@ -513,6 +523,7 @@ export class RingkvNode {
         });
         this.replication.drainStreams();
       });
+      this.#admission.destroyAll();
       await this.#http?.close();
       await this.replication.stop();
       this.handoff.stop();

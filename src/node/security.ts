@@ -8,7 +8,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { authInterceptor, hashToken, readAdminToken, type AuthRules, type Refusal } from '../transport/authorize.js';
+import { authInterceptor, hashToken, readAdminToken, type AuthRules } from '../transport/authorize.js';
 import { TlsError, TlsFiles, type TlsReload } from '../transport/tls.js';
 import type { NodeConfig } from './config.js';
 
@@ -110,7 +110,7 @@ export class NodeSecurity {
    */
   interceptors(): grpc.ServerInterceptor[] {
     if (!this.#rules.tls && this.#rules.adminTokenHash === undefined) return [];
-    return [authInterceptor(() => this.#rules, (r) => this.#refused(r))];
+    return [authInterceptor(() => this.#rules, (r) => this.refused({ ...r, details: r.message }))];
   }
 
   /**
@@ -118,10 +118,10 @@ export class NodeSecurity {
    * every second; a flood of calls must not become a flood of log lines), with how many
    * were refused since the last line.
    */
-  #refused(r: Refusal & { path: string; peer: string; roles: readonly string[] | undefined }): void {
+  refused(r: { path: string; peer: string; code: grpc.status; details: string; roles?: readonly string[] | undefined }): void {
     const host = r.peer.slice(0, r.peer.lastIndexOf(':'));
     const since = this.#refusals.note(`${host} ${r.path} ${r.code}`, Date.now());
-    if (since !== undefined) this.log.warn({ method: r.path, peer: r.peer, roles: r.roles, code: grpc.status[r.code], refusedSinceLastLine: since }, `call refused: ${r.message}`);
+    if (since !== undefined) this.log.warn({ method: r.path, peer: r.peer, roles: r.roles, code: grpc.status[r.code], refusedSinceLastLine: since }, `call refused: ${r.details}`);
   }
 
   readonly #refusals = new LogThrottle(REFUSAL_LOG_EVERY_MS);

@@ -1,0 +1,104 @@
+/**
+ * What a node lets in (transport/admission.ts), on a real gRPC server on 127.0.0.1:
+ * connections over the limit, calls per connection over the limit, and requests that do
+ * not decode.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { HealthImplementation, service as healthService } from 'grpc-health-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Admission, GuardedServer, RETRY_PUSHBACK_MS, listenAdmitted, type AdmissionLimits, type Refused } from '../../../src/transport/admission.js';
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+const Health = grpc.makeGenericClientConstructor(healthService, 'Health');
+
+async function serve(limits: AdmissionLimits): Promise<{ address: string; admission: Admission; refused: Refused[] }> {
+  const refused: Refused[] = [];
+  const admission = new Admission(() => limits, (r) => refused.push(r));
+  const server = new GuardedServer({ interceptors: [admission.interceptor()] });
+  new HealthImplementation({ '': 'SERVING' }).addToServer(server);
+  const { port, close } = await listenAdmitted(server, '127.0.0.1', 0, grpc.ServerCredentials.createInsecure(), admission);
+  cleanup.push(() => {
+    close();
+    server.forceShutdown();
+    admission.destroyAll();
+  });
+  return { address: `127.0.0.1:${port}`, admission, refused };
+}
+
+/** A client on a connection of its own (no subchannel shared with other clients). */
+function client(address: string): grpc.Client {
+  const c = new Health(address, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 });
+  cleanup.push(() => c.close());
+  return c;
+}
+
+function check(c: grpc.Client): Promise<{ code: grpc.status; details: string; pushback?: string }> {
+  return new Promise((resolve) =>
+    (c as unknown as { check: (req: unknown, cb: (e: grpc.ServiceError | null) => void) => void }).check({ service: '' }, (e) =>
+      resolve({ code: e?.code ?? grpc.status.OK, details: e?.details ?? '', pushback: e?.metadata.get('grpc-retry-pushback-ms')[0] as string | undefined }),
+    ),
+  );
+}
+
+/** A Watch call held open (health's server stream), for counting calls on a connection. */
+function watch(c: grpc.Client): grpc.ClientReadableStream<unknown> {
+  const call = (c as unknown as { watch: (req: unknown) => grpc.ClientReadableStream<unknown> }).watch({ service: '' });
+  call.on('error', () => {});
+  return call;
+}
+
+async function until(what: string, ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !ok(); i++) await new Promise((r) => setTimeout(r, 20));
+  expect(ok(), what).toBe(true);
+}
+
+describe('admission', () => {
+  it('answers calls on a connection over the limit RESOURCE_EXHAUSTED with retry advice, then takes new ones once others close', async () => {
+    const { address, admission, refused } = await serve({ maxConnections: 2, maxCallsPerConnection: 100 });
+    const [a, b, c] = [client(address), client(address), client(address)];
+    expect((await check(a)).code).toBe(grpc.status.OK);
+    expect((await check(b)).code).toBe(grpc.status.OK);
+    const over = await check(c);
+    expect(over).toMatchObject({ code: grpc.status.RESOURCE_EXHAUSTED, details: /already serves 2 connections.*--max-connections.*retry/, pushback: String(RETRY_PUSHBACK_MS) });
+    expect(refused.at(-1)).toMatchObject({ path: '/grpc.health.v1.Health/Check', code: grpc.status.RESOURCE_EXHAUSTED });
+    // The connection over the limit is closed after its grace period; one of the others closes too.
+    a.close();
+    await until('the closed connections to be forgotten', () => admission.connections === 1);
+    const d = client(address);
+    expect((await check(d)).code).toBe(grpc.status.OK);
+  });
+
+  it('refuses a call over the per-connection limit, and counts a call only until it ends or is cancelled', async () => {
+    const { address } = await serve({ maxConnections: 10, maxCallsPerConnection: 2 });
+    const c = client(address);
+    const w1 = watch(c);
+    const w2 = watch(c);
+    await new Promise((r) => w2.once('data', r));
+    const over = await check(c);
+    expect(over).toMatchObject({ code: grpc.status.RESOURCE_EXHAUSTED, details: /already has 2 calls open.*--max-calls-per-connection/, pushback: String(RETRY_PUSHBACK_MS) });
+    // Another connection is not held back by this one's calls.
+    expect((await check(client(address))).code).toBe(grpc.status.OK);
+    w1.cancel();
+    let ok = false;
+    for (let i = 0; i < 50 && !ok; i++) {
+      ok = (await check(c)).code === grpc.status.OK;
+      if (!ok) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(ok, 'a cancelled call still counted').toBe(true);
+    w2.cancel();
+  });
+
+  it('answers a request that does not decode INVALID_ARGUMENT, not INTERNAL', async () => {
+    const { address, refused } = await serve({ maxConnections: 10, maxCallsPerConnection: 10 });
+    const c = client(address);
+    const raw = (b: Buffer): Buffer => b;
+    const e = await new Promise<grpc.ServiceError | null>((resolve) => c.makeUnaryRequest('/grpc.health.v1.Health/Check', raw, raw, Buffer.from([0x0a, 0xff]), (err) => resolve(err)));
+    expect(e).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: /does not decode as this method's message/ });
+    expect(refused.at(-1)).toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+    expect((await check(c)).code).toBe(grpc.status.OK);
+  });
+});
