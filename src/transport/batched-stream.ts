@@ -198,13 +198,24 @@ export class BatchedServer {
     let running = 0;
     let peerEnded = false;
     let closed = false;
+    // A peer that does not read its replies must not make them pile up here: once the
+    // stream's write buffer is full, stop reading its calls until the buffer drains.
+    // HTTP/2's flow control then holds the peer's further calls on its side.
+    let paused = false;
     const flush = (): void => {
       flushing = false;
       if (out.length === 0 || closed) return;
       const replies = out;
       out = [];
       outBytes = 0;
-      call.write(codec.encode(replies));
+      if (!call.write(codec.encode(replies)) && !paused) {
+        paused = true;
+        call.pause();
+        call.once('drain', () => {
+          paused = false;
+          if (!closed) call.resume();
+        });
+      }
     };
     const send = (r: R): void => {
       out.push(r);

@@ -1,6 +1,8 @@
+import { connect } from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/index.js';
+import { encodeKvCalls, type KvCall } from '../../../src/transport/kv-codec.js';
 import { KeyValueService } from '../../../src/transport/kv-service.js';
 import { FakeCluster } from '../replication/fake-cluster.js';
 
@@ -91,5 +93,37 @@ describe('KeyValue over a stream, as the client sends it', () => {
     n1.service.drain();
     await expect(running).resolves.toMatchObject({ found: true });
     expect(await Promise.race([shutdown, new Promise((r) => setTimeout(() => r('still waiting'), 4000))])).toBe('shut down');
+  });
+
+  it('stops reading the calls of a peer that does not read its replies, so that replies cannot pile up', async () => {
+    const cluster = await FakeCluster.create(3);
+    cleanup.push(() => cluster.close());
+    const n1 = await serve(cluster, 'n1');
+    const c = client([n1.address]);
+    await c.put('big', Buffer.alloc(64 * 1024, 1));
+    // A raw HTTP/2 peer whose receive window is never opened: the node can send it no reply data.
+    const session = connect(`http://${n1.address}`, { settings: { initialWindowSize: 0 } });
+    cleanup.push(() => session.destroy());
+    const stream = session.request({ ':method': 'POST', ':path': '/ringkv.v1.KeyValue/Stream', 'content-type': 'application/grpc', te: 'trailers' });
+    stream.on('error', () => {});
+    const BATCHES = 400;
+    const PER_BATCH = 50; // 20,000 gets of 64 KiB: 1.3 GB of replies if every call ran
+    let sent = 0;
+    for (let b = 0; b < BATCHES; b++) {
+      const calls: KvCall[] = Array.from({ length: PER_BATCH }, (_, i) => ({ id: b * PER_BATCH + i, deadline: Date.now() + 60_000, op: 'get', key: Buffer.from('big'), r: 1 }));
+      const body = encodeKvCalls(calls);
+      const frame = Buffer.alloc(5 + body.length);
+      frame.writeUInt32BE(body.length, 1);
+      body.copy(frame, 5);
+      // Stop once the node stops taking our data (its flow control window is spent).
+      const more = stream.write(frame);
+      sent++;
+      if (!more && !(await Promise.race([new Promise<boolean>((r) => stream.once('drain', () => r(true))), new Promise<boolean>((r) => setTimeout(() => r(false), 1000))]))) break;
+    }
+    const ran = n1.observed.filter((x) => x.startsWith('get:')).length;
+    expect(sent, 'the node kept reading every call').toBeLessThan(BATCHES);
+    expect(ran).toBeLessThan(BATCHES * PER_BATCH / 4);
+    // Other clients are still served meanwhile.
+    expect(await c.get('big')).toMatchObject({ found: true });
   });
 });
