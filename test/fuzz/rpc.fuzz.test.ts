@@ -1,0 +1,108 @@
+/**
+ * Every RPC a node serves (client, admin, gossip, replica, handoff, repair, health,
+ * reflection), fuzzed with random and boundary messages, raw bytes and damaged messages,
+ * with and without the admin token. Each call must end with a clear status (never
+ * INTERNAL, UNKNOWN or a dropped call, and a message whenever it is not OK); a refused
+ * call must leave the stored data as it was; the node must keep serving.
+ *
+ * Under CI the seed is fixed (test/setup.ts) and each method gets FUZZ_RUNS runs (default
+ * 25); `npm run fuzz` runs many more on a new seed.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import fc from 'fast-check';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '../../src/client/index.js';
+import { resolveConfig } from '../../src/node/config.js';
+import { RingkvNode } from '../../src/node/node.js';
+import { protos } from '../../src/transport/protos.js';
+import { waitFor } from '../cluster/harness.js';
+import { callRaw, methodsOf, requestBytesArb, type Pools } from './rpc-fuzz.js';
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
+const TOKEN = 'fuzz-admin-token-0123456789';
+/** Long-lived by design: a watch ends at its deadline. */
+const ENDS_AT_DEADLINE = new Set(['/grpc.health.v1.Health/Watch']);
+/** Never a clear answer to a caller: the node's own fault, or a call it dropped. */
+const UNCLEAR = new Set([grpc.status.INTERNAL, grpc.status.UNKNOWN, grpc.status.CANCELLED, grpc.status.DATA_LOSS]);
+
+const root = mkdtempSync(join(tmpdir(), 'ringkv-fuzz-'));
+let node: RingkvNode;
+let client: grpc.Client;
+let kv: Client;
+const keys = Array.from({ length: 20 }, (_, i) => Buffer.from(`fuzz-key-${i}`));
+
+beforeAll(async () => {
+  writeFileSync(join(root, 'token'), `${TOKEN}\n`, { mode: 0o600 });
+  const config = resolveConfig({ listen: '127.0.0.1:0', dataDir: join(root, 'data'), id: 'fuzz', replicas: 1, gossipIntervalMs: 200, shutdownGraceMs: 2000, adminTokenFile: join(root, 'token') }, {});
+  node = await RingkvNode.start(config, pino({ level: 'silent' }));
+  await waitFor('the node to form its cluster', 20_000, () => node.status === 'normal' || undefined);
+  kv = new Client({ nodes: [node.address] });
+  for (const k of keys) await kv.put(k, Buffer.from(`value of ${k.toString()}`));
+  client = new grpc.Client(node.address, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': -1, 'grpc.max_receive_message_length': -1 });
+}, 60_000);
+
+afterAll(async () => {
+  client?.close();
+  kv?.close();
+  await node?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** What a refused call must not change: every record (a hash over the whole ring) and the hints held. */
+async function snapshot(): Promise<string> {
+  const { hash, keys: n } = await node.store.ranges.hash({ start: 0n, end: 0n });
+  const hints = node.store.hints.stats();
+  return `${hash} ${n} ${hints.count} ${hints.bytes}`;
+}
+
+function metadataFor(auth: 'none' | 'token' | 'wrong'): grpc.Metadata {
+  const m = new grpc.Metadata();
+  if (auth === 'token') m.set('authorization', `Bearer ${TOKEN}`);
+  if (auth === 'wrong') m.set('authorization', 'Bearer not-the-token-at-all');
+  return m;
+}
+
+const definition = protos().definition;
+const methods = methodsOf(definition);
+
+describe('fuzzing every RPC', () => {
+  it('covers every method of every service', () => {
+    const paths = methods.map((m) => m.path);
+    for (const service of ['ringkv.v1.KeyValue', 'ringkv.v1.Admin', 'ringkv.internal.v1.Gossip', 'ringkv.internal.v1.Replica', 'ringkv.internal.v1.Handoff', 'ringkv.internal.v1.Repair', 'grpc.health.v1.Health'])
+      expect(paths.some((p) => p.startsWith(`/${service}/`)), service).toBe(true);
+    expect(paths.length).toBeGreaterThanOrEqual(30);
+  });
+
+  const pools = (): Pools => ({ strings: ['fuzz', 'ringkv', node.address, 'ringkv.v1', 'normal', 'n1'], keys });
+
+  for (const m of methods) {
+    it(m.path, async () => {
+      const seen = new Map<string, number>();
+      const frames = m.requestStream ? fc.array(requestBytesArb(definition, m, pools()), { maxLength: 3 }) : requestBytesArb(definition, m, pools()).map((b) => [b]);
+      await fc.assert(
+        fc.asyncProperty(frames, fc.constantFrom('none' as const, 'token' as const, 'wrong' as const), async (requests, auth) => {
+          const before = await snapshot();
+          const out = await callRaw(client, m, requests, metadataFor(auth), ENDS_AT_DEADLINE.has(m.path) ? 500 : 5000);
+          seen.set(grpc.status[out.code]!, (seen.get(grpc.status[out.code]!) ?? 0) + 1);
+          const unclear = UNCLEAR.has(out.code) || (out.code === grpc.status.DEADLINE_EXCEEDED && !ENDS_AT_DEADLINE.has(m.path));
+          expect(unclear, `${m.path} answered ${grpc.status[out.code]}: ${out.details}`).toBe(false);
+          if (out.code !== grpc.status.OK && !(out.code === grpc.status.DEADLINE_EXCEEDED && ENDS_AT_DEADLINE.has(m.path))) {
+            expect(out.details, `${m.path} answered ${grpc.status[out.code]} without a message`).not.toBe('');
+            // A stream's earlier frames are calls of their own, answered before a later frame is refused.
+            if (requests.length <= 1) expect(await snapshot(), `${m.path} refused (${grpc.status[out.code]}: ${out.details}) yet the stored data changed`).toBe(before);
+          }
+        }),
+        { numRuns: m.path.includes('/Watch') ? Math.min(RUNS, 3) : RUNS },
+      );
+      // The node still serves a client.
+      const got = await kv.get(keys[0]!);
+      expect(got.found).toBe(true);
+      expect(seen.size).toBeGreaterThan(0);
+    }, 120_000 + RUNS * 200);
+  }
+});
+
