@@ -20,6 +20,7 @@
  */
 import { createServer, type Socket } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
+import { retryAdvice } from './status.js';
 
 export interface AdmissionLimits {
   /** TCP connections served at once; more are told RESOURCE_EXHAUSTED and closed. */
@@ -30,8 +31,6 @@ export interface AdmissionLimits {
 
 /** How long a connection over the limit is kept so that its calls can be told why, ms. */
 export const OVERFLOW_GRACE_MS = 1000;
-/** Retry advice sent with every RESOURCE_EXHAUSTED from here, ms. */
-export const RETRY_PUSHBACK_MS = 200;
 
 /** A request that did not decode; the admission interceptor answers INVALID_ARGUMENT in its place. */
 class Undecodable {
@@ -66,13 +65,6 @@ export class GuardedServer extends grpc.Server {
   override addService(service: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation): void {
     super.addService(guardDeserializers(service), implementation);
   }
-}
-
-/** Metadata carrying gRPC's retry advice. */
-function pushback(): grpc.Metadata {
-  const m = new grpc.Metadata();
-  m.set('grpc-retry-pushback-ms', String(RETRY_PUSHBACK_MS));
-  return m;
 }
 
 /** The key a connection is known by: what grpc-js's call.getPeer() says of it. */
@@ -157,7 +149,7 @@ export class Admission {
           const refused = this.#refusal(method.path, peer);
           if (refused !== undefined) {
             this.onRefuse(refused);
-            call.sendStatus({ code: refused.code, details: refused.details, metadata: pushback() });
+            call.sendStatus({ code: refused.code, details: refused.details, metadata: retryAdvice() });
             return;
           }
           // Calls are counted only on open connections: one that raced its connection's

@@ -49,11 +49,22 @@ export function codeName(code: number | undefined): string {
   return S[code ?? S.UNKNOWN] ?? String(code);
 }
 
-/** The status to answer with for `e`. */
+/** Retry advice sent with every RESOURCE_EXHAUSTED, ms: how long a client should wait before trying again. */
+export const RETRY_PUSHBACK_MS = 200;
+
+/** Trailers carrying gRPC's retry advice (grpc-retry-pushback-ms), for a RESOURCE_EXHAUSTED status. */
+export function retryAdvice(): grpc.Metadata {
+  const m = new grpc.Metadata();
+  m.set('grpc-retry-pushback-ms', String(RETRY_PUSHBACK_MS));
+  return m;
+}
+
+/** The status to answer with for `e`; a RESOURCE_EXHAUSTED one carries retry advice. */
 export function toStatus(e: unknown): Partial<grpc.StatusObject> {
   const x = e as { code?: unknown; details?: unknown; message?: unknown };
   if (typeof x?.code === 'string' && Object.hasOwn(BY_CODE, x.code)) {
-    return { code: BY_CODE[x.code as keyof typeof BY_CODE], details: String(x.message) };
+    const code = BY_CODE[x.code as keyof typeof BY_CODE];
+    return { code, details: String(x.message), ...(code === S.RESOURCE_EXHAUSTED ? { metadata: retryAdvice() } : {}) };
   }
   if (typeof x?.code === 'number' && x.code in S && typeof x.details === 'string') {
     return { code: x.code, details: x.details.replace(/\. Resolution note: .*$/, '') };

@@ -6,7 +6,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation, service as healthService } from 'grpc-health-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Admission, GuardedServer, RETRY_PUSHBACK_MS, listenAdmitted, type AdmissionLimits, type Refused } from '../../../src/transport/admission.js';
+import { Admission, GuardedServer, listenAdmitted, type AdmissionLimits, type Refused } from '../../../src/transport/admission.js';
+import { RETRY_PUSHBACK_MS } from '../../../src/transport/status.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {

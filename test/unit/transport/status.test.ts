@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { KvError } from '../../../src/storage/index.js';
 import { ReplicationError } from '../../../src/replication/errors.js';
-import { toStatus } from '../../../src/transport/status.js';
+import { RETRY_PUSHBACK_MS, toStatus } from '../../../src/transport/status.js';
 import { RingError } from '../../../src/ring/errors.js';
 
 describe('toStatus: the one mapping to gRPC statuses', () => {
@@ -21,8 +21,10 @@ describe('toStatus: the one mapping to gRPC statuses', () => {
     [new RingError('RING_BAD_REPLICAS', 'm'), grpc.status.INVALID_ARGUMENT],
     [new RingError('RING_UNKNOWN_MEMBER', 'm'), grpc.status.NOT_FOUND],
     [new RingError('RING_EMPTY', 'm'), grpc.status.FAILED_PRECONDITION],
-  ])('%s → %i, with its message', (e, code) => {
-    expect(toStatus(e)).toEqual({ code, details: 'm' });
+  ])('%s → %i, with its message (and retry advice when RESOURCE_EXHAUSTED)', (e, code) => {
+    const { metadata, ...status } = toStatus(e);
+    expect(status).toEqual({ code, details: 'm' });
+    expect(metadata?.get('grpc-retry-pushback-ms')).toEqual(code === grpc.status.RESOURCE_EXHAUSTED ? [String(RETRY_PUSHBACK_MS)] : undefined);
   });
 
   it("passes a replica's status through, and anything else is INTERNAL", () => {
