@@ -3,9 +3,11 @@
  * connection up to a limit, and only requests that decode.
  *
  * - The node listens with its own TCP server and hands each connection to gRPC
- *   (grpc-js's connection injector), so that it counts them. A connection over
- *   `maxConnections` is still served long enough to be told why: each of its calls gets
- *   RESOURCE_EXHAUSTED, and it is closed after `OVERFLOW_GRACE_MS`.
+ *   (grpc-js's connection injector), so that it counts them. At `maxConnections`, a new
+ *   connection takes the place of one idle for IDLE_EVICT_MS (so that connections held
+ *   open and unused cannot lock clients out); with none idle, it is served long enough
+ *   to be told why: each of its calls gets RESOURCE_EXHAUSTED, and it is closed after
+ *   OVERFLOW_GRACE_MS.
  * - A connection with `maxCallsPerConnection` calls open (unary calls and streams alike)
  *   gets RESOURCE_EXHAUSTED for the next one. The calls on a stream are limited by the
  *   stream's server (batched-stream.ts), and a node's coordinated requests by the
@@ -31,6 +33,8 @@ export interface AdmissionLimits {
 
 /** How long a connection over the limit is kept so that its calls can be told why, ms. */
 export const OVERFLOW_GRACE_MS = 1000;
+/** A connection with no call open for this long may be closed to make room for a new one, ms. */
+export const IDLE_EVICT_MS = 10_000;
 
 /** A request that did not decode; the admission interceptor answers INVALID_ARGUMENT in its place. */
 class Undecodable {
@@ -79,51 +83,78 @@ export interface Refused {
   readonly details: string;
 }
 
+/** One TCP connection, as admission sees it. */
+interface Connection {
+  readonly socket: Socket;
+  /** Over the limit: served only to be told so, then closed. */
+  readonly over: boolean;
+  /** Calls open on it. */
+  calls: number;
+  /** When it last had no call open (accepted, or its last call ended), ms. */
+  idleSince: number;
+}
+
 export class Admission {
   /** Open connections, by peer: what grpc-js's call.getPeer() says of them. */
-  readonly #sockets = new Map<string, Socket>();
-  /** Peers whose connection is over the limit: served only to be told so. */
-  readonly #overflow = new Set<string>();
-  /** Calls open, by peer (connection). */
-  readonly #calls = new Map<string, number>();
+  readonly #connections = new Map<string, Connection>();
 
   constructor(
     private readonly limits: () => AdmissionLimits,
     private readonly onRefuse: (r: Refused) => void = () => {},
+    /** A connection with no call open for this long may be closed to make room for a new one, ms. */
+    private readonly idleEvictMs = IDLE_EVICT_MS,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Connections open now (over the limit ones included). */
   get connections(): number {
-    return this.#sockets.size;
+    return this.#connections.size;
   }
 
-  /** Take a new TCP connection: count it; one over the limit is closed after a grace period. */
+  /**
+   * Take a new TCP connection. At the limit, the connection idle longest (no call open
+   * for idleEvictMs) is closed to make room: idle connections cannot lock clients out.
+   * With none idle, the new one is over the limit: its calls are told so, and it is
+   * closed after OVERFLOW_GRACE_MS.
+   */
   accept(socket: Socket): void {
     const peer = peerOf(socket);
-    const over = this.#sockets.size >= this.limits().maxConnections;
-    this.#sockets.set(peer, socket);
+    let over = this.#connections.size >= this.limits().maxConnections;
     if (over) {
-      this.#overflow.add(peer);
-      socket.setTimeout(OVERFLOW_GRACE_MS, () => socket.destroy());
-      setTimeout(() => socket.destroy(), OVERFLOW_GRACE_MS).unref();
+      const idle = this.#idlest();
+      if (idle !== undefined) {
+        this.#connections.delete(idle[0]);
+        idle[1].socket.destroy();
+        over = false;
+      }
     }
+    this.#connections.set(peer, { socket, over, calls: 0, idleSince: this.now() });
+    if (over) setTimeout(() => socket.destroy(), OVERFLOW_GRACE_MS).unref();
     socket.once('close', () => {
-      this.#sockets.delete(peer);
-      this.#overflow.delete(peer);
-      this.#calls.delete(peer);
+      if (this.#connections.get(peer)?.socket === socket) this.#connections.delete(peer);
     });
+  }
+
+  /** The connection with no call open for longest, if one has been so for idleEvictMs. */
+  #idlest(): [string, Connection] | undefined {
+    let best: [string, Connection] | undefined;
+    for (const entry of this.#connections) {
+      const c = entry[1];
+      if (c.calls === 0 && !c.over && (best === undefined || c.idleSince < best[1].idleSince)) best = entry;
+    }
+    return best !== undefined && this.now() - best[1].idleSince >= this.idleEvictMs ? best : undefined;
   }
 
   /** Close every connection (at shutdown, after gRPC's own grace). */
   destroyAll(): void {
-    for (const s of this.#sockets.values()) s.destroy();
+    for (const c of this.#connections.values()) c.socket.destroy();
   }
 
-  #refusal(path: string, peer: string): Refused | undefined {
+  #refusal(path: string, peer: string, c: Connection | undefined): Refused | undefined {
     const { maxConnections, maxCallsPerConnection } = this.limits();
-    if (this.#overflow.has(peer))
-      return { path, peer, code: grpc.status.RESOURCE_EXHAUSTED, details: `this node already serves ${maxConnections} connections (its limit, --max-connections); retry in a moment, or share one channel between calls` };
-    if ((this.#calls.get(peer) ?? 0) >= maxCallsPerConnection)
+    if (c?.over)
+      return { path, peer, code: grpc.status.RESOURCE_EXHAUSTED, details: `this node already serves ${maxConnections} connections (its limit, --max-connections), none of them idle; retry in a moment, or share one channel between calls` };
+    if (c !== undefined && c.calls >= maxCallsPerConnection)
       return { path, peer, code: grpc.status.RESOURCE_EXHAUSTED, details: `this connection already has ${maxCallsPerConnection} calls open (the node's limit, --max-calls-per-connection); wait for some to finish, or spread calls over more connections or nodes` };
     return undefined;
   }
@@ -136,27 +167,25 @@ export class Admission {
   interceptor(): grpc.ServerInterceptor {
     return (method, call) => {
       const peer = call.getPeer();
-      let counted = false;
+      // Undefined for a call that raced its connection's close: nothing to count.
+      let counted: Connection | undefined;
       const release = (): void => {
-        if (!counted) return;
-        counted = false;
-        const n = (this.#calls.get(peer) ?? 1) - 1;
-        if (n > 0) this.#calls.set(peer, n);
-        else this.#calls.delete(peer);
+        if (counted === undefined) return;
+        if (--counted.calls === 0) counted.idleSince = this.now();
+        counted = undefined;
       };
       const listener = new grpc.ServerListenerBuilder()
         .withOnReceiveMetadata((metadata, next) => {
-          const refused = this.#refusal(method.path, peer);
+          const c = this.#connections.get(peer);
+          const refused = this.#refusal(method.path, peer, c);
           if (refused !== undefined) {
             this.onRefuse(refused);
             call.sendStatus({ code: refused.code, details: refused.details, metadata: retryAdvice() });
             return;
           }
-          // Calls are counted only on open connections: one that raced its connection's
-          // close must not leave a count behind.
-          if (this.#sockets.has(peer)) {
-            counted = true;
-            this.#calls.set(peer, (this.#calls.get(peer) ?? 0) + 1);
+          if (c !== undefined) {
+            c.calls++;
+            counted = c;
           }
           next(metadata);
         })

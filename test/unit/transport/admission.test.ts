@@ -16,9 +16,9 @@ afterEach(async () => {
 
 const Health = grpc.makeGenericClientConstructor(healthService, 'Health');
 
-async function serve(limits: AdmissionLimits): Promise<{ address: string; admission: Admission; refused: Refused[] }> {
+async function serve(limits: AdmissionLimits, idleEvictMs?: number): Promise<{ address: string; admission: Admission; refused: Refused[] }> {
   const refused: Refused[] = [];
-  const admission = new Admission(() => limits, (r) => refused.push(r));
+  const admission = new Admission(() => limits, (r) => refused.push(r), idleEvictMs);
   const server = new GuardedServer({ interceptors: [admission.interceptor()] });
   new HealthImplementation({ '': 'SERVING' }).addToServer(server);
   const { port, close } = await listenAdmitted(server, '127.0.0.1', 0, grpc.ServerCredentials.createInsecure(), admission);
@@ -64,13 +64,32 @@ describe('admission', () => {
     expect((await check(a)).code).toBe(grpc.status.OK);
     expect((await check(b)).code).toBe(grpc.status.OK);
     const over = await check(c);
-    expect(over).toMatchObject({ code: grpc.status.RESOURCE_EXHAUSTED, details: /already serves 2 connections.*--max-connections.*retry/, pushback: String(RETRY_PUSHBACK_MS) });
+    expect(over).toMatchObject({ code: grpc.status.RESOURCE_EXHAUSTED, details: /already serves 2 connections.*--max-connections.*none of them idle.*retry/, pushback: String(RETRY_PUSHBACK_MS) });
     expect(refused.at(-1)).toMatchObject({ path: '/grpc.health.v1.Health/Check', code: grpc.status.RESOURCE_EXHAUSTED });
     // The connection over the limit is closed after its grace period; one of the others closes too.
     a.close();
     await until('the closed connections to be forgotten', () => admission.connections === 1);
     const d = client(address);
     expect((await check(d)).code).toBe(grpc.status.OK);
+  });
+
+  it('at the limit, closes the connection idle longest to make room, never one with a call open', async () => {
+    const { address, admission } = await serve({ maxConnections: 2, maxCallsPerConnection: 100 }, 100);
+    const [busy, idle, fresh] = [client(address), client(address), client(address)];
+    const w = watch(busy);
+    let closed = false;
+    w.on('error', () => (closed = true)).on('end', () => (closed = true));
+    await new Promise((r) => w.once('data', r));
+    expect((await check(idle)).code).toBe(grpc.status.OK);
+    await new Promise((r) => setTimeout(r, 150));
+    // `idle` has had no call for longer than 100 ms: `fresh` takes its place.
+    expect((await check(fresh)).code).toBe(grpc.status.OK);
+    expect(admission.connections).toBe(2);
+    // The watch on `busy` was not touched; `idle` reconnects when it calls again (taking the place of `fresh`, idle by then).
+    await new Promise((r) => setTimeout(r, 150));
+    expect((await check(idle)).code).toBe(grpc.status.OK);
+    expect(closed, 'the connection with a call open was closed').toBe(false);
+    w.cancel();
   });
 
   it('refuses a call over the per-connection limit, and counts a call only until it ends or is cancelled', async () => {
