@@ -68,6 +68,11 @@ export interface Pools {
   readonly strings: readonly string[];
   /** Keys that hold data: so that some reads and deletes find something. */
   readonly keys: readonly Buffer[];
+  /**
+   * Values to favour for fields of these (camelCase) names, four times in five: a
+   * cluster name or a token that passes the first check, so that calls reach deeper.
+   */
+  readonly byField?: Readonly<Record<string, fc.Arbitrary<unknown>>>;
 }
 
 function scalar(type: string, pools: Pools): fc.Arbitrary<unknown> {
@@ -113,6 +118,7 @@ function scalar(type: string, pools: Pools): fc.Arbitrary<unknown> {
 export function messageArb(definition: protoLoader.PackageDefinition, fullName: string, pools: Pools, depth = 0): fc.Arbitrary<Record<string, unknown>> {
   const entry = definition[fullName] as { type: { field: FieldDescriptor[] } };
   const fields: Record<string, fc.Arbitrary<unknown>> = {};
+  const required: string[] = [];
   for (const f of entry.type.field) {
     let value: fc.Arbitrary<unknown>;
     if (f.type === 'TYPE_MESSAGE') {
@@ -122,9 +128,14 @@ export function messageArb(definition: protoLoader.PackageDefinition, fullName: 
     } else if (f.type === 'TYPE_ENUM') {
       value = fc.oneof(fc.constantFrom(...enumNames(definition, fullName, f.typeName)), fc.integer({ min: -1, max: 1000 }));
     } else value = scalar(f.type, pools);
+    const favoured = pools.byField?.[camel(f.name)];
+    if (favoured !== undefined) {
+      value = fc.oneof({ arbitrary: favoured, weight: 4 }, { arbitrary: value, weight: 1 });
+      required.push(camel(f.name));
+    }
     fields[camel(f.name)] = f.label === 'LABEL_REPEATED' ? fc.oneof({ arbitrary: fc.array(value, { maxLength: 4 }), weight: 5 }, { arbitrary: fc.array(value, { minLength: 50, maxLength: 200 }), weight: 1 }) : value;
   }
-  return fc.record(fields, { requiredKeys: [] });
+  return fc.record(fields, { requiredKeys: required });
 }
 
 /** One request's bytes for `m`: a random well-formed message, raw random bytes, or a well-formed one flipped or cut. */

@@ -45,7 +45,12 @@ beforeAll(async () => {
   client = new grpc.Client(node.address, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': -1, 'grpc.max_receive_message_length': -1 });
 }, 60_000);
 
+/** Status codes seen, by method: the matrix `npm run fuzz` prints at the end. */
+const matrix = new Map<string, Map<string, number>>();
+
 afterAll(async () => {
+  if (process.env.FUZZ_REPORT !== undefined)
+    console.log(['| method | status codes seen (count) |', '|---|---|', ...[...matrix].map(([path, codes]) => `| ${path} | ${[...codes].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n}`).join(', ')} |`)].join('\n'));
   client?.close();
   kv?.close();
   await node?.stop();
@@ -77,17 +82,28 @@ describe('fuzzing every RPC', () => {
     expect(paths.length).toBeGreaterThanOrEqual(30);
   });
 
-  const pools = (): Pools => ({ strings: ['fuzz', 'ringkv', node.address, 'ringkv.v1', 'normal', 'n1'], keys });
+  // Tokens as the wire spells them: 16 hex digits.
+  const token = fc.oneof(
+    { arbitrary: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map((t) => t.toString(16).padStart(16, '0')), weight: 4 },
+    { arbitrary: fc.constantFrom('0000000000000000', 'ffffffffffffffff', '8000000000000000', '7fffffffffffffff', '0', 'fffffffffffffffff', 'gggggggggggggggg', '-000000000000001'), weight: 1 },
+  );
+  const pools = (): Pools => ({
+    strings: ['fuzz', 'ringkv', node.address, 'ringkv.v1', 'normal', 'n1'],
+    keys,
+    byField: { cluster: fc.constant('ringkv'), start: token, end: token, from: fc.constantFrom('fuzz', 'n1', 'n2'), fromAddr: fc.constantFrom(node.address, '127.0.0.1:1'), requester: fc.constantFrom('fuzz', 'n1'), kind: fc.constantFrom('SYN', 'ACK', 'ACK2'), hintFor: fc.constantFrom('', 'n1', 'fuzz') },
+  });
 
   for (const m of methods) {
     it(m.path, async () => {
       const seen = new Map<string, number>();
+      matrix.set(m.path, seen);
       const frames = m.requestStream ? fc.array(requestBytesArb(definition, m, pools()), { maxLength: 3 }) : requestBytesArb(definition, m, pools()).map((b) => [b]);
       await fc.assert(
         fc.asyncProperty(frames, fc.constantFrom('none' as const, 'token' as const, 'wrong' as const), async (requests, auth) => {
           const before = await snapshot();
           const out = await callRaw(client, m, requests, metadataFor(auth), ENDS_AT_DEADLINE.has(m.path) ? 500 : 5000);
           seen.set(grpc.status[out.code]!, (seen.get(grpc.status[out.code]!) ?? 0) + 1);
+          if (process.env.FUZZ_DEBUG) console.log(m.path, grpc.status[out.code], out.details.slice(0, 200));
           const unclear = UNCLEAR.has(out.code) || (out.code === grpc.status.DEADLINE_EXCEEDED && !ENDS_AT_DEADLINE.has(m.path));
           expect(unclear, `${m.path} answered ${grpc.status[out.code]}: ${out.details}`).toBe(false);
           if (out.code !== grpc.status.OK && !(out.code === grpc.status.DEADLINE_EXCEEDED && ENDS_AT_DEADLINE.has(m.path))) {
