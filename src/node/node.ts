@@ -48,6 +48,7 @@ import { TopologyView } from './topology-view.js';
 import { WallClock } from './wall-clock.js';
 import { NodeSecurity } from './security.js';
 import { Admission, GuardedServer, listenAdmitted } from '../transport/admission.js';
+import { fileLimitAdvice } from './file-limit.js';
 
 /** How often the node refreshes the load it gossips, ms. */
 const LOAD_EVERY_MS = 5000;
@@ -270,6 +271,8 @@ export class RingkvNode {
   static async start(config: NodeConfig, log: Logger): Promise<RingkvNode> {
     // Credentials first: a node whose certificates cannot be used touches nothing.
     const security = new NodeSecurity(config, log.child({ component: 'security' }));
+    const files = fileLimitAdvice(config.maxConnections);
+    if (files !== undefined) log.warn(files);
     // A data dir without node.json is a new node; one with it is this node restarting,
     // whatever it was doing (even joining, with no tokens yet).
     const fresh = !existsSync(join(config.dataDir, 'node.json'));
