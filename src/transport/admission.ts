@@ -16,7 +16,7 @@
  *   (grpc-js would answer INTERNAL, which reads as the node's fault).
  *
  * Every RESOURCE_EXHAUSTED carries `grpc-retry-pushback-ms` (gRPC's retry advice) and says
- * in its message what to do.
+ * in its message what to do. Every status message is cut to MAX_DETAILS_CHARS.
  *
  * Owns: the counts and the refusals. Must not: know what the calls mean.
  */
@@ -35,6 +35,12 @@ export interface AdmissionLimits {
 export const OVERFLOW_GRACE_MS = 1000;
 /** A connection with no call open for this long may be closed to make room for a new one, ms. */
 export const IDLE_EVICT_MS = 10_000;
+/**
+ * Longest status message sent, characters: a message that quotes what the caller sent
+ * (a name, a list of sources) must not outgrow the caller's header limit (HTTP/2 peers
+ * refuse trailers over 16–64 KiB, and the connection goes with them).
+ */
+export const MAX_DETAILS_CHARS = 1024;
 
 /** A request that did not decode; the admission interceptor answers INVALID_ARGUMENT in its place. */
 class Undecodable {
@@ -201,7 +207,7 @@ export class Admission {
         .withStart((next) => next(listener))
         .withSendStatus((status, next) => {
           release();
-          next(status);
+          next(status.details.length > MAX_DETAILS_CHARS ? { ...status, details: `${status.details.slice(0, MAX_DETAILS_CHARS)}… (${status.details.length - MAX_DETAILS_CHARS} more characters cut)` } : status);
         })
         .build();
       return new grpc.ServerInterceptingCall(call, responder);

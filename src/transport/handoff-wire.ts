@@ -14,6 +14,7 @@ import type { PullItem, RangeBatchIn, RangeSourceApi } from '../handoff/transfer
 import { PeerChannels } from './peer-channels.js';
 import { callUnary } from './protos.js';
 import { toStatus } from './status.js';
+import { MAX_ID_LENGTH } from '../membership/endpoint.js';
 
 /** Records per streamed batch, and bytes (a single larger record is its own batch). */
 export const STREAM_BATCH_COUNT = 512;
@@ -68,6 +69,7 @@ export function handoffService(deps: HandoffServerDeps): grpc.UntypedServiceImpl
       for (const x of r.ranges) {
         const start = parseToken(x.start), end = parseToken(x.end);
         if (start === undefined || end === undefined || x.sources.length === 0) return cb(status(grpc.status.INVALID_ARGUMENT, `range (${x.start}, ${x.end}] must be two 16-hex-digit tokens with at least one source`));
+        if (x.sources.some((id) => id.length === 0 || id.length > MAX_ID_LENGTH)) return cb(status(grpc.status.INVALID_ARGUMENT, `range (${x.start}, ${x.end}]: each source must be a node id of 1-${MAX_ID_LENGTH} characters`));
         items.push({ start, end, sources: x.sources, leaverGone: x.leaverGone });
       }
       if (r.move.length === 0) return cb(status(grpc.status.INVALID_ARGUMENT, 'a fetch must name its movement (move)'));

@@ -101,9 +101,10 @@ describe('fuzzing every RPC', () => {
       await fc.assert(
         fc.asyncProperty(frames, fc.constantFrom('none' as const, 'token' as const, 'wrong' as const), async (requests, auth) => {
           const before = await snapshot();
+          const t0 = Date.now();
           const out = await callRaw(client, m, requests, metadataFor(auth), ENDS_AT_DEADLINE.has(m.path) ? 500 : 5000);
           seen.set(grpc.status[out.code]!, (seen.get(grpc.status[out.code]!) ?? 0) + 1);
-          if (process.env.FUZZ_DEBUG) console.log(m.path, grpc.status[out.code], out.details.slice(0, 200));
+          if (process.env.FUZZ_DEBUG) console.log(m.path, grpc.status[out.code], Date.now() - t0, out.details.slice(0, 200), process.env.FUZZ_DEBUG === "2" ? requests.map((r) => r.toString("hex")).join(",") : "");
           const unclear = UNCLEAR.has(out.code) || (out.code === grpc.status.DEADLINE_EXCEEDED && !ENDS_AT_DEADLINE.has(m.path));
           expect(unclear, `${m.path} answered ${grpc.status[out.code]}: ${out.details}`).toBe(false);
           if (out.code !== grpc.status.OK && !(out.code === grpc.status.DEADLINE_EXCEEDED && ENDS_AT_DEADLINE.has(m.path))) {

@@ -6,7 +6,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation, service as healthService } from 'grpc-health-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Admission, GuardedServer, listenAdmitted, type AdmissionLimits, type Refused } from '../../../src/transport/admission.js';
+import { Admission, GuardedServer, MAX_DETAILS_CHARS, listenAdmitted, type AdmissionLimits, type Refused } from '../../../src/transport/admission.js';
 import { RETRY_PUSHBACK_MS } from '../../../src/transport/status.js';
 
 const cleanup: (() => unknown)[] = [];
@@ -16,11 +16,16 @@ afterEach(async () => {
 
 const Health = grpc.makeGenericClientConstructor(healthService, 'Health');
 
+const raw = (b: Buffer): Buffer => b;
+/** A method that fails with the message it was sent, as a handler quoting its input does. */
+const ECHO = { path: '/test.Echo/Fail', requestStream: false, responseStream: false, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw };
+
 async function serve(limits: AdmissionLimits, idleEvictMs?: number): Promise<{ address: string; admission: Admission; refused: Refused[] }> {
   const refused: Refused[] = [];
   const admission = new Admission(() => limits, (r) => refused.push(r), idleEvictMs);
   const server = new GuardedServer({ interceptors: [admission.interceptor()] });
   new HealthImplementation({ '': 'SERVING' }).addToServer(server);
+  server.addService({ Fail: ECHO }, { Fail: (call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => cb({ code: grpc.status.INVALID_ARGUMENT, details: `bad name ${call.request.toString()}` }) });
   const { port, close } = await listenAdmitted(server, '127.0.0.1', 0, grpc.ServerCredentials.createInsecure(), admission);
   cleanup.push(() => {
     close();
@@ -119,6 +124,16 @@ describe('admission', () => {
     const e = await new Promise<grpc.ServiceError | null>((resolve) => c.makeUnaryRequest('/grpc.health.v1.Health/Check', raw, raw, Buffer.from([0x0a, 0xff]), (err) => resolve(err)));
     expect(e).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: /does not decode as this method's message/ });
     expect(refused.at(-1)).toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+    expect((await check(c)).code).toBe(grpc.status.OK);
+  });
+
+  it("cuts a status message that quotes a long input, so that the caller's connection survives it", async () => {
+    const { address } = await serve({ maxConnections: 10, maxCallsPerConnection: 10 });
+    const c = client(address);
+    const e = await new Promise<grpc.ServiceError | null>((resolve) => c.makeUnaryRequest(ECHO.path, raw, raw, Buffer.alloc(200_000, 'x'), { deadline: Date.now() + 5000 }, (err) => resolve(err)));
+    expect(e?.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(e!.details.length).toBeLessThan(MAX_DETAILS_CHARS + 100);
+    expect(e!.details).toMatch(/^bad name x+… \(\d+ more characters cut\)$/);
     expect((await check(c)).code).toBe(grpc.status.OK);
   });
 });
