@@ -64,6 +64,7 @@ export class Handoff {
         store: this.deps.store,
         throttle: this.throttle,
         refuse: this.deps.refuse,
+        knows: (peer) => peer === this.deps.id || this.deps.addressOf(peer) !== undefined,
         fetch: (move, from, items) => this.transfers.pull(move, from, items, this.#abort.signal),
         outgoing: this.outgoing,
         log: this.deps.log.child({ component: 'handoff' }),

@@ -37,6 +37,8 @@ export interface HandoffServerDeps {
   readonly throttle: Throttle;
   /** Why not to serve now (stopping), if so. */
   refuse(): string | undefined;
+  /** Whether `id` is a node this one knows (itself, or a member it gossips with): a Fetch's sources must be. */
+  knows(id: string): boolean;
   /** Run a peer's Fetch: pull `items` for movement `move`. */
   fetch(move: string, from: string, items: PullItem[]): Promise<{ keys: number; bytes: number }>;
   /** Outgoing streams, for `transfers`. */
@@ -70,6 +72,8 @@ export function handoffService(deps: HandoffServerDeps): grpc.UntypedServiceImpl
         const start = parseToken(x.start), end = parseToken(x.end);
         if (start === undefined || end === undefined || x.sources.length === 0) return cb(status(grpc.status.INVALID_ARGUMENT, `range (${x.start}, ${x.end}] must be two 16-hex-digit tokens with at least one source`));
         if (x.sources.some((id) => id.length === 0 || id.length > MAX_ID_LENGTH)) return cb(status(grpc.status.INVALID_ARGUMENT, `range (${x.start}, ${x.end}]: each source must be a node id of 1-${MAX_ID_LENGTH} characters`));
+        const unknown = x.sources.find((id) => !deps.knows(id));
+        if (unknown !== undefined) return cb(status(grpc.status.FAILED_PRECONDITION, `range (${x.start}, ${x.end}]: source ${unknown} is not a node this one knows; if it just joined, retry once gossip has reached this node`));
         items.push({ start, end, sources: x.sources, leaverGone: x.leaverGone });
       }
       if (r.move.length === 0) return cb(status(grpc.status.INVALID_ARGUMENT, 'a fetch must name its movement (move)'));

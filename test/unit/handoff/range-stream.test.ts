@@ -15,7 +15,7 @@ import { Checkpoints } from '../../../src/handoff/checkpoints.js';
 import { Throttle } from '../../../src/handoff/throttle.js';
 import { Transfers, rangeKey, type PullItem, type RangeBatchIn, type RangeSourceApi } from '../../../src/handoff/transfers.js';
 import { GrpcHandoff, decodeRangeBatch, handoffService } from '../../../src/transport/handoff-wire.js';
-import { protos, serviceClient } from '../../../src/transport/protos.js';
+import { callUnary, protos, serviceClient } from '../../../src/transport/protos.js';
 
 const quiet = { info() {}, warn() {}, debug() {} };
 const dirs: string[] = [];
@@ -101,6 +101,7 @@ describe('a range streamed over gRPC and pulled into another store', () => {
         store: source,
         throttle: new Throttle(Infinity),
         refuse: () => undefined,
+        knows: (id) => id === 'src',
         fetch: () => Promise.reject(new Error('not here')),
         outgoing: new Set(),
         log: quiet,
@@ -135,6 +136,19 @@ describe('a range streamed over gRPC and pulled into another store', () => {
       expect(got).toHaveLength(KEYS);
     } finally {
       peers.close();
+    }
+  });
+
+  it('refuses a Fetch whose sources are not node ids this node knows, at once', async () => {
+    const Handoff = serviceClient('ringkv.internal.v1.Handoff');
+    const c = new Handoff(address, grpc.credentials.createInsecure());
+    try {
+      const fetch = (sources: string[]) => callUnary(c, 'fetch', { cluster: 'test', move: 'm', requester: 'x', ranges: [{ start: '0000000000000000', end: '8000000000000000', sources }] }, { deadline: Date.now() + 5000 });
+      await expect(fetch(['nobody'])).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: /source nobody is not a node this one knows/ });
+      await expect(fetch(['x'.repeat(129)])).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: /each source must be a node id of 1-128 characters/ });
+      await expect(fetch(['src'])).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE, details: /fetch failed: not here/ });
+    } finally {
+      c.close();
     }
   });
 
