@@ -89,6 +89,9 @@ export class NodeMetrics {
     fromCounters('ringkv_requests_unavailable_total', 'Client requests refused for too few replicas up', 'unavailable');
     fromCounters('ringkv_requests_timed_out_total', 'Client requests that ran out of time waiting for their quorum', 'timeouts');
     fromCounters('ringkv_requests_overloaded_total', 'Client requests refused because --max-in-flight were running', 'overloaded');
+    fromCounters('ringkv_connections_idle_closed_total', 'Idle connections closed to make room for new ones at --max-connections', 'connectionsIdleClosed');
+    fromCounters('ringkv_calls_refused_over_limit_total', 'Calls refused RESOURCE_EXHAUSTED by --max-connections or --max-calls-per-connection', 'callsRefusedOverLimit');
+    fromCounters('ringkv_requests_undecodable_total', "Requests that did not decode as their method's message (INVALID_ARGUMENT)", 'requestsUndecodable');
 
     const gauge = (name: string, help: string, read: () => number): void => {
       new Gauge({
@@ -100,6 +103,7 @@ export class NodeMetrics {
         },
       });
     };
+    gauge('ringkv_connections', 'TCP connections open to this node (clients and peers)', () => sources.counters().connections ?? 0);
     gauge('ringkv_requests_in_flight', 'Client requests this node is coordinating now', () => sources.counters().inFlight ?? 0);
     gauge('ringkv_hints_pending', 'Hints this node holds for other nodes, waiting for delivery', () => sources.counters().hintsHeld ?? 0);
     gauge('ringkv_background_share_ratio', 'Share of the configured streaming/hint/repair rates the latency governor allows now (0..1)', () => (sources.counters().backgroundSharePercent ?? 100) / 100);

@@ -344,7 +344,8 @@ export class RingkvNode {
 
   /** Counters since start, for Admin Status. */
   counters(): Record<string, number> {
-    return this.replication.counters();
+    const a = this.#admission;
+    return { ...this.replication.counters(), connections: a.connections, connectionsIdleClosed: a.counts.idleClosed, callsRefusedOverLimit: a.counts.refusedOverLimit, requestsUndecodable: a.counts.undecodable };
   }
 
   get address(): string {

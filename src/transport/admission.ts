@@ -103,6 +103,8 @@ interface Connection {
 export class Admission {
   /** Open connections, by peer: what grpc-js's call.getPeer() says of them. */
   readonly #connections = new Map<string, Connection>();
+  /** Since start: connections closed to make room, calls refused over a limit, requests that did not decode. */
+  readonly counts = { idleClosed: 0, refusedOverLimit: 0, undecodable: 0 };
 
   constructor(
     private readonly limits: () => AdmissionLimits,
@@ -131,6 +133,7 @@ export class Admission {
       if (idle !== undefined) {
         this.#connections.delete(idle[0]);
         idle[1].socket.destroy();
+        this.counts.idleClosed++;
         over = false;
       }
     }
@@ -185,6 +188,7 @@ export class Admission {
           const c = this.#connections.get(peer);
           const refused = this.#refusal(method.path, peer, c);
           if (refused !== undefined) {
+            this.counts.refusedOverLimit++;
             this.onRefuse(refused);
             call.sendStatus({ code: refused.code, details: refused.details, metadata: retryAdvice() });
             return;
@@ -197,6 +201,7 @@ export class Admission {
         })
         .withOnReceiveMessage((message, next) => {
           if (!(message instanceof Undecodable)) return next(message);
+          this.counts.undecodable++;
           const refused = { path: method.path, peer, code: grpc.status.INVALID_ARGUMENT, details: `${method.path}: the request does not decode as this method's message (${message.reason}); is the client built from this node's proto files (ringkv.v1)?` };
           this.onRefuse(refused);
           call.sendStatus({ code: refused.code, details: refused.details, metadata: new grpc.Metadata() });

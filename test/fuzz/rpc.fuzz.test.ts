@@ -121,5 +121,9 @@ describe('fuzzing every RPC', () => {
       expect(seen.size).toBeGreaterThan(0);
     }, 120_000 + RUNS * 200);
   }
-});
 
+  it('counts the requests that did not decode, for ringkv_requests_undecodable_total', () => {
+    expect(node.counters().requestsUndecodable).toBeGreaterThan(0);
+    expect(node.counters().connections).toBeGreaterThan(0);
+  });
+});
