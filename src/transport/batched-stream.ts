@@ -16,6 +16,8 @@ import { NODE_MAX_MESSAGE_BYTES } from './protos.js';
 
 /** A batch is sent once it holds this much, without waiting for the turn to end. */
 export const FLUSH_BYTES = 256 * 1024;
+/** Calls of one stream a server runs at once; more wait, and the stream is not read meanwhile. */
+export const STREAM_CONCURRENCY = 256;
 /** How often calls in flight are checked against their deadlines, ms. */
 const SWEEP_MS = 20;
 
@@ -188,7 +190,7 @@ export class BatchedServer {
 
   drain(): void {
     this.#draining = true;
-    for (const endIfDone of this.#streams) endIfDone();
+    for (const wake of this.#streams) wake();
   }
 
   serve<C extends Batched, R extends { readonly id: number }>(call: grpc.ServerDuplexStream<Buffer, Buffer>, codec: ServerCodec<C, R>): void {
@@ -198,22 +200,32 @@ export class BatchedServer {
     let running = 0;
     let peerEnded = false;
     let closed = false;
-    // A peer that does not read its replies must not make them pile up here: once the
-    // stream's write buffer is full, stop reading its calls until the buffer drains.
-    // HTTP/2's flow control then holds the peer's further calls on its side.
-    let paused = false;
+    // What a peer can make this node hold is bounded: at most STREAM_CONCURRENCY of its
+    // calls run at once, the rest wait here, decoded; while any wait, or while the
+    // stream's write buffer is full (the peer does not read its replies), the node stops
+    // reading the stream, and HTTP/2's flow control holds the peer's further calls on its
+    // side. Without this, a peer that sent a thousand gets of a 1 MiB value and read
+    // nothing made the node hold a gigabyte of replies.
+    let waiting: C[] = [];
+    let head = 0;
+    let writeBlocked = false;
+    const flow = (): void => {
+      if (closed) return;
+      if (head < waiting.length || writeBlocked) call.pause();
+      else call.resume();
+    };
     const flush = (): void => {
       flushing = false;
       if (out.length === 0 || closed) return;
       const replies = out;
       out = [];
       outBytes = 0;
-      if (!call.write(codec.encode(replies)) && !paused) {
-        paused = true;
+      if (!call.write(codec.encode(replies)) && !writeBlocked) {
+        writeBlocked = true;
         call.pause();
         call.once('drain', () => {
-          paused = false;
-          if (!closed) call.resume();
+          writeBlocked = false;
+          pump();
         });
       }
     };
@@ -226,28 +238,10 @@ export class BatchedServer {
         setImmediate(flush);
       }
     };
-    const forget = (): void => {
-      closed = true;
-      this.#streams.delete(endIfDone);
-    };
-    // Once the peer is done sending, or this server is draining, and every call is answered: end the stream.
-    const endIfDone = (): void => {
-      if (closed || running > 0 || !(peerEnded || this.#draining)) return;
-      flush();
-      forget();
-      call.end();
-    };
-    this.#streams.add(endIfDone);
-    call.on('data', (buf: Buffer) => {
-      let calls: C[];
-      try {
-        calls = codec.decode(buf, Date.now());
-      } catch (e) {
-        forget();
-        call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details: `a batch does not decode (${(e as Error).message})` });
-        return;
-      }
-      for (const c of calls) {
+    // Start waiting calls while there is room; refusals (draining, deadline passed while waiting) are answered at once.
+    const pump = (): void => {
+      while (head < waiting.length && running < STREAM_CONCURRENCY && !writeBlocked && !closed) {
+        const c = waiting[head++]!;
         const refused = codec.refuse(c, this.#draining);
         if (refused !== undefined) {
           send(refused);
@@ -257,9 +251,44 @@ export class BatchedServer {
         void codec.run(c).then((r) => {
           running--;
           send(r);
+          pump();
           endIfDone();
         });
       }
+      if (head === waiting.length) {
+        waiting = [];
+        head = 0;
+      }
+      flow();
+    };
+    const forget = (): void => {
+      closed = true;
+      this.#streams.delete(wake);
+    };
+    // Once the peer is done sending, or this server is draining, and every call is answered: end the stream.
+    const endIfDone = (): void => {
+      if (closed || running > 0 || head < waiting.length || !(peerEnded || this.#draining)) return;
+      flush();
+      forget();
+      call.end();
+    };
+    // Told when the server drains: waiting calls are answered (refused), then the stream ends.
+    const wake = (): void => {
+      pump();
+      endIfDone();
+    };
+    this.#streams.add(wake);
+    call.on('data', (buf: Buffer) => {
+      let calls: C[];
+      try {
+        calls = codec.decode(buf, Date.now());
+      } catch (e) {
+        forget();
+        call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details: `a batch does not decode (${(e as Error).message})` });
+        return;
+      }
+      for (const c of calls) waiting.push(c);
+      pump();
     });
     call.on('end', () => {
       peerEnded = true;
