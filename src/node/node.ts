@@ -50,6 +50,8 @@ import { NodeSecurity } from './security.js';
 import { Admission, GuardedServer, listenAdmitted } from '../transport/admission.js';
 import { fileLimitAdvice } from './file-limit.js';
 
+/** A connection with no call open for this long is closed, ms. */
+const IDLE_CONNECTION_MS = 60_000;
 /** How often the node refreshes the load it gossips, ms. */
 const LOAD_EVERY_MS = 5000;
 /** How often the node judges its peers between gossip rounds, ms. */
@@ -296,6 +298,10 @@ export class RingkvNode {
       // HTTP/2's own cap on a connection's streams, a little above the call limit that
       // answers RESOURCE_EXHAUSTED: so that a raw client cannot open streams without end.
       'grpc.max_concurrent_streams': config.maxCallsPerConnection + 16,
+      // A connection with no call for a minute is closed (GOAWAY): clients reconnect on
+      // their next call. It also closes connections HTTP/2 gave up on after a peer's
+      // protocol error, which Node otherwise leaves open (the socket and its descriptor).
+      'grpc.max_connection_idle_ms': IDLE_CONNECTION_MS,
       interceptors: [admission.interceptor(), ...security.interceptors()],
     });
     const host = config.listen.slice(0, config.listen.lastIndexOf(':'));

@@ -12,6 +12,8 @@
  *   gets RESOURCE_EXHAUSTED for the next one. The calls on a stream are limited by the
  *   stream's server (batched-stream.ts), and a node's coordinated requests by the
  *   coordinator (RK_OVERLOADED).
+ * - A unary call's request must arrive whole within ARRIVAL_MS of its headers, and at
+ *   most MAX_ARRIVING may be arriving at once: a half-sent message is held in memory.
  * - A request that does not decode as its method's message is answered INVALID_ARGUMENT
  *   (grpc-js would answer INTERNAL, which reads as the node's fault).
  *
@@ -41,6 +43,13 @@ export const IDLE_EVICT_MS = 10_000;
  * refuse trailers over 16–64 KiB, and the connection goes with them).
  */
 export const MAX_DETAILS_CHARS = 1024;
+/**
+ * A unary call's request must arrive in full within this long of its headers, ms: a
+ * message held half-sent keeps its bytes in memory here, up to the 8 MiB cap.
+ */
+export const ARRIVAL_MS = 10_000;
+/** Unary calls whose request is still arriving, at once over the node (64 × 8 MiB at most held); more get RESOURCE_EXHAUSTED. */
+export const MAX_ARRIVING = 64;
 
 /** A request that did not decode; the admission interceptor answers INVALID_ARGUMENT in its place. */
 class Undecodable {
@@ -103,8 +112,10 @@ interface Connection {
 export class Admission {
   /** Open connections, by peer: what grpc-js's call.getPeer() says of them. */
   readonly #connections = new Map<string, Connection>();
-  /** Since start: connections closed to make room, calls refused over a limit, requests that did not decode. */
-  readonly counts = { idleClosed: 0, refusedOverLimit: 0, undecodable: 0 };
+  /** Since start: connections closed to make room, calls refused over a limit, requests that did not decode or did not arrive in time. */
+  readonly counts = { idleClosed: 0, refusedOverLimit: 0, undecodable: 0, arrivedLate: 0 };
+  /** Unary calls whose request is still arriving. */
+  #arriving = 0;
 
   constructor(
     private readonly limits: () => AdmissionLimits,
@@ -112,6 +123,7 @@ export class Admission {
     /** A connection with no call open for this long may be closed to make room for a new one, ms. */
     private readonly idleEvictMs = IDLE_EVICT_MS,
     private readonly now: () => number = Date.now,
+    private readonly arrivalMs = ARRIVAL_MS,
   ) {}
 
   /** Connections open now (over the limit ones included). */
@@ -159,12 +171,14 @@ export class Admission {
     for (const c of this.#connections.values()) c.socket.destroy();
   }
 
-  #refusal(path: string, peer: string, c: Connection | undefined): Refused | undefined {
+  #refusal(path: string, peer: string, c: Connection | undefined, unary: boolean): Refused | undefined {
     const { maxConnections, maxCallsPerConnection } = this.limits();
     if (c?.over)
       return { path, peer, code: grpc.status.RESOURCE_EXHAUSTED, details: `this node already serves ${maxConnections} connections (its limit, --max-connections), none of them idle; retry in a moment, or share one channel between calls` };
     if (c !== undefined && c.calls >= maxCallsPerConnection)
       return { path, peer, code: grpc.status.RESOURCE_EXHAUSTED, details: `this connection already has ${maxCallsPerConnection} calls open (the node's limit, --max-calls-per-connection); wait for some to finish, or spread calls over more connections or nodes` };
+    if (unary && this.#arriving >= MAX_ARRIVING)
+      return { path, peer, code: grpc.status.RESOURCE_EXHAUSTED, details: `${MAX_ARRIVING} requests are still arriving at this node (its limit); retry in a moment` };
     return undefined;
   }
 
@@ -178,7 +192,16 @@ export class Admission {
       const peer = call.getPeer();
       // Undefined for a call that raced its connection's close: nothing to count.
       let counted: Connection | undefined;
+      // Set while a unary call's request is arriving.
+      let arrival: NodeJS.Timeout | undefined;
+      const arrived = (): void => {
+        if (arrival === undefined) return;
+        clearTimeout(arrival);
+        arrival = undefined;
+        this.#arriving--;
+      };
       const release = (): void => {
+        arrived();
         if (counted === undefined) return;
         if (--counted.calls === 0) counted.idleSince = this.now();
         counted = undefined;
@@ -186,7 +209,8 @@ export class Admission {
       const listener = new grpc.ServerListenerBuilder()
         .withOnReceiveMetadata((metadata, next) => {
           const c = this.#connections.get(peer);
-          const refused = this.#refusal(method.path, peer, c);
+          const unary = !method.requestStream;
+          const refused = this.#refusal(method.path, peer, c, unary);
           if (refused !== undefined) {
             this.counts.refusedOverLimit++;
             this.onRefuse(refused);
@@ -197,9 +221,20 @@ export class Admission {
             c.calls++;
             counted = c;
           }
+          if (unary) {
+            this.#arriving++;
+            arrival = setTimeout(() => {
+              arrived();
+              this.counts.arrivedLate++;
+              const late = { path: method.path, peer, code: grpc.status.DEADLINE_EXCEEDED, details: `${method.path}: the request did not arrive in full within ${this.arrivalMs / 1000} s of its headers; send each request whole, or check the network` };
+              this.onRefuse(late);
+              call.sendStatus({ code: late.code, details: late.details, metadata: new grpc.Metadata() });
+            }, this.arrivalMs);
+          }
           next(metadata);
         })
         .withOnReceiveMessage((message, next) => {
+          arrived();
           if (!(message instanceof Undecodable)) return next(message);
           this.counts.undecodable++;
           const refused = { path: method.path, peer, code: grpc.status.INVALID_ARGUMENT, details: `${method.path}: the request does not decode as this method's message (${message.reason}); is the client built from this node's proto files (ringkv.v1)?` };

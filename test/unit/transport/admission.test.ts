@@ -3,11 +3,13 @@
  * connections over the limit, calls per connection over the limit, and requests that do
  * not decode.
  */
+import { connect } from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation, service as healthService } from 'grpc-health-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Admission, GuardedServer, MAX_DETAILS_CHARS, listenAdmitted, type AdmissionLimits, type Refused } from '../../../src/transport/admission.js';
 import { RETRY_PUSHBACK_MS } from '../../../src/transport/status.js';
+import { goawayZombies } from '../../hostile/attacks.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -20,10 +22,10 @@ const raw = (b: Buffer): Buffer => b;
 /** A method that fails with the message it was sent, as a handler quoting its input does. */
 const ECHO = { path: '/test.Echo/Fail', requestStream: false, responseStream: false, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw };
 
-async function serve(limits: AdmissionLimits, idleEvictMs?: number): Promise<{ address: string; admission: Admission; refused: Refused[] }> {
+async function serve(limits: AdmissionLimits, idleEvictMs?: number, arrivalMs?: number, options: grpc.ServerOptions = {}): Promise<{ address: string; admission: Admission; refused: Refused[] }> {
   const refused: Refused[] = [];
-  const admission = new Admission(() => limits, (r) => refused.push(r), idleEvictMs);
-  const server = new GuardedServer({ interceptors: [admission.interceptor()] });
+  const admission = new Admission(() => limits, (r) => refused.push(r), idleEvictMs, undefined, arrivalMs);
+  const server = new GuardedServer({ ...options, interceptors: [admission.interceptor()] });
   new HealthImplementation({ '': 'SERVING' }).addToServer(server);
   server.addService({ Fail: ECHO }, { Fail: (call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => cb({ code: grpc.status.INVALID_ARGUMENT, details: `bad name ${call.request.toString()}` }) });
   const { port, close } = await listenAdmitted(server, '127.0.0.1', 0, grpc.ServerCredentials.createInsecure(), admission);
@@ -135,5 +137,36 @@ describe('admission', () => {
     expect(e!.details.length).toBeLessThan(MAX_DETAILS_CHARS + 100);
     expect(e!.details).toMatch(/^bad name x+… \(\d+ more characters cut\)$/);
     expect((await check(c)).code).toBe(grpc.status.OK);
+  });
+
+  it('ends a unary call whose request does not arrive in full in time, and counts it no longer', async () => {
+    const { address, admission } = await serve({ maxConnections: 10, maxCallsPerConnection: 1 }, undefined, 300);
+    const session = connect(`http://${address}`);
+    cleanup.push(() => session.destroy());
+    const stream = session.request({ ':method': 'POST', ':path': ECHO.path, 'content-type': 'application/grpc', te: 'trailers' });
+    const trailers = new Promise<Record<string, unknown>>((resolve) => stream.on('trailers', resolve).on('response', (h) => h['grpc-status'] !== undefined && resolve(h)));
+    stream.on('error', () => {});
+    // Announce 1 MiB, send 10 bytes of it, and stall.
+    const prefix = Buffer.alloc(5);
+    prefix.writeUInt32BE(1 << 20, 1);
+    stream.write(Buffer.concat([prefix, Buffer.alloc(10)]));
+    const t = await trailers;
+    expect(Number(t['grpc-status'])).toBe(grpc.status.DEADLINE_EXCEEDED);
+    expect(decodeURIComponent(String(t['grpc-message']))).toMatch(/did not arrive in full within 0.3 s of its headers/);
+    expect(admission.counts.arrivedLate).toBe(1);
+    // The connection's one call slot is free again.
+    const s2 = session.request({ ':method': 'POST', ':path': '/grpc.health.v1.Health/Check', 'content-type': 'application/grpc', te: 'trailers' });
+    const t2 = new Promise<Record<string, unknown>>((resolve) => s2.on('trailers', resolve));
+    s2.on('data', () => {});
+    s2.end(Buffer.alloc(5));
+    expect(Number((await t2)['grpc-status'])).toBe(grpc.status.OK);
+  });
+
+  it("closes connections HTTP/2 gave up on after a peer's protocol error, once idle (grpc.max_connection_idle_ms, as a node sets it)", async () => {
+    const { address, admission } = await serve({ maxConnections: 100, maxCallsPerConnection: 10 }, undefined, undefined, { 'grpc.max_connection_idle_ms': 300 });
+    const attack = goawayZombies(address, { connections: 10, holdMs: 3000 });
+    await until('the zombies to be counted', () => admission.connections === 10);
+    await until('the zombies to be closed', () => admission.connections === 0);
+    expect((await attack).result).toMatch(/connection closed by server/);
   });
 });
