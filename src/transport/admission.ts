@@ -86,6 +86,21 @@ export class GuardedServer extends grpc.Server {
   }
 }
 
+/**
+ * A status as the caller should read it: grpc-js answers a unary call with no request
+ * message, or two, UNIMPLEMENTED ("... for server streaming method"), which reads as a
+ * method the node lacks; it is the caller's malformed call. Long messages are cut.
+ */
+function clarify<S extends { code: grpc.status; details: string }>(status: S, path: string): S {
+  let { code, details } = status;
+  if (code === grpc.status.UNIMPLEMENTED && /^Received (no|a second) request message/.test(details)) {
+    code = grpc.status.INVALID_ARGUMENT;
+    details = `${path} takes exactly one request message; the call ${details.startsWith('Received no') ? 'ended without a whole one' : 'sent more than one'}`;
+  }
+  if (details.length > MAX_DETAILS_CHARS) details = `${details.slice(0, MAX_DETAILS_CHARS)}… (${details.length - MAX_DETAILS_CHARS} more characters cut)`;
+  return code === status.code && details === status.details ? status : { ...status, code, details };
+}
+
 /** The key a connection is known by: what grpc-js's call.getPeer() says of it. */
 function peerOf(socket: { remoteAddress?: string; remotePort?: number }): string {
   return `${socket.remoteAddress}:${socket.remotePort}`;
@@ -247,7 +262,7 @@ export class Admission {
         .withStart((next) => next(listener))
         .withSendStatus((status, next) => {
           release();
-          next(status.details.length > MAX_DETAILS_CHARS ? { ...status, details: `${status.details.slice(0, MAX_DETAILS_CHARS)}… (${status.details.length - MAX_DETAILS_CHARS} more characters cut)` } : status);
+          next(clarify(status, method.path));
         })
         .build();
       return new grpc.ServerInterceptingCall(call, responder);

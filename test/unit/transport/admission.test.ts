@@ -119,6 +119,19 @@ describe('admission', () => {
     w2.cancel();
   });
 
+  it('answers a unary call that ends without its request message INVALID_ARGUMENT, not UNIMPLEMENTED', async () => {
+    const { address } = await serve({ maxConnections: 10, maxCallsPerConnection: 10 });
+    const session = connect(`http://${address}`);
+    cleanup.push(() => session.destroy());
+    const stream = session.request({ ':method': 'POST', ':path': '/grpc.health.v1.Health/Check', 'content-type': 'application/grpc', te: 'trailers' });
+    const status = new Promise<Record<string, unknown>>((resolve) => stream.on('trailers', resolve).on('response', (h) => h['grpc-status'] !== undefined && resolve(h)));
+    stream.on('data', () => {}).on('error', () => {});
+    stream.end(Buffer.from([0, 0, 0, 0, 9, 1])); // announces 9 bytes, sends 1, ends
+    const t = await status;
+    expect(Number(t['grpc-status'])).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(decodeURIComponent(String(t['grpc-message']))).toMatch(/Check takes exactly one request message; the call ended without a whole one/);
+  });
+
   it('answers a request that does not decode INVALID_ARGUMENT, not INTERNAL', async () => {
     const { address, refused } = await serve({ maxConnections: 10, maxCallsPerConnection: 10 });
     const c = client(address);
