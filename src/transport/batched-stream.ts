@@ -17,7 +17,9 @@ import { NODE_MAX_MESSAGE_BYTES } from './protos.js';
 /** A batch is sent once it holds this much, without waiting for the turn to end. */
 export const FLUSH_BYTES = 256 * 1024;
 /** Calls of one stream a server runs at once; more wait, and the stream is not read meanwhile. */
-export const STREAM_CONCURRENCY = 256;
+export const STREAM_CONCURRENCY = 128;
+/** Reply bytes of one stream written but not yet taken by HTTP/2 (the peer reads them); above it no more calls start. */
+export const STREAM_UNSENT_BYTES = 8 << 20;
 /** How often calls in flight are checked against their deadlines, ms. */
 const SWEEP_MS = 20;
 
@@ -201,17 +203,17 @@ export class BatchedServer {
     let peerEnded = false;
     let closed = false;
     // What a peer can make this node hold is bounded: at most STREAM_CONCURRENCY of its
-    // calls run at once, the rest wait here, decoded; while any wait, or while the
-    // stream's write buffer is full (the peer does not read its replies), the node stops
-    // reading the stream, and HTTP/2's flow control holds the peer's further calls on its
-    // side. Without this, a peer that sent a thousand gets of a 1 MiB value and read
-    // nothing made the node hold a gigabyte of replies.
+    // calls run at once and the rest wait here, decoded; no call starts while
+    // STREAM_UNSENT_BYTES of replies wait for the peer to read them; and while any call
+    // waits, the node stops reading the stream, so that HTTP/2's flow control holds the
+    // peer's further calls on its side. Without this, a peer that sent a thousand gets of
+    // a 1 MiB value and read nothing made the node hold a gigabyte and a half.
     let waiting: C[] = [];
     let head = 0;
-    let writeBlocked = false;
+    let unsent = 0;
     const flow = (): void => {
       if (closed) return;
-      if (head < waiting.length || writeBlocked) call.pause();
+      if (head < waiting.length) call.pause();
       else call.resume();
     };
     const flush = (): void => {
@@ -220,14 +222,12 @@ export class BatchedServer {
       const replies = out;
       out = [];
       outBytes = 0;
-      if (!call.write(codec.encode(replies)) && !writeBlocked) {
-        writeBlocked = true;
-        call.pause();
-        call.once('drain', () => {
-          writeBlocked = false;
-          pump();
-        });
-      }
+      const buf = codec.encode(replies);
+      unsent += buf.length;
+      call.write(buf, () => {
+        unsent -= buf.length;
+        pump();
+      });
     };
     const send = (r: R): void => {
       out.push(r);
@@ -240,7 +240,7 @@ export class BatchedServer {
     };
     // Start waiting calls while there is room; refusals (draining, deadline passed while waiting) are answered at once.
     const pump = (): void => {
-      while (head < waiting.length && running < STREAM_CONCURRENCY && !writeBlocked && !closed) {
+      while (head < waiting.length && running < STREAM_CONCURRENCY && unsent < STREAM_UNSENT_BYTES && !closed) {
         const c = waiting[head++]!;
         const refused = codec.refuse(c, this.#draining);
         if (refused !== undefined) {
