@@ -13,7 +13,9 @@
  *   stream's server (batched-stream.ts), and a node's coordinated requests by the
  *   coordinator (RK_OVERLOADED).
  * - A unary call's request must arrive whole within ARRIVAL_MS of its headers, and at
- *   most MAX_ARRIVING may be arriving at once: a half-sent message is held in memory.
+ *   most MAX_SLOW_ARRIVALS may take longer than SLOW_ARRIVAL_MS at once (more are ended
+ *   then): a half-sent message is held in memory. A burst of calls whose messages follow
+ *   their headers at once is never touched.
  * - A request that does not decode as its method's message is answered INVALID_ARGUMENT
  *   (grpc-js would answer INTERNAL, which reads as the node's fault).
  *
@@ -48,8 +50,19 @@ export const MAX_DETAILS_CHARS = 1024;
  * message held half-sent keeps its bytes in memory here, up to the 8 MiB cap.
  */
 export const ARRIVAL_MS = 10_000;
-/** Unary calls whose request is still arriving, at once over the node (64 × 8 MiB at most held); more get RESOURCE_EXHAUSTED. */
-export const MAX_ARRIVING = 64;
+/** A unary call whose request has not arrived this long after its headers is arriving slowly, ms. */
+export const SLOW_ARRIVAL_MS = 1000;
+/** Requests arriving slowly at once over the node (64 × 8 MiB held at most); more are ended RESOURCE_EXHAUSTED. */
+export const MAX_SLOW_ARRIVALS = 64;
+
+export interface AdmissionOptions {
+  /** A connection with no call open for this long may be closed to make room for a new one, ms. */
+  readonly idleEvictMs?: number;
+  readonly arrivalMs?: number;
+  readonly slowArrivalMs?: number;
+  readonly maxSlowArrivals?: number;
+  readonly now?: () => number;
+}
 
 /** A request that did not decode; the admission interceptor answers INVALID_ARGUMENT in its place. */
 class Undecodable {
@@ -129,17 +142,23 @@ export class Admission {
   readonly #connections = new Map<string, Connection>();
   /** Since start: connections closed to make room, calls refused over a limit, requests that did not decode or did not arrive in time. */
   readonly counts = { idleClosed: 0, refusedOverLimit: 0, undecodable: 0, arrivedLate: 0 };
-  /** Unary calls whose request is still arriving. */
-  #arriving = 0;
+  /** Unary calls whose request is arriving slowly. */
+  #slow = 0;
+  readonly #o: Required<AdmissionOptions>;
 
   constructor(
     private readonly limits: () => AdmissionLimits,
     private readonly onRefuse: (r: Refused) => void = () => {},
-    /** A connection with no call open for this long may be closed to make room for a new one, ms. */
-    private readonly idleEvictMs = IDLE_EVICT_MS,
-    private readonly now: () => number = Date.now,
-    private readonly arrivalMs = ARRIVAL_MS,
-  ) {}
+    options: AdmissionOptions = {},
+  ) {
+    this.#o = {
+      idleEvictMs: options.idleEvictMs ?? IDLE_EVICT_MS,
+      arrivalMs: options.arrivalMs ?? ARRIVAL_MS,
+      slowArrivalMs: options.slowArrivalMs ?? SLOW_ARRIVAL_MS,
+      maxSlowArrivals: options.maxSlowArrivals ?? MAX_SLOW_ARRIVALS,
+      now: options.now ?? Date.now,
+    };
+  }
 
   /** Connections open now (over the limit ones included). */
   get connections(): number {
@@ -164,7 +183,7 @@ export class Admission {
         over = false;
       }
     }
-    this.#connections.set(peer, { socket, over, calls: 0, idleSince: this.now() });
+    this.#connections.set(peer, { socket, over, calls: 0, idleSince: this.#o.now() });
     if (over) setTimeout(() => socket.destroy(), OVERFLOW_GRACE_MS).unref();
     socket.once('close', () => {
       if (this.#connections.get(peer)?.socket === socket) this.#connections.delete(peer);
@@ -178,7 +197,7 @@ export class Admission {
       const c = entry[1];
       if (c.calls === 0 && !c.over && (best === undefined || c.idleSince < best[1].idleSince)) best = entry;
     }
-    return best !== undefined && this.now() - best[1].idleSince >= this.idleEvictMs ? best : undefined;
+    return best !== undefined && this.#o.now() - best[1].idleSince >= this.#o.idleEvictMs ? best : undefined;
   }
 
   /** Close every connection (at shutdown, after gRPC's own grace). */
@@ -186,14 +205,12 @@ export class Admission {
     for (const c of this.#connections.values()) c.socket.destroy();
   }
 
-  #refusal(path: string, peer: string, c: Connection | undefined, unary: boolean): Refused | undefined {
+  #refusal(path: string, peer: string, c: Connection | undefined): Refused | undefined {
     const { maxConnections, maxCallsPerConnection } = this.limits();
     if (c?.over)
       return { path, peer, code: grpc.status.RESOURCE_EXHAUSTED, details: `this node already serves ${maxConnections} connections (its limit, --max-connections), none of them idle; retry in a moment, or share one channel between calls` };
     if (c !== undefined && c.calls >= maxCallsPerConnection)
       return { path, peer, code: grpc.status.RESOURCE_EXHAUSTED, details: `this connection already has ${maxCallsPerConnection} calls open (the node's limit, --max-calls-per-connection); wait for some to finish, or spread calls over more connections or nodes` };
-    if (unary && this.#arriving >= MAX_ARRIVING)
-      return { path, peer, code: grpc.status.RESOURCE_EXHAUSTED, details: `${MAX_ARRIVING} requests are still arriving at this node (its limit); retry in a moment` };
     return undefined;
   }
 
@@ -207,25 +224,31 @@ export class Admission {
       const peer = call.getPeer();
       // Undefined for a call that raced its connection's close: nothing to count.
       let counted: Connection | undefined;
-      // Set while a unary call's request is arriving.
+      // Set while a unary call's request is arriving; `slow` once it has taken slowArrivalMs.
       let arrival: NodeJS.Timeout | undefined;
+      let slow = false;
       const arrived = (): void => {
         if (arrival === undefined) return;
         clearTimeout(arrival);
         arrival = undefined;
-        this.#arriving--;
+        if (slow) this.#slow--;
+        slow = false;
+      };
+      const end = (r: Refused, metadata: grpc.Metadata): void => {
+        arrived();
+        this.onRefuse(r);
+        call.sendStatus({ code: r.code, details: r.details, metadata });
       };
       const release = (): void => {
         arrived();
         if (counted === undefined) return;
-        if (--counted.calls === 0) counted.idleSince = this.now();
+        if (--counted.calls === 0) counted.idleSince = this.#o.now();
         counted = undefined;
       };
       const listener = new grpc.ServerListenerBuilder()
         .withOnReceiveMetadata((metadata, next) => {
           const c = this.#connections.get(peer);
-          const unary = !method.requestStream;
-          const refused = this.#refusal(method.path, peer, c, unary);
+          const refused = this.#refusal(method.path, peer, c);
           if (refused !== undefined) {
             this.counts.refusedOverLimit++;
             this.onRefuse(refused);
@@ -236,15 +259,20 @@ export class Admission {
             c.calls++;
             counted = c;
           }
-          if (unary) {
-            this.#arriving++;
+          if (!method.requestStream) {
+            const { arrivalMs, slowArrivalMs, maxSlowArrivals } = this.#o;
             arrival = setTimeout(() => {
-              arrived();
-              this.counts.arrivedLate++;
-              const late = { path: method.path, peer, code: grpc.status.DEADLINE_EXCEEDED, details: `${method.path}: the request did not arrive in full within ${this.arrivalMs / 1000} s of its headers; send each request whole, or check the network` };
-              this.onRefuse(late);
-              call.sendStatus({ code: late.code, details: late.details, metadata: new grpc.Metadata() });
-            }, this.arrivalMs);
+              if (this.#slow >= maxSlowArrivals) {
+                this.counts.arrivedLate++;
+                return end({ path: method.path, peer, code: grpc.status.RESOURCE_EXHAUSTED, details: `${method.path}: the request did not arrive in full within ${slowArrivalMs / 1000} s, and ${maxSlowArrivals} others are arriving as slowly (this node's limit); send each request whole, or retry in a moment` }, retryAdvice());
+              }
+              slow = true;
+              this.#slow++;
+              arrival = setTimeout(() => {
+                this.counts.arrivedLate++;
+                end({ path: method.path, peer, code: grpc.status.DEADLINE_EXCEEDED, details: `${method.path}: the request did not arrive in full within ${arrivalMs / 1000} s of its headers; send each request whole, or check the network` }, new grpc.Metadata());
+              }, arrivalMs - slowArrivalMs);
+            }, slowArrivalMs);
           }
           next(metadata);
         })

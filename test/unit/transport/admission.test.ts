@@ -24,7 +24,7 @@ const ECHO = { path: '/test.Echo/Fail', requestStream: false, responseStream: fa
 
 async function serve(limits: AdmissionLimits, idleEvictMs?: number, arrivalMs?: number, options: grpc.ServerOptions = {}): Promise<{ address: string; admission: Admission; refused: Refused[] }> {
   const refused: Refused[] = [];
-  const admission = new Admission(() => limits, (r) => refused.push(r), idleEvictMs, undefined, arrivalMs);
+  const admission = new Admission(() => limits, (r) => refused.push(r), { idleEvictMs, arrivalMs, slowArrivalMs: arrivalMs === undefined ? undefined : arrivalMs / 3 });
   const server = new GuardedServer({ ...options, interceptors: [admission.interceptor()] });
   new HealthImplementation({ '': 'SERVING' }).addToServer(server);
   server.addService({ Fail: ECHO }, { Fail: (call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => cb({ code: grpc.status.INVALID_ARGUMENT, details: `bad name ${call.request.toString()}` }) });
@@ -173,6 +173,43 @@ describe('admission', () => {
     s2.on('data', () => {});
     s2.end(Buffer.alloc(5));
     expect(Number((await t2)['grpc-status'])).toBe(grpc.status.OK);
+  });
+
+  it('lets a burst of calls whose messages follow at once through, and ends slow arrivals over the cap at once', async () => {
+    const refused: Refused[] = [];
+    const admission = new Admission(() => ({ maxConnections: 10, maxCallsPerConnection: 1000 }), (r) => refused.push(r), { arrivalMs: 2000, slowArrivalMs: 200, maxSlowArrivals: 2 });
+    const server = new GuardedServer({ interceptors: [admission.interceptor()] });
+    new HealthImplementation({ '': 'SERVING' }).addToServer(server);
+    const { port, close } = await listenAdmitted(server, '127.0.0.1', 0, grpc.ServerCredentials.createInsecure(), admission);
+    cleanup.push(() => {
+      close();
+      server.forceShutdown();
+      admission.destroyAll();
+    });
+    const c = client(`127.0.0.1:${port}`);
+    const burst = await Promise.all(Array.from({ length: 500 }, () => check(c)));
+    expect(burst.every((r) => r.code === grpc.status.OK)).toBe(true);
+    // Five calls that stall: two may wait for the full 2 s, three are ended after 200 ms.
+    const session = connect(`http://127.0.0.1:${port}`);
+    cleanup.push(() => session.destroy());
+    const started = Date.now();
+    const stalled = await Promise.all(
+      Array.from({ length: 5 }, () => {
+        const stream = session.request({ ':method': 'POST', ':path': '/grpc.health.v1.Health/Check', 'content-type': 'application/grpc', te: 'trailers' });
+        stream.on('error', () => {});
+        stream.write(Buffer.from([0, 0, 0, 0, 9, 1]));
+        return new Promise<{ code: number; ms: number }>((resolve) =>
+          stream.on('trailers', (t) => resolve({ code: Number(t['grpc-status']), ms: Date.now() - started })).on('response', (h) => h['grpc-status'] !== undefined && resolve({ code: Number(h['grpc-status']), ms: Date.now() - started })),
+        );
+      }),
+    );
+    const shed = stalled.filter((x) => x.code === grpc.status.RESOURCE_EXHAUSTED);
+    const late = stalled.filter((x) => x.code === grpc.status.DEADLINE_EXCEEDED);
+    expect(shed).toHaveLength(3);
+    expect(late).toHaveLength(2);
+    for (const x of shed) expect(x.ms).toBeLessThan(1500);
+    for (const x of late) expect(x.ms).toBeGreaterThanOrEqual(1900);
+    expect(refused.find((r) => r.code === grpc.status.RESOURCE_EXHAUSTED)?.details).toMatch(/2 others are arriving as slowly/);
   });
 
   it("closes connections HTTP/2 gave up on after a peer's protocol error, once idle (grpc.max_connection_idle_ms, as a node sets it)", async () => {
