@@ -12,11 +12,12 @@
  * by its PID at the end, on error too.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client } from '../src/client/index.js';
 import { TestCluster, waitFor, type NodeProcess } from '../test/cluster/harness.js';
 import * as A from '../test/hostile/attacks.js';
+import { fdCount, memOf, resetPeak } from '../test/hostile/proc.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const MiB = 1 << 20;
@@ -170,25 +171,7 @@ class Victim {
 }
 
 // ---------------------------------------------------------------------------------------
-// The node's memory.
-
-function procStatus(pid: number): { rss: number; hwm: number } | undefined {
-  try {
-    const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (name: string): number => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(s)?.[1] ?? NaN);
-    return { rss: kb('VmRSS') * 1024, hwm: kb('VmHWM') * 1024 };
-  } catch {
-    return undefined;
-  }
-}
-
-function fdCount(pid: number): number {
-  try {
-    return readdirSync(`/proc/${pid}/fd`).length;
-  } catch {
-    return NaN;
-  }
-}
+// The node's memory (test/hostile/proc.ts) and sockets.
 
 /** The node's server-side TCP sockets by state (ESTABLISHED, CLOSE_WAIT, ...), from /proc/net/tcp. */
 function serverSockets(port: number): Record<string, number> {
@@ -207,23 +190,13 @@ function serverSockets(port: number): Record<string, number> {
   return out;
 }
 
-/** Reset VmHWM to the current RSS (Linux: clear_refs 5), so that it is this attack's peak. */
-function resetPeak(pid: number): boolean {
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 class Sampler {
   peak = 0;
   peakFds = 0;
   readonly #timer: NodeJS.Timeout;
   constructor(readonly pid: number) {
     this.#timer = setInterval(() => {
-      const s = procStatus(pid);
+      const s = memOf(pid);
       if (s !== undefined && s.rss > this.peak) this.peak = s.rss;
       const f = fdCount(pid);
       if (f > this.peakFds) this.peakFds = f;
@@ -365,7 +338,7 @@ async function main(): Promise<void> {
     let baseRss = NaN;
     for (const attack of attacks(quick)) {
       let restarted = '';
-      const rssNow = procStatus(node.pid)?.rss ?? NaN;
+      const rssNow = memOf(node.pid)?.rss ?? NaN;
       if (!node.running) restarted = 'the node had died';
       else if (rssNow > baseRss + 64 * MiB) restarted = `RSS was ${mb(rssNow)} MiB`;
       if (restarted !== '') {
@@ -384,7 +357,7 @@ async function main(): Promise<void> {
       const fdsBefore = fdCount(pid);
       const logFrom = node.lines.length;
       const stderrFrom = node.stderr.length;
-      const before = procStatus(pid)?.rss ?? NaN;
+      const before = memOf(pid)?.rss ?? NaN;
       const resetOk = resetPeak(pid);
       const sampler = new Sampler(pid);
       const warm = await victim.start();
@@ -399,17 +372,17 @@ async function main(): Promise<void> {
       }
       const took = Date.now() - started;
       const stats = await victim.stop();
-      const peakStatus = procStatus(pid);
+      const peakStatus = memOf(pid);
       sampler.stop();
       await A.sleep(SETTLE_MS(quick));
       const alive = node.running;
       const answering = alive && (await node.status()) !== undefined;
-      let after = procStatus(pid)?.rss ?? NaN;
+      let after = memOf(pid)?.rss ?? NaN;
       let afterNote = '';
       if (alive && Math.max(sampler.peak, peakStatus?.rss ?? 0) > before + 100 * MiB) {
         // Grew a lot: give the heap time to be collected, then look again.
         await A.sleep(quick ? 3000 : 8000);
-        after = procStatus(pid)?.rss ?? NaN;
+        after = memOf(pid)?.rss ?? NaN;
         afterNote = ` (after: ${((SETTLE_MS(quick) + (quick ? 3000 : 8000)) / 1000).toFixed(1)} s after the attack)`;
       }
       if (!Number.isFinite(baseRss)) baseRss = after;
