@@ -105,6 +105,7 @@ export class NodeMetrics {
     };
     gauge('ringkv_connections', 'TCP connections open to this node (clients and peers)', () => sources.counters().connections ?? 0);
     gauge('ringkv_requests_in_flight', 'Client requests this node is coordinating now', () => sources.counters().inFlight ?? 0);
+    gauge('ringkv_replica_calls_in_flight', "Peers' replica calls (writes, reads, merges) this node is running now", () => sources.counters().replicaInFlight ?? 0);
     gauge('ringkv_hints_pending', 'Hints this node holds for other nodes, waiting for delivery', () => sources.counters().hintsHeld ?? 0);
     gauge('ringkv_background_share_ratio', 'Share of the configured streaming/hint/repair rates the latency governor allows now (0..1)', () => (sources.counters().backgroundSharePercent ?? 100) / 100);
     gauge('ringkv_load_bytes', 'Bytes of data this node holds, as it gossips it', () => sources.load().bytes);

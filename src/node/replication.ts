@@ -157,6 +157,7 @@ export class Replication {
     return {
       ...this.coordinator.counters,
       inFlight: this.coordinator.inFlight,
+      replicaInFlight: this.#server?.inFlight ?? 0,
       hintsHeld: this.deps.store.hints.stats().count,
       hintsDelivered: this.hintDelivery.delivered,
       hintDeliveryFailures: this.hintDelivery.failed,

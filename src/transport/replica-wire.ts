@@ -110,6 +110,11 @@ export interface ReplicaServerOptions {
 export class ReplicaServer {
   #inFlight = 0;
   readonly #server = new BatchedServer();
+
+  /** Peers' calls running here now. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
   readonly #codec: ServerCodec<WireCall, WireReply>;
 
   constructor(
