@@ -17,7 +17,7 @@ import { NODE_MAX_MESSAGE_BYTES } from './protos.js';
 /** A batch is sent once it holds this much, without waiting for the turn to end. */
 export const FLUSH_BYTES = 256 * 1024;
 /** Calls of one stream a server runs at once; more wait, and the stream is not read meanwhile. */
-export const STREAM_CONCURRENCY = 128;
+export const STREAM_CONCURRENCY = 64;
 /** Reply bytes of one stream written but not yet taken by HTTP/2 (the peer reads them); above it no more calls start. */
 export const STREAM_UNSENT_BYTES = 8 << 20;
 /** How often calls in flight are checked against their deadlines, ms. */
