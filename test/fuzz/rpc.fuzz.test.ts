@@ -6,7 +6,8 @@
  * call must leave the stored data as it was; the node must keep serving.
  *
  * Under CI the seed is fixed (test/setup.ts) and each method gets FUZZ_RUNS runs (default
- * 25); `npm run fuzz` runs many more on a new seed.
+ * 25); `npm run fuzz` runs many more on a new seed. FUZZ_DEBUG=1 prints every call's
+ * status and time; FUZZ_DEBUG=2 adds the request bytes, for replaying one.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -112,7 +113,7 @@ describe('fuzzing every RPC', () => {
           const t0 = Date.now();
           const out = await callRaw(client, m, requests, metadataFor(auth), ENDS_AT_DEADLINE.has(m.path) ? 500 : 5000);
           seen.set(grpc.status[out.code]!, (seen.get(grpc.status[out.code]!) ?? 0) + 1);
-          if (process.env.FUZZ_DEBUG) console.log(m.path, grpc.status[out.code], Date.now() - t0, out.details.slice(0, 200), process.env.FUZZ_DEBUG === "2" ? requests.map((r) => r.toString("hex")).join(",") : "");
+          if (process.env.FUZZ_DEBUG) console.log(m.path, grpc.status[out.code], Date.now() - t0, out.details.slice(0, 200), process.env.FUZZ_DEBUG === '2' ? requests.map((r) => r.toString('hex')).join(',') : '');
           const unclear = UNCLEAR.has(out.code) || (out.code === grpc.status.DEADLINE_EXCEEDED && !ENDS_AT_DEADLINE.has(m.path));
           expect(unclear, `${m.path} answered ${grpc.status[out.code]}: ${out.details}`).toBe(false);
           if (out.code !== grpc.status.OK && !(out.code === grpc.status.DEADLINE_EXCEEDED && ENDS_AT_DEADLINE.has(m.path))) {
