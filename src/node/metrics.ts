@@ -92,6 +92,7 @@ export class NodeMetrics {
     fromCounters('ringkv_connections_idle_closed_total', 'Idle connections closed to make room for new ones at --max-connections', 'connectionsIdleClosed');
     fromCounters('ringkv_calls_refused_over_limit_total', 'Calls refused RESOURCE_EXHAUSTED by --max-connections or --max-calls-per-connection', 'callsRefusedOverLimit');
     fromCounters('ringkv_requests_undecodable_total', "Requests that did not decode as their method's message (INVALID_ARGUMENT)", 'requestsUndecodable');
+    fromCounters('ringkv_requests_arrived_late_total', 'Unary requests ended because they did not arrive in full in time (10 s, or 1 s past 64 slow ones)', 'requestsArrivedLate');
 
     const gauge = (name: string, help: string, read: () => number): void => {
       new Gauge({

@@ -304,10 +304,11 @@ export class RingkvNode {
       'grpc.max_connection_idle_ms': IDLE_CONNECTION_MS,
       interceptors: [admission.interceptor(), ...security.interceptors()],
     });
-    const host = config.listen.slice(0, config.listen.lastIndexOf(':'));
+    const colon = config.listen.lastIndexOf(':');
+    const host = config.listen.slice(0, colon);
     let listening: { port: number; close: () => void };
     try {
-      listening = await listenAdmitted(server, host, Number(config.listen.slice(config.listen.lastIndexOf(':') + 1)), security.serverCredentials(), admission);
+      listening = await listenAdmitted(server, host, Number(config.listen.slice(colon + 1)), security.serverCredentials(), admission);
     } catch (e) {
       security.close();
       await store.close();
@@ -351,7 +352,7 @@ export class RingkvNode {
   /** Counters since start, for Admin Status. */
   counters(): Record<string, number> {
     const a = this.#admission;
-    return { ...this.replication.counters(), connections: a.connections, connectionsIdleClosed: a.counts.idleClosed, callsRefusedOverLimit: a.counts.refusedOverLimit, requestsUndecodable: a.counts.undecodable };
+    return { ...this.replication.counters(), connections: a.connections, connectionsIdleClosed: a.counts.idleClosed, callsRefusedOverLimit: a.counts.refusedOverLimit, requestsUndecodable: a.counts.undecodable, requestsArrivedLate: a.counts.arrivedLate };
   }
 
   get address(): string {

@@ -234,6 +234,7 @@ export class Admission {
         if (slow) this.#slow--;
         slow = false;
       };
+      // Answer the call `r` before its handler sees it (or sees more of it).
       const end = (r: Refused, metadata: grpc.Metadata): void => {
         arrived();
         this.onRefuse(r);
@@ -251,9 +252,7 @@ export class Admission {
           const refused = this.#refusal(method.path, peer, c);
           if (refused !== undefined) {
             this.counts.refusedOverLimit++;
-            this.onRefuse(refused);
-            call.sendStatus({ code: refused.code, details: refused.details, metadata: retryAdvice() });
-            return;
+            return end(refused, retryAdvice());
           }
           if (c !== undefined) {
             c.calls++;
@@ -280,9 +279,7 @@ export class Admission {
           arrived();
           if (!(message instanceof Undecodable)) return next(message);
           this.counts.undecodable++;
-          const refused = { path: method.path, peer, code: grpc.status.INVALID_ARGUMENT, details: `${method.path}: the request does not decode as this method's message (${message.reason}); is the client built from this node's proto files (ringkv.v1)?` };
-          this.onRefuse(refused);
-          call.sendStatus({ code: refused.code, details: refused.details, metadata: new grpc.Metadata() });
+          end({ path: method.path, peer, code: grpc.status.INVALID_ARGUMENT, details: `${method.path}: the request does not decode as this method's message (${message.reason}); is the client built from this node's proto files (ringkv.v1)?` }, new grpc.Metadata());
         })
         .withOnCancel(release)
         .build();

@@ -133,6 +133,7 @@ describe('fuzzing every RPC', () => {
 
   it('counts the requests that did not decode, for ringkv_requests_undecodable_total', () => {
     expect(node.counters().requestsUndecodable).toBeGreaterThan(0);
+    expect(node.counters().requestsArrivedLate).toBe(0);
     expect(node.counters().connections).toBeGreaterThan(0);
   });
 });
