@@ -11,7 +11,7 @@
  * value that arrives from the network. Must not: choose peers, keep time or do I/O.
  */
 
-import { MAX_TOKEN, tokenHex } from '../ring/index.js';
+import { tokenHex } from '../ring/index.js';
 
 export type NodeStatus = 'joining' | 'normal' | 'leaving' | 'left' | 'removed';
 export const NODE_STATUSES: readonly NodeStatus[] = ['joining', 'normal', 'leaving', 'left', 'removed'];
@@ -102,17 +102,12 @@ export function formatTokens(tokens: readonly bigint[]): string {
 
 /** The tokens of a `tokens` field, or undefined if it is malformed. */
 export function parseTokens(v: string): bigint[] | undefined {
-  if (v.length === 0) return undefined;
-  const parts = v.split(',');
-  const out: bigint[] = [];
-  for (const p of parts) {
-    if (!/^[0-9a-f]{16}$/.test(p)) return undefined;
-    const t = BigInt(`0x${p}`);
-    if (t > MAX_TOKEN) return undefined;
-    out.push(t);
-  }
-  return out;
+  // Sixteen hex digits are at most 2^64 - 1: every token that matches is in range.
+  if (!TOKENS_FIELD.test(v)) return undefined;
+  return v.split(',').map((p) => BigInt(`0x${p}`));
 }
+
+const TOKENS_FIELD = /^[0-9a-f]{16}(?:,[0-9a-f]{16})*$/;
 
 /** Why a delta from the network is unacceptable, or undefined when it is fine. */
 export function checkDelta(d: Delta): string | undefined {

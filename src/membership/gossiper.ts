@@ -131,6 +131,7 @@ export class Gossiper {
   readonly #startedAt: number;
   /** Down peers that others heard from lately: SYN them directly next round. */
   readonly #probe = new Set<string>();
+  #revision = 0;
 
   constructor(o: GossiperOptions) {
     if (!o.fields.addr || !isAddress(o.fields.addr)) throw new RangeError(`gossiper: fields.addr must be host:port, got ${o.fields.addr}`);
@@ -156,6 +157,15 @@ export class Gossiper {
 
   get address(): string {
     return field(this.self, 'addr')!;
+  }
+
+  /**
+   * Grows whenever a state is added or restarts or any field of any state changes; heartbeats
+   * alone leave it as it is. Whoever derives something from the states (the ring view) can
+   * skip the work while it stands still.
+   */
+  get revision(): number {
+    return this.#revision;
   }
 
   /** Every state we hold, ourselves included. */
@@ -199,6 +209,7 @@ export class Gossiper {
     const next = setField(this.self, name, value);
     const why = checkDelta(deltaOf(next, 0));
     if (why !== undefined) throw new RangeError(`gossiper: cannot set ${why}`);
+    if (next.fields !== this.self.fields) this.#revision++;
     this.#table.set(this.id, next);
   }
 
@@ -395,6 +406,7 @@ export class Gossiper {
       } else if (merged.heartbeat > local.heartbeat) {
         news();
       }
+      if (local === undefined || merged.generation !== local.generation || merged.fields !== local.fields) this.#revision++;
       if (changed.length > 0) this.#events.push({ type: 'changed', id: d.id, fields: changed });
       if (!this.#reachable(merged) && this.#up.has(d.id)) this.#markDown(d.id, now);
     }

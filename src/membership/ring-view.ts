@@ -101,7 +101,8 @@ export function ringFingerprint(states: Iterable<EndpointState>): string {
     const v = (name: string): string => `${s.fields.get(name)?.version ?? 0}`;
     const relevant =
       (status !== undefined && OWNER_STATUSES.has(status)) ||
-      (status === 'joining' && claimedTokens(s) !== undefined) ||
+      // A stored tokens field is '' or valid (checkDelta): no need to parse it here.
+      (status === 'joining' && (field(s, 'tokens') ?? '') !== '') ||
       s.fields.has('removing') ||
       s.fields.has('removed') ||
       s.fields.has('heirs') ||

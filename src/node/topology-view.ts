@@ -17,7 +17,7 @@ export interface TopologyViewDeps {
   readonly id: string;
   readonly clusterName: string;
   readonly tokensPerNode: number;
-  readonly gossiper: Pick<Gossiper, 'states' | 'set'>;
+  readonly gossiper: Pick<Gossiper, 'states' | 'set' | 'revision'>;
   /** Is the node stopping? */
   closing(): boolean;
   /** Stop the node for good, with this reason (it was removed from the cluster). */
@@ -30,6 +30,8 @@ export interface TopologyViewDeps {
 export class TopologyView {
   #view: RingView = { ring: undefined, target: undefined, movements: [], removed: new Set(), conflicts: [], fingerprint: '', hash: '' };
   #placement: Placement | undefined;
+  /** The gossiper's revision the view was last checked at. */
+  #revision = -1;
   /** What the ring in force is made of, so subscribers hear of ring changes only (not of claims or movements). */
   #ringKey = '';
   readonly #listeners = new Set<(ring: Ring | undefined) => void>();
@@ -55,7 +57,10 @@ export class TopologyView {
   /** Rebuild the view if ownership changed since, and put it in force. */
   update(): void {
     const { deps } = this;
-    // The fingerprint is cheap; building a ring is not (80 ms at 1,000 nodes): build only on change.
+    // Nothing to check while no state changed (heartbeats are most of gossip). The fingerprint
+    // is cheap; building a ring is not (80 ms at 1,000 nodes): build only on change.
+    if (deps.gossiper.revision === this.#revision) return;
+    this.#revision = deps.gossiper.revision;
     if (ringFingerprint(deps.gossiper.states()) === this.#view.fingerprint) return;
     const view = ringFromStates(deps.gossiper.states(), { tokensPerNode: deps.tokensPerNode });
     this.#view = view;

@@ -60,6 +60,8 @@ interface SimNode {
   tickTimer: number;
   /** The topology view this node writes by (joining nodes keep it, as node.ts does). */
   view: RingView | undefined;
+  /** The gossiper's revision `view` was checked at (topology-view.ts). */
+  viewRevision?: number;
 }
 
 interface Scheduled {
@@ -326,6 +328,8 @@ export class GossipSim {
 
   /** The topology view, rebuilt when ownership changes, and gossiped as `topo` (node.ts). */
   #publish(n: SimNode): RingView {
+    if (n.view !== undefined && n.viewRevision === n.gossiper.revision) return n.view;
+    n.viewRevision = n.gossiper.revision;
     const fp = ringFingerprint(n.gossiper.states());
     if (n.view === undefined || n.view.fingerprint !== fp) {
       n.view = ringFromStates(n.gossiper.states(), { tokensPerNode: 16 });

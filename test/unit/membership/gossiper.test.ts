@@ -44,6 +44,26 @@ describe('gossiper', () => {
     expect(b.state('a')?.fields.get('status')?.value).toBe('leaving');
   });
 
+  it('its revision moves when a state is added or a field changes, not on heartbeats', () => {
+    const a = make('a', 1, ['127.0.0.1:2']);
+    const b = make('b', 2);
+    const by = new Map([[a.address, a], [b.address, b]]);
+    const r0 = a.revision;
+    deliver(1000, a.announce(), by);
+    const r1 = a.revision;
+    expect(r1).toBeGreaterThan(r0); // b's state arrived
+    for (let t = 2000; t < 6000; t += 1000) deliver(t, [...a.tick(t), ...b.tick(t)], by);
+    expect(a.state('b')!.heartbeat).toBeGreaterThan(0);
+    expect(a.revision).toBe(r1); // heartbeats only
+    a.set('zone', 'z1');
+    expect(a.revision).toBe(r1 + 1);
+    a.set('zone', 'z1'); // the same value: no change
+    expect(a.revision).toBe(r1 + 1);
+    b.set('rack', 'r2');
+    deliver(7000, b.tick(7000), by);
+    expect(a.revision).toBe(r1 + 2);
+  });
+
   it('skips malformed entries but takes the rest of the message, and says why', () => {
     const a = make('a', 1);
     const good = { id: 'z', generation: 1, heartbeat: 1, fields: [{ name: 'addr', value: '127.0.0.1:5', version: 1 }] };
