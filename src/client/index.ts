@@ -1,4 +1,4 @@
-export { Client } from './kv.js';
+export { Client, pushbackMs } from './kv.js';
 export type { ClientOptions, CallOptions, PutOptions, GetOptions, GetResult } from './kv.js';
 export type { ClientSecurity, TlsClientOptions } from './credentials.js';
 export { AdminClient } from './admin.js';

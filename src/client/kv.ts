@@ -2,7 +2,9 @@
  * The typed client of ringkv's KeyValue service (proto/ringkv/v1/kv.proto): put, get and
  * delete, with a deadline on every call and failover to the next node when one answers
  * UNAVAILABLE (down, shutting down, not yet joined, or too few of the key's replicas up
- * as it sees them).
+ * as it sees them) or refuses the call with retry advice (RESOURCE_EXHAUSTED at one of
+ * its limits: it did none of the call). A node that gave retry advice goes to the back of
+ * the order for as long as it asked.
  *
  * Token-aware (the default): the client fetches the ring from a node and sends each
  * request to one of the key's replicas (in turn, to spread the load), which then
@@ -10,7 +12,8 @@
  * `ringRefreshMs` while in use, and at once after a replica it picked failed; until it
  * has a ring, and after the key's replicas, it tries the `nodes` it was given.
  *
- * Owns: channels (one per address), the ring as last fetched, deadlines, failover. Must
+ * Owns: channels (one per address), the ring as last fetched, deadlines, failover, the
+ * nodes that asked to be left alone for a while. Must
  * not: coordinate (the node that takes a call does).
  */
 import * as grpc from '@grpc/grpc-js';
@@ -18,6 +21,7 @@ import { callMetadata, channelCredentials, type ClientSecurity } from './credent
 import { CLIENT_MAX_SEND_BYTES, NODE_MAX_MESSAGE_BYTES, callUnary, serviceClient } from '../transport/protos.js';
 import { BatchedStream, type ClientCodec } from '../transport/batched-stream.js';
 import { decodeKvReplies, encodeKvCalls, kvCallSize, type KvCall, type KvReply } from '../transport/kv-codec.js';
+import { retryAdvice } from '../transport/status.js';
 import { AdminClient } from './admin.js';
 import { KeyRouter } from './key-router.js';
 
@@ -94,8 +98,22 @@ function bytes(x: string | Uint8Array, what: string): Buffer {
 }
 
 /** A ServiceError as grpc-js makes them, for failures the stream reports itself. */
-function serviceError(code: grpc.status, details: string): grpc.ServiceError {
-  return Object.assign(new Error(`${code} ${grpc.status[code]}: ${details}`), { code, details, metadata: new grpc.Metadata() });
+function serviceError(code: grpc.status, details: string, metadata = new grpc.Metadata()): grpc.ServiceError {
+  return Object.assign(new Error(`${code} ${grpc.status[code]}: ${details}`), { code, details, metadata });
+}
+
+/**
+ * How long a node that refused a call asked to be left alone, ms, or undefined when the
+ * refusal is no reason to try another node. Only a node's limits answer RESOURCE_EXHAUSTED
+ * with retry advice (`grpc-retry-pushback-ms`), before doing any of the call, so sending
+ * it elsewhere cannot apply it twice. Without the advice (a message over gRPC's size cap),
+ * or with advice that is not a count of ms (gRPC: do not retry), another node would refuse
+ * it too.
+ */
+export function pushbackMs(e: grpc.ServiceError): number | undefined {
+  if (e.code !== grpc.status.RESOURCE_EXHAUSTED) return undefined;
+  const v = e.metadata?.get('grpc-retry-pushback-ms')[0];
+  return typeof v === 'string' && /^\d{1,9}$/.test(v) ? Number(v) : undefined;
 }
 
 /** Statuses a stream can end with that are the node's answer, not a failure to reach it. */
@@ -107,7 +125,9 @@ function kvCodec(): ClientCodec<KvCall, KvReply> {
     encode: encodeKvCalls,
     decode: decodeKvReplies,
     size: kvCallSize,
-    failure: (r) => (r.op === 'error' ? serviceError(r.code, r.details) : undefined),
+    // A call refused on the stream carries no trailers: a node's RESOURCE_EXHAUSTED there
+    // comes from the same limits as its unary one, whose advice it is given.
+    failure: (r) => (r.op === 'error' ? serviceError(r.code, r.details, r.code === grpc.status.RESOURCE_EXHAUSTED ? retryAdvice() : undefined) : undefined),
     // A stream that could not open or broke: the call never got an answer, as a unary call
     // to that node would have failed (UNAVAILABLE: the next node is tried). A refusal
     // (no such method, missing credentials) is the node's answer, and is given as it is.
@@ -130,6 +150,8 @@ export class Client {
   #fetching: Promise<void> | undefined;
   #closed = false;
   #next = 0;
+  /** Nodes that refused a call with retry advice, and until when (performance.now()) they asked to be left alone. */
+  readonly #busyUntil = new Map<string, number>();
   readonly #credentials: grpc.ChannelCredentials;
   readonly #metadata: grpc.Metadata | undefined;
   /** What the ring fetches present: the same credentials. */
@@ -211,7 +233,10 @@ export class Client {
     return s.call({ ...req, deadline });
   }
 
-  /** The key's replicas in turn (so load spreads over them), then the given nodes in turn. */
+  /**
+   * The key's replicas in turn (so load spreads over them), then the given nodes in turn;
+   * nodes still within the time they asked to be left alone go last, in the same order.
+   */
   #candidates(key: Buffer): string[] {
     const turn = this.#next++;
     const out: string[] = [];
@@ -221,7 +246,11 @@ export class Client {
       const a = this.#nodes[(turn + i) % this.#nodes.length]!;
       if (!out.includes(a)) out.push(a);
     }
-    return out;
+    if (this.#busyUntil.size === 0) return out;
+    const now = performance.now();
+    for (const [a, until] of this.#busyUntil) if (until <= now) this.#busyUntil.delete(a);
+    const busy = (a: string): boolean => this.#busyUntil.has(a);
+    return [...out.filter((a) => !busy(a)), ...out.filter(busy)];
   }
 
   /** Start fetching the ring when the last fetch is older than ringRefreshMs; requests do not wait for it. */
@@ -251,8 +280,9 @@ export class Client {
   }
 
   /**
-   * One call with one deadline: the candidates in turn while they answer UNAVAILABLE and
-   * time is left. Any other error is final.
+   * One call with one deadline: the candidates in turn while they answer UNAVAILABLE, or
+   * RESOURCE_EXHAUSTED with retry advice, and time is left; each is tried once. Any other
+   * error is final, and so is the last one's when every candidate refused.
    */
   async #call(req: Request, o: CallOptions): Promise<unknown> {
     const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
@@ -264,6 +294,11 @@ export class Client {
         return await this.#send(candidates[i]!, req, deadline);
       } catch (e) {
         last = e as grpc.ServiceError;
+        const pushback = pushbackMs(last);
+        if (pushback !== undefined) {
+          this.#busyUntil.set(candidates[i]!, performance.now() + pushback);
+          continue;
+        }
         if (last.code !== grpc.status.UNAVAILABLE) throw last;
         // A node that cannot take it now may have left, or the ring moved: look again soon.
         if (this.#router !== undefined) this.#ringFetchedAt = -Infinity;
