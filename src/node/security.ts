@@ -110,7 +110,7 @@ export class NodeSecurity {
    */
   interceptors(): grpc.ServerInterceptor[] {
     if (!this.#rules.tls && this.#rules.adminTokenHash === undefined) return [];
-    return [authInterceptor(() => this.#rules, (r) => this.refused({ ...r, details: r.message }))];
+    return [authInterceptor(() => this.#rules, (r) => this.refused(r))];
   }
 
   /**

@@ -53,7 +53,7 @@ export interface Caller {
 
 export interface Refusal {
   readonly code: grpc.status;
-  readonly message: string;
+  readonly details: string;
 }
 
 export const hashToken = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
@@ -89,22 +89,22 @@ export function authorize(path: string, caller: Caller, rules: AuthRules): Refus
     case 'internal':
       if (!rules.tls || has('node')) return undefined;
       return caller.roles === undefined
-        ? { code: grpc.status.UNAUTHENTICATED, message: `${path} is a node-to-node call: present a certificate with role node (subject OU=node) issued by the cluster's CA` }
-        : { code: grpc.status.PERMISSION_DENIED, message: `${path} is a node-to-node call: the certificate presented has role(s) ${caller.roles.join(', ') || 'none'}, not node` };
+        ? { code: grpc.status.UNAUTHENTICATED, details: `${path} is a node-to-node call: present a certificate with role node (subject OU=node) issued by the cluster's CA` }
+        : { code: grpc.status.PERMISSION_DENIED, details: `${path} is a node-to-node call: the certificate presented has role(s) ${caller.roles.join(', ') || 'none'}, not node` };
     case 'admin': {
       if (has('admin', 'node')) return undefined;
       const tokenOk = tokenMatches(rules, caller.token); // hashed once, and only where a token counts
       if (tokenOk) return undefined;
       if (!rules.tls && rules.adminTokenHash === undefined) return undefined; // no credentials configured: a trusted network (the node warned at start)
-      if (caller.token !== undefined) return { code: grpc.status.UNAUTHENTICATED, message: `${path} changes the cluster: the bearer token sent is not the admin token` };
-      if (caller.roles !== undefined) return { code: grpc.status.PERMISSION_DENIED, message: `${path} changes the cluster: the certificate presented has role(s) ${caller.roles.join(', ') || 'none'}; it needs role admin (subject OU=admin)` };
-      return { code: grpc.status.UNAUTHENTICATED, message: `${path} changes the cluster: present ${rules.tls ? 'a certificate with role admin (subject OU=admin)' : ''}${rules.tls && rules.adminTokenHash ? ' or ' : ''}${rules.adminTokenHash ? 'the admin token (--admin-token-file)' : ''}` };
+      if (caller.token !== undefined) return { code: grpc.status.UNAUTHENTICATED, details: `${path} changes the cluster: the bearer token sent is not the admin token` };
+      if (caller.roles !== undefined) return { code: grpc.status.PERMISSION_DENIED, details: `${path} changes the cluster: the certificate presented has role(s) ${caller.roles.join(', ') || 'none'}; it needs role admin (subject OU=admin)` };
+      return { code: grpc.status.UNAUTHENTICATED, details: `${path} changes the cluster: present ${rules.tls ? 'a certificate with role admin (subject OU=admin)' : ''}${rules.tls && rules.adminTokenHash ? ' or ' : ''}${rules.adminTokenHash ? 'the admin token (--admin-token-file)' : ''}` };
     }
     case 'kv':
       if (rules.clientAuth === 'none' || !rules.tls || caller.roles !== undefined) return undefined;
       if (tokenMatches(rules, caller.token)) return undefined;
-      if (caller.token !== undefined) return { code: grpc.status.UNAUTHENTICATED, message: `${path}: the bearer token sent is not accepted` };
-      return { code: grpc.status.UNAUTHENTICATED, message: `${path}: this node requires a client certificate issued by the cluster's CA (--tls-cert and --tls-key on the client)` };
+      if (caller.token !== undefined) return { code: grpc.status.UNAUTHENTICATED, details: `${path}: the bearer token sent is not accepted` };
+      return { code: grpc.status.UNAUTHENTICATED, details: `${path}: this node requires a client certificate issued by the cluster's CA (--tls-cert and --tls-key on the client)` };
   }
 }
 
@@ -130,7 +130,7 @@ export function authInterceptor(rules: () => AuthRules, onRefuse: (r: Refusal & 
         const refusal = authorize(method.path, { roles, token: bearer(metadata) }, rules());
         if (refusal === undefined) return next(metadata);
         onRefuse({ ...refusal, path: method.path, peer: call.getPeer(), roles });
-        call.sendStatus({ code: refusal.code, details: refusal.message, metadata: new grpc.Metadata() });
+        call.sendStatus({ code: refusal.code, details: refusal.details, metadata: new grpc.Metadata() });
       })
       .build();
     return new grpc.ServerInterceptingCall(call, new grpc.ResponderBuilder().withStart((next) => next(listener)).build());

@@ -38,7 +38,7 @@ describe('authorize', () => {
   it('with TLS, node-to-node calls need role node: none is UNAUTHENTICATED, another role PERMISSION_DENIED', () => {
     expect(code(INTERNAL, as('node'), tlsOn)).toBeUndefined();
     expect(code(INTERNAL, anon, tlsOn)).toBe(grpc.status.UNAUTHENTICATED);
-    expect(authorize(INTERNAL, anon, tlsOn)!.message).toMatch(/present a certificate with role node/);
+    expect(authorize(INTERNAL, anon, tlsOn)!.details).toMatch(/present a certificate with role node/);
     expect(code(INTERNAL, as('admin'), tlsOn)).toBe(grpc.status.PERMISSION_DENIED);
     expect(code(INTERNAL, as('client'), tlsOn)).toBe(grpc.status.PERMISSION_DENIED);
     expect(code(INTERNAL, as(), tlsOn)).toBe(grpc.status.PERMISSION_DENIED); // a CA certificate with no role
@@ -48,7 +48,7 @@ describe('authorize', () => {
     expect(code(ADMIN, as('admin'), tlsOn)).toBeUndefined();
     expect(code(ADMIN, as('node'), tlsOn)).toBeUndefined(); // a node drives a peer's movement
     expect(code(ADMIN, as('client'), tlsOn)).toBe(grpc.status.PERMISSION_DENIED);
-    expect(authorize(ADMIN, as('client'), tlsOn)!.message).toMatch(/has role\(s\) client; it needs role admin/);
+    expect(authorize(ADMIN, as('client'), tlsOn)!.details).toMatch(/has role\(s\) client; it needs role admin/);
     expect(code(ADMIN, anon, tlsOn)).toBe(grpc.status.UNAUTHENTICATED);
     expect(code(STATUS, anon, tlsOn)).toBeUndefined();
     expect(code(HEALTH, anon, tlsCert)).toBeUndefined();
@@ -58,16 +58,16 @@ describe('authorize', () => {
   it('key/value calls: open by default; with client auth cert, any certificate from the CA', () => {
     expect(code(PUT, anon, tlsOn)).toBeUndefined();
     expect(code(PUT, anon, tlsCert)).toBe(grpc.status.UNAUTHENTICATED);
-    expect(authorize(PUT, anon, tlsCert)!.message).toMatch(/requires a client certificate/);
+    expect(authorize(PUT, anon, tlsCert)!.details).toMatch(/requires a client certificate/);
     for (const r of ['client', 'admin', 'node'] as const) expect(code(PUT, as(r), tlsCert)).toBeUndefined();
   });
 
   it('without TLS: no credentials configured lets everything through (the node warns); a token guards admin calls', () => {
     for (const p of [INTERNAL, ADMIN, PUT]) expect(code(p, anon, plain)).toBeUndefined();
     expect(code(ADMIN, anon, plainToken)).toBe(grpc.status.UNAUTHENTICATED);
-    expect(authorize(ADMIN, anon, plainToken)!.message).toMatch(/present the admin token/);
+    expect(authorize(ADMIN, anon, plainToken)!.details).toMatch(/present the admin token/);
     expect(code(ADMIN, withToken('wrong-token-wrong-token'), plainToken)).toBe(grpc.status.UNAUTHENTICATED);
-    expect(authorize(ADMIN, withToken('wrong-token-wrong-token'), plainToken)!.message).not.toMatch(/wrong-token/); // never echoed
+    expect(authorize(ADMIN, withToken('wrong-token-wrong-token'), plainToken)!.details).not.toMatch(/wrong-token/); // never echoed
     expect(code(ADMIN, withToken(TOKEN), plainToken)).toBeUndefined();
     expect(code(STATUS, anon, plainToken)).toBeUndefined();
   });
