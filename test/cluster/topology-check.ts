@@ -31,15 +31,27 @@ export async function loadKeys(client: Client, prefix: string, count: number, co
   return acked;
 }
 
-/** Keep writing fresh keys until `stop()` says so (at most `maxOps` and `maxMs`). */
-export function writeDuring(client: Client, prefix: string, o: { maxOps: number; maxMs: number; concurrency?: number }): { stop(): Promise<{ acked: string[]; failed: number }> } {
+/**
+ * Keep writing fresh keys until `stop()` says so (at most `maxOps` and `maxMs`), and at most
+ * `perSecond` a second when given: where streams are throttled, what the join must move
+ * then does not grow with how fast this machine writes.
+ */
+export function writeDuring(client: Client, prefix: string, o: { maxOps: number; maxMs: number; concurrency?: number; perSecond?: number }): { stop(): Promise<{ acked: string[]; failed: number }> } {
   const acked: string[] = [];
   let failed = 0;
   let stopping = false;
   let next = 0;
-  const end = Date.now() + o.maxMs;
+  const start = Date.now();
+  const end = start + o.maxMs;
   const workers = Array.from({ length: o.concurrency ?? 8 }, async () => {
     while (!stopping && next < o.maxOps && Date.now() < end) {
+      if (o.perSecond !== undefined) {
+        const due = start + (next * 1000) / o.perSecond;
+        if (due > Date.now()) {
+          await new Promise((r) => setTimeout(r, due - Date.now()));
+          continue;
+        }
+      }
       const k = `${prefix}${next++}`;
       try {
         await client.put(k, `v-${k}`, { w: 2 });

@@ -70,7 +70,9 @@ describe('topology changes meet crashes', () => {
     const client = new Client({ nodes: [n1, n2, n3].map((n) => n.address), deadlineMs: 5000 });
     try {
       const loaded = await loadKeys(client, 'old-', KEYS);
-      const writer = writeDuring(client, 'new-', { maxOps: 100_000, maxMs: 240_000, concurrency: 4 });
+      // 100 writes a second: unpaced, this machine wrote 285 a second, 40,000 keys the
+      // throttled join had to stream too, and CI's slower run missed the 180 s below.
+      const writer = writeDuring(client, 'new-', { maxOps: 100_000, maxMs: 240_000, concurrency: 4, perSecond: 100 });
       n4.start();
       const first = await waitFor('n4 has pulled some ranges, not all', 120_000, async () => {
         const p = await pulledRanges(n4);
@@ -98,12 +100,26 @@ describe('topology changes meet crashes', () => {
       expect(pull.ranges.filter((r) => r.state === 'done' && r.keys === 0).length, 'ranges done before the kill, not pulled again').toBeGreaterThanOrEqual(first.done);
       // Now a sender dies mid-stream: the ranges it was sending come from the other replicas.
       await kill(n2);
-      await normalEverywhere(cluster, ['n1', 'n3', 'n4'], 180_000);
+      const killedAt = Date.now();
+      await normalEverywhere(cluster, ['n1', 'n3', 'n4'], 180_000).catch(async (e: unknown) => {
+        // Where the join stood: its ranges by state and source, and what n4 said last.
+        const t = await n4.admin().transfers().catch(() => undefined);
+        const ranges = t?.pulls.find((x) => x.move.startsWith('join-n4'))?.ranges ?? [];
+        const by = new Map<string, { ranges: number; keys: number; bytes: number }>();
+        for (const r of ranges) {
+          const k = `${r.state} from ${r.peer}`;
+          const b = by.get(k) ?? { ranges: 0, keys: 0, bytes: 0 };
+          by.set(k, { ranges: b.ranges + 1, keys: b.keys + r.keys, bytes: b.bytes + r.bytes });
+        }
+        console.log('n4 pull at the timeout:', JSON.stringify([...by]), '\n', n4.lines.filter((l) => l.component !== 'membership').slice(-30).map((l) => `${l.msg} ${JSON.stringify({ ...l, msg: undefined, time: undefined, pid: undefined, hostname: undefined })}`).join('\n'));
+        throw e;
+      });
+      const settledMs = Date.now() - killedAt;
       n2.start();
       await normalEverywhere(cluster, ['n1', 'n2', 'n3', 'n4']);
       const during = await writer.stop();
       await hintsDelivered(cluster);
-      console.log(`kill mid-stream: ${loaded.length} keys loaded, ${during.acked.length} written during (${during.failed} failed); n4 had ${first.done}/${first.total} ranges at the kill`);
+      console.log(`kill mid-stream: ${loaded.length} keys loaded, ${during.acked.length} written during (${during.failed} failed); n4 had ${first.done}/${first.total} ranges at the kill; normal ${Math.round(settledMs / 1000)} s after n2 was killed`);
       await checkStores(cluster, [...loaded, ...during.acked]);
     } finally {
       client.close();
