@@ -31,6 +31,7 @@ import { Checkpoints } from '../handoff/checkpoints.js';
 import { MovementDriver, MovementRefused } from './movement-driver.js';
 import { StagedChanges } from './staged.js';
 import { AdminClient } from '../client/admin.js';
+import type { ClientSecurity } from '../client/credentials.js';
 import { adminService, ringReply, statusReply } from '../transport/admin-service.js';
 import { NodeMetrics } from './metrics.js';
 import { HttpServer } from './http-server.js';
@@ -62,9 +63,9 @@ const HINTS_EVERY_MS = 1000;
 const GOVERN_EVERY_MS = 500;
 
 /** Run `fn` against the Admin service of member `node`, at `addr`, the address it gossips. */
-async function onMember(addr: string | undefined, node: string, timeoutMs: number, credentials: grpc.ChannelCredentials, fn: (c: AdminClient) => Promise<unknown>): Promise<void> {
+async function onMember(addr: string | undefined, node: string, timeoutMs: number, security: ClientSecurity, fn: (c: AdminClient) => Promise<unknown>): Promise<void> {
   if (addr === undefined) throw new MovementRefused(`no address known for ${node}`);
-  const c = new AdminClient(addr, timeoutMs, { credentials });
+  const c = new AdminClient(addr, timeoutMs, security);
   try {
     await fn(c);
   } finally {
@@ -212,7 +213,7 @@ export class RingkvNode {
     });
     const updateHealth = (): void => this.#updateHealth();
     this.#joining = new Joining({ config, gossiper, handoff, identity: identityNow, persist, view, afterGossip, announce, fail, updateHealth, closing, log });
-    const remote = (node: string, fn: (c: AdminClient) => Promise<unknown>): Promise<void> => onMember(addressOf(node), node, config.requestTimeoutMs, peerCredentials, fn);
+    const remote = (node: string, fn: (c: AdminClient) => Promise<unknown>): Promise<void> => onMember(addressOf(node), node, config.requestTimeoutMs, security.peerSecurity(), fn);
     this.staged = new StagedChanges({
       id,
       replicas,

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { authInterceptor, hashToken, readAdminToken, type AuthRules } from '../transport/authorize.js';
 import { TlsError, TlsFiles, type TlsReload } from '../transport/tls.js';
 import type { NodeConfig } from './config.js';
+import type { ClientSecurity } from '../client/credentials.js';
 
 /** How often the TLS files' modification times are checked, ms. */
 const WATCH_MS = 2000;
@@ -23,9 +24,9 @@ export class SecurityError extends Error {
   override readonly name = 'SecurityError';
 }
 
-function readToken(path: string): Buffer {
+function readToken(path: string): string {
   try {
-    return hashToken(readAdminToken(path));
+    return readAdminToken(path);
   } catch (e) {
     throw new SecurityError((e as Error).message);
   }
@@ -58,13 +59,15 @@ export class NodeSecurity {
   /** What this node dials its peers with: its certificate when TLS is on. */
   readonly peerCredentials: grpc.ChannelCredentials;
   #rules: AuthRules;
+  /** The admin token, which this node presents to its peers' calls that change the cluster (a commit's admits and decommissions). */
+  #adminToken: string | undefined;
 
   constructor(
     private readonly config: NodeConfig,
     private readonly log: Logger,
   ) {
     const { tlsCert, tlsKey, tlsCa } = config;
-    const adminTokenHash = config.adminTokenFile === undefined ? undefined : readToken(config.adminTokenFile); // before the files are watched
+    this.#adminToken = config.adminTokenFile === undefined ? undefined : readToken(config.adminTokenFile); // before the files are watched
     try {
       this.tls =
         tlsCert !== undefined && tlsKey !== undefined && tlsCa !== undefined
@@ -78,7 +81,7 @@ export class NodeSecurity {
     this.#rules = {
       tls: this.tls !== undefined,
       clientAuth: config.clientAuth,
-      adminTokenHash,
+      adminTokenHash: this.#adminToken === undefined ? undefined : hashToken(this.#adminToken),
     };
     const m = this.tls?.material;
     if (m !== undefined) {
@@ -97,6 +100,16 @@ export class NodeSecurity {
 
   get rules(): AuthRules {
     return this.#rules;
+  }
+
+  /**
+   * What this node presents when it calls a peer's Admin service: its certificate, and the
+   * admin token when it has one (a node's certificate has admin rights; with TLS off the
+   * token is the only credential, and the same file is on every node). Read per call, so
+   * a reload applies.
+   */
+  peerSecurity(): ClientSecurity {
+    return { credentials: this.peerCredentials, token: this.#adminToken };
   }
 
   serverCredentials(): grpc.ServerCredentials {
@@ -131,7 +144,9 @@ export class NodeSecurity {
     this.tls?.reload();
     if (this.config.adminTokenFile !== undefined) {
       try {
-        this.#rules = { ...this.#rules, adminTokenHash: readToken(this.config.adminTokenFile) };
+        const token = readToken(this.config.adminTokenFile);
+        this.#adminToken = token;
+        this.#rules = { ...this.#rules, adminTokenHash: hashToken(token) };
         this.log.info('admin token reloaded');
       } catch (e) {
         this.log.error({ err: (e as Error).message }, 'admin token not reloaded: keeping the one in use');

@@ -2,7 +2,8 @@
  * TLS and credentials on real processes: three nodes with certificates from one CA and
  * client auth on. Clients with and without certificates, certificates from another CA
  * and with the wrong role, a rogue node trying to gossip its way in, a node whose
- * certificate expired, and a certificate replaced while the node runs (SIGHUP).
+ * certificate expired, and a certificate replaced while the node runs (SIGHUP). With TLS
+ * off, the admin token: from operators, and from one node to another in a commit.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -165,7 +166,8 @@ describe('a node with TLS off and an admin token', () => {
   it('refuses calls that change the cluster without the token (UNAUTHENTICATED) and takes them with it; key/value and reads stay open', async () => {
     const file = join(dir, 'admin.token');
     writeFileSync(file, `${TOKEN}\n`);
-    cluster = await TestCluster.create(1, 1, ['--replicas', '1', '--admin-token-file', file]);
+    // n2 starts in the next test, as a standby.
+    cluster = await TestCluster.create(2, 1, ['--replicas', '1', '--admin-token-file', file], (id) => (id === 'n2' ? ['--join', 'manual'] : []));
     const n1 = cluster.nodes[0]!;
     n1.start();
     await waitFor('n1 normal', 30_000, async () => (await n1.status())?.members.every((m) => m.status === 'normal') || undefined, 250);
@@ -191,4 +193,22 @@ describe('a node with TLS off and an admin token', () => {
       for (const c of [anon, wrong, ops, kv]) c.close();
     }
   });
+
+  it('a commit admits a standby on another node: nodes present the token to each other', async () => {
+    // n2 waits as a standby; committing its join on n1 makes n1 call Admit on n2, which
+    // takes only the token. Before nodes sent it, n2 refused n1 and the commit failed.
+    const n1 = cluster.nodes[0]!;
+    const n2 = cluster.nodes[1]!;
+    n2.start();
+    await waitFor('n2 seen as a standby', 30_000, async () => (await n1.status())?.members.some((m) => m.id === 'n2' && m.status === 'joining') || undefined, 200);
+    const ops = new AdminClient(n1.address, 10_000, { token: TOKEN });
+    try {
+      await ops.plan([{ kind: 'join', node: 'n2' }]);
+      await ops.commit();
+      await waitFor('n2 normal', 60_000, async () => (await n2.status())?.members.every((m) => m.status === 'normal') || undefined, 250);
+      expect([...n1.lines, ...n2.lines].some((l) => JSON.stringify(l).includes(TOKEN))).toBe(false);
+    } finally {
+      ops.close();
+    }
+  }, 120_000);
 });
