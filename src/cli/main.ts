@@ -95,6 +95,7 @@ program
   .option('--tls-key <file>', `PEM private key of --tls-cert (${ENV_NAMES.tlsKey})`)
   .option('--tls-ca <file>', `PEM CA bundle every cluster certificate chains to (${ENV_NAMES.tlsCa}); the three files reload on SIGHUP or when they change`)
   .option('--client-auth <mode>', `none|cert: cert makes key/value calls present a certificate from the CA (${ENV_NAMES.clientAuth}; default ${d.clientAuth})`)
+  .option('--read-auth <mode>', `none|credential: credential makes the calls that read the cluster's state (status, ring, transfers; HTTP /metrics and /api) present a certificate from the CA or the admin token (${ENV_NAMES.readAuth}; default ${d.readAuth})`)
   .option('--admin-token-file <file>', `file holding a bearer token that calls changing the cluster accept instead of an admin certificate (${ENV_NAMES.adminTokenFile})`)
   .option('--leaver-wait-ms <ms>', `how long a range waits for its leaving replica while it is down before pulling from the other replicas (${ENV_NAMES.leaverWaitMs}; default ${d.leaverWaitMs})`)
   .option('--clock-offset-ms <ms>', `fault injection: add this to the node's wall clock (${ENV_NAMES.clockOffsetMs}; default ${d.clockOffsetMs})`)

@@ -24,7 +24,7 @@ export function withCredentials(cmd: Command): Command {
     .option('--tls-ca <file>', 'PEM CA bundle of the cluster: speak TLS and verify the nodes with it (RINGKV_TLS_CA)')
     .option('--tls-cert <file>', 'PEM certificate to present, role client or admin (RINGKV_TLS_CERT)')
     .option('--tls-key <file>', 'PEM private key of --tls-cert (RINGKV_TLS_KEY)')
-    .option('--admin-token-file <file>', 'file holding the admin token, for calls that change the cluster (RINGKV_ADMIN_TOKEN_FILE)');
+    .option('--admin-token-file <file>', 'file holding the admin token, for calls that change the cluster, and reads on nodes with --read-auth credential (RINGKV_ADMIN_TOKEN_FILE)');
 }
 
 interface Flags {

@@ -132,6 +132,12 @@ export interface NodeConfig {
   /** 'cert': key/value calls need a certificate from the cluster's CA (TLS only); 'none': any caller. */
   readonly clientAuth: 'none' | 'cert';
   /**
+   * 'credential': the calls that read the cluster's state (Admin Status, Ring, Endpoints,
+   * Transfers, RepairStatus) need a certificate from the cluster's CA or the admin token,
+   * and the HTTP port's /metrics and /api/* the admin token; 'none': anyone who reaches the port.
+   */
+  readonly readAuth: 'none' | 'credential';
+  /**
    * File holding the admin bearer token: calls that change the cluster accept it in place of
    * an admin certificate (and need it, with TLS off). Undefined: none.
    */
@@ -178,6 +184,7 @@ export const DEFAULT_CONFIG: NodeConfig = {
   tlsKey: undefined,
   tlsCa: undefined,
   clientAuth: 'none',
+  readAuth: 'none',
   adminTokenFile: undefined,
 };
 
@@ -222,6 +229,7 @@ export const ENV_NAMES: Record<keyof NodeConfig, string> = {
   tlsKey: 'RINGKV_TLS_KEY',
   tlsCa: 'RINGKV_TLS_CA',
   clientAuth: 'RINGKV_CLIENT_AUTH',
+  readAuth: 'RINGKV_READ_AUTH',
   adminTokenFile: 'RINGKV_ADMIN_TOKEN_FILE',
 };
 
@@ -264,6 +272,10 @@ export function resolveConfig(flags: Raw, env: NodeJS.ProcessEnv, configFile?: s
     throw new ConfigError(`TLS needs all three of --tls-cert, --tls-key and --tls-ca (or ${ENV_NAMES.tlsCert}, ${ENV_NAMES.tlsKey}, ${ENV_NAMES.tlsCa}); only ${tls.map((k) => `--${kebab(k)}`).join(' and ')} given`);
   if (out.clientAuth === 'cert' && tls.length === 0)
     throw new ConfigError(`${sources.clientAuth} cert needs TLS: give --tls-cert, --tls-key and --tls-ca, or leave client auth at none`);
+  if (out.readAuth === 'credential' && tls.length === 0 && out.adminTokenFile === undefined)
+    throw new ConfigError(`${sources.readAuth} credential needs a credential to check: TLS (--tls-cert, --tls-key, --tls-ca) or --admin-token-file`);
+  if (out.readAuth === 'credential' && out.http !== undefined && out.adminTokenFile === undefined)
+    throw new ConfigError(`${sources.readAuth} credential with --http needs --admin-token-file: the HTTP port checks the admin token (Authorization: Bearer), not certificates; give one, or serve no HTTP port`);
   return out as unknown as NodeConfig;
 }
 
@@ -439,6 +451,10 @@ function check(key: keyof NodeConfig, value: unknown, from: string): unknown {
     case 'clientAuth': {
       const v = str();
       return v === 'none' || v === 'cert' ? v : fail("expected 'none' or 'cert'");
+    }
+    case 'readAuth': {
+      const v = str();
+      return v === 'none' || v === 'credential' ? v : fail("expected 'none' or 'credential'");
     }
     case 'streamBytesPerSecond': {
       const n = num(0, 2 ** 40, true);

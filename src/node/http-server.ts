@@ -11,8 +11,12 @@
  * The JSON is the Admin service's replies passed through the same protobuf encoding a
  * gRPC client decodes, so the page and the CLI read the very same fields.
  *
+ * With --read-auth credential, everything but the page itself needs the admin token
+ * (Authorization: Bearer), and gets 401 without it.
+ *
  * Owns: routes and HTTP status codes. Must not: compute what it serves (admin-service.ts,
- * metrics.ts and membership-log.ts do); it serves only GET, and nothing that changes state.
+ * metrics.ts and membership-log.ts do), nor decide who may read (security.ts does); it
+ * serves only GET, and nothing that changes state.
  */
 
 import { readFileSync } from 'node:fs';
@@ -21,6 +25,7 @@ import { join } from 'node:path';
 import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { clusterTransfers, type StatusReply } from '../client/admin.js';
+import type { ClientSecurity } from '../client/credentials.js';
 import { serviceClient } from '../transport/protos.js';
 import type { NodeMetrics } from './metrics.js';
 import type { Refusal } from '../transport/admin-service.js';
@@ -35,7 +40,9 @@ export interface HttpDeps {
   ring(replicas: number): Record<string, unknown> | Refusal;
   events(): readonly RecordedEvent[];
   /** How this node dials its peers (their Transfers, for /api/transfers). */
-  readonly peerCredentials: grpc.ChannelCredentials;
+  peerSecurity(): ClientSecurity;
+  /** Why this request may not read the node's state (logged by the callee), or undefined when it may. */
+  refusal(req: IncomingMessage, path: string): string | undefined;
   readonly log: Logger;
 }
 
@@ -102,6 +109,12 @@ export class HttpServer {
         res.setHeader('allow', 'GET, HEAD');
         return this.#send(res, 405, 'text/plain', `${req.method} is not served here: this port is read-only (GET /metrics, /, /api/...)\n`);
       }
+      const isPage = url.pathname === '/' || url.pathname === '/index.html';
+      const refused = isPage ? undefined : this.deps.refusal(req, url.pathname);
+      if (refused !== undefined) {
+        res.setHeader('www-authenticate', 'Bearer realm="ringkv"');
+        return this.#send(res, 401, 'text/plain', `${refused}\n`);
+      }
       const replicas = Number(url.searchParams.get('replicas') ?? 0);
       if (!Number.isInteger(replicas) || replicas < 0) return this.#json(res, 400, { error: `replicas must be a whole number from 1 to 16 (0 or absent: the cluster's N), got "${url.searchParams.get('replicas')}"` });
       switch (url.pathname) {
@@ -117,7 +130,7 @@ export class HttpServer {
         case '/api/transfers': {
           const status = this.deps.status(0);
           if (isRefusal(status)) return this.#json(res, httpStatus(status.code), { error: status.details });
-          const { replies, unreachable } = await clusterTransfers(asDecoded('Status', status) as StatusReply, { credentials: this.deps.peerCredentials });
+          const { replies, unreachable } = await clusterTransfers(asDecoded('Status', status) as StatusReply, this.deps.peerSecurity());
           return this.#json(res, 200, { nodes: replies, unreachable });
         }
         case '/api/events':

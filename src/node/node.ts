@@ -329,7 +329,12 @@ export class RingkvNode {
           status: (n) => statusReply(node, n),
           ring: (n) => ringReply(node, n),
           events: () => node.#gossip.events.recent(),
-          peerCredentials: security.peerCredentials,
+          peerSecurity: () => security.peerSecurity(),
+          refusal: (req, path) => {
+            const details = security.httpRefusal(req.headers.authorization);
+            if (details !== undefined) security.refused({ path: `HTTP ${path}`, peer: req.socket.remoteAddress ?? 'unknown', code: grpc.status.UNAUTHENTICATED, details });
+            return details;
+          },
           log: nodeLog.child({ component: 'http' }),
         });
       } catch (e) {

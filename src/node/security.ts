@@ -8,7 +8,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { authInterceptor, hashToken, readAdminToken, type AuthRules } from '../transport/authorize.js';
+import { authInterceptor, authorizeHttp, hashToken, readAdminToken, type AuthRules } from '../transport/authorize.js';
 import { TlsError, TlsFiles, type TlsReload } from '../transport/tls.js';
 import type { NodeConfig } from './config.js';
 import type { ClientSecurity } from '../client/credentials.js';
@@ -81,6 +81,7 @@ export class NodeSecurity {
     this.#rules = {
       tls: this.tls !== undefined,
       clientAuth: config.clientAuth,
+      readAuth: config.readAuth,
       adminTokenHash: this.#adminToken === undefined ? undefined : hashToken(this.#adminToken),
     };
     const m = this.tls?.material;
@@ -100,6 +101,11 @@ export class NodeSecurity {
 
   get rules(): AuthRules {
     return this.#rules;
+  }
+
+  /** Why an HTTP request with this Authorization header may not read the node's state, or undefined when it may. */
+  httpRefusal(authorization: string | undefined): string | undefined {
+    return authorizeHttp(authorization, this.#rules);
   }
 
   /**

@@ -6,8 +6,9 @@
  * Classes of calls:
  *   internal  ringkv.internal.v1.* (gossip, replica, handoff, repair): role node.
  *   admin     ringkv.v1.Admin calls that change the cluster: role admin or node, or the
- *             admin token. Status, Ring, Endpoints, Transfers, RepairStatus only read:
- *             open to every caller the port lets in.
+ *             admin token.
+ *   read      ringkv.v1.Admin Status, Ring, Endpoints, Transfers, RepairStatus: open to
+ *             every caller the port lets in; with read auth on, any role or the admin token.
  *   kv        ringkv.v1.KeyValue: with client auth on, any role (or the admin token).
  *   open      health and reflection.
  * With TLS off there is no certificate: internal and kv calls are open (a trusted
@@ -40,6 +41,8 @@ export interface AuthRules {
   readonly tls: boolean;
   /** KeyValue calls need a verified certificate (or the admin token). */
   readonly clientAuth: 'none' | 'cert';
+  /** The calls that read the cluster's state need a verified certificate or the admin token. */
+  readonly readAuth: 'none' | 'credential';
   /** SHA-256 of the admin bearer token, when one is configured. */
   readonly adminTokenHash: Buffer | undefined;
 }
@@ -84,8 +87,11 @@ export function authorize(path: string, caller: Caller, rules: AuthRules): Refus
   const has = (...roles: Role[]): boolean => caller.roles !== undefined && roles.some((r) => caller.roles!.includes(r));
   switch (cls) {
     case 'open':
-    case 'read':
       return undefined;
+    case 'read':
+      if (rules.readAuth === 'none' || caller.roles !== undefined || tokenMatches(rules, caller.token)) return undefined;
+      if (caller.token !== undefined) return { code: grpc.status.UNAUTHENTICATED, details: `${path} reads the cluster's state: the bearer token sent is not the admin token` };
+      return { code: grpc.status.UNAUTHENTICATED, details: `${path} reads the cluster's state, which this node shows only to callers with a credential (--read-auth credential): present ${credentials(rules)}` };
     case 'internal':
       if (!rules.tls || has('node')) return undefined;
       return caller.roles === undefined
@@ -108,9 +114,31 @@ export function authorize(path: string, caller: Caller, rules: AuthRules): Refus
   }
 }
 
+/** The credentials a read may present on a node with `rules`. */
+function credentials(rules: AuthRules): string {
+  const cert = rules.tls ? "a certificate issued by the cluster's CA" : '';
+  const token = rules.adminTokenHash !== undefined ? 'the admin token (--admin-token-file)' : '';
+  return [cert, token].filter((x) => x !== '').join(' or ');
+}
+
+/**
+ * Why an HTTP request with this `authorization` header may not read the cluster's state
+ * (/metrics, /api/*), or undefined when it may. Only the admin token counts there: the
+ * port is plain HTTP, without certificates.
+ */
+export function authorizeHttp(header: string | undefined, rules: AuthRules): string | undefined {
+  if (rules.readAuth === 'none') return undefined;
+  const token = bearerToken(header);
+  if (token === undefined) return 'this node shows its state only to callers with a credential (--read-auth credential): send the admin token as "Authorization: Bearer <token>"';
+  return tokenMatches(rules, token) ? undefined : 'the bearer token sent is not the admin token';
+}
+
 /** The bearer token of `authorization: Bearer <token>` metadata. */
 export function bearer(metadata: grpc.Metadata): string | undefined {
-  const [value] = metadata.get('authorization');
+  return bearerToken(metadata.get('authorization')[0]);
+}
+
+function bearerToken(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const m = /^Bearer\s+(\S+)$/i.exec(value.trim());
   return m ? m[1] : undefined;

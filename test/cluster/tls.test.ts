@@ -194,6 +194,42 @@ describe('a node with TLS off and an admin token', () => {
     }
   });
 
+  it('with --read-auth credential, reads need the token too: gRPC UNAUTHENTICATED, HTTP 401, the page itself open', async () => {
+    const file = join(dir, 'admin.token');
+    const reads = await TestCluster.create(1, 1, ['--replicas', '1', '--admin-token-file', file, '--read-auth', 'credential', '--http', '127.0.0.1:0']);
+    const n = reads.nodes[0]!;
+    const anon = new AdminClient(n.address, 3000);
+    const ops = new AdminClient(n.address, 3000, { token: TOKEN });
+    try {
+      n.start();
+      const http = await waitFor('the HTTP address', 30_000, () => n.lines.find((l) => l.msg === 'node started')?.http as string | undefined);
+      await waitFor('n1 normal', 30_000, async () => (await ops.status().catch(() => undefined))?.members.every((m) => m.status === 'normal') || undefined, 250);
+      const e = await failure(anon.status());
+      expect(e.code).toBe(grpc.status.UNAUTHENTICATED);
+      expect(e.details).toMatch(/--read-auth credential\): present the admin token/);
+      expect((await failure(anon.ring())).code).toBe(grpc.status.UNAUTHENTICATED);
+      expect((await ops.ring()).ranges.length).toBeGreaterThan(0);
+      const get = (path: string, token?: string) => fetch(`http://${http}${path}`, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
+      const refused = await get('/metrics');
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="ringkv"');
+      expect(await refused.text()).toMatch(/send the admin token as "Authorization: Bearer <token>"/);
+      expect((await get('/api/status', 'not-the-token-at-all-0000')).status).toBe(401);
+      const metrics = await get('/metrics', TOKEN);
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toContain('ringkv_members');
+      expect((await get('/api/status', TOKEN)).status).toBe(200);
+      expect((await get('/')).status).toBe(200);
+      // Each refusal is logged (throttled), without the token.
+      await waitFor('a refusal logged', 5000, () => n.lines.some((l) => l.msg.startsWith('call refused') && l.method === 'HTTP /metrics') || undefined);
+      expect(n.lines.some((l) => JSON.stringify(l).includes(TOKEN) || JSON.stringify(l).includes('not-the-token'))).toBe(false);
+    } finally {
+      anon.close();
+      ops.close();
+      reads.destroy();
+    }
+  }, 60_000);
+
   it('a commit admits a standby on another node: nodes present the token to each other', async () => {
     // n2 waits as a standby; committing its join on n1 makes n1 call Admit on n2, which
     // takes only the token. Before nodes sent it, n2 refused n1 and the commit failed.

@@ -119,4 +119,14 @@ describe('TLS and credential settings', () => {
     expect(() => resolveConfig({ clientAuth: 'yes' }, {})).toThrow(/--client-auth: expected 'none' or 'cert', got "yes"/);
     expect(() => resolveConfig({ adminTokenFile: '' }, {})).toThrow(/--admin-token-file: expected a file path/);
   });
+
+  it('takes read auth with a credential to check, and on the HTTP port only with the admin token', () => {
+    const tls = { tlsCert: 'n1.pem', tlsKey: 'n1-key.pem', tlsCa: 'ca.pem' };
+    expect(resolveConfig({}, {}).readAuth).toBe('none');
+    expect(resolveConfig(tls, { RINGKV_READ_AUTH: 'credential' }).readAuth).toBe('credential');
+    expect(resolveConfig({ readAuth: 'credential', adminTokenFile: 'admin.token', http: '127.0.0.1:0' }, {}).readAuth).toBe('credential');
+    expect(() => resolveConfig({ readAuth: 'credential' }, {})).toThrow(/--read-auth credential needs a credential to check: TLS .* or --admin-token-file/);
+    expect(() => resolveConfig({ ...tls, readAuth: 'credential', http: '127.0.0.1:0' }, {})).toThrow(/--read-auth credential with --http needs --admin-token-file/);
+    expect(() => resolveConfig({ readAuth: 'cert' }, {})).toThrow(/--read-auth: expected 'none' or 'credential', got "cert"/);
+  });
 });

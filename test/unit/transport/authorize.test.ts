@@ -1,11 +1,11 @@
 import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import { authorize, bearer, classOf, hashToken, type AuthRules, type Caller } from '../../../src/transport/authorize.js';
+import { authorize, authorizeHttp, bearer, classOf, hashToken, type AuthRules, type Caller } from '../../../src/transport/authorize.js';
 
 const TOKEN = 'a-long-enough-admin-token-0123456789';
-const tlsOn: AuthRules = { tls: true, clientAuth: 'none', adminTokenHash: undefined };
+const tlsOn: AuthRules = { tls: true, clientAuth: 'none', readAuth: 'none', adminTokenHash: undefined };
 const tlsCert: AuthRules = { ...tlsOn, clientAuth: 'cert' };
-const plain: AuthRules = { tls: false, clientAuth: 'none', adminTokenHash: undefined };
+const plain: AuthRules = { tls: false, clientAuth: 'none', readAuth: 'none', adminTokenHash: undefined };
 const plainToken: AuthRules = { ...plain, adminTokenHash: hashToken(TOKEN) };
 
 const anon: Caller = { roles: undefined, token: undefined };
@@ -32,8 +32,9 @@ describe('classOf', () => {
   });
 });
 
+const code = (path: string, c: Caller, r: AuthRules) => authorize(path, c, r)?.code;
+
 describe('authorize', () => {
-  const code = (path: string, c: Caller, r: AuthRules) => authorize(path, c, r)?.code;
 
   it('with TLS, node-to-node calls need role node: none is UNAUTHENTICATED, another role PERMISSION_DENIED', () => {
     expect(code(INTERNAL, as('node'), tlsOn)).toBeUndefined();
@@ -70,6 +71,41 @@ describe('authorize', () => {
     expect(authorize(ADMIN, withToken('wrong-token-wrong-token'), plainToken)!.details).not.toMatch(/wrong-token/); // never echoed
     expect(code(ADMIN, withToken(TOKEN), plainToken)).toBeUndefined();
     expect(code(STATUS, anon, plainToken)).toBeUndefined();
+  });
+});
+
+describe('read auth', () => {
+  const tlsReads: AuthRules = { ...tlsOn, readAuth: 'credential' };
+  const tokenReads: AuthRules = { ...plainToken, readAuth: 'credential' };
+  const bothReads: AuthRules = { ...tlsReads, adminTokenHash: hashToken(TOKEN) };
+  const READS = ['Status', 'Ring', 'Endpoints', 'Transfers', 'RepairStatus'].map((m) => `/ringkv.v1.Admin/${m}`);
+
+  it('off (none), anyone reads; on (credential), any certificate from the CA or the admin token, else UNAUTHENTICATED saying which', () => {
+    for (const p of READS) {
+      expect(code(p, anon, tlsOn)).toBeUndefined();
+      expect(code(p, anon, plainToken)).toBeUndefined();
+      for (const r of ['client', 'admin', 'node'] as const) expect(code(p, as(r), tlsReads)).toBeUndefined();
+      expect(code(p, withToken(TOKEN), tokenReads)).toBeUndefined();
+      expect(code(p, withToken(TOKEN), bothReads)).toBeUndefined();
+      expect(code(p, anon, tlsReads)).toBe(grpc.status.UNAUTHENTICATED);
+      expect(code(p, anon, tokenReads)).toBe(grpc.status.UNAUTHENTICATED);
+    }
+    expect(authorize(READS[0]!, anon, tlsReads)!.details).toMatch(/--read-auth credential\): present a certificate issued by the cluster's CA$/);
+    expect(authorize(READS[0]!, anon, tokenReads)!.details).toMatch(/present the admin token \(--admin-token-file\)$/);
+    expect(authorize(READS[0]!, anon, bothReads)!.details).toMatch(/present a certificate issued by the cluster's CA or the admin token/);
+    const wrong = authorize(READS[0]!, withToken('wrong-token-wrong-token'), tokenReads)!;
+    expect(wrong).toMatchObject({ code: grpc.status.UNAUTHENTICATED, details: expect.stringMatching(/not the admin token/) });
+    expect(wrong.details).not.toMatch(/wrong-token/);
+    // Health and reflection stay open: probes and tools find the node.
+    expect(code(HEALTH, anon, bothReads)).toBeUndefined();
+  });
+
+  it('on the HTTP port, only the admin token counts', () => {
+    expect(authorizeHttp(undefined, { ...plainToken, readAuth: 'none' })).toBeUndefined();
+    expect(authorizeHttp(`Bearer ${TOKEN}`, tokenReads)).toBeUndefined();
+    expect(authorizeHttp(undefined, tokenReads)).toMatch(/send the admin token as "Authorization: Bearer <token>"/);
+    expect(authorizeHttp(`Basic ${TOKEN}`, tokenReads)).toMatch(/send the admin token/);
+    expect(authorizeHttp('Bearer wrong-token-wrong-token', tokenReads)).toBe('the bearer token sent is not the admin token');
   });
 });
 
