@@ -136,6 +136,11 @@ export class TestCluster {
   }
 }
 
+/** The HTTP address a node logged at start (--http 127.0.0.1:0 picks a free port). */
+export function httpOf(n: NodeProcess): Promise<string> {
+  return waitFor(`${n.id}'s HTTP address`, 30_000, () => n.lines.find((l) => l.msg === 'node started')?.http as string | undefined);
+}
+
 /** Poll `check` every `everyMs` until it returns a value or `timeoutMs` passes. */
 export async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined> | T | undefined, everyMs = 100): Promise<T> {
   const end = Date.now() + timeoutMs;

@@ -16,18 +16,13 @@ import { promisify } from 'node:util';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
-import { TestCluster, freePort, waitFor, type NodeProcess } from './harness.js';
+import { TestCluster, freePort, httpOf, waitFor } from './harness.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium && process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium for the status page test`);
 if (!haveChromium) console.warn(`status page browser test skipped: no ${CHROMIUM} (apt-get install chromium)`);
-
-/** The HTTP address a node logged at start (--http 127.0.0.1:0 picks a free port). */
-async function httpOf(n: NodeProcess): Promise<string> {
-  return waitFor(`${n.id}'s HTTP address`, 30_000, () => n.lines.find((l) => l.msg === 'node started')?.http as string | undefined);
-}
 
 async function get(url: string, init?: RequestInit): Promise<{ status: number; type: string; text: string }> {
   const res = await fetch(url, { ...init, signal: AbortSignal.timeout(5000) });

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminClient, Client } from '../../src/client/index.js';
 import { makeCerts } from '../../src/cli/certs-command.js';
 import { issue, newCa } from '../../src/transport/certs.js';
-import { NodeProcess, TestCluster, freePort, waitFor } from './harness.js';
+import { NodeProcess, TestCluster, freePort, httpOf, waitFor } from './harness.js';
 
 const certs = mkdtempSync(join(tmpdir(), 'ringkv-tls-certs-'));
 const at = (name: string) => ({ cert: join(certs, `${name}.pem`), key: join(certs, `${name}-key.pem`) });
@@ -202,7 +202,7 @@ describe('a node with TLS off and an admin token', () => {
     const ops = new AdminClient(n.address, 3000, { token: TOKEN });
     try {
       n.start();
-      const http = await waitFor('the HTTP address', 30_000, () => n.lines.find((l) => l.msg === 'node started')?.http as string | undefined);
+      const http = await httpOf(n);
       await waitFor('n1 normal', 30_000, async () => (await ops.status().catch(() => undefined))?.members.every((m) => m.status === 'normal') || undefined, 250);
       const e = await failure(anon.status());
       expect(e.code).toBe(grpc.status.UNAUTHENTICATED);
