@@ -16,16 +16,34 @@
  * range hashes (anti-entropy) compare. The flags' fields are this node's own bookkeeping;
  * a record sent to another node carries them, and the receiver ignores them.
  *
- * Context, version 1: u8 1 | u32 key check (low 32 bits of the key's hash) | the clock
- * as in a record. The key check refuses a context read from another key, which would
- * otherwise supersede versions that the reader never saw.
+ *
+ * Record, version 2, for versions with write ids (versions.ts), otherwise as version 1:
+ *   u8 format = 2 | the same header
+ *   versions: the clock as in version 1
+ *             n ids, each WRITE_ID_BYTES: the live siblings' write ids, ascending, distinct
+ *             n retired, each WRITE_ID_BYTES + at (ms), ascending by id
+ *             n siblings as in version 1, each followed by its id: 0 for none, else
+ *             1 + its index among the ids
+ *   u32 big-endian CRC-32
+ * A record is version 2 exactly when its versions have a write id or a retired one, so
+ * the encoding stays a function of the versions (canonical), and a record a node of an
+ * earlier release wrote is read as it was.
+ *
+ * Context: u8 format | u32 key check (low 32 bits of the key's hash) | the clock as in a
+ * record; version 2 adds the ids as in a record: the write ids of the siblings the
+ * reader saw. The key check refuses a context read from another key, which would
+ * otherwise supersede versions that the reader never saw. A context is a record's clock
+ * (and ids) section with a header: no re-encoding on the read path.
  */
 import { crc32 } from 'node:zlib';
-import type { Actor, Clock, Sibling, Versions } from './versions.js';
+import { WRITE_ID_BYTES, liveIds } from './versions.js';
+import type { Actor, Clock, Retired, Sibling, Versions, WriteId } from './versions.js';
 
 export const ACTOR_BYTES = 16;
 const RECORD_FORMAT = 1;
+const RECORD_FORMAT_IDS = 2;
 const CONTEXT_FORMAT = 1;
+const CONTEXT_FORMAT_IDS = 2;
 const FLAG_OWNER = 1;
 const FLAG_DELETED = 2;
 
@@ -94,6 +112,9 @@ class Reader {
     this.pos += ACTOR_BYTES;
     return actorAt(this.buf, this.pos - ACTOR_BYTES);
   }
+  writeId(): WriteId {
+    return this.bytes(WRITE_ID_BYTES).toString('latin1');
+  }
 }
 
 /**
@@ -157,33 +178,63 @@ function readClock(r: Reader): { clock: Map<Actor, number>; actors: Actor[] } {
   return { clock, actors };
 }
 
-/** Where the clock section of a record just encoded lies: a context is it with a header. */
+/**
+ * Where the causal section (clock, and ids in version 2) of a record just encoded lies,
+ * and the record's format: a context is that section with a header.
+ */
 export interface ClockSpan {
   start: number;
   end: number;
+  format: number;
+}
+
+function writeId(buf: Buffer, pos: number, id: WriteId): number {
+  for (let i = 0; i < WRITE_ID_BYTES; i++) buf[pos++] = id.charCodeAt(i);
+  return pos;
+}
+
+/** A sibling's id as a record stores it: 0 for none, else 1 + its index among the ids. */
+function idRef(ids: readonly WriteId[], s: Sibling): number {
+  return s.id === undefined ? 0 : ids.indexOf(s.id) + 1;
 }
 
 export function encodeRecord(rec: StoredRecord, clockAt?: ClockSpan): Buffer {
   const { clock, siblings } = rec.versions;
+  const retired = rec.versions.retired ?? [];
   const actors = sortedActors(clock);
+  const ids = liveIds(rec.versions);
+  const withIds = ids.length > 0 || retired.length > 0;
   let flags = 0, size = 2;
   if (rec.ownerEpoch !== undefined) (flags |= FLAG_OWNER), (size += varintSize(rec.ownerEpoch));
   if (rec.deletedAt !== undefined) (flags |= FLAG_DELETED), (size += varintSize(rec.deletedAt));
   size += clockSize(actors, clock) + varintSize(siblings.length);
+  if (withIds) {
+    size += varintSize(ids.length) + ids.length * WRITE_ID_BYTES + varintSize(retired.length);
+    for (const r of retired) size += WRITE_ID_BYTES + varintSize(r.at);
+  }
   for (const s of siblings) {
     size += varintSize(actors.indexOf(s.actor)) + varintSize(s.counter) + 1; // few actors: indexOf beats a Map
     if (s.value !== null) size += varintSize(s.value.length) + s.value.length;
+    if (withIds) size += varintSize(idRef(ids, s));
   }
   size += 4;
   const buf = Buffer.allocUnsafe(size);
-  buf[0] = RECORD_FORMAT;
+  buf[0] = withIds ? RECORD_FORMAT_IDS : RECORD_FORMAT;
   buf[1] = flags;
   let pos = 2;
   if (rec.ownerEpoch !== undefined) pos = writeVarint(buf, pos, rec.ownerEpoch);
   if (rec.deletedAt !== undefined) pos = writeVarint(buf, pos, rec.deletedAt);
-  if (clockAt) clockAt.start = pos;
+  if (clockAt) (clockAt.start = pos), (clockAt.format = buf[0]);
   pos = writeClock(buf, pos, actors, clock);
+  if (withIds) {
+    pos = writeVarint(buf, pos, ids.length);
+    for (const id of ids) pos = writeId(buf, pos, id);
+  }
   if (clockAt) clockAt.end = pos;
+  if (withIds) {
+    pos = writeVarint(buf, pos, retired.length);
+    for (const r of retired) pos = writeVarint(buf, writeId(buf, pos, r.id), r.at);
+  }
   pos = writeVarint(buf, pos, siblings.length);
   for (const s of siblings) {
     pos = writeVarint(buf, pos, actors.indexOf(s.actor));
@@ -195,6 +246,7 @@ export function encodeRecord(rec: StoredRecord, clockAt?: ClockSpan): Buffer {
       buf.set(s.value, pos);
       pos += s.value.length;
     }
+    if (withIds) pos = writeVarint(buf, pos, idRef(ids, s));
   }
   buf.writeUInt32BE(crc32(buf.subarray(0, pos)), pos);
   return buf;
@@ -203,10 +255,23 @@ export function encodeRecord(rec: StoredRecord, clockAt?: ClockSpan): Buffer {
 /** Check the format byte and checksum; return where the body ends (before the CRC). */
 function checkFrame(buf: Buffer): number {
   if (buf.length < 7) throw new DecodeError(`record of ${buf.length} bytes is too short`);
-  if (buf[0] !== RECORD_FORMAT) throw new DecodeError(`unknown record format ${buf[0]}`);
+  if (buf[0] !== RECORD_FORMAT && buf[0] !== RECORD_FORMAT_IDS) throw new DecodeError(`unknown record format ${buf[0]}`);
   const end = buf.length - 4;
   if (crc32(buf.subarray(0, end)) !== buf.readUInt32BE(end)) throw new DecodeError('checksum mismatch');
   return end;
+}
+
+/** A version 2 record's or context's ids: ascending, distinct. */
+function readIds(r: Reader): WriteId[] {
+  const n = r.varint();
+  if (n * WRITE_ID_BYTES > r.end - r.pos) throw new DecodeError('more write ids than bytes');
+  const ids: WriteId[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = r.writeId();
+    if (i > 0 && id <= ids[i - 1]!) throw new DecodeError('write ids out of order');
+    ids.push(id);
+  }
+  return ids;
 }
 
 function readHeader(r: Reader): { ownerEpoch: number | undefined; deletedAt: number | undefined } {
@@ -221,11 +286,25 @@ function readHeader(r: Reader): { ownerEpoch: number | undefined; deletedAt: num
 export function decodeRecord(bytes: Uint8Array): StoredRecord {
   const buf = asBuffer(bytes);
   const r = new Reader(buf, 0, checkFrame(buf));
+  const withIds = buf[0] === RECORD_FORMAT_IDS;
   const { ownerEpoch, deletedAt } = readHeader(r);
   const { clock, actors } = readClock(r);
+  const ids = withIds ? readIds(r) : [];
+  const retired: Retired[] = [];
+  if (withIds) {
+    const n = r.varint();
+    if (n * (WRITE_ID_BYTES + 1) > r.end - r.pos) throw new DecodeError('more retired ids than bytes');
+    for (let i = 0; i < n; i++) {
+      const id = r.writeId();
+      if (i > 0 && id <= retired[i - 1]!.id) throw new DecodeError('retired ids out of order');
+      if (ids.includes(id)) throw new DecodeError('a write id both live and retired');
+      retired.push({ id, at: r.varint() });
+    }
+  }
   const n = r.varint();
   if (n > r.end - r.pos) throw new DecodeError('more siblings than bytes');
   const siblings: Sibling[] = [];
+  const used = new Array<boolean>(ids.length).fill(false);
   let prevAi = -1, prevCounter = 0;
   for (let i = 0; i < n; i++) {
     const ai = r.varint();
@@ -237,65 +316,93 @@ export function decodeRecord(bytes: Uint8Array): StoredRecord {
     (prevAi = ai), (prevCounter = counter);
     const kind = r.byte();
     if (kind > 1) throw new DecodeError(`unknown sibling kind ${kind}`);
-    siblings.push({ actor, counter, value: kind === 1 ? r.bytes(r.varint()) : null });
+    const value = kind === 1 ? r.bytes(r.varint()) : null;
+    const ref = withIds ? r.varint() : 0;
+    if (ref > ids.length) throw new DecodeError(`sibling names write id ${ref - 1} of ${ids.length}`);
+    if (ref === 0) siblings.push({ actor, counter, value });
+    else (used[ref - 1] = true), siblings.push({ actor, counter, value, id: ids[ref - 1]! });
   }
   if (r.pos !== r.end) throw new DecodeError('trailing bytes after the siblings');
-  return { versions: { clock, siblings }, ownerEpoch, deletedAt };
+  if (used.includes(false)) throw new DecodeError('a write id no sibling holds');
+  if (withIds && ids.length === 0 && retired.length === 0) throw new DecodeError('a version 2 record with no write ids');
+  return { versions: retired.length === 0 ? { clock, siblings } : { clock, siblings, retired }, ownerEpoch, deletedAt };
 }
 
 /** What a read returns, taken from a record without building its versions. */
 export interface RecordView {
+  /** The live values, each distinct value once (versions.ts: liveValues). */
   readonly values: Buffer[];
   readonly siblings: number;
-  /** The clock exactly as encoded in the record: a context is this with a header. */
+  /** The causal section exactly as encoded in the record (clock, and ids): a context is this with a header. */
   readonly clock: Buffer;
+  /** The record's format, which the context's follows. */
+  readonly format: number;
+}
+
+/** Skip a version 2 record's retired list. */
+function skipRetired(r: Reader): void {
+  const n = r.varint();
+  for (let i = 0; i < n; i++) {
+    r.bytes(WRITE_ID_BYTES);
+    r.varint();
+  }
 }
 
 /**
- * The read path's decode: checksum, then the clock's bytes and the live values as views
- * into the record. Skips what a read does not need (actor strings, maps, order checks:
- * the record was checked in full when it was written; the checksum proves it unchanged).
+ * The read path's decode: checksum, then the causal section's bytes and the live values
+ * as views into the record. Skips what a read does not need (actor strings, maps, order
+ * checks: the record was checked in full when it was written; the checksum proves it
+ * unchanged).
  */
 export function viewRecord(bytes: Uint8Array): RecordView {
   const buf = asBuffer(bytes);
   const r = new Reader(buf, 0, checkFrame(buf));
+  const withIds = buf[0] === RECORD_FORMAT_IDS;
   readHeader(r);
   const clockStart = r.pos;
-  const actors = r.varint();
-  for (let i = 0; i < actors; i++) {
-    r.bytes(ACTOR_BYTES);
-    r.varint();
-  }
+  skipCausal(r, withIds);
   const clock = buf.subarray(clockStart, r.pos);
+  if (withIds) skipRetired(r);
   const n = r.varint();
   const values: Buffer[] = [];
   for (let i = 0; i < n; i++) {
     r.varint();
     r.varint();
-    if (r.byte() === 1) values.push(r.bytes(r.varint()));
+    if (r.byte() === 1) {
+      const v = r.bytes(r.varint());
+      if (!values.some((x) => x.equals(v))) values.push(v);
+    }
+    if (withIds) r.varint();
   }
   if (r.pos !== r.end) throw new DecodeError('trailing bytes after the siblings');
-  return { values, siblings: n, clock };
+  return { values, siblings: n, clock, format: withIds ? CONTEXT_FORMAT_IDS : CONTEXT_FORMAT };
 }
 
-/** The clock section of a record (no checksum check: for records this node just encoded). */
-export function clockBytes(bytes: Uint8Array): Buffer {
+/** Skip the clock, and in version 2 the ids: the causal section. */
+function skipCausal(r: Reader, withIds: boolean): void {
+  const n = r.varint();
+  for (let i = 0; i < n; i++) {
+    r.bytes(ACTOR_BYTES);
+    r.varint();
+  }
+  if (withIds) r.bytes(r.varint() * WRITE_ID_BYTES);
+}
+
+/** The causal section of a record and its format (no checksum check: for records this node just encoded). */
+export function clockBytes(bytes: Uint8Array): { clock: Buffer; format: number } {
   const buf = asBuffer(bytes);
   const r = new Reader(buf, 0, buf.length - 4);
   readHeader(r);
   const start = r.pos;
-  const n = r.varint();
-  for (let i = 0; i < n; i++) {
-    r.pos += ACTOR_BYTES;
-    r.varint();
-  }
-  return buf.subarray(start, r.pos);
+  const withIds = buf[0] === RECORD_FORMAT_IDS;
+  skipCausal(r, withIds);
+  return { clock: buf.subarray(start, r.pos), format: withIds ? CONTEXT_FORMAT_IDS : CONTEXT_FORMAT };
 }
 
-/** A context from a clock already encoded (a record's clock section, or none). */
-export function contextFromClock(keyCheck: number, clock: Buffer | undefined): Buffer {
+/** A context from a causal section already encoded (a record's, or none), of the record's format. */
+export function contextFromClock(keyCheck: number, clock: Buffer | undefined, format = CONTEXT_FORMAT): Buffer {
   const buf = Buffer.allocUnsafe(5 + (clock?.length ?? 1));
-  buf[0] = CONTEXT_FORMAT;
+  buf[0] = clock ? format : CONTEXT_FORMAT;
   buf.writeUInt32BE(keyCheck >>> 0, 1);
   if (clock) clock.copy(buf, 5);
   else buf[5] = 0; // no actors
@@ -314,16 +421,25 @@ export function versionBytes(bytes: Uint8Array): Buffer {
   return buf.subarray(r.pos, r.end);
 }
 
+/** A decoded context: the clock, and the write ids of the siblings the reader saw. */
+export interface Context {
+  readonly clock: Clock;
+  readonly ids: readonly WriteId[];
+}
+
+const NO_CONTEXT: Context = Object.freeze({ clock: new Map(), ids: Object.freeze([]) });
+
 /** Decode a context; zero bytes mean "no context" (a blind write). */
-export function decodeContext(bytes: Uint8Array, keyCheck: number): Clock {
-  if (bytes.length === 0) return new Map();
+export function decodeContext(bytes: Uint8Array, keyCheck: number): Context {
+  if (bytes.length === 0) return NO_CONTEXT;
   const buf = asBuffer(bytes);
-  if (buf.length < 6 || buf[0] !== CONTEXT_FORMAT) throw new DecodeError('not a ringkv causal context');
+  if (buf.length < 6 || (buf[0] !== CONTEXT_FORMAT && buf[0] !== CONTEXT_FORMAT_IDS)) throw new DecodeError('not a ringkv causal context');
   if (buf.readUInt32BE(1) !== keyCheck >>> 0) throw new DecodeError('the context was read from a different key');
   const r = new Reader(buf, 5, buf.length);
   const { clock } = readClock(r);
+  const ids = buf[0] === CONTEXT_FORMAT_IDS ? readIds(r) : [];
   if (r.pos !== r.end) throw new DecodeError('trailing bytes after the clock');
-  return clock;
+  return { clock, ids };
 }
 
 /** Run a decoder; undefined when the bytes do not decode (a corrupt record). */

@@ -12,6 +12,7 @@ export type KvErrorCode =
   | 'KV_KEY_TOO_LARGE' // key longer than limits.maxKeyBytes
   | 'KV_VALUE_TOO_LARGE' // value longer than limits.maxValueBytes
   | 'KV_BAD_CONTEXT' // a causal context that is malformed or belongs to another key
+  | 'KV_BAD_REQUEST_ID' // a request id that is empty or longer than MAX_REQUEST_ID_BYTES
   | 'KV_BAD_RECORD' // an incoming record (merge, hint) that does not decode
   | 'KV_CORRUPT_RECORD' // bytes on disk that fail their checksum or do not decode
   | 'KV_TOO_MANY_SIBLINGS' // the write would leave more than limits.maxSiblings versions

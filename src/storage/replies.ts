@@ -43,15 +43,16 @@ export function resolveReplies(key: Key, replies: readonly (Uint8Array | undefin
   const firstVersions = checked(() => versionBytes(first));
   if (present.length === replies.length && present.every((r) => r === first || checked(() => versionBytes(r)).equals(firstVersions))) {
     const view = viewRecord(first);
-    return { values: view.values, context: contextFromClock(check, view.clock), found: view.values.length > 0, record: asBuffer(first), stale: replies.map(() => false) };
+    return { values: view.values, context: contextFromClock(check, view.clock, view.format), found: view.values.length > 0, record: asBuffer(first), stale: replies.map(() => false) };
   }
   const decoded = replies.map((r) => (r === undefined ? EMPTY_VERSIONS : checked(() => decodeRecord(r).versions)));
   const merged = decoded.reduce<Versions>((acc, v) => merge(acc, v), EMPTY_VERSIONS);
   const record = encodeRecord({ versions: merged, ownerEpoch: undefined, deletedAt: undefined });
   const values = liveValues(merged).map(asBuffer);
+  const causal = clockBytes(record);
   return {
     values,
-    context: contextFromClock(check, clockBytes(record)),
+    context: contextFromClock(check, causal.clock, causal.format),
     found: values.length > 0,
     record,
     stale: decoded.map((v) => !sameVersions(v, merged)),

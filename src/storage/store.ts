@@ -10,10 +10,10 @@
  *
  * Dots are issued by actors.ts, which guarantees that none is ever issued twice.
  */
-import { randomBytes as cryptoRandomBytes } from 'node:crypto';
+import { createHash, randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { Actors } from './actors.js';
-import { DecodeError, contextFromClock, decodeContext, decodeRecord, encodeRecord, tryDecode, versionBytes, viewRecord } from './codec.js';
+import { DecodeError, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, tryDecode, versionBytes, viewRecord } from './codec.js';
 import type { ClockSpan, StoredRecord } from './codec.js';
 import { withIoErrors } from './engine.js';
 import type { Engine, WriteOp } from './engine.js';
@@ -29,8 +29,8 @@ import { settings } from './options.js';
 import type { Durability, HintLimits, StoreLimits, StoreSettings } from './options.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
-import { EMPTY_VERSIONS, isDeleted, merge, sameVersions, update } from './versions.js';
-import type { Versions } from './versions.js';
+import { EMPTY_VERSIONS, WRITE_ID_BYTES, isDeleted, isDuplicate, merge, sameVersions, update } from './versions.js';
+import type { Versions, WriteId } from './versions.js';
 import { WriteQueue } from './write-queue.js';
 import { ReadBatcher } from './read-batcher.js';
 
@@ -77,7 +77,41 @@ export interface WriteResult {
   readonly versions: number;
   /** The key's record after the write, to send to the other replicas (merge). */
   readonly record: Buffer;
+  /** True when the write's request id showed it was applied here before: nothing was written. */
+  readonly duplicate?: boolean;
 }
+
+export interface WriteOptions {
+  /**
+   * The request's id (1 to MAX_REQUEST_ID_BYTES bytes, the same on every attempt of one
+   * request): a write whose request this key has seen before, with the same value and
+   * context, is not applied again (docs/causality.md#safe-to-send-twice).
+   */
+  readonly requestId?: Uint8Array;
+}
+
+/** The longest request id a write may carry. */
+export const MAX_REQUEST_ID_BYTES = 64;
+
+/**
+ * A write's id: the first 8 bytes of MD5 over its request id, kind, context and value.
+ * Only the same request repeated has the same id, so a client that reuses a request id
+ * for another write gets a new version, never a write taken for a duplicate.
+ */
+export function writeIdOf(requestId: Uint8Array, value: Uint8Array | null, context: Uint8Array): WriteId {
+  const h = createHash('md5');
+  const len = Buffer.allocUnsafe(4);
+  len.writeUInt32BE(requestId.length);
+  h.update(len).update(requestId);
+  len.writeUInt32BE(context.length);
+  h.update(len).update(context);
+  h.update(value === null ? TOMBSTONE_MARK : VALUE_MARK);
+  if (value !== null) h.update(value);
+  return h.digest().toString('latin1', 0, WRITE_ID_BYTES);
+}
+
+const TOMBSTONE_MARK = Buffer.from([0]);
+const VALUE_MARK = Buffer.from([1]);
 
 export interface MergeResult {
   /** False when the incoming record held nothing new: nothing was written. */
@@ -88,7 +122,7 @@ export interface MergeResult {
 
 const EMPTY = Buffer.alloc(0);
 /** Where the clock of the record #persist last encoded lies (a put's context is it). */
-const persisted: ClockSpan = { start: 0, end: 0 };
+const persisted: ClockSpan = { start: 0, end: 0, format: 1 };
 
 export class Store {
   readonly settings: StoreSettings;
@@ -112,6 +146,8 @@ export class Store {
   /** Read-merge-writes in #change (waiting for their lock, reading or writing). */
   #rmw = 0;
   #idle: (() => void) | undefined;
+  /** Writes whose request id showed they were applied before. */
+  #duplicates = 0;
 
   private constructor(engine: Engine, s: StoreSettings, actors: Actors, options: StoreOptions) {
     this.#engine = engine;
@@ -360,7 +396,7 @@ export class Store {
       const bytes = await this.#gets.get(dk);
       if (bytes === undefined) return { values: [], context: contextFromClock(check, undefined), versions: 0, deleted: false };
       const view = this.#checked(dk, () => viewRecord(bytes));
-      return { values: view.values, context: contextFromClock(check, view.clock), versions: view.siblings, deleted: view.siblings > 0 && view.values.length === 0 };
+      return { values: view.values, context: contextFromClock(check, view.clock, view.format), versions: view.siblings, deleted: view.siblings > 0 && view.values.length === 0 };
     } finally {
       this.#leave();
     }
@@ -383,21 +419,21 @@ export class Store {
    * Write a value that supersedes exactly what `context` (from a get) saw; without a
    * context it is a new sibling. Acknowledged when durable per the durability mode.
    */
-  put(key: Key, value: Uint8Array, context?: Uint8Array): Promise<WriteResult> {
+  put(key: Key, value: Uint8Array, context?: Uint8Array, o: WriteOptions = {}): Promise<WriteResult> {
     if (!(value instanceof Uint8Array)) return Promise.reject(new KvError('KV_BAD_VALUE', `a value must be bytes (a Uint8Array or Buffer), got ${typeof value}`));
     if (value.length > this.settings.maxValueBytes)
       return Promise.reject(
         new KvError('KV_VALUE_TOO_LARGE', `value of ${value.length} bytes is over the limit of ${this.settings.maxValueBytes}; split it (or raise limits.maxValueBytes)`),
       );
-    return this.#write(key, value, context);
+    return this.#write(key, value, context, o);
   }
 
   /** A tombstone that supersedes exactly what `context` saw; a concurrent put survives it. */
-  delete(key: Key, context?: Uint8Array): Promise<WriteResult> {
-    return this.#write(key, null, context);
+  delete(key: Key, context?: Uint8Array, o: WriteOptions = {}): Promise<WriteResult> {
+    return this.#write(key, null, context, o);
   }
 
-  async #write(key: Key, value: Uint8Array | null, context: Uint8Array | undefined): Promise<WriteResult> {
+  async #write(key: Key, value: Uint8Array | null, context: Uint8Array | undefined, o: WriteOptions): Promise<WriteResult> {
     this.#enter();
     try {
       const { k, dk, hi, check } = this.#locate(key);
@@ -408,16 +444,33 @@ export class Store {
         if (!(e instanceof DecodeError)) throw e;
         throw new KvError('KV_BAD_CONTEXT', `bad causal context for key ${showKey(k)}: ${e.message}; pass the context returned by a get of this key, or none`);
       }
-      return await this.#change(dk, hi, check, (old, ops) => {
+      const id = o.requestId === undefined ? undefined : this.#writeId(o.requestId, value, context ?? EMPTY);
+      return await this.#change(dk, hi, check, (old, ops, stored) => {
+        const local = old?.versions ?? EMPTY_VERSIONS;
+        if (id !== undefined && stored !== undefined && isDuplicate(local, id)) {
+          // Applied here before (another coordinator, an earlier attempt): answer as then, write nothing.
+          this.#duplicates++;
+          const { clock, format } = clockBytes(stored);
+          return { context: contextFromClock(check, clock, format), versions: local.siblings.length, record: stored, duplicate: true };
+        }
         const epoch = this.#actors.epochFor(old?.ownerEpoch);
         // The value is copied into the record right away: no copy of it is kept.
-        const versions = update(old?.versions ?? EMPTY_VERSIONS, ctx, this.#actors.actor(epoch), value);
+        const versions = update(local, ctx.clock, this.#actors.actor(epoch), value, { seenIds: ctx.ids, id, now: this.#now() });
         const record = this.#persist(dk, old, versions, epoch, ops, persisted);
-        return { context: contextFromClock(check, record.subarray(persisted.start, persisted.end)), versions: versions.siblings.length, record };
+        return { context: contextFromClock(check, record.subarray(persisted.start, persisted.end), persisted.format), versions: versions.siblings.length, record };
       });
     } finally {
       this.#leave();
     }
+  }
+
+  #writeId(requestId: Uint8Array, value: Uint8Array | null, context: Uint8Array): WriteId {
+    if (!(requestId instanceof Uint8Array) || requestId.length === 0 || requestId.length > MAX_REQUEST_ID_BYTES)
+      throw new KvError(
+        'KV_BAD_REQUEST_ID',
+        `a request id must be 1 to ${MAX_REQUEST_ID_BYTES} bytes, got ${requestId instanceof Uint8Array ? `${requestId.length} bytes` : typeof requestId}; use 16 random bytes (a UUID), the same on every attempt of one request`,
+      );
+    return writeIdOf(requestId, value, context);
   }
 
   /**
@@ -576,8 +629,8 @@ export class Store {
     return { ...this.#keys.stats, settled: this.#keyFilterStart.then(() => this.#keys.settled()) };
   }
 
-  /** Writes acknowledged and engine batches written (group commit shares batches). */
-  get writeStats(): { writes: number; batches: number } {
-    return { writes: this.#queue.writes, batches: this.#queue.batches };
+  /** Writes acknowledged, engine batches written (group commit shares batches), and writes recognised as duplicates (not written again). */
+  get writeStats(): { writes: number; batches: number; duplicates: number } {
+    return { writes: this.#queue.writes, batches: this.#queue.batches, duplicates: this.#duplicates };
   }
 }

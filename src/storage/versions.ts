@@ -11,6 +11,17 @@
  * Invariant (checked by the codec): every sibling's dot is covered by the clock.
  * A dot names exactly one value: it is issued once, by the one replica that owns its
  * actor, so two siblings with the same dot are the same write.
+ *
+ * Write ids make a write safe to send twice (a hedged or retried request reaching two
+ * coordinators). A write that carries a request id gets a write id (the store derives
+ * it), kept with its sibling. Two dots with one write id are one write issued twice:
+ * reads show it once, and whatever supersedes one of them supersedes the other (a
+ * context carries the write ids of the siblings it saw). Once superseded, the id moves
+ * to the key's `retired` list, so that a late copy of the write is recognised too: a
+ * replica issues no new dot for an id it knows, and a merge drops a sibling whose id
+ * the other side retired. `retired` is bounded (RETIRED_MAX newest, none older than
+ * RETIRED_WINDOW_MS before the newest), deterministically, so the merge stays a join;
+ * docs/causality.md states the window.
  */
 
 /** An actor id: 16 bytes held as a latin1 string (a cheap, comparable Map key). */
@@ -18,23 +29,103 @@ export type Actor = string;
 /** A version vector: actor → highest counter seen. Absent actors are 0. */
 export type Clock = ReadonlyMap<Actor, number>;
 
+/** A write id: WRITE_ID_BYTES bytes held as a latin1 string, as actors are. */
+export type WriteId = string;
+export const WRITE_ID_BYTES = 8;
+
 export interface Sibling {
   readonly actor: Actor;
   readonly counter: number;
   /** The value, or null for a tombstone (a delete that supersedes what it saw). */
   readonly value: Uint8Array | null;
+  /** The write id of the request that issued it, if it carried one. */
+  readonly id?: WriteId;
+}
+
+/** A write id superseded here, and when it was (ms, the retiring replica's clock): what bounds the list. */
+export interface Retired {
+  readonly id: WriteId;
+  readonly at: number;
 }
 
 export interface Versions {
   readonly clock: Clock;
   /** Sorted by (actor, counter): the canonical order, so equal states encode equally. */
   readonly siblings: readonly Sibling[];
+  /** Write ids superseded in this key's history, sorted by id; absent or empty when none. */
+  readonly retired?: readonly Retired[];
 }
+
+/** Superseded write ids a key remembers at most: the newest, by `at`. */
+export const RETIRED_MAX = 16;
+/** Nor any retired before the newest by more than this, ms. */
+export const RETIRED_WINDOW_MS = 10 * 60 * 1000;
 
 export const EMPTY_VERSIONS: Versions = Object.freeze({ clock: new Map(), siblings: Object.freeze([]) });
 
+const NO_RETIRED: readonly Retired[] = Object.freeze([]);
+
 function covers(clock: Clock, s: Sibling): boolean {
   return (clock.get(s.actor) ?? 0) >= s.counter;
+}
+
+function retiredHas(retired: readonly Retired[] | undefined, id: WriteId): boolean {
+  if (retired === undefined) return false;
+  for (const r of retired) if (r.id === id) return true;
+  return false;
+}
+
+/**
+ * The union of two retired lists (one entry per id, the later `at`), bounded: only the
+ * RETIRED_MAX newest (ties by id), none older than the newest by RETIRED_WINDOW_MS. A
+ * function of the union alone, so the bound keeps merge commutative and associative.
+ */
+export function joinRetired(a: readonly Retired[] | undefined, b: readonly Retired[] | undefined): readonly Retired[] {
+  if (b === undefined || b.length === 0) return a ?? NO_RETIRED;
+  if ((a === undefined || a.length === 0) && b.length === 1) return b;
+  const byId = new Map<WriteId, number>();
+  for (const r of a ?? NO_RETIRED) byId.set(r.id, r.at);
+  for (const r of b) if (r.at > (byId.get(r.id) ?? -1)) byId.set(r.id, r.at);
+  let newest = 0;
+  for (const at of byId.values()) if (at > newest) newest = at;
+  let kept = [...byId].filter(([, at]) => at >= newest - RETIRED_WINDOW_MS).map(([id, at]) => ({ id, at }));
+  if (kept.length > RETIRED_MAX) kept = kept.sort((x, y) => y.at - x.at || byRetiredId(x, y)).slice(0, RETIRED_MAX);
+  return kept.sort(byRetiredId);
+}
+
+function byRetiredId(x: Retired, y: Retired): number {
+  return x.id < y.id ? -1 : x.id > y.id ? 1 : 0;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+}
+
+/**
+ * True when `id` is a write these versions already hold or have superseded: a replica
+ * issues no new dot for it (the write was applied here before, through another
+ * coordinator or an earlier attempt).
+ */
+export function isDuplicate(v: Versions, id: WriteId): boolean {
+  for (const s of v.siblings) if (s.id === id) return true;
+  return retiredHas(v.retired, id);
+}
+
+/** The write ids of the live siblings, sorted and distinct: what a context made from these versions carries. */
+export function liveIds(v: Versions): WriteId[] {
+  const out: WriteId[] = [];
+  for (const s of v.siblings) if (s.id !== undefined && !out.includes(s.id)) out.push(s.id);
+  return out.length > 1 ? out.sort() : out;
+}
+
+/** What a write knows of the key beyond its context's clock, and who it is. */
+export interface WriteInfo {
+  /** The write ids the context carries: siblings the writer saw, under whichever dot. */
+  readonly seenIds?: readonly WriteId[];
+  /** This write's id, if its request carried one. */
+  readonly id?: WriteId;
+  /** The replica's clock, ms: when the ids this write supersedes are retired. */
+  readonly now?: number;
 }
 
 function bySiblingOrder(a: Sibling, b: Sibling): number {
@@ -53,36 +144,54 @@ export function joinClocks(a: Clock, b: Clock): Map<Actor, number> {
  * replaces exactly the siblings that `context` covers — what the writer's read saw —
  * and is concurrent with every other sibling, which stays. An empty context supersedes
  * nothing: a blind write to an existing key becomes a sibling, never an overwrite.
+ * Two exceptions, both siblings the writer is taken to have seen: one whose write id
+ * the context carries (the same write under another dot), and one holding exactly the
+ * bytes this put writes (one value to a user: it is written again, not twice).
  *
  * The new dot's counter is one past anything either the replica or the context has
  * seen for `actor`, so it is new. The resulting clock also absorbs the context: a
  * version the reader saw on another replica and that has not reached this one yet is
- * superseded when it arrives.
+ * superseded when it arrives. The write ids superseded, and those the context carries,
+ * are retired at `w.now`.
+ *
+ * The caller checks isDuplicate(local, w.id) first: a known id issues no dot.
  */
-export function update(local: Versions, context: Clock, actor: Actor, value: Uint8Array | null): Versions {
+export function update(local: Versions, context: Clock, actor: Actor, value: Uint8Array | null, w: WriteInfo = {}): Versions {
   const counter = Math.max(local.clock.get(actor) ?? 0, context.get(actor) ?? 0) + 1;
   const clock = joinClocks(local.clock, context);
   clock.set(actor, counter);
-  const siblings = local.siblings.filter((s) => !covers(context, s));
+  const seen = w.seenIds ?? [];
+  const retiring: Retired[] = seen.map((id) => ({ id, at: w.now ?? 0 }));
+  const siblings: Sibling[] = [];
+  for (const s of local.siblings) {
+    const superseded = covers(context, s) || (s.id !== undefined && seen.includes(s.id)) || (value !== null && s.value !== null && sameBytes(s.value, value));
+    if (!superseded) siblings.push(s);
+    else if (s.id !== undefined && !seen.includes(s.id)) retiring.push({ id: s.id, at: w.now ?? 0 });
+  }
+  // A copy of a retiring write that is still live here under another dot goes too.
+  const retiredIds = retiring.map((r) => r.id);
+  for (let i = siblings.length - 1; i >= 0; i--) if (siblings[i]!.id !== undefined && retiredIds.includes(siblings[i]!.id!)) siblings.splice(i, 1);
   // The survivors are in canonical order: insert the new dot in place, no sort.
-  const dot: Sibling = { actor, counter, value };
+  const dot: Sibling = w.id === undefined ? { actor, counter, value } : { actor, counter, value, id: w.id };
   let at = siblings.length;
   while (at > 0 && bySiblingOrder(siblings[at - 1]!, dot) > 0) at--;
   if (at === siblings.length) siblings.push(dot);
   else siblings.splice(at, 0, dot);
-  return { clock, siblings };
+  const retired = joinRetired(local.retired, retiring);
+  return retired.length === 0 ? { clock, siblings } : { clock, siblings, retired };
 }
 
 /**
  * The join of two replicas' versions of one key. A sibling survives if both sides hold
- * it, or if the other side has never seen its dot; a sibling that one side has seen and
- * no longer holds was superseded there, and goes. Idempotent, commutative and
- * associative (test/property/versions.property.test.ts), so streams, hints, read repair
- * and anti-entropy may repeat and reorder merges freely.
+ * it, or if the other side has never seen it: neither its dot nor (retired) its write
+ * id; a sibling that one side has seen and no longer holds was superseded there, and
+ * goes. Idempotent, commutative and associative (test/property/versions.property.test.ts),
+ * so streams, hints, read repair and anti-entropy may repeat and reorder merges freely.
  */
 export function merge(a: Versions, b: Versions): Versions {
-  if (a.siblings.length === 0 && a.clock.size === 0) return b;
-  if (b.siblings.length === 0 && b.clock.size === 0) return a;
+  if (a.siblings.length === 0 && a.clock.size === 0 && (a.retired?.length ?? 0) === 0) return b;
+  if (b.siblings.length === 0 && b.clock.size === 0 && (b.retired?.length ?? 0) === 0) return a;
+  const seenBy = (v: Versions, s: Sibling): boolean => covers(v.clock, s) || (s.id !== undefined && retiredHas(v.retired, s.id));
   const siblings: Sibling[] = [];
   const as = a.siblings, bs = b.siblings;
   let i = 0, j = 0;
@@ -94,20 +203,26 @@ export function merge(a: Versions, b: Versions): Versions {
       siblings.push(x!); // the same dot on both sides: the same write
       i++, j++;
     } else if (order < 0) {
-      if (!covers(b.clock, x!)) siblings.push(x!);
+      if (!seenBy(b, x!)) siblings.push(x!);
       i++;
     } else {
-      if (!covers(a.clock, y!)) siblings.push(y!);
+      if (!seenBy(a, y!)) siblings.push(y!);
       j++;
     }
   }
-  return { clock: joinClocks(a.clock, b.clock), siblings };
+  const clock = joinClocks(a.clock, b.clock);
+  const retired = joinRetired(a.retired, b.retired);
+  return retired.length === 0 ? { clock, siblings } : { clock, siblings, retired };
 }
 
-/** The values a read returns: every sibling that is not a tombstone. */
+/**
+ * The values a read returns: every sibling that is not a tombstone, each distinct value
+ * once (two siblings holding the same bytes are one value to a user: the same write
+ * issued twice, or two writers who wrote the same thing).
+ */
 export function liveValues(v: Versions): Uint8Array[] {
   const out: Uint8Array[] = [];
-  for (const s of v.siblings) if (s.value !== null) out.push(s.value);
+  for (const s of v.siblings) if (s.value !== null && !out.some((x) => sameBytes(x, s.value!))) out.push(s.value);
   return out;
 }
 
@@ -116,9 +231,11 @@ export function isDeleted(v: Versions): boolean {
   return v.siblings.length > 0 && v.siblings.every((s) => s.value === null);
 }
 
-/** True when a and b hold the same dots and clocks (so the same values: dots are unique). */
+/** True when a and b hold the same dots, clocks and retired ids (so the same values: dots are unique). */
 export function sameVersions(a: Versions, b: Versions): boolean {
   if (a.clock.size !== b.clock.size || a.siblings.length !== b.siblings.length) return false;
   for (const [actor, n] of a.clock) if (b.clock.get(actor) !== n) return false;
+  const ra = a.retired ?? NO_RETIRED, rb = b.retired ?? NO_RETIRED;
+  if (ra.length !== rb.length || !ra.every((r, i) => r.id === rb[i]!.id && r.at === rb[i]!.at)) return false;
   return a.siblings.every((s, i) => s.actor === b.siblings[i]!.actor && s.counter === b.siblings[i]!.counter);
 }
