@@ -14,13 +14,26 @@ export class KeyRouter {
   readonly #ends: bigint[];
   /** Per range, its replicas' addresses, primary first (members with no known address left out). */
   readonly #replicas: string[][];
+  /** Addresses of members the answering node saw down. */
+  readonly #down: ReadonlySet<string>;
 
   constructor(ring: RingReply, status: StatusReply) {
     // Members that serve requests: normal ones (a joining node refuses them).
     const address = new Map(status.members.filter((m) => m.status === 'normal' && m.address !== '').map((m) => [m.id, m.address]));
+    this.#down = new Set(status.members.filter((m) => !m.up && m.address !== '').map((m) => m.address));
     const ranges = ring.ranges.map((r) => ({ end: BigInt(`0x${r.end}`), replicas: r.replicas.flatMap((id) => address.get(id) ?? []) })).sort((a, b) => (a.end < b.end ? -1 : a.end > b.end ? 1 : 0));
     this.#ends = ranges.map((r) => r.end);
     this.#replicas = ranges.map((r) => r.replicas);
+  }
+
+  /** True when the node the ring came from saw the member at `address` down. */
+  isDown(address: string): boolean {
+    return this.#down.has(address);
+  }
+
+  /** Every address the ring names. */
+  addresses(): Set<string> {
+    return new Set(this.#replicas.flat());
   }
 
   get size(): number {

@@ -1,21 +1,30 @@
 /**
  * The typed client of ringkv's KeyValue service (proto/ringkv/v1/kv.proto): put, get and
- * delete, with a deadline on every call and failover to the next node when one answers
- * UNAVAILABLE (down, shutting down, not yet joined, or too few of the key's replicas up
- * as it sees them) or refuses the call with retry advice (RESOURCE_EXHAUSTED at one of
- * its limits: it did none of the call). A node that gave retry advice goes to the back of
- * the order for as long as it asked.
+ * delete, with a deadline on every call, and the tail tolerance of docs/client.md:
  *
- * Token-aware (the default): the client fetches the ring from a node and sends each
- * request to one of the key's replicas (in turn, to spread the load), which then
- * coordinates it with one network hop fewer. It fetches the ring again every
- * `ringRefreshMs` while in use, and at once after a replica it picked failed; until it
- * has a ring, and after the key's replicas, it tries the `nodes` it was given.
+ * - Token-aware (the default): the client fetches the ring from a node and sends each
+ *   request to one of the key's replicas, which then coordinates it with one network hop
+ *   fewer. It fetches the ring again every `ringRefreshMs` while in use, and at once after
+ *   a node it picked failed; until it has a ring, and after the key's replicas, it tries
+ *   the `nodes` it was given.
+ * - Adaptive (the default): among the candidates, healthy and less busy nodes first
+ *   (health.ts: calls in flight, recent answer times); a node that stopped answering, or
+ *   refused lately, or that the cluster shows down, goes to the back.
+ * - Hedged (the default): a call not answered within a delay derived from recent latency
+ *   (hedging.ts: p99, clamped) is sent to the next candidate as well, and the first answer
+ *   wins; extra calls come out of a token budget. A call whose every node stopped
+ *   answering is moved to the next candidate once, budget or not. Writes carry a request
+ *   id, the same on every attempt, so that a write reaching two coordinators is applied
+ *   once (docs/causality.md#safe-to-send-twice).
+ * - Failover: the next candidate when a node answers UNAVAILABLE (down, shutting down, not
+ *   yet joined, or too few of the key's replicas up as it sees them) or RESOURCE_EXHAUSTED
+ *   with retry advice (it did none of the call); such a node is left alone a while.
  *
- * Owns: channels (one per address), the ring as last fetched, deadlines, failover, the
- * nodes that asked to be left alone for a while. Must
- * not: coordinate (the node that takes a call does).
+ * Owns: channels (one per address), the ring as last fetched, deadlines, each call's
+ * attempts, the nodes' health as seen from here, the budget, counters. Must not:
+ * coordinate (the node that takes a call does).
  */
+import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { callMetadata, channelCredentials, type ClientSecurity } from './credentials.js';
 import { CLIENT_MAX_SEND_BYTES, NODE_MAX_MESSAGE_BYTES, callUnary, serviceClient } from '../transport/protos.js';
@@ -23,7 +32,11 @@ import { BatchedStream, type ClientCodec } from '../transport/batched-stream.js'
 import { decodeKvReplies, encodeKvCalls, kvCallSize, type KvCall, type KvReply } from '../transport/kv-codec.js';
 import { retryAdvice } from '../transport/status.js';
 import { AdminClient } from './admin.js';
+import { NodeHealth, type Ending } from './health.js';
+import { HedgeDelay, RetryBudget, type BudgetOptions, type HedgeOptions } from './hedging.js';
 import { KeyRouter } from './key-router.js';
+
+export type { BudgetOptions, HedgeOptions } from './hedging.js';
 
 export interface ClientOptions extends ClientSecurity {
   /** host:port of nodes to send to; any node takes any request. */
@@ -44,6 +57,38 @@ export interface ClientOptions extends ClientSecurity {
    * sides. Turn it off to talk to a node that predates the stream.
    */
   readonly streaming?: boolean;
+  /**
+   * Order candidates by the health the client sees (default true): healthy, less busy
+   * nodes first; a node that stopped answering, refused lately or is shown down, last.
+   * Off: the candidates in turn, as a plain round-robin client.
+   */
+  readonly adaptive?: boolean;
+  /** Hedge calls not answered in time (default `{ percentile: 0.99, minMs: 5, maxMs: 1000 }`); false: never. */
+  readonly hedge?: HedgeOptions | false;
+  /** The budget of extra calls, hedges and moves (default `{ ratio: 0.1, maxTokens: 100 }`). */
+  readonly budget?: BudgetOptions;
+  /** A node with calls in flight that answers none of them for this long is taken as stopped, ms (default 250). */
+  readonly stallMs?: number;
+}
+
+/** What the client did, since it was made (stats()). */
+export interface ClientStats {
+  /** Calls made (put, get, delete). */
+  calls: number;
+  /** Calls sent to a node: each call's first attempt, hedges, moves and failovers. */
+  attempts: number;
+  /** attempts − calls: what tail tolerance and failover cost. */
+  extraCalls: number;
+  /** Second (or later) attempts sent because the first was slow. */
+  hedges: number;
+  /** Calls answered first by a hedge or a move. */
+  hedgesWon: number;
+  /** Hedges not sent: the budget had no token. */
+  hedgesRefused: number;
+  /** Calls moved off a node that stopped answering. */
+  moved: number;
+  /** Attempts sent because a node refused (UNAVAILABLE, or retry advice). */
+  failovers: number;
 }
 
 export interface CallOptions {
@@ -56,6 +101,12 @@ export interface PutOptions extends CallOptions {
   readonly context?: Uint8Array;
   /** Replicas that must hold the write before it is acknowledged (1..N; 0 or unset: a majority). */
   readonly w?: number;
+  /**
+   * The write's request id, 1 to 64 bytes (default: a new one per call). Pass the same id
+   * to retry a write whose outcome you do not know, from this client or another: it is
+   * applied once.
+   */
+  readonly requestId?: Uint8Array;
 }
 
 export interface GetOptions extends CallOptions {
@@ -90,6 +141,16 @@ const EMPTY = Buffer.alloc(0);
 
 /** A call as the client makes it, before it has an id and a deadline. */
 type Request = KvCall extends infer T ? (T extends unknown ? Omit<T, 'id' | 'deadline'> : never) : never;
+
+/** How long a node that answered UNAVAILABLE goes to the back of the order, ms. */
+const AVOID_UNAVAILABLE_MS = 1000;
+
+/**
+ * Statuses any node would answer the same: a call that got one ends with it at once,
+ * even while another attempt is out. Others (DEADLINE_EXCEEDED, INTERNAL, ...) end it only
+ * once no attempt is left.
+ */
+const FINAL = new Set([grpc.status.INVALID_ARGUMENT, grpc.status.FAILED_PRECONDITION, grpc.status.NOT_FOUND, grpc.status.ALREADY_EXISTS, grpc.status.OUT_OF_RANGE, grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED, grpc.status.UNIMPLEMENTED, grpc.status.RESOURCE_EXHAUSTED]);
 
 function bytes(x: string | Uint8Array, what: string): Buffer {
   if (typeof x === 'string') return Buffer.from(x, 'utf8');
@@ -145,13 +206,20 @@ export class Client {
   readonly #deadlineMs: number;
   readonly #tokenAware: boolean;
   readonly #ringRefreshMs: number;
+  readonly #adaptive: boolean;
+  readonly #hedge: HedgeDelay | undefined;
+  readonly #budget: RetryBudget;
+  readonly #health: NodeHealth;
+  readonly #stallMs: number;
   #router: KeyRouter | undefined;
   #ringFetchedAt = -Infinity;
   #fetching: Promise<void> | undefined;
   #closed = false;
   #next = 0;
-  /** Nodes that refused a call with retry advice, and until when (performance.now()) they asked to be left alone. */
-  readonly #busyUntil = new Map<string, number>();
+  readonly #stats: ClientStats = { calls: 0, attempts: 0, extraCalls: 0, hedges: 0, hedgesWon: 0, hedgesRefused: 0, moved: 0, failovers: 0 };
+  /** Request ids: 8 random bytes of this client, then a counter. */
+  readonly #idPrefix = randomBytes(8);
+  #idCounter = 0;
   readonly #credentials: grpc.ChannelCredentials;
   readonly #metadata: grpc.Metadata | undefined;
   /** What the ring fetches present: the same credentials. */
@@ -164,13 +232,19 @@ export class Client {
     this.#tokenAware = options.tokenAware ?? true;
     this.#ringRefreshMs = options.ringRefreshMs ?? 5000;
     this.#streaming = options.streaming ?? true;
+    this.#adaptive = options.adaptive ?? true;
+    this.#hedge = options.hedge === false ? undefined : new HedgeDelay(options.hedge ?? {});
+    this.#budget = new RetryBudget(options.budget ?? {});
+    this.#stallMs = options.stallMs ?? 250;
+    if (!(this.#stallMs > 0)) throw new RangeError(`stallMs must be positive, got ${options.stallMs}`);
+    this.#health = new NodeHealth({ stallMs: this.#stallMs, now: () => performance.now() });
     this.#credentials = channelCredentials(options);
     this.#metadata = callMetadata(options);
     this.#security = { credentials: this.#credentials, token: options.token };
   }
 
   async put(key: string | Uint8Array, value: string | Uint8Array, o: PutOptions = {}): Promise<{ context: Buffer }> {
-    const req = { op: 'put' as const, key: bytes(key, 'key'), value: bytes(value, 'value'), context: o.context ? bytes(o.context, 'context') : EMPTY, w: o.w ?? 0 };
+    const req = { op: 'put' as const, key: bytes(key, 'key'), value: bytes(value, 'value'), context: o.context ? bytes(o.context, 'context') : EMPTY, w: o.w ?? 0, requestId: this.#requestId(o) };
     if (req.value.length > MAX_VALUE_BYTES) throw valueTooLarge(req.value.length);
     const r = (await this.#call(req, o)) as { context: Buffer };
     return { context: r.context };
@@ -182,12 +256,17 @@ export class Client {
   }
 
   async delete(key: string | Uint8Array, o: PutOptions = {}): Promise<void> {
-    await this.#call({ op: 'delete', key: bytes(key, 'key'), context: o.context ? bytes(o.context, 'context') : EMPTY, w: o.w ?? 0 }, o);
+    await this.#call({ op: 'delete', key: bytes(key, 'key'), context: o.context ? bytes(o.context, 'context') : EMPTY, w: o.w ?? 0, requestId: this.#requestId(o) }, o);
   }
 
   /** The addresses a request for `key` would try, in order (the key's replicas first when the ring is known). */
   candidates(key: string | Uint8Array): string[] {
     return this.#candidates(bytes(key, 'key'));
+  }
+
+  /** What the client did since it was made: calls, attempts, hedges and the rest (ClientStats). */
+  stats(): ClientStats {
+    return { ...this.#stats, extraCalls: this.#stats.attempts - this.#stats.calls };
   }
 
   /** Fetch the ring now (a token-aware client does so by itself; this waits for it). */
@@ -203,6 +282,14 @@ export class Client {
     this.#streams.clear();
     for (const c of this.#channels.values()) c.close();
     this.#channels.clear();
+  }
+
+  #requestId(o: PutOptions): Buffer {
+    if (o.requestId !== undefined) return bytes(o.requestId, 'requestId');
+    const id = Buffer.allocUnsafe(16);
+    this.#idPrefix.copy(id, 0);
+    id.writeDoubleBE(this.#idCounter++, 8);
+    return id;
   }
 
   #channel(address: string): grpc.Client {
@@ -235,22 +322,26 @@ export class Client {
 
   /**
    * The key's replicas in turn (so load spreads over them), then the given nodes in turn;
-   * nodes still within the time they asked to be left alone go last, in the same order.
+   * adaptive, each group ordered by health (NodeHealth.order), else nodes left alone
+   * for a while go last.
    */
   #candidates(key: Buffer): string[] {
     const turn = this.#next++;
-    const out: string[] = [];
     const replicas = this.#router?.replicasOf(key) ?? [];
-    for (let i = 0; i < replicas.length; i++) out.push(replicas[(turn + i) % replicas.length]!);
+    const mine: string[] = [];
+    for (let i = 0; i < replicas.length; i++) mine.push(replicas[(turn + i) % replicas.length]!);
+    const others: string[] = [];
     for (let i = 0; i < this.#nodes.length; i++) {
       const a = this.#nodes[(turn + i) % this.#nodes.length]!;
-      if (!out.includes(a)) out.push(a);
+      if (!mine.includes(a)) others.push(a);
     }
-    if (this.#busyUntil.size === 0) return out;
-    const now = performance.now();
-    for (const [a, until] of this.#busyUntil) if (until <= now) this.#busyUntil.delete(a);
-    const busy = (a: string): boolean => this.#busyUntil.has(a);
-    return [...out.filter((a) => !busy(a)), ...out.filter(busy)];
+    if (this.#adaptive) {
+      const down = (a: string): boolean => this.#router?.isDown(a) ?? false;
+      return [...this.#health.order(mine, down), ...this.#health.order(others, down)];
+    }
+    const out = [...mine, ...others];
+    const left = (a: string): boolean => !this.#health.healthy(a);
+    return [...out.filter((a) => !left(a)), ...out.filter(left)];
   }
 
   /** Start fetching the ring when the last fetch is older than ringRefreshMs; requests do not wait for it. */
@@ -262,14 +353,18 @@ export class Client {
     });
   }
 
-  /** The ring and members from the first node that answers both; the old ring stays if none does. */
+  /** The ring and members from the first node that answers both (healthy ones first); the old ring stays if none does. */
   async #fetchRing(): Promise<void> {
     const start = this.#next++;
-    for (let i = 0; i < this.#nodes.length; i++) {
-      const admin = new AdminClient(this.#nodes[(start + i) % this.#nodes.length]!, Math.min(this.#deadlineMs, 2000), this.#security);
+    const inTurn = this.#nodes.map((_, i) => this.#nodes[(start + i) % this.#nodes.length]!);
+    for (const address of this.#adaptive ? this.#health.order(inTurn) : inTurn) {
+      const admin = new AdminClient(address, Math.min(this.#deadlineMs, 2000), this.#security);
       try {
         const [ring, status] = await Promise.all([admin.ring(), admin.status()]);
-        if (!this.#closed) this.#router = new KeyRouter(ring, status);
+        if (!this.#closed) {
+          this.#router = new KeyRouter(ring, status);
+          this.#health.retain(new Set([...this.#nodes, ...this.#router.addresses()]));
+        }
         return;
       } catch {
         // The next node; a cluster still forming has no ring yet.
@@ -280,30 +375,110 @@ export class Client {
   }
 
   /**
-   * One call with one deadline: the candidates in turn while they answer UNAVAILABLE, or
-   * RESOURCE_EXHAUSTED with retry advice, and time is left; each is tried once. Any other
-   * error is final, and so is the last one's when every candidate refused.
+   * One call with one deadline, as a set of attempts: the first to the first candidate;
+   * the next candidate when an attempt's node refuses (UNAVAILABLE, retry advice) and no
+   * other attempt is out; a hedge to the next candidate once the hedge delay passes with
+   * no answer (a token from the budget each); a move to the next candidate when every
+   * attempt out is on a node that stopped answering (once). The first answer wins. An
+   * error any node would give ends the call at once; others end it when no attempt is
+   * left and no candidate, or the deadline passed.
    */
-  async #call(req: Request, o: CallOptions): Promise<unknown> {
+  #call(req: Request, o: CallOptions): Promise<unknown> {
     const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
     this.#refreshIfStale();
     const candidates = this.#candidates(req.key);
-    let last: grpc.ServiceError | undefined;
-    for (let i = 0; i < candidates.length && Date.now() < deadline; i++) {
-      try {
-        return await this.#send(candidates[i]!, req, deadline);
-      } catch (e) {
-        last = e as grpc.ServiceError;
-        const pushback = pushbackMs(last);
-        if (pushback !== undefined) {
-          this.#busyUntil.set(candidates[i]!, performance.now() + pushback);
-          continue;
+    const kind = req.op === 'get' ? 'read' : 'write';
+    const stats = this.#stats;
+    stats.calls++;
+    this.#budget.earn();
+    return new Promise((resolve, reject) => {
+      let next = 0;
+      let done = false;
+      let moved = false;
+      let timer: NodeJS.Timeout | undefined;
+      let last: grpc.ServiceError | undefined;
+      const out = new Set<string>();
+      const finish = (e?: grpc.ServiceError, value?: unknown): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        if (e === undefined) resolve(value);
+        else reject(e);
+      };
+      const fail = (): void => finish(last ?? Object.assign(new Error(NO_NODE_TRIED), { code: grpc.status.DEADLINE_EXCEEDED, details: NO_NODE_TRIED, metadata: new grpc.Metadata() }) as grpc.ServiceError);
+      const launch = (why: 'first' | 'hedge' | 'move' | 'failover'): boolean => {
+        if (next >= candidates.length || Date.now() >= deadline) return false;
+        const address = candidates[next++]!;
+        out.add(address);
+        stats.attempts++;
+        if (why === 'hedge') stats.hedges++;
+        else if (why === 'move') stats.moved++;
+        else if (why === 'failover') stats.failovers++;
+        this.#health.sent(address);
+        const sentAt = performance.now();
+        const ended = (ending: Ending): number => {
+          out.delete(address);
+          const ms = performance.now() - sentAt;
+          this.#health.ended(address, ending, ms);
+          return ms;
+        };
+        this.#send(address, req, deadline).then(
+          (value) => {
+            const ms = ended('answered');
+            if (done) return;
+            this.#hedge?.add(kind, ms);
+            if (why === 'hedge' || why === 'move') stats.hedgesWon++;
+            finish(undefined, value);
+          },
+          (e: grpc.ServiceError) => {
+            const pushback = pushbackMs(e);
+            const refused = pushback !== undefined || e.code === grpc.status.UNAVAILABLE;
+            ended(e.code === grpc.status.DEADLINE_EXCEEDED ? 'timeout' : refused ? 'refused' : 'answered');
+            if (refused) {
+              this.#health.avoid(address, pushback ?? AVOID_UNAVAILABLE_MS);
+              // A node that cannot take it now may have left, or the ring moved: look again soon.
+              if (pushback === undefined && this.#router !== undefined) this.#ringFetchedAt = -Infinity;
+            }
+            if (done) return;
+            last = e;
+            if (!refused && FINAL.has(e.code)) return finish(e);
+            if (out.size > 0) return; // another attempt may still answer
+            if (!refused || !launch('failover')) fail();
+          },
+        );
+        return true;
+      };
+      // Hedges and moves, while no answer came and candidates are left.
+      let lastLaunch = performance.now();
+      let refusedOnce = false;
+      let expectAt = 0;
+      const watch = (): void => {
+        if (done || next >= candidates.length) return;
+        const now = performance.now();
+        this.#health.late(now - expectAt);
+        if (this.#adaptive && !moved && out.size > 0 && [...out].every((a) => this.#health.unresponsive(a))) {
+          moved = true;
+          if (launch('move')) lastLaunch = now;
+        } else if (this.#hedge !== undefined && now - lastLaunch >= this.#hedge.delay(kind) - 1) {
+          if (this.#budget.take()) {
+            if (launch('hedge')) lastLaunch = now;
+          } else if (!refusedOnce) {
+            refusedOnce = true;
+            stats.hedgesRefused++;
+          }
         }
-        if (last.code !== grpc.status.UNAVAILABLE) throw last;
-        // A node that cannot take it now may have left, or the ring moved: look again soon.
-        if (this.#router !== undefined) this.#ringFetchedAt = -Infinity;
-      }
-    }
-    throw last ?? Object.assign(new Error(NO_NODE_TRIED), { code: grpc.status.DEADLINE_EXCEEDED, details: NO_NODE_TRIED });
+        arm();
+      };
+      const arm = (): void => {
+        if (done || next >= candidates.length) return;
+        const sinceLaunch = performance.now() - lastLaunch;
+        const wait = this.#hedge === undefined ? this.#stallMs : Math.min(this.#stallMs, Math.max(1, this.#hedge.delay(kind) - sinceLaunch));
+        if (deadline - Date.now() <= wait) return;
+        expectAt = performance.now() + wait;
+        timer = setTimeout(watch, wait);
+      };
+      if (!launch('first')) return fail();
+      if (this.#hedge !== undefined || this.#adaptive) arm();
+    });
   }
 }

@@ -100,7 +100,15 @@ export interface RequestOptions {
   readonly quorum?: number;
   /** Absolute deadline (ms since the epoch) the client set, if any. */
   readonly deadline?: number;
+  /**
+   * A write's request id (empty or undefined: none), the same on every attempt: the write
+   * is applied once whatever reaches which coordinator (storage/versions.ts).
+   */
+  readonly requestId?: Buffer;
 }
+
+/** The longest request id a client may send (storage's MAX_REQUEST_ID_BYTES). */
+export const MAX_REQUEST_ID_BYTES = 64;
 
 /** Cassandra's max_hint_window default: 3 hours. */
 export const DEFAULT_HINT_WINDOW_MS = 3 * 60 * 60 * 1000;
@@ -124,6 +132,7 @@ export class Coordinator {
 
   async put(key: Buffer, value: Buffer, context: Buffer, o: RequestOptions = {}): Promise<ApplyResult> {
     this.#checkKey(key);
+    this.#checkRequestId(o.requestId);
     if (value.length === 0) throw new ReplicationError('RK_BAD_ARGUMENT', 'a value must have at least one byte; to remove a key, delete it');
     if (value.length > this.options.maxValueBytes)
       throw new ReplicationError('RK_BAD_ARGUMENT', `value of ${value.length} bytes is over the limit of ${this.options.maxValueBytes} bytes; split it into several keys`);
@@ -132,6 +141,7 @@ export class Coordinator {
 
   async delete(key: Buffer, context: Buffer, o: RequestOptions = {}): Promise<ApplyResult> {
     this.#checkKey(key);
+    this.#checkRequestId(o.requestId);
     return this.#bounded('deletes', () => this.#write('delete', key, null, context, o));
   }
 
@@ -144,6 +154,11 @@ export class Coordinator {
     if (key.length === 0) throw new ReplicationError('RK_BAD_ARGUMENT', 'a key must have at least one byte');
     if (key.length > this.options.maxKeyBytes)
       throw new ReplicationError('RK_BAD_ARGUMENT', `key of ${key.length} bytes is over the limit of ${this.options.maxKeyBytes} bytes; use a shorter key (a hash of it, say)`);
+  }
+
+  #checkRequestId(id: Buffer | undefined): void {
+    if (id !== undefined && id.length > MAX_REQUEST_ID_BYTES)
+      throw new ReplicationError('RK_BAD_ARGUMENT', `request_id of ${id.length} bytes is over the limit of ${MAX_REQUEST_ID_BYTES} bytes; send 16 random bytes (a UUID), the same on every attempt of one request`);
   }
 
   #quorum(q: number | undefined, letter: 'R' | 'W'): number {
@@ -256,7 +271,7 @@ export class Coordinator {
       throw new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)}: none of its ${this.options.replicas} replicas is up to issue the new version; retry when one is back`);
     // This node first when it is a replica: one hop fewer.
     primaries.sort((a, b) => (a === this.options.self ? -1 : b === this.options.self ? 1 : 0));
-    const { applied, on } = await this.#apply(op, key, value, context, primaries, deadline);
+    const { applied, on } = await this.#apply(op, key, value, context, primaries, deadline, o.requestId);
     const rest = targets.filter((t) => t.id !== on);
     // Which replica set an acknowledgement counts in: 0 now, 1 after the move.
     const groups = (owner: string): number[] => (after === undefined ? [0] : [...(before.includes(owner) ? [0] : []), ...(after.includes(owner) ? [1] : [])]);
@@ -282,11 +297,11 @@ export class Coordinator {
   }
 
   /** Issue the version on the first primary that takes it; the next one if a primary cannot be reached. */
-  async #apply(op: string, key: Buffer, value: Buffer | null, context: Buffer, primaries: string[], deadline: number): Promise<{ applied: ApplyResult; on: string }> {
+  async #apply(op: string, key: Buffer, value: Buffer | null, context: Buffer, primaries: string[], deadline: number, requestId: Buffer | undefined): Promise<{ applied: ApplyResult; on: string }> {
     let last: unknown;
     for (const node of primaries) {
       try {
-        return { applied: await this.deps.replicas.apply(node, key, value, context, deadline), on: node };
+        return { applied: await this.deps.replicas.apply(node, key, value, context, deadline, requestId), on: node };
       } catch (e) {
         if (!unreachable(e)) {
           if (timedOut(e)) throw this.#timeout(op, key, 0, 1);

@@ -11,8 +11,9 @@ import { asReplicaFailure, type ApplyResult, type ReplicaApi } from './replica-a
 export class LocalReplica {
   constructor(private readonly store: Store) {}
 
-  async apply(key: Buffer, value: Buffer | null, context: Buffer): Promise<ApplyResult> {
-    const r = value === null ? await this.store.delete(key, context) : await this.store.put(key, value, context);
+  async apply(key: Buffer, value: Buffer | null, context: Buffer, requestId?: Buffer): Promise<ApplyResult> {
+    const o = requestId === undefined || requestId.length === 0 ? {} : { requestId };
+    const r = value === null ? await this.store.delete(key, context, o) : await this.store.put(key, value, context, o);
     return { record: r.record, context: r.context };
   }
 
@@ -44,7 +45,7 @@ export function withLocal(self: string, local: LocalReplica, remote: ReplicaApi)
       throw asReplicaFailure(e);
     });
   return {
-    apply: (node, key, value, context, deadline) => (node === self ? here(local.apply(key, value, context)) : remote.apply(node, key, value, context, deadline)),
+    apply: (node, key, value, context, deadline, requestId) => (node === self ? here(local.apply(key, value, context, requestId)) : remote.apply(node, key, value, context, deadline, requestId)),
     merge: (node, key, record, hintFor, deadline) => (node === self ? here(local.merge(key, record, hintFor)) : remote.merge(node, key, record, hintFor, deadline)),
     read: (node, key, hintFor, deadline) => (node === self ? here(local.read(key, hintFor)) : remote.read(node, key, hintFor, deadline)),
     digest: (node, key, deadline) => (node === self ? here(local.digest(key)) : remote.digest(node, key, deadline)),

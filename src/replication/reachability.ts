@@ -69,7 +69,7 @@ export function observed(remote: ReplicaApi, reach: Reachability): ReplicaApi {
       },
     );
   return {
-    apply: (node, key, value, context, deadline) => watch(node, remote.apply(node, key, value, context, deadline)),
+    apply: (node, key, value, context, deadline, requestId) => watch(node, remote.apply(node, key, value, context, deadline, requestId)),
     merge: (node, key, record, hintFor, deadline) => watch(node, remote.merge(node, key, record, hintFor, deadline)),
     read: (node, key, hintFor, deadline) => watch(node, remote.read(node, key, hintFor, deadline)),
     digest: (node, key, deadline) => watch(node, remote.digest(node, key, deadline)),

@@ -8,9 +8,9 @@ import { EMPTY, LEN, VARINT, batchItemSize, bytesField, decodeBatch, encodeBatch
 import { timeLeft } from './replica-codec.js';
 
 export type KvCall =
-  | { id: number; deadline: number; op: 'put'; key: Buffer; value: Buffer; context: Buffer; w: number }
+  | { id: number; deadline: number; op: 'put'; key: Buffer; value: Buffer; context: Buffer; w: number; requestId: Buffer }
   | { id: number; deadline: number; op: 'get'; key: Buffer; r: number }
-  | { id: number; deadline: number; op: 'delete'; key: Buffer; context: Buffer; w: number };
+  | { id: number; deadline: number; op: 'delete'; key: Buffer; context: Buffer; w: number; requestId: Buffer };
 
 export type KvReply =
   | { id: number; op: 'put'; context: Buffer }
@@ -30,11 +30,11 @@ function callLayout(now: number): ItemLayout<KvCall> {
     bodySize: (c) => {
       switch (c.op) {
         case 'put':
-          return bytesField(c.key.length) + bytesField(c.value.length) + bytesField(c.context.length) + varintField(c.w);
+          return bytesField(c.key.length) + bytesField(c.value.length) + bytesField(c.context.length) + varintField(c.w) + bytesField(c.requestId.length);
         case 'get':
           return bytesField(c.key.length) + varintField(c.r);
         case 'delete':
-          return bytesField(c.key.length) + bytesField(c.context.length) + varintField(c.w);
+          return bytesField(c.key.length) + bytesField(c.context.length) + varintField(c.w) + bytesField(c.requestId.length);
       }
     },
     writeBody: (w, c) => {
@@ -43,10 +43,12 @@ function callLayout(now: number): ItemLayout<KvCall> {
         w.bytes(2, c.value);
         w.bytes(3, c.context);
         w.uint(4, c.w);
+        w.bytes(5, c.requestId);
       } else if (c.op === 'get') w.uint(2, c.r);
       else {
         w.bytes(2, c.context);
         w.uint(3, c.w);
+        w.bytes(4, c.requestId);
       }
     },
   };
@@ -94,18 +96,19 @@ export function decodeKvCalls(buf: Buffer, now = Date.now()): KvCall[] {
   return decodeBatch(buf, 'call', 3, 5, ({ id, second, opField, body: b }): KvCall => {
     const op = CALL_OPS[opField - 3]!;
     const deadline = now + second;
-    let key = EMPTY, value = EMPTY, context = EMPTY, quorum = 0;
+    let key = EMPTY, value = EMPTY, context = EMPTY, requestId = EMPTY, quorum = 0;
     while (!b.done) {
       const t = b.tag(), f = t >>> 3, wire = t & 7;
       if (f === 1 && wire === LEN) key = b.bytes();
       else if (op === 'put' && f === 2 && wire === LEN) value = b.bytes();
       else if (((op === 'put' && f === 3) || (op === 'delete' && f === 2)) && wire === LEN) context = b.bytes();
       else if (((op === 'put' && f === 4) || (op === 'get' && f === 2) || (op === 'delete' && f === 3)) && wire === VARINT) quorum = b.varint();
+      else if (((op === 'put' && f === 5) || (op === 'delete' && f === 4)) && wire === LEN) requestId = b.bytes();
       else b.skip(wire);
     }
-    if (op === 'put') return { id, deadline, op, key, value, context, w: quorum };
+    if (op === 'put') return { id, deadline, op, key, value, context, w: quorum, requestId };
     if (op === 'get') return { id, deadline, op, key, r: quorum };
-    return { id, deadline, op, key, context, w: quorum };
+    return { id, deadline, op, key, context, w: quorum, requestId };
   });
 }
 

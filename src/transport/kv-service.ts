@@ -14,9 +14,9 @@ import { decodeKvCalls, encodeKvReplies, kvReplySize, type KvCall, type KvReply 
 import { serviceClient } from './protos.js';
 import { codeName, toStatus } from './status.js';
 
-interface PutRequest { key: Buffer; value: Buffer; context: Buffer; w: number }
+interface PutRequest { key: Buffer; value: Buffer; context: Buffer; w: number; requestId: Buffer }
 interface GetRequest { key: Buffer; r: number }
-interface DeleteRequest { key: Buffer; context: Buffer; w: number }
+interface DeleteRequest { key: Buffer; context: Buffer; w: number; requestId: Buffer }
 
 function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown>): number | undefined {
   const d = call.getDeadline();
@@ -84,13 +84,13 @@ export class KeyValueService {
   async #run(c: KvCall): Promise<KvReply> {
     switch (c.op) {
       case 'put':
-        return { id: c.id, op: 'put', context: (await this.coordinator.put(c.key, c.value, c.context, { quorum: c.w, deadline: c.deadline })).context };
+        return { id: c.id, op: 'put', context: (await this.coordinator.put(c.key, c.value, c.context, { quorum: c.w, deadline: c.deadline, requestId: c.requestId })).context };
       case 'get': {
         const r = await this.coordinator.get(c.key, { quorum: c.r, deadline: c.deadline });
         return { id: c.id, op: 'get', values: r.values, context: r.context, found: r.found };
       }
       case 'delete':
-        await this.coordinator.delete(c.key, c.context, { quorum: c.w, deadline: c.deadline });
+        await this.coordinator.delete(c.key, c.context, { quorum: c.w, deadline: c.deadline, requestId: c.requestId });
         return { id: c.id, op: 'delete' };
     }
   }
@@ -99,12 +99,12 @@ export class KeyValueService {
 export function kvService(coordinator: Coordinator): grpc.UntypedServiceImplementation {
   return {
     put: unary(async (r: PutRequest, deadline) => {
-      const { context } = await coordinator.put(r.key, r.value, r.context, { quorum: r.w, deadline });
+      const { context } = await coordinator.put(r.key, r.value, r.context, { quorum: r.w, deadline, requestId: r.requestId });
       return { context };
     }),
     get: unary((r: GetRequest, deadline) => coordinator.get(r.key, { quorum: r.r, deadline })),
     delete: unary(async (r: DeleteRequest, deadline) => {
-      await coordinator.delete(r.key, r.context, { quorum: r.w, deadline });
+      await coordinator.delete(r.key, r.context, { quorum: r.w, deadline, requestId: r.requestId });
       return {};
     }),
   };

@@ -14,7 +14,7 @@ import { EMPTY, LEN, VARINT, batchItemSize, bytesField, decodeBatch, encodeBatch
 export { WireDecodeError } from './protobuf-bytes.js';
 
 export type WireCall =
-  | { id: number; deadline: number; op: 'apply'; key: Buffer; value: Buffer | null; context: Buffer }
+  | { id: number; deadline: number; op: 'apply'; key: Buffer; value: Buffer | null; context: Buffer; requestId: Buffer }
   | { id: number; deadline: number; op: 'merge'; key: Buffer; record: Buffer; hintFor: string }
   | { id: number; deadline: number; op: 'read'; key: Buffer; hintFor: string }
   | { id: number; deadline: number; op: 'digest'; key: Buffer };
@@ -46,7 +46,7 @@ function callLayout(now: number): ItemLayout<WireCall> {
     bodySize: (c) => {
       switch (c.op) {
         case 'apply':
-          return bytesField(c.key.length) + bytesField(c.value?.length ?? 0) + (c.value === null ? 2 : 0) + bytesField(c.context.length);
+          return bytesField(c.key.length) + bytesField(c.value?.length ?? 0) + (c.value === null ? 2 : 0) + bytesField(c.context.length) + bytesField(c.requestId.length);
         case 'merge':
           return bytesField(c.key.length) + bytesField(c.record.length) + bytesField(Buffer.byteLength(c.hintFor));
         case 'read':
@@ -62,6 +62,7 @@ function callLayout(now: number): ItemLayout<WireCall> {
           if (c.value !== null) w.bytes(2, c.value);
           else w.uint(3, 1);
           w.bytes(4, c.context);
+          w.bytes(5, c.requestId);
           break;
         case 'merge':
           w.bytes(2, c.record);
@@ -135,7 +136,7 @@ export function decodeCalls(buf: Buffer, now = Date.now()): WireCall[] {
   return decodeBatch(buf, 'call', 3, 6, ({ id, second, opField, body: b }): WireCall => {
     const op = CALL_OPS[opField - 3]!;
     const deadline = now + second;
-    let key = EMPTY, value = EMPTY, tombstone = false, context = EMPTY, record = EMPTY, hintFor = '';
+    let key = EMPTY, value = EMPTY, tombstone = false, context = EMPTY, requestId = EMPTY, record = EMPTY, hintFor = '';
     while (!b.done) {
       const t = b.tag(), f = t >>> 3, wire = t & 7;
       // Field numbers per message (replica.proto): key is 1 everywhere.
@@ -143,13 +144,14 @@ export function decodeCalls(buf: Buffer, now = Date.now()): WireCall[] {
       else if (op === 'apply' && f === 2 && wire === LEN) value = b.bytes();
       else if (op === 'apply' && f === 3 && wire === VARINT) tombstone = b.varint() !== 0;
       else if (op === 'apply' && f === 4 && wire === LEN) context = b.bytes();
+      else if (op === 'apply' && f === 5 && wire === LEN) requestId = b.bytes();
       else if (op === 'merge' && f === 2 && wire === LEN) record = b.bytes();
       else if (((op === 'merge' && f === 3) || (op === 'read' && f === 2)) && wire === LEN) hintFor = b.string();
       else b.skip(wire);
     }
     switch (op) {
       case 'apply':
-        return { id, deadline, op, key, value: tombstone ? null : value, context };
+        return { id, deadline, op, key, value: tombstone ? null : value, context, requestId };
       case 'merge':
         return { id, deadline, op, key, record, hintFor };
       case 'read':

@@ -20,6 +20,8 @@ import { NODE_MAX_MESSAGE_BYTES, serviceClient } from './protos.js';
 import { callSize, decodeCalls, decodeReplies, encodeCalls, encodeReplies, replySize, type WireCall, type WireReply } from './replica-codec.js';
 import { codeName, toStatus } from './status.js';
 
+const EMPTY = Buffer.alloc(0);
+
 const SERVICE = 'ringkv.internal.v1.Replica';
 
 type CallOf = WithoutId<WireCall>;
@@ -49,8 +51,8 @@ export class GrpcReplicas implements ReplicaApi {
     this.#channels = new PeerChannels(SERVICE, credentials);
   }
 
-  async apply(node: string, key: Buffer, value: Buffer | null, context: Buffer, deadline: number): Promise<ApplyResult> {
-    const r = await this.#call(node, { op: 'apply', deadline, key, value, context });
+  async apply(node: string, key: Buffer, value: Buffer | null, context: Buffer, deadline: number, requestId?: Buffer): Promise<ApplyResult> {
+    const r = await this.#call(node, { op: 'apply', deadline, key, value, context, requestId: requestId ?? EMPTY });
     return r as ApplyResult;
   }
 
@@ -175,7 +177,7 @@ export class ReplicaServer {
   async #run(c: WireCall): Promise<WireReply> {
     switch (c.op) {
       case 'apply': {
-        const r = await this.local.apply(c.key, c.value, c.context);
+        const r = await this.local.apply(c.key, c.value, c.context, c.requestId);
         return { id: c.id, op: 'apply', record: r.record, context: r.context };
       }
       case 'merge':

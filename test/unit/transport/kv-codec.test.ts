@@ -9,9 +9,9 @@ const id = fc.integer({ min: 0, max: 0xffffffff });
 const deadline = fc.integer({ min: NOW + 1, max: NOW + 600_000 });
 const q = fc.integer({ min: 0, max: 16 });
 const call: fc.Arbitrary<KvCall> = fc.oneof(
-  fc.record({ id, deadline, op: fc.constant('put' as const), key: bytes(), value: bytes(200), context: bytes(), w: q }),
+  fc.record({ id, deadline, op: fc.constant('put' as const), key: bytes(), value: bytes(200), context: bytes(), w: q, requestId: bytes(64) }),
   fc.record({ id, deadline, op: fc.constant('get' as const), key: bytes(), r: q }),
-  fc.record({ id, deadline, op: fc.constant('delete' as const), key: bytes(), context: bytes(), w: q }),
+  fc.record({ id, deadline, op: fc.constant('delete' as const), key: bytes(), context: bytes(), w: q, requestId: bytes(64) }),
 );
 const reply: fc.Arbitrary<KvReply> = fc.oneof(
   fc.record({ id, op: fc.constant('put' as const), context: bytes() }),

@@ -11,7 +11,7 @@ const deadline = fc.integer({ min: NOW + 1, max: NOW + 10 * 60_000 });
 const text = fc.string({ maxLength: 20, unit: 'grapheme' });
 
 const call: fc.Arbitrary<WireCall> = fc.oneof(
-  fc.record({ id, deadline, op: fc.constant('apply' as const), key: bytes(), value: fc.option(bytes(), { nil: null }), context: bytes() }),
+  fc.record({ id, deadline, op: fc.constant('apply' as const), key: bytes(), value: fc.option(bytes(), { nil: null }), context: bytes(), requestId: bytes(64) }),
   fc.record({ id, deadline, op: fc.constant('merge' as const), key: bytes(), record: bytes(200), hintFor: text }),
   fc.record({ id, deadline, op: fc.constant('read' as const), key: bytes(), hintFor: text }),
   fc.record({ id, deadline, op: fc.constant('digest' as const), key: bytes() }),

@@ -1,0 +1,147 @@
+/**
+ * The client's tail tolerance against nodes that stop answering: hedged calls, moves off
+ * a stalled node, the budget, and the request id every attempt of a write carries. Two
+ * in-process KeyValue servers with the node's own service code in front of a scripted
+ * coordinator; one of them can be made to hold every call without answering (as a
+ * paused process does).
+ */
+import * as grpc from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, type ClientOptions } from '../../../src/client/index.js';
+import type { Coordinator, RequestOptions } from '../../../src/replication/coordinator.js';
+import { KeyValueService } from '../../../src/transport/kv-service.js';
+
+class FakeNode {
+  hang = false;
+  /** Answer after this long, ms. */
+  delayMs = 0;
+  calls = 0;
+  readonly requestIds: string[] = [];
+  readonly server = new grpc.Server();
+  address = '';
+
+  async start(): Promise<void> {
+    const run = <T>(value: T, o?: RequestOptions): Promise<T> => {
+      this.calls++;
+      if (o?.requestId?.length) this.requestIds.push(o.requestId.toString('hex'));
+      if (this.hang) return new Promise<T>(() => undefined);
+      return this.delayMs > 0 ? new Promise<T>((r) => setTimeout(() => r(value), this.delayMs)) : Promise.resolve(value);
+    };
+    const coordinator = {
+      put: (_k: Buffer, _v: Buffer, _c: Buffer, o: RequestOptions) => run({ context: Buffer.from('ctx') }, o),
+      get: () => run({ values: [Buffer.from('v')], context: Buffer.from('ctx'), found: true }),
+      delete: (_k: Buffer, _c: Buffer, o: RequestOptions) => run(undefined, o),
+    } as unknown as Coordinator;
+    const kv = new KeyValueService(coordinator);
+    this.server.addService(kv.definition(), kv.implementation((impl) => impl));
+    const port = await new Promise<number>((resolve, reject) => this.server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+    this.address = `127.0.0.1:${port}`;
+  }
+}
+
+const a = new FakeNode();
+const b = new FakeNode();
+
+beforeAll(async () => {
+  await a.start();
+  await b.start();
+});
+
+afterAll(() => {
+  a.server.forceShutdown();
+  b.server.forceShutdown();
+});
+
+/**
+ * A client to a then b, connected to both (so that set-up does not count), then a holds
+ * every call. While warming up, b answers slower (10 ms): a health-aware client prefers a,
+ * so that its calls start at the node that then stalls.
+ */
+async function clientWithAHanging(extra: Partial<ClientOptions>): Promise<Client> {
+  const c = new Client({ nodes: [a.address, b.address], tokenAware: false, deadlineMs: 3000, ...extra });
+  a.hang = b.hang = false;
+  b.delayMs = 10;
+  for (let i = 0; i < 40; i++) await c.get('warm'); // both nodes answer: health and hedge delay learn
+  b.delayMs = 0;
+  a.hang = true;
+  a.calls = b.calls = 0;
+  a.requestIds.length = b.requestIds.length = 0;
+  return c;
+}
+
+const timed = async <T>(p: Promise<T>): Promise<{ ms: number; value: T }> => {
+  const t = performance.now();
+  const value = await p;
+  return { ms: performance.now() - t, value };
+};
+
+describe.each([
+  ['on its stream', true],
+  ['as unary calls', false],
+])('the client, %s, with one node holding every call', (_name, streaming) => {
+  it('answers every call through the other node long before the deadline (hedges, then the stalled node goes last)', async () => {
+    const c = await clientWithAHanging({ streaming });
+    try {
+      for (let i = 0; i < 20; i++) {
+        const { ms } = await timed(i % 2 === 0 ? c.get(`k${i}`) : c.put(`k${i}`, 'v'));
+        expect(ms).toBeLessThan(2000); // the deadline is 3 s: no call waited for it
+      }
+      const s = c.stats();
+      expect(s.hedges + s.moved).toBeGreaterThan(0);
+      expect(s.hedgesWon).toBeGreaterThan(0);
+      // Once a counts as stopped, calls start at b: far fewer than half reached a.
+      expect(a.calls).toBeLessThan(10);
+      expect(s.extraCalls).toBe(s.attempts - s.calls);
+    } finally {
+      c.close();
+    }
+  });
+
+  it('sends the same request id on every attempt of a write', async () => {
+    const c = await clientWithAHanging({ streaming, adaptive: false }); // in turn: each call starts at a or b
+    try {
+      for (let i = 0; i < 6; i++) await c.put(`r${i}`, 'v');
+      expect(a.requestIds.length).toBeGreaterThan(0);
+      for (const id of a.requestIds) expect(b.requestIds).toContain(id);
+      expect(new Set(b.requestIds).size).toBe(b.requestIds.length); // and a new one per write
+    } finally {
+      c.close();
+    }
+  });
+
+  it('without hedging and health (a plain client), a call that starts at the stalled node waits for its deadline', async () => {
+    const c = await clientWithAHanging({ streaming, hedge: false, adaptive: false, deadlineMs: 400 });
+    try {
+      const outcomes = await Promise.allSettled([c.get('x'), c.get('y')]); // in turn: one starts at a
+      expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason.code)).toEqual([grpc.status.DEADLINE_EXCEEDED]);
+    } finally {
+      c.close();
+    }
+  });
+});
+
+describe('the budget of extra calls', () => {
+  it('refuses hedges once spent, and a call on a stalled node is still moved once it counts as stopped', async () => {
+    const c = await clientWithAHanging({ adaptive: true, budget: { ratio: 0.001, maxTokens: 1 } });
+    try {
+      // The warm-up spent nothing; the first hedge takes the one token.
+      for (let i = 0; i < 4; i++) expect((await timed(c.get(`b${i}`))).ms).toBeLessThan(2000);
+      const s = c.stats();
+      expect(s.hedges).toBeLessThanOrEqual(1);
+      expect(s.hedgesRefused + s.hedges).toBeGreaterThan(0);
+    } finally {
+      c.close();
+    }
+  });
+
+  it('without health, a spent budget leaves the call on the stalled node', async () => {
+    const c = await clientWithAHanging({ adaptive: false, budget: { ratio: 0.001, maxTokens: 1 }, deadlineMs: 600 });
+    try {
+      const outcomes = await Promise.allSettled([0, 1, 2, 3].map((i) => c.get(`n${i}`))); // two start at a; one hedge allowed
+      expect(outcomes.filter((o) => o.status === 'rejected')).toHaveLength(1);
+      expect(c.stats().hedgesRefused).toBe(1);
+    } finally {
+      c.close();
+    }
+  });
+});
