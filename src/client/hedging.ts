@@ -6,7 +6,8 @@
  *   [minMs, maxMs]: a call not answered by then is sent to the next candidate as well.
  *   At p99 about 1 call in 100 is hedged when nothing is wrong; when a node stalls, its
  *   calls are hedged after a delay the healthy nodes set. Samples are kept per kind of
- *   call (reads and writes take different times) in a ring of the last `window`.
+ *   call (reads and writes take different times): the last 512, recomputed every 32
+ *   (replication/latency-window.ts: RecentLatency).
  * - RetryBudget: a token bucket as gRPC's retry throttling: every call adds `ratio`
  *   tokens up to `maxTokens`, every extra call takes one, and none is sent without one.
  *   Extra calls therefore stay under `ratio` of calls over time, with bursts of up to
@@ -14,6 +15,7 @@
  *
  * Pure: no clock, no I/O. Owns: the arithmetic. Must not: send anything.
  */
+import { RecentLatency } from '../replication/latency-window.js';
 
 export interface HedgeOptions {
   /** The percentile of recent call latencies to hedge at, 0.5..0.999 (default 0.99). */
@@ -34,41 +36,27 @@ export interface BudgetOptions {
 export const DEFAULT_HEDGE: Required<HedgeOptions> = { percentile: 0.99, minMs: 5, maxMs: 1000 };
 export const DEFAULT_BUDGET: Required<BudgetOptions> = { ratio: 0.1, maxTokens: 100 };
 
-/** The samples a delay is computed from, per kind. */
-const WINDOW = 512;
-/** Recompute the percentile after this many new samples. */
-const EVERY = 32;
-
 export class HedgeDelay {
   readonly #o: Required<HedgeOptions>;
-  readonly #kinds = new Map<string, { samples: Float64Array; count: number; fresh: number; delay: number }>();
+  readonly #recent: RecentLatency;
 
   constructor(o: HedgeOptions = {}) {
     this.#o = { ...DEFAULT_HEDGE, ...o };
     const { percentile, minMs, maxMs } = this.#o;
     if (!(percentile >= 0.5 && percentile <= 0.999)) throw new RangeError(`hedge.percentile must be 0.5 to 0.999, got ${percentile}`);
     if (!(minMs >= 0 && maxMs >= minMs && Number.isFinite(maxMs))) throw new RangeError(`hedge needs 0 <= minMs <= maxMs (finite), got minMs ${minMs}, maxMs ${maxMs}`);
+    this.#recent = new RecentLatency(percentile);
   }
 
   /** A call of `kind` was answered after `ms`. */
   add(kind: string, ms: number): void {
-    let k = this.#kinds.get(kind);
-    if (k === undefined) this.#kinds.set(kind, (k = { samples: new Float64Array(WINDOW), count: 0, fresh: 0, delay: this.#o.maxMs }));
-    k.samples[k.count % WINDOW] = ms;
-    k.count++;
-    if (++k.fresh >= EVERY || k.count === EVERY) {
-      k.fresh = 0;
-      const n = Math.min(k.count, WINDOW);
-      const sorted = k.samples.slice(0, n).sort();
-      const p = sorted[Math.min(n - 1, Math.floor(n * this.#o.percentile))]!;
-      k.delay = Math.min(this.#o.maxMs, Math.max(this.#o.minMs, p));
-    }
+    this.#recent.add(kind, ms);
   }
 
-  /** How long a call of `kind` waits before it is hedged, ms: maxMs until EVERY samples are in. */
+  /** How long a call of `kind` waits before it is hedged, ms: maxMs until enough samples are in. */
   delay(kind: string): number {
-    const k = this.#kinds.get(kind);
-    return k === undefined || k.count < EVERY ? this.#o.maxMs : k.delay;
+    const p = this.#recent.get(kind);
+    return p === undefined ? this.#o.maxMs : Math.min(this.#o.maxMs, Math.max(this.#o.minMs, p));
   }
 }
 

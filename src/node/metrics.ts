@@ -83,6 +83,9 @@ export class NodeMetrics {
     fromCounters('ringkv_read_digest_mismatches_total', 'Digest replies to gets that differed from the data replies, so the replica was read in full', 'digestMismatches');
     fromCounters('ringkv_sloppy_writes_total', 'Writes that went to a fallback node with a hint because a replica was down', 'sloppyWrites');
     fromCounters('ringkv_hints_stored_on_failure_total', 'Hints stored because a replica failed during a write', 'hintsOnFailure');
+    fromCounters('ringkv_speculative_applies_total', 'Writes whose version was also issued on the next replica because the first did not answer within its p99', 'speculativeApplies');
+    fromCounters('ringkv_speculative_writes_total', 'Writes sent to a fallback with a hint because a replica did not answer within its p99 and W was not met', 'speculativeWrites');
+    fromCounters('ringkv_duplicate_writes_total', 'Writes this node\'s store took for a repeat of one it had applied (same request id): not applied again', 'duplicateWrites');
     fromCounters('ringkv_hints_delivered_total', 'Hints delivered to their replica', 'hintsDelivered');
     fromCounters('ringkv_hint_delivery_failures_total', 'Hint deliveries that failed (retried later)', 'hintDeliveryFailures');
     fromCounters('ringkv_writes_missed_past_hint_window_total', 'Replica writes dropped because the replica was down longer than the hint window (left to repair)', 'missedPastHintWindow');

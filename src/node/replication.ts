@@ -19,6 +19,9 @@ import { GrpcReplicas, ReplicaServer } from '../transport/replica-wire.js';
 import type { NodeConfig } from './config.js';
 import { KeyValueService } from '../transport/kv-service.js';
 
+/** A peer with this node's calls in flight that answers none of them this long is left out of targets, ms (reachability.ts). */
+const PEER_SILENCE_MS = 1000;
+
 /**
  * Replica calls a node takes from peers at once, per client request it may coordinate
  * itself: every node coordinates, and each request sends a replica at most one call.
@@ -62,9 +65,12 @@ export class Replication {
       return s === undefined ? undefined : field(s, 'addr');
     }, deps.peerCredentials);
     const reachLog = log.child({ component: 'coordinator' });
+    const peers = this.#peers;
     this.reachability = new Reachability({
       threshold: 2,
       holdMs: 2 * config.requestTimeoutMs,
+      silentMs: (peer) => peers.silentMs(peer),
+      silenceMs: PEER_SILENCE_MS,
       now: () => performance.now(),
       changed: (peer, suspect) =>
         suspect
@@ -159,6 +165,7 @@ export class Replication {
       inFlight: this.coordinator.inFlight,
       replicaInFlight: this.#server?.inFlight ?? 0,
       hintsHeld: this.deps.store.hints.stats().count,
+      duplicateWrites: this.deps.store.writeStats.duplicates,
       hintsDelivered: this.hintDelivery.delivered,
       hintDeliveryFailures: this.hintDelivery.failed,
       hintsRefused: this.hintDelivery.refused,

@@ -21,8 +21,8 @@ import type { Ring, Target } from '../ring/index.js';
 import { recordDigest, resolveReplies } from '../storage/index.js';
 import { showKey } from '../storage/errors.js';
 import { ReplicationError } from './errors.js';
-import { LatencyWindow } from './latency-window.js';
-import { QuorumFailed, awaitQuorum, type Outcome } from './quorum.js';
+import { LatencyWindow, RecentLatency } from './latency-window.js';
+import { QuorumFailed, awaitQuorum, type Outcome, type QuorumResult } from './quorum.js';
 import { ReplicaFailure, type ApplyResult, type ReplicaApi } from './replica-api.js';
 
 export interface CoordinatorOptions {
@@ -83,6 +83,10 @@ export interface CoordinatorCounters {
   pendingWrites: number;
   /** Hints this node kept for a primary that failed a write. */
   hintsOnFailure: number;
+  /** Writes whose version was also issued on the next primary, the first not answering in time. */
+  speculativeApplies: number;
+  /** Fallbacks sent a write (with a hint) because a replica was slow to answer and W was not met. */
+  speculativeWrites: number;
   /** Writes a replica missed with no hint kept for it: down past the hint window. Left to anti-entropy. */
   missedPastHintWindow: number;
   /** Writes a replica missed with no hint kept for it: the hint store was full, or the hint could not be written. */
@@ -110,13 +114,19 @@ export interface RequestOptions {
 /** The longest request id a client may send (storage's MAX_REQUEST_ID_BYTES). */
 export const MAX_REQUEST_ID_BYTES = 64;
 
+/** A speculative call waits at least this long, ms, and this long before replica calls have a p99. */
+const SPECULATE_MIN_MS = 10;
+const SPECULATE_DEFAULT_MS = 100;
+
 /** Cassandra's max_hint_window default: 3 hours. */
 export const DEFAULT_HINT_WINDOW_MS = 3 * 60 * 60 * 1000;
 
 export class Coordinator {
   readonly counters: CoordinatorCounters = {
-    puts: 0, gets: 0, deletes: 0, readRepairs: 0, readRepairFailures: 0, digestMismatches: 0, sloppyWrites: 0, pendingWrites: 0, hintsOnFailure: 0, missedPastHintWindow: 0, missedNoHint: 0, unavailable: 0, timeouts: 0, overloaded: 0,
+    puts: 0, gets: 0, deletes: 0, readRepairs: 0, readRepairFailures: 0, digestMismatches: 0, sloppyWrites: 0, pendingWrites: 0, hintsOnFailure: 0, speculativeApplies: 0, speculativeWrites: 0, missedPastHintWindow: 0, missedNoHint: 0, unavailable: 0, timeouts: 0, overloaded: 0,
   };
+  /** The p99 of replica calls to peers that answered lately, per call: when to speculate. */
+  readonly #replicaLatency = new RecentLatency(0.99);
   #inFlight = 0;
   /** How long the requests this node coordinated took, ms (the governor reads it). */
   readonly latencies = new LatencyWindow();
@@ -275,12 +285,13 @@ export class Coordinator {
     const rest = targets.filter((t) => t.id !== on);
     // Which replica set an acknowledgement counts in: 0 now, 1 after the move.
     const groups = (owner: string): number[] => (after === undefined ? [0] : [...(before.includes(owner) ? [0] : []), ...(after.includes(owner) ? [1] : [])]);
-    const calls = rest.map((t) => ({ node: t.id, promise: this.deps.replicas.merge(t.id, key, applied.record, t.for, deadline), groups: groups(t.for ?? t.id) }));
+    const calls = rest.map((t) => ({ node: t.id, promise: this.#timed('merge', t.id, this.deps.replicas.merge(t.id, key, applied.record, t.for, deadline)), groups: groups(t.for ?? t.id) }));
     this.counters.sloppyWrites += rest.filter((t) => t.for !== undefined).length;
     if (after !== undefined) this.counters.pendingWrites++;
     const applyCounts = groups(on);
     const needed = after === undefined ? [w - 1] : [w - (applyCounts.includes(0) ? 1 : 0), Math.min(w, after.length) - (applyCounts.includes(1) ? 1 : 0)];
     const q = awaitQuorum(calls, needed, deadline);
+    if (after === undefined) this.#speculateWrite(key, applied.record, rest, calls, q, deadline);
     // Replicas with no target at all (down, and no fallback was up for them): hinted here too.
     const owners = new Set([on, ...targets.map((t) => t.for ?? t.id)]);
     const missed = [...new Set([...before, ...(after ?? [])])].filter((x) => !owners.has(x));
@@ -296,22 +307,99 @@ export class Coordinator {
     return applied;
   }
 
-  /** Issue the version on the first primary that takes it; the next one if a primary cannot be reached. */
-  async #apply(op: string, key: Buffer, value: Buffer | null, context: Buffer, primaries: string[], deadline: number, requestId: Buffer | undefined): Promise<{ applied: ApplyResult; on: string }> {
-    let last: unknown;
-    for (const node of primaries) {
-      try {
-        return { applied: await this.deps.replicas.apply(node, key, value, context, deadline, requestId), on: node };
-      } catch (e) {
-        if (!unreachable(e)) {
-          if (timedOut(e)) throw this.#timeout(op, key, 0, 1);
-          throw e; // the replica refused the write itself (bad context, too many siblings, ...): the client's to fix
+  /** How long a replica call to a peer may go unanswered before a speculative one, ms: its kind's recent p99, clamped. */
+  #speculateAfter(kind: 'apply' | 'merge'): number {
+    return Math.min(this.options.timeoutMs / 4, Math.max(SPECULATE_MIN_MS, this.#replicaLatency.get(kind) ?? SPECULATE_DEFAULT_MS));
+  }
+
+  /** `p`, a replica call to `node`; a peer's answer time counts toward its kind's p99. */
+  #timed<T>(kind: 'apply' | 'merge', node: string, p: Promise<T>): Promise<T> {
+    if (node === this.options.self) return p;
+    const started = performance.now();
+    return p.then((v) => {
+      this.#replicaLatency.add(kind, performance.now() - started);
+      return v;
+    });
+  }
+
+  /**
+   * Issue the version on the first primary that takes it: the next one if a primary
+   * cannot be reached, and the next one as well when a peer has not answered within its
+   * p99 (the request id, if any, makes the second the same write; without one, the two
+   * versions hold the same bytes, one value to a reader). The first answer wins.
+   */
+  #apply(op: string, key: Buffer, value: Buffer | null, context: Buffer, primaries: string[], deadline: number, requestId: Buffer | undefined): Promise<{ applied: ApplyResult; on: string }> {
+    return new Promise((resolve, reject) => {
+      let next = 0, pending = 0, done = false, timedOutOnce = false;
+      let last: unknown;
+      let timer: NodeJS.Timeout | undefined;
+      const end = (fn: () => void): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        fn();
+      };
+      const start = (): boolean => {
+        if (next >= primaries.length) return false;
+        const node = primaries[next++]!;
+        pending++;
+        this.#timed('apply', node, this.deps.replicas.apply(node, key, value, context, deadline, requestId)).then(
+          (applied) => {
+            pending--;
+            end(() => resolve({ applied, on: node }));
+          },
+          (e: unknown) => {
+            pending--;
+            if (done) return;
+            // The replica refused the write itself (bad context, too many siblings, ...): the client's to fix.
+            if (!unreachable(e) && !timedOut(e)) return end(() => reject(e));
+            last = e;
+            timedOutOnce ||= timedOut(e);
+            if (unreachable(e)) this.deps.log.debug({ peer: node, err: describe(e) }, 'replica could not issue the version; trying the next');
+            if (pending > 0 || (unreachable(e) && start())) return;
+            end(() =>
+              reject(timedOutOnce ? this.#timeout(op, key, 0, 1) : new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)}: no replica could be reached to issue the new version (last: ${describe(last)}); retry`, { cause: last })),
+            );
+          },
+        );
+        if (node !== this.options.self && next < primaries.length) {
+          clearTimeout(timer);
+          timer = setTimeout(() => {
+            if (done || pending === 0) return;
+            this.counters.speculativeApplies++;
+            start();
+          }, this.#speculateAfter('apply'));
         }
-        last = e;
-        this.deps.log.debug({ peer: node, err: describe(e) }, 'replica could not issue the version; trying the next');
+        return true;
+      };
+      start();
+    });
+  }
+
+  /**
+   * Sloppy quorum for slowness: once the merges have waited their p99 without reaching W,
+   * each replica still silent gets a fallback as if it were down — the next node up that
+   * is not a target, which keeps the record as a hint for it — and the fallback's
+   * acknowledgement counts toward W. (Only for keys whose range is not moving.)
+   */
+  #speculateWrite(key: Buffer, record: Buffer, rest: Target[], calls: { node: string; promise: Promise<boolean> }[], q: QuorumResult<boolean>, deadline: number): void {
+    const answered = new Set<string>();
+    for (const c of calls) c.promise.then(() => answered.add(c.node), () => answered.add(c.node));
+    const timer = setTimeout(() => {
+      if (q.settled()) return;
+      const slow = new Set(rest.filter((t) => t.for === undefined && !answered.has(t.id)).map((t) => t.id));
+      if (slow.size === 0) return;
+      const { ring } = this.#placement();
+      const busy = new Set(rest.map((t) => t.id));
+      const up = (id: string): boolean => !slow.has(id) && !busy.has(id) && (id === this.options.self || this.deps.isUp(id));
+      for (const t of ring.targets(key, Math.min(this.options.replicas, ring.size), (id) => !slow.has(id) && (busy.has(id) || up(id)))) {
+        if (t.for === undefined || !slow.has(t.for) || busy.has(t.id)) continue;
+        this.counters.speculativeWrites++;
+        rest.push(t);
+        q.add({ node: t.id, promise: this.deps.replicas.merge(t.id, key, record, t.for, deadline) });
       }
-    }
-    throw new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)}: no replica could be reached to issue the new version (last: ${describe(last)}); retry`, { cause: last });
+    }, this.#speculateAfter('merge'));
+    q.reached.then(() => clearTimeout(timer), () => clearTimeout(timer));
   }
 
   /**

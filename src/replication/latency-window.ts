@@ -33,3 +33,40 @@ export class LatencyWindow {
     return p;
   }
 }
+
+/**
+ * A percentile of the latest `window` latencies of each kind of call, recomputed every
+ * `every` samples: what a hedge (the client's) or a speculative call (the coordinator's)
+ * waits for before it goes to a second node. Unlike LatencyWindow it never resets: it
+ * follows the recent calls, whatever the rate.
+ */
+export class RecentLatency {
+  readonly #kinds = new Map<string, { samples: Float64Array; count: number; fresh: number; value: number }>();
+
+  constructor(
+    readonly percentile: number,
+    readonly window = 512,
+    readonly every = 32,
+  ) {
+    if (!(percentile > 0 && percentile < 1)) throw new RangeError(`a percentile is in (0, 1), got ${percentile}`);
+  }
+
+  add(kind: string, ms: number): void {
+    let k = this.#kinds.get(kind);
+    if (k === undefined) this.#kinds.set(kind, (k = { samples: new Float64Array(this.window), count: 0, fresh: 0, value: NaN }));
+    k.samples[k.count % this.window] = ms;
+    k.count++;
+    if (++k.fresh >= this.every) {
+      k.fresh = 0;
+      const n = Math.min(k.count, this.window);
+      const sorted = k.samples.slice(0, n).sort();
+      k.value = sorted[Math.min(n - 1, Math.floor(n * this.percentile))]!;
+    }
+  }
+
+  /** The percentile for `kind`, or undefined before `every` samples. */
+  get(kind: string): number | undefined {
+    const v = this.#kinds.get(kind)?.value;
+    return v === undefined || Number.isNaN(v) ? undefined : v;
+  }
+}

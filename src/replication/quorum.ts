@@ -11,8 +11,19 @@ export type Outcome<T> = { readonly node: string; readonly ok: true; readonly va
 export interface QuorumResult<T> {
   /** Resolves with the successes once `needed` of them are in (more may be there); rejects with QuorumFailed. */
   readonly reached: Promise<Outcome<T>[]>;
-  /** Every call's outcome, once every call has settled (each call has its own deadline). */
+  /** Every call's outcome, once every call has settled (each call has its own deadline); added ones included. */
   readonly all: Promise<Outcome<T>[]>;
+  /** True once `reached` has settled. */
+  readonly settled: () => boolean;
+  /** Count one more call (a speculative one, sent while waiting); nothing once `reached` settled and every call did. */
+  readonly add: (call: QuorumCall<T>) => void;
+}
+
+export interface QuorumCall<T> {
+  readonly node: string;
+  readonly promise: Promise<T>;
+  /** The groups its success counts in (default: group 0). */
+  readonly groups?: readonly number[];
 }
 
 export class QuorumFailed extends Error {
@@ -33,19 +44,23 @@ export class QuorumFailed extends Error {
  * Wait for `needed` successes. With several groups (`needed` an array, each call naming
  * the groups its success counts in; by default group 0), every group must reach its
  * count: how a write to a moving range counts W on the current replicas and W on the
- * future ones. Fails as soon as some group can no longer reach its count.
+ * future ones. Fails as soon as some group can no longer reach its count. Calls may be
+ * added while waiting (`add`).
  */
-export function awaitQuorum<T>(calls: readonly { node: string; promise: Promise<T>; groups?: readonly number[] }[], needed: number | readonly number[], deadline: number): QuorumResult<T> {
+export function awaitQuorum<T>(calls: readonly QuorumCall<T>[], needed: number | readonly number[], deadline: number): QuorumResult<T> {
   const need = typeof needed === 'number' ? [needed] : needed;
   const groupsOf = (c: { groups?: readonly number[] }): readonly number[] => c.groups ?? ZERO;
   const ok = need.map(() => 0);
   // Calls still pending that could count in each group.
-  const open = need.map((_, g) => calls.filter((c) => groupsOf(c).includes(g)).length);
+  const open = need.map(() => 0);
   const outcomes: Outcome<T>[] = [];
   let done = false;
   let resolveReached!: (o: Outcome<T>[]) => void;
   let rejectReached!: (e: QuorumFailed) => void;
   const reached = new Promise<Outcome<T>[]>((res, rej) => ((resolveReached = res), (rejectReached = rej)));
+  let unsettled = 0;
+  let resolveAll!: (o: Outcome<T>[]) => void;
+  const all = new Promise<Outcome<T>[]>((res) => (resolveAll = res));
   const finish = (fn: () => void): void => {
     if (done) return;
     done = true;
@@ -54,35 +69,37 @@ export function awaitQuorum<T>(calls: readonly { node: string; promise: Promise<
   };
   const enough = (): boolean => need.every((n, g) => ok[g]! >= n);
   const hopeless = (): boolean => need.some((n, g) => ok[g]! + open[g]! < n);
+  const settle = (o: Outcome<T>): void => {
+    outcomes.push(o);
+    if (--unsettled === 0) resolveAll([...outcomes]);
+  };
+  const add = (call: QuorumCall<T>): void => {
+    unsettled++;
+    for (const g of groupsOf(call)) open[g]!++;
+    call.promise.then(
+      (value) => {
+        for (const g of groupsOf(call)) {
+          ok[g]!++;
+          open[g]!--;
+        }
+        settle({ node: call.node, ok: true, value });
+        if (enough()) finish(() => resolveReached(outcomes.filter((x) => x.ok)));
+      },
+      (error: unknown) => {
+        for (const g of groupsOf(call)) open[g]!--;
+        settle({ node: call.node, ok: false, error });
+        if (hopeless()) finish(() => rejectReached(new QuorumFailed([...outcomes], false)));
+      },
+    );
+  };
   const timer = setTimeout(() => finish(() => rejectReached(new QuorumFailed([...outcomes], true))), Math.max(0, deadline - Date.now()));
+  for (const c of calls) add(c);
+  if (calls.length === 0) resolveAll([]);
   if (enough()) finish(() => resolveReached([]));
   else if (hopeless()) finish(() => rejectReached(new QuorumFailed([], false)));
-  const all = Promise.all(
-    calls.map((call) =>
-      call.promise.then(
-        (value) => {
-          const o: Outcome<T> = { node: call.node, ok: true, value };
-          outcomes.push(o);
-          for (const g of groupsOf(call)) {
-            ok[g]!++;
-            open[g]!--;
-          }
-          if (enough()) finish(() => resolveReached(outcomes.filter((x) => x.ok)));
-          return o;
-        },
-        (error: unknown) => {
-          const o: Outcome<T> = { node: call.node, ok: false, error };
-          outcomes.push(o);
-          for (const g of groupsOf(call)) open[g]!--;
-          if (hopeless()) finish(() => rejectReached(new QuorumFailed([...outcomes], false)));
-          return o;
-        },
-      ),
-    ),
-  );
   // Nobody may be waiting on `reached` any more when it rejects late: never unhandled.
   reached.catch(() => undefined);
-  return { reached, all };
+  return { reached, all, settled: () => done, add };
 }
 
 const ZERO: readonly number[] = [0];

@@ -10,6 +10,13 @@
  * to a fallback with a hint, as for any down replica (sloppy quorum), and a read to the
  * other replicas. When the hold runs out, the next request tries the peer again.
  *
+ * Waiting for failures takes a call's whole deadline, so the peer's silence counts too
+ * (`silentMs`, what the peer's stream reports: calls in flight and no answer to any): a
+ * peer silent for longer than `silenceMs` is suspect at once, and is not as soon as it
+ * answers anything. A paused or cut-off peer is left out within a second, where gossip's
+ * failure detector takes ten (as SWIM learns from its probes and Lifeguard from local
+ * health, not from heartbeats alone).
+ *
  * Pure: the clock is injected.
  */
 import { noAnswer, type ReplicaApi } from './replica-api.js';
@@ -20,8 +27,12 @@ export interface ReachabilityOptions {
   /** How long after its last failure a peer stays suspect, ms. */
   readonly holdMs: number;
   readonly now: () => number;
-  /** Told when a peer turns suspect and when it answers again. */
+  /** Told when a peer turns suspect and when it answers again (for failures in a row). */
   readonly changed?: (peer: string, suspect: boolean) => void;
+  /** How long a peer has had this node's calls in flight without answering any, ms. */
+  readonly silentMs?: (peer: string) => number;
+  /** Silent longer than this, ms: suspect. */
+  readonly silenceMs?: number;
 }
 
 export class Reachability {
@@ -47,6 +58,8 @@ export class Reachability {
 
   /** Whether requests should leave `peer` out for now. */
   suspect(peer: string): boolean {
+    const { silentMs, silenceMs } = this.options;
+    if (silentMs !== undefined && silenceMs !== undefined && silentMs(peer) > silenceMs) return true;
     const f = this.#failures.get(peer);
     return f !== undefined && f.inRow >= this.options.threshold && this.options.now() - f.lastAt < this.options.holdMs;
   }

@@ -8,8 +8,13 @@
  * batches replies the same way. Under load one message carries the calls of a whole
  * turn; idle, a call waits for nothing.
  *
- * Owns: the stream's lifecycle, ids and deadlines of calls in flight, batching, and the
- * server's draining. Must not: know what the calls mean (each codec and handler does).
+ * Silence: the client side knows how long the peer has had calls in flight without
+ * answering any (`silentMs`): a peer that stopped (paused, cut off) shows it within a
+ * fraction of a second, long before its calls' deadlines. When this process itself
+ * stalled (its deadline sweep ran late), the silence starts again: the pause was ours.
+ *
+ * Owns: the stream's lifecycle, ids and deadlines of calls in flight, batching, silence,
+ * and the server's draining. Must not: know what the calls mean (each codec and handler does).
  */
 import * as grpc from '@grpc/grpc-js';
 import { NODE_MAX_MESSAGE_BYTES } from './protos.js';
@@ -22,6 +27,8 @@ export const STREAM_CONCURRENCY = 64;
 export const STREAM_UNSENT_BYTES = 8 << 20;
 /** How often calls in flight are checked against their deadlines, ms. */
 const SWEEP_MS = 20;
+/** A sweep this late means the process itself stalled, ms. */
+const LATE_SWEEP_MS = 200;
 
 export interface Batched {
   readonly id: number;
@@ -64,6 +71,9 @@ export class BatchedStream<C extends Batched, R extends { readonly id: number }>
   #flushing = false;
   #nextId = 1;
   #sweep: NodeJS.Timeout | undefined;
+  /** When the peer last answered anything, or got a call while it had none in flight (performance.now()). */
+  #progressAt = 0;
+  #sweptAt = 0;
 
   constructor(
     private readonly client: grpc.Client,
@@ -80,8 +90,12 @@ export class BatchedStream<C extends Batched, R extends { readonly id: number }>
     if (size > NODE_MAX_MESSAGE_BYTES) return Promise.reject(this.codec.tooLarge(size));
     if (call.deadline <= now) return Promise.reject(this.codec.timeout());
     return new Promise<R>((resolve, reject) => {
+      if (this.#pending.size === 0) this.#progressAt = performance.now();
       this.#pending.set(call.id, { deadline: call.deadline, resolve, reject });
-      this.#sweep ??= setInterval(() => this.#expire(), SWEEP_MS).unref();
+      if (this.#sweep === undefined) {
+        this.#sweptAt = performance.now();
+        this.#sweep = setInterval(() => this.#expire(), SWEEP_MS).unref();
+      }
       if (this.#queuedBytes + size > FLUSH_BYTES) this.#flush();
       this.#queue.push(call);
       this.#queuedBytes += size;
@@ -107,6 +121,7 @@ export class BatchedStream<C extends Batched, R extends { readonly id: number }>
     const stream = this.client.makeBidiStreamRequest(this.codec.path, passThrough, passThrough, this.metadata ?? new grpc.Metadata());
     this.#stream = stream;
     stream.on('data', (buf: Buffer) => {
+      this.#progressAt = performance.now();
       let replies: R[];
       try {
         replies = this.codec.decode(buf);
@@ -146,7 +161,16 @@ export class BatchedStream<C extends Batched, R extends { readonly id: number }>
     this.#stopSweep();
   }
 
+  /** How long the peer has had calls in flight and answered none, ms (0 when none are in flight). */
+  silentMs(): number {
+    return this.#pending.size === 0 ? 0 : performance.now() - this.#progressAt;
+  }
+
   #expire(): void {
+    const t = performance.now();
+    // A sweep far later than its interval: this process stalled, and the silence was ours.
+    if (t - this.#sweptAt > LATE_SWEEP_MS) this.#progressAt = Math.max(this.#progressAt, t);
+    this.#sweptAt = t;
     const now = Date.now();
     for (const [id, p] of this.#pending) {
       if (p.deadline > now) continue;

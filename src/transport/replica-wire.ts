@@ -82,6 +82,12 @@ export class GrpcReplicas implements ReplicaApi {
     return s.call(c);
   }
 
+  /** How long `node` has had calls in flight from this node and answered none, ms (batched-stream.ts). */
+  silentMs(node: string): number {
+    const address = this.addressOf(node);
+    return address === undefined ? 0 : (this.#streams.get(address)?.silentMs() ?? 0);
+  }
+
   /** Close the streams and channels to every address not in `keep`. */
   retain(keep: ReadonlySet<string>): void {
     for (const [address, s] of this.#streams) {

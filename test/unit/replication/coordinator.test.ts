@@ -370,3 +370,52 @@ describe('coordinator: writes while the ring changes (pending ranges)', () => {
     expect(c.net.calls.read - reads).toBeLessThanOrEqual(3); // the three current replicas, never the gainer
   });
 });
+
+describe('coordinator: a slow replica does not cost the deadline', () => {
+  it('a write whose replicas are slow to answer goes to fallbacks with hints once they are past their p99, and W is met', async () => {
+    cluster = await FakeCluster.create(5, { timeoutMs: 3000 });
+    const c = cluster;
+    const key = 'slow:1';
+    const [a, b, d] = c.owners(key);
+    c.net.faults.set(`*>${b}`, { delayMs: 1500 }).set(`*>${d}`, { delayMs: 1500 });
+    const t0 = Date.now();
+    await c.coordinator(a!).put(B(key), B('v'), EMPTY, { quorum: 2 });
+    expect(Date.now() - t0).toBeLessThan(600); // not the 1.5 s the slow replicas take
+    expect(c.coordinator(a!).counters.speculativeWrites).toBeGreaterThanOrEqual(1);
+    const hinted = [...c.stores.entries()].filter(([, s]) => s.hints.stats().count > 0).map(([id]) => id);
+    expect(hinted.some((id) => id !== a && id !== b && id !== d)).toBe(true); // a fallback holds the hint
+  });
+
+  it('without the fallbacks (only three nodes) the same write waits for the slow replicas', async () => {
+    cluster = await FakeCluster.create(3, { timeoutMs: 3000 });
+    const c = cluster;
+    c.net.faults.set('*>n2', { delayMs: 600 }).set('*>n3', { delayMs: 600 });
+    const t0 = Date.now();
+    await c.coordinator('n1').put(B('k'), B('v'), EMPTY, { quorum: 2 });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(550);
+    expect(c.coordinator('n1').counters.speculativeWrites).toBe(0);
+  });
+
+  it('a coordinator that is not a replica issues the version on the next primary when the first is slow; with a request id it stays one write', async () => {
+    cluster = await FakeCluster.create(5, { timeoutMs: 3000 });
+    const c = cluster;
+    const key = 'slow:2';
+    const owners = c.owners(key);
+    const from = c.outsider(key);
+    // The first primary in the preference list is slow: the coordinator tries it first.
+    c.net.faults.set(`*>${owners[0]}`, { delayMs: 800 });
+    const t0 = Date.now();
+    await c.coordinator(from).put(B(key), B('v'), EMPTY, { quorum: 2, requestId: B('req-1') });
+    expect(Date.now() - t0).toBeLessThan(700);
+    expect(c.coordinator(from).counters.speculativeApplies).toBe(1);
+    // The slow primary applies it too, later: the same write, shown once.
+    await new Promise((r) => setTimeout(r, 900));
+    c.net.faults.clear();
+    for (const id of owners) {
+      const rec = await c.store(id).getRecord(key);
+      if (rec) for (const o of owners) await c.store(o).merge(key, rec);
+    }
+    const got = await c.coordinator(from).get(B(key), { quorum: 3 });
+    expect(got.values.map(String)).toEqual(['v']);
+  });
+});

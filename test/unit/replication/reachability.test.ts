@@ -29,6 +29,17 @@ describe('Reachability', () => {
     expect(changes).toEqual(['b:true', 'b:true', 'b:false']);
   });
 
+  it('a peer silent past silenceMs (calls in flight, no answer) is suspect at once, and not once it answers', () => {
+    const silent = new Map<string, number>();
+    const r = new Reachability({ threshold: 2, holdMs: 1000, now: () => 0, silentMs: (p) => silent.get(p) ?? 0, silenceMs: 500 });
+    silent.set('b', 400);
+    expect(r.suspect('b')).toBe(false);
+    silent.set('b', 600);
+    expect(r.suspect('b')).toBe(true);
+    silent.set('b', 0);
+    expect(r.suspect('b')).toBe(false);
+  });
+
   it('a success in between resets the count', () => {
     const c = clock();
     const r = new Reachability({ threshold: 2, holdMs: 1000, now: c.now });

@@ -139,6 +139,19 @@ describe('replica calls over one stream per peer', () => {
     expect(await c.digest('b', B('k'), soon())).toEqual(Buffer.alloc(0));
   });
 
+  it('knows how long a peer has had calls in flight without answering any: silentMs', async () => {
+    const p = await peer();
+    const c = client(p.address);
+    await c.digest('b', B('warm'), soon());
+    expect(c.silentMs('b')).toBe(0); // nothing in flight
+    p.replica.delayMs = 400;
+    const slow = c.read('b', B('k'), undefined, soon());
+    await sleep(250);
+    expect(c.silentMs('b')).toBeGreaterThanOrEqual(200);
+    await slow;
+    expect(c.silentMs('b')).toBe(0);
+  });
+
   it('no node at the address: unreachable', async () => {
     const p = await peer();
     const address = p.address;
