@@ -105,6 +105,8 @@ export function checkRegister(writes: ReadonlyMap<string, RegisterWrite>, final:
 /** A fault as it happened: when it was applied and healed, ms from the workload's start. */
 export interface Window {
   readonly kind: string;
+  /** A partition's or a slow fault's shape (impact is reported per shape too). */
+  readonly shape?: string;
   readonly label: string;
   readonly startMs: number;
   readonly endMs: number;
@@ -189,4 +191,89 @@ export function availability(ops: readonly Op[], windows: readonly Window[], aft
   }
   const inWindow = (o: Op): boolean => windows.some((w) => o.startMs >= w.startMs && o.startMs < w.endMs);
   return { overall: fraction(sorted), quiet: fraction(sorted.filter((o) => !inWindow(o))), windows: result, byKind };
+}
+
+/** What the clients got while a kind of fault was active, and ÷ what they got with none active. */
+export interface Impact {
+  readonly faults: number;
+  /** Time with at least one fault of this kind active, s. */
+  readonly seconds: number;
+  /** Operations started in that time. */
+  readonly ops: number;
+  /** Operations started in that time that succeeded, per second of it. */
+  readonly okPerSec: number;
+  /** okPerSec ÷ the quiet okPerSec; undefined when either time is empty. */
+  readonly throughput: number | undefined;
+  /** The 99th percentile of the operations' latency (every outcome: what the caller waited), ms; undefined with no operations. */
+  readonly p99Ms: number | undefined;
+  /** p99Ms ÷ the quiet p99Ms. */
+  readonly p99: number | undefined;
+  /** Operations started in that time that failed or whose outcome is unknown. */
+  readonly failed: number;
+}
+
+export interface FaultImpact {
+  /** With no fault active (outside every window), over the workload. */
+  readonly quiet: { readonly seconds: number; readonly ops: number; readonly okPerSec: number; readonly p99Ms: number | undefined; readonly failed: number };
+  /** Per kind, and per `kind:shape` for partitions and slow faults. */
+  readonly byKind: Record<string, Impact>;
+}
+
+/** The nearest-rank percentile of `xs` (sorted here), undefined when empty. */
+export function percentile(xs: readonly number[], p: number): number | undefined {
+  if (xs.length === 0) return undefined;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** The union of [start, end) intervals clipped to [0, endMs): sorted, disjoint. */
+function union(spans: readonly (readonly [number, number])[], endMs: number): [number, number][] {
+  const sorted = spans.map(([a, b]): [number, number] => [Math.max(0, a), Math.min(endMs, b)]).filter(([a, b]) => b > a).sort((x, y) => x[0] - y[0]);
+  const out: [number, number][] = [];
+  for (const [a, b] of sorted) {
+    const last = out.at(-1);
+    if (last !== undefined && a <= last[1]) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
+}
+
+/**
+ * Throughput and tail latency per kind of fault against the quiet time: for each kind
+ * (and each partition or slow shape), operations started while one of its faults was
+ * active that succeeded per second of that time ÷ the same with no fault active, the p99
+ * latency of the operations started then ÷ the quiet p99, and how many failed. An
+ * operation counts where it started, like availability; `endMs` is the workload's length.
+ */
+export function faultImpact(ops: readonly Op[], windows: readonly Window[], endMs: number): FaultImpact {
+  const inside = (spans: readonly [number, number][], t: number): boolean => spans.some(([a, b]) => t >= a && t < b);
+  const length = (spans: readonly [number, number][]): number => spans.reduce((s, [a, b]) => s + (b - a), 0);
+  const measure = (spans: [number, number][], picked: readonly Op[]) => {
+    const seconds = length(spans) / 1000;
+    const ok = picked.filter((o) => o.outcome === 'ok').length;
+    return { seconds, ops: picked.length, okPerSec: seconds > 0 ? ok / seconds : 0, p99Ms: percentile(picked.map((o) => o.endMs - o.startMs), 99), failed: picked.length - ok };
+  };
+  const started = ops.filter((o) => o.startMs >= 0 && o.startMs < endMs);
+  const all = union(windows.map((w) => [w.startMs, w.endMs]), endMs);
+  const quietSpans: [number, number][] = [];
+  let at = 0;
+  for (const [a, b] of all) (a > at && quietSpans.push([at, a]), (at = b));
+  if (at < endMs) quietSpans.push([at, endMs]);
+  const quiet = measure(quietSpans, started.filter((o) => !inside(all, o.startMs)));
+  const keys = new Map<string, Window[]>();
+  for (const w of windows) {
+    for (const k of w.shape === undefined ? [w.kind] : [w.kind, `${w.kind}:${w.shape}`]) keys.set(k, [...(keys.get(k) ?? []), w]);
+  }
+  const byKind: Record<string, Impact> = {};
+  for (const [k, ws] of keys) {
+    const spans = union(ws.map((w) => [w.startMs, w.endMs]), endMs);
+    const m = measure(spans, started.filter((o) => inside(spans, o.startMs)));
+    byKind[k] = {
+      faults: ws.length,
+      ...m,
+      throughput: m.seconds > 0 && quiet.seconds > 0 && quiet.okPerSec > 0 ? m.okPerSec / quiet.okPerSec : undefined,
+      p99: m.p99Ms !== undefined && quiet.p99Ms !== undefined && quiet.p99Ms > 0 ? m.p99Ms / quiet.p99Ms : undefined,
+    };
+  }
+  return { quiet, byKind };
 }

@@ -1,13 +1,14 @@
 /**
  * The short Jepsen pass that CI runs: 5 real nodes, each in its own network namespace,
- * both workloads, and every nemesis kind and partition shape at least once in 70 s (about
- * two minutes with forming and settling); then no acknowledged write lost, nothing
- * unexpected, every replica identical. And the harness leaves nothing behind — not when
- * a run fails, not when interrupted, not when killed -9 (the next run, or --sweep,
- * removes what it left).
+ * both workloads, and every nemesis kind, partition shape and slow shape at least once in
+ * 70 s (a fault every 4 s; about 100 s with forming and settling here); then no
+ * acknowledged write lost, nothing unexpected, every replica identical, and throughput and
+ * p99 per kind in the report. And the harness leaves nothing behind — no namespace, link,
+ * rule, cpu cgroup, delay proxy or node process — not when a run fails, not when
+ * interrupted, not when killed -9 (the next run, or --sweep, removes what it left).
  *
- * As root (CI) the network nemeses must run; elsewhere they report "not run" and the rest
- * still runs.
+ * As root (CI) the network nemeses and the slow ones must run; elsewhere they report "not
+ * run" and the rest still runs.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -15,12 +16,14 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { capabilities, leftovers, sweep } from './net.js';
-import { NEMESES, PARTITION_SHAPES } from './nemesis.js';
+import { NEMESES, PARTITION_SHAPES, schedule, SLOW_SHAPES } from './nemesis.js';
 import { runJepsen } from './run.js';
+import { cgroupProcs } from './slow.js';
 
 const RESULTS = join(import.meta.dirname, '../../results/jepsen');
 const caps = capabilities();
 const root = caps.namespaces === true;
+const NOTHING = { namespaces: [], links: [], cgroups: [], proxies: [] };
 if (process.env['CI'] === 'true' && process.getuid?.() === 0 && !root) throw new Error(`CI runs as root, so the network nemeses must run: ${caps.namespaces}`);
 
 it('loses nothing acknowledged and converges under every nemesis (5 nodes, set and register)', async () => {
@@ -31,7 +34,8 @@ it('loses nothing acknowledged and converges under every nemesis (5 nodes, set a
     nemeses: [...NEMESES],
     workloads: ['set', 'register'],
     seed: 20261201,
-    everyMs: 5000,
+    // 14 kinds (6 partition shapes, 3 slow shapes, 5 more) fit in 70 s at one every 4 s whatever the seed (nemesis.test.ts).
+    everyMs: 4000,
     workers: 8,
     resultsDir: RESULTS,
     requireAll: process.env['CI'] === 'true',
@@ -50,6 +54,16 @@ it('loses nothing acknowledged and converges under every nemesis (5 nodes, set a
   const kinds = new Set(applied.map((f) => f.kind));
   for (const k of NEMESES) if (root || (k !== 'partition' && k !== 'packet')) expect(kinds.has(k), `${k} applied\n${summary}`).toBe(true);
   if (root) for (const s of PARTITION_SHAPES) expect(applied.some((f) => f.label.startsWith(`${s}:`)), `partition ${s}\n${summary}`).toBe(true);
+  const slowRuns = root ? SLOW_SHAPES : (['strobe'] as const);
+  for (const s of slowRuns) expect(applied.some((f) => f.kind === 'slow' && f.shape === s && f.label.startsWith(`${s}:`)), `slow ${s}\n${summary}`).toBe(true);
+  // Throughput and p99 during each kind and shape ÷ quiet, and failures, in the report.
+  expect(r.impact.quiet.okPerSec).toBeGreaterThan(0);
+  for (const k of ['slow', ...slowRuns.map((s) => `slow:${s}`), ...(root ? ['partition:isolate'] : [])]) {
+    expect(r.impact.byKind[k], k).toMatchObject({ throughput: expect.any(Number), p99: expect.any(Number), failed: expect.any(Number) });
+  }
+  expect(readFileSync(join(r.folder, 'summary.txt'), 'utf8')).toMatch(/throughput and p99 during faults ÷ quiet[\s\S]*slow:strobe/);
+  // Nothing of this run is left: no cgroup, proxy, namespace or link.
+  expect(leftovers(process.pid)).toEqual(NOTHING);
   for (const f of ['report.json', 'summary.txt', 'history.jsonl']) expect(existsSync(join(r.folder, f)), f).toBe(true);
   expect(readFileSync(join(r.folder, 'timeline.svg'), 'utf8')).toMatch(/^<svg[\s\S]*partition: halves[\s\S]*<\/svg>$/);
   const membership = applied.find((f) => f.kind === 'membership')!;
@@ -57,21 +71,70 @@ it('loses nothing acknowledged and converges under every nemesis (5 nodes, set a
 }, 420_000);
 
 describe.skipIf(!root)('the harness cleans up after itself', () => {
-  /** Start `npm run jepsen` as a child; resolves with it once its cluster is up. */
-  function startHarness(): Promise<{ pid: number; exit: Promise<number | null>; out: string[] }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'main.ts'), '--time', '300', '--nodes', '4', '--nemesis', 'partition', '--every-ms', '2000', '--results', RESULTS], { stdio: ['ignore', 'pipe', 'pipe'] });
+  /**
+   * A seed whose schedule for `--nemesis partition,slow` applies a partition, then a link
+   * delay, then a CPU throttle, the throttle as early as can be: two harnesses on it are
+   * stopped, one while the delay is in force (NAT rules, a proxy), one while the throttle is
+   * (a cpu cgroup holding a node, and the proxy the delay before it left running).
+   */
+  const SEED = (() => {
+    let best = { seed: 1, at: Infinity };
+    for (let seed = 1; seed <= 500; seed++) {
+      const first = schedule({ seed, nemeses: ['partition', 'slow'], timeMs: 300_000, everyMs: 2000 }).slice(0, PARTITION_SHAPES.length + SLOW_SHAPES.length);
+      const p = first.findIndex((f) => f.kind === 'partition'), d = first.findIndex((f) => f.shape === 'delay'), c = first.findIndex((f) => f.shape === 'cpu');
+      if (p < d && d < c && c < best.at) best = { seed, at: c };
+    }
+    return best.seed;
+  })();
+
+  type Harness = { pid: number; exit: Promise<number | null>; out: string[]; victim: string };
+  /** Start `npm run jepsen` as a child; resolves with it once its cluster is up and a fault matching `ready` is in force (its victim too). */
+  function startHarness(ready: RegExp): Promise<Harness> {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'main.ts'), '--time', '300', '--nodes', '4', '--nemesis', 'partition,slow', '--seed', String(SEED), '--every-ms', '2000', '--results', RESULTS], { stdio: ['ignore', 'pipe', 'pipe'] });
     const out: string[] = [];
     const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the harness did not form its cluster in 120 s:\n${out.join('\n')}`)), 120_000);
+      const timer = setTimeout(() => reject(new Error(`the harness did not form its cluster and reach ${ready} in 150 s:\n${out.join('\n')}`)), 150_000);
       createInterface({ input: child.stdout! }).on('line', (l) => {
         out.push(l);
-        // Up, and one partition applied: there are rules to remove too.
-        if (/nemesis partition: /.test(l)) clearTimeout(timer), resolve({ pid: child.pid!, exit, out });
+        // Up, a partition applied before (rules made and removed), and the fault asked for in force.
+        const m = ready.exec(l);
+        if (m && out.some((x) => /nemesis partition: /.test(x))) clearTimeout(timer), resolve({ pid: child.pid!, exit, out, victim: m[1]! });
       });
       child.stderr!.on('data', (d: Buffer) => out.push(d.toString()));
     });
   }
+  const DELAY = /nemesis slow: delay: (n\d) links/;
+  const CPU = /nemesis slow: cpu: (n\d) throttled/;
+
+  /** The delay's NAT rules in the victim's namespace. */
+  const natRules = (h: Harness): string => spawnSync('ip', ['netns', 'exec', `rkj${h.pid}-${h.victim}`, 'nft', 'list', 'table', 'ip', 'jepsen_nat'], { encoding: 'utf8' }).stdout;
+  /** What a harness has in force (checked just before it is stopped, while the fault lasts): a delay's NAT rules and proxy, or a throttle's cgroup and the proxy the delay before it left. */
+  function expectSlowFault(h: Harness, ready: RegExp): void {
+    if (ready === DELAY) expect(natRules(h), h.out.join('\n')).toMatch(/dnat to/);
+    else {
+      const groups = leftovers(h.pid).cgroups;
+      expect(groups, h.out.join('\n')).toHaveLength(1);
+      expect(cgroupProcs(groups[0]!)).toHaveLength(1);
+    }
+    expect(leftovers(h.pid).proxies.length).toBeGreaterThan(0);
+  }
+  /** Two harnesses side by side, each stopped with `sig` as soon as its fault is in force: one a link delay, one a CPU throttle. */
+  async function stopBoth(sig: NodeJS.Signals): Promise<{ delayed: Harness; throttled: Harness; nodes: number[]; proxies: number[]; groups: string[] }> {
+    const nodes: number[] = [], proxies: number[] = [], groups: string[] = [];
+    const one = async (ready: RegExp): Promise<Harness> => {
+      const h = await startHarness(ready);
+      expectSlowFault(h, ready);
+      nodes.push(...nodePids(h.pid));
+      proxies.push(...leftovers(h.pid).proxies);
+      groups.push(...leftovers(h.pid).cgroups);
+      process.kill(h.pid, sig);
+      return h;
+    };
+    const [delayed, throttled] = await Promise.all([one(DELAY), one(CPU)]);
+    return { delayed, throttled, nodes, proxies, groups };
+  }
+  const rootRules = (): string => spawnSync('nft', ['list', 'ruleset'], { encoding: 'utf8' }).stdout;
 
   /** The PIDs of the ringkv nodes in the harness's namespaces (not the nft commands it runs there now and then). */
   const nodePids = (pid: number): number[] =>
@@ -106,31 +169,34 @@ describe.skipIf(!root)('the harness cleans up after itself', () => {
     });
     await expect(run).rejects.toThrow('the run fails here');
     expect(pids).toHaveLength(4);
-    expect(leftovers(process.pid)).toEqual({ namespaces: [], links: [] });
+    expect(leftovers(process.pid)).toEqual(NOTHING);
     for (const p of pids) expect(alive(p)).toBe(false);
   }, 180_000);
 
-  it('removes every namespace, link, rule and node process when interrupted (SIGINT)', async () => {
-    const h = await startHarness();
-    const pids = nodePids(h.pid);
-    expect(pids.length, described(pids)).toBe(4);
-    expect(leftovers(h.pid).links.length).toBeGreaterThan(0);
-    process.kill(h.pid, 'SIGINT');
-    expect(await h.exit).toBe(130);
-    expect(leftovers(h.pid)).toEqual({ namespaces: [], links: [] });
+  it('removes every namespace, link, rule, cpu cgroup, delay proxy and node process when interrupted (SIGINT)', async () => {
+    const { delayed, throttled, nodes, proxies } = await stopBoth('SIGINT');
+    expect(nodes.length, described(nodes)).toBe(8);
+    const pids = [...nodes, ...proxies];
+    for (const h of [delayed, throttled]) expect(await h.exit, h.out.join('\n')).toBe(130);
+    for (const h of [delayed, throttled]) expect(leftovers(h.pid)).toEqual(NOTHING);
     for (const p of pids) expect(alive(p)).toBe(false);
-  }, 180_000);
+    // The root namespace never held a rule of theirs.
+    for (const h of [delayed, throttled]) expect(rootRules()).not.toContain(`rkj${h.pid}`);
+  }, 240_000);
 
-  it('leaves its namespaces behind when killed -9, and the sweep of the next run removes them with their processes', async () => {
-    const h = await startHarness();
-    const pids = nodePids(h.pid);
-    process.kill(h.pid, 'SIGKILL');
-    await h.exit;
-    const left = leftovers(h.pid).namespaces;
-    expect(left).toHaveLength(4);
+  it('leaves its namespaces and cgroup behind when killed -9, and the sweep of the next run removes them with their processes', async () => {
+    const { delayed, throttled, nodes: pids, proxies, groups } = await stopBoth('SIGKILL');
+    for (const h of [delayed, throttled]) await h.exit;
+    const left = [delayed, throttled].flatMap((h) => leftovers(h.pid).namespaces);
+    expect(left).toHaveLength(8);
+    // The throttled node is still in the dead harness's cgroup.
+    expect(groups).toHaveLength(1);
+    expect(leftovers(throttled.pid).cgroups).toEqual(groups);
+    expect(cgroupProcs(groups[0]!).every((p) => pids.includes(p))).toBe(true);
     for (const p of pids) expect(alive(p)).toBe(true);
-    expect(sweep()).toEqual(expect.arrayContaining(left));
-    expect(leftovers(h.pid)).toEqual({ namespaces: [], links: [] });
-    for (const p of pids) expect(alive(p)).toBe(false);
-  }, 180_000);
+    expect(sweep()).toEqual(expect.arrayContaining([...left, ...groups]));
+    for (const h of [delayed, throttled]) expect(leftovers(h.pid)).toEqual(NOTHING);
+    // Every node process is gone, and every proxy (each ends by itself once its harness's pipe closes, else the sweep kills it).
+    for (const p of [...pids, ...proxies]) expect(alive(p)).toBe(false);
+  }, 240_000);
 });

@@ -1,5 +1,5 @@
 /**
- * npm run jepsen -- [--time 300] [--nodes 5] [--nemesis all|partition,kill,pause,packet,clock,membership]
+ * npm run jepsen -- [--time 300] [--nodes 5] [--nemesis all|partition,kill,pause,packet,clock,membership,slow]
  *                   [--workload set,register] [--seed S] [--every-ms 10000] [--workers 8] [--results DIR]
  *
  * A Jepsen-style run against real `ringkv node` processes (test/jepsen/run.ts): prints the
@@ -34,13 +34,13 @@ const program = new Command('jepsen')
   .description('fault-injection run against a real ringkv cluster')
   .option('--time <s>', 'seconds of workload under faults', int(10, 86_400), 300)
   .option('--nodes <n>', 'nodes to start (one more joins during the run)', int(4, 20), 5)
-  .option('--nemesis <list>', 'faults to inject: all, or a list of partition,kill,pause,packet,clock,membership', nemeses, parseNemeses('all'))
+  .option('--nemesis <list>', 'faults to inject: all, or a list of partition,kill,pause,packet,clock,membership,slow', nemeses, parseNemeses('all'))
   .option('--workload <list>', 'set, register, or both', workloads, ['set', 'register'] as Workload[])
   .option('--seed <n>', 'seed of the fault schedule (default: random, printed)', int(0, 2 ** 31 - 1))
   .option('--every-ms <ms>', 'mean time between faults', int(1000, 600_000), 10_000)
   .option('--workers <n>', 'concurrent clients', int(1, 256), 8)
   .option('--results <dir>', 'folder for the run folders (not committed)', join(import.meta.dirname, '../../results/jepsen'))
-  .option('--sweep', 'only remove namespaces, links and processes that earlier runs left behind')
+  .option('--sweep', 'only remove namespaces, links, cpu cgroups, delay proxies and processes that earlier runs left behind')
   .option('--render <folder>', "only redraw a finished run's timeline.svg from its report.json and history.jsonl")
   .parse();
 

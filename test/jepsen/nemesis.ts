@@ -6,11 +6,23 @@
  */
 import { mulberry32 } from '../../src/ring/allocate-tokens.js';
 
-export const NEMESES = ['partition', 'kill', 'pause', 'packet', 'clock', 'membership'] as const;
+export const NEMESES = ['partition', 'kill', 'pause', 'packet', 'clock', 'membership', 'slow'] as const;
 export type Nemesis = (typeof NEMESES)[number];
 
 export const PARTITION_SHAPES = ['isolate', 'halves', 'majorities-ring', 'bridge', 'zone', 'one-way'] as const;
 export type PartitionShape = (typeof PARTITION_SHAPES)[number];
+
+/**
+ * The slow nemesis's gray failures, one node at a time (slow.ts, net.ts):
+ * - cpu: the node's process held to a small share of one core (a cpu cgroup);
+ * - strobe: the process stopped and continued in turn (SIGSTOP / SIGCONT);
+ * - delay: every link of the node delayed, with jitter, each way (a delaying proxy).
+ */
+export const SLOW_SHAPES = ['cpu', 'strobe', 'delay'] as const;
+export type SlowShape = (typeof SLOW_SHAPES)[number];
+
+/** The kinds with shapes, each shape counted as a kind of its own in the schedule's first pass. */
+const SHAPES: Partial<Record<Nemesis, readonly (PartitionShape | SlowShape)[]>> = { partition: PARTITION_SHAPES, slow: SLOW_SHAPES };
 
 /**
  * Packets from `from` are dropped where they arrive, at `to`. With `initiatedOnly`, only
@@ -122,8 +134,8 @@ export function majoritiesRing(ring: readonly string[]): Map<string, Set<string>
 /** One fault in the schedule: what, when it starts (ms from the workload's start), how long it lasts. */
 export interface Fault {
   readonly kind: Nemesis;
-  /** For a partition, its shape. */
-  readonly shape?: PartitionShape;
+  /** For a partition, its shape; for a slow fault, which one. */
+  readonly shape?: PartitionShape | SlowShape;
   readonly atMs: number;
   readonly forMs: number;
   /** A number in [0, 1) drawn for this fault: the run derives its random choices from it. */
@@ -141,13 +153,13 @@ export interface ScheduleOptions {
 
 /**
  * The schedule: one fault at a time, each lasting 40–70% of the interval, the gaps jittered.
- * Each partition shape counts as its own kind. The first faults go through every kind
- * once, in a seeded order, so that a short run still meets each; after that each is drawn
- * at random.
+ * Each partition shape and each slow shape counts as its own kind. The first faults go
+ * through every kind once, in a seeded order, so that a short run still meets each; after
+ * that each is drawn at random.
  */
 export function schedule(o: ScheduleOptions): Fault[] {
   const random = mulberry32(o.seed);
-  const kinds = o.nemeses.flatMap((kind): { kind: Nemesis; shape?: PartitionShape }[] => (kind === 'partition' ? PARTITION_SHAPES.map((shape) => ({ kind, shape })) : [{ kind }]));
+  const kinds = o.nemeses.flatMap((kind): { kind: Nemesis; shape?: PartitionShape | SlowShape }[] => SHAPES[kind]?.map((shape) => ({ kind, shape })) ?? [{ kind }]);
   const first = shuffle(kinds, random);
   const out: Fault[] = [];
   let at = o.everyMs * (0.3 + 0.4 * random());

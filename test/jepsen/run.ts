@@ -2,7 +2,11 @@
  * One Jepsen-style run: a real cluster of `ringkv node` processes, concurrent clients,
  * a nemesis applying the seeded schedule (nemesis.ts), then heal, settle (hints, repair),
  * check convergence replica by replica, read every key, check the histories, and write
- * the report (JSON, summary, SVG timeline) into the run's results folder.
+ * the report (JSON, summary, SVG timeline) into the run's results folder: safety,
+ * availability, and throughput and p99 during each kind of fault against quiet time.
+ *
+ * Owns: the run's processes, network and faults, from start to cleanup (also on SIGINT,
+ * SIGTERM and a failure). Must not: leave anything behind, or judge what it did not record.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,10 +15,11 @@ import { Client } from '../../src/client/index.js';
 import { mulberry32 } from '../../src/ring/allocate-tokens.js';
 import { versionBytes } from '../../src/storage/codec.js';
 import { GrpcReplicas } from '../../src/transport/replica-wire.js';
-import { availability, checkRegister, checkSet, type Availability, type Op, type RegisterResult, type SetResult, type Window } from './checkers.js';
+import { availability, checkRegister, checkSet, faultImpact, type Availability, type FaultImpact, type Op, type RegisterResult, type SetResult, type Window } from './checkers.js';
 import { JepsenCluster, type JepsenNode } from './cluster.js';
 import { capabilities, Network, sweep, type NetCapabilities } from './net.js';
-import { partition, schedule, shuffle, type Fault, type Nemesis } from './nemesis.js';
+import { partition, schedule, shuffle, SLOW_SHAPES, type Fault, type Nemesis, type PartitionShape, type SlowShape } from './nemesis.js';
+import { cpuThrottleSupport, healAllSlow, SLOW_DEFAULTS, strobe, throttleCpu, type Healable } from './slow.js';
 import { timelineSvg } from './timeline.js';
 import { History, RegisterWorkload, SetWorkload } from './workloads.js';
 
@@ -40,6 +45,8 @@ export interface JepsenOptions {
 
 export interface FaultRecord {
   readonly kind: Nemesis;
+  /** A partition's or a slow fault's shape. */
+  readonly shape?: string;
   label: string;
   readonly startMs: number;
   endMs: number;
@@ -61,6 +68,8 @@ export interface JepsenReport {
   readonly convergence: { converged: boolean; ms: number; keys: number; divergent: string[] };
   readonly settleMs: number;
   readonly availability: Availability;
+  /** Throughput and p99 during each kind of fault ÷ with none active, and failures during. */
+  readonly impact: FaultImpact;
   readonly malformed: string[];
   /** The first few messages of each error code the clients saw. */
   readonly errors: Record<string, string[]>;
@@ -91,7 +100,11 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
   } else if (caps.netem !== true && o.nemeses.includes('packet')) {
     notRun['packet: delay, jitter, reordering'] = `${caps.netem}; the packet nemesis drops packets (nftables) and slows the link (tbf) instead`;
   }
-  if (o.requireAll && (notRun['partition'] !== undefined || notRun['packet'] !== undefined)) {
+  // The slow shapes: cpu needs a cpu cgroup, delay a namespace per node (its proxy runs in the node's).
+  const slowCaps: Record<SlowShape, true | string> = { cpu: cpuThrottleSupport(), strobe: true, delay: caps.namespaces };
+  if (o.nemeses.includes('slow')) for (const shape of SLOW_SHAPES) if (slowCaps[shape] !== true) notRun[`slow: ${shape}`] = slowCaps[shape];
+  const required = ['partition', 'packet', 'slow: cpu', 'slow: delay'];
+  if (o.requireAll && required.some((k) => notRun[k] !== undefined)) {
     throw new Error(`every nemesis must run here, but: ${Object.entries(notRun).map(([k, v]) => `${k}: ${v}`).join('; ')}`);
   }
 
@@ -103,6 +116,8 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
   let stopped = false;
   const cleanup = (): void => {
     stopped = true;
+    // Slow faults first: a throttled node back in its own cgroup (the child group removed), a strobed one continued.
+    healAllSlow();
     client?.close();
     replicas?.close();
     cluster?.close();
@@ -139,7 +154,7 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
       while (!stopped && history.now() < endMs && ops++ < maxOps) await w.step();
     });
 
-    const nemesis = new NemesisRunner(cluster, net, caps, history, log);
+    const nemesis = new NemesisRunner(cluster, net, caps, slowCaps, history, log);
     const plan = schedule({ seed: o.seed, nemeses: o.nemeses.filter((n) => notRun[n] === undefined), timeMs: endMs, everyMs: o.everyMs });
     const faults = (async () => {
       for (const f of plan) {
@@ -189,8 +204,9 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     const setResult = set ? checkSet(set.attempted, set.acked, await set.finalRead(readAll)) : undefined;
     const registerResult = register ? checkRegister(register.writes, await register.finalRead(readAll)) : undefined;
 
-    const windows: Window[] = nemesis.records.filter((r) => r.skipped === undefined).map((r) => ({ kind: r.kind, label: r.label, startMs: r.startMs, endMs: r.endMs }));
+    const windows: Window[] = nemesis.records.filter((r) => r.skipped === undefined).map((r) => ({ kind: r.kind, ...(r.shape ? { shape: r.shape } : {}), label: r.label, startMs: r.startMs, endMs: r.endMs }));
     const avail = availability(history.ops, windows, 5000);
+    const impact = faultImpact(history.ops, windows, endMs);
     const byCode: Record<string, number> = {};
     for (const op of history.ops) if (op.code) byCode[op.code] = (byCode[op.code] ?? 0) + 1;
     const violations: string[] = [];
@@ -219,6 +235,7 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
       convergence,
       settleMs,
       availability: avail,
+      impact,
       malformed: history.malformed.slice(0, 50),
       errors: history.errors,
       violations,
@@ -247,7 +264,7 @@ export function redraw(folder: string): string {
       const [workload, startMs, endMs, outcome, code] = JSON.parse(l) as [Op['workload'], number, number, Op['outcome'], string];
       return { workload, startMs, endMs, outcome, ...(code ? { code } : {}) };
     });
-  const windows: Window[] = r.faults.filter((f) => f.skipped === undefined).map((f) => ({ kind: f.kind, label: f.label, startMs: f.startMs, endMs: f.endMs }));
+  const windows: Window[] = r.faults.filter((f) => f.skipped === undefined).map((f) => ({ kind: f.kind, ...(f.shape ? { shape: f.shape } : {}), label: f.label, startMs: f.startMs, endMs: f.endMs }));
   const o = r.options;
   const path = join(folder, 'timeline.svg');
   writeFileSync(path, timelineSvg(`ringkv jepsen: seed ${r.seed}, ${o.nodes} nodes, ${o.timeS} s, ${o.workloads.join('+')}: ${r.valid ? 'valid' : 'INVALID'}`, ops, windows, o.timeS * 1000));
@@ -303,7 +320,7 @@ export function summary(r: JepsenReport): string {
   for (const [k, why] of Object.entries(r.notRun)) lines.push(`  not run: ${k}: ${why}`);
   const applied = r.faults.filter((f) => !f.skipped);
   lines.push(`  faults: ${applied.length} applied, ${r.faults.length - applied.length} skipped`);
-  for (const f of r.faults) lines.push(`    ${(f.startMs / 1000).toFixed(1).padStart(6)} s  ${f.kind.padEnd(10)} ${f.skipped ? `skipped: ${f.skipped}` : `${f.label} (${((f.endMs - f.startMs) / 1000).toFixed(1)} s)`}`);
+  for (const f of r.faults) lines.push(`    ${(f.startMs / 1000).toFixed(1).padStart(6)} s  ${f.kind.padEnd(10)} ${f.skipped ? `${f.shape ? `${f.shape}: ` : ''}skipped: ${f.skipped}` : `${f.label} (${((f.endMs - f.startMs) / 1000).toFixed(1)} s)`}`);
   lines.push(`  operations: ${r.ops.total} (${r.ops.ok} ok, ${r.ops.failed} failed, ${r.ops.unknown} unknown); failures by code ${JSON.stringify(r.ops.byCode)}`);
   if (r.set) lines.push(`  set: attempted ${r.set.attempted}, acknowledged ${r.set.acknowledged}, lost ${r.set.lost.length}, unexpected ${r.set.unexpected.length}, recovered ${r.set.recovered}`);
   if (r.register)
@@ -317,6 +334,14 @@ export function summary(r: JepsenReport): string {
         : `${pct(a.after)} in the 5 s after the heal, all ok again within ${a.worstRecoveryMs === undefined ? '> 5 s' : `${(a.worstRecoveryMs / 1000).toFixed(2)} s`} (${a.measured} measured)`;
     lines.push(`    ${kind.padEnd(10)} ${String(a.faults).padStart(3)} faults: ${pct(a.during)} during, ${after}`);
   }
+  if (r.impact !== undefined) {
+    const q = r.impact.quiet;
+    const x = (v: number | undefined): string => (v === undefined ? '   n/a' : `${v.toFixed(2)}×`.padStart(6));
+    lines.push(`  throughput and p99 during faults ÷ quiet (${q.okPerSec.toFixed(0)} ok ops/s, p99 ${q.p99Ms === undefined ? 'n/a' : `${q.p99Ms.toFixed(0)} ms`}, ${q.failed} failed, over ${q.seconds.toFixed(1)} s with no fault active):`);
+    for (const [k, m] of Object.entries(r.impact.byKind).sort(([a], [b]) => a.localeCompare(b))) {
+      lines.push(`    ${k.padEnd(26)} ${String(m.faults).padStart(3)} faults ${m.seconds.toFixed(1).padStart(6)} s: ops/s ${x(m.throughput)} (${m.okPerSec.toFixed(0)}/s), p99 ${x(m.p99)} (${m.p99Ms === undefined ? 'n/a' : `${m.p99Ms.toFixed(0)} ms`}), ${m.failed} failed`);
+    }
+  }
   for (const v of r.violations) lines.push(`  VIOLATION: ${v}`);
   lines.push(`  report: ${join(r.folder, 'report.json')}, picture: ${join(r.folder, 'timeline.svg')}`);
   return lines.join('\n') + '\n';
@@ -328,21 +353,24 @@ class NemesisRunner {
   #membership: Promise<void> | undefined;
   #removeNext = false;
   #strobe: NodeJS.Timeout | undefined;
-  /** Nodes the nemesis has stopped (killed or paused) right now. */
+  /** The slow fault in force, if any. */
+  #slow: Healable | undefined;
+  /** Nodes the nemesis has stopped (killed or paused) or slowed right now. */
   readonly #down = new Set<JepsenNode>();
 
   constructor(
     readonly cluster: JepsenCluster,
     readonly net: Network | undefined,
     readonly caps: NetCapabilities,
+    readonly slowCaps: Record<SlowShape, true | string>,
     readonly history: History,
     readonly log: (l: string) => void,
   ) {}
 
-  #record(kind: Nemesis, label: string, skipped?: string): FaultRecord {
-    const r: FaultRecord = { kind, label, startMs: this.history.now(), endMs: this.history.now(), ...(skipped ? { skipped } : {}) };
+  #record(kind: Nemesis, label: string, skipped?: string, shape?: string): FaultRecord {
+    const r: FaultRecord = { kind, ...(shape ? { shape } : {}), label, startMs: this.history.now(), endMs: this.history.now(), ...(skipped ? { skipped } : {}) };
     this.records.push(r);
-    this.log(`nemesis ${kind}: ${skipped ? `skipped (${skipped})` : label}`);
+    this.log(`nemesis ${kind}: ${skipped ? `${shape ? `${shape}: ` : ''}skipped (${skipped})` : label}`);
     return r;
   }
 
@@ -356,8 +384,8 @@ class NemesisRunner {
     switch (f.kind) {
       case 'partition': {
         const members = this.cluster.members.map((n) => ({ id: n.id, zone: n.zone }));
-        const p = partition(f.shape!, members, random);
-        const rec = this.#record('partition', `${p.shape}: ${p.describe}`);
+        const p = partition(f.shape as PartitionShape, members, random);
+        const rec = this.#record('partition', `${p.shape}: ${p.describe}`, undefined, p.shape);
         this.net!.partition(p.grudges);
         await sleep(f.forMs);
         this.net!.healPartition();
@@ -411,6 +439,8 @@ class NemesisRunner {
         rec.endMs = this.history.now();
         return;
       }
+      case 'slow':
+        return this.#applySlow(f, random);
       case 'membership': {
         if (this.#membership !== undefined) return void this.#record('membership', '', 'the last membership change is still running');
         const rec = this.#record('membership', 'join, then decommission or remove');
@@ -426,6 +456,54 @@ class NemesisRunner {
         return;
       }
     }
+  }
+
+  /**
+   * One node slowed, not stopped: its CPU throttled, its process strobed, or its links
+   * delayed. It counts as the one node down meanwhile (no kill or pause overlaps it, no
+   * membership change picks it). The record starts once the fault is in force.
+   */
+  async #applySlow(f: Fault, random: () => number): Promise<void> {
+    const shape = f.shape as SlowShape;
+    const can = this.slowCaps[shape];
+    if (can !== true) return void this.#record('slow', '', can, shape);
+    if (this.#down.size > 0) return void this.#record('slow', '', 'another node is already down', shape);
+    const victim = shuffle(this.#candidates(), random)[0];
+    if (victim === undefined) return void this.#record('slow', '', 'no running member', shape);
+    this.#down.add(victim);
+    const d = SLOW_DEFAULTS;
+    let label: string;
+    try {
+      switch (shape) {
+        case 'cpu':
+          this.#slow = throttleCpu(victim.pid!, d.cpuShare, victim.id);
+          label = `cpu: ${victim.id} throttled to ${Math.round(d.cpuShare * 100)}% of a core`;
+          break;
+        case 'strobe':
+          this.#slow = strobe(victim.pid!, d.stoppedMs, d.runningMs);
+          label = `strobe: ${victim.id} ${d.stoppedMs} ms stopped / ${d.runningMs} ms running`;
+          break;
+        case 'delay': {
+          const net = this.net!;
+          await net.delay(victim.id, { delayMs: d.delayMs, jitterMs: d.jitterMs });
+          this.#slow = { heal: () => net.undelay() };
+          label = `delay: ${victim.id} links ${d.delayMs}±${d.jitterMs} ms`;
+          break;
+        }
+      }
+    } catch (e) {
+      this.#down.delete(victim);
+      this.#slow?.heal();
+      this.#slow = undefined;
+      if (shape === 'delay') this.net?.undelay();
+      return void this.#record('slow', '', `could not apply: ${(e as Error).message}`, shape);
+    }
+    const rec = this.#record('slow', label, undefined, shape);
+    await sleep(f.forMs);
+    this.#slow?.heal();
+    this.#slow = undefined;
+    this.#down.delete(victim);
+    rec.endMs = this.history.now();
   }
 
   /** A node joins; once it is normal, another leaves (decommission and removenode in turn). */
@@ -490,9 +568,11 @@ class NemesisRunner {
     if (this.#membership) await Promise.race([this.#membership, sleep(ms)]);
   }
 
-  /** Every network fault removed, every clock true, every stopped node running again. */
+  /** Every network fault removed, every clock true, every stopped or slowed node running freely again. */
   async healAll(): Promise<void> {
     clearInterval(this.#strobe);
+    this.#slow?.heal();
+    this.#slow = undefined;
     this.net?.heal();
     for (const n of this.cluster.members) {
       if (n.paused) n.signal('SIGCONT');

@@ -12,6 +12,7 @@ const COLOURS: Record<string, string> = {
   packet: '#8ab17d',
   clock: '#9d8ac7',
   membership: '#6fa8dc',
+  slow: '#c06c84',
 };
 
 export interface Buckets {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { availability, checkRegister, checkSet, type Op } from '../../../test/jepsen/checkers.js';
+import { availability, checkRegister, checkSet, faultImpact, percentile, type Op, type Window } from '../../../test/jepsen/checkers.js';
 import { buckets, timelineSvg } from '../../../test/jepsen/timeline.js';
 
 describe('the set checker', () => {
@@ -82,6 +82,66 @@ describe('availability', () => {
   it('says a kind never recovered within the time after the heal when it did not', () => {
     const a = availability([op(100, 'fail'), op(1200, 'fail')], [{ kind: 'pause', label: 'x', startMs: 0, endMs: 1000 }], 1000);
     expect(a.byKind['pause']!.worstRecoveryMs).toBeUndefined();
+  });
+});
+
+describe('throughput and p99 per kind of fault', () => {
+  /** `n` operations evenly spread over [from, to), each taking `ms`, with `outcome`. */
+  const spread = (from: number, to: number, n: number, ms: number, outcome: Op['outcome'] = 'ok'): Op[] =>
+    Array.from({ length: n }, (_, i) => ({ workload: 'set' as const, startMs: from + ((to - from) * i) / n, endMs: from + ((to - from) * i) / n + ms, outcome }));
+
+  // 20 s of workload. Quiet: [0, 8 s) and [12 s, 14 s) and [18 s, 20 s) = 12 s, 100 ok/s at 10 ms
+  // with 1% at 50 ms (so the quiet p99 is 10 ms by nearest rank: 12 of 1,200 are slower).
+  // An isolate partition [8 s, 10 s): 30 ok/s at 100 ms and 10 failures at 2,000 ms.
+  // A halves partition [10 s, 12 s): 50 ok/s at 20 ms.
+  // A cpu slow fault [14 s, 18 s): 40 ok/s, 95% at 10 ms and 5% at 400 ms.
+  const quietOps = [...spread(0, 8000, 800, 10), ...spread(12_000, 14_000, 200, 10), ...spread(18_000, 20_000, 200, 10)];
+  for (let i = 0; i < 12; i++) quietOps[i * 100] = { ...quietOps[i * 100]!, endMs: quietOps[i * 100]!.startMs + 50 };
+  const ops: Op[] = [
+    ...quietOps,
+    ...spread(8000, 10_000, 60, 100),
+    ...spread(8000, 10_000, 10, 2000, 'fail'),
+    ...spread(10_000, 12_000, 100, 20),
+    ...spread(14_000, 18_000, 152, 10),
+    ...spread(14_000, 18_000, 8, 400),
+    // Started after the workload's end: not counted.
+    ...spread(20_000, 21_000, 50, 1, 'fail'),
+  ];
+  const windows: Window[] = [
+    { kind: 'partition', shape: 'isolate', label: 'isolate: n1', startMs: 8000, endMs: 10_000 },
+    { kind: 'partition', shape: 'halves', label: 'halves: …', startMs: 10_000, endMs: 12_000 },
+    { kind: 'slow', shape: 'cpu', label: 'cpu: n3 throttled to 10% of a core', startMs: 14_000, endMs: 18_000 },
+  ];
+  const r = faultImpact(ops, windows, 20_000);
+
+  it('measures quiet time outside every window', () => {
+    expect(r.quiet).toEqual({ seconds: 12, ops: 1200, okPerSec: 100, p99Ms: 10, failed: 0 });
+  });
+
+  it('gives ok ops/s and p99 during each kind and shape ÷ quiet, and the failures during', () => {
+    expect(r.byKind['partition:isolate']).toEqual({ faults: 1, seconds: 2, ops: 70, okPerSec: 30, throughput: 0.3, p99Ms: 2000, p99: 200, failed: 10 });
+    expect(r.byKind['partition:halves']).toEqual({ faults: 1, seconds: 2, ops: 100, okPerSec: 50, throughput: 0.5, p99Ms: 20, p99: 2, failed: 0 });
+    // Both shapes together: 160 ok over 4 s; p99 of 170 operations: the 169th by nearest rank (the slowest 10 took 2 s).
+    expect(r.byKind['partition']).toEqual({ faults: 2, seconds: 4, ops: 170, okPerSec: 40, throughput: 0.4, p99Ms: 2000, p99: 200, failed: 10 });
+    expect(r.byKind['slow']).toMatchObject({ faults: 1, seconds: 4, ops: 160, okPerSec: 40, throughput: 0.4, p99Ms: 400, p99: 40, failed: 0 });
+    expect(r.byKind['slow:cpu']).toEqual(r.byKind['slow']);
+  });
+
+  it('counts overlapping windows of a kind once, and says n/a with no quiet time', () => {
+    const w: Window[] = [
+      { kind: 'kill', label: 'a', startMs: 0, endMs: 6000 },
+      { kind: 'kill', label: 'b', startMs: 4000, endMs: 10_000 },
+    ];
+    const x = faultImpact(spread(0, 10_000, 100, 5), w, 10_000);
+    expect(x.quiet).toMatchObject({ seconds: 0, ops: 0, p99Ms: undefined });
+    expect(x.byKind['kill']).toMatchObject({ faults: 2, seconds: 10, ops: 100, okPerSec: 10, throughput: undefined, p99: undefined });
+  });
+
+  it('percentile is the nearest rank', () => {
+    expect(percentile([], 99)).toBeUndefined();
+    expect(percentile([5, 1, 3], 50)).toBe(3);
+    expect(percentile(Array.from({ length: 100 }, (_, i) => i + 1), 99)).toBe(99);
+    expect(percentile(Array.from({ length: 101 }, (_, i) => i + 1), 99)).toBe(100);
   });
 });
 

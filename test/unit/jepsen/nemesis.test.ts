@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../../src/ring/allocate-tokens.js';
-import { majoritiesRing, parseNemeses, partition, PARTITION_SHAPES, schedule, NEMESES, type Grudge, type Member } from '../../../test/jepsen/nemesis.js';
+import { majoritiesRing, parseNemeses, partition, PARTITION_SHAPES, schedule, NEMESES, SLOW_SHAPES, type Grudge, type Member } from '../../../test/jepsen/nemesis.js';
 
 const members = (n: number, zones = 3): Member[] => Array.from({ length: n }, (_, i) => ({ id: `n${i + 1}`, zone: `z${(i % zones) + 1}` }));
 
@@ -76,17 +76,31 @@ describe('the schedule', () => {
     expect(schedule(o)).toEqual(schedule(o));
     expect(schedule({ ...o, seed: 43 })).not.toEqual(schedule(o));
     const s = schedule(o);
-    const first = s.slice(0, NEMESES.length - 1 + PARTITION_SHAPES.length).map((f) => (f.kind === 'partition' ? `partition:${f.shape}` : f.kind));
-    expect(new Set(first).size).toBe(first.length);
+    const kinds = NEMESES.length - 2 + PARTITION_SHAPES.length + SLOW_SHAPES.length;
+    const first = s.slice(0, kinds).map((f) => (f.shape !== undefined ? `${f.kind}:${f.shape}` : f.kind));
+    expect(new Set(first).size).toBe(kinds);
+    for (const shape of SLOW_SHAPES) expect(first).toContain(`slow:${shape}`);
     // One fault at a time, none starting in the last interval.
     for (let i = 1; i < s.length; i++) expect(s[i]!.atMs).toBeGreaterThanOrEqual(s[i - 1]!.atMs + s[i - 1]!.forMs);
     expect(s.at(-1)!.atMs + o.everyMs).toBeLessThanOrEqual(o.timeMs);
   });
 
+  it('fits every kind and shape of every nemesis in the CI pass (70 s, a fault every 4 s), whatever the seed', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), (seed) => {
+        const s = schedule({ seed, nemeses: [...NEMESES], timeMs: 70_000, everyMs: 4000 });
+        const met = new Set(s.map((f) => (f.shape !== undefined ? `${f.kind}:${f.shape}` : f.kind)));
+        expect(met.size).toBe(NEMESES.length - 2 + PARTITION_SHAPES.length + SLOW_SHAPES.length);
+      }),
+    );
+  });
+
   it('parses --nemesis and says what it knows when a name is wrong', () => {
     expect(parseNemeses('all')).toEqual([...NEMESES]);
     expect(parseNemeses('kill, partition')).toEqual(['kill', 'partition']);
-    expect(() => parseNemeses('kill,flood')).toThrow(/unknown nemesis "flood"; known: partition, kill, pause, packet, clock, membership/);
+    expect(() => parseNemeses('kill,flood')).toThrow(/unknown nemesis "flood"; known: partition, kill, pause, packet, clock, membership, slow/);
+    expect(parseNemeses('slow')).toEqual(['slow']);
+    expect(parseNemeses('all')).toContain('slow');
     expect(() => parseNemeses(',')).toThrow(/name at least one nemesis/);
   });
 });
