@@ -267,6 +267,7 @@ interface KvOpts {
   w?: number;
   deadlineMs: number;
   exitCode?: boolean;
+  requestId?: Buffer;
 }
 
 /** Run `fn` with a client of `--node`; a failure comes back in ringkv's words (errors.ts). */
@@ -292,6 +293,13 @@ function kvCommand(name: string, description: string): Command {
 }
 
 const QUORUM_HELP = '0 or unset: a majority of N';
+const REQUEST_ID_HELP = 'the write\'s request id (text, 1 to 64 bytes): the same write sent again with it, from any script or node, is applied once; for retrying a write whose outcome is unknown';
+
+function requestId(text: string): Buffer {
+  const b = Buffer.from(text, 'utf8');
+  if (b.length < 1 || b.length > 64) throw new InvalidArgumentError(`a request id must be 1 to 64 bytes, got ${b.length}; use a UUID`);
+  return b;
+}
 
 kvCommand('put', 'write KEY = VALUE; with --context (from get) it replaces what that get saw, without it is a sibling of any value there')
   .argument('<key>')
@@ -299,11 +307,12 @@ kvCommand('put', 'write KEY = VALUE; with --context (from get) it replaces what 
   .option('--file <path>', `read the value's bytes from PATH ("-": stdin), up to ${MAX_VALUE_BYTES} bytes`)
   .option('--context <base64>', 'context printed by `ringkv get`', context)
   .option('--w <w>', `replicas that must acknowledge (1..N; ${QUORUM_HELP})`, quorum)
+  .option('--request-id <id>', REQUEST_ID_HELP, requestId)
   .addHelpText('after', '\nThe value is VALUE as UTF-8 text, or the bytes of --file PATH, or, with neither, of stdin when it is not a terminal:\n  ringkv put photo --file photo.jpg\n  ringkv put config < config.json\nA VALUE that starts with @ is stored as that text (use --file for a file).')
   .action(async (key: string, arg: string | undefined, o: KvOpts & { file?: string }) => {
     const { value, note } = await readValue({ arg, file: o.file, stdin: process.stdin });
     if (note !== undefined) console.error(note);
-    const r = await withClient(o, (c) => c.put(key, value, { context: o.context, w: o.w }));
+    const r = await withClient(o, (c) => c.put(key, value, { context: o.context, w: o.w, ...(o.requestId ? { requestId: o.requestId } : {}) }));
     const ctx = r.context.toString('base64');
     console.log(o.json ? JSON.stringify({ context: ctx }) : `ok\ncontext: ${ctx}`);
   });
@@ -338,12 +347,13 @@ kvCommand('del', 'delete KEY: a tombstone that supersedes what its context saw; 
   .argument('<key>')
   .option('--context <base64>', 'context printed by `ringkv get`; default: read the key first and delete what that read saw', context)
   .option('--w <w>', `replicas that must acknowledge (1..N; ${QUORUM_HELP})`, quorum)
+  .option('--request-id <id>', REQUEST_ID_HELP, requestId)
   .option('--exit-code', `exit with ${EXIT.notFound} when there was nothing to delete (the key was not found; only known without --context)`)
   .addHelpText('after', `\nExit codes: 0 deleted (or nothing to delete, without --exit-code); ${EXIT.error} an error; ${EXIT.notFound} nothing to delete, with --exit-code.`)
   .action(async (key: string, o: KvOpts) => {
     const found = await withClient(o, async (c) => {
       const read = o.context === undefined ? await c.get(key) : undefined;
-      await c.delete(key, { context: o.context ?? read!.context, w: o.w });
+      await c.delete(key, { context: o.context ?? read!.context, w: o.w, ...(o.requestId ? { requestId: o.requestId } : {}) });
       return read?.found ?? true;
     });
     if (!found && o.exitCode) process.exitCode = EXIT.notFound;

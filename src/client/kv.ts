@@ -285,7 +285,11 @@ export class Client {
   }
 
   #requestId(o: PutOptions): Buffer {
-    if (o.requestId !== undefined) return bytes(o.requestId, 'requestId');
+    if (o.requestId !== undefined) {
+      const id = bytes(o.requestId, 'requestId');
+      if (id.length === 0 || id.length > 64) throw serviceError(grpc.status.INVALID_ARGUMENT, `a request id must be 1 to 64 bytes, got ${id.length}; use 16 random bytes (a UUID), the same on every attempt of one write`);
+      return id;
+    }
     const id = Buffer.allocUnsafe(16);
     this.#idPrefix.copy(id, 0);
     id.writeDoubleBE(this.#idCounter++, 8);

@@ -144,6 +144,27 @@ describe('ringkv put and get: values are bytes, from files and stdin', () => {
   }, 60_000);
 });
 
+describe('ringkv put --request-id', () => {
+  it('a put sent again with its request id is the same write: a value superseded since does not come back', async () => {
+    const put = (...args: string[]) => ringkv(['put', '--node', addr, ...args]);
+    expect((await put('rid-key', 'first', '--request-id', 'job-42')).code).toBe(0);
+    const ctx = JSON.parse((await ringkv(['get', '--node', addr, 'rid-key', '--json'])).stdout.toString()).context as string;
+    expect((await put('rid-key', 'second', '--context', ctx)).code).toBe(0);
+    // The script runs again (it did not know whether the first put landed).
+    expect((await put('rid-key', 'first', '--request-id', 'job-42')).code).toBe(0);
+    expect(JSON.parse((await ringkv(['get', '--node', addr, 'rid-key', '--json'])).stdout.toString()).values).toEqual(['second']);
+    // Without the id it is a new write, a sibling of the value there.
+    expect((await put('rid-key', 'first')).code).toBe(0);
+    expect(JSON.parse((await ringkv(['get', '--node', addr, 'rid-key', '--json'])).stdout.toString()).values.sort()).toEqual(['first', 'second']);
+  });
+
+  it('refuses a request id over 64 bytes, saying what to use', async () => {
+    const r = await ringkv(['put', '--node', addr, 'k', 'v', '--request-id', 'x'.repeat(65)]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/request id must be 1 to 64 bytes, got 65; use a UUID/);
+  });
+});
+
 describe('ringkv R and W', () => {
   it('takes 0 as a majority, as the node does, and passes other numbers to the node, whose message fits the rule', async () => {
     expect((await ringkv(['put', 'q', 'v', '--w', '0', '--node', addr])).code).toBe(0);
