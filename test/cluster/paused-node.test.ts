@@ -1,0 +1,93 @@
+/**
+ * Five real `ringkv node` processes on 127.0.0.1 (zones a, b, c, a, b); one of them is
+ * paused (SIGSTOP) for 5 s while clients keep 16 requests in flight, half gets of written
+ * keys, half puts of new ones, with a 2 s deadline. With the client's defaults (hedging,
+ * health-aware choice) not one request fails, and requests keep completing while the
+ * node is stopped. The same load through a client with both turned off, alongside, does
+ * see requests fail: what the defaults are for. A functional check: the throughput
+ * figures are bench:gray's.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, type ClientOptions } from '../../src/client/index.js';
+import { TestCluster, waitFor } from './harness.js';
+
+const ZONES = ['a', 'b', 'c', 'a', 'b'];
+const IN_FLIGHT = 8;
+const KEYS = 200;
+
+let cluster: TestCluster;
+
+beforeAll(async () => {
+  cluster = await TestCluster.create(5, 3, [], (id) => ['--zone', ZONES[Number(id.slice(1)) - 1]!]);
+  for (const n of cluster.nodes) n.start();
+  await waitFor('all 5 normal and up on every node', 90_000, async () => {
+    const views = await cluster.views();
+    return views.every((v) => v?.members.length === 5 && v.members.every((m) => m.status === 'normal' && m.up));
+  }, 250);
+}, 120_000);
+
+afterAll(() => cluster?.destroy());
+
+interface Tally {
+  ok: number;
+  failed: string[];
+  /** Requests that completed while the node was stopped. */
+  okWhilePaused: number;
+}
+
+/** IN_FLIGHT closed-loop workers on `c` until `until()` says stop (bounded in count too). */
+function load(c: Client, prefix: string, paused: () => boolean, until: () => boolean): Promise<Tally> {
+  const t: Tally = { ok: 0, failed: [], okWhilePaused: 0 };
+  let i = 0;
+  return Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (!until() && i < 200_000) {
+        const n = i++;
+        try {
+          if (n % 2 === 0) await c.get(`warm-${n % KEYS}`);
+          else await c.put(`${prefix}-${n}`, 'v');
+          t.ok++;
+          if (paused()) t.okWhilePaused++;
+        } catch (e) {
+          t.failed.push(`${(e as { code?: number }).code}: ${(e as Error).message}`);
+        }
+      }
+    }),
+  ).then(() => t);
+}
+
+describe('one node of five paused for 5 s under client load', () => {
+  it('fails not one request of a default client, which keeps being answered; a client without hedging and health does fail some', async () => {
+    const nodes = cluster.nodes.map((n) => n.address);
+    const mk = (o: Partial<ClientOptions>): Client => new Client({ nodes, deadlineMs: 2000, ...o });
+    const tolerant = mk({});
+    const plain = mk({ hedge: false, adaptive: false });
+    try {
+      for (let i = 0; i < KEYS; i++) await tolerant.put(`warm-${i}`, 'v', { w: 3 });
+      await tolerant.refreshRing();
+      await plain.refreshRing();
+      let paused = false, stop = false;
+      const runs = [load(tolerant, 'tolerant', () => paused, () => stop), load(plain, 'plain', () => paused, () => stop)];
+      await new Promise((r) => setTimeout(r, 3000));
+      const victim = cluster.node('n4');
+      victim.signal('SIGSTOP');
+      paused = true;
+      await new Promise((r) => setTimeout(r, 5000));
+      victim.signal('SIGCONT');
+      paused = false;
+      await new Promise((r) => setTimeout(r, 3000));
+      stop = true;
+      const [t, p] = (await Promise.all(runs)) as [Tally, Tally];
+      const s = tolerant.stats();
+      const summary = JSON.stringify({ tolerant: { ...t, failed: t.failed.slice(0, 5) }, plain: { ...p, failed: p.failed.slice(0, 3) }, stats: s });
+      expect(t.failed, summary).toEqual([]);
+      expect(t.okWhilePaused, summary).toBeGreaterThan(100);
+      expect(s.hedges + s.moved, summary).toBeGreaterThan(0);
+      expect(p.failed.length, summary).toBeGreaterThan(0);
+    } finally {
+      cluster.node('n4').signal('SIGCONT');
+      tolerant.close();
+      plain.close();
+    }
+  }, 90_000);
+});
