@@ -32,7 +32,7 @@ import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as hdr from 'hdr-histogram-js';
-import { Client, type ClientOptions } from '../src/client/index.js';
+import { Client, type ClientOptions, type ClientStats } from '../src/client/index.js';
 import { JepsenNode } from '../test/jepsen/cluster.js';
 import { capabilities, Network, sweep } from '../test/jepsen/net.js';
 import { cpuThrottleSupport, healAllSlow, SLOW_DEFAULTS, strobe, throttleCpu, type Healable } from '../test/jepsen/slow.js';
@@ -54,7 +54,7 @@ const RECOVER_MS = 120_000;
 const VICTIM = 'n4';
 const ZONES = ['a', 'b', 'c', 'a', 'b'];
 
-const CONFIGS: Record<'default' | 'off' | 'plain', object> = {
+const CONFIGS: Record<'default' | 'off' | 'plain', Omit<ClientOptions, 'nodes'>> = {
   default: {},
   off: { hedge: false, adaptive: false },
   plain: { tokenAware: false, streaming: false, hedge: false, adaptive: false },
@@ -68,14 +68,12 @@ interface Sample {
   readonly end: number;
   readonly ok: boolean;
   readonly code?: string;
+  /** A failure's operation and message, for the JSON results. */
+  readonly details?: string;
 }
 
-type ClientStats = { calls: number; extraCalls: number };
-function clientStats(c: Client): ClientStats | undefined {
-  const s = (c as unknown as { stats?: () => ClientStats }).stats;
-  if (typeof s !== 'function') return undefined;
-  const r = s.call(c);
-  return { calls: Number(r.calls), extraCalls: Number(r.extraCalls) };
+function clientStats(c: Client): ClientStats {
+  return c.stats();
 }
 
 /** A closed loop of IN_FLIGHT workers on one client until stopped: half gets of preloaded keys, half puts of new keys. */
@@ -98,7 +96,7 @@ class Load {
           this.samples.push({ start, end: performance.now(), ok: true });
         } catch (e) {
           const code = (e as { code?: unknown }).code;
-          this.samples.push({ start, end: performance.now(), ok: false, code: typeof code === 'number' ? (grpc.status[code] ?? String(code)) : 'ERROR' });
+          this.samples.push({ start, end: performance.now(), ok: false, code: typeof code === 'number' ? (grpc.status[code] ?? String(code)) : 'ERROR', details: `${n % 2 === 0 ? 'get' : 'put'}: ${(e as Error).message}` });
         }
       }
     });
@@ -121,6 +119,8 @@ interface Figures {
   readonly worstSecond: number;
   readonly failed: number;
   readonly codes: Record<string, number>;
+  /** The first few failures: when in the phase (s), the operation, the message. */
+  readonly firstFailures: string[];
   readonly calls: number | undefined;
   readonly extraCalls: number | undefined;
 }
@@ -131,6 +131,7 @@ function figures(samples: readonly Sample[], from: number, to: number, s0: Clien
   const perSecond = new Array<number>(whole).fill(0);
   let ok = 0, failed = 0;
   const codes: Record<string, number> = {};
+  const firstFailures: string[] = [];
   for (const s of samples) {
     if (s.start < from || s.start >= to) continue;
     h.recordValue(Math.max(1, Math.round((s.end - s.start) * 1000)));
@@ -141,6 +142,7 @@ function figures(samples: readonly Sample[], from: number, to: number, s0: Clien
     } else {
       failed++;
       codes[s.code!] = (codes[s.code!] ?? 0) + 1;
+      if (firstFailures.length < 5) firstFailures.push(`+${((s.start - from) / 1000).toFixed(1)} s, ${Math.round(s.end - s.start)} ms, ${s.details}`);
     }
   }
   const seconds = (to - from) / 1000;
@@ -154,6 +156,7 @@ function figures(samples: readonly Sample[], from: number, to: number, s0: Clien
     worstSecond: Math.min(...perSecond),
     failed,
     codes,
+    firstFailures,
     calls: s0 && s1 ? s1.calls - s0.calls : undefined,
     extraCalls: s0 && s1 ? s1.extraCalls - s0.extraCalls : undefined,
   };
@@ -223,7 +226,7 @@ async function allUp(maxMs: number): Promise<number> {
 }
 
 function makeClient(config: keyof typeof CONFIGS): Client {
-  const c = new Client({ nodes: nodes.map((n) => n.address), ...CONFIGS[config] } as ClientOptions);
+  const c = new Client({ nodes: nodes.map((n) => n.address), ...CONFIGS[config] });
   clients.push(c);
   return c;
 }
