@@ -402,6 +402,8 @@ export class Client {
       let timer: NodeJS.Timeout | undefined;
       let last: grpc.ServiceError | undefined;
       const out = new Set<string>();
+      /** When the last attempt was sent: a hedge waits its delay from there. */
+      let lastLaunch = 0;
       const finish = (e?: grpc.ServiceError, value?: unknown): void => {
         if (done) return;
         done = true;
@@ -420,6 +422,7 @@ export class Client {
         else if (why === 'failover') stats.failovers++;
         this.#health.sent(address);
         const sentAt = performance.now();
+        lastLaunch = sentAt;
         const ended = (ending: Ending): number => {
           out.delete(address);
           const ms = performance.now() - sentAt;
@@ -453,7 +456,6 @@ export class Client {
         return true;
       };
       // Hedges and moves, while no answer came and candidates are left.
-      let lastLaunch = performance.now();
       let refusedOnce = false;
       let expectAt = 0;
       const watch = (): void => {
@@ -462,11 +464,10 @@ export class Client {
         this.#health.late(now - expectAt);
         if (this.#adaptive && !moved && out.size > 0 && [...out].every((a) => this.#health.unresponsive(a))) {
           moved = true;
-          if (launch('move')) lastLaunch = now;
+          launch('move');
         } else if (this.#hedge !== undefined && now - lastLaunch >= this.#hedge.delay(kind) - 1) {
-          if (this.#budget.take()) {
-            if (launch('hedge')) lastLaunch = now;
-          } else if (!refusedOnce) {
+          if (this.#budget.take()) launch('hedge');
+          else if (!refusedOnce) {
             refusedOnce = true;
             stats.hedgesRefused++;
           }
@@ -475,8 +476,10 @@ export class Client {
       };
       const arm = (): void => {
         if (done || next >= candidates.length) return;
-        const sinceLaunch = performance.now() - lastLaunch;
-        const wait = this.#hedge === undefined ? this.#stallMs : Math.min(this.#stallMs, Math.max(1, this.#hedge.delay(kind) - sinceLaunch));
+        // Until the hedge is due; when it is overdue (the budget refused it), one delay more.
+        const delay = this.#hedge?.delay(kind) ?? Infinity;
+        const due = lastLaunch + delay - performance.now();
+        const wait = Math.max(1, Math.min(this.#stallMs, due > 0 ? due : delay));
         if (deadline - Date.now() <= wait) return;
         expectAt = performance.now() + wait;
         timer = setTimeout(watch, wait);

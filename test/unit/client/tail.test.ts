@@ -6,7 +6,7 @@
  * paused process does).
  */
 import * as grpc from '@grpc/grpc-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client, type ClientOptions } from '../../../src/client/index.js';
 import type { Coordinator, RequestOptions } from '../../../src/replication/coordinator.js';
 import { KeyValueService } from '../../../src/transport/kv-service.js';
@@ -54,15 +54,16 @@ afterAll(() => {
 
 /**
  * A client to a then b, connected to both (so that set-up does not count), then a holds
- * every call. While warming up, b answers slower (10 ms): a health-aware client prefers a,
+ * every call. While warming up, b answers slower (60 ms): a health-aware client prefers a,
  * so that its calls start at the node that then stalls.
  */
 async function clientWithAHanging(extra: Partial<ClientOptions>): Promise<Client> {
   const c = new Client({ nodes: [a.address, b.address], tokenAware: false, deadlineMs: 3000, ...extra });
   a.hang = b.hang = false;
-  b.delayMs = 10;
+  b.delayMs = 60;
   for (let i = 0; i < 40; i++) await c.get('warm'); // both nodes answer: health and hedge delay learn
   b.delayMs = 0;
+  if (extra.adaptive !== false) expect(c.candidates('k')[0]).toBe(a.address); // the test's premise
   a.hang = true;
   a.calls = b.calls = 0;
   a.requestIds.length = b.requestIds.length = 0;
@@ -87,7 +88,7 @@ describe.each([
         expect(ms).toBeLessThan(2000); // the deadline is 3 s: no call waited for it
       }
       const s = c.stats();
-      expect(s.hedges + s.moved).toBeGreaterThan(0);
+      expect(s.hedges + s.moved, JSON.stringify(s)).toBeGreaterThan(0);
       expect(s.hedgesWon).toBeGreaterThan(0);
       // Once a counts as stopped, calls start at b: far fewer than half reached a.
       expect(a.calls).toBeLessThan(10);
@@ -134,12 +135,31 @@ describe('the budget of extra calls', () => {
     }
   });
 
-  it('without health, a spent budget leaves the call on the stalled node', async () => {
-    const c = await clientWithAHanging({ adaptive: false, budget: { ratio: 0.001, maxTokens: 1 }, deadlineMs: 600 });
+  it('a call whose hedge the budget refused waits a hedge delay before it looks again, rather than spinning', async () => {
+    const c = await clientWithAHanging({ adaptive: false, budget: { ratio: 0.001, maxTokens: 1 }, deadlineMs: 1500 });
     try {
-      const outcomes = await Promise.allSettled([0, 1, 2, 3].map((i) => c.get(`n${i}`))); // two start at a; one hedge allowed
-      expect(outcomes.filter((o) => o.status === 'rejected')).toHaveLength(1);
-      expect(c.stats().hedgesRefused).toBe(1);
+      await Promise.allSettled([c.get('s0'), c.get('s1')]); // the token is spent by now (here or in the warm-up)
+      const refused = c.stats().hedgesRefused;
+      const timers = vi.spyOn(globalThis, 'setTimeout');
+      await Promise.allSettled([c.get('s2'), c.get('s3')]); // the one at a: refused, then waits out its 1.5 s
+      expect(c.stats().hedgesRefused).toBe(refused + 1);
+      expect(timers.mock.calls.length).toBeLessThan(60); // a 1 ms re-check would be over a thousand
+      timers.mockRestore();
+    } finally {
+      c.close();
+    }
+  });
+
+  it('without health, a spent budget leaves the call on the stalled node', async () => {
+    const c = await clientWithAHanging({ adaptive: false, budget: { ratio: 0.001, maxTokens: 1 }, deadlineMs: 1500 });
+    try {
+      // In turn, half the calls start at a. The one token goes to the first hedge (perhaps
+      // already in the warm-up); a call at a whose hedge is refused waits for its deadline.
+      const outcomes = await Promise.allSettled([0, 1, 2, 3, 4, 5].map((i) => c.get(`n${i}`)));
+      const s = c.stats();
+      expect(s.hedges).toBeLessThanOrEqual(1);
+      expect(s.hedgesRefused).toBeGreaterThanOrEqual(2);
+      expect(outcomes.filter((o) => o.status === 'rejected')).toHaveLength(s.hedgesRefused);
     } finally {
       c.close();
     }
