@@ -127,6 +127,8 @@ export class Coordinator {
   };
   /** The p99 of replica calls to peers that answered lately, per call: when to speculate. */
   readonly #replicaLatency = new RecentLatency(0.99);
+  /** Each peer's recent answer time, ms (exponentially weighted): which replicas a read asks for data. */
+  readonly #peerLatency = new Map<string, number>();
   #inFlight = 0;
   /** How long the requests this node coordinated took, ms (the governor reads it). */
   readonly latencies = new LatencyWindow();
@@ -312,14 +314,27 @@ export class Coordinator {
     return Math.min(this.options.timeoutMs / 4, Math.max(SPECULATE_MIN_MS, this.#replicaLatency.get(kind) ?? SPECULATE_DEFAULT_MS));
   }
 
-  /** `p`, a replica call to `node`; a peer's answer time counts toward its kind's p99. */
-  #timed<T>(kind: 'apply' | 'merge', node: string, p: Promise<T>): Promise<T> {
+  /** `p`, a replica call to `node`; a peer's answer time counts toward its kind's p99 and the peer's own figure. */
+  #timed<T>(kind: 'apply' | 'merge' | 'read' | 'digest', node: string, p: Promise<T>): Promise<T> {
     if (node === this.options.self) return p;
     const started = performance.now();
     return p.then((v) => {
-      this.#replicaLatency.add(kind, performance.now() - started);
+      const ms = performance.now() - started;
+      this.#replicaLatency.add(kind, ms);
+      const was = this.#peerLatency.get(node);
+      this.#peerLatency.set(node, was === undefined ? ms : was + 0.2 * (ms - was));
       return v;
     });
+  }
+
+  /**
+   * The order a read asks its targets for data: this node first, then the peers that
+   * answered fastest lately (Cassandra's dynamic snitch): a slow replica is asked only
+   * for a 16-byte digest, which costs its link and its queue least.
+   */
+  #fastestFirst(targets: readonly Target[]): Target[] {
+    const ms = (t: Target): number => (t.id === this.options.self ? -1 : (this.#peerLatency.get(t.id) ?? 0));
+    return [...targets].sort((a, b) => ms(a) - ms(b));
   }
 
   /**
@@ -437,15 +452,15 @@ export class Coordinator {
     const deadline = this.#deadline(o);
     // Reads use the current replicas until a move completes (see #writeTargets).
     const targets = this.#targets('get', key, r, 'R', this.#placement());
-    // Data from R targets, this node first (no hop); a digest from every other primary
-    // (Cassandra's digest reads). Fallbacks hold hints, not copies: always read in full.
-    const dataFrom = new Set(this.options.fullReads ? targets.map((t) => t.id) : [...targets].sort((a, b) => (a.id === this.options.self ? -1 : b.id === this.options.self ? 1 : 0)).slice(0, r).map((t) => t.id));
+    // Data from R targets, this node first (no hop), then the fastest; a digest from every
+    // other primary (Cassandra's digest reads). Fallbacks hold hints, not copies: always read in full.
+    const dataFrom = new Set(this.options.fullReads ? targets.map((t) => t.id) : this.#fastestFirst(targets).slice(0, r).map((t) => t.id));
     const calls = targets.map((t) => ({
       node: t.id,
       promise:
         dataFrom.has(t.id) || t.for !== undefined
-          ? this.deps.replicas.read(t.id, key, t.for, deadline).then((record): ReadReply => ({ record }))
-          : this.deps.replicas.digest(t.id, key, deadline).then((digest): ReadReply => ({ digest })),
+          ? this.#timed('read', t.id, this.deps.replicas.read(t.id, key, t.for, deadline)).then((record): ReadReply => ({ record }))
+          : this.#timed('digest', t.id, this.deps.replicas.digest(t.id, key, deadline)).then((digest): ReadReply => ({ digest })),
     }));
     const q = awaitQuorum(calls, r, deadline);
     void q.all.then((outcomes) => this.#repair(key, targets, outcomes));

@@ -23,6 +23,8 @@ export class MemoryReplicaNetwork {
   readonly faults = new Map<string, LinkFault>();
   /** Calls made, by method. */
   readonly calls = { apply: 0, merge: 0, read: 0, digest: 0 };
+  /** Calls made to each node, by method. */
+  readonly callsTo = new Map<string, { apply: number; merge: number; read: number; digest: number }>();
 
   add(id: string, replica: LocalReplica): void {
     this.replicas.set(id, replica);
@@ -32,6 +34,9 @@ export class MemoryReplicaNetwork {
   from(from: string): ReplicaApi {
     const call = async <T>(to: string, deadline: number, method: keyof MemoryReplicaNetwork['calls'], fn: (r: LocalReplica) => Promise<T>): Promise<T> => {
       this.calls[method]++;
+      let to_ = this.callsTo.get(to);
+      if (to_ === undefined) this.callsTo.set(to, (to_ = { apply: 0, merge: 0, read: 0, digest: 0 }));
+      to_[method]++;
       const fault = this.faults.get(`${from}>${to}`) ?? this.faults.get(`*>${to}`) ?? {};
       const replica = this.replicas.get(to);
       if (fault.unreachable || replica === undefined) throw new ReplicaFailure('unreachable', 'RK_UNAVAILABLE', `no connection to ${to}`);

@@ -419,3 +419,22 @@ describe('coordinator: a slow replica does not cost the deadline', () => {
     expect(got.values.map(String)).toEqual(['v']);
   });
 });
+
+describe('coordinator: reads ask the fastest replicas for data', () => {
+  it('a replica that answers slowly is asked only for a digest, a fast one for the record', async () => {
+    cluster = await FakeCluster.create(5, { timeoutMs: 3000 });
+    const c = cluster;
+    const key = 'fast:1';
+    const [a, b, d] = c.owners(key);
+    await c.coordinator(a!).put(B(key), B('v'), EMPTY, { quorum: 3 });
+    c.net.faults.set(`*>${b}`, { delayMs: 40 });
+    for (let i = 0; i < 5; i++) await c.coordinator(a!).get(B(key), { quorum: 3 }); // it learns who is slow
+    await new Promise((r) => setTimeout(r, 100));
+    const before = { b: { ...c.net.callsTo.get(b!)! }, d: { ...c.net.callsTo.get(d!)! } };
+    for (let i = 0; i < 10; i++) expect((await c.coordinator(a!).get(B(key), { quorum: 2 })).values.map(String)).toEqual(['v']);
+    await new Promise((r) => setTimeout(r, 100));
+    const to = (id: string, was: { read: number; digest: number }) => ({ read: c.net.callsTo.get(id)!.read - was.read, digest: c.net.callsTo.get(id)!.digest - was.digest });
+    expect(to(b!, before.b)).toEqual({ read: 0, digest: 10 });
+    expect(to(d!, before.d)).toEqual({ read: 10, digest: 0 });
+  });
+});
