@@ -118,6 +118,14 @@ export const MAX_REQUEST_ID_BYTES = 64;
 const SPECULATE_MIN_MS = 10;
 const SPECULATE_DEFAULT_MS = 100;
 
+/**
+ * A request still waiting after this long, ms, whose pending replica calls are all to
+ * peers now down or silent (reachability), gives up then rather than at its deadline;
+ * and again every SILENCE_RECHECK_MS.
+ */
+const SILENCE_CHECK_MS = 1000;
+const SILENCE_RECHECK_MS = 250;
+
 /** Cassandra's max_hint_window default: 3 hours. */
 export const DEFAULT_HINT_WINDOW_MS = 3 * 60 * 60 * 1000;
 
@@ -294,6 +302,7 @@ export class Coordinator {
     const needed = after === undefined ? [w - 1] : [w - (applyCounts.includes(0) ? 1 : 0), Math.min(w, after.length) - (applyCounts.includes(1) ? 1 : 0)];
     const q = awaitQuorum(calls, needed, deadline);
     if (after === undefined) this.#speculateWrite(key, applied.record, rest, calls, q, deadline);
+    this.#giveUpOnSilence(q);
     // Replicas with no target at all (down, and no fallback was up for them): hinted here too.
     const owners = new Set([on, ...targets.map((t) => t.for ?? t.id)]);
     const missed = [...new Set([...before, ...(after ?? [])])].filter((x) => !owners.has(x));
@@ -463,6 +472,7 @@ export class Coordinator {
           : this.#timed('digest', t.id, this.deps.replicas.digest(t.id, key, deadline)).then((digest): ReadReply => ({ digest })),
     }));
     const q = awaitQuorum(calls, r, deadline);
+    this.#giveUpOnSilence(q);
     void q.all.then((outcomes) => this.#repair(key, targets, outcomes));
     let replies: Outcome<Buffer | undefined>[];
     try {
@@ -536,8 +546,30 @@ export class Coordinator {
     );
   }
 
+  /**
+   * Stop waiting for replicas that stopped answering: once every call still pending is to
+   * a peer this node now takes as down (silent, or convicted), no answer is coming before
+   * the deadline, and the client is better told UNAVAILABLE now, which sends it to another
+   * node, than DEADLINE_EXCEEDED later.
+   */
+  #giveUpOnSilence(q: Pick<QuorumResult<unknown>, 'settled' | 'pending' | 'giveUp' | 'reached'>): void {
+    let timer: NodeJS.Timeout;
+    const check = (): void => {
+      if (q.settled()) return;
+      const pending = q.pending();
+      if (pending.length > 0 && pending.every((n) => n !== this.options.self && !this.deps.isUp(n))) return q.giveUp();
+      timer = setTimeout(check, SILENCE_RECHECK_MS);
+    };
+    timer = setTimeout(check, SILENCE_CHECK_MS);
+    q.reached.then(() => clearTimeout(timer), () => clearTimeout(timer));
+  }
+
   #quorumError(op: string, key: Buffer, e: QuorumFailed, needed: number, letter: 'R' | 'W', alreadyAcked: number): ReplicationError {
     const got = e.succeeded + alreadyAcked;
+    if (e.silent.length > 0) {
+      const applied = letter === 'W' ? ` The write was applied on ${got} replica(s) and may still appear in reads.` : '';
+      return new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)} got ${got} of ${letter}=${needed} replies: ${e.silent.join(', ')} stopped answering this node.${applied} Retry on another node.`);
+    }
     const failed = e.outcomes.filter((x) => !x.ok) as { node: string; error: unknown }[];
     if (e.timedOut || failed.some((f) => timedOut(f.error))) return this.#timeout(op, key, got, needed);
     const why = failed.map((f) => `${f.node}: ${describe(f.error)}`).join('; ');

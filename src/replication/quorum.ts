@@ -17,6 +17,10 @@ export interface QuorumResult<T> {
   readonly settled: () => boolean;
   /** Count one more call (a speculative one, sent while waiting); nothing once `reached` settled and every call did. */
   readonly add: (call: QuorumCall<T>) => void;
+  /** The nodes of the calls still pending. */
+  readonly pending: () => string[];
+  /** Stop waiting: `reached` rejects (QuorumFailed, `silent` naming the nodes still pending). The calls go on. */
+  readonly giveUp: () => void;
 }
 
 export interface QuorumCall<T> {
@@ -31,8 +35,10 @@ export class QuorumFailed extends Error {
     readonly outcomes: readonly Outcome<unknown>[],
     /** True when the deadline passed with calls still pending. */
     readonly timedOut: boolean,
+    /** Nodes still pending when the wait was given up because they had stopped answering. */
+    readonly silent: readonly string[] = [],
   ) {
-    super(timedOut ? 'deadline passed' : 'too many replicas failed');
+    super(timedOut ? 'deadline passed' : silent.length > 0 ? 'the replicas left stopped answering' : 'too many replicas failed');
   }
 
   get succeeded(): number {
@@ -73,11 +79,14 @@ export function awaitQuorum<T>(calls: readonly QuorumCall<T>[], needed: number |
     outcomes.push(o);
     if (--unsettled === 0) resolveAll([...outcomes]);
   };
+  const waiting = new Map<QuorumCall<T>, string>();
   const add = (call: QuorumCall<T>): void => {
     unsettled++;
+    waiting.set(call, call.node);
     for (const g of groupsOf(call)) open[g]!++;
     call.promise.then(
       (value) => {
+        waiting.delete(call);
         for (const g of groupsOf(call)) {
           ok[g]!++;
           open[g]!--;
@@ -86,6 +95,7 @@ export function awaitQuorum<T>(calls: readonly QuorumCall<T>[], needed: number |
         if (enough()) finish(() => resolveReached(outcomes.filter((x) => x.ok)));
       },
       (error: unknown) => {
+        waiting.delete(call);
         for (const g of groupsOf(call)) open[g]!--;
         settle({ node: call.node, ok: false, error });
         if (hopeless()) finish(() => rejectReached(new QuorumFailed([...outcomes], false)));
@@ -99,7 +109,9 @@ export function awaitQuorum<T>(calls: readonly QuorumCall<T>[], needed: number |
   else if (hopeless()) finish(() => rejectReached(new QuorumFailed([], false)));
   // Nobody may be waiting on `reached` any more when it rejects late: never unhandled.
   reached.catch(() => undefined);
-  return { reached, all, settled: () => done, add };
+  const pending = (): string[] => [...waiting.values()];
+  const giveUp = (): void => finish(() => rejectReached(new QuorumFailed([...outcomes], false, pending())));
+  return { reached, all, settled: () => done, add, pending, giveUp };
 }
 
 const ZERO: readonly number[] = [0];

@@ -438,3 +438,31 @@ describe('coordinator: reads ask the fastest replicas for data', () => {
     expect(to(d!, before.d)).toEqual({ read: 10, digest: 0 });
   });
 });
+
+describe('coordinator: replicas that stop answering mid-request', () => {
+  it('a request whose pending replicas all turn down or silent gives up with UNAVAILABLE (retry elsewhere), not at its deadline', async () => {
+    cluster = await FakeCluster.create(3, { timeoutMs: 8000 });
+    const c = cluster;
+    await c.coordinator('n1').put(B('k'), B('v'), EMPTY, { quorum: 3 });
+    c.net.faults.set('*>n2', { delayMs: 7000 }).set('*>n3', { delayMs: 7000 });
+    const t0 = Date.now();
+    const read = c.coordinator('n1').get(B('k'), { quorum: 2 });
+    const write = c.coordinator('n1').put(B('k2'), B('v'), EMPTY, { quorum: 2 });
+    await new Promise((r) => setTimeout(r, 200));
+    c.down.add('n2').add('n3'); // as reachability does once a peer is silent for 1 s
+    await rejectsWith(read, 'RK_UNAVAILABLE', /got 1 of R=2 replies: n[23], n[23] stopped answering this node\. Retry on another node/);
+    await rejectsWith(write, 'RK_UNAVAILABLE', /got 1 of W=2 replies: .*stopped answering.*applied on 1 replica/);
+    expect(Date.now() - t0).toBeLessThan(4000); // not the 8 s deadline
+    expect(toStatus(new ReplicationError('RK_UNAVAILABLE', 'x')).code).toBe(14);
+  });
+
+  it('keeps waiting while a pending replica is still up: it may answer', async () => {
+    cluster = await FakeCluster.create(3, { timeoutMs: 8000 });
+    const c = cluster;
+    c.net.faults.set('*>n2', { delayMs: 1600 }).set('*>n3', { delayMs: 7000 });
+    c.down.add('n3');
+    const t0 = Date.now();
+    await c.coordinator('n1').put(B('k'), B('v'), EMPTY, { quorum: 2 });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1500);
+  });
+});
