@@ -8,9 +8,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, pushbackMs } from '../../../src/client/index.js';
-import type { Coordinator } from '../../../src/replication/coordinator.js';
 import { ReplicationError } from '../../../src/replication/errors.js';
-import { KeyValueService } from '../../../src/transport/kv-service.js';
+import { fakeKvServer } from './fake-node.js';
 
 type Answer = 'ok' | 'overloaded' | 'too-large';
 
@@ -18,7 +17,7 @@ type Answer = 'ok' | 'overloaded' | 'too-large';
 class FakeNode {
   answer: Answer = 'ok';
   calls = 0;
-  readonly server = new grpc.Server();
+  server: grpc.Server | undefined;
   address = '';
 
   async start(): Promise<void> {
@@ -29,15 +28,7 @@ class FakeNode {
       if (this.answer === 'too-large') throw Object.assign(new Error('too large'), { code: grpc.status.RESOURCE_EXHAUSTED, details: 'Received message larger than max' });
       return value;
     };
-    const coordinator = {
-      put: () => run({ context: Buffer.from('ctx') }),
-      get: () => run({ values: [Buffer.from('v')], context: Buffer.from('ctx'), found: true }),
-      delete: () => run(undefined),
-    } as unknown as Coordinator;
-    const kv = new KeyValueService(coordinator);
-    this.server.addService(kv.definition(), kv.implementation((impl) => impl));
-    const port = await new Promise<number>((resolve, reject) => this.server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
-    this.address = `127.0.0.1:${port}`;
+    ({ server: this.server, address: this.address } = await fakeKvServer(run));
   }
 }
 
@@ -50,8 +41,8 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
-  a.server.forceShutdown();
-  b.server.forceShutdown();
+  a.server?.forceShutdown();
+  b.server?.forceShutdown();
 });
 
 function reset(answerA: Answer, answerB: Answer): void {

@@ -8,8 +8,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client, type ClientOptions } from '../../../src/client/index.js';
-import type { Coordinator, RequestOptions } from '../../../src/replication/coordinator.js';
-import { KeyValueService } from '../../../src/transport/kv-service.js';
+import type { RequestOptions } from '../../../src/replication/coordinator.js';
+import { fakeKvServer } from './fake-node.js';
 
 class FakeNode {
   hang = false;
@@ -17,7 +17,7 @@ class FakeNode {
   delayMs = 0;
   calls = 0;
   readonly requestIds: string[] = [];
-  readonly server = new grpc.Server();
+  server: grpc.Server | undefined;
   address = '';
 
   async start(): Promise<void> {
@@ -27,15 +27,7 @@ class FakeNode {
       if (this.hang) return new Promise<T>(() => undefined);
       return this.delayMs > 0 ? new Promise<T>((r) => setTimeout(() => r(value), this.delayMs)) : Promise.resolve(value);
     };
-    const coordinator = {
-      put: (_k: Buffer, _v: Buffer, _c: Buffer, o: RequestOptions) => run({ context: Buffer.from('ctx') }, o),
-      get: () => run({ values: [Buffer.from('v')], context: Buffer.from('ctx'), found: true }),
-      delete: (_k: Buffer, _c: Buffer, o: RequestOptions) => run(undefined, o),
-    } as unknown as Coordinator;
-    const kv = new KeyValueService(coordinator);
-    this.server.addService(kv.definition(), kv.implementation((impl) => impl));
-    const port = await new Promise<number>((resolve, reject) => this.server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
-    this.address = `127.0.0.1:${port}`;
+    ({ server: this.server, address: this.address } = await fakeKvServer(run));
   }
 }
 
@@ -48,8 +40,8 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
-  a.server.forceShutdown();
-  b.server.forceShutdown();
+  a.server?.forceShutdown();
+  b.server?.forceShutdown();
 });
 
 /**
