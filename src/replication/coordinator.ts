@@ -302,7 +302,7 @@ export class Coordinator {
     const needed = after === undefined ? [w - 1] : [w - (applyCounts.includes(0) ? 1 : 0), Math.min(w, after.length) - (applyCounts.includes(1) ? 1 : 0)];
     const q = awaitQuorum(calls, needed, deadline);
     if (after === undefined) this.#speculateWrite(key, applied.record, rest, calls, q, deadline);
-    this.#giveUpOnSilence(q);
+    this.#giveUpOnSilence({ ...q, ended: q.reached });
     // Replicas with no target at all (down, and no fallback was up for them): hinted here too.
     const owners = new Set([on, ...targets.map((t) => t.for ?? t.id)]);
     const missed = [...new Set([...before, ...(after ?? [])])].filter((x) => !owners.has(x));
@@ -353,27 +353,40 @@ export class Coordinator {
    * versions hold the same bytes, one value to a reader). The first answer wins.
    */
   #apply(op: string, key: Buffer, value: Buffer | null, context: Buffer, primaries: string[], deadline: number, requestId: Buffer | undefined): Promise<{ applied: ApplyResult; on: string }> {
-    return new Promise((resolve, reject) => {
-      let next = 0, pending = 0, done = false, timedOutOnce = false;
+    let settle!: () => void;
+    const ended = new Promise<void>((r) => (settle = r));
+    const waiting = new Set<string>();
+    let done = false;
+    let giveUp!: () => void;
+    const issued = new Promise<{ applied: ApplyResult; on: string }>((resolve, reject) => {
+      let next = 0, pending = 0, timedOutOnce = false;
       let last: unknown;
       let timer: NodeJS.Timeout | undefined;
       const end = (fn: () => void): void => {
         if (done) return;
         done = true;
         clearTimeout(timer);
+        settle();
         fn();
       };
+      giveUp = () =>
+        end(() =>
+          reject(new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)}: ${[...waiting].join(', ')} stopped answering this node before issuing the new version, which may still be applied. Retry on another node.`)),
+        );
       const start = (): boolean => {
         if (next >= primaries.length) return false;
         const node = primaries[next++]!;
         pending++;
+        waiting.add(node);
         this.#timed('apply', node, this.deps.replicas.apply(node, key, value, context, deadline, requestId)).then(
           (applied) => {
             pending--;
+            waiting.delete(node);
             end(() => resolve({ applied, on: node }));
           },
           (e: unknown) => {
             pending--;
+            waiting.delete(node);
             if (done) return;
             // The replica refused the write itself (bad context, too many siblings, ...): the client's to fix.
             if (!unreachable(e) && !timedOut(e)) return end(() => reject(e));
@@ -398,6 +411,8 @@ export class Coordinator {
       };
       start();
     });
+    this.#giveUpOnSilence({ settled: () => done, pending: () => [...waiting], giveUp, ended });
+    return issued;
   }
 
   /**
@@ -472,7 +487,7 @@ export class Coordinator {
           : this.#timed('digest', t.id, this.deps.replicas.digest(t.id, key, deadline)).then((digest): ReadReply => ({ digest })),
     }));
     const q = awaitQuorum(calls, r, deadline);
-    this.#giveUpOnSilence(q);
+    this.#giveUpOnSilence({ ...q, ended: q.reached });
     void q.all.then((outcomes) => this.#repair(key, targets, outcomes));
     let replies: Outcome<Buffer | undefined>[];
     try {
@@ -552,7 +567,7 @@ export class Coordinator {
    * the deadline, and the client is better told UNAVAILABLE now, which sends it to another
    * node, than DEADLINE_EXCEEDED later.
    */
-  #giveUpOnSilence(q: Pick<QuorumResult<unknown>, 'settled' | 'pending' | 'giveUp' | 'reached'>): void {
+  #giveUpOnSilence(q: { settled(): boolean; pending(): string[]; giveUp(): void; readonly ended: Promise<unknown> }): void {
     let timer: NodeJS.Timeout;
     const check = (): void => {
       if (q.settled()) return;
@@ -561,7 +576,7 @@ export class Coordinator {
       timer = setTimeout(check, SILENCE_RECHECK_MS);
     };
     timer = setTimeout(check, SILENCE_CHECK_MS);
-    q.reached.then(() => clearTimeout(timer), () => clearTimeout(timer));
+    q.ended.then(() => clearTimeout(timer), () => clearTimeout(timer));
   }
 
   #quorumError(op: string, key: Buffer, e: QuorumFailed, needed: number, letter: 'R' | 'W', alreadyAcked: number): ReplicationError {

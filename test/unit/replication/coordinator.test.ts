@@ -456,6 +456,20 @@ describe('coordinator: replicas that stop answering mid-request', () => {
     expect(toStatus(new ReplicationError('RK_UNAVAILABLE', 'x')).code).toBe(14);
   });
 
+  it('a coordinator that is not a replica gives up issuing the version once every primary it asked went silent', async () => {
+    cluster = await FakeCluster.create(5, { timeoutMs: 8000 });
+    const c = cluster;
+    const key = 'gone:1';
+    const owners = c.owners(key);
+    for (const id of owners) c.net.faults.set(`*>${id}`, { delayMs: 7000 });
+    const t0 = Date.now();
+    const write = c.coordinator(c.outsider(key)).put(B(key), B('v'), EMPTY, { quorum: 2, requestId: B('r') });
+    await new Promise((r) => setTimeout(r, 200));
+    for (const id of owners) c.down.add(id);
+    await rejectsWith(write, 'RK_UNAVAILABLE', /stopped answering this node before issuing the new version, which may still be applied\. Retry on another node/);
+    expect(Date.now() - t0).toBeLessThan(4000); // not the 8 s deadline
+  });
+
   it('keeps waiting while a pending replica is still up: it may answer', async () => {
     cluster = await FakeCluster.create(3, { timeoutMs: 8000 });
     const c = cluster;
