@@ -353,8 +353,6 @@ export class Coordinator {
    * versions hold the same bytes, one value to a reader). The first answer wins.
    */
   #apply(op: string, key: Buffer, value: Buffer | null, context: Buffer, primaries: string[], deadline: number, requestId: Buffer | undefined): Promise<{ applied: ApplyResult; on: string }> {
-    let settle!: () => void;
-    const ended = new Promise<void>((r) => (settle = r));
     const waiting = new Set<string>();
     let done = false;
     let giveUp!: () => void;
@@ -366,7 +364,6 @@ export class Coordinator {
         if (done) return;
         done = true;
         clearTimeout(timer);
-        settle();
         fn();
       };
       giveUp = () =>
@@ -411,7 +408,7 @@ export class Coordinator {
       };
       start();
     });
-    this.#giveUpOnSilence({ settled: () => done, pending: () => [...waiting], giveUp, ended });
+    this.#giveUpOnSilence({ settled: () => done, pending: () => [...waiting], giveUp, ended: issued });
     return issued;
   }
 
