@@ -44,7 +44,7 @@ export function formatStatus(s: StatusReply): string {
         formatBytes(m.loadBytes),
         String(m.hints),
         String(m.tokens),
-        (m.tokens === 0 || m.status === 'joining' ? '?' : `${(m.ownership * 100).toFixed(1)}%`) + (m.progress ? ` (streaming ${m.progress} ranges)` : ''),
+        (m.tokens === 0 || m.status === 'joining' ? '?' : `${(m.ownership * 100).toFixed(1)}%`) + (m.progress ? ` (streaming ${m.progress} ranges)` : '') + (m.stopping ? ' (stopping)' : ''),
         m.id,
         m.rack === '' ? '-' : m.rack,
       ]);

@@ -76,6 +76,8 @@ program
   .option('--phi-threshold <phi>', `phi above which a peer is marked down (${ENV_NAMES.phiThreshold}; default ${d.phiThreshold})`)
   .option('--durability <mode>', `default|sync (${ENV_NAMES.durability}; default ${d.durability})`)
   .option('--shutdown-grace-ms <ms>', `ms in-flight requests get at shutdown (${ENV_NAMES.shutdownGraceMs}; default ${d.shutdownGraceMs})`)
+  .option('--drain-ms <ms>', `ms a stopping node keeps serving after telling its peers it stops (${ENV_NAMES.drainMs}; default ${d.drainMs})`)
+  .option('--catch-up-ms <ms>', `at most this long a restarted node reports NOT_SERVING while peers hold hints for it (${ENV_NAMES.catchUpMs}; default ${d.catchUpMs})`)
   .option('--replicas <n>', `replicas per key, N; the same on every node (${ENV_NAMES.replicas}; default ${d.replicas})`)
   .option('--request-timeout-ms <ms>', `longest a client request may take (${ENV_NAMES.requestTimeoutMs}; default ${d.requestTimeoutMs})`)
   .option('--max-in-flight <n>', `client requests coordinated at once; more get RESOURCE_EXHAUSTED (${ENV_NAMES.maxInFlight}; default ${d.maxInFlight})`)

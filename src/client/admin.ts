@@ -50,6 +50,8 @@ export interface MemberStatus {
   readonly hints: number;
   /** Ranges streamed of the topology change it joins by or drives, "done/total"; '' when none. */
   readonly progress: string;
+  /** The member told the cluster it is stopping (a drain): down until it starts again. */
+  readonly stopping: boolean;
 }
 
 export interface StatusReply {

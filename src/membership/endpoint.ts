@@ -82,6 +82,11 @@ const CHECKS = new Map<string, (v: string) => string | undefined>(Object.entries
   // Ranges done of the movement a node streams or drives ('' when none), for status.
   keys: (v: string) => (/^\d{1,16}$/.test(v) ? undefined : 'must be a count'),
   standby: (v: string) => (v === 'true' || v === 'false' ? undefined : "must be 'true' or 'false'"),
+  // A node draining before it exits (docs/operations.md#drain): peers hold it down at once,
+  // until its next generation.
+  stopping: (v: string) => (v === 'true' || v === 'false' ? undefined : "must be 'true' or 'false'"),
+  // The nodes this one holds hints for: a restarted node waits until no peer names it.
+  hinted: (v: string) => (v === '' || v.split(',').every(isId) ? undefined : 'must be comma-separated node ids'),
   progress: (v: string) => (v === '' || /^\d{1,9}\/\d{1,9}$/.test(v) ? undefined : 'must be done/total'),
 }));
 

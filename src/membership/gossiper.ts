@@ -408,14 +408,14 @@ export class Gossiper {
       }
       if (local === undefined || merged.generation !== local.generation || merged.fields !== local.fields) this.#revision++;
       if (changed.length > 0) this.#events.push({ type: 'changed', id: d.id, fields: changed });
-      if (!this.#reachable(merged) && this.#up.has(d.id)) this.#markDown(d.id, now);
+      if (!this.#live(merged) && this.#up.has(d.id)) this.#markDown(d.id, now);
     }
   }
 
   #arrived(id: string, now: number): void {
     this.detector.report(id, now);
     const s = this.#table.get(id)!;
-    if (!this.#up.has(id) && this.#reachable(s)) {
+    if (!this.#up.has(id) && this.#live(s)) {
       this.#up.add(id);
       this.#downSince.delete(id);
       this.#events.push({ type: 'up', id });
@@ -432,6 +432,11 @@ export class Gossiper {
   #reachable(s: EndpointState): boolean {
     const st = statusOf(s);
     return st !== 'left' && st !== 'removed';
+  }
+
+  /** Up-able: reachable, and not draining to stop (held down until its next generation). */
+  #live(s: EndpointState): boolean {
+    return this.#reachable(s) && field(s, 'stopping') !== 'true';
   }
 
   #pick<T>(xs: readonly T[]): T | undefined {

@@ -39,6 +39,10 @@ export interface NodeConfig {
   readonly durability: 'default' | 'sync';
   /** ms to let in-flight requests finish at shutdown before cutting them off. */
   readonly shutdownGraceMs: number;
+  /** ms a stopping node keeps serving after telling its peers, before it refuses new calls (docs/operations.md#drain). */
+  readonly drainMs: number;
+  /** At most this many ms a restarted node reports NOT_SERVING while peers still hold hints for it. */
+  readonly catchUpMs: number;
   /** Replicas per key (N). A cluster setting: give every node the same value. */
   readonly replicas: number;
   /** ms a client request may take when the client sets no shorter deadline. */
@@ -160,6 +164,8 @@ export const DEFAULT_CONFIG: NodeConfig = {
   phiThreshold: 8,
   durability: 'default',
   shutdownGraceMs: 10_000,
+  drainMs: 1000,
+  catchUpMs: 30_000,
   replicas: 3,
   requestTimeoutMs: 5000,
   maxInFlight: 1024,
@@ -205,6 +211,8 @@ export const ENV_NAMES: Record<keyof NodeConfig, string> = {
   phiThreshold: 'RINGKV_PHI_THRESHOLD',
   durability: 'RINGKV_DURABILITY',
   shutdownGraceMs: 'RINGKV_SHUTDOWN_GRACE_MS',
+  drainMs: 'RINGKV_DRAIN_MS',
+  catchUpMs: 'RINGKV_CATCH_UP_MS',
   replicas: 'RINGKV_REPLICAS',
   requestTimeoutMs: 'RINGKV_REQUEST_TIMEOUT_MS',
   maxInFlight: 'RINGKV_MAX_IN_FLIGHT',
@@ -396,7 +404,10 @@ function check(key: keyof NodeConfig, value: unknown, from: string): unknown {
       return v === 'default' || v === 'sync' ? v : fail("expected 'default' or 'sync'");
     }
     case 'shutdownGraceMs':
+    case 'catchUpMs':
       return num(0, 600_000, true);
+    case 'drainMs':
+      return num(0, 60_000, true);
     case 'replicas':
       return num(1, 16, true);
     case 'requestTimeoutMs':

@@ -22,6 +22,7 @@ import type { Ring } from '../ring/index.js';
 import type { Gossiper } from '../membership/gossiper.js';
 import { field, type EndpointState, type NodeStatus } from '../membership/endpoint.js';
 import type { RingView } from '../membership/ring-view.js';
+import { catchUp } from '../membership/catch-up.js';
 import type { Placement } from '../replication/coordinator.js';
 import { NODE_MAX_MESSAGE_BYTES, protos, serviceClient } from '../transport/protos.js';
 import type { NodeConfig } from './config.js';
@@ -125,8 +126,15 @@ export class RingkvNode {
   readonly #gossip: GossipExchange;
   readonly #timers: NodeJS.Timeout[] = [];
   #stopping: Promise<void> | undefined;
-  /** Set first thing in stop(), so that health turns NOT_SERVING before anything else. */
+  /** Set first thing in stop(): health turns NOT_SERVING and peers are told, while calls are still served. */
+  #draining = false;
+  /** Set once the drain is over: new calls are refused. */
   #closing = false;
+  /** False from a start until no peer holds hints for this node (catch-up.ts). */
+  #caughtUp = false;
+  readonly #startedAt = performance.now();
+  /** Whether our state of a peer is news since start, not what the members file remembered. */
+  readonly #heardSinceStart: (peer: string) => boolean;
   #markStopped!: () => void;
   /** Settles once the node has stopped, whoever stopped it (a signal, or the node itself on a fatal error). */
   readonly stopped = new Promise<void>((resolve) => (this.#markStopped = resolve));
@@ -154,6 +162,15 @@ export class RingkvNode {
     const stopping = (): boolean => this.#stopping !== undefined;
     this.#gossip = new GossipExchange({ config, identity, address, known, changed: () => this.#topology.update(), stopping, peerCredentials, log });
     const gossiper = (this.gossiper = this.#gossip.gossiper);
+    const atStart = new Map([...gossiper.states()].map((s) => [s.id, s]));
+    this.#heardSinceStart = (peer) => {
+      const now = gossiper.state(peer);
+      const then = atStart.get(peer);
+      return now !== undefined && (then === undefined || now.generation > then.generation || now.heartbeat > then.heartbeat);
+    };
+    // Whom this node holds hints for, gossiped as it changes: a restarted peer waits for them.
+    store.hints.onTargets = (targets) => gossiper.set('hinted', targets.join(','));
+    store.hints.onTargets([...store.hints.targets().keys()].sort());
     // What the parts read and do through the node: each gets what it needs, as it is now.
     const { id } = identity;
     const { replicas } = config;
@@ -412,6 +429,7 @@ export class RingkvNode {
       this.#gossip.round();
       this.metrics.gossipRounds.inc();
       void this.#joining.step();
+      this.#checkCatchUp();
       if (!this.#closing) this.driver.step();
       if (!this.#closing) this.#autoCleanup.tick();
     };
@@ -512,18 +530,58 @@ export class RingkvNode {
   }
 
   #updateHealth(): void {
-    const serving = !this.#closing && this.#identity.status === 'normal';
+    const serving = !this.#draining && this.#identity.status === 'normal' && this.#caughtUp;
     this.#health.setStatus('', serving ? 'SERVING' : 'NOT_SERVING');
   }
 
   /**
-   * Stop: NOT_SERVING first, refuse new calls, let in-flight ones finish (at most
-   * shutdownGraceMs), stop gossip, close the store cleanly. Idempotent.
+   * A started (or restarted) member reports NOT_SERVING until no peer it hears holds hints
+   * for it, at most catchUpMs (catch-up.ts): a rolling restart that waits for health then
+   * moves on only once the node has what it missed. Checked each gossip round.
+   */
+  #checkCatchUp(): void {
+    if (this.#caughtUp || this.#identity.status !== 'normal') return;
+    const elapsedMs = performance.now() - this.#startedAt;
+    const c = catchUp({
+      self: this.id,
+      states: this.gossiper.states(),
+      isUp: (id) => this.gossiper.isUp(id),
+      heardSinceStart: this.#heardSinceStart,
+      elapsedMs,
+      settleMs: 3 * this.config.gossipIntervalMs + 1000,
+      maxWaitMs: this.config.catchUpMs,
+    });
+    if (!c.done) return;
+    this.#caughtUp = true;
+    if (c.gaveUp) this.log.warn({ owedBy: c.waitingFor, ms: Math.round(elapsedMs) }, 'serving with hints still held for this node (catchUpMs passed): they arrive in the background');
+    else this.log.info({ ms: Math.round(elapsedMs) }, 'caught up: no peer holds hints for this node; serving');
+    this.#updateHealth();
+  }
+
+  /** Whether the node is draining to stop, or (after a start) still waiting for hints peers hold for it. */
+  get serving(): 'serving' | 'catching up' | 'draining' | 'stopped' {
+    return this.#closing ? 'stopped' : this.#draining ? 'draining' : this.#caughtUp ? 'serving' : 'catching up';
+  }
+
+  /**
+   * Stop (docs/operations.md#drain-and-rolling-restarts): NOT_SERVING first; tell every
+   * peer we stop (they hold us down at once and stop sending to us) and keep serving for
+   * drainMs; then refuse new calls, let in-flight ones finish (at most shutdownGraceMs),
+   * stop gossip, close the store cleanly. Idempotent.
    */
   stop(): Promise<void> {
-    this.#closing = true;
+    this.#draining = true;
     this.#stopping ??= (async () => {
       this.#updateHealth();
+      const peersUp = this.gossiper.peerAddresses().length > 0 && [...this.gossiper.states()].some((s) => s.id !== this.id && this.gossiper.isUp(s.id));
+      if (this.#identity.status === 'normal' && peersUp && this.#failure === undefined) {
+        this.gossiper.set('stopping', 'true');
+        const started = performance.now();
+        await this.#gossip.announceNow();
+        this.log.info({ toldMs: Math.round(performance.now() - started), drainMs: this.config.drainMs }, 'draining: peers told this node stops');
+        await new Promise((r) => setTimeout(r, this.config.drainMs));
+      }
+      this.#closing = true;
       for (const t of this.#timers) clearInterval(t);
       this.#background.abort();
       this.#governor.stop();

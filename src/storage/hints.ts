@@ -47,6 +47,9 @@ export class HintStore {
   #bytes = 0;
   readonly #perTarget = new Map<string, { count: number; bytes: number }>();
 
+  /** Told the ids hints are held for whenever that set changes (the node gossips it). */
+  onTargets: ((targets: readonly string[]) => void) | undefined;
+
   constructor(private readonly deps: Deps) {}
 
   /** Count what is stored (once, at open). */
@@ -60,10 +63,12 @@ export class HintStore {
     this.#count += count;
     this.#bytes += bytes;
     const t = this.#perTarget.get(target) ?? { count: 0, bytes: 0 };
+    const had = t.count > 0;
     t.count += count;
     t.bytes += bytes;
     if (t.count === 0) this.#perTarget.delete(target);
     else this.#perTarget.set(target, t);
+    if (had !== t.count > 0) this.onTargets?.([...this.#perTarget.keys()].sort());
   }
 
   /** Keep `record` (from a put or merge) for delivery to node `target`. */

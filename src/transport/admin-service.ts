@@ -80,6 +80,7 @@ function memberStatus(node: AdminDeps, s: EndpointState, ownership: number): Rec
     phi: s.id === node.id ? 0 : g.detector.phi(s.id, performance.now()),
     hints: Number(field(s, 'hints') ?? '0'),
     progress: field(s, 'progress') ?? '',
+    stopping: field(s, 'stopping') === 'true',
   };
 }
 

@@ -18,6 +18,18 @@ export async function localValues(address: string, key: string, hintFor = ''): P
   }
 }
 
+/** Of `keys`, those node `address` itself does not hold (one channel for all of them). */
+export async function missingLocally(address: string, keys: readonly string[]): Promise<string[]> {
+  const c = new GrpcReplicas(() => address, grpc.credentials.createInsecure());
+  try {
+    const missing: string[] = [];
+    for (const key of keys) if ((await c.read('node', Buffer.from(key), undefined, Date.now() + 2000)) === undefined) missing.push(key);
+    return missing;
+  } finally {
+    c.close();
+  }
+}
+
 /** The gRPC status code a promise rejects with (undefined if it resolves). */
 export async function statusOf(p: Promise<unknown>): Promise<{ code: number; details: string } | undefined> {
   try {

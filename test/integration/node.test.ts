@@ -62,7 +62,9 @@ describe('a ringkv node in process', () => {
     await expect(kv.put('k', 'v', { w: 1 })).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE, details: /not serving requests \(it is joining, not yet a member\); send the request to another node/ });
     kv.close();
     await waitFor('status normal', 10_000, () => node.status === 'normal');
-    expect((await health(node.address)).status).toBe('SERVING');
+    // Normal, then caught up: alone, once a few gossip rounds have shown no peer (catch-up.ts).
+    await waitFor('SERVING', 10_000, async () => (await health(node.address)).status === 'SERVING');
+    expect(logLines.some((l) => l.msg === 'caught up: no peer holds hints for this node; serving')).toBe(true);
     expect(logLines.some((l) => l.msg === 'no seed answered: forming a new cluster' && l.node === 'solo')).toBe(true);
     expect(node.ring?.members.map((m) => m.id)).toEqual(['solo']);
   });

@@ -17,6 +17,7 @@ const member = (id: string, zone: string, over: object = {}) => ({
   phi: 0.2,
   hints: 0,
   progress: '',
+  stopping: false,
   ...over,
 });
 
@@ -26,14 +27,14 @@ describe('status and ring output', () => {
       clusterName: 'c',
       nodeId: 'n1',
       replicas: 3,
-      members: [member('n1', 'z1', { hints: 12 }), member('n2', 'z2', { up: false }), member('n3', 'z1', { status: 'joining', tokens: 0, ownership: 0 }), member('n4', 'z2', { status: 'leaving' })],
+      members: [member('n1', 'z1', { hints: 12 }), member('n2', 'z2', { up: false, stopping: true }), member('n3', 'z1', { status: 'joining', tokens: 0, ownership: 0 }), member('n4', 'z2', { status: 'leaving' })],
       counters: { puts: 3, readRepairs: 1 },
     });
     expect(text).toContain('Cluster: c (as seen by n1');
     expect(text).toContain('Zone: z1');
     expect(text).toMatch(/^UN {2}127\.0\.0\.1:7001 {2}2\.00 KiB {2}12 {5}64 {6}60\.0% +n1 +r1$/m);
     expect(text).toContain('Counters of n1 since it started: puts=3 readRepairs=1');
-    expect(text).toMatch(/^DN {2}127\.0\.0\.1:7002/m);
+    expect(text).toMatch(/^DN {2}127\.0\.0\.1:7002 .*60\.0% \(stopping\) +n2/m); // a drain announced
     expect(text).toMatch(/^UJ {2}127\.0\.0\.1:7003 .* \? +n3/m); // a joiner owns nothing yet
     expect(text).toMatch(/^UL {2}127\.0\.0\.1:7004/m);
     expect(text.indexOf('Zone: z1')).toBeLessThan(text.indexOf('Zone: z2'));

@@ -32,4 +32,11 @@ describe('KeyRouter', () => {
     for (const k of ['x', 'y', 'z']) expect(router.replicasOf(Buffer.from(k))).toEqual(['addr-of-a']);
     expect(new KeyRouter({ replicas: 3, ranges: [], pending: [] }, { members: [] } as unknown as StatusReply).replicasOf(Buffer.from('k'))).toEqual([]);
   });
+
+  it('counts as down the members the answering node saw down, and those that announced they are stopping (a drain)', () => {
+    const ring = Ring.build(['a', 'b', 'c'].map((id) => ({ id, zone: id })), { tokensPerNode: 4, seed: 'router' });
+    const m = (id: string, up: boolean, stopping: boolean): MemberStatus => ({ ...member(id), up, stopping });
+    const router = new KeyRouter(...replies(ring, 3, [m('a', true, false), m('b', false, false), m('c', true, true)]));
+    expect(['a', 'b', 'c'].map((id) => router.isDown(`addr-of-${id}`))).toEqual([false, true, true]);
+  });
 });

@@ -169,6 +169,29 @@ describe('gossiper', () => {
     expect(a.isUp('b')).toBe(true);
   });
 
+
+  it('a node that announces it is stopping is down to its peers at once, whatever its heartbeats say, until its next generation', () => {
+    const a = make('a', 1);
+    const b = make('b', 2, ['127.0.0.1:1']);
+    const by = new Map([[a.address, a], [b.address, b]]);
+    deliver(0, b.announce(), by);
+    expect(a.isUp('b')).toBe(true);
+    a.takeEvents();
+    b.set('stopping', 'true');
+    deliver(100, b.announce(), by); // no round, no conviction: the announcement itself
+    expect(a.isUp('b')).toBe(false);
+    expect(a.downSince('b')).toBe(100);
+    expect(a.takeEvents()).toEqual(expect.arrayContaining([{ type: 'down', id: 'b' }]));
+    // It still gossips while it drains: heard from directly, it stays down.
+    for (let t = 1000; t < 4000; t += 1000) deliver(t, b.tick(t), by);
+    expect(a.isUp('b')).toBe(false);
+    // Restarted: a new generation, without the flag, is up at once.
+    const b2 = new Gossiper({ id: 'b', clusterName: 'c', generation: 2, fields: { addr: '127.0.0.1:2', status: 'normal' }, seeds: ['127.0.0.1:1'], random: mulberry32(3), now: 5000 });
+    by.set(b2.address, b2);
+    deliver(5000, b2.announce(), by);
+    expect(a.isUp('b')).toBe(true);
+    expect(a.state('b')?.fields.get('stopping')).toBeUndefined();
+  });
   it('does not gossip to itself when it is among its seeds, and goes to a seed when it knows no one', () => {
     const a = make('a', 1, ['127.0.0.1:1', '127.0.0.1:2']);
     expect(a.announce().map((o) => o.to)).toEqual(['127.0.0.1:2']);

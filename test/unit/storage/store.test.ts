@@ -567,6 +567,8 @@ for (const makeKind of ENGINE_KINDS) {
       it('keeps hints per target in token order, merges repeats, deletes once delivered', async () => {
         const src = await open();
         const s = await open();
+        const told: string[] = [];
+        s.hints.onTargets = (ids) => told.push(ids.join(','));
         const w1 = await src.put('k1', v('a'));
         const w2 = await src.put('k2', v('b'));
         const w3 = await src.put('k1', v('c'));
@@ -587,6 +589,11 @@ for (const makeKind of ENGINE_KINDS) {
         expect(await s.hints.remove('node-2', h1.key, h1.record)).toBe(true);
         expect(await s.hints.remove('node-2', h1.key, h1.record)).toBe(false);
         expect(s.hints.stats().count).toBe(2);
+        // Whom hints are held for is told when that set changes, not on every hint.
+        expect(told).toEqual(['node-2', 'node-2,node-3']);
+        const h2 = listed.find((h) => h.key.toString() === 'k2')!;
+        expect(await s.hints.remove('node-2', h2.key, h2.record)).toBe(true);
+        expect(told).toEqual(['node-2', 'node-2,node-3', 'node-3']);
         for (const x of [src, s, target]) await x.close();
       });
 
