@@ -5,8 +5,14 @@
 # run time), package.json and the production node_modules onto node:20-bookworm-slim.
 # classic-level (LevelDB) ships prebuilt binaries for linux glibc x64 and arm64
 # (node_modules/classic-level/prebuilds), and bookworm is glibc: no compiler is needed.
+#
+# BASE: node:20-bookworm-slim from Docker Hub. Where no registry can be reached,
+# scripts/base-image.sh builds a stand-in from Debian packages and prints its name:
+#   docker build --network host --build-arg BASE=$(scripts/base-image.sh) -t ringkv .
+# (docs/containers.md#building-without-a-registry).
+ARG BASE=node:20-bookworm-slim
 
-FROM node:20-bookworm-slim AS build
+FROM ${BASE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 # --ignore-scripts: tsc needs no native module, and dev dependencies' optional native
@@ -16,13 +22,13 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
 
-FROM node:20-bookworm-slim AS deps
+FROM ${BASE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 # classic-level's install script (node-gyp-build) finds its prebuilt binary and builds nothing.
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-FROM node:20-bookworm-slim
+FROM ${BASE}
 LABEL org.opencontainers.image.title="ringkv" \
       org.opencontainers.image.description="A Dynamo-style replicated key-value store" \
       org.opencontainers.image.licenses="Apache-2.0"

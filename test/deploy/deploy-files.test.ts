@@ -73,8 +73,12 @@ function dockerfileProblems(path: string): string[] {
   if (lastFrom === undefined) return [...problems, 'no FROM'];
   const final = all.slice(lastFrom[1] + 1);
   const earlier = all.slice(0, lastFrom[1]);
-  const finalImage = df.getFROMs().at(-1)!.getImage();
-  if (finalImage !== 'node:20-bookworm-slim') problems.push(`final stage is FROM ${finalImage}, expected node:20-bookworm-slim (glibc: classic-level's prebuilt binaries)`);
+  // FROM ${BASE}: the default of the ARG before the first FROM (scripts/base-image.sh may pass another).
+  const image = df.getFROMs().at(-1)!.getImage() ?? '';
+  const arg = /^\$\{?(\w+)\}?$/.exec(image)?.[1];
+  const defaults = new Map(all.slice(0, froms[0]![1]).filter((i) => i.getKeyword() === 'ARG').map((i) => (i.getArgumentsContent() ?? '').split('=') as [string, string]));
+  const finalImage = arg === undefined ? image : defaults.get(arg);
+  if (finalImage !== 'node:20-bookworm-slim') problems.push(`final stage is FROM ${finalImage ?? `${image} with no default`}, expected node:20-bookworm-slim (glibc: classic-level's prebuilt binaries)`);
   const runs = earlier.filter((i) => i.getKeyword() === 'RUN').map((i) => words(i).join(' '));
   if (!runs.some((r) => /\bnpm ci\b/.test(r))) problems.push('no build stage runs npm ci');
   if (!runs.some((r) => /\bnpm run build\b/.test(r))) problems.push('no build stage runs npm run build');
@@ -123,6 +127,7 @@ describe('Dockerfile', () => {
     expect(dockerfileProblems(copy('Dockerfile', replaced(text, /^HEALTHCHECK[^\n]*\\\n[^\n]*\n/m, '')))).toEqual(['final stage has no HEALTHCHECK']);
     expect(dockerfileProblems(copy('Dockerfile', replaced(text, '"health", ', '"status", ')))[0]).toMatch(/^HEALTHCHECK does not run ringkv health/);
     expect(dockerfileProblems(copy('Dockerfile', replaced(text, 'EXPOSE 7001 8080', 'EXPOSE 8080')))).toEqual(['EXPOSE lacks 7001']);
+    expect(dockerfileProblems(copy('Dockerfile', replaced(text, 'ARG BASE=node:20-bookworm-slim', 'ARG BASE=node:20-alpine')))).toEqual([expect.stringMatching(/^final stage is FROM node:20-alpine, expected node:20-bookworm-slim/)]);
     // One stage: everything after the last FROM.
     const single = `FROM node:20-bookworm-slim\n${text.slice(text.lastIndexOf('\nFROM ') + 1).split('\n').slice(1).join('\n')}`;
     expect(dockerfileProblems(copy('Dockerfile', single))).toContain('expected a multi-stage build (2 or more FROM), found 1');

@@ -1,25 +1,25 @@
 /**
  * The container image, end to end, with testcontainers: build the image from the
- * Dockerfile, run three nodes in zones a, b and c on one Docker network (each advertising
- * its network alias), wait for their HEALTHCHECK, write 100 keys, kill one container,
+ * Dockerfile, run three nodes in zones a, b and c with host networking (each on its own
+ * free 127.0.0.1 port, so the test's traffic stays on this machine), wait for their HEALTHCHECK, write 100 keys, kill one container,
  * read every key back at the default quorum, then start a fourth container that
  * joins and becomes a normal member owning data.
  *
- * Run by `npm run test:docker` (vitest.docker.config.ts), not by `npm test`. Without a
- * Docker engine it prints one line saying so and skips.
+ * Run by `npm run test:docker` (scripts/test-docker.sh: it finds or starts an engine and
+ * builds the image, RINGKV_IMAGE). Run alone without RINGKV_IMAGE it builds the image
+ * itself; without a Docker engine it prints one line saying so and skips.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { GenericContainer, Network, Wait, getContainerRuntimeClient, type StartedNetwork, type StartedTestContainer } from 'testcontainers';
+import { GenericContainer, Wait, getContainerRuntimeClient, type StartedTestContainer } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminClient, type StatusReply } from '../../src/client/admin.js';
 import { Client } from '../../src/client/kv.js';
-import { waitFor } from '../cluster/harness.js';
+import { freePort, waitFor } from '../cluster/harness.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const KEYS = 100;
-const SEEDS = 'n1:7001,n2:7001,n3:7001';
 
 /** Why the suite cannot run here, or undefined when a Docker engine answers. */
 async function noEngine(): Promise<string | undefined> {
@@ -44,14 +44,15 @@ if (skip !== undefined) process.stdout.write(`test:docker: skipped — ${skip}\n
 interface Node {
   readonly name: string;
   readonly container: StartedTestContainer;
-  /** host:port of its gRPC port as mapped on this host. */
+  /** host:port of its gRPC port, on 127.0.0.1 (host networking). */
   readonly address: string;
   readonly log: string[];
 }
 
 describe.skipIf(skip !== undefined)('the ringkv image: a 3-node cluster in containers', () => {
   let image: string;
-  let network: StartedNetwork;
+  /** gRPC address of each node, n1..n4: free 127.0.0.1 ports picked up front (n1..n3 are the seeds). */
+  const addresses = new Map<string, string>();
   const nodes = new Map<string, Node>();
   const logs = new Map<string, string[]>();
 
@@ -63,28 +64,28 @@ describe.skipIf(skip !== undefined)('the ringkv image: a 3-node cluster in conta
     const log: string[] = [];
     logs.set(name, log);
     try {
+      const address = addresses.get(name)!;
       const container = await new GenericContainer(image)
-        .withNetwork(network)
-        .withNetworkAliases(name)
-        .withHostname(name)
+        .withNetworkMode('host')
         .withEnvironment({
           RINGKV_ID: name,
-          RINGKV_ADVERTISE: `${name}:7001`,
-          RINGKV_SEEDS: SEEDS,
+          RINGKV_LISTEN: address,
+          RINGKV_ADVERTISE: address,
+          RINGKV_HTTP: `127.0.0.1:${await freePort()}`,
+          RINGKV_SEEDS: ['n1', 'n2', 'n3'].map((n) => addresses.get(n)!).join(','),
           RINGKV_ZONE: zone,
           RINGKV_STREAM_BYTES_PER_SECOND: '0',
           ...env,
         })
-        .withExposedPorts(7001, 8080)
-        // The image's own health command, polled every second instead of every 10 s.
-        .withHealthCheck({ test: ['CMD', 'node', '/app/dist/cli/main.js', 'health', '--node', '127.0.0.1:7001'], interval: 1000, timeout: 5000, retries: 3, startPeriod: 120_000 })
+        // The image's own health command on the node's port, polled every second instead of every 10 s.
+        .withHealthCheck({ test: ['CMD', 'node', '/app/dist/cli/main.js', 'health', '--node', address], interval: 1000, timeout: 5000, retries: 3, startPeriod: 120_000 })
         .withWaitStrategy(Wait.forHealthCheck())
         .withStartupTimeout(180_000)
         .withLogConsumer((stream: Readable) => {
           stream.on('data', (d: Buffer | string) => log.push(...String(d).split('\n').filter((l) => l !== '')));
         })
         .start();
-      const node = { name, container, address: `${container.getHost()}:${container.getMappedPort(7001)}`, log };
+      const node = { name, container, address, log };
       nodes.set(name, node);
       return node;
     } catch (e) {
@@ -113,24 +114,23 @@ describe.skipIf(skip !== undefined)('the ringkv image: a 3-node cluster in conta
   }
 
   beforeAll(async () => {
-    image = `ringkv-docker-test:${Date.now()}`;
-    await GenericContainer.fromDockerfile(ROOT).build(image, { deleteOnExit: true });
-    network = await new Network().start();
+    image = process.env.RINGKV_IMAGE ?? `ringkv-docker-test:${Date.now()}`;
+    if (process.env.RINGKV_IMAGE === undefined) await GenericContainer.fromDockerfile(ROOT).build(image, { deleteOnExit: true });
+    for (const n of ['n1', 'n2', 'n3', 'n4']) addresses.set(n, `127.0.0.1:${await freePort()}`);
     // Started together, as docker compose up does: they find each other through the seeds.
     await Promise.all([start('n1', 'a'), start('n2', 'b'), start('n3', 'c')]);
   }, 15 * 60_000);
 
   afterAll(async () => {
     await Promise.allSettled([...nodes.values()].map((n) => n.container.stop({ timeout: 30_000 })));
-    await network?.stop();
   }, 5 * 60_000);
 
-  it('forms one cluster of three normal members, each in its zone, advertising its network alias', async () => {
+  it('forms one cluster of three normal members, each in its zone, at the address it advertises', async () => {
     const s = await normal(nodes.get('n1')!.address, ['n1', 'n2', 'n3'], 60_000);
     expect(s.members.map((m) => [m.id, m.zone, m.address]).sort()).toEqual([
-      ['n1', 'a', 'n1:7001'],
-      ['n2', 'b', 'n2:7001'],
-      ['n3', 'c', 'n3:7001'],
+      ['n1', 'a', addresses.get('n1')],
+      ['n2', 'b', addresses.get('n2')],
+      ['n3', 'c', addresses.get('n3')],
     ]);
   });
 
@@ -168,7 +168,7 @@ describe.skipIf(skip !== undefined)('the ringkv image: a 3-node cluster in conta
     const n4 = await start('n4', 'a', { RINGKV_LEAVER_WAIT_MS: '5000' });
     const s = await normal(nodes.get('n1')!.address, ['n1', 'n2', 'n4'], 120_000);
     const member = s.members.find((m) => m.id === 'n4')!;
-    expect(member).toMatchObject({ status: 'normal', up: true, zone: 'a', address: 'n4:7001' });
+    expect(member).toMatchObject({ status: 'normal', up: true, zone: 'a', address: addresses.get('n4') });
     expect(member.ownership).toBeGreaterThan(0);
 
     const admin = new AdminClient(n4.address, 5000);

@@ -52,12 +52,37 @@ export interface NetCapabilities {
   readonly netem: true | string;
 }
 
+/**
+ * Why the harness's bridge would not forward between its namespaces, from `iptables -S
+ * FORWARD` and /proc/sys/net/bridge/bridge-nf-call-iptables (absent: br_netfilter is not
+ * loaded), or undefined when it would. dockerd started with its defaults sets the FORWARD
+ * policy to DROP and loads br_netfilter, and both outlive it.
+ */
+export function forwardProblem(forwardRules: string, bridgeNfCallIptables: string | undefined): string | undefined {
+  if (bridgeNfCallIptables?.trim() !== '1') return undefined;
+  if (!/^-P FORWARD DROP\b/m.test(forwardRules)) return undefined;
+  return (
+    "the iptables FORWARD policy is DROP and bridged traffic passes through iptables (br_netfilter), so the harness's " +
+    'namespaces cannot reach each other: a dockerd started with its defaults does this, and it stays after dockerd stops. ' +
+    'Run `iptables -P FORWARD ACCEPT` (or `sysctl net.bridge.bridge-nf-call-iptables=0`), and start dockerd with --iptables=false (scripts/docker-engine.sh does)'
+  );
+}
+
 export function capabilities(): NetCapabilities {
   if (process.platform !== 'linux') return { namespaces: 'not Linux', netem: 'not Linux' };
   if (process.getuid?.() !== 0) return { namespaces: 'not root: network namespaces need root', netem: 'not root' };
   for (const [tool, pkg] of [['ip', 'iproute2'], ['nft', 'nftables'], ['tc', 'iproute2']] as const) {
     if (!tryRun(tool, ['-V']).ok) return { namespaces: `${tool} not found (apt-get install -y ${pkg})`, netem: `${tool} not found` };
   }
+  const rules = tryRun('iptables', ['-S', 'FORWARD']);
+  let bridgeNf: string | undefined;
+  try {
+    bridgeNf = readFileSync('/proc/sys/net/bridge/bridge-nf-call-iptables', 'utf8');
+  } catch {
+    bridgeNf = undefined; // br_netfilter not loaded: bridged frames skip iptables
+  }
+  const forward = rules.ok ? forwardProblem(rules.out, bridgeNf) : undefined;
+  if (forward !== undefined) return { namespaces: forward, netem: 'no namespaces' };
   const probe = `${PREFIX}${process.pid}-probe`;
   const made = tryRun('ip', ['netns', 'add', probe]);
   if (!made.ok) return { namespaces: `ip netns add failed: ${made.out}`, netem: 'no namespaces' };

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# npm run test:docker: the container suite (test/docker) against a real Docker engine.
+#
+# Finds an engine or starts one (scripts/docker-engine.sh; stopped again at the end if it
+# started it), builds the image from the Dockerfile on the base scripts/base-image.sh
+# names (node:20-bookworm-slim, or a local stand-in where no registry answers), then runs
+# vitest.docker.config.ts with RINGKV_IMAGE set to it. Where no engine can be had, it
+# says so in one line and exits 0: the suite is skipped, not failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+engine=$(scripts/docker-engine.sh start 2>/tmp/ringkv-docker-engine.err)
+if [ $? -ne 0 ]; then
+  echo "test:docker: skipped — no Docker engine can be started here: $(tail -1 /tmp/ringkv-docker-engine.err)"
+  exit 0
+fi
+export "$(echo "$engine" | grep '^DOCKER_HOST=')"
+started=$(echo "$engine" | sed -n 's/^STARTED=//p')
+cleanup() { [ "$started" = 1 ] && scripts/docker-engine.sh stop; }
+trap cleanup EXIT
+export TESTCONTAINERS_RYUK_DISABLED=true # Ryuk is an image from a registry; the suite stops what it starts
+# The mapped ports are on this machine: without this, testcontainers inside a container
+# (this one has /.dockerenv) looks for the default bridge's gateway, which --bridge=none lacks.
+export TESTCONTAINERS_HOST_OVERRIDE=${TESTCONTAINERS_HOST_OVERRIDE:-127.0.0.1}
+t0=$(date +%s)
+base=$(scripts/base-image.sh) || exit 1
+export RINGKV_IMAGE=${RINGKV_IMAGE:-ringkv:local}
+docker build -q --network host --build-arg "BASE=$base" -t "$RINGKV_IMAGE" . >/dev/null || { echo "test:docker: docker build failed" >&2; exit 1; }
+echo "test:docker: image $RINGKV_IMAGE on $base, $(docker image inspect "$RINGKV_IMAGE" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}'), ready in $(( $(date +%s) - t0 )) s"
+npx vitest run --config vitest.docker.config.ts "$@"
