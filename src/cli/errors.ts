@@ -88,7 +88,7 @@ export function describeFailure(e: unknown, target?: CallTarget): string {
     // never answered. (A node's own timeout says which replicas it waited for.)
     const within = target?.deadlineMs !== undefined ? ` within ${target.deadlineMs} ms${target.deadlineFlag ? ` (${target.deadlineFlag})` : ''}` : ' in time';
     const raise = target?.deadlineFlag ? `, or the deadline too short: raise ${target.deadlineFlag}` : '';
-    return said(`no answer from ${at ?? 'the node'}${within}; the node may be down, unreachable or overloaded${raise}`);
+    return said(`no answer from ${at ?? 'the node'}${within}; the node may be down, unreachable or overloaded (${RETRY_NODE})${raise}`);
   }
   const tooBig = /(Received|Sent) message larger than max \((\d+) vs\.? (\d+)\)/.exec(details);
   if (e.code === grpc.status.RESOURCE_EXHAUSTED && tooBig) {

@@ -24,6 +24,17 @@ function table(rows: string[][], alignWith: readonly string[][] = rows): string 
   return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  ')).join('\n');
 }
 
+/** `words` joined by spaces into lines of at most `width` characters (a longer word alone on its line). */
+function wrap(words: readonly string[], width: number): string[] {
+  const lines: string[] = [];
+  for (const w of words) {
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + 1 + w.length <= width) lines[lines.length - 1] = `${last} ${w}`;
+    else lines.push(w);
+  }
+  return lines;
+}
+
 export function formatStatus(s: StatusReply): string {
   const out = [
     `Cluster: ${s.clusterName} (as seen by ${s.nodeId}; up/down is this node's opinion)`,
@@ -56,7 +67,7 @@ export function formatStatus(s: StatusReply): string {
   zones.forEach((zone, i) => out.push('', `Zone: ${zone === '' ? '(none)' : zone}`, table(tables[i]!, everyRow)));
   if (gone.length > 0) out.push('', `Left or removed: ${gone.map((m) => `${m.id} (${m.status})`).join(', ')}`);
   const counters = Object.entries(s.counters ?? {});
-  if (counters.length > 0) out.push('', `Counters of ${s.nodeId} since it started: ${counters.map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  if (counters.length > 0) out.push('', `Counters of ${s.nodeId} since it started:`, ...wrap(counters.map(([k, v]) => `${k}=${v}`), 88).map((l) => `  ${l}`));
   return out.join('\n');
 }
 

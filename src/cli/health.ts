@@ -15,6 +15,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { service as healthService } from 'grpc-health-check';
 import { callUnary } from '../transport/protos.js';
 import { describeFailure } from './errors.js';
+import { nodeAddress } from './options.js';
 
 /**
  * What a health check found: the node's answer (SERVING, NOT_SERVING), SERVICE_UNKNOWN
@@ -82,7 +83,7 @@ export function registerHealth(program: Command, defaultNode: string): void {
   program
     .command('health')
     .description('ask a node whether it serves (grpc.health.v1): prints SERVING or NOT_SERVING, exits 0 only on SERVING; the container HEALTHCHECK')
-    .option('--node <host:port>', 'the node to check (RINGKV_NODE)', defaultNode)
+    .option('--node <host:port>', 'the node to check (RINGKV_NODE)', nodeAddress, defaultNode)
     .option('--service <name>', 'health service name; "" (the default) is the node as a whole', '')
     .option('--deadline-ms <ms>', 'longest the check may take, connecting included', deadline, 3000)
     .action(async (o: { node: string; service: string; deadlineMs: number }) => {

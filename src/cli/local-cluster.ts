@@ -194,7 +194,7 @@ export async function runLocal(o: LocalOptions): Promise<void> {
       const kv = tls ? ` --tls-ca ${tls.ca} --tls-cert ${join(certDir, 'client.pem')} --tls-key ${join(certDir, 'client-key.pem')}` : '';
       const op = tls ? ` --tls-ca ${tls.ca} --tls-cert ${tls.cert} --tls-key ${tls.key}` : '';
       console.log(`\n${formatStatus(views[0]!)}\n`);
-      console.log(`cluster ready: ${children.map((c) => c.address).join(', ')} (zones ${[...new Set(views[0]!.members.map((m) => m.zone))].sort().join(', ')})`);
+      console.log(`cluster ready: ${children.map((c) => c.address).join(', ')} (zones ${[...new Set(current(views[0]!).map((m) => m.zone))].sort().join(', ')})`);
       if (o.httpBasePort > 0) console.log(`status page: http://127.0.0.1:${o.httpBasePort}/ (metrics at /metrics; node N on port ${o.httpBasePort} + N - 1)`);
       console.log('Try:');
       console.log(`  ${cli} put greeting hello --node ${children[0]!.address}${kv}`);
@@ -213,9 +213,11 @@ export async function runLocal(o: LocalOptions): Promise<void> {
       for (const a of admins) a.close();
       return stopAll(1);
     }
-    // Joins stream data one at a time: say who is joining, so a long wait is not a silent one.
-    const joining = views.find((v) => v)?.members.filter((m) => m.status === 'joining').map((m) => `${m.id}${m.progress ? ` (streaming ${m.progress} ranges)` : ''}`);
-    const wait = joining && joining.length > 0 ? `waiting for ${joining.join(', ')} to join` : '';
+    // Joins stream data one at a time: say who is up and who is still joining, so a long
+    // wait is not a silent one. Each node's own word for itself, so the list only grows.
+    const normal = children.filter((c, i) => views[i]?.members.find((m) => m.id === c.id)?.status === 'normal').map((c) => c.id);
+    const pending = children.map((c) => c.id).filter((id) => !normal.includes(id));
+    const wait = pending.length > 0 ? `${normal.length > 0 ? `${normal.join(', ')} up; ` : ''}waiting for ${pending.join(', ')} to join` : '';
     if (wait !== lastWait && wait !== '') console.log(`ringkv local: ${wait}`);
     lastWait = wait;
     await new Promise((r) => setTimeout(r, 250));

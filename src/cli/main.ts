@@ -16,6 +16,7 @@ import { follow, followCommit, followJoin, followRepair, formatPlan, formatRepai
 import { formatEndpoints, formatGet, formatRing, formatStatus, showValue } from './format.js';
 import { Client, MAX_VALUE_BYTES } from '../client/kv.js';
 import { CliError, EXIT, describeFailure, failure } from './errors.js';
+import { nodeAddress } from './options.js';
 import { chooseValue, readValue, writeValue } from './values.js';
 import { DEFAULT_CONFIG, ENV_NAMES } from '../node/config.js';
 import { cliSecurity, setCredentials, withCredentials } from './security.js';
@@ -159,9 +160,11 @@ local
   .command('add')
   .description('start one more node in the running local cluster: it joins and streams its ranges')
   .option('--data-dir <dir>', 'the data dir the local cluster runs with', './data')
-  .action(async (o: { dataDir: string }) => {
+  .option('--no-wait', 'return once the node has started, without following its join (then watch it with `ringkv transfers`)')
+  .action(async (o: { dataDir: string; wait: boolean }) => {
     const n = await askLocal(o.dataDir, { op: 'add' });
     console.log(`${n.id} started at ${n.address} (pid ${n.pid}); it joins the cluster`);
+    if (!o.wait) return console.log(`follow it: npx ringkv transfers --node ${n.address}`);
     await followJoin(n.address, n.id);
     console.log(`${n.id} is normal: it owns its ranges`);
   });
@@ -227,7 +230,7 @@ async function withAdmin<T>(address: string, fn: (c: AdminClient) => Promise<T>)
 program
   .command('status')
   .description('members as one node sees them: up/down, state, address, load, tokens, ownership (like nodetool status)')
-  .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', DEFAULT_NODE)
+  .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
   .option('-n, --replicas <n>', "replicas per key for effective ownership (default: the cluster's N)", positiveInt(16))
   .option('--json', 'print JSON instead of a table')
   .action(async (opts: { node: string; replicas?: number; json?: boolean }) => {
@@ -238,7 +241,7 @@ program
 program
   .command('ring')
   .description('token ranges of the ring and their replicas, as one node derived them from gossip')
-  .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', DEFAULT_NODE)
+  .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
   .option('-n, --replicas <n>', "replicas per key (default: the cluster's N)", positiveInt(16))
   .option('--json', 'print JSON instead of a table')
   .action(async (opts: { node: string; replicas?: number; json?: boolean }) => {
@@ -289,7 +292,7 @@ function kvCommand(name: string, description: string): Command {
   return program
     .command(name)
     .description(description)
-    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', DEFAULT_NODE)
+    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
     .option('--deadline-ms <ms>', 'deadline of the request', positiveInt(600_000), 5000)
     .option('--json', 'print JSON');
 }
@@ -346,6 +349,7 @@ kvCommand('get', 'read KEY: every sibling value, and the context to pass to the 
   });
 
 kvCommand('del', 'delete KEY: a tombstone that supersedes what its context saw; a concurrent put survives it')
+  .alias('delete')
   .argument('<key>')
   .option('--context <base64>', 'context printed by `ringkv get`; default: read the key first and delete what that read saw', context)
   .option('--w <w>', `replicas that must acknowledge (1..N; ${QUORUM_HELP})`, quorum)
@@ -367,7 +371,7 @@ program
   .command('getendpoints')
   .description("KEY's token, its replicas and where writes go now (fallbacks for replicas that are down), like nodetool getendpoints")
   .argument('<key>')
-  .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', DEFAULT_NODE)
+  .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
   .option('--json', 'print JSON')
   .action(async (key: string, o: { node: string; json?: boolean }) => {
     const e = await withAdmin(o.node, (c) => c.endpoints(key));
@@ -377,7 +381,7 @@ program
 program
   .command('decommission')
   .description('take a node out of the cluster: it streams its ranges to the nodes that gain them, goes left and exits (like nodetool decommission)')
-  .option('--node <host:port>', 'the node to decommission (RINGKV_NODE)', DEFAULT_NODE)
+  .option('--node <host:port>', 'the node to decommission (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
   .option('--cancel', 'withdraw a decommission that has not finished')
   .option('--no-wait', 'return once started instead of following it to the end')
   .action(async (o: { node: string; cancel?: boolean; wait: boolean }) => {
@@ -392,7 +396,7 @@ program
   .command('removenode')
   .description('remove a member that is down for good: the surviving replicas stream its ranges to the nodes that gain them (like nodetool removenode)')
   .argument('<id>', 'host id of the dead member (see ringkv status)')
-  .option('--node <host:port>', 'a live node that drives the removal (RINGKV_NODE)', DEFAULT_NODE)
+  .option('--node <host:port>', 'a live node that drives the removal (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
   .option('--no-wait', 'return once started instead of following it to the end')
   .action(async (id: string, o: { node: string; wait: boolean }) => {
     const r = await withAdmin(o.node, (c) => c.removeNode(id));
@@ -407,7 +411,7 @@ program
 program
   .command('cleanup')
   .description('delete the data a node keeps for ranges it no longer replicates, after nodes joined (like nodetool cleanup)')
-  .option('--node <host:port>', 'the node to clean up (RINGKV_NODE)', DEFAULT_NODE)
+  .option('--node <host:port>', 'the node to clean up (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
   .action(async (o: { node: string }) => {
     const r = await withAdmin(o.node, (c) => c.cleanup());
     console.log(`${o.node}: ${r.deleted} keys deleted from ${r.ranges} ranges it no longer replicates${r.kept > 0 ? ` (${r.kept} written meanwhile, kept)` : ''}`);
@@ -416,7 +420,7 @@ program
 program
   .command('repair')
   .description('anti-entropy: compare every range a node replicates with its other replicas by Merkle tree, and exchange only what differs (like nodetool repair)')
-  .option('--node <host:port>', 'the node to repair from (RINGKV_NODE)', DEFAULT_NODE)
+  .option('--node <host:port>', 'the node to repair from (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
   .option('--range <start-end>', 'only the ranges overlapping START-END (tokens of 16 hex digits, as ringkv ring shows them)', (v: string) => {
     const m = /^([0-9a-f]{16})-([0-9a-f]{16})$/.exec(v);
     if (m === null) throw new InvalidArgumentError(`expected START-END, two tokens of 16 hex digits (as ringkv ring shows them), got "${v}"`);
@@ -439,7 +443,7 @@ program
 program
   .command('transfers')
   .description('ranges being streamed between nodes, and the topology change in progress (like riak-admin transfers)')
-  .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', DEFAULT_NODE)
+  .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
   .option('--json', 'print JSON')
   .action(async (o: { node: string; json?: boolean }) => {
     const status = await withAdmin(o.node, (c) => c.status());
@@ -459,7 +463,7 @@ program
   .description('stage joins (of --join manual standbys), leaves and removals, and print what they would move; nothing changes until ringkv commit (like riak admin cluster plan)')
   .argument('[change]', 'join | leave | remove; omit to show what is staged')
   .argument('[ids...]', 'node ids')
-  .option('--node <host:port>', 'the node that keeps the stage and will run the commit (RINGKV_NODE)', DEFAULT_NODE)
+  .option('--node <host:port>', 'the node that keeps the stage and will run the commit (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
   .option('--json', 'print JSON')
   .action(async (kind: string, ids: string[], o: { node: string; json?: boolean }) => {
     const p = await withAdmin(o.node, (c) => c.plan(changes(kind, ids)));
@@ -469,7 +473,7 @@ program
 program
   .command('commit')
   .description('run the staged changes one after another, following them to the end; refused if the ring changed since the plan')
-  .option('--node <host:port>', 'the node that keeps the stage (RINGKV_NODE)', DEFAULT_NODE)
+  .option('--node <host:port>', 'the node that keeps the stage (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
   .option('--no-wait', 'return once started')
   .action(async (o: { node: string; wait: boolean }) => {
     const started = await withAdmin(o.node, (c) => c.commit());
@@ -484,7 +488,7 @@ program
 program
   .command('clear')
   .description('discard the staged changes')
-  .option('--node <host:port>', 'the node that keeps the stage (RINGKV_NODE)', DEFAULT_NODE)
+  .option('--node <host:port>', 'the node that keeps the stage (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
   .action(async (o: { node: string }) => {
     await withAdmin(o.node, (c) => c.clear());
     console.log('staged changes discarded');

@@ -114,7 +114,14 @@ export async function follow(
         }
       }
       const f = finished(t, last);
-      if (f === true) return last;
+      if (f === true) {
+        // Without a bar, the lines come every 2 s: the last one may be well short of the end.
+        if (!bar && last !== undefined) {
+          const seen = t === undefined ? ' (as the driver last reported it: it has exited)' : '';
+          out.write(`${title}: ${last.done}/${last.total} ranges, ${last.keys} keys, ${formatBytes(last.bytes)} in ${Math.round((Date.now() - started) / 1000)} s, ${last.phase}${seen}\n`);
+        }
+        return last;
+      }
       if (typeof f === 'string') throw new Error(f);
       if (Date.now() > end) throw new Error(`${title}: still running after ${Math.round((Date.now() - started) / 1000)} s; follow it with ringkv transfers`);
       await new Promise((r) => setTimeout(r, o.everyMs ?? 500));

@@ -430,6 +430,8 @@ export class RingkvNode {
       this.metrics.gossipRounds.inc();
       void this.#joining.step();
       this.#checkCatchUp();
+      // Each round, not with the 5 s figures: a finished join must not show "streaming" for long.
+      this.gossiper.set('progress', this.#operator.progress());
       if (!this.#closing) this.driver.step();
       if (!this.#closing) this.#autoCleanup.tick();
     };
@@ -507,6 +509,8 @@ export class RingkvNode {
     const next = { ...this.#identity, ...change };
     await saveIdentity(this.config.dataDir, next);
     this.#identity = next;
+    // A join or leave just finished: its load and progress now, not at the next 5 s refresh.
+    if (change.status !== undefined) void this.#refreshLoad();
   }
 
   async #refreshLoad(): Promise<void> {

@@ -36,6 +36,12 @@ describe('a node joins a cluster that holds data', () => {
       const writer = writeDuring(client, 'new-', { maxOps: 200_000, maxMs: 120_000 });
       n4!.start();
       await normalEverywhere(cluster, ['n1', 'n2', 'n3', 'n4'], 120_000);
+      // Status right after the join: n4 shows the data it streamed, and no "streaming" left
+      // over (both used to wait for the 5 s refresh).
+      await waitFor('n4 shown done with its load', 3000, async () => {
+        const m = (await n4!.status())?.members.find((x) => x.id === 'n4');
+        return m !== undefined && m.progress === '' && m.loadBytes > 0;
+      }, 100);
       const during = await writer.stop();
       const ring = await n1!.admin().ring(3);
       const pull = (await n4!.admin().transfers()).pulls.find((p) => p.move.startsWith('join-n4'));

@@ -180,17 +180,24 @@ describe('ringkv R and W', () => {
 
 describe('ringkv errors from gRPC itself, in ringkv words with the code name', () => {
   it('a name that does not resolve, nothing listening, a deadline that passed; server messages unchanged', async () => {
-    const [name, status, refused, deadline] = await Promise.all([
+    const [name, status, refused, deadline, noPort, help] = await Promise.all([
       // .invalid never resolves (RFC 6761), whatever the resolver's search domains.
-      ringkv(['get', 'k', '--node', 'nonsense.invalid']),
-      ringkv(['status', '--node', 'nonsense.invalid']),
+      ringkv(['get', 'k', '--node', 'nonsense.invalid:7001']),
+      ringkv(['status', '--node', 'nonsense.invalid:7001']),
       ringkv(['get', 'k', '--node', '127.0.0.1:1']),
       ringkv(['get', 'k', '--node', addr, '--deadline-ms', '1']),
+      ringkv(['status', '--node', '127.0.0.1']),
+      ringkv(['delete', 'x', '--help']),
     ]);
     for (const r of [name, status]) {
       expect(r.code).toBe(1);
-      expect(r.stderr).toBe('ringkv: cannot reach a ringkv node at nonsense.invalid: the name does not resolve (and it has no :port); pass --node host:port of a running node, or set RINGKV_NODE (gRPC UNAVAILABLE)\n');
+      expect(r.stderr).toBe('ringkv: cannot reach a ringkv node at nonsense.invalid:7001: the name does not resolve; pass --node host:port of a running node, or set RINGKV_NODE (gRPC UNAVAILABLE)\n');
     }
+    // A host with no port is refused before any call, saying what to pass.
+    expect(noPort.code).toBe(1);
+    expect(noPort.stderr).toMatch(/'127\.0\.0\.1' is invalid\. expected host:port, got "127\.0\.0\.1" with no port: .* like 127\.0\.0\.1:7001/);
+    // delete is del's other name: its own help, not the program's.
+    expect(help.stdout.toString()).toMatch(/^Usage: ringkv del\|delete \[options\] <key>/);
     expect(refused.stderr).toBe('ringkv: no ringkv node answers at 127.0.0.1:1 (connection refused); is it running, and is that its --listen address? Pass --node host:port of a running node, or set RINGKV_NODE (gRPC UNAVAILABLE)\n');
     expect(deadline.code).toBe(1);
     expect(deadline.stderr).toMatch(new RegExp(`^ringkv: no answer from ${addr.replace(/\./g, '\\.')} within 1 ms \\(--deadline-ms\\); .* \\(gRPC DEADLINE_EXCEEDED\\)\\n$`));

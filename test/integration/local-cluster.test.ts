@@ -33,9 +33,12 @@ function alive(pid: number): boolean {
 const startAt = (base: number): Promise<Launcher> => startLocal(['--base-port', String(base), '--data-dir', root], pids);
 
 it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops every node on Ctrl-C, keeps the data for the next start, and adds and removes a node', async () => {
-  const base = await freeRun(4, [1000]); // the fourth port for `local add`
+  const base = await freeRun(5, [1000]); // the fourth and fifth ports for `local add`
   const first = await startAt(base);
   expect(first.nodePids).toHaveLength(3);
+  // Its progress lines only ever add nodes that are up: never "n1, n2" after "n3".
+  const progress = [...first.out().matchAll(/^ringkv local: (?:(.*) up; )?waiting for (.*) to join$/gm)].map((m) => (m[1] ?? '').split(', ').filter(Boolean));
+  for (let i = 1; i < progress.length; i++) expect(progress[i]!.length, first.out()).toBeGreaterThan(progress[i - 1]!.length);
   expect(first.out()).toMatch(new RegExp(`UN  127\\.0\\.0\\.1:${base + 2}`));
   expect(first.out()).toContain(`(zones a, b, c)`);
   expect(first.out()).toContain(`ringkv put greeting hello --node 127.0.0.1:${base}`);
@@ -73,6 +76,17 @@ it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops ev
     const removed = await cli('local', 'remove', 'n4', '--data-dir', root);
     expect(removed).toContain('n4 left the cluster and exited');
     await waitFor('the launcher reports n4 left', 10_000, () => second.out().includes('node n4 left the cluster and exited'), 100);
+    // --no-wait returns once the node has started, pointing at `transfers` to follow its join.
+    const quick = await cli('local', 'add', '--no-wait', '--data-dir', root);
+    pids.push(...[...quick.matchAll(/\(pid (\d+)\)/g)].map((m) => Number(m[1])));
+    expect(quick).toMatch(/^n5 started at 127\.0\.0\.1:\d+ \(pid \d+\); it joins the cluster\nfollow it: npx ringkv transfers --node 127\.0\.0\.1:\d+$/m);
+    expect(quick).not.toContain('is normal');
+    const a1 = new AdminClient(nodes[0]!, 2000);
+    try {
+      await waitFor('n5 normal', 60_000, async () => (await a1.status().catch(() => undefined))?.members.some((m) => m.id === 'n5' && m.status === 'normal' && m.up), 250);
+    } finally {
+      a1.close();
+    }
   }
   // One node stopped and started again through the launcher, which keeps the others up.
   {

@@ -15,11 +15,11 @@ describe('ringkv failure messages', () => {
       /^no ringkv node answers at db1:7001 \(connection refused\); is it running/,
     );
     expect(describeFailure(err(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded after 0.251s,remote_addr=10.0.0.1:7001'), node)).toBe(
-      'no answer from db1:7001 within 250 ms (--deadline-ms); the node may be down, unreachable or overloaded, or the deadline too short: raise --deadline-ms (gRPC DEADLINE_EXCEEDED)',
+      'no answer from db1:7001 within 250 ms (--deadline-ms); the node may be down, unreachable or overloaded (pass --node host:port of a running node, or set RINGKV_NODE), or the deadline too short: raise --deadline-ms (gRPC DEADLINE_EXCEEDED)',
     );
     // A deadline so short it passed before the client sent anything (seen under load with --deadline-ms 1).
     expect(describeFailure(err(grpc.status.DEADLINE_EXCEEDED, NO_NODE_TRIED), node)).toBe(
-      'no answer from db1:7001 within 250 ms (--deadline-ms); the node may be down, unreachable or overloaded, or the deadline too short: raise --deadline-ms (gRPC DEADLINE_EXCEEDED)',
+      'no answer from db1:7001 within 250 ms (--deadline-ms); the node may be down, unreachable or overloaded (pass --node host:port of a running node, or set RINGKV_NODE), or the deadline too short: raise --deadline-ms (gRPC DEADLINE_EXCEEDED)',
     );
     expect(describeFailure(err(grpc.status.RESOURCE_EXHAUSTED, 'Received message larger than max (9000000 vs. 8454144)'), node)).toBe(
       'the message of 9000000 bytes is over the gRPC message limit of 8454144 bytes; a value may have at most 1 MiB (gRPC RESOURCE_EXHAUSTED)',
@@ -47,5 +47,16 @@ describe('ringkv failure messages', () => {
     expect(describeFailure(err(grpc.status.DEADLINE_EXCEEDED, timeout), { address: 'x:1', deadlineMs: 5000 })).toBe(`${timeout} (gRPC DEADLINE_EXCEEDED)`);
     expect(describeFailure(new CliError('no value: stdin was empty'))).toBe('no value: stdin was empty');
     expect(describeFailure(new Error('ENOENT: no such file'))).toBe('ENOENT: no such file');
+  });
+});
+
+describe('--node', () => {
+  it('takes host:port, and refuses a host with no port, or a port out of range, saying what to pass', async () => {
+    const { nodeAddress } = await import('../../../src/cli/options.js');
+    for (const ok of ['127.0.0.1:7001', 'db-1.example:1', '[::1]:7001']) expect(nodeAddress(ok)).toBe(ok);
+    expect(() => nodeAddress('127.0.0.1')).toThrow('expected host:port, got "127.0.0.1" with no port: a node\'s gRPC port (ringkv local uses 7001-7003), like 127.0.0.1:7001');
+    expect(() => nodeAddress('db1:0')).toThrow(/expected host:port \(like 127\.0\.0\.1:7001/);
+    expect(() => nodeAddress('db1:70000')).toThrow(/expected host:port/);
+    expect(() => nodeAddress('http://db1:7001')).toThrow(/expected host:port/);
   });
 });

@@ -48,4 +48,13 @@ describe('follow', () => {
     await expect(follow('removenode n4', driver.address, MOVE, removed(driver.address), { everyMs: 10 })).rejects.toThrow(`${driver.address} stopped answering`);
     expect(driver.calls()).toBe(MISSES_BEFORE_GONE);
   });
+
+  it('ends with a line of where the change stood when it finished, not the last 2-second line', async () => {
+    const driver = await fakeDriver(() => false);
+    let text = '';
+    const out = { isTTY: false, write: (x: string) => ((text += x), true) } as unknown as NodeJS.WriteStream;
+    await follow('removenode n4', driver.address, MOVE, removed(driver.address), { everyMs: 10, out });
+    expect(text).toMatch(/^removenode n4: 0\/0 ranges, 0 keys, 0 B in \d+ s, removed\n$/m);
+    expect(text.trimEnd().split('\n').at(-1)).toMatch(/, removed$/);
+  });
 });

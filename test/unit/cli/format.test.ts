@@ -33,7 +33,7 @@ describe('status and ring output', () => {
     expect(text).toContain('Cluster: c (as seen by n1');
     expect(text).toContain('Zone: z1');
     expect(text).toMatch(/^UN {2}127\.0\.0\.1:7001 {2}2\.00 KiB {2}12 {5}64 {6}60\.0% +n1 +r1$/m);
-    expect(text).toContain('Counters of n1 since it started: puts=3 readRepairs=1');
+    expect(text).toContain('Counters of n1 since it started:\n  puts=3 readRepairs=1');
     expect(text).toMatch(/^DN {2}127\.0\.0\.1:7002 .*60\.0% \(stopping\) +n2/m); // a drain announced
     expect(text).toMatch(/^UJ {2}127\.0\.0\.1:7003 .* \? +n3/m); // a joiner owns nothing yet
     expect(text).toMatch(/^UL {2}127\.0\.0\.1:7004/m);
@@ -124,5 +124,14 @@ describe('transfers output', () => {
     expect(text).toMatch(/^n4 +in +00000000000000aa 00000000000000bb +n1 +active +10 +1\.00 KiB$/m);
     expect(text).toMatch(/^n1 +out /m);
     expect(text).toContain('Not answering: n9');
+  });
+
+  it('prints the counters on lines of at most 90 characters, not one long line', () => {
+    const counters = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`counterNumber${i}`, i * 1000]));
+    const text = formatStatus({ clusterName: 'c', nodeId: 'n1', replicas: 3, members: [member('n1', 'z1')], counters });
+    const lines = text.slice(text.indexOf('Counters of n1')).split('\n').slice(1);
+    expect(lines.length).toBeGreaterThan(4);
+    expect(lines.every((l) => l.startsWith('  ') && l.length <= 90)).toBe(true);
+    expect(lines.join(' ').split(/\s+/).filter(Boolean)).toEqual(Object.entries(counters).map(([k, v]) => `${k}=${v}`));
   });
 });
