@@ -169,7 +169,14 @@ export class RingkvNode {
       return now !== undefined && (then === undefined || now.generation > then.generation || now.heartbeat > then.heartbeat);
     };
     // Whom this node holds hints for, gossiped as it changes: a restarted peer waits for them.
-    store.hints.onTargets = (targets) => gossiper.set('hinted', targets.join(','));
+    store.hints.onTargets = (targets) => {
+      try {
+        gossiper.set('hinted', targets.join(','));
+      } catch (e) {
+        // Over a gossip field's 64 KiB (thousands of targets): restarted peers then wait catchUpMs at most.
+        log.warn({ targets: targets.length, err: (e as Error).message }, 'cannot gossip whom this node holds hints for');
+      }
+    };
     store.hints.onTargets([...store.hints.targets().keys()].sort());
     // What the parts read and do through the node: each gets what it needs, as it is now.
     const { id } = identity;
@@ -562,11 +569,6 @@ export class RingkvNode {
     this.#updateHealth();
   }
 
-  /** Whether the node is draining to stop, or (after a start) still waiting for hints peers hold for it. */
-  get serving(): 'serving' | 'catching up' | 'draining' | 'stopped' {
-    return this.#closing ? 'stopped' : this.#draining ? 'draining' : this.#caughtUp ? 'serving' : 'catching up';
-  }
-
   /**
    * Stop (docs/operations.md#drain-and-rolling-restarts): NOT_SERVING first; tell every
    * peer we stop (they hold us down at once and stop sending to us) and keep serving for
@@ -577,7 +579,7 @@ export class RingkvNode {
     this.#draining = true;
     this.#stopping ??= (async () => {
       this.#updateHealth();
-      const peersUp = this.gossiper.peerAddresses().length > 0 && [...this.gossiper.states()].some((s) => s.id !== this.id && this.gossiper.isUp(s.id));
+      const peersUp = [...this.gossiper.states()].some((s) => s.id !== this.id && this.gossiper.isUp(s.id));
       if (this.#identity.status === 'normal' && peersUp && this.#failure === undefined) {
         this.gossiper.set('stopping', 'true');
         const started = performance.now();
