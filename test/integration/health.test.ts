@@ -36,6 +36,8 @@ beforeAll(async () => {
   const config = resolveConfig({ listen: '127.0.0.1:0', dataDir: join(root, 'n1'), seeds: '127.0.0.1:1', gossipIntervalMs: 100, id: 'h1', shutdownGraceMs: 1000 }, {});
   node = await RingkvNode.start(config, pino({ level: 'silent' }));
   await waitFor('node normal', 20_000, () => node!.status === 'normal');
+  // Normal, then caught up (catch-up.ts): alone, SERVING once a few gossip rounds showed no peer.
+  await waitFor('node caught up', 20_000, async () => (await checkHealth({ node: node!.address, deadlineMs: 1000 })).ok, 100);
 });
 
 afterAll(async () => {
