@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, type ClientOptions } from '../../src/client/index.js';
 import { TestCluster, waitFor } from './harness.js';
+import { Load } from './load.js';
 
 const ZONES = ['a', 'b', 'c', 'a', 'b'];
 const IN_FLIGHT = 8;
@@ -28,64 +29,39 @@ beforeAll(async () => {
 
 afterAll(() => cluster?.destroy());
 
-interface Tally {
-  ok: number;
-  failed: string[];
-  /** Requests that completed while the node was stopped. */
-  okWhilePaused: number;
-}
-
-/** IN_FLIGHT closed-loop workers on `c` until `until()` says stop (bounded in count too). */
-function load(c: Client, prefix: string, paused: () => boolean, until: () => boolean): Promise<Tally> {
-  const t: Tally = { ok: 0, failed: [], okWhilePaused: 0 };
-  let i = 0;
-  return Promise.all(
-    Array.from({ length: IN_FLIGHT }, async () => {
-      while (!until() && i < 200_000) {
-        const n = i++;
-        try {
-          if (n % 2 === 0) await c.get(`warm-${n % KEYS}`);
-          else await c.put(`${prefix}-${n}`, 'v');
-          t.ok++;
-          if (paused()) t.okWhilePaused++;
-        } catch (e) {
-          t.failed.push(`${(e as { code?: number }).code}: ${(e as Error).message}`);
-        }
-      }
-    }),
-  ).then(() => t);
-}
-
 describe('one node of five paused for 5 s under client load', () => {
   it('fails not one request of a default client, which keeps being answered; a client without hedging and health does fail some', async () => {
     const nodes = cluster.nodes.map((n) => n.address);
     const mk = (o: Partial<ClientOptions>): Client => new Client({ nodes, deadlineMs: 2000, ...o });
     const tolerant = mk({});
     const plain = mk({ hedge: false, adaptive: false });
+    let t: Load | undefined, p: Load | undefined;
     try {
-      for (let i = 0; i < KEYS; i++) await tolerant.put(`warm-${i}`, 'v', { w: 3 });
+      await Load.warm(tolerant, KEYS);
       await tolerant.refreshRing();
       await plain.refreshRing();
-      let paused = false, stop = false;
-      const runs = [load(tolerant, 'tolerant', () => paused, () => stop), load(plain, 'plain', () => paused, () => stop)];
+      t = Load.start(tolerant, { inFlight: IN_FLIGHT, warmKeys: KEYS, prefix: 'tolerant' });
+      p = Load.start(plain, { inFlight: IN_FLIGHT, warmKeys: KEYS, prefix: 'plain' });
       await new Promise((r) => setTimeout(r, 3000));
       const victim = cluster.node('n4');
       victim.signal('SIGSTOP');
-      paused = true;
+      const okAtPause = t.ok;
       await new Promise((r) => setTimeout(r, 5000));
       victim.signal('SIGCONT');
-      paused = false;
+      // Requests of the default client answered while the node was stopped.
+      const okWhilePaused = t.ok - okAtPause;
       await new Promise((r) => setTimeout(r, 3000));
-      stop = true;
-      const [t, p] = (await Promise.all(runs)) as [Tally, Tally];
+      await Promise.all([t.stop(), p.stop()]);
       const s = tolerant.stats();
-      const summary = JSON.stringify({ tolerant: { ...t, failed: t.failed.slice(0, 5) }, plain: { ...p, failed: p.failed.slice(0, 3) }, stats: s });
+      const summary = t.summary({ okWhilePaused, plain: { ok: p.ok, failed: p.failed.slice(0, 3) } });
       expect(t.failed, summary).toEqual([]);
-      expect(t.okWhilePaused, summary).toBeGreaterThan(100);
+      expect(okWhilePaused, summary).toBeGreaterThan(100);
       expect(s.hedges + s.moved, summary).toBeGreaterThan(0);
       expect(p.failed.length, summary).toBeGreaterThan(0);
     } finally {
       cluster.node('n4').signal('SIGCONT');
+      void t?.stop();
+      void p?.stop();
       tolerant.close();
       plain.close();
     }

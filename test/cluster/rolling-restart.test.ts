@@ -13,6 +13,7 @@ import { Client } from '../../src/client/index.js';
 import { checkHealth } from '../../src/cli/health.js';
 import { TestCluster, waitFor, type NodeProcess } from './harness.js';
 import { missingLocally } from './kv-client.js';
+import { Load } from './load.js';
 
 const IN_FLIGHT = 8;
 const KEYS = 200;
@@ -41,38 +42,15 @@ async function serving(n: NodeProcess): Promise<void> {
 describe('a rolling restart under client load', () => {
   it('restarts every node in turn with not one request failed and every acknowledged write readable', async () => {
     const client = new Client({ nodes: cluster.nodes.map((n) => n.address), deadlineMs: 5000 });
-    const acked: string[] = [];
-    const ackedAt: number[] = [];
-    const failed: string[] = [];
-    let ok = 0;
-    let stop = false;
+    let load: Load | undefined;
     try {
-      for (let i = 0; i < KEYS; i++) await client.put(`warm-${i}`, `w${i}`, { w: 3 });
-      let i = 0;
-      const load = Promise.all(
-        Array.from({ length: IN_FLIGHT }, async () => {
-          while (!stop && i < 200_000) {
-            const n = i++;
-            try {
-              if (n % 2 === 0) {
-                const r = await client.get(`warm-${n % KEYS}`);
-                if (r.values.map(String).join() !== `w${n % KEYS}`) failed.push(`warm-${n % KEYS} read ${r.values.map(String).join('|') || 'nothing'}`);
-              } else {
-                await client.put(`new-${n}`, `v${n}`);
-                acked.push(`new-${n}`);
-                ackedAt.push(Date.now());
-              }
-              ok++;
-            } catch (e) {
-              failed.push(`${(e as { code?: number }).code}: ${(e as Error).message}`);
-            }
-          }
-        }),
-      );
+      await Load.warm(client, KEYS);
+      load = Load.start(client, { inFlight: IN_FLIGHT, warmKeys: KEYS });
+      const traffic = load;
       await new Promise((r) => setTimeout(r, 2000));
       const restarts: { id: string; exit: number | null; drained: boolean; caughtUp: string | undefined; okDuring: number; missed: number; missingAtServing: string[]; downSeenMs: number }[] = [];
       for (const n of cluster.nodes) {
-        const before = ok;
+        const before = traffic.ok;
         const from = n.lines.length;
         const stoppedAt = Date.now();
         n.signal('SIGTERM');
@@ -87,20 +65,19 @@ describe('a rolling restart under client load', () => {
         const restartAt = n.lines.length;
         const startedAt = Date.now();
         // What it missed while away: acknowledged by the others, kept as hints for it.
-        const missed = acked.filter((_, j) => ackedAt[j]! > exitedAt && ackedAt[j]! <= startedAt);
+        const missed = traffic.acked.filter((a) => a.at > exitedAt && a.at <= startedAt).map((a) => a.key);
         n.start();
         await serving(n);
         // SERVING only once it holds them: peers delivered their hints first.
         const missingAtServing = await missingLocally(n.address, missed);
         await allUp();
         const caught = n.lines.slice(restartAt).find((l) => l.msg.startsWith('caught up') || l.msg.startsWith('serving with hints'));
-        restarts.push({ id: n.id, exit, drained, caughtUp: caught?.msg, okDuring: ok - before, missed: missed.length, missingAtServing: missingAtServing.slice(0, 3), downSeenMs });
+        restarts.push({ id: n.id, exit, drained, caughtUp: caught?.msg, okDuring: traffic.ok - before, missed: missed.length, missingAtServing: missingAtServing.slice(0, 3), downSeenMs });
         await new Promise((r) => setTimeout(r, 1000));
       }
-      stop = true;
-      await load;
-      const summary = JSON.stringify({ ok, acked: acked.length, failed: failed.slice(0, 5), restarts, stats: client.stats() });
-      expect(failed, summary).toEqual([]);
+      await traffic.stop();
+      const summary = traffic.summary({ restarts });
+      expect(traffic.failed, summary).toEqual([]);
       for (const r of restarts) {
         expect(r.exit, summary).toBe(0);
         expect(r.drained, summary).toBe(true);
@@ -109,15 +86,10 @@ describe('a rolling restart under client load', () => {
         expect(r.missed, summary).toBeGreaterThan(0);
         expect(r.missingAtServing, summary).toEqual([]);
       }
-      const lost: string[] = [];
-      for (const key of acked) {
-        const r = await client.get(key);
-        if (r.values.map(String).join() !== `v${key.slice(4)}`) lost.push(key);
-      }
-      expect(lost, summary).toEqual([]);
-      console.log(`rolling restart: ${ok} requests, ${failed.length} failed, ${acked.length} acknowledged puts all read back; ${JSON.stringify(restarts)}; client ${JSON.stringify(client.stats())}`);
+      expect(await traffic.lost(), summary).toEqual([]);
+      console.log(`rolling restart: ${traffic.ok} requests, ${traffic.failed.length} failed, ${traffic.acked.length} acknowledged puts all read back; ${JSON.stringify(restarts)}; client ${JSON.stringify(client.stats())}`);
     } finally {
-      stop = true;
+      void load?.stop();
       client.close();
     }
   }, 240_000);

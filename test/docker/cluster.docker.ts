@@ -9,108 +9,30 @@
  * builds the image, RINGKV_IMAGE). Run alone without RINGKV_IMAGE it builds the image
  * itself; without a Docker engine it prints one line saying so and skips.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
-import { GenericContainer, Wait, getContainerRuntimeClient, type StartedTestContainer } from 'testcontainers';
+import { GenericContainer } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdminClient, type StatusReply } from '../../src/client/admin.js';
+import { AdminClient } from '../../src/client/admin.js';
 import { Client } from '../../src/client/kv.js';
-import { freePort, waitFor } from '../cluster/harness.js';
+import { freePort } from '../cluster/harness.js';
+import { noEngine, normal, startNode, type NodeContainer } from './containers.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const KEYS = 100;
 
-/** Why the suite cannot run here, or undefined when a Docker engine answers. */
-async function noEngine(): Promise<string | undefined> {
-  try {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('no answer within 20 s')), 20_000);
-    });
-    await Promise.race([getContainerRuntimeClient(), timeout]).finally(() => clearTimeout(timer));
-    return undefined;
-  } catch (e) {
-    const host = process.env.DOCKER_HOST;
-    if (!host && !existsSync('/var/run/docker.sock')) return 'no Docker engine found (DOCKER_HOST unset and /var/run/docker.sock absent); install Docker to run it';
-    return `no Docker engine answers at ${host ? `DOCKER_HOST=${host}` : '/var/run/docker.sock'} (${(e as Error).message}); start it to run this suite`;
-  }
-}
-
 const skip = await noEngine();
 if (skip !== undefined) process.stdout.write(`test:docker: skipped — ${skip}\n`);
-
-/** A node container and its log, for messages when something goes wrong. */
-interface Node {
-  readonly name: string;
-  readonly container: StartedTestContainer;
-  /** host:port of its gRPC port, on 127.0.0.1 (host networking). */
-  readonly address: string;
-  readonly log: string[];
-}
 
 describe.skipIf(skip !== undefined)('the ringkv image: a 3-node cluster in containers', () => {
   let image: string;
   /** gRPC address of each node, n1..n4: free 127.0.0.1 ports picked up front (n1..n3 are the seeds). */
   const addresses = new Map<string, string>();
-  const nodes = new Map<string, Node>();
-  const logs = new Map<string, string[]>();
+  const nodes = new Map<string, NodeContainer>();
 
-  function tail(name: string): string {
-    return (logs.get(name) ?? []).slice(-30).join('\n');
-  }
-
-  async function start(name: string, zone: string, env: Record<string, string> = {}): Promise<Node> {
-    const log: string[] = [];
-    logs.set(name, log);
-    try {
-      const address = addresses.get(name)!;
-      const container = await new GenericContainer(image)
-        .withNetworkMode('host')
-        .withEnvironment({
-          RINGKV_ID: name,
-          RINGKV_LISTEN: address,
-          RINGKV_ADVERTISE: address,
-          RINGKV_HTTP: `127.0.0.1:${await freePort()}`,
-          RINGKV_SEEDS: ['n1', 'n2', 'n3'].map((n) => addresses.get(n)!).join(','),
-          RINGKV_ZONE: zone,
-          RINGKV_STREAM_BYTES_PER_SECOND: '0',
-          ...env,
-        })
-        // The image's own health command on the node's port, polled every second instead of every 10 s.
-        .withHealthCheck({ test: ['CMD', 'node', '/app/dist/cli/main.js', 'health', '--node', address], interval: 1000, timeout: 5000, retries: 3, startPeriod: 120_000 })
-        .withWaitStrategy(Wait.forHealthCheck())
-        .withStartupTimeout(180_000)
-        .withLogConsumer((stream: Readable) => {
-          stream.on('data', (d: Buffer | string) => log.push(...String(d).split('\n').filter((l) => l !== '')));
-        })
-        .start();
-      const node = { name, container, address, log };
-      nodes.set(name, node);
-      return node;
-    } catch (e) {
-      throw new Error(`${name} did not become healthy: ${(e as Error).message}\n${name}'s last log lines:\n${tail(name)}`);
-    }
-  }
-
-  async function status(address: string): Promise<StatusReply | undefined> {
-    const admin = new AdminClient(address, 3000);
-    try {
-      return await admin.status();
-    } catch {
-      return undefined;
-    } finally {
-      admin.close();
-    }
-  }
-
-  /** Wait until the node at `address` sees exactly `ids` up and normal. */
-  function normal(address: string, ids: string[], timeoutMs: number): Promise<StatusReply> {
-    return waitFor(`${ids.join(', ')} up and normal as ${address} sees them`, timeoutMs, async () => {
-      const s = await status(address);
-      const live = s?.members.filter((m) => m.up && m.status === 'normal').map((m) => m.id).sort();
-      return JSON.stringify(live) === JSON.stringify([...ids].sort()) ? s : undefined;
-    }, 500);
+  async function start(name: string, zone: string, env: Record<string, string> = {}): Promise<NodeContainer> {
+    const node = await startNode({ name, image, address: addresses.get(name)!, seeds: ['n1', 'n2', 'n3'].map((n) => addresses.get(n)!), zone, env });
+    nodes.set(name, node);
+    return node;
   }
 
   beforeAll(async () => {
@@ -175,7 +97,7 @@ describe.skipIf(skip !== undefined)('the ringkv image: a 3-node cluster in conta
     try {
       const pull = (await admin.transfers()).pulls.find((p) => p.move.startsWith('join-n4'));
       const streamed = pull?.ranges.reduce((sum, r) => sum + r.keys, 0) ?? 0;
-      expect(streamed, `keys streamed to n4 for its join; n4's log:\n${tail('n4')}`).toBeGreaterThan(0);
+      expect(streamed, `keys streamed to n4 for its join; n4's log:\n${n4.log.slice(-30).join('\n')}`).toBeGreaterThan(0);
       let replicaOf = 0;
       for (let i = 0; i < KEYS; i++) if ((await admin.endpoints(`key-${i}`)).preferenceList.some((e) => e.id === 'n4')) replicaOf++;
       expect(replicaOf).toBeGreaterThan(0);
