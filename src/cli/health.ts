@@ -8,14 +8,11 @@
  * node decides: `normal` and its store open, docs/node.md#lifecycle).
  */
 
-import { cliSecurity } from './security.js';
-import { channelCredentials, type ClientSecurity } from '../client/credentials.js';
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
 import { InvalidArgumentError, type Command } from 'commander';
-import { service as healthService } from 'grpc-health-check';
-import { callUnary } from '../transport/protos.js';
-import { describeFailure } from './errors.js';
+import type { ClientSecurity } from '../client/credentials.js';
 import { nodeAddress } from './options.js';
+import { cliSecurity } from './security.js';
 
 /**
  * What a health check found: the node's answer (SERVING, NOT_SERVING), SERVICE_UNKNOWN
@@ -36,13 +33,20 @@ export interface HealthOptions {
   readonly security?: ClientSecurity;
 }
 
-const HealthClient = grpc.makeGenericClientConstructor(healthService as unknown as grpc.ServiceDefinition, 'Health');
+let healthClient: grpc.ServiceClientConstructor | undefined;
 
-/** Call Health/Check once; never throws. */
+/** Call Health/Check once; never throws. gRPC is loaded on the first call, not with the CLI. */
 export async function checkHealth(o: HealthOptions): Promise<HealthResult> {
+  const [grpc, { channelCredentials }, { callUnary, serviceClient }, { describeFailure }] = await Promise.all([
+    import('@grpc/grpc-js'),
+    import('../client/credentials.js'),
+    import('../transport/protos.js'),
+    import('./errors.js'),
+  ]);
+  healthClient ??= serviceClient('grpc.health.v1.Health');
   const service = o.service ?? '';
   const deadlineMs = o.deadlineMs ?? 3000;
-  const client = new HealthClient(o.node, channelCredentials(o.security));
+  const client = new healthClient(o.node, channelCredentials(o.security));
   try {
     // Fail fast: a refused connection is an answer (UNAVAILABLE) at once, not at the deadline.
     const reply = await callUnary<{ status: string }>(client, 'check', { service }, { deadline: Date.now() + deadlineMs });
@@ -51,24 +55,13 @@ export async function checkHealth(o: HealthOptions): Promise<HealthResult> {
     const what = service === '' ? 'the node' : `service "${service}"`;
     return { ok: false, status, message: `${o.node} answers but ${what} is ${status}: it is joining, leaving, stopping or not a member (see ringkv status)` };
   } catch (e) {
-    const unknown = (e as { code?: number })?.code === grpc.status.NOT_FOUND;
-    return { ok: false, status: unknown ? 'SERVICE_UNKNOWN' : 'UNREACHABLE', message: explain(o.node, service, deadlineMs, e) };
+    const code = (e as { code?: number })?.code;
+    if (code === grpc.status.NOT_FOUND) return { ok: false, status: 'SERVICE_UNKNOWN', message: `${o.node} is a ringkv node but knows no health service "${service}"; it serves "" (ready: a normal member; omit --service) and "liveness" (the process runs)` };
+    if (code === grpc.status.UNIMPLEMENTED) return { ok: false, status: 'UNREACHABLE', message: `${o.node} answers gRPC but has no health service: is it a ringkv node?` };
+    // Unreachable, too slow, anything else: worded as every other command words it.
+    return { ok: false, status: 'UNREACHABLE', message: describeFailure(e, { address: o.node, deadlineMs, deadlineFlag: '--deadline-ms' }) };
   } finally {
     client.close();
-  }
-}
-
-/** A failed health call in ringkv's words, never raw gRPC text. */
-function explain(node: string, service: string, deadlineMs: number, e: unknown): string {
-  const code = (e as { code?: number })?.code;
-  switch (code) {
-    case grpc.status.NOT_FOUND:
-      return `${node} is a ringkv node but knows no health service "${service}"; it serves "" (ready: a normal member; omit --service) and "liveness" (the process runs)`;
-    case grpc.status.UNIMPLEMENTED:
-      return `${node} answers gRPC but has no health service: is it a ringkv node?`;
-    default:
-      // Unreachable, too slow, anything else: worded as every other command words it.
-      return describeFailure(e, { address: node, deadlineMs, deadlineFlag: '--deadline-ms' });
   }
 }
 

@@ -7,20 +7,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { demo } from './demo.js';
-import { runNode } from './node-command.js';
+// Loaded with every command, so kept to what defining the commands needs: no gRPC, no
+// LevelDB, no logger. Each action imports what it runs (a get loads the client, not the node).
+import type { AdminClient, RepairStatusReply } from '../client/admin.js';
+import type { Client } from '../client/kv.js';
+import type { askLauncher } from './local-cluster.js';
 import { checkHealth, registerHealth } from './health.js';
-import { askLauncher, runLocal } from './local-cluster.js';
-import { AdminClient, clusterTransfers, type RepairStatusReply } from '../client/admin.js';
-import { follow, followCommit, followJoin, followRepair, formatPlan, formatRepair, formatTransfers } from './topology.js';
 import { formatEndpoints, formatGet, formatRing, formatStatus, showValue } from './format.js';
-import { Client, MAX_VALUE_BYTES } from '../client/kv.js';
-import { CliError, EXIT, describeFailure, failure } from './errors.js';
+import { CliError, EXIT } from './exit.js';
 import { nodeAddress } from './options.js';
-import { chooseValue, readValue, writeValue } from './values.js';
 import { DEFAULT_CONFIG, ENV_NAMES } from '../node/config.js';
 import { cliSecurity, setCredentials, withCredentials } from './security.js';
-import { makeCerts } from './certs-command.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -53,7 +50,8 @@ program
   .option('--zones <count>', 'number of zones the nodes are spread over', positiveInt(26), 3)
   .option('-n, --replicas <n>', 'replicas per key (N)', positiveInt(1000), 3)
   .argument('[keys...]', 'keys to look up', ['user:1', 'user:42', 'user:123456', 'cart:9', 'session:abc'])
-  .action((keys: string[], opts: { nodes: number; zones: number; replicas: number }) => {
+  .action(async (keys: string[], opts: { nodes: number; zones: number; replicas: number }) => {
+    const { demo } = await import('./demo.js');
     console.log(demo({ nodes: opts.nodes, zones: opts.zones, n: opts.replicas, keys }));
   });
 
@@ -107,6 +105,7 @@ program
   .option('--cleanup-after-ms <ms>', `delete data of ranges this node no longer replicates once ownership stood still this long; 0 = only ringkv cleanup (${ENV_NAMES.cleanupAfterMs}; default ${d.cleanupAfterMs})`)
   .action(async (opts: Record<string, unknown>) => {
     const { config, ...flags } = opts;
+    const { runNode } = await import('./node-command.js');
     await runNode(flags, config as string | undefined);
   });
 
@@ -123,6 +122,7 @@ program
   .option('--days <n>', 'days the new certificates are valid', positiveInt(36_500), 365)
   .option('--force', 'make certificates again even where the files exist (the CA is kept)')
   .action(async (o: { dir: string; nodes: string; hosts: string; admins: string; clients: string; days: number; force?: boolean }) => {
+    const { makeCerts } = await import('./certs-command.js');
     let written;
     try {
       written = await makeCerts({ dir: o.dir, nodes: list(o.nodes), hosts: list(o.hosts), admins: list(o.admins), clients: list(o.clients), days: o.days, force: o.force === true });
@@ -144,6 +144,7 @@ const local = program
   .option('--timeout-ms <ms>', 'how long to wait for the cluster to form', positiveInt(600_000), 120_000)
   .option('--tls', 'TLS everywhere: make a development CA and certificates in <data-dir>/certs (kept for the next start) and run the nodes with them')
   .action(async (opts: { nodes: number; basePort: number; httpBasePort?: number; dataDir: string; timeoutMs: number; tls?: boolean }) => {
+    const { runLocal } = await import('./local-cluster.js');
     await runLocal({ ...opts, httpBasePort: opts.httpBasePort ?? opts.basePort + 1000 });
   })
   // `local add --data-dir D`: the option after the subcommand is the subcommand's.
@@ -151,6 +152,7 @@ const local = program
 
 /** Ask the launcher; a TLS local cluster's reply names the CA and admin certificate the command then calls the nodes with. */
 async function askLocal(dataDir: string, req: Parameters<typeof askLauncher>[1]): ReturnType<typeof askLauncher> {
+  const { askLauncher } = await import('./local-cluster.js');
   const n = await askLauncher(dataDir, req);
   if (n.tls !== undefined) setCredentials({ tlsCa: n.tls.ca, tlsCert: n.tls.cert, tlsKey: n.tls.key });
   return n;
@@ -165,6 +167,7 @@ local
     const n = await askLocal(o.dataDir, { op: 'add' });
     console.log(`${n.id} started at ${n.address} (pid ${n.pid}); it joins the cluster`);
     if (!o.wait) return console.log(`follow it: npx ringkv transfers --node ${n.address}`);
+    const { followJoin } = await import('./topology.js');
     await followJoin(n.address, n.id);
     console.log(`${n.id} is normal: it owns its ranges`);
   });
@@ -178,6 +181,7 @@ local
     const n = await askLocal(o.dataDir, { op: 'remove', id });
     const r = await withAdmin(n.address, (c) => c.decommission(false));
     console.log(r.message);
+    const { follow } = await import('./topology.js');
     await follow(`decommission ${id}`, n.address, r.move, (t) => (t === undefined || t.drive?.phase === 'left' ? true : t.drive?.phase.startsWith('withdrawn') ? `decommission ${t.drive.phase}` : false));
     console.log(`${id} left the cluster and exited`);
   });
@@ -217,6 +221,7 @@ async function waitServing(address: string, id: string): Promise<void> {
 const DEFAULT_NODE = process.env.RINGKV_NODE || '127.0.0.1:7001';
 
 async function withAdmin<T>(address: string, fn: (c: AdminClient) => Promise<T>): Promise<T> {
+  const [{ AdminClient }, { failure }] = await Promise.all([import('../client/admin.js'), import('./errors.js')]);
   const c = new AdminClient(address, undefined, cliSecurity());
   try {
     return await fn(c);
@@ -278,6 +283,7 @@ interface KvOpts {
 /** Run `fn` with a client of `--node`; a failure comes back in ringkv's words (errors.ts). */
 async function withClient<T>(o: KvOpts, fn: (c: Client) => Promise<T>): Promise<T> {
   // One request: the node given coordinates it (fetching the ring first would cost more than the hop it saves).
+  const [{ Client }, { failure }] = await Promise.all([import('../client/kv.js'), import('./errors.js')]);
   const c = new Client({ nodes: [o.node], deadlineMs: o.deadlineMs, tokenAware: false, ...cliSecurity() });
   try {
     return await fn(c);
@@ -309,12 +315,13 @@ function requestId(text: string): Buffer {
 kvCommand('put', 'write KEY = VALUE; with --context (from get) it replaces what that get saw, without it is a sibling of any value there')
   .argument('<key>')
   .argument('[value]', 'the value as text (UTF-8); without it, --file PATH or stdin gives the bytes')
-  .option('--file <path>', `read the value's bytes from PATH ("-": stdin), up to ${MAX_VALUE_BYTES} bytes`)
+  .option('--file <path>', 'read the value\'s bytes from PATH ("-": stdin), up to 1 MiB')
   .option('--context <base64>', 'context printed by `ringkv get`', context)
   .option('--w <w>', `replicas that must acknowledge (1..N; ${QUORUM_HELP})`, quorum)
   .option('--request-id <id>', REQUEST_ID_HELP, requestId)
   .addHelpText('after', '\nThe value is VALUE as UTF-8 text, or the bytes of --file PATH, or, with neither, of stdin when it is not a terminal:\n  ringkv put photo --file photo.jpg\n  ringkv put config < config.json\nA VALUE that starts with @ is stored as that text (use --file for a file).')
   .action(async (key: string, arg: string | undefined, o: KvOpts & { file?: string }) => {
+    const { readValue } = await import('./values.js');
     const { value, note } = await readValue({ arg, file: o.file, stdin: process.stdin });
     if (note !== undefined) console.error(note);
     const r = await withClient(o, (c) => c.put(key, value, { context: o.context, w: o.w, ...(o.requestId ? { requestId: o.requestId } : {}) }));
@@ -334,6 +341,7 @@ kvCommand('get', 'read KEY: every sibling value, and the context to pass to the 
   )
   .action(async (key: string, o: KvOpts & { out?: string; sibling?: number }) => {
     const r = await withClient(o, (c) => c.get(key, { r: o.r }));
+    const { chooseValue, writeValue } = await import('./values.js');
     if (!r.found && o.exitCode) process.exitCode = EXIT.notFound;
     const ctx = r.context.toString('base64');
     if (o.out !== undefined) {
@@ -388,6 +396,7 @@ program
     const r = await withAdmin(o.node, (c) => c.decommission(o.cancel === true));
     console.log(r.message);
     if (o.cancel || !o.wait || r.move === '') return;
+    const { follow } = await import('./topology.js');
     await follow(`decommission ${o.node}`, o.node, r.move, (t) => (t === undefined || t.drive?.phase === 'left' ? true : t.drive?.phase.startsWith('withdrawn') ? `decommission ${t.drive.phase}` : false));
     console.log(`${o.node} left the cluster; its process exits. Its data stays in its data dir until you delete it.`);
   });
@@ -402,6 +411,7 @@ program
     const r = await withAdmin(o.node, (c) => c.removeNode(id));
     console.log(r.message);
     if (!o.wait || r.move === '') return;
+    const { follow } = await import('./topology.js');
     await follow(`removenode ${id}`, o.node, r.move, (t) =>
       t === undefined ? `${o.node} stopped answering; run ringkv removenode ${id} again on another node to resume` : t.drive?.move === r.move && t.drive.phase === 'removed' ? true : t.drive?.phase.startsWith('withdrawn') ? `removal ${t.drive.phase}` : false,
     );
@@ -430,11 +440,13 @@ program
   .option('--no-wait', 'start it and return')
   .option('--json', 'print JSON')
   .action(async (o: { node: string; range?: { start: string; end: string }; status?: boolean; wait: boolean; json?: boolean }) => {
+    const { formatRepair } = await import('./topology.js');
     const show = (r: RepairStatusReply): void => console.log(o.json ? JSON.stringify(r, null, 2) : formatRepair(r));
     if (o.status) return show(await withAdmin(o.node, (c) => c.repairStatus()));
     const started = await withAdmin(o.node, (c) => c.repair(o.range));
     if (!o.json) console.log(`repair ${started.id} started on ${o.node}: ${started.ranges} ranges`);
     if (!o.wait) return o.json ? show(started) : undefined;
+    const { followRepair } = await import('./topology.js');
     const done = await followRepair(o.node, o.json ? { out: process.stderr } : {});
     show(done);
     if (done.failed > 0 || done.skipped > 0) process.exitCode = 1;
@@ -447,6 +459,7 @@ program
   .option('--json', 'print JSON')
   .action(async (o: { node: string; json?: boolean }) => {
     const status = await withAdmin(o.node, (c) => c.status());
+    const [{ clusterTransfers }, { formatTransfers }] = await Promise.all([import('../client/admin.js'), import('./topology.js')]);
     const { replies, unreachable } = await clusterTransfers(status);
     console.log(o.json ? JSON.stringify(replies, null, 2) : formatTransfers(replies, unreachable));
   });
@@ -467,6 +480,7 @@ program
   .option('--json', 'print JSON')
   .action(async (kind: string, ids: string[], o: { node: string; json?: boolean }) => {
     const p = await withAdmin(o.node, (c) => c.plan(changes(kind, ids)));
+    const { formatPlan } = await import('./topology.js');
     console.log(o.json ? JSON.stringify(p, null, 2) : formatPlan(p));
   });
 
@@ -479,6 +493,7 @@ program
     const started = await withAdmin(o.node, (c) => c.commit());
     console.log(`committing ${started.steps.filter((s) => s.state !== 'done').length} change(s) on ${o.node}`);
     if (!o.wait) return;
+    const { followCommit } = await import('./topology.js');
     const end = await followCommit(o.node);
     const failed = end.steps.find((s) => s.state === 'failed');
     if (failed) throw new Error(`${failed.change.kind} ${failed.change.node} failed: ${failed.error}; the steps after it were not run`);
@@ -503,7 +518,8 @@ program.hook('preAction', (_, action) => {
   if (callsNode(action)) setCredentials(action.opts());
 });
 
-program.parseAsync().catch((err: unknown) => {
+program.parseAsync().catch(async (err: unknown) => {
+  const { describeFailure } = await import('./errors.js');
   console.error(`ringkv: ${describeFailure(err)}`);
   process.exit(err instanceof CliError ? err.exitCode : EXIT.error);
 });

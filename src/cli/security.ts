@@ -8,8 +8,8 @@
  */
 import type { Command } from 'commander';
 import type { ClientSecurity } from '../client/credentials.js';
-import { CliError } from './errors.js';
-import { readAdminToken } from '../transport/authorize.js';
+import { CliError } from './exit.js';
+import { readAdminToken } from '../transport/admin-token.js';
 
 let current: ClientSecurity = {};
 

@@ -9,7 +9,7 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { MAX_VALUE_BYTES, valueTooLarge } from '../client/kv.js';
-import { CliError, EXIT } from './errors.js';
+import { CliError, EXIT } from './exit.js';
 
 export interface ValueSource {
   /** VALUE as typed on the command line, if given. */

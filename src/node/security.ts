@@ -8,7 +8,8 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { authInterceptor, authorizeHttp, hashToken, readAdminToken, type AuthRules } from '../transport/authorize.js';
+import { authInterceptor, authorizeHttp, hashToken, type AuthRules } from '../transport/authorize.js';
+import { readAdminToken } from '../transport/admin-token.js';
 import { TlsError, TlsFiles, type TlsReload } from '../transport/tls.js';
 import type { NodeConfig } from './config.js';
 import type { ClientSecurity } from '../client/credentials.js';

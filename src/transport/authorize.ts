@@ -17,7 +17,6 @@
  * Owns: the rules. Must not: log secrets (a token is never echoed, only its absence).
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import { rolesOf, type Role } from './tls.js';
 
@@ -63,22 +62,6 @@ export const hashToken = (token: string): Buffer => createHash('sha256').update(
 
 function tokenMatches(rules: AuthRules, token: string | undefined): boolean {
   return token !== undefined && rules.adminTokenHash !== undefined && timingSafeEqual(hashToken(token), rules.adminTokenHash);
-}
-
-/**
- * The admin token in `path`: one word of at least 16 characters (trimmed). What a node
- * checks calls against and what the CLI sends; throws an Error saying what is wrong.
- */
-export function readAdminToken(path: string): string {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new Error(`cannot read the admin token file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  const token = text.trim();
-  if (token.length < 16 || /\s/.test(token)) throw new Error(`the admin token in ${path} must be one word of at least 16 characters (e.g. openssl rand -hex 32 > ${path})`);
-  return token;
 }
 
 /** Undefined when the call may go on; else the status to refuse it with. */

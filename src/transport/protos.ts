@@ -1,37 +1,49 @@
 /**
- * The wire contract, loaded once from proto/: one PackageDefinition with every service,
- * so that server reflection describes them all.
+ * The wire contract, loaded from proto/: one PackageDefinition with every service, so
+ * that server reflection describes them all, and for a process that only calls a
+ * service (the client, the CLI) just the file that defines it.
  *
  * Owns: where the .proto files are and how they map to JS (64-bit integers as numbers —
  * generations, versions and byte counts stay below 2^53 — and enums as names).
  */
 
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { protoPath as HEALTH_PROTO } from 'grpc-health-check';
 
 /** proto/ at the package root, from src/transport or dist/transport alike. */
 export const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
 
+/** grpc.health.v1's file, found without loading grpc-health-check (which loads a server's worth). */
+const HEALTH_PROTO = createRequire(import.meta.url).resolve('grpc-health-check/proto/health/v1/health.proto');
+
 /** The wire contract's version, gossiped by every node (field `schema`). */
 export const WIRE_SCHEMA = 'ringkv.v1';
 
-export const PROTO_FILES = ['ringkv/v1/kv.proto', 'ringkv/v1/admin.proto', 'ringkv/internal/v1/gossip.proto', 'ringkv/internal/v1/replica.proto', 'ringkv/internal/v1/handoff.proto', 'ringkv/internal/v1/repair.proto'];
+/** Each service and the file that defines it. */
+const SERVICE_FILES: Readonly<Record<string, string>> = {
+  'ringkv.v1.KeyValue': 'ringkv/v1/kv.proto',
+  'ringkv.v1.Admin': 'ringkv/v1/admin.proto',
+  'ringkv.internal.v1.Gossip': 'ringkv/internal/v1/gossip.proto',
+  'ringkv.internal.v1.Replica': 'ringkv/internal/v1/replica.proto',
+  'ringkv.internal.v1.Handoff': 'ringkv/internal/v1/handoff.proto',
+  'ringkv.internal.v1.Repair': 'ringkv/internal/v1/repair.proto',
+  'grpc.health.v1.Health': HEALTH_PROTO,
+};
+
+/** ringkv's own files: the contract test/unit/transport/proto-compat.test.ts holds to its rule. */
+export const PROTO_FILES = Object.values(SERVICE_FILES).filter((f) => f !== HEALTH_PROTO);
+
+const LOAD_OPTIONS: protoLoader.Options = { includeDirs: [PROTO_DIR], keepCase: false, longs: Number, enums: String, defaults: true, arrays: true };
 
 let cached: { definition: protoLoader.PackageDefinition; grpcObject: grpc.GrpcObject } | undefined;
+const byFile = new Map<string, grpc.GrpcObject>();
 
+/** Every service, grpc.health.v1 too, so that reflection describes the health service as well. */
 export function protos(): { definition: protoLoader.PackageDefinition; grpcObject: grpc.GrpcObject } {
   if (cached === undefined) {
-    // grpc.health.v1 too, so that reflection describes the health service as well.
-    const definition = protoLoader.loadSync([...PROTO_FILES, HEALTH_PROTO], {
-      includeDirs: [PROTO_DIR],
-      keepCase: false,
-      longs: Number,
-      enums: String,
-      defaults: true,
-      arrays: true,
-    });
+    const definition = protoLoader.loadSync(Object.values(SERVICE_FILES), LOAD_OPTIONS);
     cached = { definition, grpcObject: grpc.loadPackageDefinition(definition) };
   }
   return cached;
@@ -39,9 +51,12 @@ export function protos(): { definition: protoLoader.PackageDefinition; grpcObjec
 
 /** A service constructor by its full name, e.g. 'ringkv.v1.Admin'. */
 export function serviceClient(fullName: string): grpc.ServiceClientConstructor {
-  let o: unknown = protos().grpcObject;
+  const file = SERVICE_FILES[fullName];
+  if (file === undefined) throw new Error(`no service ${fullName} in ${PROTO_FILES.join(', ')}`);
+  // All of them once loaded (a node), else only the one file (a client).
+  let o: unknown = cached?.grpcObject ?? byFile.get(file);
+  if (o === undefined) byFile.set(file, (o = grpc.loadPackageDefinition(protoLoader.loadSync(file, LOAD_OPTIONS))));
   for (const part of fullName.split('.')) o = (o as Record<string, unknown>)[part];
-  if (typeof o !== 'function') throw new Error(`no service ${fullName} in ${PROTO_FILES.join(', ')}`);
   return o as grpc.ServiceClientConstructor;
 }
 

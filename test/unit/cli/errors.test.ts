@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import { CliError, describeFailure } from '../../../src/cli/errors.js';
+import { describeFailure } from '../../../src/cli/errors.js';
+import { CliError } from '../../../src/cli/exit.js';
 import { NO_NODE_TRIED } from '../../../src/client/kv.js';
 
 const err = (code: grpc.status, details: string) => Object.assign(new Error(`${code} ${grpc.status[code]}: ${details}`), { code, details, metadata: new grpc.Metadata() });

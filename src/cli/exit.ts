@@ -1,0 +1,26 @@
+/**
+ * The exit codes of `ringkv` and the error that carries one: what every command module
+ * needs, apart from errors.ts (the wording of gRPC failures) so that loading them loads
+ * no gRPC.
+ */
+
+/** Exit codes of `ringkv`, documented in docs/reads-and-writes.md#cli. */
+export const EXIT = {
+  /** Anything failed: a bad argument, a node that is not there, an error from the node. */
+  error: 1,
+  /** With --exit-code: the key was not found (get), or there was nothing to delete (del). */
+  notFound: 2,
+  /** get --out of a key with siblings and no --sibling to choose one: nothing was written. */
+  siblings: 3,
+} as const;
+
+/** A failure whose message is ready for the user, with the exit code to leave with. */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.error,
+  ) {
+    super(message);
+  }
+}
