@@ -54,7 +54,7 @@ export function catchUp(o: CatchUpInput): CatchUp {
     }
     const hinted = field(s, 'hinted');
     if (!o.heardSinceStart(s.id)) waiting.push(s.id);
-    else if (hinted !== undefined && hinted !== '' && hinted.split(',').includes(o.self)) waiting.push(s.id);
+    else if (hinted?.split(',').includes(o.self)) waiting.push(s.id);
   }
   waiting.sort();
   // Until settleMs, an empty table is one gossip has not filled yet, not a cluster of one.

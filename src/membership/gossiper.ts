@@ -122,6 +122,8 @@ export class Gossiper {
   readonly #up = new Set<string>();
   /** When each peer we think down was last marked down (absent: up, or never up since we started). */
   readonly #downSince = new Map<string, number>();
+  /** Peers gossip brought news of since we started (heardSinceStart). */
+  readonly #heard = new Set<string>();
   readonly #seeds: readonly string[];
   readonly #random: () => number;
   #events: MembershipEvent[] = [];
@@ -197,6 +199,15 @@ export class Gossiper {
   downSince(id: string): number | undefined {
     if (this.isUp(id) || !this.#table.has(id)) return undefined;
     return this.#downSince.get(id) ?? this.#startedAt;
+  }
+
+  /**
+   * Whether gossip brought news of `id` since we started (its heartbeat or generation
+   * moved past the state we started with, or it was new to us): only then are its fields
+   * what it says now rather than what we remembered from before a restart (`known`).
+   */
+  heardSinceStart(id: string): boolean {
+    return this.#heard.has(id);
   }
 
   /** Our opinion of `id` (ourselves: always up). */
@@ -396,6 +407,7 @@ export class Gossiper {
         if (d.id === from || this.#up.has(d.id)) this.#arrived(d.id, now);
         else this.#probe.add(d.id);
       };
+      if (local === undefined || merged.generation > local.generation || merged.heartbeat > local.heartbeat) this.#heard.add(d.id);
       if (local === undefined) {
         this.#events.push({ type: 'discovered', id: d.id });
         news();

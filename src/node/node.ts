@@ -134,7 +134,6 @@ export class RingkvNode {
   #caughtUp = false;
   readonly #startedAt = performance.now();
   /** Whether our state of a peer is news since start, not what the members file remembered. */
-  readonly #heardSinceStart: (peer: string) => boolean;
   #markStopped!: () => void;
   /** Settles once the node has stopped, whoever stopped it (a signal, or the node itself on a fatal error). */
   readonly stopped = new Promise<void>((resolve) => (this.#markStopped = resolve));
@@ -162,12 +161,6 @@ export class RingkvNode {
     const stopping = (): boolean => this.#stopping !== undefined;
     this.#gossip = new GossipExchange({ config, identity, address, known, changed: () => this.#topology.update(), stopping, peerCredentials, log });
     const gossiper = (this.gossiper = this.#gossip.gossiper);
-    const atStart = new Map([...gossiper.states()].map((s) => [s.id, s]));
-    this.#heardSinceStart = (peer) => {
-      const now = gossiper.state(peer);
-      const then = atStart.get(peer);
-      return now !== undefined && (then === undefined || now.generation > then.generation || now.heartbeat > then.heartbeat);
-    };
     // Whom this node holds hints for, gossiped as it changes: a restarted peer waits for them.
     store.hints.onTargets = (targets) => {
       try {
@@ -516,7 +509,7 @@ export class RingkvNode {
     const next = { ...this.#identity, ...change };
     await saveIdentity(this.config.dataDir, next);
     this.#identity = next;
-    // A join or leave just finished: its load and progress now, not at the next 5 s refresh.
+    // A join or leave just finished: its load now, not at the next 5 s refresh (progress goes each round).
     if (change.status !== undefined) void this.#refreshLoad();
   }
 
@@ -532,7 +525,6 @@ export class RingkvNode {
       }
       this.gossiper.set('load', String(Math.round(bytes)));
       this.gossiper.set('hints', String(this.store.hints.stats().count));
-      this.gossiper.set('progress', this.#operator.progress());
       this.gossiper.set('keys', String(this.store.keyFilter.keys));
       this.gossiper.set('empty', String(empty));
     } catch (e) {
@@ -557,7 +549,7 @@ export class RingkvNode {
       self: this.id,
       states: this.gossiper.states(),
       isUp: (id) => this.gossiper.isUp(id),
-      heardSinceStart: this.#heardSinceStart,
+      heardSinceStart: (id) => this.gossiper.heardSinceStart(id),
       elapsedMs,
       settleMs: 3 * this.config.gossipIntervalMs + 1000,
       maxWaitMs: this.config.catchUpMs,

@@ -192,6 +192,27 @@ describe('gossiper', () => {
     expect(a.isUp('b')).toBe(true);
     expect(a.state('b')?.fields.get('stopping')).toBeUndefined();
   });
+  it('tells a peer it remembered from before a restart from one gossip has brought news of since', () => {
+    const a = make('a', 1);
+    const b = make('b', 2, ['127.0.0.1:1']);
+    const c = make('c', 3, ['127.0.0.1:1']);
+    const by = new Map([[a.address, a], [b.address, b], [c.address, c]]);
+    deliver(0, b.announce(), by);
+    deliver(0, c.announce(), by);
+    for (let t = 1000; t < 3000; t += 1000) deliver(t, [...b.tick(t), ...c.tick(t)], by);
+    // a restarts, remembering b and c as they were (their hinted fields included).
+    const a2 = new Gossiper({ id: 'a', clusterName: 'c', generation: 2, fields: { addr: '127.0.0.1:1', status: 'normal' }, seeds: [], random: mulberry32(4), now: 5000, known: [a.state('b')!, a.state('c')!] });
+    by.set(a2.address, a2);
+    expect(a2.heardSinceStart('b')).toBe(false);
+    expect(a2.heardSinceStart('c')).toBe(false);
+    // Only b speaks: its heartbeat moved past what a2 remembered.
+    deliver(6000, b.tick(6000).filter((o) => o.to === a2.address), by);
+    deliver(6000, b.announce(), by);
+    expect(a2.heardSinceStart('b')).toBe(true);
+    expect(a2.heardSinceStart('c')).toBe(false);
+    expect(a2.heardSinceStart('nobody')).toBe(false);
+  });
+
   it('does not gossip to itself when it is among its seeds, and goes to a seed when it knows no one', () => {
     const a = make('a', 1, ['127.0.0.1:1', '127.0.0.1:2']);
     expect(a.announce().map((o) => o.to)).toEqual(['127.0.0.1:2']);
