@@ -19,32 +19,37 @@ export interface Progress {
   readonly phase: string;
 }
 
-/** The movement `move` as its driver and its gainers report it now. */
-export async function progressOf(driver: TransfersReply, move: string, addressOf: (id: string) => string | undefined): Promise<Progress> {
+/**
+ * The movement `move` as its driver and its gainers report it now. A gainer the driver
+ * counts done is taken at the driver's word, unless `askEveryGainer` (the driver has
+ * exited, so its last word may predate the end): then each gainer says what it pulled.
+ */
+export async function progressOf(driver: TransfersReply, move: string, addressOf: (id: string) => string | undefined, askEveryGainer = false): Promise<Progress> {
   const d = driver.drive;
   if (d === null || d.move !== move) return { done: 0, total: 0, keys: 0, bytes: 0, phase: 'waiting for every member to see the change' };
   let done = 0, total = 0, keys = 0, bytes = 0;
   await Promise.all(
     d.gainers.map(async (g) => {
       total += g.ranges;
-      if (g.state === 'done') {
+      const asDriverSays = (): void => {
+        if (g.state !== 'done') return;
         done += g.ranges;
         keys += g.keys;
         bytes += g.bytes;
-        return;
-      }
+      };
       const addr = addressOf(g.node);
-      if (addr === undefined) return;
+      if ((g.state === 'done' && !askEveryGainer) || addr === undefined) return asDriverSays();
       const c = new AdminClient(addr, 2000, cliSecurity());
       try {
         const pull = (await c.transfers()).pulls.find((p) => p.move === move);
-        for (const r of pull?.ranges ?? []) {
+        if (pull === undefined) return asDriverSays();
+        for (const r of pull.ranges) {
           if (r.state === 'done') done++;
           keys += r.keys;
           bytes += r.bytes;
         }
       } catch {
-        /* a gainer that does not answer shows no progress */
+        asDriverSays(); // a gainer that does not answer shows no progress of its own
       } finally {
         c.close();
       }
@@ -54,15 +59,15 @@ export async function progressOf(driver: TransfersReply, move: string, addressOf
 }
 
 /**
- * Poll `driver` every `everyMs` until `finished` says the movement is over (true) or
- * failed (a string), showing progress. Returns the last progress seen.
- */
-/**
  * Polls in a row a driver may miss before `follow` takes it as gone: a node streaming
  * under load can miss one 3 s poll and still be driving its change.
  */
 export const MISSES_BEFORE_GONE = 5;
 
+/**
+ * Poll `driver` every `everyMs` until `finished` says the movement is over (true) or
+ * failed (a string), showing progress. Returns the last progress seen.
+ */
 export async function follow(
   title: string,
   driverAddress: string,
@@ -81,6 +86,8 @@ export async function follow(
   const started = Date.now();
   const end = started + (o.timeoutMs ?? 24 * 3600_000);
   let last: Progress | undefined;
+  /** The driver's last reply about this movement, and who answered it. */
+  let lastDrive: TransfersReply | undefined;
   let lastLine = 0;
   const admin = new AdminClient(driverAddress, 3000, cliSecurity());
   let members: StatusReply | undefined;
@@ -100,8 +107,9 @@ export async function follow(
         await new Promise((r) => setTimeout(r, o.everyMs ?? 500));
         continue;
       }
+      const addressOf = (id: string): string | undefined => members?.members.find((m) => m.id === id)?.address;
       if (t !== undefined) {
-        const addressOf = (id: string): string | undefined => members?.members.find((m) => m.id === id)?.address;
+        if (t.drive?.move === move) lastDrive = t;
         last = await progressOf(t, move, addressOf);
         const rate = last.bytes / Math.max(1, (Date.now() - started) / 1000);
         const payload = { keys: last.keys, size: formatBytes(last.bytes), rate: formatBytes(Math.round(rate)), phase: last.phase };
@@ -116,10 +124,17 @@ export async function follow(
       const f = finished(t, last);
       if (f === true) {
         // Without a bar, the lines come every 2 s: the last one may be well short of the end.
-        if (!bar && last !== undefined) {
-          const seen = t === undefined ? ' (as the driver last reported it: it has exited)' : '';
-          out.write(`${title}: ${last.done}/${last.total} ranges, ${last.keys} keys, ${formatBytes(last.bytes)} in ${Math.round((Date.now() - started) / 1000)} s, ${last.phase}${seen}\n`);
+        // A driver that has exited (a leaver, once left) last spoke before the end: its
+        // gainers say what they pulled.
+        let phase = last?.phase;
+        if (t === undefined && lastDrive !== undefined) {
+          last = await progressOf(lastDrive, move, addressOf, true);
+          phase = last.done === last.total ? 'done; the driver has exited' : 'the driver has exited';
         }
+        if (last !== undefined && bar) {
+          bar.setTotal(Math.max(1, last.total));
+          bar.update(last.done, { keys: last.keys, size: formatBytes(last.bytes), phase });
+        } else if (last !== undefined) out.write(`${title}: ${last.done}/${last.total} ranges, ${last.keys} keys, ${formatBytes(last.bytes)} in ${Math.round((Date.now() - started) / 1000)} s, ${phase}\n`);
         return last;
       }
       if (typeof f === 'string') throw new Error(f);

@@ -42,10 +42,14 @@ it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops ev
   expect(first.out()).toMatch(new RegExp(`UN  127\\.0\\.0\\.1:${base + 2}`));
   expect(first.out()).toContain(`(zones a, b, c)`);
   expect(first.out()).toContain(`ringkv put greeting hello --node 127.0.0.1:${base}`);
+  // A brand-new cluster has nothing to stream: its status shows ownership, no "(streaming 0/92 ranges)".
+  expect(first.out()).not.toContain('streaming');
+  expect(first.out()).toMatch(/^UN {2}127\.0\.0\.1:\d+ .* 100\.0% /m);
   const nodes = [0, 1, 2].map((i) => `127.0.0.1:${base + i}`);
   const client = new Client({ nodes });
   try {
     await client.put('greeting', 'hello');
+    for (let i = 0; i < 100; i++) await client.put(`key-${i}`, `value-${i}`); // for n4 to take, and give back
     expect((await client.get('greeting', { r: 3 })).values.map(String)).toEqual(['hello']);
   } finally {
     client.close();
@@ -73,8 +77,18 @@ it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops ev
     } finally {
       n4.close();
     }
+    // Once normal, its status row says so: no "(streaming 0/192 ranges)" and its load, not 0 B.
+    const status = await cli('status', '--node', nodes[0]!);
+    const n4Row = status.split('\n').find((l) => l.includes(`127.0.0.1:${base + 3}`)) ?? '';
+    expect(n4Row, status).toMatch(/^UN /);
+    expect(n4Row, status).not.toContain('streaming');
     const removed = await cli('local', 'remove', 'n4', '--data-dir', root);
     expect(removed).toContain('n4 left the cluster and exited');
+    // Its last progress line counts what moved: every range, and the keys n4 gave back.
+    const lines = [...removed.matchAll(/^decommission n4: (\d+)\/(\d+) ranges, (\d+) keys/gm)];
+    const [, done, total, keys] = lines.at(-1) ?? [];
+    expect(Number(done), removed).toBe(Number(total));
+    expect(Number(keys), removed).toBeGreaterThan(0);
     await waitFor('the launcher reports n4 left', 10_000, () => second.out().includes('node n4 left the cluster and exited'), 100);
     // --no-wait returns once the node has started, pointing at `transfers` to follow its join.
     const quick = await cli('local', 'add', '--no-wait', '--data-dir', root);
