@@ -77,7 +77,17 @@ it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops ev
     } finally {
       n4.close();
     }
-    // Once normal, its status row says so: no "(streaming 0/192 ranges)" and its load, not 0 B.
+    // Once normal, its status says so within a gossip round or two, well before the 5 s
+    // load refresh: no "(streaming 0/192 ranges)", and the load of what it streamed, not 0 B.
+    const seen = new AdminClient(nodes[0]!, 2000);
+    try {
+      await waitFor('n4 with its load and no streaming progress, as n1 sees it', 4000, async () => {
+        const m = (await seen.status().catch(() => undefined))?.members.find((x) => x.id === 'n4');
+        return m !== undefined && m.loadBytes > 0 && m.progress === '';
+      }, 100);
+    } finally {
+      seen.close();
+    }
     const status = await cli('status', '--node', nodes[0]!);
     const n4Row = status.split('\n').find((l) => l.includes(`127.0.0.1:${base + 3}`)) ?? '';
     expect(n4Row, status).toMatch(/^UN /);
