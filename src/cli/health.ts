@@ -10,7 +10,7 @@
 
 import type * as grpc from '@grpc/grpc-js';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { ClientSecurity } from '../client/credentials.js';
+import type { ClientSecurity } from '../transport/credentials.js';
 import { nodeAddress } from './options.js';
 import { cliSecurity } from './security.js';
 
@@ -39,7 +39,7 @@ let healthClient: grpc.ServiceClientConstructor | undefined;
 export async function checkHealth(o: HealthOptions): Promise<HealthResult> {
   const [grpc, { channelCredentials }, { callUnary, serviceClient }, { describeFailure }] = await Promise.all([
     import('@grpc/grpc-js'),
-    import('../client/credentials.js'),
+    import('../transport/credentials.js'),
     import('../transport/protos.js'),
     import('./errors.js'),
   ]);

@@ -7,7 +7,7 @@
  * Owns: turning the flags into ClientSecurity. Must not: call a node.
  */
 import type { Command } from 'commander';
-import type { ClientSecurity } from '../client/credentials.js';
+import type { ClientSecurity } from '../transport/credentials.js';
 import { CliError } from './exit.js';
 import { readAdminToken } from '../transport/admin-token.js';
 

@@ -8,6 +8,7 @@
 
 import { readFileSync } from 'node:fs';
 import { isAddress } from '../membership/endpoint.js';
+import { MAX_CLOCK_OFFSET_MS } from './wall-clock.js';
 
 export interface NodeConfig {
   /** Node id; undefined: the one kept in the data dir, or a new random one. */
@@ -247,8 +248,6 @@ export class ConfigError extends Error {
 
 type Raw = Partial<Record<keyof NodeConfig, unknown>>;
 
-/** The largest clock offset a node takes, either way: a day. */
-export const MAX_CLOCK_OFFSET_MS = 24 * 60 * 60 * 1000;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;

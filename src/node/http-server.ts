@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { clusterTransfers, type StatusReply } from '../client/admin.js';
-import type { ClientSecurity } from '../client/credentials.js';
+import type { ClientSecurity } from '../transport/credentials.js';
 import { serviceClient } from '../transport/protos.js';
 import type { NodeMetrics } from './metrics.js';
 import type { Refusal } from '../transport/admin-service.js';

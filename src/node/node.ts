@@ -32,7 +32,7 @@ import { Checkpoints } from '../handoff/checkpoints.js';
 import { MovementDriver, MovementRefused } from './movement-driver.js';
 import { StagedChanges } from './staged.js';
 import { AdminClient } from '../client/admin.js';
-import type { ClientSecurity } from '../client/credentials.js';
+import type { ClientSecurity } from '../transport/credentials.js';
 import { adminService, ringReply, statusReply } from '../transport/admin-service.js';
 import { NodeMetrics } from './metrics.js';
 import { HttpServer } from './http-server.js';

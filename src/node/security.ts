@@ -12,7 +12,7 @@ import { authInterceptor, authorizeHttp, hashToken, type AuthRules } from '../tr
 import { readAdminToken } from '../transport/admin-token.js';
 import { TlsError, TlsFiles, type TlsReload } from '../transport/tls.js';
 import type { NodeConfig } from './config.js';
-import type { ClientSecurity } from '../client/credentials.js';
+import type { ClientSecurity } from '../transport/credentials.js';
 
 /** How often the TLS files' modification times are checked, ms. */
 const WATCH_MS = 2000;

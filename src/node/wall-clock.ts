@@ -10,7 +10,12 @@
  * (admin SetClockOffset) to skew and strobe each node's clock as Jepsen's clock nemesis
  * does with the system clock — which one machine cannot do per process.
  */
+/** The largest clock offset a node takes, either way: a day. */
+export const MAX_CLOCK_OFFSET_MS = 24 * 60 * 60 * 1000;
+
 export class WallClock {
+  /** What `offsetMs` may be at most, either way (checked by the callers that set it from outside). */
+  readonly maxOffsetMs = MAX_CLOCK_OFFSET_MS;
   #offsetMs: number;
 
   constructor(offsetMs = 0) {

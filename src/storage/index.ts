@@ -1,5 +1,6 @@
 export { Store } from './store.js';
-export type { Logger, StoreOptions, ReadResult, WriteResult, MergeResult } from './store.js';
+export type { StoreOptions, ReadResult, WriteResult, MergeResult } from './store.js';
+export type { Logger } from './options.js';
 export type { Ranges, ScanEntry, ScanBatch } from './ranges.js';
 export type { Hint, HintStats, HintStore } from './hints.js';
 export { KvError } from './errors.js';

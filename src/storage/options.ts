@@ -5,6 +5,12 @@ import { KvError } from './errors.js';
 
 export type Durability = 'default' | 'sync';
 
+/** The subset of a pino logger the store uses. */
+export interface Logger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
 export interface StoreLimits {
   /** Longest key, bytes (default 4,096; a key has at least 1 byte). */
   readonly maxKeyBytes?: number;

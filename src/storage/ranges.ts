@@ -17,7 +17,7 @@ import { RangeHash, entryHex } from './range-hash.js';
 import { RangeTree } from './range-tree.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
-import type { Logger } from './store.js';
+import type { Logger } from './options.js';
 import type { WriteQueue } from './write-queue.js';
 
 export interface ScanEntry {

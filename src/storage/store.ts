@@ -26,7 +26,7 @@ import type { Key } from './keys.js';
 import { KeyLocks } from './key-lock.js';
 import { LevelEngine } from './level-engine.js';
 import { settings } from './options.js';
-import type { Durability, HintLimits, StoreLimits, StoreSettings } from './options.js';
+import type { Durability, HintLimits, Logger, StoreLimits, StoreSettings } from './options.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
 import { EMPTY_VERSIONS, WRITE_ID_BYTES, isDeleted, isDuplicate, merge, sameVersions, update } from './versions.js';
@@ -37,11 +37,6 @@ import { ReadBatcher } from './read-batcher.js';
 /** LevelDB's memtable (its default write buffer, 4 MiB) and the one being flushed: what its size estimate can miss. */
 const UNFLUSHED_MAX_BYTES = 2 * (4 << 20);
 
-/** The subset of a pino logger the store uses. */
-export interface Logger {
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
 
 export interface StoreOptions {
   /** The engine to use; or give `path` for LevelDB in that directory. */

@@ -12,7 +12,6 @@ import * as grpc from '@grpc/grpc-js';
 import { tokenHex, tokenOf, type Ring } from '../ring/index.js';
 import { field, parseTokens, type EndpointState } from '../membership/endpoint.js';
 import type { Gossiper } from '../membership/gossiper.js';
-import { MAX_CLOCK_OFFSET_MS } from '../node/config.js';
 
 /** Most replicas a request may ask about. */
 const MAX_REPLICAS = 16;
@@ -33,7 +32,7 @@ interface AdminDeps {
   cleanup(): Promise<{ deleted: number; kept: number; ranges: number }>;
   transfers(): Record<string, unknown>;
   admit(): Promise<{ move: string; message: string }>;
-  readonly clock: { offsetMs: number; now(): number };
+  readonly clock: { offsetMs: number; readonly maxOffsetMs: number; now(): number };
   readonly repairs: { start(only?: { start: bigint; end: bigint }): object; readonly status: object };
   readonly staged: {
     plan(changes: readonly { kind: string; node: string }[]): Record<string, unknown>;
@@ -165,8 +164,9 @@ export function adminService(node: AdminDeps): grpc.UntypedServiceImplementation
     setClockOffset: operator(async (r: { offsetMs: number }) => {
       if (node.config.faultInjection !== 'on')
         throw Object.assign(new Error('this node refuses clock skew: it is for fault-injection tests, which start nodes with --fault-injection on'), { name: 'FaultInjectionRefused' });
-      if (!Number.isSafeInteger(r.offsetMs) || Math.abs(r.offsetMs) > MAX_CLOCK_OFFSET_MS)
-        throw Object.assign(new Error(`a clock offset is at most a day (${MAX_CLOCK_OFFSET_MS} ms) either way, got ${r.offsetMs}`), { name: 'BadArgument' });
+      const max = node.clock.maxOffsetMs;
+      if (!Number.isSafeInteger(r.offsetMs) || Math.abs(r.offsetMs) > max)
+        throw Object.assign(new Error(`a clock offset is at most a day (${max} ms) either way, got ${r.offsetMs}`), { name: 'BadArgument' });
       node.clock.offsetMs = r.offsetMs;
       return { offsetMs: node.clock.offsetMs, nowMs: node.clock.now() };
     }),

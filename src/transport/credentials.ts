@@ -8,7 +8,7 @@
  * any rule about who may call what (the node decides).
  */
 import * as grpc from '@grpc/grpc-js';
-import { readPem } from '../transport/tls.js';
+import { readPem } from './tls.js';
 
 export interface TlsClientOptions {
   /** The cluster's CA bundle: a PEM file path, or the PEM itself as a Buffer. */
