@@ -184,10 +184,11 @@ export async function runLocal(o: LocalOptions): Promise<void> {
   const deadline = Date.now() + o.timeoutMs;
   let lastWait = '';
   for (;;) {
-    // Ready when every node sees every node normal and up: any of them can then coordinate.
+    // Ready when every node sees every node normal, up and done streaming (its last join
+    // progress gossiped away): any of them can then coordinate.
     const views = await Promise.all(admins.map((a) => a.status().catch(() => undefined)));
     const current = (s: NonNullable<(typeof views)[number]>) => s.members.filter((m) => m.status !== 'left' && m.status !== 'removed');
-    if (views.every((s) => s && current(s).length === count && current(s).every((m) => m.status === 'normal' && m.up))) {
+    if (views.every((s) => s && current(s).length === count && current(s).every((m) => m.status === 'normal' && m.up && m.progress === ''))) {
       ready = true;
       const cli = `npx ringkv`;
       // With TLS, the commands below need the CA and a certificate: the client's for keys, the admin's for the rest.
