@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import HashRing from 'hashring';
 import { Ring } from '../src/ring/index.js';
+import { BoundedLoads, Jump, Maglev, Modulo, Rendezvous, type Placement } from './alternatives.js';
 import { busiest, cluster, f3, leavers, moved, pct, shortestRange, table } from './lib.js';
 
 const quick = process.argv.includes('--quick');
@@ -20,7 +21,7 @@ const KEYS = Array.from({ length: 1 << 16 }, (_, i) => `user:${100000 + ((i * 79
 let sink = 0;
 
 /** ns per call of fn over KEYS: the best of 5 rounds of at least ~150 ms each. */
-function nsPerLookup(fn: (key: string) => readonly string[]): number {
+function nsPerLookup(fn: (key: string) => { readonly length: number }): number {
   for (let i = 0; i < KEYS.length; i++) sink += fn(KEYS[i]!).length; // warm up the JIT
   let best = Infinity;
   for (let round = 0; round < 5; round++) {
@@ -277,5 +278,86 @@ say();
       [`md5 ring (${sample} keys)`, pct(mdMoved / sample), f3((mdMoved / sample) * 11)],
     ]),
   );
+}
+say();
+
+// The seed write-ups' alternatives, on the same key hash (bench/alternatives.ts).
+{
+  const sample = quick ? 100_000 : 500_000;
+  const keys = Array.from({ length: sample }, (_, i) => `user:${i}`);
+  /** Fraction of the sampled keys whose owner differs between two placements. */
+  const movedKeys = (a: Placement, b: Placement): number => {
+    let m = 0;
+    for (const k of keys) if (a.owner(k) !== b.owner(k)) m++;
+    return m / keys.length;
+  };
+  /** Busiest node's sampled keys ÷ the mean. */
+  const busiestOf = (p: Placement, nodes: number): number => {
+    const count = new Map<string, number>();
+    for (const k of keys) count.set(p.owner(k), (count.get(p.owner(k)) ?? 0) + 1);
+    return Math.max(...count.values()) / (keys.length / nodes);
+  };
+  const ringOf = (r: Ring): Placement => ({ name: 'ringkv ring', owner: (k) => r.preferenceList(k, 1)[0]!, replicas: (k, n) => r.preferenceList(k, n) });
+
+  // Modulo against the ring when one node joins N (the seed write-ups: 4 → 5 moves ~80%, 100 → 101 ~99%, 10 → 11 ~90% against ~9%).
+  {
+    const rows: string[][] = [['N → N + 1', 'modulo moved', 'ringkv moved', 'ideal 1/(N+1)']];
+    for (const n of [4, 5, 10, 100]) {
+      const names = cluster(n + 1).map((m) => m.id);
+      const before = Ring.build(cluster(n));
+      const after = before.withMember(cluster(n + 1)[n]!);
+      rows.push([`${n} → ${n + 1}`, pct(movedKeys(new Modulo(names.slice(0, n)), new Modulo(names))), pct(movedKeys(ringOf(before), ringOf(after))), pct(1 / (n + 1))]);
+    }
+    say(`Keys whose owner changes when one node joins (${sample} keys):`);
+    say(table(rows));
+    say();
+  }
+
+  for (const n of [10, 100]) {
+    const members = cluster(n + 1);
+    const names = members.map((m) => m.id);
+    const base = names.slice(0, n);
+    const middle = base[Math.floor(n / 2)]!;
+    const withoutMiddle = base.filter((x) => x !== middle);
+    const ring = Ring.build(members.slice(0, n));
+    type Scheme = { make: (nodes: readonly string[]) => Placement; leaveLast?: boolean; note: string };
+    const schemes: [string, Scheme][] = [
+      ['ringkv ring', { make: () => ringOf(ring), note: 'zone-aware n = 3; 64 tokens per node' }],
+      ['modulo', { make: (ns) => new Modulo(ns), note: 'n = 3: the next indexes' }],
+      ['rendezvous', { make: (ns) => new Rendezvous(ns), note: 'O(N) a lookup; n = 3: the top 3 scores' }],
+      ['jump', { make: (ns) => new Jump(ns), leaveLast: true, note: 'only the last node can leave; no replica sets' }],
+      ['maglev', { make: (ns) => new Maglev(ns), note: 'a prime table of ≥ 100 N slots; no replica sets' }],
+      ['bounded loads, ε = 0.25', { make: (ns) => new BoundedLoads(ns, keys, 0.25), note: 'an assignment of a known key set, not a function of the key' }],
+    ];
+    const rows: string[][] = [['scheme', 'ns owner', 'ns n = 3', 'busiest ÷ mean', 'join moved', '÷ ideal', 'leave moved', '÷ ideal', 'heap MB', '']];
+    for (const [name, sch] of schemes) {
+      const { value, mb } = heapMB(() => sch.make(base));
+      const p = value as Placement;
+      // The ring joins and leaves through its own operations (the leaver's tokens go to heirs).
+      const ours = name === 'ringkv ring';
+      const joined = ours ? ringOf(ring.withMember(members[n]!)) : sch.make(names);
+      const left = ours ? ringOf(ring.leave(middle)) : sch.make(sch.leaveLast ? base.slice(0, -1) : withoutMiddle);
+      const j = movedKeys(p, joined);
+      const l = movedKeys(p, left);
+      const ownerNs = name.startsWith('bounded') ? Number.NaN : nsPerLookup((k) => p.owner(k));
+      const replicasNs = p.replicas ? nsPerLookup((k) => p.replicas!(k, 3)) : Number.NaN;
+      rows.push([
+        name,
+        Number.isNaN(ownerNs) ? '-' : ownerNs.toFixed(0),
+        Number.isNaN(replicasNs) ? '-' : replicasNs.toFixed(0),
+        f3(busiestOf(p, n)),
+        pct(j),
+        f3(j * (n + 1)),
+        pct(l),
+        f3(l * n),
+        mb.toFixed(1),
+        sch.note,
+      ]);
+    }
+    say(`The alternatives at N = ${n} (${sample} keys; join: one node more; leave: node ${middle}, for jump the last node;`);
+    say('ideal moves: 1/(N+1) on a join, 1/N on a leave; busiest ÷ mean has a sampling floor, near modulo’s figure):');
+    say(table(rows));
+    say();
+  }
 }
 if (sink === 42) console.log(''); // keep the lookups observable
