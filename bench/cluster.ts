@@ -29,7 +29,7 @@ import * as hdr from 'hdr-histogram-js';
 import { Client, type ClientSecurity } from '../src/client/index.js';
 import { makeCerts } from '../src/cli/certs-command.js';
 import { AdminClient } from '../src/client/admin.js';
-import { freePort } from '../test/cluster/harness.js';
+import { freePort } from '../testkit/ports.js';
 import { table } from './lib.js';
 
 const args = process.argv.slice(2);

@@ -15,7 +15,7 @@
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../test/cluster/harness.js';
+import { freePort } from '../testkit/ports.js';
 import { table } from './lib.js';
 import { Proc, benchRoot, formed, sleep, statuses, stopAll } from './processes.js';
 

@@ -2,7 +2,7 @@
  * npm run bench:gray [-- --phase-s 10] [-- --quick]
  *
  * Gray failures against the client: 5 `ringkv node` processes (zones a, b, c, a, b), each
- * in its own network namespace as in the Jepsen harness (test/jepsen/net.ts), 64 requests
+ * in its own network namespace as in the Jepsen harness (testkit/jepsen/net.ts), 64 requests
  * in flight through `ringkv/client`'s Client (src/client/index.ts) with default options —
  * half gets of preloaded keys, half puts of new keys, 100-byte values, the client's 5 s
  * deadline — through phases of `--phase-s` seconds: quiet, one node paused (SIGSTOP),
@@ -33,9 +33,9 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as hdr from 'hdr-histogram-js';
 import { Client, type ClientOptions, type ClientStats } from '../src/client/index.js';
-import { JepsenNode } from '../test/jepsen/cluster.js';
-import { capabilities, Network, sweep } from '../test/jepsen/net.js';
-import { cpuThrottleSupport, healAllSlow, SLOW_DEFAULTS, strobe, throttleCpu, type Healable } from '../test/jepsen/slow.js';
+import { JepsenNode } from '../testkit/jepsen/cluster.js';
+import { capabilities, Network, sweep } from '../testkit/jepsen/net.js';
+import { cpuThrottleSupport, healAllSlow, SLOW_DEFAULTS, strobe, throttleCpu, type Healable } from '../testkit/jepsen/slow.js';
 import { table } from './lib.js';
 
 const argv = process.argv.slice(2);

@@ -35,7 +35,7 @@ import { Client } from '../src/client/index.js';
 import { AdminClient } from '../src/client/admin.js';
 import { Store } from '../src/storage/index.js';
 import { ALL_DATA } from '../src/storage/keys.js';
-import { freePort } from '../test/cluster/harness.js';
+import { freePort } from '../testkit/ports.js';
 import { table } from './lib.js';
 import { CONCURRENCY, Proc, VALUE, benchRoot, foreground, formed, idleRun, key, sleep, stats, stopAll, type LogLine, type Sample } from './processes.js';
 

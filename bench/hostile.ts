@@ -1,6 +1,6 @@
 /**
  * Hostile input against a real `ringkv node` (issue 16): each attack of
- * test/hostile/attacks.ts runs against a 1-node cluster while a victim client, in a
+ * testkit/hostile/attacks.ts runs against a 1-node cluster while a victim client, in a
  * process of its own, keeps doing small puts and gets; per attack, what the attacker got,
  * how the victim fared (and whether a brand-new connection could still get a put in), the
  * node's RSS before, at its peak (VmHWM, reset before each attack, and /proc sampled every
@@ -15,9 +15,10 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client } from '../src/client/index.js';
-import { TestCluster, waitFor, type NodeProcess } from '../test/cluster/harness.js';
-import * as A from '../test/hostile/attacks.js';
-import { fdCount, memOf, resetPeak } from '../test/hostile/proc.js';
+import { TestCluster, type NodeProcess } from '../testkit/node-cluster.js';
+import { waitFor } from '../testkit/wait.js';
+import * as A from '../testkit/hostile/attacks.js';
+import { fdCount, memOf, resetPeak } from '../testkit/hostile/proc.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const MiB = 1 << 20;
@@ -171,7 +172,7 @@ class Victim {
 }
 
 // ---------------------------------------------------------------------------------------
-// The node's memory (test/hostile/proc.ts) and sockets.
+// The node's memory (testkit/hostile/proc.ts) and sockets.
 
 /** The node's server-side TCP sockets by state (ESTABLISHED, CLOSE_WAIT, ...), from /proc/net/tcp. */
 function serverSockets(port: number): Record<string, number> {

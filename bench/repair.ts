@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { Client } from '../src/client/index.js';
 import { AdminClient, type RepairStatusReply } from '../src/client/admin.js';
 import { Store } from '../src/storage/index.js';
-import { freePort } from '../test/cluster/harness.js';
+import { freePort } from '../testkit/ports.js';
 import { table } from './lib.js';
 import { CONCURRENCY, Proc, VALUE, benchRoot, foreground, formed, idleRun, key, sleep, stats, stopAll } from './processes.js';
 

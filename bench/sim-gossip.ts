@@ -1,11 +1,11 @@
 /**
  * npm run sim:gossip — the gossip membership on the deterministic simulator
- * (test/sim/gossip-sim.ts): rounds to spread one change through 10, 100 and 1,000
+ * (testkit/gossip-sim.ts): rounds to spread one change through 10, 100 and 1,000
  * nodes, and how the phi detector does in a 5-node cluster at 1 s gossip (false
  * convictions over simulated hours, time to convict a killed node, time to see a
  * restart). `-- --seed N` replays one run.
  */
-import { GossipSim, ids } from '../test/sim/gossip-sim.js';
+import { GossipSim, ids } from '../testkit/gossip-sim.js';
 
 const seedArg = process.argv.indexOf('--seed');
 const seed0 = seedArg > 0 ? Number(process.argv[seedArg + 1]) : 1;

@@ -67,7 +67,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import * as hdr from 'hdr-histogram-js';
 import { Store } from '../src/storage/index.js';
-import { freePort } from '../test/cluster/harness.js';
+import { freePort } from '../testkit/ports.js';
 import { table } from './lib.js';
 import { Proc, benchRoot, formed, sleep, stopAll, track } from './processes.js';
 import { VALUE, bulkValue, histogram, key, type Init, type Preload, type PreloadReply, type Run, type RunReply, type System, type Workload } from './vs-load.js';

@@ -7,7 +7,7 @@
  * its memory (VmRSS / VmHWM from /proc) and open file descriptors (/proc/<pid>/fd) must
  * stay within the bounds each case states.
  *
- * The attacks are test/hostile/attacks.ts; the figures of each case (RSS before / peak /
+ * The attacks are testkit/hostile/attacks.ts; the figures of each case (RSS before / peak /
  * after, fds before / peak / after) are printed at the end. Linux only (/proc). About a
  * minute. Connections HTTP/2 gives up on after a protocol error are closed once idle
  * (a minute on a node): test/unit/transport/admission.test.ts proves that with a short idle
@@ -16,9 +16,10 @@
 import { constants as h2 } from 'node:http2';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
-import * as A from '../hostile/attacks.js';
-import { fdCount, memOf, resetPeak } from '../hostile/proc.js';
-import { TestCluster, waitFor, type NodeProcess } from './harness.js';
+import * as A from '../../testkit/hostile/attacks.js';
+import { fdCount, memOf, resetPeak } from '../../testkit/hostile/proc.js';
+import { TestCluster, type NodeProcess } from '../../testkit/node-cluster.js';
+import { waitFor } from '../../testkit/wait.js';
 
 const MiB = 1 << 20;
 const mib = (n: number): number => Math.round(n / MiB);

@@ -8,7 +8,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
-import { TestCluster, waitFor } from './harness.js';
+import { TestCluster } from '../../testkit/node-cluster.js';
+import { waitFor } from '../../testkit/wait.js';
 import { extraCopies, loadKeys, missingCopies, replicasOf, stopAll, storedKeys, writeDuring } from './topology-check.js';
 
 const KEYS = Number(process.env.JOIN_KEYS ?? 50_000);

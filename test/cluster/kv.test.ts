@@ -9,8 +9,10 @@ import { promisify } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
-import { TestCluster, freePort, waitFor, type NodeProcess } from './harness.js';
-import { localValues, statusOf } from './kv-client.js';
+import { TestCluster, type NodeProcess } from '../../testkit/node-cluster.js';
+import { freePort } from '../../testkit/ports.js';
+import { waitFor } from '../../testkit/wait.js';
+import { localValues, statusOf } from '../../testkit/kv-client.js';
 
 const S = grpc.status;
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
-import { TestCluster, waitFor } from './harness.js';
+import { TestCluster } from '../../testkit/node-cluster.js';
+import { waitFor } from '../../testkit/wait.js';
 import { loadKeys, missingCopies, replicasOf, stopAll, storedKeys, writeDuring } from './topology-check.js';
 
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');

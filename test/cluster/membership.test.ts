@@ -7,7 +7,8 @@
  * HEALTHY_MS (default 120 s, the issue's figure) sets the healthy run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestCluster, waitFor, type NodeProcess } from './harness.js';
+import { TestCluster, type NodeProcess } from '../../testkit/node-cluster.js';
+import { waitFor } from '../../testkit/wait.js';
 import type { StatusReply } from '../../src/client/admin.js';
 
 const HEALTHY_MS = Number(process.env.HEALTHY_MS ?? 120_000);

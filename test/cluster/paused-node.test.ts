@@ -9,8 +9,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, type ClientOptions } from '../../src/client/index.js';
-import { TestCluster, waitFor } from './harness.js';
-import { Load } from './load.js';
+import { TestCluster } from '../../testkit/node-cluster.js';
+import { waitFor } from '../../testkit/wait.js';
+import { Load } from '../../testkit/load.js';
 
 const ZONES = ['a', 'b', 'c', 'a', 'b'];
 const IN_FLIGHT = 8;

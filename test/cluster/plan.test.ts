@@ -10,7 +10,8 @@ import { promisify } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
-import { TestCluster, waitFor } from './harness.js';
+import { TestCluster } from '../../testkit/node-cluster.js';
+import { waitFor } from '../../testkit/wait.js';
 import { loadKeys, missingCopies, stopAll, storedKeys } from './topology-check.js';
 
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');

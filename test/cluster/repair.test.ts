@@ -9,7 +9,8 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
 import { Store } from '../../src/storage/index.js';
-import { TestCluster, waitFor, type NodeProcess } from './harness.js';
+import { TestCluster, type NodeProcess } from '../../testkit/node-cluster.js';
+import { waitFor } from '../../testkit/wait.js';
 import { stopAll } from './topology-check.js';
 
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');

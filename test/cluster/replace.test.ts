@@ -7,7 +7,9 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
-import { NodeProcess, TestCluster, freePort, waitFor } from './harness.js';
+import { NodeProcess, TestCluster } from '../../testkit/node-cluster.js';
+import { freePort } from '../../testkit/ports.js';
+import { waitFor } from '../../testkit/wait.js';
 import { loadKeys, missingCopies, replicasOf, stopAll, storedKeys, writeDuring } from './topology-check.js';
 
 const KEYS = Number(process.env.REPLACE_KEYS ?? 10_000);

@@ -11,9 +11,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
 import { checkHealth } from '../../src/cli/health.js';
-import { TestCluster, waitFor, type NodeProcess } from './harness.js';
-import { missingLocally } from './kv-client.js';
-import { Load } from './load.js';
+import { TestCluster, type NodeProcess } from '../../testkit/node-cluster.js';
+import { waitFor } from '../../testkit/wait.js';
+import { missingLocally } from '../../testkit/kv-client.js';
+import { Load } from '../../testkit/load.js';
 
 const IN_FLIGHT = 8;
 const KEYS = 200;

@@ -16,7 +16,9 @@ import { promisify } from 'node:util';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
-import { TestCluster, freePort, httpOf, waitFor } from './harness.js';
+import { TestCluster, httpOf } from '../../testkit/node-cluster.js';
+import { freePort } from '../../testkit/ports.js';
+import { waitFor } from '../../testkit/wait.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');

@@ -13,7 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminClient, Client } from '../../src/client/index.js';
 import { makeCerts } from '../../src/cli/certs-command.js';
 import { issue, newCa } from '../../src/transport/certs.js';
-import { NodeProcess, TestCluster, freePort, httpOf, waitFor } from './harness.js';
+import { NodeProcess, TestCluster, httpOf } from '../../testkit/node-cluster.js';
+import { freePort } from '../../testkit/ports.js';
+import { waitFor } from '../../testkit/wait.js';
 
 const certs = mkdtempSync(join(tmpdir(), 'ringkv-tls-certs-'));
 const at = (name: string) => ({ cert: join(certs, `${name}.pem`), key: join(certs, `${name}-key.pem`) });

@@ -5,7 +5,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
-import { TestCluster, waitFor } from './harness.js';
+import { TestCluster } from '../../testkit/node-cluster.js';
+import { waitFor } from '../../testkit/wait.js';
 
 async function normalEverywhere(cluster: TestCluster, ids: readonly string[], timeoutMs: number): Promise<void> {
   await waitFor(`${ids.join(', ')} normal and up on every running node`, timeoutMs, async () => {

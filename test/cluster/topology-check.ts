@@ -9,7 +9,7 @@ import { Client } from '../../src/client/index.js';
 import { tokenOf } from '../../src/ring/index.js';
 import { Store } from '../../src/storage/index.js';
 import type { RingReply } from '../../src/client/admin.js';
-import type { NodeProcess } from './harness.js';
+import type { NodeProcess } from '../../testkit/node-cluster.js';
 
 /** Put `count` fresh keys `${prefix}${i}` at W=2 from `concurrency` workers; the keys acknowledged. */
 export async function loadKeys(client: Client, prefix: string, count: number, concurrency = 64): Promise<string[]> {

@@ -9,7 +9,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
 import { formatStatus } from '../../src/cli/format.js';
-import { TestCluster, waitFor, type NodeProcess } from './harness.js';
+import { TestCluster, type NodeProcess } from '../../testkit/node-cluster.js';
+import { waitFor } from '../../testkit/wait.js';
 import { loadKeys, missingCopies, replicasOf, stopAll, storedKeys, writeDuring } from './topology-check.js';
 
 const KEYS = Number(process.env.FAULT_KEYS ?? 5_000);

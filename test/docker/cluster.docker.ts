@@ -14,7 +14,7 @@ import { GenericContainer } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminClient } from '../../src/client/admin.js';
 import { Client } from '../../src/client/kv.js';
-import { freePort } from '../cluster/harness.js';
+import { freePort } from '../../testkit/ports.js';
 import { noEngine, normal, startNode, type NodeContainer } from './containers.js';
 
 const ROOT = join(import.meta.dirname, '../..');

@@ -13,8 +13,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/kv.js';
-import { freePort, waitFor } from '../cluster/harness.js';
-import { Load } from '../cluster/load.js';
+import { freePort } from '../../testkit/ports.js';
+import { waitFor } from '../../testkit/wait.js';
+import { Load } from '../../testkit/load.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const MAIN = join(ROOT, 'src/cli/main.ts');

@@ -8,7 +8,8 @@ import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { GenericContainer, Wait, getContainerRuntimeClient, type StartedTestContainer } from 'testcontainers';
 import { AdminClient, type StatusReply } from '../../src/client/admin.js';
-import { freePort, waitFor } from '../cluster/harness.js';
+import { freePort } from '../../testkit/ports.js';
+import { waitFor } from '../../testkit/wait.js';
 
 /** Why the suite cannot run here, or undefined when a Docker engine answers. */
 export async function noEngine(): Promise<string | undefined> {

@@ -19,8 +19,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/kv.js';
-import { freePort } from '../cluster/harness.js';
-import { Load } from '../cluster/load.js';
+import { freePort } from '../../testkit/ports.js';
+import { Load } from '../../testkit/load.js';
 import { noEngine, normal, startNode, type NodeContainer } from './containers.js';
 
 const run = promisify(execFile);

@@ -20,7 +20,7 @@ import { Client } from '../../src/client/index.js';
 import { resolveConfig } from '../../src/node/config.js';
 import { RingkvNode } from '../../src/node/node.js';
 import { protos } from '../../src/transport/protos.js';
-import { waitFor } from '../cluster/harness.js';
+import { waitFor } from '../../testkit/wait.js';
 import { callRaw, methodsOf, requestBytesArb, type Pools } from './rpc-fuzz.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);

@@ -15,7 +15,7 @@ import { AdminClient } from '../../src/client/admin.js';
 import { Client } from '../../src/client/index.js';
 import { resolveConfig } from '../../src/node/config.js';
 import { RingkvNode } from '../../src/node/node.js';
-import { waitFor } from '../cluster/harness.js';
+import { waitFor } from '../../testkit/wait.js';
 
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
 const root = mkdtempSync(join(tmpdir(), 'ringkv-cli-'));

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkHealth } from '../../src/cli/health.js';
 import { resolveConfig } from '../../src/node/config.js';
 import { RingkvNode } from '../../src/node/node.js';
-import { freePort, waitFor } from '../cluster/harness.js';
+import { freePort } from '../../testkit/ports.js';
+import { waitFor } from '../../testkit/wait.js';
 
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
 const root = mkdtempSync(join(tmpdir(), 'ringkv-health-'));

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { waitFor } from '../cluster/harness.js';
+import { waitFor } from '../../testkit/wait.js';
 import { freeRun, killAll, startLocal, type Launcher } from './local-launcher.js';
 import { AdminClient, Client } from '../../src/client/index.js';
 

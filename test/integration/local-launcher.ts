@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { waitFor } from '../cluster/harness.js';
+import { waitFor } from '../../testkit/wait.js';
 
 export interface Launcher {
   /** Everything it printed so far. */

@@ -16,7 +16,7 @@ import { resolveConfig } from '../../src/node/config.js';
 import { RingkvNode } from '../../src/node/node.js';
 import { NODE_MAX_MESSAGE_BYTES, serviceClient } from '../../src/transport/protos.js';
 import { Client } from '../../src/client/index.js';
-import { waitFor } from '../cluster/harness.js';
+import { waitFor } from '../../testkit/wait.js';
 
 const root = mkdtempSync(join(tmpdir(), 'ringkv-node-'));
 const started: RingkvNode[] = [];

@@ -15,10 +15,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { capabilities, leftovers, sweep } from './net.js';
+import { capabilities, leftovers, sweep } from '../../testkit/jepsen/net.js';
 import { NEMESES, PARTITION_SHAPES, schedule, SLOW_SHAPES } from './nemesis.js';
 import { runJepsen } from './run.js';
-import { cgroupProcs } from './slow.js';
+import { cgroupProcs } from '../../testkit/jepsen/slow.js';
 
 const RESULTS = join(import.meta.dirname, '../../results/jepsen');
 const caps = capabilities();

@@ -9,7 +9,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { join } from 'node:path';
 import { parseNemeses } from './nemesis.js';
-import { sweep } from './net.js';
+import { sweep } from '../../testkit/jepsen/net.js';
 import { redraw, runJepsen, summary, type Workload } from './run.js';
 
 const int = (min: number, max: number) => (v: string): number => {

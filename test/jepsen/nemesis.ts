@@ -5,6 +5,7 @@
  * seed reproduces the schedule.
  */
 import { mulberry32 } from '../../src/ring/allocate-tokens.js';
+import type { Grudge } from '../../testkit/jepsen/net.js';
 
 export const NEMESES = ['partition', 'kill', 'pause', 'packet', 'clock', 'membership', 'slow'] as const;
 export type Nemesis = (typeof NEMESES)[number];
@@ -13,7 +14,7 @@ export const PARTITION_SHAPES = ['isolate', 'halves', 'majorities-ring', 'bridge
 export type PartitionShape = (typeof PARTITION_SHAPES)[number];
 
 /**
- * The slow nemesis's gray failures, one node at a time (slow.ts, net.ts):
+ * The slow nemesis's gray failures, one node at a time (testkit/jepsen/slow.ts, net.ts):
  * - cpu: the node's process held to a small share of one core (a cpu cgroup);
  * - strobe: the process stopped and continued in turn (SIGSTOP / SIGCONT);
  * - delay: every link of the node delayed, with jitter, each way (a delaying proxy).
@@ -23,16 +24,6 @@ export type SlowShape = (typeof SLOW_SHAPES)[number];
 
 /** The kinds with shapes, each shape counted as a kind of its own in the schedule's first pass. */
 const SHAPES: Partial<Record<Nemesis, readonly (PartitionShape | SlowShape)[]>> = { partition: PARTITION_SHAPES, slow: SLOW_SHAPES };
-
-/**
- * Packets from `from` are dropped where they arrive, at `to`. With `initiatedOnly`, only
- * packets of connections `from` opened: `to` can still call `from` (one-way partitions).
- */
-export interface Grudge {
-  readonly from: string;
-  readonly to: string;
-  readonly initiatedOnly: boolean;
-}
 
 export interface Partition {
   readonly shape: PartitionShape;

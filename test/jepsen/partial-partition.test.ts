@@ -17,8 +17,8 @@ import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Client } from '../../src/client/index.js';
-import { JepsenCluster } from './cluster.js';
-import { capabilities, Network } from './net.js';
+import { JepsenCluster } from '../../testkit/jepsen/cluster.js';
+import { capabilities, Network } from '../../testkit/jepsen/net.js';
 
 const root = capabilities().namespaces === true;
 let net: Network | undefined;

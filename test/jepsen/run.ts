@@ -16,10 +16,10 @@ import { mulberry32 } from '../../src/ring/allocate-tokens.js';
 import { versionBytes } from '../../src/storage/codec.js';
 import { GrpcReplicas } from '../../src/transport/replica-wire.js';
 import { availability, checkRegister, checkSet, faultImpact, type Availability, type FaultImpact, type Op, type RegisterResult, type SetResult, type Window } from './checkers.js';
-import { JepsenCluster, type JepsenNode } from './cluster.js';
-import { capabilities, Network, sweep, type NetCapabilities } from './net.js';
+import { JepsenCluster, type JepsenNode } from '../../testkit/jepsen/cluster.js';
+import { capabilities, Network, sweep, type NetCapabilities } from '../../testkit/jepsen/net.js';
 import { partition, schedule, shuffle, SLOW_SHAPES, type Fault, type Nemesis, type PartitionShape, type SlowShape } from './nemesis.js';
-import { cpuThrottleSupport, healAllSlow, SLOW_DEFAULTS, strobe, throttleCpu, type Healable } from './slow.js';
+import { cpuThrottleSupport, healAllSlow, SLOW_DEFAULTS, strobe, throttleCpu, type Healable } from '../../testkit/jepsen/slow.js';
 import { timelineSvg } from './timeline.js';
 import { History, RegisterWorkload, SetWorkload } from './workloads.js';
 

@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as net from 'node:net';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { capabilities, leftovers, Network } from './net.js';
+import { capabilities, leftovers, Network } from '../../testkit/jepsen/net.js';
 
 const root = capabilities().namespaces === true;
 let network: Network | undefined;

@@ -1,9 +1,9 @@
 /**
- * Deterministic simulations of gossip membership and failure detection (test/sim/gossip-sim.ts):
+ * Deterministic simulations of gossip membership and failure detection (testkit/gossip-sim.ts):
  * fake clock, in-memory network, one seed per run. A failing seed replays exactly.
  */
 import { describe, expect, it } from 'vitest';
-import { GossipSim, ids } from './gossip-sim.js';
+import { GossipSim, ids } from '../../testkit/gossip-sim.js';
 
 function downs(sim: GossipSim, of?: string): number {
   let n = 0;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ringFromStates } from '../../src/membership/ring-view.js';
-import { GossipSim, ids } from './gossip-sim.js';
+import { GossipSim, ids } from '../../testkit/gossip-sim.js';
 
 function formed(sim: GossipSim, all: string[]): boolean {
   return all.every((v) => {

@@ -1,5 +1,5 @@
 /**
- * The delaying proxy of the slow nemesis (test/jepsen/delay-proxy.ts), on 127.0.0.1: bytes
+ * The delaying proxy of the slow nemesis (testkit/jepsen/delay-proxy.ts), on 127.0.0.1: bytes
  * arrive intact and in order both ways, none before the minimum delay (a lower bound:
  * a functional check, not a timing target), half-closes and resets are passed on, and the
  * proxy (in process or as its own process) stops cleanly.
@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import * as net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DelayProxy, ProxyProcess } from '../../../test/jepsen/delay-proxy.js';
+import { DelayProxy, ProxyProcess } from '../../../testkit/jepsen/delay-proxy.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { forwardProblem } from '../../../test/jepsen/net.js';
+import { forwardProblem } from '../../../testkit/jepsen/net.js';
 
 describe("the harness's check of the FORWARD policy", () => {
   it('says what is wrong, and what to do, when bridged traffic meets a DROP policy (what a default dockerd leaves behind)', () => {

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../../src/ring/allocate-tokens.js';
-import { majoritiesRing, parseNemeses, partition, PARTITION_SHAPES, schedule, NEMESES, SLOW_SHAPES, type Grudge, type Member } from '../../../test/jepsen/nemesis.js';
+import { majoritiesRing, parseNemeses, partition, PARTITION_SHAPES, schedule, NEMESES, SLOW_SHAPES, type Member } from '../../../test/jepsen/nemesis.js';
+import type { Grudge } from '../../../testkit/jepsen/net.js';
 
 const members = (n: number, zones = 3): Member[] => Array.from({ length: n }, (_, i) => ({ id: `n${i + 1}`, zone: `z${(i % zones) + 1}` }));
 

@@ -1,5 +1,5 @@
 /**
- * The slow nemesis's process primitives (test/jepsen/slow.ts) on a busy child process:
+ * The slow nemesis's process primitives (testkit/jepsen/slow.ts) on a busy child process:
  * the cpu cgroup holds it to its share and heal puts it back and removes the group (as
  * root, where a cpu cgroup can be made; skipped elsewhere), and the strobe stops and
  * continues it in turn and always leaves it running.
@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cgroupLeftovers, cgroupProcs, cpuCgroupFs, cpuThrottleSupport, healAllSlow, removeCgroup, strobe, throttleCpu } from '../../../test/jepsen/slow.js';
+import { cgroupLeftovers, cgroupProcs, cpuCgroupFs, cpuThrottleSupport, healAllSlow, removeCgroup, strobe, throttleCpu } from '../../../testkit/jepsen/slow.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {

@@ -9,7 +9,7 @@ import { HealthImplementation, service as healthService } from 'grpc-health-chec
 import { afterEach, describe, expect, it } from 'vitest';
 import { Admission, GuardedServer, MAX_DETAILS_CHARS, listenAdmitted, type AdmissionLimits, type Refused } from '../../../src/transport/admission.js';
 import { RETRY_PUSHBACK_MS } from '../../../src/transport/status.js';
-import { goawayZombies } from '../../hostile/attacks.js';
+import { goawayZombies } from '../../../testkit/hostile/attacks.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {

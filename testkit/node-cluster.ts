@@ -1,31 +1,24 @@
 /**
- * Real `ringkv node` processes on 127.0.0.1 for tests: free ports, own data dirs, JSON
- * log lines parsed as they come, and every process stopped by its PID at the end.
+ * Real `ringkv node` processes on 127.0.0.1 for tests and benches: each on a free port
+ * with its own data dir, its JSON log lines parsed as they come, its admin client, and
+ * every process stopped by its PID at the end (TestCluster.destroy).
+ *
+ * Owns: the node processes it spawns and the cluster's temporary root folder. Must not:
+ * signal a process it did not start, or decide what a test checks (it reports views and
+ * log lines; the test judges them).
  */
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { AdminClient, type StatusReply } from '../../src/client/admin.js';
-import type { ClientSecurity } from '../../src/transport/credentials.js';
+import { AdminClient, type StatusReply } from '../src/client/admin.js';
+import type { ClientSecurity } from '../src/transport/credentials.js';
+import { freePort } from './ports.js';
+import { waitFor } from './wait.js';
 
-const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
-
-/** A port nothing listens on right now (bind 0, read it back, close). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.unref();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+const MAIN = join(import.meta.dirname, '../src/cli/main.ts');
 
 export interface LogLine {
   readonly msg: string;
@@ -139,15 +132,4 @@ export class TestCluster {
 /** The HTTP address a node logged at start (--http 127.0.0.1:0 picks a free port). */
 export function httpOf(n: NodeProcess): Promise<string> {
   return waitFor(`${n.id}'s HTTP address`, 30_000, () => n.lines.find((l) => l.msg === 'node started')?.http as string | undefined);
-}
-
-/** Poll `check` every `everyMs` until it returns a value or `timeoutMs` passes. */
-export async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined> | T | undefined, everyMs = 100): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
 }

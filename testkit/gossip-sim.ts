@@ -4,14 +4,18 @@
  * Everything random comes from one seed, so a failing run replays exactly.
  *
  * Used by test/sim/*.test.ts and bench/sim-gossip.ts.
+ *
+ * Owns: the fake clock, the simulated network and the gossipers on it. Must not: read the
+ * real clock, use unseeded randomness, or decide anything the gossiper decides (it runs
+ * src/membership as it is and only delivers its messages).
  */
 
-import { Gossiper, type GossipMessage, type MembershipEvent, type Outbound } from '../../src/membership/gossiper.js';
-import { field, formatTokens, type Delta } from '../../src/membership/endpoint.js';
-import { nextJoinStep } from '../../src/membership/join.js';
-import { ringFingerprint, ringFromStates, type RingView } from '../../src/membership/ring-view.js';
-import type { DetectorOptions } from '../../src/membership/phi-detector.js';
-import { mulberry32 } from '../../src/ring/allocate-tokens.js';
+import { Gossiper, type GossipMessage, type MembershipEvent, type Outbound } from '../src/membership/gossiper.js';
+import { field, formatTokens, type Delta } from '../src/membership/endpoint.js';
+import { nextJoinStep } from '../src/membership/join.js';
+import { ringFingerprint, ringFromStates, type RingView } from '../src/membership/ring-view.js';
+import type { DetectorOptions } from '../src/membership/phi-detector.js';
+import { mulberry32 } from '../src/ring/allocate-tokens.js';
 
 export interface SimOptions {
   readonly seed: number;

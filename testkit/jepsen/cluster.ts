@@ -2,12 +2,16 @@
  * The harness's ringkv nodes: real `ringkv node` processes, each in its own network
  * namespace (net.ts) or, without one, on 127.0.0.1. Each logs to a file in the run's
  * results folder; every process is stopped by its PID.
+ *
+ * Owns: the node processes it spawns and their log files. Must not: build the network or
+ * apply faults (net.ts and slow.ts do; it only asks the network to wrap its command), or
+ * decide when a node goes (the run does).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdminClient, type StatusReply } from '../../src/client/admin.js';
-import { freePort } from '../cluster/harness.js';
+import { freePort } from '../ports.js';
 import type { Network } from './net.js';
 
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');

@@ -5,8 +5,11 @@
  * began and check its value; odd ones put a new key and, once acknowledged, remember it,
  * so that the test can read every acknowledged write back afterwards. Bounded in count
  * (`maxRequests`) as well as by stop().
+ *
+ * Owns: the workers and the record of what they saw (ok, failed, acknowledged). Must not:
+ * start, stop or fault the cluster, or judge the outcome (the test asserts on it).
  */
-import type { Client } from '../../src/client/index.js';
+import type { Client } from '../src/client/index.js';
 
 export interface LoadOptions {
   inFlight: number;

@@ -1,11 +1,14 @@
 /**
- * Test helpers for reads and writes on real processes: the typed client, and one node's
- * own copy of a key read through the internal Replica service (not a quorum read), to
- * check where data really is.
+ * Test helpers for reads and writes on real processes: the gRPC status a call fails with,
+ * and one node's own copy of a key read through the internal Replica service (not a
+ * quorum read), to check where data really is.
+ *
+ * Owns: the short-lived channel each call opens and closes. Must not: write to a node or
+ * coordinate (it reads one replica, as the test asks).
  */
-import { resolveReplies } from '../../src/storage/index.js';
+import { resolveReplies } from '../src/storage/index.js';
 import * as grpc from '@grpc/grpc-js';
-import { GrpcReplicas } from '../../src/transport/replica-wire.js';
+import { GrpcReplicas } from '../src/transport/replica-wire.js';
 
 /** The values node `address` itself holds for `key` (its hint for `hintFor` when given). */
 export async function localValues(address: string, key: string, hintFor = ''): Promise<string[]> {

@@ -19,10 +19,19 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { ProxyProcess, type LinkDelay } from './delay-proxy.js';
-import type { Grudge } from './nemesis.js';
 import { cgroupLeftovers, removeCgroup } from './slow.js';
 
 export type { LinkDelay } from './delay-proxy.js';
+
+/**
+ * Packets from `from` are dropped where they arrive, at `to`. With `initiatedOnly`, only
+ * packets of connections `from` opened: `to` can still call `from` (one-way partitions).
+ */
+export interface Grudge {
+  readonly from: string;
+  readonly to: string;
+  readonly initiatedOnly: boolean;
+}
 
 const PREFIX = 'rkj';
 const PORT = 7000;

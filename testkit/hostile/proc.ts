@@ -1,6 +1,10 @@
 /**
  * A process's memory and file descriptors from /proc (Linux), for the hostile-input test
  * and bench: what a node holds before, during and after an attack.
+ *
+ * Owns: reading /proc/<pid>/status and fd, and resetting a process's peak RSS. Must not:
+ * signal or otherwise change the process; where /proc cannot tell, it says so (undefined,
+ * NaN, false) rather than throw.
  */
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 

@@ -11,6 +11,9 @@
  *
  * Nothing here imports src/: messages are encoded by hand (a few protobuf fields), so the
  * attacks keep working while the node's code changes.
+ *
+ * Owns: the sockets and sessions each attack opens. Must not: attack anything but the
+ * address it is given, or leave a socket open once the attack returns.
  */
 import * as http2 from 'node:http2';
 import * as net from 'node:net';
