@@ -5,6 +5,9 @@
  * rest of what it knows, in .dependency-cruiser-known-violations.json; anything new fails.
  * Refresh that list only by removing what got fixed:
  *   npx depcruise src --output-type baseline > .dependency-cruiser-known-violations.json
+ * Around the product, over testkit/, test/ and bench/ too: the test kit imports src/ and
+ * itself only, a test src/, testkit/ and test/, a benchmark src/, testkit/ and bench/.
+ * The known list is src/'s alone (the command above): those folders have no known violations.
  */
 /** `from` may import itself and `may` (directories of src/, or a file path under src/). */
 function layer(from, may, comment) {
@@ -16,6 +19,10 @@ module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'an import circle: one of its modules should not know the other', from: {}, to: { circular: true } },
     { name: 'src-not-tests', severity: 'error', comment: 'the product does not import its tests or benchmarks', from: { path: '^src/' }, to: { path: '^(test|bench)/' } },
+    { name: 'src-not-testkit', severity: 'error', comment: 'the product does not import the test kit', from: { path: '^src/' }, to: { path: '^testkit/' } },
+    { name: 'testkit-only-src', severity: 'error', comment: 'the test kit drives the product: it imports src/ and itself, never a test or a benchmark', from: { path: '^testkit/' }, to: { dependencyTypes: ['local'], pathNot: '^(src|testkit)/' } },
+    { name: 'bench-not-test', severity: 'error', comment: 'a benchmark imports src/, testkit/ and bench/; what it shares with a test belongs in testkit/', from: { path: '^bench/' }, to: { dependencyTypes: ['local'], pathNot: '^(src|testkit|bench)/' } },
+    { name: 'test-not-bench', severity: 'error', comment: 'a test imports src/, testkit/ and test/; what it shares with a benchmark belongs in testkit/', from: { path: '^test/' }, to: { dependencyTypes: ['local'], pathNot: '^(src|testkit|test)/' } },
     layer('ring', [], 'the ring is the bottom layer: pure, it imports no other part'),
     layer('membership', ['ring'], 'membership knows the ring, nothing above it'),
     layer('storage', ['ring'], 'the store knows tokens, not the network or membership'),
