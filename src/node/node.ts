@@ -28,7 +28,7 @@ import { NODE_MAX_MESSAGE_BYTES, protos, serviceClient } from '../transport/prot
 import type { NodeConfig } from './config.js';
 import { loadIdentity, loadMembers, loadPeers, saveIdentity, type Identity, type IdentityChange } from './identity.js';
 import { Handoff } from './handoff.js';
-import { Checkpoints } from '../handoff/checkpoints.js';
+import { Checkpoints } from '../streaming/checkpoints.js';
 import { MovementDriver } from './movement-driver.js';
 import { StagedChanges } from './staged.js';
 import { CONTROL_SERVICE, ControlPeers, controlService, gather } from '../transport/control-wire.js';
@@ -38,7 +38,7 @@ import { HttpServer } from './http-server.js';
 import { Replication } from './replication.js';
 import { Housekeeping, PURGE_EVERY_MS } from './housekeeping.js';
 import { AutoCleanup } from './auto-cleanup.js';
-import { RepairRuns } from './repair.js';
+import { RepairRuns } from '../repair/runs.js';
 import type { TokenRange } from '../storage/keys.js';
 import { Joining } from './joining.js';
 import { Operator } from './operator.js';
