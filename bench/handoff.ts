@@ -26,8 +26,9 @@
  *
  *   npm run bench:handoff [-- --quick] [-- --keys 500000] [-- --idle-seconds 15]
  *                         [-- --part a|b] [-- --cpu-prof DIR]   (profiles every node)
+ *                         [-- --json FILE]   (the figures, as bench:compare reads them)
  */
-import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
@@ -48,6 +49,7 @@ const KEYS = Number(flag('--keys') ?? NaN) || (quick ? 50_000 : 500_000);
 const IDLE_SECONDS = Number(flag('--idle-seconds') ?? NaN) || (quick ? 6 : 15);
 const PART = flag('--part') ?? 'ab';
 const CPU_PROF = flag('--cpu-prof');
+const JSON_FILE = flag('--json');
 const JOIN_LIMIT_MS = 12 * 60_000; // a bound on each join, whatever the speed
 const mb = (bytes: number): string => (bytes / 1e6).toFixed(1);
 
@@ -179,6 +181,7 @@ async function main(): Promise<void> {
   if (CPU_PROF !== undefined) mkdirSync(CPU_PROF, { recursive: true });
 
   const rows: string[][] = [];
+  const figures: Record<string, number> = {};
   if (PART.includes('a')) {
     const dirs = ['n1', 'n2', 'n3'].map((id) => join(root, 'a', id));
     prep.forEach((d, i) => cpSync(d, dirs[i]!, { recursive: true }));
@@ -203,6 +206,7 @@ async function main(): Promise<void> {
     const rawMbps = raw.bytes / 1e6 / (raw.ms / 1000), rawKps = raw.keys / (raw.ms / 1000);
     const us = (cpu: number, n: number): string => ((cpu * 1e6) / n).toFixed(1);
     const sendersCpu = Object.entries(j.cpu).filter(([id]) => id !== 'n4').reduce((t, [, x]) => t + x, 0);
+    Object.assign(figures, { 'A stream MB/s': mbps, 'A stream keys/s': kps, 'A CPU µs/key': ((j.cpu.n4! + sendersCpu) * 1e6) / keys, 'A stream ÷ raw copy': mbps / rawMbps });
     rows.push(['A: stream to joiner (unthrottled)', String(keys), mb(bytes), String(ms), mbps.toFixed(1), kps.toFixed(0), `${us(j.cpu.n4!, keys)} + ${us(sendersCpu, keys)}`, '≥ 50 MB/s']);
     rows.push(['A: raw LevelDB copy (baseline)', String(raw.keys), mb(raw.bytes), raw.ms.toFixed(0), rawMbps.toFixed(1), rawKps.toFixed(0), us(raw.cpu, raw.keys), '']);
     rows.push(['A: stream ÷ raw copy', '', '', '', (mbps / rawMbps).toFixed(2), (kps / rawKps).toFixed(2), (((j.cpu.n4! + sendersCpu) / keys) / (raw.cpu / raw.keys)).toFixed(2), '']);
@@ -232,6 +236,7 @@ async function main(): Promise<void> {
       const whole = stats(duringRun.samples, j.t0, j.normal);
       console.log(`  CPU during streaming: ${cpuLine(j, keys)}`);
       console.log(`  streamed ${keys} keys, ${mb(bytes)} MB in ${ms} ms (${(bytes / 1e6 / (ms / 1000)).toFixed(1)} MB/s); n4 normal everywhere ${((j.normal - j.t0) / 1000).toFixed(1)} s after it started; failed requests: idle ${idleStats.failed}, during ${duringRun.failed}`);
+      Object.assign(figures, { 'B idle ops/s': idleStats.opsPerSec, 'B idle p99 ms': idleStats.p99, 'B streaming p99 ms': streaming.p99, 'B streaming MB/s': bytes / 1e6 / (ms / 1000), 'B failed': idleStats.failed + duringRun.failed });
       const ms2 = (x: number): string => x.toFixed(2);
       rowsB.push(['phase', 'seconds', 'ops', 'ops/s', 'p50 ms', 'p99 ms', 'p99 ÷ idle', 'target']);
       rowsB.push(['idle (no join)', (IDLE_SECONDS).toFixed(1), String(idleStats.ops), idleStats.opsPerSec.toFixed(0), ms2(idleStats.p50), ms2(idleStats.p99), '1.00', '']);
@@ -252,6 +257,7 @@ async function main(): Promise<void> {
     console.log();
     console.log(table(rowsB));
   }
+  if (JSON_FILE !== undefined) writeFileSync(JSON_FILE, `${JSON.stringify({ keys: KEYS, figures }, null, 2)}\n`);
   console.log(`\nload average at the end ${loadavg().map((x) => x.toFixed(1)).join(' ')} (1, 5, 15 min) on ${availableParallelism()} CPUs: other work on this machine slows every figure above`);
 }
 

@@ -13,7 +13,11 @@ import * as hdr from 'hdr-histogram-js';
 import type { Client } from '../src/client/index.js';
 import { AdminClient, type StatusReply } from '../src/client/admin.js';
 
-const MAIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+/**
+ * The `ringkv` the nodes run: this tree's build, or RINGKV_DIST's (another build's dist/,
+ * as bench:compare sets it to run an older commit's nodes under the same bench).
+ */
+const MAIN = process.env.RINGKV_DIST ? join(resolve(process.env.RINGKV_DIST), 'cli', 'main.js') : fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 /** Requests the foreground load keeps in flight. */
 export const CONCURRENCY = 16;
 /** A bound on every load loop. */

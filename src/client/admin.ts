@@ -9,6 +9,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { callUnary, serviceClient } from '../transport/protos.js';
 import { callMetadata, channelCredentials, type ClientSecurity } from '../transport/credentials.js';
+import { gather } from '../transport/control-wire.js';
 
 export interface RepairStatusReply {
   readonly id: string;
@@ -235,23 +236,17 @@ export class AdminClient {
  * answer are listed in `unreachable`.
  */
 export async function clusterTransfers(status: StatusReply, security: ClientSecurity = {}): Promise<{ replies: TransfersReply[]; unreachable: string[] }> {
-  const replies: TransfersReply[] = [];
-  const unreachable: string[] = [];
-  await Promise.all(
-    status.members
-      .filter((m) => m.up && m.status !== 'left' && m.status !== 'removed')
-      .map(async (m) => {
-        const c = new AdminClient(m.address, 3000, security);
-        try {
-          replies.push(await c.transfers());
-        } catch {
-          unreachable.push(m.id);
-        } finally {
-          c.close();
-        }
-      }),
+  const members = status.members.filter((m) => m.up && m.status !== 'left' && m.status !== 'removed');
+  const address = new Map(members.map((m) => [m.id, m.address]));
+  return gather(
+    members.map((m) => m.id),
+    async (id) => {
+      const c = new AdminClient(address.get(id)!, 3000, security);
+      try {
+        return await c.transfers();
+      } finally {
+        c.close();
+      }
+    },
   );
-  replies.sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1));
-  unreachable.sort();
-  return { replies, unreachable };
 }

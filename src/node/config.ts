@@ -68,7 +68,7 @@ export interface NodeConfig {
   readonly replace: string | undefined;
   /**
    * The governor keeps the foreground p99 under this many times its idle value while range
-   * streams or hint replay run, by slowing them (handoff/governor.ts); 0 turns it off and
+   * streams or hint replay run, by slowing them (streaming/governor.ts); 0 turns it off and
    * background work runs at its configured rates.
    */
   readonly backgroundLatencyFactor: number;
@@ -95,14 +95,14 @@ export interface NodeConfig {
   readonly maxHintWindowMs: number;
   /**
    * Background anti-entropy: each range a node is the first replica of is repaired once
-   * per this many ms (node/repair.ts); 0 turns it off (ringkv repair only).
+   * per this many ms (repair/runs.ts); 0 turns it off (ringkv repair only).
    */
   readonly repairIntervalMs: number;
   /** Background repair's pace: bytes of a range's data read per second (times the governor's share). */
   readonly repairBytesPerSecond: number;
   /**
    * How long a deleted key keeps its tombstone at least (Cassandra's gc_grace_seconds);
-   * it goes only once a repair has also confirmed every replica holds it (node/repair.ts).
+   * it goes only once a repair has also confirmed every replica holds it (repair/runs.ts).
    */
   readonly tombstoneGraceMs: number;
   /**

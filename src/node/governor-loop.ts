@@ -1,7 +1,7 @@
 /**
  * The governor's sampling loop: each tick it reads the foreground p99 (the coordinator's
  * latency window) and the event loop's delay, notes whether background work ran (streams
- * out, stream bytes taken, hints delivered, a repair), asks the governor (handoff/governor.ts) for
+ * out, stream bytes taken, hints delivered, a repair), asks the governor (streaming/governor.ts) for
  * the share of the configured rates, and sets the stream throttle's rate by it. Hint
  * delivery reads the share itself (`share`).
  *
@@ -10,8 +10,8 @@
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import type { Throttle } from '../handoff/throttle.js';
-import { INITIAL_GOVERNOR, govern, type GovernorState } from '../handoff/governor.js';
+import type { Throttle } from '../streaming/throttle.js';
+import { INITIAL_GOVERNOR, govern, type GovernorState } from '../streaming/governor.js';
 
 export interface GovernorLoopDeps {
   /** The stream throttle: the bytes it let through tell of streaming, and the share sets its rate. */
@@ -20,7 +20,7 @@ export interface GovernorLoopDeps {
   readonly outgoing: ReadonlySet<unknown>;
   /** Hint replay, whose count of hints delivered grows while it runs. */
   readonly hintDelivery: { readonly delivered: number };
-  /** Is an anti-entropy repair running now (node/repair.ts)? */
+  /** Is an anti-entropy repair running now (repair/runs.ts)? */
   repairing(): boolean;
   /** Foreground latencies: the p99 since the last take. */
   readonly latencies: { takeP99(): number | undefined };

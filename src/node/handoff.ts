@@ -11,10 +11,10 @@ import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Store } from '../storage/index.js';
 import type { RingView } from '../membership/ring-view.js';
-import type { Checkpoints } from '../handoff/checkpoints.js';
+import type { Checkpoints } from '../streaming/checkpoints.js';
 import { planTransfers, type Transfer } from '../handoff/transfer-plan.js';
-import { Throttle } from '../handoff/throttle.js';
-import { Transfers, rangeKey, type PullItem } from '../handoff/transfers.js';
+import { Throttle } from '../streaming/throttle.js';
+import { Transfers, rangeKey, type PullItem } from '../streaming/transfers.js';
 import { GrpcHandoff, handoffService, type OutgoingStream } from '../transport/handoff-wire.js';
 import { GrpcRepair, repairService } from '../transport/repair-wire.js';
 import type { TokenRange } from '../storage/keys.js';
@@ -40,7 +40,7 @@ export class Handoff {
   readonly throttle: Throttle;
   readonly transfers: Transfers;
   readonly peers: GrpcHandoff;
-  /** Peers as sides of anti-entropy repairs (node/repair.ts). */
+  /** Peers as sides of anti-entropy repairs (repair/runs.ts). */
   readonly repairPeers: GrpcRepair;
   readonly outgoing = new Set<OutgoingStream>();
   readonly #abort = new AbortController();

@@ -23,7 +23,7 @@ export interface HousekeepingDeps {
   readonly replicas: number;
   /**
    * The time as of which a repair confirmed every replica of the range holding `token`
-   * holds what this node held (node/repair.ts): tombstones older than it may go.
+   * holds what this node held (repair/runs.ts): tombstones older than it may go.
    */
   confirmedBefore(token: bigint): number;
   closing(): boolean;

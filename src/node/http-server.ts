@@ -24,8 +24,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { clusterTransfers, type StatusReply } from '../client/admin.js';
-import type { ClientSecurity } from '../transport/credentials.js';
 import { serviceClient } from '../transport/protos.js';
 import type { NodeMetrics } from './metrics.js';
 import type { Refusal } from '../transport/admin-service.js';
@@ -39,8 +37,8 @@ export interface HttpDeps {
   status(replicas: number): Record<string, unknown> | Refusal;
   ring(replicas: number): Record<string, unknown> | Refusal;
   events(): readonly RecordedEvent[];
-  /** How this node dials its peers (their Transfers, for /api/transfers). */
-  peerSecurity(): ClientSecurity;
+  /** Every member's transfers, and who did not answer (/api/transfers). */
+  transfers(): Promise<{ replies: unknown[]; unreachable: string[] }>;
   /** Why this request may not read the node's state (logged by the callee), or undefined when it may. */
   refusal(req: IncomingMessage, path: string): string | undefined;
   readonly log: Logger;
@@ -128,9 +126,7 @@ export class HttpServer {
         case '/api/ring':
           return this.#reply(res, 'Ring', this.deps.ring(replicas));
         case '/api/transfers': {
-          const status = this.deps.status(0);
-          if (isRefusal(status)) return this.#json(res, httpStatus(status.code), { error: status.details });
-          const { replies, unreachable } = await clusterTransfers(asDecoded('Status', status) as StatusReply, this.deps.peerSecurity());
+          const { replies, unreachable } = await this.deps.transfers();
           return this.#json(res, 200, { nodes: replies, unreachable });
         }
         case '/api/events':

@@ -20,7 +20,7 @@ import { disagreeing, settledHeirs, type Movement, type RingView } from '../memb
 import { describeMovement } from '../membership/join.js';
 import { formatHeirs, formatTokens, parseHeirs, statusOf } from '../membership/endpoint.js';
 import { leaveHeirs } from '../ring/index.js';
-import type { PullItem } from '../handoff/transfers.js';
+import type { PullItem } from '../streaming/transfers.js';
 import type { Handoff } from './handoff.js';
 import type { Identity } from './identity.js';
 

@@ -28,18 +28,17 @@ import { NODE_MAX_MESSAGE_BYTES, protos, serviceClient } from '../transport/prot
 import type { NodeConfig } from './config.js';
 import { loadIdentity, loadMembers, loadPeers, saveIdentity, type Identity, type IdentityChange } from './identity.js';
 import { Handoff } from './handoff.js';
-import { Checkpoints } from '../handoff/checkpoints.js';
-import { MovementDriver, MovementRefused } from './movement-driver.js';
+import { Checkpoints } from '../streaming/checkpoints.js';
+import { MovementDriver } from './movement-driver.js';
 import { StagedChanges } from './staged.js';
-import { AdminClient } from '../client/admin.js';
-import type { ClientSecurity } from '../transport/credentials.js';
+import { CONTROL_SERVICE, ControlPeers, controlService, gather } from '../transport/control-wire.js';
 import { adminService, ringReply, statusReply } from '../transport/admin-service.js';
 import { NodeMetrics } from './metrics.js';
 import { HttpServer } from './http-server.js';
 import { Replication } from './replication.js';
 import { Housekeeping, PURGE_EVERY_MS } from './housekeeping.js';
 import { AutoCleanup } from './auto-cleanup.js';
-import { RepairRuns } from './repair.js';
+import { RepairRuns } from '../repair/runs.js';
 import type { TokenRange } from '../storage/keys.js';
 import { Joining } from './joining.js';
 import { Operator } from './operator.js';
@@ -62,17 +61,6 @@ const JUDGE_EVERY_MS = 250;
 const HINTS_EVERY_MS = 1000;
 /** How often the governor looks at foreground latency and sets the background share, ms. */
 const GOVERN_EVERY_MS = 500;
-
-/** Run `fn` against the Admin service of member `node`, at `addr`, the address it gossips. */
-async function onMember(addr: string | undefined, node: string, timeoutMs: number, security: ClientSecurity, fn: (c: AdminClient) => Promise<unknown>): Promise<void> {
-  if (addr === undefined) throw new MovementRefused(`no address known for ${node}`);
-  const c = new AdminClient(addr, timeoutMs, security);
-  try {
-    await fn(c);
-  } finally {
-    c.close();
-  }
-}
 
 export class RingkvNode {
   readonly config: NodeConfig;
@@ -105,6 +93,8 @@ export class RingkvNode {
   /** Prometheus metrics (metrics.ts), served with the status page when --http is set. */
   readonly metrics: NodeMetrics;
   #http: HttpServer | undefined;
+  /** Peers' Control services: a staged commit's admits and decommissions, the status page's transfers. */
+  #control: ControlPeers;
   /** Times the current ring changed since start, for ringkv_ring_changes_total. */
   #ringChanges = 0;
   /** Aborted at stop: background loops end. */
@@ -230,14 +220,14 @@ export class RingkvNode {
     });
     const updateHealth = (): void => this.#updateHealth();
     this.#joining = new Joining({ config, gossiper, handoff, identity: identityNow, persist, view, afterGossip, announce, fail, updateHealth, closing, log });
-    const remote = (node: string, fn: (c: AdminClient) => Promise<unknown>): Promise<void> => onMember(addressOf(node), node, config.requestTimeoutMs, security.peerSecurity(), fn);
+    const control = (this.#control = new ControlPeers(id, config.clusterName, addressOf, peerCredentials, config.requestTimeoutMs, () => security.peerSecurity().token));
     this.staged = new StagedChanges({
       id,
       replicas,
       gossiper,
       view,
-      admit: (node) => remote(node, (c) => c.admit()),
-      decommission: (node) => (node === id ? this.decommission(false).then(() => undefined) : remote(node, (c) => c.decommission(false))),
+      admit: (node) => control.admit(node).then(() => undefined),
+      decommission: (node) => (node === id ? this.decommission(false) : control.decommission(node)).then(() => undefined),
       removeNode: (node) => driver.removeNode(node).then(() => undefined),
       log: topologyLog,
     });
@@ -346,7 +336,7 @@ export class RingkvNode {
           status: (n) => statusReply(node, n),
           ring: (n) => ringReply(node, n),
           events: () => node.#gossip.events.recent(),
-          peerSecurity: () => security.peerSecurity(),
+          transfers: () => node.#clusterTransfers(),
           refusal: (req, path) => {
             const details = security.httpRefusal(req.headers.authorization);
             if (details !== undefined) security.refused({ path: `HTTP ${path}`, peer: req.socket.remoteAddress ?? 'unknown', code: grpc.status.UNAUTHENTICATED, details });
@@ -405,6 +395,19 @@ export class RingkvNode {
     return this.#topology.current.removed;
   }
 
+  /**
+   * Transfers of every member this node holds up and still a member, asked in parallel
+   * through their Control service (3 s each), this node's own too: the status page's
+   * /api/transfers, as `ringkv transfers` gathers them.
+   */
+  #clusterTransfers(): Promise<{ replies: unknown[]; unreachable: string[] }> {
+    const removed = this.removed;
+    const members = [...this.gossiper.states()]
+      .filter((st) => (st.id === this.id || this.gossiper.isUp(st.id)) && !removed.has(st.id) && field(st, 'status') !== 'left')
+      .map((st) => st.id);
+    return gather(members, (node) => this.#control.transfers(node, 3000));
+  }
+
   /** Be told of every new ring; returns an unsubscribe function. */
   subscribe(listener: (ring: Ring | undefined) => void): () => void {
     return this.#topology.subscribe(listener);
@@ -419,6 +422,17 @@ export class RingkvNode {
       (operation, role, code, seconds, siblings) => this.metrics.observe(operation, role, code, seconds, siblings),
     );
     this.handoff.addServices(this.#server);
+    this.#server.addService(
+      serviceClient(CONTROL_SERVICE).service,
+      controlService({
+        clusterName: this.config.clusterName,
+        admit: () => this.admit(),
+        decommission: () => this.decommission(false),
+        transfers: () => this.transfers(),
+        refuse: () => (this.#closing ? 'node is shutting down' : undefined),
+        log: this.log.child({ component: 'control' }),
+      }),
+    );
     this.#health.addToServer(this.#server);
     new ReflectionService(protos().definition).addToServer(this.#server);
   }
@@ -600,6 +614,7 @@ export class RingkvNode {
       await this.#http?.close();
       await this.replication.stop();
       this.handoff.stop();
+      this.#control.close();
       await this.#joining.stop();
       this.#gossip.close();
       this.security.close();

@@ -13,7 +13,7 @@ import type { Gossiper } from '../membership/gossiper.js';
 import { field } from '../membership/endpoint.js';
 import { Coordinator, type Placement } from '../replication/coordinator.js';
 import { LocalReplica, withLocal } from '../replication/local-replica.js';
-import { HintDelivery } from '../handoff/hint-delivery.js';
+import { HintDelivery } from '../hints/delivery.js';
 import { Reachability, observed } from '../replication/reachability.js';
 import { GrpcReplicas, ReplicaServer } from '../transport/replica-wire.js';
 import type { NodeConfig } from './config.js';

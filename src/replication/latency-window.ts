@@ -1,6 +1,6 @@
 /**
  * Latencies of the requests a node coordinates, over a window that its reader closes: the
- * foreground signal the background-work governor steers by (handoff/governor.ts).
+ * foreground signal the background-work governor steers by (streaming/governor.ts).
  *
  * Bounded: at most `capacity` samples a window; past that each new one replaces a random
  * earlier one (reservoir sampling), so the percentile stays fair at any request rate.

@@ -9,8 +9,8 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Store } from '../storage/index.js';
 import { MAX_TOKEN, tokenHex as hex } from '../ring/index.js';
-import type { Throttle } from '../handoff/throttle.js';
-import type { PullItem, RangeBatchIn, RangeSourceApi } from '../handoff/transfers.js';
+import type { Throttle } from '../streaming/throttle.js';
+import type { PullItem, RangeBatchIn, RangeSourceApi } from '../streaming/transfers.js';
 import { PeerChannels } from './peer-channels.js';
 import { callUnary } from './protos.js';
 import { toStatus } from './status.js';

@@ -29,6 +29,7 @@ const SERVICE_FILES: Readonly<Record<string, string>> = {
   'ringkv.internal.v1.Replica': 'ringkv/internal/v1/replica.proto',
   'ringkv.internal.v1.Handoff': 'ringkv/internal/v1/handoff.proto',
   'ringkv.internal.v1.Repair': 'ringkv/internal/v1/repair.proto',
+  'ringkv.internal.v1.Control': 'ringkv/internal/v1/control.proto',
   'grpc.health.v1.Health': HEALTH_PROTO,
 };
 

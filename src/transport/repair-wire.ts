@@ -4,13 +4,13 @@
  * until Finish or a timeout) and its store; the client side is a peer as a RepairSide.
  *
  * Owns: the mapping, the session trees, and cutting large exchanges into messages of
- * bounded size. Must not: decide what to compare (handoff/repair.ts does).
+ * bounded size. Must not: decide what to compare (repair/exchange.ts does).
  */
 import * as grpc from '@grpc/grpc-js';
 import { MAX_TOKEN, tokenHex as hex } from '../ring/index.js';
 import { MAX_DEPTH, RangeTree, type Store } from '../storage/index.js';
 import type { TokenRange } from '../storage/keys.js';
-import type { LeafEntry, RecordEntry, RepairSide } from '../handoff/repair.js';
+import type { LeafEntry, RecordEntry, RepairSide } from '../repair/exchange.js';
 import { PeerChannels } from './peer-channels.js';
 import { callUnary } from './protos.js';
 import { toStatus } from './status.js';

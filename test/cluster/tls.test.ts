@@ -232,9 +232,10 @@ describe('a node with TLS off and an admin token', () => {
     }
   }, 60_000);
 
-  it('a commit admits a standby on another node: nodes present the token to each other', async () => {
-    // n2 waits as a standby; committing its join on n1 makes n1 call Admit on n2, which
-    // takes only the token. Before nodes sent it, n2 refused n1 and the commit failed.
+  it('a commit admits a standby on another node: the driving node calls its internal Control service with the token', async () => {
+    // n2 waits as a standby; committing its join on n1 makes n1 call Control Admit on n2,
+    // which (TLS off) takes only the token. Before nodes sent it, n2 refused n1 and the
+    // commit failed; nodes no longer steer each other through the operator's Admin service.
     const n1 = cluster.nodes[0]!;
     const n2 = cluster.nodes[1]!;
     n2.start();

@@ -13,8 +13,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { depthFor } from '../../src/storage/range-tree.js';
-import { repairRange } from '../../src/handoff/repair.js';
-import { storeSide } from '../../src/handoff/store-side.js';
+import { repairRange } from '../../src/repair/exchange.js';
+import { storeSide } from '../../src/repair/store-side.js';
 import { FakeCluster } from '../unit/replication/fake-cluster.js';
 
 const IDS = ['n1', 'n2', 'n3'];

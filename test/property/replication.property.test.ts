@@ -18,7 +18,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HintDelivery } from '../../src/handoff/hint-delivery.js';
+import { HintDelivery } from '../../src/hints/delivery.js';
 import { MemoryEngine, Store, resolveReplies } from '../../src/storage/index.js';
 import { FakeCluster, eventually } from '../unit/replication/fake-cluster.js';
 

@@ -35,7 +35,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HintDelivery } from '../../src/handoff/hint-delivery.js';
+import { HintDelivery } from '../../src/hints/delivery.js';
 import { planTransfers, type Transfer } from '../../src/handoff/transfer-plan.js';
 import { tokenOf, type Ring } from '../../src/ring/index.js';
 import { resolveReplies } from '../../src/storage/index.js';

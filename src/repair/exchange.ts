@@ -15,6 +15,7 @@
  * ranges (the scheduler does).
  */
 import { differingLeaves, type RangeTree } from '../storage/range-tree.js';
+import type { TokenRange } from '../storage/keys.js';
 
 /** A key of a differing leaf, with its entry hash (16 hex digits). */
 export interface LeafEntry {
@@ -38,6 +39,11 @@ export interface RepairSide {
   records(keys: readonly Buffer[]): Promise<readonly RecordEntry[]>;
   /** Merge records into this replica; resolves with the keys whose stored versions changed, and their new entry hashes. */
   push(records: readonly RecordEntry[]): Promise<readonly LeafEntry[]>;
+}
+
+/** The peers of a repair: a session with one of them, over a range and a tree depth (transport/repair-wire.ts over gRPC). */
+export interface RepairPeers {
+  side(node: string, session: string, range: TokenRange, depth: number, timeoutMs: number): RepairSide & { finish(complete: boolean): Promise<void> };
 }
 
 export interface RepairStats {

@@ -1,11 +1,11 @@
 /**
- * This node's own side of a repair (repair.ts): its tree of the range, and its store.
+ * This node's own side of a repair (exchange.ts): its tree of the range, and its store.
  *
  * Owns: mapping RepairSide onto the store. Must not: talk to peers.
  */
 import type { Store } from '../storage/index.js';
 import type { RangeTree } from '../storage/range-tree.js';
-import type { LeafEntry, RecordEntry, RepairSide } from './repair.js';
+import type { LeafEntry, RecordEntry, RepairSide } from './exchange.js';
 
 export function storeSide(id: string, store: Store, tree: RangeTree): RepairSide {
   return {

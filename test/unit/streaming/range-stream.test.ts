@@ -11,9 +11,9 @@ import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryEngine, Store } from '../../../src/storage/index.js';
 import type { TokenRange } from '../../../src/storage/index.js';
-import { Checkpoints } from '../../../src/handoff/checkpoints.js';
-import { Throttle } from '../../../src/handoff/throttle.js';
-import { Transfers, rangeKey, type PullItem, type RangeBatchIn, type RangeSourceApi } from '../../../src/handoff/transfers.js';
+import { Checkpoints } from '../../../src/streaming/checkpoints.js';
+import { Throttle } from '../../../src/streaming/throttle.js';
+import { Transfers, rangeKey, type PullItem, type RangeBatchIn, type RangeSourceApi } from '../../../src/streaming/transfers.js';
 import { GrpcHandoff, decodeRangeBatch, handoffService } from '../../../src/transport/handoff-wire.js';
 import { callUnary, protos, serviceClient } from '../../../src/transport/protos.js';
 

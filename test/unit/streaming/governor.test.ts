@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { INITIAL_GOVERNOR, govern, type GovernorState } from '../../../src/handoff/governor.js';
+import { INITIAL_GOVERNOR, govern, type GovernorState } from '../../../src/streaming/governor.js';
 
 describe('the background-work governor', () => {
   it('learns the idle p99 while nothing runs in the background', () => {

@@ -1,20 +1,19 @@
 /**
  * Repairs this node runs: every token range it replicates (or those asked for), one after
- * another, each compared with all its other replicas (handoff/repair.ts over the Repair
+ * another, each compared with all its other replicas (repair/exchange.ts over the Repair
  * service). A range with a replica down is skipped and reported: a repair needs every
  * replica, since it is what later lets tombstones go.
  *
  * Owns: the run, its progress and summary, and when each range was last repaired here.
- * Must not: decide what differs (handoff/repair.ts) or talk gRPC itself (transport/).
+ * Must not: decide what differs (repair/exchange.ts) or talk gRPC itself (transport/).
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { tokenHex, type Ring } from '../ring/index.js';
 import { depthFor, type Store } from '../storage/index.js';
 import type { TokenRange } from '../storage/keys.js';
-import { repairRange, type RepairStats } from '../handoff/repair.js';
-import { storeSide } from '../handoff/store-side.js';
-import type { GrpcRepair } from '../transport/repair-wire.js';
+import { repairRange, type RepairPeers, type RepairStats } from './exchange.js';
+import { storeSide } from './store-side.js';
 
 /** Trees are at least this deep (256 leaves): a range LevelDB has not yet sized still splits. */
 const MIN_DEPTH = 2;
@@ -25,7 +24,7 @@ export interface RepairRunDeps {
   readonly store: Store;
   ring(): Ring | undefined;
   isUp(id: string): boolean;
-  readonly wire: GrpcRepair;
+  readonly wire: RepairPeers;
   readonly timeoutMs: number;
   now(): number;
   readonly log: Logger;

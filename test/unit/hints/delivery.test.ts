@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { HintDelivery } from '../../../src/handoff/hint-delivery.js';
+import { HintDelivery } from '../../../src/hints/delivery.js';
 import { ReplicaFailure } from '../../../src/replication/replica-api.js';
 import { MemoryEngine, Store } from '../../../src/storage/index.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Throttle } from '../../../src/handoff/throttle.js';
+import { Throttle } from '../../../src/streaming/throttle.js';
 
 function fakeClock() {
   let now = 0;

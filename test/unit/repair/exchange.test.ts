@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryEngine, Store } from '../../../src/storage/index.js';
 import { depthFor } from '../../../src/storage/range-tree.js';
-import { repairRange } from '../../../src/handoff/repair.js';
-import { storeSide } from '../../../src/handoff/store-side.js';
+import { repairRange } from '../../../src/repair/exchange.js';
+import { storeSide } from '../../../src/repair/store-side.js';
 
 const WHOLE = { start: 0n, end: 0n };
 

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { Ring } from '../../../src/ring/index.js';
-import { RepairRuns, overlaps } from '../../../src/node/repair.js';
+import { RepairRuns, overlaps } from '../../../src/repair/runs.js';
 import type { GrpcRepair } from '../../../src/transport/repair-wire.js';
 import type { Store } from '../../../src/storage/index.js';
 

@@ -1,0 +1,135 @@
+/**
+ * The Control service (proto/ringkv/internal/v1/control.proto) on both sides: how one node
+ * steers another in a topology change it drives (a staged commit admits standbys and
+ * decommissions members) and gathers its peers' transfers for the status page. It is an
+ * internal service: a peer calls it with the node role (authorize.ts), never through the
+ * operator's Admin service and its rules. With TLS off, where no certificate names a
+ * role, a node presents the admin token when the cluster has one, since these calls
+ * change the cluster.
+ *
+ * Owns: the mapping, the cluster check, the peer client (one channel per peer address).
+ * Must not: decide anything (the node's topology parts do) or know the operator API's
+ * client (src/client).
+ */
+import * as grpc from '@grpc/grpc-js';
+import { PeerChannels } from './peer-channels.js';
+import { callMetadata } from './credentials.js';
+import { callUnary } from './protos.js';
+import { toStatus } from './status.js';
+
+export const CONTROL_SERVICE = 'ringkv.internal.v1.Control';
+
+/** What a node answers to Admit and Decommission (ringkv.v1.MovementReply). */
+export interface MovementReply {
+  readonly move: string;
+  readonly message: string;
+}
+
+export interface ControlDeps {
+  readonly clusterName: string;
+  admit(): Promise<MovementReply>;
+  decommission(): Promise<MovementReply>;
+  /** This node's transfers as Admin Transfers replies them (ringkv.v1.TransfersResponse). */
+  transfers(): object;
+  /** Why not to serve now (stopping), if so. */
+  refuse(): string | undefined;
+  readonly log: { info(o: object, m: string): void };
+}
+
+interface ControlRequest {
+  readonly cluster: string;
+  readonly from: string;
+}
+
+export function controlService(deps: ControlDeps): grpc.UntypedServiceImplementation {
+  const unary =
+    (method: string, fn: () => Promise<object> | object) =>
+    (call: grpc.ServerUnaryCall<ControlRequest, unknown>, cb: grpc.sendUnaryData<unknown>): void => {
+      const { cluster, from } = call.request;
+      if (cluster !== deps.clusterName) return cb({ code: grpc.status.FAILED_PRECONDITION, details: `cluster name "${cluster}" is not ours ("${deps.clusterName}")` });
+      const why = deps.refuse();
+      if (why !== undefined) return cb({ code: grpc.status.UNAVAILABLE, details: why });
+      if (method !== 'transfers') deps.log.info({ peer: from, method }, 'asked by a peer');
+      Promise.resolve()
+        .then(fn)
+        .then(
+          (res) => cb(null, res),
+          (e: unknown) => cb(toStatus(e)),
+        );
+    };
+  return {
+    admit: unary('admit', () => deps.admit()),
+    decommission: unary('decommission', () => deps.decommission()),
+    transfers: unary('transfers', () => deps.transfers()),
+  };
+}
+
+/** A peer's Control service, addressed by node id (the address it gossips). */
+export class ControlPeers {
+  readonly #channels: PeerChannels;
+
+  constructor(
+    private readonly id: string,
+    private readonly clusterName: string,
+    private readonly addressOf: (id: string) => string | undefined,
+    credentials: grpc.ChannelCredentials,
+    private readonly deadlineMs: number,
+    /** The admin token, read per call (a reload applies): with TLS off it is what lets a node's Control calls through (authorize.ts). */
+    private readonly token: () => string | undefined = () => undefined,
+  ) {
+    this.#channels = new PeerChannels(CONTROL_SERVICE, credentials);
+  }
+
+  admit(node: string): Promise<MovementReply> {
+    return this.#call(node, 'admit', this.deadlineMs);
+  }
+
+  decommission(node: string): Promise<MovementReply> {
+    return this.#call(node, 'decommission', this.deadlineMs);
+  }
+
+  /** Node `node`'s transfers (ringkv.v1.TransfersResponse as grpc-js decodes it). */
+  transfers<T>(node: string, deadlineMs = this.deadlineMs): Promise<T> {
+    return this.#call(node, 'transfers', deadlineMs);
+  }
+
+  /** Close the channels of peers no longer at any of `addresses`. */
+  retain(addresses: ReadonlySet<string>): void {
+    this.#channels.retain(addresses);
+  }
+
+  close(): void {
+    this.#channels.close();
+  }
+
+  #call<T>(node: string, method: string, deadlineMs: number): Promise<T> {
+    try {
+      const client = this.#channels.forNode(node, this.addressOf);
+      const token = this.token();
+      return callUnary<T>(client, method, { cluster: this.clusterName, from: this.id }, { deadline: Date.now() + deadlineMs }, token === undefined ? undefined : callMetadata({ token }));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+}
+
+/**
+ * Ask every node in `nodes` in parallel and collect what answered, sorted by node, and
+ * who did not (`ringkv transfers` and the status page gather transfers this way).
+ */
+export async function gather<T>(nodes: readonly string[], ask: (node: string) => Promise<T>): Promise<{ replies: T[]; unreachable: string[] }> {
+  const replies: { node: string; reply: T }[] = [];
+  const unreachable: string[] = [];
+  await Promise.all(
+    nodes.map(async (node) => {
+      try {
+        replies.push({ node, reply: await ask(node) });
+      } catch {
+        unreachable.push(node);
+      }
+    }),
+  );
+  replies.sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
+  unreachable.sort();
+  return { replies: replies.map((r) => r.reply), unreachable };
+}
