@@ -15,7 +15,7 @@
  * (Authorization: Bearer), and gets 401 without it.
  *
  * Owns: routes and HTTP status codes. Must not: compute what it serves (admin-service.ts,
- * metrics.ts and membership-log.ts do), nor decide who may read (security.ts does); it
+ * metrics.ts and membership-log.ts do), nor decide who may read (security/ does); it
  * serves only GET, and nothing that changes state.
  */
 
@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { clusterTransfers, type StatusReply } from '../client/admin.js';
-import type { ClientSecurity } from '../transport/credentials.js';
+import type { ClientSecurity } from '../security/credentials.js';
 import { serviceClient } from '../transport/protos.js';
 import type { NodeMetrics } from './metrics.js';
 import type { Refusal } from '../transport/admin-service.js';

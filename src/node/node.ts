@@ -32,7 +32,7 @@ import { Checkpoints } from '../handoff/checkpoints.js';
 import { MovementDriver, MovementRefused } from './movement-driver.js';
 import { StagedChanges } from './staged.js';
 import { AdminClient } from '../client/admin.js';
-import type { ClientSecurity } from '../transport/credentials.js';
+import type { ClientSecurity } from '../security/credentials.js';
 import { adminService, ringReply, statusReply } from '../transport/admin-service.js';
 import { NodeMetrics } from './metrics.js';
 import { HttpServer } from './http-server.js';
@@ -48,7 +48,7 @@ import { MembersFile } from './members-file.js';
 import { GossipExchange } from './gossip-exchange.js';
 import { TopologyView } from './topology-view.js';
 import { WallClock } from './wall-clock.js';
-import { NodeSecurity } from './security.js';
+import { NodeSecurity } from '../security/node-security.js';
 import { Admission, GuardedServer, listenAdmitted } from '../transport/admission.js';
 import { fileLimitAdvice } from './file-limit.js';
 
@@ -114,7 +114,7 @@ export class RingkvNode {
   /** The TCP listener and what it lets in (transport/admission.ts). */
   #listening!: { port: number; close: () => void };
   #admission!: Admission;
-  /** TLS and credentials (security.ts). */
+  /** TLS and credentials (security/node-security.ts). */
   readonly security: NodeSecurity;
   /**
    * '' (readiness): SERVING while the node is normal and not stopping. 'liveness':

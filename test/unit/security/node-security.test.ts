@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../src/node/config.js';
-import { LogThrottle, NodeSecurity } from '../../../src/node/security.js';
-import { hashToken } from '../../../src/transport/authorize.js';
+import { LogThrottle, NodeSecurity } from '../../../src/security/node-security.js';
+import { hashToken } from '../../../src/security/authorize.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ringkv-security-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -59,7 +59,7 @@ describe('LogThrottle: refusals logged at most once a minute per caller and meth
 
 describe('NodeSecurity: certificate expiry', () => {
   it('warns at start when the certificate expires within 30 days, and not otherwise', async () => {
-    const { issue, newCa } = await import('../../../src/transport/certs.js');
+    const { issue, newCa } = await import('../../../src/cli/dev-ca.js');
     const ca = await newCa();
     const write = async (name: string, days: number) => {
       const pem = await issue(ca, { name: 'n1', role: 'node', notAfter: new Date(Date.now() + days * 86_400_000) });

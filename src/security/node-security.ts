@@ -1,18 +1,23 @@
 /**
  * A node's transport security, from its configuration: the TLS files (server and peer
  * credentials, reloaded on SIGHUP and when the files change), the admin token, and the
- * interceptor that checks every call against them (transport/authorize.ts).
+ * interceptor that checks every call against them (authorize.ts).
  *
  * Owns: loading and reloading the credentials, and logging refusals (never a secret:
  * a refused token is said to be wrong, not shown). Must not: decide the rules (authorize.ts).
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { authInterceptor, authorizeHttp, hashToken, type AuthRules } from '../transport/authorize.js';
-import { readAdminToken } from '../transport/admin-token.js';
-import { TlsError, TlsFiles, type TlsReload } from '../transport/tls.js';
-import type { NodeConfig } from './config.js';
-import type { ClientSecurity } from '../transport/credentials.js';
+import { authInterceptor, authorizeHttp, hashToken, type AuthRules } from './authorize.js';
+import { readAdminToken } from './admin-token.js';
+import { TlsError, TlsFiles, type TlsReload } from './tls.js';
+import type { ClientSecurity } from './credentials.js';
+
+/** The files security reads, as paths (each undefined when not configured). */
+type SecurityFiles = { readonly [f in 'tlsCert' | 'tlsKey' | 'tlsCa' | 'adminTokenFile']: string | undefined };
+
+/** The settings security reads: node/config.ts checks them, and its NodeConfig has them all. */
+export type SecuritySettings = SecurityFiles & Readonly<{ listen: string; clientAuth: 'none' | 'cert'; readAuth: 'none' | 'credential' }>;
 
 /** How often the TLS files' modification times are checked, ms. */
 const WATCH_MS = 2000;
@@ -64,7 +69,7 @@ export class NodeSecurity {
   #adminToken: string | undefined;
 
   constructor(
-    private readonly config: NodeConfig,
+    private readonly config: SecuritySettings,
     private readonly log: Logger,
   ) {
     const { tlsCert, tlsKey, tlsCa } = config;

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import { authorize, authorizeHttp, bearer, classOf, hashToken, type AuthRules, type Caller } from '../../../src/transport/authorize.js';
+import { authorize, authorizeHttp, bearer, classOf, hashToken, type AuthRules, type Caller } from '../../../src/security/authorize.js';
 
 const TOKEN = 'a-long-enough-admin-token-0123456789';
 const tlsOn: AuthRules = { tls: true, clientAuth: 'none', readAuth: 'none', adminTokenHash: undefined };

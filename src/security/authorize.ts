@@ -18,7 +18,7 @@
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { rolesOf, type Role } from './tls.js';
+import { rolesOf, type Role } from './roles.js';
 
 export type CallClass = 'internal' | 'admin' | 'read' | 'kv' | 'open';
 
