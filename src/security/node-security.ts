@@ -129,12 +129,11 @@ export class NodeSecurity {
   }
 
   /**
-   * The interceptors the server runs: none when there is nothing to check (TLS off, no
-   * token: every call passes, and the node said so at start), which spares every call the
-   * wrapping.
+   * The interceptors the server runs: the one that checks every call, also when nothing is
+   * configured (TLS off, no token: every classed call passes unwrapped, and the node said
+   * so at start), because a method without an access class is refused whatever the rules.
    */
   interceptors(): grpc.ServerInterceptor[] {
-    if (!this.#rules.tls && this.#rules.adminTokenHash === undefined) return [];
     return [authInterceptor(() => this.#rules, (r) => this.refused(r))];
   }
 
