@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { AdminClient, type StatusReply } from '../src/client/admin.js';
-import type { ClientSecurity } from '../src/transport/credentials.js';
+import type { ClientSecurity } from '../src/security/credentials.js';
 import { freePort } from './ports.js';
 import { waitFor } from './wait.js';
 

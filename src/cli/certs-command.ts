@@ -5,11 +5,11 @@
  * again adds certificates the cluster already trusts; existing certificates are kept
  * unless --force. Keys are written readable by their owner only.
  *
- * Owns: the files. Must not: run in a node (transport/certs.ts is loaded on demand).
+ * Owns: the files. Must not: run in a node (dev-ca.ts is loaded on demand).
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Role } from '../transport/tls.js';
+import type { Role } from '../security/roles.js';
 
 export interface CertsOptions {
   readonly dir: string;
@@ -44,7 +44,7 @@ export async function makeCerts(o: CertsOptions): Promise<Written[]> {
   const all = [...o.nodes, ...o.admins, ...o.clients];
   const dup = all.find((n, i) => all.indexOf(n) !== i || n === 'ca');
   if (dup !== undefined) throw new Error(`"${dup}" is named twice (or is "ca"): every certificate needs its own name, its files are NAME.pem and NAME-key.pem`);
-  const { newCa, issue } = await import('../transport/certs.js');
+  const { newCa, issue } = await import('./dev-ca.js');
   mkdirSync(o.dir, { recursive: true });
   const out: Written[] = [];
   const paths = (name: string) => ({ cert: join(o.dir, `${name}.pem`), key: join(o.dir, `${name}-key.pem`) });

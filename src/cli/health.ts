@@ -10,9 +10,9 @@
 
 import type * as grpc from '@grpc/grpc-js';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { ClientSecurity } from '../transport/credentials.js';
+import type { ClientSecurity } from '../security/credentials.js';
 import { nodeAddress } from './options.js';
-import { cliSecurity } from './security.js';
+import { cliSecurity } from './credential-flags.js';
 
 /**
  * What a health check found: the node's answer (SERVING, NOT_SERVING), SERVICE_UNKNOWN
@@ -39,7 +39,7 @@ let healthClient: grpc.ServiceClientConstructor | undefined;
 export async function checkHealth(o: HealthOptions): Promise<HealthResult> {
   const [grpc, { channelCredentials }, { callUnary, serviceClient }, { describeFailure }] = await Promise.all([
     import('@grpc/grpc-js'),
-    import('../transport/credentials.js'),
+    import('../security/credentials.js'),
     import('../transport/protos.js'),
     import('./errors.js'),
   ]);

@@ -17,7 +17,7 @@ import { formatEndpoints, formatGet, formatRing, formatStatus, showValue } from 
 import { CliError, EXIT } from './exit.js';
 import { nodeAddress } from './options.js';
 import { DEFAULT_CONFIG, ENV_NAMES } from '../node/config.js';
-import { cliSecurity, setCredentials, withCredentials } from './security.js';
+import { cliSecurity, setCredentials, withCredentials } from './credential-flags.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 

@@ -1,6 +1,6 @@
 /**
  * `ringkv node`: run one node until SIGTERM or SIGINT, then stop it cleanly and exit 0;
- * SIGHUP reloads its credentials (node/security.ts).
+ * SIGHUP reloads its credentials (security/node-security.ts).
  */
 
 import pino from 'pino';

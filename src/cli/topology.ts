@@ -5,7 +5,7 @@
  *
  * Owns: polling and presenting. Must not: decide anything (the nodes do).
  */
-import { cliSecurity } from './security.js';
+import { cliSecurity } from './credential-flags.js';
 import cliProgress from 'cli-progress';
 import { AdminClient, type PlanReply, type RepairStatusReply, type StatusReply, type TransfersReply } from '../client/admin.js';
 import { formatBytes } from './format.js';

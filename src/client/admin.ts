@@ -8,7 +8,7 @@
 
 import * as grpc from '@grpc/grpc-js';
 import { callUnary, serviceClient } from '../transport/protos.js';
-import { callMetadata, channelCredentials, type ClientSecurity } from '../transport/credentials.js';
+import { callMetadata, channelCredentials, type ClientSecurity } from '../security/credentials.js';
 import { gather } from '../transport/control-wire.js';
 
 export interface RepairStatusReply {

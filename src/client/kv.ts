@@ -26,7 +26,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { callMetadata, channelCredentials, type ClientSecurity } from '../transport/credentials.js';
+import { callMetadata, channelCredentials, type ClientSecurity } from '../security/credentials.js';
 import { CLIENT_MAX_SEND_BYTES, NODE_MAX_MESSAGE_BYTES, callUnary, serviceClient } from '../transport/protos.js';
 import { BatchedStream, type ClientCodec } from '../transport/batched-stream.js';
 import { decodeKvReplies, encodeKvCalls, kvCallSize, type KvCall, type KvReply } from '../transport/kv-codec.js';

@@ -29,7 +29,7 @@ export interface GossipExchangeDeps {
   changed(): void;
   /** Is the node stopping? Its Gossip service then refuses messages. */
   stopping(): boolean;
-  /** How this node dials its peers (node/security.ts). */
+  /** How this node dials its peers (security/node-security.ts). */
   readonly peerCredentials: grpc.ChannelCredentials;
   readonly log: Logger;
 }

@@ -31,7 +31,7 @@ export interface HandoffDeps {
   refuse(): string | undefined;
   /** A repairer finished a complete repair of `range` with this node, whose tree was built at `at`. */
   repaired(range: TokenRange, at: number): void;
-  /** How this node dials its peers (node/security.ts). */
+  /** How this node dials its peers (security/node-security.ts). */
   readonly peerCredentials: grpc.ChannelCredentials;
   readonly log: Logger;
 }

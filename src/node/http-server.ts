@@ -15,7 +15,7 @@
  * (Authorization: Bearer), and gets 401 without it.
  *
  * Owns: routes and HTTP status codes. Must not: compute what it serves (admin-service.ts,
- * metrics.ts and membership-log.ts do), nor decide who may read (security.ts does); it
+ * metrics.ts and membership-log.ts do), nor decide who may read (security/ does); it
  * serves only GET, and nothing that changes state.
  */
 

@@ -27,6 +27,7 @@ import type { Identity } from './identity.js';
 /** An operator's request that cannot be run now: FAILED_PRECONDITION, with what to do. */
 export class MovementRefused extends Error {
   override readonly name = 'MovementRefused';
+  readonly code = 'OP_MOVEMENT_REFUSED';
 }
 
 export interface DriverDeps {

@@ -47,7 +47,7 @@ import { MembersFile } from './members-file.js';
 import { GossipExchange } from './gossip-exchange.js';
 import { TopologyView } from './topology-view.js';
 import { WallClock } from './wall-clock.js';
-import { NodeSecurity } from './security.js';
+import { NodeSecurity } from '../security/node-security.js';
 import { Admission, GuardedServer, listenAdmitted } from '../transport/admission.js';
 import { fileLimitAdvice } from './file-limit.js';
 
@@ -104,7 +104,7 @@ export class RingkvNode {
   /** The TCP listener and what it lets in (transport/admission.ts). */
   #listening!: { port: number; close: () => void };
   #admission!: Admission;
-  /** TLS and credentials (security.ts). */
+  /** TLS and credentials (security/node-security.ts). */
   readonly security: NodeSecurity;
   /**
    * '' (readiness): SERVING while the node is normal and not stopping. 'liveness':
@@ -220,7 +220,7 @@ export class RingkvNode {
     });
     const updateHealth = (): void => this.#updateHealth();
     this.#joining = new Joining({ config, gossiper, handoff, identity: identityNow, persist, view, afterGossip, announce, fail, updateHealth, closing, log });
-    const control = (this.#control = new ControlPeers(id, config.clusterName, addressOf, peerCredentials, config.requestTimeoutMs, () => security.peerSecurity().token));
+    const control = (this.#control = new ControlPeers(id, config.clusterName, addressOf, peerCredentials, config.requestTimeoutMs, () => security.peerToken()));
     this.staged = new StagedChanges({
       id,
       replicas,

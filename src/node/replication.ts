@@ -42,7 +42,7 @@ export interface ReplicationDeps {
   notServing(): string | undefined;
   /** Why the node cannot take replica calls now (stopping), or undefined. */
   refuseReplicaCalls(): string | undefined;
-  /** How this node dials its peers (node/security.ts). */
+  /** How this node dials its peers (security/node-security.ts). */
   readonly peerCredentials: grpc.ChannelCredentials;
   readonly log: Logger;
 }

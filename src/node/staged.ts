@@ -42,12 +42,14 @@ export interface StagedDeps {
 
 /** A change the operator asked for that cannot be staged: INVALID_ARGUMENT. */
 export class BadChange extends Error {
-  override readonly name = 'BadArgument';
+  override readonly name = 'BadChange';
+  readonly code = 'OP_BAD_ARGUMENT';
 }
 
 /** Refused because the ring moved on since the plan: ABORTED. */
 export class PlanOutdated extends Error {
-  override readonly name = 'Aborted';
+  override readonly name = 'PlanOutdated';
+  readonly code = 'OP_PLAN_OUTDATED';
 }
 
 export class StagedChanges {

@@ -49,6 +49,7 @@ export interface RepairProgress extends RepairStats {
 
 export class RepairRefused extends Error {
   override readonly name = 'RepairRefused';
+  readonly code = 'OP_REPAIR_REFUSED';
 }
 
 export class RepairRuns {

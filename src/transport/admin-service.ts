@@ -3,8 +3,9 @@
  * the ring it derived, transfers, and the operator's topology commands (decommission,
  * removenode, cleanup), which it hands to the node.
  *
- * Owns: turning the node's state into replies, and refusals into statuses. Must not:
- * decide or change state itself (the node and its movement driver do).
+ * Owns: turning the node's state into replies; an error's status comes from its code
+ * (status.ts). Must not: decide or change state itself (the node and its movement driver
+ * do).
  */
 
 import { performance } from 'node:perf_hooks';
@@ -12,6 +13,7 @@ import * as grpc from '@grpc/grpc-js';
 import { tokenHex, tokenOf, type Ring } from '../ring/index.js';
 import { field, parseTokens, type EndpointState } from '../membership/endpoint.js';
 import type { Gossiper } from '../membership/gossiper.js';
+import { toStatus, type OperatorErrorCode } from './status.js';
 
 /** Most replicas a request may ask about. */
 const MAX_REPLICAS = 16;
@@ -41,17 +43,24 @@ interface AdminDeps {
   };
 }
 
-/** A refusal (an Error named MovementRefused, RepairRefused or FaultInjectionRefused) is FAILED_PRECONDITION, BadArgument INVALID_ARGUMENT, Aborted ABORTED; anything else INTERNAL. */
+/** A request this service refuses itself, before the node sees it. */
+class AdminRefusal extends Error {
+  override readonly name = 'AdminRefusal';
+
+  constructor(
+    readonly code: OperatorErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** An operator command: its reply, or its error as the status its code maps to (status.ts; no code: INTERNAL). */
 function operator<Req, Res>(fn: (req: Req) => Promise<Res>) {
   return (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
     fn(call.request).then(
       (res) => cb(null, res),
-      (e: unknown) => {
-        const name = (e as Error)?.name;
-        const code =
-          name === 'MovementRefused' || name === 'RepairRefused' || name === 'FaultInjectionRefused' ? grpc.status.FAILED_PRECONDITION : name === 'BadArgument' ? grpc.status.INVALID_ARGUMENT : name === 'Aborted' ? grpc.status.ABORTED : grpc.status.INTERNAL;
-        cb({ code, details: (e as Error)?.message ?? String(e) });
-      },
+      (e: unknown) => cb(toStatus(e)),
     );
   };
 }
@@ -144,7 +153,7 @@ export function adminService(node: AdminDeps): grpc.UntypedServiceImplementation
     },
     decommission: operator((r: { cancel: boolean }) => node.decommission(r.cancel)),
     removeNode: operator(async (r: { id: string }) => {
-      if (r.id.length === 0) throw Object.assign(new Error('name the node to remove: ringkv removenode ID'), { name: 'BadArgument' });
+      if (r.id.length === 0) throw new AdminRefusal('OP_BAD_ARGUMENT', 'name the node to remove: ringkv removenode ID');
       return node.removeNode(r.id);
     }),
     cleanup: operator(() => node.cleanup()),
@@ -158,15 +167,15 @@ export function adminService(node: AdminDeps): grpc.UntypedServiceImplementation
       const tok = (v: string): bigint | undefined => (/^[0-9a-f]{16}$/.test(v) ? BigInt(`0x${v}`) : undefined);
       const start = tok(r.start), end = tok(r.end);
       if (start === undefined || end === undefined)
-        throw Object.assign(new Error(`a range is two tokens of 16 hex digits, START-END (as ringkv ring shows them), got "${r.start}-${r.end}"`), { name: 'BadArgument' });
+        throw new AdminRefusal('OP_BAD_ARGUMENT', `a range is two tokens of 16 hex digits, START-END (as ringkv ring shows them), got "${r.start}-${r.end}"`);
       return node.repairs.start({ start, end });
     }),
     setClockOffset: operator(async (r: { offsetMs: number }) => {
       if (node.config.faultInjection !== 'on')
-        throw Object.assign(new Error('this node refuses clock skew: it is for fault-injection tests, which start nodes with --fault-injection on'), { name: 'FaultInjectionRefused' });
+        throw new AdminRefusal('OP_FAULT_INJECTION_OFF', 'this node refuses clock skew: it is for fault-injection tests, which start nodes with --fault-injection on');
       const max = node.clock.maxOffsetMs;
       if (!Number.isSafeInteger(r.offsetMs) || Math.abs(r.offsetMs) > max)
-        throw Object.assign(new Error(`a clock offset is at most a day (${max} ms) either way, got ${r.offsetMs}`), { name: 'BadArgument' });
+        throw new AdminRefusal('OP_BAD_ARGUMENT', `a clock offset is at most a day (${max} ms) either way, got ${r.offsetMs}`);
       node.clock.offsetMs = r.offsetMs;
       return { offsetMs: node.clock.offsetMs, nowMs: node.clock.now() };
     }),

@@ -13,7 +13,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { PeerChannels } from './peer-channels.js';
-import { callMetadata } from './credentials.js';
+import { callMetadata } from '../security/credentials.js';
 import { callUnary } from './protos.js';
 import { toStatus } from './status.js';
 

@@ -24,7 +24,7 @@ export class PeerChannels {
 
   constructor(
     service: string,
-    /** How peers are dialled: insecure, or TLS with this node's certificate (node/security.ts). */
+    /** How peers are dialled: insecure, or TLS with this node's certificate (security/node-security.ts). */
     private readonly credentials: grpc.ChannelCredentials,
   ) {
     this.Client = serviceClient(service);

@@ -1,18 +1,36 @@
 /**
  * The one place where domain errors become gRPC statuses (docs/architecture.md).
- * Storage's KV_*, replication's RK_* and the ring's RING_* codes each map to one status; an error that
- * already carries a gRPC status (a replica's reply, passed through) keeps it.
+ * Storage's KV_*, replication's RK_*, the ring's RING_* and operator commands' OP_* codes
+ * each map to one status; an error that already carries a gRPC status (a replica's reply,
+ * passed through) keeps it; anything else is INTERNAL.
  *
- * Owns: the table. Must not: word messages (the error's owner did).
+ * Owns: the table, and the OP_* codes (their throwers sit above it). Must not: word
+ * messages (the error's owner did).
  */
 import * as grpc from '@grpc/grpc-js';
 import type { KvErrorCode } from '../storage/index.js';
 import type { ReplicationErrorCode } from '../replication/errors.js';
 import type { RingErrorCode } from '../ring/errors.js';
 
+/**
+ * Why an operator command (an Admin call that changes the cluster) was refused. Thrown by
+ * the node (MovementRefused, RepairRefused, BadChange, PlanOutdated in src/node) and by
+ * the Admin service itself (admin-service.ts); declared here, below both, so that the
+ * table can name them.
+ */
+export type OperatorErrorCode =
+  | 'OP_BAD_ARGUMENT' // the request is malformed: no node named, a range that is not two tokens, a change that cannot be staged
+  | 'OP_MOVEMENT_REFUSED' // the topology change cannot run now: another one in progress, a member in the wrong state
+  | 'OP_REPAIR_REFUSED' // a repair is running already, or this node owns nothing to repair
+  | 'OP_FAULT_INJECTION_OFF' // a fault was asked of a node started without --fault-injection on
+  | 'OP_PLAN_OUTDATED'; // the ring changed since the plan: read the new one and commit again
+
+export type ErrorCode = KvErrorCode | ReplicationErrorCode | RingErrorCode | OperatorErrorCode;
+
 const S = grpc.status;
 
-const BY_CODE: Record<KvErrorCode | ReplicationErrorCode | RingErrorCode, grpc.status> = {
+/** Every code's status. */
+export const STATUS_BY_CODE: Readonly<Record<ErrorCode, grpc.status>> = {
   KV_BAD_KEY: S.INVALID_ARGUMENT,
   KV_BAD_VALUE: S.INVALID_ARGUMENT,
   KV_KEY_EMPTY: S.INVALID_ARGUMENT,
@@ -43,6 +61,11 @@ const BY_CODE: Record<KvErrorCode | ReplicationErrorCode | RingErrorCode, grpc.s
   RING_BAD_OPTION: S.INVALID_ARGUMENT,
   RING_UNKNOWN_MEMBER: S.NOT_FOUND,
   RING_EMPTY: S.FAILED_PRECONDITION,
+  OP_BAD_ARGUMENT: S.INVALID_ARGUMENT,
+  OP_MOVEMENT_REFUSED: S.FAILED_PRECONDITION,
+  OP_REPAIR_REFUSED: S.FAILED_PRECONDITION,
+  OP_FAULT_INJECTION_OFF: S.FAILED_PRECONDITION,
+  OP_PLAN_OUTDATED: S.ABORTED,
 };
 
 /** A status code's name as gRPC spells it (UNAVAILABLE, DEADLINE_EXCEEDED, ...): for metric labels and messages. */
@@ -63,8 +86,8 @@ export function retryAdvice(): grpc.Metadata {
 /** The status to answer with for `e`; a RESOURCE_EXHAUSTED one carries retry advice. */
 export function toStatus(e: unknown): Partial<grpc.StatusObject> {
   const x = e as { code?: unknown; details?: unknown; message?: unknown };
-  if (typeof x?.code === 'string' && Object.hasOwn(BY_CODE, x.code)) {
-    const code = BY_CODE[x.code as keyof typeof BY_CODE];
+  if (typeof x?.code === 'string' && Object.hasOwn(STATUS_BY_CODE, x.code)) {
+    const code = STATUS_BY_CODE[x.code as ErrorCode];
     return { code, details: String(x.message), ...(code === S.RESOURCE_EXHAUSTED ? { metadata: retryAdvice() } : {}) };
   }
   if (typeof x?.code === 'number' && x.code in S && typeof x.details === 'string') {

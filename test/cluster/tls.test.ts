@@ -12,7 +12,7 @@ import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminClient, Client } from '../../src/client/index.js';
 import { makeCerts } from '../../src/cli/certs-command.js';
-import { issue, newCa } from '../../src/transport/certs.js';
+import { issue, newCa } from '../../src/cli/dev-ca.js';
 import { NodeProcess, TestCluster, httpOf } from '../../testkit/node-cluster.js';
 import { freePort } from '../../testkit/ports.js';
 import { waitFor } from '../../testkit/wait.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeCerts, type CertsOptions } from '../../../src/cli/certs-command.js';
-import { setCredentials, cliSecurity } from '../../../src/cli/security.js';
+import { setCredentials, cliSecurity } from '../../../src/cli/credential-flags.js';
 
 const root = mkdtempSync(join(tmpdir(), 'ringkv-certs-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 /**
  * Reading the admin token file, shared by the node (which checks calls against it) and
- * the CLI (which sends it). Apart from transport/authorize.ts so that the CLI reads it
+ * the CLI (which sends it). Apart from authorize.ts so that the CLI reads it
  * without loading gRPC.
  */
 import { readFileSync } from 'node:fs';

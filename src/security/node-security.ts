@@ -1,18 +1,22 @@
 /**
  * A node's transport security, from its configuration: the TLS files (server and peer
  * credentials, reloaded on SIGHUP and when the files change), the admin token, and the
- * interceptor that checks every call against them (transport/authorize.ts).
+ * interceptor that checks every call against them (authorize.ts).
  *
  * Owns: loading and reloading the credentials, and logging refusals (never a secret:
  * a refused token is said to be wrong, not shown). Must not: decide the rules (authorize.ts).
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { authInterceptor, authorizeHttp, hashToken, type AuthRules } from '../transport/authorize.js';
-import { readAdminToken } from '../transport/admin-token.js';
-import { TlsError, TlsFiles, type TlsReload } from '../transport/tls.js';
-import type { NodeConfig } from './config.js';
-import type { ClientSecurity } from '../transport/credentials.js';
+import { authInterceptor, authorizeHttp, hashToken, type AuthRules } from './authorize.js';
+import { readAdminToken } from './admin-token.js';
+import { TlsError, TlsFiles, type TlsReload } from './tls.js';
+
+/** The files security reads, as paths (each undefined when not configured). */
+type SecurityFiles = { readonly [f in 'tlsCert' | 'tlsKey' | 'tlsCa' | 'adminTokenFile']: string | undefined };
+
+/** The settings security reads: node/config.ts checks them, and its NodeConfig has them all. */
+export type SecuritySettings = SecurityFiles & Readonly<{ listen: string; clientAuth: 'none' | 'cert'; readAuth: 'none' | 'credential' }>;
 
 /** How often the TLS files' modification times are checked, ms. */
 const WATCH_MS = 2000;
@@ -64,7 +68,7 @@ export class NodeSecurity {
   #adminToken: string | undefined;
 
   constructor(
-    private readonly config: NodeConfig,
+    private readonly config: SecuritySettings,
     private readonly log: Logger,
   ) {
     const { tlsCert, tlsKey, tlsCa } = config;
@@ -110,13 +114,12 @@ export class NodeSecurity {
   }
 
   /**
-   * What this node presents when it calls a peer's Admin service: its certificate, and the
-   * admin token when it has one (a node's certificate has admin rights; with TLS off the
-   * token is the only credential, and the same file is on every node). Read per call, so
-   * a reload applies.
+   * The token this node presents with its calls to a peer's Control service (besides its
+   * certificate, `peerCredentials`): with TLS off it is the only credential, and the same
+   * file is on every node. Read per call, so a reload applies.
    */
-  peerSecurity(): ClientSecurity {
-    return { credentials: this.peerCredentials, token: this.#adminToken };
+  peerToken(): string | undefined {
+    return this.#adminToken;
   }
 
   serverCredentials(): grpc.ServerCredentials {
@@ -124,12 +127,11 @@ export class NodeSecurity {
   }
 
   /**
-   * The interceptors the server runs: none when there is nothing to check (TLS off, no
-   * token: every call passes, and the node said so at start), which spares every call the
-   * wrapping.
+   * The interceptors the server runs: the one that checks every call, also when nothing is
+   * configured (TLS off, no token: every classed call passes unwrapped, and the node said
+   * so at start), because a method without an access class is refused whatever the rules.
    */
   interceptors(): grpc.ServerInterceptor[] {
-    if (!this.#rules.tls && this.#rules.adminTokenHash === undefined) return [];
     return [authInterceptor(() => this.#rules, (r) => this.refused(r))];
   }
 

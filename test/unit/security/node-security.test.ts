@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../src/node/config.js';
-import { LogThrottle, NodeSecurity } from '../../../src/node/security.js';
-import { hashToken } from '../../../src/transport/authorize.js';
+import { LogThrottle, NodeSecurity } from '../../../src/security/node-security.js';
+import { hashToken } from '../../../src/security/authorize.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ringkv-security-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,7 +27,6 @@ describe('NodeSecurity: what a node starts with', () => {
     writeFileSync(file, 'first-token-0123456789\n');
     const s = new NodeSecurity(config, silent);
     expect(s.rules.adminTokenHash).toEqual(hashToken('first-token-0123456789'));
-    expect(s.interceptors()).toHaveLength(1);
     writeFileSync(file, '');
     s.reload(); // unusable: the old token stays
     expect(s.rules.adminTokenHash).toEqual(hashToken('first-token-0123456789'));
@@ -35,8 +35,60 @@ describe('NodeSecurity: what a node starts with', () => {
     expect(s.rules.adminTokenHash).toEqual(hashToken('second-token-0123456789'));
   });
 
-  it('checks nothing when nothing is configured: no interceptor on the server', () => {
-    expect(new NodeSecurity(resolveConfig({}, {}), silent).interceptors()).toEqual([]);
+});
+
+describe('NodeSecurity: its interceptor on a server, denied by default', () => {
+  const bytes = { requestSerialize: (b: Buffer) => b, requestDeserialize: (b: Buffer) => b, responseSerialize: (b: Buffer) => b, responseDeserialize: (b: Buffer) => b };
+  const method = (path: string) => ({ path, requestStream: false, responseStream: false, ...bytes });
+  // Health's Check (classed open) and a method no entry of security/access.ts classes, as a new service added without one would be.
+  const served = { Check: method('/grpc.health.v1.Health/Check') };
+  const unclassed = { Admit: method('/ringkv.internal.v1.Unclassed/Admit') };
+
+  async function serve(security: NodeSecurity): Promise<{ call(def: grpc.ServiceDefinition, name: string, token?: string): Promise<grpc.status>; close(): void }> {
+    const server = new grpc.Server({ interceptors: security.interceptors() });
+    server.addService(served, { Check: (_c: unknown, cb: grpc.sendUnaryData<Buffer>) => cb(null, Buffer.from('ok')) });
+    server.addService(unclassed, { Admit: (_c: unknown, cb: grpc.sendUnaryData<Buffer>) => cb(null, Buffer.from('admitted')) });
+    const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+    const clients: grpc.Client[] = [];
+    return {
+      call: (def, name, token) => {
+        const client = new (grpc.makeGenericClientConstructor(def, 'x'))(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+        clients.push(client);
+        const md = new grpc.Metadata();
+        if (token !== undefined) md.set('authorization', `Bearer ${token}`);
+        const fn = (client as unknown as Record<string, (req: Buffer, md: grpc.Metadata, cb: (e: grpc.ServiceError | null) => void) => void>)[name]!;
+        return new Promise((res) => fn.call(client, Buffer.alloc(0), md, (e) => res(e === null ? grpc.status.OK : e.code)));
+      },
+      close: () => {
+        for (const c of clients) c.close();
+        server.forceShutdown();
+      },
+    };
+  }
+
+  it('with nothing configured (TLS off, no token), serves a classed method and refuses one without a class, PERMISSION_DENIED, and logs it', async () => {
+    const lines: { msg: string; method?: string }[] = [];
+    const log = pino({ level: 'warn' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    const s = await serve(new NodeSecurity(resolveConfig({}, {}), log));
+    try {
+      expect(await s.call(served, 'Check')).toBe(grpc.status.OK);
+      expect(await s.call(unclassed, 'Admit')).toBe(grpc.status.PERMISSION_DENIED);
+      expect(lines.find((l) => l.method === '/ringkv.internal.v1.Unclassed/Admit')?.msg).toMatch(/call refused: .*has no access class on this node/);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('refuses a method without a class to the admin token too', async () => {
+    const file = join(dir, 'deny.token');
+    writeFileSync(file, 'deny-token-0123456789\n');
+    const s = await serve(new NodeSecurity(resolveConfig({ adminTokenFile: file }, {}), silent));
+    try {
+      expect(await s.call(served, 'Check')).toBe(grpc.status.OK);
+      expect(await s.call(unclassed, 'Admit', 'deny-token-0123456789')).toBe(grpc.status.PERMISSION_DENIED);
+    } finally {
+      s.close();
+    }
   });
 });
 
@@ -59,7 +111,7 @@ describe('LogThrottle: refusals logged at most once a minute per caller and meth
 
 describe('NodeSecurity: certificate expiry', () => {
   it('warns at start when the certificate expires within 30 days, and not otherwise', async () => {
-    const { issue, newCa } = await import('../../../src/transport/certs.js');
+    const { issue, newCa } = await import('../../../src/cli/dev-ca.js');
     const ca = await newCa();
     const write = async (name: string, days: number) => {
       const pem = await issue(ca, { name: 'n1', role: 'node', notAfter: new Date(Date.now() + days * 86_400_000) });

@@ -9,15 +9,15 @@
  * built on it pick up every reload for new connections (connections already open keep
  * the certificates they were made with, as in every TLS server).
  *
- * Roles: a certificate's subject OU names what its holder may do (docs/security.md):
- * `node` (a cluster member), `admin` (an operator), `client` (key/value calls).
+ * A certificate's roles are read from its subject OU (roles.ts).
  *
  * Owns: reading, checking and watching the files. Must not: decide who may call what
- * (transport/authorize.ts).
+ * (authorize.ts).
  */
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync, unwatchFile, watchFile, type Stats } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
+import { rolesOf, type Role } from './roles.js';
 
 export interface TlsPaths {
   /** PEM certificate, the leaf first (a chain may follow). */
@@ -27,9 +27,6 @@ export interface TlsPaths {
   /** PEM CA bundle: peers' certificates must chain to one of these. */
   readonly ca: string;
 }
-
-export const ROLES = ['node', 'admin', 'client'] as const;
-export type Role = (typeof ROLES)[number];
 
 export class TlsError extends Error {
   override readonly name = 'TlsError';
@@ -45,12 +42,6 @@ export interface TlsMaterial {
   readonly validTo: Date;
   /** SHA-256 fingerprint of the leaf certificate (logged: not a secret). */
   readonly fingerprint: string;
-}
-
-/** The roles a certificate's subject OU fields grant (unknown OUs are ignored). */
-export function rolesOf(ou: string | readonly string[] | undefined): Role[] {
-  const values = ou === undefined ? [] : typeof ou === 'string' ? ou.split('\n') : ou;
-  return ROLES.filter((r) => values.some((v) => v.trim().toLowerCase() === r));
 }
 
 /** The OU values of an X509Certificate's subject ("OU=node\nCN=n1" style text). */
@@ -208,7 +199,7 @@ export class TlsFiles implements grpc.experimental.CertificateProvider {
    * Server credentials: TLS with this certificate; client certificates are asked for and
    * verified against the CA but not required at the handshake, so that one port can
    * serve both peers (who must present one) and, when allowed, clients without one. Who
-   * may call what is decided per call (transport/authorize.ts), from the verified
+   * may call what is decided per call (authorize.ts), from the verified
    * certificate grpc-js hands each call.
    */
   serverCredentials(): grpc.ServerCredentials {

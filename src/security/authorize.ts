@@ -1,39 +1,20 @@
 /**
- * Who may call what: a pure function of the method, the caller's verified certificate
- * roles and bearer token, and the node's rules; and the grpc-js server interceptor that
- * applies it to every call before its handler runs (docs/security.md).
+ * Who may call what: a pure function of the method's access class (access.ts), the
+ * caller's verified certificate roles and bearer token, and the node's rules; and the
+ * grpc-js server interceptor that applies it to every call before its handler runs
+ * (docs/security.md). A method without a class is refused to every caller.
  *
- * Classes of calls:
- *   internal  ringkv.internal.v1.* (gossip, replica, handoff, repair): role node.
- *   admin     ringkv.v1.Admin calls that change the cluster: role admin or node, or the
- *             admin token.
- *   read      ringkv.v1.Admin Status, Ring, Endpoints, Transfers, RepairStatus: open to
- *             every caller the port lets in; with read auth on, any role or the admin token.
- *   kv        ringkv.v1.KeyValue: with client auth on, any role (or the admin token).
- *   open      health and reflection.
  * With TLS off there is no certificate: internal and kv calls are open (a trusted
- * network), admin calls need the token when one is configured.
+ * network), admin and control calls need the token when one is configured. A credential never takes
+ * a right away: a call that passes without one passes with any.
  *
- * Owns: the rules. Must not: log secrets (a token is never echoed, only its absence).
+ * Owns: the rules. Must not: log secrets (a token is never echoed, only its absence),
+ * or class methods (access.ts does).
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { rolesOf, type Role } from './tls.js';
-
-export type CallClass = 'internal' | 'admin' | 'read' | 'kv' | 'open';
-
-const READ_ONLY_ADMIN = new Set(['Status', 'Ring', 'Endpoints', 'Transfers', 'RepairStatus']);
-
-/** The class of a method path such as '/ringkv.v1.KeyValue/Put'. */
-export function classOf(path: string): CallClass {
-  const slash = path.lastIndexOf('/');
-  const service = path.slice(1, slash);
-  const method = path.slice(slash + 1);
-  if (service.startsWith('ringkv.internal.')) return 'internal';
-  if (service === 'ringkv.v1.Admin') return READ_ONLY_ADMIN.has(method) ? 'read' : 'admin';
-  if (service === 'ringkv.v1.KeyValue') return 'kv';
-  return 'open';
-}
+import { classOf } from './access.js';
+import { rolesOf, type Role } from './roles.js';
 
 export interface AuthRules {
   /** TLS on the port: certificates are verified and carry roles. */
@@ -53,6 +34,9 @@ export interface Caller {
   readonly token: string | undefined;
 }
 
+/** A caller with no certificate and no token. */
+export const ANONYMOUS: Caller = { roles: undefined, token: undefined };
+
 export interface Refusal {
   readonly code: grpc.status;
   readonly details: string;
@@ -69,17 +53,21 @@ export function authorize(path: string, caller: Caller, rules: AuthRules): Refus
   const cls = classOf(path);
   const has = (...roles: Role[]): boolean => caller.roles !== undefined && roles.some((r) => caller.roles!.includes(r));
   switch (cls) {
+    case undefined:
+      return { code: grpc.status.PERMISSION_DENIED, details: `${path} has no access class on this node (src/security/access.ts), so every caller is refused it` };
     case 'open':
       return undefined;
     case 'read':
       if (rules.readAuth === 'none' || caller.roles !== undefined || tokenMatches(rules, caller.token)) return undefined;
       if (caller.token !== undefined) return { code: grpc.status.UNAUTHENTICATED, details: `${path} reads the cluster's state: the bearer token sent is not the admin token` };
       return { code: grpc.status.UNAUTHENTICATED, details: `${path} reads the cluster's state, which this node shows only to callers with a credential (--read-auth credential): present ${credentials(rules)}` };
+    case 'control':
+      // With TLS off no certificate names a node, and these calls change the cluster: the token guards them as it guards admin calls.
+      if (rules.tls) return asNode(path, caller);
+      if (rules.adminTokenHash === undefined || tokenMatches(rules, caller.token)) return undefined;
+      return { code: grpc.status.UNAUTHENTICATED, details: `${path} is a node-to-node call that changes the cluster: with TLS off a node presents the admin token (the same --admin-token-file on every node)` };
     case 'internal':
-      if (!rules.tls || has('node')) return undefined;
-      return caller.roles === undefined
-        ? { code: grpc.status.UNAUTHENTICATED, details: `${path} is a node-to-node call: present a certificate with role node (subject OU=node) issued by the cluster's CA` }
-        : { code: grpc.status.PERMISSION_DENIED, details: `${path} is a node-to-node call: the certificate presented has role(s) ${caller.roles.join(', ') || 'none'}, not node` };
+      return rules.tls ? asNode(path, caller) : undefined;
     case 'admin': {
       if (has('admin', 'node')) return undefined;
       const tokenOk = tokenMatches(rules, caller.token); // hashed once, and only where a token counts
@@ -95,6 +83,14 @@ export function authorize(path: string, caller: Caller, rules: AuthRules): Refus
       if (caller.token !== undefined) return { code: grpc.status.UNAUTHENTICATED, details: `${path}: the bearer token sent is not accepted` };
       return { code: grpc.status.UNAUTHENTICATED, details: `${path}: this node requires a client certificate issued by the cluster's CA (--tls-cert and --tls-key on the client)` };
   }
+}
+
+/** A node-to-node call with TLS on: role node. */
+function asNode(path: string, caller: Caller): Refusal | undefined {
+  if (caller.roles?.includes('node')) return undefined;
+  return caller.roles === undefined
+    ? { code: grpc.status.UNAUTHENTICATED, details: `${path} is a node-to-node call: present a certificate with role node (subject OU=node) issued by the cluster's CA` }
+    : { code: grpc.status.PERMISSION_DENIED, details: `${path} is a node-to-node call: the certificate presented has role(s) ${caller.roles.join(', ') || 'none'}, not node` };
 }
 
 /** The credentials a read may present on a node with `rules`. */
@@ -130,15 +126,22 @@ function bearerToken(value: unknown): string | undefined {
 /**
  * A server interceptor applying `authorize` (rules read per call, so a reload applies at
  * once). A refused call ends with its status before its handler sees it; `onRefuse` logs.
+ * A call that would pass without any credential is not wrapped at all (with nothing
+ * configured, every classed call): the check costs such a call one table lookup.
  */
 export function authInterceptor(rules: () => AuthRules, onRefuse: (r: Refusal & { path: string; peer: string; roles: readonly Role[] | undefined }) => void): grpc.ServerInterceptor {
   return (method, call) => {
+    const now = rules();
+    // grpc-js chains interceptors as a reduce over the call interface (server-interceptors.js,
+    // getServerInterceptingCall); its type asks for the class, but an interceptor may hand
+    // the call it got to the next one unchanged.
+    if (authorize(method.path, ANONYMOUS, now) === undefined) return call as grpc.ServerInterceptingCall;
     const listener = new grpc.ServerListenerBuilder()
       .withOnReceiveMetadata((metadata, next) => {
         const auth = call.getAuthContext();
         const cert = auth?.sslPeerCertificate;
         const roles = cert === undefined ? undefined : rolesOf(cert.subject?.OU);
-        const refusal = authorize(method.path, { roles, token: bearer(metadata) }, rules());
+        const refusal = authorize(method.path, { roles, token: bearer(metadata) }, now);
         if (refusal === undefined) return next(metadata);
         onRefuse({ ...refusal, path: method.path, peer: call.getPeer(), roles });
         call.sendStatus({ code: refusal.code, details: refusal.details, metadata: new grpc.Metadata() });

@@ -7,9 +7,9 @@
  * Owns: turning the flags into ClientSecurity. Must not: call a node.
  */
 import type { Command } from 'commander';
-import type { ClientSecurity } from '../transport/credentials.js';
+import type { ClientSecurity } from '../security/credentials.js';
 import { CliError } from './exit.js';
-import { readAdminToken } from '../transport/admin-token.js';
+import { readAdminToken } from '../security/admin-token.js';
 
 let current: ClientSecurity = {};
 

@@ -11,7 +11,7 @@ import 'reflect-metadata'; // @peculiar/x509's dependency injection needs it
 import { webcrypto, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import * as x509 from '@peculiar/x509';
-import type { Role } from './tls.js';
+import type { Role } from '../security/roles.js';
 
 x509.cryptoProvider.set(webcrypto as never);
 

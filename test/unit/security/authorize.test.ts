@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import { authorize, authorizeHttp, bearer, classOf, hashToken, type AuthRules, type Caller } from '../../../src/transport/authorize.js';
+import { classOf } from '../../../src/security/access.js';
+import { authorize, authorizeHttp, bearer, hashToken, type AuthRules, type Caller } from '../../../src/security/authorize.js';
 
 const TOKEN = 'a-long-enough-admin-token-0123456789';
 const tlsOn: AuthRules = { tls: true, clientAuth: 'none', readAuth: 'none', adminTokenHash: undefined };
@@ -17,6 +18,7 @@ const ADMIN = '/ringkv.v1.Admin/Decommission';
 const STATUS = '/ringkv.v1.Admin/Status';
 const PUT = '/ringkv.v1.KeyValue/Put';
 const HEALTH = '/grpc.health.v1.Health/Check';
+const CONTROL = '/ringkv.internal.v1.Control/Admit';
 
 describe('classOf', () => {
   it('sorts every service of the node', () => {
@@ -29,6 +31,9 @@ describe('classOf', () => {
     expect(classOf('/ringkv.v1.KeyValue/Stream')).toBe('kv');
     expect(classOf(HEALTH)).toBe('open');
     expect(classOf('/grpc.reflection.v1.ServerReflection/ServerReflectionInfo')).toBe('open');
+    expect(classOf('/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo')).toBe('open');
+    for (const m of ['Admit', 'Decommission', 'Transfers']) expect(classOf(`/ringkv.internal.v1.Control/${m}`)).toBe('control');
+    expect(classOf('/ringkv.internal.v1.Unknown/Call')).toBeUndefined();
   });
 });
 
@@ -71,6 +76,41 @@ describe('authorize', () => {
     expect(authorize(ADMIN, withToken('wrong-token-wrong-token'), plainToken)!.details).not.toMatch(/wrong-token/); // never echoed
     expect(code(ADMIN, withToken(TOKEN), plainToken)).toBeUndefined();
     expect(code(STATUS, anon, plainToken)).toBeUndefined();
+  });
+
+  it("node-to-node control (a staged commit's admits): role node with TLS, the admin token without, never an operator's certificate", () => {
+    expect(code(CONTROL, as('node'), tlsOn)).toBeUndefined();
+    expect(code(CONTROL, as('admin'), tlsOn)).toBe(grpc.status.PERMISSION_DENIED);
+    expect(code(CONTROL, withToken(TOKEN), { ...tlsOn, adminTokenHash: hashToken(TOKEN) })).toBe(grpc.status.UNAUTHENTICATED);
+    expect(code(CONTROL, anon, plain)).toBeUndefined();
+    expect(code(CONTROL, anon, plainToken)).toBe(grpc.status.UNAUTHENTICATED);
+    expect(authorize(CONTROL, anon, plainToken)!.details).toMatch(/with TLS off a node presents the admin token/);
+    expect(code(CONTROL, withToken('wrong-token-wrong-token'), plainToken)).toBe(grpc.status.UNAUTHENTICATED);
+    expect(code(CONTROL, withToken(TOKEN), plainToken)).toBeUndefined();
+  });
+});
+
+describe('denied by default', () => {
+  const UNKNOWN = ['/ringkv.internal.v1.Unknown/Call', '/ringkv.v1.Admin/Unknown', '/some.Other/Method', 'not a path'];
+  const allRules = [plain, plainToken, tlsOn, tlsCert, { ...tlsCert, readAuth: 'credential', adminTokenHash: hashToken(TOKEN) } as AuthRules];
+  const callers = [anon, as('node'), as('admin'), as('client'), as('node', 'admin', 'client'), withToken(TOKEN)];
+
+  it('refuses a method without an access class to every caller under every rules, PERMISSION_DENIED, naming the table', () => {
+    for (const p of UNKNOWN)
+      for (const r of allRules)
+        for (const c of callers) expect(authorize(p, c, r), `${p} ${JSON.stringify(c)}`).toEqual({ code: grpc.status.PERMISSION_DENIED, details: expect.stringMatching(/has no access class on this node \(src\/security\/access\.ts\)/) });
+  });
+
+  it('a credential never takes a right away: what passes without one passes with any (so the interceptor skips such calls)', () => {
+    const paths = [INTERNAL, ADMIN, STATUS, PUT, HEALTH, '/ringkv.v1.Admin/RepairStatus', '/ringkv.v1.KeyValue/Stream'];
+    let checked = 0;
+    for (const p of paths)
+      for (const r of allRules) {
+        if (authorize(p, anon, r) !== undefined) continue;
+        for (const c of [...callers, withToken('wrong-token-wrong-token')]) expect(authorize(p, c, r), `${p} ${JSON.stringify(c)}`).toBeUndefined();
+        checked++;
+      }
+    expect(checked).toBeGreaterThan(10);
   });
 });
 

@@ -4,8 +4,9 @@ import * as grpc from '@grpc/grpc-js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issue, newCa, type Pem } from '../../../src/transport/certs.js';
-import { TlsFiles, loadTls, rolesOf, type TlsPaths, type TlsReload } from '../../../src/transport/tls.js';
+import { issue, newCa, type Pem } from '../../../src/cli/dev-ca.js';
+import { rolesOf } from '../../../src/security/roles.js';
+import { TlsFiles, loadTls, type TlsPaths, type TlsReload } from '../../../src/security/tls.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ringkv-tls-'));
 let n = 0;
