@@ -9,11 +9,13 @@
  */
 import { createHash } from 'node:crypto';
 import HashRing from 'hashring';
-import { Ring } from '../src/ring/index.js';
+import { Ring, claimRing, joinRing, leaveRing } from '../src/ring/index.js';
 import { BoundedLoads, Jump, Maglev, Modulo, Rendezvous, type Placement } from './alternatives.js';
 import { busiest, cluster, f3, leavers, moved, pct, shortestRange, table } from './lib.js';
 
 const quick = process.argv.includes('--quick');
+/** The cluster's N: what the claims balance for, and the n of the replicated figures. */
+const N = 3;
 const gc = (globalThis as { gc?: () => void }).gc;
 
 /** A key set like "user:123456", distinct keys so that nothing is served from a cache. */
@@ -99,7 +101,7 @@ for (const size of [12, 99, 999]) {
   const members = cluster(size);
   let t = performance.now();
   const { value, mb } = heapMB(() => {
-    const r = Ring.build(members);
+    const r = claimRing(members, N);
     t = performance.now() - t;
     const t2 = performance.now();
     r.preferenceList('warm', 3); // computes the n = 3 table
@@ -137,7 +139,7 @@ for (const size of [12, 99, 999]) {
 
   const def = busiest(ring);
   const random = [1, 16, 64, 256].map((tokensPerNode) => {
-    const b = busiest(Ring.build(members, { allocation: 'random', tokensPerNode }));
+    const b = busiest(claimRing(members, N, { allocation: 'random', tokensPerNode }));
     return `${f3(b.primary)} / ${f3(b.replicated)}`;
   });
   let joined = ring;
@@ -146,12 +148,12 @@ for (const size of [12, 99, 999]) {
   let afterLeaves = '-';
   if (!(quick && size > 100)) {
     const t0 = performance.now();
-    for (let j = 0; j < 10; j++) joined = joined.withMember({ id: `j${j}`, zone: ['a', 'b', 'c'][j % 3] });
+    for (let j = 0; j < 10; j++) joined = joinRing(joined, { id: `j${j}`, zone: ['a', 'b', 'c'][j % 3] }, N);
     joinMs = (performance.now() - t0) / 10;
     const bj = busiest(joined);
     afterJoins = `${f3(bj.primary)} / ${f3(bj.replicated)}`;
     let left = joined;
-    for (const id of leavers(joined, 5, 1)) left = left.leave(id);
+    for (const id of leavers(joined, 5, 1)) left = leaveRing(left, id, N);
     const bl = busiest(left);
     afterLeaves = `${f3(bl.primary)} / ${f3(bl.replicated)}`;
   }
@@ -166,7 +168,7 @@ for (const size of [12, 99, 999]) {
 }
 
 say('Lookup: preferenceList(key, 3) incl. hashing "user:NNNNNN"; hashring.range(key, 3) (ketama, 160 points per node);');
-say('md5 ring: 256 vnodes per node, sorted array, 3 distinct nodes clockwise. build = Ring.build allocating all tokens;');
+say('md5 ring: 256 vnodes per node, sorted array, 3 distinct nodes clockwise. build = claimRing allocating all tokens;');
 say('table = first lookup (computes the n = 3 lists); rebuild = Ring.build from given tokens + table, as on a gossip change.');
 say(table(lookupRows));
 say();
@@ -180,12 +182,12 @@ say();
 {
   const rows: string[][] = [['tokens per node', 'worst p / r, 4–12 nodes', 'at 12 nodes', 'shortest range', 'ms/join']];
   for (const tokensPerNode of [16, 64, 256]) {
-    let ring = Ring.build([{ id: 'n0000' }], { tokensPerNode });
+    let ring = claimRing([{ id: 'n0000' }], N, { tokensPerNode });
     let worst = { primary: 0, replicated: 0 };
     let shortest = Infinity;
     const t0 = performance.now();
     for (const m of cluster(12, 1).slice(1)) {
-      ring = ring.withMember({ id: m.id });
+      ring = joinRing(ring, { id: m.id }, N);
       shortest = Math.min(shortest, shortestRange(ring));
       if (ring.size < 4) continue;
       const b = busiest(ring);
@@ -215,13 +217,13 @@ say();
   for (const [label, size, sets] of shapes) {
     let ring: Ring;
     if (label.includes('grown')) {
-      ring = Ring.build([{ id: 'n0000' }]);
-      for (const m of cluster(size, 1).slice(1)) ring = ring.withMember({ id: m.id });
+      ring = claimRing([{ id: 'n0000' }], N);
+      for (const m of cluster(size, 1).slice(1)) ring = joinRing(ring, { id: m.id }, N);
     } else {
-      ring = Ring.build(cluster(size));
+      ring = claimRing(cluster(size), N);
     }
     const zoned = !label.includes('no zones');
-    for (let j = 0; j < 10; j++) ring = ring.withMember({ id: `j${j}`, ...(zoned ? { zone: ['a', 'b', 'c'][j % 3] } : {}) });
+    for (let j = 0; j < 10; j++) ring = joinRing(ring, { id: `j${j}`, ...(zoned ? { zone: ['a', 'b', 'c'][j % 3] } : {}) }, N);
     const got: { primary: number; replicated: number }[] = [];
     const dropped: { primary: number; replicated: number }[] = [];
     let ms = 0;
@@ -230,7 +232,7 @@ say();
       let plain = ring;
       for (const id of leavers(ring, 5, seed)) {
         const t0 = performance.now();
-        left = left.leave(id);
+        left = leaveRing(left, id, N);
         ms += performance.now() - t0;
         plain = plain.withoutMember(id);
       }
@@ -243,15 +245,15 @@ say();
     rows.push([label, String(sets), pr(got, med), pr(got, worst), pr(dropped, med), pr(dropped, worst), (ms / sets / 5).toFixed(0)]);
   }
   say('After 10 joins then 5 leaves, over random leave sets (seeds 1..K); each leave hands its tokens to heirs chosen for');
-  say('balance (Ring.leave; target ≤ 1.10), against dropping them (withoutMember: their ranges go to whoever follows):');
+  say('balance (leaveRing; target ≤ 1.10), against dropping them (withoutMember: their ranges go to whoever follows):');
   say(table(rows));
   say();
 }
 
 // Keys moved when an 11th node joins 10 (3 zones), against the ideal 1/11.
 {
-  const ten = Ring.build(cluster(10));
-  const eleven = ten.withMember({ id: 'n0010', zone: 'b' });
+  const ten = claimRing(cluster(10), N);
+  const eleven = joinRing(ten, { id: 'n0010', zone: 'b' }, N);
   const primary = moved(ten, eleven, 1);
   const replicated = moved(ten, eleven, 3);
   const sample = 1_000_000;
@@ -304,8 +306,8 @@ say();
     const rows: string[][] = [['N → N + 1', 'modulo moved', 'ringkv moved', 'ideal 1/(N+1)']];
     for (const n of [4, 5, 10, 100]) {
       const names = cluster(n + 1).map((m) => m.id);
-      const before = Ring.build(cluster(n));
-      const after = before.withMember(cluster(n + 1)[n]!);
+      const before = claimRing(cluster(n), N);
+      const after = joinRing(before, cluster(n + 1)[n]!, N);
       rows.push([`${n} → ${n + 1}`, pct(movedKeys(new Modulo(names.slice(0, n)), new Modulo(names))), pct(movedKeys(ringOf(before), ringOf(after))), pct(1 / (n + 1))]);
     }
     say(`Keys whose owner changes when one node joins (${sample} keys):`);
@@ -319,7 +321,7 @@ say();
     const base = names.slice(0, n);
     const middle = base[Math.floor(n / 2)]!;
     const withoutMiddle = base.filter((x) => x !== middle);
-    const ring = Ring.build(members.slice(0, n));
+    const ring = claimRing(members.slice(0, n), N);
     type Scheme = { make: (nodes: readonly string[]) => Placement; leaveLast?: boolean; note: string };
     const schemes: [string, Scheme][] = [
       ['ringkv ring', { make: () => ringOf(ring), note: 'zone-aware n = 3; 64 tokens per node' }],
@@ -335,8 +337,8 @@ say();
       const p = value as Placement;
       // The ring joins and leaves through its own operations (the leaver's tokens go to heirs).
       const ours = name === 'ringkv ring';
-      const joined = ours ? ringOf(ring.withMember(members[n]!)) : sch.make(names);
-      const left = ours ? ringOf(ring.leave(middle)) : sch.make(sch.leaveLast ? base.slice(0, -1) : withoutMiddle);
+      const joined = ours ? ringOf(joinRing(ring, members[n]!, N)) : sch.make(names);
+      const left = ours ? ringOf(leaveRing(ring, middle, N)) : sch.make(sch.leaveLast ? base.slice(0, -1) : withoutMiddle);
       const j = movedKeys(p, joined);
       const l = movedKeys(p, left);
       const ownerNs = name.startsWith('bounded') ? Number.NaN : nsPerLookup((k) => p.owner(k));

@@ -17,7 +17,7 @@
  *   N-th replica, each from the replica it pushes out (the Replicated class below; the
  *   model of Cassandra's ReplicationAwareTokenAllocator, with zones). Balancing primary
  *   ownership alone left such rings, grown one node at a time, at 1.10–1.19× fair.
- * N is REPLICAS, the store's default: the ring does not know the cluster's N.
+ * N is the caller's (`JoinInput.replicas`: the node's --replicas setting).
  * A token can split a range anywhere at least MIN_RANGE from its ends, so X can take
  * nearly precisely what it should without leaving slivers.
  *
@@ -71,8 +71,6 @@ const TWO_64 = 2 ** 64;
  * ring: 90th percentile 1.101× → 1.108× fair over 600 leave sets).
  */
 const MIN_RANGE = 1 / 32;
-/** Replicas per key the allocator balances for: the store's default N (node/config.ts). */
-export const REPLICAS = 3;
 /**
  * Weight of replicated-ownership balance against primary, with fewer zones than N. Rings
  * grown one node at a time without zones stay within 1.012× fair (64 tokens per node) and
@@ -85,8 +83,8 @@ export const REPLICAS = 3;
  */
 const REPLICATED_WEIGHT = 0.5;
 const REPLICATED_WEIGHT_AT_CAP = 0.1;
-/** The most ranges before a new token whose replica sets it may change that are modelled. */
-const MAX_REGION = 8 * REPLICAS;
+/** The most ranges before a new token whose replica sets it may change that are modelled, per replica. */
+const REGION_PER_REPLICA = 8;
 /** Coordinate-descent sweeps over the split points after each new token. */
 const REFIT_SWEEPS = 2;
 /** Take-out-and-put-back passes over all tokens after the greedy placement. */
@@ -132,6 +130,8 @@ export interface JoinInput {
   /** Index of the newcomer. */
   readonly newcomer: number;
   readonly count: number;
+  /** The cluster's N: the replicas per key whose ownership the join balances. */
+  readonly replicas: number;
 }
 
 /** The newcomer's tokens, sorted. */
@@ -298,7 +298,7 @@ class Ledger {
 
 /**
  * Replicated ownership under the placement rule (placement.ts; zones, not racks), for
- * rings with fewer zones than REPLICAS, where the zone ring no longer says what a node
+ * rings with fewer zones than N, where the zone ring no longer says what a node
  * replicates. This is the model of Cassandra's ReplicationAwareTokenAllocator: a node
  * replicates a range when the rule picks it walking clockwise from the range, so a token
  * replicates its own range and the ranges before it back to its "replication start",
@@ -316,7 +316,7 @@ class Ledger {
  * coverage counts a range once, so the cost of a token is exact given the others.
  * That holds for the plain walk (one zone). With 2 zones (N = 3) it is an estimate: a
  * range's loser is the one X pushes out when met just after the range's own token, and a
- * range whose walk waits longer than MAX_REGION ranges for X's zone (X alone in its zone,
+ * range whose walk waits longer than 8N ranges (REGION_PER_REPLICA) for X's zone (X alone in its zone,
  * say) is counted as X's wherever X's tokens go.
  */
 class Replicated {
@@ -341,10 +341,11 @@ class Replicated {
     zoneKeys: readonly string[],
     own: Int32Array,
     len: Float64Array,
+    N: number,
   ) {
     const n = weight.length;
     const m = own.length;
-    const N = REPLICAS;
+    const MAX_REGION = REGION_PER_REPLICA * N;
     this.fair = fairSharesOf(zoneKeys, Array.from(weight), N);
     const zones = new Map<string, number>();
     const zone = Int32Array.from(zoneKeys, (k) => zones.get(k) ?? (zones.set(k, zones.size), zones.size - 1));
@@ -363,7 +364,7 @@ class Replicated {
     // each node's replicated share, and the losers.
     const sets = new Int32Array(m * N).fill(-1);
     const out = new Int32Array(N);
-    if (zones.size === 1) plainSets(own, sets);
+    if (zones.size === 1) plainSets(own, sets, N);
     else for (let s = 0; s < m; s++) if (walker.pick(s, WALK_BOUND, -1, out) === N) sets.set(out, s * N);
     for (let s = 0; s < m; s++) {
       if (sets[s * N]! < 0) continue;
@@ -495,10 +496,9 @@ class Replicated {
 /** Steps a modelled walk may take before its range is left out of the model. */
 const WALK_BOUND = 256;
 
-/** First REPLICAS distinct owners walking from each token, into sets (no zones). */
-function plainSets(own: Int32Array, sets: Int32Array): void {
+/** First N distinct owners walking from each token, into sets (no zones). */
+function plainSets(own: Int32Array, sets: Int32Array, N: number): void {
   const m = own.length;
-  const N = REPLICAS;
   // The last token by walking; each one before from the one after it: S(s) = own[s],
   // then S(s + 1) without own[s].
   const seen = new Set<number>();
@@ -638,10 +638,11 @@ function placeRound(input: JoinInput, total: number, fraction: number): bigint[]
   const P = new Ledger(nx, weight, own, len, () => true, PRIMARY_HANDOFF_WEIGHT * ramp);
   // Replicated ownership: with N zones or more it is the zone ring's (Z); with fewer it
   // is modelled on the walk itself (R). With no more nodes than N every node replicates
-  // everything, and neither is needed.
+  // everything, and with N = 1 replicated is primary: neither is needed.
   const zoneCount = new Set(input.zoneOf).size;
-  const R = zoneCount < REPLICAS && n > REPLICAS ? new Replicated(nx, weight, input.zoneOf, own, len) : undefined;
-  const zone = zoneCount >= REPLICAS && own.some((v) => inZone[v] === 1) ? zoneNeighbours(len, own, inZone) : undefined;
+  const N = input.replicas;
+  const R = zoneCount < N && n > N ? new Replicated(nx, weight, input.zoneOf, own, len, N) : undefined;
+  const zone = N > 1 && zoneCount >= N && own.some((v) => inZone[v] === 1) ? zoneNeighbours(len, own, inZone) : undefined;
   const Z =
     zone &&
     new Ledger(
