@@ -54,6 +54,7 @@ export function assignTokens(members: readonly NormalizedMember[], opts: Require
         tokens: ring.map((e) => e[0]),
         owners: ring.map((e) => e[1]),
         zoneOf: [...present.map((p) => p.zone), m.zone],
+        rackOf: [...present.map((p) => p.rack), m.rack],
         weights: [...present.map((p) => p.weight), m.weight],
         newcomer: present.length,
         count: count(m),

@@ -595,3 +595,25 @@ describe('claims take the cluster’s N as a parameter', () => {
     expect(leaveRing(ring, 'b', 5).tokens).toEqual(ring.tokens);
   });
 });
+
+describe('joins model replicas with the ring’s own placement walk, racks included', () => {
+  // Behaviour change (issue 27): join-tokens.ts had its own zones-only copy of the walk, so
+  // in a zone with racks it balanced replicas the ring does not place. Grown one node at
+  // a time into one zone of 2 racks it reached 1.11× fair replicated (N = 3), and 1.11×
+  // after 6 joins to a laid-out ring of 12; with placement.ts's walk, 1.035× and 1.013×.
+  const topo = (i: number) => ({ rack: `r${i % 2}` });
+  it('one zone of 2 racks, grown from 1 to 12 nodes: within 1.05× fair replicated at every step from 5', () => {
+    let ring = claimRing([{ id: 'n00', ...topo(0) }], N);
+    for (let i = 1; i < 12; i++) {
+      ring = joinRing(ring, { id: `n${String(i).padStart(2, '0')}`, ...topo(i) }, N);
+      if (ring.size > 4) expect(balance(ring, N).max, `${ring.size} nodes`).toBeLessThan(1.05);
+    }
+  });
+
+  it('one zone of 2 racks, 6 joins to a laid-out ring of 12: within 1.03× fair replicated', () => {
+    let ring = claimRing(Array.from({ length: 12 }, (_, i) => ({ id: `m${String(i).padStart(2, '0')}`, ...topo(i) })), N);
+    for (let j = 0; j < 6; j++) ring = joinRing(ring, { id: `j${j}`, ...topo(j) }, N);
+    expect(balance(ring, N).max).toBeLessThan(1.03);
+    expect(balance(ring, 1).max).toBeLessThan(1.03);
+  });
+});
