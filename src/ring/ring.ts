@@ -2,15 +2,17 @@
  * The Ring: an immutable snapshot of members and their tokens, and the placement
  * questions asked of it (docs/architecture.md).
  *
- * Owns: building a ring, lookups of a key's preference list, ownership shares, the
- * difference between two rings, and the ring with one member more or less.
+ * Owns: building a ring from members and their tokens, lookups of a key's preference
+ * list, ownership shares, the difference between two rings, and the ring with one member
+ * more or less (its tokens given, or a leaver's handed to given heirs).
  * A lookup is one hash, one bucket-narrowed binary search over the sorted tokens (as
  * uint32 pairs: no BigInt on the hot path) and one read of a flat table: the replica
  * lists of every token range are computed once per n, on first use, and kept.
  *
  * Must not: do I/O, keep timers, or change after construction (the per-n tables are
  * computed lazily but are invisible to callers). Up/down is not the ring's business:
- * `targets` takes the caller's opinion as a function.
+ * `targets` takes the caller's opinion as a function. Nor is choosing tokens or heirs:
+ * the claim functions do (claim.ts), and this file imports no allocator.
  */
 
 import { RingError } from './errors.js';
