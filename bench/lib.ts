@@ -22,9 +22,9 @@ export function leavers(ring: Ring, count: number, seed: number): string[] {
   return out;
 }
 
-/** Busiest node ÷ fair share for primary (n = 1) and replicated (n = 3, or fewer nodes). */
-export function busiest(ring: Ring): { primary: number; replicated: number } {
-  return { primary: balance(ring, 1).max, replicated: balance(ring, Math.min(3, ring.size)).max };
+/** Busiest node ÷ fair share for primary (n = 1) and replicated (n = N, default 3, or fewer nodes). */
+export function busiest(ring: Ring, N = 3): { primary: number; replicated: number } {
+  return { primary: balance(ring, 1).max, replicated: balance(ring, Math.min(N, ring.size)).max };
 }
 
 /** The shortest token range ÷ a fair token's share (1 / the ring's tokens): how thin the thinnest sliver is. */

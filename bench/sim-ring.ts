@@ -4,21 +4,23 @@
  * key space moved, against the least that had to.
  *
  *   npm run sim:ring -- [--nodes 12] [--zones 3] [--tokens 64] [--allocation balanced|random]
- *                       [--start layout|grow] [--steps +10,-5] [--seed 1]
+ *                       [--start layout|grow] [--steps +10,-5] [--seed 1] [--replicas 3]
  *
- * --start layout builds the first ring at once (Ring.build); grow starts from one node and
+ * --replicas is the cluster's N: joins and leaves balance what each node replicates
+ * among N (claim.ts), and the replicated figures are for n = N.
+ * --start layout builds the first ring at once (claimRing); grow starts from one node and
  * joins the rest one by one, as a cluster formed by starting nodes does (one row per join
  * from the 4th node on).
  * --steps: "+K" joins K nodes (zones round robin), "-K" removes K nodes chosen at random
  * (seeded). "moved" is the share of the key space whose primary (n = 1) or replica set
- * (n = 3) changed; "÷ least" divides it by the share that had to move, the newcomer's or
+ * (n = N) changed; "÷ least" divides it by the share that had to move, the newcomer's or
  * the leaver's ownership: 1.000 means nothing moved that did not have to. "shortest" is
  * the shortest token range ÷ a fair token's share (joins keep it at least 1/32 = 0.031;
  * leaves lower it, as the fair token's share grows with fewer tokens).
  * --zones 1 puts every node in one zone, which places replicas as no zones at all does.
  */
 import { parseArgs } from 'node:util';
-import { Ring } from '../src/ring/index.js';
+import { type Ring, claimRing, joinRing, leaveRing } from '../src/ring/index.js';
 import type { Allocation } from '../src/ring/index.js';
 import { ZONES, busiest, cluster, f3, leavers, moved, pct, shortestRange, table } from './lib.js';
 
@@ -31,17 +33,19 @@ const { values } = parseArgs({
     start: { type: 'string', default: 'layout' },
     steps: { type: 'string', default: '+10,-5' },
     seed: { type: 'string', default: '1' },
+    replicas: { type: 'string', default: '3' },
   },
 });
 const nodes = Number(values.nodes);
 const zones = Number(values.zones);
 const seed = Number(values.seed);
 const options = { tokensPerNode: Number(values.tokens), allocation: values.allocation as Allocation };
-const n = Math.min(3, zones >= 3 ? 3 : nodes);
+const N = Number(values.replicas);
+const n = Math.min(N, zones >= N ? N : nodes);
 
 const rows: string[][] = [['step', 'change', 'nodes', 'primary', 'replicas', 'shortest', 'moved p', '÷ least', 'moved r', '÷ least', 'ms']];
 const record = (step: string, change: string, before: Ring | undefined, after: Ring, ms: number, subject?: string) => {
-  const b = busiest(after);
+  const b = busiest(after, N);
   const cells = [step, change, String(after.size), f3(b.primary), f3(b.replicated), f3(shortestRange(after))];
   if (before && subject) {
     const owner = after.has(subject) ? after : before; // the newcomer's or the leaver's shares
@@ -60,16 +64,16 @@ let ring: Ring;
 if (values.start === 'grow') {
   // One row per join from the 4th node on (the 3rd and fewer replicate everything).
   const members = cluster(nodes, zones);
-  ring = Ring.build([members[0]!], options);
+  ring = claimRing([members[0]!], N, options);
   for (const m of members.slice(1)) {
     t = performance.now();
-    const next = ring.withMember(m);
+    const next = joinRing(ring, m, N);
     if (next.size >= 4) record('0', `grow ${m.id} (${m.zone})`, ring, next, performance.now() - t, m.id);
     ring = next;
   }
   if (nodes < 4) record('0', `grow 1 → ${nodes}`, undefined, ring, performance.now() - t);
 } else {
-  ring = Ring.build(cluster(nodes, zones), options);
+  ring = claimRing(cluster(nodes, zones), N, options);
   record('0', `layout ${nodes}`, undefined, ring, performance.now() - t);
 }
 
@@ -82,14 +86,14 @@ for (const group of values.steps.split(',').filter(Boolean)) {
       const id = `j${String(joined).padStart(3, '0')}`;
       const zone = ZONES[joined++ % zones]!;
       t = performance.now();
-      const next = ring.withMember({ id, zone });
+      const next = joinRing(ring, { id, zone }, N);
       record(String(++step), `join ${id} (${zone})`, ring, next, performance.now() - t, id);
       ring = next;
     }
   } else if (group[0] === '-') {
     for (const id of leavers(ring, count, seed + step)) {
       t = performance.now();
-      const next = ring.leave(id);
+      const next = leaveRing(ring, id, N);
       record(String(++step), `leave ${id}`, ring, next, performance.now() - t, id);
       ring = next;
     }
@@ -99,7 +103,7 @@ for (const group of values.steps.split(',').filter(Boolean)) {
 }
 
 console.log(
-  `ringkv sim:ring — ${nodes} nodes, ${zones} zones, ${options.tokensPerNode} tokens per node, ${options.allocation} allocation, start ${values.start}, steps ${values.steps}`,
+  `ringkv sim:ring — ${nodes} nodes, ${zones} zones, ${options.tokensPerNode} tokens per node, ${options.allocation} allocation, start ${values.start}, steps ${values.steps}, N = ${N}`,
 );
 console.log(`primary / replicas: busiest node ÷ fair share, n = 1 and n = ${n}`);
 console.log(table(rows));

@@ -351,6 +351,7 @@ export class GossipSim {
         self: { id: n.id, zone: n.fields.zone ?? '', rack: n.fields.rack ?? '', weight: 1 },
         clusterName: this.#o.clusterName,
         tokensPerNode: 16,
+        replicas: 3,
         intervalMs: this.#o.intervalMs,
         waitedMs: this.now - j.startedAt,
         quietMs: this.now - Math.max(j.startedAt, j.busyAt),

@@ -6,7 +6,7 @@
  * Must not: hold placement logic (src/ring does); this file only formats.
  */
 
-import { Ring, arcFraction, balance, fairShares, tokenHex, tokenOf } from '../ring/index.js';
+import { Ring, arcFraction, balance, claimRing, fairShares, joinRing, tokenHex, tokenOf } from '../ring/index.js';
 
 export interface DemoOptions {
   readonly nodes: number;
@@ -25,7 +25,7 @@ function table(rows: string[][]): string {
 export function demo(opts: DemoOptions): string {
   const zoneNames = Array.from({ length: opts.zones }, (_, i) => String.fromCharCode(97 + i));
   const members = Array.from({ length: opts.nodes }, (_, i) => ({ id: `n${i + 1}`, zone: zoneNames[i % opts.zones] }));
-  const ring = Ring.build(members);
+  const ring = claimRing(members, opts.n);
   const n = Math.min(opts.n, ring.size);
   const p1 = ring.ownership(1);
   const pn = ring.ownership(n);
@@ -61,7 +61,7 @@ export function demo(opts: DemoOptions): string {
   );
   const id = `n${ring.size + 1}`;
   const zone = zoneNames[ring.size % opts.zones]!;
-  const grown = ring.withMember({ id, zone });
+  const grown = joinRing(ring, { id, zone }, opts.n);
   const moved = Ring.diff(ring, grown, 1).reduce((s, c) => s + arcFraction(c.start, c.end), 0);
   out.push('');
   out.push(

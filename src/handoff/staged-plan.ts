@@ -10,7 +10,7 @@
  *
  * Must not: do I/O or execute anything (the node's commit does).
  */
-import type { Ring } from '../ring/index.js';
+import { type Ring, joinRing, leaveRing } from '../ring/index.js';
 import { planTransfers, transferShare } from './transfer-plan.js';
 
 export type StagedChange =
@@ -52,11 +52,11 @@ export function planChanges(ring: Ring, changes: readonly StagedChange[], n: num
     let next: Ring;
     if (change.kind === 'join') {
       if (current.has(change.node)) throw new PlanError(`${change.node} is already an owner: it cannot join`);
-      next = current.withMember({ id: change.node, zone: change.zone, rack: change.rack, weight: change.weight });
+      next = joinRing(current, { id: change.node, zone: change.zone, rack: change.rack, weight: change.weight }, n);
     } else {
       if (!current.has(change.node)) throw new PlanError(`${change.node} is not an owner${ring.has(change.node) ? ' any more after the changes staged before' : ''}: it cannot ${change.kind === 'leave' ? 'leave' : 'be removed'}`);
       if (current.size === 1) throw new PlanError(`${change.node} is the last owner: a cluster needs at least one`);
-      next = current.leave(change.node);
+      next = leaveRing(current, change.node, n);
     }
     const owned = current.ownership(Math.min(n, current.size));
     const moves = new Map<string, { from: string; to: string; ranges: number; share: number; keys: number; bytes: number }>();

@@ -10,7 +10,7 @@
  *   claim one at a time, lowest id first (a node waits, at most `maxWaitMs`, while a
  *   joiner with a smaller id has no tokens yet), so each picks its tokens from a ring
  *   that already holds the ones picked before it.
- * - Tokens come from the ring allocator (Ring.withMember): balanced, zone-aware.
+ * - Tokens come from the ring's claim functions (claimJoin): balanced for N, zone-aware.
  * - A claim settles for CLAIM_SETTLE_ROUNDS; a claim that loses to another movement that
  *   appeared at the same moment is withdrawn (ring-view.ts orders them) and made again
  *   later. Then the joiner waits until every live member gossips the view that holds its
@@ -20,13 +20,15 @@
  * Owns: these decisions. Must not: persist, gossip, stream or read clocks.
  */
 
-import { Ring } from '../ring/index.js';
+import { Ring, claimJoin, claimRing } from '../ring/index.js';
 import { field, parseTokens, statusOf, type EndpointState } from './endpoint.js';
 import { claims, disagreeing, type Movement, type RingView } from './ring-view.js';
 
 export interface JoinInput {
   readonly self: { readonly id: string; readonly zone: string; readonly rack: string; readonly weight: number };
   readonly tokensPerNode: number;
+  /** The cluster's N (--replicas): the tokens are balanced for it. */
+  readonly replicas: number;
   readonly states: Iterable<EndpointState>;
   /** ms since the node started listening. */
   readonly waitedMs: number;
@@ -60,8 +62,8 @@ export function decideTokens(input: JoinInput): JoinDecision {
   // clashes with one taken before it is left out (its node picks again, see tokenClash).
   const placed = claims(others, true).members;
   const options = { tokensPerNode: input.tokensPerNode };
-  const ring = placed.length === 0 ? Ring.build([self], options) : Ring.build(placed, options).withMember(self);
-  return { kind: 'claim', tokens: [...ring.member(self.id)!.tokens], alone: others.length === 0 };
+  const tokens = placed.length === 0 ? claimRing([self], input.replicas, options).member(self.id)!.tokens : claimJoin(Ring.build(placed, options), self, input.replicas);
+  return { kind: 'claim', tokens: [...tokens], alone: others.length === 0 };
 }
 
 /**
@@ -99,6 +101,7 @@ export interface JoinState {
   readonly self: JoinInput['self'];
   readonly clusterName: string;
   readonly tokensPerNode: number;
+  readonly replicas: number;
   readonly intervalMs: number;
   /** ms since the node started. */
   readonly waitedMs: number;
@@ -176,6 +179,7 @@ export function nextJoinStep(s: JoinState): JoinStep {
     const d = decideTokens({
       self: s.self,
       tokensPerNode: s.tokensPerNode,
+      replicas: s.replicas,
       states: g.states(),
       waitedMs: s.waitedMs,
       quietMs: s.quietMs,

@@ -25,7 +25,7 @@ import { MovementRefused } from './movement-driver.js';
 const STEPS_PER_RUN = 3;
 
 export interface JoiningDeps {
-  readonly config: Pick<NodeConfig, 'clusterName' | 'zone' | 'rack' | 'weight' | 'tokens' | 'gossipIntervalMs' | 'replace' | 'join'>;
+  readonly config: Pick<NodeConfig, 'clusterName' | 'zone' | 'rack' | 'weight' | 'tokens' | 'replicas' | 'gossipIntervalMs' | 'replace' | 'join'>;
   readonly gossiper: Gossiper;
   readonly handoff: Pick<Handoff, 'pulled' | 'pullsOf' | 'pullOwn'>;
   identity(): Identity;
@@ -107,6 +107,7 @@ export class Joining {
       self: { id: identity.id, zone: config.zone, rack: config.rack, weight: config.weight },
       clusterName: config.clusterName,
       tokensPerNode: config.tokens,
+      replicas: config.replicas,
       intervalMs: config.gossipIntervalMs,
       waitedMs: performance.now() - this.#startedAt,
       quietMs: performance.now() - this.#busySince,

@@ -91,7 +91,7 @@ export class MovementDriver {
     this.#refuseWhileMoving(view);
     this.#refuseIfTooSmall(view, id);
     const move = `leave-${id}-${randomBytes(6).toString('hex')}`;
-    const heirs = this.#heirsWith(id, leaveHeirs(view.ring!, id));
+    const heirs = this.#heirsWith(id, leaveHeirs(view.ring!, id, this.deps.replicas));
     await this.deps.persist({ status: 'leaving', move, heirs });
     this.deps.gossip({ status: 'leaving', heirs });
     this.deps.log.info({ move }, 'decommission started: status leaving; streaming starts once every member sees it');
@@ -128,7 +128,7 @@ export class MovementDriver {
     if (other !== undefined) this.#refuseWhileMoving({ ...view, movements: [other] });
     this.#refuseIfTooSmall(view, target);
     const move = `remove-${target}-${randomBytes(6).toString('hex')}`;
-    const heirs = this.#heirsWith(target, leaveHeirs(view.ring!, target));
+    const heirs = this.#heirsWith(target, leaveHeirs(view.ring!, target, this.deps.replicas));
     await this.deps.persist({ removing: target, move, heirs });
     this.deps.gossip({ removing: target, heirs });
     this.deps.log.info({ peer: target, move }, 'removal started: the nodes that gain its ranges pull them from the surviving replicas');

@@ -1,37 +1,27 @@
 /**
- * Gives every member without tokens its tokens, by the ring's allocation option.
+ * Gives every member without tokens its tokens, by the allocation option, for N replicas.
  *
  * Owns: the choice of allocator (allocate-tokens.ts, join-tokens.ts) and the order in
- * which members get tokens, so that the result depends only on the members and options.
- * Must not: validate members (member.ts) or build lookup structures (ring.ts).
+ * which members get tokens, so that the result depends only on the members, the options
+ * and N. Must not: validate members (member.ts), build rings (claim.ts) or know `Ring`.
  */
 
 import { layoutTokens, randomTokens, tokenCount } from './allocate-tokens.js';
 import { tokenOf } from './hash.js';
 import { joinTokens } from './join-tokens.js';
-import type { NormalizedMember } from './member.js';
+import type { NormalizedMember, TokenedMember } from './member.js';
+import type { RingOptions } from './options.js';
 import { compareTokens, mergeByToken } from './tokens.js';
 
-export type Allocation = 'balanced' | 'random';
-
-export interface AllocationOptions {
-  readonly tokensPerNode: number;
-  readonly allocation: Allocation;
-  readonly seed: string;
-}
-
-/** A member with its tokens, sorted ascending. */
-export type TokenedMember = NormalizedMember & { readonly tokens: readonly bigint[] };
-
 /**
- * Members (sorted by id) with tokens for everyone. Members that have tokens keep them.
- * Those without get them:
+ * Members (sorted by id) with tokens for everyone, `replicas` being the cluster's N.
+ * Members that have tokens keep them. Those without get them:
  * - random: hash-derived, each independently of the others;
  * - balanced, when nobody has tokens yet: all at once, laid out evenly (`layoutTokens`);
  * - balanced, otherwise: one at a time in id order, each joining the members that have
  *   tokens by then (`joinTokens`), exactly as if they had joined a running cluster.
  */
-export function assignTokens(members: readonly NormalizedMember[], opts: AllocationOptions): TokenedMember[] {
+export function assignTokens(members: readonly NormalizedMember[], opts: Required<RingOptions>, replicas: number): TokenedMember[] {
   const has = (m: NormalizedMember): m is TokenedMember => m.tokens !== undefined;
   if (members.every(has)) return [...members];
   const count = (m: NormalizedMember) => tokenCount(m.weight, opts.tokensPerNode);
@@ -64,9 +54,11 @@ export function assignTokens(members: readonly NormalizedMember[], opts: Allocat
         tokens: ring.map((e) => e[0]),
         owners: ring.map((e) => e[1]),
         zoneOf: [...present.map((p) => p.zone), m.zone],
+        rackOf: [...present.map((p) => p.rack), m.rack],
         weights: [...present.map((p) => p.weight), m.weight],
         newcomer: present.length,
         count: count(m),
+        replicas,
       });
       const joined = { ...m, tokens };
       ring = mergeByToken(ring, tokens.map((t) => [t, present.length] as const));

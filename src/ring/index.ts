@@ -1,9 +1,13 @@
 /**
  * ringkv/ring: the placement ring as a library. Pure and synchronous: no I/O, no timers.
+ * `Ring` holds tokens and answers placement questions; the claim functions (claim.ts)
+ * choose tokens and heirs for a cluster of N replicas.
  */
-export { Ring, DEFAULT_TOKENS_PER_NODE, MAX_RING_TOKENS } from './ring.js';
-export { leaveHeirs } from './leave-heirs.js';
-export type { RingMember, RingOptions, RingRange, RangeChange, Allocation, Target } from './ring.js';
+export { Ring, MAX_RING_TOKENS } from './ring.js';
+export { claimRing, claimJoin, joinRing, leaveHeirs, leaveRing } from './claim.js';
+export type { RingMember, RingRange, RangeChange, Target } from './ring.js';
+export { DEFAULT_TOKENS_PER_NODE } from './options.js';
+export type { RingOptions, Allocation } from './options.js';
 export type { Member } from './member.js';
 export { RingError } from './errors.js';
 export type { RingErrorCode } from './errors.js';

@@ -17,7 +17,7 @@
  *   N-th replica, each from the replica it pushes out (the Replicated class below; the
  *   model of Cassandra's ReplicationAwareTokenAllocator, with zones). Balancing primary
  *   ownership alone left such rings, grown one node at a time, at 1.10–1.19× fair.
- * N is REPLICAS, the store's default: the ring does not know the cluster's N.
+ * N is the caller's (`JoinInput.replicas`: the node's --replicas setting).
  * A token can split a range anywhere at least MIN_RANGE from its ends, so X can take
  * nearly precisely what it should without leaving slivers.
  *
@@ -56,6 +56,7 @@
 
 import { evenTokens } from './allocate-tokens.js';
 import { fairSharesOf } from './balance.js';
+import { ReplicaSelector, topologyOf } from './placement.js';
 import { RING_SIZE, arcFraction, compareTokens, mergeByToken } from './tokens.js';
 
 const TWO_64 = 2 ** 64;
@@ -71,8 +72,6 @@ const TWO_64 = 2 ** 64;
  * ring: 90th percentile 1.101× → 1.108× fair over 600 leave sets).
  */
 const MIN_RANGE = 1 / 32;
-/** Replicas per key the allocator balances for: the store's default N (node/config.ts). */
-export const REPLICAS = 3;
 /**
  * Weight of replicated-ownership balance against primary, with fewer zones than N. Rings
  * grown one node at a time without zones stay within 1.012× fair (64 tokens per node) and
@@ -85,8 +84,8 @@ export const REPLICAS = 3;
  */
 const REPLICATED_WEIGHT = 0.5;
 const REPLICATED_WEIGHT_AT_CAP = 0.1;
-/** The most ranges before a new token whose replica sets it may change that are modelled. */
-const MAX_REGION = 8 * REPLICAS;
+/** The most ranges before a new token whose replica sets it may change that are modelled, per replica. */
+const REGION_PER_REPLICA = 8;
 /** Coordinate-descent sweeps over the split points after each new token. */
 const REFIT_SWEEPS = 2;
 /** Take-out-and-put-back passes over all tokens after the greedy placement. */
@@ -126,12 +125,15 @@ const EVEN_TAKES = 0.3;
 export interface JoinInput {
   readonly tokens: readonly bigint[];
   readonly owners: readonly number[];
-  /** Zone key and weight of every node, the newcomer included. */
+  /** Zone and rack keys and weight of every node, the newcomer included. */
   readonly zoneOf: readonly string[];
+  readonly rackOf: readonly string[];
   readonly weights: readonly number[];
   /** Index of the newcomer. */
   readonly newcomer: number;
   readonly count: number;
+  /** The cluster's N: the replicas per key whose ownership the join balances. */
+  readonly replicas: number;
 }
 
 /** The newcomer's tokens, sorted. */
@@ -297,8 +299,9 @@ class Ledger {
 }
 
 /**
- * Replicated ownership under the placement rule (placement.ts; zones, not racks), for
- * rings with fewer zones than REPLICAS, where the zone ring no longer says what a node
+ * Replicated ownership under the placement rule, walked by placement.ts's own
+ * ReplicaSelector (zones and racks: the walk the ring places replicas with), for
+ * rings with fewer zones than N, where the zone ring no longer says what a node
  * replicates. This is the model of Cassandra's ReplicationAwareTokenAllocator: a node
  * replicates a range when the rule picks it walking clockwise from the range, so a token
  * replicates its own range and the ranges before it back to its "replication start",
@@ -314,10 +317,10 @@ class Ledger {
  * new token is X's (to replicate) whole; a range split by a new token and in no region
  * is X's up to the split point. Each gain of X is its loser's loss. Regions may overlap:
  * coverage counts a range once, so the cost of a token is exact given the others.
- * That holds for the plain walk (one zone). With 2 zones (N = 3) it is an estimate: a
- * range's loser is the one X pushes out when met just after the range's own token, and a
- * range whose walk waits longer than MAX_REGION ranges for X's zone (X alone in its zone,
- * say) is counted as X's wherever X's tokens go.
+ * That holds for the plain walk (one zone, one rack). With zones or racks it is an
+ * estimate: a range's loser is the one X pushes out when met just after the range's own
+ * token, and a range whose walk waits longer than 8N ranges (REGION_PER_REPLICA) for X's
+ * zone or rack (X alone in it, say) is counted as X's wherever X's tokens go.
  */
 class Replicated {
   readonly share: Float64Array;
@@ -339,15 +342,15 @@ class Replicated {
     readonly x: number,
     weight: Float64Array,
     zoneKeys: readonly string[],
+    rackKeys: readonly string[],
     own: Int32Array,
     len: Float64Array,
+    N: number,
   ) {
     const n = weight.length;
     const m = own.length;
-    const N = REPLICAS;
+    const MAX_REGION = REGION_PER_REPLICA * N;
     this.fair = fairSharesOf(zoneKeys, Array.from(weight), N);
-    const zones = new Map<string, number>();
-    const zone = Int32Array.from(zoneKeys, (k) => zones.get(k) ?? (zones.set(k, zones.size), zones.size - 1));
     this.inv = this.fair.map((f) => (f > 0 ? 1 / f : 0));
     this.share = new Float64Array(n);
     this.#len = len;
@@ -358,13 +361,22 @@ class Replicated {
     this.#ids = new Int32Array(MAX_REGION + 2);
     this.#delta = new Float64Array(MAX_REGION + 2);
 
-    const walker = new Walker(x, own, zone, zones.size);
+    // The placement rule's walk (placement.ts, zones and racks) over a ring that may meet
+    // X just before token `before` (-1: not met). X counts as a node of its zone and rack
+    // when it has tokens already, is met, or `member` says so (the ring it joins, before
+    // it is met). Writes the picks to out; returns how many.
+    const selector = new ReplicaSelector(topologyOf(zoneKeys, rackKeys));
+    const owners = Uint32Array.from(own);
+    const xOnRing = own.includes(x);
+    const walk = (s: number, steps: number, before: number, out: Int32Array, member = false): number =>
+      selector.walkInto(owners, s, steps, x, before, before < 0 && !member && !xOnRing, out);
+    const plain = selector.simple;
     // S(s) for every range (-1 entries when the walk did not settle within its bound),
     // each node's replicated share, and the losers.
     const sets = new Int32Array(m * N).fill(-1);
     const out = new Int32Array(N);
-    if (zones.size === 1) plainSets(own, sets);
-    else for (let s = 0; s < m; s++) if (walker.pick(s, WALK_BOUND, -1, out) === N) sets.set(out, s * N);
+    if (plain) plainSets(own, sets, N);
+    else for (let s = 0; s < m; s++) if (walk(s, WALK_BOUND, -1, out) === N) sets.set(out, s * N);
     for (let s = 0; s < m; s++) {
       if (sets[s * N]! < 0) continue;
       let hasX = false;
@@ -373,14 +385,14 @@ class Replicated {
         if (sets[k] === x) hasX = true;
       }
       if (hasX) continue;
-      if (zones.size === 1) {
+      if (plain) {
         this.#loser[s] = sets[s * N + N - 1]!;
-      } else if (walker.pick(s, WALK_BOUND, s + 1 === m ? 0 : s + 1, out) === N && out.includes(x)) {
+      } else if (walk(s, WALK_BOUND, s + 1 === m ? 0 : s + 1, out) === N && out.includes(x)) {
         // The member X pushes out when met right after token s.
         let lost = -1;
         for (let k = s * N; k < s * N + N; k++) if (!out.includes(sets[k]!)) lost = lost < 0 ? sets[k]! : -2;
         if (lost < 0) continue;
-        if (walker.pick(s, MAX_REGION, -1, out, true) < N) {
+        if (walk(s, MAX_REGION, -1, out, true) < N) {
           // The walk waits longer than any region for a zone X is in (X alone in its
           // zone, say): X replicates range s wherever its tokens go. Count it as done.
           this.share[x]! += len[s]!;
@@ -403,7 +415,7 @@ class Replicated {
         s = s === 0 ? m - 1 : s - 1;
         const v = own[s]!;
         if (v === x) break;
-        if (zones.size === 1) {
+        if (plain) {
           // Plain walk: range s meets X before picking all its replicas while the owners
           // of s .. r − 1 are fewer than N.
           if (seen[v] !== r) {
@@ -412,8 +424,8 @@ class Replicated {
             distinct++;
           }
         } else {
-          if (walker.pick(s, k + 1, -1, out, true) === N) break; // settled before X's token
-          if (walker.pick(s, WALK_BOUND, r, out) !== N || !out.includes(x)) continue;
+          if (walk(s, k + 1, -1, out, true) === N) break; // settled before X's token
+          if (walk(s, WALK_BOUND, r, out) !== N || !out.includes(x)) continue;
         }
         if (this.#loser[s]! >= 0) region.push(s);
       }
@@ -495,10 +507,9 @@ class Replicated {
 /** Steps a modelled walk may take before its range is left out of the model. */
 const WALK_BOUND = 256;
 
-/** First REPLICAS distinct owners walking from each token, into sets (no zones). */
-function plainSets(own: Int32Array, sets: Int32Array): void {
+/** First N distinct owners walking from each token, into sets (no zones). */
+function plainSets(own: Int32Array, sets: Int32Array, N: number): void {
   const m = own.length;
-  const N = REPLICAS;
   // The last token by walking; each one before from the one after it: S(s) = own[s],
   // then S(s + 1) without own[s].
   const seen = new Set<number>();
@@ -519,96 +530,6 @@ function plainSets(own: Int32Array, sets: Int32Array): void {
       const w = sets[(s + 1) * N + k]!;
       if (w !== v) sets[s * N + j++] = w;
     }
-  }
-}
-
-/**
- * The placement rule's picks (zones only: the first node met whose zone has the fewest
- * picks among the zones with nodes left, the skipped ones taken as soon as they qualify),
- * over a walk of the ring that may meet X just before a given token.
- */
-class Walker {
-  readonly #seen: Int32Array;
-  #stamp = 0;
-  readonly #used: Int32Array;
-  readonly #left: Int32Array;
-  readonly #nodes: Int32Array;
-  readonly #skipped: number[] = [];
-  readonly #xHasTokens: boolean;
-
-  constructor(
-    readonly x: number,
-    readonly own: Int32Array,
-    readonly zone: Int32Array,
-    zones: number,
-  ) {
-    this.#seen = new Int32Array(zone.length);
-    this.#used = new Int32Array(zones);
-    this.#left = new Int32Array(zones);
-    this.#nodes = new Int32Array(zones);
-    const present = new Uint8Array(zone.length);
-    for (const v of own) present[v] = 1;
-    for (let v = 0; v < zone.length; v++) if (present[v] || v === x) this.#nodes[zone[v]!]!++;
-    this.#xHasTokens = present[x] === 1;
-  }
-
-  /**
-   * Picks up to out.length nodes walking `steps` tokens from token s; X is met just
-   * before token `before` (-1: not met). X counts as a node of its zone when it has
-   * tokens already, is met, or `member` says so (the ring it joins, before it is met).
-   * Returns how many were picked.
-   */
-  pick(s: number, steps: number, before: number, out: Int32Array, member = false): number {
-    const { own, x } = this;
-    const m = own.length;
-    const seen = this.#seen;
-    const stamp = ++this.#stamp;
-    this.#used.fill(0);
-    this.#left.set(this.#nodes);
-    if (before < 0 && !member && !this.#xHasTokens) this.#left[this.zone[x]!]!--;
-    this.#skipped.length = 0;
-    let count = 0;
-    for (let step = 0, i = s; step < Math.min(steps, m) && count < out.length; step++, i = i + 1 === m ? 0 : i + 1) {
-      if (i === before && seen[x] !== stamp) count = this.#visit(x, stamp, out, count);
-      if (count < out.length && seen[own[i]!] !== stamp) count = this.#visit(own[i]!, stamp, out, count);
-    }
-    return count;
-  }
-
-  /** Meets node v (not met before): picks it, and any skipped ones it lets in, or skips it. */
-  #visit(v: number, stamp: number, out: Int32Array, count: number): number {
-    this.#seen[v] = stamp;
-    const skipped = this.#skipped;
-    if (!this.#acceptable(v)) {
-      skipped.push(v);
-      return count;
-    }
-    out[count++] = v;
-    this.#take(v);
-    for (let again = true; again && count < out.length; ) {
-      again = false;
-      for (let k = 0; k < skipped.length; k++) {
-        if (this.#acceptable(skipped[k]!)) {
-          const w = skipped.splice(k, 1)[0]!;
-          out[count++] = w;
-          this.#take(w);
-          again = true;
-          break;
-        }
-      }
-    }
-    return count;
-  }
-
-  #take(v: number): void {
-    this.#used[this.zone[v]!]!++;
-    this.#left[this.zone[v]!]!--;
-  }
-
-  #acceptable(v: number): boolean {
-    const level = this.#used[this.zone[v]!]!;
-    for (let y = 0; y < this.#used.length; y++) if (this.#left[y]! > 0 && this.#used[y]! < level) return false;
-    return true;
   }
 }
 
@@ -638,10 +559,11 @@ function placeRound(input: JoinInput, total: number, fraction: number): bigint[]
   const P = new Ledger(nx, weight, own, len, () => true, PRIMARY_HANDOFF_WEIGHT * ramp);
   // Replicated ownership: with N zones or more it is the zone ring's (Z); with fewer it
   // is modelled on the walk itself (R). With no more nodes than N every node replicates
-  // everything, and neither is needed.
+  // everything, and with N = 1 replicated is primary: neither is needed.
   const zoneCount = new Set(input.zoneOf).size;
-  const R = zoneCount < REPLICAS && n > REPLICAS ? new Replicated(nx, weight, input.zoneOf, own, len) : undefined;
-  const zone = zoneCount >= REPLICAS && own.some((v) => inZone[v] === 1) ? zoneNeighbours(len, own, inZone) : undefined;
+  const N = input.replicas;
+  const R = zoneCount < N && n > N ? new Replicated(nx, weight, input.zoneOf, input.rackOf, own, len, N) : undefined;
+  const zone = N > 1 && zoneCount >= N && own.some((v) => inZone[v] === 1) ? zoneNeighbours(len, own, inZone) : undefined;
   const Z =
     zone &&
     new Ledger(

@@ -25,18 +25,17 @@
  *   plain leave and can only improve on it.
  * - Tokens are taken longest range first; each goes to the candidate that lowers
  *   Σ_v (replicated_v / fair_v − 1)² + PRIMARY_WEIGHT · Σ_v (primary_v / fair_v − 1)² most
- *   (REPLICAS replicas, as the join allocator assumes). Then each token in turn may move
+ *   (N replicas, the caller's N, as for joins). Then each token in turn may move
  *   to another candidate while that lowers the cost (IMPROVING_PASSES passes).
  * - Handing a position to another owner changes only the ranges whose replica walk
  *   reaches that position; the selector reports how far each walk went, so each trial
  *   recomputes a few ranges, not the ring (a 99-node ring leave takes milliseconds).
  *
- * Must not: validate input (ring.ts does), or do I/O. Deterministic: the same ring gives
+ * Must not: validate input (claim.ts does), build rings (claim.ts), or do I/O. Deterministic: the same ring gives
  * the same heirs on every node.
  */
 
 import { fairSharesOf } from './balance.js';
-import { REPLICAS } from './join-tokens.js';
 import { ReplicaSelector, topologyOf } from './placement.js';
 import type { Ring } from './ring.js';
 import { arcFraction } from './tokens.js';
@@ -51,11 +50,15 @@ import { arcFraction } from './tokens.js';
 const PRIMARY_WEIGHT = 0.25;
 const IMPROVING_PASSES = 2;
 
-/** The heir of each of `id`'s tokens (a member other than `id`). `id` must be a member and not the only one. */
-export function leaveHeirs(ring: Ring, id: string): Map<bigint, string> {
+/**
+ * The heir of each of `id`'s tokens (a member other than `id`), for a cluster of N =
+ * `replicas`. `id` must be a member and not the only one, `replicas` an integer ≥ 1
+ * (claim.ts checks both).
+ */
+export function chooseHeirs(ring: Ring, id: string, replicas: number): Map<bigint, string> {
   const others = ring.members.filter((m) => m.id !== id);
   const leaver = ring.member(id)!;
-  const n = Math.min(REPLICAS, others.length);
+  const n = Math.min(replicas, others.length);
   const tokens = ring.tokens;
   const m = tokens.length;
   const NONE = 0xffffffff;
@@ -104,7 +107,7 @@ export function leaveHeirs(ring: Ring, id: string): Map<bigint, string> {
     const me = others.length;
     const withLeaver = Uint32Array.from(tokens, (t) => ownerOf.get(t) ?? me);
     const all = new ReplicaSelector(topologyOf([...zones, leaver.zone], [...others.map((x) => x.rack), leaver.rack]));
-    const nAll = Math.min(REPLICAS, others.length + 1);
+    const nAll = Math.min(replicas, others.length + 1);
     for (let j = 0; j < m; j++) {
       let k = j * n;
       for (const v of all.select(withLeaver, j, nAll)) if (v !== me) kept[k++] = v;

@@ -2,7 +2,7 @@
  * Ring members: what a caller passes in, and its validated, normalized form.
  *
  * Owns: every check on member input, so that the rest of src/ring can trust its data.
- * Must not: allocate tokens (allocate-tokens.ts does) or know about the network.
+ * Must not: allocate tokens (the claim functions do, claim.ts) or know about the network.
  */
 
 import { RingError } from './errors.js';
@@ -30,6 +30,9 @@ export interface NormalizedMember {
   readonly weight: number;
   readonly tokens: readonly bigint[] | undefined;
 }
+
+/** A member with its tokens, sorted ascending: a member of a built ring. */
+export type TokenedMember = NormalizedMember & { readonly tokens: readonly bigint[] };
 
 /** Largest weight accepted: keeps token counts (weight × tokensPerNode) bounded. */
 export const MAX_WEIGHT = 1000;

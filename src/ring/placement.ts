@@ -21,6 +21,10 @@
  * this. We tried settling the zone of each pick before its rack, which removes that
  * exception but breaks minimality for ordinary joins into existing racks: worse.
  *
+ * One walk for everyone: the ring's replica tables (ring.ts), the join allocator's model
+ * of a newcomer's replicas (join-tokens.ts, through `walkInto`) and the leave heirs
+ * (leave-heirs.ts) all place replicas with this selector.
+ *
  * Must not: know about keys, hashing or member ids; it works on node indices.
  */
 
@@ -84,6 +88,7 @@ export class ReplicaSelector {
   readonly #rackUsed: Uint32Array;
   readonly #rackLeft: Uint32Array;
   readonly #skipped: number[] = [];
+  readonly #scratch: number[] = [];
   /** Token positions the last select() walked, from its start: a change of owner further on cannot change its answer. */
   reach = 0;
 
@@ -97,12 +102,39 @@ export class ReplicaSelector {
     this.#rackLeft = new Uint32Array(topology.rackSize.length);
   }
 
+  /** One zone and one rack: the rule is the plain walk (the first n distinct nodes met). */
+  get simple(): boolean {
+    return this.#simple;
+  }
+
   /**
    * The n replicas (node indices, in order) of the range ending at token index `start`,
    * given the owner of every token in ring order. Requires n ≤ number of distinct nodes.
    */
   select(owner: Uint32Array, start: number, n: number): number[] {
     const chosen: number[] = [];
+    this.reach = this.#walk(owner, start, n, owner.length, -1, -1, false, chosen);
+    return chosen;
+  }
+
+  /**
+   * The rule's walk on a ring a node may join (the join allocator models a newcomer's
+   * tokens with it, join-tokens.ts): as `select`, but walking at most `steps` tokens, and
+   * meeting node `extra` just before token index `before`, as a token of it placed there
+   * would be (-1: nowhere). `absent`: `extra` is not on the ring walked, so it does not
+   * count among the nodes its zone and rack have left (it does once met). Writes up to
+   * out.length picks to `out` and returns how many; `reach` is not set.
+   */
+  walkInto(owner: Uint32Array, start: number, steps: number, extra: number, before: number, absent: boolean, out: Int32Array): number {
+    const chosen = this.#scratch;
+    chosen.length = 0;
+    this.#walk(owner, start, out.length, steps, extra, before, absent, chosen);
+    for (let k = 0; k < chosen.length; k++) out[k] = chosen[k]!;
+    return chosen.length;
+  }
+
+  /** The walk behind select and walkInto: picks into `chosen`, returns the tokens walked. */
+  #walk(owner: Uint32Array, start: number, n: number, steps: number, extra: number, before: number, absent: boolean, chosen: number[]): number {
     const m = owner.length;
     if (++this.#stamp === 0xffffffff) {
       this.#seen.fill(0);
@@ -114,25 +146,33 @@ export class ReplicaSelector {
       this.#rackUsed.fill(0);
       this.#zoneLeft.set(this.#t.zoneSize);
       this.#rackLeft.set(this.#t.rackSize);
-    }
-    const skipped = this.#skipped;
-    skipped.length = 0;
-    let step = 0;
-    for (let i = start; step < m && chosen.length < n; step++, i = i + 1 === m ? 0 : i + 1) {
-      const v = owner[i]!;
-      if (this.#seen[v] === stamp) continue;
-      this.#seen[v] = stamp;
-      if (this.#simple || this.#acceptable(v)) {
-        this.#choose(v, chosen);
-        this.#drainSkipped(chosen, n);
-      } else {
-        skipped.push(v);
+      if (absent && extra >= 0) {
+        this.#zoneLeft[this.#t.zoneOf[extra]!]!--;
+        this.#rackLeft[this.#t.rackOf[extra]!]!--;
       }
+    }
+    this.#skipped.length = 0;
+    const limit = Math.min(steps, m);
+    let step = 0;
+    for (let i = start; step < limit && chosen.length < n; step++, i = i + 1 === m ? 0 : i + 1) {
+      if (i === before) this.#meet(extra, stamp, chosen, n);
+      if (chosen.length < n) this.#meet(owner[i]!, stamp, chosen, n);
     }
     // Every node has been met: the rest come from the skipped ones, in order.
     this.#drainSkipped(chosen, n);
-    this.reach = step;
-    return chosen;
+    return step;
+  }
+
+  /** The walk meets node v: taken if new and acceptable (then any skipped it lets in), else skipped. */
+  #meet(v: number, stamp: number, chosen: number[], n: number): void {
+    if (this.#seen[v] === stamp) return;
+    this.#seen[v] = stamp;
+    if (this.#simple || this.#acceptable(v)) {
+      this.#choose(v, chosen);
+      this.#drainSkipped(chosen, n);
+    } else {
+      this.#skipped.push(v);
+    }
   }
 
   #choose(v: number, chosen: number[]): void {

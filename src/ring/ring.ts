@@ -2,46 +2,31 @@
  * The Ring: an immutable snapshot of members and their tokens, and the placement
  * questions asked of it (docs/architecture.md).
  *
- * Owns: building a ring, lookups of a key's preference list, ownership shares, the
- * difference between two rings, and the ring with one member more or less.
+ * Owns: building a ring from members and their tokens, lookups of a key's preference
+ * list, ownership shares, the difference between two rings, and the ring with one member
+ * more or less (its tokens given, or a leaver's handed to given heirs).
  * A lookup is one hash, one bucket-narrowed binary search over the sorted tokens (as
  * uint32 pairs: no BigInt on the hot path) and one read of a flat table: the replica
  * lists of every token range are computed once per n, on first use, and kept.
  *
  * Must not: do I/O, keep timers, or change after construction (the per-n tables are
  * computed lazily but are invisible to callers). Up/down is not the ring's business:
- * `targets` takes the caller's opinion as a function.
+ * `targets` takes the caller's opinion as a function. Nor is choosing tokens or heirs:
+ * the claim functions do (claim.ts), and this file imports no allocator.
  */
 
-import { type Allocation, type TokenedMember, assignTokens } from './assign-tokens.js';
 import { RingError } from './errors.js';
 import { type Target, targetsWithFallbacks } from './fallbacks.js';
 import { hashInto, tokenOf } from './hash.js';
-import { type Member, byId, normalizeMember, normalizeMembers } from './member.js';
+import { type Member, type NormalizedMember, type TokenedMember, byId, normalizeMember, normalizeMembers } from './member.js';
+import { type RingOptions, resolveOptions } from './options.js';
 import { ReplicaSelector, type Topology, topologyOf } from './placement.js';
-import { leaveHeirs } from './leave-heirs.js';
 import { arcFraction, compareTokens, tokenHex, tokenHi, tokenLo } from './tokens.js';
 
-export type { Allocation } from './assign-tokens.js';
 export type { Target } from './fallbacks.js';
 
 /** A member of a built ring: every field filled in, tokens sorted ascending. */
 export type RingMember = TokenedMember;
-
-export interface RingOptions {
-  /**
-   * Tokens for a node of weight 1 (a node of weight w gets round(w × this), at least 1).
-   * Default 64: with it the balanced allocator keeps the busiest node within 5% of its
-   * fair share, primary and replicated, from 12 to 999 nodes and through joins
-   * (npm run bench:ring); 32 does not, and more costs join time (which grows with its
-   * square) for little gain.
-   */
-  readonly tokensPerNode?: number | undefined;
-  /** 'balanced' (default): tokens chosen to even out ownership. 'random': hash-derived. */
-  readonly allocation?: Allocation | undefined;
-  /** Seed for the allocators' deterministic choices (default 'ringkv'). */
-  readonly seed?: string | undefined;
-}
 
 /** One token range whose replica set differs between two rings: tokens in (start, end]. */
 export interface RangeChange {
@@ -60,25 +45,8 @@ export interface RingRange {
   readonly replicas: readonly string[];
 }
 
-export const DEFAULT_TOKENS_PER_NODE = 64;
-const MAX_TOKENS_PER_NODE = 4096;
 /** Largest ring accepted: keeps a snapshot (and its per-n tables) within tens of MB. */
 export const MAX_RING_TOKENS = 1 << 22;
-
-function resolveOptions(options: RingOptions): Required<RingOptions> {
-  const { tokensPerNode = DEFAULT_TOKENS_PER_NODE, allocation = 'balanced', seed = 'ringkv' } = options ?? {};
-  if (!Number.isInteger(tokensPerNode) || tokensPerNode < 1 || tokensPerNode > MAX_TOKENS_PER_NODE) {
-    throw new RingError(
-      'RING_BAD_OPTION',
-      `tokensPerNode must be an integer in 1..${MAX_TOKENS_PER_NODE}, got ${String(tokensPerNode)}`,
-    );
-  }
-  if (allocation !== 'balanced' && allocation !== 'random') {
-    throw new RingError('RING_BAD_OPTION', `allocation must be 'balanced' or 'random', got ${String(allocation)}`);
-  }
-  if (typeof seed !== 'string') throw new RingError('RING_BAD_OPTION', `seed must be a string, got ${typeof seed}`);
-  return { tokensPerNode, allocation, seed };
-}
 
 const H = new Uint32Array(2);
 
@@ -162,27 +130,27 @@ export class Ring {
   }
 
   /**
-   * Build a ring. Members without tokens get them from the allocator (see
-   * assign-tokens.ts). The result depends only on the members and options, not on
-   * their order.
+   * Build a ring from members that all have their tokens (a ring holds tokens; it does
+   * not choose them: claimRing in claim.ts gives tokens to members without, then builds).
+   * `options` are carried for the claims made on this ring. The result depends only on
+   * the members and options, not on their order.
    */
   static build(members: readonly Member[], options: RingOptions = {}): Ring {
     const resolved = resolveOptions(options);
     const normalized = normalizeMembers(members);
     if (normalized.length === 0) {
-      throw new RingError('RING_EMPTY', 'a ring needs at least one member; pass [{ id: "n1" }] or more');
+      throw new RingError('RING_EMPTY', 'a ring needs at least one member; pass [{ id: "n1", tokens: [...] }] or more');
     }
-    return new Ring(assignTokens(normalized, resolved), resolved);
+    return new Ring(normalized.map(tokened), resolved);
   }
 
-  /** This ring with one more member; only the newcomer's tokens are new. */
+  /** This ring with one more member, with its tokens (claimJoin in claim.ts chooses them); nobody else's tokens change. */
   withMember(member: Member): Ring {
     const m = normalizeMember(member);
     if (this.#index.has(m.id)) {
       throw new RingError('RING_DUPLICATE_MEMBER', `${m.id} is already a member; remove it first to change it`);
     }
-    const members = [...this.#members, m].sort(byId);
-    return new Ring(assignTokens(members, this.#options), this.#options);
+    return new Ring([...this.#members, tokened(m)].sort(byId), this.#options);
   }
 
   /**
@@ -206,12 +174,6 @@ export class Ring {
       this.#members.filter((m) => m.id !== id).map((m) => (gained.has(m.id) ? { ...m, tokens: [...m.tokens, ...gained.get(m.id)!].sort(compareTokens) } : m)),
       this.#options,
     );
-  }
-
-  /** This ring after `id` leaves with its tokens handed to heirs chosen for balance (leave-heirs.ts). */
-  leave(id: string): Ring {
-    if (!this.#index.has(id)) throw new RingError('RING_UNKNOWN_MEMBER', `${String(id)} is not a member of this ring`);
-    return this.#members.length === 1 ? this.withoutMember(id) : this.withoutMember(id, leaveHeirs(this, id));
   }
 
   /** Members sorted by id, with their tokens. */
@@ -238,7 +200,7 @@ export class Ring {
     return this.#tokens;
   }
 
-  /** The options this ring allocates with (and passes to the rings derived from it). */
+  /** The options claims on this ring allocate with (passed on to the rings derived from it). */
   get options(): Required<RingOptions> {
     return { ...this.#options };
   }
@@ -399,6 +361,17 @@ export class Ring {
     this.#tables[n] = table;
     return table;
   }
+}
+
+/** A member that must have its tokens: the ring holds tokens, it does not choose them. */
+function tokened(m: NormalizedMember): TokenedMember {
+  if (m.tokens === undefined) {
+    throw new RingError(
+      'RING_BAD_TOKEN',
+      `member ${m.id} has no tokens; a ring does not choose them: claim them with claimRing (a new ring) or joinRing (a join)`,
+    );
+  }
+  return m as TokenedMember;
 }
 
 /** The sorted union of two sorted token lists, each token once. */

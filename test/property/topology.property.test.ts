@@ -37,7 +37,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HintDelivery } from '../../src/hints/delivery.js';
 import { planTransfers, type Transfer } from '../../src/handoff/transfer-plan.js';
-import { tokenOf, type Ring } from '../../src/ring/index.js';
+import { joinRing, leaveRing, tokenOf, type Ring } from '../../src/ring/index.js';
 import { resolveReplies } from '../../src/storage/index.js';
 import { FakeCluster, eventually } from '../unit/replication/fake-cluster.js';
 
@@ -294,12 +294,12 @@ async function play(size: number, members: number, steps: readonly Step[], model
       const spares = NODES.filter((id) => !c.ring.has(id) && !dead.has(id) && !gone.has(id));
       if (spares.length === 0) return;
       node = spares[pick % spares.length]!;
-      target = c.ring.withMember({ id: node, zone: FakeCluster.zoneOf(node) });
+      target = joinRing(c.ring, { id: node, zone: FakeCluster.zoneOf(node) }, N);
     } else {
       if (c.ring.size <= N) return;
       const ids = c.ring.members.map((m) => m.id);
       node = ids[pick % ids.length]!;
-      target = c.ring.leave(node); // its tokens go to heirs, as ring-view.ts applies them
+      target = leaveRing(c.ring, node, N); // its tokens go to heirs, as ring-view.ts applies them
       if (kind === 'remove') await kill(node);
     }
     // A range that holds none of the keys never has a record: done from the start, so that stream steps go to the others.

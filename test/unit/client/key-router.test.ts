@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { MemberStatus, RingReply, StatusReply } from '../../../src/client/admin.js';
 import { KeyRouter } from '../../../src/client/key-router.js';
-import { Ring, tokenHex } from '../../../src/ring/index.js';
+import { type Ring, claimRing, tokenHex } from '../../../src/ring/index.js';
 
 const member = (id: string, status = 'normal'): MemberStatus => ({ id, address: `addr-of-${id}`, status } as MemberStatus);
 
@@ -15,7 +15,7 @@ function replies(ring: Ring, n: number, members: MemberStatus[]): [RingReply, St
 describe('KeyRouter', () => {
   it("sends a key to its replicas' addresses, primary first, as the ring places it", () => {
     const ids = ['a', 'b', 'c', 'd', 'e'];
-    const ring = Ring.build(ids.map((id, i) => ({ id, zone: `z${i % 3}` })), { tokensPerNode: 16, seed: 'router' });
+    const ring = claimRing(ids.map((id, i) => ({ id, zone: `z${i % 3}` })), 3, { tokensPerNode: 16, seed: 'router' });
     const router = new KeyRouter(...replies(ring, 3, ids.map((id) => member(id))));
     expect(router.size).toBe(80);
     fc.assert(
@@ -27,14 +27,14 @@ describe('KeyRouter', () => {
   });
 
   it('leaves out members that do not serve requests (joining) or whose address it does not know, and knows nothing of an empty ring', () => {
-    const ring = Ring.build(['a', 'b', 'c'].map((id) => ({ id, zone: id })), { tokensPerNode: 4, seed: 'router' });
+    const ring = claimRing(['a', 'b', 'c'].map((id) => ({ id, zone: id })), 3, { tokensPerNode: 4, seed: 'router' });
     const router = new KeyRouter(...replies(ring, 3, [member('a'), member('b', 'joining')]));
     for (const k of ['x', 'y', 'z']) expect(router.replicasOf(Buffer.from(k))).toEqual(['addr-of-a']);
     expect(new KeyRouter({ replicas: 3, ranges: [], pending: [] }, { members: [] } as unknown as StatusReply).replicasOf(Buffer.from('k'))).toEqual([]);
   });
 
   it('counts as down the members the answering node saw down, and those that announced they are stopping (a drain)', () => {
-    const ring = Ring.build(['a', 'b', 'c'].map((id) => ({ id, zone: id })), { tokensPerNode: 4, seed: 'router' });
+    const ring = claimRing(['a', 'b', 'c'].map((id) => ({ id, zone: id })), 3, { tokensPerNode: 4, seed: 'router' });
     const m = (id: string, up: boolean, stopping: boolean): MemberStatus => ({ ...member(id), up, stopping });
     const router = new KeyRouter(...replies(ring, 3, [m('a', true, false), m('b', false, false), m('c', true, true)]));
     expect(['a', 'b', 'c'].map((id) => router.isDown(`addr-of-${id}`))).toEqual([false, true, true]);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Ring } from '../../../src/ring/index.js';
+import { claimRing } from '../../../src/ring/index.js';
 import { PlanError, planChanges } from '../../../src/handoff/staged-plan.js';
 
-const ring = Ring.build(['a', 'b', 'c', 'd'].map((id) => ({ id })), { tokensPerNode: 16 });
+const ring = claimRing(['a', 'b', 'c', 'd'].map((id) => ({ id })), 3, { tokensPerNode: 16 });
 const load = (id: string) => ({ bytes: 1_000_000, keys: id === 'a' ? 1000 : 750 });
 
 describe('staged plans', () => {
@@ -36,6 +36,6 @@ describe('staged plans', () => {
   it('refuses what cannot be: a join of an owner, a leave of a non-owner, the last owner', () => {
     expect(() => planChanges(ring, [{ kind: 'join', node: 'a', zone: '', rack: '', weight: 1 }], 3, load)).toThrow(PlanError);
     expect(() => planChanges(ring, [{ kind: 'leave', node: 'z' }], 3, load)).toThrow(/z is not an owner/);
-    expect(() => planChanges(Ring.build([{ id: 'a' }]), [{ kind: 'leave', node: 'a' }], 3, load)).toThrow(/last owner/);
+    expect(() => planChanges(claimRing([{ id: 'a' }], 3), [{ kind: 'leave', node: 'a' }], 3, load)).toThrow(/last owner/);
   });
 });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { Ring } from '../../../src/ring/index.js';
+import { claimRing, joinRing } from '../../../src/ring/index.js';
 import { chooseSource, planTransfers, transferShare } from '../../../src/handoff/transfer-plan.js';
 
-const ring = Ring.build(['a', 'b', 'c', 'd'].map((id) => ({ id })), { tokensPerNode: 8 });
+const ring = claimRing(['a', 'b', 'c', 'd'].map((id) => ({ id })), 3, { tokensPerNode: 8 });
 
 describe('transfer plans', () => {
   it('a join: the newcomer gains exactly its ranges, each from the replica it replaces there', () => {
-    const after = ring.withMember({ id: 'e' });
+    const after = joinRing(ring, { id: 'e' }, 3);
     const plan = planTransfers(ring, after, 3);
     expect(plan.length).toBeGreaterThan(0);
     for (const t of plan) {
@@ -33,8 +33,8 @@ describe('transfer plans', () => {
   });
 
   it('a join into a cluster smaller than N adds the newcomer to every range, from anyone', () => {
-    const two = Ring.build([{ id: 'a' }, { id: 'b' }], { tokensPerNode: 4 });
-    const plan = planTransfers(two, two.withMember({ id: 'c' }), 3);
+    const two = claimRing([{ id: 'a' }, { id: 'b' }], 3, { tokensPerNode: 4 });
+    const plan = planTransfers(two, joinRing(two, { id: 'c' }, 3), 3);
     expect(plan.reduce((s, t) => s + transferShare(t), 0)).toBeCloseTo(1, 9);
     for (const t of plan) expect(t.leaver).toBeUndefined();
   });

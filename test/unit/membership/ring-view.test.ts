@@ -86,7 +86,7 @@ describe('movements and the target ring', () => {
 describe('the join state machine', () => {
   const owner = st('n1', 'normal', [5n]);
   const gossip = (over: object = {}) => ({ shadow: false, formerSelf: undefined, states: () => [owner], isUp: () => true, ...over });
-  const base = { self: { id: 'n3', zone: '', rack: '', weight: 1 }, clusterName: 'c', tokensPerNode: 4, intervalMs: 1000, quietMs: 60_000, streamed: false };
+  const base = { self: { id: 'n3', zone: '', rack: '', weight: 1 }, clusterName: 'c', tokensPerNode: 4, replicas: 3, intervalMs: 1000, quietMs: 60_000, streamed: false };
   const viewOf = (states: ReturnType<typeof st>[]) => ringFromStates(states);
 
   it('shadow round, show, claim, settle, wait for every coordinator to see the claim, stream, then normal', () => {
@@ -132,7 +132,7 @@ describe('the join state machine', () => {
 
 describe('join decisions', () => {
   const self = { id: 'n3', zone: '', rack: '', weight: 1 };
-  const base = { self, tokensPerNode: 8, settleMs: 3000, maxWaitMs: 30_000, quietMs: 60_000 };
+  const base = { self, tokensPerNode: 8, replicas: 3, settleMs: 3000, maxWaitMs: 30_000, quietMs: 60_000 };
 
   it('listens first, then forms a cluster alone when no one answered', () => {
     expect(decideTokens({ ...base, states: [], waitedMs: 1000 }).kind).toBe('wait');

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ReplicationError } from '../../../src/replication/errors.js';
+import { leaveRing } from '../../../src/ring/index.js';
 import { ReplicaFailure } from '../../../src/replication/replica-api.js';
 import { toStatus } from '../../../src/transport/status.js';
 import { FakeCluster, eventually } from './fake-cluster.js';
@@ -348,7 +349,7 @@ describe('coordinator: writes while the ring changes (pending ranges)', () => {
     const key = Array.from({ length: 500 }, (_, i) => `f${i}`).find((k) => !c.owners(k).includes('n5') && c.ring.targets(k, 3, (x) => x !== c.owners(k)[0])[0]?.id === 'n5')!;
     expect(key).toBeDefined();
     c.down.add(c.owners(key)[0]!);
-    c.target = c.ring.leave('n5');
+    c.target = leaveRing(c.ring, 'n5', 3);
     const from = c.owners(key)[1]!;
     await c.coordinator(from).put(B(key), B('v'), EMPTY, { quorum: 2 });
     const hinted = () => [...c.stores.entries()].filter(([, st]) => st.hints.stats().count > 0).map(([id]) => id);

@@ -6,7 +6,7 @@
  * test may join. `ring` and `target` are plain fields: a test drives a topology change by
  * setting `target` (pending ranges), then `ring = target` and `target = undefined`.
  */
-import { Ring } from '../../../src/ring/index.js';
+import { type Ring, claimRing } from '../../../src/ring/index.js';
 import { MemoryEngine, Store, type StoreOptions } from '../../../src/storage/index.js';
 import { Coordinator, type CoordinatorOptions } from '../../../src/replication/coordinator.js';
 import { LocalReplica, withLocal } from '../../../src/replication/local-replica.js';
@@ -29,7 +29,7 @@ export class FakeCluster {
   target: Ring | undefined;
 
   private constructor(ids: readonly string[]) {
-    this.ring = Ring.build(ids.map((id) => ({ id, zone: FakeCluster.zoneOf(id) })), { tokensPerNode: 16, seed: 'fake' });
+    this.ring = claimRing(ids.map((id) => ({ id, zone: FakeCluster.zoneOf(id) })), 3, { tokensPerNode: 16, seed: 'fake' });
   }
 
   /** Node `n<i>`'s zone: z0, z1, z2 in turn. */

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../../src/ring/allocate-tokens.js';
-import { Ring, RingError, arcFraction, balance, fairShares, tokenOf } from '../../../src/ring/index.js';
+import { Ring, RingError, arcFraction, balance, claimJoin, claimRing, fairShares, joinRing, leaveHeirs, leaveRing, tokenOf } from '../../../src/ring/index.js';
 import type { Member } from '../../../src/ring/index.js';
+
+/** The cluster's N the claims balance for (the store's default). */
+const N = 3;
 
 const at = (...tokens: number[]): bigint[] => tokens.map(BigInt);
 
@@ -82,14 +85,14 @@ describe('placement', () => {
     Array.from({ length: n }, (_, i) => ({ id: `n${i}`, zone: zones[i % zoneCount], rack: rack(i) }));
 
   it('puts the n replicas of every range in n distinct zones when there are n zones', () => {
-    const ring = Ring.build(members(12));
+    const ring = claimRing(members(12), N);
     for (const { replicas } of ring.ranges(3)) {
       expect(new Set(replicas.map((id) => ring.member(id)!.zone)).size).toBe(3);
     }
   });
 
   it('spreads 3 replicas over 2 zones as 2 + 1, and over racks inside a zone', () => {
-    const ring = Ring.build(members(8, 2, (i) => `r${Math.floor(i / 2) % 2}`));
+    const ring = claimRing(members(8, 2, (i) => `r${Math.floor(i / 2) % 2}`), N);
     for (const { replicas } of ring.ranges(3)) {
       const counts = new Map<string, number>();
       for (const id of replicas) counts.set(ring.member(id)!.zone, (counts.get(ring.member(id)!.zone) ?? 0) + 1);
@@ -120,25 +123,25 @@ describe('placement', () => {
   });
 
   it('uses distinct racks in a single zone', () => {
-    const ring = Ring.build(members(9, 1, (i) => `r${i % 3}`));
+    const ring = claimRing(members(9, 1, (i) => `r${i % 3}`), N);
     for (const { replicas } of ring.ranges(3)) {
       expect(new Set(replicas.map((id) => ring.member(id)!.rack)).size).toBe(3);
     }
   });
 
   it('falls back to a zone with nodes left when one is exhausted', () => {
-    const ring = Ring.build([
+    const ring = claimRing([
       { id: 'a1', zone: 'a' },
       { id: 'a2', zone: 'a' },
       { id: 'a3', zone: 'a' },
       { id: 'b1', zone: 'b' },
-    ]);
+    ], N);
     for (const { replicas } of ring.ranges(4)) expect([...replicas].sort()).toEqual(['a1', 'a2', 'a3', 'b1']);
     for (const { replicas } of ring.ranges(3)) expect(replicas).toContain('b1');
   });
 
   it('answers a key given as a string or as its UTF-8 bytes alike, with a fresh array', () => {
-    const ring = Ring.build(members(12));
+    const ring = claimRing(members(12), N);
     const list = ring.preferenceList('user:123456', 3);
     expect(ring.preferenceList(new TextEncoder().encode('user:123456'), 3)).toEqual(list);
     expect(ring.replicasForToken(tokenOf('user:123456'), 3)).toEqual(list);
@@ -147,24 +150,25 @@ describe('placement', () => {
   });
 
   it('is deterministic: the same members in any order give the same tokens and lists', () => {
-    const a = Ring.build(members(10));
-    const b = Ring.build([...members(10)].reverse());
+    const a = claimRing(members(10), N);
+    const b = claimRing([...members(10)].reverse(), N);
     expect(b.tokens).toEqual(a.tokens);
     for (let k = 0; k < 200; k++) expect(b.preferenceList(`k${k}`, 3)).toEqual(a.preferenceList(`k${k}`, 3));
-    const c = a.withMember({ id: 'x', zone: 'a' });
-    const d = b.withMember({ id: 'x', zone: 'a' });
+    const c = joinRing(a, { id: 'x', zone: 'a' }, N);
+    const d = joinRing(b, { id: 'x', zone: 'a' }, N);
     expect(d.tokens).toEqual(c.tokens);
   });
 });
 
 describe('membership changes', () => {
-  const five = Ring.build(
+  const five = claimRing(
     Array.from({ length: 5 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })),
+    N,
   );
 
   it('withMember returns a new ring and leaves the old one as it was', () => {
     const before = five.tokens;
-    const six = five.withMember({ id: 'n5', zone: 'c' });
+    const six = joinRing(five, { id: 'n5', zone: 'c' }, N);
     expect(five.size).toBe(5);
     expect(five.tokens).toBe(before);
     expect(six.size).toBe(6);
@@ -197,8 +201,8 @@ describe('membership changes', () => {
   });
 
   it('random allocation derives tokens from the id and the seed', () => {
-    const r1 = Ring.build([{ id: 'a' }, { id: 'b' }], { allocation: 'random', tokensPerNode: 8 });
-    const r2 = Ring.build([{ id: 'a' }], { allocation: 'random', tokensPerNode: 8 }).withMember({ id: 'b' });
+    const r1 = claimRing([{ id: 'a' }, { id: 'b' }], N, { allocation: 'random', tokensPerNode: 8 });
+    const r2 = joinRing(claimRing([{ id: 'a' }], N, { allocation: 'random', tokensPerNode: 8 }), { id: 'b' }, N);
     expect(r1.tokens).toEqual(r2.tokens);
     expect(r1.member('a')!.tokens).toHaveLength(8);
     expect(r1.member('a')!.tokens).toContain(tokenOf('ringkv/a#0'));
@@ -207,7 +211,7 @@ describe('membership changes', () => {
 
 describe('ownership and balance', () => {
   it('ownership sums to n and the default allocation is balanced', () => {
-    const ring = Ring.build(Array.from({ length: 12 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })));
+    const ring = claimRing(Array.from({ length: 12 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })), N);
     for (const n of [1, 2, 3]) {
       const total = [...ring.ownership(n).values()].reduce((a, b) => a + b, 0);
       expect(total).toBeCloseTo(n, 9);
@@ -218,11 +222,11 @@ describe('ownership and balance', () => {
 
   it('gives a node of weight 2 twice the share, at build and on join', () => {
     const members = Array.from({ length: 6 }, (_, i) => ({ id: `n${i}`, weight: i === 0 ? 2 : 1 }));
-    const ring = Ring.build(members);
+    const ring = claimRing(members, N);
     const own = ring.ownership(1);
     expect(own.get('n0')! / own.get('n1')!).toBeCloseTo(2, 1);
     expect(ring.member('n0')!.tokens).toHaveLength(128);
-    const grown = ring.withMember({ id: 'big', weight: 3 });
+    const grown = joinRing(ring, { id: 'big', weight: 3 }, N);
     expect(balance(grown, 1).max).toBeLessThan(1.05);
     // The join gives up a few percent of the newcomer's share where taking it would
     // concentrate who inherits whose ranges (join-tokens.ts, PRIMARY_HANDOFF_WEIGHT).
@@ -232,8 +236,8 @@ describe('ownership and balance', () => {
   });
 
   it('a join moves the newcomer’s fair share of keys and no more', () => {
-    const ten = Ring.build(Array.from({ length: 10 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })));
-    const eleven = ten.withMember({ id: 'n10', zone: 'b' });
+    const ten = claimRing(Array.from({ length: 10 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })), N);
+    const eleven = joinRing(ten, { id: 'n10', zone: 'b' }, N);
     let moved = 0;
     for (const c of Ring.diff(ten, eleven, 1)) {
       expect(c.after).toEqual(['n10']);
@@ -245,7 +249,7 @@ describe('ownership and balance', () => {
 });
 
 describe('bad input names the problem', () => {
-  const ring = Ring.build([{ id: 'a' }, { id: 'b' }]);
+  const ring = claimRing([{ id: 'a' }, { id: 'b' }], N);
 
   it('n outside 1..distinct nodes', () => {
     expectRingError(() => ring.preferenceList('k', 0), 'RING_BAD_REPLICAS', /n must be an integer in 1\.\.2.*got 0/);
@@ -257,13 +261,32 @@ describe('bad input names the problem', () => {
 
   it('an empty ring', () => {
     expectRingError(() => Ring.build([]), 'RING_EMPTY', /at least one member/);
-    expectRingError(() => Ring.build([{ id: 'a' }]).withoutMember('a'), 'RING_EMPTY', /last member/);
+    expectRingError(() => Ring.build([{ id: 'a', tokens: [1n] }]).withoutMember('a'), 'RING_EMPTY', /last member/);
+    expectRingError(() => leaveRing(Ring.build([{ id: 'a', tokens: [1n] }]), 'a', N), 'RING_EMPTY', /last member/);
+    expectRingError(() => claimRing([], N), 'RING_EMPTY', /at least one member/);
+  });
+
+  it('a ring holds tokens, it does not choose them: members without go through the claim functions', () => {
+    expectRingError(() => Ring.build([{ id: 'a' }]), 'RING_BAD_TOKEN', /a has no tokens.*claimRing/);
+    expectRingError(() => ring.withMember({ id: 'c' }), 'RING_BAD_TOKEN', /c has no tokens.*joinRing/);
+  });
+
+  it('N outside the integers ≥ 1, for every claim', () => {
+    for (const n of [0, -1, 1.5, Number.NaN]) {
+      expectRingError(() => claimRing([{ id: 'a' }], n), 'RING_BAD_REPLICAS', /replicas \(the cluster's N\) must be an integer ≥ 1/);
+      expectRingError(() => claimJoin(ring, { id: 'c' }, n), 'RING_BAD_REPLICAS', /must be an integer ≥ 1/);
+      expectRingError(() => joinRing(ring, { id: 'c' }, n), 'RING_BAD_REPLICAS', /must be an integer ≥ 1/);
+      expectRingError(() => leaveHeirs(ring, 'a', n), 'RING_BAD_REPLICAS', /must be an integer ≥ 1/);
+      expectRingError(() => leaveRing(ring, 'a', n), 'RING_BAD_REPLICAS', /must be an integer ≥ 1/);
+    }
   });
 
   it('duplicate and unknown ids', () => {
     expectRingError(() => Ring.build([{ id: 'a' }, { id: 'a' }]), 'RING_DUPLICATE_MEMBER', /a appears twice/);
     expectRingError(() => ring.withMember({ id: 'b' }), 'RING_DUPLICATE_MEMBER', /b is already a member/);
     expectRingError(() => ring.withoutMember('zz'), 'RING_UNKNOWN_MEMBER', /zz is not a member/);
+    expectRingError(() => claimJoin(ring, { id: 'b' }, N), 'RING_DUPLICATE_MEMBER', /b is already a member/);
+    expectRingError(() => leaveHeirs(ring, 'zz', N), 'RING_UNKNOWN_MEMBER', /zz is not a member/);
   });
 
   it('malformed members', () => {
@@ -300,13 +323,13 @@ describe('bad input names the problem', () => {
 
 describe('building with some tokens given', () => {
   it('gives the members without tokens theirs one by one, in id order, as joins would', () => {
-    const base = Ring.build([
+    const base = claimRing([
       { id: 'a', zone: 'a' },
       { id: 'b', zone: 'b' },
-    ]);
+    ], N);
     const given = base.members.map((m) => ({ id: m.id, zone: m.zone, tokens: m.tokens }));
-    const mixed = Ring.build([{ id: 'd', zone: 'a' }, ...given, { id: 'c', zone: 'c' }]);
-    const joined = base.withMember({ id: 'c', zone: 'c' }).withMember({ id: 'd', zone: 'a' });
+    const mixed = claimRing([{ id: 'd', zone: 'a' }, ...given, { id: 'c', zone: 'c' }], N);
+    const joined = joinRing(joinRing(base, { id: 'c', zone: 'c' }, N), { id: 'd', zone: 'a' }, N);
     expect(mixed.tokens).toEqual(joined.tokens);
     expect(balance(mixed, 1).max).toBeLessThan(1.1);
   });
@@ -315,8 +338,8 @@ describe('building with some tokens given', () => {
 describe('replication-aware joins (fewer zones than N)', () => {
   /** A cluster formed as gossip forms it: one node, then one join at a time, no zones. */
   function grown(count: number, tokensPerNode = 64): Ring[] {
-    const rings = [Ring.build([{ id: 'n00' }], { tokensPerNode })];
-    for (let i = 1; i < count; i++) rings.push(rings[i - 1]!.withMember({ id: `n${String(i).padStart(2, '0')}` }));
+    const rings = [claimRing([{ id: 'n00' }], N, { tokensPerNode })];
+    for (let i = 1; i < count; i++) rings.push(joinRing(rings[i - 1]!, { id: `n${String(i).padStart(2, '0')}` }, N));
     return rings;
   }
   /** The shortest range ÷ a fair token's share (1 / the ring's tokens). */
@@ -350,9 +373,9 @@ describe('replication-aware joins (fewer zones than N)', () => {
     // The allocator used to leave ranges 2 hash values long (a token owning nothing).
     const least = 1 / 32 - 1e-12; // arcFraction rounds to a double
     for (const ring of grown(12)) expect(shortest(ring)).toBeGreaterThanOrEqual(least);
-    let ring = Ring.build(Array.from({ length: 12 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })));
+    let ring = claimRing(Array.from({ length: 12 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })), N);
     for (let j = 0; j < 10; j++) {
-      ring = ring.withMember({ id: `j${j}`, zone: ['a', 'b', 'c'][j % 3] });
+      ring = joinRing(ring, { id: `j${j}`, zone: ['a', 'b', 'c'][j % 3] }, N);
       expect(shortest(ring)).toBeGreaterThanOrEqual(least);
     }
   });
@@ -362,12 +385,12 @@ describe('replication-aware joins (fewer zones than N)', () => {
     // 1.07× and at worst 1.105× replicated, 1.15× primary; before joins modelled
     // replication, 1.14× and 1.27×. Handing each token to a chosen heir: 1.04× at worst.
     let ring = grown(12).at(-1)!;
-    for (let j = 0; j < 10; j++) ring = ring.withMember({ id: `j${j}` });
+    for (let j = 0; j < 10; j++) ring = joinRing(ring, { id: `j${j}` }, N);
     expect(balance(ring, 3).max).toBeLessThanOrEqual(1.05);
     for (let seed = 1; seed <= 20; seed++) {
       let left = ring;
       let dropped = ring;
-      for (const id of leavers(ring, 5, seed)) (left = left.leave(id)), (dropped = dropped.withoutMember(id));
+      for (const id of leavers(ring, 5, seed)) (left = leaveRing(left, id, N)), (dropped = dropped.withoutMember(id));
       expect(balance(left, 3).max, `leave set ${seed}`).toBeLessThanOrEqual(Math.min(1.1, balance(dropped, 3).max + 1e-9));
       expect(balance(left, 1).max, `leave set ${seed}`).toBeLessThanOrEqual(1.1);
     }
@@ -376,11 +399,11 @@ describe('replication-aware joins (fewer zones than N)', () => {
   it('with 3 zones, 10 joins and 5 random leaves stay within 1.10× fair, primary too (20 leave sets)', () => {
     // Dropping tokens: primary up to 1.14×. Heirs stay in the leaver's zone or are a
     // range's existing replicas, so replicas keep one per zone.
-    let ring = Ring.build(Array.from({ length: 12 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })));
-    for (let j = 0; j < 10; j++) ring = ring.withMember({ id: `j${j}`, zone: ['a', 'b', 'c'][j % 3] });
+    let ring = claimRing(Array.from({ length: 12 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })), N);
+    for (let j = 0; j < 10; j++) ring = joinRing(ring, { id: `j${j}`, zone: ['a', 'b', 'c'][j % 3] }, N);
     for (let seed = 1; seed <= 20; seed++) {
       let left = ring;
-      for (const id of leavers(ring, 5, seed)) left = left.leave(id);
+      for (const id of leavers(ring, 5, seed)) left = leaveRing(left, id, N);
       expect(balance(left, 3).max, `leave set ${seed}`).toBeLessThanOrEqual(1.1);
       expect(balance(left, 1).max, `leave set ${seed}`).toBeLessThanOrEqual(1.1);
     }
@@ -392,13 +415,13 @@ describe('replication-aware joins (fewer zones than N)', () => {
     expectRingError(() => ring.withoutMember('b', new Map([[10n, 'c']])), 'RING_BAD_TOKEN', /not one of b's tokens/);
     expectRingError(() => ring.withoutMember('b', new Map([[20n, 'zz']])), 'RING_UNKNOWN_MEMBER', /heir zz is not a member/);
     expectRingError(() => ring.withoutMember('b', new Map([[20n, 'b']])), 'RING_UNKNOWN_MEMBER', /heir b is not a member/);
-    expectRingError(() => ring.leave('zz'), 'RING_UNKNOWN_MEMBER', /zz is not a member/);
+    expectRingError(() => leaveRing(ring, 'zz', N), 'RING_UNKNOWN_MEMBER', /zz is not a member/);
   });
 
   it('a weighted newcomer: replicated shares are capped at one replica per key, and reached', () => {
     // Weights 2, 1, 1 and a newcomer of 1 with N = 3: the node of weight 2 would be due
     // 3 · 2/5 = 1.2 replicas of every key; it holds every key once, the others 2/3 of them.
-    const ring = Ring.build([2, 1, 1].map((weight, i) => ({ id: `n${i}`, weight }))).withMember({ id: 'new' });
+    const ring = joinRing(claimRing([2, 1, 1].map((weight, i) => ({ id: `n${i}`, weight })), N), { id: 'new' }, N);
     expect(fairShares(ring, 3).get('n0')).toBeCloseTo(1);
     expect(fairShares(ring, 3).get('new')).toBeCloseTo(2 / 3);
     expect(balance(ring, 3).max).toBeLessThan(1.02);
@@ -408,12 +431,12 @@ describe('replication-aware joins (fewer zones than N)', () => {
 
 describe('fair shares', () => {
   it('follow the zones: one replica per zone when there are n zones', () => {
-    const ring = Ring.build([
+    const ring = claimRing([
       { id: 'a1', zone: 'a' },
       { id: 'a2', zone: 'a' },
       { id: 'b1', zone: 'b' },
       { id: 'c1', zone: 'c' },
-    ]);
+    ], N);
     const fair = fairShares(ring, 3);
     expect(fair.get('a1')).toBeCloseTo(0.5);
     expect(fair.get('b1')).toBeCloseTo(1);
@@ -423,12 +446,12 @@ describe('fair shares', () => {
 
   it('caps a zone at one replica per key when there are at least n zones', () => {
     // zone a has half the weight but can hold only one of the 3 replicas of a key
-    const ring = Ring.build([
+    const ring = claimRing([
       { id: 'a1', zone: 'a', weight: 3 },
       { id: 'b1', zone: 'b' },
       { id: 'c1', zone: 'c' },
       { id: 'd1', zone: 'd' },
-    ]);
+    ], N);
     const fair = fairShares(ring, 3);
     expect(fair.get('a1')).toBeCloseTo(1);
     expect(fair.get('b1')).toBeCloseTo(2 / 3);
@@ -436,11 +459,11 @@ describe('fair shares', () => {
   });
 
   it('spreads n over fewer zones evenly, each node holding at most one replica', () => {
-    const ring = Ring.build([
+    const ring = claimRing([
       { id: 'a1', zone: 'a' },
       { id: 'a2', zone: 'a' },
       { id: 'b1', zone: 'b' },
-    ]);
+    ], N);
     const fair = fairShares(ring, 3);
     expect(fair.get('b1')).toBeCloseTo(1);
     expect(fair.get('a1')).toBeCloseTo(1);
@@ -476,7 +499,7 @@ describe('edges of the token space', () => {
   });
 
   it('a newcomer gets all its tokens even when the ring has fewer ranges than that', () => {
-    const ring = Ring.build([{ id: 'a', tokens: [1n << 62n] }]).withMember({ id: 'b' });
+    const ring = joinRing(Ring.build([{ id: 'a', tokens: [1n << 62n] }]), { id: 'b' }, N);
     expect(ring.member('b')!.tokens).toHaveLength(64);
     expect(balance(ring, 1).max).toBeLessThan(1.05);
   });
@@ -513,5 +536,84 @@ describe('targets: sloppy quorum with fallbacks', () => {
   it('returns fewer than n when too few nodes are up', () => {
     expect(ring.targets(key, 3, up('A', 'B', 'C', 'D', 'G'))).toEqual([{ id: 'F', for: 'A' }, { id: 'E' }]);
     expect(ring.targets(key, 3, () => false)).toEqual([]);
+  });
+});
+
+describe('claims take the cluster’s N as a parameter', () => {
+  const id = (i: number) => `n${String(i).padStart(2, '0')}`;
+  /** One node, then one join at a time, no zones, every claim for N. */
+  function grow(count: number, n: number): Ring {
+    let ring = claimRing([{ id: id(0) }], n, { tokensPerNode: 32 });
+    for (let i = 1; i < count; i++) ring = joinRing(ring, { id: id(i) }, n);
+    return ring;
+  }
+
+  it('a brand-new ring is laid out whatever N: nobody has tokens yet', () => {
+    const members = Array.from({ length: 6 }, (_, i) => ({ id: id(i), zone: ['a', 'b'][i % 2] }));
+    expect(claimRing(members, 1).tokens).toEqual(claimRing(members, 5).tokens);
+  });
+
+  it('claimJoin gives the tokens joinRing adds, and nobody else’s tokens move', () => {
+    const ring = grow(5, 2);
+    const tokens = claimJoin(ring, { id: 'x', zone: '' }, 2);
+    const joined = joinRing(ring, { id: 'x' }, 2);
+    expect(joined.member('x')!.tokens).toEqual(tokens);
+    for (const m of ring.members) expect(joined.member(m.id)!.tokens).toEqual(m.tokens);
+    // a member given with tokens keeps them
+    expect(claimJoin(ring, { id: 'y', tokens: [7n, 3n] }, 2)).toEqual([3n, 7n]);
+  });
+
+  it('joins balance primary and replicated ownership among the N they are given (N = 1, 2, 4, 5; 3 above)', () => {
+    for (const n of [1, 2, 4, 5]) {
+      let ring = claimRing([{ id: id(0) }], n, { tokensPerNode: 32 });
+      for (let i = 1; i < 12; i++) {
+        ring = joinRing(ring, { id: id(i) }, n);
+        if (ring.size > n + 1) {
+          expect(balance(ring, n).max, `N = ${n}, ${ring.size} nodes`).toBeLessThan(1.04);
+          expect(balance(ring, 1).max, `N = ${n}, ${ring.size} nodes`).toBeLessThan(1.04);
+        }
+      }
+    }
+  });
+
+  it('leaves choose heirs for the N they are given: heirs chosen for another N leave the ring less even', () => {
+    for (const n of [2, 5]) {
+      const ring = grow(12, n);
+      let forN = ring;
+      let for3 = ring;
+      for (const gone of [id(3), id(7), id(10)]) (forN = leaveRing(forN, gone, n)), (for3 = leaveRing(for3, gone, 3));
+      expect(balance(forN, n).max, `N = ${n}`).toBeLessThan(1.03);
+      expect(balance(for3, n).max, `N = ${n}`).toBeGreaterThan(1.05);
+    }
+  });
+
+  it('N larger than the ring: every node replicates every key, and the claims still work', () => {
+    const ring = joinRing(claimRing([{ id: 'a' }, { id: 'b' }], 5, { tokensPerNode: 8 }), { id: 'c' }, 5);
+    expect(ring.member('c')!.tokens).toHaveLength(8);
+    const heirs = leaveHeirs(ring, 'b', 5);
+    expect([...heirs.keys()].sort((x, y) => (x < y ? -1 : 1))).toEqual([...ring.member('b')!.tokens]);
+    expect(leaveRing(ring, 'b', 5).tokens).toEqual(ring.tokens);
+  });
+});
+
+describe('joins model replicas with the ring’s own placement walk, racks included', () => {
+  // Behaviour change (issue 27): join-tokens.ts had its own zones-only copy of the walk, so
+  // in a zone with racks it balanced replicas the ring does not place. Grown one node at
+  // a time into one zone of 2 racks it reached 1.11× fair replicated (N = 3), and 1.11×
+  // after 6 joins to a laid-out ring of 12; with placement.ts's walk, 1.035× and 1.013×.
+  const topo = (i: number) => ({ rack: `r${i % 2}` });
+  it('one zone of 2 racks, grown from 1 to 12 nodes: within 1.05× fair replicated at every step from 5', () => {
+    let ring = claimRing([{ id: 'n00', ...topo(0) }], N);
+    for (let i = 1; i < 12; i++) {
+      ring = joinRing(ring, { id: `n${String(i).padStart(2, '0')}`, ...topo(i) }, N);
+      if (ring.size > 4) expect(balance(ring, N).max, `${ring.size} nodes`).toBeLessThan(1.05);
+    }
+  });
+
+  it('one zone of 2 racks, 6 joins to a laid-out ring of 12: within 1.03× fair replicated', () => {
+    let ring = claimRing(Array.from({ length: 12 }, (_, i) => ({ id: `m${String(i).padStart(2, '0')}`, ...topo(i) })), N);
+    for (let j = 0; j < 6; j++) ring = joinRing(ring, { id: `j${j}`, ...topo(j) }, N);
+    expect(balance(ring, N).max).toBeLessThan(1.03);
+    expect(balance(ring, 1).max).toBeLessThan(1.03);
   });
 });
