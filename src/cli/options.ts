@@ -1,9 +1,13 @@
 /**
  * Checks of option values the commands share, as commander argument parsers: a bad value
- * is refused before anything is called, saying what was wrong and what to pass.
+ * is refused before anything is called, saying what was wrong and what to pass; and the
+ * node the commands call unless --node says otherwise.
  */
 import { InvalidArgumentError } from 'commander';
 import { isAddress } from '../membership/endpoint.js';
+
+/** The node the client commands talk to unless --node says otherwise. */
+export const DEFAULT_NODE = process.env.RINGKV_NODE || '127.0.0.1:7001';
 
 /** `--node host:port`: a host (name, IPv4, or [IPv6]) and a port from 1 to 65535, as gossip takes addresses. */
 export function nodeAddress(value: string): string {
@@ -11,4 +15,15 @@ export function nodeAddress(value: string): string {
   // A host that would be an address with a port: the port is what is missing.
   if (isAddress(`${value}:1`)) throw new InvalidArgumentError(`expected host:port, got "${value}" with no port: a node's gRPC port (ringkv local uses 7001-7003), like ${value}:7001`);
   throw new InvalidArgumentError(`expected host:port (like 127.0.0.1:7001 or [::1]:7001), got "${value}"`);
+}
+
+/** A whole number from 1 to `max`. */
+export function positiveInt(max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1 || n > max) {
+      throw new InvalidArgumentError(`expected a whole number from 1 to ${max}, got "${value}"`);
+    }
+    return n;
+  };
 }

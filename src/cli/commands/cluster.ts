@@ -1,0 +1,64 @@
+/**
+ * The commands that show the cluster as a node sees it: `status`, `ring`, `getendpoints`
+ * and `transfers`.
+ *
+ * Owns: their flags and what they print (format.ts and topology.ts lay it out). Must
+ * not: change anything on a node, or import at load what only the actions need.
+ */
+import type { Command } from 'commander';
+import { withAdmin } from '../calls.js';
+import { formatEndpoints, formatRing, formatStatus } from '../format.js';
+import { DEFAULT_NODE, nodeAddress, positiveInt } from '../options.js';
+
+export function statusCommand(program: Command): void {
+  program
+    .command('status')
+    .description('members as one node sees them: up/down, state, address, load, tokens, ownership (like nodetool status)')
+    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('-n, --replicas <n>', "replicas per key for effective ownership (default: the cluster's N)", positiveInt(16))
+    .option('--json', 'print JSON instead of a table')
+    .action(async (opts: { node: string; replicas?: number; json?: boolean }) => {
+      const s = await withAdmin(opts.node, (c) => c.status(opts.replicas ?? 0));
+      console.log(opts.json ? JSON.stringify(s, null, 2) : formatStatus(s));
+    });
+}
+
+export function ringCommand(program: Command): void {
+  program
+    .command('ring')
+    .description('token ranges of the ring and their replicas, as one node derived them from gossip')
+    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('-n, --replicas <n>', "replicas per key (default: the cluster's N)", positiveInt(16))
+    .option('--json', 'print JSON instead of a table')
+    .action(async (opts: { node: string; replicas?: number; json?: boolean }) => {
+      const r = await withAdmin(opts.node, (c) => c.ring(opts.replicas ?? 0));
+      console.log(opts.json ? JSON.stringify(r, null, 2) : formatRing(r));
+    });
+}
+
+export function endpointsCommand(program: Command): void {
+  program
+    .command('getendpoints')
+    .description("KEY's token, its replicas and where writes go now (fallbacks for replicas that are down), like nodetool getendpoints")
+    .argument('<key>')
+    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('--json', 'print JSON')
+    .action(async (key: string, o: { node: string; json?: boolean }) => {
+      const e = await withAdmin(o.node, (c) => c.endpoints(key));
+      console.log(o.json ? JSON.stringify(e, null, 2) : formatEndpoints(key, e));
+    });
+}
+
+export function transfersCommand(program: Command): void {
+  program
+    .command('transfers')
+    .description('ranges being streamed between nodes, and the topology change in progress (like riak-admin transfers)')
+    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('--json', 'print JSON')
+    .action(async (o: { node: string; json?: boolean }) => {
+      const status = await withAdmin(o.node, (c) => c.status());
+      const [{ clusterTransfers }, { formatTransfers }] = await Promise.all([import('../../client/admin.js'), import('../topology.js')]);
+      const { replies, unreachable } = await clusterTransfers(status);
+      console.log(o.json ? JSON.stringify(replies, null, 2) : formatTransfers(replies, unreachable));
+    });
+}
