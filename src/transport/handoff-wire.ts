@@ -134,7 +134,9 @@ async function streamRange(deps: HandoffServerDeps, call: grpc.ServerWritableStr
  * of 512-record batches), on the joiner, whose CPU bounds a join. The records themselves
  * are checked when the store merges them. Fields it does not know are skipped, as protobuf
  * requires, so a newer sender's additions are harmless; a message that does not parse
- * throws (gRPC ends the call with INTERNAL).
+ * throws (gRPC ends the call with INTERNAL). The tags are handoff.proto's (entries 1, key 1,
+ * record 2, corrupt 2), checked against protobufjs's encoding by
+ * test/unit/handoff/range-stream.test.ts.
  */
 export function decodeRangeBatch(buf: Buffer): RangeBatchIn {
   const entries: { key: Buffer; record: Buffer }[] = [];
