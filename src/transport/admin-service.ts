@@ -118,7 +118,7 @@ export function ringReply(node: AdminDeps, replicas: number): RingResponse | Ref
   if (typeof n !== 'number') return n;
   const ring = node.ring;
   if (ring === undefined) return { code: grpc.status.FAILED_PRECONDITION, details: 'no member owns tokens yet: the cluster is still forming' };
-  const rangesOf = (r: Ring): TokenRange[] => r.ranges(Math.min(n, r.size)).map((x) => ({ start: tokenHex(x.start), end: tokenHex(x.end), replicas: [...x.replicas] }));
+  const rangesOf = (r: Ring): TokenRange[] => r.ranges(Math.min(n, r.size)).map((x): TokenRange => ({ start: tokenHex(x.start), end: tokenHex(x.end), replicas: [...x.replicas] }));
   const target = node.targetRing;
   return { replicas: n, ranges: rangesOf(ring), pending: target === undefined || target === ring ? [] : rangesOf(target) };
 }

@@ -10,7 +10,9 @@
 
 import * as grpc from '@grpc/grpc-js';
 import type { GossipMessage } from '../membership/gossiper.js';
+import type { Field } from './generated/ringkv/internal/v1/Field.js';
 import type { GossipMessage as WireMessage, GossipMessage__Output as WireMessageIn } from './generated/ringkv/internal/v1/GossipMessage.js';
+import type { NodeDelta } from './generated/ringkv/internal/v1/NodeDelta.js';
 import { PeerChannels } from './peer-channels.js';
 import { serviceClient, type ServiceHandlers } from './protos.js';
 
@@ -38,7 +40,7 @@ export function toWire(m: GossipMessage): WireMessage {
     fromAddr: m.fromAddr,
     kind: WIRE_KINDS[m.kind],
     digests: m.kind === 'syn' ? [...m.digests] : [],
-    deltas: (m.deltas ?? []).map((d) => ({ ...d, fields: [...d.fields] })),
+    deltas: (m.deltas ?? []).map((d): NodeDelta => ({ id: d.id, generation: d.generation, heartbeat: d.heartbeat, fields: d.fields.map((f): Field => ({ name: f.name, value: f.value, version: f.version })) })),
     requests: m.kind === 'ack' ? [...m.requests] : [],
   };
 }

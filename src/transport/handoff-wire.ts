@@ -13,6 +13,7 @@ import type { Throttle } from '../handoff/throttle.js';
 import type { PullItem, RangeBatchIn, RangeSourceApi } from '../handoff/transfers.js';
 import type { StreamRangeRequest, StreamRangeRequest__Output } from './generated/ringkv/internal/v1/StreamRangeRequest.js';
 import type { RangeBatch } from './generated/ringkv/internal/v1/RangeBatch.js';
+import type { FetchRange } from './generated/ringkv/internal/v1/FetchRange.js';
 import type { FetchRequest } from './generated/ringkv/internal/v1/FetchRequest.js';
 import { PeerChannels } from './peer-channels.js';
 import { callUnary, type ServiceClient, type ServiceHandlers } from './protos.js';
@@ -255,7 +256,7 @@ export class GrpcHandoff implements RangeSourceApi {
 
   /** Ask `node` to pull `items` for movement `move`; resolves when it has them all. */
   fetch(node: string, move: string, items: readonly PullItem[], deadline: number): Promise<{ keys: number; bytes: number }> {
-    const req: FetchRequest = { cluster: this.clusterName, move, requester: this.self, ranges: items.map((i) => ({ start: hex(i.start), end: hex(i.end), sources: [...i.sources], leaverGone: i.leaverGone === true })) };
+    const req: FetchRequest = { cluster: this.clusterName, move, requester: this.self, ranges: items.map((i): FetchRange => ({ start: hex(i.start), end: hex(i.end), sources: [...i.sources], leaverGone: i.leaverGone === true })) };
     return callUnary(this.#client(node), 'fetch', req, { deadline });
   }
 

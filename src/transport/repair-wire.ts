@@ -11,6 +11,8 @@ import { MAX_TOKEN, tokenHex as hex } from '../ring/index.js';
 import { MAX_DEPTH, RangeTree, type Store } from '../storage/index.js';
 import type { TokenRange } from '../storage/keys.js';
 import type { LeafEntry, RecordEntry, RepairSide } from '../handoff/repair.js';
+import type { KeyHash } from './generated/ringkv/internal/v1/KeyHash.js';
+import type { KeyRecord } from './generated/ringkv/internal/v1/KeyRecord.js';
 import type { TreeSession, TreeSession__Output } from './generated/ringkv/internal/v1/TreeSession.js';
 import { PeerChannels } from './peer-channels.js';
 import { callUnary, type RequestOf, type ServiceClient, type ServiceHandlers, type UnaryMethod } from './protos.js';
@@ -98,12 +100,12 @@ export function repairService(deps: RepairServerDeps): ServiceHandlers<typeof SE
     Records: unary(async (r) => {
       check(r.cluster);
       const got = await Promise.all(r.keys.map((k) => deps.store.getRecord(k)));
-      return { records: got.flatMap((record, i) => (record === undefined ? [] : [{ key: r.keys[i]!, record }])) };
+      return { records: got.flatMap((record, i): KeyRecord[] => (record === undefined ? [] : [{ key: r.keys[i]!, record }])) };
     }),
     Push: unary(async (r) => {
       check(r.cluster);
       const results = await deps.store.mergeMany(r.records);
-      return { changed: results.flatMap((m, i) => (m.changed ? [{ key: r.records[i]!.key, hash: deps.store.ranges.entryHash(r.records[i]!.key, m.record) }] : [])) };
+      return { changed: results.flatMap((m, i): KeyHash[] => (m.changed ? [{ key: r.records[i]!.key, hash: deps.store.ranges.entryHash(r.records[i]!.key, m.record) }] : [])) };
     }),
     Finish: unary(async (r) => {
       const s = r.session;
