@@ -119,6 +119,14 @@ function generate(dir) {
   rmSync(dir, { recursive: true, force: true });
   const bin = join(dirname(require.resolve('@grpc/proto-loader/package.json')), 'build/bin/proto-loader-gen-types.js');
   execFileSync(process.execPath, [bin, ...flags(), '-O', dir, ...FILES], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  // A file from a package names it from node_modules/ on, wherever the install really is
+  // (a symlinked or hoisted node_modules), so the output is the same on every machine.
+  for (const f of files(dir)) {
+    const path = join(dir, f);
+    const text = readFileSync(path, 'utf8');
+    const fixed = text.replace(/^\/\/ Original file: .*?node_modules\//gm, '// Original file: node_modules/');
+    if (fixed !== text) writeFileSync(path, fixed);
+  }
   writeFileSync(join(dir, 'services.ts'), servicesFile());
 }
 

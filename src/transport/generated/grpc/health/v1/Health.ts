@@ -1,4 +1,4 @@
-// Original file: ../main/node_modules/grpc-health-check/proto/health/v1/health.proto
+// Original file: node_modules/grpc-health-check/proto/health/v1/health.proto
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'

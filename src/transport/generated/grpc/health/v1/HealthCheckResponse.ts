@@ -1,7 +1,7 @@
-// Original file: ../main/node_modules/grpc-health-check/proto/health/v1/health.proto
+// Original file: node_modules/grpc-health-check/proto/health/v1/health.proto
 
 
-// Original file: ../main/node_modules/grpc-health-check/proto/health/v1/health.proto
+// Original file: node_modules/grpc-health-check/proto/health/v1/health.proto
 
 export const _grpc_health_v1_HealthCheckResponse_ServingStatus = {
   UNKNOWN: 'UNKNOWN',

@@ -1,4 +1,4 @@
-// Original file: ../main/node_modules/grpc-health-check/proto/health/v1/health.proto
+// Original file: node_modules/grpc-health-check/proto/health/v1/health.proto
 
 
 export interface HealthListRequest {
