@@ -16,21 +16,24 @@ import type { NodeDelta } from './generated/ringkv/internal/v1/NodeDelta.js';
 import { PeerChannels } from './peer-channels.js';
 import { serviceClient, type ServiceHandlers } from './protos.js';
 
-const KINDS = { SYN: 'syn', ACK: 'ack', ACK2: 'ack2' } as const;
 const WIRE_KINDS = { syn: 'SYN', ack: 'ACK', ack2: 'ACK2' } as const;
 
 /** The gossiper's form of a decoded message; the gossiper checks every value. */
 export function fromWire(w: WireMessageIn): GossipMessage {
   const base = { cluster: w.cluster, from: w.from, fromAddr: w.fromAddr };
-  if (w.kind === 'KIND_UNSPECIFIED') {
-    // Not a message the gossiper's type can hold: passed on for it to refuse, as it refuses
-    // every malformed message (after the cluster name and the sender), with its event.
-    return { ...base, kind: w.kind } as unknown as GossipMessage;
+  switch (w.kind) {
+    case 'SYN':
+      return { ...base, kind: 'syn', digests: w.digests, deltas: w.deltas };
+    case 'ACK':
+      return { ...base, kind: 'ack', deltas: w.deltas, requests: w.requests };
+    case 'ACK2':
+      return { ...base, kind: 'ack2', deltas: w.deltas };
+    default:
+      // KIND_UNSPECIFIED, or a number this version has no name for: not a message the
+      // gossiper's type can hold, passed on for it to refuse as it refuses every malformed
+      // message (after the cluster name and the sender, with its event).
+      return { ...base, kind: w.kind } as unknown as GossipMessage;
   }
-  const kind = KINDS[w.kind];
-  if (kind === 'syn') return { ...base, kind, digests: w.digests, deltas: w.deltas };
-  if (kind === 'ack') return { ...base, kind, deltas: w.deltas, requests: w.requests };
-  return { ...base, kind, deltas: w.deltas };
 }
 
 export function toWire(m: GossipMessage): WireMessage {
