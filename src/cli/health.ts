@@ -11,6 +11,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ClientSecurity } from '../security/credentials.js';
+import type { ServiceConstructor } from '../transport/protos.js';
 import { nodeAddress } from './options.js';
 import { cliSecurity } from './credential-flags.js';
 
@@ -33,7 +34,7 @@ export interface HealthOptions {
   readonly security?: ClientSecurity;
 }
 
-let healthClient: grpc.ServiceClientConstructor | undefined;
+let healthClient: ServiceConstructor<'grpc.health.v1.Health'> | undefined;
 
 /** Call Health/Check once; never throws. gRPC is loaded on the first call, not with the CLI. */
 export async function checkHealth(o: HealthOptions): Promise<HealthResult> {
@@ -49,7 +50,7 @@ export async function checkHealth(o: HealthOptions): Promise<HealthResult> {
   const client = new healthClient(o.node, channelCredentials(o.security));
   try {
     // Fail fast: a refused connection is an answer (UNAVAILABLE) at once, not at the deadline.
-    const reply = await callUnary<{ status: string }>(client, 'check', { service }, { deadline: Date.now() + deadlineMs });
+    const reply = await callUnary(client, 'check', { service }, { deadline: Date.now() + deadlineMs });
     const status = String(reply.status);
     if (status === 'SERVING') return { ok: true, status };
     const what = service === '' ? 'the node' : `service "${service}"`;

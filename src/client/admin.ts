@@ -7,142 +7,62 @@
  */
 
 import * as grpc from '@grpc/grpc-js';
-import { callUnary, serviceClient } from '../transport/protos.js';
+import { callUnary, serviceClient, type RequestOf, type ServiceClient, type UnaryMethod } from '../transport/protos.js';
 import { callMetadata, channelCredentials, type ClientSecurity } from '../security/credentials.js';
+import type { Endpoint__Output } from '../transport/generated/ringkv/v1/Endpoint.js';
+import type { EndpointsResponse__Output } from '../transport/generated/ringkv/v1/EndpointsResponse.js';
+import type { MemberStatus__Output } from '../transport/generated/ringkv/v1/MemberStatus.js';
+import type { MovementReply__Output } from '../transport/generated/ringkv/v1/MovementReply.js';
+import type { BackgroundRepair__Output } from '../transport/generated/ringkv/v1/BackgroundRepair.js';
+import type { PlanResponse__Output } from '../transport/generated/ringkv/v1/PlanResponse.js';
+import type { PlanStep__Output } from '../transport/generated/ringkv/v1/PlanStep.js';
+import type { StagedChange__Output } from '../transport/generated/ringkv/v1/StagedChange.js';
+import type { RangeTransfer__Output } from '../transport/generated/ringkv/v1/RangeTransfer.js';
+import type { RepairStatusResponse__Output } from '../transport/generated/ringkv/v1/RepairStatusResponse.js';
+import type { RingResponse__Output } from '../transport/generated/ringkv/v1/RingResponse.js';
+import type { StatusResponse__Output } from '../transport/generated/ringkv/v1/StatusResponse.js';
+import type { TokenRange__Output } from '../transport/generated/ringkv/v1/TokenRange.js';
+import type { TransfersResponse__Output } from '../transport/generated/ringkv/v1/TransfersResponse.js';
 import { gather } from '../transport/control-wire.js';
 
-export interface RepairStatusReply {
-  readonly id: string;
-  readonly startedAtMs: number;
-  /** 0 while it runs. */
-  readonly finishedAtMs: number;
-  readonly ranges: number;
-  readonly done: number;
-  readonly skipped: number;
-  readonly failed: number;
-  readonly identical: number;
-  readonly leavesDiffering: number;
-  readonly keysExchanged: number;
-  readonly bytes: number;
-  readonly recordBytes: number;
-  readonly current: string;
-  readonly lastProblem: string;
-  /** Every range this node replicates, with when it was last repaired with all its replicas (0: not since the node started). */
-  readonly repaired: readonly { readonly start: string; readonly end: string; readonly atMs: number }[];
-  /** What background repair has done since the node started. */
-  readonly background: { readonly ranges: number; readonly keysExchanged: number; readonly bytes: number; readonly failed: number };
+// The replies as a client decodes them (proto/ringkv/v1/admin.proto documents each field),
+// under the names this client has always given them. A sub-message absent on the wire
+// decodes as null; the two replies below have theirs filled in (repairReply, planReply).
+
+/** A node's repair, with `background` always there: a node that predates background repair sends none, read as none done. */
+export type RepairStatusReply = Omit<RepairStatusResponse__Output, 'background'> & { background: BackgroundRepair__Output };
+export type MemberStatus = MemberStatus__Output;
+export type StatusReply = StatusResponse__Output;
+export type TokenRange = TokenRange__Output;
+export type RingReply = RingResponse__Output;
+export type Endpoint = Endpoint__Output;
+export type EndpointsReply = EndpointsResponse__Output;
+export type RangeTransfer = RangeTransfer__Output;
+export type TransfersReply = TransfersResponse__Output;
+export type MovementReply = MovementReply__Output;
+/** A plan whose every step names its change (a node that answers Plan always sets it; a step without is refused). */
+export type PlanReply = Omit<PlanResponse__Output, 'steps'> & { steps: (PlanStep__Output & { change: StagedChange__Output })[] };
+
+const NO_BACKGROUND: BackgroundRepair__Output = { ranges: 0, keysExchanged: 0, bytes: 0, failed: 0 };
+
+function repairReply(r: RepairStatusResponse__Output): RepairStatusReply {
+  return { ...r, background: r.background ?? NO_BACKGROUND };
 }
 
-export interface MemberStatus {
-  readonly id: string;
-  readonly address: string;
-  readonly zone: string;
-  readonly rack: string;
-  readonly status: string;
-  readonly up: boolean;
-  readonly generation: number;
-  readonly heartbeat: number;
-  readonly tokens: number;
-  readonly ownership: number;
-  readonly loadBytes: number;
-  readonly weight: number;
-  readonly phi: number;
-  /** Hints the member holds for other nodes (as it last gossiped it). */
-  readonly hints: number;
-  /** Ranges streamed of the topology change it joins by or drives, "done/total"; '' when none. */
-  readonly progress: string;
-  /** The member told the cluster it is stopping (a drain): down until it starts again. */
-  readonly stopping: boolean;
+function planReply(p: PlanResponse__Output): PlanReply {
+  return {
+    ...p,
+    steps: p.steps.map((s, i) => {
+      if (s.change === null) throw new Error(`the node's plan has a step (${i + 1}) that names no change: is it a ringkv node of this version?`);
+      return { ...s, change: s.change };
+    }),
+  };
 }
 
-export interface StatusReply {
-  readonly clusterName: string;
-  readonly nodeId: string;
-  readonly replicas: number;
-  readonly members: readonly MemberStatus[];
-  /** The answering node's counters since it started (docs/reads-and-writes.md lists them). */
-  readonly counters: Readonly<Record<string, number>>;
-}
-
-export interface TokenRange {
-  readonly start: string;
-  readonly end: string;
-  readonly replicas: readonly string[];
-}
-
-export interface RingReply {
-  readonly replicas: number;
-  readonly ranges: readonly TokenRange[];
-  /** While a topology change is in progress, the ranges once it is done; empty otherwise. */
-  readonly pending: readonly TokenRange[];
-}
-
-export interface Endpoint {
-  readonly id: string;
-  readonly address: string;
-  readonly zone: string;
-  readonly up: boolean;
-  /** Set on a fallback: the down replica it stands in for. */
-  readonly hintFor: string;
-}
-
-export interface EndpointsReply {
-  readonly token: string;
-  readonly replicas: number;
-  readonly preferenceList: readonly Endpoint[];
-  readonly targets: readonly Endpoint[];
-}
-
-export interface RangeTransfer {
-  readonly start: string;
-  readonly end: string;
-  readonly state: string;
-  readonly peer: string;
-  readonly keys: number;
-  readonly bytes: number;
-  readonly share: number;
-  readonly fallbackSource: boolean;
-  readonly error: string;
-}
-
-export interface TransfersReply {
-  readonly nodeId: string;
-  readonly movements: readonly string[];
-  readonly pulls: readonly { readonly move: string; readonly requestedBy: string; readonly startedAtMs: number; readonly finishedAtMs: number; readonly ranges: readonly RangeTransfer[] }[];
-  readonly outgoing: readonly RangeTransfer[];
-  readonly drive:
-    | {
-        readonly kind: string;
-        readonly node: string;
-        readonly move: string;
-        readonly phase: string;
-        readonly startedAtMs: number;
-        readonly gainers: readonly { readonly node: string; readonly ranges: number; readonly state: string; readonly keys: number; readonly bytes: number; readonly error: string }[];
-      }
-    | null;
-  readonly streamBytesPerSecond: number;
-}
-
-export interface MovementReply {
-  readonly move: string;
-  readonly message: string;
-}
-
-export interface PlanReply {
-  readonly steps: readonly {
-    readonly change: { readonly kind: string; readonly node: string };
-    readonly moves: readonly { readonly from: string; readonly to: string; readonly ranges: number; readonly share: number; readonly keys: number; readonly bytes: number }[];
-    readonly state: string;
-    readonly error: string;
-  }[];
-  readonly ownership: readonly { readonly node: string; readonly before: number; readonly after: number }[];
-  readonly topo: string;
-  readonly committing: boolean;
-  readonly replicas: number;
-}
+type Admin = ServiceClient<'ringkv.v1.Admin'>;
 
 export class AdminClient {
-  readonly #client: grpc.Client;
+  readonly #client: Admin;
   readonly #metadata: grpc.Metadata | undefined;
 
   /** `address`: host:port of any node; `security`: TLS and the admin token (credentials.ts). */
@@ -157,75 +77,75 @@ export class AdminClient {
   }
 
   status(replicas = 0): Promise<StatusReply> {
-    return this.#call('status', { replicas }) as Promise<StatusReply>;
+    return this.#call('status', { replicas });
   }
 
   ring(replicas = 0): Promise<RingReply> {
-    return this.#call('ring', { replicas }) as Promise<RingReply>;
+    return this.#call('ring', { replicas });
   }
 
   /** A key's token, replicas and current write targets. */
   endpoints(key: string | Uint8Array): Promise<EndpointsReply> {
-    return this.#call('endpoints', { key: typeof key === 'string' ? Buffer.from(key) : key }) as Promise<EndpointsReply>;
+    return this.#call('endpoints', { key: typeof key === 'string' ? Buffer.from(key) : key });
   }
 
   /** Decommission the node this client talks to (or, with `cancel`, withdraw it). */
   decommission(cancel = false): Promise<MovementReply> {
-    return this.#call('decommission', { cancel }) as Promise<MovementReply>;
+    return this.#call('decommission', { cancel });
   }
 
   /** Remove member `id`, which is down for good; this client's node drives it. */
   removeNode(id: string): Promise<MovementReply> {
-    return this.#call('removeNode', { id }) as Promise<MovementReply>;
+    return this.#call('removeNode', { id });
   }
 
   /** Delete data this client's node holds for ranges it no longer replicates. */
   cleanup(): Promise<{ deleted: number; kept: number; ranges: number }> {
-    return this.#call('cleanup', {}, 10 * 60_000) as Promise<{ deleted: number; kept: number; ranges: number }>;
+    return this.#call('cleanup', {}, 10 * 60_000);
   }
 
   /** Stage changes (none: show the stage) and read what they would move. */
-  plan(changes: readonly { kind: 'join' | 'leave' | 'remove'; node: string }[] = []): Promise<PlanReply> {
-    return this.#call('plan', { changes }) as Promise<PlanReply>;
+  async plan(changes: readonly { kind: 'join' | 'leave' | 'remove'; node: string }[] = []): Promise<PlanReply> {
+    return planReply(await this.#call('plan', { changes: [...changes] }));
   }
 
-  commit(): Promise<PlanReply> {
-    return this.#call('commit', {}) as Promise<PlanReply>;
+  async commit(): Promise<PlanReply> {
+    return planReply(await this.#call('commit', {}));
   }
 
-  clear(): Promise<PlanReply> {
-    return this.#call('clear', {}) as Promise<PlanReply>;
+  async clear(): Promise<PlanReply> {
+    return planReply(await this.#call('clear', {}));
   }
 
   /** Admit this client's node, a standby started with --join manual. */
   admit(): Promise<MovementReply> {
-    return this.#call('admit', {}) as Promise<MovementReply>;
+    return this.#call('admit', {});
   }
 
   transfers(): Promise<TransfersReply> {
-    return this.#call('transfers', {}) as Promise<TransfersReply>;
+    return this.#call('transfers', {});
   }
 
   /** Start an anti-entropy repair of the ranges this client's node replicates (overlapping `range` when given). */
-  repair(range?: { start: string; end: string }): Promise<RepairStatusReply> {
-    return this.#call('repair', range ?? { start: '', end: '' }) as Promise<RepairStatusReply>;
+  async repair(range?: { start: string; end: string }): Promise<RepairStatusReply> {
+    return repairReply(await this.#call('repair', range ?? { start: '', end: '' }));
   }
 
   /** Fault injection: set the offset added to this client's node's wall clock (the node must run with --fault-injection on). */
   setClockOffset(offsetMs: number): Promise<{ offsetMs: number; nowMs: number }> {
-    return this.#call('setClockOffset', { offsetMs }) as Promise<{ offsetMs: number; nowMs: number }>;
+    return this.#call('setClockOffset', { offsetMs });
   }
 
   /** The repair running on this client's node, or its last one (id '' when none). */
-  repairStatus(): Promise<RepairStatusReply> {
-    return this.#call('repairStatus', {}) as Promise<RepairStatusReply>;
+  async repairStatus(): Promise<RepairStatusReply> {
+    return repairReply(await this.#call('repairStatus', {}));
   }
 
   close(): void {
     this.#client.close();
   }
 
-  #call(method: string, req: unknown, deadlineMs = this.deadlineMs): Promise<unknown> {
+  #call<M extends UnaryMethod<Admin>>(method: M, req: RequestOf<Admin, M>, deadlineMs = this.deadlineMs) {
     return callUnary(this.#client, method, req, { deadline: Date.now() + deadlineMs }, this.#metadata);
   }
 }

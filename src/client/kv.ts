@@ -27,7 +27,7 @@
 import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { callMetadata, channelCredentials, type ClientSecurity } from '../security/credentials.js';
-import { CLIENT_MAX_SEND_BYTES, NODE_MAX_MESSAGE_BYTES, callUnary, serviceClient } from '../transport/protos.js';
+import { CLIENT_MAX_SEND_BYTES, NODE_MAX_MESSAGE_BYTES, callUnary, serviceClient, type ServiceClient } from '../transport/protos.js';
 import { BatchedStream, type ClientCodec } from '../transport/batched-stream.js';
 import { decodeKvReplies, encodeKvCalls, kvCallSize, type KvCall, type KvReply } from '../transport/kv-codec.js';
 import { retryAdvice } from '../transport/status.js';
@@ -142,6 +142,16 @@ const EMPTY = Buffer.alloc(0);
 /** A call as the client makes it, before it has an id and a deadline. */
 type Request = KvCall extends infer T ? (T extends unknown ? Omit<T, 'id' | 'deadline'> : never) : never;
 
+/** A node's answer to a call, on the stream or unary: the reply of the call's op. */
+type Answer = Exclude<KvReply, { op: 'error' }>;
+
+/** `a` as the answer to a call of `op`; another kind (a node's bug) is INTERNAL. */
+function answerOf<O extends Answer['op']>(a: KvReply, op: O): Extract<Answer, { op: O }> {
+  const is = (x: KvReply): x is Extract<Answer, { op: O }> => x.op === op;
+  if (!is(a)) throw serviceError(grpc.status.INTERNAL, `the node answered a ${op} with a ${a.op} reply`);
+  return a;
+}
+
 /** How long a node that answered UNAVAILABLE goes to the back of the order, ms. */
 const AVOID_UNAVAILABLE_MS = 1000;
 
@@ -200,7 +210,7 @@ function kvCodec(): ClientCodec<KvCall, KvReply> {
 
 export class Client {
   readonly #nodes: readonly string[];
-  readonly #channels = new Map<string, grpc.Client>();
+  readonly #channels = new Map<string, ServiceClient<'ringkv.v1.KeyValue'>>();
   readonly #streams = new Map<string, BatchedStream<KvCall, KvReply>>();
   readonly #streaming: boolean;
   readonly #deadlineMs: number;
@@ -246,17 +256,16 @@ export class Client {
   async put(key: string | Uint8Array, value: string | Uint8Array, o: PutOptions = {}): Promise<{ context: Buffer }> {
     const req = { op: 'put' as const, key: bytes(key, 'key'), value: bytes(value, 'value'), context: o.context ? bytes(o.context, 'context') : EMPTY, w: o.w ?? 0, requestId: this.#requestId(o) };
     if (req.value.length > MAX_VALUE_BYTES) throw valueTooLarge(req.value.length);
-    const r = (await this.#call(req, o)) as { context: Buffer };
-    return { context: r.context };
+    return { context: answerOf(await this.#call(req, o), 'put').context };
   }
 
   async get(key: string | Uint8Array, o: GetOptions = {}): Promise<GetResult> {
-    const r = (await this.#call({ op: 'get', key: bytes(key, 'key'), r: o.r ?? 0 }, o)) as GetResult;
+    const r = answerOf(await this.#call({ op: 'get', key: bytes(key, 'key'), r: o.r ?? 0 }, o), 'get');
     return { values: r.values, context: r.context, found: r.found };
   }
 
   async delete(key: string | Uint8Array, o: PutOptions = {}): Promise<void> {
-    await this.#call({ op: 'delete', key: bytes(key, 'key'), context: o.context ? bytes(o.context, 'context') : EMPTY, w: o.w ?? 0, requestId: this.#requestId(o) }, o);
+    answerOf(await this.#call({ op: 'delete', key: bytes(key, 'key'), context: o.context ? bytes(o.context, 'context') : EMPTY, w: o.w ?? 0, requestId: this.#requestId(o) }, o), 'delete');
   }
 
   /** The addresses a request for `key` would try, in order (the key's replicas first when the ring is known). */
@@ -296,7 +305,7 @@ export class Client {
     return id;
   }
 
-  #channel(address: string): grpc.Client {
+  #channel(address: string): ServiceClient<'ringkv.v1.KeyValue'> {
     let c = this.#channels.get(address);
     if (c === undefined) {
       const KeyValue = serviceClient('ringkv.v1.KeyValue');
@@ -311,17 +320,36 @@ export class Client {
   }
 
   /** One attempt at `address`: on its stream, or as a unary call. */
-  #send(address: string, req: Request, deadline: number): Promise<unknown> {
-    if (!this.#streaming) {
-      const { op, ...fields } = req;
-      return callUnary(this.#channel(address), op, fields, { deadline }, this.#metadata);
-    }
+  #send(address: string, req: Request, deadline: number): Promise<KvReply> {
+    if (!this.#streaming) return this.#unary(address, req, deadline);
     let s = this.#streams.get(address);
     if (s === undefined) {
       s = new BatchedStream(this.#channel(address), kvCodec(), this.#metadata);
       this.#streams.set(address, s);
     }
     return s.call({ ...req, deadline });
+  }
+
+  /** One call as a unary call (Put, Get, Delete), its response as the stream's reply of the same op. */
+  async #unary(address: string, req: Request, deadline: number): Promise<KvReply> {
+    const c = this.#channel(address);
+    const options = { deadline };
+    switch (req.op) {
+      case 'put': {
+        const { op, ...put } = req;
+        return { id: 0, op, context: (await callUnary(c, 'put', put, options, this.#metadata)).context };
+      }
+      case 'get': {
+        const { op, ...get } = req;
+        const r = await callUnary(c, 'get', get, options, this.#metadata);
+        return { id: 0, op, values: r.values, context: r.context, found: r.found };
+      }
+      case 'delete': {
+        const { op, ...del } = req;
+        await callUnary(c, 'delete', del, options, this.#metadata);
+        return { id: 0, op };
+      }
+    }
   }
 
   /**
@@ -387,7 +415,7 @@ export class Client {
    * error any node would give ends the call at once; others end it when no attempt is
    * left and no candidate, or the deadline passed.
    */
-  #call(req: Request, o: CallOptions): Promise<unknown> {
+  #call(req: Request, o: CallOptions): Promise<KvReply> {
     const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
     this.#refreshIfStale();
     const candidates = this.#candidates(req.key);
@@ -404,12 +432,12 @@ export class Client {
       const out = new Set<string>();
       /** When the last attempt was sent: a hedge waits its delay from there. */
       let lastLaunch = 0;
-      const finish = (e?: grpc.ServiceError, value?: unknown): void => {
+      const finish = (e?: grpc.ServiceError, value?: KvReply): void => {
         if (done) return;
         done = true;
         clearTimeout(timer);
-        if (e === undefined) resolve(value);
-        else reject(e);
+        if (e !== undefined) reject(e);
+        else if (value !== undefined) resolve(value);
       };
       const fail = (): void => finish(last ?? Object.assign(new Error(NO_NODE_TRIED), { code: grpc.status.DEADLINE_EXCEEDED, details: NO_NODE_TRIED, metadata: new grpc.Metadata() }) as grpc.ServiceError);
       const launch = (why: 'first' | 'hedge' | 'move' | 'failover'): boolean => {

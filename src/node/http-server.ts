@@ -27,6 +27,8 @@ import type { Logger } from 'pino';
 import { serviceClient } from '../transport/protos.js';
 import type { NodeMetrics } from './metrics.js';
 import type { Refusal } from '../transport/admin-service.js';
+import type { RingResponse } from '../transport/generated/ringkv/v1/RingResponse.js';
+import type { StatusResponse } from '../transport/generated/ringkv/v1/StatusResponse.js';
 import type { RecordedEvent } from './membership-log.js';
 
 /** The page, next to proto/ in the package (two levels above both src/node and dist/node). */
@@ -34,8 +36,8 @@ const PAGE = join(import.meta.dirname, '../../web/status.html');
 
 export interface HttpDeps {
   readonly metrics: NodeMetrics;
-  status(replicas: number): Record<string, unknown> | Refusal;
-  ring(replicas: number): Record<string, unknown> | Refusal;
+  status(replicas: number): StatusResponse | Refusal;
+  ring(replicas: number): RingResponse | Refusal;
   events(): readonly RecordedEvent[];
   /** Every member's transfers, and who did not answer (/api/transfers). */
   transfers(): Promise<{ replies: unknown[]; unreachable: string[] }>;
@@ -45,14 +47,14 @@ export interface HttpDeps {
 }
 
 /** An Admin reply as a gRPC client decodes it: encoded and decoded with the method's own (de)serializers. */
-function asDecoded(method: string, reply: Record<string, unknown>): unknown {
+function asDecoded(method: string, reply: StatusResponse | RingResponse): unknown {
   const def = (serviceClient('ringkv.v1.Admin').service as grpc.ServiceDefinition)[method];
   if (def === undefined) throw new Error(`no Admin method ${method}`);
   return def.responseDeserialize(def.responseSerialize(reply));
 }
 
-function isRefusal(r: Record<string, unknown> | Refusal): r is Refusal {
-  return typeof r.code === 'number' && typeof r.details === 'string';
+function isRefusal(r: StatusResponse | RingResponse | Refusal): r is Refusal {
+  return 'code' in r && typeof r.code === 'number' && typeof r.details === 'string';
 }
 
 /** gRPC status → the HTTP status a refusal of the same kind gets. */
@@ -141,7 +143,7 @@ export class HttpServer {
     }
   }
 
-  #reply(res: ServerResponse, method: string, reply: Record<string, unknown> | Refusal): void {
+  #reply(res: ServerResponse, method: string, reply: StatusResponse | RingResponse | Refusal): void {
     if (isRefusal(reply)) return this.#json(res, httpStatus(reply.code), { error: reply.details });
     this.#json(res, 200, asDecoded(method, reply));
   }

@@ -50,6 +50,7 @@ import { WallClock } from './wall-clock.js';
 import { NodeSecurity } from '../security/node-security.js';
 import { Admission, GuardedServer, listenAdmitted } from '../transport/admission.js';
 import { fileLimitAdvice } from './file-limit.js';
+import type { TransfersResponse } from '../transport/generated/ringkv/v1/TransfersResponse.js';
 
 /** A connection with no call open for this long is closed, ms. */
 const IDLE_CONNECTION_MS = 60_000;
@@ -503,7 +504,7 @@ export class RingkvNode {
   }
 
   /** What this node pulls and sends, and the movement it drives (Admin Transfers). */
-  transfers(): Record<string, unknown> {
+  transfers(): TransfersResponse {
     return this.#operator.transfers();
   }
 

@@ -14,6 +14,7 @@ import { describeMovement } from '../membership/join.js';
 import type { Handoff } from './handoff.js';
 import type { Identity } from './identity.js';
 import { MovementRefused, type MovementDriver } from './movement-driver.js';
+import type { TransfersResponse } from '../transport/generated/ringkv/v1/TransfersResponse.js';
 
 export interface OperatorDeps {
   readonly id: string;
@@ -70,7 +71,7 @@ export class Operator {
   }
 
   /** What this node pulls and sends, and the movement it drives (Admin Transfers). */
-  transfers(): Record<string, unknown> {
+  transfers(): TransfersResponse {
     const { handoff } = this.deps;
     const d = this.deps.driver.status;
     return {

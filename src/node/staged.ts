@@ -18,6 +18,7 @@ import type { RingView } from '../membership/ring-view.js';
 import { tokenHex, tokenOf } from '../ring/index.js';
 import { PlanError, planChanges, type StagedChange } from '../handoff/staged-plan.js';
 import { MovementRefused } from './movement-driver.js';
+import type { PlanResponse } from '../transport/generated/ringkv/v1/PlanResponse.js';
 
 export type StepState = 'staged' | 'running' | 'done' | 'failed';
 
@@ -66,7 +67,7 @@ export class StagedChanges {
   }
 
   /** Stage `changes` after those already staged, and return the whole plan. */
-  plan(changes: readonly { kind: string; node: string }[]): Record<string, unknown> {
+  plan(changes: readonly { kind: string; node: string }[]): PlanResponse {
     if (changes.length === 0) return this.reply();
     if (this.#committing) throw new MovementRefused('a commit is running: wait for it to finish (ringkv plan shows its steps)');
     if (this.#steps.some((s) => s.state !== 'staged')) this.#steps = []; // the last commit's steps are history
@@ -104,7 +105,7 @@ export class StagedChanges {
     }
   }
 
-  clear(): Record<string, unknown> {
+  clear(): PlanResponse {
     if (this.#committing) throw new MovementRefused('a commit is running: its changes cannot be discarded now');
     this.#steps = [];
     this.#ringKey = '';
@@ -112,7 +113,7 @@ export class StagedChanges {
   }
 
   /** Run the staged changes; refused when the ring changed since the plan. */
-  commit(): Record<string, unknown> {
+  commit(): PlanResponse {
     if (this.#committing) throw new MovementRefused('a commit is already running');
     const staged = this.#steps.filter((s) => s.state === 'staged');
     if (staged.length === 0) throw new MovementRefused('nothing is staged: ringkv plan join|leave|remove ... first');
@@ -155,7 +156,7 @@ export class StagedChanges {
   }
 
   /** The stage as Admin Plan replies it: steps with estimates, ownership before and after. */
-  reply(): Record<string, unknown> {
+  reply(): PlanResponse {
     const view = this.deps.view();
     const load = (id: string): { bytes: number; keys: number } => {
       const st = this.deps.gossiper.state(id);
@@ -171,11 +172,11 @@ export class StagedChanges {
     return {
       steps: this.#steps.map((s) => ({
         change: { kind: s.change.kind, node: s.change.node },
-        moves: planned?.steps[pending.indexOf(s)]?.moves ?? [],
+        moves: [...(planned?.steps[pending.indexOf(s)]?.moves ?? [])],
         state: s.state,
         error: s.error,
       })),
-      ownership: planned?.ownership ?? [],
+      ownership: [...(planned?.ownership ?? [])],
       topo: this.#ringKey,
       committing: this.#committing !== undefined,
       replicas: this.deps.replicas,

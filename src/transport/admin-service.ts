@@ -14,6 +14,17 @@ import { tokenHex, tokenOf, type Ring } from '../ring/index.js';
 import { field, parseTokens, type EndpointState } from '../membership/endpoint.js';
 import type { Gossiper } from '../membership/gossiper.js';
 import { toStatus, type OperatorErrorCode } from './status.js';
+import type { CleanupResponse } from './generated/ringkv/v1/CleanupResponse.js';
+import type { Endpoint } from './generated/ringkv/v1/Endpoint.js';
+import type { MemberStatus } from './generated/ringkv/v1/MemberStatus.js';
+import type { MovementReply } from './generated/ringkv/v1/MovementReply.js';
+import type { PlanResponse } from './generated/ringkv/v1/PlanResponse.js';
+import type { RepairStatusResponse } from './generated/ringkv/v1/RepairStatusResponse.js';
+import type { RingResponse } from './generated/ringkv/v1/RingResponse.js';
+import type { StatusResponse } from './generated/ringkv/v1/StatusResponse.js';
+import type { TokenRange } from './generated/ringkv/v1/TokenRange.js';
+import type { TransfersResponse } from './generated/ringkv/v1/TransfersResponse.js';
+import type { ServiceHandlers } from './protos.js';
 
 /** Most replicas a request may ask about. */
 const MAX_REPLICAS = 16;
@@ -29,17 +40,17 @@ interface AdminDeps {
   readonly removed: ReadonlySet<string>;
   /** This node's counters (coordinator, hinted handoff). */
   counters(): Record<string, number>;
-  decommission(cancel: boolean): Promise<{ move: string; message: string }>;
-  removeNode(id: string): Promise<{ move: string; message: string }>;
-  cleanup(): Promise<{ deleted: number; kept: number; ranges: number }>;
-  transfers(): Record<string, unknown>;
-  admit(): Promise<{ move: string; message: string }>;
+  decommission(cancel: boolean): Promise<MovementReply>;
+  removeNode(id: string): Promise<MovementReply>;
+  cleanup(): Promise<CleanupResponse>;
+  transfers(): TransfersResponse;
+  admit(): Promise<MovementReply>;
   readonly clock: { offsetMs: number; readonly maxOffsetMs: number; now(): number };
-  readonly repairs: { start(only?: { start: bigint; end: bigint }): object; readonly status: object };
+  readonly repairs: { start(only?: { start: bigint; end: bigint }): RepairStatusResponse; readonly status: RepairStatusResponse };
   readonly staged: {
-    plan(changes: readonly { kind: string; node: string }[]): Record<string, unknown>;
-    commit(): Record<string, unknown>;
-    clear(): Record<string, unknown>;
+    plan(changes: readonly { kind: string; node: string }[]): PlanResponse;
+    commit(): PlanResponse;
+    clear(): PlanResponse;
   };
 }
 
@@ -70,7 +81,7 @@ function replicasOf(requested: number, clusterN: number): number | Refusal {
   return n > MAX_REPLICAS ? { code: grpc.status.INVALID_ARGUMENT, details: `replicas must be 1 to ${MAX_REPLICAS}, got ${n}` } : n;
 }
 
-function memberStatus(node: AdminDeps, s: EndpointState, ownership: number): Record<string, unknown> {
+function memberStatus(node: AdminDeps, s: EndpointState, ownership: number): MemberStatus {
   const g = node.gossiper;
   return {
     id: s.id,
@@ -99,7 +110,7 @@ export interface Refusal {
 }
 
 /** Admin Status: members as this node sees them; `replicas` 0 is the cluster's N. */
-export function statusReply(node: AdminDeps, replicas: number): Record<string, unknown> | Refusal {
+export function statusReply(node: AdminDeps, replicas: number): StatusResponse | Refusal {
   const n = replicasOf(replicas, node.config.replicas);
   if (typeof n !== 'number') return n;
   const ring = node.ring;
@@ -111,27 +122,27 @@ export function statusReply(node: AdminDeps, replicas: number): Record<string, u
 }
 
 /** Admin Ring: the current ring's ranges and, while something moves, the target ring's. */
-export function ringReply(node: AdminDeps, replicas: number): Record<string, unknown> | Refusal {
+export function ringReply(node: AdminDeps, replicas: number): RingResponse | Refusal {
   const n = replicasOf(replicas, node.config.replicas);
   if (typeof n !== 'number') return n;
   const ring = node.ring;
   if (ring === undefined) return { code: grpc.status.FAILED_PRECONDITION, details: 'no member owns tokens yet: the cluster is still forming' };
-  const rangesOf = (r: Ring): Record<string, unknown>[] => r.ranges(Math.min(n, r.size)).map((x) => ({ start: tokenHex(x.start), end: tokenHex(x.end), replicas: x.replicas }));
+  const rangesOf = (r: Ring): TokenRange[] => r.ranges(Math.min(n, r.size)).map((x): TokenRange => ({ start: tokenHex(x.start), end: tokenHex(x.end), replicas: [...x.replicas] }));
   const target = node.targetRing;
   return { replicas: n, ranges: rangesOf(ring), pending: target === undefined || target === ring ? [] : rangesOf(target) };
 }
 
-export function adminService(node: AdminDeps): grpc.UntypedServiceImplementation {
+export function adminService(node: AdminDeps): ServiceHandlers<'ringkv.v1.Admin'> {
   return {
-    status: (call: grpc.ServerUnaryCall<{ replicas: number }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+    Status: (call, cb) => {
       const reply = statusReply(node, call.request.replicas);
       return 'code' in reply ? cb(reply) : cb(null, reply);
     },
-    ring: (call: grpc.ServerUnaryCall<{ replicas: number }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+    Ring: (call, cb) => {
       const reply = ringReply(node, call.request.replicas);
       return 'code' in reply ? cb(reply) : cb(null, reply);
     },
-    endpoints: (call: grpc.ServerUnaryCall<{ key: Buffer }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+    Endpoints: (call, cb) => {
       const key = call.request.key;
       if (key.length === 0) return cb({ code: grpc.status.INVALID_ARGUMENT, details: 'a key must have at least one byte' });
       const ring = node.ring;
@@ -140,7 +151,7 @@ export function adminService(node: AdminDeps): grpc.UntypedServiceImplementation
       }
       const n = Math.min(node.config.replicas, ring.size);
       const isUp = (id: string): boolean => id === node.id || node.gossiper.isUp(id);
-      const endpoint = (id: string, hintFor = ''): Record<string, unknown> => {
+      const endpoint = (id: string, hintFor = ''): Endpoint => {
         const s = node.gossiper.state(id);
         return { id, address: s ? (field(s, 'addr') ?? '') : '', zone: ring.member(id)?.zone ?? '', up: isUp(id), hintFor };
       };
@@ -151,18 +162,18 @@ export function adminService(node: AdminDeps): grpc.UntypedServiceImplementation
         targets: ring.targets(key, n, isUp).map((t) => endpoint(t.id, t.for)),
       });
     },
-    decommission: operator((r: { cancel: boolean }) => node.decommission(r.cancel)),
-    removeNode: operator(async (r: { id: string }) => {
+    Decommission: operator((r) => node.decommission(r.cancel)),
+    RemoveNode: operator(async (r) => {
       if (r.id.length === 0) throw new AdminRefusal('OP_BAD_ARGUMENT', 'name the node to remove: ringkv removenode ID');
       return node.removeNode(r.id);
     }),
-    cleanup: operator(() => node.cleanup()),
-    transfers: (_call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => cb(null, node.transfers()),
-    plan: operator(async (r: { changes: { kind: string; node: string }[] }) => node.staged.plan(r.changes)),
-    commit: operator(async () => node.staged.commit()),
-    clear: operator(async () => node.staged.clear()),
-    admit: operator(() => node.admit()),
-    repair: operator(async (r: { start: string; end: string }) => {
+    Cleanup: operator(() => node.cleanup()),
+    Transfers: (_call, cb) => cb(null, node.transfers()),
+    Plan: operator(async (r) => node.staged.plan(r.changes)),
+    Commit: operator(async () => node.staged.commit()),
+    Clear: operator(async () => node.staged.clear()),
+    Admit: operator(() => node.admit()),
+    Repair: operator(async (r) => {
       if (r.start === '' && r.end === '') return node.repairs.start();
       const tok = (v: string): bigint | undefined => (/^[0-9a-f]{16}$/.test(v) ? BigInt(`0x${v}`) : undefined);
       const start = tok(r.start), end = tok(r.end);
@@ -170,7 +181,7 @@ export function adminService(node: AdminDeps): grpc.UntypedServiceImplementation
         throw new AdminRefusal('OP_BAD_ARGUMENT', `a range is two tokens of 16 hex digits, START-END (as ringkv ring shows them), got "${r.start}-${r.end}"`);
       return node.repairs.start({ start, end });
     }),
-    setClockOffset: operator(async (r: { offsetMs: number }) => {
+    SetClockOffset: operator(async (r) => {
       if (node.config.faultInjection !== 'on')
         throw new AdminRefusal('OP_FAULT_INJECTION_OFF', 'this node refuses clock skew: it is for fault-injection tests, which start nodes with --fault-injection on');
       const max = node.clock.maxOffsetMs;
@@ -179,6 +190,6 @@ export function adminService(node: AdminDeps): grpc.UntypedServiceImplementation
       node.clock.offsetMs = r.offsetMs;
       return { offsetMs: node.clock.offsetMs, nowMs: node.clock.now() };
     }),
-    repairStatus: (_call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => cb(null, node.repairs.status),
+    RepairStatus: (_call, cb) => cb(null, node.repairs.status),
   };
 }

@@ -14,37 +14,29 @@
 import * as grpc from '@grpc/grpc-js';
 import { PeerChannels } from './peer-channels.js';
 import { callMetadata } from '../security/credentials.js';
-import { callUnary } from './protos.js';
+import type { ControlRequest, ControlRequest__Output } from './generated/ringkv/internal/v1/ControlRequest.js';
+import type { MovementReply, MovementReply__Output } from './generated/ringkv/v1/MovementReply.js';
+import type { TransfersResponse, TransfersResponse__Output } from './generated/ringkv/v1/TransfersResponse.js';
+import { callUnary, type ServiceClient, type ServiceHandlers } from './protos.js';
 import { toStatus } from './status.js';
 
 export const CONTROL_SERVICE = 'ringkv.internal.v1.Control';
-
-/** What a node answers to Admit and Decommission (ringkv.v1.MovementReply). */
-export interface MovementReply {
-  readonly move: string;
-  readonly message: string;
-}
 
 export interface ControlDeps {
   readonly clusterName: string;
   admit(): Promise<MovementReply>;
   decommission(): Promise<MovementReply>;
-  /** This node's transfers as Admin Transfers replies them (ringkv.v1.TransfersResponse). */
-  transfers(): object;
+  /** This node's transfers, as Admin Transfers replies them. */
+  transfers(): TransfersResponse;
   /** Why not to serve now (stopping), if so. */
   refuse(): string | undefined;
   readonly log: { info(o: object, m: string): void };
 }
 
-interface ControlRequest {
-  readonly cluster: string;
-  readonly from: string;
-}
-
-export function controlService(deps: ControlDeps): grpc.UntypedServiceImplementation {
+export function controlService(deps: ControlDeps): ServiceHandlers<typeof CONTROL_SERVICE> {
   const unary =
-    (method: string, fn: () => Promise<object> | object) =>
-    (call: grpc.ServerUnaryCall<ControlRequest, unknown>, cb: grpc.sendUnaryData<unknown>): void => {
+    <Res>(method: string, fn: () => Promise<Res> | Res) =>
+    (call: grpc.ServerUnaryCall<ControlRequest__Output, Res>, cb: grpc.sendUnaryData<Res>): void => {
       const { cluster, from } = call.request;
       if (cluster !== deps.clusterName) return cb({ code: grpc.status.FAILED_PRECONDITION, details: `cluster name "${cluster}" is not ours ("${deps.clusterName}")` });
       const why = deps.refuse();
@@ -58,15 +50,15 @@ export function controlService(deps: ControlDeps): grpc.UntypedServiceImplementa
         );
     };
   return {
-    admit: unary('admit', () => deps.admit()),
-    decommission: unary('decommission', () => deps.decommission()),
-    transfers: unary('transfers', () => deps.transfers()),
+    Admit: unary('admit', () => deps.admit()),
+    Decommission: unary('decommission', () => deps.decommission()),
+    Transfers: unary('transfers', () => deps.transfers()),
   };
 }
 
 /** A peer's Control service, addressed by node id (the address it gossips). */
 export class ControlPeers {
-  readonly #channels: PeerChannels;
+  readonly #channels: PeerChannels<typeof CONTROL_SERVICE>;
 
   constructor(
     private readonly id: string,
@@ -80,17 +72,17 @@ export class ControlPeers {
     this.#channels = new PeerChannels(CONTROL_SERVICE, credentials);
   }
 
-  admit(node: string): Promise<MovementReply> {
-    return this.#call(node, 'admit', this.deadlineMs);
+  admit(node: string): Promise<MovementReply__Output> {
+    return this.#with(node, this.deadlineMs, (c, ...rest) => callUnary(c, 'Admit', ...rest));
   }
 
-  decommission(node: string): Promise<MovementReply> {
-    return this.#call(node, 'decommission', this.deadlineMs);
+  decommission(node: string): Promise<MovementReply__Output> {
+    return this.#with(node, this.deadlineMs, (c, ...rest) => callUnary(c, 'Decommission', ...rest));
   }
 
-  /** Node `node`'s transfers (ringkv.v1.TransfersResponse as grpc-js decodes it). */
-  transfers<T>(node: string, deadlineMs = this.deadlineMs): Promise<T> {
-    return this.#call(node, 'transfers', deadlineMs);
+  /** Node `node`'s transfers. */
+  transfers(node: string, deadlineMs = this.deadlineMs): Promise<TransfersResponse__Output> {
+    return this.#with(node, deadlineMs, (c, ...rest) => callUnary(c, 'Transfers', ...rest));
   }
 
   /** Close the channels of peers no longer at any of `addresses`. */
@@ -102,11 +94,11 @@ export class ControlPeers {
     this.#channels.close();
   }
 
-  #call<T>(node: string, method: string, deadlineMs: number): Promise<T> {
+  /** A call to node `node` with this node's request, deadline and token; a node without an address fails as an unreachable one would. */
+  #with<T>(node: string, deadlineMs: number, call: (client: ServiceClient<typeof CONTROL_SERVICE>, req: ControlRequest, options: grpc.CallOptions, metadata: grpc.Metadata | undefined) => Promise<T>): Promise<T> {
     try {
-      const client = this.#channels.forNode(node, this.addressOf);
       const token = this.token();
-      return callUnary<T>(client, method, { cluster: this.clusterName, from: this.id }, { deadline: Date.now() + deadlineMs }, token === undefined ? undefined : callMetadata({ token }));
+      return call(this.#channels.forNode(node, this.addressOf), { cluster: this.clusterName, from: this.id }, { deadline: Date.now() + deadlineMs }, token === undefined ? undefined : callMetadata({ token }));
     } catch (e) {
       return Promise.reject(e);
     }

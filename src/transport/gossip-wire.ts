@@ -10,29 +10,30 @@
 
 import * as grpc from '@grpc/grpc-js';
 import type { GossipMessage } from '../membership/gossiper.js';
+import type { Field } from './generated/ringkv/internal/v1/Field.js';
+import type { GossipMessage as WireMessage, GossipMessage__Output as WireMessageIn } from './generated/ringkv/internal/v1/GossipMessage.js';
+import type { NodeDelta } from './generated/ringkv/internal/v1/NodeDelta.js';
 import { PeerChannels } from './peer-channels.js';
-import { serviceClient } from './protos.js';
+import { serviceClient, type ServiceHandlers } from './protos.js';
 
-interface WireMessage {
-  cluster: string;
-  from: string;
-  fromAddr: string;
-  kind: string;
-  digests: { id: string; generation: number; version: number }[];
-  deltas: { id: string; generation: number; heartbeat: number; fields: { name: string; value: string; version: number }[] }[];
-  requests: { id: string; generation: number; version: number }[];
-}
-
-const KINDS: Record<string, GossipMessage['kind']> = { SYN: 'syn', ACK: 'ack', ACK2: 'ack2' };
+const WIRE_KINDS = { syn: 'SYN', ack: 'ACK', ack2: 'ACK2' } as const;
 
 /** The gossiper's form of a decoded message; the gossiper checks every value. */
-export function fromWire(w: WireMessage): GossipMessage {
+export function fromWire(w: WireMessageIn): GossipMessage {
   const base = { cluster: w.cluster, from: w.from, fromAddr: w.fromAddr };
-  const kind = KINDS[w.kind];
-  if (kind === 'syn') return { ...base, kind, digests: w.digests, deltas: w.deltas };
-  if (kind === 'ack') return { ...base, kind, deltas: w.deltas, requests: w.requests };
-  if (kind === 'ack2') return { ...base, kind, deltas: w.deltas };
-  return { ...base, kind: w.kind } as unknown as GossipMessage;
+  switch (w.kind) {
+    case 'SYN':
+      return { ...base, kind: 'syn', digests: w.digests, deltas: w.deltas };
+    case 'ACK':
+      return { ...base, kind: 'ack', deltas: w.deltas, requests: w.requests };
+    case 'ACK2':
+      return { ...base, kind: 'ack2', deltas: w.deltas };
+    default:
+      // KIND_UNSPECIFIED, or a number this version has no name for: not a message the
+      // gossiper's type can hold, passed on for it to refuse as it refuses every malformed
+      // message (after the cluster name and the sender, with its event).
+      return { ...base, kind: w.kind } as unknown as GossipMessage;
+  }
 }
 
 export function toWire(m: GossipMessage): WireMessage {
@@ -40,15 +41,15 @@ export function toWire(m: GossipMessage): WireMessage {
     cluster: m.cluster,
     from: m.from,
     fromAddr: m.fromAddr,
-    kind: m.kind.toUpperCase(),
+    kind: WIRE_KINDS[m.kind],
     digests: m.kind === 'syn' ? [...m.digests] : [],
-    deltas: (m.deltas ?? []).map((d) => ({ ...d, fields: [...d.fields] })),
+    deltas: (m.deltas ?? []).map((d): NodeDelta => ({ id: d.id, generation: d.generation, heartbeat: d.heartbeat, fields: d.fields.map((f): Field => ({ name: f.name, value: f.value, version: f.version })) })),
     requests: m.kind === 'ack' ? [...m.requests] : [],
   };
 }
 
 export class GossipSender {
-  readonly #channels: PeerChannels;
+  readonly #channels: PeerChannels<'ringkv.internal.v1.Gossip'>;
 
   constructor(
     private readonly deadlineMs: number,
@@ -63,14 +64,10 @@ export class GossipSender {
     const c = this.#channels.get(to);
     const deadline = Date.now() + this.deadlineMs;
     return new Promise((resolve) =>
-      (c as unknown as Record<string, (r: unknown, o: grpc.CallOptions, cb: (e: grpc.ServiceError | null) => void) => void>).exchange!(
-        toWire(message),
-        { deadline },
-        (err) => {
-          if (err) this.onError(to, err);
-          resolve();
-        },
-      ),
+      c.exchange(toWire(message), { deadline }, (err) => {
+        if (err) this.onError(to, err);
+        resolve();
+      }),
     );
   }
 
@@ -96,11 +93,11 @@ export interface GossipHandler {
 }
 
 /** The Gossip service's definition and handler: a refusal for another cluster is FAILED_PRECONDITION, any other INVALID_ARGUMENT. */
-export function gossipService(h: GossipHandler): [grpc.ServiceDefinition, grpc.UntypedServiceImplementation] {
+export function gossipService(h: GossipHandler): [grpc.ServiceDefinition, ServiceHandlers<'ringkv.internal.v1.Gossip'>] {
   return [
     serviceClient('ringkv.internal.v1.Gossip').service,
     {
-      exchange: (call: grpc.ServerUnaryCall<WireMessage, object>, cb: grpc.sendUnaryData<object>) => {
+      Exchange: (call, cb) => {
         const stopping = h.refuse();
         if (stopping !== undefined) return cb({ code: grpc.status.UNAVAILABLE, details: stopping });
         const refused = h.receive(fromWire(call.request));

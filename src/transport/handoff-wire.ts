@@ -11,17 +11,21 @@ import type { Store } from '../storage/index.js';
 import { MAX_TOKEN, tokenHex as hex } from '../ring/index.js';
 import type { Throttle } from '../streaming/throttle.js';
 import type { PullItem, RangeBatchIn, RangeSourceApi } from '../streaming/transfers.js';
+import type { StreamRangeRequest, StreamRangeRequest__Output } from './generated/ringkv/internal/v1/StreamRangeRequest.js';
+import type { RangeBatch } from './generated/ringkv/internal/v1/RangeBatch.js';
+import type { FetchRange } from './generated/ringkv/internal/v1/FetchRange.js';
+import type { FetchRequest } from './generated/ringkv/internal/v1/FetchRequest.js';
 import { PeerChannels } from './peer-channels.js';
-import { callUnary } from './protos.js';
+import { callUnary, type ServiceClient, type ServiceHandlers } from './protos.js';
 import { toStatus } from './status.js';
 import { MAX_ID_LENGTH } from '../membership/endpoint.js';
+
+const SERVICE = 'ringkv.internal.v1.Handoff' as const;
+type Handlers = ServiceHandlers<typeof SERVICE>;
 
 /** Records per streamed batch, and bytes (a single larger record is its own batch). */
 export const STREAM_BATCH_COUNT = 512;
 export const STREAM_BATCH_BYTES = 1 << 20;
-
-interface StreamRangeRequest { start: string; end: string; afterKey: Buffer; requester: string; cluster: string }
-interface FetchRequest { cluster: string; move: string; requester: string; ranges: { start: string; end: string; sources: string[]; leaverGone: boolean }[] }
 
 function parseToken(v: string): bigint | undefined {
   return /^[0-9a-f]{16}$/.test(v) ? BigInt(`0x${v}`) : undefined;
@@ -55,14 +59,14 @@ export interface OutgoingStream {
   bytes: number;
 }
 
-export function handoffService(deps: HandoffServerDeps): grpc.UntypedServiceImplementation {
+export function handoffService(deps: HandoffServerDeps): Handlers {
   return {
-    streamRange: (call: grpc.ServerWritableStream<StreamRangeRequest, unknown>) => {
+    StreamRange: (call) => {
       void streamRange(deps, call).catch((e: unknown) => {
         if (!call.cancelled) call.emit('error', toStatus(e));
       });
     },
-    fetch: (call: grpc.ServerUnaryCall<FetchRequest, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+    Fetch: (call, cb) => {
       const r = call.request;
       if (r.cluster !== deps.clusterName) return cb(status(grpc.status.FAILED_PRECONDITION, `cluster name "${r.cluster}" is not ours ("${deps.clusterName}")`));
       const why = deps.refuse();
@@ -85,7 +89,7 @@ export function handoffService(deps: HandoffServerDeps): grpc.UntypedServiceImpl
   };
 }
 
-async function streamRange(deps: HandoffServerDeps, call: grpc.ServerWritableStream<StreamRangeRequest, unknown>): Promise<void> {
+async function streamRange(deps: HandoffServerDeps, call: grpc.ServerWritableStream<StreamRangeRequest__Output, RangeBatch>): Promise<void> {
   const r = call.request;
   if (r.cluster !== deps.clusterName) return void call.emit('error', status(grpc.status.FAILED_PRECONDITION, `cluster name "${r.cluster}" is not ours ("${deps.clusterName}")`));
   const why = deps.refuse();
@@ -131,7 +135,9 @@ async function streamRange(deps: HandoffServerDeps, call: grpc.ServerWritableStr
  * of 512-record batches), on the joiner, whose CPU bounds a join. The records themselves
  * are checked when the store merges them. Fields it does not know are skipped, as protobuf
  * requires, so a newer sender's additions are harmless; a message that does not parse
- * throws (gRPC ends the call with INTERNAL).
+ * throws (gRPC ends the call with INTERNAL). The tags are handoff.proto's (entries 1, key 1,
+ * record 2, corrupt 2), checked against protobufjs's encoding by
+ * test/unit/handoff/range-stream.test.ts.
  */
 export function decodeRangeBatch(buf: Buffer): RangeBatchIn {
   const entries: { key: Buffer; record: Buffer }[] = [];
@@ -218,7 +224,7 @@ class WireReader {
 
 /** The client side: ranges streamed from peers, and Fetch asked of peers. */
 export class GrpcHandoff implements RangeSourceApi {
-  readonly #channels: PeerChannels;
+  readonly #channels: PeerChannels<typeof SERVICE>;
 
   constructor(
     private readonly self: string,
@@ -226,16 +232,16 @@ export class GrpcHandoff implements RangeSourceApi {
     private readonly addressOf: (id: string) => string | undefined,
     credentials: grpc.ChannelCredentials,
   ) {
-    this.#channels = new PeerChannels('ringkv.internal.v1.Handoff', credentials);
+    this.#channels = new PeerChannels(SERVICE, credentials);
   }
 
-  #client(node: string): grpc.Client {
+  #client(node: string): ServiceClient<typeof SERVICE> {
     return this.#channels.forNode(node, this.addressOf);
   }
 
   async *stream(source: string, range: { start: bigint; end: bigint }, after: Buffer | undefined, signal: AbortSignal): AsyncIterable<RangeBatchIn> {
-    const method = this.#channels.Client.service['StreamRange']!;
-    const req = { start: hex(range.start), end: hex(range.end), afterKey: after ?? Buffer.alloc(0), requester: this.self, cluster: this.clusterName };
+    const method = this.#channels.Client.service.StreamRange;
+    const req: StreamRangeRequest = { start: hex(range.start), end: hex(range.end), afterKey: after ?? Buffer.alloc(0), requester: this.self, cluster: this.clusterName };
     // The batches are decoded by hand (decodeRangeBatch), not by the proto-loader definition.
     const call: grpc.ClientReadableStream<RangeBatchIn> = this.#client(source).makeServerStreamRequest(method.path, method.requestSerialize, decodeRangeBatch, req);
     const cancel = (): void => call.cancel();
@@ -250,7 +256,7 @@ export class GrpcHandoff implements RangeSourceApi {
 
   /** Ask `node` to pull `items` for movement `move`; resolves when it has them all. */
   fetch(node: string, move: string, items: readonly PullItem[], deadline: number): Promise<{ keys: number; bytes: number }> {
-    const req = { cluster: this.clusterName, move, requester: this.self, ranges: items.map((i) => ({ start: hex(i.start), end: hex(i.end), sources: [...i.sources], leaverGone: i.leaverGone === true })) };
+    const req: FetchRequest = { cluster: this.clusterName, move, requester: this.self, ranges: items.map((i): FetchRange => ({ start: hex(i.start), end: hex(i.end), sources: [...i.sources], leaverGone: i.leaverGone === true })) };
     return callUnary(this.#client(node), 'fetch', req, { deadline });
   }
 

@@ -11,14 +11,12 @@ import * as grpc from '@grpc/grpc-js';
 import type { Coordinator } from '../replication/coordinator.js';
 import { BatchedServer, passThrough, type ServerCodec } from './batched-stream.js';
 import { decodeKvCalls, encodeKvReplies, kvReplySize, type KvCall, type KvReply } from './kv-codec.js';
-import { serviceClient } from './protos.js';
+import { serviceClient, type ServiceHandlers } from './protos.js';
 import { codeName, toStatus } from './status.js';
 
-interface PutRequest { key: Buffer; value: Buffer; context: Buffer; w: number; requestId: Buffer }
-interface GetRequest { key: Buffer; r: number }
-interface DeleteRequest { key: Buffer; context: Buffer; w: number; requestId: Buffer }
+type Handlers = ServiceHandlers<'ringkv.v1.KeyValue'>;
 
-function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown>): number | undefined {
+function deadlineOf<Req, Res>(call: grpc.ServerUnaryCall<Req, Res>): number | undefined {
   const d = call.getDeadline();
   const ms = d instanceof Date ? d.getTime() : d;
   return Number.isFinite(ms) ? ms : undefined;
@@ -26,7 +24,7 @@ function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown>): number | unde
 
 function unary<Req, Res>(fn: (req: Req, deadline: number | undefined) => Promise<Res>) {
   return (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
-    fn(call.request, deadlineOf(call as grpc.ServerUnaryCall<unknown, unknown>)).then(
+    fn(call.request, deadlineOf(call)).then(
       (res) => cb(null, res),
       (e: unknown) => cb(toStatus(e)),
     );
@@ -65,13 +63,13 @@ export class KeyValueService {
     };
   }
 
+  /** The service's definition, with the stream's messages passed through as bytes (kv-codec.ts encodes them). */
   definition(): grpc.ServiceDefinition {
     const def = serviceClient('ringkv.v1.KeyValue').service;
-    const stream = def['Stream'] as grpc.MethodDefinition<unknown, unknown>;
-    return { ...def, Stream: { ...stream, requestDeserialize: passThrough, responseSerialize: passThrough } } as grpc.ServiceDefinition;
+    return { ...def, Stream: { ...def.Stream, requestDeserialize: passThrough, responseSerialize: passThrough } };
   }
 
-  /** Put, Get and Delete through `wrap`; Stream as it is. */
+  /** Put, Get and Delete through `wrap`; Stream as it is, on bytes. */
   implementation(wrap: (impl: grpc.UntypedServiceImplementation) => grpc.UntypedServiceImplementation): grpc.UntypedServiceImplementation {
     return { ...wrap(kvService(this.coordinator)), Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => this.#streams.serve(call, this.#codec) };
   }
@@ -96,14 +94,15 @@ export class KeyValueService {
   }
 }
 
-export function kvService(coordinator: Coordinator): grpc.UntypedServiceImplementation {
+/** Put, Get and Delete (the stream is KeyValueService's). */
+export function kvService(coordinator: Coordinator): Omit<Handlers, 'Stream'> {
   return {
-    put: unary(async (r: PutRequest, deadline) => {
+    Put: unary(async (r, deadline) => {
       const { context } = await coordinator.put(r.key, r.value, r.context, { quorum: r.w, deadline, requestId: r.requestId });
       return { context };
     }),
-    get: unary((r: GetRequest, deadline) => coordinator.get(r.key, { quorum: r.r, deadline })),
-    delete: unary(async (r: DeleteRequest, deadline) => {
+    Get: unary((r, deadline) => coordinator.get(r.key, { quorum: r.r, deadline })),
+    Delete: unary(async (r, deadline) => {
       await coordinator.delete(r.key, r.context, { quorum: r.w, deadline, requestId: r.requestId });
       return {};
     }),

@@ -6,7 +6,7 @@
  * Owns: the map of clients. Must not: make calls (each wire does).
  */
 import * as grpc from '@grpc/grpc-js';
-import { NODE_MAX_MESSAGE_BYTES, serviceClient } from './protos.js';
+import { NODE_MAX_MESSAGE_BYTES, serviceClient, type ServiceClient, type ServiceConstructor, type ServiceName } from './protos.js';
 
 export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.max_receive_message_length': NODE_MAX_MESSAGE_BYTES,
@@ -18,12 +18,12 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
 };
 
 
-export class PeerChannels {
-  readonly #clients = new Map<string, grpc.Client>();
-  readonly Client: grpc.ServiceClientConstructor;
+export class PeerChannels<S extends ServiceName> {
+  readonly #clients = new Map<string, ServiceClient<S>>();
+  readonly Client: ServiceConstructor<S>;
 
   constructor(
-    service: string,
+    service: S,
     /** How peers are dialled: insecure, or TLS with this node's certificate (security/node-security.ts). */
     private readonly credentials: grpc.ChannelCredentials,
   ) {
@@ -31,14 +31,14 @@ export class PeerChannels {
   }
 
   /** The client for node `id` at the address `addressOf` knows; UNAVAILABLE (as a call would fail) when none is known. */
-  forNode(id: string, addressOf: (id: string) => string | undefined): grpc.Client {
+  forNode(id: string, addressOf: (id: string) => string | undefined): ServiceClient<S> {
     const addr = addressOf(id);
     if (addr === undefined) throw Object.assign(new Error(`no address known for node ${id}`), { code: grpc.status.UNAVAILABLE, details: `no address known for node ${id}` });
     return this.get(addr);
   }
 
   /** The client for `address`, made on first use. */
-  get(address: string): grpc.Client {
+  get(address: string): ServiceClient<S> {
     let c = this.#clients.get(address);
     if (c === undefined) {
       c = new this.Client(address, this.credentials, CHANNEL_OPTIONS);

@@ -1,42 +1,48 @@
 /**
  * The wire contract, loaded from proto/: one PackageDefinition with every service, so
  * that server reflection describes them all, and for a process that only calls a
- * service (the client, the CLI) just the file that defines it.
+ * service (the client, the CLI) just the file that defines it. Typed by the code
+ * generated from the same files (generated/, `npm run gen:proto`): a service's client,
+ * handlers and definition by its full name, and each message as a sender gives it (`Foo`)
+ * and as grpc-js hands it over (`Foo__Output`).
  *
- * Owns: where the .proto files are and how they map to JS (64-bit integers as numbers —
- * generations, versions and byte counts stay below 2^53 — and enums as names).
+ * Owns: where the .proto files are, and the one place the loaded objects are taken as the
+ * generated types. Must not: choose how .proto maps to JS by hand (the generator's
+ * options, generated/services.ts, are the run time's too).
  */
 
 import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import { LOAD_OPTIONS, SERVICE_FILES, type Services } from './generated/services.js';
 
 /** proto/ at the package root, from src/transport or dist/transport alike. */
 export const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
 
-/** grpc.health.v1's file, found without loading grpc-health-check (which loads a server's worth). */
-const HEALTH_PROTO = createRequire(import.meta.url).resolve('grpc-health-check/proto/health/v1/health.proto');
+/** grpc-health-check's proto/, where grpc.health.v1's file is, found without loading grpc-health-check (which loads a server's worth). */
+const HEALTH_DIR = dirname(dirname(dirname(createRequire(import.meta.url).resolve('grpc-health-check/proto/health/v1/health.proto'))));
 
 /** The wire contract's version, gossiped by every node (field `schema`). */
 export const WIRE_SCHEMA = 'ringkv.v1';
 
-/** Each service and the file that defines it. */
-const SERVICE_FILES: Readonly<Record<string, string>> = {
-  'ringkv.v1.KeyValue': 'ringkv/v1/kv.proto',
-  'ringkv.v1.Admin': 'ringkv/v1/admin.proto',
-  'ringkv.internal.v1.Gossip': 'ringkv/internal/v1/gossip.proto',
-  'ringkv.internal.v1.Replica': 'ringkv/internal/v1/replica.proto',
-  'ringkv.internal.v1.Handoff': 'ringkv/internal/v1/handoff.proto',
-  'ringkv.internal.v1.Repair': 'ringkv/internal/v1/repair.proto',
-  'ringkv.internal.v1.Control': 'ringkv/internal/v1/control.proto',
-  'grpc.health.v1.Health': HEALTH_PROTO,
-};
+export type ServiceName = keyof Services;
+/** A service's client, its methods typed by the generated request and response types. */
+export type ServiceClient<S extends ServiceName> = Services[S]['client'];
+/** A service's server handlers, by method name as in the .proto (`Status`, `StreamRange`). */
+export type ServiceHandlers<S extends ServiceName> = Services[S]['handlers'];
+export type ServiceDefinitionOf<S extends ServiceName> = Services[S]['definition'];
+export interface ServiceConstructor<S extends ServiceName> {
+  new (address: string, credentials: grpc.ChannelCredentials, options?: Partial<grpc.ChannelOptions>): ServiceClient<S>;
+  readonly service: ServiceDefinitionOf<S>;
+  readonly serviceName: string;
+}
 
 /** ringkv's own files: the contract test/unit/transport/proto-compat.test.ts holds to its rule. */
-export const PROTO_FILES = Object.values(SERVICE_FILES).filter((f) => f !== HEALTH_PROTO);
+export const PROTO_FILES: readonly string[] = Object.values(SERVICE_FILES).filter((f) => f.startsWith('ringkv/'));
 
-const LOAD_OPTIONS: protoLoader.Options = { includeDirs: [PROTO_DIR], keepCase: false, longs: Number, enums: String, defaults: true, arrays: true };
+const OPTIONS: protoLoader.Options = { ...LOAD_OPTIONS, includeDirs: [PROTO_DIR, HEALTH_DIR] };
 
 let cached: { definition: protoLoader.PackageDefinition; grpcObject: grpc.GrpcObject } | undefined;
 const byFile = new Map<string, grpc.GrpcObject>();
@@ -44,21 +50,22 @@ const byFile = new Map<string, grpc.GrpcObject>();
 /** Every service, grpc.health.v1 too, so that reflection describes the health service as well. */
 export function protos(): { definition: protoLoader.PackageDefinition; grpcObject: grpc.GrpcObject } {
   if (cached === undefined) {
-    const definition = protoLoader.loadSync(Object.values(SERVICE_FILES), LOAD_OPTIONS);
+    const definition = protoLoader.loadSync([...new Set(Object.values(SERVICE_FILES))], OPTIONS);
     cached = { definition, grpcObject: grpc.loadPackageDefinition(definition) };
   }
   return cached;
 }
 
-/** A service constructor by its full name, e.g. 'ringkv.v1.Admin'. */
-export function serviceClient(fullName: string): grpc.ServiceClientConstructor {
+/** A service's client constructor (and its definition, `.service`) by its full name, e.g. 'ringkv.v1.Admin'. */
+export function serviceClient<S extends ServiceName>(fullName: S): ServiceConstructor<S> {
   const file = SERVICE_FILES[fullName];
-  if (file === undefined) throw new Error(`no service ${fullName} in ${PROTO_FILES.join(', ')}`);
   // All of them once loaded (a node), else only the one file (a client).
-  let o: unknown = cached?.grpcObject ?? byFile.get(file);
-  if (o === undefined) byFile.set(file, (o = grpc.loadPackageDefinition(protoLoader.loadSync(file, LOAD_OPTIONS))));
-  for (const part of fullName.split('.')) o = (o as Record<string, unknown>)[part];
-  return o as grpc.ServiceClientConstructor;
+  let o: grpc.GrpcObject | grpc.ServiceClientConstructor | grpc.ProtobufTypeDefinition | undefined = cached?.grpcObject ?? byFile.get(file);
+  if (o === undefined) byFile.set(file, (o = grpc.loadPackageDefinition(protoLoader.loadSync(file, OPTIONS))));
+  for (const part of fullName.split('.')) o = o !== undefined && !('format' in o) && typeof o !== 'function' ? o[part] : undefined;
+  if (typeof o !== 'function') throw new Error(`no service ${fullName} in ${file}`);
+  // The one place the loaded constructor is taken as the generated type: both come from `file`.
+  return o as unknown as ServiceConstructor<S>;
 }
 
 /** Room for a message's framing beyond its largest payload: key, context, field tags. */
@@ -73,16 +80,19 @@ export const NODE_MAX_MESSAGE_BYTES = 8 * 1024 * 1024 + FRAMING_BYTES;
 /** Largest request a client sends: one value at the 1 MiB cap, with its key and context. */
 export const CLIENT_MAX_SEND_BYTES = 1024 * 1024 + FRAMING_BYTES;
 
-type Callback = (e: grpc.ServiceError | null, r: unknown) => void;
-type Unary = (...args: unknown[]) => void;
+/** A client's methods that take one request and answer one response (as grpc-js types them: the last overload, request and callback). */
+type AnyUnary = (argument: any, callback: grpc.requestCallback<any>) => grpc.ClientUnaryCall;
+export type UnaryMethod<C> = { [M in keyof C]: C[M] extends AnyUnary ? M : never }[keyof C] & string;
+export type RequestOf<C, M extends keyof C> = C[M] extends (argument: infer Req, callback: grpc.requestCallback<infer _>) => grpc.ClientUnaryCall ? Req : never;
+export type ResponseOf<C, M extends keyof C> = C[M] extends (argument: infer _, callback: grpc.requestCallback<infer Res>) => grpc.ClientUnaryCall ? Res : never;
 
-/** One unary call of `method` on a client made from these protos, as a promise. */
-export function callUnary<T>(client: grpc.Client, method: string, req: unknown, options: grpc.CallOptions, metadata?: grpc.Metadata): Promise<T> {
-  const fn = (client as unknown as Record<string, Unary>)[method];
-  if (fn === undefined) return Promise.reject(new Error(`no method ${method} on this client`));
+type Unary<Req, Res> = (argument: Req, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<Res>) => grpc.ClientUnaryCall;
+
+/** One unary call of `method` on `client` (made by serviceClient), as a promise of its decoded response. */
+export function callUnary<C extends grpc.Client, M extends UnaryMethod<C>>(client: C, method: M, req: RequestOf<C, M>, options: grpc.CallOptions, metadata = new grpc.Metadata()): Promise<ResponseOf<C, M>> {
+  // Every generated unary method has this overload: (request, metadata, options, callback).
+  const fn = client[method] as unknown as Unary<RequestOf<C, M>, ResponseOf<C, M>>;
   return new Promise((resolve, reject) => {
-    const done: Callback = (e, r) => (e ? reject(e) : resolve(r as T));
-    if (metadata === undefined) fn.call(client, req, options, done);
-    else fn.call(client, req, metadata, options, done); // grpc-js: (request, [metadata], [options], callback)
+    fn.call(client, req, metadata, options, (e, r) => (e ? reject(e) : resolve(r!)));
   });
 }

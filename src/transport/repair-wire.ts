@@ -11,8 +11,11 @@ import { MAX_TOKEN, tokenHex as hex } from '../ring/index.js';
 import { MAX_DEPTH, RangeTree, type Store } from '../storage/index.js';
 import type { TokenRange } from '../storage/keys.js';
 import type { LeafEntry, RecordEntry, RepairSide } from '../repair/exchange.js';
+import type { KeyHash } from './generated/ringkv/internal/v1/KeyHash.js';
+import type { KeyRecord } from './generated/ringkv/internal/v1/KeyRecord.js';
+import type { TreeSession, TreeSession__Output } from './generated/ringkv/internal/v1/TreeSession.js';
 import { PeerChannels } from './peer-channels.js';
-import { callUnary } from './protos.js';
+import { callUnary, type RequestOf, type ServiceClient, type ServiceHandlers, type UnaryMethod } from './protos.js';
 import { toStatus } from './status.js';
 
 /** Trees a node keeps for repairers at once, and how long an idle one is kept. */
@@ -21,7 +24,8 @@ const SESSION_IDLE_MS = 5 * 60_000;
 /** Keys or records per message (each record is at most the store's record cap). */
 const CHUNK = 256;
 
-interface Session { cluster: string; session: string; start: string; end: string; depth: number; requester: string }
+const SERVICE = 'ringkv.internal.v1.Repair' as const;
+type RepairClient = ServiceClient<typeof SERVICE>;
 
 function parseToken(v: string): bigint | undefined {
   return /^[0-9a-f]{16}$/.test(v) ? BigInt(`0x${v}`) : undefined;
@@ -47,14 +51,14 @@ export interface RepairServerDeps {
   readonly log: { debug(o: object, m: string): void; warn(o: object, m: string): void };
 }
 
-export function repairService(deps: RepairServerDeps): grpc.UntypedServiceImplementation {
+export function repairService(deps: RepairServerDeps): ServiceHandlers<typeof SERVICE> {
   const trees = new Map<string, { tree: Promise<RangeTree>; builtAt: number; used: number; range: TokenRange }>();
   const check = (cluster: string): void => {
     if (cluster !== deps.clusterName) throw new Refusal(grpc.status.FAILED_PRECONDITION, `cluster name "${cluster}" is not ours ("${deps.clusterName}")`);
     const why = deps.refuse();
     if (why !== undefined) throw new Refusal(grpc.status.UNAVAILABLE, why);
   };
-  const treeOf = (s: Session | null | undefined): Promise<RangeTree> => {
+  const treeOf = (s: TreeSession__Output | null): Promise<RangeTree> => {
     if (!s) throw new Refusal(grpc.status.INVALID_ARGUMENT, 'a repair request must name its session');
     check(s.cluster);
     const start = parseToken(s.start), end = parseToken(s.end);
@@ -76,34 +80,34 @@ export function repairService(deps: RepairServerDeps): grpc.UntypedServiceImplem
   };
   const unary =
     <Req, Res>(fn: (req: Req) => Promise<Res>) =>
-    (call: grpc.ServerUnaryCall<Req, unknown>, cb: grpc.sendUnaryData<unknown>): void => {
+    (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
       fn(call.request).then(
         (res) => cb(null, res),
         (e: unknown) => cb(e instanceof Refusal ? { code: e.code, details: e.message } : toStatus(e)),
       );
     };
   return {
-    treeDigests: unary(async (r: { session: Session; level: number; indices: number[] }) => {
+    TreeDigests: unary(async (r) => {
       const tree = await treeOf(r.session);
       if (r.level > tree.depth || r.indices.some((i) => i >= 16 ** r.level)) throw new Refusal(grpc.status.INVALID_ARGUMENT, `level ${r.level} of a depth-${tree.depth} tree has nodes 0 to ${16 ** Math.min(r.level, tree.depth) - 1}`);
       return { digests: r.indices.map((i) => tree.digest(r.level, i)) };
     }),
-    leafEntries: unary(async (r: { session: Session; leaves: number[] }) => {
+    LeafEntries: unary(async (r) => {
       const tree = await treeOf(r.session);
       if (r.leaves.some((i) => i >= tree.leaves)) throw new Refusal(grpc.status.INVALID_ARGUMENT, `a depth-${tree.depth} tree has leaves 0 to ${tree.leaves - 1}`);
       return { entries: await deps.store.ranges.leafEntries(tree, r.leaves) };
     }),
-    records: unary(async (r: { cluster: string; keys: Buffer[] }) => {
+    Records: unary(async (r) => {
       check(r.cluster);
       const got = await Promise.all(r.keys.map((k) => deps.store.getRecord(k)));
-      return { records: got.flatMap((record, i) => (record === undefined ? [] : [{ key: r.keys[i]!, record }])) };
+      return { records: got.flatMap((record, i): KeyRecord[] => (record === undefined ? [] : [{ key: r.keys[i]!, record }])) };
     }),
-    push: unary(async (r: { cluster: string; records: { key: Buffer; record: Buffer }[]; requester: string }) => {
+    Push: unary(async (r) => {
       check(r.cluster);
       const results = await deps.store.mergeMany(r.records);
-      return { changed: results.flatMap((m, i) => (m.changed ? [{ key: r.records[i]!.key, hash: deps.store.ranges.entryHash(r.records[i]!.key, m.record) }] : [])) };
+      return { changed: results.flatMap((m, i): KeyHash[] => (m.changed ? [{ key: r.records[i]!.key, hash: deps.store.ranges.entryHash(r.records[i]!.key, m.record) }] : [])) };
     }),
-    finish: unary(async (r: { session: Session; complete: boolean }) => {
+    Finish: unary(async (r) => {
       const s = r.session;
       if (!s) throw new Refusal(grpc.status.INVALID_ARGUMENT, 'a repair request must name its session');
       check(s.cluster);
@@ -118,7 +122,7 @@ export function repairService(deps: RepairServerDeps): grpc.UntypedServiceImplem
 
 /** Peers as repair sides, one channel per peer. */
 export class GrpcRepair {
-  readonly #channels: PeerChannels;
+  readonly #channels: PeerChannels<typeof SERVICE>;
 
   constructor(
     private readonly self: string,
@@ -126,38 +130,38 @@ export class GrpcRepair {
     private readonly addressOf: (id: string) => string | undefined,
     credentials: grpc.ChannelCredentials,
   ) {
-    this.#channels = new PeerChannels('ringkv.internal.v1.Repair', credentials);
+    this.#channels = new PeerChannels(SERVICE, credentials);
   }
 
-  #client(node: string): grpc.Client {
+  #client(node: string): RepairClient {
     return this.#channels.forNode(node, this.addressOf);
   }
 
   /** `node` as a side of session `session` over `range` at `depth`; every call has `timeoutMs`. */
   side(node: string, session: string, range: TokenRange, depth: number, timeoutMs: number): RepairSide & { finish(complete: boolean): Promise<void> } {
-    const s: Session = { cluster: this.clusterName, session, start: hex(range.start), end: hex(range.end), depth, requester: this.self };
-    const call = <T>(method: string, req: unknown): Promise<T> => callUnary<T>(this.#client(node), method, req, { deadline: Date.now() + timeoutMs });
+    const s: TreeSession = { cluster: this.clusterName, session, start: hex(range.start), end: hex(range.end), depth, requester: this.self };
+    const call = <M extends UnaryMethod<RepairClient>>(method: M, req: RequestOf<RepairClient, M>) => callUnary(this.#client(node), method, req, { deadline: Date.now() + timeoutMs });
     const chunks = <T>(xs: readonly T[]): T[][] => Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
     return {
       id: node,
       digests: async (level, indices) => {
         const out: string[] = [];
-        for (const part of chunks(indices)) out.push(...(await call<{ digests: string[] }>('treeDigests', { session: s, level, indices: part })).digests);
+        for (const part of chunks(indices)) out.push(...(await call('treeDigests', { session: s, level, indices: part })).digests);
         return out;
       },
       leafEntries: async (leaves) => {
         const out: LeafEntry[] = [];
-        for (const part of chunks(leaves)) out.push(...(await call<{ entries: LeafEntry[] }>('leafEntries', { session: s, leaves: part })).entries);
+        for (const part of chunks(leaves)) out.push(...(await call('leafEntries', { session: s, leaves: part })).entries);
         return out;
       },
       records: async (keys) => {
         const out: RecordEntry[] = [];
-        for (const part of chunks(keys)) out.push(...(await call<{ records: RecordEntry[] }>('records', { cluster: this.clusterName, keys: part })).records);
+        for (const part of chunks(keys)) out.push(...(await call('records', { cluster: this.clusterName, keys: part })).records);
         return out;
       },
       push: async (records) => {
         const out: LeafEntry[] = [];
-        for (const part of chunks(records)) out.push(...(await call<{ changed: LeafEntry[] }>('push', { cluster: this.clusterName, records: part, requester: this.self })).changed);
+        for (const part of chunks(records)) out.push(...(await call('push', { cluster: this.clusterName, records: part, requester: this.self })).changed);
         return out;
       },
       finish: async (complete) => {

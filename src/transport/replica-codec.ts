@@ -3,7 +3,10 @@
  * ReplicaCalls and ReplicaReplies), encoded and decoded by hand rather than through
  * proto-loader's dynamic objects: one exact-size buffer per batch, and fields decoded as
  * views of the received buffer, not copies. The bytes are plain protobuf, so grpcurl and
- * reflection describe them truly. (bench/replica-codec.ts measures the difference.)
+ * reflection describe them truly. (bench/replica-codec.ts measures the difference.) The
+ * field numbers below are replica.proto's: test/unit/transport/replica-codec.test.ts
+ * encodes every field by name with protobufjs and decodes it here, and the reverse, so a
+ * field renumbered in the .proto fails it.
  *
  * Owns: the byte layout of a batch. Must not: know what the calls mean (replica-wire.ts
  * maps them to ReplicaApi and LocalReplica).

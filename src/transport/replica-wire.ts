@@ -22,7 +22,7 @@ import { codeName, toStatus } from './status.js';
 
 const EMPTY = Buffer.alloc(0);
 
-const SERVICE = 'ringkv.internal.v1.Replica';
+const SERVICE = 'ringkv.internal.v1.Replica' as const;
 
 type CallOf = WithoutId<WireCall>;
 
@@ -39,8 +39,15 @@ function codecFor(address: string): ClientCodec<WireCall, WireReply> {
   };
 }
 
+/** `r` as the reply to a call of `op`; a reply of another kind (a peer's bug) fails the call as refused. */
+function answer<O extends CallOf['op']>(r: WireReply, op: O, node: string): Extract<WireReply, { op: O }> {
+  const is = (x: WireReply): x is Extract<WireReply, { op: O }> => x.op === op;
+  if (!is(r)) throw new ReplicaFailure('refused', 'RK_INTERNAL', `${node} answered a ${op} call with a ${r.op} reply`);
+  return r;
+}
+
 export class GrpcReplicas implements ReplicaApi {
-  readonly #channels: PeerChannels;
+  readonly #channels: PeerChannels<typeof SERVICE>;
   readonly #streams = new Map<string, BatchedStream<WireCall, WireReply>>();
 
   constructor(
@@ -53,22 +60,22 @@ export class GrpcReplicas implements ReplicaApi {
 
   async apply(node: string, key: Buffer, value: Buffer | null, context: Buffer, deadline: number, requestId?: Buffer): Promise<ApplyResult> {
     const r = await this.#call(node, { op: 'apply', deadline, key, value, context, requestId: requestId ?? EMPTY });
-    return r as ApplyResult;
+    return answer(r, 'apply', node);
   }
 
   async merge(node: string, key: Buffer, record: Buffer, hintFor: string | undefined, deadline: number): Promise<boolean> {
     const r = await this.#call(node, { op: 'merge', deadline, key, record, hintFor: hintFor ?? '' });
-    return (r as { changed: boolean }).changed;
+    return answer(r, 'merge', node).changed;
   }
 
   async read(node: string, key: Buffer, hintFor: string | undefined, deadline: number): Promise<Buffer | undefined> {
     const r = await this.#call(node, { op: 'read', deadline, key, hintFor: hintFor ?? '' });
-    return (r as { record: Buffer | undefined }).record;
+    return answer(r, 'read', node).record;
   }
 
   async digest(node: string, key: Buffer, deadline: number): Promise<Buffer> {
     const r = await this.#call(node, { op: 'digest', deadline, key });
-    return (r as { digest: Buffer }).digest;
+    return answer(r, 'digest', node).digest;
   }
 
   #call(node: string, c: CallOf): Promise<WireReply> {
@@ -154,8 +161,8 @@ export class ReplicaServer {
 
   /** The service definition, with the stream's messages passed through as bytes (replica-codec.ts encodes them). */
   definition(): grpc.ServiceDefinition {
-    const stream = serviceClient(SERVICE).service['Stream'] as grpc.MethodDefinition<unknown, unknown>;
-    return { Stream: { ...stream, requestDeserialize: passThrough, responseSerialize: passThrough } } as grpc.ServiceDefinition;
+    const stream = serviceClient(SERVICE).service.Stream;
+    return { Stream: { ...stream, requestDeserialize: passThrough, responseSerialize: passThrough } };
   }
 
   implementation(): grpc.UntypedServiceImplementation {

@@ -8,7 +8,7 @@ const member = (id: string, status = 'normal'): MemberStatus => ({ id, address: 
 
 /** What Admin Ring and Status answer for `ring` (as admin-service.ts builds them). */
 function replies(ring: Ring, n: number, members: MemberStatus[]): [RingReply, StatusReply] {
-  const ranges = ring.ranges(n).map((x) => ({ start: tokenHex(x.start), end: tokenHex(x.end), replicas: x.replicas }));
+  const ranges = ring.ranges(n).map((x) => ({ start: tokenHex(x.start), end: tokenHex(x.end), replicas: [...x.replicas] }));
   return [{ replicas: n, ranges, pending: [] }, { members } as unknown as StatusReply];
 }
 

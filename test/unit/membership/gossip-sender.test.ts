@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
 import { GossipSender, fromWire, toWire } from '../../../src/transport/gossip-wire.js';
 import type { GossipMessage } from '../../../src/membership/gossiper.js';
+import { serviceClient } from '../../../src/transport/protos.js';
 
 describe('gossip over the wire', () => {
   it('maps each message kind to its protobuf form and back', () => {
@@ -12,7 +13,8 @@ describe('gossip over the wire', () => {
       { ...env, kind: 'ack', deltas: [delta], requests: [{ id: 'b', generation: 1, version: 0 }] },
       { ...env, kind: 'ack2', deltas: [delta] },
     ];
-    for (const m of messages) expect(fromWire(toWire(m))).toEqual(m);
+    const exchange = serviceClient('ringkv.internal.v1.Gossip').service.Exchange;
+    for (const m of messages) expect(fromWire(exchange.requestDeserialize(exchange.requestSerialize(toWire(m))))).toEqual(m);
     expect(toWire(messages[0]!).kind).toBe('SYN');
   });
 

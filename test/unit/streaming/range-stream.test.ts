@@ -15,7 +15,7 @@ import { Checkpoints } from '../../../src/streaming/checkpoints.js';
 import { Throttle } from '../../../src/streaming/throttle.js';
 import { Transfers, rangeKey, type PullItem, type RangeBatchIn, type RangeSourceApi } from '../../../src/streaming/transfers.js';
 import { GrpcHandoff, decodeRangeBatch, handoffService } from '../../../src/transport/handoff-wire.js';
-import { callUnary, protos, serviceClient } from '../../../src/transport/protos.js';
+import { callUnary, serviceClient } from '../../../src/transport/protos.js';
 
 const quiet = { info() {}, warn() {}, debug() {} };
 const dirs: string[] = [];
@@ -30,8 +30,7 @@ afterAll(() => {
 
 /** proto-loader's own encoding of a RangeBatch: what a sender puts on the wire. */
 function encode(batch: { entries: { key: Buffer; record: Buffer }[]; corrupt: number }): Buffer {
-  const def = protos().definition['ringkv.internal.v1.Handoff'] as Record<string, { responseSerialize(v: unknown): Buffer }>;
-  return def.StreamRange!.responseSerialize(batch);
+  return serviceClient('ringkv.internal.v1.Handoff').service.StreamRange.responseSerialize(batch);
 }
 
 const varint = (n: number): Buffer => {

@@ -1,0 +1,85 @@
+// Original file: proto/ringkv/internal/v1/control.proto
+
+import type * as grpc from '@grpc/grpc-js'
+import type { MethodDefinition } from '@grpc/proto-loader'
+import type { ControlRequest as _ringkv_internal_v1_ControlRequest, ControlRequest__Output as _ringkv_internal_v1_ControlRequest__Output } from '../../../ringkv/internal/v1/ControlRequest.js';
+import type { MovementReply as _ringkv_v1_MovementReply, MovementReply__Output as _ringkv_v1_MovementReply__Output } from '../../../ringkv/v1/MovementReply.js';
+import type { TransfersResponse as _ringkv_v1_TransfersResponse, TransfersResponse__Output as _ringkv_v1_TransfersResponse__Output } from '../../../ringkv/v1/TransfersResponse.js';
+
+export interface ControlClient extends grpc.Client {
+  /**
+   * Admit the answering node, a standby started with --join manual: it joins now.
+   * FAILED_PRECONDITION when it is not a standby, or when `cluster` is not its cluster.
+   */
+  Admit(argument: _ringkv_internal_v1_ControlRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
+  Admit(argument: _ringkv_internal_v1_ControlRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
+  Admit(argument: _ringkv_internal_v1_ControlRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
+  Admit(argument: _ringkv_internal_v1_ControlRequest, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
+  /**
+   * Admit the answering node, a standby started with --join manual: it joins now.
+   * FAILED_PRECONDITION when it is not a standby, or when `cluster` is not its cluster.
+   */
+  admit(argument: _ringkv_internal_v1_ControlRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
+  admit(argument: _ringkv_internal_v1_ControlRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
+  admit(argument: _ringkv_internal_v1_ControlRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
+  admit(argument: _ringkv_internal_v1_ControlRequest, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * Decommission the answering node (as Admin Decommission without cancel).
+   * FAILED_PRECONDITION when another topology change is in progress or it is not normal.
+   */
+  Decommission(argument: _ringkv_internal_v1_ControlRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
+  Decommission(argument: _ringkv_internal_v1_ControlRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
+  Decommission(argument: _ringkv_internal_v1_ControlRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
+  Decommission(argument: _ringkv_internal_v1_ControlRequest, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
+  /**
+   * Decommission the answering node (as Admin Decommission without cancel).
+   * FAILED_PRECONDITION when another topology change is in progress or it is not normal.
+   */
+  decommission(argument: _ringkv_internal_v1_ControlRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
+  decommission(argument: _ringkv_internal_v1_ControlRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
+  decommission(argument: _ringkv_internal_v1_ControlRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
+  decommission(argument: _ringkv_internal_v1_ControlRequest, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * Ranges the answering node is pulling or sending, and the topology change it drives.
+   */
+  Transfers(argument: _ringkv_internal_v1_ControlRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_TransfersResponse__Output>): grpc.ClientUnaryCall;
+  Transfers(argument: _ringkv_internal_v1_ControlRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_TransfersResponse__Output>): grpc.ClientUnaryCall;
+  Transfers(argument: _ringkv_internal_v1_ControlRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_TransfersResponse__Output>): grpc.ClientUnaryCall;
+  Transfers(argument: _ringkv_internal_v1_ControlRequest, callback: grpc.requestCallback<_ringkv_v1_TransfersResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Ranges the answering node is pulling or sending, and the topology change it drives.
+   */
+  transfers(argument: _ringkv_internal_v1_ControlRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_TransfersResponse__Output>): grpc.ClientUnaryCall;
+  transfers(argument: _ringkv_internal_v1_ControlRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_TransfersResponse__Output>): grpc.ClientUnaryCall;
+  transfers(argument: _ringkv_internal_v1_ControlRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_TransfersResponse__Output>): grpc.ClientUnaryCall;
+  transfers(argument: _ringkv_internal_v1_ControlRequest, callback: grpc.requestCallback<_ringkv_v1_TransfersResponse__Output>): grpc.ClientUnaryCall;
+  
+}
+
+export interface ControlHandlers extends grpc.UntypedServiceImplementation {
+  /**
+   * Admit the answering node, a standby started with --join manual: it joins now.
+   * FAILED_PRECONDITION when it is not a standby, or when `cluster` is not its cluster.
+   */
+  Admit: grpc.handleUnaryCall<_ringkv_internal_v1_ControlRequest__Output, _ringkv_v1_MovementReply>;
+  
+  /**
+   * Decommission the answering node (as Admin Decommission without cancel).
+   * FAILED_PRECONDITION when another topology change is in progress or it is not normal.
+   */
+  Decommission: grpc.handleUnaryCall<_ringkv_internal_v1_ControlRequest__Output, _ringkv_v1_MovementReply>;
+  
+  /**
+   * Ranges the answering node is pulling or sending, and the topology change it drives.
+   */
+  Transfers: grpc.handleUnaryCall<_ringkv_internal_v1_ControlRequest__Output, _ringkv_v1_TransfersResponse>;
+  
+}
+
+export interface ControlDefinition extends grpc.ServiceDefinition {
+  Admit: MethodDefinition<_ringkv_internal_v1_ControlRequest, _ringkv_v1_MovementReply, _ringkv_internal_v1_ControlRequest__Output, _ringkv_v1_MovementReply__Output>
+  Decommission: MethodDefinition<_ringkv_internal_v1_ControlRequest, _ringkv_v1_MovementReply, _ringkv_internal_v1_ControlRequest__Output, _ringkv_v1_MovementReply__Output>
+  Transfers: MethodDefinition<_ringkv_internal_v1_ControlRequest, _ringkv_v1_TransfersResponse, _ringkv_internal_v1_ControlRequest__Output, _ringkv_v1_TransfersResponse__Output>
+}

@@ -1,0 +1,28 @@
+// Original file: proto/ringkv/internal/v1/handoff.proto
+
+
+export interface FetchRange {
+  'start'?: (string);
+  'end'?: (string);
+  /**
+   * Node ids to pull from, best first.
+   */
+  'sources'?: (string)[];
+  /**
+   * The first source is gone for good (removed or replaced): pull from the others at once.
+   */
+  'leaverGone'?: (boolean);
+}
+
+export interface FetchRange__Output {
+  'start': (string);
+  'end': (string);
+  /**
+   * Node ids to pull from, best first.
+   */
+  'sources': (string)[];
+  /**
+   * The first source is gone for good (removed or replaced): pull from the others at once.
+   */
+  'leaverGone': (boolean);
+}

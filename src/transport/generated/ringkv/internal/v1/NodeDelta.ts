@@ -1,0 +1,24 @@
+// Original file: proto/ringkv/internal/v1/gossip.proto
+
+import type { Field as _ringkv_internal_v1_Field, Field__Output as _ringkv_internal_v1_Field__Output } from '../../../ringkv/internal/v1/Field.js';
+import type { Long } from '@grpc/proto-loader';
+
+/**
+ * Part of a node's state: its heartbeat and the fields newer than the receiver has.
+ */
+export interface NodeDelta {
+  'id'?: (string);
+  'generation'?: (number | string | Long);
+  'heartbeat'?: (number | string | Long);
+  'fields'?: (_ringkv_internal_v1_Field)[];
+}
+
+/**
+ * Part of a node's state: its heartbeat and the fields newer than the receiver has.
+ */
+export interface NodeDelta__Output {
+  'id': (string);
+  'generation': (number);
+  'heartbeat': (number);
+  'fields': (_ringkv_internal_v1_Field__Output)[];
+}

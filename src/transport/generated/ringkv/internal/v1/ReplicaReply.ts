@@ -1,0 +1,26 @@
+// Original file: proto/ringkv/internal/v1/replica.proto
+
+import type { ApplyResponse as _ringkv_internal_v1_ApplyResponse, ApplyResponse__Output as _ringkv_internal_v1_ApplyResponse__Output } from '../../../ringkv/internal/v1/ApplyResponse.js';
+import type { MergeResponse as _ringkv_internal_v1_MergeResponse, MergeResponse__Output as _ringkv_internal_v1_MergeResponse__Output } from '../../../ringkv/internal/v1/MergeResponse.js';
+import type { ReadResponse as _ringkv_internal_v1_ReadResponse, ReadResponse__Output as _ringkv_internal_v1_ReadResponse__Output } from '../../../ringkv/internal/v1/ReadResponse.js';
+import type { DigestResponse as _ringkv_internal_v1_DigestResponse, DigestResponse__Output as _ringkv_internal_v1_DigestResponse__Output } from '../../../ringkv/internal/v1/DigestResponse.js';
+import type { ReplicaError as _ringkv_internal_v1_ReplicaError, ReplicaError__Output as _ringkv_internal_v1_ReplicaError__Output } from '../../../ringkv/internal/v1/ReplicaError.js';
+
+export interface ReplicaReply {
+  'id'?: (number);
+  'apply'?: (_ringkv_internal_v1_ApplyResponse | null);
+  'merge'?: (_ringkv_internal_v1_MergeResponse | null);
+  'read'?: (_ringkv_internal_v1_ReadResponse | null);
+  'digest'?: (_ringkv_internal_v1_DigestResponse | null);
+  'error'?: (_ringkv_internal_v1_ReplicaError | null);
+  'result'?: "apply"|"merge"|"read"|"digest"|"error";
+}
+
+export interface ReplicaReply__Output {
+  'id': (number);
+  'apply'?: (_ringkv_internal_v1_ApplyResponse__Output | null);
+  'merge'?: (_ringkv_internal_v1_MergeResponse__Output | null);
+  'read'?: (_ringkv_internal_v1_ReadResponse__Output | null);
+  'digest'?: (_ringkv_internal_v1_DigestResponse__Output | null);
+  'error'?: (_ringkv_internal_v1_ReplicaError__Output | null);
+}

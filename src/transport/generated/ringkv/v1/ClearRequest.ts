@@ -1,0 +1,8 @@
+// Original file: proto/ringkv/v1/admin.proto
+
+
+export interface ClearRequest {
+}
+
+export interface ClearRequest__Output {
+}

@@ -1,0 +1,28 @@
+// Original file: proto/ringkv/v1/kv.proto
+
+
+export interface DeleteRequest {
+  'key'?: (Buffer | Uint8Array | string);
+  /**
+   * From a Get of this key; empty deletes nothing that any write made (a tombstone beside them).
+   */
+  'context'?: (Buffer | Uint8Array | string);
+  'w'?: (number);
+  /**
+   * As PutRequest's.
+   */
+  'requestId'?: (Buffer | Uint8Array | string);
+}
+
+export interface DeleteRequest__Output {
+  'key': (Buffer);
+  /**
+   * From a Get of this key; empty deletes nothing that any write made (a tombstone beside them).
+   */
+  'context': (Buffer);
+  'w': (number);
+  /**
+   * As PutRequest's.
+   */
+  'requestId': (Buffer);
+}

@@ -1,0 +1,34 @@
+// Original file: proto/ringkv/v1/kv.proto
+
+import type { PutRequest as _ringkv_v1_PutRequest, PutRequest__Output as _ringkv_v1_PutRequest__Output } from '../../ringkv/v1/PutRequest.js';
+import type { GetRequest as _ringkv_v1_GetRequest, GetRequest__Output as _ringkv_v1_GetRequest__Output } from '../../ringkv/v1/GetRequest.js';
+import type { DeleteRequest as _ringkv_v1_DeleteRequest, DeleteRequest__Output as _ringkv_v1_DeleteRequest__Output } from '../../ringkv/v1/DeleteRequest.js';
+
+export interface KvCall {
+  /**
+   * Chosen by the client, unique among its calls in flight on this stream.
+   */
+  'id'?: (number);
+  /**
+   * Time left before the call's deadline when it was sent, ms (as gRPC's grpc-timeout).
+   */
+  'timeoutMs'?: (number);
+  'put'?: (_ringkv_v1_PutRequest | null);
+  'get'?: (_ringkv_v1_GetRequest | null);
+  'delete'?: (_ringkv_v1_DeleteRequest | null);
+  'op'?: "put"|"get"|"delete";
+}
+
+export interface KvCall__Output {
+  /**
+   * Chosen by the client, unique among its calls in flight on this stream.
+   */
+  'id': (number);
+  /**
+   * Time left before the call's deadline when it was sent, ms (as gRPC's grpc-timeout).
+   */
+  'timeoutMs': (number);
+  'put'?: (_ringkv_v1_PutRequest__Output | null);
+  'get'?: (_ringkv_v1_GetRequest__Output | null);
+  'delete'?: (_ringkv_v1_DeleteRequest__Output | null);
+}

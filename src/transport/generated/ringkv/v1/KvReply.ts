@@ -1,0 +1,29 @@
+// Original file: proto/ringkv/v1/kv.proto
+
+import type { PutResponse as _ringkv_v1_PutResponse, PutResponse__Output as _ringkv_v1_PutResponse__Output } from '../../ringkv/v1/PutResponse.js';
+import type { GetResponse as _ringkv_v1_GetResponse, GetResponse__Output as _ringkv_v1_GetResponse__Output } from '../../ringkv/v1/GetResponse.js';
+import type { DeleteResponse as _ringkv_v1_DeleteResponse, DeleteResponse__Output as _ringkv_v1_DeleteResponse__Output } from '../../ringkv/v1/DeleteResponse.js';
+import type { KvError as _ringkv_v1_KvError, KvError__Output as _ringkv_v1_KvError__Output } from '../../ringkv/v1/KvError.js';
+
+export interface KvReply {
+  'id'?: (number);
+  'put'?: (_ringkv_v1_PutResponse | null);
+  'get'?: (_ringkv_v1_GetResponse | null);
+  'delete'?: (_ringkv_v1_DeleteResponse | null);
+  /**
+   * The status the same unary call would have ended with.
+   */
+  'error'?: (_ringkv_v1_KvError | null);
+  'result'?: "put"|"get"|"delete"|"error";
+}
+
+export interface KvReply__Output {
+  'id': (number);
+  'put'?: (_ringkv_v1_PutResponse__Output | null);
+  'get'?: (_ringkv_v1_GetResponse__Output | null);
+  'delete'?: (_ringkv_v1_DeleteResponse__Output | null);
+  /**
+   * The status the same unary call would have ended with.
+   */
+  'error'?: (_ringkv_v1_KvError__Output | null);
+}
