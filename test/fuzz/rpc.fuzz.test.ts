@@ -84,7 +84,7 @@ const methods = methodsOf(definition);
 describe('fuzzing every RPC', () => {
   it('covers every method of every service', () => {
     const paths = methods.map((m) => m.path);
-    for (const service of ['ringkv.v1.KeyValue', 'ringkv.v1.Admin', 'ringkv.internal.v1.Gossip', 'ringkv.internal.v1.Replica', 'ringkv.internal.v1.Handoff', 'ringkv.internal.v1.Repair', 'grpc.health.v1.Health'])
+    for (const service of ['ringkv.v1.KeyValue', 'ringkv.v1.Admin', 'ringkv.internal.v1.Gossip', 'ringkv.internal.v1.Replica', 'ringkv.internal.v1.Handoff', 'ringkv.internal.v1.Repair', 'ringkv.internal.v1.Control', 'grpc.health.v1.Health'])
       expect(paths.some((p) => p.startsWith(`/${service}/`)), service).toBe(true);
     expect(paths.length).toBeGreaterThanOrEqual(30);
   });
