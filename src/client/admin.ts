@@ -23,7 +23,7 @@ import type { RingResponse__Output } from '../transport/generated/ringkv/v1/Ring
 import type { StatusResponse__Output } from '../transport/generated/ringkv/v1/StatusResponse.js';
 import type { TokenRange__Output } from '../transport/generated/ringkv/v1/TokenRange.js';
 import type { TransfersResponse__Output } from '../transport/generated/ringkv/v1/TransfersResponse.js';
-import { gather } from '../transport/control-wire.js';
+import { gather } from '../transport/gather.js';
 
 // The replies as a client decodes them (proto/ringkv/v1/admin.proto documents each field),
 // under the names this client has always given them. A sub-message absent on the wire

@@ -31,7 +31,8 @@ import { Handoff } from './handoff.js';
 import { Checkpoints } from '../streaming/checkpoints.js';
 import { MovementDriver } from './movement-driver.js';
 import { StagedChanges } from './staged.js';
-import { CONTROL_SERVICE, ControlPeers, controlService, gather } from '../transport/control-wire.js';
+import { CONTROL_SERVICE, ControlPeers, controlService } from '../transport/control-wire.js';
+import { gather } from '../transport/gather.js';
 import { adminService, ringReply, statusReply } from '../transport/admin-service.js';
 import { NodeMetrics } from './metrics.js';
 import { HttpServer } from './http-server.js';
@@ -461,6 +462,7 @@ export class RingkvNode {
         this.#gossip.retain(peers);
         this.replication.retainPeers(new Set(peers));
         this.handoff.retainPeers(new Set(peers));
+        this.#control.retain(new Set([...peers, this.#gossip.addressOf(this.id) ?? '']));
         this.#members.remember();
       }, LOAD_EVERY_MS),
     );

@@ -11,7 +11,7 @@ export type RingErrorCode =
   | 'RING_BAD_MEMBER' // a member's id, zone, rack or weight is malformed
   | 'RING_DUPLICATE_MEMBER' // two members share an id
   | 'RING_UNKNOWN_MEMBER' // the id is not a member of this ring
-  | 'RING_BAD_TOKEN' // a token is not an integer in [0, 2^64), or is claimed twice
+  | 'RING_BAD_TOKEN' // a token is not an integer in [0, 2^64), is claimed twice, or a member has none (the ring holds tokens, claims choose them)
   | 'RING_BAD_REPLICAS' // n is not an integer in 1..distinct nodes
   | 'RING_BAD_OPTION'; // a build option is out of range
 

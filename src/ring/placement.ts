@@ -158,7 +158,7 @@ export class ReplicaSelector {
       if (i === before) this.#meet(extra, stamp, chosen, n);
       if (chosen.length < n) this.#meet(owner[i]!, stamp, chosen, n);
     }
-    // Every node has been met: the rest come from the skipped ones, in order.
+    // The walk is done (every node met, or `steps` taken): the rest come from the skipped ones, in order.
     this.#drainSkipped(chosen, n);
     return step;
   }

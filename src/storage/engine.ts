@@ -2,7 +2,7 @@
  * The narrow engine under the store: an ordered map of byte keys to byte values with
  * atomic batches and range iterators. LevelDB (level-engine.ts) in production, memory
  * (memory-engine.ts) for simulations and coordinator tests; both pass one shared suite
- * (test/unit/storage/engine.suite.ts), as every abstract-level backend passes the same
+ * (test/unit/storage/engine.test.ts), as every abstract-level backend passes the same
  * tests.
  *
  * Must not: know about records, versions or tokens. Everything above it lives in the store.

@@ -137,7 +137,7 @@ async function streamRange(deps: HandoffServerDeps, call: grpc.ServerWritableStr
  * requires, so a newer sender's additions are harmless; a message that does not parse
  * throws (gRPC ends the call with INTERNAL). The tags are handoff.proto's (entries 1, key 1,
  * record 2, corrupt 2), checked against protobufjs's encoding by
- * test/unit/handoff/range-stream.test.ts.
+ * test/unit/streaming/range-stream.test.ts.
  */
 export function decodeRangeBatch(buf: Buffer): RangeBatchIn {
   const entries: { key: Buffer; record: Buffer }[] = [];

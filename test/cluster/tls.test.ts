@@ -5,9 +5,11 @@
  * certificate expired, and a certificate replaced while the node runs (SIGHUP). With TLS
  * off, the admin token: from operators, and from one node to another in a commit.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminClient, Client } from '../../src/client/index.js';
@@ -100,6 +102,14 @@ describe('a cluster with TLS and client auth', () => {
     const wrongCa = track(new Client({ nodes: [cluster.nodes[0]!.address], tokenAware: false, deadlineMs: 2000, tls: { ca: join(certs, 'other-ca.pem') } }));
     const e = await failure(wrongCa.get('tls-key'));
     expect(e.code).toBe(grpc.status.UNAVAILABLE);
+  });
+
+  it('ringkv transfers asks every member with the credentials it was given, not only --node', async () => {
+    // It used to ask the other members without them: over TLS each showed as unreachable.
+    const main = join(import.meta.dirname, '../../src/cli/main.ts');
+    const n1 = cluster.nodes[0]!;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', main, 'transfers', '--json', '--node', n1.address, '--tls-ca', CA, '--tls-cert', at('admin').cert, '--tls-key', at('admin').key], { timeout: 30_000 });
+    expect((JSON.parse(stdout) as { nodeId: string }[]).map((r) => r.nodeId).sort()).toEqual(['n1', 'n2', 'n3']);
   });
 
   it('operator calls need role admin: a client certificate is PERMISSION_DENIED, an admin one passes; status stays readable', async () => {

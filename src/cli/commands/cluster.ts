@@ -7,6 +7,7 @@
  */
 import type { Command } from 'commander';
 import { withAdmin } from '../calls.js';
+import { cliSecurity } from '../credential-flags.js';
 import { formatEndpoints, formatRing, formatStatus } from '../format.js';
 import { DEFAULT_NODE, nodeAddress, positiveInt } from '../options.js';
 
@@ -58,7 +59,7 @@ export function transfersCommand(program: Command): void {
     .action(async (o: { node: string; json?: boolean }) => {
       const status = await withAdmin(o.node, (c) => c.status());
       const [{ clusterTransfers }, { formatTransfers }] = await Promise.all([import('../../client/admin.js'), import('../topology.js')]);
-      const { replies, unreachable } = await clusterTransfers(status);
+      const { replies, unreachable } = await clusterTransfers(status, cliSecurity()); // every member with the caller's credentials, as --node
       console.log(o.json ? JSON.stringify(replies, null, 2) : formatTransfers(replies, unreachable));
     });
 }

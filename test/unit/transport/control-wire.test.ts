@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CONTROL_SERVICE, ControlPeers, controlService, gather, type ControlDeps } from '../../../src/transport/control-wire.js';
+import { CONTROL_SERVICE, ControlPeers, controlService, type ControlDeps } from '../../../src/transport/control-wire.js';
+import { gather } from '../../../src/transport/gather.js';
 import { serviceClient } from '../../../src/transport/protos.js';
 import { RingError } from '../../../src/ring/errors.js';
 
