@@ -27,7 +27,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import * as hdr from 'hdr-histogram-js';
 import { Client, type ClientSecurity } from '../src/client/index.js';
-import { makeCerts } from '../src/cli/certs-command.js';
+import { makeCerts } from '../src/cli/dev-certs.js';
 import { AdminClient } from '../src/client/admin.js';
 import { freePort } from '../testkit/ports.js';
 import { table } from './lib.js';

@@ -1,6 +1,6 @@
 /**
  * The exit codes of `ringkv` and the error that carries one: what every command module
- * needs, apart from errors.ts (the wording of gRPC failures) so that loading them loads
+ * needs, apart from failures.ts (the wording of gRPC failures) so that loading them loads
  * no gRPC.
  */
 

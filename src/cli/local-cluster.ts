@@ -15,7 +15,7 @@ import { createConnection, createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { AdminClient } from '../client/admin.js';
 import { formatStatus } from './format.js';
-import { makeCerts } from './certs-command.js';
+import { makeCerts } from './dev-certs.js';
 
 export interface LocalOptions {
   readonly nodes: number;
@@ -25,7 +25,7 @@ export interface LocalOptions {
   readonly dataDir: string;
   /** ms to wait for the cluster to form. */
   readonly timeoutMs: number;
-  /** TLS everywhere, with a development CA and certificates made in <dataDir>/certs (certs-command.ts). */
+  /** TLS everywhere, with a development CA and certificates made in <dataDir>/certs (dev-certs.ts). */
   readonly tls?: boolean;
 }
 

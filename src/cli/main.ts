@@ -13,17 +13,17 @@
 
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { certsCommand } from './commands/certs.js';
-import { endpointsCommand, ringCommand, statusCommand, transfersCommand } from './commands/cluster.js';
-import { demoCommand } from './commands/demo.js';
-import { delCommand, getCommand, putCommand } from './commands/kv.js';
-import { localCommand } from './commands/local.js';
-import { cleanupCommand, repairCommand } from './commands/maintenance.js';
-import { nodeCommand } from './commands/node.js';
-import { clearCommand, commitCommand, decommissionCommand, planCommand, removenodeCommand } from './commands/topology.js';
+import { certsCommand } from './commands/certs-commands.js';
+import { endpointsCommand, ringCommand, statusCommand, transfersCommand } from './commands/cluster-commands.js';
+import { demoCommand } from './commands/demo-commands.js';
+import { delCommand, getCommand, putCommand } from './commands/kv-commands.js';
+import { localCommand } from './commands/local-commands.js';
+import { cleanupCommand, repairCommand } from './commands/maintenance-commands.js';
+import { nodeCommand } from './commands/node-commands.js';
+import { clearCommand, commitCommand, decommissionCommand, planCommand, removenodeCommand } from './commands/topology-commands.js';
 import { CliError, EXIT } from './exit.js';
-import { registerHealth } from './health.js';
-import { DEFAULT_NODE } from './options.js';
+import { registerHealth } from './health-check.js';
+import { DEFAULT_NODE } from './arguments.js';
 import { setCredentials, withCredentials } from './credential-flags.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -62,7 +62,7 @@ program.hook('preAction', (_, action) => {
 });
 
 program.parseAsync().catch(async (err: unknown) => {
-  const { describeFailure } = await import('./errors.js');
+  const { describeFailure } = await import('./failures.js');
   console.error(`ringkv: ${describeFailure(err)}`);
   process.exit(err instanceof CliError ? err.exitCode : EXIT.error);
 });

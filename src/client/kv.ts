@@ -125,7 +125,7 @@ export interface GetResult {
 /** The DEADLINE_EXCEEDED details of a call whose deadline passed before it reached any node. */
 export const NO_NODE_TRIED = 'deadline passed before any node was tried';
 
-/** A node's value limit (the store's default, storage/options.ts). */
+/** A node's value limit (the store's default, storage/store-options.ts). */
 export const MAX_VALUE_BYTES = 1 << 20;
 
 /**

@@ -3,7 +3,7 @@
  * the placeholder and help line of its flag, and what it means (the comment on its entry).
  * Derived from this table: the `NodeConfig` type, `DEFAULT_CONFIG`, each setting's flag
  * (`--data-dir` for dataDir) and environment variable (`RINGKV_DATA_DIR`), the check of a
- * value (`checkSetting`), and the options of `ringkv node` (cli/commands/node.ts).
+ * value (`checkSetting`), and the options of `ringkv node` (cli/commands/node-commands.ts).
  * docs/node.md's table of settings is held to it by test/unit/node/config-doc.test.ts.
  *
  * To add a setting: an entry here (in the place its flag should show in `ringkv node

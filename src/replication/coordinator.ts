@@ -19,8 +19,8 @@
  */
 import type { Ring, Target } from '../ring/index.js';
 import { recordDigest, resolveReplies } from '../storage/index.js';
-import { showKey } from '../storage/errors.js';
-import { ReplicationError } from './errors.js';
+import { showKey } from '../storage/kv-errors.js';
+import { ReplicationError } from './replication-errors.js';
 import { LatencyWindow, RecentLatency } from './latency-window.js';
 import { QuorumFailed, awaitQuorum, type Outcome, type QuorumResult } from './quorum.js';
 import { ReplicaFailure, type ApplyResult, type ReplicaApi } from './replica-api.js';

@@ -10,7 +10,7 @@ import { layoutTokens, randomTokens, tokenCount } from './allocate-tokens.js';
 import { tokenOf } from './hash.js';
 import { joinTokens } from './join-tokens.js';
 import type { NormalizedMember, TokenedMember } from './member.js';
-import type { RingOptions } from './options.js';
+import type { RingOptions } from './ring-options.js';
 import { compareTokens, mergeByToken } from './tokens.js';
 
 /**

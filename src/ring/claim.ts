@@ -16,10 +16,10 @@
  */
 
 import { assignTokens } from './assign-tokens.js';
-import { RingError } from './errors.js';
+import { RingError } from './ring-errors.js';
 import { chooseHeirs } from './leave-heirs.js';
 import { type Member, byId, normalizeMember, normalizeMembers } from './member.js';
-import { type RingOptions, resolveOptions } from './options.js';
+import { type RingOptions, resolveOptions } from './ring-options.js';
 import { Ring } from './ring.js';
 
 /** Throws RING_BAD_REPLICAS unless `replicas` is an integer ≥ 1. */

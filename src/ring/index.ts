@@ -6,11 +6,11 @@
 export { Ring, MAX_RING_TOKENS } from './ring.js';
 export { claimRing, claimJoin, joinRing, leaveHeirs, leaveRing } from './claim.js';
 export type { RingMember, RingRange, RangeChange, Target } from './ring.js';
-export { DEFAULT_TOKENS_PER_NODE } from './options.js';
-export type { RingOptions, Allocation } from './options.js';
+export { DEFAULT_TOKENS_PER_NODE } from './ring-options.js';
+export type { RingOptions, Allocation } from './ring-options.js';
 export type { Member } from './member.js';
-export { RingError } from './errors.js';
-export type { RingErrorCode } from './errors.js';
+export { RingError } from './ring-errors.js';
+export type { RingErrorCode } from './ring-errors.js';
 export { tokenOf, hashInto } from './hash.js';
 export { RING_SIZE, MAX_TOKEN, arcFraction, tokenHex } from './tokens.js';
 export { balance, fairShares } from './balance.js';

@@ -5,7 +5,7 @@
  * Must not: allocate tokens (the claim functions do, claim.ts) or know about the network.
  */
 
-import { RingError } from './errors.js';
+import { RingError } from './ring-errors.js';
 import { compareTokens, isToken, tokenHex } from './tokens.js';
 
 /** A physical node as the ring sees it. */

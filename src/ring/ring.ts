@@ -15,11 +15,11 @@
  * the claim functions do (claim.ts), and this file imports no allocator.
  */
 
-import { RingError } from './errors.js';
+import { RingError } from './ring-errors.js';
 import { type Target, targetsWithFallbacks } from './fallbacks.js';
 import { hashInto, tokenOf } from './hash.js';
 import { type Member, type NormalizedMember, type TokenedMember, byId, normalizeMember, normalizeMembers } from './member.js';
-import { type RingOptions, resolveOptions } from './options.js';
+import { type RingOptions, resolveOptions } from './ring-options.js';
 import { ReplicaSelector, type Topology, topologyOf } from './placement.js';
 import { arcFraction, compareTokens, tokenHex, tokenHi, tokenLo } from './tokens.js';
 

@@ -15,7 +15,7 @@
  * Must not: touch data keys.
  */
 import type { Engine, WriteOp } from './engine.js';
-import { KvError } from './errors.js';
+import { KvError } from './kv-errors.js';
 import { metaKey } from './keys.js';
 import type { Actor } from './versions.js';
 

@@ -11,11 +11,11 @@
  */
 import { DecodeError, decodeRecord, encodeRecord } from './codec.js';
 import type { Engine, WriteOp } from './engine.js';
-import { KvError, showKey } from './errors.js';
+import { KvError, showKey } from './kv-errors.js';
 import type { KeyLocks } from './key-lock.js';
 import { hintKey, hintSpan, parseHintKey, tokenHalves, userKey } from './keys.js';
 import type { Key } from './keys.js';
-import type { StoreSettings } from './options.js';
+import type { StoreSettings } from './store-options.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
 import { merge } from './versions.js';

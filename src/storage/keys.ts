@@ -12,7 +12,7 @@
  * Must not: read or write the database.
  */
 import { hashInto, MAX_TOKEN } from '../ring/index.js';
-import { KvError } from './errors.js';
+import { KvError } from './kv-errors.js';
 
 export const DATA = 0x64, HINT = 0x68, META = 0x6d, QUARANTINE = 0x71, TOMBSTONE = 0x74;
 const TOKEN_BYTES = 8;

@@ -9,7 +9,7 @@
 import { decodeRecord, tryDecode, versionBytes } from './codec.js';
 import type { Actors } from './actors.js';
 import type { Engine, WriteOp } from './engine.js';
-import { KvError, showKey } from './errors.js';
+import { KvError, showKey } from './kv-errors.js';
 import type { KeyLocks } from './key-lock.js';
 import { dataKey, dataSpans, tokenHalves, tokenOfDataKey, tombstoneKey, userKeyOf } from './keys.js';
 import type { Span, TokenRange } from './keys.js';
@@ -17,7 +17,7 @@ import { RangeHash, entryHex } from './range-hash.js';
 import { RangeTree } from './range-tree.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
-import type { Logger } from './options.js';
+import type { Logger } from './store-options.js';
 import type { WriteQueue } from './write-queue.js';
 
 export interface ScanEntry {

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeRecord, encodeRecord, versionBytes, viewRecord } from './codec.js';
-import { KvError } from './errors.js';
+import { KvError } from './kv-errors.js';
 import { tokenHalves, userKey } from './keys.js';
 import type { Key } from './keys.js';
 import { EMPTY_VERSIONS, liveValues, merge, sameVersions } from './versions.js';

@@ -17,7 +17,7 @@ import { DecodeError, clockBytes, contextFromClock, decodeContext, decodeRecord,
 import type { ClockSpan, StoredRecord } from './codec.js';
 import { withIoErrors } from './engine.js';
 import type { Engine, WriteOp } from './engine.js';
-import { KvError, showKey } from './errors.js';
+import { KvError, showKey } from './kv-errors.js';
 import { HintStore } from './hints.js';
 import { Ranges } from './ranges.js';
 import { KeyFilter } from './key-filter.js';
@@ -25,8 +25,8 @@ import { ALL_DATA, DATA, dataKey, dataKeyOfTombstone, metaKey, quarantineKey, to
 import type { Key } from './keys.js';
 import { KeyLocks } from './key-lock.js';
 import { LevelEngine } from './level-engine.js';
-import { settings } from './options.js';
-import type { Durability, HintLimits, Logger, StoreLimits, StoreSettings } from './options.js';
+import { settings } from './store-options.js';
+import type { Durability, HintLimits, Logger, StoreLimits, StoreSettings } from './store-options.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
 import { EMPTY_VERSIONS, WRITE_ID_BYTES, isDeleted, isDuplicate, merge, sameVersions, update } from './versions.js';

@@ -72,7 +72,7 @@ export function serviceClient<S extends ServiceName>(fullName: S): ServiceConstr
 const FRAMING_BYTES = 64 * 1024;
 /**
  * Largest message a node takes or sends (server and node-to-node channels): a key's
- * versions at the store's record cap (8 MiB by default, storage/options.ts) and framing.
+ * versions at the store's record cap (8 MiB by default, storage/store-options.ts) and framing.
  * Gossip of a 1,000-node table is about 1.5 MB. Just above the largest legitimate message,
  * so anything bigger is refused by gRPC (RESOURCE_EXHAUSTED) before it is buffered.
  */

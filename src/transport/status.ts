@@ -9,8 +9,8 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { KvErrorCode } from '../storage/index.js';
-import type { ReplicationErrorCode } from '../replication/errors.js';
-import type { RingErrorCode } from '../ring/errors.js';
+import type { ReplicationErrorCode } from '../replication/replication-errors.js';
+import type { RingErrorCode } from '../ring/ring-errors.js';
 
 /**
  * Why an operator command (an Admin call that changes the cluster) was refused. Thrown by

@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
-import { checkHealth } from '../../src/cli/health.js';
+import { checkHealth } from '../../src/cli/health-check.js';
 import { TestCluster, type NodeProcess } from '../../testkit/node-cluster.js';
 import { waitFor } from '../../testkit/wait.js';
 import { missingLocally } from '../../testkit/kv-client.js';

@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminClient, Client } from '../../src/client/index.js';
-import { makeCerts } from '../../src/cli/certs-command.js';
+import { makeCerts } from '../../src/cli/dev-certs.js';
 import { issue, newCa } from '../../src/cli/dev-ca.js';
 import { NodeProcess, TestCluster, httpOf } from '../../testkit/node-cluster.js';
 import { freePort } from '../../testkit/ports.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkHealth } from '../../src/cli/health.js';
+import { checkHealth } from '../../src/cli/health-check.js';
 import { resolveConfig } from '../../src/node/config.js';
 import { RingkvNode } from '../../src/node/node.js';
 import { freePort } from '../../testkit/ports.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeCerts, type CertsOptions } from '../../../src/cli/certs-command.js';
+import { makeCerts, type CertsOptions } from '../../../src/cli/dev-certs.js';
 import { setCredentials, cliSecurity } from '../../../src/cli/credential-flags.js';
 
 const root = mkdtempSync(join(tmpdir(), 'ringkv-certs-'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { demo } from '../../../src/cli/demo.js';
+import { demo } from '../../../src/cli/ring-demo.js';
 
 describe('ringkv demo', () => {
   it('prints every node with its shares, the keys’ preference lists and what a join moves', () => {

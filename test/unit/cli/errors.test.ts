@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import { describeFailure } from '../../../src/cli/errors.js';
+import { describeFailure } from '../../../src/cli/failures.js';
 import { CliError } from '../../../src/cli/exit.js';
 import { NO_NODE_TRIED } from '../../../src/client/kv.js';
 
@@ -53,7 +53,7 @@ describe('ringkv failure messages', () => {
 
 describe('--node', () => {
   it('takes host:port, and refuses a host with no port, or a port out of range, saying what to pass', async () => {
-    const { nodeAddress } = await import('../../../src/cli/options.js');
+    const { nodeAddress } = await import('../../../src/cli/arguments.js');
     for (const ok of ['127.0.0.1:7001', 'db-1.example:1', '[::1]:7001']) expect(nodeAddress(ok)).toBe(ok);
     expect(() => nodeAddress('127.0.0.1')).toThrow('expected host:port, got "127.0.0.1" with no port: a node\'s gRPC port (ringkv local uses 7001-7003), like 127.0.0.1:7001');
     expect(() => nodeAddress('db1:0')).toThrow(/expected host:port \(like 127\.0\.0\.1:7001/);

@@ -5,7 +5,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MISSES_BEFORE_GONE, follow } from '../../../src/cli/topology.js';
+import { MISSES_BEFORE_GONE, follow } from '../../../src/cli/follow.js';
 import { serviceClient } from '../../../src/transport/protos.js';
 import type { TransfersReply } from '../../../src/client/admin.js';
 

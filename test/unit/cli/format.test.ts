@@ -101,7 +101,7 @@ describe('status and ring output', () => {
 
 describe('transfers output', () => {
   it('a line per pull with rate and ETA, active ranges as rows, waiting ones counted', async () => {
-    const { formatTransfers } = await import('../../../src/cli/topology.js');
+    const { formatTransfers } = await import('../../../src/cli/follow.js');
     const range = (state: string, share: number, keys = 0, bytes = 0) => ({ start: '00000000000000aa', end: '00000000000000bb', state, peer: state === 'waiting' ? '' : 'n1', keys, bytes, share, fallbackSource: false, error: '' });
     const text = formatTransfers(
       [

@@ -6,7 +6,7 @@
  */
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { nodeCommand, settingHelp } from '../../../src/cli/commands/node.js';
+import { nodeCommand, settingHelp } from '../../../src/cli/commands/node-commands.js';
 import { resolveConfig } from '../../../src/node/config.js';
 import { ENV_NAMES, SETTING_NAMES, flagOf } from '../../../src/node/settings.js';
 

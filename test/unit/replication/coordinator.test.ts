@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ReplicationError } from '../../../src/replication/errors.js';
+import { ReplicationError } from '../../../src/replication/replication-errors.js';
 import { leaveRing } from '../../../src/ring/index.js';
 import { ReplicaFailure } from '../../../src/replication/replica-api.js';
 import { toStatus } from '../../../src/transport/status.js';

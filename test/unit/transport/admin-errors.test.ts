@@ -5,7 +5,7 @@ import { MovementRefused } from '../../../src/node/movement-driver.js';
 import { RepairRefused } from '../../../src/repair/runs.js';
 import { BadChange, PlanOutdated } from '../../../src/node/staged.js';
 import { KvError } from '../../../src/storage/index.js';
-import { RingError } from '../../../src/ring/errors.js';
+import { RingError } from '../../../src/ring/ring-errors.js';
 import { adminService } from '../../../src/transport/admin-service.js';
 import { serviceClient } from '../../../src/transport/protos.js';
 import { STATUS_BY_CODE, type ErrorCode } from '../../../src/transport/status.js';

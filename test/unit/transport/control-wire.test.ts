@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CONTROL_SERVICE, ControlPeers, controlService, type ControlDeps } from '../../../src/transport/control-wire.js';
 import { gather } from '../../../src/transport/gather.js';
 import { serviceClient } from '../../../src/transport/protos.js';
-import { RingError } from '../../../src/ring/errors.js';
+import { RingError } from '../../../src/ring/ring-errors.js';
 
 const cleanup: (() => void)[] = [];
 afterEach(() => {

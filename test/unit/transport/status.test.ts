@@ -1,9 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { KvError } from '../../../src/storage/index.js';
-import { ReplicationError } from '../../../src/replication/errors.js';
+import { ReplicationError } from '../../../src/replication/replication-errors.js';
 import { RETRY_PUSHBACK_MS, toStatus } from '../../../src/transport/status.js';
-import { RingError } from '../../../src/ring/errors.js';
+import { RingError } from '../../../src/ring/ring-errors.js';
 
 describe('toStatus: the one mapping to gRPC statuses', () => {
   it.each([

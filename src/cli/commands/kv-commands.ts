@@ -9,7 +9,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { withClient } from '../calls.js';
 import { EXIT } from '../exit.js';
 import { formatGet, showValue } from '../format.js';
-import { DEFAULT_NODE, nodeAddress, positiveInt } from '../options.js';
+import { DEFAULT_NODE, nodeAddress, positiveInt } from '../arguments.js';
 
 /** R or W: 0 is a majority of N, as the node takes it; the node checks the upper bound against its N. */
 function quorum(value: string): number {

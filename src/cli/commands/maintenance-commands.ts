@@ -8,7 +8,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { RepairStatusReply } from '../../client/admin.js';
 import { withAdmin } from '../calls.js';
-import { DEFAULT_NODE, nodeAddress } from '../options.js';
+import { DEFAULT_NODE, nodeAddress } from '../arguments.js';
 
 export function cleanupCommand(program: Command): void {
   program
@@ -35,13 +35,13 @@ export function repairCommand(program: Command): void {
     .option('--no-wait', 'start it and return')
     .option('--json', 'print JSON')
     .action(async (o: { node: string; range?: { start: string; end: string }; status?: boolean; wait: boolean; json?: boolean }) => {
-      const { formatRepair } = await import('../topology.js');
+      const { formatRepair } = await import('../follow.js');
       const show = (r: RepairStatusReply): void => console.log(o.json ? JSON.stringify(r, null, 2) : formatRepair(r));
       if (o.status) return show(await withAdmin(o.node, (c) => c.repairStatus()));
       const started = await withAdmin(o.node, (c) => c.repair(o.range));
       if (!o.json) console.log(`repair ${started.id} started on ${o.node}: ${started.ranges} ranges`);
       if (!o.wait) return o.json ? show(started) : undefined;
-      const { followRepair } = await import('../topology.js');
+      const { followRepair } = await import('../follow.js');
       const done = await followRepair(o.node, o.json ? { out: process.stderr } : {});
       show(done);
       if (done.failed > 0 || done.skipped > 0) process.exitCode = 1;

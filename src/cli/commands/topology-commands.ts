@@ -1,7 +1,7 @@
 /**
  * The commands that change who owns what: `decommission`, `removenode`, and the staged
  * changes `plan`, `commit` and `clear`; each started on one node and, unless --no-wait,
- * followed to its end (cli/topology.ts follows and lays out).
+ * followed to its end (cli/follow.ts follows and lays out).
  *
  * Owns: their flags, what they print and when they count as done. Must not: decide a
  * change (the node does), or import at load what only the actions need.
@@ -9,7 +9,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { TransfersReply } from '../../client/admin.js';
 import { withAdmin } from '../calls.js';
-import { DEFAULT_NODE, nodeAddress } from '../options.js';
+import { DEFAULT_NODE, nodeAddress } from '../arguments.js';
 
 /** Whether a decommission followed through the leaver's transfers is over: true once it left, its failure's words once withdrawn. */
 export function decommissionEnded(t: TransfersReply | undefined): boolean | string {
@@ -27,7 +27,7 @@ export function decommissionCommand(program: Command): void {
       const r = await withAdmin(o.node, (c) => c.decommission(o.cancel === true));
       console.log(r.message);
       if (o.cancel || !o.wait || r.move === '') return;
-      const { follow } = await import('../topology.js');
+      const { follow } = await import('../follow.js');
       await follow(`decommission ${o.node}`, o.node, r.move, decommissionEnded);
       console.log(`${o.node} left the cluster; its process exits. Its data stays in its data dir until you delete it.`);
     });
@@ -44,7 +44,7 @@ export function removenodeCommand(program: Command): void {
       const r = await withAdmin(o.node, (c) => c.removeNode(id));
       console.log(r.message);
       if (!o.wait || r.move === '') return;
-      const { follow } = await import('../topology.js');
+      const { follow } = await import('../follow.js');
       await follow(`removenode ${id}`, o.node, r.move, (t) =>
         t === undefined ? `${o.node} stopped answering; run ringkv removenode ${id} again on another node to resume` : t.drive?.move === r.move && t.drive.phase === 'removed' ? true : t.drive?.phase.startsWith('withdrawn') ? `removal ${t.drive.phase}` : false,
       );
@@ -69,7 +69,7 @@ export function planCommand(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (kind: string, ids: string[], o: { node: string; json?: boolean }) => {
       const p = await withAdmin(o.node, (c) => c.plan(changes(kind, ids)));
-      const { formatPlan } = await import('../topology.js');
+      const { formatPlan } = await import('../follow.js');
       console.log(o.json ? JSON.stringify(p, null, 2) : formatPlan(p));
     });
 }
@@ -84,7 +84,7 @@ export function commitCommand(program: Command): void {
       const started = await withAdmin(o.node, (c) => c.commit());
       console.log(`committing ${started.steps.filter((s) => s.state !== 'done').length} change(s) on ${o.node}`);
       if (!o.wait) return;
-      const { followCommit } = await import('../topology.js');
+      const { followCommit } = await import('../follow.js');
       const end = await followCommit(o.node);
       const failed = end.steps.find((s) => s.state === 'failed');
       if (failed) throw new Error(`${failed.change.kind} ${failed.change.node} failed: ${failed.error}; the steps after it were not run`);

@@ -8,10 +8,10 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { askLauncher } from '../local-cluster.js';
 import { withAdmin } from '../calls.js';
 import { CliError } from '../exit.js';
-import { checkHealth } from '../health.js';
-import { positiveInt } from '../options.js';
+import { checkHealth } from '../health-check.js';
+import { positiveInt } from '../arguments.js';
 import { cliSecurity, setCredentials } from '../credential-flags.js';
-import { decommissionEnded } from './topology.js';
+import { decommissionEnded } from './topology-commands.js';
 
 function portOrZero(value: string): number {
   const n = Number(value);
@@ -62,7 +62,7 @@ export function localCommand(program: Command): void {
       const n = await askLocal(o.dataDir, { op: 'add' });
       console.log(`${n.id} started at ${n.address} (pid ${n.pid}); it joins the cluster`);
       if (!o.wait) return console.log(`follow it: npx ringkv transfers --node ${n.address}`);
-      const { followJoin } = await import('../topology.js');
+      const { followJoin } = await import('../follow.js');
       await followJoin(n.address, n.id);
       console.log(`${n.id} is normal: it owns its ranges`);
     });
@@ -76,7 +76,7 @@ export function localCommand(program: Command): void {
       const n = await askLocal(o.dataDir, { op: 'remove', id });
       const r = await withAdmin(n.address, (c) => c.decommission(false));
       console.log(r.message);
-      const { follow } = await import('../topology.js');
+      const { follow } = await import('../follow.js');
       await follow(`decommission ${id}`, n.address, r.move, decommissionEnded);
       console.log(`${id} left the cluster and exited`);
     });

@@ -2,14 +2,14 @@
  * The commands that show the cluster as a node sees it: `status`, `ring`, `getendpoints`
  * and `transfers`.
  *
- * Owns: their flags and what they print (format.ts and topology.ts lay it out). Must
+ * Owns: their flags and what they print (format.ts and follow.ts lay it out). Must
  * not: change anything on a node, or import at load what only the actions need.
  */
 import type { Command } from 'commander';
 import { withAdmin } from '../calls.js';
 import { cliSecurity } from '../credential-flags.js';
 import { formatEndpoints, formatRing, formatStatus } from '../format.js';
-import { DEFAULT_NODE, nodeAddress, positiveInt } from '../options.js';
+import { DEFAULT_NODE, nodeAddress, positiveInt } from '../arguments.js';
 
 export function statusCommand(program: Command): void {
   program
@@ -58,7 +58,7 @@ export function transfersCommand(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (o: { node: string; json?: boolean }) => {
       const status = await withAdmin(o.node, (c) => c.status());
-      const [{ clusterTransfers }, { formatTransfers }] = await Promise.all([import('../../client/admin.js'), import('../topology.js')]);
+      const [{ clusterTransfers }, { formatTransfers }] = await Promise.all([import('../../client/admin.js'), import('../follow.js')]);
       const { replies, unreachable } = await clusterTransfers(status, cliSecurity()); // every member with the caller's credentials, as --node
       console.log(o.json ? JSON.stringify(replies, null, 2) : formatTransfers(replies, unreachable));
     });

@@ -12,7 +12,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ClientSecurity } from '../security/credentials.js';
 import type { ServiceConstructor } from '../transport/protos.js';
-import { nodeAddress } from './options.js';
+import { nodeAddress } from './arguments.js';
 import { cliSecurity } from './credential-flags.js';
 
 /**
@@ -42,7 +42,7 @@ export async function checkHealth(o: HealthOptions): Promise<HealthResult> {
     import('@grpc/grpc-js'),
     import('../security/credentials.js'),
     import('../transport/protos.js'),
-    import('./errors.js'),
+    import('./failures.js'),
   ]);
   healthClient ??= serviceClient('grpc.health.v1.Health');
   const service = o.service ?? '';

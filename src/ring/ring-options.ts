@@ -6,7 +6,7 @@
  * Owns: their defaults and checks. Must not: allocate (the claim functions do).
  */
 
-import { RingError } from './errors.js';
+import { RingError } from './ring-errors.js';
 
 /** 'balanced' (default): tokens chosen to even out ownership. 'random': hash-derived. */
 export type Allocation = 'balanced' | 'random';

@@ -1,7 +1,7 @@
 /**
  * `ringkv node`: a flag for every setting of node/settings.ts (its placeholder, and its
  * help line with its environment variable and default), and --config; the action runs
- * the node (node-command.ts).
+ * the node (run-node.ts).
  *
  * Owns: turning the table of settings into flags. Must not: check values (config.ts does,
  * with the flags, the environment and the config file together), or load the node at load.
@@ -26,7 +26,7 @@ export function nodeCommand(program: Command): void {
   for (const name of SETTING_NAMES) cmd.option(`${flagOf(name)} <${SETTINGS[name].arg}>`, settingHelp(name));
   cmd.action(async (opts: Record<string, unknown>) => {
     const { config, ...flags } = opts;
-    const { runNode } = await import('../node-command.js');
+    const { runNode } = await import('../run-node.js');
     await runNode(flags, config as string | undefined);
   });
 }

@@ -1,10 +1,10 @@
 /**
- * `ringkv demo`: a ring built in memory (demo.ts prints it).
+ * `ringkv demo`: a ring built in memory (ring-demo.ts prints it).
  *
  * Owns: the command's flags. Must not: import at load what only the action needs.
  */
 import type { Command } from 'commander';
-import { positiveInt } from '../options.js';
+import { positiveInt } from '../arguments.js';
 
 export function demoCommand(program: Command): void {
   program
@@ -15,7 +15,7 @@ export function demoCommand(program: Command): void {
     .option('-n, --replicas <n>', 'replicas per key (N)', positiveInt(1000), 3)
     .argument('[keys...]', 'keys to look up', ['user:1', 'user:42', 'user:123456', 'cart:9', 'session:abc'])
     .action(async (keys: string[], opts: { nodes: number; zones: number; replicas: number }) => {
-      const { demo } = await import('../demo.js');
+      const { demo } = await import('../ring-demo.js');
       console.log(demo({ nodes: opts.nodes, zones: opts.zones, n: opts.replicas, keys }));
     });
 }

@@ -1,12 +1,12 @@
 /**
- * `ringkv certs`: a development CA and certificates (certs-command.ts makes them).
+ * `ringkv certs`: a development CA and certificates (dev-certs.ts makes them).
  *
  * Owns: the command's flags and what it prints. Must not: import at load what only the action needs.
  */
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../exit.js';
-import { positiveInt } from '../options.js';
+import { positiveInt } from '../arguments.js';
 
 const list = (v: string): string[] => v.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
 
@@ -22,7 +22,7 @@ export function certsCommand(program: Command): void {
     .option('--days <n>', 'days the new certificates are valid', positiveInt(36_500), 365)
     .option('--force', 'make certificates again even where the files exist (the CA is kept)')
     .action(async (o: { dir: string; nodes: string; hosts: string; admins: string; clients: string; days: number; force?: boolean }) => {
-      const { makeCerts } = await import('../certs-command.js');
+      const { makeCerts } = await import('../dev-certs.js');
       let written;
       try {
         written = await makeCerts({ dir: o.dir, nodes: list(o.nodes), hosts: list(o.hosts), admins: list(o.admins), clients: list(o.clients), days: o.days, force: o.force === true });
