@@ -21,9 +21,10 @@ module.exports = {
     layer('storage', ['ring'], 'the store knows tokens, not the network or membership'),
     layer('replication', ['ring', 'storage'], 'the coordinator knows the store and the ring, not the wire or the node'),
     layer('handoff', ['ring', 'storage', 'replication', 'membership'], 'streaming, hints and repair know what they move, not the wire or the node'),
+    layer('cluster', ['ring', 'membership', 'handoff'], 'topology changes decided: pure functions of the view and what the node persisted; the node executes them'),
     layer('transport', ['ring', 'membership', 'storage', 'replication', 'handoff'], 'the wire maps messages for the parts below; it does not know the node, the client or the CLI'),
     layer('client', ['ring', 'transport', 'replication/latency-window.ts'], 'the client speaks the public API only'),
-    layer('node', ['ring', 'membership', 'storage', 'replication', 'handoff', 'transport'], 'the node wires the parts; it does not steer its peers through the operator client'),
+    layer('node', ['ring', 'membership', 'storage', 'replication', 'handoff', 'cluster', 'transport'], 'the node wires the parts; it does not steer its peers through the operator client'),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
