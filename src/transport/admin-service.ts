@@ -35,9 +35,9 @@ interface AdminDeps {
   readonly clock: { offsetMs: number; readonly maxOffsetMs: number; now(): number };
   readonly repairs: { start(only?: { start: bigint; end: bigint }): object; readonly status: object };
   readonly staged: {
-    plan(changes: readonly { kind: string; node: string }[]): Record<string, unknown>;
-    commit(): Record<string, unknown>;
-    clear(): Record<string, unknown>;
+    plan(changes: readonly { kind: string; node: string }[]): Promise<Record<string, unknown>>;
+    commit(): Promise<Record<string, unknown>>;
+    clear(): Promise<Record<string, unknown>>;
   };
 }
 
