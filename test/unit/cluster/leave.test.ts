@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseHeirs } from '../../../src/membership/endpoint.js';
 import { cancelDecommission, heirsWith, nextDriveStep, requestDecommission, requestRemoval, settleHeirs, type DriveInput, type DriveStep } from '../../../src/cluster/leave.js';
+import { nextJoinStep } from '../../../src/membership/join.js';
 import { World } from './world.js';
 
 const N = 3;
@@ -296,5 +297,47 @@ describe('heirs bookkeeping', () => {
     const two = heirsWith(one, 'y', new Map([[6n, 'b']]));
     expect([...parseHeirs(two)!.keys()].sort()).toEqual(['x', 'y']);
     expect(heirsWith(two, 'x', undefined)).toBe(heirsWith('', 'y', new Map([[6n, 'b']])));
+  });
+});
+
+describe('a replacer leaving later', () => {
+  it('keeps the node it replaced out of the ring: its normal step names it, and it joins the replacer\'s removed', () => {
+    const w = World.of(['a', 'b', 'c', 'd']);
+    w.node('d').up = false;
+    // x replaces d: it claims d's tokens and streams (membership/join.ts), then turns normal.
+    w.add('x', 'joining', undefined);
+    const tokens = [...w.node('d').me.tokens!];
+    w.node('x').me = { ...w.node('x').me, tokens, move: 'join-x-1' };
+    w.set('x', { replaces: 'd', tokens: w.node('d').state.fields.get('tokens')!.value });
+    w.agree();
+    const step = nextJoinStep({
+      self: { id: 'x', zone: '', rack: '', weight: 1 },
+      clusterName: 'c',
+      tokensPerNode: 8,
+      intervalMs: 1000,
+      waitedMs: 1e6,
+      quietMs: 1e6,
+      tokens,
+      tokensAgeMs: 1e6,
+      gossip: { shadow: false, formerSelf: undefined, states: () => w.states(), state: (id) => w.nodes.get(id)?.state, isUp: w.isUp },
+      view: w.view(),
+      streamed: true,
+      replaces: 'd',
+    });
+    expect(step).toMatchObject({ kind: 'normal', replaced: 'd' });
+    // What node/joining.ts does with it.
+    w.apply('x', { persist: { status: 'normal', move: undefined, removed: ['d'] }, gossip: { removed: 'd', status: 'normal' } });
+    w.agree();
+    expect(w.view().ring!.has('x')).toBe(true);
+    expect(w.view().removed.has('d')).toBe(true);
+    // x decommissions: d, dead with x's old tokens in its last state, stays out.
+    const move = leaving(w, 'x');
+    expect(w.view().movements).toEqual([{ kind: 'leave', node: 'x', driver: 'x' }]);
+    expect(w.view().ring!.has('d')).toBe(false);
+    expect(drive(w, 'x')).toMatchObject({ kind: 'pull', move });
+    const left = drive(w, 'x', { pulled: true, hintsLeft: 0 });
+    if (left.kind === 'left') w.apply('x', left.update);
+    expect(w.view().ring!.members.map((m) => m.id)).toEqual(['a', 'b', 'c']);
+    expect(w.view().removed.has('d')).toBe(true);
   });
 });
