@@ -27,10 +27,11 @@ module.exports = {
     layer('streaming', ['ring', 'storage', 'replication', 'membership', 'handoff/transfer-plan.ts'], 'range pulls know what they move, not the wire or the node'),
     layer('repair', ['ring', 'storage', 'replication', 'membership'], 'anti-entropy knows trees and records, not the wire or the node'),
     layer('handoff', ['ring', 'storage', 'replication', 'membership'], 'transfer and staged plans know the ring, not the wire or the node'),
+    layer('cluster', ['ring', 'membership', 'handoff'], 'topology changes decided: pure functions of the view and what the node persisted; the node executes them'),
     layer('security', [], 'TLS files, roles, tokens and who may call what: it knows no other part (the node hands it its settings)'),
     layer('transport', ['ring', 'membership', 'storage', 'replication', 'hints', 'streaming', 'repair', 'handoff', 'security'], 'the wire maps messages for the parts below; it does not know the node, the client or the CLI'),
     layer('client', ['ring', 'transport', 'security', 'replication/latency-window.ts'], 'the client speaks the public API only'),
-    layer('node', ['ring', 'membership', 'storage', 'replication', 'hints', 'streaming', 'repair', 'handoff', 'security', 'transport'], 'the node wires the parts; it does not steer its peers through the operator client'),
+    layer('node', ['ring', 'membership', 'storage', 'replication', 'hints', 'streaming', 'repair', 'handoff', 'cluster', 'security', 'transport'], 'the node wires the parts; it does not steer its peers through the operator client'),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -15,6 +15,7 @@
  * Must not: do I/O, or decide the rings (membership/ring-view.ts does).
  */
 import { Ring } from '../ring/index.js';
+import type { RingView } from '../membership/ring-view.js';
 
 export interface Transfer {
   /** Tokens in (start, end]. */
@@ -43,6 +44,32 @@ export function planTransfers(before: Ring | undefined, after: Ring | undefined,
     });
   }
   return out;
+}
+
+/**
+ * Every transfer of a view's movements (current ring → target ring); `leaverGone` where
+ * the replica leaving a range is a node being removed or replaced (dead for good).
+ */
+export function movementTransfers(view: Pick<RingView, 'ring' | 'target' | 'movements'>, n: number): (Transfer & { leaverGone: boolean })[] {
+  if (view.target === view.ring) return [];
+  const dead = new Set(view.movements.flatMap((m) => (m.kind === 'remove' ? [m.node] : m.kind === 'replace' ? [m.replaces!] : [])));
+  return planTransfers(view.ring, view.target, n).map((t) => ({ ...t, leaverGone: t.leaver !== undefined && dead.has(t.leaver) }));
+}
+
+/**
+ * Where to pull a range from now: the source sets to try in turn, each streamed whole and
+ * only when all of it is up; none: wait. The replica leaving the range (`sources[0]`)
+ * holds every write acknowledged there, or W others do. Without it, one other replica is
+ * not enough: a write may be on the leaver and on replicas other than that one. So the
+ * fallback is every replica that keeps the range (Cassandra's removenode does the same),
+ * taken at once when the leaver is gone for good, and after `leaverWaitMs` when it is only
+ * unreachable (`waitedMs` so far): the others' copies of recent writes may still be hints
+ * elsewhere (test/property/topology.property.test.ts found both holes).
+ */
+export function pullSources(t: { readonly sources: readonly string[]; readonly leaverGone?: boolean }, leaverUp: boolean, waitedMs: number, leaverWaitMs: number): string[][] {
+  const [first, ...stayers] = t.sources;
+  if (leaverUp) return [[first!], stayers];
+  return t.leaverGone === true || waitedMs >= leaverWaitMs ? [stayers] : [];
 }
 
 /** The source to stream from now: the first that is up; undefined when none is. */

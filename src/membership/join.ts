@@ -68,13 +68,15 @@ export function decideTokens(input: JoinInput): JoinDecision {
 
 /**
  * The member that claimed one of `tokens` before us, if any: an owner, or a joiner with a
- * smaller id (the one that goes first). The node then picks again.
+ * smaller id (the one that goes first). The node then picks again. Members no longer in
+ * the cluster (`removed`: removed, or replaced) claim nothing, whatever they last gossiped:
+ * a node replaced twice keeps its first owner's tokens in the table, still `normal`.
  */
-export function tokenClash(selfId: string, tokens: readonly bigint[], states: Iterable<EndpointState>, replaces?: string): string | undefined {
+export function tokenClash(selfId: string, tokens: readonly bigint[], states: Iterable<EndpointState>, replaces?: string, removed: ReadonlySet<string> = new Set()): string | undefined {
   const mine = new Set(tokens);
   for (const s of states) {
     const st = statusOf(s);
-    if (s.id === selfId || s.id === replaces || st === undefined || GONE.has(st)) continue;
+    if (s.id === selfId || s.id === replaces || removed.has(s.id) || st === undefined || GONE.has(st)) continue;
     if (st === 'joining' && s.id > selfId) continue;
     if ((parseTokens(field(s, 'tokens') ?? '') ?? []).some((t) => mine.has(t))) return s.id;
   }
@@ -140,8 +142,13 @@ export type JoinStep =
   | { readonly kind: 'withdraw'; readonly first: Movement }
   /** Stream (or keep streaming) the ranges our claim gains. */
   | { readonly kind: 'stream' }
-  /** Persist and gossip status normal. */
-  | { readonly kind: 'normal'; readonly reason: string };
+  /**
+   * Persist and gossip status normal; a replacer also adds the node it replaced to its
+   * `removed` (`replaced`), so that the dead node stays out of the ring once this one leaves
+   * or is replaced in turn (ring-view.ts counts a replaced node removed only while its
+   * replacer is normal).
+   */
+  | { readonly kind: 'normal'; readonly reason: string; readonly replaced: string | undefined };
 
 /**
  * The next step of a joining node, from what it knows now. The shell applies it and asks
@@ -167,7 +174,7 @@ export function nextJoinStep(s: JoinState): JoinStep {
     return { kind: 'show' };
   }
   if (s.standby && s.tokens === undefined) return { kind: 'wait', reason: 'standby (--join manual): waiting to be admitted (ringkv plan join ID, then ringkv commit)' };
-  const clash = s.tokens === undefined ? undefined : tokenClash(s.self.id, s.tokens, g.states(), s.replaces);
+  const clash = s.tokens === undefined ? undefined : tokenClash(s.self.id, s.tokens, g.states(), s.replaces, s.view.removed);
   if (s.tokens === undefined || clash !== undefined) {
     const busy = s.view.movements.find((m) => m.node !== s.self.id && m.driver !== s.self.id);
     if (busy !== undefined) {
@@ -196,7 +203,7 @@ export function nextJoinStep(s: JoinState): JoinStep {
   const behind = disagreeing(g.states(), s.self.id, s.view.hash, s.view.removed, (id) => g.isUp(id));
   if (behind !== undefined) return { kind: 'wait', reason: `waiting for ${behind} to see our claim (then every coordinator writes to our pending ranges)` };
   if (!s.streamed) return { kind: 'stream' };
-  return { kind: 'normal', reason: s.view.ring === undefined ? 'the first owner: nothing to stream' : 'every range this node gains has been streamed' };
+  return { kind: 'normal', reason: s.view.ring === undefined ? 'the first owner: nothing to stream' : 'every range this node gains has been streamed', replaced: s.replaces };
 }
 
 /** The claim of a node that replaces `dead`: its tokens, once it is known to be a dead owner. */

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../storage/index.js';
 import type { RingView } from '../membership/ring-view.js';
 import type { Checkpoints } from '../streaming/checkpoints.js';
-import { planTransfers, type Transfer } from '../handoff/transfer-plan.js';
+import { movementTransfers, type Transfer } from '../handoff/transfer-plan.js';
 import { Throttle } from '../streaming/throttle.js';
 import { Transfers, rangeKey, type PullItem } from '../streaming/transfers.js';
 import { GrpcHandoff, handoffService, type OutgoingStream } from '../transport/handoff-wire.js';
@@ -88,9 +88,7 @@ export class Handoff {
    * where the replica leaving a range is a node being removed or replaced (dead for good).
    */
   plan(view: RingView): (Transfer & { leaverGone: boolean })[] {
-    if (view.target === view.ring) return [];
-    const dead = new Set(view.movements.flatMap((m) => (m.kind === 'remove' ? [m.node] : m.kind === 'replace' ? [m.replaces!] : [])));
-    return planTransfers(view.ring, view.target, this.deps.config.replicas).map((t) => ({ ...t, leaverGone: t.leaver !== undefined && dead.has(t.leaver) }));
+    return movementTransfers(view, this.deps.config.replicas);
   }
 
   /** What `node` pulls in the view's movements. */

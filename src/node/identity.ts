@@ -82,8 +82,6 @@ export async function loadIdentity(
 }
 
 export async function saveIdentity(dir: string, identity: Identity): Promise<void> {
-  const path = join(dir, FILE);
-  const tmp = `${path}.tmp`;
   const body = JSON.stringify(
     {
       id: identity.id,
@@ -101,9 +99,16 @@ export async function saveIdentity(dir: string, identity: Identity): Promise<voi
     null,
     2,
   );
+  await writeAtomically(dir, FILE, `${body}\n`);
+}
+
+/** Write `dir`/`name` atomically: temp file, fsync, rename, fsync of the directory. */
+export async function writeAtomically(dir: string, name: string, text: string): Promise<void> {
+  const path = join(dir, name);
+  const tmp = `${path}.tmp`;
   const f = await open(tmp, 'w');
   try {
-    await f.writeFile(`${body}\n`);
+    await f.writeFile(text);
     await f.sync();
   } finally {
     await f.close();

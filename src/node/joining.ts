@@ -147,13 +147,16 @@ export class Joining {
       case 'stream':
         this.#startBootstrap(move!);
         return false;
-      case 'normal':
-        await deps.persist({ status: 'normal', move: undefined });
+      case 'normal': {
+        const removed = step.replaced === undefined ? undefined : [...new Set([...deps.identity().removed, step.replaced])];
+        await deps.persist({ status: 'normal', move: undefined, ...(removed === undefined ? {} : { removed }) });
+        if (removed !== undefined) deps.gossiper.set('removed', removed.join(','));
         deps.gossiper.set('status', 'normal');
         this.#log.info({ reason: step.reason }, 'joined: status normal');
         deps.afterGossip();
         deps.updateHealth();
         return false;
+      }
     }
   }
 

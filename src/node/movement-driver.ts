@@ -3,23 +3,22 @@
  * (`leaving` → streams → `left`, then the node exits) and the removal of a dead node
  * (`removing` → the heirs pull its ranges from the surviving replicas → `removed`).
  *
- * Each gossip round `step()` looks at the topology view: once this node's movement is the
- * only one and every live coordinator gossips the view that holds it (so all write to the
- * pending ranges), it asks each node that gains ranges to pull them (Handoff.Fetch, which
- * resumes from the gainer's checkpoints), and when every gainer has them, it finishes
- * the movement. A crash of this node resumes at restart (the movement is in node.json);
- * a movement that loses to another started at the same moment is withdrawn.
+ * Every decision is cluster/leave.ts's (requestDecommission, requestRemoval,
+ * nextDriveStep, settleHeirs): a pure function of node.json, the view and what this run
+ * knows of the pulls. This shell takes the steps it returns: persists and gossips the
+ * updates, asks each gainer to pull its ranges (Handoff.Fetch, which resumes from the
+ * gainer's checkpoints), hands over hints, announces and exits. A crash of this node
+ * resumes at restart: the movement is in node.json, and the core decides from it again.
  *
- * Owns: the checks an operator's request must pass, and the movement's progress. Must
- * not: decide the topology (membership/ring-view.ts) or move data (handoff/).
+ * Owns: the pulls' progress in this run (Admin Transfers' `drive`), and taking the
+ * core's steps. Must not: decide whether or when a change may go on (cluster/leave.ts),
+ * decide the topology (membership/ring-view.ts) or move data (handoff/).
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Gossiper } from '../membership/gossiper.js';
-import { disagreeing, settledHeirs, type Movement, type RingView } from '../membership/ring-view.js';
-import { describeMovement } from '../membership/join.js';
-import { formatHeirs, formatTokens, parseHeirs, statusOf } from '../membership/endpoint.js';
-import { leaveHeirs } from '../ring/index.js';
+import type { Movement, RingView } from '../membership/ring-view.js';
+import { cancelDecommission, nextDriveStep, requestDecommission, requestRemoval, settleHeirs, type DriveStep, type Request, type Update } from '../cluster/leave.js';
 import type { PullItem } from '../streaming/transfers.js';
 import type { Handoff } from './handoff.js';
 import type { Identity } from './identity.js';
@@ -73,6 +72,9 @@ export class MovementDriver {
   #status: DriveStatus | undefined;
   #lastWait = '';
   #settling = false;
+  /** The move whose gainers have all pulled in this run, and the hints left after the last hand-over. */
+  #pulled: string | undefined;
+  #hintsLeft: { move: string; left: number } | undefined;
 
   constructor(private readonly deps: DriverDeps) {}
 
@@ -83,146 +85,148 @@ export class MovementDriver {
 
   /** Start decommissioning this node. */
   async decommission(): Promise<string> {
-    const { id } = this.deps;
-    const me = this.deps.identity();
-    if (me.status === 'leaving') return me.move!;
-    if (me.status !== 'normal') throw new MovementRefused(`${id} is ${me.status}, not normal: only a normal member can be decommissioned`);
-    const view = this.deps.view();
-    this.#refuseWhileMoving(view);
-    this.#refuseIfTooSmall(view, id);
-    const move = `leave-${id}-${randomBytes(6).toString('hex')}`;
-    const heirs = this.#heirsWith(id, leaveHeirs(view.ring!, id, this.deps.replicas));
-    await this.deps.persist({ status: 'leaving', move, heirs });
-    this.deps.gossip({ status: 'leaving', heirs });
-    this.deps.log.info({ move }, 'decommission started: status leaving; streaming starts once every member sees it');
-    return move;
+    const r = requestDecommission(this.#request());
+    await this.#started(r);
+    if (r.kind === 'start') this.deps.log.info({ move: r.move }, 'decommission started: status leaving; streaming starts once every member sees it');
+    return r.kind === 'start' || r.kind === 'already' ? r.move : '';
   }
 
   /** Give up a decommission that has not finished: the node is normal again. */
   async cancelDecommission(): Promise<void> {
-    const me = this.deps.identity();
-    if (me.status !== 'leaving') throw new MovementRefused(`${this.deps.id} is ${me.status}, not leaving: there is no decommission to cancel`);
-    await this.#retract('cancelled by an operator');
+    const r = cancelDecommission(this.deps.id, this.deps.identity());
+    if (r.kind === 'refuse') throw new MovementRefused(r.message);
+    await this.#apply(r.update);
+    this.#withdrawn('cancelled by an operator', 'decommission withdrawn: the node is normal again');
   }
 
   /** Start removing `target`, a member that is down and will not come back. */
   async removeNode(target: string): Promise<string> {
-    const { id, gossiper } = this.deps;
-    if (target === id) throw new MovementRefused(`${id} cannot remove itself: decommission it instead (ringkv decommission --node <its address>)`);
-    const me = this.deps.identity();
-    if (me.removing === target) return me.move!;
-    if (me.status !== 'normal') throw new MovementRefused(`${id} is ${me.status}: ask a normal member to remove ${target}`);
-    const view = this.deps.view();
-    const st = gossiper.state(target);
-    if (st === undefined || view.removed.has(target) || statusOf(st) === 'left') throw new MovementRefused(`${target} is not a member of this cluster (see ringkv status)`);
-    if (gossiper.isUp(target)) throw new MovementRefused(`${target} is up: decommission it (ringkv decommission --node ${st.fields.get('addr')?.value ?? '<its address>'}) or stop it first; removenode is for nodes that will not come back`);
-    const owner = view.ring?.has(target) ?? false;
-    // A joiner that never became an owner holds nothing anyone needs: it is simply removed.
-    if (!owner) {
-      await this.#markRemoved(target);
-      this.deps.log.info({ peer: target }, 'removed a member that owned nothing');
-      return '';
-    }
-    // A node that died while leaving may be removed: its removal takes over its leave.
-    const other = view.movements.find((m) => !(m.kind === 'leave' && m.node === target));
-    if (other !== undefined) this.#refuseWhileMoving({ ...view, movements: [other] });
-    this.#refuseIfTooSmall(view, target);
-    const move = `remove-${target}-${randomBytes(6).toString('hex')}`;
-    const heirs = this.#heirsWith(target, leaveHeirs(view.ring!, target, this.deps.replicas));
-    await this.deps.persist({ removing: target, move, heirs });
-    this.deps.gossip({ removing: target, heirs });
-    this.deps.log.info({ peer: target, move }, 'removal started: the nodes that gain its ranges pull them from the surviving replicas');
-    return move;
+    const { gossiper } = this.deps;
+    const r = requestRemoval({ ...this.#request(), target, state: gossiper.state(target), up: gossiper.isUp(target) });
+    await this.#started(r);
+    if (r.kind === 'removed') this.deps.log.info({ peer: target }, 'removed a member that owned nothing');
+    if (r.kind === 'start') this.deps.log.info({ peer: target, move: r.move }, 'removal started: the nodes that gain its ranges pull them from the surviving replicas');
+    return r.kind === 'start' || r.kind === 'already' ? r.move : '';
   }
 
-  /**
-   * Heirs bookkeeping, once leaves are done. Tokens the ring gives this node through a
-   * gone leaver's heirs become its own (gossiped in `tokens`: the ring does not change);
-   * and entries of our `heirs` field that no ring needs any more are dropped, so that
-   * the field does not grow with every removal.
-   */
+  #request(): { self: string; me: Identity; view: RingView; replicas: number; nonce: string } {
+    return { self: this.deps.id, me: this.deps.identity(), view: this.deps.view(), replicas: this.deps.replicas, nonce: randomBytes(6).toString('hex') };
+  }
+
+  async #started(r: Request): Promise<void> {
+    if (r.kind === 'refuse') throw new MovementRefused(r.message);
+    if (r.kind === 'already') return;
+    if (r.kind === 'start' && r.warning !== undefined) this.deps.log.warn({ replicas: this.deps.replicas }, r.warning);
+    await this.#apply(r.update);
+  }
+
+  /** Persist, then gossip (a restart gossips what node.json holds). */
+  async #apply(u: Update): Promise<void> {
+    await this.deps.persist(u.persist);
+    if (Object.keys(u.gossip).length > 0) this.deps.gossip({ ...u.gossip });
+  }
+
+  /** Heirs bookkeeping, once leaves are done (cluster/leave.ts's settleHeirs). */
   async #settleHeirs(): Promise<void> {
     if (this.#settling) return;
     this.#settling = true;
     try {
-      const me = this.deps.identity();
-      const view = this.deps.view();
-      const own = new Set(me.tokens ?? []);
-      const gained = me.status === 'normal' ? (view.ring?.member(this.deps.id)?.tokens ?? []).filter((t) => !own.has(t)) : [];
-      if (gained.length > 0) {
-        const tokens = [...own, ...gained].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-        await this.deps.persist({ tokens });
-        this.deps.gossip({ tokens: formatTokens(tokens) });
-        this.deps.log.info({ tokens: gained.length }, 'took the tokens inherited from a node that left as our own');
-      }
-      if (me.heirs === '') return;
-      const entries = parseHeirs(me.heirs) ?? new Map<string, ReadonlyMap<bigint, string>>();
-      const settled = settledHeirs(this.deps.gossiper.states(), entries).filter((s) => s !== this.deps.id && s !== me.removing);
-      if (settled.length > 0) {
-        for (const s of settled) entries.delete(s);
-        const heirs = formatHeirs(entries);
-        await this.deps.persist({ heirs });
-        this.deps.gossip({ heirs });
-      }
+      const s = settleHeirs({ self: this.deps.id, me: this.deps.identity(), view: this.deps.view(), states: this.deps.gossiper.states() });
+      if (s === undefined) return;
+      await this.#apply(s.update);
+      if (s.gained > 0) this.deps.log.info({ tokens: s.gained }, 'took the tokens inherited from a node that left as our own');
     } finally {
       this.#settling = false;
     }
   }
 
-  /**
-   * Our `heirs` field with the entry for `subject` set (who inherits each of its tokens,
-   * chosen on the ring as it stands when the change starts) or, undefined, withdrawn.
-   * Entries of finished changes stay: the ring goes on applying them (ring-view.ts).
-   */
-  #heirsWith(subject: string, heirs: ReadonlyMap<bigint, string> | undefined): string {
-    const entries = parseHeirs(this.deps.identity().heirs) ?? new Map<string, ReadonlyMap<bigint, string>>();
-    if (heirs === undefined) entries.delete(subject);
-    else entries.set(subject, heirs);
-    return formatHeirs(entries);
-  }
-
-  #refuseWhileMoving(view: RingView): void {
-    const m = view.movements[0];
-    if (m !== undefined) throw new MovementRefused(`${describeMovement(m)}: one topology change at a time; wait for it to finish (ringkv transfers) and try again`);
-  }
-
-  #refuseIfTooSmall(view: RingView, leaving: string): void {
-    const left = (view.ring?.size ?? 0) - 1;
-    if (left < 1) throw new MovementRefused(`${leaving} is the last member: a cluster needs at least one`);
-    if (left < this.deps.replicas)
-      this.deps.log.warn({ members: left, replicas: this.deps.replicas }, 'after this change the cluster has fewer members than N: each key will have fewer copies than N');
-  }
-
   /** One gossip round: drive our movement on if it may go on. */
   step(): void {
     void this.#settleHeirs();
-    const me = this.deps.identity();
-    const subject = me.status === 'leaving' ? this.deps.id : me.removing;
-    if (subject === undefined || this.#running !== undefined || me.move === undefined) return;
-    const view = this.deps.view();
-    const mine = view.movements.find((m) => m.node === subject && m.driver === this.deps.id);
-    if (mine === undefined) {
-      // A removal whose subject is no longer an owner (removed meanwhile, or its data is gone): done.
-      if (me.removing !== undefined && !(view.ring?.has(subject) ?? false)) void this.#finishRemoval(subject);
-      return;
-    }
-    const first = view.movements[0]!;
-    if (first !== mine) {
-      void this.#retract(`${describeMovement(first)} started at the same moment and goes first; run the command again once it is done`);
-      return;
-    }
-    if (view.movements.length > 1) return this.#wait(`waiting for ${view.movements.slice(1).map(describeMovement).join(', ')} to withdraw`);
-    const behind = disagreeing(this.deps.gossiper.states(), this.deps.id, view.hash, view.removed, (x) => this.deps.gossiper.isUp(x));
-    if (behind !== undefined) return this.#wait(`waiting for ${behind} to see the change (then every coordinator writes to the pending ranges)`);
-    this.#running = this.#drive(view, mine, me.move).finally(() => (this.#running = undefined));
+    if (this.#running !== undefined) return;
+    this.#running = this.#run().finally(() => (this.#running = undefined));
   }
 
-  #wait(reason: string): void {
-    if (reason !== this.#lastWait) this.deps.log.info({ reason }, 'topology change: waiting');
-    this.#lastWait = reason;
+  /** The core's next steps, taken until one waits or starts work that ends later. */
+  async #run(): Promise<void> {
+    for (let i = 0; i < 4; i++) {
+      const me = this.deps.identity();
+      const { gossiper } = this.deps;
+      const step = nextDriveStep({
+        self: this.deps.id,
+        me,
+        view: this.deps.view(),
+        states: gossiper.states(),
+        isUp: (x) => gossiper.isUp(x),
+        pulled: me.move !== undefined && this.#pulled === me.move,
+        hintsLeft: me.move !== undefined && this.#hintsLeft?.move === me.move ? this.#hintsLeft.left : undefined,
+      });
+      if (!(await this.#take(step))) return;
+    }
   }
 
-  async #drive(view: RingView, movement: Movement, move: string): Promise<void> {
+  /** Take one step; true when the core is to be asked again at once. */
+  async #take(step: DriveStep): Promise<boolean> {
+    const { deps } = this;
+    switch (step.kind) {
+      case 'idle':
+        return false;
+      case 'wait':
+        if (step.reason !== this.#lastWait) deps.log.info({ reason: step.reason }, 'topology change: waiting');
+        this.#lastWait = step.reason;
+        return false;
+      case 'withdraw': {
+        const me = deps.identity();
+        await this.#apply(step.update);
+        if (me.status === 'leaving') this.#withdrawn(step.reason, 'decommission withdrawn: the node is normal again');
+        else this.#withdrawn(step.reason, 'removal withdrawn', me.removing);
+        return false;
+      }
+      case 'pull':
+        return this.#pull(this.deps.view(), step.movement, step.move);
+      case 'hand-over-hints': {
+        const left = await deps.handOverHints();
+        this.#hintsLeft = { move: deps.identity().move!, left };
+        if (left > 0) {
+          if (this.#status) this.#status.phase = `handing over hints (${left} left)`;
+          deps.log.info({ hints: left }, 'ranges streamed; some hints could not be handed over yet: trying again next round');
+          return false;
+        }
+        return true;
+      }
+      case 'left': {
+        const status = this.#status;
+        if (status) status.phase = 'left';
+        await this.#apply(step.update);
+        await deps.announce();
+        deps.log.info({ move: step.move, ...this.#totals(), ms: status ? Date.now() - status.startedAt : undefined }, 'decommissioned: every range is on its new replicas; status left, stopping');
+        deps.exit();
+        return false;
+      }
+      case 'removed': {
+        const status = this.#status?.move === step.move ? this.#status : undefined;
+        await this.#apply(step.update);
+        if (status !== undefined) {
+          status.phase = 'removed';
+          deps.log.info({ move: step.move, peer: step.peer, ...this.#totals(), ms: Date.now() - status.startedAt }, 'removed: every range of the node is back on N replicas');
+        } else deps.log.info({ move: step.move, peer: step.peer }, 'removal over: the node is no longer an owner');
+        return false;
+      }
+    }
+  }
+
+  #withdrawn(why: string, message: string, peer?: string): void {
+    this.deps.log.warn({ reason: why, ...(peer === undefined ? {} : { peer }) }, message);
+    if (this.#status) this.#status.phase = `withdrawn: ${why}`;
+  }
+
+  #totals(): { keys: number; bytes: number } {
+    const g = this.#status?.gainers ?? [];
+    return { keys: g.reduce((s, x) => s + x.keys, 0), bytes: g.reduce((s, x) => s + x.bytes, 0) };
+  }
+
+  /** Ask every gainer to pull its ranges; true once all have (then the core is asked again). */
+  async #pull(view: RingView, movement: Movement, move: string): Promise<boolean> {
     const byGainer = new Map<string, PullItem[]>();
     for (const t of this.deps.handoff.plan(view)) {
       const items = byGainer.get(t.to) ?? [];
@@ -260,56 +264,8 @@ export class MovementDriver {
         }
       }),
     );
-    if (!status.gainers.every((g) => g.state === 'done')) return;
-    const keys = status.gainers.reduce((s, g) => s + g.keys, 0);
-    const bytes = status.gainers.reduce((s, g) => s + g.bytes, 0);
-    if (movement.kind === 'leave') {
-      // Hints this node keeps for others would leave with it.
-      const left = await this.deps.handOverHints();
-      if (left > 0) {
-        status.phase = `handing over hints (${left} left)`;
-        this.deps.log.info({ hints: left }, 'ranges streamed; some hints could not be handed over yet: trying again next round');
-        return;
-      }
-      status.phase = 'left';
-      await this.deps.persist({ status: 'left', move: undefined });
-      this.deps.gossip({ status: 'left' });
-      await this.deps.announce();
-      this.deps.log.info({ move, keys, bytes, ms: Date.now() - status.startedAt }, 'decommissioned: every range is on its new replicas; status left, stopping');
-      this.deps.exit();
-    } else {
-      await this.#finishRemoval(movement.node);
-      status.phase = 'removed';
-      this.deps.log.info({ move, peer: movement.node, keys, bytes, ms: Date.now() - status.startedAt }, 'removed: every range of the node is back on N replicas');
-    }
-  }
-
-  async #finishRemoval(target: string): Promise<void> {
-    await this.#markRemoved(target);
-    await this.deps.persist({ removing: undefined, move: undefined });
-    this.deps.gossip({ removing: '' });
-  }
-
-  async #markRemoved(target: string): Promise<void> {
-    const removed = [...new Set([...this.deps.identity().removed, target])];
-    await this.deps.persist({ removed });
-    this.deps.gossip({ removed: removed.join(',') });
-  }
-
-  async #retract(why: string): Promise<void> {
-    const me = this.deps.identity();
-    if (me.status === 'leaving') {
-      const heirs = this.#heirsWith(this.deps.id, undefined);
-      await this.deps.persist({ status: 'normal', move: undefined, heirs });
-      this.deps.gossip({ status: 'normal', heirs });
-      this.deps.log.warn({ reason: why }, 'decommission withdrawn: the node is normal again');
-    } else if (me.removing !== undefined) {
-      const target = me.removing;
-      const heirs = this.#heirsWith(target, undefined);
-      await this.deps.persist({ removing: undefined, move: undefined, heirs });
-      this.deps.gossip({ removing: '', heirs });
-      this.deps.log.warn({ peer: target, reason: why }, 'removal withdrawn');
-    }
-    if (this.#status) this.#status.phase = `withdrawn: ${why}`;
+    if (!status.gainers.every((g) => g.state === 'done')) return false;
+    this.#pulled = move;
+    return true;
   }
 }

@@ -33,6 +33,8 @@ import { MovementDriver } from './movement-driver.js';
 import { StagedChanges } from './staged.js';
 import { CONTROL_SERVICE, ControlPeers, controlService } from '../transport/control-wire.js';
 import { gather } from '../transport/gather.js';
+import { loadStage, saveStage } from './stage-file.js';
+import { EMPTY_STAGE, type Stage } from '../cluster/stage.js';
 import { adminService, ringReply, statusReply } from '../transport/admin-service.js';
 import { NodeMetrics } from './metrics.js';
 import { HttpServer } from './http-server.js';
@@ -141,6 +143,7 @@ export class RingkvNode {
     known: { states: EndpointState[]; fresh: boolean },
     checkpoints: Checkpoints,
     clock: WallClock,
+    stage: Stage,
   ) {
     this.config = config;
     this.clock = clock;
@@ -231,6 +234,7 @@ export class RingkvNode {
       admit: (node) => control.admit(node).then(() => undefined),
       decommission: (node) => (node === id ? this.decommission(false) : control.decommission(node)).then(() => undefined),
       removeNode: (node) => driver.removeNode(node).then(() => undefined),
+      saved: { stage, save: (s) => saveStage(config.dataDir, s) },
       log: topologyLog,
     });
   }
@@ -294,6 +298,10 @@ export class RingkvNode {
     const known = { states: fresh ? [] : await loadMembers(config.dataDir), fresh };
     const checkpoints = await Checkpoints.open(join(config.dataDir, 'transfers.json'));
     const nodeLog = log.child({ node: identity.id });
+    const stage = await loadStage(config.dataDir).catch((e: unknown) => {
+      nodeLog.warn({ component: 'topology', err: (e as Error).message }, 'staged changes not restored');
+      return EMPTY_STAGE;
+    });
     const store = await Store.open({
       path: join(config.dataDir, 'data'),
       durability: config.durability,
@@ -327,7 +335,7 @@ export class RingkvNode {
     const port = listening.port;
     // resolveConfig refused wildcards; advertise is unset only when the port was 0.
     const address = config.advertise ?? `${host}:${port}`;
-    const node = new RingkvNode(config, nodeLog, identity, store, server, security, address, known, checkpoints, clock);
+    const node = new RingkvNode(config, nodeLog, identity, store, server, security, address, known, checkpoints, clock, stage);
     node.#listening = listening;
     node.#admission = admission;
     node.#serve();
@@ -479,6 +487,7 @@ export class RingkvNode {
     }
     this.#topology.update();
     this.#updateHealth();
+    this.staged.resume();
   }
 
   /** Background share now (1 without a governor), for hint delivery and status. */
@@ -597,6 +606,7 @@ export class RingkvNode {
         await new Promise((r) => setTimeout(r, this.config.drainMs));
       }
       this.#closing = true;
+      this.staged.close();
       for (const t of this.#timers) clearInterval(t);
       this.#background.abort();
       this.#governor.stop();

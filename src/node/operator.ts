@@ -3,14 +3,15 @@
  * (decommission, removenode, cleanup) and the reports on data in motion (Admin Transfers,
  * and the `progress` the node gossips for status).
  *
- * Owns: the commands' replies, cleanup's checks and deletes, and the reports' shape.
- * Must not: drive a movement (movement-driver.ts does), join (joining.ts) or decide the
- * topology (membership/ does).
+ * Owns: the commands' replies, cleanup's deletes, and the reports' shape. Must not:
+ * decide what cleanup may delete (cluster/cleanup.ts), drive a movement
+ * (movement-driver.ts does), join (joining.ts) or decide the topology (membership/ does).
  */
 import type { Logger } from 'pino';
 import type { Store } from '../storage/index.js';
 import type { RingView } from '../membership/ring-view.js';
 import { describeMovement } from '../membership/join.js';
+import { cleanupPlan } from '../cluster/cleanup.js';
 import type { Handoff } from './handoff.js';
 import type { Identity } from './identity.js';
 import { MovementRefused, type MovementDriver } from './movement-driver.js';
@@ -47,18 +48,14 @@ export class Operator {
     return { move, message: move === '' ? `${target} owned no data: removed` : `removing ${target}: the nodes that gain its ranges pull them from the surviving replicas (driven by ${this.deps.id})` };
   }
 
-  /** Delete data of ranges this node no longer replicates (after joins). Refused while anything moves. */
+  /** Delete data of ranges this node no longer replicates (after joins). Refused while anything moves (cluster/cleanup.ts decides). */
   async cleanup(): Promise<{ deleted: number; kept: number; ranges: number }> {
     const { deps } = this;
-    const id = deps.id;
     const view = deps.view();
-    const status = deps.identity().status;
-    if (view.movements.length > 0) throw new MovementRefused(`${describeMovement(view.movements[0]!)}: cleanup waits until no topology change is in progress (the old copies may still be needed)`);
-    if (status !== 'normal' || view.ring === undefined || !view.ring.has(id)) throw new MovementRefused(`${id} is ${status}, not an owner: nothing to clean up against`);
-    const n = Math.min(deps.replicas, view.ring.size);
+    const plan = cleanupPlan({ self: deps.id, status: deps.identity().status, view, replicas: deps.replicas });
+    if (plan.kind === 'refuse') throw new MovementRefused(plan.message);
     let deleted = 0, kept = 0, ranges = 0;
-    for (const r of view.ring.ranges(n)) {
-      if (r.replicas.includes(id)) continue;
+    for (const r of plan.ranges) {
       // The ring may have changed meanwhile: stop rather than delete by a stale one.
       if (deps.view() !== view) throw new MovementRefused('the ring changed during cleanup; run it again');
       const res = await deps.store.ranges.delete({ start: r.start, end: r.end });

@@ -2,31 +2,26 @@
  * Staged topology changes on one node (Riak's `cluster plan / commit / clear`): an operator
  * stages joins of standbys, leaves and removals, reads what they would move, then commits
  * them; the node runs them one after another (one topology change at a time), each to its
- * end, and stops at the first that fails. A commit is refused when the ring changed since
- * the plan: what the operator read is no longer what would happen.
+ * end, and stops at the first that fails. Every decision (what may be staged, whether a
+ * commit may run, each next step of it) is cluster/stage.ts's; this shell keeps the
+ * stage, saves it at every change (stage-file.ts, next to node.json), runs the commit's
+ * steps on a poll, and replies.
  *
- * The stage lives in this node's memory: a restart discards it (plan again).
+ * The stage survives a restart of this node: `ringkv plan` shows the same plan, `commit`
+ * works against it, and a commit that was running goes on from the step it was at.
  *
- * Owns: the stage, its checks and the commit's sequencing. Must not: move data or decide
- * the topology (each change runs as its own command would: admit, decommission, remove).
+ * Owns: the stage in memory and on disk, and the commit's loop. Must not: decide (see
+ * above), move data or decide the topology (each change runs as its own command would:
+ * admit, decommission, remove).
  */
 import type { Logger } from 'pino';
 import type { Gossiper } from '../membership/gossiper.js';
 import { field, statusOf } from '../membership/endpoint.js';
-import { describeMovement } from '../membership/join.js';
 import type { RingView } from '../membership/ring-view.js';
-import { tokenHex, tokenOf } from '../ring/index.js';
-import { PlanError, planChanges, type StagedChange } from '../handoff/staged-plan.js';
+import { planChanges } from '../handoff/staged-plan.js';
+import { addToStage, clearStage, commitStage, EMPTY_STAGE, markStep, nextCommitStep, type Stage, type StageResult } from '../cluster/stage.js';
 import { MovementRefused } from './movement-driver.js';
 import type { PlanResponse } from '../transport/generated/ringkv/v1/PlanResponse.js';
-
-export type StepState = 'staged' | 'running' | 'done' | 'failed';
-
-interface Staged {
-  readonly change: StagedChange;
-  state: StepState;
-  error: string;
-}
 
 export interface StagedDeps {
   readonly id: string;
@@ -37,6 +32,8 @@ export interface StagedDeps {
   admit(node: string): Promise<void>;
   decommission(node: string): Promise<void>;
   removeNode(node: string): Promise<void>;
+  /** The stage as saved (stage-file.ts), and where to save it; undefined: in memory only. */
+  readonly saved?: { readonly stage: Stage; save(stage: Stage): Promise<void> };
   readonly pollMs?: number;
   readonly log: Logger;
 }
@@ -54,105 +51,97 @@ export class PlanOutdated extends Error {
 }
 
 export class StagedChanges {
-  #steps: Staged[] = [];
-  #ringKey = '';
+  #stage: Stage;
   #committing: Promise<void> | undefined;
+  /** The step this run of the node has started (a restart starts it again: cluster/stage.ts). */
+  #started = -1;
+  #closed = false;
 
-  constructor(private readonly deps: StagedDeps) {}
+  constructor(private readonly deps: StagedDeps) {
+    this.#stage = deps.saved?.stage ?? EMPTY_STAGE;
+  }
 
-  /** What ownership depends on: members, their tokens, and movements in progress. */
-  #key(view: RingView): string {
-    const members = view.ring?.members.map((m) => `${m.id}:${m.tokens.length}:${m.tokens[0]}`).join(',') ?? '';
-    return tokenHex(tokenOf(`${members}|${view.movements.map(describeMovement).join(',')}`));
+  /** Go on with a commit that was running when the node stopped (call once the node runs). */
+  resume(): void {
+    if (!this.#stage.committing || this.#committing) return;
+    this.deps.log.info({ steps: this.#stage.steps.length }, 'commit: going on with the staged changes committed before the restart');
+    this.#committing = this.#run().finally(() => (this.#committing = undefined));
+  }
+
+  /** The commit loop ends (the node stops); the stage stays saved. */
+  close(): void {
+    this.#closed = true;
+  }
+
+  /** The result's stage in force and saved, or its refusal thrown. */
+  async #take(r: StageResult): Promise<void> {
+    if (r.kind !== 'ok') throw r.kind === 'bad' ? new BadChange(r.message) : r.kind === 'outdated' ? new PlanOutdated(r.message) : new MovementRefused(r.message);
+    await this.#save(r.stage);
+  }
+
+  async #save(stage: Stage): Promise<void> {
+    await this.deps.saved?.save(stage);
+    this.#stage = stage;
   }
 
   /** Stage `changes` after those already staged, and return the whole plan. */
-  plan(changes: readonly { kind: string; node: string }[]): PlanResponse {
-    if (changes.length === 0) return this.reply();
-    if (this.#committing) throw new MovementRefused('a commit is running: wait for it to finish (ringkv plan shows its steps)');
-    if (this.#steps.some((s) => s.state !== 'staged')) this.#steps = []; // the last commit's steps are history
-    const view = this.deps.view();
-    const added = changes.map((c) => this.#check(c, view));
-    const next = [...this.#steps.map((s) => s.change), ...added];
-    if (view.ring === undefined) throw new MovementRefused('no member owns tokens yet: the cluster is still forming');
-    try {
-      planChanges(view.ring, next, this.deps.replicas, () => ({ bytes: 0, keys: 0 }));
-    } catch (e) {
-      if (e instanceof PlanError) throw new BadChange(e.message);
-      throw e;
-    }
-    this.#steps.push(...added.map((change) => ({ change, state: 'staged' as StepState, error: '' })));
-    this.#ringKey = this.#key(view);
+  async plan(changes: readonly { kind: string; node: string }[]): Promise<PlanResponse> {
+    const { gossiper } = this.deps;
+    await this.#take(addToStage(this.#stage, changes, { view: this.deps.view(), state: (id) => gossiper.state(id), isUp: (id) => gossiper.isUp(id), replicas: this.deps.replicas }));
     return this.reply();
   }
 
-  #check(c: { kind: string; node: string }, view: RingView): StagedChange {
-    const st = this.deps.gossiper.state(c.node);
-    if (st === undefined || view.removed.has(c.node)) throw new BadChange(`${c.node} is not a member of this cluster (see ringkv status)`);
-    if (this.#steps.some((s) => s.change.node === c.node)) throw new BadChange(`a change of ${c.node} is already staged; ringkv clear discards the stage`);
-    switch (c.kind) {
-      case 'join':
-        if (statusOf(st) !== 'joining' || field(st, 'standby') !== 'true') throw new BadChange(`${c.node} is not a standby: start it with --join manual to stage its join (status ${statusOf(st) ?? '?'})`);
-        return { kind: 'join', node: c.node, zone: field(st, 'zone') ?? '', rack: field(st, 'rack') ?? '', weight: Number(field(st, 'weight') ?? '1') };
-      case 'leave':
-        if (!this.deps.gossiper.isUp(c.node)) throw new BadChange(`${c.node} is down: a leave streams from the node itself; stage remove ${c.node} instead`);
-        return { kind: 'leave', node: c.node };
-      case 'remove':
-        if (this.deps.gossiper.isUp(c.node)) throw new BadChange(`${c.node} is up: stage leave ${c.node} (a decommission) instead; remove is for nodes that will not come back`);
-        return { kind: 'remove', node: c.node };
-      default:
-        throw new BadChange(`unknown change "${c.kind}": expected join, leave or remove`);
-    }
-  }
-
-  clear(): PlanResponse {
-    if (this.#committing) throw new MovementRefused('a commit is running: its changes cannot be discarded now');
-    this.#steps = [];
-    this.#ringKey = '';
+  async clear(): Promise<PlanResponse> {
+    await this.#take(clearStage(this.#stage));
     return this.reply();
   }
 
   /** Run the staged changes; refused when the ring changed since the plan. */
-  commit(): PlanResponse {
+  async commit(): Promise<PlanResponse> {
     if (this.#committing) throw new MovementRefused('a commit is already running');
-    const staged = this.#steps.filter((s) => s.state === 'staged');
-    if (staged.length === 0) throw new MovementRefused('nothing is staged: ringkv plan join|leave|remove ... first');
-    const view = this.deps.view();
-    if (this.#key(view) !== this.#ringKey)
-      throw new PlanOutdated(`the ring changed since the plan (${view.movements.length > 0 ? view.movements.map(describeMovement).join(', ') : 'members or tokens changed'}): read the new plan (ringkv plan) and commit again`);
-    this.#committing = this.#run(staged).finally(() => (this.#committing = undefined));
+    await this.#take(commitStage(this.#stage, this.deps.view()));
+    this.#started = -1;
+    this.#committing = this.#run().finally(() => (this.#committing = undefined));
     return this.reply();
   }
 
-  async #run(steps: Staged[]): Promise<void> {
-    for (const s of steps) {
-      s.state = 'running';
-      try {
-        await this.#until(() => this.deps.view().movements.length === 0);
-        const { node } = s.change;
-        this.deps.log.info({ change: s.change.kind, peer: node }, 'commit: starting a staged change');
-        if (s.change.kind === 'join') {
-          await this.deps.admit(node);
-          await this.#until(() => statusOf(this.deps.gossiper.state(node)!) === 'normal');
-        } else if (s.change.kind === 'leave') {
-          await this.deps.decommission(node);
-          await this.#until(() => statusOf(this.deps.gossiper.state(node)!) === 'left');
-        } else {
-          await this.deps.removeNode(node);
-          await this.#until(() => this.deps.view().removed.has(node));
+  async #run(): Promise<void> {
+    const status = (id: string) => {
+      const st = this.deps.gossiper.state(id);
+      return st === undefined ? undefined : statusOf(st);
+    };
+    while (!this.#closed) {
+      const step = nextCommitStep(this.#stage, this.deps.view(), status, (i) => i === this.#started);
+      switch (step.kind) {
+        case 'idle':
+          return;
+        case 'wait':
+          await new Promise((r) => setTimeout(r, this.deps.pollMs ?? 500));
+          break;
+        case 'begin':
+          await this.#save(markStep(this.#stage, step.index, 'running'));
+          break;
+        case 'done':
+          await this.#save(markStep(this.#stage, step.index, 'done'));
+          break;
+        case 'start': {
+          const { kind, node } = step.change;
+          this.deps.log.info({ change: kind, peer: node }, 'commit: starting a staged change');
+          try {
+            if (kind === 'join') await this.deps.admit(node);
+            else if (kind === 'leave') await this.deps.decommission(node);
+            else await this.deps.removeNode(node);
+            this.#started = step.index;
+          } catch (e) {
+            const error = (e as { details?: string; message?: string })?.details ?? (e as Error)?.message ?? String(e);
+            this.deps.log.warn({ change: kind, peer: node, err: error }, 'commit: a staged change failed; the rest are not run');
+            await this.#save(markStep(this.#stage, step.index, 'failed', error));
+            return;
+          }
+          break;
         }
-        s.state = 'done';
-      } catch (e) {
-        s.state = 'failed';
-        s.error = (e as { details?: string; message?: string })?.details ?? (e as Error)?.message ?? String(e);
-        this.deps.log.warn({ change: s.change.kind, peer: s.change.node, err: s.error }, 'commit: a staged change failed; the rest are not run');
-        return;
       }
     }
-  }
-
-  async #until(cond: () => boolean): Promise<void> {
-    while (!cond()) await new Promise((r) => setTimeout(r, this.deps.pollMs ?? 500));
   }
 
   /** The stage as Admin Plan replies it: steps with estimates, ownership before and after. */
@@ -162,7 +151,8 @@ export class StagedChanges {
       const st = this.deps.gossiper.state(id);
       return { bytes: Number(st ? (field(st, 'load') ?? '0') : '0'), keys: Number(st ? (field(st, 'keys') ?? '0') : '0') };
     };
-    const pending = this.#steps.filter((s) => s.state === 'staged' || s.state === 'running');
+    const steps = this.#stage.steps;
+    const pending = steps.filter((s) => s.state === 'staged' || s.state === 'running');
     let planned: ReturnType<typeof planChanges> | undefined;
     try {
       planned = view.ring === undefined ? undefined : planChanges(view.ring, pending.map((s) => s.change), this.deps.replicas, load);
@@ -170,15 +160,15 @@ export class StagedChanges {
       planned = undefined; // a step already under way: its ring is not the current one any more
     }
     return {
-      steps: this.#steps.map((s) => ({
+      steps: steps.map((s) => ({
         change: { kind: s.change.kind, node: s.change.node },
         moves: [...(planned?.steps[pending.indexOf(s)]?.moves ?? [])],
         state: s.state,
         error: s.error,
       })),
       ownership: [...(planned?.ownership ?? [])],
-      topo: this.#ringKey,
-      committing: this.#committing !== undefined,
+      topo: this.#stage.ringKey,
+      committing: this.#stage.committing,
       replicas: this.deps.replicas,
     };
   }

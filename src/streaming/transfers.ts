@@ -21,7 +21,7 @@
  */
 import type { TokenRange } from '../storage/index.js';
 import type { Checkpoints } from './checkpoints.js';
-import { transferShare } from '../handoff/transfer-plan.js';
+import { pullSources, transferShare } from '../handoff/transfer-plan.js';
 import { tokenHex } from '../ring/index.js';
 
 export interface RangeBatchIn {
@@ -173,21 +173,14 @@ export class Transfers {
     let lastError: unknown;
     for (let round = 0; round < attempts; round++) {
       const first = item.sources[0]!;
-      const stayers = item.sources.slice(1);
-      // The replica leaving the range holds every write acknowledged there, or W others
-      // do (transfer-plan.ts). Without it, one other replica is not enough: a write may be
-      // on the leaver and on replicas other than that one. So the fallback is every
-      // replica that keeps the range, all of them up, each stream resuming separately
-      // (Cassandra's removenode does the same). A leaver that is only unreachable is
-      // waited for a while first: the others' copies of recent writes may still be hints
-      // elsewhere (test/property/topology.property.test.ts found both holes).
+      // From the leaver, or every replica that keeps the range, each stream resuming
+      // separately; a leaver only unreachable is waited for first (transfer-plan.ts).
       const since = this.#leaverDown.get(`${move}/${key}`);
       const leaverUp = this.deps.isUp(first);
       if (!leaverUp && since === undefined) this.#leaverDown.set(`${move}/${key}`, this.#now());
       const waited = leaverUp ? 0 : this.#now() - (since ?? this.#now());
-      const fallback = item.leaverGone || waited >= (this.deps.leaverWaitMs ?? 60_000);
-      const plan = leaverUp ? [[first], stayers] : fallback ? [stayers] : [];
-      if (!leaverUp && !fallback) lastError ??= new Error(`waiting for ${first}, the replica leaving this range, to be up (${Math.round(waited / 1000)} s so far)`);
+      const plan = pullSources(item, leaverUp, waited, this.deps.leaverWaitMs ?? 60_000);
+      if (plan.length === 0) lastError ??= new Error(`waiting for ${first}, the replica leaving this range, to be up (${Math.round(waited / 1000)} s so far)`);
       for (const sources of plan) {
         if (signal?.aborted) return;
         if (sources.length === 0 || !sources.every((x) => this.deps.isUp(x))) continue;

@@ -48,9 +48,9 @@ interface AdminDeps {
   readonly clock: { offsetMs: number; readonly maxOffsetMs: number; now(): number };
   readonly repairs: { start(only?: { start: bigint; end: bigint }): RepairStatusResponse; readonly status: RepairStatusResponse };
   readonly staged: {
-    plan(changes: readonly { kind: string; node: string }[]): PlanResponse;
-    commit(): PlanResponse;
-    clear(): PlanResponse;
+    plan(changes: readonly { kind: string; node: string }[]): Promise<PlanResponse>;
+    commit(): Promise<PlanResponse>;
+    clear(): Promise<PlanResponse>;
   };
 }
 

@@ -1,8 +1,9 @@
 /**
  * Staged changes on real processes (Riak's plan / commit / clear): a standby started with
  * --join manual waits; `ringkv plan join` prints what would move and changes nothing;
- * a commit after the ring changed is refused (ABORTED); `ringkv commit` admits the standby
- * and follows its join to the end; every key is on its N replicas afterwards.
+ * a commit after the ring changed is refused (ABORTED); the stage survives a restart of
+ * the node holding it; `ringkv commit` admits the standby and follows its join to the
+ * end; every key is on its N replicas afterwards.
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -25,7 +26,7 @@ describe('staged changes: plan, commit, clear', () => {
   let cluster: TestCluster;
   afterAll(() => cluster?.destroy());
 
-  it('a standby waits; plan changes nothing; a stale plan is refused; commit admits it and the join streams', async () => {
+  it('a standby waits; plan changes nothing; a stale plan is refused; the plan survives a restart; commit admits it and the join streams', async () => {
     cluster = await TestCluster.create(5, 3, ['--request-timeout-ms', '3000']);
     const [n1, n2, n3, n4, n5] = cluster.nodes;
     for (const n of [n1!, n2!, n3!]) n.start();
@@ -55,7 +56,15 @@ describe('staged changes: plan, commit, clear', () => {
       await expect(a.commit()).rejects.toMatchObject({ code: grpc.status.ABORTED, details: expect.stringMatching(/the ring changed since the plan/) });
       expect((await cli('clear', '--node', n1!.address)).trim()).toBe('staged changes discarded');
       expect(await cli('plan', '--node', n1!.address)).toContain('Nothing is staged');
-      await cli('plan', 'join', 'n4', '--node', n1!.address);
+      const staged = await cli('plan', 'join', 'n4', '--node', n1!.address);
+      // The node holding the stage restarts: the plan is still there (stage.json), and commit works.
+      n1!.signal('SIGTERM');
+      expect(await n1!.exit).toBe(0);
+      n1!.start();
+      await waitFor('n1 back, seeing 4 normal', 90_000, async () => (await n1!.status())?.members.filter((m) => m.status === 'normal' && m.up).length === 4, 250);
+      // The same plan: steps, ranges and ownership (key and byte estimates follow the gossiped load).
+      const stable = (text: string): string => text.replace(/, ~\d+ keys, ~.*$/gm, '');
+      expect(stable(await cli('plan', '--node', n1!.address))).toBe(stable(staged));
       const out = await cli('commit', '--node', n1!.address);
       expect(out).toContain('every staged change is done');
       expect((await n1!.status())!.members.find((m) => m.id === 'n4')!.status).toBe('normal');
