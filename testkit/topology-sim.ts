@@ -2,7 +2,7 @@
  * A seeded simulation of topology changes driven by the real decisions: joins and
  * replacements through membership/join.ts, decommissions, removals and the heirs'
  * bookkeeping through src/cluster/leave.ts, transfers and sources from
- * handoff/transfer-plan.ts. What is simulated is what the node's shell does around them:
+ * cluster/transfer-plan.ts. What is simulated is what the node's shell does around them:
  *
  * - Gossip: one table of every node's own state (what node.json holds, gossiped); each node
  *   sees it as it was `lag` ms ago (its own entry as it is now), a lag drawn per node. A
@@ -29,7 +29,7 @@ import { formatTokens, initialState, setField, statusOf, type EndpointState, typ
 import { nextJoinStep } from '../src/membership/join.js';
 import { ringFingerprint, ringFromStates, type RingView } from '../src/membership/ring-view.js';
 import { nextDriveStep, requestDecommission, requestRemoval, settleHeirs, type Persisted, type Update } from '../src/cluster/leave.js';
-import { movementTransfers, pullSources, type Transfer } from '../src/handoff/transfer-plan.js';
+import { movementTransfers, pullSources, type Transfer } from '../src/cluster/transfer-plan.js';
 import { mulberry32 } from '../src/ring/allocate-tokens.js';
 import { claimRing, tokenHex, tokenOf, type Ring } from '../src/ring/index.js';
 

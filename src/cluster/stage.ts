@@ -2,7 +2,7 @@
  * Staged topology changes, decided (Riak's `cluster plan / commit / clear`, its
  * claimant's checks): what may be staged, when a commit may run, and each next step of a
  * running commit. An operator stages joins of standbys, leaves and removals, reads what
- * they would move (handoff/staged-plan.ts), then commits them; the changes run one after
+ * they would move (staged-plan.ts), then commits them; the changes run one after
  * another (one topology change at a time), each to its end, and the commit stops at the
  * first that fails. A commit is refused when the ring changed since the plan: what the
  * operator read is no longer what would happen.
@@ -20,7 +20,7 @@ import { tokenHex, tokenOf, type Ring } from '../ring/index.js';
 import { field, statusOf, type EndpointState, type NodeStatus } from '../membership/endpoint.js';
 import { describeMovement } from '../membership/join.js';
 import type { RingView } from '../membership/ring-view.js';
-import { PlanError, planChanges, type StagedChange } from '../handoff/staged-plan.js';
+import { PlanError, planChanges, type StagedChange } from './staged-plan.js';
 
 export type StepState = 'staged' | 'running' | 'done' | 'failed';
 

@@ -15,7 +15,7 @@
  *   appeared at the same moment is withdrawn (ring-view.ts orders them) and made again
  *   later. Then the joiner waits until every live member gossips the view that holds its
  *   claim (so every coordinator writes to its pending ranges), streams the ranges it
- *   gains (src/handoff), and only then becomes `normal`: it never owns data it does not have.
+ *   gains (src/streaming), and only then becomes `normal`: it never owns data it does not have.
  *
  * Owns: these decisions. Must not: persist, gossip, stream or read clocks.
  */

@@ -12,7 +12,7 @@
  *   current ring with every movement applied: joiners in, leavers and removed nodes out,
  *   a replacer in its dead node's place. While it differs from the current ring,
  *   coordinators write each moving range to the current replicas and to the target ones
- *   (pending ranges), and the movement's data is streamed (src/handoff).
+ *   (pending ranges), and the movement's data is streamed (src/streaming).
  * - Removed: ids named in any member's `removed` field, members with status `removed`,
  *   and owners whose replacer is `normal`. They are not members any more.
  * - Heirs: a leaver's tokens are not dropped but handed to heirs chosen for balance

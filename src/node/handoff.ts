@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../storage/index.js';
 import type { RingView } from '../membership/ring-view.js';
 import type { Checkpoints } from '../streaming/checkpoints.js';
-import { movementTransfers, type Transfer } from '../handoff/transfer-plan.js';
+import { movementTransfers, type Transfer } from '../cluster/transfer-plan.js';
 import { Throttle } from '../streaming/throttle.js';
 import { Transfers, rangeKey, type PullItem } from '../streaming/transfers.js';
 import { GrpcHandoff, handoffService, type OutgoingStream } from '../transport/handoff-wire.js';

@@ -8,7 +8,7 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { StagedChange } from '../handoff/staged-plan.js';
+import type { StagedChange } from '../cluster/staged-plan.js';
 import { EMPTY_STAGE, type Stage, type StageStep, type StepState } from '../cluster/stage.js';
 import { writeAtomically } from './identity.js';
 

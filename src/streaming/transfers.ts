@@ -21,7 +21,7 @@
  */
 import type { TokenRange } from '../storage/index.js';
 import type { Checkpoints } from './checkpoints.js';
-import { pullSources, transferShare } from '../handoff/transfer-plan.js';
+import { pullSources, transferShare } from '../cluster/transfer-plan.js';
 import { tokenHex } from '../ring/index.js';
 
 export interface RangeBatchIn {

@@ -15,7 +15,7 @@
  * claim, then normal once streamed) and src/cluster/leave.ts (the decommission or
  * removal request, then the driver's steps: pull, hand over hints, left or removed); the
  * target ring is the one ring-view.ts derives from the table (heirs and all), its
- * transfers those of handoff/transfer-plan.ts's movementTransfers, and each range's
+ * transfers those of cluster/transfer-plan.ts's movementTransfers, and each range's
  * sources those of pullSources. Streaming itself is played here, in steps that interleave
  * with the puts: a step takes one transfer and pulls into its gainer; the records are a
  * snapshot taken at the stream's first step and merged a few per step (a stream racing
@@ -42,7 +42,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HintDelivery } from '../../src/hints/delivery.js';
-import { movementTransfers, pullSources, type Transfer } from '../../src/handoff/transfer-plan.js';
+import { movementTransfers, pullSources, type Transfer } from '../../src/cluster/transfer-plan.js';
 import { nextDriveStep, requestDecommission, requestRemoval, type Persisted, type Update } from '../../src/cluster/leave.js';
 import { nextJoinStep, type JoinStep } from '../../src/membership/join.js';
 import { formatTokens, initialState, setField, type EndpointState } from '../../src/membership/endpoint.js';
@@ -378,7 +378,7 @@ async function play(size: number, members: number, steps: readonly Step[], model
   };
 
   const sourcesOf = (t: Stream['t']): string[] => {
-    // src/: handoff/transfer-plan.ts's pullSources (time does not pass here: a leaver only unreachable is waited for).
+    // src/: cluster/transfer-plan.ts's pullSources (time does not pass here: a leaver only unreachable is waited for).
     if (model.streamFrom === 'leaver' && model.allStayers && model.waitForLeaver) return pullSources(t, isUp(t.sources[0]!), 0, Infinity).find((set) => set.length > 0 && set.every(isUp)) ?? [];
     const stayers = t.sources.filter((s) => s !== t.leaver);
     if (t.leaver !== undefined && isUp(t.leaver)) return model.streamFrom === 'second' ? stayers.slice(0, 1).filter(isUp) : [t.leaver];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { claimRing } from '../../../src/ring/index.js';
-import { PlanError, planChanges } from '../../../src/handoff/staged-plan.js';
+import { PlanError, planChanges } from '../../../src/cluster/staged-plan.js';
 
 const ring = claimRing(['a', 'b', 'c', 'd'].map((id) => ({ id })), 3, { tokensPerNode: 16 });
 const load = (id: string) => ({ bytes: 1_000_000, keys: id === 'a' ? 1000 : 750 });

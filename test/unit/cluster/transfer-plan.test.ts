@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { claimRing, joinRing } from '../../../src/ring/index.js';
-import { chooseSource, planTransfers, transferShare } from '../../../src/handoff/transfer-plan.js';
+import { chooseSource, planTransfers, transferShare } from '../../../src/cluster/transfer-plan.js';
 
 const ring = claimRing(['a', 'b', 'c', 'd'].map((id) => ({ id })), 3, { tokensPerNode: 8 });
 
