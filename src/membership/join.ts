@@ -215,6 +215,16 @@ function replaceClaim(s: JoinState, dead: string): JoinStep {
     return { kind: 'fail', message: `cannot replace ${dead}: it is not an owner of cluster ${s.clusterName} (status ${statusOf(st) ?? '?'}${s.view.removed.has(dead) ? ', removed' : ''}); start this node without --replace to join as a new node` };
   if (s.gossip.isUp(dead))
     return { kind: 'fail', message: `cannot replace ${dead}: it is up. Stop it first (replace is for a node that is dead), or decommission it and join this node normally` };
+  // Placement follows zones and racks: a replacer elsewhere would move ranges other than the
+  // dead node's to other owners, and nobody would stream those (a replacement streams its own).
+  const was = s.view.ring!.member(dead)!;
+  if (was.zone !== s.self.zone || was.rack !== s.self.rack)
+    return {
+      kind: 'fail',
+      message:
+        `cannot replace ${dead}: it was in zone "${was.zone}", rack "${was.rack}", and this node is in zone "${s.self.zone}", rack "${s.self.rack}". ` +
+        `A replacer takes the dead node's tokens and place: start it with --zone "${was.zone}" --rack "${was.rack}", or remove ${dead} (ringkv removenode) and join this node as a new one`,
+    };
   const tokens = parseTokens(field(st, 'tokens') ?? '');
   if (tokens === undefined) return { kind: 'wait', reason: `learning the tokens of ${dead}` };
   return { kind: 'claim', tokens, alone: false, clash: undefined };

@@ -300,6 +300,34 @@ describe('heirs bookkeeping', () => {
   });
 });
 
+describe('a replacer elsewhere', () => {
+  it("is refused, saying where to start it: in another zone or rack it would move ranges nobody streams", () => {
+    const w = World.of(['a', 'b', 'c', 'd']);
+    w.node('d').up = false;
+    w.add('x', 'joining', undefined);
+    w.agree();
+    const claim = (zone: string, rack: string) =>
+      nextJoinStep({
+        self: { id: 'x', zone, rack, weight: 1 },
+        clusterName: 'c',
+        replicas: 3,
+        tokensPerNode: 8,
+        intervalMs: 1000,
+        waitedMs: 1e6,
+        quietMs: 1e6,
+        tokens: undefined,
+        tokensAgeMs: 0,
+        gossip: { shadow: false, formerSelf: undefined, states: () => w.states(), state: (id) => w.nodes.get(id)?.state, isUp: w.isUp },
+        view: w.view(),
+        streamed: false,
+        replaces: 'd',
+      });
+    expect(claim('z2', '')).toMatchObject({ kind: 'fail', message: expect.stringMatching(/cannot replace d: it was in zone "", rack "", and this node is in zone "z2".*start it with --zone "" --rack ""/) });
+    expect(claim('', 'r1')).toMatchObject({ kind: 'fail' });
+    expect(claim('', '')).toMatchObject({ kind: 'claim', tokens: w.node('d').me.tokens });
+  });
+});
+
 describe('a replacer leaving later', () => {
   it('keeps the node it replaced out of the ring: its normal step names it, and it joins the replacer\'s removed', () => {
     const w = World.of(['a', 'b', 'c', 'd']);
