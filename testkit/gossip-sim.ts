@@ -12,7 +12,7 @@
 
 import { Gossiper, type GossipMessage, type MembershipEvent, type Outbound } from '../src/membership/gossiper.js';
 import { field, formatTokens, type Delta } from '../src/membership/endpoint.js';
-import { nextJoinStep } from '../src/membership/join.js';
+import { nextJoinStep } from '../src/cluster/join.js';
 import { ringFingerprint, ringFromStates, type RingView } from '../src/membership/ring-view.js';
 import type { DetectorOptions } from '../src/membership/phi-detector.js';
 import { mulberry32 } from '../src/ring/allocate-tokens.js';
@@ -31,7 +31,7 @@ export interface SimOptions {
   readonly judgeEveryMs?: number;
 }
 
-/** A node that joins as `ringkv node` does (membership/join.ts), with what node.json would keep. */
+/** A node that joins as `ringkv node` does (cluster/join.ts), with what node.json would keep. */
 interface JoinState {
   tokens: bigint[] | undefined;
   status: 'joining' | 'normal';
@@ -158,7 +158,7 @@ export class GossipSim {
 
   /**
    * Add a node that joins the way `ringkv node` does: shadow round, token pick, then
-   * normal (membership/join.ts), starting at time `at`.
+   * normal (cluster/join.ts), starting at time `at`.
    */
   addJoining(id: string, seeds: readonly string[], at: number, fields: Record<string, string> = {}): SimNode {
     const node = this.#register(id, seeds, { status: 'joining', empty: 'true', ...fields }, freshJoin());

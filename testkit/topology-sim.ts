@@ -1,6 +1,6 @@
 /**
  * A seeded simulation of topology changes driven by the real decisions: joins and
- * replacements through membership/join.ts, decommissions, removals and the heirs'
+ * replacements through cluster/join.ts, decommissions, removals and the heirs'
  * bookkeeping through src/cluster/leave.ts, transfers and sources from
  * cluster/transfer-plan.ts. What is simulated is what the node's shell does around them:
  *
@@ -26,7 +26,7 @@
  * Used by test/sim/topology.sim.test.ts and bench/sim-topology.ts.
  */
 import { formatTokens, initialState, setField, statusOf, type EndpointState, type NodeStatus } from '../src/membership/endpoint.js';
-import { nextJoinStep } from '../src/membership/join.js';
+import { nextJoinStep } from '../src/cluster/join.js';
 import { ringFingerprint, ringFromStates, type RingView } from '../src/membership/ring-view.js';
 import { nextDriveStep, requestDecommission, requestRemoval, settleHeirs, type Persisted, type Update } from '../src/cluster/leave.js';
 import { movementTransfers, pullSources, type Transfer } from '../src/cluster/transfer-plan.js';

@@ -14,7 +14,7 @@
 import type { RingRange } from '../ring/index.js';
 import type { NodeStatus } from '../membership/endpoint.js';
 import type { RingView } from '../membership/ring-view.js';
-import { describeMovement } from '../membership/join.js';
+import { describeMovement } from './join.js';
 
 export type CleanupPlan = { readonly kind: 'refuse'; readonly message: string } | { readonly kind: 'delete'; readonly ranges: readonly RingRange[] };
 

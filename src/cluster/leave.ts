@@ -3,7 +3,7 @@
  * gainers pull → hints handed over → `left`, then the node exits) and the removal of a
  * dead member (`removing` → the heirs pull its ranges from the surviving replicas →
  * `removed`), and the heirs bookkeeping once leaves are done. In the style of
- * membership/join.ts (etcd raft's Step): every function here is a synchronous function
+ * cluster/join.ts (etcd raft's Step): every function here is a synchronous function
  * of what the node persisted (node.json: `Persisted`), the view gossip gives it
  * (membership/ring-view.ts) and what it knows of the pulls it asked for, and returns
  * what to do; node/movement-driver.ts does it (persist, gossip, pull, announce, exit).
@@ -23,7 +23,7 @@
 import { leaveHeirs, type Ring } from '../ring/index.js';
 import { formatHeirs, formatTokens, parseHeirs, statusOf, type EndpointState, type NodeStatus } from '../membership/endpoint.js';
 import { disagreeing, settledHeirs, type Movement, type RingView } from '../membership/ring-view.js';
-import { describeMovement } from '../membership/join.js';
+import { describeMovement } from './join.js';
 
 /** What the core reads of node.json (node/identity.ts's Identity has these fields). */
 export interface Persisted {

@@ -18,7 +18,7 @@
  */
 import { tokenHex, tokenOf, type Ring } from '../ring/index.js';
 import { field, statusOf, type EndpointState, type NodeStatus } from '../membership/endpoint.js';
-import { describeMovement } from '../membership/join.js';
+import { describeMovement } from './join.js';
 import type { RingView } from '../membership/ring-view.js';
 import { PlanError, planChanges, type StagedChange } from './staged-plan.js';
 

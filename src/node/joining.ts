@@ -1,13 +1,13 @@
 /**
  * Driving this node's join: each gossip round it asks the join state machine
- * (membership/join.ts) for the next steps and takes them until it waits: shows itself
+ * (cluster/join.ts) for the next steps and takes them until it waits: shows itself
  * after the shadow round, claims tokens (or withdraws a claim another change goes before),
  * streams the ranges its claim gains, and turns normal. Also an operator's admit of a
  * standby (--join manual), and the goodbye of a joiner stopped before it became normal.
  *
  * Owns: the join's clocks (when it started, when tokens were picked, when another change
  * was last seen) and the background pull of its ranges. Must not: decide a step
- * (membership/join.ts does), write node.json (persist does) or stop the node (fail does).
+ * (cluster/join.ts does), write node.json (persist does) or stop the node (fail does).
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import type { Gossiper } from '../membership/gossiper.js';
 import { formatTokens } from '../membership/endpoint.js';
 import type { RingView } from '../membership/ring-view.js';
-import { describeMovement, nextJoinStep, type JoinStep } from '../membership/join.js';
+import { describeMovement, nextJoinStep, type JoinStep } from '../cluster/join.js';
 import type { NodeConfig } from './config.js';
 import type { Handoff } from './handoff.js';
 import type { Identity, IdentityChange } from './identity.js';

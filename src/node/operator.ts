@@ -10,7 +10,7 @@
 import type { Logger } from 'pino';
 import type { Store } from '../storage/index.js';
 import type { RingView } from '../membership/ring-view.js';
-import { describeMovement } from '../membership/join.js';
+import { describeMovement } from '../cluster/join.js';
 import { cleanupPlan } from '../cluster/cleanup.js';
 import type { Handoff } from './handoff.js';
 import type { Identity } from './identity.js';

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { Ring } from '../ring/index.js';
 import type { Gossiper } from '../membership/gossiper.js';
 import { ringFingerprint, ringFromStates, type RingView } from '../membership/ring-view.js';
-import { describeMovement } from '../membership/join.js';
+import { describeMovement } from '../cluster/join.js';
 import type { Placement } from '../replication/coordinator.js';
 
 export interface TopologyViewDeps {

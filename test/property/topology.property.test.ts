@@ -11,7 +11,7 @@
  * go to its future replicas and need W of the current ones and W of the future ones.
  *
  * The movements run the real code: each node's node.json and the gossiped member table
- * (converged at once) feed the join's state machine (membership/join.ts: the joiner's
+ * (converged at once) feed the join's state machine (cluster/join.ts: the joiner's
  * claim, then normal once streamed) and src/cluster/leave.ts (the decommission or
  * removal request, then the driver's steps: pull, hand over hints, left or removed); the
  * target ring is the one ring-view.ts derives from the table (heirs and all), its
@@ -44,7 +44,7 @@ import { describe, expect, it } from 'vitest';
 import { HintDelivery } from '../../src/hints/delivery.js';
 import { movementTransfers, pullSources, type Transfer } from '../../src/cluster/transfer-plan.js';
 import { nextDriveStep, requestDecommission, requestRemoval, type Persisted, type Update } from '../../src/cluster/leave.js';
-import { nextJoinStep, type JoinStep } from '../../src/membership/join.js';
+import { nextJoinStep, type JoinStep } from '../../src/cluster/join.js';
 import { formatTokens, initialState, setField, type EndpointState } from '../../src/membership/endpoint.js';
 import { ringFromStates, type RingView } from '../../src/membership/ring-view.js';
 import { tokenOf, type Ring } from '../../src/ring/index.js';

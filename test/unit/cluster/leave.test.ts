@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseHeirs } from '../../../src/membership/endpoint.js';
 import { cancelDecommission, heirsWith, nextDriveStep, requestDecommission, requestRemoval, settleHeirs, type DriveInput, type DriveStep } from '../../../src/cluster/leave.js';
-import { nextJoinStep } from '../../../src/membership/join.js';
+import { nextJoinStep } from '../../../src/cluster/join.js';
 import { World } from './world.js';
 
 const N = 3;
@@ -332,7 +332,7 @@ describe('a replacer leaving later', () => {
   it('keeps the node it replaced out of the ring: its normal step names it, and it joins the replacer\'s removed', () => {
     const w = World.of(['a', 'b', 'c', 'd']);
     w.node('d').up = false;
-    // x replaces d: it claims d's tokens and streams (membership/join.ts), then turns normal.
+    // x replaces d: it claims d's tokens and streams (cluster/join.ts), then turns normal.
     w.add('x', 'joining', undefined);
     const tokens = [...w.node('d').me.tokens!];
     w.node('x').me = { ...w.node('x').me, tokens, move: 'join-x-1' };

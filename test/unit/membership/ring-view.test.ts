@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkDelta, formatHeirs, formatTokens, initialState, parseHeirs } from '../../../src/membership/endpoint.js';
 import { disagreeing, ringFromStates, settledHeirs } from '../../../src/membership/ring-view.js';
-import { decideTokens, nextJoinStep, tokenClash } from '../../../src/membership/join.js';
+import { decideTokens, nextJoinStep, tokenClash } from '../../../src/cluster/join.js';
 
 function st(id: string, status: string, tokens?: bigint[], extra: Record<string, string> = {}) {
   const fields: Record<string, string> = { addr: '127.0.0.1:1', status, ...extra };

@@ -21,8 +21,8 @@
  */
 
 import { Ring, claimJoin, claimRing } from '../ring/index.js';
-import { field, parseTokens, statusOf, type EndpointState } from './endpoint.js';
-import { claims, disagreeing, type Movement, type RingView } from './ring-view.js';
+import { field, parseTokens, statusOf, type EndpointState } from '../membership/endpoint.js';
+import { claims, disagreeing, type Movement, type RingView } from '../membership/ring-view.js';
 
 export interface JoinInput {
   readonly self: { readonly id: string; readonly zone: string; readonly rack: string; readonly weight: number };
