@@ -34,7 +34,7 @@ docker build -q --network host --build-arg "BASE=$base" -t "$RINGKV_IMAGE" . >"$
   || { echo "test:docker: docker build failed; its output ends:" >&2; tail -20 "$log" >&2; rm -f "$log"; exit 1; }
 rm -f "$log"
 # The previous release, for the upgrade test: move it forward when a release lands.
-from=${RINGKV_UPGRADE_FROM:-b85ea33f1ca7}
+from=${RINGKV_UPGRADE_FROM:-efe8345b6911}
 t1=$(date +%s)
 if previous=$(scripts/release-image.sh "$from" "$base"); then
   export RINGKV_PREVIOUS_IMAGE=$previous

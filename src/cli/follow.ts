@@ -7,7 +7,7 @@
  */
 import { cliSecurity } from './credential-flags.js';
 import cliProgress from 'cli-progress';
-import { AdminClient, type PlanReply, type RepairStatusReply, type StatusReply, type TransfersReply } from '../client/admin.js';
+import { AdminClient, clusterTransfers, type PlanReply, type RepairStatusReply, type StatusReply, type TransfersReply } from '../client/admin.js';
 import { formatBytes } from './format.js';
 
 export interface Progress {
@@ -56,6 +56,25 @@ export async function progressOf(driver: TransfersReply, move: string, addressOf
     }),
   );
   return { done, total, keys, bytes, phase: d.phase };
+}
+
+/**
+ * The movement `move` as every member that pulled for it reports it: for a driver that
+ * exited before any poll saw it drive (a small decommission can finish between two).
+ */
+export async function pulledFor(members: StatusReply, move: string): Promise<Progress> {
+  let done = 0, total = 0, keys = 0, bytes = 0;
+  for (const reply of (await clusterTransfers(members, cliSecurity())).replies) {
+    for (const pull of reply.pulls.filter((p) => p.move === move)) {
+      for (const r of pull.ranges) {
+        total++;
+        if (r.state === 'done') done++;
+        keys += r.keys;
+        bytes += r.bytes;
+      }
+    }
+  }
+  return { done, total, keys, bytes, phase: 'done' };
 }
 
 /**
@@ -127,8 +146,8 @@ export async function follow(
         // A driver that has exited (a leaver, once left) last spoke before the end: its
         // gainers say what they pulled.
         let phase = last?.phase;
-        if (t === undefined && lastDrive !== undefined) {
-          last = await progressOf(lastDrive, move, addressOf, true);
+        if (t === undefined && (lastDrive !== undefined || members !== undefined)) {
+          last = lastDrive !== undefined ? await progressOf(lastDrive, move, addressOf, true) : await pulledFor(members!, move);
           phase = last.done === last.total ? 'done; the driver has exited' : 'the driver has exited';
         }
         if (last !== undefined && bar) {
