@@ -105,7 +105,7 @@ if (!['default', 'sync'].includes(DURABILITY)) throw new Error('--durability: de
 
 const LOAD = fileURLToPath(new URL('./vs-load.ts', import.meta.url));
 const ETCD_PROTO = fileURLToPath(new URL('./etcd-kv.proto', import.meta.url));
-/** The 10 ms timer prom-client's event-loop monitor ticks with (src/node/metrics.ts). */
+/** The 10 ms timer prom-client's event-loop monitor ticks with (src/node/http/metrics.ts). */
 const LAG_RESOLUTION_S = 0.01;
 /** Requests in flight for loading keys: bench keys, then the bulk ones. */
 const LOAD_CONCURRENCY = 64;

@@ -398,7 +398,7 @@ export class TopologySim {
           return;
         }
         case 'normal': {
-          // As node/joining.ts does: a replacer takes the node it replaced out for good.
+          // As node/topology/joining.ts does: a replacer takes the node it replaced out for good.
           const removed = step.replaced === undefined ? n.me.removed : [...new Set([...n.me.removed, step.replaced])];
           this.#apply(n, { persist: { status: 'normal', move: undefined, removed }, gossip: { ...(step.replaced === undefined ? {} : { removed: removed.join(',') }), status: 'normal' } });
           return;

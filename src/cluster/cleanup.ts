@@ -8,8 +8,8 @@
  * Riak deletes a handed-off partition as soon as the handoff is done; Cassandra never
  * deletes until an operator runs nodetool cleanup. The default delay (an hour) is between.
  *
- * Owns: these decisions. Must not: delete (node/operator.ts does), read clocks (`now` is
- * passed in) or schedule itself (node/auto-cleanup.ts ticks it).
+ * Owns: these decisions. Must not: delete (node/topology/operator.ts does), read clocks (`now` is
+ * passed in) or schedule itself (node/topology/auto-cleanup.ts ticks it).
  */
 import type { RingRange } from '../ring/index.js';
 import type { NodeStatus } from '../membership/endpoint.js';

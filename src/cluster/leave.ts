@@ -6,7 +6,7 @@
  * cluster/join.ts (etcd raft's Step): every function here is a synchronous function
  * of what the node persisted (node.json: `Persisted`), the view gossip gives it
  * (membership/ring-view.ts) and what it knows of the pulls it asked for, and returns
- * what to do; node/movement-driver.ts does it (persist, gossip, pull, announce, exit).
+ * what to do; node/topology/movement-driver.ts does it (persist, gossip, pull, announce, exit).
  *
  * A restart is calling these again with what was persisted: the movement is in node.json
  * (status `leaving`, or `removing`, with its `move` id), so the next step after a restart

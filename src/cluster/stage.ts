@@ -7,14 +7,14 @@
  * first that fails. A commit is refused when the ring changed since the plan: what the
  * operator read is no longer what would happen.
  *
- * The stage is a plain value the node persists (node/stage-file.ts, next to node.json),
+ * The stage is a plain value the node persists (node/topology/stage-file.ts, next to node.json),
  * so a restart of the node holding it keeps the plan, and a commit that was running goes
  * on: `nextCommitStep` is asked again with what was persisted (a change started before
  * the restart is started again: every start is idempotent, the node's own request says
  * `already`).
  *
  * Owns: these decisions. Must not: persist, call other nodes, sleep, or start a change
- * (node/staged.ts does, as each change's own command would: admit, decommission, remove).
+ * (node/topology/staged.ts does, as each change's own command would: admit, decommission, remove).
  */
 import { tokenHex, tokenOf, type Ring } from '../ring/index.js';
 import { field, statusOf, type EndpointState, type NodeStatus } from '../membership/endpoint.js';

@@ -290,7 +290,7 @@ export const SETTINGS = {
   clockOffsetMs: setting({ accepts: whole(-MAX_CLOCK_OFFSET_MS, MAX_CLOCK_OFFSET_MS), default: 0, arg: 'ms', help: "fault injection: add this to the node's wall clock" }),
   /**
    * host:port of the node's HTTP server: Prometheus /metrics and the status page
-   * (node/http-server.ts); undefined: none.
+   * (node/http/http-server.ts); undefined: none.
    */
   http: setting({
     accepts: address({ portZero: true, off: true }), default: undefined, arg: 'host:port', unset: 'off',
@@ -306,7 +306,7 @@ export const SETTINGS = {
   }),
   /**
    * ms ownership must stand still, with no topology change running, before a node deletes
-   * the data of ranges it no longer replicates by itself (node/auto-cleanup.ts); 0 = never
+   * the data of ranges it no longer replicates by itself (node/topology/auto-cleanup.ts); 0 = never
    * (ringkv cleanup only).
    */
   cleanupAfterMs: setting({

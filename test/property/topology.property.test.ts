@@ -104,7 +104,7 @@ interface Model {
 
 /** The rules the brief describes (a leaver stays up after it left, and delivers its hints). */
 const BRIEF: Model = { streamFrom: 'leaver', allStayers: false, waitForLeaver: false, hints: 'target', leaverExits: false, handOver: false, pendingWrites: true };
-/** src/ as of this writing: handoff/transfers.ts, hint-delivery.ts's redirect, node/movement-driver.ts's exit. */
+/** src/ as of this writing: streaming/transfers.ts, hints/delivery.ts's redirect, node/topology/movement-driver.ts's exit. */
 const SRC: Model = { ...BRIEF, hints: 'redirect', leaverExits: true };
 /** Rules under which no acknowledged write loses a copy (the property below): src/'s. */
 const SAFE: Model = { streamFrom: 'leaver', allStayers: true, waitForLeaver: true, hints: 'route', leaverExits: true, handOver: true, pendingWrites: true };
@@ -412,7 +412,7 @@ async function play(size: number, members: number, steps: readonly Step[], model
       if (joinStep(m.node, pulled).kind !== 'normal') return false;
       apply(m.node, { persist: { status: 'normal', move: undefined }, gossip: { status: 'normal' } });
     } else {
-      // The driver's steps (cluster/leave.ts), as node/movement-driver.ts takes them.
+      // The driver's steps (cluster/leave.ts), as node/topology/movement-driver.ts takes them.
       let hintsLeft: number | undefined;
       for (;;) {
         const step = nextDriveStep({ self: m.driver, me: saved.get(m.driver)!, view: view(), states: table.values(), isUp, pulled, hintsLeft });

@@ -354,7 +354,7 @@ describe('a replacer leaving later', () => {
       replaces: 'd',
     });
     expect(step).toMatchObject({ kind: 'normal', replaced: 'd' });
-    // What node/joining.ts does with it.
+    // What node/topology/joining.ts does with it.
     w.apply('x', { persist: { status: 'normal', move: undefined, removed: ['d'] }, gossip: { removed: 'd', status: 'normal' } });
     w.agree();
     expect(w.view().ring!.has('x')).toBe(true);

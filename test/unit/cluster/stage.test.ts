@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addToStage, clearStage, commitStage, EMPTY_STAGE, markStep, nextCommitStep, stageKey, type Stage, type StageContext, type StageResult } from '../../../src/cluster/stage.js';
 import { statusOf } from '../../../src/membership/endpoint.js';
-import { loadStage, saveStage } from '../../../src/node/stage-file.js';
+import { loadStage, saveStage } from '../../../src/node/topology/stage-file.js';
 import { World } from './world.js';
 import { claimJoin } from '../../../src/ring/index.js';
 

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { AutoCleanup } from '../../../src/node/auto-cleanup.js';
+import { AutoCleanup } from '../../../src/node/topology/auto-cleanup.js';
 import type { Movement, RingView } from '../../../src/membership/ring-view.js';
 
 function harness(delayMs: number) {

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import { NodeMetrics, type MetricSources } from '../../../src/node/metrics.js';
+import { NodeMetrics, type MetricSources } from '../../../src/node/http/metrics.js';
 import { codeName } from '../../../src/transport/status.js';
 
 function sources(over: Partial<MetricSources> = {}): MetricSources {

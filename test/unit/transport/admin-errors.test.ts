@@ -1,9 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminClient } from '../../../src/client/admin.js';
-import { MovementRefused } from '../../../src/node/movement-driver.js';
+import { MovementRefused } from '../../../src/node/topology/movement-driver.js';
 import { RepairRefused } from '../../../src/repair/runs.js';
-import { BadChange, PlanOutdated } from '../../../src/node/staged.js';
+import { BadChange, PlanOutdated } from '../../../src/node/topology/staged.js';
 import { KvError } from '../../../src/storage/index.js';
 import { RingError } from '../../../src/ring/ring-errors.js';
 import { adminService } from '../../../src/transport/admin-service.js';

@@ -24,15 +24,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { serviceClient } from '../transport/protos.js';
+import { serviceClient } from '../../transport/protos.js';
 import type { NodeMetrics } from './metrics.js';
-import type { Refusal } from '../transport/admin-service.js';
-import type { RingResponse } from '../transport/generated/ringkv/v1/RingResponse.js';
-import type { StatusResponse } from '../transport/generated/ringkv/v1/StatusResponse.js';
-import type { RecordedEvent } from './membership-log.js';
+import type { Refusal } from '../../transport/admin-service.js';
+import type { RingResponse } from '../../transport/generated/ringkv/v1/RingResponse.js';
+import type { StatusResponse } from '../../transport/generated/ringkv/v1/StatusResponse.js';
+import type { RecordedEvent } from '../membership-log.js';
 
-/** The page, next to proto/ in the package (two levels above both src/node and dist/node). */
-const PAGE = join(import.meta.dirname, '../../web/status.html');
+/** The page, next to proto/ in the package (three levels above both src/node/http and dist/node/http). */
+const PAGE = join(import.meta.dirname, '../../../web/status.html');
 
 export interface HttpDeps {
   readonly metrics: NodeMetrics;

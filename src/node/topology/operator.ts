@@ -8,14 +8,14 @@
  * (movement-driver.ts does), join (joining.ts) or decide the topology (membership/ does).
  */
 import type { Logger } from 'pino';
-import type { Store } from '../storage/index.js';
-import type { RingView } from '../membership/ring-view.js';
-import { describeMovement } from '../cluster/join.js';
-import { cleanupPlan } from '../cluster/cleanup.js';
-import type { Handoff } from './handoff.js';
-import type { Identity } from './identity.js';
+import type { Store } from '../../storage/index.js';
+import type { RingView } from '../../membership/ring-view.js';
+import { describeMovement } from '../../cluster/join.js';
+import { cleanupPlan } from '../../cluster/cleanup.js';
+import type { Handoff } from '../handoff.js';
+import type { Identity } from '../identity.js';
 import { MovementRefused, type MovementDriver } from './movement-driver.js';
-import type { TransfersResponse } from '../transport/generated/ringkv/v1/TransfersResponse.js';
+import type { TransfersResponse } from '../../transport/generated/ringkv/v1/TransfersResponse.js';
 
 export interface OperatorDeps {
   readonly id: string;

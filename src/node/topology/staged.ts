@@ -15,13 +15,13 @@
  * admit, decommission, remove).
  */
 import type { Logger } from 'pino';
-import type { Gossiper } from '../membership/gossiper.js';
-import { field, statusOf } from '../membership/endpoint.js';
-import type { RingView } from '../membership/ring-view.js';
-import { planChanges } from '../cluster/staged-plan.js';
-import { addToStage, clearStage, commitStage, EMPTY_STAGE, markStep, nextCommitStep, type Stage, type StageResult } from '../cluster/stage.js';
+import type { Gossiper } from '../../membership/gossiper.js';
+import { field, statusOf } from '../../membership/endpoint.js';
+import type { RingView } from '../../membership/ring-view.js';
+import { planChanges } from '../../cluster/staged-plan.js';
+import { addToStage, clearStage, commitStage, EMPTY_STAGE, markStep, nextCommitStep, type Stage, type StageResult } from '../../cluster/stage.js';
 import { MovementRefused } from './movement-driver.js';
-import type { PlanResponse } from '../transport/generated/ringkv/v1/PlanResponse.js';
+import type { PlanResponse } from '../../transport/generated/ringkv/v1/PlanResponse.js';
 
 export interface StagedDeps {
   readonly id: string;

@@ -12,13 +12,13 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import type { Gossiper } from '../membership/gossiper.js';
-import { formatTokens } from '../membership/endpoint.js';
-import type { RingView } from '../membership/ring-view.js';
-import { describeMovement, nextJoinStep, type JoinStep } from '../cluster/join.js';
-import type { NodeConfig } from './config.js';
-import type { Handoff } from './handoff.js';
-import type { Identity, IdentityChange } from './identity.js';
+import type { Gossiper } from '../../membership/gossiper.js';
+import { formatTokens } from '../../membership/endpoint.js';
+import type { RingView } from '../../membership/ring-view.js';
+import { describeMovement, nextJoinStep, type JoinStep } from '../../cluster/join.js';
+import type { NodeConfig } from '../config.js';
+import type { Handoff } from '../handoff.js';
+import type { Identity, IdentityChange } from '../identity.js';
 import { MovementRefused } from './movement-driver.js';
 
 /** Join steps taken in one run at most (a claim is followed at once by the next step). */

@@ -16,12 +16,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Gossiper } from '../membership/gossiper.js';
-import type { Movement, RingView } from '../membership/ring-view.js';
-import { cancelDecommission, nextDriveStep, requestDecommission, requestRemoval, settleHeirs, type DriveStep, type Request, type Update } from '../cluster/leave.js';
-import type { PullItem } from '../streaming/transfers.js';
-import type { Handoff } from './handoff.js';
-import type { Identity } from './identity.js';
+import type { Gossiper } from '../../membership/gossiper.js';
+import type { Movement, RingView } from '../../membership/ring-view.js';
+import { cancelDecommission, nextDriveStep, requestDecommission, requestRemoval, settleHeirs, type DriveStep, type Request, type Update } from '../../cluster/leave.js';
+import type { PullItem } from '../../streaming/transfers.js';
+import type { Handoff } from '../handoff.js';
+import type { Identity } from '../identity.js';
 
 /** An operator's request that cannot be run now: FAILED_PRECONDITION, with what to do. */
 export class MovementRefused extends Error {

@@ -8,9 +8,9 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { StagedChange } from '../cluster/staged-plan.js';
-import { EMPTY_STAGE, type Stage, type StageStep, type StepState } from '../cluster/stage.js';
-import { writeAtomically } from './identity.js';
+import type { StagedChange } from '../../cluster/staged-plan.js';
+import { EMPTY_STAGE, type Stage, type StageStep, type StepState } from '../../cluster/stage.js';
+import { writeAtomically } from '../identity.js';
 
 const FILE = 'stage.json';
 const STATES: readonly StepState[] = ['staged', 'running', 'done', 'failed'];

@@ -7,11 +7,11 @@
  * (ring-view.ts does) or stop the node itself (fail does, once this node is removed).
  */
 import type { Logger } from 'pino';
-import type { Ring } from '../ring/index.js';
-import type { Gossiper } from '../membership/gossiper.js';
-import { ringFingerprint, ringFromStates, type RingView } from '../membership/ring-view.js';
-import { describeMovement } from '../cluster/join.js';
-import type { Placement } from '../replication/coordinator.js';
+import type { Ring } from '../../ring/index.js';
+import type { Gossiper } from '../../membership/gossiper.js';
+import { ringFingerprint, ringFromStates, type RingView } from '../../membership/ring-view.js';
+import { describeMovement } from '../../cluster/join.js';
+import type { Placement } from '../../replication/coordinator.js';
 
 export interface TopologyViewDeps {
   readonly id: string;

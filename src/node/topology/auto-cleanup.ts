@@ -7,8 +7,8 @@
  * when to clean (cluster/cleanup.ts) or what to delete (operator.ts), or schedule itself.
  */
 import type { Logger } from 'pino';
-import type { RingView } from '../membership/ring-view.js';
-import { AUTO_CLEANUP_START, autoCleanupDone, autoCleanupPutOff, autoCleanupStep, type AutoCleanupState } from '../cluster/cleanup.js';
+import type { RingView } from '../../membership/ring-view.js';
+import { AUTO_CLEANUP_START, autoCleanupDone, autoCleanupPutOff, autoCleanupStep, type AutoCleanupState } from '../../cluster/cleanup.js';
 
 export interface AutoCleanupDeps {
   /** How long ownership must stand still before cleaning; 0 = never (ringkv cleanup only). */

@@ -12,7 +12,7 @@
 
 import * as grpc from '@grpc/grpc-js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { codeName } from '../transport/status.js';
+import { codeName } from '../../transport/status.js';
 
 /** What the metrics read at scrape time: the node's parts, as plain numbers. */
 export interface MetricSources {
