@@ -19,6 +19,17 @@ export interface Progress {
   readonly phase: string;
 }
 
+type Tally = { -readonly [k in 'done' | 'total' | 'keys' | 'bytes']: number };
+
+/** Count a gainer's pulled ranges into `t`: those done, and the keys and bytes of all. */
+function addRanges(t: Tally, ranges: readonly { readonly state: string; readonly keys: number; readonly bytes: number }[]): void {
+  for (const r of ranges) {
+    if (r.state === 'done') t.done++;
+    t.keys += r.keys;
+    t.bytes += r.bytes;
+  }
+}
+
 /**
  * The movement `move` as its driver and its gainers report it now. A gainer the driver
  * counts done is taken at the driver's word, unless `askEveryGainer` (the driver has
@@ -27,15 +38,15 @@ export interface Progress {
 export async function progressOf(driver: TransfersReply, move: string, addressOf: (id: string) => string | undefined, askEveryGainer = false): Promise<Progress> {
   const d = driver.drive;
   if (d === null || d.move !== move) return { done: 0, total: 0, keys: 0, bytes: 0, phase: 'waiting for every member to see the change' };
-  let done = 0, total = 0, keys = 0, bytes = 0;
+  const t: Tally = { done: 0, total: 0, keys: 0, bytes: 0 };
   await Promise.all(
     d.gainers.map(async (g) => {
-      total += g.ranges;
+      t.total += g.ranges;
       const asDriverSays = (): void => {
         if (g.state !== 'done') return;
-        done += g.ranges;
-        keys += g.keys;
-        bytes += g.bytes;
+        t.done += g.ranges;
+        t.keys += g.keys;
+        t.bytes += g.bytes;
       };
       const addr = addressOf(g.node);
       if ((g.state === 'done' && !askEveryGainer) || addr === undefined) return asDriverSays();
@@ -43,11 +54,7 @@ export async function progressOf(driver: TransfersReply, move: string, addressOf
       try {
         const pull = (await c.transfers()).pulls.find((p) => p.move === move);
         if (pull === undefined) return asDriverSays();
-        for (const r of pull.ranges) {
-          if (r.state === 'done') done++;
-          keys += r.keys;
-          bytes += r.bytes;
-        }
+        addRanges(t, pull.ranges);
       } catch {
         asDriverSays(); // a gainer that does not answer shows no progress of its own
       } finally {
@@ -55,7 +62,7 @@ export async function progressOf(driver: TransfersReply, move: string, addressOf
       }
     }),
   );
-  return { done, total, keys, bytes, phase: d.phase };
+  return { ...t, phase: d.phase };
 }
 
 /**
@@ -63,18 +70,14 @@ export async function progressOf(driver: TransfersReply, move: string, addressOf
  * exited before any poll saw it drive (a small decommission can finish between two).
  */
 export async function pulledFor(members: StatusReply, move: string): Promise<Progress> {
-  let done = 0, total = 0, keys = 0, bytes = 0;
+  const t: Tally = { done: 0, total: 0, keys: 0, bytes: 0 };
   for (const reply of (await clusterTransfers(members, cliSecurity())).replies) {
     for (const pull of reply.pulls.filter((p) => p.move === move)) {
-      for (const r of pull.ranges) {
-        total++;
-        if (r.state === 'done') done++;
-        keys += r.keys;
-        bytes += r.bytes;
-      }
+      t.total += pull.ranges.length;
+      addRanges(t, pull.ranges);
     }
   }
-  return { done, total, keys, bytes, phase: 'done' };
+  return { ...t, phase: 'done' };
 }
 
 /**

@@ -19,6 +19,7 @@ import type { MovementReply, MovementReply__Output } from './generated/ringkv/v1
 import type { TransfersResponse, TransfersResponse__Output } from './generated/ringkv/v1/TransfersResponse.js';
 import { callUnary, type ServiceClient, type ServiceHandlers } from './protos.js';
 import { toStatus } from './status.js';
+import { peerRefusal } from './peer-refusal.js';
 
 export const CONTROL_SERVICE = 'ringkv.internal.v1.Control';
 
@@ -38,9 +39,8 @@ export function controlService(deps: ControlDeps): ServiceHandlers<typeof CONTRO
     <Res>(method: string, fn: () => Promise<Res> | Res) =>
     (call: grpc.ServerUnaryCall<ControlRequest__Output, Res>, cb: grpc.sendUnaryData<Res>): void => {
       const { cluster, from } = call.request;
-      if (cluster !== deps.clusterName) return cb({ code: grpc.status.FAILED_PRECONDITION, details: `cluster name "${cluster}" is not ours ("${deps.clusterName}")` });
-      const why = deps.refuse();
-      if (why !== undefined) return cb({ code: grpc.status.UNAVAILABLE, details: why });
+      const refused = peerRefusal(cluster, deps.clusterName, deps.refuse());
+      if (refused !== undefined) return cb(refused);
       if (method !== 'transfers') deps.log.info({ peer: from, method }, 'asked by a peer');
       Promise.resolve()
         .then(fn)

@@ -19,6 +19,7 @@ import { PeerChannels } from './peer-channels.js';
 import { callUnary, type ServiceClient, type ServiceHandlers } from './protos.js';
 import { toStatus } from './status.js';
 import { MAX_ID_LENGTH } from '../membership/endpoint.js';
+import { peerRefusal } from './peer-refusal.js';
 
 const SERVICE = 'ringkv.internal.v1.Handoff' as const;
 type Handlers = ServiceHandlers<typeof SERVICE>;
@@ -68,9 +69,8 @@ export function handoffService(deps: HandoffServerDeps): Handlers {
     },
     Fetch: (call, cb) => {
       const r = call.request;
-      if (r.cluster !== deps.clusterName) return cb(status(grpc.status.FAILED_PRECONDITION, `cluster name "${r.cluster}" is not ours ("${deps.clusterName}")`));
-      const why = deps.refuse();
-      if (why !== undefined) return cb(status(grpc.status.UNAVAILABLE, why));
+      const refused = peerRefusal(r.cluster, deps.clusterName, deps.refuse());
+      if (refused !== undefined) return cb(refused);
       const items: PullItem[] = [];
       for (const x of r.ranges) {
         const start = parseToken(x.start), end = parseToken(x.end);
@@ -91,9 +91,8 @@ export function handoffService(deps: HandoffServerDeps): Handlers {
 
 async function streamRange(deps: HandoffServerDeps, call: grpc.ServerWritableStream<StreamRangeRequest__Output, RangeBatch>): Promise<void> {
   const r = call.request;
-  if (r.cluster !== deps.clusterName) return void call.emit('error', status(grpc.status.FAILED_PRECONDITION, `cluster name "${r.cluster}" is not ours ("${deps.clusterName}")`));
-  const why = deps.refuse();
-  if (why !== undefined) return void call.emit('error', status(grpc.status.UNAVAILABLE, why));
+  const refused = peerRefusal(r.cluster, deps.clusterName, deps.refuse());
+  if (refused !== undefined) return void call.emit('error', refused);
   const start = parseToken(r.start), end = parseToken(r.end);
   if (start === undefined || end === undefined || start > MAX_TOKEN || end > MAX_TOKEN)
     return void call.emit('error', status(grpc.status.INVALID_ARGUMENT, `range (${r.start}, ${r.end}] must be two tokens of 16 hex digits`));

@@ -17,6 +17,7 @@ import type { TreeSession, TreeSession__Output } from './generated/ringkv/intern
 import { PeerChannels } from './peer-channels.js';
 import { callUnary, type RequestOf, type ServiceClient, type ServiceHandlers, type UnaryMethod } from './protos.js';
 import { toStatus } from './status.js';
+import { peerRefusal } from './peer-refusal.js';
 
 /** Trees a node keeps for repairers at once, and how long an idle one is kept. */
 const MAX_SESSIONS = 8;
@@ -54,9 +55,8 @@ export interface RepairServerDeps {
 export function repairService(deps: RepairServerDeps): ServiceHandlers<typeof SERVICE> {
   const trees = new Map<string, { tree: Promise<RangeTree>; builtAt: number; used: number; range: TokenRange }>();
   const check = (cluster: string): void => {
-    if (cluster !== deps.clusterName) throw new Refusal(grpc.status.FAILED_PRECONDITION, `cluster name "${cluster}" is not ours ("${deps.clusterName}")`);
-    const why = deps.refuse();
-    if (why !== undefined) throw new Refusal(grpc.status.UNAVAILABLE, why);
+    const refused = peerRefusal(cluster, deps.clusterName, deps.refuse());
+    if (refused !== undefined) throw new Refusal(refused.code, refused.details);
   };
   const treeOf = (s: TreeSession__Output | null): Promise<RangeTree> => {
     if (!s) throw new Refusal(grpc.status.INVALID_ARGUMENT, 'a repair request must name its session');
