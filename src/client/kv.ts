@@ -29,8 +29,9 @@ import * as grpc from '@grpc/grpc-js';
 import { callMetadata, channelCredentials, type ClientSecurity } from '../security/credentials.js';
 import { CLIENT_MAX_SEND_BYTES, NODE_MAX_MESSAGE_BYTES, callUnary, serviceClient, type ServiceClient } from '../transport/protos.js';
 import { BatchedStream, type ClientCodec } from '../transport/batched-stream.js';
-import { decodeKvReplies, encodeKvCalls, kvCallSize, type KvCall, type KvReply } from '../transport/kv-codec.js';
+import { decodeKvReplies, encodeKvCalls, kvCallSize, type Confirms, type KvCall, type KvReply } from '../transport/kv-codec.js';
 import { retryAdvice } from '../transport/status.js';
+import { bucketName, storedKey } from '../buckets/index.js';
 import { AdminClient } from './admin.js';
 import { NodeHealth, type Ending } from './health.js';
 import { HedgeDelay, RetryBudget, type BudgetOptions, type HedgeOptions } from './hedging.js';
@@ -94,6 +95,8 @@ export interface ClientStats {
 export interface CallOptions {
   /** This call's deadline, ms from now. */
   readonly deadlineMs?: number;
+  /** The key's bucket (docs/reads-and-writes.md#buckets); unset: the default bucket. */
+  readonly bucket?: string;
 }
 
 export interface PutOptions extends CallOptions {
@@ -107,6 +110,14 @@ export interface PutOptions extends CallOptions {
    * applied once.
    */
   readonly requestId?: Uint8Array;
+  /** A put's time to live, ms: the value expires then (unset or 0: the bucket's default TTL, if any). */
+  readonly ttlMs?: number;
+  /** Acknowledgements must come from at least this many distinct nodes, fallbacks included (unset: no rule). */
+  readonly nodeConfirms?: number;
+  /** Acknowledgements must come from at least this many distinct zones (unset: no rule). */
+  readonly zoneConfirms?: number;
+  /** Acknowledgements from primary replicas, not fallbacks, among the W (Riak's pw; unset: none). */
+  readonly pw?: number;
 }
 
 export interface GetOptions extends CallOptions {
@@ -120,6 +131,19 @@ export interface GetResult {
   /** Pass it to the next put or delete of this key. */
   readonly context: Buffer;
   readonly found: boolean;
+}
+
+/** The bytes the ring hashes for `key` of `bucket`: its stored key, or the key itself when the bucket name is bad (the node will say so). */
+function routingKey(bucket: string, key: Buffer): Buffer {
+  try {
+    return storedKey(bucketName(bucket), key);
+  } catch {
+    return key;
+  }
+}
+
+function confirmsOf(o: PutOptions): Confirms {
+  return { nodeConfirms: o.nodeConfirms ?? 0, zoneConfirms: o.zoneConfirms ?? 0, pw: o.pw ?? 0 };
 }
 
 /** The DEADLINE_EXCEEDED details of a call whose deadline passed before it reached any node. */
@@ -254,23 +278,24 @@ export class Client {
   }
 
   async put(key: string | Uint8Array, value: string | Uint8Array, o: PutOptions = {}): Promise<{ context: Buffer }> {
-    const req = { op: 'put' as const, key: bytes(key, 'key'), value: bytes(value, 'value'), context: o.context ? bytes(o.context, 'context') : EMPTY, w: o.w ?? 0, requestId: this.#requestId(o) };
+    const req = { op: 'put' as const, key: bytes(key, 'key'), value: bytes(value, 'value'), context: o.context ? bytes(o.context, 'context') : EMPTY, w: o.w ?? 0, requestId: this.#requestId(o), bucket: o.bucket ?? '', ttlMs: o.ttlMs ?? 0, ...confirmsOf(o) };
     if (req.value.length > MAX_VALUE_BYTES) throw valueTooLarge(req.value.length);
     return { context: answerOf(await this.#call(req, o), 'put').context };
   }
 
   async get(key: string | Uint8Array, o: GetOptions = {}): Promise<GetResult> {
-    const r = answerOf(await this.#call({ op: 'get', key: bytes(key, 'key'), r: o.r ?? 0 }, o), 'get');
+    const r = answerOf(await this.#call({ op: 'get', key: bytes(key, 'key'), r: o.r ?? 0, bucket: o.bucket ?? '' }, o), 'get');
     return { values: r.values, context: r.context, found: r.found };
   }
 
   async delete(key: string | Uint8Array, o: PutOptions = {}): Promise<void> {
-    answerOf(await this.#call({ op: 'delete', key: bytes(key, 'key'), context: o.context ? bytes(o.context, 'context') : EMPTY, w: o.w ?? 0, requestId: this.#requestId(o) }, o), 'delete');
+    const req = { op: 'delete' as const, key: bytes(key, 'key'), context: o.context ? bytes(o.context, 'context') : EMPTY, w: o.w ?? 0, requestId: this.#requestId(o), bucket: o.bucket ?? '', ...confirmsOf(o) };
+    answerOf(await this.#call(req, o), 'delete');
   }
 
-  /** The addresses a request for `key` would try, in order (the key's replicas first when the ring is known). */
-  candidates(key: string | Uint8Array): string[] {
-    return this.#candidates(bytes(key, 'key'));
+  /** The addresses a request for `key` (of `bucket`, default the default one) would try, in order (the key's replicas first when the ring is known). */
+  candidates(key: string | Uint8Array, bucket = ''): string[] {
+    return this.#candidates(routingKey(bucket, bytes(key, 'key')));
   }
 
   /** What the client did since it was made: calls, attempts, hedges and the rest (ClientStats). */
@@ -418,7 +443,7 @@ export class Client {
   #call(req: Request, o: CallOptions): Promise<KvReply> {
     const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
     this.#refreshIfStale();
-    const candidates = this.#candidates(req.key);
+    const candidates = this.#candidates(routingKey(req.bucket, req.key));
     const kind = req.op === 'get' ? 'read' : 'write';
     const stats = this.#stats;
     stats.calls++;

@@ -53,6 +53,8 @@ import { WallClock } from './wall-clock.js';
 import { NodeSecurity } from '../security/node-security.js';
 import { Admission, GuardedServer, listenAdmitted } from '../transport/admission.js';
 import { fileLimitAdvice } from './file-limit.js';
+import type { BucketTable } from '../buckets/index.js';
+import { BucketSync, loadBuckets } from './bucket-sync.js';
 import type { TransfersResponse } from '../transport/generated/ringkv/v1/TransfersResponse.js';
 
 /** A connection with no call open for this long is closed, ms. */
@@ -110,6 +112,10 @@ export class RingkvNode {
   #admission!: Admission;
   /** TLS and credentials (security/node-security.ts). */
   readonly security: NodeSecurity;
+  /** The cluster's buckets as this node knows them (buckets/table.ts; kept in buckets.json by bucket-sync.ts). */
+  readonly buckets: BucketTable;
+  /** The table's gossip, sync and changes (bucket-sync.ts). */
+  readonly bucketSync: BucketSync;
   /**
    * '' (readiness): SERVING while the node is normal and not stopping. 'liveness':
    * SERVING while the process runs, so that a probe does not restart a node that is
@@ -144,8 +150,10 @@ export class RingkvNode {
     checkpoints: Checkpoints,
     clock: WallClock,
     stage: Stage,
+    buckets: BucketTable,
   ) {
     this.config = config;
+    this.buckets = buckets;
     this.clock = clock;
     this.log = log;
     this.#identity = identity;
@@ -183,7 +191,7 @@ export class RingkvNode {
     const notServing = (): string | undefined => (this.#closing ? 'it is shutting down' : this.#identity.status !== 'normal' ? `it is ${this.#identity.status}, not yet a member` : undefined);
     const placement = (): Placement | undefined => this.#topology.placement;
     const backgroundShare = (): number => this.#governor.share;
-    this.replication = new Replication({ id, config, store, gossiper, placement, removed: () => view().removed, backgroundShare, notServing, refuseReplicaCalls: refuse, peerCredentials, log });
+    this.replication = new Replication({ id, config, store, buckets, gossiper, placement, removed: () => view().removed, backgroundShare, notServing, refuseReplicaCalls: refuse, peerCredentials, log });
     const addressOf = (peer: string): string | undefined => this.#gossip.addressOf(peer);
     const repaired = (range: TokenRange, at: number): void => this.repairs.record(range, at);
     const handoff = (this.handoff = new Handoff({ id, config, store, addressOf, isUp: (peer) => peer === id || gossiper.isUp(peer), refuse, repaired, peerCredentials, log }, checkpoints));
@@ -225,6 +233,7 @@ export class RingkvNode {
     });
     const updateHealth = (): void => this.#updateHealth();
     this.#joining = new Joining({ config, gossiper, handoff, identity: identityNow, persist, view, afterGossip, announce, fail, updateHealth, closing, log });
+    this.bucketSync = new BucketSync({ id, dataDir: config.dataDir, table: buckets, gossiper, now: clock.now, fetch: (peer) => this.#control.buckets(peer), log: log.child({ component: 'buckets' }) });
     const control = (this.#control = new ControlPeers(id, config.clusterName, addressOf, peerCredentials, config.requestTimeoutMs, () => security.peerToken()));
     this.staged = new StagedChanges({
       id,
@@ -297,6 +306,7 @@ export class RingkvNode {
     await saveIdentity(config.dataDir, identity);
     const known = { states: fresh ? [] : await loadMembers(config.dataDir), fresh };
     const checkpoints = await Checkpoints.open(join(config.dataDir, 'transfers.json'));
+    const buckets = await loadBuckets(config.dataDir, config.replicas);
     const nodeLog = log.child({ node: identity.id });
     const stage = await loadStage(config.dataDir).catch((e: unknown) => {
       nodeLog.warn({ component: 'topology', err: (e as Error).message }, 'staged changes not restored');
@@ -335,7 +345,7 @@ export class RingkvNode {
     const port = listening.port;
     // resolveConfig refused wildcards; advertise is unset only when the port was 0.
     const address = config.advertise ?? `${host}:${port}`;
-    const node = new RingkvNode(config, nodeLog, identity, store, server, security, address, known, checkpoints, clock, stage);
+    const node = new RingkvNode(config, nodeLog, identity, store, server, security, address, known, checkpoints, clock, stage, buckets);
     node.#listening = listening;
     node.#admission = admission;
     node.#serve();
@@ -439,6 +449,7 @@ export class RingkvNode {
         admit: () => this.admit(),
         decommission: () => this.decommission(false),
         transfers: () => this.transfers(),
+        buckets: () => this.buckets.entries(),
         refuse: () => (this.#closing ? 'node is shutting down' : undefined),
         log: this.log.child({ component: 'control' }),
       }),
@@ -456,6 +467,7 @@ export class RingkvNode {
       this.#checkCatchUp();
       // Each round, not with the 5 s figures: a finished join must not show "streaming" for long.
       this.gossiper.set('progress', this.#operator.progress());
+      if (!this.#closing) this.bucketSync.round();
       if (!this.#closing) this.driver.step();
       if (!this.#closing) this.#autoCleanup.tick();
     };

@@ -6,6 +6,7 @@
  * Owns: the wiring and its settings. Must not: hold state of its own (node.ts owns the
  * lifecycle; replication/ and handoff/ the logic).
  */
+import type { BucketTable } from '../buckets/index.js';
 import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Store } from '../storage/index.js';
@@ -32,6 +33,8 @@ export interface ReplicationDeps {
   readonly id: string;
   readonly config: NodeConfig;
   readonly store: Store;
+  /** The bucket table requests are located in (buckets/table.ts). */
+  readonly buckets: BucketTable;
   readonly gossiper: Gossiper;
   placement(): Placement | undefined;
   /** Ids no longer members (removed or replaced): their hints go to the keys' replicas. */
@@ -138,7 +141,7 @@ export class Replication {
     wrap: (impl: grpc.UntypedServiceImplementation, role: 'coordinator') => grpc.UntypedServiceImplementation,
     observe: (operation: string, role: 'coordinator' | 'replica', code: string, seconds: number, siblings?: number) => void,
   ): void {
-    this.#keyValue = new KeyValueService(this.coordinator, (op, code, seconds, siblings) => observe(op, 'coordinator', code, seconds, siblings));
+    this.#keyValue = new KeyValueService(this.coordinator, this.deps.buckets, (op, code, seconds, siblings) => observe(op, 'coordinator', code, seconds, siblings));
     server.addService(this.#keyValue.definition(), this.#keyValue.implementation((impl) => wrap(impl, 'coordinator')));
     this.#server = new ReplicaServer(this.#local, {
       refuse: this.deps.refuseReplicaCalls,

@@ -17,6 +17,7 @@
  * Owns: the quorum logic, deadlines, the in-flight bound, counters. Must not: touch
  * LevelDB (replicas do, through ReplicaApi) or know the wire (transport/ does).
  */
+import { bucketOf, keyOverhead, type BucketProps } from '../buckets/index.js';
 import type { Ring, Target } from '../ring/index.js';
 import { recordDigest, resolveReplies } from '../storage/index.js';
 import { showKey } from '../storage/kv-errors.js';
@@ -109,6 +110,20 @@ export interface RequestOptions {
    * is applied once whatever reaches which coordinator (storage/versions.ts).
    */
   readonly requestId?: Buffer;
+  /**
+   * The properties of the key's bucket (the key is its stored key, buckets/bucket.ts):
+   * its N, and the R and W of requests that set none. Undefined: the default bucket of a
+   * cluster of N = `replicas`.
+   */
+  readonly bucket?: BucketProps;
+  /** A put's time to live, ms; 0 or undefined: its bucket's default TTL (none when 0). */
+  readonly ttlMs?: number;
+  /** A write's acknowledgements must come from this many distinct nodes (fallbacks included); 0 or undefined: no rule. */
+  readonly nodeConfirms?: number;
+  /** A write's acknowledgements must come from this many distinct zones; 0 or undefined: no rule. */
+  readonly zoneConfirms?: number;
+  /** Acknowledgements from primaries (not fallbacks) a write needs among its W (Riak's pw); 0 or undefined: none. */
+  readonly pw?: number;
 }
 
 /** The longest request id a client may send (storage's MAX_REQUEST_ID_BYTES). */
@@ -170,10 +185,12 @@ export class Coordinator {
     return this.#bounded('gets', () => this.#read(key, o));
   }
 
+  /** `key` is a stored key (buckets/bucket.ts): the limits are on its user key. */
   #checkKey(key: Buffer): void {
-    if (key.length === 0) throw new ReplicationError('RK_BAD_ARGUMENT', 'a key must have at least one byte');
-    if (key.length > this.options.maxKeyBytes)
-      throw new ReplicationError('RK_BAD_ARGUMENT', `key of ${key.length} bytes is over the limit of ${this.options.maxKeyBytes} bytes; use a shorter key (a hash of it, say)`);
+    const bytes = key.length - keyOverhead(bucketOf(key));
+    if (bytes <= 0) throw new ReplicationError('RK_BAD_ARGUMENT', 'a key must have at least one byte');
+    if (bytes > this.options.maxKeyBytes)
+      throw new ReplicationError('RK_BAD_ARGUMENT', `key of ${bytes} bytes is over the limit of ${this.options.maxKeyBytes} bytes; use a shorter key (a hash of it, say)`);
   }
 
   #checkRequestId(id: Buffer | undefined): void {
@@ -181,8 +198,14 @@ export class Coordinator {
       throw new ReplicationError('RK_BAD_ARGUMENT', `request_id of ${id.length} bytes is over the limit of ${MAX_REQUEST_ID_BYTES} bytes; send 16 random bytes (a UUID), the same on every attempt of one request`);
   }
 
-  #quorum(q: number | undefined, letter: 'R' | 'W'): number {
-    const n = this.options.replicas;
+  /** The request's N: its bucket's, or the cluster's. */
+  #n(o: RequestOptions): number {
+    return o.bucket?.n ?? this.options.replicas;
+  }
+
+  #quorum(o: RequestOptions, letter: 'R' | 'W'): number {
+    const n = this.#n(o);
+    const q = o.quorum || (letter === 'R' ? o.bucket?.r : o.bucket?.w);
     if (q === undefined || q === 0) return Math.floor(n / 2) + 1;
     if (!Number.isInteger(q) || q < 1 || q > n)
       throw new ReplicationError('RK_BAD_ARGUMENT', `${letter.toLowerCase()} must be 1 to N=${n} (or 0 for a majority, ${Math.floor(n / 2) + 1}), got ${q}`);
@@ -236,8 +259,7 @@ export class Coordinator {
   }
 
   /** The key's targets now, or RK_UNAVAILABLE when fewer than `needed` are up. */
-  #targets(op: string, key: Buffer, needed: number, letter: 'R' | 'W', { ring, target }: Placement): Target[] {
-    const n = this.options.replicas;
+  #targets(op: string, key: Buffer, n: number, needed: number, letter: 'R' | 'W', { ring, target }: Placement): Target[] {
     // A ring of fewer members than N places each key on every member (Cassandra: RF > nodes).
     const placed = Math.min(n, ring.size);
     // A node leaving the ring (decommission, removal, replacement) stands in for no one:
@@ -264,13 +286,13 @@ export class Coordinator {
    * replica set however the streaming went (Cassandra raises blockFor by the pending
    * count to the same end; counting both sets asks no more than needed).
    */
-  #writeTargets(op: string, key: Buffer, w: number): { targets: Target[]; before: readonly string[]; after: readonly string[] | undefined } {
+  #writeTargets(op: string, key: Buffer, n: number, w: number): { targets: Target[]; before: readonly string[]; after: readonly string[] | undefined } {
     const placement = this.#placement();
     const { ring, target } = placement;
-    const targets = this.#targets(op, key, w, 'W', placement);
-    const before = ring.preferenceList(key, Math.min(this.options.replicas, ring.size));
+    const targets = this.#targets(op, key, n, w, 'W', placement);
+    const before = ring.preferenceList(key, Math.min(n, ring.size));
     if (target === ring) return { targets, before, after: undefined };
-    const after = target.preferenceList(key, Math.min(this.options.replicas, target.size));
+    const after = target.preferenceList(key, Math.min(n, target.size));
     if (after.length === before.length && after.every((x) => before.includes(x))) return { targets, before, after: undefined };
     for (const id of after) {
       if (before.includes(id) || !(id === this.options.self || this.deps.isUp(id))) continue;
@@ -283,12 +305,13 @@ export class Coordinator {
   }
 
   async #write(op: 'put' | 'delete', key: Buffer, value: Buffer | null, context: Buffer, o: RequestOptions): Promise<ApplyResult> {
-    const w = this.#quorum(o.quorum, 'W');
+    const n = this.#n(o);
+    const w = this.#quorum(o, 'W');
     const deadline = this.#deadline(o);
-    const { targets, before, after } = this.#writeTargets(op, key, w);
+    const { targets, before, after } = this.#writeTargets(op, key, n, w);
     const primaries = targets.filter((t) => t.for === undefined && before.includes(t.id)).map((t) => t.id);
     if (primaries.length === 0)
-      throw new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)}: none of its ${this.options.replicas} replicas is up to issue the new version; retry when one is back`);
+      throw new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)}: none of its ${n} replicas is up to issue the new version; retry when one is back`);
     // This node first when it is a replica: one hop fewer.
     primaries.sort((a, b) => (a === this.options.self ? -1 : b === this.options.self ? 1 : 0));
     const { applied, on } = await this.#apply(op, key, value, context, primaries, deadline, o.requestId);
@@ -301,7 +324,7 @@ export class Coordinator {
     const applyCounts = groups(on);
     const needed = after === undefined ? [w - 1] : [w - (applyCounts.includes(0) ? 1 : 0), Math.min(w, after.length) - (applyCounts.includes(1) ? 1 : 0)];
     const q = awaitQuorum(calls, needed, deadline);
-    if (after === undefined) this.#speculateWrite(key, applied.record, rest, calls, q, deadline);
+    if (after === undefined) this.#speculateWrite(key, n, applied.record, rest, calls, q, deadline);
     this.#giveUpOnSilence({ ...q, ended: q.reached });
     // Replicas with no target at all (down, and no fallback was up for them): hinted here too.
     const owners = new Set([on, ...targets.map((t) => t.for ?? t.id)]);
@@ -418,7 +441,7 @@ export class Coordinator {
    * is not a target, which keeps the record as a hint for it — and the fallback's
    * acknowledgement counts toward W. (Only for keys whose range is not moving.)
    */
-  #speculateWrite(key: Buffer, record: Buffer, rest: Target[], calls: { node: string; promise: Promise<boolean> }[], q: QuorumResult<boolean>, deadline: number): void {
+  #speculateWrite(key: Buffer, n: number, record: Buffer, rest: Target[], calls: { node: string; promise: Promise<boolean> }[], q: QuorumResult<boolean>, deadline: number): void {
     const answered = new Set<string>();
     for (const c of calls) c.promise.then(() => answered.add(c.node), () => answered.add(c.node));
     const timer = setTimeout(() => {
@@ -428,7 +451,7 @@ export class Coordinator {
       const { ring } = this.#placement();
       const busy = new Set(rest.map((t) => t.id));
       const up = (id: string): boolean => !slow.has(id) && !busy.has(id) && (id === this.options.self || this.deps.isUp(id));
-      for (const t of ring.targets(key, Math.min(this.options.replicas, ring.size), (id) => !slow.has(id) && (busy.has(id) || up(id)))) {
+      for (const t of ring.targets(key, Math.min(n, ring.size), (id) => !slow.has(id) && (busy.has(id) || up(id)))) {
         if (t.for === undefined || !slow.has(t.for) || busy.has(t.id)) continue;
         this.counters.speculativeWrites++;
         rest.push(t);
@@ -469,10 +492,10 @@ export class Coordinator {
   }
 
   async #read(key: Buffer, o: RequestOptions): Promise<{ values: Buffer[]; context: Buffer; found: boolean }> {
-    const r = this.#quorum(o.quorum, 'R');
+    const r = this.#quorum(o, 'R');
     const deadline = this.#deadline(o);
     // Reads use the current replicas until a move completes (see #writeTargets).
-    const targets = this.#targets('get', key, r, 'R', this.#placement());
+    const targets = this.#targets('get', key, this.#n(o), r, 'R', this.#placement());
     // Data from R targets, this node first (no hop), then the fastest; a digest from every
     // other primary (Cassandra's digest reads). Fallbacks hold hints, not copies: always read in full.
     const dataFrom = new Set(this.options.fullReads ? targets.map((t) => t.id) : this.#fastestFirst(targets).slice(0, r).map((t) => t.id));

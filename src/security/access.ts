@@ -30,13 +30,15 @@ export type ServiceAccess = CallClass | Readonly<Record<string, CallClass>>;
 
 /** By full service name ('package.Service'). */
 export const ACCESS: Readonly<Record<string, ServiceAccess>> = {
-  'ringkv.v1.KeyValue': { Put: 'kv', Get: 'kv', Delete: 'kv', Stream: 'kv' },
+  'ringkv.v1.KeyValue': { Put: 'kv', Get: 'kv', Delete: 'kv', Stream: 'kv', GetMany: 'kv', PutMany: 'kv' },
   'ringkv.v1.Admin': {
     Status: 'read',
     Ring: 'read',
     Endpoints: 'read',
     Transfers: 'read',
     RepairStatus: 'read',
+    GetBucket: 'read',
+    ListBuckets: 'read',
     Decommission: 'admin',
     RemoveNode: 'admin',
     Cleanup: 'admin',
@@ -46,6 +48,8 @@ export const ACCESS: Readonly<Record<string, ServiceAccess>> = {
     Admit: 'admin',
     Repair: 'admin',
     SetClockOffset: 'admin',
+    CreateBucket: 'admin',
+    SetBucket: 'admin',
   },
   'ringkv.internal.v1.Gossip': 'internal',
   'ringkv.internal.v1.Replica': 'internal',

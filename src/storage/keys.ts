@@ -11,6 +11,7 @@
  * Owns: building and parsing these keys, and turning a token range into byte bounds.
  * Must not: read or write the database.
  */
+import { bucketOf, keyOverhead } from '../buckets/index.js';
 import { hashInto, MAX_TOKEN } from '../ring/index.js';
 import { KvError } from './kv-errors.js';
 
@@ -20,14 +21,16 @@ const TOKEN_BYTES = 8;
 /** A user key: bytes, or a string (its UTF-8 bytes, as the ring hashes it). */
 export type Key = string | Uint8Array;
 
-/** A user key's bytes, checked against the limits (1 to maxKeyBytes). */
+/** A key's bytes (a stored key: buckets/bucket.ts), checked against the limits (1 to maxKeyBytes of the user's key). */
 export function userKey(key: Key, maxKeyBytes: number): Buffer {
   // A Buffer is used as it is: a new view of the same bytes would cost an object a write.
   const k = typeof key === 'string' ? Buffer.from(key, 'utf8') : Buffer.isBuffer(key) ? key : key instanceof Uint8Array ? Buffer.from(key.buffer, key.byteOffset, key.byteLength) : null;
   if (k === null) throw new KvError('KV_BAD_KEY', `a key must be a string or bytes, got ${typeof key}`);
-  if (k.length === 0) throw new KvError('KV_KEY_EMPTY', 'a key must have at least one byte');
-  if (k.length > maxKeyBytes)
-    throw new KvError('KV_KEY_TOO_LARGE', `key of ${k.length} bytes is over the limit of ${maxKeyBytes}; use a shorter key (or raise limits.maxKeyBytes)`);
+  // A named bucket's key is stored with its bucket (buckets/bucket.ts): the limits are on the user's part.
+  const bytes = k.length - keyOverhead(bucketOf(k));
+  if (bytes <= 0) throw new KvError('KV_KEY_EMPTY', 'a key must have at least one byte');
+  if (bytes > maxKeyBytes)
+    throw new KvError('KV_KEY_TOO_LARGE', `key of ${bytes} bytes is over the limit of ${maxKeyBytes}; use a shorter key (or raise limits.maxKeyBytes)`);
   return k;
 }
 

@@ -13,7 +13,10 @@ import * as grpc from '@grpc/grpc-js';
 import { tokenHex, tokenOf, type Ring } from '../ring/index.js';
 import { field, parseTokens, type EndpointState } from '../membership/endpoint.js';
 import type { Gossiper } from '../membership/gossiper.js';
+import { BucketError, PROPERTY_NAMES, bucketName, type BucketInfo, type BucketProps, type BucketTable, type SiblingPolicy } from '../buckets/index.js';
 import { toStatus, type OperatorErrorCode } from './status.js';
+import type { Bucket } from './generated/ringkv/v1/Bucket.js';
+import type { BucketProps__Output } from './generated/ringkv/v1/BucketProps.js';
 import type { CleanupResponse } from './generated/ringkv/v1/CleanupResponse.js';
 import type { Endpoint } from './generated/ringkv/v1/Endpoint.js';
 import type { MemberStatus } from './generated/ringkv/v1/MemberStatus.js';
@@ -47,11 +50,37 @@ interface AdminDeps {
   admit(): Promise<MovementReply>;
   readonly clock: { offsetMs: number; readonly maxOffsetMs: number; now(): number };
   readonly repairs: { start(only?: { start: bigint; end: bigint }): RepairStatusResponse; readonly status: RepairStatusResponse };
+  readonly bucketSync: {
+    readonly table: BucketTable;
+    create(name: string, props: BucketProps): Promise<BucketChange>;
+    set(name: string, changes: Readonly<Record<string, string>>): Promise<BucketChange>;
+  };
   readonly staged: {
     plan(changes: readonly { kind: string; node: string }[]): Promise<PlanResponse>;
     commit(): Promise<PlanResponse>;
     clear(): Promise<PlanResponse>;
   };
+}
+
+/** A change made, and the up members that did not have it yet. */
+interface BucketChange {
+  readonly bucket: BucketInfo;
+  readonly lagging: string[];
+}
+
+function bucketOut(b: BucketInfo): Bucket {
+  return { name: b.name, props: { n: b.props.n, r: b.props.r, w: b.props.w, ttlMs: b.props.ttlMs, siblings: b.props.siblings }, changedAtMs: b.changedAt, changedBy: b.changedBy };
+}
+
+/** The properties `set` names, as text (the table's form). */
+function propertyChanges(props: BucketProps__Output | null, set: readonly string[]): Record<string, string> {
+  if (set.length === 0) throw new AdminRefusal('OP_BAD_ARGUMENT', `name the properties to change (${PROPERTY_NAMES.join(', ')})`);
+  const p = props ?? { n: 0, r: 0, w: 0, ttlMs: 0, siblings: '' };
+  const text: Record<string, string> = { n: String(p.n), r: String(p.r), w: String(p.w), ttl_ms: String(p.ttlMs), siblings: p.siblings };
+  return Object.fromEntries(set.map((name) => {
+    if (!Object.hasOwn(text, name)) throw new BucketError('BK_BAD_PROPERTY', `unknown bucket property ${JSON.stringify(name)}: use one of ${PROPERTY_NAMES.join(', ')}`);
+    return [name, text[name]!];
+  }));
 }
 
 /** A request this service refuses itself, before the node sees it. */
@@ -191,5 +220,22 @@ export function adminService(node: AdminDeps): ServiceHandlers<'ringkv.v1.Admin'
       return { offsetMs: node.clock.offsetMs, nowMs: node.clock.now() };
     }),
     RepairStatus: (_call, cb) => cb(null, node.repairs.status),
+    CreateBucket: operator(async (r) => {
+      const p = r.props ?? { n: 0, r: 0, w: 0, ttlMs: 0, siblings: '' };
+      const props = { n: p.n === 0 ? node.config.replicas : p.n, r: p.r, w: p.w, ttlMs: p.ttlMs, siblings: (p.siblings === '' ? 'siblings' : p.siblings) as SiblingPolicy };
+      const { bucket, lagging } = await node.bucketSync.create(r.name, props);
+      return { bucket: bucketOut(bucket), lagging };
+    }),
+    SetBucket: operator(async (r) => {
+      const { bucket, lagging } = await node.bucketSync.set(r.name, propertyChanges(r.props, r.set));
+      return { bucket: bucketOut(bucket), lagging };
+    }),
+    GetBucket: operator(async (r) => {
+      const name = bucketName(r.name);
+      const info = node.bucketSync.table.info(name);
+      if (info === undefined) throw new BucketError('BK_UNKNOWN', `there is no bucket ${name}`);
+      return { bucket: bucketOut(info), lagging: [] };
+    }),
+    ListBuckets: operator(async () => ({ buckets: node.bucketSync.table.list().map(bucketOut) })),
   };
 }

@@ -17,6 +17,8 @@ import { callMetadata } from '../security/credentials.js';
 import type { ControlRequest, ControlRequest__Output } from './generated/ringkv/internal/v1/ControlRequest.js';
 import type { MovementReply, MovementReply__Output } from './generated/ringkv/v1/MovementReply.js';
 import type { TransfersResponse, TransfersResponse__Output } from './generated/ringkv/v1/TransfersResponse.js';
+import type { BucketEntry } from '../buckets/index.js';
+import type { BucketTable } from './generated/ringkv/internal/v1/BucketTable.js';
 import { callUnary, type ServiceClient, type ServiceHandlers } from './protos.js';
 import { toStatus } from './status.js';
 import { peerRefusal } from './peer-refusal.js';
@@ -29,6 +31,8 @@ export interface ControlDeps {
   decommission(): Promise<MovementReply>;
   /** This node's transfers, as Admin Transfers replies them. */
   transfers(): TransfersResponse;
+  /** This node's bucket table (buckets/table.ts). */
+  buckets(): readonly BucketEntry[];
   /** Why not to serve now (stopping), if so. */
   refuse(): string | undefined;
   readonly log: { info(o: object, m: string): void };
@@ -41,7 +45,7 @@ export function controlService(deps: ControlDeps): ServiceHandlers<typeof CONTRO
       const { cluster, from } = call.request;
       const refused = peerRefusal(cluster, deps.clusterName, deps.refuse());
       if (refused !== undefined) return cb(refused);
-      if (method !== 'transfers') deps.log.info({ peer: from, method }, 'asked by a peer');
+      if (method !== 'transfers' && method !== 'buckets') deps.log.info({ peer: from, method }, 'asked by a peer');
       Promise.resolve()
         .then(fn)
         .then(
@@ -53,6 +57,9 @@ export function controlService(deps: ControlDeps): ServiceHandlers<typeof CONTRO
     Admit: unary('admit', () => deps.admit()),
     Decommission: unary('decommission', () => deps.decommission()),
     Transfers: unary('transfers', () => deps.transfers()),
+    Buckets: unary('buckets', (): BucketTable => ({
+      buckets: deps.buckets().map((b) => ({ name: b.name, props: Object.entries(b.props).map(([name, w]) => ({ name, value: w.value, atMs: w.at, by: w.by })) })),
+    })),
   };
 }
 
@@ -83,6 +90,12 @@ export class ControlPeers {
   /** Node `node`'s transfers. */
   transfers(node: string, deadlineMs = this.deadlineMs): Promise<TransfersResponse__Output> {
     return this.#with(node, deadlineMs, (c, ...rest) => callUnary(c, 'Transfers', ...rest));
+  }
+
+  /** Node `node`'s bucket table. */
+  async buckets(node: string): Promise<BucketEntry[]> {
+    const reply = await this.#with(node, this.deadlineMs, (c, ...rest) => callUnary(c, 'Buckets', ...rest));
+    return reply.buckets.map((b) => ({ name: b.name, props: Object.fromEntries(b.props.map((p) => [p.name, { value: p.value, at: p.atMs, by: p.by }])) }));
   }
 
   /** Close the channels of peers no longer at any of `addresses`. */

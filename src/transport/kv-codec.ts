@@ -9,10 +9,19 @@
 import { EMPTY, LEN, VARINT, batchItemSize, bytesField, decodeBatch, encodeBatch, messageField, varintField, type ItemLayout } from './protobuf-bytes.js';
 import { timeLeft } from './replica-codec.js';
 
+/** What a put and a delete may ask of their acknowledgements (kv.proto's node_confirms, zone_confirms, pw). */
+export interface Confirms {
+  nodeConfirms: number;
+  zoneConfirms: number;
+  pw: number;
+}
+
 export type KvCall =
-  | { id: number; deadline: number; op: 'put'; key: Buffer; value: Buffer; context: Buffer; w: number; requestId: Buffer }
-  | { id: number; deadline: number; op: 'get'; key: Buffer; r: number }
-  | { id: number; deadline: number; op: 'delete'; key: Buffer; context: Buffer; w: number; requestId: Buffer };
+  | ({ id: number; deadline: number; op: 'put'; key: Buffer; value: Buffer; context: Buffer; w: number; requestId: Buffer; bucket: string; ttlMs: number } & Confirms)
+  | { id: number; deadline: number; op: 'get'; key: Buffer; r: number; bucket: string }
+  | ({ id: number; deadline: number; op: 'delete'; key: Buffer; context: Buffer; w: number; requestId: Buffer; bucket: string } & Confirms);
+
+const confirmsSize = (c: Confirms): number => varintField(c.nodeConfirms) + varintField(c.zoneConfirms) + varintField(c.pw);
 
 export type KvReply =
   | { id: number; op: 'put'; context: Buffer }
@@ -32,11 +41,14 @@ function callLayout(now: number): ItemLayout<KvCall> {
     bodySize: (c) => {
       switch (c.op) {
         case 'put':
-          return bytesField(c.key.length) + bytesField(c.value.length) + bytesField(c.context.length) + varintField(c.w) + bytesField(c.requestId.length);
+          return (
+            bytesField(c.key.length) + bytesField(c.value.length) + bytesField(c.context.length) + varintField(c.w) + bytesField(c.requestId.length) +
+            bytesField(Buffer.byteLength(c.bucket)) + varintField(c.ttlMs) + confirmsSize(c)
+          );
         case 'get':
-          return bytesField(c.key.length) + varintField(c.r);
+          return bytesField(c.key.length) + varintField(c.r) + bytesField(Buffer.byteLength(c.bucket));
         case 'delete':
-          return bytesField(c.key.length) + bytesField(c.context.length) + varintField(c.w) + bytesField(c.requestId.length);
+          return bytesField(c.key.length) + bytesField(c.context.length) + varintField(c.w) + bytesField(c.requestId.length) + bytesField(Buffer.byteLength(c.bucket)) + confirmsSize(c);
       }
     },
     writeBody: (w, c) => {
@@ -46,11 +58,22 @@ function callLayout(now: number): ItemLayout<KvCall> {
         w.bytes(3, c.context);
         w.uint(4, c.w);
         w.bytes(5, c.requestId);
-      } else if (c.op === 'get') w.uint(2, c.r);
-      else {
+        w.string(6, c.bucket, Buffer.byteLength(c.bucket));
+        w.uint(7, c.ttlMs);
+        w.uint(8, c.nodeConfirms);
+        w.uint(9, c.zoneConfirms);
+        w.uint(10, c.pw);
+      } else if (c.op === 'get') {
+        w.uint(2, c.r);
+        w.string(3, c.bucket, Buffer.byteLength(c.bucket));
+      } else {
         w.bytes(2, c.context);
         w.uint(3, c.w);
         w.bytes(4, c.requestId);
+        w.string(5, c.bucket, Buffer.byteLength(c.bucket));
+        w.uint(6, c.nodeConfirms);
+        w.uint(7, c.zoneConfirms);
+        w.uint(8, c.pw);
       }
     },
   };
@@ -98,19 +121,30 @@ export function decodeKvCalls(buf: Buffer, now = Date.now()): KvCall[] {
   return decodeBatch(buf, 'call', 3, 5, ({ id, second, opField, body: b }): KvCall => {
     const op = CALL_OPS[opField - 3]!;
     const deadline = now + second;
-    let key = EMPTY, value = EMPTY, context = EMPTY, requestId = EMPTY, quorum = 0;
+    let key = EMPTY, value = EMPTY, context = EMPTY, requestId = EMPTY, quorum = 0, bucket = '', ttlMs = 0, nodeConfirms = 0, zoneConfirms = 0, pw = 0;
+    // A delete's fields up to its bucket are one lower than a put's (no value), and its confirms two (no ttl_ms).
+    const shift = op === 'delete' ? 1 : 0, confirms = op === 'delete' ? 6 : 8;
     while (!b.done) {
       const t = b.tag(), f = t >>> 3, wire = t & 7;
       if (f === 1 && wire === LEN) key = b.bytes();
-      else if (op === 'put' && f === 2 && wire === LEN) value = b.bytes();
-      else if (((op === 'put' && f === 3) || (op === 'delete' && f === 2)) && wire === LEN) context = b.bytes();
-      else if (((op === 'put' && f === 4) || (op === 'get' && f === 2) || (op === 'delete' && f === 3)) && wire === VARINT) quorum = b.varint();
-      else if (((op === 'put' && f === 5) || (op === 'delete' && f === 4)) && wire === LEN) requestId = b.bytes();
+      else if (op === 'get') {
+        if (f === 2 && wire === VARINT) quorum = b.varint();
+        else if (f === 3 && wire === LEN) bucket = b.string();
+        else b.skip(wire);
+      } else if (op === 'put' && f === 2 && wire === LEN) value = b.bytes();
+      else if (f + shift === 3 && wire === LEN) context = b.bytes();
+      else if (f + shift === 4 && wire === VARINT) quorum = b.varint();
+      else if (f + shift === 5 && wire === LEN) requestId = b.bytes();
+      else if (f + shift === 6 && wire === LEN) bucket = b.string();
+      else if (op === 'put' && f === 7 && wire === VARINT) ttlMs = b.varint();
+      else if (f === confirms && wire === VARINT) nodeConfirms = b.varint();
+      else if (f === confirms + 1 && wire === VARINT) zoneConfirms = b.varint();
+      else if (f === confirms + 2 && wire === VARINT) pw = b.varint();
       else b.skip(wire);
     }
-    if (op === 'put') return { id, deadline, op, key, value, context, w: quorum, requestId };
-    if (op === 'get') return { id, deadline, op, key, r: quorum };
-    return { id, deadline, op, key, context, w: quorum, requestId };
+    if (op === 'put') return { id, deadline, op, key, value, context, w: quorum, requestId, bucket, ttlMs, nodeConfirms, zoneConfirms, pw };
+    if (op === 'get') return { id, deadline, op, key, r: quorum, bucket };
+    return { id, deadline, op, key, context, w: quorum, requestId, bucket, nodeConfirms, zoneConfirms, pw };
   });
 }
 

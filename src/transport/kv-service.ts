@@ -8,7 +8,8 @@
  * Owns: the request/response mapping. Must not: contain quorum logic (replication/ does).
  */
 import * as grpc from '@grpc/grpc-js';
-import type { Coordinator } from '../replication/coordinator.js';
+import type { BucketTable } from '../buckets/index.js';
+import type { Coordinator, RequestOptions } from '../replication/coordinator.js';
 import { BatchedServer, passThrough, type ServerCodec } from './batched-stream.js';
 import { decodeKvCalls, encodeKvReplies, kvReplySize, type KvCall, type KvReply } from './kv-codec.js';
 import { serviceClient, type ServiceHandlers } from './protos.js';
@@ -41,6 +42,7 @@ export class KeyValueService {
 
   constructor(
     private readonly coordinator: Coordinator,
+    private readonly buckets: BucketTable,
     observe?: KvObserver,
   ) {
     this.#codec = {
@@ -71,7 +73,7 @@ export class KeyValueService {
 
   /** Put, Get and Delete through `wrap`; Stream as it is, on bytes. */
   implementation(wrap: (impl: grpc.UntypedServiceImplementation) => grpc.UntypedServiceImplementation): grpc.UntypedServiceImplementation {
-    return { ...wrap(kvService(this.coordinator)), Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => this.#streams.serve(call, this.#codec) };
+    return { ...wrap(kvService(this.coordinator, this.buckets)), Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => this.#streams.serve(call, this.#codec) };
   }
 
   /** Answer the calls running on streams, then end them (the server's graceful shutdown waits for them). */
@@ -80,30 +82,58 @@ export class KeyValueService {
   }
 
   async #run(c: KvCall): Promise<KvReply> {
+    const { key, options } = request(this.buckets, c, c.deadline);
     switch (c.op) {
       case 'put':
-        return { id: c.id, op: 'put', context: (await this.coordinator.put(c.key, c.value, c.context, { quorum: c.w, deadline: c.deadline, requestId: c.requestId })).context };
+        return { id: c.id, op: 'put', context: (await this.coordinator.put(key, c.value, c.context, options)).context };
       case 'get': {
-        const r = await this.coordinator.get(c.key, { quorum: c.r, deadline: c.deadline });
+        const r = await this.coordinator.get(key, options);
         return { id: c.id, op: 'get', values: r.values, context: r.context, found: r.found };
       }
       case 'delete':
-        await this.coordinator.delete(c.key, c.context, { quorum: c.w, deadline: c.deadline, requestId: c.requestId });
+        await this.coordinator.delete(key, c.context, options);
         return { id: c.id, op: 'delete' };
     }
   }
 }
 
+/** What a put, get or delete asks, unary or streamed (absent fields: proto3's defaults). */
+interface KvRequest {
+  readonly key: Buffer;
+  readonly bucket?: string;
+  readonly w?: number;
+  readonly r?: number;
+  readonly requestId?: Buffer;
+  readonly ttlMs?: number;
+  readonly nodeConfirms?: number;
+  readonly zoneConfirms?: number;
+  readonly pw?: number;
+}
+
+/** A request's stored key (its bucket's: buckets/bucket.ts) and the coordinator's options for it. */
+function request(buckets: BucketTable, r: KvRequest, deadline: number | undefined): { key: Buffer; options: RequestOptions } {
+  const { key, bucket } = buckets.locate(r.bucket ?? '', r.key);
+  return {
+    key,
+    options: { quorum: r.w ?? r.r, deadline, requestId: r.requestId, bucket, ttlMs: r.ttlMs, nodeConfirms: r.nodeConfirms, zoneConfirms: r.zoneConfirms, pw: r.pw },
+  };
+}
+
 /** Put, Get and Delete (the stream is KeyValueService's). */
-export function kvService(coordinator: Coordinator): Omit<Handlers, 'Stream'> {
+export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<Handlers, 'Stream'> {
   return {
     Put: unary(async (r, deadline) => {
-      const { context } = await coordinator.put(r.key, r.value, r.context, { quorum: r.w, deadline, requestId: r.requestId });
+      const { key, options } = request(buckets, r, deadline);
+      const { context } = await coordinator.put(key, r.value, r.context, options);
       return { context };
     }),
-    Get: unary((r, deadline) => coordinator.get(r.key, { quorum: r.r, deadline })),
+    Get: unary((r, deadline) => {
+      const { key, options } = request(buckets, r, deadline);
+      return coordinator.get(key, options);
+    }),
     Delete: unary(async (r, deadline) => {
-      await coordinator.delete(r.key, r.context, { quorum: r.w, deadline, requestId: r.requestId });
+      const { key, options } = request(buckets, r, deadline);
+      await coordinator.delete(key, r.context, options);
       return {};
     }),
   };

@@ -1,6 +1,6 @@
 /**
  * The one place where domain errors become gRPC statuses (docs/architecture.md).
- * Storage's KV_*, replication's RK_*, the ring's RING_* and operator commands' OP_* codes
+ * Storage's KV_*, replication's RK_*, the ring's RING_*, buckets' BK_* and operator commands' OP_* codes
  * each map to one status; an error that already carries a gRPC status (a replica's reply,
  * passed through) keeps it; anything else is INTERNAL.
  *
@@ -8,6 +8,7 @@
  * messages (the error's owner did).
  */
 import * as grpc from '@grpc/grpc-js';
+import type { BucketErrorCode } from '../buckets/index.js';
 import type { KvErrorCode } from '../storage/index.js';
 import type { ReplicationErrorCode } from '../replication/replication-errors.js';
 import type { RingErrorCode } from '../ring/ring-errors.js';
@@ -25,7 +26,7 @@ export type OperatorErrorCode =
   | 'OP_FAULT_INJECTION_OFF' // a fault was asked of a node started without --fault-injection on
   | 'OP_PLAN_OUTDATED'; // the ring changed since the plan: read the new one and commit again
 
-export type ErrorCode = KvErrorCode | ReplicationErrorCode | RingErrorCode | OperatorErrorCode;
+export type ErrorCode = KvErrorCode | ReplicationErrorCode | RingErrorCode | OperatorErrorCode | BucketErrorCode;
 
 const S = grpc.status;
 
@@ -61,6 +62,15 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, grpc.status>> = {
   RING_BAD_OPTION: S.INVALID_ARGUMENT,
   RING_UNKNOWN_MEMBER: S.NOT_FOUND,
   RING_EMPTY: S.FAILED_PRECONDITION,
+  // A bucket named or changed wrongly; the limits (names, count, N) are bad arguments too.
+  BK_BAD_NAME: S.INVALID_ARGUMENT,
+  BK_BAD_PROPERTY: S.INVALID_ARGUMENT,
+  BK_TOO_MANY: S.INVALID_ARGUMENT,
+  BK_RESERVED_KEY: S.INVALID_ARGUMENT,
+  BK_UNKNOWN: S.NOT_FOUND,
+  BK_EXISTS: S.ALREADY_EXISTS,
+  BK_N_FIXED: S.FAILED_PRECONDITION,
+  BK_NOT_READY: S.FAILED_PRECONDITION,
   OP_BAD_ARGUMENT: S.INVALID_ARGUMENT,
   OP_MOVEMENT_REFUSED: S.FAILED_PRECONDITION,
   OP_REPAIR_REFUSED: S.FAILED_PRECONDITION,

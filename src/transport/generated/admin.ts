@@ -4,6 +4,10 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 import type { AdminClient as _ringkv_v1_AdminClient, AdminDefinition as _ringkv_v1_AdminDefinition } from './ringkv/v1/Admin.js';
 import type { AdmitRequest as _ringkv_v1_AdmitRequest, AdmitRequest__Output as _ringkv_v1_AdmitRequest__Output } from './ringkv/v1/AdmitRequest.js';
 import type { BackgroundRepair as _ringkv_v1_BackgroundRepair, BackgroundRepair__Output as _ringkv_v1_BackgroundRepair__Output } from './ringkv/v1/BackgroundRepair.js';
+import type { Bucket as _ringkv_v1_Bucket, Bucket__Output as _ringkv_v1_Bucket__Output } from './ringkv/v1/Bucket.js';
+import type { BucketProps as _ringkv_v1_BucketProps, BucketProps__Output as _ringkv_v1_BucketProps__Output } from './ringkv/v1/BucketProps.js';
+import type { BucketReply as _ringkv_v1_BucketReply, BucketReply__Output as _ringkv_v1_BucketReply__Output } from './ringkv/v1/BucketReply.js';
+import type { BucketRequest as _ringkv_v1_BucketRequest, BucketRequest__Output as _ringkv_v1_BucketRequest__Output } from './ringkv/v1/BucketRequest.js';
 import type { CleanupRequest as _ringkv_v1_CleanupRequest, CleanupRequest__Output as _ringkv_v1_CleanupRequest__Output } from './ringkv/v1/CleanupRequest.js';
 import type { CleanupResponse as _ringkv_v1_CleanupResponse, CleanupResponse__Output as _ringkv_v1_CleanupResponse__Output } from './ringkv/v1/CleanupResponse.js';
 import type { ClearRequest as _ringkv_v1_ClearRequest, ClearRequest__Output as _ringkv_v1_ClearRequest__Output } from './ringkv/v1/ClearRequest.js';
@@ -14,6 +18,8 @@ import type { Endpoint as _ringkv_v1_Endpoint, Endpoint__Output as _ringkv_v1_En
 import type { EndpointsRequest as _ringkv_v1_EndpointsRequest, EndpointsRequest__Output as _ringkv_v1_EndpointsRequest__Output } from './ringkv/v1/EndpointsRequest.js';
 import type { EndpointsResponse as _ringkv_v1_EndpointsResponse, EndpointsResponse__Output as _ringkv_v1_EndpointsResponse__Output } from './ringkv/v1/EndpointsResponse.js';
 import type { GainerProgress as _ringkv_v1_GainerProgress, GainerProgress__Output as _ringkv_v1_GainerProgress__Output } from './ringkv/v1/GainerProgress.js';
+import type { ListBucketsRequest as _ringkv_v1_ListBucketsRequest, ListBucketsRequest__Output as _ringkv_v1_ListBucketsRequest__Output } from './ringkv/v1/ListBucketsRequest.js';
+import type { ListBucketsResponse as _ringkv_v1_ListBucketsResponse, ListBucketsResponse__Output as _ringkv_v1_ListBucketsResponse__Output } from './ringkv/v1/ListBucketsResponse.js';
 import type { MemberStatus as _ringkv_v1_MemberStatus, MemberStatus__Output as _ringkv_v1_MemberStatus__Output } from './ringkv/v1/MemberStatus.js';
 import type { MovementReply as _ringkv_v1_MovementReply, MovementReply__Output as _ringkv_v1_MovementReply__Output } from './ringkv/v1/MovementReply.js';
 import type { OwnershipChange as _ringkv_v1_OwnershipChange, OwnershipChange__Output as _ringkv_v1_OwnershipChange__Output } from './ringkv/v1/OwnershipChange.js';
@@ -49,6 +55,10 @@ export interface ProtoGrpcType {
       Admin: SubtypeConstructor<typeof grpc.Client, _ringkv_v1_AdminClient> & { service: _ringkv_v1_AdminDefinition }
       AdmitRequest: MessageTypeDefinition<_ringkv_v1_AdmitRequest, _ringkv_v1_AdmitRequest__Output>
       BackgroundRepair: MessageTypeDefinition<_ringkv_v1_BackgroundRepair, _ringkv_v1_BackgroundRepair__Output>
+      Bucket: MessageTypeDefinition<_ringkv_v1_Bucket, _ringkv_v1_Bucket__Output>
+      BucketProps: MessageTypeDefinition<_ringkv_v1_BucketProps, _ringkv_v1_BucketProps__Output>
+      BucketReply: MessageTypeDefinition<_ringkv_v1_BucketReply, _ringkv_v1_BucketReply__Output>
+      BucketRequest: MessageTypeDefinition<_ringkv_v1_BucketRequest, _ringkv_v1_BucketRequest__Output>
       CleanupRequest: MessageTypeDefinition<_ringkv_v1_CleanupRequest, _ringkv_v1_CleanupRequest__Output>
       CleanupResponse: MessageTypeDefinition<_ringkv_v1_CleanupResponse, _ringkv_v1_CleanupResponse__Output>
       ClearRequest: MessageTypeDefinition<_ringkv_v1_ClearRequest, _ringkv_v1_ClearRequest__Output>
@@ -59,6 +69,8 @@ export interface ProtoGrpcType {
       EndpointsRequest: MessageTypeDefinition<_ringkv_v1_EndpointsRequest, _ringkv_v1_EndpointsRequest__Output>
       EndpointsResponse: MessageTypeDefinition<_ringkv_v1_EndpointsResponse, _ringkv_v1_EndpointsResponse__Output>
       GainerProgress: MessageTypeDefinition<_ringkv_v1_GainerProgress, _ringkv_v1_GainerProgress__Output>
+      ListBucketsRequest: MessageTypeDefinition<_ringkv_v1_ListBucketsRequest, _ringkv_v1_ListBucketsRequest__Output>
+      ListBucketsResponse: MessageTypeDefinition<_ringkv_v1_ListBucketsResponse, _ringkv_v1_ListBucketsResponse__Output>
       MemberStatus: MessageTypeDefinition<_ringkv_v1_MemberStatus, _ringkv_v1_MemberStatus__Output>
       MovementReply: MessageTypeDefinition<_ringkv_v1_MovementReply, _ringkv_v1_MovementReply__Output>
       OwnershipChange: MessageTypeDefinition<_ringkv_v1_OwnershipChange, _ringkv_v1_OwnershipChange__Output>

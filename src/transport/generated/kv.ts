@@ -3,14 +3,21 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { DeleteRequest as _ringkv_v1_DeleteRequest, DeleteRequest__Output as _ringkv_v1_DeleteRequest__Output } from './ringkv/v1/DeleteRequest.js';
 import type { DeleteResponse as _ringkv_v1_DeleteResponse, DeleteResponse__Output as _ringkv_v1_DeleteResponse__Output } from './ringkv/v1/DeleteResponse.js';
+import type { GetManyRequest as _ringkv_v1_GetManyRequest, GetManyRequest__Output as _ringkv_v1_GetManyRequest__Output } from './ringkv/v1/GetManyRequest.js';
+import type { GetManyResponse as _ringkv_v1_GetManyResponse, GetManyResponse__Output as _ringkv_v1_GetManyResponse__Output } from './ringkv/v1/GetManyResponse.js';
 import type { GetRequest as _ringkv_v1_GetRequest, GetRequest__Output as _ringkv_v1_GetRequest__Output } from './ringkv/v1/GetRequest.js';
 import type { GetResponse as _ringkv_v1_GetResponse, GetResponse__Output as _ringkv_v1_GetResponse__Output } from './ringkv/v1/GetResponse.js';
+import type { KeyGet as _ringkv_v1_KeyGet, KeyGet__Output as _ringkv_v1_KeyGet__Output } from './ringkv/v1/KeyGet.js';
+import type { KeyPut as _ringkv_v1_KeyPut, KeyPut__Output as _ringkv_v1_KeyPut__Output } from './ringkv/v1/KeyPut.js';
 import type { KeyValueClient as _ringkv_v1_KeyValueClient, KeyValueDefinition as _ringkv_v1_KeyValueDefinition } from './ringkv/v1/KeyValue.js';
 import type { KvCall as _ringkv_v1_KvCall, KvCall__Output as _ringkv_v1_KvCall__Output } from './ringkv/v1/KvCall.js';
 import type { KvCalls as _ringkv_v1_KvCalls, KvCalls__Output as _ringkv_v1_KvCalls__Output } from './ringkv/v1/KvCalls.js';
 import type { KvError as _ringkv_v1_KvError, KvError__Output as _ringkv_v1_KvError__Output } from './ringkv/v1/KvError.js';
 import type { KvReplies as _ringkv_v1_KvReplies, KvReplies__Output as _ringkv_v1_KvReplies__Output } from './ringkv/v1/KvReplies.js';
 import type { KvReply as _ringkv_v1_KvReply, KvReply__Output as _ringkv_v1_KvReply__Output } from './ringkv/v1/KvReply.js';
+import type { PutItem as _ringkv_v1_PutItem, PutItem__Output as _ringkv_v1_PutItem__Output } from './ringkv/v1/PutItem.js';
+import type { PutManyRequest as _ringkv_v1_PutManyRequest, PutManyRequest__Output as _ringkv_v1_PutManyRequest__Output } from './ringkv/v1/PutManyRequest.js';
+import type { PutManyResponse as _ringkv_v1_PutManyResponse, PutManyResponse__Output as _ringkv_v1_PutManyResponse__Output } from './ringkv/v1/PutManyResponse.js';
 import type { PutRequest as _ringkv_v1_PutRequest, PutRequest__Output as _ringkv_v1_PutRequest__Output } from './ringkv/v1/PutRequest.js';
 import type { PutResponse as _ringkv_v1_PutResponse, PutResponse__Output as _ringkv_v1_PutResponse__Output } from './ringkv/v1/PutResponse.js';
 
@@ -23,14 +30,21 @@ export interface ProtoGrpcType {
     v1: {
       DeleteRequest: MessageTypeDefinition<_ringkv_v1_DeleteRequest, _ringkv_v1_DeleteRequest__Output>
       DeleteResponse: MessageTypeDefinition<_ringkv_v1_DeleteResponse, _ringkv_v1_DeleteResponse__Output>
+      GetManyRequest: MessageTypeDefinition<_ringkv_v1_GetManyRequest, _ringkv_v1_GetManyRequest__Output>
+      GetManyResponse: MessageTypeDefinition<_ringkv_v1_GetManyResponse, _ringkv_v1_GetManyResponse__Output>
       GetRequest: MessageTypeDefinition<_ringkv_v1_GetRequest, _ringkv_v1_GetRequest__Output>
       GetResponse: MessageTypeDefinition<_ringkv_v1_GetResponse, _ringkv_v1_GetResponse__Output>
+      KeyGet: MessageTypeDefinition<_ringkv_v1_KeyGet, _ringkv_v1_KeyGet__Output>
+      KeyPut: MessageTypeDefinition<_ringkv_v1_KeyPut, _ringkv_v1_KeyPut__Output>
       KeyValue: SubtypeConstructor<typeof grpc.Client, _ringkv_v1_KeyValueClient> & { service: _ringkv_v1_KeyValueDefinition }
       KvCall: MessageTypeDefinition<_ringkv_v1_KvCall, _ringkv_v1_KvCall__Output>
       KvCalls: MessageTypeDefinition<_ringkv_v1_KvCalls, _ringkv_v1_KvCalls__Output>
       KvError: MessageTypeDefinition<_ringkv_v1_KvError, _ringkv_v1_KvError__Output>
       KvReplies: MessageTypeDefinition<_ringkv_v1_KvReplies, _ringkv_v1_KvReplies__Output>
       KvReply: MessageTypeDefinition<_ringkv_v1_KvReply, _ringkv_v1_KvReply__Output>
+      PutItem: MessageTypeDefinition<_ringkv_v1_PutItem, _ringkv_v1_PutItem__Output>
+      PutManyRequest: MessageTypeDefinition<_ringkv_v1_PutManyRequest, _ringkv_v1_PutManyRequest__Output>
+      PutManyResponse: MessageTypeDefinition<_ringkv_v1_PutManyResponse, _ringkv_v1_PutManyResponse__Output>
       PutRequest: MessageTypeDefinition<_ringkv_v1_PutRequest, _ringkv_v1_PutRequest__Output>
       PutResponse: MessageTypeDefinition<_ringkv_v1_PutResponse, _ringkv_v1_PutResponse__Output>
     }

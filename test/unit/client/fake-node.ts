@@ -5,6 +5,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Coordinator, RequestOptions } from '../../../src/replication/coordinator.js';
+import { BucketTable } from '../../../src/buckets/index.js';
 import { KeyValueService } from '../../../src/transport/kv-service.js';
 
 export type Run = <T>(value: T, o?: RequestOptions) => Promise<T>;
@@ -17,7 +18,7 @@ export async function fakeKvServer(run: Run): Promise<{ server: grpc.Server; add
     delete: (_k: Buffer, _c: Buffer, o: RequestOptions) => run(undefined, o),
   } as unknown as Coordinator;
   const server = new grpc.Server();
-  const kv = new KeyValueService(coordinator);
+  const kv = new KeyValueService(coordinator, new BucketTable(3));
   server.addService(kv.definition(), kv.implementation((impl) => impl));
   const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
   return { server, address: `127.0.0.1:${port}` };

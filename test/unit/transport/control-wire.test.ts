@@ -1,3 +1,4 @@
+import type { BucketEntry } from '../../../src/buckets/index.js';
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CONTROL_SERVICE, ControlPeers, controlService, type ControlDeps } from '../../../src/transport/control-wire.js';
@@ -27,6 +28,7 @@ async function serve(overrides: Partial<ControlDeps> = {}): Promise<Served> {
       admit: async () => ({ move: 'join:n2:1', message: 'n2 joins' }),
       decommission: async () => ({ move: 'leave:n2:1', message: 'n2 is leaving' }),
       transfers: () => ({ nodeId: 'n2', movements: ['join n2'], pulls: [], outgoing: [], drive: null, streamBytesPerSecond: 7 }),
+      buckets: () => TABLE,
       refuse: () => s.stopping,
       log: { info: (o: object) => s.asked.push(o as { peer: string; method: string }) },
       ...overrides,
@@ -48,7 +50,18 @@ function peers(address: string | undefined, cluster = 'c1', token?: () => string
   return p;
 }
 
+const TABLE: BucketEntry[] = [
+  { name: 'carts', props: { created: { value: '1', at: 1_796_000_000_000, by: 'n2' }, n: { value: '5', at: 1_796_000_000_000, by: 'n2' } } },
+  { name: 'default', props: { ttl_ms: { value: '60000', at: 1_796_000_000_123, by: 'n3' } } },
+];
+
 describe('the Control service between nodes', () => {
+  it("gives a node's bucket table, every write with its time and node, unlogged", async () => {
+    const s = await serve();
+    expect(await peers(s.address).buckets('n2')).toEqual(TABLE);
+    expect(s.asked).toEqual([]);
+  });
+
   it('admits, decommissions and reports transfers, and logs who asked for a change', async () => {
     const s = await serve();
     const p = peers(s.address);

@@ -10,10 +10,13 @@ const bytes = (max = 64) => fc.uint8Array({ maxLength: max }).map((u) => Buffer.
 const id = fc.integer({ min: 0, max: 0xffffffff });
 const deadline = fc.integer({ min: NOW + 1, max: NOW + 600_000 });
 const q = fc.integer({ min: 0, max: 16 });
+const bucket = fc.string({ maxLength: 64, unit: 'grapheme' });
+const ttlMs = fc.integer({ min: 0, max: 2 ** 52 });
+const confirms = { nodeConfirms: q, zoneConfirms: q, pw: q };
 const call: fc.Arbitrary<KvCall> = fc.oneof(
-  fc.record({ id, deadline, op: fc.constant('put' as const), key: bytes(), value: bytes(200), context: bytes(), w: q, requestId: bytes(64) }),
-  fc.record({ id, deadline, op: fc.constant('get' as const), key: bytes(), r: q }),
-  fc.record({ id, deadline, op: fc.constant('delete' as const), key: bytes(), context: bytes(), w: q, requestId: bytes(64) }),
+  fc.record({ id, deadline, op: fc.constant('put' as const), key: bytes(), value: bytes(200), context: bytes(), w: q, requestId: bytes(64), bucket, ttlMs, ...confirms }),
+  fc.record({ id, deadline, op: fc.constant('get' as const), key: bytes(), r: q, bucket }),
+  fc.record({ id, deadline, op: fc.constant('delete' as const), key: bytes(), context: bytes(), w: q, requestId: bytes(64), bucket, ...confirms }),
 );
 const reply: fc.Arbitrary<KvReply> = fc.oneof(
   fc.record({ id, op: fc.constant('put' as const), context: bytes() }),
@@ -30,11 +33,11 @@ function asProto(c: KvCall, now: number): ProtoCall {
   const head = { id: c.id, timeoutMs: c.deadline - now };
   switch (c.op) {
     case 'put':
-      return { ...head, put: { key: c.key, value: c.value, context: c.context, w: c.w, requestId: c.requestId } };
+      return { ...head, put: { key: c.key, value: c.value, context: c.context, w: c.w, requestId: c.requestId, bucket: c.bucket, ttlMs: c.ttlMs, nodeConfirms: c.nodeConfirms, zoneConfirms: c.zoneConfirms, pw: c.pw } };
     case 'get':
-      return { ...head, get: { key: c.key, r: c.r } };
+      return { ...head, get: { key: c.key, r: c.r, bucket: c.bucket } };
     case 'delete':
-      return { ...head, delete: { key: c.key, context: c.context, w: c.w, requestId: c.requestId } };
+      return { ...head, delete: { key: c.key, context: c.context, w: c.w, requestId: c.requestId, bucket: c.bucket, nodeConfirms: c.nodeConfirms, zoneConfirms: c.zoneConfirms, pw: c.pw } };
   }
 }
 

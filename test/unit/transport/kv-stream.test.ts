@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/index.js';
 import { STREAM_CONCURRENCY, STREAM_UNSENT_BYTES } from '../../../src/transport/batched-stream.js';
 import { encodeKvCalls, type KvCall } from '../../../src/transport/kv-codec.js';
+import { BucketTable } from '../../../src/buckets/index.js';
 import { KeyValueService } from '../../../src/transport/kv-service.js';
 import { FakeCluster } from '../replication/fake-cluster.js';
 
@@ -15,7 +16,7 @@ afterEach(async () => {
 /** Node `id` of a fake cluster serving KeyValue on 127.0.0.1, and what its stream calls told `observe`. */
 async function serve(cluster: FakeCluster, id: string): Promise<{ address: string; server: grpc.Server; service: KeyValueService; observed: string[] }> {
   const observed: string[] = [];
-  const service = new KeyValueService(cluster.coordinator(id), (op, code, _s, siblings) => observed.push(`${op}:${code}${siblings ? `:${siblings}` : ''}`));
+  const service = new KeyValueService(cluster.coordinator(id), new BucketTable(cluster.coordinator(id).options.replicas), (op, code, _s, siblings) => observed.push(`${op}:${code}${siblings ? `:${siblings}` : ''}`));
   const server = new grpc.Server();
   server.addService(service.definition(), service.implementation((impl) => impl));
   const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
@@ -117,7 +118,7 @@ describe('KeyValue over a stream, as the client sends it', () => {
       body.copy(frame, 5);
       return frame;
     };
-    const gets = (n: number, from: number): KvCall[] => Array.from({ length: n }, (_, i) => ({ id: from + i, deadline: Date.now() + 60_000, op: 'get', key: Buffer.from('big'), r: 1 }));
+    const gets = (n: number, from: number): KvCall[] => Array.from({ length: n }, (_, i) => ({ id: from + i, deadline: Date.now() + 60_000, op: 'get', key: Buffer.from('big'), r: 1, bucket: '' }));
     stream.write(frameOf(gets(2000, 0)));
     let sent = 0;
     for (let b = 0; b < BATCHES; b++) {

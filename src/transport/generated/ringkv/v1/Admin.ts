@@ -3,6 +3,8 @@
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { AdmitRequest as _ringkv_v1_AdmitRequest, AdmitRequest__Output as _ringkv_v1_AdmitRequest__Output } from '../../ringkv/v1/AdmitRequest.js';
+import type { BucketReply as _ringkv_v1_BucketReply, BucketReply__Output as _ringkv_v1_BucketReply__Output } from '../../ringkv/v1/BucketReply.js';
+import type { BucketRequest as _ringkv_v1_BucketRequest, BucketRequest__Output as _ringkv_v1_BucketRequest__Output } from '../../ringkv/v1/BucketRequest.js';
 import type { CleanupRequest as _ringkv_v1_CleanupRequest, CleanupRequest__Output as _ringkv_v1_CleanupRequest__Output } from '../../ringkv/v1/CleanupRequest.js';
 import type { CleanupResponse as _ringkv_v1_CleanupResponse, CleanupResponse__Output as _ringkv_v1_CleanupResponse__Output } from '../../ringkv/v1/CleanupResponse.js';
 import type { ClearRequest as _ringkv_v1_ClearRequest, ClearRequest__Output as _ringkv_v1_ClearRequest__Output } from '../../ringkv/v1/ClearRequest.js';
@@ -10,6 +12,8 @@ import type { CommitRequest as _ringkv_v1_CommitRequest, CommitRequest__Output a
 import type { DecommissionRequest as _ringkv_v1_DecommissionRequest, DecommissionRequest__Output as _ringkv_v1_DecommissionRequest__Output } from '../../ringkv/v1/DecommissionRequest.js';
 import type { EndpointsRequest as _ringkv_v1_EndpointsRequest, EndpointsRequest__Output as _ringkv_v1_EndpointsRequest__Output } from '../../ringkv/v1/EndpointsRequest.js';
 import type { EndpointsResponse as _ringkv_v1_EndpointsResponse, EndpointsResponse__Output as _ringkv_v1_EndpointsResponse__Output } from '../../ringkv/v1/EndpointsResponse.js';
+import type { ListBucketsRequest as _ringkv_v1_ListBucketsRequest, ListBucketsRequest__Output as _ringkv_v1_ListBucketsRequest__Output } from '../../ringkv/v1/ListBucketsRequest.js';
+import type { ListBucketsResponse as _ringkv_v1_ListBucketsResponse, ListBucketsResponse__Output as _ringkv_v1_ListBucketsResponse__Output } from '../../ringkv/v1/ListBucketsResponse.js';
 import type { MovementReply as _ringkv_v1_MovementReply, MovementReply__Output as _ringkv_v1_MovementReply__Output } from '../../ringkv/v1/MovementReply.js';
 import type { PlanRequest as _ringkv_v1_PlanRequest, PlanRequest__Output as _ringkv_v1_PlanRequest__Output } from '../../ringkv/v1/PlanRequest.js';
 import type { PlanResponse as _ringkv_v1_PlanResponse, PlanResponse__Output as _ringkv_v1_PlanResponse__Output } from '../../ringkv/v1/PlanResponse.js';
@@ -92,6 +96,29 @@ export interface AdminClient extends grpc.Client {
   commit(argument: _ringkv_v1_CommitRequest, callback: grpc.requestCallback<_ringkv_v1_PlanResponse__Output>): grpc.ClientUnaryCall;
   
   /**
+   * Create a bucket with its properties (docs/reads-and-writes.md#buckets). ALREADY_EXISTS
+   * when this node knows the bucket; INVALID_ARGUMENT for a bad name or property;
+   * FAILED_PRECONDITION while a member runs a release without buckets. Returns once every
+   * up member has the new table, or after a few seconds with the members that have not
+   * (the change is durable on this node and reaches them by gossip).
+   */
+  CreateBucket(argument: _ringkv_v1_BucketRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  CreateBucket(argument: _ringkv_v1_BucketRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  CreateBucket(argument: _ringkv_v1_BucketRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  CreateBucket(argument: _ringkv_v1_BucketRequest, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  /**
+   * Create a bucket with its properties (docs/reads-and-writes.md#buckets). ALREADY_EXISTS
+   * when this node knows the bucket; INVALID_ARGUMENT for a bad name or property;
+   * FAILED_PRECONDITION while a member runs a release without buckets. Returns once every
+   * up member has the new table, or after a few seconds with the members that have not
+   * (the change is durable on this node and reaches them by gossip).
+   */
+  createBucket(argument: _ringkv_v1_BucketRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  createBucket(argument: _ringkv_v1_BucketRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  createBucket(argument: _ringkv_v1_BucketRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  createBucket(argument: _ringkv_v1_BucketRequest, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  
+  /**
    * Decommission the node that answers: it goes `leaving`, the nodes that gain its ranges
    * pull them, then it goes `left` and exits. Returns once started; watch Transfers.
    * With cancel, withdraw a decommission that has not finished. FAILED_PRECONDITION when
@@ -130,6 +157,36 @@ export interface AdminClient extends grpc.Client {
   endpoints(argument: _ringkv_v1_EndpointsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_EndpointsResponse__Output>): grpc.ClientUnaryCall;
   endpoints(argument: _ringkv_v1_EndpointsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_EndpointsResponse__Output>): grpc.ClientUnaryCall;
   endpoints(argument: _ringkv_v1_EndpointsRequest, callback: grpc.requestCallback<_ringkv_v1_EndpointsResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * One bucket's properties as the answering node has them; NOT_FOUND for an unknown one.
+   */
+  GetBucket(argument: _ringkv_v1_BucketRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  GetBucket(argument: _ringkv_v1_BucketRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  GetBucket(argument: _ringkv_v1_BucketRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  GetBucket(argument: _ringkv_v1_BucketRequest, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  /**
+   * One bucket's properties as the answering node has them; NOT_FOUND for an unknown one.
+   */
+  getBucket(argument: _ringkv_v1_BucketRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  getBucket(argument: _ringkv_v1_BucketRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  getBucket(argument: _ringkv_v1_BucketRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  getBucket(argument: _ringkv_v1_BucketRequest, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * Every bucket the answering node knows, the default bucket first.
+   */
+  ListBuckets(argument: _ringkv_v1_ListBucketsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_ListBucketsResponse__Output>): grpc.ClientUnaryCall;
+  ListBuckets(argument: _ringkv_v1_ListBucketsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_ListBucketsResponse__Output>): grpc.ClientUnaryCall;
+  ListBuckets(argument: _ringkv_v1_ListBucketsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_ListBucketsResponse__Output>): grpc.ClientUnaryCall;
+  ListBuckets(argument: _ringkv_v1_ListBucketsRequest, callback: grpc.requestCallback<_ringkv_v1_ListBucketsResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Every bucket the answering node knows, the default bucket first.
+   */
+  listBuckets(argument: _ringkv_v1_ListBucketsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_ListBucketsResponse__Output>): grpc.ClientUnaryCall;
+  listBuckets(argument: _ringkv_v1_ListBucketsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_ListBucketsResponse__Output>): grpc.ClientUnaryCall;
+  listBuckets(argument: _ringkv_v1_ListBucketsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_ListBucketsResponse__Output>): grpc.ClientUnaryCall;
+  listBuckets(argument: _ringkv_v1_ListBucketsRequest, callback: grpc.requestCallback<_ringkv_v1_ListBucketsResponse__Output>): grpc.ClientUnaryCall;
   
   /**
    * Stage topology changes on the answering node (Riak's cluster plan) and return what the
@@ -225,6 +282,25 @@ export interface AdminClient extends grpc.Client {
   ring(argument: _ringkv_v1_RingRequest, callback: grpc.requestCallback<_ringkv_v1_RingResponse__Output>): grpc.ClientUnaryCall;
   
   /**
+   * Change the properties named in `set` of an existing bucket; NOT_FOUND for an unknown
+   * one; FAILED_PRECONDITION for a change of n (create a new bucket instead). Of two
+   * operators changing one property at once, the later write wins (docs).
+   */
+  SetBucket(argument: _ringkv_v1_BucketRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  SetBucket(argument: _ringkv_v1_BucketRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  SetBucket(argument: _ringkv_v1_BucketRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  SetBucket(argument: _ringkv_v1_BucketRequest, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  /**
+   * Change the properties named in `set` of an existing bucket; NOT_FOUND for an unknown
+   * one; FAILED_PRECONDITION for a change of n (create a new bucket instead). Of two
+   * operators changing one property at once, the later write wins (docs).
+   */
+  setBucket(argument: _ringkv_v1_BucketRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  setBucket(argument: _ringkv_v1_BucketRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  setBucket(argument: _ringkv_v1_BucketRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  setBucket(argument: _ringkv_v1_BucketRequest, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  
+  /**
    * Fault injection only: set the offset added to the answering node's wall clock (what
    * generations, tombstone times and repair times read), as test/jepsen's clock nemesis
    * does. FAILED_PRECONDITION unless the node was started with --fault-injection on;
@@ -301,6 +377,15 @@ export interface AdminHandlers extends grpc.UntypedServiceImplementation {
   Commit: grpc.handleUnaryCall<_ringkv_v1_CommitRequest__Output, _ringkv_v1_PlanResponse>;
   
   /**
+   * Create a bucket with its properties (docs/reads-and-writes.md#buckets). ALREADY_EXISTS
+   * when this node knows the bucket; INVALID_ARGUMENT for a bad name or property;
+   * FAILED_PRECONDITION while a member runs a release without buckets. Returns once every
+   * up member has the new table, or after a few seconds with the members that have not
+   * (the change is durable on this node and reaches them by gossip).
+   */
+  CreateBucket: grpc.handleUnaryCall<_ringkv_v1_BucketRequest__Output, _ringkv_v1_BucketReply>;
+  
+  /**
    * Decommission the node that answers: it goes `leaving`, the nodes that gain its ranges
    * pull them, then it goes `left` and exits. Returns once started; watch Transfers.
    * With cancel, withdraw a decommission that has not finished. FAILED_PRECONDITION when
@@ -314,6 +399,16 @@ export interface AdminHandlers extends grpc.UntypedServiceImplementation {
    * FAILED_PRECONDITION while no member owns tokens.
    */
   Endpoints: grpc.handleUnaryCall<_ringkv_v1_EndpointsRequest__Output, _ringkv_v1_EndpointsResponse>;
+  
+  /**
+   * One bucket's properties as the answering node has them; NOT_FOUND for an unknown one.
+   */
+  GetBucket: grpc.handleUnaryCall<_ringkv_v1_BucketRequest__Output, _ringkv_v1_BucketReply>;
+  
+  /**
+   * Every bucket the answering node knows, the default bucket first.
+   */
+  ListBuckets: grpc.handleUnaryCall<_ringkv_v1_ListBucketsRequest__Output, _ringkv_v1_ListBucketsResponse>;
   
   /**
    * Stage topology changes on the answering node (Riak's cluster plan) and return what the
@@ -350,6 +445,13 @@ export interface AdminHandlers extends grpc.UntypedServiceImplementation {
   Ring: grpc.handleUnaryCall<_ringkv_v1_RingRequest__Output, _ringkv_v1_RingResponse>;
   
   /**
+   * Change the properties named in `set` of an existing bucket; NOT_FOUND for an unknown
+   * one; FAILED_PRECONDITION for a change of n (create a new bucket instead). Of two
+   * operators changing one property at once, the later write wins (docs).
+   */
+  SetBucket: grpc.handleUnaryCall<_ringkv_v1_BucketRequest__Output, _ringkv_v1_BucketReply>;
+  
+  /**
    * Fault injection only: set the offset added to the answering node's wall clock (what
    * generations, tombstone times and repair times read), as test/jepsen's clock nemesis
    * does. FAILED_PRECONDITION unless the node was started with --fault-injection on;
@@ -374,13 +476,17 @@ export interface AdminDefinition extends grpc.ServiceDefinition {
   Cleanup: MethodDefinition<_ringkv_v1_CleanupRequest, _ringkv_v1_CleanupResponse, _ringkv_v1_CleanupRequest__Output, _ringkv_v1_CleanupResponse__Output>
   Clear: MethodDefinition<_ringkv_v1_ClearRequest, _ringkv_v1_PlanResponse, _ringkv_v1_ClearRequest__Output, _ringkv_v1_PlanResponse__Output>
   Commit: MethodDefinition<_ringkv_v1_CommitRequest, _ringkv_v1_PlanResponse, _ringkv_v1_CommitRequest__Output, _ringkv_v1_PlanResponse__Output>
+  CreateBucket: MethodDefinition<_ringkv_v1_BucketRequest, _ringkv_v1_BucketReply, _ringkv_v1_BucketRequest__Output, _ringkv_v1_BucketReply__Output>
   Decommission: MethodDefinition<_ringkv_v1_DecommissionRequest, _ringkv_v1_MovementReply, _ringkv_v1_DecommissionRequest__Output, _ringkv_v1_MovementReply__Output>
   Endpoints: MethodDefinition<_ringkv_v1_EndpointsRequest, _ringkv_v1_EndpointsResponse, _ringkv_v1_EndpointsRequest__Output, _ringkv_v1_EndpointsResponse__Output>
+  GetBucket: MethodDefinition<_ringkv_v1_BucketRequest, _ringkv_v1_BucketReply, _ringkv_v1_BucketRequest__Output, _ringkv_v1_BucketReply__Output>
+  ListBuckets: MethodDefinition<_ringkv_v1_ListBucketsRequest, _ringkv_v1_ListBucketsResponse, _ringkv_v1_ListBucketsRequest__Output, _ringkv_v1_ListBucketsResponse__Output>
   Plan: MethodDefinition<_ringkv_v1_PlanRequest, _ringkv_v1_PlanResponse, _ringkv_v1_PlanRequest__Output, _ringkv_v1_PlanResponse__Output>
   RemoveNode: MethodDefinition<_ringkv_v1_RemoveNodeRequest, _ringkv_v1_MovementReply, _ringkv_v1_RemoveNodeRequest__Output, _ringkv_v1_MovementReply__Output>
   Repair: MethodDefinition<_ringkv_v1_RepairRequest, _ringkv_v1_RepairStatusResponse, _ringkv_v1_RepairRequest__Output, _ringkv_v1_RepairStatusResponse__Output>
   RepairStatus: MethodDefinition<_ringkv_v1_RepairStatusRequest, _ringkv_v1_RepairStatusResponse, _ringkv_v1_RepairStatusRequest__Output, _ringkv_v1_RepairStatusResponse__Output>
   Ring: MethodDefinition<_ringkv_v1_RingRequest, _ringkv_v1_RingResponse, _ringkv_v1_RingRequest__Output, _ringkv_v1_RingResponse__Output>
+  SetBucket: MethodDefinition<_ringkv_v1_BucketRequest, _ringkv_v1_BucketReply, _ringkv_v1_BucketRequest__Output, _ringkv_v1_BucketReply__Output>
   SetClockOffset: MethodDefinition<_ringkv_v1_SetClockOffsetRequest, _ringkv_v1_SetClockOffsetResponse, _ringkv_v1_SetClockOffsetRequest__Output, _ringkv_v1_SetClockOffsetResponse__Output>
   Status: MethodDefinition<_ringkv_v1_StatusRequest, _ringkv_v1_StatusResponse, _ringkv_v1_StatusRequest__Output, _ringkv_v1_StatusResponse__Output>
   Transfers: MethodDefinition<_ringkv_v1_TransfersRequest, _ringkv_v1_TransfersResponse, _ringkv_v1_TransfersRequest__Output, _ringkv_v1_TransfersResponse__Output>

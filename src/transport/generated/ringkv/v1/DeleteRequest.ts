@@ -12,6 +12,13 @@ export interface DeleteRequest {
    * As PutRequest's.
    */
   'requestId'?: (Buffer | Uint8Array | string);
+  /**
+   * As PutRequest's.
+   */
+  'bucket'?: (string);
+  'nodeConfirms'?: (number);
+  'zoneConfirms'?: (number);
+  'pw'?: (number);
 }
 
 export interface DeleteRequest__Output {
@@ -25,4 +32,11 @@ export interface DeleteRequest__Output {
    * As PutRequest's.
    */
   'requestId': (Buffer);
+  /**
+   * As PutRequest's.
+   */
+  'bucket': (string);
+  'nodeConfirms': (number);
+  'zoneConfirms': (number);
+  'pw': (number);
 }

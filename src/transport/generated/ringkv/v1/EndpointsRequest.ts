@@ -3,8 +3,16 @@
 
 export interface EndpointsRequest {
   'key'?: (Buffer | Uint8Array | string);
+  /**
+   * The key's bucket; empty: the default bucket.
+   */
+  'bucket'?: (string);
 }
 
 export interface EndpointsRequest__Output {
   'key': (Buffer);
+  /**
+   * The key's bucket; empty: the default bucket.
+   */
+  'bucket': (string);
 }

@@ -7,6 +7,10 @@ export interface GetRequest {
    * Replicas whose replies are merged before answering, 1..N; 0 = default (quorum).
    */
   'r'?: (number);
+  /**
+   * As PutRequest's.
+   */
+  'bucket'?: (string);
 }
 
 export interface GetRequest__Output {
@@ -15,4 +19,8 @@ export interface GetRequest__Output {
    * Replicas whose replies are merged before answering, 1..N; 0 = default (quorum).
    */
   'r': (number);
+  /**
+   * As PutRequest's.
+   */
+  'bucket': (string);
 }

@@ -4,10 +4,14 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { DeleteRequest as _ringkv_v1_DeleteRequest, DeleteRequest__Output as _ringkv_v1_DeleteRequest__Output } from '../../ringkv/v1/DeleteRequest.js';
 import type { DeleteResponse as _ringkv_v1_DeleteResponse, DeleteResponse__Output as _ringkv_v1_DeleteResponse__Output } from '../../ringkv/v1/DeleteResponse.js';
+import type { GetManyRequest as _ringkv_v1_GetManyRequest, GetManyRequest__Output as _ringkv_v1_GetManyRequest__Output } from '../../ringkv/v1/GetManyRequest.js';
+import type { GetManyResponse as _ringkv_v1_GetManyResponse, GetManyResponse__Output as _ringkv_v1_GetManyResponse__Output } from '../../ringkv/v1/GetManyResponse.js';
 import type { GetRequest as _ringkv_v1_GetRequest, GetRequest__Output as _ringkv_v1_GetRequest__Output } from '../../ringkv/v1/GetRequest.js';
 import type { GetResponse as _ringkv_v1_GetResponse, GetResponse__Output as _ringkv_v1_GetResponse__Output } from '../../ringkv/v1/GetResponse.js';
 import type { KvCalls as _ringkv_v1_KvCalls, KvCalls__Output as _ringkv_v1_KvCalls__Output } from '../../ringkv/v1/KvCalls.js';
 import type { KvReplies as _ringkv_v1_KvReplies, KvReplies__Output as _ringkv_v1_KvReplies__Output } from '../../ringkv/v1/KvReplies.js';
+import type { PutManyRequest as _ringkv_v1_PutManyRequest, PutManyRequest__Output as _ringkv_v1_PutManyRequest__Output } from '../../ringkv/v1/PutManyRequest.js';
+import type { PutManyResponse as _ringkv_v1_PutManyResponse, PutManyResponse__Output as _ringkv_v1_PutManyResponse__Output } from '../../ringkv/v1/PutManyResponse.js';
 import type { PutRequest as _ringkv_v1_PutRequest, PutRequest__Output as _ringkv_v1_PutRequest__Output } from '../../ringkv/v1/PutRequest.js';
 import type { PutResponse as _ringkv_v1_PutResponse, PutResponse__Output as _ringkv_v1_PutResponse__Output } from '../../ringkv/v1/PutResponse.js';
 
@@ -43,6 +47,27 @@ export interface KeyValueClient extends grpc.Client {
   get(argument: _ringkv_v1_GetRequest, callback: grpc.requestCallback<_ringkv_v1_GetResponse__Output>): grpc.ClientUnaryCall;
   
   /**
+   * Get many keys of one bucket in one call (up to 100 keys; docs/limits.md). Not atomic:
+   * each key has its own result or error, in the order of the request. INVALID_ARGUMENT
+   * for the whole call when it is malformed (too many keys, an unknown bucket, a bad R);
+   * a key that is itself bad (empty, too large, repeated) gets its own error.
+   */
+  GetMany(argument: _ringkv_v1_GetManyRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_GetManyResponse__Output>): grpc.ClientUnaryCall;
+  GetMany(argument: _ringkv_v1_GetManyRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_GetManyResponse__Output>): grpc.ClientUnaryCall;
+  GetMany(argument: _ringkv_v1_GetManyRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_GetManyResponse__Output>): grpc.ClientUnaryCall;
+  GetMany(argument: _ringkv_v1_GetManyRequest, callback: grpc.requestCallback<_ringkv_v1_GetManyResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Get many keys of one bucket in one call (up to 100 keys; docs/limits.md). Not atomic:
+   * each key has its own result or error, in the order of the request. INVALID_ARGUMENT
+   * for the whole call when it is malformed (too many keys, an unknown bucket, a bad R);
+   * a key that is itself bad (empty, too large, repeated) gets its own error.
+   */
+  getMany(argument: _ringkv_v1_GetManyRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_GetManyResponse__Output>): grpc.ClientUnaryCall;
+  getMany(argument: _ringkv_v1_GetManyRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_GetManyResponse__Output>): grpc.ClientUnaryCall;
+  getMany(argument: _ringkv_v1_GetManyRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_GetManyResponse__Output>): grpc.ClientUnaryCall;
+  getMany(argument: _ringkv_v1_GetManyRequest, callback: grpc.requestCallback<_ringkv_v1_GetManyResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
    * Write a value. With the context of a get it replaces exactly the versions that get
    * saw; without one (a blind write) it is kept beside any value already there.
    * Acknowledged once W replicas hold it durably.
@@ -60,6 +85,23 @@ export interface KeyValueClient extends grpc.Client {
   put(argument: _ringkv_v1_PutRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_PutResponse__Output>): grpc.ClientUnaryCall;
   put(argument: _ringkv_v1_PutRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_PutResponse__Output>): grpc.ClientUnaryCall;
   put(argument: _ringkv_v1_PutRequest, callback: grpc.requestCallback<_ringkv_v1_PutResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * Put many keys of one bucket in one call (up to 100 items and 4 MiB of values). Not
+   * atomic: each item is a put of its own with its own result or error.
+   */
+  PutMany(argument: _ringkv_v1_PutManyRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_PutManyResponse__Output>): grpc.ClientUnaryCall;
+  PutMany(argument: _ringkv_v1_PutManyRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_PutManyResponse__Output>): grpc.ClientUnaryCall;
+  PutMany(argument: _ringkv_v1_PutManyRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_PutManyResponse__Output>): grpc.ClientUnaryCall;
+  PutMany(argument: _ringkv_v1_PutManyRequest, callback: grpc.requestCallback<_ringkv_v1_PutManyResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Put many keys of one bucket in one call (up to 100 items and 4 MiB of values). Not
+   * atomic: each item is a put of its own with its own result or error.
+   */
+  putMany(argument: _ringkv_v1_PutManyRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_PutManyResponse__Output>): grpc.ClientUnaryCall;
+  putMany(argument: _ringkv_v1_PutManyRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_PutManyResponse__Output>): grpc.ClientUnaryCall;
+  putMany(argument: _ringkv_v1_PutManyRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_PutManyResponse__Output>): grpc.ClientUnaryCall;
+  putMany(argument: _ringkv_v1_PutManyRequest, callback: grpc.requestCallback<_ringkv_v1_PutManyResponse__Output>): grpc.ClientUnaryCall;
   
   /**
    * Many puts, gets and deletes over one long-lived stream: what ringkv/client uses. Each
@@ -90,11 +132,25 @@ export interface KeyValueHandlers extends grpc.UntypedServiceImplementation {
   Get: grpc.handleUnaryCall<_ringkv_v1_GetRequest__Output, _ringkv_v1_GetResponse>;
   
   /**
+   * Get many keys of one bucket in one call (up to 100 keys; docs/limits.md). Not atomic:
+   * each key has its own result or error, in the order of the request. INVALID_ARGUMENT
+   * for the whole call when it is malformed (too many keys, an unknown bucket, a bad R);
+   * a key that is itself bad (empty, too large, repeated) gets its own error.
+   */
+  GetMany: grpc.handleUnaryCall<_ringkv_v1_GetManyRequest__Output, _ringkv_v1_GetManyResponse>;
+  
+  /**
    * Write a value. With the context of a get it replaces exactly the versions that get
    * saw; without one (a blind write) it is kept beside any value already there.
    * Acknowledged once W replicas hold it durably.
    */
   Put: grpc.handleUnaryCall<_ringkv_v1_PutRequest__Output, _ringkv_v1_PutResponse>;
+  
+  /**
+   * Put many keys of one bucket in one call (up to 100 items and 4 MiB of values). Not
+   * atomic: each item is a put of its own with its own result or error.
+   */
+  PutMany: grpc.handleUnaryCall<_ringkv_v1_PutManyRequest__Output, _ringkv_v1_PutManyResponse>;
   
   /**
    * Many puts, gets and deletes over one long-lived stream: what ringkv/client uses. Each
@@ -108,6 +164,8 @@ export interface KeyValueHandlers extends grpc.UntypedServiceImplementation {
 export interface KeyValueDefinition extends grpc.ServiceDefinition {
   Delete: MethodDefinition<_ringkv_v1_DeleteRequest, _ringkv_v1_DeleteResponse, _ringkv_v1_DeleteRequest__Output, _ringkv_v1_DeleteResponse__Output>
   Get: MethodDefinition<_ringkv_v1_GetRequest, _ringkv_v1_GetResponse, _ringkv_v1_GetRequest__Output, _ringkv_v1_GetResponse__Output>
+  GetMany: MethodDefinition<_ringkv_v1_GetManyRequest, _ringkv_v1_GetManyResponse, _ringkv_v1_GetManyRequest__Output, _ringkv_v1_GetManyResponse__Output>
   Put: MethodDefinition<_ringkv_v1_PutRequest, _ringkv_v1_PutResponse, _ringkv_v1_PutRequest__Output, _ringkv_v1_PutResponse__Output>
+  PutMany: MethodDefinition<_ringkv_v1_PutManyRequest, _ringkv_v1_PutManyResponse, _ringkv_v1_PutManyRequest__Output, _ringkv_v1_PutManyResponse__Output>
   Stream: MethodDefinition<_ringkv_v1_KvCalls, _ringkv_v1_KvReplies, _ringkv_v1_KvCalls__Output, _ringkv_v1_KvReplies__Output>
 }

@@ -1,5 +1,6 @@
 // Original file: proto/ringkv/v1/kv.proto
 
+import type { Long } from '@grpc/proto-loader';
 
 export interface PutRequest {
   /**
@@ -24,6 +25,29 @@ export interface PutRequest {
    * any nodes (docs/causality.md#safe-to-send-twice). 16 random bytes will do.
    */
   'requestId'?: (Buffer | Uint8Array | string);
+  /**
+   * The bucket (docs/reads-and-writes.md#buckets); empty: the default bucket.
+   */
+  'bucket'?: (string);
+  /**
+   * The value expires this long after the write, ms; 0: the bucket's default TTL (none
+   * when the bucket has none). An expired value is never returned again.
+   */
+  'ttlMs'?: (number | string | Long);
+  /**
+   * Acknowledgements must come from at least this many distinct nodes (fallbacks
+   * included), 0..N; 0: no such rule (docs/reads-and-writes.md#confirmations).
+   */
+  'nodeConfirms'?: (number);
+  /**
+   * Acknowledgements must come from at least this many distinct zones, 0..N.
+   */
+  'zoneConfirms'?: (number);
+  /**
+   * Acknowledgements from primary replicas (not fallbacks) that must be among the W, 0..W
+   * (Riak's pw).
+   */
+  'pw'?: (number);
 }
 
 export interface PutRequest__Output {
@@ -49,4 +73,27 @@ export interface PutRequest__Output {
    * any nodes (docs/causality.md#safe-to-send-twice). 16 random bytes will do.
    */
   'requestId': (Buffer);
+  /**
+   * The bucket (docs/reads-and-writes.md#buckets); empty: the default bucket.
+   */
+  'bucket': (string);
+  /**
+   * The value expires this long after the write, ms; 0: the bucket's default TTL (none
+   * when the bucket has none). An expired value is never returned again.
+   */
+  'ttlMs': (number);
+  /**
+   * Acknowledgements must come from at least this many distinct nodes (fallbacks
+   * included), 0..N; 0: no such rule (docs/reads-and-writes.md#confirmations).
+   */
+  'nodeConfirms': (number);
+  /**
+   * Acknowledgements must come from at least this many distinct zones, 0..N.
+   */
+  'zoneConfirms': (number);
+  /**
+   * Acknowledgements from primary replicas (not fallbacks) that must be among the W, 0..W
+   * (Riak's pw).
+   */
+  'pw': (number);
 }

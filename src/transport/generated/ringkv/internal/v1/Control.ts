@@ -2,6 +2,7 @@
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
+import type { BucketTable as _ringkv_internal_v1_BucketTable, BucketTable__Output as _ringkv_internal_v1_BucketTable__Output } from '../../../ringkv/internal/v1/BucketTable.js';
 import type { ControlRequest as _ringkv_internal_v1_ControlRequest, ControlRequest__Output as _ringkv_internal_v1_ControlRequest__Output } from '../../../ringkv/internal/v1/ControlRequest.js';
 import type { MovementReply as _ringkv_v1_MovementReply, MovementReply__Output as _ringkv_v1_MovementReply__Output } from '../../../ringkv/v1/MovementReply.js';
 import type { TransfersResponse as _ringkv_v1_TransfersResponse, TransfersResponse__Output as _ringkv_v1_TransfersResponse__Output } from '../../../ringkv/v1/TransfersResponse.js';
@@ -23,6 +24,23 @@ export interface ControlClient extends grpc.Client {
   admit(argument: _ringkv_internal_v1_ControlRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
   admit(argument: _ringkv_internal_v1_ControlRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
   admit(argument: _ringkv_internal_v1_ControlRequest, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * The answering node's bucket table, every property with its version, for a node whose
+   * gossiped table digest differs (src/buckets: the tables merge, property by property).
+   */
+  Buckets(argument: _ringkv_internal_v1_ControlRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_internal_v1_BucketTable__Output>): grpc.ClientUnaryCall;
+  Buckets(argument: _ringkv_internal_v1_ControlRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_internal_v1_BucketTable__Output>): grpc.ClientUnaryCall;
+  Buckets(argument: _ringkv_internal_v1_ControlRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_internal_v1_BucketTable__Output>): grpc.ClientUnaryCall;
+  Buckets(argument: _ringkv_internal_v1_ControlRequest, callback: grpc.requestCallback<_ringkv_internal_v1_BucketTable__Output>): grpc.ClientUnaryCall;
+  /**
+   * The answering node's bucket table, every property with its version, for a node whose
+   * gossiped table digest differs (src/buckets: the tables merge, property by property).
+   */
+  buckets(argument: _ringkv_internal_v1_ControlRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_internal_v1_BucketTable__Output>): grpc.ClientUnaryCall;
+  buckets(argument: _ringkv_internal_v1_ControlRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_internal_v1_BucketTable__Output>): grpc.ClientUnaryCall;
+  buckets(argument: _ringkv_internal_v1_ControlRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_internal_v1_BucketTable__Output>): grpc.ClientUnaryCall;
+  buckets(argument: _ringkv_internal_v1_ControlRequest, callback: grpc.requestCallback<_ringkv_internal_v1_BucketTable__Output>): grpc.ClientUnaryCall;
   
   /**
    * Decommission the answering node (as Admin Decommission without cancel).
@@ -66,6 +84,12 @@ export interface ControlHandlers extends grpc.UntypedServiceImplementation {
   Admit: grpc.handleUnaryCall<_ringkv_internal_v1_ControlRequest__Output, _ringkv_v1_MovementReply>;
   
   /**
+   * The answering node's bucket table, every property with its version, for a node whose
+   * gossiped table digest differs (src/buckets: the tables merge, property by property).
+   */
+  Buckets: grpc.handleUnaryCall<_ringkv_internal_v1_ControlRequest__Output, _ringkv_internal_v1_BucketTable>;
+  
+  /**
    * Decommission the answering node (as Admin Decommission without cancel).
    * FAILED_PRECONDITION when another topology change is in progress or it is not normal.
    */
@@ -80,6 +104,7 @@ export interface ControlHandlers extends grpc.UntypedServiceImplementation {
 
 export interface ControlDefinition extends grpc.ServiceDefinition {
   Admit: MethodDefinition<_ringkv_internal_v1_ControlRequest, _ringkv_v1_MovementReply, _ringkv_internal_v1_ControlRequest__Output, _ringkv_v1_MovementReply__Output>
+  Buckets: MethodDefinition<_ringkv_internal_v1_ControlRequest, _ringkv_internal_v1_BucketTable, _ringkv_internal_v1_ControlRequest__Output, _ringkv_internal_v1_BucketTable__Output>
   Decommission: MethodDefinition<_ringkv_internal_v1_ControlRequest, _ringkv_v1_MovementReply, _ringkv_internal_v1_ControlRequest__Output, _ringkv_v1_MovementReply__Output>
   Transfers: MethodDefinition<_ringkv_internal_v1_ControlRequest, _ringkv_v1_TransfersResponse, _ringkv_internal_v1_ControlRequest__Output, _ringkv_v1_TransfersResponse__Output>
 }

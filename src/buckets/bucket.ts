@@ -1,0 +1,153 @@
+/**
+ * A bucket: a named key space with its own replication, defaults and sibling policy
+ * (Riak's bucket types, Cassandra's keyspaces). docs/reads-and-writes.md#buckets.
+ *
+ * A key of a bucket travels inside the node as one byte string, its *stored key*: the
+ * default bucket's keys are themselves (so data and clients from before buckets keep
+ * working, on the disk and on the wire between nodes of mixed releases), and a named
+ * bucket's are `MARK len(1) name key`. The ring hashes the stored key, so each bucket's
+ * keys spread over the ring independently of the others'. Default-bucket keys that begin
+ * with MARK are refused: they are what keeps the two kinds apart.
+ *
+ * Owns: names, properties and their limits, the stored-key encoding, BK_* errors.
+ * Must not: know the ring, the store, the network or who changed what (table.ts).
+ */
+
+export type BucketErrorCode = 'BK_BAD_NAME' | 'BK_BAD_PROPERTY' | 'BK_UNKNOWN' | 'BK_EXISTS' | 'BK_N_FIXED' | 'BK_TOO_MANY' | 'BK_NOT_READY' | 'BK_RESERVED_KEY';
+
+export class BucketError extends Error {
+  constructor(readonly code: BucketErrorCode, message: string) {
+    super(message);
+    this.name = 'BucketError';
+  }
+}
+
+/** The bucket of requests that name none. */
+export const DEFAULT_BUCKET = 'default';
+export const MAX_BUCKET_NAME = 64;
+/** Buckets a cluster may have, the default one included. */
+export const MAX_BUCKETS = 256;
+export const MIN_N = 1;
+export const MAX_N = 9;
+/** The longest default TTL, and the longest TTL of a put: 10 years, ms. */
+export const MAX_TTL_MS = 10 * 365 * 24 * 3600 * 1000;
+
+export type SiblingPolicy = 'siblings' | 'lww';
+
+/** A bucket's properties. r and w: 0 = a majority of n. ttlMs: 0 = values do not expire. */
+export interface BucketProps {
+  readonly n: number;
+  readonly r: number;
+  readonly w: number;
+  readonly ttlMs: number;
+  readonly siblings: SiblingPolicy;
+}
+
+export const PROPERTY_NAMES = ['n', 'r', 'w', 'ttl_ms', 'siblings'] as const;
+export type PropertyName = (typeof PROPERTY_NAMES)[number];
+
+const NAME = /^[a-z0-9][a-z0-9_.-]*$/;
+
+/** A bucket name from a request: '' is the default bucket; anything else is checked. */
+export function bucketName(name: string): string {
+  if (name === '') return DEFAULT_BUCKET;
+  if (name.length > MAX_BUCKET_NAME) throw new BucketError('BK_BAD_NAME', `bucket name of ${name.length} characters is over the limit of ${MAX_BUCKET_NAME}`);
+  if (!NAME.test(name)) throw new BucketError('BK_BAD_NAME', `bucket name ${JSON.stringify(name)} is not valid: use a-z, 0-9, '_', '-' and '.', starting with a letter or digit`);
+  return name;
+}
+
+/** The default bucket's properties on a cluster of N replicas. */
+export function defaultProps(clusterN: number): BucketProps {
+  return { n: clusterN, r: 0, w: 0, ttlMs: 0, siblings: 'siblings' };
+}
+
+/** A property's value as the table keeps it (text), checked. */
+export function propertyText(name: PropertyName, p: BucketProps): string {
+  switch (name) {
+    case 'n': return String(p.n);
+    case 'r': return String(p.r);
+    case 'w': return String(p.w);
+    case 'ttl_ms': return String(p.ttlMs);
+    case 'siblings': return p.siblings;
+  }
+}
+
+function int(name: string, v: number, min: number, max: number, what: string): number {
+  if (!Number.isSafeInteger(v) || v < min || v > max) throw new BucketError('BK_BAD_PROPERTY', `${name} must be ${what} (${min} to ${max}), got ${v}`);
+  return v;
+}
+
+/** Properties checked against each other and the limits; throws BK_BAD_PROPERTY naming what is wrong. */
+export function checkProps(p: BucketProps): BucketProps {
+  int('n', p.n, MIN_N, MAX_N, 'the replicas per key');
+  int('r', p.r, 0, p.n, 'at most n; 0 for a majority of n');
+  int('w', p.w, 0, p.n, 'at most n; 0 for a majority of n');
+  int('ttl_ms', p.ttlMs, 0, MAX_TTL_MS, 'a time to live in ms; 0 for none');
+  if (p.siblings !== 'siblings' && p.siblings !== 'lww') throw new BucketError('BK_BAD_PROPERTY', `siblings must be "siblings" or "lww", got ${JSON.stringify(p.siblings)}`);
+  return p;
+}
+
+/** `p` with property `name` set from text (as the table and the CLI hold it). */
+export function withProperty(p: BucketProps, name: string, text: string): BucketProps {
+  const num = (): number => (/^\d+$/.test(text) ? Number(text) : NaN);
+  switch (name) {
+    case 'n': return { ...p, n: num() };
+    case 'r': return { ...p, r: num() };
+    case 'w': return { ...p, w: num() };
+    case 'ttl_ms': return { ...p, ttlMs: num() };
+    case 'siblings': return { ...p, siblings: text as SiblingPolicy };
+    default: throw new BucketError('BK_BAD_PROPERTY', `unknown bucket property ${JSON.stringify(name)}: use one of ${PROPERTY_NAMES.join(', ')}`);
+  }
+}
+
+/** Marks a named bucket's stored key: a zero byte and "bkt". */
+export const MARK = Buffer.from([0x00, 0x62, 0x6b, 0x74]);
+
+function startsWithMark(key: Uint8Array): boolean {
+  return key.length >= MARK.length && key[0] === MARK[0] && key[1] === MARK[1] && key[2] === MARK[2] && key[3] === MARK[3];
+}
+
+/**
+ * The stored key of `key` in `bucket` (a checked name). The default bucket's key is
+ * returned as it is; one that begins with MARK is refused (BK_RESERVED_KEY).
+ */
+export function storedKey(bucket: string, key: Buffer): Buffer {
+  if (bucket === DEFAULT_BUCKET) {
+    if (startsWithMark(key)) throw new BucketError('BK_RESERVED_KEY', 'keys of the default bucket may not begin with the bytes 00 62 6b 74 (they mark keys of named buckets): put this key in a named bucket');
+    return key;
+  }
+  const name = Buffer.from(bucket, 'latin1');
+  const out = Buffer.allocUnsafe(MARK.length + 1 + name.length + key.length);
+  MARK.copy(out, 0);
+  out[MARK.length] = name.length;
+  name.copy(out, MARK.length + 1);
+  key.copy(out, MARK.length + 1 + name.length);
+  return out;
+}
+
+/** Bytes a stored key adds to the user key of a bucket. */
+export function keyOverhead(bucket: string): number {
+  return bucket === DEFAULT_BUCKET ? 0 : MARK.length + 1 + bucket.length;
+}
+
+/**
+ * The bucket and user key of a stored key (the user key a view of the same bytes). A
+ * stored key that begins with MARK but does not parse is taken as a default-bucket key
+ * (it can only be one written before buckets existed).
+ */
+export function splitKey(stored: Uint8Array): { bucket: string; key: Uint8Array } {
+  if (startsWithMark(stored)) {
+    const len = stored[MARK.length]!;
+    const start = MARK.length + 1 + len;
+    if (len > 0 && len <= MAX_BUCKET_NAME && stored.length > start) {
+      const name = Buffer.from(stored.buffer, stored.byteOffset + MARK.length + 1, len).toString('latin1');
+      if (NAME.test(name)) return { bucket: name, key: stored.subarray(start) };
+    }
+  }
+  return { bucket: DEFAULT_BUCKET, key: stored };
+}
+
+/** Only the bucket of a stored key (splitKey without the user key). */
+export function bucketOf(stored: Uint8Array): string {
+  return startsWithMark(stored) ? splitKey(stored).bucket : DEFAULT_BUCKET;
+}

@@ -1,0 +1,184 @@
+/**
+ * The cluster's bucket table: every bucket with each property's last write. Every node
+ * holds one; they converge by merging (gossip carries a digest, and a node whose digest
+ * differs from a peer's asks for the peer's table: node/bucket-sync.ts).
+ *
+ * The merge is property by property, last writer wins: of two writes of one property,
+ * the one with the larger (at, by, value) stays, so two nodes that merge the same
+ * writes in any order hold the same table (a join-semilattice; the property test holds
+ * it). A write's `at` is its node's clock, but never less than one more than the
+ * property's last write on that node, so a later change on one node always wins over
+ * an earlier one there. A create writes every property at one (at, by): of two creates
+ * of one name at once, the later one wins whole. Two operators changing different
+ * properties at once both keep theirs; changing the same one, the later wins.
+ *
+ * Owns: the table, its merge, its digest, a bucket's effective properties.
+ * Must not: do I/O, read a clock (`now` is passed in) or know the wire.
+ */
+import { createHash } from 'node:crypto';
+import {
+  BucketError, DEFAULT_BUCKET, MAX_BUCKETS, PROPERTY_NAMES, bucketName, checkProps, defaultProps, propertyText, storedKey, withProperty,
+  type BucketProps, type PropertyName,
+} from './bucket.js';
+
+/** One write of one property. */
+export interface PropertyWrite {
+  readonly value: string;
+  readonly at: number;
+  readonly by: string;
+}
+
+/** A bucket as the wire and the files carry it: each property's last write ('created' marks a named bucket's creation). */
+export interface BucketEntry {
+  readonly name: string;
+  readonly props: Readonly<Record<string, PropertyWrite>>;
+}
+
+/** A bucket as shown: its effective properties and its latest change. */
+export interface BucketInfo {
+  readonly name: string;
+  readonly props: BucketProps;
+  readonly changedAt: number;
+  readonly changedBy: string;
+}
+
+const CREATED = 'created';
+
+function newer(a: PropertyWrite, b: PropertyWrite): boolean {
+  return a.at !== b.at ? a.at > b.at : a.by !== b.by ? a.by > b.by : a.value > b.value;
+}
+
+export class BucketTable {
+  readonly #entries = new Map<string, Map<string, PropertyWrite>>();
+  #digest: string | undefined;
+  #props = new Map<string, BucketProps>();
+
+  /** `clusterN`: the cluster's N (--replicas), the default bucket's n. */
+  constructor(readonly clusterN: number, entries: readonly BucketEntry[] = []) {
+    this.merge(entries);
+  }
+
+  /** A bucket's effective properties; undefined for a bucket this table does not have. */
+  props(name: string): BucketProps | undefined {
+    const cached = this.#props.get(name);
+    if (cached !== undefined) return cached;
+    const writes = this.#entries.get(name);
+    if (name !== DEFAULT_BUCKET && writes?.get(CREATED) === undefined) return undefined;
+    let p = defaultProps(this.clusterN);
+    for (const prop of PROPERTY_NAMES) {
+      const w = writes?.get(prop);
+      if (w === undefined || (name === DEFAULT_BUCKET && prop === 'n')) continue;
+      try {
+        p = checkProps(withProperty(p, prop, w.value));
+      } catch {
+        // A write this release cannot read (a newer one's value): the property keeps its value.
+      }
+    }
+    const fixed = { ...p, r: Math.min(p.r, p.n), w: Math.min(p.w, p.n) };
+    this.#props.set(name, fixed);
+    return fixed;
+  }
+
+  /**
+   * Where a request's key lives: its stored key and its bucket's properties. `bucket` is
+   * the request's ('' for the default bucket); BK_BAD_NAME, BK_UNKNOWN or BK_RESERVED_KEY
+   * when it cannot be served.
+   */
+  locate(bucket: string, key: Buffer): { key: Buffer; bucket: BucketProps } {
+    const name = bucketName(bucket);
+    const props = this.props(name);
+    if (props === undefined) throw new BucketError('BK_UNKNOWN', `there is no bucket ${name}: create it first (ringkv bucket create ${name}), or check its name`);
+    return { key: storedKey(name, key), bucket: props };
+  }
+
+  /** Every bucket, the default one first, then by name. */
+  list(): BucketInfo[] {
+    const names = [DEFAULT_BUCKET, ...[...this.#entries.keys()].filter((n) => n !== DEFAULT_BUCKET && this.props(n) !== undefined).sort()];
+    return names.map((name) => this.info(name)!);
+  }
+
+  info(name: string): BucketInfo | undefined {
+    const props = this.props(name);
+    if (props === undefined) return undefined;
+    let last: PropertyWrite | undefined;
+    for (const w of this.#entries.get(name)?.values() ?? []) if (last === undefined || newer(w, last)) last = w;
+    return { name, props, changedAt: last?.at ?? 0, changedBy: last?.by ?? '' };
+  }
+
+  /** The distinct n of every bucket (the cluster's N among them), ascending. */
+  nValues(): number[] {
+    return [...new Set(this.list().map((b) => b.props.n))].sort((a, b) => a - b);
+  }
+
+  /** Create bucket `name` (checked) with `props` at `now` on node `by`. */
+  create(name: string, props: BucketProps, now: number, by: string): BucketInfo {
+    if (this.props(name) !== undefined) throw new BucketError('BK_EXISTS', `bucket ${name} already exists: change its properties with set`);
+    if (this.list().length >= MAX_BUCKETS) throw new BucketError('BK_TOO_MANY', `the cluster has ${MAX_BUCKETS} buckets, the most it may have`);
+    checkProps(props);
+    const at = Math.max(now, this.#lastAt(name) + 1);
+    const writes = new Map<string, PropertyWrite>([[CREATED, { value: '1', at, by }]]);
+    for (const prop of PROPERTY_NAMES) writes.set(prop, { value: propertyText(prop, props), at, by });
+    this.#put(name, writes);
+    return this.info(name)!;
+  }
+
+  /** Change the properties in `changes` (name → text) of an existing bucket. n cannot change. */
+  set(name: string, changes: Readonly<Record<string, string>>, now: number, by: string): BucketInfo {
+    const current = this.props(name);
+    if (current === undefined) throw new BucketError('BK_UNKNOWN', `there is no bucket ${name}: create it first (ringkv bucket create)`);
+    let next = current;
+    for (const [prop, text] of Object.entries(changes)) next = withProperty(next, prop, text);
+    if (next.n !== current.n)
+      throw new BucketError('BK_N_FIXED', `the n of bucket ${name} is ${current.n} and cannot change (ringkv does not yet move keys to a new N): create a bucket with the n you want and copy the keys`);
+    checkProps(next);
+    const at = Math.max(now, this.#lastAt(name) + 1);
+    const writes = new Map(this.#entries.get(name) ?? []);
+    for (const prop of Object.keys(changes) as PropertyName[]) writes.set(prop, { value: propertyText(prop, next), at, by });
+    this.#put(name, writes);
+    return this.info(name)!;
+  }
+
+  /** Merge another table's entries; true when this table changed. */
+  merge(entries: readonly BucketEntry[]): boolean {
+    let changed = false;
+    for (const e of entries) {
+      const mine = new Map(this.#entries.get(e.name) ?? []);
+      let grew = false;
+      for (const [prop, w] of Object.entries(e.props)) {
+        const have = mine.get(prop);
+        if (have === undefined || newer(w, have)) {
+          mine.set(prop, { value: w.value, at: w.at, by: w.by });
+          grew = true;
+        }
+      }
+      if (grew) {
+        this.#put(e.name, mine);
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  /** Every entry, by name: what the wire and buckets.json carry. */
+  entries(): BucketEntry[] {
+    return [...this.#entries.keys()].sort().map((name) => ({ name, props: Object.fromEntries([...this.#entries.get(name)!].sort(([a], [b]) => (a < b ? -1 : 1))) }));
+  }
+
+  /** 16 hex digits that two tables share exactly when they hold the same writes; '0' for an empty table. */
+  digest(): string {
+    if (this.#digest === undefined) this.#digest = this.#entries.size === 0 ? '0' : createHash('sha256').update(JSON.stringify(this.entries())).digest('hex').slice(0, 16);
+    return this.#digest;
+  }
+
+  #lastAt(name: string): number {
+    let at = 0;
+    for (const w of this.#entries.get(name)?.values() ?? []) at = Math.max(at, w.at);
+    return at;
+  }
+
+  #put(name: string, writes: Map<string, PropertyWrite>): void {
+    this.#entries.set(name, writes);
+    this.#digest = undefined;
+    this.#props.clear();
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * This node's side of the bucket table (buckets/table.ts): kept in `buckets.json` in the
+ * data dir (written atomically, as node.json), so a restarted node has every bucket it
+ * knew before it hears a peer; its digest gossiped, and the tables of peers that differ
+ * fetched and merged (BucketSync).
+ *
+ * Owns: the file, the node's table, its gossip and its sync. Must not: decide how tables
+ * merge (the table does).
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { BucketError, BucketTable, bucketName, type BucketEntry, type BucketInfo, type BucketProps } from '../buckets/index.js';
+import { field } from '../membership/endpoint.js';
+import type { Gossiper } from '../membership/gossiper.js';
+import { writeAtomically } from './identity.js';
+
+const FILE = 'buckets.json';
+
+/** The table saved in `dir` (empty when there is none); throws with what is wrong when the file is damaged. */
+export async function loadBuckets(dir: string, clusterN: number): Promise<BucketTable> {
+  const path = join(dir, FILE);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new BucketTable(clusterN);
+    throw e;
+  }
+  let j: { buckets?: unknown };
+  try {
+    j = JSON.parse(text) as typeof j;
+  } catch {
+    throw new Error(`${path} is damaged (not JSON): move it aside and restart; the node gets the bucket table from its peers`);
+  }
+  if (!Array.isArray(j?.buckets)) throw new Error(`${path} is damaged (no buckets): move it aside and restart; the node gets the bucket table from its peers`);
+  const entries = (j.buckets as unknown[]).filter((e): e is BucketEntry => {
+    const x = e as BucketEntry;
+    return typeof x?.name === 'string' && typeof x.props === 'object' && x.props !== null &&
+      Object.values(x.props).every((w) => typeof w?.value === 'string' && typeof w.at === 'number' && typeof w.by === 'string');
+  });
+  return new BucketTable(clusterN, entries);
+}
+
+/** Save `table` to `dir`. */
+export async function saveBuckets(dir: string, table: BucketTable): Promise<void> {
+  await writeAtomically(dir, FILE, `${JSON.stringify({ buckets: table.entries() }, null, 1)}\n`);
+}
+
+export interface BucketSyncDeps {
+  readonly id: string;
+  readonly dataDir: string;
+  readonly table: BucketTable;
+  readonly gossiper: Gossiper;
+  /** The wall clock (a change's time). */
+  now(): number;
+  /** A peer's table (Control Buckets). */
+  fetch(peer: string): Promise<BucketEntry[]>;
+  readonly log: { info(o: object, m: string): void; warn(o: object, m: string): void };
+}
+
+/** A change made here, and the up members that did not have it when the call returned. */
+export interface BucketChange {
+  readonly bucket: BucketInfo;
+  readonly lagging: string[];
+}
+
+/** How long a create or set waits for every up member to have it, ms. */
+const AGREE_MS = 5000;
+const AGREE_POLL_MS = 100;
+
+/**
+ * The bucket table kept the same on every node: the table's digest is gossiped (field
+ * `buckets`); each gossip round, a node whose digest differs from an up peer's asks that
+ * peer for its table and merges it (the merge is commutative, so any order converges).
+ * A change is made on one node, saved, and reaches the others the same way; the call
+ * that made it waits (a few seconds at most) until every up member gossips the new
+ * digest, as Cassandra's schema changes wait for schema agreement.
+ */
+export class BucketSync {
+  /** Peers being asked now: one call per peer at a time. */
+  readonly #asking = new Set<string>();
+  /** Saves in order: a later save never lands before an earlier one. */
+  #saving: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: BucketSyncDeps) {
+    deps.gossiper.set('buckets', deps.table.digest());
+  }
+
+  get table(): BucketTable {
+    return this.deps.table;
+  }
+
+  /** Up members (this one apart) that do not gossip this node's digest. */
+  differing(): string[] {
+    const mine = this.deps.table.digest();
+    const out: string[] = [];
+    for (const s of this.deps.gossiper.states()) {
+      if (s.id === this.deps.id || !this.deps.gossiper.isUp(s.id)) continue;
+      const theirs = field(s, 'buckets');
+      if (theirs !== undefined && theirs !== mine) out.push(s.id);
+    }
+    return out;
+  }
+
+  /** One gossip round's part: ask up to two differing peers for their tables. */
+  round(): void {
+    for (const peer of this.differing().filter((p) => !this.#asking.has(p)).slice(0, 2)) {
+      this.#asking.add(peer);
+      this.deps
+        .fetch(peer)
+        .then((entries) => this.merge(entries, peer))
+        .catch((e: unknown) => this.deps.log.warn({ peer, err: (e as Error).message }, 'could not fetch a peer\'s bucket table; asking again next round'))
+        .finally(() => this.#asking.delete(peer));
+    }
+  }
+
+  /** Merge a peer's table; saved and gossiped when it changed this one. */
+  async merge(entries: readonly BucketEntry[], from: string): Promise<void> {
+    if (!this.deps.table.merge(entries)) return;
+    this.deps.log.info({ peer: from, buckets: this.deps.table.digest() }, 'bucket table merged from a peer');
+    await this.#changed();
+  }
+
+  /** Create a bucket here (BK_* errors as the table throws them; BK_NOT_READY while a member runs a release without buckets). */
+  async create(name: string, props: BucketProps): Promise<BucketChange> {
+    this.#checkMembers();
+    const bucket = this.deps.table.create(bucketName(name), props, this.deps.now(), this.deps.id);
+    await this.#changed();
+    return { bucket, lagging: await this.#agree() };
+  }
+
+  /** Change properties of a bucket here. */
+  async set(name: string, changes: Readonly<Record<string, string>>): Promise<BucketChange> {
+    this.#checkMembers();
+    const bucket = this.deps.table.set(bucketName(name), changes, this.deps.now(), this.deps.id);
+    await this.#changed();
+    return { bucket, lagging: await this.#agree() };
+  }
+
+  #checkMembers(): void {
+    const old = [...this.deps.gossiper.states()].filter((s) => s.id !== this.deps.id && field(s, 'status') !== 'left' && field(s, 'buckets') === undefined).map((s) => s.id);
+    if (old.length > 0)
+      throw new BucketError('BK_NOT_READY', `member(s) ${old.join(', ')} run a release without buckets: upgrade every node before creating or changing buckets`);
+  }
+
+  async #changed(): Promise<void> {
+    this.deps.gossiper.set('buckets', this.deps.table.digest());
+    const table = this.deps.table;
+    this.#saving = this.#saving.then(() => saveBuckets(this.deps.dataDir, table));
+    await this.#saving;
+  }
+
+  /** Wait until no up member differs, AGREE_MS at most; the members still differing then. */
+  async #agree(): Promise<string[]> {
+    const until = performance.now() + AGREE_MS;
+    for (;;) {
+      const lagging = this.differing();
+      if (lagging.length === 0 || performance.now() >= until) return lagging;
+      await new Promise((r) => setTimeout(r, AGREE_POLL_MS));
+    }
+  }
+}

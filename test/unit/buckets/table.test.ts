@@ -1,0 +1,91 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { BucketError, BucketTable, DEFAULT_BUCKET, MAX_BUCKETS, type BucketEntry } from '../../../src/buckets/index.js';
+
+const code = (f: () => unknown): string => {
+  try {
+    f();
+  } catch (e) {
+    return (e as BucketError).code;
+  }
+  return 'none';
+};
+const props = { n: 5, r: 0, w: 2, ttlMs: 0, siblings: 'siblings' as const };
+
+describe('BucketTable', () => {
+  it('always has the default bucket with the cluster N', () => {
+    const t = new BucketTable(3);
+    expect(t.props(DEFAULT_BUCKET)).toEqual({ n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'siblings' });
+    expect(t.list().map((b) => b.name)).toEqual([DEFAULT_BUCKET]);
+    expect(t.digest()).toBe('0');
+  });
+
+  it('creates, refuses a second create, and changes what set names only', () => {
+    const t = new BucketTable(3);
+    t.create('carts', props, 1000, 'a');
+    expect(code(() => t.create('carts', props, 2000, 'b'))).toBe('BK_EXISTS');
+    const after = t.set('carts', { ttl_ms: '60000' }, 1500, 'b');
+    expect(after.props).toEqual({ ...props, ttlMs: 60_000 });
+    expect(after.changedBy).toBe('b');
+    expect(t.nValues()).toEqual([3, 5]);
+  });
+
+  it('refuses a change of n, an unknown bucket, a bad value', () => {
+    const t = new BucketTable(3);
+    t.create('carts', props, 1000, 'a');
+    expect(code(() => t.set('carts', { n: '3' }, 2000, 'a'))).toBe('BK_N_FIXED');
+    expect(code(() => t.set(DEFAULT_BUCKET, { n: '5' }, 2000, 'a'))).toBe('BK_N_FIXED');
+    expect(code(() => t.set('nope', { r: '1' }, 2000, 'a'))).toBe('BK_UNKNOWN');
+    expect(code(() => t.set('carts', { r: '6' }, 2000, 'a'))).toBe('BK_BAD_PROPERTY');
+    expect(t.set(DEFAULT_BUCKET, { ttl_ms: '5' }, 2000, 'a').props.ttlMs).toBe(5);
+  });
+
+  it('refuses the bucket past the limit', () => {
+    const t = new BucketTable(3);
+    for (let i = 1; i < MAX_BUCKETS; i++) t.create(`b${i}`, props, i, 'a');
+    expect(code(() => t.create('one-more', props, 9999, 'a'))).toBe('BK_TOO_MANY');
+  });
+
+  it('a later change on one node wins even when its clock went back', () => {
+    const t = new BucketTable(3);
+    t.create('carts', props, 5000, 'a');
+    t.set('carts', { w: '3' }, 1000, 'a');
+    const other = new BucketTable(3, t.entries());
+    expect(other.props('carts')!.w).toBe(3);
+  });
+
+  it('of two creates at once the later wins whole; different properties set at once both stay', () => {
+    const a = new BucketTable(3), b = new BucketTable(3);
+    a.create('x', { ...props, n: 2, w: 2 }, 100, 'a');
+    b.create('x', { ...props, n: 4, w: 1 }, 101, 'b');
+    a.merge(b.entries());
+    b.merge(a.entries());
+    expect(a.props('x')).toEqual({ ...props, n: 4, w: 1 });
+    expect(a.digest()).toBe(b.digest());
+    a.set('x', { r: '2' }, 200, 'a');
+    b.set('x', { ttl_ms: '7' }, 200, 'b');
+    a.merge(b.entries());
+    expect(a.props('x')).toEqual({ ...props, n: 4, w: 1, r: 2, ttlMs: 7 });
+  });
+
+  it('merging is commutative, associative and idempotent (a join-semilattice)', () => {
+    const write = fc.record({ value: fc.constantFrom('1', '2', '3', 'lww', 'siblings'), at: fc.integer({ min: 0, max: 20 }), by: fc.constantFrom('a', 'b', 'c') });
+    const entry = fc.record({ name: fc.constantFrom('default', 'x', 'y'), props: fc.dictionary(fc.constantFrom('created', 'n', 'r', 'w', 'ttl_ms', 'siblings'), write) });
+    const tables = fc.array(fc.array(entry, { maxLength: 4 }), { minLength: 3, maxLength: 3 });
+    fc.assert(
+      fc.property(tables, ([x, y, z]: BucketEntry[][]) => {
+        const of = (...parts: BucketEntry[][]): string => {
+          const t = new BucketTable(3);
+          for (const p of parts) t.merge(p);
+          return JSON.stringify(t.entries());
+        };
+        expect(of(x!, y!)).toBe(of(y!, x!));
+        expect(of(x!, y!, z!)).toBe(of(z!, y!, x!));
+        expect(of(x!, x!)).toBe(of(x!));
+        const t = new BucketTable(3, x);
+        expect(t.merge(x!)).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
