@@ -6,27 +6,34 @@
  * Owns: the short-lived channel each call opens and closes. Must not: write to a node or
  * coordinate (it reads one replica, as the test asks).
  */
+import { bucketName, storedKey } from '../src/buckets/index.js';
 import { resolveReplies } from '../src/storage/index.js';
 import * as grpc from '@grpc/grpc-js';
 import { GrpcReplicas } from '../src/transport/replica-wire.js';
 
-/** The values node `address` itself holds for `key` (its hint for `hintFor` when given). */
-export async function localValues(address: string, key: string, hintFor = ''): Promise<string[]> {
+/** The bytes a node stores `key` of `bucket` under ('' : the default bucket). */
+function stored(key: string, bucket: string): Buffer {
+  return storedKey(bucketName(bucket), Buffer.from(key));
+}
+
+/** The values node `address` itself holds for `key` of `bucket` (its hint for `hintFor` when given). */
+export async function localValues(address: string, key: string, hintFor = '', bucket = ''): Promise<string[]> {
   const c = new GrpcReplicas(() => address, grpc.credentials.createInsecure());
   try {
-    const record = await c.read('node', Buffer.from(key), hintFor === '' ? undefined : hintFor, Date.now() + 2000);
-    return record !== undefined ? resolveReplies(key, [record]).values.map(String).sort() : [];
+    const k = stored(key, bucket);
+    const record = await c.read('node', k, hintFor === '' ? undefined : hintFor, Date.now() + 2000);
+    return record !== undefined ? resolveReplies(k, [record]).values.map(String).sort() : [];
   } finally {
     c.close();
   }
 }
 
-/** Of `keys`, those node `address` itself does not hold (one channel for all of them). */
-export async function missingLocally(address: string, keys: readonly string[]): Promise<string[]> {
+/** Of `keys` (of `bucket`), those node `address` itself does not hold (one channel for all of them). */
+export async function missingLocally(address: string, keys: readonly string[], bucket = ''): Promise<string[]> {
   const c = new GrpcReplicas(() => address, grpc.credentials.createInsecure());
   try {
     const missing: string[] = [];
-    for (const key of keys) if ((await c.read('node', Buffer.from(key), undefined, Date.now() + 2000)) === undefined) missing.push(key);
+    for (const key of keys) if ((await c.read('node', stored(key, bucket), undefined, Date.now() + 2000)) === undefined) missing.push(key);
     return missing;
   } finally {
     c.close();

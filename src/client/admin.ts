@@ -24,10 +24,38 @@ import type { StatusResponse__Output } from '../transport/generated/ringkv/v1/St
 import type { TokenRange__Output } from '../transport/generated/ringkv/v1/TokenRange.js';
 import type { TransfersResponse__Output } from '../transport/generated/ringkv/v1/TransfersResponse.js';
 import { gather } from '../transport/gather.js';
+import type { BucketProps } from '../buckets/index.js';
+import type { Bucket__Output } from '../transport/generated/ringkv/v1/Bucket.js';
+import type { BucketReply__Output } from '../transport/generated/ringkv/v1/BucketReply.js';
 
 // The replies as a client decodes them (proto/ringkv/v1/admin.proto documents each field),
 // under the names this client has always given them. A sub-message absent on the wire
 // decodes as null; the two replies below have theirs filled in (repairReply, planReply).
+
+/** A bucket as a node reports it (admin.proto Bucket), its properties filled in. */
+export interface BucketInfo {
+  readonly name: string;
+  readonly props: BucketProps;
+  /** Its latest change: when (ms since the epoch) and on which node; 0 and '' for the default bucket unchanged. */
+  readonly changedAtMs: number;
+  readonly changedBy: string;
+}
+
+/** A bucket created or changed, and the up members that did not have the change yet when the call returned. */
+export interface BucketChangeReply {
+  readonly bucket: BucketInfo;
+  readonly lagging: string[];
+}
+
+function bucketOf(b: Bucket__Output): BucketInfo {
+  const p = b.props ?? { n: 0, r: 0, w: 0, ttlMs: 0, siblings: 'siblings' };
+  return { name: b.name, props: { n: p.n, r: p.r, w: p.w, ttlMs: p.ttlMs, siblings: p.siblings as BucketProps['siblings'] }, changedAtMs: b.changedAtMs, changedBy: b.changedBy };
+}
+
+function bucketReply(r: BucketReply__Output): BucketChangeReply {
+  if (r.bucket === null) throw new Error('the node answered a bucket call without the bucket');
+  return { bucket: bucketOf(r.bucket), lagging: r.lagging };
+}
 
 /** A node's repair, with `background` always there: a node that predates background repair sends none, read as none done. */
 export type RepairStatusReply = Omit<RepairStatusResponse__Output, 'background'> & { background: BackgroundRepair__Output };
@@ -84,9 +112,31 @@ export class AdminClient {
     return this.#call('ring', { replicas });
   }
 
-  /** A key's token, replicas and current write targets. */
-  endpoints(key: string | Uint8Array): Promise<EndpointsReply> {
-    return this.#call('endpoints', { key: typeof key === 'string' ? Buffer.from(key) : key });
+  /** A key's token, replicas and current write targets (in `bucket`, default the default bucket). */
+  endpoints(key: string | Uint8Array, bucket = ''): Promise<EndpointsReply> {
+    return this.#call('endpoints', { key: typeof key === 'string' ? Buffer.from(key) : key, bucket });
+  }
+
+  /** Create a bucket; properties left out take their defaults (n: the cluster's N; r, w: a majority; no TTL; siblings). */
+  async createBucket(name: string, props: Partial<BucketProps> = {}): Promise<BucketChangeReply> {
+    return bucketReply(await this.#call('createBucket', { name, props: { n: props.n ?? 0, r: props.r ?? 0, w: props.w ?? 0, ttlMs: props.ttlMs ?? 0, siblings: props.siblings ?? '' }, set: [] }));
+  }
+
+  /** Change the given properties of a bucket (n cannot change). */
+  async setBucket(name: string, changes: Partial<BucketProps>): Promise<BucketChangeReply> {
+    const set = Object.keys(changes).map((k) => (k === 'ttlMs' ? 'ttl_ms' : k));
+    const p = { n: changes.n ?? 0, r: changes.r ?? 0, w: changes.w ?? 0, ttlMs: changes.ttlMs ?? 0, siblings: changes.siblings ?? '' };
+    return bucketReply(await this.#call('setBucket', { name, props: p, set }));
+  }
+
+  /** A bucket's properties as this client's node has them. */
+  async getBucket(name: string): Promise<BucketInfo> {
+    return bucketReply(await this.#call('getBucket', { name, set: [] })).bucket;
+  }
+
+  /** Every bucket this client's node knows, the default one first. */
+  async listBuckets(): Promise<BucketInfo[]> {
+    return (await this.#call('listBuckets', {})).buckets.map(bucketOf);
   }
 
   /** Decommission the node this client talks to (or, with `cancel`, withdraw it). */

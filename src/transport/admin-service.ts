@@ -172,13 +172,19 @@ export function adminService(node: AdminDeps): ServiceHandlers<'ringkv.v1.Admin'
       return 'code' in reply ? cb(reply) : cb(null, reply);
     },
     Endpoints: (call, cb) => {
-      const key = call.request.key;
-      if (key.length === 0) return cb({ code: grpc.status.INVALID_ARGUMENT, details: 'a key must have at least one byte' });
+      if (call.request.key.length === 0) return cb({ code: grpc.status.INVALID_ARGUMENT, details: 'a key must have at least one byte' });
+      let located;
+      try {
+        located = node.bucketSync.table.locate(call.request.bucket, call.request.key);
+      } catch (e) {
+        return cb(toStatus(e));
+      }
+      const { key, bucket } = located;
       const ring = node.ring;
       if (ring === undefined) {
         return cb({ code: grpc.status.FAILED_PRECONDITION, details: 'no member owns tokens yet: the cluster is still forming' });
       }
-      const n = Math.min(node.config.replicas, ring.size);
+      const n = Math.min(bucket.n, ring.size);
       const isUp = (id: string): boolean => id === node.id || node.gossiper.isUp(id);
       const endpoint = (id: string, hintFor = ''): Endpoint => {
         const s = node.gossiper.state(id);
@@ -186,7 +192,7 @@ export function adminService(node: AdminDeps): ServiceHandlers<'ringkv.v1.Admin'
       };
       cb(null, {
         token: tokenHex(tokenOf(key)),
-        replicas: node.config.replicas,
+        replicas: bucket.n,
         preferenceList: ring.preferenceList(key, n).map((id) => endpoint(id)),
         targets: ring.targets(key, n, isUp).map((t) => endpoint(t.id, t.for)),
       });
