@@ -27,3 +27,23 @@ export function positiveInt(max: number) {
     return n;
   };
 }
+
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration: whole milliseconds, or a number with a unit (ms, s, m, h, d), like 30s or 7d; 0 for none. */
+export function duration(value: string): number {
+  const m = /^(\d+)(ms|s|m|h|d)?$/.exec(value.trim());
+  if (m === null) throw new InvalidArgumentError(`expected a duration like 30s, 15m, 12h or 7d (or whole milliseconds, 0 for none), got "${value}"`);
+  const ms = Number(m[1]) * UNIT_MS[m[2] ?? 'ms']!;
+  if (!Number.isSafeInteger(ms)) throw new InvalidArgumentError(`duration "${value}" is too long`);
+  return ms;
+}
+
+/** A whole number from 0 to `max` (0: a default chosen elsewhere). */
+export function wholeNumber(max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0 || n > max) throw new InvalidArgumentError(`expected a whole number from 0 to ${max}, got "${value}"`);
+    return n;
+  };
+}

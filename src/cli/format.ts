@@ -1,9 +1,9 @@
 /**
- * Text output of `ringkv status` and `ringkv ring`, in the spirit of `nodetool status`.
+ * Text output of `ringkv status`, `ringkv ring` and `ringkv bucket`, in the spirit of `nodetool status`.
  * Pure: replies in, text out.
  */
 
-import type { EndpointsReply, RingReply, StatusReply } from '../client/admin.js';
+import type { BucketInfo, EndpointsReply, RingReply, StatusReply } from '../client/admin.js';
 
 const STATE: Record<string, string> = { joining: 'J', normal: 'N', leaving: 'L', left: 'T', removed: 'R' };
 
@@ -100,4 +100,21 @@ export function formatEndpoints(key: string, e: EndpointsReply): string {
   }
   out.push(table(rows));
   return out.join('\n');
+}
+
+/** A duration in ms the way an operator wrote it: the largest whole unit. */
+export function formatDuration(ms: number): string {
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
+}
+
+/** Buckets as a table: name, n, r, w, ttl, siblings, and the latest change. */
+export function formatBuckets(buckets: readonly BucketInfo[]): string {
+  const q = (x: number, n: number): string => (x === 0 ? `quorum (${Math.floor(n / 2) + 1})` : String(x));
+  const rows = [['Bucket', 'N', 'R', 'W', 'TTL', 'Siblings', 'Changed']];
+  for (const b of buckets) {
+    const p = b.props;
+    rows.push([b.name, String(p.n), q(p.r, p.n), q(p.w, p.n), p.ttlMs === 0 ? 'none' : formatDuration(p.ttlMs), p.siblings, b.changedAtMs === 0 ? '-' : `${new Date(b.changedAtMs).toISOString()} on ${b.changedBy}`]);
+  }
+  return table(rows);
 }

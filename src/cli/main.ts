@@ -13,6 +13,7 @@
 
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { bucketCommand } from './commands/bucket-commands.js';
 import { certsCommand } from './commands/certs-commands.js';
 import { endpointsCommand, ringCommand, statusCommand, transfersCommand } from './commands/cluster-commands.js';
 import { demoCommand } from './commands/demo-commands.js';
@@ -44,6 +45,7 @@ putCommand(program);
 getCommand(program);
 delCommand(program);
 endpointsCommand(program);
+bucketCommand(program);
 decommissionCommand(program);
 removenodeCommand(program);
 cleanupCommand(program);
@@ -56,7 +58,7 @@ registerHealth(program, DEFAULT_NODE);
 
 // Every command that calls a node (it has --node) takes the credential flags.
 const callsNode = (cmd: Command): boolean => cmd.options.some((o) => o.long === '--node');
-for (const cmd of program.commands) if (callsNode(cmd)) withCredentials(cmd);
+for (const cmd of program.commands.flatMap((c) => [c, ...c.commands])) if (callsNode(cmd)) withCredentials(cmd);
 program.hook('preAction', (_, action) => {
   if (callsNode(action)) setCredentials(action.opts());
 });

@@ -4,6 +4,9 @@
  * reaches a node that joins later, and two operators changing it at once end with one
  * table everywhere; requests in a bucket take its properties; bad input gets its code.
  */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminClient, Client } from '../../src/client/index.js';
@@ -13,6 +16,15 @@ import { localValues, statusOf } from '../../testkit/kv-client.js';
 import { waitFor } from '../../testkit/wait.js';
 
 const S = grpc.status;
+const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
+
+/** Run the ringkv CLI: its stdout, stderr and exit code. */
+async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+  return promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, ...args], { timeout: 20_000 }).then(
+    (r) => ({ ...r, code: 0 }),
+    (e: { stdout: string; stderr: string; code: number }) => ({ stdout: e.stdout, stderr: e.stderr, code: e.code }),
+  );
+}
 
 describe('buckets on a cluster', () => {
   let cluster: TestCluster;
@@ -56,6 +68,25 @@ describe('buckets on a cluster', () => {
     expect(ends.replicas).toBe(3);
     expect(ends.token).not.toBe((await admin.endpoints('k1')).token);
   }, 60_000);
+
+  it('the CLI creates, sets, shows and lists buckets, and status shows them', async () => {
+    const node = ['--node', cluster.node('n2').address];
+    const made = await cli('bucket', 'create', 'sessions', '--ttl', '30m', '--siblings', 'lww', '--r', '1', ...node);
+    expect(made.code).toBe(0);
+    expect(made.stdout).toMatch(/^bucket sessions created\nBucket +N +R +W +TTL +Siblings +Changed\nsessions +3 +1 +quorum \(2\) +30m +lww +\S+ on n2\n$/);
+    expect((await cli('bucket', 'set', 'sessions', '--ttl', '2h', ...node)).stdout).toMatch(/^sessions +3 +1 +quorum \(2\) +2h +lww/m);
+    expect(JSON.parse((await cli('bucket', 'show', 'sessions', '--json', '--node', cluster.node('n1').address)).stdout)).toMatchObject({ name: 'sessions', props: { n: 3, r: 1, w: 0, ttlMs: 7_200_000, siblings: 'lww' } });
+    expect((await cli('bucket', 'list', ...node)).stdout).toMatch(/^default +3 +quorum \(2\) +quorum \(2\) +none +siblings +- *$/m);
+    const status = await cli('status', ...node);
+    expect(status.stdout).toMatch(/\nBuckets:\nBucket +N[^\n]*\ndefault [^\n]*\ncarts [^\n]*\nsessions /);
+    const bad = await cli('bucket', 'set', 'sessions', '--n', '5', ...node);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/the n of bucket sessions is 3 and cannot change/);
+    const none = await cli('bucket', 'set', 'sessions', ...node);
+    expect([none.code, none.stderr]).toEqual([1, expect.stringContaining('name a property to change')]);
+    const ttl = await cli('bucket', 'create', 'x', '--ttl', '3 weeks', ...node);
+    expect([ttl.code, ttl.stderr]).toEqual([1, expect.stringContaining('expected a duration like 30s')]);
+  }, 90_000);
 
   it('refuses bad buckets and bad properties with clear codes', async () => {
     const admin = cluster.node('n2').admin();
@@ -101,7 +132,7 @@ describe('buckets on a cluster', () => {
 
     const n4 = cluster.node('n4');
     n4.start();
-    await waitFor('n4 has every bucket', 60_000, async () => (await n4.admin().listBuckets().catch(() => [])).map((b) => b.name).join() === 'default,carts,while-down', 200);
+    await waitFor('n4 has every bucket', 60_000, async () => (await n4.admin().listBuckets().catch(() => [])).map((b) => b.name).join() === 'default,carts,sessions,while-down', 200);
     await waitFor('one bucket table on every node', 20_000, async () => new Set(await tables()).size === 1, 100);
   }, 120_000);
 });

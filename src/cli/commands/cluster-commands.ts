@@ -1,6 +1,6 @@
 /**
- * The commands that show the cluster as a node sees it: `status`, `ring`, `getendpoints`
- * and `transfers`.
+ * The commands that show the cluster as a node sees it: `status` (members and buckets),
+ * `ring`, `getendpoints` and `transfers`.
  *
  * Owns: their flags and what they print (format.ts and follow.ts lay it out). Must
  * not: change anything on a node, or import at load what only the actions need.
@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import { withAdmin } from '../calls.js';
 import { cliSecurity } from '../credential-flags.js';
-import { formatEndpoints, formatRing, formatStatus } from '../format.js';
+import { formatBuckets, formatEndpoints, formatRing, formatStatus } from '../format.js';
 import { DEFAULT_NODE, nodeAddress, positiveInt } from '../arguments.js';
 
 export function statusCommand(program: Command): void {
@@ -19,8 +19,11 @@ export function statusCommand(program: Command): void {
     .option('-n, --replicas <n>', "replicas per key for effective ownership (default: the cluster's N)", positiveInt(16))
     .option('--json', 'print JSON instead of a table')
     .action(async (opts: { node: string; replicas?: number; json?: boolean }) => {
-      const s = await withAdmin(opts.node, (c) => c.status(opts.replicas ?? 0));
-      console.log(opts.json ? JSON.stringify(s, null, 2) : formatStatus(s));
+      // A node of a release without buckets answers ListBuckets UNIMPLEMENTED: its status alone then.
+      const [s, buckets] = await withAdmin(opts.node, (c) => Promise.all([c.status(opts.replicas ?? 0), c.listBuckets().catch(() => undefined)]));
+      if (opts.json) return console.log(JSON.stringify({ ...s, ...(buckets ? { buckets } : {}) }, null, 2));
+      console.log(formatStatus(s));
+      if (buckets !== undefined) console.log(`\nBuckets:\n${formatBuckets(buckets)}`);
     });
 }
 
@@ -42,10 +45,11 @@ export function endpointsCommand(program: Command): void {
     .command('getendpoints')
     .description("KEY's token, its replicas and where writes go now (fallbacks for replicas that are down), like nodetool getendpoints")
     .argument('<key>')
+    .option('--bucket <name>', "the key's bucket (default: the default bucket)", '')
     .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
     .option('--json', 'print JSON')
-    .action(async (key: string, o: { node: string; json?: boolean }) => {
-      const e = await withAdmin(o.node, (c) => c.endpoints(key));
+    .action(async (key: string, o: { node: string; bucket: string; json?: boolean }) => {
+      const e = await withAdmin(o.node, (c) => c.endpoints(key, o.bucket));
       console.log(o.json ? JSON.stringify(e, null, 2) : formatEndpoints(key, e));
     });
 }

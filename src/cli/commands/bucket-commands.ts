@@ -1,0 +1,89 @@
+/**
+ * `ringkv bucket create|set|show|list`: a cluster's buckets and their properties (N, the
+ * default R and W, a default TTL, the sibling policy). A change is made on the node named
+ * and reaches the others by gossip; the command returns once every up member has it, or
+ * says which ones did not yet.
+ *
+ * Owns: the flags, what is printed and the exit codes. Must not: import at load what only
+ * the actions need.
+ */
+import type { Command } from 'commander';
+import type { BucketChangeReply, BucketInfo } from '../../client/admin.js';
+import type { BucketProps } from '../../buckets/index.js';
+import { withAdmin } from '../calls.js';
+import { formatBuckets } from '../format.js';
+import { DEFAULT_NODE, duration, nodeAddress, positiveInt, wholeNumber } from '../arguments.js';
+
+interface PropFlags {
+  n?: number;
+  r?: number;
+  w?: number;
+  ttl?: number;
+  siblings?: string;
+}
+
+function withPropFlags(cmd: Command, create: boolean): Command {
+  return cmd
+    .option('--n <n>', create ? "replicas per key, 1 to 9 (default: the cluster's N); fixed once created" : 'refused: a bucket keeps its N', positiveInt(9))
+    .option('--r <r>', 'replicas a get waits for unless it sets R (0: a majority of N)', wholeNumber(9))
+    .option('--w <w>', 'replicas a put waits for unless it sets W (0: a majority of N)', wholeNumber(9))
+    .option('--ttl <duration>', 'time to live of a put that sets none, like 30s, 12h or 7d (0: values do not expire)', duration)
+    .option('--siblings <policy>', 'siblings (keep concurrent writes, the default) or lww (the latest timestamp wins; concurrent writes are lost)');
+}
+
+function propsOf(o: PropFlags): Partial<BucketProps> {
+  const p: { -readonly [K in keyof BucketProps]?: BucketProps[K] } = {};
+  if (o.n !== undefined) p.n = o.n;
+  if (o.r !== undefined) p.r = o.r;
+  if (o.w !== undefined) p.w = o.w;
+  if (o.ttl !== undefined) p.ttlMs = o.ttl;
+  if (o.siblings !== undefined) p.siblings = o.siblings as BucketProps['siblings'];
+  return p;
+}
+
+function report(verb: string, r: BucketChangeReply, json: boolean | undefined): void {
+  if (json) return console.log(JSON.stringify(r, null, 2));
+  console.log(`bucket ${r.bucket.name} ${verb}`);
+  console.log(formatBuckets([r.bucket]));
+  if (r.lagging.length > 0) console.error(`not yet on ${r.lagging.join(', ')}: the change is saved and reaches them by gossip (see ringkv bucket list --node on them)`);
+}
+
+export function bucketCommand(program: Command): void {
+  const bucket = program.command('bucket').description("a cluster's buckets: create, set, show, list (each with its own N, default R/W, TTL and sibling policy)");
+  withPropFlags(bucket.command('create').description('create a bucket').argument('<name>', "1 to 64 of a-z, 0-9, '_', '-', '.'"), true)
+    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('--json', 'print JSON')
+    .action(async (name: string, o: PropFlags & { node: string; json?: boolean }) => {
+      report('created', await withAdmin(o.node, (c) => c.createBucket(name, propsOf(o))), o.json);
+    });
+  withPropFlags(bucket.command('set').description("change a bucket's properties (those given; the others keep their values)").argument('<name>'), false)
+    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('--json', 'print JSON')
+    .action(async (name: string, o: PropFlags & { node: string; json?: boolean }) => {
+      const changes = propsOf(o);
+      if (Object.keys(changes).length === 0) {
+        const { CliError } = await import('../exit.js');
+        throw new CliError('name a property to change: --r, --w, --ttl or --siblings');
+      }
+      report('changed', await withAdmin(o.node, (c) => c.setBucket(name, changes)), o.json);
+    });
+  bucket
+    .command('show')
+    .description("a bucket's properties as a node has them")
+    .argument('<name>')
+    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('--json', 'print JSON')
+    .action(async (name: string, o: { node: string; json?: boolean }) => {
+      const b: BucketInfo = await withAdmin(o.node, (c) => c.getBucket(name));
+      console.log(o.json ? JSON.stringify(b, null, 2) : formatBuckets([b]));
+    });
+  bucket
+    .command('list')
+    .description('every bucket a node knows, the default one first')
+    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('--json', 'print JSON')
+    .action(async (o: { node: string; json?: boolean }) => {
+      const list = await withAdmin(o.node, (c) => c.listBuckets());
+      console.log(o.json ? JSON.stringify(list, null, 2) : formatBuckets(list));
+    });
+}
