@@ -32,6 +32,9 @@ import type { BucketReply__Output } from '../transport/generated/ringkv/v1/Bucke
 // under the names this client has always given them. A sub-message absent on the wire
 // decodes as null; the two replies below have theirs filled in (repairReply, planReply).
 
+/** A bucket change waits up to 5 s for every up member to have it (the node's bucket-sync.ts): its calls' deadline, ms. */
+const BUCKET_CHANGE_MS = 15_000;
+
 /** A bucket as a node reports it (admin.proto Bucket), its properties filled in. */
 export interface BucketInfo {
   readonly name: string;
@@ -119,14 +122,14 @@ export class AdminClient {
 
   /** Create a bucket; properties left out take their defaults (n: the cluster's N; r, w: a majority; no TTL; siblings). */
   async createBucket(name: string, props: Partial<BucketProps> = {}): Promise<BucketChangeReply> {
-    return bucketReply(await this.#call('createBucket', { name, props: { n: props.n ?? 0, r: props.r ?? 0, w: props.w ?? 0, ttlMs: props.ttlMs ?? 0, siblings: props.siblings ?? '' }, set: [] }));
+    return bucketReply(await this.#call('createBucket', { name, props: { n: props.n ?? 0, r: props.r ?? 0, w: props.w ?? 0, ttlMs: props.ttlMs ?? 0, siblings: props.siblings ?? '' }, set: [] }, BUCKET_CHANGE_MS));
   }
 
   /** Change the given properties of a bucket (n cannot change). */
   async setBucket(name: string, changes: Partial<BucketProps>): Promise<BucketChangeReply> {
     const set = Object.keys(changes).map((k) => (k === 'ttlMs' ? 'ttl_ms' : k));
     const p = { n: changes.n ?? 0, r: changes.r ?? 0, w: changes.w ?? 0, ttlMs: changes.ttlMs ?? 0, siblings: changes.siblings ?? '' };
-    return bucketReply(await this.#call('setBucket', { name, props: p, set }));
+    return bucketReply(await this.#call('setBucket', { name, props: p, set }, BUCKET_CHANGE_MS));
   }
 
   /** A bucket's properties as this client's node has them. */

@@ -35,7 +35,7 @@ import { CONTROL_SERVICE, ControlPeers, controlService } from '../transport/cont
 import { gather } from '../transport/gather.js';
 import { loadStage, saveStage } from './topology/stage-file.js';
 import { EMPTY_STAGE, type Stage } from '../cluster/stage.js';
-import { adminService, ringReply, statusReply } from '../transport/admin-service.js';
+import { adminService, bucketsReply, ringReply, statusReply } from '../transport/admin-service.js';
 import { NodeMetrics } from './http/metrics.js';
 import { HttpServer } from './http/http-server.js';
 import { Replication } from './replication.js';
@@ -356,6 +356,7 @@ export class RingkvNode {
           status: (n) => statusReply(node, n),
           ring: (n) => ringReply(node, n),
           events: () => node.#gossip.events.recent(),
+          buckets: () => bucketsReply(node.buckets),
           transfers: () => node.#clusterTransfers(),
           refusal: (req, path) => {
             const details = security.httpRefusal(req.headers.authorization);

@@ -16,6 +16,7 @@ import type { Gossiper } from '../membership/gossiper.js';
 import { BucketError, PROPERTY_NAMES, bucketName, type BucketInfo, type BucketProps, type BucketTable, type SiblingPolicy } from '../buckets/index.js';
 import { toStatus, type OperatorErrorCode } from './status.js';
 import type { Bucket } from './generated/ringkv/v1/Bucket.js';
+import type { ListBucketsResponse } from './generated/ringkv/v1/ListBucketsResponse.js';
 import type { BucketProps__Output } from './generated/ringkv/v1/BucketProps.js';
 import type { CleanupResponse } from './generated/ringkv/v1/CleanupResponse.js';
 import type { Endpoint } from './generated/ringkv/v1/Endpoint.js';
@@ -138,6 +139,11 @@ export interface Refusal {
   readonly details: string;
 }
 
+/** Admin ListBuckets: every bucket `table` holds, the default one first. */
+export function bucketsReply(table: BucketTable): ListBucketsResponse {
+  return { buckets: table.list().map(bucketOut) };
+}
+
 /** Admin Status: members as this node sees them; `replicas` 0 is the cluster's N. */
 export function statusReply(node: AdminDeps, replicas: number): StatusResponse | Refusal {
   const n = replicasOf(replicas, node.config.replicas);
@@ -242,6 +248,6 @@ export function adminService(node: AdminDeps): ServiceHandlers<'ringkv.v1.Admin'
       if (info === undefined) throw new BucketError('BK_UNKNOWN', `there is no bucket ${name}`);
       return { bucket: bucketOut(info), lagging: [] };
     }),
-    ListBuckets: operator(async () => ({ buckets: node.bucketSync.table.list().map(bucketOut) })),
+    ListBuckets: operator(async () => bucketsReply(node.bucketSync.table)),
   };
 }

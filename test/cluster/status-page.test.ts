@@ -96,6 +96,9 @@ describe('the HTTP port: metrics, JSON and the status page', () => {
     expect(ring.pending).toEqual([]);
     const events = JSON.parse((await get(`http://${http.get('n1')}/api/events`)).text) as { events: { msg: string; peer?: string }[] };
     expect(events.events.some((e) => e.msg === 'peer discovered' && e.peer === 'n2')).toBe(true);
+    await cluster.node('n2').admin().createBucket('carts', { n: 2, ttlMs: 3_600_000 });
+    const buckets = JSON.parse((await get(`http://${http.get('n1')}/api/buckets`)).text) as { buckets: { name: string; props: { n: number; ttlMs: number } }[] };
+    expect(buckets.buckets.map((b) => [b.name, b.props.n, Number(b.props.ttlMs)])).toEqual([['default', 3, 0], ['carts', 2, 3_600_000]]);
 
     const base = `http://${http.get('n1')}`;
     expect((await get(`${base}/api/status?replicas=x`)).status).toBe(400);
@@ -147,6 +150,8 @@ describe('the HTTP port: metrics, JSON and the status page', () => {
       expect(await page.locator('#ring path.pending').count()).toBe(0);
       expect(await page.locator('#events li').first().textContent()).toMatch(/peer/);
       expect(await page.locator('#cluster').textContent()).toBe('ringkv');
+      expect(await page.$$eval('#buckets tbody tr', (rs) => rs.map((r) => r.getAttribute('data-bucket')))).toEqual(['default', 'carts']);
+      expect(await page.locator('#buckets tr[data-bucket="carts"]').textContent()).toMatch(/carts\s*2\s*quorum \(2\)\s*quorum \(2\)\s*1h\s*siblings/);
     });
 
     it('shows a join in progress: the joiner, its pending ranges on the ring and its transfer', async () => {

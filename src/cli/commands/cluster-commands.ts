@@ -19,9 +19,9 @@ export function statusCommand(program: Command): void {
     .option('-n, --replicas <n>', "replicas per key for effective ownership (default: the cluster's N)", positiveInt(16))
     .option('--json', 'print JSON instead of a table')
     .action(async (opts: { node: string; replicas?: number; json?: boolean }) => {
+      if (opts.json) return console.log(JSON.stringify(await withAdmin(opts.node, (c) => c.status(opts.replicas ?? 0)), null, 2));
       // A node of a release without buckets answers ListBuckets UNIMPLEMENTED: its status alone then.
       const [s, buckets] = await withAdmin(opts.node, (c) => Promise.all([c.status(opts.replicas ?? 0), c.listBuckets().catch(() => undefined)]));
-      if (opts.json) return console.log(JSON.stringify({ ...s, ...(buckets ? { buckets } : {}) }, null, 2));
       console.log(formatStatus(s));
       if (buckets !== undefined) console.log(`\nBuckets:\n${formatBuckets(buckets)}`);
     });

@@ -7,6 +7,7 @@
  *   GET /api/ring        what `ringkv ring --json` prints, plus the pending ranges
  *   GET /api/transfers   what `ringkv transfers --json` gathers from every member
  *   GET /api/events      this node's last membership events, oldest first
+ *   GET /api/buckets     what `ringkv bucket list --json` prints: the buckets this node knows
  *
  * The JSON is the Admin service's replies passed through the same protobuf encoding a
  * gRPC client decodes, so the page and the CLI read the very same fields.
@@ -27,6 +28,7 @@ import type { Logger } from 'pino';
 import { serviceClient } from '../../transport/protos.js';
 import type { NodeMetrics } from './metrics.js';
 import type { Refusal } from '../../transport/admin-service.js';
+import type { ListBucketsResponse } from '../../transport/generated/ringkv/v1/ListBucketsResponse.js';
 import type { RingResponse } from '../../transport/generated/ringkv/v1/RingResponse.js';
 import type { StatusResponse } from '../../transport/generated/ringkv/v1/StatusResponse.js';
 import type { RecordedEvent } from '../membership-log.js';
@@ -39,6 +41,8 @@ export interface HttpDeps {
   status(replicas: number): StatusResponse | Refusal;
   ring(replicas: number): RingResponse | Refusal;
   events(): readonly RecordedEvent[];
+  /** The buckets this node knows (Admin ListBuckets' reply). */
+  buckets(): ListBucketsResponse;
   /** Every member's transfers, and who did not answer (/api/transfers). */
   transfers(): Promise<{ replies: unknown[]; unreachable: string[] }>;
   /** Why this request may not read the node's state (logged by the callee), or undefined when it may. */
@@ -47,13 +51,13 @@ export interface HttpDeps {
 }
 
 /** An Admin reply as a gRPC client decodes it: encoded and decoded with the method's own (de)serializers. */
-function asDecoded(method: string, reply: StatusResponse | RingResponse): unknown {
+function asDecoded(method: string, reply: StatusResponse | RingResponse | ListBucketsResponse): unknown {
   const def = (serviceClient('ringkv.v1.Admin').service as grpc.ServiceDefinition)[method];
   if (def === undefined) throw new Error(`no Admin method ${method}`);
   return def.responseDeserialize(def.responseSerialize(reply));
 }
 
-function isRefusal(r: StatusResponse | RingResponse | Refusal): r is Refusal {
+function isRefusal(r: StatusResponse | RingResponse | ListBucketsResponse | Refusal): r is Refusal {
   return 'code' in r && typeof r.code === 'number' && typeof r.details === 'string';
 }
 
@@ -133,8 +137,10 @@ export class HttpServer {
         }
         case '/api/events':
           return this.#json(res, 200, { events: this.deps.events() });
+        case '/api/buckets':
+          return this.#reply(res, 'ListBuckets', this.deps.buckets());
         default:
-          return this.#send(res, 404, 'text/plain', `nothing at ${url.pathname}: try / (status page), /metrics, /api/status, /api/ring, /api/transfers or /api/events\n`);
+          return this.#send(res, 404, 'text/plain', `nothing at ${url.pathname}: try / (status page), /metrics, /api/status, /api/ring, /api/transfers, /api/events or /api/buckets\n`);
       }
     } catch (e) {
       this.deps.log.warn({ err: e, path: url.pathname }, 'HTTP request failed');
@@ -143,7 +149,7 @@ export class HttpServer {
     }
   }
 
-  #reply(res: ServerResponse, method: string, reply: StatusResponse | RingResponse | Refusal): void {
+  #reply(res: ServerResponse, method: string, reply: StatusResponse | RingResponse | ListBucketsResponse | Refusal): void {
     if (isRefusal(reply)) return this.#json(res, httpStatus(reply.code), { error: reply.details });
     this.#json(res, 200, asDecoded(method, reply));
   }
