@@ -84,6 +84,13 @@ describe('buckets on a cluster', () => {
     expect(bad.stderr).toMatch(/the n of bucket sessions is 3 and cannot change/);
     const none = await cli('bucket', 'set', 'sessions', ...node);
     expect([none.code, none.stderr]).toEqual([1, expect.stringContaining('name a property to change')]);
+    expect((await cli('put', 'cli-key', 'in sessions', '--bucket', 'sessions', ...node)).code).toBe(0);
+    expect((await cli('get', 'cli-key', '--bucket', 'sessions', ...node)).stdout).toMatch(/^in sessions\n/);
+    expect((await cli('get', 'cli-key', ...node)).stdout).toMatch(/^cli-key: not found/);
+    expect((await cli('del', 'cli-key', '--bucket', 'sessions', ...node)).stdout).toBe('deleted cli-key\n');
+    expect((await cli('getendpoints', 'cli-key', '--bucket', 'sessions', ...node)).stdout).toMatch(/^key cli-key: token [0-9a-f]{16}, N=3$/m);
+    const unknown = await cli('get', 'cli-key', '--bucket', 'nope', ...node);
+    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('there is no bucket nope: create it first')]);
     const ttl = await cli('bucket', 'create', 'x', '--ttl', '3 weeks', ...node);
     expect([ttl.code, ttl.stderr]).toEqual([1, expect.stringContaining('expected a duration like 30s')]);
   }, 90_000);

@@ -9,7 +9,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { withClient } from '../calls.js';
 import { EXIT } from '../exit.js';
 import { formatGet, showValue } from '../format.js';
-import { DEFAULT_NODE, nodeAddress, positiveInt } from '../arguments.js';
+import { DEFAULT_NODE, duration, nodeAddress, positiveInt } from '../arguments.js';
 
 /** R or W: 0 is a majority of N, as the node takes it; the node checks the upper bound against its N. */
 function quorum(value: string): number {
@@ -41,6 +41,7 @@ interface KvOpts {
   deadlineMs: number;
   exitCode?: boolean;
   requestId?: Buffer;
+  bucket: string;
 }
 
 const QUORUM_HELP = '0 or unset: a majority of N';
@@ -52,6 +53,7 @@ function kvCommand(program: Command, name: string, description: string): Command
     .description(description)
     .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
     .option('--deadline-ms <ms>', 'deadline of the request', positiveInt(600_000), 5000)
+    .option('--bucket <name>', "the key's bucket (ringkv bucket list; default: the default bucket)", '')
     .option('--json', 'print JSON');
 }
 
@@ -63,12 +65,13 @@ export function putCommand(program: Command): void {
     .option('--context <base64>', 'context printed by `ringkv get`', context)
     .option('--w <w>', `replicas that must acknowledge (1..N; ${QUORUM_HELP})`, quorum)
     .option('--request-id <id>', REQUEST_ID_HELP, requestId)
+    .option('--ttl <duration>', "the value expires after this long, like 30s, 12h or 7d (default: the bucket's TTL, if any)", duration)
     .addHelpText('after', '\nThe value is VALUE as UTF-8 text, or the bytes of --file PATH, or, with neither, of stdin when it is not a terminal:\n  ringkv put photo --file photo.jpg\n  ringkv put config < config.json\nA VALUE that starts with @ is stored as that text (use --file for a file).')
-    .action(async (key: string, arg: string | undefined, o: KvOpts & { file?: string }) => {
+    .action(async (key: string, arg: string | undefined, o: KvOpts & { file?: string; ttl?: number }) => {
       const { readValue } = await import('../values.js');
       const { value, note } = await readValue({ arg, file: o.file, stdin: process.stdin });
       if (note !== undefined) console.error(note);
-      const r = await withClient(o, (c) => c.put(key, value, { context: o.context, w: o.w, ...(o.requestId ? { requestId: o.requestId } : {}) }));
+      const r = await withClient(o, (c) => c.put(key, value, { context: o.context, w: o.w, bucket: o.bucket, ttlMs: o.ttl, ...(o.requestId ? { requestId: o.requestId } : {}) }));
       const ctx = r.context.toString('base64');
       console.log(o.json ? JSON.stringify({ context: ctx }) : `ok\ncontext: ${ctx}`);
     });
@@ -86,7 +89,7 @@ export function getCommand(program: Command): void {
       `\nExit codes: 0 found (or not found, without --exit-code); ${EXIT.error} an error; ${EXIT.notFound} not found, with --exit-code; ${EXIT.siblings} --out of a key with siblings and no --sibling (nothing written).\n  ringkv get photo --out photo.jpg\n  ringkv get photo --out - > photo.jpg     # the context goes to stderr`,
     )
     .action(async (key: string, o: KvOpts & { out?: string; sibling?: number }) => {
-      const r = await withClient(o, (c) => c.get(key, { r: o.r }));
+      const r = await withClient(o, (c) => c.get(key, { r: o.r, bucket: o.bucket }));
       const { chooseValue, writeValue } = await import('../values.js');
       if (!r.found && o.exitCode) process.exitCode = EXIT.notFound;
       const ctx = r.context.toString('base64');
@@ -114,8 +117,8 @@ export function delCommand(program: Command): void {
     .addHelpText('after', `\nExit codes: 0 deleted (or nothing to delete, without --exit-code); ${EXIT.error} an error; ${EXIT.notFound} nothing to delete, with --exit-code.`)
     .action(async (key: string, o: KvOpts) => {
       const found = await withClient(o, async (c) => {
-        const read = o.context === undefined ? await c.get(key) : undefined;
-        await c.delete(key, { context: o.context ?? read!.context, w: o.w, ...(o.requestId ? { requestId: o.requestId } : {}) });
+        const read = o.context === undefined ? await c.get(key, { bucket: o.bucket }) : undefined;
+        await c.delete(key, { context: o.context ?? read!.context, w: o.w, bucket: o.bucket, ...(o.requestId ? { requestId: o.requestId } : {}) });
         return read?.found ?? true;
       });
       if (!found && o.exitCode) process.exitCode = EXIT.notFound;
