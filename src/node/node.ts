@@ -252,8 +252,14 @@ export class RingkvNode {
   #metricSources(): ConstructorParameters<typeof NodeMetrics>[0] {
     const gossiper = this.gossiper;
     const own = (name: string): number => Number(field(gossiper.state(this.id)!, name) ?? '0');
+    let buckets = { digest: '', byName: new Map<string, number>() };
     return {
       counters: () => this.counters(),
+      // Rebuilt when the table changes: it is read on every client request.
+      buckets: () => {
+        if (buckets.digest !== this.buckets.digest()) buckets = { digest: this.buckets.digest(), byName: new Map(this.buckets.list().map((b) => [b.name, b.props.n])) };
+        return buckets.byName;
+      },
       members: () => {
         const removed = this.removed;
         const now = performance.now();

@@ -139,9 +139,9 @@ export class Replication {
   addServices(
     server: grpc.Server,
     wrap: (impl: grpc.UntypedServiceImplementation, role: 'coordinator') => grpc.UntypedServiceImplementation,
-    observe: (operation: string, role: 'coordinator' | 'replica', code: string, seconds: number, siblings?: number) => void,
+    observe: (operation: string, role: 'coordinator' | 'replica', code: string, seconds: number, siblings?: number, bucket?: string) => void,
   ): void {
-    this.#keyValue = new KeyValueService(this.coordinator, this.deps.buckets, (op, code, seconds, siblings) => observe(op, 'coordinator', code, seconds, siblings));
+    this.#keyValue = new KeyValueService(this.coordinator, this.deps.buckets, (op, code, seconds, siblings, bucket) => observe(op, 'coordinator', code, seconds, siblings, bucket));
     server.addService(this.#keyValue.definition(), this.#keyValue.implementation((impl) => wrap(impl, 'coordinator')));
     this.#server = new ReplicaServer(this.#local, {
       refuse: this.deps.refuseReplicaCalls,

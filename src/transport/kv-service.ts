@@ -32,8 +32,8 @@ function unary<Req, Res>(fn: (req: Req, deadline: number | undefined) => Promise
   };
 }
 
-/** Told of each stream call done: its operation, gRPC code name, seconds taken, and a get's sibling count. */
-export type KvObserver = (operation: string, code: string, seconds: number, siblings?: number) => void;
+/** Told of each stream call done: its operation, gRPC code name, seconds taken, a get's sibling count, and the bucket it named. */
+export type KvObserver = (operation: string, code: string, seconds: number, siblings: number | undefined, bucket: string) => void;
 
 /** The KeyValue service: unary calls (through `wrap`, which times them) and the stream (each call told to `observe`). */
 export class KeyValueService {
@@ -59,7 +59,7 @@ export class KeyValueService {
           const st = toStatus(e);
           reply = { id: c.id, op: 'error', code: st.code ?? grpc.status.UNKNOWN, details: st.details ?? '' };
         }
-        observe?.(c.op, reply.op === 'error' ? codeName(reply.code) : 'OK', (performance.now() - started) / 1000, reply.op === 'get' && reply.found ? reply.values.length : undefined);
+        observe?.(c.op, reply.op === 'error' ? codeName(reply.code) : 'OK', (performance.now() - started) / 1000, reply.op === 'get' && reply.found ? reply.values.length : undefined, c.bucket);
         return reply;
       },
     };

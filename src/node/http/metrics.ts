@@ -30,6 +30,8 @@ export interface MetricSources {
   repair(): { running: boolean; ranges: number; done: number; failed: number; backgroundRanges: number; backgroundBytes: number };
   /** The certificate in use: its subject and when it expires (ms since the epoch); undefined with TLS off. */
   certificate(): { subject: string; validTo: number } | undefined;
+  /** The buckets this node knows, with their N: the only `bucket` label values (others: 'unknown'), so cardinality stays bounded. */
+  buckets(): ReadonlyMap<string, number>;
 }
 
 /** Seconds: 0.25 ms to 10 s, the range a quorum request on a LAN spans up to its timeout. */
@@ -40,6 +42,8 @@ export class NodeMetrics {
   readonly #latency: Histogram<'operation' | 'role'>;
   readonly #requests: Counter<'operation' | 'role' | 'code'>;
   readonly #siblings: Histogram;
+  readonly #bucketRequests: Counter<'bucket' | 'operation' | 'code'>;
+  readonly #knownBuckets: () => ReadonlyMap<string, number>;
   readonly gossipRounds: Counter;
 
   constructor(sources: MetricSources) {
@@ -65,6 +69,23 @@ export class NodeMetrics {
       registers,
     });
     this.gossipRounds = new Counter({ name: 'ringkv_gossip_rounds_total', help: 'Gossip rounds this node started', registers });
+    this.#bucketRequests = new Counter({
+      name: 'ringkv_bucket_requests_total',
+      help: "Client requests this node coordinated, by bucket, operation and gRPC status code (a bucket the node does not know: 'unknown')",
+      labelNames: ['bucket', 'operation', 'code'],
+      registers,
+    });
+    this.#knownBuckets = sources.buckets;
+    new Gauge({
+      name: 'ringkv_bucket_replicas',
+      help: 'Replicas per key (N) of each bucket this node knows',
+      labelNames: ['bucket'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [bucket, n] of sources.buckets()) this.set({ bucket }, n);
+      },
+    });
 
     // Totals the coordinator and hint delivery already keep, exposed as counters.
     const fromCounters = (name: string, help: string, key: string): void => {
@@ -206,7 +227,9 @@ export class NodeMetrics {
         const end = this.#latency.startTimer({ operation, role });
         unary(call, (err, value, ...rest) => {
           end();
-          this.#requests.inc({ operation, role, code: err ? codeName((err as grpc.ServiceError).code) : 'OK' });
+          const code = err ? codeName((err as grpc.ServiceError).code) : 'OK';
+          this.#requests.inc({ operation, role, code });
+          if (role === 'coordinator') this.#countBucket((call.request as { bucket?: unknown } | undefined)?.bucket, operation, code);
           if (!err && operation === 'get' && role === 'coordinator') {
             const values = (value as { values?: unknown[] } | undefined)?.values;
             if (values !== undefined && values.length > 0) this.#siblings.observe(values.length);
@@ -219,10 +242,17 @@ export class NodeMetrics {
   }
 
   /** Count and time one request that was not a unary call: a call on a client's or a peer's stream (a get's sibling count with it). */
-  observe(operation: string, role: 'coordinator' | 'replica', code: string, seconds: number, siblings?: number): void {
+  observe(operation: string, role: 'coordinator' | 'replica', code: string, seconds: number, siblings?: number, bucket?: string): void {
     this.#latency.observe({ operation, role }, seconds);
     this.#requests.inc({ operation, role, code });
+    if (role === 'coordinator') this.#countBucket(bucket, operation, code);
     if (siblings !== undefined && siblings > 0) this.#siblings.observe(siblings);
+  }
+
+  /** A client request in `bucket` (as the request named it: '' is the default bucket). */
+  #countBucket(bucket: unknown, operation: string, code: string): void {
+    const name = bucket === undefined || bucket === '' ? 'default' : String(bucket);
+    this.#bucketRequests.inc({ bucket: this.#knownBuckets().has(name) ? name : 'unknown', operation, code });
   }
 
   /** The text Prometheus scrapes. */

@@ -23,6 +23,7 @@ function sources(over: Partial<MetricSources> = {}): MetricSources {
     streams: () => ({ pulls: { active: 2, waiting: 5 }, receivedBytes: 100, receivedKeys: 3, outgoing: 1, outgoingBytes: 50 }),
     repair: () => ({ running: true, ranges: 10, done: 4, failed: 1, backgroundRanges: 0, backgroundBytes: 0 }),
     certificate: () => undefined,
+    buckets: () => new Map([['default', 3], ['carts', 5]]),
     ...over,
   };
 }
@@ -58,6 +59,25 @@ describe('NodeMetrics', () => {
     // A streaming handler (one argument) is left as it is.
     expect(impl.stream).toBeTypeOf('function');
     expect((impl.stream as (...a: unknown[]) => unknown).length).toBe(1);
+  });
+
+  it('counts client requests by bucket, only under the names of buckets the node knows', async () => {
+    const m = new NodeMetrics(sources());
+    const impl = m.instrument({ put: (_c: unknown, cb: Cb) => cb(null, {}) } as unknown as grpc.UntypedServiceImplementation, 'coordinator');
+    await call(impl.put, { bucket: 'carts' });
+    await call(impl.put, { bucket: '' });
+    await call(impl.put, { bucket: 'made-up-1' });
+    m.observe('get', 'coordinator', 'OK', 0.001, undefined, 'made-up-2');
+    m.observe('get', 'coordinator', 'NOT_FOUND', 0.001, undefined, 'carts');
+    m.observe('merge', 'replica', 'OK', 0.001);
+    const text = await m.text();
+    expect(text).toMatch(/^ringkv_bucket_requests_total\{bucket="carts",operation="put",code="OK"\} 1$/m);
+    expect(text).toMatch(/^ringkv_bucket_requests_total\{bucket="default",operation="put",code="OK"\} 1$/m);
+    expect(text).toMatch(/^ringkv_bucket_requests_total\{bucket="unknown",operation="put",code="OK"\} 1$/m);
+    expect(text).toMatch(/^ringkv_bucket_requests_total\{bucket="unknown",operation="get",code="OK"\} 1$/m);
+    expect(text).toMatch(/^ringkv_bucket_requests_total\{bucket="carts",operation="get",code="NOT_FOUND"\} 1$/m);
+    expect(text).not.toMatch(/made-up|ringkv_bucket_requests_total\{[^}]*operation="merge"/);
+    expect(text).toMatch(/^ringkv_bucket_replicas\{bucket="carts"\} 5$/m);
   });
 
   it('reads the sources when scraped', async () => {
