@@ -25,7 +25,8 @@ function deadlineOf<Req, Res>(call: grpc.ServerUnaryCall<Req, Res>): number | un
 
 function unary<Req, Res>(fn: (req: Req, deadline: number | undefined) => Promise<Res>) {
   return (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
-    fn(call.request, deadlineOf(call)).then(
+    // Through a promise: a request refused as it is read (a bad bucket) rejects, it does not throw out of the handler.
+    Promise.resolve(call.request).then((req) => fn(req, deadlineOf(call))).then(
       (res) => cb(null, res),
       (e: unknown) => cb(toStatus(e)),
     );
