@@ -7,7 +7,7 @@
  * - the key's two zone-b primaries killed (and seen down): pw=2 fails with UNAVAILABLE at
  *   once, while w=2 node_confirms=2 succeeds on the primary left and a fallback, and reads
  *   back; zone_confirms=2 fails clearly (every node up is in zone a); node_confirms=4 is
- *   INVALID_ARGUMENT (N=3); the same through the CLI's flags;
+ *   INVALID_ARGUMENT (N=3); the same through unary calls and the CLI's flags;
  * - a fallback killed too (two of the key's targets left): node_confirms=3 fails.
  */
 import { execFile } from 'node:child_process';
@@ -101,6 +101,15 @@ describe('confirmations on a 5-node cluster in two zones (N=3)', () => {
       expect(zone?.details).toMatch(/cannot meet zone_confirms=2 \(only 1 zone up\).*Up: n\d \(a\), n\d \(a, for n[45]\), n\d \(a, for n[45]\)/);
       // The delete is held to the same rules.
       expect((await statusOf(client.delete(k, { pw: 2 })))?.code).toBe(S.UNAVAILABLE);
+      // And the unary calls as the stream.
+      const unary = new Client({ nodes: [coordinator.address], tokenAware: false, streaming: false });
+      try {
+        expect((await statusOf(unary.put(k, 'u', { pw: 2 })))?.details).toMatch(/cannot meet pw=2 \(only 1 primary up\)/);
+        expect((await statusOf(unary.delete(k, { zoneConfirms: 2 })))?.details).toMatch(/cannot meet zone_confirms=2 \(only 1 zone up\)/);
+        expect((await statusOf(unary.put(k, 'u', { nodeConfirms: 4 })))?.code).toBe(S.INVALID_ARGUMENT);
+      } finally {
+        unary.close();
+      }
 
       // The same through the CLI's flags.
       const viaCli = await cli('put', k, 'cli', '--node', coordinator.address, '--pw', '2');
