@@ -126,7 +126,7 @@ export function awaitQuorum<T>(calls: readonly QuorumCall<T>[], needed: number |
   const acked = [...(confirm?.acked ?? [])];
   const meets = (nodes: Iterable<string>): boolean => confirm === undefined || unmetConfirms(confirm.rules, confirmsOf(nodes, confirm.facts)).length === 0;
   const enough = (): boolean => need.every((n, g) => ok[g]! >= n) && meets(acked);
-  const hopeless = (): boolean => need.some((n, g) => ok[g]! + open[g]! < n) || !meets([...acked, ...waiting.values()]);
+  const hopeless = (): boolean => need.some((n, g) => ok[g]! + open[g]! < n) || (confirm !== undefined && !meets([...acked, ...waiting.values()]));
   const settle = (o: Outcome<T>): void => {
     outcomes.push(o);
     if (--unsettled === 0) resolveAll([...outcomes]);
