@@ -123,6 +123,15 @@ export class TestCluster {
     return Promise.all(this.nodes.map((n) => (n.running ? n.status() : Promise.resolve(undefined))));
   }
 
+  /** Wait until every node's view has every node of the cluster normal and up. */
+  async formed(timeoutMs = 90_000): Promise<void> {
+    const n = this.nodes.length;
+    await waitFor(`all ${n} normal and up on every node`, timeoutMs, async () => {
+      const views = await this.views();
+      return views.every((v) => v?.members.length === n && v.members.every((m) => m.status === 'normal' && m.up));
+    }, 250);
+  }
+
   destroy(): void {
     for (const n of this.nodes) n.close();
     rmSync(this.root, { recursive: true, force: true });

@@ -7,9 +7,11 @@
  *   (sloppy quorum, ring/fallbacks.ts).
  * - A write issues its new version on one primary (the dot needs a node that holds the
  *   key's versions: docs/architecture.md), this node when it is one; that primary's record
- *   then goes to every other target in parallel. W acknowledgements answer the client;
- *   the rest finish in the background, and a primary that fails gets a hint here
- *   (as Cassandra's coordinator writes hints for replicas that time out).
+ *   then goes to every other target in parallel. W acknowledgements answer the client
+ *   (once they also show the distinct nodes, zones and primaries the write asks for, if
+ *   any: node_confirms, zone_confirms, pw); the rest finish in the background, and a
+ *   primary that fails gets a hint here (as Cassandra's coordinator writes hints for
+ *   replicas that time out).
  * - A read asks every target and answers after R replies, merged (siblings + one context).
  *   Once all have answered (or the deadline passed), every stale primary is sent the
  *   merged record: read repair. (Fallbacks answer from their hints but are not repaired.)
@@ -23,7 +25,7 @@ import { recordDigest, resolveReplies } from '../storage/index.js';
 import { showKey } from '../storage/kv-errors.js';
 import { ReplicationError } from './replication-errors.js';
 import { LatencyWindow, RecentLatency } from './latency-window.js';
-import { QuorumFailed, awaitQuorum, type Outcome, type QuorumResult } from './quorum.js';
+import { CONFIRM_RULES, QuorumFailed, awaitQuorum, confirmsOf, unmetConfirms, type ConfirmWait, type Confirms, type NodeFacts, type Outcome, type QuorumResult } from './quorum.js';
 import { ReplicaFailure, type ApplyResult, type ReplicaApi } from './replica-api.js';
 
 export interface CoordinatorOptions {
@@ -307,11 +309,13 @@ export class Coordinator {
   async #write(op: 'put' | 'delete', key: Buffer, value: Buffer | null, context: Buffer, o: RequestOptions): Promise<ApplyResult> {
     const n = this.#n(o);
     const w = this.#quorum(o, 'W');
+    const rules = this.#confirmRules(o, n);
     const deadline = this.#deadline(o);
     const { targets, before, after } = this.#writeTargets(op, key, n, w);
     const primaries = targets.filter((t) => t.for === undefined && before.includes(t.id)).map((t) => t.id);
     if (primaries.length === 0)
       throw new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)}: none of its ${n} replicas is up to issue the new version; retry when one is back`);
+    const confirm = rules === undefined ? undefined : this.#confirmable(op, key, rules, targets, before);
     // This node first when it is a replica: one hop fewer.
     primaries.sort((a, b) => (a === this.options.self ? -1 : b === this.options.self ? 1 : 0));
     const { applied, on } = await this.#apply(op, key, value, context, primaries, deadline, o.requestId);
@@ -323,7 +327,7 @@ export class Coordinator {
     if (after !== undefined) this.counters.pendingWrites++;
     const applyCounts = groups(on);
     const needed = after === undefined ? [w - 1] : [w - (applyCounts.includes(0) ? 1 : 0), Math.min(w, after.length) - (applyCounts.includes(1) ? 1 : 0)];
-    const q = awaitQuorum(calls, needed, deadline);
+    const q = awaitQuorum(calls, needed, deadline, confirm && { ...confirm, acked: [on] });
     if (after === undefined) this.#speculateWrite(key, n, applied.record, rest, calls, q, deadline);
     this.#giveUpOnSilence({ ...q, ended: q.reached });
     // Replicas with no target at all (down, and no fallback was up for them): hinted here too.
@@ -334,11 +338,75 @@ export class Coordinator {
       await q.reached;
     } catch (e) {
       if (!(e instanceof QuorumFailed)) throw e;
-      const err = this.#quorumError(op, key, e, w, 'W', 1);
+      const short = confirm && this.#shortOf(confirm.rules, confirm.facts, [on, ...e.outcomes.filter((x) => x.ok).map((x) => x.node)]);
+      const err = this.#quorumError(op, key, e, w, 'W', 1, short);
       if (after !== undefined) err.message += ` (The key's range is moving to ${after.filter((x) => !before.includes(x)).join(', ')}: a write needs W of its current replicas and W of its future ones.)`;
       throw err;
     }
     return applied;
+  }
+
+  /**
+   * A write's confirmation rules (node_confirms, zone_confirms, pw), checked against N and
+   * the zones the cluster's nodes are in; undefined when it asks none.
+   */
+  #confirmRules(o: RequestOptions, n: number): Confirms | undefined {
+    const rules: Confirms = { nodes: o.nodeConfirms ?? 0, zones: o.zoneConfirms ?? 0, primaries: o.pw ?? 0 };
+    for (const { rule, name } of CONFIRM_RULES) {
+      const v = rules[rule];
+      if (!Number.isInteger(v) || v < 0 || v > n) throw new ReplicationError('RK_BAD_ARGUMENT', `${name} must be 0 (no rule) to N=${n}, got ${v}`);
+    }
+    if (rules.nodes === 0 && rules.zones === 0 && rules.primaries === 0) return undefined;
+    if (rules.zones > 1) {
+      const { ring, target } = this.#placement();
+      const zones = [...new Set([...ring.members, ...target.members].map((m) => m.zone))];
+      if (rules.zones > zones.length)
+        throw new ReplicationError(
+          'RK_BAD_ARGUMENT',
+          `zone_confirms=${rules.zones} is more than the ${zones.length} zone(s) the cluster's nodes are in (${zones.map(showZone).join(', ')}); ` +
+            `ask for at most ${zones.length}, or start nodes in more zones (ringkv node --zone)`,
+        );
+    }
+    return rules;
+  }
+
+  /**
+   * What the confirmation rules count of a write's targets (a primary: one of `before`,
+   * the key's current replicas, acknowledging for itself; a zone: the ring's), or
+   * RK_UNAVAILABLE at once, naming the rule, when even every target that is up
+   * acknowledging would not meet it.
+   */
+  #confirmable(op: string, key: Buffer, rules: Confirms, targets: readonly Target[], before: readonly string[]): Omit<ConfirmWait, 'acked'> {
+    const { ring, target } = this.#placement();
+    const facts: NodeFacts = {
+      zoneOf: (id) => ring.member(id)?.zone ?? target.member(id)?.zone ?? '',
+      isPrimary: (id) => before.includes(id) && targets.some((t) => t.id === id && t.for === undefined),
+    };
+    const ids = targets.map((t) => t.id);
+    const short = this.#shortOf(rules, facts, ids, 'up');
+    if (short !== undefined) {
+      const down = before.filter((id) => !ids.includes(id));
+      const stand = targets.filter((t) => t.for !== undefined).map((t) => `${t.id} for ${t.for}`);
+      throw new ReplicationError(
+        'RK_UNAVAILABLE',
+        `${op} of key ${showKey(key)} cannot meet ${short}, even if every target that is up acknowledges. Up: ${describeTargets(targets, facts.zoneOf)}` +
+          `${down.length > 0 ? `; primaries down: ${down.join(', ')}` : ''}${stand.length > 0 ? `; fallbacks (not primaries, so not counted by pw): ${stand.join(', ')}` : ''}. ` +
+          `Retry when nodes are back, or ask for less${rules.primaries > 0 ? ' (node_confirms counts distinct nodes, fallbacks included)' : ''}.`,
+      );
+    }
+    return { rules, facts };
+  }
+
+  /**
+   * The rules `nodes` fall short of, as a message names them (`pw=2 (only 1 primary
+   * acknowledged)`), or undefined when they meet all.
+   */
+  #shortOf(rules: Confirms, facts: NodeFacts, nodes: readonly string[], verb = 'acknowledged'): string | undefined {
+    const got = confirmsOf(nodes, facts);
+    const unmet = unmetConfirms(rules, got);
+    if (unmet.length === 0) return undefined;
+    const what = { primaries: ['primary', 'primaries'], nodes: ['distinct node', 'distinct nodes'], zones: ['zone', 'zones'] };
+    return unmet.map((r) => `${CONFIRM_RULES.find((x) => x.rule === r)!.name}=${rules[r]} (only ${got[r]} ${what[r][got[r] === 1 ? 0 : 1]} ${verb})`).join(' and ');
   }
 
   /** How long a replica call to a peer may go unanswered before a speculative one, ms: its kind's recent p99, clamped. */
@@ -436,10 +504,11 @@ export class Coordinator {
   }
 
   /**
-   * Sloppy quorum for slowness: once the merges have waited their p99 without reaching W,
-   * each replica still silent gets a fallback as if it were down — the next node up that
-   * is not a target, which keeps the record as a hint for it — and the fallback's
-   * acknowledgement counts toward W. (Only for keys whose range is not moving.)
+   * Sloppy quorum for slowness: once the merges have waited their p99 without reaching W
+   * (or the write's confirmations), each replica still silent gets a fallback as if it
+   * were down — the next node up that is not a target, which keeps the record as a hint
+   * for it — and the fallback's acknowledgement counts toward W, node_confirms and
+   * zone_confirms (never pw). (Only for keys whose range is not moving.)
    */
   #speculateWrite(key: Buffer, n: number, record: Buffer, rest: Target[], calls: { node: string; promise: Promise<boolean> }[], q: QuorumResult<boolean>, deadline: number): void {
     const answered = new Set<string>();
@@ -599,24 +668,26 @@ export class Coordinator {
     q.ended.then(() => clearTimeout(timer), () => clearTimeout(timer));
   }
 
-  #quorumError(op: string, key: Buffer, e: QuorumFailed, needed: number, letter: 'R' | 'W', alreadyAcked: number): ReplicationError {
+  /** `short`: the confirmation rules the acknowledgements fell short of (#shortOf), if any. */
+  #quorumError(op: string, key: Buffer, e: QuorumFailed, needed: number, letter: 'R' | 'W', alreadyAcked: number, short?: string): ReplicationError {
     const got = e.succeeded + alreadyAcked;
+    const unmet = short === undefined ? '' : `, and not ${short}`;
     if (e.silent.length > 0) {
       const applied = letter === 'W' ? ` The write was applied on ${got} replica(s) and may still appear in reads.` : '';
-      return new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)} got ${got} of ${letter}=${needed} replies: ${e.silent.join(', ')} stopped answering this node.${applied} Retry on another node.`);
+      return new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)} got ${got} of ${letter}=${needed} replies${unmet}: ${e.silent.join(', ')} stopped answering this node.${applied} Retry on another node.`);
     }
     const failed = e.outcomes.filter((x) => !x.ok) as { node: string; error: unknown }[];
-    if (e.timedOut || failed.some((f) => timedOut(f.error))) return this.#timeout(op, key, got, needed);
+    if (e.timedOut || failed.some((f) => timedOut(f.error))) return this.#timeout(op, key, got, needed, short);
     const why = failed.map((f) => `${f.node}: ${describe(f.error)}`).join('; ');
     const applied = letter === 'W' ? ` The write was applied on ${got} replica(s) and may still appear in reads.` : '';
-    return new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)} got ${got} of ${letter}=${needed} replies (${why}).${applied} Retry.`);
+    return new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)} got ${got} of ${letter}=${needed} replies${unmet} (${why}).${applied} Retry.`);
   }
 
-  #timeout(op: string, key: Buffer, got: number, needed: number): ReplicationError {
+  #timeout(op: string, key: Buffer, got: number, needed: number, short?: string): ReplicationError {
     const write = op !== 'get';
     return new ReplicationError(
       'RK_TIMEOUT',
-      `${op} of key ${showKey(key)} reached ${got} of the ${needed} replicas it needs before the deadline.` +
+      `${op} of key ${showKey(key)} reached ${got} of the ${needed} replicas it needs${short === undefined ? '' : `, and not ${short},`} before the deadline.` +
         (write
           ? ` The write may have been applied on some replicas and may still appear (as in Dynamo and Cassandra): read the key, then retry with its context.`
           : ' Retry, perhaps with a longer deadline.'),
@@ -631,6 +702,16 @@ function unreachable(e: unknown): boolean {
 
 function timedOut(e: unknown): boolean {
   return e instanceof ReplicaFailure && e.kind === 'timeout';
+}
+
+/** A zone as messages show it: the default zone of nodes started without --zone has no name. */
+function showZone(zone: string): string {
+  return zone === '' ? '(no zone)' : zone;
+}
+
+/** Targets with their zones and the primary a fallback stands in for: `n1 (a), n4 (b, for n2)`. */
+function describeTargets(targets: readonly Target[], zoneOf: (id: string) => string): string {
+  return targets.length === 0 ? 'none' : targets.map((t) => `${t.id} (${showZone(zoneOf(t.id))}${t.for === undefined ? '' : `, for ${t.for}`})`).join(', ');
 }
 
 function describe(e: unknown): string {

@@ -1,7 +1,8 @@
 /**
  * Waiting for R or W of a request's replica calls: answer as soon as enough succeeded,
  * fail as soon as enough cannot, and still see every call's outcome (read repair looks
- * at late replies; writes complete in the background).
+ * at late replies; writes complete in the background). A write may also ask what its
+ * acknowledgements show (confirmations: distinct nodes, distinct zones, primaries).
  *
  * Owns: the counting. Must not: decide what a failure means to the client (coordinator.ts).
  */
@@ -47,13 +48,62 @@ export class QuorumFailed extends Error {
 }
 
 /**
+ * What a write's acknowledgements must show besides their number (RequestOptions'
+ * nodeConfirms, zoneConfirms and pw), or, as counted, what some did show: distinct
+ * nodes, distinct zones among those nodes, and primaries among them. A rule of 0 asks
+ * nothing.
+ */
+export interface Confirms {
+  readonly nodes: number;
+  readonly zones: number;
+  readonly primaries: number;
+}
+
+/** What the confirmation rules need to know of an acknowledging node. */
+export interface NodeFacts {
+  zoneOf(node: string): string;
+  /** A primary replica of the key, acknowledging for itself (not a fallback standing in for one). */
+  isPrimary(node: string): boolean;
+}
+
+/** The rules, in the order messages name them, with their names on the wire. */
+export const CONFIRM_RULES: readonly { readonly rule: keyof Confirms; readonly name: string }[] = [
+  { rule: 'primaries', name: 'pw' },
+  { rule: 'nodes', name: 'node_confirms' },
+  { rule: 'zones', name: 'zone_confirms' },
+];
+
+/** What acknowledgements from `nodes` confirm: each node counted once, however many of the calls it answered. */
+export function confirmsOf(nodes: Iterable<string>, facts: NodeFacts): Confirms {
+  const distinct = [...new Set(nodes)];
+  return { nodes: distinct.length, zones: new Set(distinct.map((id) => facts.zoneOf(id))).size, primaries: distinct.filter((id) => facts.isPrimary(id)).length };
+}
+
+/** The rules of `rules` that `got` falls short of. */
+export function unmetConfirms(rules: Confirms, got: Confirms): (keyof Confirms)[] {
+  return CONFIRM_RULES.filter(({ rule }) => got[rule] < rules[rule]).map(({ rule }) => rule);
+}
+
+/**
+ * Confirmation rules for awaitQuorum: `acked`, the nodes whose acknowledgement is in
+ * before any call (the replica that issued the version).
+ */
+export interface ConfirmWait {
+  readonly rules: Confirms;
+  readonly facts: NodeFacts;
+  readonly acked: readonly string[];
+}
+
+/**
  * Wait for `needed` successes. With several groups (`needed` an array, each call naming
  * the groups its success counts in; by default group 0), every group must reach its
  * count: how a write to a moving range counts W on the current replicas and W on the
- * future ones. Fails as soon as some group can no longer reach its count. Calls may be
- * added while waiting (`add`).
+ * future ones. With `confirm`, the nodes that succeeded (and `confirm.acked`) must also
+ * meet its rules. Fails as soon as some group can no longer reach its count, or the nodes
+ * that succeeded and those still pending can no longer meet a rule. Calls may be added
+ * while waiting (`add`).
  */
-export function awaitQuorum<T>(calls: readonly QuorumCall<T>[], needed: number | readonly number[], deadline: number): QuorumResult<T> {
+export function awaitQuorum<T>(calls: readonly QuorumCall<T>[], needed: number | readonly number[], deadline: number, confirm?: ConfirmWait): QuorumResult<T> {
   const need = typeof needed === 'number' ? [needed] : needed;
   const groupsOf = (c: { groups?: readonly number[] }): readonly number[] => c.groups ?? ZERO;
   const ok = need.map(() => 0);
@@ -73,8 +123,10 @@ export function awaitQuorum<T>(calls: readonly QuorumCall<T>[], needed: number |
     clearTimeout(timer);
     fn();
   };
-  const enough = (): boolean => need.every((n, g) => ok[g]! >= n);
-  const hopeless = (): boolean => need.some((n, g) => ok[g]! + open[g]! < n);
+  const acked = [...(confirm?.acked ?? [])];
+  const meets = (nodes: Iterable<string>): boolean => confirm === undefined || unmetConfirms(confirm.rules, confirmsOf(nodes, confirm.facts)).length === 0;
+  const enough = (): boolean => need.every((n, g) => ok[g]! >= n) && meets(acked);
+  const hopeless = (): boolean => need.some((n, g) => ok[g]! + open[g]! < n) || (confirm !== undefined && !meets([...acked, ...waiting.values()]));
   const settle = (o: Outcome<T>): void => {
     outcomes.push(o);
     if (--unsettled === 0) resolveAll([...outcomes]);
@@ -91,6 +143,7 @@ export function awaitQuorum<T>(calls: readonly QuorumCall<T>[], needed: number |
           ok[g]!++;
           open[g]!--;
         }
+        acked.push(call.node);
         settle({ node: call.node, ok: true, value });
         if (enough()) finish(() => resolveReached(outcomes.filter((x) => x.ok)));
       },

@@ -2,7 +2,7 @@
  * The key/value commands: `put`, `get` and `del` (alias `delete`), each a call to one
  * node with a deadline; values in and out as bytes (values.ts).
  *
- * Owns: their flags, the checks of their values (R, W, context, request id), what they
+ * Owns: their flags, the checks of their values (R, W, confirmations, context, request id), what they
  * print and their exit codes. Must not: import at load what only the actions need.
  */
 import { InvalidArgumentError, type Command } from 'commander';
@@ -15,6 +15,13 @@ import { DEFAULT_NODE, duration, nodeAddress, positiveInt } from '../arguments.j
 function quorum(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isInteger(n) || n < 0 || n > 16) throw new InvalidArgumentError(`expected 0 (a majority) or a whole number from 1 to N, got "${value}"`);
+  return n;
+}
+
+/** node_confirms, zone_confirms or pw: 0 is no rule; the node checks the upper bound against its N and zones. */
+function confirms(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n) || n < 0 || n > 16) throw new InvalidArgumentError(`expected 0 (no rule) or a whole number from 1 to N, got "${value}"`);
   return n;
 }
 
@@ -42,10 +49,25 @@ interface KvOpts {
   exitCode?: boolean;
   requestId?: Buffer;
   bucket: string;
+  nodeConfirms?: number;
+  zoneConfirms?: number;
+  pw?: number;
 }
 
 const QUORUM_HELP = '0 or unset: a majority of N';
 const REQUEST_ID_HELP = 'the write\'s request id (text, 1 to 64 bytes): the same write sent again with it, from any script or node, is applied once; for retrying a write whose outcome is unknown';
+
+/** A put's or delete's confirmation flags (docs/reads-and-writes.md#confirmations). */
+function confirmFlags(c: Command): Command {
+  return c
+    .option('--node-confirms <n>', 'acknowledgements must come from N distinct nodes, fallbacks included (0 or unset: no rule)', confirms)
+    .option('--zone-confirms <n>', 'acknowledgements must come from N distinct zones (0 or unset: no rule)', confirms)
+    .option('--pw <n>', 'acknowledgements must include N primary replicas, not fallbacks (0 or unset: no rule)', confirms);
+}
+
+function confirmsOf(o: KvOpts): { nodeConfirms?: number; zoneConfirms?: number; pw?: number } {
+  return { nodeConfirms: o.nodeConfirms, zoneConfirms: o.zoneConfirms, pw: o.pw };
+}
 
 function kvCommand(program: Command, name: string, description: string): Command {
   return program
@@ -58,7 +80,7 @@ function kvCommand(program: Command, name: string, description: string): Command
 }
 
 export function putCommand(program: Command): void {
-  kvCommand(program, 'put', 'write KEY = VALUE; with --context (from get) it replaces what that get saw, without it is a sibling of any value there')
+  confirmFlags(kvCommand(program, 'put', 'write KEY = VALUE; with --context (from get) it replaces what that get saw, without it is a sibling of any value there'))
     .argument('<key>')
     .argument('[value]', 'the value as text (UTF-8); without it, --file PATH or stdin gives the bytes')
     .option('--file <path>', 'read the value\'s bytes from PATH ("-": stdin), up to 1 MiB')
@@ -71,7 +93,7 @@ export function putCommand(program: Command): void {
       const { readValue } = await import('../values.js');
       const { value, note } = await readValue({ arg, file: o.file, stdin: process.stdin });
       if (note !== undefined) console.error(note);
-      const r = await withClient(o, (c) => c.put(key, value, { context: o.context, w: o.w, bucket: o.bucket, ttlMs: o.ttl, ...(o.requestId ? { requestId: o.requestId } : {}) }));
+      const r = await withClient(o, (c) => c.put(key, value, { context: o.context, w: o.w, bucket: o.bucket, ttlMs: o.ttl, ...confirmsOf(o), ...(o.requestId ? { requestId: o.requestId } : {}) }));
       const ctx = r.context.toString('base64');
       console.log(o.json ? JSON.stringify({ context: ctx }) : `ok\ncontext: ${ctx}`);
     });
@@ -107,7 +129,7 @@ export function getCommand(program: Command): void {
 }
 
 export function delCommand(program: Command): void {
-  kvCommand(program, 'del', 'delete KEY: a tombstone that supersedes what its context saw; a concurrent put survives it')
+  confirmFlags(kvCommand(program, 'del', 'delete KEY: a tombstone that supersedes what its context saw; a concurrent put survives it'))
     .alias('delete')
     .argument('<key>')
     .option('--context <base64>', 'context printed by `ringkv get`; default: read the key first and delete what that read saw', context)
@@ -118,7 +140,7 @@ export function delCommand(program: Command): void {
     .action(async (key: string, o: KvOpts) => {
       const found = await withClient(o, async (c) => {
         const read = o.context === undefined ? await c.get(key, { bucket: o.bucket }) : undefined;
-        await c.delete(key, { context: o.context ?? read!.context, w: o.w, bucket: o.bucket, ...(o.requestId ? { requestId: o.requestId } : {}) });
+        await c.delete(key, { context: o.context ?? read!.context, w: o.w, bucket: o.bucket, ...confirmsOf(o), ...(o.requestId ? { requestId: o.requestId } : {}) });
         return read?.found ?? true;
       });
       if (!found && o.exitCode) process.exitCode = EXIT.notFound;
