@@ -38,7 +38,8 @@ function deadlineOf<Req, Res>(call: grpc.ServerUnaryCall<Req, Res>): number | un
 
 function unary<Req, Res>(fn: (req: Req, deadline: number | undefined) => Promise<Res>) {
   return (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
-    fn(call.request, deadlineOf(call)).then(
+    // A handler that throws before its first await (a bad bucket name) fails its call as a rejection would, not as UNKNOWN.
+    Promise.resolve().then(() => fn(call.request, deadlineOf(call))).then(
       (res) => cb(null, res),
       (e: unknown) => cb(toStatus(e)),
     );
