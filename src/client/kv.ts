@@ -1,6 +1,7 @@
 /**
  * The typed client of ringkv's KeyValue service (proto/ringkv/v1/kv.proto): put, get and
- * delete, with a deadline on every call, and the tail tolerance of docs/client.md:
+ * delete, and the batches getMany and putMany (unary GetMany/PutMany, per-key results),
+ * with a deadline on every call, and the tail tolerance of docs/client.md:
  *
  * - Token-aware (the default): the client fetches the ring from a node and sends each
  *   request to one of the key's replicas, which then coordinates it with one network hop
