@@ -375,6 +375,11 @@ export class Client {
     return this.#candidates(routingKey(bucket, bytes(key, 'key')));
   }
 
+  /** The addresses a batch of `keys` (of `bucket`) would try, in order: the nodes that are replicas of the most of them first. */
+  batchCandidates(keys: readonly (string | Uint8Array)[], bucket = ''): string[] {
+    return this.#batchCandidates(keys.map((k) => routingKey(bucket, bytes(k, 'key'))));
+  }
+
   /** What the client did since it was made: calls, attempts, hedges and the rest (ClientStats). */
   stats(): ClientStats {
     return { ...this.#stats, extraCalls: this.#stats.attempts - this.#stats.calls };

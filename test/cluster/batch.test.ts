@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
 import { TestCluster } from '../../testkit/node-cluster.js';
 import { waitFor } from '../../testkit/wait.js';
+import { replicasOf } from './topology-check.js';
 
 const LOADED = 3000;
 const BATCH = 100;
@@ -54,6 +55,7 @@ describe('batches during a join', () => {
       // Writers and readers in closed loops, bounded in batches and time, until the join is done.
       let stopping = false, next = 0, batches = 0, readBatches = 0, failedKeys = 0, failedCalls = 0, readFailures = 0;
       const acked: string[] = [];
+      const whyFailed: string[] = [];
       const end = Date.now() + 120_000;
       const going = (): boolean => !stopping && Date.now() < end && batches < 5000;
       const writers = Array.from({ length: 2 }, async () => {
@@ -63,8 +65,9 @@ describe('batches during a join', () => {
             const out = await client.putMany(keys.map((key) => ({ key, value: value(key) })));
             batches++;
             for (const r of out) r.ok ? acked.push(r.key.toString()) : failedKeys++;
-          } catch {
+          } catch (e) {
             failedCalls++;
+            whyFailed.push(`PutMany: ${(e as Error).message}`);
           }
         }
       });
@@ -75,8 +78,9 @@ describe('batches during a join', () => {
             const out = await client.getMany(keys);
             readBatches++;
             readFailures += out.filter((r) => !r.ok || !r.value.found).length;
-          } catch {
+          } catch (e) {
             readFailures += keys.length;
+            whyFailed.push(`GetMany: ${(e as Error).message}`);
           }
         }
       });
@@ -87,15 +91,26 @@ describe('batches during a join', () => {
       await waitFor('batches written after the join completed', 30_000, () => batches >= before + 5 || undefined);
       stopping = true;
       await Promise.all([...writers, ...readers]);
-      console.log(`batches during a join: ${batches} PutMany (${acked.length} keys acknowledged, ${failedKeys} keys failed, ${failedCalls} calls failed); ${readBatches} GetMany (${readFailures} keys failed or not found)`);
+      console.log(`batches during a join: ${batches} PutMany (${acked.length} keys acknowledged, ${failedKeys} keys failed, ${failedCalls} calls failed); ${readBatches} GetMany (${readFailures} keys failed or not found)${whyFailed.length > 0 ? `; calls that failed whole: ${whyFailed.slice(0, 3).join('; ')}` : ''}`);
       expect(acked.length).toBeGreaterThan(10 * BATCH);
       // After the join: every acknowledged key, and every loaded one, with its value.
       const back = await readBack(client, [...loaded, ...acked]);
       expect(back.errors.slice(0, 10)).toEqual([]);
       expect(back.missing.slice(0, 10), 'acknowledged keys not read back').toEqual([]);
-      // n4 took part: it holds some of the keys now (the client reads it as a replica).
+      // Routing: a batch goes first to the node that is a replica of the most of its keys.
       const ring = await n1!.admin().ring(3);
-      expect(ring.ranges.some((r) => r.replicas.includes('n4'))).toBe(true);
+      await client.refreshRing();
+      const addressOf = new Map(cluster.nodes.map((n) => [n.id, n.address]));
+      for (const id of ['n1', 'n2', 'n3', 'n4']) {
+        const theirs = acked.filter((k) => replicasOf(ring, k).includes(id)).slice(0, 90);
+        const others = acked.filter((k) => !replicasOf(ring, k).includes(id)).slice(0, 10);
+        const batch = [...theirs, ...others];
+        const count = (node: string): number => batch.filter((k) => replicasOf(ring, k).includes(node)).length;
+        const best = Math.max(...['n1', 'n2', 'n3', 'n4'].map(count));
+        const first = [...addressOf].find(([, a]) => a === client.batchCandidates(batch)[0])![0];
+        expect(count(first), `${id}'s batch went first to ${first}`).toBe(best);
+        expect(best).toBeGreaterThanOrEqual(90);
+      }
     } finally {
       client.close();
     }
