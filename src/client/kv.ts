@@ -510,7 +510,7 @@ export class Client {
   #batch<T>(keys: readonly Buffer[], o: CallOptions, kind: 'read' | 'write', send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<T>): Promise<T> {
     const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
     this.#refreshIfStale();
-    return this.#attempts(this.#batchCandidates(keys), kind, deadline, undefined, (address) => send(this.#channel(address), { deadline }));
+    return this.#attempts(this.#batchCandidates(keys), kind, deadline, undefined, (address) => send(this.#channel(address), { deadline }), false);
   }
 
   /** Start fetching the ring when the last fetch is older than ringRefreshMs; requests do not wait for it. */
@@ -559,8 +559,12 @@ export class Client {
     return this.#attempts(candidates, req.op === 'get' ? 'read' : 'write', deadline, this.#hedge, (address) => this.#send(address, req, deadline));
   }
 
-  /** The attempts of one call (see #call) at `candidates`, each sent by `send`; hedged after `hedge`'s delay, if any. */
-  #attempts<T>(candidates: readonly string[], kind: 'read' | 'write', deadline: number, hedge: HedgeDelay | undefined, send: (address: string) => Promise<T>): Promise<T> {
+  /**
+   * The attempts of one call (see #call) at `candidates`, each sent by `send`; hedged after
+   * `hedge`'s delay, if any. `timed` false: the answer's time is not the node's latency (a
+   * batch's is many calls'), and does not go into its health figures.
+   */
+  #attempts<T>(candidates: readonly string[], kind: 'read' | 'write', deadline: number, hedge: HedgeDelay | undefined, send: (address: string) => Promise<T>, timed = true): Promise<T> {
     const stats = this.#stats;
     stats.calls++;
     this.#budget.earn();
@@ -595,7 +599,7 @@ export class Client {
         const ended = (ending: Ending): number => {
           out.delete(address);
           const ms = performance.now() - sentAt;
-          this.#health.ended(address, ending, ms);
+          this.#health.ended(address, ending, timed ? ms : NaN);
           return ms;
         };
         send(address).then(
