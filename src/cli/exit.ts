@@ -12,6 +12,8 @@ export const EXIT = {
   notFound: 2,
   /** get --out of a key with siblings and no --sibling to choose one: nothing was written. */
   siblings: 3,
+  /** getmany/putmany: some keys failed (their lines say why); the others succeeded. */
+  someFailed: 4,
 } as const;
 
 /** A failure whose message is ready for the user, with the exit code to leave with. */

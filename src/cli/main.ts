@@ -13,6 +13,7 @@
 
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { getManyCommand, putManyCommand } from './commands/batch-commands.js';
 import { bucketCommand } from './commands/bucket-commands.js';
 import { certsCommand } from './commands/certs-commands.js';
 import { endpointsCommand, ringCommand, statusCommand, transfersCommand } from './commands/cluster-commands.js';
@@ -44,6 +45,8 @@ ringCommand(program);
 putCommand(program);
 getCommand(program);
 delCommand(program);
+getManyCommand(program);
+putManyCommand(program);
 endpointsCommand(program);
 bucketCommand(program);
 decommissionCommand(program);

@@ -65,14 +65,14 @@ export class NodeHealth {
     f.inFlight++;
   }
 
-  /** A call sent `ms` ago to `address` ended so. */
+  /** A call sent `ms` ago to `address` ended so; `ms` NaN: an answer whose time says nothing of the node's latency (a batch's). */
   ended(address: string, ending: Ending, ms: number): void {
     const f = this.#of(address);
     const now = this.options.now();
     f.inFlight = Math.max(0, f.inFlight - 1);
     if (ending === 'timeout') return; // no answer: no progress
     f.progressAt = now;
-    if (ending === 'answered') {
+    if (ending === 'answered' && !Number.isNaN(ms)) {
       f.latency = Number.isNaN(f.latency) ? ms : f.latency + ALPHA * (ms - f.latency);
       f.latencyAt = now;
       this.#typical = Number.isNaN(this.#typical) ? ms : this.#typical + (ALPHA / 4) * (ms - this.#typical);

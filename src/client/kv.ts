@@ -1,6 +1,7 @@
 /**
  * The typed client of ringkv's KeyValue service (proto/ringkv/v1/kv.proto): put, get and
- * delete, with a deadline on every call, and the tail tolerance of docs/client.md:
+ * delete, and the batches getMany and putMany (unary GetMany/PutMany, per-key results),
+ * with a deadline on every call, and the tail tolerance of docs/client.md:
  *
  * - Token-aware (the default): the client fetches the ring from a node and sends each
  *   request to one of the key's replicas, which then coordinates it with one network hop
@@ -27,7 +28,7 @@
 import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { callMetadata, channelCredentials, type ClientSecurity } from '../security/credentials.js';
-import { CLIENT_MAX_SEND_BYTES, NODE_MAX_MESSAGE_BYTES, callUnary, serviceClient, type ServiceClient } from '../transport/protos.js';
+import { NODE_MAX_MESSAGE_BYTES, callUnary, serviceClient, type ServiceClient } from '../transport/protos.js';
 import { BatchedStream, type ClientCodec } from '../transport/batched-stream.js';
 import { decodeKvReplies, encodeKvCalls, kvCallSize, type Confirms, type KvCall, type KvReply } from '../transport/kv-codec.js';
 import { retryAdvice } from '../transport/status.js';
@@ -133,6 +134,26 @@ export interface GetResult {
   readonly found: boolean;
 }
 
+/** One key's outcome in a batch: its result, or the error a call of that key alone would have ended with. */
+export type KeyResult<T> = { readonly key: Buffer; readonly ok: true; readonly value: T } | { readonly key: Buffer; readonly ok: false; readonly error: grpc.ServiceError };
+
+/** One put of a putMany: as put()'s key, value and context, with its own request id (default: a new one) and TTL. */
+export interface PutItem {
+  readonly key: string | Uint8Array;
+  readonly value: string | Uint8Array;
+  readonly context?: Uint8Array;
+  readonly requestId?: Uint8Array;
+  readonly ttlMs?: number;
+}
+
+/** What every item of a putMany shares: W, the confirmations, the bucket, the deadline. */
+export type PutManyOptions = Omit<PutOptions, 'context' | 'requestId' | 'ttlMs'>;
+
+/** Most keys (getMany) or items (putMany) in one batch, as a node takes them. */
+export const MAX_BATCH_KEYS = 100;
+/** Most bytes of values in one putMany, all items together. */
+export const MAX_BATCH_VALUE_BYTES = 4 * 1024 * 1024;
+
 /** The bytes the ring hashes for `key` of `bucket`: its stored key, or the key itself when the bucket name is bad (the node will say so). */
 function routingKey(bucket: string, key: Buffer): Buffer {
   try {
@@ -162,6 +183,26 @@ export function valueTooLarge(size: number, what = `value of ${size} bytes`): gr
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** A batch's entries as `convert` makes them, or INVALID_ARGUMENT when there are none or more than MAX_BATCH_KEYS (as a node would refuse it). */
+function checkBatch<X, Y>(list: readonly X[], convert: (x: X) => Y): Y[] {
+  if (!Array.isArray(list)) throw new TypeError(`a batch must be an array, got ${typeof list}`);
+  if (list.length === 0) throw serviceError(grpc.status.INVALID_ARGUMENT, 'a batch needs at least one key');
+  if (list.length > MAX_BATCH_KEYS) throw serviceError(grpc.status.INVALID_ARGUMENT, `a batch of ${list.length} keys is over the limit of ${MAX_BATCH_KEYS}; split it into batches of ${MAX_BATCH_KEYS}`);
+  return list.map(convert);
+}
+
+/** A node's per-key results as KeyResults, one per key asked, in order; `value` takes a result's value, undefined when it holds none. */
+function results<R extends { readonly error?: { readonly code: number; readonly details: string } | null }, T>(keys: readonly Buffer[], got: readonly R[], value: (r: R) => T | undefined | null): KeyResult<T>[] {
+  if (got.length !== keys.length) throw serviceError(grpc.status.INTERNAL, `the node answered a batch of ${keys.length} keys with ${got.length} results`);
+  return got.map((r, i) => {
+    const key = keys[i]!;
+    const v = value(r);
+    if (v !== undefined && v !== null) return { key, ok: true, value: v };
+    if (r.error) return { key, ok: false, error: serviceError(r.error.code, r.error.details) };
+    return { key, ok: false, error: serviceError(grpc.status.INTERNAL, `the node's result for key ${i + 1} of the batch holds neither a value nor an error`) };
+  });
+}
 
 /** A call as the client makes it, before it has an id and a deadline. */
 type Request = KvCall extends infer T ? (T extends unknown ? Omit<T, 'id' | 'deadline'> : never) : never;
@@ -293,9 +334,50 @@ export class Client {
     answerOf(await this.#call(req, o), 'delete');
   }
 
+  /**
+   * Get up to MAX_BATCH_KEYS keys of one bucket in one call (GetMany): each key's result
+   * or error, in the order asked. Not atomic: each key is read as get() would read it, and
+   * one failing leaves the others. A malformed batch (no keys, too many, a bad R or
+   * bucket) is refused whole; a bad or repeated key gets its own INVALID_ARGUMENT.
+   */
+  async getMany(keys: readonly (string | Uint8Array)[], o: GetOptions = {}): Promise<KeyResult<GetResult>[]> {
+    const ks = checkBatch(keys, (k) => bytes(k, 'key'));
+    const bucket = o.bucket ?? '';
+    const req = { bucket, keys: ks, r: o.r ?? 0 };
+    const res = await this.#batch(ks.map((k) => routingKey(bucket, k)), o, 'read', (c, options) => callUnary(c, 'GetMany', req, options, this.#metadata));
+    return results(ks, res.results, (r) => r.get && { values: r.get.values, context: r.get.context, found: r.get.found });
+  }
+
+  /**
+   * Put up to MAX_BATCH_KEYS items of one bucket, MAX_BATCH_VALUE_BYTES of values in all,
+   * in one call (PutMany): each item's new context or error, in order. Not atomic: each
+   * item is a put of its own (with its own request id, so a batch the client sends again
+   * to another node is applied once); some may succeed where others fail.
+   */
+  async putMany(items: readonly PutItem[], o: PutManyOptions = {}): Promise<KeyResult<{ context: Buffer }>[]> {
+    const its = checkBatch(items, (it) => ({
+      key: bytes(it.key, 'key'),
+      value: bytes(it.value, 'value'),
+      context: it.context ? bytes(it.context, 'context') : EMPTY,
+      requestId: this.#requestId(it),
+      ttlMs: it.ttlMs ?? 0,
+    }));
+    const total = its.reduce((sum, it) => sum + it.value.length, 0);
+    if (total > MAX_BATCH_VALUE_BYTES) throw serviceError(grpc.status.INVALID_ARGUMENT, `the items' values add up to ${total} bytes, over the limit of ${MAX_BATCH_VALUE_BYTES} bytes per batch; send them in several batches`);
+    const bucket = o.bucket ?? '';
+    const req = { bucket, items: its, w: o.w ?? 0, ...confirmsOf(o) };
+    const res = await this.#batch(its.map((it) => routingKey(bucket, it.key)), o, 'write', (c, options) => callUnary(c, 'PutMany', req, options, this.#metadata));
+    return results(its.map((it) => it.key), res.results, (r) => r.put && { context: r.put.context });
+  }
+
   /** The addresses a request for `key` (of `bucket`, default the default one) would try, in order (the key's replicas first when the ring is known). */
   candidates(key: string | Uint8Array, bucket = ''): string[] {
     return this.#candidates(routingKey(bucket, bytes(key, 'key')));
+  }
+
+  /** The addresses a batch of `keys` (of `bucket`) would try, in order: the nodes that are replicas of the most of them first. */
+  batchCandidates(keys: readonly (string | Uint8Array)[], bucket = ''): string[] {
+    return this.#batchCandidates(keys.map((k) => routingKey(bucket, bytes(k, 'key'))));
   }
 
   /** What the client did since it was made: calls, attempts, hedges and the rest (ClientStats). */
@@ -318,7 +400,7 @@ export class Client {
     this.#channels.clear();
   }
 
-  #requestId(o: PutOptions): Buffer {
+  #requestId(o: { readonly requestId?: Uint8Array }): Buffer {
     if (o.requestId !== undefined) {
       const id = bytes(o.requestId, 'requestId');
       if (id.length === 0 || id.length > 64) throw serviceError(grpc.status.INVALID_ARGUMENT, `a request id must be 1 to 64 bytes, got ${id.length}; use 16 random bytes (a UUID), the same on every attempt of one write`);
@@ -335,9 +417,10 @@ export class Client {
     if (c === undefined) {
       const KeyValue = serviceClient('ringkv.v1.KeyValue');
       c = new KeyValue(address, this.#credentials, {
-        // A get answers up to a key's whole versions; a put sends one value.
+        // A get answers up to a key's whole versions (a getMany as much); a put sends one
+        // value, a putMany up to MAX_BATCH_VALUE_BYTES with its keys and contexts.
         'grpc.max_receive_message_length': NODE_MAX_MESSAGE_BYTES,
-        'grpc.max_send_message_length': CLIENT_MAX_SEND_BYTES,
+        'grpc.max_send_message_length': NODE_MAX_MESSAGE_BYTES,
       });
       this.#channels.set(address, c);
     }
@@ -401,6 +484,35 @@ export class Client {
     return [...out.filter((a) => !left(a)), ...out.filter(left)];
   }
 
+  /**
+   * A batch's candidates: the nodes that are replicas of the most of its keys first (each
+   * of those keys is then read or written on the node that takes the call, one hop fewer),
+   * then the rest; within each, in turn and by health as for one key.
+   */
+  #batchCandidates(keys: readonly Buffer[]): string[] {
+    const turn = this.#next++;
+    const count = new Map<string, number>();
+    for (const k of keys) for (const a of this.#router?.replicasOf(k) ?? []) count.set(a, (count.get(a) ?? 0) + 1);
+    const most = Math.max(0, ...count.values());
+    const inTurn = (list: readonly string[]): string[] => list.map((_, i) => list[(turn + i) % list.length]!);
+    const best = inTurn([...count.keys()].filter((a) => count.get(a) === most));
+    const rest = inTurn([...new Set([...[...count.keys()].sort((a, b) => count.get(b)! - count.get(a)!), ...this.#nodes])].filter((a) => !best.includes(a)));
+    if (!this.#adaptive) return [...best, ...rest];
+    const down = (a: string): boolean => this.#router?.isDown(a) ?? false;
+    return [...this.#health.order(best, down), ...this.#health.order(rest, down)];
+  }
+
+  /**
+   * One batch call (unary) with failover and moves as a single call has, but no hedges: a
+   * batch is many calls' work, and its latency is not a single call's, which the hedge
+   * delay is measured on.
+   */
+  #batch<T>(keys: readonly Buffer[], o: CallOptions, kind: 'read' | 'write', send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<T>): Promise<T> {
+    const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
+    this.#refreshIfStale();
+    return this.#attempts(this.#batchCandidates(keys), kind, deadline, undefined, (address) => send(this.#channel(address), { deadline }), false);
+  }
+
   /** Start fetching the ring when the last fetch is older than ringRefreshMs; requests do not wait for it. */
   #refreshIfStale(): void {
     if (!this.#tokenAware || this.#closed || this.#fetching !== undefined || performance.now() - this.#ringFetchedAt < this.#ringRefreshMs) return;
@@ -444,7 +556,15 @@ export class Client {
     const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
     this.#refreshIfStale();
     const candidates = this.#candidates(routingKey(req.bucket, req.key));
-    const kind = req.op === 'get' ? 'read' : 'write';
+    return this.#attempts(candidates, req.op === 'get' ? 'read' : 'write', deadline, this.#hedge, (address) => this.#send(address, req, deadline));
+  }
+
+  /**
+   * The attempts of one call (see #call) at `candidates`, each sent by `send`; hedged after
+   * `hedge`'s delay, if any. `timed` false: the answer's time is not the node's latency (a
+   * batch's is many calls'), and does not go into its health figures.
+   */
+  #attempts<T>(candidates: readonly string[], kind: 'read' | 'write', deadline: number, hedge: HedgeDelay | undefined, send: (address: string) => Promise<T>, timed = true): Promise<T> {
     const stats = this.#stats;
     stats.calls++;
     this.#budget.earn();
@@ -457,7 +577,7 @@ export class Client {
       const out = new Set<string>();
       /** When the last attempt was sent: a hedge waits its delay from there. */
       let lastLaunch = 0;
-      const finish = (e?: grpc.ServiceError, value?: KvReply): void => {
+      const finish = (e?: grpc.ServiceError, value?: T): void => {
         if (done) return;
         done = true;
         clearTimeout(timer);
@@ -479,14 +599,14 @@ export class Client {
         const ended = (ending: Ending): number => {
           out.delete(address);
           const ms = performance.now() - sentAt;
-          this.#health.ended(address, ending, ms);
+          this.#health.ended(address, ending, timed ? ms : NaN);
           return ms;
         };
-        this.#send(address, req, deadline).then(
+        send(address).then(
           (value) => {
             const ms = ended('answered');
             if (done) return;
-            this.#hedge?.add(kind, ms);
+            hedge?.add(kind, ms);
             if (why === 'hedge' || why === 'move') stats.hedgesWon++;
             finish(undefined, value);
           },
@@ -518,7 +638,7 @@ export class Client {
         if (this.#adaptive && !moved && out.size > 0 && [...out].every((a) => this.#health.unresponsive(a))) {
           moved = true;
           launch('move');
-        } else if (this.#hedge !== undefined && now - lastLaunch >= this.#hedge.delay(kind) - 1) {
+        } else if (hedge !== undefined && now - lastLaunch >= hedge.delay(kind) - 1) {
           if (this.#budget.take()) launch('hedge');
           else if (!refusedOnce) {
             refusedOnce = true;
@@ -530,7 +650,7 @@ export class Client {
       const arm = (): void => {
         if (done || next >= candidates.length) return;
         // Until the hedge is due; when it is overdue (the budget refused it), one delay more.
-        const delay = this.#hedge?.delay(kind) ?? Infinity;
+        const delay = hedge?.delay(kind) ?? Infinity;
         const due = lastLaunch + delay - performance.now();
         const wait = Math.max(1, Math.min(this.#stallMs, due > 0 ? due : delay));
         if (deadline - Date.now() <= wait) return;
@@ -538,7 +658,7 @@ export class Client {
         timer = setTimeout(watch, wait);
       };
       if (!launch('first')) return fail();
-      if (this.#hedge !== undefined || this.#adaptive) arm();
+      if (hedge !== undefined || this.#adaptive) arm();
     });
   }
 }

@@ -16,6 +16,8 @@
  *   Once all have answered (or the deadline passed), every stale primary is sent the
  *   merged record: read repair. (Fallbacks answer from their hints but are not repaired.)
  *
+ * Batches (getMany, putMany) run each key as its own call, all issued in one turn.
+ *
  * Owns: the quorum logic, deadlines, the in-flight bound, counters. Must not: touch
  * LevelDB (replicas do, through ReplicaApi) or know the wire (transport/ does).
  */
@@ -128,6 +130,39 @@ export interface RequestOptions {
   readonly pw?: number;
 }
 
+/** Most keys (GetMany) or items (PutMany) in one batch: DynamoDB's BatchGetItem takes 100. */
+export const MAX_BATCH_KEYS = 100;
+/** Most bytes of values in one PutMany, all items together: 4 MiB. */
+export const MAX_BATCH_VALUE_BYTES = 4 * 1024 * 1024;
+
+/** A get's answer: every sibling, one context covering them, and whether the key was found. */
+export interface GetResult {
+  readonly values: Buffer[];
+  readonly context: Buffer;
+  readonly found: boolean;
+}
+
+/** A key's outcome in a batch: its result, or the error a call of that key alone would have ended with. */
+export type KeyOutcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
+
+/** One put of a PutMany: its stored key, value, context, and its own request id and TTL. */
+export interface BatchItem {
+  readonly key: Buffer;
+  readonly value: Buffer;
+  readonly context: Buffer;
+  readonly requestId?: Buffer;
+  readonly ttlMs?: number;
+}
+
+/**
+ * A batch of `count` keys or items, or RK_BAD_ARGUMENT: none, or more than MAX_BATCH_KEYS
+ * (the service checks it before locating the keys).
+ */
+export function checkBatchSize(count: number, what: 'key' | 'item'): void {
+  if (count === 0) throw new ReplicationError('RK_BAD_ARGUMENT', `a batch needs at least one ${what}`);
+  if (count > MAX_BATCH_KEYS) throw new ReplicationError('RK_BAD_ARGUMENT', `a batch of ${count} ${what}s is over the limit of ${MAX_BATCH_KEYS}; split it into batches of ${MAX_BATCH_KEYS}`);
+}
+
 /** The longest request id a client may send (storage's MAX_REQUEST_ID_BYTES). */
 export const MAX_REQUEST_ID_BYTES = 64;
 
@@ -168,11 +203,7 @@ export class Coordinator {
   }
 
   async put(key: Buffer, value: Buffer, context: Buffer, o: RequestOptions = {}): Promise<ApplyResult> {
-    this.#checkKey(key);
-    this.#checkRequestId(o.requestId);
-    if (value.length === 0) throw new ReplicationError('RK_BAD_ARGUMENT', 'a value must have at least one byte; to remove a key, delete it');
-    if (value.length > this.options.maxValueBytes)
-      throw new ReplicationError('RK_BAD_ARGUMENT', `value of ${value.length} bytes is over the limit of ${this.options.maxValueBytes} bytes; split it into several keys`);
+    this.#checkPut(key, value, o.requestId);
     return this.#bounded('puts', () => this.#write('put', key, value, context, o));
   }
 
@@ -185,6 +216,98 @@ export class Coordinator {
   async get(key: Buffer, o: RequestOptions = {}): Promise<{ values: Buffer[]; context: Buffer; found: boolean }> {
     this.#checkKey(key);
     return this.#bounded('gets', () => this.#read(key, o));
+  }
+
+  /**
+   * Get every key of `keys` (stored keys of one bucket, 1 to MAX_BATCH_KEYS) at once: each
+   * key's read runs as a get of its own would, and has its own outcome, in the order of
+   * `keys` — a key that fails (bad, repeated, unavailable, timed out) leaves the others as
+   * they are. Every key's replica calls are issued in the same turn of the event loop, so
+   * the replica stream carries them in one message per replica (batched-stream.ts).
+   * Refused whole (a ReplicationError) only when the call itself is bad (no keys, too
+   * many, a bad R) or the node takes no requests (see #boundedBatch).
+   */
+  async getMany(keys: readonly Buffer[], o: RequestOptions = {}): Promise<KeyOutcome<GetResult>[]> {
+    checkBatchSize(keys.length, 'key');
+    this.#quorum(o, 'R');
+    return this.#boundedBatch('gets', keys.map((key) => () => this.#read(key, o)), keys, (key) => this.#checkKey(key));
+  }
+
+  /**
+   * Put every item of `items` (stored keys of one bucket, 1 to MAX_BATCH_KEYS items and
+   * MAX_BATCH_VALUE_BYTES of values) at once, each as a put of its own with its own
+   * outcome, in the order of `items`: not atomic. `o` holds what every item shares (W,
+   * confirmations, deadline, bucket); an item's request id and TTL are its own. As
+   * getMany, every item's replica calls leave in one turn: one message per replica for
+   * the versions issued, and one per replica for the records sent on.
+   */
+  async putMany(items: readonly BatchItem[], o: RequestOptions = {}): Promise<KeyOutcome<ApplyResult>[]> {
+    checkBatchSize(items.length, 'item');
+    const bytes = items.reduce((sum, it) => sum + it.value.length, 0);
+    if (bytes > MAX_BATCH_VALUE_BYTES)
+      throw new ReplicationError('RK_BAD_ARGUMENT', `the items' values add up to ${bytes} bytes, over the limit of ${MAX_BATCH_VALUE_BYTES} bytes per batch; send them in several batches`);
+    this.#quorum(o, 'W');
+    return this.#boundedBatch(
+      'puts',
+      items.map((it) => () => this.#write('put', it.key, it.value, it.context, { ...o, requestId: it.requestId, ttlMs: it.ttlMs || o.ttlMs })),
+      items.map((it) => it.key),
+      (key, i) => this.#checkPut(key, items[i]!.value, items[i]!.requestId),
+    );
+  }
+
+  /**
+   * A batch admitted as one request: refused (RK_OVERLOADED) only when this node already
+   * coordinates `maxInFlight` requests, and then holding one place per key it runs until
+   * it ends — so a batch is not refused for its size, and while it runs it takes the room
+   * its keys take (a node may go over the limit by one batch). Each key is checked
+   * (`check`: a ReplicationError) and refused when its stored key came before in the
+   * batch; the rest run together, each counted as the single call it stands for.
+   */
+  async #boundedBatch<T>(kind: 'puts' | 'gets', runs: readonly (() => Promise<T>)[], keys: readonly Buffer[], check: (key: Buffer, i: number) => void): Promise<KeyOutcome<T>[]> {
+    const why = this.deps.notServing();
+    if (why !== undefined) throw new ReplicationError('RK_NOT_READY', `this node is not serving requests (${why}); send the request to another node`);
+    if (this.#inFlight >= this.options.maxInFlight) {
+      this.counters.overloaded++;
+      throw new ReplicationError('RK_OVERLOADED', `this node already coordinates ${this.#inFlight} requests (the limit); back off and retry the batch, or spread requests over more nodes`);
+    }
+    this.#inFlight += keys.length;
+    const started = performance.now();
+    const first = new Map<string, number>();
+    try {
+      // Every key's replica calls are issued before the first await: one turn, one message per replica.
+      const pending = keys.map(async (key, i): Promise<KeyOutcome<T>> => {
+        try {
+          const seen = first.get(key.toString('latin1'));
+          if (seen !== undefined)
+            throw new ReplicationError('RK_BAD_ARGUMENT', `key ${showKey(key)} appears more than once in this batch: each key may appear once; its first appearance ran, this repeat did not`);
+          first.set(key.toString('latin1'), i);
+          check(key, i);
+        } catch (error) {
+          return { ok: false, error };
+        }
+        this.counters[kind]++;
+        try {
+          return { ok: true, value: await runs[i]!() };
+        } catch (error) {
+          if (error instanceof ReplicationError && error.code === 'RK_UNAVAILABLE') this.counters.unavailable++;
+          if (error instanceof ReplicationError && error.code === 'RK_TIMEOUT') this.counters.timeouts++;
+          return { ok: false, error };
+        }
+      });
+      return await Promise.all(pending);
+    } finally {
+      this.#inFlight -= keys.length;
+      this.latencies.add(performance.now() - started);
+    }
+  }
+
+  /** A put's checks, before it runs: its key, request id and value. */
+  #checkPut(key: Buffer, value: Buffer, requestId: Buffer | undefined): void {
+    this.#checkKey(key);
+    this.#checkRequestId(requestId);
+    if (value.length === 0) throw new ReplicationError('RK_BAD_ARGUMENT', 'a value must have at least one byte; to remove a key, delete it');
+    if (value.length > this.options.maxValueBytes)
+      throw new ReplicationError('RK_BAD_ARGUMENT', `value of ${value.length} bytes is over the limit of ${this.options.maxValueBytes} bytes; split it into several keys`);
   }
 
   /** `key` is a stored key (buckets/bucket.ts): the limits are on its user key. */

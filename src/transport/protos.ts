@@ -77,8 +77,6 @@ const FRAMING_BYTES = 64 * 1024;
  * so anything bigger is refused by gRPC (RESOURCE_EXHAUSTED) before it is buffered.
  */
 export const NODE_MAX_MESSAGE_BYTES = 8 * 1024 * 1024 + FRAMING_BYTES;
-/** Largest request a client sends: one value at the 1 MiB cap, with its key and context. */
-export const CLIENT_MAX_SEND_BYTES = 1024 * 1024 + FRAMING_BYTES;
 
 /** A client's methods that take one request and answer one response (as grpc-js types them: the last overload, request and callback). */
 type AnyUnary = (argument: any, callback: grpc.requestCallback<any>) => grpc.ClientUnaryCall;

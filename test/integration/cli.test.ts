@@ -2,7 +2,8 @@
  * The `ringkv` command against one real node in this process (N=1, so the default
  * quorum is 1): values from files and stdin and back out byte for byte, the value limit,
  * R/W parsing, client-side gRPC errors in ringkv's words, --exit-code for missing keys,
- * the load `status` reports, and a node that refuses to advertise a wildcard address.
+ * the load `status` reports, getmany/putmany files in batches, and a node that refuses to
+ * advertise a wildcard address.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -247,4 +248,43 @@ describe('ringkv node with a wildcard listen address', () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/--listen 0\.0\.0\.0:0 binds every interface, so peers need to be told where to reach this node: pass --advertise host:port/);
   }, 30_000);
+});
+
+describe('ringkv getmany and putmany', () => {
+  it('write and read a file of keys in batches, one line per key; a repeated key or a bad line is refused on its own line (exit 4)', async () => {
+    // 250 keys: three batches; one repeat, refused on its later line.
+    const lines = Array.from({ length: 250 }, (_, i) => `batch-${i}\tvalue ${i}\twith a tab`);
+    lines.splice(100, 0, 'batch-7\tagain');
+    const file = join(root, 'kv.tsv');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const put = await ringkv(['putmany', '--file', file, '--node', addr]);
+    expect(put.stderr).toMatch(/1 of 251 keys failed .*; the others succeeded/);
+    expect(put.code).toBe(4);
+    const out = put.stdout.toString().trimEnd().split('\n');
+    expect(out).toHaveLength(251);
+    expect(out[0]).toBe('ok\tbatch-0');
+    expect(out[100]).toMatch(/^error\tbatch-7\tINVALID_ARGUMENT: the key is repeated in the file \(first on line 8\)/);
+    expect(out.filter((l) => l.startsWith('ok\t'))).toHaveLength(250);
+    // Read back from stdin, with a missing key: every key found (the first write of batch-7), exit 0.
+    const keys = Buffer.from(['batch-7', 'batch-249', 'absent', 'batch-0'].join('\n'));
+    const get = await ringkv(['getmany', '--file', '-', '--node', addr], keys);
+    expect(get.code, get.stderr).toBe(0);
+    expect(get.stdout.toString().trimEnd().split('\n')).toEqual(['found\tbatch-7\tvalue 7\twith a tab', 'found\tbatch-249\tvalue 249\twith a tab', 'notfound\tabsent', 'found\tbatch-0\tvalue 0\twith a tab']);
+    const json = await ringkv(['getmany', '--file', '-', '--node', addr, '--json'], Buffer.from('batch-1\n'));
+    expect(JSON.parse(json.stdout.toString())).toMatchObject({ key: 'batch-1', ok: true, found: true, valuesBase64: [Buffer.from('value 1\twith a tab').toString('base64')] });
+  });
+
+  it('refuses a file with no lines or a line with no tab, and an unknown bucket, exiting 1 with what to give', async () => {
+    const empty = await ringkv(['getmany', '--file', '-', '--node', addr], Buffer.from('\n\n'));
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/has no lines: give one key \(getmany\) or key<TAB>value \(putmany\) per line/);
+    const noTab = await ringkv(['putmany', '--file', '-', '--node', addr], Buffer.from('a\t1\nb 2\n'));
+    expect(noTab.code).toBe(1);
+    expect(noTab.stderr).toMatch(/line 2 of --file - has no tab/);
+    const missing = await ringkv(['getmany', '--file', join(root, 'no-such-file'), '--node', addr]);
+    expect(missing.stderr).toMatch(/cannot read --file .*no such file/);
+    const bucket = await ringkv(['getmany', '--file', '-', '--node', addr, '--bucket', 'nosuch'], Buffer.from('a\n'));
+    expect(bucket.code).toBe(1);
+    expect(bucket.stderr).toMatch(/there is no bucket nosuch.*NOT_FOUND/);
+  });
 });

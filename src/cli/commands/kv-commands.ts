@@ -12,7 +12,7 @@ import { formatGet, showValue } from '../format.js';
 import { DEFAULT_NODE, duration, nodeAddress, positiveInt } from '../arguments.js';
 
 /** R or W: 0 is a majority of N, as the node takes it; the node checks the upper bound against its N. */
-function quorum(value: string): number {
+export function quorum(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isInteger(n) || n < 0 || n > 16) throw new InvalidArgumentError(`expected 0 (a majority) or a whole number from 1 to N, got "${value}"`);
   return n;

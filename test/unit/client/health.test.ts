@@ -28,6 +28,20 @@ describe('NodeHealth', () => {
     expect(h.unresponsive('a')).toBe(false);
   });
 
+  it('counts an answer without a time (a batch) as progress, but not in the latency it orders nodes by', () => {
+    const c = clock();
+    const h = new NodeHealth({ stallMs: 250, now: c.now });
+    h.sent('a');
+    h.ended('a', 'answered', 10);
+    const before = h.score('a');
+    h.sent('a');
+    c.advance(300);
+    expect(h.unresponsive('a')).toBe(true);
+    h.ended('a', 'answered', NaN);
+    expect(h.unresponsive('a')).toBe(false);
+    expect(h.score('a')).toBe(before);
+  });
+
   it("blames no node for the client's own stall: after a timer fired late, silences start again", () => {
     const c = clock();
     const h = new NodeHealth({ stallMs: 250, now: c.now });

@@ -50,7 +50,10 @@ export interface KeyValueClient extends grpc.Client {
    * Get many keys of one bucket in one call (up to 100 keys; docs/limits.md). Not atomic:
    * each key has its own result or error, in the order of the request. INVALID_ARGUMENT
    * for the whole call when it is malformed (too many keys, an unknown bucket, a bad R);
-   * a key that is itself bad (empty, too large, repeated) gets its own error.
+   * a key that is itself bad (empty, too large, repeated) gets its own error. A key
+   * repeated in the call runs once, at its first place; each later place is refused
+   * (INVALID_ARGUMENT). The answer is at most 8 MiB: a key whose values would go over it
+   * gets RESOURCE_EXHAUSTED of its own (get it alone).
    */
   GetMany(argument: _ringkv_v1_GetManyRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_GetManyResponse__Output>): grpc.ClientUnaryCall;
   GetMany(argument: _ringkv_v1_GetManyRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_GetManyResponse__Output>): grpc.ClientUnaryCall;
@@ -60,7 +63,10 @@ export interface KeyValueClient extends grpc.Client {
    * Get many keys of one bucket in one call (up to 100 keys; docs/limits.md). Not atomic:
    * each key has its own result or error, in the order of the request. INVALID_ARGUMENT
    * for the whole call when it is malformed (too many keys, an unknown bucket, a bad R);
-   * a key that is itself bad (empty, too large, repeated) gets its own error.
+   * a key that is itself bad (empty, too large, repeated) gets its own error. A key
+   * repeated in the call runs once, at its first place; each later place is refused
+   * (INVALID_ARGUMENT). The answer is at most 8 MiB: a key whose values would go over it
+   * gets RESOURCE_EXHAUSTED of its own (get it alone).
    */
   getMany(argument: _ringkv_v1_GetManyRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_GetManyResponse__Output>): grpc.ClientUnaryCall;
   getMany(argument: _ringkv_v1_GetManyRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_GetManyResponse__Output>): grpc.ClientUnaryCall;
@@ -88,7 +94,8 @@ export interface KeyValueClient extends grpc.Client {
   
   /**
    * Put many keys of one bucket in one call (up to 100 items and 4 MiB of values). Not
-   * atomic: each item is a put of its own with its own result or error.
+   * atomic: each item is a put of its own with its own result or error (a replica down
+   * fails only the items it is needed for); a repeated key as in GetMany.
    */
   PutMany(argument: _ringkv_v1_PutManyRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_PutManyResponse__Output>): grpc.ClientUnaryCall;
   PutMany(argument: _ringkv_v1_PutManyRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_PutManyResponse__Output>): grpc.ClientUnaryCall;
@@ -96,7 +103,8 @@ export interface KeyValueClient extends grpc.Client {
   PutMany(argument: _ringkv_v1_PutManyRequest, callback: grpc.requestCallback<_ringkv_v1_PutManyResponse__Output>): grpc.ClientUnaryCall;
   /**
    * Put many keys of one bucket in one call (up to 100 items and 4 MiB of values). Not
-   * atomic: each item is a put of its own with its own result or error.
+   * atomic: each item is a put of its own with its own result or error (a replica down
+   * fails only the items it is needed for); a repeated key as in GetMany.
    */
   putMany(argument: _ringkv_v1_PutManyRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_PutManyResponse__Output>): grpc.ClientUnaryCall;
   putMany(argument: _ringkv_v1_PutManyRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_PutManyResponse__Output>): grpc.ClientUnaryCall;
@@ -135,7 +143,10 @@ export interface KeyValueHandlers extends grpc.UntypedServiceImplementation {
    * Get many keys of one bucket in one call (up to 100 keys; docs/limits.md). Not atomic:
    * each key has its own result or error, in the order of the request. INVALID_ARGUMENT
    * for the whole call when it is malformed (too many keys, an unknown bucket, a bad R);
-   * a key that is itself bad (empty, too large, repeated) gets its own error.
+   * a key that is itself bad (empty, too large, repeated) gets its own error. A key
+   * repeated in the call runs once, at its first place; each later place is refused
+   * (INVALID_ARGUMENT). The answer is at most 8 MiB: a key whose values would go over it
+   * gets RESOURCE_EXHAUSTED of its own (get it alone).
    */
   GetMany: grpc.handleUnaryCall<_ringkv_v1_GetManyRequest__Output, _ringkv_v1_GetManyResponse>;
   
@@ -148,7 +159,8 @@ export interface KeyValueHandlers extends grpc.UntypedServiceImplementation {
   
   /**
    * Put many keys of one bucket in one call (up to 100 items and 4 MiB of values). Not
-   * atomic: each item is a put of its own with its own result or error.
+   * atomic: each item is a put of its own with its own result or error (a replica down
+   * fails only the items it is needed for); a repeated key as in GetMany.
    */
   PutMany: grpc.handleUnaryCall<_ringkv_v1_PutManyRequest__Output, _ringkv_v1_PutManyResponse>;
   
