@@ -277,7 +277,7 @@ function clockIsHeld(v: Versions): boolean {
 /**
  * Reclamation of expired siblings at `now`: the versions without them (their dots stay in
  * the clock, so a stale copy of one that arrives later is dropped by `merge` as seen and
- * superseded; their write ids are retired, so a late copy of the write issues no new
+ * superseded; their write ids are retired (at their expiry), so a late copy of the write issues no new
  * dot), or 'drop' when the whole record may go: every sibling expired, and the clock
  * covers nothing else and no id was ever retired, so no older version exists anywhere
  * that the record's clock would have to keep out (docs/causality.md#expiry). Returns `v`
@@ -288,7 +288,8 @@ export function withoutExpired(v: Versions, now: number): Versions | 'drop' {
   const kept = v.siblings.filter((s) => !expired(s, now));
   if (kept.length === 0 && (v.retired?.length ?? 0) === 0 && clockIsHeld(v)) return 'drop';
   const gone: Retired[] = [];
-  for (const s of v.siblings) if (expired(s, now) && s.id !== undefined && !kept.some((k) => k.id === s.id)) gone.push({ id: s.id, at: now });
+  // Retired at their expiry, not at `now`: every replica that reclaims the same versions writes the same bytes.
+  for (const s of v.siblings) if (expired(s, now) && s.id !== undefined && !kept.some((k) => k.id === s.id)) gone.push({ id: s.id, at: s.expiresAt! });
   const retired = joinRetired(v.retired, gone);
   return retired.length === 0 ? { clock: v.clock, siblings: kept } : { clock: v.clock, siblings: kept, retired };
 }

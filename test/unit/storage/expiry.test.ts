@@ -247,9 +247,11 @@ describe('withoutExpired', () => {
       clock: new Map([[A, 2]]),
       siblings: [{ actor: A, counter: 2, value: v('x'), id: 'i'.repeat(8), expiresAt: T0 }],
     };
-    const after = withoutExpired(v0, T0);
+    const after = withoutExpired(v0, T0 + 7);
     expect(after).not.toBe('drop');
+    // At its expiry, whenever it is reclaimed: replicas reclaiming the same versions agree to the byte.
     expect((after as Versions).retired).toEqual([{ id: 'i'.repeat(8), at: T0 }]);
+    expect(withoutExpired(v0, T0 + 99)).toEqual(after);
     // And merging the expired sibling back leaves it out: its dot is covered, its id retired.
     expect(merge(after as Versions, v0).siblings).toEqual([]);
     expect(liveValues(v0, T0 - 1).map(String)).toEqual(['x']);
