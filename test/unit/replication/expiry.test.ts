@@ -75,3 +75,19 @@ describe('coordinator: expiry', () => {
     await c.coordinator('n1').put(key, Buffer.from('v'), Buffer.alloc(0), { ttlMs: 1 });
   });
 });
+
+describe('coordinator: last-writer-wins buckets', () => {
+  const lww: BucketProps = { n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'lww' };
+
+  it('two blind puts leave one value, on every replica and in a read; a siblings bucket keeps both', async () => {
+    const c = (cluster = await FakeCluster.create(3, {}, 3, { policyOf: (k) => (k.toString().startsWith('l') ? 'lww' : 'siblings') }));
+    for (const [k, props] of [['lk', lww], ['sk', bucket(0)]] as const) {
+      await c.coordinator('n1').put(Buffer.from(k), Buffer.from('first'), Buffer.alloc(0), { bucket: props, quorum: 3 });
+      await new Promise((r) => setTimeout(r, 2)); // a later write time
+      await c.coordinator('n2').put(Buffer.from(k), Buffer.from('second'), Buffer.alloc(0), { bucket: props, quorum: 3 });
+    }
+    expect((await c.coordinator('n3').get(Buffer.from('lk'), { bucket: lww, quorum: 3 })).values.map(String)).toEqual(['second']);
+    expect((await c.coordinator('n3').get(Buffer.from('sk'), { bucket: bucket(0), quorum: 3 })).values.map(String).sort()).toEqual(['first', 'second']);
+    await eventually(async () => (await Promise.all(c.owners('lk').map((id) => c.values(id, 'lk')))).every((v) => v.length === 1 && v[0] === 'second'));
+  });
+});
