@@ -5,7 +5,7 @@
  * never letting a stale copy come back.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryEngine, Store, resolveReplies, type StoreOptions } from '../../../src/storage/index.js';
+import { DEFAULT_TOMBSTONE_GRACE_MS, MemoryEngine, Store, resolveReplies, type StoreOptions } from '../../../src/storage/index.js';
 import { decodeRecord, encodeRecord } from '../../../src/storage/codec.js';
 import { EXPIRY, TOMBSTONE } from '../../../src/storage/keys.js';
 import { liveValues, merge, withoutExpired, type Versions } from '../../../src/storage/versions.js';
@@ -168,6 +168,11 @@ describe('reclamation (store.reclaimExpired)', () => {
     // And b, given a's record, drops its old value too.
     await b.store.merge('k', (await a.store.getRecord('k'))!);
     expect(await values(b.store)).toEqual([]);
+    // The tombstone purge takes the clock once its grace has passed, as it takes a delete's.
+    a.clock.now = T0 + 11 + DEFAULT_TOMBSTONE_GRACE_MS;
+    expect(await a.store.purgeTombstones()).toEqual({ purged: 1, unconfirmed: 0 });
+    expect(await a.store.getRecord('k')).toBeUndefined();
+    expect(await keysWith(a.engine, TOMBSTONE)).toHaveLength(0);
   });
 
   it('an index entry whose record changed or went since is stale and goes', async () => {
