@@ -639,7 +639,7 @@ export class Store {
               const due = old === undefined ? undefined : nextExpiry(old.versions);
               if (old === undefined || due === undefined || !expiryKey(due, dk).equals(xk)) return void stale++; // the record changed or went since
               const after = withoutExpired(old.versions, now);
-              if (after === old.versions) return; // not due after all (an entry from a clock that ran ahead): the record's own entry stays
+              if (after === old.versions) return void ops.pop(); // nothing expired (the entry is due, so not expected): the entry stays
               if (after === 'drop') {
                 ops.push({ type: 'del', key: dk });
                 if (old.deletedAt !== undefined) ops.push({ type: 'del', key: tombstoneKey(old.deletedAt, dk) });
