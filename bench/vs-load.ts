@@ -30,6 +30,8 @@ export interface Init {
   index: number;
   echo: string;
   etcd: string[];
+  /** The bucket of ringkv's requests ('' for the default bucket). */
+  bucket: string;
   ringkv: string[];
 }
 export interface Preload {
@@ -122,6 +124,8 @@ let index = 0;
 let echo: Stub | undefined;
 let etcd: Stub[] = [];
 let ringkv: Client | undefined;
+/** The bucket ringkv's requests go to (init). */
+let bucket = '';
 let nextEtcd = 0;
 /** Never-written keys for `put new`: this process's prefix, a counter for its whole life. */
 let fresh = 0;
@@ -140,6 +144,7 @@ function init(c: Init): void {
   echo = stubs('./echo.proto', 'bench.v1.Echo', [c.echo])[0];
   etcd = c.etcd.length > 0 ? stubs('./etcd-kv.proto', 'etcdserverpb.KV', c.etcd) : [];
   ringkv = new Client({ nodes: c.ringkv, deadlineMs: DEADLINE_MS });
+  bucket = c.bucket;
 }
 
 async function preload(c: Preload): Promise<PreloadReply> {
@@ -161,7 +166,7 @@ async function preload(c: Preload): Promise<PreloadReply> {
         for (let attempt = 0; ; attempt++) {
           try {
             if (c.system === 'ringkv') {
-              const { context } = await ringkv!.put(k, value, { w: c.w });
+              const { context } = await ringkv!.put(k, value, { w: c.w, bucket });
               if (keep) contexts[i - c.from] = context;
             } else await call(etcdStub(), 'Put', { key: k, value });
             break;
@@ -205,13 +210,13 @@ async function run(c: Run): Promise<RunReply> {
       };
   } else {
     const kv = ringkv!;
-    if (c.workload === 'put new') op = () => kv.put(key(pfx, fresh++), VALUE, { w: 2 }).then(() => undefined);
+    if (c.workload === 'put new') op = () => kv.put(key(pfx, fresh++), VALUE, { w: 2, bucket }).then(() => undefined);
     else if (c.workload === 'overwrite')
       op = async () => {
         const k = pick();
         const i = c.from + k;
         try {
-          const { context } = await kv.put(key('k', i), VALUE, { w: 2, context: contexts[i - contextBase] });
+          const { context } = await kv.put(key('k', i), VALUE, { w: 2, bucket, context: contexts[i - contextBase] });
           contexts[i - contextBase] = context;
         } finally {
           busy[k] = 0;
@@ -219,7 +224,7 @@ async function run(c: Run): Promise<RunReply> {
       };
     else
       op = async () => {
-        const res = await kv.get(key('k', c.from + ((cursor++ * step) % n)), { r: 2 });
+        const res = await kv.get(key('k', c.from + ((cursor++ * step) % n)), { r: 2, bucket });
         if (!res.found) throw new Error('not found');
         if (res.values.length > 1) siblings++;
       };

@@ -56,6 +56,11 @@
  *                    [-- --preload 1000000 [--preload-online] [--no-etcd-preload]]
  *                    [-- --durability sync] [-- --systems echo,etcd,ringkv]
  *                    [-- --inflight 16,128] [-- --workloads put-new,overwrite,get]
+ *                    [-- --bucket-ttl MS]
+ *
+ * --bucket-ttl MS: ringkv's requests (and its keys' load) go to a bucket `bench` created
+ * through the Admin API with that default TTL, so every value it writes expires: run it
+ * with and without, and compare ringkv ÷ echo (bench:expiry compares the two in one run).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, lstatSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -66,6 +71,7 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import * as hdr from 'hdr-histogram-js';
+import { AdminClient } from '../src/client/index.js';
 import { Store } from '../src/storage/index.js';
 import { freePort } from '../testkit/ports.js';
 import { table } from './lib.js';
@@ -89,6 +95,8 @@ const CLIENTS = num('--clients') ?? 2;
 const KEYS = num('--keys') ?? (QUICK ? 5_000 : 20_000);
 const WARM_SECONDS = QUICK ? 1 : 2;
 const PRELOAD = num('--preload') ?? 0;
+const BUCKET_TTL = num('--bucket-ttl');
+if (BUCKET_TTL !== undefined && PRELOAD > 0) throw new Error('--bucket-ttl: not with --preload (its offline load writes the default bucket)');
 const PRELOAD_ONLINE = args.includes('--preload-online');
 const PRELOAD_ETCD = !args.includes('--no-etcd-preload');
 const JSON_FILE = opt('--json');
@@ -617,6 +625,14 @@ async function main(): Promise<void> {
   const https = ports.slice(3).map((p) => `127.0.0.1:${p}`);
   startRingkv(nodes, https);
   await formed(nodes, 120_000);
+  if (BUCKET_TTL !== undefined) {
+    const admin = new AdminClient(nodes[0]!.address, 30_000);
+    try {
+      await admin.createBucket('bench', { ttlMs: BUCKET_TTL });
+    } finally {
+      admin.close();
+    }
+  }
   const fresh = ringkvMemory(nodes);
 
   const cores = cpus().length;
@@ -629,7 +645,7 @@ async function main(): Promise<void> {
   const clients = Array.from({ length: CLIENTS }, (_, i) => new LoadClient(i));
   await Promise.all(clients.map((c) => c.ready));
   const init = (): Promise<unknown> =>
-    Promise.all(clients.map((c, index) => c.ask({ cmd: 'init', index, echo: echo.address, etcd: etcd?.members.map((m) => m.client) ?? [], ringkv: nodes.map((n) => n.address) })));
+    Promise.all(clients.map((c, index) => c.ask({ cmd: 'init', index, echo: echo.address, etcd: etcd?.members.map((m) => m.client) ?? [], ringkv: nodes.map((n) => n.address), bucket: BUCKET_TTL === undefined ? '' : 'bench' })));
   await init();
   const shares = clients.map((_, j) => ({ from: Math.floor((j * KEYS) / CLIENTS), to: Math.floor(((j + 1) * KEYS) / CLIENTS) }));
   const b: Bench = {

@@ -1,7 +1,8 @@
 /**
  * A node's periodic chores that are not membership or replication: dropping tombstones
- * past their grace period once a repair confirmed every replica holds them, and warning
- * about peers configured with another N.
+ * past their grace period once a repair confirmed every replica holds them, reclaiming
+ * expired values from the store's expiry index, and warning about peers configured with
+ * another N.
  *
  * Owns: the chores' logic and logs. Must not: schedule itself (node.ts owns the timers).
  */
@@ -15,6 +16,12 @@ import { field } from '../membership/endpoint.js';
  * tombstones; without this they would pile up for as long as the node runs.
  */
 export const PURGE_EVERY_MS = 60 * 60 * 1000;
+
+/**
+ * How often the node reclaims expired values, ms. Reads never return an expired value
+ * whether or not it was reclaimed: this bounds only how long its bytes stay on disk.
+ */
+export const RECLAIM_EVERY_MS = 10 * 1000;
 
 export interface HousekeepingDeps {
   readonly store: Store;
@@ -33,6 +40,7 @@ export interface HousekeepingDeps {
 export class Housekeeping {
   readonly #warned = new Set<string>();
   #purging = false;
+  #reclaiming = false;
 
   constructor(private readonly deps: HousekeepingDeps) {}
 
@@ -49,6 +57,20 @@ export class Housekeeping {
         { component: 'membership', peer: s.id, peerReplicas: Number(n), replicas: this.deps.replicas },
         'a peer uses a different number of replicas per key (--replicas): give every node the same value, or reads may miss writes',
       );
+    }
+  }
+
+  /** Reclaim what has expired (store.reclaimExpired: the expiry index, oldest first, no scan of live data). */
+  async reclaimExpired(): Promise<void> {
+    if (this.#reclaiming || this.deps.closing()) return;
+    this.#reclaiming = true;
+    try {
+      const { dropped, rewritten } = await this.deps.store.reclaimExpired();
+      if (dropped + rewritten > 0) this.deps.log.debug({ component: 'storage', dropped, rewritten }, 'expired values reclaimed');
+    } catch (e) {
+      if (!this.deps.closing()) this.deps.log.warn({ component: 'storage', err: e }, 'reclaiming expired values failed; retrying shortly');
+    } finally {
+      this.#reclaiming = false;
     }
   }
 

@@ -39,7 +39,7 @@ import { adminService, bucketsReply, ringReply, statusReply } from '../transport
 import { NodeMetrics } from './http/metrics.js';
 import { HttpServer } from './http/http-server.js';
 import { Replication } from './replication.js';
-import { Housekeeping, PURGE_EVERY_MS } from './housekeeping.js';
+import { Housekeeping, PURGE_EVERY_MS, RECLAIM_EVERY_MS } from './housekeeping.js';
 import { AutoCleanup } from './topology/auto-cleanup.js';
 import { RepairRuns } from '../repair/runs.js';
 import type { TokenRange } from '../storage/keys.js';
@@ -53,7 +53,7 @@ import { WallClock } from './wall-clock.js';
 import { NodeSecurity } from '../security/node-security.js';
 import { Admission, GuardedServer, listenAdmitted } from '../transport/admission.js';
 import { fileLimitAdvice } from './file-limit.js';
-import type { BucketTable } from '../buckets/index.js';
+import { bucketOf, type BucketTable } from '../buckets/index.js';
 import { BucketSync, loadBuckets } from './bucket-sync.js';
 import type { TransfersResponse } from '../transport/generated/ringkv/v1/TransfersResponse.js';
 
@@ -191,7 +191,7 @@ export class RingkvNode {
     const notServing = (): string | undefined => (this.#closing ? 'it is shutting down' : this.#identity.status !== 'normal' ? `it is ${this.#identity.status}, not yet a member` : undefined);
     const placement = (): Placement | undefined => this.#topology.placement;
     const backgroundShare = (): number => this.#governor.share;
-    this.replication = new Replication({ id, config, store, buckets, gossiper, placement, removed: () => view().removed, backgroundShare, notServing, refuseReplicaCalls: refuse, peerCredentials, log });
+    this.replication = new Replication({ id, config, store, buckets, gossiper, placement, removed: () => view().removed, backgroundShare, notServing, refuseReplicaCalls: refuse, peerCredentials, now: clock.now, log });
     const addressOf = (peer: string): string | undefined => this.#gossip.addressOf(peer);
     const repaired = (range: TokenRange, at: number): void => this.repairs.record(range, at);
     const handoff = (this.handoff = new Handoff({ id, config, store, addressOf, isUp: (peer) => peer === id || gossiper.isUp(peer), refuse, repaired, peerCredentials, log }, checkpoints));
@@ -324,6 +324,8 @@ export class RingkvNode {
       tombstoneGraceMs: config.tombstoneGraceMs,
       now: clock.now,
       logger: nodeLog.child({ component: 'storage' }),
+      // A key's sibling policy is its bucket's, as this node's table has it now.
+      policyOf: (key) => buckets.props(bucketOf(key))?.siblings ?? 'siblings',
     });
     const admission = new Admission(() => ({ maxConnections: config.maxConnections, maxCallsPerConnection: config.maxCallsPerConnection }), (r) => security.refused(r));
     const server = new GuardedServer({
@@ -500,6 +502,7 @@ export class RingkvNode {
     }
     // Hourly, or a tenth of a shorter grace period.
     this.#timers.push(setInterval(() => void this.#housekeeping.purgeTombstones(), Math.min(PURGE_EVERY_MS, Math.max(1000, this.config.tombstoneGraceMs / 10))));
+    this.#timers.push(setInterval(() => void this.#housekeeping.reclaimExpired(), RECLAIM_EVERY_MS));
     if (this.config.repairIntervalMs > 0) {
       const quiet = (): boolean => this.#topology.current.movements.length === 0 && this.#identity.status === 'normal';
       void this.repairs.runBackground({ intervalMs: this.config.repairIntervalMs, bytesPerSecond: this.config.repairBytesPerSecond, share: () => this.#governor.share, quiet, signal: this.#background.signal });

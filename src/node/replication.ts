@@ -47,6 +47,8 @@ export interface ReplicationDeps {
   refuseReplicaCalls(): string | undefined;
   /** How this node dials its peers (security/node-security.ts). */
   readonly peerCredentials: grpc.ChannelCredentials;
+  /** The node's wall clock (wall-clock.ts): puts' expiries and what reads take as expired. */
+  readonly now: () => number;
   readonly log: Logger;
 }
 
@@ -102,6 +104,7 @@ export class Replication {
           return since === undefined ? 0 : performance.now() - since;
         },
         notServing: deps.notServing,
+        now: deps.now,
         replicas,
         log: reachLog,
       },

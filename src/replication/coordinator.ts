@@ -21,9 +21,9 @@
  * Owns: the quorum logic, deadlines, the in-flight bound, counters. Must not: touch
  * LevelDB (replicas do, through ReplicaApi) or know the wire (transport/ does).
  */
-import { bucketOf, keyOverhead, type BucketProps } from '../buckets/index.js';
+import { MAX_TTL_MS, bucketOf, keyOverhead, type BucketProps } from '../buckets/index.js';
 import type { Ring, Target } from '../ring/index.js';
-import { recordDigest, resolveReplies } from '../storage/index.js';
+import { recordDigest, resolveReplies, type ResolveOptions } from '../storage/index.js';
 import { showKey } from '../storage/kv-errors.js';
 import { ReplicationError } from './replication-errors.js';
 import { LatencyWindow, RecentLatency } from './latency-window.js';
@@ -69,6 +69,8 @@ export interface CoordinatorDeps {
   downForMs?(id: string): number;
   /** Why this node cannot coordinate now (joining, stopping), or undefined. */
   notServing(): string | undefined;
+  /** This node's wall clock, ms since the epoch (default Date.now): a put's expiry is its TTL past it, and a read leaves out what expired by it. */
+  now?(): number;
   readonly replicas: ReplicaApi;
   readonly log: { debug(o: object, m: string): void; info(o: object, m: string): void; warn(o: object, m: string): void };
 }
@@ -203,7 +205,7 @@ export class Coordinator {
   }
 
   async put(key: Buffer, value: Buffer, context: Buffer, o: RequestOptions = {}): Promise<ApplyResult> {
-    this.#checkPut(key, value, o.requestId);
+    this.#checkPut(key, value, o.requestId, o.ttlMs);
     return this.#bounded('puts', () => this.#write('put', key, value, context, o));
   }
 
@@ -251,7 +253,7 @@ export class Coordinator {
       'puts',
       items.map((it) => () => this.#write('put', it.key, it.value, it.context, { ...o, requestId: it.requestId, ttlMs: it.ttlMs || o.ttlMs })),
       items.map((it) => it.key),
-      (key, i) => this.#checkPut(key, items[i]!.value, items[i]!.requestId),
+      (key, i) => this.#checkPut(key, items[i]!.value, items[i]!.requestId, items[i]!.ttlMs || o.ttlMs),
     );
   }
 
@@ -302,9 +304,10 @@ export class Coordinator {
   }
 
   /** A put's checks, before it runs: its key, request id and value. */
-  #checkPut(key: Buffer, value: Buffer, requestId: Buffer | undefined): void {
+  #checkPut(key: Buffer, value: Buffer, requestId: Buffer | undefined, ttlMs: number | undefined): void {
     this.#checkKey(key);
     this.#checkRequestId(requestId);
+    this.#checkTtl(ttlMs);
     if (value.length === 0) throw new ReplicationError('RK_BAD_ARGUMENT', 'a value must have at least one byte; to remove a key, delete it');
     if (value.length > this.options.maxValueBytes)
       throw new ReplicationError('RK_BAD_ARGUMENT', `value of ${value.length} bytes is over the limit of ${this.options.maxValueBytes} bytes; split it into several keys`);
@@ -316,6 +319,21 @@ export class Coordinator {
     if (bytes <= 0) throw new ReplicationError('RK_BAD_ARGUMENT', 'a key must have at least one byte');
     if (bytes > this.options.maxKeyBytes)
       throw new ReplicationError('RK_BAD_ARGUMENT', `key of ${bytes} bytes is over the limit of ${this.options.maxKeyBytes} bytes; use a shorter key (a hash of it, say)`);
+  }
+
+  #checkTtl(ttlMs: number | undefined): void {
+    if (ttlMs !== undefined && ttlMs !== 0 && (!Number.isSafeInteger(ttlMs) || ttlMs < 1 || ttlMs > MAX_TTL_MS))
+      throw new ReplicationError('RK_BAD_ARGUMENT', `ttl_ms must be 1 to ${MAX_TTL_MS} ms (10 years), or 0 for the bucket's default; got ${ttlMs}`);
+  }
+
+  /** A put's expiry (ms since the epoch, this node's clock): its TTL, else its bucket's default, past now; undefined: none. */
+  #expiresAt(o: RequestOptions): number | undefined {
+    const ttl = o.ttlMs || o.bucket?.ttlMs || 0;
+    return ttl > 0 ? this.#now() + ttl : undefined;
+  }
+
+  #now(): number {
+    return this.deps.now?.() ?? Date.now();
   }
 
   #checkRequestId(id: Buffer | undefined): void {
@@ -441,7 +459,7 @@ export class Coordinator {
     const confirm = rules === undefined ? undefined : this.#confirmable(op, key, rules, targets, before);
     // This node first when it is a replica: one hop fewer.
     primaries.sort((a, b) => (a === this.options.self ? -1 : b === this.options.self ? 1 : 0));
-    const { applied, on } = await this.#apply(op, key, value, context, primaries, deadline, o.requestId);
+    const { applied, on } = await this.#apply(op, key, value, context, primaries, deadline, o.requestId, value === null ? undefined : this.#expiresAt(o));
     const rest = targets.filter((t) => t.id !== on);
     // Which replica set an acknowledgement counts in: 0 now, 1 after the move.
     const groups = (owner: string): number[] => (after === undefined ? [0] : [...(before.includes(owner) ? [0] : []), ...(after.includes(owner) ? [1] : [])]);
@@ -566,7 +584,7 @@ export class Coordinator {
    * p99 (the request id, if any, makes the second the same write; without one, the two
    * versions hold the same bytes, one value to a reader). The first answer wins.
    */
-  #apply(op: string, key: Buffer, value: Buffer | null, context: Buffer, primaries: string[], deadline: number, requestId: Buffer | undefined): Promise<{ applied: ApplyResult; on: string }> {
+  #apply(op: string, key: Buffer, value: Buffer | null, context: Buffer, primaries: string[], deadline: number, requestId: Buffer | undefined, expiresAt: number | undefined): Promise<{ applied: ApplyResult; on: string }> {
     const waiting = new Set<string>();
     let done = false;
     let giveUp!: () => void;
@@ -589,7 +607,7 @@ export class Coordinator {
         const node = primaries[next++]!;
         pending++;
         waiting.add(node);
-        this.#timed('apply', node, this.deps.replicas.apply(node, key, value, context, deadline, requestId)).then(
+        this.#timed('apply', node, this.deps.replicas.apply(node, key, value, context, deadline, requestId, expiresAt)).then(
           (applied) => {
             pending--;
             waiting.delete(node);
@@ -700,17 +718,18 @@ export class Coordinator {
     }));
     const q = awaitQuorum(calls, r, deadline);
     this.#giveUpOnSilence({ ...q, ended: q.reached });
-    void q.all.then((outcomes) => this.#repair(key, targets, outcomes));
+    const resolve = { policy: o.bucket?.siblings };
+    void q.all.then((outcomes) => this.#repair(key, targets, outcomes, resolve));
     let replies: Outcome<Buffer | undefined>[];
     try {
-      replies = await this.#withData(key, await q.reached, deadline);
+      replies = await this.#withData(key, await q.reached, deadline, resolve);
       const failed = replies.filter((x) => !x.ok);
       if (failed.length > 0) throw new QuorumFailed(replies, false);
     } catch (e) {
       if (!(e instanceof QuorumFailed)) throw e;
       throw this.#quorumError('get', key, e, r, 'R', 0);
     }
-    const resolved = resolveReplies(key, replies.map((x) => (x.ok ? x.value : undefined)));
+    const resolved = resolveReplies(key, replies.map((x) => (x.ok ? x.value : undefined)), { ...resolve, now: this.#now() });
     return { values: resolved.values, context: resolved.context, found: resolved.found };
   }
 
@@ -719,9 +738,9 @@ export class Coordinator {
    * for that merge; one that does not (or comes with no data reply) is read in full, before
    * `deadline` (Cassandra's digest mismatch).
    */
-  async #withData(key: Buffer, replies: readonly Outcome<ReadReply>[], deadline: number): Promise<Outcome<Buffer | undefined>[]> {
+  async #withData(key: Buffer, replies: readonly Outcome<ReadReply>[], deadline: number, resolve: ResolveOptions): Promise<Outcome<Buffer | undefined>[]> {
     const data = replies.flatMap((x) => (x.ok && 'record' in x.value ? [x.value.record] : []));
-    const merged = data.length > 0 ? resolveReplies(key, data).record : undefined;
+    const merged = data.length > 0 ? resolveReplies(key, data, resolve).record : undefined;
     const digest = data.length > 0 ? recordDigest(merged) : undefined;
     return Promise.all(
       replies.map(async (x): Promise<Outcome<Buffer | undefined>> => {
@@ -742,12 +761,12 @@ export class Coordinator {
    * Read repair, once every target answered: send the merge of every reply to each replica
    * whose reply lacked part of it (a digest that differs is read in full first).
    */
-  async #repair(key: Buffer, targets: { id: string; for?: string }[], outcomes: Outcome<ReadReply>[]): Promise<void> {
+  async #repair(key: Buffer, targets: { id: string; for?: string }[], outcomes: Outcome<ReadReply>[], resolve: ResolveOptions): Promise<void> {
     if (outcomes.filter((x) => x.ok).length < 2) return;
     let resolved, ok;
     try {
-      ok = (await this.#withData(key, outcomes, Date.now() + this.options.timeoutMs)).filter((x) => x.ok);
-      resolved = resolveReplies(key, ok.map((x) => x.value));
+      ok = (await this.#withData(key, outcomes, Date.now() + this.options.timeoutMs, resolve)).filter((x) => x.ok);
+      resolved = resolveReplies(key, ok.map((x) => x.value), resolve);
     } catch (e) {
       this.deps.log.warn({ err: describe(e) }, 'read repair skipped: a reply did not decode');
       return;

@@ -11,8 +11,11 @@ import { asReplicaFailure, type ApplyResult, type ReplicaApi } from './replica-a
 export class LocalReplica {
   constructor(private readonly store: Store) {}
 
-  async apply(key: Buffer, value: Buffer | null, context: Buffer, requestId?: Buffer): Promise<ApplyResult> {
-    const o = requestId === undefined || requestId.length === 0 ? {} : { requestId };
+  async apply(key: Buffer, value: Buffer | null, context: Buffer, requestId?: Buffer, expiresAt?: number): Promise<ApplyResult> {
+    const o = {
+      ...(requestId === undefined || requestId.length === 0 ? {} : { requestId }),
+      ...(expiresAt === undefined || expiresAt === 0 ? {} : { expiresAt }),
+    };
     const r = value === null ? await this.store.delete(key, context, o) : await this.store.put(key, value, context, o);
     return { record: r.record, context: r.context };
   }
@@ -45,7 +48,8 @@ export function withLocal(self: string, local: LocalReplica, remote: ReplicaApi)
       throw asReplicaFailure(e);
     });
   return {
-    apply: (node, key, value, context, deadline, requestId) => (node === self ? here(local.apply(key, value, context, requestId)) : remote.apply(node, key, value, context, deadline, requestId)),
+    apply: (node, key, value, context, deadline, requestId, expiresAt) =>
+      node === self ? here(local.apply(key, value, context, requestId, expiresAt)) : remote.apply(node, key, value, context, deadline, requestId, expiresAt),
     merge: (node, key, record, hintFor, deadline) => (node === self ? here(local.merge(key, record, hintFor)) : remote.merge(node, key, record, hintFor, deadline)),
     read: (node, key, hintFor, deadline) => (node === self ? here(local.read(key, hintFor)) : remote.read(node, key, hintFor, deadline)),
     digest: (node, key, deadline) => (node === self ? here(local.digest(key)) : remote.digest(node, key, deadline)),

@@ -21,8 +21,9 @@ export interface ReplicaApi {
    * Issue a new version on replica `node`: a value, or a tombstone for null. With the
    * client's `requestId`, a replica that has seen the write before issues none (it
    * answers with the key's record as it is): the same write may be sent to two replicas.
+   * With `expiresAt` (ms since the epoch, the coordinator's clock), the value expires then.
    */
-  apply(node: string, key: Buffer, value: Buffer | null, context: Buffer, deadline: number, requestId?: Buffer): Promise<ApplyResult>;
+  apply(node: string, key: Buffer, value: Buffer | null, context: Buffer, deadline: number, requestId?: Buffer, expiresAt?: number): Promise<ApplyResult>;
   /** Merge `record` into `node`'s versions of the key; as a hint for `hintFor` when set. */
   merge(node: string, key: Buffer, record: Buffer, hintFor: string | undefined, deadline: number): Promise<boolean>;
   /** `node`'s record of the key (its hint for `hintFor` when set), or undefined. */

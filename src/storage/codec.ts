@@ -29,6 +29,16 @@
  * the encoding stays a function of the versions (canonical), and a record a node of an
  * earlier release wrote is read as it was.
  *
+ * Record, version 3, for versions where some sibling expires or carries a write time
+ * (versions.ts: expiry, last-writer-wins), otherwise as version 2:
+ *   u8 format = 3 | the same header | the clock, ids and retired as in version 2
+ *   n siblings as in version 2, each followed by u8 extras (1: expires, 2: written at)
+ *             + [expires-at ms] + [written-at ms]
+ *   u32 big-endian CRC-32
+ * A record is version 3 exactly when a sibling has an expiry or a write time: canonical
+ * still, and a record without either is written as before. Its causal section is
+ * version 2's, so its contexts are version 2 contexts.
+ *
  * Context: u8 format | u32 key check (low 32 bits of the key's hash) | the clock as in a
  * record; version 2 adds the ids as in a record: the write ids of the siblings the
  * reader saw. The key check refuses a context read from another key, which would
@@ -42,6 +52,9 @@ import type { Actor, Clock, Retired, Sibling, Versions, WriteId } from './versio
 export const ACTOR_BYTES = 16;
 const RECORD_FORMAT = 1;
 const RECORD_FORMAT_IDS = 2;
+const RECORD_FORMAT_EXTRAS = 3;
+const EXTRA_EXPIRES = 1;
+const EXTRA_AT = 2;
 const CONTEXT_FORMAT = 1;
 const CONTEXT_FORMAT_IDS = 2;
 const FLAG_OWNER = 1;
@@ -203,7 +216,8 @@ export function encodeRecord(rec: StoredRecord, clockAt?: ClockSpan): Buffer {
   const retired = rec.versions.retired ?? [];
   const actors = sortedActors(clock);
   const ids = liveIds(rec.versions);
-  const withIds = ids.length > 0 || retired.length > 0;
+  const withExtras = siblings.some((s) => s.expiresAt !== undefined || s.at !== undefined);
+  const withIds = withExtras || ids.length > 0 || retired.length > 0;
   let flags = 0, size = 2;
   if (rec.ownerEpoch !== undefined) (flags |= FLAG_OWNER), (size += varintSize(rec.ownerEpoch));
   if (rec.deletedAt !== undefined) (flags |= FLAG_DELETED), (size += varintSize(rec.deletedAt));
@@ -216,15 +230,16 @@ export function encodeRecord(rec: StoredRecord, clockAt?: ClockSpan): Buffer {
     size += varintSize(actors.indexOf(s.actor)) + varintSize(s.counter) + 1; // few actors: indexOf beats a Map
     if (s.value !== null) size += varintSize(s.value.length) + s.value.length;
     if (withIds) size += varintSize(idRef(ids, s));
+    if (withExtras) size += 1 + (s.expiresAt === undefined ? 0 : varintSize(s.expiresAt)) + (s.at === undefined ? 0 : varintSize(s.at));
   }
   size += 4;
   const buf = Buffer.allocUnsafe(size);
-  buf[0] = withIds ? RECORD_FORMAT_IDS : RECORD_FORMAT;
+  buf[0] = withExtras ? RECORD_FORMAT_EXTRAS : withIds ? RECORD_FORMAT_IDS : RECORD_FORMAT;
   buf[1] = flags;
   let pos = 2;
   if (rec.ownerEpoch !== undefined) pos = writeVarint(buf, pos, rec.ownerEpoch);
   if (rec.deletedAt !== undefined) pos = writeVarint(buf, pos, rec.deletedAt);
-  if (clockAt) (clockAt.start = pos), (clockAt.format = buf[0]);
+  if (clockAt) (clockAt.start = pos), (clockAt.format = withIds ? CONTEXT_FORMAT_IDS : CONTEXT_FORMAT);
   pos = writeClock(buf, pos, actors, clock);
   if (withIds) {
     pos = writeVarint(buf, pos, ids.length);
@@ -247,6 +262,11 @@ export function encodeRecord(rec: StoredRecord, clockAt?: ClockSpan): Buffer {
       pos += s.value.length;
     }
     if (withIds) pos = writeVarint(buf, pos, idRef(ids, s));
+    if (withExtras) {
+      buf[pos++] = (s.expiresAt === undefined ? 0 : EXTRA_EXPIRES) | (s.at === undefined ? 0 : EXTRA_AT);
+      if (s.expiresAt !== undefined) pos = writeVarint(buf, pos, s.expiresAt);
+      if (s.at !== undefined) pos = writeVarint(buf, pos, s.at);
+    }
   }
   buf.writeUInt32BE(crc32(buf.subarray(0, pos)), pos);
   return buf;
@@ -255,7 +275,7 @@ export function encodeRecord(rec: StoredRecord, clockAt?: ClockSpan): Buffer {
 /** Check the format byte and checksum; return where the body ends (before the CRC). */
 function checkFrame(buf: Buffer): number {
   if (buf.length < 7) throw new DecodeError(`record of ${buf.length} bytes is too short`);
-  if (buf[0] !== RECORD_FORMAT && buf[0] !== RECORD_FORMAT_IDS) throw new DecodeError(`unknown record format ${buf[0]}`);
+  if (buf[0] !== RECORD_FORMAT && buf[0] !== RECORD_FORMAT_IDS && buf[0] !== RECORD_FORMAT_EXTRAS) throw new DecodeError(`unknown record format ${buf[0]}`);
   const end = buf.length - 4;
   if (crc32(buf.subarray(0, end)) !== buf.readUInt32BE(end)) throw new DecodeError('checksum mismatch');
   return end;
@@ -286,7 +306,8 @@ function readHeader(r: Reader): { ownerEpoch: number | undefined; deletedAt: num
 export function decodeRecord(bytes: Uint8Array): StoredRecord {
   const buf = asBuffer(bytes);
   const r = new Reader(buf, 0, checkFrame(buf));
-  const withIds = buf[0] === RECORD_FORMAT_IDS;
+  const withExtras = buf[0] === RECORD_FORMAT_EXTRAS;
+  const withIds = withExtras || buf[0] === RECORD_FORMAT_IDS;
   const { ownerEpoch, deletedAt } = readHeader(r);
   const { clock, actors } = readClock(r);
   const ids = withIds ? readIds(r) : [];
@@ -305,7 +326,7 @@ export function decodeRecord(bytes: Uint8Array): StoredRecord {
   if (n > r.end - r.pos) throw new DecodeError('more siblings than bytes');
   const siblings: Sibling[] = [];
   const used = new Array<boolean>(ids.length).fill(false);
-  let prevAi = -1, prevCounter = 0;
+  let prevAi = -1, prevCounter = 0, anyExtras = false;
   for (let i = 0; i < n; i++) {
     const ai = r.varint();
     const actor = actors[ai];
@@ -319,19 +340,32 @@ export function decodeRecord(bytes: Uint8Array): StoredRecord {
     const value = kind === 1 ? r.bytes(r.varint()) : null;
     const ref = withIds ? r.varint() : 0;
     if (ref > ids.length) throw new DecodeError(`sibling names write id ${ref - 1} of ${ids.length}`);
-    if (ref === 0) siblings.push({ actor, counter, value });
-    else (used[ref - 1] = true), siblings.push({ actor, counter, value, id: ids[ref - 1]! });
+    const s: { actor: Actor; counter: number; value: Buffer | null; id?: WriteId; expiresAt?: number; at?: number } = { actor, counter, value };
+    if (ref > 0) (used[ref - 1] = true), (s.id = ids[ref - 1]!);
+    if (withExtras) {
+      const extras = r.byte();
+      if ((extras & ~(EXTRA_EXPIRES | EXTRA_AT)) !== 0) throw new DecodeError(`unknown sibling extras ${extras}`);
+      if (extras & EXTRA_EXPIRES) {
+        if (value === null) throw new DecodeError('a tombstone with an expiry');
+        s.expiresAt = r.varint();
+      }
+      if (extras & EXTRA_AT) s.at = r.varint();
+      if (extras !== 0) anyExtras = true;
+    }
+    siblings.push(s);
   }
   if (r.pos !== r.end) throw new DecodeError('trailing bytes after the siblings');
   if (used.includes(false)) throw new DecodeError('a write id no sibling holds');
-  if (withIds && ids.length === 0 && retired.length === 0) throw new DecodeError('a version 2 record with no write ids');
+  if (withIds && !withExtras && ids.length === 0 && retired.length === 0) throw new DecodeError('a version 2 record with no write ids');
+  if (withExtras && !anyExtras) throw new DecodeError('a version 3 record with no expiry or write time');
   return { versions: retired.length === 0 ? { clock, siblings } : { clock, siblings, retired }, ownerEpoch, deletedAt };
 }
 
 /** What a read returns, taken from a record without building its versions. */
 export interface RecordView {
-  /** The live values, each distinct value once (versions.ts: liveValues). */
+  /** The live values at the reader's time, each distinct value once (versions.ts: liveValues). */
   readonly values: Buffer[];
+  /** Siblings held, tombstones and expired ones included. */
   readonly siblings: number;
   /** The causal section exactly as encoded in the record (clock, and ids): a context is this with a header. */
   readonly clock: Buffer;
@@ -348,16 +382,19 @@ function skipRetired(r: Reader): void {
   }
 }
 
+/** The formats whose records carry ids (2 and 3), and sibling extras (3). */
+const hasIds = (format: number): boolean => format === RECORD_FORMAT_IDS || format === RECORD_FORMAT_EXTRAS;
+
 /**
- * The read path's decode: checksum, then the causal section's bytes and the live values
- * as views into the record. Skips what a read does not need (actor strings, maps, order
- * checks: the record was checked in full when it was written; the checksum proves it
- * unchanged).
+ * The read path's decode at `now` (the reader's clock, ms): checksum, then the causal
+ * section's bytes and the live values (not tombstones, not expired) as views into the
+ * record. Skips what a read does not need (actor strings, maps, order checks: the record
+ * was checked in full when it was written; the checksum proves it unchanged).
  */
-export function viewRecord(bytes: Uint8Array): RecordView {
+export function viewRecord(bytes: Uint8Array, now: number): RecordView {
   const buf = asBuffer(bytes);
   const r = new Reader(buf, 0, checkFrame(buf));
-  const withIds = buf[0] === RECORD_FORMAT_IDS;
+  const withIds = hasIds(buf[0]!), withExtras = buf[0] === RECORD_FORMAT_EXTRAS;
   readHeader(r);
   const clockStart = r.pos;
   skipCausal(r, withIds);
@@ -368,15 +405,27 @@ export function viewRecord(bytes: Uint8Array): RecordView {
   for (let i = 0; i < n; i++) {
     r.varint();
     r.varint();
-    if (r.byte() === 1) {
-      const v = r.bytes(r.varint());
-      if (!values.some((x) => x.equals(v))) values.push(v);
-    }
+    const v = r.byte() === 1 ? r.bytes(r.varint()) : undefined;
     if (withIds) r.varint();
+    let live = true;
+    if (withExtras) {
+      const extras = r.byte();
+      if (extras & EXTRA_EXPIRES) live = r.varint() > now;
+      if (extras & EXTRA_AT) r.varint();
+    }
+    if (v !== undefined && live && !values.some((x) => x.equals(v))) values.push(v);
   }
   if (r.pos !== r.end) throw new DecodeError('trailing bytes after the siblings');
   return { values, siblings: n, clock, format: withIds ? CONTEXT_FORMAT_IDS : CONTEXT_FORMAT };
 }
+
+/** The record's format, or undefined for bytes too short to be one: a caller that needs only format 3's records decodes only those. */
+export function recordFormat(bytes: Uint8Array): number | undefined {
+  return bytes.length > 0 ? bytes[0] : undefined;
+}
+
+/** The format of records that may hold expiring siblings. */
+export const EXTRAS_FORMAT = RECORD_FORMAT_EXTRAS;
 
 /** Skip the clock, and in version 2 the ids: the causal section. */
 function skipCausal(r: Reader, withIds: boolean): void {
@@ -394,7 +443,7 @@ export function clockBytes(bytes: Uint8Array): { clock: Buffer; format: number }
   const r = new Reader(buf, 0, buf.length - 4);
   readHeader(r);
   const start = r.pos;
-  const withIds = buf[0] === RECORD_FORMAT_IDS;
+  const withIds = hasIds(buf[0]!);
   skipCausal(r, withIds);
   return { clock: buf.subarray(start, r.pos), format: withIds ? CONTEXT_FORMAT_IDS : CONTEXT_FORMAT };
 }

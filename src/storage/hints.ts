@@ -19,6 +19,7 @@ import type { StoreSettings } from './store-options.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
 import { merge } from './versions.js';
+import { reclaimable } from './ranges.js';
 import type { WriteQueue } from './write-queue.js';
 
 export interface Hint {
@@ -40,6 +41,8 @@ interface Deps {
   readonly locks: KeyLocks;
   readonly settings: StoreSettings;
   readonly guard: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** The node's wall clock, ms: hints that hold only expired siblings are dropped, not delivered. */
+  readonly now: () => number;
 }
 
 export class HintStore {
@@ -130,10 +133,22 @@ export class HintStore {
     });
   }
 
-  /** The hints held for `target`, in token order, in batches. */
+  /**
+   * The hints held for `target`, in token order, in batches. A hint whose versions have
+   * all expired and may be dropped (ranges.ts `reclaimable`) is removed here instead of
+   * listed: delivering it would only have the target reclaim it.
+   */
   async *list(target: string, limits: BatchLimits = {}): AsyncGenerator<Hint[]> {
-    for await (const batch of batches(this.deps.engine, [hintSpan(target)], limits))
-      yield batch.map(([k, v]) => ({ key: parseHintKey(k).key, record: v }));
+    for await (const batch of batches(this.deps.engine, [hintSpan(target)], limits)) {
+      const hints: Hint[] = [];
+      const now = this.deps.now();
+      for (const [k, v] of batch) {
+        const key = parseHintKey(k).key;
+        if (reclaimable(v, now)) await this.remove(target, key, v);
+        else hints.push({ key, record: v });
+      }
+      if (hints.length > 0) yield hints;
+    }
   }
 
   /**

@@ -17,4 +17,4 @@ export { DEFAULT_TOMBSTONE_GRACE_MS } from './store-options.js';
 export { merge, update, liveValues, isDeleted, EMPTY_VERSIONS } from './versions.js';
 export type { Versions, Sibling, Clock, Actor } from './versions.js';
 export { recordDigest, resolveReplies } from './replies.js';
-export type { ResolvedRead } from './replies.js';
+export type { ResolveOptions, ResolvedRead } from './replies.js';

@@ -3,6 +3,7 @@
  *   'd' token(8, big-endian) user-key            a key's record; token order is byte order
  *   'h' len(1) target token(8) user-key          a hint: versions owed to node `target`
  *   't' deleted-at(8) token(8) user-key          tombstone index, oldest first, for purging
+ *   'x' expires-at(8) token(8) user-key          expiry index: each record's earliest expiry, for reclaiming
  *   'q' token(8) user-key                        a record that failed its checksum, set aside
  *   'm' name                                     node metadata (store id, epoch lease)
  * so that one iterator reads one token range, and hints, metadata and indexes never mix
@@ -15,7 +16,7 @@ import { bucketOf, keyOverhead } from '../buckets/index.js';
 import { hashInto, MAX_TOKEN } from '../ring/index.js';
 import { KvError } from './kv-errors.js';
 
-export const DATA = 0x64, HINT = 0x68, META = 0x6d, QUARANTINE = 0x71, TOMBSTONE = 0x74;
+export const DATA = 0x64, HINT = 0x68, META = 0x6d, QUARANTINE = 0x71, TOMBSTONE = 0x74, EXPIRY = 0x78;
 const TOKEN_BYTES = 8;
 
 /** A user key: bytes, or a string (its UTF-8 bytes, as the ring hashes it). */
@@ -117,37 +118,55 @@ export function parseHintKey(k: Buffer): { target: string; key: Buffer } {
   return { target: k.toString('utf8', 2, 2 + len), key: k.subarray(2 + len + TOKEN_BYTES) };
 }
 
-export function tombstoneKey(deletedAt: number, dk: Uint8Array): Buffer {
+/** An index entry: prefix, a time (8 bytes, big-endian ms), then a data key's token and user key. */
+function timeKey(prefix: number, at: number, dk: Uint8Array): Buffer {
   const buf = Buffer.allocUnsafe(1 + 8 + dk.length - 1);
-  buf[0] = TOMBSTONE;
-  buf.writeUInt32BE(Math.floor(deletedAt / 0x100000000), 1);
-  buf.writeUInt32BE(deletedAt >>> 0, 5);
+  buf[0] = prefix;
+  buf.writeUInt32BE(Math.floor(at / 0x100000000), 1);
+  buf.writeUInt32BE(at >>> 0, 5);
   buf.set(dk.subarray(1), 9);
   return buf;
 }
 
-/** When a tombstone index entry's record became a tombstone (ms). */
-export function tombstoneTime(tk: Buffer): number {
-  return tk.readUInt32BE(1) * 0x100000000 + tk.readUInt32BE(5);
+/** The time of a tombstone or expiry index entry (ms). */
+function timeOf(k: Buffer): number {
+  return k.readUInt32BE(1) * 0x100000000 + k.readUInt32BE(5);
 }
 
-/** Tombstone index entries older than `before` (ms). */
-export function tombstonesBefore(before: number): Span {
+/** Index entries of `prefix` whose time is before `before` (ms). */
+function timesBefore(prefix: number, before: number): Span {
   const lt = Buffer.allocUnsafe(9);
-  lt[0] = TOMBSTONE;
+  lt[0] = prefix;
   const t = Math.max(0, before);
   lt.writeUInt32BE(Math.floor(t / 0x100000000), 1);
   lt.writeUInt32BE(t >>> 0, 5);
-  return { gte: Buffer.from([TOMBSTONE]), lt };
+  return { gte: Buffer.from([prefix]), lt };
 }
 
-/** The data key named by a tombstone index entry. */
-export function dataKeyOfTombstone(tk: Buffer): Buffer {
-  const buf = Buffer.allocUnsafe(tk.length - 8);
+/** The data key named by a tombstone or expiry index entry. */
+function dataKeyOfTime(k: Buffer): Buffer {
+  const buf = Buffer.allocUnsafe(k.length - 8);
   buf[0] = DATA;
-  tk.copy(buf, 1, 9);
+  k.copy(buf, 1, 9);
   return buf;
 }
+
+export const tombstoneKey = (deletedAt: number, dk: Uint8Array): Buffer => timeKey(TOMBSTONE, deletedAt, dk);
+/** When a tombstone index entry's record became a tombstone (ms). */
+export const tombstoneTime = timeOf;
+/** Tombstone index entries older than `before` (ms). */
+export const tombstonesBefore = (before: number): Span => timesBefore(TOMBSTONE, before);
+/** The data key named by a tombstone index entry. */
+export const dataKeyOfTombstone = dataKeyOfTime;
+
+/** The expiry index entry of a record whose earliest sibling expiry is `expiresAt`. */
+export const expiryKey = (expiresAt: number, dk: Uint8Array): Buffer => timeKey(EXPIRY, expiresAt, dk);
+/** The expiry an expiry index entry was made for (ms). */
+export const expiryTime = timeOf;
+/** Expiry index entries whose time is at or before `now` (ms): what has expired. */
+export const expiriesBy = (now: number): Span => timesBefore(EXPIRY, now + 1);
+/** The data key named by an expiry index entry. */
+export const dataKeyOfExpiry = dataKeyOfTime;
 
 export function metaKey(name: string): Buffer {
   return Buffer.concat([Buffer.from([META]), Buffer.from(name, 'utf8')]);

@@ -6,18 +6,19 @@
  * estimated sizes, order-independent range digests, and deleting a range without losing
  * a write that races the cleanup. Must not: decide which ranges to move (handoff does).
  */
-import { decodeRecord, tryDecode, versionBytes } from './codec.js';
+import { EXTRAS_FORMAT, decodeRecord, recordFormat, tryDecode, versionBytes } from './codec.js';
 import type { Actors } from './actors.js';
 import type { Engine, WriteOp } from './engine.js';
 import { KvError, showKey } from './kv-errors.js';
 import type { KeyLocks } from './key-lock.js';
-import { dataKey, dataSpans, tokenHalves, tokenOfDataKey, tombstoneKey, userKeyOf } from './keys.js';
+import { dataKey, dataSpans, expiryKey, tokenHalves, tokenOfDataKey, tombstoneKey, userKeyOf } from './keys.js';
 import type { Span, TokenRange } from './keys.js';
 import { RangeHash, entryHex } from './range-hash.js';
 import { RangeTree } from './range-tree.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
 import type { Logger } from './store-options.js';
+import { nextExpiry, withoutExpired } from './versions.js';
 import type { WriteQueue } from './write-queue.js';
 
 export interface ScanEntry {
@@ -40,6 +41,20 @@ interface Deps {
   readonly log: Logger | undefined;
   readonly isOpen: () => boolean;
   readonly guard: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** The node's wall clock, ms: what has expired. */
+  readonly now: () => number;
+}
+
+/**
+ * True when `record` holds only expired siblings and may be dropped whole (versions.ts
+ * `withoutExpired`): a range operation treats it as already reclaimed, so streams and
+ * repairs neither send it nor count it as a difference between replicas that reclaimed it
+ * and replicas that have not yet. Only version 3 records can expire: the rest are not decoded.
+ */
+export function reclaimable(record: Buffer, now: number): boolean {
+  if (recordFormat(record) !== EXTRAS_FORMAT) return false;
+  const rec = tryDecode(decodeRecord, record);
+  return rec !== undefined && withoutExpired(rec.versions, now) === 'drop';
 }
 
 export class Ranges {
@@ -57,7 +72,9 @@ export class Ranges {
   async *scan(range: TokenRange, limits: BatchLimits = {}, after?: Uint8Array): AsyncGenerator<ScanBatch> {
     for await (const batch of this.#batches(range, limits, after)) {
       const entries: ScanEntry[] = [], corrupt: Buffer[] = [];
+      const now = this.deps.now();
       for (const [k, v] of batch) {
+        if (reclaimable(v, now)) continue;
         if (tryDecode(versionBytes, v) !== undefined) entries.push({ key: userKeyOf(k), record: v });
         else {
           corrupt.push(userKeyOf(k));
@@ -93,8 +110,9 @@ export class Ranges {
    */
   async hash(range: TokenRange): Promise<{ hash: string; keys: number }> {
     const digest = new RangeHash();
+    const now = this.deps.now();
     for await (const batch of this.#batches(range, { batchCount: 1000, batchBytes: 1 << 24 }))
-      for (const [k, v] of batch) digest.add(k, tryDecode(versionBytes, v) ?? v);
+      for (const [k, v] of batch) if (!reclaimable(v, now)) digest.add(k, tryDecode(versionBytes, v) ?? v);
     return { hash: digest.hex, keys: digest.count };
   }
 
@@ -105,8 +123,9 @@ export class Ranges {
    */
   async tree(range: TokenRange, depth: number): Promise<RangeTree> {
     const tree = new RangeTree(range, depth);
+    const now = this.deps.now();
     for await (const batch of this.#batches(range, { batchCount: 1000, batchBytes: 1 << 24 }))
-      for (const [k, v] of batch) tree.add(tokenOfDataKey(k), k, tryDecode(versionBytes, v) ?? v);
+      for (const [k, v] of batch) if (!reclaimable(v, now)) tree.add(tokenOfDataKey(k), k, tryDecode(versionBytes, v) ?? v);
     return tree;
   }
 
@@ -116,11 +135,12 @@ export class Ranges {
    */
   async leafEntries(tree: RangeTree, leaves: readonly number[]): Promise<{ key: Buffer; hash: string }[]> {
     const out: { key: Buffer; hash: string }[] = [];
+    const now = this.deps.now();
     for (const leaf of leaves) {
       const range = tree.leafRange(leaf);
       if (range === undefined) continue;
       for await (const batch of this.#batches(range, { batchCount: 1000, batchBytes: 1 << 24 }))
-        for (const [k, v] of batch) out.push({ key: userKeyOf(k), hash: entryHex(k, tryDecode(versionBytes, v) ?? v) });
+        for (const [k, v] of batch) if (!reclaimable(v, now)) out.push({ key: userKeyOf(k), hash: entryHex(k, tryDecode(versionBytes, v) ?? v) });
     }
     return out;
   }
@@ -152,8 +172,10 @@ export class Ranges {
           batch.forEach(([k, v], i) => {
             if (now[i] === undefined || !now[i]!.equals(v)) return void kept++;
             ops.push({ type: 'del', key: k });
-            const deletedAt = tryDecode(decodeRecord, v)?.deletedAt;
-            if (deletedAt !== undefined) ops.push({ type: 'del', key: tombstoneKey(deletedAt, k) });
+            const rec = tryDecode(decodeRecord, v);
+            if (rec?.deletedAt !== undefined) ops.push({ type: 'del', key: tombstoneKey(rec.deletedAt, k) });
+            const due = rec === undefined ? undefined : nextExpiry(rec.versions);
+            if (due !== undefined) ops.push({ type: 'del', key: expiryKey(due, k) });
             deleted++;
           });
           if (ops.length === 0) return;

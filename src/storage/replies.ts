@@ -10,15 +10,24 @@ import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeRecord, enco
 import { KvError } from './kv-errors.js';
 import { tokenHalves, userKey } from './keys.js';
 import type { Key } from './keys.js';
-import { EMPTY_VERSIONS, liveValues, merge, sameVersions } from './versions.js';
+import { EMPTY_VERSIONS, liveValues, merge, mergeLww, sameVersions } from './versions.js';
 import type { Versions } from './versions.js';
 
+export interface ResolveOptions {
+  /** The limit on the key's bytes (default none). */
+  readonly maxKeyBytes?: number;
+  /** The reading node's wall clock, ms: siblings expired by then are not returned (default the real clock). */
+  readonly now?: number;
+  /** The key's sibling policy (its bucket's): 'lww' joins replies last-writer-wins (default 'siblings'). */
+  readonly policy?: 'siblings' | 'lww';
+}
+
 export interface ResolvedRead {
-  /** Every live sibling. */
+  /** Every live sibling: not a tombstone, not expired at `now`. */
   readonly values: Buffer[];
   /** Covers every version any reply held: a put with it supersedes them all. */
   readonly context: Buffer;
-  /** False when no reply held a live value. */
+  /** False when no reply held a live value (expired ones are not). */
   readonly found: boolean;
   /** The merged record (what a stale replica is sent); undefined when no reply held the key. */
   readonly record: Buffer | undefined;
@@ -31,8 +40,9 @@ export interface ResolvedRead {
  * A reply that does not decode is refused whole with KV_BAD_RECORD: the caller treats
  * that replica as failed, never as holding nothing.
  */
-export function resolveReplies(key: Key, replies: readonly (Uint8Array | undefined)[], maxKeyBytes = Infinity): ResolvedRead {
-  const k = userKey(key, maxKeyBytes);
+export function resolveReplies(key: Key, replies: readonly (Uint8Array | undefined)[], o: ResolveOptions = {}): ResolvedRead {
+  const k = userKey(key, o.maxKeyBytes ?? Infinity);
+  const now = o.now ?? Date.now();
   const check = tokenHalves(k)[1];
   const present = replies.filter((r): r is Uint8Array => r !== undefined);
   if (present.length === 0) {
@@ -42,13 +52,14 @@ export function resolveReplies(key: Key, replies: readonly (Uint8Array | undefin
   const first = present[0]!;
   const firstVersions = checked(() => versionBytes(first));
   if (present.length === replies.length && present.every((r) => r === first || checked(() => versionBytes(r)).equals(firstVersions))) {
-    const view = viewRecord(first);
+    const view = viewRecord(first, now);
     return { values: view.values, context: contextFromClock(check, view.clock, view.format), found: view.values.length > 0, record: asBuffer(first), stale: replies.map(() => false) };
   }
   const decoded = replies.map((r) => (r === undefined ? EMPTY_VERSIONS : checked(() => decodeRecord(r).versions)));
-  const merged = decoded.reduce<Versions>((acc, v) => merge(acc, v), EMPTY_VERSIONS);
+  const join = o.policy === 'lww' ? mergeLww : merge;
+  const merged = decoded.reduce<Versions>((acc, v) => join(acc, v), EMPTY_VERSIONS);
   const record = encodeRecord({ versions: merged, ownerEpoch: undefined, deletedAt: undefined });
-  const values = liveValues(merged).map(asBuffer);
+  const values = liveValues(merged, now).map(asBuffer);
   const causal = clockBytes(record);
   return {
     values,

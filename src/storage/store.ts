@@ -4,7 +4,8 @@
  * no acknowledged version is ever silently lost or overwritten.
  *
  * Owns: validation and limits, per-key serialisation of read-merge-write, choosing the
- * actor that issues a dot, tombstone bookkeeping and purging, durability (group commit),
+ * actor that issues a dot, tombstone bookkeeping and purging, the expiry index and the
+ * reclamation of expired siblings, a key's sibling policy (as `policyOf` says), durability (group commit),
  * token-range scans, counts, hashes and deletes. Must not: network anything or decide
  * ownership (docs/architecture.md).
  *
@@ -21,7 +22,7 @@ import { KvError, showKey } from './kv-errors.js';
 import { HintStore } from './hints.js';
 import { Ranges } from './ranges.js';
 import { KeyFilter } from './key-filter.js';
-import { ALL_DATA, DATA, dataKey, dataKeyOfTombstone, metaKey, quarantineKey, tokenHalves, tokenOfDataKey, tombstoneKey, tombstoneTime, tombstonesBefore, userKey, userKeyOf } from './keys.js';
+import { ALL_DATA, DATA, dataKey, dataKeyOfExpiry, dataKeyOfTombstone, expiriesBy, expiryKey, metaKey, quarantineKey, tokenHalves, tokenOfDataKey, tombstoneKey, tombstoneTime, tombstonesBefore, userKey, userKeyOf } from './keys.js';
 import type { Key } from './keys.js';
 import { KeyLocks } from './key-lock.js';
 import { LevelEngine } from './level-engine.js';
@@ -29,7 +30,7 @@ import { settings } from './store-options.js';
 import type { Durability, HintLimits, Logger, StoreLimits, StoreSettings } from './store-options.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
-import { EMPTY_VERSIONS, WRITE_ID_BYTES, isDeleted, isDuplicate, merge, sameVersions, update } from './versions.js';
+import { EMPTY_VERSIONS, WRITE_ID_BYTES, isDeleted, isDuplicate, merge, mergeLww, nextExpiry, sameVersions, update, updateLww, withoutExpired } from './versions.js';
 import type { Versions, WriteId } from './versions.js';
 import { WriteQueue } from './write-queue.js';
 import { ReadBatcher } from './read-batcher.js';
@@ -53,16 +54,25 @@ export interface StoreOptions {
   /** Source of the store id (injected for tests). */
   readonly randomBytes?: (n: number) => Buffer;
   readonly logger?: Logger;
+  /**
+   * A key's sibling policy (its bucket's: buckets/bucket.ts), given its stored key:
+   * 'lww' keeps one sibling per key, the last written (versions.ts: updateLww, mergeLww).
+   * Absent: every key keeps its concurrent siblings.
+   */
+  readonly policyOf?: (key: Buffer) => SiblingPolicy;
 }
 
+/** How a key resolves concurrent writes: kept as siblings, or the last writer's wins. */
+export type SiblingPolicy = 'siblings' | 'lww';
+
 export interface ReadResult {
-  /** Every live sibling's value: empty when the key is absent or deleted. */
+  /** Every live sibling's value: empty when the key is absent, deleted or expired. */
   readonly values: Buffer[];
   /** Opaque causal context: pass it to put/delete to supersede exactly what this read saw. */
   readonly context: Buffer;
   /** Versions held, tombstones included. */
   readonly versions: number;
-  /** True when only tombstones are held. */
+  /** True when versions are held but none is a live value (tombstones, expired values). */
   readonly deleted: boolean;
 }
 
@@ -83,6 +93,8 @@ export interface WriteOptions {
    * context, is not applied again (docs/causality.md#safe-to-send-twice).
    */
   readonly requestId?: Uint8Array;
+  /** A put's expiry, ms since the epoch (its coordinator's clock): reads leave the value out from then on. */
+  readonly expiresAt?: number;
 }
 
 /** The longest request id a write may carry. */
@@ -132,6 +144,7 @@ export class Store {
   /** Plain reads (get, getRecord): up to the thread pool's size in flight. */
   readonly #gets: ReadBatcher;
   readonly #now: () => number;
+  readonly #policyOf: ((key: Buffer) => SiblingPolicy) | undefined;
   readonly #log: Logger | undefined;
   readonly #actors: Actors;
   readonly #keys: KeyFilter;
@@ -155,10 +168,11 @@ export class Store {
     this.#reads = new ReadBatcher(engine, { lanes: 1, burst: true, cap: () => Math.ceil(this.#rmw / 2) });
     this.#gets = new ReadBatcher(engine, { lanes: 4 });
     this.#now = options.now ?? Date.now;
+    this.#policyOf = options.policyOf;
     this.#log = options.logger;
     const guard = <T>(fn: () => Promise<T>) => this.#guard(fn);
-    this.hints = new HintStore({ engine, queue: this.#queue, locks: this.#locks, settings: s, guard });
-    this.ranges = new Ranges({ engine, queue: this.#queue, locks: this.#locks, actors, log: this.#log, isOpen: () => this.#open, guard });
+    this.hints = new HintStore({ engine, queue: this.#queue, locks: this.#locks, settings: s, guard, now: this.#now });
+    this.ranges = new Ranges({ engine, queue: this.#queue, locks: this.#locks, actors, log: this.#log, isOpen: () => this.#open, guard, now: this.#now });
     this.#keys = new KeyFilter(
       (add) => this.#scanTokens(add),
       (e) => {
@@ -368,7 +382,13 @@ export class Store {
     this.#checkSiblings(dk, versions);
     const deletedAt = isDeleted(versions) ? this.#now() : undefined;
     if (old?.deletedAt !== undefined) ops.push({ type: 'del', key: tombstoneKey(old.deletedAt, dk) });
-    if (deletedAt !== undefined) ops.push({ type: 'put', key: tombstoneKey(deletedAt, dk), value: Buffer.alloc(0) });
+    if (deletedAt !== undefined) ops.push({ type: 'put', key: tombstoneKey(deletedAt, dk), value: EMPTY });
+    // The expiry index holds each record's earliest expiry, in the record's own batch.
+    const wasDue = old === undefined ? undefined : nextExpiry(old.versions), due = nextExpiry(versions);
+    if (wasDue !== due) {
+      if (wasDue !== undefined) ops.push({ type: 'del', key: expiryKey(wasDue, dk) });
+      if (due !== undefined) ops.push({ type: 'put', key: expiryKey(due, dk), value: EMPTY });
+    }
     const record = encodeRecord({ versions, ownerEpoch, deletedAt }, clockAt);
     if (record.length > this.settings.maxRecordBytes)
       throw new KvError(
@@ -390,7 +410,7 @@ export class Store {
       const { dk, check } = this.#locate(key);
       const bytes = await this.#gets.get(dk);
       if (bytes === undefined) return { values: [], context: contextFromClock(check, undefined), versions: 0, deleted: false };
-      const view = this.#checked(dk, () => viewRecord(bytes));
+      const view = this.#checked(dk, () => viewRecord(bytes, this.#now()));
       return { values: view.values, context: contextFromClock(check, view.clock, view.format), versions: view.siblings, deleted: view.siblings > 0 && view.values.length === 0 };
     } finally {
       this.#leave();
@@ -432,6 +452,11 @@ export class Store {
     this.#enter();
     try {
       const { k, dk, hi, check } = this.#locate(key);
+      const expiresAt = o.expiresAt;
+      if (expiresAt !== undefined && (!Number.isSafeInteger(expiresAt) || expiresAt < 1))
+        throw new KvError('KV_BAD_OPTION', `expiresAt must be a time in ms since the epoch (a positive integer), got ${String(expiresAt)}; give a put a TTL, and the coordinator sets it`);
+      if (expiresAt !== undefined && value === null) throw new KvError('KV_BAD_OPTION', 'a delete cannot expire: its tombstone is kept until it is purged');
+      const lww = this.#policyOf?.(k) === 'lww';
       let ctx;
       try {
         ctx = decodeContext(context ?? EMPTY, check);
@@ -450,7 +475,8 @@ export class Store {
         }
         const epoch = this.#actors.epochFor(old?.ownerEpoch);
         // The value is copied into the record right away: no copy of it is kept.
-        const versions = update(local, ctx.clock, this.#actors.actor(epoch), value, { seenIds: ctx.ids, id, now: this.#now() });
+        const now = this.#now(), info = { seenIds: ctx.ids, id, now, expiresAt };
+        const versions = lww ? updateLww(local, ctx.clock, this.#actors.actor(epoch), value, now, info) : update(local, ctx.clock, this.#actors.actor(epoch), value, info);
         const record = this.#persist(dk, old, versions, epoch, ops, persisted);
         return { context: contextFromClock(check, record.subarray(persisted.start, persisted.end), persisted.format), versions: versions.siblings.length, record };
       });
@@ -515,7 +541,7 @@ export class Store {
           const lock = dk.toString('latin1');
           const same = byLock.get(lock);
           if (same === undefined) byLock.set(lock, { dk, hi, lo: check, lock, incoming, at: [at], stored: undefined });
-          else (same.incoming = merge(same.incoming, incoming)), same.at.push(at);
+          else (same.incoming = this.#join(k)(same.incoming, incoming)), same.at.push(at);
         } catch (error) {
           fail(at, error);
         }
@@ -573,12 +599,62 @@ export class Store {
     }
   }
 
+  /** How a key's versions join: causally (siblings), or last writer wins. */
+  #join(k: Buffer): (a: Versions, b: Versions) => Versions {
+    return this.#policyOf?.(k) === 'lww' ? mergeLww : merge;
+  }
+
   /** The causal merge of `incoming` into a key's stored versions: the ops to write, if any. */
   #mergeInto(dk: Buffer, old: StoredRecord | undefined, incoming: Versions, ops: WriteOp[], stored: Buffer | undefined): MergeResult {
-    const merged = old ? merge(old.versions, incoming) : incoming;
+    const join = this.#join(userKeyOf(dk));
+    // An lww key's incoming versions are joined even into nothing: a sender that kept siblings (a policy not yet known there) is resolved here.
+    const merged = old ? join(old.versions, incoming) : join === merge ? incoming : mergeLww(EMPTY_VERSIONS, incoming);
     if (old && sameVersions(merged, old.versions)) return { changed: false, versions: merged.siblings.length, record: stored! };
     const out = this.#persist(dk, old, merged, old?.ownerEpoch, ops);
     return { changed: true, versions: merged.siblings.length, record: out };
+  }
+
+  /**
+   * Reclaim expired siblings, reading the expiry index from the oldest entry up to now:
+   * no scan of live data. Each record due is rewritten without its expired siblings, or
+   * dropped whole when versions.ts `withoutExpired` says it may be; a record left with
+   * no siblings keeps its clock as a tombstone does, for the tombstone purge. Every entry
+   * is checked against its record under the key's lock (a record written since has a
+   * new entry, in the same batch as the record).
+   */
+  async reclaimExpired(limits: BatchLimits = {}): Promise<{ dropped: number; rewritten: number; stale: number }> {
+    if (!this.#open) throw new KvError('KV_CLOSED', 'the store is closed; open it again to use it');
+    let dropped = 0, rewritten = 0, stale = 0;
+    const now = this.#now();
+    for await (const batch of batches(this.#engine, [expiriesBy(now)], { batchCount: 256, ...limits })) {
+      await this.#guard(async () => {
+        // Records may be dropped: keys written again later take a new actor (actors.ts).
+        await this.#actors.retire();
+        await Promise.all(
+          batch.map(([xk]) => {
+            const dk = dataKeyOfExpiry(xk);
+            const [hi, lo] = [dk.readUInt32BE(1), dk.readUInt32BE(5)];
+            return this.#change(dk, hi, lo, (old, ops) => {
+              ops.push({ type: 'del', key: xk });
+              const due = old === undefined ? undefined : nextExpiry(old.versions);
+              if (old === undefined || due === undefined || !expiryKey(due, dk).equals(xk)) return void stale++; // the record changed or went since
+              const after = withoutExpired(old.versions, now);
+              if (after === old.versions) return void ops.pop(); // nothing expired (the entry is due, so not expected): the entry stays
+              if (after === 'drop') {
+                ops.push({ type: 'del', key: dk });
+                if (old.deletedAt !== undefined) ops.push({ type: 'del', key: tombstoneKey(old.deletedAt, dk) });
+                dropped++;
+              } else {
+                ops.pop(); // #persist moves the entry itself
+                this.#persist(dk, old, after, old.ownerEpoch, ops);
+                rewritten++;
+              }
+            });
+          }),
+        );
+      });
+    }
+    return { dropped, rewritten, stale };
   }
 
   /**

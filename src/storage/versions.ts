@@ -22,6 +22,16 @@
  * the other side retired. `retired` is bounded (RETIRED_MAX newest, none older than
  * RETIRED_WINDOW_MS before the newest), deterministically, so the merge stays a join;
  * docs/causality.md states the window.
+ *
+ * Expiry (docs/reads-and-writes.md#expiry): a sibling may carry `expiresAt`, an absolute
+ * time its coordinator chose, which every copy of the sibling carries with it (it is part
+ * of the sibling, as its value is). Merges treat an expired sibling as any other: they
+ * stay pure functions of their inputs. Reads (`liveValues`) leave out what expired by the
+ * reader's clock, which it passes in; `withoutExpired` is how the store reclaims them.
+ *
+ * Last-writer-wins (a bucket's `siblings: 'lww'`): each sibling carries `at`, its issuing
+ * replica's write time, and a key keeps one sibling, the greatest by (at, actor, counter)
+ * among those not retired: `updateLww` and `mergeLww`, a join like `merge`.
  */
 
 /** An actor id: 16 bytes held as a latin1 string (a cheap, comparable Map key). */
@@ -40,6 +50,10 @@ export interface Sibling {
   readonly value: Uint8Array | null;
   /** The write id of the request that issued it, if it carried one. */
   readonly id?: WriteId;
+  /** When it expires, ms since the epoch (its coordinator's clock); absent: never. Tombstones never expire. */
+  readonly expiresAt?: number;
+  /** Last-writer-wins buckets: when it was written, ms since the epoch (its issuing replica's clock). */
+  readonly at?: number;
 }
 
 /** A write id superseded here, and when it was (ms, the retiring replica's clock): what bounds the list. */
@@ -126,6 +140,8 @@ export interface WriteInfo {
   readonly id?: WriteId;
   /** The replica's clock, ms: when the ids this write supersedes are retired. */
   readonly now?: number;
+  /** A value's expiry, ms since the epoch (none for a tombstone). */
+  readonly expiresAt?: number;
 }
 
 function bySiblingOrder(a: Sibling, b: Sibling): number {
@@ -172,13 +188,22 @@ export function update(local: Versions, context: Clock, actor: Actor, value: Uin
   const retiredIds = retiring.map((r) => r.id);
   for (let i = siblings.length - 1; i >= 0; i--) if (siblings[i]!.id !== undefined && retiredIds.includes(siblings[i]!.id!)) siblings.splice(i, 1);
   // The survivors are in canonical order: insert the new dot in place, no sort.
-  const dot: Sibling = w.id === undefined ? { actor, counter, value } : { actor, counter, value, id: w.id };
+  const dot = sibling(actor, counter, value, w);
   let at = siblings.length;
   while (at > 0 && bySiblingOrder(siblings[at - 1]!, dot) > 0) at--;
   if (at === siblings.length) siblings.push(dot);
   else siblings.splice(at, 0, dot);
   const retired = joinRetired(local.retired, retiring);
   return retired.length === 0 ? { clock, siblings } : { clock, siblings, retired };
+}
+
+/** A new sibling with only the fields it has (absent ones stay absent: the codec's canonical form). */
+function sibling(actor: Actor, counter: number, value: Uint8Array | null, w: WriteInfo, at?: number): Sibling {
+  const s: { actor: Actor; counter: number; value: Uint8Array | null; id?: WriteId; expiresAt?: number; at?: number } = { actor, counter, value };
+  if (w.id !== undefined) s.id = w.id;
+  if (w.expiresAt !== undefined && value !== null) s.expiresAt = w.expiresAt;
+  if (at !== undefined) s.at = at;
+  return s;
 }
 
 /**
@@ -215,20 +240,112 @@ export function merge(a: Versions, b: Versions): Versions {
   return retired.length === 0 ? { clock, siblings } : { clock, siblings, retired };
 }
 
+/** True when `s` has expired at `now` (ms): from its expiry on, a read leaves it out. */
+export function expired(s: Sibling, now: number): boolean {
+  return s.expiresAt !== undefined && s.expiresAt <= now;
+}
+
 /**
- * The values a read returns: every sibling that is not a tombstone, each distinct value
- * once (two siblings holding the same bytes are one value to a user: the same write
- * issued twice, or two writers who wrote the same thing).
+ * The values a read returns at `now` (the reading node's clock, ms): every sibling that
+ * is not a tombstone and has not expired, each distinct value once (two siblings holding
+ * the same bytes are one value to a user: the same write issued twice, or two writers
+ * who wrote the same thing).
  */
-export function liveValues(v: Versions): Uint8Array[] {
+export function liveValues(v: Versions, now: number): Uint8Array[] {
   const out: Uint8Array[] = [];
-  for (const s of v.siblings) if (s.value !== null && !out.some((x) => sameBytes(x, s.value!))) out.push(s.value);
+  for (const s of v.siblings) if (s.value !== null && !expired(s, now) && !out.some((x) => sameBytes(x, s.value!))) out.push(s.value);
   return out;
 }
 
-/** True when the key exists only as tombstones: deleted, kept until it is safe to drop. */
+/** The earliest expiry among the siblings, or undefined when none expires: when the store looks at the key again. */
+export function nextExpiry(v: Versions): number | undefined {
+  let next: number | undefined;
+  for (const s of v.siblings) if (s.expiresAt !== undefined && (next === undefined || s.expiresAt < next)) next = s.expiresAt;
+  return next;
+}
+
+/**
+ * True when every dot the clock covers is a sibling held: nothing this key ever held was
+ * superseded here, so the clock protects nothing but the siblings themselves.
+ */
+function clockIsHeld(v: Versions): boolean {
+  let covered = 0;
+  for (const n of v.clock.values()) covered += n;
+  return covered === v.siblings.length; // siblings are distinct dots, each covered: equal counts mean the same set
+}
+
+/**
+ * Reclamation of expired siblings at `now`: the versions without them (their dots stay in
+ * the clock, so a stale copy of one that arrives later is dropped by `merge` as seen and
+ * superseded; their write ids are retired (at their expiry), so a late copy of the write issues no new
+ * dot), or 'drop' when the whole record may go: every sibling expired, and the clock
+ * covers nothing else and no id was ever retired, so no older version exists anywhere
+ * that the record's clock would have to keep out (docs/causality.md#expiry). Returns `v`
+ * itself when nothing expired.
+ */
+export function withoutExpired(v: Versions, now: number): Versions | 'drop' {
+  if (!v.siblings.some((s) => expired(s, now))) return v;
+  const kept = v.siblings.filter((s) => !expired(s, now));
+  if (kept.length === 0 && (v.retired?.length ?? 0) === 0 && clockIsHeld(v)) return 'drop';
+  const gone: Retired[] = [];
+  // Retired at their expiry, not at `now`: every replica that reclaims the same versions writes the same bytes.
+  for (const s of v.siblings) if (expired(s, now) && s.id !== undefined && !kept.some((k) => k.id === s.id)) gone.push({ id: s.id, at: s.expiresAt! });
+  const retired = joinRetired(v.retired, gone);
+  return retired.length === 0 ? { clock: v.clock, siblings: kept } : { clock: v.clock, siblings: kept, retired };
+}
+
+/** The last-writer-wins order of siblings: by write time, then dot (unique), so ties are broken the same everywhere. */
+function lwwOrder(a: Sibling, b: Sibling): number {
+  return (a.at ?? 0) - (b.at ?? 0) || bySiblingOrder(a, b);
+}
+
+/** Of `candidates`, the greatest in lww order whose write id is not retired: the one sibling an lww key keeps. */
+function lwwWinner(candidates: Iterable<Sibling>, retired: readonly Retired[]): Sibling[] {
+  let best: Sibling | undefined;
+  for (const s of candidates) if ((s.id === undefined || !retiredHas(retired, s.id)) && (best === undefined || lwwOrder(s, best) > 0)) best = s;
+  return best === undefined ? [] : [best];
+}
+
+/**
+ * A write to a last-writer-wins key: like `update`, but the new sibling, written at
+ * `at` (at least one past every sibling held, so a write supersedes what its replica
+ * holds even if its clock is behind the writer of those), replaces every sibling held,
+ * whatever the context saw; their write ids are retired at `w.now`.
+ */
+export function updateLww(local: Versions, context: Clock, actor: Actor, value: Uint8Array | null, at: number, w: WriteInfo = {}): Versions {
+  const counter = Math.max(local.clock.get(actor) ?? 0, context.get(actor) ?? 0) + 1;
+  const clock = joinClocks(local.clock, context);
+  clock.set(actor, counter);
+  let written = at;
+  for (const s of local.siblings) if ((s.at ?? 0) >= written) written = (s.at ?? 0) + 1;
+  const retiring: Retired[] = (w.seenIds ?? []).map((id) => ({ id, at: w.now ?? 0 }));
+  for (const s of local.siblings) if (s.id !== undefined && s.id !== w.id) retiring.push({ id: s.id, at: w.now ?? 0 });
+  const retired = joinRetired(local.retired, retiring);
+  const siblings = [sibling(actor, counter, value, w, written)];
+  return retired.length === 0 ? { clock, siblings } : { clock, siblings, retired };
+}
+
+/**
+ * The join of two versions of a last-writer-wins key: the clocks' and retired lists'
+ * joins, and of all siblings either side holds, the greatest in lww order whose id is
+ * not retired (a function of the unions alone: commutative, associative, and idempotent
+ * on what updateLww and mergeLww produce; test/property/versions.property.test.ts). A
+ * write that lost to a later one is gone, even if it was causally newer (its writer's
+ * clock was behind): the policy's cost, docs/reads-and-writes.md#buckets.
+ */
+export function mergeLww(a: Versions, b: Versions): Versions {
+  const clock = joinClocks(a.clock, b.clock);
+  const retired = joinRetired(a.retired, b.retired);
+  const siblings = lwwWinner([...a.siblings, ...b.siblings], retired);
+  return retired.length === 0 ? { clock, siblings } : { clock, siblings, retired };
+}
+
+/**
+ * True when the key exists only as tombstones, or (its expired siblings reclaimed) as a
+ * clock alone: deleted, kept until it is safe to drop.
+ */
 export function isDeleted(v: Versions): boolean {
-  return v.siblings.length > 0 && v.siblings.every((s) => s.value === null);
+  return (v.siblings.length > 0 || v.clock.size > 0) && v.siblings.every((s) => s.value === null);
 }
 
 /** True when a and b hold the same dots, clocks and retired ids (so the same values: dots are unique). */

@@ -57,7 +57,7 @@ export class MemoryReplicaNetwork {
       }
     };
     return {
-      apply: (to, key, value, context, deadline, requestId): Promise<ApplyResult> => call(to, deadline, 'apply', (r) => r.apply(key, value, context, requestId)),
+      apply: (to, key, value, context, deadline, requestId, expiresAt): Promise<ApplyResult> => call(to, deadline, 'apply', (r) => r.apply(key, value, context, requestId, expiresAt)),
       merge: (to, key, record, hintFor, deadline) => call(to, deadline, 'merge', (r) => r.merge(key, record, hintFor)),
       read: (to, key, hintFor, deadline) => call(to, deadline, 'read', (r) => r.read(key, hintFor)),
       digest: (to, key, deadline) => call(to, deadline, 'digest', (r) => r.digest(key)),

@@ -12,12 +12,12 @@
  * maps them to ReplicaApi and LocalReplica).
  */
 
-import { EMPTY, LEN, VARINT, batchItemSize, bytesField, decodeBatch, encodeBatch, type ItemLayout } from './protobuf-bytes.js';
+import { EMPTY, LEN, VARINT, batchItemSize, bytesField, decodeBatch, encodeBatch, varintField, type ItemLayout } from './protobuf-bytes.js';
 
 export { WireDecodeError } from './protobuf-bytes.js';
 
 export type WireCall =
-  | { id: number; deadline: number; op: 'apply'; key: Buffer; value: Buffer | null; context: Buffer; requestId: Buffer }
+  | { id: number; deadline: number; op: 'apply'; key: Buffer; value: Buffer | null; context: Buffer; requestId: Buffer; expiresAt: number }
   | { id: number; deadline: number; op: 'merge'; key: Buffer; record: Buffer; hintFor: string }
   | { id: number; deadline: number; op: 'read'; key: Buffer; hintFor: string }
   | { id: number; deadline: number; op: 'digest'; key: Buffer };
@@ -49,7 +49,7 @@ function callLayout(now: number): ItemLayout<WireCall> {
     bodySize: (c) => {
       switch (c.op) {
         case 'apply':
-          return bytesField(c.key.length) + bytesField(c.value?.length ?? 0) + (c.value === null ? 2 : 0) + bytesField(c.context.length) + bytesField(c.requestId.length);
+          return bytesField(c.key.length) + bytesField(c.value?.length ?? 0) + (c.value === null ? 2 : 0) + bytesField(c.context.length) + bytesField(c.requestId.length) + varintField(c.expiresAt);
         case 'merge':
           return bytesField(c.key.length) + bytesField(c.record.length) + bytesField(Buffer.byteLength(c.hintFor));
         case 'read':
@@ -66,6 +66,7 @@ function callLayout(now: number): ItemLayout<WireCall> {
           else w.uint(3, 1);
           w.bytes(4, c.context);
           w.bytes(5, c.requestId);
+          w.uint(6, c.expiresAt);
           break;
         case 'merge':
           w.bytes(2, c.record);
@@ -139,7 +140,7 @@ export function decodeCalls(buf: Buffer, now = Date.now()): WireCall[] {
   return decodeBatch(buf, 'call', 3, 6, ({ id, second, opField, body: b }): WireCall => {
     const op = CALL_OPS[opField - 3]!;
     const deadline = now + second;
-    let key = EMPTY, value = EMPTY, tombstone = false, context = EMPTY, requestId = EMPTY, record = EMPTY, hintFor = '';
+    let key = EMPTY, value = EMPTY, tombstone = false, context = EMPTY, requestId = EMPTY, record = EMPTY, hintFor = '', expiresAt = 0;
     while (!b.done) {
       const t = b.tag(), f = t >>> 3, wire = t & 7;
       // Field numbers per message (replica.proto): key is 1 everywhere.
@@ -148,13 +149,14 @@ export function decodeCalls(buf: Buffer, now = Date.now()): WireCall[] {
       else if (op === 'apply' && f === 3 && wire === VARINT) tombstone = b.varint() !== 0;
       else if (op === 'apply' && f === 4 && wire === LEN) context = b.bytes();
       else if (op === 'apply' && f === 5 && wire === LEN) requestId = b.bytes();
+      else if (op === 'apply' && f === 6 && wire === VARINT) expiresAt = b.varint();
       else if (op === 'merge' && f === 2 && wire === LEN) record = b.bytes();
       else if (((op === 'merge' && f === 3) || (op === 'read' && f === 2)) && wire === LEN) hintFor = b.string();
       else b.skip(wire);
     }
     switch (op) {
       case 'apply':
-        return { id, deadline, op, key, value: tombstone ? null : value, context, requestId };
+        return { id, deadline, op, key, value: tombstone ? null : value, context, requestId, expiresAt };
       case 'merge':
         return { id, deadline, op, key, record, hintFor };
       case 'read':

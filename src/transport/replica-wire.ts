@@ -58,8 +58,8 @@ export class GrpcReplicas implements ReplicaApi {
     this.#channels = new PeerChannels(SERVICE, credentials);
   }
 
-  async apply(node: string, key: Buffer, value: Buffer | null, context: Buffer, deadline: number, requestId?: Buffer): Promise<ApplyResult> {
-    const r = await this.#call(node, { op: 'apply', deadline, key, value, context, requestId: requestId ?? EMPTY });
+  async apply(node: string, key: Buffer, value: Buffer | null, context: Buffer, deadline: number, requestId?: Buffer, expiresAt?: number): Promise<ApplyResult> {
+    const r = await this.#call(node, { op: 'apply', deadline, key, value, context, requestId: requestId ?? EMPTY, expiresAt: expiresAt ?? 0 });
     return answer(r, 'apply', node);
   }
 
@@ -190,7 +190,7 @@ export class ReplicaServer {
   async #run(c: WireCall): Promise<WireReply> {
     switch (c.op) {
       case 'apply': {
-        const r = await this.local.apply(c.key, c.value, c.context, c.requestId);
+        const r = await this.local.apply(c.key, c.value, c.context, c.requestId, c.expiresAt);
         return { id: c.id, op: 'apply', record: r.record, context: r.context };
       }
       case 'merge':

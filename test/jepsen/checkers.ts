@@ -8,7 +8,7 @@ export type Outcome = 'ok' | 'fail' | 'unknown';
 
 /** One client operation, for availability and the timeline. Times are ms from the workload's start. */
 export interface Op {
-  readonly workload: 'set' | 'register';
+  readonly workload: 'set' | 'register' | 'expiry';
   readonly startMs: number;
   readonly endMs: number;
   readonly outcome: Outcome;
@@ -276,4 +276,97 @@ export function faultImpact(ops: readonly Op[], windows: readonly Window[], endM
     };
   }
   return { quiet, byKind };
+}
+
+/** A node's clock offset set by the nemesis: asked at `fromMs`, in force by `toMs` (history ms). */
+export interface OffsetChange {
+  readonly id: string;
+  readonly offsetMs: number;
+  readonly fromMs: number;
+  readonly toMs: number;
+}
+
+/**
+ * The highest and lowest clock offset any node may have had at some time in [a, b]
+ * (history ms): each change may have taken effect anywhere between when it was asked and
+ * when its call returned, and every node starts at 0.
+ */
+export function offsetRange(changes: readonly OffsetChange[], a: number, b: number): { max: number; min: number } {
+  let max = 0, min = 0;
+  const byNode = new Map<string, OffsetChange[]>();
+  for (const c of changes) (byNode.get(c.id) ?? byNode.set(c.id, []).get(c.id)!).push(c);
+  for (const list of byNode.values()) {
+    list.sort((x, y) => x.fromMs - y.fromMs);
+    // The node's initial 0 may be in force until its first change is.
+    const spans = [{ offsetMs: 0, from: -Infinity, to: list[0]!.toMs }, ...list.map((c, i) => ({ offsetMs: c.offsetMs, from: c.fromMs, to: list[i + 1]?.toMs ?? Infinity }))];
+    for (const s of spans) if (s.from <= b && s.to >= a) (max = Math.max(max, s.offsetMs)), (min = Math.min(min, s.offsetMs));
+  }
+  return { max, min };
+}
+
+/** A write of the expiry workload: a unique value with a TTL, by its coordinator's clock. */
+export interface ExpiryWrite {
+  readonly key: string;
+  readonly ttlMs: number;
+  readonly startMs: number;
+  endMs: number;
+  acked: boolean;
+}
+
+/** A read of the expiry workload (or the final read): what one get of a key returned, and when. */
+export interface ExpiryRead {
+  readonly key: string;
+  readonly values: readonly string[];
+  readonly startMs: number;
+  readonly endMs: number;
+}
+
+export interface ExpiryResult {
+  readonly writes: number;
+  readonly acknowledged: number;
+  readonly reads: number;
+  /** Reads that showed an acknowledged value (those the bound can judge). */
+  readonly judged: number;
+  /** Reads of a value that began after its expiry plus the skew bound. Must be 0. */
+  readonly late: number;
+  /** The first 50 of them. */
+  readonly lateReads: { value: string; key: string; readAtMs: number; boundMs: number }[];
+  /** Values read that nobody wrote to that key. Must be empty. */
+  readonly unexpected: string[];
+  /** The largest skew bound any judged read got, ms (what the clock nemesis allowed). */
+  readonly maxSkewMs: number;
+}
+
+/**
+ * The expiry checker (docs/reads-and-writes.md#expiry): a value written with TTL t and
+ * acknowledged by `endMs` took its expiry from its coordinator's clock no later than
+ * then, so no read may show it once true time passes `endMs + t + skew`, where skew is
+ * the highest offset any node's clock may have had while the write ran, less the lowest
+ * any may have had while the read ran (the reading coordinator's). A read that began past
+ * that bound and showed the value is a violation, whether the value was late to go or came
+ * back after it went (repair, a hint, a stream, a restarted replica). Writes whose outcome
+ * is unknown are not judged: their expiry may have been taken later, when a delayed
+ * request finally ran.
+ */
+export function checkExpiry(writes: ReadonlyMap<string, ExpiryWrite>, reads: readonly ExpiryRead[], offsets: readonly OffsetChange[]): ExpiryResult {
+  const lateReads: ExpiryResult['lateReads'] = [];
+  const unexpected = new Set<string>();
+  let judged = 0, maxSkewMs = 0;
+  for (const r of reads) {
+    for (const value of r.values) {
+      const w = writes.get(value);
+      if (w === undefined || w.key !== r.key) {
+        unexpected.add(`${r.key}=${value}`);
+        continue;
+      }
+      if (!w.acked) continue;
+      judged++;
+      const skew = Math.max(0, offsetRange(offsets, w.startMs, w.endMs).max - offsetRange(offsets, r.startMs, r.endMs).min);
+      maxSkewMs = Math.max(maxSkewMs, skew);
+      const boundMs = w.endMs + w.ttlMs + skew;
+      if (r.startMs > boundMs) lateReads.push({ value, key: r.key, readAtMs: Math.round(r.startMs), boundMs: Math.round(boundMs) });
+    }
+  }
+  const acknowledged = [...writes.values()].filter((w) => w.acked).length;
+  return { writes: writes.size, acknowledged, reads: reads.length, judged, late: lateReads.length, lateReads: lateReads.slice(0, 50), unexpected: [...unexpected].slice(0, 50), maxSkewMs };
 }

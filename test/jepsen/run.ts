@@ -15,15 +15,15 @@ import { Client } from '../../src/client/index.js';
 import { mulberry32 } from '../../src/ring/allocate-tokens.js';
 import { versionBytes } from '../../src/storage/codec.js';
 import { GrpcReplicas } from '../../src/transport/replica-wire.js';
-import { availability, checkRegister, checkSet, faultImpact, type Availability, type FaultImpact, type Op, type RegisterResult, type SetResult, type Window } from './checkers.js';
+import { availability, checkExpiry, checkRegister, checkSet, faultImpact, type Availability, type ExpiryResult, type FaultImpact, type Op, type OffsetChange, type RegisterResult, type SetResult, type Window } from './checkers.js';
 import { JepsenCluster, type JepsenNode } from '../../testkit/jepsen/cluster.js';
 import { capabilities, Network, sweep, type NetCapabilities } from '../../testkit/jepsen/net.js';
 import { partition, schedule, shuffle, SLOW_SHAPES, type Fault, type Nemesis, type PartitionShape, type SlowShape } from './nemesis.js';
 import { cpuThrottleSupport, healAllSlow, SLOW_DEFAULTS, strobe, throttleCpu, type Healable } from '../../testkit/jepsen/slow.js';
 import { timelineSvg } from './timeline.js';
-import { History, RegisterWorkload, SetWorkload } from './workloads.js';
+import { ExpiryWorkload, History, RegisterWorkload, SetWorkload } from './workloads.js';
 
-export type Workload = 'set' | 'register';
+export type Workload = 'set' | 'register' | 'expiry';
 
 export interface JepsenOptions {
   readonly timeS: number;
@@ -39,6 +39,8 @@ export interface JepsenOptions {
   /** Fail the run when a nemesis cannot run here (CI, as root, must run them all). */
   readonly requireAll: boolean;
   readonly log: (line: string) => void;
+  /** How far the clock nemesis (and a restart with its clock behind) moves a node's clock, ms (default 1 to 10 minutes). */
+  readonly clockSkewMs?: { readonly min: number; readonly max: number };
   /** Called once the cluster is up; what it throws fails the run (tests fail or interrupt the run here). */
   readonly onReady?: (info: { pids: number[]; folder: string }) => void;
 }
@@ -65,6 +67,7 @@ export interface JepsenReport {
   readonly ops: { total: number; ok: number; failed: number; unknown: number; byCode: Record<string, number> };
   readonly set?: SetResult;
   readonly register?: RegisterResult;
+  readonly expiry?: ExpiryResult;
   readonly convergence: { converged: boolean; ms: number; keys: number; divergent: string[] };
   readonly settleMs: number;
   readonly availability: Availability;
@@ -112,6 +115,7 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
   let net: Network | undefined;
   let cluster: JepsenCluster | undefined;
   let client: Client | undefined;
+  let unhedged: Client | undefined;
   let replicas: GrpcReplicas | undefined;
   let stopped = false;
   const cleanup = (): void => {
@@ -119,6 +123,7 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     // Slow faults first: a throttled node back in its own cgroup (the child group removed), a strobed one continued.
     healAllSlow();
     client?.close();
+    unhedged?.close();
     replicas?.close();
     cluster?.close();
     net?.destroy();
@@ -145,7 +150,9 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     const random = mulberry32(o.seed ^ 0x5eed);
     const set = o.workloads.includes('set') ? new SetWorkload(client, history) : undefined;
     const register = o.workloads.includes('register') ? new RegisterWorkload(client, history, 100, random) : undefined;
-    const workloads = [set, register].filter((w) => w !== undefined);
+    unhedged = o.workloads.includes('expiry') ? new Client({ nodes: cluster.nodes.map((n) => n.address), deadlineMs: 3000, hedge: false }) : undefined;
+    const expiry = unhedged ? new ExpiryWorkload(unhedged, history, 30, random) : undefined;
+    const workloads = [set, register, expiry].filter((w) => w !== undefined);
     const endMs = o.timeS * 1000;
     const maxOps = o.timeS * 2000;
     let ops = 0;
@@ -154,7 +161,7 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
       while (!stopped && history.now() < endMs && ops++ < maxOps) await w.step();
     });
 
-    const nemesis = new NemesisRunner(cluster, net, caps, slowCaps, history, log);
+    const nemesis = new NemesisRunner(cluster, net, caps, slowCaps, history, log, o.clockSkewMs ?? { min: 60_000, max: 600_000 });
     const plan = schedule({ seed: o.seed, nemeses: o.nemeses.filter((n) => notRun[n] === undefined), timeMs: endMs, everyMs: o.everyMs });
     const faults = (async () => {
       for (const f of plan) {
@@ -180,7 +187,7 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     const settleMs = Date.now() - healedAt;
     log(`settled in ${settleMs} ms`);
 
-    const keys = [...(set?.keys ?? []), ...(register?.keys ?? [])];
+    const keys = [...(set?.keys ?? []), ...(register?.keys ?? []), ...(expiry?.keys ?? [])];
     replicas = new GrpcReplicas((id) => cluster!.nodes.find((n) => n.id === id)?.address, grpc.credentials.createInsecure());
     let divergent = await divergentKeys(cluster, replicas, keys);
     const convergeEnd = Date.now() + 60_000;
@@ -203,6 +210,8 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     };
     const setResult = set ? checkSet(set.attempted, set.acked, await set.finalRead(readAll)) : undefined;
     const registerResult = register ? checkRegister(register.writes, await register.finalRead(readAll)) : undefined;
+    if (expiry) await expiry.finalRead(readAll);
+    const expiryResult = expiry ? checkExpiry(expiry.writes, expiry.reads, nemesis.offsets) : undefined;
 
     const windows: Window[] = nemesis.records.filter((r) => r.skipped === undefined).map((r) => ({ kind: r.kind, ...(r.shape ? { shape: r.shape } : {}), label: r.label, startMs: r.startMs, endMs: r.endMs }));
     const avail = availability(history.ops, windows, 5000);
@@ -214,11 +223,13 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     if (setResult && setResult.unexpected.length > 0) violations.push(`set: ${setResult.unexpected.length} unexpected elements`);
     if (registerResult && registerResult.lost.length > 0) violations.push(`register: ${registerResult.lost.length} acknowledged writes lost`);
     if (registerResult && registerResult.unexpected.length > 0) violations.push(`register: ${registerResult.unexpected.length} unexpected values`);
+    if (expiryResult && expiryResult.late > 0) violations.push(`expiry: ${expiryResult.late} reads showed a value past its expiry plus the clock skew bound`);
+    if (expiryResult && expiryResult.unexpected.length > 0) violations.push(`expiry: ${expiryResult.unexpected.length} unexpected values`);
     if (!convergence.converged) violations.push(`convergence: ${divergent.length} keys still differ between replicas 60 s after settling`);
     if (history.malformed.length > 0) violations.push(`${history.malformed.length} reads returned a value no client wrote`);
     const report: JepsenReport = {
       seed: o.seed,
-      options: { timeS: o.timeS, nodes: o.nodes, nemeses: o.nemeses, workloads: o.workloads, seed: o.seed, everyMs: o.everyMs, workers: o.workers, resultsDir: o.resultsDir, requireAll: o.requireAll },
+      options: { timeS: o.timeS, nodes: o.nodes, nemeses: o.nemeses, workloads: o.workloads, seed: o.seed, everyMs: o.everyMs, workers: o.workers, resultsDir: o.resultsDir, requireAll: o.requireAll, ...(o.clockSkewMs ? { clockSkewMs: o.clockSkewMs } : {}) },
       folder,
       capabilities: caps,
       notRun,
@@ -232,6 +243,7 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
       },
       ...(setResult ? { set: setResult } : {}),
       ...(registerResult ? { register: registerResult } : {}),
+      ...(expiryResult ? { expiry: expiryResult } : {}),
       convergence,
       settleMs,
       availability: avail,
@@ -342,6 +354,8 @@ export function summary(r: JepsenReport): string {
       lines.push(`    ${k.padEnd(26)} ${String(m.faults).padStart(3)} faults ${m.seconds.toFixed(1).padStart(6)} s: ops/s ${x(m.throughput)} (${m.okPerSec.toFixed(0)}/s), p99 ${x(m.p99)} (${m.p99Ms === undefined ? 'n/a' : `${m.p99Ms.toFixed(0)} ms`}), ${m.failed} failed`);
     }
   }
+  if (r.expiry)
+    lines.push(`  expiry: ${r.expiry.writes} writes, acknowledged ${r.expiry.acknowledged}, ${r.expiry.reads} reads, ${r.expiry.judged} values judged, late ${r.expiry.late}, unexpected ${r.expiry.unexpected.length}, largest skew bound ${r.expiry.maxSkewMs} ms`);
   for (const v of r.violations) lines.push(`  VIOLATION: ${v}`);
   lines.push(`  report: ${join(r.folder, 'report.json')}, picture: ${join(r.folder, 'timeline.svg')}`);
   return lines.join('\n') + '\n';
@@ -350,6 +364,8 @@ export function summary(r: JepsenReport): string {
 /** Applies faults to the cluster and heals them, keeping a record of each. */
 class NemesisRunner {
   readonly records: FaultRecord[] = [];
+  /** Every clock offset the nemesis set, with when (checkers.ts: the expiry checker's skew bound). */
+  readonly offsets: OffsetChange[] = [];
   #membership: Promise<void> | undefined;
   #removeNext = false;
   #strobe: NodeJS.Timeout | undefined;
@@ -365,7 +381,23 @@ class NemesisRunner {
     readonly slowCaps: Record<SlowShape, true | string>,
     readonly history: History,
     readonly log: (l: string) => void,
+    readonly skew: { readonly min: number; readonly max: number },
   ) {}
+
+  /** Set node `n`'s clock offset through `set`, recording when it was asked and when it was in force. */
+  async #offset(id: string, offsetMs: number, set: () => Promise<unknown>): Promise<void> {
+    const fromMs = this.history.now();
+    try {
+      await set();
+    } finally {
+      this.offsets.push({ id, offsetMs, fromMs, toMs: this.history.now() });
+    }
+  }
+
+  /** A skew the nemesis applies, ms, positive. */
+  #skew(random: () => number): number {
+    return Math.round(this.skew.min + random() * (this.skew.max - this.skew.min));
+  }
 
   #record(kind: Nemesis, label: string, skipped?: string, shape?: string): FaultRecord {
     const r: FaultRecord = { kind, ...(shape ? { shape } : {}), label, startMs: this.history.now(), endMs: this.history.now(), ...(skipped ? { skipped } : {}) };
@@ -400,12 +432,12 @@ class NemesisRunner {
         if (victim === undefined) return void this.#record(f.kind, '', 'no running member');
         this.#down.add(victim);
         // Half the restarts come back with the clock minutes behind: the new generation must still be larger.
-        const behindMs = f.kind === 'kill' && random() < 0.5 ? -Math.round((1 + random() * 9) * 60_000) : 0;
+        const behindMs = f.kind === 'kill' && random() < 0.5 ? -this.#skew(random) : 0;
         const rec = this.#record(f.kind, f.kind === 'kill' ? `kill -9 ${victim.id}, restart${behindMs ? ` with its clock ${Math.round(-behindMs / 1000)} s behind` : ''}` : `SIGSTOP ${victim.id}`);
         if (f.kind === 'kill') await victim.kill();
         else victim.signal('SIGSTOP');
         await sleep(f.forMs);
-        if (f.kind === 'kill') victim.start(behindMs);
+        if (f.kind === 'kill') await this.#offset(victim.id, behindMs, async () => victim.start(behindMs));
         else victim.signal('SIGCONT');
         this.#down.delete(victim);
         rec.endMs = this.history.now();
@@ -424,10 +456,10 @@ class NemesisRunner {
       }
       case 'clock': {
         const victims = shuffle(this.#candidates(), random).slice(0, 1 + Math.floor(random() * 2));
-        const offset = Math.round((1 + random() * 9) * 60_000) * (random() < 0.5 ? -1 : 1);
+        const offset = this.#skew(random) * (random() < 0.5 ? -1 : 1);
         const strobe = random() < 0.5;
         const rec = this.#record('clock', `${victims.map((v) => v.id).join(',')}: ${strobe ? `strobe ±${Math.round(Math.abs(offset) / 1000)} s every 200 ms` : `skew ${offset > 0 ? '+' : ''}${Math.round(offset / 1000)} s`}`);
-        const set = (ms: number): Promise<unknown> => Promise.all(victims.map((v) => v.admin().setClockOffset(ms).catch((e: Error) => this.log(`clock on ${v.id}: ${e.message}`))));
+        const set = (ms: number): Promise<unknown> => Promise.all(victims.map((v) => this.#offset(v.id, ms, () => v.admin().setClockOffset(ms)).catch((e: Error) => this.log(`clock on ${v.id}: ${e.message}`))));
         await set(offset);
         if (strobe) {
           let sign = 1;
@@ -580,6 +612,6 @@ class NemesisRunner {
       else if (!n.running && (!n.leaving || this.#down.has(n))) n.start();
       this.#down.delete(n);
     }
-    await Promise.all(this.cluster.members.map((n) => n.admin().setClockOffset(0).catch(() => undefined)));
+    await Promise.all(this.cluster.members.map((n) => this.#offset(n.id, 0, () => n.admin().setClockOffset(0)).catch(() => undefined)));
   }
 }

@@ -4,11 +4,14 @@
  *   context; the value is the set as a JSON array, and siblings are merged by union.
  * - register: many keys written with unique values, half blind, half with the context of a
  *   read (which supersedes exactly what that read saw).
+ * - expiry: keys written with short TTLs (blind, or over a read's context), and read back
+ *   all the while; every read is recorded with the values it showed (checkers.ts
+ *   checkExpiry judges them against each value's expiry plus the clock skew bound).
  * A failed or timed-out write is an unknown outcome, never a failure of the store.
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Client } from '../../src/client/index.js';
-import type { Op, Outcome, RegisterWrite } from './checkers.js';
+import type { ExpiryRead, ExpiryWrite, Op, Outcome, RegisterWrite } from './checkers.js';
 
 const W = 2, R = 2;
 
@@ -115,21 +118,29 @@ export class SetWorkload {
   }
 }
 
-export class RegisterWorkload {
-  readonly writes = new Map<string, RegisterWrite & { acked: boolean }>();
+/** What the register and expiry workloads share: a client, the history, and random keys among `keyCount`. */
+abstract class KeysWorkload {
   readonly keys = new Set<string>();
-  #next = 0;
+  protected next = 0;
 
   constructor(
     readonly client: Client,
     readonly history: History,
-    readonly keyCount = 100,
+    readonly keyCount: number,
     readonly random: () => number = Math.random,
   ) {}
 
+  protected randomKey(prefix: string): string {
+    return `${prefix}:${Math.floor(this.random() * this.keyCount)}`;
+  }
+}
+
+export class RegisterWorkload extends KeysWorkload {
+  readonly writes = new Map<string, RegisterWrite & { acked: boolean }>();
+
   async step(): Promise<void> {
-    const n = this.#next++;
-    const key = `reg:${Math.floor(this.random() * this.keyCount)}`;
+    const n = this.next++;
+    const key = this.randomKey('reg');
     const value = `w${n}`;
     this.keys.add(key);
     const start = this.history.now();
@@ -159,5 +170,64 @@ export class RegisterWorkload {
     const out = new Map<string, string[]>();
     for (const key of this.keys) out.set(key, (await readAll(key)).map(String));
     return out;
+  }
+}
+
+/** TTLs the expiry workload writes with, ms: short, so that values expire while the run goes on. */
+export const EXPIRY_TTLS_MS = [300, 800, 2000] as const;
+
+/** Give it a client that does not hedge: a hedge delayed in the network could take its expiry after the call returned. */
+export class ExpiryWorkload extends KeysWorkload {
+  /** value → its write (values are unique). */
+  readonly writes = new Map<string, ExpiryWrite>();
+  readonly reads: ExpiryRead[] = [];
+
+  async step(): Promise<void> {
+    const key = this.randomKey('exp');
+    // Two reads to a write: a value is looked at again and again around its expiry.
+    if (this.keys.has(key) && this.random() < 2 / 3) return this.#read(key);
+    this.keys.add(key);
+    const value = `e${this.next++}`;
+    const ttlMs = EXPIRY_TTLS_MS[Math.floor(this.random() * EXPIRY_TTLS_MS.length)]!;
+    const start = this.history.now();
+    let context: Buffer | undefined;
+    if (this.random() < 0.5) {
+      try {
+        context = (await this.client.get(key, { r: R })).context;
+      } catch (err) {
+        return this.history.record('expiry', start, 'fail', err);
+      }
+    }
+    const write: ExpiryWrite = { key, ttlMs, startMs: start, endMs: Infinity, acked: false };
+    this.writes.set(value, write);
+    try {
+      await this.client.put(key, value, { w: W, ttlMs, ...(context ? { context } : {}) });
+      write.acked = true;
+      this.history.record('expiry', start, 'ok');
+    } catch (err) {
+      this.history.record('expiry', start, 'unknown', err);
+    } finally {
+      write.endMs = this.history.now();
+    }
+  }
+
+  async #read(key: string): Promise<void> {
+    const start = this.history.now();
+    try {
+      const r = await this.client.get(key, { r: R });
+      this.reads.push({ key, values: r.values.map(String), startMs: start, endMs: this.history.now() });
+      this.history.record('expiry', start, 'ok');
+    } catch (err) {
+      this.history.record('expiry', start, 'fail', err);
+    }
+  }
+
+  /** Every key read once more after the heal and the repair, recorded as reads. */
+  async finalRead(readAll: (key: string) => Promise<Buffer[]>): Promise<void> {
+    for (const key of this.keys) {
+      const start = this.history.now();
+      const values = (await readAll(key)).map(String);
+      this.reads.push({ key, values, startMs: start, endMs: this.history.now() });
+    }
   }
 }

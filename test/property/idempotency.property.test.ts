@@ -41,7 +41,7 @@ interface Ctx {
 const read = (v: Versions): Ctx => ({ clock: v.clock, ids: liveIds(v) });
 const idOf = (i: number): WriteId => `id${String(i).padStart(6, '0')}`; // 8 characters, as write ids are
 const valueOf = (i: number): Buffer => Buffer.from(`w${i}`);
-const shown = (v: Versions): string[] => liveValues(v).map(String).sort();
+const shown = (v: Versions): string[] => liveValues(v, 0).map(String).sort();
 
 /** A replica taking a write, as Store does: no new dot for an id it knows. */
 function deliver(v: Versions, at: number, value: Buffer | null, ctx: Ctx, id: WriteId, now: number): Versions {

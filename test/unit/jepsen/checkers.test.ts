@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { availability, checkRegister, checkSet, faultImpact, percentile, type Op, type Window } from '../../../test/jepsen/checkers.js';
+import { availability, checkExpiry, checkRegister, checkSet, faultImpact, offsetRange, percentile, type ExpiryWrite, type OffsetChange, type Op, type Window } from '../../../test/jepsen/checkers.js';
 import { buckets, timelineSvg } from '../../../test/jepsen/timeline.js';
 
 describe('the set checker', () => {
@@ -169,5 +169,41 @@ describe('the timeline', () => {
     expect(svg.match(/<text[^>]*>kill -9 n\d<\/text>/g)).toHaveLength(3);
     expect(svg.match(/<title>kill: kill -9 n\d<\/title>/g)).toHaveLength(4);
     expect(timelineSvg('t', [], [], 1_800_000)).toMatch(/^<svg [^>]*width="4620"/);
+  });
+});
+
+describe('the expiry checker', () => {
+  const write = (key: string, ttlMs: number, startMs: number, endMs: number, acked = true): ExpiryWrite => ({ key, ttlMs, startMs, endMs, acked });
+  const writes = new Map([
+    ['e1', write('k', 1000, 0, 100)],
+    ['e2', write('k', 1000, 0, 100, false)],
+  ]);
+
+  it('a value read before its expiry is fine; one read after expiry plus no skew is late', () => {
+    const ok = checkExpiry(writes, [{ key: 'k', values: ['e1'], startMs: 1100, endMs: 1150 }], []);
+    expect(ok).toMatchObject({ late: 0, judged: 1, unexpected: [] });
+    const late = checkExpiry(writes, [{ key: 'k', values: ['e1'], startMs: 1101, endMs: 1150 }], []);
+    expect(late.late).toBe(1);
+    expect(late.lateReads[0]).toMatchObject({ value: 'e1', boundMs: 1100 });
+  });
+
+  it("the skew bound is the writers' highest offset while the write ran less the readers' lowest while the read ran", () => {
+    // A node 500 ms ahead during the write, another 300 ms behind during the read.
+    const offsets: OffsetChange[] = [
+      { id: 'n1', offsetMs: 500, fromMs: -50, toMs: -40 },
+      { id: 'n1', offsetMs: 0, fromMs: 200, toMs: 210 },
+      { id: 'n2', offsetMs: -300, fromMs: 1500, toMs: 1510 },
+    ];
+    expect(offsetRange(offsets, 0, 100)).toEqual({ max: 500, min: 0 });
+    expect(offsetRange(offsets, 1800, 1900)).toEqual({ max: 0, min: -300 });
+    expect(checkExpiry(writes, [{ key: 'k', values: ['e1'], startMs: 1900, endMs: 1950 }], offsets)).toMatchObject({ late: 0, maxSkewMs: 800 });
+    expect(checkExpiry(writes, [{ key: 'k', values: ['e1'], startMs: 1901, endMs: 1950 }], offsets).late).toBe(1);
+    // A change may be in force anywhere between when it was asked and when its call returned.
+    expect(offsetRange(offsets, 205, 205)).toEqual({ max: 500, min: 0 });
+  });
+
+  it('writes of unknown outcome are not judged; a value nobody wrote to the key is unexpected', () => {
+    const r = checkExpiry(writes, [{ key: 'k', values: ['e2', 'zz'], startMs: 99_999, endMs: 100_000 }, { key: 'other', values: ['e1'], startMs: 0, endMs: 1 }], []);
+    expect(r).toMatchObject({ late: 0, judged: 0, unexpected: ['k=zz', 'other=e1'] });
   });
 });

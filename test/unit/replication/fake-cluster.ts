@@ -23,6 +23,8 @@ export class FakeCluster {
   /** How long each coordinator has thought a node down, ms (absent: 0). */
   readonly downFor = new Map<string, number>();
   notServing: string | undefined;
+  /** The coordinators' wall clock, ms (absent: Date.now). */
+  now: (() => number) | undefined;
   /** Where keys live now; a test may replace it (a topology change completing). */
   ring: Ring;
   /** The ring after a topology change in progress (pending ranges), if any. */
@@ -53,7 +55,7 @@ export class FakeCluster {
         id,
         new Coordinator(
           { self: id, replicas: 3, timeoutMs: 2000, maxInFlight: 1000, maxKeyBytes: 4096, maxValueBytes: 1 << 20, ...options },
-          { placement: () => ({ ring: c.ring, target: c.target ?? c.ring }), isUp: (x) => !c.down.has(x), downForMs: (x) => c.downFor.get(x) ?? 0, notServing: () => c.notServing, replicas: withLocal(id, local, c.net.from(id)), log: quiet },
+          { placement: () => ({ ring: c.ring, target: c.target ?? c.ring }), isUp: (x) => !c.down.has(x), downForMs: (x) => c.downFor.get(x) ?? 0, notServing: () => c.notServing, now: () => c.now?.() ?? Date.now(), replicas: withLocal(id, local, c.net.from(id)), log: quiet },
         ),
       );
     }

@@ -13,7 +13,7 @@ const deadline = fc.integer({ min: NOW + 1, max: NOW + 10 * 60_000 });
 const text = fc.string({ maxLength: 20, unit: 'grapheme' });
 
 const call: fc.Arbitrary<WireCall> = fc.oneof(
-  fc.record({ id, deadline, op: fc.constant('apply' as const), key: bytes(), value: fc.option(bytes(), { nil: null }), context: bytes(), requestId: bytes(64) }),
+  fc.record({ id, deadline, op: fc.constant('apply' as const), key: bytes(), value: fc.option(bytes(), { nil: null }), context: bytes(), requestId: bytes(64), expiresAt: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER })) }),
   fc.record({ id, deadline, op: fc.constant('merge' as const), key: bytes(), record: bytes(200), hintFor: text }),
   fc.record({ id, deadline, op: fc.constant('read' as const), key: bytes(), hintFor: text }),
   fc.record({ id, deadline, op: fc.constant('digest' as const), key: bytes() }),
@@ -39,7 +39,7 @@ function asProto(c: WireCall, now: number): ReplicaCall {
   const head = { id: c.id, timeoutMs: c.deadline - now };
   switch (c.op) {
     case 'apply':
-      return { ...head, apply: { key: c.key, value: c.value ?? EMPTY, tombstone: c.value === null, context: c.context, requestId: c.requestId } };
+      return { ...head, apply: { key: c.key, value: c.value ?? EMPTY, tombstone: c.value === null, context: c.context, requestId: c.requestId, expiresAt: c.expiresAt } };
     case 'merge':
       return { ...head, merge: { key: c.key, record: c.record, hintFor: c.hintFor } };
     case 'read':

@@ -1,5 +1,6 @@
 // Original file: proto/ringkv/internal/v1/replica.proto
 
+import type { Long } from '@grpc/proto-loader';
 
 /**
  * Issue a new version of the key on this replica (it holds the key's versions, so its
@@ -18,6 +19,11 @@ export interface ApplyRequest {
    * issued a second version.
    */
   'requestId'?: (Buffer | Uint8Array | string);
+  /**
+   * A put's expiry, ms since the epoch by the coordinator's clock (its TTL, or its bucket's
+   * default, added to that clock); 0: the value does not expire. Stored with the sibling.
+   */
+  'expiresAt'?: (number | string | Long);
 }
 
 /**
@@ -37,4 +43,9 @@ export interface ApplyRequest__Output {
    * issued a second version.
    */
   'requestId': (Buffer);
+  /**
+   * A put's expiry, ms since the epoch by the coordinator's clock (its TTL, or its bucket's
+   * default, added to that clock); 0: the value does not expire. Stored with the sibling.
+   */
+  'expiresAt': (number);
 }
