@@ -296,7 +296,7 @@ export class TopologySim {
   /** Every gainer of the driver's view pulls its ranges; the driver knows once all have. */
   #drivePulls(n: SimNode, view: RingView, movement: string, move: string): void {
     const byGainer = new Map<string, (Transfer & { leaverGone: boolean })[]>();
-    for (const t of movementTransfers(view, this.o.replicas)) byGainer.set(t.to, [...(byGainer.get(t.to) ?? []), t]);
+    for (const t of movementTransfers(view, [this.o.replicas])) byGainer.set(t.to, [...(byGainer.get(t.to) ?? []), t]);
     this.#startPulling(n, movement);
     const run = n.run;
     let left = byGainer.size;
@@ -388,7 +388,7 @@ export class TopologySim {
           return;
         case 'stream': {
           const move = n.me.move!;
-          const items = movementTransfers(v, this.o.replicas).filter((t) => t.to === n.id);
+          const items = movementTransfers(v, [this.o.replicas]).filter((t) => t.to === n.id);
           this.#startPulling(n, `${n.me.replaces ? 'replace' : 'join'} ${n.id}`);
           const run = n.run;
           this.#pull(n.id, move, items, (ok) => {

@@ -19,6 +19,7 @@ import { Reachability, observed } from '../replication/reachability.js';
 import { GrpcReplicas, ReplicaServer } from '../transport/replica-wire.js';
 import type { NodeConfig } from './config.js';
 import { KeyValueService } from '../transport/kv-service.js';
+import { keyClasses } from '../cluster/n-classes.js';
 
 /** A peer with this node's calls in flight that answers none of them this long is left out of targets, ms (reachability.ts). */
 const PEER_SILENCE_MS = 1000;
@@ -119,10 +120,14 @@ export class Replication {
           const st = gossiper.state(target);
           const gone = deps.removed().has(target) || (st !== undefined && (field(st, 'status') === 'left' || field(st, 'status') === 'removed'));
           if (!gone && placement.target === placement.ring) return undefined;
-          // The key's replicas once the change in progress is done (the current ones when none is).
+          // The key's replicas once the change in progress is done (the current ones when none is),
+          // for its bucket's n; a key of a bucket this node does not know yet waits (no targets).
           const after = placement.target;
+          const classes = keyClasses(deps.buckets);
           return (key) => {
-            const to = after.preferenceList(key, Math.min(config.replicas, after.size));
+            const n = classes.nOf(key);
+            if (n === undefined) return [];
+            const to = after.preferenceList(key, Math.min(n, after.size));
             return !gone && to.includes(target) ? undefined : to;
           };
         },

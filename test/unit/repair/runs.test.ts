@@ -8,7 +8,8 @@ import type { Store } from '../../../src/storage/index.js';
 function runs(ring: Ring | undefined): RepairRuns {
   return new RepairRuns({
     id: 'a',
-    replicas: 3,
+    classes: () => [3],
+    only: () => () => true,
     store: {} as Store,
     ring: () => ring,
     isUp: () => true,
@@ -59,7 +60,8 @@ describe('background repair', () => {
     }
     const r = new Recording({
       id: 'a',
-      replicas: 2,
+      classes: () => [2],
+      only: () => () => true,
       store: { ranges: { approximateBytes: async () => 0 } } as unknown as Store,
       ring: () => ring,
       isUp: (x) => !down.has(x),
