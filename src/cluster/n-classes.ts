@@ -37,14 +37,6 @@ export function keyClasses(table: Pick<BucketTable, 'nValues' | 'props' | 'clust
   };
 }
 
-/**
- * The class a plan item covers: undefined (every key) when only one class is in use, so
- * a cluster without buckets of another n plans, streams and repairs exactly as before.
- */
-export function planClass(classes: readonly number[], n: number): number | undefined {
-  return classes.length > 1 ? n : undefined;
-}
-
 /** Do two class lists (ascending) hold the same n? */
 export function sameClasses(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
