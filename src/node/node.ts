@@ -240,6 +240,7 @@ export class RingkvNode {
     this.staged = new StagedChanges({
       id,
       replicas,
+      classes: () => handoff.classes().classes,
       gossiper,
       view,
       admit: (node) => control.admit(node).then(() => undefined),

@@ -14,7 +14,7 @@ import type { Gossiper } from '../membership/gossiper.js';
 import { field } from '../membership/endpoint.js';
 import { Coordinator, type Placement } from '../replication/coordinator.js';
 import { LocalReplica, withLocal } from '../replication/local-replica.js';
-import { HintDelivery } from '../hints/delivery.js';
+import { HintDelivery, hintRoute } from '../hints/delivery.js';
 import { Reachability, observed } from '../replication/reachability.js';
 import { GrpcReplicas, ReplicaServer } from '../transport/replica-wire.js';
 import type { NodeConfig } from './config.js';
@@ -120,16 +120,8 @@ export class Replication {
           const st = gossiper.state(target);
           const gone = deps.removed().has(target) || (st !== undefined && (field(st, 'status') === 'left' || field(st, 'status') === 'removed'));
           if (!gone && placement.target === placement.ring) return undefined;
-          // The key's replicas once the change in progress is done (the current ones when none is),
-          // for its bucket's n; a key of a bucket this node does not know yet waits (no targets).
-          const after = placement.target;
-          const classes = keyClasses(deps.buckets);
-          return (key) => {
-            const n = classes.nOf(key);
-            if (n === undefined) return [];
-            const to = after.preferenceList(key, Math.min(n, after.size));
-            return !gone && to.includes(target) ? undefined : to;
-          };
+          // The key's replicas once the change in progress is done (the current ones when none is), for its bucket's n.
+          return hintRoute(placement.target, target, gone, keyClasses(deps.buckets).nOf);
         },
         keepOn: (holder, target, key, record) => replicas.merge(holder, key, record, target, Date.now() + config.requestTimeoutMs),
         log: log.child({ component: 'hints' }),
