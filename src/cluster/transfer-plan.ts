@@ -82,11 +82,18 @@ export function movementTransfers(view: Pick<RingView, 'ring' | 'target' | 'move
  * taken at once when the leaver is gone for good, and after `leaverWaitMs` when it is only
  * unreachable (`waitedMs` so far): the others' copies of recent writes may still be hints
  * elsewhere (test/property/topology.property.test.ts found both holes).
+ *
+ * A range with no other replica (a bucket of n=1) has no fallback: while its leaver is
+ * only unreachable it is waited for however long; once the leaver is gone for good the
+ * answer is one empty set, `[[]]`: no copy is left anywhere, the range is done with
+ * nothing to pull (its keys were lost with the node), so a removal or a replacement is
+ * not held up for ever.
  */
 export function pullSources(t: { readonly sources: readonly string[]; readonly leaverGone?: boolean }, leaverUp: boolean, waitedMs: number, leaverWaitMs: number): string[][] {
   const [first, ...stayers] = t.sources;
   if (leaverUp) return [[first!], stayers];
-  return t.leaverGone === true || waitedMs >= leaverWaitMs ? [stayers] : [];
+  if (t.leaverGone === true) return [stayers];
+  return waitedMs >= leaverWaitMs && stayers.length > 0 ? [stayers] : [];
 }
 
 /** The source to stream from now: the first that is up; undefined when none is. */

@@ -185,6 +185,13 @@ export class Transfers {
       const waited = leaverUp ? 0 : this.#now() - (since ?? this.#now());
       const plan = pullSources(item, leaverUp, waited, this.deps.leaverWaitMs ?? 60_000);
       if (plan.length === 0) lastError ??= new Error(`waiting for ${first}, the replica leaving this range, to be up (${Math.round(waited / 1000)} s so far)`);
+      if (plan.length === 1 && plan[0]!.length === 0) {
+        // The range's only copies were on a node gone for good (n=1): nothing is left to pull.
+        this.deps.log.warn({ range: key, peer: first }, 'the only replica of this range is gone for good: its keys are lost, nothing to pull');
+        this.#save(this.deps.checkpoints.complete(move, key));
+        p.state = 'done';
+        return;
+      }
       for (const sources of plan) {
         if (signal?.aborted) return;
         if (sources.length === 0 || !sources.every((x) => this.deps.isUp(x))) continue;

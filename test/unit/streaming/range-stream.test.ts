@@ -184,6 +184,26 @@ describe('a range streamed over gRPC and pulled into another store', () => {
 });
 
 describe('the puller', () => {
+  it('a range whose only replica is gone for good (n=1, a removal) is done with nothing, not retried for ever', async () => {
+    const store = await Store.open({ engine: new MemoryEngine() });
+    const checkpoints = await Checkpoints.open(join(tmp(), 'transfers.json'));
+    const warned: string[] = [];
+    const source: RangeSourceApi = {
+      stream() {
+        throw new Error('nothing may be streamed from a node gone for good');
+      },
+    };
+    try {
+      const t = new Transfers({ store, checkpoints, source, isUp: () => false, log: { ...quiet, warn: (_o: object, m: string) => void warned.push(m) } });
+      const item: PullItem = { start: 0n, end: 0n, sources: ['gone'], leaverGone: true, n: 1, classes: [1, 3] };
+      expect(await t.pull('remove-gone', 'me', [item])).toEqual({ keys: 0, bytes: 0 });
+      expect(checkpoints.isDone('remove-gone', rangeKey(item))).toBe(true);
+      expect(warned).toContain('the only replica of this range is gone for good: its keys are lost, nothing to pull');
+    } finally {
+      await store.close();
+    }
+  });
+
   /** A source that serves `store`'s ranges in batches of `batch`, counting streams at once, and can cut one stream. */
   function fakeSource(store: Store, o: { batch: number; cutOnce?: string; delayMs?: number }) {
     const seen = { active: 0, most: 0, afters: [] as (string | undefined)[] };
