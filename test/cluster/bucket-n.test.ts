@@ -2,7 +2,8 @@
  * Per-bucket N on real `ringkv node` processes (issue 28): a bucket with n=5 and one with
  * n=1 beside the default bucket (N=3) on a 5-node cluster. After a 6th node joins, after a
  * cleanup, after a repair on every node, and after a node decommissions (the join and the
- * decommission under writes to all three buckets at W = n), every key is on
+ * decommission under writes to all three buckets at W = n), and after a dead node is
+ * removed (its n=1 keys, whose only copy it held, are lost, and do not hold it up), every key is on
  * exactly its bucket's n replicas per the ring of that n: each node's own copy is read
  * directly (the Replica service's local read, not a quorum read, which would repair).
  * The joiner pulls only the keys it gains for their own n, cleanup removes exactly the
@@ -14,7 +15,7 @@ import { AdminClient, Client } from '../../src/client/index.js';
 import { TestCluster, type NodeProcess } from '../../testkit/node-cluster.js';
 import { missingLocally } from '../../testkit/kv-client.js';
 import { waitFor } from '../../testkit/wait.js';
-import { placementErrors } from './topology-check.js';
+import { bucketReplicasOf, placementErrors } from './topology-check.js';
 
 const KEYS = Number(process.env.BUCKET_N_KEYS ?? 200);
 /** Bucket name ('' : the default one), its n, and the W that puts an acknowledged key on all n. */
@@ -57,10 +58,14 @@ describe('per-bucket N through a join, cleanup, repair and a decommission', () =
     }
   }
 
-  /** For each bucket, where its keys are not on exactly their replicas (each running node read directly). */
-  async function placement(keys: readonly string[]): Promise<Record<string, string[]>> {
+  /**
+   * For each bucket, where its keys are not on exactly their replicas (each running node
+   * read directly); `lostOne`: keys of bucket "one" not checked (their only copy was lost).
+   */
+  async function placement(all: readonly string[], lostOne: ReadonlySet<string> = new Set()): Promise<Record<string, string[]>> {
     const out: Record<string, string[]> = {};
     for (const b of BUCKETS) {
+      const keys = b.name === 'one' ? all.filter((k) => !lostOne.has(k)) : all;
       const ring = await running()[0]!.admin().ring(b.n);
       const nodes = running();
       const missing = await Promise.all(nodes.map(async (n) => new Set(await missingLocally(n.address, keys, b.name))));
@@ -78,10 +83,10 @@ describe('per-bucket N through a join, cleanup, repair and a decommission', () =
    * placement() once it passes `ok`, or its last result after 20 s: a write acknowledged
    * through a speculative fallback reaches its slow replica a moment later.
    */
-  async function placementWhen(keys: readonly string[], ok: (p: Record<string, string[]>) => boolean): Promise<Record<string, string[]>> {
+  async function placementWhen(keys: readonly string[], ok: (p: Record<string, string[]>) => boolean, lostOne?: ReadonlySet<string>): Promise<Record<string, string[]>> {
     const until = Date.now() + 20_000;
     for (;;) {
-      const p = await placement(keys);
+      const p = await placement(keys, lostOne);
       if (ok(p) || Date.now() > until) return p;
       await new Promise((r) => setTimeout(r, 500));
     }
@@ -183,5 +188,18 @@ describe('per-bucket N through a join, cleanup, repair and a decommission', () =
     expect(await placementWhen(keys, isExact)).toEqual(exact);
     // Every key still reads back whole through a quorum.
     for (const b of BUCKETS) for (const k of keys.slice(0, 50)) expect((await client.get(k, { bucket: b.name })).values.map(String)).toEqual([`${b.name}-${k}`]);
+
+    // n6 dies for good and is removed: the survivors pull its ranges per class. Its n=1 keys
+    // had no other copy: their ranges are done with nothing to pull, and the removal completes.
+    const ringOne = await cluster.node('n1').admin().ring(1);
+    const lostOne = new Set(keys.filter((k) => bucketReplicasOf(ringOne, k, 'one').includes('n6')));
+    expect(lostOne.size).toBeGreaterThan(0);
+    n6.signal('SIGKILL');
+    await n6.exit;
+    await waitFor('n6 down everywhere', 30_000, async () => (await Promise.all(running().map((n) => n.status()))).every((v) => v?.members.find((m) => m.id === 'n6')?.up === false), 200);
+    await cluster.node('n1').admin().removeNode('n6');
+    await settled(['n1', 'n3', 'n4', 'n5']);
+    expect(await placementWhen(keys, isExact, lostOne)).toEqual(exact);
+    expect(cluster.node('n1').lines.some((l) => l.msg === 'removed: every range of the node is back on N replicas')).toBe(true);
   }, 240_000);
 });
