@@ -18,9 +18,13 @@
  *   random moments, sometimes while another runs (the core refuses or withdraws one; the
  *   operator asks again later), each followed to its end.
  *
+ * Buckets of different n (`classes`): each sample key has an n (its index picks one of
+ * the classes in turn), its replicas are that n's, and pulls are planned per class and
+ * bring a transfer's keys of its class only, as the nodes do (cluster/n-classes.ts).
+ *
  * Checked: every change completes; whenever the ring changes, every replica of every
  * key in the new ring that is not dead for good holds it (so no range ever has fewer than
- * N replicas holding its data, except those a dead node took until its removal); no two
+ * its n replicas holding its data, except those a dead node took until its removal); no two
  * movements ever pull at once; every node that sees the whole table sees the same ring.
  *
  * Used by test/sim/topology.sim.test.ts and bench/sim-topology.ts.
@@ -51,6 +55,10 @@ export interface TopologySimOptions {
   readonly limitMs?: number;
   /** A mutation, to show the checks can fail: pulls copy nothing. */
   readonly dropPulls?: boolean;
+  /** The N classes of the sample keys (buckets of different n), ascending; default: `replicas` alone. */
+  readonly classes?: readonly number[];
+  /** A mutation, to show the class checks can fail: plan transfers for `replicas` alone whatever the keys' classes. */
+  readonly planOneN?: boolean;
 }
 
 export interface TopologySimResult {
@@ -105,6 +113,9 @@ export class TopologySim {
   readonly #views = new Map<string, RingView>();
   readonly #keys: bigint[];
   readonly #holders: Set<string>[];
+  /** Each sample key's n, and the classes in use. */
+  readonly #n: number[];
+  readonly #classes: readonly number[];
   /** Ranges each node pulled, per move (its transfers.json). */
   readonly #checkpoints = new Map<string, Set<string>>();
   readonly #events: { at: number; run: () => void }[] = [];
@@ -119,16 +130,24 @@ export class TopologySim {
   crashes = 0;
   refusals = 0;
   withdrawals = 0;
+  /** Sample keys (by index) a transfer found no replica left to pull from (only an n=1 key can be): lost, not counted as missing. */
+  readonly #lost = new Set<number>();
+
+  get lostKeys(): number {
+    return this.#lost.size;
+  }
 
   constructor(options: TopologySimOptions) {
-    this.o = { tokensPerNode: 8, replicas: 3, keys: 2000, maxLagMs: 3000, crashRate: 0.05, limitMs: 24 * 3600_000, dropPulls: false, ...options };
+    const replicas = options.replicas ?? 3;
+    this.o = { tokensPerNode: 8, replicas, keys: 2000, maxLagMs: 3000, crashRate: 0.05, limitMs: 24 * 3600_000, dropPulls: false, planOneN: false, classes: [replicas], ...options };
+    this.#classes = this.o.classes;
     this.random = mulberry32(options.seed);
     const ids = Array.from({ length: options.nodes }, () => this.#newId());
     const ring = claimRing(ids.map((id) => ({ id, zone: this.#zone(id) })), this.o.replicas, { tokensPerNode: this.o.tokensPerNode, seed: `sim-${options.seed}` });
     for (const id of ids) this.#add(id, 'normal', [...ring.member(id)!.tokens], undefined);
     this.#keys = Array.from({ length: this.o.keys }, (_, i) => tokenOf(`key-${i}`));
-    const n = Math.min(this.o.replicas, ring.size);
-    this.#holders = this.#keys.map((k) => new Set(ring.replicasForToken(k, n)));
+    this.#n = this.#keys.map((_, i) => this.#classes[i % this.#classes.length]!);
+    this.#holders = this.#keys.map((k, i) => new Set(ring.replicasForToken(k, Math.min(this.#n[i]!, ring.size))));
     this.#lastRing = this.#ringKey(ring);
     const kinds: Kind[] = [];
     for (let i = 0; i < options.changes; i++) kinds.push((['join', 'leave', 'remove', 'replace'] as const)[i % 4]!);
@@ -243,20 +262,26 @@ export class TopologySim {
 
   // Data: pulls.
 
-  #keysIn(t: Pick<Transfer, 'start' | 'end'>): number[] {
+  /** The sample keys a transfer moves: in its range, and of its class when it has one. */
+  #keysIn(t: Pick<Transfer, 'start' | 'end' | 'n'>): number[] {
     const out: number[] = [];
     const wrap = t.start >= t.end;
     this.#keys.forEach((k, i) => {
-      if (wrap ? k > t.start || k <= t.end : k > t.start && k <= t.end) out.push(i);
+      if ((wrap ? k > t.start || k <= t.end : k > t.start && k <= t.end) && (t.n === undefined || t.n === this.#n[i])) out.push(i);
     });
     return out;
+  }
+
+  /** A view's transfers, per class (as node/handoff.ts plans them). */
+  #transfers(view: RingView): (Transfer & { leaverGone: boolean })[] {
+    return movementTransfers(view, this.o.planOneN ? [this.o.replicas] : this.#classes);
   }
 
   /** Node `gainer` pulls `items` under `move`; `done(ok)` once it has them all, or failed. */
   #pull(gainer: string, move: string, items: readonly (Transfer & { leaverGone: boolean })[], done: (ok: boolean) => void): void {
     const cp = this.#checkpoints.get(`${gainer}/${move}`) ?? new Set<string>();
     this.#checkpoints.set(`${gainer}/${move}`, cp);
-    const todo = items.filter((t) => !cp.has(`${t.start}:${t.end}`));
+    const todo = items.filter((t) => !cp.has(`${t.start}:${t.end}/${t.n}`));
     const g = this.nodes.get(gainer)!;
     const run = g.run;
     this.#after(INTERVAL * (0.5 + todo.length * 0.1), () => {
@@ -268,13 +293,17 @@ export class TopologySim {
         const leaverUp = this.#isUp(t.sources[0]!);
         if (!leaverUp && !this.#leaverDown.has(key)) this.#leaverDown.set(key, this.now);
         const waited = leaverUp ? 0 : this.now - this.#leaverDown.get(key)!;
-        const sources = pullSources(t, leaverUp, waited, LEAVER_WAIT_MS).find((set) => set.length > 0 && set.every(this.#isUp));
+        const plan = pullSources(t, leaverUp, waited, LEAVER_WAIT_MS);
+        // Nothing left anywhere (an n=1 range of a node gone for good): done, with nothing; its keys are lost.
+        const nothing = plan.length === 1 && plan[0]!.length === 0;
+        if (nothing) for (const k of this.#keysIn(t)) this.#lost.add(k);
+        const sources = nothing ? [] : plan.find((set) => set.length > 0 && set.every(this.#isUp));
         if (sources === undefined) {
           ok = false;
           continue;
         }
         if (!this.o.dropPulls) for (const k of this.#keysIn(t)) if (sources.some((s) => this.#holders[k]!.has(s))) this.#holders[k]!.add(gainer);
-        cp.add(`${t.start}:${t.end}`);
+        cp.add(`${t.start}:${t.end}/${t.n}`);
       }
       done(ok);
     });
@@ -296,7 +325,7 @@ export class TopologySim {
   /** Every gainer of the driver's view pulls its ranges; the driver knows once all have. */
   #drivePulls(n: SimNode, view: RingView, movement: string, move: string): void {
     const byGainer = new Map<string, (Transfer & { leaverGone: boolean })[]>();
-    for (const t of movementTransfers(view, this.o.replicas)) byGainer.set(t.to, [...(byGainer.get(t.to) ?? []), t]);
+    for (const t of this.#transfers(view)) byGainer.set(t.to, [...(byGainer.get(t.to) ?? []), t]);
     this.#startPulling(n, movement);
     const run = n.run;
     let left = byGainer.size;
@@ -388,7 +417,7 @@ export class TopologySim {
           return;
         case 'stream': {
           const move = n.me.move!;
-          const items = movementTransfers(v, this.o.replicas).filter((t) => t.to === n.id);
+          const items = this.#transfers(v).filter((t) => t.to === n.id);
           this.#startPulling(n, `${n.me.replaces ? 'replace' : 'join'} ${n.id}`);
           const run = n.run;
           this.#pull(n.id, move, items, (ok) => {
@@ -492,10 +521,12 @@ export class TopologySim {
   /** The ring changed: every replica of every key that is not dead for good holds it. */
   #checkCopies(view: RingView): void {
     const ring = view.ring!;
-    const n = Math.min(this.o.replicas, ring.size);
     let bad = 0;
     let example = '';
     this.#keys.forEach((k, i) => {
+      const n = Math.min(this.#n[i]!, ring.size);
+      // A key whose range had no replica left to pull from (an n=1 key of a node dead for good) is lost.
+      if (this.#lost.has(i)) return;
       const missing = ring.replicasForToken(k, n).filter((r) => !this.nodes.get(r)!.dead && !this.#holders[i]!.has(r));
       if (missing.length > 0) {
         bad++;

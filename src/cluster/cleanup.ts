@@ -16,15 +16,28 @@ import type { NodeStatus } from '../membership/endpoint.js';
 import type { RingView } from '../membership/ring-view.js';
 import { describeMovement } from './join.js';
 
-export type CleanupPlan = { readonly kind: 'refuse'; readonly message: string } | { readonly kind: 'delete'; readonly ranges: readonly RingRange[] };
+/** A range to clean, of N class `n` (its keys only; undefined: every key, one class in use). */
+export type CleanupRange = RingRange & { readonly n?: number };
 
-/** The ranges of the ring whose data `self` holds no replica of: what cleanup deletes. */
-export function cleanupPlan(i: { readonly self: string; readonly status: NodeStatus; readonly view: RingView; readonly replicas: number }): CleanupPlan {
-  const { self, status, view } = i;
+export type CleanupPlan = { readonly kind: 'refuse'; readonly message: string } | { readonly kind: 'delete'; readonly ranges: readonly CleanupRange[] };
+
+/**
+ * The ranges of the ring whose data `self` holds no replica of: what cleanup deletes. Per
+ * N class in `classes` (ascending, n-classes.ts): a range this node replicates for n=5 but
+ * not for n=1 is cleaned of its n=1 keys only. With one class, the ranges of that N.
+ */
+export function cleanupPlan(i: { readonly self: string; readonly status: NodeStatus; readonly view: RingView; readonly classes: readonly number[] }): CleanupPlan {
+  const { self, status, view, classes } = i;
   if (view.movements.length > 0) return { kind: 'refuse', message: `${describeMovement(view.movements[0]!)}: cleanup waits until no topology change is in progress (the old copies may still be needed)` };
   if (status !== 'normal' || view.ring === undefined || !view.ring.has(self)) return { kind: 'refuse', message: `${self} is ${status}, not an owner: nothing to clean up against` };
-  const n = Math.min(i.replicas, view.ring.size);
-  return { kind: 'delete', ranges: view.ring.ranges(n).filter((r) => !r.replicas.includes(self)) };
+  const ring = view.ring;
+  const ranges = classes.flatMap((n) =>
+    ring
+      .ranges(Math.min(n, ring.size))
+      .filter((r) => !r.replicas.includes(self))
+      .map((r): CleanupRange => (classes.length > 1 ? { ...r, n } : r)),
+  );
+  return { kind: 'delete', ranges };
 }
 
 /** What the automatic cleanup remembers between looks. */

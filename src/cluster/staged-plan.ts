@@ -6,12 +6,15 @@
  *
  * Keys and bytes are estimates from what each source gossips (its load and key count),
  * in proportion to the share of its replicated ownership a range is: exact counts would
- * mean scanning every range on every node.
+ * mean scanning every range on every node. With buckets of several n (N classes), each
+ * class's ranges move (transfer-plan.ts's classTransfers), and a node's load is taken as
+ * spread over its replicated ownership summed over the classes (a node gossips no figure
+ * per class), so each class is weighed as if it held as many keys per replica.
  *
  * Must not: do I/O or execute anything (the node's commit does).
  */
 import { type Ring, joinRing, leaveRing } from '../ring/index.js';
-import { planTransfers, transferShare } from './transfer-plan.js';
+import { classTransfers, transferShare } from './transfer-plan.js';
 
 export type StagedChange =
   | { readonly kind: 'join'; readonly node: string; readonly zone: string; readonly rack: string; readonly weight: number }
@@ -44,8 +47,12 @@ export class PlanError extends Error {
   override readonly name = 'PlanError';
 }
 
-/** Plan `changes` in order on `ring` (N replicas); `load(id)` is what a node last gossiped of its data. */
-export function planChanges(ring: Ring, changes: readonly StagedChange[], n: number, load: (id: string) => { bytes: number; keys: number }): PlanResult {
+/**
+ * Plan `changes` in order on `ring` (the cluster's N replicas: tokens are claimed and
+ * ownership reported for it); `load(id)` is what a node last gossiped of its data;
+ * `classes` the N classes in use (ascending; default the cluster's N alone).
+ */
+export function planChanges(ring: Ring, changes: readonly StagedChange[], n: number, load: (id: string) => { bytes: number; keys: number }, classes: readonly number[] = [n]): PlanResult {
   const steps: PlanStep[] = [];
   let current = ring;
   for (const change of changes) {
@@ -58,14 +65,16 @@ export function planChanges(ring: Ring, changes: readonly StagedChange[], n: num
       if (current.size === 1) throw new PlanError(`${change.node} is the last owner: a cluster needs at least one`);
       next = leaveRing(current, change.node, n);
     }
-    const owned = current.ownership(Math.min(n, current.size));
+    // A node's replicated ownership summed over the classes: what its gossiped load spreads over.
+    const owned = new Map<string, number>();
+    for (const c of classes) for (const [id, share] of current.ownership(Math.min(c, current.size))) owned.set(id, (owned.get(id) ?? 0) + share);
     const moves = new Map<string, { from: string; to: string; ranges: number; share: number; keys: number; bytes: number }>();
-    for (const t of planTransfers(current, next, n)) {
+    for (const t of classTransfers(current, next, classes)) {
       // A removed node is dead: its ranges come from the first replica that keeps them.
       const from = change.kind === 'remove' && t.sources[0] === change.node ? (t.sources[1] ?? t.sources[0]!) : t.sources[0]!;
       const share = transferShare(t);
       const of = load(from);
-      const fraction = owned.get(from)! > 0 ? share / owned.get(from)! : 0;
+      const fraction = (owned.get(from) ?? 0) > 0 ? share / owned.get(from)! : 0;
       const key = `${from}>${t.to}`;
       const m = moves.get(key) ?? { from, to: t.to, ranges: 0, share: 0, keys: 0, bytes: 0 };
       m.ranges++;

@@ -12,6 +12,9 @@
  * leaver held. When the leaver is down (a removal, a replacement, a dead source) the
  * range comes from a replica that stays, and the plan says so.
  *
+ * Buckets of different n (n-classes.ts) are planned class by class: a range's replica set
+ * differs per n, so each class has its own transfers, each over that class's keys only.
+ *
  * Must not: do I/O, or decide the rings (membership/ring-view.ts does).
  */
 import { Ring } from '../ring/index.js';
@@ -27,6 +30,10 @@ export interface Transfer {
   readonly leaver: string | undefined;
   /** Where the range may come from, best first: the leaver, then the replicas that keep it. */
   readonly sources: readonly string[];
+  /** The N class moved: only keys whose bucket's n is this; undefined: every key (one class in use). */
+  readonly n?: number;
+  /** The N classes the plan was made for (the planner's bucket table); undefined: not known (a plan of one N). */
+  readonly classes?: readonly number[];
 }
 
 /** The transfers that turn `before` into `after` with N replicas per key (fewer when a ring is smaller). */
@@ -47,13 +54,23 @@ export function planTransfers(before: Ring | undefined, after: Ring | undefined,
 }
 
 /**
- * Every transfer of a view's movements (current ring → target ring); `leaverGone` where
- * the replica leaving a range is a node being removed or replaced (dead for good).
+ * The transfers of every N class in `classes` (ascending): with one class, planTransfers
+ * for its n, each over every key (`n` undefined), exactly as a plan of one N; with more,
+ * each class's own transfers, marked with its n. Every transfer carries `classes`.
  */
-export function movementTransfers(view: Pick<RingView, 'ring' | 'target' | 'movements'>, n: number): (Transfer & { leaverGone: boolean })[] {
+export function classTransfers(before: Ring | undefined, after: Ring | undefined, classes: readonly number[]): Transfer[] {
+  return classes.flatMap((n) => planTransfers(before, after, n).map((t) => ({ ...t, ...(classes.length > 1 ? { n } : {}), classes })));
+}
+
+/**
+ * Every transfer of a view's movements (current ring → target ring) for the N classes in
+ * `classes`; `leaverGone` where the replica leaving a range is a node being removed or
+ * replaced (dead for good).
+ */
+export function movementTransfers(view: Pick<RingView, 'ring' | 'target' | 'movements'>, classes: readonly number[]): (Transfer & { leaverGone: boolean })[] {
   if (view.target === view.ring) return [];
   const dead = new Set(view.movements.flatMap((m) => (m.kind === 'remove' ? [m.node] : m.kind === 'replace' ? [m.replaces!] : [])));
-  return planTransfers(view.ring, view.target, n).map((t) => ({ ...t, leaverGone: t.leaver !== undefined && dead.has(t.leaver) }));
+  return classTransfers(view.ring, view.target, classes).map((t) => ({ ...t, leaverGone: t.leaver !== undefined && dead.has(t.leaver) }));
 }
 
 /**
@@ -65,11 +82,18 @@ export function movementTransfers(view: Pick<RingView, 'ring' | 'target' | 'move
  * taken at once when the leaver is gone for good, and after `leaverWaitMs` when it is only
  * unreachable (`waitedMs` so far): the others' copies of recent writes may still be hints
  * elsewhere (test/property/topology.property.test.ts found both holes).
+ *
+ * A range with no other replica (a bucket of n=1) has no fallback: while its leaver is
+ * only unreachable it is waited for however long; once the leaver is gone for good the
+ * answer is one empty set, `[[]]`: no copy is left anywhere, the range is done with
+ * nothing to pull (its keys were lost with the node), so a removal or a replacement is
+ * not held up for ever.
  */
 export function pullSources(t: { readonly sources: readonly string[]; readonly leaverGone?: boolean }, leaverUp: boolean, waitedMs: number, leaverWaitMs: number): string[][] {
   const [first, ...stayers] = t.sources;
   if (leaverUp) return [[first!], stayers];
-  return t.leaverGone === true || waitedMs >= leaverWaitMs ? [stayers] : [];
+  if (t.leaverGone === true) return [stayers];
+  return waitedMs >= leaverWaitMs && stayers.length > 0 ? [stayers] : [];
 }
 
 /** The source to stream from now: the first that is up; undefined when none is. */

@@ -12,6 +12,7 @@
  * what a hint holds (the store does).
  */
 import type { HintStore } from '../storage/index.js';
+import type { Ring } from '../ring/index.js';
 import { transient } from '../replication/replica-api.js';
 
 export interface HintDeliveryOptions {
@@ -179,6 +180,22 @@ export class HintDelivery {
       if (sent > 0) this.deps.log.info({ peer: target, hints: sent, bytes, ms: Math.round(this.#now() - started) }, 'hints delivered');
     }
   }
+}
+
+/**
+ * Where `target`'s hint for a key goes instead of to it (HintDeliveryDeps.redirect), key
+ * by key: the key's replicas in `after` (the ring once the change in progress is done)
+ * for the n of its bucket (`nOf`, buckets of different n: cluster/n-classes.ts); undefined
+ * (to the target itself) when the target is not `gone` and stays one of them. A key whose
+ * n is unknown (its bucket not yet in this node's table) goes nowhere yet: it is kept.
+ */
+export function hintRoute(after: Ring, target: string, gone: boolean, nOf: (key: Buffer) => number | undefined): (key: Buffer) => readonly string[] | undefined {
+  return (key) => {
+    const n = nOf(key);
+    if (n === undefined) return [];
+    const to = after.preferenceList(key, Math.min(n, after.size));
+    return !gone && to.includes(target) ? undefined : to;
+  };
 }
 
 /** Refused hints remembered for warning once; past this the memory starts over. */

@@ -4,12 +4,14 @@
  * this node takes part in.
  *
  * Owns: the wiring, and turning the current topology view into "what this node pulls for
- * movement M". Must not: decide the topology (membership/ does) or how a range is moved
+ * movement M", for each N class of the bucket table (cluster/n-classes.ts). Must not: decide the topology (membership/ does) or how a range is moved
  * (handoff/ does).
  */
 import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import type { Store } from '../storage/index.js';
+import type { KeyFilter, Store } from '../storage/index.js';
+import type { BucketTable } from '../buckets/index.js';
+import { keyClasses, servedFilter, type KeyClasses } from '../cluster/n-classes.js';
 import type { RingView } from '../membership/ring-view.js';
 import type { Checkpoints } from '../streaming/checkpoints.js';
 import { movementTransfers, type Transfer } from '../cluster/transfer-plan.js';
@@ -25,12 +27,14 @@ export interface HandoffDeps {
   readonly id: string;
   readonly config: NodeConfig;
   readonly store: Store;
+  /** The bucket table: each bucket's n, so each key's N class. */
+  readonly buckets: BucketTable;
   addressOf(id: string): string | undefined;
   isUp(id: string): boolean;
   /** Why not to serve streams now (stopping), if so. */
   refuse(): string | undefined;
-  /** A repairer finished a complete repair of `range` with this node, whose tree was built at `at`. */
-  repaired(range: TokenRange, at: number): void;
+  /** A repairer finished a complete repair of `range` (of N class `n`; undefined: every key) with this node, whose tree was built at `at`. */
+  repaired(range: TokenRange, n: number | undefined, at: number): void;
   /** How this node dials its peers (security/node-security.ts). */
   readonly peerCredentials: grpc.ChannelCredentials;
   readonly log: Logger;
@@ -65,6 +69,7 @@ export class Handoff {
         throttle: this.throttle,
         refuse: this.deps.refuse,
         knows: (peer) => peer === this.deps.id || this.deps.addressOf(peer) !== undefined,
+        only: (n, classes) => this.served(n, classes),
         fetch: (move, from, items) => this.transfers.pull(move, from, items, this.#abort.signal),
         outgoing: this.outgoing,
         log: this.deps.log.child({ component: 'handoff' }),
@@ -77,18 +82,35 @@ export class Handoff {
         store: this.deps.store,
         now: Date.now,
         refuse: this.deps.refuse,
-        finished: this.deps.repaired,
+        only: (n, classes) => this.served(n, classes),
+        finished: (range, n, at) => this.deps.repaired(range, n === 0 ? undefined : n, at),
         log: this.deps.log.child({ component: 'repair' }),
       }),
     );
   }
 
+  /** The N classes of the bucket table as it is now. */
+  classes(): KeyClasses {
+    return keyClasses(this.deps.buckets);
+  }
+
   /**
-   * Every transfer of the view's movements (current ring → target ring); `leaverGone`
-   * where the replica leaving a range is a node being removed or replaced (dead for good).
+   * The keys a stream or repair tree of class `n` (0: every key), planned on `classes`
+   * (default: this node's own), takes here; throws BK_NOT_READY when it cannot tell now
+   * (n-classes.ts).
+   */
+  served(n: number, classes?: readonly number[]): KeyFilter {
+    const k = this.classes();
+    return servedFilter(k, n, classes ?? k.classes);
+  }
+
+  /**
+   * Every transfer of the view's movements (current ring → target ring), per N class;
+   * `leaverGone` where the replica leaving a range is a node being removed or replaced
+   * (dead for good).
    */
   plan(view: RingView): (Transfer & { leaverGone: boolean })[] {
-    return movementTransfers(view, this.deps.config.replicas);
+    return movementTransfers(view, this.classes().classes);
   }
 
   /** What `node` pulls in the view's movements. */

@@ -193,11 +193,12 @@ export class RingkvNode {
     const backgroundShare = (): number => this.#governor.share;
     this.replication = new Replication({ id, config, store, buckets, gossiper, placement, removed: () => view().removed, backgroundShare, notServing, refuseReplicaCalls: refuse, peerCredentials, now: clock.now, log });
     const addressOf = (peer: string): string | undefined => this.#gossip.addressOf(peer);
-    const repaired = (range: TokenRange, at: number): void => this.repairs.record(range, at);
-    const handoff = (this.handoff = new Handoff({ id, config, store, addressOf, isUp: (peer) => peer === id || gossiper.isUp(peer), refuse, repaired, peerCredentials, log }, checkpoints));
+    const repaired = (range: TokenRange, n: number | undefined, at: number): void => this.repairs.record(range, at, n);
+    const handoff = (this.handoff = new Handoff({ id, config, store, buckets, addressOf, isUp: (peer) => peer === id || gossiper.isUp(peer), refuse, repaired, peerCredentials, log }, checkpoints));
     this.repairs = new RepairRuns({
       id,
-      replicas,
+      classes: () => handoff.classes().classes,
+      only: (n) => handoff.served(n),
       store,
       ring: () => view().ring,
       isUp: (peer) => peer === id || gossiper.isUp(peer),
@@ -217,12 +218,13 @@ export class RingkvNode {
     const handOverHints = (): Promise<number> =>
       this.replication.hintDelivery.handOver((target, key) => {
         const ring = this.#topology.placement?.target;
-        return ring?.preferenceList(key, Math.min(replicas, ring.size)).find((x) => x !== id && x !== target && gossiper.isUp(x));
+        const n = handoff.classes().nOf(key) ?? replicas;
+        return ring?.preferenceList(key, Math.min(n, ring.size)).find((x) => x !== id && x !== target && gossiper.isUp(x));
       });
     this.metrics = new NodeMetrics(this.#metricSources());
     this.#topology.subscribe(() => this.#ringChanges++);
     const driver = (this.driver = new MovementDriver({ id, replicas, gossiper, handoff, view, identity: identityNow, persist, gossip, announce, exit, handOverHints, fetchTimeoutMs: 10 * 60_000, log: topologyLog }));
-    const operator = (this.#operator = new Operator({ id, replicas, store, driver, handoff, view, identity: identityNow, log }));
+    const operator = (this.#operator = new Operator({ id, store, driver, handoff, view, identity: identityNow, log }));
     this.#autoCleanup = new AutoCleanup({
       delayMs: config.cleanupAfterMs,
       now: clock.now,
@@ -238,6 +240,7 @@ export class RingkvNode {
     this.staged = new StagedChanges({
       id,
       replicas,
+      classes: () => handoff.classes().classes,
       gossiper,
       view,
       admit: (node) => control.admit(node).then(() => undefined),

@@ -14,11 +14,12 @@ import type { Gossiper } from '../membership/gossiper.js';
 import { field } from '../membership/endpoint.js';
 import { Coordinator, type Placement } from '../replication/coordinator.js';
 import { LocalReplica, withLocal } from '../replication/local-replica.js';
-import { HintDelivery } from '../hints/delivery.js';
+import { HintDelivery, hintRoute } from '../hints/delivery.js';
 import { Reachability, observed } from '../replication/reachability.js';
 import { GrpcReplicas, ReplicaServer } from '../transport/replica-wire.js';
 import type { NodeConfig } from './config.js';
 import { KeyValueService } from '../transport/kv-service.js';
+import { keyClasses } from '../cluster/n-classes.js';
 
 /** A peer with this node's calls in flight that answers none of them this long is left out of targets, ms (reachability.ts). */
 const PEER_SILENCE_MS = 1000;
@@ -122,12 +123,8 @@ export class Replication {
           const st = gossiper.state(target);
           const gone = deps.removed().has(target) || (st !== undefined && (field(st, 'status') === 'left' || field(st, 'status') === 'removed'));
           if (!gone && placement.target === placement.ring) return undefined;
-          // The key's replicas once the change in progress is done (the current ones when none is).
-          const after = placement.target;
-          return (key) => {
-            const to = after.preferenceList(key, Math.min(config.replicas, after.size));
-            return !gone && to.includes(target) ? undefined : to;
-          };
+          // The key's replicas once the change in progress is done (the current ones when none is), for its bucket's n.
+          return hintRoute(placement.target, target, gone, keyClasses(deps.buckets).nOf);
         },
         keepOn: (holder, target, key, record) => replicas.merge(holder, key, record, target, Date.now() + config.requestTimeoutMs),
         log: log.child({ component: 'hints' }),

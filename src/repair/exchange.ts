@@ -41,9 +41,13 @@ export interface RepairSide {
   push(records: readonly RecordEntry[]): Promise<readonly LeafEntry[]>;
 }
 
-/** The peers of a repair: a session with one of them, over a range and a tree depth (transport/repair-wire.ts over gRPC). */
+/**
+ * The peers of a repair: a session with one of them, over a range and a tree depth, and
+ * the N class compared (`cls.n` 0: every key; `cls.classes`: the repairer's classes)
+ * (transport/repair-wire.ts over gRPC).
+ */
 export interface RepairPeers {
-  side(node: string, session: string, range: TokenRange, depth: number, timeoutMs: number): RepairSide & { finish(complete: boolean): Promise<void> };
+  side(node: string, session: string, range: TokenRange, depth: number, timeoutMs: number, cls?: { readonly n: number; readonly classes: readonly number[] }): RepairSide & { finish(complete: boolean): Promise<void> };
 }
 
 export interface RepairStats {

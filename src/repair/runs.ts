@@ -4,13 +4,18 @@
  * service). A range with a replica down is skipped and reported: a repair needs every
  * replica, since it is what later lets tombstones go.
  *
+ * Buckets of different n: a range's replicas differ per n, so a range is repaired once per
+ * N class in use, each time over that class's keys only and with that class's replicas
+ * (an n=1 key is never compared with, so never copied to, a second node). With one class
+ * a range is repaired over every key, as before buckets.
+ *
  * Owns: the run, its progress and summary, and when each range was last repaired here.
  * Must not: decide what differs (repair/exchange.ts) or talk gRPC itself (transport/).
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { tokenHex, type Ring } from '../ring/index.js';
-import { depthFor, type Store } from '../storage/index.js';
+import { depthFor, type KeyFilter, type Store } from '../storage/index.js';
 import type { TokenRange } from '../storage/keys.js';
 import { repairRange, type RepairPeers, type RepairStats } from './exchange.js';
 import { storeSide } from './store-side.js';
@@ -20,8 +25,11 @@ const MIN_DEPTH = 2;
 
 export interface RepairRunDeps {
   readonly id: string;
-  readonly replicas: number;
   readonly store: Store;
+  /** The N classes in use, ascending (the bucket table's distinct n; the cluster's N among them). */
+  classes(): readonly number[];
+  /** The keys of class `n` (0: every key), as this node's tree of a range takes them; throws when it cannot tell now. */
+  only(n: number): KeyFilter;
   ring(): Ring | undefined;
   isUp(id: string): boolean;
   readonly wire: RepairPeers;
@@ -47,6 +55,33 @@ export interface RepairProgress extends RepairStats {
   lastProblem: string;
 }
 
+/** A range as repaired: its replicas for N class `n` (undefined: every key, one class in use). */
+export interface RepairUnit {
+  readonly start: bigint;
+  readonly end: bigint;
+  readonly replicas: readonly string[];
+  readonly n?: number;
+}
+
+/** The key of a range's repair record: its bounds in hex, and its class when it has one (`/n5`). */
+export function unitKey(r: { readonly start: bigint; readonly end: bigint; readonly n?: number }): string {
+  return `${tokenHex(r.start)}-${tokenHex(r.end)}${r.n === undefined ? '' : `/n${r.n}`}`;
+}
+
+/**
+ * The ranges `self` replicates, once per N class in `classes` (ascending), with that
+ * class's replicas: what a full repair goes over. One class: its ranges, as one N's.
+ */
+export function repairUnits(ring: Ring | undefined, self: string, classes: readonly number[]): RepairUnit[] {
+  if (ring === undefined || !ring.has(self)) return [];
+  return classes.flatMap((n) =>
+    ring
+      .ranges(Math.min(n, ring.size))
+      .filter((r) => r.replicas.includes(self))
+      .map((r): RepairUnit => ({ start: r.start, end: r.end, replicas: r.replicas, ...(classes.length > 1 ? { n } : {}) })),
+  );
+}
+
 export class RepairRefused extends Error {
   override readonly name = 'RepairRefused';
   readonly code = 'OP_REPAIR_REFUSED';
@@ -55,19 +90,15 @@ export class RepairRefused extends Error {
 export class RepairRuns {
   #current: RepairProgress | undefined;
   #running: Promise<void> | undefined;
-  /** When each range ("start-end" in hex) was last repaired with every replica, on this node's clock: as repairer or as a peer. */
+  /** When each range ("start-end" in hex, "/nN" for a class) was last repaired with every replica, on this node's clock: as repairer or as a peer. */
   readonly lastRepaired = new Map<string, number>();
 
   constructor(private readonly deps: RepairRunDeps) {}
 
   /** The run in progress (or the last one), and when each range this node replicates was last repaired. */
   get status(): Partial<RepairProgress> & { repaired: { start: string; end: string; atMs: number }[]; background: { ranges: number; keysExchanged: number; bytes: number; failed: number } } {
-    const ring = this.deps.ring();
-    const mine = ring === undefined || !ring.has(this.deps.id) ? [] : ring.ranges(Math.min(this.deps.replicas, ring.size)).filter((r) => r.replicas.includes(this.deps.id));
-    const repaired = mine.map((r) => {
-      const [start, end] = [tokenHex(r.start), tokenHex(r.end)];
-      return { start, end, atMs: this.lastRepaired.get(`${start}-${end}`) ?? 0 };
-    });
+    const mine = repairUnits(this.deps.ring(), this.deps.id, this.deps.classes());
+    const repaired = mine.map((r) => ({ start: tokenHex(r.start), end: tokenHex(r.end), atMs: this.lastRepaired.get(unitKey(r)) ?? 0 }));
     return { ...this.#current, repaired, background: { ...this.background } };
   }
 
@@ -79,8 +110,7 @@ export class RepairRuns {
     if (this.#running !== undefined) throw new RepairRefused(`repair ${this.#current!.id} is still running (${this.#current!.done} of ${this.#current!.ranges} ranges); wait for it (ringkv repair --status)`);
     const ring = this.deps.ring();
     if (ring === undefined || !ring.has(this.deps.id)) throw new RepairRefused(`${this.deps.id} owns no ranges yet: nothing to repair`);
-    const n = Math.min(this.deps.replicas, ring.size);
-    const ranges = ring.ranges(n).filter((r) => r.replicas.includes(this.deps.id) && (only === undefined || overlaps(r, only)));
+    const ranges = repairUnits(ring, this.deps.id, this.deps.classes()).filter((r) => only === undefined || overlaps(r, only));
     const progress: RepairProgress = {
       id: randomBytes(6).toString('hex'),
       startedAtMs: this.deps.now(),
@@ -109,10 +139,10 @@ export class RepairRuns {
     return progress;
   }
 
-  async #run(p: RepairProgress, ranges: readonly { start: bigint; end: bigint; replicas: readonly string[] }[]): Promise<void> {
+  async #run(p: RepairProgress, ranges: readonly RepairUnit[]): Promise<void> {
     for (const r of ranges) {
       const range = { start: r.start, end: r.end };
-      p.current = `${tokenHex(r.start)}-${tokenHex(r.end)}`;
+      p.current = unitKey(r);
       const peers = r.replicas.filter((x) => x !== this.deps.id);
       const down = peers.filter((x) => !this.deps.isUp(x));
       if (down.length > 0) {
@@ -121,7 +151,7 @@ export class RepairRuns {
         continue;
       }
       try {
-        const stats = await this.repairOne(range, peers);
+        const stats = await this.repairOne(range, peers, r.n);
         p.leavesDiffering += stats.leavesDiffering;
         p.keysExchanged += stats.keysExchanged;
         p.bytes += stats.bytes;
@@ -136,20 +166,32 @@ export class RepairRuns {
     }
   }
 
-  /** Range (start, end] was repaired with every replica as of `at` (this node's clock). */
-  record(range: TokenRange, at: number): void {
-    const key = `${tokenHex(range.start)}-${tokenHex(range.end)}`;
+  /** Range (start, end] (of N class `n`; undefined: every key) was repaired with every replica as of `at` (this node's clock). */
+  record(range: TokenRange, at: number, n?: number): void {
+    const key = unitKey({ ...range, n });
     this.lastRepaired.set(key, Math.max(at, this.lastRepaired.get(key) ?? 0));
   }
 
   /**
    * As of when (this node's clock) a repair confirmed that every replica of the current
    * range holding `token` holds what this node held; 0 when none did since this node
-   * started (or since the ring changed: new ranges have not been repaired).
+   * started (or since the ring changed: new ranges have not been repaired). With several
+   * N classes, the earliest over the classes this node replicates the range for: a
+   * tombstone's class is not known here, so every one must have been confirmed.
    */
   confirmedBefore(token: bigint): number {
-    const range = this.deps.ring()?.rangeOf(token);
-    return range === undefined ? 0 : (this.lastRepaired.get(`${tokenHex(range.start)}-${tokenHex(range.end)}`) ?? 0);
+    const ring = this.deps.ring();
+    if (ring === undefined) return 0;
+    const range = ring.rangeOf(token);
+    const classes = this.deps.classes();
+    if (classes.length <= 1) return this.lastRepaired.get(unitKey(range)) ?? 0;
+    let at: number | undefined;
+    for (const n of classes) {
+      if (!ring.replicasForToken(token, Math.min(n, ring.size)).includes(this.deps.id)) continue;
+      const t = this.lastRepaired.get(unitKey({ ...range, n })) ?? 0;
+      at = at === undefined ? t : Math.min(at, t);
+    }
+    return at ?? 0;
   }
 
   /** What background repair has done since this node started. */
@@ -173,7 +215,7 @@ export class RepairRuns {
       }
       const t0 = this.deps.now();
       try {
-        const stats = await this.repairOne(next.range, next.peers);
+        const stats = await this.repairOne(next.range, next.peers, next.n);
         this.background.ranges++;
         this.background.keysExchanged += stats.keysExchanged;
         this.background.bytes += stats.bytes;
@@ -188,19 +230,17 @@ export class RepairRuns {
     }
   }
 
-  /** The range this node is first replica of that is most overdue for repair, with its peers all up. */
-  #due(intervalMs: number, startedAt: number): { range: TokenRange; peers: string[] } | undefined {
-    const ring = this.deps.ring();
-    if (ring === undefined || !ring.has(this.deps.id)) return undefined;
+  /** The range (of a class) this node is first replica of that is most overdue for repair, with its peers all up. */
+  #due(intervalMs: number, startedAt: number): { range: TokenRange; peers: string[]; n: number | undefined } | undefined {
     const now = this.deps.now();
-    let best: { range: TokenRange; peers: string[]; last: number } | undefined;
-    for (const r of ring.ranges(Math.min(this.deps.replicas, ring.size))) {
+    let best: { range: TokenRange; peers: string[]; n: number | undefined; last: number } | undefined;
+    for (const r of repairUnits(this.deps.ring(), this.deps.id, this.deps.classes())) {
       if (r.replicas[0] !== this.deps.id) continue;
-      const last = this.lastRepaired.get(`${tokenHex(r.start)}-${tokenHex(r.end)}`) ?? startedAt;
+      const last = this.lastRepaired.get(unitKey(r)) ?? startedAt;
       if (now - last < intervalMs || (best !== undefined && last >= best.last)) continue;
       const peers = r.replicas.slice(1);
       if (!peers.every((p) => this.deps.isUp(p))) continue;
-      best = { range: { start: r.start, end: r.end }, peers, last };
+      best = { range: { start: r.start, end: r.end }, peers, n: r.n, last };
     }
     return best;
   }
@@ -212,28 +252,35 @@ export class RepairRuns {
     return this.#active > 0;
   }
 
-  /** Repair one range with its other replicas `peers` (all up). */
-  async repairOne(range: TokenRange, peers: readonly string[]): Promise<RepairStats> {
+  /** Repair one range (its keys of N class `n`; undefined: every key) with its other replicas `peers` (all up). */
+  async repairOne(range: TokenRange, peers: readonly string[], n?: number): Promise<RepairStats> {
     this.#active++;
     try {
-      return await this.#repairOne(range, peers);
+      return await this.#repairOne(range, peers, n);
     } finally {
       this.#active--;
     }
   }
 
-  async #repairOne(range: TokenRange, peers: readonly string[]): Promise<RepairStats> {
+  async #repairOne(range: TokenRange, peers: readonly string[], n: number | undefined): Promise<RepairStats> {
     const { store, wire } = this.deps;
+    const builtAt = this.deps.now();
+    // A range with one replica (n=1) has nothing to compare with: it holds what it holds.
+    if (peers.length === 0) {
+      this.record(range, builtAt, n);
+      return { leavesDiffering: 0, keysExchanged: 0, bytes: 0, recordBytes: 0 };
+    }
     const depth = Math.max(MIN_DEPTH, depthFor((await store.ranges.approximateBytes(range)) / 100));
     const session = randomBytes(6).toString('hex');
-    const builtAt = this.deps.now();
-    const tree = await store.ranges.tree(range, depth);
-    const sides = peers.map((p) => wire.side(p, session, range, depth, this.deps.timeoutMs));
+    const classes = this.deps.classes();
+    const only = this.deps.only(n ?? 0);
+    const tree = await store.ranges.tree(range, depth, only);
+    const sides = peers.map((p) => wire.side(p, session, range, depth, this.deps.timeoutMs, { n: n ?? 0, classes }));
     let complete = false;
     try {
-      const stats = await repairRange(tree, storeSide(this.deps.id, store, tree), sides);
+      const stats = await repairRange(tree, storeSide(this.deps.id, store, tree, only), sides);
       complete = true;
-      this.record(range, builtAt);
+      this.record(range, builtAt, n);
       return stats;
     } finally {
       await Promise.all(sides.map((s) => s.finish(complete).catch(() => undefined)));

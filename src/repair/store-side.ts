@@ -3,15 +3,16 @@
  *
  * Owns: mapping RepairSide onto the store. Must not: talk to peers.
  */
-import type { Store } from '../storage/index.js';
+import type { KeyFilter, Store } from '../storage/index.js';
 import type { RangeTree } from '../storage/range-tree.js';
 import type { LeafEntry, RecordEntry, RepairSide } from './exchange.js';
 
-export function storeSide(id: string, store: Store, tree: RangeTree): RepairSide {
+/** `only`: the keys the tree was built of (one N class), so leaf listings take the same ones. */
+export function storeSide(id: string, store: Store, tree: RangeTree, only?: KeyFilter): RepairSide {
   return {
     id,
     digests: async (level, indices) => indices.map((i) => tree.digest(level, i)),
-    leafEntries: (leaves) => store.ranges.leafEntries(tree, leaves),
+    leafEntries: (leaves) => store.ranges.leafEntries(tree, leaves, only),
     records: async (keys) => {
       const got = await Promise.all(keys.map((k) => store.getRecord(k)));
       const out: RecordEntry[] = [];

@@ -1,7 +1,7 @@
 export { Store } from './store.js';
 export type { StoreOptions, ReadResult, WriteResult, MergeResult } from './store.js';
 export type { Logger } from './store-options.js';
-export type { Ranges, ScanEntry, ScanBatch } from './ranges.js';
+export type { Ranges, ScanEntry, ScanBatch, KeyFilter } from './ranges.js';
 export type { Hint, HintStats, HintStore } from './hints.js';
 export { KvError } from './kv-errors.js';
 export { RangeHash } from './range-hash.js';

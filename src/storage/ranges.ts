@@ -4,7 +4,10 @@
  *
  * Owns: batched scans that report corrupt records instead of sending them, exact and
  * estimated sizes, order-independent range digests, and deleting a range without losing
- * a write that races the cleanup. Must not: decide which ranges to move (handoff does).
+ * a write that races the cleanup. Every scan that sends, compares or deletes keys takes an
+ * optional `KeyFilter` (a user key → whether to include it): how a range is taken one N
+ * class of buckets at a time (cluster/n-classes.ts). Must not: decide which ranges to move
+ * (handoff does) or what a key's class is (the caller's filter does).
  */
 import { EXTRAS_FORMAT, decodeRecord, recordFormat, tryDecode, versionBytes } from './codec.js';
 import type { Actors } from './actors.js';
@@ -26,6 +29,9 @@ export interface ScanEntry {
   /** The stored record: pass it to merge() on another node. */
   readonly record: Buffer;
 }
+
+/** Which user keys of a range a scan takes (undefined: all); it may throw to end the scan. */
+export type KeyFilter = (key: Buffer) => boolean;
 
 export interface ScanBatch {
   readonly entries: ScanEntry[];
@@ -68,16 +74,19 @@ export class Ranges {
   /**
    * The records of a token range (start, end], in token order, in batches; with `after`
    * (a user key the range holds), only those that come after it: how a stream resumes.
+   * With `only`, the keys it takes (a batch may then hold fewer, or none).
    */
-  async *scan(range: TokenRange, limits: BatchLimits = {}, after?: Uint8Array): AsyncGenerator<ScanBatch> {
+  async *scan(range: TokenRange, limits: BatchLimits = {}, after?: Uint8Array, only?: KeyFilter): AsyncGenerator<ScanBatch> {
     for await (const batch of this.#batches(range, limits, after)) {
       const entries: ScanEntry[] = [], corrupt: Buffer[] = [];
       const now = this.deps.now();
       for (const [k, v] of batch) {
         if (reclaimable(v, now)) continue;
-        if (tryDecode(versionBytes, v) !== undefined) entries.push({ key: userKeyOf(k), record: v });
+        const key = userKeyOf(k);
+        if (only !== undefined && !only(key)) continue;
+        if (tryDecode(versionBytes, v) !== undefined) entries.push({ key, record: v });
         else {
-          corrupt.push(userKeyOf(k));
+          corrupt.push(key);
           this.deps.log?.error({ key: showKey(userKeyOf(k)) }, 'corrupt record skipped by a range scan');
         }
       }
@@ -119,28 +128,33 @@ export class Ranges {
   /**
    * The Merkle tree of a token range at `depth` (range-tree.ts), built by one scan: what a
    * replica compares with the others'. Entries are hashed as `hash` hashes them, so the
-   * root is `hash(range)`.
+   * root is `hash(range)`. With `only`, of the keys it takes.
    */
-  async tree(range: TokenRange, depth: number): Promise<RangeTree> {
+  async tree(range: TokenRange, depth: number, only?: KeyFilter): Promise<RangeTree> {
     const tree = new RangeTree(range, depth);
     const now = this.deps.now();
     for await (const batch of this.#batches(range, { batchCount: 1000, batchBytes: 1 << 24 }))
-      for (const [k, v] of batch) if (!reclaimable(v, now)) tree.add(tokenOfDataKey(k), k, tryDecode(versionBytes, v) ?? v);
+      for (const [k, v] of batch) if (!reclaimable(v, now) && (only === undefined || only(userKeyOf(k)))) tree.add(tokenOfDataKey(k), k, tryDecode(versionBytes, v) ?? v);
     return tree;
   }
 
   /**
    * Every key stored in these leaves of `tree`, with its entry hash as the tree hashes it
-   * (16 hex digits): what replicas compare once their trees differ in a leaf.
+   * (16 hex digits): what replicas compare once their trees differ in a leaf. With `only`,
+   * the keys it takes (the filter the tree was built with).
    */
-  async leafEntries(tree: RangeTree, leaves: readonly number[]): Promise<{ key: Buffer; hash: string }[]> {
+  async leafEntries(tree: RangeTree, leaves: readonly number[], only?: KeyFilter): Promise<{ key: Buffer; hash: string }[]> {
     const out: { key: Buffer; hash: string }[] = [];
     const now = this.deps.now();
     for (const leaf of leaves) {
       const range = tree.leafRange(leaf);
       if (range === undefined) continue;
       for await (const batch of this.#batches(range, { batchCount: 1000, batchBytes: 1 << 24 }))
-        for (const [k, v] of batch) if (!reclaimable(v, now)) out.push({ key: userKeyOf(k), hash: entryHex(k, tryDecode(versionBytes, v) ?? v) });
+        for (const [k, v] of batch) {
+          if (reclaimable(v, now)) continue;
+          const key = userKeyOf(k);
+          if (only === undefined || only(key)) out.push({ key, hash: entryHex(k, tryDecode(versionBytes, v) ?? v) });
+        }
     }
     return out;
   }
@@ -154,11 +168,14 @@ export class Ranges {
   /**
    * Delete a token range after its ownership moved away. A key written since the scan
    * saw it is kept (compare-and-delete under the key's lock), so a write that raced the
-   * cleanup is never lost; it is counted in `kept`.
+   * cleanup is never lost; it is counted in `kept`. With `only`, the keys it may delete
+   * (the others stay, and are not counted).
    */
-  async delete(range: TokenRange, limits: BatchLimits = {}): Promise<{ deleted: number; kept: number }> {
+  async delete(range: TokenRange, limits: BatchLimits = {}, only?: KeyFilter): Promise<{ deleted: number; kept: number }> {
     let deleted = 0, kept = 0;
-    for await (const batch of this.#batches(range, { batchCount: 256, ...limits })) {
+    for await (const scanned of this.#batches(range, { batchCount: 256, ...limits })) {
+      const batch = only === undefined ? scanned : scanned.filter(([k]) => only(userKeyOf(k)));
+      if (batch.length === 0) continue;
       const keys = batch.map(([k]) => k);
       const lockKeys = keys.map((k) => k.toString('latin1'));
       for (const lk of lockKeys) {

@@ -30,9 +30,9 @@ export interface RangeBatchIn {
   readonly corrupt: number;
 }
 
-/** Where ranges come from: node `source` streams `range` after user key `after`. */
+/** Where ranges come from: node `source` streams `range` after user key `after`, the keys of `cls.n` (every key when unset). */
 export interface RangeSourceApi {
-  stream(source: string, range: TokenRange, after: Buffer | undefined, signal: AbortSignal): AsyncIterable<RangeBatchIn>;
+  stream(source: string, range: TokenRange, after: Buffer | undefined, signal: AbortSignal, cls?: { readonly n?: number; readonly classes?: readonly number[] }): AsyncIterable<RangeBatchIn>;
 }
 
 export interface PullItem {
@@ -46,6 +46,10 @@ export interface PullItem {
    * (`leaverWaitMs`) before the range is pulled from the others.
    */
   readonly leaverGone?: boolean;
+  /** The N class pulled (cluster/n-classes.ts): only keys whose bucket's n is this; unset: every key. */
+  readonly n?: number;
+  /** The N classes the plan was made for: the source refuses when its own differ. */
+  readonly classes?: readonly number[];
 }
 
 export type RangeState = 'waiting' | 'active' | 'done' | 'failed';
@@ -181,6 +185,13 @@ export class Transfers {
       const waited = leaverUp ? 0 : this.#now() - (since ?? this.#now());
       const plan = pullSources(item, leaverUp, waited, this.deps.leaverWaitMs ?? 60_000);
       if (plan.length === 0) lastError ??= new Error(`waiting for ${first}, the replica leaving this range, to be up (${Math.round(waited / 1000)} s so far)`);
+      if (plan.length === 1 && plan[0]!.length === 0) {
+        // The range's only copies were on a node gone for good (n=1): nothing is left to pull.
+        this.deps.log.warn({ range: key, peer: first }, 'the only replica of this range is gone for good: its keys are lost, nothing to pull');
+        this.#save(this.deps.checkpoints.complete(move, key));
+        p.state = 'done';
+        return;
+      }
       for (const sources of plan) {
         if (signal?.aborted) return;
         if (sources.length === 0 || !sources.every((x) => this.deps.isUp(x))) continue;
@@ -189,7 +200,7 @@ export class Transfers {
         p.fallbackSource = sources[0] !== first;
         if (p.fallbackSource) this.deps.log.warn({ range: key, peers: sources, preferred: first }, 'the replica leaving this range is down: pulling it from every replica that keeps it');
         try {
-          for (const source of sources) await this.#stream(move, `${key}<${source}`, range, source, p, signal);
+          for (const source of sources) await this.#stream(move, `${key}<${source}`, range, source, item, p, signal);
           // Done in memory at once (isDone); the file is written in the background, one
           // write for the ranges that finish meanwhile, and the pull waits for it before it
           // resolves. Waiting here serialised an fsync per range across the workers: about
@@ -216,13 +227,13 @@ export class Transfers {
     write.catch((e: unknown) => this.deps.log.warn({ err: describe(e) }, 'transfer progress not saved; a restart pulls those ranges again'));
   }
 
-  async #stream(move: string, key: string, range: TokenRange, source: string, p: RangeProgress, signal: AbortSignal | undefined): Promise<void> {
+  async #stream(move: string, key: string, range: TokenRange, source: string, cls: Pick<PullItem, 'n' | 'classes'>, p: RangeProgress, signal: AbortSignal | undefined): Promise<void> {
     const after = this.deps.checkpoints.resumeAfter(move, key);
     const local = new AbortController();
     const onAbort = (): void => local.abort();
     signal?.addEventListener('abort', onAbort);
     try {
-      for await (const batch of this.deps.source.stream(source, range, after, local.signal)) {
+      for await (const batch of this.deps.source.stream(source, range, after, local.signal, cls)) {
         if (batch.entries.length > 0) {
           await this.deps.store.mergeMany(batch.entries);
           p.keys += batch.entries.length;
@@ -238,9 +249,9 @@ export class Transfers {
   }
 }
 
-/** The checkpoint key of a range: its bounds in hex. */
-export function rangeKey(r: { readonly start: bigint; readonly end: bigint }): string {
-  return `${tokenHex(r.start)}-${tokenHex(r.end)}`;
+/** The checkpoint key of a range: its bounds in hex, and its N class when it has one (`/n5`). */
+export function rangeKey(r: { readonly start: bigint; readonly end: bigint; readonly n?: number }): string {
+  return `${tokenHex(r.start)}-${tokenHex(r.end)}${r.n === undefined ? '' : `/n${r.n}`}`;
 }
 
 function describe(e: unknown): string {

@@ -7,7 +7,7 @@
  * Owns: the mapping and the channels. Must not: decide what moves (handoff/ does).
  */
 import * as grpc from '@grpc/grpc-js';
-import type { Store } from '../storage/index.js';
+import type { KeyFilter, Store } from '../storage/index.js';
 import { MAX_TOKEN, tokenHex as hex } from '../ring/index.js';
 import type { Throttle } from '../streaming/throttle.js';
 import type { PullItem, RangeBatchIn, RangeSourceApi } from '../streaming/transfers.js';
@@ -44,6 +44,11 @@ export interface HandoffServerDeps {
   refuse(): string | undefined;
   /** Whether `id` is a node this one knows (itself, or a member it gossips with): a Fetch's sources must be. */
   knows(id: string): boolean;
+  /**
+   * The keys a stream of N class `n` (0: every key) planned on the requester's `classes`
+   * takes; throws (BK_NOT_READY) when this node cannot tell them now. Unset: every key.
+   */
+  only?(n: number, classes: readonly number[]): KeyFilter;
   /** Run a peer's Fetch: pull `items` for movement `move`. */
   fetch(move: string, from: string, items: PullItem[]): Promise<{ keys: number; bytes: number }>;
   /** Outgoing streams, for `transfers`. */
@@ -78,7 +83,8 @@ export function handoffService(deps: HandoffServerDeps): Handlers {
         if (x.sources.some((id) => id.length === 0 || id.length > MAX_ID_LENGTH)) return cb(status(grpc.status.INVALID_ARGUMENT, `range (${x.start}, ${x.end}]: each source must be a node id of 1-${MAX_ID_LENGTH} characters`));
         const unknown = x.sources.find((id) => !deps.knows(id));
         if (unknown !== undefined) return cb(status(grpc.status.FAILED_PRECONDITION, `range (${x.start}, ${x.end}]: source ${unknown} is not a node this one knows; if it just joined, retry once gossip has reached this node`));
-        items.push({ start, end, sources: x.sources, leaverGone: x.leaverGone });
+        if (x.n > 16 || x.classes.some((c) => c < 1 || c > 16)) return cb(status(grpc.status.INVALID_ARGUMENT, `range (${x.start}, ${x.end}]: n and classes must be replica counts of 1-16 (n 0: every key)`));
+        items.push({ start, end, sources: x.sources, leaverGone: x.leaverGone, ...(x.n === 0 ? {} : { n: x.n }), ...(x.classes.length === 0 ? {} : { classes: x.classes }) });
       }
       if (r.move.length === 0) return cb(status(grpc.status.INVALID_ARGUMENT, 'a fetch must name its movement (move)'));
       deps.fetch(r.move, r.requester, items).then(
@@ -96,12 +102,15 @@ async function streamRange(deps: HandoffServerDeps, call: grpc.ServerWritableStr
   const start = parseToken(r.start), end = parseToken(r.end);
   if (start === undefined || end === undefined || start > MAX_TOKEN || end > MAX_TOKEN)
     return void call.emit('error', status(grpc.status.INVALID_ARGUMENT, `range (${r.start}, ${r.end}] must be two tokens of 16 hex digits`));
+  const only = deps.only?.(r.n, r.classes);
   const out: OutgoingStream = { to: r.requester, start: r.start, end: r.end, startedAt: Date.now(), keys: 0, bytes: 0 };
   deps.outgoing.add(out);
   try {
     const after = r.afterKey.length > 0 ? r.afterKey : undefined;
-    for await (const batch of deps.store.ranges.scan({ start, end }, { batchCount: STREAM_BATCH_COUNT, batchBytes: STREAM_BATCH_BYTES }, after)) {
+    for await (const batch of deps.store.ranges.scan({ start, end }, { batchCount: STREAM_BATCH_COUNT, batchBytes: STREAM_BATCH_BYTES }, after, only)) {
       if (call.cancelled) return;
+      // A stretch of other classes' keys only: nothing to send.
+      if (batch.entries.length === 0 && batch.corrupt.length === 0) continue;
       let bytes = 0;
       for (const e of batch.entries) bytes += e.key.length + e.record.length;
       await deps.throttle.take(bytes);
@@ -238,9 +247,9 @@ export class GrpcHandoff implements RangeSourceApi {
     return this.#channels.forNode(node, this.addressOf);
   }
 
-  async *stream(source: string, range: { start: bigint; end: bigint }, after: Buffer | undefined, signal: AbortSignal): AsyncIterable<RangeBatchIn> {
+  async *stream(source: string, range: { start: bigint; end: bigint }, after: Buffer | undefined, signal: AbortSignal, cls?: { readonly n?: number; readonly classes?: readonly number[] }): AsyncIterable<RangeBatchIn> {
     const method = this.#channels.Client.service.StreamRange;
-    const req: StreamRangeRequest = { start: hex(range.start), end: hex(range.end), afterKey: after ?? Buffer.alloc(0), requester: this.self, cluster: this.clusterName };
+    const req: StreamRangeRequest = { start: hex(range.start), end: hex(range.end), afterKey: after ?? Buffer.alloc(0), requester: this.self, cluster: this.clusterName, n: cls?.n ?? 0, classes: [...(cls?.classes ?? [])] };
     // The batches are decoded by hand (decodeRangeBatch), not by the proto-loader definition.
     const call: grpc.ClientReadableStream<RangeBatchIn> = this.#client(source).makeServerStreamRequest(method.path, method.requestSerialize, decodeRangeBatch, req);
     const cancel = (): void => call.cancel();
@@ -255,7 +264,7 @@ export class GrpcHandoff implements RangeSourceApi {
 
   /** Ask `node` to pull `items` for movement `move`; resolves when it has them all. */
   fetch(node: string, move: string, items: readonly PullItem[], deadline: number): Promise<{ keys: number; bytes: number }> {
-    const req: FetchRequest = { cluster: this.clusterName, move, requester: this.self, ranges: items.map((i): FetchRange => ({ start: hex(i.start), end: hex(i.end), sources: [...i.sources], leaverGone: i.leaverGone === true })) };
+    const req: FetchRequest = { cluster: this.clusterName, move, requester: this.self, ranges: items.map((i): FetchRange => ({ start: hex(i.start), end: hex(i.end), sources: [...i.sources], leaverGone: i.leaverGone === true, n: i.n ?? 0, classes: [...(i.classes ?? [])] })) };
     return callUnary(this.#client(node), 'fetch', req, { deadline });
   }
 

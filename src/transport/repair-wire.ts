@@ -8,7 +8,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { MAX_TOKEN, tokenHex as hex } from '../ring/index.js';
-import { MAX_DEPTH, RangeTree, type Store } from '../storage/index.js';
+import { MAX_DEPTH, RangeTree, type KeyFilter, type Store } from '../storage/index.js';
 import type { TokenRange } from '../storage/keys.js';
 import type { LeafEntry, RecordEntry, RepairSide } from '../repair/exchange.js';
 import type { KeyHash } from './generated/ringkv/internal/v1/KeyHash.js';
@@ -47,36 +47,44 @@ export interface RepairServerDeps {
   now(): number;
   /** Why not to serve now (stopping), if so. */
   refuse(): string | undefined;
-  /** A session's tree was built here at `builtAt` (this node's clock) and the repairer finished with it. */
-  finished?(range: TokenRange, builtAt: number): void;
+  /**
+   * The keys a tree of N class `n` (0: every key) planned on the repairer's `classes` takes;
+   * throws (BK_NOT_READY) when this node cannot tell them now. Unset: every key.
+   */
+  only?(n: number, classes: readonly number[]): KeyFilter;
+  /** A session's tree (of class `n`, 0: every key) was built here at `builtAt` (this node's clock) and the repairer finished with it. */
+  finished?(range: TokenRange, n: number, builtAt: number): void;
   readonly log: { debug(o: object, m: string): void; warn(o: object, m: string): void };
 }
 
 export function repairService(deps: RepairServerDeps): ServiceHandlers<typeof SERVICE> {
-  const trees = new Map<string, { tree: Promise<RangeTree>; builtAt: number; used: number; range: TokenRange }>();
+  const trees = new Map<string, { tree: Promise<RangeTree>; only: KeyFilter | undefined; builtAt: number; used: number; range: TokenRange; n: number }>();
+  const sessionId = (s: TreeSession__Output): string => `${s.requester}/${s.session}/${s.start}-${s.end}/${s.depth}/${s.n}`;
   const check = (cluster: string): void => {
     const refused = peerRefusal(cluster, deps.clusterName, deps.refuse());
     if (refused !== undefined) throw new Refusal(refused.code, refused.details);
   };
-  const treeOf = (s: TreeSession__Output | null): Promise<RangeTree> => {
+  const treeOf = (s: TreeSession__Output | null): { tree: Promise<RangeTree>; only: KeyFilter | undefined } => {
     if (!s) throw new Refusal(grpc.status.INVALID_ARGUMENT, 'a repair request must name its session');
     check(s.cluster);
     const start = parseToken(s.start), end = parseToken(s.end);
     if (start === undefined || end === undefined || start > MAX_TOKEN || end > MAX_TOKEN) throw new Refusal(grpc.status.INVALID_ARGUMENT, `range (${s.start}, ${s.end}] must be two tokens of 16 hex digits`);
     if (!Number.isInteger(s.depth) || s.depth > MAX_DEPTH) throw new Refusal(grpc.status.INVALID_ARGUMENT, `tree depth must be 0 to ${MAX_DEPTH}, got ${s.depth}`);
-    const id = `${s.requester}/${s.session}/${s.start}-${s.end}/${s.depth}`;
+    if (s.n > 16) throw new Refusal(grpc.status.INVALID_ARGUMENT, `n must be a replica count of 1-16 (0: every key), got ${s.n}`);
+    const id = sessionId(s);
     const now = deps.now();
     for (const [k, t] of trees) if (now - t.used > SESSION_IDLE_MS) trees.delete(k);
     let t = trees.get(id);
     if (t === undefined) {
       if (trees.size >= MAX_SESSIONS) throw new Refusal(grpc.status.RESOURCE_EXHAUSTED, `this node is already in ${MAX_SESSIONS} repair sessions; retry later`);
       const range = { start, end };
-      t = { tree: deps.store.ranges.tree(range, s.depth), builtAt: now, used: now, range };
+      const only = deps.only?.(s.n, s.classes);
+      t = { tree: deps.store.ranges.tree(range, s.depth, only), only, builtAt: now, used: now, range, n: s.n };
       trees.set(id, t);
       t.tree.catch(() => trees.delete(id));
     }
     t.used = now;
-    return t.tree;
+    return t;
   };
   const unary =
     <Req, Res>(fn: (req: Req) => Promise<Res>) =>
@@ -88,14 +96,15 @@ export function repairService(deps: RepairServerDeps): ServiceHandlers<typeof SE
     };
   return {
     TreeDigests: unary(async (r) => {
-      const tree = await treeOf(r.session);
+      const tree = await treeOf(r.session).tree;
       if (r.level > tree.depth || r.indices.some((i) => i >= 16 ** r.level)) throw new Refusal(grpc.status.INVALID_ARGUMENT, `level ${r.level} of a depth-${tree.depth} tree has nodes 0 to ${16 ** Math.min(r.level, tree.depth) - 1}`);
       return { digests: r.indices.map((i) => tree.digest(r.level, i)) };
     }),
     LeafEntries: unary(async (r) => {
-      const tree = await treeOf(r.session);
+      const t = treeOf(r.session);
+      const tree = await t.tree;
       if (r.leaves.some((i) => i >= tree.leaves)) throw new Refusal(grpc.status.INVALID_ARGUMENT, `a depth-${tree.depth} tree has leaves 0 to ${tree.leaves - 1}`);
-      return { entries: await deps.store.ranges.leafEntries(tree, r.leaves) };
+      return { entries: await deps.store.ranges.leafEntries(tree, r.leaves, t.only) };
     }),
     Records: unary(async (r) => {
       check(r.cluster);
@@ -111,10 +120,10 @@ export function repairService(deps: RepairServerDeps): ServiceHandlers<typeof SE
       const s = r.session;
       if (!s) throw new Refusal(grpc.status.INVALID_ARGUMENT, 'a repair request must name its session');
       check(s.cluster);
-      const id = `${s.requester}/${s.session}/${s.start}-${s.end}/${s.depth}`;
+      const id = sessionId(s);
       const t = trees.get(id);
       trees.delete(id);
-      if (t !== undefined && r.complete) deps.finished?.(t.range, t.builtAt);
+      if (t !== undefined && r.complete) deps.finished?.(t.range, t.n, t.builtAt);
       return {};
     }),
   };
@@ -137,9 +146,9 @@ export class GrpcRepair {
     return this.#channels.forNode(node, this.addressOf);
   }
 
-  /** `node` as a side of session `session` over `range` at `depth`; every call has `timeoutMs`. */
-  side(node: string, session: string, range: TokenRange, depth: number, timeoutMs: number): RepairSide & { finish(complete: boolean): Promise<void> } {
-    const s: TreeSession = { cluster: this.clusterName, session, start: hex(range.start), end: hex(range.end), depth, requester: this.self };
+  /** `node` as a side of session `session` over `range` at `depth`, of N class `cls.n` (0 or unset: every key); every call has `timeoutMs`. */
+  side(node: string, session: string, range: TokenRange, depth: number, timeoutMs: number, cls?: { readonly n: number; readonly classes: readonly number[] }): RepairSide & { finish(complete: boolean): Promise<void> } {
+    const s: TreeSession = { cluster: this.clusterName, session, start: hex(range.start), end: hex(range.end), depth, requester: this.self, n: cls?.n ?? 0, classes: [...(cls?.classes ?? [])] };
     const call = <M extends UnaryMethod<RepairClient>>(method: M, req: RequestOf<RepairClient, M>) => callUnary(this.#client(node), method, req, { deadline: Date.now() + timeoutMs });
     const chunks = <T>(xs: readonly T[]): T[][] => Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
     return {

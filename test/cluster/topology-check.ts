@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { Client } from '../../src/client/index.js';
+import { bucketName, storedKey } from '../../src/buckets/index.js';
 import { tokenOf } from '../../src/ring/index.js';
 import { Store } from '../../src/storage/index.js';
 import type { RingReply } from '../../src/client/admin.js';
@@ -84,7 +85,15 @@ export async function storedKeys(node: NodeProcess): Promise<Set<string>> {
 
 /** A key's replicas in a ring as Admin Ring reports it. */
 export function replicasOf(ring: RingReply, key: string): readonly string[] {
-  const t = tokenOf(key);
+  return replicasOfToken(ring, tokenOf(key), key);
+}
+
+/** A key's replicas in `bucket` ('' : the default one), in a ring reported for that bucket's n (Admin Ring with it). */
+export function bucketReplicasOf(ring: RingReply, key: string, bucket: string): readonly string[] {
+  return replicasOfToken(ring, tokenOf(storedKey(bucketName(bucket), Buffer.from(key))), key);
+}
+
+function replicasOfToken(ring: RingReply, t: bigint, key: string): readonly string[] {
   const ranges = ring.ranges.map((r) => ({ start: BigInt(`0x${r.start}`), end: BigInt(`0x${r.end}`), replicas: r.replicas }));
   for (const r of ranges) {
     const inside = r.start < r.end ? t > r.start && t <= r.end : t > r.start || t <= r.end;
@@ -114,4 +123,22 @@ export function extraCopies(ring: RingReply, stored: ReadonlyMap<string, Readonl
 export async function stopAll(nodes: readonly NodeProcess[]): Promise<void> {
   for (const n of nodes) n.signal('SIGTERM');
   await Promise.all(nodes.map((n) => n.exit));
+}
+
+/**
+ * Where keys of a bucket are not on exactly their replicas: `held` maps each node to the
+ * keys it holds, `ring` is the ring reported for the bucket's n. Each entry is
+ * `key@node missing` or `key@node extra`; empty when every key is on exactly its replicas.
+ */
+export function placementErrors(ring: RingReply, bucket: string, keys: Iterable<string>, held: ReadonlyMap<string, ReadonlySet<string>>): string[] {
+  const out: string[] = [];
+  for (const k of keys) {
+    const replicas = bucketReplicasOf(ring, k, bucket);
+    for (const [node, has] of held) {
+      const should = replicas.includes(node);
+      if (should && !has.has(k)) out.push(`${k}@${node} missing`);
+      if (!should && has.has(k)) out.push(`${k}@${node} extra`);
+    }
+  }
+  return out;
 }

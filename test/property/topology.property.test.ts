@@ -371,7 +371,7 @@ async function play(size: number, members: number, steps: readonly Step[], model
     expect(v.movements.map((m) => `${m.kind} ${m.node} by ${m.driver}`)).toEqual([`${kind} ${node} by ${driver}`]);
     const target = v.target!;
     // A range that holds none of the keys never has a record: done from the start, so that stream steps go to the others.
-    const streams = movementTransfers(v, N).map((t): Stream => ({ t, records: undefined, from: [], next: 0, done: !KEYS.some((k) => inRange(tokenOf(k), t)) }));
+    const streams = movementTransfers(v, [N]).map((t): Stream => ({ t, records: undefined, from: [], next: 0, done: !KEYS.some((k) => inRange(tokenOf(k), t)) }));
     movement = { kind, node, driver, target, streams };
     if (model.pendingWrites) c.target = target;
     trace.push(`  ${kind} ${node}: ${streams.length} transfers; with keys: ${streams.filter((x) => !x.done).map((x) => `${x.t.to}<${x.t.sources.join(',')}`).join(' ')}`);

@@ -72,9 +72,11 @@ export class MovementDriver {
   #status: DriveStatus | undefined;
   #lastWait = '';
   #settling = false;
-  /** The move whose gainers have all pulled in this run, and the hints left after the last hand-over. */
+  /** The move (and N classes) whose gainers have all pulled in this run, and the hints left after the last hand-over. */
   #pulled: string | undefined;
   #hintsLeft: { move: string; left: number } | undefined;
+  /** The pull key (#pullKey) `#status` is for. */
+  #statusKey = '';
 
   constructor(private readonly deps: DriverDeps) {}
 
@@ -158,7 +160,7 @@ export class MovementDriver {
         view: this.deps.view(),
         states: gossiper.states(),
         isUp: (x) => gossiper.isUp(x),
-        pulled: me.move !== undefined && this.#pulled === me.move,
+        pulled: me.move !== undefined && this.#pulled === this.#pullKey(me.move),
         hintsLeft: me.move !== undefined && this.#hintsLeft?.move === me.move ? this.#hintsLeft.left : undefined,
       });
       if (!(await this.#take(step))) return;
@@ -225,15 +227,25 @@ export class MovementDriver {
     return { keys: g.reduce((s, x) => s + x.keys, 0), bytes: g.reduce((s, x) => s + x.bytes, 0) };
   }
 
+  /**
+   * What a finished pull is remembered under: the move and the bucket table's N classes. A
+   * bucket of a new n created during the movement adds that class's transfers, which the
+   * gainers pull before the movement may end.
+   */
+  #pullKey(move: string): string {
+    return `${move}|${this.deps.handoff.classes().classes.join(',')}`;
+  }
+
   /** Ask every gainer to pull its ranges; true once all have (then the core is asked again). */
   async #pull(view: RingView, movement: Movement, move: string): Promise<boolean> {
+    const key = this.#pullKey(move);
     const byGainer = new Map<string, PullItem[]>();
     for (const t of this.deps.handoff.plan(view)) {
       const items = byGainer.get(t.to) ?? [];
       items.push(t);
       byGainer.set(t.to, items);
     }
-    const status: DriveStatus = this.#status?.move === move ? this.#status : {
+    const status: DriveStatus = this.#status?.move === move && this.#statusKey === key ? this.#status : {
       movement,
       move,
       startedAt: Date.now(),
@@ -241,6 +253,7 @@ export class MovementDriver {
       gainers: [...byGainer].map(([node, items]) => ({ node, ranges: items.length, state: 'waiting', keys: 0, bytes: 0, error: '' })),
     };
     this.#status = status;
+    this.#statusKey = key;
     status.phase = 'streaming';
     this.deps.log.info({ move, gainers: [...byGainer.keys()], ranges: [...byGainer.values()].reduce((s, x) => s + x.length, 0) }, 'asking the nodes that gain ranges to pull them');
     await Promise.all(
@@ -265,7 +278,7 @@ export class MovementDriver {
       }),
     );
     if (!status.gainers.every((g) => g.state === 'done')) return false;
-    this.#pulled = move;
+    this.#pulled = key;
     return true;
   }
 }

@@ -12,6 +12,7 @@ import type { Store } from '../../storage/index.js';
 import type { RingView } from '../../membership/ring-view.js';
 import { describeMovement } from '../../cluster/join.js';
 import { cleanupPlan } from '../../cluster/cleanup.js';
+import { deleteFilter } from '../../cluster/n-classes.js';
 import type { Handoff } from '../handoff.js';
 import type { Identity } from '../identity.js';
 import { MovementRefused, type MovementDriver } from './movement-driver.js';
@@ -19,11 +20,9 @@ import type { TransfersResponse } from '../../transport/generated/ringkv/v1/Tran
 
 export interface OperatorDeps {
   readonly id: string;
-  /** This node's N. */
-  readonly replicas: number;
   readonly store: Pick<Store, 'ranges'>;
   readonly driver: Pick<MovementDriver, 'status' | 'decommission' | 'cancelDecommission' | 'removeNode'>;
-  readonly handoff: Pick<Handoff, 'transfers' | 'outgoing' | 'throttle' | 'pullsOf'>;
+  readonly handoff: Pick<Handoff, 'transfers' | 'outgoing' | 'throttle' | 'pullsOf' | 'classes'>;
   view(): RingView;
   identity(): Pick<Identity, 'status' | 'move'>;
   readonly log: Logger;
@@ -48,17 +47,23 @@ export class Operator {
     return { move, message: move === '' ? `${target} owned no data: removed` : `removing ${target}: the nodes that gain its ranges pull them from the surviving replicas (driven by ${this.deps.id})` };
   }
 
-  /** Delete data of ranges this node no longer replicates (after joins). Refused while anything moves (cluster/cleanup.ts decides). */
+  /**
+   * Delete data of ranges this node no longer replicates (after joins), per N class: a
+   * range's keys of each class where this node is not among that class's replicas.
+   * Refused while anything moves (cluster/cleanup.ts decides).
+   */
   async cleanup(): Promise<{ deleted: number; kept: number; ranges: number }> {
     const { deps } = this;
     const view = deps.view();
-    const plan = cleanupPlan({ self: deps.id, status: deps.identity().status, view, replicas: deps.replicas });
+    const classes = deps.handoff.classes();
+    const plan = cleanupPlan({ self: deps.id, status: deps.identity().status, view, classes: classes.classes });
     if (plan.kind === 'refuse') throw new MovementRefused(plan.message);
     let deleted = 0, kept = 0, ranges = 0;
     for (const r of plan.ranges) {
-      // The ring may have changed meanwhile: stop rather than delete by a stale one.
+      // The ring (or the buckets' classes) may have changed meanwhile: stop rather than delete by a stale one.
       if (deps.view() !== view) throw new MovementRefused('the ring changed during cleanup; run it again');
-      const res = await deps.store.ranges.delete({ start: r.start, end: r.end });
+      if (deps.handoff.classes().classes.join() !== classes.classes.join()) throw new MovementRefused('a bucket of a new n was created during cleanup; run it again');
+      const res = await deps.store.ranges.delete({ start: r.start, end: r.end }, {}, deleteFilter(classes, r.n));
       deleted += res.deleted;
       kept += res.kept;
       ranges++;

@@ -26,6 +26,8 @@ import type { PlanResponse } from '../../transport/generated/ringkv/v1/PlanRespo
 export interface StagedDeps {
   readonly id: string;
   readonly replicas: number;
+  /** The N classes in use (the bucket table's distinct n): what a plan's moves are made of. */
+  classes(): readonly number[];
   readonly gossiper: Gossiper;
   view(): RingView;
   /** Start a change as its own command does. */
@@ -155,7 +157,7 @@ export class StagedChanges {
     const pending = steps.filter((s) => s.state === 'staged' || s.state === 'running');
     let planned: ReturnType<typeof planChanges> | undefined;
     try {
-      planned = view.ring === undefined ? undefined : planChanges(view.ring, pending.map((s) => s.change), this.deps.replicas, load);
+      planned = view.ring === undefined ? undefined : planChanges(view.ring, pending.map((s) => s.change), this.deps.replicas, load, this.deps.classes());
     } catch {
       planned = undefined; // a step already under way: its ring is not the current one any more
     }

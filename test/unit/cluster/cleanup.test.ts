@@ -7,20 +7,20 @@ describe('cleanup plan', () => {
   it('deletes exactly the ranges this node holds no replica of', () => {
     const w = World.of(['a', 'b', 'c', 'd', 'e']);
     const view = w.view();
-    const plan = cleanupPlan({ self: 'a', status: 'normal', view, replicas: 3 });
+    const plan = cleanupPlan({ self: 'a', status: 'normal', view, classes: [3] });
     if (plan.kind !== 'delete') throw new Error(plan.message);
     const all = view.ring!.ranges(3);
     expect(plan.ranges.length).toBeGreaterThan(0);
     expect(plan.ranges).toEqual(all.filter((r) => !r.replicas.includes('a')));
     // With N = the ring's size, every node replicates everything: nothing to delete.
-    expect(cleanupPlan({ self: 'a', status: 'normal', view, replicas: 5 })).toEqual({ kind: 'delete', ranges: [] });
+    expect(cleanupPlan({ self: 'a', status: 'normal', view, classes: [5] })).toEqual({ kind: 'delete', ranges: [] });
   });
 
   it('is refused while a change is in progress, and on a node that is not a normal owner', () => {
     const w = World.of(['a', 'b', 'c', 'd'], ['j']);
-    expect(cleanupPlan({ self: 'j', status: 'joining', view: w.view(), replicas: 3 })).toEqual({ kind: 'refuse', message: 'j is joining, not an owner: nothing to clean up against' });
+    expect(cleanupPlan({ self: 'j', status: 'joining', view: w.view(), classes: [3] })).toEqual({ kind: 'refuse', message: 'j is joining, not an owner: nothing to clean up against' });
     w.set('d', { status: 'leaving' });
-    expect(cleanupPlan({ self: 'a', status: 'normal', view: w.view(), replicas: 3 })).toMatchObject({ kind: 'refuse', message: expect.stringMatching(/^d is leaving: cleanup waits/) });
+    expect(cleanupPlan({ self: 'a', status: 'normal', view: w.view(), classes: [3] })).toMatchObject({ kind: 'refuse', message: expect.stringMatching(/^d is leaving: cleanup waits/) });
   });
 });
 

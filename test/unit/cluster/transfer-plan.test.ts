@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { claimRing, joinRing } from '../../../src/ring/index.js';
-import { chooseSource, planTransfers, transferShare } from '../../../src/cluster/transfer-plan.js';
+import { chooseSource, planTransfers, pullSources, transferShare } from '../../../src/cluster/transfer-plan.js';
 
 const ring = claimRing(['a', 'b', 'c', 'd'].map((id) => ({ id })), 3, { tokensPerNode: 8 });
 
@@ -46,5 +46,17 @@ describe('transfer plans', () => {
     expect(chooseSource(t, () => true)).toBe('b');
     expect(chooseSource(t, (id) => id !== 'b')).toBe('a');
     expect(chooseSource(t, () => false)).toBeUndefined();
+  });
+
+  it('pull sources: the leaver, then every replica that stays; a range with no other replica (n=1) waits for its leaver, and is done with nothing once it is gone for good', () => {
+    const t = { sources: ['b', 'a', 'c'] };
+    expect(pullSources(t, true, 0, 60_000)).toEqual([['b'], ['a', 'c']]);
+    expect(pullSources(t, false, 1000, 60_000)).toEqual([]);
+    expect(pullSources(t, false, 60_000, 60_000)).toEqual([['a', 'c']]);
+    expect(pullSources({ ...t, leaverGone: true }, false, 0, 60_000)).toEqual([['a', 'c']]);
+    const alone = { sources: ['b'] };
+    expect(pullSources(alone, true, 0, 60_000)).toEqual([['b'], []]);
+    expect(pullSources(alone, false, 10 * 60_000, 60_000)).toEqual([]); // only down: its copy is the only one, wait
+    expect(pullSources({ ...alone, leaverGone: true }, false, 0, 60_000)).toEqual([[]]); // gone: nothing left
   });
 });

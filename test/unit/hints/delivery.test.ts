@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { HintDelivery } from '../../../src/hints/delivery.js';
+import { HintDelivery, hintRoute } from '../../../src/hints/delivery.js';
+import { BucketTable, DEFAULT_BUCKET, defaultProps, storedKey } from '../../../src/buckets/index.js';
+import { keyClasses } from '../../../src/cluster/n-classes.js';
+import { claimRing } from '../../../src/ring/index.js';
 import { ReplicaFailure } from '../../../src/replication/replica-api.js';
 import { MemoryEngine, Store } from '../../../src/storage/index.js';
 
@@ -166,5 +169,34 @@ describe('hints while the ring changes, and when a node leaves', () => {
     expect(await delivery.handOver(() => 'keeper')).toBe(0);
     expect((await b.get('k0')).values.length).toBeGreaterThan(0); // delivered to b itself, not kept elsewhere
     expect(keeper.hints.targets().get('b')?.count).toBe(6);
+  });
+});
+
+describe('hint routes per bucket n', () => {
+  const ring = claimRing(['a', 'b', 'c', 'd', 'e', 'f'].map((id) => ({ id })), 3, { tokensPerNode: 8 });
+  const table = new BucketTable(3);
+  table.create('one', { ...defaultProps(3), n: 1 }, 1000, 'a');
+  table.create('five', { ...defaultProps(3), n: 5 }, 1000, 'a');
+  const { nOf } = keyClasses(table);
+  const keys = (bucket: string): Buffer[] => Array.from({ length: 200 }, (_, i) => storedKey(bucket, Buffer.from(`k${i}`)));
+
+  it('a gone target\'s hints go to the key\'s replicas for its own bucket\'s n', () => {
+    const route = hintRoute(ring, 'b', true, nOf);
+    for (const [bucket, n] of [[DEFAULT_BUCKET, 3], ['one', 1], ['five', 5]] as const) for (const k of keys(bucket)) expect(route(k)).toEqual(ring.preferenceList(k, n));
+  });
+
+  it('a target that stays a replica for the key\'s n keeps its hint; one that does not sends it to the replicas', () => {
+    const route = hintRoute(ring, 'b', false, nOf);
+    for (const [bucket, n] of [[DEFAULT_BUCKET, 3], ['one', 1], ['five', 5]] as const)
+      for (const k of keys(bucket)) {
+        const replicas = ring.preferenceList(k, n);
+        expect(route(k)).toEqual(replicas.includes('b') ? undefined : replicas);
+      }
+    // An n=5 key b replicates that an n=1 routing would have sent away (and the other way round) exists.
+    expect(keys('five').some((k) => route(k) === undefined && !ring.preferenceList(k, 1).includes('b'))).toBe(true);
+  });
+
+  it('a key of a bucket this node does not know yet goes nowhere (the hint is kept)', () => {
+    expect(hintRoute(ring, 'b', true, nOf)(storedKey('later', Buffer.from('k')))).toEqual([]);
   });
 });

@@ -1,14 +1,15 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { Ring } from '../../../src/ring/index.js';
-import { RepairRuns, overlaps } from '../../../src/repair/runs.js';
+import { RepairRuns, overlaps, repairUnits, unitKey } from '../../../src/repair/runs.js';
 import type { GrpcRepair } from '../../../src/transport/repair-wire.js';
 import type { Store } from '../../../src/storage/index.js';
 
-function runs(ring: Ring | undefined): RepairRuns {
+function runs(ring: Ring | undefined, classes: readonly number[] = [3]): RepairRuns {
   return new RepairRuns({
     id: 'a',
-    replicas: 3,
+    classes: () => classes,
+    only: () => () => true,
     store: {} as Store,
     ring: () => ring,
     isUp: () => true,
@@ -59,7 +60,8 @@ describe('background repair', () => {
     }
     const r = new Recording({
       id: 'a',
-      replicas: 2,
+      classes: () => [2],
+      only: () => () => true,
       store: { ranges: { approximateBytes: async () => 0 } } as unknown as Store,
       ring: () => ring,
       isUp: (x) => !down.has(x),
@@ -93,5 +95,53 @@ describe('background repair', () => {
     expect(r.background).toMatchObject({ ranges: 4, keysExchanged: 4, bytes: 40, failed: 0 });
     stop.abort();
     await loop;
+  });
+});
+
+describe('repair per N class', () => {
+  // a: (30, 10]; b: (10, 20]; c: (20, 30]. Walks: (30,10] a,b,c; (10,20] b,c,a; (20,30] c,a,b.
+  const ring = Ring.build([{ id: 'a', tokens: [10n] }, { id: 'b', tokens: [20n] }, { id: 'c', tokens: [30n] }]);
+
+  it('units: with one class the ranges of its N, unmarked; with more, each class\'s ranges this node replicates, with that class\'s replicas', () => {
+    expect(repairUnits(ring, 'a', [2])).toEqual([
+      { start: 30n, end: 10n, replicas: ['a', 'b'] },
+      { start: 20n, end: 30n, replicas: ['c', 'a'] },
+    ]);
+    const units = repairUnits(ring, 'a', [1, 3]);
+    expect(units).toEqual([
+      { start: 30n, end: 10n, replicas: ['a'], n: 1 },
+      { start: 30n, end: 10n, replicas: ['a', 'b', 'c'], n: 3 },
+      { start: 10n, end: 20n, replicas: ['b', 'c', 'a'], n: 3 },
+      { start: 20n, end: 30n, replicas: ['c', 'a', 'b'], n: 3 },
+    ]);
+    expect(units.map(unitKey)[0]).toBe('000000000000001e-000000000000000a/n1');
+    expect(unitKey({ start: 30n, end: 10n })).toBe('000000000000001e-000000000000000a');
+    expect(repairUnits(ring, 'x', [1, 3])).toEqual([]);
+  });
+
+  it('confirmedBefore: the earliest repair over the classes this node replicates the range for', () => {
+    const r = runs(ring, [1, 3]);
+    // (10, 20]: a is an n=3 replica only (b is its n=1 replica).
+    r.record({ start: 10n, end: 20n }, 500, 3);
+    r.record({ start: 10n, end: 20n }, 900, 1); // not a's class there: does not count
+    expect(r.confirmedBefore(15n)).toBe(500);
+    // (30, 10]: a replicates it for n=1 and n=3: both must be confirmed.
+    r.record({ start: 30n, end: 10n }, 700, 1);
+    expect(r.confirmedBefore(5n)).toBe(0);
+    r.record({ start: 30n, end: 10n }, 600, 3);
+    expect(r.confirmedBefore(5n)).toBe(600);
+    // A record without a class (one class in use) is not a class's record.
+    const one = runs(ring, [3]);
+    one.record({ start: 30n, end: 10n }, 800, 1);
+    expect(one.confirmedBefore(5n)).toBe(0);
+    one.record({ start: 30n, end: 10n }, 800);
+    expect(one.confirmedBefore(5n)).toBe(800);
+  });
+
+  it('a range of one replica (n=1) is repaired at once, without a tree or a peer', async () => {
+    const r = runs(ring, [1, 3]);
+    expect(await r.repairOne({ start: 30n, end: 10n }, [], 1)).toEqual({ leavesDiffering: 0, keysExchanged: 0, bytes: 0, recordBytes: 0 });
+    expect(r.lastRepaired.get('000000000000001e-000000000000000a/n1')).toBe(0);
+    expect(r.lastRepaired.has('000000000000001e-000000000000000a')).toBe(false);
   });
 });

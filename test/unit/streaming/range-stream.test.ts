@@ -9,12 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BucketTable, DEFAULT_BUCKET, defaultProps, storedKey } from '../../../src/buckets/index.js';
+import { keyClasses, servedFilter } from '../../../src/cluster/n-classes.js';
 import { MemoryEngine, Store } from '../../../src/storage/index.js';
 import type { TokenRange } from '../../../src/storage/index.js';
 import { Checkpoints } from '../../../src/streaming/checkpoints.js';
 import { Throttle } from '../../../src/streaming/throttle.js';
 import { Transfers, rangeKey, type PullItem, type RangeBatchIn, type RangeSourceApi } from '../../../src/streaming/transfers.js';
-import { GrpcHandoff, decodeRangeBatch, handoffService } from '../../../src/transport/handoff-wire.js';
+import { GrpcHandoff, decodeRangeBatch, handoffService, type HandoffServerDeps } from '../../../src/transport/handoff-wire.js';
 import { callUnary, serviceClient } from '../../../src/transport/protos.js';
 
 const quiet = { info() {}, warn() {}, debug() {} };
@@ -83,6 +85,27 @@ describe('decodeRangeBatch', () => {
   });
 });
 
+/** A Handoff server over `store` (node "src"), on a free loopback port. */
+async function serve(store: Store, only?: HandoffServerDeps['only']): Promise<{ server: grpc.Server; address: string }> {
+  const server = new grpc.Server();
+  server.addService(
+    serviceClient('ringkv.internal.v1.Handoff').service,
+    handoffService({
+      clusterName: 'test',
+      store,
+      throttle: new Throttle(Infinity),
+      refuse: () => undefined,
+      knows: (id) => id === 'src',
+      ...(only === undefined ? {} : { only }),
+      fetch: () => Promise.reject(new Error('not here')),
+      outgoing: new Set(),
+      log: quiet,
+    }),
+  );
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  return { server, address: `127.0.0.1:${port}` };
+}
+
 describe('a range streamed over gRPC and pulled into another store', () => {
   let source: Store;
   let server: grpc.Server;
@@ -92,22 +115,7 @@ describe('a range streamed over gRPC and pulled into another store', () => {
   beforeAll(async () => {
     source = await Store.open({ engine: new MemoryEngine() });
     for (let i = 0; i < KEYS; i += 500) await Promise.all(Array.from({ length: 500 }, (_, j) => source.put(`key-${i + j}`, Buffer.alloc(100, (i + j) % 251))));
-    server = new grpc.Server();
-    server.addService(
-      serviceClient('ringkv.internal.v1.Handoff').service,
-      handoffService({
-        clusterName: 'test',
-        store: source,
-        throttle: new Throttle(Infinity),
-        refuse: () => undefined,
-        knows: (id) => id === 'src',
-        fetch: () => Promise.reject(new Error('not here')),
-        outgoing: new Set(),
-        log: quiet,
-      }),
-    );
-    const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
-    address = `127.0.0.1:${port}`;
+    ({ server, address } = await serve(source));
   });
   afterAll(async () => {
     server?.forceShutdown();
@@ -176,6 +184,26 @@ describe('a range streamed over gRPC and pulled into another store', () => {
 });
 
 describe('the puller', () => {
+  it('a range whose only replica is gone for good (n=1, a removal) is done with nothing, not retried for ever', async () => {
+    const store = await Store.open({ engine: new MemoryEngine() });
+    const checkpoints = await Checkpoints.open(join(tmp(), 'transfers.json'));
+    const warned: string[] = [];
+    const source: RangeSourceApi = {
+      stream() {
+        throw new Error('nothing may be streamed from a node gone for good');
+      },
+    };
+    try {
+      const t = new Transfers({ store, checkpoints, source, isUp: () => false, log: { ...quiet, warn: (_o: object, m: string) => void warned.push(m) } });
+      const item: PullItem = { start: 0n, end: 0n, sources: ['gone'], leaverGone: true, n: 1, classes: [1, 3] };
+      expect(await t.pull('remove-gone', 'me', [item])).toEqual({ keys: 0, bytes: 0 });
+      expect(checkpoints.isDone('remove-gone', rangeKey(item))).toBe(true);
+      expect(warned).toContain('the only replica of this range is gone for good: its keys are lost, nothing to pull');
+    } finally {
+      await store.close();
+    }
+  });
+
   /** A source that serves `store`'s ranges in batches of `batch`, counting streams at once, and can cut one stream. */
   function fakeSource(store: Store, o: { batch: number; cutOnce?: string; delayMs?: number }) {
     const seen = { active: 0, most: 0, afters: [] as (string | undefined)[] };
@@ -272,5 +300,69 @@ describe('the puller', () => {
     expect(String(await pull((id) => id === 's1', true))).toMatch(/could not be pulled/); // s2 down too: not enough
     expect(from).toEqual([]);
     await store.close();
+  });
+});
+
+describe('a range streamed for one N class', () => {
+  let source: Store;
+  let server: grpc.Server;
+  let address: string;
+  const table = new BucketTable(3);
+  table.create('one', { ...defaultProps(3), n: 1 }, 1000, 'a');
+  table.create('five', { ...defaultProps(3), n: 5 }, 1000, 'a');
+  const key = (bucket: string, i: number): Buffer => storedKey(bucket, Buffer.from(`k${i}`));
+
+  beforeAll(async () => {
+    source = await Store.open({ engine: new MemoryEngine() });
+    for (const b of [DEFAULT_BUCKET, 'one', 'five']) for (let i = 0; i < 300; i++) await source.put(key(b, i), Buffer.from(`${b}-${i}`));
+    ({ server, address } = await serve(source, (n, classes) => servedFilter(keyClasses(table), n, classes)));
+  });
+  afterAll(async () => {
+    server?.forceShutdown();
+    await source?.close();
+  });
+
+  it('sends the class\'s keys only; a puller keeps its progress under the range and the class', async () => {
+    const dir = tmp();
+    const target = await Store.open({ engine: new MemoryEngine() });
+    const checkpoints = await Checkpoints.open(join(dir, 'transfers.json'));
+    const peers = new GrpcHandoff('me', 'test', () => address, grpc.credentials.createInsecure());
+    try {
+      const t = new Transfers({ store: target, checkpoints, source: peers, isUp: () => true, log: quiet });
+      const item: PullItem = { start: 0n, end: 0n, sources: ['src'], n: 1, classes: [1, 3, 5] };
+      expect((await t.pull('move-c', 'me', [item])).keys).toBe(300);
+      const got: string[] = [];
+      for await (const b of target.ranges.scan({ start: 0n, end: 0n })) for (const e of b.entries) got.push(e.key.toString('hex'));
+      expect(got.sort()).toEqual(Array.from({ length: 300 }, (_, i) => key('one', i).toString('hex')).sort());
+      expect(rangeKey(item)).toBe('0000000000000000-0000000000000000/n1');
+      expect(checkpoints.isDone('move-c', rangeKey(item))).toBe(true);
+      expect(checkpoints.isDone('move-c', rangeKey({ start: 0n, end: 0n }))).toBe(false);
+      // n 0 (a release without buckets): every key.
+      let all = 0;
+      for await (const b of peers.stream('src', { start: 0n, end: 0n }, undefined, new AbortController().signal)) all += b.entries.length;
+      expect(all).toBe(900);
+    } finally {
+      peers.close();
+      await target.close();
+    }
+  });
+
+  it('refuses a stream planned on other classes, and a Fetch with a bad class, with what to do', async () => {
+    const peers = new GrpcHandoff('me', 'test', () => address, grpc.credentials.createInsecure());
+    const Handoff = serviceClient('ringkv.internal.v1.Handoff');
+    const c = new Handoff(address, grpc.credentials.createInsecure());
+    try {
+      const drain = async (cls: { n?: number; classes?: number[] }): Promise<void> => {
+        for await (const _ of peers.stream('src', { start: 0n, end: 0n }, undefined, new AbortController().signal, cls));
+      };
+      await expect(drain({ classes: [3] })).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: expect.stringMatching(/planned for buckets of n 3 but this node's bucket table has n 1, 3, 5: retry once the bucket tables converge/) });
+      await expect(drain({ n: 2, classes: [1, 3, 5] })).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: expect.stringMatching(/no bucket here has n 2/) });
+      const fetch = (n: number, classes: number[]) => callUnary(c, 'fetch', { cluster: 'test', move: 'm', requester: 'x', ranges: [{ start: '0000000000000000', end: '8000000000000000', sources: ['src'], n, classes }] }, { deadline: Date.now() + 5000 });
+      await expect(fetch(17, [1])).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: /n and classes must be replica counts of 1-16/ });
+      await expect(fetch(1, [0, 1])).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: /n and classes must be replica counts of 1-16/ });
+    } finally {
+      peers.close();
+      c.close();
+    }
   });
 });

@@ -12,6 +12,11 @@ export interface FetchRange {
    * The first source is gone for good (removed or replaced): pull from the others at once.
    */
   'leaverGone'?: (boolean);
+  /**
+   * The N class of the range and the planner's classes, as in StreamRangeRequest.
+   */
+  'n'?: (number);
+  'classes'?: (number)[];
 }
 
 export interface FetchRange__Output {
@@ -25,4 +30,9 @@ export interface FetchRange__Output {
    * The first source is gone for good (removed or replaced): pull from the others at once.
    */
   'leaverGone': (boolean);
+  /**
+   * The N class of the range and the planner's classes, as in StreamRangeRequest.
+   */
+  'n': (number);
+  'classes': (number)[];
 }

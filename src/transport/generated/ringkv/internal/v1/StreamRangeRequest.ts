@@ -16,6 +16,17 @@ export interface StreamRangeRequest {
    */
   'requester'?: (string);
   'cluster'?: (string);
+  /**
+   * The N class to stream: only keys whose bucket's n is `n`; 0: every key (what a release
+   * without buckets sends, and what a cluster with one n in use sends).
+   */
+  'n'?: (number);
+  /**
+   * The distinct n of the requester's bucket table (its N classes), ascending; the sender
+   * refuses (FAILED_PRECONDITION) when its own differ: the plan was made on another table.
+   * Empty: a release without buckets.
+   */
+  'classes'?: (number)[];
 }
 
 export interface StreamRangeRequest__Output {
@@ -33,4 +44,15 @@ export interface StreamRangeRequest__Output {
    */
   'requester': (string);
   'cluster': (string);
+  /**
+   * The N class to stream: only keys whose bucket's n is `n`; 0: every key (what a release
+   * without buckets sends, and what a cluster with one n in use sends).
+   */
+  'n': (number);
+  /**
+   * The distinct n of the requester's bucket table (its N classes), ascending; the sender
+   * refuses (FAILED_PRECONDITION) when its own differ: the plan was made on another table.
+   * Empty: a release without buckets.
+   */
+  'classes': (number)[];
 }

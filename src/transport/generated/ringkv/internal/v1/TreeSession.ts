@@ -17,6 +17,15 @@ export interface TreeSession {
    * Node id of the repairer, for logs.
    */
   'requester'?: (string);
+  /**
+   * The N class compared: the tree covers only keys whose bucket's n is `n`; 0: every key
+   * (a release without buckets, or a cluster with one n in use).
+   */
+  'n'?: (number);
+  /**
+   * The repairer's N classes, ascending; refused (FAILED_PRECONDITION) when this node's differ.
+   */
+  'classes'?: (number)[];
 }
 
 export interface TreeSession__Output {
@@ -35,4 +44,13 @@ export interface TreeSession__Output {
    * Node id of the repairer, for logs.
    */
   'requester': (string);
+  /**
+   * The N class compared: the tree covers only keys whose bucket's n is `n`; 0: every key
+   * (a release without buckets, or a cluster with one n in use).
+   */
+  'n': (number);
+  /**
+   * The repairer's N classes, ascending; refused (FAILED_PRECONDITION) when this node's differ.
+   */
+  'classes': (number)[];
 }
