@@ -122,17 +122,19 @@ export class BucketSync {
   }
 
   /** Create a bucket here (BK_* errors as the table throws them; BK_NOT_READY while a member runs a release without buckets). */
-  async create(name: string, props: BucketProps): Promise<BucketChange> {
-    this.#checkMembers();
-    const bucket = this.deps.table.create(bucketName(name), props, this.deps.now(), this.deps.id);
-    await this.#changed();
-    return { bucket, lagging: await this.#agree() };
+  create(name: string, props: BucketProps): Promise<BucketChange> {
+    return this.#change(() => this.deps.table.create(bucketName(name), props, this.deps.now(), this.deps.id));
   }
 
   /** Change properties of a bucket here. */
-  async set(name: string, changes: Readonly<Record<string, string>>): Promise<BucketChange> {
+  set(name: string, changes: Readonly<Record<string, string>>): Promise<BucketChange> {
+    return this.#change(() => this.deps.table.set(bucketName(name), changes, this.deps.now(), this.deps.id));
+  }
+
+  /** A change made here: refused while a member cannot take it; saved, gossiped, then waited on until every up member has it. */
+  async #change(make: () => BucketInfo): Promise<BucketChange> {
     this.#checkMembers();
-    const bucket = this.deps.table.set(bucketName(name), changes, this.deps.now(), this.deps.id);
+    const bucket = make();
     await this.#changed();
     return { bucket, lagging: await this.#agree() };
   }
@@ -146,8 +148,10 @@ export class BucketSync {
   async #changed(): Promise<void> {
     this.deps.gossiper.set('buckets', this.deps.table.digest());
     const table = this.deps.table;
-    this.#saving = this.#saving.then(() => saveBuckets(this.deps.dataDir, table));
-    await this.#saving;
+    // After the save before it, whether that one failed or not: a failed save must not stop the later ones.
+    const save = this.#saving.catch(() => undefined).then(() => saveBuckets(this.deps.dataDir, table));
+    this.#saving = save;
+    await save;
   }
 
   /** Wait until no up member differs, AGREE_MS at most; the members still differing then. */

@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BucketTable } from '../../../src/buckets/index.js';
-import { loadBuckets, saveBuckets } from '../../../src/node/bucket-sync.js';
+import type { Gossiper } from '../../../src/membership/gossiper.js';
+import { BucketSync, loadBuckets, saveBuckets } from '../../../src/node/bucket-sync.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -39,5 +40,20 @@ describe('buckets.json', () => {
     await expect(loadBuckets(d, 3)).rejects.toThrow(/buckets\.json is damaged \(not JSON\): move it aside and restart; the node gets the bucket table from its peers/);
     writeFileSync(join(d, 'buckets.json'), '{"tables": []}');
     await expect(loadBuckets(d, 3)).rejects.toThrow(/damaged \(no buckets\)/);
+  });
+});
+
+describe('BucketSync', () => {
+  /** A node alone in its cluster: nothing to wait for. */
+  const alone = { set: () => undefined, states: () => [], isUp: () => false } as unknown as Gossiper;
+  const quiet = { info: () => undefined, warn: () => undefined };
+
+  it('saves a later change after an earlier save failed (a failed save does not stop the ones after it)', async () => {
+    const d = join(dir(), 'not-yet');
+    const sync = new BucketSync({ id: 'n1', dataDir: d, table: new BucketTable(3), gossiper: alone, now: () => 1000, fetch: async () => [], log: quiet });
+    await expect(sync.create('carts', { n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'siblings' })).rejects.toThrow(/ENOENT/);
+    mkdirSync(d);
+    await sync.create('orders', { n: 2, r: 0, w: 0, ttlMs: 0, siblings: 'lww' });
+    expect((await loadBuckets(d, 3)).list().map((b) => b.name)).toEqual(['default', 'carts', 'orders']);
   });
 });
