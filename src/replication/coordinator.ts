@@ -291,8 +291,7 @@ export class Coordinator {
         try {
           return { ok: true, value: await runs[i]!() };
         } catch (error) {
-          if (error instanceof ReplicationError && error.code === 'RK_UNAVAILABLE') this.counters.unavailable++;
-          if (error instanceof ReplicationError && error.code === 'RK_TIMEOUT') this.counters.timeouts++;
+          this.#countFailure(error);
           return { ok: false, error };
         }
       });
@@ -303,7 +302,14 @@ export class Coordinator {
     }
   }
 
-  /** A put's checks, before it runs: its key, request id and value. */
+  /** A request's failure in the counters: too few replicas, or out of time. */
+  #countFailure(e: unknown): void {
+    if (!(e instanceof ReplicationError)) return;
+    if (e.code === 'RK_UNAVAILABLE') this.counters.unavailable++;
+    if (e.code === 'RK_TIMEOUT') this.counters.timeouts++;
+  }
+
+  /** A put's checks, before it runs: its key, request id, TTL and value. */
   #checkPut(key: Buffer, value: Buffer, requestId: Buffer | undefined, ttlMs: number | undefined): void {
     this.#checkKey(key);
     this.#checkRequestId(requestId);
@@ -369,10 +375,7 @@ export class Coordinator {
     try {
       return await fn();
     } catch (e) {
-      if (e instanceof ReplicationError) {
-        if (e.code === 'RK_UNAVAILABLE') this.counters.unavailable++;
-        if (e.code === 'RK_TIMEOUT') this.counters.timeouts++;
-      }
+      this.#countFailure(e);
       throw e;
     } finally {
       this.#inFlight--;

@@ -5,6 +5,7 @@
  * Owns: the pure join of records from several replicas. Must not: do I/O or decide who
  * to ask (replication/ does); it lives here because only storage knows the byte formats.
  */
+import type { SiblingPolicy } from '../buckets/index.js';
 import { createHash } from 'node:crypto';
 import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeRecord, encodeRecord, versionBytes, viewRecord } from './codec.js';
 import { KvError } from './kv-errors.js';
@@ -19,7 +20,7 @@ export interface ResolveOptions {
   /** The reading node's wall clock, ms: siblings expired by then are not returned (default the real clock). */
   readonly now?: number;
   /** The key's sibling policy (its bucket's): 'lww' joins replies last-writer-wins (default 'siblings'). */
-  readonly policy?: 'siblings' | 'lww';
+  readonly policy?: SiblingPolicy;
 }
 
 export interface ResolvedRead {

@@ -11,6 +11,7 @@
  *
  * Dots are issued by actors.ts, which guarantees that none is ever issued twice.
  */
+import type { SiblingPolicy } from '../buckets/index.js';
 import { createHash, randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { Actors } from './actors.js';
@@ -62,8 +63,6 @@ export interface StoreOptions {
   readonly policyOf?: (key: Buffer) => SiblingPolicy;
 }
 
-/** How a key resolves concurrent writes: kept as siblings, or the last writer's wins. */
-export type SiblingPolicy = 'siblings' | 'lww';
 
 export interface ReadResult {
   /** Every live sibling's value: empty when the key is absent, deleted or expired. */

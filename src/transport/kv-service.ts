@@ -70,8 +70,7 @@ export class KeyValueService {
         try {
           reply = await this.#run(c);
         } catch (e) {
-          const st = toStatus(e);
-          reply = { id: c.id, op: 'error', code: st.code ?? grpc.status.UNKNOWN, details: st.details ?? '' };
+          reply = { id: c.id, op: 'error', ...callError(e) };
         }
         observe?.(c.op, reply.op === 'error' ? codeName(reply.code) : 'OK', (performance.now() - started) / 1000, reply.op === 'get' && reply.found ? reply.values.length : undefined, c.bucket);
         return reply;
@@ -133,8 +132,8 @@ function request(buckets: BucketTable, r: KvRequest, deadline: number | undefine
   };
 }
 
-/** A per-key error of a batch: the status a call of that key alone would have ended with. */
-function keyError(e: unknown): { code: number; details: string } {
+/** A streamed call's error, or a batch key's: the status its unary call (of that key alone) would have ended with. */
+function callError(e: unknown): { code: number; details: string } {
   const st = toStatus(e);
   return { code: st.code ?? grpc.status.UNKNOWN, details: st.details ?? '' };
 }
@@ -192,7 +191,7 @@ export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<
       return {
         results: results.map((o, i) => {
           const key = r.keys[i]!;
-          if (!o.ok) return { key, error: keyError(o.error) };
+          if (!o.ok) return { key, error: callError(o.error) };
           const size = key.length + o.value.context.length + o.value.values.reduce((sum, v) => sum + v.length + FIELD_BYTES, 3 * FIELD_BYTES);
           if (size > left) return { key, error: { code: grpc.status.RESOURCE_EXHAUSTED, details: `the batch's answer would be over ${ANSWER_BYTES} bytes with this key's ${size}: get this key alone or in a smaller batch` } };
           left -= size;
@@ -213,7 +212,7 @@ export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<
           options,
         ),
       );
-      return { results: results.map((o, i) => ({ key: r.items[i]!.key, ...(o.ok ? { put: { context: o.value.context } } : { error: keyError(o.error) }) })) };
+      return { results: results.map((o, i) => ({ key: r.items[i]!.key, ...(o.ok ? { put: { context: o.value.context } } : { error: callError(o.error) }) })) };
     }),
   };
 }
