@@ -103,7 +103,8 @@ export function withProperty(p: BucketProps, name: string, text: string): Bucket
 /** Marks a named bucket's stored key: a zero byte and "bkt". */
 export const MARK = Buffer.from([0x00, 0x62, 0x6b, 0x74]);
 
-function startsWithMark(key: Uint8Array): boolean {
+/** Whether a stored key is marked as a named bucket's (a 4-byte check). */
+export function startsWithMark(key: Uint8Array): boolean {
   return key.length >= MARK.length && key[0] === MARK[0] && key[1] === MARK[1] && key[2] === MARK[2] && key[3] === MARK[3];
 }
 

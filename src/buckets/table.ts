@@ -52,6 +52,8 @@ export class BucketTable {
   readonly #entries = new Map<string, Map<string, PropertyWrite>>();
   #digest: string | undefined;
   #props = new Map<string, BucketProps>();
+  /** nValues(), kept until the table changes: hint routing asks it per key. */
+  #nValues: number[] | undefined;
 
   /** `clusterN`: the cluster's N (--replicas), the default bucket's n. */
   constructor(readonly clusterN: number, entries: readonly BucketEntry[] = []) {
@@ -107,7 +109,8 @@ export class BucketTable {
 
   /** The distinct n of every bucket (the cluster's N among them), ascending. */
   nValues(): number[] {
-    return [...new Set(this.list().map((b) => b.props.n))].sort((a, b) => a - b);
+    this.#nValues ??= [...new Set(this.list().map((b) => b.props.n))].sort((a, b) => a - b);
+    return [...this.#nValues];
   }
 
   /** Create bucket `name` (checked) with `props` at `now` on node `by`. */
@@ -179,6 +182,7 @@ export class BucketTable {
   #put(name: string, writes: Map<string, PropertyWrite>): void {
     this.#entries.set(name, writes);
     this.#digest = undefined;
+    this.#nValues = undefined;
     this.#props.clear();
   }
 }

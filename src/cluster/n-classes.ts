@@ -13,17 +13,13 @@
  * Owns: a key's class and the filter of one class. Must not: know the store, the wire
  * or the ring (a plan per class is the planner's: transfer-plan.ts, cleanup.ts).
  */
-import { BucketError, DEFAULT_BUCKET, MARK, bucketOf, type BucketTable } from '../buckets/index.js';
+import { BucketError, DEFAULT_BUCKET, bucketOf, startsWithMark, type BucketTable } from '../buckets/index.js';
 
 export interface KeyClasses {
   /** The distinct n in use, ascending (the cluster's N among them). */
   readonly classes: readonly number[];
   /** A stored key's n; undefined for a key of a bucket the table does not have. */
   nOf(key: Uint8Array): number | undefined;
-}
-
-function marked(key: Uint8Array): boolean {
-  return key.length >= MARK.length && key[0] === MARK[0] && key[1] === MARK[1] && key[2] === MARK[2] && key[3] === MARK[3];
 }
 
 /** The classes of a bucket table, as it is now. */
@@ -33,7 +29,7 @@ export function keyClasses(table: Pick<BucketTable, 'nValues' | 'props' | 'clust
   return {
     classes,
     // Default-bucket keys (no mark: a 4-byte check) have the cluster's N.
-    nOf: (key) => (marked(key) ? table.props(bucketOf(key))?.n : (table.props(DEFAULT_BUCKET)?.n ?? clusterN)),
+    nOf: (key) => (startsWithMark(key) ? table.props(bucketOf(key))?.n : (table.props(DEFAULT_BUCKET)?.n ?? clusterN)),
   };
 }
 
@@ -64,7 +60,7 @@ export function classRefusal(n: number, theirs: readonly number[], ours: readonl
 export function sendFilter(k: KeyClasses, n: number): (key: Uint8Array) => boolean {
   const all = n === 0 || k.classes.length <= 1;
   return (key) => {
-    if (all && !marked(key)) return true;
+    if (all && !startsWithMark(key)) return true;
     const of = k.nOf(key);
     if (of === undefined) throw new BucketError('BK_NOT_READY', `a key of bucket ${bucketOf(key)}, which this node's bucket table does not have yet: retry once the bucket tables converge (seconds)`);
     return all || of === n;
@@ -90,7 +86,7 @@ export function servedFilter(k: KeyClasses, n: number, theirs: readonly number[]
 export function deleteFilter(k: KeyClasses, n: number | undefined): (key: Uint8Array) => boolean {
   const all = n === undefined || k.classes.length <= 1;
   return (key) => {
-    if (all && !marked(key)) return true;
+    if (all && !startsWithMark(key)) return true;
     const of = k.nOf(key);
     return of !== undefined && (all || of === n);
   };
