@@ -16,7 +16,7 @@ import type { RingView } from '../membership/ring-view.js';
 import type { Checkpoints } from '../streaming/checkpoints.js';
 import { movementTransfers, type Transfer } from '../cluster/transfer-plan.js';
 import { Throttle } from '../streaming/throttle.js';
-import { Transfers, rangeKey, type PullItem } from '../streaming/transfers.js';
+import { Transfers, rangeKey, type PullItem, type PullResult } from '../streaming/transfers.js';
 import { GrpcHandoff, handoffService, type OutgoingStream } from '../transport/handoff-wire.js';
 import { GrpcRepair, repairService } from '../transport/repair-wire.js';
 import type { TokenRange } from '../storage/keys.js';
@@ -124,7 +124,7 @@ export class Handoff {
   }
 
   /** Pull what this node gains in the view, for movement `move`. */
-  pullOwn(view: RingView, move: string): Promise<{ keys: number; bytes: number }> {
+  pullOwn(view: RingView, move: string): Promise<PullResult> {
     return this.transfers.pull(move, this.deps.id, this.pullsOf(view, this.deps.id), this.#abort.signal);
   }
 

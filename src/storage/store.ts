@@ -15,8 +15,8 @@ import type { SiblingPolicy } from '../buckets/index.js';
 import { createHash, randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { Actors } from './actors.js';
-import { DecodeError, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, tryDecode, versionBytes, viewRecord } from './codec.js';
-import type { ClockSpan, StoredRecord } from './codec.js';
+import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, skimRecord, spliceRecord, tryDecode, versionBytes, viewRecord } from './codec.js';
+import type { ClockSpan, RecordSkim, StoredRecord } from './codec.js';
 import { withIoErrors } from './engine.js';
 import type { Engine, WriteOp } from './engine.js';
 import { KvError, showKey } from './kv-errors.js';
@@ -129,6 +129,22 @@ export interface MergeResult {
 const EMPTY = Buffer.alloc(0);
 /** Where the clock of the record #persist last encoded lies (a put's context is it). */
 const persisted: ClockSpan = { start: 0, end: 0, format: 1 };
+/** The skim of the record Store.ingest is copying (codec.ts skimRecord reuses one). */
+const skim: RecordSkim = { format: 0, versionsStart: 0, versionsEnd: 0, siblings: 0, retired: 0, deleted: false, nextExpiry: undefined };
+
+/** One key of a merged batch: its first record, and any more the batch gave for it. */
+interface BatchItem {
+  readonly k: Buffer;
+  readonly dk: Buffer;
+  readonly hi: number;
+  readonly lo: number;
+  readonly lock: string;
+  readonly record: Buffer;
+  readonly at: number;
+  more: { readonly record: Buffer; readonly at: number }[] | undefined;
+  /** The key's record before the batch (read under its lock), undefined when absent: what a tree delta subtracts. */
+  stored: Buffer | undefined;
+}
 
 export class Store {
   readonly settings: StoreSettings;
@@ -362,9 +378,8 @@ export class Store {
     }
   }
 
-  /** Refuse versions past the sibling cap; warn near it. */
-  #checkSiblings(dk: Buffer, versions: Versions): void {
-    const n = versions.siblings.length;
+  /** Refuse a record of `n` siblings past the sibling cap; warn near it. */
+  #checkSiblings(dk: Buffer, n: number): void {
     if (n > this.settings.maxSiblings)
       throw new KvError(
         'KV_TOO_MANY_SIBLINGS',
@@ -373,27 +388,39 @@ export class Store {
     if (n >= this.settings.warnSiblings) this.#log?.warn({ key: showKey(userKeyOf(dk)), siblings: n }, 'many siblings: clients are writing without contexts or racing');
   }
 
+  /** Refuse a record over the size cap. */
+  #checkRecordSize(dk: Buffer, bytes: number): void {
+    if (bytes > this.settings.maxRecordBytes)
+      throw new KvError(
+        'KV_RECORD_TOO_LARGE',
+        `key ${showKey(userKeyOf(dk))} would hold ${bytes} bytes of versions, over the limit of ${this.settings.maxRecordBytes}; resolve its siblings (read, then write one value with the read's context) or raise limits.maxRecordBytes`,
+      );
+  }
+
+  /**
+   * The index ops of a record of dk that goes from (wasDeletedAt, wasDue) to (deletedAt,
+   * due): the tombstone index and the expiry index (each record's earliest expiry), in the
+   * record's own batch. #persist and Store.ingest's copied records both use it.
+   */
+  #indexOps(dk: Buffer, wasDeletedAt: number | undefined, wasDue: number | undefined, deletedAt: number | undefined, due: number | undefined, ops: WriteOp[]): void {
+    if (wasDeletedAt !== undefined) ops.push({ type: 'del', key: tombstoneKey(wasDeletedAt, dk) });
+    if (deletedAt !== undefined) ops.push({ type: 'put', key: tombstoneKey(deletedAt, dk), value: EMPTY });
+    if (wasDue !== due) {
+      if (wasDue !== undefined) ops.push({ type: 'del', key: expiryKey(wasDue, dk) });
+      if (due !== undefined) ops.push({ type: 'put', key: expiryKey(due, dk), value: EMPTY });
+    }
+  }
+
   /**
    * Queue the ops that store `versions` for dk (record and tombstone index) and return
    * the record; refuse (before anything is written) versions over the sibling or size cap.
    */
   #persist(dk: Buffer, old: StoredRecord | undefined, versions: Versions, ownerEpoch: number | undefined, ops: WriteOp[], clockAt?: ClockSpan): Buffer {
-    this.#checkSiblings(dk, versions);
+    this.#checkSiblings(dk, versions.siblings.length);
     const deletedAt = isDeleted(versions) ? this.#now() : undefined;
-    if (old?.deletedAt !== undefined) ops.push({ type: 'del', key: tombstoneKey(old.deletedAt, dk) });
-    if (deletedAt !== undefined) ops.push({ type: 'put', key: tombstoneKey(deletedAt, dk), value: EMPTY });
-    // The expiry index holds each record's earliest expiry, in the record's own batch.
-    const wasDue = old === undefined ? undefined : nextExpiry(old.versions), due = nextExpiry(versions);
-    if (wasDue !== due) {
-      if (wasDue !== undefined) ops.push({ type: 'del', key: expiryKey(wasDue, dk) });
-      if (due !== undefined) ops.push({ type: 'put', key: expiryKey(due, dk), value: EMPTY });
-    }
+    this.#indexOps(dk, old?.deletedAt, old === undefined ? undefined : nextExpiry(old.versions), deletedAt, nextExpiry(versions), ops);
     const record = encodeRecord({ versions, ownerEpoch, deletedAt }, clockAt);
-    if (record.length > this.settings.maxRecordBytes)
-      throw new KvError(
-        'KV_RECORD_TOO_LARGE',
-        `key ${showKey(userKeyOf(dk))} would hold ${record.length} bytes of versions, over the limit of ${this.settings.maxRecordBytes}; resolve its siblings (read, then write one value with the read's context) or raise limits.maxRecordBytes`,
-      );
+    this.#checkRecordSize(dk, record.length);
     ops.push({ type: 'put', key: dk, value: record });
     return record;
   }
@@ -510,43 +537,67 @@ export class Store {
   }
 
   /**
-   * merge() of many records in one pass, for range streaming: every key's lock (taken in
-   * key order, as range deletes take theirs, so that two batches never deadlock), one
-   * getMany for the keys that may have a record, one write batch. Each key gets the same
-   * causal merge as merge(); a key given twice gets both records. Per-key merges of a
-   * streamed batch cost a promise, a read-batcher and a write-queue entry each: scratch
-   * runs of 512-record batches into a new LevelDB store measured 50–115k keys/s that way
-   * and 100–165k keys/s with this (the machine is shared; every run was noisy). While a
-   * batch holds its locks, a write to one of its keys waits for the batch's write.
+   * merge() of many records in one pass: every key's lock (taken in key order, as range
+   * deletes take theirs, so that two batches never deadlock), one getMany for the keys that
+   * may have a record, one write batch. Each key gets the same causal merge as merge(); a
+   * key given twice gets both records. Per-key merges of a streamed batch cost a promise, a
+   * read-batcher and a write-queue entry each: scratch runs of 512-record batches into a new
+   * LevelDB store measured 50–115k keys/s that way and 100–165k keys/s with this (the
+   * machine is shared; every run was noisy). While a batch holds its locks, a write to one
+   * of its keys waits for the batch's write.
    *
    * Resolves with each entry's result. A key that cannot be merged (bad key, a record that
    * does not decode, over a cap) is not written; the others are, and then the call rejects
    * with the first such error in entry order, as Promise.all over merge() would.
    */
   async mergeMany(entries: readonly { readonly key: Key; readonly record: Uint8Array }[]): Promise<MergeResult[]> {
+    const results: MergeResult[] = new Array<MergeResult>(entries.length);
+    await this.#mergeBatch(entries, results);
+    return results;
+  }
+
+  /**
+   * mergeMany for range streaming, where most keys are new to this node: a key the key
+   * filter says this node has never held is not decoded at all. Its record is checked
+   * without building anything (codec.ts skimRecord: the checksum and every rule of the
+   * decoder), and stored as its received versions section under a new header, with the
+   * same tombstone and expiry index entries, caps and bookkeeping as a merge into nothing
+   * writes (byte for byte: test/property/ingest.property.test.ts). Keys that may be held,
+   * keys given twice, last-writer-wins keys whose record a merge would change, and records
+   * the skim does not accept (which the decoder then refuses with KV_BAD_RECORD, or
+   * accepts) take mergeMany's path. The locks are held from the filter check to the
+   * write, so a foreground write to one of the keys waits for the batch (and is merged
+   * with it), never overwritten by it. Rejects as mergeMany does; resolves with how many
+   * keys took each path.
+   */
+  async ingest(entries: readonly { readonly key: Key; readonly record: Uint8Array }[]): Promise<{ copied: number; merged: number }> {
+    return this.#mergeBatch(entries, undefined);
+  }
+
+  /** mergeMany (with `results`), or ingest (without: new keys are copied, not decoded). */
+  async #mergeBatch(entries: readonly { readonly key: Key; readonly record: Uint8Array }[], results: MergeResult[] | undefined): Promise<{ copied: number; merged: number }> {
     this.#enter();
     try {
-      const results: MergeResult[] = new Array<MergeResult>(entries.length);
       let failed: { at: number; error: unknown } | undefined;
       const fail = (at: number, error: unknown): void => {
         if (failed === undefined || at < failed.at) failed = { at, error };
       };
-      interface Item { readonly dk: Buffer; readonly hi: number; readonly lo: number; readonly lock: string; incoming: Versions; readonly at: number[]; stored: Buffer | undefined }
-      const byLock = new Map<string, Item>();
-      entries.forEach((e, at) => {
+      const byLock = new Map<string, BatchItem>();
+      for (let at = 0; at < entries.length; at++) {
+        const e = entries[at]!;
         try {
           const { k, dk, hi, check } = this.#locate(e.key);
-          const incoming = this.#incoming(k, e.record);
+          const record = asBuffer(e.record);
           const lock = dk.toString('latin1');
           const same = byLock.get(lock);
-          if (same === undefined) byLock.set(lock, { dk, hi, lo: check, lock, incoming, at: [at], stored: undefined });
-          else (same.incoming = this.#join(k)(same.incoming, incoming)), same.at.push(at);
+          if (same === undefined) byLock.set(lock, { k, dk, hi, lo: check, lock, record, at, more: undefined, stored: undefined });
+          else (same.more ??= []).push({ record, at });
         } catch (error) {
           fail(at, error);
         }
-      });
+      }
       const items = [...byLock.values()].sort((a, b) => Buffer.compare(a.dk, b.dk));
-      let held = 0;
+      let held = 0, copied = 0, merged = 0;
       try {
         for (const it of items) {
           const wait = this.#locks.acquire(it.lock);
@@ -559,17 +610,30 @@ export class Store {
         try {
           const ops: WriteOp[] = [];
           let setAside = false;
+          const now = this.#now();
           for (const it of items) {
             const own: WriteOp[] = [];
             try {
-              const old = it.stored === undefined ? undefined : this.#loadForWrite(it.dk, it.stored, own);
-              const result = this.#mergeInto(it.dk, old, it.incoming, own, it.stored);
-              // A record set aside took its dots with it: retire the actor before writing (as #change does).
-              if (it.stored !== undefined && old === undefined) setAside = true;
-              for (const at of it.at) results[at] = result;
+              // Absent (the filter said so, or the read found nothing), given once: copied if the skim accepts it.
+              if (results === undefined && it.stored === undefined && it.more === undefined && this.#copy(it, now, own)) {
+                copied++;
+              } else {
+                const incoming = this.#incomingOf(it, fail);
+                if (incoming === undefined) continue;
+                const old = it.stored === undefined ? undefined : this.#loadForWrite(it.dk, it.stored, own);
+                const result = this.#mergeInto(it.dk, old, incoming, own, it.stored);
+                // A record set aside took its dots with it: retire the actor before writing (as #change does).
+                if (it.stored !== undefined && old === undefined) setAside = true;
+                if (results !== undefined) {
+                  results[it.at] = result;
+                  for (const m of it.more ?? []) results[m.at] = result;
+                }
+                merged++;
+              }
               for (const op of own) ops.push(op);
             } catch (error) {
-              for (const at of it.at) fail(at, error);
+              fail(it.at, error);
+              for (const m of it.more ?? []) fail(m.at, error);
             }
           }
           if (setAside) await this.#actors.retire();
@@ -582,10 +646,44 @@ export class Store {
         for (let i = 0; i < held; i++) this.#locks.release(items[i]!.lock);
       }
       if (failed !== undefined) throw failed.error;
-      return results;
+      return { copied, merged };
     } finally {
       this.#leave();
     }
+  }
+
+  /**
+   * Store an absent key's received record without decoding it: its versions section as
+   * received under the header, index entries and caps #persist gives a key merged into
+   * nothing (no owner epoch; deleted-at now when tombstones only). False when the record
+   * must be decoded instead: the skim did not accept it, or the key is last-writer-wins
+   * and joining its versions into nothing could change them (more than one sibling, or
+   * retired ids that versions.ts joinRetired would trim).
+   */
+  #copy(it: BatchItem, now: number, ops: WriteOp[]): boolean {
+    if (!skimRecord(it.record, skim)) return false;
+    if ((skim.siblings > 1 || skim.retired > 1) && this.#policyOf?.(it.k) === 'lww') return false;
+    this.#checkSiblings(it.dk, skim.siblings);
+    const deletedAt = skim.deleted ? now : undefined;
+    this.#indexOps(it.dk, undefined, undefined, deletedAt, skim.nextExpiry, ops);
+    const record = spliceRecord(skim.format, it.record.subarray(skim.versionsStart, skim.versionsEnd), deletedAt);
+    this.#checkRecordSize(it.dk, record.length);
+    ops.push({ type: 'put', key: it.dk, value: record });
+    return true;
+  }
+
+  /** A batch item's incoming versions (its records joined, when given more than once); undefined when none decodes. */
+  #incomingOf(it: BatchItem, fail: (at: number, error: unknown) => void): Versions | undefined {
+    let incoming: Versions | undefined;
+    for (const { record, at } of [{ record: it.record, at: it.at }, ...(it.more ?? [])]) {
+      try {
+        const v = this.#incoming(it.k, record);
+        incoming = incoming === undefined ? v : this.#join(it.k)(incoming, v);
+      } catch (error) {
+        fail(at, error);
+      }
+    }
+    return incoming;
   }
 
   /** The versions of a record sent by another node; KV_BAD_RECORD when it does not decode. */

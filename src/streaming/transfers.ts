@@ -7,7 +7,8 @@
  *
  * Bounded: `concurrency` ranges at a time (default 4; Riak's transfer_limit is 2), one
  * batch of a range in memory at a time (gRPC flow control holds the sender back
- * meanwhile). Each batch is merged with one Store.mergeMany. Four, not two: a join has
+ * meanwhile). Each batch is merged with one Store.ingest (a new key's record is copied
+ * without being decoded; a key this node may hold is merged). Four, not two: a join has
  * ~200 ranges of a few thousand keys each, and with two the receiver sat idle a quarter
  * of the time waiting for the next range's first batch (bench:handoff, 500k keys: the
  * joiner's CPU 67–76% of a core with two, 90% with four, and 10–25% more keys/s). The
@@ -63,6 +64,8 @@ export interface RangeProgress {
   /** True when that source is not the first choice (the replica leaving the range was down). */
   fallbackSource: boolean;
   keys: number;
+  /** Of `keys`, those new here, stored without a decode (Store.ingest). */
+  copied: number;
   bytes: number;
   corrupt: number;
   error: string;
@@ -79,8 +82,8 @@ export interface PullStatus {
 }
 
 export interface TransfersDeps {
-  /** Store.mergeMany: one batch's records merged in one pass (locks, one read, one write). */
-  readonly store: { mergeMany(entries: readonly { readonly key: Buffer; readonly record: Buffer }[]): Promise<unknown> };
+  /** Store.ingest: one batch's records merged in one pass (locks, one read, one write); how many were copied, how many merged. */
+  readonly store: { ingest(entries: readonly { readonly key: Buffer; readonly record: Buffer }[]): Promise<{ copied: number; merged: number }> };
   readonly checkpoints: Checkpoints;
   readonly source: RangeSourceApi;
   isUp(id: string): boolean;
@@ -93,6 +96,13 @@ export interface TransfersDeps {
   /** How long a range waits for a leaver that is down but not gone, ms (default 60 s). */
   readonly leaverWaitMs?: number;
   readonly now?: () => number;
+}
+
+/** What a pull merged: keys and bytes, and of the keys those copied without a decode. */
+export interface PullResult {
+  readonly keys: number;
+  readonly bytes: number;
+  readonly copied: number;
 }
 
 /** Pulls finished or failed that `status()` still lists. */
@@ -113,9 +123,10 @@ export class Transfers {
 
   /**
    * Pull `items` for movement `move` (asked by `from`, for the log); resolves with the keys
-   * and bytes merged once every range is in, rejects when one could not be pulled.
+   * and bytes merged (and of the keys, those copied without a decode) once every range is
+   * in, rejects when one could not be pulled.
    */
-  pull(move: string, from: string, items: readonly PullItem[], signal?: AbortSignal): Promise<{ keys: number; bytes: number }> {
+  pull(move: string, from: string, items: readonly PullItem[], signal?: AbortSignal): Promise<PullResult> {
     // A driver that retries while its first call still runs joins it rather than doubling the streams.
     const running = this.#running.get(move);
     if (running !== undefined) return running;
@@ -124,17 +135,17 @@ export class Transfers {
     return p;
   }
 
-  readonly #running = new Map<string, Promise<{ keys: number; bytes: number }>>();
+  readonly #running = new Map<string, Promise<PullResult>>();
   /** When each range (move/range) first found its leaver down. */
   readonly #leaverDown = new Map<string, number>();
 
-  async #pull(move: string, from: string, items: readonly PullItem[], signal?: AbortSignal): Promise<{ keys: number; bytes: number }> {
+  async #pull(move: string, from: string, items: readonly PullItem[], signal?: AbortSignal): Promise<PullResult> {
     const status: PullStatus = {
       move,
       from,
       startedAt: this.#now(),
       finishedAt: undefined,
-      ranges: items.map((i) => ({ start: tokenHex(i.start), end: tokenHex(i.end), state: 'waiting', source: '', fallbackSource: false, keys: 0, bytes: 0, corrupt: 0, error: '', share: transferShare(i) })),
+      ranges: items.map((i) => ({ start: tokenHex(i.start), end: tokenHex(i.end), state: 'waiting', source: '', fallbackSource: false, keys: 0, copied: 0, bytes: 0, corrupt: 0, error: '', share: transferShare(i) })),
     };
     this.#pulls.push(status);
     const finished = this.#pulls.filter((p) => p.finishedAt !== undefined);
@@ -159,7 +170,8 @@ export class Transfers {
       if (failure !== undefined) throw failure;
       const keys = status.ranges.reduce((s, r) => s + r.keys, 0);
       const bytes = status.ranges.reduce((s, r) => s + r.bytes, 0);
-      return { keys, bytes };
+      const copied = status.ranges.reduce((s, r) => s + r.copied, 0);
+      return { keys, bytes, copied };
     } finally {
       status.finishedAt = this.#now();
       await this.deps.checkpoints.flush().catch(() => undefined);
@@ -235,8 +247,9 @@ export class Transfers {
     try {
       for await (const batch of this.deps.source.stream(source, range, after, local.signal, cls)) {
         if (batch.entries.length > 0) {
-          await this.deps.store.mergeMany(batch.entries);
+          const { copied } = await this.deps.store.ingest(batch.entries);
           p.keys += batch.entries.length;
+          p.copied += copied;
           for (const e of batch.entries) p.bytes += e.key.length + e.record.length;
           this.#save(this.deps.checkpoints.progress(move, key, batch.entries[batch.entries.length - 1]!.key));
         }

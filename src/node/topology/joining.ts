@@ -194,7 +194,7 @@ export class Joining {
     log.info({ ranges, move }, 'streaming the ranges this node gains');
     this.#bootstrap = deps.handoff.pullOwn(view, move).then(
       (r) => {
-        log.info({ ranges, keys: r.keys, bytes: r.bytes, ms: Math.round(performance.now() - started) }, 'ranges streamed');
+        log.info({ ranges, keys: r.keys, copied: r.copied, bytes: r.bytes, ms: Math.round(performance.now() - started) }, 'ranges streamed');
         void this.step();
       },
       (e: unknown) => {

@@ -196,7 +196,7 @@ describe('the puller', () => {
     try {
       const t = new Transfers({ store, checkpoints, source, isUp: () => false, log: { ...quiet, warn: (_o: object, m: string) => void warned.push(m) } });
       const item: PullItem = { start: 0n, end: 0n, sources: ['gone'], leaverGone: true, n: 1, classes: [1, 3] };
-      expect(await t.pull('remove-gone', 'me', [item])).toEqual({ keys: 0, bytes: 0 });
+      expect(await t.pull('remove-gone', 'me', [item])).toEqual({ keys: 0, bytes: 0, copied: 0 });
       expect(checkpoints.isDone('remove-gone', rangeKey(item))).toBe(true);
       expect(warned).toContain('the only replica of this range is gone for good: its keys are lost, nothing to pull');
     } finally {
@@ -294,7 +294,7 @@ describe('the puller', () => {
     };
     expect(String(await pull((id) => id !== 'l', false))).toMatch(/waiting for l, the replica leaving this range, to be up/);
     expect(from).toEqual([]);
-    expect(await pull((id) => id !== 'l', true)).toEqual({ keys: 100, bytes: expect.any(Number) }); // 50 keys from each of s1 and s2
+    expect(await pull((id) => id !== 'l', true)).toEqual({ keys: 100, bytes: expect.any(Number), copied: 50 }); // 50 keys from each of s1 and s2: s1's copied (new here), s2's the same keys, merged
     expect(from).toEqual(['s1', 's2']);
     from.length = 0;
     expect(String(await pull((id) => id === 's1', true))).toMatch(/could not be pulled/); // s2 down too: not enough
