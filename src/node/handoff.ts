@@ -17,7 +17,7 @@ import type { Checkpoints } from '../streaming/checkpoints.js';
 import { movementTransfers, type Transfer } from '../cluster/transfer-plan.js';
 import { Throttle } from '../streaming/throttle.js';
 import { Transfers, rangeKey, type PullItem, type PullResult } from '../streaming/transfers.js';
-import { GrpcHandoff, handoffService, type OutgoingStream } from '../transport/handoff-wire.js';
+import { GrpcHandoff, handoffDefinition, handoffService, type OutgoingStream } from '../transport/handoff-wire.js';
 import { GrpcRepair, repairService } from '../transport/repair-wire.js';
 import type { TokenRange } from '../storage/keys.js';
 import { serviceClient } from '../transport/protos.js';
@@ -62,7 +62,7 @@ export class Handoff {
 
   addServices(server: grpc.Server): void {
     server.addService(
-      serviceClient('ringkv.internal.v1.Handoff').service,
+      handoffDefinition(),
       handoffService({
         clusterName: this.deps.config.clusterName,
         store: this.deps.store,

@@ -281,6 +281,13 @@ function checkFrame(buf: Buffer): number {
   return end;
 }
 
+/** True when `bytes` has a known record format and its checksum holds: what a range scan checks before it sends a record (the receiver decodes, or skims, it in full). */
+export function recordIntact(bytes: Uint8Array): boolean {
+  const buf = asBuffer(bytes);
+  if (buf.length < 7 || (buf[0] !== RECORD_FORMAT && buf[0] !== RECORD_FORMAT_IDS && buf[0] !== RECORD_FORMAT_EXTRAS)) return false;
+  return crc32(buf.subarray(0, buf.length - 4)) === buf.readUInt32BE(buf.length - 4);
+}
+
 /** A version 2 record's or context's ids: ascending, distinct. */
 function readIds(r: Reader): WriteId[] {
   const n = r.varint();

@@ -9,7 +9,7 @@
  * class of buckets at a time (cluster/n-classes.ts). Must not: decide which ranges to move
  * (handoff does) or what a key's class is (the caller's filter does).
  */
-import { EXTRAS_FORMAT, decodeRecord, recordFormat, tryDecode, versionBytes } from './codec.js';
+import { EXTRAS_FORMAT, decodeRecord, recordFormat, recordIntact, tryDecode, versionBytes } from './codec.js';
 import type { Actors } from './actors.js';
 import type { Engine, WriteOp } from './engine.js';
 import { KvError, showKey } from './kv-errors.js';
@@ -84,7 +84,7 @@ export class Ranges {
         if (reclaimable(v, now)) continue;
         const key = userKeyOf(k);
         if (only !== undefined && !only(key)) continue;
-        if (tryDecode(versionBytes, v) !== undefined) entries.push({ key, record: v });
+        if (recordIntact(v)) entries.push({ key, record: v });
         else {
           corrupt.push(key);
           this.deps.log?.error({ key: showKey(userKeyOf(k)) }, 'corrupt record skipped by a range scan');

@@ -666,7 +666,9 @@ export class Store {
     this.#checkSiblings(it.dk, skim.siblings);
     const deletedAt = skim.deleted ? now : undefined;
     this.#indexOps(it.dk, undefined, undefined, deletedAt, skim.nextExpiry, ops);
-    const record = spliceRecord(skim.format, it.record.subarray(skim.versionsStart, skim.versionsEnd), deletedAt);
+    // Received with no bookkeeping (a replica that merged it in), and live: already the record to store, as it is.
+    const asIs = deletedAt === undefined && skim.versionsStart === 2;
+    const record = asIs ? it.record : spliceRecord(skim.format, it.record.subarray(skim.versionsStart, skim.versionsEnd), deletedAt);
     this.#checkRecordSize(it.dk, record.length);
     ops.push({ type: 'put', key: it.dk, value: record });
     return true;

@@ -12,11 +12,11 @@ import { MAX_TOKEN, tokenHex as hex } from '../ring/index.js';
 import type { Throttle } from '../streaming/throttle.js';
 import type { PullItem, RangeBatchIn, RangeSourceApi } from '../streaming/transfers.js';
 import type { StreamRangeRequest, StreamRangeRequest__Output } from './generated/ringkv/internal/v1/StreamRangeRequest.js';
-import type { RangeBatch } from './generated/ringkv/internal/v1/RangeBatch.js';
 import type { FetchRange } from './generated/ringkv/internal/v1/FetchRange.js';
 import type { FetchRequest } from './generated/ringkv/internal/v1/FetchRequest.js';
 import { PeerChannels } from './peer-channels.js';
-import { callUnary, type ServiceClient, type ServiceHandlers } from './protos.js';
+import { callUnary, serviceClient, type ServiceClient, type ServiceHandlers } from './protos.js';
+import { Writer, bytesField, messageField, varintField } from './protobuf-bytes.js';
 import { toStatus } from './status.js';
 import { MAX_ID_LENGTH } from '../membership/endpoint.js';
 import { peerRefusal } from './peer-refusal.js';
@@ -24,8 +24,13 @@ import { peerRefusal } from './peer-refusal.js';
 const SERVICE = 'ringkv.internal.v1.Handoff' as const;
 type Handlers = ServiceHandlers<typeof SERVICE>;
 
-/** Records per streamed batch, and bytes (a single larger record is its own batch). */
-export const STREAM_BATCH_COUNT = 512;
+/**
+ * Records per streamed batch, and bytes (a single larger record is its own batch). Each
+ * batch costs both ends a message, a throttle take, a lock round and a LevelDB batch on
+ * the receiver, and a checkpoint: 2,048 records of ~150 bytes (~300 KB) rather than 512
+ * (bench:handoff). Any receiver takes any batch size, so older peers are unaffected.
+ */
+export const STREAM_BATCH_COUNT = 2048;
 export const STREAM_BATCH_BYTES = 1 << 20;
 
 function parseToken(v: string): bigint | undefined {
@@ -68,7 +73,8 @@ export interface OutgoingStream {
 export function handoffService(deps: HandoffServerDeps): Handlers {
   return {
     StreamRange: (call) => {
-      void streamRange(deps, call).catch((e: unknown) => {
+      // Served under handoffDefinition(): its batches go out as encodeRangeBatch's bytes.
+      void streamRange(deps, call as unknown as grpc.ServerWritableStream<StreamRangeRequest__Output, Buffer>).catch((e: unknown) => {
         if (!call.cancelled) call.emit('error', toStatus(e));
       });
     },
@@ -95,7 +101,36 @@ export function handoffService(deps: HandoffServerDeps): Handlers {
   };
 }
 
-async function streamRange(deps: HandoffServerDeps, call: grpc.ServerWritableStream<StreamRangeRequest__Output, RangeBatch>): Promise<void> {
+/**
+ * The Handoff service's definition, with StreamRange's batches sent as the bytes
+ * encodeRangeBatch wrote (the same wire format as proto-loader's, written in one pass).
+ */
+export function handoffDefinition(): grpc.ServiceDefinition {
+  const def = serviceClient(SERVICE).service;
+  return { ...def, StreamRange: { ...def.StreamRange, responseSerialize: (b: Buffer) => b } };
+}
+
+/**
+ * A RangeBatch encoded by hand: sizes first, then one buffer of the exact size, each
+ * record copied once. proto-loader's encoder builds the message through protobufjs's
+ * writer (a fork per entry, then a join): on the sender, whose CPU shares the machine
+ * with the joiner's. Tags as in decodeRangeBatch; checked against protobufjs's decoding by
+ * test/unit/streaming/range-stream.test.ts.
+ */
+export function encodeRangeBatch(entries: readonly { readonly key: Uint8Array; readonly record: Uint8Array }[], corrupt: number): Buffer {
+  let size = varintField(corrupt);
+  for (const e of entries) size += messageField(bytesField(e.key.length) + bytesField(e.record.length));
+  const w = new Writer(Buffer.allocUnsafe(size));
+  for (const e of entries) {
+    w.message(1, bytesField(e.key.length) + bytesField(e.record.length));
+    w.bytes(1, e.key);
+    w.bytes(2, e.record);
+  }
+  w.uint(2, corrupt);
+  return w.buf;
+}
+
+async function streamRange(deps: HandoffServerDeps, call: grpc.ServerWritableStream<StreamRangeRequest__Output, Buffer>): Promise<void> {
   const r = call.request;
   const refused = peerRefusal(r.cluster, deps.clusterName, deps.refuse());
   if (refused !== undefined) return void call.emit('error', refused);
@@ -117,7 +152,7 @@ async function streamRange(deps: HandoffServerDeps, call: grpc.ServerWritableStr
       out.keys += batch.entries.length;
       out.bytes += bytes;
       // Flow control: write() says false once the receiver is behind; wait for it.
-      if (!call.write({ entries: batch.entries, corrupt: batch.corrupt.length })) {
+      if (!call.write(encodeRangeBatch(batch.entries, batch.corrupt.length))) {
         await new Promise<void>((resolve) => {
           const done = (): void => {
             call.off('drain', done);

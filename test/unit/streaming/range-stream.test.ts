@@ -16,7 +16,7 @@ import type { TokenRange } from '../../../src/storage/index.js';
 import { Checkpoints } from '../../../src/streaming/checkpoints.js';
 import { Throttle } from '../../../src/streaming/throttle.js';
 import { Transfers, rangeKey, type PullItem, type RangeBatchIn, type RangeSourceApi } from '../../../src/streaming/transfers.js';
-import { GrpcHandoff, decodeRangeBatch, handoffService, type HandoffServerDeps } from '../../../src/transport/handoff-wire.js';
+import { GrpcHandoff, decodeRangeBatch, encodeRangeBatch, handoffDefinition, handoffService, type HandoffServerDeps } from '../../../src/transport/handoff-wire.js';
 import { callUnary, serviceClient } from '../../../src/transport/protos.js';
 
 const quiet = { info() {}, warn() {}, debug() {} };
@@ -58,6 +58,18 @@ describe('decodeRangeBatch', () => {
     expect(decodeRangeBatch(Buffer.alloc(0))).toEqual({ entries: [], corrupt: 0 });
   });
 
+  it('encodeRangeBatch writes what proto-loader reads (an empty field left out, as proto3 allows)', () => {
+    const read = serviceClient('ringkv.internal.v1.Handoff').service.StreamRange.responseDeserialize;
+    for (const corrupt of [0, 1, 300, 2 ** 32 - 1]) {
+      const bytes = encodeRangeBatch(entries, corrupt);
+      expect(decodeRangeBatch(bytes)).toEqual(decodeRangeBatch(encode({ entries, corrupt })));
+      const got = read(bytes) as { entries: { key: Buffer; record: Buffer }[]; corrupt: number };
+      expect(got.corrupt).toBe(corrupt);
+      expect(got.entries.map((e) => [Buffer.from(e.key).toString('hex'), Buffer.from(e.record).toString('hex')])).toEqual(entries.map((e) => [e.key.toString('hex'), e.record.toString('hex')]));
+    }
+    expect(encodeRangeBatch([], 0).length).toBe(0);
+  });
+
   it('skips fields it does not know, in the batch and in an entry', () => {
     const entry = Buffer.concat([
       Buffer.from([0x0a, 1]), Buffer.from('k'),
@@ -89,7 +101,7 @@ describe('decodeRangeBatch', () => {
 async function serve(store: Store, only?: HandoffServerDeps['only']): Promise<{ server: grpc.Server; address: string }> {
   const server = new grpc.Server();
   server.addService(
-    serviceClient('ringkv.internal.v1.Handoff').service,
+    handoffDefinition(),
     handoffService({
       clusterName: 'test',
       store,
