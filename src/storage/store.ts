@@ -6,8 +6,9 @@
  * Owns: validation and limits, per-key serialisation of read-merge-write, choosing the
  * actor that issues a dot, tombstone bookkeeping and purging, the expiry index and the
  * reclamation of expired siblings, a key's sibling policy (as `policyOf` says), durability (group commit),
- * token-range scans, counts, hashes and deletes. Must not: network anything or decide
- * ownership (docs/architecture.md).
+ * token-range scans, counts, hashes and deletes, batched merges (and streaming's copy of
+ * records of keys new here, `ingest`). Must not: network anything or decide ownership
+ * (docs/architecture.md).
  *
  * Dots are issued by actors.ts, which guarantees that none is ever issued twice.
  */
