@@ -30,6 +30,8 @@ import { loadIdentity, loadMembers, loadPeers, saveIdentity, type Identity, type
 import { Handoff } from './handoff.js';
 import { Checkpoints } from '../streaming/checkpoints.js';
 import { MovementDriver } from './topology/movement-driver.js';
+import { loadRemovalRepair, saveRemovalRepair, type RemovalRepairProgress } from './topology/removal-repair-file.js';
+import type { RemovalUnit } from '../cluster/removal-repair.js';
 import { StagedChanges } from './topology/staged.js';
 import { CONTROL_SERVICE, ControlPeers, controlService } from '../transport/control-wire.js';
 import { gather } from '../transport/gather.js';
@@ -223,7 +225,9 @@ export class RingkvNode {
       });
     this.metrics = new NodeMetrics(this.#metricSources());
     this.#topology.subscribe(() => this.#ringChanges++);
-    const driver = (this.driver = new MovementDriver({ id, replicas, gossiper, handoff, view, identity: identityNow, persist, gossip, announce, exit, handOverHints, fetchTimeoutMs: 10 * 60_000, log: topologyLog }));
+    const repairUnit = (u: RemovalUnit): Promise<unknown> => this.repairs.repairOne({ start: u.start, end: u.end }, u.replicas.filter((x) => x !== id), u.n);
+    const removalRepair = { load: (move: string) => loadRemovalRepair(config.dataDir, move), save: (p: RemovalRepairProgress | undefined) => saveRemovalRepair(config.dataDir, p) };
+    const driver = (this.driver = new MovementDriver({ id, replicas, gossiper, handoff, view, identity: identityNow, persist, gossip, announce, exit, handOverHints, fetchTimeoutMs: 10 * 60_000, repairUnit, removalRepair, log: topologyLog }));
     const operator = (this.#operator = new Operator({ id, store, driver, handoff, view, identity: identityNow, log }));
     this.#autoCleanup = new AutoCleanup({
       delayMs: config.cleanupAfterMs,
