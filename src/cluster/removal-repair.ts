@@ -94,3 +94,21 @@ export function removalRepairUnits(rings: { readonly before: Ring; readonly afte
   }
   return out;
 }
+
+/**
+ * Why node `self` refuses to repair `unit` for a removal's driver (Control RepairRange),
+ * its ring being `ring` (the ring once the removal is done, as the driver's units are) and
+ * the unit's class having `n` replicas; undefined when it may. The unit must be a range of
+ * this ring, this node one of its replicas, and the replicas the driver named this ring's.
+ */
+export function unitRefusal(ring: Ring | undefined, self: string, unit: { readonly start: bigint; readonly end: bigint; readonly replicas: readonly string[] }, n: number): string | undefined {
+  const range = `(${tokenHex(unit.start)}, ${tokenHex(unit.end)}]`;
+  if (ring === undefined || !ring.has(self)) return `${self} owns no ranges: it cannot repair ${range}`;
+  const r = ring.rangeOf(unit.end);
+  if (r.start !== unit.start || r.end !== unit.end) return `${range} is not a range of ${self}'s ring: the rings differ; retry once gossip settles`;
+  const replicas = ring.replicasForToken(unit.end, Math.min(n, ring.size));
+  if (!replicas.includes(self)) return `${self} is not a replica of ${range} (its replicas: ${replicas.join(', ')})`;
+  if (replicas.length !== unit.replicas.length || !replicas.every((x) => unit.replicas.includes(x)))
+    return `the replicas of ${range} differ: ${self}'s ring has ${replicas.join(', ')}, the request names ${unit.replicas.join(', ')}; retry once gossip settles`;
+  return undefined;
+}

@@ -53,7 +53,11 @@ export interface DriverDeps {
   handOverHints(): Promise<number>;
   /** ms a gainer gets to pull its ranges in one Fetch call before the driver asks again. */
   readonly fetchTimeoutMs: number;
-  /** Repair a removal's unit among its replicas (this node one of them): repair/runs.ts's repairOne. */
+  /**
+   * Repair a removal's unit among its replicas: here (repair/runs.ts's repairOne) when this
+   * node is one of them, else by one of them (Control RepairRange). Rejects with UnitSkipped
+   * when it cannot be done by this cluster's releases (the unit is skipped at once).
+   */
   repairUnit(unit: RemovalUnit): Promise<unknown>;
   /** The removal repair's progress file (removal-repair-file.ts): load for a move, save (undefined: delete). */
   readonly removalRepair: {
@@ -61,6 +65,11 @@ export interface DriverDeps {
     save(p: RemovalRepairProgress | undefined): Promise<void>;
   };
   readonly log: Logger;
+}
+
+/** A unit that cannot be repaired for a removal at all (a replica of an older release): skipped, not tried again. */
+export class UnitSkipped extends Error {
+  override readonly name = 'UnitSkipped';
 }
 
 /** Attempts at a unit whose repair fails (not a replica down) before the removal skips it, leaving it to background repair. */
@@ -307,7 +316,6 @@ export class MovementDriver {
       const down = u.replicas.filter((x) => x !== deps.id && !deps.gossiper.isUp(x));
       let skip: string | undefined;
       if (down.length > 0) skip = `${down.join(', ')} down`;
-      else if (!u.replicas.includes(deps.id)) skip = `${deps.id} is not one of its replicas (${u.replicas.join(', ')})`;
       else {
         try {
           await deps.repairUnit(u);
@@ -315,11 +323,12 @@ export class MovementDriver {
           r.repaired++;
         } catch (e) {
           const err = (e as { details?: string; message?: string })?.details ?? (e as Error)?.message ?? String(e);
-          const attempts = (this.#failures.get(key) ?? 0) + 1;
+          const attempts = e instanceof UnitSkipped ? REPAIR_ATTEMPTS : (this.#failures.get(key) ?? 0) + 1;
           this.#failures.set(key, attempts);
           r.failures++;
           r.lastProblem = `unit ${key}: ${err}`;
-          if (attempts >= REPAIR_ATTEMPTS) skip = `${attempts} attempts failed, the last: ${err}`;
+          if (e instanceof UnitSkipped) skip = err;
+          else if (attempts >= REPAIR_ATTEMPTS) skip = `${attempts} attempts failed, the last: ${err}`;
           else {
             deps.log.warn({ move, unit: key, err, attempts }, 'removal repair: a unit failed; tried again next round');
             pending++;

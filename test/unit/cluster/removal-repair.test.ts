@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { removalRepairUnits, removalUnitKey, type RemovalUnit } from '../../../src/cluster/removal-repair.js';
+import { removalRepairUnits, removalUnitKey, unitRefusal, type RemovalUnit } from '../../../src/cluster/removal-repair.js';
 import { claimRing, leaveHeirs, tokenHex, type Ring } from '../../../src/ring/index.js';
 import { targetsWithFallbacks } from '../../../src/ring/fallbacks.js';
 
@@ -103,5 +103,24 @@ describe('removalRepairUnits', () => {
     const { before, after } = rings(['a', 'b', 'c', 'd'], 'd');
     expect(removalRepairUnits({ before: after, after }, 'd', [], [N])).toEqual([]);
     expect(removalRepairUnits({ before, after: undefined }, 'd', [], [N])).toEqual([]);
+  });
+});
+
+describe('unitRefusal (a replica asked to repair a removal\'s unit)', () => {
+  it('accepts a range of its ring with itself among the replicas named; refuses anything else, saying why', () => {
+    const { after } = rings(['a', 'b', 'c', 'd', 'e'], 'e');
+    const r = after.ranges(N)[0]!;
+    const self = r.replicas[1]!;
+    const outsider = after.members.map((m) => m.id).find((x) => !r.replicas.includes(x))!;
+    expect(unitRefusal(after, self, r, N)).toBeUndefined();
+    expect(unitRefusal(after, self, { ...r, replicas: [...r.replicas].reverse() }, N)).toBeUndefined();
+    expect(unitRefusal(undefined, self, r, N)).toMatch(/owns no ranges/);
+    expect(unitRefusal(after, 'e', r, N)).toMatch(/e owns no ranges/);
+    expect(unitRefusal(after, outsider, { ...r, replicas: r.replicas }, N)).toMatch(new RegExp(`${outsider} is not a replica of \\(`));
+    expect(unitRefusal(after, self, { ...r, start: r.start + 1n }, N)).toMatch(/is not a range of .*'s ring: the rings differ; retry once gossip settles/);
+    expect(unitRefusal(after, self, { ...r, replicas: [self, outsider, 'zz'] }, N)).toMatch(/the replicas of .* differ: .* the request names/);
+    // n=1: only the primary.
+    expect(unitRefusal(after, r.replicas[0]!, { ...r, replicas: [r.replicas[0]!] }, 1)).toBeUndefined();
+    expect(unitRefusal(after, self, { ...r, replicas: [r.replicas[0]!] }, 1)).toMatch(/is not a replica/);
   });
 });
