@@ -107,7 +107,8 @@ describe('removenode restores N copies, the removed node\'s hints included', () 
     const lacking = await missingLocally(n2!.address, acked);
     expect(lacking.length, 'keys n2 lacks before the removal').toBe(acked.length);
     const out = await cli('removenode', 'n4', '--node', n1!.address);
-    expect(out).toContain('n4 removed');
+    expect(out).toContain('removing n4: the nodes that gain its ranges pull them from the surviving replicas, then its ranges and the writes it held hints for are repaired');
+    expect(out).toContain('n4 removed: every range it held is back on N replicas, and the writes it held hints for repaired.');
     await seen(cluster, 'n4', { status: 'removed' });
     expect(await missing(cluster, n1!, acked), 'acknowledged keys missing from a replica after the removal').toEqual([]);
     const log = n1!.lines.find((l) => l.msg === 'ranges pulled: repairing the units whose copies the removed node took (its replicas, and the writes it held hints for)');
