@@ -341,7 +341,16 @@ export class MovementDriver {
         r.lastProblem = `unit ${key} skipped: ${skip}`;
         deps.log.warn({ move, unit: key, reason: skip }, 'removal repair: unit skipped, left to background repair');
       }
-      if (skip !== undefined || done.repaired.has(key)) await record();
+      if (skip !== undefined || done.repaired.has(key)) {
+        try {
+          await record();
+        } catch (e) {
+          // What is done stays known to this run; the file catches up at the next unit or round.
+          deps.log.warn({ move, err: (e as Error).message }, 'removal repair: cannot record progress in removal-repair.json; trying again next round');
+          pending++;
+          break;
+        }
+      }
       show();
     }
     return pending === 0;
