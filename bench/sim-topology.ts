@@ -33,6 +33,7 @@ console.log(`completed        ${r.completed}/${changes}${r.pending.length > 0 ? 
 console.log(`simulated time   ${(r.simulatedMs / 1000).toFixed(0)} s: ${((r.completed / r.simulatedMs) * 1000).toFixed(4)} changes per simulated second (${(r.simulatedMs / 1000 / Math.max(1, r.completed)).toFixed(1)} s a change)`);
 console.log(`CPU              ${cpuMs.toFixed(0)} ms: ${(cpuMs / Math.max(1, r.completed)).toFixed(1)} ms per change (setup ${setupMs.toFixed(0)} ms, wall ${((performance.now() - wall0) / 1000).toFixed(1)} s)`);
 console.log(`crashes          ${r.crashes}; refused requests ${r.refusals}; withdrawn changes ${r.withdrawals}`);
+console.log(`removal repair   ${r.repairedUnits} units repaired, ${r.skippedUnits} skipped (a replica down)`);
 console.log(`one ring         ${same ? 'yes' : 'NO'}`);
 console.log(`violations       ${r.violations.length === 0 ? 'none' : `\n  ${r.violations.slice(0, 10).join('\n  ')}`}`);
 if (r.violations.length > 0 || r.pending.length > 0 || !same) process.exitCode = 1;

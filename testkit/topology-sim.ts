@@ -10,7 +10,10 @@
  * - Data: sample keys; a node holds a key once it was a replica at the start or pulled a
  *   range holding it from a source that held it. A pull of a gainer's ranges takes time,
  *   needs the gainer and each range's sources up (pullSources), and keeps per-move
- *   checkpoints (transfers.json): asked again, done ranges are not pulled again.
+ *   checkpoints (transfers.json): asked again, done ranges are not pulled again. A
+ *   removal's repair step (cluster/removal-repair.ts's units) makes every replica of a
+ *   unit with all its replicas up hold each key one of them held, and records each unit
+ *   done (removal-repair.json, kept across a crash); a unit with a replica down is skipped.
  * - Failures: nodes crash and restart (a new generation; node.json and checkpoints kept,
  *   everything in memory lost), some in the middle of driving a change; removals and
  *   replacements are of nodes killed for good.
@@ -33,6 +36,7 @@ import { formatTokens, initialState, setField, statusOf, type EndpointState, typ
 import { nextJoinStep } from '../src/cluster/join.js';
 import { ringFingerprint, ringFromStates, type RingView } from '../src/membership/ring-view.js';
 import { nextDriveStep, requestDecommission, requestRemoval, settleHeirs, type Persisted, type Update } from '../src/cluster/leave.js';
+import { removalUnitKey, type RemovalUnit } from '../src/cluster/removal-repair.js';
 import { movementTransfers, pullSources, type Transfer } from '../src/cluster/transfer-plan.js';
 import { mulberry32 } from '../src/ring/allocate-tokens.js';
 import { claimRing, tokenHex, tokenOf, type Ring } from '../src/ring/index.js';
@@ -69,6 +73,9 @@ export interface TopologySimResult {
   readonly withdrawals: number;
   readonly violations: readonly string[];
   readonly pending: readonly string[];
+  /** Units the removals' repair steps repaired, and skipped (a replica down). */
+  readonly repairedUnits: number;
+  readonly skippedUnits: number;
 }
 
 type Kind = 'join' | 'leave' | 'remove' | 'replace';
@@ -88,6 +95,10 @@ interface SimNode {
   pulled: string | undefined;
   pulling: boolean;
   run: number;
+  /** The removal repair's progress (its removal-repair.json: survives a crash). */
+  repaired: { move: string; keys: Set<string> } | undefined;
+  /** A repair step in flight (in memory). */
+  repairing: boolean;
 }
 
 interface Change {
@@ -130,6 +141,8 @@ export class TopologySim {
   crashes = 0;
   refusals = 0;
   withdrawals = 0;
+  repairedUnits = 0;
+  skippedUnits = 0;
   /** Sample keys (by index) a transfer found no replica left to pull from (only an n=1 key can be): lost, not counted as missing. */
   readonly #lost = new Set<number>();
 
@@ -173,7 +186,7 @@ export class TopologySim {
 
   #add(id: string, status: NodeStatus, tokens: bigint[] | undefined, replaces: string | undefined): SimNode {
     const me = { status, tokens, move: undefined, removing: undefined, removed: [], heirs: '', replaces };
-    const node: SimNode = { id, me, state: initialState(id, 0, {}), alive: true, dead: false, lagMs: this.random() * this.o.maxLagMs, startedAt: this.now, tokensAt: this.now, busySince: this.now, pulled: undefined, pulling: false, run: 0 };
+    const node: SimNode = { id, me, state: initialState(id, 0, {}), alive: true, dead: false, lagMs: this.random() * this.o.maxLagMs, startedAt: this.now, tokensAt: this.now, busySince: this.now, pulled: undefined, pulling: false, run: 0, repaired: undefined, repairing: false };
     this.nodes.set(id, node);
     this.#start(node);
     return node;
@@ -188,7 +201,7 @@ export class TopologySim {
     if (n.me.replaces !== undefined) f.replaces = n.me.replaces;
     if (n.me.heirs !== '') f.heirs = n.me.heirs;
     n.state = initialState(n.id, n.state.generation + 1, f);
-    Object.assign(n, { alive: true, startedAt: this.now, tokensAt: this.now, busySince: this.now, pulled: undefined, pulling: false, run: n.run + 1 });
+    Object.assign(n, { alive: true, startedAt: this.now, tokensAt: this.now, busySince: this.now, pulled: undefined, pulling: false, repairing: false, run: n.run + 1 });
     this.#record();
   }
 
@@ -345,7 +358,7 @@ export class TopologySim {
   // One gossip round of one node: the core's steps, taken.
 
   #round(n: SimNode): void {
-    if (!n.alive || n.pulling) return;
+    if (!n.alive || n.pulling || n.repairing) return;
     const { states, view } = this.#seen(n);
     if (n.me.status === 'joining') return this.#joinRound(n, states, view);
     const settle = settleHeirs({ self: n.id, me: n.me, view, states });
@@ -353,7 +366,7 @@ export class TopologySim {
     if (n.me.move === undefined) return;
     const all = this.#withTopo(states);
     for (let i = 0; i < 4; i++) {
-      const step = nextDriveStep({ self: n.id, me: n.me, view: this.#seen(n).view, states: all, isUp: this.#isUp, pulled: n.pulled === n.me.move, hintsLeft: 0 });
+      const step = nextDriveStep({ self: n.id, me: n.me, view: this.#seen(n).view, states: all, isUp: this.#isUp, pulled: n.pulled === n.me.move, hintsLeft: 0, classes: this.#classes, repaired: this.#repairedBy(n) });
       switch (step.kind) {
         case 'idle':
         case 'wait':
@@ -365,6 +378,8 @@ export class TopologySim {
           return;
         case 'pull':
           return this.#drivePulls(n, this.#seen(n).view, `${step.movement.kind} ${step.movement.node}`, step.move);
+        case 'repair':
+          return this.#repair(n, step.move, step.units);
         case 'left':
           this.#apply(n, step.update);
           n.alive = false; // it exits
@@ -375,6 +390,35 @@ export class TopologySim {
           return;
       }
     }
+  }
+
+  /** The units the removal `n` drives has repaired or skipped (its removal-repair.json). */
+  #repairedBy(n: SimNode): ReadonlySet<string> {
+    return n.repaired !== undefined && n.repaired.move === n.me.move ? n.repaired.keys : new Set();
+  }
+
+  /**
+   * The removal's repair step (node/topology/movement-driver.ts): each unit with every
+   * replica up is repaired (every replica then holds each sample key of it that one
+   * held), else skipped; a unit's record survives a crash of the driver.
+   */
+  #repair(n: SimNode, move: string, units: readonly RemovalUnit[]): void {
+    if (n.repaired?.move !== move) n.repaired = { move, keys: new Set() };
+    const done = n.repaired;
+    const run = n.run;
+    n.repairing = true;
+    this.#after(INTERVAL * (0.5 + units.length * 0.01), () => {
+      if (n.run !== run || !n.alive) return;
+      n.repairing = false;
+      for (const u of units) {
+        if (u.replicas.some((r) => !this.#isUp(r))) this.skippedUnits++;
+        else {
+          for (const k of this.#keysIn(u)) if (u.replicas.some((r) => this.#holders[k]!.has(r))) for (const r of u.replicas) this.#holders[k]!.add(r);
+          this.repairedUnits++;
+        }
+        done.keys.add(removalUnitKey(u));
+      }
+    });
   }
 
   #joinRound(n: SimNode, states: readonly EndpointState[], view: RingView): void {
@@ -582,6 +626,8 @@ export class TopologySim {
       completed: this.changes.filter((c) => c.done).length,
       simulatedMs: this.now,
       crashes: this.crashes,
+      repairedUnits: this.repairedUnits,
+      skippedUnits: this.skippedUnits,
       refusals: this.refusals,
       withdrawals: this.withdrawals,
       violations: this.violations,
@@ -597,7 +643,7 @@ export class TopologySim {
       if (n.me.move === undefined && n.me.status === 'normal') continue;
       if (n.me.status === 'left' || n.dead) continue;
       const { states, view } = this.#seen(n);
-      const step = n.me.status === 'joining' ? '' : JSON.stringify(nextDriveStep({ self: n.id, me: n.me, view, states: this.#withTopo(states), isUp: this.#isUp, pulled: n.pulled === n.me.move, hintsLeft: 0 }), (_, x: unknown) => (typeof x === 'bigint' ? String(x) : x)).slice(0, 300);
+      const step = n.me.status === 'joining' ? '' : JSON.stringify(nextDriveStep({ self: n.id, me: n.me, view, states: this.#withTopo(states), isUp: this.#isUp, pulled: n.pulled === n.me.move, hintsLeft: 0, classes: this.#classes, repaired: this.#repairedBy(n) }), (_, x: unknown) => (typeof x === 'bigint' ? String(x) : x)).slice(0, 300);
       lines.push(`  ${n.id} ${n.alive ? 'up' : 'down'} ${n.me.status} move=${n.me.move} removing=${n.me.removing} replaces=${n.me.replaces} pulling=${n.pulling} ${step}`);
     }
     return lines.join('\n');

@@ -1,7 +1,8 @@
 /**
  * Leaving the ring, decided: an operator's decommission of this node (`leaving` → its
  * gainers pull → hints handed over → `left`, then the node exits) and the removal of a
- * dead member (`removing` → the heirs pull its ranges from the surviving replicas →
+ * dead member (`removing` → the heirs pull its ranges from the surviving replicas → the
+ * survivors repair the units whose copies it took with it (removal-repair.ts) →
  * `removed`), and the heirs bookkeeping once leaves are done. In the style of
  * cluster/join.ts (etcd raft's Step): every function here is a synchronous function
  * of what the node persisted (node.json: `Persisted`), the view gossip gives it
@@ -21,9 +22,10 @@
  * (membership/ring-view.ts does).
  */
 import { leaveHeirs, type Ring } from '../ring/index.js';
-import { formatHeirs, formatTokens, parseHeirs, statusOf, type EndpointState, type NodeStatus } from '../membership/endpoint.js';
+import { field, formatHeirs, formatTokens, parseHeirs, statusOf, type EndpointState, type NodeStatus } from '../membership/endpoint.js';
 import { disagreeing, settledHeirs, type Movement, type RingView } from '../membership/ring-view.js';
 import { describeMovement } from './join.js';
+import { removalRepairUnits, removalUnitKey, type RemovalUnit } from './removal-repair.js';
 
 /** What the core reads of node.json (node/identity.ts's Identity has these fields). */
 export interface Persisted {
@@ -174,6 +176,10 @@ export interface DriveInput {
   readonly pulled: boolean;
   /** Hints this node still held after its last hand-over (a leave); undefined before one. */
   readonly hintsLeft: number | undefined;
+  /** The N classes in use, ascending (a removal repairs each). */
+  readonly classes: readonly number[];
+  /** Keys (removalUnitKey) of the units a removal under `me.move` has repaired or skipped (persisted: it resumes after a restart). */
+  readonly repaired: ReadonlySet<string>;
 }
 
 export type DriveStep =
@@ -184,6 +190,11 @@ export type DriveStep =
   | { readonly kind: 'withdraw'; readonly reason: string; readonly update: Update }
   /** Ask every gainer of the view's plan to pull its ranges under `move` (resumable). */
   | { readonly kind: 'pull'; readonly movement: Movement; readonly move: string }
+  /**
+   * A removal whose ranges are in: repair `units` (those not yet repaired of `total`) among
+   * their replicas, each recorded as repaired or skipped (a replica down) under `move`.
+   */
+  | { readonly kind: 'repair'; readonly move: string; readonly units: readonly RemovalUnit[]; readonly total: number }
   /** A leave whose ranges are in: hand the hints this node holds to their targets or live replicas. */
   | { readonly kind: 'hand-over-hints'; readonly hintsLeft: number | undefined }
   /** The leave is done: apply `update` (status left), tell every peer, exit. */
@@ -220,6 +231,12 @@ export function nextDriveStep(i: DriveInput): DriveStep {
     if (i.hintsLeft !== 0) return { kind: 'hand-over-hints', hintsLeft: i.hintsLeft };
     return { kind: 'left', move: me.move, update: { persist: { status: 'left', move: undefined }, gossip: { status: 'left' } } };
   }
+  // The dead node's copies, and the writes it held hints for, back on N replicas before the removal ends.
+  const dead = [...i.states].find((s) => s.id === subject);
+  const hinted = (dead === undefined ? undefined : field(dead, 'hinted')) ?? '';
+  const units = removalRepairUnits({ before: view.ring!, after: view.target }, subject, hinted === '' ? [] : hinted.split(','), i.classes);
+  const pending = units.filter((u) => !i.repaired.has(removalUnitKey(u)));
+  if (pending.length > 0) return { kind: 'repair', move: me.move, units: pending, total: units.length };
   return { kind: 'removed', peer: subject, move: me.move, update: finishRemoval(me, subject) };
 }
 

@@ -18,7 +18,7 @@ import { HealthImplementation } from 'grpc-health-check';
 import { ReflectionService } from '@grpc/reflection';
 import type { Logger } from 'pino';
 import { Store } from '../storage/index.js';
-import type { Ring } from '../ring/index.js';
+import { tokenHex, type Ring } from '../ring/index.js';
 import type { Gossiper } from '../membership/gossiper.js';
 import { field, type EndpointState, type NodeStatus } from '../membership/endpoint.js';
 import type { RingView } from '../membership/ring-view.js';
@@ -29,7 +29,10 @@ import type { NodeConfig } from './config.js';
 import { loadIdentity, loadMembers, loadPeers, saveIdentity, type Identity, type IdentityChange } from './identity.js';
 import { Handoff } from './handoff.js';
 import { Checkpoints } from '../streaming/checkpoints.js';
-import { MovementDriver } from './topology/movement-driver.js';
+import { MovementDriver, UnitSkipped } from './topology/movement-driver.js';
+import { repairUnitFor } from './topology/unit-repair.js';
+import { loadRemovalRepair, saveRemovalRepair, type RemovalRepairProgress } from './topology/removal-repair-file.js';
+import type { RemovalUnit } from '../cluster/removal-repair.js';
 import { StagedChanges } from './topology/staged.js';
 import { CONTROL_SERVICE, ControlPeers, controlService } from '../transport/control-wire.js';
 import { gather } from '../transport/gather.js';
@@ -67,6 +70,8 @@ const JUDGE_EVERY_MS = 250;
 const HINTS_EVERY_MS = 1000;
 /** How often the governor looks at foreground latency and sets the background share, ms. */
 const GOVERN_EVERY_MS = 500;
+/** How long a replica asked to repair a removal's unit (Control RepairRange) may take, ms (a repair's own peer timeout, RepairRuns' timeoutMs below, is as long). */
+const UNIT_REPAIR_TIMEOUT_MS = 5 * 60_000;
 
 export class RingkvNode {
   readonly config: NodeConfig;
@@ -223,7 +228,18 @@ export class RingkvNode {
       });
     this.metrics = new NodeMetrics(this.#metricSources());
     this.#topology.subscribe(() => this.#ringChanges++);
-    const driver = (this.driver = new MovementDriver({ id, replicas, gossiper, handoff, view, identity: identityNow, persist, gossip, announce, exit, handOverHints, fetchTimeoutMs: 10 * 60_000, log: topologyLog }));
+    // A unit this node replicates it repairs itself; another it asks its first replica to repair (Control RepairRange).
+    const repairUnit = async (u: RemovalUnit): Promise<unknown> => {
+      if (u.replicas.includes(id)) return this.repairs.repairOne({ start: u.start, end: u.end }, u.replicas.filter((x) => x !== id), u.n);
+      const unit = { start: tokenHex(u.start), end: tokenHex(u.end), n: u.n ?? 0, classes: [...handoff.classes().classes], replicas: [...u.replicas] };
+      return this.#control.repairRange(u.replicas[0]!, unit, UNIT_REPAIR_TIMEOUT_MS).catch((e: unknown) => {
+        // A node of an older release: it cannot repair for others; the unit is left to background repair.
+        if ((e as { code?: unknown })?.code === grpc.status.UNIMPLEMENTED) throw new UnitSkipped(`${u.replicas[0]} runs a release that cannot repair for a removal (no Control RepairRange)`);
+        throw e;
+      });
+    };
+    const removalRepair = { load: (move: string) => loadRemovalRepair(config.dataDir, move), save: (p: RemovalRepairProgress | undefined) => saveRemovalRepair(config.dataDir, p) };
+    const driver = (this.driver = new MovementDriver({ id, replicas, gossiper, handoff, view, identity: identityNow, persist, gossip, announce, exit, handOverHints, fetchTimeoutMs: 10 * 60_000, repairUnit, removalRepair, log: topologyLog }));
     const operator = (this.#operator = new Operator({ id, store, driver, handoff, view, identity: identityNow, log }));
     this.#autoCleanup = new AutoCleanup({
       delayMs: config.cleanupAfterMs,
@@ -462,6 +478,18 @@ export class RingkvNode {
         decommission: () => this.decommission(false),
         transfers: () => this.transfers(),
         buckets: () => this.buckets.entries(),
+        repairRange: (r) =>
+          repairUnitFor(
+            {
+              id: this.id,
+              replicas: this.config.replicas,
+              view: () => this.#topology.current,
+              isUp: (peer) => peer === this.id || this.gossiper.isUp(peer),
+              checkClasses: (n, classes) => void this.handoff.served(n, classes),
+              repairOne: (range, peers, n) => this.repairs.repairOne(range, peers, n),
+            },
+            r,
+          ),
         refuse: () => (this.#closing ? 'node is shutting down' : undefined),
         log: this.log.child({ component: 'control' }),
       }),

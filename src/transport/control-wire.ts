@@ -19,6 +19,8 @@ import type { MovementReply, MovementReply__Output } from './generated/ringkv/v1
 import type { TransfersResponse, TransfersResponse__Output } from './generated/ringkv/v1/TransfersResponse.js';
 import type { BucketEntry } from '../buckets/index.js';
 import type { BucketTable } from './generated/ringkv/internal/v1/BucketTable.js';
+import type { RepairRangeReply, RepairRangeReply__Output } from './generated/ringkv/internal/v1/RepairRangeReply.js';
+import type { RepairRangeRequest, RepairRangeRequest__Output } from './generated/ringkv/internal/v1/RepairRangeRequest.js';
 import { callUnary, type ServiceClient, type ServiceHandlers } from './protos.js';
 import { toStatus } from './status.js';
 import { peerRefusal } from './peer-refusal.js';
@@ -33,6 +35,8 @@ export interface ControlDeps {
   transfers(): TransfersResponse;
   /** This node's bucket table (buckets/table.ts). */
   buckets(): readonly BucketEntry[];
+  /** Repair a unit of a removal with its other replicas (node/topology/unit-repair.ts). */
+  repairRange(r: RepairRangeRequest__Output): Promise<RepairRangeReply>;
   /** Why not to serve now (stopping), if so. */
   refuse(): string | undefined;
   readonly log: { info(o: object, m: string): void };
@@ -40,13 +44,13 @@ export interface ControlDeps {
 
 export function controlService(deps: ControlDeps): ServiceHandlers<typeof CONTROL_SERVICE> {
   const unary =
-    <Res>(method: string, fn: () => Promise<Res> | Res) =>
-    (call: grpc.ServerUnaryCall<ControlRequest__Output, Res>, cb: grpc.sendUnaryData<Res>): void => {
+    <Res, Req extends ControlRequest__Output = ControlRequest__Output>(method: string, fn: (req: Req) => Promise<Res> | Res) =>
+    (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
       const { cluster, from } = call.request;
       const refused = peerRefusal(cluster, deps.clusterName, deps.refuse());
       if (refused !== undefined) return cb(refused);
       if (method !== 'transfers' && method !== 'buckets') deps.log.info({ peer: from, method }, 'asked by a peer');
-      Promise.resolve()
+      Promise.resolve(call.request)
         .then(fn)
         .then(
           (res) => cb(null, res),
@@ -60,6 +64,7 @@ export function controlService(deps: ControlDeps): ServiceHandlers<typeof CONTRO
     Buckets: unary('buckets', (): BucketTable => ({
       buckets: deps.buckets().map((b) => ({ name: b.name, props: Object.entries(b.props).map(([name, w]) => ({ name, value: w.value, atMs: w.at, by: w.by })) })),
     })),
+    RepairRange: unary<RepairRangeReply, RepairRangeRequest__Output>('repairRange', (r) => deps.repairRange(r)),
   };
 }
 
@@ -96,6 +101,11 @@ export class ControlPeers {
   async buckets(node: string): Promise<BucketEntry[]> {
     const reply = await this.#with(node, this.deadlineMs, (c, ...rest) => callUnary(c, 'Buckets', ...rest));
     return reply.buckets.map((b) => ({ name: b.name, props: Object.fromEntries(b.props.map((p) => [p.name, { value: p.value, at: p.atMs, by: p.by }])) }));
+  }
+
+  /** Ask node `node` to repair a removal's unit with its other replicas (its answer may take as long as the repair: `deadlineMs`). */
+  repairRange(node: string, unit: Omit<RepairRangeRequest, 'cluster' | 'from'>, deadlineMs: number): Promise<RepairRangeReply__Output> {
+    return this.#with(node, deadlineMs, (c, req, ...rest) => callUnary(c, 'RepairRange', { ...req, ...unit }, ...rest));
   }
 
   /** Close the channels of peers no longer at any of `addresses`. */

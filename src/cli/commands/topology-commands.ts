@@ -36,7 +36,7 @@ export function decommissionCommand(program: Command): void {
 export function removenodeCommand(program: Command): void {
   program
     .command('removenode')
-    .description('remove a member that is down for good: the surviving replicas stream its ranges to the nodes that gain them (like nodetool removenode)')
+    .description('remove a member that is down for good: the surviving replicas stream its ranges to the nodes that gain them, then repair its ranges and the writes it held hints for (like nodetool removenode)')
     .argument('<id>', 'host id of the dead member (see ringkv status)')
     .option('--node <host:port>', 'a live node that drives the removal (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
     .option('--no-wait', 'return once started instead of following it to the end')
@@ -45,10 +45,18 @@ export function removenodeCommand(program: Command): void {
       console.log(r.message);
       if (!o.wait || r.move === '') return;
       const { follow } = await import('../follow.js');
-      await follow(`removenode ${id}`, o.node, r.move, (t) =>
-        t === undefined ? `${o.node} stopped answering; run ringkv removenode ${id} again on another node to resume` : t.drive?.move === r.move && t.drive.phase === 'removed' ? true : t.drive?.phase.startsWith('withdrawn') ? `removal ${t.drive.phase}` : false,
+      // The repair step's last report (`repairing: 40/128 units (2 skipped)`): whether units were left to background repair.
+      let repairing = '';
+      await follow(`removenode ${id}`, o.node, r.move, (t) => {
+        if (t?.drive?.move === r.move && t.drive.phase.startsWith('repairing')) repairing = t.drive.phase;
+        return t === undefined ? `${o.node} stopped answering; run ringkv removenode ${id} again on another node to resume` : t.drive?.move === r.move && t.drive.phase === 'removed' ? true : t.drive?.phase.startsWith('withdrawn') ? `removal ${t.drive.phase}` : false;
+      });
+      const skipped = /\((\d+) skipped\)/.exec(repairing)?.[1];
+      console.log(
+        skipped === undefined
+          ? `${id} removed: every range it held is back on N replicas, and the writes it held hints for repaired.`
+          : `${id} removed: its ranges are on their new replicas; at least ${skipped} units were skipped by its repair (a replica down) and are left to background repair (the driver's log names them).`,
       );
-      console.log(`${id} removed: every range it held is back on N replicas.`);
     });
 }
 

@@ -1,16 +1,20 @@
 /**
  * Driving the topology changes an operator starts on this node: its own decommission
  * (`leaving` → streams → `left`, then the node exits) and the removal of a dead node
- * (`removing` → the heirs pull its ranges from the surviving replicas → `removed`).
+ * (`removing` → the heirs pull its ranges from the surviving replicas → the units whose
+ * copies it took are repaired → `removed`).
  *
  * Every decision is cluster/leave.ts's (requestDecommission, requestRemoval,
  * nextDriveStep, settleHeirs): a pure function of node.json, the view and what this run
  * knows of the pulls. This shell takes the steps it returns: persists and gossips the
  * updates, asks each gainer to pull its ranges (Handoff.Fetch, which resumes from the
- * gainer's checkpoints), hands over hints, announces and exits. A crash of this node
+ * gainer's checkpoints), repairs a removal's units (repair/runs.ts's repairOne, as an
+ * operator repair: not paced, the governor counting it as background work) and records
+ * each in removal-repair.json, hands over hints, announces and exits. A crash of this node
  * resumes at restart: the movement is in node.json, and the core decides from it again.
  *
- * Owns: the pulls' progress in this run (Admin Transfers' `drive`), and taking the
+ * Owns: the pulls' progress in this run (Admin Transfers' `drive`), the removal repair's
+ * progress (kept in removal-repair.json), and taking the
  * core's steps. Must not: decide whether or when a change may go on (cluster/leave.ts),
  * decide the topology (membership/ring-view.ts) or move data (handoff/).
  */
@@ -19,7 +23,9 @@ import type { Logger } from 'pino';
 import type { Gossiper } from '../../membership/gossiper.js';
 import type { Movement, RingView } from '../../membership/ring-view.js';
 import { cancelDecommission, nextDriveStep, requestDecommission, requestRemoval, settleHeirs, type DriveStep, type Request, type Update } from '../../cluster/leave.js';
+import { removalUnitKey, type RemovalUnit } from '../../cluster/removal-repair.js';
 import type { PullItem } from '../../streaming/transfers.js';
+import type { RemovalRepairProgress } from './removal-repair-file.js';
 import type { Handoff } from '../handoff.js';
 import type { Identity } from '../identity.js';
 
@@ -47,7 +53,36 @@ export interface DriverDeps {
   handOverHints(): Promise<number>;
   /** ms a gainer gets to pull its ranges in one Fetch call before the driver asks again. */
   readonly fetchTimeoutMs: number;
+  /**
+   * Repair a removal's unit among its replicas: here (repair/runs.ts's repairOne) when this
+   * node is one of them, else by one of them (Control RepairRange). Rejects with UnitSkipped
+   * when it cannot be done by this cluster's releases (the unit is skipped at once).
+   */
+  repairUnit(unit: RemovalUnit): Promise<unknown>;
+  /** The removal repair's progress file (removal-repair-file.ts): load for a move, save (undefined: delete). */
+  readonly removalRepair: {
+    load(move: string): Promise<RemovalRepairProgress>;
+    save(p: RemovalRepairProgress | undefined): Promise<void>;
+  };
   readonly log: Logger;
+}
+
+/** A unit that cannot be repaired for a removal at all (a replica of an older release): skipped, not tried again. */
+export class UnitSkipped extends Error {
+  override readonly name = 'UnitSkipped';
+}
+
+/** Attempts at a unit whose repair fails (not a replica down) before the removal skips it, leaving it to background repair. */
+export const REPAIR_ATTEMPTS = 3;
+
+/** What the repair step of a removal did: units of the step, repaired, skipped (a replica down, or failing) and failed attempts. */
+export interface RemovalRepairStatus {
+  units: number;
+  repaired: number;
+  skipped: number;
+  failures: number;
+  /** Why the last unit skipped or failed was. */
+  lastProblem: string;
 }
 
 export interface GainerProgress {
@@ -65,6 +100,8 @@ export interface DriveStatus {
   readonly startedAt: number;
   phase: string;
   readonly gainers: GainerProgress[];
+  /** A removal's repair step, once it started. */
+  repair?: RemovalRepairStatus;
 }
 
 export class MovementDriver {
@@ -77,6 +114,10 @@ export class MovementDriver {
   #hintsLeft: { move: string; left: number } | undefined;
   /** The pull key (#pullKey) `#status` is for. */
   #statusKey = '';
+  /** The removal repair's progress (as in removal-repair.json) of the move it was loaded for. */
+  #repaired: { move: string; repaired: Set<string>; skipped: Set<string> } | undefined;
+  /** Failed attempts per unit key in this run. */
+  readonly #failures = new Map<string, number>();
 
   constructor(private readonly deps: DriverDeps) {}
 
@@ -154,6 +195,7 @@ export class MovementDriver {
     for (let i = 0; i < 4; i++) {
       const me = this.deps.identity();
       const { gossiper } = this.deps;
+      const done = me.removing !== undefined && me.move !== undefined ? await this.#repairProgress(me.move) : undefined;
       const step = nextDriveStep({
         self: this.deps.id,
         me,
@@ -162,6 +204,8 @@ export class MovementDriver {
         isUp: (x) => gossiper.isUp(x),
         pulled: me.move !== undefined && this.#pulled === this.#pullKey(me.move),
         hintsLeft: me.move !== undefined && this.#hintsLeft?.move === me.move ? this.#hintsLeft.left : undefined,
+        classes: this.deps.handoff.classes().classes,
+        repaired: done === undefined ? new Set() : new Set([...done.repaired, ...done.skipped]),
       });
       if (!(await this.#take(step))) return;
     }
@@ -180,12 +224,15 @@ export class MovementDriver {
       case 'withdraw': {
         const me = deps.identity();
         await this.#apply(step.update);
+        await this.#forgetRepair();
         if (me.status === 'leaving') this.#withdrawn(step.reason, 'decommission withdrawn: the node is normal again');
         else this.#withdrawn(step.reason, 'removal withdrawn', me.removing);
         return false;
       }
       case 'pull':
         return this.#pull(this.deps.view(), step.movement, step.move);
+      case 'repair':
+        return this.#repair(step.move, step.units, step.total);
       case 'hand-over-hints': {
         const left = await deps.handOverHints();
         this.#hintsLeft = { move: deps.identity().move!, left };
@@ -208,13 +255,105 @@ export class MovementDriver {
       case 'removed': {
         const status = this.#status?.move === step.move ? this.#status : undefined;
         await this.#apply(step.update);
+        await this.#forgetRepair();
         if (status !== undefined) {
           status.phase = 'removed';
-          deps.log.info({ move: step.move, peer: step.peer, ...this.#totals(), ms: Date.now() - status.startedAt }, 'removed: every range of the node is back on N replicas');
+          const r = status.repair;
+          const repair = r === undefined ? {} : { units: r.units, repaired: r.repaired, skipped: r.skipped };
+          deps.log.info(
+            { move: step.move, peer: step.peer, ...this.#totals(), ...repair, ms: Date.now() - status.startedAt },
+            r !== undefined && r.skipped > 0 ? 'removed: every range of the node is on its new replicas; some units were skipped (a replica down) and are left to background repair' : 'removed: every range of the node is back on N replicas',
+          );
         } else deps.log.info({ move: step.move, peer: step.peer }, 'removal over: the node is no longer an owner');
         return false;
       }
     }
+  }
+
+  /** The removal repair's progress under `move`, loaded once per move (a damaged file counts as nothing done: the step starts over, which is safe). */
+  async #repairProgress(move: string): Promise<{ repaired: Set<string>; skipped: Set<string> }> {
+    if (this.#repaired?.move === move) return this.#repaired;
+    let saved: RemovalRepairProgress = { move, repaired: [], skipped: [] };
+    try {
+      saved = await this.deps.removalRepair.load(move);
+    } catch (e) {
+      this.deps.log.warn({ move, err: (e as Error).message }, 'the removal repair progress cannot be read: its repair step starts over');
+    }
+    this.#repaired = { move, repaired: new Set(saved.repaired), skipped: new Set(saved.skipped) };
+    this.#failures.clear();
+    return this.#repaired;
+  }
+
+  async #forgetRepair(): Promise<void> {
+    this.#repaired = undefined;
+    this.#failures.clear();
+    await this.deps.removalRepair.save(undefined).catch((e: unknown) => this.deps.log.warn({ err: (e as Error).message }, 'cannot delete removal-repair.json'));
+  }
+
+  /**
+   * The repair step of a removal: each pending unit repaired among its replicas, or
+   * skipped when one is down (or after REPAIR_ATTEMPTS failures), each recorded in
+   * removal-repair.json before the next; true once none is pending (the core is asked again).
+   */
+  async #repair(move: string, units: readonly RemovalUnit[], total: number): Promise<boolean> {
+    const { deps } = this;
+    const done = await this.#repairProgress(move);
+    const status = this.#status?.move === move ? this.#status : undefined;
+    const started = status?.repair;
+    const r: RemovalRepairStatus = started ?? { units: total, repaired: 0, skipped: 0, failures: 0, lastProblem: '' };
+    Object.assign(r, { units: total, repaired: done.repaired.size, skipped: done.skipped.size });
+    if (status !== undefined) status.repair = r;
+    const show = (): void => {
+      if (status !== undefined) status.phase = `repairing: ${r.repaired + r.skipped}/${r.units} units${r.skipped > 0 ? ` (${r.skipped} skipped)` : ''}`;
+    };
+    show();
+    if (started === undefined) deps.log.info({ move, units: total, pending: units.length }, 'ranges pulled: repairing the units whose copies the removed node took (its replicas, and the writes it held hints for)');
+    const record = async (): Promise<void> => deps.removalRepair.save({ move, repaired: [...done.repaired], skipped: [...done.skipped] });
+    let pending = 0;
+    for (const u of units) {
+      if (deps.identity().move !== move) return false;
+      const key = removalUnitKey(u);
+      const down = u.replicas.filter((x) => x !== deps.id && !deps.gossiper.isUp(x));
+      let skip: string | undefined;
+      if (down.length > 0) skip = `${down.join(', ')} down`;
+      else {
+        try {
+          await deps.repairUnit(u);
+          done.repaired.add(key);
+          r.repaired++;
+        } catch (e) {
+          const err = (e as { details?: string; message?: string })?.details ?? (e as Error)?.message ?? String(e);
+          const attempts = e instanceof UnitSkipped ? REPAIR_ATTEMPTS : (this.#failures.get(key) ?? 0) + 1;
+          this.#failures.set(key, attempts);
+          r.failures++;
+          r.lastProblem = `unit ${key}: ${err}`;
+          if (e instanceof UnitSkipped) skip = err;
+          else if (attempts >= REPAIR_ATTEMPTS) skip = `${attempts} attempts failed, the last: ${err}`;
+          else {
+            deps.log.warn({ move, unit: key, err, attempts }, 'removal repair: a unit failed; tried again next round');
+            pending++;
+          }
+        }
+      }
+      if (skip !== undefined) {
+        done.skipped.add(key);
+        r.skipped++;
+        r.lastProblem = `unit ${key} skipped: ${skip}`;
+        deps.log.warn({ move, unit: key, reason: skip }, 'removal repair: unit skipped, left to background repair');
+      }
+      if (skip !== undefined || done.repaired.has(key)) {
+        try {
+          await record();
+        } catch (e) {
+          // What is done stays known to this run; the file catches up at the next unit or round.
+          deps.log.warn({ move, err: (e as Error).message }, 'removal repair: cannot record progress in removal-repair.json; trying again next round');
+          pending++;
+          break;
+        }
+      }
+      show();
+    }
+    return pending === 0;
   }
 
   #withdrawn(why: string, message: string, peer?: string): void {

@@ -44,7 +44,7 @@ export class Operator {
 
   async removeNode(target: string): Promise<{ move: string; message: string }> {
     const move = await this.deps.driver.removeNode(target);
-    return { move, message: move === '' ? `${target} owned no data: removed` : `removing ${target}: the nodes that gain its ranges pull them from the surviving replicas (driven by ${this.deps.id})` };
+    return { move, message: move === '' ? `${target} owned no data: removed` : `removing ${target}: the nodes that gain its ranges pull them from the surviving replicas, then its ranges and the writes it held hints for are repaired (driven by ${this.deps.id})` };
   }
 
   /**

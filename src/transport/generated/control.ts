@@ -6,6 +6,8 @@ import type { BucketTable as _ringkv_internal_v1_BucketTable, BucketTable__Outpu
 import type { ControlClient as _ringkv_internal_v1_ControlClient, ControlDefinition as _ringkv_internal_v1_ControlDefinition } from './ringkv/internal/v1/Control.js';
 import type { ControlRequest as _ringkv_internal_v1_ControlRequest, ControlRequest__Output as _ringkv_internal_v1_ControlRequest__Output } from './ringkv/internal/v1/ControlRequest.js';
 import type { PropertyWrite as _ringkv_internal_v1_PropertyWrite, PropertyWrite__Output as _ringkv_internal_v1_PropertyWrite__Output } from './ringkv/internal/v1/PropertyWrite.js';
+import type { RepairRangeReply as _ringkv_internal_v1_RepairRangeReply, RepairRangeReply__Output as _ringkv_internal_v1_RepairRangeReply__Output } from './ringkv/internal/v1/RepairRangeReply.js';
+import type { RepairRangeRequest as _ringkv_internal_v1_RepairRangeRequest, RepairRangeRequest__Output as _ringkv_internal_v1_RepairRangeRequest__Output } from './ringkv/internal/v1/RepairRangeRequest.js';
 import type { AdminClient as _ringkv_v1_AdminClient, AdminDefinition as _ringkv_v1_AdminDefinition } from './ringkv/v1/Admin.js';
 import type { AdmitRequest as _ringkv_v1_AdmitRequest, AdmitRequest__Output as _ringkv_v1_AdmitRequest__Output } from './ringkv/v1/AdmitRequest.js';
 import type { BackgroundRepair as _ringkv_v1_BackgroundRepair, BackgroundRepair__Output as _ringkv_v1_BackgroundRepair__Output } from './ringkv/v1/BackgroundRepair.js';
@@ -63,6 +65,8 @@ export interface ProtoGrpcType {
         Control: SubtypeConstructor<typeof grpc.Client, _ringkv_internal_v1_ControlClient> & { service: _ringkv_internal_v1_ControlDefinition }
         ControlRequest: MessageTypeDefinition<_ringkv_internal_v1_ControlRequest, _ringkv_internal_v1_ControlRequest__Output>
         PropertyWrite: MessageTypeDefinition<_ringkv_internal_v1_PropertyWrite, _ringkv_internal_v1_PropertyWrite__Output>
+        RepairRangeReply: MessageTypeDefinition<_ringkv_internal_v1_RepairRangeReply, _ringkv_internal_v1_RepairRangeReply__Output>
+        RepairRangeRequest: MessageTypeDefinition<_ringkv_internal_v1_RepairRangeRequest, _ringkv_internal_v1_RepairRangeRequest__Output>
       }
     }
     v1: {

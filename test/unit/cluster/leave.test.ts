@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseHeirs } from '../../../src/membership/endpoint.js';
 import { cancelDecommission, heirsWith, nextDriveStep, requestDecommission, requestRemoval, settleHeirs, type DriveInput, type DriveStep } from '../../../src/cluster/leave.js';
 import { nextJoinStep } from '../../../src/cluster/join.js';
+import { removalUnitKey } from '../../../src/cluster/removal-repair.js';
 import { World } from './world.js';
 
 const N = 3;
@@ -14,8 +15,25 @@ function remove(w: World, by: string, target: string, nonce = 'bb') {
   return requestRemoval({ self: by, me: w.node(by).me, view: w.view(), replicas: N, nonce, target, state: w.node(target)?.state, up: w.isUp(target) });
 }
 
-function drive(w: World, id: string, progress: Partial<Pick<DriveInput, 'pulled' | 'hintsLeft'>> = {}): DriveStep {
-  return nextDriveStep({ self: id, me: w.node(id).me, view: w.view(), states: w.states(), isUp: w.isUp, pulled: progress.pulled ?? false, hintsLeft: progress.hintsLeft });
+function drive(w: World, id: string, progress: Partial<Pick<DriveInput, 'pulled' | 'hintsLeft' | 'repaired' | 'classes'>> = {}): DriveStep {
+  return nextDriveStep({
+    self: id,
+    me: w.node(id).me,
+    view: w.view(),
+    states: w.states(),
+    isUp: w.isUp,
+    pulled: progress.pulled ?? false,
+    hintsLeft: progress.hintsLeft,
+    classes: progress.classes ?? [N],
+    repaired: progress.repaired ?? new Set(),
+  });
+}
+
+/** The removal driven by `id` once pulled: its repair step, then every unit of it repaired. */
+function repairedAll(w: World, id: string): DriveStep {
+  const step = drive(w, id, { pulled: true });
+  if (step.kind !== 'repair') throw new Error(`not a repair step: ${JSON.stringify(step.kind)}`);
+  return drive(w, id, { pulled: true, repaired: new Set(step.units.map(removalUnitKey)) });
 }
 
 /** Start a decommission of `id` in `w` and let every member see it. */
@@ -178,16 +196,60 @@ describe('driving a decommission', () => {
 });
 
 describe('driving a removal', () => {
-  it('pulls once every live member sees it, then marks the node removed and clears removing in one update', () => {
+  it('pulls once every live member sees it, repairs, then marks the node removed and clears removing in one update', () => {
     const w = World.of(['a', 'b', 'c', 'd']);
     const move = removing(w, 'a', 'd');
     expect(drive(w, 'a')).toEqual({ kind: 'pull', movement: { kind: 'remove', node: 'd', driver: 'a' }, move });
-    const done = drive(w, 'a', { pulled: true });
+    const done = repairedAll(w, 'a');
     expect(done).toMatchObject({ kind: 'removed', peer: 'd', move, update: { persist: { removed: ['d'], removing: undefined, move: undefined }, gossip: { removed: 'd', removing: '' } } });
     if (done.kind === 'removed') w.apply('a', done.update);
     expect(w.view().removed.has('d')).toBe(true);
     expect(w.view().movements).toEqual([]);
     expect(drive(w, 'a')).toEqual({ kind: 'idle' });
+  });
+
+  it('repairs once pulled: every unit the dead node replicated or could stand in for, then those of its hinted targets; resumes with what was recorded', () => {
+    const w = World.of(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']);
+    const move = removing(w, 'a', 'e');
+    const first = drive(w, 'a', { pulled: true });
+    if (first.kind !== 'repair') throw new Error(`not a repair step: ${first.kind}`);
+    expect(first.move).toBe(move);
+    expect(first.total).toBe(first.units.length);
+    const target = w.view().target!;
+    for (const u of first.units) {
+      expect(u.replicas).toEqual(target.replicasForToken(u.end, N));
+      expect(u.replicas).not.toContain('e');
+    }
+    // Not yet pulled: no repair.
+    expect(drive(w, 'a', { pulled: false })).toMatchObject({ kind: 'pull' });
+    // The dead node's last gossiped hinted field adds its targets' units.
+    w.set('e', { hinted: 'b' });
+    const hinted = drive(w, 'a', { pulled: true });
+    if (hinted.kind !== 'repair') throw new Error('not a repair step');
+    const ofB = target.ranges(N).filter((r) => r.replicas.includes('b'));
+    expect(hinted.total).toBeGreaterThan(first.total);
+    for (const r of ofB) expect(hinted.units.some((u) => u.end === r.end)).toBe(true);
+    // Half recorded (as removal-repair.json keeps them): the rest is pending, of the same total.
+    const half = new Set(hinted.units.slice(0, Math.floor(hinted.units.length / 2)).map(removalUnitKey));
+    const rest = drive(w, 'a', { pulled: true, repaired: half });
+    expect(rest).toMatchObject({ kind: 'repair', move, total: hinted.total });
+    if (rest.kind === 'repair') expect(rest.units.map(removalUnitKey)).toEqual(hinted.units.slice(half.size).map(removalUnitKey));
+    // A restart of the driver pulls again (resumable), then goes on from what was recorded.
+    w.restart('a');
+    w.agree();
+    expect(drive(w, 'a', { repaired: half })).toMatchObject({ kind: 'pull', move });
+    expect(drive(w, 'a', { pulled: true, repaired: half })).toMatchObject({ kind: 'repair', units: rest.kind === 'repair' ? rest.units : [] });
+    const all = new Set(hinted.units.map(removalUnitKey));
+    expect(drive(w, 'a', { pulled: true, repaired: all })).toMatchObject({ kind: 'removed', peer: 'e', move });
+  });
+
+  it('repairs each N class in use', () => {
+    const w = World.of(['a', 'b', 'c', 'd', 'e']);
+    removing(w, 'a', 'e');
+    const step = drive(w, 'a', { pulled: true, classes: [1, N] });
+    if (step.kind !== 'repair') throw new Error('not a repair step');
+    expect(new Set(step.units.map((u) => u.n))).toEqual(new Set([1, N]));
+    expect(step.units.filter((u) => u.n === 1).every((u) => u.replicas.length === 1)).toBe(true);
   });
 
   it('done at once when its subject stopped being an owner meanwhile (another member removed it)', () => {
@@ -248,7 +310,7 @@ describe('a node killed in the middle resumes from node.json and the gossiped vi
     expect(drive(w, 'a')).toMatchObject({ kind: 'wait' });
     w.agree();
     expect(drive(w, 'a')).toMatchObject({ kind: 'pull', move });
-    const done = drive(w, 'a', { pulled: true });
+    const done = repairedAll(w, 'a');
     if (done.kind !== 'removed') throw new Error('not removed');
     w.node('a').me = { ...w.node('a').me, ...done.update.persist };
     w.restart('a');
@@ -263,7 +325,7 @@ describe('a node killed in the middle resumes from node.json and the gossiped vi
     const heirs = parseHeirs(w.node('d').me.heirs)!.get('d')!;
     const move = removing(w, 'a', 'd');
     expect(drive(w, 'a')).toMatchObject({ kind: 'pull', move });
-    const done = drive(w, 'a', { pulled: true });
+    const done = repairedAll(w, 'a');
     if (done.kind === 'removed') w.apply('a', done.update);
     // The leaver's own heirs entry wins (ring-view.ts): its tokens went where its leave streamed to.
     const ring = w.view().ring!;
@@ -275,7 +337,7 @@ describe('heirs bookkeeping', () => {
   it('once a leaver is gone, each heir takes its inherited tokens as its own, and the leaver\'s entry is dropped once held', () => {
     const w = World.of(['a', 'b', 'c', 'd']);
     removing(w, 'a', 'd');
-    const done = drive(w, 'a', { pulled: true });
+    const done = repairedAll(w, 'a');
     if (done.kind === 'removed') w.apply('a', done.update);
     expect(settleHeirs({ self: 'a', me: w.node('a').me, view: w.view(), states: w.states() })?.update.persist.heirs).toBeUndefined();
     for (const id of ['a', 'b', 'c']) {

@@ -29,6 +29,7 @@ async function serve(overrides: Partial<ControlDeps> = {}): Promise<Served> {
       decommission: async () => ({ move: 'leave:n2:1', message: 'n2 is leaving' }),
       transfers: () => ({ nodeId: 'n2', movements: ['join n2'], pulls: [], outgoing: [], drive: null, streamBytesPerSecond: 7 }),
       buckets: () => TABLE,
+      repairRange: async (r) => ({ leavesDiffering: r.replicas.length, keysExchanged: Number.parseInt(r.start, 16), bytes: r.n }),
       refuse: () => s.stopping,
       log: { info: (o: object) => s.asked.push(o as { peer: string; method: string }) },
       ...overrides,
@@ -73,6 +74,15 @@ describe('the Control service between nodes', () => {
       { peer: 'n1', method: 'admit' },
       { peer: 'n1', method: 'decommission' },
     ]);
+  });
+
+  it("repairs a removal's unit when asked, with the range, class and replicas the driver named, and logs who asked", async () => {
+    let asked: unknown;
+    const s = await serve({ repairRange: async (r) => ((asked = r), { leavesDiffering: 2, keysExchanged: 17, bytes: 900 }) });
+    const unit = { start: '00000000000000ff', end: '0000000000000fff', n: 3, classes: [1, 3], replicas: ['n2', 'n3', 'n4'] };
+    expect(await peers(s.address).repairRange('n2', unit, 60_000)).toEqual({ leavesDiffering: 2, keysExchanged: 17, bytes: 900 });
+    expect(asked).toEqual({ cluster: 'c1', from: 'n1', ...unit });
+    expect(s.asked).toEqual([{ peer: 'n1', method: 'repairRange' }]);
   });
 
   it('presents the admin token when the node has one, read at each call (a reload applies)', async () => {

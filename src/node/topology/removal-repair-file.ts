@@ -1,0 +1,54 @@
+/**
+ * The progress of the repair step of the removal this node drives (cluster/leave.ts's
+ * `repair`), in its data dir next to node.json (`removal-repair.json`): the move id and
+ * the keys of the units repaired or skipped under it, so that a restart resumes the step
+ * where it was. A file of another move is stale (that removal ended or was withdrawn): it
+ * counts as nothing done. Written atomically as node.json is (identity.ts's writeAtomically).
+ *
+ * Owns: the file and its format. Must not: decide what to repair or when the step ends.
+ */
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeAtomically } from '../identity.js';
+
+const FILE = 'removal-repair.json';
+
+export interface RemovalRepairProgress {
+  readonly move: string;
+  /** Units (removalUnitKey) repaired with every replica. */
+  readonly repaired: readonly string[];
+  /** Units skipped because a replica was down (left to background repair). */
+  readonly skipped: readonly string[];
+}
+
+/** Save `p`; undefined removes the file. */
+export async function saveRemovalRepair(dir: string, p: RemovalRepairProgress | undefined): Promise<void> {
+  if (p === undefined) {
+    await rm(join(dir, FILE), { force: true });
+    return;
+  }
+  await writeAtomically(dir, FILE, `${JSON.stringify(p)}\n`);
+}
+
+/** The progress saved in `dir` for `move`: none when there is no file or it is of another move; throws with what is wrong when it is damaged. */
+export async function loadRemovalRepair(dir: string, move: string): Promise<RemovalRepairProgress> {
+  const none = { move, repaired: [], skipped: [] };
+  const path = join(dir, FILE);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return none;
+    throw e;
+  }
+  let j: { move?: unknown; repaired?: unknown; skipped?: unknown };
+  try {
+    j = JSON.parse(text) as typeof j;
+  } catch {
+    j = {};
+  }
+  const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  if (j === null || typeof j !== 'object' || typeof j.move !== 'string' || !strings(j.repaired) || !strings(j.skipped))
+    throw new Error(`${path} is damaged: delete it (the removal's repair step then starts over, which is safe) and restart`);
+  return j.move === move ? { move, repaired: j.repaired, skipped: j.skipped } : none;
+}
