@@ -45,6 +45,8 @@ export class NodeMetrics {
   readonly #bucketRequests: Counter<'bucket' | 'operation' | 'code'>;
   readonly #knownBuckets: () => ReadonlyMap<string, number>;
   readonly gossipRounds: Counter;
+  /** Clock entries of every record the store writes (storage/store.ts onClockEntries). */
+  readonly clockEntries: Histogram;
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
@@ -66,6 +68,12 @@ export class NodeMetrics {
       name: 'ringkv_get_siblings',
       help: 'Values a successful get returned (more than 1: concurrent writes kept as siblings)',
       buckets: [1, 2, 3, 4, 8, 16, 32, 64],
+      registers,
+    });
+    this.clockEntries = new Histogram({
+      name: 'ringkv_clock_entries',
+      help: "Entries in the clock of each record this node's store wrote (writes, merges, prunes); pruning keeps it near N + 2 (docs/causality.md#bounded-clocks)",
+      buckets: [1, 2, 3, 4, 5, 6, 8, 12, 16, 32, 64],
       registers,
     });
     this.gossipRounds = new Counter({ name: 'ringkv_gossip_rounds_total', help: 'Gossip rounds this node started', registers });
