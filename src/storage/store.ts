@@ -149,6 +149,11 @@ function pruneStamp(at: number, record: Buffer): Buffer {
   return b;
 }
 
+/** True when every sibling of `b` is one of `a`'s (the same dot). */
+function holdsAll(a: Versions, b: Versions): boolean {
+  return b.siblings.every((s) => a.siblings.some((t) => t.actor === s.actor && t.counter === s.counter));
+}
+
 function stampTime(stamp: Buffer): number {
   return stamp.length === 16 ? stamp.readUInt32BE(0) * 0x100000000 + stamp.readUInt32BE(4) : 0;
 }
@@ -654,10 +659,11 @@ export class Store {
   #mergeInto(dk: Buffer, old: StoredRecord | undefined, incoming: Versions, ops: WriteOp[], stored: Buffer | undefined): MergeResult {
     const join = this.#join(userKeyOf(dk));
     // An lww key's incoming versions are joined even into nothing: a sender that kept siblings (a policy not yet known there) is resolved here.
-    // A copy that brings back only entries this node pruned is taken as it is here (versions.ts reprune). Not for an
-    // lww key: a sibling that lost by time is not in the causal past of the winner, so its entry is news.
+    // A copy that brings back only entries this node pruned is taken as it is here (versions.ts reprune). For an lww
+    // key only when the copy holds no sibling this node does not: one that lost by time is not in the causal past of
+    // the winner, so its entry is news that the replicas must agree on.
     const joined = old ? join(old.versions, incoming) : join === merge ? incoming : mergeLww(EMPTY_VERSIONS, incoming);
-    const merged = old && join === merge ? reprune(old.versions, joined, this.#ownActor(old.ownerEpoch)) : joined;
+    const merged = old && (join === merge || holdsAll(old.versions, incoming)) ? reprune(old.versions, joined, this.#ownActor(old.ownerEpoch)) : joined;
     if (old && sameVersions(merged, old.versions)) return { changed: false, versions: merged.siblings.length, record: stored! };
     const out = this.#persist(dk, old, merged, old?.ownerEpoch, ops);
     return { changed: true, versions: merged.siblings.length, record: out };

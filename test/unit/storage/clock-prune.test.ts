@@ -222,3 +222,22 @@ describe('hint age', () => {
   });
 });
 
+
+describe('clock pruning of last-writer-wins keys', () => {
+  it('a pruned lww key takes an unpruned copy of itself as it is; a copy holding another sibling is merged whole', async () => {
+    const c = clock();
+    const open = () => Store.open({ engine: new MemoryEngine(), now: c.now, tombstoneGraceMs: GRACE, policyOf: () => 'lww' });
+    const [a, b] = [await open(), await open()];
+    const writers = await fiveWriters(c.now, a);
+    await b.merge('k', (await a.getRecord('k'))!);
+    const unpruned = (await b.getRecord('k'))!;
+    c.advance(GRACE + 1);
+    expect((await a.pruneClocks()).pruned).toBe(1);
+    expect((await a.merge('k', unpruned)).changed).toBe(false);
+    c.advance(1);
+    const later = await writers[0]!.put('k', v('later'));
+    expect((await a.merge('k', later.record)).changed).toBe(true);
+    expect(texts((await a.get('k')).values)).toEqual(['later']);
+    for (const x of [a, b, ...writers]) await x.close();
+  });
+});
