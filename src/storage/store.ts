@@ -137,7 +137,7 @@ const persisted: ClockSpan = { start: 0, end: 0, format: 1 };
  * replica (N = 3 by default) is what a key written through several coordinators holds,
  * and indexing it would cost every such write an index entry for nothing to gain.
  */
-export const PRUNE_ABOVE_ENTRIES = 3;
+const PRUNE_ABOVE_ENTRIES = 3;
 
 /** A prune index entry's value: when the record last changed (u64 ms), and its length and checksum then (what shows it changed since by a path that does not index). */
 function pruneStamp(at: number, record: Buffer): Buffer {
