@@ -116,6 +116,7 @@ export class NodeMetrics {
     fromCounters('ringkv_speculative_writes_total', 'Writes sent to a fallback with a hint because a replica did not answer within its p99 and W was not met', 'speculativeWrites');
     fromCounters('ringkv_duplicate_writes_total', 'Writes this node\'s store took for a repeat of one it had applied (same request id): not applied again', 'duplicateWrites');
     fromCounters('ringkv_hints_delivered_total', 'Hints delivered to their replica', 'hintsDelivered');
+    fromCounters('ringkv_hints_expired_total', 'Hints dropped rather than delivered because they were older than --clock-prune-grace-ms', 'hintsExpired');
     fromCounters('ringkv_hint_delivery_failures_total', 'Hint deliveries that failed (retried later)', 'hintDeliveryFailures');
     fromCounters('ringkv_writes_missed_past_hint_window_total', 'Replica writes dropped because the replica was down longer than the hint window (left to repair)', 'missedPastHintWindow');
     fromCounters('ringkv_requests_unavailable_total', 'Client requests refused for too few replicas up', 'unavailable');
