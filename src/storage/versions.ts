@@ -5,8 +5,9 @@
  * (DVVSet); docs/causality.md explains the choice and why the laws hold.
  *
  * Owns: the pure algebra — a local write (`update`), the join of two replicas'
- * versions (`merge`), reads (`liveValues`). Must not: do I/O, read clocks or pick
- * actors; the store decides which actor issues a dot.
+ * versions (`merge`), reads (`liveValues`), and what clock pruning may drop (`prune`,
+ * `reprune`, below). Must not: do I/O, read clocks or pick actors; the store decides
+ * which actor issues a dot, and when a key's history is stable enough to prune.
  *
  * Invariant (checked by the codec): every sibling's dot is covered by the clock.
  * A dot names exactly one value: it is issued once, by the one replica that owns its
