@@ -79,7 +79,9 @@ export async function runClockSim(o: ClockSimOptions): Promise<ClockSimReport> {
   const keyOfToken = new Map(keys.map((k) => [tokenOf(k), k]));
   const nodes = new Map<string, Node>();
   let serial = 0;
-  const open = (engine: MemoryEngine) => Store.open({ engine, now, tombstoneGraceMs: GRACE, clockPruneGraceMs: GRACE });
+  // Store ids from the seed too: actors' byte order decides sibling order, so a run replays exactly.
+  const randomBytes = (n: number): Buffer => Buffer.from(Array.from({ length: n }, () => Math.floor(rnd() * 256)));
+  const open = (engine: MemoryEngine) => Store.open({ engine, now, randomBytes, tombstoneGraceMs: GRACE, clockPruneGraceMs: GRACE });
   const addNode = async (): Promise<Node> => {
     const engine = new MemoryEngine();
     const node = { id: `n${serial++}`, engine, store: await open(engine) };

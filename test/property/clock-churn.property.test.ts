@@ -9,7 +9,7 @@
  * (c) no dot issued twice. Fixed seeds: a failure replays.
  *
  * Checked by hand when written: with the prune pass's gate removed (no grace, no repair
- * confirmation) the second test fails, a superseded write coming back (seed 2).
+ * confirmation) the second test fails, superseded writes coming back (seed 1).
  */
 import { describe, expect, it } from 'vitest';
 import { runClockSim, summary } from '../../testkit/clock-sim.js';
