@@ -1,6 +1,7 @@
 /**
  * A node's periodic chores that are not membership or replication: dropping tombstones
- * past their grace period once a repair confirmed every replica holds them, reclaiming
+ * past their grace period once a repair confirmed every replica holds them, pruning the
+ * clocks of keys whose history is as stable (docs/causality.md#bounded-clocks), reclaiming
  * expired values from the store's expiry index, and warning about peers configured with
  * another N.
  *
@@ -39,8 +40,8 @@ export interface HousekeepingDeps {
 
 export class Housekeeping {
   readonly #warned = new Set<string>();
-  #purging = false;
-  #reclaiming = false;
+  /** The passes running now, by their failure message (one of each kind at a time). */
+  readonly #running = new Set<string>();
 
   constructor(private readonly deps: HousekeepingDeps) {}
 
@@ -61,30 +62,40 @@ export class Housekeeping {
   }
 
   /** Reclaim what has expired (store.reclaimExpired: the expiry index, oldest first, no scan of live data). */
-  async reclaimExpired(): Promise<void> {
-    if (this.#reclaiming || this.deps.closing()) return;
-    this.#reclaiming = true;
-    try {
+  reclaimExpired(): Promise<void> {
+    return this.#pass('reclaiming expired values failed; retrying shortly', async () => {
       const { dropped, rewritten } = await this.deps.store.reclaimExpired();
       if (dropped + rewritten > 0) this.deps.log.debug({ component: 'storage', dropped, rewritten }, 'expired values reclaimed');
-    } catch (e) {
-      if (!this.deps.closing()) this.deps.log.warn({ component: 'storage', err: e }, 'reclaiming expired values failed; retrying shortly');
-    } finally {
-      this.#reclaiming = false;
-    }
+    });
   }
 
-  async purgeTombstones(): Promise<void> {
-    if (this.#purging || this.deps.closing()) return;
-    this.#purging = true;
-    try {
+  purgeTombstones(): Promise<void> {
+    return this.#pass('tombstone purge failed; retrying next hour', async () => {
       const { purged, unconfirmed } = await this.deps.store.purgeTombstones({}, (t) => this.deps.confirmedBefore(t));
       if (purged > 0 || unconfirmed > 0)
         this.deps.log.info({ component: 'storage', purged, unconfirmed }, unconfirmed > 0 ? 'tombstones purged; some past their grace period wait for a repair of their range (ringkv repair)' : 'tombstones past their grace period, confirmed on every replica by a repair, purged');
+    });
+  }
+
+  /** Prune stable clocks (store.pruneClocks: its prune index, not the data), under the tombstone purge's repair gate. */
+  pruneClocks(): Promise<void> {
+    return this.#pass('clock prune failed; retrying next hour', async () => {
+      const { pruned, unconfirmed } = await this.deps.store.pruneClocks({}, (t) => this.deps.confirmedBefore(t));
+      if (pruned > 0 || unconfirmed > 0)
+        this.deps.log.info({ component: 'storage', pruned, unconfirmed }, unconfirmed > 0 ? 'clocks pruned; some stable past their grace period wait for a repair of their range (ringkv repair)' : 'clocks of keys stable past their grace period, confirmed by a repair, pruned');
+    });
+  }
+
+  /** Run one store pass of a kind unless one of that kind is running or the node is closing; a failure is logged (`failed`), not thrown. */
+  async #pass(failed: string, run: () => Promise<void>): Promise<void> {
+    if (this.#running.has(failed) || this.deps.closing()) return;
+    this.#running.add(failed);
+    try {
+      await run();
     } catch (e) {
-      if (!this.deps.closing()) this.deps.log.warn({ component: 'storage', err: e }, 'tombstone purge failed; retrying next hour');
+      if (!this.deps.closing()) this.deps.log.warn({ component: 'storage', err: e }, failed);
     } finally {
-      this.#purging = false;
+      this.#running.delete(failed);
     }
   }
 }

@@ -227,6 +227,7 @@ export class RingkvNode {
         return ring?.preferenceList(key, Math.min(n, ring.size)).find((x) => x !== id && x !== target && gossiper.isUp(x));
       });
     this.metrics = new NodeMetrics(this.#metricSources());
+    store.onClockEntries = (entries) => this.metrics.clockEntries.observe(entries);
     this.#topology.subscribe(() => this.#ringChanges++);
     // A unit this node replicates it repairs itself; another it asks its first replica to repair (Control RepairRange).
     const repairUnit = async (u: RemovalUnit): Promise<unknown> => {
@@ -341,6 +342,7 @@ export class RingkvNode {
       path: join(config.dataDir, 'data'),
       durability: config.durability,
       tombstoneGraceMs: config.tombstoneGraceMs,
+      ...(config.clockPruneGraceMs !== undefined ? { clockPruneGraceMs: config.clockPruneGraceMs } : {}),
       now: clock.now,
       logger: nodeLog.child({ component: 'storage' }),
       // A key's sibling policy is its bucket's, as this node's table has it now.
@@ -533,6 +535,7 @@ export class RingkvNode {
     }
     // Hourly, or a tenth of a shorter grace period.
     this.#timers.push(setInterval(() => void this.#housekeeping.purgeTombstones(), Math.min(PURGE_EVERY_MS, Math.max(1000, this.config.tombstoneGraceMs / 10))));
+    this.#timers.push(setInterval(() => void this.#housekeeping.pruneClocks(), Math.min(PURGE_EVERY_MS, Math.max(1000, this.store.settings.clockPruneGraceMs / 10))));
     this.#timers.push(setInterval(() => void this.#housekeeping.reclaimExpired(), RECLAIM_EVERY_MS));
     if (this.config.repairIntervalMs > 0) {
       const quiet = (): boolean => this.#topology.current.movements.length === 0 && this.#identity.status === 'normal';

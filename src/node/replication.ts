@@ -168,6 +168,7 @@ export class Replication {
       inFlight: this.coordinator.inFlight,
       replicaInFlight: this.#server?.inFlight ?? 0,
       hintsHeld: this.deps.store.hints.stats().count,
+      hintsExpired: this.deps.store.hints.stats().expired,
       duplicateWrites: this.deps.store.writeStats.duplicates,
       hintsDelivered: this.hintDelivery.delivered,
       hintDeliveryFailures: this.hintDelivery.failed,

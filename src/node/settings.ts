@@ -228,6 +228,15 @@ export const SETTINGS = {
     help: 'a deleted key keeps its tombstone at least this long, and until a repair confirmed it on every replica',
   }),
   /**
+   * Bounded clocks (docs/causality.md#bounded-clocks): a key's clock is pruned once its
+   * history has not changed for this long and a repair confirmed it on every replica
+   * since; hints older than this are dropped, not delivered. Unset: the tombstone grace.
+   */
+  clockPruneGraceMs: setting({
+    accepts: whole(0, 365 * DAY_MS), default: undefined, arg: 'ms', unset: 'the tombstone grace (`--tombstone-grace-ms`)',
+    help: 'prune a key\'s clock once unchanged this long and confirmed by a repair; hints older than this are dropped',
+  }),
+  /**
    * Background anti-entropy: each range a node is the first replica of is repaired once
    * per this many ms (repair/runs.ts); 0 turns it off (ringkv repair only).
    */

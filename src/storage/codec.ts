@@ -517,6 +517,8 @@ export interface RecordSkim {
   /** The versions section: [versionsStart, versionsEnd) of the record's bytes. */
   versionsStart: number;
   versionsEnd: number;
+  /** Entries of the clock. */
+  actors: number;
   siblings: number;
   retired: number;
   /** versions.ts `isDeleted`: tombstones only (or a clock alone). */
@@ -662,6 +664,7 @@ export function skimRecord(buf: Buffer, out: RecordSkim): boolean {
   out.format = format;
   out.versionsStart = versionsStart;
   out.versionsEnd = end;
+  out.actors = actors;
   out.siblings = n;
   out.retired = retired;
   out.deleted = (n > 0 || actors > 0) && values === 0;

@@ -8,8 +8,17 @@
  * never grows without bound; hint storms are a known failure of hinted handoff), listing per target in token order,
  * and deleting once delivered — only if the hint is unchanged since it was read, so a
  * hint that grew during delivery is kept. Must not: deliver anything (handoff does).
+ *
+ * A hint has an age: the time it was first stored, kept in its record's deleted-at field
+ * (this node's bookkeeping, which a receiver ignores; a hint is never a tombstone of this
+ * store). A hint older than `clockPruneGraceMs` is dropped, not delivered, and a write
+ * hinted for a key whose hint is past it replaces the old hint: a hint is the one copy
+ * that can arrive after the rest of the cluster moved on, and past the grace period a key
+ * may have had its tombstone purged or its clock pruned, so the stale versions would come
+ * back (Cassandra's hint TTL defaults to gc_grace for the same reason). Hints stored by an
+ * earlier release have no time: they are aged from when this store opened.
  */
-import { DecodeError, decodeRecord, encodeRecord } from './codec.js';
+import { DecodeError, decodeRecord, encodeRecord, tryDecode } from './codec.js';
 import type { Engine, WriteOp } from './engine.js';
 import { KvError, showKey } from './kv-errors.js';
 import type { KeyLocks } from './key-lock.js';
@@ -30,6 +39,8 @@ export interface Hint {
 
 export interface HintStats {
   readonly count: number;
+  /** Hints dropped since the store opened because they were older than the grace period. */
+  readonly expired: number;
   readonly bytes: number;
   readonly maxCount: number;
   readonly maxBytes: number;
@@ -47,6 +58,9 @@ interface Deps {
 
 export class HintStore {
   #count = 0;
+  #expired = 0;
+  /** When the store opened: the age of a hint an earlier release stored (it has no time). */
+  #openedAt = 0;
   #bytes = 0;
   readonly #perTarget = new Map<string, { count: number; bytes: number }>();
 
@@ -57,6 +71,7 @@ export class HintStore {
 
   /** Count what is stored (once, at open). */
   async load(): Promise<void> {
+    this.#openedAt = this.deps.now();
     for await (const batch of batches(this.deps.engine, [hintSpan()], { batchCount: 1000 })) {
       for (const [k, v] of batch) this.#account(parseHintKey(k).target, 1, k.length + v.length);
     }
@@ -89,18 +104,20 @@ export class HintStore {
       const hk = hintKey(target, hi, lo, key);
       await this.deps.locks.with(hk.toString('latin1'), async () => {
         const old = await this.deps.engine.get(hk);
-        let value: Buffer;
-        if (old === undefined) value = encodeRecord({ versions: incoming.versions, ownerEpoch: undefined, deletedAt: undefined });
-        else {
-          // A hint we wrote ourselves: if it no longer decodes, the newer versions replace it.
-          let versions = incoming.versions;
+        const now = this.deps.now();
+        // A hint we wrote ourselves: if it no longer decodes, or is past the grace period, the newer versions replace it.
+        let versions = incoming.versions, since = now;
+        if (old !== undefined) {
           try {
-            versions = merge(decodeRecord(old).versions, incoming.versions);
-          } catch {
-            /* corrupt old hint: keep the incoming versions */
+            const held = decodeRecord(old);
+            const at = this.#timeOf(held.deletedAt);
+            if (!this.#tooOld(at, now)) (versions = merge(held.versions, incoming.versions)), (since = at);
+          } catch (e) {
+            if (!(e instanceof DecodeError)) throw e;
           }
-          value = encodeRecord({ versions, ownerEpoch: undefined, deletedAt: undefined });
         }
+        // The hint keeps the time of its oldest part: that is what may be stale.
+        const value = encodeRecord({ versions, ownerEpoch: undefined, deletedAt: since });
         if (value.length > this.deps.settings.maxRecordBytes)
           throw new KvError('KV_RECORD_TOO_LARGE', `the hint for key ${showKey(key)} would hold ${value.length} bytes, over the limit of ${this.deps.settings.maxRecordBytes}`);
         const addCount = old === undefined ? 1 : 0;
@@ -133,10 +150,20 @@ export class HintStore {
     });
   }
 
+  /** A hint's time, from its record's deleted-at field; an earlier release's hint (none) is aged from the open. */
+  #timeOf(at: number | undefined): number {
+    return at ?? this.#openedAt;
+  }
+
+  #tooOld(at: number, now: number): boolean {
+    return now - at > this.deps.settings.clockPruneGraceMs;
+  }
+
   /**
    * The hints held for `target`, in token order, in batches. A hint whose versions have
    * all expired and may be dropped (ranges.ts `reclaimable`) is removed here instead of
-   * listed: delivering it would only have the target reclaim it.
+   * listed: delivering it would only have the target reclaim it. So is a hint older than
+   * the grace period (see above): delivering it could resurrect what the cluster forgot.
    */
   async *list(target: string, limits: BatchLimits = {}): AsyncGenerator<Hint[]> {
     for await (const batch of batches(this.deps.engine, [hintSpan(target)], limits)) {
@@ -145,7 +172,9 @@ export class HintStore {
       for (const [k, v] of batch) {
         const key = parseHintKey(k).key;
         if (reclaimable(v, now)) await this.remove(target, key, v);
-        else hints.push({ key, record: v });
+        else if (this.#tooOld(this.#timeOf(tryDecode(decodeRecord, v)?.deletedAt), now)) {
+          if (await this.remove(target, key, v)) this.#expired++;
+        } else hints.push({ key, record: v });
       }
       if (hints.length > 0) yield hints;
     }
@@ -178,6 +207,6 @@ export class HintStore {
   }
 
   stats(): HintStats {
-    return { count: this.#count, bytes: this.#bytes, maxCount: this.deps.settings.hintMaxCount, maxBytes: this.deps.settings.hintMaxBytes };
+    return { count: this.#count, expired: this.#expired, bytes: this.#bytes, maxCount: this.deps.settings.hintMaxCount, maxBytes: this.deps.settings.hintMaxBytes };
   }
 }

@@ -4,6 +4,7 @@
  *   'h' len(1) target token(8) user-key          a hint: versions owed to node `target`
  *   't' deleted-at(8) token(8) user-key          tombstone index, oldest first, for purging
  *   'x' expires-at(8) token(8) user-key          expiry index: each record's earliest expiry, for reclaiming
+ *   'p' token(8) user-key                        clock prune index: a record whose clock may be pruned, with when it last changed
  *   'q' token(8) user-key                        a record that failed its checksum, set aside
  *   'm' name                                     node metadata (store id, epoch lease)
  * so that one iterator reads one token range, and hints, metadata and indexes never mix
@@ -16,7 +17,7 @@ import { bucketOf, keyOverhead } from '../buckets/index.js';
 import { hashInto, MAX_TOKEN } from '../ring/index.js';
 import { KvError } from './kv-errors.js';
 
-export const DATA = 0x64, HINT = 0x68, META = 0x6d, QUARANTINE = 0x71, TOMBSTONE = 0x74, EXPIRY = 0x78;
+export const DATA = 0x64, HINT = 0x68, META = 0x6d, PRUNE = 0x70, QUARANTINE = 0x71, TOMBSTONE = 0x74, EXPIRY = 0x78;
 const TOKEN_BYTES = 8;
 
 /** A user key: bytes, or a string (its UTF-8 bytes, as the ring hashes it). */
@@ -208,4 +209,19 @@ export function dataSpans(range: TokenRange): Span[] {
   const spans = start === MAX_TOKEN ? [] : [span(start, MAX_TOKEN)];
   spans.push(span(null, end));
   return spans;
+}
+
+/** The clock prune index entry of a data key: its token and user key, in token order, one per record. */
+export function pruneKey(dk: Uint8Array): Buffer {
+  const buf = Buffer.from(dk);
+  buf[0] = PRUNE;
+  return buf;
+}
+/** Every clock prune index entry. */
+export const PRUNES: Span = { gte: Buffer.from([PRUNE]), lt: Buffer.from([PRUNE + 1]) };
+/** The data key named by a clock prune index entry. */
+export function dataKeyOfPrune(pk: Uint8Array): Buffer {
+  const buf = Buffer.from(pk);
+  buf[0] = DATA;
+  return buf;
 }

@@ -44,6 +44,13 @@ export interface StoreSettings {
   readonly maxRecordBytes: number;
   /** How long a tombstone is kept after the key was deleted here, ms. */
   readonly tombstoneGraceMs: number;
+  /**
+   * How long a key's history must stay unchanged here (and be confirmed by repair since)
+   * before its clock is pruned, ms; also the age past which a hint is dropped rather than
+   * delivered, since a hint is the one stale copy that could bring back what a prune
+   * forgot (docs/causality.md#bounded-clocks). Default: the tombstone grace.
+   */
+  readonly clockPruneGraceMs: number;
   readonly hintMaxBytes: number;
   readonly hintMaxCount: number;
 }
@@ -62,6 +69,7 @@ export function settings(o: {
   limits?: StoreLimits | undefined;
   hints?: HintLimits | undefined;
   tombstoneGraceMs?: number | undefined;
+  clockPruneGraceMs?: number | undefined;
 }): StoreSettings {
   const durability = o.durability ?? 'default';
   if (durability !== 'default' && durability !== 'sync')
@@ -72,6 +80,7 @@ export function settings(o: {
   const maxRecordBytes = int('limits.maxRecordBytes', l.maxRecordBytes, Math.max(8 << 20, maxValueBytes + 64 * 1024), 64);
   if (maxRecordBytes < maxValueBytes + 1024)
     throw new KvError('KV_BAD_OPTION', `limits.maxRecordBytes (${maxRecordBytes}) must exceed limits.maxValueBytes (${maxValueBytes}) by at least 1 KiB: one value and its versions must fit`);
+  const tombstoneGraceMs = int('tombstoneGraceMs', o.tombstoneGraceMs, DEFAULT_TOMBSTONE_GRACE_MS, 0);
   return {
     durability,
     maxKeyBytes: int('limits.maxKeyBytes', l.maxKeyBytes, 4096, 1),
@@ -79,7 +88,8 @@ export function settings(o: {
     maxSiblings,
     warnSiblings: int('limits.warnSiblings', l.warnSiblings, Math.min(25, maxSiblings), 1),
     maxRecordBytes,
-    tombstoneGraceMs: int('tombstoneGraceMs', o.tombstoneGraceMs, DEFAULT_TOMBSTONE_GRACE_MS, 0),
+    tombstoneGraceMs,
+    clockPruneGraceMs: int('clockPruneGraceMs', o.clockPruneGraceMs, tombstoneGraceMs, 0),
     hintMaxBytes: int('hints.maxBytes', o.hints?.maxBytes, 64 << 20, 1),
     hintMaxCount: int('hints.maxCount', o.hints?.maxCount, 1_000_000, 1),
   };

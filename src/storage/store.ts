@@ -5,9 +5,10 @@
  *
  * Owns: validation and limits, per-key serialisation of read-merge-write, choosing the
  * actor that issues a dot, tombstone bookkeeping and purging, the expiry index and the
- * reclamation of expired siblings, a key's sibling policy (as `policyOf` says), durability (group commit),
- * token-range scans, counts, hashes and deletes, batched merges (and streaming's copy of
- * records of keys new here, `ingest`). Must not: network anything or decide ownership
+ * reclamation of expired siblings, the clock prune index and the pruning of stable clocks,
+ * a key's sibling policy (as `policyOf` says), durability (group commit), token-range
+ * scans, counts, hashes and deletes, batched merges (and streaming's copy of records of
+ * keys new here, `ingest`). Must not: network anything or decide ownership
  * (docs/architecture.md).
  *
  * Dots are issued by actors.ts, which guarantees that none is ever issued twice.
@@ -24,7 +25,7 @@ import { KvError, showKey } from './kv-errors.js';
 import { HintStore } from './hints.js';
 import { Ranges } from './ranges.js';
 import { KeyFilter } from './key-filter.js';
-import { ALL_DATA, DATA, dataKey, dataKeyOfExpiry, dataKeyOfTombstone, expiriesBy, expiryKey, metaKey, quarantineKey, tokenHalves, tokenOfDataKey, tombstoneKey, tombstoneTime, tombstonesBefore, userKey, userKeyOf } from './keys.js';
+import { ALL_DATA, DATA, PRUNES, dataKey, dataKeyOfExpiry, dataKeyOfPrune, dataKeyOfTombstone, expiriesBy, expiryKey, metaKey, pruneKey, quarantineKey, tokenHalves, tokenOfDataKey, tombstoneKey, tombstoneTime, tombstonesBefore, userKey, userKeyOf } from './keys.js';
 import type { Key } from './keys.js';
 import { KeyLocks } from './key-lock.js';
 import { LevelEngine } from './level-engine.js';
@@ -32,8 +33,8 @@ import { settings } from './store-options.js';
 import type { Durability, HintLimits, Logger, StoreLimits, StoreSettings } from './store-options.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
-import { EMPTY_VERSIONS, WRITE_ID_BYTES, isDeleted, isDuplicate, merge, mergeLww, nextExpiry, sameVersions, update, updateLww, withoutExpired } from './versions.js';
-import type { Versions, WriteId } from './versions.js';
+import { EMPTY_VERSIONS, WRITE_ID_BYTES, isDeleted, isDuplicate, merge, mergeLww, nextExpiry, prunable, prune, reprune, sameVersions, update, updateLww, withoutExpired } from './versions.js';
+import type { Actor, Versions, WriteId } from './versions.js';
 import { WriteQueue } from './write-queue.js';
 import { ReadBatcher } from './read-batcher.js';
 
@@ -51,6 +52,8 @@ export interface StoreOptions {
   readonly hints?: HintLimits;
   /** Keep tombstones this long after the key was deleted here, ms (default 10 days). */
   readonly tombstoneGraceMs?: number;
+  /** Prune a key's clock once its history has been stable this long, ms; hints older than this are dropped (default: tombstoneGraceMs). */
+  readonly clockPruneGraceMs?: number;
   /** Wall clock in ms (injected for tests). */
   readonly now?: () => number;
   /** Source of the store id (injected for tests). */
@@ -131,7 +134,7 @@ const EMPTY = Buffer.alloc(0);
 /** Where the clock of the record #persist last encoded lies (a put's context is it). */
 const persisted: ClockSpan = { start: 0, end: 0, format: 1 };
 /** The skim of the record Store.ingest is copying (codec.ts skimRecord reuses one). */
-const skim: RecordSkim = { format: 0, versionsStart: 0, versionsEnd: 0, siblings: 0, retired: 0, deleted: false, nextExpiry: undefined };
+const skim: RecordSkim = { format: 0, versionsStart: 0, versionsEnd: 0, actors: 0, siblings: 0, retired: 0, deleted: false, nextExpiry: undefined };
 
 /** One key of a merged batch: its first record, and any more the batch gave for it. */
 interface BatchItem {
@@ -145,6 +148,36 @@ interface BatchItem {
   more: { readonly record: Buffer; readonly at: number }[] | undefined;
   /** The key's record before the batch (read under its lock), undefined when absent: what a tree delta subtracts. */
   stored: Buffer | undefined;
+}
+
+/**
+ * A record's clock goes into the prune index only past this many entries: one entry per
+ * replica (N = 3 by default) is what a key written through several coordinators holds,
+ * and indexing it would cost every such write an index entry for nothing to gain.
+ */
+const PRUNE_ABOVE_ENTRIES = 3;
+
+/** A prune index entry's value: when the record last changed (u64 ms), and its length and checksum then (what shows it changed since by a path that does not index). */
+function pruneStamp(at: number, record: Buffer): Buffer {
+  const b = Buffer.allocUnsafe(16);
+  b.writeUInt32BE(Math.floor(at / 0x100000000), 0);
+  b.writeUInt32BE(at >>> 0, 4);
+  b.writeUInt32BE(record.length >>> 0, 8);
+  record.copy(b, 12, record.length - 4); // the record's CRC-32 (codec.ts)
+  return b;
+}
+
+/** True when every sibling of `b` is one of `a`'s (the same dot). */
+function holdsAll(a: Versions, b: Versions): boolean {
+  return b.siblings.every((s) => a.siblings.some((t) => t.actor === s.actor && t.counter === s.counter));
+}
+
+function stampTime(stamp: Buffer): number {
+  return stamp.length === 16 ? stamp.readUInt32BE(0) * 0x100000000 + stamp.readUInt32BE(4) : 0;
+}
+
+function stampMatches(stamp: Buffer, record: Buffer): boolean {
+  return stamp.length === 16 && stamp.readUInt32BE(8) === record.length >>> 0 && stamp.compare(record, record.length - 4, record.length, 12, 16) === 0;
 }
 
 export class Store {
@@ -172,6 +205,9 @@ export class Store {
   #idle: (() => void) | undefined;
   /** Writes whose request id showed they were applied before. */
   #duplicates = 0;
+
+  /** Told the clock entries of every record written (the node's `ringkv_clock_entries` histogram). */
+  onClockEntries: ((entries: number) => void) | undefined;
 
   private constructor(engine: Engine, s: StoreSettings, actors: Actors, options: StoreOptions) {
     this.#engine = engine;
@@ -423,7 +459,24 @@ export class Store {
     const record = encodeRecord({ versions, ownerEpoch, deletedAt }, clockAt);
     this.#checkRecordSize(dk, record.length);
     ops.push({ type: 'put', key: dk, value: record });
+    // The prune index: a record whose clock may be pruned has an entry saying when it last changed.
+    if (this.#prunableClock(versions, ownerEpoch)) ops.push({ type: 'put', key: pruneKey(dk), value: pruneStamp(this.#now(), record) });
+    else if (old !== undefined && this.#prunableClock(old.versions, old.ownerEpoch)) ops.push({ type: 'del', key: pruneKey(dk) });
+    this.onClockEntries?.(versions.clock.size);
     return record;
+  }
+
+  /** This node's actor for a key whose record has this owner epoch (none: a key only merged here). */
+  #ownActor(ownerEpoch: number | undefined): Actor | undefined {
+    return ownerEpoch === undefined ? undefined : this.#actors.actor(ownerEpoch);
+  }
+
+  /**
+   * True when a record's clock has entries `prune` could drop, and enough of them to be
+   * worth indexing. A deleted key is left to the tombstone purge, which drops it whole.
+   */
+  #prunableClock(v: Versions, ownerEpoch: number | undefined): boolean {
+    return v.clock.size > PRUNE_ABOVE_ENTRIES && !isDeleted(v) && prunable(v, this.#ownActor(ownerEpoch)).length > 0;
   }
 
   /**
@@ -659,10 +712,11 @@ export class Store {
    * nothing (no owner epoch; deleted-at now when tombstones only). False when the record
    * must be decoded instead: the skim did not accept it, or the key is last-writer-wins
    * and joining its versions into nothing could change them (more than one sibling, or
-   * retired ids that versions.ts joinRetired would trim).
+   * retired ids that versions.ts joinRetired would trim), or its clock is long enough
+   * that the prune index may need an entry for it (#persist decides).
    */
   #copy(it: BatchItem, now: number, ops: WriteOp[]): boolean {
-    if (!skimRecord(it.record, skim)) return false;
+    if (!skimRecord(it.record, skim) || skim.actors > PRUNE_ABOVE_ENTRIES) return false;
     if ((skim.siblings > 1 || skim.retired > 1) && this.#policyOf?.(it.k) === 'lww') return false;
     this.#checkSiblings(it.dk, skim.siblings);
     const deletedAt = skim.deleted ? now : undefined;
@@ -708,7 +762,11 @@ export class Store {
   #mergeInto(dk: Buffer, old: StoredRecord | undefined, incoming: Versions, ops: WriteOp[], stored: Buffer | undefined): MergeResult {
     const join = this.#join(userKeyOf(dk));
     // An lww key's incoming versions are joined even into nothing: a sender that kept siblings (a policy not yet known there) is resolved here.
-    const merged = old ? join(old.versions, incoming) : join === merge ? incoming : mergeLww(EMPTY_VERSIONS, incoming);
+    // A copy that brings back only entries this node pruned is taken as it is here (versions.ts reprune). For an lww
+    // key only when the copy holds no sibling this node does not: one that lost by time is not in the causal past of
+    // the winner, so its entry is news that the replicas must agree on.
+    const joined = old ? join(old.versions, incoming) : join === merge ? incoming : mergeLww(EMPTY_VERSIONS, incoming);
+    const merged = old && (join === merge || holdsAll(old.versions, incoming)) ? reprune(old.versions, joined, this.#ownActor(old.ownerEpoch)) : joined;
     if (old && sameVersions(merged, old.versions)) return { changed: false, versions: merged.siblings.length, record: stored! };
     const out = this.#persist(dk, old, merged, old?.ownerEpoch, ops);
     return { changed: true, versions: merged.siblings.length, record: out };
@@ -793,6 +851,63 @@ export class Store {
       }
     }
     return { purged, unconfirmed };
+  }
+
+  /**
+   * Prune the clocks of keys whose history is stable (docs/causality.md#bounded-clocks):
+   * unchanged here for `clockPruneGraceMs` and, with `confirmedBefore` (as for the
+   * tombstone purge), confirmed by a repair on every replica since. Reads the prune
+   * index (one entry per record whose clock has entries to drop), not the data; a record
+   * changed since its entry was written by a path that does not index it gets a new
+   * entry. Each batch that prunes first moves new keys to a fresh epoch, so that a pruned
+   * record may drop this node's own old actor too (its next write takes the fresh one):
+   * then every replica prunes a converged key to the same bytes, and repair sees no
+   * difference. Returns what it did: pruned, still unconfirmed, and stale entries.
+   */
+  async pruneClocks(limits: BatchLimits = {}, confirmedBefore?: (token: bigint) => number): Promise<{ pruned: number; unconfirmed: number; stale: number }> {
+    if (!this.#open) throw new KvError('KV_CLOSED', 'the store is closed; open it again to use it');
+    let pruned = 0, unconfirmed = 0, stale = 0;
+    const now = this.#now();
+    const stableBefore = now - this.settings.clockPruneGraceMs;
+    for await (const batch of batches(this.#engine, [PRUNES], { batchCount: 256, ...limits })) {
+      const due: Array<[Buffer, Buffer]> = [];
+      for (const [pk, stamp] of batch) {
+        const at = stampTime(stamp);
+        if (at >= stableBefore) continue;
+        // Past the grace, but no repair has yet confirmed every replica holds what this one did since: wait.
+        if (confirmedBefore !== undefined && at >= confirmedBefore(tokenOfDataKey(dataKeyOfPrune(pk)))) unconfirmed++;
+        else due.push([pk, stamp]);
+      }
+      if (due.length === 0) continue;
+      await this.#guard(async () => {
+        await this.#actors.retire();
+        const current = this.#actors.epochFor(undefined);
+        await Promise.all(
+          due.map(([pk, stamp]) => {
+            const dk = dataKeyOfPrune(pk);
+            return this.#change(dk, dk.readUInt32BE(1), dk.readUInt32BE(5), (old, ops, stored) => {
+              if (old === undefined || stored === undefined || !this.#prunableClock(old.versions, old.ownerEpoch)) {
+                ops.push({ type: 'del', key: pk }); // gone, or nothing to prune any more
+                return void stale++;
+              }
+              if (!stampMatches(stamp, stored)) {
+                ops.push({ type: 'put', key: pk, value: pruneStamp(this.#now(), stored) }); // changed since, unindexed: stable from now
+                return void stale++;
+              }
+              // The own actor stays only if new writes still use it (the record was written since the retire above).
+              const owner = old.ownerEpoch === current ? current : undefined;
+              const after = prune(old.versions, this.#ownActor(owner));
+              if (after === old.versions) ops.push({ type: 'del', key: pk });
+              else {
+                this.#persist(dk, old, after, owner, ops);
+                pruned++;
+              }
+            });
+          }),
+        );
+      });
+    }
+    return { pruned, unconfirmed, stale };
   }
 
   /** The key filter's state (key-filter.ts), and a promise that it has finished building. */

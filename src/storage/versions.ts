@@ -5,8 +5,9 @@
  * (DVVSet); docs/causality.md explains the choice and why the laws hold.
  *
  * Owns: the pure algebra — a local write (`update`), the join of two replicas'
- * versions (`merge`), reads (`liveValues`). Must not: do I/O, read clocks or pick
- * actors; the store decides which actor issues a dot.
+ * versions (`merge`), reads (`liveValues`), and what clock pruning may drop (`prune`,
+ * `reprune`, below). Must not: do I/O, read clocks or pick actors; the store decides
+ * which actor issues a dot, and when a key's history is stable enough to prune.
  *
  * Invariant (checked by the codec): every sibling's dot is covered by the clock.
  * A dot names exactly one value: it is issued once, by the one replica that owns its
@@ -355,4 +356,62 @@ export function sameVersions(a: Versions, b: Versions): boolean {
   const ra = a.retired ?? NO_RETIRED, rb = b.retired ?? NO_RETIRED;
   if (ra.length !== rb.length || !ra.every((r, i) => r.id === rb[i]!.id && r.at === rb[i]!.at)) return false;
   return a.siblings.every((s, i) => s.actor === b.siblings[i]!.actor && s.counter === b.siblings[i]!.counter);
+}
+
+/**
+ * Bounded clocks (docs/causality.md#bounded-clocks). A key's clock gains an entry for
+ * every (node, epoch) that ever issued one of its dots, and the join never removes one.
+ * Pruning removes entries under design 4.2's rule, which is safe because in a dotted
+ * version vector the clock is only ever used to decide that a sibling was *seen*:
+ * dropping an entry from our clock can only make a merge keep more of the other side's
+ * siblings, never fewer, so a concurrent write is never turned into a superseded one.
+ * What it must not do, and the two rules here prevent:
+ *  1. drop `keep`, the replica's own actor for the key: it must remember its highest
+ *     counter, or its next write reissues a dot others hold (Riak kv679);
+ *  2. drop the entry of a live sibling's actor (value or tombstone): it is what covers
+ *     the sibling's own dot (the codec's invariant), so that a write whose context saw the
+ *     sibling supersedes it.
+ * The third condition (the key's history is stable: unchanged for the grace period and
+ * confirmed on every replica since) is the caller's: a stale copy of a superseded sibling
+ * that arrives after the prune is no longer recognised as seen (resurrection, as for
+ * tombstones). A record that is a clock alone (no siblings) is left to the tombstone purge.
+ */
+
+/** The clock entries `prune` may drop: neither `keep` nor the actor of a sibling's dot. */
+export function prunable(v: Versions, keep: Actor | undefined): Actor[] {
+  const out: Actor[] = [];
+  if (v.siblings.length === 0) return out;
+  for (const actor of v.clock.keys()) if (actor !== keep && !v.siblings.some((s) => s.actor === actor)) out.push(actor);
+  return out;
+}
+
+/** The versions without the entries `prunable` names; `v` itself when there are none. Write and retired ids are untouched. */
+export function prune(v: Versions, keep: Actor | undefined): Versions {
+  const drop = prunable(v, keep);
+  return drop.length === 0 ? v : without(v, drop);
+}
+
+function without(v: Versions, drop: readonly Actor[]): Versions {
+  const clock = new Map(v.clock);
+  for (const a of drop) clock.delete(a);
+  return v.retired === undefined ? { clock, siblings: v.siblings } : { clock, siblings: v.siblings, retired: v.retired };
+}
+
+/**
+ * `merged` (the join of `old` with another copy) less the entries `old` had already
+ * pruned, when those are all the other copy brought: then `old` itself. A replica that
+ * pruned, merging a copy from one that has not yet (or a context-free stream of it),
+ * would otherwise take the entries back and send them on, and the two would trade them
+ * for ever (Riak issue #1864). Safe without the stability gate: an entry that `old`'s
+ * clock lacks while `old` holds everything else the copy holds is in the causal past of
+ * what `old` holds (the writes that superseded its dots are here), so `old` had it and
+ * pruned it. When the copy brings anything else, `merged` is returned whole: its new
+ * entries may be new history, whose stale copies may still be on their way.
+ */
+export function reprune(old: Versions, merged: Versions, keep: Actor | undefined): Versions {
+  if (merged === old || merged.clock.size <= old.clock.size) return merged;
+  const extra = prunable(merged, keep).filter((a) => !old.clock.has(a));
+  if (extra.length === 0) return merged;
+  const back = without(merged, extra);
+  return sameVersions(back, old) ? old : merged;
 }

@@ -45,6 +45,8 @@ export class NodeMetrics {
   readonly #bucketRequests: Counter<'bucket' | 'operation' | 'code'>;
   readonly #knownBuckets: () => ReadonlyMap<string, number>;
   readonly gossipRounds: Counter;
+  /** Clock entries of every record the store writes (storage/store.ts onClockEntries). */
+  readonly clockEntries: Histogram;
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
@@ -66,6 +68,12 @@ export class NodeMetrics {
       name: 'ringkv_get_siblings',
       help: 'Values a successful get returned (more than 1: concurrent writes kept as siblings)',
       buckets: [1, 2, 3, 4, 8, 16, 32, 64],
+      registers,
+    });
+    this.clockEntries = new Histogram({
+      name: 'ringkv_clock_entries',
+      help: "Entries in the clock of each record this node's store wrote (writes, merges, prunes); pruning keeps it near N + 2 (docs/causality.md#bounded-clocks)",
+      buckets: [1, 2, 3, 4, 5, 6, 8, 12, 16, 32, 64],
       registers,
     });
     this.gossipRounds = new Counter({ name: 'ringkv_gossip_rounds_total', help: 'Gossip rounds this node started', registers });
@@ -108,6 +116,7 @@ export class NodeMetrics {
     fromCounters('ringkv_speculative_writes_total', 'Writes sent to a fallback with a hint because a replica did not answer within its p99 and W was not met', 'speculativeWrites');
     fromCounters('ringkv_duplicate_writes_total', 'Writes this node\'s store took for a repeat of one it had applied (same request id): not applied again', 'duplicateWrites');
     fromCounters('ringkv_hints_delivered_total', 'Hints delivered to their replica', 'hintsDelivered');
+    fromCounters('ringkv_hints_expired_total', 'Hints dropped rather than delivered because they were older than --clock-prune-grace-ms', 'hintsExpired');
     fromCounters('ringkv_hint_delivery_failures_total', 'Hint deliveries that failed (retried later)', 'hintDeliveryFailures');
     fromCounters('ringkv_writes_missed_past_hint_window_total', 'Replica writes dropped because the replica was down longer than the hint window (left to repair)', 'missedPastHintWindow');
     fromCounters('ringkv_requests_unavailable_total', 'Client requests refused for too few replicas up', 'unavailable');

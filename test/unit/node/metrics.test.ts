@@ -9,6 +9,7 @@ import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { NodeMetrics, type MetricSources } from '../../../src/node/http/metrics.js';
 import { codeName } from '../../../src/transport/status.js';
+import { MemoryEngine, Store } from '../../../src/storage/index.js';
 
 function sources(over: Partial<MetricSources> = {}): MetricSources {
   return {
@@ -59,6 +60,21 @@ describe('NodeMetrics', () => {
     // A streaming handler (one argument) is left as it is.
     expect(impl.stream).toBeTypeOf('function');
     expect((impl.stream as (...a: unknown[]) => unknown).length).toBe(1);
+  });
+
+  it('counts the clock entries of records the store writes, told by the store', async () => {
+    const m = new NodeMetrics(sources());
+    const store = await Store.open({ engine: new MemoryEngine() });
+    store.onClockEntries = (n) => m.clockEntries.observe(n);
+    const w = await store.put('k', Buffer.from('a'));
+    const other = await Store.open({ engine: new MemoryEngine() });
+    await store.merge('k', (await other.put('k', Buffer.from('b'), w.context)).record);
+    const text = await m.text();
+    expect(text).toMatch(/^ringkv_clock_entries_count 2$/m);
+    expect(text).toMatch(/^ringkv_clock_entries_sum 3$/m);
+    expect(text).toMatch(/^ringkv_clock_entries_bucket\{le="1"\} 1$/m);
+    await store.close();
+    await other.close();
   });
 
   it('counts client requests by bucket, only under the names of buckets the node knows', async () => {

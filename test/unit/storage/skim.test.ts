@@ -14,7 +14,7 @@ import type { RecordSkim, StoredRecord } from '../../../src/storage/codec.js';
 import { isDeleted, nextExpiry } from '../../../src/storage/versions.js';
 import { recordArb } from '../../../testkit/record-arb.js';
 
-const out: RecordSkim = { format: 0, versionsStart: 0, versionsEnd: 0, siblings: 0, retired: 0, deleted: false, nextExpiry: undefined };
+const out: RecordSkim = { format: 0, versionsStart: 0, versionsEnd: 0, actors: 0, siblings: 0, retired: 0, deleted: false, nextExpiry: undefined };
 
 function decoded(bytes: Buffer): StoredRecord | undefined {
   try {
@@ -38,6 +38,7 @@ function agrees(bytes: Buffer): boolean {
   expect(rec).toBeDefined();
   const v = rec!.versions;
   expect(out.format).toBe(bytes[0]);
+  expect(out.actors).toBe(v.clock.size);
   expect(out.siblings).toBe(v.siblings.length);
   expect(out.retired).toBe(v.retired?.length ?? 0);
   expect(out.deleted).toBe(isDeleted(v));
