@@ -151,6 +151,21 @@ describe('clock pruning in the store', () => {
     for (const x of [s, ...writers]) await x.close();
   });
 
+  it('a key streamed in (ingest) with a prunable clock gets its prune index entry, so a joiner prunes it as its peers do', async () => {
+    const c = clock();
+    const from = await Store.open({ engine: new MemoryEngine(), now: c.now, tombstoneGraceMs: GRACE });
+    const writers = await fiveWriters(c.now, from);
+    const record = (await from.getRecord('k'))!;
+    const engine = new MemoryEngine();
+    const joiner = await Store.open({ engine, now: c.now, tombstoneGraceMs: GRACE });
+    await joiner.ingest([{ key: 'k', record }]);
+    expect(await pruneEntries(engine)).toBe(1);
+    c.advance(GRACE + 1);
+    expect((await joiner.pruneClocks()).pruned).toBe(1);
+    expect(decodeRecord((await joiner.getRecord('k'))!).versions.clock.size).toBe(1);
+    for (const x of [from, joiner, ...writers]) await x.close();
+  });
+
   it('tells the clock size of every record written', async () => {
     const s = await Store.open({ engine: new MemoryEngine() });
     const seen: number[] = [];
