@@ -6,6 +6,7 @@
  *   'x' expires-at(8) token(8) user-key          expiry index: each record's earliest expiry, for reclaiming
  *   'q' token(8) user-key                        a record that failed its checksum, set aside
  *   'm' name                                     node metadata (store id, epoch lease)
+ *   'a' n(1) start(8) end(8) depth(1) leaf(2)    a kept anti-entropy tree's leaf (kept-trees.ts); leaf 0xFFFF: the unit's meta
  * so that one iterator reads one token range, and hints, metadata and indexes never mix
  * with data.
  *
@@ -16,7 +17,7 @@ import { bucketOf, keyOverhead } from '../buckets/index.js';
 import { hashInto, MAX_TOKEN } from '../ring/index.js';
 import { KvError } from './kv-errors.js';
 
-export const DATA = 0x64, HINT = 0x68, META = 0x6d, QUARANTINE = 0x71, TOMBSTONE = 0x74, EXPIRY = 0x78;
+export const TREE = 0x61, DATA = 0x64, HINT = 0x68, META = 0x6d, QUARANTINE = 0x71, TOMBSTONE = 0x74, EXPIRY = 0x78;
 const TOKEN_BYTES = 8;
 
 /** A user key: bytes, or a string (its UTF-8 bytes, as the ring hashes it). */
@@ -167,6 +168,31 @@ export const expiryTime = timeOf;
 export const expiriesBy = (now: number): Span => timesBefore(EXPIRY, now + 1);
 /** The data key named by an expiry index entry. */
 export const dataKeyOfExpiry = dataKeyOfTime;
+
+/** The leaf index of a kept tree's meta key (no tree has 2^16 leaves). */
+export const TREE_META_LEAF = 0xffff;
+const TREE_KEY_BYTES = 1 + 1 + 8 + 8 + 1 + 2;
+
+/** The key of leaf `leaf` (or TREE_META_LEAF) of the kept tree of class n (0–255) and range (start, end] at `depth`. */
+export function treeKey(n: number, range: TokenRange, depth: number, leaf: number): Buffer {
+  const buf = Buffer.allocUnsafe(TREE_KEY_BYTES);
+  buf[0] = TREE;
+  buf[1] = n;
+  buf.writeBigUInt64BE(range.start, 2);
+  buf.writeBigUInt64BE(range.end, 10);
+  buf[18] = depth;
+  buf.writeUInt16BE(leaf, 19);
+  return buf;
+}
+
+/** The parts of a kept tree key; undefined for a key of another length (not one this layout writes). */
+export function parseTreeKey(k: Buffer): { n: number; range: TokenRange; depth: number; leaf: number } | undefined {
+  if (k.length !== TREE_KEY_BYTES || k[0] !== TREE) return undefined;
+  return { n: k[1]!, range: { start: k.readBigUInt64BE(2), end: k.readBigUInt64BE(10) }, depth: k[18]!, leaf: k.readUInt16BE(19) };
+}
+
+/** Every kept tree key. */
+export const ALL_TREES: Span = { gte: Buffer.from([TREE]), lt: Buffer.from([TREE + 1]) };
 
 export function metaKey(name: string): Buffer {
   return Buffer.concat([Buffer.from([META]), Buffer.from(name, 'utf8')]);

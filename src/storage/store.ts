@@ -18,7 +18,7 @@ import { Actors } from './actors.js';
 import { DecodeError, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, tryDecode, versionBytes, viewRecord } from './codec.js';
 import type { ClockSpan, StoredRecord } from './codec.js';
 import { withIoErrors } from './engine.js';
-import type { Engine, WriteOp } from './engine.js';
+import type { Engine } from './engine.js';
 import { KvError, showKey } from './kv-errors.js';
 import { HintStore } from './hints.js';
 import { Ranges } from './ranges.js';
@@ -34,6 +34,9 @@ import type { BatchLimits } from './scan.js';
 import { EMPTY_VERSIONS, WRITE_ID_BYTES, isDeleted, isDuplicate, merge, mergeLww, nextExpiry, sameVersions, update, updateLww, withoutExpired } from './versions.js';
 import type { Versions, WriteId } from './versions.js';
 import { WriteQueue } from './write-queue.js';
+import type { QueueOp } from './write-queue.js';
+import { KeptTrees } from './kept-trees.js';
+import type { KeptTreesOptions } from './kept-trees.js';
 import { ReadBatcher } from './read-batcher.js';
 
 /** LevelDB's memtable (its default write buffer, 4 MiB) and the one being flushed: what its size estimate can miss. */
@@ -61,6 +64,8 @@ export interface StoreOptions {
    * Absent: every key keeps its concurrent siblings.
    */
   readonly policyOf?: (key: Buffer) => SiblingPolicy;
+  /** Keep anti-entropy trees on write (kept-trees.ts); absent: none are kept (repair scans). */
+  readonly keptTrees?: KeptTreesOptions;
 }
 
 
@@ -135,6 +140,8 @@ export class Store {
   readonly hints: HintStore;
   /** Token-range scans, sizes, digests and deletes (ranges.ts). */
   readonly ranges: Ranges;
+  /** The anti-entropy trees kept on write, when the store was opened with `keptTrees`. */
+  readonly trees: KeptTrees | undefined;
   readonly #engine: Engine;
   readonly #queue: WriteQueue;
   readonly #locks = new KeyLocks();
@@ -172,6 +179,8 @@ export class Store {
     const guard = <T>(fn: () => Promise<T>) => this.#guard(fn);
     this.hints = new HintStore({ engine, queue: this.#queue, locks: this.#locks, settings: s, guard, now: this.#now });
     this.ranges = new Ranges({ engine, queue: this.#queue, locks: this.#locks, actors, log: this.#log, isOpen: () => this.#open, guard, now: this.#now });
+    this.trees = options.keptTrees === undefined ? undefined : new KeptTrees({ engine, queue: this.#queue, now: this.#now, log: this.#log, isOpen: () => this.#open }, options.keptTrees);
+    this.#queue.extend = this.trees?.extend;
     this.#keys = new KeyFilter(
       (add) => this.#scanTokens(add),
       (e) => {
@@ -225,6 +234,7 @@ export class Store {
       if (uncleanShutdown) options.logger?.warn({ floor: actors.floor }, 'store was not closed cleanly: retiring earlier actor epochs');
       store = new Store(engine, s, actors, options);
       await store.hints.load();
+      await store.trees?.load(); // before the first write: the leaves on disk are what deltas add to
     } catch (e) {
       await raw.close().catch(() => {}); // release the database (its lock) for whoever fixes it
       throw e;
@@ -241,6 +251,7 @@ export class Store {
     if (this.#active > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
     await this.#keyFilterStart;
     await this.#keys.settled(); // a scan in progress sees #open false and stops
+    await this.trees?.settled(); // a build in progress sees #open false and stops
     // How many keys the filter holds, to size it at the next open without a second scan.
     if (this.#keys.ready) await this.#engine.write([{ type: 'put', key: metaKey('key-count'), value: Buffer.from(String(this.#keys.stats.keys)) }], false);
     await this.#actors.markClean();
@@ -318,7 +329,7 @@ export class Store {
   }
 
   /** Decode a key's record for a read-merge-write. A corrupt one is set aside (an op), not lost. */
-  #loadForWrite(dk: Buffer, bytes: Buffer, ops: WriteOp[]): StoredRecord | undefined {
+  #loadForWrite(dk: Buffer, bytes: Buffer, ops: QueueOp[]): StoredRecord | undefined {
     try {
       return decodeRecord(bytes); // not through #checked: its closure would cost every write one
     } catch (e) {
@@ -335,13 +346,13 @@ export class Store {
    * written, as one batch, before the result is returned. `change` is synchronous: every
    * await on this path costs a trip through the microtask queue, per write.
    */
-  async #change<T>(dk: Buffer, hi: number, lo: number, change: (old: StoredRecord | undefined, ops: WriteOp[], stored: Buffer | undefined) => T): Promise<T> {
+  async #change<T>(dk: Buffer, hi: number, lo: number, change: (old: StoredRecord | undefined, ops: QueueOp[], stored: Buffer | undefined) => T): Promise<T> {
     const lockKey = dk.toString('latin1');
     this.#rmw++;
     const wait = this.#locks.acquire(lockKey);
     if (wait) await wait;
     try {
-      const ops: WriteOp[] = [];
+      const ops: QueueOp[] = [];
       // A key the filter has never seen has no record: skip the read (key-filter.ts).
       const stored = this.#keys.mightHave(hi, lo) ? await this.#reads.get(dk) : undefined;
       try {
@@ -375,9 +386,9 @@ export class Store {
 
   /**
    * Queue the ops that store `versions` for dk (record and tombstone index) and return
-   * the record; refuse (before anything is written) versions over the sibling or size cap.
+   * the record; `prior` is the record it replaces as stored (a corrupt one set aside too); refuse (before anything is written) versions over the sibling or size cap.
    */
-  #persist(dk: Buffer, old: StoredRecord | undefined, versions: Versions, ownerEpoch: number | undefined, ops: WriteOp[], clockAt?: ClockSpan): Buffer {
+  #persist(dk: Buffer, old: StoredRecord | undefined, prior: Buffer | undefined, versions: Versions, ownerEpoch: number | undefined, ops: QueueOp[], clockAt?: ClockSpan): Buffer {
     this.#checkSiblings(dk, versions);
     const deletedAt = isDeleted(versions) ? this.#now() : undefined;
     if (old?.deletedAt !== undefined) ops.push({ type: 'del', key: tombstoneKey(old.deletedAt, dk) });
@@ -394,7 +405,7 @@ export class Store {
         'KV_RECORD_TOO_LARGE',
         `key ${showKey(userKeyOf(dk))} would hold ${record.length} bytes of versions, over the limit of ${this.settings.maxRecordBytes}; resolve its siblings (read, then write one value with the read's context) or raise limits.maxRecordBytes`,
       );
-    ops.push({ type: 'put', key: dk, value: record });
+    ops.push({ type: 'put', key: dk, value: record, prior: prior ?? null });
     return record;
   }
 
@@ -476,7 +487,7 @@ export class Store {
         // The value is copied into the record right away: no copy of it is kept.
         const now = this.#now(), info = { seenIds: ctx.ids, id, now, expiresAt };
         const versions = lww ? updateLww(local, ctx.clock, this.#actors.actor(epoch), value, now, info) : update(local, ctx.clock, this.#actors.actor(epoch), value, info);
-        const record = this.#persist(dk, old, versions, epoch, ops, persisted);
+        const record = this.#persist(dk, old, stored, versions, epoch, ops, persisted);
         return { context: contextFromClock(check, record.subarray(persisted.start, persisted.end), persisted.format), versions: versions.siblings.length, record };
       });
     } finally {
@@ -557,10 +568,10 @@ export class Store {
         const reads = items.filter((it) => this.#keys.mightHave(it.hi, it.lo));
         if (reads.length > 0) (await this.#engine.getMany(reads.map((it) => it.dk))).forEach((v, i) => (reads[i]!.stored = v));
         try {
-          const ops: WriteOp[] = [];
+          const ops: QueueOp[] = [];
           let setAside = false;
           for (const it of items) {
-            const own: WriteOp[] = [];
+            const own: QueueOp[] = [];
             try {
               const old = it.stored === undefined ? undefined : this.#loadForWrite(it.dk, it.stored, own);
               const result = this.#mergeInto(it.dk, old, it.incoming, own, it.stored);
@@ -604,12 +615,12 @@ export class Store {
   }
 
   /** The causal merge of `incoming` into a key's stored versions: the ops to write, if any. */
-  #mergeInto(dk: Buffer, old: StoredRecord | undefined, incoming: Versions, ops: WriteOp[], stored: Buffer | undefined): MergeResult {
+  #mergeInto(dk: Buffer, old: StoredRecord | undefined, incoming: Versions, ops: QueueOp[], stored: Buffer | undefined): MergeResult {
     const join = this.#join(userKeyOf(dk));
     // An lww key's incoming versions are joined even into nothing: a sender that kept siblings (a policy not yet known there) is resolved here.
     const merged = old ? join(old.versions, incoming) : join === merge ? incoming : mergeLww(EMPTY_VERSIONS, incoming);
     if (old && sameVersions(merged, old.versions)) return { changed: false, versions: merged.siblings.length, record: stored! };
-    const out = this.#persist(dk, old, merged, old?.ownerEpoch, ops);
+    const out = this.#persist(dk, old, stored, merged, old?.ownerEpoch, ops);
     return { changed: true, versions: merged.siblings.length, record: out };
   }
 
@@ -633,19 +644,19 @@ export class Store {
           batch.map(([xk]) => {
             const dk = dataKeyOfExpiry(xk);
             const [hi, lo] = [dk.readUInt32BE(1), dk.readUInt32BE(5)];
-            return this.#change(dk, hi, lo, (old, ops) => {
+            return this.#change(dk, hi, lo, (old, ops, stored) => {
               ops.push({ type: 'del', key: xk });
               const due = old === undefined ? undefined : nextExpiry(old.versions);
               if (old === undefined || due === undefined || !expiryKey(due, dk).equals(xk)) return void stale++; // the record changed or went since
               const after = withoutExpired(old.versions, now);
               if (after === old.versions) return void ops.pop(); // nothing expired (the entry is due, so not expected): the entry stays
               if (after === 'drop') {
-                ops.push({ type: 'del', key: dk });
+                ops.push({ type: 'del', key: dk, prior: stored ?? null });
                 if (old.deletedAt !== undefined) ops.push({ type: 'del', key: tombstoneKey(old.deletedAt, dk) });
                 dropped++;
               } else {
                 ops.pop(); // #persist moves the entry itself
-                this.#persist(dk, old, after, old.ownerEpoch, ops);
+                this.#persist(dk, old, stored, after, old.ownerEpoch, ops);
                 rewritten++;
               }
             });
@@ -679,10 +690,10 @@ export class Store {
         await this.#locks.with(lockKey, () =>
           this.#guard(async () => {
             const bytes = await this.#engine.get(dk);
-            const ops: WriteOp[] = [{ type: 'del', key: tk }];
+            const ops: QueueOp[] = [{ type: 'del', key: tk }];
             const rec = bytes === undefined ? undefined : tryDecode(decodeRecord, bytes);
             if (rec?.deletedAt !== undefined && rec.deletedAt < before && tombstoneKey(rec.deletedAt, dk).equals(tk)) {
-              ops.push({ type: 'del', key: dk });
+              ops.push({ type: 'del', key: dk, prior: bytes });
               await this.#actors.retire();
               purged++;
             }
