@@ -8,11 +8,16 @@
  *
  * How a tree follows the writes: every op on a data key carries the record it replaces
  * (write-queue.ts DataOp), and at batch assembly `extend` turns each into leaf deltas
- * `+eh(new) − eh(prior)` (sums mod 2^64 are a group, so deltas are exact), adds a put of
- * every touched leaf of a ready unit to the SAME batch ('a' keys, keys.ts), and applies the
- * deltas in memory only once the batch is written. LevelDB writes a batch atomically and a
- * crash loses whole batches, so the leaves on disk always equal the sum over the records
- * on disk: no rebuild after kill -9 (docs/storage.md#kept-trees).
+ * `+eh(new) − eh(prior)` (sums mod 2^64 are a group, so deltas are exact), adds to the SAME
+ * batch one journal entry listing the new value of every leaf it touched in a ready unit
+ * ('a' keys, keys.ts), and applies the deltas in memory only once the batch is written.
+ * LevelDB writes a batch atomically and a crash loses whole batches, so the leaves on
+ * disk plus the journal replayed over them always equal the sum over the records on disk:
+ * no rebuild after kill -9 (docs/storage.md#kept-trees-and-crash-consistency). Every
+ * CHECKPOINT_BATCHES journal entries, at every drop or swap of a unit, and at close, a
+ * checkpoint writes the leaves changed since the last one and deletes the journal, in one
+ * batch. (A put per touched leaf in every batch, measured first, cost about half the put
+ * throughput: every write touched its own leaf, doubling LevelDB's inserts.)
  *
  * A unit tracked anew is built in the background: at a batch boundary (`exclusive`) the
  * builder opens its iterators (LevelDB pins their snapshot at creation) and registers the
@@ -28,7 +33,7 @@
 import { tryDecode, versionBytes } from './codec.js';
 import type { Engine, EngineIterator, WriteOp } from './engine.js';
 import { KvError } from './kv-errors.js';
-import { ALL_TREES, TREE_META_LEAF, dataSpans, parseTreeKey, tokenOfDataKey, treeKey, userKeyOf } from './keys.js';
+import { ALL_TREES, TREE_META_LEAF, dataSpans, parseTreeKey, tokenOfDataKey, treeJournalKey, treeJournalSeq, treeKey, userKeyOf } from './keys.js';
 import type { TokenRange } from './keys.js';
 import { entryHash } from './range-hash.js';
 import { MAX_DEPTH, RangeTree } from './range-tree.js';
@@ -52,6 +57,8 @@ export interface KeptTreesOptions {
   readonly depth: number;
   /** A stored key's N class; undefined when it cannot be told (the key then counts in class-0 units only). */
   readonly classOf?: (key: Buffer) => number | undefined;
+  /** Journal entries between checkpoints (default CHECKPOINT_BATCHES). */
+  readonly checkpointBatches?: number;
   /** Called after each batch of a build's scan with the bytes read so far: may wait (the governor's pacing). */
   readonly pace?: (bytesRead: number) => Promise<void>;
 }
@@ -88,6 +95,12 @@ function contains(r: TokenRange, t: bigint): boolean {
 const hashed = (record: Buffer): Buffer => tryDecode(versionBytes, record) ?? record;
 
 const LEAF_BYTES = 12;
+/** A journal entry's unit header: n (1), start (8), end (8), depth (1), leaves listed (4). */
+const UNIT_HEADER = 22;
+/** Each leaf listed: index (2), hi (4), lo (4), count (4). */
+const JOURNAL_LEAF = 14;
+/** Journal entries between checkpoints: bounds the journal replayed at open and the leaves a checkpoint writes. */
+export const CHECKPOINT_BATCHES = 4096;
 const h = new Uint32Array(2);
 
 /** A leaf delta being summed for one batch: hash halves mod 2^64 and a count. */
@@ -119,6 +132,12 @@ export class KeptTrees {
   #building = false;
   /** The unit whose build runs now (registered only once its snapshot is taken). */
   #current: Unit | undefined;
+  /** The next journal entry's seq, and the first not yet checkpointed. */
+  #seq = 0;
+  #journalFrom = 0;
+  /** Leaves changed since the last checkpoint, per unit. */
+  #dirty = new Map<Unit, Set<number>>();
+  #checkpointQueued = false;
   /** Builds finished and failed (each logged), and the records they read: `stats`. */
   #counts = { builds: 0, buildFailures: 0, recordsRead: 0 };
 
@@ -134,10 +153,18 @@ export class KeptTrees {
   /** Load the kept trees on disk (every unit with a meta key is ready: it was swapped in whole). */
   async load(): Promise<void> {
     const leaves = new Map<string, Array<[number, Buffer]>>();
+    const journal: Buffer[] = [];
     const it = this.deps.engine.iterator(ALL_TREES.gte, ALL_TREES.lt);
     try {
       for (let batch = await it.nextv(1000); batch.length > 0; batch = await it.nextv(1000))
         for (const [k, v] of batch) {
+          const seq = treeJournalSeq(k);
+          if (seq !== undefined) {
+            if (journal.length === 0) this.#journalFrom = seq;
+            this.#seq = seq + 1;
+            journal.push(v); // in seq order: keys sort by it
+            continue;
+          }
           const p = parseTreeKey(k);
           if (p === undefined) continue;
           const id = unitId(p.n, p.range.start, p.range.end, p.depth);
@@ -155,7 +182,62 @@ export class KeptTrees {
     }
     for (const unit of this.#units.values())
       for (const [leaf, v] of leaves.get(unit.id)!) if (leaf < unit.tree.leaves && v.length === LEAF_BYTES) unit.tree.setLeaf(leaf, v.readUInt32BE(0), v.readUInt32BE(4), v.readUInt32BE(8));
+    for (const entry of journal) this.#replay(entry);
     this.#index();
+  }
+
+  /** Set the leaves a journal entry lists (their values after its batch), and mark them for the next checkpoint. */
+  #replay(entry: Buffer): void {
+    for (let pos = 0; pos + UNIT_HEADER <= entry.length; ) {
+      const range = { start: entry.readBigUInt64BE(pos + 1), end: entry.readBigUInt64BE(pos + 9) };
+      const unit = this.#units.get(unitId(entry[pos]!, range.start, range.end, entry[pos + 17]!));
+      const count = entry.readUInt32BE(pos + 18);
+      pos += UNIT_HEADER;
+      for (let i = 0; i < count; i++, pos += JOURNAL_LEAF) {
+        const leaf = entry.readUInt16BE(pos);
+        if (unit === undefined || leaf >= unit.tree.leaves) continue; // not written: checkpoints precede every drop
+        unit.tree.setLeaf(leaf, entry.readUInt32BE(pos + 2), entry.readUInt32BE(pos + 6), entry.readUInt32BE(pos + 10));
+        this.#markDirty(unit, leaf);
+      }
+    }
+  }
+
+  #markDirty(unit: Unit, leaf: number): void {
+    let set = this.#dirty.get(unit);
+    if (set === undefined) this.#dirty.set(unit, (set = new Set()));
+    set.add(leaf);
+  }
+
+  /**
+   * The ops of a checkpoint (to write alone, or ahead of a drop or swap in its batch): the
+   * leaves changed since the last one, and the deletion of the journal; `done` once written.
+   */
+  #checkpoint(): { ops: WriteOp[]; done: () => void } {
+    const ops: WriteOp[] = [];
+    for (const [u, leaves] of this.#dirty) {
+      if (this.#units.get(u.id) !== u || u.state !== 'ready') continue;
+      for (const leaf of leaves) {
+        const [hi, lo, count] = u.tree.leaf(leaf);
+        ops.push(leafOp(u, leaf, hi, lo, count));
+      }
+    }
+    const to = this.#seq;
+    for (let seq = this.#journalFrom; seq < to; seq++) ops.push({ type: 'del', key: treeJournalKey(seq) });
+    return {
+      ops,
+      done: () => {
+        this.#dirty.clear();
+        this.#journalFrom = to;
+      },
+    };
+  }
+
+  /** Write a checkpoint now (close does, so that the next open replays no journal). */
+  checkpoint(): Promise<void> {
+    return this.deps.queue.exclusive(() => {
+      const c = this.#checkpoint();
+      return { ops: c.ops, apply: c.done };
+    });
   }
 
   #index(): void {
@@ -235,20 +317,49 @@ export class KeptTrees {
       }
     }
     if (touched === undefined) return undefined;
+    let size = 0;
+    for (const [u, leaves] of touched) if (u.state === 'ready') size += UNIT_HEADER + leaves.size * JOURNAL_LEAF;
     const writes: WriteOp[] = [];
-    for (const [u, leaves] of touched) {
-      if (u.state !== 'ready') continue;
-      for (const [leaf, d] of leaves) {
-        const [hi, lo, count] = u.tree.leaf(leaf);
-        const sum = lo + d.lo;
-        writes.push(leafOp(u, leaf, (hi + d.hi + (sum > 0xffffffff ? 1 : 0)) >>> 0, sum >>> 0, (count + d.count) >>> 0));
+    if (size > 0) {
+      const entry = Buffer.allocUnsafe(size);
+      let pos = 0;
+      for (const [u, leaves] of touched) {
+        if (u.state !== 'ready') continue;
+        entry[pos] = u.n;
+        entry.writeBigUInt64BE(u.range.start, pos + 1);
+        entry.writeBigUInt64BE(u.range.end, pos + 9);
+        entry[pos + 17] = u.depth;
+        entry.writeUInt32BE(leaves.size, pos + 18);
+        pos += UNIT_HEADER;
+        for (const [leaf, d] of leaves) {
+          const [hi, lo, count] = u.tree.leaf(leaf);
+          const sum = lo + d.lo;
+          entry.writeUInt16BE(leaf, pos);
+          entry.writeUInt32BE((hi + d.hi + (sum > 0xffffffff ? 1 : 0)) >>> 0, pos + 2);
+          entry.writeUInt32BE(sum >>> 0, pos + 6);
+          entry.writeUInt32BE((count + d.count) >>> 0, pos + 10);
+          pos += JOURNAL_LEAF;
+        }
       }
+      writes.push({ type: 'put', key: treeJournalKey(this.#seq), value: entry });
     }
     const done = touched;
     return {
       ops: writes,
       apply: () => {
-        for (const [u, leaves] of done) for (const [leaf, d] of leaves) u.tree.addHash(leaf, d.hi, d.lo, 1, d.count);
+        for (const [u, leaves] of done)
+          for (const [leaf, d] of leaves) {
+            u.tree.addHash(leaf, d.hi, d.lo, 1, d.count);
+            if (u.state === 'ready') this.#markDirty(u, leaf);
+          }
+        if (writes.length === 0) return;
+        this.#seq++;
+        if (this.#seq - this.#journalFrom >= (this.options.checkpointBatches ?? CHECKPOINT_BATCHES) && !this.#checkpointQueued) {
+          this.#checkpointQueued = true;
+          this.checkpoint()
+            .catch((e: unknown) => this.deps.log?.warn({ err: (e as Error).message }, 'kept tree checkpoint failed: the journal grows until the next one'))
+            .finally(() => (this.#checkpointQueued = false));
+        }
       },
     };
   };
@@ -261,7 +372,7 @@ export class KeptTrees {
   async track(units: readonly KeptUnit[]): Promise<void> {
     const want = new Map<string, KeptUnit>();
     for (const u of units) {
-      if (!Number.isInteger(u.n) || u.n < 0 || u.n > 255) throw new KvError('KV_BAD_OPTION', `a kept tree's class must be 0 to 255, got ${String(u.n)}`);
+      if (!Number.isInteger(u.n) || u.n < 0 || u.n > 254) throw new KvError('KV_BAD_OPTION', `a kept tree's class must be 0 to 254, got ${String(u.n)}`);
       dataSpans(u); // checks the bounds
       want.set(unitId(u.n, u.start, u.end, this.depth), u);
     }
@@ -274,7 +385,8 @@ export class KeptTrees {
         this.#queued.push({ id, n: u.n, range: { start: u.start, end: u.end }, depth: this.depth, state: 'building', tree: new RangeTree({ start: u.start, end: u.end }, this.depth), builtAt: 0, dropped: false });
     if (gone.length > 0)
       await this.deps.queue.exclusive(() => {
-        const ops: WriteOp[] = [];
+        const c = this.#checkpoint(); // first: no journal entry may outlive the leaves it names
+        const ops: WriteOp[] = c.ops;
         for (const u of gone) {
           u.dropped = true;
           if (u.state === 'ready') {
@@ -285,6 +397,7 @@ export class KeptTrees {
         return {
           ops,
           apply: () => {
+            c.done();
             for (const u of gone) this.#units.delete(u.id);
             this.#index();
           },
@@ -338,7 +451,8 @@ export class KeptTrees {
         if (u.dropped) return undefined;
         scan.plus(u.tree); // the deltas since the snapshot
         const builtAt = this.deps.now();
-        const ops: WriteOp[] = [];
+        const c = this.#checkpoint();
+        const ops: WriteOp[] = c.ops;
         for (let i = 0; i < scan.leaves; i++) {
           const [hi, lo, count] = scan.leaf(i);
           if (hi !== 0 || lo !== 0 || count !== 0) ops.push(leafOp(u, i, hi, lo, count));
@@ -347,6 +461,7 @@ export class KeptTrees {
         return {
           ops,
           apply: () => {
+            c.done();
             u.tree = scan;
             u.state = 'ready';
             u.builtAt = builtAt;

@@ -7,6 +7,7 @@
  *   'q' token(8) user-key                        a record that failed its checksum, set aside
  *   'm' name                                     node metadata (store id, epoch lease)
  *   'a' n(1) start(8) end(8) depth(1) leaf(2)    a kept anti-entropy tree's leaf (kept-trees.ts); leaf 0xFFFF: the unit's meta
+ *   'a' 0xFF seq(8)                              kept tree journal: the leaves one batch changed (n is at most 254)
  * so that one iterator reads one token range, and hints, metadata and indexes never mix
  * with data.
  *
@@ -173,7 +174,7 @@ export const dataKeyOfExpiry = dataKeyOfTime;
 export const TREE_META_LEAF = 0xffff;
 const TREE_KEY_BYTES = 1 + 1 + 8 + 8 + 1 + 2;
 
-/** The key of leaf `leaf` (or TREE_META_LEAF) of the kept tree of class n (0–255) and range (start, end] at `depth`. */
+/** The key of leaf `leaf` (or TREE_META_LEAF) of the kept tree of class n (0–254) and range (start, end] at `depth`. */
 export function treeKey(n: number, range: TokenRange, depth: number, leaf: number): Buffer {
   const buf = Buffer.allocUnsafe(TREE_KEY_BYTES);
   buf[0] = TREE;
@@ -189,6 +190,25 @@ export function treeKey(n: number, range: TokenRange, depth: number, leaf: numbe
 export function parseTreeKey(k: Buffer): { n: number; range: TokenRange; depth: number; leaf: number } | undefined {
   if (k.length !== TREE_KEY_BYTES || k[0] !== TREE) return undefined;
   return { n: k[1]!, range: { start: k.readBigUInt64BE(2), end: k.readBigUInt64BE(10) }, depth: k[18]!, leaf: k.readUInt16BE(19) };
+}
+
+/** The second byte of a kept tree journal key (no class has n 255). */
+export const TREE_JOURNAL = 0xff;
+
+/** The kept tree journal entry `seq` (written in the batch whose leaf changes it lists). */
+export function treeJournalKey(seq: number): Buffer {
+  const buf = Buffer.allocUnsafe(10);
+  buf[0] = TREE;
+  buf[1] = TREE_JOURNAL;
+  buf.writeUInt32BE(Math.floor(seq / 0x100000000), 2);
+  buf.writeUInt32BE(seq >>> 0, 6);
+  return buf;
+}
+
+/** The seq of a kept tree journal key; undefined for any other key. */
+export function treeJournalSeq(k: Buffer): number | undefined {
+  if (k.length !== 10 || k[0] !== TREE || k[1] !== TREE_JOURNAL) return undefined;
+  return k.readUInt32BE(2) * 0x100000000 + k.readUInt32BE(6);
 }
 
 /** Every kept tree key. */

@@ -252,6 +252,7 @@ export class Store {
     await this.#keyFilterStart;
     await this.#keys.settled(); // a scan in progress sees #open false and stops
     await this.trees?.settled(); // a build in progress sees #open false and stops
+    await this.trees?.checkpoint(); // the next open replays no journal
     // How many keys the filter holds, to size it at the next open without a second scan.
     if (this.#keys.ready) await this.#engine.write([{ type: 'put', key: metaKey('key-count'), value: Buffer.from(String(this.#keys.stats.keys)) }], false);
     await this.#actors.markClean();

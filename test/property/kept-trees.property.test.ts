@@ -76,7 +76,7 @@ async function run(steps: readonly Step[]): Promise<void> {
   let now = 1_000_000;
   const clock = () => now;
   let engine = new MemoryEngine({ journal: 4 });
-  const open = (e: MemoryEngine) => Store.open({ engine: e, now: clock, tombstoneGraceMs: GRACE, logger: quiet, keptTrees: { depth: DEPTH, classOf } });
+  const open = (e: MemoryEngine) => Store.open({ engine: e, now: clock, tombstoneGraceMs: GRACE, logger: quiet, keptTrees: { depth: DEPTH, classOf, checkpointBatches: 3 } });
   let store = await open(engine);
   let tracked = UNITS.map(() => true);
   const track = () => store.trees!.track(UNITS.filter((_, i) => tracked[i]));

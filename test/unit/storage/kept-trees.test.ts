@@ -157,7 +157,7 @@ describe('kept trees', () => {
     expect((e as KvError).code).toBe('KV_BAD_OPTION');
     expect((e as KvError).message).toMatch(/from 2 to 4, got 9/);
     const store = await Store.open({ engine: new MemoryEngine(), keptTrees: { depth: 2 } });
-    await expect(store.trees!.track([{ n: 300, start: 0n, end: 0n }])).rejects.toThrow(/class must be 0 to 255, got 300/);
+    await expect(store.trees!.track([{ n: 300, start: 0n, end: 0n }])).rejects.toThrow(/class must be 0 to 254, got 300/);
     await expect(store.trees!.track([{ n: 1, start: -1n, end: 0n }])).rejects.toThrow(/token range bounds/);
     await store.close();
   });
