@@ -383,8 +383,11 @@ export class KeptTrees {
     for (const [id, u] of want)
       if (!this.#units.has(id) && !this.#queued.some((q) => q.id === id) && !(current?.id === id && !current.dropped))
         this.#queued.push({ id, n: u.n, range: { start: u.start, end: u.end }, depth: this.depth, state: 'building', tree: new RangeTree({ start: u.start, end: u.end }, this.depth), builtAt: 0, dropped: false });
-    if (gone.length > 0)
-      await this.deps.queue.exclusive(() => {
+    // The drop is queued before the builds' snapshots, and `settled` covers the builds at once.
+    const dropped =
+      gone.length === 0
+        ? undefined
+        : this.deps.queue.exclusive(() => {
         const c = this.#checkpoint(); // first: no journal entry may outlive the leaves it names
         const ops: WriteOp[] = c.ops;
         for (const u of gone) {
@@ -404,6 +407,7 @@ export class KeptTrees {
         };
       });
     this.#startBuilds();
+    await dropped;
   }
 
   #startBuilds(): void {

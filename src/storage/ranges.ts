@@ -64,11 +64,17 @@ export function reclaimable(record: Buffer, now: number): boolean {
 }
 
 export class Ranges {
+  /** Records read by range operations (scans, trees, leaf listings, deletes): what a repair costs in reads. */
+  recordsRead = 0;
+
   constructor(private readonly deps: Deps) {}
 
-  #batches(range: TokenRange, limits: BatchLimits, after?: Uint8Array): AsyncGenerator<Array<[Buffer, Buffer]>> {
+  async *#batches(range: TokenRange, limits: BatchLimits, after?: Uint8Array): AsyncGenerator<Array<[Buffer, Buffer]>> {
     if (!this.deps.isOpen()) throw new KvError('KV_CLOSED', 'the store is closed; open it again to use it');
-    return batches(this.deps.engine, after === undefined ? dataSpans(range) : spansAfter(range, after), limits);
+    for await (const batch of batches(this.deps.engine, after === undefined ? dataSpans(range) : spansAfter(range, after), limits)) {
+      this.recordsRead += batch.length;
+      yield batch;
+    }
   }
 
   /**
