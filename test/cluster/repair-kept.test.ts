@@ -7,34 +7,11 @@
  * compares every range on kept trees, finds no differing leaf and reads no record. Each
  * node's storage is finally read directly: identical.
  */
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
-import { Store } from '../../src/storage/index.js';
 import { TestCluster, type NodeProcess } from '../../testkit/node-cluster.js';
 import { waitFor } from '../../testkit/wait.js';
-import { stopAll } from './topology-check.js';
-
-async function upEverywhere(cluster: TestCluster, up: (id: string) => boolean): Promise<void> {
-  await waitFor('every node normal, and up or down as expected', 60_000, async () => {
-    const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.status()));
-    return views.every((v) => v !== undefined && cluster.nodes.every((n) => {
-      const m = v.members.find((x) => x.id === n.id);
-      return m?.status === 'normal' && m.up === up(n.id);
-    }));
-  }, 200);
-}
-
-async function contents(node: NodeProcess): Promise<Map<string, string>> {
-  const store = await Store.open({ path: join(node.dataDir, 'data') });
-  const out = new Map<string, string>();
-  try {
-    for await (const batch of store.ranges.scan({ start: 0n, end: 0n })) for (const e of batch.entries) out.set(e.key.toString(), store.ranges.entryHash(e.key, e.record));
-  } finally {
-    await store.close();
-  }
-  return out;
-}
+import { contents, stopAll, upEverywhere } from './topology-check.js';
 
 async function repair(n: NodeProcess) {
   const before = await n.admin().repairStatus();
