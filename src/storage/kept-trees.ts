@@ -516,6 +516,26 @@ export class KeptTrees {
   }
 }
 
+/**
+ * Delete every kept tree and journal entry on disk: what a store opened without kept trees
+ * does first, since its writes will not follow them (a tree left behind would be stale when
+ * kept trees are turned on again, and would hide differences from repair). Returns how many
+ * keys went.
+ */
+export async function dropKeptTrees(engine: Engine): Promise<number> {
+  let dropped = 0;
+  const it = engine.keyIterator(ALL_TREES.gte, ALL_TREES.lt);
+  try {
+    for (let keys = await it.nextv(1000); keys.length > 0; keys = await it.nextv(1000)) {
+      await engine.write(keys.map((key) => ({ type: 'del', key })), false);
+      dropped += keys.length;
+    }
+  } finally {
+    await it.close();
+  }
+  return dropped;
+}
+
 const nonzero = ([hi, lo, count]: [number, number, number]): boolean => hi !== 0 || lo !== 0 || count !== 0;
 
 /** The op that stores a leaf's value: a put, or a delete of an empty leaf (absent reads as empty). */

@@ -35,7 +35,7 @@ import { EMPTY_VERSIONS, WRITE_ID_BYTES, isDeleted, isDuplicate, merge, mergeLww
 import type { Versions, WriteId } from './versions.js';
 import { WriteQueue } from './write-queue.js';
 import type { QueueOp } from './write-queue.js';
-import { KeptTrees } from './kept-trees.js';
+import { KeptTrees, dropKeptTrees } from './kept-trees.js';
 import type { KeptTreesOptions } from './kept-trees.js';
 import { ReadBatcher } from './read-batcher.js';
 
@@ -234,7 +234,10 @@ export class Store {
       if (uncleanShutdown) options.logger?.warn({ floor: actors.floor }, 'store was not closed cleanly: retiring earlier actor epochs');
       store = new Store(engine, s, actors, options);
       await store.hints.load();
-      await store.trees?.load(); // before the first write: the leaves on disk are what deltas add to
+      // Before the first write: the leaves on disk are what deltas add to. Without kept
+      // trees, any left from an earlier run go: these writes will not follow them.
+      if (store.trees !== undefined) await store.trees.load();
+      else if ((await dropKeptTrees(engine)) > 0) options.logger?.warn({}, 'kept anti-entropy trees dropped: this store is opened without them, and they would go stale');
     } catch (e) {
       await raw.close().catch(() => {}); // release the database (its lock) for whoever fixes it
       throw e;

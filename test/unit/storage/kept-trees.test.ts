@@ -94,6 +94,17 @@ describe('LevelDB iterator snapshot', () => {
   });
 });
 
+/** A memory engine holding one key and a ready depth-2 kept tree of the whole ring (the store closed). */
+async function withKeptTree(): Promise<MemoryEngine> {
+  const engine = new MemoryEngine();
+  const store = await Store.open({ engine, logger: quiet, keptTrees: { depth: 2 } });
+  await store.trees!.track([WHOLE]);
+  await store.put('a', Buffer.from('1'));
+  await store.trees!.settled();
+  await store.close();
+  return engine;
+}
+
 describe('kept trees', () => {
   it('are built for a tracked unit, kept by writes, and dropped (their leaves deleted) when untracked', async () => {
     const engine = new MemoryEngine();
@@ -135,13 +146,26 @@ describe('kept trees', () => {
     await store.close();
   });
 
-  it('of another depth are dropped when tracked at this one, and rebuilt', async () => {
-    const engine = new MemoryEngine();
-    let store = await Store.open({ engine, logger: quiet, keptTrees: { depth: 2 } });
-    await store.trees!.track([WHOLE]);
-    await store.put('a', Buffer.from('1'));
-    await store.trees!.settled();
+  it('are dropped by a store opened without them, whose writes would leave them stale, and built again later', async () => {
+    const engine = await withKeptTree();
+    let store: Store;
+    store = await Store.open({ engine, logger: quiet }); // --kept-trees off
+    await store.put('b', Buffer.from('2'));
     await store.close();
+    await engine.open();
+    expect(await engine.iterator(ALL_TREES.gte, ALL_TREES.lt).nextv(10)).toEqual([]);
+    await engine.close();
+    store = await Store.open({ engine, logger: quiet, keptTrees: { depth: 2 } });
+    expect(store.trees!.tree(WHOLE)).toBeUndefined(); // none to trust: repair scans until it is built
+    await store.trees!.track([WHOLE]);
+    await store.trees!.settled();
+    await expectKeptEqualsScan(store);
+    await store.close();
+  });
+
+  it('of another depth are dropped when tracked at this one, and rebuilt', async () => {
+    const engine = await withKeptTree();
+    let store: Store;
     store = await Store.open({ engine, logger: quiet, keptTrees: { depth: 3 } });
     expect(store.trees!.tree(WHOLE)).toBeUndefined(); // loaded, but at depth 2
     await store.trees!.track([WHOLE]);
