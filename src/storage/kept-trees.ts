@@ -35,7 +35,8 @@ import type { Engine, EngineIterator, WriteOp } from './engine.js';
 import { KvError } from './kv-errors.js';
 import { ALL_TREES, TREE_META_LEAF, dataSpans, parseTreeKey, tokenOfDataKey, treeJournalKey, treeJournalSeq, treeKey, userKeyOf } from './keys.js';
 import type { TokenRange } from './keys.js';
-import { entryHash } from './range-hash.js';
+import { entryHashOf } from './range-hash.js';
+import { hashInto } from '../ring/index.js';
 import { MAX_DEPTH, RangeTree } from './range-tree.js';
 import type { Logger } from './store-options.js';
 import type { Extension, QueueOp, WriteQueue } from './write-queue.js';
@@ -101,7 +102,9 @@ const UNIT_HEADER = 22;
 const JOURNAL_LEAF = 14;
 /** Journal entries between checkpoints: bounds the journal replayed at open and the leaves a checkpoint writes. */
 export const CHECKPOINT_BATCHES = 4096;
-const h = new Uint32Array(2);
+const kh = new Uint32Array(2);
+const hb = new Uint32Array(2);
+const ha = new Uint32Array(2);
 
 /** A leaf delta being summed for one batch: hash halves mod 2^64 and a count. */
 interface Delta {
@@ -300,20 +303,17 @@ export class KeptTrees {
       const after = op.type === 'put' ? hashed(Buffer.from(op.value.buffer, op.value.byteOffset, op.value.byteLength)) : undefined;
       if (before !== undefined && after !== undefined && before.equals(after)) continue; // bookkeeping only: no delta
       touched ??= new Map();
+      hashInto(dk, kh); // the key once, each version once, for every unit
+      if (before !== undefined) entryHashOf(kh, before, hb);
+      if (after !== undefined) entryHashOf(kh, after, ha);
       for (const u of units) {
         const leaf = u.tree.leafOf(token);
         let leaves = touched.get(u);
         if (leaves === undefined) touched.set(u, (leaves = new Map()));
         let d = leaves.get(leaf);
         if (d === undefined) leaves.set(leaf, (d = { hi: 0, lo: 0, count: 0 }));
-        if (before !== undefined) {
-          entryHash(dk, before, h);
-          addTo(d, h[0]!, h[1]!, -1);
-        }
-        if (after !== undefined) {
-          entryHash(dk, after, h);
-          addTo(d, h[0]!, h[1]!, 1);
-        }
+        if (before !== undefined) addTo(d, hb[0]!, hb[1]!, -1);
+        if (after !== undefined) addTo(d, ha[0]!, ha[1]!, 1);
       }
     }
     if (touched === undefined) return undefined;
