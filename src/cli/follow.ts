@@ -329,6 +329,7 @@ export function formatRepair(r: RepairStatusReply, now = Date.now()): string {
     `repair ${r.id}: ${state}`,
     `  ranges: ${r.done} of ${r.ranges} repaired (${r.identical} identical on every replica), ${r.skipped} skipped (a replica down), ${r.failed} failed`,
     `  leaves differing: ${r.leavesDiffering}; keys exchanged: ${r.keysExchanged}; bytes on the wire: ${r.bytes} (records ${r.recordBytes}${r.recordBytes > 0 ? `, ${(r.bytes / r.recordBytes).toFixed(2)}× them` : ''})`,
+    `  ranges in sync: ${r.identical}; compared on kept trees: ${r.kept ?? 0} (the rest by scans); records read here: ${r.recordsRead ?? 0}`,
   ];
   if (r.lastProblem) lines.push(`  last problem: ${r.lastProblem}`);
   return lines.join('\n') + history + background;

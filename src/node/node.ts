@@ -17,7 +17,7 @@ import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import { ReflectionService } from '@grpc/reflection';
 import type { Logger } from 'pino';
-import { Store } from '../storage/index.js';
+import { Store, type KeptTreesOptions } from '../storage/index.js';
 import { tokenHex, type Ring } from '../ring/index.js';
 import type { Gossiper } from '../membership/gossiper.js';
 import { field, type EndpointState, type NodeStatus } from '../membership/endpoint.js';
@@ -38,6 +38,7 @@ import { CONTROL_SERVICE, ControlPeers, controlService } from '../transport/cont
 import { gather } from '../transport/gather.js';
 import { loadStage, saveStage } from './topology/stage-file.js';
 import { EMPTY_STAGE, type Stage } from '../cluster/stage.js';
+import { keyClasses } from '../cluster/n-classes.js';
 import { adminService, bucketsReply, ringReply, statusReply } from '../transport/admin-service.js';
 import { NodeMetrics } from './http/metrics.js';
 import { HttpServer } from './http/http-server.js';
@@ -228,7 +229,10 @@ export class RingkvNode {
       });
     this.metrics = new NodeMetrics(this.#metricSources());
     store.onClockEntries = (entries) => this.metrics.clockEntries.observe(entries);
-    this.#topology.subscribe(() => this.#ringChanges++);
+    this.#topology.subscribe(() => {
+      this.#ringChanges++;
+      this.repairs.trackKept(); // new ranges' trees are built, dropped ranges' deleted
+    });
     // A unit this node replicates it repairs itself; another it asks its first replica to repair (Control RepairRange).
     const repairUnit = async (u: RemovalUnit): Promise<unknown> => {
       if (u.replicas.includes(id)) return this.repairs.repairOne({ start: u.start, end: u.end }, u.replicas.filter((x) => x !== id), u.n);
@@ -347,6 +351,7 @@ export class RingkvNode {
       logger: nodeLog.child({ component: 'storage' }),
       // A key's sibling policy is its bucket's, as this node's table has it now.
       policyOf: (key) => buckets.props(bucketOf(key))?.siblings ?? 'siblings',
+      ...(config.keptTrees === 'on' ? { keptTrees: keptTreesOptions(config, buckets) } : {}),
     });
     const admission = new Admission(() => ({ maxConnections: config.maxConnections, maxCallsPerConnection: config.maxCallsPerConnection }), (r) => security.refused(r));
     const server = new GuardedServer({
@@ -526,6 +531,7 @@ export class RingkvNode {
         this.handoff.retainPeers(new Set(peers));
         this.#control.retain(new Set([...peers, this.#gossip.addressOf(this.id) ?? '']));
         this.#members.remember();
+        this.repairs.trackKept(); // also after a bucket-class change; nothing to do when nothing changed
       }, LOAD_EVERY_MS),
     );
     this.#timers.push(setInterval(() => void this.replication.hintDelivery.run(), HINTS_EVERY_MS));
@@ -693,4 +699,24 @@ export class RingkvNode {
     })();
     return this.#stopping;
   }
+}
+
+/**
+ * The store's kept trees as the settings say (--tree-depth), a key's class from the bucket
+ * table, and builds paced to --repair-bytes-per-second of data read (a build reads its
+ * range once, as a scan repair did).
+ */
+function keptTreesOptions(config: NodeConfig, buckets: BucketTable): KeptTreesOptions {
+  const classes = keyClasses(buckets);
+  let t0 = 0, last = Infinity;
+  return {
+    depth: config.treeDepth,
+    classOf: (key) => classes.nOf(key),
+    pace: async (bytesRead) => {
+      if (bytesRead < last) t0 = performance.now(); // a new build
+      last = bytesRead;
+      const ahead = (bytesRead / config.repairBytesPerSecond) * 1000 - (performance.now() - t0);
+      if (ahead > 0) await new Promise((r) => setTimeout(r, Math.min(ahead, 1000)).unref?.());
+    },
+  };
 }

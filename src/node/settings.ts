@@ -244,6 +244,14 @@ export const SETTINGS = {
   /** Background repair's pace: bytes of a range's data read per second (times the governor's share). */
   repairBytesPerSecond: setting({ accepts: whole(1024, 2 ** 40), default: 8 << 20, arg: 'n', help: "background repair's pace, bytes of data read per second" }),
   /**
+   * Anti-entropy trees kept on write (storage/kept-trees.ts): on, a repair of two replicas
+   * in sync compares roots and reads no records; off, every repair builds its trees by a
+   * scan (the behaviour before, and an escape hatch).
+   */
+  keptTrees: setting({ accepts: oneOf('on', 'off'), default: 'on', arg: 'mode', help: 'on|off: anti-entropy trees kept on write (off: every repair scans)' }),
+  /** Depth of every kept tree: 16^depth leaves per unit (3: 4,096 leaves, 48 KiB). Replicas compare kept trees only at equal depths. */
+  treeDepth: setting({ accepts: whole(2, 4), default: 3, arg: 'n', help: 'depth of kept trees: 16^n leaves per range and N class' }),
+  /**
    * A replica down longer than this, ms, gets no more hints from coordinators (Cassandra's
    * max_hint_window): what it misses is left to anti-entropy, and counted.
    */

@@ -44,10 +44,16 @@ export interface RepairSide {
 /**
  * The peers of a repair: a session with one of them, over a range and a tree depth, and
  * the N class compared (`cls.n` 0: every key; `cls.classes`: the repairer's classes)
- * (transport/repair-wire.ts over gRPC).
+ * (transport/repair-wire.ts over gRPC). With `kept`, the peer answers from its tree kept
+ * on write, and `digests` rejects with NotKept when it has none.
  */
 export interface RepairPeers {
-  side(node: string, session: string, range: TokenRange, depth: number, timeoutMs: number, cls?: { readonly n: number; readonly classes: readonly number[] }): RepairSide & { finish(complete: boolean): Promise<void> };
+  side(node: string, session: string, range: TokenRange, depth: number, timeoutMs: number, cls?: { readonly n: number; readonly classes: readonly number[] }, kept?: boolean): RepairSide & { finish(complete: boolean): Promise<void> };
+}
+
+/** A peer has no kept tree of the unit (not built yet, another depth, or an older release): compare by scans instead. */
+export class NotKept extends Error {
+  override readonly name = 'NotKept';
 }
 
 export interface RepairStats {

@@ -15,9 +15,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { tokenHex, type Ring } from '../ring/index.js';
-import { depthFor, type KeyFilter, type Store } from '../storage/index.js';
+import { depthFor, type KeyFilter, type RangeTree, type Store } from '../storage/index.js';
 import type { TokenRange } from '../storage/keys.js';
-import { repairRange, type RepairPeers, type RepairStats } from './exchange.js';
+import { NotKept, repairRange, type RepairPeers, type RepairStats } from './exchange.js';
 import { storeSide } from './store-side.js';
 
 /** Trees are at least this deep (256 leaves): a range LevelDB has not yet sized still splits. */
@@ -47,8 +47,12 @@ export interface RepairProgress extends RepairStats {
   done: number;
   skipped: number;
   failed: number;
-  /** Ranges compared and found identical (no leaf differed). */
+  /** Ranges compared and found identical (no leaf differed): in sync. */
   identical: number;
+  /** Ranges compared on trees kept on write (no scan). */
+  kept: number;
+  /** Records this node read from storage during the run (tree scans, leaf listings). */
+  recordsRead: number;
   /** The range being repaired now, "start-end" in hex. */
   current: string;
   /** Why the last skipped or failed range was. */
@@ -120,6 +124,8 @@ export class RepairRuns {
       skipped: 0,
       failed: 0,
       identical: 0,
+      kept: 0,
+      recordsRead: 0,
       current: '',
       lastProblem: '',
       leavesDiffering: 0,
@@ -140,7 +146,9 @@ export class RepairRuns {
   }
 
   async #run(p: RepairProgress, ranges: readonly RepairUnit[]): Promise<void> {
+    const read0 = this.deps.store.ranges.recordsRead;
     for (const r of ranges) {
+      p.recordsRead = this.deps.store.ranges.recordsRead - read0;
       const range = { start: r.start, end: r.end };
       p.current = unitKey(r);
       const peers = r.replicas.filter((x) => x !== this.deps.id);
@@ -157,6 +165,7 @@ export class RepairRuns {
         p.bytes += stats.bytes;
         p.recordBytes += stats.recordBytes;
         if (stats.leavesDiffering === 0) p.identical++;
+        if (stats.kept === true) p.kept++;
         p.done++;
       } catch (e) {
         p.failed++;
@@ -164,6 +173,19 @@ export class RepairRuns {
         this.deps.log.warn({ range: p.current, err: p.lastProblem }, 'repair of a range failed; the next run tries again');
       }
     }
+    p.recordsRead = this.deps.store.ranges.recordsRead - read0;
+  }
+
+  /**
+   * Tell the store which units to keep trees for: every range this node replicates in
+   * the current ring, per N class (0: every key, one class in use). Nothing before this
+   * node has a ring: the trees loaded from disk stay until it does.
+   */
+  trackKept(): void {
+    const trees = this.deps.store.trees, ring = this.deps.ring();
+    if (trees === undefined || ring === undefined || !ring.has(this.deps.id)) return;
+    const units = repairUnits(ring, this.deps.id, this.deps.classes()).map((r) => ({ n: r.n ?? 0, start: r.start, end: r.end }));
+    trees.track(units).catch((e: unknown) => this.deps.log.warn({ err: (e as Error).message }, 'kept trees: tracking the ranges this node replicates failed; tried again at the next change'));
   }
 
   /** Range (start, end] (of N class `n`; undefined: every key) was repaired with every replica as of `at` (this node's clock). */
@@ -253,7 +275,7 @@ export class RepairRuns {
   }
 
   /** Repair one range (its keys of N class `n`; undefined: every key) with its other replicas `peers` (all up). */
-  async repairOne(range: TokenRange, peers: readonly string[], n?: number): Promise<RepairStats> {
+  async repairOne(range: TokenRange, peers: readonly string[], n?: number): Promise<RepairStats & { kept?: boolean }> {
     this.#active++;
     try {
       return await this.#repairOne(range, peers, n);
@@ -262,7 +284,7 @@ export class RepairRuns {
     }
   }
 
-  async #repairOne(range: TokenRange, peers: readonly string[], n: number | undefined): Promise<RepairStats> {
+  async #repairOne(range: TokenRange, peers: readonly string[], n: number | undefined): Promise<RepairStats & { kept?: boolean }> {
     const { store, wire } = this.deps;
     const builtAt = this.deps.now();
     // A range with one replica (n=1) has nothing to compare with: it holds what it holds.
@@ -270,15 +292,31 @@ export class RepairRuns {
       this.record(range, builtAt, n);
       return { leavesDiffering: 0, keysExchanged: 0, bytes: 0, recordBytes: 0 };
     }
+    // Kept trees on every side: roots compared, no scan; a peer without one: scans on every side.
+    const kept = store.trees?.tree({ n: n ?? 0, ...range });
+    if (kept !== undefined) {
+      try {
+        return { ...(await this.#exchange(range, peers, n, kept, builtAt, true)), kept: true };
+      } catch (e) {
+        if (!(e instanceof NotKept)) throw e;
+        this.deps.log.debug({ range: unitKey({ ...range, n }), why: e.message }, 'repair: a peer has no kept tree of the range; comparing by scans');
+      }
+    }
     const depth = Math.max(MIN_DEPTH, depthFor((await store.ranges.approximateBytes(range)) / 100));
     const session = randomBytes(6).toString('hex');
     const classes = this.deps.classes();
     const only = this.deps.only(n ?? 0);
     const tree = await store.ranges.tree(range, depth, only);
-    const sides = peers.map((p) => wire.side(p, session, range, depth, this.deps.timeoutMs, { n: n ?? 0, classes }));
+    return this.#exchange(range, peers, n, tree, builtAt, false, only, session);
+  }
+
+  /** Compare `tree` (this node's, kept or scanned with `only`) with every peer's in one session, and exchange what differs. */
+  async #exchange(range: TokenRange, peers: readonly string[], n: number | undefined, tree: RangeTree, builtAt: number, kept: boolean, only = this.deps.only(n ?? 0), session = randomBytes(6).toString('hex')): Promise<RepairStats> {
+    const classes = this.deps.classes();
+    const sides = peers.map((p) => this.deps.wire.side(p, session, range, tree.depth, this.deps.timeoutMs, { n: n ?? 0, classes }, kept));
     let complete = false;
     try {
-      const stats = await repairRange(tree, storeSide(this.deps.id, store, tree, only), sides);
+      const stats = await repairRange(tree, storeSide(this.deps.id, this.deps.store, tree, only), sides);
       complete = true;
       this.record(range, builtAt, n);
       return stats;

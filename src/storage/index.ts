@@ -6,6 +6,8 @@ export type { Hint, HintStats, HintStore } from './hints.js';
 export { KvError } from './kv-errors.js';
 export { RangeHash } from './range-hash.js';
 export { RangeTree, differingLeaves, depthFor, FANOUT, MAX_DEPTH } from './range-tree.js';
+export { KeptTrees, DEFAULT_TREE_DEPTH, MIN_KEPT_DEPTH } from './kept-trees.js';
+export type { KeptUnit, KeptTreesOptions } from './kept-trees.js';
 export type { KvErrorCode } from './kv-errors.js';
 export type { Engine, EngineIterator, WriteOp } from './engine.js';
 export { LevelEngine } from './level-engine.js';

@@ -7,6 +7,8 @@
  *   'p' token(8) user-key                        clock prune index: a record whose clock may be pruned, with when it last changed
  *   'q' token(8) user-key                        a record that failed its checksum, set aside
  *   'm' name                                     node metadata (store id, epoch lease)
+ *   'a' n(1) start(8) end(8) depth(1) leaf(2)    a kept anti-entropy tree's leaf (kept-trees.ts); leaf 0xFFFF: the unit's meta
+ *   'a' 0xFF seq(8)                              kept tree journal: the leaves one batch changed (n is at most 254)
  * so that one iterator reads one token range, and hints, metadata and indexes never mix
  * with data.
  *
@@ -17,7 +19,7 @@ import { bucketOf, keyOverhead } from '../buckets/index.js';
 import { hashInto, MAX_TOKEN } from '../ring/index.js';
 import { KvError } from './kv-errors.js';
 
-export const DATA = 0x64, HINT = 0x68, META = 0x6d, PRUNE = 0x70, QUARANTINE = 0x71, TOMBSTONE = 0x74, EXPIRY = 0x78;
+export const TREE = 0x61, DATA = 0x64, HINT = 0x68, META = 0x6d, PRUNE = 0x70, QUARANTINE = 0x71, TOMBSTONE = 0x74, EXPIRY = 0x78;
 const TOKEN_BYTES = 8;
 
 /** A user key: bytes, or a string (its UTF-8 bytes, as the ring hashes it). */
@@ -168,6 +170,50 @@ export const expiryTime = timeOf;
 export const expiriesBy = (now: number): Span => timesBefore(EXPIRY, now + 1);
 /** The data key named by an expiry index entry. */
 export const dataKeyOfExpiry = dataKeyOfTime;
+
+/** The leaf index of a kept tree's meta key (no tree has 2^16 leaves). */
+export const TREE_META_LEAF = 0xffff;
+const TREE_KEY_BYTES = 1 + 1 + 8 + 8 + 1 + 2;
+
+/** The key of leaf `leaf` (or TREE_META_LEAF) of the kept tree of class n (0–254) and range (start, end] at `depth`. */
+export function treeKey(n: number, range: TokenRange, depth: number, leaf: number): Buffer {
+  const buf = Buffer.allocUnsafe(TREE_KEY_BYTES);
+  buf[0] = TREE;
+  buf[1] = n;
+  buf.writeBigUInt64BE(range.start, 2);
+  buf.writeBigUInt64BE(range.end, 10);
+  buf[18] = depth;
+  buf.writeUInt16BE(leaf, 19);
+  return buf;
+}
+
+/** The parts of a kept tree key; undefined for a key of another length (not one this layout writes). */
+export function parseTreeKey(k: Buffer): { n: number; range: TokenRange; depth: number; leaf: number } | undefined {
+  if (k.length !== TREE_KEY_BYTES || k[0] !== TREE) return undefined;
+  return { n: k[1]!, range: { start: k.readBigUInt64BE(2), end: k.readBigUInt64BE(10) }, depth: k[18]!, leaf: k.readUInt16BE(19) };
+}
+
+/** The second byte of a kept tree journal key (no class has n 255). */
+export const TREE_JOURNAL = 0xff;
+
+/** The kept tree journal entry `seq` (written in the batch whose leaf changes it lists). */
+export function treeJournalKey(seq: number): Buffer {
+  const buf = Buffer.allocUnsafe(10);
+  buf[0] = TREE;
+  buf[1] = TREE_JOURNAL;
+  buf.writeUInt32BE(Math.floor(seq / 0x100000000), 2);
+  buf.writeUInt32BE(seq >>> 0, 6);
+  return buf;
+}
+
+/** The seq of a kept tree journal key; undefined for any other key. */
+export function treeJournalSeq(k: Buffer): number | undefined {
+  if (k.length !== 10 || k[0] !== TREE || k[1] !== TREE_JOURNAL) return undefined;
+  return k.readUInt32BE(2) * 0x100000000 + k.readUInt32BE(6);
+}
+
+/** Every kept tree key. */
+export const ALL_TREES: Span = { gte: Buffer.from([TREE]), lt: Buffer.from([TREE + 1]) };
 
 export function metaKey(name: string): Buffer {
   return Buffer.concat([Buffer.from([META]), Buffer.from(name, 'utf8')]);

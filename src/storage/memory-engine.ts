@@ -26,6 +26,7 @@ export class MemoryEngine implements Engine {
   #open = false;
 
   async open(): Promise<void> {
+    if (this.#dead) throw new Error('memory engine crashed: open the one crashed() returned');
     this.#open = true;
   }
 
@@ -79,8 +80,49 @@ export class MemoryEngine implements Engine {
     });
   }
 
+  /** With `journal`: the last batches written, each as the values its keys had before (undefined: absent), for `crashed`. */
+  #journal: Array<Map<string, Buffer | undefined>> | undefined;
+
+  constructor(options: { journal?: number } = {}) {
+    if (options.journal !== undefined) {
+      this.#journal = [];
+      this.#journalMax = options.journal;
+    }
+  }
+
+  readonly #journalMax: number = 0;
+
+  /**
+   * A simulated crash (tests): this engine closes for good, and a new one holds what a
+   * crash would leave: everything but the last `lose` batches (at most the journal's
+   * length), as a power cut loses a suffix of LevelDB's batches and never part of one.
+   */
+  crashed(lose: number): MemoryEngine {
+    const journal = this.#journal ?? [];
+    const map = new Map(this.#map);
+    for (let i = journal.length - 1; i >= Math.max(0, journal.length - lose); i--)
+      for (const [k, v] of journal[i]!) v === undefined ? map.delete(k) : map.set(k, v);
+    this.#open = false;
+    this.#dead = true;
+    const next = new MemoryEngine({ journal: this.#journalMax });
+    next.#map = map;
+    next.#sorted = [...map.keys()].sort();
+    return next;
+  }
+
+  #dead = false;
+
   async write(ops: readonly WriteOp[], _sync: boolean): Promise<void> {
     this.#check();
+    if (this.#journal !== undefined) {
+      const before = new Map<string, Buffer | undefined>();
+      for (const op of ops) {
+        const k = str(op.key);
+        if (!before.has(k)) before.set(k, this.#map.get(k));
+      }
+      this.#journal.push(before);
+      if (this.#journal.length > this.#journalMax) this.#journal.shift();
+    }
     for (const op of ops) {
       const k = str(op.key);
       if (op.type === 'put') {

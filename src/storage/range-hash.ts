@@ -19,9 +19,14 @@ const b = new Uint32Array(2);
  */
 export function entryHash(key: Uint8Array, versions: Uint8Array, out: Uint32Array): void {
   hashInto(key, a);
+  entryHashOf(a, versions, out);
+}
+
+/** entryHash given the key's xxHash64 (`keyHash`, [high, low]): a key hashed once for two versions. */
+export function entryHashOf(keyHash: Uint32Array, versions: Uint8Array, out: Uint32Array): void {
   hashInto(versions, b);
-  out[0] = (a[0]! ^ ((b[0]! << 1) | (b[1]! >>> 31))) >>> 0;
-  out[1] = (a[1]! ^ ((b[1]! << 1) | (b[0]! >>> 31))) >>> 0;
+  out[0] = (keyHash[0]! ^ ((b[0]! << 1) | (b[1]! >>> 31))) >>> 0;
+  out[1] = (keyHash[1]! ^ ((b[1]! << 1) | (b[0]! >>> 31))) >>> 0;
 }
 
 const leaf = new Uint32Array(2);

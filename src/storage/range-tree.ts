@@ -34,6 +34,12 @@ export function depthFor(keys: number): number {
 
 const scratch = new Uint32Array(2);
 
+/** −(hi, lo) mod 2^64, as halves. */
+function negate(hi: number, lo: number): [number, number] {
+  const nlo = (~lo + 1) >>> 0;
+  return [(~hi + (nlo === 0 ? 1 : 0)) >>> 0, nlo];
+}
+
 export class RangeTree {
   readonly leaves: number;
   readonly #start: bigint;
@@ -89,6 +95,53 @@ export class RangeTree {
     hi[i] = (hi[i]! + scratch[0]! + (sum > 0xffffffff ? 1 : 0)) >>> 0;
     this.#counts[i]!++;
     this.#dirty = true;
+  }
+
+  /**
+   * Add a signed amount to leaf i: the hash halves (sign −1 subtracts them, mod 2^64) and
+   * `count` entries (may be negative). How a kept tree follows a write (kept-trees.ts):
+   * sums are a group, so `+eh(new) − eh(prior)` is exact.
+   */
+  addHash(i: number, hi: number, lo: number, sign: 1 | -1, count: number): void {
+    if (sign === -1) [hi, lo] = negate(hi, lo);
+    const his = this.#hi[this.depth]!, los = this.#lo[this.depth]!;
+    const sum = los[i]! + lo;
+    los[i] = sum >>> 0;
+    his[i] = (his[i]! + hi + (sum > 0xffffffff ? 1 : 0)) >>> 0;
+    this.#counts[i] = (this.#counts[i]! + count) >>> 0;
+    this.#dirty = true;
+  }
+
+  /** Leaf i as [hi, lo, count]: what a kept tree stores for it (12 bytes). */
+  leaf(i: number): [number, number, number] {
+    return [this.#hi[this.depth]![i]!, this.#lo[this.depth]![i]!, this.#counts[i]!];
+  }
+
+  /** Set leaf i (a kept tree loaded from disk). */
+  setLeaf(i: number, hi: number, lo: number, count: number): void {
+    this.#hi[this.depth]![i] = hi >>> 0;
+    this.#lo[this.depth]![i] = lo >>> 0;
+    this.#counts[i] = count >>> 0;
+    this.#dirty = true;
+  }
+
+  /** Add every leaf of `other` (same range and depth) to this tree's. */
+  plus(other: RangeTree): void {
+    if (other.depth !== this.depth || other.range.start !== this.range.start || other.range.end !== this.range.end) throw new RangeError('trees of different ranges or depths do not add up');
+    for (let i = 0; i < this.leaves; i++) {
+      const [hi, lo, count] = other.leaf(i);
+      if (hi !== 0 || lo !== 0 || count !== 0) this.addHash(i, hi, lo, 1, count);
+    }
+  }
+
+  /** A copy (a consistent snapshot of a kept tree for one repair session). */
+  clone(): RangeTree {
+    const copy = new RangeTree(this.range, this.depth);
+    copy.#hi[this.depth]!.set(this.#hi[this.depth]!);
+    copy.#lo[this.depth]!.set(this.#lo[this.depth]!);
+    copy.#counts.set(this.#counts);
+    copy.#dirty = true;
+    return copy;
   }
 
   /** Entries added in leaf i. */

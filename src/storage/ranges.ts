@@ -11,7 +11,7 @@
  */
 import { EXTRAS_FORMAT, decodeRecord, recordFormat, recordIntact, tryDecode, versionBytes } from './codec.js';
 import type { Actors } from './actors.js';
-import type { Engine, WriteOp } from './engine.js';
+import type { Engine } from './engine.js';
 import { KvError, showKey } from './kv-errors.js';
 import type { KeyLocks } from './key-lock.js';
 import { dataKey, dataSpans, expiryKey, tokenHalves, tokenOfDataKey, tombstoneKey, userKeyOf } from './keys.js';
@@ -22,7 +22,7 @@ import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
 import type { Logger } from './store-options.js';
 import { nextExpiry, withoutExpired } from './versions.js';
-import type { WriteQueue } from './write-queue.js';
+import type { QueueOp, WriteQueue } from './write-queue.js';
 
 export interface ScanEntry {
   readonly key: Buffer;
@@ -64,11 +64,17 @@ export function reclaimable(record: Buffer, now: number): boolean {
 }
 
 export class Ranges {
+  /** Records read by range operations (scans, trees, leaf listings, deletes): what a repair costs in reads. */
+  recordsRead = 0;
+
   constructor(private readonly deps: Deps) {}
 
-  #batches(range: TokenRange, limits: BatchLimits, after?: Uint8Array): AsyncGenerator<Array<[Buffer, Buffer]>> {
+  async *#batches(range: TokenRange, limits: BatchLimits, after?: Uint8Array): AsyncGenerator<Array<[Buffer, Buffer]>> {
     if (!this.deps.isOpen()) throw new KvError('KV_CLOSED', 'the store is closed; open it again to use it');
-    return batches(this.deps.engine, after === undefined ? dataSpans(range) : spansAfter(range, after), limits);
+    for await (const batch of batches(this.deps.engine, after === undefined ? dataSpans(range) : spansAfter(range, after), limits)) {
+      this.recordsRead += batch.length;
+      yield batch;
+    }
   }
 
   /**
@@ -128,13 +134,14 @@ export class Ranges {
   /**
    * The Merkle tree of a token range at `depth` (range-tree.ts), built by one scan: what a
    * replica compares with the others'. Entries are hashed as `hash` hashes them, so the
-   * root is `hash(range)`. With `only`, of the keys it takes.
+   * root is `hash(range)`. With `only`, of the keys it takes. With `stored`, expired
+   * records are hashed too, as a kept tree hashes them (kept-trees.ts).
    */
-  async tree(range: TokenRange, depth: number, only?: KeyFilter): Promise<RangeTree> {
+  async tree(range: TokenRange, depth: number, only?: KeyFilter, stored = false): Promise<RangeTree> {
     const tree = new RangeTree(range, depth);
     const now = this.deps.now();
     for await (const batch of this.#batches(range, { batchCount: 1000, batchBytes: 1 << 24 }))
-      for (const [k, v] of batch) if (!reclaimable(v, now) && (only === undefined || only(userKeyOf(k)))) tree.add(tokenOfDataKey(k), k, tryDecode(versionBytes, v) ?? v);
+      for (const [k, v] of batch) if ((stored || !reclaimable(v, now)) && (only === undefined || only(userKeyOf(k)))) tree.add(tokenOfDataKey(k), k, tryDecode(versionBytes, v) ?? v);
     return tree;
   }
 
@@ -185,10 +192,10 @@ export class Ranges {
       try {
         await this.deps.guard(async () => {
           const now = await this.deps.engine.getMany(keys);
-          const ops: WriteOp[] = [];
+          const ops: QueueOp[] = [];
           batch.forEach(([k, v], i) => {
             if (now[i] === undefined || !now[i]!.equals(v)) return void kept++;
-            ops.push({ type: 'del', key: k });
+            ops.push({ type: 'del', key: k, prior: v });
             const rec = tryDecode(decodeRecord, v);
             if (rec?.deletedAt !== undefined) ops.push({ type: 'del', key: tombstoneKey(rec.deletedAt, k) });
             const due = rec === undefined ? undefined : nextExpiry(rec.versions);

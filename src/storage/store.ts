@@ -20,7 +20,7 @@ import { Actors } from './actors.js';
 import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, skimRecord, spliceRecord, tryDecode, versionBytes, viewRecord } from './codec.js';
 import type { ClockSpan, RecordSkim, StoredRecord } from './codec.js';
 import { withIoErrors } from './engine.js';
-import type { Engine, WriteOp } from './engine.js';
+import type { Engine } from './engine.js';
 import { KvError, showKey } from './kv-errors.js';
 import { HintStore } from './hints.js';
 import { Ranges } from './ranges.js';
@@ -36,6 +36,9 @@ import type { BatchLimits } from './scan.js';
 import { EMPTY_VERSIONS, WRITE_ID_BYTES, isDeleted, isDuplicate, merge, mergeLww, nextExpiry, prunable, prune, reprune, sameVersions, update, updateLww, withoutExpired } from './versions.js';
 import type { Actor, Versions, WriteId } from './versions.js';
 import { WriteQueue } from './write-queue.js';
+import type { QueueOp } from './write-queue.js';
+import { KeptTrees, dropKeptTrees } from './kept-trees.js';
+import type { KeptTreesOptions } from './kept-trees.js';
 import { ReadBatcher } from './read-batcher.js';
 
 /** LevelDB's memtable (its default write buffer, 4 MiB) and the one being flushed: what its size estimate can miss. */
@@ -65,6 +68,8 @@ export interface StoreOptions {
    * Absent: every key keeps its concurrent siblings.
    */
   readonly policyOf?: (key: Buffer) => SiblingPolicy;
+  /** Keep anti-entropy trees on write (kept-trees.ts); absent: none are kept (repair scans). */
+  readonly keptTrees?: KeptTreesOptions;
 }
 
 
@@ -185,6 +190,8 @@ export class Store {
   readonly hints: HintStore;
   /** Token-range scans, sizes, digests and deletes (ranges.ts). */
   readonly ranges: Ranges;
+  /** The anti-entropy trees kept on write, when the store was opened with `keptTrees`. */
+  readonly trees: KeptTrees | undefined;
   readonly #engine: Engine;
   readonly #queue: WriteQueue;
   readonly #locks = new KeyLocks();
@@ -225,6 +232,8 @@ export class Store {
     const guard = <T>(fn: () => Promise<T>) => this.#guard(fn);
     this.hints = new HintStore({ engine, queue: this.#queue, locks: this.#locks, settings: s, guard, now: this.#now });
     this.ranges = new Ranges({ engine, queue: this.#queue, locks: this.#locks, actors, log: this.#log, isOpen: () => this.#open, guard, now: this.#now });
+    this.trees = options.keptTrees === undefined ? undefined : new KeptTrees({ engine, queue: this.#queue, now: this.#now, log: this.#log, isOpen: () => this.#open }, options.keptTrees);
+    this.#queue.extend = this.trees?.extend;
     this.#keys = new KeyFilter(
       (add) => this.#scanTokens(add),
       (e) => {
@@ -278,6 +287,10 @@ export class Store {
       if (uncleanShutdown) options.logger?.warn({ floor: actors.floor }, 'store was not closed cleanly: retiring earlier actor epochs');
       store = new Store(engine, s, actors, options);
       await store.hints.load();
+      // Before the first write: the leaves on disk are what deltas add to. Without kept
+      // trees, any left from an earlier run go: these writes will not follow them.
+      if (store.trees !== undefined) await store.trees.load();
+      else if ((await dropKeptTrees(engine)) > 0) options.logger?.warn({}, 'kept anti-entropy trees dropped: this store is opened without them, and they would go stale');
     } catch (e) {
       await raw.close().catch(() => {}); // release the database (its lock) for whoever fixes it
       throw e;
@@ -294,6 +307,8 @@ export class Store {
     if (this.#active > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
     await this.#keyFilterStart;
     await this.#keys.settled(); // a scan in progress sees #open false and stops
+    await this.trees?.settled(); // a build in progress sees #open false and stops
+    await this.trees?.checkpoint(); // the next open replays no journal
     // How many keys the filter holds, to size it at the next open without a second scan.
     if (this.#keys.ready) await this.#engine.write([{ type: 'put', key: metaKey('key-count'), value: Buffer.from(String(this.#keys.stats.keys)) }], false);
     await this.#actors.markClean();
@@ -371,7 +386,7 @@ export class Store {
   }
 
   /** Decode a key's record for a read-merge-write. A corrupt one is set aside (an op), not lost. */
-  #loadForWrite(dk: Buffer, bytes: Buffer, ops: WriteOp[]): StoredRecord | undefined {
+  #loadForWrite(dk: Buffer, bytes: Buffer, ops: QueueOp[]): StoredRecord | undefined {
     try {
       return decodeRecord(bytes); // not through #checked: its closure would cost every write one
     } catch (e) {
@@ -388,13 +403,13 @@ export class Store {
    * written, as one batch, before the result is returned. `change` is synchronous: every
    * await on this path costs a trip through the microtask queue, per write.
    */
-  async #change<T>(dk: Buffer, hi: number, lo: number, change: (old: StoredRecord | undefined, ops: WriteOp[], stored: Buffer | undefined) => T): Promise<T> {
+  async #change<T>(dk: Buffer, hi: number, lo: number, change: (old: StoredRecord | undefined, ops: QueueOp[], stored: Buffer | undefined) => T): Promise<T> {
     const lockKey = dk.toString('latin1');
     this.#rmw++;
     const wait = this.#locks.acquire(lockKey);
     if (wait) await wait;
     try {
-      const ops: WriteOp[] = [];
+      const ops: QueueOp[] = [];
       // A key the filter has never seen has no record: skip the read (key-filter.ts).
       const stored = this.#keys.mightHave(hi, lo) ? await this.#reads.get(dk) : undefined;
       try {
@@ -439,7 +454,7 @@ export class Store {
    * due): the tombstone index and the expiry index (each record's earliest expiry), in the
    * record's own batch. #persist and Store.ingest's copied records both use it.
    */
-  #indexOps(dk: Buffer, wasDeletedAt: number | undefined, wasDue: number | undefined, deletedAt: number | undefined, due: number | undefined, ops: WriteOp[]): void {
+  #indexOps(dk: Buffer, wasDeletedAt: number | undefined, wasDue: number | undefined, deletedAt: number | undefined, due: number | undefined, ops: QueueOp[]): void {
     if (wasDeletedAt !== undefined) ops.push({ type: 'del', key: tombstoneKey(wasDeletedAt, dk) });
     if (deletedAt !== undefined) ops.push({ type: 'put', key: tombstoneKey(deletedAt, dk), value: EMPTY });
     if (wasDue !== due) {
@@ -450,15 +465,15 @@ export class Store {
 
   /**
    * Queue the ops that store `versions` for dk (record and tombstone index) and return
-   * the record; refuse (before anything is written) versions over the sibling or size cap.
+   * the record; `prior` is the record it replaces as stored (a corrupt one set aside too); refuse (before anything is written) versions over the sibling or size cap.
    */
-  #persist(dk: Buffer, old: StoredRecord | undefined, versions: Versions, ownerEpoch: number | undefined, ops: WriteOp[], clockAt?: ClockSpan): Buffer {
+  #persist(dk: Buffer, old: StoredRecord | undefined, prior: Buffer | undefined, versions: Versions, ownerEpoch: number | undefined, ops: QueueOp[], clockAt?: ClockSpan): Buffer {
     this.#checkSiblings(dk, versions.siblings.length);
     const deletedAt = isDeleted(versions) ? this.#now() : undefined;
     this.#indexOps(dk, old?.deletedAt, old === undefined ? undefined : nextExpiry(old.versions), deletedAt, nextExpiry(versions), ops);
     const record = encodeRecord({ versions, ownerEpoch, deletedAt }, clockAt);
     this.#checkRecordSize(dk, record.length);
-    ops.push({ type: 'put', key: dk, value: record });
+    ops.push({ type: 'put', key: dk, value: record, prior: prior ?? null });
     // The prune index: a record whose clock may be pruned has an entry saying when it last changed.
     if (this.#prunableClock(versions, ownerEpoch)) ops.push({ type: 'put', key: pruneKey(dk), value: pruneStamp(this.#now(), record) });
     else if (old !== undefined && this.#prunableClock(old.versions, old.ownerEpoch)) ops.push({ type: 'del', key: pruneKey(dk) });
@@ -557,7 +572,7 @@ export class Store {
         // The value is copied into the record right away: no copy of it is kept.
         const now = this.#now(), info = { seenIds: ctx.ids, id, now, expiresAt };
         const versions = lww ? updateLww(local, ctx.clock, this.#actors.actor(epoch), value, now, info) : update(local, ctx.clock, this.#actors.actor(epoch), value, info);
-        const record = this.#persist(dk, old, versions, epoch, ops, persisted);
+        const record = this.#persist(dk, old, stored, versions, epoch, ops, persisted);
         return { context: contextFromClock(check, record.subarray(persisted.start, persisted.end), persisted.format), versions: versions.siblings.length, record };
       });
     } finally {
@@ -662,11 +677,11 @@ export class Store {
         const reads = items.filter((it) => this.#keys.mightHave(it.hi, it.lo));
         if (reads.length > 0) (await this.#engine.getMany(reads.map((it) => it.dk))).forEach((v, i) => (reads[i]!.stored = v));
         try {
-          const ops: WriteOp[] = [];
+          const ops: QueueOp[] = [];
           let setAside = false;
           const now = this.#now();
           for (const it of items) {
-            const own: WriteOp[] = [];
+            const own: QueueOp[] = [];
             try {
               // Absent (the filter said so, or the read found nothing), given once: copied if the skim accepts it.
               if (results === undefined && it.stored === undefined && it.more === undefined && this.#copy(it, now, own)) {
@@ -715,7 +730,7 @@ export class Store {
    * retired ids that versions.ts joinRetired would trim), or its clock is long enough
    * that the prune index may need an entry for it (#persist decides).
    */
-  #copy(it: BatchItem, now: number, ops: WriteOp[]): boolean {
+  #copy(it: BatchItem, now: number, ops: QueueOp[]): boolean {
     if (!skimRecord(it.record, skim) || skim.actors > PRUNE_ABOVE_ENTRIES) return false;
     if ((skim.siblings > 1 || skim.retired > 1) && this.#policyOf?.(it.k) === 'lww') return false;
     this.#checkSiblings(it.dk, skim.siblings);
@@ -725,7 +740,7 @@ export class Store {
     const asIs = deletedAt === undefined && skim.versionsStart === 2;
     const record = asIs ? it.record : spliceRecord(skim.format, it.record.subarray(skim.versionsStart, skim.versionsEnd), deletedAt);
     this.#checkRecordSize(it.dk, record.length);
-    ops.push({ type: 'put', key: it.dk, value: record });
+    ops.push({ type: 'put', key: it.dk, value: record, prior: null }); // called only for a key not stored here
     return true;
   }
 
@@ -759,16 +774,18 @@ export class Store {
   }
 
   /** The causal merge of `incoming` into a key's stored versions: the ops to write, if any. */
-  #mergeInto(dk: Buffer, old: StoredRecord | undefined, incoming: Versions, ops: WriteOp[], stored: Buffer | undefined): MergeResult {
+  #mergeInto(dk: Buffer, old: StoredRecord | undefined, incoming: Versions, ops: QueueOp[], stored: Buffer | undefined): MergeResult {
     const join = this.#join(userKeyOf(dk));
     // An lww key's incoming versions are joined even into nothing: a sender that kept siblings (a policy not yet known there) is resolved here.
     // A copy that brings back only entries this node pruned is taken as it is here (versions.ts reprune). For an lww
     // key only when the copy holds no sibling this node does not: one that lost by time is not in the causal past of
     // the winner, so its entry is news that the replicas must agree on.
     const joined = old ? join(old.versions, incoming) : join === merge ? incoming : mergeLww(EMPTY_VERSIONS, incoming);
-    const merged = old && (join === merge || holdsAll(old.versions, incoming)) ? reprune(old.versions, joined, this.#ownActor(old.ownerEpoch)) : joined;
+    // Not for a copy holding no sibling (a clock alone: every sibling expired there): its entries
+    // are in the causal past of nothing it holds, so they may be history this node never saw.
+    const merged = old && incoming.siblings.length > 0 && (join === merge || holdsAll(old.versions, incoming)) ? reprune(old.versions, joined, this.#ownActor(old.ownerEpoch)) : joined;
     if (old && sameVersions(merged, old.versions)) return { changed: false, versions: merged.siblings.length, record: stored! };
-    const out = this.#persist(dk, old, merged, old?.ownerEpoch, ops);
+    const out = this.#persist(dk, old, stored, merged, old?.ownerEpoch, ops);
     return { changed: true, versions: merged.siblings.length, record: out };
   }
 
@@ -792,19 +809,19 @@ export class Store {
           batch.map(([xk]) => {
             const dk = dataKeyOfExpiry(xk);
             const [hi, lo] = [dk.readUInt32BE(1), dk.readUInt32BE(5)];
-            return this.#change(dk, hi, lo, (old, ops) => {
+            return this.#change(dk, hi, lo, (old, ops, stored) => {
               ops.push({ type: 'del', key: xk });
               const due = old === undefined ? undefined : nextExpiry(old.versions);
               if (old === undefined || due === undefined || !expiryKey(due, dk).equals(xk)) return void stale++; // the record changed or went since
               const after = withoutExpired(old.versions, now);
               if (after === old.versions) return void ops.pop(); // nothing expired (the entry is due, so not expected): the entry stays
               if (after === 'drop') {
-                ops.push({ type: 'del', key: dk });
+                ops.push({ type: 'del', key: dk, prior: stored ?? null });
                 if (old.deletedAt !== undefined) ops.push({ type: 'del', key: tombstoneKey(old.deletedAt, dk) });
                 dropped++;
               } else {
                 ops.pop(); // #persist moves the entry itself
-                this.#persist(dk, old, after, old.ownerEpoch, ops);
+                this.#persist(dk, old, stored, after, old.ownerEpoch, ops);
                 rewritten++;
               }
             });
@@ -838,10 +855,10 @@ export class Store {
         await this.#locks.with(lockKey, () =>
           this.#guard(async () => {
             const bytes = await this.#engine.get(dk);
-            const ops: WriteOp[] = [{ type: 'del', key: tk }];
+            const ops: QueueOp[] = [{ type: 'del', key: tk }];
             const rec = bytes === undefined ? undefined : tryDecode(decodeRecord, bytes);
             if (rec?.deletedAt !== undefined && rec.deletedAt < before && tombstoneKey(rec.deletedAt, dk).equals(tk)) {
-              ops.push({ type: 'del', key: dk });
+              ops.push({ type: 'del', key: dk, prior: bytes });
               await this.#actors.retire();
               purged++;
             }
@@ -899,7 +916,7 @@ export class Store {
               const after = prune(old.versions, this.#ownActor(owner));
               if (after === old.versions) ops.push({ type: 'del', key: pk });
               else {
-                this.#persist(dk, old, after, owner, ops);
+                this.#persist(dk, old, stored, after, owner, ops);
                 pruned++;
               }
             });

@@ -407,6 +407,12 @@ function without(v: Versions, drop: readonly Actor[]): Versions {
  * what `old` holds (the writes that superseded its dots are here), so `old` had it and
  * pruned it. When the copy brings anything else, `merged` is returned whole: its new
  * entries may be new history, whose stale copies may still be on their way.
+ *
+ * The argument needs every entry of the copy to lie in the causal past of a sibling it
+ * holds. Expiry breaks that: a sibling reclaimed by expiry leaves its history in the
+ * clock with nothing after it. The store therefore never calls this for a copy holding
+ * no sibling (every sibling expired there); a copy that still holds siblings but lost
+ * one to expiry is the case it cannot tell apart (docs/limits.md#bounded-clocks).
  */
 export function reprune(old: Versions, merged: Versions, keep: Actor | undefined): Versions {
   if (merged === old || merged.clock.size <= old.clock.size) return merged;

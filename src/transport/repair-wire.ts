@@ -10,7 +10,7 @@ import * as grpc from '@grpc/grpc-js';
 import { MAX_TOKEN, tokenHex as hex } from '../ring/index.js';
 import { MAX_DEPTH, RangeTree, type KeyFilter, type Store } from '../storage/index.js';
 import type { TokenRange } from '../storage/keys.js';
-import type { LeafEntry, RecordEntry, RepairSide } from '../repair/exchange.js';
+import { NotKept, type LeafEntry, type RecordEntry, type RepairSide } from '../repair/exchange.js';
 import type { KeyHash } from './generated/ringkv/internal/v1/KeyHash.js';
 import type { KeyRecord } from './generated/ringkv/internal/v1/KeyRecord.js';
 import type { TreeSession, TreeSession__Output } from './generated/ringkv/internal/v1/TreeSession.js';
@@ -58,13 +58,14 @@ export interface RepairServerDeps {
 }
 
 export function repairService(deps: RepairServerDeps): ServiceHandlers<typeof SERVICE> {
-  const trees = new Map<string, { tree: Promise<RangeTree>; only: KeyFilter | undefined; builtAt: number; used: number; range: TokenRange; n: number }>();
-  const sessionId = (s: TreeSession__Output): string => `${s.requester}/${s.session}/${s.start}-${s.end}/${s.depth}/${s.n}`;
+  const trees = new Map<string, { tree: Promise<RangeTree | undefined>; only: KeyFilter | undefined; builtAt: number; used: number; range: TokenRange; n: number }>();
+  const sessionId = (s: TreeSession__Output): string => `${s.requester}/${s.session}/${s.start}-${s.end}/${s.depth}/${s.n}${s.kept ? '/kept' : ''}`;
   const check = (cluster: string): void => {
     const refused = peerRefusal(cluster, deps.clusterName, deps.refuse());
     if (refused !== undefined) throw new Refusal(refused.code, refused.details);
   };
-  const treeOf = (s: TreeSession__Output | null): { tree: Promise<RangeTree>; only: KeyFilter | undefined } => {
+  /** The session's tree; undefined for a kept session when this node has no kept tree of the unit at that depth. */
+  const treeOf = (s: TreeSession__Output | null): { tree: Promise<RangeTree | undefined>; only: KeyFilter | undefined } => {
     if (!s) throw new Refusal(grpc.status.INVALID_ARGUMENT, 'a repair request must name its session');
     check(s.cluster);
     const start = parseToken(s.start), end = parseToken(s.end);
@@ -79,7 +80,9 @@ export function repairService(deps: RepairServerDeps): ServiceHandlers<typeof SE
       if (trees.size >= MAX_SESSIONS) throw new Refusal(grpc.status.RESOURCE_EXHAUSTED, `this node is already in ${MAX_SESSIONS} repair sessions; retry later`);
       const range = { start, end };
       const only = deps.only?.(s.n, s.classes);
-      t = { tree: deps.store.ranges.tree(range, s.depth, only), only, builtAt: now, used: now, range, n: s.n };
+      // A kept tree: a copy, taken now (the session's snapshot); none at another depth.
+      const kept = s.kept ? (deps.store.trees?.depth === s.depth ? deps.store.trees.tree({ n: s.n, ...range }) : undefined) : undefined;
+      t = { tree: s.kept ? Promise.resolve(kept) : deps.store.ranges.tree(range, s.depth, only), only, builtAt: now, used: now, range, n: s.n };
       trees.set(id, t);
       t.tree.catch(() => trees.delete(id));
     }
@@ -97,12 +100,14 @@ export function repairService(deps: RepairServerDeps): ServiceHandlers<typeof SE
   return {
     TreeDigests: unary(async (r) => {
       const tree = await treeOf(r.session).tree;
+      if (tree === undefined) return { digests: [], kept: false };
       if (r.level > tree.depth || r.indices.some((i) => i >= 16 ** r.level)) throw new Refusal(grpc.status.INVALID_ARGUMENT, `level ${r.level} of a depth-${tree.depth} tree has nodes 0 to ${16 ** Math.min(r.level, tree.depth) - 1}`);
-      return { digests: r.indices.map((i) => tree.digest(r.level, i)) };
+      return { digests: r.indices.map((i) => tree.digest(r.level, i)), kept: r.session!.kept };
     }),
     LeafEntries: unary(async (r) => {
       const t = treeOf(r.session);
       const tree = await t.tree;
+      if (tree === undefined) throw new Refusal(grpc.status.FAILED_PRECONDITION, 'this node has no kept tree of the range: start a scan session');
       if (r.leaves.some((i) => i >= tree.leaves)) throw new Refusal(grpc.status.INVALID_ARGUMENT, `a depth-${tree.depth} tree has leaves 0 to ${tree.leaves - 1}`);
       return { entries: await deps.store.ranges.leafEntries(tree, r.leaves, t.only) };
     }),
@@ -146,16 +151,24 @@ export class GrpcRepair {
     return this.#channels.forNode(node, this.addressOf);
   }
 
-  /** `node` as a side of session `session` over `range` at `depth`, of N class `cls.n` (0 or unset: every key); every call has `timeoutMs`. */
-  side(node: string, session: string, range: TokenRange, depth: number, timeoutMs: number, cls?: { readonly n: number; readonly classes: readonly number[] }): RepairSide & { finish(complete: boolean): Promise<void> } {
-    const s: TreeSession = { cluster: this.clusterName, session, start: hex(range.start), end: hex(range.end), depth, requester: this.self, n: cls?.n ?? 0, classes: [...(cls?.classes ?? [])] };
+  /**
+   * `node` as a side of session `session` over `range` at `depth`, of N class `cls.n` (0 or
+   * unset: every key); every call has `timeoutMs`. With `kept`, from the peer's kept tree:
+   * digests reject with NotKept when the peer has none (or is a release without them).
+   */
+  side(node: string, session: string, range: TokenRange, depth: number, timeoutMs: number, cls?: { readonly n: number; readonly classes: readonly number[] }, kept = false): RepairSide & { finish(complete: boolean): Promise<void> } {
+    const s: TreeSession = { cluster: this.clusterName, session, start: hex(range.start), end: hex(range.end), depth, requester: this.self, n: cls?.n ?? 0, classes: [...(cls?.classes ?? [])], kept };
     const call = <M extends UnaryMethod<RepairClient>>(method: M, req: RequestOf<RepairClient, M>) => callUnary(this.#client(node), method, req, { deadline: Date.now() + timeoutMs });
     const chunks = <T>(xs: readonly T[]): T[][] => Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
     return {
       id: node,
       digests: async (level, indices) => {
         const out: string[] = [];
-        for (const part of chunks(indices)) out.push(...(await call('treeDigests', { session: s, level, indices: part })).digests);
+        for (const part of chunks(indices)) {
+          const res = await call('treeDigests', { session: s, level, indices: part });
+          if (kept && !res.kept) throw new NotKept(`${node} has no kept tree of range ${s.start}-${s.end} at depth ${depth}`);
+          out.push(...res.digests);
+        }
         return out;
       },
       leafEntries: async (leaves) => {

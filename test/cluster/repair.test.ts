@@ -8,10 +8,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
-import { Store } from '../../src/storage/index.js';
 import { TestCluster, type NodeProcess } from '../../testkit/node-cluster.js';
 import { waitFor } from '../../testkit/wait.js';
-import { stopAll } from './topology-check.js';
+import { contents, stopAll, upEverywhere } from './topology-check.js';
 
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
 
@@ -23,28 +22,6 @@ async function cli(...args: string[]): Promise<{ stdout: string; code: number }>
     const x = e as { stdout?: string; stderr?: string; code?: number };
     return { stdout: `${x.stdout ?? ''}${x.stderr ?? ''}`, code: x.code ?? -1 };
   }
-}
-
-async function upEverywhere(cluster: TestCluster, up: (id: string) => boolean): Promise<void> {
-  await waitFor('every node normal, and up or down as expected', 60_000, async () => {
-    const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.status()));
-    return views.every((v) => v !== undefined && cluster.nodes.every((n) => {
-      const m = v.members.find((x) => x.id === n.id);
-      return m?.status === 'normal' && m.up === up(n.id);
-    }));
-  }, 200);
-}
-
-/** Every key of a stopped node's store with its versions' hash. */
-async function contents(node: NodeProcess): Promise<Map<string, string>> {
-  const store = await Store.open({ path: join(node.dataDir, 'data') });
-  const out = new Map<string, string>();
-  try {
-    for await (const batch of store.ranges.scan({ start: 0n, end: 0n })) for (const e of batch.entries) out.set(e.key.toString(), store.ranges.entryHash(e.key, e.record));
-  } finally {
-    await store.close();
-  }
-  return out;
 }
 
 describe('anti-entropy repair', () => {

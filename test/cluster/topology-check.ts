@@ -10,7 +10,8 @@ import { bucketName, storedKey } from '../../src/buckets/index.js';
 import { tokenOf } from '../../src/ring/index.js';
 import { Store } from '../../src/storage/index.js';
 import type { RingReply } from '../../src/client/admin.js';
-import type { NodeProcess } from '../../testkit/node-cluster.js';
+import type { NodeProcess, TestCluster } from '../../testkit/node-cluster.js';
+import { waitFor } from '../../testkit/wait.js';
 
 /** Put `count` fresh keys `${prefix}${i}` at W=2 from `concurrency` workers; the keys acknowledged. */
 export async function loadKeys(client: Client, prefix: string, count: number, concurrency = 64): Promise<string[]> {
@@ -139,6 +140,29 @@ export function placementErrors(ring: RingReply, bucket: string, keys: Iterable<
       if (should && !has.has(k)) out.push(`${k}@${node} missing`);
       if (!should && has.has(k)) out.push(`${k}@${node} extra`);
     }
+  }
+  return out;
+}
+
+/** Wait until every running node sees every node normal, and up or down as `up` says. */
+export async function upEverywhere(cluster: TestCluster, up: (id: string) => boolean): Promise<void> {
+  await waitFor('every node normal, and up or down as expected', 60_000, async () => {
+    const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.status()));
+    return views.every((v) => v !== undefined && cluster.nodes.every((n) => {
+      const m = v.members.find((x) => x.id === n.id);
+      return m?.status === 'normal' && m.up === up(n.id);
+    }));
+  }, 200);
+}
+
+/** Every key of a stopped node's store with its versions' hash. */
+export async function contents(node: NodeProcess): Promise<Map<string, string>> {
+  const store = await Store.open({ path: join(node.dataDir, 'data') });
+  const out = new Map<string, string>();
+  try {
+    for await (const batch of store.ranges.scan({ start: 0n, end: 0n })) for (const e of batch.entries) out.set(e.key.toString(), store.ranges.entryHash(e.key, e.record));
+  } finally {
+    await store.close();
   }
   return out;
 }

@@ -75,7 +75,7 @@ describe('write queue', () => {
     const put = (k: string): WriteOp[] => [{ type: 'put', key: Buffer.from(k), value: Buffer.from('v') }];
     const first = [q.write(put('a')), q.write(put('b')), q.write(put('c'))];
     await settle();
-    const second = [q.write(put('d')), q.write(put('e'))];
+    const second = [q.write(put('f')), q.write(put('g'))];
     await settle();
     expect(g.calls).toEqual([{ kind: 'write', size: 3 }]); // one batch in flight
     while (g.inFlight() > 0) (g.release(), await settle());

@@ -166,6 +166,25 @@ describe('clock pruning in the store', () => {
     for (const x of [from, joiner, ...writers]) await x.close();
   });
 
+  it('a copy holding no sibling (every one expired there) keeps its history here: a merge takes its entries, not as pruned ones', async () => {
+    const c = clock();
+    const s = await Store.open({ engine: new MemoryEngine(), now: c.now, tombstoneGraceMs: GRACE });
+    await s.put('k', v('here'));
+    const before = decodeRecord((await s.getRecord('k'))!).versions;
+    const elsewhere = await Store.open({ engine: new MemoryEngine(), now: c.now });
+    const first = await elsewhere.put('k', v('superseded'));
+    await elsewhere.put('k', v('gone'), first.context, { expiresAt: c.now() + 1 }); // supersedes a write, so reclaiming it leaves the clock
+    c.advance(2);
+    await elsewhere.reclaimExpired();
+    const clockAlone = decodeRecord((await elsewhere.getRecord('k'))!).versions;
+    expect(clockAlone.siblings).toEqual([]);
+    expect((await s.merge('k', (await elsewhere.getRecord('k'))!)).changed).toBe(true);
+    const after = decodeRecord((await s.getRecord('k'))!).versions;
+    expect(after.clock.size).toBe(before.clock.size + 1);
+    expect(texts((await s.get('k')).values)).toEqual(['here']);
+    for (const x of [s, elsewhere]) await x.close();
+  });
+
   it('tells the clock size of every record written', async () => {
     const s = await Store.open({ engine: new MemoryEngine() });
     const seen: number[] = [];

@@ -46,6 +46,14 @@ export interface RepairStatusResponse {
    * What background repair (--repair-interval-ms) has done since this node started.
    */
   'background'?: (_ringkv_v1_BackgroundRepair | null);
+  /**
+   * Records this node read from storage during the run (tree scans and leaf listings).
+   */
+  'recordsRead'?: (number | string | Long);
+  /**
+   * Ranges compared on trees kept on write (no scan); the rest were scanned.
+   */
+  'kept'?: (number);
 }
 
 export interface RepairStatusResponse__Output {
@@ -90,4 +98,12 @@ export interface RepairStatusResponse__Output {
    * What background repair (--repair-interval-ms) has done since this node started.
    */
   'background': (_ringkv_v1_BackgroundRepair__Output | null);
+  /**
+   * Records this node read from storage during the run (tree scans and leaf listings).
+   */
+  'recordsRead': (number);
+  /**
+   * Ranges compared on trees kept on write (no scan); the rest were scanned.
+   */
+  'kept': (number);
 }

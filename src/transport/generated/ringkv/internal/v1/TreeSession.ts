@@ -26,6 +26,14 @@ export interface TreeSession {
    * The repairer's N classes, ascending; refused (FAILED_PRECONDITION) when this node's differ.
    */
   'classes'?: (number)[];
+  /**
+   * Answer from this node's tree kept on write (storage/kept-trees.ts) of the unit (n, range)
+   * at `depth`, a copy taken at the session's first call, instead of a scan. A node that has
+   * none ready at that depth answers TreeDigests with `kept` false and no digests; the
+   * repairer then starts a scan session (never mixing kept and scan trees: they hash
+   * expired records differently).
+   */
+  'kept'?: (boolean);
 }
 
 export interface TreeSession__Output {
@@ -53,4 +61,12 @@ export interface TreeSession__Output {
    * The repairer's N classes, ascending; refused (FAILED_PRECONDITION) when this node's differ.
    */
   'classes': (number)[];
+  /**
+   * Answer from this node's tree kept on write (storage/kept-trees.ts) of the unit (n, range)
+   * at `depth`, a copy taken at the session's first call, instead of a scan. A node that has
+   * none ready at that depth answers TreeDigests with `kept` false and no digests; the
+   * repairer then starts a scan session (never mixing kept and scan trees: they hash
+   * expired records differently).
+   */
+  'kept': (boolean);
 }

@@ -1,0 +1,188 @@
+/**
+ * Trees kept on write (kept-trees.ts) and the write queue's hooks they rest on: a data op
+ * must say what it replaces, a failed batch changes no tree, `exclusive` runs at a batch
+ * boundary, LevelDB's iterator pins its snapshot when it is created (what a build's
+ * snapshot relies on), and the leaves survive a close and an abandoned (unclean) process
+ * on LevelDB. The property test (test/property/kept-trees.property.test.ts) checks the
+ * trees against scans over random histories and crashes.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { KvError, LevelEngine, MemoryEngine, Store } from '../../../src/storage/index.js';
+import type { Engine, KeptUnit } from '../../../src/storage/index.js';
+import { ALL_TREES, dataKey, tokenHalves } from '../../../src/storage/keys.js';
+import { WriteQueue } from '../../../src/storage/write-queue.js';
+import { levelKind, wrapEngine } from './engines.js';
+
+const WHOLE: KeptUnit = { n: 0, start: 0n, end: 0n };
+const quiet = { warn: () => {}, error: () => {} };
+const level = levelKind();
+afterAll(() => level.cleanup());
+
+async function expectKeptEqualsScan(store: Store, unit: KeptUnit = WHOLE): Promise<void> {
+  const kept = store.trees!.tree(unit);
+  expect(kept, 'the unit has a ready kept tree').toBeDefined();
+  const scan = await store.ranges.tree(unit, store.trees!.depth, undefined, true);
+  for (let i = 0; i < kept!.leaves; i++) expect(kept!.leaf(i), `leaf ${i}`).toEqual(scan.leaf(i));
+}
+
+describe('write queue hooks', () => {
+  it('refuses a data-key op that does not say what it replaces, naming the bug', async () => {
+    const engine = new MemoryEngine();
+    await engine.open();
+    const q = new WriteQueue(engine, false);
+    const k = Buffer.from('k');
+    const [hi, lo] = tokenHalves(k);
+    await expect(q.write([{ type: 'put', key: dataKey(hi, lo, k), value: Buffer.from('v') }])).rejects.toThrow(/without the record it replaces/);
+    await q.write([{ type: 'put', key: dataKey(hi, lo, k), value: Buffer.from('v'), prior: null }]);
+    await q.write([{ type: 'put', key: Buffer.from('mfoo'), value: Buffer.from('v') }]); // not a data key
+  });
+
+  it('applies a batch extension only once the batch is written; a failed batch applies nothing', async () => {
+    const inner = new MemoryEngine();
+    await inner.open();
+    let fail = true;
+    const engine = wrapEngine(inner, { write: (ops, sync) => (fail ? Promise.reject(new Error('disk full')) : inner.write(ops, sync)) });
+    const q = new WriteQueue(engine, false);
+    const applied: number[] = [];
+    let seen = 0;
+    q.extend = (ops) => {
+      const n = ops.length;
+      return { ops: [{ type: 'put', key: Buffer.from('aX'), value: Buffer.from([n]) }], apply: () => void applied.push(n + seen++) };
+    };
+    await expect(q.write([{ type: 'put', key: Buffer.from('m1'), value: Buffer.from('v') }])).rejects.toThrow('disk full');
+    expect(applied).toEqual([]);
+    expect(await inner.get(Buffer.from('aX'))).toBeUndefined();
+    fail = false;
+    await q.write([{ type: 'put', key: Buffer.from('m1'), value: Buffer.from('v') }]);
+    expect(applied).toEqual([1]);
+    expect(await inner.get(Buffer.from('aX'))).toEqual(Buffer.from([1]));
+  });
+
+  it('runs an exclusive step between batches, alone, after the writes queued before it', async () => {
+    const inner = new MemoryEngine();
+    await inner.open();
+    const batches: string[][] = [];
+    const engine = wrapEngine(inner, { write: (ops, sync) => (batches.push(ops.map((o) => o.key.toString())), inner.write(ops, sync)) });
+    const q = new WriteQueue(engine, false);
+    const put = (name: string) => q.write([{ type: 'put', key: Buffer.from(`m${name}`), value: Buffer.from('v') }]);
+    let sawBefore: string[] = [];
+    let applied = false;
+    const a = put('a'), b = put('b');
+    const x = q.exclusive(() => {
+      sawBefore = batches.flat(); // what was written when it ran
+      return { ops: [{ type: 'put', key: Buffer.from('mx'), value: Buffer.from('1') }, { type: 'put', key: Buffer.from('my'), value: Buffer.from('1') }], apply: () => void (applied = true) };
+    });
+    const c = put('c');
+    await Promise.all([a, b, x, c]);
+    expect(sawBefore).toEqual(['ma', 'mb']);
+    expect(applied).toBe(true);
+    expect(batches).toEqual([['ma', 'mb'], ['mx', 'my'], ['mc']]); // a+b grouped, x alone, then c
+  });
+});
+
+describe('LevelDB iterator snapshot', () => {
+  it('is pinned when the iterator is created, not at its first read (a build takes its snapshot at a batch boundary)', async () => {
+    const engine = level.make();
+    await engine.open();
+    await engine.write([{ type: 'put', key: Buffer.from('d1'), value: Buffer.from('old') }], false);
+    const it = engine.iterator(Buffer.from('d'), Buffer.from('e'));
+    await engine.write([{ type: 'put', key: Buffer.from('d1'), value: Buffer.from('new') }, { type: 'put', key: Buffer.from('d2'), value: Buffer.from('x') }], false);
+    const got = await it.nextv(10);
+    await it.close();
+    expect(got.map(([k, v]) => `${k}=${v}`)).toEqual(['d1=old']);
+    await engine.close();
+  });
+});
+
+/** A memory engine holding one key and a ready depth-2 kept tree of the whole ring (the store closed). */
+async function withKeptTree(): Promise<MemoryEngine> {
+  const engine = new MemoryEngine();
+  const store = await Store.open({ engine, logger: quiet, keptTrees: { depth: 2 } });
+  await store.trees!.track([WHOLE]);
+  await store.put('a', Buffer.from('1'));
+  await store.trees!.settled();
+  await store.close();
+  return engine;
+}
+
+describe('kept trees', () => {
+  it('are built for a tracked unit, kept by writes, and dropped (their leaves deleted) when untracked', async () => {
+    const engine = new MemoryEngine();
+    const store = await Store.open({ engine, logger: quiet, keptTrees: { depth: 2 } });
+    for (let i = 0; i < 50; i++) await store.put(`k${i}`, Buffer.from(`v${i}`));
+    expect(store.trees!.tree(WHOLE)).toBeUndefined();
+    await store.trees!.track([WHOLE]);
+    await store.trees!.settled();
+    expect(store.trees!.stats).toMatchObject({ ready: 1, building: 0, queued: 0, builds: 1, recordsRead: 50 });
+    await expectKeptEqualsScan(store);
+    for (let i = 0; i < 50; i += 3) await store.delete(`k${i}`);
+    for (let i = 40; i < 70; i++) await store.put(`k${i}`, Buffer.from(`w${i}`));
+    await store.ranges.delete({ start: 0n, end: 1n << 62n });
+    await expectKeptEqualsScan(store);
+    expect(store.trees!.stats.recordsRead).toBe(50); // writes read no records for the tree
+    await store.trees!.track([]);
+    expect(store.trees!.tree(WHOLE)).toBeUndefined();
+    const left = await engine.iterator(ALL_TREES.gte, ALL_TREES.lt).nextv(10);
+    expect(left).toEqual([]);
+    await store.close();
+  });
+
+  it('survive a clean close and an unclean stop on LevelDB, loaded on open with no rebuild', async () => {
+    const engine = level.make();
+    let store = await Store.open({ engine, logger: quiet, keptTrees: { depth: 3 } });
+    await store.trees!.track([WHOLE]);
+    for (let i = 0; i < 200; i++) await store.put(`k${i}`, Buffer.from(`v${i}`));
+    await store.trees!.settled();
+    await store.close();
+    store = await Store.open({ engine, logger: quiet, keptTrees: { depth: 3 } });
+    expect(store.trees!.stats).toMatchObject({ ready: 1, builds: 0, recordsRead: 0 });
+    await expectKeptEqualsScan(store);
+    for (let i = 100; i < 300; i++) await store.put(`k${i}`, Buffer.from(`w${i}`));
+    // Abandon it without close (no clean mark, nothing flushed by us): the leaves were written with the records.
+    await (engine as LevelEngine).close();
+    store = await Store.open({ engine, logger: quiet, keptTrees: { depth: 3 } });
+    expect(store.trees!.stats).toMatchObject({ ready: 1, builds: 0 });
+    await expectKeptEqualsScan(store);
+    await store.close();
+  });
+
+  it('are dropped by a store opened without them, whose writes would leave them stale, and built again later', async () => {
+    const engine = await withKeptTree();
+    let store: Store;
+    store = await Store.open({ engine, logger: quiet }); // --kept-trees off
+    await store.put('b', Buffer.from('2'));
+    await store.close();
+    await engine.open();
+    expect(await engine.iterator(ALL_TREES.gte, ALL_TREES.lt).nextv(10)).toEqual([]);
+    await engine.close();
+    store = await Store.open({ engine, logger: quiet, keptTrees: { depth: 2 } });
+    expect(store.trees!.tree(WHOLE)).toBeUndefined(); // none to trust: repair scans until it is built
+    await store.trees!.track([WHOLE]);
+    await store.trees!.settled();
+    await expectKeptEqualsScan(store);
+    await store.close();
+  });
+
+  it('of another depth are dropped when tracked at this one, and rebuilt', async () => {
+    const engine = await withKeptTree();
+    let store: Store;
+    store = await Store.open({ engine, logger: quiet, keptTrees: { depth: 3 } });
+    expect(store.trees!.tree(WHOLE)).toBeUndefined(); // loaded, but at depth 2
+    await store.trees!.track([WHOLE]);
+    await store.trees!.settled();
+    await expectKeptEqualsScan(store);
+    expect((await (engine as Engine).iterator(ALL_TREES.gte, ALL_TREES.lt).nextv(1000)).every(([k]) => k[18] === 3)).toBe(true);
+    await store.close();
+  });
+
+  it('refuse a depth or class out of range, saying what is allowed', async () => {
+    const e = await Store.open({ engine: new MemoryEngine(), keptTrees: { depth: 9 } }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(KvError);
+    expect((e as KvError).code).toBe('KV_BAD_OPTION');
+    expect((e as KvError).message).toMatch(/from 2 to 4, got 9/);
+    const store = await Store.open({ engine: new MemoryEngine(), keptTrees: { depth: 2 } });
+    await expect(store.trees!.track([{ n: 300, start: 0n, end: 0n }])).rejects.toThrow(/class must be 0 to 254, got 300/);
+    await expect(store.trees!.track([{ n: 1, start: -1n, end: 0n }])).rejects.toThrow(/token range bounds/);
+    await store.close();
+  });
+});
