@@ -240,7 +240,7 @@ export const SETTINGS = {
    * Background anti-entropy: each range a node is the first replica of is repaired once
    * per this many ms (repair/runs.ts); 0 turns it off (ringkv repair only).
    */
-  repairIntervalMs: setting({ accepts: whole(0, 365 * DAY_MS), default: DAY_MS, arg: 'ms', help: 'background repair: each range once per this many ms; 0 = off, ringkv repair only' }),
+  repairIntervalMs: setting({ accepts: whole(0, 365 * DAY_MS), default: 10 * 60_000, arg: 'ms', help: 'background repair: each range once per this many ms; 0 = off, ringkv repair only' }),
   /** Background repair's pace: bytes of a range's data read per second (times the governor's share). */
   repairBytesPerSecond: setting({ accepts: whole(1024, 2 ** 40), default: 8 << 20, arg: 'n', help: "background repair's pace, bytes of data read per second" }),
   /**

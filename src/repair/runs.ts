@@ -236,8 +236,10 @@ export class RepairRuns {
         continue;
       }
       const t0 = this.deps.now();
+      let kept: number | undefined;
       try {
         const stats = await this.repairOne(next.range, next.peers, next.n);
+        if (stats.kept) kept = stats.bytes;
         this.background.ranges++;
         this.background.keysExchanged += stats.keysExchanged;
         this.background.bytes += stats.bytes;
@@ -245,8 +247,10 @@ export class RepairRuns {
         this.background.failed++;
         this.deps.log.warn({ range: `${tokenHex(next.range.start)}-${tokenHex(next.range.end)}`, err: (e as { details?: string; message?: string })?.details ?? (e as Error)?.message }, 'background repair of a range failed; it is tried again later');
       }
-      // Pace: the range's data over the allowed rate, less the time the repair took.
-      const bytes = await this.deps.store.ranges.approximateBytes(next.range).catch(() => 0);
+      // Pace: what the repair read over the allowed rate, less the time it took. On kept trees that is what
+      // the exchange moved (the differing leaves' keys and records; an in-sync range read none); by scans, the
+      // range's data, which every side read whole.
+      const bytes = kept ?? (await this.deps.store.ranges.approximateBytes(next.range).catch(() => 0));
       const wait = (bytes / (o.bytesPerSecond * Math.max(0.05, o.share()))) * 1000 - (this.deps.now() - t0);
       if (wait > 0) await sleep(Math.min(wait, 60_000));
     }

@@ -37,7 +37,7 @@ describe('the defaults', () => {
       logLevel: 'info', gossipIntervalMs: 1000, phiThreshold: 8, durability: 'default', shutdownGraceMs: 10_000, drainMs: 1000, catchUpMs: 30_000, replicas: 3,
       requestTimeoutMs: 5000, maxInFlight: 1024, maxConnections: 1024, maxCallsPerConnection: 1024, hintBytesPerSecond: 1 << 20, streamBytesPerSecond: 24 << 20,
       replace: undefined, backgroundLatencyFactor: 2, join: 'auto', cleanupAfterMs: 3_600_000, leaverWaitMs: 60_000, maxHintWindowMs: 10_800_000,
-      repairIntervalMs: 86_400_000, repairBytesPerSecond: 8 << 20, keptTrees: 'on', treeDepth: 3, tombstoneGraceMs: 864_000_000, clockOffsetMs: 0, faultInjection: 'off', http: undefined,
+      repairIntervalMs: 600_000, repairBytesPerSecond: 8 << 20, keptTrees: 'on', treeDepth: 3, tombstoneGraceMs: 864_000_000, clockOffsetMs: 0, faultInjection: 'off', http: undefined,
       readMode: 'digest', tlsCert: undefined, tlsKey: undefined, tlsCa: undefined, clientAuth: 'none', readAuth: 'none', adminTokenFile: undefined,
     });
     expect(resolveConfig({}, {})).toEqual({ ...DEFAULT_CONFIG, advertise: DEFAULT_CONFIG.listen });

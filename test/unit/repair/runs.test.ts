@@ -98,6 +98,39 @@ describe('background repair', () => {
   });
 });
 
+describe('background repair pacing', () => {
+  // a is first replica of (40, 10] and (20, 30]; each range holds 10 MiB; the pace is 1 MiB/s.
+  async function rangesRepairedAtOnce(kept: boolean): Promise<number> {
+    const ring = Ring.build([{ id: 'a', tokens: [10n, 30n] }, { id: 'b', tokens: [20n] }, { id: 'c', tokens: [40n] }]);
+    let calls = 0;
+    let now = 0;
+    class Recording extends RepairRuns {
+      override async repairOne(range: { start: bigint; end: bigint }) {
+        calls++;
+        this.record(range, now);
+        return { leavesDiffering: 0, keysExchanged: 0, bytes: 64, recordBytes: 0, kept };
+      }
+    }
+    const r = new Recording({
+      id: 'a', classes: () => [2], only: () => () => true,
+      store: { ranges: { approximateBytes: async () => 10 << 20 } } as unknown as Store,
+      ring: () => ring, isUp: () => true, wire: {} as GrpcRepair, timeoutMs: 1000, now: () => now, log: pino({ level: 'silent' }),
+    });
+    const stop = new AbortController();
+    const loop = r.runBackground({ intervalMs: 1000, bytesPerSecond: 1 << 20, share: () => 1, quiet: () => true, signal: stop.signal, pollMs: 1 });
+    now = 2000; // an interval after the start: both ranges due
+    await new Promise((res) => setTimeout(res, 200));
+    stop.abort();
+    void loop;
+    return calls;
+  }
+
+  it('on kept trees paces by what the exchange moved (an in-sync range waits for nothing); by scans, by the range\'s data', async () => {
+    expect(await rangesRepairedAtOnce(true)).toBe(2);
+    expect(await rangesRepairedAtOnce(false)).toBe(1); // 10 s of pace after the first
+  });
+});
+
 describe('repair per N class', () => {
   // a: (30, 10]; b: (10, 20]; c: (20, 30]. Walks: (30,10] a,b,c; (10,20] b,c,a; (20,30] c,a,b.
   const ring = Ring.build([{ id: 'a', tokens: [10n] }, { id: 'b', tokens: [20n] }, { id: 'c', tokens: [30n] }]);
