@@ -338,6 +338,34 @@ export class GossipSim {
     }
   }
 
+  /**
+   * Churn for `rounds` rounds: every `every` rounds one new node joins (seeded by the
+   * first three) and one random member restarts (a new generation), so rosters differ
+   * from node to node while the news spreads. Returns the convictions of members that
+   * never stopped (false ones) and the ids restarted.
+   */
+  churn(rounds: number, every: number, options: SimNode['options'] = {}): { falseDowns: number; restarted: Set<string> } {
+    const seeds = [...this.nodes.keys()].slice(0, 3);
+    const restarted = new Set<string>();
+    for (const n of this.nodes.values()) n.events = [];
+    for (let r = 0; r < rounds; r++) {
+      if (r % every === 0) {
+        this.add(`j${this.nodes.size}`, seeds, {}, false, options);
+        const members = this.alive();
+        const victim = members[Math.floor(this.random() * members.length)]!;
+        restarted.add(victim.id);
+        this.kill(victim.id);
+        this.start(victim.id);
+      }
+      this.runFor(this.intervalMs);
+    }
+    let falseDowns = 0;
+    for (const n of this.nodes.values()) {
+      falseDowns += n.events.filter((e) => e.event.type === 'down' && !restarted.has(e.event.id)).length;
+    }
+    return { falseDowns, restarted };
+  }
+
   alive(): SimNode[] {
     return [...this.nodes.values()].filter((n) => n.alive);
   }
