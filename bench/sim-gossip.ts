@@ -38,7 +38,7 @@ interface Figures {
  * (CPU ms per node per round over nodes, bytes sent per node per round), then one field
  * change and the rounds until every node holds it.
  */
-async function run(size: number, delta: boolean, seed: number, steady: number): Promise<Figures & { spread: number }> {
+async function run(size: number, delta: boolean, seed: number, steady: number, busy = false): Promise<Figures & { spread: number }> {
   const sim = new GossipSim({ seed, detector: { windowSize: 50 }, meter: true, gossiper: { delta } });
   const all = ids(size);
   for (const id of all) sim.add(id, all.slice(0, 3), {}, true);
@@ -46,7 +46,12 @@ async function run(size: number, delta: boolean, seed: number, steady: number): 
   sim.runFor(2000);
   sim.resetMeters();
   gcs.length = 0;
-  sim.runFor(steady * 1000);
+  if (!busy) sim.runFor(steady * 1000);
+  // Busy: every node refreshes its `load` every 5 s, as a node under writes does (node.ts).
+  for (let step = 0; busy && step < steady * 10; step++) {
+    for (let i = step % 50; i < size; i += 50) sim.set(all[i]!, 'load', String(Math.floor(sim.random() * 1e9)));
+    sim.runFor(100);
+  }
   await new Promise((resolve) => setImmediate(resolve)); // the observer's entries
   const nodes = [...sim.nodes.values()];
   const cpu = [...sim.cpuLessGc(gcs).values()].map((ms) => ms / steady);
@@ -61,19 +66,21 @@ async function run(size: number, delta: boolean, seed: number, steady: number): 
 console.log(`ringkv gossip simulation (seed ${seed0}; 1 s rounds, 1-20 ms one-way delay)`);
 console.log('Per node per round in a converged cluster (CPU: the gossiper\'s tick and receive, less the simulation\'s');
 console.log('garbage collections; bytes: protobuf-encoded');
-console.log('messages sent), then rounds for one field change to reach every node. Same run, both modes.\n');
-console.log('nodes  mode    CPU ms p50   p99   bytes sent  msgs  rounds to spread (mean, max)  2·log2 N  wall');
+console.log('messages sent), then rounds for one field change to reach every node. Same run, both modes. "busy": every');
+console.log('node sets its `load` field every 5 s while metered.\n');
+console.log('nodes  mode        CPU ms p50   p99   bytes sent  msgs  rounds to spread (mean, max)  2·log2 N  wall');
 // Warm up both modes (the JIT), so that the first size measured is not the one that compiles.
 for (const delta of [false, true]) await run(50, delta, seed0, 3);
 for (const size of sizes) {
   const runs = size >= 1000 ? 1 : 5;
   const steady = size >= 1000 ? 3 : 5;
   const figures: Record<string, Figures> = {};
-  for (const mode of ['full', 'delta'] as const) {
+  const modes = size >= 100 ? (['full', 'delta', 'full busy', 'delta busy'] as const) : (['full', 'delta'] as const);
+  for (const mode of modes) {
     const t0 = performance.now();
     const f: Figures = { rounds: [], cpu: [], bytes: 0, messages: 0 };
     for (let r = 0; r < runs; r++) {
-      const one = await run(size, mode === 'delta', seed0 + r, steady);
+      const one = await run(size, mode.startsWith('delta'), seed0 + r, steady, mode.endsWith('busy'));
       f.rounds.push(one.spread);
       f.cpu.push(...one.cpu);
       f.bytes += one.bytes / runs;
@@ -82,7 +89,7 @@ for (const size of sizes) {
     figures[mode] = f;
     const mean = f.rounds.reduce((a, b) => a + b, 0) / f.rounds.length;
     console.log(
-      `${String(size).padStart(5)}  ${mode.padEnd(6)} ${pct(f.cpu, 0.5).toFixed(2).padStart(9)} ${pct(f.cpu, 0.99).toFixed(2).padStart(6)}` +
+      `${String(size).padStart(5)}  ${mode.padEnd(10)} ${pct(f.cpu, 0.5).toFixed(2).padStart(9)} ${pct(f.cpu, 0.99).toFixed(2).padStart(6)}` +
         `  ${Math.round(f.bytes).toLocaleString('en').padStart(10)}  ${f.messages.toFixed(1).padStart(4)}` +
         `  ${mean.toFixed(2).padStart(6)}, ${Math.max(...f.rounds).toFixed(2)} (${runs} run${runs > 1 ? 's' : ''})`.padEnd(33) +
         `${(2 * Math.log2(size)).toFixed(1).padStart(8)}  ${((performance.now() - t0) / 1000).toFixed(1).padStart(5)} s`,

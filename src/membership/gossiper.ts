@@ -156,6 +156,8 @@ const BROADCAST_BUDGET = 16 * 1024;
 /** Rounds between full exchanges with one random peer up to 32 members (scaled above). */
 const FULL_EXCHANGE_ROUNDS = 30;
 const HEX16 = /^[0-9a-f]{16}$/;
+/** Light SYNs answered light in a row while our table hash differed: then a full exchange. */
+const MAX_MISMATCHES = 10;
 
 export class Gossiper {
   readonly id: string;
@@ -188,6 +190,10 @@ export class Gossiper {
   /** Member ids sorted: the roster's order (undefined: to sort again). */
   #order: string[] | undefined;
   readonly #broadcasts = new Broadcasts();
+  /** Light SYNs answered light since the last full exchange, our hash differing. */
+  #mismatches = 0;
+  /** Partial deltas #apply skipped (from beyond what we had seen) since this was zeroed. */
+  #gaps = 0;
 
   constructor(o: GossiperOptions) {
     if (!o.fields.addr || !isAddress(o.fields.addr)) throw new RangeError(`gossiper: fields.addr must be host:port, got ${o.fields.addr}`);
@@ -417,12 +423,22 @@ export class Gossiper {
         if (m.deltas !== undefined) this.#apply(now, m.deltas, m.from);
         const dx = m.delta;
         if (dx !== undefined) {
+          this.#gaps = 0;
           this.#applyBroadcasts(now, dx.broadcasts, m.from);
           if (dx.tableHash !== undefined) {
             // A light SYN. In a shadow round our table leaves us out: answer in full.
             if (this.#shadow) return [this.#syn(m.fromAddr)];
             if (dx.heartbeats !== undefined && dx.roster === this.#rosterSum.hex()) this.#mergeHeartbeats(now, dx.heartbeats, m.from);
-            if (dx.tableHash !== this.#tableSum.hex()) return [this.#syn(m.fromAddr, [], 'full')];
+            // Tables that differ while news is in flight (broadcasts either way) converge by
+            // broadcasts; a full exchange when they cannot: a broadcast skipped for a gap,
+            // no news either way, or differing for MAX_MISMATCHES light answers in a row.
+            if (dx.tableHash !== this.#tableSum.hex()) {
+              const inFlight = dx.broadcasts.length > 0 || this.#broadcasts.size > 0;
+              if (this.#gaps > 0 || !inFlight || ++this.#mismatches >= MAX_MISMATCHES) {
+                this.#mismatches = 0;
+                return [this.#syn(m.fromAddr, [], 'full')];
+              }
+            }
             const delta: DeltaSyn = { generation: this.self.generation, roster: this.#rosterSum.hex(), heartbeats: this.#heartbeatVector(), broadcasts: this.#takeBroadcasts() };
             return [{ to: m.fromAddr, message: { ...this.#envelope(), kind: 'ack2', deltas: [], delta } }];
           }
@@ -511,7 +527,10 @@ export class Gossiper {
     for (const d of deltas) {
       if (d.since !== undefined && d.since > 0 && d.id !== this.id) {
         const have = this.#table.get(d.id);
-        if (have === undefined || have.generation !== d.generation || this.#knows(have) < d.since) continue;
+        if (have === undefined || have.generation !== d.generation || this.#knows(have) < d.since) {
+          this.#gaps++;
+          continue;
+        }
       }
       if (d.id === this.id) {
         // Someone holds a newer generation of us: another process runs under our id.
