@@ -109,7 +109,7 @@ if (sizes.includes(1000)) {
   const all = ids(1000);
   for (const id of all) sim.add(id, all.slice(0, 3), {}, true);
   sim.seedTables();
-  sim.runFor(5000);
+  sim.runFor(30_000); // the detector's windows fill first: just after seeding they hold a few intervals
   const { falseDowns, restarted } = sim.churn(20, 2);
   console.log(
     `\nchurn, 1,000 nodes, delta gossip, 1% loss: a join and a restart every 2 rounds for 20 rounds (${restarted.size} restarted):` +

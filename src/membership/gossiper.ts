@@ -428,13 +428,15 @@ export class Gossiper {
           if (dx.tableHash !== undefined) {
             // A light SYN. In a shadow round our table leaves us out: answer in full.
             if (this.#shadow) return [this.#syn(m.fromAddr)];
-            if (dx.heartbeats !== undefined && dx.roster === this.#rosterSum.hex()) this.#mergeHeartbeats(now, dx.heartbeats, m.from);
+            const sameRoster = dx.roster === this.#rosterSum.hex();
+            if (dx.heartbeats !== undefined && sameRoster) this.#mergeHeartbeats(now, dx.heartbeats, m.from);
             // Tables that differ while news is in flight (broadcasts either way) converge by
-            // broadcasts; a full exchange when they cannot: a broadcast skipped for a gap,
-            // no news either way, or differing for MAX_MISMATCHES light answers in a row.
+            // broadcasts; a full exchange when they cannot: rosters that differ (heartbeats
+            // then travel as pairs beside the digests), a broadcast skipped for a gap, no
+            // news either way, or differing for MAX_MISMATCHES light answers in a row.
             if (dx.tableHash !== this.#tableSum.hex()) {
               const inFlight = dx.broadcasts.length > 0 || this.#broadcasts.size > 0;
-              if (this.#gaps > 0 || !inFlight || ++this.#mismatches >= MAX_MISMATCHES) {
+              if (!sameRoster || this.#gaps > 0 || !inFlight || ++this.#mismatches >= MAX_MISMATCHES) {
                 this.#mismatches = 0;
                 return [this.#syn(m.fromAddr, [], 'full')];
               }
