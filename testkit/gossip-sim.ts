@@ -6,11 +6,12 @@
  * Used by test/sim/*.test.ts and bench/sim-gossip.ts.
  *
  * Owns: the fake clock, the simulated network and the gossipers on it. Must not: read the
- * real clock, use unseeded randomness, or decide anything the gossiper decides (it runs
+ * real clock (but to meter CPU time, which decides nothing), use unseeded randomness, or decide anything the gossiper decides (it runs
  * src/membership as it is and only delivers its messages).
  */
 
-import { Gossiper, type GossipMessage, type MembershipEvent, type Outbound } from '../src/membership/gossiper.js';
+import { Gossiper, type GossipMessage, type GossiperOptions, type MembershipEvent, type Outbound } from '../src/membership/gossiper.js';
+import { encodedSize } from '../src/transport/gossip-wire.js';
 import { field, formatTokens, type Delta } from '../src/membership/endpoint.js';
 import { nextJoinStep } from '../src/cluster/join.js';
 import { ringFingerprint, ringFromStates, type RingView } from '../src/membership/ring-view.js';
@@ -25,10 +26,20 @@ export interface SimOptions {
   readonly maxDelayMs?: number;
   /** Probability that a message is lost. */
   readonly dropRate?: number;
+  /** Probability that a message is delivered twice (each copy with its own delay). */
+  readonly duplicateRate?: number;
   readonly detector?: DetectorOptions;
   readonly clusterName?: string;
   /** Also judge peers every this many ms between rounds, as the node does (0: only at rounds). */
   readonly judgeEveryMs?: number;
+  /**
+   * Meter each node (sim:gossip): the gossiper's CPU time (process.cpuUsage() around each
+   * tick and receive) and the bytes it sends, each message encoded with the real
+   * gossip-wire encoder. Off by default: encoding costs the simulation time.
+   */
+  readonly meter?: boolean;
+  /** Options for every node's gossiper (`delta: false` runs full Scuttlebutt). */
+  readonly gossiper?: Partial<Pick<GossiperOptions, 'delta'>>;
 }
 
 /** A node that joins as `ringkv node` does (cluster/join.ts), with what node.json would keep. */
@@ -66,6 +77,11 @@ interface SimNode {
   view: RingView | undefined;
   /** The gossiper's revision `view` was checked at (topology-view.ts). */
   viewRevision?: number;
+  /** With `meter`: ms spent in the gossiper's tick and receive, and bytes sent (encoded), since resetMeters(). */
+  cpuMs: number;
+  bytesSent: number;
+  /** Options for this node's gossiper, over the simulation's. */
+  options: Partial<Pick<GossiperOptions, 'delta'>>;
 }
 
 interface Scheduled {
@@ -122,11 +138,13 @@ export class GossipSim {
   readonly nodes = new Map<string, SimNode>();
   readonly #byAddr = new Map<string, SimNode>();
   readonly #agenda = new Agenda();
-  readonly #o: Required<Omit<SimOptions, 'detector'>> & { detector: DetectorOptions };
+  #o: Required<Omit<SimOptions, 'detector'>> & { detector: DetectorOptions };
   /** Partition groups: messages between nodes of different groups are dropped. */
   #group = new Map<string, number>();
   messages = 0;
   dropped = 0;
+  /** With `meter`: every metered step, in time order. */
+  #steps: { node: SimNode; t0: number; t1: number }[] = [];
 
   constructor(o: SimOptions) {
     this.#o = {
@@ -134,9 +152,12 @@ export class GossipSim {
       minDelayMs: 1,
       maxDelayMs: 20,
       dropRate: 0,
+      duplicateRate: 0,
       clusterName: 'sim',
       detector: {},
       judgeEveryMs: 0,
+      meter: false,
+      gossiper: {},
       ...o,
     };
     this.random = mulberry32(o.seed);
@@ -150,8 +171,9 @@ export class GossipSim {
    * Add and start a node with the given seeds (ids of other nodes). `quiet`: do not
    * announce (for clusters that start converged through seedTables()).
    */
-  add(id: string, seeds: readonly string[], fields: Record<string, string> = {}, quiet = false): SimNode {
+  add(id: string, seeds: readonly string[], fields: Record<string, string> = {}, quiet = false, options: SimNode['options'] = {}): SimNode {
     const node = this.#register(id, seeds, { status: 'normal', ...fields }, undefined);
+    node.options = options;
     this.start(id, quiet);
     return node;
   }
@@ -181,6 +203,9 @@ export class GossipSim {
       view: undefined,
       gossiper: undefined as unknown as Gossiper,
       join,
+      cpuMs: 0,
+      bytesSent: 0,
+      options: {},
     };
     this.nodes.set(id, node);
     this.#byAddr.set(addr, node);
@@ -216,6 +241,8 @@ export class GossipSim {
       detector: this.#o.detector,
       // A wiped (or new) data dir is what makes a shadow round, as in node.ts.
       shadow: n.join !== undefined && n.join.tokens === undefined && n.join.steps.length === 0,
+      ...this.#o.gossiper,
+      ...n.options,
     });
     n.view = undefined;
     if (!quiet) this.#sendAll(n, n.gossiper.announce());
@@ -245,6 +272,11 @@ export class GossipSim {
 
   heal(): void {
     this.#group = new Map();
+  }
+
+  /** Change the network's loss and duplication from now on. */
+  network(o: Pick<SimOptions, 'dropRate' | 'duplicateRate'>): void {
+    this.#o = { ...this.#o, ...o };
   }
 
   /** Run until `until` (ms) or until `stop()` returns true (checked after each event). */
@@ -284,18 +316,54 @@ export class GossipSim {
    * seen one heartbeat of each (so all are up), as after a long healthy run.
    */
   seedTables(): void {
-    for (let pass = 0; pass < 2; pass++) {
-      if (pass === 1) for (const n of this.nodes.values()) n.gossiper.tick(this.now); // a newer heartbeat each
-      const deltas: Delta[] = [...this.nodes.values()].map((n) => {
-        const s = n.gossiper.self;
-        const fields = pass === 0 ? [...s.fields].map(([name, f]) => ({ name, ...f })) : [];
-        return { id: s.id, generation: s.generation, heartbeat: s.heartbeat, fields };
-      });
-      for (const n of this.nodes.values()) {
-        n.gossiper.receive(this.now, { kind: 'ack2', cluster: this.#o.clusterName, from: '-', fromAddr: '127.0.0.1:1', deltas });
-        n.gossiper.takeEvents();
-      }
+    const nodes = [...this.nodes.values()];
+    const deltas: Delta[] = nodes.map((n) => {
+      const s = n.gossiper.self;
+      return { id: s.id, generation: s.generation, heartbeat: s.heartbeat, fields: [...s.fields].map(([name, f]) => ({ name, ...f })) };
+    });
+    for (const n of nodes) {
+      n.gossiper.receive(this.now, { kind: 'ack2', cluster: this.#o.clusterName, from: '-', fromAddr: '127.0.0.1:1', deltas });
+      n.gossiper.takeEvents();
     }
+    // A newer heartbeat of each, heard from each node itself: every peer is up.
+    for (const n of nodes) n.gossiper.tick(this.now);
+    for (const n of nodes) {
+      for (const p of nodes) {
+        if (p === n) continue;
+        const s = p.gossiper.self;
+        const beat = { id: s.id, generation: s.generation, heartbeat: s.heartbeat, fields: [] };
+        n.gossiper.receive(this.now, { kind: 'ack2', cluster: this.#o.clusterName, from: p.id, fromAddr: p.addr, deltas: [beat] });
+      }
+      n.gossiper.takeEvents();
+    }
+  }
+
+  /**
+   * Churn for `rounds` rounds: every `every` rounds one new node joins (seeded by the
+   * first three) and one random member restarts (a new generation), so rosters differ
+   * from node to node while the news spreads. Returns the convictions of members that
+   * never stopped (false ones) and the ids restarted.
+   */
+  churn(rounds: number, every: number, options: SimNode['options'] = {}): { falseDowns: number; restarted: Set<string> } {
+    const seeds = [...this.nodes.keys()].slice(0, 3);
+    const restarted = new Set<string>();
+    for (const n of this.nodes.values()) n.events = [];
+    for (let r = 0; r < rounds; r++) {
+      if (r % every === 0) {
+        this.add(`j${this.nodes.size}`, seeds, {}, false, options);
+        const members = this.alive();
+        const victim = members[Math.floor(this.random() * members.length)]!;
+        restarted.add(victim.id);
+        this.kill(victim.id);
+        this.start(victim.id);
+      }
+      this.runFor(this.intervalMs);
+    }
+    let falseDowns = 0;
+    for (const n of this.nodes.values()) {
+      falseDowns += n.events.filter((e) => e.event.type === 'down' && !restarted.has(e.event.id)).length;
+    }
+    return { falseDowns, restarted };
   }
 
   alive(): SimNode[] {
@@ -315,7 +383,7 @@ export class GossipSim {
       this.#agenda.push(n.pausedUntil, () => this.#tick(n, timer));
       return;
     }
-    this.#sendAll(n, n.gossiper.tick(this.now));
+    this.#sendAll(n, this.#metered(n, () => n.gossiper.tick(this.now)));
     this.#collect(n);
     if (n.join?.status === 'joining') this.#stepJoin(n, n.join);
     if (!n.alive) return;
@@ -405,8 +473,50 @@ export class GossipSim {
     for (const o of out) this.#send(from, o.to, o.message);
   }
 
+  /** Run one gossiper step, its CPU time counted to `n` when metering. */
+  #metered(n: SimNode, step: () => Outbound[]): Outbound[] {
+    if (!this.#o.meter) return step();
+    // CPU time (not wall time: the machine may run other work), and the wall span for cpuLessGc.
+    const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    const out = step();
+    const c = process.cpuUsage(c0);
+    const t1 = performance.now();
+    n.cpuMs += (c.user + c.system) / 1000;
+    this.#steps.push({ node: n, t0, t1 });
+    return out;
+  }
+
+  /** Zero every node's meters (cpuMs, bytesSent) and the message counts. */
+  resetMeters(): void {
+    for (const n of this.nodes.values()) n.cpuMs = n.bytesSent = 0;
+    this.messages = this.dropped = 0;
+    this.#steps = [];
+  }
+
+  /**
+   * Each node's metered CPU ms since resetMeters() less the garbage collections that fell
+   * in its steps (`gc`: [start, end] on performance.now(), e.g. from a PerformanceObserver):
+   * one process holds every simulated node's heap, so a collection is the simulation's,
+   * not the step's that it happened to interrupt.
+   */
+  cpuLessGc(gc: readonly (readonly [number, number])[]): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const n of this.nodes.values()) out.set(n.id, n.cpuMs);
+    const sorted = [...gc].sort((a, b) => a[0] - b[0]);
+    let g = 0;
+    for (const { node, t0, t1 } of this.#steps) {
+      while (g < sorted.length && sorted[g]![1] <= t0) g++;
+      let overlap = 0;
+      for (let i = g; i < sorted.length && sorted[i]![0] < t1; i++) overlap += Math.min(t1, sorted[i]![1]) - Math.max(t0, sorted[i]![0]);
+      if (overlap > 0) out.set(node.id, Math.max(0, out.get(node.id)! - overlap));
+    }
+    return out;
+  }
+
   #send(from: SimNode, to: string, message: GossipMessage): void {
     this.messages++;
+    if (this.#o.meter) from.bytesSent += encodedSize(message);
     const target = this.#byAddr.get(to);
     const o = this.#o;
     if (
@@ -417,14 +527,14 @@ export class GossipSim {
       this.dropped++;
       return;
     }
-    const at = this.now + o.minDelayMs + this.random() * (o.maxDelayMs - o.minDelayMs);
     const deliver = (): void => {
       if (!target.alive) return void this.dropped++;
       if (this.now < target.pausedUntil) return this.#agenda.push(target.pausedUntil, deliver);
-      this.#sendAll(target, target.gossiper.receive(this.now, message));
+      this.#sendAll(target, this.#metered(target, () => target.gossiper.receive(this.now, message)));
       this.#collect(target);
     };
-    this.#agenda.push(at, deliver);
+    const copies = o.duplicateRate > 0 && this.random() < o.duplicateRate ? 2 : 1;
+    for (let i = 0; i < copies; i++) this.#agenda.push(this.now + o.minDelayMs + this.random() * (o.maxDelayMs - o.minDelayMs), deliver);
   }
 
   #collect(n: SimNode): void {

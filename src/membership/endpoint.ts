@@ -33,11 +33,16 @@ export interface EndpointState {
   readonly version: number;
 }
 
-/** (id, generation, version): what a node has seen of another's state. */
+/**
+ * (id, generation, version): what a node has seen of another's state. In delta gossip
+ * (gossiper.ts) `version` is the field version (fieldVersionOf) and the digest carries
+ * the heartbeat apart.
+ */
 export interface Digest {
   readonly id: string;
   readonly generation: number;
   readonly version: number;
+  readonly heartbeat?: number;
 }
 
 /** Part of a node's state: the heartbeat and the fields newer than what the receiver has. */
@@ -46,6 +51,12 @@ export interface Delta {
   readonly generation: number;
   readonly heartbeat: number;
   readonly fields: readonly { readonly name: string; readonly value: string; readonly version: number }[];
+  /**
+   * The version the delta starts after (absent or 0: the whole state): `fields` are all
+   * the fields newer than it, so only a receiver that holds every field up to it may take
+   * them (gossiper.ts #apply).
+   */
+  readonly since?: number;
 }
 
 /** Bounds on what one state may hold, so that a peer cannot make us keep without limit. */
@@ -88,6 +99,8 @@ const CHECKS = new Map<string, (v: string) => string | undefined>(Object.entries
   // The nodes this one holds hints for: a restarted node waits until no peer names it.
   hinted: (v: string) => (v === '' || v.split(',').every(isId) ? undefined : 'must be comma-separated node ids'),
   progress: (v: string) => (v === '' || /^\d{1,9}\/\d{1,9}$/.test(v) ? undefined : 'must be done/total'),
+  // The gossip a node speaks beyond full Scuttlebutt (gossiper.ts): 'delta'.
+  gossip: (v: string) => (/^[a-z0-9,]{0,64}$/.test(v) ? undefined : 'must be comma-separated lower-case names'),
 }));
 
 function isId(v: string): boolean {
@@ -119,6 +132,7 @@ export function checkDelta(d: Delta): string | undefined {
   if (d === null || typeof d !== 'object') return 'a state must be an object';
   if (typeof d.id !== 'string' || d.id.length === 0 || d.id.length > MAX_ID_LENGTH) return 'node id must be 1-128 characters';
   if (!isCount(d.generation) || !isCount(d.heartbeat)) return `${d.id}: generation and heartbeat must be whole numbers`;
+  if (d.since !== undefined && !isCount(d.since)) return `${d.id}: since must be a whole number`;
   if (!Array.isArray(d.fields) || d.fields.length > MAX_FIELDS) return `${d.id}: at most ${MAX_FIELDS} fields`;
   for (const f of d.fields) {
     if (f === null || typeof f !== 'object') return `${d.id}: a field must be an object`;
@@ -136,6 +150,7 @@ export function checkDigest(d: Digest): string | undefined {
   if (d === null || typeof d !== 'object') return 'a digest must be an object';
   if (typeof d.id !== 'string' || d.id.length === 0 || d.id.length > MAX_ID_LENGTH) return 'node id must be 1-128 characters';
   if (!isCount(d.generation) || !isCount(d.version)) return `${d.id}: generation and version must be whole numbers`;
+  if (d.heartbeat !== undefined && !isCount(d.heartbeat)) return `${d.id}: heartbeat must be a whole number`;
   return undefined;
 }
 
@@ -164,15 +179,37 @@ export function setField(s: EndpointState, name: string, value: string): Endpoin
   return { ...s, fields, version: s.version + 1 };
 }
 
+/** Field versions by fields map: maps are shared by every state a heartbeat makes of one. */
+const FIELD_VERSIONS = new WeakMap<ReadonlyMap<string, Versioned>, number>();
+
+/**
+ * The largest version among the fields of `s` (0 if none): what changes only when a
+ * field does, not on a heartbeat. Delta gossip compares states on it.
+ */
+export function fieldVersionOf(s: EndpointState): number {
+  let v = FIELD_VERSIONS.get(s.fields);
+  if (v === undefined) {
+    v = 0;
+    for (const f of s.fields.values()) if (f.version > v) v = f.version;
+    FIELD_VERSIONS.set(s.fields, v);
+  }
+  return v;
+}
+
+/** The state with a newer heartbeat heard from a peer (`heartbeat` > s.heartbeat). */
+export function withHeartbeat(s: EndpointState, heartbeat: number): EndpointState {
+  return { id: s.id, generation: s.generation, heartbeat, fields: s.fields, version: Math.max(s.version, heartbeat) };
+}
+
 export function digestOf(s: EndpointState): Digest {
   return { id: s.id, generation: s.generation, version: s.version };
 }
 
-/** What of `s` a peer that has seen `seen` versions of this generation lacks (seen 0: all). */
+/** What of `s` a peer that has seen `seen` versions of this generation lacks (seen 0: all), `since` seen. */
 export function deltaOf(s: EndpointState, seen: number): Delta {
   const fields: { name: string; value: string; version: number }[] = [];
   for (const [name, f] of s.fields) if (f.version > seen) fields.push({ name, value: f.value, version: f.version });
-  return { id: s.id, generation: s.generation, heartbeat: s.heartbeat, fields };
+  return seen > 0 ? { id: s.id, generation: s.generation, heartbeat: s.heartbeat, fields, since: seen } : { id: s.id, generation: s.generation, heartbeat: s.heartbeat, fields };
 }
 
 /**

@@ -32,15 +32,18 @@ import {
   deltaOf,
   digestOf,
   field,
+  fieldVersionOf,
   initialState,
   isAddress,
   mergeDelta,
   setField,
   statusOf,
+  withHeartbeat,
   type Delta,
   type Digest,
   type EndpointState,
 } from './endpoint.js';
+import { Broadcasts, fullExchangeRounds, HashSum, NO_HEARTBEAT, retransmitLimit, rosterKey, tableKey, writeHeartbeats } from './delta.js';
 import { PhiDetector, type DetectorOptions } from './phi-detector.js';
 
 interface Envelope {
@@ -56,9 +59,35 @@ export type GossipMessage =
       readonly digests: readonly Digest[];
       /** The sender's own state, whole, when it announces itself (start, restart, end of shadow). */
       readonly deltas?: readonly Delta[];
+      /** Delta gossip (see DeltaSyn); absent: full Scuttlebutt, digests' versions count heartbeats. */
+      readonly delta?: DeltaSyn;
     })
   | (Envelope & { readonly kind: 'ack'; readonly deltas: readonly Delta[]; readonly requests: readonly Digest[] })
-  | (Envelope & { readonly kind: 'ack2'; readonly deltas: readonly Delta[] });
+  | (Envelope & {
+      readonly kind: 'ack2';
+      readonly deltas: readonly Delta[];
+      /** The answer to a light SYN whose table hash matched: our heartbeat vector and broadcasts. */
+      readonly delta?: DeltaSyn;
+    });
+
+/**
+ * What a delta-gossip SYN adds. A light SYN (`tableHash` set) lists no digests: it carries
+ * the sender's table hash, its heartbeats as a vector in roster order, and field changes
+ * as broadcasts. The receiver, after taking the broadcasts, answers with an ACK2 carrying
+ * its own vector and broadcasts when its table hash is the same (heartbeats go both ways,
+ * as in a full exchange), and with a full SYN when it differs. A full SYN (no `tableHash`) lists every digest, their
+ * versions being field versions and their heartbeats apart, and is answered as always.
+ */
+export interface DeltaSyn {
+  /** The sender's generation (its digest is not in a light SYN). */
+  readonly generation: number;
+  /** Hash of the roster (members and generations): equal rosters order heartbeat vectors alike. */
+  readonly roster: string;
+  readonly tableHash?: string;
+  /** One little-endian u32 heartbeat per roster member, in id order (light SYN). */
+  readonly heartbeats?: Uint8Array;
+  readonly broadcasts: readonly Delta[];
+}
 
 export interface Outbound {
   /** host:port */
@@ -107,12 +136,28 @@ export interface GossiperOptions {
    * up once it speaks to us, as any member.
    */
   readonly known?: readonly EndpointState[];
+  /**
+   * Speak delta gossip to peers that gossip `gossip=delta` (default true); false: full
+   * Scuttlebutt only, as releases before it (the simulator's baseline and mixed clusters).
+   */
+  readonly delta?: boolean;
 }
 
 /** Most digests or deltas one message may carry (a 100k-node cluster is out of scope). */
 export const MAX_ENTRIES = 10_000;
 /** Direct SYNs a round sends to down peers others heard from, beyond the usual ones. */
 const MAX_PROBES = 8;
+/** The `gossip` field value of a node that speaks delta gossip. */
+const DELTA = 'delta';
+/** Messages a broadcast rides on: BROADCAST_MULT · ceil(log2(members + 1)). */
+const BROADCAST_MULT = 2;
+/** Bytes of broadcasts one SYN carries at most (at least one broadcast). */
+const BROADCAST_BUDGET = 16 * 1024;
+/** Rounds between full exchanges with one random peer up to 32 members (scaled above). */
+const FULL_EXCHANGE_ROUNDS = 30;
+const HEX16 = /^[0-9a-f]{16}$/;
+/** Light SYNs answered light in a row while our table hash differed: then a full exchange. */
+const MAX_MISMATCHES = 10;
 
 export class Gossiper {
   readonly id: string;
@@ -134,6 +179,21 @@ export class Gossiper {
   /** Down peers that others heard from lately: SYN them directly next round. */
   readonly #probe = new Set<string>();
   #revision = 0;
+  /** Delta gossip (see DeltaSyn): our side of it. */
+  readonly #delta: boolean;
+  readonly #tableSum = new HashSum();
+  /** Each member's field version (fieldVersionOf), kept by #put. */
+  readonly #fieldVersions = new Map<string, number>();
+  /** Members that speak delta gossip (their `gossip` field names it), kept by #put. */
+  readonly #speaksDelta = new Set<string>();
+  readonly #rosterSum = new HashSum();
+  /** Member ids sorted: the roster's order (undefined: to sort again). */
+  #order: string[] | undefined;
+  readonly #broadcasts = new Broadcasts();
+  /** Light SYNs answered light since the last full exchange, our hash differing. */
+  #mismatches = 0;
+  /** Partial deltas #apply skipped (from beyond what we had seen) since this was zeroed. */
+  #gaps = 0;
 
   constructor(o: GossiperOptions) {
     if (!o.fields.addr || !isAddress(o.fields.addr)) throw new RangeError(`gossiper: fields.addr must be host:port, got ${o.fields.addr}`);
@@ -141,11 +201,12 @@ export class Gossiper {
     this.clusterName = o.clusterName;
     this.#random = o.random;
     this.detector = new PhiDetector({ ...o.detector });
-    const initial = initialState(o.id, o.generation, o.fields);
+    this.#delta = o.delta ?? true;
+    const initial = initialState(o.id, o.generation, this.#delta ? { ...o.fields, gossip: DELTA } : o.fields);
     const why = checkDelta(deltaOf(initial, 0));
     if (why !== undefined) throw new RangeError(`gossiper: ${why}`);
-    for (const k of o.known ?? []) if (k.id !== o.id && checkDelta(deltaOf(k, 0)) === undefined) this.#table.set(k.id, k);
-    this.#table.set(o.id, initial);
+    for (const k of o.known ?? []) if (k.id !== o.id && checkDelta(deltaOf(k, 0)) === undefined) this.#put(k);
+    this.#put(initial);
     this.#seeds = [...new Set(o.seeds)].filter((s) => s !== o.fields.addr);
     this.#shadow = o.shadow ?? false;
     this.#fanout = o.fanout ?? 2;
@@ -220,8 +281,10 @@ export class Gossiper {
     const next = setField(this.self, name, value);
     const why = checkDelta(deltaOf(next, 0));
     if (why !== undefined) throw new RangeError(`gossiper: cannot set ${why}`);
-    if (next.fields !== this.self.fields) this.#revision++;
-    this.#table.set(this.id, next);
+    if (next.fields === this.self.fields) return;
+    this.#revision++;
+    if (!this.#shadow) this.#broadcasts.enqueue(this.id, next.generation, fieldVersionOf(this.self));
+    this.#put(next);
   }
 
   /** Events since the last call, oldest first. */
@@ -272,36 +335,55 @@ export class Gossiper {
     this.judge(now);
     const live: string[] = [];
     const down: string[] = [];
+    // Peers that speak delta gossip, when we do.
+    const deltaPeers = new Set<string>();
+    const delta = this.#delta && !this.#shadow;
     for (const s of this.#table.values()) {
       if (s.id === this.id || !this.#reachable(s)) continue;
       const addr = field(s, 'addr');
       if (addr === undefined) continue;
       (this.#up.has(s.id) ? live : down).push(addr);
+      if (delta && this.#speaksDelta.has(s.id)) deltaPeers.add(addr);
     }
     const out: Outbound[] = [];
+    // Light SYNs of this round share one heartbeat vector.
+    let light: { heartbeats: Uint8Array; tableHash: string } | undefined;
+    // Now and then (once per fullExchangeRounds on average) a full exchange with one of
+    // them, to repair what broadcasts missed and a table hash collision hid.
+    let full = deltaPeers.size > 0 && this.#random() < 1 / fullExchangeRounds(FULL_EXCHANGE_ROUNDS, this.#table.size);
     // `fanout` distinct live peers (a partial shuffle of `live`).
     const chosen: string[] = [];
     for (let i = 0; i < Math.min(this.#fanout, live.length); i++) {
       const j = i + Math.floor(this.#random() * (live.length - i));
       [live[i], live[j]] = [live[j]!, live[i]!];
-      chosen.push(live[i]!);
-      out.push(this.#syn(live[i]!));
+      const to = live[i]!;
+      chosen.push(to);
+      if (!deltaPeers.has(to)) out.push(this.#syn(to));
+      else if (full) {
+        full = false;
+        out.push(this.#syn(to, [], 'full'));
+      } else {
+        light ??= { heartbeats: this.#heartbeatVector(), tableHash: this.#tableSum.hex() };
+        out.push(this.#lightSyn(to, light.heartbeats, light.tableHash));
+      }
     }
     const liveTarget = chosen[0];
-    if (down.length > 0 && this.#random() < down.length / (live.length + 1)) out.push(this.#syn(this.#pick(down)!));
+    // SYNs to down peers and seeds are full, so that they answer (and so show they are up).
+    const fullSyn = (to: string): Outbound => this.#syn(to, [], deltaPeers.has(to) ? 'full' : 'legacy');
+    if (down.length > 0 && this.#random() < down.length / (live.length + 1)) out.push(fullSyn(this.#pick(down)!));
     // Down peers others heard from: ask them ourselves (a few a round; the rest next round).
     for (const id of this.#probe) {
       if (out.length >= this.#fanout + MAX_PROBES) break;
       this.#probe.delete(id);
       const s = this.#table.get(id);
       const addr = s === undefined ? undefined : field(s, 'addr');
-      if (addr !== undefined && !this.#up.has(id) && this.#reachable(s!) && !out.some((o) => o.to === addr)) out.push(this.#syn(addr));
+      if (addr !== undefined && !this.#up.has(id) && this.#reachable(s!) && !out.some((o) => o.to === addr)) out.push(fullSyn(addr));
     }
     if (this.#seeds.length > 0) {
       const seedTarget = liveTarget === undefined || !chosen.some((c) => this.#seeds.includes(c));
       if (live.length === 0 || (seedTarget && this.#random() < this.#seeds.length / (live.length + down.length + 1))) {
         const s = this.#pick(this.#seeds)!;
-        if (!out.some((o) => o.to === s)) out.push(this.#syn(s));
+        if (!out.some((o) => o.to === s)) out.push(fullSyn(s));
       }
     }
     return out;
@@ -329,8 +411,8 @@ export class Gossiper {
     // state we hold (a restart we have not seen: our ACK asks for it, and its ACK2 makes
     // it up), or shows nothing of it (a shadow round); an ACK or ACK2 carries its state.
     const sender = this.#table.get(m.from);
-    const own = m.kind === 'syn' ? m.digests.find((d) => d.id === m.from) : undefined;
-    const current = m.kind !== 'syn' || (own !== undefined && sender !== undefined && own.generation <= sender.generation);
+    const own = m.kind !== 'syn' ? undefined : m.delta !== undefined ? m.delta.generation : m.digests.find((d) => d.id === m.from)?.generation;
+    const current = m.kind !== 'syn' || (own !== undefined && own > 0 && sender !== undefined && own <= sender.generation);
     if (m.from !== this.id && sender !== undefined && current && !this.#up.has(m.from)) this.#arrived(m.from, now);
     return replies;
   }
@@ -339,6 +421,34 @@ export class Gossiper {
     switch (m.kind) {
       case 'syn': {
         if (m.deltas !== undefined) this.#apply(now, m.deltas, m.from);
+        const dx = m.delta;
+        if (dx !== undefined) {
+          this.#gaps = 0;
+          this.#applyBroadcasts(now, dx.broadcasts, m.from);
+          if (dx.tableHash !== undefined) {
+            // A light SYN. In a shadow round our table leaves us out: answer in full.
+            if (this.#shadow) return [this.#syn(m.fromAddr)];
+            const sameRoster = dx.roster === this.#rosterSum.hex();
+            if (dx.heartbeats !== undefined && sameRoster) this.#mergeHeartbeats(now, dx.heartbeats, m.from);
+            // Tables that differ while news is in flight (broadcasts either way) converge by
+            // broadcasts; a full exchange when they cannot: rosters that differ (heartbeats
+            // then travel as pairs beside the digests), a broadcast skipped for a gap, no
+            // news either way, or differing for MAX_MISMATCHES light answers in a row.
+            if (dx.tableHash !== this.#tableSum.hex()) {
+              const inFlight = dx.broadcasts.length > 0 || this.#broadcasts.size > 0;
+              if (!sameRoster || this.#gaps > 0 || !inFlight || ++this.#mismatches >= MAX_MISMATCHES) {
+                this.#mismatches = 0;
+                return [this.#syn(m.fromAddr, [], 'full')];
+              }
+            }
+            const delta: DeltaSyn = { generation: this.self.generation, roster: this.#rosterSum.hex(), heartbeats: this.#heartbeatVector(), broadcasts: this.#takeBroadcasts() };
+            return [{ to: m.fromAddr, message: { ...this.#envelope(), kind: 'ack2', deltas: [], delta } }];
+          }
+        }
+        // Delta gossip's full SYN: versions are field versions; heartbeats come apart, and
+        // go back in the ACK only when the rosters differ (else heartbeat vectors carry them).
+        const delta = dx !== undefined;
+        const sameRoster = delta && !this.#shadow && dx.roster === this.#rosterSum.hex();
         const deltas: Delta[] = [];
         const requests: Digest[] = [];
         let known = 0;
@@ -350,14 +460,20 @@ export class Gossiper {
           }
           const local = this.#table.get(d.id);
           if (local !== undefined) known++;
+          const version = local === undefined ? 0 : delta ? this.#fieldVersions.get(d.id)! : local.version;
           if (local === undefined || local.generation < d.generation) {
             requests.push({ id: d.id, generation: d.generation, version: 0 });
           } else if (local.generation > d.generation) {
             deltas.push(deltaOf(local, 0));
-          } else if (local.version < d.version) {
-            requests.push({ id: d.id, generation: d.generation, version: local.version });
-          } else if (local.version > d.version) {
+          } else if (version < d.version) {
+            requests.push({ id: d.id, generation: d.generation, version: this.#knows(local) });
+          } else if (version > d.version) {
             deltas.push(deltaOf(local, d.version));
+          } else if (delta && !sameRoster && local.heartbeat > (d.heartbeat ?? 0)) {
+            deltas.push({ id: d.id, generation: d.generation, heartbeat: local.heartbeat, fields: [], since: version });
+          }
+          if (delta && local !== undefined && local.generation === d.generation && d.id !== this.id && (d.heartbeat ?? 0) > local.heartbeat) {
+            this.#heartbeat(now, d.id, d.heartbeat!, m.from);
           }
         }
         if (known < this.#table.size) {
@@ -379,12 +495,45 @@ export class Gossiper {
       }
       case 'ack2':
         this.#apply(now, m.deltas, m.from);
+        if (m.delta !== undefined) {
+          this.#applyBroadcasts(now, m.delta.broadcasts, m.from);
+          if (!this.#shadow && m.delta.heartbeats !== undefined && m.delta.roster === this.#rosterSum.hex()) this.#mergeHeartbeats(now, m.delta.heartbeats, m.from);
+        }
         return [];
     }
   }
 
+  /** Take piggybacked field changes (#apply takes each only if we hold everything before it). */
+  #applyBroadcasts(now: number, broadcasts: readonly Delta[], from: string): void {
+    if (broadcasts.length > 0) this.#apply(now, broadcasts, from);
+  }
+
+  /**
+   * What we report having seen of `s` (digests, requests): its version in full
+   * Scuttlebutt; its field version when we speak delta gossip, as heartbeats from vectors
+   * raise a state's version without bringing the fields before it.
+   */
+  #knows(s: EndpointState): number {
+    return this.#delta ? this.#fieldVersions.get(s.id)! : s.version;
+  }
+
+  /**
+   * Take the deltas a peer sent. A partial one (`since` > 0: the fields newer than
+   * `since`) only of a member we hold at its generation and have seen up to `since`, so
+   * that every state we hold has all its fields up to the version we report — the
+   * invariant Scuttlebutt's digests rest on. (A late answer to a request of an earlier
+   * incarnation of ours, or a broadcast that overtook an older one, is skipped; a full
+   * exchange brings what it carried.)
+   */
   #apply(now: number, deltas: readonly Delta[], from: string): void {
     for (const d of deltas) {
+      if (d.since !== undefined && d.since > 0 && d.id !== this.id) {
+        const have = this.#table.get(d.id);
+        if (have === undefined || have.generation !== d.generation || this.#knows(have) < d.since) {
+          this.#gaps++;
+          continue;
+        }
+      }
       if (d.id === this.id) {
         // Someone holds a newer generation of us: another process runs under our id.
         if (d.generation > this.self.generation) this.#events.push({ type: 'impostor', generation: d.generation });
@@ -396,7 +545,11 @@ export class Gossiper {
       const local = this.#table.get(d.id);
       const merged = mergeDelta(local, d);
       if (merged === local) continue;
-      this.#table.set(d.id, merged);
+      this.#put(merged);
+      // News of a member's fields we pass on (a new member or generation comes whole in full exchanges).
+      if (local !== undefined && merged.generation === local.generation && merged.fields !== local.fields) {
+        this.#broadcasts.enqueue(d.id, merged.generation, d.since ?? fieldVersionOf(local));
+      }
       const changed: string[] = [];
       if (merged.fields !== local?.fields) {
         for (const [name, f] of merged.fields) if (local?.fields.get(name) !== f) changed.push(name);
@@ -464,10 +617,79 @@ export class Gossiper {
     return { cluster: this.clusterName, from: this.id, fromAddr: this.address };
   }
 
-  #syn(to: string, deltas: readonly Delta[] = []): Outbound {
+  /**
+   * A SYN listing every digest: full Scuttlebutt ('legacy', digests' versions count
+   * heartbeats), or delta gossip's full SYN ('full': field versions, heartbeats apart).
+   */
+  #syn(to: string, deltas: readonly Delta[] = [], mode: 'legacy' | 'full' = 'legacy'): Outbound {
     const digests: Digest[] = [];
-    for (const s of this.#table.values()) if (!this.#hidden(s.id)) digests.push(digestOf(s));
+    if (mode === 'full') {
+      for (const s of this.#table.values()) digests.push({ id: s.id, generation: s.generation, version: this.#fieldVersions.get(s.id)!, heartbeat: s.heartbeat });
+      const delta: DeltaSyn = { generation: this.self.generation, roster: this.#rosterSum.hex(), broadcasts: this.#takeBroadcasts() };
+      return { to, message: { ...this.#envelope(), kind: 'syn', digests, deltas, delta } };
+    }
+    for (const s of this.#table.values()) if (!this.#hidden(s.id)) digests.push(this.#delta ? { id: s.id, generation: s.generation, version: this.#knows(s) } : digestOf(s));
     return { to, message: { ...this.#envelope(), kind: 'syn', digests, deltas } };
+  }
+
+  #lightSyn(to: string, heartbeats: Uint8Array, tableHash: string): Outbound {
+    const delta: DeltaSyn = { generation: this.self.generation, roster: this.#rosterSum.hex(), tableHash, heartbeats, broadcasts: this.#takeBroadcasts() };
+    return { to, message: { ...this.#envelope(), kind: 'syn', digests: [], delta } };
+  }
+
+  #takeBroadcasts(): Delta[] {
+    return this.#broadcasts.take(retransmitLimit(BROADCAST_MULT, this.#table.size), BROADCAST_BUDGET, (id) => this.#table.get(id));
+  }
+
+  /** Our heartbeats in roster order. */
+  #heartbeatVector(): Uint8Array {
+    const order = this.#rosterOrder();
+    const beats = new Float64Array(order.length);
+    for (let i = 0; i < order.length; i++) beats[i] = this.#table.get(order[i]!)!.heartbeat;
+    return writeHeartbeats(beats, order.length);
+  }
+
+  /** A peer's heartbeat vector over the same roster as ours: take each newer heartbeat. */
+  #mergeHeartbeats(now: number, bytes: Uint8Array, from: string): void {
+    const order = this.#rosterOrder();
+    if (bytes.length !== order.length * 4) return;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let i = 0; i < order.length; i++) {
+      const h = view.getUint32(i * 4, true);
+      if (h !== NO_HEARTBEAT && order[i] !== this.id) this.#heartbeat(now, order[i]!, h, from);
+    }
+  }
+
+  /** A newer heartbeat of member `id` (not us), from a vector or a digest: as #apply takes one. */
+  #heartbeat(now: number, id: string, heartbeat: number, from: string): void {
+    const s = this.#table.get(id);
+    if (s === undefined || heartbeat <= s.heartbeat) return;
+    this.#table.set(id, withHeartbeat(s, heartbeat));
+    this.#heard.add(id);
+    if (id === from || this.#up.has(id)) this.#arrived(id, now);
+    else this.#probe.add(id);
+  }
+
+  #rosterOrder(): string[] {
+    return (this.#order ??= [...this.#table.keys()].sort());
+  }
+
+  /** Store a state, keeping the table and roster hashes current. */
+  #put(next: EndpointState): void {
+    const prev = this.#table.get(next.id);
+    this.#table.set(next.id, next);
+    if (prev !== undefined && prev.generation === next.generation && prev.fields === next.fields) return;
+    if (prev === undefined) this.#order = undefined;
+    else this.#tableSum.add(tableKey(prev.id, prev.generation, this.#fieldVersions.get(prev.id)!), -1);
+    const fv = fieldVersionOf(next);
+    this.#fieldVersions.set(next.id, fv);
+    if (field(next, 'gossip')?.split(',').includes(DELTA)) this.#speaksDelta.add(next.id);
+    else this.#speaksDelta.delete(next.id);
+    this.#tableSum.add(tableKey(next.id, next.generation, fv), 1);
+    if (prev === undefined || prev.generation !== next.generation) {
+      if (prev !== undefined) this.#rosterSum.add(rosterKey(prev.id, prev.generation), -1);
+      this.#rosterSum.add(rosterKey(next.id, next.generation), 1);
+    }
   }
 
   /** The message with only its well-formed entries, and why others were skipped; or why it is refused whole. */
@@ -488,14 +710,33 @@ export class Gossiper {
         return why === undefined;
       });
     const envelope = { cluster: m.cluster, from: m.from, fromAddr: m.fromAddr };
+    let delta: DeltaSyn | undefined;
+    if ((m.kind === 'syn' || m.kind === 'ack2') && m.delta !== undefined) {
+      const why = checkDeltaSyn(m.delta);
+      if (why !== undefined) return why;
+      delta = { ...m.delta, broadcasts: keep(m.delta.broadcasts, checkDelta) };
+    }
     const message: GossipMessage =
       m.kind === 'syn'
-        ? { ...envelope, kind: 'syn', digests: keep(m.digests, checkDigest), deltas: keep(m.deltas ?? [], checkDelta) }
+        ? { ...envelope, kind: 'syn', digests: keep(m.digests, checkDigest), deltas: keep(m.deltas ?? [], checkDelta), ...(delta && { delta }) }
         : m.kind === 'ack'
           ? { ...envelope, kind: 'ack', deltas: keep(m.deltas, checkDelta), requests: keep(m.requests, checkDigest) }
-          : { ...envelope, kind: 'ack2', deltas: keep(m.deltas, checkDelta) };
+          : { ...envelope, kind: 'ack2', deltas: keep(m.deltas, checkDelta), ...(delta && { delta }) };
     return { message, skipped };
   }
+}
+
+/** Why a SYN's delta part is unacceptable (the message is refused whole), or undefined. */
+function checkDeltaSyn(d: DeltaSyn): string | undefined {
+  if (d === null || typeof d !== 'object') return 'delta must be an object';
+  if (!Number.isSafeInteger(d.generation) || d.generation <= 0) return 'delta.generation must be a positive whole number';
+  if (typeof d.roster !== 'string' || !HEX16.test(d.roster)) return 'delta.roster must be 16 hex digits';
+  if (d.tableHash !== undefined && (typeof d.tableHash !== 'string' || !HEX16.test(d.tableHash))) return 'delta.tableHash must be 16 hex digits';
+  if (d.heartbeats !== undefined && (!(d.heartbeats instanceof Uint8Array) || d.heartbeats.length % 4 !== 0 || d.heartbeats.length > 4 * MAX_ENTRIES)) {
+    return `delta.heartbeats must be whole u32s, at most ${MAX_ENTRIES}`;
+  }
+  if (!Array.isArray(d.broadcasts) || d.broadcasts.length > MAX_ENTRIES) return `delta.broadcasts must be an array of at most ${MAX_ENTRIES}`;
+  return undefined;
 }
 
 /** A value from the network for a message: never throws (String() does on some objects). */

@@ -9,10 +9,13 @@
  */
 
 import * as grpc from '@grpc/grpc-js';
-import type { GossipMessage } from '../membership/gossiper.js';
+import type { Delta, Digest } from '../membership/endpoint.js';
+import type { DeltaSyn, GossipMessage } from '../membership/gossiper.js';
+import type { DeltaSyn__Output } from './generated/ringkv/internal/v1/DeltaSyn.js';
+import type { Digest__Output } from './generated/ringkv/internal/v1/Digest.js';
 import type { Field } from './generated/ringkv/internal/v1/Field.js';
 import type { GossipMessage as WireMessage, GossipMessage__Output as WireMessageIn } from './generated/ringkv/internal/v1/GossipMessage.js';
-import type { NodeDelta } from './generated/ringkv/internal/v1/NodeDelta.js';
+import type { NodeDelta, NodeDelta__Output } from './generated/ringkv/internal/v1/NodeDelta.js';
 import { PeerChannels } from './peer-channels.js';
 import { serviceClient, type ServiceHandlers } from './protos.js';
 
@@ -22,12 +25,17 @@ const WIRE_KINDS = { syn: 'SYN', ack: 'ACK', ack2: 'ACK2' } as const;
 export function fromWire(w: WireMessageIn): GossipMessage {
   const base = { cluster: w.cluster, from: w.from, fromAddr: w.fromAddr };
   switch (w.kind) {
-    case 'SYN':
-      return { ...base, kind: 'syn', digests: w.digests, deltas: w.deltas };
+    case 'SYN': {
+      const delta = deltaSynFromWire(w.delta);
+      if (delta === undefined) return { ...base, kind: 'syn', digests: w.digests.map(legacyDigest), deltas: w.deltas.map(deltaFromWire) };
+      return { ...base, kind: 'syn', digests: w.digests, deltas: w.deltas.map(deltaFromWire), delta };
+    }
     case 'ACK':
-      return { ...base, kind: 'ack', deltas: w.deltas, requests: w.requests };
-    case 'ACK2':
-      return { ...base, kind: 'ack2', deltas: w.deltas };
+      return { ...base, kind: 'ack', deltas: w.deltas.map(deltaFromWire), requests: w.requests.map(legacyDigest) };
+    case 'ACK2': {
+      const delta = deltaSynFromWire(w.delta);
+      return { ...base, kind: 'ack2', deltas: w.deltas.map(deltaFromWire), ...(delta && { delta }) };
+    }
     default:
       // KIND_UNSPECIFIED, or a number this version has no name for: not a message the
       // gossiper's type can hold, passed on for it to refuse as it refuses every malformed
@@ -36,16 +44,51 @@ export function fromWire(w: WireMessageIn): GossipMessage {
   }
 }
 
+function deltaSynFromWire(d: DeltaSyn__Output | null): DeltaSyn | undefined {
+  if (d === null) return undefined;
+  return {
+    generation: d.generation,
+    roster: d.roster,
+    ...(d.tableHash !== '' && { tableHash: d.tableHash }),
+    ...(d.heartbeats.length > 0 && { heartbeats: d.heartbeats }),
+    broadcasts: d.broadcasts.map(deltaFromWire),
+  };
+}
+
+/** A digest outside a delta SYN has no heartbeat of its own. */
+function legacyDigest(d: Digest__Output): Digest {
+  return { id: d.id, generation: d.generation, version: d.version };
+}
+
+/** A delta as the gossiper has it (`since` 0, a whole state, is left out). */
+function deltaFromWire(d: NodeDelta__Output): Delta {
+  const out = { id: d.id, generation: d.generation, heartbeat: d.heartbeat, fields: d.fields };
+  return d.since > 0 ? { ...out, since: d.since } : out;
+}
+
+function deltaToWire(d: Delta): NodeDelta {
+  return { id: d.id, generation: d.generation, heartbeat: d.heartbeat, fields: d.fields.map((f): Field => ({ name: f.name, value: f.value, version: f.version })), since: d.since ?? 0 };
+}
+
 export function toWire(m: GossipMessage): WireMessage {
+  const d = m.kind === 'syn' || m.kind === 'ack2' ? m.delta : undefined;
   return {
     cluster: m.cluster,
     from: m.from,
     fromAddr: m.fromAddr,
     kind: WIRE_KINDS[m.kind],
     digests: m.kind === 'syn' ? [...m.digests] : [],
-    deltas: (m.deltas ?? []).map((d): NodeDelta => ({ id: d.id, generation: d.generation, heartbeat: d.heartbeat, fields: d.fields.map((f): Field => ({ name: f.name, value: f.value, version: f.version })) })),
+    deltas: (m.deltas ?? []).map(deltaToWire),
     requests: m.kind === 'ack' ? [...m.requests] : [],
+    ...(d !== undefined && {
+      delta: { generation: d.generation, roster: d.roster, tableHash: d.tableHash ?? '', heartbeats: d.heartbeats ?? new Uint8Array(0), broadcasts: d.broadcasts.map(deltaToWire) },
+    }),
   };
+}
+
+/** Bytes of `m` on the wire (its protobuf encoding), for the simulator's meters. */
+export function encodedSize(m: GossipMessage): number {
+  return serviceClient('ringkv.internal.v1.Gossip').service.Exchange.requestSerialize(toWire(m)).length;
 }
 
 export class GossipSender {

@@ -55,6 +55,36 @@ describe('gossip simulation', () => {
     expect(rounds[2]!).toBeLessThan(rounds[0]! * 5);
   }, 120_000);
 
+  it('delta gossip: a mixed cluster (every other node on full Scuttlebutt) converges, convicts no one falsely, convicts the dead', () => {
+    const sim = new GossipSim({ seed: 11, dropRate: 0.01, maxDelayMs: 50, judgeEveryMs: 250 });
+    const all = ids(12);
+    all.forEach((id, i) => sim.add(id, all.slice(0, 3), {}, false, { delta: i % 2 === 0 }));
+    expect(sim.runFor(30_000, () => sim.alive().every((n) => all.every((o) => n.gossiper.isUp(o))))).toBe(true);
+    clearEvents(sim);
+    sim.runFor(1800_000);
+    expect(downs(sim)).toBe(0);
+    sim.set('n3', 'zone', 'z9');
+    expect(sim.runFor(20_000, () => all.every((v) => sim.sees(v, 'n3', 'zone', 'z9')))).toBe(true);
+    const t0 = sim.now;
+    sim.kill('n4');
+    expect(sim.runFor(10_000, () => everyoneSees(sim, 'n4', false))).toBe(true);
+    expect(sim.now - t0).toBeLessThan(10_000);
+  }, 60_000);
+
+  it('delta gossip under churn at 200 nodes (joins and restarts every 2 rounds, rosters differing): no false conviction', () => {
+    const sim = new GossipSim({ seed: 5, dropRate: 0.01, maxDelayMs: 50, detector: { windowSize: 50 } });
+    const all = ids(200);
+    for (const id of all) sim.add(id, all.slice(0, 3), {}, true);
+    sim.seedTables();
+    sim.runFor(5000);
+    const { falseDowns, restarted } = sim.churn(20, 2);
+    expect(restarted.size).toBeGreaterThan(5);
+    expect(falseDowns).toBe(0);
+    // And every node ends with every member, joiners included.
+    sim.runFor(20_000);
+    for (const n of sim.alive()) expect([...n.gossiper.states()].length).toBe(sim.nodes.size);
+  }, 120_000);
+
   it('a healthy 5-node cluster marks no one down over 2 simulated hours, with loss and jitter', () => {
     for (const seed of [1, 2, 3]) {
       const sim = cluster(5, seed, { dropRate: 0.01, maxDelayMs: 50 });

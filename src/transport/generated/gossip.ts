@@ -1,6 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
+import type { DeltaSyn as _ringkv_internal_v1_DeltaSyn, DeltaSyn__Output as _ringkv_internal_v1_DeltaSyn__Output } from './ringkv/internal/v1/DeltaSyn.js';
 import type { Digest as _ringkv_internal_v1_Digest, Digest__Output as _ringkv_internal_v1_Digest__Output } from './ringkv/internal/v1/Digest.js';
 import type { Field as _ringkv_internal_v1_Field, Field__Output as _ringkv_internal_v1_Field__Output } from './ringkv/internal/v1/Field.js';
 import type { GossipClient as _ringkv_internal_v1_GossipClient, GossipDefinition as _ringkv_internal_v1_GossipDefinition } from './ringkv/internal/v1/Gossip.js';
@@ -16,6 +17,7 @@ export interface ProtoGrpcType {
   ringkv: {
     internal: {
       v1: {
+        DeltaSyn: MessageTypeDefinition<_ringkv_internal_v1_DeltaSyn, _ringkv_internal_v1_DeltaSyn__Output>
         Digest: MessageTypeDefinition<_ringkv_internal_v1_Digest, _ringkv_internal_v1_Digest__Output>
         Field: MessageTypeDefinition<_ringkv_internal_v1_Field, _ringkv_internal_v1_Field__Output>
         Gossip: SubtypeConstructor<typeof grpc.Client, _ringkv_internal_v1_GossipClient> & { service: _ringkv_internal_v1_GossipDefinition }

@@ -2,6 +2,7 @@
 
 import type { Digest as _ringkv_internal_v1_Digest, Digest__Output as _ringkv_internal_v1_Digest__Output } from '../../../ringkv/internal/v1/Digest.js';
 import type { NodeDelta as _ringkv_internal_v1_NodeDelta, NodeDelta__Output as _ringkv_internal_v1_NodeDelta__Output } from '../../../ringkv/internal/v1/NodeDelta.js';
+import type { DeltaSyn as _ringkv_internal_v1_DeltaSyn, DeltaSyn__Output as _ringkv_internal_v1_DeltaSyn__Output } from '../../../ringkv/internal/v1/DeltaSyn.js';
 
 // Original file: proto/ringkv/internal/v1/gossip.proto
 
@@ -41,6 +42,10 @@ export interface GossipMessage {
    * ACK
    */
   'requests'?: (_ringkv_internal_v1_Digest)[];
+  /**
+   * SYN in delta gossip (absent: full Scuttlebutt); ACK2 answering a light SYN
+   */
+  'delta'?: (_ringkv_internal_v1_DeltaSyn | null);
 }
 
 export interface GossipMessage__Output {
@@ -60,4 +65,8 @@ export interface GossipMessage__Output {
    * ACK
    */
   'requests': (_ringkv_internal_v1_Digest__Output)[];
+  /**
+   * SYN in delta gossip (absent: full Scuttlebutt); ACK2 answering a light SYN
+   */
+  'delta': (_ringkv_internal_v1_DeltaSyn__Output | null);
 }

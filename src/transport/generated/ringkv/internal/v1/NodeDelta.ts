@@ -11,6 +11,12 @@ export interface NodeDelta {
   'generation'?: (number | string | Long);
   'heartbeat'?: (number | string | Long);
   'fields'?: (_ringkv_internal_v1_Field)[];
+  /**
+   * The fields are every field newer than this version (0: the whole state). A receiver
+   * takes a delta with since > 0 only for a member it holds at this generation and has
+   * seen up to since. Releases before it leave it 0.
+   */
+  'since'?: (number | string | Long);
 }
 
 /**
@@ -21,4 +27,10 @@ export interface NodeDelta__Output {
   'generation': (number);
   'heartbeat': (number);
   'fields': (_ringkv_internal_v1_Field__Output)[];
+  /**
+   * The fields are every field newer than this version (0: the whole state). A receiver
+   * takes a delta with since > 0 only for a member it holds at this generation and has
+   * seen up to since. Releases before it leave it 0.
+   */
+  'since': (number);
 }
