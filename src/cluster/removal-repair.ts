@@ -22,20 +22,12 @@
  * Owns: the choice of units and their keys. Must not: repair anything, read a clock, or
  * know who is up (the node skips a unit with a replica down).
  */
-import { tokenHex, type Ring } from '../ring/index.js';
+import { tokenHex, unitKey, type RangeUnit, type Ring } from '../ring/index.js';
 
 /** A range (start, end] to repair with `replicas` (on the ring after the removal), for N class `n` (undefined: every key). */
-export interface RemovalUnit {
-  readonly start: bigint;
-  readonly end: bigint;
-  readonly replicas: readonly string[];
-  readonly n?: number;
-}
-
-/** A unit's key in the removal's progress: its bounds in hex, and its class when it has one (`/n5`). */
-export function removalUnitKey(u: { readonly start: bigint; readonly end: bigint; readonly n?: number }): string {
-  return `${tokenHex(u.start)}-${tokenHex(u.end)}${u.n === undefined ? '' : `/n${u.n}`}`;
-}
+export type RemovalUnit = RangeUnit;
+/** A unit's key in the removal's progress (`start-end` in hex, `/n5` for a class). */
+export const removalUnitKey = unitKey;
 
 /**
  * Could `dead` have stood in, as a fallback, for a down primary of the range `i` (index

@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { tokenHex, type Ring } from '../ring/index.js';
+import { tokenHex, unitKey, type RangeUnit, type Ring } from '../ring/index.js';
 import { depthFor, type KeyFilter, type RangeTree, type Store } from '../storage/index.js';
 import type { TokenRange } from '../storage/keys.js';
 import { NotKept, repairRange, type RepairPeers, type RepairStats } from './exchange.js';
@@ -59,18 +59,9 @@ export interface RepairProgress extends RepairStats {
   lastProblem: string;
 }
 
-/** A range as repaired: its replicas for N class `n` (undefined: every key, one class in use). */
-export interface RepairUnit {
-  readonly start: bigint;
-  readonly end: bigint;
-  readonly replicas: readonly string[];
-  readonly n?: number;
-}
-
-/** The key of a range's repair record: its bounds in hex, and its class when it has one (`/n5`). */
-export function unitKey(r: { readonly start: bigint; readonly end: bigint; readonly n?: number }): string {
-  return `${tokenHex(r.start)}-${tokenHex(r.end)}${r.n === undefined ? '' : `/n${r.n}`}`;
-}
+/** A range as repaired: its replicas for N class `n` (ring/tokens.ts). */
+export type RepairUnit = RangeUnit;
+export { unitKey };
 
 /**
  * The ranges `self` replicates, once per N class in `classes` (ascending), with that

@@ -12,6 +12,7 @@ export type { Member } from './member.js';
 export { RingError } from './ring-errors.js';
 export type { RingErrorCode } from './ring-errors.js';
 export { tokenOf, hashInto } from './hash.js';
-export { RING_SIZE, MAX_TOKEN, arcFraction, tokenHex } from './tokens.js';
+export { RING_SIZE, MAX_TOKEN, arcFraction, tokenHex, unitKey } from './tokens.js';
+export type { RangeUnit } from './tokens.js';
 export { balance, fairShares } from './balance.js';
 export type { Balance } from './balance.js';

@@ -60,3 +60,16 @@ export function mergeByToken<T extends readonly [bigint, number]>(a: readonly T[
 export function tokenHex(t: bigint): string {
   return t.toString(16).padStart(16, '0');
 }
+
+/** A token range (start, end] with the replicas that hold it, for N class `n` (undefined: every key, one class in use): what repair and a removal's repair step work by. */
+export interface RangeUnit {
+  readonly start: bigint;
+  readonly end: bigint;
+  readonly replicas: readonly string[];
+  readonly n?: number;
+}
+
+/** A unit's key in progress records and logs: its bounds in hex, and its class when it has one (`/n5`). */
+export function unitKey(u: { readonly start: bigint; readonly end: bigint; readonly n?: number }): string {
+  return `${tokenHex(u.start)}-${tokenHex(u.end)}${u.n === undefined ? '' : `/n${u.n}`}`;
+}
