@@ -100,7 +100,8 @@ describe('background repair', () => {
 
 describe('background repair pacing', () => {
   // a is first replica of (40, 10] and (20, 30]; each range holds 10 MiB; the pace is 1 MiB/s.
-  async function rangesRepairedAtOnce(kept: boolean): Promise<number> {
+  /** How many of a's two ranges background repair has done by when the first is done plus `waitMs` (or both are done). */
+  async function rangesRepaired(kept: boolean, waitMs: number): Promise<number> {
     const ring = Ring.build([{ id: 'a', tokens: [10n, 30n] }, { id: 'b', tokens: [20n] }, { id: 'c', tokens: [40n] }]);
     let calls = 0;
     let now = 0;
@@ -119,15 +120,19 @@ describe('background repair pacing', () => {
     const stop = new AbortController();
     const loop = r.runBackground({ intervalMs: 1000, bytesPerSecond: 1 << 20, share: () => 1, quiet: () => true, signal: stop.signal, pollMs: 1 });
     now = 2000; // an interval after the start: both ranges due
-    await new Promise((res) => setTimeout(res, 200));
+    const until = async (done: () => boolean, ms: number) => {
+      for (const end = Date.now() + ms; !done() && Date.now() < end; ) await new Promise((res) => setTimeout(res, 5));
+    };
+    await until(() => calls >= 1, 10_000);
+    await until(() => calls >= 2, waitMs);
     stop.abort();
     void loop;
     return calls;
   }
 
   it('on kept trees paces by what the exchange moved (an in-sync range waits for nothing); by scans, by the range\'s data', async () => {
-    expect(await rangesRepairedAtOnce(true)).toBe(2);
-    expect(await rangesRepairedAtOnce(false)).toBe(1); // 10 s of pace after the first
+    expect(await rangesRepaired(true, 5_000)).toBe(2);
+    expect(await rangesRepaired(false, 500)).toBe(1); // 10 MiB at 1 MiB/s: 10 s before the second
   });
 });
 
