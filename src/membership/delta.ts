@@ -70,12 +70,15 @@ export function hash32(s: string, seed: number): number {
  */
 export const NO_HEARTBEAT = 0xffffffff;
 
-/** The vector: one little-endian u32 per member, in roster order. */
-export function writeHeartbeats(heartbeats: readonly number[] | Float64Array, count: number): Uint8Array {
+/**
+ * The vector: one little-endian u32 per member, in roster order; member i's heartbeat is
+ * `heartbeats[slots[i]]` (`heartbeats[i]` without `slots`).
+ */
+export function writeHeartbeats(heartbeats: readonly number[] | Float64Array, count: number, slots?: Int32Array): Uint8Array {
   const out = new Uint8Array(count * 4);
   const view = new DataView(out.buffer);
   for (let i = 0; i < count; i++) {
-    const h = heartbeats[i]!;
+    const h = heartbeats[slots === undefined ? i : slots[i]!]!;
     view.setUint32(i * 4, h < NO_HEARTBEAT ? h : NO_HEARTBEAT, true);
   }
   return out;

@@ -163,7 +163,21 @@ export class Gossiper {
   readonly id: string;
   readonly clusterName: string;
   readonly detector: PhiDetector;
+  /**
+   * The member table. An entry's `heartbeat` (and `version`) may lag the member's heartbeat
+   * in #beats: a heartbeat moves a number in place, not the entry (no new state per
+   * heartbeat, a thousand a round at 1,000 members); #fresh brings an entry up to date
+   * when it is read whole (state(), deltas sent, merges).
+   */
   readonly #table = new Map<string, EndpointState>();
+  /** Each member's slot in #beats, given when it is first put (members are never purged). */
+  readonly #slots = new Map<string, number>();
+  /** The heartbeat of each member by slot: never behind its #table entry's. */
+  #beats = new Float64Array(64);
+  /** The slot of each member in roster order (with #order). */
+  #orderSlots: Int32Array | undefined;
+  /** Scratch for the round's choice of live peers (kept, so that a round allocates none). */
+  readonly #scratch: string[] = [];
   readonly #up = new Set<string>();
   /** When each peer we think down was last marked down (absent: up, or never up since we started). */
   readonly #downSince = new Map<string, number>();
@@ -215,6 +229,7 @@ export class Gossiper {
   }
 
   get self(): EndpointState {
+    // Our own heartbeat moves only by tick(), which stores a new state: never stale.
     return this.#table.get(this.id)!;
   }
 
@@ -232,12 +247,13 @@ export class Gossiper {
   }
 
   /** Every state we hold, ourselves included. */
-  states(): IterableIterator<EndpointState> {
-    return this.#table.values();
+  *states(): IterableIterator<EndpointState> {
+    for (const s of this.#table.values()) yield this.#fresh(s);
   }
 
   state(id: string): EndpointState | undefined {
-    return this.#table.get(id);
+    const s = this.#table.get(id);
+    return s === undefined ? undefined : this.#fresh(s);
   }
 
   get shadow(): boolean {
@@ -331,7 +347,9 @@ export class Gossiper {
 
   /** One gossip round at `now`. */
   tick(now: number): Outbound[] {
-    this.#table.set(this.id, beat(this.self));
+    const self = beat(this.self);
+    this.#table.set(this.id, self);
+    this.#beats[this.#slots.get(this.id)!] = self.heartbeat;
     this.judge(now);
     const live: string[] = [];
     const down: string[] = [];
@@ -459,27 +477,28 @@ export class Gossiper {
             continue;
           }
           const local = this.#table.get(d.id);
+          const localBeat = local === undefined ? 0 : this.#beatOf(local.id);
           if (local !== undefined) known++;
           const version = local === undefined ? 0 : delta ? this.#fieldVersions.get(d.id)! : local.version;
           if (local === undefined || local.generation < d.generation) {
             requests.push({ id: d.id, generation: d.generation, version: 0 });
           } else if (local.generation > d.generation) {
-            deltas.push(deltaOf(local, 0));
+            deltas.push(deltaOf(this.#fresh(local), 0));
           } else if (version < d.version) {
             requests.push({ id: d.id, generation: d.generation, version: this.#knows(local) });
           } else if (version > d.version) {
-            deltas.push(deltaOf(local, d.version));
-          } else if (delta && !sameRoster && local.heartbeat > (d.heartbeat ?? 0)) {
-            deltas.push({ id: d.id, generation: d.generation, heartbeat: local.heartbeat, fields: [], since: version });
+            deltas.push(deltaOf(this.#fresh(local), d.version));
+          } else if (delta && !sameRoster && localBeat > (d.heartbeat ?? 0)) {
+            deltas.push({ id: d.id, generation: d.generation, heartbeat: localBeat, fields: [], since: version });
           }
-          if (delta && local !== undefined && local.generation === d.generation && d.id !== this.id && (d.heartbeat ?? 0) > local.heartbeat) {
+          if (delta && local !== undefined && local.generation === d.generation && d.id !== this.id && (d.heartbeat ?? 0) > localBeat) {
             this.#heartbeat(now, d.id, d.heartbeat!, m.from);
           }
         }
         if (known < this.#table.size) {
           // States the peer did not mention at all: send them whole.
           const mentioned = new Set(m.digests.map((d) => d.id));
-          for (const s of this.#table.values()) if (!mentioned.has(s.id) && !this.#hidden(s.id)) deltas.push(deltaOf(s, 0));
+          for (const s of this.#table.values()) if (!mentioned.has(s.id) && !this.#hidden(s.id)) deltas.push(deltaOf(this.#fresh(s), 0));
         }
         return [{ to: m.fromAddr, message: { ...this.#envelope(), kind: 'ack', deltas, requests } }];
       }
@@ -489,7 +508,7 @@ export class Gossiper {
         for (const r of m.requests) {
           const local = this.#table.get(r.id);
           if (local === undefined || local.generation < r.generation || this.#hidden(r.id)) continue;
-          deltas.push(deltaOf(local, local.generation === r.generation ? r.version : 0));
+          deltas.push(deltaOf(this.#fresh(local), local.generation === r.generation ? r.version : 0));
         }
         return deltas.length > 0 ? [{ to: m.fromAddr, message: { ...this.#envelope(), kind: 'ack2', deltas } }] : [];
       }
@@ -542,7 +561,8 @@ export class Gossiper {
         else if (this.#shadow) this.#formerSelf = mergeDelta(this.#formerSelf, d);
         continue;
       }
-      const local = this.#table.get(d.id);
+      const held = this.#table.get(d.id);
+      const local = held === undefined ? undefined : this.#fresh(held);
       const merged = mergeDelta(local, d);
       if (merged === local) continue;
       this.#put(merged);
@@ -624,11 +644,11 @@ export class Gossiper {
   #syn(to: string, deltas: readonly Delta[] = [], mode: 'legacy' | 'full' = 'legacy'): Outbound {
     const digests: Digest[] = [];
     if (mode === 'full') {
-      for (const s of this.#table.values()) digests.push({ id: s.id, generation: s.generation, version: this.#fieldVersions.get(s.id)!, heartbeat: s.heartbeat });
+      for (const s of this.#table.values()) digests.push({ id: s.id, generation: s.generation, version: this.#fieldVersions.get(s.id)!, heartbeat: this.#beatOf(s.id) });
       const delta: DeltaSyn = { generation: this.self.generation, roster: this.#rosterSum.hex(), broadcasts: this.#takeBroadcasts() };
       return { to, message: { ...this.#envelope(), kind: 'syn', digests, deltas, delta } };
     }
-    for (const s of this.#table.values()) if (!this.#hidden(s.id)) digests.push(this.#delta ? { id: s.id, generation: s.generation, version: this.#knows(s) } : digestOf(s));
+    for (const s of this.#table.values()) if (!this.#hidden(s.id)) digests.push(this.#delta ? { id: s.id, generation: s.generation, version: this.#knows(s) } : digestOf(this.#fresh(s)));
     return { to, message: { ...this.#envelope(), kind: 'syn', digests, deltas } };
   }
 
@@ -638,46 +658,89 @@ export class Gossiper {
   }
 
   #takeBroadcasts(): Delta[] {
-    return this.#broadcasts.take(retransmitLimit(BROADCAST_MULT, this.#table.size), BROADCAST_BUDGET, (id) => this.#table.get(id));
+    return this.#broadcasts.take(retransmitLimit(BROADCAST_MULT, this.#table.size), BROADCAST_BUDGET, (id) => this.state(id));
   }
 
   /** Our heartbeats in roster order. */
   #heartbeatVector(): Uint8Array {
     const order = this.#rosterOrder();
-    const beats = new Float64Array(order.length);
-    for (let i = 0; i < order.length; i++) beats[i] = this.#table.get(order[i]!)!.heartbeat;
-    return writeHeartbeats(beats, order.length);
+    return writeHeartbeats(this.#beats, order.length, this.#orderSlots);
   }
 
-  /** A peer's heartbeat vector over the same roster as ours: take each newer heartbeat. */
+  /**
+   * A peer's heartbeat vector over the same roster as ours: take each newer heartbeat, in
+   * place in #beats, and feed the detector from this loop (no state made per heartbeat).
+   */
   #mergeHeartbeats(now: number, bytes: Uint8Array, from: string): void {
     const order = this.#rosterOrder();
+    const slots = this.#orderSlots!;
     if (bytes.length !== order.length * 4) return;
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const beats = this.#beats;
+    const self = this.#slots.get(this.id);
     for (let i = 0; i < order.length; i++) {
       const h = view.getUint32(i * 4, true);
-      if (h !== NO_HEARTBEAT && order[i] !== this.id) this.#heartbeat(now, order[i]!, h, from);
+      const slot = slots[i]!;
+      if (h === NO_HEARTBEAT || h <= beats[slot]! || slot === self) continue;
+      beats[slot] = h;
+      this.#heartbeatMoved(now, order[i]!, from);
     }
   }
 
-  /** A newer heartbeat of member `id` (not us), from a vector or a digest: as #apply takes one. */
+  /** A newer heartbeat of member `id` (not us), from a digest: as #apply takes one. */
   #heartbeat(now: number, id: string, heartbeat: number, from: string): void {
-    const s = this.#table.get(id);
-    if (s === undefined || heartbeat <= s.heartbeat) return;
-    this.#table.set(id, withHeartbeat(s, heartbeat));
+    const slot = this.#slots.get(id);
+    if (slot === undefined || heartbeat <= this.#beats[slot]!) return;
+    this.#beats[slot] = heartbeat;
+    this.#heartbeatMoved(now, id, from);
+  }
+
+  #heartbeatMoved(now: number, id: string, from: string): void {
     this.#heard.add(id);
-    if (id === from || this.#up.has(id)) this.#arrived(id, now);
+    if (this.#up.has(id)) this.detector.report(id, now);
+    else if (id === from) this.#arrived(id, now);
     else this.#probe.add(id);
   }
 
+  /** Member `id`'s heartbeat (its #table entry's may lag it). */
+  #beatOf(id: string): number {
+    return this.#beats[this.#slots.get(id)!]!;
+  }
+
+  /** Table entry `s` with its heartbeat brought up to date (stored back, so made once per heartbeat read). */
+  #fresh(s: EndpointState): EndpointState {
+    const heartbeat = this.#beats[this.#slots.get(s.id)!]!;
+    if (heartbeat <= s.heartbeat) return s;
+    const now = withHeartbeat(s, heartbeat);
+    this.#table.set(s.id, now);
+    return now;
+  }
+
   #rosterOrder(): string[] {
-    return (this.#order ??= [...this.#table.keys()].sort());
+    if (this.#order === undefined) {
+      this.#order = [...this.#table.keys()].sort();
+      this.#orderSlots = Int32Array.from(this.#order, (id) => this.#slots.get(id)!);
+    }
+    return this.#order;
   }
 
   /** Store a state, keeping the table and roster hashes current. */
   #put(next: EndpointState): void {
     const prev = this.#table.get(next.id);
     this.#table.set(next.id, next);
+    let slot = this.#slots.get(next.id);
+    if (slot === undefined) {
+      slot = this.#slots.size;
+      this.#slots.set(next.id, slot);
+      if (slot === this.#beats.length) {
+        const grown = new Float64Array(2 * slot);
+        grown.set(this.#beats);
+        this.#beats = grown;
+      }
+    }
+    // A new generation starts its heartbeats anew; the same one never moves them back.
+    const beats = this.#beats;
+    beats[slot] = prev === undefined || prev.generation !== next.generation ? next.heartbeat : Math.max(beats[slot]!, next.heartbeat);
     if (prev !== undefined && prev.generation === next.generation && prev.fields === next.fields) return;
     if (prev === undefined) this.#order = undefined;
     else this.#tableSum.add(tableKey(prev.id, prev.generation, this.#fieldVersions.get(prev.id)!), -1);

@@ -25,6 +25,11 @@ describe('delta gossip: parts', () => {
     expect(new DataView(bytes.buffer).getUint32(8, true)).toBe(NO_HEARTBEAT);
   });
 
+  it('writes member i\'s heartbeat from its slot when given the roster\'s slots', () => {
+    const bytes = writeHeartbeats(new Float64Array([7, 5, 9]), 3, Int32Array.from([2, 0, 1]));
+    expect([...bytes]).toEqual([9, 0, 0, 0, 7, 0, 0, 0, 5, 0, 0, 0]);
+  });
+
   it('scales the retransmit limit and the full-exchange interval with the cluster', () => {
     expect(retransmitLimit(2, 1)).toBe(2);
     expect(retransmitLimit(2, 1000)).toBe(20);
@@ -111,6 +116,27 @@ describe('delta gossip between gossipers', () => {
     const out = b.tick(2000);
     expect(a.state('b')!.heartbeat).toBeLessThan(b.self.heartbeat);
     deliver(2000, out, by);
+    expect(a.state('b')!.heartbeat).toBe(b.self.heartbeat);
+  });
+
+  it('heartbeats move in place, yet a state handed out never changes, and a merge starts from the newest heartbeat', () => {
+    const { a, b, by } = pair();
+    deliver(1000, a.tick(1000), by);
+    const before = a.state('b')!;
+    const beat = before.heartbeat;
+    deliver(2000, b.tick(2000), by);
+    deliver(3000, b.tick(3000), by);
+    expect(before.heartbeat).toBe(beat); // the object we were given is as it was
+    const after = a.state('b')!;
+    expect(after.heartbeat).toBe(b.self.heartbeat);
+    expect(after.heartbeat).toBeGreaterThan(beat);
+    expect(after.version).toBeGreaterThanOrEqual(after.heartbeat);
+    expect(a.state('b')).toBe(after); // read again: the same object, not a new one
+    expect([...a.states()].find((s) => s.id === 'b')).toBe(after);
+    // A field change after heartbeats moved in place keeps the newest heartbeat.
+    b.set('zone', 'z9');
+    deliver(4000, b.tick(4000), by);
+    expect(a.state('b')!.fields.get('zone')?.value).toBe('z9');
     expect(a.state('b')!.heartbeat).toBe(b.self.heartbeat);
   });
 
