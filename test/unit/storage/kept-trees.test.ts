@@ -186,3 +186,120 @@ describe('kept trees', () => {
     await store.close();
   });
 });
+
+describe('kept trees rebuilt on a long schedule', () => {
+  const DAY = 86_400_000;
+  /** A store on `engine` with a clock the test moves, rebuilds every 14 days plus up to 4 (the jitter draws `draw`). */
+  async function openScheduled(engine: Engine, clock: { t: number }, draw = 0.5, extra: { pace?: (b: number) => Promise<void>; warn?: (o: object, m: string) => void } = {}): Promise<Store> {
+    const logger = { warn: extra.warn ?? (() => {}), error: () => {} };
+    return Store.open({
+      engine, logger, now: () => clock.t,
+      keptTrees: { depth: 2, rebuildIntervalMs: 14 * DAY, rebuildJitterMs: 4 * DAY, random: () => draw, ...(extra.pace ? { pace: extra.pace } : {}) },
+    });
+  }
+
+  it('rebuilds a unit at its last build + interval + its jitter, not before, and remembers when it was built across a restart', async () => {
+    const engine = new MemoryEngine();
+    const clock = { t: 1_000 };
+    let store = await openScheduled(engine, clock, 0.25);
+    await store.trees!.track([WHOLE]);
+    for (let i = 0; i < 40; i++) await store.put(`k${i}`, Buffer.from(`v${i}`));
+    await store.trees!.settled();
+    expect(store.trees!.builtAt(WHOLE)).toBe(1_000);
+    const due = 1_000 + 14 * DAY + DAY; // a quarter of 4 days
+    clock.t = due - 1;
+    expect(store.trees!.rebuildDue()).toBe(0);
+    await store.close();
+    // Restarted: the build time and its jitter come from the unit's meta, not from this run's start or draw.
+    store = await openScheduled(engine, clock, 0.9);
+    expect(store.trees!.builtAt(WHOLE)).toBe(1_000);
+    expect(store.trees!.rebuildDue()).toBe(0);
+    clock.t = due;
+    expect(store.trees!.rebuildDue()).toBe(1);
+    expect(store.trees!.rebuildDue()).toBe(0); // queued or running: not twice
+    expect(store.trees!.tree(WHOLE)).toBeDefined(); // the kept tree serves during the rebuild
+    await store.trees!.settled();
+    expect(store.trees!.stats).toMatchObject({ ready: 1, builds: 0, rebuilds: 1, rebuildMismatches: 0, rebuildMismatchedLeaves: 0, recordsRead: 40 });
+    expect(store.trees!.builtAt(WHOLE)).toBe(due);
+    await expectKeptEqualsScan(store);
+    // The next one is 14 days + 0.9 × 4 days later (this build's draw).
+    clock.t = due + 14 * DAY + Math.floor(0.9 * 4 * DAY) - 1;
+    expect(store.trees!.rebuildDue()).toBe(0);
+    clock.t++;
+    expect(store.trees!.rebuildDue()).toBe(1);
+    await store.trees!.settled();
+    await store.close();
+  });
+
+  it('never rebuilds when the interval is 0 (off)', async () => {
+    const clock = { t: 5 };
+    const store = await Store.open({ engine: new MemoryEngine(), logger: quiet, now: () => clock.t, keptTrees: { depth: 2, rebuildIntervalMs: 0 } });
+    await store.trees!.track([WHOLE]);
+    await store.trees!.settled();
+    clock.t = Number.MAX_SAFE_INTEGER;
+    expect(store.trees!.rebuildDue()).toBe(0);
+    await store.close();
+  });
+
+  it('finds a kept tree corrupted on disk, logs and counts the differing leaves, and replaces it by the scan (on disk too)', async () => {
+    const engine = new MemoryEngine();
+    const clock = { t: 0 };
+    let store = await openScheduled(engine, clock);
+    await store.trees!.track([WHOLE]);
+    for (let i = 0; i < 100; i++) await store.put(`k${i}`, Buffer.from(`v${i}`));
+    await store.trees!.settled();
+    await store.close();
+    // Corrupt two leaves behind the store's back: one's hash, another's count.
+    await engine.open();
+    const leaves = (await engine.iterator(ALL_TREES.gte, ALL_TREES.lt).nextv(1000)).filter(([k]) => k.readUInt16BE(k.length - 2) !== 0xffff);
+    const [[k1, v1], [k2, v2]] = [leaves[0]!, leaves[1]!];
+    const bad1 = Buffer.from(v1), bad2 = Buffer.from(v2);
+    bad1[3] = bad1[3]! ^ 0x40;
+    bad2.writeUInt32BE(bad2.readUInt32BE(8) + 1, 8);
+    await engine.write([{ type: 'put', key: k1, value: bad1 }, { type: 'put', key: k2, value: bad2 }], false);
+    await engine.close();
+    const warned: Array<[object, string]> = [];
+    store = await openScheduled(engine, clock, 0.5, { warn: (o, m) => void warned.push([o, m]) });
+    const scan = await store.ranges.tree(WHOLE, 2, undefined, true);
+    const kept = store.trees!.tree(WHOLE)!;
+    expect([...Array(kept.leaves).keys()].filter((i) => kept.leaf(i).join() !== scan.leaf(i).join())).toHaveLength(2);
+    await store.put('k100', Buffer.from('while corrupt')); // deltas keep applying to the corrupt leaves meanwhile
+    clock.t = 20 * DAY;
+    expect(store.trees!.rebuildDue()).toBe(1);
+    await store.trees!.settled();
+    expect(store.trees!.stats).toMatchObject({ rebuilds: 1, rebuildMismatches: 1, rebuildMismatchedLeaves: 2 });
+    const warning = warned.find(([, m]) => /rebuild/.test(m));
+    expect(warning?.[0]).toMatchObject({ unit: '0:0:0:2', leaves: 2, of: 256 });
+    await expectKeptEqualsScan(store);
+    await store.close();
+    store = await openScheduled(engine, clock);
+    await expectKeptEqualsScan(store); // the fixed leaves were written
+    await store.close();
+  });
+
+  it('equals a scan after a rebuild that ran while writes and deletes went on (snapshot + deltas since)', async () => {
+    const engine = new MemoryEngine();
+    const clock = { t: 0 };
+    let release: () => void = () => {};
+    let paused = 0;
+    const gate = async (): Promise<void> => {
+      if (paused++ === 0) await new Promise<void>((r) => (release = r)); // stop after the first scan batch
+    };
+    const store = await openScheduled(engine, clock, 0, { pace: () => (clock.t > 0 ? gate() : Promise.resolve()) });
+    await store.trees!.track([WHOLE]);
+    for (let i = 0; i < 2500; i++) await store.put(`k${i}`, Buffer.from(`v${i}`));
+    await store.trees!.settled();
+    clock.t = 14 * DAY;
+    expect(store.trees!.rebuildDue()).toBe(1);
+    while (paused === 0) await new Promise((r) => setTimeout(r, 1));
+    expect(store.trees!.stats).toMatchObject({ ready: 1, rebuilding: 1 });
+    for (let i = 0; i < 2500; i += 7) await store.delete(`k${i}`);
+    for (let i = 2000; i < 3000; i++) await store.put(`k${i}`, Buffer.from(`w${i}`));
+    await expectKeptEqualsScan(store); // the kept tree, serving, follows the writes
+    release();
+    await store.trees!.settled();
+    expect(store.trees!.stats).toMatchObject({ rebuilds: 1, rebuildMismatches: 0, rebuilding: 0 });
+    await expectKeptEqualsScan(store);
+    await store.close();
+  });
+});
