@@ -37,7 +37,7 @@
  * Owns: the kept trees, their leaves on disk, their builds. Must not: decide which units
  * the node replicates (the node says, `track`) or a key's class (`classOf` is given).
  */
-import { tryDecode, versionBytes } from './codec.js';
+import { tryDecode, versionBytes, versionsSpan } from './codec.js';
 import type { Engine, EngineIterator, WriteOp } from './engine.js';
 import { KvError } from './kv-errors.js';
 import { ALL_TREES, TREE_META_LEAF, dataSpans, parseTreeKey, tokenOfDataKey, treeJournalKey, treeJournalSeq, treeKey, userKeyOf } from './keys.js';
@@ -111,6 +111,12 @@ function contains(r: TokenRange, t: bigint): boolean {
 
 /** The versions bytes an entry is hashed by (a corrupt record: its raw bytes, as Ranges.tree does). */
 const hashed = (record: Buffer): Buffer => tryDecode(versionBytes, record) ?? record;
+/**
+ * The same for a record being written: every data put's value is one the store has just
+ * encoded or checked (store.ts #persist encodes; #copy stores a received record only
+ * once skimRecord verified its checksum), so its checksum is not checked again.
+ */
+const hashedNew = (record: Buffer): Buffer => tryDecode(versionsSpan, record) ?? record;
 
 const LEAF_BYTES = 12;
 /** A journal entry's unit header: n (1), start (8), end (8), depth (1), leaves listed (4). */
@@ -325,7 +331,7 @@ export class KeptTrees {
       }
       if (units.length === 0) continue;
       const before = op.prior === null ? undefined : hashed(op.prior);
-      const after = op.type === 'put' ? hashed(Buffer.from(op.value.buffer, op.value.byteOffset, op.value.byteLength)) : undefined;
+      const after = op.type === 'put' ? hashedNew(Buffer.from(op.value.buffer, op.value.byteOffset, op.value.byteLength)) : undefined;
       if (before !== undefined && after !== undefined && before.equals(after)) continue; // bookkeeping only: no delta
       touched ??= new Map();
       hashInto(dk, kh); // the key once, each version once, for every unit

@@ -11,6 +11,7 @@ import { KvError, LevelEngine, MemoryEngine, Store } from '../../../src/storage/
 import type { Engine, KeptUnit } from '../../../src/storage/index.js';
 import { ALL_TREES, dataKey, tokenHalves } from '../../../src/storage/keys.js';
 import { WriteQueue } from '../../../src/storage/write-queue.js';
+import { versionBytes, versionsSpan } from '../../../src/storage/codec.js';
 import { levelKind, wrapEngine } from './engines.js';
 
 const WHOLE: KeptUnit = { n: 0, start: 0n, end: 0n };
@@ -77,6 +78,25 @@ describe('write queue hooks', () => {
     expect(sawBefore).toEqual(['ma', 'mb']);
     expect(applied).toBe(true);
     expect(batches).toEqual([['ma', 'mb'], ['mx', 'my'], ['mc']]); // a+b grouped, x alone, then c
+  });
+});
+
+describe('versionsSpan (a record being written, hashed without a second checksum check)', () => {
+  it('is versionBytes for every record the store writes: live, with siblings, deleted, expiring', async () => {
+    const store = await Store.open({ engine: new MemoryEngine(), logger: quiet });
+    await store.put('a', Buffer.from('1'));
+    await store.put('b', Buffer.from('x'.repeat(300)));
+    const ctx = (await store.get('b')).context;
+    await store.put('b', Buffer.from('y'), ctx);
+    await store.put('b', Buffer.from('z')); // a blind write: siblings
+    await store.delete('a', (await store.get('a')).context);
+    await store.put('c', Buffer.from('3'), undefined, { expiresAt: Date.now() + 60_000 });
+    for (const k of ['a', 'b', 'c']) {
+      const rec = (await store.getRecord(k))!;
+      expect(versionsSpan(rec).equals(versionBytes(rec)), k).toBe(true);
+    }
+    expect(() => versionsSpan(Buffer.from('nonsense'))).toThrow(/not a ringkv record/);
+    await store.close();
   });
 });
 
