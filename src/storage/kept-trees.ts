@@ -112,11 +112,12 @@ function contains(r: TokenRange, t: bigint): boolean {
 /** The versions bytes an entry is hashed by (a corrupt record: its raw bytes, as Ranges.tree does). */
 const hashed = (record: Buffer): Buffer => tryDecode(versionBytes, record) ?? record;
 /**
- * The same for a record being written: every data put's value is one the store has just
- * encoded or checked (store.ts #persist encodes; #copy stores a received record only
- * once skimRecord verified its checksum), so its checksum is not checked again.
+ * The same for a record known intact, without checking its checksum again: a record being
+ * written (every data put's value is one the store has just encoded, or stored as received
+ * once skimRecord verified its checksum: store.ts #persist, #copy), or a prior its writer
+ * decoded (`priorIntact`).
  */
-const hashedNew = (record: Buffer): Buffer => tryDecode(versionsSpan, record) ?? record;
+const hashedIntact = (record: Buffer): Buffer => tryDecode(versionsSpan, record) ?? record;
 
 const LEAF_BYTES = 12;
 /** A journal entry's unit header: n (1), start (8), end (8), depth (1), leaves listed (4). */
@@ -330,8 +331,8 @@ export class KeptTrees {
         if (n !== undefined && n !== 0) this.#find(n, token, units);
       }
       if (units.length === 0) continue;
-      const before = op.prior === null ? undefined : hashed(op.prior);
-      const after = op.type === 'put' ? hashedNew(Buffer.from(op.value.buffer, op.value.byteOffset, op.value.byteLength)) : undefined;
+      const before = op.prior === null ? undefined : op.priorIntact === true ? hashedIntact(op.prior) : hashed(op.prior);
+      const after = op.type === 'put' ? hashedIntact(Buffer.from(op.value.buffer, op.value.byteOffset, op.value.byteLength)) : undefined;
       if (before !== undefined && after !== undefined && before.equals(after)) continue; // bookkeeping only: no delta
       touched ??= new Map();
       hashInto(dk, kh); // the key once, each version once, for every unit
