@@ -29,6 +29,7 @@ import type { NodeConfig } from './config.js';
 import { loadIdentity, loadMembers, loadPeers, saveIdentity, type Identity, type IdentityChange } from './identity.js';
 import { Handoff } from './handoff.js';
 import { Checkpoints } from '../streaming/checkpoints.js';
+import { Throttle } from '../streaming/throttle.js';
 import { MovementDriver, UnitSkipped } from './topology/movement-driver.js';
 import { repairUnitFor } from './topology/unit-repair.js';
 import { loadRemovalRepair, saveRemovalRepair, type RemovalRepairProgress } from './topology/removal-repair-file.js';
@@ -69,6 +70,8 @@ const LOAD_EVERY_MS = 5000;
 const JUDGE_EVERY_MS = 250;
 /** How often hints go to replicas that are up again, ms (a run is a no-op when none are held). */
 const HINTS_EVERY_MS = 1000;
+/** How often kept trees are checked for a due rebuild, ms (a rebuild is due days apart). */
+const REBUILD_CHECK_MS = 60_000;
 /** How often the governor looks at foreground latency and sets the background share, ms. */
 const GOVERN_EVERY_MS = 500;
 /** How long a replica asked to repair a removal's unit (Control RepairRange) may take, ms (a repair's own peer timeout, RepairRuns' timeoutMs below, is as long). */
@@ -319,6 +322,7 @@ export class RingkvNode {
         const r = this.repairs.status;
         return { running: this.repairs.active, ranges: r.ranges ?? 0, done: r.done ?? 0, failed: r.failed ?? 0, backgroundRanges: r.background.ranges, backgroundBytes: r.background.bytes };
       },
+      trees: () => this.store.trees?.stats,
     };
   }
 
@@ -342,6 +346,7 @@ export class RingkvNode {
       nodeLog.warn({ component: 'topology', err: (e as Error).message }, 'staged changes not restored');
       return EMPTY_STAGE;
     });
+    const pacing = { share: (): number => 1 }; // the governor's, once the node has one
     const store = await Store.open({
       path: join(config.dataDir, 'data'),
       durability: config.durability,
@@ -351,7 +356,7 @@ export class RingkvNode {
       logger: nodeLog.child({ component: 'storage' }),
       // A key's sibling policy is its bucket's, as this node's table has it now.
       policyOf: (key) => buckets.props(bucketOf(key))?.siblings ?? 'siblings',
-      ...(config.keptTrees === 'on' ? { keptTrees: keptTreesOptions(config, buckets) } : {}),
+      ...(config.keptTrees === 'on' ? { keptTrees: keptTreesOptions(config, buckets, () => pacing.share()) } : {}),
     });
     const admission = new Admission(() => ({ maxConnections: config.maxConnections, maxCallsPerConnection: config.maxCallsPerConnection }), (r) => security.refused(r));
     const server = new GuardedServer({
@@ -380,6 +385,7 @@ export class RingkvNode {
     // resolveConfig refused wildcards; advertise is unset only when the port was 0.
     const address = config.advertise ?? `${host}:${port}`;
     const node = new RingkvNode(config, nodeLog, identity, store, server, security, address, known, checkpoints, clock, stage, buckets);
+    pacing.share = () => node.backgroundShare;
     node.#listening = listening;
     node.#admission = admission;
     node.#serve();
@@ -543,6 +549,8 @@ export class RingkvNode {
     this.#timers.push(setInterval(() => void this.#housekeeping.purgeTombstones(), Math.min(PURGE_EVERY_MS, Math.max(1000, this.config.tombstoneGraceMs / 10))));
     this.#timers.push(setInterval(() => void this.#housekeeping.pruneClocks(), Math.min(PURGE_EVERY_MS, Math.max(1000, this.store.settings.clockPruneGraceMs / 10))));
     this.#timers.push(setInterval(() => void this.#housekeeping.reclaimExpired(), RECLAIM_EVERY_MS));
+    // Kept trees due for their long-schedule rebuild are queued (built one at a time, paced, in the background).
+    if (this.store.trees !== undefined && this.config.treeRebuildIntervalMs > 0) this.#timers.push(setInterval(() => this.store.trees?.rebuildDue(), REBUILD_CHECK_MS));
     if (this.config.repairIntervalMs > 0) {
       const quiet = (): boolean => this.#topology.current.movements.length === 0 && this.#identity.status === 'normal';
       void this.repairs.runBackground({ intervalMs: this.config.repairIntervalMs, bytesPerSecond: this.config.repairBytesPerSecond, share: () => this.#governor.share, quiet, signal: this.#background.signal });
@@ -702,21 +710,22 @@ export class RingkvNode {
 }
 
 /**
- * The store's kept trees as the settings say (--tree-depth), a key's class from the bucket
- * table, and builds paced to --repair-bytes-per-second of data read (a build reads its
- * range once, as a scan repair did).
+ * The store's kept trees as the settings say (--tree-depth, --tree-rebuild-*), a key's
+ * class from the bucket table, and builds and rebuilds paced as background repair is: to
+ * --repair-bytes-per-second of data read (a build reads its range once, as a scan repair
+ * did) times the governor's `share` (at least 5%, as runBackground).
  */
-function keptTreesOptions(config: NodeConfig, buckets: BucketTable): KeptTreesOptions {
+function keptTreesOptions(config: NodeConfig, buckets: BucketTable, share: () => number): KeptTreesOptions {
   const classes = keyClasses(buckets);
-  let t0 = 0, last = Infinity;
+  const throttle = new Throttle(config.repairBytesPerSecond, { sleep: (ms) => new Promise((r) => setTimeout(r, ms).unref?.()) });
   return {
     depth: config.treeDepth,
     classOf: (key) => classes.nOf(key),
-    pace: async (bytesRead) => {
-      if (bytesRead < last) t0 = performance.now(); // a new build
-      last = bytesRead;
-      const ahead = (bytesRead / config.repairBytesPerSecond) * 1000 - (performance.now() - t0);
-      if (ahead > 0) await new Promise((r) => setTimeout(r, Math.min(ahead, 1000)).unref?.());
+    rebuildIntervalMs: config.treeRebuildIntervalMs,
+    rebuildJitterMs: config.treeRebuildJitterMs,
+    pace: (bytes) => {
+      throttle.rate = config.repairBytesPerSecond * Math.max(0.05, share());
+      return throttle.take(bytes);
     },
   };
 }

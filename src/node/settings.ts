@@ -252,6 +252,14 @@ export const SETTINGS = {
   /** Depth of every kept tree: 16^depth leaves per unit (3: 4,096 leaves, 48 KiB). Replicas compare kept trees only at equal depths. */
   treeDepth: setting({ accepts: whole(2, 4), default: 3, arg: 'n', help: 'depth of kept trees: 16^n leaves per range and N class' }),
   /**
+   * Each kept tree is rebuilt by a scan this long after its last build (Riak's rebuild
+   * wait: 336 h), the kept tree serving meanwhile, and compared with it (a difference is
+   * logged and counted); 0: never.
+   */
+  treeRebuildIntervalMs: setting({ accepts: whole(0, 365 * DAY_MS), default: 14 * DAY_MS, arg: 'ms', help: 'kept trees: rebuild each by a scan this long after its last build; 0 = never' }),
+  /** Plus a random delay up to this, drawn per build, so that trees built together are not rebuilt together (Riak: up to 96 h). */
+  treeRebuildJitterMs: setting({ accepts: whole(0, 365 * DAY_MS), default: 4 * DAY_MS, arg: 'ms', help: 'kept trees: random extra delay up to this before each rebuild' }),
+  /**
    * A replica down longer than this, ms, gets no more hints from coordinators (Cassandra's
    * max_hint_window): what it misses is left to anti-entropy, and counted.
    */

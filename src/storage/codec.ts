@@ -477,6 +477,20 @@ export function versionBytes(bytes: Uint8Array): Buffer {
   return buf.subarray(r.pos, r.end);
 }
 
+/**
+ * versionBytes of a record known intact (one the store has just encoded, or whose checksum
+ * it has just verified), without checking its checksum again: a kept tree's hash of a
+ * record being written (kept-trees.ts). Same bytes as versionBytes for an intact record;
+ * for anything else use versionBytes.
+ */
+export function versionsSpan(bytes: Uint8Array): Buffer {
+  const buf = asBuffer(bytes);
+  if (buf.length < 7 || (buf[0] !== RECORD_FORMAT && buf[0] !== RECORD_FORMAT_IDS && buf[0] !== RECORD_FORMAT_EXTRAS)) throw new DecodeError(`not a ringkv record (format ${buf[0]})`);
+  const r = new Reader(buf, 0, buf.length - 4);
+  readHeader(r);
+  return buf.subarray(r.pos, r.end);
+}
+
 /** A decoded context: the clock, and the write ids of the siblings the reader saw. */
 export interface Context {
   readonly clock: Clock;

@@ -27,10 +27,17 @@
  * has no kept tree (repair falls back to a scan). A unit no longer tracked has its leaves
  * deleted in one batch.
  *
+ * Each ready unit is also rebuilt on a long schedule (`rebuildDue`: --tree-rebuild-interval-ms
+ * after its last build, plus a random jitter drawn per build, both kept in its meta key so
+ * they survive restarts), by the same path while its kept tree keeps serving: the pending
+ * tree gathers the deltas since the snapshot, and before the swap the rebuilt tree is
+ * compared leaf by leaf with the kept one. A difference (a bug, or a corrupted leaf) is
+ * logged and counted, and the rebuilt tree wins: only the leaves that differ are written.
+ *
  * Owns: the kept trees, their leaves on disk, their builds. Must not: decide which units
  * the node replicates (the node says, `track`) or a key's class (`classOf` is given).
  */
-import { tryDecode, versionBytes } from './codec.js';
+import { tryDecode, versionBytes, versionsSpan } from './codec.js';
 import type { Engine, EngineIterator, WriteOp } from './engine.js';
 import { KvError } from './kv-errors.js';
 import { ALL_TREES, TREE_META_LEAF, dataSpans, parseTreeKey, tokenOfDataKey, treeJournalKey, treeJournalSeq, treeKey, userKeyOf } from './keys.js';
@@ -60,8 +67,14 @@ export interface KeptTreesOptions {
   readonly classOf?: (key: Buffer) => number | undefined;
   /** Journal entries between checkpoints (default CHECKPOINT_BATCHES). */
   readonly checkpointBatches?: number;
-  /** Called after each batch of a build's scan with the bytes read so far: may wait (the governor's pacing). */
-  readonly pace?: (bytesRead: number) => Promise<void>;
+  /** Called after each batch of a build's scan with the bytes (keys and values) it read: may wait (the node's pacing). */
+  readonly pace?: (bytes: number) => Promise<void>;
+  /** A ready unit is rebuilt by a scan this long after its last build, ms (`rebuildDue`); 0 or absent: never. */
+  readonly rebuildIntervalMs?: number;
+  /** Plus a random delay up to this, ms, drawn per build (so that units built together are not all rebuilt together). */
+  readonly rebuildJitterMs?: number;
+  /** [0, 1): the jitter's randomness (default Math.random). */
+  readonly random?: () => number;
 }
 
 interface Deps {
@@ -81,6 +94,10 @@ interface Unit {
   state: 'ready' | 'building';
   tree: RangeTree;
   builtAt: number;
+  /** This build's share of the rebuild jitter, [0, 1): kept with builtAt in the meta key. */
+  jitter: number;
+  /** While a ready unit is rebuilt: the deltas since the rebuild's snapshot (the kept tree serves meanwhile). */
+  pending: RangeTree | undefined;
   /** Untracked while building: the build stops and swaps nothing in. */
   dropped: boolean;
 }
@@ -94,6 +111,13 @@ function contains(r: TokenRange, t: bigint): boolean {
 
 /** The versions bytes an entry is hashed by (a corrupt record: its raw bytes, as Ranges.tree does). */
 const hashed = (record: Buffer): Buffer => tryDecode(versionBytes, record) ?? record;
+/**
+ * The same for a record known intact, without checking its checksum again: a record being
+ * written (every data put's value is one the store has just encoded, or stored as received
+ * once skimRecord verified its checksum: store.ts #persist, #copy), or a prior its writer
+ * decoded (`priorIntact`).
+ */
+const hashedIntact = (record: Buffer): Buffer => tryDecode(versionsSpan, record) ?? record;
 
 const LEAF_BYTES = 12;
 /** A journal entry's unit header: n (1), start (8), end (8), depth (1), leaves listed (4). */
@@ -141,8 +165,12 @@ export class KeptTrees {
   /** Leaves changed since the last checkpoint, per unit. */
   #dirty = new Map<Unit, Set<number>>();
   #checkpointQueued = false;
-  /** Builds finished and failed (each logged), and the records they read: `stats`. */
-  #counts = { builds: 0, buildFailures: 0, recordsRead: 0 };
+  /**
+   * Builds finished and failed (each logged), the records they read, rebuilds of ready
+   * units finished, those that found the kept tree differed from the scan, and the leaves
+   * that differed: `stats`.
+   */
+  #counts = { builds: 0, buildFailures: 0, recordsRead: 0, rebuilds: 0, rebuildMismatches: 0, rebuildMismatchedLeaves: 0 };
 
   constructor(
     private readonly deps: Deps,
@@ -173,11 +201,15 @@ export class KeptTrees {
           const id = unitId(p.n, p.range.start, p.range.end, p.depth);
           let unit = this.#units.get(id);
           if (unit === undefined) {
-            unit = { id, n: p.n, range: p.range, depth: p.depth, state: 'ready', tree: new RangeTree(p.range, p.depth), builtAt: 0, dropped: false };
+            unit = { id, n: p.n, range: p.range, depth: p.depth, state: 'ready', tree: new RangeTree(p.range, p.depth), builtAt: 0, jitter: 0, pending: undefined, dropped: false };
             this.#units.set(id, unit);
             leaves.set(id, []);
           }
-          if (p.leaf === TREE_META_LEAF) unit.builtAt = Number(JSON.parse(v.toString()).builtAt ?? 0);
+          if (p.leaf === TREE_META_LEAF) {
+            const meta = parseMeta(v);
+            unit.builtAt = meta.builtAt;
+            unit.jitter = meta.jitter ?? this.#random(); // a meta of the first pass had none: drawn once, kept at the next build
+          }
           else leaves.get(id)!.push([p.leaf, v]);
         }
     } finally {
@@ -299,8 +331,8 @@ export class KeptTrees {
         if (n !== undefined && n !== 0) this.#find(n, token, units);
       }
       if (units.length === 0) continue;
-      const before = op.prior === null ? undefined : hashed(op.prior);
-      const after = op.type === 'put' ? hashed(Buffer.from(op.value.buffer, op.value.byteOffset, op.value.byteLength)) : undefined;
+      const before = op.prior === null ? undefined : op.priorIntact === true ? hashedIntact(op.prior) : hashed(op.prior);
+      const after = op.type === 'put' ? hashedIntact(Buffer.from(op.value.buffer, op.value.byteOffset, op.value.byteLength)) : undefined;
       if (before !== undefined && after !== undefined && before.equals(after)) continue; // bookkeeping only: no delta
       touched ??= new Map();
       hashInto(dk, kh); // the key once, each version once, for every unit
@@ -350,6 +382,7 @@ export class KeptTrees {
         for (const [u, leaves] of done)
           for (const [leaf, d] of leaves) {
             u.tree.addHash(leaf, d.hi, d.lo, 1, d.count);
+            u.pending?.addHash(leaf, d.hi, d.lo, 1, d.count);
             if (u.state === 'ready') this.#markDirty(u, leaf);
           }
         if (writes.length === 0) return;
@@ -382,7 +415,7 @@ export class KeptTrees {
     if (current !== undefined && !want.has(current.id)) current.dropped = true; // stops before or after its snapshot
     for (const [id, u] of want)
       if (!this.#units.has(id) && !this.#queued.some((q) => q.id === id) && !(current?.id === id && !current.dropped))
-        this.#queued.push({ id, n: u.n, range: { start: u.start, end: u.end }, depth: this.depth, state: 'building', tree: new RangeTree({ start: u.start, end: u.end }, this.depth), builtAt: 0, dropped: false });
+        this.#queued.push({ id, n: u.n, range: { start: u.start, end: u.end }, depth: this.depth, state: 'building', tree: new RangeTree({ start: u.start, end: u.end }, this.depth), builtAt: 0, jitter: 0, pending: undefined, dropped: false });
     // The drop is queued before the builds' snapshots, and `settled` covers the builds at once.
     const dropped =
       gone.length === 0
@@ -415,7 +448,7 @@ export class KeptTrees {
     this.#building = true;
     this.#builder = (async () => {
       try {
-        for (let u = this.#queued.shift(); u !== undefined && this.deps.isOpen(); u = this.#queued.shift()) {
+        for (let u = this.#next(); u !== undefined && this.deps.isOpen(); u = this.#next()) {
           this.#current = u;
           await this.#build(u);
         }
@@ -426,24 +459,66 @@ export class KeptTrees {
     })();
   }
 
+  /** The next unit to build: a unit without a tree before a rebuild of one that has its kept tree. */
+  #next(): Unit | undefined {
+    const i = this.#queued.findIndex((u) => u.state === 'building');
+    return i >= 0 ? this.#queued.splice(i, 1)[0] : this.#queued.shift();
+  }
+
+  #random(): number {
+    const r = (this.options.random ?? Math.random)();
+    return r >= 0 && r < 1 ? r : 0;
+  }
+
+  /** When a ready unit is due for its rebuild (ms), or undefined (rebuilds off). */
+  #rebuildAt(u: Unit): number | undefined {
+    const every = this.options.rebuildIntervalMs ?? 0;
+    return every > 0 ? u.builtAt + every + Math.floor(u.jitter * (this.options.rebuildJitterMs ?? 0)) : undefined;
+  }
+
+  /**
+   * Queue a rebuild of every ready unit whose time has come (--tree-rebuild-interval-ms
+   * after its last build, plus its jitter): a scan of a snapshot plus the deltas since,
+   * as a new unit's build, while its kept tree keeps serving; compared leaf by leaf with
+   * the kept tree before it replaces it (a difference is a bug or a corruption: logged and
+   * counted; the scan wins). The node calls this now and then; returns how many it queued.
+   */
+  rebuildDue(): number {
+    const now = this.deps.now();
+    let queued = 0;
+    for (const u of this.#units.values()) {
+      const at = this.#rebuildAt(u);
+      if (at === undefined || u.state !== 'ready' || u.dropped || at > now || u === this.#current || this.#queued.includes(u)) continue;
+      this.#queued.push(u);
+      queued++;
+    }
+    if (queued > 0) this.#startBuilds();
+    return queued;
+  }
+
+  /** A build: of a unit tracked anew (no tree yet), or a rebuild of a ready one (its kept tree serves meanwhile). */
   async #build(u: Unit): Promise<void> {
     let its: EngineIterator[] = [];
     const classOf = this.options.classOf;
+    const rebuild = u.state === 'ready';
     try {
       // The snapshot and the registration at one batch boundary: every batch after it reaches the pending tree.
       await this.deps.queue.exclusive(() => {
         if (u.dropped) return undefined;
         its = dataSpans(u.range).map((s) => this.deps.engine.iterator(s.gte, s.lt));
-        this.#units.set(u.id, u);
-        this.#index();
+        if (rebuild) u.pending = new RangeTree(u.range, u.depth);
+        else {
+          this.#units.set(u.id, u);
+          this.#index();
+        }
         return undefined;
       });
       if (u.dropped) return;
       const scan = new RangeTree(u.range, u.depth);
-      let bytes = 0;
       for (const it of its)
         for (let batch = await it.nextv(1000); batch.length > 0; batch = await it.nextv(1000)) {
           if (u.dropped || !this.deps.isOpen()) return;
+          let bytes = 0;
           for (const [k, v] of batch) {
             bytes += k.length + v.length;
             this.#counts.recordsRead++;
@@ -453,34 +528,59 @@ export class KeptTrees {
         }
       await this.deps.queue.exclusive(() => {
         if (u.dropped) return undefined;
-        scan.plus(u.tree); // the deltas since the snapshot
+        scan.plus(rebuild ? u.pending! : u.tree); // the deltas since the snapshot
         const builtAt = this.deps.now();
+        const jitter = this.#random();
+        // A rebuild writes the leaves that differ (the others are on disk already, after the checkpoint's); a build, all.
+        const differ = rebuild ? differingLeafIndices(u.tree, scan) : undefined;
         const c = this.#checkpoint();
-        const ops: WriteOp[] = c.ops;
-        for (let i = 0; i < scan.leaves; i++) {
-          const [hi, lo, count] = scan.leaf(i);
-          if (hi !== 0 || lo !== 0 || count !== 0) ops.push(leafOp(u, i, hi, lo, count));
-        }
-        ops.push({ type: 'put', key: treeKey(u.n, u.range, u.depth, TREE_META_LEAF), value: Buffer.from(JSON.stringify({ builtAt })) });
+        const ops: WriteOp[] = c.ops; // first: a leaf written after them in the batch wins
+        if (differ !== undefined)
+          for (const i of differ) {
+            const [hi, lo, count] = scan.leaf(i);
+            ops.push(leafOp(u, i, hi, lo, count));
+          }
+        else
+          for (let i = 0; i < scan.leaves; i++) {
+            const [hi, lo, count] = scan.leaf(i);
+            if (hi !== 0 || lo !== 0 || count !== 0) ops.push(leafOp(u, i, hi, lo, count));
+          }
+        ops.push({ type: 'put', key: treeKey(u.n, u.range, u.depth, TREE_META_LEAF), value: Buffer.from(JSON.stringify({ builtAt, jitter })) });
         return {
           ops,
           apply: () => {
             c.done();
             u.tree = scan;
+            u.pending = undefined;
             u.state = 'ready';
             u.builtAt = builtAt;
-            this.#counts.builds++;
+            u.jitter = jitter;
+            if (differ === undefined) this.#counts.builds++;
+            else {
+              this.#counts.rebuilds++;
+              if (differ.length > 0) {
+                this.#counts.rebuildMismatches++;
+                this.#counts.rebuildMismatchedLeaves += differ.length;
+                this.deps.log?.warn({ unit: u.id, leaves: differ.length, of: scan.leaves }, 'kept tree rebuild: the kept tree differed from a scan of its records (a bug or a corruption); the scan replaces it');
+              }
+            }
           },
         };
       });
     } catch (e) {
       this.#counts.buildFailures++;
+      if (rebuild) {
+        u.pending = undefined;
+        this.deps.log?.warn({ unit: u.id, err: (e as Error).message }, 'kept tree rebuild failed: the kept tree still serves; the rebuild is tried again at the next check');
+        return;
+      }
       this.deps.log?.warn({ unit: u.id, err: (e as Error).message }, 'kept tree build failed: the unit is built again when next tracked');
       if (!u.dropped && this.#units.get(u.id) === u) {
         // Nothing of it is on disk while it builds: forgetting it is enough.
         await this.deps.queue.exclusive(() => ({ ops: [], apply: () => (this.#units.delete(u.id), this.#index()) })).catch(() => {});
       }
     } finally {
+      if (rebuild) u.pending = undefined; // stopped (dropped, closing) or swapped in: gathers no more deltas
       await Promise.all(its.map((it) => it.close().catch(() => {})));
     }
   }
@@ -502,12 +602,22 @@ export class KeptTrees {
     return u?.state === 'ready' ? u.builtAt : undefined;
   }
 
-  /** Units ready, building (scan running) and queued for a build. */
-  get stats(): { ready: number; building: number; queued: number; builds: number; buildFailures: number; recordsRead: number } {
-    let ready = 0, building = 0;
-    for (const u of this.#units.values()) if (u.state === 'ready') ready++;
-    else building++;
-    return { ready, building, queued: this.#queued.length, ...this.#counts };
+  /**
+   * Units kept (ready or building), ready, building (no tree yet, scan running), being
+   * rebuilt (scan running, kept tree serving) and queued for a build or rebuild; the
+   * counters; journal entries written since the last checkpoint.
+   */
+  get stats(): {
+    kept: number; ready: number; building: number; rebuilding: number; queued: number; journal: number;
+    builds: number; buildFailures: number; recordsRead: number; rebuilds: number; rebuildMismatches: number; rebuildMismatchedLeaves: number;
+  } {
+    let ready = 0, building = 0, rebuilding = 0;
+    for (const u of this.#units.values()) {
+      if (u.state === 'ready') ready++;
+      else building++;
+      if (u.pending !== undefined) rebuilding++;
+    }
+    return { kept: this.#units.size, ready, building, rebuilding, queued: this.#queued.length, journal: this.#seq - this.#journalFrom, ...this.#counts };
   }
 
   /** Every unit with a ready tree. */
@@ -534,6 +644,29 @@ export async function dropKeptTrees(engine: Engine): Promise<number> {
     await it.close();
   }
   return dropped;
+}
+
+/** A unit's meta value: when it was built (ms) and its share of the rebuild jitter (absent in a meta of the first pass). */
+function parseMeta(v: Buffer): { builtAt: number; jitter: number | undefined } {
+  let m: { builtAt?: unknown; jitter?: unknown } = {};
+  try {
+    m = JSON.parse(v.toString()) as typeof m;
+  } catch {
+    // unreadable: built at 0, so due for a rebuild at once
+  }
+  const builtAt = typeof m.builtAt === 'number' && Number.isFinite(m.builtAt) ? m.builtAt : 0;
+  const jitter = typeof m.jitter === 'number' && m.jitter >= 0 && m.jitter < 1 ? m.jitter : undefined;
+  return { builtAt, jitter };
+}
+
+/** The leaves where two trees of one unit differ (hash or count). */
+function differingLeafIndices(a: RangeTree, b: RangeTree): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < a.leaves; i++) {
+    const [ah, al, ac] = a.leaf(i), [bh, bl, bc] = b.leaf(i);
+    if (ah !== bh || al !== bl || ac !== bc) out.push(i);
+  }
+  return out;
 }
 
 const nonzero = ([hi, lo, count]: [number, number, number]): boolean => hi !== 0 || lo !== 0 || count !== 0;

@@ -473,7 +473,7 @@ export class Store {
     this.#indexOps(dk, old?.deletedAt, old === undefined ? undefined : nextExpiry(old.versions), deletedAt, nextExpiry(versions), ops);
     const record = encodeRecord({ versions, ownerEpoch, deletedAt }, clockAt);
     this.#checkRecordSize(dk, record.length);
-    ops.push({ type: 'put', key: dk, value: record, prior: prior ?? null });
+    ops.push({ type: 'put', key: dk, value: record, prior: prior ?? null, priorIntact: old !== undefined }); // old was decoded from prior
     // The prune index: a record whose clock may be pruned has an entry saying when it last changed.
     if (this.#prunableClock(versions, ownerEpoch)) ops.push({ type: 'put', key: pruneKey(dk), value: pruneStamp(this.#now(), record) });
     else if (old !== undefined && this.#prunableClock(old.versions, old.ownerEpoch)) ops.push({ type: 'del', key: pruneKey(dk) });

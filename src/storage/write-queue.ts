@@ -23,13 +23,17 @@
 import type { Engine, WriteOp } from './engine.js';
 import { DATA } from './keys.js';
 
-/** A write of a data key, with the record it replaces (null: the key had none). */
+/**
+ * A write of a data key, with the record it replaces (null: the key had none);
+ * `priorIntact`: its writer decoded `prior` (so its checksum holds), which spares the
+ * kept trees a second check.
+ */
 export type DataOp =
-  | { readonly type: 'put'; readonly key: Uint8Array; readonly value: Uint8Array; readonly prior: Buffer | null }
-  | { readonly type: 'del'; readonly key: Uint8Array; readonly prior: Buffer | null };
+  | { readonly type: 'put'; readonly key: Uint8Array; readonly value: Uint8Array; readonly prior: Buffer | null; readonly priorIntact?: boolean }
+  | { readonly type: 'del'; readonly key: Uint8Array; readonly prior: Buffer | null; readonly priorIntact?: boolean };
 
 /** What the queue takes: any op; one on a data key must be a DataOp. */
-export type QueueOp = WriteOp & { readonly prior?: Buffer | null };
+export type QueueOp = WriteOp & { readonly prior?: Buffer | null; readonly priorIntact?: boolean };
 
 /** The ops a batch's data ops add to it, and what to do once it is written. */
 export interface Extension {

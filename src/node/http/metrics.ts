@@ -32,6 +32,23 @@ export interface MetricSources {
   certificate(): { subject: string; validTo: number } | undefined;
   /** The buckets this node knows, with their N: the only `bucket` label values (others: 'unknown'), so cardinality stays bounded. */
   buckets(): ReadonlyMap<string, number>;
+  /** The anti-entropy trees kept on write (storage/kept-trees.ts `stats`); undefined with --kept-trees off (their metrics are absent). */
+  trees(): KeptTreeFigures | undefined;
+}
+
+/** What the kept-tree metrics read: units by state, builds and rebuilds since start, the journal. */
+export interface KeptTreeFigures {
+  readonly kept: number;
+  readonly ready: number;
+  readonly building: number;
+  readonly rebuilding: number;
+  readonly queued: number;
+  readonly journal: number;
+  readonly builds: number;
+  readonly buildFailures: number;
+  readonly rebuilds: number;
+  readonly rebuildMismatches: number;
+  readonly rebuildMismatchedLeaves: number;
 }
 
 /** Seconds: 0.25 ms to 10 s, the range a quorum request on a LAN spans up to its timeout. */
@@ -96,17 +113,18 @@ export class NodeMetrics {
     });
 
     // Totals the coordinator and hint delivery already keep, exposed as counters.
-    const fromCounters = (name: string, help: string, key: string): void => {
+    const counter = (name: string, help: string, read: () => number): void => {
       new Counter({
         name,
         help,
         registers,
         collect() {
           this.reset();
-          this.inc(sources.counters()[key] ?? 0);
+          this.inc(read());
         },
       });
     };
+    const fromCounters = (name: string, help: string, key: string): void => counter(name, help, () => sources.counters()[key] ?? 0);
     fromCounters('ringkv_read_repairs_total', 'Stale or missing replicas a get repaired', 'readRepairs');
     fromCounters('ringkv_read_repair_failures_total', 'Read repairs that did not reach their replica', 'readRepairFailures');
     fromCounters('ringkv_read_digest_mismatches_total', 'Digest replies to gets that differed from the data replies, so the replica was read in full', 'digestMismatches');
@@ -217,6 +235,20 @@ export class NodeMetrics {
     gauge('ringkv_repair_ranges_failed', 'Ranges of the running or last repair run that failed', () => sources.repair().failed);
     gauge('ringkv_repair_background_ranges', 'Ranges background repair has repaired since start', () => sources.repair().backgroundRanges);
     gauge('ringkv_repair_background_bytes', 'Bytes background repair has read since start', () => sources.repair().backgroundBytes);
+    if (sources.trees() !== undefined) {
+      const tree = (key: keyof KeptTreeFigures) => (): number => sources.trees()?.[key] ?? 0;
+      gauge('ringkv_tree_units', 'Units (range and N class) this node keeps an anti-entropy tree for, ready or building', tree('kept'));
+      gauge('ringkv_tree_units_ready', 'Units whose kept tree is ready (repair compares it without a scan)', tree('ready'));
+      gauge('ringkv_tree_units_building', 'Units whose first tree is being built (repair scans them meanwhile)', tree('building'));
+      gauge('ringkv_tree_units_rebuilding', 'Ready units being rebuilt on the long schedule (the kept tree serves meanwhile)', tree('rebuilding'));
+      gauge('ringkv_tree_units_queued', 'Units waiting for a build or rebuild', tree('queued'));
+      gauge('ringkv_tree_journal_entries', 'Kept-tree journal entries written since the last checkpoint (replayed at open)', tree('journal'));
+      counter('ringkv_tree_builds_total', 'Kept trees built for units tracked anew, since start', tree('builds'));
+      counter('ringkv_tree_build_failures_total', 'Kept-tree builds and rebuilds that failed (logged; tried again)', tree('buildFailures'));
+      counter('ringkv_tree_rebuilds_total', 'Kept trees rebuilt on the long schedule (--tree-rebuild-interval-ms), since start', tree('rebuilds'));
+      counter('ringkv_tree_rebuild_mismatches_total', 'Rebuilds that found the kept tree differed from a scan of its records (a bug or a corruption; the scan replaced it)', tree('rebuildMismatches'));
+      counter('ringkv_tree_rebuild_mismatched_leaves_total', 'Leaves those rebuilds found different', tree('rebuildMismatchedLeaves'));
+    }
   }
 
   /**

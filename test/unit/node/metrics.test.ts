@@ -25,6 +25,7 @@ function sources(over: Partial<MetricSources> = {}): MetricSources {
     repair: () => ({ running: true, ranges: 10, done: 4, failed: 1, backgroundRanges: 0, backgroundBytes: 0 }),
     certificate: () => undefined,
     buckets: () => new Map([['default', 3], ['carts', 5]]),
+    trees: () => undefined,
     ...over,
   };
 }
@@ -114,6 +115,17 @@ describe('NodeMetrics', () => {
     expect(text).not.toMatch(/^ringkv_tls_certificate_expiry_timestamp_seconds/m); // TLS off: absent, not 0
     const tls = new NodeMetrics(sources({ certificate: () => ({ subject: 'CN=n1, OU=node, O=ringkv', validTo: Date.UTC(2027, 0, 1) }) }));
     expect(await tls.text()).toMatch(/^ringkv_tls_certificate_expiry_timestamp_seconds\{subject="CN=n1, OU=node, O=ringkv"\} 1798761600$/m);
+  });
+
+  it('shows the kept trees when the node keeps them, and nothing of them when it does not', async () => {
+    expect(await new NodeMetrics(sources()).text()).not.toMatch(/^ringkv_tree_/m); // --kept-trees off
+    let mismatches = 0;
+    const figures = () => ({ kept: 6, ready: 4, building: 2, rebuilding: 1, queued: 3, journal: 17, builds: 5, buildFailures: 0, rebuilds: 2, rebuildMismatches: mismatches, rebuildMismatchedLeaves: 3 * mismatches });
+    const m = new NodeMetrics(sources({ trees: figures }));
+    mismatches = 1;
+    const text = await m.text();
+    for (const line of ['ringkv_tree_units 6', 'ringkv_tree_units_ready 4', 'ringkv_tree_units_building 2', 'ringkv_tree_units_rebuilding 1', 'ringkv_tree_units_queued 3', 'ringkv_tree_journal_entries 17', 'ringkv_tree_builds_total 5', 'ringkv_tree_build_failures_total 0', 'ringkv_tree_rebuilds_total 2', 'ringkv_tree_rebuild_mismatches_total 1', 'ringkv_tree_rebuild_mismatched_leaves_total 3'])
+      expect(text).toMatch(new RegExp(`^${line}$`, 'm'));
   });
 
   it('keeps one registry per node', async () => {

@@ -11,6 +11,7 @@ import { KvError, LevelEngine, MemoryEngine, Store } from '../../../src/storage/
 import type { Engine, KeptUnit } from '../../../src/storage/index.js';
 import { ALL_TREES, dataKey, tokenHalves } from '../../../src/storage/keys.js';
 import { WriteQueue } from '../../../src/storage/write-queue.js';
+import { versionBytes, versionsSpan } from '../../../src/storage/codec.js';
 import { levelKind, wrapEngine } from './engines.js';
 
 const WHOLE: KeptUnit = { n: 0, start: 0n, end: 0n };
@@ -77,6 +78,25 @@ describe('write queue hooks', () => {
     expect(sawBefore).toEqual(['ma', 'mb']);
     expect(applied).toBe(true);
     expect(batches).toEqual([['ma', 'mb'], ['mx', 'my'], ['mc']]); // a+b grouped, x alone, then c
+  });
+});
+
+describe('versionsSpan (a record being written, hashed without a second checksum check)', () => {
+  it('is versionBytes for every record the store writes: live, with siblings, deleted, expiring', async () => {
+    const store = await Store.open({ engine: new MemoryEngine(), logger: quiet });
+    await store.put('a', Buffer.from('1'));
+    await store.put('b', Buffer.from('x'.repeat(300)));
+    const ctx = (await store.get('b')).context;
+    await store.put('b', Buffer.from('y'), ctx);
+    await store.put('b', Buffer.from('z')); // a blind write: siblings
+    await store.delete('a', (await store.get('a')).context);
+    await store.put('c', Buffer.from('3'), undefined, { expiresAt: Date.now() + 60_000 });
+    for (const k of ['a', 'b', 'c']) {
+      const rec = (await store.getRecord(k))!;
+      expect(versionsSpan(rec).equals(versionBytes(rec)), k).toBe(true);
+    }
+    expect(() => versionsSpan(Buffer.from('nonsense'))).toThrow(/not a ringkv record/);
+    await store.close();
   });
 });
 
@@ -183,6 +203,123 @@ describe('kept trees', () => {
     const store = await Store.open({ engine: new MemoryEngine(), keptTrees: { depth: 2 } });
     await expect(store.trees!.track([{ n: 300, start: 0n, end: 0n }])).rejects.toThrow(/class must be 0 to 254, got 300/);
     await expect(store.trees!.track([{ n: 1, start: -1n, end: 0n }])).rejects.toThrow(/token range bounds/);
+    await store.close();
+  });
+});
+
+describe('kept trees rebuilt on a long schedule', () => {
+  const DAY = 86_400_000;
+  /** A store on `engine` with a clock the test moves, rebuilds every 14 days plus up to 4 (the jitter draws `draw`). */
+  async function openScheduled(engine: Engine, clock: { t: number }, draw = 0.5, extra: { pace?: (b: number) => Promise<void>; warn?: (o: object, m: string) => void } = {}): Promise<Store> {
+    const logger = { warn: extra.warn ?? (() => {}), error: () => {} };
+    return Store.open({
+      engine, logger, now: () => clock.t,
+      keptTrees: { depth: 2, rebuildIntervalMs: 14 * DAY, rebuildJitterMs: 4 * DAY, random: () => draw, ...(extra.pace ? { pace: extra.pace } : {}) },
+    });
+  }
+
+  it('rebuilds a unit at its last build + interval + its jitter, not before, and remembers when it was built across a restart', async () => {
+    const engine = new MemoryEngine();
+    const clock = { t: 1_000 };
+    let store = await openScheduled(engine, clock, 0.25);
+    await store.trees!.track([WHOLE]);
+    for (let i = 0; i < 40; i++) await store.put(`k${i}`, Buffer.from(`v${i}`));
+    await store.trees!.settled();
+    expect(store.trees!.builtAt(WHOLE)).toBe(1_000);
+    const due = 1_000 + 14 * DAY + DAY; // a quarter of 4 days
+    clock.t = due - 1;
+    expect(store.trees!.rebuildDue()).toBe(0);
+    await store.close();
+    // Restarted: the build time and its jitter come from the unit's meta, not from this run's start or draw.
+    store = await openScheduled(engine, clock, 0.9);
+    expect(store.trees!.builtAt(WHOLE)).toBe(1_000);
+    expect(store.trees!.rebuildDue()).toBe(0);
+    clock.t = due;
+    expect(store.trees!.rebuildDue()).toBe(1);
+    expect(store.trees!.rebuildDue()).toBe(0); // queued or running: not twice
+    expect(store.trees!.tree(WHOLE)).toBeDefined(); // the kept tree serves during the rebuild
+    await store.trees!.settled();
+    expect(store.trees!.stats).toMatchObject({ ready: 1, builds: 0, rebuilds: 1, rebuildMismatches: 0, rebuildMismatchedLeaves: 0, recordsRead: 40 });
+    expect(store.trees!.builtAt(WHOLE)).toBe(due);
+    await expectKeptEqualsScan(store);
+    // The next one is 14 days + 0.9 × 4 days later (this build's draw).
+    clock.t = due + 14 * DAY + Math.floor(0.9 * 4 * DAY) - 1;
+    expect(store.trees!.rebuildDue()).toBe(0);
+    clock.t++;
+    expect(store.trees!.rebuildDue()).toBe(1);
+    await store.trees!.settled();
+    await store.close();
+  });
+
+  it('never rebuilds when the interval is 0 (off)', async () => {
+    const clock = { t: 5 };
+    const store = await Store.open({ engine: new MemoryEngine(), logger: quiet, now: () => clock.t, keptTrees: { depth: 2, rebuildIntervalMs: 0 } });
+    await store.trees!.track([WHOLE]);
+    await store.trees!.settled();
+    clock.t = Number.MAX_SAFE_INTEGER;
+    expect(store.trees!.rebuildDue()).toBe(0);
+    await store.close();
+  });
+
+  it('finds a kept tree corrupted on disk, logs and counts the differing leaves, and replaces it by the scan (on disk too)', async () => {
+    const engine = new MemoryEngine();
+    const clock = { t: 0 };
+    let store = await openScheduled(engine, clock);
+    await store.trees!.track([WHOLE]);
+    for (let i = 0; i < 100; i++) await store.put(`k${i}`, Buffer.from(`v${i}`));
+    await store.trees!.settled();
+    await store.close();
+    // Corrupt two leaves behind the store's back: one's hash, another's count.
+    await engine.open();
+    const leaves = (await engine.iterator(ALL_TREES.gte, ALL_TREES.lt).nextv(1000)).filter(([k]) => k.readUInt16BE(k.length - 2) !== 0xffff);
+    const [[k1, v1], [k2, v2]] = [leaves[0]!, leaves[1]!];
+    const bad1 = Buffer.from(v1), bad2 = Buffer.from(v2);
+    bad1[3] = bad1[3]! ^ 0x40;
+    bad2.writeUInt32BE(bad2.readUInt32BE(8) + 1, 8);
+    await engine.write([{ type: 'put', key: k1, value: bad1 }, { type: 'put', key: k2, value: bad2 }], false);
+    await engine.close();
+    const warned: Array<[object, string]> = [];
+    store = await openScheduled(engine, clock, 0.5, { warn: (o, m) => void warned.push([o, m]) });
+    const scan = await store.ranges.tree(WHOLE, 2, undefined, true);
+    const kept = store.trees!.tree(WHOLE)!;
+    expect([...Array(kept.leaves).keys()].filter((i) => kept.leaf(i).join() !== scan.leaf(i).join())).toHaveLength(2);
+    await store.put('k100', Buffer.from('while corrupt')); // deltas keep applying to the corrupt leaves meanwhile
+    clock.t = 20 * DAY;
+    expect(store.trees!.rebuildDue()).toBe(1);
+    await store.trees!.settled();
+    expect(store.trees!.stats).toMatchObject({ rebuilds: 1, rebuildMismatches: 1, rebuildMismatchedLeaves: 2 });
+    const warning = warned.find(([, m]) => /rebuild/.test(m));
+    expect(warning?.[0]).toMatchObject({ unit: '0:0:0:2', leaves: 2, of: 256 });
+    await expectKeptEqualsScan(store);
+    await store.close();
+    store = await openScheduled(engine, clock);
+    await expectKeptEqualsScan(store); // the fixed leaves were written
+    await store.close();
+  });
+
+  it('equals a scan after a rebuild that ran while writes and deletes went on (snapshot + deltas since)', async () => {
+    const engine = new MemoryEngine();
+    const clock = { t: 0 };
+    let release: () => void = () => {};
+    let paused = 0;
+    const gate = async (): Promise<void> => {
+      if (paused++ === 0) await new Promise<void>((r) => (release = r)); // stop after the first scan batch
+    };
+    const store = await openScheduled(engine, clock, 0, { pace: () => (clock.t > 0 ? gate() : Promise.resolve()) });
+    await store.trees!.track([WHOLE]);
+    for (let i = 0; i < 2500; i++) await store.put(`k${i}`, Buffer.from(`v${i}`));
+    await store.trees!.settled();
+    clock.t = 14 * DAY;
+    expect(store.trees!.rebuildDue()).toBe(1);
+    while (paused === 0) await new Promise((r) => setTimeout(r, 1));
+    expect(store.trees!.stats).toMatchObject({ ready: 1, rebuilding: 1 });
+    for (let i = 0; i < 2500; i += 7) await store.delete(`k${i}`);
+    for (let i = 2000; i < 3000; i++) await store.put(`k${i}`, Buffer.from(`w${i}`));
+    await expectKeptEqualsScan(store); // the kept tree, serving, follows the writes
+    release();
+    await store.trees!.settled();
+    expect(store.trees!.stats).toMatchObject({ rebuilds: 1, rebuildMismatches: 0, rebuilding: 0 });
+    await expectKeptEqualsScan(store);
     await store.close();
   });
 });
