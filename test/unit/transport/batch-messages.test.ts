@@ -59,12 +59,17 @@ describe('a batch on the replica stream', () => {
     const reset = (): void => Object.values(peers).forEach((p) => ((p.messages = 0), (p.calls = 0)));
 
     reset();
+    const speculative = (): number => c.counters.speculativeApplies + c.counters.speculativeWrites;
+    const before = speculative();
     const put = await c.putMany(keys.map((key) => ({ key, value: B('v'), context: EMPTY })), { quorum: 3 });
     expect(put.every((o) => o.ok)).toBe(true);
     // 100 applies (each on its key's first primary) and 200 merges (the other two replicas),
-    // in at most two messages per replica: the applies' round, then the merges'.
-    expect(Object.values(peers).reduce((s, p) => s + p.calls, 0)).toBe(300);
-    for (const p of Object.values(peers)) expect(p.messages).toBeLessThanOrEqual(2);
+    // in at most two messages per replica: the applies' round, then the merges'. A replica
+    // call slower than its kind's p99 (100 ms before there is one: a loaded machine) draws a
+    // speculative call, by design, in a later turn: each is counted.
+    const extra = speculative() - before;
+    expect(Object.values(peers).reduce((s, p) => s + p.calls, 0)).toBe(300 + extra);
+    if (extra === 0) for (const p of Object.values(peers)) expect(p.messages).toBeLessThanOrEqual(2);
 
     reset();
     const got = await c.getMany(keys, { quorum: 3 });
