@@ -30,7 +30,6 @@ import {
   checkDelta,
   checkDigest,
   deltaOf,
-  digestOf,
   field,
   fieldVersionOf,
   initialState,
@@ -198,6 +197,13 @@ export class Gossiper {
   readonly #tableSum = new HashSum();
   /** Each member's field version (fieldVersionOf), kept by #put. */
   readonly #fieldVersions = new Map<string, number>();
+  /**
+   * Delta gossip only: for each member, a version up to which we hold every field of its
+   * generation counting heartbeats as full Scuttlebutt does (at least its field version;
+   * see #complete). Heartbeats from vectors and digests move past it without the fields
+   * between, so it is what we may claim to a peer on full Scuttlebutt.
+   */
+  readonly #whole = new Map<string, number>();
   /** Members that speak delta gossip (their `gossip` field names it), kept by #put. */
   readonly #speaksDelta = new Set<string>();
   readonly #rosterSum = new HashSum();
@@ -479,15 +485,15 @@ export class Gossiper {
           const local = this.#table.get(d.id);
           const localBeat = local === undefined ? 0 : this.#beatOf(local.id);
           if (local !== undefined) known++;
-          const version = local === undefined ? 0 : delta ? this.#fieldVersions.get(d.id)! : local.version;
+          const version = local === undefined ? 0 : delta ? this.#fieldVersions.get(d.id)! : this.#complete(local);
           if (local === undefined || local.generation < d.generation) {
             requests.push({ id: d.id, generation: d.generation, version: 0 });
           } else if (local.generation > d.generation) {
-            deltas.push(deltaOf(this.#fresh(local), 0));
+            deltas.push(this.#deltaTo(m.from, local, 0));
           } else if (version < d.version) {
-            requests.push({ id: d.id, generation: d.generation, version: this.#knows(local) });
+            requests.push({ id: d.id, generation: d.generation, version });
           } else if (version > d.version) {
-            deltas.push(deltaOf(this.#fresh(local), d.version));
+            deltas.push(this.#deltaTo(m.from, local, d.version));
           } else if (delta && !sameRoster && localBeat > (d.heartbeat ?? 0)) {
             deltas.push({ id: d.id, generation: d.generation, heartbeat: localBeat, fields: [], since: version });
           }
@@ -498,7 +504,7 @@ export class Gossiper {
         if (known < this.#table.size) {
           // States the peer did not mention at all: send them whole.
           const mentioned = new Set(m.digests.map((d) => d.id));
-          for (const s of this.#table.values()) if (!mentioned.has(s.id) && !this.#hidden(s.id)) deltas.push(deltaOf(this.#fresh(s), 0));
+          for (const s of this.#table.values()) if (!mentioned.has(s.id) && !this.#hidden(s.id)) deltas.push(this.#deltaTo(m.from, s, 0));
         }
         return [{ to: m.fromAddr, message: { ...this.#envelope(), kind: 'ack', deltas, requests } }];
       }
@@ -508,7 +514,7 @@ export class Gossiper {
         for (const r of m.requests) {
           const local = this.#table.get(r.id);
           if (local === undefined || local.generation < r.generation || this.#hidden(r.id)) continue;
-          deltas.push(deltaOf(this.#fresh(local), local.generation === r.generation ? r.version : 0));
+          deltas.push(this.#deltaTo(m.from, local, local.generation === r.generation ? r.version : 0));
         }
         return deltas.length > 0 ? [{ to: m.fromAddr, message: { ...this.#envelope(), kind: 'ack2', deltas } }] : [];
       }
@@ -528,12 +534,30 @@ export class Gossiper {
   }
 
   /**
-   * What we report having seen of `s` (digests, requests): its version in full
-   * Scuttlebutt; its field version when we speak delta gossip, as heartbeats from vectors
-   * raise a state's version without bringing the fields before it.
+   * The version up to which we hold every field of `s`, heartbeats counted as full
+   * Scuttlebutt counts them: what a digest or request on full Scuttlebutt may report, and
+   * the most a partial delta may start after. On full Scuttlebutt it is the state's
+   * version. In delta gossip a heartbeat from a vector or a digest moves a state's version
+   * without the fields before it, so it is #whole (at least the field version): claiming
+   * the heartbeat instead told an older peer it held fields it lacked, and that peer never
+   * asked again (a mixed cluster, as in a rolling upgrade, kept an old field for ever).
    */
-  #knows(s: EndpointState): number {
-    return this.#delta ? this.#fieldVersions.get(s.id)! : s.version;
+  #complete(s: EndpointState): number {
+    if (!this.#delta) return this.#fresh(s).version;
+    if (s.id === this.id) return this.self.version;
+    return Math.max(this.#whole.get(s.id) ?? 0, this.#fieldVersions.get(s.id)!);
+  }
+
+  /**
+   * What of `s` past `seen` to send to peer `to`: to a peer we do not know to speak delta
+   * gossip, with a heartbeat no later than #complete, as full Scuttlebutt reads a
+   * heartbeat as the version up to which the sender holds every field.
+   */
+  #deltaTo(to: string, s: EndpointState, seen: number): Delta {
+    const d = deltaOf(this.#fresh(s), seen);
+    if (!this.#delta || this.#speaksDelta.has(to)) return d;
+    const complete = this.#complete(s);
+    return d.heartbeat > complete ? { ...d, heartbeat: complete } : d;
   }
 
   /**
@@ -545,10 +569,15 @@ export class Gossiper {
    * exchange brings what it carried.)
    */
   #apply(now: number, deltas: readonly Delta[], from: string): void {
+    // A delta's heartbeat tells how far its sender holds every field (#whole) when the
+    // sender is the member itself or on full Scuttlebutt (its heartbeats are versions);
+    // not from a peer on delta gossip, nor one whose generation this message moves.
+    const sender = this.#delta ? this.#table.get(from) : undefined;
+    const legacy = sender !== undefined && !this.#speaksDelta.has(from) && !deltas.some((d) => d.id === from && d.generation !== sender.generation);
     for (const d of deltas) {
       if (d.since !== undefined && d.since > 0 && d.id !== this.id) {
         const have = this.#table.get(d.id);
-        if (have === undefined || have.generation !== d.generation || this.#knows(have) < d.since) {
+        if (have === undefined || have.generation !== d.generation || this.#complete(have) < d.since) {
           this.#gaps++;
           continue;
         }
@@ -564,8 +593,13 @@ export class Gossiper {
       const held = this.#table.get(d.id);
       const local = held === undefined ? undefined : this.#fresh(held);
       const merged = mergeDelta(local, d);
+      if (merged !== local) this.#put(merged);
+      if (this.#delta && (legacy || d.id === from) && merged.generation === d.generation) {
+        let whole = Math.max(this.#whole.get(d.id) ?? 0, d.heartbeat);
+        for (const f of d.fields) if (f.version > whole) whole = f.version;
+        this.#whole.set(d.id, whole);
+      }
       if (merged === local) continue;
-      this.#put(merged);
       // News of a member's fields we pass on (a new member or generation comes whole in full exchanges).
       if (local !== undefined && merged.generation === local.generation && merged.fields !== local.fields) {
         this.#broadcasts.enqueue(d.id, merged.generation, d.since ?? fieldVersionOf(local));
@@ -648,7 +682,7 @@ export class Gossiper {
       const delta: DeltaSyn = { generation: this.self.generation, roster: this.#rosterSum.hex(), broadcasts: this.#takeBroadcasts() };
       return { to, message: { ...this.#envelope(), kind: 'syn', digests, deltas, delta } };
     }
-    for (const s of this.#table.values()) if (!this.#hidden(s.id)) digests.push(this.#delta ? { id: s.id, generation: s.generation, version: this.#knows(s) } : digestOf(this.#fresh(s)));
+    for (const s of this.#table.values()) if (!this.#hidden(s.id)) digests.push({ id: s.id, generation: s.generation, version: this.#complete(s) });
     return { to, message: { ...this.#envelope(), kind: 'syn', digests, deltas } };
   }
 
@@ -750,6 +784,7 @@ export class Gossiper {
     else this.#speaksDelta.delete(next.id);
     this.#tableSum.add(tableKey(next.id, next.generation, fv), 1);
     if (prev === undefined || prev.generation !== next.generation) {
+      this.#whole.delete(next.id);
       if (prev !== undefined) this.#rosterSum.add(rosterKey(prev.id, prev.generation), -1);
       this.#rosterSum.add(rosterKey(next.id, next.generation), 1);
     }

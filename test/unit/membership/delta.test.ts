@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Broadcasts, HashSum, fullExchangeRounds, retransmitLimit, writeHeartbeats, NO_HEARTBEAT } from '../../../src/membership/delta.js';
-import { initialState, setField, type EndpointState } from '../../../src/membership/endpoint.js';
+import { deltaOf, initialState, setField, type EndpointState } from '../../../src/membership/endpoint.js';
 import { Gossiper, type GossipMessage, type Outbound } from '../../../src/membership/gossiper.js';
 import { mulberry32 } from '../../../src/ring/allocate-tokens.js';
 
@@ -201,6 +201,35 @@ describe('delta gossip between gossipers', () => {
     b.receive(1000, { ...base, delta: { ...good, broadcasts: [{ id: 'a', generation: 1, heartbeat: 1, fields: [{ name: 'addr', value: 'nope', version: 99 }], since: 1 }] } });
     expect(b.takeEvents().some((e) => e.type === 'refused' && /skipped/.test(e.reason))).toBe(true);
     expect(b.state('a')!.fields.get('addr')!.value).toBe('127.0.0.1:1');
+  });
+
+  it('tells a peer on full Scuttlebutt no heartbeat beyond the fields it holds (a mixed cluster kept an old field for ever)', () => {
+    const d = make('d', 2);
+    const o = make('o', 3, false);
+    const x = make('x', 4);
+    const by = new Map([[d.address, d], [o.address, o]]);
+    // d (delta gossip) and o (full Scuttlebutt) hear x as it is now, and each other.
+    for (const g of [d, o]) g.receive(0, { cluster: 'c', from: 'x', fromAddr: x.address, kind: 'ack2', deltas: [deltaOf(x.self, 0)] });
+    deliver(0, d.announce([o.address]), by);
+    const heard = d.state('x')!;
+    // x changes a field neither hears of, and beats on; d hears its heartbeat alone, from a
+    // digest of a peer on delta gossip (as a heartbeat vector brings it).
+    x.set('zone', 'zx');
+    for (let t = 1000; t <= 5000; t += 1000) x.tick(t);
+    const fv = Math.max(...[...heard.fields.values()].map((f) => f.version));
+    d.receive(6000, { cluster: 'c', from: 'p', fromAddr: '127.0.0.1:5', kind: 'syn', digests: [{ id: 'x', generation: 1, version: fv, heartbeat: x.self.heartbeat }], delta: { generation: 1, roster: '0000000000000000', broadcasts: [] } });
+    expect(d.state('x')!.heartbeat).toBe(x.self.heartbeat);
+    expect(d.state('x')!.fields.get('zone')).toEqual(heard.fields.get('zone'));
+    // o and d gossip: d must not tell o it has seen x up to that heartbeat, which o would
+    // take as holding every field up to it, and never ask for x's zone again.
+    deliver(7000, o.tick(7000), by);
+    deliver(7000, d.tick(7000), by);
+    expect(o.state('x')!.version).toBeLessThan(x.self.fields.get('zone')!.version);
+    // So o's next exchange with x brings the zone.
+    x.tick(8000);
+    by.set(x.address, x);
+    deliver(9000, o.tick(9000), by);
+    expect(o.state('x')!.fields.get('zone')!.value).toBe('zx');
   });
 
   it('takes a partial delta only for a member it holds at that generation, seen up to `since`', () => {
