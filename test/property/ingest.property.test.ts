@@ -114,7 +114,7 @@ describe('Store.ingest ≡ Store.mergeMany', () => {
           await b.store.close();
         }
       }),
-      { numRuns: 300 },
+      { numRuns: 300, seed: 29, endOnFailure: true },
     );
   });
 
@@ -170,7 +170,7 @@ describe('Store.ingest ≡ Store.mergeMany', () => {
           }
         },
       ),
-      { numRuns: 150 },
+      { numRuns: 150, seed: 29, endOnFailure: true },
     );
   });
 });
