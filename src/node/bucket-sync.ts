@@ -7,32 +7,22 @@
  * Owns: the file, the node's table, its gossip and its sync. Must not: decide how tables
  * merge (the table does).
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BucketError, BucketTable, bucketName, type BucketEntry, type BucketInfo, type BucketProps } from '../buckets/index.js';
 import { field } from '../membership/endpoint.js';
 import type { Gossiper } from '../membership/gossiper.js';
-import { writeAtomically } from './identity.js';
+import { readJsonFile, writeAtomically } from './identity.js';
 
 const FILE = 'buckets.json';
 
 /** The table saved in `dir` (empty when there is none); throws with what is wrong when the file is damaged. */
 export async function loadBuckets(dir: string, clusterN: number): Promise<BucketTable> {
-  const path = join(dir, FILE);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new BucketTable(clusterN);
-    throw e;
-  }
-  let j: { buckets?: unknown };
-  try {
-    j = JSON.parse(text) as typeof j;
-  } catch {
-    throw new Error(`${path} is damaged (not JSON): move it aside and restart; the node gets the bucket table from its peers`);
-  }
-  if (!Array.isArray(j?.buckets)) throw new Error(`${path} is damaged (no buckets): move it aside and restart; the node gets the bucket table from its peers`);
+  const bad = (what: string): never => {
+    throw new Error(`${join(dir, FILE)} is damaged (${what}): move it aside and restart; the node gets the bucket table from its peers`);
+  };
+  const j = (await readJsonFile(dir, FILE, bad)) as { buckets?: unknown } | undefined;
+  if (j === undefined) return new BucketTable(clusterN);
+  if (!Array.isArray(j?.buckets)) return bad('no buckets');
   const entries = (j.buckets as unknown[]).filter((e): e is BucketEntry => {
     const x = e as BucketEntry;
     return typeof x?.name === 'string' && typeof x.props === 'object' && x.props !== null &&

@@ -57,12 +57,11 @@ export async function loadIdentity(
 ): Promise<Identity> {
   await mkdir(dir, { recursive: true });
   const path = join(dir, FILE);
-  let saved: Identity | undefined;
-  try {
-    saved = parse(await readFile(path, 'utf8'), path);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
+  const bad = (what: string): never => {
+    throw new ConfigError(`${path} is damaged (${what}); restore it from a backup, or move the data dir away to start a new node`);
+  };
+  const json = await readJsonFile(dir, FILE, bad);
+  const saved = json === undefined ? undefined : parse(json, bad);
   const seconds = Math.floor(nowMs / 1000);
   if (saved === undefined) {
     const id = want.id ?? `n-${randomBytes(6).toString('hex')}`;
@@ -102,6 +101,25 @@ export async function saveIdentity(dir: string, identity: Identity): Promise<voi
   await writeAtomically(dir, FILE, `${body}\n`);
 }
 
+/**
+ * The JSON in `dir`/`name`, or undefined when there is no such file; text that is not JSON
+ * throws `damaged('not JSON')`, so that the file's owner says what to do about it.
+ */
+export async function readJsonFile(dir: string, name: string, damaged: (what: string) => never): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, name), 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return damaged('not JSON');
+  }
+}
+
 /** Write `dir`/`name` atomically: temp file, fsync, rename, fsync of the directory. */
 export async function writeAtomically(dir: string, name: string, text: string): Promise<void> {
   const path = join(dir, name);
@@ -122,17 +140,9 @@ export async function writeAtomically(dir: string, name: string, text: string): 
   }
 }
 
-function parse(text: string, path: string): Identity {
-  const bad = (what: string): never => {
-    throw new ConfigError(`${path} is damaged (${what}); restore it from a backup, or move the data dir away to start a new node`);
-  };
-  let j: Record<string, unknown>;
-  try {
-    j = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    return bad('not JSON');
-  }
-  if (j === null || typeof j !== 'object') bad('not an object');
+function parse(json: unknown, bad: (what: string) => never): Identity {
+  if (json === null || typeof json !== 'object') bad('not an object');
+  const j = json as Record<string, unknown>;
   const { id, clusterName, generation, tokens, status, move, removing, removed, replaces, admitted, heirs } = j;
   const optionalId = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
   if (typeof id !== 'string' || id.length === 0) bad('no id');

@@ -7,9 +7,9 @@
  *
  * Owns: the file and its format. Must not: decide what to repair or when the step ends.
  */
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeAtomically } from '../identity.js';
+import { readJsonFile, writeAtomically } from '../identity.js';
 
 const FILE = 'removal-repair.json';
 
@@ -33,22 +33,12 @@ export async function saveRemovalRepair(dir: string, p: RemovalRepairProgress | 
 /** The progress saved in `dir` for `move`: none when there is no file or it is of another move; throws with what is wrong when it is damaged. */
 export async function loadRemovalRepair(dir: string, move: string): Promise<RemovalRepairProgress> {
   const none = { move, repaired: [], skipped: [] };
-  const path = join(dir, FILE);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return none;
-    throw e;
-  }
-  let j: { move?: unknown; repaired?: unknown; skipped?: unknown };
-  try {
-    j = JSON.parse(text) as typeof j;
-  } catch {
-    j = {};
-  }
+  const bad = (): never => {
+    throw new Error(`${join(dir, FILE)} is damaged: delete it (the removal's repair step then starts over, which is safe) and restart`);
+  };
+  const j = (await readJsonFile(dir, FILE, bad)) as { move?: unknown; repaired?: unknown; skipped?: unknown } | undefined;
+  if (j === undefined) return none;
   const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
-  if (j === null || typeof j !== 'object' || typeof j.move !== 'string' || !strings(j.repaired) || !strings(j.skipped))
-    throw new Error(`${path} is damaged: delete it (the removal's repair step then starts over, which is safe) and restart`);
+  if (j === null || typeof j !== 'object' || typeof j.move !== 'string' || !strings(j.repaired) || !strings(j.skipped)) return bad();
   return j.move === move ? { move, repaired: j.repaired, skipped: j.skipped } : none;
 }

@@ -6,11 +6,11 @@
  *
  * Owns: the file and its format. Must not: decide anything about the stage.
  */
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StagedChange } from '../../cluster/staged-plan.js';
 import { EMPTY_STAGE, type Stage, type StageStep, type StepState } from '../../cluster/stage.js';
-import { writeAtomically } from '../identity.js';
+import { readJsonFile, writeAtomically } from '../identity.js';
 
 const FILE = 'stage.json';
 const STATES: readonly StepState[] = ['staged', 'running', 'done', 'failed'];
@@ -26,23 +26,11 @@ export async function saveStage(dir: string, stage: Stage): Promise<void> {
 
 /** The stage saved in `dir`: empty when there is none; throws with what is wrong when the file is damaged. */
 export async function loadStage(dir: string): Promise<Stage> {
-  const path = join(dir, FILE);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return EMPTY_STAGE;
-    throw e;
-  }
   const bad = (what: string): never => {
-    throw new Error(`${path} is damaged (${what}): the staged changes in it are discarded; plan them again`);
+    throw new Error(`${join(dir, FILE)} is damaged (${what}): the staged changes in it are discarded; plan them again`);
   };
-  let j: { ringKey?: unknown; committing?: unknown; steps?: unknown };
-  try {
-    j = JSON.parse(text) as typeof j;
-  } catch {
-    return bad('not JSON');
-  }
+  const j = (await readJsonFile(dir, FILE, bad)) as { ringKey?: unknown; committing?: unknown; steps?: unknown } | undefined;
+  if (j === undefined) return EMPTY_STAGE;
   if (j === null || typeof j !== 'object' || typeof j.ringKey !== 'string' || typeof j.committing !== 'boolean' || !Array.isArray(j.steps)) return bad('not a stage');
   const steps = (j.steps as unknown[]).map((x): StageStep => {
     const s = x as { change?: Record<string, unknown>; state?: unknown; error?: unknown };
