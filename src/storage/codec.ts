@@ -74,7 +74,7 @@ export class DecodeError extends Error {
   override name = 'DecodeError';
 }
 
-function varintSize(n: number): number {
+export function varintSize(n: number): number {
   let size = 1;
   while (n >= 0x80) {
     n = Math.floor(n / 0x80);
@@ -83,7 +83,7 @@ function varintSize(n: number): number {
   return size;
 }
 
-function writeVarint(buf: Buffer, pos: number, n: number): number {
+export function writeVarint(buf: Buffer, pos: number, n: number): number {
   while (n >= 0x80) {
     buf[pos++] = (n % 0x80) | 0x80;
     n = Math.floor(n / 0x80);
@@ -92,7 +92,7 @@ function writeVarint(buf: Buffer, pos: number, n: number): number {
   return pos;
 }
 
-class Reader {
+export class Reader {
   pos: number;
   constructor(readonly buf: Buffer, start: number, readonly end: number) {
     this.pos = start;

@@ -20,6 +20,8 @@ export type KvErrorCode =
   | 'KV_HINTS_FULL' // the hint store is at its byte or count cap
   | 'KV_BAD_RANGE' // a token range whose bounds are not tokens
   | 'KV_BAD_OPTION' // an option out of range
+  | 'KV_BAD_AMOUNT' // a counter increment that is zero or not a safe integer
+  | 'KV_COUNTER_OVERFLOW' // a counter increment that would take a replica's sum past 2^53 - 1
   | 'KV_CLOSED' // the store is closed (or closing)
   | 'KV_IO'; // the engine failed underneath (disk full, permissions, ...)
 

@@ -42,6 +42,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, grpc.status>> = {
   KV_BAD_RECORD: S.INVALID_ARGUMENT,
   KV_BAD_RANGE: S.INVALID_ARGUMENT,
   KV_BAD_OPTION: S.INVALID_ARGUMENT,
+  KV_BAD_AMOUNT: S.INVALID_ARGUMENT,
+  KV_COUNTER_OVERFLOW: S.OUT_OF_RANGE,
   // The key's versions are at their cap: a read and a write with its context resolves them.
   KV_TOO_MANY_SIBLINGS: S.FAILED_PRECONDITION,
   KV_RECORD_TOO_LARGE: S.FAILED_PRECONDITION,

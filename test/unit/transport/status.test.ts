@@ -13,6 +13,8 @@ describe('toStatus: the one mapping to gRPC statuses', () => {
     [new ReplicationError('RK_TIMEOUT', 'm'), grpc.status.DEADLINE_EXCEEDED],
     [new ReplicationError('RK_OVERLOADED', 'm'), grpc.status.RESOURCE_EXHAUSTED],
     [new KvError('KV_BAD_CONTEXT', 'm'), grpc.status.INVALID_ARGUMENT],
+    [new KvError('KV_BAD_AMOUNT', 'm'), grpc.status.INVALID_ARGUMENT],
+    [new KvError('KV_COUNTER_OVERFLOW', 'm'), grpc.status.OUT_OF_RANGE],
     [new KvError('KV_TOO_MANY_SIBLINGS', 'm'), grpc.status.FAILED_PRECONDITION],
     [new KvError('KV_HINTS_FULL', 'm'), grpc.status.RESOURCE_EXHAUSTED],
     [new KvError('KV_CORRUPT_RECORD', 'm'), grpc.status.DATA_LOSS],

@@ -1,0 +1,447 @@
+/**
+ * The counter data type of issue 30: a PN counter whose increments are safe to send
+ * twice. Pure, as versions.ts is; docs/architecture.md (src/storage) places it.
+ *
+ * Owns: the counter's state and its algebra — the increment mutator (`increment`, which
+ * returns the new state and the delta to send to the other replicas), the join (`join`),
+ * the value (`value`), the issuer's duplicate check (`isDuplicate`), the bounded op log
+ * (`trim`, LOG_MAX) and the voids a join infers (`implied`) — and the state's canonical
+ * bytes (`encodeCounter`, `decodeCounter`: what will become record format 4). Must not:
+ * do I/O, read a clock, draw randomness or pick actors (the store decides which actor
+ * issues a dot, as for versions). Used by nothing yet: the store's format dispatch
+ * (codec.ts, store.ts), hints, read resolution and the replica wire take it up in later
+ * slices of issue 30.
+ *
+ * State, per key:
+ *  - entries, one per actor that ever incremented the key, sorted by actor: `floor`, the
+ *    actor's highest dot (counter), and `p`/`n`, the sums of its positive amounts and of
+ *    its negative ones (as magnitudes) over its dots 1..floor. A prefix sum is a function
+ *    of the actor's dots, so the entry with the larger floor includes the other's.
+ *  - log: the increments that carried a write id, each with its dot, amount and `seq`, a
+ *    key-wide Lamport number (one past the greatest in the state when issued; no wall
+ *    clock). Sorted by dot; at most LOG_MAX, the greatest by (seq, actor, counter).
+ *  - voids: dots counted in the entries whose increment is also counted under a lesser
+ *    dot — one increment issued twice, by two issuers or one that no longer logs it.
+ *    Sorted by dot. (Map fields' `resets` are not part of this slice: they come with maps.)
+ *  value = Σ (p − n) − Σ void amounts.
+ *
+ * Join: entries by the larger floor; logs united and trimmed; voids united, plus
+ * `implied` of the united log: every dot whose (write id, amount) also sits on a lesser
+ * dot (by actor bytes, then counter). A void subtracts a dot only where a lesser dot of
+ * the same increment is counted, and the least dot of an increment is never voided, so
+ * an increment is never lost. Within the log window the join is commutative, associative
+ * and idempotent to the byte (test/property/counter.property.test.ts). Past it, the two
+ * copies of an increment issued twice may never share a log (one was trimmed before the
+ * other arrived): then it counts twice, and two join orders may differ by that void —
+ * at worst twice, never lost (docs/limits.md will say so with the rest of the feature).
+ *
+ * Record format 4 (integers unsigned LEB128 varints, minimal; counts first):
+ *   u8 format = 4 | u8 flags (1: owner epoch) | [owner epoch]
+ *   entries: n, each actor (16 bytes, ascending) + floor (≥ 1) + p + n (p + n ≥ floor)
+ *   log:     n (≤ LOG_MAX), each actor index + counter (1..floor) + write id (8 bytes)
+ *            + u8 sign (0: +, 1: −) + magnitude (≥ 1) + seq (≥ 1), ascending by dot
+ *   voids:   n, each actor index + counter (1..floor) + u8 sign + magnitude, ascending
+ *   u32 big-endian CRC-32 of everything before it
+ * Canonical: equal states encode to equal bytes, and a decode accepts only what the
+ * encoder writes (minimal varints, order, every logged duplicate voided).
+ */
+import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+import { ACTOR_BYTES, DecodeError, Reader, asBuffer, varintSize, writeVarint } from './codec.js';
+import { KvError } from './kv-errors.js';
+import { WRITE_ID_BYTES } from './versions.js';
+import type { Actor, WriteId } from './versions.js';
+
+/** The logged increments a counter keeps at most. */
+export const LOG_MAX = 512;
+/** The record format of a counter. */
+export const COUNTER_FORMAT = 4;
+
+/** One actor's contribution: its dots 1..floor, summed. */
+export interface CounterEntry {
+  readonly actor: Actor;
+  readonly floor: number;
+  /** Σ of the positive amounts of dots 1..floor. */
+  readonly p: number;
+  /** Σ of the magnitudes of the negative amounts of dots 1..floor. */
+  readonly n: number;
+}
+
+/** An increment that carried a write id, at its dot. */
+export interface LoggedOp {
+  readonly actor: Actor;
+  readonly counter: number;
+  readonly id: WriteId;
+  /** Nonzero; negative for a decrement. */
+  readonly amount: number;
+  /** Key-wide Lamport number: what `trim` keeps the greatest of. */
+  readonly seq: number;
+}
+
+/** A dot whose increment is counted under a lesser dot too: its amount is taken off. */
+export interface Void {
+  readonly actor: Actor;
+  readonly counter: number;
+  readonly amount: number;
+}
+
+export interface CounterState {
+  /** Sorted by actor. */
+  readonly entries: readonly CounterEntry[];
+  /** Sorted by (actor, counter); at most LOG_MAX. */
+  readonly log: readonly LoggedOp[];
+  /** Sorted by (actor, counter). */
+  readonly voids: readonly Void[];
+}
+
+export const EMPTY_COUNTER: CounterState = Object.freeze({ entries: Object.freeze([]), log: Object.freeze([]), voids: Object.freeze([]) });
+
+interface Dot {
+  readonly actor: Actor;
+  readonly counter: number;
+}
+
+function byDot(a: Dot, b: Dot): number {
+  return a.actor < b.actor ? -1 : a.actor > b.actor ? 1 : a.counter - b.counter;
+}
+
+function byActor(a: CounterEntry, b: CounterEntry): number {
+  return a.actor < b.actor ? -1 : a.actor > b.actor ? 1 : 0;
+}
+
+/** The order `trim` keeps the greatest of: seq, then dot (so distinct dots never tie). */
+function byRecency(a: LoggedOp, b: LoggedOp): number {
+  return a.seq - b.seq || byDot(a, b);
+}
+
+/**
+ * The union of two lists sorted by `order`, one element per key: where both hold one,
+ * `pick` chooses (deterministically, so the union is a join).
+ */
+function unite<T>(x: readonly T[], y: readonly T[], order: (a: T, b: T) => number, pick: (a: T, b: T) => T): readonly T[] {
+  if (y.length === 0) return x;
+  if (x.length === 0) return y;
+  const out: T[] = [];
+  let i = 0, j = 0;
+  while (i < x.length || j < y.length) {
+    const a = x[i], b = y[j];
+    const c = a === undefined ? 1 : b === undefined ? -1 : order(a, b);
+    if (c === 0) out.push(pick(a!, b!)), i++, j++;
+    else if (c < 0) out.push(a!), i++;
+    else out.push(b!), j++;
+  }
+  return out;
+}
+
+/*
+ * The picks for one key held on both sides. Honest replicas hold equal elements (a dot
+ * names one increment; a floor fixes its prefix sums); unequal ones are corruption, and
+ * the greater under a total order wins so the join still commutes and associates.
+ */
+function laterEntry(a: CounterEntry, b: CounterEntry): CounterEntry {
+  return a.floor !== b.floor ? (a.floor > b.floor ? a : b) : a.p !== b.p ? (a.p > b.p ? a : b) : a.n >= b.n ? a : b;
+}
+
+function greaterOp(a: LoggedOp, b: LoggedOp): LoggedOp {
+  return a.seq !== b.seq ? (a.seq > b.seq ? a : b) : a.id !== b.id ? (a.id > b.id ? a : b) : a.amount >= b.amount ? a : b;
+}
+
+function greaterVoid(a: Void, b: Void): Void {
+  return a.amount >= b.amount ? a : b;
+}
+
+/** Actors whose entries in `a` and `b` share a floor but not sums: corruption, for the caller to log (the join picks one deterministically). */
+export function entryConflicts(a: CounterState, b: CounterState): Actor[] {
+  const out: Actor[] = [];
+  for (const e of a.entries) {
+    const f = b.entries.find((x) => x.actor === e.actor);
+    if (f !== undefined && f.floor === e.floor && (f.p !== e.p || f.n !== e.n)) out.push(e.actor);
+  }
+  return out;
+}
+
+/** The greatest seq the state holds (0 for none): the log keeps the greatest, so this is the greatest ever seen here. */
+function maxSeq(log: readonly LoggedOp[]): number {
+  let max = 0;
+  for (const op of log) if (op.seq > max) max = op.seq;
+  return max;
+}
+
+/**
+ * The LOG_MAX (or `max`) greatest ops by (seq, actor, counter), still sorted by dot. A
+ * function of the set alone, and top-K: trim(trim(X) ∪ Y) = trim(X ∪ Y), so replicas that
+ * hold the same union keep the same log.
+ */
+export function trim(log: readonly LoggedOp[], max = LOG_MAX): readonly LoggedOp[] {
+  if (log.length <= max) return log;
+  if (max <= 0) return [];
+  if (log.length === max + 1) {
+    // The usual case on a hot key (one op past the bound): drop the least, no sort.
+    let least = log[0]!;
+    for (const op of log) if (byRecency(op, least) < 0) least = op;
+    return log.filter((op) => op !== least);
+  }
+  const cutoff = [...log].sort((a, b) => byRecency(b, a))[max - 1]!;
+  return log.filter((op) => byRecency(op, cutoff) >= 0);
+}
+
+/**
+ * The voids a log implies: every op whose write id and amount also sit on a lesser dot
+ * (the log is sorted by dot, so the first seen of each is the least), sorted by dot.
+ */
+export function implied(log: readonly LoggedOp[]): Void[] {
+  const out: Void[] = [];
+  if (log.length < 2) return out;
+  const first = new Set<string>();
+  for (const op of log) {
+    const key = op.id + op.amount; // ids have a fixed length: no two (id, amount) share a key
+    if (first.has(key)) out.push({ actor: op.actor, counter: op.counter, amount: op.amount });
+    else first.add(key);
+  }
+  return out;
+}
+
+/**
+ * The join of two replicas' counters: commutative, idempotent and, within the log
+ * window, associative (the file's header says what happens past it).
+ */
+export function join(a: CounterState, b: CounterState): CounterState {
+  if (a.entries.length === 0) return b;
+  if (b.entries.length === 0) return a;
+  const entries = unite(a.entries, b.entries, byActor, laterEntry);
+  const log = unite(a.log, b.log, byDot, greaterOp);
+  const voids = unite(unite(a.voids, b.voids, byDot, greaterVoid), implied(log), byDot, greaterVoid);
+  return { entries, log: trim(log), voids };
+}
+
+/** The counter's value: every counted dot's amount, less the voided ones'. Exact (a bigint: many actors' sums may pass 2^53). */
+export function value(state: CounterState): bigint {
+  let v = 0n;
+  for (const e of state.entries) v += BigInt(e.p) - BigInt(e.n);
+  for (const d of state.voids) v -= BigInt(d.amount);
+  return v;
+}
+
+/** True when an increment with this write id is logged here: the issuer issues no new dot for it. */
+export function isDuplicate(state: CounterState, id: WriteId): boolean {
+  for (const op of state.log) if (op.id === id) return true;
+  return false;
+}
+
+/**
+ * What an issuer sends for an increment it already holds (a retry, or the same request
+ * through a second coordinator): the entries of the actors that issued it, its logged
+ * copies and their voids. A valid state; joined anywhere, it brings the increment (so a
+ * second coordinator completes the replication a failed first one began) and no new dot.
+ */
+function heldDelta(state: CounterState, id: WriteId): CounterState {
+  const log = state.log.filter((op) => op.id === id);
+  const entries = state.entries.filter((e) => log.some((op) => op.actor === e.actor));
+  return { entries, log, voids: implied(log) };
+}
+
+export interface Increment {
+  /** The state after the increment (the state given, when it was a duplicate). */
+  readonly state: CounterState;
+  /** What the other replicas need: itself a valid state, and join(old, delta) = state. */
+  readonly delta: CounterState;
+  /** True when the write id was logged already: no dot was issued. */
+  readonly duplicate: boolean;
+}
+
+const MAX = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Increment (or, for a negative amount, decrement) at `actor`, the replica's actor for
+ * the key: its next dot, its entry's new sums, and with a write id a logged op. An id the
+ * log holds issues nothing (`duplicate`), and the delta is the increment as held.
+ */
+export function increment(state: CounterState, actor: Actor, amount: number, id?: WriteId): Increment {
+  if (!Number.isSafeInteger(amount) || amount === 0) {
+    throw new KvError('KV_BAD_AMOUNT', `a counter increment must be a nonzero integer from -${MAX} to ${MAX}; got ${String(amount)}. Send a whole, nonzero amount (negative to decrement)`);
+  }
+  if (actor.length !== ACTOR_BYTES) throw new RangeError(`a counter's actor is ${ACTOR_BYTES} bytes, not ${actor.length}`);
+  if (id !== undefined && id.length !== WRITE_ID_BYTES) throw new RangeError(`a write id is ${WRITE_ID_BYTES} bytes, not ${id.length}`);
+  if (id !== undefined && isDuplicate(state, id)) return { state, delta: heldDelta(state, id), duplicate: true };
+  const entries = [...state.entries];
+  let at = 0;
+  while (at < entries.length && entries[at]!.actor < actor) at++;
+  const old = entries[at]?.actor === actor ? entries[at] : undefined;
+  const p = (old?.p ?? 0) + Math.max(amount, 0), n = (old?.n ?? 0) + Math.max(-amount, 0);
+  if (p > MAX || n > MAX) {
+    throw new KvError(
+      'KV_COUNTER_OVERFLOW',
+      `this replica's ${amount > 0 ? 'increments' : 'decrements'} of the counter would pass ${MAX} in total, the most a counter holds per replica; the counter was not changed. Use another key for larger sums`,
+    );
+  }
+  const entry: CounterEntry = { actor, floor: (old?.floor ?? 0) + 1, p, n };
+  entries.splice(at, old === undefined ? 0 : 1, entry);
+  if (id === undefined) return { state: { entries, log: state.log, voids: state.voids }, delta: { entries: [entry], log: [], voids: [] }, duplicate: false };
+  const seq = maxSeq(state.log) + 1;
+  if (seq > MAX) throw new KvError('KV_COUNTER_OVERFLOW', `the counter's op sequence would pass ${MAX}; use another key`);
+  const op: LoggedOp = { actor, counter: entry.floor, id, amount, seq };
+  const log = unite(state.log, [op], byDot, greaterOp);
+  return { state: { entries, log: trim(log), voids: state.voids }, delta: { entries: [entry], log: [op], voids: [] }, duplicate: false };
+}
+
+/**
+ * A counter increment's write id: 8 bytes of MD5 over a mark of its own (so it never
+ * equals a put's, store.ts writeIdOf), the request id and the amount. The same request
+ * repeated has the same id; a request id reused with another amount is another increment.
+ */
+export function counterWriteId(requestId: Uint8Array, amount: number): WriteId {
+  const head = Buffer.allocUnsafe(8);
+  head.write('ctr\0', 0, 'latin1');
+  head.writeUInt32BE(requestId.length, 4);
+  const tail = Buffer.allocUnsafe(8);
+  tail.writeBigInt64BE(BigInt(amount));
+  return createHash('md5').update(head).update(requestId).update(tail).digest().toString('latin1', 0, WRITE_ID_BYTES);
+}
+
+/* ---------------------------------------------------------------- record format 4 */
+
+const FLAG_OWNER = 1;
+/** Least bytes of an entry, a logged op and a void: what bounds their counts on decode. */
+const ENTRY_MIN = ACTOR_BYTES + 3, OP_MIN = 4 + WRITE_ID_BYTES + 1, VOID_MIN = 4;
+
+function amountSize(amount: number): number {
+  return 1 + varintSize(Math.abs(amount));
+}
+
+function writeAmount(buf: Buffer, pos: number, amount: number): number {
+  buf[pos++] = amount < 0 ? 1 : 0;
+  return writeVarint(buf, pos, Math.abs(amount));
+}
+
+/** Each dot's actor index in `entries` (both sorted by actor), or a RangeError for a dot no entry covers. */
+function actorIndexes(entries: readonly CounterEntry[], dots: readonly Dot[]): number[] {
+  const out: number[] = [];
+  let i = 0;
+  for (const d of dots) {
+    while (i < entries.length && entries[i]!.actor < d.actor) i++;
+    if (entries[i]?.actor !== d.actor || d.counter > entries[i]!.floor) throw new RangeError('a counter state with a dot its entries do not cover');
+    out.push(i);
+  }
+  return out;
+}
+
+/** The counter's record: canonical (equal states, equal bytes) after a header holding this node's owner epoch for the key. */
+export function encodeCounter(state: CounterState, ownerEpoch?: number): Buffer {
+  const { entries, log, voids } = state;
+  const logAt = actorIndexes(entries, log), voidAt = actorIndexes(entries, voids);
+  let size = 2 + (ownerEpoch === undefined ? 0 : varintSize(ownerEpoch)) + varintSize(entries.length) + varintSize(log.length) + varintSize(voids.length) + 4;
+  for (const e of entries) size += ACTOR_BYTES + varintSize(e.floor) + varintSize(e.p) + varintSize(e.n);
+  log.forEach((op, k) => (size += varintSize(logAt[k]!) + varintSize(op.counter) + WRITE_ID_BYTES + amountSize(op.amount) + varintSize(op.seq)));
+  voids.forEach((d, k) => (size += varintSize(voidAt[k]!) + varintSize(d.counter) + amountSize(d.amount)));
+  const buf = Buffer.allocUnsafe(size);
+  buf[0] = COUNTER_FORMAT;
+  buf[1] = ownerEpoch === undefined ? 0 : FLAG_OWNER;
+  let pos = ownerEpoch === undefined ? 2 : writeVarint(buf, 2, ownerEpoch);
+  pos = writeVarint(buf, pos, entries.length);
+  for (const e of entries) {
+    pos += buf.write(e.actor, pos, ACTOR_BYTES, 'latin1');
+    pos = writeVarint(buf, writeVarint(buf, writeVarint(buf, pos, e.floor), e.p), e.n);
+  }
+  pos = writeVarint(buf, pos, log.length);
+  log.forEach((op, k) => {
+    pos = writeVarint(buf, writeVarint(buf, pos, logAt[k]!), op.counter);
+    pos += buf.write(op.id, pos, WRITE_ID_BYTES, 'latin1');
+    pos = writeVarint(buf, writeAmount(buf, pos, op.amount), op.seq);
+  });
+  pos = writeVarint(buf, pos, voids.length);
+  voids.forEach((d, k) => (pos = writeAmount(buf, writeVarint(buf, writeVarint(buf, pos, voidAt[k]!), d.counter), d.amount)));
+  buf.writeUInt32BE(crc32(buf.subarray(0, pos)), pos);
+  return buf;
+}
+
+/** A decoded counter record: the state, and this node's owner epoch for the key. */
+export interface StoredCounter {
+  readonly state: CounterState;
+  readonly ownerEpoch: number | undefined;
+}
+
+function corrupt(what: string): never {
+  throw new DecodeError(`counter record: ${what}`);
+}
+
+/** A varint, refused unless minimal (so a decoded record re-encodes to its own bytes). */
+function uint(r: Reader): number {
+  const at = r.pos, n = r.varint();
+  if (r.pos - at !== varintSize(n)) corrupt('an integer not in its shortest form');
+  return n;
+}
+
+function count(r: Reader, least: number, what: string): number {
+  const n = uint(r);
+  if (n * least > r.end - r.pos) corrupt(`${n} ${what} cannot fit in the ${r.end - r.pos} bytes left`);
+  return n;
+}
+
+function amount(r: Reader): number {
+  const sign = r.byte();
+  if (sign > 1) corrupt(`unknown sign ${sign}`);
+  const m = uint(r);
+  if (m === 0) corrupt('an amount of zero');
+  return sign === 1 ? -m : m;
+}
+
+/** A dot of the log or voids: its actor index and counter, covered by the entry, after `prev` in dot order. */
+function dot(r: Reader, entries: readonly CounterEntry[], prev: Dot | undefined, what: string): Dot {
+  const i = uint(r);
+  const e = entries[i];
+  if (e === undefined) corrupt(`${what} names actor ${i} of ${entries.length}`);
+  const counter = uint(r);
+  if (counter === 0 || counter > e.floor) corrupt(`${what} dot ${counter} not covered by its actor's floor ${e.floor}`);
+  const d = { actor: e.actor, counter };
+  if (prev !== undefined && byDot(prev, d) >= 0) corrupt(`${what} out of order`);
+  return d;
+}
+
+/**
+ * Decode and check a counter record: the format, the checksum, every count against the
+ * bytes left (so nothing is allocated past the record's size and no loop runs past its
+ * end), order, coverage, and that every duplicate the log holds is voided. Throws
+ * DecodeError saying what is wrong; what it accepts, encodeCounter writes byte for byte.
+ */
+export function decodeCounter(bytes: Uint8Array): StoredCounter {
+  const buf = asBuffer(bytes);
+  if (buf.length < 9) corrupt(`${buf.length} bytes is too short`);
+  if (buf[0] !== COUNTER_FORMAT) corrupt(`format ${buf[0]} is not a counter's (${COUNTER_FORMAT})`);
+  const end = buf.length - 4;
+  if (crc32(buf.subarray(0, end)) !== buf.readUInt32BE(end)) corrupt('checksum mismatch');
+  const r = new Reader(buf, 1, end);
+  const flags = r.byte();
+  if ((flags & ~FLAG_OWNER) !== 0) corrupt(`unknown flags ${flags}`);
+  const ownerEpoch = flags & FLAG_OWNER ? uint(r) : undefined;
+  const entries: CounterEntry[] = [];
+  for (let k = 0, n = count(r, ENTRY_MIN, 'entries'); k < n; k++) {
+    const actor = r.actor();
+    if (k > 0 && actor <= entries[k - 1]!.actor) corrupt('entries out of order');
+    const floor = uint(r), p = uint(r), neg = uint(r);
+    if (floor === 0) corrupt('an entry with no dot');
+    if (p < floor - neg) corrupt(`an entry of ${floor} dots summing to less than ${floor} in magnitude`);
+    entries.push({ actor, floor, p, n: neg });
+  }
+  const log: LoggedOp[] = [];
+  const nLog = count(r, OP_MIN, 'logged ops');
+  if (nLog > LOG_MAX) corrupt(`${nLog} logged ops, more than the ${LOG_MAX} kept`);
+  for (let k = 0; k < nLog; k++) {
+    const d = dot(r, entries, log[k - 1], 'a logged op');
+    const id = r.bytes(WRITE_ID_BYTES).toString('latin1');
+    const a = amount(r), seq = uint(r);
+    if (seq === 0) corrupt('a logged op with seq 0');
+    log.push({ actor: d.actor, counter: d.counter, id, amount: a, seq });
+  }
+  const voids: Void[] = [];
+  for (let k = 0, n = count(r, VOID_MIN, 'voids'); k < n; k++) {
+    const d = dot(r, entries, voids[k - 1], 'a void');
+    voids.push({ actor: d.actor, counter: d.counter, amount: amount(r) });
+  }
+  if (r.pos !== r.end) corrupt('trailing bytes after the voids');
+  let v = 0;
+  for (const d of implied(log)) {
+    while (v < voids.length && byDot(voids[v]!, d) < 0) v++;
+    if (v === voids.length || byDot(voids[v]!, d) !== 0) corrupt(`a duplicate logged op (${d.counter}) without its void`);
+  }
+  return { state: { entries, log, voids }, ownerEpoch };
+}

@@ -1,0 +1,269 @@
+/**
+ * The counter's algebra (src/storage/counter.ts) on random histories across 3 replicas:
+ * increments and decrements with write ids drawn from a few requests (so one request is
+ * issued again, at the replica that issued it or at another), increments without ids,
+ * deltas delivered, dropped, delivered twice, reordered or joined into a hint first, and
+ * full-state joins; then a full exchange. Histories stay inside the log window.
+ *
+ * The oracle is a table of every dot issued and the request it carried:
+ *  - at every step, every replica and hint counts each dot its entries cover once, less
+ *    its voids; voids fall only on covered dots of a request covered under a lesser dot
+ *    too, so no request it holds is lost (its least covered dot counts);
+ *  - a request issued again where the log holds it issues nothing;
+ *  - after the full exchange the replicas are byte-equal and count each request once.
+ * And the laws: join commutative, associative and idempotent to the byte on every state
+ * the histories reach (replicas, deltas, hints), join(state, delta) = the new state, and
+ * every delta in any order, any number of times, equals the full state's join.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { EMPTY_COUNTER, counterWriteId, encodeCounter, increment, join, trim, value } from '../../src/storage/counter.js';
+import type { CounterState, LoggedOp } from '../../src/storage/counter.js';
+
+const ACTORS = ['A', 'B', 'C'].map((c) => c.repeat(16));
+const SETTINGS = { seed: 29, endOnFailure: true } as const;
+
+type Step =
+  | { kind: 'inc'; at: number; req: number }
+  | { kind: 'blind'; at: number; amount: number }
+  | { kind: 'deliver'; msg: number; keep: boolean }
+  | { kind: 'drop'; msg: number }
+  | { kind: 'hint'; msg: number }
+  | { kind: 'handoff'; to: number }
+  | { kind: 'merge'; into: number; from: number };
+
+const amountArb = fc.integer({ min: -3, max: 3 }).filter((a) => a !== 0);
+const stepArb: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('inc' as const), at: fc.nat(2), req: fc.nat(5) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('blind' as const), at: fc.nat(2), amount: amountArb }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('deliver' as const), msg: fc.nat(), keep: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('drop' as const), msg: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('hint' as const), msg: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('handoff' as const), to: fc.nat(2) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('merge' as const), into: fc.nat(2), from: fc.nat(2) }) },
+);
+/** Six requests' amounts (request k's id is counterWriteId([k], amount)), and a history. */
+const historyArb = fc.tuple(fc.array(amountArb, { minLength: 6, maxLength: 6 }), fc.array(stepArb, { minLength: 1, maxLength: 70 }));
+
+interface IssuedDot {
+  readonly actor: string;
+  readonly counter: number;
+  /** The request: `r<k>` for request k, `b<step>` for an increment without an id (each its own). */
+  readonly op: string;
+  readonly amount: number;
+}
+
+const bytes = (s: CounterState): Buffer => encodeCounter(s);
+const same = (a: CounterState, b: CounterState): boolean => bytes(a).equals(bytes(b));
+
+/** At this step, `s` counts what its entries cover once, less its voids, and loses no request it covers. */
+function checkHeld(s: CounterState, dots: readonly IssuedDot[]): void {
+  const floor = new Map(s.entries.map((e) => [e.actor, e.floor]));
+  const held = dots.filter((d) => d.counter <= (floor.get(d.actor) ?? 0));
+  const sum = (xs: readonly { amount: number }[]): bigint => xs.reduce((t, x) => t + BigInt(x.amount), 0n);
+  expect(value(s)).toBe(sum(held) - sum(s.voids));
+  const heldAt = (actor: string, counter: number): IssuedDot | undefined => held.find((d) => d.actor === actor && d.counter === counter);
+  for (const v of s.voids) {
+    const d = heldAt(v.actor, v.counter);
+    expect(d, 'a void on a dot the entries do not cover').toBeDefined();
+    expect(v.amount).toBe(d!.amount);
+  }
+  const voided = new Set(s.voids.map((v) => `${v.actor}/${v.counter}`));
+  const least = new Map<string, IssuedDot>();
+  for (const d of held) {
+    const l = least.get(d.op);
+    if (l === undefined || d.actor < l.actor || (d.actor === l.actor && d.counter < l.counter)) least.set(d.op, d);
+  }
+  for (const [op, d] of least) expect(voided.has(`${d.actor}/${d.counter}`), `request ${op} lost: its least covered dot is voided`).toBe(false);
+}
+
+interface Played {
+  readonly replicas: CounterState[];
+  /** Every state reached: replicas, hints and deltas. */
+  readonly seen: CounterState[];
+  readonly dots: IssuedDot[];
+}
+
+function play(amounts: readonly number[], history: readonly Step[]): Played {
+  const replicas: CounterState[] = [EMPTY_COUNTER, EMPTY_COUNTER, EMPTY_COUNTER];
+  const hints: CounterState[] = [EMPTY_COUNTER, EMPTY_COUNTER, EMPTY_COUNTER];
+  const inFlight: { to: number; delta: CounterState }[] = [];
+  const dots: IssuedDot[] = [];
+  const seen: CounterState[] = [];
+  const issue = (at: number, amount: number, op: string, id?: string): boolean => {
+    const before = replicas[at]!;
+    const r = increment(before, ACTORS[at]!, amount, id);
+    seen.push(r.delta);
+    if (r.duplicate) {
+      // The issuer holds it: nothing new here, and the delta brings it anywhere.
+      expect(same(r.state, before)).toBe(true);
+      expect(id !== undefined && before.log.some((o) => o.id === id)).toBe(true);
+    } else {
+      expect(same(join(before, r.delta), r.state), 'join(state, delta) is the new state').toBe(true);
+      const e = r.state.entries.find((x) => x.actor === ACTORS[at])!;
+      dots.push({ actor: e.actor, counter: e.floor, op, amount });
+    }
+    replicas[at] = r.state;
+    for (const to of [0, 1, 2]) if (to !== at) inFlight.push({ to, delta: r.delta });
+    return r.duplicate;
+  };
+  for (const [i, step] of history.entries()) {
+    const k = inFlight.length === 0 ? -1 : ('msg' in step ? step.msg : 0) % inFlight.length;
+    switch (step.kind) {
+      case 'inc': {
+        const amount = amounts[step.req]!;
+        const id = counterWriteId(Buffer.from([step.req]), amount);
+        const logged = replicas[step.at]!.log.some((o) => o.id === id);
+        expect(issue(step.at, amount, `r${step.req}`, id), 'a duplicate exactly when the issuer logs the id').toBe(logged);
+        break;
+      }
+      case 'blind':
+        issue(step.at, step.amount, `b${i}`);
+        break;
+      case 'deliver':
+        if (k >= 0) {
+          const m = inFlight[k]!;
+          replicas[m.to] = join(replicas[m.to]!, m.delta);
+          if (!step.keep) inFlight.splice(k, 1);
+        }
+        break;
+      case 'drop':
+        if (k >= 0) inFlight.splice(k, 1);
+        break;
+      case 'hint':
+        if (k >= 0) {
+          const m = inFlight.splice(k, 1)[0]!;
+          hints[m.to] = join(hints[m.to]!, m.delta);
+          seen.push(hints[m.to]!);
+        }
+        break;
+      case 'handoff':
+        replicas[step.to] = join(replicas[step.to]!, hints[step.to]!);
+        break;
+      case 'merge':
+        replicas[step.into] = join(replicas[step.into]!, replicas[step.from]!);
+        break;
+    }
+    for (const s of [...replicas, ...hints]) checkHeld(s, dots);
+    seen.push(...replicas);
+  }
+  return { replicas, seen, dots };
+}
+
+function fullExchange(replicas: CounterState[]): void {
+  for (let round = 0; round < 2; round++) for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) replicas[i] = join(replicas[i]!, replicas[j]!);
+}
+
+describe('counter: histories with requests sent twice, lost and reordered deltas', () => {
+  it('never loses a request at any step, and after a full exchange counts each request once, byte-equal everywhere', () => {
+    fc.assert(
+      fc.property(historyArb, ([amounts, history]) => {
+        const { replicas, dots } = play(amounts, history);
+        fullExchange(replicas);
+        for (const r of replicas) checkHeld(r, dots);
+        expect(bytes(replicas[1]!).equals(bytes(replicas[0]!))).toBe(true);
+        expect(bytes(replicas[2]!).equals(bytes(replicas[0]!))).toBe(true);
+        const ops = new Map(dots.map((d) => [d.op, d.amount]));
+        expect(value(replicas[0]!)).toBe([...ops.values()].reduce((t, a) => t + BigInt(a), 0n));
+      }),
+      { numRuns: 300, ...SETTINGS },
+    );
+  });
+
+  it('issues nothing for a request whose id the issuer logs', () => {
+    fc.assert(
+      fc.property(historyArb, fc.nat(2), fc.nat(5), ([amounts, history], at, req) => {
+        const { replicas } = play(amounts, history);
+        const id = counterWriteId(Buffer.from([req]), amounts[req]!);
+        const s = increment(replicas[at]!, ACTORS[at]!, amounts[req]!, id).state;
+        const again = increment(s, ACTORS[at]!, amounts[req]!, id);
+        expect(again.duplicate).toBe(true);
+        expect(same(again.state, s)).toBe(true);
+        expect(value(again.state)).toBe(value(s));
+      }),
+      { numRuns: 100, ...SETTINGS },
+    );
+  });
+});
+
+describe('counter: join laws on reachable states (to the byte)', () => {
+  const statesArb = historyArb.map(([amounts, history]) => play(amounts, history).seen);
+  const pick = (states: CounterState[], i: number): CounterState => states[i % states.length]!;
+
+  it('is idempotent', () => {
+    fc.assert(fc.property(statesArb, fc.nat(), (states, i) => same(join(pick(states, i), pick(states, i)), pick(states, i))), { numRuns: 200, ...SETTINGS });
+  });
+
+  it('is commutative', () => {
+    fc.assert(
+      fc.property(statesArb, fc.nat(), fc.nat(), (states, i, j) => same(join(pick(states, i), pick(states, j)), join(pick(states, j), pick(states, i)))),
+      { numRuns: 200, ...SETTINGS },
+    );
+  });
+
+  it('is associative', () => {
+    fc.assert(
+      fc.property(statesArb, fc.nat(), fc.nat(), fc.nat(), (states, i, j, k) => {
+        const [a, b, c] = [pick(states, i), pick(states, j), pick(states, k)];
+        return same(join(join(a, b), c), join(a, join(b, c)));
+      }),
+      { numRuns: 200, ...SETTINGS },
+    );
+  });
+
+  it('takes every delta, in any order and any number of times, to what the full state brings', () => {
+    const run = fc.record({
+      amounts: fc.array(amountArb, { minLength: 1, maxLength: 40 }),
+      reqs: fc.array(fc.nat(9), { minLength: 40, maxLength: 40 }),
+      order: fc.array(fc.nat(), { minLength: 1, maxLength: 80 }),
+      start: fc.nat(40),
+    });
+    fc.assert(
+      fc.property(run, ({ amounts, reqs, order, start }) => {
+        // A replica B that issued a few of the same requests first, then A issues them all.
+        let b = EMPTY_COUNTER;
+        for (let i = 0; i < Math.min(start, amounts.length) % 4; i++) b = increment(b, ACTORS[1]!, amounts[i]!, counterWriteId(Buffer.from([reqs[i]!]), amounts[i]!)).state;
+        let a = EMPTY_COUNTER;
+        const deltas: CounterState[] = [];
+        for (const [i, amount] of amounts.entries()) {
+          const r = increment(a, ACTORS[0]!, amount, i % 5 === 4 ? undefined : counterWriteId(Buffer.from([reqs[i]!]), amount));
+          (a = r.state), deltas.push(r.delta);
+        }
+        let viaDeltas = b;
+        for (const k of order) viaDeltas = join(viaDeltas, deltas[k % deltas.length]!);
+        for (const d of deltas) viaDeltas = join(viaDeltas, d); // every delta at least once
+        return same(viaDeltas, join(b, a));
+      }),
+      { numRuns: 300, ...SETTINGS },
+    );
+  });
+});
+
+describe('counter: the log window', () => {
+  const opArb = fc.record({ actor: fc.constantFrom(...ACTORS), counter: fc.integer({ min: 1, max: 30 }), seq: fc.integer({ min: 1, max: 40 }) });
+  const byDot = (x: LoggedOp, y: LoggedOp): number => (x.actor < y.actor ? -1 : x.actor > y.actor ? 1 : x.counter - y.counter);
+  /** Two logs drawn from one set of ops (a dot names one op, with one seq, wherever it is held). */
+  const logsArb = fc
+    .uniqueArray(opArb, { selector: (o) => `${o.actor}/${o.counter}`, maxLength: 60 })
+    .chain((ops) => fc.tuple(fc.subarray(ops), fc.subarray(ops)))
+    .map(([x, y]) => [x, y].map((ops) => ops.map((o): LoggedOp => ({ ...o, id: 'i'.repeat(8), amount: 1 })).sort(byDot)) as [LoggedOp[], LoggedOp[]]);
+  const union = (x: readonly LoggedOp[], y: readonly LoggedOp[]): LoggedOp[] => {
+    const out = [...x];
+    for (const o of y) if (!out.some((p) => p.actor === o.actor && p.counter === o.counter)) out.push(o);
+    return out.sort(byDot);
+  };
+
+  it('trim keeps the greatest by (seq, dot), so trim(trim(X) ∪ Y) = trim(X ∪ Y)', () => {
+    fc.assert(
+      fc.property(logsArb, fc.integer({ min: 0, max: 12 }), ([x, y], max) => {
+        const whole = trim(union(x, y), max);
+        expect(trim(union(trim(x, max), y), max)).toEqual(whole);
+        expect(whole.length).toBe(Math.min(max, union(x, y).length));
+        const before = (d: LoggedOp, k: LoggedOp): boolean => d.seq < k.seq || (d.seq === k.seq && (d.actor < k.actor || (d.actor === k.actor && d.counter < k.counter)));
+        const dropped = union(x, y).filter((o) => !whole.includes(o));
+        for (const d of dropped) for (const k of whole) expect(before(d, k), 'trim dropped an op more recent than one it kept').toBe(true);
+      }),
+      { numRuns: 500, ...SETTINGS },
+    );
+  });
+});
