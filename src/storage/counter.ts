@@ -192,13 +192,22 @@ export function trim(log: readonly LoggedOp[], max = LOG_MAX): readonly LoggedOp
 export function implied(log: readonly LoggedOp[]): Void[] {
   const out: Void[] = [];
   if (log.length < 2) return out;
-  const first = new Set<string>();
+  // Ops by their id's first 4 bytes (ids are MD5: a small integer key, far cheaper than the string's), each
+  // bucket the first op of every (id, amount) seen under that key.
+  const firsts = new Map<number, LoggedOp | LoggedOp[]>();
   for (const op of log) {
-    const key = op.id + op.amount; // ids have a fixed length: no two (id, amount) share a key
-    if (first.has(key)) out.push({ actor: op.actor, counter: op.counter, amount: op.amount });
-    else first.add(key);
+    const key = (op.id.charCodeAt(0) << 24) | (op.id.charCodeAt(1) << 16) | (op.id.charCodeAt(2) << 8) | op.id.charCodeAt(3);
+    const held = firsts.get(key);
+    if (held === undefined) firsts.set(key, op);
+    else if (Array.isArray(held) ? held.some((h) => sameOp(h, op)) : sameOp(held, op)) out.push({ actor: op.actor, counter: op.counter, amount: op.amount });
+    else firsts.set(key, Array.isArray(held) ? [...held, op] : [held, op]);
   }
   return out;
+}
+
+/** One increment: the same write id and amount (an id on two amounts is a hash collision: two increments). */
+function sameOp(a: LoggedOp, b: LoggedOp): boolean {
+  return a.id === b.id && a.amount === b.amount;
 }
 
 /**
@@ -313,6 +322,12 @@ function writeAmount(buf: Buffer, pos: number, amount: number): number {
   return writeVarint(buf, pos, Math.abs(amount));
 }
 
+/** Actors and write ids as their bytes (latin1), without a native call for a few bytes. */
+function writeLatin1(buf: Buffer, pos: number, s: string): number {
+  for (let i = 0; i < s.length; i++) buf[pos++] = s.charCodeAt(i);
+  return pos;
+}
+
 /** Each dot's actor index in `entries` (both sorted by actor), or a RangeError for a dot no entry covers. */
 function actorIndexes(entries: readonly CounterEntry[], dots: readonly Dot[]): number[] {
   const out: number[] = [];
@@ -339,13 +354,13 @@ export function encodeCounter(state: CounterState, ownerEpoch?: number): Buffer 
   let pos = ownerEpoch === undefined ? 2 : writeVarint(buf, 2, ownerEpoch);
   pos = writeVarint(buf, pos, entries.length);
   for (const e of entries) {
-    pos += buf.write(e.actor, pos, ACTOR_BYTES, 'latin1');
+    pos = writeLatin1(buf, pos, e.actor);
     pos = writeVarint(buf, writeVarint(buf, writeVarint(buf, pos, e.floor), e.p), e.n);
   }
   pos = writeVarint(buf, pos, log.length);
   log.forEach((op, k) => {
     pos = writeVarint(buf, writeVarint(buf, pos, logAt[k]!), op.counter);
-    pos += buf.write(op.id, pos, WRITE_ID_BYTES, 'latin1');
+    pos = writeLatin1(buf, pos, op.id);
     pos = writeVarint(buf, writeAmount(buf, pos, op.amount), op.seq);
   });
   pos = writeVarint(buf, pos, voids.length);
@@ -404,7 +419,16 @@ function dot(r: Reader, entries: readonly CounterEntry[], prev: Dot | undefined,
  * DecodeError saying what is wrong; what it accepts, encodeCounter writes byte for byte.
  */
 export function decodeCounter(bytes: Uint8Array): StoredCounter {
-  const buf = asBuffer(bytes);
+  try {
+    return decode(asBuffer(bytes));
+  } catch (e) {
+    // The shared Reader's own refusals ('truncated', 'integer out of range') name no format.
+    if (e instanceof DecodeError && !e.message.startsWith('counter record: ')) corrupt(e.message);
+    throw e;
+  }
+}
+
+function decode(buf: Buffer): StoredCounter {
   if (buf.length < 9) corrupt(`${buf.length} bytes is too short`);
   if (buf[0] !== COUNTER_FORMAT) corrupt(`format ${buf[0]} is not a counter's (${COUNTER_FORMAT})`);
   const end = buf.length - 4;
@@ -427,7 +451,10 @@ export function decodeCounter(bytes: Uint8Array): StoredCounter {
   if (nLog > LOG_MAX) corrupt(`${nLog} logged ops, more than the ${LOG_MAX} kept`);
   for (let k = 0; k < nLog; k++) {
     const d = dot(r, entries, log[k - 1], 'a logged op');
-    const id = r.bytes(WRITE_ID_BYTES).toString('latin1');
+    const at = r.pos;
+    if (r.end - at < WRITE_ID_BYTES) corrupt('truncated in a write id');
+    r.pos += WRITE_ID_BYTES;
+    const id = String.fromCharCode(buf[at]!, buf[at + 1]!, buf[at + 2]!, buf[at + 3]!, buf[at + 4]!, buf[at + 5]!, buf[at + 6]!, buf[at + 7]!);
     const a = amount(r), seq = uint(r);
     if (seq === 0) corrupt('a logged op with seq 0');
     log.push({ actor: d.actor, counter: d.counter, id, amount: a, seq });
