@@ -231,9 +231,14 @@ export function value(state: CounterState): bigint {
   return v;
 }
 
-/** True when an increment with this write id is logged here: the issuer issues no new dot for it. */
-export function isDuplicate(state: CounterState, id: WriteId): boolean {
-  for (const op of state.log) if (op.id === id) return true;
+/**
+ * True when an increment with this write id (and this amount, when given) is logged
+ * here: the issuer issues no new dot for it. The id hashes the amount already
+ * (`counterWriteId`); `increment` passes the amount too, so that an id on another amount
+ * (a hash collision) is another increment, as for `implied`, never one dropped.
+ */
+export function isDuplicate(state: CounterState, id: WriteId, amount?: number): boolean {
+  for (const op of state.log) if (op.id === id && (amount === undefined || op.amount === amount)) return true;
   return false;
 }
 
@@ -243,8 +248,8 @@ export function isDuplicate(state: CounterState, id: WriteId): boolean {
  * copies and their voids. A valid state; joined anywhere, it brings the increment (so a
  * second coordinator completes the replication a failed first one began) and no new dot.
  */
-function heldDelta(state: CounterState, id: WriteId): CounterState {
-  const log = state.log.filter((op) => op.id === id);
+function heldDelta(state: CounterState, id: WriteId, amount: number): CounterState {
+  const log = state.log.filter((op) => op.id === id && op.amount === amount);
   const entries = state.entries.filter((e) => log.some((op) => op.actor === e.actor));
   return { entries, log, voids: implied(log) };
 }
@@ -271,7 +276,7 @@ export function increment(state: CounterState, actor: Actor, amount: number, id?
   }
   if (actor.length !== ACTOR_BYTES) throw new RangeError(`a counter's actor is ${ACTOR_BYTES} bytes, not ${actor.length}`);
   if (id !== undefined && id.length !== WRITE_ID_BYTES) throw new RangeError(`a write id is ${WRITE_ID_BYTES} bytes, not ${id.length}`);
-  if (id !== undefined && isDuplicate(state, id)) return { state, delta: heldDelta(state, id), duplicate: true };
+  if (id !== undefined && isDuplicate(state, id, amount)) return { state, delta: heldDelta(state, id, amount), duplicate: true };
   const entries = [...state.entries];
   let at = 0;
   while (at < entries.length && entries[at]!.actor < actor) at++;

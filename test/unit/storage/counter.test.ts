@@ -225,6 +225,17 @@ describe('counter: increments', () => {
     expect(value(join(replica, first.state))).toBe(2n + 1n + 4n);
   });
 
+  it('takes one write id on two amounts (a hash collision) for two increments, never one dropped', () => {
+    const id = idOf(1, 3);
+    const a = increment(build([[A, 3, 1]]), A, 5, id);
+    expect(a.duplicate).toBe(false);
+    expect(value(a.state)).toBe(8n);
+    const b = build([[B, 5]]);
+    const both = join(a.state, increment(b, B, 3, id).state);
+    expect(value(both)).toBe(3n + 5n + 5n); // A's 3 and B's 3 are one increment; A's 5 another
+    expect(both.voids).toEqual([{ actor: B, counter: 2, amount: 3 }]);
+  });
+
   it('counts an increment issued at two replicas once when both copies meet in a log, whatever the order', () => {
     const a = build([[A, 3, 1], [A, 1, 2]]);
     const b = build([[B, 3, 1]]);
