@@ -300,7 +300,7 @@ export function increment(state: CounterState, actor: Actor, amount: number, id?
 
 /**
  * A counter increment's write id: 8 bytes of MD5 over a mark of its own (so it never
- * equals a put's, store.ts writeIdOf), the request id and the amount. The same request
+ * hashes the bytes a put's does, store.ts writeIdOf), the request id and the amount. The same request
  * repeated has the same id; a request id reused with another amount is another increment.
  */
 export function counterWriteId(requestId: Uint8Array, amount: number): WriteId {
