@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryEngine, Store } from '../../../src/storage/index.js';
 import { depthFor } from '../../../src/storage/range-tree.js';
-import { repairRange } from '../../../src/repair/exchange.js';
+import { repairRange, type RecordEntry } from '../../../src/repair/exchange.js';
 import { storeSide } from '../../../src/repair/store-side.js';
 
 const WHOLE = { start: 0n, end: 0n };
@@ -81,5 +81,51 @@ describe('anti-entropy repair of a range', () => {
     } finally {
       await Promise.all(stores.map((s) => s.close()));
     }
+  });
+
+  /**
+   * A write that reaches the repairer while the exchange runs (a replica write still in
+   * flight, a hint delivered, a read repair): the repairer then already holds what it pulls,
+   * so the pull changes nothing there. Found by the topology property (seed 28414770, run
+   * 182): a write acknowledged on n1 at W=1 whose copy for n2 landed while n2 repaired the
+   * range with n6 and n1; n2 pulled the value from n1, found it already there, and never
+   * pushed it to n6, whose tree had compared equal with n2's.
+   */
+  describe('a write landing on the repairer during the exchange', () => {
+    /** A (the repairer) and B hold v1 of `k`; C also holds v2. After the trees are built, `land` merges C's record into A at `when`. */
+    async function race(when: 'before listing' | 'during the pull') {
+      const stores = await Promise.all([0, 1, 2].map(() => Store.open({ engine: new MemoryEngine() })));
+      const [a, b, c] = stores as [Store, Store, Store];
+      try {
+        const v1 = await a.put('k', Buffer.from('v1'));
+        await b.merge('k', v1.record);
+        await c.merge('k', v1.record);
+        const v2 = await c.put('k', Buffer.from('v2'), (await c.get('k')).context);
+        await c.put('other', Buffer.from('x'));
+        const trees = await Promise.all(stores.map((s) => s.ranges.tree(WHOLE, 1)));
+        const [sa, sb, sc] = stores.map((s, i) => storeSide(`n${i}`, s, trees[i]!));
+        const land = () => a.merge('k', v2.record);
+        if (when === 'before listing') await land();
+        const local = when === 'during the pull' ? { ...sa!, push: async (records: readonly RecordEntry[]) => (await land(), sa!.push(records)) } : sa!;
+        await repairRange(trees[0]!, local, [sb!, sc!]);
+        return await Promise.all(stores.map(contents));
+      } finally {
+        await Promise.all(stores.map((s) => s.close()));
+      }
+    }
+
+    it('between the trees and the leaf listing: every replica still ends with what any held when its tree was built', async () => {
+      const [a, b, c] = await race('before listing');
+      expect(b).toEqual(a);
+      expect(c).toEqual(a);
+      expect(a!.size).toBe(2);
+    });
+
+    it('between the listing and the pull: the same', async () => {
+      const [a, b, c] = await race('during the pull');
+      expect(b).toEqual(a);
+      expect(c).toEqual(a);
+      expect(a!.size).toBe(2);
+    });
   });
 });
