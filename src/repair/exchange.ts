@@ -7,13 +7,17 @@
  *
  * Two phases, so that three replicas converge in one repair: first the repairer pulls
  * from every peer what the peer has that differs (so it holds the merge of all), then it
- * pushes to every peer the keys that differed with that peer or changed here in the first
- * phase. Bytes on the wire: the tree digests asked for (8 bytes each), the listed keys of
- * differing leaves (key + 8), and the records exchanged; not a scan of the range.
+ * pushes to every peer the keys where the peer differs from what the repairer holds now:
+ * in the leaves that differed with that peer, by the peer's listing; in a leaf that
+ * differed with another peer only, nothing unless the repairer's leaf changed since its
+ * tree (then the peer lists that leaf too). Bytes on the wire: the tree digests asked for
+ * (8 bytes each), the listed keys of differing leaves (key + 8), and the records
+ * exchanged; not a scan of the range.
  *
  * Owns: the exchange. Must not: know the network or storage (a RepairSide does), or pick
  * ranges (the scheduler does).
  */
+import { tokenOf } from '../ring/index.js';
 import { differingLeaves, type RangeTree } from '../storage/range-tree.js';
 import type { TokenRange } from '../storage/keys.js';
 
@@ -67,9 +71,23 @@ export interface RepairStats {
   recordBytes: number;
 }
 
+/** The sum (mod 2^64) of entry hashes, as a tree's node digest is: 16 hex digits. */
+function digestOf(hashes: Iterable<string>): string {
+  let sum = 0n;
+  for (const h of hashes) sum += BigInt(`0x${h}`);
+  return BigInt.asUintN(64, sum).toString(16).padStart(16, '0');
+}
+
 /**
  * Repair `range` between `local` (whose tree is `tree`) and `peers`. Every peer must have
  * built its tree of the same range at the same depth. Resolves with what was exchanged.
+ *
+ * What it guarantees: every version any replica held when it built its tree ends on
+ * every replica, even when writes land on them while the exchange runs (a replica write
+ * still in flight, a hint delivered, a read repair). Such a write's own copies are its
+ * writer's business; what the exchange must not do is take one landing here for a reason
+ * to push nothing: a peer whose tree compared equal with ours holds what our tree held,
+ * so it is sent whatever we hold now that our tree did not, wherever that came from.
  */
 export async function repairRange(tree: RangeTree, local: RepairSide, peers: readonly RepairSide[]): Promise<RepairStats> {
   const stats: RepairStats = { leavesDiffering: 0, keysExchanged: 0, bytes: 0, recordBytes: 0 };
@@ -77,47 +95,52 @@ export async function repairRange(tree: RangeTree, local: RepairSide, peers: rea
     stats.keysExchanged += records.length;
     for (const r of records) (stats.bytes += r.key.length + r.record.length), (stats.recordBytes += r.record.length);
   };
-  /** Per peer: the keys that differed, with the peer's entry hash (undefined: it lacks the key). */
-  const differing = new Map<RepairSide, Map<string, string | undefined>>();
-  /** Our entry hash of every key listed, as it is now (undefined: we lack it). */
-  const ours = new Map<string, string | undefined>();
-  /** Keys whose records the first phase changed here. */
-  const changedHere = new Set<string>();
+  /** Per peer: the leaves that differed, and every key it listed in them with its entry hash. */
+  const listed = new Map<RepairSide, { leaves: readonly number[]; hashes: Map<string, string> }>();
   // Phase 1: find what differs with each peer, and pull what the peer holds of it.
   for (const peer of peers) {
     const { leaves, digests } = await differingLeaves(tree, (level, indices) => peer.digests(level, indices));
     stats.bytes += digests * 8;
     stats.leavesDiffering += leaves.length;
-    const keys = new Map<string, string | undefined>();
-    differing.set(peer, keys);
+    const there = new Map<string, string>();
+    listed.set(peer, { leaves, hashes: there });
     if (leaves.length === 0) continue;
     const [mine, theirs] = await Promise.all([local.leafEntries(leaves), peer.leafEntries(leaves)]);
     for (const e of theirs) stats.bytes += e.key.length + 8;
     const here = new Map(mine.map((e) => [e.key.toString('latin1'), e.hash]));
-    const there = new Map(theirs.map((e) => [e.key.toString('latin1'), e.hash]));
-    for (const [k, h] of here) if (!ours.has(k)) ours.set(k, h);
-    for (const [k, h] of there) if (here.get(k) !== h) keys.set(k, h);
-    for (const k of here.keys()) if (!there.has(k)) keys.set(k, undefined);
-    const wanted = [...keys].filter(([, h]) => h !== undefined).map(([k]) => Buffer.from(k, 'latin1'));
+    for (const e of theirs) there.set(e.key.toString('latin1'), e.hash);
+    const wanted = [...there].filter(([k, h]) => here.get(k) !== h).map(([k]) => Buffer.from(k, 'latin1'));
     if (wanted.length === 0) continue;
     const pulled = await peer.records(wanted);
     count(pulled);
-    for (const e of await local.push(pulled)) {
-      const k = e.key.toString('latin1');
-      ours.set(k, e.hash);
-      changedHere.add(k);
-    }
+    await local.push(pulled);
   }
-  // Phase 2: each peer gets our merged record of every key where it now differs from us:
-  // keys that differed with it (unless the pull left us with exactly its record), and keys
-  // the first phase changed here (it held what we held before).
+  // Phase 2: each peer gets our record of every key where it differs from what we hold
+  // now, in the leaves that differed with any peer (the others are the same everywhere).
+  const union = [...new Set([...listed.values()].flatMap((l) => l.leaves))].sort((a, b) => a - b);
+  if (union.length === 0) return stats;
+  // What we hold now in those leaves, leaf by leaf: a local listing, nothing on the wire.
+  const now = new Map<number, Map<string, string>>(union.map((leaf) => [leaf, new Map()]));
+  for (const e of await local.leafEntries(union)) now.get(tree.leafOf(tokenOf(e.key)))!.set(e.key.toString('latin1'), e.hash);
+  // A leaf whose entries no longer add up to our tree's digest changed here since the tree
+  // (the pulls above, or a write that raced them); one that still does holds what it held.
+  const moved = union.filter((leaf) => digestOf(now.get(leaf)!.values()) !== tree.digest(tree.depth, leaf));
   for (const peer of peers) {
-    const theirs = differing.get(peer)!;
-    const keys = new Set<string>();
-    for (const [k, h] of theirs) if (ours.get(k) !== h) keys.add(k);
-    for (const k of changedHere) if (!theirs.has(k)) keys.add(k);
-    if (keys.size === 0) continue;
-    const records = await local.records([...keys].map((k) => Buffer.from(k, 'latin1')));
+    const { leaves, hashes } = listed.get(peer)!;
+    // A leaf the peer did not list held what our tree held: it differs from ours now only if
+    // ours moved since, and then the peer lists it too, so that we send only what it lacks.
+    const own = new Set(leaves);
+    const ask = moved.filter((leaf) => !own.has(leaf));
+    const theirs = new Map(hashes);
+    if (ask.length > 0)
+      for (const e of await peer.leafEntries(ask)) {
+        stats.bytes += e.key.length + 8;
+        theirs.set(e.key.toString('latin1'), e.hash);
+      }
+    const keys: Buffer[] = [];
+    for (const leaf of [...leaves, ...ask]) for (const [k, h] of now.get(leaf)!) if (theirs.get(k) !== h) keys.push(Buffer.from(k, 'latin1'));
+    if (keys.length === 0) continue;
+    const records = await local.records(keys);
     if (records.length === 0) continue;
     count(records);
     await peer.push(records);
