@@ -36,10 +36,9 @@ import { formatTokens, initialState, setField, statusOf, type EndpointState, typ
 import { nextJoinStep } from '../src/cluster/join.js';
 import { ringFingerprint, ringFromStates, type RingView } from '../src/membership/ring-view.js';
 import { nextDriveStep, requestDecommission, requestRemoval, settleHeirs, type Persisted, type Update } from '../src/cluster/leave.js';
-import { removalUnitKey, type RemovalUnit } from '../src/cluster/removal-repair.js';
 import { movementTransfers, pullSources, type Transfer } from '../src/cluster/transfer-plan.js';
 import { mulberry32 } from '../src/ring/allocate-tokens.js';
-import { claimRing, tokenHex, tokenOf, type Ring } from '../src/ring/index.js';
+import { claimRing, tokenHex, tokenOf, unitKey, type RangeUnit, type Ring } from '../src/ring/index.js';
 
 export interface TopologySimOptions {
   readonly seed: number;
@@ -402,7 +401,7 @@ export class TopologySim {
    * replica up is repaired (every replica then holds each sample key of it that one
    * held), else skipped; a unit's record survives a crash of the driver.
    */
-  #repair(n: SimNode, move: string, units: readonly RemovalUnit[]): void {
+  #repair(n: SimNode, move: string, units: readonly RangeUnit[]): void {
     if (n.repaired?.move !== move) n.repaired = { move, keys: new Set() };
     const done = n.repaired;
     const run = n.run;
@@ -416,7 +415,7 @@ export class TopologySim {
           for (const k of this.#keysIn(u)) if (u.replicas.some((r) => this.#holders[k]!.has(r))) for (const r of u.replicas) this.#holders[k]!.add(r);
           this.repairedUnits++;
         }
-        done.keys.add(removalUnitKey(u));
+        done.keys.add(unitKey(u));
       }
     });
   }

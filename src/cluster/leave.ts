@@ -21,11 +21,11 @@
  * random numbers (the shell passes the move id's nonce), or decide the ring
  * (membership/ring-view.ts does).
  */
-import { leaveHeirs, type Ring } from '../ring/index.js';
+import { leaveHeirs, unitKey, type RangeUnit, type Ring } from '../ring/index.js';
 import { field, formatHeirs, formatTokens, parseHeirs, statusOf, type EndpointState, type NodeStatus } from '../membership/endpoint.js';
 import { disagreeing, settledHeirs, type Movement, type RingView } from '../membership/ring-view.js';
 import { describeMovement } from './join.js';
-import { removalRepairUnits, removalUnitKey, type RemovalUnit } from './removal-repair.js';
+import { removalRepairUnits } from './removal-repair.js';
 
 /** What the core reads of node.json (node/identity.ts's Identity has these fields). */
 export interface Persisted {
@@ -178,7 +178,7 @@ export interface DriveInput {
   readonly hintsLeft: number | undefined;
   /** The N classes in use, ascending (a removal repairs each). */
   readonly classes: readonly number[];
-  /** Keys (removalUnitKey) of the units a removal under `me.move` has repaired or skipped (persisted: it resumes after a restart). */
+  /** Keys (unitKey) of the units a removal under `me.move` has repaired or skipped (persisted: it resumes after a restart). */
   readonly repaired: ReadonlySet<string>;
 }
 
@@ -194,7 +194,7 @@ export type DriveStep =
    * A removal whose ranges are in: repair `units` (those not yet repaired of `total`) among
    * their replicas, each recorded as repaired or skipped (a replica down) under `move`.
    */
-  | { readonly kind: 'repair'; readonly move: string; readonly units: readonly RemovalUnit[]; readonly total: number }
+  | { readonly kind: 'repair'; readonly move: string; readonly units: readonly RangeUnit[]; readonly total: number }
   /** A leave whose ranges are in: hand the hints this node holds to their targets or live replicas. */
   | { readonly kind: 'hand-over-hints'; readonly hintsLeft: number | undefined }
   /** The leave is done: apply `update` (status left), tell every peer, exit. */
@@ -235,7 +235,7 @@ export function nextDriveStep(i: DriveInput): DriveStep {
   const dead = [...i.states].find((s) => s.id === subject);
   const hinted = (dead === undefined ? undefined : field(dead, 'hinted')) ?? '';
   const units = removalRepairUnits({ before: view.ring!, after: view.target }, subject, hinted === '' ? [] : hinted.split(','), i.classes);
-  const pending = units.filter((u) => !i.repaired.has(removalUnitKey(u)));
+  const pending = units.filter((u) => !i.repaired.has(unitKey(u)));
   if (pending.length > 0) return { kind: 'repair', move: me.move, units: pending, total: units.length };
   return { kind: 'removed', peer: subject, move: me.move, update: finishRemoval(me, subject) };
 }

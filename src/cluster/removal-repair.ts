@@ -22,12 +22,7 @@
  * Owns: the choice of units and their keys. Must not: repair anything, read a clock, or
  * know who is up (the node skips a unit with a replica down).
  */
-import { tokenHex, unitKey, type RangeUnit, type Ring } from '../ring/index.js';
-
-/** A range (start, end] to repair with `replicas` (on the ring after the removal), for N class `n` (undefined: every key). */
-export type RemovalUnit = RangeUnit;
-/** A unit's key in the removal's progress (`start-end` in hex, `/n5` for a class). */
-export const removalUnitKey = unitKey;
+import { tokenHex, type RangeUnit, type Ring } from '../ring/index.js';
 
 /**
  * Could `dead` have stood in, as a fallback, for a down primary of the range `i` (index
@@ -65,11 +60,11 @@ function tokenOwners(ring: Ring): string[] {
  * (ascending) then tokens. `before` holds `dead`; `after` is the ring once it is removed
  * (RingView's `target`); `hinted` are the ids of D's `hinted` field.
  */
-export function removalRepairUnits(rings: { readonly before: Ring; readonly after: Ring | undefined }, dead: string, hinted: readonly string[], classes: readonly number[]): RemovalUnit[] {
+export function removalRepairUnits(rings: { readonly before: Ring; readonly after: Ring | undefined }, dead: string, hinted: readonly string[], classes: readonly number[]): RangeUnit[] {
   const { before, after } = rings;
   if (after === undefined || !before.has(dead)) return [];
   const targets = new Set(hinted.filter((x) => x !== dead && after.has(x)));
-  const out: RemovalUnit[] = [];
+  const out: RangeUnit[] = [];
   let owners: string[] | undefined;
   for (const n of classes) {
     const nBefore = Math.min(n, before.size);

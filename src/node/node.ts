@@ -18,7 +18,7 @@ import { HealthImplementation } from 'grpc-health-check';
 import { ReflectionService } from '@grpc/reflection';
 import type { Logger } from 'pino';
 import { Store, type KeptTreesOptions } from '../storage/index.js';
-import { tokenHex, type Ring } from '../ring/index.js';
+import { tokenHex, type RangeUnit, type Ring } from '../ring/index.js';
 import type { Gossiper } from '../membership/gossiper.js';
 import { field, type EndpointState, type NodeStatus } from '../membership/endpoint.js';
 import type { RingView } from '../membership/ring-view.js';
@@ -33,7 +33,6 @@ import { Throttle } from '../streaming/throttle.js';
 import { MovementDriver, UnitSkipped } from './topology/movement-driver.js';
 import { repairUnitFor } from './topology/unit-repair.js';
 import { loadRemovalRepair, saveRemovalRepair, type RemovalRepairProgress } from './topology/removal-repair-file.js';
-import type { RemovalUnit } from '../cluster/removal-repair.js';
 import { StagedChanges } from './topology/staged.js';
 import { CONTROL_SERVICE, ControlPeers, controlService } from '../transport/control-wire.js';
 import { gather } from '../transport/gather.js';
@@ -237,7 +236,7 @@ export class RingkvNode {
       this.repairs.trackKept(); // new ranges' trees are built, dropped ranges' deleted
     });
     // A unit this node replicates it repairs itself; another it asks its first replica to repair (Control RepairRange).
-    const repairUnit = async (u: RemovalUnit): Promise<unknown> => {
+    const repairUnit = async (u: RangeUnit): Promise<unknown> => {
       if (u.replicas.includes(id)) return this.repairs.repairOne({ start: u.start, end: u.end }, u.replicas.filter((x) => x !== id), u.n);
       const unit = { start: tokenHex(u.start), end: tokenHex(u.end), n: u.n ?? 0, classes: [...handoff.classes().classes], replicas: [...u.replicas] };
       return this.#control.repairRange(u.replicas[0]!, unit, UNIT_REPAIR_TIMEOUT_MS).catch((e: unknown) => {

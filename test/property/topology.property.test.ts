@@ -47,12 +47,11 @@ import { HintDelivery } from '../../src/hints/delivery.js';
 import { movementTransfers, pullSources, type Transfer } from '../../src/cluster/transfer-plan.js';
 import { nextDriveStep, requestDecommission, requestRemoval, type Persisted, type Update } from '../../src/cluster/leave.js';
 import { nextJoinStep, type JoinStep } from '../../src/cluster/join.js';
-import { removalUnitKey, type RemovalUnit } from '../../src/cluster/removal-repair.js';
 import { repairRange } from '../../src/repair/exchange.js';
 import { storeSide } from '../../src/repair/store-side.js';
 import { formatTokens, initialState, setField, type EndpointState } from '../../src/membership/endpoint.js';
 import { ringFromStates, type RingView } from '../../src/membership/ring-view.js';
-import { tokenOf, type Ring } from '../../src/ring/index.js';
+import { tokenOf, unitKey, type RangeUnit, type Ring } from '../../src/ring/index.js';
 import { resolveReplies } from '../../src/storage/index.js';
 import { FakeCluster, eventually } from '../unit/replication/fake-cluster.js';
 
@@ -423,11 +422,11 @@ async function play(size: number, members: number, steps: readonly Step[], model
    * runs on as microtasks) may land on one replica during the exchange, after its listing,
    * and that write's other copies are its coordinator's business (hints), not the repair's.
    */
-  const repairUnits = async (units: readonly RemovalUnit[]): Promise<void> => {
+  const repairUnits = async (units: readonly RangeUnit[]): Promise<void> => {
     for (const u of units) {
-      repaired.add(removalUnitKey(u));
+      repaired.add(unitKey(u));
       if (!u.replicas.every(isUp)) {
-        trace.push(`  repair ${removalUnitKey(u)} skipped: a replica of ${u.replicas.join(',')} down`);
+        trace.push(`  repair ${unitKey(u)} skipped: a replica of ${u.replicas.join(',')} down`);
         continue;
       }
       const range = { start: u.start, end: u.end };
@@ -439,9 +438,9 @@ async function play(size: number, members: number, steps: readonly Step[], model
       for (const k of keys) {
         const after = await held(k);
         const lacking = after.map((vs) => [...before.get(k)!].filter((v) => !vs.includes(v)));
-        expect(lacking.flat(), `after the removal's repair of ${removalUnitKey(u)}, ${k} on ${u.replicas.join(',')}: ${after.map((vs) => vs.join(',')).join(' | ')}; held before by one of them: ${[...before.get(k)!].join(',')}`).toEqual([]);
+        expect(lacking.flat(), `after the removal's repair of ${unitKey(u)}, ${k} on ${u.replicas.join(',')}: ${after.map((vs) => vs.join(',')).join(' | ')}; held before by one of them: ${[...before.get(k)!].join(',')}`).toEqual([]);
       }
-      trace.push(`  repair ${removalUnitKey(u)} with ${u.replicas.join(',')}`);
+      trace.push(`  repair ${unitKey(u)} with ${u.replicas.join(',')}`);
     }
   };
 
@@ -464,7 +463,7 @@ async function play(size: number, members: number, steps: readonly Step[], model
         }
         if (step.kind === 'repair') {
           if (model.removalRepair) await repairUnits(step.units);
-          else for (const u of step.units) repaired.add(removalUnitKey(u));
+          else for (const u of step.units) repaired.add(unitKey(u));
           continue;
         }
         if (step.kind !== 'left' && step.kind !== 'removed') {

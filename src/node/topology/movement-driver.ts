@@ -23,7 +23,7 @@ import type { Logger } from 'pino';
 import type { Gossiper } from '../../membership/gossiper.js';
 import type { Movement, RingView } from '../../membership/ring-view.js';
 import { cancelDecommission, nextDriveStep, requestDecommission, requestRemoval, settleHeirs, type DriveStep, type Request, type Update } from '../../cluster/leave.js';
-import { removalUnitKey, type RemovalUnit } from '../../cluster/removal-repair.js';
+import { unitKey, type RangeUnit } from '../../ring/index.js';
 import type { PullItem } from '../../streaming/transfers.js';
 import type { RemovalRepairProgress } from './removal-repair-file.js';
 import type { Handoff } from '../handoff.js';
@@ -58,7 +58,7 @@ export interface DriverDeps {
    * node is one of them, else by one of them (Control RepairRange). Rejects with UnitSkipped
    * when it cannot be done by this cluster's releases (the unit is skipped at once).
    */
-  repairUnit(unit: RemovalUnit): Promise<unknown>;
+  repairUnit(unit: RangeUnit): Promise<unknown>;
   /** The removal repair's progress file (removal-repair-file.ts): load for a move, save (undefined: delete). */
   readonly removalRepair: {
     load(move: string): Promise<RemovalRepairProgress>;
@@ -295,7 +295,7 @@ export class MovementDriver {
    * skipped when one is down (or after REPAIR_ATTEMPTS failures), each recorded in
    * removal-repair.json before the next; true once none is pending (the core is asked again).
    */
-  async #repair(move: string, units: readonly RemovalUnit[], total: number): Promise<boolean> {
+  async #repair(move: string, units: readonly RangeUnit[], total: number): Promise<boolean> {
     const { deps } = this;
     const done = await this.#repairProgress(move);
     const status = this.#status?.move === move ? this.#status : undefined;
@@ -312,7 +312,7 @@ export class MovementDriver {
     let pending = 0;
     for (const u of units) {
       if (deps.identity().move !== move) return false;
-      const key = removalUnitKey(u);
+      const key = unitKey(u);
       const down = u.replicas.filter((x) => x !== deps.id && !deps.gossiper.isUp(x));
       let skip: string | undefined;
       if (down.length > 0) skip = `${down.join(', ')} down`;

@@ -15,7 +15,7 @@ const FILE = 'removal-repair.json';
 
 export interface RemovalRepairProgress {
   readonly move: string;
-  /** Units (removalUnitKey) repaired with every replica. */
+  /** Units (ring's unitKey) repaired with every replica. */
   readonly repaired: readonly string[];
   /** Units skipped because a replica was down (left to background repair). */
   readonly skipped: readonly string[];

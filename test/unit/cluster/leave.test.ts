@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseHeirs } from '../../../src/membership/endpoint.js';
 import { cancelDecommission, heirsWith, nextDriveStep, requestDecommission, requestRemoval, settleHeirs, type DriveInput, type DriveStep } from '../../../src/cluster/leave.js';
 import { nextJoinStep } from '../../../src/cluster/join.js';
-import { removalUnitKey } from '../../../src/cluster/removal-repair.js';
+import { unitKey } from '../../../src/ring/index.js';
 import { World } from './world.js';
 
 const N = 3;
@@ -33,7 +33,7 @@ function drive(w: World, id: string, progress: Partial<Pick<DriveInput, 'pulled'
 function repairedAll(w: World, id: string): DriveStep {
   const step = drive(w, id, { pulled: true });
   if (step.kind !== 'repair') throw new Error(`not a repair step: ${JSON.stringify(step.kind)}`);
-  return drive(w, id, { pulled: true, repaired: new Set(step.units.map(removalUnitKey)) });
+  return drive(w, id, { pulled: true, repaired: new Set(step.units.map(unitKey)) });
 }
 
 /** Start a decommission of `id` in `w` and let every member see it. */
@@ -230,16 +230,16 @@ describe('driving a removal', () => {
     expect(hinted.total).toBeGreaterThan(first.total);
     for (const r of ofB) expect(hinted.units.some((u) => u.end === r.end)).toBe(true);
     // Half recorded (as removal-repair.json keeps them): the rest is pending, of the same total.
-    const half = new Set(hinted.units.slice(0, Math.floor(hinted.units.length / 2)).map(removalUnitKey));
+    const half = new Set(hinted.units.slice(0, Math.floor(hinted.units.length / 2)).map(unitKey));
     const rest = drive(w, 'a', { pulled: true, repaired: half });
     expect(rest).toMatchObject({ kind: 'repair', move, total: hinted.total });
-    if (rest.kind === 'repair') expect(rest.units.map(removalUnitKey)).toEqual(hinted.units.slice(half.size).map(removalUnitKey));
+    if (rest.kind === 'repair') expect(rest.units.map(unitKey)).toEqual(hinted.units.slice(half.size).map(unitKey));
     // A restart of the driver pulls again (resumable), then goes on from what was recorded.
     w.restart('a');
     w.agree();
     expect(drive(w, 'a', { repaired: half })).toMatchObject({ kind: 'pull', move });
     expect(drive(w, 'a', { pulled: true, repaired: half })).toMatchObject({ kind: 'repair', units: rest.kind === 'repair' ? rest.units : [] });
-    const all = new Set(hinted.units.map(removalUnitKey));
+    const all = new Set(hinted.units.map(unitKey));
     expect(drive(w, 'a', { pulled: true, repaired: all })).toMatchObject({ kind: 'removed', peer: 'e', move });
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { removalRepairUnits, removalUnitKey, unitRefusal, type RemovalUnit } from '../../../src/cluster/removal-repair.js';
-import { claimRing, leaveHeirs, tokenHex, type Ring } from '../../../src/ring/index.js';
+import { removalRepairUnits, unitRefusal } from '../../../src/cluster/removal-repair.js';
+import { claimRing, leaveHeirs, tokenHex, unitKey, type RangeUnit, type Ring } from '../../../src/ring/index.js';
 import { targetsWithFallbacks } from '../../../src/ring/fallbacks.js';
 
 const N = 3;
@@ -10,7 +10,7 @@ function rings(ids: string[], dead: string, zones: Record<string, string> = {}):
   return { before, after: before.withoutMember(dead, leaveHeirs(before, dead, N)) };
 }
 
-const ends = (units: readonly RemovalUnit[]): Set<bigint> => new Set(units.map((u) => u.end));
+const ends = (units: readonly RangeUnit[]): Set<bigint> => new Set(units.map((u) => u.end));
 
 /** Ranges (by end) where `dead` is a fallback for some set of its down primaries, every other node up (ring/fallbacks.ts). */
 function fallbackRanges(before: Ring, dead: string, n: number): Set<bigint> {
@@ -94,9 +94,9 @@ describe('removalRepairUnits', () => {
     for (const u of three) expect(u.replicas).toEqual(after.replicasForToken(u.end, 3));
     // n=1: the ranges b was the only replica of are units (their heir pulled nothing from anyone else).
     for (const r of before.ranges(1).filter((x) => x.replicas[0] === 'b')) expect(one.some((u) => u.end === after.rangeOf(r.end).end)).toBe(true);
-    expect(removalUnitKey(one[0]!)).toMatch(/^[0-9a-f]{16}-[0-9a-f]{16}\/n1$/);
-    expect(removalUnitKey({ start: 1n, end: 2n })).toBe('0000000000000001-0000000000000002');
-    expect(new Set(units.map(removalUnitKey)).size).toBe(units.length);
+    expect(unitKey(one[0]!)).toMatch(/^[0-9a-f]{16}-[0-9a-f]{16}\/n1$/);
+    expect(unitKey({ start: 1n, end: 2n })).toBe('0000000000000001-0000000000000002');
+    expect(new Set(units.map(unitKey)).size).toBe(units.length);
   });
 
   it('nothing when the node is not on the ring before, or no ring is left after', () => {

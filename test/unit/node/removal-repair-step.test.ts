@@ -7,7 +7,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { requestRemoval } from '../../../src/cluster/leave.js';
-import { removalUnitKey, type RemovalUnit } from '../../../src/cluster/removal-repair.js';
+import { unitKey, type RangeUnit } from '../../../src/ring/index.js';
 import { MovementDriver, REPAIR_ATTEMPTS, UnitSkipped, type DriverDeps } from '../../../src/node/topology/movement-driver.js';
 import type { RemovalRepairProgress } from '../../../src/node/topology/removal-repair-file.js';
 import { World } from '../cluster/world.js';
@@ -25,7 +25,7 @@ function setUp(ids: string[]) {
   return { w, move: r.move, dead };
 }
 
-function driver(w: World, o: { repairUnit(u: RemovalUnit): Promise<unknown>; file: { saved: RemovalRepairProgress | undefined; saves: number } }): MovementDriver {
+function driver(w: World, o: { repairUnit(u: RangeUnit): Promise<unknown>; file: { saved: RemovalRepairProgress | undefined; saves: number } }): MovementDriver {
   const deps = {
     id: 'a',
     replicas: N,
@@ -62,7 +62,7 @@ describe("a removal's repair step, taken", () => {
     const { w, move, dead } = setUp(['a', 'b', 'c', 'd', 'e']);
     const file = { saved: undefined as RemovalRepairProgress | undefined, saves: 0 };
     const repaired: string[] = [];
-    const d = driver(w, { repairUnit: async (u) => void repaired.push(removalUnitKey(u)), file });
+    const d = driver(w, { repairUnit: async (u) => void repaired.push(unitKey(u)), file });
     await rounds(d, 20, () => w.view().removed.has(dead));
     expect(w.view().removed.has(dead)).toBe(true);
     expect(repaired.length).toBeGreaterThan(0);
@@ -78,7 +78,7 @@ describe("a removal's repair step, taken", () => {
     const first: string[] = [];
     // The node dies during its sixth unit: that repair never ends.
     const d1 = driver(w, {
-      repairUnit: (u) => (first.length === 5 ? new Promise(() => undefined) : Promise.resolve(void first.push(removalUnitKey(u)))),
+      repairUnit: (u) => (first.length === 5 ? new Promise(() => undefined) : Promise.resolve(void first.push(unitKey(u)))),
       file,
     });
     d1.step();
@@ -89,7 +89,7 @@ describe("a removal's repair step, taken", () => {
     w.restart('a');
     w.agree();
     const second: string[] = [];
-    const d2 = driver(w, { repairUnit: async (u) => void second.push(removalUnitKey(u)), file });
+    const d2 = driver(w, { repairUnit: async (u) => void second.push(unitKey(u)), file });
     await rounds(d2, 20, () => w.view().removed.has(dead));
     expect(w.view().removed.has(dead)).toBe(true);
     expect(second.filter((k) => first.includes(k))).toEqual([]);
@@ -104,7 +104,7 @@ describe("a removal's repair step, taken", () => {
     w.node('e').up = false; // a survivor down: its units are skipped
     const d = driver(w, {
       repairUnit: async (u) => {
-        const k = removalUnitKey(u);
+        const k = unitKey(u);
         tries.set(k, (tries.get(k) ?? 0) + 1);
         old ??= k;
         if (k === old) throw new UnitSkipped('b runs a release that cannot repair for a removal');
