@@ -1,0 +1,160 @@
+/**
+ * Sub-keys (src/buckets/subkeys.ts) over random parents and paths, on a fixed seed (a CI
+ * run tests the same cases each time; a random seed is for hunts):
+ *
+ * 1. parseSubKey ∘ subKey is the identity, and one sub-key has one encoding: bytes that
+ *    parse re-encode to themselves, and bytes that do not are refused with a DT_* code
+ *    (random corruptions of good sub-keys: never read as another sub-key, never a crash);
+ * 2. a parent's sub-keys (and a field's) sort contiguously: the keys inside its span are
+ *    exactly its own, whatever other parents (one's key a prefix of another's, bytes 00
+ *    and ff) and ordinary keys (default and named buckets) sort among them.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { DataTypeError, FIELD_TYPES, MARK, parseSubKey, storedKey, subKey, subKeySpan, type FieldName, type SubPath } from '../../src/buckets/index.js';
+
+const RUNS = { seed: 30, endOnFailure: true } as const;
+
+/** Few distinct bytes, so prefixes, 00 and ff (the span's carry) and equal names are common. */
+const byte = fc.constantFrom(0x00, 0x01, 0x61, 0x62, 0x6d, 0x72, 0xff);
+const bytes = (min: number, max: number, long: number): fc.Arbitrary<Buffer> =>
+  fc.oneof({ weight: 9, arbitrary: fc.array(byte, { minLength: min, maxLength: max }).map((a) => Buffer.from(a)) }, { weight: 1, arbitrary: fc.constant(Buffer.alloc(long, 0x61)) });
+
+const bucketArb = fc.constantFrom('a', 'ab', 'b', 'tags.v2');
+/** A parent key: usually short, now and then 300 bytes (a two-byte varint length). */
+const keyArb = bytes(1, 4, 300);
+const parentArb = fc.tuple(bucketArb, keyArb).map(([b, k]) => storedKey(b, k));
+const nameArb = bytes(1, 3, 255);
+const elementArb = bytes(1, 4, 1024);
+
+const mapsArb = fc.array(nameArb.map((name): FieldName => ({ name, type: 'map' })), { maxLength: 3 });
+const pathArb: fc.Arbitrary<SubPath> = fc.oneof(
+  elementArb.map((element) => ({ element })),
+  fc.tuple(mapsArb, nameArb, fc.constantFrom('register' as const, 'flag' as const, 'counter' as const)).map(([maps, name, type]) => ({ fields: [...maps, { name, type }] })),
+  fc.tuple(mapsArb, nameArb, elementArb).map(([maps, name, element]) => ({ fields: [...maps, { name, type: 'set' as const }], element })),
+);
+
+const plain = (p: SubPath): unknown => ({ fields: (p.fields ?? []).map((f) => [Buffer.from(f.name as Uint8Array).toString('hex'), f.type]), element: p.element === undefined ? undefined : Buffer.from(p.element as Uint8Array).toString('hex') });
+
+/** A parsed sub-key's parts as the path they came from. */
+const pathOf = (k: Uint8Array): SubPath => {
+  const p = parseSubKey(k);
+  return { fields: p.fields, ...(p.element === undefined ? {} : { element: p.element }) };
+};
+
+describe('sub-keys: encode and parse', () => {
+  it('parse ∘ encode is the identity', () => {
+    fc.assert(
+      fc.property(bucketArb, keyArb, pathArb, (bucket, key, path) => {
+        const parent = storedKey(bucket, key);
+        const k = subKey(parent, path);
+        const p = parseSubKey(k);
+        expect(p.bucket).toBe(bucket);
+        expect(p.key.equals(key)).toBe(true);
+        expect(p.parent.equals(parent)).toBe(true);
+        expect(plain(pathOf(k))).toEqual(plain(path));
+      }),
+      { ...RUNS, numRuns: 2000 },
+    );
+  });
+
+  it('a corrupted sub-key parses to what re-encodes to it, or is refused with a DT_* code', () => {
+    const edit = fc.oneof(
+      fc.record({ kind: fc.constant('set' as const), at: fc.nat(), to: fc.integer({ min: 0, max: 255 }) }),
+      fc.record({ kind: fc.constant('cut' as const), at: fc.nat() }),
+      fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), to: fc.constantFrom(0x00, 0x01, 0x63, 0x66, 0x6d, 0x72, 0x73, 0x80, 0xff) }),
+    );
+    let refused = 0, parsed = 0;
+    fc.assert(
+      fc.property(parentArb, pathArb, fc.array(edit, { minLength: 1, maxLength: 3 }), (parent, path, edits) => {
+        let k = Buffer.from(subKey(parent, path));
+        for (const e of edits) {
+          const at = e.at % (k.length + 1);
+          if (e.kind === 'set' && at < k.length) k[at] = e.to;
+          else if (e.kind === 'cut') k = k.subarray(0, at);
+          else if (e.kind === 'insert') k = Buffer.concat([k.subarray(0, at), Buffer.from([e.to]), k.subarray(at)]);
+        }
+        let p: ReturnType<typeof parseSubKey>;
+        try {
+          p = parseSubKey(k);
+        } catch (err) {
+          expect(err).toBeInstanceOf(DataTypeError);
+          expect((err as DataTypeError).code).toMatch(/^DT_/);
+          refused++;
+          return;
+        }
+        parsed++;
+        expect(subKey(p.parent, pathOf(k)).equals(k)).toBe(true);
+      }),
+      { ...RUNS, numRuns: 3000 },
+    );
+    expect(refused).toBeGreaterThan(300); // both outcomes were tried
+    expect(parsed).toBeGreaterThan(300);
+  });
+
+  it('near-sub-keys (the mark, then pieces of the grammar, some bent) are refused or parse canonically', () => {
+    // Pieces: a bucket name with its length, a (sometimes non-minimal) length, a tag, a field, an element, any byte.
+    const piece = fc.oneof(
+      bucketArb.map((b) => Buffer.concat([Buffer.from([b.length]), Buffer.from(b)])),
+      fc.constantFrom([0x01], [0x05], [0x81, 0x00], [0x85, 0x00], [0x80, 0x01], [0xac, 0x02], [0x80, 0x80, 0x80, 0x80, 0x01]).map((a) => Buffer.from(a)),
+      fc.tuple(fc.constantFrom(0x63, 0x66, 0x6d, 0x72, 0x73, 0x01, 0x00), fc.integer({ min: 0, max: 4 }), bytes(0, 4, 255)).map(([t, n, b]) => Buffer.concat([Buffer.from([t, n]), b])),
+      bytes(0, 4, 1025),
+      fc.integer({ min: 0, max: 255 }).map((b) => Buffer.from([b])),
+    );
+    let parsed = 0;
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), (pieces) => {
+        const k = Buffer.concat([MARK, Buffer.from([0]), ...pieces]);
+        try {
+          const p = parseSubKey(k);
+          parsed++;
+          expect(subKey(p.parent, pathOf(k)).equals(k)).toBe(true);
+        } catch (err) {
+          expect(err).toBeInstanceOf(DataTypeError);
+        }
+      }),
+      { ...RUNS, numRuns: 5000 },
+    );
+    expect(parsed).toBeGreaterThan(20);
+  });
+});
+
+describe('sub-keys: spans', () => {
+  const ordinaryArb = fc.oneof(
+    fc.tuple(bucketArb, keyArb).map(([b, k]) => storedKey(b, k)),
+    fc.array(byte, { minLength: 1, maxLength: 8 }).map((a) => Buffer.from(a)).filter((k) => !k.subarray(0, 4).equals(MARK)).map((k) => storedKey('default', k)),
+  );
+  const entryArb = fc.tuple(parentArb, pathArb).map(([parent, path]) => ({ parent, path, key: subKey(parent, path) }));
+
+  it("a parent's sub-keys, and a field's, are exactly the keys inside its span", () => {
+    fc.assert(
+      fc.property(fc.array(entryArb, { minLength: 1, maxLength: 40 }), fc.array(ordinaryArb, { maxLength: 20 }), (entries, ordinary) => {
+        const all = [...entries.map((e) => e.key), ...ordinary, ...entries.map((e) => e.parent)].sort(Buffer.compare);
+        const inside = (s: { gte: Buffer; lt: Buffer }): Buffer[] => all.filter((k) => Buffer.compare(s.gte, k) <= 0 && Buffer.compare(k, s.lt) < 0);
+        const hex = (ks: Buffer[]): string[] => ks.map((k) => k.toString('hex'));
+        for (const e of entries) {
+          // Every key of the span is one of the parent's sub-keys, and each of them is in it: contiguous in sorted order.
+          const own = entries.filter((x) => x.parent.equals(e.parent)).map((x) => x.key);
+          const span = inside(subKeySpan(e.parent));
+          expect(hex(span).sort()).toEqual(hex(own).sort());
+          const first = all.findIndex((k) => k.equals(span[0]!));
+          expect(hex(all.slice(first, first + span.length))).toEqual(hex(span));
+          // The same under each field of its path: the keys whose path begins with those fields.
+          const fields = e.path.fields ?? [];
+          const sig = (p: SubPath, d: number): string => JSON.stringify(plain({ fields: (p.fields ?? []).slice(0, d) }));
+          for (let d = 1; d <= fields.length; d++) {
+            const want = entries.filter((x) => x.parent.equals(e.parent) && sig(x.path, d) === sig(e.path, d));
+            expect(hex(inside(subKeySpan(e.parent, fields.slice(0, d)))).sort()).toEqual(hex(want.map((x) => x.key)).sort());
+          }
+        }
+      }),
+      { ...RUNS, numRuns: 500 },
+    );
+  });
+
+  it('every field type has a tag of its own', () => {
+    const parent = storedKey('a', Buffer.from('k'));
+    const keys = FIELD_TYPES.map((type) => subKeySpan(parent, [{ name: 'x', type }]).gte.toString('hex'));
+    expect(new Set(keys).size).toBe(FIELD_TYPES.length);
+  });
+});
