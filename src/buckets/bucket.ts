@@ -160,18 +160,31 @@ const MAX_VARINT_BYTES = 4;
 /** The longest parent key a sub-key can name (far above any key limit a store takes). */
 export const MAX_PARENT_KEY_BYTES = 2 ** (7 * MAX_VARINT_BYTES) - 1;
 
-/** Where a sub-key's parts lie: its bucket, its parent's user key [keyStart, keyEnd), its path [keyEnd, end). */
+/** Where a sub-key's parts lie: its bucket name's length (the name is at SUBKEY_NAME_AT), its parent's user key [keyStart, keyEnd), its path [keyEnd, end). */
 export interface SubKeyHead {
-  readonly bucket: string;
+  readonly nameLen: number;
   readonly keyStart: number;
   readonly keyEnd: number;
 }
 
-/** The bucket name of `len` bytes at `at`, if it is a valid one. */
-function nameAt(b: Uint8Array, at: number, len: number): string | undefined {
-  if (len === 0 || len > MAX_BUCKET_NAME || b.length < at + len) return undefined;
-  const name = Buffer.from(b.buffer, b.byteOffset + at, len).toString('latin1');
-  return NAME.test(name) ? name : undefined;
+/** The first offset of a sub-key's bucket name. */
+export const SUBKEY_NAME_AT = MARK.length + 2;
+
+/** a-z, 0-9 (and with `rest`, '_', '.', '-'): NAME byte by byte, no string made. */
+function nameByte(c: number, rest: boolean): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (rest && (c === 0x5f || c === 0x2e || c === 0x2d));
+}
+
+/** Whether the `len` bytes at `at` are a valid bucket name (as bucketName checks it). */
+function isNameAt(b: Uint8Array, at: number, len: number): boolean {
+  if (len === 0 || len > MAX_BUCKET_NAME || b.length < at + len) return false;
+  for (let i = 0; i < len; i++) if (!nameByte(b[at + i]!, i > 0)) return false;
+  return true;
+}
+
+/** The bucket name of `len` bytes at `at` (checked by isNameAt). */
+export function bucketNameAt(b: Uint8Array, at: number, len: number): string {
+  return Buffer.from(b.buffer, b.byteOffset + at, len).toString('latin1');
 }
 
 /**
@@ -182,9 +195,8 @@ function nameAt(b: Uint8Array, at: number, len: number): string | undefined {
 export function subKeyHead(stored: Uint8Array): SubKeyHead | undefined {
   if (!startsWithMark(stored) || stored[MARK.length] !== SUBKEY) return undefined;
   const nameLen = stored[MARK.length + 1] ?? 0;
-  const bucket = nameAt(stored, MARK.length + 2, nameLen);
-  if (bucket === undefined) return undefined;
-  let at = MARK.length + 2 + nameLen;
+  if (!isNameAt(stored, SUBKEY_NAME_AT, nameLen)) return undefined;
+  let at = SUBKEY_NAME_AT + nameLen;
   let keyLen = 0;
   for (let i = 0; ; i++) {
     if (i === MAX_VARINT_BYTES || at >= stored.length) return undefined;
@@ -196,7 +208,7 @@ export function subKeyHead(stored: Uint8Array): SubKeyHead | undefined {
     }
   }
   if (keyLen === 0 || at + keyLen >= stored.length) return undefined; // an empty key, or no path
-  return { bucket, keyStart: at, keyEnd: at + keyLen };
+  return { nameLen, keyStart: at, keyEnd: at + keyLen };
 }
 
 /**
@@ -207,11 +219,10 @@ export function subKeyHead(stored: Uint8Array): SubKeyHead | undefined {
 export function splitKey(stored: Uint8Array): { bucket: string; key: Uint8Array } {
   if (startsWithMark(stored)) {
     const head = stored[MARK.length] === SUBKEY ? subKeyHead(stored) : undefined;
-    if (head !== undefined) return { bucket: head.bucket, key: stored.subarray(head.keyStart, head.keyEnd) };
+    if (head !== undefined) return { bucket: bucketNameAt(stored, SUBKEY_NAME_AT, head.nameLen), key: stored.subarray(head.keyStart, head.keyEnd) };
     const len = stored[MARK.length]!;
     const start = MARK.length + 1 + len;
-    const name = stored.length > start ? nameAt(stored, MARK.length + 1, len) : undefined;
-    if (name !== undefined) return { bucket: name, key: stored.subarray(start) };
+    if (stored.length > start && isNameAt(stored, MARK.length + 1, len)) return { bucket: bucketNameAt(stored, MARK.length + 1, len), key: stored.subarray(start) };
   }
   return { bucket: DEFAULT_BUCKET, key: stored };
 }

@@ -26,7 +26,7 @@
  * Must not: hash (storage/keys.ts places keys and makes context checks), know a bucket's
  * type, records or the store. The data types' core; used by nothing yet (issue 30).
  */
-import { DEFAULT_BUCKET, DataTypeError, MARK, MAX_PARENT_KEY_BYTES, SUBKEY, splitKey, subKeyHead, type SubKeyHead } from './bucket.js';
+import { DEFAULT_BUCKET, DataTypeError, MARK, MAX_PARENT_KEY_BYTES, SUBKEY, SUBKEY_NAME_AT, bucketNameAt, splitKey, subKeyHead, type SubKeyHead } from './bucket.js';
 
 /** The longest set element, bytes (a set field's too). */
 export const MAX_ELEMENT_BYTES = 1024;
@@ -179,12 +179,12 @@ function notSubKey(stored: Uint8Array): DataTypeError {
 
 /** The parent stored key (`MARK len name key`) of a sub-key with head `head`: new bytes. */
 function parentOf(stored: Uint8Array, head: SubKeyHead): Buffer {
-  const nameLen = stored[MARK.length + 1]!;
+  const { nameLen } = head;
   const keyLen = head.keyEnd - head.keyStart;
   const out = Buffer.allocUnsafe(MARK.length + 1 + nameLen + keyLen);
   MARK.copy(out, 0);
   out[MARK.length] = nameLen;
-  out.set(stored.subarray(MARK.length + 2, MARK.length + 2 + nameLen), MARK.length + 1);
+  out.set(stored.subarray(SUBKEY_NAME_AT, SUBKEY_NAME_AT + nameLen), MARK.length + 1);
   out.set(stored.subarray(head.keyStart, head.keyEnd), MARK.length + 1 + nameLen);
   return out;
 }
@@ -224,7 +224,7 @@ export function parseSubKey(stored: Uint8Array): SubKey {
     if (at === b.length) throw new DataTypeError('DT_BAD_PATH', `malformed sub-key path: ${type} field ${show(name)} names no ${type === 'set' ? 'element' : 'field'}`);
     if (type === 'set' && b[at] !== ELEMENT) throw new DataTypeError('DT_BAD_PATH', `malformed sub-key path: set field ${show(name)} is followed by no element mark 01`);
   }
-  return { bucket: head.bucket, parent: parentOf(b, head), key: b.subarray(head.keyStart, head.keyEnd), fields, element };
+  return { bucket: bucketNameAt(b, SUBKEY_NAME_AT, head.nameLen), parent: parentOf(b, head), key: b.subarray(head.keyStart, head.keyEnd), fields, element };
 }
 
 /** Whether a stored key is a sub-key (it has a sub-key head; its path is parseSubKey's to check). */

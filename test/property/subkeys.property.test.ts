@@ -7,11 +7,16 @@
  *    (random corruptions of good sub-keys: never read as another sub-key, never a crash);
  * 2. a parent's sub-keys (and a field's) sort contiguously: the keys inside its span are
  *    exactly its own, whatever other parents (one's key a prefix of another's, bytes 00
- *    and ff) and ordinary keys (default and named buckets) sort among them.
+ *    and ff) and ordinary keys (default and named buckets) sort among them;
+ * 3. placement: a sub-key has its parent's token, an ordinary key its own as before; in a
+ *    store, the records under a parent's data-key span are exactly its sub-keys'.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DataTypeError, FIELD_TYPES, MARK, parseSubKey, storedKey, subKey, subKeySpan, type FieldName, type SubPath } from '../../src/buckets/index.js';
+import { DEFAULT_BUCKET, DataTypeError, FIELD_TYPES, MARK, bucketOf, parseSubKey, storedKey, subKey, subKeySpan, type FieldName, type SubPath } from '../../src/buckets/index.js';
+import { hashInto } from '../../src/ring/index.js';
+import { MemoryEngine, Store } from '../../src/storage/index.js';
+import { dataKey, subKeyDataSpan, tokenHalves } from '../../src/storage/keys.js';
 
 const RUNS = { seed: 30, endOnFailure: true } as const;
 
@@ -119,6 +124,23 @@ describe('sub-keys: encode and parse', () => {
   });
 });
 
+describe('bucket names read from stored keys', () => {
+  it('a marked key names the bucket its name bytes spell when bucketName would take them (checked byte by byte, as the pattern)', () => {
+    const nameByte = fc.oneof(fc.constantFrom(0x2d, 0x2e, 0x5f, 0x30, 0x39, 0x61, 0x7a, 0x41, 0x2f, 0x3a, 0x60, 0x7b, 0x20), fc.integer({ min: 0, max: 255 }));
+    fc.assert(
+      fc.property(fc.array(nameByte, { minLength: 1, maxLength: 66 }), (name) => {
+        const text = Buffer.from(name).toString('latin1');
+        const valid = name.length <= 64 && /^[a-z0-9][a-z0-9_.-]*$/.test(text);
+        const named = Buffer.concat([MARK, Buffer.from([name.length]), Buffer.from(name), Buffer.from('k')]);
+        expect(bucketOf(named)).toBe(valid ? text : DEFAULT_BUCKET);
+        const sub = Buffer.concat([MARK, Buffer.from([0, name.length]), Buffer.from(name), Buffer.from([1]), Buffer.from('k'), Buffer.from([1]), Buffer.from('e')]);
+        expect(bucketOf(sub)).toBe(valid ? text : DEFAULT_BUCKET);
+      }),
+      { ...RUNS, numRuns: 3000 },
+    );
+  });
+});
+
 describe('sub-keys: spans', () => {
   const ordinaryArb = fc.oneof(
     fc.tuple(bucketArb, keyArb).map(([b, k]) => storedKey(b, k)),
@@ -156,5 +178,58 @@ describe('sub-keys: spans', () => {
     const parent = storedKey('a', Buffer.from('k'));
     const keys = FIELD_TYPES.map((type) => subKeySpan(parent, [{ name: 'x', type }]).gte.toString('hex'));
     expect(new Set(keys).size).toBe(FIELD_TYPES.length);
+  });
+});
+
+describe('sub-keys: placement', () => {
+  /** A key's own hash, as tokenHalves gave every key before sub-keys. */
+  const ownHalves = (k: Uint8Array): [number, number] => {
+    const out = new Uint32Array(2);
+    hashInto(k, out);
+    return [out[0]!, out[1]!];
+  };
+  const ordinaryArb = fc.oneof(
+    fc.tuple(bucketArb, keyArb).map(([b, k]) => storedKey(b, k)),
+    fc.uint8Array({ minLength: 1, maxLength: 12 }).map((a) => Buffer.from(a)).filter((k) => !k.subarray(0, 4).equals(MARK)),
+  );
+
+  it("a sub-key has its parent's token; any other key its own hash", () => {
+    fc.assert(
+      fc.property(parentArb, pathArb, ordinaryArb, (parent, path, other) => {
+        const k = subKey(parent, path);
+        expect(tokenHalves(k)).toEqual(tokenHalves(parent));
+        expect(tokenHalves(parent)).toEqual(ownHalves(parent));
+        expect(tokenHalves(other)).toEqual(ownHalves(other));
+        expect(ownHalves(k)).not.toEqual(ownHalves(parent)); // the test could fail: placed by its own bytes it would move
+      }),
+      { ...RUNS, numRuns: 2000 },
+    );
+  });
+
+  it("a store's records under a parent's data-key span are exactly its sub-keys'", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(parentArb, pathArb), { minLength: 1, maxLength: 12 }), fc.array(ordinaryArb, { maxLength: 8 }), async (entries, ordinary) => {
+        const engine = new MemoryEngine();
+        const store = await Store.open({ engine });
+        try {
+          const subs = entries.map(([parent, path]) => ({ parent, key: subKey(parent, path) }));
+          for (const k of [...subs.map((x) => x.key), ...subs.map((x) => x.parent), ...ordinary]) await store.put(k, Buffer.from(k.toString('hex')));
+          for (const { parent } of subs) {
+            const span = subKeyDataSpan(parent);
+            const [hi, lo] = tokenHalves(parent);
+            const want = [...new Set(subs.filter((x) => x.parent.equals(parent)).map((x) => dataKey(hi, lo, x.key).toString('hex')))].sort();
+            const it = engine.keyIterator(span.gte, span.lt);
+            const got: string[] = [];
+            for (let keys = await it.nextv(100); keys.length > 0; keys = await it.nextv(100)) got.push(...keys.map((k) => k.toString('hex')));
+            await it.close();
+            expect(got).toEqual(want);
+          }
+          for (const { key } of subs) expect((await store.get(key)).values.map(String)).toEqual([key.toString('hex')]);
+        } finally {
+          await store.close();
+        }
+      }),
+      { ...RUNS, numRuns: 60 },
+    );
   });
 });

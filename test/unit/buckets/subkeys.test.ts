@@ -20,6 +20,8 @@ import {
   subKeySpan,
   type FieldName,
 } from '../../../src/buckets/index.js';
+import { KvError } from '../../../src/storage/index.js';
+import { userKey } from '../../../src/storage/keys.js';
 
 const parent = storedKey('tags', Buffer.from('doc:1'));
 
@@ -155,5 +157,26 @@ describe('refusals: each code, each with a message saying what to do', () => {
     const r = refusal(() => parseSubKey(bytes));
     expect(r.code).toBe(code);
     expect(r.message).toMatch(message);
+  });
+});
+
+describe("the store's key check (storage/keys.ts userKey) on sub-keys", () => {
+  const codeOf = (f: () => unknown): string => {
+    try {
+      f();
+    } catch (e) {
+      expect(e instanceof DataTypeError || e instanceof KvError).toBe(true);
+      return (e as DataTypeError | KvError).code;
+    }
+    return 'none';
+  };
+  it('takes a good one; the key limit is on its parent key, not on its path', () => {
+    const k = subKey(parent, { element: Buffer.alloc(MAX_ELEMENT_BYTES, 1) });
+    expect(userKey(k, 5)).toBe(k); // 'doc:1' is 5 bytes
+    expect(codeOf(() => userKey(k, 4))).toBe('KV_KEY_TOO_LARGE');
+  });
+  it('refuses a malformed path with its DT_* code', () => {
+    expect(codeOf(() => userKey(Buffer.concat([head, hex('r', [1], 'a', 'zz')]), 4096))).toBe('DT_BAD_PATH');
+    expect(codeOf(() => userKey(Buffer.concat([head, hex([1])]), 4096))).toBe('DT_ELEMENT_EMPTY');
   });
 });
