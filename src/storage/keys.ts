@@ -59,11 +59,23 @@ const pair = new Uint32Array(2);
 /**
  * A stored key's token as (hi, lo) halves: the hash of its placement key, so a sub-key
  * (buckets/subkeys.ts) has its parent's token and its record sits in its parent's span.
- * For any other key lo is also the 32-bit check its contexts carry.
+ * For any other key lo is also the check its contexts carry (contextCheckOf).
  */
 export function tokenHalves(key: Uint8Array): [number, number] {
   hashInto(placementKey(key), pair);
   return [pair[0]!, pair[1]!];
+}
+
+/**
+ * The 32-bit check a context carries of the stored key it was read from (codec.ts
+ * decodeContext refuses it on another key): the low half of the key's own hash. For a key
+ * that is no sub-key that is its token's low half, as always; a sub-key shares its
+ * parent's token with its siblings, so its check is of its own bytes, and a context read
+ * from one element is refused on another.
+ */
+export function contextCheckOf(key: Uint8Array): number {
+  hashInto(key, pair);
+  return pair[1]!;
 }
 
 function withToken(prefix: Buffer, hi: number, lo: number, key: Uint8Array): Buffer {

@@ -9,14 +9,19 @@
  *    exactly its own, whatever other parents (one's key a prefix of another's, bytes 00
  *    and ff) and ordinary keys (default and named buckets) sort among them;
  * 3. placement: a sub-key has its parent's token, an ordinary key its own as before; in a
- *    store, the records under a parent's data-key span are exactly its sub-keys'.
+ *    store, the records under a parent's data-key span are exactly its sub-keys';
+ * 4. contexts: contextCheckOf is today's check (the token's low half) for an ordinary key
+ *    and differs between sibling sub-keys, so a context read from one element (from the
+ *    store or from resolveReplies) is refused on another; and the store's key filter,
+ *    rebuilt from disk, still knows a sub-key written before (a blind write after a
+ *    restart is a sibling, not an overwrite).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BUCKET, DataTypeError, FIELD_TYPES, MARK, bucketOf, parseSubKey, storedKey, subKey, subKeySpan, type FieldName, type SubPath } from '../../src/buckets/index.js';
 import { hashInto } from '../../src/ring/index.js';
-import { MemoryEngine, Store } from '../../src/storage/index.js';
-import { dataKey, subKeyDataSpan, tokenHalves } from '../../src/storage/keys.js';
+import { KvError, MemoryEngine, Store, resolveReplies } from '../../src/storage/index.js';
+import { contextCheckOf, dataKey, subKeyDataSpan, tokenHalves } from '../../src/storage/keys.js';
 
 const RUNS = { seed: 30, endOnFailure: true } as const;
 
@@ -225,6 +230,52 @@ describe('sub-keys: placement', () => {
             expect(got).toEqual(want);
           }
           for (const { key } of subs) expect((await store.get(key)).values.map(String)).toEqual([key.toString('hex')]);
+        } finally {
+          await store.close();
+        }
+      }),
+      { ...RUNS, numRuns: 60 },
+    );
+  });
+});
+
+describe('sub-keys: context checks', () => {
+  const siblingsArb = fc.tuple(parentArb, pathArb, pathArb).filter(([p, a, b]) => !subKey(p, a).equals(subKey(p, b)));
+  const badContext = async (p: Promise<unknown>): Promise<string> =>
+    p.then(
+      () => 'none',
+      (e: unknown) => (e instanceof KvError ? e.code : String(e)),
+    );
+
+  it("is the token's low half for an ordinary key, and differs between sibling sub-keys", () => {
+    fc.assert(
+      fc.property(siblingsArb, fc.uint8Array({ minLength: 1, maxLength: 12 }), ([parent, a, b], plain) => {
+        for (const k of [parent, Buffer.from(plain)]) expect(contextCheckOf(k)).toBe(tokenHalves(k)[1]);
+        expect(contextCheckOf(subKey(parent, a))).not.toBe(contextCheckOf(subKey(parent, b)));
+      }),
+      { ...RUNS, numRuns: 3000 },
+    );
+  });
+
+  it("a context read from one sub-key is refused on its sibling; it works on its own; a restart's key filter still knows it", async () => {
+    await fc.assert(
+      fc.asyncProperty(siblingsArb, async ([parent, a, b]) => {
+        const x = subKey(parent, a), y = subKey(parent, b);
+        const engine = new MemoryEngine();
+        let store = await Store.open({ engine });
+        try {
+          await store.put(x, Buffer.from('1'));
+          const fromGet = (await store.get(x)).context;
+          const fromReplies = resolveReplies(x, [await store.getRecord(x)]).context;
+          for (const ctx of [fromGet, fromReplies]) expect(await badContext(store.put(y, Buffer.from('2'), ctx))).toBe('KV_BAD_CONTEXT');
+          await store.put(x, Buffer.from('3'), fromReplies);
+          expect((await store.get(x)).values.map(String)).toEqual(['3']);
+          await store.close();
+          store = await Store.open({ engine });
+          await store.keyFilter.settled;
+          expect(store.keyFilter.ready).toBe(true);
+          await store.put(x, Buffer.from('4')); // blind: a sibling of what is on disk
+          expect((await store.get(x)).values.map(String).sort()).toEqual(['3', '4']);
         } finally {
           await store.close();
         }
