@@ -18,13 +18,15 @@
  * is length-prefixed or runs to the end, so the encoding is prefix-free: the sub-keys of a
  * parent (or of one of its fields) are exactly the stored keys that begin with its prefix,
  * one span in byte order (`subKeySpan`), which no other parent's sub-key enters, even one
- * whose key the first's extends, nor any key of the other kinds (bucket.ts). Each sub-key
+ * whose key the first's extends, nor any key of the other kinds written since buckets
+ * (bucket.ts). Each sub-key
  * has one encoding (a minimal varint, a strict grammar), so parseSubKey and subKey are each
  * other's inverse, and a malformed sub-key is refused (DT_*), never read as another.
  *
  * Owns: encoding and parsing sub-keys, their limits and spans, a stored key's placement key.
  * Must not: hash (storage/keys.ts places keys and makes context checks), know a bucket's
- * type, records or the store. The data types' core; used by nothing yet (issue 30).
+ * type, records or the store. The data types' core (issue 30): the store places sub-keys
+ * and checks their contexts and paths already, but no request makes one yet.
  */
 import { DEFAULT_BUCKET, DataTypeError, MARK, MAX_PARENT_KEY_BYTES, SUBKEY, SUBKEY_NAME_AT, bucketNameAt, splitKey, subKeyHead, type SubKeyHead } from './bucket.js';
 
