@@ -5,12 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  BucketTable,
   DEFAULT_BUCKET,
   DataTypeError,
   MARK,
   MAX_ELEMENT_BYTES,
   MAX_FIELD_NAME_BYTES,
   bucketOf,
+  defaultProps,
   isSubKey,
   parseSubKey,
   placementKey,
@@ -20,6 +22,7 @@ import {
   subKeySpan,
   type FieldName,
 } from '../../../src/buckets/index.js';
+import { keyClasses } from '../../../src/cluster/n-classes.js';
 import { KvError } from '../../../src/storage/index.js';
 import { userKey } from '../../../src/storage/keys.js';
 
@@ -72,6 +75,12 @@ describe('what a sub-key is to the rest of the node', () => {
     expect(isSubKey(parent)).toBe(false);
     const plain = Buffer.from('user:1');
     expect(placementKey(plain)).toBe(plain);
+  });
+  it('its N class (streams, repair, kept trees, hint routes) is its parent bucket’s', () => {
+    const table = new BucketTable(3);
+    table.create('tags', { ...defaultProps(3), n: 5 }, 1000, 'a');
+    expect(keyClasses(table).nOf(k)).toBe(5);
+    expect(keyClasses(table).nOf(parent)).toBe(5);
   });
   it('parses into its parts', () => {
     const p = parseSubKey(subKey(parent, { fields: [{ name: 'm', type: 'map' }, { name: 'tags', type: 'set' }], element: Buffer.from([0, 0xff]) }));
