@@ -7,9 +7,13 @@
  * working, on the disk and on the wire between nodes of mixed releases), and a named
  * bucket's are `MARK len(1) name key`. The ring hashes the stored key, so each bucket's
  * keys spread over the ring independently of the others'. Default-bucket keys that begin
- * with MARK are refused: they are what keeps the two kinds apart.
+ * with MARK are refused: they are what keeps the two kinds apart. A third kind, a
+ * *sub-key* (a data type's element or field, subkeys.ts), is `MARK 00 len(1) name
+ * varint(len(key)) key path`: the zero byte after MARK is no bucket name's length, so no
+ * stored key of the other two kinds (since buckets) begins that way. This file reads a
+ * sub-key's head (its bucket and parent key); the path is subkeys.ts's.
  *
- * Owns: names, properties and their limits, the stored-key encoding, BK_* errors.
+ * Owns: names, properties and their limits, the stored-key encoding, BK_* and DT_* errors.
  * Must not: know the ring, the store, the network or who changed what (table.ts).
  */
 
@@ -19,6 +23,24 @@ export class BucketError extends Error {
   constructor(readonly code: BucketErrorCode, message: string) {
     super(message);
     this.name = 'BucketError';
+  }
+}
+
+/** A data type's element or field named wrongly (subkeys.ts): each a bad argument. */
+export type DataTypeErrorCode =
+  | 'DT_BAD_SUBKEY' // bytes that are not a sub-key (a malformed head, no path)
+  | 'DT_BAD_PARENT' // a sub-key asked of a key that is not a named bucket's
+  | 'DT_BAD_PATH' // a path that does not parse: an unknown tag, a field of a type that has none, bytes past its end
+  | 'DT_PATH_TOO_DEEP' // more nested fields than MAX_PATH_DEPTH
+  | 'DT_ELEMENT_EMPTY'
+  | 'DT_ELEMENT_TOO_LARGE'
+  | 'DT_FIELD_NAME_EMPTY'
+  | 'DT_FIELD_NAME_TOO_LARGE';
+
+export class DataTypeError extends Error {
+  constructor(readonly code: DataTypeErrorCode, message: string) {
+    super(message);
+    this.name = 'DataTypeError';
   }
 }
 
@@ -131,19 +153,76 @@ export function keyOverhead(bucket: string): number {
   return bucket === DEFAULT_BUCKET ? 0 : MARK.length + 1 + bucket.length;
 }
 
+/** The byte after MARK that marks a sub-key: no bucket name has length 0. */
+export const SUBKEY = 0x00;
+/** A sub-key's parent key length is a minimal varint of at most this many bytes. */
+const MAX_VARINT_BYTES = 4;
+/** The longest parent key a sub-key can name (far above any key limit a store takes). */
+export const MAX_PARENT_KEY_BYTES = 2 ** (7 * MAX_VARINT_BYTES) - 1;
+
+/** Where a sub-key's parts lie: its bucket name's length (the name is at SUBKEY_NAME_AT), its parent's user key [keyStart, keyEnd), its path [keyEnd, end). */
+export interface SubKeyHead {
+  readonly nameLen: number;
+  readonly keyStart: number;
+  readonly keyEnd: number;
+}
+
+/** The first offset of a sub-key's bucket name. */
+export const SUBKEY_NAME_AT = MARK.length + 2;
+
+/** a-z, 0-9 (and with `rest`, '_', '.', '-'): NAME byte by byte, no string made. */
+function nameByte(c: number, rest: boolean): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (rest && (c === 0x5f || c === 0x2e || c === 0x2d));
+}
+
+/** Whether the `len` bytes at `at` are a valid bucket name (as bucketName checks it). */
+function isNameAt(b: Uint8Array, at: number, len: number): boolean {
+  if (len === 0 || len > MAX_BUCKET_NAME || b.length < at + len) return false;
+  for (let i = 0; i < len; i++) if (!nameByte(b[at + i]!, i > 0)) return false;
+  return true;
+}
+
+/** The bucket name of `len` bytes at `at` (checked by isNameAt). */
+export function bucketNameAt(b: Uint8Array, at: number, len: number): string {
+  return Buffer.from(b.buffer, b.byteOffset + at, len).toString('latin1');
+}
+
 /**
- * The bucket and user key of a stored key (the user key a view of the same bytes). A
- * stored key that begins with MARK but does not parse is taken as a default-bucket key
- * (it can only be one written before buckets existed).
+ * The head of a sub-key (`MARK 00 len name varint(len(key)) key`, then at least one byte
+ * of path), or undefined when `stored` is not one: a valid bucket name, a minimal varint,
+ * a key of at least one byte. The path is not read here (subkeys.ts parseSubKey).
+ */
+export function subKeyHead(stored: Uint8Array): SubKeyHead | undefined {
+  if (!startsWithMark(stored) || stored[MARK.length] !== SUBKEY) return undefined;
+  const nameLen = stored[MARK.length + 1] ?? 0;
+  if (!isNameAt(stored, SUBKEY_NAME_AT, nameLen)) return undefined;
+  let at = SUBKEY_NAME_AT + nameLen;
+  let keyLen = 0;
+  for (let i = 0; ; i++) {
+    if (i === MAX_VARINT_BYTES || at >= stored.length) return undefined;
+    const b = stored[at++]!;
+    keyLen += (b & 0x7f) * 2 ** (7 * i);
+    if ((b & 0x80) === 0) {
+      if (b === 0 && i > 0) return undefined; // not minimal: one sub-key, one encoding
+      break;
+    }
+  }
+  if (keyLen === 0 || at + keyLen >= stored.length) return undefined; // an empty key, or no path
+  return { nameLen, keyStart: at, keyEnd: at + keyLen };
+}
+
+/**
+ * The bucket and user key of a stored key (the user key a view of the same bytes); a
+ * sub-key's are its parent's. A stored key that begins with MARK but does not parse is
+ * taken as a default-bucket key (it can only be one written before buckets existed).
  */
 export function splitKey(stored: Uint8Array): { bucket: string; key: Uint8Array } {
   if (startsWithMark(stored)) {
+    const head = stored[MARK.length] === SUBKEY ? subKeyHead(stored) : undefined;
+    if (head !== undefined) return { bucket: bucketNameAt(stored, SUBKEY_NAME_AT, head.nameLen), key: stored.subarray(head.keyStart, head.keyEnd) };
     const len = stored[MARK.length]!;
     const start = MARK.length + 1 + len;
-    if (len > 0 && len <= MAX_BUCKET_NAME && stored.length > start) {
-      const name = Buffer.from(stored.buffer, stored.byteOffset + MARK.length + 1, len).toString('latin1');
-      if (NAME.test(name)) return { bucket: name, key: stored.subarray(start) };
-    }
+    if (stored.length > start && isNameAt(stored, MARK.length + 1, len)) return { bucket: bucketNameAt(stored, MARK.length + 1, len), key: stored.subarray(start) };
   }
   return { bucket: DEFAULT_BUCKET, key: stored };
 }

@@ -1,3 +1,4 @@
-/** Buckets: names, properties, the stored-key encoding and the cluster's bucket table. */
+/** Buckets: names, properties, the stored-key encoding (sub-keys too) and the cluster's bucket table. */
 export * from './bucket.js';
 export * from './table.js';
+export * from './subkeys.js';

@@ -11,6 +11,7 @@
  * Owns: when and how fast hints go out. Must not: decide who is up (membership does) or
  * what a hint holds (the store does).
  */
+import { placementKey } from '../buckets/index.js';
 import type { HintStore } from '../storage/index.js';
 import type { Ring } from '../ring/index.js';
 import { transient } from '../replication/replica-api.js';
@@ -184,8 +185,9 @@ export class HintDelivery {
 
 /**
  * Where `target`'s hint for a key goes instead of to it (HintDeliveryDeps.redirect), key
- * by key: the key's replicas in `after` (the ring once the change in progress is done)
- * for the n of its bucket (`nOf`, buckets of different n: cluster/n-classes.ts); undefined
+ * by key: the key's replicas in `after` (the ring once the change in progress is done;
+ * a sub-key's are its parent's, buckets/subkeys.ts) for the n of its bucket (`nOf`,
+ * buckets of different n: cluster/n-classes.ts); undefined
  * (to the target itself) when the target is not `gone` and stays one of them. A key whose
  * n is unknown (its bucket not yet in this node's table) goes nowhere yet: it is kept.
  */
@@ -193,7 +195,7 @@ export function hintRoute(after: Ring, target: string, gone: boolean, nOf: (key:
   return (key) => {
     const n = nOf(key);
     if (n === undefined) return [];
-    const to = after.preferenceList(key, Math.min(n, after.size));
+    const to = after.preferenceList(placementKey(key), Math.min(n, after.size)); // a sub-key goes where its parent does
     return !gone && to.includes(target) ? undefined : to;
   };
 }

@@ -57,7 +57,7 @@ import { WallClock } from './wall-clock.js';
 import { NodeSecurity } from '../security/node-security.js';
 import { Admission, GuardedServer, listenAdmitted } from '../transport/admission.js';
 import { fileLimitAdvice } from './file-limit.js';
-import { bucketOf, type BucketTable } from '../buckets/index.js';
+import { bucketOf, placementKey, type BucketTable } from '../buckets/index.js';
 import { BucketSync, loadBuckets } from './bucket-sync.js';
 import type { TransfersResponse } from '../transport/generated/ringkv/v1/TransfersResponse.js';
 
@@ -227,7 +227,7 @@ export class RingkvNode {
       this.replication.hintDelivery.handOver((target, key) => {
         const ring = this.#topology.placement?.target;
         const n = handoff.classes().nOf(key) ?? replicas;
-        return ring?.preferenceList(key, Math.min(n, ring.size)).find((x) => x !== id && x !== target && gossiper.isUp(x));
+        return ring?.preferenceList(placementKey(key), Math.min(n, ring.size)).find((x) => x !== id && x !== target && gossiper.isUp(x));
       });
     this.metrics = new NodeMetrics(this.#metricSources());
     store.onClockEntries = (entries) => this.metrics.clockEntries.observe(entries);

@@ -1,6 +1,6 @@
 /**
  * The store's key layout in LevelDB (docs/architecture.md). One prefix byte per kind:
- *   'd' token(8, big-endian) user-key            a key's record; token order is byte order
+ *   'd' token(8, big-endian) user-key            a key's record; token order is byte order (a sub-key's token is its parent's)
  *   'h' len(1) target token(8) user-key          a hint: versions owed to node `target`
  *   't' deleted-at(8) token(8) user-key          tombstone index, oldest first, for purging
  *   'x' expires-at(8) token(8) user-key          expiry index: each record's earliest expiry, for reclaiming
@@ -15,7 +15,7 @@
  * Owns: building and parsing these keys, and turning a token range into byte bounds.
  * Must not: read or write the database.
  */
-import { bucketOf, keyOverhead } from '../buckets/index.js';
+import { bucketOf, isSubKey, keyOverhead, parseSubKey, placementKey, subKeySpan, type FieldName } from '../buckets/index.js';
 import { hashInto, MAX_TOKEN } from '../ring/index.js';
 import { KvError } from './kv-errors.js';
 
@@ -25,13 +25,17 @@ const TOKEN_BYTES = 8;
 /** A user key: bytes, or a string (its UTF-8 bytes, as the ring hashes it). */
 export type Key = string | Uint8Array;
 
-/** A key's bytes (a stored key: buckets/bucket.ts), checked against the limits (1 to maxKeyBytes of the user's key). */
+/**
+ * A key's bytes (a stored key: buckets/bucket.ts), checked against the limits (1 to
+ * maxKeyBytes of the user's key). A sub-key's path is checked too (buckets/subkeys.ts:
+ * a malformed one is refused with its DT_* code), and the limit is on its parent's key.
+ */
 export function userKey(key: Key, maxKeyBytes: number): Buffer {
   // A Buffer is used as it is: a new view of the same bytes would cost an object a write.
   const k = typeof key === 'string' ? Buffer.from(key, 'utf8') : Buffer.isBuffer(key) ? key : key instanceof Uint8Array ? Buffer.from(key.buffer, key.byteOffset, key.byteLength) : null;
   if (k === null) throw new KvError('KV_BAD_KEY', `a key must be a string or bytes, got ${typeof key}`);
   // A named bucket's key is stored with its bucket (buckets/bucket.ts): the limits are on the user's part.
-  const bytes = k.length - keyOverhead(bucketOf(k));
+  const bytes = isSubKey(k) ? parseSubKey(k).key.length : k.length - keyOverhead(bucketOf(k));
   if (bytes <= 0) throw new KvError('KV_KEY_EMPTY', 'a key must have at least one byte');
   if (bytes > maxKeyBytes)
     throw new KvError('KV_KEY_TOO_LARGE', `key of ${bytes} bytes is over the limit of ${maxKeyBytes}; use a shorter key (or raise limits.maxKeyBytes)`);
@@ -52,10 +56,26 @@ export interface Span {
 
 const pair = new Uint32Array(2);
 
-/** A user key's token as (hi, lo) halves, and the 32-bit check that contexts carry. */
+/**
+ * A stored key's token as (hi, lo) halves: the hash of its placement key, so a sub-key
+ * (buckets/subkeys.ts) has its parent's token and its record sits in its parent's span.
+ * For any other key lo is also the check its contexts carry (contextCheckOf).
+ */
 export function tokenHalves(key: Uint8Array): [number, number] {
-  hashInto(key, pair);
+  hashInto(placementKey(key), pair);
   return [pair[0]!, pair[1]!];
+}
+
+/**
+ * The 32-bit check a context carries of the stored key it was read from (codec.ts
+ * decodeContext refuses it on another key): the low half of the key's own hash. For a key
+ * that is no sub-key that is its token's low half, as always; a sub-key shares its
+ * parent's token with its siblings, so its check is of its own bytes, and a context read
+ * from one element is refused on another.
+ */
+export function contextCheckOf(key: Uint8Array): number {
+  hashInto(key, pair);
+  return pair[1]!;
 }
 
 function withToken(prefix: Buffer, hi: number, lo: number, key: Uint8Array): Buffer {
@@ -71,6 +91,17 @@ const DATA_PREFIX = Buffer.from([DATA]);
 
 export function dataKey(hi: number, lo: number, key: Uint8Array): Buffer {
   return withToken(DATA_PREFIX, hi, lo, key);
+}
+
+/**
+ * The data keys of a parent's sub-keys, or of those under one of its fields (buckets/
+ * subkeys.ts subKeySpan): one span under the parent's token, which every one of them has
+ * (tokenHalves), and which no other key's record enters.
+ */
+export function subKeyDataSpan(parent: Uint8Array, fields?: readonly FieldName[]): Span {
+  const { gte, lt } = subKeySpan(parent, fields);
+  const [hi, lo] = tokenHalves(parent);
+  return { gte: dataKey(hi, lo, gte), lt: dataKey(hi, lo, lt) };
 }
 
 export function quarantineKey(dk: Uint8Array): Buffer {

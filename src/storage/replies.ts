@@ -9,7 +9,7 @@ import type { SiblingPolicy } from '../buckets/index.js';
 import { createHash } from 'node:crypto';
 import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeRecord, encodeRecord, versionBytes, viewRecord } from './codec.js';
 import { KvError } from './kv-errors.js';
-import { tokenHalves, userKey } from './keys.js';
+import { contextCheckOf, userKey } from './keys.js';
 import type { Key } from './keys.js';
 import { EMPTY_VERSIONS, liveValues, merge, mergeLww, sameVersions } from './versions.js';
 import type { Versions } from './versions.js';
@@ -44,7 +44,7 @@ export interface ResolvedRead {
 export function resolveReplies(key: Key, replies: readonly (Uint8Array | undefined)[], o: ResolveOptions = {}): ResolvedRead {
   const k = userKey(key, o.maxKeyBytes ?? Infinity);
   const now = o.now ?? Date.now();
-  const check = tokenHalves(k)[1];
+  const check = contextCheckOf(k);
   const present = replies.filter((r): r is Uint8Array => r !== undefined);
   if (present.length === 0) {
     return { values: [], context: contextFromClock(check, undefined), found: false, record: undefined, stale: replies.map(() => false) };

@@ -13,7 +13,7 @@
  *
  * Dots are issued by actors.ts, which guarantees that none is ever issued twice.
  */
-import type { SiblingPolicy } from '../buckets/index.js';
+import { isSubKey, type SiblingPolicy } from '../buckets/index.js';
 import { createHash, randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { Actors } from './actors.js';
@@ -25,7 +25,7 @@ import { KvError, showKey } from './kv-errors.js';
 import { HintStore } from './hints.js';
 import { Ranges } from './ranges.js';
 import { KeyFilter } from './key-filter.js';
-import { ALL_DATA, DATA, PRUNES, dataKey, dataKeyOfExpiry, dataKeyOfPrune, dataKeyOfTombstone, expiriesBy, expiryKey, metaKey, pruneKey, quarantineKey, tokenHalves, tokenOfDataKey, tombstoneKey, tombstoneTime, tombstonesBefore, userKey, userKeyOf } from './keys.js';
+import { ALL_DATA, DATA, PRUNES, contextCheckOf, dataKey, dataKeyOfExpiry, dataKeyOfPrune, dataKeyOfTombstone, expiriesBy, expiryKey, metaKey, pruneKey, quarantineKey, tokenHalves, tokenOfDataKey, tombstoneKey, tombstoneTime, tombstonesBefore, userKey, userKeyOf } from './keys.js';
 import type { Key } from './keys.js';
 import { KeyLocks } from './key-lock.js';
 import { LevelEngine } from './level-engine.js';
@@ -360,11 +360,12 @@ export class Store {
     }
   }
 
-  /** A key's bytes (checked), its data key, and the 32-bit check its contexts carry. */
-  #locate(key: Key): { k: Buffer; dk: Buffer; hi: number; check: number } {
+  /** A key's bytes (checked), its data key and token halves, and the 32-bit check its contexts carry. */
+  #locate(key: Key): { k: Buffer; dk: Buffer; hi: number; lo: number; check: number } {
     const k = userKey(key, this.settings.maxKeyBytes);
     const [hi, lo] = tokenHalves(k);
-    return { k, dk: dataKey(hi, lo, k), hi, check: lo };
+    // contextCheckOf(k) is lo for any key but a sub-key (which shares its parent's token): no second hash.
+    return { k, dk: dataKey(hi, lo, k), hi, lo, check: isSubKey(k) ? contextCheckOf(k) : lo };
   }
 
 
@@ -546,7 +547,7 @@ export class Store {
   async #write(key: Key, value: Uint8Array | null, context: Uint8Array | undefined, o: WriteOptions): Promise<WriteResult> {
     this.#enter();
     try {
-      const { k, dk, hi, check } = this.#locate(key);
+      const { k, dk, hi, lo, check } = this.#locate(key);
       const expiresAt = o.expiresAt;
       if (expiresAt !== undefined && (!Number.isSafeInteger(expiresAt) || expiresAt < 1))
         throw new KvError('KV_BAD_OPTION', `expiresAt must be a time in ms since the epoch (a positive integer), got ${String(expiresAt)}; give a put a TTL, and the coordinator sets it`);
@@ -560,7 +561,7 @@ export class Store {
         throw new KvError('KV_BAD_CONTEXT', `bad causal context for key ${showKey(k)}: ${e.message}; pass the context returned by a get of this key, or none`);
       }
       const id = o.requestId === undefined ? undefined : this.#writeId(o.requestId, value, context ?? EMPTY);
-      return await this.#change(dk, hi, check, (old, ops, stored) => {
+      return await this.#change(dk, hi, lo, (old, ops, stored) => {
         const local = old?.versions ?? EMPTY_VERSIONS;
         if (id !== undefined && stored !== undefined && isDuplicate(local, id)) {
           // Applied here before (another coordinator, an earlier attempt): answer as then, write nothing.
@@ -597,9 +598,9 @@ export class Store {
   async merge(key: Key, record: Uint8Array): Promise<MergeResult> {
     this.#enter();
     try {
-      const { k, dk, hi, check } = this.#locate(key);
+      const { k, dk, hi, lo } = this.#locate(key);
       const incoming = this.#incoming(k, record);
-      return await this.#change(dk, hi, check, (old, ops, stored) => this.#mergeInto(dk, old, incoming, ops, stored));
+      return await this.#change(dk, hi, lo, (old, ops, stored) => this.#mergeInto(dk, old, incoming, ops, stored));
     } finally {
       this.#leave();
     }
@@ -655,11 +656,11 @@ export class Store {
       for (let at = 0; at < entries.length; at++) {
         const e = entries[at]!;
         try {
-          const { k, dk, hi, check } = this.#locate(e.key);
+          const { k, dk, hi, lo } = this.#locate(e.key);
           const record = asBuffer(e.record);
           const lock = dk.toString('latin1');
           const same = byLock.get(lock);
-          if (same === undefined) byLock.set(lock, { k, dk, hi, lo: check, lock, record, at, more: undefined, stored: undefined });
+          if (same === undefined) byLock.set(lock, { k, dk, hi, lo, lock, record, at, more: undefined, stored: undefined });
           else (same.more ??= []).push({ record, at });
         } catch (error) {
           fail(at, error);

@@ -1,6 +1,6 @@
 /**
  * The one place where domain errors become gRPC statuses (docs/architecture.md).
- * Storage's KV_*, replication's RK_*, the ring's RING_*, buckets' BK_* and operator commands' OP_* codes
+ * Storage's KV_*, replication's RK_*, the ring's RING_*, buckets' BK_* (and data types' DT_*) and operator commands' OP_* codes
  * each map to one status; an error that already carries a gRPC status (a replica's reply,
  * passed through) keeps it; anything else is INTERNAL.
  *
@@ -8,7 +8,7 @@
  * messages (the error's owner did).
  */
 import * as grpc from '@grpc/grpc-js';
-import type { BucketErrorCode } from '../buckets/index.js';
+import type { BucketErrorCode, DataTypeErrorCode } from '../buckets/index.js';
 import type { KvErrorCode } from '../storage/index.js';
 import type { ReplicationErrorCode } from '../replication/replication-errors.js';
 import type { RingErrorCode } from '../ring/ring-errors.js';
@@ -26,7 +26,7 @@ export type OperatorErrorCode =
   | 'OP_FAULT_INJECTION_OFF' // a fault was asked of a node started without --fault-injection on
   | 'OP_PLAN_OUTDATED'; // the ring changed since the plan: read the new one and commit again
 
-export type ErrorCode = KvErrorCode | ReplicationErrorCode | RingErrorCode | OperatorErrorCode | BucketErrorCode;
+export type ErrorCode = KvErrorCode | ReplicationErrorCode | RingErrorCode | OperatorErrorCode | BucketErrorCode | DataTypeErrorCode;
 
 const S = grpc.status;
 
@@ -73,6 +73,15 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, grpc.status>> = {
   BK_EXISTS: S.ALREADY_EXISTS,
   BK_N_FIXED: S.FAILED_PRECONDITION,
   BK_NOT_READY: S.FAILED_PRECONDITION,
+  // A data type's element or field named wrongly (a sub-key: buckets/subkeys.ts), or past a limit.
+  DT_BAD_SUBKEY: S.INVALID_ARGUMENT,
+  DT_BAD_PARENT: S.INVALID_ARGUMENT,
+  DT_BAD_PATH: S.INVALID_ARGUMENT,
+  DT_PATH_TOO_DEEP: S.INVALID_ARGUMENT,
+  DT_ELEMENT_EMPTY: S.INVALID_ARGUMENT,
+  DT_ELEMENT_TOO_LARGE: S.INVALID_ARGUMENT,
+  DT_FIELD_NAME_EMPTY: S.INVALID_ARGUMENT,
+  DT_FIELD_NAME_TOO_LARGE: S.INVALID_ARGUMENT,
   OP_BAD_ARGUMENT: S.INVALID_ARGUMENT,
   OP_MOVEMENT_REFUSED: S.FAILED_PRECONDITION,
   OP_REPAIR_REFUSED: S.FAILED_PRECONDITION,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HintDelivery, hintRoute } from '../../../src/hints/delivery.js';
-import { BucketTable, DEFAULT_BUCKET, defaultProps, storedKey } from '../../../src/buckets/index.js';
+import { BucketTable, DEFAULT_BUCKET, defaultProps, storedKey, subKey } from '../../../src/buckets/index.js';
 import { keyClasses } from '../../../src/cluster/n-classes.js';
 import { claimRing } from '../../../src/ring/index.js';
 import { ReplicaFailure } from '../../../src/replication/replica-api.js';
@@ -194,6 +194,14 @@ describe('hint routes per bucket n', () => {
       }
     // An n=5 key b replicates that an n=1 routing would have sent away (and the other way round) exists.
     expect(keys('five').some((k) => route(k) === undefined && !ring.preferenceList(k, 1).includes('b'))).toBe(true);
+  });
+
+  it("a sub-key's hint goes to its parent's replicas, for its bucket's n", () => {
+    const route = hintRoute(ring, 'b', true, nOf);
+    for (const bucket of ['one', 'five'] as const)
+      for (const parent of keys(bucket)) expect(route(subKey(parent, { element: `e:${parent.length}` }))).toEqual(route(parent));
+    // Placed by their own bytes, some would go elsewhere: the test could fail.
+    expect(keys('five').some((p) => ring.preferenceList(subKey(p, { element: 'x' }), 5).join() !== ring.preferenceList(p, 5).join())).toBe(true);
   });
 
   it('a key of a bucket this node does not know yet goes nowhere (the hint is kept)', () => {

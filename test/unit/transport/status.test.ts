@@ -4,6 +4,7 @@ import { KvError } from '../../../src/storage/index.js';
 import { ReplicationError } from '../../../src/replication/replication-errors.js';
 import { RETRY_PUSHBACK_MS, toStatus } from '../../../src/transport/status.js';
 import { RingError } from '../../../src/ring/ring-errors.js';
+import { DataTypeError } from '../../../src/buckets/index.js';
 
 describe('toStatus: the one mapping to gRPC statuses', () => {
   it.each([
@@ -23,6 +24,8 @@ describe('toStatus: the one mapping to gRPC statuses', () => {
     [new RingError('RING_BAD_REPLICAS', 'm'), grpc.status.INVALID_ARGUMENT],
     [new RingError('RING_UNKNOWN_MEMBER', 'm'), grpc.status.NOT_FOUND],
     [new RingError('RING_EMPTY', 'm'), grpc.status.FAILED_PRECONDITION],
+    [new DataTypeError('DT_BAD_PATH', 'm'), grpc.status.INVALID_ARGUMENT],
+    [new DataTypeError('DT_ELEMENT_TOO_LARGE', 'm'), grpc.status.INVALID_ARGUMENT],
   ])('%s → %i, with its message (and retry advice when RESOURCE_EXHAUSTED)', (e, code) => {
     const { metadata, ...status } = toStatus(e);
     expect(status).toEqual({ code, details: 'm' });
