@@ -17,9 +17,8 @@
  * Owns: the exchange. Must not: know the network or storage (a RepairSide does), or pick
  * ranges (the scheduler does).
  */
-import { tokenOf } from '../ring/index.js';
 import { differingLeaves, type RangeTree } from '../storage/range-tree.js';
-import type { TokenRange } from '../storage/keys.js';
+import { tokenOfKey, type TokenRange } from '../storage/keys.js';
 
 /** A key of a differing leaf, with its entry hash (16 hex digits). */
 export interface LeafEntry {
@@ -121,7 +120,7 @@ export async function repairRange(tree: RangeTree, local: RepairSide, peers: rea
   if (union.length === 0) return stats;
   // What we hold now in those leaves, leaf by leaf: a local listing, nothing on the wire.
   const now = new Map<number, Map<string, string>>(union.map((leaf) => [leaf, new Map()]));
-  for (const e of await local.leafEntries(union)) now.get(tree.leafOf(tokenOf(e.key)))!.set(e.key.toString('latin1'), e.hash);
+  for (const e of await local.leafEntries(union)) now.get(tree.leafOf(tokenOfKey(e.key)))!.set(e.key.toString('latin1'), e.hash);
   // A leaf whose entries no longer add up to our tree's digest changed here since the tree
   // (the pulls above, or a write that raced them); one that still does holds what it held.
   const moved = union.filter((leaf) => digestOf(now.get(leaf)!.values()) !== tree.digest(tree.depth, leaf));

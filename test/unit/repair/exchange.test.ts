@@ -4,6 +4,7 @@ import { MemoryEngine, Store } from '../../../src/storage/index.js';
 import { depthFor } from '../../../src/storage/range-tree.js';
 import { repairRange, type RecordEntry, type RepairSide } from '../../../src/repair/exchange.js';
 import { storeSide } from '../../../src/repair/store-side.js';
+import { storedKey, subKey } from '../../../src/buckets/index.js';
 
 const WHOLE = { start: 0n, end: 0n };
 
@@ -61,6 +62,27 @@ describe('anti-entropy repair of a range', () => {
       }),
       { numRuns: 40 },
     );
+  });
+
+  it('repairs sub-keys, which sit at their parent\'s token, not their own bytes\' (issue 30 set elements)', async () => {
+    const stores = await Promise.all([0, 1, 2].map(() => Store.open({ engine: new MemoryEngine() })));
+    try {
+      const parent = storedKey('carts', Buffer.from('alice'));
+      const keys = ['apple', 'pear', 'plum', 'fig'].map((e) => subKey(parent, { element: Buffer.from(e) }));
+      // Each replica holds a different part of the set, and a plain key besides.
+      for (const [i, k] of keys.entries()) {
+        const { record } = await stores[i % 3]!.put(k, Buffer.from([1]));
+        if (i === 3) await stores[1]!.merge(k, record);
+      }
+      await stores[2]!.put('plain', Buffer.from('x'));
+      await repair(stores);
+      const [a, b, c] = await Promise.all(stores.map(contents));
+      expect(a!.size).toBe(5);
+      expect(b).toEqual(a);
+      expect(c).toEqual(a);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
   });
 
   it('exchanges only the differing records plus the tree: a small multiple of their bytes', async () => {
