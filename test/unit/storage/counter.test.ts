@@ -96,14 +96,15 @@ function refused(bytes: Buffer, message: RegExp): void {
 }
 
 describe('counter record (format 4)', () => {
-  it('round-trips every state, with or without an owner epoch, and re-encodes to the same bytes', () => {
+  it('round-trips every state, with or without an owner epoch or a held-since time, and re-encodes to the same bytes', () => {
     fc.assert(
-      fc.property(stateArb, fc.option(fc.nat(2 ** 40), { nil: undefined }), (s, epoch) => {
-        const bytes = encodeCounter(s, epoch);
+      fc.property(stateArb, fc.option(fc.nat(2 ** 40), { nil: undefined }), fc.option(fc.nat(2 ** 45), { nil: undefined }), (s, epoch, since) => {
+        const bytes = encodeCounter(s, epoch, since);
         const back = decodeCounter(bytes);
         expect(back.ownerEpoch).toBe(epoch);
+        expect(back.heldSince).toBe(since);
         expect(back.state).toEqual(s);
-        expect(encodeCounter(back.state, epoch).equals(bytes)).toBe(true);
+        expect(encodeCounter(back.state, epoch, since).equals(bytes)).toBe(true);
         expect(value(back.state)).toBe(value(s));
       }),
       { numRuns: 300, seed: 29 },
@@ -127,7 +128,7 @@ describe('counter record (format 4)', () => {
     const flipped = Buffer.from(good);
     flipped[5]! ^= 1;
     refused(flipped, /checksum mismatch/);
-    refused(frame(body([], [], []), 2), /unknown flags 2/);
+    refused(frame(body([], [], []), 4), /unknown flags 4/);
     refused(frame([0x80, 0x00, 0, 0]), /an integer not in its shortest form/);
     refused(frame([0, 0, 0x80]), /^counter record: truncated$/);
     refused(frame([0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]), /^counter record: integer out of range$/);
@@ -168,7 +169,7 @@ describe('counter record (format 4)', () => {
           expect(e).toBeInstanceOf(DecodeError);
           return;
         }
-        expect(encodeCounter(decoded.state, decoded.ownerEpoch).equals(damaged)).toBe(true);
+        expect(encodeCounter(decoded.state, decoded.ownerEpoch, decoded.heldSince).equals(damaged)).toBe(true);
       }),
       { numRuns: 2000, seed: 29 },
     );
