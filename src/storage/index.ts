@@ -19,5 +19,5 @@ export type { Durability, StoreLimits, HintLimits } from './store-options.js';
 export { DEFAULT_TOMBSTONE_GRACE_MS } from './store-options.js';
 export { merge, update, liveValues, isDeleted, EMPTY_VERSIONS } from './versions.js';
 export type { Versions, Sibling, Clock, Actor } from './versions.js';
-export { recordDigest, resolveReplies, resolveCounterReplies } from './replies.js';
-export type { ResolveOptions, ResolvedRead, ResolvedCounter } from './replies.js';
+export { recordDigest, resolveReplies, resolveCounterReplies, resolvePage } from './replies.js';
+export type { ResolveOptions, ResolvedRead, ResolvedCounter, PageReply, ResolvedPage, ResolvedSubKey } from './replies.js';

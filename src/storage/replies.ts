@@ -2,7 +2,9 @@
  * What a coordinator makes of its replicas' replies to a read: the versions merged
  * (siblings + one context for the client), and which replies were stale, to repair; for a
  * counter (record format 4, counter.ts), the join of the replies and its value
- * (`resolveCounterReplies`: no context, a counter has no remove).
+ * (`resolveCounterReplies`: no context, a counter has no remove); for a page of a
+ * parent's sub-keys (Store.readRange on several replicas), the join per sub-key up to the
+ * least of the replies' page ends (`resolvePage`).
  *
  * Owns: the pure join of records from several replicas. Must not: do I/O or decide who
  * to ask (replication/ does); it lives here because only storage knows the byte formats.
@@ -107,6 +109,55 @@ export function resolveCounterReplies(replies: readonly (Uint8Array | undefined)
   const decoded = replies.map((r) => (r === undefined ? EMPTY_COUNTER : checked(() => decodeCounter(r)).state));
   const joined = decoded.reduce<CounterState>((acc, s) => joinCounters(acc, s), EMPTY_COUNTER);
   return { value: value(joined), found: true, record: encodeCounter(joined), stale: decoded.map((s) => !sameCounter(s, joined)) };
+}
+
+/** One replica's page of a parent's sub-keys (Store.readRange), as it replied. */
+export interface PageReply {
+  /** Intact records in key order. */
+  readonly records: readonly { readonly key: Uint8Array; readonly record: Uint8Array }[];
+  /** Where the replica's page stopped (its last key read) when more follow; undefined when it read its span to the end. */
+  readonly next: Uint8Array | undefined;
+}
+
+/** One sub-key of a resolved page: versions (a set element, a register, a flag) or a counter field, each joined over the replies. */
+export type ResolvedSubKey = { readonly key: Buffer; readonly kind: 'versions'; readonly read: ResolvedRead } | { readonly key: Buffer; readonly kind: 'counter'; readonly read: ResolvedCounter };
+
+export interface ResolvedPage {
+  /** The sub-keys any reply held up to the page's end, in key order, each with its join and which replies were stale. */
+  readonly entries: ResolvedSubKey[];
+  /** Where the next page starts (pass it as `after`); undefined when every reply read to its end. */
+  readonly next: Buffer | undefined;
+}
+
+/**
+ * Join replicas' pages of one parent's sub-keys. A replica whose page stopped early (it
+ * has `next`) has not said what lies past its last key, so the page ends at the least
+ * `next` of the replies (bigsets' "least-last"): sub-keys past it are left to the next
+ * page, where every reply covers them. Each sub-key up to there is joined as a read of it
+ * is (resolveReplies, or resolveCounterReplies for a counter's record), a reply that does
+ * not hold it counting as not holding the key (stale, so read repair sends it the join);
+ * a reply that does not decode is refused whole, as those do.
+ */
+export function resolvePage(pages: readonly PageReply[], o: ResolveOptions = {}): ResolvedPage {
+  let end: Buffer | undefined;
+  for (const p of pages) if (p.next !== undefined && (end === undefined || Buffer.compare(asBuffer(p.next), end) < 0)) end = asBuffer(p.next);
+  const byKey = new Map<string, { key: Buffer; replies: (Uint8Array | undefined)[] }>();
+  pages.forEach((p, i) => {
+    for (const r of p.records) {
+      const key = asBuffer(r.key);
+      if (end !== undefined && Buffer.compare(key, end) > 0) break; // in key order: the rest are past the end too
+      const id = key.toString('latin1');
+      let e = byKey.get(id);
+      if (e === undefined) byKey.set(id, (e = { key, replies: pages.map(() => undefined) }));
+      e.replies[i] = r.record;
+    }
+  });
+  const entries = [...byKey.values()]
+    .sort((a, b) => Buffer.compare(a.key, b.key))
+    .map(({ key, replies }): ResolvedSubKey =>
+      replies.some((r) => r !== undefined && isCounterRecord(r)) ? { key, kind: 'counter', read: resolveCounterReplies(replies) } : { key, kind: 'versions', read: resolveReplies(key, replies, o) },
+    );
+  return { entries, next: end };
 }
 
 /**

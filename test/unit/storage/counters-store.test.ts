@@ -137,6 +137,17 @@ for (const makeKind of ENGINE_KINDS) {
       await b.close();
     });
 
+    it('logs counter entries of one floor and different sums (a corrupt replica) and keeps the greater', async () => {
+      const errors: string[] = [];
+      const s = await open({ logger: { warn: () => {}, error: (_o: object, msg: string) => void errors.push(msg) } });
+      const one = (p: number) => encodeCounter({ entries: [{ actor: A, floor: 1, p, n: 0 }], log: [], voids: [] });
+      await s.merge('c', one(5));
+      expect((await s.merge('c', one(6))).changed).toBe(true);
+      expect(errors).toEqual([expect.stringMatching(/counter entries with one floor and different sums/)]);
+      expect(value(decodeCounter((await s.getRecord('c'))!).state)).toBe(6n);
+      await s.close();
+    });
+
     it('ingests a counter record as a merge into nothing writes it (the skim leaves format 4 to the decoder)', async () => {
       const a = await open(), viaMerge = await open(), viaIngest = await open();
       const r = await a.counterUpdate('c', 3, { requestId: id(1) });

@@ -2,11 +2,12 @@
  * The store's set operations (issue 30): `writeMany` (presence writes on sub-keys in one
  * batch: add supersedes what the issuer holds, remove what its context saw), and
  * `readRange` (a parent's sub-keys in pages). The add-wins and observed-remove rules are
- * shown on two stores; each refusal with its code; the one-batch and lock-order promises.
+ * shown on two stores; each refusal with its code; the one-batch and lock-order promises;
+ * and resolvePage, the join of several replicas' pages.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { DataTypeError, storedKey, subKey } from '../../../src/buckets/index.js';
-import { KvError, MAX_RANGE_KEYS, MAX_SUB_OPS, MemoryEngine, PRESENT, Store } from '../../../src/storage/index.js';
+import { KvError, MAX_RANGE_KEYS, MAX_SUB_OPS, MemoryEngine, PRESENT, Store, resolvePage } from '../../../src/storage/index.js';
 import type { Engine, StoreOptions, SubOp } from '../../../src/storage/index.js';
 import { decodeRecord } from '../../../src/storage/codec.js';
 import { dataKey, tokenHalves } from '../../../src/storage/keys.js';
@@ -221,5 +222,60 @@ describe('set sub-keys on a memory engine', () => {
     expect(await present(b, 'x')).toBe(true);
     await a.close();
     await b.close();
+  });
+});
+
+describe('resolvePage', () => {
+  const names = (keys: readonly Buffer[]) => keys.map((k) => k.subarray(-2).toString());
+
+  it("joins replicas' pages per sub-key up to the least page end, marking who lacks what", async () => {
+    const openMemory = () => Store.open({ engine: new MemoryEngine() });
+    const [a, b, c] = [await openMemory(), await openMemory(), await openMemory()];
+    const all = ['e0', 'e1', 'e2', 'e3', 'e4', 'e5'];
+    const added = await a.writeMany(parent, all.map(add));
+    // b holds every element but e1; c only e0 and e5, and a removal of e3 that a has not seen.
+    for (const w of added.writes) if (!w.key.equals(el('e1'))) await b.merge(w.key, w.record);
+    for (const w of added.writes) if (w.key.equals(el('e0')) || w.key.equals(el('e5')) || w.key.equals(el('e3'))) await c.merge(w.key, w.record);
+    await c.writeMany(parent, [remove('e3', (await c.get(el('e3'))).context)]);
+    // a and b stop after 3 sub-keys (e2 and e3: the least is e2), c reads to its end.
+    const pages = [await a.readRange(parent, undefined, 3), await b.readRange(parent, undefined, 3), await c.readRange(parent, undefined, 3)];
+    const page = resolvePage(pages);
+    expect(names(page.entries.map((e) => e.key))).toEqual(['e0', 'e1', 'e2']);
+    expect(page.next!.equals(el('e2'))).toBe(true);
+    const e1 = page.entries[1]!;
+    expect(e1.kind).toBe('versions');
+    if (e1.kind === 'versions') {
+      expect(e1.read.values).toEqual([PRESENT]);
+      expect(e1.read.stale).toEqual([false, true, true]);
+      // The element's context removes it: it is that sub-key's, not the parent's.
+      await a.writeMany(parent, [remove('e1', e1.read.context)]);
+      expect(await present(a, 'e1')).toBe(false);
+    }
+    // The next page starts after e2 and ends where every reply ends: e3 removed (c's tombstone joined), e4, e5.
+    const rest = resolvePage([await a.readRange(parent, page.next, 3), await b.readRange(parent, page.next, 3), await c.readRange(parent, page.next, 3)]);
+    expect(names(rest.entries.map((e) => e.key))).toEqual(['e3', 'e4', 'e5']);
+    expect(rest.next).toBeUndefined();
+    expect(rest.entries.map((e) => (e.kind === 'versions' ? e.read.found : undefined))).toEqual([false, true, true]);
+    for (const s of [a, b, c]) await s.close();
+  });
+
+  it('joins a counter field by the counter join, and refuses a reply of the other kind', async () => {
+    const [a, b] = [await Store.open({ engine: new MemoryEngine() }), await Store.open({ engine: new MemoryEngine() })];
+    const field = subKey(parent, { fields: [{ name: 'views', type: 'counter' }] });
+    await a.counterUpdate(field, 2);
+    await b.counterUpdate(field, 3);
+    const page = resolvePage([await a.readRange(parent, undefined, 10), await b.readRange(parent, undefined, 10)]);
+    expect(page.entries).toHaveLength(1);
+    const [e] = page.entries;
+    expect(e!.kind === 'counter' && e!.read.value).toBe(5n);
+    expect(e!.read.stale).toEqual([true, true]);
+    await b.writeMany(parent, [add('x')]);
+    const wrong = (await b.readRange(parent, undefined, 10)).records.find((r) => r.key.equals(el('x')))!;
+    const counterRecord = (await a.readRange(parent, undefined, 10)).records[0]!.record;
+    expect(() => resolvePage([{ records: [{ key: el('x'), record: counterRecord }], next: undefined }, { records: [wrong], next: undefined }])).toThrow(
+      expect.objectContaining({ code: 'KV_WRONG_TYPE' }) as Error,
+    );
+    expect(resolvePage([{ records: [], next: undefined }])).toEqual({ entries: [], next: undefined });
+    for (const s of [a, b]) await s.close();
   });
 });
