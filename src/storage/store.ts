@@ -221,7 +221,7 @@ const persisted: ClockSpan = { start: 0, end: 0, format: 1 };
 /** The skim of the record Store.ingest is copying (codec.ts skimRecord reuses one). */
 const skim: RecordSkim = { format: 0, versionsStart: 0, versionsEnd: 0, actors: 0, siblings: 0, retired: 0, deleted: false, nextExpiry: undefined };
 
-/** A key of a batch taken under its lock (#lockAndRead), with its record as read then. */
+/** A key of a batch taken under its lock (#batchChange), with its record as read then, and decoded. */
 interface Locked {
   readonly dk: Buffer;
   readonly hi: number;
@@ -229,6 +229,8 @@ interface Locked {
   readonly lock: string;
   /** The key's record before the batch (read under its lock), undefined when absent: what a tree delta subtracts. */
   stored: Buffer | undefined;
+  /** `stored` decoded; undefined when absent, or corrupt (then set aside). */
+  old: Held | undefined;
 }
 
 /** One key of a merged batch: its first record, and any more the batch gave for it. */
@@ -763,17 +765,15 @@ export class Store {
           }
         }
         if (requestId !== undefined) id = writeIdOf(requestId, op.op === 'add' ? PRESENT : null, op.op === 'add' ? EMPTY : op.context);
-        byLock.set(lock, { at, k, dk, hi, lo, lock, op, seen, id, stored: undefined });
+        byLock.set(lock, { at, k, dk, hi, lo, lock, op, seen, id, stored: undefined, old: undefined });
       });
       const writes = new Array<SubWrite>(subOps.length);
       // Any refusal below throws out of the batch: nothing of the call is written.
       await this.#batchChange([...byLock.values()], (items, ops) => {
-        let setAside = false;
         const now = this.#now();
         for (const it of items) {
-          const old = it.stored === undefined ? undefined : this.#loadForWrite(it.dk, it.stored, ops);
+          const old = it.old;
           if (old !== undefined && isCounter(old)) throw this.#wrongType(it.dk, 'a counter', `a set ${it.op.op}`);
-          if (it.stored !== undefined && old === undefined) setAside = true;
           const local = old?.versions ?? EMPTY_VERSIONS;
           if (it.id !== undefined && it.stored !== undefined && isDuplicate(local, it.id)) {
             writes[it.at] = { key: it.k, record: it.stored, duplicate: true };
@@ -787,11 +787,10 @@ export class Store {
               : update(local, it.seen.clock, actor, null, { seenIds: it.seen.ids, id: it.id, now });
           writes[it.at] = { key: it.k, record: this.#persist(it.dk, old, it.stored, versions, epoch, ops), duplicate: false };
         }
-        return setAside;
       });
-      const duplicate = writes.every((w) => w.duplicate);
-      if (duplicate) this.#duplicates += writes.length;
-      return { writes, duplicate };
+      const duplicates = writes.filter((w) => w.duplicate).length;
+      this.#duplicates += duplicates;
+      return { writes, duplicate: duplicates === writes.length };
     } finally {
       this.#leave();
     }
@@ -893,7 +892,7 @@ export class Store {
           const record = asBuffer(e.record);
           const lock = dk.toString('latin1');
           const same = byLock.get(lock);
-          if (same === undefined) byLock.set(lock, { k, dk, hi, lo, lock, record, at, more: undefined, stored: undefined });
+          if (same === undefined) byLock.set(lock, { k, dk, hi, lo, lock, record, at, more: undefined, stored: undefined, old: undefined });
           else (same.more ??= []).push({ record, at });
         } catch (error) {
           fail(at, error);
@@ -901,7 +900,6 @@ export class Store {
       }
       let copied = 0, merged = 0;
       await this.#batchChange([...byLock.values()], (items, ops) => {
-        let setAside = false;
         const now = this.#now();
         for (const it of items) {
           const own: QueueOp[] = [];
@@ -912,9 +910,7 @@ export class Store {
             } else {
               const incoming = this.#incomingOf(it, fail);
               if (incoming === undefined) continue;
-              const old = it.stored === undefined ? undefined : this.#loadForWrite(it.dk, it.stored, own);
-              const result = this.#mergeInto(it.dk, old, incoming, own, it.stored);
-              if (it.stored !== undefined && old === undefined) setAside = true;
+              const result = this.#mergeInto(it.dk, it.old, incoming, own, it.stored);
               if (results !== undefined) {
                 results[it.at] = result;
                 for (const m of it.more ?? []) results[m.at] = result;
@@ -927,7 +923,6 @@ export class Store {
             for (const m of it.more ?? []) fail(m.at, error);
           }
         }
-        return setAside;
       });
       if (failed !== undefined) throw failed.error;
       return { copied, merged };
@@ -940,12 +935,13 @@ export class Store {
    * The read-merge-write of a batch of keys (mergeMany, ingest, writeMany), as #change is
    * of one: every key's lock, taken in key order (so two batches, or a batch and a range
    * delete, never deadlock); one getMany for the keys the key filter may hold (a key it has
-   * never seen has no record: no read, key-filter.ts); then `change` (synchronous) gets the
-   * items sorted, each with its record as read, pushes the ops and says whether it set a
-   * corrupt record aside; then one write. A record set aside took its dots with it: the
-   * actor is retired before writing (as #change does). If `change` throws, nothing is written.
+   * never seen has no record: no read, key-filter.ts); each record decoded (a corrupt one
+   * set aside: it took its dots with it, so the actor is retired before anything issues a
+   * dot, as #change does); then `change` (synchronous) gets the items sorted, each with its
+   * record as read and decoded, and pushes the ops; then one write. If `change` throws,
+   * nothing is written.
    */
-  async #batchChange<T extends Locked>(unsorted: T[], change: (items: readonly T[], ops: QueueOp[]) => boolean): Promise<void> {
+  async #batchChange<T extends Locked>(unsorted: T[], change: (items: readonly T[], ops: QueueOp[]) => void): Promise<void> {
     const items = unsorted.sort((a, b) => Buffer.compare(a.dk, b.dk));
     let held = 0;
     try {
@@ -958,7 +954,14 @@ export class Store {
       if (reads.length > 0) (await this.#engine.getMany(reads.map((it) => it.dk))).forEach((v, i) => (reads[i]!.stored = v));
       try {
         const ops: QueueOp[] = [];
-        if (change(items, ops)) await this.#actors.retire();
+        let setAside = false;
+        for (const it of items) {
+          if (it.stored === undefined) continue;
+          it.old = this.#loadForWrite(it.dk, it.stored, ops);
+          if (it.old === undefined) setAside = true;
+        }
+        if (setAside) await this.#actors.retire();
+        change(items, ops);
         if (ops.length > 0) await this.#queue.write(ops);
       } finally {
         // After the write landed (or failed), while the locks are still ours (as in #change).
