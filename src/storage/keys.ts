@@ -66,12 +66,6 @@ export function tokenHalves(key: Uint8Array): [number, number] {
   return [pair[0]!, pair[1]!];
 }
 
-/** A stored key's token (tokenHalves as one number): where its record sits, a sub-key at its parent's. */
-export function tokenOfKey(key: Uint8Array): bigint {
-  const [hi, lo] = tokenHalves(key);
-  return (BigInt(hi) << 32n) | BigInt(lo);
-}
-
 /**
  * The 32-bit check a context carries of the stored key it was read from (codec.ts
  * decodeContext refuses it on another key): the low half of the key's own hash. For a key
