@@ -272,10 +272,15 @@ export function encodeRecord(rec: StoredRecord, clockAt?: ClockSpan): Buffer {
   return buf;
 }
 
+/** A versions record's format byte (1, 2 or 3). */
+function isRecordFormat(format: number | undefined): boolean {
+  return format === RECORD_FORMAT || format === RECORD_FORMAT_IDS || format === RECORD_FORMAT_EXTRAS;
+}
+
 /** Check the format byte and checksum; return where the body ends (before the CRC). */
 function checkFrame(buf: Buffer): number {
   if (buf.length < 7) throw new DecodeError(`record of ${buf.length} bytes is too short`);
-  if (buf[0] !== RECORD_FORMAT && buf[0] !== RECORD_FORMAT_IDS && buf[0] !== RECORD_FORMAT_EXTRAS) throw new DecodeError(`unknown record format ${buf[0]}`);
+  if (!isRecordFormat(buf[0])) throw new DecodeError(`unknown record format ${buf[0]}`);
   const end = buf.length - 4;
   if (crc32(buf.subarray(0, end)) !== buf.readUInt32BE(end)) throw new DecodeError('checksum mismatch');
   return end;
@@ -284,7 +289,7 @@ function checkFrame(buf: Buffer): number {
 /** True when `bytes` has a known record format and its checksum holds: what a range scan checks before it sends a record (the receiver decodes, or skims, it in full). */
 export function recordIntact(bytes: Uint8Array): boolean {
   const buf = asBuffer(bytes);
-  if (buf.length < 7 || (buf[0] !== RECORD_FORMAT && buf[0] !== RECORD_FORMAT_IDS && buf[0] !== RECORD_FORMAT_EXTRAS)) return false;
+  if (buf.length < 7 || !isRecordFormat(buf[0])) return false;
   return crc32(buf.subarray(0, buf.length - 4)) === buf.readUInt32BE(buf.length - 4);
 }
 
@@ -485,7 +490,7 @@ export function versionBytes(bytes: Uint8Array): Buffer {
  */
 export function versionsSpan(bytes: Uint8Array): Buffer {
   const buf = asBuffer(bytes);
-  if (buf.length < 7 || (buf[0] !== RECORD_FORMAT && buf[0] !== RECORD_FORMAT_IDS && buf[0] !== RECORD_FORMAT_EXTRAS)) throw new DecodeError(`not a ringkv record (format ${buf[0]})`);
+  if (buf.length < 7 || !isRecordFormat(buf[0])) throw new DecodeError(`not a ringkv record (format ${buf[0]})`);
   const r = new Reader(buf, 0, buf.length - 4);
   readHeader(r);
   return buf.subarray(r.pos, r.end);
@@ -588,7 +593,7 @@ export function skimRecord(buf: Buffer, out: RecordSkim): boolean {
   const len = buf.length;
   if (len < 7) return false;
   const format = buf[0]!;
-  if (format !== RECORD_FORMAT && format !== RECORD_FORMAT_IDS && format !== RECORD_FORMAT_EXTRAS) return false;
+  if (!isRecordFormat(format)) return false;
   const end = len - 4;
   if (crc32(buf.subarray(0, end)) !== buf.readUInt32BE(end)) return false;
   const withExtras = format === RECORD_FORMAT_EXTRAS, withIds = withExtras || format === RECORD_FORMAT_IDS;
