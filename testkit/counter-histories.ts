@@ -10,6 +10,8 @@
  * Error saying what broke (fast-check shrinks on it as on a failed expect).
  */
 import fc from 'fast-check';
+import { KvError } from '../src/storage/index.js';
+import type { Key, MergeResult, Store } from '../src/storage/index.js';
 import { value } from '../src/storage/counter.js';
 import type { CounterState } from '../src/storage/counter.js';
 
@@ -57,8 +59,11 @@ export interface IssuedDot {
   readonly amount: number;
 }
 
-/** At this step, `s` counts what its entries cover once, less its voids, and loses no request it covers. */
-export function checkHeld(s: CounterState, dots: readonly IssuedDot[]): void {
+/**
+ * At this step, `s` counts what its entries cover once, less its voids, and loses no
+ * request it covers; `once`: nor counts one twice (inside the log window).
+ */
+export function checkHeld(s: CounterState, dots: readonly IssuedDot[], once = false): void {
   const fail = (what: string): never => {
     throw new Error(`counter oracle: ${what}`);
   };
@@ -80,4 +85,19 @@ export function checkHeld(s: CounterState, dots: readonly IssuedDot[]): void {
     if (l === undefined || d.actor < l.actor || (d.actor === l.actor && d.counter < l.counter)) least.set(d.op, d);
   }
   for (const [op, d] of least) if (voided.has(`${d.actor}/${d.counter}`)) fail(`request ${op} lost: its least covered dot is voided`);
+  if (!once) return;
+  const counted = new Map<string, number>();
+  for (const d of held) if (!voided.has(`${d.actor}/${d.counter}`)) counted.set(d.op, (counted.get(d.op) ?? 0) + 1);
+  for (const [op, n] of counted) if (n !== 1) fail(`request ${op} counted ${n} times`);
+}
+
+/**
+ * Deliver a counter increment to a replica as the coordinator does: its delta, or, when the
+ * replica missed an earlier delta of the issuer (KV_COUNTER_GAP), the issuer's record.
+ */
+export async function deliverCounter(store: Store, key: Key, delta: Uint8Array, full: Uint8Array): Promise<MergeResult> {
+  return store.merge(key, delta).catch((e: unknown) => {
+    if (!(e instanceof KvError && e.code === 'KV_COUNTER_GAP')) throw e;
+    return store.merge(key, full);
+  });
 }

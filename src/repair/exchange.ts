@@ -18,7 +18,7 @@
  * ranges (the scheduler does).
  */
 import { differingLeaves, type RangeTree } from '../storage/range-tree.js';
-import { tokenOfKey, type TokenRange } from '../storage/keys.js';
+import type { TokenRange } from '../storage/keys.js';
 
 /** A key of a differing leaf, with its entry hash (16 hex digits). */
 export interface LeafEntry {
@@ -118,9 +118,12 @@ export async function repairRange(tree: RangeTree, local: RepairSide, peers: rea
   // now, in the leaves that differed with any peer (the others are the same everywhere).
   const union = [...new Set([...listed.values()].flatMap((l) => l.leaves))].sort((a, b) => a - b);
   if (union.length === 0) return stats;
-  // What we hold now in those leaves, leaf by leaf: a local listing, nothing on the wire.
-  const now = new Map<number, Map<string, string>>(union.map((leaf) => [leaf, new Map()]));
-  for (const e of await local.leafEntries(union)) now.get(tree.leafOf(tokenOfKey(e.key)))!.set(e.key.toString('latin1'), e.hash);
+  // What we hold now in those leaves, leaf by leaf: local listings, nothing on the wire. A
+  // listing per leaf, so that each entry's leaf is where the store found it (the token in
+  // its data key), never a token worked out again from its key.
+  const now = new Map<number, Map<string, string>>(
+    await Promise.all(union.map(async (leaf) => [leaf, new Map((await local.leafEntries([leaf])).map((e) => [e.key.toString('latin1'), e.hash]))] as const)),
+  );
   // A leaf whose entries no longer add up to our tree's digest changed here since the tree
   // (the pulls above, or a write that raced them); one that still does holds what it held.
   const moved = union.filter((leaf) => digestOf(now.get(leaf)!.values()) !== tree.digest(tree.depth, leaf));

@@ -37,17 +37,27 @@
  * other arrived): then it counts twice, and two join orders may differ by that void —
  * at worst twice, never lost (docs/limits.md will say so with the rest of the feature).
  *
+ * Deltas apply in order (`applyDelta`, CounterDelta): an increment's delta is its actor's
+ * entry (a prefix sum over all its dots) with only the new op logged, so a replica that
+ * missed an earlier delta of that actor would count the earlier dots without their ops,
+ * and a copy of one of those requests it holds from another issuer twice. Such a replica
+ * takes the issuer's full state instead; a duplicate is answered with the full state. So
+ * every dot with a write id a replica covers has its op in its log (or was trimmed), and
+ * within the window no replica, hint or read counts a request twice at any step.
+ *
  * Record format 4 (integers unsigned LEB128 varints, minimal; counts first):
- *   u8 format = 4 | u8 flags (1: owner epoch, 2: held since) | [owner epoch] | [held since ms]
+ *   u8 format = 4 | u8 flags (1: owner epoch; 2: a delta's base; 4: held since) | [owner epoch] | [held since ms]
  *   entries: n, each actor (16 bytes, ascending) + floor (≥ 1) + p + n (p + n ≥ floor)
+ *   [base: actor index + floor (below its entry's): a delta's bytes only, never a record]
  *   log:     n (≤ LOG_MAX), each actor index + counter (1..floor) + write id (8 bytes)
  *            + u8 sign (0: +, 1: −) + magnitude (≥ 1) + seq (≥ 1), ascending by dot
  *   voids:   n, each actor index + counter (1..floor) + u8 sign + magnitude, ascending
  *   u32 big-endian CRC-32 of everything before it
  * Canonical: equal states encode to equal bytes, and a decode accepts only what the
- * encoder writes (minimal varints, order, every logged duplicate voided). The header is
+ * encoder writes (minimal varints, order, every logged duplicate voided), and no void that
+ * could only lose increments (checkVoids). The header is
  * the other formats' (codec.ts), flags and all: this node's bookkeeping, which a receiver
- * ignores and range hashes skip. A counter is never deleted, so flag 2 is only ever a
+ * ignores and range hashes skip. A counter is never deleted, so flag 4 is only ever a
  * hint's time (hints.ts keeps a hint's age where a record keeps its deleted-at).
  */
 import { createHash } from 'node:crypto';
@@ -151,8 +161,10 @@ function greaterOp(a: LoggedOp, b: LoggedOp): LoggedOp {
   return a.seq !== b.seq ? (a.seq > b.seq ? a : b) : a.id !== b.id ? (a.id > b.id ? a : b) : a.amount >= b.amount ? a : b;
 }
 
-function greaterVoid(a: Void, b: Void): Void {
-  return a.amount >= b.amount ? a : b;
+/** Of two voids on one dot (corruption: honest ones are equal), the smaller: rather count twice than lose. */
+function keptVoid(a: Void, b: Void): Void {
+  const ma = Math.abs(a.amount), mb = Math.abs(b.amount);
+  return ma !== mb ? (ma < mb ? a : b) : a.amount >= b.amount ? a : b;
 }
 
 /** Actors whose entries in `a` and `b` share a floor but not sums: corruption, for the caller to log (the join picks one deterministically). */
@@ -224,7 +236,7 @@ export function join(a: CounterState, b: CounterState): CounterState {
   if (b.entries.length === 0) return a;
   const entries = unite(a.entries, b.entries, byActor, laterEntry);
   const log = unite(a.log, b.log, byDot, greaterOp);
-  const voids = unite(unite(a.voids, b.voids, byDot, greaterVoid), implied(log), byDot, greaterVoid);
+  const voids = unite(unite(a.voids, b.voids, byDot, keptVoid), implied(log), byDot, keptVoid);
   return { entries, log: trim(log), voids };
 }
 
@@ -267,33 +279,54 @@ export function isDuplicate(state: CounterState, id: WriteId, amount?: number): 
 }
 
 /**
- * What an issuer sends for an increment it already holds (a retry, or the same request
- * through a second coordinator): the entries of the actors that issued it, its logged
- * copies and their voids. A valid state; joined anywhere, it brings the increment (so a
- * second coordinator completes the replication a failed first one began) and no new dot.
+ * What an issuer sends the other replicas for an increment: a state to join and, for a new
+ * increment, its actor and the floor of that actor's entry before it (`base`). The state's
+ * entry is a prefix sum over all the actor's dots, but it logs only the new one: a replica
+ * whose entry of the actor is below `base` missed an earlier increment, whose op (and
+ * write id) the delta does not bring, and joining would count a copy of that op it holds
+ * from another issuer twice. So a delta applies only in order (`applyDelta`); a replica
+ * with a gap needs the issuer's full state, whose log carries every op of the window. A
+ * full state is a delta with no `base`, and applies anywhere.
  */
-function heldDelta(state: CounterState, id: WriteId, amount: number): CounterState {
-  const log = state.log.filter((op) => op.id === id && op.amount === amount);
-  const entries = state.entries.filter((e) => log.some((op) => op.actor === e.actor));
-  return { entries, log, voids: implied(log) };
+export interface CounterDelta {
+  readonly state: CounterState;
+  readonly base?: { readonly actor: Actor; readonly floor: number };
+}
+
+/**
+ * `local` joined with `delta`, or undefined when it has a gap: its entry of the delta's
+ * actor is below the delta's base (it missed an earlier increment: it must be sent the
+ * issuer's full state instead). With deltas applied so, every dot a replica covers that
+ * carried a write id has its op in the replica's log (or was trimmed past the window), so
+ * `implied` sees every pair within the window at every step, and no read counts one
+ * request twice.
+ */
+export function applyDelta(local: CounterState, delta: CounterDelta): CounterState | undefined {
+  if (delta.base !== undefined && floorOf(local, delta.base.actor) < delta.base.floor) return undefined;
+  return join(local, delta.state);
+}
+
+/** The floor of `actor`'s entry (0: none). */
+function floorOf(state: CounterState, actor: Actor): number {
+  for (const e of state.entries) if (e.actor === actor) return e.floor;
+  return 0;
 }
 
 export interface Increment {
   /** The state after the increment (the state given, when it was a duplicate). */
   readonly state: CounterState;
-  /** What the other replicas need: itself a valid state, and join(old, delta) = state. */
-  readonly delta: CounterState;
+  /**
+   * What the other replicas need (applyDelta): for a new increment its entry and op after
+   * `base`, with join(old, delta.state) = state; for a duplicate the whole state, since a
+   * replica that missed the first copy's delta may miss others of the issuer's too.
+   */
+  readonly delta: CounterDelta;
   /** True when the write id was logged already: no dot was issued. */
   readonly duplicate: boolean;
 }
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
-/**
- * Increment (or, for a negative amount, decrement) at `actor`, the replica's actor for
- * the key: its next dot, its entry's new sums, and with a write id a logged op. An id the
- * log holds issues nothing (`duplicate`), and the delta is the increment as held.
- */
 /** Refuse an amount that is no increment: zero, or not a safe integer (KV_BAD_AMOUNT). */
 export function checkAmount(amount: number): void {
   if (!Number.isSafeInteger(amount) || amount === 0) {
@@ -301,11 +334,16 @@ export function checkAmount(amount: number): void {
   }
 }
 
+/**
+ * Increment (or, for a negative amount, decrement) at `actor`, the replica's actor for
+ * the key: its next dot, its entry's new sums, and with a write id a logged op. An id the
+ * log holds issues nothing (`duplicate`), and the delta is the whole state, which holds it.
+ */
 export function increment(state: CounterState, actor: Actor, amount: number, id?: WriteId): Increment {
   checkAmount(amount);
   if (actor.length !== ACTOR_BYTES) throw new RangeError(`a counter's actor is ${ACTOR_BYTES} bytes, not ${actor.length}`);
   if (id !== undefined && id.length !== WRITE_ID_BYTES) throw new RangeError(`a write id is ${WRITE_ID_BYTES} bytes, not ${id.length}`);
-  if (id !== undefined && isDuplicate(state, id, amount)) return { state, delta: heldDelta(state, id, amount), duplicate: true };
+  if (id !== undefined && isDuplicate(state, id, amount)) return { state, delta: { state }, duplicate: true };
   const entries = [...state.entries];
   let at = 0;
   while (at < entries.length && entries[at]!.actor < actor) at++;
@@ -319,12 +357,13 @@ export function increment(state: CounterState, actor: Actor, amount: number, id?
   }
   const entry: CounterEntry = { actor, floor: (old?.floor ?? 0) + 1, p, n };
   entries.splice(at, old === undefined ? 0 : 1, entry);
-  if (id === undefined) return { state: { entries, log: state.log, voids: state.voids }, delta: { entries: [entry], log: [], voids: [] }, duplicate: false };
+  const base = { actor, floor: old?.floor ?? 0 };
+  if (id === undefined) return { state: { entries, log: state.log, voids: state.voids }, delta: { state: { entries: [entry], log: [], voids: [] }, base }, duplicate: false };
   const seq = maxSeq(state.log) + 1;
   if (seq > MAX) throw new KvError('KV_COUNTER_OVERFLOW', `the counter's op sequence would pass ${MAX}; use another key`);
   const op: LoggedOp = { actor, counter: entry.floor, id, amount, seq };
   const log = unite(state.log, [op], byDot, greaterOp);
-  return { state: { entries, log: trim(log), voids: state.voids }, delta: { entries: [entry], log: [op], voids: [] }, duplicate: false };
+  return { state: { entries, log: trim(log), voids: state.voids }, delta: { state: { entries: [entry], log: [op], voids: [] }, base }, duplicate: false };
 }
 
 /**
@@ -344,7 +383,9 @@ export function counterWriteId(requestId: Uint8Array, amount: number): WriteId {
 /* ---------------------------------------------------------------- record format 4 */
 
 const FLAG_OWNER = 1;
-const FLAG_HELD = 2;
+/** A delta's bytes (encodeCounterDelta): its base follows the entries. Never in a stored record. */
+const FLAG_BASE = 2;
+const FLAG_HELD = 4;
 /** Least bytes of an entry, a logged op and a void: what bounds their counts on decode. */
 const ENTRY_MIN = ACTOR_BYTES + 3, OP_MIN = 4 + WRITE_ID_BYTES + 1, VOID_MIN = 4;
 
@@ -380,16 +421,27 @@ function actorIndexes(entries: readonly CounterEntry[], dots: readonly Dot[]): n
  * node's owner epoch for the key, or (a hint) the time it has been held since.
  */
 export function encodeCounter(state: CounterState, ownerEpoch?: number, heldSince?: number): Buffer {
+  return encode(state, ownerEpoch, heldSince, undefined);
+}
+
+/** A delta's bytes for the wire: as a record's, with its base (a full state: exactly the record's bytes). */
+export function encodeCounterDelta(delta: CounterDelta): Buffer {
+  return encode(delta.state, undefined, undefined, delta.base);
+}
+
+function encode(state: CounterState, ownerEpoch: number | undefined, heldSince: number | undefined, base: CounterDelta['base']): Buffer {
   const { entries, log, voids } = state;
   const logAt = actorIndexes(entries, log), voidAt = actorIndexes(entries, voids);
+  const baseAt = base === undefined ? undefined : actorIndexes(entries, [{ actor: base.actor, counter: base.floor + 1 }])[0]!;
   let size = 2 + (ownerEpoch === undefined ? 0 : varintSize(ownerEpoch)) + (heldSince === undefined ? 0 : varintSize(heldSince));
   size += varintSize(entries.length) + varintSize(log.length) + varintSize(voids.length) + 4;
+  if (base !== undefined) size += varintSize(baseAt!) + varintSize(base.floor);
   for (const e of entries) size += ACTOR_BYTES + varintSize(e.floor) + varintSize(e.p) + varintSize(e.n);
   log.forEach((op, k) => (size += varintSize(logAt[k]!) + varintSize(op.counter) + WRITE_ID_BYTES + amountSize(op.amount) + varintSize(op.seq)));
   voids.forEach((d, k) => (size += varintSize(voidAt[k]!) + varintSize(d.counter) + amountSize(d.amount)));
   const buf = Buffer.allocUnsafe(size);
   buf[0] = COUNTER_FORMAT;
-  buf[1] = (ownerEpoch === undefined ? 0 : FLAG_OWNER) | (heldSince === undefined ? 0 : FLAG_HELD);
+  buf[1] = (ownerEpoch === undefined ? 0 : FLAG_OWNER) | (heldSince === undefined ? 0 : FLAG_HELD) | (base === undefined ? 0 : FLAG_BASE);
   let pos = ownerEpoch === undefined ? 2 : writeVarint(buf, 2, ownerEpoch);
   if (heldSince !== undefined) pos = writeVarint(buf, pos, heldSince);
   pos = writeVarint(buf, pos, entries.length);
@@ -397,6 +449,7 @@ export function encodeCounter(state: CounterState, ownerEpoch?: number, heldSinc
     pos = writeLatin1(buf, pos, e.actor);
     pos = writeVarint(buf, writeVarint(buf, writeVarint(buf, pos, e.floor), e.p), e.n);
   }
+  if (base !== undefined) pos = writeVarint(buf, writeVarint(buf, pos, baseAt!), base.floor);
   pos = writeVarint(buf, pos, log.length);
   log.forEach((op, k) => {
     pos = writeVarint(buf, writeVarint(buf, pos, logAt[k]!), op.counter);
@@ -454,12 +507,50 @@ function dot(r: Reader, entries: readonly CounterEntry[], prev: Dot | undefined,
 }
 
 /**
+ * Voids that could only lose increments, refused: one on a logged dot whose amount is not
+ * that op's, and an actor's voids taking more than its entry counts (positive amounts past
+ * its p, negative past its n). (A void on the lesser logged copy of a request cannot be
+ * told from one whose lesser copy was trimmed, so it is not refused here.)
+ */
+function checkVoids(entries: readonly CounterEntry[], log: readonly LoggedOp[], voids: readonly Void[]): void {
+  let l = 0, e = 0, p = 0, n = 0;
+  for (const d of voids) {
+    while (l < log.length && byDot(log[l]!, d) < 0) l++;
+    const op = log[l];
+    if (op !== undefined && byDot(op, d) === 0 && op.amount !== d.amount) corrupt(`a void of ${d.amount} on a logged op of ${op.amount}`);
+    if (entries[e]!.actor !== d.actor) {
+      while (entries[e]!.actor !== d.actor) e++;
+      p = n = 0;
+    }
+    if (d.amount > 0) p += d.amount;
+    else n -= d.amount;
+    if (p > entries[e]!.p || n > entries[e]!.n) corrupt(`voids taking more than actor ${e}'s entry counts`);
+  }
+}
+
+/**
  * Decode and check a counter record: the format, the checksum, every count against the
  * bytes left (so nothing is allocated past the record's size and no loop runs past its
  * end), order, coverage, and that every duplicate the log holds is voided. Throws
  * DecodeError saying what is wrong; what it accepts, encodeCounter writes byte for byte.
  */
 export function decodeCounter(bytes: Uint8Array): StoredCounter {
+  const { base, ...stored } = decodeChecked(bytes);
+  if (base !== undefined) corrupt('a delta (it has a base), not a stored record');
+  return stored;
+}
+
+/**
+ * Decode and check a delta's bytes (encodeCounterDelta), with the same checks. A record's
+ * bytes are a full state's delta (what read repair, streams and a gap's answer send): its
+ * header, the sender's bookkeeping, is dropped.
+ */
+export function decodeCounterDelta(bytes: Uint8Array): CounterDelta {
+  const { state, base } = decodeChecked(bytes);
+  return base === undefined ? { state } : { state, base };
+}
+
+function decodeChecked(bytes: Uint8Array): StoredCounter & { base?: CounterDelta['base'] } {
   try {
     return decode(asBuffer(bytes));
   } catch (e) {
@@ -469,14 +560,14 @@ export function decodeCounter(bytes: Uint8Array): StoredCounter {
   }
 }
 
-function decode(buf: Buffer): StoredCounter {
+function decode(buf: Buffer): StoredCounter & { base?: CounterDelta['base'] } {
   if (buf.length < 9) corrupt(`${buf.length} bytes is too short`);
   if (buf[0] !== COUNTER_FORMAT) corrupt(`format ${buf[0]} is not a counter's (${COUNTER_FORMAT})`);
   const end = buf.length - 4;
   if (crc32(buf.subarray(0, end)) !== buf.readUInt32BE(end)) corrupt('checksum mismatch');
   const r = new Reader(buf, 1, end);
   const flags = r.byte();
-  if ((flags & ~(FLAG_OWNER | FLAG_HELD)) !== 0) corrupt(`unknown flags ${flags}`);
+  if ((flags & ~(FLAG_OWNER | FLAG_BASE | FLAG_HELD)) !== 0) corrupt(`unknown flags ${flags}`);
   const ownerEpoch = flags & FLAG_OWNER ? uint(r) : undefined;
   const heldSince = flags & FLAG_HELD ? uint(r) : undefined;
   const entries: CounterEntry[] = [];
@@ -487,6 +578,14 @@ function decode(buf: Buffer): StoredCounter {
     if (floor === 0) corrupt('an entry with no dot');
     if (p < floor - neg) corrupt(`an entry of ${floor} dots summing to less than ${floor} in magnitude`);
     entries.push({ actor, floor, p, n: neg });
+  }
+  let base: CounterDelta['base'];
+  if (flags & FLAG_BASE) {
+    const i = uint(r), floor = uint(r);
+    const e = entries[i];
+    if (e === undefined) corrupt(`the base names actor ${i} of ${entries.length}`);
+    if (floor >= e.floor) corrupt(`a base floor ${floor} not below its entry's ${e.floor}`);
+    base = { actor: e.actor, floor };
   }
   const log: LoggedOp[] = [];
   const nLog = count(r, OP_MIN, 'logged ops');
@@ -512,5 +611,8 @@ function decode(buf: Buffer): StoredCounter {
     while (v < voids.length && byDot(voids[v]!, d) < 0) v++;
     if (v === voids.length || byDot(voids[v]!, d) !== 0) corrupt(`a duplicate logged op (${d.counter}) without its void`);
   }
-  return heldSince === undefined ? { state: { entries, log, voids }, ownerEpoch } : { state: { entries, log, voids }, ownerEpoch, heldSince };
+  checkVoids(entries, log, voids);
+  const state = { entries, log, voids };
+  const held = heldSince === undefined ? { state, ownerEpoch } : { state, ownerEpoch, heldSince };
+  return base === undefined ? held : { ...held, base };
 }

@@ -18,11 +18,13 @@
  * back (Cassandra's hint TTL defaults to gc_grace for the same reason). Hints stored by an
  * earlier release have no time: they are aged from when this store opened.
  *
- * A counter's hint (record format 4, counter.ts) is the join of the deltas hinted for the
- * key, its time in the counter header's held-since field. Its log is trimmed to LOG_MAX
- * as every counter's is, and that loses nothing: the trim keeps the greatest ops of the
- * union (top-K), so the target ends with the same log whether it merges the hint or each
- * delta one by one, trim(T ∪ trim(d1 ∪ … ∪ dk)) = trim(T ∪ d1 ∪ … ∪ dk); and the voids the
+ * A counter's hint (record format 4, counter.ts) is the join of the issuer's records
+ * hinted for the key (a delta is refused: it applies only in order, and a hint is delivered
+ * whenever its target is back), its time in the counter header's held-since field. Its log
+ * is trimmed to LOG_MAX as every counter's is, and that loses nothing: the trim keeps the
+ * greatest ops of the union (top-K), so the target ends with the same log whether it
+ * merges the hint or each record one by one, trim(T ∪ trim(d1 ∪ … ∪ dk)) =
+ * trim(T ∪ d1 ∪ … ∪ dk); and the voids the
  * joins infer along the way are kept whole. So a hint is bounded as any counter record
  * (entries per actor, LOG_MAX ops, voids per raced duplicate) under the same caps.
  */

@@ -66,12 +66,6 @@ export function tokenHalves(key: Uint8Array): [number, number] {
   return [pair[0]!, pair[1]!];
 }
 
-/** A stored key's token (tokenHalves as one number): where its record sits, a sub-key at its parent's. */
-export function tokenOfKey(key: Uint8Array): bigint {
-  const [hi, lo] = tokenHalves(key);
-  return (BigInt(hi) << 32n) | BigInt(lo);
-}
-
 /**
  * The 32-bit check a context carries of the stored key it was read from (codec.ts
  * decodeContext refuses it on another key): the low half of the key's own hash. For a key
@@ -110,10 +104,15 @@ export function subKeyDataSpan(parent: Uint8Array, fields?: readonly FieldName[]
   return { gte: dataKey(hi, lo, gte), lt: dataKey(hi, lo, lt) };
 }
 
-export function quarantineKey(dk: Uint8Array): Buffer {
-  const buf = Buffer.from(dk);
-  buf[0] = QUARANTINE;
+/** A key of another kind with the same token and user key (a copy of `k` under `prefix`). */
+function withPrefix(k: Uint8Array, prefix: number): Buffer {
+  const buf = Buffer.from(k);
+  buf[0] = prefix;
   return buf;
+}
+
+export function quarantineKey(dk: Uint8Array): Buffer {
+  return withPrefix(dk, QUARANTINE);
 }
 
 /** The user key inside a data or quarantine key (it follows the prefix and the token). */
@@ -296,15 +295,11 @@ export function dataSpans(range: TokenRange): Span[] {
 
 /** The clock prune index entry of a data key: its token and user key, in token order, one per record. */
 export function pruneKey(dk: Uint8Array): Buffer {
-  const buf = Buffer.from(dk);
-  buf[0] = PRUNE;
-  return buf;
+  return withPrefix(dk, PRUNE);
 }
 /** Every clock prune index entry. */
 export const PRUNES: Span = { gte: Buffer.from([PRUNE]), lt: Buffer.from([PRUNE + 1]) };
 /** The data key named by a clock prune index entry. */
 export function dataKeyOfPrune(pk: Uint8Array): Buffer {
-  const buf = Buffer.from(pk);
-  buf[0] = DATA;
-  return buf;
+  return withPrefix(pk, DATA);
 }

@@ -24,8 +24,8 @@ import { createHash, randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { Actors } from './actors.js';
 import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, isCounterRecord, skimRecord, spliceRecord, tryDecode, versionBytes, viewRecord } from './codec.js';
-import { EMPTY_COUNTER, checkAmount, counterWriteId, decodeCounter, encodeCounter, entryConflicts, increment, join as joinCounters, sameCounter, value as counterValue } from './counter.js';
-import type { CounterState, StoredCounter } from './counter.js';
+import { EMPTY_COUNTER, applyDelta, checkAmount, counterWriteId, decodeCounter, decodeCounterDelta, encodeCounter, encodeCounterDelta, entryConflicts, increment, join as joinCounters, sameCounter, value as counterValue } from './counter.js';
+import type { CounterDelta, CounterState, StoredCounter } from './counter.js';
 import type { ClockSpan, Context, RecordSkim, StoredRecord } from './codec.js';
 import { withIoErrors } from './engine.js';
 import type { Engine } from './engine.js';
@@ -158,7 +158,11 @@ export interface MergeResult {
 export interface CounterUpdateResult {
   /** The key's whole counter record after the increment (format 4): what a read of this replica returns. */
   readonly record: Buffer;
-  /** The increment's delta, itself a counter record with no bookkeeping: what the other replicas merge (a duplicate's: the increment as held). */
+  /**
+   * The increment's delta (counter.ts encodeCounterDelta): what the other replicas merge.
+   * A replica that missed an earlier delta of this issuer refuses it (KV_COUNTER_GAP) and
+   * is sent `record`, the full state. A duplicate's delta is the full state.
+   */
   readonly delta: Buffer;
   /** True when the request id showed the increment was applied here before: no dot was issued, nothing written. */
   readonly duplicate: boolean;
@@ -213,6 +217,8 @@ interface SubItem extends Locked {
 /** A decoded record of either kind: versions (formats 1 to 3) or a counter (format 4). */
 type Held = StoredRecord | StoredCounter;
 const isCounter = (r: Held): r is StoredCounter => 'state' in r;
+/** A record received from another node: a counter's may be a delta, with a base (counter.ts CounterDelta). */
+type Received = StoredRecord | (StoredCounter & { readonly base?: CounterDelta['base'] });
 const kindOf = (r: Held): string => (isCounter(r) ? 'a counter' : 'versions (a plain key, a set element or a map register)');
 
 const EMPTY = Buffer.alloc(0);
@@ -473,6 +479,11 @@ export class Store {
   }
 
   /** KV_WRONG_TYPE: a key holding `held` met by an operation (or record) of the other kind. */
+  /** KV_COUNTER_GAP: a counter's delta this replica cannot apply in order; nothing was written. */
+  #gap(dk: Buffer, what: string): KvError {
+    return new KvError('KV_COUNTER_GAP', `the counter at key ${showKey(userKeyOf(dk))} was sent ${what}; nothing was written. Send the issuer's full state (its record) instead`);
+  }
+
   #wrongType(dk: Buffer, held: string, what: string): KvError {
     return new KvError(
       'KV_WRONG_TYPE',
@@ -697,7 +708,7 @@ export class Store {
    * read-modify-write under the key's lock, a new dot of this node's actor for the key
    * (actors.ts, the record's owner epoch, as for a put). With a request id, an increment
    * this key's log already holds (the same request again, through any coordinator) issues
-   * nothing and answers `duplicate`, with the increment as held for its delta, so a second
+   * nothing and answers `duplicate`, with the full state for its delta, so a second
    * coordinator can finish what a failed first one began (counter.ts). A key holding
    * versions is refused (KV_WRONG_TYPE), as are a zero or unsafe amount (KV_BAD_AMOUNT)
    * and a sum past 2^53 - 1 (KV_COUNTER_OVERFLOW); nothing is written then.
@@ -712,7 +723,7 @@ export class Store {
         if (old !== undefined && !isCounter(old)) throw this.#wrongType(dk, kindOf(old), 'a counter increment');
         const epoch = this.#actors.epochFor(old?.ownerEpoch);
         const inc = increment(old?.state ?? EMPTY_COUNTER, this.#actors.actor(epoch), amount, id);
-        const delta = encodeCounter(inc.delta);
+        const delta = encodeCounterDelta(inc.delta);
         if (inc.duplicate) {
           this.#duplicates++;
           return { record: stored!, delta, duplicate: true, value: counterValue(inc.state) }; // a logged id: old came from stored
@@ -996,8 +1007,8 @@ export class Store {
   }
 
   /** A batch item's incoming record (its records joined, when given more than once); undefined when none decodes. */
-  #incomingOf(it: BatchItem, fail: (at: number, error: unknown) => void): Held | undefined {
-    let incoming: Held | undefined;
+  #incomingOf(it: BatchItem, fail: (at: number, error: unknown) => void): Received | undefined {
+    let incoming: Received | undefined;
     for (const { record, at } of [{ record: it.record, at: it.at }, ...(it.more ?? [])]) {
       try {
         const v = this.#incoming(it.k, record);
@@ -1009,17 +1020,24 @@ export class Store {
     return incoming;
   }
 
-  /** Two records received for one key, joined (their bookkeeping dropped); KV_WRONG_TYPE for a counter and versions. */
-  #joinIncoming(dk: Buffer, a: Held, b: Held): Held {
-    if (isCounter(a) && isCounter(b)) return { state: joinCounters(a.state, b.state), ownerEpoch: undefined };
+  /**
+   * Two records received for one key, joined (their bookkeeping dropped); KV_WRONG_TYPE for
+   * a counter and versions, KV_COUNTER_GAP for a counter's delta (which applies only in
+   * order, to what is stored: the sender sends the full state).
+   */
+  #joinIncoming(dk: Buffer, a: Received, b: Received): Received {
+    if (isCounter(a) && isCounter(b)) {
+      if (a.base !== undefined || b.base !== undefined) throw this.#gap(dk, 'two records for it in one batch, one of them a delta');
+      return { state: joinCounters(a.state, b.state), ownerEpoch: undefined };
+    }
     if (!isCounter(a) && !isCounter(b)) return { versions: this.#join(userKeyOf(dk))(a.versions, b.versions), ownerEpoch: undefined, deletedAt: undefined };
     throw this.#wrongType(dk, 'no record yet', 'one batch giving it both a counter and versions');
   }
 
-  /** A record sent by another node, of either kind; KV_BAD_RECORD when it does not decode. */
-  #incoming(k: Buffer, record: Uint8Array): Held {
+  /** A record sent by another node, of either kind (a counter's: a delta, or a full state); KV_BAD_RECORD when it does not decode. */
+  #incoming(k: Buffer, record: Uint8Array): Received {
     try {
-      return isCounterRecord(record) ? decodeCounter(record) : decodeRecord(record);
+      return isCounterRecord(record) ? { ...decodeCounterDelta(record), ownerEpoch: undefined } : decodeRecord(record);
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
       throw new KvError('KV_BAD_RECORD', `the record sent for key ${showKey(k)} does not decode (${e.message}); it was not stored`);
@@ -1036,22 +1054,28 @@ export class Store {
    * (#mergeCounter), or the causal merge of versions. A counter met by versions, or
    * versions by a counter, is refused (KV_WRONG_TYPE) with nothing written.
    */
-  #mergeInto(dk: Buffer, old: Held | undefined, received: Held, ops: QueueOp[], stored: Buffer | undefined): MergeResult {
+  #mergeInto(dk: Buffer, old: Held | undefined, received: Received, ops: QueueOp[], stored: Buffer | undefined): MergeResult {
     if (isCounter(received)) {
       if (old !== undefined && !isCounter(old)) throw this.#wrongType(dk, kindOf(old), "a counter's record");
-      return this.#mergeCounter(dk, old, received.state, ops, stored);
+      return this.#mergeCounter(dk, old, received, ops, stored);
     }
     if (old !== undefined && isCounter(old)) throw this.#wrongType(dk, 'a counter', 'a record of versions');
     return this.#mergeVersions(dk, old, received.versions, ops, stored);
   }
 
-  /** The join of a received counter into a key's stored one (none: stored as received, less its bookkeeping). */
-  #mergeCounter(dk: Buffer, old: StoredCounter | undefined, incoming: CounterState, ops: QueueOp[], stored: Buffer | undefined): MergeResult {
-    if (old === undefined) return { changed: true, versions: 1, record: this.#persistCounter(dk, undefined, stored, incoming, undefined, ops) };
-    const conflicts = entryConflicts(old.state, incoming);
+  /**
+   * A received counter (a delta or a full state) applied to a key's stored one (none: the
+   * empty counter). A delta that does not follow what is stored of its issuer is refused
+   * with KV_COUNTER_GAP, nothing written: the sender sends its full state (counter.ts
+   * applyDelta says why).
+   */
+  #mergeCounter(dk: Buffer, old: StoredCounter | undefined, incoming: CounterDelta, ops: QueueOp[], stored: Buffer | undefined): MergeResult {
+    const merged = applyDelta(old?.state ?? EMPTY_COUNTER, incoming);
+    if (merged === undefined) throw this.#gap(dk, 'a delta of an issuer it missed an earlier increment of');
+    if (old === undefined) return { changed: true, versions: 1, record: this.#persistCounter(dk, undefined, stored, merged, undefined, ops) };
+    const conflicts = entryConflicts(old.state, incoming.state);
     if (conflicts.length > 0)
       this.#log?.error({ key: showKey(userKeyOf(dk)), actors: conflicts.map((a) => Buffer.from(a, 'latin1').toString('hex')) }, 'counter entries with one floor and different sums: a corrupt replica (the join keeps the greater)');
-    const merged = joinCounters(old.state, incoming);
     if (sameCounter(merged, old.state)) return { changed: false, versions: 1, record: stored! };
     return { changed: true, versions: 1, record: this.#persistCounter(dk, old, stored, merged, old.ownerEpoch, ops) };
   }

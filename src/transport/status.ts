@@ -45,6 +45,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, grpc.status>> = {
   KV_BAD_AMOUNT: S.INVALID_ARGUMENT,
   KV_COUNTER_OVERFLOW: S.OUT_OF_RANGE,
   KV_WRONG_TYPE: S.FAILED_PRECONDITION,
+  // A replica missed an earlier delta of the counter's issuer: the coordinator sends the full state.
+  KV_COUNTER_GAP: S.FAILED_PRECONDITION,
   // The key's versions are at their cap: a read and a write with its context resolves them.
   KV_TOO_MANY_SIBLINGS: S.FAILED_PRECONDITION,
   KV_RECORD_TOO_LARGE: S.FAILED_PRECONDITION,

@@ -23,6 +23,7 @@ import { storeSide } from '../../src/repair/store-side.js';
 import { FakeCluster } from '../unit/replication/fake-cluster.js';
 import { storedKey, subKey } from '../../src/buckets/index.js';
 import { decodeCounter, value } from '../../src/storage/counter.js';
+import { deliverCounter } from '../../testkit/counter-histories.js';
 
 /** A counter, and a set whose elements are sub-keys on its token. */
 const COUNTER = Buffer.from('c0');
@@ -109,9 +110,9 @@ async function run(steps: readonly Step[]): Promise<void> {
         if (via === undefined) continue;
         const others = up.filter((id) => id !== via).filter((_, i) => (s.reach! >> i) & 1);
         if (s.kind === 'incr') {
-          const { delta } = await c.store(via).counterUpdate(COUNTER, s.amount!);
+          const { delta, record } = await c.store(via).counterUpdate(COUNTER, s.amount!);
           counted += BigInt(s.amount!);
-          for (const id of others) await c.store(id).merge(COUNTER, delta);
+          for (const id of others) await deliverCounter(c.store(id), COUNTER, delta, record);
         } else {
           const [w] = (await c.store(via).writeMany(SET, [{ op: 'add', path: { element: ELEMENTS[s.key!]! } }])).writes;
           added.add(ELEMENTS[s.key!]!);

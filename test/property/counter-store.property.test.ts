@@ -7,11 +7,13 @@
  * and HintStore.add / list / remove for hints held by a third store. The oracle is the
  * table of every dot the stores issued (read from each delta):
  *  - at every step, every replica, every hint and the read join of every pair of replicas
- *    (resolveCounterReplies) counts each dot it covers once, less its voids, and loses no
- *    request it covers;
+ *    (resolveCounterReplies) counts each dot it covers once, less its voids, loses no
+ *    request it covers, and counts none twice (deltas apply in order: a replica that
+ *    missed one refuses the next with KV_COUNTER_GAP and is sent the issuer's full state,
+ *    as the coordinator does; hints hold full states);
  *  - a request is a duplicate at its issuer exactly when that store already logs it, and
  *    then nothing is written;
- *  - after a hand-off the target holds every delta hinted for it (a hint joins them);
+ *  - after a hand-off the target holds every state hinted for it (a hint joins them);
  *  - after the hints are handed off and every replica merges every other, the replicas hold
  *    the same state (byte-equal bodies) and count each request once: never lost, never twice.
  */
@@ -19,9 +21,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryEngine, Store, resolveCounterReplies } from '../../src/storage/index.js';
 import { versionBytes } from '../../src/storage/codec.js';
-import { counterWriteId, decodeCounter, value } from '../../src/storage/counter.js';
+import { counterWriteId, decodeCounter, decodeCounterDelta, value } from '../../src/storage/counter.js';
 import type { CounterState } from '../../src/storage/counter.js';
-import { checkHeld, historyArb, takeMessage } from '../../testkit/counter-histories.js';
+import { checkHeld, deliverCounter, historyArb, takeMessage } from '../../testkit/counter-histories.js';
 import type { IssuedDot, Step } from '../../testkit/counter-histories.js';
 
 const KEY = 'hits';
@@ -34,23 +36,24 @@ async function play(amounts: readonly number[], history: readonly Step[]): Promi
   // Store i has id bytes i + 1, so its actors sort as the replicas do.
   const stores = await Promise.all(NAMES.map((_, i) => Store.open({ engine: new MemoryEngine(), randomBytes: (n) => Buffer.alloc(n, i + 1), logger: quiet })));
   try {
-    const inFlight: { to: number; delta: Buffer }[] = [];
-    /** Per replica, the deltas hinted for it since its last hand-off: it must hold each after the next. */
+    /** Each message: the delta, and the issuer's record then (what the coordinator sends on a gap, and hints). */
+    const inFlight: { to: number; delta: Buffer; full: Buffer }[] = [];
+    /** Per replica, the states hinted for it since its last hand-off: it must hold each after the next. */
     const hinted: Buffer[][] = [[], [], []];
     const dots: IssuedDot[] = [];
     /** Hints for replica `to` are held by the next replica round the ring. */
     const holder = (to: number): Store => stores[(to + 1) % 3]!;
     const check = async (): Promise<void> => {
       const records = await Promise.all(stores.map((s) => s.getRecord(KEY)));
-      for (const r of records) if (r !== undefined) checkHeld(stateOf(r)!, dots);
+      for (const r of records) if (r !== undefined) checkHeld(stateOf(r)!, dots, true);
       for (const [to] of NAMES.entries()) {
         const hint = await holder(to).hints.get(NAMES[to]!, KEY);
-        if (hint !== undefined) checkHeld(stateOf(hint)!, dots);
+        if (hint !== undefined) checkHeld(stateOf(hint)!, dots, true);
       }
       for (const [a, b] of [[0, 1], [1, 2], [0, 2]] as const) {
         const read = resolveCounterReplies([records[a], records[b]]);
         if (read.record !== undefined) {
-          checkHeld(stateOf(read.record)!, dots);
+          checkHeld(stateOf(read.record)!, dots, true);
           expect(read.value).toBe(value(stateOf(read.record)!));
         }
       }
@@ -64,11 +67,11 @@ async function play(amounts: readonly number[], history: readonly Step[]): Promi
       expect(r.duplicate, 'a duplicate exactly when the issuer logs the id').toBe(logged);
       if (r.duplicate) expect(r.record.equals(before!)).toBe(true);
       else {
-        const [entry] = decodeCounter(r.delta).state.entries;
+        const [entry] = decodeCounterDelta(r.delta).state.entries;
         dots.push({ actor: entry!.actor, counter: entry!.floor, op, amount });
       }
       expect((await store.getRecord(KEY))!.equals(r.record)).toBe(true);
-      for (const to of [0, 1, 2]) if (to !== at) inFlight.push({ to, delta: r.delta });
+      for (const to of [0, 1, 2]) if (to !== at) inFlight.push({ to, delta: r.delta, full: r.record });
     };
     for (const [i, step] of history.entries()) {
       switch (step.kind) {
@@ -80,7 +83,7 @@ async function play(amounts: readonly number[], history: readonly Step[]): Promi
           break;
         case 'deliver': {
           const m = takeMessage(step, inFlight);
-          if (m) await stores[m.to]!.merge(KEY, m.delta);
+          if (m) await deliverCounter(stores[m.to]!, KEY, m.delta, m.full);
           break;
         }
         case 'drop':
@@ -89,8 +92,8 @@ async function play(amounts: readonly number[], history: readonly Step[]): Promi
         case 'hint': {
           const m = takeMessage(step, inFlight);
           if (m) {
-            await holder(m.to).hints.add(NAMES[m.to]!, KEY, m.delta);
-            hinted[m.to]!.push(m.delta);
+            await holder(m.to).hints.add(NAMES[m.to]!, KEY, m.full);
+            hinted[m.to]!.push(m.full);
           }
           break;
         }
@@ -101,9 +104,9 @@ async function play(amounts: readonly number[], history: readonly Step[]): Promi
               await stores[step.to]!.merge(hint.key, hint.record);
               expect(await h.hints.remove(NAMES[step.to]!, hint.key, hint.record)).toBe(true);
             }
-          // A hint is the join of its deltas: after the hand-off the target holds every one (the issuer need not be alive).
+          // A hint is the join of its states: after the hand-off the target holds every one (the issuer need not be alive).
           const floors = new Map(stateOf(await stores[step.to]!.getRecord(KEY))?.entries.map((e) => [e.actor, e.floor]));
-          for (const d of hinted[step.to]!) for (const e of stateOf(d)!.entries) expect(floors.get(e.actor) ?? 0, 'a hinted delta lost').toBeGreaterThanOrEqual(e.floor);
+          for (const d of hinted[step.to]!) for (const e of stateOf(d)!.entries) expect(floors.get(e.actor) ?? 0, 'a hinted state lost').toBeGreaterThanOrEqual(e.floor);
           hinted[step.to] = [];
           break;
         }

@@ -2,14 +2,17 @@
  * The counter's algebra (src/storage/counter.ts) on random histories across 3 replicas:
  * increments and decrements with write ids drawn from a few requests (so one request is
  * issued again, at the replica that issued it or at another), increments without ids,
- * deltas delivered, dropped, delivered twice, reordered or joined into a hint first, and
- * full-state joins; then a full exchange. Histories stay inside the log window, but for
+ * deltas delivered, dropped, delivered twice or reordered (applied by applyDelta: a replica
+ * with a gap gets the issuer's full state instead, as the coordinator sends it), hints
+ * (which keep full states), and full-state joins; then a full exchange. Histories stay inside the log window, but for
  * one test whose bursts of new requests push old ones out of the logs.
  *
  * The oracle is a table of every dot issued and the request it carried:
  *  - at every step, every replica and hint counts each dot its entries cover once, less
  *    its voids; voids fall only on covered dots of a request covered under a lesser dot
  *    too, so no request it holds is lost (its least covered dot counts);
+ *  - inside the log window, at every step, no replica, hint or join of two replicas (a read
+ *    at R=2) counts a request twice;
  *  - a request issued again where the log holds it issues nothing;
  *  - after the full exchange the replicas are byte-equal and count each request once
  *    (past the window: at least once, at most once per copy issued, never lost).
@@ -19,10 +22,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EMPTY_COUNTER, LOG_MAX, counterWriteId, encodeCounter, increment, join, trim, value } from '../../src/storage/counter.js';
+import { EMPTY_COUNTER, LOG_MAX, applyDelta, counterWriteId, encodeCounter, increment, join, trim, value } from '../../src/storage/counter.js';
 import { amountArb, checkHeld, historyArb, stepArb, takeMessage } from '../../testkit/counter-histories.js';
 import type { IssuedDot, Step } from '../../testkit/counter-histories.js';
-import type { CounterState, LoggedOp } from '../../src/storage/counter.js';
+import type { CounterDelta, CounterState, LoggedOp } from '../../src/storage/counter.js';
 
 const ACTORS = ['A', 'B', 'C'].map((c) => c.repeat(16));
 const SETTINGS = { seed: 29, endOnFailure: true } as const;
@@ -43,26 +46,28 @@ interface Played {
 
 /** Run a history; `checked`: check every replica and hint at every step (the law tests only collect states). */
 function play(amounts: readonly number[], history: readonly Step[], checked = true): Played {
+  const once = !history.some((s) => s.kind === 'burst'); // inside the log window
   const replicas: CounterState[] = [EMPTY_COUNTER, EMPTY_COUNTER, EMPTY_COUNTER];
   const hints: CounterState[] = [EMPTY_COUNTER, EMPTY_COUNTER, EMPTY_COUNTER];
-  const inFlight: { to: number; delta: CounterState }[] = [];
+  // Each message: the delta, and the issuer's full state then (what the coordinator sends on a gap).
+  const inFlight: { to: number; delta: CounterDelta; full: CounterState }[] = [];
   const dots: IssuedDot[] = [];
   const seen: CounterState[] = [];
   const issue = (at: number, amount: number, op: string, id?: string): boolean => {
     const before = replicas[at]!;
     const r = increment(before, ACTORS[at]!, amount, id);
-    seen.push(r.delta);
+    seen.push(r.delta.state);
     if (r.duplicate) {
       // The issuer holds it: nothing new here, and the delta brings it anywhere.
       expect(same(r.state, before)).toBe(true);
       expect(id !== undefined && before.log.some((o) => o.id === id)).toBe(true);
     } else {
-      expect(same(join(before, r.delta), r.state), 'join(state, delta) is the new state').toBe(true);
+      expect(same(applyDelta(before, r.delta)!, r.state), 'applyDelta(state, delta) is the new state').toBe(true);
       const e = r.state.entries.find((x) => x.actor === ACTORS[at])!;
       dots.push({ actor: e.actor, counter: e.floor, op, amount });
     }
     replicas[at] = r.state;
-    for (const to of [0, 1, 2]) if (to !== at) inFlight.push({ to, delta: r.delta });
+    for (const to of [0, 1, 2]) if (to !== at) inFlight.push({ to, delta: r.delta, full: r.state });
     return r.duplicate;
   };
   for (const [i, step] of history.entries()) {
@@ -78,20 +83,22 @@ function play(amounts: readonly number[], history: readonly Step[], checked = tr
         issue(step.at, step.amount, `b${i}`);
         break;
       case 'burst': {
-        // n new requests, their deltas sent as one (joined) message to each other replica.
+        // n new requests, their deltas sent as one (joined) message to each other replica:
+        // contiguous, so one delta from the floor before the first.
         let delta = EMPTY_COUNTER;
+        const base = { actor: ACTORS[step.at]!, floor: replicas[step.at]!.entries.find((x) => x.actor === ACTORS[step.at])?.floor ?? 0 };
         for (let k = 0; k < step.n; k++) {
           const r = increment(replicas[step.at]!, ACTORS[step.at]!, 1, counterWriteId(Buffer.from(`burst ${i} ${k}`), 1));
           const e = r.state.entries.find((x) => x.actor === ACTORS[step.at])!;
           dots.push({ actor: e.actor, counter: e.floor, op: `burst ${i} ${k}`, amount: 1 });
-          (replicas[step.at] = r.state), (delta = join(delta, r.delta));
+          (replicas[step.at] = r.state), (delta = join(delta, r.delta.state));
         }
-        for (const to of [0, 1, 2]) if (to !== step.at) inFlight.push({ to, delta });
+        for (const to of [0, 1, 2]) if (to !== step.at) inFlight.push({ to, delta: { state: delta, base }, full: replicas[step.at]! });
         break;
       }
       case 'deliver': {
         const m = takeMessage(step, inFlight);
-        if (m) replicas[m.to] = join(replicas[m.to]!, m.delta);
+        if (m) replicas[m.to] = applyDelta(replicas[m.to]!, m.delta) ?? join(replicas[m.to]!, m.full);
         break;
       }
       case 'drop':
@@ -100,7 +107,7 @@ function play(amounts: readonly number[], history: readonly Step[], checked = tr
       case 'hint': {
         const m = takeMessage(step, inFlight);
         if (m) {
-          hints[m.to] = join(hints[m.to]!, m.delta);
+          hints[m.to] = join(hints[m.to]!, m.full);
           seen.push(hints[m.to]!);
         }
         break;
@@ -112,7 +119,10 @@ function play(amounts: readonly number[], history: readonly Step[], checked = tr
         replicas[step.into] = join(replicas[step.into]!, replicas[step.from]!);
         break;
     }
-    if (checked) for (const s of [...replicas, ...hints]) checkHeld(s, dots);
+    if (checked) {
+      for (const s of [...replicas, ...hints]) checkHeld(s, dots, once);
+      for (let x = 0; x < 3; x++) for (let y = x + 1; y < 3; y++) checkHeld(join(replicas[x]!, replicas[y]!), dots, once);
+    }
     seen.push(...replicas);
   }
   return { replicas, seen, dots };
@@ -122,7 +132,7 @@ function play(amounts: readonly number[], history: readonly Step[], checked = tr
 function playAndExchange(amounts: readonly number[], history: readonly Step[]): { state: CounterState; dots: IssuedDot[] } {
   const { replicas, dots } = play(amounts, history);
   for (let round = 0; round < 2; round++) for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) replicas[i] = join(replicas[i]!, replicas[j]!);
-  for (const r of replicas) checkHeld(r, dots);
+  for (const r of replicas) checkHeld(r, dots, !history.some((s) => s.kind === 'burst'));
   expect(bytes(replicas[1]!).equals(bytes(replicas[0]!))).toBe(true);
   expect(bytes(replicas[2]!).equals(bytes(replicas[0]!))).toBe(true);
   return { state: replicas[0]!, dots };
@@ -208,14 +218,18 @@ describe('counter: join laws on reachable states (to the byte)', () => {
         for (let i = 0; i < Math.min(start, amounts.length) % 4; i++) b = increment(b, ACTORS[1]!, amounts[i]!, counterWriteId(Buffer.from([reqs[i]!]), amounts[i]!)).state;
         let a = EMPTY_COUNTER;
         const deltas: CounterState[] = [];
+        const applied: CounterDelta[] = [];
         for (const [i, amount] of amounts.entries()) {
           const r = increment(a, ACTORS[0]!, amount, i % 5 === 4 ? undefined : counterWriteId(Buffer.from([reqs[i]!]), amount));
-          (a = r.state), deltas.push(r.delta);
+          (a = r.state), deltas.push(r.delta.state), applied.push(r.delta);
         }
         let viaDeltas = b;
         for (const k of order) viaDeltas = join(viaDeltas, deltas[k % deltas.length]!);
         for (const d of deltas) viaDeltas = join(viaDeltas, d); // every delta at least once
-        return same(viaDeltas, join(b, a));
+        // In order (applyDelta), every delta applies, twice over changes nothing, and ends the same.
+        let inOrder = b;
+        for (const d of applied) inOrder = applyDelta(applyDelta(inOrder, d)!, d)!;
+        return same(viaDeltas, join(b, a)) && same(inOrder, join(b, a));
       }),
       { numRuns: 300, ...SETTINGS },
     );

@@ -13,9 +13,12 @@ import {
   COUNTER_FORMAT,
   EMPTY_COUNTER,
   LOG_MAX,
+  applyDelta,
   counterWriteId,
   decodeCounter,
+  decodeCounterDelta,
   encodeCounter,
+  encodeCounterDelta,
   entryConflicts,
   implied,
   increment,
@@ -128,7 +131,7 @@ describe('counter record (format 4)', () => {
     const flipped = Buffer.from(good);
     flipped[5]! ^= 1;
     refused(flipped, /checksum mismatch/);
-    refused(frame(body([], [], []), 4), /unknown flags 4/);
+    refused(frame(body([], [], []), 8), /unknown flags 8/);
     refused(frame([0x80, 0x00, 0, 0]), /an integer not in its shortest form/);
     refused(frame([0, 0, 0x80]), /^counter record: truncated$/);
     refused(frame([0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]), /^counter record: integer out of range$/);
@@ -151,6 +154,48 @@ describe('counter record (format 4)', () => {
     refused(frame([...body([entry(A, 2, 5, 1)], [], []), 7]), /trailing bytes after the voids/);
     refused(frame(body([entry(A, 2, 10, 0)], [op(0, 1, 5, 1), op(0, 2, 5, 2)], [])), /a duplicate logged op \(2\) without its void/);
     expect(decodeCounter(frame(body([entry(A, 2, 10, 0)], [op(0, 1, 5, 1), op(0, 2, 5, 2)], [voidOf(0, 2, 5)]))).state.voids).toEqual([{ actor: A, counter: 2, amount: 5 }]);
+    // Voids that could only lose increments.
+    refused(frame(body([entry(A, 2, 10, 0)], [op(0, 1, 5, 1), op(0, 2, 5, 2)], [voidOf(0, 2, -5)])), /a void of -5 on a logged op of 5/);
+    refused(frame(body([entry(A, 2, 5, 1)], [], [voidOf(0, 1, 9)])), /voids taking more than actor 0's entry counts/);
+    refused(frame(body([entry(A, 2, 5, 1)], [], [voidOf(0, 1, -1), voidOf(0, 2, -1)])), /voids taking more than actor 0's entry counts/);
+  });
+
+  it('codes a delta with its base, and keeps deltas and records apart', () => {
+    const before = build([[A, 2, 1]]);
+    const { delta } = increment(before, A, 3, idOf(2, 3));
+    expect(delta.base).toEqual({ actor: A, floor: 1 });
+    const back = decodeCounterDelta(encodeCounterDelta(delta));
+    expect(back).toEqual(delta);
+    expect(encodeCounterDelta(back).equals(encodeCounterDelta(delta))).toBe(true);
+    // A full state's delta is the record's bytes (its header, the sender's bookkeeping, dropped); a delta is no record.
+    expect(encodeCounterDelta({ state: before }).equals(encodeCounter(before))).toBe(true);
+    expect(decodeCounterDelta(encodeCounter(before))).toEqual({ state: before });
+    expect(decodeCounterDelta(encodeCounter(before, 7, 1234))).toEqual({ state: before });
+    expect(() => decodeCounter(encodeCounterDelta(delta))).toThrow(/counter record: a delta \(it has a base\), not a stored record/);
+    // A base not below its entry's floor is refused: format, flags, 1 entry (actor, floor 2,
+    // p 5, n 0), then the base's actor index and floor (byte 23).
+    const bad = Buffer.from(encodeCounterDelta(delta));
+    expect([bad[1], bad[19], bad[22], bad[23]]).toEqual([2, 2, 0, 1]);
+    bad[23] = 2;
+    bad.writeUInt32BE(crc32(bad.subarray(0, bad.length - 4)), bad.length - 4);
+    expect(() => decodeCounterDelta(bad)).toThrow(/counter record: a base floor 2 not below its entry's 2/);
+  });
+
+  it('applies a delta only in order: a replica that missed an earlier increment gets the full state, and counts no request twice', () => {
+    // The first coordinator issues X at A, then dies; the second issues X again at B.
+    const x = idOf(1, 1), y = idOf(2, 1);
+    const a1 = increment(EMPTY_COUNTER, A, 1, x);
+    const b1 = increment(EMPTY_COUNTER, B, 1, x);
+    // A learns of B's copy (the pair is voided there), then issues Y.
+    const ay = increment(applyDelta(a1.state, b1.delta)!, A, 1, y);
+    expect(value(ay.state)).toBe(2n);
+    // C got B's copy but not A's first delta: A's second delta has a gap there...
+    const c = applyDelta(EMPTY_COUNTER, b1.delta)!;
+    expect(applyDelta(c, ay.delta)).toBeUndefined();
+    // ...joined anyway, X would count twice (A's entry covers A:1, whose op the delta lacks).
+    expect(value(join(c, ay.delta.state))).toBe(3n);
+    // The full state brings A:1's op, and the pair is seen.
+    expect(value(join(c, ay.state))).toBe(2n);
   });
 
   it('refuses damaged bytes or reads exactly what they encode, and never runs away on them', () => {
@@ -212,15 +257,15 @@ describe('counter: increments', () => {
     expect(counterWriteId(r, 5)).toHaveLength(8);
   });
 
-  it('answers a request issued again with the increment as held, which completes a replication the first coordinator left', () => {
+  it('answers a request issued again with the whole state, which completes a replication the first coordinator left', () => {
     const id = idOf(1, 4);
     const first = increment(build([[A, 1, 9]]), A, 4, id);
     const again = increment(first.state, A, 4, id);
     expect(again.duplicate).toBe(true);
     expect(again.state).toBe(first.state);
-    expect(again.delta.log).toEqual(first.delta.log);
+    expect(again.delta).toEqual({ state: first.state });
     // A replica that never got the first delta gets the increment once from the second answer.
-    const replica = join(build([[C, 2]]), again.delta);
+    const replica = applyDelta(build([[C, 2]]), again.delta)!;
     expect(value(replica)).toBe(2n + 1n + 4n);
     expect(isDuplicate(replica, id)).toBe(true);
     expect(value(join(replica, first.state))).toBe(2n + 1n + 4n);

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { storedKey } from '../../../src/buckets/index.js';
 import { KvError, MemoryEngine, Store, recordDigest, resolveCounterReplies, resolveReplies } from '../../../src/storage/index.js';
 import type { Engine, StoreOptions } from '../../../src/storage/index.js';
-import { decodeCounter, encodeCounter, increment, value, EMPTY_COUNTER } from '../../../src/storage/counter.js';
+import { decodeCounter, decodeCounterDelta, encodeCounter, increment, value, EMPTY_COUNTER } from '../../../src/storage/counter.js';
 import { versionBytes } from '../../../src/storage/codec.js';
 import { dataKey, tokenHalves } from '../../../src/storage/keys.js';
 import { ENGINE_KINDS, keysUnder, wrapEngine } from './engines.js';
@@ -46,9 +46,9 @@ for (const makeKind of ENGINE_KINDS) {
       const held = decodeCounter(two.record);
       expect(held.ownerEpoch).toBeDefined();
       expect(held.state.entries).toEqual([expect.objectContaining({ floor: 2, p: 5, n: 2 })]);
-      // The delta is the issuer's new entry alone: joined into the state before it, the state after.
-      const delta = decodeCounter(two.delta);
-      expect(delta.ownerEpoch).toBeUndefined();
+      // The delta is the issuer's new entry alone, after its floor before: joined into the state before it, the state after.
+      const delta = decodeCounterDelta(two.delta);
+      expect(delta.base).toEqual({ actor: held.state.entries[0]!.actor, floor: 1 });
       expect(delta.state.entries).toEqual(held.state.entries);
       expect((await s.getRecord('c'))!.equals(two.record)).toBe(true);
       await s.close();
@@ -217,10 +217,12 @@ for (const makeKind of ENGINE_KINDS) {
       const issuer = await open();
       const d1 = await issuer.counterUpdate('c', 2, { requestId: id(1) });
       const d2 = await issuer.counterUpdate('c', 3, { requestId: id(2) });
-      await s.hints.add('n2', 'c', d1.delta);
+      // A hint holds the issuer's full states (a delta applies only in order, and a hint may be delivered after others).
+      await rejects(s.hints.add('n2', 'c', d1.delta), 'KV_BAD_RECORD', /a delta \(it has a base\)/);
+      await s.hints.add('n2', 'c', d1.record);
       clock.t += 1000;
-      await s.hints.add('n2', 'c', d2.delta); // the hint keeps the time of its oldest part
-      await s.hints.add('n2', 'c', d1.delta); // a delta hinted twice: no change
+      await s.hints.add('n2', 'c', d2.record); // the hint keeps the time of its oldest part
+      await s.hints.add('n2', 'c', d1.record); // a state hinted twice: no change
       const hint = (await s.hints.get('n2', 'c'))!;
       const held = decodeCounter(hint);
       expect([value(held.state), held.heldSince, held.ownerEpoch]).toEqual([5n, clock.t - 1000, undefined]);
@@ -239,16 +241,37 @@ for (const makeKind of ENGINE_KINDS) {
       await issuer.close();
     });
 
-    it('delivers a hint as a delta: the target ends as if it had merged each delta', async () => {
+    it('delivers a hint of full states: the target ends as if it had merged each delta', async () => {
       const holder = await open(), target = await open(), direct = await open(), issuer = await open();
       for (let i = 0; i < 5; i++) {
         const d = await issuer.counterUpdate('c', i + 1, { requestId: id(i) });
-        await holder.hints.add('t', 'c', d.delta);
+        await holder.hints.add('t', 'c', d.record);
         await direct.merge('c', d.delta);
       }
       await target.merge('c', (await holder.hints.get('t', 'c'))!);
       expect(versionBytes((await target.getRecord('c'))!).equals(versionBytes((await direct.getRecord('c'))!))).toBe(true);
       for (const s of [holder, target, direct, issuer]) await s.close();
+    });
+
+    it('refuses a delta that skips one of its issuer\'s increments (KV_COUNTER_GAP), writing nothing, and takes the full state', async () => {
+      const issuer = await open(), r = await open(), other = await open();
+      const d1 = await issuer.counterUpdate('c', 2, { requestId: id(1) });
+      await other.merge('c', (await other.counterUpdate('c', 2, { requestId: id(1) })).delta); // the same request, issued again elsewhere
+      const d2 = await issuer.counterUpdate('c', 3, { requestId: id(2) });
+      await r.merge('c', (await other.getRecord('c'))!);
+      // r missed d1: applying d2 would count request 1 under other's dot and issuer's (d2's entry covers dot 1, without its op).
+      await rejects(r.merge('c', d2.delta), 'KV_COUNTER_GAP', /Send the issuer's full state/);
+      expect(value(decodeCounter((await r.getRecord('c'))!).state)).toBe(2n);
+      await r.merge('c', d2.record);
+      expect(value(decodeCounter((await r.getRecord('c'))!).state)).toBe(5n);
+      // In order, a delta applies; and a batch that brings a delta with another record for the key refuses the second.
+      await r.merge('c', (await issuer.counterUpdate('c', 1)).delta);
+      expect(value(decodeCounter((await r.getRecord('c'))!).state)).toBe(6n);
+      const d4 = await issuer.counterUpdate('c', 1);
+      // (The first is merged, the second refused, as mergeMany does with any refused entry.)
+      await rejects(r.mergeMany([{ key: 'c', record: d4.delta }, { key: 'c', record: d4.record }]), 'KV_COUNTER_GAP', /two records for it in one batch/);
+      expect(value(decodeCounter((await r.getRecord('c'))!).state)).toBe(7n);
+      for (const s of [issuer, r, other]) await s.close();
     });
   });
 }

@@ -17,6 +17,7 @@ describe('toStatus: the one mapping to gRPC statuses', () => {
     [new KvError('KV_BAD_AMOUNT', 'm'), grpc.status.INVALID_ARGUMENT],
     [new KvError('KV_COUNTER_OVERFLOW', 'm'), grpc.status.OUT_OF_RANGE],
     [new KvError('KV_WRONG_TYPE', 'm'), grpc.status.FAILED_PRECONDITION],
+    [new KvError('KV_COUNTER_GAP', 'm'), grpc.status.FAILED_PRECONDITION],
     [new KvError('KV_TOO_MANY_SIBLINGS', 'm'), grpc.status.FAILED_PRECONDITION],
     [new KvError('KV_HINTS_FULL', 'm'), grpc.status.RESOURCE_EXHAUSTED],
     [new KvError('KV_CORRUPT_RECORD', 'm'), grpc.status.DATA_LOSS],
