@@ -35,7 +35,9 @@ export type DataTypeErrorCode =
   | 'DT_ELEMENT_EMPTY'
   | 'DT_ELEMENT_TOO_LARGE'
   | 'DT_FIELD_NAME_EMPTY'
-  | 'DT_FIELD_NAME_TOO_LARGE';
+  | 'DT_FIELD_NAME_TOO_LARGE'
+  | 'DT_NO_CONTEXT' // a set element's remove without the context a read of that element gave
+  | 'DT_BAD_OP'; // an update that names no sub-key, one sub-key twice, or more than a call may carry
 
 export class DataTypeError extends Error {
   constructor(readonly code: DataTypeErrorCode, message: string) {

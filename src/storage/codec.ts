@@ -39,6 +39,12 @@
  * still, and a record without either is written as before. Its causal section is
  * version 2's, so its contexts are version 2 contexts.
  *
+ * Record, version 4: a counter (counter.ts owns its body: encodeCounter, decodeCounter).
+ * Its header is the one above (flag 2 is a hint's time: a counter is never deleted), so
+ * the frame checks, `versionBytes`/`versionsSpan` (range hashes, digests, kept trees) and
+ * `headerTime` take it as any other record; decodeRecord, viewRecord and skimRecord do
+ * not (they read versions), and the store dispatches on the format (`isCounterRecord`).
+ *
  * Context: u8 format | u32 key check (low 32 bits of the key's hash) | the clock as in a
  * record; version 2 adds the ids as in a record: the write ids of the siblings the
  * reader saw. The key check refuses a context read from another key, which would
@@ -53,6 +59,8 @@ export const ACTOR_BYTES = 16;
 const RECORD_FORMAT = 1;
 const RECORD_FORMAT_IDS = 2;
 const RECORD_FORMAT_EXTRAS = 3;
+/** A counter's record (counter.ts). */
+export const COUNTER_RECORD_FORMAT = 4;
 const EXTRA_EXPIRES = 1;
 const EXTRA_AT = 2;
 const CONTEXT_FORMAT = 1;
@@ -272,25 +280,44 @@ export function encodeRecord(rec: StoredRecord, clockAt?: ClockSpan): Buffer {
   return buf;
 }
 
-/** A versions record's format byte (1, 2 or 3). */
-function isRecordFormat(format: number | undefined): boolean {
-  return format === RECORD_FORMAT || format === RECORD_FORMAT_IDS || format === RECORD_FORMAT_EXTRAS;
+/** A versions record's format (1 to 3). */
+const isVersionsFormat = (format: number | undefined): boolean => format === RECORD_FORMAT || format === RECORD_FORMAT_IDS || format === RECORD_FORMAT_EXTRAS;
+
+/** Any record's format, a counter's included. */
+const isAnyFormat = (format: number | undefined): boolean => isVersionsFormat(format) || format === COUNTER_RECORD_FORMAT;
+
+/** True for a counter's record (format 4): decode it with counter.ts decodeCounter, not decodeRecord. */
+export function isCounterRecord(bytes: Uint8Array): boolean {
+  return bytes.length > 0 && bytes[0] === COUNTER_RECORD_FORMAT;
 }
 
-/** Check the format byte and checksum; return where the body ends (before the CRC). */
-function checkFrame(buf: Buffer): number {
+/**
+ * Check the format byte and checksum; return where the body ends (before the CRC). A
+ * counter's record passes only with `counters` (what reads the header alone).
+ */
+function checkFrame(buf: Buffer, counters = false): number {
   if (buf.length < 7) throw new DecodeError(`record of ${buf.length} bytes is too short`);
-  if (!isRecordFormat(buf[0])) throw new DecodeError(`unknown record format ${buf[0]}`);
+  if (!(counters ? isAnyFormat(buf[0]) : isVersionsFormat(buf[0])))
+    throw new DecodeError(buf[0] === COUNTER_RECORD_FORMAT ? 'a counter record (format 4) where versions were expected' : `unknown record format ${buf[0]}`);
   const end = buf.length - 4;
   if (crc32(buf.subarray(0, end)) !== buf.readUInt32BE(end)) throw new DecodeError('checksum mismatch');
   return end;
 }
 
-/** True when `bytes` has a known record format and its checksum holds: what a range scan checks before it sends a record (the receiver decodes, or skims, it in full). */
+/** True when `bytes` has a known record format (a counter's too) and its checksum holds: what a range scan checks before it sends a record (the receiver decodes, or skims, it in full). */
 export function recordIntact(bytes: Uint8Array): boolean {
   const buf = asBuffer(bytes);
-  if (buf.length < 7 || !isRecordFormat(buf[0])) return false;
+  if (buf.length < 7 || !isAnyFormat(buf[0])) return false;
   return crc32(buf.subarray(0, buf.length - 4)) === buf.readUInt32BE(buf.length - 4);
+}
+
+/**
+ * The time a checked record's header holds, of any format: a record's deleted-at, or the
+ * time a hint has been held since (hints.ts keeps it there; a counter's flag 2).
+ */
+export function headerTime(bytes: Uint8Array): number | undefined {
+  const buf = asBuffer(bytes);
+  return readHeader(new Reader(buf, 0, checkFrame(buf, true))).deletedAt;
 }
 
 /** A version 2 record's or context's ids: ascending, distinct. */
@@ -473,11 +500,11 @@ export function contextFromClock(keyCheck: number, clock: Buffer | undefined, fo
 /**
  * The canonical versions section of a checked record, without decoding it: what a range
  * hash covers (it excludes this node's bookkeeping, so replicas holding equal versions
- * hash equally).
+ * hash equally). A counter's (format 4) is its state's canonical body.
  */
 export function versionBytes(bytes: Uint8Array): Buffer {
   const buf = asBuffer(bytes);
-  const r = new Reader(buf, 0, checkFrame(buf));
+  const r = new Reader(buf, 0, checkFrame(buf, true));
   readHeader(r);
   return buf.subarray(r.pos, r.end);
 }
@@ -490,7 +517,7 @@ export function versionBytes(bytes: Uint8Array): Buffer {
  */
 export function versionsSpan(bytes: Uint8Array): Buffer {
   const buf = asBuffer(bytes);
-  if (buf.length < 7 || !isRecordFormat(buf[0])) throw new DecodeError(`not a ringkv record (format ${buf[0]})`);
+  if (buf.length < 7 || !isAnyFormat(buf[0])) throw new DecodeError(`not a ringkv record (format ${buf[0]})`);
   const r = new Reader(buf, 0, buf.length - 4);
   readHeader(r);
   return buf.subarray(r.pos, r.end);
@@ -593,7 +620,7 @@ export function skimRecord(buf: Buffer, out: RecordSkim): boolean {
   const len = buf.length;
   if (len < 7) return false;
   const format = buf[0]!;
-  if (!isRecordFormat(format)) return false;
+  if (!isVersionsFormat(format)) return false; // a counter's (format 4) too: the caller decodes it
   const end = len - 4;
   if (crc32(buf.subarray(0, end)) !== buf.readUInt32BE(end)) return false;
   const withExtras = format === RECORD_FORMAT_EXTRAS, withIds = withExtras || format === RECORD_FORMAT_IDS;

@@ -8,9 +8,11 @@
  * (`trim`, LOG_MAX) and the voids a join infers (`implied`) — and the state's canonical
  * bytes (`encodeCounter`, `decodeCounter`: what will become record format 4). Must not:
  * do I/O, read a clock, draw randomness or pick actors (the store decides which actor
- * issues a dot, as for versions). Used by nothing yet: the store's format dispatch
- * (codec.ts, store.ts), hints, read resolution and the replica wire take it up in later
- * slices of issue 30.
+ * issues a dot, as for versions). Used by the store (store.ts: counterUpdate, and the
+ * format dispatch of its merges), the hint store (hints.ts joins hinted deltas) and read
+ * resolution (replies.ts resolveCounterReplies); codec.ts's frame checks, range hashes and
+ * kept trees take format 4 as they take the others. The replica wire and the coordinator
+ * take it up in later slices of issue 30.
  *
  * State, per key:
  *  - entries, one per actor that ever incremented the key, sorted by actor: `floor`, the
@@ -44,7 +46,7 @@
  * within the window no replica, hint or read counts a request twice at any step.
  *
  * Record format 4 (integers unsigned LEB128 varints, minimal; counts first):
- *   u8 format = 4 | u8 flags (1: owner epoch; 2: a delta's base) | [owner epoch]
+ *   u8 format = 4 | u8 flags (1: owner epoch; 2: a delta's base; 4: held since) | [owner epoch] | [held since ms]
  *   entries: n, each actor (16 bytes, ascending) + floor (≥ 1) + p + n (p + n ≥ floor)
  *   [base: actor index + floor (below its entry's): a delta's bytes only, never a record]
  *   log:     n (≤ LOG_MAX), each actor index + counter (1..floor) + write id (8 bytes)
@@ -53,11 +55,14 @@
  *   u32 big-endian CRC-32 of everything before it
  * Canonical: equal states encode to equal bytes, and a decode accepts only what the
  * encoder writes (minimal varints, order, every logged duplicate voided), and no void that
- * could only lose increments (checkVoids).
+ * could only lose increments (checkVoids). The header is
+ * the other formats' (codec.ts), flags and all: this node's bookkeeping, which a receiver
+ * ignores and range hashes skip. A counter is never deleted, so flag 4 is only ever a
+ * hint's time (hints.ts keeps a hint's age where a record keeps its deleted-at).
  */
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { ACTOR_BYTES, DecodeError, Reader, asBuffer, varintSize, writeVarint } from './codec.js';
+import { ACTOR_BYTES, COUNTER_RECORD_FORMAT, DecodeError, Reader, asBuffer, varintSize, writeVarint } from './codec.js';
 import { KvError } from './kv-errors.js';
 import { WRITE_ID_BYTES } from './versions.js';
 import type { Actor, WriteId } from './versions.js';
@@ -65,7 +70,7 @@ import type { Actor, WriteId } from './versions.js';
 /** The logged increments a counter keeps at most. */
 export const LOG_MAX = 512;
 /** The record format of a counter. */
-export const COUNTER_FORMAT = 4;
+export const COUNTER_FORMAT = COUNTER_RECORD_FORMAT;
 
 /** One actor's contribution: its dots 1..floor, summed. */
 export interface CounterEntry {
@@ -235,6 +240,25 @@ export function join(a: CounterState, b: CounterState): CounterState {
   return { entries, log: trim(log), voids };
 }
 
+/** True when two states are equal (so encode to the same bytes): what tells a merge it brought nothing new. */
+export function sameCounter(a: CounterState, b: CounterState): boolean {
+  if (a === b) return true;
+  if (a.entries.length !== b.entries.length || a.log.length !== b.log.length || a.voids.length !== b.voids.length) return false;
+  for (let i = 0; i < a.entries.length; i++) {
+    const x = a.entries[i]!, y = b.entries[i]!;
+    if (x.actor !== y.actor || x.floor !== y.floor || x.p !== y.p || x.n !== y.n) return false;
+  }
+  for (let i = 0; i < a.log.length; i++) {
+    const x = a.log[i]!, y = b.log[i]!;
+    if (x.actor !== y.actor || x.counter !== y.counter || x.id !== y.id || x.amount !== y.amount || x.seq !== y.seq) return false;
+  }
+  for (let i = 0; i < a.voids.length; i++) {
+    const x = a.voids[i]!, y = b.voids[i]!;
+    if (x.actor !== y.actor || x.counter !== y.counter || x.amount !== y.amount) return false;
+  }
+  return true;
+}
+
 /** The counter's value: every counted dot's amount, less the voided ones'. Exact (a bigint: many actors' sums may pass 2^53). */
 export function value(state: CounterState): bigint {
   let v = 0n;
@@ -303,15 +327,20 @@ export interface Increment {
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
+/** Refuse an amount that is no increment: zero, or not a safe integer (KV_BAD_AMOUNT). */
+export function checkAmount(amount: number): void {
+  if (!Number.isSafeInteger(amount) || amount === 0) {
+    throw new KvError('KV_BAD_AMOUNT', `a counter increment must be a nonzero integer from -${MAX} to ${MAX}; got ${String(amount)}. Send a whole, nonzero amount (negative to decrement)`);
+  }
+}
+
 /**
  * Increment (or, for a negative amount, decrement) at `actor`, the replica's actor for
  * the key: its next dot, its entry's new sums, and with a write id a logged op. An id the
  * log holds issues nothing (`duplicate`), and the delta is the whole state, which holds it.
  */
 export function increment(state: CounterState, actor: Actor, amount: number, id?: WriteId): Increment {
-  if (!Number.isSafeInteger(amount) || amount === 0) {
-    throw new KvError('KV_BAD_AMOUNT', `a counter increment must be a nonzero integer from -${MAX} to ${MAX}; got ${String(amount)}. Send a whole, nonzero amount (negative to decrement)`);
-  }
+  checkAmount(amount);
   if (actor.length !== ACTOR_BYTES) throw new RangeError(`a counter's actor is ${ACTOR_BYTES} bytes, not ${actor.length}`);
   if (id !== undefined && id.length !== WRITE_ID_BYTES) throw new RangeError(`a write id is ${WRITE_ID_BYTES} bytes, not ${id.length}`);
   if (id !== undefined && isDuplicate(state, id, amount)) return { state, delta: { state }, duplicate: true };
@@ -356,6 +385,7 @@ export function counterWriteId(requestId: Uint8Array, amount: number): WriteId {
 const FLAG_OWNER = 1;
 /** A delta's bytes (encodeCounterDelta): its base follows the entries. Never in a stored record. */
 const FLAG_BASE = 2;
+const FLAG_HELD = 4;
 /** Least bytes of an entry, a logged op and a void: what bounds their counts on decode. */
 const ENTRY_MIN = ACTOR_BYTES + 3, OP_MIN = 4 + WRITE_ID_BYTES + 1, VOID_MIN = 4;
 
@@ -386,29 +416,34 @@ function actorIndexes(entries: readonly CounterEntry[], dots: readonly Dot[]): n
   return out;
 }
 
-/** The counter's record: canonical (equal states, equal bytes) after a header holding this node's owner epoch for the key. */
-export function encodeCounter(state: CounterState, ownerEpoch?: number): Buffer {
-  return encode(state, ownerEpoch, undefined);
+/**
+ * The counter's record: canonical (equal states, equal bytes) after a header holding this
+ * node's owner epoch for the key, or (a hint) the time it has been held since.
+ */
+export function encodeCounter(state: CounterState, ownerEpoch?: number, heldSince?: number): Buffer {
+  return encode(state, ownerEpoch, heldSince, undefined);
 }
 
 /** A delta's bytes for the wire: as a record's, with its base (a full state: exactly the record's bytes). */
 export function encodeCounterDelta(delta: CounterDelta): Buffer {
-  return encode(delta.state, undefined, delta.base);
+  return encode(delta.state, undefined, undefined, delta.base);
 }
 
-function encode(state: CounterState, ownerEpoch: number | undefined, base: CounterDelta['base']): Buffer {
+function encode(state: CounterState, ownerEpoch: number | undefined, heldSince: number | undefined, base: CounterDelta['base']): Buffer {
   const { entries, log, voids } = state;
   const logAt = actorIndexes(entries, log), voidAt = actorIndexes(entries, voids);
   const baseAt = base === undefined ? undefined : actorIndexes(entries, [{ actor: base.actor, counter: base.floor + 1 }])[0]!;
-  let size = 2 + (ownerEpoch === undefined ? 0 : varintSize(ownerEpoch)) + varintSize(entries.length) + varintSize(log.length) + varintSize(voids.length) + 4;
+  let size = 2 + (ownerEpoch === undefined ? 0 : varintSize(ownerEpoch)) + (heldSince === undefined ? 0 : varintSize(heldSince));
+  size += varintSize(entries.length) + varintSize(log.length) + varintSize(voids.length) + 4;
   if (base !== undefined) size += varintSize(baseAt!) + varintSize(base.floor);
   for (const e of entries) size += ACTOR_BYTES + varintSize(e.floor) + varintSize(e.p) + varintSize(e.n);
   log.forEach((op, k) => (size += varintSize(logAt[k]!) + varintSize(op.counter) + WRITE_ID_BYTES + amountSize(op.amount) + varintSize(op.seq)));
   voids.forEach((d, k) => (size += varintSize(voidAt[k]!) + varintSize(d.counter) + amountSize(d.amount)));
   const buf = Buffer.allocUnsafe(size);
   buf[0] = COUNTER_FORMAT;
-  buf[1] = (ownerEpoch === undefined ? 0 : FLAG_OWNER) | (base === undefined ? 0 : FLAG_BASE);
+  buf[1] = (ownerEpoch === undefined ? 0 : FLAG_OWNER) | (heldSince === undefined ? 0 : FLAG_HELD) | (base === undefined ? 0 : FLAG_BASE);
   let pos = ownerEpoch === undefined ? 2 : writeVarint(buf, 2, ownerEpoch);
+  if (heldSince !== undefined) pos = writeVarint(buf, pos, heldSince);
   pos = writeVarint(buf, pos, entries.length);
   for (const e of entries) {
     pos = writeLatin1(buf, pos, e.actor);
@@ -427,10 +462,11 @@ function encode(state: CounterState, ownerEpoch: number | undefined, base: Count
   return buf;
 }
 
-/** A decoded counter record: the state, and this node's owner epoch for the key. */
+/** A decoded counter record: the state, this node's owner epoch for the key, and (a hint's) the time it has been held since. */
 export interface StoredCounter {
   readonly state: CounterState;
   readonly ownerEpoch: number | undefined;
+  readonly heldSince?: number | undefined;
 }
 
 function corrupt(what: string): never {
@@ -499,15 +535,18 @@ function checkVoids(entries: readonly CounterEntry[], log: readonly LoggedOp[], 
  * DecodeError saying what is wrong; what it accepts, encodeCounter writes byte for byte.
  */
 export function decodeCounter(bytes: Uint8Array): StoredCounter {
-  const { state, ownerEpoch, base } = decodeChecked(bytes);
+  const { base, ...stored } = decodeChecked(bytes);
   if (base !== undefined) corrupt('a delta (it has a base), not a stored record');
-  return { state, ownerEpoch };
+  return stored;
 }
 
-/** Decode and check a delta's bytes (encodeCounterDelta), with the same checks; a record's bytes are a full state's delta. */
+/**
+ * Decode and check a delta's bytes (encodeCounterDelta), with the same checks. A record's
+ * bytes are a full state's delta (what read repair, streams and a gap's answer send): its
+ * header, the sender's bookkeeping, is dropped.
+ */
 export function decodeCounterDelta(bytes: Uint8Array): CounterDelta {
-  const { state, ownerEpoch, base } = decodeChecked(bytes);
-  if (ownerEpoch !== undefined) corrupt('a stored record (it has an owner epoch), not a delta');
+  const { state, base } = decodeChecked(bytes);
   return base === undefined ? { state } : { state, base };
 }
 
@@ -528,8 +567,9 @@ function decode(buf: Buffer): StoredCounter & { base?: CounterDelta['base'] } {
   if (crc32(buf.subarray(0, end)) !== buf.readUInt32BE(end)) corrupt('checksum mismatch');
   const r = new Reader(buf, 1, end);
   const flags = r.byte();
-  if ((flags & ~(FLAG_OWNER | FLAG_BASE)) !== 0) corrupt(`unknown flags ${flags}`);
+  if ((flags & ~(FLAG_OWNER | FLAG_BASE | FLAG_HELD)) !== 0) corrupt(`unknown flags ${flags}`);
   const ownerEpoch = flags & FLAG_OWNER ? uint(r) : undefined;
+  const heldSince = flags & FLAG_HELD ? uint(r) : undefined;
   const entries: CounterEntry[] = [];
   for (let k = 0, n = count(r, ENTRY_MIN, 'entries'); k < n; k++) {
     const actor = r.actor();
@@ -573,5 +613,6 @@ function decode(buf: Buffer): StoredCounter & { base?: CounterDelta['base'] } {
   }
   checkVoids(entries, log, voids);
   const state = { entries, log, voids };
-  return base === undefined ? { state, ownerEpoch } : { state, ownerEpoch, base };
+  const held = heldSince === undefined ? { state, ownerEpoch } : { state, ownerEpoch, heldSince };
+  return base === undefined ? held : { ...held, base };
 }

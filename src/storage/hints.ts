@@ -17,8 +17,21 @@
  * may have had its tombstone purged or its clock pruned, so the stale versions would come
  * back (Cassandra's hint TTL defaults to gc_grace for the same reason). Hints stored by an
  * earlier release have no time: they are aged from when this store opened.
+ *
+ * A counter's hint (record format 4, counter.ts) is the join of the issuer's records
+ * hinted for the key (a delta is refused: it applies only in order, and a hint is delivered
+ * whenever its target is back), its time in the counter header's held-since field. Its log
+ * is trimmed to LOG_MAX as every counter's is, and that loses nothing: the trim keeps the
+ * greatest ops of the union (top-K), so the target ends with the same log whether it
+ * merges the hint or each record one by one, trim(T ∪ trim(d1 ∪ … ∪ dk)) =
+ * trim(T ∪ d1 ∪ … ∪ dk); and the voids the
+ * joins infer along the way are kept whole. So a hint is bounded as any counter record
+ * (entries per actor, LOG_MAX ops, voids per raced duplicate) under the same caps.
  */
-import { DecodeError, decodeRecord, encodeRecord, tryDecode } from './codec.js';
+import { DecodeError, decodeRecord, encodeRecord, headerTime, isCounterRecord, tryDecode } from './codec.js';
+import type { StoredRecord } from './codec.js';
+import { decodeCounter, encodeCounter, join as joinCounters } from './counter.js';
+import type { StoredCounter } from './counter.js';
 import type { Engine, WriteOp } from './engine.js';
 import { KvError, showKey } from './kv-errors.js';
 import type { KeyLocks } from './key-lock.js';
@@ -30,6 +43,12 @@ import type { BatchLimits } from './scan.js';
 import { merge } from './versions.js';
 import { reclaimable } from './ranges.js';
 import type { WriteQueue } from './write-queue.js';
+
+/** A hinted record of either kind, and its time. */
+type Held = StoredRecord | StoredCounter;
+const isCounter = (r: Held): r is StoredCounter => 'state' in r;
+const decodeAny = (bytes: Uint8Array): Held => (isCounterRecord(bytes) ? decodeCounter(bytes) : decodeRecord(bytes));
+const timeOf = (r: Held): number | undefined => (isCounter(r) ? r.heldSince : r.deletedAt);
 
 export interface Hint {
   readonly key: Buffer;
@@ -54,6 +73,13 @@ interface Deps {
   readonly guard: <T>(fn: () => Promise<T>) => Promise<T>;
   /** The node's wall clock, ms: hints that hold only expired siblings are dropped, not delivered. */
   readonly now: () => number;
+}
+
+/** Two hinted records of one kind, joined (the caller checked the kinds). */
+function join(a: Held, b: Held): Held {
+  if (isCounter(a) && isCounter(b)) return { state: joinCounters(a.state, b.state), ownerEpoch: undefined };
+  if (!isCounter(a) && !isCounter(b)) return { versions: merge(a.versions, b.versions), ownerEpoch: undefined, deletedAt: undefined };
+  throw new TypeError('a counter and versions cannot join');
 }
 
 export class HintStore {
@@ -93,9 +119,9 @@ export class HintStore {
   add(target: string, userKeyOrString: Key, record: Uint8Array): Promise<void> {
     return this.deps.guard(async () => {
       const key = userKey(userKeyOrString, this.deps.settings.maxKeyBytes);
-      let incoming;
+      let incoming: Held;
       try {
-        incoming = decodeRecord(record);
+        incoming = decodeAny(record);
       } catch (e) {
         if (!(e instanceof DecodeError)) throw e;
         throw new KvError('KV_BAD_RECORD', `the hinted record for key ${showKey(key)} does not decode (${e.message}); it was not stored`);
@@ -106,18 +132,24 @@ export class HintStore {
         const old = await this.deps.engine.get(hk);
         const now = this.deps.now();
         // A hint we wrote ourselves: if it no longer decodes, or is past the grace period, the newer versions replace it.
-        let versions = incoming.versions, since = now;
+        let joined = incoming, since = now;
         if (old !== undefined) {
+          let held: Held | undefined;
           try {
-            const held = decodeRecord(old);
-            const at = this.#timeOf(held.deletedAt);
-            if (!this.#tooOld(at, now)) (versions = merge(held.versions, incoming.versions)), (since = at);
+            held = decodeAny(old);
           } catch (e) {
             if (!(e instanceof DecodeError)) throw e;
           }
+          if (held !== undefined && isCounter(held) !== isCounter(incoming))
+            throw new KvError(
+              'KV_WRONG_TYPE',
+              `the hint for key ${showKey(key)} holds ${isCounter(held) ? 'a counter' : 'versions'}, and ${isCounter(incoming) ? "a counter's record" : 'a record of versions'} cannot join it; it was not stored. A key's type is its bucket's: one of these nodes has it wrong`,
+            );
+          const at = held === undefined ? now : this.#timeOf(timeOf(held));
+          if (held !== undefined && !this.#tooOld(at, now)) (joined = join(held, incoming)), (since = at);
         }
         // The hint keeps the time of its oldest part: that is what may be stale.
-        const value = encodeRecord({ versions, ownerEpoch: undefined, deletedAt: since });
+        const value = isCounter(joined) ? encodeCounter(joined.state, undefined, since) : encodeRecord({ versions: joined.versions, ownerEpoch: undefined, deletedAt: since });
         if (value.length > this.deps.settings.maxRecordBytes)
           throw new KvError('KV_RECORD_TOO_LARGE', `the hint for key ${showKey(key)} would hold ${value.length} bytes, over the limit of ${this.deps.settings.maxRecordBytes}`);
         const addCount = old === undefined ? 1 : 0;
@@ -172,7 +204,7 @@ export class HintStore {
       for (const [k, v] of batch) {
         const key = parseHintKey(k).key;
         if (reclaimable(v, now)) await this.remove(target, key, v);
-        else if (this.#tooOld(this.#timeOf(tryDecode(decodeRecord, v)?.deletedAt), now)) {
+        else if (this.#tooOld(this.#timeOf(tryDecode(headerTime, v)), now)) {
           if (await this.remove(target, key, v)) this.#expired++;
         } else hints.push({ key, record: v });
       }

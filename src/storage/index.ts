@@ -1,7 +1,8 @@
 export { Store } from './store.js';
-export type { StoreOptions, ReadResult, WriteResult, MergeResult } from './store.js';
+export { PRESENT, MAX_SUB_OPS, MAX_RANGE_KEYS, MAX_RANGE_BYTES } from './store.js';
+export type { StoreOptions, ReadResult, WriteResult, MergeResult, CounterUpdateResult, SubOp, SubWrite, WriteManyResult } from './store.js';
 export type { Logger } from './store-options.js';
-export type { Ranges, ScanEntry, ScanBatch, KeyFilter } from './ranges.js';
+export type { Ranges, ScanEntry, ScanBatch, KeyFilter, RangeRead } from './ranges.js';
 export type { Hint, HintStats, HintStore } from './hints.js';
 export { KvError } from './kv-errors.js';
 export { RangeHash } from './range-hash.js';
@@ -18,5 +19,5 @@ export type { Durability, StoreLimits, HintLimits } from './store-options.js';
 export { DEFAULT_TOMBSTONE_GRACE_MS } from './store-options.js';
 export { merge, update, liveValues, isDeleted, EMPTY_VERSIONS } from './versions.js';
 export type { Versions, Sibling, Clock, Actor } from './versions.js';
-export { recordDigest, resolveReplies } from './replies.js';
-export type { ResolveOptions, ResolvedRead } from './replies.js';
+export { recordDigest, resolveReplies, resolveCounterReplies, resolvePage } from './replies.js';
+export type { ResolveOptions, ResolvedRead, ResolvedCounter, PageReply, ResolvedPage, ResolvedSubKey } from './replies.js';

@@ -22,6 +22,8 @@ export type KvErrorCode =
   | 'KV_BAD_OPTION' // an option out of range
   | 'KV_BAD_AMOUNT' // a counter increment that is zero or not a safe integer
   | 'KV_COUNTER_OVERFLOW' // a counter increment that would take a replica's sum past 2^53 - 1
+  | 'KV_COUNTER_GAP' // a counter's delta that does not follow what this replica holds of its issuer: send the full state
+  | 'KV_WRONG_TYPE' // a counter's record (format 4) met by a versions operation, or the reverse
   | 'KV_CLOSED' // the store is closed (or closing)
   | 'KV_IO'; // the engine failed underneath (disk full, permissions, ...)
 

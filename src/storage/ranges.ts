@@ -33,6 +33,16 @@ export interface ScanEntry {
 /** Which user keys of a range a scan takes (undefined: all); it may throw to end the scan. */
 export type KeyFilter = (key: Buffer) => boolean;
 
+/** A page of a parent's sub-keys (Store.readRange). */
+export interface RangeRead {
+  /** The intact records, in key order. */
+  readonly records: ScanEntry[];
+  /** Keys whose records failed their checksum: reported and skipped, never returned. */
+  readonly corrupt: Buffer[];
+  /** The key to start the next page after (the last one read); undefined when the span is read to its end. */
+  readonly next: Buffer | undefined;
+}
+
 export interface ScanBatch {
   readonly entries: ScanEntry[];
   /** Keys whose records failed their checksum: reported and skipped, never sent. */
@@ -98,6 +108,40 @@ export class Ranges {
       }
       yield { entries, corrupt };
     }
+  }
+
+  /**
+   * Up to `limit` records of one span (a parent's sub-keys: Store.readRange), and about
+   * `maxBytes` (at least one record), in key order, from one snapshot. A corrupt record is
+   * reported and skipped; `next` is the last key read when more follow.
+   */
+  async readSpan(span: Span, limit: number, maxBytes: number): Promise<RangeRead> {
+    const it = this.deps.engine.iterator(span.gte, span.lt);
+    const records: ScanEntry[] = [], corrupt: Buffer[] = [];
+    let read = 0, bytes = 0, last: Buffer | undefined, more = false;
+    try {
+      // Up to one more than the page (nextv may give fewer than asked): whether the span goes on.
+      for (let chunk = await it.nextv(limit + 1); chunk.length > 0 && !more; chunk = more ? [] : await it.nextv(limit + 1 - read)) {
+        for (const [k, v] of chunk) {
+          if (read === limit || (read > 0 && bytes + k.length + v.length > maxBytes)) {
+            more = true;
+            break;
+          }
+          read++;
+          bytes += k.length + v.length;
+          last = userKeyOf(k);
+          if (recordIntact(v)) records.push({ key: last, record: v });
+          else {
+            corrupt.push(last);
+            this.deps.log?.error({ key: showKey(last) }, 'corrupt record skipped by a range read');
+          }
+        }
+      }
+    } finally {
+      await it.close();
+    }
+    this.recordsRead += read;
+    return { records, corrupt, next: more ? last : undefined };
   }
 
   /** Keys and their key + record bytes in a token range, counted exactly by a scan. */

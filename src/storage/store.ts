@@ -8,24 +8,32 @@
  * reclamation of expired siblings, the clock prune index and the pruning of stable clocks,
  * a key's sibling policy (as `policyOf` says), durability (group commit), token-range
  * scans, counts, hashes and deletes, batched merges (and streaming's copy of records of
- * keys new here, `ingest`). Must not: network anything or decide ownership
- * (docs/architecture.md).
+ * keys new here, `ingest`), and the data types' operations (issue 30): a counter's
+ * increment (`counterUpdate`, record format 4: counter.ts), the presence writes of set
+ * elements as sub-keys in one batch (`writeMany`) and the paged read of a parent's
+ * sub-keys (`readRange`). Every merge dispatches on the record's format: a counter joins
+ * a counter; a counter met by versions, or versions by a counter, is refused
+ * (KV_WRONG_TYPE). Must not: network anything, decide ownership (docs/architecture.md),
+ * or know a bucket's type (the coordinator checks an op against it; the store's guard is
+ * the stored format).
  *
  * Dots are issued by actors.ts, which guarantees that none is ever issued twice.
  */
-import { isSubKey, type SiblingPolicy } from '../buckets/index.js';
+import { DataTypeError, isSubKey, subKey, type SiblingPolicy, type SubPath } from '../buckets/index.js';
 import { createHash, randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { Actors } from './actors.js';
-import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, skimRecord, spliceRecord, tryDecode, versionBytes, viewRecord } from './codec.js';
-import type { ClockSpan, RecordSkim, StoredRecord } from './codec.js';
+import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, isCounterRecord, skimRecord, spliceRecord, tryDecode, versionBytes, viewRecord } from './codec.js';
+import { EMPTY_COUNTER, applyDelta, checkAmount, counterWriteId, decodeCounter, decodeCounterDelta, encodeCounter, encodeCounterDelta, entryConflicts, increment, join as joinCounters, sameCounter, value as counterValue } from './counter.js';
+import type { CounterDelta, CounterState, StoredCounter } from './counter.js';
+import type { ClockSpan, Context, RecordSkim, StoredRecord } from './codec.js';
 import { withIoErrors } from './engine.js';
 import type { Engine } from './engine.js';
 import { KvError, showKey } from './kv-errors.js';
 import { HintStore } from './hints.js';
 import { Ranges } from './ranges.js';
 import { KeyFilter } from './key-filter.js';
-import { ALL_DATA, DATA, PRUNES, contextCheckOf, dataKey, dataKeyOfExpiry, dataKeyOfPrune, dataKeyOfTombstone, expiriesBy, expiryKey, metaKey, pruneKey, quarantineKey, tokenHalves, tokenOfDataKey, tombstoneKey, tombstoneTime, tombstonesBefore, userKey, userKeyOf } from './keys.js';
+import { ALL_DATA, DATA, PRUNES, contextCheckOf, subKeyDataSpan, dataKey, dataKeyOfExpiry, dataKeyOfPrune, dataKeyOfTombstone, expiriesBy, expiryKey, metaKey, pruneKey, quarantineKey, tokenHalves, tokenOfDataKey, tombstoneKey, tombstoneTime, tombstonesBefore, userKey, userKeyOf } from './keys.js';
 import type { Key } from './keys.js';
 import { KeyLocks } from './key-lock.js';
 import { LevelEngine } from './level-engine.js';
@@ -33,8 +41,9 @@ import { settings } from './store-options.js';
 import type { Durability, HintLimits, Logger, StoreLimits, StoreSettings } from './store-options.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
-import { EMPTY_VERSIONS, WRITE_ID_BYTES, isDeleted, isDuplicate, merge, mergeLww, nextExpiry, prunable, prune, reprune, sameVersions, update, updateLww, withoutExpired } from './versions.js';
+import { EMPTY_VERSIONS, WRITE_ID_BYTES, isDeleted, isDuplicate, liveIds, merge, mergeLww, nextExpiry, prunable, prune, reprune, sameVersions, update, updateLww, withoutExpired } from './versions.js';
 import type { Actor, Versions, WriteId } from './versions.js';
+import type { RangeRead } from './ranges.js';
 import { WriteQueue } from './write-queue.js';
 import type { QueueOp } from './write-queue.js';
 import { KeptTrees, dropKeptTrees } from './kept-trees.js';
@@ -125,6 +134,16 @@ export function writeIdOf(requestId: Uint8Array, value: Uint8Array | null, conte
   return h.digest().toString('latin1', 0, WRITE_ID_BYTES);
 }
 
+/** A request id as given, refused (KV_BAD_REQUEST_ID) unless 1 to MAX_REQUEST_ID_BYTES bytes. */
+function checkRequestId(requestId: Uint8Array): Uint8Array {
+  if (!(requestId instanceof Uint8Array) || requestId.length === 0 || requestId.length > MAX_REQUEST_ID_BYTES)
+    throw new KvError(
+      'KV_BAD_REQUEST_ID',
+      `a request id must be 1 to ${MAX_REQUEST_ID_BYTES} bytes, got ${requestId instanceof Uint8Array ? `${requestId.length} bytes` : typeof requestId}; use 16 random bytes (a UUID), the same on every attempt of one request`,
+    );
+  return requestId;
+}
+
 const TOMBSTONE_MARK = Buffer.from([0]);
 const VALUE_MARK = Buffer.from([1]);
 
@@ -135,24 +154,97 @@ export interface MergeResult {
   readonly record: Buffer;
 }
 
+/** What `counterUpdate` returns. */
+export interface CounterUpdateResult {
+  /** The key's whole counter record after the increment (format 4): what a read of this replica returns. */
+  readonly record: Buffer;
+  /**
+   * The increment's delta (counter.ts encodeCounterDelta): what the other replicas merge.
+   * A replica that missed an earlier delta of this issuer refuses it (KV_COUNTER_GAP) and
+   * is sent `record`, the full state. A duplicate's delta is the full state.
+   */
+  readonly delta: Buffer;
+  /** True when the request id showed the increment was applied here before: no dot was issued, nothing written. */
+  readonly duplicate: boolean;
+  /** The counter's value here after the increment. */
+  readonly value: bigint;
+}
+
+/**
+ * One presence write of `writeMany`, on the sub-key `path` names under the parent: `add`
+ * writes PRESENT superseding whatever this replica holds of it (so it adds one live
+ * sibling, and a concurrent remove elsewhere, which did not see the new dot, loses to it);
+ * `remove` writes a tombstone superseding exactly what `context` (a read of that sub-key)
+ * saw, and its clock absorbs the context, so adds the reader saw that reach this replica
+ * later are superseded on arrival. A path names a set element (of the parent, or of a set
+ * field) or a flag field.
+ */
+export type SubOp = { readonly op: 'add'; readonly path: SubPath } | { readonly op: 'remove'; readonly path: SubPath; readonly context: Uint8Array };
+
+/** One sub-key `writeMany` wrote (or found written before: `duplicate`), with its record after the call. */
+export interface SubWrite {
+  readonly key: Buffer;
+  /** The sub-key's record after the call: what the other replicas merge. */
+  readonly record: Buffer;
+  readonly duplicate: boolean;
+}
+
+export interface WriteManyResult {
+  /** Per op, in the order given. */
+  readonly writes: SubWrite[];
+  /** True when every op's request id showed it was applied here before: nothing was written. */
+  readonly duplicate: boolean;
+}
+
+/** The value of a present set element (or an enabled flag). */
+export const PRESENT = Buffer.from([0x01]);
+/** The most ops one writeMany call may carry. */
+export const MAX_SUB_OPS = 1000;
+/** The most sub-keys, and bytes of records, one readRange page holds. */
+export const MAX_RANGE_KEYS = 1000;
+export const MAX_RANGE_BYTES = 4 << 20;
+
+/** One sub-key of a writeMany call, checked: its op, the context a remove carries, its write id, and its record as read under its lock. */
+interface SubItem extends Locked {
+  readonly at: number;
+  readonly k: Buffer;
+  readonly op: SubOp;
+  /** A remove's context, decoded; undefined for an add. */
+  readonly seen: Context | undefined;
+  readonly id: WriteId | undefined;
+}
+
+/** A decoded record of either kind: versions (formats 1 to 3) or a counter (format 4). */
+type Held = StoredRecord | StoredCounter;
+const isCounter = (r: Held): r is StoredCounter => 'state' in r;
+/** A record received from another node: a counter's may be a delta, with a base (counter.ts CounterDelta). */
+type Received = StoredRecord | (StoredCounter & { readonly base?: CounterDelta['base'] });
+const kindOf = (r: Held): string => (isCounter(r) ? 'a counter' : 'versions (a plain key, a set element or a map register)');
+
 const EMPTY = Buffer.alloc(0);
 /** Where the clock of the record #persist last encoded lies (a put's context is it). */
 const persisted: ClockSpan = { start: 0, end: 0, format: 1 };
 /** The skim of the record Store.ingest is copying (codec.ts skimRecord reuses one). */
 const skim: RecordSkim = { format: 0, versionsStart: 0, versionsEnd: 0, actors: 0, siblings: 0, retired: 0, deleted: false, nextExpiry: undefined };
 
-/** One key of a merged batch: its first record, and any more the batch gave for it. */
-interface BatchItem {
-  readonly k: Buffer;
+/** A key of a batch taken under its lock (#batchChange), with its record as read then, and decoded. */
+interface Locked {
   readonly dk: Buffer;
   readonly hi: number;
   readonly lo: number;
   readonly lock: string;
+  /** The key's record before the batch (read under its lock), undefined when absent: what a tree delta subtracts. */
+  stored: Buffer | undefined;
+  /** `stored` decoded; undefined when absent, or corrupt (then set aside). */
+  old: Held | undefined;
+}
+
+/** One key of a merged batch: its first record, and any more the batch gave for it. */
+interface BatchItem extends Locked {
+  readonly k: Buffer;
   readonly record: Buffer;
   readonly at: number;
   more: { readonly record: Buffer; readonly at: number }[] | undefined;
-  /** The key's record before the batch (read under its lock), undefined when absent: what a tree delta subtracts. */
-  stored: Buffer | undefined;
 }
 
 /**
@@ -386,10 +478,23 @@ export class Store {
     return new KvError('KV_CORRUPT_RECORD', `the record of key ${showKey(userKeyOf(dk))} is corrupt on disk (${e.message}); repair it from another replica`, { cause: e });
   }
 
-  /** Decode a key's record for a read-merge-write. A corrupt one is set aside (an op), not lost. */
-  #loadForWrite(dk: Buffer, bytes: Buffer, ops: QueueOp[]): StoredRecord | undefined {
+  /** KV_WRONG_TYPE: a key holding `held` met by an operation (or record) of the other kind. */
+  /** KV_COUNTER_GAP: a counter's delta this replica cannot apply in order; nothing was written. */
+  #gap(dk: Buffer, what: string): KvError {
+    return new KvError('KV_COUNTER_GAP', `the counter at key ${showKey(userKeyOf(dk))} was sent ${what}; nothing was written. Send the issuer's full state (its record) instead`);
+  }
+
+  #wrongType(dk: Buffer, held: string, what: string): KvError {
+    return new KvError(
+      'KV_WRONG_TYPE',
+      `key ${showKey(userKeyOf(dk))} holds ${held}, and ${what} cannot change that; nothing was written. A key's type is its bucket's, fixed at creation: use the operation of that type`,
+    );
+  }
+
+  /** Decode a key's record (of either kind) for a read-merge-write. A corrupt one is set aside (an op), not lost. */
+  #loadForWrite(dk: Buffer, bytes: Buffer, ops: QueueOp[]): Held | undefined {
     try {
-      return decodeRecord(bytes); // not through #checked: its closure would cost every write one
+      return isCounterRecord(bytes) ? decodeCounter(bytes) : decodeRecord(bytes); // not through #checked: its closure would cost every write one
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
       this.#corrupt(dk, e); // logged; the write goes on
@@ -404,7 +509,7 @@ export class Store {
    * written, as one batch, before the result is returned. `change` is synchronous: every
    * await on this path costs a trip through the microtask queue, per write.
    */
-  async #change<T>(dk: Buffer, hi: number, lo: number, change: (old: StoredRecord | undefined, ops: QueueOp[], stored: Buffer | undefined) => T): Promise<T> {
+  async #change<T>(dk: Buffer, hi: number, lo: number, change: (old: Held | undefined, ops: QueueOp[], stored: Buffer | undefined) => T): Promise<T> {
     const lockKey = dk.toString('latin1');
     this.#rmw++;
     const wait = this.#locks.acquire(lockKey);
@@ -482,6 +587,17 @@ export class Store {
     return record;
   }
 
+  /**
+   * Queue the op that stores a counter for dk and return its record. A counter has no
+   * tombstone, expiry or clock to index: only the size cap applies.
+   */
+  #persistCounter(dk: Buffer, old: StoredCounter | undefined, prior: Buffer | undefined, state: CounterState, ownerEpoch: number | undefined, ops: QueueOp[]): Buffer {
+    const record = encodeCounter(state, ownerEpoch);
+    this.#checkRecordSize(dk, record.length);
+    ops.push({ type: 'put', key: dk, value: record, prior: prior ?? null, priorIntact: old !== undefined }); // old was decoded from prior
+    return record;
+  }
+
   /** This node's actor for a key whose record has this owner epoch (none: a key only merged here). */
   #ownActor(ownerEpoch: number | undefined): Actor | undefined {
     return ownerEpoch === undefined ? undefined : this.#actors.actor(ownerEpoch);
@@ -506,6 +622,7 @@ export class Store {
       const { dk, check } = this.#locate(key);
       const bytes = await this.#gets.get(dk);
       if (bytes === undefined) return { values: [], context: contextFromClock(check, undefined), versions: 0, deleted: false };
+      if (isCounterRecord(bytes)) throw this.#wrongType(dk, 'a counter', 'a get (which reads versions)');
       const view = this.#checked(dk, () => viewRecord(bytes, this.#now()));
       return { values: view.values, context: contextFromClock(check, view.clock, view.format), versions: view.siblings, deleted: view.siblings > 0 && view.values.length === 0 };
     } finally {
@@ -562,6 +679,7 @@ export class Store {
       }
       const id = o.requestId === undefined ? undefined : this.#writeId(o.requestId, value, context ?? EMPTY);
       return await this.#change(dk, hi, lo, (old, ops, stored) => {
+        if (old !== undefined && isCounter(old)) throw this.#wrongType(dk, 'a counter', `a ${value === null ? 'delete' : 'put'}`);
         const local = old?.versions ?? EMPTY_VERSIONS;
         if (id !== undefined && stored !== undefined && isDuplicate(local, id)) {
           // Applied here before (another coordinator, an earlier attempt): answer as then, write nothing.
@@ -582,12 +700,137 @@ export class Store {
   }
 
   #writeId(requestId: Uint8Array, value: Uint8Array | null, context: Uint8Array): WriteId {
-    if (!(requestId instanceof Uint8Array) || requestId.length === 0 || requestId.length > MAX_REQUEST_ID_BYTES)
-      throw new KvError(
-        'KV_BAD_REQUEST_ID',
-        `a request id must be 1 to ${MAX_REQUEST_ID_BYTES} bytes, got ${requestId instanceof Uint8Array ? `${requestId.length} bytes` : typeof requestId}; use 16 random bytes (a UUID), the same on every attempt of one request`,
-      );
-    return writeIdOf(requestId, value, context);
+    return writeIdOf(checkRequestId(requestId), value, context);
+  }
+
+  /**
+   * Increment (a negative amount: decrement) the counter at `key` as its issuer: a
+   * read-modify-write under the key's lock, a new dot of this node's actor for the key
+   * (actors.ts, the record's owner epoch, as for a put). With a request id, an increment
+   * this key's log already holds (the same request again, through any coordinator) issues
+   * nothing and answers `duplicate`, with the full state for its delta, so a second
+   * coordinator can finish what a failed first one began (counter.ts). A key holding
+   * versions is refused (KV_WRONG_TYPE), as are a zero or unsafe amount (KV_BAD_AMOUNT)
+   * and a sum past 2^53 - 1 (KV_COUNTER_OVERFLOW); nothing is written then.
+   */
+  async counterUpdate(key: Key, amount: number, o: { readonly requestId?: Uint8Array } = {}): Promise<CounterUpdateResult> {
+    this.#enter();
+    try {
+      const { dk, hi, lo } = this.#locate(key);
+      checkAmount(amount);
+      const id = o.requestId === undefined ? undefined : counterWriteId(checkRequestId(o.requestId), amount);
+      return await this.#change(dk, hi, lo, (old, ops, stored) => {
+        if (old !== undefined && !isCounter(old)) throw this.#wrongType(dk, kindOf(old), 'a counter increment');
+        const epoch = this.#actors.epochFor(old?.ownerEpoch);
+        const inc = increment(old?.state ?? EMPTY_COUNTER, this.#actors.actor(epoch), amount, id);
+        const delta = encodeCounterDelta(inc.delta);
+        if (inc.duplicate) {
+          this.#duplicates++;
+          return { record: stored!, delta, duplicate: true, value: counterValue(inc.state) }; // a logged id: old came from stored
+        }
+        return { record: this.#persistCounter(dk, old, stored, inc.state, epoch, ops), delta, duplicate: false, value: counterValue(inc.state) };
+      });
+    } finally {
+      this.#leave();
+    }
+  }
+
+  /**
+   * The presence writes of one request on sub-keys of `parent` (a named bucket's stored
+   * key), as their issuer: each op as SubOp says, all in ONE write batch, so a replica
+   * applies a request whole or not at all. Modelled on mergeMany: every sub-key's lock
+   * taken in key order (no deadlock with a batch or a range delete), one getMany for the
+   * sub-keys that may be held, one write. With a request id, an op this sub-key has seen
+   * (its write id: the request id, the value, and a remove's context) issues no dot and
+   * answers with the record as held. Refused whole, nothing written, for: no op or more
+   * than MAX_SUB_OPS, or one sub-key twice (DT_BAD_OP); a path that names no set element
+   * or flag (DT_BAD_OP; a malformed one: its DT_* code); a remove without a context
+   * (DT_NO_CONTEXT) or with another key's (KV_BAD_CONTEXT); a sub-key holding a counter
+   * (KV_WRONG_TYPE); a cap.
+   */
+  async writeMany(parent: Key, subOps: readonly SubOp[], o: { readonly requestId?: Uint8Array } = {}): Promise<WriteManyResult> {
+    this.#enter();
+    try {
+      if (!Array.isArray(subOps) || subOps.length === 0 || subOps.length > MAX_SUB_OPS)
+        throw new DataTypeError('DT_BAD_OP', `an update carries 1 to ${MAX_SUB_OPS} element ops, got ${Array.isArray(subOps) ? subOps.length : typeof subOps}; split a larger one into several requests`);
+      const p = userKey(parent, this.settings.maxKeyBytes);
+      const requestId = o.requestId === undefined ? undefined : checkRequestId(o.requestId);
+      const byLock = new Map<string, SubItem>();
+      subOps.forEach((op, at) => {
+        if (op.op !== 'add' && op.op !== 'remove') throw new DataTypeError('DT_BAD_OP', `op ${at}: unknown element op ${JSON.stringify((op as { op: unknown }).op)}; use add or remove`);
+        const last = op.path.fields?.[op.path.fields.length - 1];
+        if (op.path.element === undefined && last?.type !== 'flag')
+          throw new DataTypeError('DT_BAD_OP', `op ${at}: add and remove name a set element or a flag field, not a ${last?.type ?? 'bare parent'}; use that field type's operation`);
+        const { k, dk, hi, lo, check } = this.#locate(subKey(p, op.path));
+        const lock = dk.toString('latin1');
+        if (byLock.has(lock)) throw new DataTypeError('DT_BAD_OP', `op ${at} names the same element or field as op ${byLock.get(lock)!.at}; give each once per request`);
+        let seen, id;
+        if (op.op === 'remove') {
+          if (!(op.context instanceof Uint8Array) || op.context.length === 0)
+            throw new DataTypeError('DT_NO_CONTEXT', `op ${at}: a remove needs the context a read of that element or field returned; read it first (a remove supersedes only what its reader saw)`);
+          try {
+            seen = decodeContext(op.context, check);
+          } catch (e) {
+            if (!(e instanceof DecodeError)) throw e;
+            throw new KvError('KV_BAD_CONTEXT', `op ${at}: bad causal context for ${showKey(k)}: ${e.message}; pass the context a read of this element or field returned`);
+          }
+        }
+        if (requestId !== undefined) id = writeIdOf(requestId, op.op === 'add' ? PRESENT : null, op.op === 'add' ? EMPTY : op.context);
+        byLock.set(lock, { at, k, dk, hi, lo, lock, op, seen, id, stored: undefined, old: undefined });
+      });
+      const writes = new Array<SubWrite>(subOps.length);
+      // Any refusal below throws out of the batch: nothing of the call is written.
+      await this.#batchChange([...byLock.values()], (items, ops) => {
+        const now = this.#now();
+        for (const it of items) {
+          const old = it.old;
+          if (old !== undefined && isCounter(old)) throw this.#wrongType(it.dk, 'a counter', `a set ${it.op.op}`);
+          const local = old?.versions ?? EMPTY_VERSIONS;
+          if (it.id !== undefined && it.stored !== undefined && isDuplicate(local, it.id)) {
+            writes[it.at] = { key: it.k, record: it.stored, duplicate: true };
+            continue;
+          }
+          const epoch = this.#actors.epochFor(old?.ownerEpoch), actor = this.#actors.actor(epoch);
+          // add: supersede all this replica holds (its own clock and live ids); remove: what the reader saw.
+          const versions =
+            it.seen === undefined
+              ? update(local, local.clock, actor, PRESENT, { seenIds: liveIds(local), id: it.id, now })
+              : update(local, it.seen.clock, actor, null, { seenIds: it.seen.ids, id: it.id, now });
+          writes[it.at] = { key: it.k, record: this.#persist(it.dk, old, it.stored, versions, epoch, ops), duplicate: false };
+        }
+      });
+      const duplicates = writes.filter((w) => w.duplicate).length;
+      this.#duplicates += duplicates;
+      return { writes, duplicate: duplicates === writes.length };
+    } finally {
+      this.#leave();
+    }
+  }
+
+  /**
+   * A page of `parent`'s sub-keys (a set's elements, a map's fields), in key order: up to
+   * `limit` (1 to MAX_RANGE_KEYS) records and MAX_RANGE_BYTES, after the sub-key `after`
+   * (the previous page's `next`), from one snapshot of the parent's span (keys.ts
+   * subKeyDataSpan). Corrupt records are reported apart, never returned; `next` is where
+   * the following page starts, undefined once the span is read.
+   */
+  async readRange(parent: Key, after: Uint8Array | undefined, limit: number): Promise<RangeRead> {
+    this.#enter();
+    try {
+      if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_RANGE_KEYS)
+        throw new KvError('KV_BAD_OPTION', `a range read's limit must be 1 to ${MAX_RANGE_KEYS} sub-keys, got ${String(limit)}; read a larger set in pages`);
+      const span = subKeyDataSpan(userKey(parent, this.settings.maxKeyBytes));
+      let gte = span.gte;
+      if (after !== undefined) {
+        const { dk } = this.#locate(after);
+        if (Buffer.compare(dk, span.gte) < 0 || Buffer.compare(dk, span.lt) >= 0)
+          throw new KvError('KV_BAD_OPTION', `the page's start ${showKey(asBuffer(after))} is no sub-key of this parent; pass the previous page's next, or nothing for the first page`);
+        gte = Buffer.concat([dk, Buffer.from([0])]); // the least data key after dk
+      }
+      return await this.ranges.readSpan({ gte, lt: span.lt }, limit, MAX_RANGE_BYTES);
+    } finally {
+      this.#leave();
+    }
   }
 
   /**
@@ -660,65 +903,83 @@ export class Store {
           const record = asBuffer(e.record);
           const lock = dk.toString('latin1');
           const same = byLock.get(lock);
-          if (same === undefined) byLock.set(lock, { k, dk, hi, lo, lock, record, at, more: undefined, stored: undefined });
+          if (same === undefined) byLock.set(lock, { k, dk, hi, lo, lock, record, at, more: undefined, stored: undefined, old: undefined });
           else (same.more ??= []).push({ record, at });
         } catch (error) {
           fail(at, error);
         }
       }
-      const items = [...byLock.values()].sort((a, b) => Buffer.compare(a.dk, b.dk));
-      let held = 0, copied = 0, merged = 0;
-      try {
+      let copied = 0, merged = 0;
+      await this.#batchChange([...byLock.values()], (items, ops) => {
+        const now = this.#now();
         for (const it of items) {
-          const wait = this.#locks.acquire(it.lock);
-          held++;
-          if (wait) await wait;
-        }
-        // A key the filter has never seen has no record: no read (key-filter.ts).
-        const reads = items.filter((it) => this.#keys.mightHave(it.hi, it.lo));
-        if (reads.length > 0) (await this.#engine.getMany(reads.map((it) => it.dk))).forEach((v, i) => (reads[i]!.stored = v));
-        try {
-          const ops: QueueOp[] = [];
-          let setAside = false;
-          const now = this.#now();
-          for (const it of items) {
-            const own: QueueOp[] = [];
-            try {
-              // Absent (the filter said so, or the read found nothing), given once: copied if the skim accepts it.
-              if (results === undefined && it.stored === undefined && it.more === undefined && this.#copy(it, now, own)) {
-                copied++;
-              } else {
-                const incoming = this.#incomingOf(it, fail);
-                if (incoming === undefined) continue;
-                const old = it.stored === undefined ? undefined : this.#loadForWrite(it.dk, it.stored, own);
-                const result = this.#mergeInto(it.dk, old, incoming, own, it.stored);
-                // A record set aside took its dots with it: retire the actor before writing (as #change does).
-                if (it.stored !== undefined && old === undefined) setAside = true;
-                if (results !== undefined) {
-                  results[it.at] = result;
-                  for (const m of it.more ?? []) results[m.at] = result;
-                }
-                merged++;
+          const own: QueueOp[] = [];
+          try {
+            // Absent (the filter said so, or the read found nothing), given once: copied if the skim accepts it.
+            if (results === undefined && it.stored === undefined && it.more === undefined && this.#copy(it, now, own)) {
+              copied++;
+            } else {
+              const incoming = this.#incomingOf(it, fail);
+              if (incoming === undefined) continue;
+              const result = this.#mergeInto(it.dk, it.old, incoming, own, it.stored);
+              if (results !== undefined) {
+                results[it.at] = result;
+                for (const m of it.more ?? []) results[m.at] = result;
               }
-              for (const op of own) ops.push(op);
-            } catch (error) {
-              fail(it.at, error);
-              for (const m of it.more ?? []) fail(m.at, error);
+              merged++;
             }
+            for (const op of own) ops.push(op);
+          } catch (error) {
+            fail(it.at, error);
+            for (const m of it.more ?? []) fail(m.at, error);
           }
-          if (setAside) await this.#actors.retire();
-          if (ops.length > 0) await this.#queue.write(ops);
-        } finally {
-          // After the write landed (or failed), while the locks are still ours (as in #change).
-          for (const it of items) this.#keys.add(it.hi, it.lo, it.stored === undefined);
         }
-      } finally {
-        for (let i = 0; i < held; i++) this.#locks.release(items[i]!.lock);
-      }
+      });
       if (failed !== undefined) throw failed.error;
       return { copied, merged };
     } finally {
       this.#leave();
+    }
+  }
+
+  /**
+   * The read-merge-write of a batch of keys (mergeMany, ingest, writeMany), as #change is
+   * of one: every key's lock, taken in key order (so two batches, or a batch and a range
+   * delete, never deadlock); one getMany for the keys the key filter may hold (a key it has
+   * never seen has no record: no read, key-filter.ts); each record decoded (a corrupt one
+   * set aside: it took its dots with it, so the actor is retired before anything issues a
+   * dot, as #change does); then `change` (synchronous) gets the items sorted, each with its
+   * record as read and decoded, and pushes the ops; then one write. If `change` throws,
+   * nothing is written.
+   */
+  async #batchChange<T extends Locked>(unsorted: T[], change: (items: readonly T[], ops: QueueOp[]) => void): Promise<void> {
+    const items = unsorted.sort((a, b) => Buffer.compare(a.dk, b.dk));
+    let held = 0;
+    try {
+      for (const it of items) {
+        const wait = this.#locks.acquire(it.lock);
+        held++;
+        if (wait) await wait;
+      }
+      const reads = items.filter((it) => this.#keys.mightHave(it.hi, it.lo));
+      if (reads.length > 0) (await this.#engine.getMany(reads.map((it) => it.dk))).forEach((v, i) => (reads[i]!.stored = v));
+      try {
+        const ops: QueueOp[] = [];
+        let setAside = false;
+        for (const it of items) {
+          if (it.stored === undefined) continue;
+          it.old = this.#loadForWrite(it.dk, it.stored, ops);
+          if (it.old === undefined) setAside = true;
+        }
+        if (setAside) await this.#actors.retire();
+        change(items, ops);
+        if (ops.length > 0) await this.#queue.write(ops);
+      } finally {
+        // After the write landed (or failed), while the locks are still ours (as in #change).
+        for (const it of items) this.#keys.add(it.hi, it.lo, it.stored === undefined);
+      }
+    } finally {
+      for (let i = 0; i < held; i++) this.#locks.release(items[i]!.lock);
     }
   }
 
@@ -745,13 +1006,13 @@ export class Store {
     return true;
   }
 
-  /** A batch item's incoming versions (its records joined, when given more than once); undefined when none decodes. */
-  #incomingOf(it: BatchItem, fail: (at: number, error: unknown) => void): Versions | undefined {
-    let incoming: Versions | undefined;
+  /** A batch item's incoming record (its records joined, when given more than once); undefined when none decodes. */
+  #incomingOf(it: BatchItem, fail: (at: number, error: unknown) => void): Received | undefined {
+    let incoming: Received | undefined;
     for (const { record, at } of [{ record: it.record, at: it.at }, ...(it.more ?? [])]) {
       try {
         const v = this.#incoming(it.k, record);
-        incoming = incoming === undefined ? v : this.#join(it.k)(incoming, v);
+        incoming = incoming === undefined ? v : this.#joinIncoming(it.dk, incoming, v);
       } catch (error) {
         fail(at, error);
       }
@@ -759,10 +1020,24 @@ export class Store {
     return incoming;
   }
 
-  /** The versions of a record sent by another node; KV_BAD_RECORD when it does not decode. */
-  #incoming(k: Buffer, record: Uint8Array): Versions {
+  /**
+   * Two records received for one key, joined (their bookkeeping dropped); KV_WRONG_TYPE for
+   * a counter and versions, KV_COUNTER_GAP for a counter's delta (which applies only in
+   * order, to what is stored: the sender sends the full state).
+   */
+  #joinIncoming(dk: Buffer, a: Received, b: Received): Received {
+    if (isCounter(a) && isCounter(b)) {
+      if (a.base !== undefined || b.base !== undefined) throw this.#gap(dk, 'two records for it in one batch, one of them a delta');
+      return { state: joinCounters(a.state, b.state), ownerEpoch: undefined };
+    }
+    if (!isCounter(a) && !isCounter(b)) return { versions: this.#join(userKeyOf(dk))(a.versions, b.versions), ownerEpoch: undefined, deletedAt: undefined };
+    throw this.#wrongType(dk, 'no record yet', 'one batch giving it both a counter and versions');
+  }
+
+  /** A record sent by another node, of either kind (a counter's: a delta, or a full state); KV_BAD_RECORD when it does not decode. */
+  #incoming(k: Buffer, record: Uint8Array): Received {
     try {
-      return decodeRecord(record).versions;
+      return isCounterRecord(record) ? { ...decodeCounterDelta(record), ownerEpoch: undefined } : decodeRecord(record);
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
       throw new KvError('KV_BAD_RECORD', `the record sent for key ${showKey(k)} does not decode (${e.message}); it was not stored`);
@@ -774,8 +1049,39 @@ export class Store {
     return this.#policyOf?.(k) === 'lww' ? mergeLww : merge;
   }
 
+  /**
+   * The merge of a received record into a key's stored one, by format: a counter's join
+   * (#mergeCounter), or the causal merge of versions. A counter met by versions, or
+   * versions by a counter, is refused (KV_WRONG_TYPE) with nothing written.
+   */
+  #mergeInto(dk: Buffer, old: Held | undefined, received: Received, ops: QueueOp[], stored: Buffer | undefined): MergeResult {
+    if (isCounter(received)) {
+      if (old !== undefined && !isCounter(old)) throw this.#wrongType(dk, kindOf(old), "a counter's record");
+      return this.#mergeCounter(dk, old, received, ops, stored);
+    }
+    if (old !== undefined && isCounter(old)) throw this.#wrongType(dk, 'a counter', 'a record of versions');
+    return this.#mergeVersions(dk, old, received.versions, ops, stored);
+  }
+
+  /**
+   * A received counter (a delta or a full state) applied to a key's stored one (none: the
+   * empty counter). A delta that does not follow what is stored of its issuer is refused
+   * with KV_COUNTER_GAP, nothing written: the sender sends its full state (counter.ts
+   * applyDelta says why).
+   */
+  #mergeCounter(dk: Buffer, old: StoredCounter | undefined, incoming: CounterDelta, ops: QueueOp[], stored: Buffer | undefined): MergeResult {
+    const merged = applyDelta(old?.state ?? EMPTY_COUNTER, incoming);
+    if (merged === undefined) throw this.#gap(dk, 'a delta of an issuer it missed an earlier increment of');
+    if (old === undefined) return { changed: true, versions: 1, record: this.#persistCounter(dk, undefined, stored, merged, undefined, ops) };
+    const conflicts = entryConflicts(old.state, incoming.state);
+    if (conflicts.length > 0)
+      this.#log?.error({ key: showKey(userKeyOf(dk)), actors: conflicts.map((a) => Buffer.from(a, 'latin1').toString('hex')) }, 'counter entries with one floor and different sums: a corrupt replica (the join keeps the greater)');
+    if (sameCounter(merged, old.state)) return { changed: false, versions: 1, record: stored! };
+    return { changed: true, versions: 1, record: this.#persistCounter(dk, old, stored, merged, old.ownerEpoch, ops) };
+  }
+
   /** The causal merge of `incoming` into a key's stored versions: the ops to write, if any. */
-  #mergeInto(dk: Buffer, old: StoredRecord | undefined, incoming: Versions, ops: QueueOp[], stored: Buffer | undefined): MergeResult {
+  #mergeVersions(dk: Buffer, old: StoredRecord | undefined, incoming: Versions, ops: QueueOp[], stored: Buffer | undefined): MergeResult {
     const join = this.#join(userKeyOf(dk));
     // An lww key's incoming versions are joined even into nothing: a sender that kept siblings (a policy not yet known there) is resolved here.
     // A copy that brings back only entries this node pruned is taken as it is here (versions.ts reprune). For an lww
@@ -812,8 +1118,8 @@ export class Store {
             const [hi, lo] = [dk.readUInt32BE(1), dk.readUInt32BE(5)];
             return this.#change(dk, hi, lo, (old, ops, stored) => {
               ops.push({ type: 'del', key: xk });
-              const due = old === undefined ? undefined : nextExpiry(old.versions);
-              if (old === undefined || due === undefined || !expiryKey(due, dk).equals(xk)) return void stale++; // the record changed or went since
+              const due = old === undefined || isCounter(old) ? undefined : nextExpiry(old.versions);
+              if (old === undefined || isCounter(old) || due === undefined || !expiryKey(due, dk).equals(xk)) return void stale++; // the record changed or went since (a counter never expires)
               const after = withoutExpired(old.versions, now);
               if (after === old.versions) return void ops.pop(); // nothing expired (the entry is due, so not expected): the entry stays
               if (after === 'drop') {
@@ -904,8 +1210,8 @@ export class Store {
           due.map(([pk, stamp]) => {
             const dk = dataKeyOfPrune(pk);
             return this.#change(dk, dk.readUInt32BE(1), dk.readUInt32BE(5), (old, ops, stored) => {
-              if (old === undefined || stored === undefined || !this.#prunableClock(old.versions, old.ownerEpoch)) {
-                ops.push({ type: 'del', key: pk }); // gone, or nothing to prune any more
+              if (old === undefined || stored === undefined || isCounter(old) || !this.#prunableClock(old.versions, old.ownerEpoch)) {
+                ops.push({ type: 'del', key: pk }); // gone, or nothing to prune any more (a counter has no clock)
                 return void stale++;
               }
               if (!stampMatches(stamp, stored)) {

@@ -4,7 +4,12 @@
  * kept for them (the hint window is 0), the clock jumping past the tombstone grace period,
  * tombstone purges, and repairs. Then everyone comes back and one repair runs.
  *
- * Checks: (1) after that repair every replica holds identical records; (2) no value an
+ * Issue 30's typed records ride the same repair: counter increments and set adds issued at
+ * one replica's store and merged into a random few of the others (the coordinator's typed
+ * paths come later), so the repair must move counter records (format 4) and sub-keys.
+ *
+ * Checks: (1) after that repair every replica holds identical records, every replica's
+ * counter counts every increment once and holds every added element; (2) no value an
  * acknowledged delete saw ever comes back, however long a replica was away: purges wait
  * until a repair confirmed the range. With the old rule (grace period only; env
  * TOMBSTONE_RULE=grace) both tests fail: the property within about 50 runs, with a replica
@@ -16,6 +21,14 @@ import { depthFor } from '../../src/storage/range-tree.js';
 import { repairRange } from '../../src/repair/exchange.js';
 import { storeSide } from '../../src/repair/store-side.js';
 import { FakeCluster } from '../unit/replication/fake-cluster.js';
+import { storedKey, subKey } from '../../src/buckets/index.js';
+import { decodeCounter, value } from '../../src/storage/counter.js';
+import { deliverCounter } from '../../testkit/counter-histories.js';
+
+/** A counter, and a set whose elements are sub-keys on its token. */
+const COUNTER = Buffer.from('c0');
+const SET = storedKey('s', Buffer.from('p'));
+const ELEMENTS = ['x', 'y', 'z'];
 
 const IDS = ['n1', 'n2', 'n3'];
 const KEYS = 2;
@@ -30,11 +43,16 @@ const step = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('clock' as const), ms: fc.integer({ min: 0, max: 2 * GRACE }) }), weight: 3 },
   { arbitrary: fc.record({ kind: fc.constant('purge' as const) }), weight: 3 },
   { arbitrary: fc.record({ kind: fc.constant('repair' as const), via: fc.nat(2) }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('incr' as const), via: fc.nat(2), amount: fc.integer({ min: -3, max: 3 }).filter((a) => a !== 0), reach: fc.nat(3) }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('add' as const), via: fc.nat(2), key: fc.nat(ELEMENTS.length - 1), reach: fc.nat(3) }), weight: 2 },
 );
 
 interface Step {
-  readonly kind: 'put' | 'delete' | 'toggle' | 'clock' | 'purge' | 'repair';
+  readonly kind: 'put' | 'delete' | 'toggle' | 'clock' | 'purge' | 'repair' | 'incr' | 'add';
   readonly key?: number;
+  readonly amount?: number;
+  /** For incr and add: which of the other up replicas get the record (bit i: the i-th), the rest miss it. */
+  readonly reach?: number;
   readonly via?: number;
   readonly node?: number;
   readonly ms?: number;
@@ -48,6 +66,8 @@ async function run(steps: readonly Step[]): Promise<void> {
   /** Values an acknowledged delete saw: they must never be read again. */
   const deleted = new Set<string>();
   let n = 0;
+  let counted = 0n;
+  const added = new Set<string>();
   const setDown = (id: string, down: boolean): void => {
     if (down) {
       c.down.add(id);
@@ -85,6 +105,19 @@ async function run(steps: readonly Step[]): Promise<void> {
         } catch {
           // Unavailable (too few replicas up) or timed out: not acknowledged, nothing to check.
         }
+      } else if (s.kind === 'incr' || s.kind === 'add') {
+        const via = up[s.via! % Math.max(1, up.length)];
+        if (via === undefined) continue;
+        const others = up.filter((id) => id !== via).filter((_, i) => (s.reach! >> i) & 1);
+        if (s.kind === 'incr') {
+          const { delta, record } = await c.store(via).counterUpdate(COUNTER, s.amount!);
+          counted += BigInt(s.amount!);
+          for (const id of others) await deliverCounter(c.store(id), COUNTER, delta, record);
+        } else {
+          const [w] = (await c.store(via).writeMany(SET, [{ op: 'add', path: { element: ELEMENTS[s.key!]! } }])).writes;
+          added.add(ELEMENTS[s.key!]!);
+          for (const id of others) await c.store(id).merge(w!.key, w!.record);
+        }
       } else if (s.kind === 'toggle') {
         const id = IDS[s.node!]!;
         if (!c.down.has(id) && c.down.size >= 1) continue; // at most one down: W=2 stays possible
@@ -109,6 +142,11 @@ async function run(steps: readonly Step[]): Promise<void> {
     }));
     expect(records[1]).toEqual(records[0]);
     expect(records[2]).toEqual(records[0]);
+    for (const id of IDS) {
+      const counter = await c.store(id).getRecord(COUNTER);
+      expect(counter === undefined ? 0n : value(decodeCounter(counter).state), `${id}'s counter`).toBe(counted);
+      for (const e of added) expect((await c.store(id).get(subKey(SET, { element: e }))).values, `${id} holds ${e}`).toHaveLength(1);
+    }
     for (let k = 0; k < KEYS; k++) {
       const got = await c.coordinator('n1').get(Buffer.from(`k${k}`), { quorum: 3 });
       for (const v of got.values) expect(deleted.has(`k${k}=${v.toString()}`), `k${k}=${v.toString()} was deleted, and came back`).toBe(false);

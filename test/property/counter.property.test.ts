@@ -23,75 +23,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EMPTY_COUNTER, LOG_MAX, applyDelta, counterWriteId, encodeCounter, increment, join, trim, value } from '../../src/storage/counter.js';
+import { amountArb, checkHeld, historyArb, stepArb, takeMessage } from '../../testkit/counter-histories.js';
+import type { IssuedDot, Step } from '../../testkit/counter-histories.js';
 import type { CounterDelta, CounterState, LoggedOp } from '../../src/storage/counter.js';
 
 const ACTORS = ['A', 'B', 'C'].map((c) => c.repeat(16));
 const SETTINGS = { seed: 29, endOnFailure: true } as const;
 
-type Step =
-  | { kind: 'inc'; at: number; req: number }
-  | { kind: 'blind'; at: number; amount: number }
-  | { kind: 'deliver'; msg: number; keep: boolean }
-  | { kind: 'drop'; msg: number }
-  | { kind: 'hint'; msg: number }
-  | { kind: 'handoff'; to: number }
-  | { kind: 'merge'; into: number; from: number }
-  | { kind: 'burst'; at: number; n: number };
-
-const amountArb = fc.integer({ min: -3, max: 3 }).filter((a) => a !== 0);
-const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('inc' as const), at: fc.nat(2), req: fc.nat(5) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('blind' as const), at: fc.nat(2), amount: amountArb }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('deliver' as const), msg: fc.nat(), keep: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('drop' as const), msg: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('hint' as const), msg: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('handoff' as const), to: fc.nat(2) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('merge' as const), into: fc.nat(2), from: fc.nat(2) }) },
-);
-/** Six requests' amounts (request k's id is counterWriteId([k], amount)), and a history. */
-const historyArb = fc.tuple(fc.array(amountArb, { minLength: 6, maxLength: 6 }), fc.array(stepArb, { minLength: 1, maxLength: 80, size: 'max' }));
 /** Histories past the log window: bursts of new requests at one replica push older ones out of its log. */
 const burstArb: fc.Arbitrary<Step> = fc.record({ kind: fc.constant('burst' as const), at: fc.nat(2), n: fc.integer({ min: 100, max: LOG_MAX }) });
 const pastWindowArb = fc.tuple(fc.array(amountArb, { minLength: 6, maxLength: 6 }), fc.array(fc.oneof({ weight: 6, arbitrary: stepArb }, { weight: 1, arbitrary: burstArb }), { minLength: 1, maxLength: 25, size: 'max' }));
 
-interface IssuedDot {
-  readonly actor: string;
-  readonly counter: number;
-  /** The request: `r<k>` for request k, `b<step>` for an increment without an id (each its own). */
-  readonly op: string;
-  readonly amount: number;
-}
-
 const bytes = (s: CounterState): Buffer => encodeCounter(s);
 const same = (a: CounterState, b: CounterState): boolean => bytes(a).equals(bytes(b));
-
-/**
- * At this step, `s` counts what its entries cover once, less its voids, and loses no
- * request it covers; `once`: nor counts one twice (inside the log window).
- */
-function checkHeld(s: CounterState, dots: readonly IssuedDot[], once = false): void {
-  const floor = new Map(s.entries.map((e) => [e.actor, e.floor]));
-  const held = dots.filter((d) => d.counter <= (floor.get(d.actor) ?? 0));
-  const sum = (xs: readonly { amount: number }[]): bigint => xs.reduce((t, x) => t + BigInt(x.amount), 0n);
-  expect(value(s)).toBe(sum(held) - sum(s.voids));
-  const heldAt = new Map(held.map((d) => [`${d.actor}/${d.counter}`, d]));
-  for (const v of s.voids) {
-    const d = heldAt.get(`${v.actor}/${v.counter}`);
-    expect(d, 'a void on a dot the entries do not cover').toBeDefined();
-    expect(v.amount).toBe(d!.amount);
-  }
-  const voided = new Set(s.voids.map((v) => `${v.actor}/${v.counter}`));
-  const least = new Map<string, IssuedDot>();
-  for (const d of held) {
-    const l = least.get(d.op);
-    if (l === undefined || d.actor < l.actor || (d.actor === l.actor && d.counter < l.counter)) least.set(d.op, d);
-  }
-  for (const [op, d] of least) expect(voided.has(`${d.actor}/${d.counter}`), `request ${op} lost: its least covered dot is voided`).toBe(false);
-  if (!once) return;
-  const counted = new Map<string, number>();
-  for (const d of held) if (!voided.has(`${d.actor}/${d.counter}`)) counted.set(d.op, (counted.get(d.op) ?? 0) + 1);
-  for (const [op, n] of counted) expect(n, `request ${op} counted ${n} times`).toBe(1);
-}
 
 interface Played {
   readonly replicas: CounterState[];
@@ -127,7 +71,6 @@ function play(amounts: readonly number[], history: readonly Step[], checked = tr
     return r.duplicate;
   };
   for (const [i, step] of history.entries()) {
-    const k = inFlight.length === 0 ? -1 : ('msg' in step ? step.msg : 0) % inFlight.length;
     switch (step.kind) {
       case 'inc': {
         const amount = amounts[step.req]!;
@@ -153,23 +96,22 @@ function play(amounts: readonly number[], history: readonly Step[], checked = tr
         for (const to of [0, 1, 2]) if (to !== step.at) inFlight.push({ to, delta: { state: delta, base }, full: replicas[step.at]! });
         break;
       }
-      case 'deliver':
-        if (k >= 0) {
-          const m = inFlight[k]!;
-          replicas[m.to] = applyDelta(replicas[m.to]!, m.delta) ?? join(replicas[m.to]!, m.full);
-          if (!step.keep) inFlight.splice(k, 1);
-        }
+      case 'deliver': {
+        const m = takeMessage(step, inFlight);
+        if (m) replicas[m.to] = applyDelta(replicas[m.to]!, m.delta) ?? join(replicas[m.to]!, m.full);
         break;
+      }
       case 'drop':
-        if (k >= 0) inFlight.splice(k, 1);
+        takeMessage(step, inFlight);
         break;
-      case 'hint':
-        if (k >= 0) {
-          const m = inFlight.splice(k, 1)[0]!;
+      case 'hint': {
+        const m = takeMessage(step, inFlight);
+        if (m) {
           hints[m.to] = join(hints[m.to]!, m.full);
           seen.push(hints[m.to]!);
         }
         break;
+      }
       case 'handoff':
         replicas[step.to] = join(replicas[step.to]!, hints[step.to]!);
         break;

@@ -1,7 +1,8 @@
 /**
  * Trees kept on write (storage/kept-trees.ts) against trees built by a scan (fast-check):
  * random puts (some with a TTL), deletes, merges and mergeMany of another store's
- * records, range deletes, tombstone purges, reclaims of expired records, corrupt records
+ * records, counter increments and merged counter deltas (record format 4), set adds and
+ * removes on sub-keys (Store.writeMany), range deletes, tombstone purges, reclaims of expired records, corrupt records
  * set aside by the next write, units tracked and untracked (builds running while the
  * writes go on), and crashes that lose the last batches (MemoryEngine.crashed, as a power
  * cut loses a suffix of LevelDB's batches). After every run, and again after a crash and
@@ -14,9 +15,14 @@ import { describe, expect, it } from 'vitest';
 import { MemoryEngine, Store } from '../../src/storage/index.js';
 import type { KeptUnit } from '../../src/storage/index.js';
 import { dataKey, tokenHalves } from '../../src/storage/keys.js';
+import { storedKey, subKey } from '../../src/buckets/index.js';
 
 const DEPTH = 2;
 const KEYS = ['a1', 'b2', 'c3', 'd4', 'e5', 'f6', 'g7', 'h8', 'i9', 'j10'];
+/** Counters (their own keys), and two sets whose elements are sub-keys on their parents' tokens. */
+const COUNTERS = ['n1', 'n2', 'n3'];
+const PARENTS = [storedKey('s', Buffer.from('p1')), storedKey('s', Buffer.from('p2'))];
+const ELEMENTS = ['x', 'y', 'z'];
 const Q = 1n << 62n;
 const RANGES = [
   { start: 0n, end: Q },
@@ -40,7 +46,10 @@ type Step =
   | { kind: 'corrupt'; key: number; then: 'put' | 'merge' | 'mergeMany' }
   | { kind: 'track'; units: boolean[] }
   | { kind: 'burst'; keys: number[] }
-  | { kind: 'crash'; lose: number };
+  | { kind: 'crash'; lose: number }
+  | { kind: 'incr'; key: number; amount: number }
+  | { kind: 'counterMerge'; key: number; many: boolean }
+  | { kind: 'setOps'; parent: number; adds: number[]; removes: number[] };
 
 const key = fc.nat(KEYS.length - 1);
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -55,6 +64,17 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('track' as const), units: fc.array(fc.boolean(), { minLength: UNITS.length, maxLength: UNITS.length }) }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constant('burst' as const), keys: fc.array(key, { minLength: 2, maxLength: 8 }) }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constant('crash' as const), lose: fc.nat(3) }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('incr' as const), key: fc.nat(COUNTERS.length - 1), amount: fc.integer({ min: -3, max: 3 }).filter((a) => a !== 0) }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('counterMerge' as const), key: fc.nat(COUNTERS.length - 1), many: fc.boolean() }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('setOps' as const),
+      parent: fc.nat(PARENTS.length - 1),
+      adds: fc.uniqueArray(fc.nat(ELEMENTS.length - 1), { maxLength: 2 }),
+      removes: fc.uniqueArray(fc.nat(ELEMENTS.length - 1), { maxLength: 2 }),
+    }),
+    weight: 2,
+  },
 );
 
 const quiet = { warn: () => {}, error: () => {} };
@@ -141,6 +161,25 @@ async function run(steps: readonly Step[]): Promise<void> {
       case 'burst':
         await Promise.all(s.keys.map((k, i) => (i % 2 === 0 ? store.put(KEYS[k]!, Buffer.from(`b${n++}`)) : store.merge(KEYS[k]!, Buffer.alloc(0)).catch(() => undefined))));
         break;
+      case 'incr':
+        await store.counterUpdate(COUNTERS[s.key]!, s.amount, { requestId: Buffer.from(`r${n++ % 4}`) }); // some repeated: duplicates
+        break;
+      case 'counterMerge': {
+        const { delta } = await peer.counterUpdate(COUNTERS[s.key]!, 1);
+        if (s.many) await store.mergeMany([{ key: COUNTERS[s.key]!, record: delta }, { key: KEYS[s.key]!, record: await record(s.key) }]);
+        else await store.merge(COUNTERS[s.key]!, delta);
+        break;
+      }
+      case 'setOps': {
+        // Removes with the context of a read of each element; an element both added and removed is added.
+        const removes = s.removes.filter((e) => !s.adds.includes(e));
+        const ops = [
+          ...s.adds.map((e) => ({ op: 'add' as const, path: { element: ELEMENTS[e]! } })),
+          ...(await Promise.all(removes.map(async (e) => ({ op: 'remove' as const, path: { element: ELEMENTS[e]! }, context: (await store.get(subKey(PARENTS[s.parent]!, { element: ELEMENTS[e]! }))).context })))),
+        ];
+        if (ops.length > 0) await store.writeMany(PARENTS[s.parent]!, ops);
+        break;
+      }
       case 'crash': {
         await store.trees!.settled();
         engine = engine.crashed(s.lose);

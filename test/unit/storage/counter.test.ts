@@ -99,14 +99,15 @@ function refused(bytes: Buffer, message: RegExp): void {
 }
 
 describe('counter record (format 4)', () => {
-  it('round-trips every state, with or without an owner epoch, and re-encodes to the same bytes', () => {
+  it('round-trips every state, with or without an owner epoch or a held-since time, and re-encodes to the same bytes', () => {
     fc.assert(
-      fc.property(stateArb, fc.option(fc.nat(2 ** 40), { nil: undefined }), (s, epoch) => {
-        const bytes = encodeCounter(s, epoch);
+      fc.property(stateArb, fc.option(fc.nat(2 ** 40), { nil: undefined }), fc.option(fc.nat(2 ** 45), { nil: undefined }), (s, epoch, since) => {
+        const bytes = encodeCounter(s, epoch, since);
         const back = decodeCounter(bytes);
         expect(back.ownerEpoch).toBe(epoch);
+        expect(back.heldSince).toBe(since);
         expect(back.state).toEqual(s);
-        expect(encodeCounter(back.state, epoch).equals(bytes)).toBe(true);
+        expect(encodeCounter(back.state, epoch, since).equals(bytes)).toBe(true);
         expect(value(back.state)).toBe(value(s));
       }),
       { numRuns: 300, seed: 29 },
@@ -130,7 +131,7 @@ describe('counter record (format 4)', () => {
     const flipped = Buffer.from(good);
     flipped[5]! ^= 1;
     refused(flipped, /checksum mismatch/);
-    refused(frame(body([], [], []), 4), /unknown flags 4/);
+    refused(frame(body([], [], []), 8), /unknown flags 8/);
     refused(frame([0x80, 0x00, 0, 0]), /an integer not in its shortest form/);
     refused(frame([0, 0, 0x80]), /^counter record: truncated$/);
     refused(frame([0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]), /^counter record: integer out of range$/);
@@ -166,11 +167,11 @@ describe('counter record (format 4)', () => {
     const back = decodeCounterDelta(encodeCounterDelta(delta));
     expect(back).toEqual(delta);
     expect(encodeCounterDelta(back).equals(encodeCounterDelta(delta))).toBe(true);
-    // A full state's delta is the record's bytes; a record with an owner epoch is no delta, a delta no record.
+    // A full state's delta is the record's bytes (its header, the sender's bookkeeping, dropped); a delta is no record.
     expect(encodeCounterDelta({ state: before }).equals(encodeCounter(before))).toBe(true);
     expect(decodeCounterDelta(encodeCounter(before))).toEqual({ state: before });
+    expect(decodeCounterDelta(encodeCounter(before, 7, 1234))).toEqual({ state: before });
     expect(() => decodeCounter(encodeCounterDelta(delta))).toThrow(/counter record: a delta \(it has a base\), not a stored record/);
-    expect(() => decodeCounterDelta(encodeCounter(before, 7))).toThrow(/counter record: a stored record \(it has an owner epoch\), not a delta/);
     // A base not below its entry's floor is refused: format, flags, 1 entry (actor, floor 2,
     // p 5, n 0), then the base's actor index and floor (byte 23).
     const bad = Buffer.from(encodeCounterDelta(delta));
@@ -213,7 +214,7 @@ describe('counter record (format 4)', () => {
           expect(e).toBeInstanceOf(DecodeError);
           return;
         }
-        expect(encodeCounter(decoded.state, decoded.ownerEpoch).equals(damaged)).toBe(true);
+        expect(encodeCounter(decoded.state, decoded.ownerEpoch, decoded.heldSince).equals(damaged)).toBe(true);
       }),
       { numRuns: 2000, seed: 29 },
     );

@@ -52,3 +52,12 @@ export function wrapEngine(inner: Engine, overrides: Partial<Engine>): Engine {
     ...overrides,
   };
 }
+
+/** Every key the engine holds under one prefix byte (an index: 't', 'x', 'p', ...). */
+export async function keysUnder(engine: Engine, prefix: number): Promise<Buffer[]> {
+  const it = engine.keyIterator(Buffer.from([prefix]), Buffer.from([prefix + 1]));
+  const out: Buffer[] = [];
+  for (let ks = await it.nextv(100); ks.length > 0; ks = await it.nextv(100)) out.push(...ks);
+  await it.close();
+  return out;
+}

@@ -9,6 +9,7 @@ import { DEFAULT_TOMBSTONE_GRACE_MS, MemoryEngine, Store, resolveReplies, type S
 import { decodeRecord, encodeRecord } from '../../../src/storage/codec.js';
 import { EXPIRY, TOMBSTONE } from '../../../src/storage/keys.js';
 import { liveValues, merge, withoutExpired, type Versions } from '../../../src/storage/versions.js';
+import { keysUnder } from './engines.js';
 
 const T0 = 1_796_000_000_000;
 let stores: Store[] = [];
@@ -24,15 +25,6 @@ async function open(o: Partial<StoreOptions> = {}): Promise<{ store: Store; engi
   const store = await Store.open({ engine, now: () => clock.now, ...o });
   stores.push(store);
   return { store, engine, clock };
-}
-
-/** Keys of the engine under one prefix byte. */
-async function keysWith(engine: MemoryEngine, prefix: number): Promise<Buffer[]> {
-  const it = engine.keyIterator(Buffer.from([prefix]), Buffer.from([prefix + 1]));
-  const out: Buffer[] = [];
-  for (let ks = await it.nextv(100); ks.length > 0; ks = await it.nextv(100)) out.push(...ks);
-  await it.close();
-  return out;
 }
 
 const v = (s: string): Buffer => Buffer.from(s);
@@ -114,16 +106,16 @@ describe('a value with an expiry', () => {
     clock.now = T0 + 1_000_000;
     const r = await store.get('k');
     expect(r).toMatchObject({ values: [], deleted: true, versions: 1 });
-    expect(await keysWith(engine, EXPIRY)).toHaveLength(0); // the put's entry went with the value it indexed
-    expect(await keysWith(engine, TOMBSTONE)).toHaveLength(1);
+    expect(await keysUnder(engine, EXPIRY)).toHaveLength(0); // the put's entry went with the value it indexed
+    expect(await keysUnder(engine, TOMBSTONE)).toHaveLength(1);
   });
 
   it('a value written again without a TTL loses its expiry, and its index entry in the same batch', async () => {
     const { store, engine, clock } = await open();
     const { context } = await store.put('k', v('x'), undefined, { expiresAt: T0 + 10 });
-    expect(await keysWith(engine, EXPIRY)).toHaveLength(1);
+    expect(await keysUnder(engine, EXPIRY)).toHaveLength(1);
     await store.put('k', v('y'), context);
-    expect(await keysWith(engine, EXPIRY)).toHaveLength(0);
+    expect(await keysUnder(engine, EXPIRY)).toHaveLength(0);
     clock.now = T0 + 20;
     expect(await values(store)).toEqual(['y']);
   });
@@ -139,10 +131,10 @@ describe('reclamation (store.reclaimExpired)', () => {
     expect(await store.reclaimExpired()).toEqual({ dropped: 1, rewritten: 0, stale: 0 });
     expect(await store.getRecord('gone')).toBeUndefined();
     expect(await store.getRecord('later')).toBeDefined();
-    expect(await keysWith(engine, EXPIRY)).toHaveLength(1);
+    expect(await keysUnder(engine, EXPIRY)).toHaveLength(1);
     clock.now = T0 + 50;
     expect(await store.reclaimExpired()).toEqual({ dropped: 1, rewritten: 0, stale: 0 });
-    expect(await keysWith(engine, EXPIRY)).toHaveLength(0);
+    expect(await keysUnder(engine, EXPIRY)).toHaveLength(0);
     expect(await values(store, 'kept')).toEqual(['z']);
     // A key dropped and written again gets a new dot, not a reused one.
     const again = await store.put('gone', v('w'));
@@ -160,7 +152,7 @@ describe('reclamation (store.reclaimExpired)', () => {
     const after = decodeRecord((await a.store.getRecord('k'))!);
     expect(after.versions.siblings).toEqual([]);
     expect(after.deletedAt).toBe(T0 + 10); // a tombstone now, for the purge
-    expect(await keysWith(a.engine, TOMBSTONE)).toHaveLength(1);
+    expect(await keysUnder(a.engine, TOMBSTONE)).toHaveLength(1);
     // The stale copy arrives (repair, a hint): it was seen and superseded here.
     const merged = await a.store.merge('k', (await b.store.getRecord('k'))!);
     expect(merged.changed).toBe(false);
@@ -172,20 +164,20 @@ describe('reclamation (store.reclaimExpired)', () => {
     a.clock.now = T0 + 11 + DEFAULT_TOMBSTONE_GRACE_MS;
     expect(await a.store.purgeTombstones()).toEqual({ purged: 1, unconfirmed: 0 });
     expect(await a.store.getRecord('k')).toBeUndefined();
-    expect(await keysWith(a.engine, TOMBSTONE)).toHaveLength(0);
+    expect(await keysUnder(a.engine, TOMBSTONE)).toHaveLength(0);
   });
 
   it('an index entry whose record changed or went since is stale and goes', async () => {
     const { store, engine, clock } = await open();
     await store.put('k', v('x'), undefined, { expiresAt: T0 + 10 });
     await store.ranges.delete({ start: 0n, end: 0n });
-    expect(await keysWith(engine, EXPIRY)).toHaveLength(0); // the range delete takes its entries with it
+    expect(await keysUnder(engine, EXPIRY)).toHaveLength(0); // the range delete takes its entries with it
     await store.put('q', v('x'), undefined, { expiresAt: T0 + 10 });
-    const [entry] = await keysWith(engine, EXPIRY);
+    const [entry] = await keysUnder(engine, EXPIRY);
     await engine.write([{ type: 'del', key: Buffer.concat([Buffer.from([0x64]), entry!.subarray(9)]) }], false);
     clock.now = T0 + 10;
     expect(await store.reclaimExpired()).toEqual({ dropped: 0, rewritten: 0, stale: 1 });
-    expect(await keysWith(engine, EXPIRY)).toHaveLength(0);
+    expect(await keysUnder(engine, EXPIRY)).toHaveLength(0);
   });
 
   it('reads nothing but the index: live data is not scanned', async () => {

@@ -16,6 +16,8 @@ describe('toStatus: the one mapping to gRPC statuses', () => {
     [new KvError('KV_BAD_CONTEXT', 'm'), grpc.status.INVALID_ARGUMENT],
     [new KvError('KV_BAD_AMOUNT', 'm'), grpc.status.INVALID_ARGUMENT],
     [new KvError('KV_COUNTER_OVERFLOW', 'm'), grpc.status.OUT_OF_RANGE],
+    [new KvError('KV_WRONG_TYPE', 'm'), grpc.status.FAILED_PRECONDITION],
+    [new KvError('KV_COUNTER_GAP', 'm'), grpc.status.FAILED_PRECONDITION],
     [new KvError('KV_TOO_MANY_SIBLINGS', 'm'), grpc.status.FAILED_PRECONDITION],
     [new KvError('KV_HINTS_FULL', 'm'), grpc.status.RESOURCE_EXHAUSTED],
     [new KvError('KV_CORRUPT_RECORD', 'm'), grpc.status.DATA_LOSS],
@@ -26,6 +28,8 @@ describe('toStatus: the one mapping to gRPC statuses', () => {
     [new RingError('RING_EMPTY', 'm'), grpc.status.FAILED_PRECONDITION],
     [new DataTypeError('DT_BAD_PATH', 'm'), grpc.status.INVALID_ARGUMENT],
     [new DataTypeError('DT_ELEMENT_TOO_LARGE', 'm'), grpc.status.INVALID_ARGUMENT],
+    [new DataTypeError('DT_NO_CONTEXT', 'm'), grpc.status.INVALID_ARGUMENT],
+    [new DataTypeError('DT_BAD_OP', 'm'), grpc.status.INVALID_ARGUMENT],
   ])('%s → %i, with its message (and retry advice when RESOURCE_EXHAUSTED)', (e, code) => {
     const { metadata, ...status } = toStatus(e);
     expect(status).toEqual({ code, details: 'm' });
