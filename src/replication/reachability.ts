@@ -81,10 +81,11 @@ export function observed(remote: ReplicaApi, reach: Reachability): ReplicaApi {
         throw e;
       },
     );
+  // Every argument passed on as given (a call that named its arguments here once dropped a put's expiry).
   return {
-    apply: (node, key, value, context, deadline, requestId) => watch(node, remote.apply(node, key, value, context, deadline, requestId)),
-    merge: (node, key, record, hintFor, deadline) => watch(node, remote.merge(node, key, record, hintFor, deadline)),
-    read: (node, key, hintFor, deadline) => watch(node, remote.read(node, key, hintFor, deadline)),
-    digest: (node, key, deadline) => watch(node, remote.digest(node, key, deadline)),
+    apply: (...a) => watch(a[0], remote.apply(...a)),
+    merge: (...a) => watch(a[0], remote.merge(...a)),
+    read: (...a) => watch(a[0], remote.read(...a)),
+    digest: (...a) => watch(a[0], remote.digest(...a)),
   };
 }

@@ -62,6 +62,21 @@ describe('observed replica calls', () => {
     digest: () => Promise.resolve(Buffer.alloc(0)),
   };
 
+  it('passes every argument of every call on as given (a put\'s expiry included)', async () => {
+    const seen: unknown[][] = [];
+    const api = Object.fromEntries(
+      Object.entries(answers).map(([name, fn]) => [name, (...args: unknown[]) => (seen.push([name, ...args]), (fn as (...a: unknown[]) => unknown)(...args))]),
+    ) as unknown as ReplicaApi;
+    const o = observed(api, new Reachability({ threshold: 2, holdMs: 1000, now: () => 0 }));
+    const k = Buffer.from('k'), rid = Buffer.from('rid');
+    await o.apply('b', k, Buffer.from('v'), Buffer.alloc(0), 9, rid, 1234);
+    await o.merge('b', k, Buffer.from('r'), 'c', 9);
+    expect(seen).toEqual([
+      ['apply', 'b', k, Buffer.from('v'), Buffer.alloc(0), 9, rid, 1234],
+      ['merge', 'b', k, Buffer.from('r'), 'c', 9],
+    ]);
+  });
+
   it('counts calls that got no answer (unreachable, timed out) against the peer, and passes the error on', async () => {
     for (const kind of ['unreachable', 'timeout'] as const) {
       const r = new Reachability({ threshold: 2, holdMs: 1000, now: () => 0 });
