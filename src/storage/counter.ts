@@ -46,7 +46,7 @@
  * within the window no replica, hint or read counts a request twice at any step.
  *
  * Record format 4 (integers unsigned LEB128 varints, minimal; counts first):
- *   u8 format = 4 | u8 flags (1: owner epoch; 2: a delta's base; 4: held since) | [owner epoch] | [held since ms]
+ *   u8 format = 4 | u8 flags (1: owner epoch; 2: held since; 4: a delta's base) | [owner epoch] | [held since ms]
  *   entries: n, each actor (16 bytes, ascending) + floor (≥ 1) + p + n (p + n ≥ floor)
  *   [base: actor index + floor (below its entry's): a delta's bytes only, never a record]
  *   log:     n (≤ LOG_MAX), each actor index + counter (1..floor) + write id (8 bytes)
@@ -57,7 +57,7 @@
  * encoder writes (minimal varints, order, every logged duplicate voided), and no void that
  * could only lose increments (checkVoids). The header is
  * the other formats' (codec.ts), flags and all: this node's bookkeeping, which a receiver
- * ignores and range hashes skip. A counter is never deleted, so flag 4 is only ever a
+ * ignores and range hashes skip. A counter is never deleted, so flag 2 is only ever a
  * hint's time (hints.ts keeps a hint's age where a record keeps its deleted-at).
  */
 import { createHash } from 'node:crypto';
@@ -383,9 +383,10 @@ export function counterWriteId(requestId: Uint8Array, amount: number): WriteId {
 /* ---------------------------------------------------------------- record format 4 */
 
 const FLAG_OWNER = 1;
+/** A hint's held-since time: flag 2, the slot of a versions record's deleted-at, so codec.ts reads any record's header alike (headerTime, versionBytes). */
+const FLAG_HELD = 2;
 /** A delta's bytes (encodeCounterDelta): its base follows the entries. Never in a stored record. */
-const FLAG_BASE = 2;
-const FLAG_HELD = 4;
+const FLAG_BASE = 4;
 /** Least bytes of an entry, a logged op and a void: what bounds their counts on decode. */
 const ENTRY_MIN = ACTOR_BYTES + 3, OP_MIN = 4 + WRITE_ID_BYTES + 1, VOID_MIN = 4;
 

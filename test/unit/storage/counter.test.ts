@@ -8,7 +8,7 @@
 import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DecodeError } from '../../../src/storage/codec.js';
+import { DecodeError, headerTime, versionBytes } from '../../../src/storage/codec.js';
 import {
   COUNTER_FORMAT,
   EMPTY_COUNTER,
@@ -106,6 +106,9 @@ describe('counter record (format 4)', () => {
         const back = decodeCounter(bytes);
         expect(back.ownerEpoch).toBe(epoch);
         expect(back.heldSince).toBe(since);
+        // The generic header read (hints' grace, digests) sees a counter's held-since as any record's time.
+        expect(headerTime(bytes)).toBe(since);
+        expect(versionBytes(bytes).length).toBeGreaterThan(0);
         expect(back.state).toEqual(s);
         expect(encodeCounter(back.state, epoch, since).equals(bytes)).toBe(true);
         expect(value(back.state)).toBe(value(s));
@@ -175,7 +178,7 @@ describe('counter record (format 4)', () => {
     // A base not below its entry's floor is refused: format, flags, 1 entry (actor, floor 2,
     // p 5, n 0), then the base's actor index and floor (byte 23).
     const bad = Buffer.from(encodeCounterDelta(delta));
-    expect([bad[1], bad[19], bad[22], bad[23]]).toEqual([2, 2, 0, 1]);
+    expect([bad[1], bad[19], bad[22], bad[23]]).toEqual([4, 2, 0, 1]);
     bad[23] = 2;
     bad.writeUInt32BE(crc32(bad.subarray(0, bad.length - 4)), bad.length - 4);
     expect(() => decodeCounterDelta(bad)).toThrow(/counter record: a base floor 2 not below its entry's 2/);
