@@ -99,12 +99,15 @@ describe('NodeMetrics', () => {
 
   it('reads the sources when scraped', async () => {
     let hints = 7;
-    const m = new NodeMetrics(sources({ counters: () => ({ hintsHeld: hints, readRepairs: 4 }) }));
+    const m = new NodeMetrics(sources({ counters: () => ({ hintsHeld: hints, readRepairs: 4, counterUpdates: 3, setUpdates: 2, counterGaps: 1 }) }));
     expect(await m.text()).toMatch(/^ringkv_hints_pending 7$/m);
     hints = 9;
     const text = await m.text();
     expect(text).toMatch(/^ringkv_hints_pending 9$/m);
     expect(text).toMatch(/^ringkv_read_repairs_total 4$/m);
+    expect(text).toMatch(/^ringkv_counter_updates_total 3$/m);
+    expect(text).toMatch(/^ringkv_set_updates_total 2$/m);
+    expect(text).toMatch(/^ringkv_counter_gaps_total 1$/m);
     expect(text).toMatch(/^ringkv_ring_info\{hash="abc"\} 1$/m);
     expect(text).toMatch(/^ringkv_members\{status="normal",up="false"\} 1$/m);
     // Peers only, departed ones left out; an infinite phi is a large finite number.
