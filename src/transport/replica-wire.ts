@@ -40,8 +40,15 @@ type CallOf = WithoutId<WireCall>;
 /** The data types' calls: on a stream of their own (see the header). */
 const TYPED = new Set<WireCall['op']>(['counterUpdate', 'writeMany', 'readRange']);
 
-/** What the release before the data types' server says, breaking the stream, when a call names an operation it does not know (its decoder's words). */
-const OLD_RELEASE = /names no operation/;
+/**
+ * How the release before the data types' server breaks the stream when a batch holds a
+ * call whose operation it does not know: INVALID_ARGUMENT, "a batch does not decode (call
+ * N names no operation)", or another decode error (its decoder also skipped an unknown
+ * length-delimited field short, so what follows may read as anything). A server of this
+ * release decodes every call this client encodes, so on the data types' stream this
+ * status means the peer is older.
+ */
+const OLD_RELEASE = /does not decode/;
 
 function codecFor(address: string, typed: boolean): ClientCodec<WireCall, WireReply> {
   return {
