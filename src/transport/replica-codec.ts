@@ -80,8 +80,9 @@ const KIND_OF = new Map<number, 'add' | 'remove'>([[1, 'add'], [2, 'remove']]);
 const FIELD_TYPE: Readonly<Record<FieldType, number>> = { register: 1, flag: 2, counter: 3, set: 4, map: 5 };
 const FIELD_TYPE_OF = new Map<number, FieldType>(Object.entries(FIELD_TYPE).map(([t, n]) => [n, t as FieldType]));
 
-const kindNumber = (op: WireSubOp['op']): number => (typeof op === 'number' ? op : KIND[op]);
-const typeNumber = (t: WirePathField['type']): number => (typeof t === 'number' ? t : FIELD_TYPE[t]);
+// A kind or type the caller named wrongly (no type stops it at run time) goes as 0, unspecified: the replica refuses it.
+const kindNumber = (op: WireSubOp['op']): number => (typeof op === 'number' ? op : Object.hasOwn(KIND, op) ? KIND[op] : 0);
+const typeNumber = (t: WirePathField['type']): number => (typeof t === 'number' ? t : Object.hasOwn(FIELD_TYPE, t) ? FIELD_TYPE[t] : 0);
 
 // sint64 (zigzag) in bigints: a JavaScript number is exact to 2^53 only, and a zigzag doubles it.
 const zigzag = (n: bigint): bigint => (n >= 0n ? n << 1n : ((-n) << 1n) - 1n);

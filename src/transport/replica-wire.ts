@@ -50,7 +50,8 @@ const TYPED = new Set<WireCall['op']>(['counterUpdate', 'writeMany', 'readRange'
  */
 const OLD_RELEASE = /does not decode/;
 
-function codecFor(address: string, typed: boolean): ClientCodec<WireCall, WireReply> {
+/** The stream's codec; `node` is the id the stream was opened for (an address is one node's). */
+function codecFor(address: string, typed: boolean, node: string): ClientCodec<WireCall, WireReply> {
   return {
     path: `/${SERVICE}/Stream`,
     encode: encodeCalls,
@@ -60,7 +61,7 @@ function codecFor(address: string, typed: boolean): ClientCodec<WireCall, WireRe
     unreachable: (why, status) =>
       // Only data types' calls were on this stream, and the peer read none of them: each is refused, not lost.
       typed && status === grpc.status.INVALID_ARGUMENT && OLD_RELEASE.test(why)
-        ? new ReplicaFailure('refused', 'RK_UNSUPPORTED', `peer ${address} runs a release without data types (counters, sets, maps) and cannot take this call; upgrade it (${why})`)
+        ? new ReplicaFailure('refused', 'RK_UNSUPPORTED', `peer ${node} at ${address} runs a release without data types (counters, sets, maps) and cannot take this call; upgrade it (${why})`)
         : new ReplicaFailure('unreachable', 'RK_UNAVAILABLE', `no answer from ${address}: ${why}`),
     timeout: () => new ReplicaFailure('timeout', 'RK_TIMEOUT', `${address} did not answer before the deadline`),
     tooLarge: (size) => new ReplicaFailure('refused', 'KV_RECORD_TOO_LARGE', `a replica call of ${size} bytes is over the node's message limit of ${NODE_MAX_MESSAGE_BYTES} bytes`),
@@ -163,7 +164,7 @@ export class GrpcReplicas implements ReplicaApi {
     const streams = typed ? this.#typedStreams : this.#streams;
     let s = streams.get(address);
     if (s === undefined) {
-      s = new BatchedStream(this.#channels.get(address), codecFor(address, typed));
+      s = new BatchedStream(this.#channels.get(address), codecFor(address, typed, node));
       streams.set(address, s);
     }
     return s.call(c);

@@ -1,9 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { storedKey, subKey, type SubPath } from '../../../src/buckets/index.js';
+import { storedKey, subKey, type FieldType, type SubPath } from '../../../src/buckets/index.js';
 import { LocalReplica } from '../../../src/replication/local-replica.js';
 import { ReplicaFailure } from '../../../src/replication/replica-api.js';
-import { MemoryEngine, Store, recordDigest, resolveCounterReplies } from '../../../src/storage/index.js';
+import { MemoryEngine, Store, recordDigest, resolveCounterReplies, type SubOp } from '../../../src/storage/index.js';
 import { BatchedServer, type ServerCodec } from '../../../src/transport/batched-stream.js';
 import { decodeBatch } from '../../../src/transport/protobuf-bytes.js';
 import { decodeCalls, decodeReplies, encodeCalls, encodeReplies, replySize, type WireCall, type WireReply } from '../../../src/transport/replica-codec.js';
@@ -336,6 +336,9 @@ describe("the data types' calls over the stream", () => {
     await refused([{ op: 'add', path: { element: EMPTY } }], 'DT_ELEMENT_EMPTY', /at least one byte/);
     await refused([{ op: 'add', path: {} }], 'DT_BAD_OP', /not a bare parent/);
     await refused([], 'DT_BAD_OP', /1 to 1000 element ops/);
+    // Named wrongly past the types (a caller's bug): sent as unspecified, refused by the replica.
+    await refused([{ op: 'toggle', path: element('x') } as unknown as SubOp], 'DT_BAD_OP', /kind 0 is unknown.*ADD \(1\) or REMOVE \(2\)/);
+    await refused([{ op: 'add', path: { fields: [{ name: 'f', type: 'list' as FieldType }], element: 'e' } }], 'DT_BAD_PATH', /unknown field type 0/);
     await refused([{ op: 'add', path: { fields: Array.from({ length: 5 }, (_, i) => ({ name: `m${i}`, type: 'map' as const })), element: 'e' } }], 'DT_PATH_TOO_DEEP', /5 nested fields/);
     await refused([{ op: 'add', path: element('x') }], 'DT_BAD_PARENT', /named buckets/, B('plain'));
     await refused([{ op: 'remove', path: element('x'), context: B('not a context') }], 'KV_BAD_CONTEXT', /bad causal context/);
@@ -421,7 +424,7 @@ describe('mixed releases', () => {
       failure(c.writeMany('n7', parent, [{ op: 'add', path: element('x') }], soon())),
       failure(c.readRange('n7', parent, undefined, 10, soon())),
     ]);
-    for (const f of typed) expect(f).toMatchObject({ kind: 'refused', code: 'RK_UNSUPPORTED', message: expect.stringMatching(new RegExp(`peer ${address} runs a release without data types .*upgrade it`)) });
+    for (const f of typed) expect(f).toMatchObject({ kind: 'refused', code: 'RK_UNSUPPORTED', message: expect.stringMatching(new RegExp(`peer n7 at ${address} runs a release without data types .*upgrade it`)) });
     await expect(plain).resolves.toBeUndefined();
     // Not remembered: the next one is tried (and refused) again.
     expect(await failure(c.counterUpdate('n7', B('c'), 1, soon()))).toMatchObject({ code: 'RK_UNSUPPORTED' });
