@@ -203,6 +203,8 @@ export interface ServerCodec<C extends Batched, R extends { readonly id: number 
   run(call: C): Promise<R>;
   /** The reply that refuses the call without running it (stopping, overloaded), if any. */
   refuse(call: C, draining: boolean): R | undefined;
+  /** The reply that stands for `reply` when it is over the message limit (`size` bytes) and so cannot be sent; without it, it is sent (and breaks the stream). */
+  tooLarge?(reply: R, size: number): R;
 }
 
 /**
@@ -253,9 +255,19 @@ export class BatchedServer {
         pump();
       });
     };
-    const send = (r: R): void => {
+    const send = (reply: R): void => {
+      let r = reply, size = codec.size(r);
+      if (size > NODE_MAX_MESSAGE_BYTES && codec.tooLarge !== undefined) {
+        r = codec.tooLarge(r, size);
+        size = codec.size(r);
+      }
+      // A reply that would take the batch past FLUSH_BYTES starts the next one: a message is
+      // then at most one large reply, never replies queued before it as well, which could
+      // take it past the message limit (a page of sub-keys of 4 MiB, a record of 8 MiB, and
+      // the replies of a busy turn before it), and gRPC would break the stream on that.
+      if (out.length > 0 && outBytes + size > FLUSH_BYTES) flush();
       out.push(r);
-      outBytes += codec.size(r);
+      outBytes += size;
       if (outBytes >= FLUSH_BYTES) flush();
       else if (!flushing) {
         flushing = true;

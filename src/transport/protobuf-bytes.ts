@@ -146,7 +146,11 @@ export class Reader {
 
   skip(wire: number): void {
     if (wire === VARINT) this.varint();
-    else if (wire === LEN) this.pos += this.length();
+    else if (wire === LEN) {
+      // Not `this.pos += this.length()`: that reads pos before length() moves it past the length's own bytes.
+      const len = this.length();
+      this.pos += len;
+    }
     else if (wire === 1) this.pos += 8;
     else if (wire === 5) this.pos += 4;
     else throw new WireDecodeError(`unknown wire type ${wire}`);
@@ -211,9 +215,10 @@ export interface ItemHeader {
 /**
  * The items of the batch in `buf`, each decoded by `item` from its header. Bodies are
  * the length-delimited fields numbered from `firstOp` to `lastOp`. Throws WireDecodeError
- * when `buf` is not such a batch, or an item names no operation.
+ * when `buf` is not such a batch, or an item names no operation (unless `unknownOp` is
+ * 'pass': then `item` gets opField 0 and an empty body, and answers that item alone).
  */
-export function decodeBatch<T>(buf: Buffer, what: string, firstOp: number, lastOp: number, item: (h: ItemHeader) => T): T[] {
+export function decodeBatch<T>(buf: Buffer, what: string, firstOp: number, lastOp: number, item: (h: ItemHeader) => T, o: { readonly unknownOp?: 'throw' | 'pass' } = {}): T[] {
   const out: T[] = [];
   const r = new Reader(buf, 0, buf.length);
   while (!r.done) {
@@ -238,7 +243,7 @@ export function decodeBatch<T>(buf: Buffer, what: string, firstOp: number, lastO
         x.pos = bodyEnd;
       } else x.skip(wire);
     }
-    if (opField === 0) throw new WireDecodeError(`${what} ${id} names no operation`);
+    if (opField === 0 && o.unknownOp !== 'pass') throw new WireDecodeError(`${what} ${id} names no operation`);
     out.push(item({ id, second, opField, body: new Reader(buf, bodyStart, bodyEnd) }));
   }
   return out;

@@ -59,6 +59,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, grpc.status>> = {
   RK_NOT_READY: S.UNAVAILABLE,
   RK_TIMEOUT: S.DEADLINE_EXCEEDED,
   RK_OVERLOADED: S.RESOURCE_EXHAUSTED,
+  RK_UNSUPPORTED: S.UNIMPLEMENTED,
   // What a request asked of the ring is malformed; an empty ring means the cluster is still forming.
   RING_BAD_MEMBER: S.INVALID_ARGUMENT,
   RING_DUPLICATE_MEMBER: S.INVALID_ARGUMENT,
