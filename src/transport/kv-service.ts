@@ -17,6 +17,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { BucketError, DataTypeError, bucketName, typeOf, type BucketProps, type BucketTable, type BucketType } from '../buckets/index.js';
+import { ReplicationError } from '../replication/replication-errors.js';
 import { checkBatchSize, type Coordinator, type KeyOutcome, type RequestOptions, type SetOp } from '../replication/coordinator.js';
 import { BatchedServer, passThrough, type ServerCodec } from './batched-stream.js';
 import { decodeKvCalls, encodeKvReplies, kvReplySize, type KvCall, type KvReply } from './kv-codec.js';
@@ -155,12 +156,24 @@ export function checkType(name: string, props: BucketProps, want: BucketType, ca
 
 /** A request's stored key (its bucket's: buckets/bucket.ts) and the coordinator's options for it; `type` and `call`: the bucket type the call needs, and its name. */
 function request(buckets: BucketTable, r: KvRequest, deadline: number | undefined, call: string, type: BucketType = 'kv'): { key: Buffer; options: RequestOptions } {
-  const { key, bucket } = buckets.locate(r.bucket ?? '', r.key);
+  const { key, bucket } = locateKey(buckets, r.bucket ?? '', r.key);
   checkType(bucketName(r.bucket ?? ''), bucket, type, call);
   return {
     key,
     options: { quorum: r.w ?? r.r, deadline, requestId: r.requestId, bucket, ttlMs: r.ttlMs, nodeConfirms: r.nodeConfirms, zoneConfirms: r.zoneConfirms, pw: r.pw },
   };
+}
+
+/**
+ * A request key's stored key and bucket; an empty key is refused here, before it is
+ * encoded: a named bucket's stored key of no user key (`MARK len name`) would read back
+ * as a key of the default bucket (buckets/bucket.ts splitKey), which the coordinator's
+ * checks then take as a key of some bytes.
+ */
+function locateKey(buckets: BucketTable, bucket: string, key: Buffer): { key: Buffer; bucket: BucketProps } {
+  const located = buckets.locate(bucket, key);
+  if (key.length === 0) throw new ReplicationError('RK_BAD_ARGUMENT', 'a key must have at least one byte');
+  return located;
 }
 
 /** A streamed call's error, or a batch key's: the status its unary call (of that key alone) would have ended with. */
@@ -178,7 +191,7 @@ function locateAll(buckets: BucketTable, bucket: string, keys: readonly Buffer[]
   checkType(bucketName(bucket), props, 'kv', call);
   const located = keys.map((k) => {
     try {
-      return { key: buckets.locate(bucket, k).key };
+      return { key: locateKey(buckets, bucket, k).key };
     } catch (error) {
       return { error };
     }
