@@ -9,8 +9,9 @@ export interface CounterUpdateRequest {
   'bucket'?: (string);
   'key'?: (Buffer | Uint8Array | string);
   /**
-   * Added to the counter; negative subtracts. Not 0. The value stays within a signed 64-bit
-   * integer (OUT_OF_RANGE when it would not).
+   * Added to the counter; negative subtracts. Not 0, and at most 2^53 - 1 either way
+   * (INVALID_ARGUMENT otherwise). OUT_OF_RANGE when a replica's sum of increments (or of
+   * decrements) on the key would pass 2^53 - 1.
    */
   'amount'?: (number | string | Long);
   /**
@@ -34,8 +35,9 @@ export interface CounterUpdateRequest__Output {
   'bucket': (string);
   'key': (Buffer);
   /**
-   * Added to the counter; negative subtracts. Not 0. The value stays within a signed 64-bit
-   * integer (OUT_OF_RANGE when it would not).
+   * Added to the counter; negative subtracts. Not 0, and at most 2^53 - 1 either way
+   * (INVALID_ARGUMENT otherwise). OUT_OF_RANGE when a replica's sum of increments (or of
+   * decrements) on the key would pass 2^53 - 1.
    */
   'amount': (number);
   /**

@@ -4,7 +4,7 @@
 export interface CounterUpdateResponse {
   /**
    * The counter's value on the replica that applied the update, right after it, in
-   * decimal (a signed 64-bit integer).
+   * decimal (a whole number, which may be past 2^53 in magnitude).
    */
   'value'?: (string);
 }
@@ -12,7 +12,7 @@ export interface CounterUpdateResponse {
 export interface CounterUpdateResponse__Output {
   /**
    * The counter's value on the replica that applied the update, right after it, in
-   * decimal (a signed 64-bit integer).
+   * decimal (a whole number, which may be past 2^53 in magnitude).
    */
   'value': (string);
 }
