@@ -149,6 +149,38 @@ export interface PutItem {
 /** What every item of a putMany shares: W, the confirmations, the bucket, the deadline. */
 export type PutManyOptions = Omit<PutOptions, 'context' | 'requestId' | 'ttlMs'>;
 
+/** A counterUpdate's options: a write's, but no context or TTL (a counter has neither). */
+export type CounterUpdateOptions = Omit<PutOptions, 'context' | 'ttlMs'>;
+
+/** A setUpdate's (setAdd's, setRemove's) options: as a counter update's. */
+export type SetUpdateOptions = CounterUpdateOptions;
+
+/** One operation of a setUpdate: an add, or a remove with the context a read of that element gave. */
+export type SetOp = { readonly op: 'add'; readonly element: string | Uint8Array } | { readonly op: 'remove'; readonly element: string | Uint8Array; readonly context: Uint8Array };
+
+/** A set's element as a read gives it, with the context a remove of it needs. */
+export interface SetElement {
+  readonly element: Buffer;
+  readonly context: Buffer;
+}
+
+export interface SetReadOptions extends GetOptions {
+  /** Elements after this one (a page's `next`); unset: from the first. */
+  readonly after?: Uint8Array;
+  /** Elements per page, 1 to MAX_SET_PAGE (unset: MAX_SET_PAGE). */
+  readonly limit?: number;
+}
+
+/** One page of a set: its elements in byte order, and the `after` of the next page (undefined after the last). */
+export interface SetPage {
+  readonly elements: SetElement[];
+  readonly next: Buffer | undefined;
+}
+
+/** Most elements a set page holds, and most operations one setUpdate carries, as a node takes them. */
+export const MAX_SET_PAGE = 1000;
+export const MAX_SET_OPS = 1000;
+
 /** Most keys (getMany) or items (putMany) in one batch, as a node takes them. */
 export const MAX_BATCH_KEYS = 100;
 /** Most bytes of values in one putMany, all items together. */
@@ -165,6 +197,12 @@ function routingKey(bucket: string, key: Buffer): Buffer {
 
 function confirmsOf(o: PutOptions): Confirms {
   return { nodeConfirms: o.nodeConfirms ?? 0, zoneConfirms: o.zoneConfirms ?? 0, pw: o.pw ?? 0 };
+}
+
+/** A counter's value as a node sends it (decimal); a node's bug otherwise (INTERNAL). */
+function decimal(text: string): bigint {
+  if (!/^-?\d{1,20}$/.test(text)) throw serviceError(grpc.status.INTERNAL, `the node answered a counter value that is not a whole number: ${JSON.stringify(text.slice(0, 40))}`);
+  return BigInt(text);
 }
 
 /** The DEADLINE_EXCEEDED details of a call whose deadline passed before it reached any node. */
@@ -335,6 +373,99 @@ export class Client {
   }
 
   /**
+   * Add `amount` (a safe integer, not 0; negative subtracts) to the counter `key` of a
+   * bucket of type counter: the counter's value on the node that applied it, right after.
+   * The update carries a request id (default: 16 new random bytes), the same on every
+   * attempt, hedge and failover, so it counts once however many nodes it reaches. To retry
+   * an update whose outcome you do not know, pass the same `requestId` again.
+   */
+  async counterUpdate(key: string | Uint8Array, amount: number | bigint, o: CounterUpdateOptions = {}): Promise<{ value: bigint }> {
+    const n = typeof amount === 'bigint' ? Number(amount) : amount;
+    if (typeof amount === 'bigint' ? BigInt(n) !== amount || !Number.isSafeInteger(n) : !Number.isSafeInteger(n))
+      throw serviceError(grpc.status.INVALID_ARGUMENT, `a counter's amount must be a whole number within ±${Number.MAX_SAFE_INTEGER}, got ${String(amount)}`);
+    const k = bytes(key, 'key');
+    const bucket = o.bucket ?? '';
+    const req = { bucket, key: k, amount: n, requestId: o.requestId !== undefined ? this.#requestId(o) : randomBytes(16), w: o.w ?? 0, ...confirmsOf(o) };
+    const r = await this.#typedCall(bucket, k, 'write', o, (c, options) => callUnary(c, 'CounterUpdate', req, options, this.#metadata));
+    return { value: decimal(r.value) };
+  }
+
+  /** counterUpdate by `amount` (default 1). */
+  counterIncrement(key: string | Uint8Array, amount: number | bigint = 1, o: CounterUpdateOptions = {}): Promise<{ value: bigint }> {
+    return this.counterUpdate(key, amount, o);
+  }
+
+  /** A counter's value, merged from R replicas; found false (and 0) when it was never updated. */
+  async counterGet(key: string | Uint8Array, o: GetOptions = {}): Promise<{ value: bigint; found: boolean }> {
+    const k = bytes(key, 'key');
+    const bucket = o.bucket ?? '';
+    const r = await this.#typedCall(bucket, k, 'read', o, (c, options) => callUnary(c, 'CounterGet', { bucket, key: k, r: o.r ?? 0 }, options, this.#metadata));
+    return { value: decimal(r.value), found: r.found };
+  }
+
+  /**
+   * Add and remove elements of the set `key` (a bucket of type set) in one request: 1 to
+   * MAX_SET_OPS operations, each element at most once. A remove needs the context a read
+   * of that element gave (setContains, setRead): it removes the adds that read saw, not an
+   * add made concurrently. With a request id (default: a new one), sent again it is applied once.
+   */
+  async setUpdate(key: string | Uint8Array, ops: readonly SetOp[], o: SetUpdateOptions = {}): Promise<void> {
+    if (!Array.isArray(ops) || ops.length === 0 || ops.length > MAX_SET_OPS)
+      throw serviceError(grpc.status.INVALID_ARGUMENT, `a set update carries 1 to ${MAX_SET_OPS} operations, got ${Array.isArray(ops) ? ops.length : typeof ops}; split it into several updates`);
+    const wire = ops.map((x) => {
+      if (x?.op === 'add') return { add: bytes(x.element, 'element') };
+      if (x?.op === 'remove') return { remove: { element: bytes(x.element, 'element'), context: bytes(x.context, 'context') } };
+      throw new TypeError(`a set operation is { op: 'add', element } or { op: 'remove', element, context }, got ${JSON.stringify(x)}`);
+    });
+    const k = bytes(key, 'key');
+    const bucket = o.bucket ?? '';
+    const req = { bucket, key: k, ops: wire, requestId: this.#requestId(o), w: o.w ?? 0, ...confirmsOf(o) };
+    await this.#typedCall(bucket, k, 'write', o, (c, options) => callUnary(c, 'SetUpdate', req, options, this.#metadata));
+  }
+
+  /** Add `elements` (1 to MAX_SET_OPS, distinct) to the set `key`. */
+  setAdd(key: string | Uint8Array, elements: readonly (string | Uint8Array)[], o: SetUpdateOptions = {}): Promise<void> {
+    return this.setUpdate(key, elements.map((element) => ({ op: 'add', element })), o);
+  }
+
+  /** Remove elements of the set `key`, each with its context from a read (setContains, setRead). */
+  setRemove(key: string | Uint8Array, elements: readonly { readonly element: string | Uint8Array; readonly context: Uint8Array }[], o: SetUpdateOptions = {}): Promise<void> {
+    return this.setUpdate(key, elements.map(({ element, context }) => ({ op: 'remove', element, context })), o);
+  }
+
+  /** One page of the set `key`: up to `limit` elements after `after`, in byte order, and the next page's `after`. */
+  async setRead(key: string | Uint8Array, o: SetReadOptions = {}): Promise<SetPage> {
+    const k = bytes(key, 'key');
+    const bucket = o.bucket ?? '';
+    const req = { bucket, key: k, after: o.after !== undefined ? bytes(o.after, 'after') : EMPTY, limit: o.limit ?? 0, r: o.r ?? 0 };
+    const r = await this.#typedCall(bucket, k, 'read', o, (c, options) => callUnary(c, 'SetRead', req, options, this.#metadata));
+    return { elements: r.elements.map((e) => ({ element: e.element, context: e.context })), next: r.next.length > 0 ? r.next : undefined };
+  }
+
+  /**
+   * Every element of the set `key`, page by page (setRead; `limit` per page). Not a
+   * snapshot: each page is a read of its own, so an element added or removed meanwhile
+   * may or may not be seen; none is seen twice.
+   */
+  async *setElements(key: string | Uint8Array, o: Omit<SetReadOptions, 'after'> = {}): AsyncGenerator<SetElement, void, undefined> {
+    let after: Buffer | undefined;
+    do {
+      const page = await this.setRead(key, { ...o, after });
+      yield* page.elements;
+      after = page.next;
+    } while (after !== undefined);
+  }
+
+  /** Whether `element` is in the set `key`, and its context (what a remove of it needs). */
+  async setContains(key: string | Uint8Array, element: string | Uint8Array, o: GetOptions = {}): Promise<{ present: boolean; context: Buffer }> {
+    const k = bytes(key, 'key');
+    const bucket = o.bucket ?? '';
+    const req = { bucket, key: k, element: bytes(element, 'element'), r: o.r ?? 0 };
+    const r = await this.#typedCall(bucket, k, 'read', o, (c, options) => callUnary(c, 'SetContains', req, options, this.#metadata));
+    return { present: r.present, context: r.context };
+  }
+
+  /**
    * Get up to MAX_BATCH_KEYS keys of one bucket in one call (GetMany): each key's result
    * or error, in the order asked. Not atomic: each key is read as get() would read it, and
    * one failing leaves the others. A malformed batch (no keys, too many, a bad R or
@@ -458,6 +589,18 @@ export class Client {
         return { id: 0, op };
       }
     }
+  }
+
+  /**
+   * One unary call of a key, with everything #call gives a put or get: the key's
+   * replicas first, failover, hedges and moves, one deadline. The data types' calls take
+   * this path (they are not on the stream); a write's request id is in `send`'s request,
+   * so every attempt carries the same one.
+   */
+  #typedCall<T>(bucket: string, key: Buffer, kind: 'read' | 'write', o: CallOptions, send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<T>): Promise<T> {
+    const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
+    this.#refreshIfStale();
+    return this.#attempts(this.#candidates(routingKey(bucket, key)), kind, deadline, this.#hedge, (address) => send(this.#channel(address), { deadline }));
   }
 
   /**
