@@ -28,11 +28,12 @@ describe('counters and sets on a cluster', () => {
     return c;
   };
 
-  const allUp = (ids: readonly string[]): Promise<void> =>
-    waitFor(`${ids.join(', ')} normal and up on every running node`, 60_000, async () => {
+  const allUp = async (ids: readonly string[]): Promise<void> => {
+    await waitFor(`${ids.join(', ')} normal and up on every running node`, 60_000, async () => {
       const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.status()));
       return views.every((v) => v !== undefined && ids.every((id) => v.members.some((m) => m.id === id && m.status === 'normal' && m.up)));
     }, 200);
+  };
 
   /** Kill `n` -9 now; `restart` brings it back and waits until every node sees it up. */
   const kill = (n: NodeProcess): { restart(): Promise<void> } => {
