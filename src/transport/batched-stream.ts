@@ -54,6 +54,8 @@ export interface ClientCodec<C extends Batched, R extends { readonly id: number 
   unreachable(why: string, status: grpc.status): Error;
   timeout(): Error;
   tooLarge(size: number): Error;
+  /** Told of each call queued to be sent, with its encoded size (metrics). */
+  queued?(call: C, size: number): void;
 }
 
 interface Pending<R> {
@@ -89,6 +91,7 @@ export class BatchedStream<C extends Batched, R extends { readonly id: number }>
     const size = this.codec.size(call, now);
     if (size > NODE_MAX_MESSAGE_BYTES) return Promise.reject(this.codec.tooLarge(size));
     if (call.deadline <= now) return Promise.reject(this.codec.timeout());
+    this.codec.queued?.(call, size);
     return new Promise<R>((resolve, reject) => {
       if (this.#pending.size === 0) this.#progressAt = performance.now();
       this.#pending.set(call.id, { deadline: call.deadline, resolve, reject });

@@ -51,7 +51,7 @@ const TYPED = new Set<WireCall['op']>(['counterUpdate', 'writeMany', 'readRange'
 const OLD_RELEASE = /does not decode/;
 
 /** The stream's codec; `node` is the id the stream was opened for (an address is one node's). */
-function codecFor(address: string, typed: boolean, node: string): ClientCodec<WireCall, WireReply> {
+function codecFor(address: string, typed: boolean, node: string, sent: (op: string, bytes: number) => void): ClientCodec<WireCall, WireReply> {
   return {
     path: `/${SERVICE}/Stream`,
     encode: encodeCalls,
@@ -65,6 +65,7 @@ function codecFor(address: string, typed: boolean, node: string): ClientCodec<Wi
         : new ReplicaFailure('unreachable', 'RK_UNAVAILABLE', `no answer from ${address}: ${why}`),
     timeout: () => new ReplicaFailure('timeout', 'RK_TIMEOUT', `${address} did not answer before the deadline`),
     tooLarge: (size) => new ReplicaFailure('refused', 'KV_RECORD_TOO_LARGE', `a replica call of ${size} bytes is over the node's message limit of ${NODE_MAX_MESSAGE_BYTES} bytes`),
+    queued: (c, size) => sent(c.op, size),
   };
 }
 
@@ -104,6 +105,10 @@ export class GrpcReplicas implements ReplicaApi {
   readonly #streams = new Map<string, BatchedStream<WireCall, WireReply>>();
   /** The data types' calls' streams, by address (see the header). */
   readonly #typedStreams = new Map<string, BatchedStream<WireCall, WireReply>>();
+  readonly #bytesSent = new Map<string, number>();
+  readonly #sent = (op: string, bytes: number): void => {
+    this.#bytesSent.set(op, (this.#bytesSent.get(op) ?? 0) + bytes);
+  };
 
   constructor(
     /** A node's address as gossip knows it. */
@@ -164,10 +169,15 @@ export class GrpcReplicas implements ReplicaApi {
     const streams = typed ? this.#typedStreams : this.#streams;
     let s = streams.get(address);
     if (s === undefined) {
-      s = new BatchedStream(this.#channels.get(address), codecFor(address, typed, node));
+      s = new BatchedStream(this.#channels.get(address), codecFor(address, typed, node, this.#sent));
       streams.set(address, s);
     }
     return s.call(c);
+  }
+
+  /** Bytes of calls sent to peers since start, by operation (each call's encoded size in its batch). */
+  get bytesSent(): ReadonlyMap<string, number> {
+    return this.#bytesSent;
   }
 
   /** How long `node` has had calls in flight from this node and answered none, ms (batched-stream.ts): the longer of its two streams'. */

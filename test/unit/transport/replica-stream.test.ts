@@ -326,6 +326,20 @@ describe("the data types' calls over the stream", () => {
     expect(none).toEqual({ records: [], next: undefined });
   });
 
+  it('counts the bytes of each call sent, by operation; a call refused before it is sent counts none', async () => {
+    const p = await peer();
+    const c = client(p.address);
+    await c.writeMany('b', parent, [{ op: 'add', path: element('x') }], soon());
+    const one = c.bytesSent.get('writeMany') ?? 0;
+    expect(one).toBeGreaterThan(parent.length);
+    await c.writeMany('b', parent, [{ op: 'add', path: element('y') }], soon());
+    expect(c.bytesSent.get('writeMany')).toBe(2 * one);
+    await c.read('b', parent, undefined, soon());
+    expect(c.bytesSent.get('read')).toBeGreaterThan(0);
+    expect(await failure(c.writeMany('b', parent, [{ op: 'add', path: element('z') }], Date.now() - 1))).toMatchObject({ kind: 'timeout' });
+    expect(c.bytesSent.get('writeMany')).toBe(2 * one);
+  });
+
   it("writeMany's and readRange's refusals arrive as refused with the replica's code (nothing written)", async () => {
     const p = await peer();
     const c = client(p.address);
