@@ -386,7 +386,7 @@ export class Client {
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
     const req = { bucket, key: k, amount: n, requestId: o.requestId !== undefined ? this.#requestId(o) : randomBytes(16), w: o.w ?? 0, ...confirmsOf(o) };
-    const r = await this.#typedCall(bucket, k, 'write', o, (c, options) => callUnary(c, 'CounterUpdate', req, options, this.#metadata));
+    const r = await this.#typedCall(bucket, k, 'write', o, (c, options) => callUnary(c, 'CounterUpdate', req, options, this.#metadata), true);
     return { value: decimal(r.value) };
   }
 
@@ -597,30 +597,35 @@ export class Client {
    * this path (they are not on the stream); a write's request id is in `send`'s request,
    * so every attempt carries the same one.
    */
-  #typedCall<T>(bucket: string, key: Buffer, kind: 'read' | 'write', o: CallOptions, send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<T>): Promise<T> {
+  /** `leader`: send to the key's first healthy primary first, the replica that issues its counter's increments. */
+  #typedCall<T>(bucket: string, key: Buffer, kind: 'read' | 'write', o: CallOptions, send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<T>, leader = false): Promise<T> {
     const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
     this.#refreshIfStale();
-    return this.#attempts(this.#candidates(routingKey(bucket, key)), kind, deadline, this.#hedge, (address) => send(this.#channel(address), { deadline }));
+    return this.#attempts(this.#candidates(routingKey(bucket, key), leader), kind, deadline, this.#hedge, (address) => send(this.#channel(address), { deadline }));
   }
 
   /**
    * The key's replicas in turn (so load spreads over them), then the given nodes in turn;
    * adaptive, each group ordered by health (NodeHealth.order), else nodes left alone
-   * for a while go last.
+   * for a while go last. With `leader`, the replicas in preference order instead (those
+   * down or unhealthy last): a counter update taken by its issuer makes no extra hop.
    */
-  #candidates(key: Buffer): string[] {
+  #candidates(key: Buffer, leader = false): string[] {
     const turn = this.#next++;
     const replicas = this.#router?.replicasOf(key) ?? [];
-    const mine: string[] = [];
-    for (let i = 0; i < replicas.length; i++) mine.push(replicas[(turn + i) % replicas.length]!);
+    const down = (a: string): boolean => this.#router?.isDown(a) ?? false;
+    let mine: string[] = [];
+    if (leader) {
+      const up = (a: string): boolean => this.#health.healthy(a) && !down(a);
+      mine = [...replicas.filter(up), ...replicas.filter((a) => !up(a))];
+    } else for (let i = 0; i < replicas.length; i++) mine.push(replicas[(turn + i) % replicas.length]!);
     const others: string[] = [];
     for (let i = 0; i < this.#nodes.length; i++) {
       const a = this.#nodes[(turn + i) % this.#nodes.length]!;
       if (!mine.includes(a)) others.push(a);
     }
     if (this.#adaptive) {
-      const down = (a: string): boolean => this.#router?.isDown(a) ?? false;
-      return [...this.#health.order(mine, down), ...this.#health.order(others, down)];
+      return [...(leader ? mine : this.#health.order(mine, down)), ...this.#health.order(others, down)];
     }
     const out = [...mine, ...others];
     const left = (a: string): boolean => !this.#health.healthy(a);

@@ -8,7 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bucketName, storedKey } from '../../src/buckets/index.js';
 import { Client } from '../../src/client/index.js';
+import { KeyRouter } from '../../src/client/key-router.js';
 import { TestCluster, type NodeProcess } from '../../testkit/node-cluster.js';
 import { statusOf } from '../../testkit/kv-client.js';
 import { waitFor } from '../../testkit/wait.js';
@@ -138,6 +140,25 @@ describe('counters and sets on a cluster', () => {
     for (const n of cluster.nodes) expect(await read(through(n), 3)).toEqual(kept);
     expect(await c.setContains('cart', gone[0]!, { bucket: SETS })).toMatchObject({ present: false });
   }, 120_000);
+
+  it("a routing client sends a key's increments to its first primary, which issues them, so none makes an extra hop", async () => {
+    const admin = cluster.node('n1').admin();
+    await client.refreshRing();
+    const [ring, status] = await Promise.all([admin.ring(), admin.status()]);
+    const router = new KeyRouter(ring, status);
+    const byAddress = new Map(cluster.nodes.map((n) => [n.address, n]));
+    const updates = async (): Promise<Map<string, number>> =>
+      new Map(await Promise.all(cluster.nodes.map(async (n) => [n.id, Number((await n.status())?.counters.counterUpdates ?? 0)] as const)));
+    const keys = Array.from({ length: 8 }, (_, i) => `leader-${i}`);
+    for (const k of keys) {
+      const first = byAddress.get(router.replicasOf(storedKey(bucketName(COUNTERS), Buffer.from(k)))[0]!)!;
+      const before = await updates();
+      for (let i = 0; i < 5; i++) await client.counterIncrement(k, 1, { bucket: COUNTERS });
+      const after = await updates();
+      const moved = cluster.nodes.map((n) => `${n.id}: ${after.get(n.id)! - before.get(n.id)!}`).join(', ');
+      for (const n of cluster.nodes) expect(after.get(n.id)! - before.get(n.id)!, `${k} (first primary ${first.id}; ${moved})`).toBe(n === first ? 5 : 0);
+    }
+  });
 
   it('typed buckets refuse other operations, and bad input gets its status', async () => {
     const refused = async (p: Promise<unknown>, code: number, message: RegExp): Promise<void> => {
