@@ -293,7 +293,18 @@ export function pushbackMs(e: grpc.ServiceError): number | undefined {
 /** Statuses a stream can end with that are the node's answer, not a failure to reach it. */
 const ANSWERS = new Set([grpc.status.UNIMPLEMENTED, grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED]);
 
-function kvCodec(): ClientCodec<KvCall, KvReply> {
+/**
+ * How a node of a release before counter updates on the stream breaks it when a batch
+ * holds one: INVALID_ARGUMENT, "a batch does not decode (call N names no operation)".
+ */
+const OLD_RELEASE = /does not decode/;
+
+/**
+ * A node's stream codec; `typed`: the stream of counter updates, which a node of an
+ * earlier release breaks (its decoder knows no such call). On a stream of their own that
+ * fails only them, each answered UNIMPLEMENTED, as the unary call on such a node is.
+ */
+function kvCodec(address: string, typed: boolean): ClientCodec<KvCall, KvReply> {
   return {
     path: '/ringkv.v1.KeyValue/Stream',
     encode: encodeKvCalls,
@@ -305,7 +316,10 @@ function kvCodec(): ClientCodec<KvCall, KvReply> {
     // A stream that could not open or broke: the call never got an answer, as a unary call
     // to that node would have failed (UNAVAILABLE: the next node is tried). A refusal
     // (no such method, missing credentials) is the node's answer, and is given as it is.
-    unreachable: (why, status) => serviceError(ANSWERS.has(status) ? status : grpc.status.UNAVAILABLE, why),
+    unreachable: (why, status) =>
+      typed && status === grpc.status.INVALID_ARGUMENT && OLD_RELEASE.test(why)
+        ? serviceError(grpc.status.UNIMPLEMENTED, `the node at ${address} runs a release without counter updates on its stream; upgrade it (${why})`)
+        : serviceError(ANSWERS.has(status) ? status : grpc.status.UNAVAILABLE, why),
     timeout: () => serviceError(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded'),
     tooLarge: (size) => valueTooLarge(size, `a request of ${size} bytes`),
   };
@@ -315,6 +329,8 @@ export class Client {
   readonly #nodes: readonly string[];
   readonly #channels = new Map<string, ServiceClient<'ringkv.v1.KeyValue'>>();
   readonly #streams = new Map<string, BatchedStream<KvCall, KvReply>>();
+  /** Counter updates' streams, by address (kvCodec). */
+  readonly #typedStreams = new Map<string, BatchedStream<KvCall, KvReply>>();
   readonly #streaming: boolean;
   readonly #deadlineMs: number;
   readonly #tokenAware: boolean;
@@ -385,9 +401,8 @@ export class Client {
       throw serviceError(grpc.status.INVALID_ARGUMENT, `a counter's amount must be a whole number within ±${Number.MAX_SAFE_INTEGER}, got ${String(amount)}`);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
-    const req = { bucket, key: k, amount: n, requestId: o.requestId !== undefined ? this.#requestId(o) : randomBytes(16), w: o.w ?? 0, ...confirmsOf(o) };
-    const r = await this.#typedCall(bucket, k, 'write', o, (c, options) => callUnary(c, 'CounterUpdate', req, options, this.#metadata), true);
-    return { value: decimal(r.value) };
+    const req = { op: 'counterUpdate' as const, bucket, key: k, amount: BigInt(n), requestId: o.requestId !== undefined ? this.#requestId(o) : randomBytes(16), w: o.w ?? 0, ...confirmsOf(o) };
+    return { value: decimal(answerOf(await this.#call(req, o), 'counterUpdate').value) };
   }
 
   /** counterUpdate by `amount` (default 1). */
@@ -525,8 +540,10 @@ export class Client {
 
   close(): void {
     this.#closed = true;
-    for (const s of this.#streams.values()) s.close();
-    this.#streams.clear();
+    for (const streams of [this.#streams, this.#typedStreams]) {
+      for (const s of streams.values()) s.close();
+      streams.clear();
+    }
     for (const c of this.#channels.values()) c.close();
     this.#channels.clear();
   }
@@ -561,10 +578,13 @@ export class Client {
   /** One attempt at `address`: on its stream, or as a unary call. */
   #send(address: string, req: Request, deadline: number): Promise<KvReply> {
     if (!this.#streaming) return this.#unary(address, req, deadline);
-    let s = this.#streams.get(address);
+    // Counter updates on a stream of their own: see kvCodec.
+    const typed = req.op === 'counterUpdate';
+    const streams = typed ? this.#typedStreams : this.#streams;
+    let s = streams.get(address);
     if (s === undefined) {
-      s = new BatchedStream(this.#channel(address), kvCodec(), this.#metadata);
-      this.#streams.set(address, s);
+      s = new BatchedStream(this.#channel(address), kvCodec(address, typed), this.#metadata);
+      streams.set(address, s);
     }
     return s.call({ ...req, deadline });
   }
@@ -588,6 +608,10 @@ export class Client {
         await callUnary(c, 'delete', del, options, this.#metadata);
         return { id: 0, op };
       }
+      case 'counterUpdate': {
+        const { op, amount, ...update } = req;
+        return { id: 0, op, value: (await callUnary(c, 'CounterUpdate', { ...update, amount: Number(amount) }, options, this.#metadata)).value };
+      }
     }
   }
 
@@ -597,11 +621,10 @@ export class Client {
    * this path (they are not on the stream); a write's request id is in `send`'s request,
    * so every attempt carries the same one.
    */
-  /** `leader`: send to the key's first healthy primary first, the replica that issues its counter's increments. */
-  #typedCall<T>(bucket: string, key: Buffer, kind: 'read' | 'write', o: CallOptions, send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<T>, leader = false): Promise<T> {
+  #typedCall<T>(bucket: string, key: Buffer, kind: 'read' | 'write', o: CallOptions, send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<T>): Promise<T> {
     const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
     this.#refreshIfStale();
-    return this.#attempts(this.#candidates(routingKey(bucket, key), leader), kind, deadline, this.#hedge, (address) => send(this.#channel(address), { deadline }));
+    return this.#attempts(this.#candidates(routingKey(bucket, key)), kind, deadline, this.#hedge, (address) => send(this.#channel(address), { deadline }));
   }
 
   /**
@@ -703,7 +726,8 @@ export class Client {
   #call(req: Request, o: CallOptions): Promise<KvReply> {
     const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
     this.#refreshIfStale();
-    const candidates = this.#candidates(routingKey(req.bucket, req.key));
+    // A counter update goes to its issuer first (#candidates).
+    const candidates = this.#candidates(routingKey(req.bucket, req.key), req.op === 'counterUpdate');
     return this.#attempts(candidates, req.op === 'get' ? 'read' : 'write', deadline, this.#hedge, (address) => this.#send(address, req, deadline));
   }
 

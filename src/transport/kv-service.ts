@@ -20,7 +20,7 @@ import { BucketError, DataTypeError, bucketName, typeOf, type BucketProps, type 
 import { ReplicationError } from '../replication/replication-errors.js';
 import { checkBatchSize, type Coordinator, type KeyOutcome, type RequestOptions, type SetOp } from '../replication/coordinator.js';
 import { BatchedServer, passThrough, type ServerCodec } from './batched-stream.js';
-import { decodeKvCalls, encodeKvReplies, kvReplySize, type KvCall, type KvReply } from './kv-codec.js';
+import { decodeKvCalls, encodeKvReplies, kvReplySize, type DecodedKvCall, type KvCall, type KvReply } from './kv-codec.js';
 import type { PutManyRequest__Output } from './generated/ringkv/v1/PutManyRequest.js';
 import type { SetOp__Output } from './generated/ringkv/v1/SetOp.js';
 import { NODE_MAX_MESSAGE_BYTES, serviceClient, type ServiceHandlers } from './protos.js';
@@ -61,7 +61,7 @@ export type KvObserver = (operation: string, code: string, seconds: number, sibl
 /** The KeyValue service: unary calls (through `wrap`, which times them) and the stream (each call told to `observe`). */
 export class KeyValueService {
   readonly #streams = new BatchedServer();
-  readonly #codec: ServerCodec<KvCall, KvReply>;
+  readonly #codec: ServerCodec<DecodedKvCall, KvReply>;
 
   constructor(
     private readonly coordinator: Coordinator,
@@ -103,7 +103,15 @@ export class KeyValueService {
     this.#streams.drain();
   }
 
-  async #run(c: KvCall): Promise<KvReply> {
+  async #run(c: DecodedKvCall): Promise<KvReply> {
+    if (c.op === 'unsupported')
+      return { id: c.id, op: 'error', code: grpc.status.UNIMPLEMENTED, details: `call ${c.id} names no operation this node's release knows (none set, or one of a newer release); upgrade this node to the client's release` };
+    if (c.op === 'counterUpdate') {
+      const { key, options } = request(this.buckets, c, c.deadline, STREAM_CALL[c.op], 'counter');
+      // An amount past ±(2^53 − 1) stays past it as a number, and the coordinator refuses it (KV_BAD_AMOUNT).
+      const { value } = await this.coordinator.counterUpdate(key, Number(c.amount), options);
+      return { id: c.id, op: 'counterUpdate', value: value.toString() };
+    }
     const { key, options } = request(this.buckets, c, c.deadline, STREAM_CALL[c.op]);
     switch (c.op) {
       case 'put':
@@ -120,7 +128,7 @@ export class KeyValueService {
 }
 
 /** A streamed call's operation as a refusal names it. */
-const STREAM_CALL: Readonly<Record<KvCall['op'], string>> = { put: 'Put (on Stream)', get: 'Get (on Stream)', delete: 'Delete (on Stream)' };
+const STREAM_CALL: Readonly<Record<KvCall['op'], string>> = { put: 'Put (on Stream)', get: 'Get (on Stream)', delete: 'Delete (on Stream)', counterUpdate: 'CounterUpdate' };
 
 /** What a put, get or delete asks, unary or streamed (absent fields: proto3's defaults). */
 interface KvRequest {

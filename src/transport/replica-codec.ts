@@ -13,7 +13,7 @@
  */
 
 import type { FieldType } from '../buckets/index.js';
-import { EMPTY, LEN, VARINT, WireDecodeError, batchItemSize, bytesField, decodeBatch, encodeBatch, messageField, varintField, Reader, type ItemLayout, type Writer } from './protobuf-bytes.js';
+import { EMPTY, LEN, VARINT, WireDecodeError, batchItemSize, bytesField, decodeBatch, encodeBatch, messageField, readSint64, readVarint64, sint64Field, varintField, writeSint64, Reader, type ItemLayout, type Writer } from './protobuf-bytes.js';
 
 export { WireDecodeError } from './protobuf-bytes.js';
 
@@ -84,47 +84,6 @@ const FIELD_TYPE_OF = new Map<number, FieldType>(Object.entries(FIELD_TYPE).map(
 const kindNumber = (op: WireSubOp['op']): number => (typeof op === 'number' ? op : Object.hasOwn(KIND, op) ? KIND[op] : 0);
 const typeNumber = (t: WirePathField['type']): number => (typeof t === 'number' ? t : Object.hasOwn(FIELD_TYPE, t) ? FIELD_TYPE[t] : 0);
 
-// sint64 (zigzag) in bigints: a JavaScript number is exact to 2^53 only, and a zigzag doubles it.
-const zigzag = (n: bigint): bigint => (n >= 0n ? n << 1n : ((-n) << 1n) - 1n);
-const unzigzag = (z: bigint): bigint => ((z & 1n) === 1n ? -((z + 1n) >> 1n) : z >> 1n);
-const U64 = (1n << 64n) - 1n;
-
-function varint64Size(n: bigint): number {
-  let s = 1;
-  while (n >= 128n) {
-    n >>= 7n;
-    s++;
-  }
-  return s;
-}
-
-/** A sint64 field; proto3 leaves zero out. */
-const sint64Field = (n: bigint): number => (n === 0n ? 0 : 1 + varint64Size(zigzag(n) & U64));
-
-function writeSint64(w: Writer, field: number, n: bigint): void {
-  if (n === 0n) return;
-  w.tag(field, VARINT);
-  let z = zigzag(n) & U64;
-  while (z >= 128n) {
-    w.buf[w.pos++] = Number(z & 127n) | 128;
-    z >>= 7n;
-  }
-  w.buf[w.pos++] = Number(z);
-}
-
-/** A varint of up to 10 bytes (any 64-bit value), as an unsigned bigint. */
-function readVarint64(r: Reader): bigint {
-  let z = 0n;
-  for (let i = 0, shift = 0n; i < 10; i++, shift += 7n) {
-    if (r.pos >= r.end) throw new WireDecodeError('a varint runs past the end of its message');
-    const b = r.buf[r.pos++]!;
-    z |= BigInt(b & 127) << shift;
-    if (b < 128) return z & U64;
-  }
-  throw new WireDecodeError('a varint is longer than 10 bytes');
-}
-
-const readSint64 = (r: Reader): bigint => unzigzag(readVarint64(r));
 /** An enum's value: an int32, so a negative one is ten bytes on the wire (a peer's bug, or a fuzzer's), read whole for the replica to refuse. */
 const readEnum = (r: Reader): number => Number(BigInt.asIntN(32, readVarint64(r)));
 

@@ -215,16 +215,24 @@ export interface KeyValueClient extends grpc.Client {
   setUpdate(argument: _ringkv_v1_SetUpdateRequest, callback: grpc.requestCallback<_ringkv_v1_SetUpdateResponse__Output>): grpc.ClientUnaryCall;
   
   /**
-   * Many puts, gets and deletes over one long-lived stream: what ringkv/client uses. Each
-   * KvCalls message carries a batch of calls, each KvReplies a batch of replies, matched by
-   * id; each call has its own deadline and its own outcome, as if it were a unary call.
+   * Many puts, gets, deletes and counter updates over one long-lived stream: what
+   * ringkv/client uses. Each KvCalls message carries a batch of calls, each KvReplies a
+   * batch of replies, matched by id; each call has its own deadline and its own outcome,
+   * as if it were a unary call. A call naming an operation the node's release does not
+   * know is refused alone (UNIMPLEMENTED); ringkv/client sends counter updates on a stream
+   * of their own, so that a node of an earlier release, which breaks its stream on one,
+   * fails only them.
    */
   Stream(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_ringkv_v1_KvCalls, _ringkv_v1_KvReplies__Output>;
   Stream(options?: grpc.CallOptions): grpc.ClientDuplexStream<_ringkv_v1_KvCalls, _ringkv_v1_KvReplies__Output>;
   /**
-   * Many puts, gets and deletes over one long-lived stream: what ringkv/client uses. Each
-   * KvCalls message carries a batch of calls, each KvReplies a batch of replies, matched by
-   * id; each call has its own deadline and its own outcome, as if it were a unary call.
+   * Many puts, gets, deletes and counter updates over one long-lived stream: what
+   * ringkv/client uses. Each KvCalls message carries a batch of calls, each KvReplies a
+   * batch of replies, matched by id; each call has its own deadline and its own outcome,
+   * as if it were a unary call. A call naming an operation the node's release does not
+   * know is refused alone (UNIMPLEMENTED); ringkv/client sends counter updates on a stream
+   * of their own, so that a node of an earlier release, which breaks its stream on one,
+   * fails only them.
    */
   stream(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_ringkv_v1_KvCalls, _ringkv_v1_KvReplies__Output>;
   stream(options?: grpc.CallOptions): grpc.ClientDuplexStream<_ringkv_v1_KvCalls, _ringkv_v1_KvReplies__Output>;
@@ -302,9 +310,13 @@ export interface KeyValueHandlers extends grpc.UntypedServiceImplementation {
   SetUpdate: grpc.handleUnaryCall<_ringkv_v1_SetUpdateRequest__Output, _ringkv_v1_SetUpdateResponse>;
   
   /**
-   * Many puts, gets and deletes over one long-lived stream: what ringkv/client uses. Each
-   * KvCalls message carries a batch of calls, each KvReplies a batch of replies, matched by
-   * id; each call has its own deadline and its own outcome, as if it were a unary call.
+   * Many puts, gets, deletes and counter updates over one long-lived stream: what
+   * ringkv/client uses. Each KvCalls message carries a batch of calls, each KvReplies a
+   * batch of replies, matched by id; each call has its own deadline and its own outcome,
+   * as if it were a unary call. A call naming an operation the node's release does not
+   * know is refused alone (UNIMPLEMENTED); ringkv/client sends counter updates on a stream
+   * of their own, so that a node of an earlier release, which breaks its stream on one,
+   * fails only them.
    */
   Stream: grpc.handleBidiStreamingCall<_ringkv_v1_KvCalls__Output, _ringkv_v1_KvReplies>;
   
