@@ -6,7 +6,8 @@
  * unary call would be. GetMany and PutMany: the keys of one bucket, located here, run by
  * the coordinator as a batch; each key's outcome in its result, as its own call's would be.
  * The data types' calls (CounterUpdate, CounterGet, SetUpdate, SetRead, SetContains,
- * docs/data-types.md): unary, each on a bucket of its type.
+ * docs/data-types.md): unary, each on a bucket of its type; counter updates also on the
+ * stream.
  *
  * Every call is checked against its bucket's type here (BK_WRONG_TYPE): the coordinator
  * and the store take a key's operation as asked, and a put on a counter's key, or a
