@@ -383,9 +383,20 @@ async function divergentKeys(cluster: JepsenCluster, replicas: GrpcReplicas, key
         return r === undefined ? '-' : versionBytes(r).toString('hex');
       }),
     );
-    if (new Set(held).size > 1) out.push(`${bucket === '' ? '' : `${bucket}/`}${key} on ${ep.preferenceList.map((e) => e.id).join(',')}`);
+    if (new Set(held).size > 1) out.push(`${bucket === '' ? '' : `${bucket}/`}${key} on ${ep.preferenceList.map((e) => e.id).join(',')}${type === 'set' ? `: ${setDifference(ep.preferenceList.map((e) => e.id), held)}` : ''}`);
   }
   return out;
+}
+
+/** Where replicas' element records of a set differ (`held`: each replica's `subkey=versions` list): the first few elements, each replica's versions of it ('-': none). */
+function setDifference(ids: readonly string[], held: readonly string[]): string {
+  const maps = held.map((h) => new Map(h === '' ? [] : h.split(',').map((p) => p.split('=') as [string, string])));
+  const elements = new Set(maps.flatMap((m) => [...m.keys()]));
+  const differ = [...elements].filter((e) => new Set(maps.map((m) => m.get(e) ?? '-')).size > 1);
+  return `${differ.length} elements differ; ${differ
+    .slice(0, 3)
+    .map((e) => `${e}: ${ids.map((id, i) => `${id}=${maps[i]!.get(e) ?? '-'}`).join(' ')}`)
+    .join('; ')}`;
 }
 
 function pct(x: number): string {
