@@ -17,7 +17,17 @@
  * Must not: know the ring, the store, the network or who changed what (table.ts).
  */
 
-export type BucketErrorCode = 'BK_BAD_NAME' | 'BK_BAD_PROPERTY' | 'BK_UNKNOWN' | 'BK_EXISTS' | 'BK_N_FIXED' | 'BK_TOO_MANY' | 'BK_NOT_READY' | 'BK_RESERVED_KEY';
+export type BucketErrorCode =
+  | 'BK_BAD_NAME'
+  | 'BK_BAD_PROPERTY'
+  | 'BK_UNKNOWN'
+  | 'BK_EXISTS'
+  | 'BK_N_FIXED'
+  | 'BK_TYPE_FIXED' // a change of a bucket's data type: its keys' records are of that type
+  | 'BK_WRONG_TYPE' // an operation of one data type on a bucket of another
+  | 'BK_TOO_MANY'
+  | 'BK_NOT_READY'
+  | 'BK_RESERVED_KEY';
 
 export class BucketError extends Error {
   constructor(readonly code: BucketErrorCode, message: string) {
@@ -58,6 +68,15 @@ export const MAX_TTL_MS = 10 * 365 * 24 * 3600 * 1000;
 
 export type SiblingPolicy = 'siblings' | 'lww';
 
+/**
+ * What a bucket's keys hold (docs/data-types.md): `kv` values written with put (siblings
+ * and all), `counter` PN counters, `set` observed-remove sets of byte strings. Chosen at
+ * creation and fixed after: the store keeps each type's records in its own format, and a
+ * key's operations are its bucket's type's alone.
+ */
+export type BucketType = 'kv' | 'counter' | 'set';
+export const BUCKET_TYPES: readonly BucketType[] = ['kv', 'counter', 'set'];
+
 /** A bucket's properties. r and w: 0 = a majority of n. ttlMs: 0 = values do not expire. */
 export interface BucketProps {
   readonly n: number;
@@ -65,9 +84,15 @@ export interface BucketProps {
   readonly w: number;
   readonly ttlMs: number;
   readonly siblings: SiblingPolicy;
+  /**
+   * The data type of its keys (typeOf). The table always gives it; callers that build
+   * properties by hand for kv keys (tests, the coordinator's defaults) may leave it out.
+   * A bucket created before types (no type written) is kv.
+   */
+  readonly type?: BucketType;
 }
 
-export const PROPERTY_NAMES = ['n', 'r', 'w', 'ttl_ms', 'siblings'] as const;
+export const PROPERTY_NAMES = ['n', 'r', 'w', 'ttl_ms', 'siblings', 'type'] as const;
 export type PropertyName = (typeof PROPERTY_NAMES)[number];
 
 const NAME = /^[a-z0-9][a-z0-9_.-]*$/;
@@ -82,7 +107,12 @@ export function bucketName(name: string): string {
 
 /** The default bucket's properties on a cluster of N replicas. */
 export function defaultProps(clusterN: number): BucketProps {
-  return { n: clusterN, r: 0, w: 0, ttlMs: 0, siblings: 'siblings' };
+  return { n: clusterN, r: 0, w: 0, ttlMs: 0, siblings: 'siblings', type: 'kv' };
+}
+
+/** A bucket's data type: kv when its properties name none. */
+export function typeOf(p: BucketProps): BucketType {
+  return p.type ?? 'kv';
 }
 
 /** A property's value as the table keeps it (text), checked. */
@@ -93,6 +123,7 @@ export function propertyText(name: PropertyName, p: BucketProps): string {
     case 'w': return String(p.w);
     case 'ttl_ms': return String(p.ttlMs);
     case 'siblings': return p.siblings;
+    case 'type': return typeOf(p);
   }
 }
 
@@ -108,7 +139,16 @@ export function checkProps(p: BucketProps): BucketProps {
   int('w', p.w, 0, p.n, 'at most n; 0 for a majority of n');
   int('ttl_ms', p.ttlMs, 0, MAX_TTL_MS, 'a time to live in ms; 0 for none');
   if (p.siblings !== 'siblings' && p.siblings !== 'lww') throw new BucketError('BK_BAD_PROPERTY', `siblings must be "siblings" or "lww", got ${JSON.stringify(p.siblings)}`);
+  const type = checkType(typeOf(p));
+  // A counter is never deleted and a set's elements leave only by a remove: nothing of theirs expires.
+  if (type !== 'kv' && p.ttlMs !== 0) throw new BucketError('BK_BAD_PROPERTY', `a bucket of type ${type} has no TTL (its values do not expire): leave ttl_ms at 0`);
   return p;
+}
+
+function checkType(t: string): BucketType {
+  if (t === 'map') throw new BucketError('BK_BAD_PROPERTY', 'maps are not in this release: a bucket\'s type is kv, counter or set');
+  if (!(BUCKET_TYPES as readonly string[]).includes(t)) throw new BucketError('BK_BAD_PROPERTY', `type must be kv, counter or set, got ${JSON.stringify(t)}`);
+  return t as BucketType;
 }
 
 /** `p` with property `name` set from text (as the table and the CLI hold it). */
@@ -120,6 +160,7 @@ export function withProperty(p: BucketProps, name: string, text: string): Bucket
     case 'w': return { ...p, w: num() };
     case 'ttl_ms': return { ...p, ttlMs: num() };
     case 'siblings': return { ...p, siblings: text as SiblingPolicy };
+    case 'type': return { ...p, type: checkType(text) };
     default: throw new BucketError('BK_BAD_PROPERTY', `unknown bucket property ${JSON.stringify(name)}: use one of ${PROPERTY_NAMES.join(', ')}`);
   }
 }

@@ -17,7 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import {
-  BucketError, DEFAULT_BUCKET, MAX_BUCKETS, PROPERTY_NAMES, bucketName, checkProps, defaultProps, propertyText, storedKey, withProperty,
+  BucketError, DEFAULT_BUCKET, MAX_BUCKETS, PROPERTY_NAMES, bucketName, checkProps, defaultProps, propertyText, storedKey, typeOf, withProperty,
   type BucketProps, type PropertyName,
 } from './bucket.js';
 
@@ -69,7 +69,8 @@ export class BucketTable {
     let p = defaultProps(this.clusterN);
     for (const prop of PROPERTY_NAMES) {
       const w = writes?.get(prop);
-      if (w === undefined || (name === DEFAULT_BUCKET && prop === 'n')) continue;
+      // The default bucket's n is the cluster's, and its type is kv: its keys predate types.
+      if (w === undefined || (name === DEFAULT_BUCKET && (prop === 'n' || prop === 'type'))) continue;
       try {
         p = checkProps(withProperty(p, prop, w.value));
       } catch {
@@ -125,7 +126,7 @@ export class BucketTable {
     return this.info(name)!;
   }
 
-  /** Change the properties in `changes` (name → text) of an existing bucket. n cannot change. */
+  /** Change the properties in `changes` (name → text) of an existing bucket. n and type cannot change. */
   set(name: string, changes: Readonly<Record<string, string>>, now: number, by: string): BucketInfo {
     const current = this.props(name);
     if (current === undefined) throw new BucketError('BK_UNKNOWN', `there is no bucket ${name}: create it first (ringkv bucket create)`);
@@ -133,6 +134,8 @@ export class BucketTable {
     for (const [prop, text] of Object.entries(changes)) next = withProperty(next, prop, text);
     if (next.n !== current.n)
       throw new BucketError('BK_N_FIXED', `the n of bucket ${name} is ${current.n} and cannot change (ringkv does not yet move keys to a new N): create a bucket with the n you want and copy the keys`);
+    if (typeOf(next) !== typeOf(current))
+      throw new BucketError('BK_TYPE_FIXED', `the type of bucket ${name} is ${typeOf(current)} and cannot change (its keys hold ${typeOf(current)} records): create a bucket of type ${typeOf(next)} for those keys`);
     checkProps(next);
     const at = Math.max(now, this.#lastAt(name) + 1);
     const writes = new Map(this.#entries.get(name) ?? []);

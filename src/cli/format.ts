@@ -108,13 +108,13 @@ export function formatDuration(ms: number): string {
   return `${ms}ms`;
 }
 
-/** Buckets as a table: name, n, r, w, ttl, siblings, and the latest change. */
+/** Buckets as a table: name, type, n, r, w, ttl, siblings, and the latest change. */
 export function formatBuckets(buckets: readonly BucketInfo[]): string {
   const q = (x: number, n: number): string => (x === 0 ? `quorum (${Math.floor(n / 2) + 1})` : String(x));
-  const rows = [['Bucket', 'N', 'R', 'W', 'TTL', 'Siblings', 'Changed']];
+  const rows = [['Bucket', 'Type', 'N', 'R', 'W', 'TTL', 'Siblings', 'Changed']];
   for (const b of buckets) {
     const p = b.props;
-    rows.push([b.name, String(p.n), q(p.r, p.n), q(p.w, p.n), p.ttlMs === 0 ? 'none' : formatDuration(p.ttlMs), p.siblings, b.changedAtMs === 0 ? '-' : `${new Date(b.changedAtMs).toISOString()} on ${b.changedBy}`]);
+    rows.push([b.name, p.type ?? 'kv', String(p.n), q(p.r, p.n), q(p.w, p.n), p.ttlMs === 0 ? 'none' : formatDuration(p.ttlMs), p.siblings, b.changedAtMs === 0 ? '-' : `${new Date(b.changedAtMs).toISOString()} on ${b.changedBy}`]);
   }
   return table(rows);
 }

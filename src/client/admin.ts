@@ -24,7 +24,7 @@ import type { StatusResponse__Output } from '../transport/generated/ringkv/v1/St
 import type { TokenRange__Output } from '../transport/generated/ringkv/v1/TokenRange.js';
 import type { TransfersResponse__Output } from '../transport/generated/ringkv/v1/TransfersResponse.js';
 import { gather } from '../transport/gather.js';
-import type { BucketProps } from '../buckets/index.js';
+import type { BucketProps, BucketType } from '../buckets/index.js';
 import type { Bucket__Output } from '../transport/generated/ringkv/v1/Bucket.js';
 import type { BucketReply__Output } from '../transport/generated/ringkv/v1/BucketReply.js';
 
@@ -51,8 +51,8 @@ export interface BucketChangeReply {
 }
 
 function bucketOf(b: Bucket__Output): BucketInfo {
-  const p = b.props ?? { n: 0, r: 0, w: 0, ttlMs: 0, siblings: 'siblings' };
-  return { name: b.name, props: { n: p.n, r: p.r, w: p.w, ttlMs: p.ttlMs, siblings: p.siblings as BucketProps['siblings'] }, changedAtMs: b.changedAtMs, changedBy: b.changedBy };
+  const p = b.props ?? { n: 0, r: 0, w: 0, ttlMs: 0, siblings: 'siblings', type: 'kv' };
+  return { name: b.name, props: { n: p.n, r: p.r, w: p.w, ttlMs: p.ttlMs, siblings: p.siblings as BucketProps['siblings'], type: (p.type === '' ? 'kv' : p.type) as BucketType }, changedAtMs: b.changedAtMs, changedBy: b.changedBy };
 }
 
 function bucketReply(r: BucketReply__Output): BucketChangeReply {
@@ -120,15 +120,15 @@ export class AdminClient {
     return this.#call('endpoints', { key: typeof key === 'string' ? Buffer.from(key) : key, bucket });
   }
 
-  /** Create a bucket; properties left out take their defaults (n: the cluster's N; r, w: a majority; no TTL; siblings). */
+  /** Create a bucket; properties left out take their defaults (n: the cluster's N; r, w: a majority; no TTL; siblings; type kv). */
   async createBucket(name: string, props: Partial<BucketProps> = {}): Promise<BucketChangeReply> {
-    return bucketReply(await this.#call('createBucket', { name, props: { n: props.n ?? 0, r: props.r ?? 0, w: props.w ?? 0, ttlMs: props.ttlMs ?? 0, siblings: props.siblings ?? '' }, set: [] }, BUCKET_CHANGE_MS));
+    return bucketReply(await this.#call('createBucket', { name, props: { n: props.n ?? 0, r: props.r ?? 0, w: props.w ?? 0, ttlMs: props.ttlMs ?? 0, siblings: props.siblings ?? '', type: props.type ?? '' }, set: [] }, BUCKET_CHANGE_MS));
   }
 
-  /** Change the given properties of a bucket (n cannot change). */
+  /** Change the given properties of a bucket (n and type cannot change). */
   async setBucket(name: string, changes: Partial<BucketProps>): Promise<BucketChangeReply> {
     const set = Object.keys(changes).map((k) => (k === 'ttlMs' ? 'ttl_ms' : k));
-    const p = { n: changes.n ?? 0, r: changes.r ?? 0, w: changes.w ?? 0, ttlMs: changes.ttlMs ?? 0, siblings: changes.siblings ?? '' };
+    const p = { n: changes.n ?? 0, r: changes.r ?? 0, w: changes.w ?? 0, ttlMs: changes.ttlMs ?? 0, siblings: changes.siblings ?? '', type: changes.type ?? '' };
     return bucketReply(await this.#call('setBucket', { name, props: p, set }, BUCKET_CHANGE_MS));
   }
 

@@ -149,6 +149,38 @@ export interface PutItem {
 /** What every item of a putMany shares: W, the confirmations, the bucket, the deadline. */
 export type PutManyOptions = Omit<PutOptions, 'context' | 'requestId' | 'ttlMs'>;
 
+/** A counterUpdate's options: a write's, but no context or TTL (a counter has neither). */
+export type CounterUpdateOptions = Omit<PutOptions, 'context' | 'ttlMs'>;
+
+/** A setUpdate's (setAdd's, setRemove's) options: as a counter update's. */
+export type SetUpdateOptions = CounterUpdateOptions;
+
+/** One operation of a setUpdate: an add, or a remove with the context a read of that element gave. */
+export type SetOp = { readonly op: 'add'; readonly element: string | Uint8Array } | { readonly op: 'remove'; readonly element: string | Uint8Array; readonly context: Uint8Array };
+
+/** A set's element as a read gives it, with the context a remove of it needs. */
+export interface SetElement {
+  readonly element: Buffer;
+  readonly context: Buffer;
+}
+
+export interface SetReadOptions extends GetOptions {
+  /** Elements after this one (a page's `next`); unset: from the first. */
+  readonly after?: Uint8Array;
+  /** Elements per page, 1 to MAX_SET_PAGE (unset: MAX_SET_PAGE). */
+  readonly limit?: number;
+}
+
+/** One page of a set: its elements in byte order, and the `after` of the next page (undefined after the last). */
+export interface SetPage {
+  readonly elements: SetElement[];
+  readonly next: Buffer | undefined;
+}
+
+/** Most elements a set page holds, and most operations one setUpdate carries, as a node takes them. */
+export const MAX_SET_PAGE = 1000;
+export const MAX_SET_OPS = 1000;
+
 /** Most keys (getMany) or items (putMany) in one batch, as a node takes them. */
 export const MAX_BATCH_KEYS = 100;
 /** Most bytes of values in one putMany, all items together. */
@@ -165,6 +197,12 @@ function routingKey(bucket: string, key: Buffer): Buffer {
 
 function confirmsOf(o: PutOptions): Confirms {
   return { nodeConfirms: o.nodeConfirms ?? 0, zoneConfirms: o.zoneConfirms ?? 0, pw: o.pw ?? 0 };
+}
+
+/** A counter's value as a node sends it (decimal); a node's bug otherwise (INTERNAL). */
+function decimal(text: string): bigint {
+  if (!/^-?\d{1,20}$/.test(text)) throw serviceError(grpc.status.INTERNAL, `the node answered a counter value that is not a whole number: ${JSON.stringify(text.slice(0, 40))}`);
+  return BigInt(text);
 }
 
 /** The DEADLINE_EXCEEDED details of a call whose deadline passed before it reached any node. */
@@ -255,7 +293,18 @@ export function pushbackMs(e: grpc.ServiceError): number | undefined {
 /** Statuses a stream can end with that are the node's answer, not a failure to reach it. */
 const ANSWERS = new Set([grpc.status.UNIMPLEMENTED, grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED]);
 
-function kvCodec(): ClientCodec<KvCall, KvReply> {
+/**
+ * How a node of a release before counter updates on the stream breaks it when a batch
+ * holds one: INVALID_ARGUMENT, "a batch does not decode (call N names no operation)".
+ */
+const OLD_RELEASE = /does not decode/;
+
+/**
+ * A node's stream codec; `typed`: the stream of counter updates, which a node of an
+ * earlier release breaks (its decoder knows no such call). On a stream of their own that
+ * fails only them, each answered UNIMPLEMENTED, as the unary call on such a node is.
+ */
+function kvCodec(address: string, typed: boolean): ClientCodec<KvCall, KvReply> {
   return {
     path: '/ringkv.v1.KeyValue/Stream',
     encode: encodeKvCalls,
@@ -267,7 +316,10 @@ function kvCodec(): ClientCodec<KvCall, KvReply> {
     // A stream that could not open or broke: the call never got an answer, as a unary call
     // to that node would have failed (UNAVAILABLE: the next node is tried). A refusal
     // (no such method, missing credentials) is the node's answer, and is given as it is.
-    unreachable: (why, status) => serviceError(ANSWERS.has(status) ? status : grpc.status.UNAVAILABLE, why),
+    unreachable: (why, status) =>
+      typed && status === grpc.status.INVALID_ARGUMENT && OLD_RELEASE.test(why)
+        ? serviceError(grpc.status.UNIMPLEMENTED, `the node at ${address} runs a release without counter updates on its stream; upgrade it (${why})`)
+        : serviceError(ANSWERS.has(status) ? status : grpc.status.UNAVAILABLE, why),
     timeout: () => serviceError(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded'),
     tooLarge: (size) => valueTooLarge(size, `a request of ${size} bytes`),
   };
@@ -277,6 +329,8 @@ export class Client {
   readonly #nodes: readonly string[];
   readonly #channels = new Map<string, ServiceClient<'ringkv.v1.KeyValue'>>();
   readonly #streams = new Map<string, BatchedStream<KvCall, KvReply>>();
+  /** Counter updates' streams, by address (kvCodec). */
+  readonly #typedStreams = new Map<string, BatchedStream<KvCall, KvReply>>();
   readonly #streaming: boolean;
   readonly #deadlineMs: number;
   readonly #tokenAware: boolean;
@@ -332,6 +386,98 @@ export class Client {
   async delete(key: string | Uint8Array, o: PutOptions = {}): Promise<void> {
     const req = { op: 'delete' as const, key: bytes(key, 'key'), context: o.context ? bytes(o.context, 'context') : EMPTY, w: o.w ?? 0, requestId: this.#requestId(o), bucket: o.bucket ?? '', ...confirmsOf(o) };
     answerOf(await this.#call(req, o), 'delete');
+  }
+
+  /**
+   * Add `amount` (a safe integer, not 0; negative subtracts) to the counter `key` of a
+   * bucket of type counter: the counter's value on the node that applied it, right after.
+   * The update carries a request id (default: 16 new random bytes), the same on every
+   * attempt, hedge and failover, so it counts once however many nodes it reaches. To retry
+   * an update whose outcome you do not know, pass the same `requestId` again.
+   */
+  async counterUpdate(key: string | Uint8Array, amount: number | bigint, o: CounterUpdateOptions = {}): Promise<{ value: bigint }> {
+    const n = typeof amount === 'bigint' ? Number(amount) : amount;
+    if (typeof amount === 'bigint' ? BigInt(n) !== amount || !Number.isSafeInteger(n) : !Number.isSafeInteger(n))
+      throw serviceError(grpc.status.INVALID_ARGUMENT, `a counter's amount must be a whole number within ±${Number.MAX_SAFE_INTEGER}, got ${String(amount)}`);
+    const k = bytes(key, 'key');
+    const bucket = o.bucket ?? '';
+    const req = { op: 'counterUpdate' as const, bucket, key: k, amount: BigInt(n), requestId: o.requestId !== undefined ? this.#requestId(o) : randomBytes(16), w: o.w ?? 0, ...confirmsOf(o) };
+    return { value: decimal(answerOf(await this.#call(req, o), 'counterUpdate').value) };
+  }
+
+  /** counterUpdate by `amount` (default 1). */
+  counterIncrement(key: string | Uint8Array, amount: number | bigint = 1, o: CounterUpdateOptions = {}): Promise<{ value: bigint }> {
+    return this.counterUpdate(key, amount, o);
+  }
+
+  /** A counter's value, merged from R replicas; found false (and 0) when it was never updated. */
+  async counterGet(key: string | Uint8Array, o: GetOptions = {}): Promise<{ value: bigint; found: boolean }> {
+    const k = bytes(key, 'key');
+    const bucket = o.bucket ?? '';
+    const r = await this.#typedCall(bucket, k, 'read', o, (c, options) => callUnary(c, 'CounterGet', { bucket, key: k, r: o.r ?? 0 }, options, this.#metadata));
+    return { value: decimal(r.value), found: r.found };
+  }
+
+  /**
+   * Add and remove elements of the set `key` (a bucket of type set) in one request: 1 to
+   * MAX_SET_OPS operations, each element at most once. A remove needs the context a read
+   * of that element gave (setContains, setRead): it removes the adds that read saw, not an
+   * add made concurrently. With a request id (default: a new one), sent again it is applied once.
+   */
+  async setUpdate(key: string | Uint8Array, ops: readonly SetOp[], o: SetUpdateOptions = {}): Promise<void> {
+    if (!Array.isArray(ops) || ops.length === 0 || ops.length > MAX_SET_OPS)
+      throw serviceError(grpc.status.INVALID_ARGUMENT, `a set update carries 1 to ${MAX_SET_OPS} operations, got ${Array.isArray(ops) ? ops.length : typeof ops}; split it into several updates`);
+    const wire = ops.map((x) => {
+      if (x?.op === 'add') return { add: bytes(x.element, 'element') };
+      if (x?.op === 'remove') return { remove: { element: bytes(x.element, 'element'), context: bytes(x.context, 'context') } };
+      throw new TypeError(`a set operation is { op: 'add', element } or { op: 'remove', element, context }, got ${JSON.stringify(x)}`);
+    });
+    const k = bytes(key, 'key');
+    const bucket = o.bucket ?? '';
+    const req = { bucket, key: k, ops: wire, requestId: this.#requestId(o), w: o.w ?? 0, ...confirmsOf(o) };
+    await this.#typedCall(bucket, k, 'write', o, (c, options) => callUnary(c, 'SetUpdate', req, options, this.#metadata));
+  }
+
+  /** Add `elements` (1 to MAX_SET_OPS, distinct) to the set `key`. */
+  setAdd(key: string | Uint8Array, elements: readonly (string | Uint8Array)[], o: SetUpdateOptions = {}): Promise<void> {
+    return this.setUpdate(key, elements.map((element) => ({ op: 'add', element })), o);
+  }
+
+  /** Remove elements of the set `key`, each with its context from a read (setContains, setRead). */
+  setRemove(key: string | Uint8Array, elements: readonly { readonly element: string | Uint8Array; readonly context: Uint8Array }[], o: SetUpdateOptions = {}): Promise<void> {
+    return this.setUpdate(key, elements.map(({ element, context }) => ({ op: 'remove', element, context })), o);
+  }
+
+  /** One page of the set `key`: up to `limit` elements after `after`, in byte order, and the next page's `after`. */
+  async setRead(key: string | Uint8Array, o: SetReadOptions = {}): Promise<SetPage> {
+    const k = bytes(key, 'key');
+    const bucket = o.bucket ?? '';
+    const req = { bucket, key: k, after: o.after !== undefined ? bytes(o.after, 'after') : EMPTY, limit: o.limit ?? 0, r: o.r ?? 0 };
+    const r = await this.#typedCall(bucket, k, 'read', o, (c, options) => callUnary(c, 'SetRead', req, options, this.#metadata));
+    return { elements: r.elements.map((e) => ({ element: e.element, context: e.context })), next: r.next.length > 0 ? r.next : undefined };
+  }
+
+  /**
+   * Every element of the set `key`, page by page (setRead; `limit` per page). Not a
+   * snapshot: each page is a read of its own, so an element added or removed meanwhile
+   * may or may not be seen; none is seen twice.
+   */
+  async *setElements(key: string | Uint8Array, o: Omit<SetReadOptions, 'after'> = {}): AsyncGenerator<SetElement, void, undefined> {
+    let after: Buffer | undefined;
+    do {
+      const page = await this.setRead(key, { ...o, after });
+      yield* page.elements;
+      after = page.next;
+    } while (after !== undefined);
+  }
+
+  /** Whether `element` is in the set `key`, and its context (what a remove of it needs). */
+  async setContains(key: string | Uint8Array, element: string | Uint8Array, o: GetOptions = {}): Promise<{ present: boolean; context: Buffer }> {
+    const k = bytes(key, 'key');
+    const bucket = o.bucket ?? '';
+    const req = { bucket, key: k, element: bytes(element, 'element'), r: o.r ?? 0 };
+    const r = await this.#typedCall(bucket, k, 'read', o, (c, options) => callUnary(c, 'SetContains', req, options, this.#metadata));
+    return { present: r.present, context: r.context };
   }
 
   /**
@@ -394,8 +540,10 @@ export class Client {
 
   close(): void {
     this.#closed = true;
-    for (const s of this.#streams.values()) s.close();
-    this.#streams.clear();
+    for (const streams of [this.#streams, this.#typedStreams]) {
+      for (const s of streams.values()) s.close();
+      streams.clear();
+    }
     for (const c of this.#channels.values()) c.close();
     this.#channels.clear();
   }
@@ -430,10 +578,13 @@ export class Client {
   /** One attempt at `address`: on its stream, or as a unary call. */
   #send(address: string, req: Request, deadline: number): Promise<KvReply> {
     if (!this.#streaming) return this.#unary(address, req, deadline);
-    let s = this.#streams.get(address);
+    // Counter updates on a stream of their own: see kvCodec.
+    const typed = req.op === 'counterUpdate';
+    const streams = typed ? this.#typedStreams : this.#streams;
+    let s = streams.get(address);
     if (s === undefined) {
-      s = new BatchedStream(this.#channel(address), kvCodec(), this.#metadata);
-      this.#streams.set(address, s);
+      s = new BatchedStream(this.#channel(address), kvCodec(address, typed), this.#metadata);
+      streams.set(address, s);
     }
     return s.call({ ...req, deadline });
   }
@@ -457,27 +608,47 @@ export class Client {
         await callUnary(c, 'delete', del, options, this.#metadata);
         return { id: 0, op };
       }
+      case 'counterUpdate': {
+        const { op, amount, ...update } = req;
+        return { id: 0, op, value: (await callUnary(c, 'CounterUpdate', { ...update, amount: Number(amount) }, options, this.#metadata)).value };
+      }
     }
+  }
+
+  /**
+   * One unary call of a key, with everything #call gives a put or get: the key's
+   * replicas first, failover, hedges and moves, one deadline. The data types' calls take
+   * this path (they are not on the stream); a write's request id is in `send`'s request,
+   * so every attempt carries the same one.
+   */
+  #typedCall<T>(bucket: string, key: Buffer, kind: 'read' | 'write', o: CallOptions, send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<T>): Promise<T> {
+    const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
+    this.#refreshIfStale();
+    return this.#attempts(this.#candidates(routingKey(bucket, key)), kind, deadline, this.#hedge, (address) => send(this.#channel(address), { deadline }));
   }
 
   /**
    * The key's replicas in turn (so load spreads over them), then the given nodes in turn;
    * adaptive, each group ordered by health (NodeHealth.order), else nodes left alone
-   * for a while go last.
+   * for a while go last. With `leader`, the replicas in preference order instead (those
+   * down or unhealthy last): a counter update taken by its issuer makes no extra hop.
    */
-  #candidates(key: Buffer): string[] {
+  #candidates(key: Buffer, leader = false): string[] {
     const turn = this.#next++;
     const replicas = this.#router?.replicasOf(key) ?? [];
-    const mine: string[] = [];
-    for (let i = 0; i < replicas.length; i++) mine.push(replicas[(turn + i) % replicas.length]!);
+    const down = (a: string): boolean => this.#router?.isDown(a) ?? false;
+    let mine: string[] = [];
+    if (leader) {
+      const up = (a: string): boolean => this.#health.healthy(a) && !down(a);
+      mine = [...replicas.filter(up), ...replicas.filter((a) => !up(a))];
+    } else for (let i = 0; i < replicas.length; i++) mine.push(replicas[(turn + i) % replicas.length]!);
     const others: string[] = [];
     for (let i = 0; i < this.#nodes.length; i++) {
       const a = this.#nodes[(turn + i) % this.#nodes.length]!;
       if (!mine.includes(a)) others.push(a);
     }
     if (this.#adaptive) {
-      const down = (a: string): boolean => this.#router?.isDown(a) ?? false;
-      return [...this.#health.order(mine, down), ...this.#health.order(others, down)];
+      return [...(leader ? mine : this.#health.order(mine, down)), ...this.#health.order(others, down)];
     }
     const out = [...mine, ...others];
     const left = (a: string): boolean => !this.#health.healthy(a);
@@ -555,7 +726,8 @@ export class Client {
   #call(req: Request, o: CallOptions): Promise<KvReply> {
     const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
     this.#refreshIfStale();
-    const candidates = this.#candidates(routingKey(req.bucket, req.key));
+    // A counter update goes to its issuer first (#candidates).
+    const candidates = this.#candidates(routingKey(req.bucket, req.key), req.op === 'counterUpdate');
     return this.#attempts(candidates, req.op === 'get' ? 'read' : 'write', deadline, this.#hedge, (address) => this.#send(address, req, deadline));
   }
 

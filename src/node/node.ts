@@ -322,6 +322,7 @@ export class RingkvNode {
         return { running: this.repairs.active, ranges: r.ranges ?? 0, done: r.done ?? 0, failed: r.failed ?? 0, backgroundRanges: r.background.ranges, backgroundBytes: r.background.bytes };
       },
       trees: () => this.store.trees?.stats,
+      replicaBytesSent: () => this.replication.replicaBytesSent,
     };
   }
 

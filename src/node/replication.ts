@@ -157,6 +157,11 @@ export class Replication {
     this.#server?.drain();
   }
 
+  /** Bytes of replica calls sent to peers since start, by operation. */
+  get replicaBytesSent(): ReadonlyMap<string, number> {
+    return this.#peers.bytesSent;
+  }
+
   /** Close channels to peers whose address is not in `keep`. */
   retainPeers(keep: ReadonlySet<string>): void {
     this.#peers.retain(keep);

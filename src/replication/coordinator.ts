@@ -21,14 +21,15 @@
  * Owns: the quorum logic, deadlines, the in-flight bound, counters. Must not: touch
  * LevelDB (replicas do, through ReplicaApi) or know the wire (transport/ does).
  */
-import { MAX_TTL_MS, bucketOf, keyOverhead, type BucketProps } from '../buckets/index.js';
+import { randomBytes } from 'node:crypto';
+import { MAX_TTL_MS, bucketOf, keyOverhead, parseSubKey, subKey, subKeySpan, type BucketProps } from '../buckets/index.js';
 import type { Ring, Target } from '../ring/index.js';
-import { recordDigest, resolveReplies, type ResolveOptions } from '../storage/index.js';
+import { MAX_RANGE_KEYS, MAX_SUB_OPS, checkAmount, recordDigest, resolveCounterReplies, resolvePage, resolveReplies, type SubOp } from '../storage/index.js';
 import { showKey } from '../storage/kv-errors.js';
 import { ReplicationError } from './replication-errors.js';
 import { LatencyWindow, RecentLatency } from './latency-window.js';
 import { CONFIRM_RULES, QuorumFailed, awaitQuorum, confirmsOf, unmetConfirms, type ConfirmWait, type Confirms, type NodeFacts, type Outcome, type QuorumResult } from './quorum.js';
-import { ReplicaFailure, type ApplyResult, type ReplicaApi } from './replica-api.js';
+import { ReplicaFailure, type ApplyResult, type ReplicaApi, type SubKeyPage } from './replica-api.js';
 
 export interface CoordinatorOptions {
   /** This node's id. */
@@ -79,6 +80,12 @@ export interface CoordinatorCounters {
   puts: number;
   gets: number;
   deletes: number;
+  /** Counter increments and decrements (reads of counters and sets count as gets). */
+  counterUpdates: number;
+  /** Set updates (one request of adds and removes). */
+  setUpdates: number;
+  /** Counter deltas a replica could not apply in order (it missed an earlier one): sent the full state instead. */
+  counterGaps: number;
   /** Replies a read found stale, and sent the merged record. */
   readRepairs: number;
   readRepairFailures: number;
@@ -102,6 +109,21 @@ export interface CoordinatorCounters {
   timeouts: number;
   overloaded: number;
 }
+
+/** A write issued on one replica (#issue): its result, where it was issued, and how the other targets get it. */
+interface Issued<T> {
+  readonly result: T;
+  readonly on: string;
+  /** Send the write to `node` (as a hint for `hintFor` when set): true when it changed something there. */
+  send(node: string, hintFor: string | undefined, deadline: number): Promise<boolean>;
+}
+
+/** What a read's join gives (storage/replies.ts resolves): the joined record, and which replies lacked part of it. */
+interface Joined {
+  readonly record: Buffer | undefined;
+  readonly stale: readonly boolean[];
+}
+type Join<J extends Joined> = (replies: readonly (Buffer | undefined)[]) => J;
 
 /** A read's reply: the record (undefined where the replica holds none), or only its digest. */
 type ReadReply = { readonly record: Buffer | undefined } | { readonly digest: Buffer };
@@ -131,6 +153,23 @@ export interface RequestOptions {
   /** Acknowledgements from primaries (not fallbacks) a write needs among its W (Riak's pw); 0 or undefined: none. */
   readonly pw?: number;
 }
+
+/**
+ * One op of a set update: add an element, or remove one as a read of it saw it (the
+ * context a read returned with the element: a remove supersedes only the adds it saw,
+ * so a concurrent add elsewhere survives it: observed-remove).
+ */
+export type SetOp = { readonly op: 'add'; readonly element: Buffer } | { readonly op: 'remove'; readonly element: Buffer; readonly context: Buffer };
+
+/** A page of a set: its elements in byte order, each with the context a remove of it needs. */
+export interface SetPage {
+  readonly elements: { readonly element: Buffer; readonly context: Buffer }[];
+  /** Pass as `after` for the next page; undefined when the set is read to its end. */
+  readonly next: Buffer | undefined;
+}
+
+/** Most elements one set read returns (storage's page size). */
+export const MAX_SET_PAGE = MAX_RANGE_KEYS;
 
 /** Most keys (GetMany) or items (PutMany) in one batch: DynamoDB's BatchGetItem takes 100. */
 export const MAX_BATCH_KEYS = 100;
@@ -185,7 +224,7 @@ export const DEFAULT_HINT_WINDOW_MS = 3 * 60 * 60 * 1000;
 
 export class Coordinator {
   readonly counters: CoordinatorCounters = {
-    puts: 0, gets: 0, deletes: 0, readRepairs: 0, readRepairFailures: 0, digestMismatches: 0, sloppyWrites: 0, pendingWrites: 0, hintsOnFailure: 0, speculativeApplies: 0, speculativeWrites: 0, missedPastHintWindow: 0, missedNoHint: 0, unavailable: 0, timeouts: 0, overloaded: 0,
+    puts: 0, gets: 0, deletes: 0, counterUpdates: 0, setUpdates: 0, counterGaps: 0, readRepairs: 0, readRepairFailures: 0, digestMismatches: 0, sloppyWrites: 0, pendingWrites: 0, hintsOnFailure: 0, speculativeApplies: 0, speculativeWrites: 0, missedPastHintWindow: 0, missedNoHint: 0, unavailable: 0, timeouts: 0, overloaded: 0,
   };
   /** The p99 of replica calls to peers that answered lately, per call: when to speculate. */
   readonly #replicaLatency = new RecentLatency(0.99);
@@ -217,7 +256,7 @@ export class Coordinator {
 
   async get(key: Buffer, o: RequestOptions = {}): Promise<{ values: Buffer[]; context: Buffer; found: boolean }> {
     this.#checkKey(key);
-    return this.#bounded('gets', () => this.#read(key, o));
+    return this.#bounded('gets', () => this.#get(key, o));
   }
 
   /**
@@ -232,7 +271,7 @@ export class Coordinator {
   async getMany(keys: readonly Buffer[], o: RequestOptions = {}): Promise<KeyOutcome<GetResult>[]> {
     checkBatchSize(keys.length, 'key');
     this.#quorum(o, 'R');
-    return this.#boundedBatch('gets', keys.map((key) => () => this.#read(key, o)), keys, (key) => this.#checkKey(key));
+    return this.#boundedBatch('gets', keys.map((key) => () => this.#get(key, o)), keys, (key) => this.#checkKey(key));
   }
 
   /**
@@ -255,6 +294,101 @@ export class Coordinator {
       items.map((it) => it.key),
       (key, i) => this.#checkPut(key, items[i]!.value, items[i]!.requestId, items[i]!.ttlMs || o.ttlMs),
     );
+  }
+
+  /**
+   * Increment (a negative amount: decrement) the counter at `key` (a counter bucket's
+   * stored key). The increment is issued on the key's first primary up, in preference
+   * order, so one replica issues a key's increments while it is up and the others take
+   * its deltas in order; a replica that missed one refuses the next (KV_COUNTER_GAP) and
+   * is sent the full state. The request id (one is made when the client sends none) makes
+   * a retry, a hedge or a speculative second issue the same increment: counted once.
+   * Answers with the issuing replica's value after the increment.
+   */
+  async counterUpdate(key: Buffer, amount: number, o: RequestOptions = {}): Promise<{ value: bigint }> {
+    this.#checkKey(key);
+    this.#checkRequestId(o.requestId);
+    checkAmount(amount);
+    const requestId = o.requestId !== undefined && o.requestId.length > 0 ? o.requestId : randomBytes(16);
+    return this.#bounded('counterUpdates', () =>
+      this.#replicate('counter update', key, o, 'preference', async (primaries, deadline) => {
+        const { result, on } = await this.#issue('update', 'counter update', key, primaries, deadline, (node) => this.deps.replicas.counterUpdate(node, key, amount, deadline, requestId));
+        const send = async (node: string, hintFor: string | undefined, dl: number): Promise<boolean> => {
+          // A hint holds the full state: its replica may have missed deltas before this one.
+          if (hintFor !== undefined) return this.deps.replicas.merge(node, key, result.record, hintFor, dl);
+          try {
+            return await this.deps.replicas.merge(node, key, result.delta, undefined, dl);
+          } catch (e) {
+            if (!(e instanceof ReplicaFailure) || e.code !== 'KV_COUNTER_GAP') throw e;
+            this.counters.counterGaps++;
+            return this.deps.replicas.merge(node, key, result.record, undefined, dl);
+          }
+        };
+        return { result: { value: result.value }, on, send };
+      }),
+    );
+  }
+
+  /** The counter at `key`: the join of R replicas' states (0 and not found when none holds it); stale replicas are repaired. */
+  async counterGet(key: Buffer, o: RequestOptions = {}): Promise<{ value: bigint; found: boolean }> {
+    this.#checkKey(key);
+    return this.#bounded('gets', async () => {
+      const r = await this.#read('counter get', key, o, resolveCounterReplies);
+      return { value: r.value, found: r.found };
+    });
+  }
+
+  /**
+   * Apply one request's adds and removes to the set at `key` (a set bucket's stored key):
+   * each element is a record of its own (a sub-key placed by the set's key), so an update
+   * reads and sends only the elements it names, whatever the set's size. The ops are
+   * issued on one primary in one write batch (all or none there), and each written
+   * element's record goes to the other targets. A remove needs its element's context (a
+   * read's): DT_NO_CONTEXT without one.
+   */
+  async setUpdate(key: Buffer, ops: readonly SetOp[], o: RequestOptions = {}): Promise<void> {
+    this.#checkKey(key);
+    this.#checkRequestId(o.requestId);
+    if (!Array.isArray(ops) || ops.length === 0 || ops.length > MAX_SUB_OPS)
+      throw new ReplicationError('RK_BAD_ARGUMENT', `a set update carries 1 to ${MAX_SUB_OPS} adds and removes, got ${Array.isArray(ops) ? ops.length : 'none'}; split a larger one into several requests`);
+    const subOps = ops.map((op): SubOp => (op.op === 'add' ? { op: 'add', path: { element: op.element } } : { op: 'remove', path: { element: op.element }, context: op.context }));
+    // The element checks (size, a parent that can have elements) before any replica call.
+    for (const op of subOps) subKey(key, op.path);
+    await this.#bounded('setUpdates', () =>
+      this.#replicate('set update', key, o, 'self', async (primaries, deadline) => {
+        const { result: written, on } = await this.#issue('update', 'set update', key, primaries, deadline, (node) => this.deps.replicas.writeMany(node, key, subOps, deadline, o.requestId));
+        const send = async (node: string, hintFor: string | undefined, dl: number): Promise<boolean> =>
+          (await Promise.all(written.map((w) => this.deps.replicas.merge(node, w.key, w.record, hintFor, dl)))).some(Boolean);
+        return { result: undefined, on, send };
+      }),
+    );
+  }
+
+  /**
+   * A page of the set at `key`: up to `limit` elements (1 to MAX_SET_PAGE) after the
+   * element `after`, each with its context. Read from R primaries (a fallback holds hints
+   * of single writes, not a set's span), joined per element; the page ends where the
+   * shortest reply's does, so every element up to there is judged on every reply. Stale
+   * primaries are sent the join of each element they lacked.
+   */
+  async setRead(key: Buffer, page: { readonly after?: Buffer; readonly limit?: number } = {}, o: RequestOptions = {}): Promise<SetPage> {
+    this.#checkKey(key);
+    const limit = page.limit || MAX_SET_PAGE;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_SET_PAGE)
+      throw new ReplicationError('RK_BAD_ARGUMENT', `a set read's limit must be 1 to ${MAX_SET_PAGE} elements (0: ${MAX_SET_PAGE}), got ${limit}; read a larger set in pages`);
+    const after = page.after === undefined || page.after.length === 0 ? undefined : subKey(key, { element: page.after });
+    if (after === undefined) subKeySpan(key); // the parent's checks (a named bucket's key, its length) without an element
+    return this.#bounded('gets', () => this.#readPage(key, after, limit, o));
+  }
+
+  /** Whether `element` is in the set at `key`, with the context a remove of it needs. */
+  async setContains(key: Buffer, element: Buffer, o: RequestOptions = {}): Promise<{ present: boolean; context: Buffer }> {
+    this.#checkKey(key);
+    const sub = subKey(key, { element });
+    return this.#bounded('gets', async () => {
+      const r = await this.#read('set contains', sub, o, (replies) => resolveReplies(sub, replies, { now: this.#now() }), key);
+      return { present: r.found, context: r.context };
+    });
   }
 
   /**
@@ -362,7 +496,7 @@ export class Coordinator {
   }
 
   /** Run `fn` unless the node refuses it; `kind` counts only what it takes, not what it refuses (a joiner's, say). */
-  async #bounded<T>(kind: 'puts' | 'gets' | 'deletes', fn: () => Promise<T>): Promise<T> {
+  async #bounded<T>(kind: 'puts' | 'gets' | 'deletes' | 'counterUpdates' | 'setUpdates', fn: () => Promise<T>): Promise<T> {
     const why = this.deps.notServing();
     if (why !== undefined) throw new ReplicationError('RK_NOT_READY', `this node is not serving requests (${why}); send the request to another node`);
     if (this.#inFlight >= this.options.maxInFlight) {
@@ -451,6 +585,21 @@ export class Coordinator {
   }
 
   async #write(op: 'put' | 'delete', key: Buffer, value: Buffer | null, context: Buffer, o: RequestOptions): Promise<ApplyResult> {
+    const expiresAt = value === null ? undefined : this.#expiresAt(o);
+    return this.#replicate(op, key, o, 'self', async (primaries, deadline) => {
+      const { result: applied, on } = await this.#issue('apply', op, key, primaries, deadline, (node) => this.deps.replicas.apply(node, key, value, context, deadline, o.requestId, expiresAt));
+      return { result: applied, on, send: (node, hintFor, dl) => this.deps.replicas.merge(node, key, applied.record, hintFor, dl) };
+    });
+  }
+
+  /**
+   * A write to the replicas of `key` (a parent's for a set: its sub-keys are placed by it):
+   * `issue` issues it on one of the primaries it is given (in `order`: this node first, or
+   * the key's preference order), and its `send` takes it to every other target in
+   * parallel. W acknowledgements (and the write's confirmations) answer; the rest finish
+   * in the background, a hint kept here for each replica that failed or had no target.
+   */
+  async #replicate<T>(op: string, key: Buffer, o: RequestOptions, order: 'self' | 'preference', issue: (primaries: string[], deadline: number) => Promise<Issued<T>>): Promise<T> {
     const n = this.#n(o);
     const w = this.#quorum(o, 'W');
     const rules = this.#confirmRules(o, n);
@@ -461,23 +610,23 @@ export class Coordinator {
       throw new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)}: none of its ${n} replicas is up to issue the new version; retry when one is back`);
     const confirm = rules === undefined ? undefined : this.#confirmable(op, key, rules, targets, before);
     // This node first when it is a replica: one hop fewer.
-    primaries.sort((a, b) => (a === this.options.self ? -1 : b === this.options.self ? 1 : 0));
-    const { applied, on } = await this.#apply(op, key, value, context, primaries, deadline, o.requestId, value === null ? undefined : this.#expiresAt(o));
+    if (order === 'self') primaries.sort((a, b) => (a === this.options.self ? -1 : b === this.options.self ? 1 : 0));
+    const { result, on, send } = await issue(primaries, deadline);
     const rest = targets.filter((t) => t.id !== on);
     // Which replica set an acknowledgement counts in: 0 now, 1 after the move.
     const groups = (owner: string): number[] => (after === undefined ? [0] : [...(before.includes(owner) ? [0] : []), ...(after.includes(owner) ? [1] : [])]);
-    const calls = rest.map((t) => ({ node: t.id, promise: this.#timed('merge', t.id, this.deps.replicas.merge(t.id, key, applied.record, t.for, deadline)), groups: groups(t.for ?? t.id) }));
+    const calls = rest.map((t) => ({ node: t.id, promise: this.#timed('merge', t.id, send(t.id, t.for, deadline)), groups: groups(t.for ?? t.id) }));
     this.counters.sloppyWrites += rest.filter((t) => t.for !== undefined).length;
     if (after !== undefined) this.counters.pendingWrites++;
     const applyCounts = groups(on);
     const needed = after === undefined ? [w - 1] : [w - (applyCounts.includes(0) ? 1 : 0), Math.min(w, after.length) - (applyCounts.includes(1) ? 1 : 0)];
     const q = awaitQuorum(calls, needed, deadline, confirm && { ...confirm, acked: [on] });
-    if (after === undefined) this.#speculateWrite(key, n, applied.record, rest, calls, q, deadline);
+    if (after === undefined) this.#speculateWrite(key, n, send, rest, calls, q, deadline);
     this.#giveUpOnSilence({ ...q, ended: q.reached });
     // Replicas with no target at all (down, and no fallback was up for them): hinted here too.
     const owners = new Set([on, ...targets.map((t) => t.for ?? t.id)]);
     const missed = [...new Set([...before, ...(after ?? [])])].filter((x) => !owners.has(x));
-    void q.all.then((outcomes) => this.#afterWrite(key, applied.record, rest, outcomes, missed));
+    void q.all.then((outcomes) => this.#afterWrite(send, rest, outcomes, missed));
     try {
       await q.reached;
     } catch (e) {
@@ -487,7 +636,7 @@ export class Coordinator {
       if (after !== undefined) err.message += ` (The key's range is moving to ${after.filter((x) => !before.includes(x)).join(', ')}: a write needs W of its current replicas and W of its future ones.)`;
       throw err;
     }
-    return applied;
+    return result;
   }
 
   /**
@@ -554,12 +703,12 @@ export class Coordinator {
   }
 
   /** How long a replica call to a peer may go unanswered before a speculative one, ms: its kind's recent p99, clamped. */
-  #speculateAfter(kind: 'apply' | 'merge'): number {
+  #speculateAfter(kind: 'apply' | 'update' | 'merge'): number {
     return Math.min(this.options.timeoutMs / 4, Math.max(SPECULATE_MIN_MS, this.#replicaLatency.get(kind) ?? SPECULATE_DEFAULT_MS));
   }
 
   /** `p`, a replica call to `node`; a peer's answer time counts toward its kind's p99 and the peer's own figure. */
-  #timed<T>(kind: 'apply' | 'merge' | 'read' | 'digest', node: string, p: Promise<T>): Promise<T> {
+  #timed<T>(kind: 'apply' | 'update' | 'merge' | 'read' | 'digest' | 'range', node: string, p: Promise<T>): Promise<T> {
     if (node === this.options.self) return p;
     const started = performance.now();
     return p.then((v) => {
@@ -585,13 +734,14 @@ export class Coordinator {
    * Issue the version on the first primary that takes it: the next one if a primary
    * cannot be reached, and the next one as well when a peer has not answered within its
    * p99 (the request id, if any, makes the second the same write; without one, the two
-   * versions hold the same bytes, one value to a reader). The first answer wins.
+   * versions hold the same bytes, one value to a reader; a counter's update always has
+   * one). The first answer wins. `call` issues it on one node.
    */
-  #apply(op: string, key: Buffer, value: Buffer | null, context: Buffer, primaries: string[], deadline: number, requestId: Buffer | undefined, expiresAt: number | undefined): Promise<{ applied: ApplyResult; on: string }> {
+  #issue<T>(kind: 'apply' | 'update', op: string, key: Buffer, primaries: string[], deadline: number, call: (node: string) => Promise<T>): Promise<{ result: T; on: string }> {
     const waiting = new Set<string>();
     let done = false;
     let giveUp!: () => void;
-    const issued = new Promise<{ applied: ApplyResult; on: string }>((resolve, reject) => {
+    const issued = new Promise<{ result: T; on: string }>((resolve, reject) => {
       let next = 0, pending = 0, timedOutOnce = false;
       let last: unknown;
       let timer: NodeJS.Timeout | undefined;
@@ -610,11 +760,11 @@ export class Coordinator {
         const node = primaries[next++]!;
         pending++;
         waiting.add(node);
-        this.#timed('apply', node, this.deps.replicas.apply(node, key, value, context, deadline, requestId, expiresAt)).then(
-          (applied) => {
+        this.#timed(kind, node, call(node)).then(
+          (result) => {
             pending--;
             waiting.delete(node);
-            end(() => resolve({ applied, on: node }));
+            end(() => resolve({ result, on: node }));
           },
           (e: unknown) => {
             pending--;
@@ -637,7 +787,7 @@ export class Coordinator {
             if (done || pending === 0) return;
             this.counters.speculativeApplies++;
             start();
-          }, this.#speculateAfter('apply'));
+          }, this.#speculateAfter(kind));
         }
         return true;
       };
@@ -654,7 +804,7 @@ export class Coordinator {
    * for it — and the fallback's acknowledgement counts toward W, node_confirms and
    * zone_confirms (never pw). (Only for keys whose range is not moving.)
    */
-  #speculateWrite(key: Buffer, n: number, record: Buffer, rest: Target[], calls: { node: string; promise: Promise<boolean> }[], q: QuorumResult<boolean>, deadline: number): void {
+  #speculateWrite(key: Buffer, n: number, send: Issued<unknown>['send'], rest: Target[], calls: { node: string; promise: Promise<boolean> }[], q: QuorumResult<boolean>, deadline: number): void {
     const answered = new Set<string>();
     for (const c of calls) c.promise.then(() => answered.add(c.node), () => answered.add(c.node));
     const timer = setTimeout(() => {
@@ -668,7 +818,7 @@ export class Coordinator {
         if (t.for === undefined || !slow.has(t.for) || busy.has(t.id)) continue;
         this.counters.speculativeWrites++;
         rest.push(t);
-        q.add({ node: t.id, promise: this.deps.replicas.merge(t.id, key, record, t.for, deadline) });
+        q.add({ node: t.id, promise: send(t.id, t.for, deadline) });
       }
     }, this.#speculateAfter('merge'));
     q.reached.then(() => clearTimeout(timer), () => clearTimeout(timer));
@@ -679,7 +829,7 @@ export class Coordinator {
    * every one that had no target (down with no fallback up), so that it converges when
    * back (as Cassandra's coordinator does).
    */
-  async #afterWrite(key: Buffer, record: Buffer, rest: { id: string; for?: string }[], outcomes: Outcome<boolean>[], missed: readonly string[]): Promise<void> {
+  async #afterWrite(send: Issued<unknown>['send'], rest: { id: string; for?: string }[], outcomes: Outcome<boolean>[], missed: readonly string[]): Promise<void> {
     const owed: string[] = [...missed];
     for (const o of outcomes) {
       if (o.ok) continue;
@@ -695,7 +845,7 @@ export class Coordinator {
         continue;
       }
       try {
-        await this.deps.replicas.merge(this.options.self, key, record, owner, Date.now() + this.options.timeoutMs);
+        await send(this.options.self, owner, Date.now() + this.options.timeoutMs);
         this.counters.hintsOnFailure++;
       } catch (e) {
         this.counters.missedNoHint++;
@@ -704,11 +854,22 @@ export class Coordinator {
     }
   }
 
-  async #read(key: Buffer, o: RequestOptions): Promise<{ values: Buffer[]; context: Buffer; found: boolean }> {
+  /** A get: the versions of `key`, joined causally (or last-writer-wins, by its bucket's policy). */
+  async #get(key: Buffer, o: RequestOptions): Promise<{ values: Buffer[]; context: Buffer; found: boolean }> {
+    const policy = o.bucket?.siblings;
+    const r = await this.#read('get', key, o, (replies) => resolveReplies(key, replies, { policy, now: this.#now() }));
+    return { values: r.values, context: r.context, found: r.found };
+  }
+
+  /**
+   * A read of `key` (placed by `placeBy`: a sub-key by its parent) from its targets,
+   * answering after R replies joined by `join` (the versions' merge, or a counter's join).
+   */
+  async #read<J extends Joined>(op: string, key: Buffer, o: RequestOptions, join: Join<J>, placeBy = key): Promise<J> {
     const r = this.#quorum(o, 'R');
     const deadline = this.#deadline(o);
     // Reads use the current replicas until a move completes (see #writeTargets).
-    const targets = this.#targets('get', key, this.#n(o), r, 'R', this.#placement());
+    const targets = this.#targets(op, placeBy, this.#n(o), r, 'R', this.#placement());
     // Data from R targets, this node first (no hop), then the fastest; a digest from every
     // other primary (Cassandra's digest reads). Fallbacks hold hints, not copies: always read in full.
     const dataFrom = new Set(this.options.fullReads ? targets.map((t) => t.id) : this.#fastestFirst(targets).slice(0, r).map((t) => t.id));
@@ -721,29 +882,72 @@ export class Coordinator {
     }));
     const q = awaitQuorum(calls, r, deadline);
     this.#giveUpOnSilence({ ...q, ended: q.reached });
-    const resolve = { policy: o.bucket?.siblings };
-    void q.all.then((outcomes) => this.#repair(key, targets, outcomes, resolve));
+    void q.all.then((outcomes) => this.#repair(key, targets, outcomes, join));
     let replies: Outcome<Buffer | undefined>[];
     try {
-      replies = await this.#withData(key, await q.reached, deadline, resolve);
+      replies = await this.#withData(key, await q.reached, deadline, join);
       const failed = replies.filter((x) => !x.ok);
       if (failed.length > 0) throw new QuorumFailed(replies, false);
     } catch (e) {
       if (!(e instanceof QuorumFailed)) throw e;
-      throw this.#quorumError('get', key, e, r, 'R', 0);
+      throw this.#quorumError(op, key, e, r, 'R', 0);
     }
-    const resolved = resolveReplies(key, replies.map((x) => (x.ok ? x.value : undefined)), { ...resolve, now: this.#now() });
-    return { values: resolved.values, context: resolved.context, found: resolved.found };
+    return join(replies.map((x) => (x.ok ? x.value : undefined)));
+  }
+
+  async #readPage(key: Buffer, after: Buffer | undefined, limit: number, o: RequestOptions): Promise<SetPage> {
+    const r = this.#quorum(o, 'R');
+    const deadline = this.#deadline(o);
+    const targets = this.#targets('set read', key, this.#n(o), r, 'R', this.#placement()).filter((t) => t.for === undefined);
+    if (targets.length < r)
+      throw new ReplicationError(
+        'RK_UNAVAILABLE',
+        `set read of key ${showKey(key)} needs R=${r} of its replicas up, but only ${targets.length} ${targets.length === 1 ? 'is' : 'are'} (a stand-in holds hints, not the set). Retry when nodes are back, or use a smaller r.`,
+      );
+    const calls = targets.map((t) => ({ node: t.id, promise: this.#timed('range', t.id, this.deps.replicas.readRange(t.id, key, after, limit, deadline)) }));
+    const q = awaitQuorum(calls, r, deadline);
+    this.#giveUpOnSilence({ ...q, ended: q.reached });
+    void q.all.then((outcomes) => this.#repairPage(outcomes));
+    let pages: Outcome<SubKeyPage>[];
+    try {
+      pages = await q.reached;
+    } catch (e) {
+      if (!(e instanceof QuorumFailed)) throw e;
+      throw this.#quorumError('set read', key, e, r, 'R', 0);
+    }
+    const resolved = resolvePage(pages.flatMap((x) => (x.ok ? [x.value] : [])), { now: this.#now() });
+    const elements = resolved.entries.flatMap((e) => (e.kind === 'versions' && e.read.found ? [{ element: Buffer.from(parseSubKey(e.key).element!), context: e.read.context }] : []));
+    return { elements, next: resolved.next === undefined ? undefined : Buffer.from(parseSubKey(resolved.next).element!) };
+  }
+
+  /** A set read's repair, once every primary answered: each element a page lacked goes to its replica, joined. */
+  async #repairPage(outcomes: Outcome<SubKeyPage>[]): Promise<void> {
+    const ok = outcomes.flatMap((x) => (x.ok ? [x] : []));
+    if (ok.length < 2) return;
+    let resolved;
+    try {
+      resolved = resolvePage(ok.map((x) => x.value), { now: this.#now() });
+    } catch (e) {
+      this.deps.log.warn({ err: describe(e) }, 'read repair skipped: a reply did not decode');
+      return;
+    }
+    const sends: Promise<void>[] = [];
+    for (const e of resolved.entries) {
+      const record = e.read.record;
+      if (record === undefined) continue;
+      e.read.stale.forEach((stale, i) => stale && sends.push(this.#repairOne(ok[i]!.node, e.key, record)));
+    }
+    await Promise.all(sends);
   }
 
   /**
-   * Read replies as records: a digest that matches the merge of the data replies stands
-   * for that merge; one that does not (or comes with no data reply) is read in full, before
+   * Read replies as records: a digest that matches the join of the data replies stands
+   * for that join; one that does not (or comes with no data reply) is read in full, before
    * `deadline` (Cassandra's digest mismatch).
    */
-  async #withData(key: Buffer, replies: readonly Outcome<ReadReply>[], deadline: number, resolve: ResolveOptions): Promise<Outcome<Buffer | undefined>[]> {
+  async #withData(key: Buffer, replies: readonly Outcome<ReadReply>[], deadline: number, join: Join<Joined>): Promise<Outcome<Buffer | undefined>[]> {
     const data = replies.flatMap((x) => (x.ok && 'record' in x.value ? [x.value.record] : []));
-    const merged = data.length > 0 ? resolveReplies(key, data, resolve).record : undefined;
+    const merged = data.length > 0 ? join(data).record : undefined;
     const digest = data.length > 0 ? recordDigest(merged) : undefined;
     return Promise.all(
       replies.map(async (x): Promise<Outcome<Buffer | undefined>> => {
@@ -761,15 +965,15 @@ export class Coordinator {
   }
 
   /**
-   * Read repair, once every target answered: send the merge of every reply to each replica
+   * Read repair, once every target answered: send the join of every reply to each replica
    * whose reply lacked part of it (a digest that differs is read in full first).
    */
-  async #repair(key: Buffer, targets: { id: string; for?: string }[], outcomes: Outcome<ReadReply>[], resolve: ResolveOptions): Promise<void> {
+  async #repair(key: Buffer, targets: { id: string; for?: string }[], outcomes: Outcome<ReadReply>[], join: Join<Joined>): Promise<void> {
     if (outcomes.filter((x) => x.ok).length < 2) return;
     let resolved, ok;
     try {
-      ok = (await this.#withData(key, outcomes, Date.now() + this.options.timeoutMs, resolve)).filter((x) => x.ok);
-      resolved = resolveReplies(key, ok.map((x) => x.value), resolve);
+      ok = (await this.#withData(key, outcomes, Date.now() + this.options.timeoutMs, join)).filter((x) => x.ok);
+      resolved = join(ok.map((x) => x.value));
     } catch (e) {
       this.deps.log.warn({ err: describe(e) }, 'read repair skipped: a reply did not decode');
       return;
@@ -783,16 +987,21 @@ export class Coordinator {
         // A fallback holds hints of writes, not a replica's copy: repairing it would turn every
         // read during an outage into a hint, filling the hint store with what the replica has.
         if (t.for !== undefined) return;
-        try {
-          await this.deps.replicas.merge(t.id, key, record, undefined, Date.now() + this.options.timeoutMs);
-          this.counters.readRepairs++;
-          this.deps.log.debug({ peer: t.id, key: showKey(key) }, 'read repair: stale replica sent the merged versions');
-        } catch (e) {
-          this.counters.readRepairFailures++;
-          this.deps.log.debug({ peer: t.id, err: describe(e) }, 'read repair failed');
-        }
+        await this.#repairOne(t.id, key, record);
       }),
     );
+  }
+
+  /** Send a stale replica the joined record of a key (read repair). */
+  async #repairOne(node: string, key: Buffer, record: Buffer): Promise<void> {
+    try {
+      await this.deps.replicas.merge(node, key, record, undefined, Date.now() + this.options.timeoutMs);
+      this.counters.readRepairs++;
+      this.deps.log.debug({ peer: node, key: showKey(key) }, 'read repair: stale replica sent the joined record');
+    } catch (e) {
+      this.counters.readRepairFailures++;
+      this.deps.log.debug({ peer: node, err: describe(e) }, 'read repair failed');
+    }
   }
 
   /**

@@ -5,8 +5,8 @@
  * Owns: turning a replica call into store calls. Must not: touch LevelDB directly (the
  * store does) or decide who is a replica (the coordinator does).
  */
-import { recordDigest, type Store } from '../storage/index.js';
-import { asReplicaFailure, type ApplyResult, type ReplicaApi } from './replica-api.js';
+import { recordDigest, type Store, type SubOp } from '../storage/index.js';
+import { asReplicaFailure, type ApplyResult, type CounterApplied, type ReplicaApi, type SubKeyPage, type SubKeyRecord } from './replica-api.js';
 
 export class LocalReplica {
   constructor(private readonly store: Store) {}
@@ -35,6 +35,21 @@ export class LocalReplica {
   async digest(key: Buffer): Promise<Buffer> {
     return recordDigest(await this.store.getRecord(key));
   }
+
+  async counterUpdate(key: Buffer, amount: number, requestId?: Buffer): Promise<CounterApplied> {
+    const r = await this.store.counterUpdate(key, amount, requestId === undefined || requestId.length === 0 ? {} : { requestId });
+    return { record: r.record, delta: r.delta, value: r.value };
+  }
+
+  async writeMany(parent: Buffer, ops: readonly SubOp[], requestId?: Buffer): Promise<SubKeyRecord[]> {
+    const r = await this.store.writeMany(parent, ops, requestId === undefined || requestId.length === 0 ? {} : { requestId });
+    return r.writes.map((w) => ({ key: w.key, record: w.record }));
+  }
+
+  async readRange(parent: Buffer, after: Buffer | undefined, limit: number): Promise<SubKeyPage> {
+    const r = await this.store.readRange(parent, after, limit);
+    return { records: r.records, next: r.next };
+  }
 }
 
 /**
@@ -53,5 +68,8 @@ export function withLocal(self: string, local: LocalReplica, remote: ReplicaApi)
     merge: (node, key, record, hintFor, deadline) => (node === self ? here(local.merge(key, record, hintFor)) : remote.merge(node, key, record, hintFor, deadline)),
     read: (node, key, hintFor, deadline) => (node === self ? here(local.read(key, hintFor)) : remote.read(node, key, hintFor, deadline)),
     digest: (node, key, deadline) => (node === self ? here(local.digest(key)) : remote.digest(node, key, deadline)),
+    counterUpdate: (node, key, amount, deadline, requestId) => (node === self ? here(local.counterUpdate(key, amount, requestId)) : remote.counterUpdate(node, key, amount, deadline, requestId)),
+    writeMany: (node, parent, ops, deadline, requestId) => (node === self ? here(local.writeMany(parent, ops, requestId)) : remote.writeMany(node, parent, ops, deadline, requestId)),
+    readRange: (node, parent, after, limit, deadline) => (node === self ? here(local.readRange(parent, after, limit)) : remote.readRange(node, parent, after, limit, deadline)),
   };
 }

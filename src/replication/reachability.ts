@@ -87,5 +87,8 @@ export function observed(remote: ReplicaApi, reach: Reachability): ReplicaApi {
     merge: (...a) => watch(a[0], remote.merge(...a)),
     read: (...a) => watch(a[0], remote.read(...a)),
     digest: (...a) => watch(a[0], remote.digest(...a)),
+    counterUpdate: (...a) => watch(a[0], remote.counterUpdate(...a)),
+    writeMany: (...a) => watch(a[0], remote.writeMany(...a)),
+    readRange: (...a) => watch(a[0], remote.readRange(...a)),
   };
 }

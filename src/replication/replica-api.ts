@@ -8,12 +8,37 @@
  * absolute deadline (ms since the epoch, as Date.now()). Every failure is a ReplicaFailure,
  * whatever the transport: the coordinator decides by its kind, never by a wire's codes.
  */
+import type { SubOp } from '../storage/index.js';
 
 export interface ApplyResult {
   /** The key's record after the write, to send to the other replicas. */
   readonly record: Buffer;
   /** Context covering the new version (what the client gets back). */
   readonly context: Buffer;
+}
+
+/** What a replica's counter increment answers (storage's CounterUpdateResult, less its bookkeeping). */
+export interface CounterApplied {
+  /** The counter's whole record after the increment: what a replica that cannot take the delta, or a hint, is sent. */
+  readonly record: Buffer;
+  /** The increment's delta: what the other replicas merge (a replica that missed an earlier one refuses it: KV_COUNTER_GAP). */
+  readonly delta: Buffer;
+  /** The counter's value on that replica after the increment. */
+  readonly value: bigint;
+}
+
+/** One sub-key a replica wrote (or found written): its record, what the other replicas merge. */
+export interface SubKeyRecord {
+  readonly key: Buffer;
+  readonly record: Buffer;
+}
+
+/** A page of a parent's sub-keys as one replica holds them (storage's RangeRead, less the corrupt keys it reports itself). */
+export interface SubKeyPage {
+  /** Records in key order. */
+  readonly records: readonly SubKeyRecord[];
+  /** The last key read when more follow (the next page starts after it); undefined once the span is read. */
+  readonly next: Buffer | undefined;
 }
 
 export interface ReplicaApi {
@@ -33,6 +58,20 @@ export interface ReplicaApi {
    * none): what a read asks of the replicas it needs no data from (Cassandra's digest reads).
    */
   digest(node: string, key: Buffer, deadline: number): Promise<Buffer>;
+  /**
+   * Increment (a negative amount: decrement) the counter at `key` on replica `node`, as
+   * its issuer (storage's counterUpdate). With `requestId`, an increment the key's log
+   * holds already is not counted again: the answer carries the full state as its delta.
+   */
+  counterUpdate(node: string, key: Buffer, amount: number, deadline: number, requestId?: Buffer): Promise<CounterApplied>;
+  /**
+   * One request's presence writes on sub-keys of `parent` (a set's adds and removes), on
+   * replica `node` as their issuer, all in one write batch (storage's writeMany): the
+   * records written, one per op in order. With `requestId`, an op seen before writes nothing.
+   */
+  writeMany(node: string, parent: Buffer, ops: readonly SubOp[], deadline: number, requestId?: Buffer): Promise<SubKeyRecord[]>;
+  /** A page of `parent`'s sub-keys on replica `node`: up to `limit`, after the sub-key `after` (storage's readRange). */
+  readRange(node: string, parent: Buffer, after: Buffer | undefined, limit: number, deadline: number): Promise<SubKeyPage>;
 }
 
 /**

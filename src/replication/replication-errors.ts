@@ -9,7 +9,8 @@ export type ReplicationErrorCode =
   | 'RK_UNAVAILABLE' // too few replicas up or answering to meet R or W
   | 'RK_NOT_READY' // the node is not serving: still joining, or shutting down
   | 'RK_TIMEOUT' // the deadline passed before R or W replicas answered
-  | 'RK_OVERLOADED'; // too many requests in flight on this node
+  | 'RK_OVERLOADED' // too many requests in flight on this node
+  | 'RK_UNSUPPORTED'; // a replica's release does not know the call (a data type's, on a node not yet upgraded)
 
 export class ReplicationError extends Error {
   readonly code: ReplicationErrorCode;

@@ -254,6 +254,23 @@ interface BatchItem extends Locked {
  */
 const PRUNE_ABOVE_ENTRIES = 3;
 
+/**
+ * Whether the entries `incoming` brings to `old` (their join: `joined`) may be ones `old`
+ * pruned, for reprune to leave out. Not when the copy holds a sibling whose dot `old`'s
+ * clock lacks: that dot was issued and never reached here, so it was not pruned here,
+ * even when the join drops the sibling (one write issued twice under one request id,
+ * whose id a delete here retired: the dot is not in the causal past of what `old` holds,
+ * which reprune's argument needs). Nor when the join's clock is within
+ * PRUNE_ABOVE_ENTRIES: only a longer clock is ever pruned, and a copy from a replica that
+ * has not pruned holds every entry pruned here and the rest, so its join is longer; a
+ * shorter one brings such a dropped dot seen elsewhere (or another replica's kept entry),
+ * which the replicas must agree on, and a clock that short is never pruned again.
+ */
+function mayHavePruned(old: Versions, incoming: Versions, joined: Versions): boolean {
+  if (joined.clock.size <= PRUNE_ABOVE_ENTRIES) return false;
+  return incoming.siblings.every((s) => (old.clock.get(s.actor) ?? 0) >= s.counter);
+}
+
 /** A prune index entry's value: when the record last changed (u64 ms), and its length and checksum then (what shows it changed since by a path that does not index). */
 function pruneStamp(at: number, record: Buffer): Buffer {
   const b = Buffer.allocUnsafe(16);
@@ -1090,7 +1107,11 @@ export class Store {
     const joined = old ? join(old.versions, incoming) : join === merge ? incoming : mergeLww(EMPTY_VERSIONS, incoming);
     // Not for a copy holding no sibling (a clock alone: every sibling expired there): its entries
     // are in the causal past of nothing it holds, so they may be history this node never saw.
-    const merged = old && incoming.siblings.length > 0 && (join === merge || holdsAll(old.versions, incoming)) ? reprune(old.versions, joined, this.#ownActor(old.ownerEpoch)) : joined;
+    // Nor when the copy may bring entries this node never had rather than pruned (mayHavePruned).
+    const merged =
+      old && incoming.siblings.length > 0 && (join === merge || holdsAll(old.versions, incoming)) && mayHavePruned(old.versions, incoming, joined)
+        ? reprune(old.versions, joined, this.#ownActor(old.ownerEpoch))
+        : joined;
     if (old && sameVersions(merged, old.versions)) return { changed: false, versions: merged.siblings.length, record: stored! };
     const out = this.#persist(dk, old, stored, merged, old?.ownerEpoch, ops);
     return { changed: true, versions: merged.siblings.length, record: out };

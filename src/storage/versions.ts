@@ -413,6 +413,8 @@ function without(v: Versions, drop: readonly Actor[]): Versions {
  * clock with nothing after it. The store therefore never calls this for a copy holding
  * no sibling (every sibling expired there); a copy that still holds siblings but lost
  * one to expiry is the case it cannot tell apart (docs/limits.md#bounded-clocks).
+ * A write id breaks it too: a sibling dropped because the other side retired its id is
+ * not in the causal past of what `old` holds; store.ts mayHavePruned keeps those out.
  */
 export function reprune(old: Versions, merged: Versions, keep: Actor | undefined): Versions {
   if (merged === old || merged.clock.size <= old.clock.size) return merged;

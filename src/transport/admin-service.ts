@@ -13,7 +13,7 @@ import * as grpc from '@grpc/grpc-js';
 import { tokenHex, tokenOf, type Ring } from '../ring/index.js';
 import { field, parseTokens, type EndpointState } from '../membership/endpoint.js';
 import type { Gossiper } from '../membership/gossiper.js';
-import { BucketError, PROPERTY_NAMES, bucketName, type BucketInfo, type BucketProps, type BucketTable, type SiblingPolicy } from '../buckets/index.js';
+import { BucketError, PROPERTY_NAMES, bucketName, typeOf, type BucketInfo, type BucketProps, type BucketTable, type BucketType, type SiblingPolicy } from '../buckets/index.js';
 import { toStatus, type OperatorErrorCode } from './status.js';
 import type { Bucket } from './generated/ringkv/v1/Bucket.js';
 import type { ListBucketsResponse } from './generated/ringkv/v1/ListBucketsResponse.js';
@@ -70,17 +70,17 @@ interface BucketChange {
 }
 
 function bucketOut(b: BucketInfo): Bucket {
-  return { name: b.name, props: { n: b.props.n, r: b.props.r, w: b.props.w, ttlMs: b.props.ttlMs, siblings: b.props.siblings }, changedAtMs: b.changedAt, changedBy: b.changedBy };
+  return { name: b.name, props: { n: b.props.n, r: b.props.r, w: b.props.w, ttlMs: b.props.ttlMs, siblings: b.props.siblings, type: typeOf(b.props) }, changedAtMs: b.changedAt, changedBy: b.changedBy };
 }
 
 /** A request's properties when it sends none: proto3's defaults (0 and '': "the default"). */
-const NO_PROPS: BucketProps__Output = { n: 0, r: 0, w: 0, ttlMs: 0, siblings: '' };
+const NO_PROPS: BucketProps__Output = { n: 0, r: 0, w: 0, ttlMs: 0, siblings: '', type: '' };
 
 /** The properties `set` names, as text (the table's form). */
 function propertyChanges(props: BucketProps__Output | null, set: readonly string[]): Record<string, string> {
   if (set.length === 0) throw new AdminRefusal('OP_BAD_ARGUMENT', `name the properties to change (${PROPERTY_NAMES.join(', ')})`);
   const p = props ?? NO_PROPS;
-  const text: Record<string, string> = { n: String(p.n), r: String(p.r), w: String(p.w), ttl_ms: String(p.ttlMs), siblings: p.siblings };
+  const text: Record<string, string> = { n: String(p.n), r: String(p.r), w: String(p.w), ttl_ms: String(p.ttlMs), siblings: p.siblings, type: p.type };
   return Object.fromEntries(set.map((name) => {
     if (!Object.hasOwn(text, name)) throw new BucketError('BK_BAD_PROPERTY', `unknown bucket property ${JSON.stringify(name)}: use one of ${PROPERTY_NAMES.join(', ')}`);
     return [name, text[name]!];
@@ -237,7 +237,7 @@ export function adminService(node: AdminDeps): ServiceHandlers<'ringkv.v1.Admin'
     RepairStatus: (_call, cb) => cb(null, node.repairs.status),
     CreateBucket: operator(async (r) => {
       const p = r.props ?? NO_PROPS;
-      const props = { n: p.n === 0 ? node.config.replicas : p.n, r: p.r, w: p.w, ttlMs: p.ttlMs, siblings: (p.siblings === '' ? 'siblings' : p.siblings) as SiblingPolicy };
+      const props = { n: p.n === 0 ? node.config.replicas : p.n, r: p.r, w: p.w, ttlMs: p.ttlMs, siblings: (p.siblings === '' ? 'siblings' : p.siblings) as SiblingPolicy, type: (p.type === '' ? 'kv' : p.type) as BucketType };
       const { bucket, lagging } = await node.bucketSync.create(r.name, props);
       return { bucket: bucketOut(bucket), lagging };
     }),

@@ -54,6 +54,8 @@ export interface ClientCodec<C extends Batched, R extends { readonly id: number 
   unreachable(why: string, status: grpc.status): Error;
   timeout(): Error;
   tooLarge(size: number): Error;
+  /** Told of each call queued to be sent, with its encoded size (metrics). */
+  queued?(call: C, size: number): void;
 }
 
 interface Pending<R> {
@@ -89,6 +91,7 @@ export class BatchedStream<C extends Batched, R extends { readonly id: number }>
     const size = this.codec.size(call, now);
     if (size > NODE_MAX_MESSAGE_BYTES) return Promise.reject(this.codec.tooLarge(size));
     if (call.deadline <= now) return Promise.reject(this.codec.timeout());
+    this.codec.queued?.(call, size);
     return new Promise<R>((resolve, reject) => {
       if (this.#pending.size === 0) this.#progressAt = performance.now();
       this.#pending.set(call.id, { deadline: call.deadline, resolve, reject });
@@ -203,6 +206,8 @@ export interface ServerCodec<C extends Batched, R extends { readonly id: number 
   run(call: C): Promise<R>;
   /** The reply that refuses the call without running it (stopping, overloaded), if any. */
   refuse(call: C, draining: boolean): R | undefined;
+  /** The reply that stands for `reply` when it is over the message limit (`size` bytes) and so cannot be sent; without it, it is sent (and breaks the stream). */
+  tooLarge?(reply: R, size: number): R;
 }
 
 /**
@@ -253,9 +258,19 @@ export class BatchedServer {
         pump();
       });
     };
-    const send = (r: R): void => {
+    const send = (reply: R): void => {
+      let r = reply, size = codec.size(r);
+      if (size > NODE_MAX_MESSAGE_BYTES && codec.tooLarge !== undefined) {
+        r = codec.tooLarge(r, size);
+        size = codec.size(r);
+      }
+      // A reply that would take the batch past FLUSH_BYTES starts the next one: a message is
+      // then at most one large reply, never replies queued before it as well, which could
+      // take it past the message limit (a page of sub-keys of 4 MiB, a record of 8 MiB, and
+      // the replies of a busy turn before it), and gRPC would break the stream on that.
+      if (out.length > 0 && outBytes + size > FLUSH_BYTES) flush();
       out.push(r);
-      outBytes += codec.size(r);
+      outBytes += size;
       if (outBytes >= FLUSH_BYTES) flush();
       else if (!flushing) {
         flushing = true;

@@ -6,7 +6,7 @@
  *
  * Owns: the byte layout. Must not: know what the calls do (kv-service.ts runs them).
  */
-import { EMPTY, LEN, VARINT, batchItemSize, bytesField, decodeBatch, encodeBatch, messageField, varintField, type ItemLayout } from './protobuf-bytes.js';
+import { EMPTY, LEN, VARINT, batchItemSize, bytesField, decodeBatch, encodeBatch, messageField, readSint64, sint64Field, varintField, writeSint64, type ItemLayout, type Reader } from './protobuf-bytes.js';
 import { timeLeft } from './replica-codec.js';
 
 /** What a put and a delete may ask of their acknowledgements (kv.proto's node_confirms, zone_confirms, pw). */
@@ -19,7 +19,12 @@ export interface Confirms {
 export type KvCall =
   | ({ id: number; deadline: number; op: 'put'; key: Buffer; value: Buffer; context: Buffer; w: number; requestId: Buffer; bucket: string; ttlMs: number } & Confirms)
   | { id: number; deadline: number; op: 'get'; key: Buffer; r: number; bucket: string }
-  | ({ id: number; deadline: number; op: 'delete'; key: Buffer; context: Buffer; w: number; requestId: Buffer; bucket: string } & Confirms);
+  | ({ id: number; deadline: number; op: 'delete'; key: Buffer; context: Buffer; w: number; requestId: Buffer; bucket: string } & Confirms)
+  // The amount as sent (any sint64): the coordinator refuses what is past its bound (KV_BAD_AMOUNT).
+  | ({ id: number; deadline: number; op: 'counterUpdate'; key: Buffer; amount: bigint; w: number; requestId: Buffer; bucket: string } & Confirms);
+
+/** A call as the server decodes it: one naming no operation this release knows is 'unsupported', refused alone. */
+export type DecodedKvCall = KvCall | { id: number; deadline: number; op: 'unsupported'; bucket: '' };
 
 const confirmsSize = (c: Confirms): number => varintField(c.nodeConfirms) + varintField(c.zoneConfirms) + varintField(c.pw);
 
@@ -27,12 +32,14 @@ export type KvReply =
   | { id: number; op: 'put'; context: Buffer }
   | { id: number; op: 'get'; values: Buffer[]; context: Buffer; found: boolean }
   | { id: number; op: 'delete' }
-  | { id: number; op: 'error'; code: number; details: string };
+  | { id: number; op: 'error'; code: number; details: string }
+  // The counter's value after the update, in decimal (it may pass 2^53).
+  | { id: number; op: 'counterUpdate'; value: string };
 
-const CALL_OP = { put: 3, get: 4, delete: 5 } as const;
-const REPLY_OP = { put: 2, get: 3, delete: 4, error: 5 } as const;
-const CALL_OPS = ['put', 'get', 'delete'] as const;
-const REPLY_OPS = ['put', 'get', 'delete', 'error'] as const;
+const CALL_OP = { put: 3, get: 4, delete: 5, counterUpdate: 6 } as const;
+const REPLY_OP = { put: 2, get: 3, delete: 4, error: 5, counterUpdate: 6 } as const;
+const CALL_OPS = ['put', 'get', 'delete', 'counterUpdate'] as const;
+const REPLY_OPS = ['put', 'get', 'delete', 'error', 'counterUpdate'] as const;
 
 function callLayout(now: number): ItemLayout<KvCall> {
   return {
@@ -49,9 +56,23 @@ function callLayout(now: number): ItemLayout<KvCall> {
           return bytesField(c.key.length) + varintField(c.r) + bytesField(Buffer.byteLength(c.bucket));
         case 'delete':
           return bytesField(c.key.length) + bytesField(c.context.length) + varintField(c.w) + bytesField(c.requestId.length) + bytesField(Buffer.byteLength(c.bucket)) + confirmsSize(c);
+        case 'counterUpdate':
+          return bytesField(Buffer.byteLength(c.bucket)) + bytesField(c.key.length) + sint64Field(c.amount) + bytesField(c.requestId.length) + varintField(c.w) + confirmsSize(c);
       }
     },
     writeBody: (w, c) => {
+      if (c.op === 'counterUpdate') {
+        // CounterUpdateRequest: its bucket comes first.
+        w.string(1, c.bucket, Buffer.byteLength(c.bucket));
+        w.bytes(2, c.key);
+        writeSint64(w, 3, c.amount);
+        w.bytes(4, c.requestId);
+        w.uint(5, c.w);
+        w.uint(6, c.nodeConfirms);
+        w.uint(7, c.zoneConfirms);
+        w.uint(8, c.pw);
+        return;
+      }
       w.bytes(1, c.key);
       if (c.op === 'put') {
         w.bytes(2, c.value);
@@ -93,6 +114,8 @@ const REPLY_LAYOUT: ItemLayout<KvReply> = {
         return 0;
       case 'error':
         return varintField(r.code) + bytesField(Buffer.byteLength(r.details));
+      case 'counterUpdate':
+        return bytesField(Buffer.byteLength(r.value));
     }
   },
   writeBody: (w, r) => {
@@ -107,7 +130,7 @@ const REPLY_LAYOUT: ItemLayout<KvReply> = {
     } else if (r.op === 'error') {
       w.uint(1, r.code);
       w.string(2, r.details, Buffer.byteLength(r.details));
-    }
+    } else if (r.op === 'counterUpdate') w.string(1, r.value, Buffer.byteLength(r.value));
   },
 };
 
@@ -116,11 +139,17 @@ export const encodeKvCalls = (calls: readonly KvCall[], now = Date.now()): Buffe
 export const kvReplySize = (r: KvReply): number => batchItemSize(REPLY_LAYOUT, r);
 export const encodeKvReplies = (replies: readonly KvReply[]): Buffer => encodeBatch(REPLY_LAYOUT, replies);
 
-/** The KvCalls in `buf`, received at `now`. Throws WireDecodeError when it is not one. */
-export function decodeKvCalls(buf: Buffer, now = Date.now()): KvCall[] {
-  return decodeBatch(buf, 'call', 3, 5, ({ id, second, opField, body: b }): KvCall => {
-    const op = CALL_OPS[opField - 3]!;
+/**
+ * The KvCalls in `buf`, received at `now`. A call that names no operation this release
+ * knows decodes as 'unsupported', for the service to refuse alone. Throws
+ * WireDecodeError when `buf` is not a batch of calls.
+ */
+export function decodeKvCalls(buf: Buffer, now = Date.now()): DecodedKvCall[] {
+  return decodeBatch(buf, 'call', 3, 6, ({ id, second, opField, body: b }): DecodedKvCall => {
     const deadline = now + second;
+    if (opField === 0) return { id, deadline, op: 'unsupported', bucket: '' };
+    const op = CALL_OPS[opField - 3]!;
+    if (op === 'counterUpdate') return counterUpdateCall(id, deadline, b);
     let key = EMPTY, value = EMPTY, context = EMPTY, requestId = EMPTY, quorum = 0, bucket = '', ttlMs = 0, nodeConfirms = 0, zoneConfirms = 0, pw = 0;
     // A delete's fields up to its bucket are one lower than a put's (no value), and its confirms two (no ttl_ms).
     const shift = op === 'delete' ? 1 : 0, confirms = op === 'delete' ? 6 : 8;
@@ -145,12 +174,30 @@ export function decodeKvCalls(buf: Buffer, now = Date.now()): KvCall[] {
     if (op === 'put') return { id, deadline, op, key, value, context, w: quorum, requestId, bucket, ttlMs, nodeConfirms, zoneConfirms, pw };
     if (op === 'get') return { id, deadline, op, key, r: quorum, bucket };
     return { id, deadline, op, key, context, w: quorum, requestId, bucket, nodeConfirms, zoneConfirms, pw };
-  });
+  }, { unknownOp: 'pass' });
+}
+
+/** A CounterUpdateRequest's body (kv.proto). */
+function counterUpdateCall(id: number, deadline: number, b: Reader): KvCall {
+  let key = EMPTY, requestId = EMPTY, bucket = '', amount = 0n, w = 0, nodeConfirms = 0, zoneConfirms = 0, pw = 0;
+  while (!b.done) {
+    const t = b.tag(), f = t >>> 3, wire = t & 7;
+    if (f === 1 && wire === LEN) bucket = b.string();
+    else if (f === 2 && wire === LEN) key = b.bytes();
+    else if (f === 3 && wire === VARINT) amount = readSint64(b);
+    else if (f === 4 && wire === LEN) requestId = b.bytes();
+    else if (f === 5 && wire === VARINT) w = b.varint();
+    else if (f === 6 && wire === VARINT) nodeConfirms = b.varint();
+    else if (f === 7 && wire === VARINT) zoneConfirms = b.varint();
+    else if (f === 8 && wire === VARINT) pw = b.varint();
+    else b.skip(wire);
+  }
+  return { id, deadline, op: 'counterUpdate', key, amount, requestId, w, bucket, nodeConfirms, zoneConfirms, pw };
 }
 
 /** The KvReplies in `buf`. Throws WireDecodeError when it is not one. */
 export function decodeKvReplies(buf: Buffer): KvReply[] {
-  return decodeBatch(buf, 'reply', 2, 5, ({ id, opField, body: b }): KvReply => {
+  return decodeBatch(buf, 'reply', 2, 6, ({ id, opField, body: b }): KvReply => {
     const op = REPLY_OPS[opField - 2]!;
     const values: Buffer[] = [];
     let first = EMPTY, second = EMPTY, number = 0, flag = false;
@@ -172,6 +219,8 @@ export function decodeKvReplies(buf: Buffer): KvReply[] {
         return { id, op };
       case 'error':
         return { id, op, code: number, details: second.toString('utf8') };
+      case 'counterUpdate':
+        return { id, op, value: first.toString('utf8') };
     }
   });
 }

@@ -5,15 +5,25 @@
  * long-lived stream per client (batched-stream.ts, kv-codec.ts), each answered as its
  * unary call would be. GetMany and PutMany: the keys of one bucket, located here, run by
  * the coordinator as a batch; each key's outcome in its result, as its own call's would be.
+ * The data types' calls (CounterUpdate, CounterGet, SetUpdate, SetRead, SetContains,
+ * docs/data-types.md): unary, each on a bucket of its type; counter updates also on the
+ * stream.
  *
- * Owns: the request/response mapping. Must not: contain quorum logic (replication/ does).
+ * Every call is checked against its bucket's type here (BK_WRONG_TYPE): the coordinator
+ * and the store take a key's operation as asked, and a put on a counter's key, or a
+ * counter update on a kv key, must not reach them.
+ *
+ * Owns: the request/response mapping, which operations each bucket type takes. Must not:
+ * contain quorum logic (replication/ does).
  */
 import * as grpc from '@grpc/grpc-js';
-import type { BucketProps, BucketTable } from '../buckets/index.js';
-import { checkBatchSize, type Coordinator, type KeyOutcome, type RequestOptions } from '../replication/coordinator.js';
+import { BucketError, DataTypeError, bucketName, typeOf, type BucketProps, type BucketTable, type BucketType } from '../buckets/index.js';
+import { ReplicationError } from '../replication/replication-errors.js';
+import { checkBatchSize, type Coordinator, type KeyOutcome, type RequestOptions, type SetOp } from '../replication/coordinator.js';
 import { BatchedServer, passThrough, type ServerCodec } from './batched-stream.js';
-import { decodeKvCalls, encodeKvReplies, kvReplySize, type KvCall, type KvReply } from './kv-codec.js';
+import { decodeKvCalls, encodeKvReplies, kvReplySize, type DecodedKvCall, type KvCall, type KvReply } from './kv-codec.js';
 import type { PutManyRequest__Output } from './generated/ringkv/v1/PutManyRequest.js';
+import type { SetOp__Output } from './generated/ringkv/v1/SetOp.js';
 import { NODE_MAX_MESSAGE_BYTES, serviceClient, type ServiceHandlers } from './protos.js';
 import { codeName, toStatus } from './status.js';
 
@@ -52,7 +62,7 @@ export type KvObserver = (operation: string, code: string, seconds: number, sibl
 /** The KeyValue service: unary calls (through `wrap`, which times them) and the stream (each call told to `observe`). */
 export class KeyValueService {
   readonly #streams = new BatchedServer();
-  readonly #codec: ServerCodec<KvCall, KvReply>;
+  readonly #codec: ServerCodec<DecodedKvCall, KvReply>;
 
   constructor(
     private readonly coordinator: Coordinator,
@@ -94,8 +104,16 @@ export class KeyValueService {
     this.#streams.drain();
   }
 
-  async #run(c: KvCall): Promise<KvReply> {
-    const { key, options } = request(this.buckets, c, c.deadline);
+  async #run(c: DecodedKvCall): Promise<KvReply> {
+    if (c.op === 'unsupported')
+      return { id: c.id, op: 'error', code: grpc.status.UNIMPLEMENTED, details: `call ${c.id} names no operation this node's release knows (none set, or one of a newer release); upgrade this node to the client's release` };
+    if (c.op === 'counterUpdate') {
+      const { key, options } = request(this.buckets, c, c.deadline, STREAM_CALL[c.op], 'counter');
+      // An amount past ±(2^53 − 1) stays past it as a number, and the coordinator refuses it (KV_BAD_AMOUNT).
+      const { value } = await this.coordinator.counterUpdate(key, Number(c.amount), options);
+      return { id: c.id, op: 'counterUpdate', value: value.toString() };
+    }
+    const { key, options } = request(this.buckets, c, c.deadline, STREAM_CALL[c.op]);
     switch (c.op) {
       case 'put':
         return { id: c.id, op: 'put', context: (await this.coordinator.put(key, c.value, c.context, options)).context };
@@ -110,6 +128,9 @@ export class KeyValueService {
   }
 }
 
+/** A streamed call's operation as a refusal names it. */
+const STREAM_CALL: Readonly<Record<KvCall['op'], string>> = { put: 'Put (on Stream)', get: 'Get (on Stream)', delete: 'Delete (on Stream)', counterUpdate: 'CounterUpdate' };
+
 /** What a put, get or delete asks, unary or streamed (absent fields: proto3's defaults). */
 interface KvRequest {
   readonly key: Buffer;
@@ -123,13 +144,45 @@ interface KvRequest {
   readonly pw?: number;
 }
 
-/** A request's stored key (its bucket's: buckets/bucket.ts) and the coordinator's options for it. */
-function request(buckets: BucketTable, r: KvRequest, deadline: number | undefined): { key: Buffer; options: RequestOptions } {
-  const { key, bucket } = buckets.locate(r.bucket ?? '', r.key);
+/** The calls each bucket type takes, as a refusal names them: the API's, then the CLI's. */
+const CALLS: Readonly<Record<BucketType, string>> = {
+  kv: 'Put, Get, Delete, GetMany, PutMany and Stream (ringkv put, get, del)',
+  counter: 'CounterUpdate and CounterGet (ringkv counter incr, decr, get)',
+  set: 'SetUpdate, SetRead and SetContains (ringkv set add, rm, list, has)',
+};
+
+/**
+ * BK_WRONG_TYPE unless bucket `name` (props `props`) is of type `want`: `call` is the
+ * refused operation. The message names the bucket, its type and the calls it takes, or,
+ * for a typed call on a kv bucket, how to make a bucket of the type the call needs.
+ */
+export function checkType(name: string, props: BucketProps, want: BucketType, call: string): void {
+  const type = typeOf(props);
+  if (type === want) return;
+  const fix = type === 'kv' ? `; ${want}s live in a bucket of type ${want} (ringkv bucket create NAME --type ${want})` : '';
+  throw new BucketError('BK_WRONG_TYPE', `bucket ${name} is of type ${type}, which ${call} does not take: use ${CALLS[type]} on its keys${fix}`);
+}
+
+/** A request's stored key (its bucket's: buckets/bucket.ts) and the coordinator's options for it; `type` and `call`: the bucket type the call needs, and its name. */
+function request(buckets: BucketTable, r: KvRequest, deadline: number | undefined, call: string, type: BucketType = 'kv'): { key: Buffer; options: RequestOptions } {
+  const { key, bucket } = locateKey(buckets, r.bucket ?? '', r.key);
+  checkType(bucketName(r.bucket ?? ''), bucket, type, call);
   return {
     key,
     options: { quorum: r.w ?? r.r, deadline, requestId: r.requestId, bucket, ttlMs: r.ttlMs, nodeConfirms: r.nodeConfirms, zoneConfirms: r.zoneConfirms, pw: r.pw },
   };
+}
+
+/**
+ * A request key's stored key and bucket; an empty key is refused here, before it is
+ * encoded: a named bucket's stored key of no user key (`MARK len name`) would read back
+ * as a key of the default bucket (buckets/bucket.ts splitKey), which the coordinator's
+ * checks then take as a key of some bytes.
+ */
+function locateKey(buckets: BucketTable, bucket: string, key: Buffer): { key: Buffer; bucket: BucketProps } {
+  const located = buckets.locate(bucket, key);
+  if (key.length === 0) throw new ReplicationError('RK_BAD_ARGUMENT', 'a key must have at least one byte');
+  return located;
 }
 
 /** A streamed call's error, or a batch key's: the status its unary call (of that key alone) would have ended with. */
@@ -142,11 +195,12 @@ function callError(e: unknown): { code: number; details: string } {
  * A batch's keys located in `bucket`: its properties (a bad or unknown bucket fails the
  * whole call), and each key's stored key or, for a key the bucket refuses, its error.
  */
-function locateAll(buckets: BucketTable, bucket: string, keys: readonly Buffer[]): { props: BucketProps; located: ({ key: Buffer } | { error: unknown })[] } {
+function locateAll(buckets: BucketTable, bucket: string, keys: readonly Buffer[], call: string): { props: BucketProps; located: ({ key: Buffer } | { error: unknown })[] } {
   const props = buckets.locate(bucket, EMPTY).bucket;
+  checkType(bucketName(bucket), props, 'kv', call);
   const located = keys.map((k) => {
     try {
-      return { key: buckets.locate(bucket, k).key };
+      return { key: locateKey(buckets, bucket, k).key };
     } catch (error) {
       return { error };
     }
@@ -165,26 +219,35 @@ async function perKey<T>(located: readonly ({ key: Buffer } | { error: unknown }
   return out;
 }
 
-/** Put, Get, Delete, GetMany and PutMany (the stream is KeyValueService's). */
+/** A request's set operations as the coordinator takes them; DT_BAD_OP for one that is neither an add nor a remove. */
+function setOps(ops: readonly SetOp__Output[]): SetOp[] {
+  return ops.map((o, i) => {
+    if (o.add !== undefined && o.add !== null) return { op: 'add', element: o.add };
+    if (o.remove !== undefined && o.remove !== null) return { op: 'remove', element: o.remove.element, context: o.remove.context };
+    throw new DataTypeError('DT_BAD_OP', `operation ${i + 1} of ${ops.length} is neither an add nor a remove: set one of them`);
+  });
+}
+
+/** Put, Get, Delete, GetMany, PutMany and the data types' calls (the stream is KeyValueService's). */
 export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<Handlers, 'Stream'> {
   return {
     Put: unary(async (r, deadline) => {
-      const { key, options } = request(buckets, r, deadline);
+      const { key, options } = request(buckets, r, deadline, 'Put');
       const { context } = await coordinator.put(key, r.value, r.context, options);
       return { context };
     }),
     Get: unary((r, deadline) => {
-      const { key, options } = request(buckets, r, deadline);
+      const { key, options } = request(buckets, r, deadline, 'Get');
       return coordinator.get(key, options);
     }),
     Delete: unary(async (r, deadline) => {
-      const { key, options } = request(buckets, r, deadline);
+      const { key, options } = request(buckets, r, deadline, 'Delete');
       await coordinator.delete(key, r.context, options);
       return {};
     }),
     GetMany: unary(async (r, deadline) => {
       checkBatchSize(r.keys.length, 'key');
-      const { props, located } = locateAll(buckets, r.bucket, r.keys);
+      const { props, located } = locateAll(buckets, r.bucket, r.keys, 'GetMany');
       const options: RequestOptions = { quorum: r.r, deadline, bucket: props };
       const results = await perKey(located, (ix) => coordinator.getMany(ix.map((i) => (located[i] as { key: Buffer }).key), options));
       let left = ANSWER_BYTES;
@@ -201,7 +264,7 @@ export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<
     }),
     PutMany: unary(async (r: PutManyRequest__Output, deadline) => {
       checkBatchSize(r.items.length, 'item');
-      const { props, located } = locateAll(buckets, r.bucket, r.items.map((it) => it.key));
+      const { props, located } = locateAll(buckets, r.bucket, r.items.map((it) => it.key), 'PutMany');
       const options: RequestOptions = { quorum: r.w, deadline, bucket: props, nodeConfirms: r.nodeConfirms, zoneConfirms: r.zoneConfirms, pw: r.pw };
       const results = await perKey(located, (ix) =>
         coordinator.putMany(
@@ -213,6 +276,31 @@ export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<
         ),
       );
       return { results: results.map((o, i) => ({ key: r.items[i]!.key, ...(o.ok ? { put: { context: o.value.context } } : { error: callError(o.error) }) })) };
+    }),
+    CounterUpdate: unary(async (r, deadline) => {
+      const { key, options } = request(buckets, r, deadline, 'CounterUpdate', 'counter');
+      const { value } = await coordinator.counterUpdate(key, r.amount, options);
+      return { value: value.toString() };
+    }),
+    CounterGet: unary(async (r, deadline) => {
+      const { key, options } = request(buckets, r, deadline, 'CounterGet', 'counter');
+      const { value, found } = await coordinator.counterGet(key, options);
+      return { value: value.toString(), found };
+    }),
+    SetUpdate: unary(async (r, deadline) => {
+      const { key, options } = request(buckets, r, deadline, 'SetUpdate', 'set');
+      await coordinator.setUpdate(key, setOps(r.ops), options);
+      return {};
+    }),
+    SetRead: unary(async (r, deadline) => {
+      const { key, options } = request(buckets, r, deadline, 'SetRead', 'set');
+      // proto3's empty bytes and 0: from the first element, and the default page.
+      const page = await coordinator.setRead(key, { after: r.after.length > 0 ? r.after : undefined, limit: r.limit === 0 ? undefined : r.limit }, options);
+      return { elements: page.elements, next: page.next ?? EMPTY };
+    }),
+    SetContains: unary(async (r, deadline) => {
+      const { key, options } = request(buckets, r, deadline, 'SetContains', 'set');
+      return coordinator.setContains(key, r.element, options);
     }),
   };
 }

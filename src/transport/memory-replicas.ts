@@ -17,14 +17,18 @@ export interface LinkFault {
   readonly delayMs?: number;
 }
 
+/** Calls made, by ReplicaApi method. */
+export type CallCounts = Record<'apply' | 'merge' | 'read' | 'digest' | 'counterUpdate' | 'writeMany' | 'readRange', number>;
+const emptyCounts = (): CallCounts => ({ apply: 0, merge: 0, read: 0, digest: 0, counterUpdate: 0, writeMany: 0, readRange: 0 });
+
 export class MemoryReplicaNetwork {
   readonly replicas = new Map<string, LocalReplica>();
   /** Fault on calls from `from` to `to`; the key is `${from}>${to}`, or `*>${to}` for any sender. */
   readonly faults = new Map<string, LinkFault>();
   /** Calls made, by method. */
-  readonly calls = { apply: 0, merge: 0, read: 0, digest: 0 };
+  readonly calls: CallCounts = emptyCounts();
   /** Calls made to each node, by method. */
-  readonly callsTo = new Map<string, { apply: number; merge: number; read: number; digest: number }>();
+  readonly callsTo = new Map<string, CallCounts>();
 
   add(id: string, replica: LocalReplica): void {
     this.replicas.set(id, replica);
@@ -35,7 +39,7 @@ export class MemoryReplicaNetwork {
     const call = async <T>(to: string, deadline: number, method: keyof MemoryReplicaNetwork['calls'], fn: (r: LocalReplica) => Promise<T>): Promise<T> => {
       this.calls[method]++;
       let to_ = this.callsTo.get(to);
-      if (to_ === undefined) this.callsTo.set(to, (to_ = { apply: 0, merge: 0, read: 0, digest: 0 }));
+      if (to_ === undefined) this.callsTo.set(to, (to_ = emptyCounts()));
       to_[method]++;
       const fault = this.faults.get(`${from}>${to}`) ?? this.faults.get(`*>${to}`) ?? {};
       const replica = this.replicas.get(to);
@@ -61,6 +65,9 @@ export class MemoryReplicaNetwork {
       merge: (to, key, record, hintFor, deadline) => call(to, deadline, 'merge', (r) => r.merge(key, record, hintFor)),
       read: (to, key, hintFor, deadline) => call(to, deadline, 'read', (r) => r.read(key, hintFor)),
       digest: (to, key, deadline) => call(to, deadline, 'digest', (r) => r.digest(key)),
+      counterUpdate: (to, key, amount, deadline, requestId) => call(to, deadline, 'counterUpdate', (r) => r.counterUpdate(key, amount, requestId)),
+      writeMany: (to, parent, ops, deadline, requestId) => call(to, deadline, 'writeMany', (r) => r.writeMany(parent, ops, requestId)),
+      readRange: (to, parent, after, limit, deadline) => call(to, deadline, 'readRange', (r) => r.readRange(parent, after, limit)),
     };
   }
 }

@@ -24,6 +24,48 @@ export function varintSize(n: number): number {
 
 /** A length-delimited field of `len` bytes; proto3 leaves empty ones out. */
 export const bytesField = (len: number): number => (len === 0 ? 0 : 1 + varintSize(len) + len);
+// sint64 (zigzag) in bigints: a JavaScript number is exact to 2^53 only, and a zigzag doubles it.
+const zigzag = (n: bigint): bigint => (n >= 0n ? n << 1n : ((-n) << 1n) - 1n);
+const unzigzag = (z: bigint): bigint => ((z & 1n) === 1n ? -((z + 1n) >> 1n) : z >> 1n);
+const U64 = (1n << 64n) - 1n;
+
+function varint64Size(n: bigint): number {
+  let s = 1;
+  while (n >= 128n) {
+    n >>= 7n;
+    s++;
+  }
+  return s;
+}
+
+/** A sint64 field; proto3 leaves zero out. */
+export const sint64Field = (n: bigint): number => (n === 0n ? 0 : 1 + varint64Size(zigzag(n) & U64));
+
+export function writeSint64(w: Writer, field: number, n: bigint): void {
+  if (n === 0n) return;
+  w.tag(field, VARINT);
+  let z = zigzag(n) & U64;
+  while (z >= 128n) {
+    w.buf[w.pos++] = Number(z & 127n) | 128;
+    z >>= 7n;
+  }
+  w.buf[w.pos++] = Number(z);
+}
+
+/** A varint of up to 10 bytes (any 64-bit value), as an unsigned bigint. */
+export function readVarint64(r: Reader): bigint {
+  let z = 0n;
+  for (let i = 0, shift = 0n; i < 10; i++, shift += 7n) {
+    if (r.pos >= r.end) throw new WireDecodeError('a varint runs past the end of its message');
+    const b = r.buf[r.pos++]!;
+    z |= BigInt(b & 127) << shift;
+    if (b < 128) return z & U64;
+  }
+  throw new WireDecodeError('a varint is longer than 10 bytes');
+}
+
+export const readSint64 = (r: Reader): bigint => unzigzag(readVarint64(r));
+
 /** A sub-message field: always written, even empty (it says which op this is). */
 export const messageField = (len: number): number => 1 + varintSize(len) + len;
 export const varintField = (n: number): number => (n === 0 ? 0 : 1 + varintSize(n));
@@ -146,7 +188,11 @@ export class Reader {
 
   skip(wire: number): void {
     if (wire === VARINT) this.varint();
-    else if (wire === LEN) this.pos += this.length();
+    else if (wire === LEN) {
+      // Not `this.pos += this.length()`: that reads pos before length() moves it past the length's own bytes.
+      const len = this.length();
+      this.pos += len;
+    }
     else if (wire === 1) this.pos += 8;
     else if (wire === 5) this.pos += 4;
     else throw new WireDecodeError(`unknown wire type ${wire}`);
@@ -211,9 +257,10 @@ export interface ItemHeader {
 /**
  * The items of the batch in `buf`, each decoded by `item` from its header. Bodies are
  * the length-delimited fields numbered from `firstOp` to `lastOp`. Throws WireDecodeError
- * when `buf` is not such a batch, or an item names no operation.
+ * when `buf` is not such a batch, or an item names no operation (unless `unknownOp` is
+ * 'pass': then `item` gets opField 0 and an empty body, and answers that item alone).
  */
-export function decodeBatch<T>(buf: Buffer, what: string, firstOp: number, lastOp: number, item: (h: ItemHeader) => T): T[] {
+export function decodeBatch<T>(buf: Buffer, what: string, firstOp: number, lastOp: number, item: (h: ItemHeader) => T, o: { readonly unknownOp?: 'throw' | 'pass' } = {}): T[] {
   const out: T[] = [];
   const r = new Reader(buf, 0, buf.length);
   while (!r.done) {
@@ -238,7 +285,7 @@ export function decodeBatch<T>(buf: Buffer, what: string, firstOp: number, lastO
         x.pos = bodyEnd;
       } else x.skip(wire);
     }
-    if (opField === 0) throw new WireDecodeError(`${what} ${id} names no operation`);
+    if (opField === 0 && o.unknownOp !== 'pass') throw new WireDecodeError(`${what} ${id} names no operation`);
     out.push(item({ id, second, opField, body: new Reader(buf, bodyStart, bodyEnd) }));
   }
   return out;

@@ -12,28 +12,158 @@
  * maps them to ReplicaApi and LocalReplica).
  */
 
-import { EMPTY, LEN, VARINT, batchItemSize, bytesField, decodeBatch, encodeBatch, varintField, type ItemLayout } from './protobuf-bytes.js';
+import type { FieldType } from '../buckets/index.js';
+import { EMPTY, LEN, VARINT, WireDecodeError, batchItemSize, bytesField, decodeBatch, encodeBatch, messageField, readSint64, readVarint64, sint64Field, varintField, writeSint64, Reader, type ItemLayout, type Writer } from './protobuf-bytes.js';
 
 export { WireDecodeError } from './protobuf-bytes.js';
+
+/** A field of a sub-key's path (replica.proto PathField); a type this release does not know stays its number, for the store to refuse. */
+export interface WirePathField {
+  readonly name: Buffer;
+  readonly type: FieldType | number;
+}
+
+/**
+ * One presence write (replica.proto SubKeyOp): `op` is a kind this release does not know
+ * as its number, and `element` undefined when unset (a flag field), so that the replica
+ * refuses what is wrong with its own clear code rather than the decoder guessing.
+ */
+export interface WireSubOp {
+  readonly op: 'add' | 'remove' | number;
+  readonly fields: readonly WirePathField[];
+  readonly element: Buffer | undefined;
+  readonly context: Buffer;
+}
+
+/** A sub-key and its record (replica.proto SubKeyRecord). */
+export interface WireSubKeyRecord {
+  readonly key: Buffer;
+  readonly record: Buffer;
+}
 
 export type WireCall =
   | { id: number; deadline: number; op: 'apply'; key: Buffer; value: Buffer | null; context: Buffer; requestId: Buffer; expiresAt: number }
   | { id: number; deadline: number; op: 'merge'; key: Buffer; record: Buffer; hintFor: string }
   | { id: number; deadline: number; op: 'read'; key: Buffer; hintFor: string }
-  | { id: number; deadline: number; op: 'digest'; key: Buffer };
+  | { id: number; deadline: number; op: 'digest'; key: Buffer }
+  // The amount as sent: a peer may send any sint64, and the replica refuses what is past its bound (KV_BAD_AMOUNT).
+  | { id: number; deadline: number; op: 'counterUpdate'; key: Buffer; amount: bigint; requestId: Buffer }
+  | { id: number; deadline: number; op: 'writeMany'; parent: Buffer; ops: readonly WireSubOp[]; requestId: Buffer }
+  | { id: number; deadline: number; op: 'readRange'; parent: Buffer; after: Buffer | undefined; limit: number };
+
+/**
+ * A call as decoded: one of the above, or one that names no operation this release knows
+ * (none set, or a oneof case of a newer release), which the server refuses by itself
+ * (RK_UNSUPPORTED) instead of failing the whole batch and the stream with it.
+ */
+export type DecodedCall = WireCall | { id: number; deadline: number; op: 'unsupported' };
 
 export type WireReply =
   | { id: number; op: 'apply'; record: Buffer; context: Buffer }
   | { id: number; op: 'merge'; changed: boolean }
   | { id: number; op: 'read'; record: Buffer | undefined }
   | { id: number; op: 'digest'; digest: Buffer }
-  | { id: number; op: 'error'; code: string; message: string };
+  | { id: number; op: 'error'; code: string; message: string }
+  // The value in decimal as the replica sent it: replica-wire.ts reads it as a bigint (and refuses one that is not a number).
+  | { id: number; op: 'counterUpdate'; record: Buffer; delta: Buffer; value: string }
+  | { id: number; op: 'writeMany'; records: readonly WireSubKeyRecord[] }
+  | { id: number; op: 'readRange'; records: readonly WireSubKeyRecord[]; next: Buffer | undefined };
 
 // Field numbers, as in replica.proto.
-const CALL_OP = { apply: 3, merge: 4, read: 5, digest: 6 } as const;
-const REPLY_OP = { apply: 2, merge: 3, read: 4, digest: 5, error: 6 } as const;
-const CALL_OPS = ['apply', 'merge', 'read', 'digest'] as const;
-const REPLY_OPS = ['apply', 'merge', 'read', 'digest', 'error'] as const;
+const CALL_OP = { apply: 3, merge: 4, read: 5, digest: 6, counterUpdate: 7, writeMany: 8, readRange: 9 } as const;
+const REPLY_OP = { apply: 2, merge: 3, read: 4, digest: 5, error: 6, counterUpdate: 7, writeMany: 8, readRange: 9 } as const;
+const CALL_OPS = ['apply', 'merge', 'read', 'digest', 'counterUpdate', 'writeMany', 'readRange'] as const;
+const REPLY_OPS = ['apply', 'merge', 'read', 'digest', 'error', 'counterUpdate', 'writeMany', 'readRange'] as const;
+// Enums' numbers, as in replica.proto (SubKeyOp.Kind, FieldType).
+const KIND = { add: 1, remove: 2 } as const;
+const KIND_OF = new Map<number, 'add' | 'remove'>([[1, 'add'], [2, 'remove']]);
+const FIELD_TYPE: Readonly<Record<FieldType, number>> = { register: 1, flag: 2, counter: 3, set: 4, map: 5 };
+const FIELD_TYPE_OF = new Map<number, FieldType>(Object.entries(FIELD_TYPE).map(([t, n]) => [n, t as FieldType]));
+
+// A kind or type the caller named wrongly (no type stops it at run time) goes as 0, unspecified: the replica refuses it.
+const kindNumber = (op: WireSubOp['op']): number => (typeof op === 'number' ? op : Object.hasOwn(KIND, op) ? KIND[op] : 0);
+const typeNumber = (t: WirePathField['type']): number => (typeof t === 'number' ? t : Object.hasOwn(FIELD_TYPE, t) ? FIELD_TYPE[t] : 0);
+
+/** An enum's value: an int32, so a negative one is ten bytes on the wire (a peer's bug, or a fuzzer's), read whole for the replica to refuse. */
+const readEnum = (r: Reader): number => Number(BigInt.asIntN(32, readVarint64(r)));
+
+/** An optional bytes field (proto3 `optional`): written when set, even empty. */
+const optionalBytesField = (b: Buffer | undefined): number => (b === undefined ? 0 : messageField(b.length));
+
+function writeOptionalBytes(w: Writer, field: number, b: Buffer | undefined): void {
+  if (b === undefined) return;
+  w.message(field, b.length);
+  w.raw(b);
+}
+
+const pathFieldSize = (f: WirePathField): number => bytesField(f.name.length) + varintField(typeNumber(f.type));
+const subOpSize = (o: WireSubOp): number =>
+  varintField(kindNumber(o.op)) + o.fields.reduce((a, f) => a + messageField(pathFieldSize(f)), 0) + optionalBytesField(o.element) + bytesField(o.context.length);
+const recordSize = (r: WireSubKeyRecord): number => bytesField(r.key.length) + bytesField(r.record.length);
+const recordsSize = (rs: readonly WireSubKeyRecord[]): number => rs.reduce((a, r) => a + messageField(recordSize(r)), 0);
+
+function writeSubOp(w: Writer, o: WireSubOp): void {
+  w.uint(1, kindNumber(o.op));
+  for (const f of o.fields) {
+    w.message(2, pathFieldSize(f));
+    w.bytes(1, f.name);
+    w.uint(2, typeNumber(f.type));
+  }
+  writeOptionalBytes(w, 3, o.element);
+  w.bytes(4, o.context);
+}
+
+function writeRecords(w: Writer, field: number, rs: readonly WireSubKeyRecord[]): void {
+  for (const r of rs) {
+    w.message(field, recordSize(r));
+    w.bytes(1, r.key);
+    w.bytes(2, r.record);
+  }
+}
+
+/** A nested message's reader: from here to its end (the caller moves past it). */
+function nestedReader(b: Reader): Reader {
+  const end = b.nested();
+  const r = new Reader(b.buf, b.pos, end);
+  b.pos = end;
+  return r;
+}
+
+function readPathField(r: Reader): WirePathField {
+  let name = EMPTY, type = 0;
+  while (!r.done) {
+    const t = r.tag(), f = t >>> 3, wire = t & 7;
+    if (f === 1 && wire === LEN) name = r.bytes();
+    else if (f === 2 && wire === VARINT) type = readEnum(r);
+    else r.skip(wire);
+  }
+  return { name, type: FIELD_TYPE_OF.get(type) ?? type };
+}
+
+function readSubOp(r: Reader): WireSubOp {
+  let kind = 0, element: Buffer | undefined, context = EMPTY;
+  const fields: WirePathField[] = [];
+  while (!r.done) {
+    const t = r.tag(), f = t >>> 3, wire = t & 7;
+    if (f === 1 && wire === VARINT) kind = readEnum(r);
+    else if (f === 2 && wire === LEN) fields.push(readPathField(nestedReader(r)));
+    else if (f === 3 && wire === LEN) element = r.bytes();
+    else if (f === 4 && wire === LEN) context = r.bytes();
+    else r.skip(wire);
+  }
+  return { op: KIND_OF.get(kind) ?? kind, fields, element, context };
+}
+
+function readRecord(r: Reader): WireSubKeyRecord {
+  let key = EMPTY, record = EMPTY;
+  while (!r.done) {
+    const t = r.tag(), f = t >>> 3, wire = t & 7;
+    if (f === 1 && wire === LEN) key = r.bytes();
+    else if (f === 2 && wire === LEN) record = r.bytes();
+    else r.skip(wire);
+  }
+  return { key, record };
+}
 
 /**
  * What a call's deadline goes on the wire as: the ms left at `now` (at least 1), which
@@ -56,10 +186,17 @@ function callLayout(now: number): ItemLayout<WireCall> {
           return bytesField(c.key.length) + bytesField(Buffer.byteLength(c.hintFor));
         case 'digest':
           return bytesField(c.key.length);
+        case 'counterUpdate':
+          return bytesField(c.key.length) + sint64Field(c.amount) + bytesField(c.requestId.length);
+        case 'writeMany':
+          return bytesField(c.parent.length) + c.ops.reduce((a, o) => a + messageField(subOpSize(o)), 0) + bytesField(c.requestId.length);
+        case 'readRange':
+          return bytesField(c.parent.length) + optionalBytesField(c.after) + varintField(c.limit);
       }
     },
     writeBody: (w, c) => {
-      w.bytes(1, c.key);
+      // Field 1 is the key (the parent) in every request.
+      w.bytes(1, 'key' in c ? c.key : c.parent);
       switch (c.op) {
         case 'apply':
           if (c.value !== null) w.bytes(2, c.value);
@@ -74,6 +211,21 @@ function callLayout(now: number): ItemLayout<WireCall> {
           break;
         case 'read':
           w.string(2, c.hintFor, Buffer.byteLength(c.hintFor));
+          break;
+        case 'counterUpdate':
+          writeSint64(w, 2, c.amount);
+          w.bytes(3, c.requestId);
+          break;
+        case 'writeMany':
+          for (const o of c.ops) {
+            w.message(2, subOpSize(o));
+            writeSubOp(w, o);
+          }
+          w.bytes(3, c.requestId);
+          break;
+        case 'readRange':
+          writeOptionalBytes(w, 2, c.after);
+          w.uint(3, c.limit);
           break;
       }
     },
@@ -95,6 +247,12 @@ const REPLY_LAYOUT: ItemLayout<WireReply> = {
         return bytesField(r.digest.length);
       case 'error':
         return bytesField(Buffer.byteLength(r.code)) + bytesField(Buffer.byteLength(r.message));
+      case 'counterUpdate':
+        return bytesField(r.record.length) + bytesField(r.delta.length) + bytesField(Buffer.byteLength(r.value));
+      case 'writeMany':
+        return recordsSize(r.records);
+      case 'readRange':
+        return recordsSize(r.records) + optionalBytesField(r.next);
     }
   },
   writeBody: (w, r) => {
@@ -119,6 +277,18 @@ const REPLY_LAYOUT: ItemLayout<WireReply> = {
         w.string(1, r.code, Buffer.byteLength(r.code));
         w.string(2, r.message, Buffer.byteLength(r.message));
         break;
+      case 'counterUpdate':
+        w.bytes(1, r.record);
+        w.bytes(2, r.delta);
+        w.string(3, r.value, Buffer.byteLength(r.value));
+        break;
+      case 'writeMany':
+        writeRecords(w, 1, r.records);
+        break;
+      case 'readRange':
+        writeRecords(w, 1, r.records);
+        writeOptionalBytes(w, 2, r.next);
+        break;
     }
   },
 };
@@ -135,23 +305,34 @@ export const replySize = (r: WireReply): number => batchItemSize(REPLY_LAYOUT, r
 /** ReplicaReplies holding `replies`. */
 export const encodeReplies = (replies: readonly WireReply[]): Buffer => encodeBatch(REPLY_LAYOUT, replies);
 
-/** The ReplicaCalls in `buf`, received at `now` (deadlines are `now` plus the time left). Throws WireDecodeError when it is not one. */
-export function decodeCalls(buf: Buffer, now = Date.now()): WireCall[] {
-  return decodeBatch(buf, 'call', 3, 6, ({ id, second, opField, body: b }): WireCall => {
-    const op = CALL_OPS[opField - 3]!;
+/**
+ * The ReplicaCalls in `buf`, received at `now` (deadlines are `now` plus the time left).
+ * A call that names no operation this release knows decodes as 'unsupported', for the
+ * server to refuse alone. Throws WireDecodeError when `buf` is not a batch of calls.
+ */
+export function decodeCalls(buf: Buffer, now = Date.now()): DecodedCall[] {
+  return decodeBatch(buf, 'call', 3, 9, ({ id, second, opField, body: b }): DecodedCall => {
     const deadline = now + second;
+    if (opField === 0) return { id, deadline, op: 'unsupported' };
+    const op = CALL_OPS[opField - 3]!;
     let key = EMPTY, value = EMPTY, tombstone = false, context = EMPTY, requestId = EMPTY, record = EMPTY, hintFor = '', expiresAt = 0;
+    let amount = 0n, limit = 0, after: Buffer | undefined;
+    const ops: WireSubOp[] = [];
     while (!b.done) {
       const t = b.tag(), f = t >>> 3, wire = t & 7;
-      // Field numbers per message (replica.proto): key is 1 everywhere.
+      // Field numbers per message (replica.proto): key (a parent) is 1 everywhere.
       if (f === 1 && wire === LEN) key = b.bytes();
       else if (op === 'apply' && f === 2 && wire === LEN) value = b.bytes();
       else if (op === 'apply' && f === 3 && wire === VARINT) tombstone = b.varint() !== 0;
       else if (op === 'apply' && f === 4 && wire === LEN) context = b.bytes();
-      else if (op === 'apply' && f === 5 && wire === LEN) requestId = b.bytes();
+      else if (((op === 'apply' && f === 5) || ((op === 'counterUpdate' || op === 'writeMany') && f === 3)) && wire === LEN) requestId = b.bytes();
       else if (op === 'apply' && f === 6 && wire === VARINT) expiresAt = b.varint();
       else if (op === 'merge' && f === 2 && wire === LEN) record = b.bytes();
       else if (((op === 'merge' && f === 3) || (op === 'read' && f === 2)) && wire === LEN) hintFor = b.string();
+      else if (op === 'counterUpdate' && f === 2 && wire === VARINT) amount = readSint64(b);
+      else if (op === 'writeMany' && f === 2 && wire === LEN) ops.push(readSubOp(nestedReader(b)));
+      else if (op === 'readRange' && f === 2 && wire === LEN) after = b.bytes();
+      else if (op === 'readRange' && f === 3 && wire === VARINT) limit = b.varint();
       else b.skip(wire);
     }
     switch (op) {
@@ -163,20 +344,31 @@ export function decodeCalls(buf: Buffer, now = Date.now()): WireCall[] {
         return { id, deadline, op, key, hintFor };
       case 'digest':
         return { id, deadline, op, key };
+      case 'counterUpdate':
+        return { id, deadline, op, key, amount, requestId };
+      case 'writeMany':
+        return { id, deadline, op, parent: key, ops, requestId };
+      case 'readRange':
+        return { id, deadline, op, parent: key, after, limit };
     }
-  });
+  }, { unknownOp: 'pass' });
 }
 
 /** The ReplicaReplies in `buf`. Throws WireDecodeError when it is not one. */
 export function decodeReplies(buf: Buffer): WireReply[] {
-  return decodeBatch(buf, 'reply', 2, 6, ({ id, opField, body: b }): WireReply => {
+  return decodeBatch(buf, 'reply', 2, 9, ({ id, opField, body: b }): WireReply => {
     const op = REPLY_OPS[opField - 2]!;
-    let first = EMPTY, second = EMPTY, flag = false;
+    let first = EMPTY, second = EMPTY, third = EMPTY, flag = false, next: Buffer | undefined;
+    const records: WireSubKeyRecord[] = [];
+    const listed = op === 'writeMany' || op === 'readRange';
     while (!b.done) {
       const t = b.tag(), f = t >>> 3, wire = t & 7;
       if (f === 1 && wire === VARINT) flag = b.varint() !== 0;
+      else if (listed && f === 1 && wire === LEN) records.push(readRecord(nestedReader(b)));
       else if (f === 1 && wire === LEN) first = b.bytes();
+      else if (op === 'readRange' && f === 2 && wire === LEN) next = b.bytes();
       else if (f === 2 && wire === LEN) second = b.bytes();
+      else if (f === 3 && wire === LEN) third = b.bytes();
       else b.skip(wire);
     }
     switch (op) {
@@ -190,6 +382,12 @@ export function decodeReplies(buf: Buffer): WireReply[] {
         return { id, op, digest: first };
       case 'error':
         return { id, op, code: first.toString('utf8'), message: second.toString('utf8') };
+      case 'counterUpdate':
+        return { id, op, record: first, delta: second, value: third.toString('utf8') };
+      case 'writeMany':
+        return { id, op, records };
+      case 'readRange':
+        return { id, op, records, next };
     }
   });
 }

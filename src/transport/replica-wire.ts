@@ -8,16 +8,27 @@
  * been: a stream that breaks fails its calls in flight as unreachable; a call past its
  * deadline times out here and is skipped there; a replica's refusal carries its code.
  *
+ * The data types' calls (counterUpdate, writeMany, readRange) go on a second stream to the
+ * same peer. A node of the release before them cannot read such a call: its decoder fails
+ * the whole batch, and it breaks the stream (INVALID_ARGUMENT, "... names no operation").
+ * On a stream of their own, that fails only them, and each as a refusal (RK_UNSUPPORTED:
+ * upgrade the peer), never the plain calls in flight beside them; the next call opens a
+ * new stream, so a peer once upgraded is used at once. This release's server refuses a
+ * call it cannot read alone (RK_UNSUPPORTED), and the stream carries on.
+ *
  * Owns: the mapping between ReplicaApi and the stream's calls, and of gRPC and replica
  * errors to ReplicaFailures. Must not: interpret the calls (replication/ does).
  */
 import * as grpc from '@grpc/grpc-js';
-import { ReplicaFailure, asReplicaFailure, type ApplyResult, type ReplicaApi } from '../replication/replica-api.js';
+import { DataTypeError, type FieldType } from '../buckets/index.js';
+import { ReplicaFailure, asReplicaFailure, type ApplyResult, type CounterApplied, type ReplicaApi, type SubKeyPage, type SubKeyRecord } from '../replication/replica-api.js';
 import type { LocalReplica } from '../replication/local-replica.js';
+import { ReplicationError } from '../replication/replication-errors.js';
+import { KvError, MAX_RANGE_KEYS, type SubOp } from '../storage/index.js';
 import { BatchedServer, BatchedStream, passThrough, type ClientCodec, type ServerCodec, type WithoutId } from './batched-stream.js';
 import { PeerChannels } from './peer-channels.js';
 import { NODE_MAX_MESSAGE_BYTES, serviceClient } from './protos.js';
-import { callSize, decodeCalls, decodeReplies, encodeCalls, encodeReplies, replySize, type WireCall, type WireReply } from './replica-codec.js';
+import { callSize, decodeCalls, decodeReplies, encodeCalls, encodeReplies, replySize, type DecodedCall, type WireCall, type WireReply, type WireSubOp } from './replica-codec.js';
 import { codeName, toStatus } from './status.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -26,18 +37,61 @@ const SERVICE = 'ringkv.internal.v1.Replica' as const;
 
 type CallOf = WithoutId<WireCall>;
 
-function codecFor(address: string): ClientCodec<WireCall, WireReply> {
+/** The data types' calls: on a stream of their own (see the header). */
+const TYPED = new Set<WireCall['op']>(['counterUpdate', 'writeMany', 'readRange']);
+
+/**
+ * How the release before the data types' server breaks the stream when a batch holds a
+ * call whose operation it does not know: INVALID_ARGUMENT, "a batch does not decode (call
+ * N names no operation)", or another decode error (its decoder also skipped an unknown
+ * length-delimited field short, so what follows may read as anything). A server of this
+ * release decodes every call this client encodes, so on the data types' stream this
+ * status means the peer is older.
+ */
+const OLD_RELEASE = /does not decode/;
+
+/** The stream's codec; `node` is the id the stream was opened for (an address is one node's). */
+function codecFor(address: string, typed: boolean, node: string, sent: (op: string, bytes: number) => void): ClientCodec<WireCall, WireReply> {
   return {
     path: `/${SERVICE}/Stream`,
     encode: encodeCalls,
     decode: decodeReplies,
     size: callSize,
     failure: (r) => (r.op === 'error' ? asReplicaFailure({ code: r.code, message: r.message }) : undefined),
-    unreachable: (why) => new ReplicaFailure('unreachable', 'RK_UNAVAILABLE', `no answer from ${address}: ${why}`),
+    unreachable: (why, status) =>
+      // Only data types' calls were on this stream, and the peer read none of them: each is refused, not lost.
+      typed && status === grpc.status.INVALID_ARGUMENT && OLD_RELEASE.test(why)
+        ? new ReplicaFailure('refused', 'RK_UNSUPPORTED', `peer ${node} at ${address} runs a release without data types (counters, sets, maps) and cannot take this call; upgrade it (${why})`)
+        : new ReplicaFailure('unreachable', 'RK_UNAVAILABLE', `no answer from ${address}: ${why}`),
     timeout: () => new ReplicaFailure('timeout', 'RK_TIMEOUT', `${address} did not answer before the deadline`),
     tooLarge: (size) => new ReplicaFailure('refused', 'KV_RECORD_TOO_LARGE', `a replica call of ${size} bytes is over the node's message limit of ${NODE_MAX_MESSAGE_BYTES} bytes`),
+    queued: (c, size) => sent(c.op, size),
   };
 }
+
+const bytesOf = (b: string | Uint8Array): Buffer => (typeof b === 'string' ? Buffer.from(b, 'utf8') : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+
+/** A presence write as the wire carries it (the replica checks it: the store's DT_* codes). */
+function wireSubOp(o: SubOp): WireSubOp {
+  return {
+    op: o.op,
+    fields: (o.path.fields ?? []).map((f) => ({ name: bytesOf(f.name), type: f.type })),
+    element: o.path.element === undefined ? undefined : bytesOf(o.path.element),
+    context: o.op === 'remove' && o.context !== undefined ? bytesOf(o.context) : EMPTY,
+  };
+}
+
+/** A presence write as the store takes it; a kind this release does not know is refused here (the store's words for a bad op). */
+function subOp(o: WireSubOp, at: number): SubOp {
+  // A field type this release does not know stays its number: the store refuses it (DT_BAD_PATH, naming it).
+  const path = { fields: o.fields.map((f) => ({ name: f.name, type: f.type as FieldType })), element: o.element };
+  if (o.op === 'add') return { op: 'add', path };
+  if (o.op === 'remove') return { op: 'remove', path, context: o.context };
+  throw new DataTypeError('DT_BAD_OP', `op ${at}: element op kind ${o.op} is unknown to this node; use ADD (1) or REMOVE (2)`);
+}
+
+/** A counter's value as replica.proto carries it: a decimal integer, exact past 2^53. */
+const DECIMAL = /^-?[0-9]+$/;
 
 /** `r` as the reply to a call of `op`; a reply of another kind (a peer's bug) fails the call as refused. */
 function answer<O extends CallOf['op']>(r: WireReply, op: O, node: string): Extract<WireReply, { op: O }> {
@@ -49,6 +103,12 @@ function answer<O extends CallOf['op']>(r: WireReply, op: O, node: string): Extr
 export class GrpcReplicas implements ReplicaApi {
   readonly #channels: PeerChannels<typeof SERVICE>;
   readonly #streams = new Map<string, BatchedStream<WireCall, WireReply>>();
+  /** The data types' calls' streams, by address (see the header). */
+  readonly #typedStreams = new Map<string, BatchedStream<WireCall, WireReply>>();
+  readonly #bytesSent = new Map<string, number>();
+  readonly #sent = (op: string, bytes: number): void => {
+    this.#bytesSent.set(op, (this.#bytesSent.get(op) ?? 0) + bytes);
+  };
 
   constructor(
     /** A node's address as gossip knows it. */
@@ -78,36 +138,71 @@ export class GrpcReplicas implements ReplicaApi {
     return answer(r, 'digest', node).digest;
   }
 
+  async counterUpdate(node: string, key: Buffer, amount: number, deadline: number, requestId?: Buffer): Promise<CounterApplied> {
+    // The wire's sint64 carries any safe integer exactly; anything else could not arrive as sent.
+    if (!Number.isSafeInteger(amount))
+      throw new ReplicaFailure('refused', 'KV_BAD_AMOUNT', `a counter increment must be a nonzero integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}; got ${String(amount)}. Send a whole, nonzero amount (negative to decrement)`);
+    const r = answer(await this.#call(node, { op: 'counterUpdate', deadline, key, amount: BigInt(amount), requestId: requestId ?? EMPTY }), 'counterUpdate', node);
+    if (!DECIMAL.test(r.value)) throw new ReplicaFailure('refused', 'RK_INTERNAL', `${node} answered a counter value that is not a decimal integer: ${JSON.stringify(r.value.slice(0, 40))}`);
+    return { record: r.record, delta: r.delta, value: BigInt(r.value) };
+  }
+
+  async writeMany(node: string, parent: Buffer, ops: readonly SubOp[], deadline: number, requestId?: Buffer): Promise<SubKeyRecord[]> {
+    const r = answer(await this.#call(node, { op: 'writeMany', deadline, parent, ops: ops.map(wireSubOp), requestId: requestId ?? EMPTY }), 'writeMany', node);
+    // One record per op, in order: the coordinator pairs them by position.
+    if (r.records.length !== ops.length) throw new ReplicaFailure('refused', 'RK_INTERNAL', `${node} answered ${r.records.length} records to a write of ${ops.length} element ops`);
+    return [...r.records];
+  }
+
+  async readRange(node: string, parent: Buffer, after: Buffer | undefined, limit: number, deadline: number): Promise<SubKeyPage> {
+    // The wire's limit is a uint32; the replica checks the range itself (the store's words).
+    if (!Number.isInteger(limit) || limit < 1 || limit > 0xffffffff)
+      throw new ReplicaFailure('refused', 'KV_BAD_OPTION', `a range read's limit must be 1 to ${MAX_RANGE_KEYS} sub-keys, got ${String(limit)}; read a larger set in pages`);
+    const r = answer(await this.#call(node, { op: 'readRange', deadline, parent, after, limit }), 'readRange', node);
+    return { records: r.records, next: r.next };
+  }
+
   #call(node: string, c: CallOf): Promise<WireReply> {
     const address = this.addressOf(node);
     if (address === undefined) return Promise.reject(new ReplicaFailure('unreachable', 'RK_UNAVAILABLE', `no address known for node ${node}`));
-    let s = this.#streams.get(address);
+    const typed = TYPED.has(c.op);
+    const streams = typed ? this.#typedStreams : this.#streams;
+    let s = streams.get(address);
     if (s === undefined) {
-      s = new BatchedStream(this.#channels.get(address), codecFor(address));
-      this.#streams.set(address, s);
+      s = new BatchedStream(this.#channels.get(address), codecFor(address, typed, node, this.#sent));
+      streams.set(address, s);
     }
     return s.call(c);
   }
 
-  /** How long `node` has had calls in flight from this node and answered none, ms (batched-stream.ts). */
+  /** Bytes of calls sent to peers since start, by operation (each call's encoded size in its batch). */
+  get bytesSent(): ReadonlyMap<string, number> {
+    return this.#bytesSent;
+  }
+
+  /** How long `node` has had calls in flight from this node and answered none, ms (batched-stream.ts): the longer of its two streams'. */
   silentMs(node: string): number {
     const address = this.addressOf(node);
-    return address === undefined ? 0 : (this.#streams.get(address)?.silentMs() ?? 0);
+    if (address === undefined) return 0;
+    return Math.max(this.#streams.get(address)?.silentMs() ?? 0, this.#typedStreams.get(address)?.silentMs() ?? 0);
   }
 
   /** Close the streams and channels to every address not in `keep`. */
   retain(keep: ReadonlySet<string>): void {
-    for (const [address, s] of this.#streams) {
-      if (keep.has(address)) continue;
-      s.close();
-      this.#streams.delete(address);
-    }
+    for (const streams of [this.#streams, this.#typedStreams])
+      for (const [address, s] of streams) {
+        if (keep.has(address)) continue;
+        s.close();
+        streams.delete(address);
+      }
     this.#channels.retain(keep);
   }
 
   close(): void {
-    for (const s of this.#streams.values()) s.close();
-    this.#streams.clear();
+    for (const streams of [this.#streams, this.#typedStreams]) {
+      for (const s of streams.values()) s.close();
+      streams.clear();
+    }
     this.#channels.close();
   }
 }
@@ -130,7 +225,7 @@ export class ReplicaServer {
   get inFlight(): number {
     return this.#inFlight;
   }
-  readonly #codec: ServerCodec<WireCall, WireReply>;
+  readonly #codec: ServerCodec<DecodedCall, WireReply>;
 
   constructor(
     private readonly local: LocalReplica,
@@ -140,6 +235,13 @@ export class ReplicaServer {
       decode: decodeCalls,
       encode: encodeReplies,
       size: replySize,
+      // A reply gRPC would refuse to send (over the message limit) would break the stream and every call on it: it is refused alone.
+      tooLarge: (r, size) => ({
+        id: r.id,
+        op: 'error',
+        code: 'KV_RECORD_TOO_LARGE',
+        message: `the ${r.op} reply of ${size} bytes is over the node's message limit of ${NODE_MAX_MESSAGE_BYTES} bytes; a record this large cannot be sent between nodes (lower limits.maxRecordBytes)`,
+      }),
       refuse: (c, draining) => this.#refusal(c, draining),
       run: async (c) => {
         this.#inFlight++;
@@ -175,11 +277,13 @@ export class ReplicaServer {
   }
 
   /** The reply that refuses `c` without running it, if it must be. */
-  #refusal(c: WireCall, draining: boolean): WireReply | undefined {
+  #refusal(c: DecodedCall, draining: boolean): WireReply | undefined {
     const error = (code: string, message: string): WireReply => {
       this.options.observe?.(c.op, codeName(toStatus({ code, message }).code), 0);
       return { id: c.id, op: 'error', code, message };
     };
+    if (c.op === 'unsupported')
+      return error('RK_UNSUPPORTED', `call ${c.id} names no operation this node's release knows (none set, or one of a newer release); upgrade this node to the caller's release`);
     const why = draining ? 'this node is shutting down' : this.options.refuse();
     if (why !== undefined) return error('RK_NOT_READY', why);
     if (c.deadline <= Date.now()) return error('RK_TIMEOUT', 'the deadline passed before the replica got the call');
@@ -187,7 +291,7 @@ export class ReplicaServer {
     return undefined;
   }
 
-  async #run(c: WireCall): Promise<WireReply> {
+  async #run(c: DecodedCall): Promise<WireReply> {
     switch (c.op) {
       case 'apply': {
         const r = await this.local.apply(c.key, c.value, c.context, c.requestId, c.expiresAt);
@@ -199,6 +303,21 @@ export class ReplicaServer {
         return { id: c.id, op: 'read', record: await this.local.read(c.key, c.hintFor === '' ? undefined : c.hintFor) };
       case 'digest':
         return { id: c.id, op: 'digest', digest: await this.local.digest(c.key) };
+      case 'counterUpdate': {
+        // Past the store's bound the amount would not convert exactly: refused in the store's words.
+        if (c.amount < -BigInt(Number.MAX_SAFE_INTEGER) || c.amount > BigInt(Number.MAX_SAFE_INTEGER))
+          throw new KvError('KV_BAD_AMOUNT', `a counter increment must be a nonzero integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}; got ${c.amount}. Send a whole, nonzero amount (negative to decrement)`);
+        const r = await this.local.counterUpdate(c.key, Number(c.amount), c.requestId);
+        return { id: c.id, op: 'counterUpdate', record: r.record, delta: r.delta, value: r.value.toString() };
+      }
+      case 'writeMany':
+        return { id: c.id, op: 'writeMany', records: await this.local.writeMany(c.parent, c.ops.map(subOp), c.requestId) };
+      case 'readRange': {
+        const r = await this.local.readRange(c.parent, c.after, c.limit);
+        return { id: c.id, op: 'readRange', records: r.records, next: r.next };
+      }
+      case 'unsupported': // refused before it runs (#refusal)
+        throw new ReplicationError('RK_UNSUPPORTED', `call ${c.id} names no operation this node's release knows; upgrade this node to the caller's release`);
     }
   }
 }

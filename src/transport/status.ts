@@ -59,6 +59,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, grpc.status>> = {
   RK_NOT_READY: S.UNAVAILABLE,
   RK_TIMEOUT: S.DEADLINE_EXCEEDED,
   RK_OVERLOADED: S.RESOURCE_EXHAUSTED,
+  RK_UNSUPPORTED: S.UNIMPLEMENTED,
   // What a request asked of the ring is malformed; an empty ring means the cluster is still forming.
   RING_BAD_MEMBER: S.INVALID_ARGUMENT,
   RING_DUPLICATE_MEMBER: S.INVALID_ARGUMENT,
@@ -75,6 +76,9 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, grpc.status>> = {
   BK_UNKNOWN: S.NOT_FOUND,
   BK_EXISTS: S.ALREADY_EXISTS,
   BK_N_FIXED: S.FAILED_PRECONDITION,
+  BK_TYPE_FIXED: S.FAILED_PRECONDITION,
+  // The bucket is there, of another data type: the operation that suits it would succeed.
+  BK_WRONG_TYPE: S.FAILED_PRECONDITION,
   BK_NOT_READY: S.FAILED_PRECONDITION,
   // A data type's element or field named wrongly (a sub-key: buckets/subkeys.ts), or past a limit.
   DT_BAD_SUBKEY: S.INVALID_ARGUMENT,

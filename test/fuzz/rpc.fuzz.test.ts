@@ -1,6 +1,8 @@
 /**
  * Every RPC a node serves (client, admin, gossip, replica, handoff, repair, health,
- * reflection; the batches GetMany and PutMany among the client's), fuzzed with random and boundary messages, raw bytes and damaged messages,
+ * reflection; the batches GetMany and PutMany and the data types' calls among the
+ * client's, with a counter and a set bucket on the node so that the typed calls reach the
+ * coordinator, not only the type check), fuzzed with random and boundary messages, raw bytes and damaged messages,
  * with and without the admin token. Each call must end with a clear status (never
  * INTERNAL, UNKNOWN or a dropped call, and a message whenever it is not OK); a refused
  * call must leave the stored data as it was; the node must keep serving.
@@ -16,7 +18,7 @@ import * as grpc from '@grpc/grpc-js';
 import fc from 'fast-check';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '../../src/client/index.js';
+import { AdminClient, Client } from '../../src/client/index.js';
 import { resolveConfig } from '../../src/node/config.js';
 import { RingkvNode } from '../../src/node/node.js';
 import { protos } from '../../src/transport/protos.js';
@@ -35,6 +37,13 @@ let node: RingkvNode;
 let client: grpc.Client;
 let kv: Client;
 const keys = Array.from({ length: 20 }, (_, i) => Buffer.from(`fuzz-key-${i}`));
+/** The fuzz node's counter and set buckets, and elements its sets hold. */
+const COUNTERS = 'fuzz-counters';
+const SETS = 'fuzz-sets';
+const ELEMENTS = ['a', 'b', 'c', 'd'].map((e) => Buffer.from(e));
+/** The data types' calls: each must be answered OK sometimes (its typed path reached). */
+const TYPED = ['CounterUpdate', 'CounterGet', 'SetUpdate', 'SetRead', 'SetContains'];
+const isTyped = (path: string): boolean => TYPED.some((t) => path === `/ringkv.v1.KeyValue/${t}`);
 
 beforeAll(async () => {
   writeFileSync(join(root, 'token'), `${TOKEN}\n`, { mode: 0o600 });
@@ -43,6 +52,18 @@ beforeAll(async () => {
   await waitFor('the node to form its cluster', 20_000, () => node.status === 'normal' || undefined);
   kv = new Client({ nodes: [node.address] });
   for (const k of keys) await kv.put(k, Buffer.from(`value of ${k.toString()}`));
+  // A counter and a set bucket, each with data, so that the typed calls find something.
+  const admin = new AdminClient(node.address, 10_000, { token: TOKEN });
+  try {
+    await admin.createBucket(COUNTERS, { type: 'counter' });
+    await admin.createBucket(SETS, { type: 'set' });
+  } finally {
+    admin.close();
+  }
+  for (const k of keys.slice(0, 5)) {
+    await kv.counterIncrement(k, 3, { bucket: COUNTERS });
+    await kv.setAdd(k, ELEMENTS.slice(0, 3), { bucket: SETS });
+  }
   client = new grpc.Client(node.address, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': -1, 'grpc.max_receive_message_length': -1 });
 }, 60_000);
 
@@ -88,7 +109,7 @@ describe('fuzzing every RPC', () => {
       expect(paths.some((p) => p.startsWith(`/${service}/`)), service).toBe(true);
     expect(paths.length).toBeGreaterThanOrEqual(30);
     // The batches: their repeated keys and items reach the limits (arrays of 50 to 200 elements one time in six).
-    for (const method of ['Put', 'Get', 'Delete', 'GetMany', 'PutMany']) expect(paths).toContain(`/ringkv.v1.KeyValue/${method}`);
+    for (const method of ['Put', 'Get', 'Delete', 'GetMany', 'PutMany', ...TYPED]) expect(paths).toContain(`/ringkv.v1.KeyValue/${method}`);
   });
 
   // Tokens as the wire spells them: 16 hex digits.
@@ -96,17 +117,33 @@ describe('fuzzing every RPC', () => {
     { arbitrary: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map((t) => t.toString(16).padStart(16, '0')), weight: 4 },
     { arbitrary: fc.constantFrom('0000000000000000', 'ffffffffffffffff', '8000000000000000', '7fffffffffffffff', '0', 'fffffffffffffffff', 'gggggggggggggggg', '-000000000000001'), weight: 1 },
   );
-  const pools = (): Pools => ({
-    strings: ['fuzz', 'ringkv', node.address, 'ringkv.v1', 'normal', 'n1'],
+  /**
+   * A method's bucket: its own type's mostly (so calls get past the type check), another
+   * type's at times (so the refusals are fuzzed too).
+   */
+  const bucketFor = (path: string): fc.Arbitrary<string> => {
+    const method = path.slice(path.lastIndexOf('/') + 1);
+    if (method.startsWith('Counter')) return fc.oneof({ arbitrary: fc.constant(COUNTERS), weight: 8 }, { arbitrary: fc.constantFrom(SETS, ''), weight: 1 });
+    if (method.startsWith('Set')) return fc.oneof({ arbitrary: fc.constant(SETS), weight: 8 }, { arbitrary: fc.constantFrom(COUNTERS, ''), weight: 1 });
+    return fc.constantFrom('', 'default', '', 'default', COUNTERS, SETS);
+  };
+  const pools = (path: string): Pools => ({
+    strings: ['fuzz', 'ringkv', node.address, 'ringkv.v1', 'normal', 'n1', COUNTERS, SETS],
     keys,
-    byField: { cluster: fc.constant('ringkv'), start: token, end: token, from: fc.constantFrom('fuzz', 'n1', 'n2'), fromAddr: fc.constantFrom(node.address, '127.0.0.1:1'), requester: fc.constantFrom('fuzz', 'n1'), kind: fc.constantFrom('SYN', 'ACK', 'ACK2'), hintFor: fc.constantFrom('', 'n1', 'fuzz'), bucket: fc.constantFrom('', 'default'), r: fc.constantFrom(0, 1), w: fc.constantFrom(0, 1) },
+    byField: {
+      cluster: fc.constant('ringkv'), start: token, end: token, from: fc.constantFrom('fuzz', 'n1', 'n2'), fromAddr: fc.constantFrom(node.address, '127.0.0.1:1'), requester: fc.constantFrom('fuzz', 'n1'), kind: fc.constantFrom('SYN', 'ACK', 'ACK2'), hintFor: fc.constantFrom('', 'n1', 'fuzz'), bucket: bucketFor(path), r: fc.constantFrom(0, 1), w: fc.constantFrom(0, 1),
+      // The data types' fields: amounts a counter takes, elements its sets hold, small pages.
+      amount: fc.integer({ min: -1000, max: 1000 }), add: fc.constantFrom(...ELEMENTS), element: fc.constantFrom(...ELEMENTS), after: fc.constantFrom(Buffer.alloc(0), ...ELEMENTS), limit: fc.constantFrom(0, 1, 2, 1000),
+      // A typed call has to get past more checks than a get (a key, its bucket's type, the confirmations) to reach its path.
+      ...(isTyped(path) ? { key: fc.constantFrom(...keys), nodeConfirms: fc.constantFrom(0, 1), zoneConfirms: fc.constantFrom(0, 1), pw: fc.constantFrom(0, 1) } : {}),
+    },
   });
 
   for (const m of methods) {
     it(m.path, async () => {
       const seen = new Map<string, number>();
       matrix.set(m.path, seen);
-      const frames = m.requestStream ? fc.array(requestBytesArb(definition, m, pools()), { maxLength: 3 }) : requestBytesArb(definition, m, pools()).map((b) => [b]);
+      const frames = m.requestStream ? fc.array(requestBytesArb(definition, m, pools(m.path)), { maxLength: 3 }) : requestBytesArb(definition, m, pools(m.path)).map((b) => [b]);
       await fc.assert(
         fc.asyncProperty(frames, fc.constantFrom('none' as const, 'token' as const, 'wrong' as const), async (requests, auth) => {
           // Calls an earlier stream sent before it broke may still be running: their writes are theirs, not this call's.
@@ -124,13 +161,16 @@ describe('fuzzing every RPC', () => {
             if (requests.length <= 1) expect(await snapshot(), `${m.path} refused (${grpc.status[out.code]}: ${out.details}) yet the stored data changed`).toBe(before);
           }
         }),
-        { numRuns: m.path.includes('/Watch') ? Math.min(RUNS, 3) : RUNS },
+        // A typed call passes more checks before its path (a key, its bucket's type, the confirmations): twice the runs, so that some reach it.
+        { numRuns: m.path.includes('/Watch') ? Math.min(RUNS, 3) : isTyped(m.path) ? 2 * RUNS : RUNS },
       );
       // The node still serves a client.
       const got = await kv.get(keys[0]!);
       expect(got.found).toBe(true);
       // A batch's well-formed calls get past the call's checks: some are answered (each key its own result).
       if (m.path.endsWith('Many') && RUNS >= 25) expect(seen.get('OK') ?? 0, `${m.path}: no call was answered OK`).toBeGreaterThan(0);
+      // The typed calls too: some reach the coordinator and succeed, not only the type check's refusals.
+      if (isTyped(m.path) && RUNS >= 25) expect(seen.get('OK') ?? 0, `${m.path}: no call was answered OK`).toBeGreaterThan(0);
       expect(seen.size).toBeGreaterThan(0);
     }, 120_000 + RUNS * 200);
   }

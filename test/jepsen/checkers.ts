@@ -8,7 +8,7 @@ export type Outcome = 'ok' | 'fail' | 'unknown';
 
 /** One client operation, for availability and the timeline. Times are ms from the workload's start. */
 export interface Op {
-  readonly workload: 'set' | 'register' | 'expiry';
+  readonly workload: 'set' | 'register' | 'expiry' | 'counter' | 'orset';
   readonly startMs: number;
   readonly endMs: number;
   readonly outcome: Outcome;
@@ -369,4 +369,131 @@ export function checkExpiry(writes: ReadonlyMap<string, ExpiryWrite>, reads: rea
   }
   const acknowledged = [...writes.values()].filter((w) => w.acked).length;
   return { writes: writes.size, acknowledged, reads: reads.length, judged, late: lateReads.length, lateReads: lateReads.slice(0, 50), unexpected: [...unexpected].slice(0, 50), maxSkewMs };
+}
+
+/** An increment of the counter workload (amounts are positive): its outcome once every attempt with its request id is done. */
+export interface CounterIncrement {
+  readonly key: string;
+  readonly amount: number;
+  readonly startMs: number;
+  endMs: number;
+  outcome: Outcome;
+}
+
+/** A read of the counter workload: the value one read of a key returned, and when. */
+export interface CounterRead {
+  readonly key: string;
+  readonly value: bigint;
+  readonly startMs: number;
+  readonly endMs: number;
+}
+
+export interface CounterResult {
+  readonly keys: number;
+  readonly increments: number;
+  readonly acknowledged: number;
+  readonly reads: number;
+  /** Keys whose final value is below the sum of their acknowledged increments: an increment lost. Must be empty. */
+  readonly lost: string[];
+  /** Keys whose final value is above the sum of every increment attempted (acknowledged or not): one counted twice. Must be empty. */
+  readonly doubled: string[];
+  /** Reads during the run below 0 or above every increment invoked before the read ended. Must be empty. */
+  readonly badReads: string[];
+  /** Increments whose outcome was unknown that the final values show applied (at least this many units). */
+  readonly unknownApplied: number;
+}
+
+/**
+ * The counter checker (Jepsen's for Riak's counters, made exact by idempotent
+ * increments). Every increment adds a positive amount, and a failed or timed-out one is
+ * retried with its request id until it is acknowledged or the run ends, so it applies at
+ * most once: the final value of each key must lie between the sum of its acknowledged
+ * increments (below: one was lost) and the sum of every increment tried (above: one was
+ * counted twice). A read during the run is not linearizable (a quorum read can miss a
+ * write a sloppy quorum took), but it can never exceed what was invoked before it ended,
+ * nor go below zero.
+ */
+export function checkCounter(increments: readonly CounterIncrement[], reads: readonly CounterRead[], final: ReadonlyMap<string, bigint>): CounterResult {
+  const byKey = new Map<string, { ok: bigint; all: bigint }>();
+  for (const i of increments) {
+    const k = byKey.get(i.key) ?? byKey.set(i.key, { ok: 0n, all: 0n }).get(i.key)!;
+    k.all += BigInt(i.amount);
+    if (i.outcome === 'ok') k.ok += BigInt(i.amount);
+  }
+  const lost: string[] = [], doubled: string[] = [], badReads: string[] = [];
+  let unknownApplied = 0n;
+  for (const [key, sums] of byKey) {
+    const v = final.get(key) ?? 0n;
+    if (v < sums.ok) lost.push(`${key}: final ${v} < ${sums.ok} acknowledged`);
+    else if (v > sums.all) doubled.push(`${key}: final ${v} > ${sums.all} attempted`);
+    else unknownApplied += v - sums.ok;
+  }
+  for (const [key, v] of final) if (!byKey.has(key) && v !== 0n) doubled.push(`${key}: final ${v}, never incremented`);
+  const invoked = [...increments].sort((a, b) => a.startMs - b.startMs);
+  for (const r of reads) {
+    let bound = 0n;
+    for (const i of invoked) {
+      if (i.startMs > r.endMs) break;
+      if (i.key === r.key) bound += BigInt(i.amount);
+    }
+    if (r.value < 0n || r.value > bound) badReads.push(`${r.key} read ${r.value} at ${Math.round(r.startMs)}-${Math.round(r.endMs)} ms; at most ${bound} was invoked by then`);
+  }
+  return {
+    keys: byKey.size,
+    increments: increments.length,
+    acknowledged: increments.filter((i) => i.outcome === 'ok').length,
+    reads: reads.length,
+    lost: lost.slice(0, 50),
+    doubled: doubled.slice(0, 50),
+    badReads: badReads.slice(0, 50),
+    unknownApplied: Number(unknownApplied),
+  };
+}
+
+/** An element of the orset workload: added to one key once, and perhaps removed once after its add was acknowledged. */
+export interface OrSetElement {
+  readonly key: string;
+  add: Outcome;
+  /** undefined: never removed. */
+  remove: Outcome | undefined;
+}
+
+export interface OrSetResult {
+  readonly elements: number;
+  readonly acknowledged: number;
+  readonly removed: number;
+  /** Added and acknowledged, never removed, missing from the final read. Must be empty. */
+  readonly lost: string[];
+  /** Removed and acknowledged, yet in the final read (the remove saw the element's only add, so nothing may bring it back). Must be empty. */
+  readonly resurrected: string[];
+  /** In the final read, never added to that key. Must be empty. */
+  readonly unexpected: string[];
+}
+
+/**
+ * The observed-remove set checker. Each element is added once, to one key; a remove
+ * carries the context of a read that showed the element, so it supersedes exactly that
+ * add: an acknowledged add never removed must be in the final read, an acknowledged
+ * remove must not be, and nothing nobody added may appear. Unknown outcomes may go
+ * either way.
+ */
+export function checkOrSet(elements: ReadonlyMap<string, OrSetElement>, final: ReadonlyMap<string, ReadonlySet<string>>): OrSetResult {
+  const lost: string[] = [], resurrected: string[] = [], unexpected: string[] = [];
+  for (const [key, present] of final) {
+    for (const e of present) {
+      const el = elements.get(e);
+      if (el === undefined || el.key !== key) unexpected.push(`${key}:${e}`);
+      else if (el.remove === 'ok') resurrected.push(`${key}:${e}`);
+    }
+  }
+  for (const [e, el] of elements) if (el.add === 'ok' && el.remove === undefined && !final.get(el.key)?.has(e)) lost.push(`${el.key}:${e}`);
+  const all = [...elements.values()];
+  return {
+    elements: elements.size,
+    acknowledged: all.filter((e) => e.add === 'ok').length,
+    removed: all.filter((e) => e.remove === 'ok').length,
+    lost: lost.slice(0, 50),
+    resurrected: resurrected.slice(0, 50),
+    unexpected: unexpected.slice(0, 50),
+  };
 }

@@ -1,8 +1,9 @@
 /**
  * The short Jepsen pass that CI runs: 5 real nodes, each in its own network namespace,
- * both workloads, and every nemesis kind, partition shape and slow shape at least once in
+ * the set, register, counter and orset workloads, and every nemesis kind, partition shape and slow shape at least once in
  * 70 s (a fault every 4 s; about 100 s with forming and settling here); then no
- * acknowledged write lost, nothing unexpected, every replica identical, and throughput and
+ * acknowledged write lost, no increment lost or counted twice, no removed element back,
+ * nothing unexpected, every replica identical, and throughput and
  * p99 per kind in the report. And the harness leaves nothing behind — no namespace, link,
  * rule, cpu cgroup, delay proxy or node process — not when a run fails, not when
  * interrupted, not when killed -9 (the next run, or --sweep, removes what it left).
@@ -26,13 +27,13 @@ const root = caps.namespaces === true;
 const NOTHING = { namespaces: [], links: [], cgroups: [], proxies: [] };
 if (process.env['CI'] === 'true' && process.getuid?.() === 0 && !root) throw new Error(`CI runs as root, so the network nemeses must run: ${caps.namespaces}`);
 
-it('loses nothing acknowledged and converges under every nemesis (5 nodes, set and register)', async () => {
+it('loses nothing acknowledged and converges under every nemesis (5 nodes, set, register, counter and orset)', async () => {
   const lines: string[] = [];
   const r = await runJepsen({
     timeS: 70,
     nodes: 5,
     nemeses: [...NEMESES],
-    workloads: ['set', 'register'],
+    workloads: ['set', 'register', 'counter', 'orset'],
     seed: 20261201,
     // 14 kinds (6 partition shapes, 3 slow shapes, 5 more) fit in 70 s at one every 4 s whatever the seed (nemesis.test.ts).
     everyMs: 4000,
@@ -48,8 +49,14 @@ it('loses nothing acknowledged and converges under every nemesis (5 nodes, set a
   expect(r.register!.lost).toEqual([]);
   expect(r.register!.unexpected).toEqual([]);
   expect(r.convergence.converged).toBe(true);
+  expect([r.counter!.lost, r.counter!.doubled, r.counter!.badReads]).toEqual([[], [], []]);
+  expect([r.orset!.lost, r.orset!.resurrected, r.orset!.unexpected]).toEqual([[], [], []]);
   expect(r.set!.acknowledged).toBeGreaterThan(500);
   expect(r.register!.acknowledged).toBeGreaterThan(500);
+  expect(r.counter!.acknowledged).toBeGreaterThan(200);
+  expect(r.counter!.reads).toBeGreaterThan(50);
+  expect(r.orset!.acknowledged).toBeGreaterThan(200);
+  expect(r.orset!.removed).toBeGreaterThan(20);
   const applied = r.faults.filter((f) => f.skipped === undefined);
   const kinds = new Set(applied.map((f) => f.kind));
   for (const k of NEMESES) if (root || (k !== 'partition' && k !== 'packet')) expect(kinds.has(k), `${k} applied\n${summary}`).toBe(true);

@@ -1,6 +1,6 @@
 /**
  * npm run jepsen -- [--time 300] [--nodes 5] [--nemesis all|partition,kill,pause,packet,clock,membership,slow]
- *                   [--workload set,register,expiry] [--seed S] [--every-ms 10000] [--workers 8] [--results DIR]
+ *                   [--workload set,register,expiry,counter,orset] [--seed S] [--every-ms 10000] [--workers 8] [--results DIR]
  *
  * A Jepsen-style run against real `ringkv node` processes (test/jepsen/run.ts): prints the
  * verdict and a summary, writes the report, and exits 1 on any violation. The seed
@@ -10,7 +10,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { join } from 'node:path';
 import { parseNemeses } from './nemesis.js';
 import { sweep } from '../../testkit/jepsen/net.js';
-import { redraw, runJepsen, summary, type Workload } from './run.js';
+import { WORKLOADS, redraw, runJepsen, summary, type Workload } from './run.js';
 
 const int = (min: number, max: number) => (v: string): number => {
   const n = Number(v);
@@ -19,7 +19,7 @@ const int = (min: number, max: number) => (v: string): number => {
 };
 const workloads = (v: string): Workload[] => {
   const out = v.split(',').map((s) => s.trim());
-  for (const w of out) if (w !== 'set' && w !== 'register' && w !== 'expiry') throw new InvalidArgumentError(`unknown workload "${w}"; known: set, register, expiry`);
+  for (const w of out) if (!(WORKLOADS as readonly string[]).includes(w)) throw new InvalidArgumentError(`unknown workload "${w}"; known: ${WORKLOADS.join(', ')}`);
   return out as Workload[];
 };
 const nemeses = (v: string): ReturnType<typeof parseNemeses> => {
@@ -35,7 +35,7 @@ const program = new Command('jepsen')
   .option('--time <s>', 'seconds of workload under faults', int(10, 86_400), 300)
   .option('--nodes <n>', 'nodes to start (one more joins during the run)', int(4, 20), 5)
   .option('--nemesis <list>', 'faults to inject: all, or a list of partition,kill,pause,packet,clock,membership,slow', nemeses, parseNemeses('all'))
-  .option('--workload <list>', 'any of set, register, expiry', workloads, ['set', 'register'] as Workload[])
+  .option('--workload <list>', `any of ${WORKLOADS.join(', ')}`, workloads, ['set', 'register'] as Workload[])
   .option('--seed <n>', 'seed of the fault schedule (default: random, printed)', int(0, 2 ** 31 - 1))
   .option('--every-ms <ms>', 'mean time between faults', int(1000, 600_000), 10_000)
   .option('--workers <n>', 'concurrent clients', int(1, 256), 8)

@@ -13,17 +13,19 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { Client } from '../../src/client/index.js';
 import { mulberry32 } from '../../src/ring/allocate-tokens.js';
+import { storedKey } from '../../src/buckets/index.js';
 import { versionBytes } from '../../src/storage/codec.js';
 import { GrpcReplicas } from '../../src/transport/replica-wire.js';
-import { availability, checkExpiry, checkRegister, checkSet, faultImpact, type Availability, type ExpiryResult, type FaultImpact, type Op, type OffsetChange, type RegisterResult, type SetResult, type Window } from './checkers.js';
+import { availability, checkCounter, checkExpiry, checkOrSet, checkRegister, checkSet, faultImpact, type Availability, type CounterResult, type ExpiryResult, type FaultImpact, type Op, type OffsetChange, type OrSetResult, type RegisterResult, type SetResult, type Window } from './checkers.js';
 import { JepsenCluster, type JepsenNode } from '../../testkit/jepsen/cluster.js';
 import { capabilities, Network, sweep, type NetCapabilities } from '../../testkit/jepsen/net.js';
 import { partition, schedule, shuffle, SLOW_SHAPES, type Fault, type Nemesis, type PartitionShape, type SlowShape } from './nemesis.js';
 import { cpuThrottleSupport, healAllSlow, SLOW_DEFAULTS, strobe, throttleCpu, type Healable } from '../../testkit/jepsen/slow.js';
 import { timelineSvg } from './timeline.js';
-import { ExpiryWorkload, History, RegisterWorkload, SetWorkload } from './workloads.js';
+import { COUNTER_BUCKET, CounterWorkload, ExpiryWorkload, History, ORSET_BUCKET, OrSetWorkload, RegisterWorkload, SetWorkload } from './workloads.js';
 
-export type Workload = 'set' | 'register' | 'expiry';
+export type Workload = 'set' | 'register' | 'expiry' | 'counter' | 'orset';
+export const WORKLOADS: readonly Workload[] = ['set', 'register', 'expiry', 'counter', 'orset'];
 
 export interface JepsenOptions {
   readonly timeS: number;
@@ -68,6 +70,8 @@ export interface JepsenReport {
   readonly set?: SetResult;
   readonly register?: RegisterResult;
   readonly expiry?: ExpiryResult;
+  readonly counter?: CounterResult;
+  readonly orset?: OrSetResult;
   readonly convergence: { converged: boolean; ms: number; keys: number; divergent: string[] };
   readonly settleMs: number;
   readonly availability: Availability;
@@ -145,6 +149,7 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     log(`cluster of ${o.nodes} up in ${Date.now() - started} ms${net ? ` on ${net.subnet}.0/24, one namespace per node` : ' on 127.0.0.1 (no namespaces)'}`);
     o.onReady?.({ pids: cluster.nodes.map((n) => n.pid!), folder });
 
+    if (o.workloads.includes('counter') || o.workloads.includes('orset')) await createTypedBuckets(cluster);
     client = new Client({ nodes: cluster.nodes.map((n) => n.address), deadlineMs: 3000 });
     const history = new History();
     const random = mulberry32(o.seed ^ 0x5eed);
@@ -152,7 +157,9 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     const register = o.workloads.includes('register') ? new RegisterWorkload(client, history, 100, random) : undefined;
     unhedged = o.workloads.includes('expiry') ? new Client({ nodes: cluster.nodes.map((n) => n.address), deadlineMs: 3000, hedge: false }) : undefined;
     const expiry = unhedged ? new ExpiryWorkload(unhedged, history, 30, random) : undefined;
-    const workloads = [set, register, expiry].filter((w) => w !== undefined);
+    const counter = o.workloads.includes('counter') ? new CounterWorkload(client, history, 5, random) : undefined;
+    const orset = o.workloads.includes('orset') ? new OrSetWorkload(client, history, 4, random) : undefined;
+    const workloads = [set, register, expiry, counter, orset].filter((w) => w !== undefined);
     const endMs = o.timeS * 1000;
     const maxOps = o.timeS * 2000;
     let ops = 0;
@@ -187,7 +194,11 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     const settleMs = Date.now() - healedAt;
     log(`settled in ${settleMs} ms`);
 
-    const keys = [...(set?.keys ?? []), ...(register?.keys ?? []), ...(expiry?.keys ?? [])];
+    const keys: TypedKey[] = [
+      ...[...(set?.keys ?? []), ...(register?.keys ?? []), ...(expiry?.keys ?? [])].map((key) => ({ key, bucket: '', type: 'kv' as const })),
+      ...[...(counter?.keys ?? [])].map((key) => ({ key, bucket: COUNTER_BUCKET, type: 'kv' as const })), // a counter's record is compared as any record's
+      ...[...(orset?.keys ?? [])].map((key) => ({ key, bucket: ORSET_BUCKET, type: 'set' as const })),
+    ];
     replicas = new GrpcReplicas((id) => cluster!.nodes.find((n) => n.id === id)?.address, grpc.credentials.createInsecure());
     let divergent = await divergentKeys(cluster, replicas, keys);
     const convergeEnd = Date.now() + 60_000;
@@ -198,20 +209,36 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     const convergence = { converged: divergent.length === 0, ms: Date.now() - healedAt, keys: keys.length, divergent: divergent.slice(0, 50) };
     log(`convergence: ${convergence.converged ? `every replica of ${keys.length} keys identical ${convergence.ms} ms after the heal` : `${divergent.length} keys differ between replicas`}`);
 
-    const readAll = async (key: string): Promise<Buffer[]> => {
+    const finalRead = async <T>(key: string, read: () => Promise<T>): Promise<T> => {
       for (let attempt = 0; ; attempt++) {
         try {
-          return (await client!.get(key, { r: 3, deadlineMs: 10_000 })).values;
+          return await read();
         } catch (e) {
           if (attempt >= 5) throw new Error(`final read of ${key} failed: ${(e as Error).message}`);
           await sleep(1000);
         }
       }
     };
+    const readAll = (key: string): Promise<Buffer[]> => finalRead(key, async () => (await client!.get(key, { r: 3, deadlineMs: 10_000 })).values);
     const setResult = set ? checkSet(set.attempted, set.acked, await set.finalRead(readAll)) : undefined;
     const registerResult = register ? checkRegister(register.writes, await register.finalRead(readAll)) : undefined;
     if (expiry) await expiry.finalRead(readAll);
     const expiryResult = expiry ? checkExpiry(expiry.writes, expiry.reads, nemesis.offsets) : undefined;
+    const counterResult = counter
+      ? checkCounter(counter.increments, counter.reads, await counter.finalRead((key) => finalRead(key, async () => (await client!.counterGet(key, { bucket: COUNTER_BUCKET, r: 3, deadlineMs: 10_000 })).value)))
+      : undefined;
+    const orsetResult = orset
+      ? checkOrSet(
+          orset.elements,
+          await orset.finalRead((key) =>
+            finalRead(key, async () => {
+              const out: string[] = [];
+              for await (const e of client!.setElements(key, { bucket: ORSET_BUCKET, r: 3, deadlineMs: 10_000 })) out.push(String(e.element));
+              return out;
+            }),
+          ),
+        )
+      : undefined;
 
     const windows: Window[] = nemesis.records.filter((r) => r.skipped === undefined).map((r) => ({ kind: r.kind, ...(r.shape ? { shape: r.shape } : {}), label: r.label, startMs: r.startMs, endMs: r.endMs }));
     const avail = availability(history.ops, windows, 5000);
@@ -225,6 +252,12 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     if (registerResult && registerResult.unexpected.length > 0) violations.push(`register: ${registerResult.unexpected.length} unexpected values`);
     if (expiryResult && expiryResult.late > 0) violations.push(`expiry: ${expiryResult.late} reads showed a value past its expiry plus the clock skew bound`);
     if (expiryResult && expiryResult.unexpected.length > 0) violations.push(`expiry: ${expiryResult.unexpected.length} unexpected values`);
+    if (counterResult && counterResult.lost.length > 0) violations.push(`counter: ${counterResult.lost.length} counters lost acknowledged increments`);
+    if (counterResult && counterResult.doubled.length > 0) violations.push(`counter: ${counterResult.doubled.length} counters counted an increment twice (or one nobody made)`);
+    if (counterResult && counterResult.badReads.length > 0) violations.push(`counter: ${counterResult.badReads.length} reads above what was invoked, or below zero`);
+    if (orsetResult && orsetResult.lost.length > 0) violations.push(`orset: ${orsetResult.lost.length} acknowledged adds lost`);
+    if (orsetResult && orsetResult.resurrected.length > 0) violations.push(`orset: ${orsetResult.resurrected.length} removed elements came back`);
+    if (orsetResult && orsetResult.unexpected.length > 0) violations.push(`orset: ${orsetResult.unexpected.length} unexpected elements`);
     if (!convergence.converged) violations.push(`convergence: ${divergent.length} keys still differ between replicas 60 s after settling`);
     if (history.malformed.length > 0) violations.push(`${history.malformed.length} reads returned a value no client wrote`);
     const report: JepsenReport = {
@@ -244,6 +277,8 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
       ...(setResult ? { set: setResult } : {}),
       ...(registerResult ? { register: registerResult } : {}),
       ...(expiryResult ? { expiry: expiryResult } : {}),
+      ...(counterResult ? { counter: counterResult } : {}),
+      ...(orsetResult ? { orset: orsetResult } : {}),
       convergence,
       settleMs,
       availability: avail,
@@ -304,21 +339,64 @@ async function repairAll(cluster: JepsenCluster, log: (l: string) => void): Prom
   }
 }
 
-/** Keys whose N replicas do not hold identical versions, read from each replica's own storage. */
-async function divergentKeys(cluster: JepsenCluster, replicas: GrpcReplicas, keys: readonly string[]): Promise<string[]> {
+/** A key the run checks for convergence: its bucket, and whether it is a set (its elements are records of their own). */
+interface TypedKey {
+  readonly key: string;
+  readonly bucket: string;
+  readonly type: 'kv' | 'set';
+}
+
+/** The typed workloads' buckets, on one node; then until every node knows them (they spread by gossip). */
+async function createTypedBuckets(cluster: JepsenCluster): Promise<void> {
+  const admin = cluster.nodes[0]!.admin();
+  await admin.createBucket(COUNTER_BUCKET, { type: 'counter' });
+  await admin.createBucket(ORSET_BUCKET, { type: 'set' });
+  await waitUntil('every node knows the typed buckets', 60_000, async () => {
+    const known = await Promise.all(cluster.nodes.map((n) => Promise.all([n.admin().getBucket(COUNTER_BUCKET), n.admin().getBucket(ORSET_BUCKET)]).then(() => true, () => false)));
+    return known.every(Boolean);
+  });
+}
+
+/**
+ * Keys whose N replicas do not hold identical versions, read from each replica's own
+ * storage: a key's record (a counter's too), or every element record of a set.
+ */
+async function divergentKeys(cluster: JepsenCluster, replicas: GrpcReplicas, keys: readonly TypedKey[]): Promise<string[]> {
   const admin = cluster.members.find((n) => n.running)!.admin();
   const out: string[] = [];
-  for (const key of keys) {
-    const ep = await admin.endpoints(key);
+  for (const { key, bucket, type } of keys) {
+    const ep = await admin.endpoints(key, bucket);
+    const stored = storedKey(bucket, Buffer.from(key));
     const held = await Promise.all(
       ep.preferenceList.map(async (e) => {
-        const r = await replicas.read(e.id, Buffer.from(key), undefined, Date.now() + 5000);
+        if (type === 'set') {
+          const parts: string[] = [];
+          let after: Buffer | undefined;
+          do {
+            const page = await replicas.readRange(e.id, stored, after, 1000, Date.now() + 5000);
+            for (const r of page.records) parts.push(`${r.key.toString('hex')}=${versionBytes(r.record).toString('hex')}`);
+            after = page.next;
+          } while (after !== undefined);
+          return parts.join(',');
+        }
+        const r = await replicas.read(e.id, stored, undefined, Date.now() + 5000);
         return r === undefined ? '-' : versionBytes(r).toString('hex');
       }),
     );
-    if (new Set(held).size > 1) out.push(`${key} on ${ep.preferenceList.map((e) => e.id).join(',')}`);
+    if (new Set(held).size > 1) out.push(`${bucket === '' ? '' : `${bucket}/`}${key} on ${ep.preferenceList.map((e) => e.id).join(',')}${type === 'set' ? `: ${setDifference(ep.preferenceList.map((e) => e.id), held)}` : ''}`);
   }
   return out;
+}
+
+/** Where replicas' element records of a set differ (`held`: each replica's `subkey=versions` list): the first few elements, each replica's versions of it ('-': none). */
+function setDifference(ids: readonly string[], held: readonly string[]): string {
+  const maps = held.map((h) => new Map(h === '' ? [] : h.split(',').map((p) => p.split('=') as [string, string])));
+  const elements = new Set(maps.flatMap((m) => [...m.keys()]));
+  const differ = [...elements].filter((e) => new Set(maps.map((m) => m.get(e) ?? '-')).size > 1);
+  return `${differ.length} elements differ; ${differ
+    .slice(0, 3)
+    .map((e) => `${e}: ${ids.map((id, i) => `${id}=${maps[i]!.get(e) ?? '-'}`).join(' ')}`)
+    .join('; ')}`;
 }
 
 function pct(x: number): string {
@@ -356,6 +434,10 @@ export function summary(r: JepsenReport): string {
   }
   if (r.expiry)
     lines.push(`  expiry: ${r.expiry.writes} writes, acknowledged ${r.expiry.acknowledged}, ${r.expiry.reads} reads, ${r.expiry.judged} values judged, late ${r.expiry.late}, unexpected ${r.expiry.unexpected.length}, largest skew bound ${r.expiry.maxSkewMs} ms`);
+  if (r.counter)
+    lines.push(`  counter: ${r.counter.keys} keys, ${r.counter.increments} increments, acknowledged ${r.counter.acknowledged}, ${r.counter.reads} reads, lost ${r.counter.lost.length}, doubled ${r.counter.doubled.length}, bad reads ${r.counter.badReads.length}, unknown units applied ${r.counter.unknownApplied}`);
+  if (r.orset)
+    lines.push(`  orset: ${r.orset.elements} elements, acknowledged ${r.orset.acknowledged}, removed ${r.orset.removed}, lost ${r.orset.lost.length}, resurrected ${r.orset.resurrected.length}, unexpected ${r.orset.unexpected.length}`);
   for (const v of r.violations) lines.push(`  VIOLATION: ${v}`);
   lines.push(`  report: ${join(r.folder, 'report.json')}, picture: ${join(r.folder, 'timeline.svg')}`);
   return lines.join('\n') + '\n';

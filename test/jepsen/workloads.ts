@@ -7,11 +7,17 @@
  * - expiry: keys written with short TTLs (blind, or over a read's context), and read back
  *   all the while; every read is recorded with the values it showed (checkers.ts
  *   checkExpiry judges them against each value's expiry plus the clock skew bound).
+ * - counter: increments of a few counters (a counter bucket), each retried with its
+ *   request id until acknowledged (at most three attempts), and reads of them; every read
+ *   and the final values are judged by checkCounter.
+ * - orset: unique elements added to a few sets (a set bucket), and some of them removed
+ *   with the context of a read that showed them; judged by checkOrSet.
  * A failed or timed-out write is an unknown outcome, never a failure of the store.
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Client } from '../../src/client/index.js';
-import type { ExpiryRead, ExpiryWrite, Op, Outcome, RegisterWrite } from './checkers.js';
+import { randomBytes } from 'node:crypto';
+import type { CounterIncrement, CounterRead, ExpiryRead, ExpiryWrite, Op, OrSetElement, Outcome, RegisterWrite } from './checkers.js';
 
 const W = 2, R = 2;
 
@@ -229,5 +235,104 @@ export class ExpiryWorkload extends KeysWorkload {
       const values = (await readAll(key)).map(String);
       this.reads.push({ key, values, startMs: start, endMs: this.history.now() });
     }
+  }
+}
+
+/** The typed workloads' buckets: created by the run before any client starts. */
+export const COUNTER_BUCKET = 'jepsen-counters';
+export const ORSET_BUCKET = 'jepsen-sets';
+
+export class CounterWorkload extends KeysWorkload {
+  readonly increments: CounterIncrement[] = [];
+  readonly reads: CounterRead[] = [];
+
+  async step(): Promise<void> {
+    const key = this.randomKey('ctr');
+    this.keys.add(key);
+    const start = this.history.now();
+    if (this.random() < 0.25) {
+      try {
+        const { value } = await this.client.counterGet(key, { bucket: COUNTER_BUCKET, r: R });
+        this.reads.push({ key, value, startMs: start, endMs: this.history.now() });
+        this.history.record('counter', start, 'ok');
+      } catch (err) {
+        this.history.record('counter', start, 'fail', err);
+      }
+      return;
+    }
+    const inc: CounterIncrement = { key, amount: 1 + Math.floor(this.random() * 5), startMs: start, endMs: start, outcome: 'unknown' };
+    this.increments.push(inc);
+    // One request id for every attempt: a retry after a timeout must not count twice.
+    const requestId = randomBytes(16);
+    let last: unknown;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await this.client.counterUpdate(key, inc.amount, { bucket: COUNTER_BUCKET, requestId, w: W });
+        inc.outcome = 'ok';
+        break;
+      } catch (err) {
+        last = err;
+      }
+    }
+    inc.endMs = this.history.now();
+    this.history.record('counter', start, inc.outcome, inc.outcome === 'ok' ? undefined : last);
+  }
+
+  async finalRead(read: (key: string) => Promise<bigint>): Promise<Map<string, bigint>> {
+    const out = new Map<string, bigint>();
+    for (const key of this.keys) out.set(key, await read(key));
+    return out;
+  }
+}
+
+export class OrSetWorkload extends KeysWorkload {
+  /** element → its key and outcomes (elements are unique). */
+  readonly elements = new Map<string, OrSetElement>();
+  /** Acknowledged adds no remove was tried on yet: what a remove picks from. */
+  readonly #removable: string[] = [];
+
+  async step(): Promise<void> {
+    const start = this.history.now();
+    if (this.#removable.length > 0 && this.random() < 0.3) {
+      const element = this.#removable.splice(Math.floor(this.random() * this.#removable.length), 1)[0]!;
+      const el = this.elements.get(element)!;
+      let seen;
+      try {
+        seen = await this.client.setContains(el.key, element, { bucket: ORSET_BUCKET, r: R });
+      } catch (err) {
+        this.#removable.push(element);
+        return this.history.record('orset', start, 'fail', err);
+      }
+      // Not seen: a quorum read can miss an add a sloppy quorum took; try it again later.
+      if (!seen.present) return void this.#removable.push(element);
+      el.remove = 'unknown';
+      try {
+        await this.client.setRemove(el.key, [{ element, context: seen.context }], { bucket: ORSET_BUCKET, w: W });
+        el.remove = 'ok';
+        this.history.record('orset', start, 'ok');
+      } catch (err) {
+        this.history.record('orset', start, 'unknown', err);
+      }
+      return;
+    }
+    const key = this.randomKey('orset');
+    this.keys.add(key);
+    const element = String(this.next++);
+    const el: OrSetElement = { key, add: 'unknown', remove: undefined };
+    this.elements.set(element, el);
+    try {
+      await this.client.setAdd(key, [element], { bucket: ORSET_BUCKET, w: W });
+      el.add = 'ok';
+      this.#removable.push(element);
+      this.history.record('orset', start, 'ok');
+    } catch (err) {
+      this.history.record('orset', start, 'unknown', err);
+    }
+  }
+
+  async finalRead(read: (key: string) => Promise<string[]>): Promise<Map<string, Set<string>>> {
+    const out = new Map<string, Set<string>>();
+    for (const key of this.keys) out.set(key, new Set(await read(key)));
+    return out;
   }
 }

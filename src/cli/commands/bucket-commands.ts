@@ -1,6 +1,6 @@
 /**
  * `ringkv bucket create|set|show|list`: a cluster's buckets and their properties (N, the
- * default R and W, a default TTL, the sibling policy). A change is made on the node named
+ * default R and W, a default TTL, the sibling policy, the data type). A change is made on the node named
  * and reaches the others by gossip; the command returns once every up member has it, or
  * says which ones did not yet.
  *
@@ -20,6 +20,7 @@ interface PropFlags {
   w?: number;
   ttl?: number;
   siblings?: string;
+  type?: string;
 }
 
 function withPropFlags(cmd: Command, create: boolean): Command {
@@ -28,7 +29,8 @@ function withPropFlags(cmd: Command, create: boolean): Command {
     .option('--r <r>', 'replicas a get waits for unless it sets R (0: a majority of N)', wholeNumber(9))
     .option('--w <w>', 'replicas a put waits for unless it sets W (0: a majority of N)', wholeNumber(9))
     .option('--ttl <duration>', 'time to live of a put that sets none, like 30s, 12h or 7d (0: values do not expire)', duration)
-    .option('--siblings <policy>', 'siblings (keep concurrent writes, the default) or lww (the latest timestamp wins; concurrent writes are lost)');
+    .option('--siblings <policy>', 'siblings (keep concurrent writes, the default) or lww (the latest timestamp wins; concurrent writes are lost)')
+    .option('--type <type>', create ? 'what its keys hold: kv (put/get/del; the default), counter (ringkv counter) or set (ringkv set); fixed once created' : 'refused: a bucket keeps its type');
 }
 
 function propsOf(o: PropFlags): Partial<BucketProps> {
@@ -38,6 +40,7 @@ function propsOf(o: PropFlags): Partial<BucketProps> {
   if (o.w !== undefined) p.w = o.w;
   if (o.ttl !== undefined) p.ttlMs = o.ttl;
   if (o.siblings !== undefined) p.siblings = o.siblings as BucketProps['siblings'];
+  if (o.type !== undefined) p.type = o.type as BucketProps['type'];
   return p;
 }
 
@@ -49,7 +52,7 @@ function report(verb: string, r: BucketChangeReply, json: boolean | undefined): 
 }
 
 export function bucketCommand(program: Command): void {
-  const bucket = program.command('bucket').description("a cluster's buckets: create, set, show, list (each with its own N, default R/W, TTL and sibling policy)");
+  const bucket = program.command('bucket').description("a cluster's buckets: create, set, show, list (each with its own type, N, default R/W, TTL and sibling policy)");
   withPropFlags(bucket.command('create').description('create a bucket').argument('<name>', "1 to 64 of a-z, 0-9, '_', '-', '.'"), true)
     .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
     .option('--json', 'print JSON')

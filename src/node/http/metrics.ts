@@ -34,6 +34,8 @@ export interface MetricSources {
   buckets(): ReadonlyMap<string, number>;
   /** The anti-entropy trees kept on write (storage/kept-trees.ts `stats`); undefined with --kept-trees off (their metrics are absent). */
   trees(): KeptTreeFigures | undefined;
+  /** Bytes of replica calls this node sent to peers since start, by operation (transport/replica-wire.ts). */
+  replicaBytesSent(): ReadonlyMap<string, number>;
 }
 
 /** What the kept-tree metrics read: units by state, builds and rebuilds since start, the journal. */
@@ -125,6 +127,9 @@ export class NodeMetrics {
       });
     };
     const fromCounters = (name: string, help: string, key: string): void => counter(name, help, () => sources.counters()[key] ?? 0);
+    fromCounters('ringkv_counter_updates_total', 'Counter increments and decrements this node coordinated', 'counterUpdates');
+    fromCounters('ringkv_set_updates_total', 'Set updates (one request of adds and removes) this node coordinated', 'setUpdates');
+    fromCounters('ringkv_counter_gaps_total', "Counter deltas a replica could not apply in order (it had missed one), so it was sent the counter's full state", 'counterGaps');
     fromCounters('ringkv_read_repairs_total', 'Stale or missing replicas a get repaired', 'readRepairs');
     fromCounters('ringkv_read_repair_failures_total', 'Read repairs that did not reach their replica', 'readRepairFailures');
     fromCounters('ringkv_read_digest_mismatches_total', 'Digest replies to gets that differed from the data replies, so the replica was read in full', 'digestMismatches');
@@ -144,6 +149,17 @@ export class NodeMetrics {
     fromCounters('ringkv_calls_refused_over_limit_total', 'Calls refused RESOURCE_EXHAUSTED by --max-connections or --max-calls-per-connection', 'callsRefusedOverLimit');
     fromCounters('ringkv_requests_undecodable_total', "Requests that did not decode as their method's message (INVALID_ARGUMENT)", 'requestsUndecodable');
     fromCounters('ringkv_requests_arrived_late_total', 'Unary requests ended because they did not arrive in full in time (10 s, or 1 s past 64 slow ones)', 'requestsArrivedLate');
+
+    new Counter({
+      name: 'ringkv_replica_bytes_sent_total',
+      help: "Bytes of replica calls this node sent to peers (each call's encoded size), by operation: what an update costs on the network",
+      labelNames: ['call'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [call, n] of sources.replicaBytesSent()) this.inc({ call }, n);
+      },
+    });
 
     const gauge = (name: string, help: string, read: () => number): void => {
       new Gauge({

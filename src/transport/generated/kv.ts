@@ -1,6 +1,10 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
+import type { CounterGetRequest as _ringkv_v1_CounterGetRequest, CounterGetRequest__Output as _ringkv_v1_CounterGetRequest__Output } from './ringkv/v1/CounterGetRequest.js';
+import type { CounterGetResponse as _ringkv_v1_CounterGetResponse, CounterGetResponse__Output as _ringkv_v1_CounterGetResponse__Output } from './ringkv/v1/CounterGetResponse.js';
+import type { CounterUpdateRequest as _ringkv_v1_CounterUpdateRequest, CounterUpdateRequest__Output as _ringkv_v1_CounterUpdateRequest__Output } from './ringkv/v1/CounterUpdateRequest.js';
+import type { CounterUpdateResponse as _ringkv_v1_CounterUpdateResponse, CounterUpdateResponse__Output as _ringkv_v1_CounterUpdateResponse__Output } from './ringkv/v1/CounterUpdateResponse.js';
 import type { DeleteRequest as _ringkv_v1_DeleteRequest, DeleteRequest__Output as _ringkv_v1_DeleteRequest__Output } from './ringkv/v1/DeleteRequest.js';
 import type { DeleteResponse as _ringkv_v1_DeleteResponse, DeleteResponse__Output as _ringkv_v1_DeleteResponse__Output } from './ringkv/v1/DeleteResponse.js';
 import type { GetManyRequest as _ringkv_v1_GetManyRequest, GetManyRequest__Output as _ringkv_v1_GetManyRequest__Output } from './ringkv/v1/GetManyRequest.js';
@@ -20,6 +24,15 @@ import type { PutManyRequest as _ringkv_v1_PutManyRequest, PutManyRequest__Outpu
 import type { PutManyResponse as _ringkv_v1_PutManyResponse, PutManyResponse__Output as _ringkv_v1_PutManyResponse__Output } from './ringkv/v1/PutManyResponse.js';
 import type { PutRequest as _ringkv_v1_PutRequest, PutRequest__Output as _ringkv_v1_PutRequest__Output } from './ringkv/v1/PutRequest.js';
 import type { PutResponse as _ringkv_v1_PutResponse, PutResponse__Output as _ringkv_v1_PutResponse__Output } from './ringkv/v1/PutResponse.js';
+import type { SetContainsRequest as _ringkv_v1_SetContainsRequest, SetContainsRequest__Output as _ringkv_v1_SetContainsRequest__Output } from './ringkv/v1/SetContainsRequest.js';
+import type { SetContainsResponse as _ringkv_v1_SetContainsResponse, SetContainsResponse__Output as _ringkv_v1_SetContainsResponse__Output } from './ringkv/v1/SetContainsResponse.js';
+import type { SetElement as _ringkv_v1_SetElement, SetElement__Output as _ringkv_v1_SetElement__Output } from './ringkv/v1/SetElement.js';
+import type { SetOp as _ringkv_v1_SetOp, SetOp__Output as _ringkv_v1_SetOp__Output } from './ringkv/v1/SetOp.js';
+import type { SetReadRequest as _ringkv_v1_SetReadRequest, SetReadRequest__Output as _ringkv_v1_SetReadRequest__Output } from './ringkv/v1/SetReadRequest.js';
+import type { SetReadResponse as _ringkv_v1_SetReadResponse, SetReadResponse__Output as _ringkv_v1_SetReadResponse__Output } from './ringkv/v1/SetReadResponse.js';
+import type { SetRemove as _ringkv_v1_SetRemove, SetRemove__Output as _ringkv_v1_SetRemove__Output } from './ringkv/v1/SetRemove.js';
+import type { SetUpdateRequest as _ringkv_v1_SetUpdateRequest, SetUpdateRequest__Output as _ringkv_v1_SetUpdateRequest__Output } from './ringkv/v1/SetUpdateRequest.js';
+import type { SetUpdateResponse as _ringkv_v1_SetUpdateResponse, SetUpdateResponse__Output as _ringkv_v1_SetUpdateResponse__Output } from './ringkv/v1/SetUpdateResponse.js';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
   new(...args: ConstructorParameters<Constructor>): Subtype;
@@ -28,6 +41,10 @@ type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> 
 export interface ProtoGrpcType {
   ringkv: {
     v1: {
+      CounterGetRequest: MessageTypeDefinition<_ringkv_v1_CounterGetRequest, _ringkv_v1_CounterGetRequest__Output>
+      CounterGetResponse: MessageTypeDefinition<_ringkv_v1_CounterGetResponse, _ringkv_v1_CounterGetResponse__Output>
+      CounterUpdateRequest: MessageTypeDefinition<_ringkv_v1_CounterUpdateRequest, _ringkv_v1_CounterUpdateRequest__Output>
+      CounterUpdateResponse: MessageTypeDefinition<_ringkv_v1_CounterUpdateResponse, _ringkv_v1_CounterUpdateResponse__Output>
       DeleteRequest: MessageTypeDefinition<_ringkv_v1_DeleteRequest, _ringkv_v1_DeleteRequest__Output>
       DeleteResponse: MessageTypeDefinition<_ringkv_v1_DeleteResponse, _ringkv_v1_DeleteResponse__Output>
       GetManyRequest: MessageTypeDefinition<_ringkv_v1_GetManyRequest, _ringkv_v1_GetManyRequest__Output>
@@ -47,6 +64,15 @@ export interface ProtoGrpcType {
       PutManyResponse: MessageTypeDefinition<_ringkv_v1_PutManyResponse, _ringkv_v1_PutManyResponse__Output>
       PutRequest: MessageTypeDefinition<_ringkv_v1_PutRequest, _ringkv_v1_PutRequest__Output>
       PutResponse: MessageTypeDefinition<_ringkv_v1_PutResponse, _ringkv_v1_PutResponse__Output>
+      SetContainsRequest: MessageTypeDefinition<_ringkv_v1_SetContainsRequest, _ringkv_v1_SetContainsRequest__Output>
+      SetContainsResponse: MessageTypeDefinition<_ringkv_v1_SetContainsResponse, _ringkv_v1_SetContainsResponse__Output>
+      SetElement: MessageTypeDefinition<_ringkv_v1_SetElement, _ringkv_v1_SetElement__Output>
+      SetOp: MessageTypeDefinition<_ringkv_v1_SetOp, _ringkv_v1_SetOp__Output>
+      SetReadRequest: MessageTypeDefinition<_ringkv_v1_SetReadRequest, _ringkv_v1_SetReadRequest__Output>
+      SetReadResponse: MessageTypeDefinition<_ringkv_v1_SetReadResponse, _ringkv_v1_SetReadResponse__Output>
+      SetRemove: MessageTypeDefinition<_ringkv_v1_SetRemove, _ringkv_v1_SetRemove__Output>
+      SetUpdateRequest: MessageTypeDefinition<_ringkv_v1_SetUpdateRequest, _ringkv_v1_SetUpdateRequest__Output>
+      SetUpdateResponse: MessageTypeDefinition<_ringkv_v1_SetUpdateResponse, _ringkv_v1_SetUpdateResponse__Output>
     }
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BucketError, DEFAULT_BUCKET, MARK, bucketName, checkProps, defaultProps, splitKey, storedKey, withProperty } from '../../../src/buckets/index.js';
+import { BucketError, DEFAULT_BUCKET, MARK, bucketName, checkProps, defaultProps, splitKey, storedKey, typeOf, withProperty } from '../../../src/buckets/index.js';
 
 const err = (f: () => unknown): string => {
   try {
@@ -33,6 +33,24 @@ describe('bucket properties', () => {
     expect(err(() => checkProps({ ...defaultProps(3), ttlMs: 1.5 }))).toBe('BK_BAD_PROPERTY');
     expect(err(() => checkProps({ ...defaultProps(3), siblings: 'x' as 'lww' }))).toBe('BK_BAD_PROPERTY');
     expect(checkProps({ n: 5, r: 5, w: 1, ttlMs: 60_000, siblings: 'lww' }).n).toBe(5);
+  });
+  it('takes a type of kv, counter or set; refuses map (not in this release) and others, naming the three', () => {
+    expect(defaultProps(3).type).toBe('kv');
+    expect(typeOf({ n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'siblings' })).toBe('kv');
+    for (const t of ['kv', 'counter', 'set'] as const) expect(checkProps(withProperty(defaultProps(3), 'type', t)).type).toBe(t);
+    const message = (f: () => unknown): string => {
+      try {
+        f();
+      } catch (e) {
+        return `${(e as BucketError).code}: ${(e as Error).message}`;
+      }
+      return 'none';
+    };
+    expect(message(() => withProperty(defaultProps(3), 'type', 'map'))).toMatch(/^BK_BAD_PROPERTY: maps are not in this release.*kv, counter or set/);
+    expect(message(() => withProperty(defaultProps(3), 'type', 'Counter'))).toMatch(/^BK_BAD_PROPERTY: type must be kv, counter or set, got "Counter"/);
+    expect(err(() => checkProps({ ...defaultProps(3), type: 'hll' as 'kv' }))).toBe('BK_BAD_PROPERTY');
+    expect(message(() => checkProps({ ...defaultProps(3), type: 'counter', ttlMs: 1000 }))).toMatch(/^BK_BAD_PROPERTY: a bucket of type counter has no TTL/);
+    expect(checkProps({ ...defaultProps(3), type: 'kv', ttlMs: 1000 }).ttlMs).toBe(1000);
   });
   it('reads text and refuses unknown names and non-numbers', () => {
     expect(withProperty(defaultProps(3), 'ttl_ms', '1000').ttlMs).toBe(1000);

@@ -10,12 +10,46 @@ const code = (f: () => unknown): string => {
   }
   return 'none';
 };
-const props = { n: 5, r: 0, w: 2, ttlMs: 0, siblings: 'siblings' as const };
+const props = { n: 5, r: 0, w: 2, ttlMs: 0, siblings: 'siblings' as const, type: 'kv' as const };
 
 describe('BucketTable', () => {
+  it('keeps a bucket\'s type from its creation and refuses to change it (BK_TYPE_FIXED)', () => {
+    const t = new BucketTable(3);
+    t.create('hits', { ...props, type: 'counter' }, 1000, 'a');
+    t.create('tags', { ...props, type: 'set' }, 1000, 'a');
+    expect(t.props('hits')!.type).toBe('counter');
+    expect(t.props('tags')!.type).toBe('set');
+    expect(code(() => t.set('hits', { type: 'set' }, 2000, 'a'))).toBe('BK_TYPE_FIXED');
+    expect(code(() => t.set('hits', { type: 'kv' }, 2000, 'a'))).toBe('BK_TYPE_FIXED');
+    expect(code(() => t.set(DEFAULT_BUCKET, { type: 'counter' }, 2000, 'a'))).toBe('BK_TYPE_FIXED');
+    expect(code(() => t.set('tags', { type: 'map' }, 2000, 'a'))).toBe('BK_BAD_PROPERTY');
+    // Setting the type it has is no change, and the other properties still change.
+    expect(t.set('hits', { type: 'counter', r: '2' }, 2000, 'a').props).toEqual({ ...props, r: 2, type: 'counter' });
+    // A counter or set keeps nothing that expires: a TTL is refused, at creation and after.
+    expect(code(() => t.set('tags', { ttl_ms: '1000' }, 3000, 'a'))).toBe('BK_BAD_PROPERTY');
+    expect(code(() => t.create('more', { ...props, type: 'set', ttlMs: 1000 }, 3000, 'a'))).toBe('BK_BAD_PROPERTY');
+    expect(code(() => t.create('maps', { ...props, type: 'map' as never }, 3000, 'a'))).toBe('BK_BAD_PROPERTY');
+    // A peer's table carries the type.
+    const u = new BucketTable(3, t.entries());
+    expect(u.props('hits')!.type).toBe('counter');
+    expect(u.digest()).toBe(t.digest());
+  });
+
+  it('reads a bucket created by a release without types (no type written) as kv, and the default bucket as kv whatever is written', () => {
+    const old: BucketEntry = {
+      name: 'carts',
+      props: Object.fromEntries(['created', 'n', 'r', 'w', 'ttl_ms', 'siblings'].map((p) => [p, { value: ({ created: '1', n: '3', r: '0', w: '0', ttl_ms: '0', siblings: 'lww' } as Record<string, string>)[p]!, at: 1000, by: 'a' }])),
+    };
+    const t = new BucketTable(3, [old, { name: DEFAULT_BUCKET, props: { type: { value: 'counter', at: 5000, by: 'z' } } }]);
+    expect(t.props('carts')).toEqual({ n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'lww', type: 'kv' });
+    expect(t.props(DEFAULT_BUCKET)!.type).toBe('kv');
+    // And its type cannot be set afterwards either: its keys are kv keys.
+    expect(code(() => t.set('carts', { type: 'set' }, 2000, 'a'))).toBe('BK_TYPE_FIXED');
+  });
+
   it('always has the default bucket with the cluster N', () => {
     const t = new BucketTable(3);
-    expect(t.props(DEFAULT_BUCKET)).toEqual({ n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'siblings' });
+    expect(t.props(DEFAULT_BUCKET)).toEqual({ n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'siblings', type: 'kv' });
     expect(t.list().map((b) => b.name)).toEqual([DEFAULT_BUCKET]);
     expect(t.digest()).toBe('0');
   });

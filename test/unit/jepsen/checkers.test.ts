@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { availability, checkExpiry, checkRegister, checkSet, faultImpact, offsetRange, percentile, type ExpiryWrite, type OffsetChange, type Op, type Window } from '../../../test/jepsen/checkers.js';
+import { availability, checkCounter, checkExpiry, checkOrSet, checkRegister, checkSet, faultImpact, offsetRange, percentile, type CounterIncrement, type ExpiryWrite, type OffsetChange, type Op, type OrSetElement, type Window } from '../../../test/jepsen/checkers.js';
 import { buckets, timelineSvg } from '../../../test/jepsen/timeline.js';
 
 describe('the set checker', () => {
@@ -205,5 +205,62 @@ describe('the expiry checker', () => {
   it('writes of unknown outcome are not judged; a value nobody wrote to the key is unexpected', () => {
     const r = checkExpiry(writes, [{ key: 'k', values: ['e2', 'zz'], startMs: 99_999, endMs: 100_000 }, { key: 'other', values: ['e1'], startMs: 0, endMs: 1 }], []);
     expect(r).toMatchObject({ late: 0, judged: 0, unexpected: ['k=zz', 'other=e1'] });
+  });
+});
+
+describe('the counter checker', () => {
+  const inc = (key: string, amount: number, startMs: number, endMs: number, outcome: CounterIncrement['outcome']): CounterIncrement => ({ key, amount, startMs, endMs, outcome });
+  const history = [inc('a', 1, 0, 10, 'ok'), inc('a', 2, 5, 20, 'unknown'), inc('a', 4, 30, 40, 'ok'), inc('b', 3, 0, 5, 'fail')];
+
+  it('passes a final value between the acknowledged and the attempted sums, counting unknowns that applied', () => {
+    for (const [a, b, applied] of [[5n, 0n, 0], [7n, 0n, 2], [7n, 3n, 5]] as const) {
+      const r = checkCounter(history, [], new Map([['a', a], ['b', b]]));
+      expect([r.lost, r.doubled, r.badReads]).toEqual([[], [], []]);
+      expect(r.unknownApplied).toBe(applied);
+    }
+  });
+
+  it('finds a lost increment, one counted twice, and a value nobody incremented', () => {
+    const r = checkCounter(history, [], new Map([['a', 4n], ['b', 6n], ['c', 1n]]));
+    expect(r.lost).toEqual(['a: final 4 < 5 acknowledged']);
+    expect(r.doubled).toEqual(['b: final 6 > 3 attempted', 'c: final 1, never incremented']);
+  });
+
+  it('finds a read above what was invoked before it ended, or below zero', () => {
+    const reads = [
+      { key: 'a', value: 3n, startMs: 6, endMs: 8 }, // 1 + 2 invoked by 8: fine
+      { key: 'a', value: 7n, startMs: 21, endMs: 25 }, // 4 was invoked at 30: too high
+      { key: 'a', value: -1n, startMs: 50, endMs: 60 },
+    ];
+    const r = checkCounter(history, reads, new Map([['a', 7n], ['b', 0n]]));
+    expect(r.badReads).toHaveLength(2);
+    expect(r.badReads[0]).toMatch(/^a read 7 at 21-25 ms; at most 3/);
+    expect(r.badReads[1]).toMatch(/^a read -1/);
+  });
+});
+
+describe('the observed-remove set checker', () => {
+  const el = (key: string, add: OrSetElement['add'], remove?: OrSetElement['remove']): OrSetElement => ({ key, add, remove });
+  const elements = new Map([
+    ['1', el('k', 'ok')],
+    ['2', el('k', 'ok', 'ok')],
+    ['3', el('k', 'unknown')],
+    ['4', el('k', 'ok', 'unknown')],
+    ['5', el('j', 'ok')],
+  ]);
+
+  it('passes what may be there, unknowns either way', () => {
+    for (const k of [new Set(['1']), new Set(['1', '3', '4'])]) {
+      const r = checkOrSet(elements, new Map([['k', k], ['j', new Set(['5'])]]));
+      expect([r.lost, r.resurrected, r.unexpected]).toEqual([[], [], []]);
+      expect([r.elements, r.acknowledged, r.removed]).toEqual([5, 4, 1]);
+    }
+  });
+
+  it('finds a lost add, a removed element back, and an element on the wrong key or never added', () => {
+    const r = checkOrSet(elements, new Map([['k', new Set(['2', '5', '9'])], ['j', new Set<string>()]]));
+    expect(r.lost).toEqual(['k:1', 'j:5']);
+    expect(r.resurrected).toEqual(['k:2']);
+    expect(r.unexpected).toEqual(['k:5', 'k:9']);
   });
 });

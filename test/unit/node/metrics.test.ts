@@ -26,6 +26,7 @@ function sources(over: Partial<MetricSources> = {}): MetricSources {
     certificate: () => undefined,
     buckets: () => new Map([['default', 3], ['carts', 5]]),
     trees: () => undefined,
+    replicaBytesSent: () => new Map(),
     ...over,
   };
 }
@@ -99,12 +100,19 @@ describe('NodeMetrics', () => {
 
   it('reads the sources when scraped', async () => {
     let hints = 7;
-    const m = new NodeMetrics(sources({ counters: () => ({ hintsHeld: hints, readRepairs: 4 }) }));
+    const m = new NodeMetrics(
+      sources({ counters: () => ({ hintsHeld: hints, readRepairs: 4, counterUpdates: 3, setUpdates: 2, counterGaps: 1 }), replicaBytesSent: () => new Map([['writeMany', 900], ['apply', 40]]) }),
+    );
     expect(await m.text()).toMatch(/^ringkv_hints_pending 7$/m);
     hints = 9;
     const text = await m.text();
     expect(text).toMatch(/^ringkv_hints_pending 9$/m);
     expect(text).toMatch(/^ringkv_read_repairs_total 4$/m);
+    expect(text).toMatch(/^ringkv_counter_updates_total 3$/m);
+    expect(text).toMatch(/^ringkv_set_updates_total 2$/m);
+    expect(text).toMatch(/^ringkv_counter_gaps_total 1$/m);
+    expect(text).toMatch(/^ringkv_replica_bytes_sent_total\{call="writeMany"\} 900$/m);
+    expect(text).toMatch(/^ringkv_replica_bytes_sent_total\{call="apply"\} 40$/m);
     expect(text).toMatch(/^ringkv_ring_info\{hash="abc"\} 1$/m);
     expect(text).toMatch(/^ringkv_members\{status="normal",up="false"\} 1$/m);
     // Peers only, departed ones left out; an infinite phi is a large finite number.

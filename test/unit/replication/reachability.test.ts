@@ -53,13 +53,16 @@ describe('Reachability', () => {
 describe('observed replica calls', () => {
   const fails = (kind: ReplicaFailureKind): ReplicaApi => {
     const err = new ReplicaFailure(kind, kind === 'refused' ? 'KV_BAD_CONTEXT' : 'RK_UNAVAILABLE', `failed: ${kind}`);
-    return { apply: () => Promise.reject(err), merge: () => Promise.reject(err), read: () => Promise.reject(err), digest: () => Promise.reject(err) };
+    return { apply: () => Promise.reject(err), merge: () => Promise.reject(err), read: () => Promise.reject(err), digest: () => Promise.reject(err), counterUpdate: () => Promise.reject(err), writeMany: () => Promise.reject(err), readRange: () => Promise.reject(err) };
   };
   const answers: ReplicaApi = {
     apply: () => Promise.resolve({ record: Buffer.alloc(0), context: Buffer.alloc(0) } as never),
     merge: () => Promise.resolve(true),
     read: () => Promise.resolve(undefined),
     digest: () => Promise.resolve(Buffer.alloc(0)),
+    counterUpdate: () => Promise.resolve({ record: Buffer.alloc(0), delta: Buffer.alloc(0), value: 0n }),
+    writeMany: () => Promise.resolve([]),
+    readRange: () => Promise.resolve({ records: [], next: undefined }),
   };
 
   it('passes every argument of every call on as given (a put\'s expiry included)', async () => {
@@ -71,9 +74,16 @@ describe('observed replica calls', () => {
     const k = Buffer.from('k'), rid = Buffer.from('rid');
     await o.apply('b', k, Buffer.from('v'), Buffer.alloc(0), 9, rid, 1234);
     await o.merge('b', k, Buffer.from('r'), 'c', 9);
+    const ops = [{ op: 'add' as const, path: { element: 'e' } }];
+    await o.counterUpdate('b', k, -3, 9, rid);
+    await o.writeMany('b', k, ops, 9, rid);
+    await o.readRange('b', k, Buffer.from('a'), 7, 9);
     expect(seen).toEqual([
       ['apply', 'b', k, Buffer.from('v'), Buffer.alloc(0), 9, rid, 1234],
       ['merge', 'b', k, Buffer.from('r'), 'c', 9],
+      ['counterUpdate', 'b', k, -3, 9, rid],
+      ['writeMany', 'b', k, ops, 9, rid],
+      ['readRange', 'b', k, Buffer.from('a'), 7, 9],
     ]);
   });
 

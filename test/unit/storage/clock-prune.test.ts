@@ -108,6 +108,34 @@ describe('clock pruning in the store', () => {
     for (const x of [a!, b!, ...writers]) await x.close();
   });
 
+  it('a copy of a write issued twice under one request id, dropped for its retired id, converges in either order of arrival: its dot is not taken as pruned', async () => {
+    const c = clock();
+    const [p, q, r, x, y, z] = await Promise.all([0, 1, 2, 3, 4, 5].map(() => Store.open({ engine: new MemoryEngine(), now: c.now, tombstoneGraceMs: GRACE })));
+    // One put, retried through two coordinators: issued on p and on q under one request id.
+    const requestId = v('request-1');
+    const onP = await p!.put('k', v('a'), undefined, { requestId });
+    const onQ = await q!.put('k', v('a'), undefined, { requestId });
+    // r saw p's copy and deletes what it read: the id is retired there, q's dot unseen.
+    await r!.merge('k', onP.record);
+    const removed = await r!.delete('k', (await r!.get('k')).context);
+    // x takes q's copy, then the delete (which drops it for its id); y the other way round.
+    await x!.merge('k', onQ.record);
+    await x!.merge('k', removed.record);
+    await y!.merge('k', removed.record);
+    await y!.merge('k', onQ.record);
+    // z never sees q's copy, only x's record, which holds q's dot in its clock alone.
+    await z!.merge('k', removed.record);
+    // Repair trades the copies both ways: they end the same.
+    await x!.merge('k', (await y!.getRecord('k'))!);
+    await y!.merge('k', (await x!.getRecord('k'))!);
+    await z!.merge('k', (await x!.getRecord('k'))!);
+    const bytes = async (s: Store) => encodeRecord({ ...decodeRecord((await s.getRecord('k'))!), ownerEpoch: undefined }).toString('hex');
+    expect(await bytes(y!)).toBe(await bytes(x!));
+    expect(await bytes(z!)).toBe(await bytes(x!));
+    expect((await y!.get('k')).values).toEqual([]);
+    for (const s of [p!, q!, r!, x!, y!, z!]) await s.close();
+  });
+
   it('a key written here and pruned takes a fresh actor for its next write: no dot is reused', async () => {
     const c = clock();
     const s = await Store.open({ engine: new MemoryEngine(), now: c.now, tombstoneGraceMs: GRACE });

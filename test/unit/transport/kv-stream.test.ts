@@ -3,7 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../../src/client/index.js';
 import { STREAM_CONCURRENCY, STREAM_UNSENT_BYTES } from '../../../src/transport/batched-stream.js';
-import { encodeKvCalls, type KvCall } from '../../../src/transport/kv-codec.js';
+import { decodeKvCalls, decodeKvReplies, encodeKvCalls, encodeKvReplies, type KvCall, type KvReply } from '../../../src/transport/kv-codec.js';
 import { BucketTable } from '../../../src/buckets/index.js';
 import { KeyValueService } from '../../../src/transport/kv-service.js';
 import { FakeCluster } from '../replication/fake-cluster.js';
@@ -14,11 +14,14 @@ afterEach(async () => {
 });
 
 /** Node `id` of a fake cluster serving KeyValue on 127.0.0.1, and what its stream calls told `observe`. */
-async function serve(cluster: FakeCluster, id: string): Promise<{ address: string; server: grpc.Server; service: KeyValueService; observed: string[] }> {
+async function serve(cluster: FakeCluster, id: string, stream?: grpc.handleBidiStreamingCall<Buffer, Buffer>): Promise<{ address: string; server: grpc.Server; service: KeyValueService; observed: string[] }> {
   const observed: string[] = [];
-  const service = new KeyValueService(cluster.coordinator(id), new BucketTable(cluster.coordinator(id).options.replicas), (op, code, _s, siblings) => observed.push(`${op}:${code}${siblings ? `:${siblings}` : ''}`));
+  const buckets = new BucketTable(cluster.coordinator(id).options.replicas);
+  buckets.create('hits', { n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'siblings', type: 'counter' }, 1000, id);
+  const service = new KeyValueService(cluster.coordinator(id), buckets, (op, code, _s, siblings) => observed.push(`${op}:${code}${siblings ? `:${siblings}` : ''}`));
   const server = new grpc.Server();
-  server.addService(service.definition(), service.implementation((impl) => impl));
+  const impl = service.implementation((x) => x);
+  server.addService(service.definition(), stream === undefined ? impl : { ...impl, Stream: stream });
   const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
   cleanup.push(() => server.forceShutdown());
   return { address: `127.0.0.1:${port}`, server, service, observed };
@@ -136,5 +139,79 @@ describe('KeyValue over a stream, as the client sends it', () => {
     expect(n1.observed.filter((x) => x.startsWith('get:')).length).toBe(ran);
     // Other clients are still served meanwhile.
     expect(await c.get('big')).toMatchObject({ found: true });
+  });
+
+  it('carries counter updates, each counted once under its request id and with its own status, as the unary call does', async () => {
+    const cluster = await FakeCluster.create(3);
+    cleanup.push(() => cluster.close());
+    const n1 = await serve(cluster, 'n1');
+    for (const streaming of [true, false]) {
+      const c = client([n1.address], streaming);
+      const key = `hits-${streaming}`;
+      await Promise.all(Array.from({ length: 50 }, () => c.counterIncrement(key, 1, { bucket: 'hits' })));
+      const requestId = Buffer.from(`retried-${streaming}`);
+      expect((await c.counterUpdate(key, 5, { bucket: 'hits', requestId })).value).toBe(55n);
+      expect((await c.counterUpdate(key, 5, { bucket: 'hits', requestId })).value).toBe(55n);
+      expect((await c.counterUpdate(key, -10, { bucket: 'hits' })).value).toBe(45n);
+      const [wrongType, fine] = await Promise.allSettled([c.counterIncrement(key), c.put(key, 'v')]);
+      expect(wrongType).toMatchObject({ status: 'rejected', reason: { code: grpc.status.FAILED_PRECONDITION, details: /bucket default is of type kv, which CounterUpdate does not take/ } });
+      expect(fine.status).toBe('fulfilled');
+      expect(await c.counterGet(key, { bucket: 'hits' })).toEqual({ value: 45n, found: true });
+    }
+    expect(n1.observed.filter((x) => x === 'counterUpdate:OK')).toHaveLength(53);
+    expect(n1.observed).toContain('counterUpdate:FAILED_PRECONDITION');
+  });
+
+  it('refuses alone a call naming an operation its release does not know (UNIMPLEMENTED); the calls beside it are answered', async () => {
+    const cluster = await FakeCluster.create(3);
+    cleanup.push(() => cluster.close());
+    const n1 = await serve(cluster, 'n1');
+    await client([n1.address]).put('k', 'v');
+    const session = connect(`http://${n1.address}`);
+    cleanup.push(() => session.destroy());
+    const stream = session.request({ ':method': 'POST', ':path': '/ringkv.v1.KeyValue/Stream', 'content-type': 'application/grpc', te: 'trailers' });
+    stream.on('error', () => {});
+    // A get, then KvCall 2 naming field 9: an operation of some later release.
+    const body = Buffer.concat([encodeKvCalls([{ id: 1, deadline: Date.now() + 5000, op: 'get', key: Buffer.from('k'), r: 1, bucket: '' }]), Buffer.from([0x0a, 0x06, 0x08, 0x02, 0x4a, 0x02, 0x08, 0x01])]);
+    const frame = Buffer.alloc(5 + body.length);
+    frame.writeUInt32BE(body.length, 1);
+    body.copy(frame, 5);
+    stream.write(frame);
+    const replies: KvReply[] = [];
+    let data = Buffer.alloc(0);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`2 replies expected, got ${JSON.stringify(replies)}`)), 5000);
+      stream.on('data', (d: Buffer) => {
+        data = Buffer.concat([data, d]);
+        while (data.length >= 5 && data.length >= 5 + data.readUInt32BE(1)) {
+          replies.push(...decodeKvReplies(data.subarray(5, 5 + data.readUInt32BE(1))));
+          data = data.subarray(5 + data.readUInt32BE(1));
+        }
+        if (replies.length >= 2) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    expect(replies.find((r) => r.id === 1)).toMatchObject({ op: 'get', found: true, values: [Buffer.from('v')] });
+    expect(replies.find((r) => r.id === 2)).toMatchObject({ op: 'error', code: grpc.status.UNIMPLEMENTED, details: /names no operation this node's release knows/ });
+  });
+
+  it("a node of a release that breaks its stream on a counter update: that update fails UNIMPLEMENTED (upgrade it), the puts on its other stream go on", async () => {
+    const cluster = await FakeCluster.create(3);
+    cleanup.push(() => cluster.close());
+    // As the release before counter updates on the stream answers: puts, and a batch holding anything else breaks its stream.
+    const old = await serve(cluster, 'n1', (call) =>
+      call.on('data', (buf: Buffer) => {
+        const calls = decodeKvCalls(buf);
+        if (calls.every((x) => x.op === 'put')) call.write(encodeKvReplies(calls.map((x) => ({ id: x.id, op: 'put', context: Buffer.alloc(0) }))));
+        else call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details: 'a batch does not decode (call 1 names no operation)' });
+      }),
+    );
+    const c = client([old.address]);
+    const [update, put] = await Promise.allSettled([c.counterIncrement('x', 1, { bucket: 'hits' }), c.put('y', 'v')]);
+    expect(update).toMatchObject({ status: 'rejected', reason: { code: grpc.status.UNIMPLEMENTED, details: /runs a release without counter updates on its stream; upgrade it/ } });
+    expect(put.status).toBe('fulfilled');
+    expect((await c.put('z', 'v')).context).toBeDefined();
   });
 });

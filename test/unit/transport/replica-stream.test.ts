@@ -1,8 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { storedKey, subKey, type FieldType, type SubPath } from '../../../src/buckets/index.js';
 import { LocalReplica } from '../../../src/replication/local-replica.js';
 import { ReplicaFailure } from '../../../src/replication/replica-api.js';
-import { MemoryEngine, Store, recordDigest } from '../../../src/storage/index.js';
+import { MemoryEngine, Store, recordDigest, resolveCounterReplies, type SubOp } from '../../../src/storage/index.js';
+import { BatchedServer, type ServerCodec } from '../../../src/transport/batched-stream.js';
+import { decodeBatch } from '../../../src/transport/protobuf-bytes.js';
+import { decodeCalls, decodeReplies, encodeCalls, encodeReplies, replySize, type WireCall, type WireReply } from '../../../src/transport/replica-codec.js';
 import { GrpcReplicas, ReplicaServer } from '../../../src/transport/replica-wire.js';
 
 const B = (s: string): Buffer => Buffer.from(s);
@@ -195,5 +199,257 @@ describe('replica calls over one stream per peer', () => {
     // Without the drain, the open stream would hold the shutdown until it was forced.
     expect(await Promise.race([shutdown, sleep(4000).then(() => 'still waiting')])).toBe('shut down');
     expect(await failure(c.read('b', B('k'), undefined, soon()))).toMatchObject({ kind: 'unreachable' });
+  });
+});
+
+const MAX = Number.MAX_SAFE_INTEGER;
+const EMPTY = Buffer.alloc(0);
+/** A set's parent: a named bucket's stored key. */
+const parent = storedKey('carts', B('alice'));
+const element = (e: string): SubPath => ({ element: e });
+
+/** A stream to `address` sending bytes as given (encodeCalls, or protobufjs's), its replies decoded as they come. */
+function rawStream(address: string) {
+  const raw = new grpc.Client(address, grpc.credentials.createInsecure());
+  const call = raw.makeBidiStreamRequest('/ringkv.internal.v1.Replica/Stream', (b: Buffer) => b, (b: Buffer) => b, new grpc.Metadata());
+  const out = { replies: [] as WireReply[], status: undefined as grpc.StatusObject | undefined };
+  call.on('data', (b: Buffer) => out.replies.push(...decodeReplies(b)));
+  call.on('error', () => undefined);
+  call.on('status', (st: grpc.StatusObject) => (out.status = st));
+  cleanup.push(() => {
+    call.cancel();
+    raw.close();
+  });
+  return {
+    ...out,
+    get replies() {
+      return out.replies;
+    },
+    get status() {
+      return out.status;
+    },
+    send: (b: Buffer) => call.write(b),
+    async until(n: number): Promise<void> {
+      for (let i = 0; i < 300 && out.replies.length < n && out.status === undefined; i++) await sleep(10);
+    },
+  };
+}
+
+describe("the data types' calls over the stream", () => {
+  it('counterUpdate: the record, delta and value come back; a retried request id counts once; a value past 2^53 arrives exact', async () => {
+    const p = await peer();
+    const c = client(p.address);
+    const first = await c.counterUpdate('b', B('hits'), 5, soon());
+    expect(first.value).toBe(5n);
+    const second = await c.counterUpdate('b', B('hits'), -2, soon(), B('request-1'));
+    expect(second.value).toBe(3n);
+    expect(await p.store.getRecord(B('hits'))).toEqual(second.record);
+    // The same request again (a retry, a hedge): not counted twice.
+    expect((await c.counterUpdate('b', B('hits'), -2, soon(), B('request-1'))).value).toBe(3n);
+    // The delta is what another replica merges: it holds the increment.
+    const other = await Store.open({ engine: new MemoryEngine() });
+    cleanup.push(() => other.close());
+    expect((await other.merge(B('hits'), first.delta)).changed).toBe(true);
+    expect(resolveCounterReplies([await other.getRecord(B('hits'))]).value).toBe(5n);
+    // Past 2^53: one replica's sums are each within it, several replicas' together are not.
+    const elsewhere = await other.counterUpdate(B('big'), MAX);
+    expect(await c.merge('b', B('big'), elsewhere.record, undefined, soon())).toBe(true);
+    const big = await c.counterUpdate('b', B('big'), MAX, soon());
+    expect(big.value).toBe(2n * BigInt(MAX));
+    expect(resolveCounterReplies([big.record]).value).toBe(2n * BigInt(MAX));
+    const down = await c.counterUpdate('b', B('neg'), -MAX, soon());
+    expect(down.value).toBe(-BigInt(MAX));
+  });
+
+  it("counterUpdate's refusals arrive as refused with the replica's code; the coordinator's resend after KV_COUNTER_GAP is taken", async () => {
+    const p = await peer();
+    const c = client(p.address);
+    await c.apply('b', B('plain'), B('v'), EMPTY, soon());
+    expect(await failure(c.counterUpdate('b', B('plain'), 1, soon()))).toMatchObject({ kind: 'refused', code: 'KV_WRONG_TYPE' });
+    expect(await failure(c.counterUpdate('b', B('c'), 0, soon()))).toMatchObject({ kind: 'refused', code: 'KV_BAD_AMOUNT', message: /nonzero integer/ });
+    await c.counterUpdate('b', B('full'), MAX, soon());
+    expect(await failure(c.counterUpdate('b', B('full'), 1, soon()))).toMatchObject({ kind: 'refused', code: 'KV_COUNTER_OVERFLOW' });
+    // Amounts the wire cannot carry exactly are refused before they are sent.
+    const sent = p.messages;
+    for (const amount of [2 ** 60, 1.5, Number.NaN, -Infinity])
+      expect(await failure(c.counterUpdate('b', B('c'), amount, soon()))).toMatchObject({ kind: 'refused', code: 'KV_BAD_AMOUNT', message: /from -9007199254740991 to 9007199254740991/ });
+    expect(p.messages).toBe(sent);
+    // A replica that missed a delta refuses the next (KV_COUNTER_GAP); the full record then merges.
+    const issuer = await Store.open({ engine: new MemoryEngine() });
+    cleanup.push(() => issuer.close());
+    await issuer.counterUpdate(B('gap'), 1);
+    const later = await issuer.counterUpdate(B('gap'), 2);
+    expect(await failure(c.merge('b', B('gap'), later.delta, undefined, soon()))).toMatchObject({ kind: 'refused', code: 'KV_COUNTER_GAP' });
+    expect(await c.merge('b', B('gap'), later.record, undefined, soon())).toBe(true);
+    expect(resolveCounterReplies([await c.read('b', B('gap'), undefined, soon())]).value).toBe(3n);
+    expect(p.observed).toEqual(expect.arrayContaining(['counterUpdate:FAILED_PRECONDITION', 'counterUpdate:INVALID_ARGUMENT', 'counterUpdate:OUT_OF_RANGE', 'merge:FAILED_PRECONDITION']));
+  });
+
+  it('an amount past the bound from a peer (any sint64 arrives exact) is refused KV_BAD_AMOUNT, not rounded into range', async () => {
+    const p = await peer();
+    const s = rawStream(p.address);
+    const call = (id: number, amount: bigint): WireCall => ({ id, deadline: soon(), op: 'counterUpdate', key: B('c'), amount, requestId: EMPTY });
+    s.send(encodeCalls([call(1, 2n ** 63n - 1n), call(2, -(2n ** 53n)), call(3, 7n)]));
+    await s.until(3);
+    const byId = new Map(s.replies.map((r) => [r.id, r]));
+    expect(byId.get(1)).toMatchObject({ op: 'error', code: 'KV_BAD_AMOUNT', message: /got 9223372036854775807/ });
+    expect(byId.get(2)).toMatchObject({ op: 'error', code: 'KV_BAD_AMOUNT', message: /got -9007199254740992/ });
+    expect(byId.get(3)).toMatchObject({ op: 'counterUpdate', value: '7' });
+  });
+
+  it('writeMany and readRange: adds and removes on sub-keys, their records in order, read back in pages', async () => {
+    const p = await peer();
+    const c = client(p.address);
+    const ops = ['x', 'y', 'z', 'w'].map((e) => ({ op: 'add' as const, path: element(e) }));
+    const gift = { fields: [{ name: 'gift', type: 'flag' as const }] };
+    const written = await c.writeMany('b', parent, [...ops, { op: 'add', path: gift }], soon(), B('request-1'));
+    expect(written.map((w) => w.key)).toEqual([...ops.map((o) => subKey(parent, o.path)), subKey(parent, gift)]);
+    for (const w of written) expect(await p.store.getRecord(w.key)).toEqual(w.record);
+    // Retried: nothing new is written, the same records come back.
+    expect((await c.writeMany('b', parent, ops, soon(), B('request-1'))).map((w) => recordDigest(w.record))).toEqual(written.slice(0, 4).map((w) => recordDigest(w.record)));
+    const y = subKey(parent, element('y'));
+    const removed = await c.writeMany('b', parent, [{ op: 'remove', path: element('y'), context: (await p.store.get(y)).context }], soon());
+    expect(removed).toHaveLength(1);
+    expect((await p.store.get(y)).deleted).toBe(true);
+    // Pages: 2 and 2 and 1 (the tombstone of y among them: the coordinator resolves it), in key order.
+    const all = [...written.map((w) => w.key)].sort(Buffer.compare);
+    const one = await c.readRange('b', parent, undefined, 2, soon());
+    expect(one.records.map((r) => r.key)).toEqual(all.slice(0, 2));
+    expect(one.next).toEqual(all[1]);
+    const two = await c.readRange('b', parent, one.next, 2, soon());
+    expect(two.records.map((r) => r.key)).toEqual(all.slice(2, 4));
+    const three = await c.readRange('b', parent, two.next, 2, soon());
+    expect(three.records.map((r) => r.key)).toEqual(all.slice(4));
+    expect(three.next).toBeUndefined();
+    for (const r of [...one.records, ...two.records, ...three.records]) expect(recordDigest(r.record)).toEqual(recordDigest(await p.store.getRecord(r.key)));
+    const none = await c.readRange('b', storedKey('carts', B('nobody')), undefined, 10, soon());
+    expect(none).toEqual({ records: [], next: undefined });
+  });
+
+  it('counts the bytes of each call sent, by operation; a call refused before it is sent counts none', async () => {
+    const p = await peer();
+    const c = client(p.address);
+    await c.writeMany('b', parent, [{ op: 'add', path: element('x') }], soon());
+    const one = c.bytesSent.get('writeMany') ?? 0;
+    expect(one).toBeGreaterThan(parent.length);
+    await c.writeMany('b', parent, [{ op: 'add', path: element('y') }], soon());
+    expect(c.bytesSent.get('writeMany')).toBe(2 * one);
+    await c.read('b', parent, undefined, soon());
+    expect(c.bytesSent.get('read')).toBeGreaterThan(0);
+    expect(await failure(c.writeMany('b', parent, [{ op: 'add', path: element('z') }], Date.now() - 1))).toMatchObject({ kind: 'timeout' });
+    expect(c.bytesSent.get('writeMany')).toBe(2 * one);
+  });
+
+  it("writeMany's and readRange's refusals arrive as refused with the replica's code (nothing written)", async () => {
+    const p = await peer();
+    const c = client(p.address);
+    const refused = async (ops: Parameters<GrpcReplicas['writeMany']>[2], code: string, message: RegExp, at = parent) =>
+      expect(await failure(c.writeMany('b', at, ops, soon()))).toMatchObject({ kind: 'refused', code, message: expect.stringMatching(message) });
+    await refused([{ op: 'remove', path: element('x'), context: EMPTY }], 'DT_NO_CONTEXT', /needs the context/);
+    // An element set but empty is not an unset one (a flag): it is refused as empty.
+    await refused([{ op: 'add', path: { element: EMPTY } }], 'DT_ELEMENT_EMPTY', /at least one byte/);
+    await refused([{ op: 'add', path: {} }], 'DT_BAD_OP', /not a bare parent/);
+    await refused([], 'DT_BAD_OP', /1 to 1000 element ops/);
+    // Named wrongly past the types (a caller's bug): sent as unspecified, refused by the replica.
+    await refused([{ op: 'toggle', path: element('x') } as unknown as SubOp], 'DT_BAD_OP', /kind 0 is unknown.*ADD \(1\) or REMOVE \(2\)/);
+    await refused([{ op: 'add', path: { fields: [{ name: 'f', type: 'list' as FieldType }], element: 'e' } }], 'DT_BAD_PATH', /unknown field type 0/);
+    await refused([{ op: 'add', path: { fields: Array.from({ length: 5 }, (_, i) => ({ name: `m${i}`, type: 'map' as const })), element: 'e' } }], 'DT_PATH_TOO_DEEP', /5 nested fields/);
+    await refused([{ op: 'add', path: element('x') }], 'DT_BAD_PARENT', /named buckets/, B('plain'));
+    await refused([{ op: 'remove', path: element('x'), context: B('not a context') }], 'KV_BAD_CONTEXT', /bad causal context/);
+    await c.counterUpdate('b', subKey(parent, { fields: [{ name: 'n', type: 'flag' }] }), 1, soon());
+    await refused([{ op: 'add', path: { fields: [{ name: 'n', type: 'flag' }] } }], 'KV_WRONG_TYPE', /counter/);
+    expect(await c.readRange('b', parent, undefined, 10, soon())).toMatchObject({ records: [expect.anything()] }); // only the counter
+    expect(await failure(c.readRange('b', parent, undefined, 0, soon()))).toMatchObject({ kind: 'refused', code: 'KV_BAD_OPTION', message: /limit must be 1 to 1000/ });
+    expect(await failure(c.readRange('b', parent, undefined, 1001, soon()))).toMatchObject({ kind: 'refused', code: 'KV_BAD_OPTION' });
+    expect(await failure(c.readRange('b', parent, B('elsewhere'), 10, soon()))).toMatchObject({ kind: 'refused', code: 'KV_BAD_OPTION', message: /no sub-key of this parent/ });
+    const sent = p.messages;
+    for (const limit of [2 ** 40, 2.5, -1]) expect(await failure(c.readRange('b', parent, undefined, limit, soon()))).toMatchObject({ kind: 'refused', code: 'KV_BAD_OPTION' });
+    expect(p.messages).toBe(sent);
+  });
+
+  it('a page of sub-keys near its 4 MiB cap travels as one reply', async () => {
+    const p = await peer();
+    const c = client(p.address);
+    const value = Buffer.alloc((1 << 20) - 8 * 1024, 7); // the store's largest value, less room for its versions
+    const keys = ['r1', 'r2', 'r3', 'r4', 'r5'].map((name) => subKey(parent, { fields: [{ name, type: 'register' }] }));
+    for (const k of keys) await c.apply('b', k, value, EMPTY, soon());
+    const page = await c.readRange('b', parent, undefined, 1000, soon());
+    expect(page.records.map((r) => r.key)).toEqual(keys.slice(0, 4));
+    expect(page.records.reduce((a, r) => a + r.key.length + r.record.length, 0)).toBeGreaterThan(4 * 1024 * 1024 - 64 * 1024);
+    expect(page.next).toEqual(keys[3]);
+    expect((await c.readRange('b', parent, page.next, 1000, soon())).records.map((r) => r.key)).toEqual([keys[4]]);
+  });
+});
+
+describe('mixed releases', () => {
+  it('a call naming no operation this release knows is refused alone (RK_UNSUPPORTED); the calls beside it run and the stream carries on', async () => {
+    const p = await peer();
+    const s = rawStream(p.address);
+    const digest = (id: number): WireCall => ({ id, deadline: soon(), op: 'digest', key: B('k') });
+    // A call with no op set, as protobufjs encodes it; and one whose op is field 12, a later release's.
+    const none = Buffer.from([0x0a, 0x05, 0x08, 0x05, 0x10, 0xe8, 0x07]);
+    const newer = Buffer.from([0x0a, 0x09, 0x08, 0x06, 0x10, 0xe8, 0x07, 0x62, 0x02, 0x0a, 0x00]);
+    s.send(Buffer.concat([encodeCalls([digest(4)]), none, newer, encodeCalls([digest(7)])]));
+    await s.until(4);
+    const byId = new Map(s.replies.map((r) => [r.id, r]));
+    for (const id of [5, 6]) expect(byId.get(id)).toMatchObject({ op: 'error', code: 'RK_UNSUPPORTED', message: expect.stringMatching(/names no operation this node's release knows.*upgrade this node/) });
+    expect(byId.get(4)).toMatchObject({ op: 'digest' });
+    expect(byId.get(7)).toMatchObject({ op: 'digest' });
+    s.send(encodeCalls([digest(8)]));
+    await s.until(5);
+    expect(s.replies.at(-1)).toMatchObject({ id: 8, op: 'digest' });
+    expect(s.status).toBeUndefined();
+    expect(p.observed).toContain('unsupported:UNIMPLEMENTED');
+  });
+
+  it("a peer of the release before the data types: each of their calls is refused RK_UNSUPPORTED (upgrade it), its plain calls in flight are not touched, and once upgraded it takes them", async () => {
+    // The previous release's server: the same stream loop, its decoder knowing ops 3 to 6 only
+    // and failing the whole batch on a call naming none of them (as it did: "call N names no operation").
+    const store = await Store.open({ engine: new MemoryEngine() });
+    const replica = new LocalReplica(store);
+    const old: ServerCodec<WireCall, WireReply> = {
+      decode: (buf, now) => {
+        decodeBatch(buf, 'call', 3, 6, () => undefined);
+        return decodeCalls(buf, now) as WireCall[];
+      },
+      encode: encodeReplies,
+      size: replySize,
+      refuse: () => undefined,
+      run: async (c) => {
+        if (c.op !== 'read') return { id: c.id, op: 'error', code: 'RK_INTERNAL', message: 'not in this test' };
+        await sleep(300);
+        return { id: c.id, op: 'read', record: await replica.read(c.key, undefined) };
+      },
+    };
+    const definition = new ReplicaServer(replica, { refuse: () => undefined, maxInFlight: 10 }).definition();
+    const server = new grpc.Server();
+    server.addService(definition, { Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => new BatchedServer().serve(call, old) });
+    const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, n) => (e ? rej(e) : res(n))));
+    cleanup.push(async () => {
+      server.forceShutdown();
+      await store.close();
+    });
+    const address = `127.0.0.1:${port}`;
+    const c = client(address);
+    const plain = c.read('n7', B('k'), undefined, soon());
+    await sleep(50);
+    const typed = await Promise.all([
+      failure(c.counterUpdate('n7', B('c'), 1, soon())),
+      failure(c.writeMany('n7', parent, [{ op: 'add', path: element('x') }], soon())),
+      failure(c.readRange('n7', parent, undefined, 10, soon())),
+    ]);
+    for (const f of typed) expect(f).toMatchObject({ kind: 'refused', code: 'RK_UNSUPPORTED', message: expect.stringMatching(new RegExp(`peer n7 at ${address} runs a release without data types .*upgrade it`)) });
+    await expect(plain).resolves.toBeUndefined();
+    // Not remembered: the next one is tried (and refused) again.
+    expect(await failure(c.counterUpdate('n7', B('c'), 1, soon()))).toMatchObject({ code: 'RK_UNSUPPORTED' });
+    // The peer upgraded (the same address, this release): the calls go through.
+    server.forceShutdown();
+    await peer({ port });
+    let value: bigint | 'failed' = 'failed';
+    for (let i = 0; i < 50 && value === 'failed'; i++) {
+      value = await c.counterUpdate('n7', B('c'), 1, soon()).then((r) => r.value, () => 'failed' as const);
+      if (value === 'failed') await sleep(100);
+    }
+    expect(value).toBe(1n);
   });
 });

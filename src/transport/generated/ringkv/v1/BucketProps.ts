@@ -21,6 +21,13 @@ export interface BucketProps {
    * latest timestamp wins; concurrent writes are lost: docs/reads-and-writes.md#buckets).
    */
   'siblings'?: (string);
+  /**
+   * The data type of the bucket's keys (docs/data-types.md): "kv" (put/get/delete; the
+   * default, and what a bucket created before types is), "counter" or "set". Set at
+   * creation and fixed after (FAILED_PRECONDITION for a change); "map" is refused (maps
+   * are not in this release).
+   */
+  'type'?: (string);
 }
 
 export interface BucketProps__Output {
@@ -42,4 +49,11 @@ export interface BucketProps__Output {
    * latest timestamp wins; concurrent writes are lost: docs/reads-and-writes.md#buckets).
    */
   'siblings': (string);
+  /**
+   * The data type of the bucket's keys (docs/data-types.md): "kv" (put/get/delete; the
+   * default, and what a bucket created before types is), "counter" or "set". Set at
+   * creation and fixed after (FAILED_PRECONDITION for a change); "map" is refused (maps
+   * are not in this release).
+   */
+  'type': (string);
 }

@@ -10,7 +10,7 @@ export interface BucketRequest {
   'props'?: (_ringkv_v1_BucketProps | null);
   /**
    * For SetBucket: the properties of `props` to change ("n", "r", "w", "ttl_ms",
-   * "siblings"); the others keep their values.
+   * "siblings", "type"); the others keep their values.
    */
   'set'?: (string)[];
 }
@@ -23,7 +23,7 @@ export interface BucketRequest__Output {
   'props': (_ringkv_v1_BucketProps__Output | null);
   /**
    * For SetBucket: the properties of `props` to change ("n", "r", "w", "ttl_ms",
-   * "siblings"); the others keep their values.
+   * "siblings", "type"); the others keep their values.
    */
   'set': (string)[];
 }

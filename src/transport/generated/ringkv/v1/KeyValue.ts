@@ -2,6 +2,10 @@
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
+import type { CounterGetRequest as _ringkv_v1_CounterGetRequest, CounterGetRequest__Output as _ringkv_v1_CounterGetRequest__Output } from '../../ringkv/v1/CounterGetRequest.js';
+import type { CounterGetResponse as _ringkv_v1_CounterGetResponse, CounterGetResponse__Output as _ringkv_v1_CounterGetResponse__Output } from '../../ringkv/v1/CounterGetResponse.js';
+import type { CounterUpdateRequest as _ringkv_v1_CounterUpdateRequest, CounterUpdateRequest__Output as _ringkv_v1_CounterUpdateRequest__Output } from '../../ringkv/v1/CounterUpdateRequest.js';
+import type { CounterUpdateResponse as _ringkv_v1_CounterUpdateResponse, CounterUpdateResponse__Output as _ringkv_v1_CounterUpdateResponse__Output } from '../../ringkv/v1/CounterUpdateResponse.js';
 import type { DeleteRequest as _ringkv_v1_DeleteRequest, DeleteRequest__Output as _ringkv_v1_DeleteRequest__Output } from '../../ringkv/v1/DeleteRequest.js';
 import type { DeleteResponse as _ringkv_v1_DeleteResponse, DeleteResponse__Output as _ringkv_v1_DeleteResponse__Output } from '../../ringkv/v1/DeleteResponse.js';
 import type { GetManyRequest as _ringkv_v1_GetManyRequest, GetManyRequest__Output as _ringkv_v1_GetManyRequest__Output } from '../../ringkv/v1/GetManyRequest.js';
@@ -14,8 +18,58 @@ import type { PutManyRequest as _ringkv_v1_PutManyRequest, PutManyRequest__Outpu
 import type { PutManyResponse as _ringkv_v1_PutManyResponse, PutManyResponse__Output as _ringkv_v1_PutManyResponse__Output } from '../../ringkv/v1/PutManyResponse.js';
 import type { PutRequest as _ringkv_v1_PutRequest, PutRequest__Output as _ringkv_v1_PutRequest__Output } from '../../ringkv/v1/PutRequest.js';
 import type { PutResponse as _ringkv_v1_PutResponse, PutResponse__Output as _ringkv_v1_PutResponse__Output } from '../../ringkv/v1/PutResponse.js';
+import type { SetContainsRequest as _ringkv_v1_SetContainsRequest, SetContainsRequest__Output as _ringkv_v1_SetContainsRequest__Output } from '../../ringkv/v1/SetContainsRequest.js';
+import type { SetContainsResponse as _ringkv_v1_SetContainsResponse, SetContainsResponse__Output as _ringkv_v1_SetContainsResponse__Output } from '../../ringkv/v1/SetContainsResponse.js';
+import type { SetReadRequest as _ringkv_v1_SetReadRequest, SetReadRequest__Output as _ringkv_v1_SetReadRequest__Output } from '../../ringkv/v1/SetReadRequest.js';
+import type { SetReadResponse as _ringkv_v1_SetReadResponse, SetReadResponse__Output as _ringkv_v1_SetReadResponse__Output } from '../../ringkv/v1/SetReadResponse.js';
+import type { SetUpdateRequest as _ringkv_v1_SetUpdateRequest, SetUpdateRequest__Output as _ringkv_v1_SetUpdateRequest__Output } from '../../ringkv/v1/SetUpdateRequest.js';
+import type { SetUpdateResponse as _ringkv_v1_SetUpdateResponse, SetUpdateResponse__Output as _ringkv_v1_SetUpdateResponse__Output } from '../../ringkv/v1/SetUpdateResponse.js';
 
 export interface KeyValueClient extends grpc.Client {
+  /**
+   * A counter's value after R replies (0 and found = false when never updated).
+   */
+  CounterGet(argument: _ringkv_v1_CounterGetRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_CounterGetResponse__Output>): grpc.ClientUnaryCall;
+  CounterGet(argument: _ringkv_v1_CounterGetRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_CounterGetResponse__Output>): grpc.ClientUnaryCall;
+  CounterGet(argument: _ringkv_v1_CounterGetRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_CounterGetResponse__Output>): grpc.ClientUnaryCall;
+  CounterGet(argument: _ringkv_v1_CounterGetRequest, callback: grpc.requestCallback<_ringkv_v1_CounterGetResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * A counter's value after R replies (0 and found = false when never updated).
+   */
+  counterGet(argument: _ringkv_v1_CounterGetRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_CounterGetResponse__Output>): grpc.ClientUnaryCall;
+  counterGet(argument: _ringkv_v1_CounterGetRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_CounterGetResponse__Output>): grpc.ClientUnaryCall;
+  counterGet(argument: _ringkv_v1_CounterGetRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_CounterGetResponse__Output>): grpc.ClientUnaryCall;
+  counterGet(argument: _ringkv_v1_CounterGetRequest, callback: grpc.requestCallback<_ringkv_v1_CounterGetResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * The data types (docs/data-types.md), each on a bucket of its type only: a call on a
+   * bucket of another type, or on the default bucket, is FAILED_PRECONDITION (and Put, Get,
+   * Delete, GetMany, PutMany and Stream on a counter or set bucket are too). Reads never
+   * return siblings: the replicas' states are merged.
+   * 
+   * Add `amount` (negative: subtract) to a counter. With a request id, the same increment
+   * sent again (a retry, a hedge, through any node) counts once. Acknowledged once W
+   * replicas hold it; answers the counter's value on the node that applied it.
+   */
+  CounterUpdate(argument: _ringkv_v1_CounterUpdateRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_CounterUpdateResponse__Output>): grpc.ClientUnaryCall;
+  CounterUpdate(argument: _ringkv_v1_CounterUpdateRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_CounterUpdateResponse__Output>): grpc.ClientUnaryCall;
+  CounterUpdate(argument: _ringkv_v1_CounterUpdateRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_CounterUpdateResponse__Output>): grpc.ClientUnaryCall;
+  CounterUpdate(argument: _ringkv_v1_CounterUpdateRequest, callback: grpc.requestCallback<_ringkv_v1_CounterUpdateResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * The data types (docs/data-types.md), each on a bucket of its type only: a call on a
+   * bucket of another type, or on the default bucket, is FAILED_PRECONDITION (and Put, Get,
+   * Delete, GetMany, PutMany and Stream on a counter or set bucket are too). Reads never
+   * return siblings: the replicas' states are merged.
+   * 
+   * Add `amount` (negative: subtract) to a counter. With a request id, the same increment
+   * sent again (a retry, a hedge, through any node) counts once. Acknowledged once W
+   * replicas hold it; answers the counter's value on the node that applied it.
+   */
+  counterUpdate(argument: _ringkv_v1_CounterUpdateRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_CounterUpdateResponse__Output>): grpc.ClientUnaryCall;
+  counterUpdate(argument: _ringkv_v1_CounterUpdateRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_CounterUpdateResponse__Output>): grpc.ClientUnaryCall;
+  counterUpdate(argument: _ringkv_v1_CounterUpdateRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_CounterUpdateResponse__Output>): grpc.ClientUnaryCall;
+  counterUpdate(argument: _ringkv_v1_CounterUpdateRequest, callback: grpc.requestCallback<_ringkv_v1_CounterUpdateResponse__Output>): grpc.ClientUnaryCall;
+  
   /**
    * A tombstone that supersedes what the context saw; a concurrent put survives it.
    */
@@ -112,16 +166,73 @@ export interface KeyValueClient extends grpc.Client {
   putMany(argument: _ringkv_v1_PutManyRequest, callback: grpc.requestCallback<_ringkv_v1_PutManyResponse__Output>): grpc.ClientUnaryCall;
   
   /**
-   * Many puts, gets and deletes over one long-lived stream: what ringkv/client uses. Each
-   * KvCalls message carries a batch of calls, each KvReplies a batch of replies, matched by
-   * id; each call has its own deadline and its own outcome, as if it were a unary call.
+   * Whether an element is in a set, and its context (what a remove of it needs).
+   */
+  SetContains(argument: _ringkv_v1_SetContainsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_SetContainsResponse__Output>): grpc.ClientUnaryCall;
+  SetContains(argument: _ringkv_v1_SetContainsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_SetContainsResponse__Output>): grpc.ClientUnaryCall;
+  SetContains(argument: _ringkv_v1_SetContainsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_SetContainsResponse__Output>): grpc.ClientUnaryCall;
+  SetContains(argument: _ringkv_v1_SetContainsRequest, callback: grpc.requestCallback<_ringkv_v1_SetContainsResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Whether an element is in a set, and its context (what a remove of it needs).
+   */
+  setContains(argument: _ringkv_v1_SetContainsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_SetContainsResponse__Output>): grpc.ClientUnaryCall;
+  setContains(argument: _ringkv_v1_SetContainsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_SetContainsResponse__Output>): grpc.ClientUnaryCall;
+  setContains(argument: _ringkv_v1_SetContainsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_SetContainsResponse__Output>): grpc.ClientUnaryCall;
+  setContains(argument: _ringkv_v1_SetContainsRequest, callback: grpc.requestCallback<_ringkv_v1_SetContainsResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * One page of a set's elements in byte order, each with the context a remove needs.
+   */
+  SetRead(argument: _ringkv_v1_SetReadRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_SetReadResponse__Output>): grpc.ClientUnaryCall;
+  SetRead(argument: _ringkv_v1_SetReadRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_SetReadResponse__Output>): grpc.ClientUnaryCall;
+  SetRead(argument: _ringkv_v1_SetReadRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_SetReadResponse__Output>): grpc.ClientUnaryCall;
+  SetRead(argument: _ringkv_v1_SetReadRequest, callback: grpc.requestCallback<_ringkv_v1_SetReadResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * One page of a set's elements in byte order, each with the context a remove needs.
+   */
+  setRead(argument: _ringkv_v1_SetReadRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_SetReadResponse__Output>): grpc.ClientUnaryCall;
+  setRead(argument: _ringkv_v1_SetReadRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_SetReadResponse__Output>): grpc.ClientUnaryCall;
+  setRead(argument: _ringkv_v1_SetReadRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_SetReadResponse__Output>): grpc.ClientUnaryCall;
+  setRead(argument: _ringkv_v1_SetReadRequest, callback: grpc.requestCallback<_ringkv_v1_SetReadResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * Add and remove elements of a set (observed-remove: a remove takes out the adds its
+   * context saw; a concurrent add survives it). 1 to 1,000 operations, each element at
+   * most once, in one request; only the changed elements travel to the replicas.
+   */
+  SetUpdate(argument: _ringkv_v1_SetUpdateRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_SetUpdateResponse__Output>): grpc.ClientUnaryCall;
+  SetUpdate(argument: _ringkv_v1_SetUpdateRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_SetUpdateResponse__Output>): grpc.ClientUnaryCall;
+  SetUpdate(argument: _ringkv_v1_SetUpdateRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_SetUpdateResponse__Output>): grpc.ClientUnaryCall;
+  SetUpdate(argument: _ringkv_v1_SetUpdateRequest, callback: grpc.requestCallback<_ringkv_v1_SetUpdateResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Add and remove elements of a set (observed-remove: a remove takes out the adds its
+   * context saw; a concurrent add survives it). 1 to 1,000 operations, each element at
+   * most once, in one request; only the changed elements travel to the replicas.
+   */
+  setUpdate(argument: _ringkv_v1_SetUpdateRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_SetUpdateResponse__Output>): grpc.ClientUnaryCall;
+  setUpdate(argument: _ringkv_v1_SetUpdateRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_SetUpdateResponse__Output>): grpc.ClientUnaryCall;
+  setUpdate(argument: _ringkv_v1_SetUpdateRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_SetUpdateResponse__Output>): grpc.ClientUnaryCall;
+  setUpdate(argument: _ringkv_v1_SetUpdateRequest, callback: grpc.requestCallback<_ringkv_v1_SetUpdateResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * Many puts, gets, deletes and counter updates over one long-lived stream: what
+   * ringkv/client uses. Each KvCalls message carries a batch of calls, each KvReplies a
+   * batch of replies, matched by id; each call has its own deadline and its own outcome,
+   * as if it were a unary call. A call naming an operation the node's release does not
+   * know is refused alone (UNIMPLEMENTED); ringkv/client sends counter updates on a stream
+   * of their own, so that a node of an earlier release, which breaks its stream on one,
+   * fails only them.
    */
   Stream(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_ringkv_v1_KvCalls, _ringkv_v1_KvReplies__Output>;
   Stream(options?: grpc.CallOptions): grpc.ClientDuplexStream<_ringkv_v1_KvCalls, _ringkv_v1_KvReplies__Output>;
   /**
-   * Many puts, gets and deletes over one long-lived stream: what ringkv/client uses. Each
-   * KvCalls message carries a batch of calls, each KvReplies a batch of replies, matched by
-   * id; each call has its own deadline and its own outcome, as if it were a unary call.
+   * Many puts, gets, deletes and counter updates over one long-lived stream: what
+   * ringkv/client uses. Each KvCalls message carries a batch of calls, each KvReplies a
+   * batch of replies, matched by id; each call has its own deadline and its own outcome,
+   * as if it were a unary call. A call naming an operation the node's release does not
+   * know is refused alone (UNIMPLEMENTED); ringkv/client sends counter updates on a stream
+   * of their own, so that a node of an earlier release, which breaks its stream on one,
+   * fails only them.
    */
   stream(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_ringkv_v1_KvCalls, _ringkv_v1_KvReplies__Output>;
   stream(options?: grpc.CallOptions): grpc.ClientDuplexStream<_ringkv_v1_KvCalls, _ringkv_v1_KvReplies__Output>;
@@ -129,6 +240,23 @@ export interface KeyValueClient extends grpc.Client {
 }
 
 export interface KeyValueHandlers extends grpc.UntypedServiceImplementation {
+  /**
+   * A counter's value after R replies (0 and found = false when never updated).
+   */
+  CounterGet: grpc.handleUnaryCall<_ringkv_v1_CounterGetRequest__Output, _ringkv_v1_CounterGetResponse>;
+  
+  /**
+   * The data types (docs/data-types.md), each on a bucket of its type only: a call on a
+   * bucket of another type, or on the default bucket, is FAILED_PRECONDITION (and Put, Get,
+   * Delete, GetMany, PutMany and Stream on a counter or set bucket are too). Reads never
+   * return siblings: the replicas' states are merged.
+   * 
+   * Add `amount` (negative: subtract) to a counter. With a request id, the same increment
+   * sent again (a retry, a hedge, through any node) counts once. Acknowledged once W
+   * replicas hold it; answers the counter's value on the node that applied it.
+   */
+  CounterUpdate: grpc.handleUnaryCall<_ringkv_v1_CounterUpdateRequest__Output, _ringkv_v1_CounterUpdateResponse>;
+  
   /**
    * A tombstone that supersedes what the context saw; a concurrent put survives it.
    */
@@ -165,19 +293,45 @@ export interface KeyValueHandlers extends grpc.UntypedServiceImplementation {
   PutMany: grpc.handleUnaryCall<_ringkv_v1_PutManyRequest__Output, _ringkv_v1_PutManyResponse>;
   
   /**
-   * Many puts, gets and deletes over one long-lived stream: what ringkv/client uses. Each
-   * KvCalls message carries a batch of calls, each KvReplies a batch of replies, matched by
-   * id; each call has its own deadline and its own outcome, as if it were a unary call.
+   * Whether an element is in a set, and its context (what a remove of it needs).
+   */
+  SetContains: grpc.handleUnaryCall<_ringkv_v1_SetContainsRequest__Output, _ringkv_v1_SetContainsResponse>;
+  
+  /**
+   * One page of a set's elements in byte order, each with the context a remove needs.
+   */
+  SetRead: grpc.handleUnaryCall<_ringkv_v1_SetReadRequest__Output, _ringkv_v1_SetReadResponse>;
+  
+  /**
+   * Add and remove elements of a set (observed-remove: a remove takes out the adds its
+   * context saw; a concurrent add survives it). 1 to 1,000 operations, each element at
+   * most once, in one request; only the changed elements travel to the replicas.
+   */
+  SetUpdate: grpc.handleUnaryCall<_ringkv_v1_SetUpdateRequest__Output, _ringkv_v1_SetUpdateResponse>;
+  
+  /**
+   * Many puts, gets, deletes and counter updates over one long-lived stream: what
+   * ringkv/client uses. Each KvCalls message carries a batch of calls, each KvReplies a
+   * batch of replies, matched by id; each call has its own deadline and its own outcome,
+   * as if it were a unary call. A call naming an operation the node's release does not
+   * know is refused alone (UNIMPLEMENTED); ringkv/client sends counter updates on a stream
+   * of their own, so that a node of an earlier release, which breaks its stream on one,
+   * fails only them.
    */
   Stream: grpc.handleBidiStreamingCall<_ringkv_v1_KvCalls__Output, _ringkv_v1_KvReplies>;
   
 }
 
 export interface KeyValueDefinition extends grpc.ServiceDefinition {
+  CounterGet: MethodDefinition<_ringkv_v1_CounterGetRequest, _ringkv_v1_CounterGetResponse, _ringkv_v1_CounterGetRequest__Output, _ringkv_v1_CounterGetResponse__Output>
+  CounterUpdate: MethodDefinition<_ringkv_v1_CounterUpdateRequest, _ringkv_v1_CounterUpdateResponse, _ringkv_v1_CounterUpdateRequest__Output, _ringkv_v1_CounterUpdateResponse__Output>
   Delete: MethodDefinition<_ringkv_v1_DeleteRequest, _ringkv_v1_DeleteResponse, _ringkv_v1_DeleteRequest__Output, _ringkv_v1_DeleteResponse__Output>
   Get: MethodDefinition<_ringkv_v1_GetRequest, _ringkv_v1_GetResponse, _ringkv_v1_GetRequest__Output, _ringkv_v1_GetResponse__Output>
   GetMany: MethodDefinition<_ringkv_v1_GetManyRequest, _ringkv_v1_GetManyResponse, _ringkv_v1_GetManyRequest__Output, _ringkv_v1_GetManyResponse__Output>
   Put: MethodDefinition<_ringkv_v1_PutRequest, _ringkv_v1_PutResponse, _ringkv_v1_PutRequest__Output, _ringkv_v1_PutResponse__Output>
   PutMany: MethodDefinition<_ringkv_v1_PutManyRequest, _ringkv_v1_PutManyResponse, _ringkv_v1_PutManyRequest__Output, _ringkv_v1_PutManyResponse__Output>
+  SetContains: MethodDefinition<_ringkv_v1_SetContainsRequest, _ringkv_v1_SetContainsResponse, _ringkv_v1_SetContainsRequest__Output, _ringkv_v1_SetContainsResponse__Output>
+  SetRead: MethodDefinition<_ringkv_v1_SetReadRequest, _ringkv_v1_SetReadResponse, _ringkv_v1_SetReadRequest__Output, _ringkv_v1_SetReadResponse__Output>
+  SetUpdate: MethodDefinition<_ringkv_v1_SetUpdateRequest, _ringkv_v1_SetUpdateResponse, _ringkv_v1_SetUpdateRequest__Output, _ringkv_v1_SetUpdateResponse__Output>
   Stream: MethodDefinition<_ringkv_v1_KvCalls, _ringkv_v1_KvReplies, _ringkv_v1_KvCalls__Output, _ringkv_v1_KvReplies__Output>
 }

@@ -3,6 +3,7 @@
 import type { PutRequest as _ringkv_v1_PutRequest, PutRequest__Output as _ringkv_v1_PutRequest__Output } from '../../ringkv/v1/PutRequest.js';
 import type { GetRequest as _ringkv_v1_GetRequest, GetRequest__Output as _ringkv_v1_GetRequest__Output } from '../../ringkv/v1/GetRequest.js';
 import type { DeleteRequest as _ringkv_v1_DeleteRequest, DeleteRequest__Output as _ringkv_v1_DeleteRequest__Output } from '../../ringkv/v1/DeleteRequest.js';
+import type { CounterUpdateRequest as _ringkv_v1_CounterUpdateRequest, CounterUpdateRequest__Output as _ringkv_v1_CounterUpdateRequest__Output } from '../../ringkv/v1/CounterUpdateRequest.js';
 
 export interface KvCall {
   /**
@@ -16,7 +17,8 @@ export interface KvCall {
   'put'?: (_ringkv_v1_PutRequest | null);
   'get'?: (_ringkv_v1_GetRequest | null);
   'delete'?: (_ringkv_v1_DeleteRequest | null);
-  'op'?: "put"|"get"|"delete";
+  'counterUpdate'?: (_ringkv_v1_CounterUpdateRequest | null);
+  'op'?: "put"|"get"|"delete"|"counterUpdate";
 }
 
 export interface KvCall__Output {
@@ -31,4 +33,5 @@ export interface KvCall__Output {
   'put'?: (_ringkv_v1_PutRequest__Output | null);
   'get'?: (_ringkv_v1_GetRequest__Output | null);
   'delete'?: (_ringkv_v1_DeleteRequest__Output | null);
+  'counterUpdate'?: (_ringkv_v1_CounterUpdateRequest__Output | null);
 }

@@ -4,6 +4,7 @@ import type { PutResponse as _ringkv_v1_PutResponse, PutResponse__Output as _rin
 import type { GetResponse as _ringkv_v1_GetResponse, GetResponse__Output as _ringkv_v1_GetResponse__Output } from '../../ringkv/v1/GetResponse.js';
 import type { DeleteResponse as _ringkv_v1_DeleteResponse, DeleteResponse__Output as _ringkv_v1_DeleteResponse__Output } from '../../ringkv/v1/DeleteResponse.js';
 import type { KvError as _ringkv_v1_KvError, KvError__Output as _ringkv_v1_KvError__Output } from '../../ringkv/v1/KvError.js';
+import type { CounterUpdateResponse as _ringkv_v1_CounterUpdateResponse, CounterUpdateResponse__Output as _ringkv_v1_CounterUpdateResponse__Output } from '../../ringkv/v1/CounterUpdateResponse.js';
 
 export interface KvReply {
   'id'?: (number);
@@ -14,7 +15,8 @@ export interface KvReply {
    * The status the same unary call would have ended with.
    */
   'error'?: (_ringkv_v1_KvError | null);
-  'result'?: "put"|"get"|"delete"|"error";
+  'counterUpdate'?: (_ringkv_v1_CounterUpdateResponse | null);
+  'result'?: "put"|"get"|"delete"|"error"|"counterUpdate";
 }
 
 export interface KvReply__Output {
@@ -26,4 +28,5 @@ export interface KvReply__Output {
    * The status the same unary call would have ended with.
    */
   'error'?: (_ringkv_v1_KvError__Output | null);
+  'counterUpdate'?: (_ringkv_v1_CounterUpdateResponse__Output | null);
 }

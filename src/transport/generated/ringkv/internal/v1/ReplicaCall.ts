@@ -4,6 +4,9 @@ import type { ApplyRequest as _ringkv_internal_v1_ApplyRequest, ApplyRequest__Ou
 import type { MergeRequest as _ringkv_internal_v1_MergeRequest, MergeRequest__Output as _ringkv_internal_v1_MergeRequest__Output } from '../../../ringkv/internal/v1/MergeRequest.js';
 import type { ReadRequest as _ringkv_internal_v1_ReadRequest, ReadRequest__Output as _ringkv_internal_v1_ReadRequest__Output } from '../../../ringkv/internal/v1/ReadRequest.js';
 import type { DigestRequest as _ringkv_internal_v1_DigestRequest, DigestRequest__Output as _ringkv_internal_v1_DigestRequest__Output } from '../../../ringkv/internal/v1/DigestRequest.js';
+import type { CounterUpdateRequest as _ringkv_internal_v1_CounterUpdateRequest, CounterUpdateRequest__Output as _ringkv_internal_v1_CounterUpdateRequest__Output } from '../../../ringkv/internal/v1/CounterUpdateRequest.js';
+import type { WriteManyRequest as _ringkv_internal_v1_WriteManyRequest, WriteManyRequest__Output as _ringkv_internal_v1_WriteManyRequest__Output } from '../../../ringkv/internal/v1/WriteManyRequest.js';
+import type { ReadRangeRequest as _ringkv_internal_v1_ReadRangeRequest, ReadRangeRequest__Output as _ringkv_internal_v1_ReadRangeRequest__Output } from '../../../ringkv/internal/v1/ReadRangeRequest.js';
 
 export interface ReplicaCall {
   /**
@@ -20,7 +23,15 @@ export interface ReplicaCall {
   'merge'?: (_ringkv_internal_v1_MergeRequest | null);
   'read'?: (_ringkv_internal_v1_ReadRequest | null);
   'digest'?: (_ringkv_internal_v1_DigestRequest | null);
-  'op'?: "apply"|"merge"|"read"|"digest";
+  /**
+   * The data types' calls (issue 30). A node of an older release does not know them:
+   * replica-wire.ts sends them on a stream of their own, so that the older node's
+   * refusal (it breaks that stream) fails only them, each as RK_UNSUPPORTED.
+   */
+  'counterUpdate'?: (_ringkv_internal_v1_CounterUpdateRequest | null);
+  'writeMany'?: (_ringkv_internal_v1_WriteManyRequest | null);
+  'readRange'?: (_ringkv_internal_v1_ReadRangeRequest | null);
+  'op'?: "apply"|"merge"|"read"|"digest"|"counterUpdate"|"writeMany"|"readRange";
 }
 
 export interface ReplicaCall__Output {
@@ -38,4 +49,12 @@ export interface ReplicaCall__Output {
   'merge'?: (_ringkv_internal_v1_MergeRequest__Output | null);
   'read'?: (_ringkv_internal_v1_ReadRequest__Output | null);
   'digest'?: (_ringkv_internal_v1_DigestRequest__Output | null);
+  /**
+   * The data types' calls (issue 30). A node of an older release does not know them:
+   * replica-wire.ts sends them on a stream of their own, so that the older node's
+   * refusal (it breaks that stream) fails only them, each as RK_UNSUPPORTED.
+   */
+  'counterUpdate'?: (_ringkv_internal_v1_CounterUpdateRequest__Output | null);
+  'writeMany'?: (_ringkv_internal_v1_WriteManyRequest__Output | null);
+  'readRange'?: (_ringkv_internal_v1_ReadRangeRequest__Output | null);
 }

@@ -5,6 +5,9 @@ import type { MergeResponse as _ringkv_internal_v1_MergeResponse, MergeResponse_
 import type { ReadResponse as _ringkv_internal_v1_ReadResponse, ReadResponse__Output as _ringkv_internal_v1_ReadResponse__Output } from '../../../ringkv/internal/v1/ReadResponse.js';
 import type { DigestResponse as _ringkv_internal_v1_DigestResponse, DigestResponse__Output as _ringkv_internal_v1_DigestResponse__Output } from '../../../ringkv/internal/v1/DigestResponse.js';
 import type { ReplicaError as _ringkv_internal_v1_ReplicaError, ReplicaError__Output as _ringkv_internal_v1_ReplicaError__Output } from '../../../ringkv/internal/v1/ReplicaError.js';
+import type { CounterUpdateResponse as _ringkv_internal_v1_CounterUpdateResponse, CounterUpdateResponse__Output as _ringkv_internal_v1_CounterUpdateResponse__Output } from '../../../ringkv/internal/v1/CounterUpdateResponse.js';
+import type { WriteManyResponse as _ringkv_internal_v1_WriteManyResponse, WriteManyResponse__Output as _ringkv_internal_v1_WriteManyResponse__Output } from '../../../ringkv/internal/v1/WriteManyResponse.js';
+import type { ReadRangeResponse as _ringkv_internal_v1_ReadRangeResponse, ReadRangeResponse__Output as _ringkv_internal_v1_ReadRangeResponse__Output } from '../../../ringkv/internal/v1/ReadRangeResponse.js';
 
 export interface ReplicaReply {
   'id'?: (number);
@@ -13,7 +16,10 @@ export interface ReplicaReply {
   'read'?: (_ringkv_internal_v1_ReadResponse | null);
   'digest'?: (_ringkv_internal_v1_DigestResponse | null);
   'error'?: (_ringkv_internal_v1_ReplicaError | null);
-  'result'?: "apply"|"merge"|"read"|"digest"|"error";
+  'counterUpdate'?: (_ringkv_internal_v1_CounterUpdateResponse | null);
+  'writeMany'?: (_ringkv_internal_v1_WriteManyResponse | null);
+  'readRange'?: (_ringkv_internal_v1_ReadRangeResponse | null);
+  'result'?: "apply"|"merge"|"read"|"digest"|"error"|"counterUpdate"|"writeMany"|"readRange";
 }
 
 export interface ReplicaReply__Output {
@@ -23,4 +29,7 @@ export interface ReplicaReply__Output {
   'read'?: (_ringkv_internal_v1_ReadResponse__Output | null);
   'digest'?: (_ringkv_internal_v1_DigestResponse__Output | null);
   'error'?: (_ringkv_internal_v1_ReplicaError__Output | null);
+  'counterUpdate'?: (_ringkv_internal_v1_CounterUpdateResponse__Output | null);
+  'writeMany'?: (_ringkv_internal_v1_WriteManyResponse__Output | null);
+  'readRange'?: (_ringkv_internal_v1_ReadRangeResponse__Output | null);
 }

@@ -1,0 +1,176 @@
+/**
+ * npm run bench:types — the data types (issue 30) on a local cluster of 3 `ringkv node`
+ * processes (built code, zones a/b/c, N=3, R=W=2, 127.0.0.1, free ports), one
+ * ringkv/client in this process driving loops bounded in time and count.
+ *
+ * 1. Set add on sets of 10, 1,000 and 10,000 elements: each set is filled (updates of
+ *    1,000 adds, not measured), then `--adds` single-element adds run one at a time
+ *    (latency, not throughput): p50 and p99, and the bytes the nodes sent to replicas per
+ *    add (the sum of every node's ringkv_replica_bytes_sent_total before and after, so
+ *    it counts the issue call, the records sent on, and any repair or hint meanwhile).
+ *    Targets: p50 ≤ 5 ms at 10,000 elements; bytes per add at 10,000 within 2× of at 10.
+ * 2. Counter increments against plain puts at 128 in flight, in the same run: rounds of
+ *    `--seconds` each, alternating which goes first, over 1,000 keys each; the median
+ *    round's ops/s. Target: increments/s ≥ 0.7× puts/s.
+ *
+ *   npm run bench:types [-- --adds 300] [-- --seconds 5] [-- --rounds 3] [-- --sizes 10,1000,10000]
+ *                       [-- --cpu-prof DIR] [-- --json FILE]
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import * as hdr from 'hdr-histogram-js';
+import { AdminClient, Client } from '../src/client/index.js';
+import { freePort } from '../testkit/ports.js';
+import { table } from './lib.js';
+import { Proc, VALUE, benchRoot, formed, key, sleep, stopAll } from './processes.js';
+
+const args = process.argv.slice(2);
+const arg = (name: string, def: string): string => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] !== undefined ? args[i + 1]! : def;
+};
+const ADDS = Number(arg('adds', '300'));
+const SECONDS = Number(arg('seconds', '5'));
+const ROUNDS = Number(arg('rounds', '3'));
+const SIZES = arg('sizes', '10,1000,10000').split(',').map(Number);
+const CPU_PROF = args.includes('--cpu-prof') ? arg('cpu-prof', 'profiles') : undefined;
+const JSON_OUT = args.includes('--json') ? arg('json', 'types.json') : undefined;
+for (const [name, v] of [['adds', ADDS], ['seconds', SECONDS], ['rounds', ROUNDS], ...SIZES.map((s) => ['sizes', s] as const)] as const)
+  if (!(Number.isInteger(v) && v > 0)) throw new Error(`--${name} must be a positive whole number, got ${v}`);
+
+const IN_FLIGHT = 128;
+const KEYS = 1000;
+/** A bound on every loop, whatever --seconds says. */
+const MAX_CALLS = 2_000_000;
+const SETS = 'bench-sets', COUNTERS = 'bench-counters';
+
+/** Every node's ringkv_replica_bytes_sent_total, summed over calls. */
+async function replicaBytes(http: readonly string[]): Promise<number> {
+  let sum = 0;
+  for (const h of http) {
+    const text = await (await fetch(`http://${h}/metrics`)).text();
+    for (const m of text.matchAll(/^ringkv_replica_bytes_sent_total\{[^}]*\} (\d+(?:\.\d+)?(?:e\+\d+)?)$/gm)) sum += Number(m[1]);
+  }
+  return sum;
+}
+
+interface SetRow {
+  size: number;
+  p50: number;
+  p99: number;
+  bytesPerAdd: number;
+  failed: number;
+}
+
+async function setAdds(kv: Client, http: readonly string[], size: number): Promise<SetRow> {
+  const set = `set-${size}`;
+  for (let i = 0; i < size; i += 1000)
+    await kv.setAdd(set, Array.from({ length: Math.min(1000, size - i) }, (_, j) => `element-${String(i + j).padStart(8, '0')}`), { bucket: SETS, w: 3, deadlineMs: 30_000 });
+  // Warm: the same path, unmeasured.
+  for (let i = 0; i < 20; i++) await kv.setAdd(set, [`warm-${i}`], { bucket: SETS, w: 2 });
+  await sleep(200); // the warm-up's background sends done
+  const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+  let failed = 0;
+  const bytes0 = await replicaBytes(http);
+  for (let i = 0; i < ADDS; i++) {
+    const s = performance.now();
+    try {
+      await kv.setAdd(set, [`added-${String(i).padStart(8, '0')}`], { bucket: SETS, w: 2 });
+      h.recordValue(Math.max(1, Math.round((performance.now() - s) * 1000)));
+    } catch {
+      failed++;
+    }
+  }
+  await sleep(200); // the last adds' records reach the third replica
+  const bytes = (await replicaBytes(http)) - bytes0;
+  const row = { size, p50: h.getValueAtPercentile(50) / 1000, p99: h.getValueAtPercentile(99) / 1000, bytesPerAdd: bytes / (ADDS - failed), failed };
+  h.destroy();
+  return row;
+}
+
+interface LoadRun {
+  opsPerSec: number;
+  p50: number;
+  p99: number;
+  failed: number;
+}
+
+/** A closed loop of IN_FLIGHT workers for SECONDS: counter increments or puts over KEYS keys. */
+async function load(kv: Client, kind: 'counter' | 'put'): Promise<LoadRun> {
+  const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+  let ops = 0, failed = 0, next = 0;
+  const started = performance.now();
+  const end = started + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (performance.now() < end && ops + failed < MAX_CALLS) {
+        const k = key(kind === 'counter' ? 'c' : 'p', (next++ * 7919) % KEYS);
+        const s = performance.now();
+        try {
+          await (kind === 'counter' ? kv.counterUpdate(k, 1, { bucket: COUNTERS, w: 2 }) : kv.put(k, VALUE, { w: 2 }));
+          h.recordValue(Math.max(1, Math.round((performance.now() - s) * 1000)));
+          ops++;
+        } catch {
+          failed++;
+        }
+      }
+    }),
+  );
+  const r = { opsPerSec: ops / ((performance.now() - started) / 1000), p50: h.getValueAtPercentile(50) / 1000, p99: h.getValueAtPercentile(99) / 1000, failed };
+  h.destroy();
+  return r;
+}
+
+const medianRun = (runs: readonly LoadRun[]): LoadRun => [...runs].sort((a, b) => a.opsPerSec - b.opsPerSec)[Math.floor(runs.length / 2)]!;
+
+async function main(): Promise<void> {
+  const root = benchRoot('types');
+  if (CPU_PROF !== undefined) mkdirSync(CPU_PROF, { recursive: true });
+  const ports = await Promise.all(Array.from({ length: 6 }, () => freePort()));
+  const nodes = ['n1', 'n2', 'n3'].map((id, i) => new Proc(id, `127.0.0.1:${ports[i]}`, join(root, id)));
+  const http = nodes.map((_, i) => `127.0.0.1:${ports[3 + i]}`);
+  const seeds = nodes.map((n) => n.address);
+  nodes.forEach((n, i) => n.start(seeds, ['--zone', 'abc'[i]!, '--log-level', 'warn', '--http', http[i]!], CPU_PROF));
+  const kv = new Client({ nodes: seeds, deadlineMs: 10_000 });
+  const admin = new AdminClient(seeds[0]!, 10_000);
+  try {
+    await formed(nodes, 120_000);
+    await admin.createBucket(SETS, { type: 'set' });
+    await admin.createBucket(COUNTERS, { type: 'counter' });
+    await kv.refreshRing();
+    console.log(
+      `bench:types — 3 nodes (N=3, R=W=2), ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)}; set adds: ${ADDS} one at a time on sets of ${SIZES.join(', ')}; ` +
+        `counters vs puts: ${IN_FLIGHT} in flight over ${KEYS} keys, ${ROUNDS} round(s) × ${SECONDS} s each`,
+    );
+
+    const sets: SetRow[] = [];
+    for (const size of SIZES) sets.push(await setAdds(kv, http, size));
+    console.log(table([['set size', 'p50 ms', 'p99 ms', 'replica bytes/add', 'failed'], ...sets.map((r) => [String(r.size), r.p50.toFixed(2), r.p99.toFixed(2), r.bytesPerAdd.toFixed(0), String(r.failed)])]));
+    const verdicts: string[] = [];
+    const smallest = sets[0]!, largest = sets[sets.length - 1]!;
+    verdicts.push(`set add p50 at ${largest.size} elements: ${largest.p50.toFixed(2)} ms (target ≤ 5 ms: ${largest.p50 <= 5 ? 'met' : 'MISSED'})`);
+    const growth = largest.bytesPerAdd / smallest.bytesPerAdd;
+    verdicts.push(`replica bytes per add at ${largest.size} ÷ at ${smallest.size}: ${growth.toFixed(2)}× (target ≤ 2×: ${growth <= 2 ? 'met' : 'MISSED'})`);
+
+    // Warm both, then alternate which goes first.
+    await load(kv, 'put');
+    await load(kv, 'counter');
+    const runs = { put: [] as LoadRun[], counter: [] as LoadRun[] };
+    for (let round = 0; round < ROUNDS; round++) for (const kind of round % 2 === 0 ? (['put', 'counter'] as const) : (['counter', 'put'] as const)) runs[kind].push(await load(kv, kind));
+    const put = medianRun(runs.put), counter = medianRun(runs.counter);
+    console.log(table([['workload', 'ops/s', 'p50 ms', 'p99 ms', 'failed'], ...(['put', 'counter'] as const).map((k) => { const r = k === 'put' ? put : counter; return [k, r.opsPerSec.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), String(runs[k].reduce((s, x) => s + x.failed, 0))]; })]));
+    const ratio = counter.opsPerSec / put.opsPerSec;
+    verdicts.push(`counter increments/s ÷ puts/s at ${IN_FLIGHT} in flight: ${ratio.toFixed(2)}× (target ≥ 0.7×: ${ratio >= 0.7 ? 'met' : 'MISSED'})`);
+    for (const v of verdicts) console.log(v);
+    const failures = sets.reduce((s, r) => s + r.failed, 0) + [...runs.put, ...runs.counter].reduce((s, r) => s + r.failed, 0);
+    if (failures > 0) console.log(`WARNING: ${failures} calls failed; the figures count only what succeeded`);
+    if (JSON_OUT !== undefined) writeFileSync(JSON_OUT, JSON.stringify({ adds: ADDS, seconds: SECONDS, rounds: ROUNDS, sets, put, counter, ratio, verdicts }, null, 2));
+  } finally {
+    admin.close();
+    kv.close();
+    await stopAll(nodes);
+  }
+}
+
+await main();

@@ -1,0 +1,180 @@
+/**
+ * Data types on real `ringkv node` processes (issue 30): every operation is sent through
+ * two coordinators at once with one request id, and one coordinator is killed -9 while
+ * operations are in flight; a counter still counts each increment exactly once and a set
+ * holds each element added, and removes take. The typed buckets refuse other operations,
+ * and bad input gets its status.
+ */
+import { randomBytes } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bucketName, storedKey } from '../../src/buckets/index.js';
+import { Client } from '../../src/client/index.js';
+import { KeyRouter } from '../../src/client/key-router.js';
+import { TestCluster, type NodeProcess } from '../../testkit/node-cluster.js';
+import { statusOf } from '../../testkit/kv-client.js';
+import { waitFor } from '../../testkit/wait.js';
+
+const S = grpc.status;
+const COUNTERS = 'hits', SETS = 'carts';
+
+describe('counters and sets on a cluster', () => {
+  let cluster: TestCluster;
+  let client: Client;
+  const pinned: Client[] = [];
+
+  /** A client that sends only to `n` (no routing, no hedge): that node coordinates. */
+  const through = (n: NodeProcess): Client => {
+    const c = new Client({ nodes: [n.address], tokenAware: false, hedge: false, deadlineMs: 3000 });
+    pinned.push(c);
+    return c;
+  };
+
+  const allUp = async (ids: readonly string[]): Promise<void> => {
+    await waitFor(`${ids.join(', ')} normal and up on every running node`, 60_000, async () => {
+      const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.status()));
+      return views.every((v) => v !== undefined && ids.every((id) => v.members.some((m) => m.id === id && m.status === 'normal' && m.up)));
+    }, 200);
+  };
+
+  /** Kill `n` -9 now; `restart` brings it back and waits until every node sees it up. */
+  const kill = (n: NodeProcess): { restart(): Promise<void> } => {
+    n.signal('SIGKILL');
+    return {
+      async restart() {
+        await n.exit;
+        n.start();
+        await allUp(cluster.nodes.map((x) => x.id));
+      },
+    };
+  };
+
+  /** Send `op` until it is acknowledged (bounded): what a client does with an outcome it does not know. */
+  const untilAcked = async (op: () => Promise<unknown>): Promise<void> => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return void (await op());
+      } catch (e) {
+        if (attempt >= 20) throw e;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  };
+
+  beforeAll(async () => {
+    cluster = await TestCluster.create(4, 3, ['--request-timeout-ms', '2000']);
+    for (const n of cluster.nodes) n.start();
+    await allUp(['n1', 'n2', 'n3', 'n4']);
+    const admin = cluster.node('n1').admin();
+    await admin.createBucket(COUNTERS, { type: 'counter' });
+    await admin.createBucket(SETS, { type: 'set' });
+    await waitFor('every node knows the typed buckets', 30_000, async () =>
+      (await Promise.all(cluster.nodes.map((n) => Promise.all([n.admin().getBucket(COUNTERS), n.admin().getBucket(SETS)]).then(() => true, () => false)))).every(Boolean),
+    );
+    client = new Client({ nodes: cluster.nodes.map((n) => n.address), deadlineMs: 5000 });
+  }, 120_000);
+
+  afterAll(() => {
+    for (const c of pinned) c.close();
+    client?.close();
+    cluster?.destroy();
+  });
+
+  it('an increment sent through two coordinators, one killed -9 mid-run, counts once', async () => {
+    const [a, b] = [through(cluster.node('n2')), through(cluster.node('n3'))];
+    const ids: Buffer[] = [], amounts: number[] = [];
+    let killed: { restart(): Promise<void> } | undefined;
+    const sent: Promise<PromiseSettledResult<unknown>[]>[] = [];
+    for (let i = 0; i < 60; i++) {
+      const requestId = randomBytes(16), amount = (i % 7) + 1;
+      ids.push(requestId);
+      amounts.push(amount);
+      sent.push(Promise.allSettled([a.counterUpdate('page', amount, { bucket: COUNTERS, requestId }), b.counterUpdate('page', amount, { bucket: COUNTERS, requestId })]));
+      if (i === 25) killed = kill(cluster.node('n2')); // with increments 0..25 in flight through it
+      if (i % 5 === 4) await sent[sent.length - 1];
+    }
+    const outcomes = await Promise.all(sent);
+    expect(outcomes.slice(30).every((o) => o[0]!.status === 'rejected')).toBe(true); // n2 was gone for these
+    // An increment neither coordinator acknowledged is sent again, with its request id, until one does.
+    for (const [i, o] of outcomes.entries()) if (o.every((x) => x.status === 'rejected')) await untilAcked(() => b.counterUpdate('page', amounts[i]!, { bucket: COUNTERS, requestId: ids[i]! }));
+    const sum = BigInt(amounts.reduce((x, y) => x + y, 0));
+    expect((await b.counterGet('page', { bucket: COUNTERS, r: 2 })).value).toBe(sum);
+    await killed!.restart();
+    // Every replica ends with the same count, the restarted coordinator included.
+    for (const n of cluster.nodes) expect((await through(n).counterGet('page', { bucket: COUNTERS, r: 3 })).value).toBe(sum);
+  }, 120_000);
+
+  it('adds and removes sent through two coordinators, one killed -9 mid-run, each take once', async () => {
+    const [a, b] = [through(cluster.node('n4')), through(cluster.node('n1'))];
+    const elements = Array.from({ length: 40 }, (_, i) => `item-${String(i).padStart(2, '0')}`);
+    let killed: { restart(): Promise<void> } | undefined;
+    const sent: Promise<PromiseSettledResult<unknown>[]>[] = [];
+    const requestIds = elements.map(() => randomBytes(16));
+    for (const [i, e] of elements.entries()) {
+      sent.push(Promise.allSettled([a.setAdd('cart', [e], { bucket: SETS, requestId: requestIds[i]! }), b.setAdd('cart', [e], { bucket: SETS, requestId: requestIds[i]! })]));
+      if (i === 15) killed = kill(cluster.node('n4'));
+      if (i % 5 === 4) await sent[sent.length - 1];
+    }
+    for (const [i, o] of (await Promise.all(sent)).entries())
+      if (o.every((x) => x.status === 'rejected')) await untilAcked(() => b.setAdd('cart', [elements[i]!], { bucket: SETS, requestId: requestIds[i]! }));
+    const read = async (c: Client, r: number): Promise<string[]> => {
+      const out: string[] = [];
+      for await (const e of c.setElements('cart', { bucket: SETS, r, limit: 7 })) out.push(String(e.element));
+      return out;
+    };
+    expect(await read(b, 2)).toEqual(elements);
+    await killed!.restart();
+    // Remove every other element through two coordinators at once, each with the context of a read that saw it.
+    const [c, d] = [through(cluster.node('n2')), through(cluster.node('n3'))];
+    const gone = elements.filter((_, i) => i % 2 === 0);
+    await Promise.all(
+      gone.map(async (e) => {
+        const seen = await c.setContains('cart', e, { bucket: SETS, r: 3 });
+        expect(seen.present).toBe(true);
+        const requestId = randomBytes(16);
+        const both = await Promise.allSettled([c.setRemove('cart', [{ element: e, context: seen.context }], { bucket: SETS, requestId }), d.setRemove('cart', [{ element: e, context: seen.context }], { bucket: SETS, requestId })]);
+        expect(both.some((x) => x.status === 'fulfilled')).toBe(true);
+      }),
+    );
+    const kept = elements.filter((_, i) => i % 2 === 1);
+    for (const n of cluster.nodes) expect(await read(through(n), 3)).toEqual(kept);
+    expect(await c.setContains('cart', gone[0]!, { bucket: SETS })).toMatchObject({ present: false });
+  }, 120_000);
+
+  it("a routing client sends a key's increments to its first primary, which issues them, so none makes an extra hop", async () => {
+    const admin = cluster.node('n1').admin();
+    await client.refreshRing();
+    const [ring, status] = await Promise.all([admin.ring(), admin.status()]);
+    const router = new KeyRouter(ring, status);
+    const byAddress = new Map(cluster.nodes.map((n) => [n.address, n]));
+    const updates = async (): Promise<Map<string, number>> =>
+      new Map(await Promise.all(cluster.nodes.map(async (n) => [n.id, Number((await n.status())?.counters.counterUpdates ?? 0)] as const)));
+    const keys = Array.from({ length: 8 }, (_, i) => `leader-${i}`);
+    for (const k of keys) {
+      const first = byAddress.get(router.replicasOf(storedKey(bucketName(COUNTERS), Buffer.from(k)))[0]!)!;
+      const before = await updates();
+      for (let i = 0; i < 5; i++) await client.counterIncrement(k, 1, { bucket: COUNTERS });
+      const after = await updates();
+      const moved = cluster.nodes.map((n) => `${n.id}: ${after.get(n.id)! - before.get(n.id)!}`).join(', ');
+      for (const n of cluster.nodes) expect(after.get(n.id)! - before.get(n.id)!, `${k} (first primary ${first.id}; ${moved})`).toBe(n === first ? 5 : 0);
+    }
+  });
+
+  it('typed buckets refuse other operations, and bad input gets its status', async () => {
+    const refused = async (p: Promise<unknown>, code: number, message: RegExp): Promise<void> => {
+      const s = await statusOf(p);
+      expect(s?.code, s?.details).toBe(code);
+      expect(s!.details).toMatch(message);
+    };
+    await refused(client.put('k', 'v', { bucket: COUNTERS }), S.FAILED_PRECONDITION, /counter/);
+    await refused(client.get('k', { bucket: SETS }), S.FAILED_PRECONDITION, /set/);
+    await refused(client.counterUpdate('k', 1, { bucket: SETS }), S.FAILED_PRECONDITION, /set/);
+    await refused(client.setAdd('k', ['e'], { bucket: COUNTERS }), S.FAILED_PRECONDITION, /counter/);
+    await refused(client.counterUpdate('k', 1), S.FAILED_PRECONDITION, /default/);
+    await refused(client.counterUpdate('k', 0, { bucket: COUNTERS }), S.INVALID_ARGUMENT, /nonzero/);
+    await refused(client.setRemove('k', [{ element: 'e', context: Buffer.alloc(0) }], { bucket: SETS }), S.INVALID_ARGUMENT, /context/);
+    await refused(client.setAdd('k', ['x'.repeat(1025)], { bucket: SETS }), S.INVALID_ARGUMENT, /1024/);
+    await refused(client.setRead('k', { bucket: SETS, limit: 1001 }), S.INVALID_ARGUMENT, /1000/);
+    await refused(cluster.node('n1').admin().createBucket('maps', { type: 'map' as never }), S.INVALID_ARGUMENT, /map/);
+  }, 60_000);
+});

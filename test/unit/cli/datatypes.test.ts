@@ -1,0 +1,127 @@
+/**
+ * `ringkv counter` and `ringkv set`, parsed by commander as the CLI parses them and run
+ * against a node's KeyValue service over a fake cluster (in one process): what each
+ * prints, its exit codes, and the refusals of bad arguments and of a bucket of another type.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { Command } from 'commander';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { BucketTable } from '../../../src/buckets/index.js';
+import { amount, counterCommand, setCommand } from '../../../src/cli/commands/datatype-commands.js';
+import { EXIT } from '../../../src/cli/exit.js';
+import { KeyValueService } from '../../../src/transport/kv-service.js';
+import { FakeCluster } from '../replication/fake-cluster.js';
+
+const cleanup: (() => unknown)[] = [];
+let out: string[];
+let err: string[];
+beforeEach(() => {
+  out = [];
+  err = [];
+  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
+  vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
+});
+afterEach(async () => {
+  vi.restoreAllMocks();
+  process.exitCode = undefined;
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+/** A node serving KeyValue over a 3-node fake cluster with buckets hits (counter), tags (set) and carts (kv). */
+async function node(): Promise<string> {
+  const cluster = await FakeCluster.create(3);
+  cleanup.push(() => cluster.close());
+  const buckets = new BucketTable(3);
+  const base = { n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'siblings' } as const;
+  buckets.create('hits', { ...base, type: 'counter' }, 1000, 'n1');
+  buckets.create('tags', { ...base, type: 'set' }, 1000, 'n1');
+  buckets.create('carts', { ...base, type: 'kv' }, 1000, 'n1');
+  const service = new KeyValueService(cluster.coordinator('n1'), buckets);
+  const server = new grpc.Server();
+  server.addService(service.definition(), service.implementation((impl) => impl));
+  const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+  cleanup.push(() => server.forceShutdown());
+  return `127.0.0.1:${port}`;
+}
+
+/** Run `ringkv ARGS...` (the counter and set commands), printing into `out` and `err`; the error it failed with, if any. */
+async function ringkv(...args: string[]): Promise<Error | undefined> {
+  const program = new Command().enablePositionalOptions().exitOverride().configureOutput({ writeErr: (s) => void err.push(s), writeOut: (s) => void out.push(s) });
+  counterCommand(program);
+  setCommand(program);
+  for (const c of program.commands) {
+    c.exitOverride();
+    for (const s of c.commands) s.exitOverride();
+  }
+  try {
+    await program.parseAsync(['node', 'ringkv', ...args]);
+    return undefined;
+  } catch (e) {
+    return e as Error;
+  }
+}
+
+describe('ringkv counter', () => {
+  it('incr, decr (negative amounts too) and get print the value; --json; get --exit-code of a counter never updated', async () => {
+    const at = await node();
+    const flags = ['--bucket', 'hits', '--node', at];
+    expect(await ringkv('counter', 'incr', 'visits', ...flags)).toBeUndefined();
+    expect(await ringkv('counter', 'incr', 'visits', '10', ...flags)).toBeUndefined();
+    expect(await ringkv('counter', 'incr', 'visits', '-3', ...flags)).toBeUndefined();
+    expect(await ringkv('counter', 'decr', 'visits', '2', ...flags, '--json')).toBeUndefined();
+    expect(await ringkv('counter', 'get', 'visits', ...flags)).toBeUndefined();
+    expect(out).toEqual(['1', '11', '8', '{"value":"6"}', '6']);
+    out = [];
+    expect(await ringkv('counter', 'get', 'never', ...flags, '--json', '--exit-code')).toBeUndefined();
+    expect(out).toEqual(['{"value":"0","found":false}']);
+    expect(process.exitCode).toBe(EXIT.notFound);
+  });
+
+  it('refuses a bad amount before calling, a missing --bucket, and a bucket of another type with what to use', async () => {
+    const at = await node();
+    expect(() => amount('0')).toThrow(/0 changes nothing/);
+    expect(() => amount('1.5')).toThrow(/whole number/);
+    expect(() => amount('9007199254740992')).toThrow(/at most 9007199254740991/);
+    expect(amount('-9007199254740991')).toBe(-9007199254740991n);
+    expect((await ringkv('counter', 'incr', 'k', 'x', '--bucket', 'hits', '--node', at))?.message).toMatch(/expected a whole number/);
+    expect((await ringkv('counter', 'get', 'k', '--node', at))?.message).toMatch(/required option '--bucket <name>' not specified/);
+    const wrong = await ringkv('counter', 'incr', 'k', '--bucket', 'tags', '--node', at);
+    expect(wrong?.message).toMatch(/^bucket tags is of type set, which CounterUpdate does not take: use SetUpdate, SetRead and SetContains \(ringkv set add, rm, list, has\).*FAILED_PRECONDITION/);
+  });
+});
+
+describe('ringkv set', () => {
+  it('add, has, list (every page), rm (reading each context first) and their --json and --exit-code', async () => {
+    const at = await node();
+    const flags = ['--bucket', 'tags', '--node', at];
+    expect(await ringkv('set', 'add', 'fruit', 'pear', 'apple', 'fig', 'apple', ...flags)).toBeUndefined();
+    expect(out).toEqual(['added 3 to fruit']);
+    out = [];
+    expect(await ringkv('set', 'list', 'fruit', ...flags, '--page', '2')).toBeUndefined();
+    expect(out).toEqual(['apple', 'fig', 'pear']);
+    out = [];
+    expect(await ringkv('set', 'has', 'fruit', 'fig', ...flags)).toBeUndefined();
+    expect(out[0]).toMatch(/^yes\ncontext: \S+$/);
+    out = [];
+    expect(await ringkv('set', 'rm', 'fruit', 'fig', 'kiwi', ...flags, '--exit-code')).toBeUndefined();
+    expect(out).toEqual(['removed 1 from fruit']);
+    expect(err).toEqual(['not in the set: kiwi']);
+    expect(process.exitCode).toBe(EXIT.notFound);
+    process.exitCode = undefined;
+    out = [];
+    expect(await ringkv('set', 'has', 'fruit', 'fig', ...flags, '--json', '--exit-code')).toBeUndefined();
+    expect(JSON.parse(out[0]!)).toMatchObject({ present: false });
+    expect(process.exitCode).toBe(EXIT.notFound);
+    out = [];
+    expect(await ringkv('set', 'list', 'fruit', ...flags, '--json')).toBeUndefined();
+    expect(JSON.parse(out[0]!)).toEqual({ elements: [{ element: 'apple', elementBase64: 'YXBwbGU=' }, { element: 'pear', elementBase64: 'cGVhcg==' }] });
+  });
+
+  it('refuses a set command on a kv bucket, saying how to make a set bucket, and an element over the limit', async () => {
+    const at = await node();
+    const wrong = await ringkv('set', 'add', 'k', 'a', '--bucket', 'carts', '--node', at);
+    expect(wrong?.message).toMatch(/^bucket carts is of type kv, which SetUpdate does not take: .*sets live in a bucket of type set \(ringkv bucket create NAME --type set\)/);
+    const big = await ringkv('set', 'add', 'k', 'x'.repeat(1025), '--bucket', 'tags', '--node', at);
+    expect(big?.message).toMatch(/INVALID_ARGUMENT/);
+  });
+});

@@ -1,0 +1,205 @@
+/**
+ * The data types' calls end to end in one process: the client (src/client/kv.ts), the
+ * service (kv-service.ts) and a fake cluster's coordinators over in-memory replicas.
+ * Each call on a bucket of its type; each refusal (a call on a bucket of another type, bad
+ * input) with its status and a message that says what to do, checked without the client
+ * too (the raw KeyValue client sends what ringkv/client would refuse before sending).
+ */
+import * as grpc from '@grpc/grpc-js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BucketTable, type BucketProps } from '../../../src/buckets/index.js';
+import { Client, MAX_SET_OPS } from '../../../src/client/index.js';
+import type { Coordinator } from '../../../src/replication/coordinator.js';
+import { KeyValueService } from '../../../src/transport/kv-service.js';
+import { NODE_MAX_MESSAGE_BYTES, callUnary, serviceClient } from '../../../src/transport/protos.js';
+import { FakeCluster } from '../replication/fake-cluster.js';
+
+const B = (s: string): Buffer => Buffer.from(s);
+const S = grpc.status;
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+async function serve(coordinator: Coordinator, buckets: BucketTable): Promise<string> {
+  const service = new KeyValueService(coordinator, buckets);
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': NODE_MAX_MESSAGE_BYTES, 'grpc.max_send_message_length': NODE_MAX_MESSAGE_BYTES });
+  server.addService(service.definition(), service.implementation((impl) => impl));
+  const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+  cleanup.push(() => server.forceShutdown());
+  return `127.0.0.1:${port}`;
+}
+
+const props = (type: BucketProps['type']): BucketProps => ({ n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'siblings', type });
+
+/** A 3-node fake cluster with buckets hits (counter), tags (set) and carts (kv); KeyValue served on the coordinators of `on`. */
+async function nodes(on: string[] = ['n1']): Promise<{ cluster: FakeCluster; addresses: string[] }> {
+  const cluster = await FakeCluster.create(3);
+  cleanup.push(() => cluster.close());
+  const buckets = new BucketTable(3);
+  buckets.create('hits', props('counter'), 1000, 'n1');
+  buckets.create('tags', props('set'), 1000, 'n1');
+  buckets.create('carts', props('kv'), 1000, 'n1');
+  const addresses = [];
+  for (const id of on) addresses.push(await serve(cluster.coordinator(id), buckets));
+  return { cluster, addresses };
+}
+
+function client(nodes: string[], streaming = true): Client {
+  const c = new Client({ nodes, tokenAware: false, deadlineMs: 10_000, streaming });
+  cleanup.push(() => c.close());
+  return c;
+}
+
+function raw(address: string): InstanceType<ReturnType<typeof serviceClient<'ringkv.v1.KeyValue'>>> {
+  const KeyValue = serviceClient('ringkv.v1.KeyValue');
+  const c = new KeyValue(address, grpc.credentials.createInsecure());
+  cleanup.push(() => c.close());
+  return c;
+}
+
+const soon = (): { deadline: number } => ({ deadline: Date.now() + 10_000 });
+
+/** The status and details `p` rejects with. */
+async function refusal(p: Promise<unknown>): Promise<{ code: number; details: string }> {
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
+  expect(e, 'expected a refusal').toBeDefined();
+  const { code, details } = e as grpc.ServiceError;
+  return { code, details };
+}
+
+describe('counters', () => {
+  it('increments, decrements and reads; each update answers the value after it; a counter never updated is 0, not found', async () => {
+    const { addresses } = await nodes();
+    const c = client(addresses);
+    expect(await c.counterGet('page', { bucket: 'hits' })).toEqual({ value: 0n, found: false });
+    expect((await c.counterIncrement('page', undefined, { bucket: 'hits' })).value).toBe(1n);
+    expect((await c.counterIncrement('page', 41, { bucket: 'hits' })).value).toBe(42n);
+    expect((await c.counterUpdate('page', -50n, { bucket: 'hits' })).value).toBe(-8n);
+    expect(await c.counterGet('page', { bucket: 'hits', r: 3 })).toEqual({ value: -8n, found: true });
+    // Another key of the bucket is its own counter.
+    expect(await c.counterGet('other', { bucket: 'hits' })).toEqual({ value: 0n, found: false });
+  });
+
+  it('an update sent again with its request id, through another coordinator, counts once', async () => {
+    const { addresses } = await nodes(['n1', 'n2']);
+    const [a, b] = [client([addresses[0]!]), client([addresses[1]!])];
+    const requestId = B('0123456789abcdef');
+    expect((await a.counterUpdate('once', 5, { bucket: 'hits', requestId })).value).toBe(5n);
+    expect((await b.counterUpdate('once', 5, { bucket: 'hits', requestId })).value).toBe(5n);
+    // Without one, each call is an increment of its own (the client draws a new id each time).
+    await b.counterUpdate('once', 5, { bucket: 'hits' });
+    await a.counterUpdate('once', 5, { bucket: 'hits' });
+    expect((await a.counterGet('once', { bucket: 'hits', r: 3 })).value).toBe(15n);
+  });
+
+  it('refuses a bad amount, in the client and on the node', async () => {
+    const { addresses } = await nodes();
+    const c = client(addresses);
+    expect(await refusal(c.counterUpdate('x', 0.5, { bucket: 'hits' }))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/whole number/) });
+    expect(await refusal(c.counterUpdate('x', 2n ** 60n, { bucket: 'hits' }))).toMatchObject({ code: S.INVALID_ARGUMENT });
+    const r = raw(addresses[0]!);
+    // 0 changes nothing: a mistake, said so.
+    expect(await refusal(callUnary(r, 'CounterUpdate', { bucket: 'hits', key: B('x'), amount: 0 }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/nonzero/) });
+    // Past 2^53 the wire's number is not exact: refused rather than rounded.
+    expect(await refusal(callUnary(r, 'CounterUpdate', { bucket: 'hits', key: B('x'), amount: '9007199254740993' }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT });
+    expect(await refusal(callUnary(r, 'Put', { bucket: 'carts', key: B(''), value: B('v') }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT });
+    expect(await refusal(callUnary(r, 'CounterUpdate', { bucket: 'hits', key: B(''), amount: 1 }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT });
+    expect(await refusal(callUnary(r, 'CounterUpdate', { bucket: 'nope', key: B('x'), amount: 1 }, soon()))).toMatchObject({ code: S.NOT_FOUND, details: expect.stringMatching(/no bucket nope/) });
+    expect(await refusal(callUnary(r, 'CounterUpdate', { bucket: 'hits', key: B('x'), amount: 1, requestId: Buffer.alloc(65) }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT });
+    expect((await c.counterGet('x', { bucket: 'hits' })).found).toBe(false);
+  });
+});
+
+describe('sets', () => {
+  it('adds, reads in pages, tells membership with a context, and removes with it', async () => {
+    const { addresses } = await nodes();
+    const c = client(addresses);
+    const all = ['apple', 'banana', 'cherry', 'date', 'elder'];
+    await c.setAdd('basket', all.slice(0, 3), { bucket: 'tags' });
+    await c.setUpdate('basket', [{ op: 'add', element: 'date' }, { op: 'add', element: B('elder') }], { bucket: 'tags' });
+    const first = await c.setRead('basket', { bucket: 'tags', limit: 2 });
+    expect(first.elements.map((e) => String(e.element))).toEqual(['apple', 'banana']);
+    expect(first.next).toBeDefined();
+    const second = await c.setRead('basket', { bucket: 'tags', limit: 2, after: first.next });
+    expect(second.elements.map((e) => String(e.element))).toEqual(['cherry', 'date']);
+    const seen: string[] = [];
+    for await (const e of c.setElements('basket', { bucket: 'tags', limit: 2 })) seen.push(String(e.element));
+    expect(seen).toEqual(all);
+    const has = await c.setContains('basket', 'banana', { bucket: 'tags' });
+    expect(has.present).toBe(true);
+    expect(has.context.length).toBeGreaterThan(0);
+    expect((await c.setContains('basket', 'fig', { bucket: 'tags' })).present).toBe(false);
+    await c.setRemove('basket', [{ element: 'banana', context: has.context }], { bucket: 'tags' });
+    expect((await c.setContains('basket', 'banana', { bucket: 'tags', r: 3 })).present).toBe(false);
+    // One page holds the rest, and says it is the last.
+    const rest = await c.setRead('basket', { bucket: 'tags' });
+    expect(rest.elements.map((e) => String(e.element))).toEqual(['apple', 'cherry', 'date', 'elder']);
+    expect(rest.next).toBeUndefined();
+    // A set never written reads empty.
+    expect(await c.setRead('empty', { bucket: 'tags' })).toEqual({ elements: [], next: undefined });
+  });
+
+  it('refuses a remove without a context, an op that is neither, bad elements, too many ops, a bad page', async () => {
+    const { addresses } = await nodes();
+    const c = client(addresses);
+    const r = raw(addresses[0]!);
+    const update = (ops: object[]): Promise<unknown> => callUnary(r, 'SetUpdate', { bucket: 'tags', key: B('s'), ops }, soon());
+    expect(await refusal(update([{ remove: { element: B('a') } }]))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/context/) });
+    expect(await refusal(update([{}]))).toMatchObject({ code: S.INVALID_ARGUMENT, details: 'operation 1 of 1 is neither an add nor a remove: set one of them' });
+    expect(await refusal(update([{ add: B('') }]))).toMatchObject({ code: S.INVALID_ARGUMENT });
+    expect(await refusal(update([{ add: Buffer.alloc(1025, 1) }]))).toMatchObject({ code: S.INVALID_ARGUMENT });
+    expect(await refusal(update([]))).toMatchObject({ code: S.INVALID_ARGUMENT });
+    expect(await refusal(update([{ add: B('a') }, { add: B('a') }]))).toMatchObject({ code: S.INVALID_ARGUMENT });
+    expect(await refusal(update(Array.from({ length: MAX_SET_OPS + 1 }, (_, i) => ({ add: B(`e${i}`) }))))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/1000/) });
+    expect(await refusal(c.setAdd('s', Array.from({ length: MAX_SET_OPS + 1 }, (_, i) => `e${i}`), { bucket: 'tags' }))).toMatchObject({ code: S.INVALID_ARGUMENT });
+    expect(await refusal(callUnary(r, 'SetRead', { bucket: 'tags', key: B('s'), limit: 1001 }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/limit/) });
+    expect(await refusal(callUnary(r, 'SetContains', { bucket: 'tags', key: B('s'), element: B('') }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT });
+    // Nothing of those reached the set.
+    expect(await c.setRead('s', { bucket: 'tags' })).toEqual({ elements: [], next: undefined });
+  });
+});
+
+describe('bucket types', () => {
+  const wrongType = (bucket: string, type: string, uses: RegExp): { code: number; details: string } =>
+    ({ code: S.FAILED_PRECONDITION, details: expect.stringMatching(new RegExp(`^bucket ${bucket} is of type ${type}, which .* does not take: use ${uses.source}`)) as unknown as string });
+
+  it('refuses put, get, delete and the batches on a counter or set bucket (BK_WRONG_TYPE), unary and on the stream', async () => {
+    const { addresses } = await nodes();
+    const r = raw(addresses[0]!);
+    for (const [bucket, type, uses] of [['hits', 'counter', /CounterUpdate and CounterGet/], ['tags', 'set', /SetUpdate, SetRead and SetContains/]] as const) {
+      const want = wrongType(bucket, type, uses);
+      expect(await refusal(callUnary(r, 'Put', { bucket, key: B('k'), value: B('v') }, soon()))).toMatchObject(want);
+      expect(await refusal(callUnary(r, 'Get', { bucket, key: B('k') }, soon()))).toMatchObject(want);
+      expect(await refusal(callUnary(r, 'Delete', { bucket, key: B('k') }, soon()))).toMatchObject(want);
+      expect(await refusal(callUnary(r, 'GetMany', { bucket, keys: [B('k')] }, soon()))).toMatchObject(want);
+      expect(await refusal(callUnary(r, 'PutMany', { bucket, items: [{ key: B('k'), value: B('v') }] }, soon()))).toMatchObject(want);
+      // The stream's calls (what the client sends by default), each refused as its unary call.
+      const streamed = client(addresses, true);
+      expect(await refusal(streamed.put('k', 'v', { bucket }))).toMatchObject({ code: S.FAILED_PRECONDITION, details: expect.stringMatching(/Put \(on Stream\) does not take/) });
+      expect(await refusal(streamed.get('k', { bucket }))).toMatchObject(want);
+      expect(await refusal(streamed.delete('k', { bucket, context: Buffer.alloc(0) }))).toMatchObject(want);
+    }
+  });
+
+  it('refuses counter calls on set, kv and default buckets, and set calls on counter, kv and default buckets', async () => {
+    const { addresses } = await nodes();
+    const c = client(addresses);
+    expect(await refusal(c.counterIncrement('k', 1, { bucket: 'tags' }))).toMatchObject(wrongType('tags', 'set', /SetUpdate/));
+    expect(await refusal(c.counterGet('k', { bucket: 'carts' }))).toMatchObject({
+      code: S.FAILED_PRECONDITION,
+      details: 'bucket carts is of type kv, which CounterGet does not take: use Put, Get, Delete, GetMany, PutMany and Stream (ringkv put, get, del) on its keys; counters live in a bucket of type counter (ringkv bucket create NAME --type counter)',
+    });
+    expect(await refusal(c.counterIncrement('k'))).toMatchObject(wrongType('default', 'kv', /Put, Get/));
+    expect(await refusal(c.setAdd('k', ['a'], { bucket: 'hits' }))).toMatchObject(wrongType('hits', 'counter', /CounterUpdate/));
+    expect(await refusal(c.setRead('k', { bucket: 'carts' }))).toMatchObject({ code: S.FAILED_PRECONDITION, details: expect.stringMatching(/which SetRead does not take.*sets live in a bucket of type set \(ringkv bucket create NAME --type set\)$/) });
+    expect(await refusal(c.setContains('k', 'a'))).toMatchObject(wrongType('default', 'kv', /Put/));
+    expect(await refusal(c.setRemove('k', [{ element: 'a', context: B('x') }], { bucket: 'hits' }))).toMatchObject(wrongType('hits', 'counter', /CounterUpdate/));
+    // A kv bucket still takes put and get, on the stream and unary.
+    await c.put('k', 'v', { bucket: 'carts' });
+    expect((await client(addresses, false).get('k', { bucket: 'carts' })).values.map(String)).toEqual(['v']);
+  });
+});
