@@ -917,6 +917,8 @@ export class Coordinator {
     }
     const resolved = resolvePage(pages.flatMap((x) => (x.ok ? [x.value] : [])), { now: this.#now() });
     const elements = resolved.entries.flatMap((e) => (e.kind === 'versions' && e.read.found ? [{ element: Buffer.from(parseSubKey(e.key).element!), context: e.read.context }] : []));
+    // Replicas that disagree may each hold `limit` different elements before the page's end: the page keeps `limit`, and the next starts after them.
+    if (elements.length > limit) return { elements: elements.slice(0, limit), next: elements[limit - 1]!.element };
     return { elements, next: resolved.next === undefined ? undefined : Buffer.from(parseSubKey(resolved.next).element!) };
   }
 

@@ -163,6 +163,29 @@ describe('coordinator: sets', () => {
     expect(await elementsOf(c, 'n1', setKey('empty'))).toEqual([]);
   });
 
+  it('a page holds at most its limit even when replicas disagree, and the pages after it hold the rest in order', async () => {
+    cluster = await FakeCluster.create(3);
+    const c = cluster;
+    const key = setKey('split');
+    const [x, y] = c.ring.preferenceList(key, 3);
+    const add = (id: string, names: string[]) => c.store(id!).writeMany(key, names.map((n) => ({ op: 'add' as const, path: { element: n } })));
+    await add(x!, ['e1', 'e3', 'e5', 'e7']);
+    await add(y!, ['e2', 'e4', 'e6', 'e8']);
+    const page = await c.coordinator('n1').setRead(key, { limit: 3 }, { quorum: 3 });
+    expect(page.elements.map((e) => String(e.element))).toEqual(['e1', 'e2', 'e3']);
+    expect(String(page.next)).toBe('e3');
+    const all: string[] = [];
+    let after: Buffer | undefined;
+    for (let pages = 0; pages < 20; pages++) {
+      const p = await c.coordinator('n1').setRead(key, { after, limit: 3 }, { quorum: 3 });
+      expect(p.elements.length).toBeLessThanOrEqual(3);
+      all.push(...p.elements.map((e) => String(e.element)));
+      if (p.next === undefined) break;
+      after = p.next;
+    }
+    expect(all).toEqual(['e1', 'e2', 'e3', 'e4', 'e5', 'e6', 'e7', 'e8']);
+  });
+
   it('an update sends only the elements it names, whatever the set holds', async () => {
     cluster = await FakeCluster.create(3);
     const c = cluster;
