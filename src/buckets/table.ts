@@ -83,6 +83,22 @@ export class BucketTable {
   }
 
   /**
+   * The type a bucket was given that this release cannot read (a later release's, such as
+   * map), else undefined. Its other properties read as usual, but its keys hold records
+   * of that type: no call of this release may touch them (BK_UNKNOWN_TYPE).
+   */
+  unknownType(name: string): string | undefined {
+    const w = name === DEFAULT_BUCKET ? undefined : this.#entries.get(name)?.get('type');
+    if (w === undefined) return undefined;
+    try {
+      withProperty(defaultProps(this.clusterN), 'type', w.value);
+      return undefined;
+    } catch {
+      return w.value;
+    }
+  }
+
+  /**
    * Where a request's key lives: its stored key and its bucket's properties. `bucket` is
    * the request's ('' for the default bucket); BK_BAD_NAME, BK_UNKNOWN or BK_RESERVED_KEY
    * when it cannot be served.

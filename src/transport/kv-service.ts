@@ -163,9 +163,17 @@ export function checkType(name: string, props: BucketProps, want: BucketType, ca
   throw new BucketError('BK_WRONG_TYPE', `bucket ${name} is of type ${type}, which ${call} does not take: use ${CALLS[type]} on its keys${fix}`);
 }
 
+/** BK_UNKNOWN_TYPE when bucket `name` is of a type this release does not know: its keys' records are of that type, which no call here may read or write. */
+function checkKnownType(buckets: BucketTable, name: string, call: string): void {
+  const type = buckets.unknownType(name);
+  if (type !== undefined)
+    throw new BucketError('BK_UNKNOWN_TYPE', `bucket ${name} is of type ${JSON.stringify(type.slice(0, 40))}, which this node's release does not know, so ${call} cannot take its keys: upgrade this node to the release that created the bucket`);
+}
+
 /** A request's stored key (its bucket's: buckets/bucket.ts) and the coordinator's options for it; `type` and `call`: the bucket type the call needs, and its name. */
 function request(buckets: BucketTable, r: KvRequest, deadline: number | undefined, call: string, type: BucketType = 'kv'): { key: Buffer; options: RequestOptions } {
   const { key, bucket } = locateKey(buckets, r.bucket ?? '', r.key);
+  checkKnownType(buckets, bucketName(r.bucket ?? ''), call);
   checkType(bucketName(r.bucket ?? ''), bucket, type, call);
   return {
     key,
@@ -197,6 +205,7 @@ function callError(e: unknown): { code: number; details: string } {
  */
 function locateAll(buckets: BucketTable, bucket: string, keys: readonly Buffer[], call: string): { props: BucketProps; located: ({ key: Buffer } | { error: unknown })[] } {
   const props = buckets.locate(bucket, EMPTY).bucket;
+  checkKnownType(buckets, bucketName(bucket), call);
   checkType(bucketName(bucket), props, 'kv', call);
   const located = keys.map((k) => {
     try {

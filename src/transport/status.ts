@@ -79,6 +79,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, grpc.status>> = {
   BK_TYPE_FIXED: S.FAILED_PRECONDITION,
   // The bucket is there, of another data type: the operation that suits it would succeed.
   BK_WRONG_TYPE: S.FAILED_PRECONDITION,
+  BK_UNKNOWN_TYPE: S.FAILED_PRECONDITION,
   BK_NOT_READY: S.FAILED_PRECONDITION,
   // A data type's element or field named wrongly (a sub-key: buckets/subkeys.ts), or past a limit.
   DT_BAD_SUBKEY: S.INVALID_ARGUMENT,

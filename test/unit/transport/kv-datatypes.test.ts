@@ -167,6 +167,27 @@ describe('bucket types', () => {
   const wrongType = (bucket: string, type: string, uses: RegExp): { code: number; details: string } =>
     ({ code: S.FAILED_PRECONDITION, details: expect.stringMatching(new RegExp(`^bucket ${bucket} is of type ${type}, which .* does not take: use ${uses.source}`)) as unknown as string });
 
+  it("refuses every call on a bucket of a type this release does not know (a later release's map): BK_UNKNOWN_TYPE, not taken as kv", async () => {
+    const cluster = await FakeCluster.create(3);
+    cleanup.push(() => cluster.close());
+    const buckets = new BucketTable(3);
+    // As gossip brings a bucket a later release created: its type is a value this one cannot read.
+    const write = (value: string) => ({ value, at: 1000, by: 'n9' });
+    buckets.merge([{ name: 'profiles', props: { created: write('1'), n: write('3'), r: write('0'), w: write('0'), ttl_ms: write('0'), siblings: write('siblings'), type: write('map') } }]);
+    expect(buckets.unknownType('profiles')).toBe('map');
+    expect(buckets.unknownType('default')).toBeUndefined();
+    const address = await serve(cluster.coordinator('n1'), buckets);
+    for (const streaming of [true, false]) {
+      const c = client([address], streaming);
+      const refused = { code: S.FAILED_PRECONDITION, details: /bucket profiles is of type "map", which this node's release does not know, so \w+.* cannot take its keys: upgrade this node/ };
+      await expect(c.put('k', 'v', { bucket: 'profiles' })).rejects.toMatchObject(refused);
+      await expect(c.get('k', { bucket: 'profiles' })).rejects.toMatchObject(refused);
+      await expect(c.getMany(['k'], { bucket: 'profiles' })).rejects.toMatchObject(refused);
+      await expect(c.counterIncrement('k', 1, { bucket: 'profiles' })).rejects.toMatchObject(refused);
+      await expect(c.setAdd('k', ['x'], { bucket: 'profiles' })).rejects.toMatchObject(refused);
+    }
+  });
+
   it('refuses put, get, delete and the batches on a counter or set bucket (BK_WRONG_TYPE), unary and on the stream', async () => {
     const { addresses } = await nodes();
     const r = raw(addresses[0]!);
