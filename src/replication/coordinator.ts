@@ -351,12 +351,14 @@ export class Coordinator {
     this.#checkRequestId(o.requestId);
     if (!Array.isArray(ops) || ops.length === 0 || ops.length > MAX_SUB_OPS)
       throw new ReplicationError('RK_BAD_ARGUMENT', `a set update carries 1 to ${MAX_SUB_OPS} adds and removes, got ${Array.isArray(ops) ? ops.length : 'none'}; split a larger one into several requests`);
+    // One id for every issue of this request (a speculative second, a retry on the next primary): applied once.
+    const requestId = o.requestId !== undefined && o.requestId.length > 0 ? o.requestId : randomBytes(16);
     const subOps = ops.map((op): SubOp => (op.op === 'add' ? { op: 'add', path: { element: op.element } } : { op: 'remove', path: { element: op.element }, context: op.context }));
     // The element checks (size, a parent that can have elements) before any replica call.
     for (const op of subOps) subKey(key, op.path);
     await this.#bounded('setUpdates', () =>
       this.#replicate('set update', key, o, 'self', async (primaries, deadline) => {
-        const { result: written, on } = await this.#issue('update', 'set update', key, primaries, deadline, (node) => this.deps.replicas.writeMany(node, key, subOps, deadline, o.requestId));
+        const { result: written, on } = await this.#issue('update', 'set update', key, primaries, deadline, (node) => this.deps.replicas.writeMany(node, key, subOps, deadline, requestId));
         const send = async (node: string, hintFor: string | undefined, dl: number): Promise<boolean> =>
           (await Promise.all(written.map((w) => this.deps.replicas.merge(node, w.key, w.record, hintFor, dl)))).some(Boolean);
         return { result: undefined, on, send };
@@ -770,12 +772,14 @@ export class Coordinator {
             pending--;
             waiting.delete(node);
             if (done) return;
+            // A replica of an earlier release cannot take the call (RK_UNSUPPORTED): another may, as if it were unreachable.
+            const next = unreachable(e) || (e instanceof ReplicaFailure && e.code === 'RK_UNSUPPORTED');
             // The replica refused the write itself (bad context, too many siblings, ...): the client's to fix.
-            if (!unreachable(e) && !timedOut(e)) return end(() => reject(e));
+            if (!next && !timedOut(e)) return end(() => reject(e));
             last = e;
             timedOutOnce ||= timedOut(e);
-            if (unreachable(e)) this.deps.log.debug({ peer: node, err: describe(e) }, 'replica could not issue the version; trying the next');
-            if (pending > 0 || (unreachable(e) && start())) return;
+            if (next) this.deps.log.debug({ peer: node, err: describe(e) }, 'replica could not issue the version; trying the next');
+            if (pending > 0 || (next && start())) return;
             end(() =>
               reject(timedOutOnce ? this.#timeout(op, key, 0, 1) : new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)}: no replica could be reached to issue the new version (last: ${describe(last)}); retry`, { cause: last })),
             );

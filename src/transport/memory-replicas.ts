@@ -15,6 +15,8 @@ export interface LinkFault {
   readonly unreachable?: boolean;
   /** ms before the call reaches the node. */
   readonly delayMs?: number;
+  /** Calls the node refuses RK_UNSUPPORTED, as a node of an earlier release refuses the data types' calls. */
+  readonly unsupported?: readonly (keyof CallCounts)[];
 }
 
 /** Calls made, by ReplicaApi method. */
@@ -44,6 +46,7 @@ export class MemoryReplicaNetwork {
       const fault = this.faults.get(`${from}>${to}`) ?? this.faults.get(`*>${to}`) ?? {};
       const replica = this.replicas.get(to);
       if (fault.unreachable || replica === undefined) throw new ReplicaFailure('unreachable', 'RK_UNAVAILABLE', `no connection to ${to}`);
+      if (fault.unsupported?.includes(method)) throw new ReplicaFailure('refused', 'RK_UNSUPPORTED', `peer ${to} runs a release without data types and cannot take this call; upgrade it`);
       const delay = fault.delayMs ?? 0;
       if (delay > 0) {
         const left = deadline - Date.now();

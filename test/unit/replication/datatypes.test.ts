@@ -118,6 +118,26 @@ describe('coordinator: counters', () => {
     c.net.faults.clear();
   });
 
+  it('with the first primary on an earlier release (RK_UNSUPPORTED), the next one issues; a set update likewise', async () => {
+    cluster = await FakeCluster.create(5);
+    const c = cluster;
+    const key = counterKey('upgrading');
+    const [first, second] = c.ring.preferenceList(key, 3) as [string, string, string];
+    c.net.faults.set(`*>${first}`, { unsupported: ['counterUpdate', 'writeMany'] });
+    const from = ['n1', 'n2', 'n3', 'n4', 'n5'].find((x) => x !== first)!;
+    expect(await c.coordinator(from).counterUpdate(key, 4, { quorum: 2 })).toEqual({ value: 4n });
+    expect(c.net.callsTo.get(second)?.counterUpdate).toBe(1);
+    // Two of a set's primaries on the earlier release, through a coordinator that is none of them: the third issues.
+    const set = setKey('upgrading');
+    const primaries = c.ring.preferenceList(set, 3);
+    for (const p of primaries.slice(0, 2)) c.net.faults.set(`*>${p}`, { unsupported: ['counterUpdate', 'writeMany'] });
+    const outside = ['n1', 'n2', 'n3', 'n4', 'n5'].find((x) => !primaries.includes(x))!;
+    await c.coordinator(outside).setUpdate(set, [{ op: 'add', element: B('x') }], { quorum: 2 });
+    expect(c.net.callsTo.get(primaries[2]!)?.writeMany).toBe(1);
+    expect(await c.coordinator(outside).setContains(set, B('x'), { quorum: 2 })).toMatchObject({ present: true });
+    c.net.faults.clear();
+  });
+
   it('a read repairs a replica that lacks increments', async () => {
     cluster = await FakeCluster.create(3);
     const c = cluster;
