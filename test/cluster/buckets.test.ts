@@ -73,12 +73,12 @@ describe('buckets on a cluster', () => {
     const node = ['--node', cluster.node('n2').address];
     const made = await cli('bucket', 'create', 'sessions', '--ttl', '30m', '--siblings', 'lww', '--r', '1', ...node);
     expect(made.code).toBe(0);
-    expect(made.stdout).toMatch(/^bucket sessions created\nBucket +N +R +W +TTL +Siblings +Changed\nsessions +3 +1 +quorum \(2\) +30m +lww +\S+ on n2\n$/);
-    expect((await cli('bucket', 'set', 'sessions', '--ttl', '2h', ...node)).stdout).toMatch(/^sessions +3 +1 +quorum \(2\) +2h +lww/m);
+    expect(made.stdout).toMatch(/^bucket sessions created\nBucket +Type +N +R +W +TTL +Siblings +Changed\nsessions +kv +3 +1 +quorum \(2\) +30m +lww +\S+ on n2\n$/);
+    expect((await cli('bucket', 'set', 'sessions', '--ttl', '2h', ...node)).stdout).toMatch(/^sessions +kv +3 +1 +quorum \(2\) +2h +lww/m);
     expect(JSON.parse((await cli('bucket', 'show', 'sessions', '--json', '--node', cluster.node('n1').address)).stdout)).toMatchObject({ name: 'sessions', props: { n: 3, r: 1, w: 0, ttlMs: 7_200_000, siblings: 'lww' } });
-    expect((await cli('bucket', 'list', ...node)).stdout).toMatch(/^default +3 +quorum \(2\) +quorum \(2\) +none +siblings +- *$/m);
+    expect((await cli('bucket', 'list', ...node)).stdout).toMatch(/^default +kv +3 +quorum \(2\) +quorum \(2\) +none +siblings +- *$/m);
     const status = await cli('status', ...node);
-    expect(status.stdout).toMatch(/\nBuckets:\nBucket +N[^\n]*\ndefault [^\n]*\ncarts [^\n]*\nsessions /);
+    expect(status.stdout).toMatch(/\nBuckets:\nBucket +Type +N[^\n]*\ndefault [^\n]*\ncarts [^\n]*\nsessions /);
     const bad = await cli('bucket', 'set', 'sessions', '--n', '5', ...node);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/the n of bucket sessions is 3 and cannot change/);
