@@ -29,7 +29,7 @@ import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { callMetadata, channelCredentials, type ClientSecurity } from '../security/credentials.js';
 import { NODE_MAX_MESSAGE_BYTES, callUnary, serviceClient, type ServiceClient } from '../transport/protos.js';
-import { BatchedStream, type ClientCodec } from '../transport/batched-stream.js';
+import { BatchedStream, brokeOnUndecodable, type ClientCodec } from '../transport/batched-stream.js';
 import { decodeKvReplies, encodeKvCalls, kvCallSize, type Confirms, type KvCall, type KvReply } from '../transport/kv-codec.js';
 import { retryAdvice } from '../transport/status.js';
 import { bucketName, storedKey } from '../buckets/index.js';
@@ -294,14 +294,8 @@ export function pushbackMs(e: grpc.ServiceError): number | undefined {
 const ANSWERS = new Set([grpc.status.UNIMPLEMENTED, grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED]);
 
 /**
- * How a node of a release before counter updates on the stream breaks it when a batch
- * holds one: INVALID_ARGUMENT, "a batch does not decode (call N names no operation)".
- */
-const OLD_RELEASE = /does not decode/;
-
-/**
  * A node's stream codec; `typed`: the stream of counter updates, which a node of an
- * earlier release breaks (its decoder knows no such call). On a stream of their own that
+ * earlier release breaks (brokeOnUndecodable: its decoder knows no such call). On a stream of their own that
  * fails only them, each answered UNIMPLEMENTED, as the unary call on such a node is.
  */
 function kvCodec(address: string, typed: boolean): ClientCodec<KvCall, KvReply> {
@@ -317,7 +311,7 @@ function kvCodec(address: string, typed: boolean): ClientCodec<KvCall, KvReply> 
     // to that node would have failed (UNAVAILABLE: the next node is tried). A refusal
     // (no such method, missing credentials) is the node's answer, and is given as it is.
     unreachable: (why, status) =>
-      typed && status === grpc.status.INVALID_ARGUMENT && OLD_RELEASE.test(why)
+      typed && brokeOnUndecodable(status, why)
         ? serviceError(grpc.status.UNIMPLEMENTED, `the node at ${address} runs a release without counter updates on its stream; upgrade it (${why})`)
         : serviceError(ANSWERS.has(status) ? status : grpc.status.UNAVAILABLE, why),
     timeout: () => serviceError(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded'),

@@ -41,6 +41,17 @@ export type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 
 export const passThrough = (b: Buffer): Buffer => b;
 
+/** How a server ends a stream whose batch does not decode (every release so far has said it so). */
+const UNDECODABLE = 'a batch does not decode';
+
+/**
+ * True when a stream ended as a server ends it on a batch it cannot decode. A server of
+ * an earlier release ends it so on a call it does not know (this release's refuses such
+ * a call alone), so on a stream that carries only calls an earlier release lacked, this
+ * says the peer runs that release.
+ */
+export const brokeOnUndecodable = (status: grpc.status, why: string): boolean => status === grpc.status.INVALID_ARGUMENT && why.includes(UNDECODABLE);
+
 /** What the client side needs of a stream's messages and failures. */
 export interface ClientCodec<C extends Batched, R extends { readonly id: number }> {
   /** The method's path, e.g. /ringkv.internal.v1.Replica/Stream. */
@@ -323,7 +334,7 @@ export class BatchedServer {
         calls = codec.decode(buf, Date.now());
       } catch (e) {
         forget();
-        call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details: `a batch does not decode (${(e as Error).message})` });
+        call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details: `${UNDECODABLE} (${(e as Error).message})` });
         return;
       }
       for (const c of calls) waiting.push(c);

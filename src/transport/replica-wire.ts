@@ -25,7 +25,7 @@ import { ReplicaFailure, asReplicaFailure, type ApplyResult, type CounterApplied
 import type { LocalReplica } from '../replication/local-replica.js';
 import { ReplicationError } from '../replication/replication-errors.js';
 import { KvError, MAX_RANGE_KEYS, type SubOp } from '../storage/index.js';
-import { BatchedServer, BatchedStream, passThrough, type ClientCodec, type ServerCodec, type WithoutId } from './batched-stream.js';
+import { BatchedServer, BatchedStream, brokeOnUndecodable, passThrough, type ClientCodec, type ServerCodec, type WithoutId } from './batched-stream.js';
 import { PeerChannels } from './peer-channels.js';
 import { NODE_MAX_MESSAGE_BYTES, serviceClient } from './protos.js';
 import { callSize, decodeCalls, decodeReplies, encodeCalls, encodeReplies, replySize, type DecodedCall, type WireCall, type WireReply, type WireSubOp } from './replica-codec.js';
@@ -40,15 +40,12 @@ type CallOf = WithoutId<WireCall>;
 /** The data types' calls: on a stream of their own (see the header). */
 const TYPED = new Set<WireCall['op']>(['counterUpdate', 'writeMany', 'readRange']);
 
-/**
- * How the release before the data types' server breaks the stream when a batch holds a
- * call whose operation it does not know: INVALID_ARGUMENT, "a batch does not decode (call
- * N names no operation)", or another decode error (its decoder also skipped an unknown
- * length-delimited field short, so what follows may read as anything). A server of this
- * release decodes every call this client encodes, so on the data types' stream this
- * status means the peer is older.
+/*
+ * The release before the data types' server breaks the stream when a batch holds a call
+ * whose operation it does not know (brokeOnUndecodable; its decoder may also have read
+ * what follows an unknown field as anything). A server of this release decodes every call
+ * this client encodes, so on the data types' stream that ending means the peer is older.
  */
-const OLD_RELEASE = /does not decode/;
 
 /** The stream's codec; `node` is the id the stream was opened for (an address is one node's). */
 function codecFor(address: string, typed: boolean, node: string, sent: (op: string, bytes: number) => void): ClientCodec<WireCall, WireReply> {
@@ -60,7 +57,7 @@ function codecFor(address: string, typed: boolean, node: string, sent: (op: stri
     failure: (r) => (r.op === 'error' ? asReplicaFailure({ code: r.code, message: r.message }) : undefined),
     unreachable: (why, status) =>
       // Only data types' calls were on this stream, and the peer read none of them: each is refused, not lost.
-      typed && status === grpc.status.INVALID_ARGUMENT && OLD_RELEASE.test(why)
+      typed && brokeOnUndecodable(status, why)
         ? new ReplicaFailure('refused', 'RK_UNSUPPORTED', `peer ${node} at ${address} runs a release without data types (counters, sets, maps) and cannot take this call; upgrade it (${why})`)
         : new ReplicaFailure('unreachable', 'RK_UNAVAILABLE', `no answer from ${address}: ${why}`),
     timeout: () => new ReplicaFailure('timeout', 'RK_TIMEOUT', `${address} did not answer before the deadline`),

@@ -90,7 +90,10 @@ describe('the client\'s data-type updates', () => {
       const requestId = Buffer.from('retry-of-one-increment');
       await c.counterUpdate('k', 1, { bucket: 'hits', requestId });
       await c.counterUpdate('k', 1, { bucket: 'hits', requestId });
-      expect([...a.requestIds, ...b.requestIds]).toEqual([requestId.toString('hex'), requestId.toString('hex')]);
+      // Each update reached a node at least once (a hedge under load may send one to both), always with the given id.
+      const sent = [...a.requestIds, ...b.requestIds];
+      expect(sent.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(sent)).toEqual(new Set([requestId.toString('hex')]));
       await expect(c.counterUpdate('k', 1, { bucket: 'hits', requestId: Buffer.alloc(0) })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
     } finally {
       c.close();
