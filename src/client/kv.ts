@@ -385,7 +385,7 @@ export class Client {
   /**
    * Add `amount` (a safe integer, not 0; negative subtracts) to the counter `key` of a
    * bucket of type counter: the counter's value on the node that applied it, right after.
-   * The update carries a request id (default: 16 new random bytes), the same on every
+   * The update carries a request id (default: a new one, as a put's), the same on every
    * attempt, hedge and failover, so it counts once however many nodes it reaches. To retry
    * an update whose outcome you do not know, pass the same `requestId` again.
    */
@@ -395,7 +395,7 @@ export class Client {
       throw serviceError(grpc.status.INVALID_ARGUMENT, `a counter's amount must be a whole number within ±${Number.MAX_SAFE_INTEGER}, got ${String(amount)}`);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
-    const req = { op: 'counterUpdate' as const, bucket, key: k, amount: BigInt(n), requestId: o.requestId !== undefined ? this.#requestId(o) : randomBytes(16), w: o.w ?? 0, ...confirmsOf(o) };
+    const req = { op: 'counterUpdate' as const, bucket, key: k, amount: BigInt(n), requestId: this.#requestId(o), w: o.w ?? 0, ...confirmsOf(o) };
     return { value: decimal(answerOf(await this.#call(req, o), 'counterUpdate').value) };
   }
 

@@ -307,9 +307,8 @@ export class Coordinator {
    */
   async counterUpdate(key: Buffer, amount: number, o: RequestOptions = {}): Promise<{ value: bigint }> {
     this.#checkKey(key);
-    this.#checkRequestId(o.requestId);
+    const requestId = this.#requestIdOf(o);
     checkAmount(amount);
-    const requestId = o.requestId !== undefined && o.requestId.length > 0 ? o.requestId : randomBytes(16);
     return this.#bounded('counterUpdates', () =>
       this.#replicate('counter update', key, o, 'preference', async (primaries, deadline) => {
         const { result, on } = await this.#issue('update', 'counter update', key, primaries, deadline, (node) => this.deps.replicas.counterUpdate(node, key, amount, deadline, requestId));
@@ -348,11 +347,9 @@ export class Coordinator {
    */
   async setUpdate(key: Buffer, ops: readonly SetOp[], o: RequestOptions = {}): Promise<void> {
     this.#checkKey(key);
-    this.#checkRequestId(o.requestId);
+    const requestId = this.#requestIdOf(o);
     if (!Array.isArray(ops) || ops.length === 0 || ops.length > MAX_SUB_OPS)
       throw new ReplicationError('RK_BAD_ARGUMENT', `a set update carries 1 to ${MAX_SUB_OPS} adds and removes, got ${Array.isArray(ops) ? ops.length : 'none'}; split a larger one into several requests`);
-    // One id for every issue of this request (a speculative second, a retry on the next primary): applied once.
-    const requestId = o.requestId !== undefined && o.requestId.length > 0 ? o.requestId : randomBytes(16);
     const subOps = ops.map((op): SubOp => (op.op === 'add' ? { op: 'add', path: { element: op.element } } : { op: 'remove', path: { element: op.element }, context: op.context }));
     // The element checks (size, a parent that can have elements) before any replica call.
     for (const op of subOps) subKey(key, op.path);
@@ -481,6 +478,12 @@ export class Coordinator {
   #checkRequestId(id: Buffer | undefined): void {
     if (id !== undefined && id.length > MAX_REQUEST_ID_BYTES)
       throw new ReplicationError('RK_BAD_ARGUMENT', `request_id of ${id.length} bytes is over the limit of ${MAX_REQUEST_ID_BYTES} bytes; send 16 random bytes (a UUID), the same on every attempt of one request`);
+  }
+
+  /** The request's id, checked; a new one when it has none: the same on every issue of the request (a speculative second, the next primary), so it applies once. */
+  #requestIdOf(o: RequestOptions): Buffer {
+    this.#checkRequestId(o.requestId);
+    return o.requestId !== undefined && o.requestId.length > 0 ? o.requestId : randomBytes(16);
   }
 
   /** The request's N: its bucket's, or the cluster's. */

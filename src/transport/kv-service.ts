@@ -107,12 +107,8 @@ export class KeyValueService {
   async #run(c: DecodedKvCall): Promise<KvReply> {
     if (c.op === 'unsupported')
       return { id: c.id, op: 'error', code: grpc.status.UNIMPLEMENTED, details: `call ${c.id} names no operation this node's release knows (none set, or one of a newer release); upgrade this node to the client's release` };
-    if (c.op === 'counterUpdate') {
-      const { key, options } = request(this.buckets, c, c.deadline, STREAM_CALL[c.op], 'counter');
-      // An amount past ±(2^53 − 1) stays past it as a number, and the coordinator refuses it (KV_BAD_AMOUNT).
-      const { value } = await this.coordinator.counterUpdate(key, Number(c.amount), options);
-      return { id: c.id, op: 'counterUpdate', value: value.toString() };
-    }
+    // An amount past ±(2^53 − 1) stays past it as a number, and the coordinator refuses it (KV_BAD_AMOUNT).
+    if (c.op === 'counterUpdate') return { id: c.id, op: 'counterUpdate', value: await updateCounter(this.coordinator, this.buckets, c, Number(c.amount), c.deadline) };
     const { key, options } = request(this.buckets, c, c.deadline, STREAM_CALL[c.op]);
     switch (c.op) {
       case 'put':
@@ -129,7 +125,7 @@ export class KeyValueService {
 }
 
 /** A streamed call's operation as a refusal names it. */
-const STREAM_CALL: Readonly<Record<KvCall['op'], string>> = { put: 'Put (on Stream)', get: 'Get (on Stream)', delete: 'Delete (on Stream)', counterUpdate: 'CounterUpdate' };
+const STREAM_CALL: Readonly<Record<Exclude<KvCall['op'], 'counterUpdate'>, string>> = { put: 'Put (on Stream)', get: 'Get (on Stream)', delete: 'Delete (on Stream)' };
 
 /** What a put, get or delete asks, unary or streamed (absent fields: proto3's defaults). */
 interface KvRequest {
@@ -152,29 +148,25 @@ const CALLS: Readonly<Record<BucketType, string>> = {
 };
 
 /**
- * BK_WRONG_TYPE unless bucket `name` (props `props`) is of type `want`: `call` is the
+ * BK_WRONG_TYPE unless bucket `name` (props `props`) is of type `want` (BK_UNKNOWN_TYPE
+ * when its type is a later release's, which no call here may touch): `call` is the
  * refused operation. The message names the bucket, its type and the calls it takes, or,
  * for a typed call on a kv bucket, how to make a bucket of the type the call needs.
  */
-export function checkType(name: string, props: BucketProps, want: BucketType, call: string): void {
+export function checkType(buckets: BucketTable, name: string, props: BucketProps, want: BucketType, call: string): void {
+  const unknown = buckets.unknownType(name);
+  if (unknown !== undefined)
+    throw new BucketError('BK_UNKNOWN_TYPE', `bucket ${name} is of type ${JSON.stringify(unknown.slice(0, 40))}, which this node's release does not know, so ${call} cannot take its keys: upgrade this node to the release that created the bucket`);
   const type = typeOf(props);
   if (type === want) return;
   const fix = type === 'kv' ? `; ${want}s live in a bucket of type ${want} (ringkv bucket create NAME --type ${want})` : '';
   throw new BucketError('BK_WRONG_TYPE', `bucket ${name} is of type ${type}, which ${call} does not take: use ${CALLS[type]} on its keys${fix}`);
 }
 
-/** BK_UNKNOWN_TYPE when bucket `name` is of a type this release does not know: its keys' records are of that type, which no call here may read or write. */
-function checkKnownType(buckets: BucketTable, name: string, call: string): void {
-  const type = buckets.unknownType(name);
-  if (type !== undefined)
-    throw new BucketError('BK_UNKNOWN_TYPE', `bucket ${name} is of type ${JSON.stringify(type.slice(0, 40))}, which this node's release does not know, so ${call} cannot take its keys: upgrade this node to the release that created the bucket`);
-}
-
 /** A request's stored key (its bucket's: buckets/bucket.ts) and the coordinator's options for it; `type` and `call`: the bucket type the call needs, and its name. */
 function request(buckets: BucketTable, r: KvRequest, deadline: number | undefined, call: string, type: BucketType = 'kv'): { key: Buffer; options: RequestOptions } {
   const { key, bucket } = locateKey(buckets, r.bucket ?? '', r.key);
-  checkKnownType(buckets, bucketName(r.bucket ?? ''), call);
-  checkType(bucketName(r.bucket ?? ''), bucket, type, call);
+  checkType(buckets, bucketName(r.bucket ?? ''), bucket, type, call);
   return {
     key,
     options: { quorum: r.w ?? r.r, deadline, requestId: r.requestId, bucket, ttlMs: r.ttlMs, nodeConfirms: r.nodeConfirms, zoneConfirms: r.zoneConfirms, pw: r.pw },
@@ -205,8 +197,7 @@ function callError(e: unknown): { code: number; details: string } {
  */
 function locateAll(buckets: BucketTable, bucket: string, keys: readonly Buffer[], call: string): { props: BucketProps; located: ({ key: Buffer } | { error: unknown })[] } {
   const props = buckets.locate(bucket, EMPTY).bucket;
-  checkKnownType(buckets, bucketName(bucket), call);
-  checkType(bucketName(bucket), props, 'kv', call);
+  checkType(buckets, bucketName(bucket), props, 'kv', call);
   const located = keys.map((k) => {
     try {
       return { key: locateKey(buckets, bucket, k).key };
@@ -226,6 +217,12 @@ async function perKey<T>(located: readonly ({ key: Buffer } | { error: unknown }
   const out: KeyOutcome<T>[] = located.map((l) => ('error' in l ? { ok: false, error: l.error } : { ok: false, error: undefined }));
   if (indices.length > 0) (await run(indices)).forEach((o, j) => (out[indices[j]!] = o));
   return out;
+}
+
+/** A counter update, unary or streamed: the counter's value after it, in decimal. */
+async function updateCounter(coordinator: Coordinator, buckets: BucketTable, r: KvRequest, amount: number, deadline: number | undefined): Promise<string> {
+  const { key, options } = request(buckets, r, deadline, 'CounterUpdate', 'counter');
+  return (await coordinator.counterUpdate(key, amount, options)).value.toString();
 }
 
 /** A request's set operations as the coordinator takes them; DT_BAD_OP for one that is neither an add nor a remove. */
@@ -286,11 +283,7 @@ export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<
       );
       return { results: results.map((o, i) => ({ key: r.items[i]!.key, ...(o.ok ? { put: { context: o.value.context } } : { error: callError(o.error) }) })) };
     }),
-    CounterUpdate: unary(async (r, deadline) => {
-      const { key, options } = request(buckets, r, deadline, 'CounterUpdate', 'counter');
-      const { value } = await coordinator.counterUpdate(key, r.amount, options);
-      return { value: value.toString() };
-    }),
+    CounterUpdate: unary(async (r, deadline) => ({ value: await updateCounter(coordinator, buckets, r, r.amount, deadline) })),
     CounterGet: unary(async (r, deadline) => {
       const { key, options } = request(buckets, r, deadline, 'CounterGet', 'counter');
       const { value, found } = await coordinator.counterGet(key, options);
