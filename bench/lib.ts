@@ -40,6 +40,12 @@ export function moved(before: Ring, after: Ring, n: number): number {
   return Ring.diff(before, after, n).reduce((s, c) => s + arcFraction(c.start, c.end), 0);
 }
 
+/** The value after `--name` in `args`, else `def`. */
+export function argOf(args: readonly string[], name: string, def: string): string {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] !== undefined ? args[i + 1]! : def;
+}
+
 export function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
   return rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ')).join('\n');

@@ -22,14 +22,11 @@ import { join } from 'node:path';
 import * as hdr from 'hdr-histogram-js';
 import { AdminClient, Client } from '../src/client/index.js';
 import { freePort } from '../testkit/ports.js';
-import { table } from './lib.js';
+import { argOf, table } from './lib.js';
 import { Proc, VALUE, benchRoot, formed, key, sleep, stopAll } from './processes.js';
 
 const args = process.argv.slice(2);
-const arg = (name: string, def: string): string => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? args[i + 1]! : def;
-};
+const arg = (name: string, def: string): string => argOf(args, name, def);
 const ADDS = Number(arg('adds', '300'));
 const SECONDS = Number(arg('seconds', '5'));
 const ROUNDS = Number(arg('rounds', '3'));
