@@ -71,12 +71,13 @@ export type SiblingPolicy = 'siblings' | 'lww';
 
 /**
  * What a bucket's keys hold (docs/data-types.md): `kv` values written with put (siblings
- * and all), `counter` PN counters, `set` observed-remove sets of byte strings. Chosen at
+ * and all), `counter` PN counters, `set` observed-remove sets of byte strings, `map` maps
+ * of named fields (registers, flags, counters, sets and maps). Chosen at
  * creation and fixed after: the store keeps each type's records in its own format, and a
  * key's operations are its bucket's type's alone.
  */
-export type BucketType = 'kv' | 'counter' | 'set';
-export const BUCKET_TYPES: readonly BucketType[] = ['kv', 'counter', 'set'];
+export type BucketType = 'kv' | 'counter' | 'set' | 'map';
+export const BUCKET_TYPES: readonly BucketType[] = ['kv', 'counter', 'set', 'map'];
 
 /** A bucket's properties. r and w: 0 = a majority of n. ttlMs: 0 = values do not expire. */
 export interface BucketProps {
@@ -141,14 +142,13 @@ export function checkProps(p: BucketProps): BucketProps {
   int('ttl_ms', p.ttlMs, 0, MAX_TTL_MS, 'a time to live in ms; 0 for none');
   if (p.siblings !== 'siblings' && p.siblings !== 'lww') throw new BucketError('BK_BAD_PROPERTY', `siblings must be "siblings" or "lww", got ${JSON.stringify(p.siblings)}`);
   const type = checkType(typeOf(p));
-  // A counter is never deleted and a set's elements leave only by a remove: nothing of theirs expires.
+  // A counter is never deleted, and a set's elements and a map's fields leave only by a remove: nothing of theirs expires.
   if (type !== 'kv' && p.ttlMs !== 0) throw new BucketError('BK_BAD_PROPERTY', `a bucket of type ${type} has no TTL (its values do not expire): leave ttl_ms at 0`);
   return p;
 }
 
 function checkType(t: string): BucketType {
-  if (t === 'map') throw new BucketError('BK_BAD_PROPERTY', 'maps are not in this release: a bucket\'s type is kv, counter or set');
-  if (!(BUCKET_TYPES as readonly string[]).includes(t)) throw new BucketError('BK_BAD_PROPERTY', `type must be kv, counter or set, got ${JSON.stringify(t)}`);
+  if (!(BUCKET_TYPES as readonly string[]).includes(t)) throw new BucketError('BK_BAD_PROPERTY', `type must be ${BUCKET_TYPES.join(', ')}, got ${JSON.stringify(t)}`);
   return t as BucketType;
 }
 

@@ -25,10 +25,9 @@
  *
  * Owns: encoding and parsing sub-keys, their limits and spans, a stored key's placement key.
  * Must not: hash (storage/keys.ts places keys and makes context checks), know a bucket's
- * type, records or the store. The data types' core (issue 30): the store places sub-keys
- * and checks their contexts and paths already, but no request makes one yet.
+ * type, records or the store.
  */
-import { DEFAULT_BUCKET, DataTypeError, MARK, MAX_PARENT_KEY_BYTES, SUBKEY, SUBKEY_NAME_AT, bucketNameAt, splitKey, subKeyHead, type SubKeyHead } from './bucket.js';
+import { DEFAULT_BUCKET, DataTypeError, MARK, MAX_PARENT_KEY_BYTES, SUBKEY, SUBKEY_NAME_AT, bucketNameAt, splitKey, subKeyHead, type SiblingPolicy, type SubKeyHead } from './bucket.js';
 
 /** The longest set element, bytes (a set field's too). */
 export const MAX_ELEMENT_BYTES = 1024;
@@ -227,6 +226,22 @@ export function parseSubKey(stored: Uint8Array): SubKey {
     if (type === 'set' && b[at] !== ELEMENT) throw new DataTypeError('DT_BAD_PATH', `malformed sub-key path: set field ${show(name)} is followed by no element mark 01`);
   }
   return { bucket: bucketNameAt(b, SUBKEY_NAME_AT, head.nameLen), parent: parentOf(b, head), key: b.subarray(head.keyStart, head.keyEnd), fields, element };
+}
+
+/**
+ * How the records of a stored key join when it is a sub-key: a register field's
+ * last-writer-wins (a map's register holds one value, never siblings), every other
+ * sub-key's causally (a set element's or flag's adds are an observed-remove set of dots).
+ * Undefined for a key that is no sub-key (its bucket's policy applies), and for a
+ * malformed one (parseSubKey refuses it where it matters).
+ */
+export function subKeyPolicy(stored: Uint8Array): SiblingPolicy | undefined {
+  if (!isSubKey(stored)) return undefined;
+  try {
+    return parseSubKey(stored).fields.at(-1)?.type === 'register' ? 'lww' : 'siblings';
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether a stored key is a sub-key (it has a sub-key head; its path is parseSubKey's to check). */

@@ -83,8 +83,8 @@ export class BucketTable {
   }
 
   /**
-   * The type a bucket was given that this release cannot read (a later release's, such as
-   * map), else undefined. Its other properties read as usual, but its keys hold records
+   * The type a bucket was given that this release cannot read (a later release's), else
+   * undefined. Its other properties read as usual, but its keys hold records
    * of that type: no call of this release may touch them (BK_UNKNOWN_TYPE).
    */
   unknownType(name: string): string | undefined {

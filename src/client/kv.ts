@@ -37,6 +37,8 @@ import { AdminClient } from './admin.js';
 import { NodeHealth, type Ending } from './health.js';
 import { HedgeDelay, RetryBudget, type BudgetOptions, type HedgeOptions } from './hedging.js';
 import { KeyRouter } from './key-router.js';
+import { assemble, entryOf, wireMapOps, type MapOp, type MapPage, type MapValue } from './maps.js';
+import { amountOf, bytes, serviceError } from './wire-values.js';
 
 export type { BudgetOptions, HedgeOptions } from './hedging.js';
 
@@ -265,16 +267,6 @@ const AVOID_UNAVAILABLE_MS = 1000;
  */
 const FINAL = new Set([grpc.status.INVALID_ARGUMENT, grpc.status.FAILED_PRECONDITION, grpc.status.NOT_FOUND, grpc.status.ALREADY_EXISTS, grpc.status.OUT_OF_RANGE, grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED, grpc.status.UNIMPLEMENTED, grpc.status.RESOURCE_EXHAUSTED]);
 
-function bytes(x: string | Uint8Array, what: string): Buffer {
-  if (typeof x === 'string') return Buffer.from(x, 'utf8');
-  if (x instanceof Uint8Array) return Buffer.from(x.buffer, x.byteOffset, x.byteLength);
-  throw new TypeError(`${what} must be a string or a Uint8Array, got ${typeof x}`);
-}
-
-/** A ServiceError as grpc-js makes them, for failures the stream reports itself. */
-function serviceError(code: grpc.status, details: string, metadata = new grpc.Metadata()): grpc.ServiceError {
-  return Object.assign(new Error(`${code} ${grpc.status[code]}: ${details}`), { code, details, metadata });
-}
 
 /**
  * How long a node that refused a call asked to be left alone, ms, or undefined when the
@@ -390,9 +382,7 @@ export class Client {
    * an update whose outcome you do not know, pass the same `requestId` again.
    */
   async counterUpdate(key: string | Uint8Array, amount: number | bigint, o: CounterUpdateOptions = {}): Promise<{ value: bigint }> {
-    const n = typeof amount === 'bigint' ? Number(amount) : amount;
-    if (typeof amount === 'bigint' ? BigInt(n) !== amount || !Number.isSafeInteger(n) : !Number.isSafeInteger(n))
-      throw serviceError(grpc.status.INVALID_ARGUMENT, `a counter's amount must be a whole number within ±${Number.MAX_SAFE_INTEGER}, got ${String(amount)}`);
+    const n = amountOf(amount);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
     const req = { op: 'counterUpdate' as const, bucket, key: k, amount: BigInt(n), requestId: this.#requestId(o), w: o.w ?? 0, ...confirmsOf(o) };
@@ -472,6 +462,46 @@ export class Client {
     const req = { bucket, key: k, element: bytes(element, 'element'), r: o.r ?? 0 };
     const r = await this.#typedCall(bucket, k, 'read', o, (c, options) => callUnary(c, 'SetContains', req, options, this.#metadata));
     return { present: r.present, context: r.context };
+  }
+
+  /**
+   * Apply field ops to the map `key` (a bucket of type map) in one request: 1 to
+   * MAX_MAP_OPS ops (maps.ts MapOp), each field, or element of a set field, at most once,
+   * applied together on one replica. With a request id (default: a new one), sent again it
+   * is applied once: an increment counts once.
+   */
+  async mapUpdate(key: string | Uint8Array, ops: readonly MapOp[], o: SetUpdateOptions = {}): Promise<void> {
+    const wire = wireMapOps(ops);
+    const k = bytes(key, 'key');
+    const bucket = o.bucket ?? '';
+    const req = { bucket, key: k, ops: wire, requestId: this.#requestId(o), w: o.w ?? 0, ...confirmsOf(o) };
+    await this.#typedCall(bucket, k, 'write', o, (c, options) => callUnary(c, 'MapUpdate', req, options, this.#metadata));
+  }
+
+  /** One page of the map `key`: up to `limit` live entries after `after` (a page's `next`), in the order of their paths. */
+  async mapRead(key: string | Uint8Array, o: SetReadOptions = {}): Promise<MapPage> {
+    const k = bytes(key, 'key');
+    const bucket = o.bucket ?? '';
+    const req = { bucket, key: k, after: o.after !== undefined ? bytes(o.after, 'after') : EMPTY, limit: o.limit ?? 0, r: o.r ?? 0 };
+    const r = await this.#typedCall(bucket, k, 'read', o, (c, options) => callUnary(c, 'MapRead', req, options, this.#metadata));
+    return { entries: r.entries.map(entryOf), next: r.next.length > 0 ? r.next : undefined };
+  }
+
+  /** Every entry of the map `key`, page by page (mapRead). Not a snapshot, as setElements is not. */
+  async *mapEntries(key: string | Uint8Array, o: Omit<SetReadOptions, 'after'> = {}): AsyncGenerator<MapPage['entries'][number], void, undefined> {
+    let after: Buffer | undefined;
+    do {
+      const page = await this.mapRead(key, { ...o, after });
+      yield* page.entries;
+      after = page.next;
+    } while (after !== undefined);
+  }
+
+  /** The whole map `key` as one nested value (maps.ts MapValue): every page of mapEntries. */
+  async mapGet(key: string | Uint8Array, o: Omit<SetReadOptions, 'after'> = {}): Promise<MapValue> {
+    const entries = [];
+    for await (const e of this.mapEntries(key, o)) entries.push(e);
+    return assemble(entries);
   }
 
   /**

@@ -22,9 +22,9 @@
  * LevelDB (replicas do, through ReplicaApi) or know the wire (transport/ does).
  */
 import { randomBytes } from 'node:crypto';
-import { MAX_TTL_MS, bucketOf, keyOverhead, parseSubKey, subKey, subKeySpan, type BucketProps } from '../buckets/index.js';
+import { DataTypeError, MAX_TTL_MS, bucketOf, keyOverhead, parseSubKey, subKey, subKeySpan, type BucketProps, type FieldType } from '../buckets/index.js';
 import type { Ring, Target } from '../ring/index.js';
-import { MAX_RANGE_KEYS, MAX_SUB_OPS, checkAmount, recordDigest, resolveCounterReplies, resolvePage, resolveReplies, type SubOp } from '../storage/index.js';
+import { MAX_RANGE_KEYS, MAX_SUB_OPS, checkAmount, checkSubOp, recordDigest, resolveCounterReplies, resolvePage, resolveReplies, type ResolvedSubKey, type SubOp } from '../storage/index.js';
 import { showKey } from '../storage/kv-errors.js';
 import { ReplicationError } from './replication-errors.js';
 import { LatencyWindow, RecentLatency } from './latency-window.js';
@@ -84,6 +84,8 @@ export interface CoordinatorCounters {
   counterUpdates: number;
   /** Set updates (one request of adds and removes). */
   setUpdates: number;
+  /** Map updates (one request of field ops). */
+  mapUpdates: number;
   /** Counter deltas a replica could not apply in order (it missed an earlier one): sent the full state instead. */
   counterGaps: number;
   /** Replies a read found stale, and sent the merged record. */
@@ -171,6 +173,34 @@ export interface SetPage {
 /** Most elements one set read returns (storage's page size). */
 export const MAX_SET_PAGE = MAX_RANGE_KEYS;
 
+/** A field's path in a map, from its top: every field but the last a map. */
+export type MapPath = readonly { readonly name: Buffer; readonly type: FieldType }[];
+
+/**
+ * One live entry of a map (docs/data-types.md#maps): a register's value, an enabled flag,
+ * a counter's value, or an element of a set field; each but a counter with the context a
+ * remove of it needs (a register's clear, a flag's disable, an element's remove).
+ */
+export type MapEntry =
+  | { readonly kind: 'register'; readonly path: MapPath; readonly value: Buffer; readonly context: Buffer }
+  | { readonly kind: 'flag'; readonly path: MapPath; readonly context: Buffer }
+  | { readonly kind: 'counter'; readonly path: MapPath; readonly value: bigint }
+  | { readonly kind: 'element'; readonly path: MapPath; readonly element: Buffer; readonly context: Buffer };
+
+/** A page of a map's entries, in the order of their sub-keys (by path). */
+export interface MapPage {
+  readonly entries: MapEntry[];
+  /** Pass as `after` for the next page (an opaque token); undefined when the map is read to its end. */
+  readonly next: Buffer | undefined;
+}
+
+/** A page of a parent's sub-keys as R replicas joined them: the live ones, at most the page's limit. */
+interface LivePage {
+  readonly entries: ResolvedSubKey[];
+  /** The sub-key the next page starts after; undefined at the span's end. */
+  readonly next: Buffer | undefined;
+}
+
 /** Most keys (GetMany) or items (PutMany) in one batch: DynamoDB's BatchGetItem takes 100. */
 export const MAX_BATCH_KEYS = 100;
 /** Most bytes of values in one PutMany, all items together: 4 MiB. */
@@ -224,7 +254,7 @@ export const DEFAULT_HINT_WINDOW_MS = 3 * 60 * 60 * 1000;
 
 export class Coordinator {
   readonly counters: CoordinatorCounters = {
-    puts: 0, gets: 0, deletes: 0, counterUpdates: 0, setUpdates: 0, counterGaps: 0, readRepairs: 0, readRepairFailures: 0, digestMismatches: 0, sloppyWrites: 0, pendingWrites: 0, hintsOnFailure: 0, speculativeApplies: 0, speculativeWrites: 0, missedPastHintWindow: 0, missedNoHint: 0, unavailable: 0, timeouts: 0, overloaded: 0,
+    puts: 0, gets: 0, deletes: 0, counterUpdates: 0, setUpdates: 0, mapUpdates: 0, counterGaps: 0, readRepairs: 0, readRepairFailures: 0, digestMismatches: 0, sloppyWrites: 0, pendingWrites: 0, hintsOnFailure: 0, speculativeApplies: 0, speculativeWrites: 0, missedPastHintWindow: 0, missedNoHint: 0, unavailable: 0, timeouts: 0, overloaded: 0,
   };
   /** The p99 of replica calls to peers that answered lately, per call: when to speculate. */
   readonly #replicaLatency = new RecentLatency(0.99);
@@ -312,17 +342,7 @@ export class Coordinator {
     return this.#bounded('counterUpdates', () =>
       this.#replicate('counter update', key, o, 'preference', async (primaries, deadline) => {
         const { result, on } = await this.#issue('update', 'counter update', key, primaries, deadline, (node) => this.deps.replicas.counterUpdate(node, key, amount, deadline, requestId));
-        const send = async (node: string, hintFor: string | undefined, dl: number): Promise<boolean> => {
-          // A hint holds the full state: its replica may have missed deltas before this one.
-          if (hintFor !== undefined) return this.deps.replicas.merge(node, key, result.record, hintFor, dl);
-          try {
-            return await this.deps.replicas.merge(node, key, result.delta, undefined, dl);
-          } catch (e) {
-            if (!(e instanceof ReplicaFailure) || e.code !== 'KV_COUNTER_GAP') throw e;
-            this.counters.counterGaps++;
-            return this.deps.replicas.merge(node, key, result.record, undefined, dl);
-          }
-        };
+        const send = (node: string, hintFor: string | undefined, dl: number): Promise<boolean> => this.#sendCounter(node, key, result, hintFor, dl);
         return { result: { value: result.value }, on, send };
       }),
     );
@@ -338,26 +358,70 @@ export class Coordinator {
   }
 
   /**
+   * Send a counter's increment to replica `node`: its delta, or the full state when the
+   * replica missed an earlier delta of the issuer (KV_COUNTER_GAP) or is a fallback (a
+   * hint holds the full state: its replica may have missed deltas before this one).
+   */
+  async #sendCounter(node: string, key: Buffer, written: { readonly record: Buffer; readonly delta: Buffer }, hintFor: string | undefined, dl: number): Promise<boolean> {
+    if (hintFor !== undefined) return this.deps.replicas.merge(node, key, written.record, hintFor, dl);
+    try {
+      return await this.deps.replicas.merge(node, key, written.delta, undefined, dl);
+    } catch (e) {
+      if (!(e instanceof ReplicaFailure) || e.code !== 'KV_COUNTER_GAP') throw e;
+      this.counters.counterGaps++;
+      return this.deps.replicas.merge(node, key, written.record, undefined, dl);
+    }
+  }
+
+  /**
    * Apply one request's adds and removes to the set at `key` (a set bucket's stored key):
    * each element is a record of its own (a sub-key placed by the set's key), so an update
-   * reads and sends only the elements it names, whatever the set's size. The ops are
-   * issued on one primary in one write batch (all or none there), and each written
-   * element's record goes to the other targets. A remove needs its element's context (a
-   * read's): DT_NO_CONTEXT without one.
+   * reads and sends only the elements it names, whatever the set's size. A remove needs
+   * its element's context (a read's): DT_NO_CONTEXT without one.
    */
   async setUpdate(key: Buffer, ops: readonly SetOp[], o: RequestOptions = {}): Promise<void> {
+    if (!Array.isArray(ops)) throw new ReplicationError('RK_BAD_ARGUMENT', `a set update carries 1 to ${MAX_SUB_OPS} adds and removes, got none`);
+    const subOps = ops.map((op): SubOp => (op.op === 'add' ? { op: 'add', path: { element: op.element } } : { op: 'remove', path: { element: op.element }, context: op.context }));
+    await this.#updateSubKeys('set update', 'setUpdates', key, subOps, o);
+  }
+
+  /**
+   * Apply one request's field ops to the map at `key` (a map bucket's stored key): each
+   * register, flag and counter field and each element of a set field is a record of its
+   * own (a sub-key placed by the map's key), so an update reads and sends only the fields
+   * it names. storage's SubOp says what each op does to which field.
+   */
+  async mapUpdate(key: Buffer, ops: readonly SubOp[], o: RequestOptions = {}): Promise<void> {
+    await this.#updateSubKeys('map update', 'mapUpdates', key, ops, o);
+  }
+
+  /**
+   * The ops of one request on sub-keys of `key`, issued on one primary in one write batch
+   * (all or none there), each written sub-key's record then sent to the other targets (a
+   * counter field's as its delta). Each op is checked before any replica call. A request
+   * with an increment is issued on the key's first primary up, in preference order, as a
+   * counter's is (one replica issues while it is up, so the others take its deltas in
+   * order); any other on this node when it is a primary.
+   */
+  async #updateSubKeys(op: string, kind: 'setUpdates' | 'mapUpdates', key: Buffer, ops: readonly SubOp[], o: RequestOptions): Promise<void> {
     this.#checkKey(key);
     const requestId = this.#requestIdOf(o);
     if (!Array.isArray(ops) || ops.length === 0 || ops.length > MAX_SUB_OPS)
-      throw new ReplicationError('RK_BAD_ARGUMENT', `a set update carries 1 to ${MAX_SUB_OPS} adds and removes, got ${Array.isArray(ops) ? ops.length : 'none'}; split a larger one into several requests`);
-    const subOps = ops.map((op): SubOp => (op.op === 'add' ? { op: 'add', path: { element: op.element } } : { op: 'remove', path: { element: op.element }, context: op.context }));
-    // The element checks (size, a parent that can have elements) before any replica call.
-    for (const op of subOps) subKey(key, op.path);
-    await this.#bounded('setUpdates', () =>
-      this.#replicate('set update', key, o, 'self', async (primaries, deadline) => {
-        const { result: written, on } = await this.#issue('update', 'set update', key, primaries, deadline, (node) => this.deps.replicas.writeMany(node, key, subOps, deadline, requestId));
+      throw new ReplicationError('RK_BAD_ARGUMENT', `a ${op} carries 1 to ${MAX_SUB_OPS} ops, got ${Array.isArray(ops) ? ops.length : 'none'}; split a larger one into several requests`);
+    ops.forEach((sub, at) => {
+      checkSubOp(sub, at, this.options.maxValueBytes);
+      subKey(key, sub.path); // the path's grammar and limits, and a parent that can have sub-keys
+    });
+    const order = ops.some((sub) => sub.op === 'increment') ? 'preference' : 'self';
+    await this.#bounded(kind, () =>
+      this.#replicate(op, key, o, order, async (primaries, deadline) => {
+        const { result: written, on } = await this.#issue('update', op, key, primaries, deadline, (node) => this.deps.replicas.writeMany(node, key, ops, deadline, requestId));
         const send = async (node: string, hintFor: string | undefined, dl: number): Promise<boolean> =>
-          (await Promise.all(written.map((w) => this.deps.replicas.merge(node, w.key, w.record, hintFor, dl)))).some(Boolean);
+          (
+            await Promise.all(
+              written.map((w) => (w.delta === undefined ? this.deps.replicas.merge(node, w.key, w.record, hintFor, dl) : this.#sendCounter(node, w.key, { record: w.record, delta: w.delta }, hintFor, dl))),
+            )
+          ).some(Boolean);
         return { result: undefined, on, send };
       }),
     );
@@ -372,12 +436,38 @@ export class Coordinator {
    */
   async setRead(key: Buffer, page: { readonly after?: Buffer; readonly limit?: number } = {}, o: RequestOptions = {}): Promise<SetPage> {
     this.#checkKey(key);
-    const limit = page.limit || MAX_SET_PAGE;
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_SET_PAGE)
-      throw new ReplicationError('RK_BAD_ARGUMENT', `a set read's limit must be 1 to ${MAX_SET_PAGE} elements (0: ${MAX_SET_PAGE}), got ${limit}; read a larger set in pages`);
+    const limit = pageLimit('set', page.limit);
     const after = page.after === undefined || page.after.length === 0 ? undefined : subKey(key, { element: page.after });
     if (after === undefined) subKeySpan(key); // the parent's checks (a named bucket's key, its length) without an element
-    return this.#bounded('gets', () => this.#readPage(key, after, limit, o));
+    const read = await this.#bounded('gets', () => this.#readPage('set read', key, after, limit, o));
+    const elementOf = (sub: Buffer): Buffer => Buffer.from(parseSubKey(sub).element!);
+    return {
+      elements: read.entries.flatMap((e) => (e.kind === 'versions' ? [{ element: elementOf(e.key), context: e.read.context }] : [])),
+      next: read.next === undefined ? undefined : elementOf(read.next),
+    };
+  }
+
+  /**
+   * A page of the map at `key`: up to `limit` live entries (1 to MAX_SET_PAGE) after the
+   * token `after` (the previous page's `next`), in the order of their paths; read and
+   * joined as a set's page is (setRead), a register last writer wins.
+   */
+  async mapRead(key: Buffer, page: { readonly after?: Buffer; readonly limit?: number } = {}, o: RequestOptions = {}): Promise<MapPage> {
+    this.#checkKey(key);
+    const limit = pageLimit('map', page.limit);
+    const prefix = subKeySpan(key).gte; // also the parent's checks
+    let after: Buffer | undefined;
+    if (page.after !== undefined && page.after.length > 0) {
+      after = Buffer.concat([prefix, page.after]);
+      try {
+        parseSubKey(after);
+      } catch (e) {
+        if (!(e instanceof DataTypeError)) throw e;
+        throw new ReplicationError('RK_BAD_ARGUMENT', `a map read's after is no page token of this map (${e.message}); pass the previous page's next, or nothing for the first page`);
+      }
+    }
+    const read = await this.#bounded('gets', () => this.#readPage('map read', key, after, limit, o));
+    return { entries: read.entries.map(mapEntry), next: read.next?.subarray(prefix.length) };
   }
 
   /** Whether `element` is in the set at `key`, with the context a remove of it needs. */
@@ -501,7 +591,7 @@ export class Coordinator {
   }
 
   /** Run `fn` unless the node refuses it; `kind` counts only what it takes, not what it refuses (a joiner's, say). */
-  async #bounded<T>(kind: 'puts' | 'gets' | 'deletes' | 'counterUpdates' | 'setUpdates', fn: () => Promise<T>): Promise<T> {
+  async #bounded<T>(kind: 'puts' | 'gets' | 'deletes' | 'counterUpdates' | 'setUpdates' | 'mapUpdates', fn: () => Promise<T>): Promise<T> {
     const why = this.deps.notServing();
     if (why !== undefined) throw new ReplicationError('RK_NOT_READY', `this node is not serving requests (${why}); send the request to another node`);
     if (this.#inFlight >= this.options.maxInFlight) {
@@ -902,14 +992,20 @@ export class Coordinator {
     return join(replies.map((x) => (x.ok ? x.value : undefined)));
   }
 
-  async #readPage(key: Buffer, after: Buffer | undefined, limit: number, o: RequestOptions): Promise<SetPage> {
+  /**
+   * A page of the sub-keys of `key` from R primaries (a fallback holds hints of single
+   * writes, not a parent's span), joined per sub-key; the page ends where the shortest
+   * reply's does, so every sub-key up to there is judged on every reply. The live ones, at
+   * most `limit`. Stale primaries are sent the join of each sub-key they lacked.
+   */
+  async #readPage(op: string, key: Buffer, after: Buffer | undefined, limit: number, o: RequestOptions): Promise<LivePage> {
     const r = this.#quorum(o, 'R');
     const deadline = this.#deadline(o);
-    const targets = this.#targets('set read', key, this.#n(o), r, 'R', this.#placement()).filter((t) => t.for === undefined);
+    const targets = this.#targets(op, key, this.#n(o), r, 'R', this.#placement()).filter((t) => t.for === undefined);
     if (targets.length < r)
       throw new ReplicationError(
         'RK_UNAVAILABLE',
-        `set read of key ${showKey(key)} needs R=${r} of its replicas up, but only ${targets.length} ${targets.length === 1 ? 'is' : 'are'} (a stand-in holds hints, not the set). Retry when nodes are back, or use a smaller r.`,
+        `${op} of key ${showKey(key)} needs R=${r} of its replicas up, but only ${targets.length} ${targets.length === 1 ? 'is' : 'are'} (a stand-in holds hints, not the whole value). Retry when nodes are back, or use a smaller r.`,
       );
     const calls = targets.map((t) => ({ node: t.id, promise: this.#timed('range', t.id, this.deps.replicas.readRange(t.id, key, after, limit, deadline)) }));
     const q = awaitQuorum(calls, r, deadline);
@@ -920,16 +1016,16 @@ export class Coordinator {
       pages = await q.reached;
     } catch (e) {
       if (!(e instanceof QuorumFailed)) throw e;
-      throw this.#quorumError('set read', key, e, r, 'R', 0);
+      throw this.#quorumError(op, key, e, r, 'R', 0);
     }
     const resolved = resolvePage(pages.flatMap((x) => (x.ok ? [x.value] : [])), { now: this.#now() });
-    const elements = resolved.entries.flatMap((e) => (e.kind === 'versions' && e.read.found ? [{ element: Buffer.from(parseSubKey(e.key).element!), context: e.read.context }] : []));
-    // Replicas that disagree may each hold `limit` different elements before the page's end: the page keeps `limit`, and the next starts after them.
-    if (elements.length > limit) return { elements: elements.slice(0, limit), next: elements[limit - 1]!.element };
-    return { elements, next: resolved.next === undefined ? undefined : Buffer.from(parseSubKey(resolved.next).element!) };
+    const entries = resolved.entries.filter((e) => e.read.found);
+    // Replicas that disagree may each hold `limit` different sub-keys before the page's end: the page keeps `limit`, and the next starts after them.
+    if (entries.length > limit) return { entries: entries.slice(0, limit), next: entries[limit - 1]!.key };
+    return { entries, next: resolved.next };
   }
 
-  /** A set read's repair, once every primary answered: each element a page lacked goes to its replica, joined. */
+  /** A page read's repair, once every primary answered: each sub-key a page lacked goes to its replica, joined. */
   async #repairPage(outcomes: Outcome<SubKeyPage>[]): Promise<void> {
     const ok = outcomes.flatMap((x) => (x.ok ? [x] : []));
     if (ok.length < 2) return;
@@ -1079,4 +1175,22 @@ function describeTargets(targets: readonly Target[], zoneOf: (id: string) => str
 
 function describe(e: unknown): string {
   return (e as Error)?.message ?? String(e);
+}
+
+/** A page read's limit (0 or unset: the most), or RK_BAD_ARGUMENT. */
+function pageLimit(type: 'set' | 'map', asked: number | undefined): number {
+  const limit = asked || MAX_SET_PAGE;
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_SET_PAGE)
+    throw new ReplicationError('RK_BAD_ARGUMENT', `a ${type} read's limit must be 1 to ${MAX_SET_PAGE} ${type === 'set' ? 'elements' : 'entries'} (0: ${MAX_SET_PAGE}), got ${limit}; read a larger ${type} in pages`);
+  return limit;
+}
+
+/** A live sub-key of a map's page as the entry it is, by its path's last field. */
+function mapEntry(e: ResolvedSubKey): MapEntry {
+  const { fields, element } = parseSubKey(e.key);
+  const path = fields.map((f) => ({ name: Buffer.from(f.name), type: f.type }));
+  if (e.kind === 'counter') return { kind: 'counter', path, value: e.read.value };
+  const { context } = e.read;
+  if (element !== undefined) return { kind: 'element', path, element: Buffer.from(element), context };
+  return fields.at(-1)!.type === 'register' ? { kind: 'register', path, value: e.read.values[0]!, context } : { kind: 'flag', path, context };
 }

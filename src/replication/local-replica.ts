@@ -43,7 +43,7 @@ export class LocalReplica {
 
   async writeMany(parent: Buffer, ops: readonly SubOp[], requestId?: Buffer): Promise<SubKeyRecord[]> {
     const r = await this.store.writeMany(parent, ops, requestId === undefined || requestId.length === 0 ? {} : { requestId });
-    return r.writes.map((w) => ({ key: w.key, record: w.record }));
+    return r.writes.map((w) => (w.delta === undefined ? { key: w.key, record: w.record } : { key: w.key, record: w.record, delta: w.delta }));
   }
 
   async readRange(parent: Buffer, after: Buffer | undefined, limit: number): Promise<SubKeyPage> {

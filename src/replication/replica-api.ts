@@ -31,6 +31,8 @@ export interface CounterApplied {
 export interface SubKeyRecord {
   readonly key: Buffer;
   readonly record: Buffer;
+  /** A counter field increment's delta (WriteMany), what the other replicas merge; `record` is the full state. */
+  readonly delta?: Buffer;
 }
 
 /** A page of a parent's sub-keys as one replica holds them (storage's RangeRead, less the corrupt keys it reports itself). */
@@ -65,9 +67,10 @@ export interface ReplicaApi {
    */
   counterUpdate(node: string, key: Buffer, amount: number, deadline: number, requestId?: Buffer): Promise<CounterApplied>;
   /**
-   * One request's presence writes on sub-keys of `parent` (a set's adds and removes), on
-   * replica `node` as their issuer, all in one write batch (storage's writeMany): the
-   * records written, one per op in order. With `requestId`, an op seen before writes nothing.
+   * One request's writes on sub-keys of `parent` (a set's adds and removes, a map's field
+   * ops), on replica `node` as their issuer, all in one write batch (storage's writeMany):
+   * the records written, one per op in order (an increment's with its delta). With
+   * `requestId`, an op seen before writes nothing.
    */
   writeMany(node: string, parent: Buffer, ops: readonly SubOp[], deadline: number, requestId?: Buffer): Promise<SubKeyRecord[]>;
   /** A page of `parent`'s sub-keys on replica `node`: up to `limit`, after the sub-key `after` (storage's readRange). */

@@ -9,7 +9,7 @@
  * Owns: the pure join of records from several replicas. Must not: do I/O or decide who
  * to ask (replication/ does); it lives here because only storage knows the byte formats.
  */
-import type { SiblingPolicy } from '../buckets/index.js';
+import { subKeyPolicy, type SiblingPolicy } from '../buckets/index.js';
 import { createHash } from 'node:crypto';
 import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeRecord, encodeRecord, isCounterRecord, versionBytes, viewRecord } from './codec.js';
 import { EMPTY_COUNTER, decodeCounter, encodeCounter, join as joinCounters, sameCounter, value } from './counter.js';
@@ -25,7 +25,7 @@ export interface ResolveOptions {
   readonly maxKeyBytes?: number;
   /** The reading node's wall clock, ms: siblings expired by then are not returned (default the real clock). */
   readonly now?: number;
-  /** The key's sibling policy (its bucket's): 'lww' joins replies last-writer-wins (default 'siblings'). */
+  /** The key's sibling policy (its bucket's): 'lww' joins replies last-writer-wins (default 'siblings'). A sub-key's is its path's (a map's register: lww). */
   readonly policy?: SiblingPolicy;
 }
 
@@ -64,7 +64,7 @@ export function resolveReplies(key: Key, replies: readonly (Uint8Array | undefin
     return { values: view.values, context: contextFromClock(check, view.clock, view.format), found: view.values.length > 0, record: asBuffer(first), stale: replies.map(() => false) };
   }
   const decoded = replies.map((r) => (r === undefined ? EMPTY_VERSIONS : checked(() => decodeRecord(r).versions)));
-  const join = o.policy === 'lww' ? mergeLww : merge;
+  const join = (subKeyPolicy(k) ?? o.policy) === 'lww' ? mergeLww : merge;
   const merged = decoded.reduce<Versions>((acc, v) => join(acc, v), EMPTY_VERSIONS);
   const record = encodeRecord({ versions: merged, ownerEpoch: undefined, deletedAt: undefined });
   const values = liveValues(merged, now).map(asBuffer);

@@ -19,7 +19,7 @@
  *
  * Dots are issued by actors.ts, which guarantees that none is ever issued twice.
  */
-import { DataTypeError, isSubKey, subKey, type SiblingPolicy, type SubPath } from '../buckets/index.js';
+import { DataTypeError, isSubKey, subKey, subKeyPolicy, type SiblingPolicy, type SubPath } from '../buckets/index.js';
 import { createHash, randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { Actors } from './actors.js';
@@ -144,6 +144,54 @@ function checkRequestId(requestId: Uint8Array): Uint8Array {
   return requestId;
 }
 
+/** What each op of writeMany applies to, as a refusal names it. */
+const OP_TARGETS: Readonly<Record<SubOp['op'], string>> = {
+  add: 'a set element or a flag field (enable)',
+  remove: 'a set element, a flag field (disable) or a register field (clear)',
+  assign: 'a register field',
+  increment: 'a counter field',
+};
+
+/** What a path names, for a refusal: an element, a field of its type, or the parent itself. */
+function pathNames(path: SubPath): string {
+  const last = path.fields?.[path.fields.length - 1];
+  return path.element !== undefined ? 'an element' : last === undefined ? 'the parent itself' : `a ${String(last.type)} field`;
+}
+
+/**
+ * Refuses (DT_BAD_OP) an op of writeMany of an unknown kind or on a path that names
+ * nothing it applies to, and an assign's value or an increment's amount that breaks its
+ * limit (KV_VALUE_TOO_LARGE, KV_BAD_AMOUNT). The path's own grammar is subKey's to check.
+ */
+export function checkSubOp(op: SubOp, at: number, maxValueBytes: number): void {
+  if (!Object.hasOwn(OP_TARGETS, op.op)) throw new DataTypeError('DT_BAD_OP', `op ${at}: unknown op ${JSON.stringify((op as { op: unknown }).op)}; use ${Object.keys(OP_TARGETS).join(', ')}`);
+  const last = op.path.fields?.[op.path.fields.length - 1]?.type;
+  const element = op.path.element !== undefined;
+  const fits =
+    op.op === 'add' ? element || last === 'flag' : op.op === 'remove' ? element || last === 'flag' || last === 'register' : op.op === 'assign' ? !element && last === 'register' : !element && last === 'counter';
+  if (!fits) throw new DataTypeError('DT_BAD_OP', `op ${at}: ${op.op} applies to ${OP_TARGETS[op.op]}, not ${pathNames(op.path)}; use that one's op`);
+  if (op.op === 'assign') {
+    if (!(op.value instanceof Uint8Array)) throw new KvError('KV_BAD_VALUE', `op ${at}: a register's value must be bytes, got ${typeof op.value}`);
+    if (op.value.length > maxValueBytes)
+      throw new KvError('KV_VALUE_TOO_LARGE', `op ${at}: a register value of ${op.value.length} bytes is over the limit of ${maxValueBytes}; split it (or raise limits.maxValueBytes)`);
+  }
+  if (op.op === 'increment') checkAmount(op.amount);
+}
+
+/** An op's write id under a request id: what shows it was applied here before. */
+function subWriteId(requestId: Uint8Array, op: SubOp): WriteId {
+  switch (op.op) {
+    case 'add':
+      return writeIdOf(requestId, PRESENT, EMPTY);
+    case 'remove':
+      return writeIdOf(requestId, null, op.context);
+    case 'assign':
+      return writeIdOf(requestId, op.value, EMPTY);
+    case 'increment':
+      return counterWriteId(requestId, op.amount);
+  }
+}
+
 const TOMBSTONE_MARK = Buffer.from([0]);
 const VALUE_MARK = Buffer.from([1]);
 
@@ -171,21 +219,32 @@ export interface CounterUpdateResult {
 }
 
 /**
- * One presence write of `writeMany`, on the sub-key `path` names under the parent: `add`
- * writes PRESENT superseding whatever this replica holds of it (so it adds one live
- * sibling, and a concurrent remove elsewhere, which did not see the new dot, loses to it);
- * `remove` writes a tombstone superseding exactly what `context` (a read of that sub-key)
- * saw, and its clock absorbs the context, so adds the reader saw that reach this replica
- * later are superseded on arrival. A path names a set element (of the parent, or of a set
- * field) or a flag field.
+ * One write of `writeMany`, on the sub-key `path` names under the parent (a set's element,
+ * or a map's field or a set field's element):
+ * - `add` writes PRESENT superseding whatever this replica holds of it (so it adds one live
+ *   sibling, and a concurrent remove elsewhere, which did not see the new dot, loses to
+ *   it): a set element, or a flag field (enable);
+ * - `remove` writes a tombstone superseding exactly what `context` (a read of that
+ *   sub-key) saw, and its clock absorbs the context, so adds the reader saw that reach
+ *   this replica later are superseded on arrival: a set element, a flag (disable), or a
+ *   register (clear; last writer wins against a concurrent assign);
+ * - `assign` writes a register field's value, last writer wins (versions.ts updateLww);
+ * - `increment` adds `amount` (negative: subtracts) to a counter field, as its issuer
+ *   (counter.ts), as counterUpdate does a counter key.
  */
-export type SubOp = { readonly op: 'add'; readonly path: SubPath } | { readonly op: 'remove'; readonly path: SubPath; readonly context: Uint8Array };
+export type SubOp =
+  | { readonly op: 'add'; readonly path: SubPath }
+  | { readonly op: 'remove'; readonly path: SubPath; readonly context: Uint8Array }
+  | { readonly op: 'assign'; readonly path: SubPath; readonly value: Uint8Array }
+  | { readonly op: 'increment'; readonly path: SubPath; readonly amount: number };
 
 /** One sub-key `writeMany` wrote (or found written before: `duplicate`), with its record after the call. */
 export interface SubWrite {
   readonly key: Buffer;
-  /** The sub-key's record after the call: what the other replicas merge. */
+  /** The sub-key's record after the call: what the other replicas merge (a hint holds it). */
   readonly record: Buffer;
+  /** An increment's delta (counterUpdate's): what the other replicas merge, sent `record` when they refuse it (KV_COUNTER_GAP). */
+  readonly delta?: Buffer;
   readonly duplicate: boolean;
 }
 
@@ -686,7 +745,7 @@ export class Store {
       if (expiresAt !== undefined && (!Number.isSafeInteger(expiresAt) || expiresAt < 1))
         throw new KvError('KV_BAD_OPTION', `expiresAt must be a time in ms since the epoch (a positive integer), got ${String(expiresAt)}; give a put a TTL, and the coordinator sets it`);
       if (expiresAt !== undefined && value === null) throw new KvError('KV_BAD_OPTION', 'a delete cannot expire: its tombstone is kept until it is purged');
-      const lww = this.#policyOf?.(k) === 'lww';
+      const lww = this.#lww(k);
       let ctx;
       try {
         ctx = decodeContext(context ?? EMPTY, check);
@@ -753,31 +812,29 @@ export class Store {
   }
 
   /**
-   * The presence writes of one request on sub-keys of `parent` (a named bucket's stored
-   * key), as their issuer: each op as SubOp says, all in ONE write batch, so a replica
-   * applies a request whole or not at all. Modelled on mergeMany: every sub-key's lock
-   * taken in key order (no deadlock with a batch or a range delete), one getMany for the
-   * sub-keys that may be held, one write. With a request id, an op this sub-key has seen
-   * (its write id: the request id, the value, and a remove's context) issues no dot and
-   * answers with the record as held. Refused whole, nothing written, for: no op or more
-   * than MAX_SUB_OPS, or one sub-key twice (DT_BAD_OP); a path that names no set element
-   * or flag (DT_BAD_OP; a malformed one: its DT_* code); a remove without a context
-   * (DT_NO_CONTEXT) or with another key's (KV_BAD_CONTEXT); a sub-key holding a counter
-   * (KV_WRONG_TYPE); a cap.
+   * The writes of one request on sub-keys of `parent` (a named bucket's stored key: a
+   * set's elements, a map's fields), as their issuer: each op as SubOp says, all in ONE
+   * write batch, so a replica applies a request whole or not at all. Modelled on
+   * mergeMany: every sub-key's lock taken in key order (no deadlock with a batch or a range
+   * delete), one getMany for the sub-keys that may be held, one write. With a request id,
+   * an op this sub-key has seen (its write id: the request id, the op and its operand) is
+   * not applied again and answers with the record as held. Refused whole, nothing written,
+   * for: no op or more than MAX_SUB_OPS, or one sub-key twice (DT_BAD_OP); an op whose path
+   * names no sub-key it applies to (DT_BAD_OP; a malformed path: its DT_* code); a remove
+   * without a context (DT_NO_CONTEXT) or with another key's (KV_BAD_CONTEXT); a value over
+   * the limit (KV_VALUE_TOO_LARGE) or a bad amount (KV_BAD_AMOUNT); a sub-key holding a
+   * record of the other kind (KV_WRONG_TYPE); a cap.
    */
   async writeMany(parent: Key, subOps: readonly SubOp[], o: { readonly requestId?: Uint8Array } = {}): Promise<WriteManyResult> {
     this.#enter();
     try {
       if (!Array.isArray(subOps) || subOps.length === 0 || subOps.length > MAX_SUB_OPS)
-        throw new DataTypeError('DT_BAD_OP', `an update carries 1 to ${MAX_SUB_OPS} element ops, got ${Array.isArray(subOps) ? subOps.length : typeof subOps}; split a larger one into several requests`);
+        throw new DataTypeError('DT_BAD_OP', `an update carries 1 to ${MAX_SUB_OPS} ops, got ${Array.isArray(subOps) ? subOps.length : typeof subOps}; split a larger one into several requests`);
       const p = userKey(parent, this.settings.maxKeyBytes);
       const requestId = o.requestId === undefined ? undefined : checkRequestId(o.requestId);
       const byLock = new Map<string, SubItem>();
       subOps.forEach((op, at) => {
-        if (op.op !== 'add' && op.op !== 'remove') throw new DataTypeError('DT_BAD_OP', `op ${at}: unknown element op ${JSON.stringify((op as { op: unknown }).op)}; use add or remove`);
-        const last = op.path.fields?.[op.path.fields.length - 1];
-        if (op.path.element === undefined && last?.type !== 'flag')
-          throw new DataTypeError('DT_BAD_OP', `op ${at}: add and remove name a set element or a flag field, not a ${last?.type ?? 'bare parent'}; use that field type's operation`);
+        checkSubOp(op, at, this.settings.maxValueBytes);
         const { k, dk, hi, lo, check } = this.#locate(subKey(p, op.path));
         const lock = dk.toString('latin1');
         if (byLock.has(lock)) throw new DataTypeError('DT_BAD_OP', `op ${at} names the same element or field as op ${byLock.get(lock)!.at}; give each once per request`);
@@ -792,29 +849,14 @@ export class Store {
             throw new KvError('KV_BAD_CONTEXT', `op ${at}: bad causal context for ${showKey(k)}: ${e.message}; pass the context a read of this element or field returned`);
           }
         }
-        if (requestId !== undefined) id = writeIdOf(requestId, op.op === 'add' ? PRESENT : null, op.op === 'add' ? EMPTY : op.context);
+        if (requestId !== undefined) id = subWriteId(requestId, op);
         byLock.set(lock, { at, k, dk, hi, lo, lock, op, seen, id, stored: undefined, old: undefined });
       });
       const writes = new Array<SubWrite>(subOps.length);
       // Any refusal below throws out of the batch: nothing of the call is written.
       await this.#batchChange([...byLock.values()], (items, ops) => {
         const now = this.#now();
-        for (const it of items) {
-          const old = it.old;
-          if (old !== undefined && isCounter(old)) throw this.#wrongType(it.dk, 'a counter', `a set ${it.op.op}`);
-          const local = old?.versions ?? EMPTY_VERSIONS;
-          if (it.id !== undefined && it.stored !== undefined && isDuplicate(local, it.id)) {
-            writes[it.at] = { key: it.k, record: it.stored, duplicate: true };
-            continue;
-          }
-          const epoch = this.#actors.epochFor(old?.ownerEpoch), actor = this.#actors.actor(epoch);
-          // add: supersede all this replica holds (its own clock and live ids); remove: what the reader saw.
-          const versions =
-            it.seen === undefined
-              ? update(local, local.clock, actor, PRESENT, { seenIds: liveIds(local), id: it.id, now })
-              : update(local, it.seen.clock, actor, null, { seenIds: it.seen.ids, id: it.id, now });
-          writes[it.at] = { key: it.k, record: this.#persist(it.dk, old, it.stored, versions, epoch, ops), duplicate: false };
-        }
+        for (const it of items) writes[it.at] = this.#subWrite(it, now, ops);
       });
       const duplicates = writes.filter((w) => w.duplicate).length;
       this.#duplicates += duplicates;
@@ -822,6 +864,29 @@ export class Store {
     } finally {
       this.#leave();
     }
+  }
+
+  /** One op of writeMany, on its sub-key's record as read under its lock: the record after it, its delta (an increment's), or the record as held for an op seen before. */
+  #subWrite(it: SubItem, now: number, ops: QueueOp[]): SubWrite {
+    const { op, old } = it;
+    const epoch = this.#actors.epochFor(old?.ownerEpoch);
+    if (op.op === 'increment') {
+      if (old !== undefined && !isCounter(old)) throw this.#wrongType(it.dk, kindOf(old), 'a counter field increment');
+      const inc = increment(old?.state ?? EMPTY_COUNTER, this.#actors.actor(epoch), op.amount, it.id);
+      const delta = encodeCounterDelta(inc.delta);
+      if (inc.duplicate) return { key: it.k, record: it.stored!, delta, duplicate: true }; // a logged id: old came from stored
+      return { key: it.k, record: this.#persistCounter(it.dk, old, it.stored, inc.state, epoch, ops), delta, duplicate: false };
+    }
+    if (old !== undefined && isCounter(old)) throw this.#wrongType(it.dk, 'a counter', `an ${op.op} op`);
+    const local = old?.versions ?? EMPTY_VERSIONS;
+    if (it.id !== undefined && it.stored !== undefined && isDuplicate(local, it.id)) return { key: it.k, record: it.stored, duplicate: true };
+    const actor = this.#actors.actor(epoch);
+    // add and assign supersede all this replica holds (its own clock and live ids); remove, what the reader saw.
+    const seen = it.seen ?? { clock: local.clock, ids: liveIds(local) };
+    const value = op.op === 'add' ? PRESENT : op.op === 'assign' ? op.value : null;
+    const info = { seenIds: seen.ids, id: it.id, now };
+    const versions = this.#lww(it.k) ? updateLww(local, seen.clock, actor, value, now, info) : update(local, seen.clock, actor, value, info);
+    return { key: it.k, record: this.#persist(it.dk, old, it.stored, versions, epoch, ops), duplicate: false };
   }
 
   /**
@@ -1011,7 +1076,7 @@ export class Store {
    */
   #copy(it: BatchItem, now: number, ops: QueueOp[]): boolean {
     if (!skimRecord(it.record, skim) || skim.actors > PRUNE_ABOVE_ENTRIES) return false;
-    if ((skim.siblings > 1 || skim.retired > 1) && this.#policyOf?.(it.k) === 'lww') return false;
+    if ((skim.siblings > 1 || skim.retired > 1) && this.#lww(it.k)) return false;
     this.#checkSiblings(it.dk, skim.siblings);
     const deletedAt = skim.deleted ? now : undefined;
     this.#indexOps(it.dk, undefined, undefined, deletedAt, skim.nextExpiry, ops);
@@ -1063,7 +1128,12 @@ export class Store {
 
   /** How a key's versions join: causally (siblings), or last writer wins. */
   #join(k: Buffer): (a: Versions, b: Versions) => Versions {
-    return this.#policyOf?.(k) === 'lww' ? mergeLww : merge;
+    return this.#lww(k) ? mergeLww : merge;
+  }
+
+  /** Whether a key's versions are last-writer-wins: a map's register by its path (subkeys.ts subKeyPolicy), any other key by its bucket's policy. */
+  #lww(k: Buffer): boolean {
+    return (subKeyPolicy(k) ?? this.#policyOf?.(k)) === 'lww';
   }
 
   /**

@@ -6,8 +6,8 @@
  * unary call would be. GetMany and PutMany: the keys of one bucket, located here, run by
  * the coordinator as a batch; each key's outcome in its result, as its own call's would be.
  * The data types' calls (CounterUpdate, CounterGet, SetUpdate, SetRead, SetContains,
- * docs/data-types.md): unary, each on a bucket of its type; counter updates also on the
- * stream.
+ * MapUpdate, MapRead; docs/data-types.md): unary, each on a bucket of its type; counter
+ * updates also on the stream.
  *
  * Every call is checked against its bucket's type here (BK_WRONG_TYPE): the coordinator
  * and the store take a key's operation as asked, and a put on a counter's key, or a
@@ -17,13 +17,17 @@
  * contain quorum logic (replication/ does).
  */
 import * as grpc from '@grpc/grpc-js';
-import { BucketError, DataTypeError, bucketName, typeOf, type BucketProps, type BucketTable, type BucketType } from '../buckets/index.js';
+import { BucketError, DataTypeError, FIELD_TYPES, bucketName, typeOf, type BucketProps, type BucketTable, type BucketType, type FieldType } from '../buckets/index.js';
 import { ReplicationError } from '../replication/replication-errors.js';
-import { checkBatchSize, type Coordinator, type KeyOutcome, type RequestOptions, type SetOp } from '../replication/coordinator.js';
+import { checkBatchSize, type Coordinator, type KeyOutcome, type MapEntry, type RequestOptions, type SetOp } from '../replication/coordinator.js';
+import type { SubOp } from '../storage/index.js';
 import { BatchedServer, passThrough, type ServerCodec } from './batched-stream.js';
 import { decodeKvCalls, encodeKvReplies, kvReplySize, type DecodedKvCall, type KvCall, type KvReply } from './kv-codec.js';
 import type { PutManyRequest__Output } from './generated/ringkv/v1/PutManyRequest.js';
 import type { SetOp__Output } from './generated/ringkv/v1/SetOp.js';
+import type { MapOp__Output } from './generated/ringkv/v1/MapOp.js';
+import type { MapEntry__Output } from './generated/ringkv/v1/MapEntry.js';
+import type { MapFieldType__Output } from './generated/ringkv/v1/MapFieldType.js';
 import { NODE_MAX_MESSAGE_BYTES, serviceClient, type ServiceHandlers } from './protos.js';
 import { codeName, toStatus } from './status.js';
 
@@ -145,6 +149,7 @@ const CALLS: Readonly<Record<BucketType, string>> = {
   kv: 'Put, Get, Delete, GetMany, PutMany and Stream (ringkv put, get, del)',
   counter: 'CounterUpdate and CounterGet (ringkv counter incr, decr, get)',
   set: 'SetUpdate, SetRead and SetContains (ringkv set add, rm, list, has)',
+  map: 'MapUpdate and MapRead (ringkv map set, enable, disable, incr, add, rm, show)',
 };
 
 /**
@@ -234,6 +239,47 @@ function setOps(ops: readonly SetOp__Output[]): SetOp[] {
   });
 }
 
+const FIELD_TYPE_OF: ReadonlyMap<string, FieldType> = new Map(FIELD_TYPES.map((t) => [`MAP_FIELD_TYPE_${t.toUpperCase()}`, t]));
+const wireFieldType = (t: FieldType): MapFieldType__Output => `MAP_FIELD_TYPE_${t.toUpperCase()}` as MapFieldType__Output;
+
+/** A request's map ops as the coordinator takes them (storage's SubOp); DT_BAD_OP for one that sets no op or enables false, DT_BAD_PATH for a field of no type. */
+function mapOps(ops: readonly MapOp__Output[]): SubOp[] {
+  return ops.map((o, i) => {
+    const at = `operation ${i + 1} of ${ops.length}`;
+    const fields = o.path.map((f, j) => {
+      const type = FIELD_TYPE_OF.get(f.type);
+      if (type === undefined) throw new DataTypeError('DT_BAD_PATH', `${at}: field ${j + 1} of its path has no type (${f.type}): set one of ${[...FIELD_TYPE_OF.keys()].join(', ')}`);
+      return { name: f.name, type };
+    });
+    // A oneof: the member set (proto-loader leaves the others unset).
+    const set = <T>(v: T | null | undefined): v is T => v !== undefined && v !== null;
+    if (set(o.assign)) return { op: 'assign', path: { fields }, value: o.assign };
+    if (set(o.enable)) {
+      if (!o.enable) throw new DataTypeError('DT_BAD_OP', `${at}: enable is false; disable a flag with a remove carrying the context a read returned`);
+      return { op: 'add', path: { fields } };
+    }
+    if (set(o.increment)) return { op: 'increment', path: { fields }, amount: o.increment };
+    if (set(o.add)) return { op: 'add', path: { fields, element: o.add } };
+    if (set(o.remove)) return { op: 'remove', path: o.remove.element.length > 0 ? { fields, element: o.remove.element } : { fields }, context: o.remove.context };
+    throw new DataTypeError('DT_BAD_OP', `${at} sets no op: set one of assign, enable, increment, add or remove`);
+  });
+}
+
+/** A map entry as MapRead answers it. */
+function wireEntry(e: MapEntry): MapEntry__Output {
+  const path = e.path.map((f) => ({ name: f.name, type: wireFieldType(f.type) }));
+  switch (e.kind) {
+    case 'register':
+      return { path, value: e.value, counter: '', element: EMPTY, context: e.context };
+    case 'flag':
+      return { path, value: EMPTY, counter: '', element: EMPTY, context: e.context };
+    case 'counter':
+      return { path, value: EMPTY, counter: e.value.toString(), element: EMPTY, context: EMPTY };
+    case 'element':
+      return { path, value: EMPTY, counter: '', element: e.element, context: e.context };
+  }
+}
+
 /** Put, Get, Delete, GetMany, PutMany and the data types' calls (the stream is KeyValueService's). */
 export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<Handlers, 'Stream'> {
   return {
@@ -303,6 +349,16 @@ export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<
     SetContains: unary(async (r, deadline) => {
       const { key, options } = request(buckets, r, deadline, 'SetContains', 'set');
       return coordinator.setContains(key, r.element, options);
+    }),
+    MapUpdate: unary(async (r, deadline) => {
+      const { key, options } = request(buckets, r, deadline, 'MapUpdate', 'map');
+      await coordinator.mapUpdate(key, mapOps(r.ops), options);
+      return {};
+    }),
+    MapRead: unary(async (r, deadline) => {
+      const { key, options } = request(buckets, r, deadline, 'MapRead', 'map');
+      const page = await coordinator.mapRead(key, { after: r.after.length > 0 ? r.after : undefined, limit: r.limit === 0 ? undefined : r.limit }, options);
+      return { entries: page.entries.map(wireEntry), next: page.next ?? EMPTY };
     }),
   };
 }

@@ -24,21 +24,28 @@ export interface WirePathField {
 }
 
 /**
- * One presence write (replica.proto SubKeyOp): `op` is a kind this release does not know
- * as its number, and `element` undefined when unset (a flag field), so that the replica
- * refuses what is wrong with its own clear code rather than the decoder guessing.
+ * One write on a sub-key (replica.proto SubKeyOp): `op` is a kind this release does not
+ * know as its number, and `element` undefined when unset (a field), so that the replica
+ * refuses what is wrong with its own clear code rather than the decoder guessing. `value`
+ * is an assign's, `amount` an increment's as sent (any sint64: the replica refuses what
+ * is past its bound, KV_BAD_AMOUNT).
  */
 export interface WireSubOp {
-  readonly op: 'add' | 'remove' | number;
+  readonly op: WireSubOpKind | number;
   readonly fields: readonly WirePathField[];
   readonly element: Buffer | undefined;
   readonly context: Buffer;
+  readonly value: Buffer;
+  readonly amount: bigint;
 }
 
-/** A sub-key and its record (replica.proto SubKeyRecord). */
+export type WireSubOpKind = 'add' | 'remove' | 'assign' | 'increment';
+
+/** A sub-key and its record (replica.proto SubKeyRecord); `delta` a counter field increment's (empty otherwise). */
 export interface WireSubKeyRecord {
   readonly key: Buffer;
   readonly record: Buffer;
+  readonly delta?: Buffer;
 }
 
 export type WireCall =
@@ -75,8 +82,8 @@ const REPLY_OP = { apply: 2, merge: 3, read: 4, digest: 5, error: 6, counterUpda
 const CALL_OPS = ['apply', 'merge', 'read', 'digest', 'counterUpdate', 'writeMany', 'readRange'] as const;
 const REPLY_OPS = ['apply', 'merge', 'read', 'digest', 'error', 'counterUpdate', 'writeMany', 'readRange'] as const;
 // Enums' numbers, as in replica.proto (SubKeyOp.Kind, FieldType).
-const KIND = { add: 1, remove: 2 } as const;
-const KIND_OF = new Map<number, 'add' | 'remove'>([[1, 'add'], [2, 'remove']]);
+const KIND: Readonly<Record<WireSubOpKind, number>> = { add: 1, remove: 2, assign: 3, increment: 4 };
+const KIND_OF = new Map<number, WireSubOpKind>(Object.entries(KIND).map(([k, n]) => [n, k as WireSubOpKind]));
 const FIELD_TYPE: Readonly<Record<FieldType, number>> = { register: 1, flag: 2, counter: 3, set: 4, map: 5 };
 const FIELD_TYPE_OF = new Map<number, FieldType>(Object.entries(FIELD_TYPE).map(([t, n]) => [n, t as FieldType]));
 
@@ -98,8 +105,13 @@ function writeOptionalBytes(w: Writer, field: number, b: Buffer | undefined): vo
 
 const pathFieldSize = (f: WirePathField): number => bytesField(f.name.length) + varintField(typeNumber(f.type));
 const subOpSize = (o: WireSubOp): number =>
-  varintField(kindNumber(o.op)) + o.fields.reduce((a, f) => a + messageField(pathFieldSize(f)), 0) + optionalBytesField(o.element) + bytesField(o.context.length);
-const recordSize = (r: WireSubKeyRecord): number => bytesField(r.key.length) + bytesField(r.record.length);
+  varintField(kindNumber(o.op)) +
+  o.fields.reduce((a, f) => a + messageField(pathFieldSize(f)), 0) +
+  optionalBytesField(o.element) +
+  bytesField(o.context.length) +
+  bytesField(o.value.length) +
+  sint64Field(o.amount);
+const recordSize = (r: WireSubKeyRecord): number => bytesField(r.key.length) + bytesField(r.record.length) + bytesField(r.delta?.length ?? 0);
 const recordsSize = (rs: readonly WireSubKeyRecord[]): number => rs.reduce((a, r) => a + messageField(recordSize(r)), 0);
 
 function writeSubOp(w: Writer, o: WireSubOp): void {
@@ -111,6 +123,8 @@ function writeSubOp(w: Writer, o: WireSubOp): void {
   }
   writeOptionalBytes(w, 3, o.element);
   w.bytes(4, o.context);
+  w.bytes(5, o.value);
+  writeSint64(w, 6, o.amount);
 }
 
 function writeRecords(w: Writer, field: number, rs: readonly WireSubKeyRecord[]): void {
@@ -118,6 +132,7 @@ function writeRecords(w: Writer, field: number, rs: readonly WireSubKeyRecord[])
     w.message(field, recordSize(r));
     w.bytes(1, r.key);
     w.bytes(2, r.record);
+    w.bytes(3, r.delta ?? EMPTY);
   }
 }
 
@@ -141,7 +156,7 @@ function readPathField(r: Reader): WirePathField {
 }
 
 function readSubOp(r: Reader): WireSubOp {
-  let kind = 0, element: Buffer | undefined, context = EMPTY;
+  let kind = 0, element: Buffer | undefined, context = EMPTY, value = EMPTY, amount = 0n;
   const fields: WirePathField[] = [];
   while (!r.done) {
     const t = r.tag(), f = t >>> 3, wire = t & 7;
@@ -149,20 +164,23 @@ function readSubOp(r: Reader): WireSubOp {
     else if (f === 2 && wire === LEN) fields.push(readPathField(nestedReader(r)));
     else if (f === 3 && wire === LEN) element = r.bytes();
     else if (f === 4 && wire === LEN) context = r.bytes();
+    else if (f === 5 && wire === LEN) value = r.bytes();
+    else if (f === 6 && wire === VARINT) amount = readSint64(r);
     else r.skip(wire);
   }
-  return { op: KIND_OF.get(kind) ?? kind, fields, element, context };
+  return { op: KIND_OF.get(kind) ?? kind, fields, element, context, value, amount };
 }
 
 function readRecord(r: Reader): WireSubKeyRecord {
-  let key = EMPTY, record = EMPTY;
+  let key = EMPTY, record = EMPTY, delta = EMPTY;
   while (!r.done) {
     const t = r.tag(), f = t >>> 3, wire = t & 7;
     if (f === 1 && wire === LEN) key = r.bytes();
     else if (f === 2 && wire === LEN) record = r.bytes();
+    else if (f === 3 && wire === LEN) delta = r.bytes();
     else r.skip(wire);
   }
-  return { key, record };
+  return delta.length > 0 ? { key, record, delta } : { key, record };
 }
 
 /**

@@ -68,23 +68,48 @@ function codecFor(address: string, typed: boolean, node: string, sent: (op: stri
 
 const bytesOf = (b: string | Uint8Array): Buffer => (typeof b === 'string' ? Buffer.from(b, 'utf8') : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 
-/** A presence write as the wire carries it (the replica checks it: the store's DT_* codes). */
+const badAmount = (amount: unknown): string =>
+  `a counter increment must be a nonzero integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}; got ${String(amount)}. Send a whole, nonzero amount (negative to decrement)`;
+
+/** An amount as the wire's sint64 carries it; one that is not a safe integer is refused before it is sent (it would not convert). */
+function wireAmount(amount: number): bigint {
+  if (!Number.isSafeInteger(amount)) throw new ReplicaFailure('refused', 'KV_BAD_AMOUNT', badAmount(amount));
+  return BigInt(amount);
+}
+
+/** An amount as received: past the store's bound it would not convert exactly, so it is refused in the store's words. */
+function receivedAmount(amount: bigint): number {
+  if (amount < -BigInt(Number.MAX_SAFE_INTEGER) || amount > BigInt(Number.MAX_SAFE_INTEGER)) throw new KvError('KV_BAD_AMOUNT', badAmount(amount));
+  return Number(amount);
+}
+
+/** A sub-key write as the wire carries it (the replica checks it: the store's DT_* codes). */
 function wireSubOp(o: SubOp): WireSubOp {
   return {
     op: o.op,
     fields: (o.path.fields ?? []).map((f) => ({ name: bytesOf(f.name), type: f.type })),
     element: o.path.element === undefined ? undefined : bytesOf(o.path.element),
     context: o.op === 'remove' && o.context !== undefined ? bytesOf(o.context) : EMPTY,
+    value: o.op === 'assign' && o.value instanceof Uint8Array ? bytesOf(o.value) : EMPTY,
+    amount: o.op === 'increment' ? wireAmount(o.amount) : 0n,
   };
 }
 
-/** A presence write as the store takes it; a kind this release does not know is refused here (the store's words for a bad op). */
+/** A sub-key write as the store takes it; a kind this release does not know is refused here (the store's words for a bad op). */
 function subOp(o: WireSubOp, at: number): SubOp {
   // A field type this release does not know stays its number: the store refuses it (DT_BAD_PATH, naming it).
   const path = { fields: o.fields.map((f) => ({ name: f.name, type: f.type as FieldType })), element: o.element };
-  if (o.op === 'add') return { op: 'add', path };
-  if (o.op === 'remove') return { op: 'remove', path, context: o.context };
-  throw new DataTypeError('DT_BAD_OP', `op ${at}: element op kind ${o.op} is unknown to this node; use ADD (1) or REMOVE (2)`);
+  switch (o.op) {
+    case 'add':
+      return { op: 'add', path };
+    case 'remove':
+      return { op: 'remove', path, context: o.context };
+    case 'assign':
+      return { op: 'assign', path, value: o.value };
+    case 'increment':
+      return { op: 'increment', path, amount: receivedAmount(o.amount) };
+  }
+  throw new DataTypeError('DT_BAD_OP', `op ${at}: op kind ${o.op} is unknown to this node; use ADD (1), REMOVE (2), ASSIGN (3) or INCREMENT (4)`);
 }
 
 /** A counter's value as replica.proto carries it: a decimal integer, exact past 2^53. */
@@ -137,9 +162,7 @@ export class GrpcReplicas implements ReplicaApi {
 
   async counterUpdate(node: string, key: Buffer, amount: number, deadline: number, requestId?: Buffer): Promise<CounterApplied> {
     // The wire's sint64 carries any safe integer exactly; anything else could not arrive as sent.
-    if (!Number.isSafeInteger(amount))
-      throw new ReplicaFailure('refused', 'KV_BAD_AMOUNT', `a counter increment must be a nonzero integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}; got ${String(amount)}. Send a whole, nonzero amount (negative to decrement)`);
-    const r = answer(await this.#call(node, { op: 'counterUpdate', deadline, key, amount: BigInt(amount), requestId: requestId ?? EMPTY }), 'counterUpdate', node);
+    const r = answer(await this.#call(node, { op: 'counterUpdate', deadline, key, amount: wireAmount(amount), requestId: requestId ?? EMPTY }), 'counterUpdate', node);
     if (!DECIMAL.test(r.value)) throw new ReplicaFailure('refused', 'RK_INTERNAL', `${node} answered a counter value that is not a decimal integer: ${JSON.stringify(r.value.slice(0, 40))}`);
     return { record: r.record, delta: r.delta, value: BigInt(r.value) };
   }
@@ -147,7 +170,7 @@ export class GrpcReplicas implements ReplicaApi {
   async writeMany(node: string, parent: Buffer, ops: readonly SubOp[], deadline: number, requestId?: Buffer): Promise<SubKeyRecord[]> {
     const r = answer(await this.#call(node, { op: 'writeMany', deadline, parent, ops: ops.map(wireSubOp), requestId: requestId ?? EMPTY }), 'writeMany', node);
     // One record per op, in order: the coordinator pairs them by position.
-    if (r.records.length !== ops.length) throw new ReplicaFailure('refused', 'RK_INTERNAL', `${node} answered ${r.records.length} records to a write of ${ops.length} element ops`);
+    if (r.records.length !== ops.length) throw new ReplicaFailure('refused', 'RK_INTERNAL', `${node} answered ${r.records.length} records to a write of ${ops.length} ops`);
     return [...r.records];
   }
 
@@ -301,10 +324,7 @@ export class ReplicaServer {
       case 'digest':
         return { id: c.id, op: 'digest', digest: await this.local.digest(c.key) };
       case 'counterUpdate': {
-        // Past the store's bound the amount would not convert exactly: refused in the store's words.
-        if (c.amount < -BigInt(Number.MAX_SAFE_INTEGER) || c.amount > BigInt(Number.MAX_SAFE_INTEGER))
-          throw new KvError('KV_BAD_AMOUNT', `a counter increment must be a nonzero integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}; got ${c.amount}. Send a whole, nonzero amount (negative to decrement)`);
-        const r = await this.local.counterUpdate(c.key, Number(c.amount), c.requestId);
+        const r = await this.local.counterUpdate(c.key, receivedAmount(c.amount), c.requestId);
         return { id: c.id, op: 'counterUpdate', record: r.record, delta: r.delta, value: r.value.toString() };
       }
       case 'writeMany':

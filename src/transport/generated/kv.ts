@@ -1,5 +1,5 @@
 import type * as grpc from '@grpc/grpc-js';
-import type { MessageTypeDefinition } from '@grpc/proto-loader';
+import type { EnumTypeDefinition, MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { CounterGetRequest as _ringkv_v1_CounterGetRequest, CounterGetRequest__Output as _ringkv_v1_CounterGetRequest__Output } from './ringkv/v1/CounterGetRequest.js';
 import type { CounterGetResponse as _ringkv_v1_CounterGetResponse, CounterGetResponse__Output as _ringkv_v1_CounterGetResponse__Output } from './ringkv/v1/CounterGetResponse.js';
@@ -19,6 +19,14 @@ import type { KvCalls as _ringkv_v1_KvCalls, KvCalls__Output as _ringkv_v1_KvCal
 import type { KvError as _ringkv_v1_KvError, KvError__Output as _ringkv_v1_KvError__Output } from './ringkv/v1/KvError.js';
 import type { KvReplies as _ringkv_v1_KvReplies, KvReplies__Output as _ringkv_v1_KvReplies__Output } from './ringkv/v1/KvReplies.js';
 import type { KvReply as _ringkv_v1_KvReply, KvReply__Output as _ringkv_v1_KvReply__Output } from './ringkv/v1/KvReply.js';
+import type { MapEntry as _ringkv_v1_MapEntry, MapEntry__Output as _ringkv_v1_MapEntry__Output } from './ringkv/v1/MapEntry.js';
+import type { MapField as _ringkv_v1_MapField, MapField__Output as _ringkv_v1_MapField__Output } from './ringkv/v1/MapField.js';
+import type { MapOp as _ringkv_v1_MapOp, MapOp__Output as _ringkv_v1_MapOp__Output } from './ringkv/v1/MapOp.js';
+import type { MapReadRequest as _ringkv_v1_MapReadRequest, MapReadRequest__Output as _ringkv_v1_MapReadRequest__Output } from './ringkv/v1/MapReadRequest.js';
+import type { MapReadResponse as _ringkv_v1_MapReadResponse, MapReadResponse__Output as _ringkv_v1_MapReadResponse__Output } from './ringkv/v1/MapReadResponse.js';
+import type { MapRemove as _ringkv_v1_MapRemove, MapRemove__Output as _ringkv_v1_MapRemove__Output } from './ringkv/v1/MapRemove.js';
+import type { MapUpdateRequest as _ringkv_v1_MapUpdateRequest, MapUpdateRequest__Output as _ringkv_v1_MapUpdateRequest__Output } from './ringkv/v1/MapUpdateRequest.js';
+import type { MapUpdateResponse as _ringkv_v1_MapUpdateResponse, MapUpdateResponse__Output as _ringkv_v1_MapUpdateResponse__Output } from './ringkv/v1/MapUpdateResponse.js';
 import type { PutItem as _ringkv_v1_PutItem, PutItem__Output as _ringkv_v1_PutItem__Output } from './ringkv/v1/PutItem.js';
 import type { PutManyRequest as _ringkv_v1_PutManyRequest, PutManyRequest__Output as _ringkv_v1_PutManyRequest__Output } from './ringkv/v1/PutManyRequest.js';
 import type { PutManyResponse as _ringkv_v1_PutManyResponse, PutManyResponse__Output as _ringkv_v1_PutManyResponse__Output } from './ringkv/v1/PutManyResponse.js';
@@ -59,6 +67,15 @@ export interface ProtoGrpcType {
       KvError: MessageTypeDefinition<_ringkv_v1_KvError, _ringkv_v1_KvError__Output>
       KvReplies: MessageTypeDefinition<_ringkv_v1_KvReplies, _ringkv_v1_KvReplies__Output>
       KvReply: MessageTypeDefinition<_ringkv_v1_KvReply, _ringkv_v1_KvReply__Output>
+      MapEntry: MessageTypeDefinition<_ringkv_v1_MapEntry, _ringkv_v1_MapEntry__Output>
+      MapField: MessageTypeDefinition<_ringkv_v1_MapField, _ringkv_v1_MapField__Output>
+      MapFieldType: EnumTypeDefinition
+      MapOp: MessageTypeDefinition<_ringkv_v1_MapOp, _ringkv_v1_MapOp__Output>
+      MapReadRequest: MessageTypeDefinition<_ringkv_v1_MapReadRequest, _ringkv_v1_MapReadRequest__Output>
+      MapReadResponse: MessageTypeDefinition<_ringkv_v1_MapReadResponse, _ringkv_v1_MapReadResponse__Output>
+      MapRemove: MessageTypeDefinition<_ringkv_v1_MapRemove, _ringkv_v1_MapRemove__Output>
+      MapUpdateRequest: MessageTypeDefinition<_ringkv_v1_MapUpdateRequest, _ringkv_v1_MapUpdateRequest__Output>
+      MapUpdateResponse: MessageTypeDefinition<_ringkv_v1_MapUpdateResponse, _ringkv_v1_MapUpdateResponse__Output>
       PutItem: MessageTypeDefinition<_ringkv_v1_PutItem, _ringkv_v1_PutItem__Output>
       PutManyRequest: MessageTypeDefinition<_ringkv_v1_PutManyRequest, _ringkv_v1_PutManyRequest__Output>
       PutManyResponse: MessageTypeDefinition<_ringkv_v1_PutManyResponse, _ringkv_v1_PutManyResponse__Output>

@@ -37,7 +37,7 @@ describe('bucket properties', () => {
   it('takes a type of kv, counter or set; refuses map (not in this release) and others, naming the three', () => {
     expect(defaultProps(3).type).toBe('kv');
     expect(typeOf({ n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'siblings' })).toBe('kv');
-    for (const t of ['kv', 'counter', 'set'] as const) expect(checkProps(withProperty(defaultProps(3), 'type', t)).type).toBe(t);
+    for (const t of ['kv', 'counter', 'set', 'map'] as const) expect(checkProps(withProperty(defaultProps(3), 'type', t)).type).toBe(t);
     const message = (f: () => unknown): string => {
       try {
         f();
@@ -46,10 +46,10 @@ describe('bucket properties', () => {
       }
       return 'none';
     };
-    expect(message(() => withProperty(defaultProps(3), 'type', 'map'))).toMatch(/^BK_BAD_PROPERTY: maps are not in this release.*kv, counter or set/);
-    expect(message(() => withProperty(defaultProps(3), 'type', 'Counter'))).toMatch(/^BK_BAD_PROPERTY: type must be kv, counter or set, got "Counter"/);
+    expect(message(() => withProperty(defaultProps(3), 'type', 'Counter'))).toMatch(/^BK_BAD_PROPERTY: type must be kv, counter, set, map, got "Counter"/);
     expect(err(() => checkProps({ ...defaultProps(3), type: 'hll' as 'kv' }))).toBe('BK_BAD_PROPERTY');
     expect(message(() => checkProps({ ...defaultProps(3), type: 'counter', ttlMs: 1000 }))).toMatch(/^BK_BAD_PROPERTY: a bucket of type counter has no TTL/);
+    expect(message(() => checkProps({ ...defaultProps(3), type: 'map', ttlMs: 1000 }))).toMatch(/^BK_BAD_PROPERTY: a bucket of type map has no TTL/);
     expect(checkProps({ ...defaultProps(3), type: 'kv', ttlMs: 1000 }).ttlMs).toBe(1000);
   });
   it('reads text and refuses unknown names and non-numbers', () => {

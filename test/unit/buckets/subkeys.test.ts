@@ -19,6 +19,7 @@ import {
   splitKey,
   storedKey,
   subKey,
+  subKeyPolicy,
   subKeySpan,
   type FieldName,
 } from '../../../src/buckets/index.js';
@@ -187,5 +188,17 @@ describe("the store's key check (storage/keys.ts userKey) on sub-keys", () => {
   it('refuses a malformed path with its DT_* code', () => {
     expect(codeOf(() => userKey(Buffer.concat([head, hex('r', [1], 'a', 'zz')]), 4096))).toBe('DT_BAD_PATH');
     expect(codeOf(() => userKey(Buffer.concat([head, hex([1])]), 4096))).toBe('DT_ELEMENT_EMPTY');
+  });
+});
+
+describe('subKeyPolicy', () => {
+  it("is a register's lww, every other sub-key's siblings, and nothing for a key that is no sub-key (its bucket decides)", () => {
+    expect(subKeyPolicy(subKey(parent, { fields: [{ name: 'm', type: 'map' }, { name: 'r', type: 'register' }] }))).toBe('lww');
+    expect(subKeyPolicy(subKey(parent, { fields: [{ name: 'f', type: 'flag' }] }))).toBe('siblings');
+    expect(subKeyPolicy(subKey(parent, { fields: [{ name: 's', type: 'set' }], element: 'r' }))).toBe('siblings');
+    expect(subKeyPolicy(subKey(parent, { element: 'x' }))).toBe('siblings');
+    expect(subKeyPolicy(subKey(parent, { fields: [{ name: 'c', type: 'counter' }] }))).toBe('siblings');
+    expect(subKeyPolicy(parent)).toBeUndefined();
+    expect(subKeyPolicy(Buffer.from('plain'))).toBeUndefined();
   });
 });

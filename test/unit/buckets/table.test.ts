@@ -22,13 +22,15 @@ describe('BucketTable', () => {
     expect(code(() => t.set('hits', { type: 'set' }, 2000, 'a'))).toBe('BK_TYPE_FIXED');
     expect(code(() => t.set('hits', { type: 'kv' }, 2000, 'a'))).toBe('BK_TYPE_FIXED');
     expect(code(() => t.set(DEFAULT_BUCKET, { type: 'counter' }, 2000, 'a'))).toBe('BK_TYPE_FIXED');
-    expect(code(() => t.set('tags', { type: 'map' }, 2000, 'a'))).toBe('BK_BAD_PROPERTY');
+    expect(code(() => t.set('tags', { type: 'map' }, 2000, 'a'))).toBe('BK_TYPE_FIXED');
+    expect(code(() => t.set('tags', { type: 'hll' }, 2000, 'a'))).toBe('BK_BAD_PROPERTY');
     // Setting the type it has is no change, and the other properties still change.
     expect(t.set('hits', { type: 'counter', r: '2' }, 2000, 'a').props).toEqual({ ...props, r: 2, type: 'counter' });
     // A counter or set keeps nothing that expires: a TTL is refused, at creation and after.
     expect(code(() => t.set('tags', { ttl_ms: '1000' }, 3000, 'a'))).toBe('BK_BAD_PROPERTY');
     expect(code(() => t.create('more', { ...props, type: 'set', ttlMs: 1000 }, 3000, 'a'))).toBe('BK_BAD_PROPERTY');
-    expect(code(() => t.create('maps', { ...props, type: 'map' as never }, 3000, 'a'))).toBe('BK_BAD_PROPERTY');
+    expect(code(() => t.create('maps', { ...props, type: 'map', ttlMs: 1000 }, 3000, 'a'))).toBe('BK_BAD_PROPERTY');
+    expect(t.create('maps', { ...props, type: 'map' }, 3000, 'a').props.type).toBe('map');
     // A peer's table carries the type.
     const u = new BucketTable(3, t.entries());
     expect(u.props('hits')!.type).toBe('counter');

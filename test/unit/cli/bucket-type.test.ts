@@ -62,9 +62,9 @@ describe('ringkv bucket --type', () => {
     expect((await bucket('set', 'default', '--type', 'counter'))?.message).toMatch(/FAILED_PRECONDITION/);
   });
 
-  it('refuses map (not in this release), an unknown type and a TTL on a set bucket, saying what it takes', async () => {
-    expect((await bucket('create', 'm', '--type', 'map'))?.message).toMatch(/^maps are not in this release: a bucket's type is kv, counter or set \(gRPC INVALID_ARGUMENT\)$/);
-    expect((await bucket('create', 'm', '--type', 'hll'))?.message).toMatch(/^type must be kv, counter or set, got "hll"/);
+  it('refuses an unknown type and a TTL on a set or map bucket, saying what it takes', async () => {
+    expect((await bucket('create', 'm', '--type', 'hll'))?.message).toMatch(/^type must be kv, counter, set, map, got "hll" \(gRPC INVALID_ARGUMENT\)$/);
+    expect((await bucket('create', 'm', '--type', 'map', '--ttl', '1h'))?.message).toMatch(/^a bucket of type map has no TTL/);
     expect((await bucket('create', 'm', '--type', 'set', '--ttl', '1h'))?.message).toMatch(/^a bucket of type set has no TTL/);
     // A bucket created without --type is kv.
     expect(await bucket('create', 'plain', '--json')).toBeUndefined();

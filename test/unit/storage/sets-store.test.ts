@@ -125,29 +125,36 @@ for (const makeKind of ENGINE_KINDS) {
     });
 
     it('refuses bad calls whole, each with its code, and writes nothing', async () => {
-      const s = await open();
+      const s = await open({ limits: { maxValueBytes: 64 } });
       await s.counterUpdate(el('counted'), 1); // a sub-key holding a counter (a rolled-back or confused node)
+      await s.put(subKey(parent, { fields: [{ name: 'v', type: 'counter' }] }), Buffer.from('versions')); // and a counter field holding versions
       const ctx = (await s.get(el('y'))).context;
-      const cases: Array<[string, Promise<unknown>, string, RegExp]> = [
-        ['no op', s.writeMany(parent, []), 'DT_BAD_OP', /1 to 1000 element ops, got 0/],
-        ['too many ops', s.writeMany(parent, Array.from({ length: MAX_SUB_OPS + 1 }, (_, i) => add(`e${i}`))), 'DT_BAD_OP', /got 1001; split/],
-        ['one element twice', s.writeMany(parent, [add('a'), add('b'), add('a')]), 'DT_BAD_OP', /op 2 names the same element or field as op 0/],
-        ['a register path', s.writeMany(parent, [{ op: 'add', path: { fields: [{ name: 'r', type: 'register' }] } }]), 'DT_BAD_OP', /not a register/],
-        ['an unknown op', s.writeMany(parent, [{ op: 'toggle', path: { element: 'a' } } as unknown as SubOp]), 'DT_BAD_OP', /unknown element op "toggle"/],
-        ['a remove without context', s.writeMany(parent, [add('a'), remove('b', Buffer.alloc(0))]), 'DT_NO_CONTEXT', /op 1: a remove needs the context/],
-        ["another element's context", s.writeMany(parent, [remove('x', ctx)]), 'KV_BAD_CONTEXT', /op 0: .*read from a different key/],
-        ['a default-bucket parent', s.writeMany(Buffer.from('plain'), [add('a')]), 'DT_BAD_PARENT', /named buckets/],
-        ['an empty element', s.writeMany(parent, [add('')]), 'DT_ELEMENT_EMPTY', /at least one byte/],
-        ['an element too large', s.writeMany(parent, [add('e'.repeat(1025))]), 'DT_ELEMENT_TOO_LARGE', /1025 bytes/],
-        ['a bad request id', s.writeMany(parent, [add('a')], { requestId: Buffer.alloc(0) }), 'KV_BAD_REQUEST_ID', /1 to 64 bytes/],
-        ['a counter at a sub-key', s.writeMany(parent, [add('a'), add('counted')]), 'KV_WRONG_TYPE', /holds a counter, and a set add/],
+      const cases: Array<[string, () => Promise<unknown>, string, RegExp]> = [
+        ['no op', () => s.writeMany(parent, []), 'DT_BAD_OP', /1 to 1000 ops, got 0/],
+        ['too many ops', () => s.writeMany(parent, Array.from({ length: MAX_SUB_OPS + 1 }, (_, i) => add(`e${i}`))), 'DT_BAD_OP', /got 1001; split/],
+        ['one element twice', () => s.writeMany(parent, [add('a'), add('b'), add('a')]), 'DT_BAD_OP', /op 2 names the same element or field as op 0/],
+        ['a register path', () => s.writeMany(parent, [{ op: 'add', path: { fields: [{ name: 'r', type: 'register' }] } }]), 'DT_BAD_OP', /add applies to a set element or a flag field \(enable\), not a register field/],
+        ['an unknown op', () => s.writeMany(parent, [{ op: 'toggle', path: { element: 'a' } } as unknown as SubOp]), 'DT_BAD_OP', /unknown op "toggle"; use add, remove, assign, increment/],
+        ['a remove without context', () => s.writeMany(parent, [add('a'), remove('b', Buffer.alloc(0))]), 'DT_NO_CONTEXT', /op 1: a remove needs the context/],
+        ["another element's context", () => s.writeMany(parent, [remove('x', ctx)]), 'KV_BAD_CONTEXT', /op 0: .*read from a different key/],
+        ['a default-bucket parent', () => s.writeMany(Buffer.from('plain'), [add('a')]), 'DT_BAD_PARENT', /named buckets/],
+        ['an empty element', () => s.writeMany(parent, [add('')]), 'DT_ELEMENT_EMPTY', /at least one byte/],
+        ['an element too large', () => s.writeMany(parent, [add('e'.repeat(1025))]), 'DT_ELEMENT_TOO_LARGE', /1025 bytes/],
+        ['a bad request id', () => s.writeMany(parent, [add('a')], { requestId: Buffer.alloc(0) }), 'KV_BAD_REQUEST_ID', /1 to 64 bytes/],
+        ['a counter at a sub-key', () => s.writeMany(parent, [add('a'), add('counted')]), 'KV_WRONG_TYPE', /holds a counter, and an add op/],
+        ['an assign to a counter field', () => s.writeMany(parent, [{ op: 'assign', path: { fields: [{ name: 'n', type: 'counter' }] }, value: Buffer.from('v') }]), 'DT_BAD_OP', /assign applies to a register field, not a counter field/],
+        ['an increment of a register', () => s.writeMany(parent, [{ op: 'increment', path: { fields: [{ name: 'r', type: 'register' }] }, amount: 1 }]), 'DT_BAD_OP', /increment applies to a counter field/],
+        ['an increment of 0', () => s.writeMany(parent, [{ op: 'increment', path: { fields: [{ name: 'n', type: 'counter' }] }, amount: 0 }]), 'KV_BAD_AMOUNT', /nonzero/],
+        ['a register value too large', () => s.writeMany(parent, [{ op: 'assign', path: { fields: [{ name: 'r', type: 'register' }] }, value: Buffer.alloc(65) }]), 'KV_VALUE_TOO_LARGE', /65 bytes is over the limit of 64/],
+        ['an increment of versions', () => s.writeMany(parent, [add('a'), { op: 'increment', path: { fields: [{ name: 'v', type: 'counter' }] }, amount: 1 }]), 'KV_WRONG_TYPE', /holds versions .*, and a counter field increment/],
       ];
       for (const [what, p, code, message] of cases) {
-        const r = await refusal(p);
+        const r = await refusal(p());
         expect([what, r.code], what).toEqual([what, code]);
         expect(r.message, what).toMatch(message);
       }
-      expect((await s.readRange(parent, undefined, 100)).records.map((r) => String(r.key.subarray(-7)))).toEqual(['counted']);
+      const held = [el('counted'), subKey(parent, { fields: [{ name: 'v', type: 'counter' }] })].sort(Buffer.compare);
+      expect((await s.readRange(parent, undefined, 100)).records.map((r) => r.key)).toEqual(held);
       await s.close();
     });
 

@@ -8,7 +8,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BucketTable, type BucketProps } from '../../../src/buckets/index.js';
-import { Client, MAX_SET_OPS } from '../../../src/client/index.js';
+import { Client, MAX_MAP_OPS, MAX_SET_OPS, type MapEntry, type MapField } from '../../../src/client/index.js';
 import type { Coordinator } from '../../../src/replication/coordinator.js';
 import { KeyValueService } from '../../../src/transport/kv-service.js';
 import { NODE_MAX_MESSAGE_BYTES, callUnary, serviceClient } from '../../../src/transport/protos.js';
@@ -32,7 +32,7 @@ async function serve(coordinator: Coordinator, buckets: BucketTable): Promise<st
 
 const props = (type: BucketProps['type']): BucketProps => ({ n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'siblings', type });
 
-/** A 3-node fake cluster with buckets hits (counter), tags (set) and carts (kv); KeyValue served on the coordinators of `on`. */
+/** A 3-node fake cluster with buckets hits (counter), tags (set), carts (kv) and profiles (map); KeyValue served on the coordinators of `on`. */
 async function nodes(on: string[] = ['n1']): Promise<{ cluster: FakeCluster; addresses: string[] }> {
   const cluster = await FakeCluster.create(3);
   cleanup.push(() => cluster.close());
@@ -40,6 +40,7 @@ async function nodes(on: string[] = ['n1']): Promise<{ cluster: FakeCluster; add
   buckets.create('hits', props('counter'), 1000, 'n1');
   buckets.create('tags', props('set'), 1000, 'n1');
   buckets.create('carts', props('kv'), 1000, 'n1');
+  buckets.create('profiles', props('map'), 1000, 'n1');
   const addresses = [];
   for (const id of on) addresses.push(await serve(cluster.coordinator(id), buckets));
   return { cluster, addresses };
@@ -163,35 +164,145 @@ describe('sets', () => {
   });
 });
 
+describe('maps', () => {
+  const f = (name: string, type: MapField['type']): MapField => ({ name, type });
+  const opts = { bucket: 'profiles' };
+
+  it('assigns registers, enables flags, increments counters, adds to set fields, nested; reads in pages and whole; removes with contexts', async () => {
+    const { addresses } = await nodes(['n1', 'n2']);
+    const c = client(addresses);
+    await c.mapUpdate(
+      'u1',
+      [
+        { op: 'assign', path: [f('name', 'register')], value: 'Ada' },
+        { op: 'enable', path: [f('admin', 'flag')] },
+        { op: 'increment', path: [f('logins', 'counter')], amount: 3 },
+        { op: 'add', path: [f('tags', 'set')], element: 'math' },
+        { op: 'add', path: [f('address', 'map'), f('zips', 'set')], element: 'NW1' },
+        { op: 'assign', path: [f('address', 'map'), f('city', 'register')], value: 'London' },
+      ],
+      opts,
+    );
+    // A second request through another coordinator: a later assign wins, counters add, sets grow.
+    const other = client([addresses[1]!]);
+    await other.mapUpdate('u1', [{ op: 'assign', path: [f('name', 'register')], value: 'Ada L.' }, { op: 'increment', path: [f('logins', 'counter')], amount: -1 }, { op: 'add', path: [f('tags', 'set')], element: 'poetry' }], opts);
+    const m = await c.mapGet('u1', opts);
+    expect(String(m.registers.name)).toBe('Ada L.');
+    expect(m.flags).toEqual({ admin: true });
+    expect(m.counters).toEqual({ logins: 2n });
+    expect(m.sets.tags!.map(String)).toEqual(['math', 'poetry']);
+    expect(String(m.maps.address!.registers.city)).toBe('London');
+    expect(m.maps.address!.sets.zips!.map(String)).toEqual(['NW1']);
+    // Pages of 2, in path order, each entry once.
+    const first = await c.mapRead('u1', { ...opts, limit: 2 });
+    expect(first.entries).toHaveLength(2);
+    expect(first.next).toBeDefined();
+    const seen: MapEntry[] = [];
+    for await (const e of c.mapEntries('u1', { ...opts, limit: 2 })) seen.push(e);
+    expect(seen.map((e) => e.kind).sort()).toEqual(['counter', 'element', 'element', 'element', 'flag', 'register', 'register']);
+    // Removes take the contexts a read gave: clear the name, disable admin, drop a tag.
+    const byPath = (p: string) => seen.find((e) => e.path.map((x) => String(x.name)).join('.') === p && (e.kind !== 'element' || String(e.element) === 'math'))!;
+    const ctx = (p: string): Buffer => {
+      const e = byPath(p);
+      if (e.kind === 'counter') throw new Error('a counter has no context');
+      return e.context;
+    };
+    await c.mapUpdate(
+      'u1',
+      [
+        { op: 'remove', path: [f('name', 'register')], context: ctx('name') },
+        { op: 'remove', path: [f('admin', 'flag')], context: ctx('admin') },
+        { op: 'remove', path: [f('tags', 'set')], element: 'math', context: ctx('tags') },
+      ],
+      opts,
+    );
+    const after = await c.mapGet('u1', { ...opts, r: 3 });
+    expect(after.registers).toEqual({});
+    expect(after.flags).toEqual({});
+    expect(after.sets.tags!.map(String)).toEqual(['poetry']);
+    expect(after.counters).toEqual({ logins: 2n });
+    // A map never written reads empty.
+    expect(await c.mapRead('nobody', opts)).toEqual({ entries: [], next: undefined });
+  });
+
+  it('applies an update sent again with its request id once, through another coordinator: an increment counts once', async () => {
+    const { addresses } = await nodes(['n1', 'n3']);
+    const requestId = B('map-update-0001');
+    const ops = [{ op: 'increment' as const, path: [f('n', 'counter')], amount: 5 }, { op: 'add' as const, path: [f('s', 'set')], element: 'x' }];
+    await client([addresses[0]!]).mapUpdate('once', ops, { ...opts, requestId });
+    await client([addresses[1]!]).mapUpdate('once', ops, { ...opts, requestId });
+    const m = await client(addresses).mapGet('once', { ...opts, r: 3 });
+    expect(m.counters).toEqual({ n: 5n });
+    expect(m.sets.s!.map(String)).toEqual(['x']);
+  });
+
+  it('refuses bad ops and paths with clear codes, and writes nothing of a refused request', async () => {
+    const { addresses } = await nodes();
+    const c = client(addresses);
+    const r = raw(addresses[0]!);
+    const field = (name: string, type: string) => ({ name: B(name), type: `MAP_FIELD_TYPE_${type}` as 'MAP_FIELD_TYPE_FLAG' });
+    const update = (ops: object[]): Promise<unknown> => callUnary(r, 'MapUpdate', { bucket: 'profiles', key: B('m'), ops }, soon());
+    const bad = async (ops: object[], details: RegExp): Promise<void> => {
+      expect(await refusal(update(ops))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(details) });
+    };
+    await bad([{ path: [field('a', 'REGISTER')] }], /operation 1 of 1 sets no op/);
+    await bad([{ path: [field('a', 'FLAG')], enable: false }], /enable is false; disable a flag with a remove/);
+    await bad([{ path: [{ name: B('a') }], assign: B('v') }], /field 1 of its path has no type/);
+    await bad([{ path: [field('a', 'COUNTER')], assign: B('v') }], /assign applies to a register field, not a counter field/);
+    await bad([{ path: [field('a', 'REGISTER')], increment: 1 }], /increment applies to a counter field, not a register field/);
+    await bad([{ path: [field('a', 'COUNTER')], increment: 0 }], /nonzero/);
+    await bad([{ path: [field('a', 'SET')], enable: true }], /add applies to a set element or a flag field .*not a set field/);
+    await bad([{ path: [field('a', 'FLAG')], remove: {} }], /needs the context/);
+    await bad([{ path: [field('a', 'COUNTER')], remove: { context: B('x') } }], /remove applies to .* not a counter field/);
+    await bad([{ path: [field('a', 'REGISTER')], add: B('e') }], /only a set field has elements/);
+    await bad([{ path: ['a', 'b', 'c', 'd'].map((n) => field(n, 'MAP')).concat(field('e', 'FLAG')), enable: true }], /5 nested fields is over the limit of 4/);
+    await bad([{ path: [field('a', 'FLAG'), field('b', 'FLAG')], enable: true }], /only a map field has fields/);
+    await bad([{ path: [field('', 'FLAG')], enable: true }], /at least one byte/);
+    await bad([{ path: [], enable: true }], /not the parent itself/);
+    await bad([{ path: [field('a', 'FLAG')], enable: true }, { path: [field('a', 'FLAG')], remove: { context: B('x') } }], /same element or field/);
+    await bad([], /1 to 1000/);
+    await bad(Array.from({ length: MAX_MAP_OPS + 1 }, (_, i) => ({ path: [field(`f${i}`, 'FLAG')], enable: true })), /1 to 1000/);
+    expect(await refusal(callUnary(r, 'MapUpdate', { bucket: 'profiles', key: B('m'), ops: [{ path: [field('a', 'REGISTER')], assign: Buffer.alloc((1 << 20) + 1) }] }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/over the limit/) });
+    expect(await refusal(callUnary(r, 'MapRead', { bucket: 'profiles', key: B('m'), limit: 1001 }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/limit/) });
+    expect(await refusal(callUnary(r, 'MapRead', { bucket: 'profiles', key: B('m'), after: B('zz') }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/no page token of this map.*pass the previous page's next/) });
+    // The client refuses before sending what it can tell is wrong.
+    expect(await refusal(c.mapUpdate('m', [], opts))).toMatchObject({ code: S.INVALID_ARGUMENT });
+    expect(await refusal(c.mapUpdate('m', [{ op: 'increment', path: [f('n', 'counter')], amount: 1.5 }], opts))).toMatchObject({ code: S.INVALID_ARGUMENT });
+    // Nothing of those reached the map.
+    expect(await c.mapRead('m', opts)).toEqual({ entries: [], next: undefined });
+  });
+});
+
 describe('bucket types', () => {
   const wrongType = (bucket: string, type: string, uses: RegExp): { code: number; details: string } =>
     ({ code: S.FAILED_PRECONDITION, details: expect.stringMatching(new RegExp(`^bucket ${bucket} is of type ${type}, which .* does not take: use ${uses.source}`)) as unknown as string });
 
-  it("refuses every call on a bucket of a type this release does not know (a later release's map): BK_UNKNOWN_TYPE, not taken as kv", async () => {
+  it("refuses every call on a bucket of a type this release does not know (a later release's): BK_UNKNOWN_TYPE, not taken as kv", async () => {
     const cluster = await FakeCluster.create(3);
     cleanup.push(() => cluster.close());
     const buckets = new BucketTable(3);
     // As gossip brings a bucket a later release created: its type is a value this one cannot read.
     const write = (value: string) => ({ value, at: 1000, by: 'n9' });
-    buckets.merge([{ name: 'profiles', props: { created: write('1'), n: write('3'), r: write('0'), w: write('0'), ttl_ms: write('0'), siblings: write('siblings'), type: write('map') } }]);
-    expect(buckets.unknownType('profiles')).toBe('map');
+    buckets.merge([{ name: 'profiles', props: { created: write('1'), n: write('3'), r: write('0'), w: write('0'), ttl_ms: write('0'), siblings: write('siblings'), type: write('hll') } }]);
+    expect(buckets.unknownType('profiles')).toBe('hll');
     expect(buckets.unknownType('default')).toBeUndefined();
     const address = await serve(cluster.coordinator('n1'), buckets);
     for (const streaming of [true, false]) {
       const c = client([address], streaming);
-      const refused = { code: S.FAILED_PRECONDITION, details: /bucket profiles is of type "map", which this node's release does not know, so \w+.* cannot take its keys: upgrade this node/ };
+      const refused = { code: S.FAILED_PRECONDITION, details: /bucket profiles is of type "hll", which this node's release does not know, so \w+.* cannot take its keys: upgrade this node/ };
       await expect(c.put('k', 'v', { bucket: 'profiles' })).rejects.toMatchObject(refused);
       await expect(c.get('k', { bucket: 'profiles' })).rejects.toMatchObject(refused);
       await expect(c.getMany(['k'], { bucket: 'profiles' })).rejects.toMatchObject(refused);
       await expect(c.counterIncrement('k', 1, { bucket: 'profiles' })).rejects.toMatchObject(refused);
       await expect(c.setAdd('k', ['x'], { bucket: 'profiles' })).rejects.toMatchObject(refused);
+      await expect(c.mapGet('k', { bucket: 'profiles' })).rejects.toMatchObject(refused);
     }
   });
 
   it('refuses put, get, delete and the batches on a counter or set bucket (BK_WRONG_TYPE), unary and on the stream', async () => {
     const { addresses } = await nodes();
     const r = raw(addresses[0]!);
-    for (const [bucket, type, uses] of [['hits', 'counter', /CounterUpdate and CounterGet/], ['tags', 'set', /SetUpdate, SetRead and SetContains/]] as const) {
+    for (const [bucket, type, uses] of [['hits', 'counter', /CounterUpdate and CounterGet/], ['tags', 'set', /SetUpdate, SetRead and SetContains/], ['profiles', 'map', /MapUpdate and MapRead/]] as const) {
       const want = wrongType(bucket, type, uses);
       expect(await refusal(callUnary(r, 'Put', { bucket, key: B('k'), value: B('v') }, soon()))).toMatchObject(want);
       expect(await refusal(callUnary(r, 'Get', { bucket, key: B('k') }, soon()))).toMatchObject(want);
@@ -219,6 +330,11 @@ describe('bucket types', () => {
     expect(await refusal(c.setRead('k', { bucket: 'carts' }))).toMatchObject({ code: S.FAILED_PRECONDITION, details: expect.stringMatching(/which SetRead does not take.*sets live in a bucket of type set \(ringkv bucket create NAME --type set\)$/) });
     expect(await refusal(c.setContains('k', 'a'))).toMatchObject(wrongType('default', 'kv', /Put/));
     expect(await refusal(c.setRemove('k', [{ element: 'a', context: B('x') }], { bucket: 'hits' }))).toMatchObject(wrongType('hits', 'counter', /CounterUpdate/));
+    const name: MapField[] = [{ name: 'name', type: 'register' }];
+    expect(await refusal(c.mapUpdate('k', [{ op: 'assign', path: name, value: 'x' }], { bucket: 'tags' }))).toMatchObject(wrongType('tags', 'set', /SetUpdate/));
+    expect(await refusal(c.mapRead('k', { bucket: 'carts' }))).toMatchObject({ code: S.FAILED_PRECONDITION, details: expect.stringMatching(/which MapRead does not take.*maps live in a bucket of type map \(ringkv bucket create NAME --type map\)$/) });
+    expect(await refusal(c.setAdd('k', ['a'], { bucket: 'profiles' }))).toMatchObject(wrongType('profiles', 'map', /MapUpdate and MapRead/));
+    expect(await refusal(c.counterGet('k', { bucket: 'profiles' }))).toMatchObject(wrongType('profiles', 'map', /MapUpdate/));
     // A kv bucket still takes put and get, on the stream and unary.
     await c.put('k', 'v', { bucket: 'carts' });
     expect((await client(addresses, false).get('k', { bucket: 'carts' })).values.map(String)).toEqual(['v']);

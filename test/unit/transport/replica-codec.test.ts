@@ -14,17 +14,20 @@ const deadline = fc.integer({ min: NOW + 1, max: NOW + 10 * 60_000 });
 const text = fc.string({ maxLength: 20, unit: 'grapheme' });
 
 const fieldType = fc.constantFrom<FieldType>('register', 'flag', 'counter', 'set', 'map');
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** Amounts protobufjs (longs as numbers) carries exactly: the safe integers, the bounds most. */
+const safeAmount = fc.oneof(fc.constantFrom(0n, 1n, -1n, SAFE, -SAFE), fc.bigInt({ min: -SAFE, max: SAFE }));
 const subOp: fc.Arbitrary<WireSubOp> = fc.record({
-  op: fc.constantFrom('add' as const, 'remove' as const),
+  op: fc.constantFrom('add' as const, 'remove' as const, 'assign' as const, 'increment' as const),
   fields: fc.array(fc.record({ name: bytes(8), type: fieldType }), { maxLength: 4 }),
   // Set but empty is not unset: the replica refuses an empty element rather than read a flag.
   element: fc.option(bytes(16), { nil: undefined }),
   context: bytes(32),
+  value: bytes(32),
+  amount: safeAmount,
 });
-const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-/** Amounts protobufjs (longs as numbers) carries exactly: the safe integers, the bounds most. */
-const safeAmount = fc.oneof(fc.constantFrom(0n, 1n, -1n, SAFE, -SAFE), fc.bigInt({ min: -SAFE, max: SAFE }));
-const subKeyRecord = fc.record({ key: bytes(), record: bytes(100) });
+// A delta is present only when not empty (an empty one is the field's default: none).
+const subKeyRecord = fc.record({ key: bytes(), record: bytes(100), delta: bytes(40) }).map(({ delta, ...r }) => (delta.length > 0 ? { ...r, delta } : r));
 
 const newCall = (amount: fc.Arbitrary<bigint>): fc.Arbitrary<WireCall> =>
   fc.oneof(
@@ -55,14 +58,17 @@ const reply: fc.Arbitrary<WireReply> = fc.oneof(
   fc.record({ id, op: fc.constant('readRange' as const), records: fc.array(subKeyRecord, { maxLength: 5 }), next: fc.option(bytes(), { nil: undefined }) }),
 );
 
-const KIND = { add: 'ADD', remove: 'REMOVE' } as const;
+const KIND = { add: 'ADD', remove: 'REMOVE', assign: 'ASSIGN', increment: 'INCREMENT' } as const;
 const TYPE = { register: 'FIELD_TYPE_REGISTER', flag: 'FIELD_TYPE_FLAG', counter: 'FIELD_TYPE_COUNTER', set: 'FIELD_TYPE_SET', map: 'FIELD_TYPE_MAP' } as const;
 const subOpAsProto = (o: WireSubOp) => ({
-  op: KIND[o.op as 'add' | 'remove'],
+  op: KIND[o.op as keyof typeof KIND],
   fields: o.fields.map((f) => ({ name: f.name, type: TYPE[f.type as FieldType] })),
   ...(o.element === undefined ? {} : { element: o.element }),
   context: o.context,
+  value: o.value,
+  amount: Number(o.amount),
 });
+const recordAsProto = (r: { key: Buffer; record: Buffer; delta?: Buffer }) => ({ key: r.key, record: r.record, delta: r.delta ?? EMPTY });
 
 /** The stream's protobufjs (proto-loader) encoding, typed by the generated ReplicaCalls and ReplicaReplies. */
 const STREAM = serviceClient('ringkv.internal.v1.Replica').service.Stream;
@@ -108,9 +114,9 @@ function replyAsProto(r: WireReply): ReplicaReply {
     case 'counterUpdate':
       return { id: r.id, counterUpdate: { record: r.record, delta: r.delta, value: r.value } };
     case 'writeMany':
-      return { id: r.id, writeMany: { records: [...r.records] } };
+      return { id: r.id, writeMany: { records: r.records.map(recordAsProto) } };
     case 'readRange':
-      return { id: r.id, readRange: { records: [...r.records], ...(r.next === undefined ? {} : { next: r.next }) } };
+      return { id: r.id, readRange: { records: r.records.map(recordAsProto), ...(r.next === undefined ? {} : { next: r.next }) } };
   }
 }
 
@@ -217,8 +223,8 @@ describe('replica stream codec', () => {
         parent: Buffer.from('p'),
         requestId: EMPTY,
         ops: [
-          { op: 7, fields: [{ name: Buffer.from('f'), type: 9 }], element: EMPTY, context: EMPTY },
-          { op: 0, fields: [{ name: Buffer.from('g'), type: -1 }], element: undefined, context: EMPTY },
+          { op: 7, fields: [{ name: Buffer.from('f'), type: 9 }], element: EMPTY, context: EMPTY, value: EMPTY, amount: 0n },
+          { op: 0, fields: [{ name: Buffer.from('g'), type: -1 }], element: undefined, context: EMPTY, value: EMPTY, amount: 0n },
         ],
       },
     ]);

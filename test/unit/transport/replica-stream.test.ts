@@ -348,10 +348,10 @@ describe("the data types' calls over the stream", () => {
     await refused([{ op: 'remove', path: element('x'), context: EMPTY }], 'DT_NO_CONTEXT', /needs the context/);
     // An element set but empty is not an unset one (a flag): it is refused as empty.
     await refused([{ op: 'add', path: { element: EMPTY } }], 'DT_ELEMENT_EMPTY', /at least one byte/);
-    await refused([{ op: 'add', path: {} }], 'DT_BAD_OP', /not a bare parent/);
-    await refused([], 'DT_BAD_OP', /1 to 1000 element ops/);
+    await refused([{ op: 'add', path: {} }], 'DT_BAD_OP', /not the parent itself/);
+    await refused([], 'DT_BAD_OP', /1 to 1000 ops/);
     // Named wrongly past the types (a caller's bug): sent as unspecified, refused by the replica.
-    await refused([{ op: 'toggle', path: element('x') } as unknown as SubOp], 'DT_BAD_OP', /kind 0 is unknown.*ADD \(1\) or REMOVE \(2\)/);
+    await refused([{ op: 'toggle', path: element('x') } as unknown as SubOp], 'DT_BAD_OP', /kind 0 is unknown.*ADD \(1\), REMOVE \(2\), ASSIGN \(3\) or INCREMENT \(4\)/);
     await refused([{ op: 'add', path: { fields: [{ name: 'f', type: 'list' as FieldType }], element: 'e' } }], 'DT_BAD_PATH', /unknown field type 0/);
     await refused([{ op: 'add', path: { fields: Array.from({ length: 5 }, (_, i) => ({ name: `m${i}`, type: 'map' as const })), element: 'e' } }], 'DT_PATH_TOO_DEEP', /5 nested fields/);
     await refused([{ op: 'add', path: element('x') }], 'DT_BAD_PARENT', /named buckets/, B('plain'));

@@ -23,9 +23,8 @@ export interface BucketProps {
   'siblings'?: (string);
   /**
    * The data type of the bucket's keys (docs/data-types.md): "kv" (put/get/delete; the
-   * default, and what a bucket created before types is), "counter" or "set". Set at
-   * creation and fixed after (FAILED_PRECONDITION for a change); "map" is refused (maps
-   * are not in this release).
+   * default, and what a bucket created before types is), "counter", "set" or "map". Set at
+   * creation and fixed after (FAILED_PRECONDITION for a change).
    */
   'type'?: (string);
 }
@@ -51,9 +50,8 @@ export interface BucketProps__Output {
   'siblings': (string);
   /**
    * The data type of the bucket's keys (docs/data-types.md): "kv" (put/get/delete; the
-   * default, and what a bucket created before types is), "counter" or "set". Set at
-   * creation and fixed after (FAILED_PRECONDITION for a change); "map" is refused (maps
-   * are not in this release).
+   * default, and what a bucket created before types is), "counter", "set" or "map". Set at
+   * creation and fixed after (FAILED_PRECONDITION for a change).
    */
   'type': (string);
 }

@@ -14,6 +14,10 @@ import type { GetRequest as _ringkv_v1_GetRequest, GetRequest__Output as _ringkv
 import type { GetResponse as _ringkv_v1_GetResponse, GetResponse__Output as _ringkv_v1_GetResponse__Output } from '../../ringkv/v1/GetResponse.js';
 import type { KvCalls as _ringkv_v1_KvCalls, KvCalls__Output as _ringkv_v1_KvCalls__Output } from '../../ringkv/v1/KvCalls.js';
 import type { KvReplies as _ringkv_v1_KvReplies, KvReplies__Output as _ringkv_v1_KvReplies__Output } from '../../ringkv/v1/KvReplies.js';
+import type { MapReadRequest as _ringkv_v1_MapReadRequest, MapReadRequest__Output as _ringkv_v1_MapReadRequest__Output } from '../../ringkv/v1/MapReadRequest.js';
+import type { MapReadResponse as _ringkv_v1_MapReadResponse, MapReadResponse__Output as _ringkv_v1_MapReadResponse__Output } from '../../ringkv/v1/MapReadResponse.js';
+import type { MapUpdateRequest as _ringkv_v1_MapUpdateRequest, MapUpdateRequest__Output as _ringkv_v1_MapUpdateRequest__Output } from '../../ringkv/v1/MapUpdateRequest.js';
+import type { MapUpdateResponse as _ringkv_v1_MapUpdateResponse, MapUpdateResponse__Output as _ringkv_v1_MapUpdateResponse__Output } from '../../ringkv/v1/MapUpdateResponse.js';
 import type { PutManyRequest as _ringkv_v1_PutManyRequest, PutManyRequest__Output as _ringkv_v1_PutManyRequest__Output } from '../../ringkv/v1/PutManyRequest.js';
 import type { PutManyResponse as _ringkv_v1_PutManyResponse, PutManyResponse__Output as _ringkv_v1_PutManyResponse__Output } from '../../ringkv/v1/PutManyResponse.js';
 import type { PutRequest as _ringkv_v1_PutRequest, PutRequest__Output as _ringkv_v1_PutRequest__Output } from '../../ringkv/v1/PutRequest.js';
@@ -44,7 +48,7 @@ export interface KeyValueClient extends grpc.Client {
   /**
    * The data types (docs/data-types.md), each on a bucket of its type only: a call on a
    * bucket of another type, or on the default bucket, is FAILED_PRECONDITION (and Put, Get,
-   * Delete, GetMany, PutMany and Stream on a counter or set bucket are too). Reads never
+   * Delete, GetMany, PutMany and Stream on a counter, set or map bucket are too). Reads never
    * return siblings: the replicas' states are merged.
    * 
    * Add `amount` (negative: subtract) to a counter. With a request id, the same increment
@@ -58,7 +62,7 @@ export interface KeyValueClient extends grpc.Client {
   /**
    * The data types (docs/data-types.md), each on a bucket of its type only: a call on a
    * bucket of another type, or on the default bucket, is FAILED_PRECONDITION (and Put, Get,
-   * Delete, GetMany, PutMany and Stream on a counter or set bucket are too). Reads never
+   * Delete, GetMany, PutMany and Stream on a counter, set or map bucket are too). Reads never
    * return siblings: the replicas' states are merged.
    * 
    * Add `amount` (negative: subtract) to a counter. With a request id, the same increment
@@ -126,6 +130,44 @@ export interface KeyValueClient extends grpc.Client {
   getMany(argument: _ringkv_v1_GetManyRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_GetManyResponse__Output>): grpc.ClientUnaryCall;
   getMany(argument: _ringkv_v1_GetManyRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_GetManyResponse__Output>): grpc.ClientUnaryCall;
   getMany(argument: _ringkv_v1_GetManyRequest, callback: grpc.requestCallback<_ringkv_v1_GetManyResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * One page of a map's live entries in the order of their paths, each with the context a
+   * remove needs.
+   */
+  MapRead(argument: _ringkv_v1_MapReadRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_MapReadResponse__Output>): grpc.ClientUnaryCall;
+  MapRead(argument: _ringkv_v1_MapReadRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_MapReadResponse__Output>): grpc.ClientUnaryCall;
+  MapRead(argument: _ringkv_v1_MapReadRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_MapReadResponse__Output>): grpc.ClientUnaryCall;
+  MapRead(argument: _ringkv_v1_MapReadRequest, callback: grpc.requestCallback<_ringkv_v1_MapReadResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * One page of a map's live entries in the order of their paths, each with the context a
+   * remove needs.
+   */
+  mapRead(argument: _ringkv_v1_MapReadRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_MapReadResponse__Output>): grpc.ClientUnaryCall;
+  mapRead(argument: _ringkv_v1_MapReadRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_MapReadResponse__Output>): grpc.ClientUnaryCall;
+  mapRead(argument: _ringkv_v1_MapReadRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_MapReadResponse__Output>): grpc.ClientUnaryCall;
+  mapRead(argument: _ringkv_v1_MapReadRequest, callback: grpc.requestCallback<_ringkv_v1_MapReadResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * Apply field ops to a map: assign registers, enable and disable flags, increment
+   * counters, add and remove elements of set fields, at any depth of nested maps. 1 to
+   * 1,000 ops, each field (or set field element) at most once, applied together on one
+   * replica; only the fields named travel to the replicas.
+   */
+  MapUpdate(argument: _ringkv_v1_MapUpdateRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_MapUpdateResponse__Output>): grpc.ClientUnaryCall;
+  MapUpdate(argument: _ringkv_v1_MapUpdateRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_MapUpdateResponse__Output>): grpc.ClientUnaryCall;
+  MapUpdate(argument: _ringkv_v1_MapUpdateRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_MapUpdateResponse__Output>): grpc.ClientUnaryCall;
+  MapUpdate(argument: _ringkv_v1_MapUpdateRequest, callback: grpc.requestCallback<_ringkv_v1_MapUpdateResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Apply field ops to a map: assign registers, enable and disable flags, increment
+   * counters, add and remove elements of set fields, at any depth of nested maps. 1 to
+   * 1,000 ops, each field (or set field element) at most once, applied together on one
+   * replica; only the fields named travel to the replicas.
+   */
+  mapUpdate(argument: _ringkv_v1_MapUpdateRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_MapUpdateResponse__Output>): grpc.ClientUnaryCall;
+  mapUpdate(argument: _ringkv_v1_MapUpdateRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_MapUpdateResponse__Output>): grpc.ClientUnaryCall;
+  mapUpdate(argument: _ringkv_v1_MapUpdateRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_MapUpdateResponse__Output>): grpc.ClientUnaryCall;
+  mapUpdate(argument: _ringkv_v1_MapUpdateRequest, callback: grpc.requestCallback<_ringkv_v1_MapUpdateResponse__Output>): grpc.ClientUnaryCall;
   
   /**
    * Write a value. With the context of a get it replaces exactly the versions that get
@@ -248,7 +290,7 @@ export interface KeyValueHandlers extends grpc.UntypedServiceImplementation {
   /**
    * The data types (docs/data-types.md), each on a bucket of its type only: a call on a
    * bucket of another type, or on the default bucket, is FAILED_PRECONDITION (and Put, Get,
-   * Delete, GetMany, PutMany and Stream on a counter or set bucket are too). Reads never
+   * Delete, GetMany, PutMany and Stream on a counter, set or map bucket are too). Reads never
    * return siblings: the replicas' states are merged.
    * 
    * Add `amount` (negative: subtract) to a counter. With a request id, the same increment
@@ -277,6 +319,20 @@ export interface KeyValueHandlers extends grpc.UntypedServiceImplementation {
    * gets RESOURCE_EXHAUSTED of its own (get it alone).
    */
   GetMany: grpc.handleUnaryCall<_ringkv_v1_GetManyRequest__Output, _ringkv_v1_GetManyResponse>;
+  
+  /**
+   * One page of a map's live entries in the order of their paths, each with the context a
+   * remove needs.
+   */
+  MapRead: grpc.handleUnaryCall<_ringkv_v1_MapReadRequest__Output, _ringkv_v1_MapReadResponse>;
+  
+  /**
+   * Apply field ops to a map: assign registers, enable and disable flags, increment
+   * counters, add and remove elements of set fields, at any depth of nested maps. 1 to
+   * 1,000 ops, each field (or set field element) at most once, applied together on one
+   * replica; only the fields named travel to the replicas.
+   */
+  MapUpdate: grpc.handleUnaryCall<_ringkv_v1_MapUpdateRequest__Output, _ringkv_v1_MapUpdateResponse>;
   
   /**
    * Write a value. With the context of a get it replaces exactly the versions that get
@@ -328,6 +384,8 @@ export interface KeyValueDefinition extends grpc.ServiceDefinition {
   Delete: MethodDefinition<_ringkv_v1_DeleteRequest, _ringkv_v1_DeleteResponse, _ringkv_v1_DeleteRequest__Output, _ringkv_v1_DeleteResponse__Output>
   Get: MethodDefinition<_ringkv_v1_GetRequest, _ringkv_v1_GetResponse, _ringkv_v1_GetRequest__Output, _ringkv_v1_GetResponse__Output>
   GetMany: MethodDefinition<_ringkv_v1_GetManyRequest, _ringkv_v1_GetManyResponse, _ringkv_v1_GetManyRequest__Output, _ringkv_v1_GetManyResponse__Output>
+  MapRead: MethodDefinition<_ringkv_v1_MapReadRequest, _ringkv_v1_MapReadResponse, _ringkv_v1_MapReadRequest__Output, _ringkv_v1_MapReadResponse__Output>
+  MapUpdate: MethodDefinition<_ringkv_v1_MapUpdateRequest, _ringkv_v1_MapUpdateResponse, _ringkv_v1_MapUpdateRequest__Output, _ringkv_v1_MapUpdateResponse__Output>
   Put: MethodDefinition<_ringkv_v1_PutRequest, _ringkv_v1_PutResponse, _ringkv_v1_PutRequest__Output, _ringkv_v1_PutResponse__Output>
   PutMany: MethodDefinition<_ringkv_v1_PutManyRequest, _ringkv_v1_PutManyResponse, _ringkv_v1_PutManyRequest__Output, _ringkv_v1_PutManyResponse__Output>
   SetContains: MethodDefinition<_ringkv_v1_SetContainsRequest, _ringkv_v1_SetContainsResponse, _ringkv_v1_SetContainsRequest__Output, _ringkv_v1_SetContainsResponse__Output>

@@ -7,6 +7,11 @@
 export interface SubKeyRecord {
   'key'?: (Buffer | Uint8Array | string);
   'record'?: (Buffer | Uint8Array | string);
+  /**
+   * A counter field's increment (WriteMany): the delta the other replicas merge, as
+   * CounterUpdateResponse's; record is the full state. Empty otherwise.
+   */
+  'delta'?: (Buffer | Uint8Array | string);
 }
 
 /**
@@ -15,4 +20,9 @@ export interface SubKeyRecord {
 export interface SubKeyRecord__Output {
   'key': (Buffer);
   'record': (Buffer);
+  /**
+   * A counter field's increment (WriteMany): the delta the other replicas merge, as
+   * CounterUpdateResponse's; record is the full state. Empty otherwise.
+   */
+  'delta': (Buffer);
 }

@@ -3,7 +3,7 @@
 import type { SubKeyOp as _ringkv_internal_v1_SubKeyOp, SubKeyOp__Output as _ringkv_internal_v1_SubKeyOp__Output } from '../../../ringkv/internal/v1/SubKeyOp.js';
 
 /**
- * One request's presence writes on sub-keys of parent (a named bucket's stored key), on
+ * One request's writes on sub-keys of parent (a named bucket's stored key), on
  * this replica as their issuer, in one write batch: applied whole or not at all.
  */
 export interface WriteManyRequest {
@@ -16,7 +16,7 @@ export interface WriteManyRequest {
 }
 
 /**
- * One request's presence writes on sub-keys of parent (a named bucket's stored key), on
+ * One request's writes on sub-keys of parent (a named bucket's stored key), on
  * this replica as their issuer, in one write batch: applied whole or not at all.
  */
 export interface WriteManyRequest__Output {

@@ -1,0 +1,8 @@
+// Original file: proto/ringkv/v1/kv.proto
+
+
+export interface MapUpdateResponse {
+}
+
+export interface MapUpdateResponse__Output {
+}
