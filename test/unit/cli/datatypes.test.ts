@@ -1,5 +1,5 @@
 /**
- * `ringkv counter` and `ringkv set`, parsed by commander as the CLI parses them and run
+ * `ringkv counter`, `ringkv set` and `ringkv map`, parsed by commander as the CLI parses them and run
  * against a node's KeyValue service over a fake cluster (in one process): what each
  * prints, its exit codes, and the refusals of bad arguments and of a bucket of another type.
  */
@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BucketTable } from '../../../src/buckets/index.js';
 import { amount, counterCommand, setCommand } from '../../../src/cli/commands/datatype-commands.js';
 import { EXIT } from '../../../src/cli/exit.js';
+import { mapCommands } from '../../../src/cli/commands/map-commands.js';
 import { KeyValueService } from '../../../src/transport/kv-service.js';
 import { FakeCluster } from '../replication/fake-cluster.js';
 
@@ -27,7 +28,7 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-/** A node serving KeyValue over a 3-node fake cluster with buckets hits (counter), tags (set) and carts (kv). */
+/** A node serving KeyValue over a 3-node fake cluster with buckets hits (counter), tags (set), carts (kv) and profiles (map). */
 async function node(): Promise<string> {
   const cluster = await FakeCluster.create(3);
   cleanup.push(() => cluster.close());
@@ -36,6 +37,7 @@ async function node(): Promise<string> {
   buckets.create('hits', { ...base, type: 'counter' }, 1000, 'n1');
   buckets.create('tags', { ...base, type: 'set' }, 1000, 'n1');
   buckets.create('carts', { ...base, type: 'kv' }, 1000, 'n1');
+  buckets.create('profiles', { ...base, type: 'map' }, 1000, 'n1');
   const service = new KeyValueService(cluster.coordinator('n1'), buckets);
   const server = new grpc.Server();
   server.addService(service.definition(), service.implementation((impl) => impl));
@@ -49,6 +51,7 @@ async function ringkv(...args: string[]): Promise<Error | undefined> {
   const program = new Command().enablePositionalOptions().exitOverride().configureOutput({ writeErr: (s) => void err.push(s), writeOut: (s) => void out.push(s) });
   counterCommand(program);
   setCommand(program);
+  mapCommands(program);
   for (const c of program.commands) {
     c.exitOverride();
     for (const s of c.commands) s.exitOverride();
@@ -123,5 +126,51 @@ describe('ringkv set', () => {
     expect(wrong?.message).toMatch(/^bucket carts is of type kv, which SetUpdate does not take: .*sets live in a bucket of type set \(ringkv bucket create NAME --type set\)/);
     const big = await ringkv('set', 'add', 'k', 'x'.repeat(1025), '--bucket', 'tags', '--node', at);
     expect(big?.message).toMatch(/INVALID_ARGUMENT/);
+  });
+});
+
+describe('ringkv map', () => {
+  it('set, enable, incr and add fields by dotted paths; get prints one entry a line (and --json the nested value); disable and rm take out what a read saw', async () => {
+    const at = await node();
+    const flags = ['--bucket', 'profiles', '--node', at];
+    expect(await ringkv('map', 'set', 'u1', 'name=Ada', 'address.city=London', ...flags)).toBeUndefined();
+    expect(await ringkv('map', 'enable', 'u1', 'admin', 'beta', ...flags)).toBeUndefined();
+    expect(await ringkv('map', 'incr', 'u1', 'logins', '3', ...flags)).toBeUndefined();
+    expect(await ringkv('map', 'incr', 'u1', 'logins', '-1', ...flags)).toBeUndefined();
+    expect(await ringkv('map', 'add', 'u1', 'tags', 'math', 'poetry', ...flags)).toBeUndefined();
+    expect(out).toEqual(['assigned 2 in u1', 'enabled 2 in u1', 'incremented 1 in u1', 'incremented 1 in u1', 'added 2 in u1']);
+    out = [];
+    expect(await ringkv('map', 'get', 'u1', ...flags)).toBeUndefined();
+    expect([...out].sort()).toEqual(['address.city\tregister\tLondon', 'admin\tflag\ton', 'beta\tflag\ton', 'logins\tcounter\t2', 'name\tregister\tAda', 'tags\tset\tmath', 'tags\tset\tpoetry']);
+    out = [];
+    expect(await ringkv('map', 'get', 'u1', ...flags, '--json')).toBeUndefined();
+    expect(JSON.parse(out[0]!)).toEqual({
+      registers: { name: 'Ada' },
+      flags: { admin: true, beta: true },
+      counters: { logins: '2' },
+      sets: { tags: ['math', 'poetry'] },
+      maps: { address: { registers: { city: 'London' }, flags: {}, counters: {}, sets: {}, maps: {} } },
+    });
+    out = [];
+    expect(await ringkv('map', 'disable', 'u1', 'beta', ...flags)).toBeUndefined();
+    expect(await ringkv('map', 'rm', 'u1', 'tags', 'math', ...flags)).toBeUndefined();
+    expect(await ringkv('map', 'rm', 'u1', 'address', ...flags)).toBeUndefined();
+    expect(await ringkv('map', 'rm', 'u1', 'logins', ...flags, '--exit-code')).toBeUndefined();
+    expect(out).toEqual(['disabled 1 in u1', 'removed 1 in u1', 'removed 1 in u1', 'removed 0 in u1']);
+    expect(err.join('')).toMatch(/left 1 counter under logins: a counter has no remove/);
+    expect(process.exitCode).toBe(EXIT.notFound);
+    out = [];
+    expect(await ringkv('map', 'get', 'u1', ...flags)).toBeUndefined();
+    expect([...out].sort()).toEqual(['admin\tflag\ton', 'logins\tcounter\t2', 'name\tregister\tAda', 'tags\tset\tpoetry']);
+  });
+
+  it('refuses a bad path or assignment before calling, and a bucket of another type with what to use', async () => {
+    const at = await node();
+    const flags = ['--bucket', 'profiles', '--node', at];
+    expect((await ringkv('map', 'set', 'u1', 'name', ...flags))?.message).toMatch(/expected PATH=VALUE/);
+    expect((await ringkv('map', 'enable', 'u1', 'a..b', ...flags))?.message).toMatch(/names joined by dots/);
+    expect((await ringkv('map', 'incr', 'u1', 'n', '0', ...flags))?.message).toMatch(/an amount of 0 changes nothing/);
+    expect((await ringkv('map', 'enable', 'u1', 'a.b.c.d.e', ...flags))?.message).toMatch(/5 nested fields is over the limit of 4.*INVALID_ARGUMENT/);
+    expect((await ringkv('map', 'get', 'u1', '--bucket', 'tags', '--node', at))?.message).toMatch(/bucket tags is of type set, which MapRead does not take: use SetUpdate/);
   });
 });
