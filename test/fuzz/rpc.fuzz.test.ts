@@ -1,8 +1,8 @@
 /**
  * Every RPC a node serves (client, admin, gossip, replica, handoff, repair, health,
  * reflection; the batches GetMany and PutMany and the data types' calls among the
- * client's, with a counter and a set bucket on the node so that the typed calls reach the
- * coordinator, not only the type check), fuzzed with random and boundary messages, raw bytes and damaged messages,
+ * client's, with a counter, a set and a map bucket on the node so that the typed calls reach
+ * the coordinator, not only the type check), fuzzed with random and boundary messages, raw bytes and damaged messages,
  * with and without the admin token. Each call must end with a clear status (never
  * INTERNAL, UNKNOWN or a dropped call, and a message whenever it is not OK); a refused
  * call must leave the stored data as it was; the node must keep serving.
@@ -37,12 +37,13 @@ let node: RingkvNode;
 let client: grpc.Client;
 let kv: Client;
 const keys = Array.from({ length: 20 }, (_, i) => Buffer.from(`fuzz-key-${i}`));
-/** The fuzz node's counter and set buckets, and elements its sets hold. */
+/** The fuzz node's counter, set and map buckets, and elements its sets hold. */
 const COUNTERS = 'fuzz-counters';
 const SETS = 'fuzz-sets';
+const MAPS = 'fuzz-maps';
 const ELEMENTS = ['a', 'b', 'c', 'd'].map((e) => Buffer.from(e));
 /** The data types' calls: each must be answered OK sometimes (its typed path reached). */
-const TYPED = ['CounterUpdate', 'CounterGet', 'SetUpdate', 'SetRead', 'SetContains'];
+const TYPED = ['CounterUpdate', 'CounterGet', 'SetUpdate', 'SetRead', 'SetContains', 'MapUpdate', 'MapRead'];
 const isTyped = (path: string): boolean => TYPED.some((t) => path === `/ringkv.v1.KeyValue/${t}`);
 
 beforeAll(async () => {
@@ -52,17 +53,19 @@ beforeAll(async () => {
   await waitFor('the node to form its cluster', 20_000, () => node.status === 'normal' || undefined);
   kv = new Client({ nodes: [node.address] });
   for (const k of keys) await kv.put(k, Buffer.from(`value of ${k.toString()}`));
-  // A counter and a set bucket, each with data, so that the typed calls find something.
+  // A counter, a set and a map bucket, each with data, so that the typed calls find something.
   const admin = new AdminClient(node.address, 10_000, { token: TOKEN });
   try {
     await admin.createBucket(COUNTERS, { type: 'counter' });
     await admin.createBucket(SETS, { type: 'set' });
+    await admin.createBucket(MAPS, { type: 'map' });
   } finally {
     admin.close();
   }
   for (const k of keys.slice(0, 5)) {
     await kv.counterIncrement(k, 3, { bucket: COUNTERS });
     await kv.setAdd(k, ELEMENTS.slice(0, 3), { bucket: SETS });
+    await kv.mapUpdate(k, [{ op: 'assign', path: [{ name: 'r', type: 'register' }], value: 'v' }, { op: 'enable', path: [{ name: 'f', type: 'flag' }] }, { op: 'add', path: [{ name: 'm', type: 'map' }, { name: 's', type: 'set' }], element: 'a' }], { bucket: MAPS });
   }
   client = new grpc.Client(node.address, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': -1, 'grpc.max_receive_message_length': -1 });
 }, 60_000);
@@ -125,10 +128,22 @@ describe('fuzzing every RPC', () => {
     const method = path.slice(path.lastIndexOf('/') + 1);
     if (method.startsWith('Counter')) return fc.oneof({ arbitrary: fc.constant(COUNTERS), weight: 8 }, { arbitrary: fc.constantFrom(SETS, ''), weight: 1 });
     if (method.startsWith('Set')) return fc.oneof({ arbitrary: fc.constant(SETS), weight: 8 }, { arbitrary: fc.constantFrom(COUNTERS, ''), weight: 1 });
-    return fc.constantFrom('', 'default', '', 'default', COUNTERS, SETS);
+    if (method.startsWith('Map')) return fc.oneof({ arbitrary: fc.constant(MAPS), weight: 8 }, { arbitrary: fc.constantFrom(SETS, ''), weight: 1 });
+    return fc.constantFrom('', 'default', '', 'default', COUNTERS, SETS, MAPS);
   };
+
+  /** A map op that names a field by a path its op applies to (so some MapUpdate calls are applied), the rest of the message random. */
+  const fieldName = fc.uint8Array({ minLength: 1, maxLength: 8 }).map((b) => Buffer.from(b));
+  const mapOp = (type: string, op: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<unknown> =>
+    fc.record({ path: fc.tuple(fc.array(fieldName.map((name) => ({ name, type: 'MAP_FIELD_TYPE_MAP' })), { maxLength: 2 }), fieldName).map(([maps, name]) => [...maps, { name, type }]), ...op });
+  const validMapOp = fc.oneof(
+    mapOp('MAP_FIELD_TYPE_REGISTER', { assign: fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)) }),
+    mapOp('MAP_FIELD_TYPE_FLAG', { enable: fc.constant(true) }),
+    mapOp('MAP_FIELD_TYPE_COUNTER', { increment: fc.integer({ min: -1000, max: 1000 }) }),
+    mapOp('MAP_FIELD_TYPE_SET', { add: fc.constantFrom(...ELEMENTS) }),
+  );
   const pools = (path: string): Pools => ({
-    strings: ['fuzz', 'ringkv', node.address, 'ringkv.v1', 'normal', 'n1', COUNTERS, SETS],
+    strings: ['fuzz', 'ringkv', node.address, 'ringkv.v1', 'normal', 'n1', COUNTERS, SETS, MAPS],
     keys,
     byField: {
       cluster: fc.constant('ringkv'), start: token, end: token, from: fc.constantFrom('fuzz', 'n1', 'n2'), fromAddr: fc.constantFrom(node.address, '127.0.0.1:1'), requester: fc.constantFrom('fuzz', 'n1'), kind: fc.constantFrom('SYN', 'ACK', 'ACK2'), hintFor: fc.constantFrom('', 'n1', 'fuzz'), bucket: bucketFor(path), r: fc.constantFrom(0, 1), w: fc.constantFrom(0, 1),
@@ -136,6 +151,7 @@ describe('fuzzing every RPC', () => {
       amount: fc.integer({ min: -1000, max: 1000 }), add: fc.constantFrom(...ELEMENTS), element: fc.constantFrom(...ELEMENTS), after: fc.constantFrom(Buffer.alloc(0), ...ELEMENTS), limit: fc.constantFrom(0, 1, 2, 1000),
       // A typed call has to get past more checks than a get (a key, its bucket's type, the confirmations) to reach its path.
       ...(isTyped(path) ? { key: fc.constantFrom(...keys), nodeConfirms: fc.constantFrom(0, 1), zoneConfirms: fc.constantFrom(0, 1), pw: fc.constantFrom(0, 1) } : {}),
+      ...(path === '/ringkv.v1.KeyValue/MapUpdate' ? { ops: validMapOp } : {}),
     },
   });
 
