@@ -150,7 +150,9 @@ describe('fuzzing every RPC', () => {
       // The data types' fields: amounts a counter takes, elements its sets hold, small pages.
       amount: fc.integer({ min: -1000, max: 1000 }), add: fc.constantFrom(...ELEMENTS), element: fc.constantFrom(...ELEMENTS), after: fc.constantFrom(Buffer.alloc(0), ...ELEMENTS), limit: fc.constantFrom(0, 1, 2, 1000),
       // A typed call has to get past more checks than a get (a key, its bucket's type, the confirmations) to reach its path.
-      ...(isTyped(path) ? { key: fc.constantFrom(...keys), nodeConfirms: fc.constantFrom(0, 1), zoneConfirms: fc.constantFrom(0, 1), pw: fc.constantFrom(0, 1) } : {}),
+      ...(isTyped(path) ? { key: fc.constantFrom(...keys), requestId: fc.uint8Array({ minLength: 1, maxLength: 16 }).map((b) => Buffer.from(b)), nodeConfirms: fc.constantFrom(0, 1), zoneConfirms: fc.constantFrom(0, 1), pw: fc.constantFrom(0, 1) } : {}),
+      // The updates' ops favour ones that apply (an add of an element; a map op on a field of its type), or few calls would get past them.
+      ...(path === '/ringkv.v1.KeyValue/SetUpdate' ? { ops: fc.record({ add: fc.constantFrom(...ELEMENTS) }) } : {}),
       ...(path === '/ringkv.v1.KeyValue/MapUpdate' ? { ops: validMapOp } : {}),
     },
   });
