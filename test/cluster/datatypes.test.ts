@@ -1,24 +1,24 @@
 /**
  * Data types on real `ringkv node` processes (issue 30): every operation is sent through
  * two coordinators at once with one request id, and one coordinator is killed -9 while
- * operations are in flight; a counter still counts each increment exactly once and a set
- * holds each element added, and removes take. The typed buckets refuse other operations,
+ * operations are in flight; a counter still counts each increment exactly once, a set
+ * holds each element added, and removes take, and a map's update applies once, whole. The typed buckets refuse other operations,
  * and bad input gets its status.
  */
 import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bucketName, storedKey } from '../../src/buckets/index.js';
-import { Client } from '../../src/client/index.js';
+import { Client, type MapOp } from '../../src/client/index.js';
 import { KeyRouter } from '../../src/client/key-router.js';
 import { TestCluster, type NodeProcess } from '../../testkit/node-cluster.js';
 import { statusOf } from '../../testkit/kv-client.js';
 import { waitFor } from '../../testkit/wait.js';
 
 const S = grpc.status;
-const COUNTERS = 'hits', SETS = 'carts';
+const COUNTERS = 'hits', SETS = 'carts', MAPS = 'profiles';
 
-describe('counters and sets on a cluster', () => {
+describe('counters, sets and maps on a cluster', () => {
   let cluster: TestCluster;
   let client: Client;
   const pinned: Client[] = [];
@@ -73,8 +73,9 @@ describe('counters and sets on a cluster', () => {
     const admin = cluster.node('n1').admin();
     await admin.createBucket(COUNTERS, { type: 'counter' });
     await admin.createBucket(SETS, { type: 'set' });
+    await admin.createBucket(MAPS, { type: 'map' });
     await waitFor('every node knows the typed buckets', 30_000, async () =>
-      (await Promise.all(cluster.nodes.map((n) => Promise.all([n.admin().getBucket(COUNTERS), n.admin().getBucket(SETS)]).then(() => true, () => false)))).every(Boolean),
+      (await Promise.all(cluster.nodes.map((n) => Promise.all([COUNTERS, SETS, MAPS].map((b) => n.admin().getBucket(b))).then(() => true, () => false)))).every(Boolean),
     );
     client = new Client({ nodes: cluster.nodes.map((n) => n.address), deadlineMs: 5000 });
   }, 120_000);
@@ -146,6 +147,37 @@ describe('counters and sets on a cluster', () => {
     expect(await c.setContains('cart', gone[0]!, { bucket: SETS })).toMatchObject({ present: false });
   }, 120_000);
 
+  it('map updates (a counter, a set and a register at once) sent through two coordinators, one killed -9 mid-run, each apply once and whole', async () => {
+    const [a, b] = [through(cluster.node('n3')), through(cluster.node('n4'))];
+    const ops = (i: number): MapOp[] => [
+      { op: 'increment', path: [{ name: 'visits', type: 'counter' }], amount: i + 1 },
+      { op: 'add', path: [{ name: 'seen', type: 'map' }, { name: 'pages', type: 'set' }], element: `page-${String(i).padStart(2, '0')}` },
+      { op: 'assign', path: [{ name: 'last', type: 'register' }], value: `page-${i}` },
+    ];
+    const requestIds = Array.from({ length: 30 }, () => randomBytes(16));
+    let killed: { restart(): Promise<void> } | undefined;
+    const sent: Promise<PromiseSettledResult<unknown>[]>[] = [];
+    for (let i = 0; i < 30; i++) {
+      const o = { bucket: MAPS, requestId: requestIds[i]! };
+      sent.push(Promise.allSettled([a.mapUpdate('visitor', ops(i), o), b.mapUpdate('visitor', ops(i), o)]));
+      if (i === 12) killed = kill(cluster.node('n3'));
+      if (i % 5 === 4) await sent[sent.length - 1];
+    }
+    for (const [i, o] of (await Promise.all(sent)).entries())
+      if (o.every((x) => x.status === 'rejected')) await untilAcked(() => b.mapUpdate('visitor', ops(i), { bucket: MAPS, requestId: requestIds[i]! }));
+    await killed!.restart();
+    const sum = BigInt((30 * 31) / 2);
+    const pages = Array.from({ length: 30 }, (_, i) => `page-${String(i).padStart(2, '0')}`);
+    for (const n of cluster.nodes) {
+      const m = await retried(() => through(n).mapGet('visitor', { bucket: MAPS, r: 3, limit: 7 }), unavailable);
+      expect(m.counters.visits, n.id).toBe(sum);
+      expect(m.maps.seen!.sets.pages!.map(String), n.id).toEqual(pages);
+      // Last writer wins among the assigns: one of them, the same on every replica.
+      expect(String(m.registers.last), n.id).toMatch(/^page-\d+$/);
+      expect(String(m.registers.last)).toBe(String((await through(cluster.node('n1')).mapGet('visitor', { bucket: MAPS, r: 3 })).registers.last));
+    }
+  }, 120_000);
+
   it("a routing client sends a key's increments to its first primary, which issues them, so none makes an extra hop", async () => {
     const admin = cluster.node('n1').admin();
     await client.refreshRing();
@@ -180,6 +212,9 @@ describe('counters and sets on a cluster', () => {
     await refused(client.setRemove('k', [{ element: 'e', context: Buffer.alloc(0) }], { bucket: SETS }), S.INVALID_ARGUMENT, /context/);
     await refused(client.setAdd('k', ['x'.repeat(1025)], { bucket: SETS }), S.INVALID_ARGUMENT, /1024/);
     await refused(client.setRead('k', { bucket: SETS, limit: 1001 }), S.INVALID_ARGUMENT, /1000/);
-    await refused(cluster.node('n1').admin().createBucket('maps', { type: 'map' as never }), S.INVALID_ARGUMENT, /map/);
+    await refused(client.mapUpdate('k', [{ op: 'enable', path: ['a', 'b', 'c', 'd'].map((name) => ({ name, type: 'map' as const })).concat({ name: 'e', type: 'flag' as never }) }], { bucket: MAPS }), S.INVALID_ARGUMENT, /over the limit of 4/);
+    await refused(client.mapUpdate('k', [{ op: 'increment', path: [{ name: 'r', type: 'register' }], amount: 1 }], { bucket: MAPS }), S.INVALID_ARGUMENT, /increment applies to a counter field/);
+    await refused(client.mapRead('k', { bucket: SETS }), S.FAILED_PRECONDITION, /set/);
+    await refused(cluster.node('n1').admin().createBucket('hlls', { type: 'hll' as never }), S.INVALID_ARGUMENT, /type must be kv, counter, set, map/);
   }, 60_000);
 });
