@@ -30,7 +30,7 @@ function withPropFlags(cmd: Command, create: boolean): Command {
     .option('--w <w>', 'replicas a put waits for unless it sets W (0: a majority of N)', wholeNumber(9))
     .option('--ttl <duration>', 'time to live of a put that sets none, like 30s, 12h or 7d (0: values do not expire)', duration)
     .option('--siblings <policy>', 'siblings (keep concurrent writes, the default) or lww (the latest timestamp wins; concurrent writes are lost)')
-    .option('--type <type>', create ? 'what its keys hold: kv (put/get/del; the default), counter (ringkv counter) or set (ringkv set); fixed once created' : 'refused: a bucket keeps its type');
+    .option('--type <type>', create ? 'what its keys hold: kv (put/get/del; the default), counter (ringkv counter), set (ringkv set) or map (ringkv map); fixed once created' : 'refused: a bucket keeps its type');
 }
 
 function propsOf(o: PropFlags): Partial<BucketProps> {

@@ -129,6 +129,7 @@ export class NodeMetrics {
     const fromCounters = (name: string, help: string, key: string): void => counter(name, help, () => sources.counters()[key] ?? 0);
     fromCounters('ringkv_counter_updates_total', 'Counter increments and decrements this node coordinated', 'counterUpdates');
     fromCounters('ringkv_set_updates_total', 'Set updates (one request of adds and removes) this node coordinated', 'setUpdates');
+    fromCounters('ringkv_map_updates_total', 'Map updates (one request of field ops) this node coordinated', 'mapUpdates');
     fromCounters('ringkv_counter_gaps_total', "Counter deltas a replica could not apply in order (it had missed one), so it was sent the counter's full state", 'counterGaps');
     fromCounters('ringkv_read_repairs_total', 'Stale or missing replicas a get repaired', 'readRepairs');
     fromCounters('ringkv_read_repair_failures_total', 'Read repairs that did not reach their replica', 'readRepairFailures');
