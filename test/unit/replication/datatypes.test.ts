@@ -2,10 +2,11 @@
  * The coordinator's typed paths (issue 30): counters issued on the first primary up and
  * sent on as deltas (the full state to a replica that missed one, and to hints), counted
  * once per request id through any coordinator; sets as one record per element, read in
- * pages joined over R primaries and repaired per element, with observed-remove.
+ * pages joined over R primaries and repaired per element, with observed-remove; maps as
+ * one record per field, an update with an increment issued as a counter's.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { storedKey } from '../../../src/buckets/index.js';
+import { storedKey, subKey, type FieldName } from '../../../src/buckets/index.js';
 import { ReplicationError } from '../../../src/replication/replication-errors.js';
 import { decodeCounter, value } from '../../../src/storage/counter.js';
 import { FakeCluster, eventually } from './fake-cluster.js';
@@ -13,6 +14,7 @@ import { FakeCluster, eventually } from './fake-cluster.js';
 const B = (s: string): Buffer => Buffer.from(s);
 const counterKey = (k: string): Buffer => storedKey('hits', B(k));
 const setKey = (k: string): Buffer => storedKey('carts', B(k));
+const subKeyOf = (parent: Buffer, fields: readonly FieldName[]): Buffer => subKey(parent, { fields });
 
 let cluster: FakeCluster | undefined;
 afterEach(async () => {
@@ -283,5 +285,81 @@ describe('coordinator: sets', () => {
     expect((e as ReplicationError).message).toMatch(/needs R=2 of its replicas up, but only 1 is/);
     await c.coordinator(from).setUpdate(key, [{ op: 'add', element: B('e') }], { quorum: 2 }); // a write takes fallbacks
     expect(c.coordinator(from).counters.sloppyWrites).toBeGreaterThan(0);
+  });
+});
+
+describe('coordinator: maps', () => {
+  const mapKey = (k: string): Buffer => storedKey('profiles', B(k));
+  const counter = [{ name: 'n', type: 'counter' as const }];
+  const register = [{ name: 'm', type: 'map' as const }, { name: 'r', type: 'register' as const }];
+  const tags = [{ name: 'tags', type: 'set' as const }];
+
+  it('an update with an increment is issued on the first primary up; the others get its delta, a replica that missed one the full state, and a hint the full state', async () => {
+    cluster = await FakeCluster.create(5);
+    const c = cluster;
+    const key = mapKey('visits');
+    const [first, second, third] = c.ring.preferenceList(key, 3) as [string, string, string];
+    const outside = ['n1', 'n2', 'n3', 'n4', 'n5'].find((x) => x !== first && x !== second && x !== third)!;
+    await c.coordinator(outside).mapUpdate(key, [{ op: 'increment', path: { fields: counter }, amount: 2 }, { op: 'assign', path: { fields: register }, value: B('a') }], { quorum: 3 });
+    expect(c.net.callsTo.get(first)?.writeMany).toBe(1);
+    // The third misses one increment (unreachable, so its hint is kept on a fallback), then takes the next as the full state.
+    c.net.faults.set(`*>${third}`, { unreachable: true });
+    c.down.add(third);
+    await c.coordinator(outside).mapUpdate(key, [{ op: 'increment', path: { fields: counter }, amount: 3 }], { quorum: 2 });
+    const fallback = c.ring.targets(key, 3, (x) => x !== third).find((t) => t.for === third)!.id;
+    const sub = (await c.coordinator(outside).mapRead(key, {}, { quorum: 2 })).entries;
+    expect(sub.find((e) => e.kind === 'counter')).toMatchObject({ value: 5n });
+    const hinted = [];
+    for await (const batch of c.store(fallback).hints.list(third)) hinted.push(...batch);
+    expect(hinted.map((h) => value(decodeCounter(h.record).state))).toEqual([5n]); // the full state, not the delta of 3
+    c.net.faults.clear();
+    c.down.clear();
+    const gaps = c.coordinator(outside).counters.counterGaps;
+    await c.coordinator(outside).mapUpdate(key, [{ op: 'increment', path: { fields: counter }, amount: 1 }], { quorum: 3 });
+    expect(c.coordinator(outside).counters.counterGaps).toBe(gaps + 1);
+    const page = await c.coordinator(outside).mapRead(key, {}, { quorum: 3 });
+    expect(page.entries.map((e) => (e.kind === 'counter' ? e.value : e.kind === 'register' ? String(e.value) : e.kind))).toEqual([6n, 'a']);
+  });
+
+  it('an update sends only the fields it names; a read joins replicas and repairs one that lacks a field', async () => {
+    cluster = await FakeCluster.create(3);
+    const c = cluster;
+    const key = mapKey('big');
+    await c.coordinator('n1').mapUpdate(key, Array.from({ length: 300 }, (_, i) => ({ op: 'add' as const, path: { fields: tags, element: B(`t${i}`) } })), { quorum: 3 });
+    const merges = c.net.calls.merge;
+    await c.coordinator('n1').mapUpdate(key, [{ op: 'assign', path: { fields: register }, value: B('x') }], { quorum: 3 });
+    expect(c.net.calls.merge - merges).toBe(2); // one record to each of the other two replicas
+    // One replica misses an assign; a read at R=3 returns it and sends it the record.
+    const [, , third] = c.ring.preferenceList(key, 3) as [string, string, string];
+    c.net.faults.set(`*>${third}`, { unreachable: true });
+    await c.coordinator('n1').mapUpdate(key, [{ op: 'assign', path: { fields: register }, value: B('y') }], { quorum: 2 });
+    c.net.faults.clear();
+    const first = await c.coordinator('n1').mapRead(key, { limit: 2 }, { quorum: 3 });
+    expect(first.entries).toHaveLength(2);
+    let all = [...first.entries], after = first.next;
+    while (after !== undefined) {
+      const p = await c.coordinator('n1').mapRead(key, { after, limit: 100 }, { quorum: 3 });
+      all = all.concat(p.entries);
+      after = p.next;
+    }
+    expect(all.filter((e) => e.kind === 'element')).toHaveLength(300);
+    expect(all.filter((e) => e.kind === 'register').map((e) => (e.kind === 'register' ? String(e.value) : ''))).toEqual(['y']);
+    await eventually(async () => {
+      const held = await c.store(third).get(subKeyOf(key, register));
+      return held.values.map(String).join() === 'y';
+    });
+  });
+
+  it('refuses bad ops before any replica call', async () => {
+    cluster = await FakeCluster.create(3);
+    const c = cluster;
+    const key = mapKey('bad');
+    const calls = c.net.calls.writeMany;
+    expect(await codeOf(c.coordinator('n1').mapUpdate(key, []))).toBe('RK_BAD_ARGUMENT');
+    expect(await codeOf(c.coordinator('n1').mapUpdate(key, [{ op: 'assign', path: { fields: counter }, value: B('v') }]))).toBe('DT_BAD_OP');
+    expect(await codeOf(c.coordinator('n1').mapUpdate(key, [{ op: 'increment', path: { fields: counter }, amount: 0.5 }]))).toBe('KV_BAD_AMOUNT');
+    expect(await codeOf(c.coordinator('n1').mapUpdate(key, [{ op: 'add', path: { fields: [{ name: 'r', type: 'register' }], element: B('e') } }]))).toBe('DT_BAD_PATH');
+    expect(await codeOf(c.coordinator('n1').mapRead(key, { after: B('\x99') }))).toBe('RK_BAD_ARGUMENT');
+    expect(c.net.calls.writeMany).toBe(calls);
   });
 });
