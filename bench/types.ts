@@ -9,6 +9,8 @@
  *    add (the sum of every node's ringkv_replica_bytes_sent_total before and after, so
  *    it counts the issue call, the records sent on, and any repair or hint meanwhile).
  *    Targets: p50 ≤ 5 ms at 10,000 elements; bytes per add at 10,000 within 2× of at 10.
+ *    The same for maps of 10, 1,000 and 10,000 register fields: updates of three fields
+ *    at once (a register, a counter, a set field's element), one at a time.
  * 2. Counter increments against plain puts at 128 in flight, in the same run: rounds of
  *    `--seconds` each, alternating which goes first, over 1,000 keys each; the median
  *    round's ops/s. Target: increments/s ≥ 0.7× puts/s.
@@ -40,7 +42,7 @@ const IN_FLIGHT = 128;
 const KEYS = 1000;
 /** A bound on every loop, whatever --seconds says. */
 const MAX_CALLS = 2_000_000;
-const SETS = 'bench-sets', COUNTERS = 'bench-counters';
+const SETS = 'bench-sets', COUNTERS = 'bench-counters', MAPS = 'bench-maps';
 
 /** Every node's ringkv_replica_bytes_sent_total, summed over calls. */
 async function replicaBytes(http: readonly string[]): Promise<number> {
@@ -52,20 +54,23 @@ async function replicaBytes(http: readonly string[]): Promise<number> {
   return sum;
 }
 
-interface SetRow {
+interface UpdateRow {
   size: number;
   p50: number;
   p99: number;
-  bytesPerAdd: number;
+  bytesPerUpdate: number;
   failed: number;
 }
 
-async function setAdds(kv: Client, http: readonly string[], size: number): Promise<SetRow> {
-  const set = `set-${size}`;
-  for (let i = 0; i < size; i += 1000)
-    await kv.setAdd(set, Array.from({ length: Math.min(1000, size - i) }, (_, j) => `element-${String(i + j).padStart(8, '0')}`), { bucket: SETS, w: 3, deadlineMs: 30_000 });
+/**
+ * The cost of one small update of a value of `size` parts: `fill(from, count)` writes
+ * parts [from, from + count) (1,000 a call, not measured), then ADDS calls of
+ * `update(i)` run one at a time: p50, p99, and the replica bytes per update.
+ */
+async function updateCost(http: readonly string[], size: number, fill: (from: number, count: number) => Promise<unknown>, update: (i: number) => Promise<unknown>): Promise<UpdateRow> {
+  for (let i = 0; i < size; i += 1000) await fill(i, Math.min(1000, size - i));
   // Warm: the same path, unmeasured.
-  for (let i = 0; i < 20; i++) await kv.setAdd(set, [`warm-${i}`], { bucket: SETS, w: 2 });
+  for (let i = 0; i < 20; i++) await update(-1 - i);
   await sleep(200); // the warm-up's background sends done
   const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
   let failed = 0;
@@ -73,17 +78,50 @@ async function setAdds(kv: Client, http: readonly string[], size: number): Promi
   for (let i = 0; i < ADDS; i++) {
     const s = performance.now();
     try {
-      await kv.setAdd(set, [`added-${String(i).padStart(8, '0')}`], { bucket: SETS, w: 2 });
+      await update(i);
       h.recordValue(Math.max(1, Math.round((performance.now() - s) * 1000)));
     } catch {
       failed++;
     }
   }
-  await sleep(200); // the last adds' records reach the third replica
+  await sleep(200); // the last updates' records reach the third replica
   const bytes = (await replicaBytes(http)) - bytes0;
-  const row = { size, p50: h.getValueAtPercentile(50) / 1000, p99: h.getValueAtPercentile(99) / 1000, bytesPerAdd: bytes / (ADDS - failed), failed };
+  const row = { size, p50: h.getValueAtPercentile(50) / 1000, p99: h.getValueAtPercentile(99) / 1000, bytesPerUpdate: bytes / (ADDS - failed), failed };
   h.destroy();
   return row;
+}
+
+const part = (prefix: string, i: number): string => `${prefix}-${i < 0 ? `warm${-i}` : String(i).padStart(8, '0')}`;
+
+/** Single-element adds to a set of `size` elements. */
+function setAdds(kv: Client, http: readonly string[], size: number): Promise<UpdateRow> {
+  const set = `set-${size}`;
+  return updateCost(
+    http,
+    size,
+    (from, count) => kv.setAdd(set, Array.from({ length: count }, (_, j) => part('element', from + j)), { bucket: SETS, w: 3, deadlineMs: 30_000 }),
+    (i) => kv.setAdd(set, [part('added', i)], { bucket: SETS, w: 2 }),
+  );
+}
+
+/** Updates of three fields at once (a register assigned, a counter incremented, an element added to a set field) in a map of `size` register fields. */
+function mapUpdates(kv: Client, http: readonly string[], size: number): Promise<UpdateRow> {
+  const map = `map-${size}`;
+  return updateCost(
+    http,
+    size,
+    (from, count) => kv.mapUpdate(map, Array.from({ length: count }, (_, j) => ({ op: 'assign' as const, path: [{ name: part('field', from + j), type: 'register' as const }], value: 'v' })), { bucket: MAPS, w: 3, deadlineMs: 30_000 }),
+    (i) =>
+      kv.mapUpdate(
+        map,
+        [
+          { op: 'assign', path: [{ name: 'last', type: 'register' }], value: part('page', i) },
+          { op: 'increment', path: [{ name: 'visits', type: 'counter' }], amount: 1 },
+          { op: 'add', path: [{ name: 'seen', type: 'set' }], element: part('page', i) },
+        ],
+        { bucket: MAPS, w: 2 },
+      ),
+  );
 }
 
 interface LoadRun {
@@ -135,20 +173,27 @@ async function main(): Promise<void> {
     await formed(nodes, 120_000);
     await admin.createBucket(SETS, { type: 'set' });
     await admin.createBucket(COUNTERS, { type: 'counter' });
+    await admin.createBucket(MAPS, { type: 'map' });
     await kv.refreshRing();
     console.log(
       `bench:types — 3 nodes (N=3, R=W=2), ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)}; set adds: ${ADDS} one at a time on sets of ${SIZES.join(', ')}; ` +
         `counters vs puts: ${IN_FLIGHT} in flight over ${KEYS} keys, ${ROUNDS} round(s) × ${SECONDS} s each`,
     );
 
-    const sets: SetRow[] = [];
+    const rows = (rs: readonly UpdateRow[]): string[][] => rs.map((r) => [String(r.size), r.p50.toFixed(2), r.p99.toFixed(2), r.bytesPerUpdate.toFixed(0), String(r.failed)]);
+    const sets: UpdateRow[] = [];
     for (const size of SIZES) sets.push(await setAdds(kv, http, size));
-    console.log(table([['set size', 'p50 ms', 'p99 ms', 'replica bytes/add', 'failed'], ...sets.map((r) => [String(r.size), r.p50.toFixed(2), r.p99.toFixed(2), r.bytesPerAdd.toFixed(0), String(r.failed)])]));
+    console.log(table([['set size', 'p50 ms', 'p99 ms', 'replica bytes/add', 'failed'], ...rows(sets)]));
     const verdicts: string[] = [];
     const smallest = sets[0]!, largest = sets[sets.length - 1]!;
     verdicts.push(`set add p50 at ${largest.size} elements: ${largest.p50.toFixed(2)} ms (target ≤ 5 ms: ${largest.p50 <= 5 ? 'met' : 'MISSED'})`);
-    const growth = largest.bytesPerAdd / smallest.bytesPerAdd;
+    const growth = largest.bytesPerUpdate / smallest.bytesPerUpdate;
     verdicts.push(`replica bytes per add at ${largest.size} ÷ at ${smallest.size}: ${growth.toFixed(2)}× (target ≤ 2×: ${growth <= 2 ? 'met' : 'MISSED'})`);
+    const maps: UpdateRow[] = [];
+    for (const size of SIZES) maps.push(await mapUpdates(kv, http, size));
+    console.log(table([['map fields', 'p50 ms', 'p99 ms', 'replica bytes/update', 'failed'], ...rows(maps)]));
+    const mapGrowth = maps[maps.length - 1]!.bytesPerUpdate / maps[0]!.bytesPerUpdate;
+    verdicts.push(`map update (3 fields) p50 at ${maps[maps.length - 1]!.size} fields: ${maps[maps.length - 1]!.p50.toFixed(2)} ms; replica bytes per update there ÷ at ${maps[0]!.size}: ${mapGrowth.toFixed(2)}× (no target: the set's 2× applied to maps: ${mapGrowth <= 2 ? 'met' : 'MISSED'})`);
 
     // Warm both, then alternate which goes first.
     await load(kv, 'put');
@@ -160,9 +205,9 @@ async function main(): Promise<void> {
     const ratio = counter.opsPerSec / put.opsPerSec;
     verdicts.push(`counter increments/s ÷ puts/s at ${IN_FLIGHT} in flight: ${ratio.toFixed(2)}× (target ≥ 0.7×: ${ratio >= 0.7 ? 'met' : 'MISSED'})`);
     for (const v of verdicts) console.log(v);
-    const failures = sets.reduce((s, r) => s + r.failed, 0) + [...runs.put, ...runs.counter].reduce((s, r) => s + r.failed, 0);
+    const failures = [...sets, ...maps].reduce((s, r) => s + r.failed, 0) + [...runs.put, ...runs.counter].reduce((s, r) => s + r.failed, 0);
     if (failures > 0) console.log(`WARNING: ${failures} calls failed; the figures count only what succeeded`);
-    if (JSON_OUT !== undefined) writeFileSync(JSON_OUT, JSON.stringify({ adds: ADDS, seconds: SECONDS, rounds: ROUNDS, sets, put, counter, ratio, verdicts }, null, 2));
+    if (JSON_OUT !== undefined) writeFileSync(JSON_OUT, JSON.stringify({ adds: ADDS, seconds: SECONDS, rounds: ROUNDS, sets, maps, put, counter, ratio, verdicts }, null, 2));
   } finally {
     admin.close();
     kv.close();

@@ -8,7 +8,7 @@ export type Outcome = 'ok' | 'fail' | 'unknown';
 
 /** One client operation, for availability and the timeline. Times are ms from the workload's start. */
 export interface Op {
-  readonly workload: 'set' | 'register' | 'expiry' | 'counter' | 'orset';
+  readonly workload: 'set' | 'register' | 'expiry' | 'counter' | 'orset' | 'map';
   readonly startMs: number;
   readonly endMs: number;
   readonly outcome: Outcome;
@@ -494,6 +494,66 @@ export function checkOrSet(elements: ReadonlyMap<string, OrSetElement>, final: R
     removed: all.filter((e) => e.remove === 'ok').length,
     lost: lost.slice(0, 50),
     resurrected: resurrected.slice(0, 50),
+    unexpected: unexpected.slice(0, 50),
+  };
+}
+
+/** One update of the map workload: to one key, an increment of `amount`, an add of the unique `element`, and `element` assigned to the register. */
+export interface MapRequest {
+  readonly key: string;
+  readonly amount: number;
+  readonly element: string;
+  outcome: Outcome;
+}
+
+/** A map as the final read shows it: the counter, the set field's elements, the register (undefined: none). */
+export interface MapFinal {
+  readonly counter: bigint;
+  readonly elements: ReadonlySet<string>;
+  readonly last: string | undefined;
+}
+
+export interface MapResult {
+  readonly keys: number;
+  readonly requests: number;
+  readonly acknowledged: number;
+  /** Acknowledged updates whose element is missing. Must be empty. */
+  readonly lost: string[];
+  /** Keys whose counter is not the sum of the updates its set shows applied: an update applied in part, or an increment counted twice. Must be empty. */
+  readonly torn: string[];
+  /** Elements nobody added to that key, and registers holding a value of no applied update. Must be empty. */
+  readonly unexpected: string[];
+}
+
+/**
+ * The map checker. Each update names a unique element and applies its three ops in one
+ * write batch, at most once (retried with its request id), so the final read of each key
+ * says exactly which updates applied: those whose element its set holds. Then its
+ * counter must be the sum of their amounts, exactly (less: an increment lost or applied
+ * without its add; more: one counted twice or applied without its add); every
+ * acknowledged update's element must be there; and the register must hold one of their
+ * elements (none when none applied).
+ */
+export function checkMap(requests: readonly MapRequest[], final: ReadonlyMap<string, MapFinal>): MapResult {
+  const lost: string[] = [], torn: string[] = [], unexpected: string[] = [];
+  const byElement = new Map(requests.map((r) => [r.element, r]));
+  for (const [key, m] of final) {
+    let sum = 0n;
+    for (const e of m.elements) {
+      const r = byElement.get(e);
+      if (r === undefined || r.key !== key) unexpected.push(`${key}: element ${e}`);
+      else sum += BigInt(r.amount);
+    }
+    if (m.counter !== sum) torn.push(`${key}: counter ${m.counter}, but the ${m.elements.size} updates its set shows applied add up to ${sum}`);
+    if (m.last !== undefined ? !m.elements.has(m.last) : m.elements.size > 0) unexpected.push(`${key}: register ${m.last ?? '(none)'} is no applied update's`);
+  }
+  for (const r of requests) if (r.outcome === 'ok' && !final.get(r.key)?.elements.has(r.element)) lost.push(`${r.key}: ${r.element}`);
+  return {
+    keys: final.size,
+    requests: requests.length,
+    acknowledged: requests.filter((r) => r.outcome === 'ok').length,
+    lost: lost.slice(0, 50),
+    torn: torn.slice(0, 50),
     unexpected: unexpected.slice(0, 50),
   };
 }

@@ -1,8 +1,8 @@
 /**
  * The short Jepsen pass that CI runs: 5 real nodes, each in its own network namespace,
- * the set, register, counter and orset workloads, and every nemesis kind, partition shape and slow shape at least once in
+ * the set, register, counter, orset and map workloads, and every nemesis kind, partition shape and slow shape at least once in
  * 70 s (a fault every 4 s; about 100 s with forming and settling here); then no
- * acknowledged write lost, no increment lost or counted twice, no removed element back,
+ * acknowledged write lost, no increment lost or counted twice, no removed element back, no map update applied in part,
  * nothing unexpected, every replica identical, and throughput and
  * p99 per kind in the report. And the harness leaves nothing behind — no namespace, link,
  * rule, cpu cgroup, delay proxy or node process — not when a run fails, not when
@@ -27,17 +27,17 @@ const root = caps.namespaces === true;
 const NOTHING = { namespaces: [], links: [], cgroups: [], proxies: [] };
 if (process.env['CI'] === 'true' && process.getuid?.() === 0 && !root) throw new Error(`CI runs as root, so the network nemeses must run: ${caps.namespaces}`);
 
-it('loses nothing acknowledged and converges under every nemesis (5 nodes, set, register, counter and orset)', async () => {
+it('loses nothing acknowledged and converges under every nemesis (5 nodes, set, register, counter, orset and map)', async () => {
   const lines: string[] = [];
   const r = await runJepsen({
     timeS: 70,
     nodes: 5,
     nemeses: [...NEMESES],
-    workloads: ['set', 'register', 'counter', 'orset'],
+    workloads: ['set', 'register', 'counter', 'orset', 'map'],
     seed: 20261201,
     // 14 kinds (6 partition shapes, 3 slow shapes, 5 more) fit in 70 s at one every 4 s whatever the seed (nemesis.test.ts).
     everyMs: 4000,
-    workers: 8,
+    workers: 10,
     resultsDir: RESULTS,
     requireAll: process.env['CI'] === 'true',
     log: (l) => lines.push(l),
@@ -51,12 +51,14 @@ it('loses nothing acknowledged and converges under every nemesis (5 nodes, set, 
   expect(r.convergence.converged).toBe(true);
   expect([r.counter!.lost, r.counter!.doubled, r.counter!.badReads]).toEqual([[], [], []]);
   expect([r.orset!.lost, r.orset!.resurrected, r.orset!.unexpected]).toEqual([[], [], []]);
+  expect([r.map!.lost, r.map!.torn, r.map!.unexpected]).toEqual([[], [], []]);
   expect(r.set!.acknowledged).toBeGreaterThan(500);
   expect(r.register!.acknowledged).toBeGreaterThan(500);
   expect(r.counter!.acknowledged).toBeGreaterThan(200);
   expect(r.counter!.reads).toBeGreaterThan(50);
   expect(r.orset!.acknowledged).toBeGreaterThan(200);
   expect(r.orset!.removed).toBeGreaterThan(20);
+  expect(r.map!.acknowledged).toBeGreaterThan(200);
   const applied = r.faults.filter((f) => f.skipped === undefined);
   const kinds = new Set(applied.map((f) => f.kind));
   for (const k of NEMESES) if (root || (k !== 'partition' && k !== 'packet')) expect(kinds.has(k), `${k} applied\n${summary}`).toBe(true);

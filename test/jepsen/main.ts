@@ -1,6 +1,6 @@
 /**
  * npm run jepsen -- [--time 300] [--nodes 5] [--nemesis all|partition,kill,pause,packet,clock,membership,slow]
- *                   [--workload set,register,expiry,counter,orset] [--seed S] [--every-ms 10000] [--workers 8] [--results DIR]
+ *                   [--workload set,register,expiry,counter,orset,map] [--seed S] [--every-ms 10000] [--workers 8] [--results DIR]
  *
  * A Jepsen-style run against real `ringkv node` processes (test/jepsen/run.ts): prints the
  * verdict and a summary, writes the report, and exits 1 on any violation. The seed

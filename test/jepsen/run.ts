@@ -16,16 +16,16 @@ import { mulberry32 } from '../../src/ring/allocate-tokens.js';
 import { storedKey } from '../../src/buckets/index.js';
 import { versionBytes } from '../../src/storage/codec.js';
 import { GrpcReplicas } from '../../src/transport/replica-wire.js';
-import { availability, checkCounter, checkExpiry, checkOrSet, checkRegister, checkSet, faultImpact, type Availability, type CounterResult, type ExpiryResult, type FaultImpact, type Op, type OffsetChange, type OrSetResult, type RegisterResult, type SetResult, type Window } from './checkers.js';
+import { availability, checkCounter, checkExpiry, checkMap, checkOrSet, checkRegister, checkSet, faultImpact, type Availability, type CounterResult, type ExpiryResult, type FaultImpact, type MapResult, type Op, type OffsetChange, type OrSetResult, type RegisterResult, type SetResult, type Window } from './checkers.js';
 import { JepsenCluster, type JepsenNode } from '../../testkit/jepsen/cluster.js';
 import { capabilities, Network, sweep, type NetCapabilities } from '../../testkit/jepsen/net.js';
 import { partition, schedule, shuffle, SLOW_SHAPES, type Fault, type Nemesis, type PartitionShape, type SlowShape } from './nemesis.js';
 import { cpuThrottleSupport, healAllSlow, SLOW_DEFAULTS, strobe, throttleCpu, type Healable } from '../../testkit/jepsen/slow.js';
 import { timelineSvg } from './timeline.js';
-import { COUNTER_BUCKET, CounterWorkload, ExpiryWorkload, History, ORSET_BUCKET, OrSetWorkload, RegisterWorkload, SetWorkload } from './workloads.js';
+import { COUNTER_BUCKET, CounterWorkload, ExpiryWorkload, History, MAP_BUCKET, MapWorkload, ORSET_BUCKET, OrSetWorkload, RegisterWorkload, SetWorkload } from './workloads.js';
 
-export type Workload = 'set' | 'register' | 'expiry' | 'counter' | 'orset';
-export const WORKLOADS: readonly Workload[] = ['set', 'register', 'expiry', 'counter', 'orset'];
+export type Workload = 'set' | 'register' | 'expiry' | 'counter' | 'orset' | 'map';
+export const WORKLOADS: readonly Workload[] = ['set', 'register', 'expiry', 'counter', 'orset', 'map'];
 
 export interface JepsenOptions {
   readonly timeS: number;
@@ -72,6 +72,7 @@ export interface JepsenReport {
   readonly expiry?: ExpiryResult;
   readonly counter?: CounterResult;
   readonly orset?: OrSetResult;
+  readonly map?: MapResult;
   readonly convergence: { converged: boolean; ms: number; keys: number; divergent: string[] };
   readonly settleMs: number;
   readonly availability: Availability;
@@ -149,7 +150,7 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     log(`cluster of ${o.nodes} up in ${Date.now() - started} ms${net ? ` on ${net.subnet}.0/24, one namespace per node` : ' on 127.0.0.1 (no namespaces)'}`);
     o.onReady?.({ pids: cluster.nodes.map((n) => n.pid!), folder });
 
-    if (o.workloads.includes('counter') || o.workloads.includes('orset')) await createTypedBuckets(cluster);
+    if (o.workloads.some((w) => w === 'counter' || w === 'orset' || w === 'map')) await createTypedBuckets(cluster);
     client = new Client({ nodes: cluster.nodes.map((n) => n.address), deadlineMs: 3000 });
     const history = new History();
     const random = mulberry32(o.seed ^ 0x5eed);
@@ -159,7 +160,8 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     const expiry = unhedged ? new ExpiryWorkload(unhedged, history, 30, random) : undefined;
     const counter = o.workloads.includes('counter') ? new CounterWorkload(client, history, 5, random) : undefined;
     const orset = o.workloads.includes('orset') ? new OrSetWorkload(client, history, 4, random) : undefined;
-    const workloads = [set, register, expiry, counter, orset].filter((w) => w !== undefined);
+    const map = o.workloads.includes('map') ? new MapWorkload(client, history, 4, random) : undefined;
+    const workloads = [set, register, expiry, counter, orset, map].filter((w) => w !== undefined);
     const endMs = o.timeS * 1000;
     const maxOps = o.timeS * 2000;
     let ops = 0;
@@ -198,6 +200,7 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
       ...[...(set?.keys ?? []), ...(register?.keys ?? []), ...(expiry?.keys ?? [])].map((key) => ({ key, bucket: '', type: 'kv' as const })),
       ...[...(counter?.keys ?? [])].map((key) => ({ key, bucket: COUNTER_BUCKET, type: 'kv' as const })), // a counter's record is compared as any record's
       ...[...(orset?.keys ?? [])].map((key) => ({ key, bucket: ORSET_BUCKET, type: 'set' as const })),
+      ...[...(map?.keys ?? [])].map((key) => ({ key, bucket: MAP_BUCKET, type: 'set' as const })), // a map's fields are sub-keys, as a set's elements
     ];
     replicas = new GrpcReplicas((id) => cluster!.nodes.find((n) => n.id === id)?.address, grpc.credentials.createInsecure());
     let divergent = await divergentKeys(cluster, replicas, keys);
@@ -239,6 +242,17 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
           ),
         )
       : undefined;
+    const mapResult = map
+      ? checkMap(
+          map.requests,
+          await map.finalRead((key) =>
+            finalRead(key, async () => {
+              const m = await client!.mapGet(key, { bucket: MAP_BUCKET, r: 3, deadlineMs: 10_000 });
+              return { counter: m.counters.n ?? 0n, elements: new Set((m.sets.s ?? []).map(String)), last: m.registers.last === undefined ? undefined : String(m.registers.last) };
+            }),
+          ),
+        )
+      : undefined;
 
     const windows: Window[] = nemesis.records.filter((r) => r.skipped === undefined).map((r) => ({ kind: r.kind, ...(r.shape ? { shape: r.shape } : {}), label: r.label, startMs: r.startMs, endMs: r.endMs }));
     const avail = availability(history.ops, windows, 5000);
@@ -258,6 +272,9 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     if (orsetResult && orsetResult.lost.length > 0) violations.push(`orset: ${orsetResult.lost.length} acknowledged adds lost`);
     if (orsetResult && orsetResult.resurrected.length > 0) violations.push(`orset: ${orsetResult.resurrected.length} removed elements came back`);
     if (orsetResult && orsetResult.unexpected.length > 0) violations.push(`orset: ${orsetResult.unexpected.length} unexpected elements`);
+    if (mapResult && mapResult.lost.length > 0) violations.push(`map: ${mapResult.lost.length} acknowledged updates lost`);
+    if (mapResult && mapResult.torn.length > 0) violations.push(`map: ${mapResult.torn.length} maps whose counter disagrees with the updates their set shows applied (an update in part, or counted twice)`);
+    if (mapResult && mapResult.unexpected.length > 0) violations.push(`map: ${mapResult.unexpected.length} unexpected elements or register values`);
     if (!convergence.converged) violations.push(`convergence: ${divergent.length} keys still differ between replicas 60 s after settling`);
     if (history.malformed.length > 0) violations.push(`${history.malformed.length} reads returned a value no client wrote`);
     const report: JepsenReport = {
@@ -279,6 +296,7 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
       ...(expiryResult ? { expiry: expiryResult } : {}),
       ...(counterResult ? { counter: counterResult } : {}),
       ...(orsetResult ? { orset: orsetResult } : {}),
+      ...(mapResult ? { map: mapResult } : {}),
       convergence,
       settleMs,
       availability: avail,
@@ -351,8 +369,9 @@ async function createTypedBuckets(cluster: JepsenCluster): Promise<void> {
   const admin = cluster.nodes[0]!.admin();
   await admin.createBucket(COUNTER_BUCKET, { type: 'counter' });
   await admin.createBucket(ORSET_BUCKET, { type: 'set' });
+  await admin.createBucket(MAP_BUCKET, { type: 'map' });
   await waitUntil('every node knows the typed buckets', 60_000, async () => {
-    const known = await Promise.all(cluster.nodes.map((n) => Promise.all([n.admin().getBucket(COUNTER_BUCKET), n.admin().getBucket(ORSET_BUCKET)]).then(() => true, () => false)));
+    const known = await Promise.all(cluster.nodes.map((n) => Promise.all([COUNTER_BUCKET, ORSET_BUCKET, MAP_BUCKET].map((b) => n.admin().getBucket(b))).then(() => true, () => false)));
     return known.every(Boolean);
   });
 }
@@ -438,6 +457,7 @@ export function summary(r: JepsenReport): string {
     lines.push(`  counter: ${r.counter.keys} keys, ${r.counter.increments} increments, acknowledged ${r.counter.acknowledged}, ${r.counter.reads} reads, lost ${r.counter.lost.length}, doubled ${r.counter.doubled.length}, bad reads ${r.counter.badReads.length}, unknown units applied ${r.counter.unknownApplied}`);
   if (r.orset)
     lines.push(`  orset: ${r.orset.elements} elements, acknowledged ${r.orset.acknowledged}, removed ${r.orset.removed}, lost ${r.orset.lost.length}, resurrected ${r.orset.resurrected.length}, unexpected ${r.orset.unexpected.length}`);
+  if (r.map) lines.push(`  map: ${r.map.requests} updates of ${r.map.keys} maps, acknowledged ${r.map.acknowledged}, lost ${r.map.lost.length}, torn ${r.map.torn.length}, unexpected ${r.map.unexpected.length}`);
   for (const v of r.violations) lines.push(`  VIOLATION: ${v}`);
   lines.push(`  report: ${join(r.folder, 'report.json')}, picture: ${join(r.folder, 'timeline.svg')}`);
   return lines.join('\n') + '\n';

@@ -12,12 +12,15 @@
  *   and the final values are judged by checkCounter.
  * - orset: unique elements added to a few sets (a set bucket), and some of them removed
  *   with the context of a read that showed them; judged by checkOrSet.
+ * - map: updates of a few maps (a map bucket), each of three fields at once (a counter
+ *   incremented, a unique element added to a set field, a register assigned that
+ *   element), retried with its request id as a counter's are; judged by checkMap.
  * A failed or timed-out write is an unknown outcome, never a failure of the store.
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Client } from '../../src/client/index.js';
 import { randomBytes } from 'node:crypto';
-import type { CounterIncrement, CounterRead, ExpiryRead, ExpiryWrite, Op, OrSetElement, Outcome, RegisterWrite } from './checkers.js';
+import type { CounterIncrement, CounterRead, ExpiryRead, ExpiryWrite, MapFinal, MapRequest, Op, OrSetElement, Outcome, RegisterWrite } from './checkers.js';
 
 const W = 2, R = 2;
 
@@ -241,6 +244,7 @@ export class ExpiryWorkload extends KeysWorkload {
 /** The typed workloads' buckets: created by the run before any client starts. */
 export const COUNTER_BUCKET = 'jepsen-counters';
 export const ORSET_BUCKET = 'jepsen-sets';
+export const MAP_BUCKET = 'jepsen-maps';
 
 export class CounterWorkload extends KeysWorkload {
   readonly increments: CounterIncrement[] = [];
@@ -333,6 +337,43 @@ export class OrSetWorkload extends KeysWorkload {
   async finalRead(read: (key: string) => Promise<string[]>): Promise<Map<string, Set<string>>> {
     const out = new Map<string, Set<string>>();
     for (const key of this.keys) out.set(key, new Set(await read(key)));
+    return out;
+  }
+}
+
+export class MapWorkload extends KeysWorkload {
+  readonly requests: MapRequest[] = [];
+
+  async step(): Promise<void> {
+    const key = this.randomKey('map');
+    this.keys.add(key);
+    const start = this.history.now();
+    const element = String(this.next++);
+    const request: MapRequest = { key, amount: 1 + Math.floor(this.random() * 5), element, outcome: 'unknown' };
+    this.requests.push(request);
+    const ops = [
+      { op: 'increment' as const, path: [{ name: 'n', type: 'counter' as const }], amount: request.amount },
+      { op: 'add' as const, path: [{ name: 's', type: 'set' as const }], element },
+      { op: 'assign' as const, path: [{ name: 'last', type: 'register' as const }], value: element },
+    ];
+    // One request id for every attempt: a retry must apply once, all three ops or none.
+    const requestId = randomBytes(16);
+    let last: unknown;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await this.client.mapUpdate(key, ops, { bucket: MAP_BUCKET, requestId, w: W });
+        request.outcome = 'ok';
+        break;
+      } catch (err) {
+        last = err;
+      }
+    }
+    this.history.record('map', start, request.outcome, request.outcome === 'ok' ? undefined : last);
+  }
+
+  async finalRead(read: (key: string) => Promise<MapFinal>): Promise<Map<string, MapFinal>> {
+    const out = new Map<string, MapFinal>();
+    for (const key of this.keys) out.set(key, await read(key));
     return out;
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { availability, checkCounter, checkExpiry, checkOrSet, checkRegister, checkSet, faultImpact, offsetRange, percentile, type CounterIncrement, type ExpiryWrite, type OffsetChange, type Op, type OrSetElement, type Window } from '../../../test/jepsen/checkers.js';
+import { availability, checkCounter, checkExpiry, checkMap, checkOrSet, checkRegister, checkSet, faultImpact, offsetRange, percentile, type CounterIncrement, type ExpiryWrite, type OffsetChange, type MapRequest, type Op, type OrSetElement, type Window } from '../../../test/jepsen/checkers.js';
 import { buckets, timelineSvg } from '../../../test/jepsen/timeline.js';
 
 describe('the set checker', () => {
@@ -262,5 +262,30 @@ describe('the observed-remove set checker', () => {
     expect(r.lost).toEqual(['k:1', 'j:5']);
     expect(r.resurrected).toEqual(['k:2']);
     expect(r.unexpected).toEqual(['k:5', 'k:9']);
+  });
+});
+
+describe('the map checker', () => {
+  const req = (key: string, element: string, amount: number, outcome: MapRequest['outcome']): MapRequest => ({ key, element, amount, outcome });
+  const requests = [req('k', '1', 2, 'ok'), req('k', '2', 3, 'unknown'), req('k', '3', 5, 'ok'), req('j', '4', 1, 'fail')];
+  const final = (counter: bigint, elements: string[], last?: string) => ({ counter, elements: new Set(elements), last });
+
+  it('passes a map whose counter is the sum of the updates its set shows, unknowns either way', () => {
+    for (const k of [final(7n, ['1', '3'], '3'), final(10n, ['1', '2', '3'], '2')]) {
+      const r = checkMap(requests, new Map([['k', k], ['j', final(0n, [])]]));
+      expect([r.lost, r.torn, r.unexpected]).toEqual([[], [], []]);
+      expect([r.requests, r.acknowledged, r.keys]).toEqual([4, 2, 2]);
+    }
+  });
+
+  it('finds a lost update, an update applied in part or counted twice, and elements or register values nobody wrote there', () => {
+    expect(checkMap(requests, new Map([['k', final(2n, ['1'], '1')]])).lost).toEqual(['k: 3']);
+    // An increment without its add (the counter runs ahead), or an add without its increment, or one counted twice.
+    expect(checkMap(requests, new Map([['k', final(10n, ['1', '3'], '3')]])).torn).toHaveLength(1);
+    expect(checkMap(requests, new Map([['k', final(2n, ['1', '3'], '3')]])).torn).toHaveLength(1);
+    expect(checkMap(requests, new Map([['k', final(12n, ['1', '3'], '3')]])).torn).toHaveLength(1);
+    const r = checkMap(requests, new Map([['k', final(8n, ['1', '3', '4'], '2')], ['j', final(0n, [], '4')]]));
+    expect(r.unexpected).toEqual(['k: element 4', 'k: register 2 is no applied update\'s', 'j: register 4 is no applied update\'s']);
+    expect(checkMap(requests, new Map([['k', final(7n, ['1', '3'])]])).unexpected).toEqual(["k: register (none) is no applied update's"]);
   });
 });
