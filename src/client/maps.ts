@@ -57,7 +57,9 @@ export interface MapPage {
 /**
  * A whole map as one value (Client.mapGet), by field type as Riak's clients give it: a
  * field's name is its UTF-8 text, and two fields of one name but different types are
- * different fields. Sets' elements in byte order.
+ * different fields. Sets' elements in byte order. The records have no prototype, so any
+ * name is a field's; two names whose bytes are not UTF-8 may read as one text (the last
+ * wins here): mapEntries gives every name's bytes.
  */
 export interface MapValue {
   readonly registers: Record<string, Buffer>;
@@ -107,12 +109,15 @@ export function entryOf(e: MapEntry__Output): MapEntry {
   return { kind: 'register', path, value: e.value, context: e.context };
 }
 
-const emptyMap = (): MapValue => ({ registers: {}, flags: {}, counters: {}, sets: {}, maps: {} });
+/** Records without a prototype: a field named `constructor` or `__proto__` is a field like any other. */
+const record = <T>(): Record<string, T> => Object.create(null) as Record<string, T>;
+const emptyMap = (): MapValue => ({ registers: record(), flags: record(), counters: record(), sets: record(), maps: record() });
 
 /** Entries (in path order, as mapRead gives them) assembled into one nested value. */
 export function assemble(entries: Iterable<MapEntry>): MapValue {
   const top = emptyMap();
   for (const e of entries) {
+    if (e.path.length === 0) continue; // no field (no node writes one)
     let m = top;
     for (const f of e.path.slice(0, -1)) m = m.maps[f.name.toString('utf8')] ??= emptyMap();
     const name = e.path[e.path.length - 1]!.name.toString('utf8');

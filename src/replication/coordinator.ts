@@ -380,9 +380,9 @@ export class Coordinator {
    * its element's context (a read's): DT_NO_CONTEXT without one.
    */
   async setUpdate(key: Buffer, ops: readonly SetOp[], o: RequestOptions = {}): Promise<void> {
-    if (!Array.isArray(ops)) throw new ReplicationError('RK_BAD_ARGUMENT', `a set update carries 1 to ${MAX_SUB_OPS} adds and removes, got none`);
-    const subOps = ops.map((op): SubOp => (op.op === 'add' ? { op: 'add', path: { element: op.element } } : { op: 'remove', path: { element: op.element }, context: op.context }));
-    await this.#updateSubKeys('set update', 'setUpdates', key, subOps, o);
+    const subOp = (op: SetOp): SubOp => (op.op === 'add' ? { op: 'add', path: { element: op.element } } : { op: 'remove', path: { element: op.element }, context: op.context });
+    // Anything but an array goes on as it is, for #updateSubKeys to refuse.
+    await this.#updateSubKeys('set update', 'setUpdates', key, Array.isArray(ops) ? ops.map(subOp) : (ops as unknown as readonly SubOp[]), o);
   }
 
   /**
@@ -392,6 +392,11 @@ export class Coordinator {
    * it names. storage's SubOp says what each op does to which field.
    */
   async mapUpdate(key: Buffer, ops: readonly SubOp[], o: RequestOptions = {}): Promise<void> {
+    // A path of no fields would name a set's element, which no map holds.
+    if (Array.isArray(ops))
+      ops.forEach((sub, at) => {
+        if ((sub?.path?.fields ?? []).length === 0) throw new DataTypeError('DT_BAD_PATH', `op ${at} names no field: a map op's path names the field, from the map's top (every step but the last a map)`);
+      });
     await this.#updateSubKeys('map update', 'mapUpdates', key, ops, o);
   }
 
@@ -407,7 +412,7 @@ export class Coordinator {
     this.#checkKey(key);
     const requestId = this.#requestIdOf(o);
     if (!Array.isArray(ops) || ops.length === 0 || ops.length > MAX_SUB_OPS)
-      throw new ReplicationError('RK_BAD_ARGUMENT', `a ${op} carries 1 to ${MAX_SUB_OPS} ops, got ${Array.isArray(ops) ? ops.length : 'none'}; split a larger one into several requests`);
+      throw new ReplicationError('RK_BAD_ARGUMENT', `a ${op} carries 1 to ${MAX_SUB_OPS} ops, got ${Array.isArray(ops) ? ops.length : typeof ops}; split a larger one into several requests`);
     ops.forEach((sub, at) => {
       checkSubOp(sub, at, this.options.maxValueBytes);
       subKey(key, sub.path); // the path's grammar and limits, and a parent that can have sub-keys

@@ -40,7 +40,8 @@ import type { Key } from './keys.js';
 import type { StoreSettings } from './store-options.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
-import { merge } from './versions.js';
+import { merge, mergeLww } from './versions.js';
+import { subKeyPolicy } from '../buckets/index.js';
 import { reclaimable } from './ranges.js';
 import type { WriteQueue } from './write-queue.js';
 
@@ -75,10 +76,10 @@ interface Deps {
   readonly now: () => number;
 }
 
-/** Two hinted records of one kind, joined (the caller checked the kinds). */
-function join(a: Held, b: Held): Held {
+/** Two hinted records of one kind for `key`, joined (the caller checked the kinds): a map's register last-writer-wins (buckets/subkeys.ts subKeyPolicy), as the store joins it. */
+function join(key: Buffer, a: Held, b: Held): Held {
   if (isCounter(a) && isCounter(b)) return { state: joinCounters(a.state, b.state), ownerEpoch: undefined };
-  if (!isCounter(a) && !isCounter(b)) return { versions: merge(a.versions, b.versions), ownerEpoch: undefined, deletedAt: undefined };
+  if (!isCounter(a) && !isCounter(b)) return { versions: (subKeyPolicy(key) === 'lww' ? mergeLww : merge)(a.versions, b.versions), ownerEpoch: undefined, deletedAt: undefined };
   throw new TypeError('a counter and versions cannot join');
 }
 
@@ -146,7 +147,7 @@ export class HintStore {
               `the hint for key ${showKey(key)} holds ${isCounter(held) ? 'a counter' : 'versions'}, and ${isCounter(incoming) ? "a counter's record" : 'a record of versions'} cannot join it; it was not stored. A key's type is its bucket's: one of these nodes has it wrong`,
             );
           const at = held === undefined ? now : this.#timeOf(timeOf(held));
-          if (held !== undefined && !this.#tooOld(at, now)) (joined = join(held, incoming)), (since = at);
+          if (held !== undefined && !this.#tooOld(at, now)) (joined = join(key, held, incoming)), (since = at);
         }
         // The hint keeps the time of its oldest part: that is what may be stale.
         const value = isCounter(joined) ? encodeCounter(joined.state, undefined, since) : encodeRecord({ versions: joined.versions, ownerEpoch: undefined, deletedAt: since });

@@ -1,5 +1,5 @@
 export { Store } from './store.js';
-export { PRESENT, MAX_SUB_OPS, MAX_RANGE_KEYS, MAX_RANGE_BYTES, checkSubOp } from './store.js';
+export { PRESENT, MAX_SUB_OPS, MAX_RANGE_KEYS, MAX_RANGE_BYTES, MAX_WRITE_MANY_BYTES, checkSubOp } from './store.js';
 export type { StoreOptions, ReadResult, WriteResult, MergeResult, CounterUpdateResult, SubOp, SubWrite, WriteManyResult } from './store.js';
 export type { Logger } from './store-options.js';
 export type { Ranges, ScanEntry, ScanBatch, KeyFilter, RangeRead } from './ranges.js';

@@ -259,6 +259,8 @@ export interface WriteManyResult {
 export const PRESENT = Buffer.from([0x01]);
 /** The most ops one writeMany call may carry. */
 export const MAX_SUB_OPS = 1000;
+/** The most bytes of keys and records (and deltas) one writeMany may write: what its issuer answers, in one message of a node's (8 MiB), with room to spare. */
+export const MAX_WRITE_MANY_BYTES = 6 << 20;
 /** The most sub-keys, and bytes of records, one readRange page holds. */
 export const MAX_RANGE_KEYS = 1000;
 export const MAX_RANGE_BYTES = 4 << 20;
@@ -856,7 +858,14 @@ export class Store {
       // Any refusal below throws out of the batch: nothing of the call is written.
       await this.#batchChange([...byLock.values()], (items, ops) => {
         const now = this.#now();
-        for (const it of items) writes[it.at] = this.#subWrite(it, now, ops);
+        let bytes = 0;
+        for (const it of items) {
+          const w = (writes[it.at] = this.#subWrite(it, now, ops));
+          bytes += w.key.length + w.record.length + (w.delta?.length ?? 0);
+        }
+        // What the issuer answers (every record, to send on) must fit one message: refused before anything is written.
+        if (bytes > MAX_WRITE_MANY_BYTES)
+          throw new DataTypeError('DT_BAD_OP', `the update's records would be ${bytes} bytes, over the limit of ${MAX_WRITE_MANY_BYTES} one update may write; split it into smaller updates (fewer ops, or smaller values)`);
       });
       const duplicates = writes.filter((w) => w.duplicate).length;
       this.#duplicates += duplicates;
@@ -873,9 +882,8 @@ export class Store {
     if (op.op === 'increment') {
       if (old !== undefined && !isCounter(old)) throw this.#wrongType(it.dk, kindOf(old), 'a counter field increment');
       const inc = increment(old?.state ?? EMPTY_COUNTER, this.#actors.actor(epoch), op.amount, it.id);
-      const delta = encodeCounterDelta(inc.delta);
-      if (inc.duplicate) return { key: it.k, record: it.stored!, delta, duplicate: true }; // a logged id: old came from stored
-      return { key: it.k, record: this.#persistCounter(it.dk, old, it.stored, inc.state, epoch, ops), delta, duplicate: false };
+      if (inc.duplicate) return { key: it.k, record: it.stored!, duplicate: true }; // a logged id: old came from stored; its delta would be this same full state
+      return { key: it.k, record: this.#persistCounter(it.dk, old, it.stored, inc.state, epoch, ops), delta: encodeCounterDelta(inc.delta), duplicate: false };
     }
     if (old !== undefined && isCounter(old)) throw this.#wrongType(it.dk, 'a counter', `an ${op.op} op`);
     const local = old?.versions ?? EMPTY_VERSIONS;

@@ -149,7 +149,7 @@ const CALLS: Readonly<Record<BucketType, string>> = {
   kv: 'Put, Get, Delete, GetMany, PutMany and Stream (ringkv put, get, del)',
   counter: 'CounterUpdate and CounterGet (ringkv counter incr, decr, get)',
   set: 'SetUpdate, SetRead and SetContains (ringkv set add, rm, list, has)',
-  map: 'MapUpdate and MapRead (ringkv map set, enable, disable, incr, add, rm, show)',
+  map: 'MapUpdate and MapRead (ringkv map set, enable, disable, incr, add, rm, get)',
 };
 
 /**

@@ -3,8 +3,9 @@
  * (docs/data-types.md#maps). A field is named by a dotted PATH of UTF-8 names: every name
  * but the last is a nested map, and the command says the last one's type (set: a
  * register; enable, disable: a flag; incr: a counter; add: a set). `rm` removes what a
- * read shows under PATH, whatever its type. Each command is one update (rm and disable
- * read first), with a deadline, as put and get are.
+ * read shows under PATH, whatever its type. Each command is one update, with a deadline,
+ * as put and get are; rm and disable read the map first, and send what they remove in
+ * updates of at most 1,000 ops.
  *
  * Owns: the path syntax, what the commands print and their exit codes. Must not: import at
  * load what only the actions need.
@@ -52,11 +53,12 @@ function mapCommand(parent: Command, name: string, description: string): Command
 
 const writeFlags = (c: Command): Command => c.option('--w <w>', 'replicas that must acknowledge (1..N; 0 or unset: a majority of N)', quorum);
 
-/** One update of `ops` to the map KEY, printing how many ops it applied. */
+/** `ops` applied to the map KEY, in updates of at most MAX_MAP_OPS (each applied whole); how many ops were applied. */
 async function update(key: string, o: MapOpts, ops: (c: Client) => Promise<MapOp[]>): Promise<number> {
   return withClient(o, async (c) => {
+    const { MAX_MAP_OPS } = await import('../../client/maps.js');
     const list = await ops(c);
-    if (list.length > 0) await c.mapUpdate(key, list, { bucket: o.bucket, w: o.w });
+    for (let i = 0; i < list.length; i += MAX_MAP_OPS) await c.mapUpdate(key, list.slice(i, i + MAX_MAP_OPS), { bucket: o.bucket, w: o.w });
     return list.length;
   });
 }

@@ -258,7 +258,8 @@ describe('maps', () => {
     await bad([{ path: ['a', 'b', 'c', 'd'].map((n) => field(n, 'MAP')).concat(field('e', 'FLAG')), enable: true }], /5 nested fields is over the limit of 4/);
     await bad([{ path: [field('a', 'FLAG'), field('b', 'FLAG')], enable: true }], /only a map field has fields/);
     await bad([{ path: [field('', 'FLAG')], enable: true }], /at least one byte/);
-    await bad([{ path: [], enable: true }], /not the parent itself/);
+    await bad([{ path: [], enable: true }], /op 0 names no field/);
+    await bad([{ path: [], add: B('loose') }], /op 0 names no field: a map op's path names the field/);
     await bad([{ path: [field('a', 'FLAG')], enable: true }, { path: [field('a', 'FLAG')], remove: { context: B('x') } }], /same element or field/);
     await bad([], /1 to 1000/);
     await bad(Array.from({ length: MAX_MAP_OPS + 1 }, (_, i) => ({ path: [field(`f${i}`, 'FLAG')], enable: true })), /1 to 1000/);
