@@ -1,0 +1,181 @@
+/**
+ * Compare-and-set's consensus core (issue 31): single-decree Paxos per key, one decree
+ * after another, as Cassandra's lightweight transactions run it among a key's replicas —
+ * pure functions of their inputs, proven by test/property/paxos.property.test.ts (a
+ * simulated network that delays, drops, duplicates and reorders, every history checked by
+ * a linearizability search) before any process runs them.
+ *
+ * Each replica keeps, per key, an **acceptor**: the highest ballot it promised, the latest
+ * proposal it accepted that it has not seen committed, and the latest committed proposal
+ * (the register's value). A proposer's round:
+ *
+ * 1. **Prepare** with a ballot above every one it has seen; a quorum of promises carries
+ *    their accepted and committed proposals (`afterPrepare`):
+ *    - a proposal accepted above the latest commit may have been chosen: the proposer
+ *      re-proposes it under its own ballot and commits it (finishing another's decree),
+ *      then starts again;
+ *    - otherwise the latest commit is the register's value at this ballot: a read answers
+ *      it, and a compare-and-set decides on it (`decide`).
+ * 2. **Propose** the new value under the ballot: a quorum of acceptances chooses it; the
+ *    commit then goes to every replica (learning, off the client's path). Two round trips
+ *    to a quorum when nothing contends.
+ *
+ * Every proposal carries its request's id, so a proposer that sees its own proposal
+ * finished or committed knows it applied; and once a proposal of its own may have been
+ * accepted anywhere without a quorum, it never answers "not applied" (another round may
+ * yet finish it): only applied, or unknown.
+ *
+ * Owns: ballots, the acceptor's rules, and what a proposer does with its replies. Must
+ * not: do I/O, read a clock, or keep state of its own (the store persists acceptors; the
+ * coordinator sends the messages).
+ */
+
+/** A ballot: a number, then the proposer's id to break ties. Ordered by `compareBallots`. */
+export interface Ballot {
+  readonly n: number;
+  readonly by: string;
+}
+
+/** Below every ballot a proposer makes. */
+export const NO_BALLOT: Ballot = { n: 0, by: '' };
+
+export function compareBallots(a: Ballot, b: Ballot): number {
+  return a.n - b.n || (a.by < b.by ? -1 : a.by > b.by ? 1 : 0);
+}
+
+const maxBallot = (a: Ballot, b: Ballot): Ballot => (compareBallots(a, b) >= 0 ? a : b);
+
+/** The proposer `by`'s next ballot: above `seen` (the highest it has seen), and above `floor` (a clock in ms, say, so that restarts do not reuse ballots). */
+export function nextBallot(seen: Ballot, by: string, floor = 0): Ballot {
+  return { n: Math.max(seen.n + 1, floor), by };
+}
+
+/** A proposal: the register's value after it (null: absent), under a ballot, for the request `id`. */
+export interface Proposal<V> {
+  readonly ballot: Ballot;
+  readonly value: V | null;
+  readonly id: string;
+}
+
+/** One replica's Paxos state of one key. */
+export interface Acceptor<V> {
+  readonly promised: Ballot;
+  /** The latest proposal accepted and not known committed (one at or below `committed` is dropped). */
+  readonly accepted: Proposal<V> | undefined;
+  /** The latest committed proposal: the register's value here. */
+  readonly committed: Proposal<V> | undefined;
+}
+
+export const EMPTY_ACCEPTOR: Acceptor<never> = { promised: NO_BALLOT, accepted: undefined, committed: undefined };
+
+export type PrepareReply<V> =
+  | { readonly promised: true; readonly accepted: Proposal<V> | undefined; readonly committed: Proposal<V> | undefined }
+  | { readonly promised: false; readonly higher: Ballot };
+
+export type ProposeReply = { readonly accepted: true } | { readonly accepted: false; readonly higher: Ballot };
+
+/** A prepare: promised when `ballot` is above every ballot promised here (and then the acceptor's proposals go back). */
+export function onPrepare<V>(a: Acceptor<V>, ballot: Ballot): { acceptor: Acceptor<V>; reply: PrepareReply<V> } {
+  if (compareBallots(ballot, a.promised) <= 0) return { acceptor: a, reply: { promised: false, higher: a.promised } };
+  return { acceptor: { ...a, promised: ballot }, reply: { promised: true, accepted: a.accepted, committed: a.committed } };
+}
+
+/** A proposal: accepted when its ballot is at least the one promised here. */
+export function onPropose<V>(a: Acceptor<V>, p: Proposal<V>): { acceptor: Acceptor<V>; reply: ProposeReply } {
+  if (compareBallots(p.ballot, a.promised) < 0) return { acceptor: a, reply: { accepted: false, higher: a.promised } };
+  return { acceptor: { ...a, promised: p.ballot, accepted: p }, reply: { accepted: true } };
+}
+
+/**
+ * A commit (a proposal a quorum accepted): kept when newer than the commit held. A
+ * commit raises the promise to its ballot (no proposal below a chosen one can matter),
+ * and drops an accepted proposal it covers.
+ */
+export function onCommit<V>(a: Acceptor<V>, p: Proposal<V>): Acceptor<V> {
+  const newer = a.committed === undefined || compareBallots(p.ballot, a.committed.ballot) > 0;
+  const committed = newer ? p : a.committed;
+  const accepted = a.accepted !== undefined && compareBallots(a.accepted.ballot, committed!.ballot) <= 0 ? undefined : a.accepted;
+  return { promised: maxBallot(a.promised, p.ballot), accepted, committed };
+}
+
+/**
+ * Whether a proposal that `rejections` of `n` acceptors refused may have been accepted by
+ * another: unless every acceptor refused it (a refusal is final for its ballot: promises
+ * only rise), an acceptance may be on its way or lost. A proposer whose own proposal may
+ * have been accepted must not answer "not applied" (`decide`'s `mayHaveApplied`), nor
+ * whose proposal timed out.
+ */
+export function mayHaveBeenAccepted(rejections: number, n: number): boolean {
+  return rejections < n;
+}
+
+/** What a proposer does after a prepare round (`afterPrepare`). */
+export type AfterPrepare<V> =
+  /** Too few promises: start again above `higher`. */
+  | { readonly kind: 'retry'; readonly higher: Ballot }
+  /** A proposal accepted above the latest commit: re-propose its value and id under this ballot, commit it, start again. */
+  | { readonly kind: 'finish'; readonly value: V | null; readonly id: string }
+  /** The register's value at this ballot (undefined: never written), and the replies whose commit lags it (send them the commit). */
+  | { readonly kind: 'current'; readonly committed: Proposal<V> | undefined; readonly lagging: readonly number[] };
+
+/** The quorum of N replicas: a majority. */
+export const quorumOf = (n: number): number => Math.floor(n / 2) + 1;
+
+/**
+ * A prepare round's outcome from its replies (one per replica that answered, in any
+ * order), needing `quorum` promises. Rejections say how high to go next.
+ */
+export function afterPrepare<V>(replies: readonly PrepareReply<V>[], quorum: number): AfterPrepare<V> {
+  let higher = NO_BALLOT;
+  const promises: Extract<PrepareReply<V>, { promised: true }>[] = [];
+  for (const r of replies) {
+    if (r.promised) promises.push(r);
+    else higher = maxBallot(higher, r.higher);
+  }
+  if (promises.length < quorum) return { kind: 'retry', higher };
+  let committed: Proposal<V> | undefined;
+  for (const r of promises) if (r.committed !== undefined && (committed === undefined || compareBallots(r.committed.ballot, committed.ballot) > 0)) committed = r.committed;
+  let inProgress: Proposal<V> | undefined;
+  for (const r of promises) {
+    const a = r.accepted;
+    if (a === undefined || (committed !== undefined && compareBallots(a.ballot, committed.ballot) <= 0)) continue;
+    if (inProgress === undefined || compareBallots(a.ballot, inProgress.ballot) > 0) inProgress = a;
+  }
+  if (inProgress !== undefined) return { kind: 'finish', value: inProgress.value, id: inProgress.id };
+  const lagging: number[] = [];
+  if (committed !== undefined) replies.forEach((r, i) => r.promised && (r.committed === undefined || compareBallots(r.committed.ballot, committed!.ballot) < 0) && lagging.push(i));
+  return { kind: 'current', committed, lagging };
+}
+
+/**
+ * A conditional write, decided on the register's value at the proposer's ballot:
+ * `expect` undefined writes whatever is there (an unconditional write through consensus);
+ * null writes only if absent; a value writes only if the register holds exactly that.
+ * `equal` compares values.
+ */
+export interface Condition<V> {
+  readonly expect?: V | null;
+  readonly value: V | null;
+}
+
+/** What a compare-and-set does with the register's value at its ballot (`decide`). */
+export type Decision<V> =
+  | { readonly kind: 'propose'; readonly value: V | null }
+  | { readonly kind: 'applied' }
+  | { readonly kind: 'not-applied'; readonly current: V | null }
+  | { readonly kind: 'unknown' };
+
+/**
+ * The decision of request `id` given the register's latest commit at its ballot:
+ * applied already when that commit is its own; not applied when the condition fails —
+ * unless a proposal of its own may have been accepted somewhere (`mayHaveApplied`), which
+ * another round could still finish: then unknown, never "not applied", and it proposes
+ * nothing more (a second proposal could apply it twice).
+ */
+export function decide<V>(c: Condition<V>, id: string, current: Proposal<V> | undefined, mayHaveApplied: boolean, equal: (a: V, b: V) => boolean): Decision<V> {
+  if (current !== undefined && current.id === id) return { kind: 'applied' };
+  if (mayHaveApplied) return { kind: 'unknown' };
+  const held = current?.value ?? null;
+  const holds = c.expect === undefined || (c.expect === null ? held === null : held !== null && equal(held, c.expect));
+  return holds ? { kind: 'propose', value: c.value } : { kind: 'not-applied', current: held };
+}

@@ -1,0 +1,93 @@
+/**
+ * The Paxos core's rules one by one (src/replication/paxos.ts): ballots, the acceptor's
+ * promise, accept and commit, what a proposer makes of a prepare round, and the
+ * compare-and-set decision. The whole under a hostile network is
+ * test/property/paxos.property.test.ts's.
+ */
+import { describe, expect, it } from 'vitest';
+import { EMPTY_ACCEPTOR, NO_BALLOT, afterPrepare, compareBallots, decide, mayHaveBeenAccepted, nextBallot, onCommit, onPrepare, onPropose, quorumOf, type Acceptor, type Ballot, type PrepareReply, type Proposal } from '../../../src/replication/paxos.js';
+
+const b = (n: number, by = 'x'): Ballot => ({ n, by });
+const p = (n: number, value: string | null, id = `r${n}`, by = 'x'): Proposal<string> => ({ ballot: b(n, by), value, id });
+const eq = (x: string, y: string): boolean => x === y;
+
+describe('ballots', () => {
+  it('order by number, then by proposer; the next is above what was seen and a floor', () => {
+    expect(compareBallots(b(2, 'a'), b(1, 'z'))).toBeGreaterThan(0);
+    expect(compareBallots(b(2, 'a'), b(2, 'b'))).toBeLessThan(0);
+    expect(compareBallots(b(2, 'a'), b(2, 'a'))).toBe(0);
+    expect(nextBallot(b(7, 'q'), 'p')).toEqual(b(8, 'p'));
+    expect(nextBallot(b(7, 'q'), 'p', 1000)).toEqual(b(1000, 'p'));
+    expect(compareBallots(NO_BALLOT, b(1, ''))).toBeLessThan(0);
+    expect(quorumOf(3)).toBe(2);
+    expect(quorumOf(5)).toBe(3);
+    expect(quorumOf(4)).toBe(3);
+  });
+});
+
+describe('the acceptor', () => {
+  it('promises only above its promise, and answers what it accepted and committed', () => {
+    const a0: Acceptor<string> = EMPTY_ACCEPTOR;
+    const first = onPrepare(a0, b(5));
+    expect(first.reply).toEqual({ promised: true, accepted: undefined, committed: undefined });
+    expect(onPrepare(first.acceptor, b(5)).reply).toEqual({ promised: false, higher: b(5) });
+    expect(onPrepare(first.acceptor, b(4)).reply).toEqual({ promised: false, higher: b(5) });
+    const accepted = onPropose(first.acceptor, p(5, 'v')).acceptor;
+    expect(onPrepare(accepted, b(6)).reply).toEqual({ promised: true, accepted: p(5, 'v'), committed: undefined });
+  });
+
+  it('accepts at or above its promise, refuses below, naming the promise', () => {
+    const a = onPrepare(EMPTY_ACCEPTOR as Acceptor<string>, b(5)).acceptor;
+    expect(onPropose(a, p(4, 'old')).reply).toEqual({ accepted: false, higher: b(5) });
+    expect(onPropose(a, p(5, 'v')).acceptor.accepted).toEqual(p(5, 'v'));
+    expect(onPropose(a, p(9, 'w')).acceptor.promised).toEqual(b(9));
+  });
+
+  it('keeps the newest commit, drops the accepted proposal it covers, and raises the promise', () => {
+    let a: Acceptor<string> = onPropose(EMPTY_ACCEPTOR as Acceptor<string>, p(3, 'v')).acceptor;
+    a = onCommit(a, p(3, 'v'));
+    expect(a).toEqual({ promised: b(3), accepted: undefined, committed: p(3, 'v') });
+    expect(onCommit(a, p(2, 'older'))).toEqual(a); // an older commit changes nothing
+    a = onPropose(a, p(7, 'w')).acceptor;
+    expect(onCommit(a, p(5, 'u'))).toEqual({ promised: b(7), accepted: p(7, 'w'), committed: p(5, 'u') }); // a newer proposal stays
+  });
+});
+
+describe('a prepare round', () => {
+  const promise = (accepted?: Proposal<string>, committed?: Proposal<string>): PrepareReply<string> => ({ promised: true, accepted, committed });
+  const refused = (n: number): PrepareReply<string> => ({ promised: false, higher: b(n) });
+
+  it('retries above the highest refusal without a quorum of promises', () => {
+    expect(afterPrepare([promise(), refused(9), refused(4)], 2)).toEqual({ kind: 'retry', higher: b(9) });
+    expect(afterPrepare([promise()], 2)).toEqual({ kind: 'retry', higher: NO_BALLOT });
+  });
+
+  it('finishes the newest proposal accepted above the latest commit', () => {
+    expect(afterPrepare([promise(p(4, 'a'), p(2, 'c')), promise(p(6, 'b'), p(3, 'd')), refused(9)], 2)).toEqual({ kind: 'finish', value: 'b', id: 'r6' });
+    // One at or below the latest commit is no decree in progress.
+    expect(afterPrepare([promise(p(3, 'a'), undefined), promise(undefined, p(3, 'a'))], 2)).toEqual({ kind: 'current', committed: p(3, 'a'), lagging: [0] });
+  });
+
+  it('gives the latest commit, and which promises lag it', () => {
+    expect(afterPrepare([promise(undefined, p(2, 'x')), promise(undefined, p(5, 'y')), promise()], 2)).toEqual({ kind: 'current', committed: p(5, 'y'), lagging: [0, 2] });
+    expect(afterPrepare([promise(), promise()], 2)).toEqual({ kind: 'current', committed: undefined, lagging: [] });
+  });
+});
+
+describe('the compare-and-set decision', () => {
+  it('proposes when the condition holds, refuses with the value held when not', () => {
+    expect(decide({ expect: null, value: 'v' }, 'r', undefined, false, eq)).toEqual({ kind: 'propose', value: 'v' }); // if absent
+    expect(decide({ expect: null, value: 'v' }, 'r', p(1, 'w'), false, eq)).toEqual({ kind: 'not-applied', current: 'w' });
+    expect(decide({ expect: 'w', value: 'v' }, 'r', p(1, 'w'), false, eq)).toEqual({ kind: 'propose', value: 'v' });
+    expect(decide({ expect: 'w', value: 'v' }, 'r', p(1, null), false, eq)).toEqual({ kind: 'not-applied', current: null }); // deleted is absent
+    expect(decide({ value: null }, 'r', p(1, 'w'), false, eq)).toEqual({ kind: 'propose', value: null }); // unconditional
+  });
+
+  it('is applied when the latest commit is its own; unknown, never refused, once its proposal may have been accepted', () => {
+    expect(decide({ expect: 'nope', value: 'v' }, 'r1', p(1, 'v', 'r1'), true, eq)).toEqual({ kind: 'applied' });
+    expect(decide({ expect: 'nope', value: 'v' }, 'r1', p(1, 'w', 'r0'), true, eq)).toEqual({ kind: 'unknown' });
+    expect(decide({ expect: 'w', value: 'v' }, 'r1', p(1, 'w', 'r0'), true, eq)).toEqual({ kind: 'unknown' }); // no second proposal
+    expect(mayHaveBeenAccepted(2, 3)).toBe(true);
+    expect(mayHaveBeenAccepted(3, 3)).toBe(false);
+  });
+});
