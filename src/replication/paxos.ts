@@ -5,9 +5,9 @@
  * simulated network that delays, drops, duplicates and reorders, every history checked by
  * a linearizability search) before any process runs them.
  *
- * Each replica keeps, per key, an **acceptor**: the highest ballot it promised, the latest
- * proposal it accepted that it has not seen committed, and the latest committed proposal
- * (the register's value). A proposer's round:
+ * Each replica keeps, per key, an **acceptor** (storage/paxos.ts: the highest ballot it
+ * promised, the latest proposal it accepted that it has not seen committed, and the
+ * latest committed proposal: the register's value). A proposer's round:
  *
  * 1. **Prepare** with a ballot above every one it has seen; a quorum of promises carries
  *    their accepted and committed proposals (`afterPrepare`):
@@ -25,77 +25,15 @@
  * accepted anywhere without a quorum, it never answers "not applied" (another round may
  * yet finish it): only applied, or unknown.
  *
- * Owns: ballots, the acceptor's rules, and what a proposer does with its replies. Must
- * not: do I/O, read a clock, or keep state of its own (the store persists acceptors; the
- * coordinator sends the messages).
+ * Owns: a proposer's ballots and what it does with its replies. Must not: do I/O, read a
+ * clock, or keep state of its own (the store keeps acceptors; the coordinator will send
+ * the messages).
  */
-
-/** A ballot: a number, then the proposer's id to break ties. Ordered by `compareBallots`. */
-export interface Ballot {
-  readonly n: number;
-  readonly by: string;
-}
-
-/** Below every ballot a proposer makes. */
-export const NO_BALLOT: Ballot = { n: 0, by: '' };
-
-export function compareBallots(a: Ballot, b: Ballot): number {
-  return a.n - b.n || (a.by < b.by ? -1 : a.by > b.by ? 1 : 0);
-}
-
-const maxBallot = (a: Ballot, b: Ballot): Ballot => (compareBallots(a, b) >= 0 ? a : b);
+import { NO_BALLOT, compareBallots, maxBallot, type Ballot, type PrepareReply, type Proposal } from '../storage/index.js';
 
 /** The proposer `by`'s next ballot: above `seen` (the highest it has seen), and above `floor` (a clock in ms, say, so that restarts do not reuse ballots). */
 export function nextBallot(seen: Ballot, by: string, floor = 0): Ballot {
   return { n: Math.max(seen.n + 1, floor), by };
-}
-
-/** A proposal: the register's value after it (null: absent), under a ballot, for the request `id`. */
-export interface Proposal<V> {
-  readonly ballot: Ballot;
-  readonly value: V | null;
-  readonly id: string;
-}
-
-/** One replica's Paxos state of one key. */
-export interface Acceptor<V> {
-  readonly promised: Ballot;
-  /** The latest proposal accepted and not known committed (one at or below `committed` is dropped). */
-  readonly accepted: Proposal<V> | undefined;
-  /** The latest committed proposal: the register's value here. */
-  readonly committed: Proposal<V> | undefined;
-}
-
-export const EMPTY_ACCEPTOR: Acceptor<never> = { promised: NO_BALLOT, accepted: undefined, committed: undefined };
-
-export type PrepareReply<V> =
-  | { readonly promised: true; readonly accepted: Proposal<V> | undefined; readonly committed: Proposal<V> | undefined }
-  | { readonly promised: false; readonly higher: Ballot };
-
-export type ProposeReply = { readonly accepted: true } | { readonly accepted: false; readonly higher: Ballot };
-
-/** A prepare: promised when `ballot` is above every ballot promised here (and then the acceptor's proposals go back). */
-export function onPrepare<V>(a: Acceptor<V>, ballot: Ballot): { acceptor: Acceptor<V>; reply: PrepareReply<V> } {
-  if (compareBallots(ballot, a.promised) <= 0) return { acceptor: a, reply: { promised: false, higher: a.promised } };
-  return { acceptor: { ...a, promised: ballot }, reply: { promised: true, accepted: a.accepted, committed: a.committed } };
-}
-
-/** A proposal: accepted when its ballot is at least the one promised here. */
-export function onPropose<V>(a: Acceptor<V>, p: Proposal<V>): { acceptor: Acceptor<V>; reply: ProposeReply } {
-  if (compareBallots(p.ballot, a.promised) < 0) return { acceptor: a, reply: { accepted: false, higher: a.promised } };
-  return { acceptor: { ...a, promised: p.ballot, accepted: p }, reply: { accepted: true } };
-}
-
-/**
- * A commit (a proposal a quorum accepted): kept when newer than the commit held. A
- * commit raises the promise to its ballot (no proposal below a chosen one can matter),
- * and drops an accepted proposal it covers.
- */
-export function onCommit<V>(a: Acceptor<V>, p: Proposal<V>): Acceptor<V> {
-  const newer = a.committed === undefined || compareBallots(p.ballot, a.committed.ballot) > 0;
-  const committed = newer ? p : a.committed;
-  const accepted = a.accepted !== undefined && compareBallots(a.accepted.ballot, committed!.ballot) <= 0 ? undefined : a.accepted;
-  return { promised: maxBallot(a.promised, p.ballot), accepted, committed };
 }
 
 /**

@@ -61,6 +61,8 @@ const RECORD_FORMAT_IDS = 2;
 const RECORD_FORMAT_EXTRAS = 3;
 /** A counter's record (counter.ts). */
 export const COUNTER_RECORD_FORMAT = 4;
+/** A compare-and-set register's acceptor (paxos.ts; issue 31): not stored by any request yet. */
+export const PAXOS_RECORD_FORMAT = 5;
 const EXTRA_EXPIRES = 1;
 const EXTRA_AT = 2;
 const CONTEXT_FORMAT = 1;
@@ -121,6 +123,12 @@ export class Reader {
       scale *= 0x80;
     }
     throw new DecodeError('integer out of range');
+  }
+  /** A varint, refused unless in its shortest form (so a canonical record re-encodes to its own bytes); `what` names the record. */
+  uint(what: string): number {
+    const at = this.pos, n = this.varint();
+    if (this.pos - at !== varintSize(n)) throw new DecodeError(`${what}: an integer not in its shortest form`);
+    return n;
   }
   bytes(len: number): Buffer {
     if (len > this.end - this.pos) throw new DecodeError('truncated');

@@ -474,12 +474,7 @@ function corrupt(what: string): never {
   throw new DecodeError(`counter record: ${what}`);
 }
 
-/** A varint, refused unless minimal (so a decoded record re-encodes to its own bytes). */
-function uint(r: Reader): number {
-  const at = r.pos, n = r.varint();
-  if (r.pos - at !== varintSize(n)) corrupt('an integer not in its shortest form');
-  return n;
-}
+const uint = (r: Reader): number => r.uint('counter record');
 
 function count(r: Reader, least: number, what: string): number {
   const n = uint(r);

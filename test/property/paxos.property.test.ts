@@ -1,8 +1,10 @@
 /**
- * Compare-and-set's Paxos core (src/replication/paxos.ts) in a deterministic simulation,
+ * Compare-and-set's Paxos core (src/storage/paxos.ts's acceptor, src/replication/paxos.ts's
+ * proposer rules) in a deterministic simulation,
  * on fixed seeds: three acceptors, three proposers each running a list of reads, writes
  * and compare-and-sets, and a network that delivers their messages in any order, drops
- * them, or delivers them twice; a proposer that waits too long starts a new round, and
+ * them, or delivers them twice, while acceptors' states are copied into each other now
+ * and then (joined, as anti-entropy, streaming and hints copy records: storage/paxos.ts); a proposer that waits too long starts a new round, and
  * gives up (an unknown outcome) after a few. Every history is checked by the
  * linearizability search (test/jepsen/linearizability.ts): reads, writes and CAS must
  * look as if each took effect at one instant inside its call, whatever the network did.
@@ -11,7 +13,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EMPTY_ACCEPTOR, afterPrepare, decide, mayHaveBeenAccepted, nextBallot, onCommit, onPrepare, onPropose, quorumOf, type Acceptor, type Ballot, type PrepareReply, type Proposal } from '../../src/replication/paxos.js';
+import { afterPrepare, decide, mayHaveBeenAccepted, nextBallot, quorumOf } from '../../src/replication/paxos.js';
+import { EMPTY_ACCEPTOR, compareBallots, joinAcceptors, onCommit, onPrepare, onPropose, type Acceptor, type Ballot, type PrepareReply, type Proposal } from '../../src/storage/paxos.js';
 import { checkLinearizable, type CasOp, type HistoryOp } from '../jepsen/linearizability.js';
 
 type Planned = { readonly kind: 'read' } | { readonly kind: 'write'; readonly value: string } | { readonly kind: 'cas'; readonly expect: string | null; readonly value: string };
@@ -180,6 +183,11 @@ function simulate(plans: Planned[][], choices: readonly number[], broken?: 'no-f
     else if (pick < 80 && inFlight.length > 0) deliver(inFlight.splice(Math.floor(c / 100) % inFlight.length, 1)[0]!);
     else if (pick < 88 && inFlight.length > 0) inFlight.splice(Math.floor(c / 100) % inFlight.length, 1); // dropped
     else if (pick < 93 && inFlight.length > 0) deliver(inFlight[Math.floor(c / 100) % inFlight.length]!); // delivered, and again later
+    else if (pick < 96) {
+      // Anti-entropy (or streaming, or a hint): one replica's state joined into another's.
+      const from = Math.floor(c / 100) % N, to = Math.floor(c / 300) % N;
+      if (from !== to) acceptors = acceptors.map((x, i) => (i === to ? joinAcceptors(x, acceptors[from]!, (a, b) => compareBallots(a.ballot, b.ballot) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) : x));
+    }
     else if (waiting.length > 0) timeout(waiting[Math.floor(c / 100) % waiting.length]!);
   }
   // Then a network that loses nothing: every call ends, applied, answered, or given up.
@@ -193,7 +201,7 @@ function simulate(plans: Planned[][], choices: readonly number[], broken?: 'no-f
   return history;
 }
 
-const compareN = (a: Ballot, b: Ballot): number => a.n - b.n || (a.by < b.by ? -1 : a.by > b.by ? 1 : 0);
+const compareN = compareBallots;
 
 const VALUES = ['a', 'b', 'c'];
 /** Each proposer's calls: reads, writes and CAS; values are unique per call (`p0.3`) so a read names its write. */
