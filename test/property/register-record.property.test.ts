@@ -1,5 +1,5 @@
 /**
- * The compare-and-set register's record (src/storage/paxos.ts, format 5), on fixed seeds:
+ * The compare-and-set register's record (src/storage/acceptor.ts, format 5), on fixed seeds:
  * states reached by the acceptor's own rules round-trip byte for byte; their join is
  * commutative, associative and idempotent on the bytes and never lowers a promise or a
  * commit; damaged bytes are refused with a DecodeError, never read as another state.
@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DecodeError } from '../../src/storage/codec.js';
-import { EMPTY_ACCEPTOR, compareBallots, decodeRegister, encodeRegister, joinAcceptors, onCommit, onPrepare, onPropose, proposalOrder, type RegisterState } from '../../src/storage/paxos.js';
+import { EMPTY_ACCEPTOR, compareBallots, decodeRegister, encodeRegister, joinAcceptors, onCommit, onPrepare, onPropose, proposalOrder, type RegisterState } from '../../src/storage/acceptor.js';
 
 const ballotArb = fc.record({ n: fc.integer({ min: 1, max: 6 }), by: fc.constantFrom('n1', 'n2', 'n3') });
 const valueArb = fc.option(fc.uint8Array({ maxLength: 12 }).map((b) => Buffer.from(b)), { nil: null });

@@ -1,12 +1,12 @@
 /**
- * The Paxos core's rules one by one (src/storage/paxos.ts, src/replication/paxos.ts): ballots, the acceptor's
+ * The Paxos core's rules one by one (src/storage/acceptor.ts, src/replication/paxos.ts): ballots, the acceptor's
  * promise, accept and commit, what a proposer makes of a prepare round, and the
  * compare-and-set decision. The whole under a hostile network is
  * test/property/paxos.property.test.ts's.
  */
 import { describe, expect, it } from 'vitest';
 import { afterPrepare, decide, mayHaveBeenAccepted, nextBallot, quorumOf } from '../../../src/replication/paxos.js';
-import { EMPTY_ACCEPTOR, NO_BALLOT, compareBallots, onCommit, onPrepare, onPropose, type Acceptor, type Ballot, type PrepareReply, type Proposal } from '../../../src/storage/paxos.js';
+import { EMPTY_ACCEPTOR, NO_BALLOT, compareBallots, onCommit, onPrepare, onPropose, type Acceptor, type Ballot, type PrepareReply, type Proposal } from '../../../src/storage/acceptor.js';
 
 const b = (n: number, by = 'x'): Ballot => ({ n, by });
 const p = (n: number, value: string | null, id = `r${n}`, by = 'x'): Proposal<string> => ({ ballot: b(n, by), value, id });
