@@ -102,6 +102,11 @@ export function joinAcceptors<V>(a: Acceptor<V>, b: Acceptor<V>, order: (x: Prop
 
 /* ---------------------------------------------------------------- record format 5 */
 
+/** Whether two states are the same (their canonical bytes are). */
+export function sameRegister(a: RegisterState, b: RegisterState): boolean {
+  return encodeRegister(a).equals(encodeRegister(b));
+}
+
 /** A register's value as the store keeps it: bytes, or null (absent). */
 export type RegisterState = Acceptor<Buffer>;
 
@@ -196,7 +201,7 @@ function proposal(r: Reader): Proposal<Buffer> | undefined {
 
 /** A decoded register record, and (a hint's) the time it has been held since. */
 export interface StoredRegister {
-  readonly state: RegisterState;
+  readonly register: RegisterState;
   readonly heldSince?: number | undefined;
 }
 
@@ -221,6 +226,6 @@ export function decodeRegister(bytes: Uint8Array): StoredRegister {
   if (accepted !== undefined && compareBallots(accepted.ballot, promised) > 0) corrupt('an accepted proposal above its promise');
   if (accepted !== undefined && committed !== undefined && compareBallots(accepted.ballot, committed.ballot) <= 0) corrupt('an accepted proposal at or below its commit');
   if (committed !== undefined && compareBallots(committed.ballot, promised) > 0) corrupt('a commit above its promise');
-  const state = { promised, accepted, committed };
-  return heldSince === undefined ? { state } : { state, heldSince };
+  const register = { promised, accepted, committed };
+  return heldSince === undefined ? { register } : { register, heldSince };
 }

@@ -61,7 +61,7 @@ const RECORD_FORMAT_IDS = 2;
 const RECORD_FORMAT_EXTRAS = 3;
 /** A counter's record (counter.ts). */
 export const COUNTER_RECORD_FORMAT = 4;
-/** A compare-and-set register's acceptor (paxos.ts; issue 31): not stored by any request yet. */
+/** A compare-and-set register's acceptor (acceptor.ts; issue 31). */
 export const PAXOS_RECORD_FORMAT = 5;
 const EXTRA_EXPIRES = 1;
 const EXTRA_AT = 2;
@@ -292,11 +292,21 @@ export function encodeRecord(rec: StoredRecord, clockAt?: ClockSpan): Buffer {
 const isVersionsFormat = (format: number | undefined): boolean => format === RECORD_FORMAT || format === RECORD_FORMAT_IDS || format === RECORD_FORMAT_EXTRAS;
 
 /** Any record's format, a counter's included. */
-const isAnyFormat = (format: number | undefined): boolean => isVersionsFormat(format) || format === COUNTER_RECORD_FORMAT;
+const isAnyFormat = (format: number | undefined): boolean => isVersionsFormat(format) || format === COUNTER_RECORD_FORMAT || format === PAXOS_RECORD_FORMAT;
 
 /** True for a counter's record (format 4): decode it with counter.ts decodeCounter, not decodeRecord. */
 export function isCounterRecord(bytes: Uint8Array): boolean {
   return bytes.length > 0 && bytes[0] === COUNTER_RECORD_FORMAT;
+}
+
+/** True for a compare-and-set register's record (format 5): decode it with acceptor.ts decodeRegister. */
+export function isRegisterRecord(bytes: Uint8Array): boolean {
+  return bytes.length > 0 && bytes[0] === PAXOS_RECORD_FORMAT;
+}
+
+/** What a record of any format holds, for messages: 'versions', 'a counter' or 'a compare-and-set register'. */
+export function recordKind(bytes: Uint8Array): string {
+  return isCounterRecord(bytes) ? 'a counter' : isRegisterRecord(bytes) ? 'a compare-and-set register' : 'versions';
 }
 
 /**
@@ -306,7 +316,9 @@ export function isCounterRecord(bytes: Uint8Array): boolean {
 function checkFrame(buf: Buffer, counters = false): number {
   if (buf.length < 7) throw new DecodeError(`record of ${buf.length} bytes is too short`);
   if (!(counters ? isAnyFormat(buf[0]) : isVersionsFormat(buf[0])))
-    throw new DecodeError(buf[0] === COUNTER_RECORD_FORMAT ? 'a counter record (format 4) where versions were expected' : `unknown record format ${buf[0]}`);
+    throw new DecodeError(
+      buf[0] === COUNTER_RECORD_FORMAT ? 'a counter record (format 4) where versions were expected' : buf[0] === PAXOS_RECORD_FORMAT ? 'a compare-and-set register (format 5) where versions were expected' : `unknown record format ${buf[0]}`,
+    );
   const end = buf.length - 4;
   if (crc32(buf.subarray(0, end)) !== buf.readUInt32BE(end)) throw new DecodeError('checksum mismatch');
   return end;

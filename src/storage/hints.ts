@@ -28,7 +28,8 @@
  * joins infer along the way are kept whole. So a hint is bounded as any counter record
  * (entries per actor, LOG_MAX ops, voids per raced duplicate) under the same caps.
  */
-import { DecodeError, decodeRecord, encodeRecord, headerTime, isCounterRecord, tryDecode } from './codec.js';
+import { DecodeError, decodeRecord, encodeRecord, headerTime, isCounterRecord, isRegisterRecord, tryDecode } from './codec.js';
+import { decodeRegister, encodeRegister, joinAcceptors, proposalOrder, type StoredRegister } from './acceptor.js';
 import type { StoredRecord } from './codec.js';
 import { decodeCounter, encodeCounter, join as joinCounters } from './counter.js';
 import type { StoredCounter } from './counter.js';
@@ -46,10 +47,12 @@ import { reclaimable } from './ranges.js';
 import type { WriteQueue } from './write-queue.js';
 
 /** A hinted record of either kind, and its time. */
-type Held = StoredRecord | StoredCounter;
+type Held = StoredRecord | StoredCounter | StoredRegister;
 const isCounter = (r: Held): r is StoredCounter => 'state' in r;
-const decodeAny = (bytes: Uint8Array): Held => (isCounterRecord(bytes) ? decodeCounter(bytes) : decodeRecord(bytes));
-const timeOf = (r: Held): number | undefined => (isCounter(r) ? r.heldSince : r.deletedAt);
+const isRegister = (r: Held): r is StoredRegister => 'register' in r;
+const kindOf = (r: Held): string => (isCounter(r) ? 'a counter' : isRegister(r) ? 'a compare-and-set register' : 'versions');
+const decodeAny = (bytes: Uint8Array): Held => (isCounterRecord(bytes) ? decodeCounter(bytes) : isRegisterRecord(bytes) ? decodeRegister(bytes) : decodeRecord(bytes));
+const timeOf = (r: Held): number | undefined => (isCounter(r) || isRegister(r) ? r.heldSince : r.deletedAt);
 
 export interface Hint {
   readonly key: Buffer;
@@ -79,7 +82,8 @@ interface Deps {
 /** Two hinted records of one kind for `key`, joined (the caller checked the kinds): a map's register last-writer-wins (buckets/subkeys.ts subKeyPolicy), as the store joins it. */
 function join(key: Buffer, a: Held, b: Held): Held {
   if (isCounter(a) && isCounter(b)) return { state: joinCounters(a.state, b.state), ownerEpoch: undefined };
-  if (!isCounter(a) && !isCounter(b)) return { versions: (subKeyPolicy(key) === 'lww' ? mergeLww : merge)(a.versions, b.versions), ownerEpoch: undefined, deletedAt: undefined };
+  if (isRegister(a) && isRegister(b)) return { register: joinAcceptors(a.register, b.register, proposalOrder) };
+  if ('versions' in a && 'versions' in b) return { versions: (subKeyPolicy(key) === 'lww' ? mergeLww : merge)(a.versions, b.versions), ownerEpoch: undefined, deletedAt: undefined };
   throw new TypeError('a counter and versions cannot join');
 }
 
@@ -141,16 +145,16 @@ export class HintStore {
           } catch (e) {
             if (!(e instanceof DecodeError)) throw e;
           }
-          if (held !== undefined && isCounter(held) !== isCounter(incoming))
+          if (held !== undefined && kindOf(held) !== kindOf(incoming))
             throw new KvError(
               'KV_WRONG_TYPE',
-              `the hint for key ${showKey(key)} holds ${isCounter(held) ? 'a counter' : 'versions'}, and ${isCounter(incoming) ? "a counter's record" : 'a record of versions'} cannot join it; it was not stored. A key's type is its bucket's: one of these nodes has it wrong`,
+              `the hint for key ${showKey(key)} holds ${kindOf(held)}, and a record of ${kindOf(incoming)} cannot join it; it was not stored. A key's type is its bucket's: one of these nodes has it wrong`,
             );
           const at = held === undefined ? now : this.#timeOf(timeOf(held));
           if (held !== undefined && !this.#tooOld(at, now)) (joined = join(key, held, incoming)), (since = at);
         }
         // The hint keeps the time of its oldest part: that is what may be stale.
-        const value = isCounter(joined) ? encodeCounter(joined.state, undefined, since) : encodeRecord({ versions: joined.versions, ownerEpoch: undefined, deletedAt: since });
+        const value = isCounter(joined) ? encodeCounter(joined.state, undefined, since) : isRegister(joined) ? encodeRegister(joined.register, since) : encodeRecord({ versions: joined.versions, ownerEpoch: undefined, deletedAt: since });
         if (value.length > this.deps.settings.maxRecordBytes)
           throw new KvError('KV_RECORD_TOO_LARGE', `the hint for key ${showKey(key)} would hold ${value.length} bytes, over the limit of ${this.deps.settings.maxRecordBytes}`);
         const addCount = old === undefined ? 1 : 0;

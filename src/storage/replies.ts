@@ -11,7 +11,7 @@
  */
 import { subKeyPolicy, type SiblingPolicy } from '../buckets/index.js';
 import { createHash } from 'node:crypto';
-import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeRecord, encodeRecord, isCounterRecord, versionBytes, viewRecord } from './codec.js';
+import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeRecord, encodeRecord, isCounterRecord, isRegisterRecord, recordKind, versionBytes, viewRecord } from './codec.js';
 import { EMPTY_COUNTER, decodeCounter, encodeCounter, join as joinCounters, sameCounter, value } from './counter.js';
 import type { CounterState } from './counter.js';
 import { KvError } from './kv-errors.js';
@@ -52,7 +52,8 @@ export function resolveReplies(key: Key, replies: readonly (Uint8Array | undefin
   const now = o.now ?? Date.now();
   const check = contextCheckOf(k);
   const present = replies.filter((r): r is Uint8Array => r !== undefined);
-  if (present.some(isCounterRecord)) throw new KvError('KV_WRONG_TYPE', "a replica answered a read of versions with a counter's record: the key is a counter; read it as one");
+  const other = present.find((r) => isCounterRecord(r) || isRegisterRecord(r));
+  if (other !== undefined) throw new KvError('KV_WRONG_TYPE', `a replica answered a read of versions with the record of ${recordKind(other)}: read the key as its bucket's type`);
   if (present.length === 0) {
     return { values: [], context: contextFromClock(check, undefined), found: false, record: undefined, stale: replies.map(() => false) };
   }
@@ -99,7 +100,7 @@ export interface ResolvedCounter {
 export function resolveCounterReplies(replies: readonly (Uint8Array | undefined)[]): ResolvedCounter {
   const present = replies.filter((r): r is Uint8Array => r !== undefined);
   if (present.length === 0) return { value: 0n, found: false, record: undefined, stale: replies.map(() => false) };
-  for (const r of present) if (!isCounterRecord(r)) throw new KvError('KV_WRONG_TYPE', 'a replica answered a counter read with a record of versions: the key is no counter there; read it as its bucket\'s type');
+  for (const r of present) if (!isCounterRecord(r)) throw new KvError('KV_WRONG_TYPE', `a replica answered a counter read with the record of ${recordKind(r)}: the key is no counter there; read it as its bucket's type`);
   // The common case: every replica holds the same state. One decode, no join.
   const first = present[0]!;
   const firstBody = checked(() => versionBytes(first));

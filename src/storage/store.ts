@@ -11,8 +11,10 @@
  * keys new here, `ingest`), and the data types' operations (issue 30): a counter's
  * increment (`counterUpdate`, record format 4: counter.ts), the presence writes of set
  * elements as sub-keys in one batch (`writeMany`) and the paged read of a parent's
- * sub-keys (`readRange`). Every merge dispatches on the record's format: a counter joins
- * a counter; a counter met by versions, or versions by a counter, is refused
+ * sub-keys (`readRange`); a compare-and-set register's acceptor steps (`paxosPrepare`,
+ * `paxosPropose`, `paxosCommit`, record format 5: acceptor.ts), whose records merge by
+ * the acceptors' join. Every merge dispatches on the record's format: a counter joins
+ * a counter, a register a register; a record met by one of another kind is refused
  * (KV_WRONG_TYPE). Must not: network anything, decide ownership (docs/architecture.md),
  * or know a bucket's type (the coordinator checks an op against it; the store's guard is
  * the stored format).
@@ -23,9 +25,11 @@ import { DataTypeError, isSubKey, subKey, subKeyPolicy, type SiblingPolicy, type
 import { createHash, randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { Actors } from './actors.js';
-import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, isCounterRecord, skimRecord, spliceRecord, tryDecode, versionBytes, viewRecord } from './codec.js';
+import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, isCounterRecord, isRegisterRecord, recordKind, skimRecord, spliceRecord, tryDecode, versionBytes, viewRecord } from './codec.js';
 import { EMPTY_COUNTER, applyDelta, checkAmount, counterWriteId, decodeCounter, decodeCounterDelta, encodeCounter, encodeCounterDelta, entryConflicts, increment, join as joinCounters, sameCounter, value as counterValue } from './counter.js';
 import type { CounterDelta, CounterState, StoredCounter } from './counter.js';
+import { EMPTY_ACCEPTOR, decodeRegister, encodeRegister, joinAcceptors, onCommit, onPrepare, onPropose, proposalOrder, sameRegister } from './acceptor.js';
+import type { Ballot, PrepareReply, Proposal, ProposeReply, RegisterState, StoredRegister } from './acceptor.js';
 import type { ClockSpan, Context, RecordSkim, StoredRecord } from './codec.js';
 import { withIoErrors } from './engine.js';
 import type { Engine } from './engine.js';
@@ -132,6 +136,12 @@ export function writeIdOf(requestId: Uint8Array, value: Uint8Array | null, conte
   h.update(value === null ? TOMBSTONE_MARK : VALUE_MARK);
   if (value !== null) h.update(value);
   return h.digest().toString('latin1', 0, WRITE_ID_BYTES);
+}
+
+/** A Paxos ballot as given, refused (KV_BAD_OPTION) unless a positive safe integer and a proposer id of 1 to 255 latin1 characters. */
+function checkBallot(b: Ballot | undefined): void {
+  if (b === undefined || !Number.isSafeInteger(b.n) || b.n < 1 || typeof b.by !== 'string' || b.by.length === 0 || b.by.length > 255 || /[^\x00-\xff]/.test(b.by))
+    throw new KvError('KV_BAD_OPTION', `a Paxos ballot is a positive whole number and a proposer id of 1 to 255 latin1 characters, got ${JSON.stringify(b)?.slice(0, 80)}`);
 }
 
 /** A request id as given, refused (KV_BAD_REQUEST_ID) unless 1 to MAX_REQUEST_ID_BYTES bytes. */
@@ -275,12 +285,16 @@ interface SubItem extends Locked {
   readonly id: WriteId | undefined;
 }
 
-/** A decoded record of either kind: versions (formats 1 to 3) or a counter (format 4). */
-type Held = StoredRecord | StoredCounter;
+/** A decoded record of any kind: versions (formats 1 to 3), a counter (format 4) or a compare-and-set register (format 5). */
+type Held = StoredRecord | StoredCounter | StoredRegister;
 const isCounter = (r: Held): r is StoredCounter => 'state' in r;
+const isRegister = (r: Held): r is StoredRegister => 'register' in r;
+const isVersions = (r: Held): r is StoredRecord => 'versions' in r;
 /** A record received from another node: a counter's may be a delta, with a base (counter.ts CounterDelta). */
-type Received = StoredRecord | (StoredCounter & { readonly base?: CounterDelta['base'] });
-const kindOf = (r: Held): string => (isCounter(r) ? 'a counter' : 'versions (a plain key, a set element or a map register)');
+type Received = StoredRecord | (StoredCounter & { readonly base?: CounterDelta['base'] }) | StoredRegister;
+const kindOf = (r: Held): string => (isCounter(r) ? 'a counter' : isRegister(r) ? 'a compare-and-set register' : 'versions (a plain key, a set element or a map register)');
+/** Decode a record of any kind, by its format. */
+const decodeHeld = (bytes: Uint8Array): Held => (isCounterRecord(bytes) ? decodeCounter(bytes) : isRegisterRecord(bytes) ? decodeRegister(bytes) : decodeRecord(bytes));
 
 const EMPTY = Buffer.alloc(0);
 /** Where the clock of the record #persist last encoded lies (a put's context is it). */
@@ -572,7 +586,7 @@ export class Store {
   /** Decode a key's record (of either kind) for a read-merge-write. A corrupt one is set aside (an op), not lost. */
   #loadForWrite(dk: Buffer, bytes: Buffer, ops: QueueOp[]): Held | undefined {
     try {
-      return isCounterRecord(bytes) ? decodeCounter(bytes) : decodeRecord(bytes); // not through #checked: its closure would cost every write one
+      return decodeHeld(bytes); // not through #checked: its closure would cost every write one
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
       this.#corrupt(dk, e); // logged; the write goes on
@@ -676,6 +690,14 @@ export class Store {
     return record;
   }
 
+  /** Queue the op that stores a compare-and-set register for dk and return its record: only the size cap applies. */
+  #persistRegister(dk: Buffer, old: StoredRegister | undefined, prior: Buffer | undefined, state: RegisterState, ops: QueueOp[]): Buffer {
+    const record = encodeRegister(state);
+    this.#checkRecordSize(dk, record.length);
+    ops.push({ type: 'put', key: dk, value: record, prior: prior ?? null, priorIntact: old !== undefined }); // old was decoded from prior
+    return record;
+  }
+
   /** This node's actor for a key whose record has this owner epoch (none: a key only merged here). */
   #ownActor(ownerEpoch: number | undefined): Actor | undefined {
     return ownerEpoch === undefined ? undefined : this.#actors.actor(ownerEpoch);
@@ -700,7 +722,7 @@ export class Store {
       const { dk, check } = this.#locate(key);
       const bytes = await this.#gets.get(dk);
       if (bytes === undefined) return { values: [], context: contextFromClock(check, undefined), versions: 0, deleted: false };
-      if (isCounterRecord(bytes)) throw this.#wrongType(dk, 'a counter', 'a get (which reads versions)');
+      if (isCounterRecord(bytes) || isRegisterRecord(bytes)) throw this.#wrongType(dk, recordKind(bytes), 'a get (which reads versions)');
       const view = this.#checked(dk, () => viewRecord(bytes, this.#now()));
       return { values: view.values, context: contextFromClock(check, view.clock, view.format), versions: view.siblings, deleted: view.siblings > 0 && view.values.length === 0 };
     } finally {
@@ -757,7 +779,7 @@ export class Store {
       }
       const id = o.requestId === undefined ? undefined : this.#writeId(o.requestId, value, context ?? EMPTY);
       return await this.#change(dk, hi, lo, (old, ops, stored) => {
-        if (old !== undefined && isCounter(old)) throw this.#wrongType(dk, 'a counter', `a ${value === null ? 'delete' : 'put'}`);
+        if (old !== undefined && !isVersions(old)) throw this.#wrongType(dk, kindOf(old), `a ${value === null ? 'delete' : 'put'}`);
         const local = old?.versions ?? EMPTY_VERSIONS;
         if (id !== undefined && stored !== undefined && isDuplicate(local, id)) {
           // Applied here before (another coordinator, an earlier attempt): answer as then, write nothing.
@@ -811,6 +833,55 @@ export class Store {
     } finally {
       this.#leave();
     }
+  }
+
+  /**
+   * A Paxos prepare of the compare-and-set register at `key` under `ballot`, as this
+   * replica's acceptor (acceptor.ts onPrepare): promised when the ballot is above every one
+   * promised here, and the promise is written before the reply returns (durable as every
+   * write is, per the durability mode). KV_WRONG_TYPE for a key holding versions or a
+   * counter; KV_BAD_OPTION for a malformed ballot.
+   */
+  async paxosPrepare(key: Key, ballot: Ballot): Promise<PrepareReply<Buffer>> {
+    checkBallot(ballot);
+    return this.#acceptor(key, 'a Paxos prepare', (a) => onPrepare(a, ballot));
+  }
+
+  /** A Paxos proposal to the register at `key` (acceptor.ts onPropose): accepted, and written, when its ballot is at least the one promised here. */
+  async paxosPropose(key: Key, proposal: Proposal<Buffer>): Promise<ProposeReply> {
+    this.#checkProposal(proposal);
+    return this.#acceptor(key, 'a Paxos proposal', (a) => onPropose(a, proposal));
+  }
+
+  /** A Paxos commit to the register at `key` (acceptor.ts onCommit): kept when newer than the commit held. */
+  async paxosCommit(key: Key, proposal: Proposal<Buffer>): Promise<void> {
+    this.#checkProposal(proposal);
+    await this.#acceptor(key, 'a Paxos commit', (a) => ({ acceptor: onCommit(a, proposal), reply: undefined }));
+  }
+
+  /** One acceptor step on `key`'s register under its lock: the new state written when it changed, then the reply. */
+  async #acceptor<R>(key: Key, what: string, step: (a: RegisterState) => { acceptor: RegisterState; reply: R }): Promise<R> {
+    this.#enter();
+    try {
+      const { dk, hi, lo } = this.#locate(key);
+      return await this.#change(dk, hi, lo, (old, ops, stored) => {
+        if (old !== undefined && !isRegister(old)) throw this.#wrongType(dk, kindOf(old), what);
+        const before = old?.register ?? EMPTY_ACCEPTOR;
+        const { acceptor, reply } = step(before);
+        if (old === undefined || !sameRegister(acceptor, before)) this.#persistRegister(dk, old, stored, acceptor, ops);
+        return reply;
+      });
+    } finally {
+      this.#leave();
+    }
+  }
+
+  #checkProposal(p: Proposal<Buffer>): void {
+    checkBallot(p?.ballot);
+    if (typeof p.id !== 'string' || p.id.length === 0 || p.id.length > 255 || /[^\x00-\xff]/.test(p.id)) throw new KvError('KV_BAD_OPTION', 'a Paxos proposal names its request by an id of 1 to 255 latin1 characters');
+    if (p.value !== null && !(p.value instanceof Uint8Array)) throw new KvError('KV_BAD_VALUE', `a proposal's value is bytes or null (absent), got ${typeof p.value}`);
+    if (p.value !== null && p.value.length > this.settings.maxValueBytes)
+      throw new KvError('KV_VALUE_TOO_LARGE', `value of ${p.value.length} bytes is over the limit of ${this.settings.maxValueBytes}; split it (or raise limits.maxValueBytes)`);
   }
 
   /**
@@ -878,6 +949,7 @@ export class Store {
   /** One op of writeMany, on its sub-key's record as read under its lock: the record after it, its delta (an increment's), or the record as held for an op seen before. */
   #subWrite(it: SubItem, now: number, ops: QueueOp[]): SubWrite {
     const { op, old } = it;
+    if (old !== undefined && isRegister(old)) throw this.#wrongType(it.dk, kindOf(old), `an ${op.op} op`);
     const epoch = this.#actors.epochFor(old?.ownerEpoch);
     if (op.op === 'increment') {
       if (old !== undefined && !isCounter(old)) throw this.#wrongType(it.dk, kindOf(old), 'a counter field increment');
@@ -885,7 +957,7 @@ export class Store {
       if (inc.duplicate) return { key: it.k, record: it.stored!, duplicate: true }; // a logged id: old came from stored; its delta would be this same full state
       return { key: it.k, record: this.#persistCounter(it.dk, old, it.stored, inc.state, epoch, ops), delta: encodeCounterDelta(inc.delta), duplicate: false };
     }
-    if (old !== undefined && isCounter(old)) throw this.#wrongType(it.dk, 'a counter', `an ${op.op} op`);
+    if (old !== undefined && !isVersions(old)) throw this.#wrongType(it.dk, kindOf(old), `an ${op.op} op`);
     const local = old?.versions ?? EMPTY_VERSIONS;
     if (it.id !== undefined && it.stored !== undefined && isDuplicate(local, it.id)) return { key: it.k, record: it.stored, duplicate: true };
     const actor = this.#actors.actor(epoch);
@@ -1120,13 +1192,15 @@ export class Store {
       if (a.base !== undefined || b.base !== undefined) throw this.#gap(dk, 'two records for it in one batch, one of them a delta');
       return { state: joinCounters(a.state, b.state), ownerEpoch: undefined };
     }
-    if (!isCounter(a) && !isCounter(b)) return { versions: this.#join(userKeyOf(dk))(a.versions, b.versions), ownerEpoch: undefined, deletedAt: undefined };
-    throw this.#wrongType(dk, 'no record yet', 'one batch giving it both a counter and versions');
+    if (isVersions(a) && isVersions(b)) return { versions: this.#join(userKeyOf(dk))(a.versions, b.versions), ownerEpoch: undefined, deletedAt: undefined };
+    if (isRegister(a) && isRegister(b)) return { register: joinAcceptors(a.register, b.register, proposalOrder) };
+    throw this.#wrongType(dk, 'no record yet', `one batch giving it both ${kindOf(a)} and ${kindOf(b)}`);
   }
 
   /** A record sent by another node, of either kind (a counter's: a delta, or a full state); KV_BAD_RECORD when it does not decode. */
   #incoming(k: Buffer, record: Uint8Array): Received {
     try {
+      if (isRegisterRecord(record)) return { register: decodeRegister(record).register };
       return isCounterRecord(record) ? { ...decodeCounterDelta(record), ownerEpoch: undefined } : decodeRecord(record);
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
@@ -1154,7 +1228,14 @@ export class Store {
       if (old !== undefined && !isCounter(old)) throw this.#wrongType(dk, kindOf(old), "a counter's record");
       return this.#mergeCounter(dk, old, received, ops, stored);
     }
-    if (old !== undefined && isCounter(old)) throw this.#wrongType(dk, 'a counter', 'a record of versions');
+    if (isRegister(received)) {
+      if (old !== undefined && !isRegister(old)) throw this.#wrongType(dk, kindOf(old), "a compare-and-set register's record");
+      // The join of two replicas' acceptors (acceptor.ts says why that is safe for Paxos).
+      const joined = old === undefined ? received.register : joinAcceptors(old.register, received.register, proposalOrder);
+      if (old !== undefined && sameRegister(joined, old.register)) return { changed: false, versions: 1, record: stored! };
+      return { changed: true, versions: 1, record: this.#persistRegister(dk, old, stored, joined, ops) };
+    }
+    if (old !== undefined && !isVersions(old)) throw this.#wrongType(dk, kindOf(old), 'a record of versions');
     return this.#mergeVersions(dk, old, received.versions, ops, stored);
   }
 
@@ -1217,8 +1298,8 @@ export class Store {
             const [hi, lo] = [dk.readUInt32BE(1), dk.readUInt32BE(5)];
             return this.#change(dk, hi, lo, (old, ops, stored) => {
               ops.push({ type: 'del', key: xk });
-              const due = old === undefined || isCounter(old) ? undefined : nextExpiry(old.versions);
-              if (old === undefined || isCounter(old) || due === undefined || !expiryKey(due, dk).equals(xk)) return void stale++; // the record changed or went since (a counter never expires)
+              const due = old === undefined || !isVersions(old) ? undefined : nextExpiry(old.versions);
+              if (old === undefined || !isVersions(old) || due === undefined || !expiryKey(due, dk).equals(xk)) return void stale++; // the record changed or went since (a counter or register never expires)
               const after = withoutExpired(old.versions, now);
               if (after === old.versions) return void ops.pop(); // nothing expired (the entry is due, so not expected): the entry stays
               if (after === 'drop') {
@@ -1309,7 +1390,7 @@ export class Store {
           due.map(([pk, stamp]) => {
             const dk = dataKeyOfPrune(pk);
             return this.#change(dk, dk.readUInt32BE(1), dk.readUInt32BE(5), (old, ops, stored) => {
-              if (old === undefined || stored === undefined || isCounter(old) || !this.#prunableClock(old.versions, old.ownerEpoch)) {
+              if (old === undefined || stored === undefined || !isVersions(old) || !this.#prunableClock(old.versions, old.ownerEpoch)) {
                 ops.push({ type: 'del', key: pk }); // gone, or nothing to prune any more (a counter has no clock)
                 return void stale++;
               }

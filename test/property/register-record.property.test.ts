@@ -40,8 +40,8 @@ describe('the register record', () => {
         const b = encodeRegister(s, held);
         const d = decodeRegister(b);
         expect(d.heldSince).toBe(held);
-        expect(encodeRegister(d.state, d.heldSince).equals(b)).toBe(true);
-        expect(bytes(d.state)).toBe(bytes(s));
+        expect(encodeRegister(d.register, d.heldSince).equals(b)).toBe(true);
+        expect(bytes(d.register)).toBe(bytes(s));
       }),
       { seed: 5, numRuns: 500 },
     );
@@ -58,7 +58,7 @@ describe('the register record', () => {
           expect(compareBallots(j.promised, x.promised)).toBeGreaterThanOrEqual(0);
           if (x.committed) expect(compareBallots(j.committed!.ballot, x.committed.ballot)).toBeGreaterThanOrEqual(0);
         }
-        expect(bytes(decodeRegister(encodeRegister(j)).state)).toBe(bytes(j));
+        expect(bytes(decodeRegister(encodeRegister(j)).register)).toBe(bytes(j));
       }),
       { seed: 6, numRuns: 500 },
     );

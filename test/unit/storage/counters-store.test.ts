@@ -307,7 +307,7 @@ describe('resolveCounterReplies', () => {
     const damaged = Buffer.from(counter);
     damaged[3]! ^= 1;
     expect(() => resolveCounterReplies([counter, damaged])).toThrow(expect.objectContaining({ code: 'KV_BAD_RECORD', message: expect.stringMatching(/checksum mismatch/) as string }) as Error);
-    expect(() => resolveReplies('p', [plain, counter])).toThrow(expect.objectContaining({ code: 'KV_WRONG_TYPE', message: expect.stringMatching(/read it as one/) as string }) as Error);
+    expect(() => resolveReplies('p', [plain, counter])).toThrow(expect.objectContaining({ code: 'KV_WRONG_TYPE', message: expect.stringMatching(/the record of a counter: read the key as its bucket's type/) as string }) as Error);
   });
 });
 
