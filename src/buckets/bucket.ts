@@ -72,12 +72,13 @@ export type SiblingPolicy = 'siblings' | 'lww';
 /**
  * What a bucket's keys hold (docs/data-types.md): `kv` values written with put (siblings
  * and all), `counter` PN counters, `set` observed-remove sets of byte strings, `map` maps
- * of named fields (registers, flags, counters, sets and maps). Chosen at
- * creation and fixed after: the store keeps each type's records in its own format, and a
- * key's operations are its bucket's type's alone.
+ * of named fields (registers, flags, counters, sets and maps), `consistent` registers
+ * written only by linearizable compare-and-set (docs/reads-and-writes.md#compare-and-set).
+ * Chosen at creation and fixed after: the store keeps each type's records in its own
+ * format, and a key's operations are its bucket's type's alone.
  */
-export type BucketType = 'kv' | 'counter' | 'set' | 'map';
-export const BUCKET_TYPES: readonly BucketType[] = ['kv', 'counter', 'set', 'map'];
+export type BucketType = 'kv' | 'counter' | 'set' | 'map' | 'consistent';
+export const BUCKET_TYPES: readonly BucketType[] = ['kv', 'counter', 'set', 'map', 'consistent'];
 
 /** A bucket's properties. r and w: 0 = a majority of n. ttlMs: 0 = values do not expire. */
 export interface BucketProps {
@@ -144,6 +145,9 @@ export function checkProps(p: BucketProps): BucketProps {
   const type = checkType(typeOf(p));
   // A counter is never deleted, and a set's elements and a map's fields leave only by a remove: nothing of theirs expires.
   if (type !== 'kv' && p.ttlMs !== 0) throw new BucketError('BK_BAD_PROPERTY', `a bucket of type ${type} has no TTL (its values do not expire): leave ttl_ms at 0`);
+  // Paxos needs quorums that meet: a majority of n, whatever a request asks.
+  if (type === 'consistent' && (p.r !== 0 || p.w !== 0))
+    throw new BucketError('BK_BAD_PROPERTY', `a consistent bucket reads and writes a majority of its n replicas always (Paxos quorums must meet): leave r and w at 0`);
   return p;
 }
 

@@ -22,7 +22,7 @@
  * LevelDB (replicas do, through ReplicaApi) or know the wire (transport/ does).
  */
 import { randomBytes } from 'node:crypto';
-import { DataTypeError, MAX_TTL_MS, bucketOf, keyOverhead, parseSubKey, subKey, subKeySpan, type BucketProps, type FieldType } from '../buckets/index.js';
+import { DataTypeError, MAX_TTL_MS, bucketOf, keyOverhead, parseSubKey, subKey, subKeySpan, typeOf, type BucketProps, type FieldType } from '../buckets/index.js';
 import type { Ring, Target } from '../ring/index.js';
 import { MAX_RANGE_KEYS, MAX_SUB_OPS, checkAmount, checkSubOp, recordDigest, resolveCounterReplies, resolvePage, resolveReplies, type ResolvedSubKey, type SubOp } from '../storage/index.js';
 import { showKey } from '../storage/kv-errors.js';
@@ -30,6 +30,8 @@ import { ReplicationError } from './replication-errors.js';
 import { LatencyWindow, RecentLatency } from './latency-window.js';
 import { CONFIRM_RULES, QuorumFailed, awaitQuorum, confirmsOf, unmetConfirms, type ConfirmWait, type Confirms, type NodeFacts, type Outcome, type QuorumResult } from './quorum.js';
 import { ReplicaFailure, type ApplyResult, type ReplicaApi, type SubKeyPage } from './replica-api.js';
+import { CasProposer, type CasOutcome } from './cas.js';
+import { contextVersion } from './paxos.js';
 
 export interface CoordinatorOptions {
   /** This node's id. */
@@ -86,6 +88,14 @@ export interface CoordinatorCounters {
   setUpdates: number;
   /** Map updates (one request of field ops). */
   mapUpdates: number;
+  /** Compare-and-set writes (PutIf, DeleteIf); consistent reads count as gets. */
+  casWrites: number;
+  /** Compare-and-set rounds started again: refused by a higher ballot (contention), or too few answers. */
+  casRetries: number;
+  /** Compare-and-set writes whose condition failed. */
+  casNotApplied: number;
+  /** Compare-and-set writes answered with an unknown outcome. */
+  casUnknown: number;
   /** Counter deltas a replica could not apply in order (it missed an earlier one): sent the full state instead. */
   counterGaps: number;
   /** Replies a read found stale, and sent the merged record. */
@@ -254,7 +264,7 @@ export const DEFAULT_HINT_WINDOW_MS = 3 * 60 * 60 * 1000;
 
 export class Coordinator {
   readonly counters: CoordinatorCounters = {
-    puts: 0, gets: 0, deletes: 0, counterUpdates: 0, setUpdates: 0, mapUpdates: 0, counterGaps: 0, readRepairs: 0, readRepairFailures: 0, digestMismatches: 0, sloppyWrites: 0, pendingWrites: 0, hintsOnFailure: 0, speculativeApplies: 0, speculativeWrites: 0, missedPastHintWindow: 0, missedNoHint: 0, unavailable: 0, timeouts: 0, overloaded: 0,
+    puts: 0, gets: 0, deletes: 0, counterUpdates: 0, setUpdates: 0, mapUpdates: 0, casWrites: 0, casRetries: 0, casNotApplied: 0, casUnknown: 0, counterGaps: 0, readRepairs: 0, readRepairFailures: 0, digestMismatches: 0, sloppyWrites: 0, pendingWrites: 0, hintsOnFailure: 0, speculativeApplies: 0, speculativeWrites: 0, missedPastHintWindow: 0, missedNoHint: 0, unavailable: 0, timeouts: 0, overloaded: 0,
   };
   /** The p99 of replica calls to peers that answered lately, per call: when to speculate. */
   readonly #replicaLatency = new RecentLatency(0.99);
@@ -264,10 +274,18 @@ export class Coordinator {
   /** How long the requests this node coordinated took, ms (the governor reads it). */
   readonly latencies = new LatencyWindow();
 
+  readonly #cas: CasProposer;
+
   constructor(
     readonly options: CoordinatorOptions,
     private readonly deps: CoordinatorDeps,
-  ) {}
+  ) {
+    const log = deps.log;
+    this.#cas = new CasProposer(
+      { self: options.self, replicas: deps.replicas, isUp: (id) => deps.isUp(id), now: () => this.#now(), random: Math.random, commitTimeoutMs: options.timeoutMs, log },
+      this.counters,
+    );
+  }
 
   get inFlight(): number {
     return this.#inFlight;
@@ -284,9 +302,57 @@ export class Coordinator {
     return this.#bounded('deletes', () => this.#write('delete', key, null, context, o));
   }
 
+  /** A key's siblings after R replies, merged; on a consistent bucket, a linearizable read (consistentGet). */
   async get(key: Buffer, o: RequestOptions = {}): Promise<{ values: Buffer[]; context: Buffer; found: boolean }> {
     this.#checkKey(key);
+    if (o.bucket !== undefined && typeOf(o.bucket) === 'consistent') {
+      const { value, context } = await this.consistentGet(key, o);
+      return { values: value === null ? [] : [value], context, found: value !== null };
+    }
     return this.#bounded('gets', () => this.#get(key, o));
+  }
+
+  /**
+   * Write `value` (null: delete) to the key of a consistent bucket if its version is the
+   * one `context` names (empty: if absent), linearizably (replication/cas.ts): applied
+   * with the new version's context, or not applied with the current value and context;
+   * RK_CAS_UNKNOWN when it may or may not have applied. The request id (one is made when
+   * the client sends none) names the write: a retry of one that applied answers applied.
+   */
+  async putIf(key: Buffer, value: Buffer | null, context: Buffer, o: RequestOptions = {}): Promise<CasOutcome> {
+    if (value === null) this.#checkKey(key);
+    else this.#checkPut(key, value, o.requestId, undefined);
+    if (o.ttlMs) throw new ReplicationError('RK_BAD_ARGUMENT', 'a consistent key does not expire: send no ttl_ms');
+    this.#checkConsistentQuorum(o);
+    const version = contextVersion(context);
+    if (version === undefined)
+      throw new ReplicationError('RK_BAD_ARGUMENT', `the context of ${context.length} bytes is not a consistent key's: pass the context a Get or PutIf of this key returned, or none to write only if the key is absent`);
+    if (value === null && version === null) throw new ReplicationError('RK_BAD_ARGUMENT', 'a conditional delete needs the context of the version it deletes: Get the key and pass its context');
+    const id = this.#requestIdOf(o).toString('latin1');
+    return this.#bounded('casWrites', () => this.#cas.write(key, this.#casGroups(key, o), { version, value }, id, this.#deadline(o)));
+  }
+
+  /** The key of a consistent bucket, linearizably: a Paxos round among a majority of its replicas, finishing any write in progress (replication/cas.ts). */
+  async consistentGet(key: Buffer, o: RequestOptions = {}): Promise<{ value: Buffer | null; context: Buffer }> {
+    this.#checkKey(key);
+    this.#checkConsistentQuorum(o);
+    return this.#bounded('gets', () => this.#cas.read(key, this.#casGroups(key, o), this.#deadline(o)));
+  }
+
+  #checkConsistentQuorum(o: RequestOptions): void {
+    if (o.quorum) throw new ReplicationError('RK_BAD_ARGUMENT', `a consistent key is read and written by a majority of its replicas always (Paxos quorums must meet); send r and w as 0, not ${o.quorum}`);
+  }
+
+  /** A consistent key's replica groups: its primaries now, and those after the move in progress when its range moves (each needs a majority: cas.ts). */
+  #casGroups(key: Buffer, o: RequestOptions): string[][] {
+    const n = this.#n(o);
+    const { ring, target } = this.#placement();
+    const before = ring.preferenceList(key, Math.min(n, ring.size));
+    if (target === ring) return [before];
+    const after = target.preferenceList(key, Math.min(n, target.size));
+    if (after.length === before.length && after.every((x) => before.includes(x))) return [before];
+    this.counters.pendingWrites++;
+    return [before, after];
   }
 
   /**
@@ -596,7 +662,7 @@ export class Coordinator {
   }
 
   /** Run `fn` unless the node refuses it; `kind` counts only what it takes, not what it refuses (a joiner's, say). */
-  async #bounded<T>(kind: 'puts' | 'gets' | 'deletes' | 'counterUpdates' | 'setUpdates' | 'mapUpdates', fn: () => Promise<T>): Promise<T> {
+  async #bounded<T>(kind: 'puts' | 'gets' | 'deletes' | 'counterUpdates' | 'setUpdates' | 'mapUpdates' | 'casWrites', fn: () => Promise<T>): Promise<T> {
     const why = this.deps.notServing();
     if (why !== undefined) throw new ReplicationError('RK_NOT_READY', `this node is not serving requests (${why}); send the request to another node`);
     if (this.#inFlight >= this.options.maxInFlight) {

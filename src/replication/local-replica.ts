@@ -5,7 +5,7 @@
  * Owns: turning a replica call into store calls. Must not: touch LevelDB directly (the
  * store does) or decide who is a replica (the coordinator does).
  */
-import { recordDigest, type Store, type SubOp } from '../storage/index.js';
+import { recordDigest, type Ballot, type PrepareReply, type ProposeReply, type Proposal, type Store, type SubOp } from '../storage/index.js';
 import { asReplicaFailure, type ApplyResult, type CounterApplied, type ReplicaApi, type SubKeyPage, type SubKeyRecord } from './replica-api.js';
 
 export class LocalReplica {
@@ -50,6 +50,18 @@ export class LocalReplica {
     const r = await this.store.readRange(parent, after, limit);
     return { records: r.records, next: r.next };
   }
+
+  paxosPrepare(key: Buffer, ballot: Ballot): Promise<PrepareReply<Buffer>> {
+    return this.store.paxosPrepare(key, ballot);
+  }
+
+  paxosPropose(key: Buffer, proposal: Proposal<Buffer>): Promise<ProposeReply> {
+    return this.store.paxosPropose(key, proposal);
+  }
+
+  paxosCommit(key: Buffer, proposal: Proposal<Buffer>): Promise<void> {
+    return this.store.paxosCommit(key, proposal);
+  }
 }
 
 /**
@@ -71,5 +83,8 @@ export function withLocal(self: string, local: LocalReplica, remote: ReplicaApi)
     counterUpdate: (node, key, amount, deadline, requestId) => (node === self ? here(local.counterUpdate(key, amount, requestId)) : remote.counterUpdate(node, key, amount, deadline, requestId)),
     writeMany: (node, parent, ops, deadline, requestId) => (node === self ? here(local.writeMany(parent, ops, requestId)) : remote.writeMany(node, parent, ops, deadline, requestId)),
     readRange: (node, parent, after, limit, deadline) => (node === self ? here(local.readRange(parent, after, limit)) : remote.readRange(node, parent, after, limit, deadline)),
+    paxosPrepare: (node, key, ballot, deadline) => (node === self ? here(local.paxosPrepare(key, ballot)) : remote.paxosPrepare(node, key, ballot, deadline)),
+    paxosPropose: (node, key, proposal, deadline) => (node === self ? here(local.paxosPropose(key, proposal)) : remote.paxosPropose(node, key, proposal, deadline)),
+    paxosCommit: (node, key, proposal, deadline) => (node === self ? here(local.paxosCommit(key, proposal)) : remote.paxosCommit(node, key, proposal, deadline)),
   };
 }

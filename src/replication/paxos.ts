@@ -52,7 +52,7 @@ export type AfterPrepare<V> =
   /** Too few promises: start again above `higher`. */
   | { readonly kind: 'retry'; readonly higher: Ballot }
   /** A proposal accepted above the latest commit: re-propose its value and id under this ballot, commit it, start again. */
-  | { readonly kind: 'finish'; readonly value: V | null; readonly id: string }
+  | { readonly kind: 'finish'; readonly value: V | null; readonly id: string; readonly base?: string | undefined }
   /** The register's value at this ballot (undefined: never written), and the replies whose commit lags it (send them the commit). */
   | { readonly kind: 'current'; readonly committed: Proposal<V> | undefined; readonly lagging: readonly number[] };
 
@@ -79,7 +79,7 @@ export function afterPrepare<V>(replies: readonly PrepareReply<V>[], quorum: num
     if (a === undefined || (committed !== undefined && compareBallots(a.ballot, committed.ballot) <= 0)) continue;
     if (inProgress === undefined || compareBallots(a.ballot, inProgress.ballot) > 0) inProgress = a;
   }
-  if (inProgress !== undefined) return { kind: 'finish', value: inProgress.value, id: inProgress.id };
+  if (inProgress !== undefined) return inProgress.base === undefined ? { kind: 'finish', value: inProgress.value, id: inProgress.id } : { kind: 'finish', value: inProgress.value, id: inProgress.id, base: inProgress.base };
   const lagging: number[] = [];
   if (committed !== undefined) replies.forEach((r, i) => r.promised && (r.committed === undefined || compareBallots(r.committed.ballot, committed!.ballot) < 0) && lagging.push(i));
   return { kind: 'current', committed, lagging };
@@ -89,10 +89,13 @@ export function afterPrepare<V>(replies: readonly PrepareReply<V>[], quorum: num
  * A conditional write, decided on the register's value at the proposer's ballot:
  * `expect` undefined writes whatever is there (an unconditional write through consensus);
  * null writes only if absent; a value writes only if the register holds exactly that.
- * `equal` compares values.
+ * `equal` compares values. With `version` (what a client's context names: casContext)
+ * instead, it writes only if the latest commit is the write of that request id; null:
+ * only if absent.
  */
 export interface Condition<V> {
   readonly expect?: V | null;
+  readonly version?: string | null;
   readonly value: V | null;
 }
 
@@ -109,11 +112,44 @@ export type Decision<V> =
  * unless a proposal of its own may have been accepted somewhere (`mayHaveApplied`), which
  * another round could still finish: then unknown, never "not applied", and it proposes
  * nothing more (a second proposal could apply it twice).
+ *
+ * Except when that proposal is known dead: `own` is its base, and the latest commit is
+ * another's decided on that same base. Commits form a chain (each decided on the one
+ * before), so that base's successor is another's, and a proposal of a lower ballot on the
+ * same base can never be chosen after it (a round above it meets the later commit first).
+ * Then it decides afresh — as several writers on one version all do once one has won.
  */
-export function decide<V>(c: Condition<V>, id: string, current: Proposal<V> | undefined, mayHaveApplied: boolean, equal: (a: V, b: V) => boolean): Decision<V> {
+export function decide<V>(c: Condition<V>, id: string, current: Proposal<V> | undefined, mayHaveApplied: boolean, equal: (a: V, b: V) => boolean, own?: { readonly base: string | undefined }): Decision<V> {
   if (current !== undefined && current.id === id) return { kind: 'applied' };
-  if (mayHaveApplied) return { kind: 'unknown' };
+  const dead = own !== undefined && current !== undefined && current.base === own.base;
+  if (mayHaveApplied && !dead) return { kind: 'unknown' };
   const held = current?.value ?? null;
-  const holds = c.expect === undefined || (c.expect === null ? held === null : held !== null && equal(held, c.expect));
+  const holds =
+    c.version !== undefined
+      ? c.version === null
+        ? held === null
+        : current?.id === c.version
+      : c.expect === undefined || (c.expect === null ? held === null : held !== null && equal(held, c.expect));
   return holds ? { kind: 'propose', value: c.value } : { kind: 'not-applied', current: held };
+}
+
+/**
+ * A register's version as a client holds it (its context): the request id of the write
+ * that made it, after a tag. The id, not the ballot, names it: a write another proposer
+ * finished is committed under that proposer's ballot, and may be committed under two
+ * ballots on different replicas, yet it is one write. Empty: the register was never
+ * written.
+ */
+export function casContext(committed: Proposal<unknown> | undefined): Buffer {
+  return committed === undefined ? Buffer.alloc(0) : Buffer.concat([CONTEXT_TAG, Buffer.from(committed.id, 'latin1')]);
+}
+
+const CONTEXT_TAG = Buffer.from([0x43, 0x01]);
+
+/** The version a client's context names: null for an empty one (the key must be absent), undefined when it is no register's context. */
+export function contextVersion(context: Uint8Array): string | null | undefined {
+  if (context.length === 0) return null;
+  const b = Buffer.from(context.buffer, context.byteOffset, context.byteLength);
+  if (b.length < CONTEXT_TAG.length + 1 || b.length > CONTEXT_TAG.length + 255 || !b.subarray(0, CONTEXT_TAG.length).equals(CONTEXT_TAG)) return undefined;
+  return b.toString('latin1', CONTEXT_TAG.length);
 }

@@ -90,5 +90,8 @@ export function observed(remote: ReplicaApi, reach: Reachability): ReplicaApi {
     counterUpdate: (...a) => watch(a[0], remote.counterUpdate(...a)),
     writeMany: (...a) => watch(a[0], remote.writeMany(...a)),
     readRange: (...a) => watch(a[0], remote.readRange(...a)),
+    paxosPrepare: (...a) => watch(a[0], remote.paxosPrepare(...a)),
+    paxosPropose: (...a) => watch(a[0], remote.paxosPropose(...a)),
+    paxosCommit: (...a) => watch(a[0], remote.paxosCommit(...a)),
   };
 }

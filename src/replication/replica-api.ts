@@ -8,7 +8,7 @@
  * absolute deadline (ms since the epoch, as Date.now()). Every failure is a ReplicaFailure,
  * whatever the transport: the coordinator decides by its kind, never by a wire's codes.
  */
-import type { SubOp } from '../storage/index.js';
+import type { Ballot, PrepareReply, ProposeReply, Proposal, SubOp } from '../storage/index.js';
 
 export interface ApplyResult {
   /** The key's record after the write, to send to the other replicas. */
@@ -75,6 +75,14 @@ export interface ReplicaApi {
   writeMany(node: string, parent: Buffer, ops: readonly SubOp[], deadline: number, requestId?: Buffer): Promise<SubKeyRecord[]>;
   /** A page of `parent`'s sub-keys on replica `node`: up to `limit`, after the sub-key `after` (storage's readRange). */
   readRange(node: string, parent: Buffer, after: Buffer | undefined, limit: number, deadline: number): Promise<SubKeyPage>;
+  /**
+   * Compare-and-set's Paxos steps on replica `node`'s acceptor of `key` (storage's
+   * paxosPrepare, paxosPropose, paxosCommit; replication/paxos.ts says what a proposer
+   * does with the replies). Each is written there before it answers.
+   */
+  paxosPrepare(node: string, key: Buffer, ballot: Ballot, deadline: number): Promise<PrepareReply<Buffer>>;
+  paxosPropose(node: string, key: Buffer, proposal: Proposal<Buffer>, deadline: number): Promise<ProposeReply>;
+  paxosCommit(node: string, key: Buffer, proposal: Proposal<Buffer>, deadline: number): Promise<void>;
 }
 
 /**

@@ -10,6 +10,7 @@ export type ReplicationErrorCode =
   | 'RK_NOT_READY' // the node is not serving: still joining, or shutting down
   | 'RK_TIMEOUT' // the deadline passed before R or W replicas answered
   | 'RK_OVERLOADED' // too many requests in flight on this node
+  | 'RK_CAS_UNKNOWN' // a compare-and-set that may or may not have applied (read the key to learn)
   | 'RK_UNSUPPORTED'; // a replica's release does not know the call (a data type's, on a node not yet upgraded)
 
 export class ReplicationError extends Error {

@@ -37,11 +37,18 @@ export function compareBallots(a: Ballot, b: Ballot): number {
 
 export const maxBallot = (a: Ballot, b: Ballot): Ballot => (compareBallots(a, b) >= 0 ? a : b);
 
-/** A proposal: the register's value after it (null: absent), under a ballot, for the request `id`. */
+/**
+ * A proposal: the register's value after it (null: absent), under a ballot, for the
+ * request `id`, decided on the commit of request `base` (absent: on a register never
+ * written). Committed proposals form a chain by their bases (each is decided on the one
+ * before), which tells a proposer whose proposal was preempted whether it can still apply
+ * (replication/paxos.ts decide).
+ */
 export interface Proposal<V> {
   readonly ballot: Ballot;
   readonly value: V | null;
   readonly id: string;
+  readonly base?: string | undefined;
 }
 
 /** One replica's Paxos state of one key. */
@@ -112,9 +119,10 @@ export type RegisterState = Acceptor<Buffer>;
 
 /** Two proposals of one key in a total order: by ballot, then (one ballot proposes one value, so only a bug or a forger gets here) by id and value bytes. */
 export function proposalOrder(x: Proposal<Buffer>, y: Proposal<Buffer>): number {
-  return compareBallots(x.ballot, y.ballot) || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0) || compareValues(x.value, y.value);
+  return compareBallots(x.ballot, y.ballot) || compareNames(x.id, y.id) || compareNames(x.base ?? '', y.base ?? '') || compareValues(x.value, y.value);
 }
 
+const compareNames = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
 const compareValues = (x: Buffer | null, y: Buffer | null): number => (x === null ? (y === null ? 0 : -1) : y === null ? 1 : Buffer.compare(x, y));
 
 /** A hint's held-since time: flag 2, as in the other formats' headers (codec.ts headerTime). */
@@ -124,7 +132,7 @@ const MAX_NAME_BYTES = 255;
 
 const ballotSize = (b: Ballot): number => varintSize(b.n) + 1 + Buffer.byteLength(b.by, 'latin1');
 const proposalSize = (p: Proposal<Buffer> | undefined): number =>
-  1 + (p === undefined ? 0 : ballotSize(p.ballot) + 1 + Buffer.byteLength(p.id, 'latin1') + 1 + (p.value === null ? 0 : varintSize(p.value.length) + p.value.length));
+  1 + (p === undefined ? 0 : ballotSize(p.ballot) + 1 + Buffer.byteLength(p.id, 'latin1') + 1 + Buffer.byteLength(p.base ?? '', 'latin1') + 1 + (p.value === null ? 0 : varintSize(p.value.length) + p.value.length));
 
 function writeBallot(buf: Buffer, pos: number, b: Ballot): number {
   pos = writeVarint(buf, pos, b.n);
@@ -141,6 +149,9 @@ function writeProposal(buf: Buffer, pos: number, p: Proposal<Buffer> | undefined
   pos = writeBallot(buf, pos, p.ballot);
   buf[pos++] = p.id.length;
   pos += buf.write(p.id, pos, 'latin1');
+  const base = p.base ?? '';
+  buf[pos++] = base.length;
+  pos += buf.write(base, pos, 'latin1');
   if (p.value === null) {
     buf[pos] = 0;
     return pos + 1;
@@ -152,7 +163,7 @@ function writeProposal(buf: Buffer, pos: number, p: Proposal<Buffer> | undefined
 }
 
 function checkNames(s: RegisterState): void {
-  const names = [s.promised.by, s.accepted?.ballot.by, s.accepted?.id, s.committed?.ballot.by, s.committed?.id];
+  const names = [s.promised.by, s.accepted?.ballot.by, s.accepted?.id, s.accepted?.base, s.committed?.ballot.by, s.committed?.id, s.committed?.base];
   for (const n of names) if (n !== undefined && (n.length > MAX_NAME_BYTES || /[^\x00-\xff]/.test(n))) throw new RangeError(`a proposer or request id of a register record is 0 to ${MAX_NAME_BYTES} latin1 characters`);
 }
 
@@ -160,7 +171,7 @@ function checkNames(s: RegisterState): void {
  * The register's record (format 5): canonical (equal states, equal bytes), then a CRC-32.
  *   5 flags [held-since] promised accepted? committed? crc
  *   ballot   = varint(n) len(1) proposer
- *   proposal = 0 | 1 ballot len(1) id (0 | 1 varint(len) value)
+ *   proposal = 0 | 1 ballot len(1) id len(1) base (0 | 1 varint(len) value)
  */
 export function encodeRegister(s: RegisterState, heldSince?: number): Buffer {
   checkNames(s);
@@ -194,9 +205,11 @@ function proposal(r: Reader): Proposal<Buffer> | undefined {
   if (present !== 1) corrupt(`a proposal marked ${present}`);
   const b = ballot(r);
   const id = r.bytes(r.byte()).toString('latin1');
+  const base = r.bytes(r.byte()).toString('latin1');
   const hasValue = r.byte();
   if (hasValue > 1) corrupt(`a value marked ${hasValue}`);
-  return { ballot: b, id, value: hasValue === 0 ? null : Buffer.from(r.bytes(uint(r))) };
+  const value = hasValue === 0 ? null : Buffer.from(r.bytes(uint(r)));
+  return base === '' ? { ballot: b, id, value } : { ballot: b, id, value, base };
 }
 
 /** A decoded register record, and (a hint's) the time it has been held since. */

@@ -5,6 +5,7 @@ export type { Logger } from './store-options.js';
 export type { Ranges, ScanEntry, ScanBatch, KeyFilter, RangeRead } from './ranges.js';
 export type { Hint, HintStats, HintStore } from './hints.js';
 export { KvError } from './kv-errors.js';
+export { DecodeError } from './codec.js';
 export { checkAmount } from './counter.js';
 export { RangeHash } from './range-hash.js';
 export { RangeTree, differingLeaves, depthFor, FANOUT, MAX_DEPTH } from './range-tree.js';

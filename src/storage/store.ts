@@ -340,10 +340,18 @@ const PRUNE_ABOVE_ENTRIES = 3;
  * has not pruned holds every entry pruned here and the rest, so its join is longer; a
  * shorter one brings such a dropped dot seen elsewhere (or another replica's kept entry),
  * which the replicas must agree on, and a clock that short is never pruned again.
+ * Nor when `old` still has an entry `prune` would drop (`keep`: this node's actor for the
+ * key): a pass leaves none, so `old` was not pruned since it last changed, and what the
+ * copy brings is history it never had. Such a copy holds only siblings `old` holds, yet
+ * its clock has more: an lww write that lost by time to a sibling both hold, or a write
+ * dropped for its retired id, before the copy was sent; taken as pruned, the entry stays
+ * on one replica only, and repair exchanges the key every time without a change (the
+ * Jepsen run's map registers, lww sub-keys, stayed divergent this way).
  */
-function mayHavePruned(old: Versions, incoming: Versions, joined: Versions): boolean {
+function mayHavePruned(old: Versions, incoming: Versions, joined: Versions, keep: Actor | undefined): boolean {
   if (joined.clock.size <= PRUNE_ABOVE_ENTRIES) return false;
-  return incoming.siblings.every((s) => (old.clock.get(s.actor) ?? 0) >= s.counter);
+  if (!incoming.siblings.every((s) => (old.clock.get(s.actor) ?? 0) >= s.counter)) return false;
+  return prunable(old, keep).length === 0;
 }
 
 /** A prune index entry's value: when the record last changed (u64 ms), and its length and checksum then (what shows it changed since by a path that does not index). */
@@ -879,6 +887,7 @@ export class Store {
   #checkProposal(p: Proposal<Buffer>): void {
     checkBallot(p?.ballot);
     if (typeof p.id !== 'string' || p.id.length === 0 || p.id.length > 255 || /[^\x00-\xff]/.test(p.id)) throw new KvError('KV_BAD_OPTION', 'a Paxos proposal names its request by an id of 1 to 255 latin1 characters');
+    if (p.base !== undefined && (typeof p.base !== 'string' || p.base.length > 255 || /[^\x00-\xff]/.test(p.base))) throw new KvError('KV_BAD_OPTION', "a Paxos proposal's base is the request id of a commit: 0 to 255 latin1 characters");
     if (p.value !== null && !(p.value instanceof Uint8Array)) throw new KvError('KV_BAD_VALUE', `a proposal's value is bytes or null (absent), got ${typeof p.value}`);
     if (p.value !== null && p.value.length > this.settings.maxValueBytes)
       throw new KvError('KV_VALUE_TOO_LARGE', `value of ${p.value.length} bytes is over the limit of ${this.settings.maxValueBytes}; split it (or raise limits.maxValueBytes)`);
@@ -1268,7 +1277,7 @@ export class Store {
     // are in the causal past of nothing it holds, so they may be history this node never saw.
     // Nor when the copy may bring entries this node never had rather than pruned (mayHavePruned).
     const merged =
-      old && incoming.siblings.length > 0 && (join === merge || holdsAll(old.versions, incoming)) && mayHavePruned(old.versions, incoming, joined)
+      old && incoming.siblings.length > 0 && (join === merge || holdsAll(old.versions, incoming)) && mayHavePruned(old.versions, incoming, joined, this.#ownActor(old.ownerEpoch))
         ? reprune(old.versions, joined, this.#ownActor(old.ownerEpoch))
         : joined;
     if (old && sameVersions(merged, old.versions)) return { changed: false, versions: merged.siblings.length, record: stored! };

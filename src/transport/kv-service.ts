@@ -19,6 +19,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { BucketError, DataTypeError, FIELD_TYPES, bucketName, typeOf, type BucketProps, type BucketTable, type BucketType, type FieldType } from '../buckets/index.js';
 import { ReplicationError } from '../replication/replication-errors.js';
+import type { CasOutcome } from '../replication/cas.js';
 import { checkBatchSize, type Coordinator, type KeyOutcome, type MapEntry, type RequestOptions, type SetOp } from '../replication/coordinator.js';
 import type { SubOp } from '../storage/index.js';
 import { BatchedServer, passThrough, type ServerCodec } from './batched-stream.js';
@@ -113,7 +114,7 @@ export class KeyValueService {
       return { id: c.id, op: 'error', code: grpc.status.UNIMPLEMENTED, details: `call ${c.id} names no operation this node's release knows (none set, or one of a newer release); upgrade this node to the client's release` };
     // An amount past ±(2^53 − 1) stays past it as a number, and the coordinator refuses it (KV_BAD_AMOUNT).
     if (c.op === 'counterUpdate') return { id: c.id, op: 'counterUpdate', value: await updateCounter(this.coordinator, this.buckets, c, Number(c.amount), c.deadline) };
-    const { key, options } = request(this.buckets, c, c.deadline, STREAM_CALL[c.op]);
+    const { key, options } = request(this.buckets, c, c.deadline, STREAM_CALL[c.op], c.op === 'get' ? GET_TYPES : 'kv');
     switch (c.op) {
       case 'put':
         return { id: c.id, op: 'put', context: (await this.coordinator.put(key, c.value, c.context, options)).context };
@@ -144,12 +145,16 @@ interface KvRequest {
   readonly pw?: number;
 }
 
+/** The bucket types Get takes: a consistent bucket's is a linearizable read. */
+const GET_TYPES: readonly BucketType[] = ['kv', 'consistent'];
+
 /** The calls each bucket type takes, as a refusal names them: the API's, then the CLI's. */
 const CALLS: Readonly<Record<BucketType, string>> = {
   kv: 'Put, Get, Delete, GetMany, PutMany and Stream (ringkv put, get, del)',
   counter: 'CounterUpdate and CounterGet (ringkv counter incr, decr, get)',
   set: 'SetUpdate, SetRead and SetContains (ringkv set add, rm, list, has)',
   map: 'MapUpdate and MapRead (ringkv map set, enable, disable, incr, add, rm, get)',
+  consistent: 'PutIf, DeleteIf and Get (ringkv cas put, cas del, cas get)',
 };
 
 /**
@@ -158,18 +163,19 @@ const CALLS: Readonly<Record<BucketType, string>> = {
  * refused operation. The message names the bucket, its type and the calls it takes, or,
  * for a typed call on a kv bucket, how to make a bucket of the type the call needs.
  */
-export function checkType(buckets: BucketTable, name: string, props: BucketProps, want: BucketType, call: string): void {
+export function checkType(buckets: BucketTable, name: string, props: BucketProps, want: BucketType | readonly BucketType[], call: string): void {
   const unknown = buckets.unknownType(name);
   if (unknown !== undefined)
     throw new BucketError('BK_UNKNOWN_TYPE', `bucket ${name} is of type ${JSON.stringify(unknown.slice(0, 40))}, which this node's release does not know, so ${call} cannot take its keys: upgrade this node to the release that created the bucket`);
   const type = typeOf(props);
-  if (type === want) return;
-  const fix = type === 'kv' ? `; ${want}s live in a bucket of type ${want} (ringkv bucket create NAME --type ${want})` : '';
+  const wanted = typeof want === 'string' ? [want] : want;
+  if (wanted.includes(type)) return;
+  const fix = type === 'kv' ? `; ${wanted[0] === 'consistent' ? 'keys under compare-and-set' : `${wanted[0]}s`} live in a bucket of type ${wanted[0]} (ringkv bucket create NAME --type ${wanted[0]})` : '';
   throw new BucketError('BK_WRONG_TYPE', `bucket ${name} is of type ${type}, which ${call} does not take: use ${CALLS[type]} on its keys${fix}`);
 }
 
 /** A request's stored key (its bucket's: buckets/bucket.ts) and the coordinator's options for it; `type` and `call`: the bucket type the call needs, and its name. */
-function request(buckets: BucketTable, r: KvRequest, deadline: number | undefined, call: string, type: BucketType = 'kv'): { key: Buffer; options: RequestOptions } {
+function request(buckets: BucketTable, r: KvRequest, deadline: number | undefined, call: string, type: BucketType | readonly BucketType[] = 'kv'): { key: Buffer; options: RequestOptions } {
   const { key, bucket } = locateKey(buckets, r.bucket ?? '', r.key);
   checkType(buckets, bucketName(r.bucket ?? ''), bucket, type, call);
   return {
@@ -280,6 +286,11 @@ function wireEntry(e: MapEntry): MapEntry__Output {
   }
 }
 
+/** A compare-and-set's outcome as PutIf and DeleteIf answer it. */
+function casReply(o: CasOutcome): { applied: boolean; context: Buffer; found: boolean; value: Buffer } {
+  return o.applied ? { applied: true, context: o.context, found: false, value: EMPTY } : { applied: false, context: o.context, found: o.value !== null, value: o.value ?? EMPTY };
+}
+
 /** Put, Get, Delete, GetMany, PutMany and the data types' calls (the stream is KeyValueService's). */
 export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<Handlers, 'Stream'> {
   return {
@@ -289,7 +300,7 @@ export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<
       return { context };
     }),
     Get: unary((r, deadline) => {
-      const { key, options } = request(buckets, r, deadline, 'Get');
+      const { key, options } = request(buckets, r, deadline, 'Get', GET_TYPES);
       return coordinator.get(key, options);
     }),
     Delete: unary(async (r, deadline) => {
@@ -354,6 +365,14 @@ export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<
       const { key, options } = request(buckets, r, deadline, 'MapUpdate', 'map');
       await coordinator.mapUpdate(key, mapOps(r.ops), options);
       return {};
+    }),
+    PutIf: unary(async (r, deadline) => {
+      const { key, options } = request(buckets, r, deadline, 'PutIf', 'consistent');
+      return casReply(await coordinator.putIf(key, r.value, r.context, options));
+    }),
+    DeleteIf: unary(async (r, deadline) => {
+      const { key, options } = request(buckets, r, deadline, 'DeleteIf', 'consistent');
+      return casReply(await coordinator.putIf(key, null, r.context, options));
     }),
     MapRead: unary(async (r, deadline) => {
       const { key, options } = request(buckets, r, deadline, 'MapRead', 'map');

@@ -15,13 +15,15 @@ export interface LinkFault {
   readonly unreachable?: boolean;
   /** ms before the call reaches the node. */
   readonly delayMs?: number;
+  /** Only these calls are delayed (default: every call). */
+  readonly delayOnly?: readonly (keyof CallCounts)[];
   /** Calls the node refuses RK_UNSUPPORTED, as a node of an earlier release refuses the data types' calls. */
   readonly unsupported?: readonly (keyof CallCounts)[];
 }
 
 /** Calls made, by ReplicaApi method. */
-export type CallCounts = Record<'apply' | 'merge' | 'read' | 'digest' | 'counterUpdate' | 'writeMany' | 'readRange', number>;
-const emptyCounts = (): CallCounts => ({ apply: 0, merge: 0, read: 0, digest: 0, counterUpdate: 0, writeMany: 0, readRange: 0 });
+export type CallCounts = Record<'apply' | 'merge' | 'read' | 'digest' | 'counterUpdate' | 'writeMany' | 'readRange' | 'paxosPrepare' | 'paxosPropose' | 'paxosCommit', number>;
+const emptyCounts = (): CallCounts => ({ apply: 0, merge: 0, read: 0, digest: 0, counterUpdate: 0, writeMany: 0, readRange: 0, paxosPrepare: 0, paxosPropose: 0, paxosCommit: 0 });
 
 export class MemoryReplicaNetwork {
   readonly replicas = new Map<string, LocalReplica>();
@@ -47,7 +49,7 @@ export class MemoryReplicaNetwork {
       const replica = this.replicas.get(to);
       if (fault.unreachable || replica === undefined) throw new ReplicaFailure('unreachable', 'RK_UNAVAILABLE', `no connection to ${to}`);
       if (fault.unsupported?.includes(method)) throw new ReplicaFailure('refused', 'RK_UNSUPPORTED', `peer ${to} runs a release without data types and cannot take this call; upgrade it`);
-      const delay = fault.delayMs ?? 0;
+      const delay = fault.delayOnly === undefined || fault.delayOnly.includes(method) ? (fault.delayMs ?? 0) : 0;
       if (delay > 0) {
         const left = deadline - Date.now();
         await new Promise((r) => setTimeout(r, Math.min(delay, Math.max(0, left))));
@@ -71,6 +73,9 @@ export class MemoryReplicaNetwork {
       counterUpdate: (to, key, amount, deadline, requestId) => call(to, deadline, 'counterUpdate', (r) => r.counterUpdate(key, amount, requestId)),
       writeMany: (to, parent, ops, deadline, requestId) => call(to, deadline, 'writeMany', (r) => r.writeMany(parent, ops, requestId)),
       readRange: (to, parent, after, limit, deadline) => call(to, deadline, 'readRange', (r) => r.readRange(parent, after, limit)),
+      paxosPrepare: (to, key, ballot, deadline) => call(to, deadline, 'paxosPrepare', (r) => r.paxosPrepare(key, ballot)),
+      paxosPropose: (to, key, proposal, deadline) => call(to, deadline, 'paxosPropose', (r) => r.paxosPropose(key, proposal)),
+      paxosCommit: (to, key, proposal, deadline) => call(to, deadline, 'paxosCommit', (r) => r.paxosCommit(key, proposal)),
     };
   }
 }

@@ -56,7 +56,11 @@ export type WireCall =
   // The amount as sent: a peer may send any sint64, and the replica refuses what is past its bound (KV_BAD_AMOUNT).
   | { id: number; deadline: number; op: 'counterUpdate'; key: Buffer; amount: bigint; requestId: Buffer }
   | { id: number; deadline: number; op: 'writeMany'; parent: Buffer; ops: readonly WireSubOp[]; requestId: Buffer }
-  | { id: number; deadline: number; op: 'readRange'; parent: Buffer; after: Buffer | undefined; limit: number };
+  | { id: number; deadline: number; op: 'readRange'; parent: Buffer; after: Buffer | undefined; limit: number }
+  // A Paxos step (replica.proto PaxosRequest): `step` one this release does not know stays its number, for the replica to refuse.
+  | { id: number; deadline: number; op: 'paxos'; key: Buffer; step: WirePaxosStep | number; ballot: number; proposer: Buffer; proposalId: Buffer; base: Buffer; value: Buffer | null };
+
+export type WirePaxosStep = 'prepare' | 'propose' | 'commit';
 
 /**
  * A call as decoded: one of the above, or one that names no operation this release knows
@@ -74,18 +78,22 @@ export type WireReply =
   // The value in decimal as the replica sent it: replica-wire.ts reads it as a bigint (and refuses one that is not a number).
   | { id: number; op: 'counterUpdate'; record: Buffer; delta: Buffer; value: string }
   | { id: number; op: 'writeMany'; records: readonly WireSubKeyRecord[] }
-  | { id: number; op: 'readRange'; records: readonly WireSubKeyRecord[]; next: Buffer | undefined };
+  | { id: number; op: 'readRange'; records: readonly WireSubKeyRecord[]; next: Buffer | undefined }
+  | { id: number; op: 'paxos'; ok: boolean; state: Buffer };
 
 // Field numbers, as in replica.proto.
-const CALL_OP = { apply: 3, merge: 4, read: 5, digest: 6, counterUpdate: 7, writeMany: 8, readRange: 9 } as const;
-const REPLY_OP = { apply: 2, merge: 3, read: 4, digest: 5, error: 6, counterUpdate: 7, writeMany: 8, readRange: 9 } as const;
-const CALL_OPS = ['apply', 'merge', 'read', 'digest', 'counterUpdate', 'writeMany', 'readRange'] as const;
-const REPLY_OPS = ['apply', 'merge', 'read', 'digest', 'error', 'counterUpdate', 'writeMany', 'readRange'] as const;
+const CALL_OP = { apply: 3, merge: 4, read: 5, digest: 6, counterUpdate: 7, writeMany: 8, readRange: 9, paxos: 10 } as const;
+const REPLY_OP = { apply: 2, merge: 3, read: 4, digest: 5, error: 6, counterUpdate: 7, writeMany: 8, readRange: 9, paxos: 10 } as const;
+const CALL_OPS = ['apply', 'merge', 'read', 'digest', 'counterUpdate', 'writeMany', 'readRange', 'paxos'] as const;
+const REPLY_OPS = ['apply', 'merge', 'read', 'digest', 'error', 'counterUpdate', 'writeMany', 'readRange', 'paxos'] as const;
 // Enums' numbers, as in replica.proto (SubKeyOp.Kind, FieldType).
 const KIND: Readonly<Record<WireSubOpKind, number>> = { add: 1, remove: 2, assign: 3, increment: 4 };
 const KIND_OF = new Map<number, WireSubOpKind>(Object.entries(KIND).map(([k, n]) => [n, k as WireSubOpKind]));
 const FIELD_TYPE: Readonly<Record<FieldType, number>> = { register: 1, flag: 2, counter: 3, set: 4, map: 5 };
 const FIELD_TYPE_OF = new Map<number, FieldType>(Object.entries(FIELD_TYPE).map(([t, n]) => [n, t as FieldType]));
+const STEP: Readonly<Record<WirePaxosStep, number>> = { prepare: 1, propose: 2, commit: 3 };
+const STEP_OF = new Map<number, WirePaxosStep>(Object.entries(STEP).map(([k, n]) => [n, k as WirePaxosStep]));
+const stepNumber = (s: WirePaxosStep | number): number => (typeof s === 'number' ? s : STEP[s]);
 
 // A kind or type the caller named wrongly (no type stops it at run time) goes as 0, unspecified: the replica refuses it.
 const kindNumber = (op: WireSubOp['op']): number => (typeof op === 'number' ? op : Object.hasOwn(KIND, op) ? KIND[op] : 0);
@@ -210,6 +218,8 @@ function callLayout(now: number): ItemLayout<WireCall> {
           return bytesField(c.parent.length) + c.ops.reduce((a, o) => a + messageField(subOpSize(o)), 0) + bytesField(c.requestId.length);
         case 'readRange':
           return bytesField(c.parent.length) + optionalBytesField(c.after) + varintField(c.limit);
+        case 'paxos':
+          return bytesField(c.key.length) + varintField(stepNumber(c.step)) + varintField(c.ballot) + bytesField(c.proposer.length) + bytesField(c.proposalId.length) + bytesField(c.value?.length ?? 0) + (c.value === null ? 2 : 0) + bytesField(c.base.length);
       }
     },
     writeBody: (w, c) => {
@@ -245,6 +255,15 @@ function callLayout(now: number): ItemLayout<WireCall> {
           writeOptionalBytes(w, 2, c.after);
           w.uint(3, c.limit);
           break;
+        case 'paxos':
+          w.uint(2, stepNumber(c.step));
+          w.uint(3, c.ballot);
+          w.bytes(4, c.proposer);
+          w.bytes(5, c.proposalId);
+          if (c.value !== null) w.bytes(6, c.value);
+          else w.uint(7, 1);
+          w.bytes(8, c.base);
+          break;
       }
     },
   };
@@ -271,6 +290,8 @@ const REPLY_LAYOUT: ItemLayout<WireReply> = {
         return recordsSize(r.records);
       case 'readRange':
         return recordsSize(r.records) + optionalBytesField(r.next);
+      case 'paxos':
+        return (r.ok ? 2 : 0) + bytesField(r.state.length);
     }
   },
   writeBody: (w, r) => {
@@ -307,6 +328,10 @@ const REPLY_LAYOUT: ItemLayout<WireReply> = {
         writeRecords(w, 1, r.records);
         writeOptionalBytes(w, 2, r.next);
         break;
+      case 'paxos':
+        w.uint(1, r.ok ? 1 : 0);
+        w.bytes(2, r.state);
+        break;
     }
   },
 };
@@ -329,12 +354,13 @@ export const encodeReplies = (replies: readonly WireReply[]): Buffer => encodeBa
  * server to refuse alone. Throws WireDecodeError when `buf` is not a batch of calls.
  */
 export function decodeCalls(buf: Buffer, now = Date.now()): DecodedCall[] {
-  return decodeBatch(buf, 'call', 3, 9, ({ id, second, opField, body: b }): DecodedCall => {
+  return decodeBatch(buf, 'call', 3, 10, ({ id, second, opField, body: b }): DecodedCall => {
     const deadline = now + second;
     if (opField === 0) return { id, deadline, op: 'unsupported' };
     const op = CALL_OPS[opField - 3]!;
     let key = EMPTY, value = EMPTY, tombstone = false, context = EMPTY, requestId = EMPTY, record = EMPTY, hintFor = '', expiresAt = 0;
     let amount = 0n, limit = 0, after: Buffer | undefined;
+    let step = 0, ballot = 0, proposer = EMPTY, proposalId = EMPTY, base = EMPTY;
     const ops: WireSubOp[] = [];
     while (!b.done) {
       const t = b.tag(), f = t >>> 3, wire = t & 7;
@@ -351,6 +377,13 @@ export function decodeCalls(buf: Buffer, now = Date.now()): DecodedCall[] {
       else if (op === 'writeMany' && f === 2 && wire === LEN) ops.push(readSubOp(nestedReader(b)));
       else if (op === 'readRange' && f === 2 && wire === LEN) after = b.bytes();
       else if (op === 'readRange' && f === 3 && wire === VARINT) limit = b.varint();
+      else if (op === 'paxos' && f === 2 && wire === VARINT) step = readEnum(b);
+      else if (op === 'paxos' && f === 3 && wire === VARINT) ballot = b.varint();
+      else if (op === 'paxos' && f === 4 && wire === LEN) proposer = b.bytes();
+      else if (op === 'paxos' && f === 5 && wire === LEN) proposalId = b.bytes();
+      else if (op === 'paxos' && f === 6 && wire === LEN) value = b.bytes();
+      else if (op === 'paxos' && f === 7 && wire === VARINT) tombstone = b.varint() !== 0;
+      else if (op === 'paxos' && f === 8 && wire === LEN) base = b.bytes();
       else b.skip(wire);
     }
     switch (op) {
@@ -368,13 +401,15 @@ export function decodeCalls(buf: Buffer, now = Date.now()): DecodedCall[] {
         return { id, deadline, op, parent: key, ops, requestId };
       case 'readRange':
         return { id, deadline, op, parent: key, after, limit };
+      case 'paxos':
+        return { id, deadline, op, key, step: STEP_OF.get(step) ?? step, ballot, proposer, proposalId, base, value: tombstone ? null : value };
     }
   }, { unknownOp: 'pass' });
 }
 
 /** The ReplicaReplies in `buf`. Throws WireDecodeError when it is not one. */
 export function decodeReplies(buf: Buffer): WireReply[] {
-  return decodeBatch(buf, 'reply', 2, 9, ({ id, opField, body: b }): WireReply => {
+  return decodeBatch(buf, 'reply', 2, 10, ({ id, opField, body: b }): WireReply => {
     const op = REPLY_OPS[opField - 2]!;
     let first = EMPTY, second = EMPTY, third = EMPTY, flag = false, next: Buffer | undefined;
     const records: WireSubKeyRecord[] = [];
@@ -406,6 +441,8 @@ export function decodeReplies(buf: Buffer): WireReply[] {
         return { id, op, records };
       case 'readRange':
         return { id, op, records, next };
+      case 'paxos':
+        return { id, op, ok: flag, state: second };
     }
   });
 }

@@ -8,7 +8,8 @@
  * been: a stream that breaks fails its calls in flight as unreachable; a call past its
  * deadline times out here and is skipped there; a replica's refusal carries its code.
  *
- * The data types' calls (counterUpdate, writeMany, readRange) go on a second stream to the
+ * The data types' calls (counterUpdate, writeMany, readRange, and compare-and-set's Paxos
+ * steps) go on a second stream to the
  * same peer. A node of the release before them cannot read such a call: its decoder fails
  * the whole batch, and it breaks the stream (INVALID_ARGUMENT, "... names no operation").
  * On a stream of their own, that fails only them, and each as a refusal (RK_UNSUPPORTED:
@@ -24,11 +25,11 @@ import { DataTypeError, type FieldType } from '../buckets/index.js';
 import { ReplicaFailure, asReplicaFailure, type ApplyResult, type CounterApplied, type ReplicaApi, type SubKeyPage, type SubKeyRecord } from '../replication/replica-api.js';
 import type { LocalReplica } from '../replication/local-replica.js';
 import { ReplicationError } from '../replication/replication-errors.js';
-import { KvError, MAX_RANGE_KEYS, type SubOp } from '../storage/index.js';
+import { DecodeError, KvError, MAX_RANGE_KEYS, decodeRegister, encodeRegister, type Ballot, type PrepareReply, type ProposeReply, type Proposal, type SubOp } from '../storage/index.js';
 import { BatchedServer, BatchedStream, brokeOnUndecodable, passThrough, type ClientCodec, type ServerCodec, type WithoutId } from './batched-stream.js';
 import { PeerChannels } from './peer-channels.js';
 import { NODE_MAX_MESSAGE_BYTES, serviceClient } from './protos.js';
-import { callSize, decodeCalls, decodeReplies, encodeCalls, encodeReplies, replySize, type DecodedCall, type WireCall, type WireReply, type WireSubOp } from './replica-codec.js';
+import { callSize, decodeCalls, decodeReplies, encodeCalls, encodeReplies, replySize, type DecodedCall, type WireCall, type WirePaxosStep, type WireReply, type WireSubOp } from './replica-codec.js';
 import { codeName, toStatus } from './status.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -38,7 +39,7 @@ const SERVICE = 'ringkv.internal.v1.Replica' as const;
 type CallOf = WithoutId<WireCall>;
 
 /** The data types' calls: on a stream of their own (see the header). */
-const TYPED = new Set<WireCall['op']>(['counterUpdate', 'writeMany', 'readRange']);
+const TYPED = new Set<WireCall['op']>(['counterUpdate', 'writeMany', 'readRange', 'paxos']);
 
 /*
  * The release before the data types' server breaks the stream when a batch holds a call
@@ -112,6 +113,27 @@ function subOp(o: WireSubOp, at: number): SubOp {
   throw new DataTypeError('DT_BAD_OP', `op ${at}: op kind ${o.op} is unknown to this node; use ADD (1), REMOVE (2), ASSIGN (3) or INCREMENT (4)`);
 }
 
+/** A Paxos step as the wire carries it: the ballot's proposer and the proposal's id as latin1 bytes (the store keeps them as latin1 strings). */
+function wirePaxos(key: Buffer, step: WirePaxosStep, ballot: Ballot, p?: Proposal<Buffer>): Omit<Extract<CallOf, { op: 'paxos' }>, 'deadline'> {
+  return { op: 'paxos', key, step, ballot: ballot.n, proposer: Buffer.from(ballot.by, 'latin1'), proposalId: Buffer.from(p?.id ?? '', 'latin1'), base: Buffer.from(p?.base ?? '', 'latin1'), value: p === undefined ? null : p.value };
+}
+
+/** A received Paxos call's proposal (the store checks its parts: KV_BAD_OPTION). */
+function receivedProposal(c: Extract<WireCall, { op: 'paxos' }>): Proposal<Buffer> {
+  const p = { ballot: { n: c.ballot, by: c.proposer.toString('latin1') }, id: c.proposalId.toString('latin1'), value: c.value };
+  return c.base.length === 0 ? p : { ...p, base: c.base.toString('latin1') };
+}
+
+/** A Paxos reply's state (a register record: replica.proto PaxosResponse); one that does not decode is a peer's bug. */
+function replyState(r: { state: Buffer }, node: string) {
+  try {
+    return decodeRegister(r.state).register;
+  } catch (e) {
+    if (!(e instanceof DecodeError)) throw e;
+    throw new ReplicaFailure('refused', 'RK_INTERNAL', `${node} answered a Paxos step with a state that does not decode: ${e.message}`);
+  }
+}
+
 /** A counter's value as replica.proto carries it: a decimal integer, exact past 2^53. */
 const DECIMAL = /^-?[0-9]+$/;
 
@@ -180,6 +202,21 @@ export class GrpcReplicas implements ReplicaApi {
       throw new ReplicaFailure('refused', 'KV_BAD_OPTION', `a range read's limit must be 1 to ${MAX_RANGE_KEYS} sub-keys, got ${String(limit)}; read a larger set in pages`);
     const r = answer(await this.#call(node, { op: 'readRange', deadline, parent, after, limit }), 'readRange', node);
     return { records: r.records, next: r.next };
+  }
+
+  async paxosPrepare(node: string, key: Buffer, ballot: Ballot, deadline: number): Promise<PrepareReply<Buffer>> {
+    const r = answer(await this.#call(node, { ...wirePaxos(key, 'prepare', ballot), deadline }), 'paxos', node);
+    const state = replyState(r, node);
+    return r.ok ? { promised: true, accepted: state.accepted, committed: state.committed } : { promised: false, higher: state.promised };
+  }
+
+  async paxosPropose(node: string, key: Buffer, proposal: Proposal<Buffer>, deadline: number): Promise<ProposeReply> {
+    const r = answer(await this.#call(node, { ...wirePaxos(key, 'propose', proposal.ballot, proposal), deadline }), 'paxos', node);
+    return r.ok ? { accepted: true } : { accepted: false, higher: replyState(r, node).promised };
+  }
+
+  async paxosCommit(node: string, key: Buffer, proposal: Proposal<Buffer>, deadline: number): Promise<void> {
+    answer(await this.#call(node, { ...wirePaxos(key, 'commit', proposal.ballot, proposal), deadline }), 'paxos', node);
   }
 
   #call(node: string, c: CallOf): Promise<WireReply> {
@@ -333,8 +370,31 @@ export class ReplicaServer {
         const r = await this.local.readRange(c.parent, c.after, c.limit);
         return { id: c.id, op: 'readRange', records: r.records, next: r.next };
       }
+      case 'paxos':
+        return this.#paxos(c);
       case 'unsupported': // refused before it runs (#refusal)
         throw new ReplicationError('RK_UNSUPPORTED', `call ${c.id} names no operation this node's release knows; upgrade this node to the caller's release`);
     }
+  }
+
+  /** A Paxos step on the local acceptor; its reply's state a register record (replica.proto PaxosResponse). */
+  async #paxos(c: Extract<WireCall, { op: 'paxos' }>): Promise<WireReply> {
+    const state = (promised: Ballot, p?: { accepted: Proposal<Buffer> | undefined; committed: Proposal<Buffer> | undefined }): Buffer =>
+      encodeRegister({ promised, accepted: p?.accepted, committed: p?.committed });
+    switch (c.step) {
+      case 'prepare': {
+        const ballot = { n: c.ballot, by: c.proposer.toString('latin1') };
+        const r = await this.local.paxosPrepare(c.key, ballot);
+        return { id: c.id, op: 'paxos', ok: r.promised, state: r.promised ? state(ballot, r) : state(r.higher) };
+      }
+      case 'propose': {
+        const r = await this.local.paxosPropose(c.key, receivedProposal(c));
+        return { id: c.id, op: 'paxos', ok: r.accepted, state: r.accepted ? EMPTY : state(r.higher) };
+      }
+      case 'commit':
+        await this.local.paxosCommit(c.key, receivedProposal(c));
+        return { id: c.id, op: 'paxos', ok: true, state: EMPTY };
+    }
+    throw new ReplicationError('RK_UNSUPPORTED', `Paxos step ${c.step} is unknown to this node; use PREPARE (1), PROPOSE (2) or COMMIT (3), or upgrade this node to the caller's release`);
   }
 }

@@ -58,6 +58,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, grpc.status>> = {
   RK_UNAVAILABLE: S.UNAVAILABLE,
   RK_NOT_READY: S.UNAVAILABLE,
   RK_TIMEOUT: S.DEADLINE_EXCEEDED,
+  RK_CAS_UNKNOWN: S.DEADLINE_EXCEEDED,
   RK_OVERLOADED: S.RESOURCE_EXHAUSTED,
   RK_UNSUPPORTED: S.UNIMPLEMENTED,
   // What a request asked of the ring is malformed; an empty ring means the cluster is still forming.

@@ -32,6 +32,8 @@ interface Run {
   readonly startMs: number;
   attempts: number;
   mayHaveApplied: boolean;
+  /** The base of its proposal that may have been accepted (decide's `own`). */
+  ownBase?: string | undefined;
 }
 
 interface Proposer {
@@ -53,7 +55,7 @@ interface Proposer {
 const N = 3, Q = quorumOf(N), MAX_ROUNDS = 6;
 
 /** One simulated run: `choices` drive the network; the history of every proposer's calls. */
-function simulate(plans: Planned[][], choices: readonly number[], broken?: 'no-finish' | 'no-quorum'): HistoryOp[] {
+function simulate(plans: Planned[][], choices: readonly number[], broken?: 'no-finish' | 'no-quorum' | 'any-commit-kills'): HistoryOp[] {
   let acceptors: Acceptor<string>[] = Array.from({ length: N }, () => EMPTY_ACCEPTOR);
   const proposers: Proposer[] = plans.map((ops, i) => ({ name: `p${i}`, ops: [...ops], run: undefined, phase: 'idle', round: 0, ballot: { n: 0, by: `p${i}` }, seen: { n: 0, by: '' }, prepared: new Map(), proposal: undefined, finishing: false, accepts: new Set(), rejects: new Set() }));
   const inFlight: Msg[] = [];
@@ -108,16 +110,23 @@ function simulate(plans: Planned[][], choices: readonly number[], broken?: 'no-f
       if (compareN(next.higher, p.seen) > 0) p.seen = next.higher;
       return prepare(p);
     }
-    if (next.kind === 'finish' && broken !== 'no-finish') return propose(p, { ballot: p.ballot, value: next.value, id: next.id }, true);
+    if (next.kind === 'finish' && broken !== 'no-finish') {
+      if (next.id === run.id) (run.mayHaveApplied = true), (run.ownBase = next.base);
+      return propose(p, { ballot: p.ballot, value: next.value, id: next.id, base: next.base }, true);
+    }
     const current = next.kind === 'current' ? next.committed : undefined;
     if (next.kind === 'current') for (const i of next.lagging) inFlight.push({ to: 'acceptor', acceptor: [...p.prepared.keys()][i]!, from: proposers.indexOf(p), round: p.round, kind: 'commit', proposal: current! });
     const planned = run.planned;
     if (planned.kind === 'read') return finish(p, 'ok', { kind: 'read', value: current?.value ?? null });
-    const d = decide<string>(planned.kind === 'write' ? { value: planned.value } : { expect: planned.expect, value: planned.value }, run.id, current, run.mayHaveApplied, (a, b) => a === b);
+    // Broken: takes any commit of another's as proof its own proposal is dead, not only one on the same base.
+    const own = run.mayHaveApplied ? { base: broken === 'any-commit-kills' ? current?.base : run.ownBase } : undefined;
+    const d = decide<string>(planned.kind === 'write' ? { value: planned.value } : { expect: planned.expect, value: planned.value }, run.id, current, run.mayHaveApplied, (a, b) => a === b, own);
     if (d.kind === 'applied') return applied(p);
     if (d.kind === 'unknown') return giveUp(p);
     if (d.kind === 'not-applied') return finish(p, 'ok', { kind: 'cas', expect: (planned as { expect: string | null }).expect, value: planned.value, applied: false, current: d.current });
-    propose(p, { ballot: p.ballot, value: d.value, id: run.id }, false);
+    run.mayHaveApplied = false; // any earlier proposal of its own is dead (decide)
+    run.ownBase = current?.id;
+    propose(p, { ballot: p.ballot, value: d.value, id: run.id, base: current?.id }, false);
   };
 
   const deliver = (m: Msg): void => {
@@ -239,8 +248,8 @@ describe('Paxos compare-and-set under a lossy, reordering, duplicating network',
     expect(definite / calls).toBeGreaterThan(0.7);
   });
 
-  it('the search catches a core that skips finishing a proposal in progress, or chooses without a quorum', () => {
-    for (const broken of ['no-finish', 'no-quorum'] as const) {
+  it('the search catches a core that skips finishing a proposal in progress, chooses without a quorum, or gives up on its proposal too soon', () => {
+    for (const broken of ['no-finish', 'no-quorum', 'any-commit-kills'] as const) {
       let caught = 0;
       fc.assert(
         fc.property(plansArb, fc.array(fc.nat(100_000), { minLength: 50, maxLength: 400 }), (plans, choices) => {

@@ -24,7 +24,9 @@ const stateArb: fc.Arbitrary<RegisterState> = fc.array(stepArb, { maxLength: 12 
   for (const st of steps) {
     if (st.kind === 'prepare') s = onPrepare(s, st.ballot).acceptor;
     else {
-      const p = { ballot: st.ballot, value: st.ballot.n % 3 === 0 ? null : Buffer.from(`v${st.ballot.n}${st.ballot.by}`), id: `r${st.ballot.n}.${st.ballot.by}` };
+      // Some decided on an earlier commit (a base), some on a register never written (none).
+      const base = st.ballot.n % 2 === 0 ? { base: `r${st.ballot.n - 1}.${st.ballot.by}` } : {};
+      const p = { ballot: st.ballot, value: st.ballot.n % 3 === 0 ? null : Buffer.from(`v${st.ballot.n}${st.ballot.by}`), id: `r${st.ballot.n}.${st.ballot.by}`, ...base };
       s = st.kind === 'propose' ? onPropose(s, p).acceptor : onCommit(s, p);
     }
   }

@@ -5,6 +5,7 @@ import type { CounterGetRequest as _ringkv_v1_CounterGetRequest, CounterGetReque
 import type { CounterGetResponse as _ringkv_v1_CounterGetResponse, CounterGetResponse__Output as _ringkv_v1_CounterGetResponse__Output } from './ringkv/v1/CounterGetResponse.js';
 import type { CounterUpdateRequest as _ringkv_v1_CounterUpdateRequest, CounterUpdateRequest__Output as _ringkv_v1_CounterUpdateRequest__Output } from './ringkv/v1/CounterUpdateRequest.js';
 import type { CounterUpdateResponse as _ringkv_v1_CounterUpdateResponse, CounterUpdateResponse__Output as _ringkv_v1_CounterUpdateResponse__Output } from './ringkv/v1/CounterUpdateResponse.js';
+import type { DeleteIfRequest as _ringkv_v1_DeleteIfRequest, DeleteIfRequest__Output as _ringkv_v1_DeleteIfRequest__Output } from './ringkv/v1/DeleteIfRequest.js';
 import type { DeleteRequest as _ringkv_v1_DeleteRequest, DeleteRequest__Output as _ringkv_v1_DeleteRequest__Output } from './ringkv/v1/DeleteRequest.js';
 import type { DeleteResponse as _ringkv_v1_DeleteResponse, DeleteResponse__Output as _ringkv_v1_DeleteResponse__Output } from './ringkv/v1/DeleteResponse.js';
 import type { GetManyRequest as _ringkv_v1_GetManyRequest, GetManyRequest__Output as _ringkv_v1_GetManyRequest__Output } from './ringkv/v1/GetManyRequest.js';
@@ -27,6 +28,8 @@ import type { MapReadResponse as _ringkv_v1_MapReadResponse, MapReadResponse__Ou
 import type { MapRemove as _ringkv_v1_MapRemove, MapRemove__Output as _ringkv_v1_MapRemove__Output } from './ringkv/v1/MapRemove.js';
 import type { MapUpdateRequest as _ringkv_v1_MapUpdateRequest, MapUpdateRequest__Output as _ringkv_v1_MapUpdateRequest__Output } from './ringkv/v1/MapUpdateRequest.js';
 import type { MapUpdateResponse as _ringkv_v1_MapUpdateResponse, MapUpdateResponse__Output as _ringkv_v1_MapUpdateResponse__Output } from './ringkv/v1/MapUpdateResponse.js';
+import type { PutIfRequest as _ringkv_v1_PutIfRequest, PutIfRequest__Output as _ringkv_v1_PutIfRequest__Output } from './ringkv/v1/PutIfRequest.js';
+import type { PutIfResponse as _ringkv_v1_PutIfResponse, PutIfResponse__Output as _ringkv_v1_PutIfResponse__Output } from './ringkv/v1/PutIfResponse.js';
 import type { PutItem as _ringkv_v1_PutItem, PutItem__Output as _ringkv_v1_PutItem__Output } from './ringkv/v1/PutItem.js';
 import type { PutManyRequest as _ringkv_v1_PutManyRequest, PutManyRequest__Output as _ringkv_v1_PutManyRequest__Output } from './ringkv/v1/PutManyRequest.js';
 import type { PutManyResponse as _ringkv_v1_PutManyResponse, PutManyResponse__Output as _ringkv_v1_PutManyResponse__Output } from './ringkv/v1/PutManyResponse.js';
@@ -53,6 +56,7 @@ export interface ProtoGrpcType {
       CounterGetResponse: MessageTypeDefinition<_ringkv_v1_CounterGetResponse, _ringkv_v1_CounterGetResponse__Output>
       CounterUpdateRequest: MessageTypeDefinition<_ringkv_v1_CounterUpdateRequest, _ringkv_v1_CounterUpdateRequest__Output>
       CounterUpdateResponse: MessageTypeDefinition<_ringkv_v1_CounterUpdateResponse, _ringkv_v1_CounterUpdateResponse__Output>
+      DeleteIfRequest: MessageTypeDefinition<_ringkv_v1_DeleteIfRequest, _ringkv_v1_DeleteIfRequest__Output>
       DeleteRequest: MessageTypeDefinition<_ringkv_v1_DeleteRequest, _ringkv_v1_DeleteRequest__Output>
       DeleteResponse: MessageTypeDefinition<_ringkv_v1_DeleteResponse, _ringkv_v1_DeleteResponse__Output>
       GetManyRequest: MessageTypeDefinition<_ringkv_v1_GetManyRequest, _ringkv_v1_GetManyRequest__Output>
@@ -76,6 +80,8 @@ export interface ProtoGrpcType {
       MapRemove: MessageTypeDefinition<_ringkv_v1_MapRemove, _ringkv_v1_MapRemove__Output>
       MapUpdateRequest: MessageTypeDefinition<_ringkv_v1_MapUpdateRequest, _ringkv_v1_MapUpdateRequest__Output>
       MapUpdateResponse: MessageTypeDefinition<_ringkv_v1_MapUpdateResponse, _ringkv_v1_MapUpdateResponse__Output>
+      PutIfRequest: MessageTypeDefinition<_ringkv_v1_PutIfRequest, _ringkv_v1_PutIfRequest__Output>
+      PutIfResponse: MessageTypeDefinition<_ringkv_v1_PutIfResponse, _ringkv_v1_PutIfResponse__Output>
       PutItem: MessageTypeDefinition<_ringkv_v1_PutItem, _ringkv_v1_PutItem__Output>
       PutManyRequest: MessageTypeDefinition<_ringkv_v1_PutManyRequest, _ringkv_v1_PutManyRequest__Output>
       PutManyResponse: MessageTypeDefinition<_ringkv_v1_PutManyResponse, _ringkv_v1_PutManyResponse__Output>

@@ -10,6 +10,8 @@ import type { DigestResponse as _ringkv_internal_v1_DigestResponse, DigestRespon
 import type { MergeRequest as _ringkv_internal_v1_MergeRequest, MergeRequest__Output as _ringkv_internal_v1_MergeRequest__Output } from './ringkv/internal/v1/MergeRequest.js';
 import type { MergeResponse as _ringkv_internal_v1_MergeResponse, MergeResponse__Output as _ringkv_internal_v1_MergeResponse__Output } from './ringkv/internal/v1/MergeResponse.js';
 import type { PathField as _ringkv_internal_v1_PathField, PathField__Output as _ringkv_internal_v1_PathField__Output } from './ringkv/internal/v1/PathField.js';
+import type { PaxosRequest as _ringkv_internal_v1_PaxosRequest, PaxosRequest__Output as _ringkv_internal_v1_PaxosRequest__Output } from './ringkv/internal/v1/PaxosRequest.js';
+import type { PaxosResponse as _ringkv_internal_v1_PaxosResponse, PaxosResponse__Output as _ringkv_internal_v1_PaxosResponse__Output } from './ringkv/internal/v1/PaxosResponse.js';
 import type { ReadRangeRequest as _ringkv_internal_v1_ReadRangeRequest, ReadRangeRequest__Output as _ringkv_internal_v1_ReadRangeRequest__Output } from './ringkv/internal/v1/ReadRangeRequest.js';
 import type { ReadRangeResponse as _ringkv_internal_v1_ReadRangeResponse, ReadRangeResponse__Output as _ringkv_internal_v1_ReadRangeResponse__Output } from './ringkv/internal/v1/ReadRangeResponse.js';
 import type { ReadRequest as _ringkv_internal_v1_ReadRequest, ReadRequest__Output as _ringkv_internal_v1_ReadRequest__Output } from './ringkv/internal/v1/ReadRequest.js';
@@ -43,6 +45,8 @@ export interface ProtoGrpcType {
         MergeRequest: MessageTypeDefinition<_ringkv_internal_v1_MergeRequest, _ringkv_internal_v1_MergeRequest__Output>
         MergeResponse: MessageTypeDefinition<_ringkv_internal_v1_MergeResponse, _ringkv_internal_v1_MergeResponse__Output>
         PathField: MessageTypeDefinition<_ringkv_internal_v1_PathField, _ringkv_internal_v1_PathField__Output>
+        PaxosRequest: MessageTypeDefinition<_ringkv_internal_v1_PaxosRequest, _ringkv_internal_v1_PaxosRequest__Output>
+        PaxosResponse: MessageTypeDefinition<_ringkv_internal_v1_PaxosResponse, _ringkv_internal_v1_PaxosResponse__Output>
         ReadRangeRequest: MessageTypeDefinition<_ringkv_internal_v1_ReadRangeRequest, _ringkv_internal_v1_ReadRangeRequest__Output>
         ReadRangeResponse: MessageTypeDefinition<_ringkv_internal_v1_ReadRangeResponse, _ringkv_internal_v1_ReadRangeResponse__Output>
         ReadRequest: MessageTypeDefinition<_ringkv_internal_v1_ReadRequest, _ringkv_internal_v1_ReadRequest__Output>

@@ -46,7 +46,7 @@ describe('bucket properties', () => {
       }
       return 'none';
     };
-    expect(message(() => withProperty(defaultProps(3), 'type', 'Counter'))).toMatch(/^BK_BAD_PROPERTY: type must be kv, counter, set, map, got "Counter"/);
+    expect(message(() => withProperty(defaultProps(3), 'type', 'Counter'))).toMatch(/^BK_BAD_PROPERTY: type must be kv, counter, set, map, consistent, got "Counter"/);
     expect(err(() => checkProps({ ...defaultProps(3), type: 'hll' as 'kv' }))).toBe('BK_BAD_PROPERTY');
     expect(message(() => checkProps({ ...defaultProps(3), type: 'counter', ttlMs: 1000 }))).toMatch(/^BK_BAD_PROPERTY: a bucket of type counter has no TTL/);
     expect(message(() => checkProps({ ...defaultProps(3), type: 'map', ttlMs: 1000 }))).toMatch(/^BK_BAD_PROPERTY: a bucket of type map has no TTL/);

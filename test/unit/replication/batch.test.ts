@@ -83,7 +83,7 @@ describe('coordinator: batches', () => {
     await refused(c.getMany(keys(3), { quorum: 4 }), 'RK_BAD_ARGUMENT', /r must be 1 to N=3/);
     await refused(c.putMany([{ key: B('k'), value: B('v'), context: EMPTY }], { quorum: 4 }), 'RK_BAD_ARGUMENT', /w must be 1 to N=3/);
     expect(c.counters.gets + c.counters.puts).toBe(0);
-    expect(cluster.net.calls).toEqual({ apply: 0, merge: 0, read: 0, digest: 0, counterUpdate: 0, writeMany: 0, readRange: 0 });
+    expect(cluster.net.calls).toEqual({ apply: 0, merge: 0, read: 0, digest: 0, counterUpdate: 0, writeMany: 0, readRange: 0, paxosPrepare: 0, paxosPropose: 0, paxosCommit: 0 });
     // Exactly at the limits is fine.
     const full = await c.putMany(keys(4).map((key) => ({ key, value: big, context: EMPTY })), { quorum: 1 });
     expect(full.every((o) => o.ok)).toBe(true);

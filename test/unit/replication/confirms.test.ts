@@ -199,7 +199,7 @@ describe('confirmations: bad values', () => {
       expect(toStatus(e).code).toBe(grpc.status.INVALID_ARGUMENT);
       expect(e.message).toBe(message);
     }
-    expect(cluster.net.calls).toEqual({ apply: 0, merge: 0, read: 0, digest: 0, counterUpdate: 0, writeMany: 0, readRange: 0 });
+    expect(cluster.net.calls).toEqual({ apply: 0, merge: 0, read: 0, digest: 0, counterUpdate: 0, writeMany: 0, readRange: 0, paxosPrepare: 0, paxosPropose: 0, paxosCommit: 0 });
   });
 
   it("takes the bucket's N as the bound", async () => {

@@ -228,7 +228,7 @@ describe('coordinator: bad input', () => {
   ])('%s: RK_BAD_ARGUMENT, nothing written', async (_, call, message) => {
     cluster = await FakeCluster.create(3);
     await rejectsWith(call(), 'RK_BAD_ARGUMENT', message);
-    expect(cluster.net.calls).toEqual({ apply: 0, merge: 0, read: 0, digest: 0, counterUpdate: 0, writeMany: 0, readRange: 0 });
+    expect(cluster.net.calls).toEqual({ apply: 0, merge: 0, read: 0, digest: 0, counterUpdate: 0, writeMany: 0, readRange: 0, paxosPrepare: 0, paxosPropose: 0, paxosCommit: 0 });
   });
 
   it('a context from another key: the replica refuses it, passed through as INVALID_ARGUMENT, nothing written', async () => {
@@ -270,7 +270,7 @@ describe('coordinator: read repair', () => {
 });
 
 describe('coordinator: digest reads', () => {
-  const resetCalls = (c: FakeCluster): void => void Object.assign(c.net.calls, { apply: 0, merge: 0, read: 0, digest: 0, counterUpdate: 0, writeMany: 0, readRange: 0 });
+  const resetCalls = (c: FakeCluster): void => void Object.assign(c.net.calls, { apply: 0, merge: 0, read: 0, digest: 0, counterUpdate: 0, writeMany: 0, readRange: 0, paxosPrepare: 0, paxosPropose: 0, paxosCommit: 0 });
 
   it('a get reads R replicas in full and asks the others for a digest; --read-mode full reads them all', async () => {
     for (const fullReads of [false, true]) {

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { storedKey, subKey, type FieldName } from '../../../src/buckets/index.js';
 import { ReplicationError } from '../../../src/replication/replication-errors.js';
 import { decodeCounter, value } from '../../../src/storage/counter.js';
-import { FakeCluster, eventually } from './fake-cluster.js';
+import { FakeCluster, codeOf, eventually } from './fake-cluster.js';
 
 const B = (s: string): Buffer => Buffer.from(s);
 const counterKey = (k: string): Buffer => storedKey('hits', B(k));
@@ -21,16 +21,6 @@ afterEach(async () => {
   await cluster?.close();
   cluster = undefined;
 });
-
-/** The code of the error `p` rejects with. */
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  const e = await p.then(
-    () => undefined,
-    (x: unknown) => x,
-  );
-  expect(e, 'expected a rejection').toBeDefined();
-  return (e as { code: string }).code;
-}
 
 /** The counter's value as replica `id` holds it (undefined: none). */
 async function heldValue(c: FakeCluster, id: string, key: Buffer): Promise<bigint | undefined> {
@@ -265,7 +255,7 @@ describe('coordinator: sets', () => {
     expect(await codeOf(co.setRead(B('default-bucket-key')))).toBe('DT_BAD_PARENT');
     expect(await codeOf(co.setRead(key, { limit: 1001 }))).toBe('RK_BAD_ARGUMENT');
     expect(await codeOf(co.setRead(key, { limit: -1 }))).toBe('RK_BAD_ARGUMENT');
-    expect(c.net.calls).toEqual({ apply: 0, merge: 0, read: 0, digest: 0, counterUpdate: 0, writeMany: 0, readRange: 0 });
+    expect(c.net.calls).toEqual({ apply: 0, merge: 0, read: 0, digest: 0, counterUpdate: 0, writeMany: 0, readRange: 0, paxosPrepare: 0, paxosPropose: 0, paxosCommit: 0 });
     // The replica's checks: a remove without a context, an element given twice.
     expect(await codeOf(co.setUpdate(key, [{ op: 'remove', element: B('e'), context: Buffer.alloc(0) }]))).toBe('DT_NO_CONTEXT');
     expect(await codeOf(co.setUpdate(key, [{ op: 'add', element: B('e') }, { op: 'add', element: B('e') }]))).toBe('DT_BAD_OP');

@@ -97,3 +97,13 @@ export async function eventually(check: () => Promise<boolean> | boolean, ms = 2
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+/** The code of the error `p` rejects with (a test fails when it resolves). */
+export async function codeOf(p: Promise<unknown>): Promise<string> {
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
+  if (e === undefined) throw new Error('expected a rejection');
+  return (e as { code: string }).code;
+}

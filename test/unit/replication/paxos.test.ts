@@ -91,4 +91,24 @@ describe('the compare-and-set decision', () => {
     expect(mayHaveBeenAccepted(2, 3)).toBe(true);
     expect(mayHaveBeenAccepted(3, 3)).toBe(false);
   });
+
+  it('decides afresh when another write on the same base was committed (its own proposal is dead), and not otherwise', () => {
+    const on = (n: number, value: string, id: string, base?: string): Proposal<string> => ({ ...p(n, value, id), ...(base === undefined ? {} : { base }) });
+    // Its proposal, on r0, was preempted; the latest commit is r2's, on r0 too: r0's successor is r2, not it.
+    expect(decide({ version: 'r0', value: 'v' }, 'me', on(5, 'w', 'r2', 'r0'), true, eq, { base: 'r0' })).toEqual({ kind: 'not-applied', current: 'w' });
+    expect(decide({ value: 'v' }, 'me', on(5, 'w', 'r2', 'r0'), true, eq, { base: 'r0' })).toEqual({ kind: 'propose', value: 'v' });
+    // On a register never written: the first commit is another's.
+    expect(decide({ version: null, value: 'v' }, 'me', on(5, 'w', 'r2'), true, eq, { base: undefined })).toEqual({ kind: 'not-applied', current: 'w' });
+    // The latest commit is on another base: its own may have been committed before it. Unknown.
+    expect(decide({ version: 'r0', value: 'v' }, 'me', on(5, 'w', 'r3', 'r2'), true, eq, { base: 'r0' })).toEqual({ kind: 'unknown' });
+    // The latest commit is still its base: its proposal may yet be finished. Unknown.
+    expect(decide({ version: 'r0', value: 'v' }, 'me', on(1, 'u', 'r0'), true, eq, { base: 'r0' })).toEqual({ kind: 'unknown' });
+  });
+
+  it('a version condition holds only on that write (by request id), or on an absent key for none', () => {
+    expect(decide({ version: 'r1', value: 'v' }, 'me', p(7, 'w', 'r1'), false, eq)).toEqual({ kind: 'propose', value: 'v' });
+    expect(decide({ version: 'r1', value: 'v' }, 'me', p(7, 'w', 'r2'), false, eq)).toEqual({ kind: 'not-applied', current: 'w' });
+    expect(decide({ version: null, value: 'v' }, 'me', p(7, null, 'r2'), false, eq)).toEqual({ kind: 'propose', value: 'v' }); // deleted: absent
+    expect(decide({ version: null, value: 'v' }, 'me', undefined, false, eq)).toEqual({ kind: 'propose', value: 'v' });
+  });
 });

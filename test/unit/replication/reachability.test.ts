@@ -53,7 +53,7 @@ describe('Reachability', () => {
 describe('observed replica calls', () => {
   const fails = (kind: ReplicaFailureKind): ReplicaApi => {
     const err = new ReplicaFailure(kind, kind === 'refused' ? 'KV_BAD_CONTEXT' : 'RK_UNAVAILABLE', `failed: ${kind}`);
-    return { apply: () => Promise.reject(err), merge: () => Promise.reject(err), read: () => Promise.reject(err), digest: () => Promise.reject(err), counterUpdate: () => Promise.reject(err), writeMany: () => Promise.reject(err), readRange: () => Promise.reject(err) };
+    return { apply: () => Promise.reject(err), merge: () => Promise.reject(err), read: () => Promise.reject(err), digest: () => Promise.reject(err), counterUpdate: () => Promise.reject(err), writeMany: () => Promise.reject(err), readRange: () => Promise.reject(err), paxosPrepare: () => Promise.reject(err), paxosPropose: () => Promise.reject(err), paxosCommit: () => Promise.reject(err) };
   };
   const answers: ReplicaApi = {
     apply: () => Promise.resolve({ record: Buffer.alloc(0), context: Buffer.alloc(0) } as never),
@@ -63,6 +63,9 @@ describe('observed replica calls', () => {
     counterUpdate: () => Promise.resolve({ record: Buffer.alloc(0), delta: Buffer.alloc(0), value: 0n }),
     writeMany: () => Promise.resolve([]),
     readRange: () => Promise.resolve({ records: [], next: undefined }),
+    paxosPrepare: () => Promise.resolve({ promised: false, higher: { n: 1, by: 'x' } }),
+    paxosPropose: () => Promise.resolve({ accepted: true }),
+    paxosCommit: () => Promise.resolve(),
   };
 
   it('passes every argument of every call on as given (a put\'s expiry included)', async () => {
@@ -78,12 +81,19 @@ describe('observed replica calls', () => {
     await o.counterUpdate('b', k, -3, 9, rid);
     await o.writeMany('b', k, ops, 9, rid);
     await o.readRange('b', k, Buffer.from('a'), 7, 9);
+    const ballot = { n: 5, by: 'p' }, proposal = { ballot, id: 'r', value: null };
+    await o.paxosPrepare('b', k, ballot, 9);
+    await o.paxosPropose('b', k, proposal, 9);
+    await o.paxosCommit('b', k, proposal, 9);
     expect(seen).toEqual([
       ['apply', 'b', k, Buffer.from('v'), Buffer.alloc(0), 9, rid, 1234],
       ['merge', 'b', k, Buffer.from('r'), 'c', 9],
       ['counterUpdate', 'b', k, -3, 9, rid],
       ['writeMany', 'b', k, ops, 9, rid],
       ['readRange', 'b', k, Buffer.from('a'), 7, 9],
+      ['paxosPrepare', 'b', k, ballot, 9],
+      ['paxosPropose', 'b', k, proposal, 9],
+      ['paxosCommit', 'b', k, proposal, 9],
     ]);
   });
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryEngine, Store } from '../../../src/storage/index.js';
-import { decodeContext, decodeRecord, encodeRecord } from '../../../src/storage/codec.js';
+import { decodeContext, decodeRecord, encodeRecord, versionBytes } from '../../../src/storage/codec.js';
 import { PRUNES, dataKey, hintKey, tokenHalves } from '../../../src/storage/keys.js';
 import { tokenOf } from '../../../src/ring/index.js';
 
@@ -301,5 +301,60 @@ describe('clock pruning of last-writer-wins keys', () => {
     expect((await a.merge('k', later.record)).changed).toBe(true);
     expect(texts((await a.get('k')).values)).toEqual(['later']);
     for (const x of [a, b, ...writers]) await x.close();
+  });
+
+  it('a copy holding only the winner, with the dot of a write that lost by time in its clock, is merged whole where nothing was pruned: the replicas converge', async () => {
+    const c = clock();
+    const open = () => Store.open({ engine: new MemoryEngine(), now: c.now, tombstoneGraceMs: GRACE, policyOf: () => 'lww' });
+    const [a, b, loser] = [await open(), await open(), await open()];
+    // Five lww writers in turn (a clock of five entries), the last write the winner, on both replicas.
+    const writers = await Promise.all([1, 2, 3, 4, 5].map(() => open()));
+    let record: Buffer | undefined;
+    for (const [i, w] of writers.entries()) {
+      if (record) await w.merge('k', record);
+      record = (await w.put('k', v(`w${i}`), (await w.get('k')).context)).record;
+    }
+    for (const s of [a, b]) await s.merge('k', record!);
+    // A concurrent write on a replica whose clock is behind: it loses by time, and only b ever sees it.
+    c.advance(-60_000);
+    const lost = await loser.put('k', v('earlier'));
+    c.advance(60_000);
+    await b.merge('k', lost.record);
+    expect(texts((await b.get('k')).values)).toEqual(['w4']);
+    // Repair trades the copies both ways: a takes the lost write's entry (a never pruned), and both hold the same versions.
+    expect((await a.merge('k', (await b.getRecord('k'))!)).changed).toBe(true);
+    expect((await b.merge('k', (await a.getRecord('k'))!)).changed).toBe(false);
+    const [va, vb] = [versionBytes((await a.getRecord('k'))!), versionBytes((await b.getRecord('k'))!)];
+    expect(va.toString('hex')).toBe(vb.toString('hex'));
+    expect(texts((await a.get('k')).values)).toEqual(['w4']);
+    for (const x of [a, b, loser, ...writers]) await x.close();
+  });
+});
+
+describe('a copy whose clock holds a dot dropped for another reason than a prune', () => {
+  it('a write issued twice under one request id, one copy dropped for its retired id, on a key of a long clock: the replicas converge', async () => {
+    const c = clock();
+    const [history, p, q, r, x, z] = await Promise.all([0, 1, 2, 3, 4, 5].map(() => Store.open({ engine: new MemoryEngine(), now: c.now, tombstoneGraceMs: GRACE })));
+    // Five writers first: every replica's clock of the key is longer than a prune would leave it.
+    const writers = await fiveWriters(c.now, history!);
+    const base = (await history!.getRecord('k'))!;
+    for (const s of [p!, q!, r!, x!, z!]) await s.merge('k', base);
+    // One put, retried through two coordinators: issued on p and on q under one request id.
+    const requestId = v('request-1');
+    const onP = await p!.put('k', v('a'), (await p!.get('k')).context, { requestId });
+    const onQ = await q!.put('k', v('a'), (await q!.get('k')).context, { requestId });
+    // r saw p's copy and deletes what it read: the id is retired there, q's dot unseen.
+    await r!.merge('k', onP.record);
+    const removed = await r!.delete('k', (await r!.get('k')).context);
+    // x takes q's copy, then the delete (which drops it for its id): q's dot is in x's clock alone. z gets the delete only.
+    await x!.merge('k', onQ.record);
+    await x!.merge('k', removed.record);
+    await z!.merge('k', removed.record);
+    // Repair trades the copies both ways: they end the same.
+    await z!.merge('k', (await x!.getRecord('k'))!);
+    await x!.merge('k', (await z!.getRecord('k'))!);
+    expect(versionBytes((await z!.getRecord('k'))!).toString('hex')).toBe(versionBytes((await x!.getRecord('k'))!).toString('hex'));
+    expect((await z!.get('k')).values).toEqual([]);
+    for (const s of [history!, p!, q!, r!, x!, z!, ...writers]) await s.close();
   });
 });

@@ -34,6 +34,8 @@ const newCall = (amount: fc.Arbitrary<bigint>): fc.Arbitrary<WireCall> =>
     fc.record({ id, deadline, op: fc.constant('counterUpdate' as const), key: bytes(), amount, requestId: bytes(32) }),
     fc.record({ id, deadline, op: fc.constant('writeMany' as const), parent: bytes(), ops: fc.array(subOp, { maxLength: 6 }), requestId: bytes(32) }),
     fc.record({ id, deadline, op: fc.constant('readRange' as const), parent: bytes(), after: fc.option(bytes(), { nil: undefined }), limit: fc.oneof(fc.constantFrom(0, 1, 1000, 2 ** 32 - 1), fc.nat({ max: 2 ** 32 - 1 })) }),
+    // Ballots as a clock in ms makes them (and past 2^32 on the wire's uint64).
+    fc.record({ id, deadline, op: fc.constant('paxos' as const), key: bytes(), step: fc.constantFrom('prepare' as const, 'propose' as const, 'commit' as const), ballot: fc.oneof(fc.constantFrom(0, 1, 1_796_000_000_000), fc.nat()), proposer: bytes(16), proposalId: bytes(32), base: bytes(32), value: fc.option(bytes(), { nil: null }) }),
   );
 
 const oldCall: fc.Arbitrary<WireCall> = fc.oneof(
@@ -56,6 +58,7 @@ const reply: fc.Arbitrary<WireReply> = fc.oneof(
   fc.record({ id, op: fc.constant('counterUpdate' as const), record: bytes(200), delta: bytes(100), value: fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n }).map(String) }),
   fc.record({ id, op: fc.constant('writeMany' as const), records: fc.array(subKeyRecord, { maxLength: 5 }) }),
   fc.record({ id, op: fc.constant('readRange' as const), records: fc.array(subKeyRecord, { maxLength: 5 }), next: fc.option(bytes(), { nil: undefined }) }),
+  fc.record({ id, op: fc.constant('paxos' as const), ok: fc.boolean(), state: bytes(100) }),
 );
 
 const KIND = { add: 'ADD', remove: 'REMOVE', assign: 'ASSIGN', increment: 'INCREMENT' } as const;
@@ -96,8 +99,12 @@ function asProto(c: WireCall, now: number): ReplicaCall {
       return { ...head, writeMany: { parent: c.parent, ops: c.ops.map(subOpAsProto), requestId: c.requestId } };
     case 'readRange':
       return { ...head, readRange: { parent: c.parent, ...(c.after === undefined ? {} : { after: c.after }), limit: c.limit } };
+    case 'paxos':
+      return { ...head, paxos: { key: c.key, step: STEP[c.step as keyof typeof STEP], ballot: c.ballot, proposer: c.proposer, proposalId: c.proposalId, value: c.value ?? EMPTY, absent: c.value === null, base: c.base } };
   }
 }
+
+const STEP = { prepare: 'PREPARE', propose: 'PROPOSE', commit: 'COMMIT' } as const;
 
 function replyAsProto(r: WireReply): ReplicaReply {
   switch (r.op) {
@@ -117,6 +124,8 @@ function replyAsProto(r: WireReply): ReplicaReply {
       return { id: r.id, writeMany: { records: r.records.map(recordAsProto) } };
     case 'readRange':
       return { id: r.id, readRange: { records: r.records.map(recordAsProto), ...(r.next === undefined ? {} : { next: r.next }) } };
+    case 'paxos':
+      return { id: r.id, paxos: { ok: r.ok, state: r.state } };
   }
 }
 

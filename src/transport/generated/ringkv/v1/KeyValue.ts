@@ -6,6 +6,7 @@ import type { CounterGetRequest as _ringkv_v1_CounterGetRequest, CounterGetReque
 import type { CounterGetResponse as _ringkv_v1_CounterGetResponse, CounterGetResponse__Output as _ringkv_v1_CounterGetResponse__Output } from '../../ringkv/v1/CounterGetResponse.js';
 import type { CounterUpdateRequest as _ringkv_v1_CounterUpdateRequest, CounterUpdateRequest__Output as _ringkv_v1_CounterUpdateRequest__Output } from '../../ringkv/v1/CounterUpdateRequest.js';
 import type { CounterUpdateResponse as _ringkv_v1_CounterUpdateResponse, CounterUpdateResponse__Output as _ringkv_v1_CounterUpdateResponse__Output } from '../../ringkv/v1/CounterUpdateResponse.js';
+import type { DeleteIfRequest as _ringkv_v1_DeleteIfRequest, DeleteIfRequest__Output as _ringkv_v1_DeleteIfRequest__Output } from '../../ringkv/v1/DeleteIfRequest.js';
 import type { DeleteRequest as _ringkv_v1_DeleteRequest, DeleteRequest__Output as _ringkv_v1_DeleteRequest__Output } from '../../ringkv/v1/DeleteRequest.js';
 import type { DeleteResponse as _ringkv_v1_DeleteResponse, DeleteResponse__Output as _ringkv_v1_DeleteResponse__Output } from '../../ringkv/v1/DeleteResponse.js';
 import type { GetManyRequest as _ringkv_v1_GetManyRequest, GetManyRequest__Output as _ringkv_v1_GetManyRequest__Output } from '../../ringkv/v1/GetManyRequest.js';
@@ -18,6 +19,8 @@ import type { MapReadRequest as _ringkv_v1_MapReadRequest, MapReadRequest__Outpu
 import type { MapReadResponse as _ringkv_v1_MapReadResponse, MapReadResponse__Output as _ringkv_v1_MapReadResponse__Output } from '../../ringkv/v1/MapReadResponse.js';
 import type { MapUpdateRequest as _ringkv_v1_MapUpdateRequest, MapUpdateRequest__Output as _ringkv_v1_MapUpdateRequest__Output } from '../../ringkv/v1/MapUpdateRequest.js';
 import type { MapUpdateResponse as _ringkv_v1_MapUpdateResponse, MapUpdateResponse__Output as _ringkv_v1_MapUpdateResponse__Output } from '../../ringkv/v1/MapUpdateResponse.js';
+import type { PutIfRequest as _ringkv_v1_PutIfRequest, PutIfRequest__Output as _ringkv_v1_PutIfRequest__Output } from '../../ringkv/v1/PutIfRequest.js';
+import type { PutIfResponse as _ringkv_v1_PutIfResponse, PutIfResponse__Output as _ringkv_v1_PutIfResponse__Output } from '../../ringkv/v1/PutIfResponse.js';
 import type { PutManyRequest as _ringkv_v1_PutManyRequest, PutManyRequest__Output as _ringkv_v1_PutManyRequest__Output } from '../../ringkv/v1/PutManyRequest.js';
 import type { PutManyResponse as _ringkv_v1_PutManyResponse, PutManyResponse__Output as _ringkv_v1_PutManyResponse__Output } from '../../ringkv/v1/PutManyResponse.js';
 import type { PutRequest as _ringkv_v1_PutRequest, PutRequest__Output as _ringkv_v1_PutRequest__Output } from '../../ringkv/v1/PutRequest.js';
@@ -88,6 +91,21 @@ export interface KeyValueClient extends grpc.Client {
   delete(argument: _ringkv_v1_DeleteRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_DeleteResponse__Output>): grpc.ClientUnaryCall;
   delete(argument: _ringkv_v1_DeleteRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_DeleteResponse__Output>): grpc.ClientUnaryCall;
   delete(argument: _ringkv_v1_DeleteRequest, callback: grpc.requestCallback<_ringkv_v1_DeleteResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * Delete the key if its version is exactly `context`.
+   */
+  DeleteIf(argument: _ringkv_v1_DeleteIfRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_PutIfResponse__Output>): grpc.ClientUnaryCall;
+  DeleteIf(argument: _ringkv_v1_DeleteIfRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_PutIfResponse__Output>): grpc.ClientUnaryCall;
+  DeleteIf(argument: _ringkv_v1_DeleteIfRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_PutIfResponse__Output>): grpc.ClientUnaryCall;
+  DeleteIf(argument: _ringkv_v1_DeleteIfRequest, callback: grpc.requestCallback<_ringkv_v1_PutIfResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Delete the key if its version is exactly `context`.
+   */
+  deleteIf(argument: _ringkv_v1_DeleteIfRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_PutIfResponse__Output>): grpc.ClientUnaryCall;
+  deleteIf(argument: _ringkv_v1_DeleteIfRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_PutIfResponse__Output>): grpc.ClientUnaryCall;
+  deleteIf(argument: _ringkv_v1_DeleteIfRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_PutIfResponse__Output>): grpc.ClientUnaryCall;
+  deleteIf(argument: _ringkv_v1_DeleteIfRequest, callback: grpc.requestCallback<_ringkv_v1_PutIfResponse__Output>): grpc.ClientUnaryCall;
   
   /**
    * Every sibling value of a key and one context covering them, after R replies.
@@ -187,6 +205,39 @@ export interface KeyValueClient extends grpc.Client {
   put(argument: _ringkv_v1_PutRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_PutResponse__Output>): grpc.ClientUnaryCall;
   put(argument: _ringkv_v1_PutRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_PutResponse__Output>): grpc.ClientUnaryCall;
   put(argument: _ringkv_v1_PutRequest, callback: grpc.requestCallback<_ringkv_v1_PutResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * Linearizable compare-and-set (docs/reads-and-writes.md#compare-and-set), on a bucket of
+   * type consistent only, whose keys take no Put or Delete. Each runs Paxos among the key's
+   * N replicas (a majority must answer). Applied: `context` is the new version's. Not
+   * applied (the condition failed): the key's current value and context. DEADLINE_EXCEEDED
+   * means the outcome is unknown: Get the key (or retry with the same request_id, which
+   * answers applied if it was). UNAVAILABLE means nothing was written. Get on such a bucket
+   * is a linearizable read.
+   * 
+   * Write `value` if the key is absent (no context), or if its version is exactly
+   * `context` (from a Get or PutIf of this key).
+   */
+  PutIf(argument: _ringkv_v1_PutIfRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_PutIfResponse__Output>): grpc.ClientUnaryCall;
+  PutIf(argument: _ringkv_v1_PutIfRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_PutIfResponse__Output>): grpc.ClientUnaryCall;
+  PutIf(argument: _ringkv_v1_PutIfRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_PutIfResponse__Output>): grpc.ClientUnaryCall;
+  PutIf(argument: _ringkv_v1_PutIfRequest, callback: grpc.requestCallback<_ringkv_v1_PutIfResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Linearizable compare-and-set (docs/reads-and-writes.md#compare-and-set), on a bucket of
+   * type consistent only, whose keys take no Put or Delete. Each runs Paxos among the key's
+   * N replicas (a majority must answer). Applied: `context` is the new version's. Not
+   * applied (the condition failed): the key's current value and context. DEADLINE_EXCEEDED
+   * means the outcome is unknown: Get the key (or retry with the same request_id, which
+   * answers applied if it was). UNAVAILABLE means nothing was written. Get on such a bucket
+   * is a linearizable read.
+   * 
+   * Write `value` if the key is absent (no context), or if its version is exactly
+   * `context` (from a Get or PutIf of this key).
+   */
+  putIf(argument: _ringkv_v1_PutIfRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_PutIfResponse__Output>): grpc.ClientUnaryCall;
+  putIf(argument: _ringkv_v1_PutIfRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_PutIfResponse__Output>): grpc.ClientUnaryCall;
+  putIf(argument: _ringkv_v1_PutIfRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_PutIfResponse__Output>): grpc.ClientUnaryCall;
+  putIf(argument: _ringkv_v1_PutIfRequest, callback: grpc.requestCallback<_ringkv_v1_PutIfResponse__Output>): grpc.ClientUnaryCall;
   
   /**
    * Put many keys of one bucket in one call (up to 100 items and 4 MiB of values). Not
@@ -305,6 +356,11 @@ export interface KeyValueHandlers extends grpc.UntypedServiceImplementation {
   Delete: grpc.handleUnaryCall<_ringkv_v1_DeleteRequest__Output, _ringkv_v1_DeleteResponse>;
   
   /**
+   * Delete the key if its version is exactly `context`.
+   */
+  DeleteIf: grpc.handleUnaryCall<_ringkv_v1_DeleteIfRequest__Output, _ringkv_v1_PutIfResponse>;
+  
+  /**
    * Every sibling value of a key and one context covering them, after R replies.
    */
   Get: grpc.handleUnaryCall<_ringkv_v1_GetRequest__Output, _ringkv_v1_GetResponse>;
@@ -340,6 +396,20 @@ export interface KeyValueHandlers extends grpc.UntypedServiceImplementation {
    * Acknowledged once W replicas hold it durably.
    */
   Put: grpc.handleUnaryCall<_ringkv_v1_PutRequest__Output, _ringkv_v1_PutResponse>;
+  
+  /**
+   * Linearizable compare-and-set (docs/reads-and-writes.md#compare-and-set), on a bucket of
+   * type consistent only, whose keys take no Put or Delete. Each runs Paxos among the key's
+   * N replicas (a majority must answer). Applied: `context` is the new version's. Not
+   * applied (the condition failed): the key's current value and context. DEADLINE_EXCEEDED
+   * means the outcome is unknown: Get the key (or retry with the same request_id, which
+   * answers applied if it was). UNAVAILABLE means nothing was written. Get on such a bucket
+   * is a linearizable read.
+   * 
+   * Write `value` if the key is absent (no context), or if its version is exactly
+   * `context` (from a Get or PutIf of this key).
+   */
+  PutIf: grpc.handleUnaryCall<_ringkv_v1_PutIfRequest__Output, _ringkv_v1_PutIfResponse>;
   
   /**
    * Put many keys of one bucket in one call (up to 100 items and 4 MiB of values). Not
@@ -382,11 +452,13 @@ export interface KeyValueDefinition extends grpc.ServiceDefinition {
   CounterGet: MethodDefinition<_ringkv_v1_CounterGetRequest, _ringkv_v1_CounterGetResponse, _ringkv_v1_CounterGetRequest__Output, _ringkv_v1_CounterGetResponse__Output>
   CounterUpdate: MethodDefinition<_ringkv_v1_CounterUpdateRequest, _ringkv_v1_CounterUpdateResponse, _ringkv_v1_CounterUpdateRequest__Output, _ringkv_v1_CounterUpdateResponse__Output>
   Delete: MethodDefinition<_ringkv_v1_DeleteRequest, _ringkv_v1_DeleteResponse, _ringkv_v1_DeleteRequest__Output, _ringkv_v1_DeleteResponse__Output>
+  DeleteIf: MethodDefinition<_ringkv_v1_DeleteIfRequest, _ringkv_v1_PutIfResponse, _ringkv_v1_DeleteIfRequest__Output, _ringkv_v1_PutIfResponse__Output>
   Get: MethodDefinition<_ringkv_v1_GetRequest, _ringkv_v1_GetResponse, _ringkv_v1_GetRequest__Output, _ringkv_v1_GetResponse__Output>
   GetMany: MethodDefinition<_ringkv_v1_GetManyRequest, _ringkv_v1_GetManyResponse, _ringkv_v1_GetManyRequest__Output, _ringkv_v1_GetManyResponse__Output>
   MapRead: MethodDefinition<_ringkv_v1_MapReadRequest, _ringkv_v1_MapReadResponse, _ringkv_v1_MapReadRequest__Output, _ringkv_v1_MapReadResponse__Output>
   MapUpdate: MethodDefinition<_ringkv_v1_MapUpdateRequest, _ringkv_v1_MapUpdateResponse, _ringkv_v1_MapUpdateRequest__Output, _ringkv_v1_MapUpdateResponse__Output>
   Put: MethodDefinition<_ringkv_v1_PutRequest, _ringkv_v1_PutResponse, _ringkv_v1_PutRequest__Output, _ringkv_v1_PutResponse__Output>
+  PutIf: MethodDefinition<_ringkv_v1_PutIfRequest, _ringkv_v1_PutIfResponse, _ringkv_v1_PutIfRequest__Output, _ringkv_v1_PutIfResponse__Output>
   PutMany: MethodDefinition<_ringkv_v1_PutManyRequest, _ringkv_v1_PutManyResponse, _ringkv_v1_PutManyRequest__Output, _ringkv_v1_PutManyResponse__Output>
   SetContains: MethodDefinition<_ringkv_v1_SetContainsRequest, _ringkv_v1_SetContainsResponse, _ringkv_v1_SetContainsRequest__Output, _ringkv_v1_SetContainsResponse__Output>
   SetRead: MethodDefinition<_ringkv_v1_SetReadRequest, _ringkv_v1_SetReadResponse, _ringkv_v1_SetReadRequest__Output, _ringkv_v1_SetReadResponse__Output>

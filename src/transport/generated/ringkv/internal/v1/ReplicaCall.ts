@@ -7,6 +7,7 @@ import type { DigestRequest as _ringkv_internal_v1_DigestRequest, DigestRequest_
 import type { CounterUpdateRequest as _ringkv_internal_v1_CounterUpdateRequest, CounterUpdateRequest__Output as _ringkv_internal_v1_CounterUpdateRequest__Output } from '../../../ringkv/internal/v1/CounterUpdateRequest.js';
 import type { WriteManyRequest as _ringkv_internal_v1_WriteManyRequest, WriteManyRequest__Output as _ringkv_internal_v1_WriteManyRequest__Output } from '../../../ringkv/internal/v1/WriteManyRequest.js';
 import type { ReadRangeRequest as _ringkv_internal_v1_ReadRangeRequest, ReadRangeRequest__Output as _ringkv_internal_v1_ReadRangeRequest__Output } from '../../../ringkv/internal/v1/ReadRangeRequest.js';
+import type { PaxosRequest as _ringkv_internal_v1_PaxosRequest, PaxosRequest__Output as _ringkv_internal_v1_PaxosRequest__Output } from '../../../ringkv/internal/v1/PaxosRequest.js';
 
 export interface ReplicaCall {
   /**
@@ -31,7 +32,11 @@ export interface ReplicaCall {
   'counterUpdate'?: (_ringkv_internal_v1_CounterUpdateRequest | null);
   'writeMany'?: (_ringkv_internal_v1_WriteManyRequest | null);
   'readRange'?: (_ringkv_internal_v1_ReadRangeRequest | null);
-  'op'?: "apply"|"merge"|"read"|"digest"|"counterUpdate"|"writeMany"|"readRange";
+  /**
+   * Compare-and-set's Paxos steps (issue 31), on the data types' stream too.
+   */
+  'paxos'?: (_ringkv_internal_v1_PaxosRequest | null);
+  'op'?: "apply"|"merge"|"read"|"digest"|"counterUpdate"|"writeMany"|"readRange"|"paxos";
 }
 
 export interface ReplicaCall__Output {
@@ -57,4 +62,8 @@ export interface ReplicaCall__Output {
   'counterUpdate'?: (_ringkv_internal_v1_CounterUpdateRequest__Output | null);
   'writeMany'?: (_ringkv_internal_v1_WriteManyRequest__Output | null);
   'readRange'?: (_ringkv_internal_v1_ReadRangeRequest__Output | null);
+  /**
+   * Compare-and-set's Paxos steps (issue 31), on the data types' stream too.
+   */
+  'paxos'?: (_ringkv_internal_v1_PaxosRequest__Output | null);
 }

@@ -8,6 +8,7 @@ import type { ReplicaError as _ringkv_internal_v1_ReplicaError, ReplicaError__Ou
 import type { CounterUpdateResponse as _ringkv_internal_v1_CounterUpdateResponse, CounterUpdateResponse__Output as _ringkv_internal_v1_CounterUpdateResponse__Output } from '../../../ringkv/internal/v1/CounterUpdateResponse.js';
 import type { WriteManyResponse as _ringkv_internal_v1_WriteManyResponse, WriteManyResponse__Output as _ringkv_internal_v1_WriteManyResponse__Output } from '../../../ringkv/internal/v1/WriteManyResponse.js';
 import type { ReadRangeResponse as _ringkv_internal_v1_ReadRangeResponse, ReadRangeResponse__Output as _ringkv_internal_v1_ReadRangeResponse__Output } from '../../../ringkv/internal/v1/ReadRangeResponse.js';
+import type { PaxosResponse as _ringkv_internal_v1_PaxosResponse, PaxosResponse__Output as _ringkv_internal_v1_PaxosResponse__Output } from '../../../ringkv/internal/v1/PaxosResponse.js';
 
 export interface ReplicaReply {
   'id'?: (number);
@@ -19,7 +20,8 @@ export interface ReplicaReply {
   'counterUpdate'?: (_ringkv_internal_v1_CounterUpdateResponse | null);
   'writeMany'?: (_ringkv_internal_v1_WriteManyResponse | null);
   'readRange'?: (_ringkv_internal_v1_ReadRangeResponse | null);
-  'result'?: "apply"|"merge"|"read"|"digest"|"error"|"counterUpdate"|"writeMany"|"readRange";
+  'paxos'?: (_ringkv_internal_v1_PaxosResponse | null);
+  'result'?: "apply"|"merge"|"read"|"digest"|"error"|"counterUpdate"|"writeMany"|"readRange"|"paxos";
 }
 
 export interface ReplicaReply__Output {
@@ -32,4 +34,5 @@ export interface ReplicaReply__Output {
   'counterUpdate'?: (_ringkv_internal_v1_CounterUpdateResponse__Output | null);
   'writeMany'?: (_ringkv_internal_v1_WriteManyResponse__Output | null);
   'readRange'?: (_ringkv_internal_v1_ReadRangeResponse__Output | null);
+  'paxos'?: (_ringkv_internal_v1_PaxosResponse__Output | null);
 }
