@@ -246,7 +246,7 @@ export class RingkvNode {
       });
     };
     const removalRepair = { load: (move: string) => loadRemovalRepair(config.dataDir, move), save: (p: RemovalRepairProgress | undefined) => saveRemovalRepair(config.dataDir, p) };
-    const driver = (this.driver = new MovementDriver({ id, replicas, gossiper, handoff, view, identity: identityNow, persist, gossip, announce, exit, handOverHints, fetchTimeoutMs: 10 * 60_000, repairUnit, removalRepair, log: topologyLog }));
+    const driver = (this.driver = new MovementDriver({ id, replicas, gossiper, handoff, view, identity: identityNow, persist, gossip, announce, exit, handOverHints, fetchTimeoutMs: 10 * 60_000, repairUnit, removalRepair, knownDown: (x) => this.#knownDown(x), log: topologyLog }));
     const operator = (this.#operator = new Operator({ id, store, driver, handoff, view, identity: identityNow, log }));
     this.#autoCleanup = new AutoCleanup({
       delayMs: config.cleanupAfterMs,
@@ -633,6 +633,16 @@ export class RingkvNode {
     this.#health.setStatus('', serving ? 'SERVING' : 'NOT_SERVING');
   }
 
+  /** ms to hear from peers after a start before one not heard from counts as down. */
+  get #settleMs(): number {
+    return 3 * this.config.gossipIntervalMs + 1000;
+  }
+
+  /** A peer gossip does not show up that we heard from since we started, or that stayed silent past the settle window. */
+  #knownDown(id: string): boolean {
+    return !this.gossiper.isUp(id) && (this.gossiper.heardSinceStart(id) || performance.now() - this.#startedAt >= this.#settleMs);
+  }
+
   /**
    * A started (or restarted) member reports NOT_SERVING until no peer it hears holds hints
    * for it, at most catchUpMs (catch-up.ts): a rolling restart that waits for health then
@@ -647,7 +657,7 @@ export class RingkvNode {
       isUp: (id) => this.gossiper.isUp(id),
       heardSinceStart: (id) => this.gossiper.heardSinceStart(id),
       elapsedMs,
-      settleMs: 3 * this.config.gossipIntervalMs + 1000,
+      settleMs: this.#settleMs,
       maxWaitMs: this.config.catchUpMs,
     });
     if (!c.done) return;

@@ -59,6 +59,12 @@ export interface DriverDeps {
    * when it cannot be done by this cluster's releases (the unit is skipped at once).
    */
   repairUnit(unit: RangeUnit): Promise<unknown>;
+  /**
+   * Whether `id`, which gossip does not show up, is known down: convicted after we heard
+   * from it, or silent past the settle window since this process started. A node restarted
+   * mid-removal has heard from nobody yet; its units wait a round rather than being skipped.
+   */
+  knownDown(id: string): boolean;
   /** The removal repair's progress file (removal-repair-file.ts): load for a move, save (undefined: delete). */
   readonly removalRepair: {
     load(move: string): Promise<RemovalRepairProgress>;
@@ -315,6 +321,10 @@ export class MovementDriver {
       const key = unitKey(u);
       const down = u.replicas.filter((x) => x !== deps.id && !deps.gossiper.isUp(x));
       let skip: string | undefined;
+      if (down.some((x) => !deps.knownDown(x))) {
+        pending++; // not heard from since we started: tried next round
+        continue;
+      }
       if (down.length > 0) skip = `${down.join(', ')} down`;
       else {
         try {

@@ -25,7 +25,7 @@ function setUp(ids: string[]) {
   return { w, move: r.move, dead };
 }
 
-function driver(w: World, o: { repairUnit(u: RangeUnit): Promise<unknown>; file: { saved: RemovalRepairProgress | undefined; saves: number } }): MovementDriver {
+function driver(w: World, o: { repairUnit(u: RangeUnit): Promise<unknown>; file: { saved: RemovalRepairProgress | undefined; saves: number }; knownDown?: (x: string) => boolean }): MovementDriver {
   const deps = {
     id: 'a',
     replicas: N,
@@ -40,6 +40,7 @@ function driver(w: World, o: { repairUnit(u: RangeUnit): Promise<unknown>; file:
     handOverHints: async () => 0,
     fetchTimeoutMs: 1000,
     repairUnit: o.repairUnit,
+    knownDown: o.knownDown ?? ((x: string) => !w.isUp(x)),
     removalRepair: {
       load: async (move: string) => (o.file.saved?.move === move ? o.file.saved : { move, repaired: [], skipped: [] }),
       save: async (p: RemovalRepairProgress | undefined) => void ((o.file.saved = p), o.file.saves++),
@@ -94,6 +95,23 @@ describe("a removal's repair step, taken", () => {
     expect(w.view().removed.has(dead)).toBe(true);
     expect(second.filter((k) => first.includes(k))).toEqual([]);
     expect(second.length).toBeGreaterThan(0);
+  });
+
+  it('a restarted driver that has heard from no replica yet waits for them rather than skipping their units', async () => {
+    const { w, dead } = setUp(['a', 'b', 'c', 'd', 'e']);
+    const file = { saved: undefined as RemovalRepairProgress | undefined, saves: 0 };
+    const survivors = ['b', 'c', 'd'];
+    for (const x of survivors) w.node(x).up = false; // just restarted: gossip shows nobody up yet
+    const repaired: string[] = [];
+    const d = driver(w, { repairUnit: async (u) => void repaired.push(unitKey(u)), file, knownDown: () => false });
+    await rounds(d, 5, () => false);
+    expect(d.status?.repair).toMatchObject({ repaired: 0, skipped: 0 });
+    expect(w.view().removed.has(dead)).toBe(false);
+    for (const x of survivors) w.node(x).up = true; // heard from
+    await rounds(d, 20, () => w.view().removed.has(dead));
+    expect(w.view().removed.has(dead)).toBe(true);
+    expect(d.status!.repair).toMatchObject({ skipped: 0, repaired: repaired.length });
+    expect(repaired.length).toBeGreaterThan(0);
   });
 
   it('skips a unit with a replica down, one whose replica cannot do it, and one failing REPAIR_ATTEMPTS times: the removal ends', async () => {
