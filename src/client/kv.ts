@@ -31,7 +31,7 @@ import { callMetadata, channelCredentials, type ClientSecurity } from '../securi
 import { NODE_MAX_MESSAGE_BYTES, callUnary, serviceClient, type ServiceClient } from '../transport/protos.js';
 import { BatchedStream, brokeOnUndecodable, type ClientCodec } from '../transport/batched-stream.js';
 import { decodeKvReplies, encodeKvCalls, kvCallSize, type Confirms, type KvCall, type KvReply } from '../transport/kv-codec.js';
-import { retryAdvice } from '../transport/status.js';
+import { CAS_OUTCOME, retryAdvice } from '../transport/status.js';
 import { bucketName, storedKey } from '../buckets/index.js';
 import { AdminClient } from './admin.js';
 import { NodeHealth, type Ending } from './health.js';
@@ -134,6 +134,37 @@ export interface GetResult {
   /** Pass it to the next put or delete of this key. */
   readonly context: Buffer;
   readonly found: boolean;
+}
+
+export interface PutIfOptions extends CallOptions {
+  /**
+   * The context of the version the write replaces, from get or a putIf of this key; unset:
+   * write only if the key is absent.
+   */
+  readonly context?: Uint8Array;
+  /** The write's request id, 1 to 64 bytes (default: a new one); see putIf on retrying. */
+  readonly requestId?: Uint8Array;
+}
+
+/** A compare-and-set's answer: applied, or not, with the key's current value and context. */
+export interface PutIfResult {
+  readonly applied: boolean;
+  /** Applied: the new version's context. Not applied: the current version's (empty: the key is absent). */
+  readonly context: Buffer;
+  /** Not applied: whether the key holds a value now. */
+  readonly found: boolean;
+  /** Not applied and found: the key's current value. */
+  readonly value: Buffer | undefined;
+}
+
+/**
+ * Whether a failed putIf or deleteIf certainly did not apply: the node said so (a refusal
+ * before it ran, or a round no replica could have accepted). Any other error leaves the
+ * outcome unknown (a timeout, a node lost mid-call): get the key to learn it.
+ */
+export function casNotApplied(e: unknown): boolean {
+  const m = (e as { metadata?: unknown })?.metadata;
+  return m instanceof grpc.Metadata && m.get(CAS_OUTCOME)[0] === 'not-applied';
 }
 
 /** One key's outcome in a batch: its result, or the error a call of that key alone would have ended with. */
@@ -372,6 +403,32 @@ export class Client {
   async delete(key: string | Uint8Array, o: PutOptions = {}): Promise<void> {
     const req = { op: 'delete' as const, key: bytes(key, 'key'), context: o.context ? bytes(o.context, 'context') : EMPTY, w: o.w ?? 0, requestId: this.#requestId(o), bucket: o.bucket ?? '', ...confirmsOf(o) };
     answerOf(await this.#call(req, o), 'delete');
+  }
+
+  /**
+   * Compare-and-set `key` of a bucket of type consistent to `value`: it applies only if the
+   * key's version is still the one `o.context` names (unset: only if the key is absent),
+   * linearizably (docs/reads-and-writes.md#compare-and-set). Not applied, it answers the
+   * key's current value and context. An error leaves the write not applied when
+   * casNotApplied(error) says so, else its outcome is unknown: get the key to learn it.
+   * The call goes to one node; to another only when the first refused it before it ran
+   * (never hedged: two rounds of one write could answer differently).
+   */
+  putIf(key: string | Uint8Array, value: string | Uint8Array, o: PutIfOptions = {}): Promise<PutIfResult> {
+    const v = bytes(value, 'value');
+    if (v.length > MAX_VALUE_BYTES) throw valueTooLarge(v.length);
+    const k = bytes(key, 'key');
+    const bucket = o.bucket ?? '';
+    const req = { key: k, value: v, context: o.context ? bytes(o.context, 'context') : EMPTY, bucket, requestId: this.#requestId(o) };
+    return this.#casCall(bucket, k, o, (c, options) => callUnary(c, 'PutIf', req, options, this.#metadata));
+  }
+
+  /** Delete `key` of a bucket of type consistent if its version is still the one `context` (from get or putIf) names; as putIf otherwise. */
+  deleteIf(key: string | Uint8Array, context: Uint8Array, o: Omit<PutIfOptions, 'context'> = {}): Promise<PutIfResult> {
+    const k = bytes(key, 'key');
+    const bucket = o.bucket ?? '';
+    const req = { key: k, context: bytes(context, 'context'), bucket, requestId: this.#requestId(o) };
+    return this.#casCall(bucket, k, o, (c, options) => callUnary(c, 'DeleteIf', req, options, this.#metadata));
   }
 
   /**
@@ -649,6 +706,42 @@ export class Client {
     const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
     this.#refreshIfStale();
     return this.#attempts(this.#candidates(routingKey(bucket, key)), kind, deadline, this.#hedge, (address) => send(this.#channel(address), { deadline }));
+  }
+
+  /**
+   * A compare-and-set on the key's candidates one at a time: the next only when a node
+   * refused it before it ran (casNotApplied, and UNAVAILABLE or RESOURCE_EXHAUSTED: another
+   * node may take it); never hedged or moved, since a second round of one write could
+   * answer "not applied" after the first applied it.
+   */
+  async #casCall(bucket: string, key: Buffer, o: CallOptions, send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<{ applied: boolean; context: Buffer; found: boolean; value: Buffer }>): Promise<PutIfResult> {
+    const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
+    this.#refreshIfStale();
+    this.#stats.calls++;
+    let last: unknown;
+    for (const address of this.#candidates(routingKey(bucket, key))) {
+      if (Date.now() >= deadline) break;
+      this.#stats.attempts++;
+      if (last !== undefined) this.#stats.failovers++;
+      this.#health.sent(address);
+      const sentAt = performance.now();
+      try {
+        const r = await send(this.#channel(address), { deadline });
+        this.#health.ended(address, 'answered', performance.now() - sentAt);
+        return { applied: r.applied, context: r.context, found: r.found, value: r.found ? r.value : undefined };
+      } catch (e) {
+        const err = e as grpc.ServiceError;
+        const retry = casNotApplied(err) && (err.code === grpc.status.UNAVAILABLE || err.code === grpc.status.RESOURCE_EXHAUSTED);
+        this.#health.ended(address, err.code === grpc.status.DEADLINE_EXCEEDED ? 'timeout' : retry ? 'refused' : 'answered', performance.now() - sentAt);
+        if (!retry) throw err;
+        this.#health.avoid(address, pushbackMs(err) ?? AVOID_UNAVAILABLE_MS);
+        last = err;
+      }
+    }
+    if (last !== undefined) throw last;
+    const metadata = new grpc.Metadata();
+    metadata.set(CAS_OUTCOME, 'not-applied'); // sent nowhere
+    throw Object.assign(new Error(NO_NODE_TRIED), { code: grpc.status.DEADLINE_EXCEEDED, details: NO_NODE_TRIED, metadata });
   }
 
   /**

@@ -30,7 +30,7 @@ import type { MapOp__Output } from './generated/ringkv/v1/MapOp.js';
 import type { MapEntry__Output } from './generated/ringkv/v1/MapEntry.js';
 import type { MapFieldType__Output } from './generated/ringkv/v1/MapFieldType.js';
 import { NODE_MAX_MESSAGE_BYTES, serviceClient, type ServiceHandlers } from './protos.js';
-import { codeName, toStatus } from './status.js';
+import { CAS_OUTCOME, codeName, toStatus } from './status.js';
 
 type Handlers = ServiceHandlers<'ringkv.v1.KeyValue'>;
 
@@ -57,6 +57,29 @@ function unary<Req, Res>(fn: (req: Req, deadline: number | undefined) => Promise
     Promise.resolve(call.request).then((req) => fn(req, deadlineOf(call))).then(
       (res) => cb(null, res),
       (e: unknown) => cb(toStatus(e)),
+    );
+  };
+}
+
+/**
+ * A compare-and-set call: as `unary`, but an error that proves the write did not apply
+ * (a refusal before it ran, or a round that could not have been accepted: every coded
+ * error but RK_CAS_UNKNOWN and RK_TIMEOUT) carries the trailer CAS_OUTCOME: not-applied.
+ * Without it the outcome is unknown (a transport error, a node lost mid-call): a client
+ * sends the call to another node only with it (client/kv.ts, docs/reads-and-writes.md).
+ */
+function casUnary<Req, Res>(fn: (req: Req, deadline: number | undefined) => Promise<Res>) {
+  return (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
+    Promise.resolve(call.request).then((req) => fn(req, deadlineOf(call))).then(
+      (res) => cb(null, res),
+      (e: unknown) => {
+        const status = toStatus(e);
+        const code = (e as { code?: unknown })?.code;
+        if (typeof code !== 'string' || code === 'RK_CAS_UNKNOWN' || code === 'RK_TIMEOUT') return cb(status);
+        const metadata = status.metadata ?? new grpc.Metadata();
+        metadata.set(CAS_OUTCOME, 'not-applied');
+        cb({ ...status, metadata });
+      },
     );
   };
 }
@@ -366,11 +389,11 @@ export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<
       await coordinator.mapUpdate(key, mapOps(r.ops), options);
       return {};
     }),
-    PutIf: unary(async (r, deadline) => {
+    PutIf: casUnary(async (r, deadline) => {
       const { key, options } = request(buckets, r, deadline, 'PutIf', 'consistent');
       return casReply(await coordinator.putIf(key, r.value, r.context, options));
     }),
-    DeleteIf: unary(async (r, deadline) => {
+    DeleteIf: casUnary(async (r, deadline) => {
       const { key, options } = request(buckets, r, deadline, 'DeleteIf', 'consistent');
       return casReply(await coordinator.putIf(key, null, r.context, options));
     }),

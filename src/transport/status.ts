@@ -105,6 +105,9 @@ export function codeName(code: number | undefined): string {
   return S[code ?? S.UNKNOWN] ?? String(code);
 }
 
+/** The trailer a compare-and-set's error carries, as `not-applied`, when it proves the write did not apply (kv-service.ts casUnary). */
+export const CAS_OUTCOME = 'ringkv-cas-outcome';
+
 /** Retry advice sent with every RESOURCE_EXHAUSTED, ms: how long a client should wait before trying again. */
 export const RETRY_PUSHBACK_MS = 200;
 

@@ -41,9 +41,12 @@ const keys = Array.from({ length: 20 }, (_, i) => Buffer.from(`fuzz-key-${i}`));
 const COUNTERS = 'fuzz-counters';
 const SETS = 'fuzz-sets';
 const MAPS = 'fuzz-maps';
+const LOCKS = 'fuzz-locks';
+/** Contexts of the consistent bucket's keys (some current, later stale), so that some PutIf and DeleteIf calls apply. */
+const contexts: Buffer[] = [Buffer.alloc(0)];
 const ELEMENTS = ['a', 'b', 'c', 'd'].map((e) => Buffer.from(e));
 /** The data types' calls: each must be answered OK sometimes (its typed path reached). */
-const TYPED = ['CounterUpdate', 'CounterGet', 'SetUpdate', 'SetRead', 'SetContains', 'MapUpdate', 'MapRead'];
+const TYPED = ['CounterUpdate', 'CounterGet', 'SetUpdate', 'SetRead', 'SetContains', 'MapUpdate', 'MapRead', 'PutIf', 'DeleteIf'];
 const isTyped = (path: string): boolean => TYPED.some((t) => path === `/ringkv.v1.KeyValue/${t}`);
 
 beforeAll(async () => {
@@ -59,12 +62,14 @@ beforeAll(async () => {
     await admin.createBucket(COUNTERS, { type: 'counter' });
     await admin.createBucket(SETS, { type: 'set' });
     await admin.createBucket(MAPS, { type: 'map' });
+    await admin.createBucket(LOCKS, { type: 'consistent' });
   } finally {
     admin.close();
   }
   for (const k of keys.slice(0, 5)) {
     await kv.counterIncrement(k, 3, { bucket: COUNTERS });
     await kv.setAdd(k, ELEMENTS.slice(0, 3), { bucket: SETS });
+    contexts.push((await kv.putIf(k, Buffer.from('held'), { bucket: LOCKS })).context);
     await kv.mapUpdate(k, [{ op: 'assign', path: [{ name: 'r', type: 'register' }], value: 'v' }, { op: 'enable', path: [{ name: 'f', type: 'flag' }] }, { op: 'add', path: [{ name: 'm', type: 'map' }, { name: 's', type: 'set' }], element: 'a' }], { bucket: MAPS });
   }
   client = new grpc.Client(node.address, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': -1, 'grpc.max_receive_message_length': -1 });
@@ -129,7 +134,8 @@ describe('fuzzing every RPC', () => {
     if (method.startsWith('Counter')) return fc.oneof({ arbitrary: fc.constant(COUNTERS), weight: 8 }, { arbitrary: fc.constantFrom(SETS, ''), weight: 1 });
     if (method.startsWith('Set')) return fc.oneof({ arbitrary: fc.constant(SETS), weight: 8 }, { arbitrary: fc.constantFrom(COUNTERS, ''), weight: 1 });
     if (method.startsWith('Map')) return fc.oneof({ arbitrary: fc.constant(MAPS), weight: 8 }, { arbitrary: fc.constantFrom(SETS, ''), weight: 1 });
-    return fc.constantFrom('', 'default', '', 'default', COUNTERS, SETS, MAPS);
+    if (method.endsWith('If')) return fc.oneof({ arbitrary: fc.constant(LOCKS), weight: 8 }, { arbitrary: fc.constantFrom(MAPS, ''), weight: 1 });
+    return fc.constantFrom('', 'default', '', 'default', COUNTERS, SETS, MAPS, LOCKS);
   };
 
   /** A map op that names a field by a path its op applies to (so some MapUpdate calls are applied), the rest of the message random. */
@@ -143,7 +149,7 @@ describe('fuzzing every RPC', () => {
     mapOp('MAP_FIELD_TYPE_SET', { add: fc.constantFrom(...ELEMENTS) }),
   );
   const pools = (path: string): Pools => ({
-    strings: ['fuzz', 'ringkv', node.address, 'ringkv.v1', 'normal', 'n1', COUNTERS, SETS, MAPS],
+    strings: ['fuzz', 'ringkv', node.address, 'ringkv.v1', 'normal', 'n1', COUNTERS, SETS, MAPS, LOCKS],
     keys,
     byField: {
       cluster: fc.constant('ringkv'), start: token, end: token, from: fc.constantFrom('fuzz', 'n1', 'n2'), fromAddr: fc.constantFrom(node.address, '127.0.0.1:1'), requester: fc.constantFrom('fuzz', 'n1'), kind: fc.constantFrom('SYN', 'ACK', 'ACK2'), hintFor: fc.constantFrom('', 'n1', 'fuzz'), bucket: bucketFor(path), r: fc.constantFrom(0, 1), w: fc.constantFrom(0, 1),
@@ -154,6 +160,8 @@ describe('fuzzing every RPC', () => {
       // The updates' ops favour ones that apply (an add of an element; a map op on a field of its type), or few calls would get past them.
       ...(path === '/ringkv.v1.KeyValue/SetUpdate' ? { ops: fc.record({ add: fc.constantFrom(...ELEMENTS) }) } : {}),
       ...(path === '/ringkv.v1.KeyValue/MapUpdate' ? { ops: validMapOp } : {}),
+      // A compare-and-set's context: a consistent key's (current or stale) mostly, so that some calls get past the check and apply.
+      ...(path.endsWith('If') ? { context: fc.oneof({ arbitrary: fc.constantFrom(...contexts), weight: 4 }, { arbitrary: fc.uint8Array({ maxLength: 12 }).map((b) => Buffer.from(b)), weight: 1 }) } : {}),
     },
   });
 
