@@ -345,8 +345,8 @@ const PRUNE_ABOVE_ENTRIES = 3;
  * copy brings is history it never had. Such a copy holds only siblings `old` holds, yet
  * its clock has more: an lww write that lost by time to a sibling both hold, or a write
  * dropped for its retired id, before the copy was sent; taken as pruned, the entry stays
- * on one replica only, and repair exchanges the key every time without a change (the
- * Jepsen run's map registers, lww sub-keys, stayed divergent this way).
+ * on one replica only, and repair exchanges the key every time without a change: the
+ * replicas never converge (a map's register is an lww sub-key, written concurrently).
  */
 function mayHavePruned(old: Versions, incoming: Versions, joined: Versions, keep: Actor | undefined): boolean {
   if (joined.clock.size <= PRUNE_ABOVE_ENTRIES) return false;

@@ -14,7 +14,8 @@ import * as grpc from '@grpc/grpc-js';
 import { Client } from '../../src/client/index.js';
 import { mulberry32 } from '../../src/ring/allocate-tokens.js';
 import { storedKey } from '../../src/buckets/index.js';
-import { versionBytes } from '../../src/storage/codec.js';
+import { decodeRecord, isCounterRecord, versionBytes } from '../../src/storage/codec.js';
+import { decodeCounter } from '../../src/storage/counter.js';
 import { GrpcReplicas } from '../../src/transport/replica-wire.js';
 import { availability, checkCounter, checkExpiry, checkMap, checkOrSet, checkRegister, checkSet, faultImpact, type Availability, type CounterResult, type ExpiryResult, type FaultImpact, type MapResult, type Op, type OffsetChange, type OrSetResult, type RegisterResult, type SetResult, type Window } from './checkers.js';
 import { JepsenCluster, type JepsenNode } from '../../testkit/jepsen/cluster.js';
@@ -211,6 +212,7 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     }
     const convergence = { converged: divergent.length === 0, ms: Date.now() - healedAt, keys: keys.length, divergent: divergent.slice(0, 50) };
     log(`convergence: ${convergence.converged ? `every replica of ${keys.length} keys identical ${convergence.ms} ms after the heal` : `${divergent.length} keys differ between replicas`}`);
+    for (const d of divergent.slice(0, 3)) log(`  differs: ${d}`);
 
     const finalRead = async <T>(key: string, read: () => Promise<T>): Promise<T> => {
       for (let attempt = 0; ; attempt++) {
@@ -378,7 +380,9 @@ async function createTypedBuckets(cluster: JepsenCluster): Promise<void> {
 
 /**
  * Keys whose N replicas do not hold identical versions, read from each replica's own
- * storage: a key's record (a counter's too), or every element record of a set.
+ * storage: a key's record (a counter's too), or every element record of a set. Each entry
+ * names the key, its bucket and type, its replicas, and what each holds where they differ
+ * (describeRecord), so that a failed run says what did not converge.
  */
 async function divergentKeys(cluster: JepsenCluster, replicas: GrpcReplicas, keys: readonly TypedKey[]): Promise<string[]> {
   const admin = cluster.members.find((n) => n.running)!.admin();
@@ -386,36 +390,68 @@ async function divergentKeys(cluster: JepsenCluster, replicas: GrpcReplicas, key
   for (const { key, bucket, type } of keys) {
     const ep = await admin.endpoints(key, bucket);
     const stored = storedKey(bucket, Buffer.from(key));
+    const ids = ep.preferenceList.map((e) => e.id);
+    // Per replica: sub-key (hex; '' for a kv key) → its record.
     const held = await Promise.all(
       ep.preferenceList.map(async (e) => {
+        const records = new Map<string, Buffer>();
         if (type === 'set') {
-          const parts: string[] = [];
           let after: Buffer | undefined;
           do {
             const page = await replicas.readRange(e.id, stored, after, 1000, Date.now() + 5000);
-            for (const r of page.records) parts.push(`${r.key.toString('hex')}=${versionBytes(r.record).toString('hex')}`);
+            for (const r of page.records) records.set(r.key.toString('hex'), Buffer.from(r.record));
             after = page.next;
           } while (after !== undefined);
-          return parts.join(',');
+        } else {
+          const r = await replicas.read(e.id, stored, undefined, Date.now() + 5000);
+          if (r !== undefined) records.set('', Buffer.from(r));
         }
-        const r = await replicas.read(e.id, stored, undefined, Date.now() + 5000);
-        return r === undefined ? '-' : versionBytes(r).toString('hex');
+        return records;
       }),
     );
-    if (new Set(held).size > 1) out.push(`${bucket === '' ? '' : `${bucket}/`}${key} on ${ep.preferenceList.map((e) => e.id).join(',')}${type === 'set' ? `: ${setDifference(ep.preferenceList.map((e) => e.id), held)}` : ''}`);
+    const versions = (r: Buffer | undefined): string => (r === undefined ? '-' : versionBytes(r).toString('hex'));
+    const parts = new Set(held.flatMap((m) => [...m.keys()]));
+    const differ = [...parts].filter((k) => new Set(held.map((m) => versions(m.get(k)))).size > 1);
+    if (differ.length === 0) continue;
+    const where = (k: string): string => ids.map((id, i) => `${id}=${describeRecord(held[i]!.get(k))}`).join(' ');
+    const name = `${bucket === '' ? '' : `${bucket}/`}${key} (${type}) on ${ids.join(',')}`;
+    out.push(
+      type === 'set'
+        ? `${name}: ${differ.length} of ${parts.size} elements differ; ${differ.slice(0, 3).map((k) => `${k}: ${where(k)}`).join('; ')}`
+        : `${name}: ${where('')}`,
+    );
   }
   return out;
 }
 
-/** Where replicas' element records of a set differ (`held`: each replica's `subkey=versions` list): the first few elements, each replica's versions of it ('-': none). */
-function setDifference(ids: readonly string[], held: readonly string[]): string {
-  const maps = held.map((h) => new Map(h === '' ? [] : h.split(',').map((p) => p.split('=') as [string, string])));
-  const elements = new Set(maps.flatMap((m) => [...m.keys()]));
-  const differ = [...elements].filter((e) => new Set(maps.map((m) => m.get(e) ?? '-')).size > 1);
-  return `${differ.length} elements differ; ${differ
-    .slice(0, 3)
-    .map((e) => `${e}: ${ids.map((id, i) => `${id}=${maps[i]!.get(e) ?? '-'}`).join(' ')}`)
-    .join('; ')}`;
+/**
+ * A replica's record of a key for a report, '-' for none: a record of versions as its
+ * clock (actor's first 4 bytes hex:counter), siblings (dot, value or ⊥ for a tombstone,
+ * expiry, write time, write id) and retired ids; a counter's as its entries; anything else
+ * (a compare-and-set register, or what does not decode) as its format and versions' length.
+ */
+function describeRecord(record: Buffer | undefined): string {
+  if (record === undefined) return '-';
+  const actor = (a: string): string => Buffer.from(a, 'latin1').subarray(0, 4).toString('hex');
+  try {
+    if (isCounterRecord(record)) {
+      const c = decodeCounter(record).state;
+      return `counter{${c.entries.map((e) => `${actor(e.actor)}:${e.floor}+${e.p}-${e.n}`).join(',')}} log ${c.log.length} voids ${c.voids.length}`;
+    }
+    const { versions: v, deletedAt } = decodeRecord(record);
+    const clock = [...v.clock].map(([a, n]) => `${actor(a)}:${n}`).join(',');
+    const siblings = v.siblings
+      .map((s) => {
+        const value = s.value === null ? '⊥' : JSON.stringify(Buffer.from(s.value).toString('utf8').slice(0, 24));
+        const extras = [s.expiresAt !== undefined ? `exp ${s.expiresAt}` : '', s.at !== undefined ? `at ${s.at}` : '', s.id !== undefined ? `id ${Buffer.from(s.id, 'latin1').toString('hex')}` : ''].filter(Boolean);
+        return `${actor(s.actor)}:${s.counter} ${value}${extras.length > 0 ? ` (${extras.join(', ')})` : ''}`;
+      })
+      .join(' | ');
+    const retired = v.retired?.length ? ` retired ${v.retired.map((r) => Buffer.from(r.id, 'latin1').toString('hex')).join(',')}` : '';
+    return `clock{${clock}} [${siblings}]${retired}${deletedAt !== undefined ? ` deleted at ${deletedAt}` : ''}`;
+  } catch (e) {
+    return `format ${record[0]}, ${record.length} bytes (${(e as Error).message})`;
+  }
 }
 
 function pct(x: number): string {
