@@ -14,6 +14,10 @@ export const EXIT = {
   siblings: 3,
   /** getmany/putmany: some keys failed (their lines say why); the others succeeded. */
   someFailed: 4,
+  /** cas put/del: not applied (the key's version was not the one given); the current value is printed. */
+  notApplied: 5,
+  /** cas put/del: the outcome is unknown (a timeout, a node lost mid-call); cas get shows whether it applied. */
+  casUnknown: 6,
 } as const;
 
 /** A failure whose message is ready for the user, with the exit code to leave with. */

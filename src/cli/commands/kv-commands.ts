@@ -25,7 +25,7 @@ function confirms(value: string): number {
   return n;
 }
 
-function context(value: string): Buffer {
+export function context(value: string): Buffer {
   const b = Buffer.from(value, 'base64');
   if (b.length === 0 || b.toString('base64').replace(/=+$/, '') !== value.replace(/=+$/, '')) {
     throw new InvalidArgumentError('expected the base64 context that `ringkv get` printed');
@@ -33,7 +33,7 @@ function context(value: string): Buffer {
   return b;
 }
 
-function requestId(text: string): Buffer {
+export function requestId(text: string): Buffer {
   const b = Buffer.from(text, 'utf8');
   if (b.length < 1 || b.length > 64) throw new InvalidArgumentError(`a request id must be 1 to 64 bytes, got ${b.length}; use a UUID`);
   return b;
@@ -55,7 +55,7 @@ interface KvOpts {
 }
 
 const QUORUM_HELP = '0 or unset: a majority of N';
-const REQUEST_ID_HELP = 'the write\'s request id (text, 1 to 64 bytes): the same write sent again with it, from any script or node, is applied once; for retrying a write whose outcome is unknown';
+export const REQUEST_ID_HELP = 'the write\'s request id (text, 1 to 64 bytes): the same write sent again with it, from any script or node, is applied once; for retrying a write whose outcome is unknown';
 
 /** A put's or delete's confirmation flags (docs/reads-and-writes.md#confirmations). */
 function confirmFlags(c: Command): Command {

@@ -130,6 +130,10 @@ export class NodeMetrics {
     fromCounters('ringkv_counter_updates_total', 'Counter increments and decrements this node coordinated', 'counterUpdates');
     fromCounters('ringkv_set_updates_total', 'Set updates (one request of adds and removes) this node coordinated', 'setUpdates');
     fromCounters('ringkv_map_updates_total', 'Map updates (one request of field ops) this node coordinated', 'mapUpdates');
+    fromCounters('ringkv_cas_writes_total', 'Compare-and-set writes and deletes (PutIf, DeleteIf) this node coordinated', 'casWrites');
+    fromCounters('ringkv_cas_retries_total', 'Paxos rounds a compare-and-set ran again because a higher ballot preempted it (contention)', 'casRetries');
+    fromCounters('ringkv_cas_not_applied_total', "Compare-and-set writes answered not applied: the key's version was not the one given", 'casNotApplied');
+    fromCounters('ringkv_cas_unknown_total', 'Compare-and-set writes whose outcome was unknown at their deadline (a proposal may have been accepted)', 'casUnknown');
     fromCounters('ringkv_counter_gaps_total', "Counter deltas a replica could not apply in order (it had missed one), so it was sent the counter's full state", 'counterGaps');
     fromCounters('ringkv_read_repairs_total', 'Stale or missing replicas a get repaired', 'readRepairs');
     fromCounters('ringkv_read_repair_failures_total', 'Read repairs that did not reach their replica', 'readRepairFailures');

@@ -1,5 +1,5 @@
 /**
- * `ringkv counter`, `ringkv set` and `ringkv map`, parsed by commander as the CLI parses them and run
+ * `ringkv counter`, `ringkv set`, `ringkv map` and `ringkv cas`, parsed by commander as the CLI parses them and run
  * against a node's KeyValue service over a fake cluster (in one process): what each
  * prints, its exit codes, and the refusals of bad arguments and of a bucket of another type.
  */
@@ -10,10 +10,13 @@ import { BucketTable } from '../../../src/buckets/index.js';
 import { amount, counterCommand, setCommand } from '../../../src/cli/commands/datatype-commands.js';
 import { EXIT } from '../../../src/cli/exit.js';
 import { mapCommands } from '../../../src/cli/commands/map-commands.js';
+import { casCommands } from '../../../src/cli/commands/cas-commands.js';
 import { KeyValueService } from '../../../src/transport/kv-service.js';
 import { FakeCluster } from '../replication/fake-cluster.js';
 
 const cleanup: (() => unknown)[] = [];
+/** The fake cluster of the last node(). */
+let last: FakeCluster;
 let out: string[];
 let err: string[];
 beforeEach(() => {
@@ -28,9 +31,10 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-/** A node serving KeyValue over a 3-node fake cluster with buckets hits (counter), tags (set), carts (kv) and profiles (map). */
-async function node(): Promise<string> {
-  const cluster = await FakeCluster.create(3);
+/** A node serving KeyValue over a 3-node fake cluster (`timeoutMs`) with buckets hits (counter), tags (set), carts (kv), profiles (map) and locks (consistent). */
+async function node(timeoutMs?: number): Promise<string> {
+  const cluster = await FakeCluster.create(3, timeoutMs === undefined ? {} : { timeoutMs });
+  last = cluster;
   cleanup.push(() => cluster.close());
   const buckets = new BucketTable(3);
   const base = { n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'siblings' } as const;
@@ -38,6 +42,7 @@ async function node(): Promise<string> {
   buckets.create('tags', { ...base, type: 'set' }, 1000, 'n1');
   buckets.create('carts', { ...base, type: 'kv' }, 1000, 'n1');
   buckets.create('profiles', { ...base, type: 'map' }, 1000, 'n1');
+  buckets.create('locks', { ...base, type: 'consistent' }, 1000, 'n1');
   const service = new KeyValueService(cluster.coordinator('n1'), buckets);
   const server = new grpc.Server();
   server.addService(service.definition(), service.implementation((impl) => impl));
@@ -52,6 +57,7 @@ async function ringkv(...args: string[]): Promise<Error | undefined> {
   counterCommand(program);
   setCommand(program);
   mapCommands(program);
+  casCommands(program);
   for (const c of program.commands) {
     c.exitOverride();
     for (const s of c.commands) s.exitOverride();
@@ -172,5 +178,59 @@ describe('ringkv map', () => {
     expect((await ringkv('map', 'incr', 'u1', 'n', '0', ...flags))?.message).toMatch(/an amount of 0 changes nothing/);
     expect((await ringkv('map', 'enable', 'u1', 'a.b.c.d.e', ...flags))?.message).toMatch(/5 nested fields is over the limit of 4.*INVALID_ARGUMENT/);
     expect((await ringkv('map', 'get', 'u1', '--bucket', 'tags', '--node', at))?.message).toMatch(/bucket tags is of type set, which MapRead does not take: use SetUpdate/);
+  });
+});
+
+describe('ringkv cas', () => {
+  it('put if absent, put and del on the version read, get; exit codes say applied, not applied (printing the value) or not found', async () => {
+    const at = await node();
+    const flags = ['--bucket', 'locks', '--node', at];
+    expect(await ringkv('cas', 'put', 'leader', 'ann', ...flags)).toBeUndefined();
+    expect(out[0]).toMatch(/^applied\ncontext: \S+$/);
+    const first = out[0]!.split('context: ')[1]!;
+    out = [];
+    expect(await ringkv('cas', 'put', 'leader', 'bob', ...flags)).toBeUndefined();
+    expect(out).toEqual([`not applied: the key holds ann\ncontext: ${first}`]);
+    expect(process.exitCode).toBe(EXIT.notApplied);
+    process.exitCode = undefined;
+    out = [];
+    expect(await ringkv('cas', 'put', 'leader', 'bob', '--context', first, ...flags, '--json')).toBeUndefined();
+    const second = JSON.parse(out[0]!) as { applied: boolean; context: string };
+    expect(second.applied).toBe(true);
+    expect(process.exitCode).toBeUndefined();
+    out = [];
+    expect(await ringkv('cas', 'get', 'leader', ...flags)).toBeUndefined();
+    expect(out).toEqual([`bob\ncontext: ${second.context}`]);
+    out = [];
+    expect(await ringkv('cas', 'del', 'leader', '--context', first, ...flags, '--json')).toBeUndefined();
+    expect(JSON.parse(out[0]!)).toEqual({ applied: false, context: second.context, found: true, value: 'bob', valueBase64: 'Ym9i' });
+    expect(process.exitCode).toBe(EXIT.notApplied);
+    process.exitCode = undefined;
+    out = [];
+    expect(await ringkv('cas', 'del', 'leader', '--context', second.context, ...flags)).toBeUndefined();
+    expect(out[0]).toMatch(/^applied\n/);
+    out = [];
+    expect(await ringkv('cas', 'get', 'leader', ...flags, '--json', '--exit-code')).toBeUndefined();
+    expect(JSON.parse(out[0]!)).toMatchObject({ found: false });
+    expect(process.exitCode).toBe(EXIT.notFound);
+  });
+
+  it('a write whose outcome is unknown exits EXIT.casUnknown, saying how to learn it; one refused before it ran exits with an error', async () => {
+    const at = await node(300);
+    const flags = ['--bucket', 'locks', '--node', at];
+    expect(await ringkv('cas', 'put', 'k', 'v1', ...flags, '--json')).toBeUndefined();
+    const v1 = (JSON.parse(out[0]!) as { context: string }).context;
+    // Proposals to the other replicas too slow: n1 accepted its own, so it may have applied.
+    for (const id of ['n2', 'n3']) last.net.faults.set(`*>${id}`, { delayMs: 1000, delayOnly: ['paxosPropose'] });
+    const unknown = await ringkv('cas', 'put', 'k', 'v2', '--context', v1, ...flags);
+    expect(unknown?.message).toMatch(/unknown outcome[\s\S]*may or may not have applied: `ringkv cas get k --bucket locks`/);
+    expect((unknown as { exitCode?: number }).exitCode).toBe(EXIT.casUnknown);
+    last.net.faults.clear();
+    // Refused before it ran: a plain error, nothing written.
+    const wrong = await ringkv('cas', 'put', 'k', 'v', '--bucket', 'carts', '--node', at);
+    expect(wrong?.message).toMatch(/bucket carts is of type kv, which PutIf does not take.*--type consistent/);
+    expect((wrong as { exitCode?: number }).exitCode).toBe(EXIT.error);
+    expect((await ringkv('cas', 'put', 'k', 'v', '--context', '!!', ...flags))?.message).toMatch(/expected the base64 context/);
+    expect((await ringkv('cas', 'del', 'k', ...flags))?.message).toMatch(/required option '--context <base64>'/);
   });
 });

@@ -101,7 +101,7 @@ describe('NodeMetrics', () => {
   it('reads the sources when scraped', async () => {
     let hints = 7;
     const m = new NodeMetrics(
-      sources({ counters: () => ({ hintsHeld: hints, readRepairs: 4, counterUpdates: 3, setUpdates: 2, mapUpdates: 5, counterGaps: 1 }), replicaBytesSent: () => new Map([['writeMany', 900], ['apply', 40]]) }),
+      sources({ counters: () => ({ hintsHeld: hints, readRepairs: 4, counterUpdates: 3, setUpdates: 2, mapUpdates: 5, counterGaps: 1, casWrites: 6, casRetries: 2, casNotApplied: 3, casUnknown: 1 }), replicaBytesSent: () => new Map([['writeMany', 900], ['apply', 40]]) }),
     );
     expect(await m.text()).toMatch(/^ringkv_hints_pending 7$/m);
     hints = 9;
@@ -112,6 +112,10 @@ describe('NodeMetrics', () => {
     expect(text).toMatch(/^ringkv_set_updates_total 2$/m);
     expect(text).toMatch(/^ringkv_map_updates_total 5$/m);
     expect(text).toMatch(/^ringkv_counter_gaps_total 1$/m);
+    expect(text).toMatch(/^ringkv_cas_writes_total 6$/m);
+    expect(text).toMatch(/^ringkv_cas_retries_total 2$/m);
+    expect(text).toMatch(/^ringkv_cas_not_applied_total 3$/m);
+    expect(text).toMatch(/^ringkv_cas_unknown_total 1$/m);
     expect(text).toMatch(/^ringkv_replica_bytes_sent_total\{call="writeMany"\} 900$/m);
     expect(text).toMatch(/^ringkv_replica_bytes_sent_total\{call="apply"\} 40$/m);
     expect(text).toMatch(/^ringkv_ring_info\{hash="abc"\} 1$/m);
