@@ -8,7 +8,7 @@ export type Outcome = 'ok' | 'fail' | 'unknown';
 
 /** One client operation, for availability and the timeline. Times are ms from the workload's start. */
 export interface Op {
-  readonly workload: 'set' | 'register' | 'expiry' | 'counter' | 'orset' | 'map';
+  readonly workload: 'set' | 'register' | 'expiry' | 'counter' | 'orset' | 'map' | 'cas';
   readonly startMs: number;
   readonly endMs: number;
   readonly outcome: Outcome;

@@ -1,8 +1,9 @@
 /**
  * The short Jepsen pass that CI runs: 5 real nodes, each in its own network namespace,
- * the set, register, counter, orset and map workloads, and every nemesis kind, partition shape and slow shape at least once in
+ * the set, register, counter, orset, map and cas workloads, and every nemesis kind, partition shape and slow shape at least once in
  * 70 s (a fault every 4 s; about 100 s with forming and settling here); then no
  * acknowledged write lost, no increment lost or counted twice, no removed element back, no map update applied in part,
+ * every compare-and-set key's history linearizable (linearizability.ts's search),
  * nothing unexpected, every replica identical, and throughput and
  * p99 per kind in the report. And the harness leaves nothing behind — no namespace, link,
  * rule, cpu cgroup, delay proxy or node process — not when a run fails, not when
@@ -27,13 +28,13 @@ const root = caps.namespaces === true;
 const NOTHING = { namespaces: [], links: [], cgroups: [], proxies: [] };
 if (process.env['CI'] === 'true' && process.getuid?.() === 0 && !root) throw new Error(`CI runs as root, so the network nemeses must run: ${caps.namespaces}`);
 
-it('loses nothing acknowledged and converges under every nemesis (5 nodes, set, register, counter, orset and map)', async () => {
+it('loses nothing acknowledged and converges under every nemesis (5 nodes, set, register, counter, orset and map), and compare-and-set stays linearizable', async () => {
   const lines: string[] = [];
   const r = await runJepsen({
     timeS: 70,
     nodes: 5,
     nemeses: [...NEMESES],
-    workloads: ['set', 'register', 'counter', 'orset', 'map'],
+    workloads: ['set', 'register', 'counter', 'orset', 'map', 'cas'],
     seed: 20261201,
     // 14 kinds (6 partition shapes, 3 slow shapes, 5 more) fit in 70 s at one every 4 s whatever the seed (nemesis.test.ts).
     everyMs: 4000,
@@ -60,6 +61,10 @@ it('loses nothing acknowledged and converges under every nemesis (5 nodes, set, 
   expect(r.orset!.acknowledged).toBeGreaterThan(200);
   expect(r.orset!.removed).toBeGreaterThan(20);
   expect(r.map!.acknowledged).toBeGreaterThan(200);
+  // Compare-and-set: the checker found an order for every key's history (violations hold it otherwise), over real contention.
+  expect(r.cas!.verdict.linearizable, summary).toBe(true);
+  expect(r.cas!.applied).toBeGreaterThan(100);
+  expect(r.cas!.verdict.keys.flatMap((k) => k.ops)).toHaveLength(3);
   const applied = r.faults.filter((f) => f.skipped === undefined);
   const kinds = new Set(applied.map((f) => f.kind));
   for (const k of NEMESES) if (root || (k !== 'partition' && k !== 'packet')) expect(kinds.has(k), `${k} applied\n${summary}`).toBe(true);

@@ -23,10 +23,11 @@ import { capabilities, Network, sweep, type NetCapabilities } from '../../testki
 import { partition, schedule, shuffle, SLOW_SHAPES, type Fault, type Nemesis, type PartitionShape, type SlowShape } from './nemesis.js';
 import { cpuThrottleSupport, healAllSlow, SLOW_DEFAULTS, strobe, throttleCpu, type Healable } from '../../testkit/jepsen/slow.js';
 import { timelineSvg } from './timeline.js';
-import { COUNTER_BUCKET, CounterWorkload, ExpiryWorkload, History, MAP_BUCKET, MapWorkload, ORSET_BUCKET, OrSetWorkload, RegisterWorkload, SetWorkload } from './workloads.js';
+import { checkLinearizable, type Verdict } from './linearizability.js';
+import { CAS_BUCKET, CasWorkload, COUNTER_BUCKET, CounterWorkload, ExpiryWorkload, History, MAP_BUCKET, MapWorkload, ORSET_BUCKET, OrSetWorkload, RegisterWorkload, SetWorkload } from './workloads.js';
 
-export type Workload = 'set' | 'register' | 'expiry' | 'counter' | 'orset' | 'map';
-export const WORKLOADS: readonly Workload[] = ['set', 'register', 'expiry', 'counter', 'orset', 'map'];
+export type Workload = 'set' | 'register' | 'expiry' | 'counter' | 'orset' | 'map' | 'cas';
+export const WORKLOADS: readonly Workload[] = ['set', 'register', 'expiry', 'counter', 'orset', 'map', 'cas'];
 
 export interface JepsenOptions {
   readonly timeS: number;
@@ -74,6 +75,8 @@ export interface JepsenReport {
   readonly counter?: CounterResult;
   readonly orset?: OrSetResult;
   readonly map?: MapResult;
+  /** The cas workload's history, searched for a linearization: operations, how many were unknown or refused, and each key's verdict. */
+  readonly cas?: { readonly ops: number; readonly unknown: number; readonly notApplied: number; readonly applied: number; readonly verdict: Verdict };
   readonly convergence: { converged: boolean; ms: number; keys: number; divergent: string[] };
   readonly settleMs: number;
   readonly availability: Availability;
@@ -151,7 +154,7 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     log(`cluster of ${o.nodes} up in ${Date.now() - started} ms${net ? ` on ${net.subnet}.0/24, one namespace per node` : ' on 127.0.0.1 (no namespaces)'}`);
     o.onReady?.({ pids: cluster.nodes.map((n) => n.pid!), folder });
 
-    if (o.workloads.some((w) => w === 'counter' || w === 'orset' || w === 'map')) await createTypedBuckets(cluster);
+    if (o.workloads.some((w) => w === 'counter' || w === 'orset' || w === 'map' || w === 'cas')) await createTypedBuckets(cluster);
     client = new Client({ nodes: cluster.nodes.map((n) => n.address), deadlineMs: 3000 });
     const history = new History();
     const random = mulberry32(o.seed ^ 0x5eed);
@@ -162,7 +165,9 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     const counter = o.workloads.includes('counter') ? new CounterWorkload(client, history, 5, random) : undefined;
     const orset = o.workloads.includes('orset') ? new OrSetWorkload(client, history, 4, random) : undefined;
     const map = o.workloads.includes('map') ? new MapWorkload(client, history, 4, random) : undefined;
-    const workloads = [set, register, expiry, counter, orset, map].filter((w) => w !== undefined);
+    // A compare-and-set is never hedged (client/kv.ts), so the hedging client serves it too.
+    const cas = o.workloads.includes('cas') ? new CasWorkload(client, history, 3, random) : undefined;
+    const workloads = [set, register, expiry, counter, orset, map, cas].filter((w) => w !== undefined);
     const endMs = o.timeS * 1000;
     const maxOps = o.timeS * 2000;
     let ops = 0;
@@ -255,6 +260,17 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
           ),
         )
       : undefined;
+    if (cas) await cas.finalRead((key) => finalRead(key, () => client!.get(key, { bucket: CAS_BUCKET, deadlineMs: 10_000 })));
+    const casResult = cas
+      ? {
+          ops: cas.ops.length,
+          unknown: cas.ops.filter((x) => x.outcome === 'unknown').length,
+          notApplied: cas.notApplied,
+          applied: cas.ops.filter((x) => x.outcome === 'ok' && x.op.kind === 'cas' && x.op.applied === true).length,
+          verdict: checkLinearizable(cas.ops),
+        }
+      : undefined;
+    if (casResult) log(`cas: ${casResult.ops} operations on ${cas!.keys.size} keys (${casResult.applied} applied, ${casResult.unknown} unknown, ${casResult.notApplied} refused before applying): ${casResult.verdict.linearizable === true ? 'linearizable' : casResult.verdict.linearizable === false ? 'NOT linearizable' : 'search passed its budget'}`);
 
     const windows: Window[] = nemesis.records.filter((r) => r.skipped === undefined).map((r) => ({ kind: r.kind, ...(r.shape ? { shape: r.shape } : {}), label: r.label, startMs: r.startMs, endMs: r.endMs }));
     const avail = availability(history.ops, windows, 5000);
@@ -277,6 +293,10 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     if (mapResult && mapResult.lost.length > 0) violations.push(`map: ${mapResult.lost.length} acknowledged updates lost`);
     if (mapResult && mapResult.torn.length > 0) violations.push(`map: ${mapResult.torn.length} maps whose counter disagrees with the updates their set shows applied (an update in part, or counted twice)`);
     if (mapResult && mapResult.unexpected.length > 0) violations.push(`map: ${mapResult.unexpected.length} unexpected elements or register values`);
+    for (const k of casResult?.verdict.keys ?? []) {
+      if (k.linearizable === false) violations.push(`cas: key ${k.key}'s history (${k.ops} operations) is not linearizable: no order places ${JSON.stringify(k.stuckAt)} (the deepest order placed ${k.deepest})`);
+      else if (k.linearizable === undefined) violations.push(`cas: key ${k.key}'s history (${k.ops} operations) could not be checked: the search passed its budget after ${k.steps} steps`);
+    }
     if (!convergence.converged) violations.push(`convergence: ${divergent.length} keys still differ between replicas 60 s after settling`);
     if (history.malformed.length > 0) violations.push(`${history.malformed.length} reads returned a value no client wrote`);
     const report: JepsenReport = {
@@ -299,6 +319,7 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
       ...(counterResult ? { counter: counterResult } : {}),
       ...(orsetResult ? { orset: orsetResult } : {}),
       ...(mapResult ? { map: mapResult } : {}),
+      ...(casResult ? { cas: casResult } : {}),
       convergence,
       settleMs,
       availability: avail,
@@ -372,8 +393,9 @@ async function createTypedBuckets(cluster: JepsenCluster): Promise<void> {
   await admin.createBucket(COUNTER_BUCKET, { type: 'counter' });
   await admin.createBucket(ORSET_BUCKET, { type: 'set' });
   await admin.createBucket(MAP_BUCKET, { type: 'map' });
+  await admin.createBucket(CAS_BUCKET, { type: 'consistent' });
   await waitUntil('every node knows the typed buckets', 60_000, async () => {
-    const known = await Promise.all(cluster.nodes.map((n) => Promise.all([COUNTER_BUCKET, ORSET_BUCKET, MAP_BUCKET].map((b) => n.admin().getBucket(b))).then(() => true, () => false)));
+    const known = await Promise.all(cluster.nodes.map((n) => Promise.all([COUNTER_BUCKET, ORSET_BUCKET, MAP_BUCKET, CAS_BUCKET].map((b) => n.admin().getBucket(b))).then(() => true, () => false)));
     return known.every(Boolean);
   });
 }
@@ -494,6 +516,10 @@ export function summary(r: JepsenReport): string {
   if (r.orset)
     lines.push(`  orset: ${r.orset.elements} elements, acknowledged ${r.orset.acknowledged}, removed ${r.orset.removed}, lost ${r.orset.lost.length}, resurrected ${r.orset.resurrected.length}, unexpected ${r.orset.unexpected.length}`);
   if (r.map) lines.push(`  map: ${r.map.requests} updates of ${r.map.keys} maps, acknowledged ${r.map.acknowledged}, lost ${r.map.lost.length}, torn ${r.map.torn.length}, unexpected ${r.map.unexpected.length}`);
+  if (r.cas) {
+    const v = r.cas.verdict.linearizable;
+    lines.push(`  cas: ${r.cas.ops} operations on ${r.cas.verdict.keys.length} keys, applied ${r.cas.applied}, unknown ${r.cas.unknown}, refused ${r.cas.notApplied}; ${v === true ? 'linearizable' : v === false ? 'NOT linearizable' : 'not proved (search budget)'} (${r.cas.verdict.keys.reduce((n, k) => n + k.steps, 0)} search steps)`);
+  }
   for (const v of r.violations) lines.push(`  VIOLATION: ${v}`);
   lines.push(`  report: ${join(r.folder, 'report.json')}, picture: ${join(r.folder, 'timeline.svg')}`);
   return lines.join('\n') + '\n';

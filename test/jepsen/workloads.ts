@@ -15,11 +15,17 @@
  * - map: updates of a few maps (a map bucket), each of three fields at once (a counter
  *   incremented, a unique element added to a set field, a register assigned that
  *   element), retried with its request id as a counter's are; judged by checkMap.
- * A failed or timed-out write is an unknown outcome, never a failure of the store.
+ * - cas: a few keys of a consistent bucket, each step three clients at once on one key
+ *   (contention): compare-and-set writes of unique values on the version a client last
+ *   saw (or "if absent"), conditional deletes, and linearizable reads; every operation
+ *   with its invocation and completion goes to a history that linearizability.ts searches.
+ * A failed or timed-out write is an unknown outcome, never a failure of the store; a
+ * compare-and-set is a definite failure only when the node said it did not apply.
  */
 import * as grpc from '@grpc/grpc-js';
-import type { Client } from '../../src/client/index.js';
+import { casNotApplied, type Client } from '../../src/client/index.js';
 import { randomBytes } from 'node:crypto';
+import type { HistoryOp, RegisterValue } from './linearizability.js';
 import type { CounterIncrement, CounterRead, ExpiryRead, ExpiryWrite, MapFinal, MapRequest, Op, OrSetElement, Outcome, RegisterWrite } from './checkers.js';
 
 const W = 2, R = 2;
@@ -245,6 +251,7 @@ export class ExpiryWorkload extends KeysWorkload {
 export const COUNTER_BUCKET = 'jepsen-counters';
 export const ORSET_BUCKET = 'jepsen-sets';
 export const MAP_BUCKET = 'jepsen-maps';
+export const CAS_BUCKET = 'jepsen-cas';
 
 export class CounterWorkload extends KeysWorkload {
   readonly increments: CounterIncrement[] = [];
@@ -375,5 +382,72 @@ export class MapWorkload extends KeysWorkload {
     const out = new Map<string, MapFinal>();
     for (const key of this.keys) out.set(key, await read(key));
     return out;
+  }
+}
+
+/** Clients of the cas workload on one key at once, each step. */
+const CAS_CLIENTS = 3;
+
+export class CasWorkload extends KeysWorkload {
+  /** Every operation on the keys, for the linearizability checker (reads and writes whose outcome is unknown included). */
+  readonly ops: HistoryOp[] = [];
+  /** Operations refused before they could apply (the node said so): left out of the history. */
+  notApplied = 0;
+  /** Per key, the value and context a client last saw: what the next write expects. */
+  readonly #seen = new Map<string, { value: RegisterValue; context: Buffer }>();
+
+  async step(): Promise<void> {
+    const key = this.randomKey('cas');
+    this.keys.add(key);
+    await Promise.all(Array.from({ length: CAS_CLIENTS }, () => this.#one(key)));
+  }
+
+  async #one(key: string): Promise<void> {
+    const start = this.history.now();
+    const seen = this.#seen.get(key) ?? { value: null, context: Buffer.alloc(0) };
+    const roll = this.random();
+    const id = `c${this.next++}`;
+    if (roll < 0.3) {
+      try {
+        const r = await this.client.get(key, { bucket: CAS_BUCKET });
+        const value = r.values[0] === undefined ? null : String(r.values[0]);
+        this.#seen.set(key, { value, context: r.context });
+        this.ops.push({ key, startMs: start, endMs: this.history.now(), outcome: 'ok', op: { kind: 'read', value }, id });
+        this.history.record('cas', start, 'ok');
+      } catch (err) {
+        this.history.record('cas', start, 'fail', err);
+      }
+      return;
+    }
+    // A delete only of a value (a delete of a deletion would make two absent versions, which a register of values cannot tell apart).
+    const del = roll < 0.4 && seen.value !== null;
+    // Now and then "if absent" (an empty context), whatever was seen; else on the version seen.
+    const ifAbsent = !del && roll > 0.9;
+    const expect = ifAbsent ? null : seen.value;
+    const context = ifAbsent ? Buffer.alloc(0) : seen.context;
+    const value = del ? null : id;
+    try {
+      const r = del ? await this.client.deleteIf(key, context, { bucket: CAS_BUCKET }) : await this.client.putIf(key, id, { bucket: CAS_BUCKET, context });
+      const current = r.applied ? value : r.found ? String(r.value) : null;
+      this.#seen.set(key, { value: current, context: r.context });
+      this.ops.push({ key, startMs: start, endMs: this.history.now(), outcome: 'ok', op: { kind: 'cas', expect, value, applied: r.applied, ...(r.applied ? {} : { current }) }, id });
+      this.history.record('cas', start, 'ok');
+    } catch (err) {
+      if (casNotApplied(err)) {
+        this.notApplied++;
+        return this.history.record('cas', start, 'fail', err);
+      }
+      this.ops.push({ key, startMs: start, endMs: this.history.now(), outcome: 'unknown', op: { kind: 'cas', expect, value }, id });
+      this.history.record('cas', start, 'unknown', err);
+    }
+  }
+
+  /** Each key's value read after the run (an operation of the history too). */
+  async finalRead(read: (key: string) => Promise<{ values: Buffer[] }>): Promise<void> {
+    for (const key of this.keys) {
+      const start = this.history.now();
+      const r = await read(key);
+      this.ops.push({ key, startMs: start, endMs: this.history.now(), outcome: 'ok', op: { kind: 'read', value: r.values[0] === undefined ? null : String(r.values[0]) }, id: `final:${key}` });
+    }
   }
 }
