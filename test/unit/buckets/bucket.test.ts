@@ -50,6 +50,11 @@ describe('bucket properties', () => {
     expect(err(() => checkProps({ ...defaultProps(3), type: 'hll' as 'kv' }))).toBe('BK_BAD_PROPERTY');
     expect(message(() => checkProps({ ...defaultProps(3), type: 'counter', ttlMs: 1000 }))).toMatch(/^BK_BAD_PROPERTY: a bucket of type counter has no TTL/);
     expect(message(() => checkProps({ ...defaultProps(3), type: 'map', ttlMs: 1000 }))).toMatch(/^BK_BAD_PROPERTY: a bucket of type map has no TTL/);
+    // A consistent bucket: no TTL, and always a majority (Paxos quorums must meet).
+    expect(message(() => checkProps({ ...defaultProps(3), type: 'consistent', ttlMs: 1000 }))).toMatch(/^BK_BAD_PROPERTY: a bucket of type consistent has no TTL/);
+    expect(message(() => checkProps({ ...defaultProps(3), type: 'consistent', w: 1 }))).toMatch(/^BK_BAD_PROPERTY: a consistent bucket reads and writes a majority .*leave r and w at 0/);
+    expect(message(() => checkProps({ ...defaultProps(3), type: 'consistent', r: 3 }))).toMatch(/Paxos quorums must meet/);
+    expect(checkProps({ ...defaultProps(5), type: 'consistent' }).type).toBe('consistent');
     expect(checkProps({ ...defaultProps(3), type: 'kv', ttlMs: 1000 }).ttlMs).toBe(1000);
   });
   it('reads text and refuses unknown names and non-numbers', () => {
