@@ -150,7 +150,7 @@ export class CasProposer {
       if (next.committed !== undefined && lagging.length > 0) this.#commit(key, lagging, next.committed);
       if (kind.read) return { value: next.committed?.value ?? null, context: casContext(next.committed) };
       const d = decide(kind.condition, kind.id, next.committed, mayHaveApplied, (a, b) => a.equals(b), mayHaveApplied ? { base: ownBase } : undefined);
-      if (d.kind === 'applied') return { applied: true, context: casContext(next.committed) };
+      if (d.kind === 'applied') return { applied: true, context: casContext({ id: kind.id }) };
       if (d.kind === 'not-applied') {
         this.counters.casNotApplied++;
         return { applied: false, value: d.current, context: casContext(next.committed) };
@@ -159,9 +159,12 @@ export class CasProposer {
         why = 'a proposal of this request may have been accepted by a minority of replicas, and a later round could still finish it';
         break;
       }
-      // A proposal of this request that may have been accepted before is dead (decide): this one is its only live one.
-      mayHaveApplied = false;
-      ownBase = next.committed?.id;
+      // Proposed again on the same base (decide): the earlier proposal may still be chosen, so it stays may-have-applied.
+      // Otherwise an earlier proposal of this request is dead (decide): this one is its only live one.
+      if (d.again !== true) {
+        mayHaveApplied = false;
+        ownBase = next.committed?.id;
+      }
       const proposal: Proposal<Buffer> = { ballot, value: d.value, id: kind.id, base: ownBase };
       const proposed = await this.#propose(key, members, groups, proposal, deadline, seen);
       seen = proposed.seen;

@@ -101,14 +101,16 @@ export interface Condition<V> {
 
 /** What a compare-and-set does with the register's value at its ballot (`decide`). */
 export type Decision<V> =
-  | { readonly kind: 'propose'; readonly value: V | null }
+  /** `again`: the same write proposed again on the same base (a proposal of it may have been accepted): still may-have-applied. */
+  | { readonly kind: 'propose'; readonly value: V | null; readonly again?: true }
   | { readonly kind: 'applied' }
   | { readonly kind: 'not-applied'; readonly current: V | null }
   | { readonly kind: 'unknown' };
 
 /**
  * The decision of request `id` given the register's latest commit at its ballot:
- * applied already when that commit is its own; not applied when the condition fails —
+ * applied already when that commit is its own, or was decided on its own (its base: commits
+ * form a chain, below); not applied when the condition fails —
  * unless a proposal of its own may have been accepted somewhere (`mayHaveApplied`), which
  * another round could still finish: then unknown, never "not applied", and it proposes
  * nothing more (a second proposal could apply it twice).
@@ -118,11 +120,20 @@ export type Decision<V> =
  * before), so that base's successor is another's, and a proposal of a lower ballot on the
  * same base can never be chosen after it (a round above it meets the later commit first).
  * Then it decides afresh — as several writers on one version all do once one has won.
+ *
+ * And when nothing was committed since that base (the latest commit is the base itself):
+ * the same decision holds, and the write is proposed again (`again`) at the new ballot,
+ * with the same id and base — Paxos lets a proposer whose prepare found nothing in progress
+ * propose any value, and of two proposals of one write on one base at most one is chosen
+ * (once one is, every later round sees that commit, not the other). Without this, a
+ * proposer preempted after a minority accepted its proposal could only answer unknown.
  */
 export function decide<V>(c: Condition<V>, id: string, current: Proposal<V> | undefined, mayHaveApplied: boolean, equal: (a: V, b: V) => boolean, own?: { readonly base: string | undefined }): Decision<V> {
-  if (current !== undefined && current.id === id) return { kind: 'applied' };
+  // Its own commit is the latest, or the base of the latest: either way it was chosen.
+  if (current !== undefined && (current.id === id || current.base === id)) return { kind: 'applied' };
+  const again = mayHaveApplied && own !== undefined && current?.id === own.base;
   const dead = own !== undefined && current !== undefined && current.base === own.base;
-  if (mayHaveApplied && !dead) return { kind: 'unknown' };
+  if (mayHaveApplied && !dead && !again) return { kind: 'unknown' };
   const held = current?.value ?? null;
   const holds =
     c.version !== undefined
@@ -130,6 +141,8 @@ export function decide<V>(c: Condition<V>, id: string, current: Proposal<V> | un
         ? held === null
         : current?.id === c.version
       : c.expect === undefined || (c.expect === null ? held === null : held !== null && equal(held, c.expect));
+  // Proposed again, the condition holds as it did on that same commit; never "not applied" while the first may yet be chosen.
+  if (again) return holds ? { kind: 'propose', value: c.value, again: true } : { kind: 'unknown' };
   return holds ? { kind: 'propose', value: c.value } : { kind: 'not-applied', current: held };
 }
 
@@ -140,7 +153,7 @@ export function decide<V>(c: Condition<V>, id: string, current: Proposal<V> | un
  * ballots on different replicas, yet it is one write. Empty: the register was never
  * written.
  */
-export function casContext(committed: Proposal<unknown> | undefined): Buffer {
+export function casContext(committed: { readonly id: string } | undefined): Buffer {
   return committed === undefined ? Buffer.alloc(0) : Buffer.concat([CONTEXT_TAG, Buffer.from(committed.id, 'latin1')]);
 }
 

@@ -124,8 +124,11 @@ function simulate(plans: Planned[][], choices: readonly number[], broken?: 'no-f
     if (d.kind === 'applied') return applied(p);
     if (d.kind === 'unknown') return giveUp(p);
     if (d.kind === 'not-applied') return finish(p, 'ok', { kind: 'cas', expect: (planned as { expect: string | null }).expect, value: planned.value, applied: false, current: d.current });
-    run.mayHaveApplied = false; // any earlier proposal of its own is dead (decide)
-    run.ownBase = current?.id;
+    // Proposed again on the same base, the earlier proposal may still be chosen; else any earlier proposal of its own is dead (decide).
+    if (d.again !== true) {
+      run.mayHaveApplied = false;
+      run.ownBase = current?.id;
+    }
     propose(p, { ballot: p.ballot, value: d.value, id: run.id, base: current?.id }, false);
   };
 

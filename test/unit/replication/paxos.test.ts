@@ -101,8 +101,21 @@ describe('the compare-and-set decision', () => {
     expect(decide({ version: null, value: 'v' }, 'me', on(5, 'w', 'r2'), true, eq, { base: undefined })).toEqual({ kind: 'not-applied', current: 'w' });
     // The latest commit is on another base: its own may have been committed before it. Unknown.
     expect(decide({ version: 'r0', value: 'v' }, 'me', on(5, 'w', 'r3', 'r2'), true, eq, { base: 'r0' })).toEqual({ kind: 'unknown' });
-    // The latest commit is still its base: its proposal may yet be finished. Unknown.
-    expect(decide({ version: 'r0', value: 'v' }, 'me', on(1, 'u', 'r0'), true, eq, { base: 'r0' })).toEqual({ kind: 'unknown' });
+  });
+
+  it('proposes the same write again on the same base while nothing was committed since, and stays may-have-applied', () => {
+    const on = (n: number, value: string, id: string, base?: string): Proposal<string> => ({ ...p(n, value, id), ...(base === undefined ? {} : { base }) });
+    // The latest commit is still its base: of its two proposals on r0 at most one can be chosen.
+    expect(decide({ version: 'r0', value: 'v' }, 'me', on(1, 'u', 'r0'), true, eq, { base: 'r0' })).toEqual({ kind: 'propose', value: 'v', again: true });
+    expect(decide({ expect: null, value: 'v' }, 'me', undefined, true, eq, { base: undefined })).toEqual({ kind: 'propose', value: 'v', again: true });
+    // Never "not applied" while the first may yet be chosen, even were the condition not to hold.
+    expect(decide({ version: 'r9', value: 'v' }, 'me', on(1, 'u', 'r0'), true, eq, { base: 'r0' })).toEqual({ kind: 'unknown' });
+    // Why it stays may-have-applied: the first proposal finished by another round, then writes on top of it.
+    // That commit proves nothing about it: unknown (had it forgotten, "not applied" would be a lie).
+    expect(decide({ version: 'r0', value: 'v' }, 'me', on(9, 'x', 'r6', 'r5'), true, eq, { base: 'r0' })).toEqual({ kind: 'unknown' });
+    // But a commit decided on its own proves its own was chosen.
+    expect(decide({ version: 'r0', value: 'v' }, 'me', on(9, 'x', 'r5', 'me'), true, eq, { base: 'r0' })).toEqual({ kind: 'applied' });
+    expect(decide({ version: 'r0', value: 'v' }, 'me', on(9, 'x', 'r5', 'me'), false, eq)).toEqual({ kind: 'applied' });
   });
 
   it('a version condition holds only on that write (by request id), or on an absent key for none', () => {
