@@ -313,13 +313,23 @@ export function pushbackMs(e: grpc.ServiceError): number | undefined {
   return typeof v === 'string' && /^\d{1,9}$/.test(v) ? Number(v) : undefined;
 }
 
+/** A streamed call's error's trailers, as its unary call would have had them: retry advice, the compare-and-set outcome. */
+function errorMetadata(r: Extract<KvReply, { op: 'error' }>): grpc.Metadata | undefined {
+  if (r.code !== grpc.status.RESOURCE_EXHAUSTED && r.casNotApplied !== true) return undefined;
+  const m = r.code === grpc.status.RESOURCE_EXHAUSTED ? retryAdvice() : new grpc.Metadata();
+  if (r.casNotApplied === true) m.set(CAS_OUTCOME, 'not-applied');
+  return m;
+}
+
 /** Statuses a stream can end with that are the node's answer, not a failure to reach it. */
 const ANSWERS = new Set([grpc.status.UNIMPLEMENTED, grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED]);
 
 /**
- * A node's stream codec; `typed`: the stream of counter updates, which a node of an
- * earlier release breaks (brokeOnUndecodable: its decoder knows no such call). On a stream of their own that
- * fails only them, each answered UNIMPLEMENTED, as the unary call on such a node is.
+ * A node's stream codec; `typed`: the stream of counter updates and compare-and-sets, which
+ * a node of an earlier release breaks (brokeOnUndecodable: its decoder knows no such call).
+ * On a stream of their own that fails only them, each answered UNIMPLEMENTED, as the unary
+ * call on such a node is. A compare-and-set's error that proves it did not apply carries
+ * the unary call's trailer (casNotApplied).
  */
 function kvCodec(address: string, typed: boolean): ClientCodec<KvCall, KvReply> {
   return {
@@ -329,13 +339,13 @@ function kvCodec(address: string, typed: boolean): ClientCodec<KvCall, KvReply> 
     size: kvCallSize,
     // A call refused on the stream carries no trailers: a node's RESOURCE_EXHAUSTED there
     // comes from the same limits as its unary one, whose advice it is given.
-    failure: (r) => (r.op === 'error' ? serviceError(r.code, r.details, r.code === grpc.status.RESOURCE_EXHAUSTED ? retryAdvice() : undefined) : undefined),
+    failure: (r) => (r.op === 'error' ? serviceError(r.code, r.details, errorMetadata(r)) : undefined),
     // A stream that could not open or broke: the call never got an answer, as a unary call
     // to that node would have failed (UNAVAILABLE: the next node is tried). A refusal
     // (no such method, missing credentials) is the node's answer, and is given as it is.
     unreachable: (why, status) =>
       typed && brokeOnUndecodable(status, why)
-        ? serviceError(grpc.status.UNIMPLEMENTED, `the node at ${address} runs a release without counter updates on its stream; upgrade it (${why})`)
+        ? serviceError(grpc.status.UNIMPLEMENTED, `the node at ${address} runs a release without counter updates or compare-and-set on its stream; upgrade it (${why})`)
         : serviceError(ANSWERS.has(status) ? status : grpc.status.UNAVAILABLE, why),
     timeout: () => serviceError(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded'),
     tooLarge: (size) => valueTooLarge(size, `a request of ${size} bytes`),
@@ -419,16 +429,14 @@ export class Client {
     if (v.length > MAX_VALUE_BYTES) throw valueTooLarge(v.length);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
-    const req = { key: k, value: v, context: o.context ? bytes(o.context, 'context') : EMPTY, bucket, requestId: this.#requestId(o) };
-    return this.#casCall(bucket, k, o, (c, options) => callUnary(c, 'PutIf', req, options, this.#metadata));
+    return this.#casCall({ op: 'putIf', key: k, value: v, context: o.context ? bytes(o.context, 'context') : EMPTY, bucket, requestId: this.#requestId(o) }, o);
   }
 
   /** Delete `key` of a bucket of type consistent if its version is still the one `context` (from get or putIf) names; as putIf otherwise. */
   deleteIf(key: string | Uint8Array, context: Uint8Array, o: Omit<PutIfOptions, 'context'> = {}): Promise<PutIfResult> {
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
-    const req = { key: k, context: bytes(context, 'context'), bucket, requestId: this.#requestId(o) };
-    return this.#casCall(bucket, k, o, (c, options) => callUnary(c, 'DeleteIf', req, options, this.#metadata));
+    return this.#casCall({ op: 'deleteIf', key: k, context: bytes(context, 'context'), bucket, requestId: this.#requestId(o) }, o);
   }
 
   /**
@@ -659,8 +667,8 @@ export class Client {
   /** One attempt at `address`: on its stream, or as a unary call. */
   #send(address: string, req: Request, deadline: number): Promise<KvReply> {
     if (!this.#streaming) return this.#unary(address, req, deadline);
-    // Counter updates on a stream of their own: see kvCodec.
-    const typed = req.op === 'counterUpdate';
+    // Counter updates and compare-and-sets on a stream of their own: see kvCodec.
+    const typed = req.op === 'counterUpdate' || req.op === 'putIf' || req.op === 'deleteIf';
     const streams = typed ? this.#typedStreams : this.#streams;
     let s = streams.get(address);
     if (s === undefined) {
@@ -693,6 +701,14 @@ export class Client {
         const { op, amount, ...update } = req;
         return { id: 0, op, value: (await callUnary(c, 'CounterUpdate', { ...update, amount: Number(amount) }, options, this.#metadata)).value };
       }
+      case 'putIf': {
+        const { op, ...putIf } = req;
+        return { id: 0, op, ...(await callUnary(c, 'PutIf', putIf, options, this.#metadata)) };
+      }
+      case 'deleteIf': {
+        const { op, ...deleteIf } = req;
+        return { id: 0, op: 'putIf', ...(await callUnary(c, 'DeleteIf', deleteIf, options, this.#metadata)) };
+      }
     }
   }
 
@@ -714,19 +730,19 @@ export class Client {
    * node may take it); never hedged or moved, since a second round of one write could
    * answer "not applied" after the first applied it.
    */
-  async #casCall(bucket: string, key: Buffer, o: CallOptions, send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<{ applied: boolean; context: Buffer; found: boolean; value: Buffer }>): Promise<PutIfResult> {
+  async #casCall(req: Extract<Request, { op: 'putIf' | 'deleteIf' }>, o: CallOptions): Promise<PutIfResult> {
     const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
     this.#refreshIfStale();
     this.#stats.calls++;
     let last: unknown;
-    for (const address of this.#candidates(routingKey(bucket, key))) {
+    for (const address of this.#candidates(routingKey(req.bucket, req.key))) {
       if (Date.now() >= deadline) break;
       this.#stats.attempts++;
       if (last !== undefined) this.#stats.failovers++;
       this.#health.sent(address);
       const sentAt = performance.now();
       try {
-        const r = await send(this.#channel(address), { deadline });
+        const r = answerOf(await this.#send(address, req, deadline), 'putIf');
         this.#health.ended(address, 'answered', performance.now() - sentAt);
         return { applied: r.applied, context: r.context, found: r.found, value: r.found ? r.value : undefined };
       } catch (e) {

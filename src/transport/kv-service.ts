@@ -74,14 +74,19 @@ function casUnary<Req, Res>(fn: (req: Req, deadline: number | undefined) => Prom
       (res) => cb(null, res),
       (e: unknown) => {
         const status = toStatus(e);
-        const code = (e as { code?: unknown })?.code;
-        if (typeof code !== 'string' || code === 'RK_CAS_UNKNOWN' || code === 'RK_TIMEOUT') return cb(status);
+        if (!provesNotApplied(e)) return cb(status);
         const metadata = status.metadata ?? new grpc.Metadata();
         metadata.set(CAS_OUTCOME, 'not-applied');
         cb({ ...status, metadata });
       },
     );
   };
+}
+
+/** Whether a compare-and-set's error proves it did not apply: any coded error but RK_CAS_UNKNOWN and RK_TIMEOUT (casUnary). */
+function provesNotApplied(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  return typeof code === 'string' && code !== 'RK_CAS_UNKNOWN' && code !== 'RK_TIMEOUT';
 }
 
 /** Told of each stream call done: its operation, gRPC code name, seconds taken, a get's sibling count, and the bucket it named. */
@@ -108,7 +113,7 @@ export class KeyValueService {
         try {
           reply = await this.#run(c);
         } catch (e) {
-          reply = { id: c.id, op: 'error', ...callError(e) };
+          reply = { id: c.id, op: 'error', ...callError(e), ...((c.op === 'putIf' || c.op === 'deleteIf') && provesNotApplied(e) ? { casNotApplied: true } : {}) };
         }
         observe?.(c.op, reply.op === 'error' ? codeName(reply.code) : 'OK', (performance.now() - started) / 1000, reply.op === 'get' && reply.found ? reply.values.length : undefined, c.bucket);
         return reply;
@@ -137,6 +142,7 @@ export class KeyValueService {
       return { id: c.id, op: 'error', code: grpc.status.UNIMPLEMENTED, details: `call ${c.id} names no operation this node's release knows (none set, or one of a newer release); upgrade this node to the client's release` };
     // An amount past ±(2^53 − 1) stays past it as a number, and the coordinator refuses it (KV_BAD_AMOUNT).
     if (c.op === 'counterUpdate') return { id: c.id, op: 'counterUpdate', value: await updateCounter(this.coordinator, this.buckets, c, Number(c.amount), c.deadline) };
+    if (c.op === 'putIf' || c.op === 'deleteIf') return { id: c.id, op: 'putIf', ...(await compareAndSet(this.coordinator, this.buckets, c, c.op === 'putIf' ? c.value : null, c.deadline)) };
     const { key, options } = request(this.buckets, c, c.deadline, STREAM_CALL[c.op], c.op === 'get' ? GET_TYPES : 'kv');
     switch (c.op) {
       case 'put':
@@ -153,7 +159,7 @@ export class KeyValueService {
 }
 
 /** A streamed call's operation as a refusal names it. */
-const STREAM_CALL: Readonly<Record<Exclude<KvCall['op'], 'counterUpdate'>, string>> = { put: 'Put (on Stream)', get: 'Get (on Stream)', delete: 'Delete (on Stream)' };
+const STREAM_CALL: Readonly<Record<Exclude<KvCall['op'], 'counterUpdate' | 'putIf' | 'deleteIf'>, string>> = { put: 'Put (on Stream)', get: 'Get (on Stream)', delete: 'Delete (on Stream)' };
 
 /** What a put, get or delete asks, unary or streamed (absent fields: proto3's defaults). */
 interface KvRequest {
@@ -309,8 +315,10 @@ function wireEntry(e: MapEntry): MapEntry__Output {
   }
 }
 
-/** A compare-and-set's outcome as PutIf and DeleteIf answer it. */
-function casReply(o: CasOutcome): { applied: boolean; context: Buffer; found: boolean; value: Buffer } {
+/** A PutIf (`value`) or DeleteIf (null), unary or streamed, answered as PutIfResponse. */
+async function compareAndSet(coordinator: Coordinator, buckets: BucketTable, r: KvRequest & { readonly context: Buffer }, value: Buffer | null, deadline: number | undefined): Promise<{ applied: boolean; context: Buffer; found: boolean; value: Buffer }> {
+  const { key, options } = request(buckets, r, deadline, value === null ? 'DeleteIf' : 'PutIf', 'consistent');
+  const o = await coordinator.putIf(key, value, r.context, options);
   return o.applied ? { applied: true, context: o.context, found: false, value: EMPTY } : { applied: false, context: o.context, found: o.value !== null, value: o.value ?? EMPTY };
 }
 
@@ -389,14 +397,8 @@ export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<
       await coordinator.mapUpdate(key, mapOps(r.ops), options);
       return {};
     }),
-    PutIf: casUnary(async (r, deadline) => {
-      const { key, options } = request(buckets, r, deadline, 'PutIf', 'consistent');
-      return casReply(await coordinator.putIf(key, r.value, r.context, options));
-    }),
-    DeleteIf: casUnary(async (r, deadline) => {
-      const { key, options } = request(buckets, r, deadline, 'DeleteIf', 'consistent');
-      return casReply(await coordinator.putIf(key, null, r.context, options));
-    }),
+    PutIf: casUnary((r, deadline) => compareAndSet(coordinator, buckets, r, r.value, deadline)),
+    DeleteIf: casUnary((r, deadline) => compareAndSet(coordinator, buckets, r, null, deadline)),
     MapRead: unary(async (r, deadline) => {
       const { key, options } = request(buckets, r, deadline, 'MapRead', 'map');
       const page = await coordinator.mapRead(key, { after: r.after.length > 0 ? r.after : undefined, limit: r.limit === 0 ? undefined : r.limit }, options);

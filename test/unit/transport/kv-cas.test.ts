@@ -3,7 +3,8 @@
  * service (kv-service.ts PutIf, DeleteIf, Get on a bucket of type consistent) and a fake
  * cluster's coordinators over in-memory replicas. The three outcomes, the trailer that
  * says a failed call did not apply (and its absence when the outcome is unknown), and
- * each refusal with its status, checked without the client too.
+ * each refusal with its status, checked without the client too; the client on its stream
+ * and with unary calls.
  */
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -38,8 +39,8 @@ async function node(timeoutMs = 2000): Promise<{ cluster: FakeCluster; address: 
   return { cluster, address: `127.0.0.1:${port}` };
 }
 
-function client(address: string): Client {
-  const c = new Client({ nodes: [address], tokenAware: false, deadlineMs: 10_000 });
+function client(address: string, streaming: boolean): Client {
+  const c = new Client({ nodes: [address], tokenAware: false, deadlineMs: 10_000, streaming });
   cleanup.push(() => c.close());
   return c;
 }
@@ -64,10 +65,14 @@ async function refusal(p: Promise<unknown>): Promise<{ code: number; details: st
   return { code, details, notApplied: casNotApplied(e) };
 }
 
-describe('compare-and-set over gRPC', () => {
+// The client's calls on its stream (KvCall put_if, delete_if: the error's cas_not_applied for the trailer) and unary.
+describe.each([
+  ['on the stream', true],
+  ['unary', false],
+])('compare-and-set over gRPC, the client %s', (_, streaming) => {
   it('puts if absent, then on the version read; answers the current value when not applied; deletes only that version', async () => {
     const { address } = await node();
-    const c = client(address);
+    const c = client(address, streaming);
     const o = { bucket: 'locks' };
     expect(await c.get('lock', o)).toEqual({ values: [], context: EMPTY, found: false });
     const first = await c.putIf('lock', 'owner-1', o);
@@ -91,7 +96,7 @@ describe('compare-and-set over gRPC', () => {
 
   it('a retry with the request id of a write that applied answers applied, not "the version moved"', async () => {
     const { address } = await node();
-    const c = client(address);
+    const c = client(address, streaming);
     const requestId = B('retry-0001');
     const a = await c.putIf('k', 'v1', { bucket: 'locks', requestId });
     expect(await c.putIf('k', 'v1', { bucket: 'locks', requestId })).toEqual(a);
@@ -99,7 +104,7 @@ describe('compare-and-set over gRPC', () => {
 
   it('refuses with the trailer "not applied" when too few replicas are up; without it when the outcome is unknown', async () => {
     const { cluster, address } = await node(300);
-    const c = client(address);
+    const c = client(address, streaming);
     const o = { bucket: 'locks' };
     const key = storedKey('locks', B('k'));
     const others = cluster.ring.preferenceList(key, 3).filter((id) => id !== 'n1'); // n1 is one of the three
@@ -118,7 +123,7 @@ describe('compare-and-set over gRPC', () => {
   it('refuses plain writes to a consistent bucket, compare-and-set on a kv bucket, and bad input, each saying what to do', async () => {
     const { address } = await node();
     const kv = raw(address);
-    const c = client(address);
+    const c = client(address, streaming);
     // Put and Delete would bypass the rounds: refused, naming the calls the bucket takes.
     const put = await refusal(callUnary(kv, 'Put', { bucket: 'locks', key: B('k'), value: B('v') }, soon()));
     expect(put).toMatchObject({ code: S.FAILED_PRECONDITION, details: expect.stringMatching(/type consistent.*PutIf, DeleteIf and Get/) });

@@ -22,6 +22,8 @@ const calls = (amount: fc.Arbitrary<bigint>): fc.Arbitrary<KvCall> =>
     fc.record({ id, deadline, op: fc.constant('get' as const), key: bytes(), r: q, bucket }),
     fc.record({ id, deadline, op: fc.constant('delete' as const), key: bytes(), context: bytes(), w: q, requestId: bytes(64), bucket, ...confirms }),
     fc.record({ id, deadline, op: fc.constant('counterUpdate' as const), key: bytes(), amount, w: q, requestId: bytes(64), bucket, ...confirms }),
+    fc.record({ id, deadline, op: fc.constant('putIf' as const), key: bytes(), value: bytes(200), context: bytes(), bucket, requestId: bytes(64) }),
+    fc.record({ id, deadline, op: fc.constant('deleteIf' as const), key: bytes(), context: bytes(), bucket, requestId: bytes(64) }),
   );
 /** Every call; amounts over the whole sint64 range (our codec is exact in bigints). */
 const call = calls(fc.oneof(safeAmount, fc.constantFrom(-(2n ** 63n), 2n ** 63n - 1n, SAFE + 1n), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n })));
@@ -33,7 +35,10 @@ const reply: fc.Arbitrary<KvReply> = fc.oneof(
   fc.record({ id, op: fc.constant('get' as const), values: fc.array(bytes(100), { maxLength: 4 }), context: bytes(), found: fc.boolean() }),
   fc.record({ id, op: fc.constant('delete' as const) }),
   fc.record({ id, op: fc.constant('error' as const), code: fc.integer({ min: 0, max: 16 }), details: fc.string({ maxLength: 40, unit: 'grapheme' }) }),
+  // Decoded, the flag is there only when set.
+  fc.record({ id, op: fc.constant('error' as const), code: fc.integer({ min: 0, max: 16 }), details: fc.string({ maxLength: 40, unit: 'grapheme' }), casNotApplied: fc.constant(true) }),
   fc.record({ id, op: fc.constant('counterUpdate' as const), value: fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String) }),
+  fc.record({ id, op: fc.constant('putIf' as const), applied: fc.boolean(), context: bytes(), found: fc.boolean(), value: bytes(200) }),
 );
 /** The stream's protobufjs (proto-loader) encoding, typed by the generated KvCalls and KvReplies. */
 const STREAM = serviceClient('ringkv.v1.KeyValue').service.Stream;
@@ -50,6 +55,10 @@ function asProto(c: KvCall, now: number): ProtoCall {
       return { ...head, delete: { key: c.key, context: c.context, w: c.w, requestId: c.requestId, bucket: c.bucket, nodeConfirms: c.nodeConfirms, zoneConfirms: c.zoneConfirms, pw: c.pw } };
     case 'counterUpdate':
       return { ...head, counterUpdate: { bucket: c.bucket, key: c.key, amount: Number(c.amount), requestId: c.requestId, w: c.w, nodeConfirms: c.nodeConfirms, zoneConfirms: c.zoneConfirms, pw: c.pw } };
+    case 'putIf':
+      return { ...head, putIf: { key: c.key, value: c.value, context: c.context, bucket: c.bucket, requestId: c.requestId } };
+    case 'deleteIf':
+      return { ...head, deleteIf: { key: c.key, context: c.context, bucket: c.bucket, requestId: c.requestId } };
   }
 }
 
@@ -62,9 +71,11 @@ function replyAsProto(r: KvReply): ProtoReply {
     case 'delete':
       return { id: r.id, delete: {} };
     case 'error':
-      return { id: r.id, error: { code: r.code, details: r.details } };
+      return { id: r.id, error: { code: r.code, details: r.details, casNotApplied: r.casNotApplied === true } };
     case 'counterUpdate':
       return { id: r.id, counterUpdate: { value: r.value } };
+    case 'putIf':
+      return { id: r.id, putIf: { applied: r.applied, context: r.context, found: r.found, value: r.value } };
   }
 }
 

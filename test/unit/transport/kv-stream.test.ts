@@ -1,7 +1,7 @@
 import { connect } from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client } from '../../../src/client/index.js';
+import { Client, casNotApplied } from '../../../src/client/index.js';
 import { STREAM_CONCURRENCY, STREAM_UNSENT_BYTES } from '../../../src/transport/batched-stream.js';
 import { decodeKvCalls, decodeKvReplies, encodeKvCalls, encodeKvReplies, type KvCall, type KvReply } from '../../../src/transport/kv-codec.js';
 import { BucketTable } from '../../../src/buckets/index.js';
@@ -18,6 +18,7 @@ async function serve(cluster: FakeCluster, id: string, stream?: grpc.handleBidiS
   const observed: string[] = [];
   const buckets = new BucketTable(cluster.coordinator(id).options.replicas);
   buckets.create('hits', { n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'siblings', type: 'counter' }, 1000, id);
+  buckets.create('locks', { n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'siblings', type: 'consistent' }, 1000, id);
   const service = new KeyValueService(cluster.coordinator(id), buckets, (op, code, _s, siblings) => observed.push(`${op}:${code}${siblings ? `:${siblings}` : ''}`));
   const server = new grpc.Server();
   const impl = service.implementation((x) => x);
@@ -160,6 +161,31 @@ describe('KeyValue over a stream, as the client sends it', () => {
     }
     expect(n1.observed.filter((x) => x === 'counterUpdate:OK')).toHaveLength(53);
     expect(n1.observed).toContain('counterUpdate:FAILED_PRECONDITION');
+  });
+
+  it('carries compare-and-sets, many at once, one applied per version; a refusal keeps its "not applied" mark', async () => {
+    const cluster = await FakeCluster.create(3);
+    cleanup.push(() => cluster.close());
+    const n1 = await serve(cluster, 'n1');
+    const c = client([n1.address]);
+    const o = { bucket: 'locks' };
+    // Ten writers at once on an absent key: one applies, the others answer its value (or, preempted, unknown).
+    const tries = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => c.putIf('lock', `owner-${i}`, o)));
+    const answers = tries.flatMap((t) => (t.status === 'fulfilled' ? [t.value] : []));
+    const won = answers.filter((a) => a.applied);
+    expect(won.length).toBeLessThanOrEqual(1);
+    const held = await c.get('lock', o);
+    expect(held.found).toBe(true);
+    for (const a of answers.filter((x) => !x.applied)) expect(a.value).toEqual(held.values[0]);
+    const gone = await c.deleteIf('lock', held.context, o);
+    expect(gone.applied).toBe(true);
+    expect((await c.deleteIf('lock', held.context, o)).applied).toBe(false);
+    const refused = await c.putIf('k', 'v', { bucket: 'hits' }).then(() => undefined, (e: unknown) => e);
+    expect(refused).toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: expect.stringMatching(/of type counter, which PutIf does not take/) });
+    expect(casNotApplied(refused)).toBe(true);
+    // Every one of them on the stream.
+    expect(n1.observed.filter((x) => x.startsWith('putIf:') || x.startsWith('deleteIf:'))).toHaveLength(tries.length + 3);
+    expect(n1.observed).toContain('putIf:FAILED_PRECONDITION');
   });
 
   it('refuses alone a call naming an operation its release does not know (UNIMPLEMENTED); the calls beside it are answered', async () => {

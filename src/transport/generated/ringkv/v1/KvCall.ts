@@ -4,6 +4,8 @@ import type { PutRequest as _ringkv_v1_PutRequest, PutRequest__Output as _ringkv
 import type { GetRequest as _ringkv_v1_GetRequest, GetRequest__Output as _ringkv_v1_GetRequest__Output } from '../../ringkv/v1/GetRequest.js';
 import type { DeleteRequest as _ringkv_v1_DeleteRequest, DeleteRequest__Output as _ringkv_v1_DeleteRequest__Output } from '../../ringkv/v1/DeleteRequest.js';
 import type { CounterUpdateRequest as _ringkv_v1_CounterUpdateRequest, CounterUpdateRequest__Output as _ringkv_v1_CounterUpdateRequest__Output } from '../../ringkv/v1/CounterUpdateRequest.js';
+import type { PutIfRequest as _ringkv_v1_PutIfRequest, PutIfRequest__Output as _ringkv_v1_PutIfRequest__Output } from '../../ringkv/v1/PutIfRequest.js';
+import type { DeleteIfRequest as _ringkv_v1_DeleteIfRequest, DeleteIfRequest__Output as _ringkv_v1_DeleteIfRequest__Output } from '../../ringkv/v1/DeleteIfRequest.js';
 
 export interface KvCall {
   /**
@@ -18,7 +20,9 @@ export interface KvCall {
   'get'?: (_ringkv_v1_GetRequest | null);
   'delete'?: (_ringkv_v1_DeleteRequest | null);
   'counterUpdate'?: (_ringkv_v1_CounterUpdateRequest | null);
-  'op'?: "put"|"get"|"delete"|"counterUpdate";
+  'putIf'?: (_ringkv_v1_PutIfRequest | null);
+  'deleteIf'?: (_ringkv_v1_DeleteIfRequest | null);
+  'op'?: "put"|"get"|"delete"|"counterUpdate"|"putIf"|"deleteIf";
 }
 
 export interface KvCall__Output {
@@ -34,4 +38,6 @@ export interface KvCall__Output {
   'get'?: (_ringkv_v1_GetRequest__Output | null);
   'delete'?: (_ringkv_v1_DeleteRequest__Output | null);
   'counterUpdate'?: (_ringkv_v1_CounterUpdateRequest__Output | null);
+  'putIf'?: (_ringkv_v1_PutIfRequest__Output | null);
+  'deleteIf'?: (_ringkv_v1_DeleteIfRequest__Output | null);
 }

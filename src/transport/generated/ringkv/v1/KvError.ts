@@ -7,6 +7,11 @@ export interface KvError {
    */
   'code'?: (number);
   'details'?: (string);
+  /**
+   * A put_if's or delete_if's error that proves it did not apply: what the unary call's
+   * trailer ringkv-cas-outcome: not-applied says. Unset, its outcome is unknown.
+   */
+  'casNotApplied'?: (boolean);
 }
 
 export interface KvError__Output {
@@ -15,4 +20,9 @@ export interface KvError__Output {
    */
   'code': (number);
   'details': (string);
+  /**
+   * A put_if's or delete_if's error that proves it did not apply: what the unary call's
+   * trailer ringkv-cas-outcome: not-applied says. Unset, its outcome is unknown.
+   */
+  'casNotApplied': (boolean);
 }

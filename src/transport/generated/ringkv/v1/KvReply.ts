@@ -5,6 +5,7 @@ import type { GetResponse as _ringkv_v1_GetResponse, GetResponse__Output as _rin
 import type { DeleteResponse as _ringkv_v1_DeleteResponse, DeleteResponse__Output as _ringkv_v1_DeleteResponse__Output } from '../../ringkv/v1/DeleteResponse.js';
 import type { KvError as _ringkv_v1_KvError, KvError__Output as _ringkv_v1_KvError__Output } from '../../ringkv/v1/KvError.js';
 import type { CounterUpdateResponse as _ringkv_v1_CounterUpdateResponse, CounterUpdateResponse__Output as _ringkv_v1_CounterUpdateResponse__Output } from '../../ringkv/v1/CounterUpdateResponse.js';
+import type { PutIfResponse as _ringkv_v1_PutIfResponse, PutIfResponse__Output as _ringkv_v1_PutIfResponse__Output } from '../../ringkv/v1/PutIfResponse.js';
 
 export interface KvReply {
   'id'?: (number);
@@ -16,7 +17,11 @@ export interface KvReply {
    */
   'error'?: (_ringkv_v1_KvError | null);
   'counterUpdate'?: (_ringkv_v1_CounterUpdateResponse | null);
-  'result'?: "put"|"get"|"delete"|"error"|"counterUpdate";
+  /**
+   * The answer to a put_if or a delete_if.
+   */
+  'putIf'?: (_ringkv_v1_PutIfResponse | null);
+  'result'?: "put"|"get"|"delete"|"error"|"counterUpdate"|"putIf";
 }
 
 export interface KvReply__Output {
@@ -29,4 +34,8 @@ export interface KvReply__Output {
    */
   'error'?: (_ringkv_v1_KvError__Output | null);
   'counterUpdate'?: (_ringkv_v1_CounterUpdateResponse__Output | null);
+  /**
+   * The answer to a put_if or a delete_if.
+   */
+  'putIf'?: (_ringkv_v1_PutIfResponse__Output | null);
 }
