@@ -14,6 +14,11 @@
  * 2. Counter increments against plain puts at 128 in flight, in the same run: rounds of
  *    `--seconds` each, alternating which goes first, over 1,000 keys each; the median
  *    round's ops/s. Target: increments/s ≥ 0.7× puts/s.
+ * 3. Compare-and-set uncontended against plain puts (issue 31): `--adds` pairs one at a
+ *    time, a put then a putIf on a fresh key of a consistent bucket (alternating which goes
+ *    first), p50 and p99 of each. Target: putIf p50 ≤ 2.5× put p50. Then 8 writers on one
+ *    key for `--seconds`, each a putIf on the version it last saw: calls/s, applied/s, and
+ *    the shares not applied and unknown.
  *
  *   npm run bench:types [-- --adds 300] [-- --seconds 5] [-- --rounds 3] [-- --sizes 10,1000,10000]
  *                       [-- --cpu-prof DIR] [-- --json FILE]
@@ -22,7 +27,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import * as hdr from 'hdr-histogram-js';
-import { AdminClient, Client } from '../src/client/index.js';
+import { AdminClient, Client, casNotApplied } from '../src/client/index.js';
 import { freePort } from '../testkit/ports.js';
 import { argOf, table } from './lib.js';
 import { Proc, VALUE, benchRoot, formed, key, sleep, stopAll } from './processes.js';
@@ -42,7 +47,9 @@ const IN_FLIGHT = 128;
 const KEYS = 1000;
 /** A bound on every loop, whatever --seconds says. */
 const MAX_CALLS = 2_000_000;
-const SETS = 'bench-sets', COUNTERS = 'bench-counters', MAPS = 'bench-maps';
+const SETS = 'bench-sets', COUNTERS = 'bench-counters', MAPS = 'bench-maps', LOCKS = 'bench-cas';
+/** Writers on one key in the contended compare-and-set run. */
+const CAS_WRITERS = 8;
 
 /** Every node's ringkv_replica_bytes_sent_total, summed over calls. */
 async function replicaBytes(http: readonly string[]): Promise<number> {
@@ -157,6 +164,62 @@ async function load(kv: Client, kind: 'counter' | 'put'): Promise<LoadRun> {
   return r;
 }
 
+const ms = (h: hdr.Histogram, p: number): number => h.getValueAtPercentile(p) / 1000;
+
+/** ADDS pairs one at a time, a put and a putIf (if absent) on a fresh key each, alternating which goes first: each one's latency. */
+async function casUncontended(kv: Client): Promise<{ put: { p50: number; p99: number }; cas: { p50: number; p99: number }; failed: number }> {
+  const hs = { put: hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 }), cas: hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 }) };
+  let failed = 0;
+  const one = async (kind: 'put' | 'cas', i: number, record: boolean): Promise<void> => {
+    const s = performance.now();
+    try {
+      if (kind === 'put') await kv.put(part('put', i), VALUE, { w: 2 });
+      else if (!(await kv.putIf(part('cas', i), VALUE, { bucket: LOCKS })).applied) throw new Error('a fresh key was not absent');
+      if (record) hs[kind].recordValue(Math.max(1, Math.round((performance.now() - s) * 1000)));
+    } catch {
+      failed++;
+    }
+  };
+  for (let i = 0; i < 20; i++) for (const k of ['put', 'cas'] as const) await one(k, -1 - i, false); // warm
+  for (let i = 0; i < ADDS; i++) for (const k of i % 2 === 0 ? (['put', 'cas'] as const) : (['cas', 'put'] as const)) await one(k, i, true);
+  const r = { put: { p50: ms(hs.put, 50), p99: ms(hs.put, 99) }, cas: { p50: ms(hs.cas, 50), p99: ms(hs.cas, 99) }, failed };
+  hs.put.destroy();
+  hs.cas.destroy();
+  return r;
+}
+
+/** CAS_WRITERS writers on one key for SECONDS, each a putIf on the version it last saw. */
+async function casContended(kv: Client): Promise<{ callsPerSec: number; appliedPerSec: number; notApplied: number; unknown: number; refused: number; calls: number; p50: number; p99: number }> {
+  const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+  let calls = 0, applied = 0, notApplied = 0, unknown = 0, refused = 0, n = 0;
+  const started = performance.now();
+  const end = started + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: CAS_WRITERS }, async () => {
+      let context: Buffer | undefined;
+      while (performance.now() < end && calls < MAX_CALLS) {
+        const s = performance.now();
+        calls++;
+        try {
+          const r = await kv.putIf('contended', `v${n++}`, { bucket: LOCKS, ...(context ? { context } : {}) });
+          h.recordValue(Math.max(1, Math.round((performance.now() - s) * 1000)));
+          context = r.context;
+          if (r.applied) applied++;
+          else notApplied++;
+        } catch (e) {
+          if (casNotApplied(e)) refused++;
+          else unknown++;
+          context = (await kv.get('contended', { bucket: LOCKS }).catch(() => undefined))?.context;
+        }
+      }
+    }),
+  );
+  const secs = (performance.now() - started) / 1000;
+  const r = { callsPerSec: calls / secs, appliedPerSec: applied / secs, notApplied, unknown, refused, calls, p50: ms(h, 50), p99: ms(h, 99) };
+  h.destroy();
+  return r;
+}
+
 const medianRun = (runs: readonly LoadRun[]): LoadRun => [...runs].sort((a, b) => a.opsPerSec - b.opsPerSec)[Math.floor(runs.length / 2)]!;
 
 async function main(): Promise<void> {
@@ -174,6 +237,7 @@ async function main(): Promise<void> {
     await admin.createBucket(SETS, { type: 'set' });
     await admin.createBucket(COUNTERS, { type: 'counter' });
     await admin.createBucket(MAPS, { type: 'map' });
+    await admin.createBucket(LOCKS, { type: 'consistent' });
     await kv.refreshRing();
     console.log(
       `bench:types — 3 nodes (N=3, R=W=2), ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)}; set adds: ${ADDS} one at a time on sets of ${SIZES.join(', ')}; ` +
@@ -204,10 +268,19 @@ async function main(): Promise<void> {
     console.log(table([['workload', 'ops/s', 'p50 ms', 'p99 ms', 'failed'], ...(['put', 'counter'] as const).map((k) => { const r = k === 'put' ? put : counter; return [k, r.opsPerSec.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), String(runs[k].reduce((s, x) => s + x.failed, 0))]; })]));
     const ratio = counter.opsPerSec / put.opsPerSec;
     verdicts.push(`counter increments/s ÷ puts/s at ${IN_FLIGHT} in flight: ${ratio.toFixed(2)}× (target ≥ 0.7×: ${ratio >= 0.7 ? 'met' : 'MISSED'})`);
+
+    const cas = await casUncontended(kv);
+    console.log(table([['one at a time', 'p50 ms', 'p99 ms'], ['put (W=2)', cas.put.p50.toFixed(2), cas.put.p99.toFixed(2)], ['putIf', cas.cas.p50.toFixed(2), cas.cas.p99.toFixed(2)]]));
+    const casRatio = cas.cas.p50 / cas.put.p50;
+    verdicts.push(`compare-and-set p50 ÷ put p50, uncontended: ${casRatio.toFixed(2)}× (p99 ${(cas.cas.p99 / cas.put.p99).toFixed(2)}×; target p50 ≤ 2.5×: ${casRatio <= 2.5 ? 'met' : 'MISSED'})`);
+    const contended = await casContended(kv);
+    const share = (x: number): string => `${((100 * x) / contended.calls).toFixed(1)}%`;
+    console.log(table([[`${CAS_WRITERS} writers, one key`, 'calls/s', 'applied/s', 'not applied', 'unknown', 'refused', 'p50 ms', 'p99 ms'], ['putIf', contended.callsPerSec.toFixed(0), contended.appliedPerSec.toFixed(0), share(contended.notApplied), share(contended.unknown), share(contended.refused), contended.p50.toFixed(2), contended.p99.toFixed(2)]]));
+    verdicts.push(`compare-and-set, ${CAS_WRITERS} writers on one key: ${contended.appliedPerSec.toFixed(0)} applied/s of ${contended.callsPerSec.toFixed(0)} calls/s; ${share(contended.notApplied)} not applied, ${share(contended.unknown)} unknown, ${share(contended.refused)} refused (no target)`);
     for (const v of verdicts) console.log(v);
-    const failures = [...sets, ...maps].reduce((s, r) => s + r.failed, 0) + [...runs.put, ...runs.counter].reduce((s, r) => s + r.failed, 0);
+    const failures = [...sets, ...maps].reduce((s, r) => s + r.failed, 0) + [...runs.put, ...runs.counter].reduce((s, r) => s + r.failed, 0) + cas.failed;
     if (failures > 0) console.log(`WARNING: ${failures} calls failed; the figures count only what succeeded`);
-    if (JSON_OUT !== undefined) writeFileSync(JSON_OUT, JSON.stringify({ adds: ADDS, seconds: SECONDS, rounds: ROUNDS, sets, maps, put, counter, ratio, verdicts }, null, 2));
+    if (JSON_OUT !== undefined) writeFileSync(JSON_OUT, JSON.stringify({ adds: ADDS, seconds: SECONDS, rounds: ROUNDS, sets, maps, put, counter, ratio, cas, casRatio, contended, verdicts }, null, 2));
   } finally {
     admin.close();
     kv.close();
