@@ -180,7 +180,7 @@ export class CasProposer {
       this.counters.casUnknown++;
       throw new ReplicationError(
         'RK_CAS_UNKNOWN',
-        `${op} of key ${showKey(key)} has an unknown outcome: ${why}. It may or may not have been applied; read the key (a consistent read finishes it either way), or retry with the same request id, which answers applied if it was`,
+        `${op} of key ${showKey(key)} has an unknown outcome: ${why}. It may or may not have been applied; read the key (a consistent read finishes it either way), or send it again with the same request id, which answers applied if it applied and at most one write followed it`,
       );
     }
     throw new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)} ${notDone} before its deadline: ${why || 'contending writers kept preempting it'}. Nothing was written; retry`);
@@ -216,7 +216,7 @@ export class CasProposer {
 
   #whyShort(what: string, r: Round<unknown>): string {
     const failure = r.error instanceof ReplicaFailure ? ` (${r.error.code}: ${r.error.message})` : '';
-    return `too few ${what} from a majority of its replicas: ${r.definiteNo} refused or failed${failure}`;
+    return `too few ${what} from a majority of its replicas: ${r.definiteNo} refused or down${failure}`;
   }
 
   /**
@@ -260,8 +260,8 @@ export class CasProposer {
           (e: unknown) => {
             if (done) return;
             settled++, (error = e);
-            // Unreachable or refused: it never ran there. A timeout (or a fault here) may have.
-            if (e instanceof ReplicaFailure && e.kind !== 'timeout') definiteNo++;
+            // Not a definite no: a call may have run there whatever the failure — a timeout, a
+            // stream that broke with the call on it (unreachable), an answer that did not decode.
             count(node, no);
             check();
           },

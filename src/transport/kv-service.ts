@@ -83,10 +83,18 @@ function casUnary<Req, Res>(fn: (req: Req, deadline: number | undefined) => Prom
   };
 }
 
-/** Whether a compare-and-set's error proves it did not apply: any coded error but RK_CAS_UNKNOWN and RK_TIMEOUT (casUnary). */
-function provesNotApplied(e: unknown): boolean {
+/** Domain errors a compare-and-set can end with that do not prove it did not apply. */
+const MAYBE_APPLIED = new Set(['RK_CAS_UNKNOWN', 'RK_TIMEOUT', 'RK_INTERNAL']);
+
+/**
+ * Whether a compare-and-set's error proves it did not apply (casUnary): a domain error
+ * (replication's RK_*, buckets' BK_*, storage's KV_*, which the coordinator and cas.ts raise
+ * only before anything was proposed, or when nothing proposed can have been accepted) other
+ * than those that may follow a proposal. Anything else — a system error, a bug — is unknown.
+ */
+export function provesNotApplied(e: unknown): boolean {
   const code = (e as { code?: unknown })?.code;
-  return typeof code === 'string' && code !== 'RK_CAS_UNKNOWN' && code !== 'RK_TIMEOUT';
+  return typeof code === 'string' && /^(RK|BK|KV)_[A-Z0-9_]+$/.test(code) && !MAYBE_APPLIED.has(code);
 }
 
 /** Told of each stream call done: its operation, gRPC code name, seconds taken, a get's sibling count, and the bucket it named. */

@@ -19,6 +19,8 @@ export interface LinkFault {
   readonly delayOnly?: readonly (keyof CallCounts)[];
   /** Calls the node refuses RK_UNSUPPORTED, as a node of an earlier release refuses the data types' calls. */
   readonly unsupported?: readonly (keyof CallCounts)[];
+  /** Calls the node runs whose answer is lost: UNAVAILABLE, as a stream that broke with the call on it. */
+  readonly lostReply?: readonly (keyof CallCounts)[];
 }
 
 /** Calls made, by ReplicaApi method. */
@@ -58,12 +60,15 @@ export class MemoryReplicaNetwork {
           throw new ReplicaFailure('timeout', 'RK_TIMEOUT', `${to} did not answer before the deadline`);
         }
       }
+      let answer: T;
       try {
-        return await fn(replica);
+        answer = await fn(replica);
       } catch (e) {
         // As the wire answers: a failure with the replica's code, not its exception.
         throw asReplicaFailure(e);
       }
+      if (fault.lostReply?.includes(method)) throw new ReplicaFailure('unreachable', 'RK_UNAVAILABLE', `no answer from ${to}: the stream broke`);
+      return answer;
     };
     return {
       apply: (to, key, value, context, deadline, requestId, expiresAt): Promise<ApplyResult> => call(to, deadline, 'apply', (r) => r.apply(key, value, context, requestId, expiresAt)),

@@ -116,6 +116,24 @@ describe('compare-and-set', () => {
     expect(await c.putIf(k, B('v3'), v1, o)).toMatchObject({ applied: false, value: B('v2') });
   });
 
+  it('takes a proposal whose answer was lost (a stream that broke with it on) as maybe accepted: unknown, never "nothing was written"', async () => {
+    cluster = await FakeCluster.create(4);
+    const k = keyOf('k9');
+    const replicas = cluster.ring.preferenceList(k, 3);
+    const [a, b, x] = replicas as [string, string, string];
+    // A coordinator that holds no copy: every acceptance it could hear of is a remote one.
+    const c = cluster.coordinator(['n1', 'n2', 'n3', 'n4'].find((id) => !replicas.includes(id))!);
+    const v1 = applied(await c.putIf(k, B('v1'), EMPTY, o));
+    // a and b accept, and their answers are lost; x is down. Chosen, though the coordinator heard no yes.
+    for (const id of [a, b]) cluster.net.faults.set(`*>${id}`, { lostReply: ['paxosPropose'] });
+    cluster.down.add(x);
+    cluster.net.faults.set(`*>${x}`, { unreachable: true });
+    await expect(c.putIf(k, B('v2'), v1, o)).rejects.toMatchObject({ code: 'RK_CAS_UNKNOWN' });
+    cluster.net.faults.clear();
+    cluster.down.delete(x);
+    expect((await cluster.coordinator(a).consistentGet(k, o)).value).toEqual(B('v2'));
+  });
+
   it('answers applied to a retry of a write that applied (same request id), and not applied to a new write on the old version', async () => {
     cluster = await FakeCluster.create(3);
     const k = keyOf('k4');

@@ -10,7 +10,7 @@ import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BucketTable, storedKey, type BucketProps } from '../../../src/buckets/index.js';
 import { Client, casNotApplied } from '../../../src/client/index.js';
-import { KeyValueService } from '../../../src/transport/kv-service.js';
+import { KeyValueService, provesNotApplied } from '../../../src/transport/kv-service.js';
 import { callUnary, serviceClient } from '../../../src/transport/protos.js';
 import { FakeCluster } from '../replication/fake-cluster.js';
 
@@ -143,5 +143,14 @@ describe.each([
     expect(await refusal(c.putIf('k', 'v', { bucket: 'nope' }))).toMatchObject({ code: S.NOT_FOUND, notApplied: true });
     // Nothing was written by any of them.
     expect(await c.get('k', { bucket: 'locks' })).toMatchObject({ found: false });
+  });
+});
+
+describe('which errors say a compare-and-set did not apply', () => {
+  it('the domain refusals raised before a proposal, not a timeout, an unknown outcome, an internal fault or a system error', () => {
+    for (const code of ['RK_UNAVAILABLE', 'RK_BAD_ARGUMENT', 'RK_OVERLOADED', 'BK_WRONG_TYPE', 'BK_NOT_FOUND', 'KV_WRONG_TYPE']) expect(provesNotApplied({ code }), code).toBe(true);
+    for (const code of ['RK_CAS_UNKNOWN', 'RK_TIMEOUT', 'RK_INTERNAL', 'ENOSPC', 'LEVEL_IO_ERROR', 'ERR_INVALID_ARG_TYPE', 14]) expect(provesNotApplied({ code }), String(code)).toBe(false);
+    expect(provesNotApplied(new TypeError('a bug'))).toBe(false);
+    expect(provesNotApplied(undefined)).toBe(false);
   });
 });
