@@ -422,7 +422,10 @@ export class CasWorkload extends KeysWorkload {
     // A delete only of a value (a delete of a deletion would make two absent versions, which a register of values cannot tell apart).
     const del = roll < 0.4 && seen.value !== null;
     // Now and then "if absent" (an empty context), whatever was seen; else on the version seen.
-    const ifAbsent = !del && roll > 0.9;
+    // A deletion seen is written on as "if absent": the checker's register holds values, and
+    // two deletions are both null to it, so "not applied on deletion A, the key being at
+    // deletion B" would look like a violation (what it tests is the same: absent or not).
+    const ifAbsent = !del && (roll > 0.9 || seen.value === null);
     const expect = ifAbsent ? null : seen.value;
     const context = ifAbsent ? Buffer.alloc(0) : seen.context;
     const value = del ? null : id;

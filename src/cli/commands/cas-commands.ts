@@ -9,6 +9,7 @@
  * Owns: their flags, what they print and their exit codes. Must not: import at load what
  * only the actions need.
  */
+import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import type { PutIfResult } from '../../client/kv.js';
 import { withClient } from '../calls.js';
@@ -36,16 +37,25 @@ function casCommand(parent: Command, name: string, description: string): Command
     .option('--json', 'print JSON');
 }
 
-/** Run a compare-and-set; an error that does not prove it unapplied exits EXIT.casUnknown, saying how to learn the outcome. */
-async function conditional(key: string, o: CasOpts, write: (c: import('../../client/kv.js').Client) => Promise<PutIfResult>): Promise<void> {
+/**
+ * Run a compare-and-set under `o.requestId` (else a new UUID, so that it can be named for a
+ * retry); an error that does not prove it unapplied exits EXIT.casUnknown, saying how to
+ * learn the outcome.
+ */
+async function conditional(key: string, o: CasOpts, write: (c: import('../../client/kv.js').Client, requestId: Buffer) => Promise<PutIfResult>): Promise<void> {
+  const id = o.requestId ?? Buffer.from(randomUUID(), 'utf8');
   const r = await withClient(o, async (c) => {
     try {
-      return await write(c);
+      return await write(c, id);
     } catch (e) {
       const [{ casNotApplied }, { describeFailure }] = await Promise.all([import('../../client/kv.js'), import('../failures.js')]);
       if (casNotApplied(e)) throw e;
       const why = describeFailure(e, { address: o.node, deadlineMs: o.deadlineMs, deadlineFlag: '--deadline-ms' });
-      throw new CliError(`${why}\nthe write may or may not have applied: \`ringkv cas get ${key} --bucket ${o.bucket}\` shows the key now; send it again with the same --request-id to retry it`, EXIT.casUnknown);
+      throw new CliError(
+        `${why}\nthe write may or may not have applied: \`ringkv cas get ${key} --bucket ${o.bucket}\` shows the key now; ` +
+          `sent again with --request-id ${id.toString('utf8')}, it answers applied if it applied and at most one write followed it`,
+        EXIT.casUnknown,
+      );
     }
   });
   const ctx = r.context.toString('base64');
@@ -63,13 +73,13 @@ export function casCommands(program: Command): void {
     .option('--context <base64>', 'context printed by `ringkv cas get` or a cas put; unset: the key must be absent', context)
     .option('--request-id <id>', REQUEST_ID_HELP, requestId)
     .addHelpText('after', `\nExit codes: 0 applied; ${EXIT.notApplied} not applied (the key's value and context are printed); ${EXIT.casUnknown} unknown (cas get shows the key); ${EXIT.error} refused, nothing written.`)
-    .action((key: string, value: string, o: CasOpts) => conditional(key, o, (c) => c.putIf(key, value, { bucket: o.bucket, context: o.context, ...(o.requestId ? { requestId: o.requestId } : {}) })));
+    .action((key: string, value: string, o: CasOpts) => conditional(key, o, (c, requestId) => c.putIf(key, value, { bucket: o.bucket, context: o.context, requestId })));
   casCommand(cas, 'del', 'delete KEY only if it is still at the version --context names')
     .argument('<key>')
     .requiredOption('--context <base64>', 'context printed by `ringkv cas get` or a cas put', context)
     .option('--request-id <id>', REQUEST_ID_HELP, requestId)
     .addHelpText('after', `\nExit codes: as cas put's.`)
-    .action((key: string, o: CasOpts) => conditional(key, o, (c) => c.deleteIf(key, o.context!, { bucket: o.bucket, ...(o.requestId ? { requestId: o.requestId } : {}) })));
+    .action((key: string, o: CasOpts) => conditional(key, o, (c, requestId) => c.deleteIf(key, o.context!, { bucket: o.bucket, requestId })));
   casCommand(cas, 'get', "read KEY linearizably: its value and the context a cas put or del of it takes")
     .argument('<key>')
     .option('--exit-code', `exit with ${EXIT.notFound} when the key is absent`)

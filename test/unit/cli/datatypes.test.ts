@@ -226,6 +226,12 @@ describe('ringkv cas', () => {
     expect(unknown?.message).toMatch(/unknown outcome[\s\S]*may or may not have applied: `ringkv cas get k --bucket locks`/);
     expect((unknown as { exitCode?: number }).exitCode).toBe(EXIT.casUnknown);
     last.net.faults.clear();
+    // It names the request id it generated; sent again with it, the write answers applied (n1 had accepted it).
+    const id = /--request-id (\S+), it answers applied/.exec(unknown!.message)?.[1];
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    out = [];
+    expect(await ringkv('cas', 'put', 'k', 'v2', '--context', v1, '--request-id', id!, ...flags)).toBeUndefined();
+    expect(out[0]).toMatch(/^applied\n/);
     // Refused before it ran: a plain error, nothing written.
     const wrong = await ringkv('cas', 'put', 'k', 'v', '--bucket', 'carts', '--node', at);
     expect(wrong?.message).toMatch(/bucket carts is of type kv, which PutIf does not take.*--type consistent/);
