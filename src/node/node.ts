@@ -611,14 +611,9 @@ export class RingkvNode {
 
   async #refreshLoad(): Promise<void> {
     try {
-      const all = { start: 0n, end: 0n };
       // Not ranges.approximateBytes: that misses writes LevelDB has not flushed yet.
       const bytes = await this.store.approximateLoad();
-      let empty = true;
-      for await (const batch of this.store.ranges.scan(all, { batchCount: 1 })) {
-        empty = batch.entries.length === 0 && batch.corrupt.length === 0;
-        break;
-      }
+      const empty = !(await this.store.ranges.holdsAny());
       this.gossiper.set('load', String(Math.round(bytes)));
       this.gossiper.set('hints', String(this.store.hints.stats().count));
       this.gossiper.set('keys', String(this.store.keyFilter.keys));

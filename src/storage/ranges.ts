@@ -144,6 +144,20 @@ export class Ranges {
     return { records, corrupt, next: more ? last : undefined };
   }
 
+  /**
+   * Whether the store holds a data record that is not past its expiry (a node's `empty`
+   * flag): the first record in token order. Not counted in recordsRead, which is what range
+   * operations such as a repair cost, not this periodic look.
+   */
+  async holdsAny(): Promise<boolean> {
+    if (!this.deps.isOpen()) throw new KvError('KV_CLOSED', 'the store is closed; open it again to use it');
+    for await (const batch of batches(this.deps.engine, dataSpans({ start: 0n, end: 0n }), { batchCount: 1 })) {
+      const [, v] = batch[0] ?? [];
+      return v !== undefined && !reclaimable(v, this.deps.now());
+    }
+    return false;
+  }
+
   /** Keys and their key + record bytes in a token range, counted exactly by a scan. */
   async stats(range: TokenRange): Promise<{ keys: number; bytes: number }> {
     let keys = 0, bytes = 0;
