@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import * as hdr from 'hdr-histogram-js';
 import { Client } from '../src/client/index.js';
 import { freePort } from '../testkit/ports.js';
-import { argOf, table } from './lib.js';
+import { argOf, histogram, table } from './lib.js';
 import { Proc, VALUE, benchRoot, formed, key, sleep, stopAll } from './processes.js';
 
 const args = process.argv.slice(2);
@@ -81,7 +81,7 @@ let fresh = 0;
 
 /** One closed loop of `mode` for SECONDS: calls of one key, or batches of BATCH keys. */
 async function run(kv: Client, workload: Workload, mode: Mode): Promise<Run> {
-  const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+  const h = histogram();
   let calls = 0, keys = 0, failedCalls = 0, failedKeys = 0, next = 0;
   const workers = mode.kind === 'single' ? IN_FLIGHT : mode.inFlight;
   const perCall = mode.kind === 'single' ? 1 : BATCH;

@@ -30,7 +30,7 @@ import { Client, type ClientSecurity } from '../src/client/index.js';
 import { makeCerts } from '../src/cli/dev-certs.js';
 import { AdminClient } from '../src/client/admin.js';
 import { freePort } from '../testkit/ports.js';
-import { table } from './lib.js';
+import { histogram, table } from './lib.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -71,7 +71,7 @@ interface Result {
 
 /** `concurrency` closed-loop workers for `seconds`; latency in µs. */
 async function load(concurrency: number, op: (i: number) => Promise<unknown>): Promise<Result> {
-  const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+  const h = histogram();
   let i = 0;
   const t0 = performance.now();
   const end = t0 + seconds * 1000;

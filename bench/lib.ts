@@ -1,7 +1,8 @@
 /**
- * Helpers shared by bench/ring.ts and bench/sim-ring.ts: cluster shapes, a seeded
- * choice of nodes to remove, and plain-text tables.
+ * Helpers shared by the benchmarks: cluster shapes, a seeded choice of nodes to remove,
+ * plain-text tables, and latency histograms.
  */
+import * as hdr from 'hdr-histogram-js';
 import { mulberry32 } from '../src/ring/allocate-tokens.js';
 import { Ring, arcFraction, balance } from '../src/ring/index.js';
 import type { Member } from '../src/ring/index.js';
@@ -53,3 +54,6 @@ export function table(rows: readonly (readonly string[])[]): string {
 
 export const f3 = (x: number): string => x.toFixed(3);
 export const pct = (x: number): string => `${(100 * x).toFixed(2)}%`;
+
+/** A latency histogram of µs, 1 µs to 60 s at 3 significant digits: what the load benchmarks record into. */
+export const histogram = (): hdr.Histogram => hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });

@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import * as hdr from 'hdr-histogram-js';
+import { histogram } from './lib.js';
 import type { Client } from '../src/client/index.js';
 import { AdminClient, type StatusReply } from '../src/client/admin.js';
 
@@ -195,7 +196,7 @@ export interface Stats {
 
 /** Latency figures (ms) of the samples that started in [from, to). */
 export function stats(samples: readonly Sample[], from: number, to: number): Stats {
-  const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+  const h = histogram();
   for (const s of samples) if (s.start >= from && s.start < to) h.recordValue(s.us);
   const r = { ops: h.totalCount, opsPerSec: h.totalCount / ((to - from) / 1000), p50: h.getValueAtPercentile(50) / 1000, p99: h.getValueAtPercentile(99) / 1000 };
   h.destroy();

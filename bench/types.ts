@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import * as hdr from 'hdr-histogram-js';
 import { AdminClient, Client, casNotApplied } from '../src/client/index.js';
 import { freePort } from '../testkit/ports.js';
-import { argOf, table } from './lib.js';
+import { argOf, histogram, table } from './lib.js';
 import { Proc, VALUE, benchRoot, formed, key, sleep, stopAll } from './processes.js';
 
 const args = process.argv.slice(2);
@@ -79,7 +79,7 @@ async function updateCost(http: readonly string[], size: number, fill: (from: nu
   // Warm: the same path, unmeasured.
   for (let i = 0; i < 20; i++) await update(-1 - i);
   await sleep(200); // the warm-up's background sends done
-  const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+  const h = histogram();
   let failed = 0;
   const bytes0 = await replicaBytes(http);
   for (let i = 0; i < ADDS; i++) {
@@ -140,7 +140,7 @@ interface LoadRun {
 
 /** A closed loop of IN_FLIGHT workers for SECONDS: counter increments or puts over KEYS keys. */
 async function load(kv: Client, kind: 'counter' | 'put'): Promise<LoadRun> {
-  const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+  const h = histogram();
   let ops = 0, failed = 0, next = 0;
   const started = performance.now();
   const end = started + SECONDS * 1000;
@@ -168,7 +168,7 @@ const ms = (h: hdr.Histogram, p: number): number => h.getValueAtPercentile(p) / 
 
 /** ADDS pairs one at a time, a put and a putIf (if absent) on a fresh key each, alternating which goes first: each one's latency. */
 async function casUncontended(kv: Client): Promise<{ put: { p50: number; p99: number }; cas: { p50: number; p99: number }; failed: number }> {
-  const hs = { put: hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 }), cas: hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 }) };
+  const hs = { put: histogram(), cas: histogram() };
   let failed = 0;
   const one = async (kind: 'put' | 'cas', i: number, record: boolean): Promise<void> => {
     const s = performance.now();
@@ -190,7 +190,7 @@ async function casUncontended(kv: Client): Promise<{ put: { p50: number; p99: nu
 
 /** CAS_WRITERS writers on one key for SECONDS, each a putIf on the version it last saw. */
 async function casContended(kv: Client): Promise<{ callsPerSec: number; appliedPerSec: number; notApplied: number; unknown: number; refused: number; calls: number; p50: number; p99: number }> {
-  const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+  const h = histogram();
   let calls = 0, applied = 0, notApplied = 0, unknown = 0, refused = 0, n = 0;
   const started = performance.now();
   const end = started + SECONDS * 1000;

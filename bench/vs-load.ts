@@ -21,6 +21,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import * as hdr from 'hdr-histogram-js';
 import { Client } from '../src/client/index.js';
+import { histogram } from './lib.js';
 
 export type System = 'echo' | 'etcd' | 'ringkv';
 export type Workload = 'put new' | 'overwrite' | 'get';
@@ -92,7 +93,7 @@ export function key(prefix: string, i: number): Buffer {
   return Buffer.from(s);
 }
 
-export const histogram = (): hdr.Histogram => hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+export { histogram };
 
 type Unary = (req: unknown, o: grpc.CallOptions, cb: (e: grpc.ServiceError | null, res?: unknown) => void) => void;
 type Stub = grpc.Client & Record<string, Unary>;

@@ -79,10 +79,11 @@ export class Ranges {
 
   constructor(private readonly deps: Deps) {}
 
-  async *#batches(range: TokenRange, limits: BatchLimits, after?: Uint8Array): AsyncGenerator<Array<[Buffer, Buffer]>> {
+  /** The records of `range` in batches; `counted` false: not in recordsRead (holdsAny). */
+  async *#batches(range: TokenRange, limits: BatchLimits, after?: Uint8Array, counted = true): AsyncGenerator<Array<[Buffer, Buffer]>> {
     if (!this.deps.isOpen()) throw new KvError('KV_CLOSED', 'the store is closed; open it again to use it');
     for await (const batch of batches(this.deps.engine, after === undefined ? dataSpans(range) : spansAfter(range, after), limits)) {
-      this.recordsRead += batch.length;
+      if (counted) this.recordsRead += batch.length;
       yield batch;
     }
   }
@@ -150,8 +151,7 @@ export class Ranges {
    * operations such as a repair cost, not this periodic look.
    */
   async holdsAny(): Promise<boolean> {
-    if (!this.deps.isOpen()) throw new KvError('KV_CLOSED', 'the store is closed; open it again to use it');
-    for await (const batch of batches(this.deps.engine, dataSpans({ start: 0n, end: 0n }), { batchCount: 1 })) {
+    for await (const batch of this.#batches({ start: 0n, end: 0n }, { batchCount: 1 }, undefined, false)) {
       const [, v] = batch[0] ?? [];
       return v !== undefined && !reclaimable(v, this.deps.now());
     }

@@ -10,6 +10,8 @@ import { EMPTY_ACCEPTOR, NO_BALLOT, compareBallots, onCommit, onPrepare, onPropo
 
 const b = (n: number, by = 'x'): Ballot => ({ n, by });
 const p = (n: number, value: string | null, id = `r${n}`, by = 'x'): Proposal<string> => ({ ballot: b(n, by), value, id });
+/** A commit of request `id` decided on `base` (none: on an absent register). */
+const on = (n: number, value: string, id: string, base?: string): Proposal<string> => ({ ...p(n, value, id), ...(base === undefined ? {} : { base }) });
 const eq = (x: string, y: string): boolean => x === y;
 
 describe('ballots', () => {
@@ -93,7 +95,6 @@ describe('the compare-and-set decision', () => {
   });
 
   it('decides afresh when another write on the same base was committed (its own proposal is dead), and not otherwise', () => {
-    const on = (n: number, value: string, id: string, base?: string): Proposal<string> => ({ ...p(n, value, id), ...(base === undefined ? {} : { base }) });
     // Its proposal, on r0, was preempted; the latest commit is r2's, on r0 too: r0's successor is r2, not it.
     expect(decide({ version: 'r0', value: 'v' }, 'me', on(5, 'w', 'r2', 'r0'), true, eq, { base: 'r0' })).toEqual({ kind: 'not-applied', current: 'w' });
     expect(decide({ value: 'v' }, 'me', on(5, 'w', 'r2', 'r0'), true, eq, { base: 'r0' })).toEqual({ kind: 'propose', value: 'v' });
@@ -104,7 +105,6 @@ describe('the compare-and-set decision', () => {
   });
 
   it('proposes the same write again on the same base while nothing was committed since, and stays may-have-applied', () => {
-    const on = (n: number, value: string, id: string, base?: string): Proposal<string> => ({ ...p(n, value, id), ...(base === undefined ? {} : { base }) });
     // The latest commit is still its base: of its two proposals on r0 at most one can be chosen.
     expect(decide({ version: 'r0', value: 'v' }, 'me', on(1, 'u', 'r0'), true, eq, { base: 'r0' })).toEqual({ kind: 'propose', value: 'v', again: true });
     expect(decide({ expect: null, value: 'v' }, 'me', undefined, true, eq, { base: undefined })).toEqual({ kind: 'propose', value: 'v', again: true });
