@@ -171,6 +171,7 @@ export class Replication {
     return {
       ...this.coordinator.counters,
       inFlight: this.coordinator.inFlight,
+      casCommitsInFlight: this.coordinator.casCommitsInFlight,
       replicaInFlight: this.#server?.inFlight ?? 0,
       hintsHeld: this.deps.store.hints.stats().count,
       hintsExpired: this.deps.store.hints.stats().expired,

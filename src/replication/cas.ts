@@ -79,6 +79,8 @@ interface Round<R> {
 type Kind = { readonly read: true } | { readonly read: false; readonly condition: Condition<Buffer>; readonly id: string };
 
 export class CasProposer {
+  #commitsOut = 0;
+
   constructor(
     private readonly deps: CasDeps,
     private readonly counters: CasCounters,
@@ -206,8 +208,19 @@ export class CasProposer {
   /** Send the commit to `nodes`, off the client's path: a replica that misses it learns it later (the module comment). */
   #commit(key: Buffer, nodes: readonly string[], proposal: Proposal<Buffer>): void {
     const deadline = Date.now() + this.deps.commitTimeoutMs;
-    for (const n of nodes)
-      if (this.#up(n)) void this.deps.replicas.paxosCommit(n, key, proposal, deadline).catch((e: unknown) => this.deps.log.debug({ node: n, err: String(e) }, 'a Paxos commit did not reach its replica; a later round or repair carries it'));
+    for (const n of nodes) {
+      if (!this.#up(n)) continue;
+      this.#commitsOut++;
+      void this.deps.replicas
+        .paxosCommit(n, key, proposal, deadline)
+        .catch((e: unknown) => this.deps.log.debug({ node: n, err: String(e) }, 'a Paxos commit did not reach its replica; a later round or repair carries it'))
+        .finally(() => this.#commitsOut--);
+    }
+  }
+
+  /** Commits sent after their writes were answered and not yet ended: work the node still does for calls it answered. */
+  get commitsInFlight(): number {
+    return this.#commitsOut;
   }
 
   #up(id: string): boolean {

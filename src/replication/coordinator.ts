@@ -291,6 +291,11 @@ export class Coordinator {
     return this.#inFlight;
   }
 
+  /** Compare-and-set commits still out after their writes were answered. */
+  get casCommitsInFlight(): number {
+    return this.#cas.commitsInFlight;
+  }
+
   async put(key: Buffer, value: Buffer, context: Buffer, o: RequestOptions = {}): Promise<ApplyResult> {
     this.#checkPut(key, value, o.requestId, o.ttlMs);
     return this.#bounded('puts', () => this.#write('put', key, value, context, o));

@@ -87,9 +87,12 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** Until the node runs no client or replica call (a stream's calls outlive the stream when it breaks). */
+/**
+ * Until the node runs no client or replica call (a stream's calls outlive the stream when it
+ * breaks) and no commit of a compare-and-set it answered (sent off the client's path).
+ */
 async function settled(): Promise<void> {
-  const busy = (): boolean => (node.counters().inFlight ?? 0) > 0 || (node.counters().replicaInFlight ?? 0) > 0;
+  const busy = (): boolean => ['inFlight', 'replicaInFlight', 'casCommitsInFlight'].some((c) => (node.counters()[c] ?? 0) > 0);
   for (let i = 0; i < 500 && busy(); i++) await new Promise((r) => setTimeout(r, 10));
 }
 

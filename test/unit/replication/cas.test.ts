@@ -74,6 +74,20 @@ describe('compare-and-set', () => {
     expect(cluster.net.calls).toMatchObject({ paxosPrepare: 6, paxosPropose: 3, paxosCommit: 3 });
   });
 
+  it('counts the commits it sends after answering until they end (what a caller waits on to see the node idle)', async () => {
+    cluster = await FakeCluster.create(4);
+    const k = keyOf('k-commits');
+    const outsider = cluster.outsider(String(k));
+    for (const id of cluster.owners(String(k))) cluster.net.faults.set(`*>${id}`, { delayMs: 150, delayOnly: ['paxosCommit'] });
+    const c = cluster.coordinator(outsider);
+    applied(await c.putIf(k, B('v'), EMPTY, o));
+    // Answered, yet each replica's commit is still on its way.
+    expect(c.inFlight).toBe(0);
+    expect(c.casCommitsInFlight).toBe(3);
+    await eventually(() => c.casCommitsInFlight === 0);
+    expect(await committedAt(cluster, cluster.owners(String(k))[0]!, k)).toBe('v');
+  });
+
   it('runs with one replica of three down, and refuses with two down, writing nothing', async () => {
     cluster = await FakeCluster.create(3);
     const k = keyOf('k2');
