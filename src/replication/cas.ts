@@ -25,7 +25,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { showKey } from '../storage/kv-errors.js';
-import { NO_BALLOT, maxBallot, type Ballot, type PrepareReply, type Proposal, type ProposeReply } from '../storage/index.js';
+import { HISTORY_LENGTH, NO_BALLOT, maxBallot, type Ballot, type PrepareReply, type Proposal, type ProposeReply } from '../storage/index.js';
 import { afterPrepare, casContext, decide, mayHaveBeenAccepted, nextBallot, quorumOf, type Condition } from './paxos.js';
 import { ReplicaFailure, transient, type ReplicaApi } from './replica-api.js';
 import { ReplicationError } from './replication-errors.js';
@@ -151,7 +151,7 @@ export class CasProposer {
       const lagging = next.lagging.map((i) => prepared.nodes[i]!);
       if (next.committed !== undefined && lagging.length > 0) this.#commit(key, lagging, next.committed);
       if (kind.read) return { value: next.committed?.value ?? null, context: casContext(next.committed) };
-      const d = decide(kind.condition, kind.id, next.committed, mayHaveApplied, (a, b) => a.equals(b), mayHaveApplied ? { base: ownBase } : undefined);
+      const d = decide(kind.condition, kind.id, next.committed, mayHaveApplied, (a, b) => a.equals(b), mayHaveApplied ? { base: ownBase } : undefined, next.known);
       if (d.kind === 'applied') return { applied: true, context: casContext({ id: kind.id }) };
       if (d.kind === 'not-applied') {
         this.counters.casNotApplied++;
@@ -182,7 +182,7 @@ export class CasProposer {
       this.counters.casUnknown++;
       throw new ReplicationError(
         'RK_CAS_UNKNOWN',
-        `${op} of key ${showKey(key)} has an unknown outcome: ${why}. It may or may not have been applied; read the key (a consistent read finishes it either way), or send it again with the same request id, which answers applied if it applied and at most one write followed it`,
+        `${op} of key ${showKey(key)} has an unknown outcome: ${why}. It may or may not have been applied; read the key (a consistent read finishes it either way), or send it again with the same request id, which answers applied if it applied and at most ${HISTORY_LENGTH} writes followed it`,
       );
     }
     throw new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)} ${notDone} before its deadline: ${why || 'contending writers kept preempting it'}. Nothing was written; retry`);

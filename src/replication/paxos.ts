@@ -29,7 +29,7 @@
  * clock, or keep state of its own (the store keeps acceptors; the coordinator will send
  * the messages).
  */
-import { NO_BALLOT, compareBallots, maxBallot, type Ballot, type PrepareReply, type Proposal } from '../storage/index.js';
+import { NO_BALLOT, compareBallots, maxBallot, type Ballot, type Link, type PrepareReply, type Proposal } from '../storage/index.js';
 
 /** The proposer `by`'s next ballot: above `seen` (the highest it has seen), and above `floor` (a clock in ms, say, so that restarts do not reuse ballots). */
 export function nextBallot(seen: Ballot, by: string, floor = 0): Ballot {
@@ -53,8 +53,12 @@ export type AfterPrepare<V> =
   | { readonly kind: 'retry'; readonly higher: Ballot }
   /** A proposal accepted above the latest commit: re-propose its value and id under this ballot, commit it, start again. */
   | { readonly kind: 'finish'; readonly value: V | null; readonly id: string; readonly base?: string | undefined }
-  /** The register's value at this ballot (undefined: never written), and the replies whose commit lags it (send them the commit). */
-  | { readonly kind: 'current'; readonly committed: Proposal<V> | undefined; readonly lagging: readonly number[] };
+  /**
+   * The register's value at this ballot (undefined: never written), the replies whose commit
+   * lags it (send them the commit), and the earlier commits the promises remember (their
+   * histories and lagging commits: `decide`'s `known`).
+   */
+  | { readonly kind: 'current'; readonly committed: Proposal<V> | undefined; readonly lagging: readonly number[]; readonly known: readonly Link[] };
 
 /** The quorum of N replicas: a majority. */
 export const quorumOf = (n: number): number => Math.floor(n / 2) + 1;
@@ -82,7 +86,8 @@ export function afterPrepare<V>(replies: readonly PrepareReply<V>[], quorum: num
   if (inProgress !== undefined) return inProgress.base === undefined ? { kind: 'finish', value: inProgress.value, id: inProgress.id } : { kind: 'finish', value: inProgress.value, id: inProgress.id, base: inProgress.base };
   const lagging: number[] = [];
   if (committed !== undefined) replies.forEach((r, i) => r.promised && (r.committed === undefined || compareBallots(r.committed.ballot, committed!.ballot) < 0) && lagging.push(i));
-  return { kind: 'current', committed, lagging };
+  const known = promises.flatMap((r) => (r.committed === undefined || r.committed === committed ? r.history : [r.committed, ...r.history]));
+  return { kind: 'current', committed, lagging, known };
 }
 
 /**
@@ -108,18 +113,21 @@ export type Decision<V> =
   | { readonly kind: 'unknown' };
 
 /**
- * The decision of request `id` given the register's latest commit at its ballot:
- * applied already when that commit is its own, or was decided on its own (its base: commits
+ * The decision of request `id` given the register's latest commit at its ballot (`current`)
+ * and earlier commits the replicas remember (`known`, newest or not: acceptor.ts history):
+ * applied already when one of them is its own, or was decided on its own (its base: commits
  * form a chain, below); not applied when the condition fails —
  * unless a proposal of its own may have been accepted somewhere (`mayHaveApplied`), which
  * another round could still finish: then unknown, never "not applied", and it proposes
  * nothing more (a second proposal could apply it twice).
  *
- * Except when that proposal is known dead: `own` is its base, and the latest commit is
- * another's decided on that same base. Commits form a chain (each decided on the one
- * before), so that base's successor is another's, and a proposal of a lower ballot on the
- * same base can never be chosen after it (a round above it meets the later commit first).
- * Then it decides afresh — as several writers on one version all do once one has won.
+ * Except when that proposal is known dead: `own` is its base, and a commit known (the latest
+ * or an earlier one) is another's decided on that same base. Commits form a chain (each
+ * decided on the one before), so that base's successor is another's, and a proposal of a
+ * lower ballot on the same base can never be chosen after it (a round above it meets the
+ * later commit first). Then it decides afresh — as several writers on one version all do
+ * once one has won. The replicas' histories reach back HISTORY_LENGTH commits, so a
+ * proposer preempted while that many others committed still learns its fate.
  *
  * And when nothing was committed since that base (the latest commit is the base itself):
  * the same decision holds, and the write is proposed again (`again`) at the new ballot,
@@ -128,11 +136,20 @@ export type Decision<V> =
  * (once one is, every later round sees that commit, not the other). Without this, a
  * proposer preempted after a minority accepted its proposal could only answer unknown.
  */
-export function decide<V>(c: Condition<V>, id: string, current: Proposal<V> | undefined, mayHaveApplied: boolean, equal: (a: V, b: V) => boolean, own?: { readonly base: string | undefined }): Decision<V> {
-  // Its own commit is the latest, or the base of the latest: either way it was chosen.
-  if (current !== undefined && (current.id === id || current.base === id)) return { kind: 'applied' };
+export function decide<V>(
+  c: Condition<V>,
+  id: string,
+  current: Proposal<V> | undefined,
+  mayHaveApplied: boolean,
+  equal: (a: V, b: V) => boolean,
+  own?: { readonly base: string | undefined },
+  known: readonly Link[] = [],
+): Decision<V> {
+  const chain = current === undefined ? known : [current, ...known];
+  // A commit known is its own, or was decided on its own: either way it was chosen.
+  if (chain.some((l) => l.id === id || l.base === id)) return { kind: 'applied' };
   const again = mayHaveApplied && own !== undefined && current?.id === own.base;
-  const dead = own !== undefined && current !== undefined && current.base === own.base;
+  const dead = own !== undefined && chain.some((l) => l.base === own.base);
   if (mayHaveApplied && !dead && !again) return { kind: 'unknown' };
   const held = current?.value ?? null;
   const holds =

@@ -1,7 +1,8 @@
 /**
  * Compare-and-set's acceptor (issue 31): one replica's Paxos state of one key — the
  * highest ballot it promised, the latest proposal it accepted and has not seen committed,
- * and the latest committed proposal (the register's value) — with the acceptor's rules
+ * the latest committed proposal (the register's value), and the last few commits before
+ * it (their ids and bases: the chain a proposer reads, `history`) — with the acceptor's rules
  * (`onPrepare`, `onPropose`, `onCommit`), the join of two replicas' states, and its record
  * (format 5), as counter.ts is the counter's. Pure. The proposer's side (what to do with
  * a round's replies) is replication/paxos.ts's; docs/architecture.md tells the whole.
@@ -9,7 +10,9 @@
  * **Why states may be joined.** Anti-entropy, streaming and hints copy records between
  * replicas; for an acceptor that means one replica taking another's promises and
  * acceptances. `joinAcceptors` takes the greater of each (promise, accepted proposal,
- * commit) and drops an accepted proposal a commit covers. That is safe for Paxos: a higher
+ * commit), drops an accepted proposal a commit covers, and keeps the newest
+ * HISTORY_LENGTH of every other commit either knows (the top of a union: a join too, so
+ * replicas that saw different commits converge on the same history). That is safe for Paxos: a higher
  * promise only refuses more; an accepted proposal above the latest commit may be
  * re-proposed by any later ballot, which Paxos allows of any accepted value (every
  * proposal above a chosen ballot carries the chosen value); and a commit is what a quorum
@@ -38,18 +41,25 @@ export function compareBallots(a: Ballot, b: Ballot): number {
 export const maxBallot = (a: Ballot, b: Ballot): Ballot => (compareBallots(a, b) >= 0 ? a : b);
 
 /**
- * A proposal: the register's value after it (null: absent), under a ballot, for the
- * request `id`, decided on the commit of request `base` (absent: on a register never
- * written). Committed proposals form a chain by their bases (each is decided on the one
- * before), which tells a proposer whose proposal was preempted whether it can still apply
- * (replication/paxos.ts decide).
+ * A commit as the chain remembers it: the request `id` it wrote, decided on the commit of
+ * request `base` (absent: on a register never written), under a ballot. Committed
+ * proposals form a chain by their bases (each is decided on the one before), which tells a
+ * proposer whose proposal was preempted whether it can still apply, and a retry whether
+ * its write applied (replication/paxos.ts decide).
  */
-export interface Proposal<V> {
+export interface Link {
   readonly ballot: Ballot;
-  readonly value: V | null;
   readonly id: string;
   readonly base?: string | undefined;
 }
+
+/** A proposal: the register's value after it (null: absent), and its link in the chain. */
+export interface Proposal<V> extends Link {
+  readonly value: V | null;
+}
+
+/** How many commits before the latest an acceptor remembers (`Acceptor.history`). */
+export const HISTORY_LENGTH = 8;
 
 /** One replica's Paxos state of one key. */
 export interface Acceptor<V> {
@@ -58,12 +68,14 @@ export interface Acceptor<V> {
   readonly accepted: Proposal<V> | undefined;
   /** The latest committed proposal: the register's value here. */
   readonly committed: Proposal<V> | undefined;
+  /** Commits before it this replica learned (committed, or by a join), newest first, at most HISTORY_LENGTH. */
+  readonly history: readonly Link[];
 }
 
-export const EMPTY_ACCEPTOR: Acceptor<never> = { promised: NO_BALLOT, accepted: undefined, committed: undefined };
+export const EMPTY_ACCEPTOR: Acceptor<never> = { promised: NO_BALLOT, accepted: undefined, committed: undefined, history: [] };
 
 export type PrepareReply<V> =
-  | { readonly promised: true; readonly accepted: Proposal<V> | undefined; readonly committed: Proposal<V> | undefined }
+  | { readonly promised: true; readonly accepted: Proposal<V> | undefined; readonly committed: Proposal<V> | undefined; readonly history: readonly Link[] }
   | { readonly promised: false; readonly higher: Ballot };
 
 export type ProposeReply = { readonly accepted: true } | { readonly accepted: false; readonly higher: Ballot };
@@ -71,7 +83,7 @@ export type ProposeReply = { readonly accepted: true } | { readonly accepted: fa
 /** A prepare: promised when `ballot` is above every ballot promised here (and then the acceptor's proposals go back). */
 export function onPrepare<V>(a: Acceptor<V>, ballot: Ballot): { acceptor: Acceptor<V>; reply: PrepareReply<V> } {
   if (compareBallots(ballot, a.promised) <= 0) return { acceptor: a, reply: { promised: false, higher: a.promised } };
-  return { acceptor: { ...a, promised: ballot }, reply: { promised: true, accepted: a.accepted, committed: a.committed } };
+  return { acceptor: { ...a, promised: ballot }, reply: { promised: true, accepted: a.accepted, committed: a.committed, history: a.history } };
 }
 
 /**
@@ -86,32 +98,72 @@ export function onPropose<V>(a: Acceptor<V>, p: Proposal<V>): { acceptor: Accept
 }
 
 /**
- * A commit (a proposal a quorum accepted): kept when newer than the commit held. A
- * commit raises the promise to its ballot (no proposal below a chosen one can matter),
- * and drops an accepted proposal it covers.
+ * A commit (a proposal a quorum accepted): kept when newer than the commit held, which
+ * then joins the history (an older one joins it at once). A commit raises the promise to
+ * its ballot (no proposal below a chosen one can matter), and drops an accepted proposal
+ * it covers.
  */
 export function onCommit<V>(a: Acceptor<V>, p: Proposal<V>): Acceptor<V> {
-  const newer = a.committed === undefined || compareBallots(p.ballot, a.committed.ballot) > 0;
-  const committed = newer ? p : a.committed;
+  const { committed, history } = joinCommits(a, { committed: p, history: [] }, (x, y) => compareBallots(x.ballot, y.ballot));
   const accepted = a.accepted !== undefined && compareBallots(a.accepted.ballot, committed!.ballot) <= 0 ? undefined : a.accepted;
-  return { promised: maxBallot(a.promised, p.ballot), accepted, committed };
+  return { promised: maxBallot(a.promised, p.ballot), accepted, committed, history };
 }
-
 
 /** The join of two replicas' states of one key: each part's greater (module comment). Commutative, associative, idempotent. */
 export function joinAcceptors<V>(a: Acceptor<V>, b: Acceptor<V>, order: (x: Proposal<V>, y: Proposal<V>) => number): Acceptor<V> {
-  const greater = (x: Proposal<V> | undefined, y: Proposal<V> | undefined): Proposal<V> | undefined => (x === undefined ? y : y === undefined ? x : order(x, y) >= 0 ? x : y);
-  const committed = greater(a.committed, b.committed);
-  let accepted = greater(a.accepted, b.accepted);
+  const { committed, history } = joinCommits(a, b, order);
+  let accepted = greater(a.accepted, b.accepted, order);
   if (accepted !== undefined && committed !== undefined && compareBallots(accepted.ballot, committed.ballot) <= 0) accepted = undefined;
-  return { promised: maxBallot(a.promised, b.promised), accepted, committed };
+  return { promised: maxBallot(a.promised, b.promised), accepted, committed, history };
+}
+
+const greater = <V>(x: Proposal<V> | undefined, y: Proposal<V> | undefined, order: (x: Proposal<V>, y: Proposal<V>) => number): Proposal<V> | undefined =>
+  x === undefined ? y : y === undefined ? x : order(x, y) >= 0 ? x : y;
+
+/**
+ * The greater commit of two states, and the newest HISTORY_LENGTH links of every other
+ * commit they know (both histories, and the lesser commit unless it is the same link):
+ * the top of a union, so a join in any order and grouping keeps the same ones.
+ */
+function joinCommits<V>(a: Pick<Acceptor<V>, 'committed' | 'history'>, b: Pick<Acceptor<V>, 'committed' | 'history'>, order: (x: Proposal<V>, y: Proposal<V>) => number): { committed: Proposal<V> | undefined; history: readonly Link[] } {
+  const committed = greater(a.committed, b.committed, order);
+  const lesser = committed === a.committed ? b.committed : a.committed;
+  const distinct = lesser !== undefined && linkOrder(lesser, committed!) !== 0;
+  return { committed, history: newest(distinct ? [...a.history, ...b.history, lesser] : [...a.history, ...b.history]) };
+}
+
+/** Links by ballot, then (one ballot commits one proposal, so only a bug or a forger gets here) id and base. */
+const linkOrder = (x: Link, y: Link): number => compareBallots(x.ballot, y.ballot) || compareNames(x.id, y.id) || compareNames(x.base ?? '', y.base ?? '');
+
+/** The newest HISTORY_LENGTH distinct links of `links`, newest first, as links only (a proposal's value dropped). */
+function newest(links: readonly Link[]): readonly Link[] {
+  const out: Link[] = [];
+  for (const l of [...links].sort((x, y) => linkOrder(y, x))) {
+    if (out.length > 0 && linkOrder(out[out.length - 1]!, l) === 0) continue;
+    out.push(l.base === undefined ? { ballot: l.ballot, id: l.id } : { ballot: l.ballot, id: l.id, base: l.base });
+    if (out.length === HISTORY_LENGTH) break;
+  }
+  return out;
 }
 
 /* ---------------------------------------------------------------- record format 5 */
 
-/** Whether two states are the same (their canonical bytes are). */
+/**
+ * Whether two states are the same: whether their canonical bytes would be, compared field
+ * by field (a step under the key's lock asks it each time; encoding both cost a tenth of a
+ * contended node's CPU).
+ */
 export function sameRegister(a: RegisterState, b: RegisterState): boolean {
-  return encodeRegister(a).equals(encodeRegister(b));
+  if (a === b) return true;
+  const sameProposal = (x: Proposal<Buffer> | undefined, y: Proposal<Buffer> | undefined): boolean =>
+    x === y || (x !== undefined && y !== undefined && linkOrder(x, y) === 0 && (x.value === null || y.value === null ? x.value === y.value : x.value.equals(y.value)));
+  return (
+    compareBallots(a.promised, b.promised) === 0 &&
+    sameProposal(a.accepted, b.accepted) &&
+    sameProposal(a.committed, b.committed) &&
+    a.history.length === b.history.length &&
+    a.history.every((l, i) => linkOrder(l, b.history[i]!) === 0)
+  );
 }
 
 /** A register's value as the store keeps it: bytes, or null (absent). */
@@ -119,7 +171,7 @@ export type RegisterState = Acceptor<Buffer>;
 
 /** Two proposals of one key in a total order: by ballot, then (one ballot proposes one value, so only a bug or a forger gets here) by id and value bytes. */
 export function proposalOrder(x: Proposal<Buffer>, y: Proposal<Buffer>): number {
-  return compareBallots(x.ballot, y.ballot) || compareNames(x.id, y.id) || compareNames(x.base ?? '', y.base ?? '') || compareValues(x.value, y.value);
+  return linkOrder(x, y) || compareValues(x.value, y.value);
 }
 
 const compareNames = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
@@ -140,18 +192,25 @@ function writeBallot(buf: Buffer, pos: number, b: Ballot): number {
   return pos + buf.write(b.by, pos, 'latin1');
 }
 
+const linkSize = (l: Link): number => ballotSize(l.ballot) + 1 + Buffer.byteLength(l.id, 'latin1') + 1 + Buffer.byteLength(l.base ?? '', 'latin1');
+const historySize = (h: readonly Link[]): number => (h.length === 0 ? 0 : 1 + h.reduce((n, l) => n + linkSize(l), 0));
+
+function writeLink(buf: Buffer, pos: number, l: Link): number {
+  pos = writeBallot(buf, pos, l.ballot);
+  buf[pos++] = l.id.length;
+  pos += buf.write(l.id, pos, 'latin1');
+  const base = l.base ?? '';
+  buf[pos++] = base.length;
+  return pos + buf.write(base, pos, 'latin1');
+}
+
 function writeProposal(buf: Buffer, pos: number, p: Proposal<Buffer> | undefined): number {
   if (p === undefined) {
     buf[pos] = 0;
     return pos + 1;
   }
   buf[pos++] = 1;
-  pos = writeBallot(buf, pos, p.ballot);
-  buf[pos++] = p.id.length;
-  pos += buf.write(p.id, pos, 'latin1');
-  const base = p.base ?? '';
-  buf[pos++] = base.length;
-  pos += buf.write(base, pos, 'latin1');
+  pos = writeLink(buf, pos, p);
   if (p.value === null) {
     buf[pos] = 0;
     return pos + 1;
@@ -163,19 +222,25 @@ function writeProposal(buf: Buffer, pos: number, p: Proposal<Buffer> | undefined
 }
 
 function checkNames(s: RegisterState): void {
-  const names = [s.promised.by, s.accepted?.ballot.by, s.accepted?.id, s.accepted?.base, s.committed?.ballot.by, s.committed?.id, s.committed?.base];
-  for (const n of names) if (n !== undefined && (n.length > MAX_NAME_BYTES || /[^\x00-\xff]/.test(n))) throw new RangeError(`a proposer or request id of a register record is 0 to ${MAX_NAME_BYTES} latin1 characters`);
+  const check = (n: string | undefined): void => {
+    if (n !== undefined && (n.length > MAX_NAME_BYTES || /[^\x00-\xff]/.test(n))) throw new RangeError(`a proposer or request id of a register record is 0 to ${MAX_NAME_BYTES} latin1 characters`);
+  };
+  check(s.promised.by);
+  for (const l of [s.accepted, s.committed, ...s.history]) if (l !== undefined) check(l.ballot.by), check(l.id), check(l.base);
 }
 
 /**
  * The register's record (format 5): canonical (equal states, equal bytes), then a CRC-32.
- *   5 flags [held-since] promised accepted? committed? crc
+ *   5 flags [held-since] promised accepted? committed? [history] crc
  *   ballot   = varint(n) len(1) proposer
- *   proposal = 0 | 1 ballot len(1) id len(1) base (0 | 1 varint(len) value)
+ *   link     = ballot len(1) id len(1) base
+ *   proposal = 0 | 1 link (0 | 1 varint(len) value)
+ *   history  = count(1, 1 to HISTORY_LENGTH) link…, newest first; absent when empty (so
+ *              a record written before there was a history reads as one without)
  */
 export function encodeRegister(s: RegisterState, heldSince?: number): Buffer {
   checkNames(s);
-  const size = 2 + (heldSince === undefined ? 0 : varintSize(heldSince)) + ballotSize(s.promised) + proposalSize(s.accepted) + proposalSize(s.committed) + 4;
+  const size = 2 + (heldSince === undefined ? 0 : varintSize(heldSince)) + ballotSize(s.promised) + proposalSize(s.accepted) + proposalSize(s.committed) + historySize(s.history) + 4;
   const buf = Buffer.allocUnsafe(size);
   buf[0] = PAXOS_RECORD_FORMAT;
   buf[1] = heldSince === undefined ? 0 : FLAG_HELD;
@@ -183,6 +248,10 @@ export function encodeRegister(s: RegisterState, heldSince?: number): Buffer {
   pos = writeBallot(buf, pos, s.promised);
   pos = writeProposal(buf, pos, s.accepted);
   pos = writeProposal(buf, pos, s.committed);
+  if (s.history.length > 0) {
+    buf[pos++] = s.history.length;
+    for (const l of s.history) pos = writeLink(buf, pos, l);
+  }
   buf.writeUInt32BE(crc32(buf.subarray(0, pos)), pos);
   return buf;
 }
@@ -199,17 +268,37 @@ function ballot(r: Reader): Ballot {
   return { n, by };
 }
 
+function link(r: Reader): Link {
+  const b = ballot(r);
+  const id = r.bytes(r.byte()).toString('latin1');
+  const base = r.bytes(r.byte()).toString('latin1');
+  return base === '' ? { ballot: b, id } : { ballot: b, id, base };
+}
+
 function proposal(r: Reader): Proposal<Buffer> | undefined {
   const present = r.byte();
   if (present === 0) return undefined;
   if (present !== 1) corrupt(`a proposal marked ${present}`);
-  const b = ballot(r);
-  const id = r.bytes(r.byte()).toString('latin1');
-  const base = r.bytes(r.byte()).toString('latin1');
+  const l = link(r);
   const hasValue = r.byte();
   if (hasValue > 1) corrupt(`a value marked ${hasValue}`);
-  const value = hasValue === 0 ? null : Buffer.from(r.bytes(uint(r)));
-  return base === '' ? { ballot: b, id, value } : { ballot: b, id, value, base };
+  return { ...l, value: hasValue === 0 ? null : Buffer.from(r.bytes(uint(r))) };
+}
+
+/** The history after the commit: newest first, distinct, below the commit (what `newest` makes). */
+function history(r: Reader, end: number, committed: Proposal<Buffer> | undefined): Link[] {
+  if (r.pos === end) return [];
+  const count = r.byte();
+  if (count < 1 || count > HISTORY_LENGTH) corrupt(`a history of ${count} commits (1 to ${HISTORY_LENGTH})`);
+  if (committed === undefined) corrupt('a history without a commit');
+  const out: Link[] = [];
+  for (let i = 0; i < count; i++) {
+    const l = link(r);
+    const outOfOrder = i === 0 ? compareBallots(l.ballot, committed.ballot) > 0 : linkOrder(l, out[i - 1]!) >= 0;
+    if (outOfOrder) corrupt('a history out of order (newest first, none above the commit)');
+    out.push(l);
+  }
+  return out;
 }
 
 /** A decoded register record, and (a hint's) the time it has been held since. */
@@ -234,11 +323,11 @@ export function decodeRegister(bytes: Uint8Array): StoredRegister {
   if ((flags & ~FLAG_HELD) !== 0) corrupt(`unknown flags ${flags}`);
   const r = new Reader(buf, 2, end);
   const heldSince = flags & FLAG_HELD ? uint(r) : undefined;
-  const promised = ballot(r), accepted = proposal(r), committed = proposal(r);
+  const promised = ballot(r), accepted = proposal(r), committed = proposal(r), past = history(r, end, committed);
   if (r.pos !== end) corrupt(`${end - r.pos} bytes past its end`);
   if (accepted !== undefined && compareBallots(accepted.ballot, promised) > 0) corrupt('an accepted proposal above its promise');
   if (accepted !== undefined && committed !== undefined && compareBallots(accepted.ballot, committed.ballot) <= 0) corrupt('an accepted proposal at or below its commit');
   if (committed !== undefined && compareBallots(committed.ballot, promised) > 0) corrupt('a commit above its promise');
-  const register = { promised, accepted, committed };
+  const register = { promised, accepted, committed, history: past };
   return heldSince === undefined ? { register } : { register, heldSince };
 }

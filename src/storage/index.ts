@@ -23,5 +23,5 @@ export { merge, update, liveValues, isDeleted, EMPTY_VERSIONS } from './versions
 export type { Versions, Sibling, Clock, Actor } from './versions.js';
 export { recordDigest, resolveReplies, resolveCounterReplies, resolvePage } from './replies.js';
 export type { ResolveOptions, ResolvedRead, ResolvedCounter, PageReply, ResolvedPage, ResolvedSubKey } from './replies.js';
-export { EMPTY_ACCEPTOR, NO_BALLOT, compareBallots, decodeRegister, encodeRegister, joinAcceptors, maxBallot, onCommit, onPrepare, onPropose, proposalOrder } from './acceptor.js';
-export type { Acceptor, Ballot, PrepareReply, ProposeReply, Proposal, RegisterState, StoredRegister } from './acceptor.js';
+export { EMPTY_ACCEPTOR, HISTORY_LENGTH, NO_BALLOT, compareBallots, decodeRegister, encodeRegister, joinAcceptors, maxBallot, onCommit, onPrepare, onPropose, proposalOrder } from './acceptor.js';
+export type { Acceptor, Ballot, Link, PrepareReply, ProposeReply, Proposal, RegisterState, StoredRegister } from './acceptor.js';

@@ -25,7 +25,7 @@ import { DataTypeError, type FieldType } from '../buckets/index.js';
 import { ReplicaFailure, asReplicaFailure, type ApplyResult, type CounterApplied, type ReplicaApi, type SubKeyPage, type SubKeyRecord } from '../replication/replica-api.js';
 import type { LocalReplica } from '../replication/local-replica.js';
 import { ReplicationError } from '../replication/replication-errors.js';
-import { DecodeError, KvError, MAX_RANGE_KEYS, decodeRegister, encodeRegister, type Ballot, type PrepareReply, type ProposeReply, type Proposal, type SubOp } from '../storage/index.js';
+import { DecodeError, KvError, MAX_RANGE_KEYS, decodeRegister, encodeRegister, type Ballot, type PrepareReply, type ProposeReply, type Proposal, type RegisterState, type SubOp } from '../storage/index.js';
 import { BatchedServer, BatchedStream, brokeOnUndecodable, passThrough, type ClientCodec, type ServerCodec, type WithoutId } from './batched-stream.js';
 import { PeerChannels } from './peer-channels.js';
 import { NODE_MAX_MESSAGE_BYTES, serviceClient } from './protos.js';
@@ -207,7 +207,7 @@ export class GrpcReplicas implements ReplicaApi {
   async paxosPrepare(node: string, key: Buffer, ballot: Ballot, deadline: number): Promise<PrepareReply<Buffer>> {
     const r = answer(await this.#call(node, { ...wirePaxos(key, 'prepare', ballot), deadline }), 'paxos', node);
     const state = replyState(r, node);
-    return r.ok ? { promised: true, accepted: state.accepted, committed: state.committed } : { promised: false, higher: state.promised };
+    return r.ok ? { promised: true, accepted: state.accepted, committed: state.committed, history: state.history } : { promised: false, higher: state.promised };
   }
 
   async paxosPropose(node: string, key: Buffer, proposal: Proposal<Buffer>, deadline: number): Promise<ProposeReply> {
@@ -379,8 +379,7 @@ export class ReplicaServer {
 
   /** A Paxos step on the local acceptor; its reply's state a register record (replica.proto PaxosResponse). */
   async #paxos(c: Extract<WireCall, { op: 'paxos' }>): Promise<WireReply> {
-    const state = (promised: Ballot, p?: { accepted: Proposal<Buffer> | undefined; committed: Proposal<Buffer> | undefined }): Buffer =>
-      encodeRegister({ promised, accepted: p?.accepted, committed: p?.committed });
+    const state = (promised: Ballot, p?: Omit<RegisterState, 'promised'>): Buffer => encodeRegister({ promised, accepted: p?.accepted, committed: p?.committed, history: p?.history ?? [] });
     switch (c.step) {
       case 'prepare': {
         const ballot = { n: c.ballot, by: c.proposer.toString('latin1') };

@@ -8,7 +8,8 @@
  * gives up (an unknown outcome) after a few. Every history is checked by the
  * linearizability search (test/jepsen/linearizability.ts): reads, writes and CAS must
  * look as if each took effect at one instant inside its call, whatever the network did.
- * The same search fails on the histories a broken core makes (the last test).
+ * The same search fails on the histories a broken core makes (the last test); and a core
+ * that reads no history (the commits acceptors remember) ends more calls unknown.
  * PAXOS_DEBUG=1 prints a failing run's plans, choices and history.
  */
 import fc from 'fast-check';
@@ -54,8 +55,11 @@ interface Proposer {
 
 const N = 3, Q = quorumOf(N), MAX_ROUNDS = 6;
 
-/** One simulated run: `choices` drive the network; the history of every proposer's calls. */
-function simulate(plans: Planned[][], choices: readonly number[], broken?: 'no-finish' | 'no-quorum' | 'any-commit-kills'): HistoryOp[] {
+/**
+ * One simulated run: `choices` drive the network; the history of every proposer's calls.
+ * `variant`: a broken core, or (safe) one that ignores the acceptors' histories.
+ */
+function simulate(plans: Planned[][], choices: readonly number[], variant?: 'no-finish' | 'no-quorum' | 'any-commit-kills' | 'no-history'): HistoryOp[] {
   let acceptors: Acceptor<string>[] = Array.from({ length: N }, () => EMPTY_ACCEPTOR);
   const proposers: Proposer[] = plans.map((ops, i) => ({ name: `p${i}`, ops: [...ops], run: undefined, phase: 'idle', round: 0, ballot: { n: 0, by: `p${i}` }, seen: { n: 0, by: '' }, prepared: new Map(), proposal: undefined, finishing: false, accepts: new Set(), rejects: new Set() }));
   const inFlight: Msg[] = [];
@@ -110,7 +114,7 @@ function simulate(plans: Planned[][], choices: readonly number[], broken?: 'no-f
       if (compareN(next.higher, p.seen) > 0) p.seen = next.higher;
       return prepare(p);
     }
-    if (next.kind === 'finish' && broken !== 'no-finish') {
+    if (next.kind === 'finish' && variant !== 'no-finish') {
       if (next.id === run.id) (run.mayHaveApplied = true), (run.ownBase = next.base);
       return propose(p, { ballot: p.ballot, value: next.value, id: next.id, base: next.base }, true);
     }
@@ -118,9 +122,10 @@ function simulate(plans: Planned[][], choices: readonly number[], broken?: 'no-f
     if (next.kind === 'current') for (const i of next.lagging) inFlight.push({ to: 'acceptor', acceptor: [...p.prepared.keys()][i]!, from: proposers.indexOf(p), round: p.round, kind: 'commit', proposal: current! });
     const planned = run.planned;
     if (planned.kind === 'read') return finish(p, 'ok', { kind: 'read', value: current?.value ?? null });
-    // Broken: takes any commit of another's as proof its own proposal is dead, not only one on the same base.
-    const own = run.mayHaveApplied ? { base: broken === 'any-commit-kills' ? current?.base : run.ownBase } : undefined;
-    const d = decide<string>(planned.kind === 'write' ? { value: planned.value } : { expect: planned.expect, value: planned.value }, run.id, current, run.mayHaveApplied, (a, b) => a === b, own);
+    // Broken: takes any commit of another's as proof its own proposal is dead, not only one on the same base (and reads no history).
+    const own = run.mayHaveApplied ? { base: variant === 'any-commit-kills' ? current?.base : run.ownBase } : undefined;
+    const known = next.kind === 'current' && variant !== 'any-commit-kills' && variant !== 'no-history' ? next.known : [];
+    const d = decide<string>(planned.kind === 'write' ? { value: planned.value } : { expect: planned.expect, value: planned.value }, run.id, current, run.mayHaveApplied, (a, b) => a === b, own, known);
     if (d.kind === 'applied') return applied(p);
     if (d.kind === 'unknown') return giveUp(p);
     if (d.kind === 'not-applied') return finish(p, 'ok', { kind: 'cas', expect: (planned as { expect: string | null }).expect, value: planned.value, applied: false, current: d.current });
@@ -159,7 +164,7 @@ function simulate(plans: Planned[][], choices: readonly number[], broken?: 'no-f
         p.rejects.add(m.from);
         if (m.higher !== undefined && compareN(m.higher, p.seen) > 0) p.seen = m.higher;
       }
-      const needed = broken === 'no-quorum' ? 1 : Q;
+      const needed = variant === 'no-quorum' ? 1 : Q;
       if (p.accepts.size >= needed) {
         commit(p, p.proposal!);
         if (!p.finishing) return applied(p);
@@ -249,6 +254,22 @@ describe('Paxos compare-and-set under a lossy, reordering, duplicating network',
     expect(appliedCas).toBeGreaterThan(50);
     expect(refusedCas).toBeGreaterThan(50);
     expect(definite / calls).toBeGreaterThan(0.7);
+  });
+
+  it("reading the commits the acceptors remember leaves fewer calls unknown than the latest commit alone, and as linearizable", () => {
+    const unknown = { history: 0, 'no-history': 0 };
+    fc.assert(
+      fc.property(plansArb, fc.array(fc.nat(100_000), { minLength: 50, maxLength: 400 }), (plans, choices) => {
+        for (const variant of ['history', 'no-history'] as const) {
+          const history = simulate(plans, choices, variant === 'history' ? undefined : variant);
+          expect(checkLinearizable(history).linearizable).toBe(true);
+          unknown[variant] += history.filter((h) => h.outcome === 'unknown').length;
+        }
+      }),
+      { numRuns: 400, seed: 32 },
+    );
+    if (process.env.PAXOS_DEBUG) console.log('unknown outcomes', unknown);
+    expect(unknown.history).toBeLessThan(unknown['no-history']);
   });
 
   it('the search catches a core that skips finishing a proposal in progress, chooses without a quorum, or gives up on its proposal too soon', () => {

@@ -9,9 +9,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DecodeError } from '../../src/storage/codec.js';
-import { EMPTY_ACCEPTOR, compareBallots, decodeRegister, encodeRegister, joinAcceptors, onCommit, onPrepare, onPropose, proposalOrder, type RegisterState } from '../../src/storage/acceptor.js';
+import { EMPTY_ACCEPTOR, compareBallots, decodeRegister, encodeRegister, joinAcceptors, onCommit, onPrepare, onPropose, proposalOrder, sameRegister, type RegisterState } from '../../src/storage/acceptor.js';
 
-const ballotArb = fc.record({ n: fc.integer({ min: 1, max: 6 }), by: fc.constantFrom('n1', 'n2', 'n3') });
+/** Up to 36 ballots: enough commits that a history fills (HISTORY_LENGTH) and drops its oldest. */
+const ballotArb = fc.record({ n: fc.integer({ min: 1, max: 12 }), by: fc.constantFrom('n1', 'n2', 'n3') });
 const valueArb = fc.option(fc.uint8Array({ maxLength: 12 }).map((b) => Buffer.from(b)), { nil: null });
 type Step = { kind: 'prepare'; ballot: { n: number; by: string } } | { kind: 'propose' | 'commit'; ballot: { n: number; by: string }; value: Buffer | null };
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
@@ -19,7 +20,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constantFrom('propose' as const, 'commit' as const), ballot: ballotArb, value: valueArb }),
 );
 /** A state one acceptor reaches by its rules. The value of a ballot is fixed by the ballot (one proposal per ballot), as Paxos makes it. */
-const stateArb: fc.Arbitrary<RegisterState> = fc.array(stepArb, { maxLength: 12 }).map((steps) => {
+const stateArb: fc.Arbitrary<RegisterState> = fc.array(stepArb, { maxLength: 24 }).map((steps) => {
   let s: RegisterState = EMPTY_ACCEPTOR;
   for (const st of steps) {
     if (st.kind === 'prepare') s = onPrepare(s, st.ballot).acceptor;
@@ -66,6 +67,17 @@ describe('the register record', () => {
     );
   });
 
+  it('calls two states the same exactly when their bytes are', () => {
+    fc.assert(
+      fc.property(stateArb, stateArb, (a, b) => {
+        expect(sameRegister(a, decodeRegister(encodeRegister(a)).register)).toBe(true);
+        expect(sameRegister(a, b)).toBe(bytes(a) === bytes(b));
+        expect(sameRegister(a, join(a, b))).toBe(bytes(a) === bytes(join(a, b)));
+      }),
+      { seed: 8, numRuns: 500 },
+    );
+  });
+
   it('refuses damaged bytes with a DecodeError, never reading them as another state', () => {
     fc.assert(
       fc.property(stateArb, fc.nat(), fc.integer({ min: 1, max: 255 }), fc.boolean(), (s, at, flip, cut) => {
@@ -81,9 +93,9 @@ describe('the register record', () => {
   it('refuses a state the rules cannot reach, and names no more than 255 characters', () => {
     const p = (n: number) => ({ ballot: { n, by: 'a' }, value: Buffer.from('v'), id: 'r' });
     // An accepted proposal at or below the commit, or above the promise, re-encoded with a good checksum.
-    expect(() => decodeRegister(encodeRegister({ promised: { n: 5, by: 'a' }, accepted: p(3), committed: p(4) }))).toThrow(/at or below its commit/);
-    expect(() => decodeRegister(encodeRegister({ promised: { n: 2, by: 'a' }, accepted: p(3), committed: undefined }))).toThrow(/above its promise/);
-    expect(() => decodeRegister(encodeRegister({ promised: { n: 2, by: 'a' }, accepted: undefined, committed: p(3) }))).toThrow(/commit above its promise/);
-    expect(() => encodeRegister({ promised: { n: 1, by: 'x'.repeat(256) }, accepted: undefined, committed: undefined })).toThrow(RangeError);
+    expect(() => decodeRegister(encodeRegister({ promised: { n: 5, by: 'a' }, accepted: p(3), committed: p(4), history: [] }))).toThrow(/at or below its commit/);
+    expect(() => decodeRegister(encodeRegister({ promised: { n: 2, by: 'a' }, accepted: p(3), committed: undefined, history: [] }))).toThrow(/above its promise/);
+    expect(() => decodeRegister(encodeRegister({ promised: { n: 2, by: 'a' }, accepted: undefined, committed: p(3), history: [] }))).toThrow(/commit above its promise/);
+    expect(() => encodeRegister({ promised: { n: 1, by: 'x'.repeat(256) }, accepted: undefined, committed: undefined, history: [] })).toThrow(RangeError);
   });
 });

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { storedKey, type BucketProps } from '../../../src/buckets/index.js';
 import { claimRing } from '../../../src/ring/index.js';
 import { decodeRegister } from '../../../src/storage/index.js';
+import { HISTORY_LENGTH } from '../../../src/storage/acceptor.js';
 import type { CasOutcome } from '../../../src/replication/cas.js';
 import { FakeCluster, codeOf, eventually } from './fake-cluster.js';
 
@@ -148,7 +149,7 @@ describe('compare-and-set', () => {
     expect((await cluster.coordinator(a).consistentGet(k, o)).value).toEqual(B('v2'));
   });
 
-  it('answers applied to a retry of a write that applied (same request id), and not applied to a new write on the old version', async () => {
+  it('answers applied to a retry of a write that applied (same request id) while the replicas remember it, and not applied to a new write on the old version', async () => {
     cluster = await FakeCluster.create(3);
     const k = keyOf('k4');
     const c = cluster.coordinator('n1');
@@ -156,6 +157,13 @@ describe('compare-and-set', () => {
     const v1 = applied(await c.putIf(k, B('a'), EMPTY, { ...o, requestId }));
     expect(await cluster.coordinator('n3').putIf(k, B('a'), EMPTY, { ...o, requestId })).toEqual({ applied: true, context: v1 });
     expect(await c.putIf(k, B('a'), EMPTY, { ...o, requestId: B('request-2') })).toMatchObject({ applied: false });
+    // Writes follow it: the replicas remember the last HISTORY_LENGTH commits before the latest, so the retry still answers applied.
+    let v = (await c.consistentGet(k, o)).context;
+    for (let i = 0; i < HISTORY_LENGTH; i++) v = applied(await c.putIf(k, B(`later-${i}`), v, o));
+    expect(await cluster.coordinator('n2').putIf(k, B('a'), EMPTY, { ...o, requestId })).toEqual({ applied: true, context: v1 });
+    // Past what they remember, a retry is a new write (docs/limits.md): here "if absent", not applied.
+    for (let i = 0; i < 2; i++) v = applied(await c.putIf(k, B(`later-still-${i}`), v, o));
+    expect(await c.putIf(k, B('a'), EMPTY, { ...o, requestId })).toMatchObject({ applied: false, value: B('later-still-1') });
   });
 
   it('lets exactly one of many writers on one version apply; the others see it, or (preempted mid-proposal) do not know', async () => {

@@ -25,7 +25,7 @@ describe('the register on one store', () => {
   it('promises, accepts and commits as the acceptor does, and keeps it across a restart', async () => {
     const engine = new MemoryEngine();
     let s = await Store.open({ engine });
-    expect(await s.paxosPrepare(key, b(5))).toEqual({ promised: true, accepted: undefined, committed: undefined });
+    expect(await s.paxosPrepare(key, b(5))).toEqual({ promised: true, accepted: undefined, committed: undefined, history: [] });
     expect(await s.paxosPrepare(key, b(4))).toEqual({ promised: false, higher: b(5) });
     expect(await s.paxosPropose(key, p(4, 'old'))).toEqual({ accepted: false, higher: b(5) });
     expect(await s.paxosPropose(key, p(5, 'v'))).toEqual({ accepted: true });
@@ -37,7 +37,12 @@ describe('the register on one store', () => {
     expect(r).toMatchObject({ promised: true, committed: undefined });
     expect(r.promised && String(r.accepted?.value)).toBe('v');
     await s.paxosCommit(key, p(5, 'v'));
-    expect(decodeRegister((await s.getRecord(key))!).register).toEqual({ promised: b(6, 'n2'), accepted: undefined, committed: p(5, 'v') });
+    expect(decodeRegister((await s.getRecord(key))!).register).toEqual({ promised: b(6, 'n2'), accepted: undefined, committed: p(5, 'v'), history: [] });
+    // The commit it replaces is remembered (its link: ballot, id, base), across a restart too.
+    await s.paxosCommit(key, { ...p(7, 'w'), base: p(5, 'v').id });
+    await s.close();
+    s = await Store.open({ engine });
+    expect(await s.paxosPrepare(key, b(8))).toMatchObject({ promised: true, committed: { id: 'req-7-n1', base: 'req-5-n1' }, history: [{ ballot: b(5), id: 'req-5-n1' }] });
     await s.close();
   });
 
@@ -45,9 +50,10 @@ describe('the register on one store', () => {
     const a = await Store.open({ engine: new MemoryEngine() }), c = await Store.open({ engine: new MemoryEngine() });
     await a.paxosPrepare(key, b(3));
     await a.paxosPropose(key, p(3, 'x'));
+    await c.paxosCommit(key, p(1, 'u'));
     await c.paxosCommit(key, p(2, 'w'));
     const ra = (await a.getRecord(key))!, rc = (await c.getRecord(key))!;
-    const want = { promised: b(3), accepted: p(3, 'x'), committed: p(2, 'w') };
+    const want = { promised: b(3), accepted: p(3, 'x'), committed: p(2, 'w'), history: [{ ballot: b(1), id: 'req-1-n1' }] };
     for (const via of ['merge', 'mergeMany', 'ingest'] as const) {
       const s = await Store.open({ engine: new MemoryEngine() });
       if (via === 'merge') {
@@ -87,7 +93,7 @@ describe('the register on one store', () => {
     expect(await code(s.put(key, Buffer.from('x')))).toBe('KV_WRONG_TYPE');
     expect(await code(s.get(key))).toBe('KV_WRONG_TYPE');
     expect(await code(s.counterUpdate(key, 1))).toBe('KV_WRONG_TYPE');
-    expect(await code(s.merge(plain, encodeRegister({ promised: b(1), accepted: undefined, committed: p(1, 'v') })))).toBe('KV_WRONG_TYPE');
+    expect(await code(s.merge(plain, encodeRegister({ promised: b(1), accepted: undefined, committed: p(1, 'v'), history: [] })))).toBe('KV_WRONG_TYPE');
     expect(await code(s.merge(key, (await s.getRecord(plain))!))).toBe('KV_WRONG_TYPE');
     const registerRecord = (await s.getRecord(key))!;
     await s.hints.add('n9', key, (await s.getRecord(plain))!);
