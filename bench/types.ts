@@ -51,15 +51,18 @@ const SETS = 'bench-sets', COUNTERS = 'bench-counters', MAPS = 'bench-maps', LOC
 /** Writers on one key in the contended compare-and-set run. */
 const CAS_WRITERS = 8;
 
-/** Every node's ringkv_replica_bytes_sent_total, summed over calls. */
-async function replicaBytes(http: readonly string[]): Promise<number> {
+/** A metric summed over every node and label set (ringkv_replica_bytes_sent_total, say). */
+async function metricSum(http: readonly string[], name: string): Promise<number> {
   let sum = 0;
+  const line = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+(?:\\.\\d+)?(?:e\\+\\d+)?)$`, 'gm');
   for (const h of http) {
     const text = await (await fetch(`http://${h}/metrics`)).text();
-    for (const m of text.matchAll(/^ringkv_replica_bytes_sent_total\{[^}]*\} (\d+(?:\.\d+)?(?:e\+\d+)?)$/gm)) sum += Number(m[1]);
+    for (const m of text.matchAll(line)) sum += Number(m[1]);
   }
   return sum;
 }
+
+const replicaBytes = (http: readonly string[]): Promise<number> => metricSum(http, 'ringkv_replica_bytes_sent_total');
 
 interface UpdateRow {
   size: number;
@@ -189,8 +192,9 @@ async function casUncontended(kv: Client): Promise<{ put: { p50: number; p99: nu
 }
 
 /** CAS_WRITERS writers on one key for SECONDS, each a putIf on the version it last saw. */
-async function casContended(kv: Client): Promise<{ callsPerSec: number; appliedPerSec: number; notApplied: number; unknown: number; refused: number; calls: number; p50: number; p99: number }> {
+async function casContended(kv: Client, http: readonly string[]): Promise<{ callsPerSec: number; appliedPerSec: number; notApplied: number; unknown: number; refused: number; calls: number; retriesPerCall: number; p50: number; p99: number }> {
   const h = histogram();
+  const retriesBefore = await metricSum(http, 'ringkv_cas_retries_total');
   let calls = 0, applied = 0, notApplied = 0, unknown = 0, refused = 0, n = 0;
   const started = performance.now();
   const end = started + SECONDS * 1000;
@@ -200,13 +204,16 @@ async function casContended(kv: Client): Promise<{ callsPerSec: number; appliedP
       while (performance.now() < end && calls < MAX_CALLS) {
         const s = performance.now();
         calls++;
+        // Every call's time, whatever it ended with (an unknown outcome is often the longest).
+        const took = (): void => h.recordValue(Math.max(1, Math.round((performance.now() - s) * 1000)));
         try {
           const r = await kv.putIf('contended', `v${n++}`, { bucket: LOCKS, ...(context ? { context } : {}) });
-          h.recordValue(Math.max(1, Math.round((performance.now() - s) * 1000)));
+          took();
           context = r.context;
           if (r.applied) applied++;
           else notApplied++;
         } catch (e) {
+          took();
           if (casNotApplied(e)) refused++;
           else unknown++;
           context = (await kv.get('contended', { bucket: LOCKS }).catch(() => undefined))?.context;
@@ -215,7 +222,9 @@ async function casContended(kv: Client): Promise<{ callsPerSec: number; appliedP
     }),
   );
   const secs = (performance.now() - started) / 1000;
-  const r = { callsPerSec: calls / secs, appliedPerSec: applied / secs, notApplied, unknown, refused, calls, p50: ms(h, 50), p99: ms(h, 99) };
+  // Rounds run again (preempted) per call, reads after an unknown outcome included.
+  const retriesPerCall = ((await metricSum(http, 'ringkv_cas_retries_total')) - retriesBefore) / calls;
+  const r = { callsPerSec: calls / secs, appliedPerSec: applied / secs, notApplied, unknown, refused, calls, retriesPerCall, p50: ms(h, 50), p99: ms(h, 99) };
   h.destroy();
   return r;
 }
@@ -273,9 +282,9 @@ async function main(): Promise<void> {
     console.log(table([['one at a time', 'p50 ms', 'p99 ms'], ['put (W=2)', cas.put.p50.toFixed(2), cas.put.p99.toFixed(2)], ['putIf', cas.cas.p50.toFixed(2), cas.cas.p99.toFixed(2)]]));
     const casRatio = cas.cas.p50 / cas.put.p50;
     verdicts.push(`compare-and-set p50 ÷ put p50, uncontended: ${casRatio.toFixed(2)}× (p99 ${(cas.cas.p99 / cas.put.p99).toFixed(2)}×; target p50 ≤ 2.5×: ${casRatio <= 2.5 ? 'met' : 'MISSED'})`);
-    const contended = await casContended(kv);
+    const contended = await casContended(kv, http);
     const share = (x: number): string => `${((100 * x) / contended.calls).toFixed(1)}%`;
-    console.log(table([[`${CAS_WRITERS} writers, one key`, 'calls/s', 'applied/s', 'not applied', 'unknown', 'refused', 'p50 ms', 'p99 ms'], ['putIf', contended.callsPerSec.toFixed(0), contended.appliedPerSec.toFixed(0), share(contended.notApplied), share(contended.unknown), share(contended.refused), contended.p50.toFixed(2), contended.p99.toFixed(2)]]));
+    console.log(table([[`${CAS_WRITERS} writers, one key`, 'calls/s', 'applied/s', 'not applied', 'unknown', 'refused', 'retries/call', 'p50 ms', 'p99 ms'], ['putIf', contended.callsPerSec.toFixed(0), contended.appliedPerSec.toFixed(0), share(contended.notApplied), share(contended.unknown), share(contended.refused), contended.retriesPerCall.toFixed(2), contended.p50.toFixed(2), contended.p99.toFixed(2)]]));
     verdicts.push(`compare-and-set, ${CAS_WRITERS} writers on one key: ${contended.appliedPerSec.toFixed(0)} applied/s of ${contended.callsPerSec.toFixed(0)} calls/s; ${share(contended.notApplied)} not applied, ${share(contended.unknown)} unknown, ${share(contended.refused)} refused (no target)`);
     for (const v of verdicts) console.log(v);
     const failures = [...sets, ...maps].reduce((s, r) => s + r.failed, 0) + [...runs.put, ...runs.counter].reduce((s, r) => s + r.failed, 0) + cas.failed;
