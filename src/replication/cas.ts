@@ -105,6 +105,8 @@ export class CasProposer {
     let mayHaveApplied = false;
     /** The base of the proposal of this request that may have been accepted (paxos.ts decide). */
     let ownBase: string | undefined;
+    /** The highest ballot this request proposed its own write at (decide's `own`). */
+    let ownBallot: Ballot = NO_BALLOT;
     let why = '';
     const notDone = kind.read ? 'could not read it' : 'was not applied';
     for (let attempt = 0; Date.now() < deadline; attempt++) {
@@ -134,7 +136,7 @@ export class CasProposer {
       if (next.kind === 'finish') {
         // A proposal accepted above the latest commit: finish it under this ballot, whoever's it is.
         const mine = !kind.read && next.id === kind.id;
-        if (mine) (mayHaveApplied = true), (ownBase = next.base);
+        if (mine) (mayHaveApplied = true), (ownBase = next.base), (ownBallot = ballot);
         const proposal: Proposal<Buffer> = { ballot, value: next.value, id: next.id, base: next.base };
         const proposed = await this.#propose(key, members, groups, proposal, deadline, seen);
         seen = proposed.seen;
@@ -151,7 +153,7 @@ export class CasProposer {
       const lagging = next.lagging.map((i) => prepared.nodes[i]!);
       if (next.committed !== undefined && lagging.length > 0) this.#commit(key, lagging, next.committed);
       if (kind.read) return { value: next.committed?.value ?? null, context: casContext(next.committed) };
-      const d = decide(kind.condition, kind.id, next.committed, mayHaveApplied, (a, b) => a.equals(b), mayHaveApplied ? { base: ownBase } : undefined, next.known);
+      const d = decide(kind.condition, kind.id, next.committed, mayHaveApplied, (a, b) => a.equals(b), mayHaveApplied ? { base: ownBase, ballot: ownBallot } : undefined, next.known);
       if (d.kind === 'applied') return { applied: true, context: casContext({ id: kind.id }) };
       if (d.kind === 'not-applied') {
         this.counters.casNotApplied++;
@@ -168,6 +170,7 @@ export class CasProposer {
         ownBase = next.committed?.id;
       }
       const proposal: Proposal<Buffer> = { ballot, value: d.value, id: kind.id, base: ownBase };
+      ownBallot = ballot;
       const proposed = await this.#propose(key, members, groups, proposal, deadline, seen);
       seen = proposed.seen;
       if (proposed.reached) {
@@ -182,7 +185,7 @@ export class CasProposer {
       this.counters.casUnknown++;
       throw new ReplicationError(
         'RK_CAS_UNKNOWN',
-        `${op} of key ${showKey(key)} has an unknown outcome: ${why}. It may or may not have been applied; read the key (a consistent read finishes it either way), or send it again with the same request id, which answers applied if it applied and at most ${HISTORY_LENGTH} writes followed it`,
+        `${op} of key ${showKey(key)} has an unknown outcome: ${why}. It may or may not have been applied; read the key (a consistent read finishes it either way), or send it again with the same request id, which answers applied if it applied and at most one write followed it (usually up to ${HISTORY_LENGTH})`,
       );
     }
     throw new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)} ${notDone} before its deadline: ${why || 'contending writers kept preempting it'}. Nothing was written; retry`);

@@ -6,8 +6,9 @@
  * a linearizability search) before any process runs them.
  *
  * Each replica keeps, per key, an **acceptor** (storage/acceptor.ts: the highest ballot it
- * promised, the latest proposal it accepted that it has not seen committed, and the
- * latest committed proposal: the register's value). A proposer's round:
+ * promised, the latest proposal it accepted that it has not seen committed, the latest
+ * committed proposal: the register's value, and the links of the commits before it that
+ * it learned). A proposer's round:
  *
  * 1. **Prepare** with a ballot above every one it has seen; a quorum of promises carries
  *    their accepted and committed proposals (`afterPrepare`):
@@ -121,11 +122,15 @@ export type Decision<V> =
  * another round could still finish: then unknown, never "not applied", and it proposes
  * nothing more (a second proposal could apply it twice).
  *
- * Except when that proposal is known dead: `own` is its base, and a commit known (the latest
- * or an earlier one) is another's decided on that same base. Commits form a chain (each
- * decided on the one before), so that base's successor is another's, and a proposal of a
- * lower ballot on the same base can never be chosen after it (a round above it meets the
- * later commit first). Then it decides afresh — as several writers on one version all do
+ * Except when that proposal is known dead: `own` is its base and the highest ballot it was
+ * proposed at, and a commit known (the latest or an earlier one) is another's decided on
+ * that same base, at a higher ballot. Commits form a chain (each decided on the one
+ * before), so that base's successor is another's, and a proposal of a lower ballot on the
+ * same base can never be chosen after it (a round above it meets the later commit first).
+ * A commit chosen on a base is above every other proposal on it (a prepare above the
+ * commit's ballot would have met it, and finished it instead of proposing on that base),
+ * so the ballot test loses no real case; it rules out a link left from an earlier use of
+ * the same base's request id (a client may send an id again once it is forgotten). Then it decides afresh — as several writers on one version all do
  * once one has won. The replicas' histories reach back HISTORY_LENGTH commits, so a
  * proposer preempted while that many others committed still learns its fate.
  *
@@ -142,14 +147,15 @@ export function decide<V>(
   current: Proposal<V> | undefined,
   mayHaveApplied: boolean,
   equal: (a: V, b: V) => boolean,
-  own?: { readonly base: string | undefined },
+  own?: { readonly base: string | undefined; readonly ballot: Ballot },
   known: readonly Link[] = [],
 ): Decision<V> {
   const chain = current === undefined ? known : [current, ...known];
   // A commit known is its own, or was decided on its own: either way it was chosen.
   if (chain.some((l) => l.id === id || l.base === id)) return { kind: 'applied' };
   const again = mayHaveApplied && own !== undefined && current?.id === own.base;
-  const dead = own !== undefined && chain.some((l) => l.base === own.base);
+  // Only a link above its own proposals' ballot: a request id may be sent again after its first commit is forgotten, so an old link on the same base may be of that first use.
+  const dead = own !== undefined && chain.some((l) => l.base === own.base && compareBallots(l.ballot, own.ballot) > 0);
   if (mayHaveApplied && !dead && !again) return { kind: 'unknown' };
   const held = current?.value ?? null;
   const holds =

@@ -183,8 +183,8 @@ const FLAG_HELD = 2;
 const MAX_NAME_BYTES = 255;
 
 const ballotSize = (b: Ballot): number => varintSize(b.n) + 1 + Buffer.byteLength(b.by, 'latin1');
-const proposalSize = (p: Proposal<Buffer> | undefined): number =>
-  1 + (p === undefined ? 0 : ballotSize(p.ballot) + 1 + Buffer.byteLength(p.id, 'latin1') + 1 + Buffer.byteLength(p.base ?? '', 'latin1') + 1 + (p.value === null ? 0 : varintSize(p.value.length) + p.value.length));
+const linkSize = (l: Link): number => ballotSize(l.ballot) + 1 + Buffer.byteLength(l.id, 'latin1') + 1 + Buffer.byteLength(l.base ?? '', 'latin1');
+const proposalSize = (p: Proposal<Buffer> | undefined): number => 1 + (p === undefined ? 0 : linkSize(p) + 1 + (p.value === null ? 0 : varintSize(p.value.length) + p.value.length));
 
 function writeBallot(buf: Buffer, pos: number, b: Ballot): number {
   pos = writeVarint(buf, pos, b.n);
@@ -192,7 +192,6 @@ function writeBallot(buf: Buffer, pos: number, b: Ballot): number {
   return pos + buf.write(b.by, pos, 'latin1');
 }
 
-const linkSize = (l: Link): number => ballotSize(l.ballot) + 1 + Buffer.byteLength(l.id, 'latin1') + 1 + Buffer.byteLength(l.base ?? '', 'latin1');
 const historySize = (h: readonly Link[]): number => (h.length === 0 ? 0 : 1 + h.reduce((n, l) => n + linkSize(l), 0));
 
 function writeLink(buf: Buffer, pos: number, l: Link): number {

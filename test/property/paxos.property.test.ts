@@ -15,7 +15,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { afterPrepare, decide, mayHaveBeenAccepted, nextBallot, quorumOf } from '../../src/replication/paxos.js';
-import { EMPTY_ACCEPTOR, compareBallots, joinAcceptors, onCommit, onPrepare, onPropose, type Acceptor, type Ballot, type PrepareReply, type Proposal } from '../../src/storage/acceptor.js';
+import { EMPTY_ACCEPTOR, NO_BALLOT, compareBallots, joinAcceptors, onCommit, onPrepare, onPropose, type Acceptor, type Ballot, type PrepareReply, type Proposal } from '../../src/storage/acceptor.js';
 import { checkLinearizable, type CasOp, type HistoryOp } from '../jepsen/linearizability.js';
 
 type Planned = { readonly kind: 'read' } | { readonly kind: 'write'; readonly value: string } | { readonly kind: 'cas'; readonly expect: string | null; readonly value: string };
@@ -33,8 +33,9 @@ interface Run {
   readonly startMs: number;
   attempts: number;
   mayHaveApplied: boolean;
-  /** The base of its proposal that may have been accepted (decide's `own`). */
+  /** The base of its proposal that may have been accepted, and the highest ballot it proposed its own at (decide's `own`). */
   ownBase?: string | undefined;
+  ownBallot: Ballot;
 }
 
 interface Proposer {
@@ -115,7 +116,7 @@ function simulate(plans: Planned[][], choices: readonly number[], variant?: 'no-
       return prepare(p);
     }
     if (next.kind === 'finish' && variant !== 'no-finish') {
-      if (next.id === run.id) (run.mayHaveApplied = true), (run.ownBase = next.base);
+      if (next.id === run.id) (run.mayHaveApplied = true), (run.ownBase = next.base), (run.ownBallot = p.ballot);
       return propose(p, { ballot: p.ballot, value: next.value, id: next.id, base: next.base }, true);
     }
     const current = next.kind === 'current' ? next.committed : undefined;
@@ -123,7 +124,7 @@ function simulate(plans: Planned[][], choices: readonly number[], variant?: 'no-
     const planned = run.planned;
     if (planned.kind === 'read') return finish(p, 'ok', { kind: 'read', value: current?.value ?? null });
     // Broken: takes any commit of another's as proof its own proposal is dead, not only one on the same base (and reads no history).
-    const own = run.mayHaveApplied ? { base: variant === 'any-commit-kills' ? current?.base : run.ownBase } : undefined;
+    const own = run.mayHaveApplied ? (variant === 'any-commit-kills' ? { base: current?.base, ballot: NO_BALLOT } : { base: run.ownBase, ballot: run.ownBallot }) : undefined;
     const known = next.kind === 'current' && variant !== 'any-commit-kills' && variant !== 'no-history' ? next.known : [];
     const d = decide<string>(planned.kind === 'write' ? { value: planned.value } : { expect: planned.expect, value: planned.value }, run.id, current, run.mayHaveApplied, (a, b) => a === b, own, known);
     if (d.kind === 'applied') return applied(p);
@@ -134,6 +135,7 @@ function simulate(plans: Planned[][], choices: readonly number[], variant?: 'no-
       run.mayHaveApplied = false;
       run.ownBase = current?.id;
     }
+    run.ownBallot = p.ballot;
     propose(p, { ballot: p.ballot, value: d.value, id: run.id, base: current?.id }, false);
   };
 
@@ -187,7 +189,7 @@ function simulate(plans: Planned[][], choices: readonly number[], variant?: 'no-
 
   const start = (p: Proposer): void => {
     const planned = p.ops.shift()!;
-    p.run = { planned, id: `${p.name}.${nextId++}`, startMs: now, attempts: 0, mayHaveApplied: false };
+    p.run = { planned, id: `${p.name}.${nextId++}`, startMs: now, attempts: 0, mayHaveApplied: false, ownBallot: NO_BALLOT };
     prepare(p);
   };
 

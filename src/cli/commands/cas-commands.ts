@@ -53,7 +53,7 @@ async function conditional(key: string, o: CasOpts, write: (c: import('../../cli
       const why = describeFailure(e, { address: o.node, deadlineMs: o.deadlineMs, deadlineFlag: '--deadline-ms' });
       throw new CliError(
         `${why}\nthe write may or may not have applied: \`ringkv cas get ${key} --bucket ${o.bucket}\` shows the key now; ` +
-          `sent again with --request-id ${id.toString('utf8')}, it answers applied if it applied and at most 8 writes followed it (the replicas remember that many: docs/reads-and-writes.md#compare-and-set)`,
+          `sent again with --request-id ${id.toString('utf8')}, it answers applied if it applied and at most one write followed it (usually up to 8: docs/reads-and-writes.md#compare-and-set)`,
         EXIT.casUnknown,
       );
     }

@@ -120,40 +120,45 @@ describe('the compare-and-set decision', () => {
 
   it('decides afresh when another write on the same base was committed (its own proposal is dead), and not otherwise', () => {
     // Its proposal, on r0, was preempted; the latest commit is r2's, on r0 too: r0's successor is r2, not it.
-    expect(decide({ version: 'r0', value: 'v' }, 'me', on(5, 'w', 'r2', 'r0'), true, eq, { base: 'r0' })).toEqual({ kind: 'not-applied', current: 'w' });
-    expect(decide({ value: 'v' }, 'me', on(5, 'w', 'r2', 'r0'), true, eq, { base: 'r0' })).toEqual({ kind: 'propose', value: 'v' });
+    expect(decide({ version: 'r0', value: 'v' }, 'me', on(5, 'w', 'r2', 'r0'), true, eq, { base: 'r0', ballot: b(1) })).toEqual({ kind: 'not-applied', current: 'w' });
+    expect(decide({ value: 'v' }, 'me', on(5, 'w', 'r2', 'r0'), true, eq, { base: 'r0', ballot: b(1) })).toEqual({ kind: 'propose', value: 'v' });
     // On a register never written: the first commit is another's.
-    expect(decide({ version: null, value: 'v' }, 'me', on(5, 'w', 'r2'), true, eq, { base: undefined })).toEqual({ kind: 'not-applied', current: 'w' });
+    expect(decide({ version: null, value: 'v' }, 'me', on(5, 'w', 'r2'), true, eq, { base: undefined, ballot: b(1) })).toEqual({ kind: 'not-applied', current: 'w' });
     // The latest commit is on another base: its own may have been committed before it. Unknown.
-    expect(decide({ version: 'r0', value: 'v' }, 'me', on(5, 'w', 'r3', 'r2'), true, eq, { base: 'r0' })).toEqual({ kind: 'unknown' });
+    expect(decide({ version: 'r0', value: 'v' }, 'me', on(5, 'w', 'r3', 'r2'), true, eq, { base: 'r0', ballot: b(1) })).toEqual({ kind: 'unknown' });
   });
 
   it('proposes the same write again on the same base while nothing was committed since, and stays may-have-applied', () => {
     // The latest commit is still its base: of its two proposals on r0 at most one can be chosen.
-    expect(decide({ version: 'r0', value: 'v' }, 'me', on(1, 'u', 'r0'), true, eq, { base: 'r0' })).toEqual({ kind: 'propose', value: 'v', again: true });
-    expect(decide({ expect: null, value: 'v' }, 'me', undefined, true, eq, { base: undefined })).toEqual({ kind: 'propose', value: 'v', again: true });
+    expect(decide({ version: 'r0', value: 'v' }, 'me', on(1, 'u', 'r0'), true, eq, { base: 'r0', ballot: b(1) })).toEqual({ kind: 'propose', value: 'v', again: true });
+    expect(decide({ expect: null, value: 'v' }, 'me', undefined, true, eq, { base: undefined, ballot: b(1) })).toEqual({ kind: 'propose', value: 'v', again: true });
     // Never "not applied" while the first may yet be chosen, even were the condition not to hold.
-    expect(decide({ version: 'r9', value: 'v' }, 'me', on(1, 'u', 'r0'), true, eq, { base: 'r0' })).toEqual({ kind: 'unknown' });
+    expect(decide({ version: 'r9', value: 'v' }, 'me', on(1, 'u', 'r0'), true, eq, { base: 'r0', ballot: b(1) })).toEqual({ kind: 'unknown' });
     // Why it stays may-have-applied: the first proposal finished by another round, then writes on top of it.
     // That commit proves nothing about it: unknown (had it forgotten, "not applied" would be a lie).
-    expect(decide({ version: 'r0', value: 'v' }, 'me', on(9, 'x', 'r6', 'r5'), true, eq, { base: 'r0' })).toEqual({ kind: 'unknown' });
+    expect(decide({ version: 'r0', value: 'v' }, 'me', on(9, 'x', 'r6', 'r5'), true, eq, { base: 'r0', ballot: b(1) })).toEqual({ kind: 'unknown' });
     // But a commit decided on its own proves its own was chosen.
-    expect(decide({ version: 'r0', value: 'v' }, 'me', on(9, 'x', 'r5', 'me'), true, eq, { base: 'r0' })).toEqual({ kind: 'applied' });
+    expect(decide({ version: 'r0', value: 'v' }, 'me', on(9, 'x', 'r5', 'me'), true, eq, { base: 'r0', ballot: b(1) })).toEqual({ kind: 'applied' });
     expect(decide({ version: 'r0', value: 'v' }, 'me', on(9, 'x', 'r5', 'me'), false, eq)).toEqual({ kind: 'applied' });
   });
 
   it('reads its fate in the earlier commits the replicas remember when more than one was committed since its base', () => {
     // Its proposal on r0 was preempted; r5 (on r0) and r6 (on r5) were committed since. r5 took r0's place: its own is dead.
     const later = on(9, 'x', 'r6', 'r5');
-    expect(decide({ version: 'r0', value: 'v' }, 'me', later, true, eq, { base: 'r0' }, [link(on(7, 'w', 'r5', 'r0'))])).toEqual({ kind: 'not-applied', current: 'x' });
-    expect(decide({ value: 'v' }, 'me', later, true, eq, { base: 'r0' }, [link(on(7, 'w', 'r5', 'r0'))])).toEqual({ kind: 'propose', value: 'v' });
+    expect(decide({ version: 'r0', value: 'v' }, 'me', later, true, eq, { base: 'r0', ballot: b(1) }, [link(on(7, 'w', 'r5', 'r0'))])).toEqual({ kind: 'not-applied', current: 'x' });
+    expect(decide({ value: 'v' }, 'me', later, true, eq, { base: 'r0', ballot: b(1) }, [link(on(7, 'w', 'r5', 'r0'))])).toEqual({ kind: 'propose', value: 'v' });
     // Its own was committed on r0, and two more on top: applied, by its own link or by its successor's base.
-    expect(decide({ version: 'r0', value: 'v' }, 'me', on(9, 'x', 'r7', 'r6'), true, eq, { base: 'r0' }, [link(on(8, 'y', 'r6', 'me')), link(on(7, 'v', 'me', 'r0'))])).toEqual({ kind: 'applied' });
-    expect(decide({ version: 'r0', value: 'v' }, 'me', on(9, 'x', 'r7', 'r6'), true, eq, { base: 'r0' }, [link(on(8, 'y', 'r6', 'me'))])).toEqual({ kind: 'applied' });
+    expect(decide({ version: 'r0', value: 'v' }, 'me', on(9, 'x', 'r7', 'r6'), true, eq, { base: 'r0', ballot: b(1) }, [link(on(8, 'y', 'r6', 'me')), link(on(7, 'v', 'me', 'r0'))])).toEqual({ kind: 'applied' });
+    expect(decide({ version: 'r0', value: 'v' }, 'me', on(9, 'x', 'r7', 'r6'), true, eq, { base: 'r0', ballot: b(1) }, [link(on(8, 'y', 'r6', 'me'))])).toEqual({ kind: 'applied' });
     // A retry by request id, nothing of it in flight: applied while the replicas remember its commit.
     expect(decide({ version: 'r0', value: 'v' }, 'me', on(9, 'x', 'r7', 'r6'), false, eq, undefined, [link(on(7, 'v', 'me', 'r0'))])).toEqual({ kind: 'applied' });
+    // A link on its base below its own proposal's ballot is not its base's successor: a link left from an earlier use of
+    // that base's request id (sent again once forgotten). Only one above it proves its own dead.
+    expect(decide({ version: 'k', value: 'v' }, 'me', later, true, eq, { base: 'k', ballot: b(8) }, [link(on(3, 'old', 'x', 'k'))])).toEqual({ kind: 'unknown' });
+    expect(decide({ version: 'k', value: 'v' }, 'me', later, true, eq, { base: 'k', ballot: b(8) }, [link(on(8, 'w', 'x', 'k'))])).toEqual({ kind: 'unknown' });
+    expect(decide({ version: 'k', value: 'v' }, 'me', later, true, eq, { base: 'k', ballot: b(8) }, [link(on(9, 'w', 'x', 'k'))])).toEqual({ kind: 'not-applied', current: 'x' });
     // What the replicas remember does not reach its base: unknown still.
-    expect(decide({ version: 'r0', value: 'v' }, 'me', later, true, eq, { base: 'r0' }, [link(on(8, 'w', 'r5', 'r4'))])).toEqual({ kind: 'unknown' });
+    expect(decide({ version: 'r0', value: 'v' }, 'me', later, true, eq, { base: 'r0', ballot: b(1) }, [link(on(8, 'w', 'r5', 'r4'))])).toEqual({ kind: 'unknown' });
   });
 
   it('a version condition holds only on that write (by request id), or on an absent key for none', () => {
