@@ -130,9 +130,10 @@ export type Decision<V> =
  * A commit chosen on a base is above every other proposal on it (a prepare above the
  * commit's ballot would have met it, and finished it instead of proposing on that base),
  * so the ballot test loses no real case; it rules out a link left from an earlier use of
- * the same base's request id (a client may send an id again once it is forgotten). Then it decides afresh — as several writers on one version all do
- * once one has won. The replicas' histories reach back HISTORY_LENGTH commits, so a
- * proposer preempted while that many others committed still learns its fate.
+ * the same base's request id (a client may send an id again once it is forgotten). Then
+ * it decides afresh — as several writers on one version all do once one has won. The
+ * replicas' histories reach back up to HISTORY_LENGTH commits, so a proposer preempted
+ * while that many others committed usually still learns its fate.
  *
  * And when nothing was committed since that base (the latest commit is the base itself):
  * the same decision holds, and the write is proposed again (`again`) at the new ballot,
