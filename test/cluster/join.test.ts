@@ -15,10 +15,23 @@ import { extraCopies, loadKeys, missingCopies, replicasOf, stopAll, storedKeys, 
 const KEYS = Number(process.env.JOIN_KEYS ?? 50_000);
 
 async function normalEverywhere(cluster: TestCluster, ids: readonly string[], timeoutMs: number): Promise<void> {
-  await waitFor(`${ids.join(', ')} normal and up on every node`, timeoutMs, async () => {
-    const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.status()));
-    return views.every((v) => v !== undefined && ids.every((id) => v.members.some((m) => m.id === id && m.status === 'normal' && m.up)));
-  }, 250);
+  const running = (): TestCluster['nodes'] => cluster.nodes.filter((n) => n.running);
+  try {
+    await waitFor(`${ids.join(', ')} normal and up on every node`, timeoutMs, async () => {
+      const views = await Promise.all(running().map((n) => n.status()));
+      return views.every((v) => v !== undefined && ids.every((id) => v.members.some((m) => m.id === id && m.status === 'normal' && m.up)));
+    }, 250);
+  } catch (e) {
+    // What each node saw, and its last warnings: a join that never ends (once in a CI rehearsal) needs them to be read.
+    const seen = await Promise.all(
+      running().map(async (n) => {
+        const members = (await n.status())?.members.map((m) => `${m.id} ${m.status}${m.up ? '' : ' down'}${m.progress ? ` (${m.progress})` : ''}`).join('; ');
+        const warnings = n.lines.filter((l) => typeof l.level === 'number' && l.level >= 40).slice(-8).map((l) => `  ${String(l.msg)} ${JSON.stringify(l).slice(0, 300)}`);
+        return [`${n.id} sees: ${members ?? 'no status'}`, ...warnings].join('\n');
+      }),
+    );
+    throw new Error(`${(e as Error).message}\n${seen.join('\n')}`);
+  }
 }
 
 describe('a node joins a cluster that holds data', () => {
