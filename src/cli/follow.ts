@@ -278,6 +278,13 @@ export async function followCommit(address: string, o: { everyMs?: number; out?:
   }
 }
 
+/** What a joiner that has not started streaming waits for: the other topology changes under way, as `view` shows them. */
+export function busyWith(view: StatusReply, id: string): string {
+  const others = view.members.filter((x) => x.id !== id && (x.status === 'joining' || x.status === 'leaving'));
+  if (others.length > 0) return `one topology change at a time: ${others.map((x) => `${x.id} is ${x.status}`).join(', ')}`;
+  return `no other change under way; its log's "joining: waiting" lines say what it waits for`;
+}
+
 /** Follow node `id`'s join (asking the node at `address`) until it is normal: a bar of the ranges it streams. */
 export async function followJoin(address: string, id: string, o: { everyMs?: number; timeoutMs?: number; out?: NodeJS.WriteStream } = {}): Promise<void> {
   const out = o.out ?? process.stdout;
@@ -288,13 +295,15 @@ export async function followJoin(address: string, id: string, o: { everyMs?: num
   try {
     bar?.start(1, 0, { what: 'starting' });
     for (;;) {
-      const m = (await admin.status().catch(() => undefined))?.members.find((x) => x.id === id);
+      const view = await admin.status().catch(() => undefined);
+      const m = view?.members.find((x) => x.id === id);
       if (m?.status === 'normal') {
         bar?.update(bar.getTotal(), { what: 'normal' });
         return;
       }
+      if (m?.status === 'left' || m?.status === 'removed') throw new Error(`${id} is ${m.status}: it will not join; start a new node with a new id and an empty data dir`);
       const [d, t] = (m?.progress ?? '').split('/').map(Number);
-      const what = m === undefined ? 'starting' : m.progress ? 'streaming' : 'waiting for its turn (one topology change at a time)';
+      const what = view === undefined ? 'not answering yet' : m === undefined ? 'starting' : m.progress ? 'streaming' : `waiting for its turn (${busyWith(view, id)})`;
       if (bar) {
         if (t) bar.setTotal(t);
         bar.update(d ?? 0, { what });

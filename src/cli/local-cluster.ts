@@ -69,6 +69,15 @@ function existingNodes(root: string): number[] {
   return out;
 }
 
+/**
+ * The index (0-based) the next added node takes: past every node dir in `root`, those
+ * that left too, since a node that left cannot come back under its id.
+ */
+export function nextNodeIndex(root: string, running: readonly number[]): number {
+  const dirs = existsSync(root) ? readdirSync(root).filter((d) => /^n\d+$/.test(d)).map((d) => Number(d.slice(1)) - 1) : [];
+  return Math.max(-1, ...dirs, ...running) + 1;
+}
+
 export async function runLocal(o: LocalOptions): Promise<void> {
   const root = resolve(o.dataDir);
   mkdirSync(root, { recursive: true });
@@ -147,12 +156,13 @@ export async function runLocal(o: LocalOptions): Promise<void> {
   };
 
   for (const i of indices) start(i);
-  let next = indices[indices.length - 1]! + 1;
+  let next = 0;
   console.log(`ringkv local: ${count} nodes on ${children.map((c) => c.address).join(', ')}, data and logs in ${root}`);
   console.log(`pids: ${children.map((c) => `${c.id}=${c.proc.pid}`).join(' ')}`);
   control = await serveControl(root, {
     add: async () => {
-      const i = next++;
+      // Taken before the first await: two adds at once get two ids.
+      const i = (next = Math.max(next, nextNodeIndex(root, indices)) + 1) - 1;
       await certsFor([`n${i + 1}`]);
       const c = start(i);
       return { id: c.id, address: c.address, pid: c.proc.pid, tls };

@@ -77,6 +77,13 @@ export async function loadIdentity(
       `data dir ${dir} belongs to cluster "${saved.clusterName}", not "${want.clusterName}": start with --cluster-name ${saved.clusterName}, or use an empty data dir`,
     );
   }
+  if (saved.status === 'left') {
+    // The cluster forgot this node's tokens when it left; its id is a tombstone in gossip.
+    // Coming back under it would sit as a member that never joins.
+    throw new ConfigError(
+      `node ${saved.id} decommissioned and left the cluster (${path} says status left): it cannot serve or rejoin from this data dir; start a new node with a new id and an empty data dir, or move ${dir} away`,
+    );
+  }
   return { ...saved, generation: Math.max(saved.generation + 1, seconds) };
 }
 

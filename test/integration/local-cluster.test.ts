@@ -33,7 +33,7 @@ function alive(pid: number): boolean {
 const startAt = (base: number): Promise<Launcher> => startLocal(['--base-port', String(base), '--data-dir', root], pids);
 
 it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops every node on Ctrl-C, keeps the data for the next start, and adds and removes a node', async () => {
-  const base = await freeRun(5, [1000]); // the fourth and fifth ports for `local add`
+  const base = await freeRun(6, [1000]); // the fourth to sixth ports for `local add`
   const first = await startAt(base);
   expect(first.nodePids).toHaveLength(3);
   // Its progress lines only ever add nodes that are up: never "n1, n2" after "n3".
@@ -65,7 +65,7 @@ it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops ev
   } finally {
     again.close();
   }
-  // One more node, then the same one decommissioned, through the running launcher.
+  // Two more nodes, then the last decommissioned, through the running launcher.
   {
     const added = await cli('local', 'add', '--data-dir', root);
     pids.push(...[...added.matchAll(/\(pid (\d+)\)/g)].map((m) => Number(m[1])));
@@ -92,14 +92,6 @@ it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops ev
     const n4Row = status.split('\n').find((l) => l.includes(`127.0.0.1:${base + 3}`)) ?? '';
     expect(n4Row, status).toMatch(/^UN /);
     expect(n4Row, status).not.toContain('streaming');
-    const removed = await cli('local', 'remove', 'n4', '--data-dir', root);
-    expect(removed).toContain('n4 left the cluster and exited');
-    // Its last progress line counts what moved: every range, and the keys n4 gave back.
-    const lines = [...removed.matchAll(/^decommission n4: (\d+)\/(\d+) ranges, (\d+) keys/gm)];
-    const [, done, total, keys] = lines.at(-1) ?? [];
-    expect(Number(done), removed).toBe(Number(total));
-    expect(Number(keys), removed).toBeGreaterThan(0);
-    await waitFor('the launcher reports n4 left', 10_000, () => second.out().includes('node n4 left the cluster and exited'), 100);
     // --no-wait returns once the node has started, pointing at `transfers` to follow its join.
     const quick = await cli('local', 'add', '--no-wait', '--data-dir', root);
     pids.push(...[...quick.matchAll(/\(pid (\d+)\)/g)].map((m) => Number(m[1])));
@@ -111,6 +103,14 @@ it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops ev
     } finally {
       a1.close();
     }
+    const removed = await cli('local', 'remove', 'n5', '--data-dir', root);
+    expect(removed).toContain('n5 left the cluster and exited');
+    // Its last progress line counts what moved: every range, and the keys n5 gave back.
+    const lines = [...removed.matchAll(/^decommission n5: (\d+)\/(\d+) ranges, (\d+) keys/gm)];
+    const [, done, total, keys] = lines.at(-1) ?? [];
+    expect(Number(done), removed).toBe(Number(total));
+    expect(Number(keys), removed).toBeGreaterThan(0);
+    await waitFor('the launcher reports n5 left', 10_000, () => second.out().includes('node n5 left the cluster and exited'), 100);
   }
   // One node stopped and started again through the launcher, which keeps the others up.
   {
@@ -147,7 +147,21 @@ it('starts a 3-node cluster in zones a, b, c that serves puts and gets, stops ev
   }
   expect(await second.stop()).toBe(0);
   expect(second.nodePids.filter(alive)).toEqual([]);
-}, 240_000);
+
+  // After a restart, the next node added takes a new id: never n5, which left (its data
+  // dir says so), and a node that left refuses to start again under its id.
+  const third = await startAt(base);
+  expect(third.nodePids).toHaveLength(4); // n1, n2, n3 and n4, added before the restart
+  {
+    const added = await cli('local', 'add', '--data-dir', root);
+    pids.push(...[...added.matchAll(/\(pid (\d+)\)/g)].map((m) => Number(m[1])));
+    expect(added).toMatch(/^n6 started at 127\.0\.0\.1:\d+ \(pid \d+\); it joins the cluster$/m);
+    expect(added).toContain('n6 is normal: it owns its ranges');
+  }
+  await expect(cli('node', '--id', 'n5', '--listen', '127.0.0.1:0', '--data-dir', join(root, 'n5'))).rejects.toThrow(/node n5 decommissioned and left the cluster/);
+  expect(await third.stop()).toBe(0);
+  expect(third.nodePids.filter(alive)).toEqual([]);
+}, 360_000);
 
 it('stops at once, saying which node, when a node it started exits before the cluster forms', async () => {
   const base = await freeRun(3, [1000]);

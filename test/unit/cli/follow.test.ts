@@ -5,7 +5,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MISSES_BEFORE_GONE, follow } from '../../../src/cli/follow.js';
+import { MISSES_BEFORE_GONE, follow, followJoin } from '../../../src/cli/follow.js';
 import { serviceClient } from '../../../src/transport/protos.js';
 import type { TransfersReply } from '../../../src/client/admin.js';
 
@@ -56,5 +56,41 @@ describe('follow', () => {
     await follow('removenode n4', driver.address, MOVE, removed(driver.address), { everyMs: 10, out });
     expect(text).toMatch(/^removenode n4: 0\/0 ranges, 0 keys, 0 B in \d+ s, removed\n$/m);
     expect(text.trimEnd().split('\n').at(-1)).toMatch(/, removed$/);
+  });
+});
+
+describe('followJoin', () => {
+  const member = (id: string, status: string, over: object = {}) => ({ id, address: `127.0.0.1:700${id.slice(1)}`, zone: 'a', rack: 'r1', status, up: true, generation: 1, heartbeat: 5, tokens: 64, ownership: 0, loadBytes: 0, weight: 1, phi: 0, hints: 0, progress: '', stopping: false, ...over });
+
+  /** An Admin server whose Status answers `members(call)`. */
+  async function fakeNode(members: (call: number) => object[]): Promise<string> {
+    let calls = 0;
+    server = new grpc.Server();
+    server.addService(serviceClient('ringkv.v1.Admin').service, {
+      status: (_call: unknown, cb: grpc.sendUnaryData<unknown>) => cb(null, { clusterName: 'c', nodeId: 'n4', replicas: 3, members: members(++calls), counters: {} }),
+    });
+    const port = await new Promise<number>((resolve, reject) => server!.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+    return `127.0.0.1:${port}`;
+  }
+  const capture = () => {
+    const o = { text: '', out: undefined as unknown as NodeJS.WriteStream };
+    o.out = { isTTY: false, write: (x: string) => ((o.text += x), true) } as unknown as NodeJS.WriteStream;
+    return o;
+  };
+
+  it('says which change a waiting joiner waits for, then follows it to normal', async () => {
+    const address = await fakeNode((n) => [member('n1', 'normal'), member('n5', n < 3 ? 'joining' : 'normal', { progress: n < 3 ? '3/10' : '' }), member('n4', n < 5 ? 'joining' : 'normal')]);
+    const c = capture();
+    await followJoin(address, 'n4', { everyMs: 10, out: c.out });
+    expect(c.text).toContain('join n4: waiting for its turn (one topology change at a time: n5 is joining)\n');
+    expect(c.text).toContain(`join n4: waiting for its turn (no other change under way; its log's "joining: waiting" lines say what it waits for)\n`);
+  });
+
+  it('stops at once with what to do when the node left or was removed, rather than wait for a join that never comes', async () => {
+    for (const status of ['left', 'removed']) {
+      const address = await fakeNode(() => [member('n1', 'normal'), member('n4', status, { up: false })]);
+      await expect(followJoin(address, 'n4', { everyMs: 10, out: capture().out, timeoutMs: 5000 })).rejects.toThrow(`n4 is ${status}: it will not join; start a new node with a new id and an empty data dir`);
+      server!.forceShutdown();
+    }
   });
 });

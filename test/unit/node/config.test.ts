@@ -100,6 +100,13 @@ describe('node identity', () => {
     writeFileSync(join(d, 'node.json'), '{"id": "n1"}');
     await expect(loadIdentity(d, { id: 'n1', clusterName: 'c' }, 1e9)).rejects.toThrow(/damaged .*restore it from a backup/);
   });
+
+  it('refuses to start a node that decommissioned and left, saying what to do instead', async () => {
+    const d = join(dir, 'id4');
+    const me = await loadIdentity(d, { id: 'n4', clusterName: 'c' }, 1e9);
+    await saveIdentity(d, { ...me, tokens: [1n], status: 'left' });
+    await expect(loadIdentity(d, { id: 'n4', clusterName: 'c' }, 1e9)).rejects.toThrow(/node n4 decommissioned and left the cluster .*start a new node with a new id and an empty data dir/);
+  });
 });
 
 describe('TLS and credential settings', () => {
