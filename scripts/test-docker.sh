@@ -27,7 +27,14 @@ export TESTCONTAINERS_RYUK_DISABLED=true # Ryuk is an image from a registry; the
 # (this one has /.dockerenv) looks for the default bridge's gateway, which --bridge=none lacks.
 export TESTCONTAINERS_HOST_OVERRIDE=${TESTCONTAINERS_HOST_OVERRIDE:-127.0.0.1}
 t0=$(date +%s)
-base=$(scripts/base-image.sh) || exit 1
+if ! base=$(scripts/base-image.sh); then
+  # Without a registry the base is built with debootstrap; scripts/test-deps.sh installs it as root.
+  if ! command -v debootstrap >/dev/null && [ -z "${CI:-}" ]; then
+    echo "test:docker: skipped — no registry answers and debootstrap is missing to build the base image (as root: apt-get install debootstrap)"
+    exit 0
+  fi
+  exit 1
+fi
 export RINGKV_IMAGE=${RINGKV_IMAGE:-ringkv:local}
 log=$(mktemp)
 docker build -q --network host --build-arg "BASE=$base" -t "$RINGKV_IMAGE" . >"$log" 2>&1 \
