@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { waitFor } from '../../testkit/wait.js';
 
 export interface Launcher {
@@ -16,9 +17,12 @@ export interface Launcher {
   readonly nodePids: number[];
 }
 
-/** `ringkv local ARGS`, until it prints "cluster ready"; its PID and its nodes' go into `pids`. */
-export async function startLocal(args: readonly string[], pids: number[]): Promise<Launcher> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../../src/cli/main.ts'), 'local', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** The CLI from source: `node` and these arguments run `ringkv` from any directory. */
+export const CLI_ARGS: readonly string[] = ['--import', fileURLToPath(import.meta.resolve('tsx')), join(import.meta.dirname, '../../src/cli/main.ts')];
+
+/** `ringkv local ARGS` (in `cwd`, default this process's), until it prints "cluster ready"; its PID and its nodes' go into `pids`. */
+export async function startLocal(args: readonly string[], pids: number[], cwd?: string): Promise<Launcher> {
+  const child = spawn(process.execPath, [...CLI_ARGS, 'local', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   pids.push(child.pid!);
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
