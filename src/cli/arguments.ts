@@ -5,6 +5,7 @@
  */
 import { InvalidArgumentError } from 'commander';
 import { isAddress } from '../membership/endpoint.js';
+import { parseDuration } from '../client/duration.js';
 
 /** The node the client commands talk to unless --node says otherwise. */
 export const DEFAULT_NODE = process.env.RINGKV_NODE || '127.0.0.1:7001';
@@ -28,14 +29,10 @@ export function positiveInt(max: number) {
   };
 }
 
-const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** A duration: whole milliseconds, or a number with a unit (ms, s, m, h, d), like 30s or 7d; 0 for none. */
+/** A duration with its unit (ms, s, m, h, d), like 30s or 7d; 0 for none. A bare number is refused: it does not say its unit. */
 export function duration(value: string): number {
-  const m = /^(\d+)(ms|s|m|h|d)?$/.exec(value.trim());
-  if (m === null) throw new InvalidArgumentError(`expected a duration like 30s, 15m, 12h or 7d (or whole milliseconds, 0 for none), got "${value}"`);
-  const ms = Number(m[1]) * UNIT_MS[m[2] ?? 'ms']!;
-  if (!Number.isSafeInteger(ms)) throw new InvalidArgumentError(`duration "${value}" is too long`);
+  const ms = parseDuration(value);
+  if (typeof ms === 'string') throw new InvalidArgumentError(`the value ${ms}`);
   return ms;
 }
 

@@ -24,6 +24,7 @@ import type { StatusResponse__Output } from '../transport/generated/ringkv/v1/St
 import type { TokenRange__Output } from '../transport/generated/ringkv/v1/TokenRange.js';
 import type { TransfersResponse__Output } from '../transport/generated/ringkv/v1/TransfersResponse.js';
 import { gather } from '../transport/gather.js';
+import { RULES, checkOptions } from './options.js';
 import type { BucketProps, BucketType } from '../buckets/index.js';
 import type { Bucket__Output } from '../transport/generated/ringkv/v1/Bucket.js';
 import type { BucketReply__Output } from '../transport/generated/ringkv/v1/BucketReply.js';
@@ -92,6 +93,9 @@ function planReply(p: PlanResponse__Output): PlanReply {
 
 type Admin = ServiceClient<'ringkv.v1.Admin'>;
 
+/** A bucket's properties as createBucket and setBucket take them: its TTL in ms, or a duration like "7d". */
+export type BucketSettings = Partial<Omit<BucketProps, 'ttlMs'> & { readonly ttlMs: number | string }>;
+
 export class AdminClient {
   readonly #client: Admin;
   readonly #metadata: grpc.Metadata | undefined;
@@ -120,13 +124,18 @@ export class AdminClient {
     return this.#call('endpoints', { key: typeof key === 'string' ? Buffer.from(key) : key, bucket });
   }
 
-  /** Create a bucket; properties left out take their defaults (n: the cluster's N; r, w: a majority; no TTL; siblings; type kv). */
-  async createBucket(name: string, props: Partial<BucketProps> = {}): Promise<BucketChangeReply> {
+  /**
+   * Create a bucket; properties left out take their defaults (n: the cluster's N; r, w: a
+   * majority; no TTL; siblings; type kv). An n above the cluster's member count is refused.
+   */
+  async createBucket(name: string, properties?: BucketSettings): Promise<BucketChangeReply> {
+    const props = checkOptions('createBucket', properties, RULES.bucket);
     return bucketReply(await this.#call('createBucket', { name, props: { n: props.n ?? 0, r: props.r ?? 0, w: props.w ?? 0, ttlMs: props.ttlMs ?? 0, siblings: props.siblings ?? '', type: props.type ?? '' }, set: [] }, BUCKET_CHANGE_MS));
   }
 
   /** Change the given properties of a bucket (n and type cannot change). */
-  async setBucket(name: string, changes: Partial<BucketProps>): Promise<BucketChangeReply> {
+  async setBucket(name: string, settings: BucketSettings): Promise<BucketChangeReply> {
+    const changes = checkOptions('setBucket', settings, RULES.bucket);
     const set = Object.keys(changes).map((k) => (k === 'ttlMs' ? 'ttl_ms' : k));
     const p = { n: changes.n ?? 0, r: changes.r ?? 0, w: changes.w ?? 0, ttlMs: changes.ttlMs ?? 0, siblings: changes.siblings ?? '', type: changes.type ?? '' };
     return bucketReply(await this.#call('setBucket', { name, props: p, set }, BUCKET_CHANGE_MS));

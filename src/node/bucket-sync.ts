@@ -111,6 +111,17 @@ export class BucketSync {
     await this.#changed();
   }
 
+  /**
+   * Refuse (BK_N_ABOVE_MEMBERS) an n the cluster cannot place: more replicas than it has
+   * members (down ones counted, those that left or were removed not), so that every key
+   * would have fewer replicas than its bucket says.
+   */
+  checkN(n: number): void {
+    const members = [...this.deps.gossiper.states()].filter((s) => field(s, 'status') !== 'left' && field(s, 'status') !== 'removed').length;
+    if (n > members)
+      throw new BucketError('BK_N_ABOVE_MEMBERS', `n ${n} is more replicas than the cluster's ${members} member${members === 1 ? '' : 's'}: each key would have only ${members}; create the bucket with n ${members} or less, or add nodes first (n cannot change later)`);
+  }
+
   /** Create a bucket here (BK_* errors as the table throws them; BK_NOT_READY while a member runs a release without buckets). */
   create(name: string, props: BucketProps): Promise<BucketChange> {
     return this.#change(() => this.deps.table.create(bucketName(name), props, this.deps.now(), this.deps.id));

@@ -53,6 +53,7 @@ interface AdminDeps {
   readonly repairs: { start(only?: { start: bigint; end: bigint }): RepairStatusResponse; readonly status: RepairStatusResponse };
   readonly bucketSync: {
     readonly table: BucketTable;
+    checkN(n: number): void;
     create(name: string, props: BucketProps): Promise<BucketChange>;
     set(name: string, changes: Readonly<Record<string, string>>): Promise<BucketChange>;
   };
@@ -237,6 +238,7 @@ export function adminService(node: AdminDeps): ServiceHandlers<'ringkv.v1.Admin'
     RepairStatus: (_call, cb) => cb(null, node.repairs.status),
     CreateBucket: operator(async (r) => {
       const p = r.props ?? NO_PROPS;
+      if (p.n !== 0) node.bucketSync.checkN(p.n);
       const props = { n: p.n === 0 ? node.config.replicas : p.n, r: p.r, w: p.w, ttlMs: p.ttlMs, siblings: (p.siblings === '' ? 'siblings' : p.siblings) as SiblingPolicy, type: (p.type === '' ? 'kv' : p.type) as BucketType };
       const { bucket, lagging } = await node.bucketSync.create(r.name, props);
       return { bucket: bucketOut(bucket), lagging };

@@ -77,6 +77,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, grpc.status>> = {
   BK_UNKNOWN: S.NOT_FOUND,
   BK_EXISTS: S.ALREADY_EXISTS,
   BK_N_FIXED: S.FAILED_PRECONDITION,
+  BK_N_ABOVE_MEMBERS: S.FAILED_PRECONDITION,
   BK_TYPE_FIXED: S.FAILED_PRECONDITION,
   // The bucket is there, of another data type: the operation that suits it would succeed.
   BK_WRONG_TYPE: S.FAILED_PRECONDITION,

@@ -92,7 +92,10 @@ describe('buckets on a cluster', () => {
     const unknown = await cli('get', 'cli-key', '--bucket', 'nope', ...node);
     expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('there is no bucket nope: create it first')]);
     const ttl = await cli('bucket', 'create', 'x', '--ttl', '3 weeks', ...node);
-    expect([ttl.code, ttl.stderr]).toEqual([1, expect.stringContaining('expected a duration like 30s')]);
+    expect([ttl.code, ttl.stderr]).toEqual([1, expect.stringContaining('must be a duration like 30s')]);
+    // A bare number says no unit: 7 ms, 7 s or 7 days? Refused, with the choices.
+    const bare = await cli('bucket', 'create', 'x', '--ttl', '7', ...node);
+    expect([bare.code, bare.stderr]).toEqual([1, expect.stringContaining('must say its unit: 7s, 7m, 7h, 7d, or 7ms if milliseconds are meant')]);
   }, 90_000);
 
   it('refuses bad buckets and bad properties with clear codes', async () => {
@@ -104,9 +107,11 @@ describe('buckets on a cluster', () => {
     expect(await code(admin.createBucket('carts'))).toEqual([S.ALREADY_EXISTS, expect.stringContaining('bucket carts already exists')]);
     expect(await code(admin.createBucket('Bad Name'))).toEqual([S.INVALID_ARGUMENT, expect.stringContaining('is not valid')]);
     expect(await code(admin.createBucket('x'.repeat(65)))).toEqual([S.INVALID_ARGUMENT, expect.stringContaining('over the limit of 64')]);
-    expect(await code(admin.createBucket('big', { n: 10 }))).toEqual([S.INVALID_ARGUMENT, expect.stringContaining('n must be the replicas per key (1 to 9)')]);
+    // The client refuses what no node would take before sending it; the node checks what it alone can.
+    expect(await code(admin.createBucket('big', { n: 10 }))).toEqual([S.INVALID_ARGUMENT, 'createBucket: option n must be a whole number from 1 to 9, got 10']);
+    expect(await code(admin.createBucket('wide', { n: 5 }))).toEqual([S.FAILED_PRECONDITION, expect.stringContaining("n 5 is more replicas than the cluster's 3 members: each key would have only 3")]);
     expect(await code(admin.createBucket('wide', { n: 2, w: 3 }))).toEqual([S.INVALID_ARGUMENT, expect.stringContaining('w must be at most n')]);
-    expect(await code(admin.createBucket('sib', { siblings: 'some' as 'lww' }))).toEqual([S.INVALID_ARGUMENT, expect.stringContaining('siblings must be')]);
+    expect(await code(admin.createBucket('sib', { siblings: 'some' as 'lww' }))).toEqual([S.INVALID_ARGUMENT, expect.stringContaining('option siblings must be')]);
     expect(await code(admin.setBucket('carts', { n: 5 }))).toEqual([S.FAILED_PRECONDITION, expect.stringContaining('cannot change')]);
     expect(await code(admin.setBucket('nope', { r: 1 }))).toEqual([S.NOT_FOUND, expect.stringContaining('there is no bucket nope')]);
     expect(await code(admin.getBucket('nope'))).toEqual([S.NOT_FOUND, expect.stringContaining('there is no bucket nope')]);

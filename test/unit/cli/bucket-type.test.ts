@@ -63,7 +63,7 @@ describe('ringkv bucket --type', () => {
   });
 
   it('refuses an unknown type and a TTL on a set or map bucket, saying what it takes', async () => {
-    expect((await bucket('create', 'm', '--type', 'hll'))?.message).toMatch(/^type must be kv, counter, set, map, consistent, got "hll" \(gRPC INVALID_ARGUMENT\)$/);
+    expect((await bucket('create', 'm', '--type', 'hll'))?.message).toMatch(/^createBucket: option type must be one of "kv", "counter", "set", "map", "consistent", got "hll" \(gRPC INVALID_ARGUMENT\)$/);
     expect((await bucket('create', 'm', '--type', 'map', '--ttl', '1h'))?.message).toMatch(/^a bucket of type map has no TTL/);
     expect((await bucket('create', 'm', '--type', 'set', '--ttl', '1h'))?.message).toMatch(/^a bucket of type set has no TTL/);
     // A bucket created without --type is kv.

@@ -133,7 +133,7 @@ describe('GetMany and PutMany', () => {
     await expect(c.putMany([])).rejects.toMatchObject({ code: S.INVALID_ARGUMENT });
     const big = Buffer.alloc(1 << 20);
     await expect(c.putMany(Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, value: big })))).rejects.toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/5242880 bytes, over the limit/) });
-    await expect(c.putMany([{ key: 'k', value: 'v', requestId: Buffer.alloc(65) }])).rejects.toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/request id must be 1 to 64 bytes/) });
+    await expect(c.putMany([{ key: 'k', value: 'v', requestId: Buffer.alloc(65) }])).rejects.toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/^putMany item: option requestId must be 1 to 64 bytes .*, got Buffer\(65\)$/) });
     await expect(c.getMany([42 as unknown as string])).rejects.toThrow(/key must be a string or a Uint8Array/);
     expect(c.stats().attempts).toBe(0);
   });
