@@ -39,6 +39,7 @@ import { HedgeDelay, RetryBudget, type BudgetOptions, type HedgeOptions } from '
 import { KeyRouter } from './key-router.js';
 import { assemble, entryOf, wireMapOps, type MapOp, type MapPage, type MapValue } from './maps.js';
 import { amountOf, bytes, serviceError } from './wire-values.js';
+import { RULES, checkOptions } from './options.js';
 
 export type { BudgetOptions, HedgeOptions } from './hedging.js';
 
@@ -113,8 +114,8 @@ export interface PutOptions extends CallOptions {
    * applied once.
    */
   readonly requestId?: Uint8Array;
-  /** A put's time to live, ms: the value expires then (unset or 0: the bucket's default TTL, if any). */
-  readonly ttlMs?: number;
+  /** A put's time to live: ms, or a duration with its unit ("90s", "7d"); the value expires then (unset or 0: the bucket's default TTL, if any). */
+  readonly ttlMs?: number | string;
   /** Acknowledgements must come from at least this many distinct nodes, fallbacks included (unset: no rule). */
   readonly nodeConfirms?: number;
   /** Acknowledgements must come from at least this many distinct zones (unset: no rule). */
@@ -151,9 +152,12 @@ export interface PutIfResult {
   readonly applied: boolean;
   /** Applied: the new version's context. Not applied: the current version's (empty: the key is absent). */
   readonly context: Buffer;
-  /** Not applied: whether the key holds a value now. */
+  /**
+   * Whether the key holds a value now. Applied: true after a putIf, false after a
+   * deleteIf. Not applied: whether it holds one at its current version (the context returned).
+   */
   readonly found: boolean;
-  /** Not applied and found: the key's current value. */
+  /** When found: the key's value (applied: the value written; not applied: the current one). */
   readonly value: Buffer | undefined;
 }
 
@@ -176,7 +180,7 @@ export interface PutItem {
   readonly value: string | Uint8Array;
   readonly context?: Uint8Array;
   readonly requestId?: Uint8Array;
-  readonly ttlMs?: number;
+  readonly ttlMs?: number | string;
 }
 
 /** What every item of a putMany shares: W, the confirmations, the bucket, the deadline. */
@@ -383,6 +387,7 @@ export class Client {
 
   constructor(options: ClientOptions) {
     if (!Array.isArray(options?.nodes) || options.nodes.length === 0) throw new TypeError('Client needs nodes: at least one host:port, like ["127.0.0.1:7001"]');
+    checkOptions('Client', options, RULES.client);
     this.#nodes = [...options.nodes];
     this.#deadlineMs = options.deadlineMs ?? 5000;
     this.#tokenAware = options.tokenAware ?? true;
@@ -399,18 +404,21 @@ export class Client {
     this.#security = { credentials: this.#credentials, token: options.token };
   }
 
-  async put(key: string | Uint8Array, value: string | Uint8Array, o: PutOptions = {}): Promise<{ context: Buffer }> {
+  async put(key: string | Uint8Array, value: string | Uint8Array, options?: PutOptions): Promise<{ context: Buffer }> {
+    const o = checkOptions('put', options, RULES.put);
     const req = { op: 'put' as const, key: bytes(key, 'key'), value: bytes(value, 'value'), context: o.context ? bytes(o.context, 'context') : EMPTY, w: o.w ?? 0, requestId: this.#requestId(o), bucket: o.bucket ?? '', ttlMs: o.ttlMs ?? 0, ...confirmsOf(o) };
     if (req.value.length > MAX_VALUE_BYTES) throw valueTooLarge(req.value.length);
     return { context: answerOf(await this.#call(req, o), 'put').context };
   }
 
-  async get(key: string | Uint8Array, o: GetOptions = {}): Promise<GetResult> {
+  async get(key: string | Uint8Array, options?: GetOptions): Promise<GetResult> {
+    const o = checkOptions('get', options, RULES.get);
     const r = answerOf(await this.#call({ op: 'get', key: bytes(key, 'key'), r: o.r ?? 0, bucket: o.bucket ?? '' }, o), 'get');
     return { values: r.values, context: r.context, found: r.found };
   }
 
-  async delete(key: string | Uint8Array, o: PutOptions = {}): Promise<void> {
+  async delete(key: string | Uint8Array, options?: Omit<PutOptions, 'ttlMs'>): Promise<void> {
+    const o = checkOptions('delete', options, RULES.delete);
     const req = { op: 'delete' as const, key: bytes(key, 'key'), context: o.context ? bytes(o.context, 'context') : EMPTY, w: o.w ?? 0, requestId: this.#requestId(o), bucket: o.bucket ?? '', ...confirmsOf(o) };
     answerOf(await this.#call(req, o), 'delete');
   }
@@ -424,7 +432,8 @@ export class Client {
    * The call goes to one node; to another only when the first refused it before it ran
    * (never hedged: two rounds of one write could answer differently).
    */
-  putIf(key: string | Uint8Array, value: string | Uint8Array, o: PutIfOptions = {}): Promise<PutIfResult> {
+  putIf(key: string | Uint8Array, value: string | Uint8Array, options?: PutIfOptions): Promise<PutIfResult> {
+    const o = checkOptions('putIf', options, RULES.putIf);
     const v = bytes(value, 'value');
     if (v.length > MAX_VALUE_BYTES) throw valueTooLarge(v.length);
     const k = bytes(key, 'key');
@@ -433,7 +442,8 @@ export class Client {
   }
 
   /** Delete `key` of a bucket of type consistent if its version is still the one `context` (from get or putIf) names; as putIf otherwise. */
-  deleteIf(key: string | Uint8Array, context: Uint8Array, o: Omit<PutIfOptions, 'context'> = {}): Promise<PutIfResult> {
+  deleteIf(key: string | Uint8Array, context: Uint8Array, options?: Omit<PutIfOptions, 'context'>): Promise<PutIfResult> {
+    const o = checkOptions('deleteIf', options, RULES.deleteIf);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
     return this.#casCall({ op: 'deleteIf', key: k, context: bytes(context, 'context'), bucket, requestId: this.#requestId(o) }, o);
@@ -446,7 +456,8 @@ export class Client {
    * attempt, hedge and failover, so it counts once however many nodes it reaches. To retry
    * an update whose outcome you do not know, pass the same `requestId` again.
    */
-  async counterUpdate(key: string | Uint8Array, amount: number | bigint, o: CounterUpdateOptions = {}): Promise<{ value: bigint }> {
+  async counterUpdate(key: string | Uint8Array, amount: number | bigint, options?: CounterUpdateOptions): Promise<{ value: bigint }> {
+    const o = checkOptions('counterUpdate', options, RULES.update);
     const n = amountOf(amount);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
@@ -460,7 +471,8 @@ export class Client {
   }
 
   /** A counter's value, merged from R replicas; found false (and 0) when it was never updated. */
-  async counterGet(key: string | Uint8Array, o: GetOptions = {}): Promise<{ value: bigint; found: boolean }> {
+  async counterGet(key: string | Uint8Array, options?: GetOptions): Promise<{ value: bigint; found: boolean }> {
+    const o = checkOptions('counterGet', options, RULES.get);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
     const r = await this.#typedCall(bucket, k, 'read', o, (c, options) => callUnary(c, 'CounterGet', { bucket, key: k, r: o.r ?? 0 }, options, this.#metadata));
@@ -473,7 +485,8 @@ export class Client {
    * of that element gave (setContains, setRead): it removes the adds that read saw, not an
    * add made concurrently. With a request id (default: a new one), sent again it is applied once.
    */
-  async setUpdate(key: string | Uint8Array, ops: readonly SetOp[], o: SetUpdateOptions = {}): Promise<void> {
+  async setUpdate(key: string | Uint8Array, ops: readonly SetOp[], options?: SetUpdateOptions): Promise<void> {
+    const o = checkOptions('setUpdate', options, RULES.update);
     if (!Array.isArray(ops) || ops.length === 0 || ops.length > MAX_SET_OPS)
       throw serviceError(grpc.status.INVALID_ARGUMENT, `a set update carries 1 to ${MAX_SET_OPS} operations, got ${Array.isArray(ops) ? ops.length : typeof ops}; split it into several updates`);
     const wire = ops.map((x) => {
@@ -498,7 +511,8 @@ export class Client {
   }
 
   /** One page of the set `key`: up to `limit` elements after `after`, in byte order, and the next page's `after`. */
-  async setRead(key: string | Uint8Array, o: SetReadOptions = {}): Promise<SetPage> {
+  async setRead(key: string | Uint8Array, options?: SetReadOptions): Promise<SetPage> {
+    const o = checkOptions('setRead', options, RULES.page);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
     const req = { bucket, key: k, after: o.after !== undefined ? bytes(o.after, 'after') : EMPTY, limit: o.limit ?? 0, r: o.r ?? 0 };
@@ -511,7 +525,8 @@ export class Client {
    * snapshot: each page is a read of its own, so an element added or removed meanwhile
    * may or may not be seen; none is seen twice.
    */
-  async *setElements(key: string | Uint8Array, o: Omit<SetReadOptions, 'after'> = {}): AsyncGenerator<SetElement, void, undefined> {
+  async *setElements(key: string | Uint8Array, options?: Omit<SetReadOptions, 'after'>): AsyncGenerator<SetElement, void, undefined> {
+    const o = checkOptions('setElements', options, RULES.pages);
     let after: Buffer | undefined;
     do {
       const page = await this.setRead(key, { ...o, after });
@@ -521,7 +536,8 @@ export class Client {
   }
 
   /** Whether `element` is in the set `key`, and its context (what a remove of it needs). */
-  async setContains(key: string | Uint8Array, element: string | Uint8Array, o: GetOptions = {}): Promise<{ present: boolean; context: Buffer }> {
+  async setContains(key: string | Uint8Array, element: string | Uint8Array, options?: GetOptions): Promise<{ present: boolean; context: Buffer }> {
+    const o = checkOptions('setContains', options, RULES.get);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
     const req = { bucket, key: k, element: bytes(element, 'element'), r: o.r ?? 0 };
@@ -535,7 +551,8 @@ export class Client {
    * applied together on one replica. With a request id (default: a new one), sent again it
    * is applied once: an increment counts once.
    */
-  async mapUpdate(key: string | Uint8Array, ops: readonly MapOp[], o: SetUpdateOptions = {}): Promise<void> {
+  async mapUpdate(key: string | Uint8Array, ops: readonly MapOp[], options?: SetUpdateOptions): Promise<void> {
+    const o = checkOptions('mapUpdate', options, RULES.update);
     const wire = wireMapOps(ops);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
@@ -544,7 +561,8 @@ export class Client {
   }
 
   /** One page of the map `key`: up to `limit` live entries after `after` (a page's `next`), in the order of their paths. */
-  async mapRead(key: string | Uint8Array, o: SetReadOptions = {}): Promise<MapPage> {
+  async mapRead(key: string | Uint8Array, options?: SetReadOptions): Promise<MapPage> {
+    const o = checkOptions('mapRead', options, RULES.page);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
     const req = { bucket, key: k, after: o.after !== undefined ? bytes(o.after, 'after') : EMPTY, limit: o.limit ?? 0, r: o.r ?? 0 };
@@ -553,7 +571,8 @@ export class Client {
   }
 
   /** Every entry of the map `key`, page by page (mapRead). Not a snapshot, as setElements is not. */
-  async *mapEntries(key: string | Uint8Array, o: Omit<SetReadOptions, 'after'> = {}): AsyncGenerator<MapPage['entries'][number], void, undefined> {
+  async *mapEntries(key: string | Uint8Array, options?: Omit<SetReadOptions, 'after'>): AsyncGenerator<MapPage['entries'][number], void, undefined> {
+    const o = checkOptions('mapEntries', options, RULES.pages);
     let after: Buffer | undefined;
     do {
       const page = await this.mapRead(key, { ...o, after });
@@ -563,7 +582,8 @@ export class Client {
   }
 
   /** The whole map `key` as one nested value (maps.ts MapValue): every page of mapEntries. */
-  async mapGet(key: string | Uint8Array, o: Omit<SetReadOptions, 'after'> = {}): Promise<MapValue> {
+  async mapGet(key: string | Uint8Array, options?: Omit<SetReadOptions, 'after'>): Promise<MapValue> {
+    const o = checkOptions('mapGet', options, RULES.pages);
     const entries = [];
     for await (const e of this.mapEntries(key, o)) entries.push(e);
     return assemble(entries);
@@ -575,7 +595,8 @@ export class Client {
    * one failing leaves the others. A malformed batch (no keys, too many, a bad R or
    * bucket) is refused whole; a bad or repeated key gets its own INVALID_ARGUMENT.
    */
-  async getMany(keys: readonly (string | Uint8Array)[], o: GetOptions = {}): Promise<KeyResult<GetResult>[]> {
+  async getMany(keys: readonly (string | Uint8Array)[], options?: GetOptions): Promise<KeyResult<GetResult>[]> {
+    const o = checkOptions('getMany', options, RULES.get);
     const ks = checkBatch(keys, (k) => bytes(k, 'key'));
     const bucket = o.bucket ?? '';
     const req = { bucket, keys: ks, r: o.r ?? 0 };
@@ -589,14 +610,12 @@ export class Client {
    * item is a put of its own (with its own request id, so a batch the client sends again
    * to another node is applied once); some may succeed where others fail.
    */
-  async putMany(items: readonly PutItem[], o: PutManyOptions = {}): Promise<KeyResult<{ context: Buffer }>[]> {
-    const its = checkBatch(items, (it) => ({
-      key: bytes(it.key, 'key'),
-      value: bytes(it.value, 'value'),
-      context: it.context ? bytes(it.context, 'context') : EMPTY,
-      requestId: this.#requestId(it),
-      ttlMs: it.ttlMs ?? 0,
-    }));
+  async putMany(items: readonly PutItem[], options?: PutManyOptions): Promise<KeyResult<{ context: Buffer }>[]> {
+    const o = checkOptions('putMany', options, RULES.putMany);
+    const its = checkBatch(items, (item) => {
+      const it = checkOptions('putMany item', item, RULES.putItem);
+      return { key: bytes(it.key, 'key'), value: bytes(it.value, 'value'), context: it.context ? bytes(it.context, 'context') : EMPTY, requestId: this.#requestId(it), ttlMs: it.ttlMs ?? 0 };
+    });
     const total = its.reduce((sum, it) => sum + it.value.length, 0);
     if (total > MAX_BATCH_VALUE_BYTES) throw serviceError(grpc.status.INVALID_ARGUMENT, `the items' values add up to ${total} bytes, over the limit of ${MAX_BATCH_VALUE_BYTES} bytes per batch; send them in several batches`);
     const bucket = o.bucket ?? '';
@@ -638,11 +657,7 @@ export class Client {
   }
 
   #requestId(o: { readonly requestId?: Uint8Array }): Buffer {
-    if (o.requestId !== undefined) {
-      const id = bytes(o.requestId, 'requestId');
-      if (id.length === 0 || id.length > 64) throw serviceError(grpc.status.INVALID_ARGUMENT, `a request id must be 1 to 64 bytes, got ${id.length}; use 16 random bytes (a UUID), the same on every attempt of one write`);
-      return id;
-    }
+    if (o.requestId !== undefined) return bytes(o.requestId, 'requestId'); // 1 to 64 bytes: checkOptions saw to it
     const id = Buffer.allocUnsafe(16);
     this.#idPrefix.copy(id, 0);
     id.writeDoubleBE(this.#idCounter++, 8);
@@ -744,7 +759,9 @@ export class Client {
       try {
         const r = answerOf(await this.#send(address, req, deadline), 'putIf');
         this.#health.ended(address, 'answered', performance.now() - sentAt);
-        return { applied: r.applied, context: r.context, found: r.found, value: r.found ? r.value : undefined };
+        // Applied, the key holds what was written: the value of a putIf, nothing after a deleteIf.
+        if (r.applied) return { applied: true, context: r.context, found: req.op === 'putIf', value: req.op === 'putIf' ? req.value : undefined };
+        return { applied: false, context: r.context, found: r.found, value: r.found ? r.value : undefined };
       } catch (e) {
         const err = e as grpc.ServiceError;
         const retry = casNotApplied(err) && (err.code === grpc.status.UNAVAILABLE || err.code === grpc.status.RESOURCE_EXHAUSTED);

@@ -76,7 +76,8 @@ describe.each([
     const o = { bucket: 'locks' };
     expect(await c.get('lock', o)).toEqual({ values: [], context: EMPTY, found: false });
     const first = await c.putIf('lock', 'owner-1', o);
-    expect(first).toMatchObject({ applied: true, found: false, value: undefined });
+    // Applied: the key now holds the value written, and says so.
+    expect(first).toMatchObject({ applied: true, found: true, value: B('owner-1') });
     // Taken: not applied, with the holder and its version.
     expect(await c.putIf('lock', 'owner-2', o)).toEqual({ applied: false, found: true, value: B('owner-1'), context: first.context });
     const read = await c.get('lock', o);
@@ -87,7 +88,7 @@ describe.each([
     expect(await c.putIf('lock', 'owner-3', { ...o, context: first.context })).toEqual({ applied: false, found: true, value: B('owner-2'), context: second.context });
     expect((await c.deleteIf('lock', first.context, o)).applied).toBe(false);
     const gone = await c.deleteIf('lock', second.context, o);
-    expect(gone.applied).toBe(true);
+    expect(gone).toMatchObject({ applied: true, found: false, value: undefined });
     expect(await c.get('lock', o)).toEqual({ values: [], context: gone.context, found: false });
     // Deleted: not applied against the deleted version's context, applied if absent.
     expect(await c.putIf('lock', 'owner-4', { ...o, context: second.context })).toEqual({ applied: false, found: false, value: undefined, context: gone.context });
