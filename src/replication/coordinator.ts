@@ -28,7 +28,7 @@ import { MAX_RANGE_KEYS, MAX_SUB_OPS, checkAmount, checkSubOp, recordDigest, res
 import { showKey } from '../storage/kv-errors.js';
 import { ReplicationError } from './replication-errors.js';
 import { LatencyWindow, RecentLatency } from './latency-window.js';
-import { CONFIRM_RULES, QuorumFailed, awaitQuorum, confirmsOf, unmetConfirms, type ConfirmWait, type Confirms, type NodeFacts, type Outcome, type QuorumResult } from './quorum.js';
+import { CONFIRM_RULES, QuorumFailed, awaitQuorum, awaitsPrimary, confirmsOf, firstSuccess, unmetConfirms, type ConfirmWait, type Confirms, type NodeFacts, type Outcome, type QuorumCall, type QuorumResult } from './quorum.js';
 import { ReplicaFailure, type ApplyResult, type ReplicaApi, type SubKeyPage } from './replica-api.js';
 import { CasProposer, type CasOutcome } from './cas.js';
 import { contextVersion } from './paxos.js';
@@ -103,6 +103,8 @@ export interface CoordinatorCounters {
   readRepairFailures: number;
   /** Digest replies to reads that differed from the data replies: the replica was read in full. */
   digestMismatches: number;
+  /** Reads that a stand-in's not-found would have settled, which waited for a primary's reply instead. */
+  readsAwaitingPrimary: number;
   /** Writes to a fallback: a hint kept for a down primary. */
   sloppyWrites: number;
   /** Writes to a key whose range is moving: also sent to its future replicas. */
@@ -264,7 +266,7 @@ export const DEFAULT_HINT_WINDOW_MS = 3 * 60 * 60 * 1000;
 
 export class Coordinator {
   readonly counters: CoordinatorCounters = {
-    puts: 0, gets: 0, deletes: 0, counterUpdates: 0, setUpdates: 0, mapUpdates: 0, casWrites: 0, casRetries: 0, casNotApplied: 0, casUnknown: 0, counterGaps: 0, readRepairs: 0, readRepairFailures: 0, digestMismatches: 0, sloppyWrites: 0, pendingWrites: 0, hintsOnFailure: 0, speculativeApplies: 0, speculativeWrites: 0, missedPastHintWindow: 0, missedNoHint: 0, unavailable: 0, timeouts: 0, overloaded: 0,
+    puts: 0, gets: 0, deletes: 0, counterUpdates: 0, setUpdates: 0, mapUpdates: 0, casWrites: 0, casRetries: 0, casNotApplied: 0, casUnknown: 0, counterGaps: 0, readRepairs: 0, readRepairFailures: 0, digestMismatches: 0, readsAwaitingPrimary: 0, sloppyWrites: 0, pendingWrites: 0, hintsOnFailure: 0, speculativeApplies: 0, speculativeWrites: 0, missedPastHintWindow: 0, missedNoHint: 0, unavailable: 0, timeouts: 0, overloaded: 0,
   };
   /** The p99 of replica calls to peers that answered lately, per call: when to speculate. */
   readonly #replicaLatency = new RecentLatency(0.99);
@@ -1058,7 +1060,7 @@ export class Coordinator {
     void q.all.then((outcomes) => this.#repair(key, targets, outcomes, join));
     let replies: Outcome<Buffer | undefined>[];
     try {
-      replies = await this.#withData(key, await q.reached, deadline, join);
+      replies = await this.#withData(key, await this.#withPrimary(await q.reached, calls, targets, deadline), deadline, join);
       const failed = replies.filter((x) => !x.ok);
       if (failed.length > 0) throw new QuorumFailed(replies, false);
     } catch (e) {
@@ -1066,6 +1068,21 @@ export class Coordinator {
       throw this.#quorumError(op, key, e, r, 'R', 0);
     }
     return join(replies.map((x) => (x.ok ? x.value : undefined)));
+  }
+
+  /**
+   * `reached`, and the first primary's reply to come when a stand-in's empty reply is
+   * among them while a primary may still answer (awaitsPrimary): a stand-in's not-found
+   * must not settle a read that a live primary can answer.
+   */
+  async #withPrimary(reached: Outcome<ReadReply>[], calls: readonly QuorumCall<ReadReply>[], targets: readonly { id: string; for?: string }[], deadline: number): Promise<Outcome<ReadReply>[]> {
+    const primary = (node: string): boolean => targets.some((t) => t.id === node && t.for === undefined);
+    const empty = new Set(reached.flatMap((x) => (x.ok && !primary(x.node) && 'record' in x.value && x.value.record === undefined ? [x.node] : [])));
+    const pending = calls.filter((c) => primary(c.node) && !reached.some((x) => x.node === c.node));
+    if (!awaitsPrimary(reached.map((x) => x.node), empty, pending.length)) return reached;
+    this.counters.readsAwaitingPrimary++;
+    const first = await firstSuccess(pending, deadline);
+    return first === undefined ? reached : [...reached, first];
   }
 
   /**

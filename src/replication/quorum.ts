@@ -168,3 +168,33 @@ export function awaitQuorum<T>(calls: readonly QuorumCall<T>[], needed: number |
 }
 
 const ZERO: readonly number[] = [0];
+
+/**
+ * Whether the replies that reached a read's R settle it, or it must wait for a primary: a
+ * fallback holds hints, not the key, so its empty reply says only that no write was
+ * hinted to it. Such a reply settles nothing while a primary could still answer (`empty`:
+ * the fallbacks' empty replies among `reached`; `primariesPending`: primaries that have
+ * neither answered nor failed). Cassandra reads only natural replicas; Riak users turn on
+ * notfound_ok=false for the same reason.
+ */
+export function awaitsPrimary(reached: readonly string[], empty: ReadonlySet<string>, primariesPending: number): boolean {
+  return primariesPending > 0 && reached.some((node) => empty.has(node));
+}
+
+/** The first call of `calls` to succeed, or undefined once every one has failed; rejects with a timeout at `deadline`. */
+export function firstSuccess<T>(calls: readonly QuorumCall<T>[], deadline: number): Promise<Outcome<T> | undefined> {
+  return new Promise((resolve, reject) => {
+    let left = calls.length;
+    const timer = setTimeout(() => reject(new QuorumFailed([], true)), Math.max(0, deadline - Date.now()));
+    const end = (o: Outcome<T> | undefined): void => {
+      clearTimeout(timer);
+      resolve(o);
+    };
+    if (left === 0) return end(undefined);
+    for (const c of calls)
+      c.promise.then(
+        (value) => end({ node: c.node, ok: true, value }),
+        () => --left === 0 && end(undefined),
+      );
+  });
+}

@@ -138,6 +138,7 @@ export class NodeMetrics {
     fromCounters('ringkv_read_repairs_total', 'Stale or missing replicas a get repaired', 'readRepairs');
     fromCounters('ringkv_read_repair_failures_total', 'Read repairs that did not reach their replica', 'readRepairFailures');
     fromCounters('ringkv_read_digest_mismatches_total', 'Digest replies to gets that differed from the data replies, so the replica was read in full', 'digestMismatches');
+    fromCounters('ringkv_reads_awaiting_primary_total', "Reads a stand-in's not-found would have settled, which waited for a primary's reply instead", 'readsAwaitingPrimary');
     fromCounters('ringkv_sloppy_writes_total', 'Writes that went to a fallback node with a hint because a replica was down', 'sloppyWrites');
     fromCounters('ringkv_hints_stored_on_failure_total', 'Hints stored because a replica failed during a write', 'hintsOnFailure');
     fromCounters('ringkv_speculative_applies_total', 'Writes whose version was also issued on the next replica because the first did not answer within its p99', 'speculativeApplies');

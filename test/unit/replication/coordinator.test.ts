@@ -139,6 +139,27 @@ describe('coordinator: failures', () => {
     expect(got.values.map(String)).toEqual(['v']);
   });
 
+  it("a read at R=1 coordinated by a primary's stand-in is not settled by the stand-in's own not-found while a live primary can answer", async () => {
+    cluster = await FakeCluster.create(4); // three replicas of each key, and one stand-in
+    const c = cluster;
+    const key = 'item:3';
+    await c.coordinator('n1').put(B(key), B('v'), EMPTY, { quorum: 3 });
+    const [a, b, d] = c.owners(key);
+    const standIn = c.outsider(key);
+    c.down.add(b!);
+    c.net.faults.set(`*>${b}`, { unreachable: true });
+    // The live primaries answer after the stand-in's own (local) read: without the rule, its empty reply would be the one R=1 takes.
+    for (const p of [a!, d!]) c.net.faults.set(`*>${p}`, { delayMs: 15 });
+    for (let i = 0; i < 10; i++) expect((await c.coordinator(standIn).get(B(key), { quorum: 1 })).values.map(String)).toEqual(['v']);
+    expect(c.coordinator(standIn).counters.readsAwaitingPrimary).toBe(10);
+    // A key no write reached is still not found, once a primary says so.
+    expect((await c.coordinator(standIn).get(B('never-written'), { quorum: 1 })).found).toBe(false);
+    // With every primary down, the stand-in's reply is all there is: it answers (the hint it holds, or not found).
+    c.down.add(a!).add(d!);
+    for (const p of [a!, d!]) c.net.faults.set(`*>${p}`, { unreachable: true });
+    expect((await c.coordinator(standIn).get(B(key), { quorum: 1 })).found).toBe(false);
+  });
+
   it('reads during an outage leave no hints on fallbacks: only writes make hints', async () => {
     cluster = await FakeCluster.create(5);
     const c = cluster;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { QuorumFailed, awaitQuorum, confirmsOf, unmetConfirms, type NodeFacts } from '../../../src/replication/quorum.js';
+import { QuorumFailed, awaitQuorum, awaitsPrimary, confirmsOf, firstSuccess, unmetConfirms, type NodeFacts } from '../../../src/replication/quorum.js';
 
 const later = <T>(ms: number, value: T): Promise<T> => new Promise((r) => setTimeout(() => r(value), ms));
 const failLater = (ms: number): Promise<never> => new Promise((_, reject) => setTimeout(() => reject(new Error('down')), ms));
@@ -103,5 +103,25 @@ describe('awaitQuorum with confirmations', () => {
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('a stand-in\'s not-found', () => {
+  it('settles a read only when no primary can still answer', () => {
+    expect(awaitsPrimary(['n4'], new Set(['n4']), 2)).toBe(true); // the stand-in's empty reply first, two primaries to come
+    expect(awaitsPrimary(['n4'], new Set(['n4']), 0)).toBe(false); // every primary answered or failed: it is all there is
+    expect(awaitsPrimary(['n4'], new Set(), 2)).toBe(false); // the stand-in holds a hint of the key: that is data
+    expect(awaitsPrimary(['n1', 'n4'], new Set(['n4']), 1)).toBe(true);
+    expect(awaitsPrimary(['n1'], new Set(), 1)).toBe(false);
+  });
+
+  it('firstSuccess answers the first success, undefined when all fail, and times out at the deadline', async () => {
+    const fail = Promise.reject(new Error('down'));
+    fail.catch(() => undefined);
+    const slow = new Promise<string>((r) => setTimeout(() => r('late'), 50));
+    expect(await firstSuccess([{ node: 'a', promise: fail }, { node: 'b', promise: slow }], Date.now() + 5000)).toEqual({ node: 'b', ok: true, value: 'late' });
+    expect(await firstSuccess([{ node: 'a', promise: fail }], Date.now() + 5000)).toBeUndefined();
+    expect(await firstSuccess([], Date.now() + 5000)).toBeUndefined();
+    await expect(firstSuccess([{ node: 'b', promise: new Promise<string>(() => undefined) }], Date.now() + 10)).rejects.toMatchObject({ timedOut: true });
   });
 });
