@@ -24,6 +24,8 @@ export type BucketErrorCode =
   | 'BK_EXISTS'
   | 'BK_N_FIXED'
   | 'BK_N_ABOVE_MEMBERS' // a new bucket's n above the cluster's member count
+  | 'BK_NOT_EMPTY' // a delete without purge of a bucket that holds keys (or whose members cannot all be asked)
+  | 'BK_DELETING' // a create of a deleted bucket's name before every member purged its keys
   | 'BK_TYPE_FIXED' // a change of a bucket's data type: its keys' records are of that type
   | 'BK_WRONG_TYPE' // an operation of one data type on a bucket of another
   | 'BK_UNKNOWN_TYPE' // a bucket of a type this release does not know (a later release's)

@@ -12,6 +12,11 @@
  * of one name at once, the later one wins whole. Two operators changing different
  * properties at once both keep theirs; changing the same one, the later wins.
  *
+ * A delete writes `created` '0': the bucket is gone (no props) but its entry stays, with
+ * the deletion's time and the n its keys had, so that every node reclaims those keys
+ * (node/bucket-purge.ts) and a create after it (a later `created` '1', every property
+ * rewritten) starts a new bucket of that name.
+ *
  * Owns: the table, its merge, its digest, a bucket's effective properties.
  * Must not: do I/O, read a clock (`now` is passed in) or know the wire.
  */
@@ -32,6 +37,13 @@ export interface PropertyWrite {
 export interface BucketEntry {
   readonly name: string;
   readonly props: Readonly<Record<string, PropertyWrite>>;
+}
+
+/** A deleted bucket: when it was deleted (the deletion's id with its name) and the n its keys had. */
+export interface BucketDeletion {
+  readonly name: string;
+  readonly at: number;
+  readonly n: number;
 }
 
 /** A bucket as shown: its effective properties and its latest change. */
@@ -65,7 +77,7 @@ export class BucketTable {
     const cached = this.#props.get(name);
     if (cached !== undefined) return cached;
     const writes = this.#entries.get(name);
-    if (name !== DEFAULT_BUCKET && writes?.get(CREATED) === undefined) return undefined;
+    if (name !== DEFAULT_BUCKET && writes?.get(CREATED)?.value !== '1') return undefined;
     let p = defaultProps(this.clusterN);
     for (const prop of PROPERTY_NAMES) {
       const w = writes?.get(prop);
@@ -128,6 +140,36 @@ export class BucketTable {
   nValues(): number[] {
     this.#nValues ??= [...new Set(this.list().map((b) => b.props.n))].sort((a, b) => a - b);
     return [...this.#nValues];
+  }
+
+  /** Bucket `name`'s deletion, when it is deleted (and not created again since). */
+  deletion(name: string): BucketDeletion | undefined {
+    const writes = this.#entries.get(name);
+    const created = writes?.get(CREATED);
+    if (created?.value !== '0') return undefined;
+    const n = Number(writes?.get('n')?.value);
+    return { name, at: created.at, n: Number.isSafeInteger(n) && n > 0 ? n : this.clusterN };
+  }
+
+  /** Every deleted bucket, by name. */
+  deletions(): BucketDeletion[] {
+    return [...this.#entries.keys()].sort().flatMap((name) => this.deletion(name) ?? []);
+  }
+
+  /** Throws what would refuse a delete of bucket `name` (the default bucket, or one that does not exist). */
+  checkDeletable(name: string): void {
+    if (name === DEFAULT_BUCKET) throw new BucketError('BK_BAD_NAME', 'the default bucket cannot be deleted: delete its keys, or put new keys in a named bucket');
+    if (this.props(name) === undefined) throw new BucketError('BK_UNKNOWN', `there is no bucket ${name}${this.deletion(name) ? ' (it was deleted)' : ''}`);
+  }
+
+  /** Delete bucket `name` at `now` on node `by`: its name answers as unknown from then on. */
+  delete(name: string, now: number, by: string): BucketDeletion {
+    this.checkDeletable(name);
+    const at = Math.max(now, this.#lastAt(name) + 1);
+    const writes = new Map(this.#entries.get(name) ?? []);
+    writes.set(CREATED, { value: '0', at, by });
+    this.#put(name, writes);
+    return this.deletion(name)!;
   }
 
   /** Create bucket `name` (checked) with `props` at `now` on node `by`. */

@@ -7,7 +7,7 @@
  */
 import { cliSecurity } from './credential-flags.js';
 import cliProgress from 'cli-progress';
-import { AdminClient, clusterTransfers, type PlanReply, type RepairStatusReply, type StatusReply, type TransfersReply } from '../client/admin.js';
+import { AdminClient, clusterTransfers, type BucketDeletionInfo, type PlanReply, type RepairStatusReply, type StatusReply, type TransfersReply } from '../client/admin.js';
 import { formatBytes } from './format.js';
 
 export interface Progress {
@@ -367,5 +367,35 @@ export async function followRepair(address: string, o: { everyMs?: number; out?:
   } finally {
     bar?.stop();
     admin.close();
+  }
+}
+
+/**
+ * Follow a deleted bucket's purge (asking `admin`) until every member has deleted its
+ * keys: a line each time a member is done, and every `quietMs` a line naming the members
+ * still pending and which of them are down (a member that is down purges when it is back).
+ */
+export async function followPurge(admin: AdminClient, name: string, first: BucketDeletionInfo, out: NodeJS.WritableStream | undefined, o: { everyMs?: number; quietMs?: number } = {}): Promise<BucketDeletionInfo> {
+  let at = first;
+  let shown = -1;
+  let quietSince = Date.now();
+  for (;;) {
+    const total = at.purged.length + at.pending.length;
+    if (at.purged.length !== shown) {
+      out?.write(`purge of ${name}: ${at.purged.length}/${total} members done${at.pending.length > 0 ? ` (pending: ${at.pending.join(', ')})` : ''}\n`);
+      shown = at.purged.length;
+      quietSince = Date.now();
+    } else if (Date.now() - quietSince >= (o.quietMs ?? 10_000)) {
+      const members = (await admin.status().catch(() => undefined))?.members ?? [];
+      const down = at.pending.filter((id) => members.some((m) => m.id === id && !m.up));
+      out?.write(`purge of ${name}: waiting for ${at.pending.join(', ')}${down.length > 0 ? ` (down: ${down.join(', ')}; a member purges when it is back, or remove it with ringkv removenode)` : ' (deleting its keys: a scan of every record it holds)'}\n`);
+      quietSince = Date.now();
+    }
+    if (at.pending.length === 0) {
+      out?.write(`bucket ${name}: its keys are deleted on every member; the name can be used again\n`);
+      return at;
+    }
+    await new Promise((r) => setTimeout(r, o.everyMs ?? 500));
+    at = await admin.bucketDeletion(name);
   }
 }

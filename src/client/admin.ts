@@ -28,6 +28,7 @@ import { RULES, checkOptions } from './options.js';
 import type { BucketProps, BucketType } from '../buckets/index.js';
 import type { Bucket__Output } from '../transport/generated/ringkv/v1/Bucket.js';
 import type { BucketReply__Output } from '../transport/generated/ringkv/v1/BucketReply.js';
+import type { BucketDeletionReply__Output } from '../transport/generated/ringkv/v1/BucketDeletionReply.js';
 
 // The replies as a client decodes them (proto/ringkv/v1/admin.proto documents each field),
 // under the names this client has always given them. A sub-message absent on the wire
@@ -54,6 +55,18 @@ export interface BucketChangeReply {
 function bucketOf(b: Bucket__Output): BucketInfo {
   const p = b.props ?? { n: 0, r: 0, w: 0, ttlMs: 0, siblings: 'siblings', type: 'kv' };
   return { name: b.name, props: { n: p.n, r: p.r, w: p.w, ttlMs: p.ttlMs, siblings: p.siblings as BucketProps['siblings'], type: (p.type === '' ? 'kv' : p.type) as BucketType }, changedAtMs: b.changedAtMs, changedBy: b.changedBy };
+}
+
+/** A deleted bucket's purge: when it was deleted, and the members that have and have not yet deleted its keys. */
+export interface BucketDeletionInfo {
+  readonly name: string;
+  readonly deletedAtMs: number;
+  readonly purged: string[];
+  readonly pending: string[];
+}
+
+function deletionOf(r: BucketDeletionReply__Output): BucketDeletionInfo {
+  return { name: r.name, deletedAtMs: Number(r.deletedAtMs), purged: r.purged, pending: r.pending };
 }
 
 function bucketReply(r: BucketReply__Output): BucketChangeReply {
@@ -144,6 +157,21 @@ export class AdminClient {
   /** A bucket's properties as this client's node has them. */
   async getBucket(name: string): Promise<BucketInfo> {
     return bucketReply(await this.#call('getBucket', { name, set: [] })).bucket;
+  }
+
+  /**
+   * Delete a bucket: its name is unknown to requests at once, and every member deletes its
+   * keys. Refused (FAILED_PRECONDITION) while a member holds a key of it, unless `purge`.
+   * Answers where the purge stands: follow it with bucketDeletion.
+   */
+  async deleteBucket(name: string, options?: { purge?: boolean }): Promise<BucketDeletionInfo> {
+    const o = checkOptions('deleteBucket', options, RULES.deleteBucket);
+    return deletionOf(await this.#call('deleteBucket', { name, purge: o.purge ?? false }, BUCKET_CHANGE_MS));
+  }
+
+  /** Where a deleted bucket's purge stands (NOT_FOUND when it is not deleted). */
+  async bucketDeletion(name: string): Promise<BucketDeletionInfo> {
+    return deletionOf(await this.#call('getBucketDeletion', { name, set: [] }));
   }
 
   /** Every bucket this client's node knows, the default one first. */

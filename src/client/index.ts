@@ -4,5 +4,5 @@ export { MAX_MAP_OPS } from './maps.js';
 export type { MapField, MapFieldType, MapOp, MapEntry, MapPage, MapPath, MapValue } from './maps.js';
 export type { ClientSecurity, TlsClientOptions } from '../security/credentials.js';
 export { AdminClient } from './admin.js';
-export type { MemberStatus, StatusReply, RingReply, Endpoint, EndpointsReply, BucketInfo, BucketChangeReply } from './admin.js';
+export type { MemberStatus, StatusReply, RingReply, Endpoint, EndpointsReply, BucketInfo, BucketChangeReply, BucketDeletionInfo, BucketSettings } from './admin.js';
 export type { BucketProps } from '../buckets/index.js';

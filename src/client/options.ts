@@ -141,6 +141,7 @@ export const RULES = {
     token: text,
     credentials: any,
   },
+  deleteBucket: { purge: flag },
   /** A bucket's properties, as createBucket and setBucket take them. */
   bucket: { n: whole(1, MAX_N), r: quorum, w: quorum, ttlMs: ttl, siblings: oneOf(['siblings', 'lww']), type: oneOf(BUCKET_TYPES) },
 } as const satisfies Record<string, Rules>;

@@ -8,7 +8,9 @@
  *
  * A key of a bucket this node's table does not have yet has no known class: callers that
  * would send or compare it refuse until the table has it (tables converge in seconds),
- * and cleanup keeps it.
+ * and cleanup keeps it. A key of a deleted bucket keeps the class it had (kept trees
+ * count its removal where they counted it), and is never sent: every node reclaims such
+ * keys (node/bucket-purge.ts).
  *
  * Owns: a key's class and the filter of one class. Must not: know the store, the wire
  * or the ring (a plan per class is the planner's: transfer-plan.ts, cleanup.ts).
@@ -18,18 +20,25 @@ import { BucketError, DEFAULT_BUCKET, bucketOf, startsWithMark, type BucketTable
 export interface KeyClasses {
   /** The distinct n in use, ascending (the cluster's N among them). */
   readonly classes: readonly number[];
-  /** A stored key's n; undefined for a key of a bucket the table does not have. */
+  /** A stored key's n (a deleted bucket's: the n it had); undefined for a key of a bucket the table does not have. */
   nOf(key: Uint8Array): number | undefined;
+  /** Whether a stored key is of a deleted bucket. */
+  deleted(key: Uint8Array): boolean;
 }
 
 /** The classes of a bucket table, as it is now. */
-export function keyClasses(table: Pick<BucketTable, 'nValues' | 'props' | 'clusterN'>): KeyClasses {
+export function keyClasses(table: Pick<BucketTable, 'nValues' | 'props' | 'clusterN' | 'deletion'>): KeyClasses {
   const classes = table.nValues();
   const clusterN = table.clusterN;
   return {
     classes,
     // Default-bucket keys (no mark: a 4-byte check) have the cluster's N.
-    nOf: (key) => (startsWithMark(key) ? table.props(bucketOf(key))?.n : (table.props(DEFAULT_BUCKET)?.n ?? clusterN)),
+    nOf: (key) => {
+      if (!startsWithMark(key)) return table.props(DEFAULT_BUCKET)?.n ?? clusterN;
+      const name = bucketOf(key);
+      return table.props(name)?.n ?? table.deletion(name)?.n;
+    },
+    deleted: (key) => startsWithMark(key) && table.deletion(bucketOf(key)) !== undefined,
   };
 }
 
@@ -53,14 +62,16 @@ export function classRefusal(n: number, theirs: readonly number[], ours: readonl
 
 /**
  * The filter of class `n` for a scan that sends or compares keys: with one class in use
- * (or n 0) every key, with more the keys of class n. A key of a bucket the table lacks
- * throws BK_NOT_READY either way (its class is unknown, and so is whether the requester
- * planned for it); for a default-bucket key that costs a 4-byte check.
+ * (or n 0) every key, with more the keys of class n; never a deleted bucket's key. A key
+ * of a bucket the table lacks throws BK_NOT_READY either way (its class is unknown, and
+ * so is whether the requester planned for it); for a default-bucket key that costs a
+ * 4-byte check.
  */
 export function sendFilter(k: KeyClasses, n: number): (key: Uint8Array) => boolean {
   const all = n === 0 || k.classes.length <= 1;
   return (key) => {
     if (all && !startsWithMark(key)) return true;
+    if (k.deleted(key)) return false;
     const of = k.nOf(key);
     if (of === undefined) throw new BucketError('BK_NOT_READY', `a key of bucket ${bucketOf(key)}, which this node's bucket table does not have yet: retry once the bucket tables converge (seconds)`);
     return all || of === n;

@@ -8,10 +8,11 @@
  * merge (the table does).
  */
 import { join } from 'node:path';
-import { BucketError, BucketTable, bucketName, type BucketEntry, type BucketInfo, type BucketProps } from '../buckets/index.js';
+import { BucketError, BucketTable, bucketName, type BucketDeletion, type BucketEntry, type BucketInfo, type BucketProps } from '../buckets/index.js';
 import { field } from '../membership/endpoint.js';
 import type { Gossiper } from '../membership/gossiper.js';
 import { readJsonFile, writeAtomically } from './identity.js';
+import { deletionId, purgedBy } from './bucket-purge.js';
 
 const FILE = 'buckets.json';
 
@@ -45,6 +46,10 @@ export interface BucketSyncDeps {
   now(): number;
   /** A peer's table (Control Buckets). */
   fetch(peer: string): Promise<BucketEntry[]>;
+  /** How many records and hints of bucket `name` member `node` holds (this node's own too), counted up to a few (Control BucketKeys). */
+  keysHeld(node: string, name: string): Promise<number>;
+  /** The table changed (here or by a merge), after it was saved: deleted buckets are purged. */
+  changed(): void;
   readonly log: { info(o: object, m: string): void; warn(o: object, m: string): void };
 }
 
@@ -52,6 +57,13 @@ export interface BucketSyncDeps {
 export interface BucketChange {
   readonly bucket: BucketInfo;
   readonly lagging: string[];
+}
+
+/** A deleted bucket's purge across the members: who has deleted its keys, and who has not yet. */
+export interface DeletionStatus {
+  readonly deletion: BucketDeletion;
+  readonly purged: string[];
+  readonly pending: string[];
 }
 
 /** How long a create or set waits for every up member to have it, ms. */
@@ -122,9 +134,62 @@ export class BucketSync {
       throw new BucketError('BK_N_ABOVE_MEMBERS', `n ${n} is more replicas than the cluster's ${members} member${members === 1 ? '' : 's'}: each key would have only ${members}; create the bucket with n ${members} or less, or add nodes first (n cannot change later)`);
   }
 
-  /** Create a bucket here (BK_* errors as the table throws them; BK_NOT_READY while a member runs a release without buckets). */
-  create(name: string, props: BucketProps): Promise<BucketChange> {
-    return this.#change(() => this.deps.table.create(bucketName(name), props, this.deps.now(), this.deps.id));
+  /**
+   * Create a bucket here (BK_* errors as the table throws them; BK_NOT_READY while a member
+   * runs a release without buckets; BK_DELETING while a member still holds keys of a
+   * deleted bucket of that name, which the new bucket would otherwise show).
+   */
+  async create(name: string, props: BucketProps): Promise<BucketChange> {
+    const b = bucketName(name);
+    const status = this.deletionStatus(b);
+    if (status !== undefined && status.pending.length > 0)
+      throw new BucketError(
+        'BK_DELETING',
+        `bucket ${b} was deleted and ${status.pending.join(', ')} ${status.pending.length === 1 ? 'has' : 'have'} not yet deleted its keys: its name can be used again once every member has (ringkv bucket delete ${b} --purge shows how far it is; a member that is down purges when it is back, or remove it)`,
+      );
+    return this.#change(() => this.deps.table.create(b, props, this.deps.now(), this.deps.id));
+  }
+
+  /**
+   * Delete bucket `name`: refused (BK_NOT_EMPTY) unless `purge` while a member holds a
+   * record or hint of it, or cannot be asked. Its keys are then purged on every member.
+   */
+  async delete(name: string, purge: boolean): Promise<DeletionStatus> {
+    const b = bucketName(name);
+    this.deps.table.checkDeletable(b);
+    if (!purge) {
+      const members = this.#members();
+      const held = await Promise.allSettled(members.map((m) => this.deps.keysHeld(m, b)));
+      const holding = members.flatMap((m, i) => (held[i]!.status === 'fulfilled' && (held[i] as PromiseFulfilledResult<number>).value > 0 ? [m] : []));
+      const unknown = members.filter((_, i) => held[i]!.status === 'rejected');
+      if (holding.length > 0)
+        throw new BucketError('BK_NOT_EMPTY', `bucket ${b} holds keys (on ${holding.join(', ')}): delete them first, or delete the bucket with --purge to delete them on every member`);
+      if (unknown.length > 0)
+        throw new BucketError('BK_NOT_EMPTY', `cannot tell whether bucket ${b} is empty: ${unknown.join(', ')} did not answer; delete with --purge to delete its keys wherever they are, or retry when ${unknown.length === 1 ? 'it is' : 'they are'} up`);
+    }
+    await this.#change(() => {
+      this.deps.table.delete(b, this.deps.now(), this.deps.id);
+      return undefined;
+    });
+    return this.deletionStatus(b)!;
+  }
+
+  /** Where the purge of deleted bucket `name` stands; undefined when it is not deleted. */
+  deletionStatus(name: string): DeletionStatus | undefined {
+    const deletion = this.deps.table.deletion(name);
+    if (deletion === undefined) return undefined;
+    const id = deletionId(deletion);
+    const purged: string[] = [], pending: string[] = [];
+    for (const m of this.#members()) {
+      const s = this.deps.gossiper.state(m);
+      (s !== undefined && purgedBy(s).has(id) ? purged : pending).push(m);
+    }
+    return { deletion, purged, pending };
+  }
+
+  /** The cluster's members, this node among them: every node gossip knows that did not leave and was not removed. */
+  #members(): string[] {
+    return [...this.deps.gossiper.states()].filter((s) => field(s, 'status') !== 'left' && field(s, 'status') !== 'removed').map((s) => s.id).sort();
   }
 
   /** Change properties of a bucket here. */
@@ -133,7 +198,7 @@ export class BucketSync {
   }
 
   /** A change made here: refused while a member cannot take it; saved, gossiped, then waited on until every up member has it. */
-  async #change(make: () => BucketInfo): Promise<BucketChange> {
+  async #change<T>(make: () => T): Promise<{ bucket: T; lagging: string[] }> {
     this.#checkMembers();
     const bucket = make();
     await this.#changed();
@@ -153,6 +218,7 @@ export class BucketSync {
     const save = this.#saving.catch(() => undefined).then(() => saveBuckets(this.deps.dataDir, table));
     this.#saving = save;
     await save;
+    this.deps.changed();
   }
 
   /** Wait until no up member differs, AGREE_MS at most; the members still differing then. */

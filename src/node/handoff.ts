@@ -57,7 +57,14 @@ export class Handoff {
     this.throttle = new Throttle(config.streamBytesPerSecond === 0 ? Infinity : config.streamBytesPerSecond);
     this.peers = new GrpcHandoff(id, config.clusterName, deps.addressOf, deps.peerCredentials);
     this.repairPeers = new GrpcRepair(id, config.clusterName, deps.addressOf, deps.peerCredentials);
-    this.transfers = new Transfers({ store, checkpoints, source: this.peers, isUp: deps.isUp, leaverWaitMs: deps.config.leaverWaitMs, log: log.child({ component: 'handoff' }) });
+    // A source that has not yet heard of a bucket's deletion may still send its keys: they are not written.
+    const ingest = {
+      ingest: (entries: readonly { readonly key: Buffer; readonly record: Buffer }[]) => {
+        const classes = this.classes();
+        return store.ingest(entries.filter((e) => !classes.deleted(e.key)));
+      },
+    };
+    this.transfers = new Transfers({ store: ingest, checkpoints, source: this.peers, isUp: deps.isUp, leaverWaitMs: deps.config.leaverWaitMs, log: log.child({ component: 'handoff' }) });
   }
 
   addServices(server: grpc.Server): void {
@@ -83,10 +90,16 @@ export class Handoff {
         now: Date.now,
         refuse: this.deps.refuse,
         only: (n, classes) => this.served(n, classes),
+        dropped: (key) => this.dropped(key),
         finished: (range, n, at) => this.deps.repaired(range, n === 0 ? undefined : n, at),
         log: this.deps.log.child({ component: 'repair' }),
       }),
     );
+  }
+
+  /** Whether a stored key is of a deleted bucket, as the bucket table is now. */
+  dropped(key: Buffer): boolean {
+    return this.classes().deleted(key);
   }
 
   /** The N classes of the bucket table as it is now. */

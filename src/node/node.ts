@@ -59,6 +59,7 @@ import { Admission, GuardedServer, listenAdmitted } from '../transport/admission
 import { fileLimitAdvice } from './file-limit.js';
 import { bucketOf, placementKey, type BucketTable } from '../buckets/index.js';
 import { BucketSync, loadBuckets } from './bucket-sync.js';
+import { BucketPurge, keysHeld, loadPurged } from './bucket-purge.js';
 import type { TransfersResponse } from '../transport/generated/ringkv/v1/TransfersResponse.js';
 
 /** A connection with no call open for this long is closed, ms. */
@@ -124,6 +125,8 @@ export class RingkvNode {
   readonly buckets: BucketTable;
   /** The table's gossip, sync and changes (bucket-sync.ts). */
   readonly bucketSync: BucketSync;
+  /** Deleted buckets' keys reclaimed here (bucket-purge.ts). */
+  readonly bucketPurge: BucketPurge;
   /**
    * '' (readiness): SERVING while the node is normal and not stopping. 'liveness':
    * SERVING while the process runs, so that a probe does not restart a node that is
@@ -159,6 +162,7 @@ export class RingkvNode {
     clock: WallClock,
     stage: Stage,
     buckets: BucketTable,
+    purged: readonly string[],
   ) {
     this.config = config;
     this.buckets = buckets;
@@ -258,7 +262,19 @@ export class RingkvNode {
     });
     const updateHealth = (): void => this.#updateHealth();
     this.#joining = new Joining({ config, gossiper, handoff, identity: identityNow, persist, view, afterGossip, announce, fail, updateHealth, closing, log });
-    this.bucketSync = new BucketSync({ id, dataDir: config.dataDir, table: buckets, gossiper, now: clock.now, fetch: (peer) => this.#control.buckets(peer), log: log.child({ component: 'buckets' }) });
+    const bucketLog = log.child({ component: 'buckets' });
+    const purge = (this.bucketPurge = new BucketPurge({ dataDir: config.dataDir, store, table: buckets, gossiper, log: bucketLog }, purged));
+    this.bucketSync = new BucketSync({
+      id,
+      dataDir: config.dataDir,
+      table: buckets,
+      gossiper,
+      now: clock.now,
+      fetch: (peer) => this.#control.buckets(peer),
+      keysHeld: (node, name) => (node === id ? keysHeld(store, name, 1) : this.#control.bucketKeys(node, name, 1)),
+      changed: () => void purge.kick(),
+      log: bucketLog,
+    });
     const control = (this.#control = new ControlPeers(id, config.clusterName, addressOf, peerCredentials, config.requestTimeoutMs, () => security.peerToken()));
     this.staged = new StagedChanges({
       id,
@@ -341,6 +357,7 @@ export class RingkvNode {
     const known = { states: fresh ? [] : await loadMembers(config.dataDir), fresh };
     const checkpoints = await Checkpoints.open(join(config.dataDir, 'transfers.json'));
     const buckets = await loadBuckets(config.dataDir, config.replicas);
+    const purged = await loadPurged(config.dataDir);
     const nodeLog = log.child({ node: identity.id });
     const stage = await loadStage(config.dataDir).catch((e: unknown) => {
       nodeLog.warn({ component: 'topology', err: (e as Error).message }, 'staged changes not restored');
@@ -384,7 +401,7 @@ export class RingkvNode {
     const port = listening.port;
     // resolveConfig refused wildcards; advertise is unset only when the port was 0.
     const address = config.advertise ?? `${host}:${port}`;
-    const node = new RingkvNode(config, nodeLog, identity, store, server, security, address, known, checkpoints, clock, stage, buckets);
+    const node = new RingkvNode(config, nodeLog, identity, store, server, security, address, known, checkpoints, clock, stage, buckets, purged);
     pacing.share = () => node.backgroundShare;
     node.#listening = listening;
     node.#admission = admission;
@@ -412,6 +429,7 @@ export class RingkvNode {
     }
     await node.#refreshLoad();
     node.#begin([...node.gossiper.peerAddresses(), ...(await loadPeers(config.dataDir))]);
+    void node.bucketPurge.kick(); // deletions not purged before a restart, or learned from buckets.json
     nodeLog.info(
       { address, listen: `${host}:${port}`, http: node.#http?.address, generation: identity.generation, status: identity.status, tokens: identity.tokens?.length ?? 0, cluster: config.clusterName },
       'node started',
@@ -491,6 +509,7 @@ export class RingkvNode {
         decommission: () => this.decommission(false),
         transfers: () => this.transfers(),
         buckets: () => this.buckets.entries(),
+        bucketKeys: (name, limit) => keysHeld(this.store, name, limit),
         repairRange: (r) =>
           repairUnitFor(
             {
@@ -701,6 +720,7 @@ export class RingkvNode {
       this.#admission.destroyAll();
       await this.#http?.close();
       await this.replication.stop();
+      await this.bucketPurge.stop();
       this.handoff.stop();
       this.#control.close();
       await this.#joining.stop();

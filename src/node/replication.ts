@@ -65,7 +65,8 @@ export class Replication {
 
   constructor(private readonly deps: ReplicationDeps) {
     const { id, config, store, gossiper, log } = deps;
-    this.#local = new LocalReplica(store);
+    // Keys of deleted buckets: merges of them are not written, writes refused (the table is read live).
+    this.#local = new LocalReplica(store, keyClasses(deps.buckets).deleted);
     this.#peers = new GrpcReplicas((peer) => {
       const s = gossiper.state(peer);
       return s === undefined ? undefined : field(s, 'addr');

@@ -7,7 +7,10 @@ import type { KeyFilter, Store } from '../storage/index.js';
 import type { RangeTree } from '../storage/range-tree.js';
 import type { LeafEntry, RecordEntry, RepairSide } from './exchange.js';
 
-/** `only`: the keys the tree was built of (one N class), so leaf listings take the same ones. */
+/**
+ * `only`: the keys the tree was built of (one N class), so leaf listings take the same
+ * ones, and a push writes only those (never a deleted bucket's keys: n-classes.ts).
+ */
 export function storeSide(id: string, store: Store, tree: RangeTree, only?: KeyFilter): RepairSide {
   return {
     id,
@@ -19,7 +22,8 @@ export function storeSide(id: string, store: Store, tree: RangeTree, only?: KeyF
       got.forEach((record, i) => record !== undefined && out.push({ key: keys[i]!, record }));
       return out;
     },
-    push: async (records) => {
+    push: async (pushed) => {
+      const records = only === undefined ? pushed : pushed.filter((r) => only(r.key));
       const results = await store.mergeMany(records);
       const changed: LeafEntry[] = [];
       results.forEach((r, i) => r.changed && changed.push({ key: records[i]!.key, hash: store.ranges.entryHash(records[i]!.key, r.record) }));

@@ -5,13 +5,28 @@
  * Owns: turning a replica call into store calls. Must not: touch LevelDB directly (the
  * store does) or decide who is a replica (the coordinator does).
  */
+import { BucketError } from '../buckets/index.js';
+import { showKey } from '../storage/kv-errors.js';
 import { recordDigest, type Ballot, type PrepareReply, type ProposeReply, type Proposal, type Store, type SubOp } from '../storage/index.js';
 import { asReplicaFailure, type ApplyResult, type CounterApplied, type ReplicaApi, type SubKeyPage, type SubKeyRecord } from './replica-api.js';
 
 export class LocalReplica {
-  constructor(private readonly store: Store) {}
+  /**
+   * `dropped`: keys of deleted buckets (unset: none). A merge or hint of one is taken and
+   * not written (what a peer that has not heard of the deletion yet still sends); a write
+   * of one is refused, BK_UNKNOWN, as its coordinator would refuse it had it heard.
+   */
+  constructor(
+    private readonly store: Store,
+    private readonly dropped: (key: Buffer) => boolean = () => false,
+  ) {}
+
+  #refuseDropped(key: Buffer): void {
+    if (this.dropped(key)) throw new BucketError('BK_UNKNOWN', `the bucket of key ${showKey(key)} was deleted: this replica takes no more writes of it`);
+  }
 
   async apply(key: Buffer, value: Buffer | null, context: Buffer, requestId?: Buffer, expiresAt?: number): Promise<ApplyResult> {
+    this.#refuseDropped(key);
     const o = {
       ...(requestId === undefined || requestId.length === 0 ? {} : { requestId }),
       ...(expiresAt === undefined || expiresAt === 0 ? {} : { expiresAt }),
@@ -21,6 +36,7 @@ export class LocalReplica {
   }
 
   async merge(key: Buffer, record: Buffer, hintFor: string | undefined): Promise<boolean> {
+    if (this.dropped(key)) return false;
     if (hintFor !== undefined) {
       await this.store.hints.add(hintFor, key, record);
       return true;
@@ -37,11 +53,13 @@ export class LocalReplica {
   }
 
   async counterUpdate(key: Buffer, amount: number, requestId?: Buffer): Promise<CounterApplied> {
+    this.#refuseDropped(key);
     const r = await this.store.counterUpdate(key, amount, requestId === undefined || requestId.length === 0 ? {} : { requestId });
     return { record: r.record, delta: r.delta, value: r.value };
   }
 
   async writeMany(parent: Buffer, ops: readonly SubOp[], requestId?: Buffer): Promise<SubKeyRecord[]> {
+    this.#refuseDropped(parent);
     const r = await this.store.writeMany(parent, ops, requestId === undefined || requestId.length === 0 ? {} : { requestId });
     return r.writes.map((w) => (w.delta === undefined ? { key: w.key, record: w.record } : { key: w.key, record: w.record, delta: w.delta }));
   }
@@ -55,11 +73,13 @@ export class LocalReplica {
     return this.store.paxosPrepare(key, ballot);
   }
 
-  paxosPropose(key: Buffer, proposal: Proposal<Buffer>): Promise<ProposeReply> {
+  async paxosPropose(key: Buffer, proposal: Proposal<Buffer>): Promise<ProposeReply> {
+    this.#refuseDropped(key);
     return this.store.paxosPropose(key, proposal);
   }
 
-  paxosCommit(key: Buffer, proposal: Proposal<Buffer>): Promise<void> {
+  async paxosCommit(key: Buffer, proposal: Proposal<Buffer>): Promise<void> {
+    this.#refuseDropped(key);
     return this.store.paxosCommit(key, proposal);
   }
 }

@@ -29,6 +29,7 @@ import type { StatusResponse } from './generated/ringkv/v1/StatusResponse.js';
 import type { TokenRange } from './generated/ringkv/v1/TokenRange.js';
 import type { TransfersResponse } from './generated/ringkv/v1/TransfersResponse.js';
 import type { ServiceHandlers } from './protos.js';
+import type { BucketDeletionReply } from './generated/ringkv/v1/BucketDeletionReply.js';
 
 /** Most replicas a request may ask about. */
 const MAX_REPLICAS = 16;
@@ -55,6 +56,8 @@ interface AdminDeps {
     readonly table: BucketTable;
     checkN(n: number): void;
     create(name: string, props: BucketProps): Promise<BucketChange>;
+    delete(name: string, purge: boolean): Promise<DeletionStatus>;
+    deletionStatus(name: string): DeletionStatus | undefined;
     set(name: string, changes: Readonly<Record<string, string>>): Promise<BucketChange>;
   };
   readonly staged: {
@@ -65,6 +68,13 @@ interface AdminDeps {
 }
 
 /** A change made, and the up members that did not have it yet. */
+/** A deleted bucket's purge across the members (node/bucket-sync.ts). */
+interface DeletionStatus {
+  readonly deletion: { readonly name: string; readonly at: number };
+  readonly purged: readonly string[];
+  readonly pending: readonly string[];
+}
+
 interface BucketChange {
   readonly bucket: BucketInfo;
   readonly lagging: string[];
@@ -141,6 +151,11 @@ function memberStatus(node: AdminDeps, s: EndpointState, ownership: number): Mem
 export interface Refusal {
   readonly code: grpc.status;
   readonly details: string;
+}
+
+/** A deletion's purge as Admin DeleteBucket and GetBucketDeletion answer it. */
+function deletionReply(s: DeletionStatus): BucketDeletionReply {
+  return { name: s.deletion.name, deletedAtMs: s.deletion.at, purged: [...s.purged], pending: [...s.pending] };
 }
 
 /** Admin ListBuckets: every bucket `table` holds, the default one first. */
@@ -254,5 +269,12 @@ export function adminService(node: AdminDeps): ServiceHandlers<'ringkv.v1.Admin'
       return { bucket: bucketOut(info), lagging: [] };
     }),
     ListBuckets: operator(async () => bucketsReply(node.bucketSync.table)),
+    DeleteBucket: operator(async (r) => deletionReply(await node.bucketSync.delete(r.name, r.purge))),
+    GetBucketDeletion: operator(async (r) => {
+      const name = bucketName(r.name);
+      const status = node.bucketSync.deletionStatus(name);
+      if (status === undefined) throw new BucketError('BK_UNKNOWN', node.bucketSync.table.props(name) === undefined ? `there is no bucket ${name}, deleted or not` : `bucket ${name} is not deleted`);
+      return deletionReply(status);
+    }),
   };
 }

@@ -21,6 +21,8 @@ import type { BucketEntry } from '../buckets/index.js';
 import type { BucketTable } from './generated/ringkv/internal/v1/BucketTable.js';
 import type { RepairRangeReply, RepairRangeReply__Output } from './generated/ringkv/internal/v1/RepairRangeReply.js';
 import type { RepairRangeRequest, RepairRangeRequest__Output } from './generated/ringkv/internal/v1/RepairRangeRequest.js';
+import type { BucketKeysReply } from './generated/ringkv/internal/v1/BucketKeysReply.js';
+import type { BucketKeysRequest__Output } from './generated/ringkv/internal/v1/BucketKeysRequest.js';
 import { callUnary, type ServiceClient, type ServiceHandlers } from './protos.js';
 import { toStatus } from './status.js';
 import { peerRefusal } from './peer-refusal.js';
@@ -35,6 +37,8 @@ export interface ControlDeps {
   transfers(): TransfersResponse;
   /** This node's bucket table (buckets/table.ts). */
   buckets(): readonly BucketEntry[];
+  /** How many records and hints of bucket `name` this node holds, counted up to `limit`. */
+  bucketKeys(name: string, limit: number): Promise<number>;
   /** Repair a unit of a removal with its other replicas (node/topology/unit-repair.ts). */
   repairRange(r: RepairRangeRequest__Output): Promise<RepairRangeReply>;
   /** Why not to serve now (stopping), if so. */
@@ -65,6 +69,7 @@ export function controlService(deps: ControlDeps): ServiceHandlers<typeof CONTRO
       buckets: deps.buckets().map((b) => ({ name: b.name, props: Object.entries(b.props).map(([name, w]) => ({ name, value: w.value, atMs: w.at, by: w.by })) })),
     })),
     RepairRange: unary<RepairRangeReply, RepairRangeRequest__Output>('repairRange', (r) => deps.repairRange(r)),
+    BucketKeys: unary<BucketKeysReply, BucketKeysRequest__Output>('bucketKeys', async (r) => ({ keys: await deps.bucketKeys(r.name, Math.max(1, Math.min(r.limit, 1000))) })),
   };
 }
 
@@ -106,6 +111,12 @@ export class ControlPeers {
   /** Ask node `node` to repair a removal's unit with its other replicas (its answer may take as long as the repair: `deadlineMs`). */
   repairRange(node: string, unit: Omit<RepairRangeRequest, 'cluster' | 'from'>, deadlineMs: number): Promise<RepairRangeReply__Output> {
     return this.#with(node, deadlineMs, (c, req, ...rest) => callUnary(c, 'RepairRange', { ...req, ...unit }, ...rest));
+  }
+
+  /** How many records and hints of bucket `name` node `node` holds, counted up to `limit`. */
+  async bucketKeys(node: string, name: string, limit: number): Promise<number> {
+    const reply = await this.#with(node, this.deadlineMs, (c, req, ...rest) => callUnary(c, 'BucketKeys', { ...req, name, limit }, ...rest));
+    return Number(reply.keys);
   }
 
   /** Close the channels of peers no longer at any of `addresses`. */

@@ -52,6 +52,8 @@ export interface RepairServerDeps {
    * throws (BK_NOT_READY) when this node cannot tell them now. Unset: every key.
    */
   only?(n: number, classes: readonly number[]): KeyFilter;
+  /** Keys of deleted buckets: a push of one is not written (the bucket's keys are being reclaimed). Unset: none. */
+  dropped?(key: Buffer): boolean;
   /** A session's tree (of class `n`, 0: every key) was built here at `builtAt` (this node's clock) and the repairer finished with it. */
   finished?(range: TokenRange, n: number, builtAt: number): void;
   readonly log: { debug(o: object, m: string): void; warn(o: object, m: string): void };
@@ -118,8 +120,9 @@ export function repairService(deps: RepairServerDeps): ServiceHandlers<typeof SE
     }),
     Push: unary(async (r) => {
       check(r.cluster);
-      const results = await deps.store.mergeMany(r.records);
-      return { changed: results.flatMap((m, i): KeyHash[] => (m.changed ? [{ key: r.records[i]!.key, hash: deps.store.ranges.entryHash(r.records[i]!.key, m.record) }] : [])) };
+      const records = deps.dropped === undefined ? r.records : r.records.filter((x) => !deps.dropped!(x.key));
+      const results = await deps.store.mergeMany(records);
+      return { changed: results.flatMap((m, i): KeyHash[] => (m.changed ? [{ key: records[i]!.key, hash: deps.store.ranges.entryHash(records[i]!.key, m.record) }] : [])) };
     }),
     Finish: unary(async (r) => {
       const s = r.session;

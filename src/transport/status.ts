@@ -78,6 +78,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, grpc.status>> = {
   BK_EXISTS: S.ALREADY_EXISTS,
   BK_N_FIXED: S.FAILED_PRECONDITION,
   BK_N_ABOVE_MEMBERS: S.FAILED_PRECONDITION,
+  BK_NOT_EMPTY: S.FAILED_PRECONDITION,
+  BK_DELETING: S.FAILED_PRECONDITION,
   BK_TYPE_FIXED: S.FAILED_PRECONDITION,
   // The bucket is there, of another data type: the operation that suits it would succeed.
   BK_WRONG_TYPE: S.FAILED_PRECONDITION,

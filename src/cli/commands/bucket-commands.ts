@@ -1,5 +1,5 @@
 /**
- * `ringkv bucket create|set|show|list`: a cluster's buckets and their properties (N, the
+ * `ringkv bucket create|set|show|list|delete`: a cluster's buckets and their properties (N, the
  * default R and W, a default TTL, the sibling policy, the data type). A change is made on the node named
  * and reaches the others by gossip; the command returns once every up member has it, or
  * says which ones did not yet.
@@ -52,7 +52,7 @@ function report(verb: string, r: BucketChangeReply, json: boolean | undefined): 
 }
 
 export function bucketCommand(program: Command): void {
-  const bucket = program.command('bucket').description("a cluster's buckets: create, set, show, list (each with its own type, N, default R/W, TTL and sibling policy)");
+  const bucket = program.command('bucket').description("a cluster's buckets: create, set, show, list, delete (each with its own type, N, default R/W, TTL and sibling policy)");
   withPropFlags(bucket.command('create').description('create a bucket').argument('<name>', "1 to 64 of a-z, 0-9, '_', '-', '.'"), true)
     .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
     .option('--json', 'print JSON')
@@ -79,6 +79,31 @@ export function bucketCommand(program: Command): void {
     .action(async (name: string, o: { node: string; json?: boolean }) => {
       const b: BucketInfo = await withAdmin(o.node, (c) => c.getBucket(name));
       console.log(o.json ? JSON.stringify(b, null, 2) : formatBuckets([b]));
+    });
+  bucket
+    .command('delete')
+    .description("delete a bucket: its name is gone at once, and every member deletes its keys and hints (refused while it holds keys, unless --purge); follows the purge to its end")
+    .argument('<name>')
+    .option('--purge', 'delete it even if it holds keys: they are deleted on every member')
+    .option('--no-wait', 'return once deleted, without following the purge (run it again to see how far it is)')
+    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('--json', 'print JSON (where the purge stands when the command returns)')
+    .action(async (name: string, o: { purge?: boolean; wait: boolean; node: string; json?: boolean }) => {
+      const { followPurge } = await import('../follow.js');
+      const first = await withAdmin(o.node, async (c) => {
+        try {
+          return { started: true, at: await c.deleteBucket(name, { purge: o.purge === true }) };
+        } catch (e) {
+          // Deleted before (by this command or another): follow its purge.
+          const deleted = (e as { code?: number }).code === 5 ? await c.bucketDeletion(name).catch(() => undefined) : undefined;
+          if (deleted === undefined) throw e;
+          return { started: false, at: deleted };
+        }
+      });
+      if (!o.json) console.log(first.started ? `bucket ${name} deleted: its name is gone; every member deletes its keys` : `bucket ${name} was deleted before; its purge:`);
+      const last = o.wait ? await withAdmin(o.node, (c) => followPurge(c, name, first.at, o.json ? undefined : process.stdout)) : first.at;
+      if (o.json) console.log(JSON.stringify(last, null, 2));
+      else if (!o.wait) console.log(`purged on ${last.purged.length} of ${last.purged.length + last.pending.length} members${last.pending.length > 0 ? ` (pending: ${last.pending.join(', ')}); run it again to follow the purge` : ''}`);
     });
   bucket
     .command('list')

@@ -5,6 +5,7 @@ import type { AdminClient as _ringkv_v1_AdminClient, AdminDefinition as _ringkv_
 import type { AdmitRequest as _ringkv_v1_AdmitRequest, AdmitRequest__Output as _ringkv_v1_AdmitRequest__Output } from './ringkv/v1/AdmitRequest.js';
 import type { BackgroundRepair as _ringkv_v1_BackgroundRepair, BackgroundRepair__Output as _ringkv_v1_BackgroundRepair__Output } from './ringkv/v1/BackgroundRepair.js';
 import type { Bucket as _ringkv_v1_Bucket, Bucket__Output as _ringkv_v1_Bucket__Output } from './ringkv/v1/Bucket.js';
+import type { BucketDeletionReply as _ringkv_v1_BucketDeletionReply, BucketDeletionReply__Output as _ringkv_v1_BucketDeletionReply__Output } from './ringkv/v1/BucketDeletionReply.js';
 import type { BucketProps as _ringkv_v1_BucketProps, BucketProps__Output as _ringkv_v1_BucketProps__Output } from './ringkv/v1/BucketProps.js';
 import type { BucketReply as _ringkv_v1_BucketReply, BucketReply__Output as _ringkv_v1_BucketReply__Output } from './ringkv/v1/BucketReply.js';
 import type { BucketRequest as _ringkv_v1_BucketRequest, BucketRequest__Output as _ringkv_v1_BucketRequest__Output } from './ringkv/v1/BucketRequest.js';
@@ -13,6 +14,7 @@ import type { CleanupResponse as _ringkv_v1_CleanupResponse, CleanupResponse__Ou
 import type { ClearRequest as _ringkv_v1_ClearRequest, ClearRequest__Output as _ringkv_v1_ClearRequest__Output } from './ringkv/v1/ClearRequest.js';
 import type { CommitRequest as _ringkv_v1_CommitRequest, CommitRequest__Output as _ringkv_v1_CommitRequest__Output } from './ringkv/v1/CommitRequest.js';
 import type { DecommissionRequest as _ringkv_v1_DecommissionRequest, DecommissionRequest__Output as _ringkv_v1_DecommissionRequest__Output } from './ringkv/v1/DecommissionRequest.js';
+import type { DeleteBucketRequest as _ringkv_v1_DeleteBucketRequest, DeleteBucketRequest__Output as _ringkv_v1_DeleteBucketRequest__Output } from './ringkv/v1/DeleteBucketRequest.js';
 import type { Drive as _ringkv_v1_Drive, Drive__Output as _ringkv_v1_Drive__Output } from './ringkv/v1/Drive.js';
 import type { Endpoint as _ringkv_v1_Endpoint, Endpoint__Output as _ringkv_v1_Endpoint__Output } from './ringkv/v1/Endpoint.js';
 import type { EndpointsRequest as _ringkv_v1_EndpointsRequest, EndpointsRequest__Output as _ringkv_v1_EndpointsRequest__Output } from './ringkv/v1/EndpointsRequest.js';
@@ -56,6 +58,7 @@ export interface ProtoGrpcType {
       AdmitRequest: MessageTypeDefinition<_ringkv_v1_AdmitRequest, _ringkv_v1_AdmitRequest__Output>
       BackgroundRepair: MessageTypeDefinition<_ringkv_v1_BackgroundRepair, _ringkv_v1_BackgroundRepair__Output>
       Bucket: MessageTypeDefinition<_ringkv_v1_Bucket, _ringkv_v1_Bucket__Output>
+      BucketDeletionReply: MessageTypeDefinition<_ringkv_v1_BucketDeletionReply, _ringkv_v1_BucketDeletionReply__Output>
       BucketProps: MessageTypeDefinition<_ringkv_v1_BucketProps, _ringkv_v1_BucketProps__Output>
       BucketReply: MessageTypeDefinition<_ringkv_v1_BucketReply, _ringkv_v1_BucketReply__Output>
       BucketRequest: MessageTypeDefinition<_ringkv_v1_BucketRequest, _ringkv_v1_BucketRequest__Output>
@@ -64,6 +67,7 @@ export interface ProtoGrpcType {
       ClearRequest: MessageTypeDefinition<_ringkv_v1_ClearRequest, _ringkv_v1_ClearRequest__Output>
       CommitRequest: MessageTypeDefinition<_ringkv_v1_CommitRequest, _ringkv_v1_CommitRequest__Output>
       DecommissionRequest: MessageTypeDefinition<_ringkv_v1_DecommissionRequest, _ringkv_v1_DecommissionRequest__Output>
+      DeleteBucketRequest: MessageTypeDefinition<_ringkv_v1_DeleteBucketRequest, _ringkv_v1_DeleteBucketRequest__Output>
       Drive: MessageTypeDefinition<_ringkv_v1_Drive, _ringkv_v1_Drive__Output>
       Endpoint: MessageTypeDefinition<_ringkv_v1_Endpoint, _ringkv_v1_Endpoint__Output>
       EndpointsRequest: MessageTypeDefinition<_ringkv_v1_EndpointsRequest, _ringkv_v1_EndpointsRequest__Output>

@@ -2,6 +2,8 @@ import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { BucketEntry as _ringkv_internal_v1_BucketEntry, BucketEntry__Output as _ringkv_internal_v1_BucketEntry__Output } from './ringkv/internal/v1/BucketEntry.js';
+import type { BucketKeysReply as _ringkv_internal_v1_BucketKeysReply, BucketKeysReply__Output as _ringkv_internal_v1_BucketKeysReply__Output } from './ringkv/internal/v1/BucketKeysReply.js';
+import type { BucketKeysRequest as _ringkv_internal_v1_BucketKeysRequest, BucketKeysRequest__Output as _ringkv_internal_v1_BucketKeysRequest__Output } from './ringkv/internal/v1/BucketKeysRequest.js';
 import type { BucketTable as _ringkv_internal_v1_BucketTable, BucketTable__Output as _ringkv_internal_v1_BucketTable__Output } from './ringkv/internal/v1/BucketTable.js';
 import type { ControlClient as _ringkv_internal_v1_ControlClient, ControlDefinition as _ringkv_internal_v1_ControlDefinition } from './ringkv/internal/v1/Control.js';
 import type { ControlRequest as _ringkv_internal_v1_ControlRequest, ControlRequest__Output as _ringkv_internal_v1_ControlRequest__Output } from './ringkv/internal/v1/ControlRequest.js';
@@ -12,6 +14,7 @@ import type { AdminClient as _ringkv_v1_AdminClient, AdminDefinition as _ringkv_
 import type { AdmitRequest as _ringkv_v1_AdmitRequest, AdmitRequest__Output as _ringkv_v1_AdmitRequest__Output } from './ringkv/v1/AdmitRequest.js';
 import type { BackgroundRepair as _ringkv_v1_BackgroundRepair, BackgroundRepair__Output as _ringkv_v1_BackgroundRepair__Output } from './ringkv/v1/BackgroundRepair.js';
 import type { Bucket as _ringkv_v1_Bucket, Bucket__Output as _ringkv_v1_Bucket__Output } from './ringkv/v1/Bucket.js';
+import type { BucketDeletionReply as _ringkv_v1_BucketDeletionReply, BucketDeletionReply__Output as _ringkv_v1_BucketDeletionReply__Output } from './ringkv/v1/BucketDeletionReply.js';
 import type { BucketProps as _ringkv_v1_BucketProps, BucketProps__Output as _ringkv_v1_BucketProps__Output } from './ringkv/v1/BucketProps.js';
 import type { BucketReply as _ringkv_v1_BucketReply, BucketReply__Output as _ringkv_v1_BucketReply__Output } from './ringkv/v1/BucketReply.js';
 import type { BucketRequest as _ringkv_v1_BucketRequest, BucketRequest__Output as _ringkv_v1_BucketRequest__Output } from './ringkv/v1/BucketRequest.js';
@@ -20,6 +23,7 @@ import type { CleanupResponse as _ringkv_v1_CleanupResponse, CleanupResponse__Ou
 import type { ClearRequest as _ringkv_v1_ClearRequest, ClearRequest__Output as _ringkv_v1_ClearRequest__Output } from './ringkv/v1/ClearRequest.js';
 import type { CommitRequest as _ringkv_v1_CommitRequest, CommitRequest__Output as _ringkv_v1_CommitRequest__Output } from './ringkv/v1/CommitRequest.js';
 import type { DecommissionRequest as _ringkv_v1_DecommissionRequest, DecommissionRequest__Output as _ringkv_v1_DecommissionRequest__Output } from './ringkv/v1/DecommissionRequest.js';
+import type { DeleteBucketRequest as _ringkv_v1_DeleteBucketRequest, DeleteBucketRequest__Output as _ringkv_v1_DeleteBucketRequest__Output } from './ringkv/v1/DeleteBucketRequest.js';
 import type { Drive as _ringkv_v1_Drive, Drive__Output as _ringkv_v1_Drive__Output } from './ringkv/v1/Drive.js';
 import type { Endpoint as _ringkv_v1_Endpoint, Endpoint__Output as _ringkv_v1_Endpoint__Output } from './ringkv/v1/Endpoint.js';
 import type { EndpointsRequest as _ringkv_v1_EndpointsRequest, EndpointsRequest__Output as _ringkv_v1_EndpointsRequest__Output } from './ringkv/v1/EndpointsRequest.js';
@@ -61,6 +65,8 @@ export interface ProtoGrpcType {
     internal: {
       v1: {
         BucketEntry: MessageTypeDefinition<_ringkv_internal_v1_BucketEntry, _ringkv_internal_v1_BucketEntry__Output>
+        BucketKeysReply: MessageTypeDefinition<_ringkv_internal_v1_BucketKeysReply, _ringkv_internal_v1_BucketKeysReply__Output>
+        BucketKeysRequest: MessageTypeDefinition<_ringkv_internal_v1_BucketKeysRequest, _ringkv_internal_v1_BucketKeysRequest__Output>
         BucketTable: MessageTypeDefinition<_ringkv_internal_v1_BucketTable, _ringkv_internal_v1_BucketTable__Output>
         Control: SubtypeConstructor<typeof grpc.Client, _ringkv_internal_v1_ControlClient> & { service: _ringkv_internal_v1_ControlDefinition }
         ControlRequest: MessageTypeDefinition<_ringkv_internal_v1_ControlRequest, _ringkv_internal_v1_ControlRequest__Output>
@@ -74,6 +80,7 @@ export interface ProtoGrpcType {
       AdmitRequest: MessageTypeDefinition<_ringkv_v1_AdmitRequest, _ringkv_v1_AdmitRequest__Output>
       BackgroundRepair: MessageTypeDefinition<_ringkv_v1_BackgroundRepair, _ringkv_v1_BackgroundRepair__Output>
       Bucket: MessageTypeDefinition<_ringkv_v1_Bucket, _ringkv_v1_Bucket__Output>
+      BucketDeletionReply: MessageTypeDefinition<_ringkv_v1_BucketDeletionReply, _ringkv_v1_BucketDeletionReply__Output>
       BucketProps: MessageTypeDefinition<_ringkv_v1_BucketProps, _ringkv_v1_BucketProps__Output>
       BucketReply: MessageTypeDefinition<_ringkv_v1_BucketReply, _ringkv_v1_BucketReply__Output>
       BucketRequest: MessageTypeDefinition<_ringkv_v1_BucketRequest, _ringkv_v1_BucketRequest__Output>
@@ -82,6 +89,7 @@ export interface ProtoGrpcType {
       ClearRequest: MessageTypeDefinition<_ringkv_v1_ClearRequest, _ringkv_v1_ClearRequest__Output>
       CommitRequest: MessageTypeDefinition<_ringkv_v1_CommitRequest, _ringkv_v1_CommitRequest__Output>
       DecommissionRequest: MessageTypeDefinition<_ringkv_v1_DecommissionRequest, _ringkv_v1_DecommissionRequest__Output>
+      DeleteBucketRequest: MessageTypeDefinition<_ringkv_v1_DeleteBucketRequest, _ringkv_v1_DeleteBucketRequest__Output>
       Drive: MessageTypeDefinition<_ringkv_v1_Drive, _ringkv_v1_Drive__Output>
       Endpoint: MessageTypeDefinition<_ringkv_v1_Endpoint, _ringkv_v1_Endpoint__Output>
       EndpointsRequest: MessageTypeDefinition<_ringkv_v1_EndpointsRequest, _ringkv_v1_EndpointsRequest__Output>

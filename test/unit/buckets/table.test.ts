@@ -66,6 +66,38 @@ describe('BucketTable', () => {
     expect(t.nValues()).toEqual([3, 5]);
   });
 
+  it('deletes a bucket: gone from lookups and lists, its deletion and n kept; created again, a new bucket', () => {
+    const t = new BucketTable(3);
+    t.create('carts', props, 1000, 'a');
+    const d = t.delete('carts', 2000, 'b');
+    expect(d).toEqual({ name: 'carts', at: 2000, n: 5 });
+    expect(t.props('carts')).toBeUndefined();
+    expect(t.info('carts')).toBeUndefined();
+    expect(t.list().map((b) => b.name)).toEqual([DEFAULT_BUCKET]);
+    expect(t.nValues()).toEqual([3]);
+    expect(code(() => t.locate('carts', Buffer.from('k')))).toBe('BK_UNKNOWN');
+    expect(t.deletions()).toEqual([d]);
+    expect(code(() => t.delete('carts', 3000, 'a'))).toBe('BK_UNKNOWN');
+    expect(code(() => t.delete(DEFAULT_BUCKET, 3000, 'a'))).toBe('BK_BAD_NAME');
+    expect(code(() => t.delete('nope', 3000, 'a'))).toBe('BK_UNKNOWN');
+    expect(code(() => t.set('carts', { r: '1' }, 3000, 'a'))).toBe('BK_UNKNOWN');
+    // A peer that merges the deletion after changing a property it had not seen deleted: still deleted.
+    const peer = new BucketTable(3);
+    peer.create('carts', props, 1000, 'a');
+    peer.set('carts', { r: '2' }, 2500, 'c');
+    peer.merge(t.entries());
+    expect(peer.props('carts')).toBeUndefined();
+    // Created again (with another n) once the tables agree (a name is reused only after every
+    // member reclaimed the deleted keys): a new bucket, whatever the old one's properties were.
+    t.merge(peer.entries());
+    const again = t.create('carts', { ...props, n: 2, w: 0 }, 1500, 'a'); // a clock behind the deletion still comes after it
+    expect(again.props).toEqual({ ...props, n: 2, w: 0 });
+    expect(t.deletion('carts')).toBeUndefined();
+    peer.merge(t.entries());
+    expect(peer.props('carts')).toEqual({ ...props, n: 2, w: 0 });
+    expect(peer.digest()).toBe(t.digest());
+  });
+
   it('refuses a change of n, an unknown bucket, a bad value', () => {
     const t = new BucketTable(3);
     t.create('carts', props, 1000, 'a');
@@ -105,7 +137,7 @@ describe('BucketTable', () => {
   });
 
   it('merging is commutative, associative and idempotent (a join-semilattice)', () => {
-    const write = fc.record({ value: fc.constantFrom('1', '2', '3', 'lww', 'siblings'), at: fc.integer({ min: 0, max: 20 }), by: fc.constantFrom('a', 'b', 'c') });
+    const write = fc.record({ value: fc.constantFrom('0', '1', '2', '3', 'lww', 'siblings'), at: fc.integer({ min: 0, max: 20 }), by: fc.constantFrom('a', 'b', 'c') });
     const entry = fc.record({ name: fc.constantFrom('default', 'x', 'y'), props: fc.dictionary(fc.constantFrom('created', 'n', 'r', 'w', 'ttl_ms', 'siblings'), write) });
     const tables = fc.array(fc.array(entry, { maxLength: 4 }), { minLength: 3, maxLength: 3 });
     fc.assert(

@@ -54,7 +54,7 @@ describe('the access table, checked against every service a node serves', () => 
 
   it("keeps docs/security.md's table: internal, control, admin, read, kv and open calls", () => {
     const classes = Object.fromEntries([...served.values()].flat().map((p) => [p, classOf(p)]));
-    const READ = ['Status', 'Ring', 'Endpoints', 'Transfers', 'RepairStatus', 'GetBucket', 'ListBuckets'];
+    const READ = ['Status', 'Ring', 'Endpoints', 'Transfers', 'RepairStatus', 'GetBucket', 'ListBuckets', 'GetBucketDeletion'];
     for (const [p, c] of Object.entries(classes)) {
       const [service, method] = p.slice(1).split('/') as [string, string];
       const want = service === 'ringkv.internal.v1.Control' ? 'control' : service.startsWith('ringkv.internal.') ? 'internal' : service === 'ringkv.v1.Admin' ? (READ.includes(method) ? 'read' : 'admin') : service === 'ringkv.v1.KeyValue' ? 'kv' : 'open';

@@ -30,6 +30,7 @@ async function serve(overrides: Partial<ControlDeps> = {}): Promise<Served> {
       transfers: () => ({ nodeId: 'n2', movements: ['join n2'], pulls: [], outgoing: [], drive: null, streamBytesPerSecond: 7 }),
       buckets: () => TABLE,
       repairRange: async (r) => ({ leavesDiffering: r.replicas.length, keysExchanged: Number.parseInt(r.start, 16), bytes: r.n }),
+      bucketKeys: async (name, limit) => (name === 'full' ? limit : 0),
       refuse: () => s.stopping,
       log: { info: (o: object) => s.asked.push(o as { peer: string; method: string }) },
       ...overrides,
@@ -83,6 +84,15 @@ describe('the Control service between nodes', () => {
     expect(await peers(s.address).repairRange('n2', unit, 60_000)).toEqual({ leavesDiffering: 2, keysExchanged: 17, bytes: 900 });
     expect(asked).toEqual({ cluster: 'c1', from: 'n1', ...unit });
     expect(s.asked).toEqual([{ peer: 'n1', method: 'repairRange' }]);
+  });
+
+  it("counts a bucket's keys on the node asked, up to the limit asked (1 to 1,000)", async () => {
+    const s = await serve();
+    const p = peers(s.address);
+    expect(await p.bucketKeys('n2', 'full', 5)).toBe(5);
+    expect(await p.bucketKeys('n2', 'full', 0)).toBe(1);
+    expect(await p.bucketKeys('n2', 'full', 5000)).toBe(1000);
+    expect(await p.bucketKeys('n2', 'empty', 5)).toBe(0);
   });
 
   it('presents the admin token when the node has one, read at each call (a reload applies)', async () => {

@@ -3,6 +3,7 @@
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { AdmitRequest as _ringkv_v1_AdmitRequest, AdmitRequest__Output as _ringkv_v1_AdmitRequest__Output } from '../../ringkv/v1/AdmitRequest.js';
+import type { BucketDeletionReply as _ringkv_v1_BucketDeletionReply, BucketDeletionReply__Output as _ringkv_v1_BucketDeletionReply__Output } from '../../ringkv/v1/BucketDeletionReply.js';
 import type { BucketReply as _ringkv_v1_BucketReply, BucketReply__Output as _ringkv_v1_BucketReply__Output } from '../../ringkv/v1/BucketReply.js';
 import type { BucketRequest as _ringkv_v1_BucketRequest, BucketRequest__Output as _ringkv_v1_BucketRequest__Output } from '../../ringkv/v1/BucketRequest.js';
 import type { CleanupRequest as _ringkv_v1_CleanupRequest, CleanupRequest__Output as _ringkv_v1_CleanupRequest__Output } from '../../ringkv/v1/CleanupRequest.js';
@@ -10,6 +11,7 @@ import type { CleanupResponse as _ringkv_v1_CleanupResponse, CleanupResponse__Ou
 import type { ClearRequest as _ringkv_v1_ClearRequest, ClearRequest__Output as _ringkv_v1_ClearRequest__Output } from '../../ringkv/v1/ClearRequest.js';
 import type { CommitRequest as _ringkv_v1_CommitRequest, CommitRequest__Output as _ringkv_v1_CommitRequest__Output } from '../../ringkv/v1/CommitRequest.js';
 import type { DecommissionRequest as _ringkv_v1_DecommissionRequest, DecommissionRequest__Output as _ringkv_v1_DecommissionRequest__Output } from '../../ringkv/v1/DecommissionRequest.js';
+import type { DeleteBucketRequest as _ringkv_v1_DeleteBucketRequest, DeleteBucketRequest__Output as _ringkv_v1_DeleteBucketRequest__Output } from '../../ringkv/v1/DeleteBucketRequest.js';
 import type { EndpointsRequest as _ringkv_v1_EndpointsRequest, EndpointsRequest__Output as _ringkv_v1_EndpointsRequest__Output } from '../../ringkv/v1/EndpointsRequest.js';
 import type { EndpointsResponse as _ringkv_v1_EndpointsResponse, EndpointsResponse__Output as _ringkv_v1_EndpointsResponse__Output } from '../../ringkv/v1/EndpointsResponse.js';
 import type { ListBucketsRequest as _ringkv_v1_ListBucketsRequest, ListBucketsRequest__Output as _ringkv_v1_ListBucketsRequest__Output } from '../../ringkv/v1/ListBucketsRequest.js';
@@ -140,6 +142,29 @@ export interface AdminClient extends grpc.Client {
   decommission(argument: _ringkv_v1_DecommissionRequest, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
   
   /**
+   * Delete a bucket (docs/reads-and-writes.md#deleting-a-bucket): from then on its name is
+   * unknown to every request, and every member deletes the bucket's keys and the hints it
+   * holds of them. Without `purge`, FAILED_PRECONDITION (BK_NOT_EMPTY) while a member holds
+   * a key of it, or cannot be asked. NOT_FOUND for an unknown bucket; INVALID_ARGUMENT for
+   * the default bucket. Answers where the purge stands (GetBucketDeletion).
+   */
+  DeleteBucket(argument: _ringkv_v1_DeleteBucketRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketDeletionReply__Output>): grpc.ClientUnaryCall;
+  DeleteBucket(argument: _ringkv_v1_DeleteBucketRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_BucketDeletionReply__Output>): grpc.ClientUnaryCall;
+  DeleteBucket(argument: _ringkv_v1_DeleteBucketRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketDeletionReply__Output>): grpc.ClientUnaryCall;
+  DeleteBucket(argument: _ringkv_v1_DeleteBucketRequest, callback: grpc.requestCallback<_ringkv_v1_BucketDeletionReply__Output>): grpc.ClientUnaryCall;
+  /**
+   * Delete a bucket (docs/reads-and-writes.md#deleting-a-bucket): from then on its name is
+   * unknown to every request, and every member deletes the bucket's keys and the hints it
+   * holds of them. Without `purge`, FAILED_PRECONDITION (BK_NOT_EMPTY) while a member holds
+   * a key of it, or cannot be asked. NOT_FOUND for an unknown bucket; INVALID_ARGUMENT for
+   * the default bucket. Answers where the purge stands (GetBucketDeletion).
+   */
+  deleteBucket(argument: _ringkv_v1_DeleteBucketRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketDeletionReply__Output>): grpc.ClientUnaryCall;
+  deleteBucket(argument: _ringkv_v1_DeleteBucketRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_BucketDeletionReply__Output>): grpc.ClientUnaryCall;
+  deleteBucket(argument: _ringkv_v1_DeleteBucketRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketDeletionReply__Output>): grpc.ClientUnaryCall;
+  deleteBucket(argument: _ringkv_v1_DeleteBucketRequest, callback: grpc.requestCallback<_ringkv_v1_BucketDeletionReply__Output>): grpc.ClientUnaryCall;
+  
+  /**
    * Where a key lives: its token, its replicas and, for those this node thinks down, the
    * fallbacks a write would go to now (like nodetool getendpoints).
    * FAILED_PRECONDITION while no member owns tokens.
@@ -172,6 +197,25 @@ export interface AdminClient extends grpc.Client {
   getBucket(argument: _ringkv_v1_BucketRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
   getBucket(argument: _ringkv_v1_BucketRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
   getBucket(argument: _ringkv_v1_BucketRequest, callback: grpc.requestCallback<_ringkv_v1_BucketReply__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * Where a deleted bucket's purge stands: the members that have deleted its keys and those
+   * that have not yet. The name can be created again once none is pending. NOT_FOUND when
+   * the bucket is not deleted.
+   */
+  GetBucketDeletion(argument: _ringkv_v1_BucketRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketDeletionReply__Output>): grpc.ClientUnaryCall;
+  GetBucketDeletion(argument: _ringkv_v1_BucketRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_BucketDeletionReply__Output>): grpc.ClientUnaryCall;
+  GetBucketDeletion(argument: _ringkv_v1_BucketRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketDeletionReply__Output>): grpc.ClientUnaryCall;
+  GetBucketDeletion(argument: _ringkv_v1_BucketRequest, callback: grpc.requestCallback<_ringkv_v1_BucketDeletionReply__Output>): grpc.ClientUnaryCall;
+  /**
+   * Where a deleted bucket's purge stands: the members that have deleted its keys and those
+   * that have not yet. The name can be created again once none is pending. NOT_FOUND when
+   * the bucket is not deleted.
+   */
+  getBucketDeletion(argument: _ringkv_v1_BucketRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketDeletionReply__Output>): grpc.ClientUnaryCall;
+  getBucketDeletion(argument: _ringkv_v1_BucketRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_BucketDeletionReply__Output>): grpc.ClientUnaryCall;
+  getBucketDeletion(argument: _ringkv_v1_BucketRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_BucketDeletionReply__Output>): grpc.ClientUnaryCall;
+  getBucketDeletion(argument: _ringkv_v1_BucketRequest, callback: grpc.requestCallback<_ringkv_v1_BucketDeletionReply__Output>): grpc.ClientUnaryCall;
   
   /**
    * Every bucket the answering node knows, the default bucket first.
@@ -394,6 +438,15 @@ export interface AdminHandlers extends grpc.UntypedServiceImplementation {
   Decommission: grpc.handleUnaryCall<_ringkv_v1_DecommissionRequest__Output, _ringkv_v1_MovementReply>;
   
   /**
+   * Delete a bucket (docs/reads-and-writes.md#deleting-a-bucket): from then on its name is
+   * unknown to every request, and every member deletes the bucket's keys and the hints it
+   * holds of them. Without `purge`, FAILED_PRECONDITION (BK_NOT_EMPTY) while a member holds
+   * a key of it, or cannot be asked. NOT_FOUND for an unknown bucket; INVALID_ARGUMENT for
+   * the default bucket. Answers where the purge stands (GetBucketDeletion).
+   */
+  DeleteBucket: grpc.handleUnaryCall<_ringkv_v1_DeleteBucketRequest__Output, _ringkv_v1_BucketDeletionReply>;
+  
+  /**
    * Where a key lives: its token, its replicas and, for those this node thinks down, the
    * fallbacks a write would go to now (like nodetool getendpoints).
    * FAILED_PRECONDITION while no member owns tokens.
@@ -404,6 +457,13 @@ export interface AdminHandlers extends grpc.UntypedServiceImplementation {
    * One bucket's properties as the answering node has them; NOT_FOUND for an unknown one.
    */
   GetBucket: grpc.handleUnaryCall<_ringkv_v1_BucketRequest__Output, _ringkv_v1_BucketReply>;
+  
+  /**
+   * Where a deleted bucket's purge stands: the members that have deleted its keys and those
+   * that have not yet. The name can be created again once none is pending. NOT_FOUND when
+   * the bucket is not deleted.
+   */
+  GetBucketDeletion: grpc.handleUnaryCall<_ringkv_v1_BucketRequest__Output, _ringkv_v1_BucketDeletionReply>;
   
   /**
    * Every bucket the answering node knows, the default bucket first.
@@ -478,8 +538,10 @@ export interface AdminDefinition extends grpc.ServiceDefinition {
   Commit: MethodDefinition<_ringkv_v1_CommitRequest, _ringkv_v1_PlanResponse, _ringkv_v1_CommitRequest__Output, _ringkv_v1_PlanResponse__Output>
   CreateBucket: MethodDefinition<_ringkv_v1_BucketRequest, _ringkv_v1_BucketReply, _ringkv_v1_BucketRequest__Output, _ringkv_v1_BucketReply__Output>
   Decommission: MethodDefinition<_ringkv_v1_DecommissionRequest, _ringkv_v1_MovementReply, _ringkv_v1_DecommissionRequest__Output, _ringkv_v1_MovementReply__Output>
+  DeleteBucket: MethodDefinition<_ringkv_v1_DeleteBucketRequest, _ringkv_v1_BucketDeletionReply, _ringkv_v1_DeleteBucketRequest__Output, _ringkv_v1_BucketDeletionReply__Output>
   Endpoints: MethodDefinition<_ringkv_v1_EndpointsRequest, _ringkv_v1_EndpointsResponse, _ringkv_v1_EndpointsRequest__Output, _ringkv_v1_EndpointsResponse__Output>
   GetBucket: MethodDefinition<_ringkv_v1_BucketRequest, _ringkv_v1_BucketReply, _ringkv_v1_BucketRequest__Output, _ringkv_v1_BucketReply__Output>
+  GetBucketDeletion: MethodDefinition<_ringkv_v1_BucketRequest, _ringkv_v1_BucketDeletionReply, _ringkv_v1_BucketRequest__Output, _ringkv_v1_BucketDeletionReply__Output>
   ListBuckets: MethodDefinition<_ringkv_v1_ListBucketsRequest, _ringkv_v1_ListBucketsResponse, _ringkv_v1_ListBucketsRequest__Output, _ringkv_v1_ListBucketsResponse__Output>
   Plan: MethodDefinition<_ringkv_v1_PlanRequest, _ringkv_v1_PlanResponse, _ringkv_v1_PlanRequest__Output, _ringkv_v1_PlanResponse__Output>
   RemoveNode: MethodDefinition<_ringkv_v1_RemoveNodeRequest, _ringkv_v1_MovementReply, _ringkv_v1_RemoveNodeRequest__Output, _ringkv_v1_MovementReply__Output>

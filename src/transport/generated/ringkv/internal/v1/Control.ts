@@ -2,6 +2,8 @@
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
+import type { BucketKeysReply as _ringkv_internal_v1_BucketKeysReply, BucketKeysReply__Output as _ringkv_internal_v1_BucketKeysReply__Output } from '../../../ringkv/internal/v1/BucketKeysReply.js';
+import type { BucketKeysRequest as _ringkv_internal_v1_BucketKeysRequest, BucketKeysRequest__Output as _ringkv_internal_v1_BucketKeysRequest__Output } from '../../../ringkv/internal/v1/BucketKeysRequest.js';
 import type { BucketTable as _ringkv_internal_v1_BucketTable, BucketTable__Output as _ringkv_internal_v1_BucketTable__Output } from '../../../ringkv/internal/v1/BucketTable.js';
 import type { ControlRequest as _ringkv_internal_v1_ControlRequest, ControlRequest__Output as _ringkv_internal_v1_ControlRequest__Output } from '../../../ringkv/internal/v1/ControlRequest.js';
 import type { MovementReply as _ringkv_v1_MovementReply, MovementReply__Output as _ringkv_v1_MovementReply__Output } from '../../../ringkv/v1/MovementReply.js';
@@ -26,6 +28,23 @@ export interface ControlClient extends grpc.Client {
   admit(argument: _ringkv_internal_v1_ControlRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
   admit(argument: _ringkv_internal_v1_ControlRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
   admit(argument: _ringkv_internal_v1_ControlRequest, callback: grpc.requestCallback<_ringkv_v1_MovementReply__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * How many records and hints of bucket `name` the answering node holds, counted up to
+   * `limit` (0: 1): what a node serving Admin DeleteBucket without purge asks every member.
+   */
+  BucketKeys(argument: _ringkv_internal_v1_BucketKeysRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_internal_v1_BucketKeysReply__Output>): grpc.ClientUnaryCall;
+  BucketKeys(argument: _ringkv_internal_v1_BucketKeysRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_internal_v1_BucketKeysReply__Output>): grpc.ClientUnaryCall;
+  BucketKeys(argument: _ringkv_internal_v1_BucketKeysRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_internal_v1_BucketKeysReply__Output>): grpc.ClientUnaryCall;
+  BucketKeys(argument: _ringkv_internal_v1_BucketKeysRequest, callback: grpc.requestCallback<_ringkv_internal_v1_BucketKeysReply__Output>): grpc.ClientUnaryCall;
+  /**
+   * How many records and hints of bucket `name` the answering node holds, counted up to
+   * `limit` (0: 1): what a node serving Admin DeleteBucket without purge asks every member.
+   */
+  bucketKeys(argument: _ringkv_internal_v1_BucketKeysRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_internal_v1_BucketKeysReply__Output>): grpc.ClientUnaryCall;
+  bucketKeys(argument: _ringkv_internal_v1_BucketKeysRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_internal_v1_BucketKeysReply__Output>): grpc.ClientUnaryCall;
+  bucketKeys(argument: _ringkv_internal_v1_BucketKeysRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_internal_v1_BucketKeysReply__Output>): grpc.ClientUnaryCall;
+  bucketKeys(argument: _ringkv_internal_v1_BucketKeysRequest, callback: grpc.requestCallback<_ringkv_internal_v1_BucketKeysReply__Output>): grpc.ClientUnaryCall;
   
   /**
    * The answering node's bucket table, every property with its version, for a node whose
@@ -113,6 +132,12 @@ export interface ControlHandlers extends grpc.UntypedServiceImplementation {
   Admit: grpc.handleUnaryCall<_ringkv_internal_v1_ControlRequest__Output, _ringkv_v1_MovementReply>;
   
   /**
+   * How many records and hints of bucket `name` the answering node holds, counted up to
+   * `limit` (0: 1): what a node serving Admin DeleteBucket without purge asks every member.
+   */
+  BucketKeys: grpc.handleUnaryCall<_ringkv_internal_v1_BucketKeysRequest__Output, _ringkv_internal_v1_BucketKeysReply>;
+  
+  /**
    * The answering node's bucket table, every property with its version, for a node whose
    * gossiped table digest differs (src/buckets: the tables merge, property by property).
    */
@@ -144,6 +169,7 @@ export interface ControlHandlers extends grpc.UntypedServiceImplementation {
 
 export interface ControlDefinition extends grpc.ServiceDefinition {
   Admit: MethodDefinition<_ringkv_internal_v1_ControlRequest, _ringkv_v1_MovementReply, _ringkv_internal_v1_ControlRequest__Output, _ringkv_v1_MovementReply__Output>
+  BucketKeys: MethodDefinition<_ringkv_internal_v1_BucketKeysRequest, _ringkv_internal_v1_BucketKeysReply, _ringkv_internal_v1_BucketKeysRequest__Output, _ringkv_internal_v1_BucketKeysReply__Output>
   Buckets: MethodDefinition<_ringkv_internal_v1_ControlRequest, _ringkv_internal_v1_BucketTable, _ringkv_internal_v1_ControlRequest__Output, _ringkv_internal_v1_BucketTable__Output>
   Decommission: MethodDefinition<_ringkv_internal_v1_ControlRequest, _ringkv_v1_MovementReply, _ringkv_internal_v1_ControlRequest__Output, _ringkv_v1_MovementReply__Output>
   RepairRange: MethodDefinition<_ringkv_internal_v1_RepairRangeRequest, _ringkv_internal_v1_RepairRangeReply, _ringkv_internal_v1_RepairRangeRequest__Output, _ringkv_internal_v1_RepairRangeReply__Output>
