@@ -35,7 +35,12 @@ function wrap(words: readonly string[], width: number): string[] {
   return lines;
 }
 
-export function formatStatus(s: StatusReply): string {
+/**
+ * `ringkv status`: the members, by zone. The answering node's counters (Admin Status's
+ * `counters`, some forty) follow only with `verbose` (--verbose): they are for
+ * digging into one node, and would bury the table.
+ */
+export function formatStatus(s: StatusReply, o: { verbose?: boolean } = {}): string {
   const out = [
     `Cluster: ${s.clusterName} (as seen by ${s.nodeId}; up/down is this node's opinion)`,
     'Status=Up/Down',
@@ -66,7 +71,7 @@ export function formatStatus(s: StatusReply): string {
   const everyRow = tables.flat();
   zones.forEach((zone, i) => out.push('', `Zone: ${zone === '' ? '(none)' : zone}`, table(tables[i]!, everyRow)));
   if (gone.length > 0) out.push('', `Left or removed: ${gone.map((m) => `${m.id} (${m.status})`).join(', ')}`);
-  const counters = Object.entries(s.counters ?? {});
+  const counters = o.verbose ? Object.entries(s.counters ?? {}) : [];
   if (counters.length > 0) out.push('', `Counters of ${s.nodeId} since it started:`, ...wrap(counters.map(([k, v]) => `${k}=${v}`), 88).map((l) => `  ${l}`));
   return out.join('\n');
 }

@@ -137,7 +137,30 @@ describe('the HTTP port: metrics, JSON and the status page', () => {
 
     const rowOf = (id: string) => page.locator(`#members tr[data-node="${id}"]`);
 
-    it('shows the members, the ring coloured by owner and the recent events', async () => {
+    /**
+     * Each column of the table at `selector`: its header, and whether the header's text sits
+     * over every value's (their text spans overlap across the page). An empty cell has no
+     * text to sit under it.
+     */
+    const columnsOf = (selector: string) =>
+      page.$eval(selector, (table) => {
+        const span = (cell: typeof table) => {
+          const r = table.ownerDocument.createRange();
+          r.selectNodeContents(cell);
+          const box = r.getBoundingClientRect();
+          return cell.textContent?.trim() ? [box.left, box.right] : undefined;
+        };
+        const head = [...table.querySelectorAll('thead th')];
+        const rows = [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.children]);
+        return head.map((th, i) => {
+          const [left, right] = span(th)!;
+          const values = rows.map((cells) => (cells[i] === undefined ? [0, 0] : span(cells[i]))).filter((v) => v !== undefined);
+          return { header: th.textContent!.trim(), over: values.every(([l, r]) => l! < right! && r! > left!), values: values.length, cells: rows.map((c) => c.length) };
+        });
+      });
+
+    it('shows the members, the ring coloured by owner, the buckets and the recent events', async () => {
+      await cluster.node('n1').admin().createBucket('hits', { type: 'counter' });
       await page.goto(`http://${http.get('n1')}/`);
       await page.waitForSelector('#updated[data-state=ok]');
       await expect.poll(() => page.locator('#members tbody tr').count()).toBe(3);
@@ -150,8 +173,46 @@ describe('the HTTP port: metrics, JSON and the status page', () => {
       expect(await page.locator('#ring path.pending').count()).toBe(0);
       expect(await page.locator('#events li').first().textContent()).toMatch(/peer/);
       expect(await page.locator('#cluster').textContent()).toBe('ringkv');
-      expect(await page.$$eval('#buckets tbody tr', (rs) => rs.map((r) => r.getAttribute('data-bucket')))).toEqual(['default', 'carts']);
-      expect(await page.locator('#buckets tr[data-bucket="carts"]').textContent()).toMatch(/carts\s*2\s*quorum \(2\)\s*quorum \(2\)\s*1h\s*siblings/);
+      expect(await page.$$eval('#buckets tbody tr', (rs) => rs.map((r) => r.getAttribute('data-bucket')))).toEqual(['default', 'carts', 'hits']);
+      expect(await page.locator('#buckets tr[data-bucket="carts"]').textContent()).toMatch(/carts\s*kv\s*2\s*quorum \(2\)\s*quorum \(2\)\s*1h\s*siblings/);
+      expect(await page.locator('#buckets tr[data-bucket="hits"] td').nth(1).textContent()).toBe('counter');
+      // Two buckets made, and no event of each peer's bucket table digest changing.
+      expect(await page.locator('#events').textContent()).not.toContain('buckets');
+    });
+
+    it('shows an event repeated in a row once, with its count', async () => {
+      const folded = await browser.newPage();
+      try {
+        const events = [
+          { atMs: Date.now() - 5000, level: 'info', peer: 'n2', msg: 'peer discovered' },
+          { atMs: Date.now(), level: 'info', peer: 'n2', msg: 'peer state changed', detail: { fields: ['hinted'] }, count: 12 },
+        ];
+        await folded.route('**/api/events', (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify({ events }) }));
+        await folded.goto(`http://${http.get('n1')}/`);
+        await folded.waitForSelector('#updated[data-state=ok]');
+        const items = await folded.locator('#events li').allTextContents();
+        expect(items).toHaveLength(2);
+        expect(items[0]).toMatch(/ n2 peer state changed \(hinted\) ×12$/);
+        expect(items[1]).toMatch(/ n2 peer discovered$/);
+      } finally {
+        await folded.close();
+      }
+    });
+
+    it('puts every header of the Buckets and Members tables over its values, Type included', async () => {
+      const buckets = await columnsOf('#buckets table');
+      expect(buckets.map((c) => c.header)).toEqual(['Bucket', 'Type', 'N', 'R', 'W', 'TTL', 'Siblings', 'Changed']);
+      for (const c of buckets) {
+        expect(c.cells, c.header).toEqual([8, 8, 8]); // a cell per header in every row
+        expect(c.values, c.header).toBeGreaterThan(c.header === 'Changed' ? 1 : 2); // the default bucket has no change to show
+        expect(c.over, `${c.header} is not over its values`).toBe(true);
+      }
+      const members = await columnsOf('#members');
+      expect(members.map((c) => c.header)).toContain('Load');
+      for (const c of members) {
+        expect(c.cells.every((n) => n === members.length), c.header).toBe(true);
+        expect(c.over, `${c.header} is not over its values`).toBe(true);
+      }
     });
 
     it('shows a join in progress: the joiner, its pending ranges on the ring and its transfer', async () => {

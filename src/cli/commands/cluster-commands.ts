@@ -17,12 +17,13 @@ export function statusCommand(program: Command): void {
     .description('members as one node sees them: up/down, state, address, load, tokens, ownership (like nodetool status)')
     .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
     .option('-n, --replicas <n>', "replicas per key for effective ownership (default: the cluster's N)", positiveInt(16))
-    .option('--json', 'print JSON instead of a table')
-    .action(async (opts: { node: string; replicas?: number; json?: boolean }) => {
+    .option('--json', 'print JSON instead of a table (the counters included)')
+    .option('-v, --verbose', "also print the answering node's counters since it started (requests, repairs, hints, refusals)")
+    .action(async (opts: { node: string; replicas?: number; json?: boolean; verbose?: boolean }) => {
       if (opts.json) return console.log(JSON.stringify(await withAdmin(opts.node, (c) => c.status(opts.replicas ?? 0)), null, 2));
       // A node of a release without buckets answers ListBuckets UNIMPLEMENTED: its status alone then.
       const [s, buckets] = await withAdmin(opts.node, (c) => Promise.all([c.status(opts.replicas ?? 0), c.listBuckets().catch(() => undefined)]));
-      console.log(formatStatus(s));
+      console.log(formatStatus(s, { verbose: opts.verbose }));
       if (buckets !== undefined) console.log(`\nBuckets:\n${formatBuckets(buckets)}`);
     });
 }

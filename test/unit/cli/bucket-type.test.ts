@@ -4,29 +4,13 @@
  * cannot change; map is refused with what the release takes. Then the new bucket's type
  * is what the node's KeyValue service checks: a put on it is refused, an increment taken.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Command } from 'commander';
-import pino from 'pino';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { bucketCommand } from '../../../src/cli/commands/bucket-commands.js';
 import { Client } from '../../../src/client/index.js';
-import { resolveConfig } from '../../../src/node/config.js';
-import { RingkvNode } from '../../../src/node/node.js';
-import { waitFor } from '../../../testkit/wait.js';
+import { soloNode } from '../../../testkit/solo-node.js';
 
-const root = mkdtempSync(join(tmpdir(), 'ringkv-bucket-type-'));
-let node: RingkvNode;
-beforeAll(async () => {
-  const config = resolveConfig({ listen: '127.0.0.1:0', dataDir: join(root, 'data'), id: 'solo', replicas: 1, gossipIntervalMs: 200, shutdownGraceMs: 1000 }, {});
-  node = await RingkvNode.start(config, pino({ level: 'silent' }));
-  await waitFor('the node to form its cluster', 20_000, () => node.status === 'normal' || undefined);
-}, 60_000);
-afterAll(async () => {
-  await node?.stop();
-  rmSync(root, { recursive: true, force: true });
-});
+const solo = soloNode('bucket-type');
 
 let out: string[];
 beforeEach(() => {
@@ -41,7 +25,7 @@ async function bucket(...args: string[]): Promise<Error | undefined> {
   const program = new Command().exitOverride();
   bucketCommand(program);
   try {
-    await program.parseAsync(['node', 'ringkv', 'bucket', ...args, '--node', node.address]);
+    await program.parseAsync(['node', 'ringkv', 'bucket', ...args, '--node', solo().address]);
     return undefined;
   } catch (e) {
     return e as Error;
@@ -73,7 +57,7 @@ describe('ringkv bucket --type', () => {
 
   it('the node checks calls against the type it created', async () => {
     expect(await bucket('create', 'tally', '--type', 'counter')).toBeUndefined();
-    const c = new Client({ nodes: [node.address], tokenAware: false });
+    const c = new Client({ nodes: [solo().address], tokenAware: false });
     try {
       await expect(c.put('k', 'v', { bucket: 'tally' })).rejects.toMatchObject({ details: expect.stringMatching(/^bucket tally is of type counter/) });
       expect((await c.counterIncrement('k', 2, { bucket: 'tally' })).value).toBe(2n);

@@ -33,7 +33,7 @@ describe('status and ring output', () => {
     expect(text).toContain('Cluster: c (as seen by n1');
     expect(text).toContain('Zone: z1');
     expect(text).toMatch(/^UN {2}127\.0\.0\.1:7001 {2}2\.00 KiB {2}12 {5}64 {6}60\.0% +n1 +r1$/m);
-    expect(text).toContain('Counters of n1 since it started:\n  puts=3 readRepairs=1');
+    expect(text).not.toContain('Counters'); // only with --verbose
     expect(text).toMatch(/^DN {2}127\.0\.0\.1:7002 .*60\.0% \(stopping\) +n2/m); // a drain announced
     expect(text).toMatch(/^UJ {2}127\.0\.0\.1:7003 .* \? +n3/m); // a joiner owns nothing yet
     expect(text).toMatch(/^UL {2}127\.0\.0\.1:7004/m);
@@ -69,6 +69,16 @@ describe('status and ring output', () => {
     expect(text).toMatch(/^UJ {2}127\.0\.0\.1:7003 .* \? \(streaming 12\/30 ranges\) +n3/m);
     expect(text).not.toMatch(/^D[TR] /m);
     expect(text).toContain('Left or removed: n5 (left), n6 (removed)');
+  });
+
+  it("prints the answering node's counters below the table only when verbose (--verbose)", () => {
+    const reply = { clusterName: 'c', nodeId: 'n1', replicas: 3, members: [member('n1', 'z1'), member('n5', 'z1', { status: 'left', up: false })], counters: { puts: 3, readRepairs: 1 } };
+    const plain = formatStatus(reply);
+    expect(plain).not.toMatch(/Counters|puts=|readRepairs=/);
+    expect(plain.endsWith('Left or removed: n5 (left)')).toBe(true);
+    const verbose = formatStatus(reply, { verbose: true });
+    expect(verbose).toBe(`${plain}\n\nCounters of n1 since it started:\n  puts=3 readRepairs=1`);
+    expect(formatStatus({ ...reply, counters: {} }, { verbose: true })).toBe(plain);
   });
 
   it('prints ranges with their replicas, and sizes in binary units', () => {
@@ -126,9 +136,9 @@ describe('transfers output', () => {
     expect(text).toContain('Not answering: n9');
   });
 
-  it('prints the counters on lines of at most 90 characters, not one long line', () => {
+  it('prints the counters (--verbose) on lines of at most 90 characters, not one long line', () => {
     const counters = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`counterNumber${i}`, i * 1000]));
-    const text = formatStatus({ clusterName: 'c', nodeId: 'n1', replicas: 3, members: [member('n1', 'z1')], counters });
+    const text = formatStatus({ clusterName: 'c', nodeId: 'n1', replicas: 3, members: [member('n1', 'z1')], counters }, { verbose: true });
     const lines = text.slice(text.indexOf('Counters of n1')).split('\n').slice(1);
     expect(lines.length).toBeGreaterThan(4);
     expect(lines.every((l) => l.startsWith('  ') && l.length <= 90)).toBe(true);
