@@ -30,6 +30,9 @@ import { CliError, EXIT } from './exit.js';
 import { registerHealth } from './health-check.js';
 import { DEFAULT_NODE } from './arguments.js';
 import { setCredentials, withCredentials } from './credential-flags.js';
+import { dropIpServernameWarning } from './warnings.js';
+
+dropIpServernameWarning();
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 

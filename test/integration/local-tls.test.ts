@@ -5,7 +5,7 @@
  * join over TLS with the admin certificate the launcher names.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -47,10 +47,14 @@ it('runs the local cluster over TLS, with certificates it made, and adds a node 
   const run = promisify(execFile);
   const status = await run(process.execPath, ['--import', 'tsx', MAIN, 'status', '--node', address, '--tls-ca', join(certs, 'ca.pem'), '--tls-cert', join(certs, 'admin.pem'), '--tls-key', join(certs, 'admin-key.pem')]);
   expect(status.stdout).toMatch(/n1[\s\S]*n2/);
+  // No warning that grpc-js gives TLS an IP address as the ServerName (DEP0123), here or in the nodes.
+  expect(status.stderr).toBe('');
   // local add: its own process, no TLS flags given; it finds them through the launcher.
   const add = await run(process.execPath, ['--import', 'tsx', MAIN, 'local', 'add', '--data-dir', root], { timeout: 90_000 });
   expect(add.stdout).toMatch(/n3 is normal/);
   expect(existsSync(join(certs, 'n3.pem'))).toBe(true);
+  expect(add.stderr).not.toContain('DEP0123');
+  for (const id of ['n1', 'n2', 'n3']) expect(readFileSync(join(root, id, 'node.log'), 'utf8')).not.toContain('DEP0123');
 
   expect(await launcher.stop()).toBe(0);
 }, 150_000);
