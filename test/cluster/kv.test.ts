@@ -100,10 +100,11 @@ describe('a 3-node cluster', () => {
     expect(ends).toMatch(/^key cli:k: token [0-9a-f]{16}, N=3$/m);
     for (const id of ['n1', 'n2', 'n3']) expect(ends).toMatch(new RegExp(`^${id} +127\\.0\\.0\\.1:\\d+ +- +up +${id}$`, 'm'));
     await cli('del', 'cli:k', '--node', n1);
-    expect(await cli('get', 'cli:k', '--node', n2, '--r', '3')).toMatch(/^cli:k: not found/);
+    const gone = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, 'get', 'cli:k', '--node', n2, '--r', '3']).catch((e: { stdout: string; code: number }) => e);
+    expect(gone).toMatchObject({ code: 2, stdout: expect.stringMatching(/^cli:k: not found/) }); // exit 2: not found
     const err = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, 'put', 'cli:k', 'v', '--w', '3', '--node', `127.0.0.1:${await freePort()}`]).catch((e: { stderr: string; code: number }) => e);
     expect((err as { code: number }).code).toBe(1);
-    expect((err as { stderr: string }).stderr).toMatch(/no ringkv node answers at 127\.0\.0\.1:\d+ \(connection refused\); is it running, and is that its --listen address\? Pass --node host:port of a running node, or set RINGKV_NODE \(gRPC UNAVAILABLE\)/);
+    expect((err as { stderr: string }).stderr).toMatch(/no ringkv node answers at 127\.0\.0\.1:\d+ \(connection refused\); is it running, and is that its --listen address\? Pass --node host:port of a running node \(or several, comma-separated\), or set RINGKV_NODES \(gRPC UNAVAILABLE\)/);
   }, 60_000);
 
   it('a delete concurrent with a put keeps the put', async () => {
