@@ -7,8 +7,14 @@ import { InvalidArgumentError } from 'commander';
 import { isAddress } from '../membership/endpoint.js';
 import { parseDuration } from '../client/duration.js';
 
-/** The node the client commands talk to unless --node says otherwise. */
+/** The node a command acts on (decommission, repair, ...) unless --node says otherwise. */
 export const DEFAULT_NODE = process.env.RINGKV_NODE || '127.0.0.1:7001';
+
+/** The nodes a command that any node can serve tries, in turn, unless --node says otherwise: a driver's contact points. */
+export const DEFAULT_NODES = process.env.RINGKV_NODES || DEFAULT_NODE;
+
+/** --node of a command any node can serve. */
+export const ANY_NODE_HELP = 'any node of the cluster; several, comma-separated, are tried in turn while one does not answer (RINGKV_NODES, RINGKV_NODE)';
 
 /** `--node host:port`: a host (name, IPv4, or [IPv6]) and a port from 1 to 65535, as gossip takes addresses. */
 export function nodeAddress(value: string): string {
@@ -16,6 +22,16 @@ export function nodeAddress(value: string): string {
   // A host that would be an address with a port: the port is what is missing.
   if (isAddress(`${value}:1`)) throw new InvalidArgumentError(`expected host:port, got "${value}" with no port: a node's gRPC port (ringkv local uses 7001-7003), like ${value}:7001`);
   throw new InvalidArgumentError(`expected host:port (like 127.0.0.1:7001 or [::1]:7001), got "${value}"`);
+}
+
+/** `--node a:1,b:2`: one host:port or several, comma-separated, each checked as nodeAddress does. */
+export function nodeAddresses(value: string): string {
+  return value
+    .split(',')
+    .map((a) => a.trim())
+    .filter((a) => a !== '')
+    .map(nodeAddress)
+    .join(',');
 }
 
 /** A whole number from 1 to `max`. */

@@ -31,7 +31,7 @@ function isGrpc(e: unknown): e is GrpcLike {
   return typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'number' && (e as { code: number }).code in grpc.status;
 }
 
-const RETRY_NODE = 'pass --node host:port of a running node, or set RINGKV_NODE';
+const RETRY_NODE = 'pass --node host:port of a running node (or several, comma-separated), or set RINGKV_NODES';
 
 /**
  * The message for a failed call to `target`: gRPC's client-side texts translated, a
@@ -77,6 +77,15 @@ export function describeFailure(e: unknown, target?: CallTarget): string {
   }
   if (e.code === grpc.status.CANCELLED && /Cancelled on client/.test(details)) return said('the request was cancelled before an answer came');
   return said(details || (e as unknown as Error).message || 'the call failed');
+}
+
+/**
+ * Whether `e` says the call never reached a node (the name did not resolve, no connection
+ * could be made): then another node may take it without it running twice.
+ */
+export function notReached(e: unknown): boolean {
+  if (!isGrpc(e) || e.code !== grpc.status.UNAVAILABLE) return false;
+  return /^(Name resolution failed|DNS resolution failed|No connection established|Failed to connect)|ECONNREFUSED|EHOSTUNREACH|ENETUNREACH/.test(e.details ?? '');
 }
 
 /** `e` as a CliError with its message for `target`, for commands to throw. */

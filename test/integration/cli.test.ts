@@ -42,9 +42,11 @@ interface Run {
 }
 
 /** Run `ringkv ARGS` with `input` on stdin (none: stdin is /dev/null, not a terminal). */
-function ringkv(args: readonly string[], input?: Buffer): Promise<Run> {
+function ringkv(args: readonly string[], input?: Buffer, extraEnv: Record<string, string> = {}): Promise<Run> {
   const env = { ...process.env };
   delete env.RINGKV_NODE;
+  delete env.RINGKV_NODES;
+  Object.assign(env, extraEnv);
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], env });
   const out: Buffer[] = [];
   let err = '';
@@ -139,7 +141,7 @@ describe('ringkv put and get: values are bytes, from files and stdin', () => {
     expect(badChoice.code).toBe(1);
     expect(badChoice.stderr).toMatch(/--sibling 3: sib has 2 siblings/);
     const missing = await ringkv(['get', 'nope', '--out', file('nope.out'), '--node', addr]);
-    expect(missing.code).toBe(0);
+    expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/nope: not found; nothing written to .*nope\.out/);
     expect(existsSync(file('nope.out'))).toBe(false);
   }, 60_000);
@@ -192,29 +194,52 @@ describe('ringkv errors from gRPC itself, in ringkv words with the code name', (
     ]);
     for (const r of [name, status]) {
       expect(r.code).toBe(1);
-      expect(r.stderr).toBe('ringkv: cannot reach a ringkv node at nonsense.invalid:7001: the name does not resolve; pass --node host:port of a running node, or set RINGKV_NODE (gRPC UNAVAILABLE)\n');
+      expect(r.stderr).toBe('ringkv: cannot reach a ringkv node at nonsense.invalid:7001: the name does not resolve; pass --node host:port of a running node (or several, comma-separated), or set RINGKV_NODES (gRPC UNAVAILABLE)\n');
     }
     // A host with no port is refused before any call, saying what to pass.
     expect(noPort.code).toBe(1);
     expect(noPort.stderr).toMatch(/'127\.0\.0\.1' is invalid\. expected host:port, got "127\.0\.0\.1" with no port: .* like 127\.0\.0\.1:7001/);
     // delete is del's other name: its own help, not the program's.
     expect(help.stdout.toString()).toMatch(/^Usage: ringkv del\|delete \[options\] <key>/);
-    expect(refused.stderr).toBe('ringkv: no ringkv node answers at 127.0.0.1:1 (connection refused); is it running, and is that its --listen address? Pass --node host:port of a running node, or set RINGKV_NODE (gRPC UNAVAILABLE)\n');
+    expect(refused.stderr).toBe('ringkv: no ringkv node answers at 127.0.0.1:1 (connection refused); is it running, and is that its --listen address? Pass --node host:port of a running node (or several, comma-separated), or set RINGKV_NODES (gRPC UNAVAILABLE)\n');
     expect(deadline.code).toBe(1);
     expect(deadline.stderr).toMatch(new RegExp(`^ringkv: no answer from ${addr.replace(/\./g, '\\.')} within 1 ms \\(--deadline-ms\\); .* \\(gRPC DEADLINE_EXCEEDED\\)\\n$`));
     expect(name.stderr + status.stderr + refused.stderr + deadline.stderr).not.toMatch(/Name resolution failed|Deadline exceeded after|ECONNREFUSED/);
   }, 60_000);
 });
 
+describe('several --node addresses (or RINGKV_NODES)', () => {
+  it('tries them in turn while one cannot be reached, for key and admin commands alike', async () => {
+    const down = '127.0.0.1:1';
+    const put = await ringkv(['put', 'contact', 'points', '--node', `${down},${addr}`]);
+    const [get, status, env, allDown, decommission] = await Promise.all([
+      ringkv(['get', 'contact', '--node', `${down}, ${addr}`]),
+      ringkv(['status', '--node', `${down},${addr}`]),
+      ringkv(['bucket', 'list'], undefined, { RINGKV_NODES: `${down},${addr}` }),
+      ringkv(['status', '--node', `${down},127.0.0.1:2`]),
+      // A command that acts on one node takes one: a list is no node.
+      ringkv(['decommission', '--node', `${down},${addr}`]),
+    ]);
+    expect([put.code, get.code, status.code, env.code], put.stderr + get.stderr + status.stderr + env.stderr).toEqual([0, 0, 0, 0]);
+    expect(get.stdout.toString()).toMatch(/^points\n/);
+    expect(status.stdout.toString()).toMatch(/^Cluster: /);
+    expect(env.stdout.toString()).toMatch(/^Bucket +Type/);
+    expect(allDown.code).toBe(1);
+    expect(allDown.stderr).toMatch(/^ringkv: no ringkv node answers at 127\.0\.0\.1:1, 127\.0\.0\.1:2 \(connection refused\)/);
+    expect(decommission.code).toBe(1);
+    expect(decommission.stderr).toMatch(/expected host:port/);
+  }, 60_000);
+});
+
 describe('ringkv get and del of a missing key', () => {
-  it('say "not found" and "nothing to delete", exiting 0, or 2 with --exit-code', async () => {
+  it('get exits 2 for a key not found (--exit-code, still taken, changes nothing); del exits 0 for nothing to delete, or 2 with --exit-code', async () => {
     const [get, getX, del, delX] = await Promise.all([
       ringkv(['get', 'absent', '--node', addr]),
       ringkv(['get', 'absent', '--exit-code', '--node', addr]),
       ringkv(['del', 'absent', '--node', addr]),
       ringkv(['del', 'absent2', '--exit-code', '--node', addr]),
     ]);
-    expect([get.code, getX.code, del.code, delX.code]).toEqual([0, 2, 0, 2]);
+    expect([get.code, getX.code, del.code, delX.code]).toEqual([2, 2, 0, 2]);
     expect(get.stdout.toString()).toMatch(/^absent: not found\n/);
     expect(getX.stdout.toString()).toMatch(/^absent: not found\n/);
     expect(del.stdout.toString()).toBe('nothing to delete: absent was not found\n');
@@ -224,6 +249,9 @@ describe('ringkv get and del of a missing key', () => {
     expect(delPresent.code).toBe(0);
     expect(delPresent.stdout.toString()).toBe('deleted present\n');
     expect((await ringkv(['get', 'present', '--exit-code', '--node', addr])).code).toBe(2);
+    expect((await ringkv(['get', 'present', '--node', addr])).code).toBe(2);
+    expect((await ringkv(['put', 'present', 'back', '--node', addr])).code).toBe(0);
+    expect((await ringkv(['get', 'present', '--node', addr])).code).toBe(0);
   }, 60_000);
 });
 

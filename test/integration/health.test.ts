@@ -65,7 +65,7 @@ describe('ringkv health', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     const lines = r.stderr.trim().split('\n');
-    expect(lines).toEqual([`ringkv: no ringkv node answers at ${address} (connection refused); is it running, and is that its --listen address? Pass --node host:port of a running node, or set RINGKV_NODE (gRPC UNAVAILABLE)`]);
+    expect(lines).toEqual([`ringkv: no ringkv node answers at ${address} (connection refused); is it running, and is that its --listen address? Pass --node host:port of a running node (or several, comma-separated), or set RINGKV_NODES (gRPC UNAVAILABLE)`]);
     expect(r.stderr).not.toMatch(/ECONNREFUSED|No connection established|14 UNAVAILABLE/);
   });
 

@@ -28,7 +28,7 @@ export async function startLocal(args: readonly string[], pids: number[], cwd?: 
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  await waitFor('cluster ready', 60_000, () => out.includes('cluster ready'), 200);
+  await waitFor('cluster ready', 120_000, () => out.includes('cluster ready'), 200); // as long as ringkv local waits: a loaded machine forms it slowly
   const nodePids = [...out.matchAll(/n\d=(\d+)/g)].map((m) => Number(m[1]));
   pids.push(...nodePids);
   return {

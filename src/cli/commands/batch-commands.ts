@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { withClient } from '../calls.js';
 import { CliError, EXIT } from '../exit.js';
 import { showValue } from '../format.js';
-import { DEFAULT_NODE, nodeAddress, positiveInt } from '../arguments.js';
+import { ANY_NODE_HELP, DEFAULT_NODES, nodeAddresses, positiveInt } from '../arguments.js';
 import { quorum } from './kv-commands.js';
 
 /** As the client takes them (src/client/kv.ts): not imported here, which would load gRPC. */
@@ -114,7 +114,7 @@ function batchCommand(program: Command, name: string, description: string): Comm
     .description(description)
     .requiredOption('--file <path>', 'the file of lines ("-": stdin)')
     .option('--bucket <name>', 'the keys\' bucket (default: the default bucket)')
-    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('--node <host:port>', ANY_NODE_HELP, nodeAddresses, DEFAULT_NODES)
     .option('--deadline-ms <ms>', 'deadline of each batch', positiveInt(600_000), 5000)
     .option('--json', 'print one JSON object per key');
 }

@@ -12,7 +12,7 @@ import type { BucketChangeReply, BucketInfo } from '../../client/admin.js';
 import type { BucketProps } from '../../buckets/index.js';
 import { withAdmin } from '../calls.js';
 import { formatBuckets } from '../format.js';
-import { DEFAULT_NODE, duration, nodeAddress, positiveInt, wholeNumber } from '../arguments.js';
+import { ANY_NODE_HELP, DEFAULT_NODES, duration, nodeAddresses, positiveInt, wholeNumber } from '../arguments.js';
 
 interface PropFlags {
   n?: number;
@@ -54,13 +54,13 @@ function report(verb: string, r: BucketChangeReply, json: boolean | undefined): 
 export function bucketCommand(program: Command): void {
   const bucket = program.command('bucket').description("a cluster's buckets: create, set, show, list, delete (each with its own type, N, default R/W, TTL and sibling policy)");
   withPropFlags(bucket.command('create').description('create a bucket').argument('<name>', "1 to 64 of a-z, 0-9, '_', '-', '.'"), true)
-    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('--node <host:port>', ANY_NODE_HELP, nodeAddresses, DEFAULT_NODES)
     .option('--json', 'print JSON')
     .action(async (name: string, o: PropFlags & { node: string; json?: boolean }) => {
       report('created', await withAdmin(o.node, (c) => c.createBucket(name, propsOf(o))), o.json);
     });
   withPropFlags(bucket.command('set').description("change a bucket's properties (those given; the others keep their values)").argument('<name>'), false)
-    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('--node <host:port>', ANY_NODE_HELP, nodeAddresses, DEFAULT_NODES)
     .option('--json', 'print JSON')
     .action(async (name: string, o: PropFlags & { node: string; json?: boolean }) => {
       const changes = propsOf(o);
@@ -74,7 +74,7 @@ export function bucketCommand(program: Command): void {
     .command('show')
     .description("a bucket's properties as a node has them")
     .argument('<name>')
-    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('--node <host:port>', ANY_NODE_HELP, nodeAddresses, DEFAULT_NODES)
     .option('--json', 'print JSON')
     .action(async (name: string, o: { node: string; json?: boolean }) => {
       const b: BucketInfo = await withAdmin(o.node, (c) => c.getBucket(name));
@@ -86,7 +86,7 @@ export function bucketCommand(program: Command): void {
     .argument('<name>')
     .option('--purge', 'delete it even if it holds keys: they are deleted on every member')
     .option('--no-wait', 'return once deleted, without following the purge (run it again to see how far it is)')
-    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('--node <host:port>', ANY_NODE_HELP, nodeAddresses, DEFAULT_NODES)
     .option('--json', 'print JSON (where the purge stands when the command returns)')
     .action(async (name: string, o: { purge?: boolean; wait: boolean; node: string; json?: boolean }) => {
       const { followPurge } = await import('../follow.js');
@@ -108,7 +108,7 @@ export function bucketCommand(program: Command): void {
   bucket
     .command('list')
     .description('every bucket a node knows, the default one first')
-    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('--node <host:port>', ANY_NODE_HELP, nodeAddresses, DEFAULT_NODES)
     .option('--json', 'print JSON')
     .action(async (o: { node: string; json?: boolean }) => {
       const list = await withAdmin(o.node, (c) => c.listBuckets());

@@ -15,7 +15,7 @@ import type { PutIfResult } from '../../client/kv.js';
 import { withClient } from '../calls.js';
 import { CliError, EXIT } from '../exit.js';
 import { showValue } from '../format.js';
-import { DEFAULT_NODE, nodeAddress, positiveInt } from '../arguments.js';
+import { ANY_NODE_HELP, DEFAULT_NODES, nodeAddresses, positiveInt } from '../arguments.js';
 import { REQUEST_ID_HELP, context, requestId } from './kv-commands.js';
 
 interface CasOpts {
@@ -32,7 +32,7 @@ function casCommand(parent: Command, name: string, description: string): Command
     .command(name)
     .description(description)
     .requiredOption('--bucket <name>', 'a bucket of type consistent (ringkv bucket create NAME --type consistent)')
-    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('--node <host:port>', ANY_NODE_HELP, nodeAddresses, DEFAULT_NODES)
     .option('--deadline-ms <ms>', 'deadline of the request', positiveInt(600_000), 5000)
     .option('--json', 'print JSON');
 }

@@ -9,13 +9,13 @@ import type { Command } from 'commander';
 import { withAdmin } from '../calls.js';
 import { cliSecurity } from '../credential-flags.js';
 import { formatBuckets, formatEndpoints, formatRing, formatStatus } from '../format.js';
-import { DEFAULT_NODE, nodeAddress, positiveInt } from '../arguments.js';
+import { ANY_NODE_HELP, DEFAULT_NODES, nodeAddresses, positiveInt } from '../arguments.js';
 
 export function statusCommand(program: Command): void {
   program
     .command('status')
     .description('members as one node sees them: up/down, state, address, load, tokens, ownership (like nodetool status)')
-    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('--node <host:port>', ANY_NODE_HELP, nodeAddresses, DEFAULT_NODES)
     .option('-n, --replicas <n>', "replicas per key for effective ownership (default: the cluster's N)", positiveInt(16))
     .option('--json', 'print JSON instead of a table (the counters included)')
     .option('-v, --verbose', "also print the answering node's counters since it started (requests, repairs, hints, refusals)")
@@ -32,7 +32,7 @@ export function ringCommand(program: Command): void {
   program
     .command('ring')
     .description('token ranges of the ring and their replicas, as one node derived them from gossip')
-    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('--node <host:port>', ANY_NODE_HELP, nodeAddresses, DEFAULT_NODES)
     .option('-n, --replicas <n>', "replicas per key (default: the cluster's N)", positiveInt(16))
     .option('--json', 'print JSON instead of a table')
     .action(async (opts: { node: string; replicas?: number; json?: boolean }) => {
@@ -47,7 +47,7 @@ export function endpointsCommand(program: Command): void {
     .description("KEY's token, its replicas and where writes go now (fallbacks for replicas that are down), like nodetool getendpoints")
     .argument('<key>')
     .option('--bucket <name>', "the key's bucket (default: the default bucket)", '')
-    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('--node <host:port>', ANY_NODE_HELP, nodeAddresses, DEFAULT_NODES)
     .option('--json', 'print JSON')
     .action(async (key: string, o: { node: string; bucket: string; json?: boolean }) => {
       const e = await withAdmin(o.node, (c) => c.endpoints(key, o.bucket));
@@ -59,7 +59,7 @@ export function transfersCommand(program: Command): void {
   program
     .command('transfers')
     .description('ranges being streamed between nodes, and the topology change in progress (like riak-admin transfers)')
-    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('--node <host:port>', ANY_NODE_HELP, nodeAddresses, DEFAULT_NODES)
     .option('--json', 'print JSON')
     .action(async (o: { node: string; json?: boolean }) => {
       const status = await withAdmin(o.node, (c) => c.status());

@@ -11,7 +11,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { withClient } from '../calls.js';
 import { EXIT } from '../exit.js';
 import { showValue } from '../format.js';
-import { DEFAULT_NODE, nodeAddress, positiveInt } from '../arguments.js';
+import { ANY_NODE_HELP, DEFAULT_NODES, nodeAddresses, positiveInt } from '../arguments.js';
 import { quorum } from './kv-commands.js';
 
 /** A counter amount: a whole number, not 0, within ±(2^53 − 1) (what a node takes exactly). */
@@ -40,7 +40,7 @@ function typedCommand(parent: Command, name: string, description: string, type: 
     .command(name)
     .description(description)
     .requiredOption('--bucket <name>', `a bucket of type ${type} (ringkv bucket create NAME --type ${type})`)
-    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('--node <host:port>', ANY_NODE_HELP, nodeAddresses, DEFAULT_NODES)
     .option('--deadline-ms <ms>', 'deadline of the request', positiveInt(600_000), 5000)
     .option('--json', 'print JSON');
 }

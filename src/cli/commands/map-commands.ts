@@ -15,7 +15,7 @@ import type { Client, MapEntry, MapField, MapFieldType, MapOp } from '../../clie
 import { withClient } from '../calls.js';
 import { EXIT } from '../exit.js';
 import { showValue } from '../format.js';
-import { DEFAULT_NODE, nodeAddress, positiveInt } from '../arguments.js';
+import { ANY_NODE_HELP, DEFAULT_NODES, nodeAddresses, positiveInt } from '../arguments.js';
 import { quorum } from './kv-commands.js';
 import { amount } from './datatype-commands.js';
 
@@ -46,7 +46,7 @@ function mapCommand(parent: Command, name: string, description: string): Command
     .command(name)
     .description(description)
     .requiredOption('--bucket <name>', 'a bucket of type map (ringkv bucket create NAME --type map)')
-    .option('--node <host:port>', 'any node of the cluster (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option('--node <host:port>', ANY_NODE_HELP, nodeAddresses, DEFAULT_NODES)
     .option('--deadline-ms <ms>', 'deadline of the request', positiveInt(600_000), 5000)
     .option('--json', 'print JSON');
 }

@@ -10,17 +10,17 @@ describe('ringkv failure messages', () => {
   it("say grpc-js's own failures in ringkv's words, with the code name", () => {
     const node = { address: 'db1:7001', deadlineMs: 250, deadlineFlag: '--deadline-ms' };
     expect(describeFailure(err(grpc.status.UNAVAILABLE, 'Name resolution failed for target dns:db1:7001'), node)).toBe(
-      'cannot reach a ringkv node at db1:7001: the name does not resolve; pass --node host:port of a running node, or set RINGKV_NODE (gRPC UNAVAILABLE)',
+      'cannot reach a ringkv node at db1:7001: the name does not resolve; pass --node host:port of a running node (or several, comma-separated), or set RINGKV_NODES (gRPC UNAVAILABLE)',
     );
     expect(describeFailure(err(grpc.status.UNAVAILABLE, 'No connection established. Last error: Error: connect ECONNREFUSED 10.0.0.1:7001. Resolution note: '), node)).toMatch(
       /^no ringkv node answers at db1:7001 \(connection refused\); is it running/,
     );
     expect(describeFailure(err(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded after 0.251s,remote_addr=10.0.0.1:7001'), node)).toBe(
-      'no answer from db1:7001 within 250 ms (--deadline-ms); the node may be down, unreachable or overloaded (pass --node host:port of a running node, or set RINGKV_NODE), or the deadline too short: raise --deadline-ms (gRPC DEADLINE_EXCEEDED)',
+      'no answer from db1:7001 within 250 ms (--deadline-ms); the node may be down, unreachable or overloaded (pass --node host:port of a running node (or several, comma-separated), or set RINGKV_NODES), or the deadline too short: raise --deadline-ms (gRPC DEADLINE_EXCEEDED)',
     );
     // A deadline so short it passed before the client sent anything (seen under load with --deadline-ms 1).
     expect(describeFailure(err(grpc.status.DEADLINE_EXCEEDED, NO_NODE_TRIED), node)).toBe(
-      'no answer from db1:7001 within 250 ms (--deadline-ms); the node may be down, unreachable or overloaded (pass --node host:port of a running node, or set RINGKV_NODE), or the deadline too short: raise --deadline-ms (gRPC DEADLINE_EXCEEDED)',
+      'no answer from db1:7001 within 250 ms (--deadline-ms); the node may be down, unreachable or overloaded (pass --node host:port of a running node (or several, comma-separated), or set RINGKV_NODES), or the deadline too short: raise --deadline-ms (gRPC DEADLINE_EXCEEDED)',
     );
     expect(describeFailure(err(grpc.status.RESOURCE_EXHAUSTED, 'Received message larger than max (9000000 vs. 8454144)'), node)).toBe(
       'the message of 9000000 bytes is over the gRPC message limit of 8454144 bytes; a value may have at most 1 MiB (gRPC RESOURCE_EXHAUSTED)',
