@@ -71,6 +71,9 @@ export function formatStatus(s: StatusReply, o: { verbose?: boolean } = {}): str
   const everyRow = tables.flat();
   zones.forEach((zone, i) => out.push('', `Zone: ${zone === '' ? '(none)' : zone}`, table(tables[i]!, everyRow)));
   if (gone.length > 0) out.push('', `Left or removed: ${gone.map((m) => `${m.id} (${m.status})`).join(', ')}`);
+  const owners = s.members.filter((m) => m.status === 'normal' && m.tokens > 0);
+  if (new Set(owners.map((m) => m.tokens)).size > 1)
+    out.push('', "Tokens differ: a node holds the tokens it claimed when it joined (--tokens, times its --weight) and those it inherited from nodes that left (docs/ring.md).");
   const counters = o.verbose ? Object.entries(s.counters ?? {}) : [];
   if (counters.length > 0) out.push('', `Counters of ${s.nodeId} since it started:`, ...wrap(counters.map(([k, v]) => `${k}=${v}`), 88).map((l) => `  ${l}`));
   return out.join('\n');

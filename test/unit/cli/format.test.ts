@@ -71,6 +71,12 @@ describe('status and ring output', () => {
     expect(text).toContain('Left or removed: n5 (left), n6 (removed)');
   });
 
+  it('says why token counts differ when they do (inherited from nodes that left), and nothing when they do not', () => {
+    const reply = (tokens: number[]) => ({ clusterName: 'c', nodeId: 'n1', replicas: 3, members: tokens.map((t, i) => member(`n${i + 1}`, 'z1', { tokens: t })), counters: {} });
+    expect(formatStatus(reply([85, 85, 86]))).toContain('Tokens differ: a node holds the tokens it claimed when it joined (--tokens, times its --weight) and those it inherited from nodes that left (docs/ring.md).');
+    expect(formatStatus(reply([64, 64, 64]))).not.toContain('Tokens differ');
+  });
+
   it("prints the answering node's counters below the table only when verbose (--verbose)", () => {
     const reply = { clusterName: 'c', nodeId: 'n1', replicas: 3, members: [member('n1', 'z1'), member('n5', 'z1', { status: 'left', up: false })], counters: { puts: 3, readRepairs: 1 } };
     const plain = formatStatus(reply);
