@@ -50,6 +50,8 @@ export interface BucketSyncDeps {
   keysHeld(node: string, name: string): Promise<number>;
   /** The table changed (here or by a merge), after it was saved: deleted buckets are purged. */
   changed(): void;
+  /** Members removed (removenode, replace): a dead one still gossips its last status, so gossip alone would count it. */
+  removed(): ReadonlySet<string>;
   readonly log: { info(o: object, m: string): void; warn(o: object, m: string): void };
 }
 
@@ -129,7 +131,7 @@ export class BucketSync {
    * would have fewer replicas than its bucket says.
    */
   checkN(n: number): void {
-    const members = [...this.deps.gossiper.states()].filter((s) => field(s, 'status') !== 'left' && field(s, 'status') !== 'removed').length;
+    const members = this.#members().length;
     if (n > members)
       throw new BucketError('BK_N_ABOVE_MEMBERS', `n ${n} is more replicas than the cluster's ${members} member${members === 1 ? '' : 's'}: each key would have only ${members}; create the bucket with n ${members} or less, or add nodes first (n cannot change later)`);
   }
@@ -145,7 +147,7 @@ export class BucketSync {
     if (status !== undefined && status.pending.length > 0)
       throw new BucketError(
         'BK_DELETING',
-        `bucket ${b} was deleted and ${status.pending.join(', ')} ${status.pending.length === 1 ? 'has' : 'have'} not yet deleted its keys: its name can be used again once every member has (ringkv bucket delete ${b} --purge shows how far it is; a member that is down purges when it is back, or remove it)`,
+        `bucket ${b} was deleted and ${status.pending.join(', ')} ${status.pending.length === 1 ? 'has' : 'have'} not yet deleted its keys: its name can be used again once every member has (ringkv bucket delete ${b} shows how far it is; a member that is down purges when it is back, or remove it with ringkv removenode)`,
       );
     return this.#change(() => this.deps.table.create(b, props, this.deps.now(), this.deps.id));
   }
@@ -189,7 +191,8 @@ export class BucketSync {
 
   /** The cluster's members, this node among them: every node gossip knows that did not leave and was not removed. */
   #members(): string[] {
-    return [...this.deps.gossiper.states()].filter((s) => field(s, 'status') !== 'left' && field(s, 'status') !== 'removed').map((s) => s.id).sort();
+    const removed = this.deps.removed();
+    return [...this.deps.gossiper.states()].filter((s) => field(s, 'status') !== 'left' && field(s, 'status') !== 'removed' && !removed.has(s.id)).map((s) => s.id).sort();
   }
 
   /** Change properties of a bucket here. */

@@ -273,6 +273,7 @@ export class RingkvNode {
       fetch: (peer) => this.#control.buckets(peer),
       keysHeld: (node, name) => (node === id ? keysHeld(store, name, 1) : this.#control.bucketKeys(node, name, 1)),
       changed: () => void purge.kick(),
+      removed: () => this.removed,
       log: bucketLog,
     });
     const control = (this.#control = new ControlPeers(id, config.clusterName, addressOf, peerCredentials, config.requestTimeoutMs, () => security.peerToken()));

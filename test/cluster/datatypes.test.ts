@@ -218,6 +218,6 @@ describe('counters, sets and maps on a cluster', () => {
     await refused(client.mapUpdate('k', [{ op: 'enable', path: ['a', 'b', 'c', 'd'].map((name) => ({ name, type: 'map' as const })).concat({ name: 'e', type: 'flag' as never }) }], { bucket: MAPS }), S.INVALID_ARGUMENT, /over the limit of 4/);
     await refused(client.mapUpdate('k', [{ op: 'increment', path: [{ name: 'r', type: 'register' }], amount: 1 }], { bucket: MAPS }), S.INVALID_ARGUMENT, /increment applies to a counter field/);
     await refused(client.mapRead('k', { bucket: SETS }), S.FAILED_PRECONDITION, /set/);
-    await refused(cluster.node('n1').admin().createBucket('hlls', { type: 'hll' as never }), S.INVALID_ARGUMENT, /type must be kv, counter, set, map/);
+    await refused(cluster.node('n1').admin().createBucket('hlls', { type: 'hll' as never }), S.INVALID_ARGUMENT, /createBucket: option type must be one of "kv", "counter", "set", "map", "consistent", got "hll"/);
   }, 60_000);
 });

@@ -117,7 +117,7 @@ describe('BucketPurge', () => {
 });
 
 describe('BucketSync delete', () => {
-  const sync = (gossip: Gossiper, table: BucketTable, held: Record<string, number | Error>) =>
+  const sync = (gossip: Gossiper, table: BucketTable, held: Record<string, number | Error>, removed: ReadonlySet<string> = new Set()) =>
     new BucketSync({
       id: 'n1',
       dataDir: dir(),
@@ -131,6 +131,7 @@ describe('BucketSync delete', () => {
         return h;
       },
       changed: () => undefined,
+      removed: () => removed,
       log: quiet,
     });
 
@@ -162,7 +163,9 @@ describe('BucketSync delete', () => {
     gossip.fields.get('n2')!.set(PURGED_FIELD, 'other@1,carts@5000');
     expect(s.deletionStatus('carts')).toMatchObject({ purged: ['n1', 'n2'], pending: ['n3'] });
     await expect(s.create('carts', props)).rejects.toMatchObject({ code: 'BK_DELETING', message: expect.stringMatching(/^bucket carts was deleted and n3 has not yet deleted its keys/) });
-    // A member that left is not waited for.
+    // A member removed while down (its own gossip still says normal) is not waited for.
+    expect(sync(gossip, table, {}, new Set(['n3'])).deletionStatus('carts')).toMatchObject({ purged: ['n1', 'n2'], pending: [] });
+    // Nor one that left.
     gossip.fields.get('n3')!.set('status', 'left');
     expect(s.deletionStatus('carts')).toMatchObject({ purged: ['n1', 'n2'], pending: [] });
     expect((await s.create('carts', props)).bucket.name).toBe('carts');
