@@ -5,7 +5,7 @@
  */
 import { InvalidArgumentError } from 'commander';
 import { isAddress } from '../membership/endpoint.js';
-import { parseDuration } from '../client/duration.js';
+import { parseDuration } from '../buckets/index.js';
 
 /** The node a command acts on (decommission, repair, ...) unless --node says otherwise. */
 export const DEFAULT_NODE = process.env.RINGKV_NODE || '127.0.0.1:7001';

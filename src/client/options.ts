@@ -10,9 +10,9 @@
  * what a call does with its options.
  */
 import * as grpc from '@grpc/grpc-js';
-import { BUCKET_TYPES, MAX_N, MAX_TTL_MS } from '../buckets/index.js';
+import { BUCKET_TYPES, MAX_N, MAX_TTL_MS, parseDuration } from '../buckets/index.js';
 import { serviceError } from './wire-values.js';
-import { parseDuration } from './duration.js';
+
 
 /** An option's check: its value as the call uses it, or the reason it is refused ("must be …"). */
 export type Rule = (value: unknown) => { readonly ok: unknown } | { readonly refused: string };

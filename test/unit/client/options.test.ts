@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as grpc from '@grpc/grpc-js';
 import { RULES, checkOptions } from '../../../src/client/options.js';
-import { parseDuration } from '../../../src/client/duration.js';
+import { parseDuration } from '../../../src/buckets/index.js';
 import { Client } from '../../../src/client/index.js';
 import type { RequestOptions } from '../../../src/replication/coordinator.js';
 import { fakeKvServer } from './fake-node.js';

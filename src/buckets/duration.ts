@@ -1,7 +1,7 @@
 /**
- * Durations as people write them ("250ms", "30s", "15m", "12h", "7d"), for the client's
- * TTL options and the CLI's --ttl alike. Loads nothing: the CLI parses its flags with it
- * before any gRPC is loaded.
+ * Durations as people write them ("250ms", "30s", "15m", "12h", "7d"): how a TTL (a bucket's
+ * or a put's) is given to the client and to the CLI's --ttl alike. Imports nothing: the
+ * CLI parses its flags with it before any gRPC is loaded.
  *
  * Owns: the duration syntax. Must not: import anything.
  */
