@@ -127,10 +127,16 @@ export async function readJsonFile(dir: string, name: string, damaged: (what: st
   }
 }
 
-/** Write `dir`/`name` atomically: temp file, fsync, rename, fsync of the directory. */
+let tmpSeq = 0;
+
+/**
+ * Write `dir`/`name` atomically: temp file, fsync, rename, fsync of the directory. Each
+ * call has a temp file of its own, so two writes at once never share one (the later
+ * rename wins whole); callers that need the later call to win serialize their writes.
+ */
 export async function writeAtomically(dir: string, name: string, text: string): Promise<void> {
   const path = join(dir, name);
-  const tmp = `${path}.tmp`;
+  const tmp = `${path}.${process.pid}-${tmpSeq++}.tmp`;
   const f = await open(tmp, 'w');
   try {
     await f.writeFile(text);

@@ -81,8 +81,13 @@ export class StagedChanges {
     await this.#save(r.stage);
   }
 
+  /** Saves in order, one at a time: a commit's step and an operator's plan or clear may save at once. */
+  #saving: Promise<void> = Promise.resolve();
+
   async #save(stage: Stage): Promise<void> {
-    await this.deps.saved?.save(stage);
+    const save = this.#saving.catch(() => undefined).then(() => this.deps.saved?.save(stage));
+    this.#saving = save;
+    await save;
     this.#stage = stage;
   }
 

@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_CONFIG, resolveConfig } from '../../../src/node/config.js';
-import { loadIdentity, saveIdentity } from '../../../src/node/identity.js';
+import { loadIdentity, saveIdentity, writeAtomically } from '../../../src/node/identity.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ringkv-config-'));
 
@@ -99,6 +99,15 @@ describe('node identity', () => {
     await expect(loadIdentity(d, { id: 'n1', clusterName: 'c' }, 1e9)).rejects.toThrow(/damaged \(bad heirs\)/);
     writeFileSync(join(d, 'node.json'), '{"id": "n1"}');
     await expect(loadIdentity(d, { id: 'n1', clusterName: 'c' }, 1e9)).rejects.toThrow(/damaged .*restore it from a backup/);
+  });
+
+  it('writes a file atomically even when many writes of it run at once: none fails, one wins whole, no temp file stays', async () => {
+    const d = join(dir, 'atomic');
+    mkdirSync(d, { recursive: true });
+    const texts = Array.from({ length: 20 }, (_, i) => `${JSON.stringify({ n: i, pad: 'x'.repeat(1000 * i) })}\n`);
+    await Promise.all(texts.map((t) => writeAtomically(d, 'stage.json', t)));
+    expect(texts).toContain(readFileSync(join(d, 'stage.json'), 'utf8'));
+    expect(readdirSync(d)).toEqual(['stage.json']);
   });
 
   it('refuses to start a node that decommissioned and left, saying what to do instead', async () => {
