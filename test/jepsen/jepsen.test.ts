@@ -105,7 +105,7 @@ describe.skipIf(!root)('the harness cleans up after itself', () => {
   type Harness = { pid: number; exit: Promise<number | null>; out: string[]; victim: string };
   /** Start `npm run jepsen` as a child; resolves with it once its cluster is up and a fault matching `ready` is in force (its victim too). */
   function startHarness(ready: RegExp): Promise<Harness> {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'main.ts'), '--time', '300', '--nodes', '4', '--nemesis', 'partition,slow', '--seed', String(SEED), '--every-ms', '2000', '--results', RESULTS], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'main.ts'), '--time', '300', '--nodes', '4', '--nemesis', 'partition,slow', '--seed', String(SEED), '--every-ms', '4000', '--results', RESULTS], { stdio: ['ignore', 'pipe', 'pipe'] });
     const out: string[] = [];
     const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     return new Promise((resolve, reject) => {
