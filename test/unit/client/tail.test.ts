@@ -53,7 +53,9 @@ async function clientWithAHanging(extra: Partial<ClientOptions>): Promise<Client
   const c = new Client({ nodes: [a.address, b.address], tokenAware: false, deadlineMs: 3000, ...extra });
   a.hang = b.hang = false;
   b.delayMs = 60;
-  for (let i = 0; i < 40; i++) await c.get('warm'); // both nodes answer: health and hedge delay learn
+  // Both nodes answer: health and hedge delay learn. On a loaded machine a's own answer
+  // times are noisy too; more rounds of samples, a few at most, settle which is faster.
+  for (let round = 0; round < 5 && (round === 0 || c.candidates('k')[0] !== a.address); round++) for (let i = 0; i < 40; i++) await c.get('warm');
   b.delayMs = 0;
   if (extra.adaptive !== false) expect(c.candidates('k')[0]).toBe(a.address); // the test's premise
   a.hang = true;
