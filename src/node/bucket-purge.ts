@@ -39,6 +39,13 @@ export function purgedBy(state: EndpointState): Set<string> {
 /** Whether a stored key is of bucket `name`. */
 const ofBucket = (name: string) => (key: Uint8Array) => startsWithMark(key) && bucketOf(key) === name;
 
+/** The hints `store` holds of keys `mine` takes, with their targets. */
+async function* hintsOf(store: Store, mine: (key: Uint8Array) => boolean): AsyncGenerator<{ target: string; key: Buffer; record: Buffer }> {
+  for (const target of store.hints.targets().keys()) {
+    for await (const batch of store.hints.list(target, { batchCount: 512 })) for (const h of batch) if (mine(h.key)) yield { target, key: h.key, record: h.record };
+  }
+}
+
 /** How many records and hints of bucket `name` `store` holds, counted up to `limit`. */
 export async function keysHeld(store: Store, name: string, limit: number): Promise<number> {
   const mine = ofBucket(name);
@@ -47,12 +54,7 @@ export async function keysHeld(store: Store, name: string, limit: number): Promi
     n += batch.entries.length + batch.corrupt.length;
     if (n >= limit) return limit;
   }
-  for (const target of store.hints.targets().keys()) {
-    for await (const batch of store.hints.list(target, { batchCount: 512 })) {
-      n += batch.filter((h) => mine(h.key)).length;
-      if (n >= limit) return limit;
-    }
-  }
+  for await (const _ of hintsOf(store, mine)) if (++n >= limit) return limit;
   return n;
 }
 
@@ -165,11 +167,7 @@ export class BucketPurge {
         if (this.#stopped) return false;
         const { deleted, kept } = await this.deps.store.ranges.delete(EVERY_RANGE, { batchCount: 512 }, mine);
         this.#keys += deleted;
-        for (const target of this.deps.store.hints.targets().keys()) {
-          for await (const batch of this.deps.store.hints.list(target, { batchCount: 512 })) {
-            for (const h of batch) if (mine(h.key) && (await this.deps.store.hints.remove(target, h.key, h.record))) this.#hints++;
-          }
-        }
+        for await (const h of hintsOf(this.deps.store, mine)) if (await this.deps.store.hints.remove(h.target, h.key, h.record)) this.#hints++;
         if (kept === 0) {
           this.deps.log.info({ bucket: d.name, deletion: id, keys: this.#keys, hints: this.#hints, ms: Date.now() - started }, 'deleted bucket purged here');
           return true;
