@@ -4,7 +4,7 @@
  *
  * Owns: the counter's state and its algebra — the increment mutator (`increment`, which
  * returns the new state and the delta to send to the other replicas), the join (`join`),
- * the value (`value`), the issuer's duplicate check (`isDuplicate`), the bounded op log
+ * the reset of what a read saw (`reset`, `seenEntries`), the value (`value`), the issuer's duplicate check (`isDuplicate`), the bounded op log
  * (`trim`, LOG_MAX) and the voids a join infers (`implied`) — and the state's canonical
  * bytes (`encodeCounter`, `decodeCounter`: what will become record format 4). Must not:
  * do I/O, read a clock, draw randomness or pick actors (the store decides which actor
@@ -24,10 +24,13 @@
  *    clock). Sorted by dot; at most LOG_MAX, the greatest by (seq, actor, counter).
  *  - voids: dots counted in the entries whose increment is also counted under a lesser
  *    dot — one increment issued twice, by two issuers or one that no longer logs it.
- *    Sorted by dot. (Map fields' `resets` are not part of this slice: they come with maps.)
- *  value = Σ (p − n) − Σ void amounts.
+ *    Sorted by dot.
+ *  - resets: per actor, the entry a reset saw (`reset`): its floor and sums, which the
+ *    value leaves out from then on, with the voids on dots up to that floor. Sorted by
+ *    actor; a reset's entry is never above the state's entry of its actor.
+ *  value = Σ (p − n) − Σ resets' (p − n) − Σ amounts of voids above their actor's reset.
  *
- * Join: entries by the larger floor; logs united and trimmed; voids united, plus
+ * Join: entries and resets by the larger floor; logs united and trimmed; voids united, plus
  * `implied` of the united log: every dot whose (write id, amount) also sits on a lesser
  * dot (by actor bytes, then counter). A void subtracts a dot only where a lesser dot of
  * the same increment is counted, and the least dot of an increment is never voided, so
@@ -52,6 +55,8 @@
  *   log:     n (≤ LOG_MAX), each actor index + counter (1..floor) + write id (8 bytes)
  *            + u8 sign (0: +, 1: −) + magnitude (≥ 1) + seq (≥ 1), ascending by dot
  *   voids:   n, each actor index + counter (1..floor) + u8 sign + magnitude, ascending
+ *   [resets: n ≥ 1, each actor index + floor (1..its entry's) + p + n (each at most its
+ *            entry's), ascending; absent when none, so a record without is unchanged]
  *   u32 big-endian CRC-32 of everything before it
  * Canonical: equal states encode to equal bytes, and a decode accepts only what the
  * encoder writes (minimal varints, order, every logged duplicate voided), and no void that
@@ -107,6 +112,11 @@ export interface CounterState {
   readonly log: readonly LoggedOp[];
   /** Sorted by (actor, counter). */
   readonly voids: readonly Void[];
+  /**
+   * Sorted by actor: per actor, the entry a reset saw, left out of the value (absent:
+   * none). Each is at most the state's entry of its actor (floor and sums).
+   */
+  readonly resets?: readonly CounterEntry[];
 }
 
 export const EMPTY_COUNTER: CounterState = Object.freeze({ entries: Object.freeze([]), log: Object.freeze([]), voids: Object.freeze([]) });
@@ -237,17 +247,43 @@ export function join(a: CounterState, b: CounterState): CounterState {
   const entries = unite(a.entries, b.entries, byActor, laterEntry);
   const log = unite(a.log, b.log, byDot, greaterOp);
   const voids = unite(unite(a.voids, b.voids, byDot, keptVoid), implied(log), byDot, keptVoid);
-  return { entries, log: trim(log), voids };
+  const resets = unite(a.resets ?? [], b.resets ?? [], byActor, laterEntry);
+  return resets.length === 0 ? { entries, log: trim(log), voids } : { entries, log: trim(log), voids, resets };
+}
+
+/**
+ * The counter with a reset of what a read saw (`seen`: that read's entries, `seenEntries`)
+ * joined in: each seen entry's increments leave the value, those it did not see (a later
+ * dot of its actor, an actor it did not see) stay. Its join with any state is that state's
+ * reset, so a reset merges everywhere as an increment does, in any order.
+ */
+export function reset(state: CounterState, seen: readonly CounterEntry[]): CounterState {
+  return join(state, { entries: seen, log: [], voids: [], resets: seen });
+}
+
+/** True when a reset saw every increment the state counts (none came since): a map lists no such counter field. */
+export function isReset(state: CounterState): boolean {
+  const resets = state.resets ?? [];
+  return resets.length === state.entries.length && resets.every((r, i) => r.floor === state.entries[i]!.floor);
+}
+
+/** A counter record (a read's join) with the reset of all it holds: what a counter reset writes to every replica. */
+export function counterResetRecord(record: Uint8Array): Buffer {
+  const { state } = decodeCounter(record);
+  return encodeCounter(reset(state, seenEntries(state)));
+}
+
+/** What a reset of this state takes out: its entries (what `reset` is given). */
+export function seenEntries(state: CounterState): readonly CounterEntry[] {
+  return state.entries;
 }
 
 /** True when two states are equal (so encode to the same bytes): what tells a merge it brought nothing new. */
 export function sameCounter(a: CounterState, b: CounterState): boolean {
   if (a === b) return true;
-  if (a.entries.length !== b.entries.length || a.log.length !== b.log.length || a.voids.length !== b.voids.length) return false;
-  for (let i = 0; i < a.entries.length; i++) {
-    const x = a.entries[i]!, y = b.entries[i]!;
-    if (x.actor !== y.actor || x.floor !== y.floor || x.p !== y.p || x.n !== y.n) return false;
-  }
+  const ar = a.resets ?? [], br = b.resets ?? [];
+  if (a.entries.length !== b.entries.length || a.log.length !== b.log.length || a.voids.length !== b.voids.length || ar.length !== br.length) return false;
+  if (!sameEntries(a.entries, b.entries) || !sameEntries(ar, br)) return false;
   for (let i = 0; i < a.log.length; i++) {
     const x = a.log[i]!, y = b.log[i]!;
     if (x.actor !== y.actor || x.counter !== y.counter || x.id !== y.id || x.amount !== y.amount || x.seq !== y.seq) return false;
@@ -259,11 +295,30 @@ export function sameCounter(a: CounterState, b: CounterState): boolean {
   return true;
 }
 
-/** The counter's value: every counted dot's amount, less the voided ones'. Exact (a bigint: many actors' sums may pass 2^53). */
+function sameEntries(a: readonly CounterEntry[], b: readonly CounterEntry[]): boolean {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!, y = b[i]!;
+    if (x.actor !== y.actor || x.floor !== y.floor || x.p !== y.p || x.n !== y.n) return false;
+  }
+  return true;
+}
+
+/**
+ * The counter's value: every counted dot's amount, less the voided ones' and those a reset
+ * saw. Exact (a bigint: many actors' sums may pass 2^53).
+ */
 export function value(state: CounterState): bigint {
   let v = 0n;
   for (const e of state.entries) v += BigInt(e.p) - BigInt(e.n);
-  for (const d of state.voids) v -= BigInt(d.amount);
+  const resets = state.resets ?? [];
+  for (const r of resets) v -= BigInt(r.p) - BigInt(r.n);
+  let at = 0;
+  for (const d of state.voids) {
+    while (at < resets.length && resets[at]!.actor < d.actor) at++;
+    const r = resets[at];
+    if (r !== undefined && r.actor === d.actor && d.counter <= r.floor) continue; // the reset took this dot out already
+    v -= BigInt(d.amount);
+  }
   return v;
 }
 
@@ -358,12 +413,13 @@ export function increment(state: CounterState, actor: Actor, amount: number, id?
   const entry: CounterEntry = { actor, floor: (old?.floor ?? 0) + 1, p, n };
   entries.splice(at, old === undefined ? 0 : 1, entry);
   const base = { actor, floor: old?.floor ?? 0 };
-  if (id === undefined) return { state: { entries, log: state.log, voids: state.voids }, delta: { state: { entries: [entry], log: [], voids: [] }, base }, duplicate: false };
+  const resets = state.resets === undefined ? {} : { resets: state.resets };
+  if (id === undefined) return { state: { entries, log: state.log, voids: state.voids, ...resets }, delta: { state: { entries: [entry], log: [], voids: [] }, base }, duplicate: false };
   const seq = maxSeq(state.log) + 1;
   if (seq > MAX) throw new KvError('KV_COUNTER_OVERFLOW', `the counter's op sequence would pass ${MAX}; use another key`);
   const op: LoggedOp = { actor, counter: entry.floor, id, amount, seq };
   const log = unite(state.log, [op], byDot, greaterOp);
-  return { state: { entries, log: trim(log), voids: state.voids }, delta: { state: { entries: [entry], log: [op], voids: [] }, base }, duplicate: false };
+  return { state: { entries, log: trim(log), voids: state.voids, ...resets }, delta: { state: { entries: [entry], log: [op], voids: [] }, base }, duplicate: false };
 }
 
 /**
@@ -378,6 +434,33 @@ export function counterWriteId(requestId: Uint8Array, amount: number): WriteId {
   const tail = Buffer.allocUnsafe(8);
   tail.writeBigInt64BE(BigInt(amount));
   return createHash('md5').update(head).update(requestId).update(tail).digest().toString('latin1', 0, WRITE_ID_BYTES);
+}
+
+/* ---------------------------------------------------------------- a counter field's context */
+
+/** The first byte of a counter's context: apart from a versions context's (codec.ts: 1, 2). */
+const COUNTER_CONTEXT_FORMAT = 3;
+
+/**
+ * What a remove of a counter field needs (a map read gives it with the field's value): the
+ * entries the read saw, after the format and the key's check (keys.ts contextCheckOf), so
+ * that a context is never applied to another key, whose actors' floors it would cover.
+ */
+export function encodeCounterContext(keyCheck: number, state: CounterState): Buffer {
+  const head = Buffer.allocUnsafe(5);
+  head[0] = COUNTER_CONTEXT_FORMAT;
+  head.writeUInt32BE(keyCheck >>> 0, 1);
+  return Buffer.concat([head, encodeCounter({ entries: seenEntries(state), log: [], voids: [] })]);
+}
+
+/** The entries a counter context saw (what `reset` takes), checked against the key's check; DecodeError if it is none of that key's. */
+export function decodeCounterContext(bytes: Uint8Array, keyCheck: number): readonly CounterEntry[] {
+  const buf = asBuffer(bytes);
+  if (buf.length < 6 || buf[0] !== COUNTER_CONTEXT_FORMAT) throw new DecodeError("not a counter's context (a map read gives one with each counter field)");
+  if (buf.readUInt32BE(1) !== keyCheck >>> 0) throw new DecodeError('the context was read from a different key');
+  const { state, ownerEpoch } = decodeCounter(buf.subarray(5));
+  if (state.log.length > 0 || state.voids.length > 0 || state.resets !== undefined || ownerEpoch !== undefined) throw new DecodeError("a counter's context holds entries only");
+  return state.entries;
 }
 
 /* ---------------------------------------------------------------- record format 4 */
@@ -432,7 +515,9 @@ export function encodeCounterDelta(delta: CounterDelta): Buffer {
 
 function encode(state: CounterState, ownerEpoch: number | undefined, heldSince: number | undefined, base: CounterDelta['base']): Buffer {
   const { entries, log, voids } = state;
+  const resets = state.resets ?? [];
   const logAt = actorIndexes(entries, log), voidAt = actorIndexes(entries, voids);
+  const resetAt = actorIndexes(entries, resets.map((e) => ({ actor: e.actor, counter: e.floor })));
   const baseAt = base === undefined ? undefined : actorIndexes(entries, [{ actor: base.actor, counter: base.floor + 1 }])[0]!;
   let size = 2 + (ownerEpoch === undefined ? 0 : varintSize(ownerEpoch)) + (heldSince === undefined ? 0 : varintSize(heldSince));
   size += varintSize(entries.length) + varintSize(log.length) + varintSize(voids.length) + 4;
@@ -440,6 +525,8 @@ function encode(state: CounterState, ownerEpoch: number | undefined, heldSince: 
   for (const e of entries) size += ACTOR_BYTES + varintSize(e.floor) + varintSize(e.p) + varintSize(e.n);
   log.forEach((op, k) => (size += varintSize(logAt[k]!) + varintSize(op.counter) + WRITE_ID_BYTES + amountSize(op.amount) + varintSize(op.seq)));
   voids.forEach((d, k) => (size += varintSize(voidAt[k]!) + varintSize(d.counter) + amountSize(d.amount)));
+  if (resets.length > 0) size += varintSize(resets.length);
+  resets.forEach((e, k) => (size += varintSize(resetAt[k]!) + varintSize(e.floor) + varintSize(e.p) + varintSize(e.n)));
   const buf = Buffer.allocUnsafe(size);
   buf[0] = COUNTER_FORMAT;
   buf[1] = (ownerEpoch === undefined ? 0 : FLAG_OWNER) | (heldSince === undefined ? 0 : FLAG_HELD) | (base === undefined ? 0 : FLAG_BASE);
@@ -459,6 +546,8 @@ function encode(state: CounterState, ownerEpoch: number | undefined, heldSince: 
   });
   pos = writeVarint(buf, pos, voids.length);
   voids.forEach((d, k) => (pos = writeAmount(buf, writeVarint(buf, writeVarint(buf, pos, voidAt[k]!), d.counter), d.amount)));
+  if (resets.length > 0) pos = writeVarint(buf, pos, resets.length);
+  resets.forEach((e, k) => (pos = writeVarint(buf, writeVarint(buf, writeVarint(buf, writeVarint(buf, pos, resetAt[k]!), e.floor), e.p), e.n)));
   buf.writeUInt32BE(crc32(buf.subarray(0, pos)), pos);
   return buf;
 }
@@ -601,14 +690,28 @@ function decode(buf: Buffer): StoredCounter & { base?: CounterDelta['base'] } {
     const d = dot(r, entries, voids[k - 1], 'a void');
     voids.push({ actor: d.actor, counter: d.counter, amount: amount(r) });
   }
-  if (r.pos !== r.end) corrupt('trailing bytes after the voids');
+  const resets: CounterEntry[] = [];
+  if (r.pos !== r.end) {
+    for (let k = 0, n = count(r, 4, 'resets'); k < n; k++) {
+      const i = uint(r);
+      const e = entries[i];
+      if (e === undefined) corrupt(`a reset names actor ${i} of ${entries.length}`);
+      if (k > 0 && e.actor <= resets[k - 1]!.actor) corrupt('resets out of order');
+      const floor = uint(r), p = uint(r), neg = uint(r);
+      if (floor === 0 || floor > e.floor || p > e.p || neg > e.n) corrupt(`a reset (${floor}, ${p}, ${neg}) above its actor's entry (${e.floor}, ${e.p}, ${e.n})`);
+      if (p < floor - neg) corrupt(`a reset of ${floor} dots summing to less than ${floor} in magnitude`);
+      resets.push({ actor: e.actor, floor, p, n: neg });
+    }
+    if (resets.length === 0) corrupt('an empty resets section (written only when there are resets)');
+    if (r.pos !== r.end) corrupt('trailing bytes after the resets');
+  }
   let v = 0;
   for (const d of implied(log)) {
     while (v < voids.length && byDot(voids[v]!, d) < 0) v++;
     if (v === voids.length || byDot(voids[v]!, d) !== 0) corrupt(`a duplicate logged op (${d.counter}) without its void`);
   }
   checkVoids(entries, log, voids);
-  const state = { entries, log, voids };
+  const state = resets.length === 0 ? { entries, log, voids } : { entries, log, voids, resets };
   const held = heldSince === undefined ? { state, ownerEpoch } : { state, ownerEpoch, heldSince };
   return base === undefined ? held : { ...held, base };
 }

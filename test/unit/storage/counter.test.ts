@@ -154,7 +154,14 @@ describe('counter record (format 4)', () => {
     refused(frame(body([entry(A, 2, 5, 1)], [op(0, 1, 5, 0)], [])), /a logged op with seq 0/);
     refused(frame(body([entry(A, 2, 5, 1)], [], [voidOf(0, 3, 5)])), /a void dot 3 not covered by its actor's floor 2/);
     refused(frame(body([entry(A, 2, 5, 1)], [], [voidOf(0, 2, 5), voidOf(0, 1, 5)])), /a void out of order/);
-    refused(frame([...body([entry(A, 2, 5, 1)], [], []), 7]), /trailing bytes after the voids/);
+    refused(frame([...body([entry(A, 2, 5, 1)], [], []), 7]), /7 resets cannot fit/);
+    // The resets section (after the voids, only when there are resets): actor index, floor, p, n.
+    expect(decodeCounter(frame([...body([entry(A, 2, 5, 1)], [], []), 1, 0, 1, 5, 0])).state.resets).toEqual([{ actor: A, floor: 1, p: 5, n: 0 }]);
+    refused(frame([...body([entry(A, 2, 5, 1)], [], []), 1, 0, 1, 5, 0, 7]), /trailing bytes after the resets/);
+    refused(frame([...body([entry(A, 2, 5, 1)], [], []), 0]), /empty resets section/);
+    refused(frame([...body([entry(A, 2, 5, 1)], [], []), 1, 1, 1, 1, 0]), /a reset names actor 1 of 1/);
+    refused(frame([...body([entry(A, 2, 5, 1)], [], []), 1, 0, 3, 5, 1]), /above its actor's entry/);
+    refused(frame([...body([entry(A, 2, 5, 1)], [], []), 1, 0, 2, 0, 1]), /a reset of 2 dots summing to less than 2/);
     refused(frame(body([entry(A, 2, 10, 0)], [op(0, 1, 5, 1), op(0, 2, 5, 2)], [])), /a duplicate logged op \(2\) without its void/);
     expect(decodeCounter(frame(body([entry(A, 2, 10, 0)], [op(0, 1, 5, 1), op(0, 2, 5, 2)], [voidOf(0, 2, 5)]))).state.voids).toEqual([{ actor: A, counter: 2, amount: 5 }]);
     // Voids that could only lose increments.
