@@ -37,7 +37,7 @@ import { AdminClient } from './admin.js';
 import { NodeHealth, type Ending } from './health.js';
 import { HedgeDelay, RetryBudget, type BudgetOptions, type HedgeOptions } from './hedging.js';
 import { KeyRouter } from './key-router.js';
-import { assemble, entryOf, wireMapOps, type MapOp, type MapPage, type MapValue } from './maps.js';
+import { MAX_MAP_OPS, assemble, entryOf, wireMapOps, type MapOp, type MapPage, type MapValue } from './maps.js';
 import { amountOf, bytes, serviceError } from './wire-values.js';
 import { RULES, checkOptions } from './options.js';
 
@@ -188,6 +188,16 @@ export type PutManyOptions = Omit<PutOptions, 'context' | 'requestId' | 'ttlMs'>
 
 /** A counterUpdate's options: a write's, but no context or TTL (a counter has neither). */
 export type CounterUpdateOptions = Omit<PutOptions, 'context' | 'ttlMs'>;
+/** A setDrop's or mapDrop's options: each page is read at `r` and its removes written at `w` (default: a majority). */
+export interface DropOptions extends CallOptions {
+  readonly r?: number;
+  readonly w?: number;
+}
+
+/** A counter reset's options: `w` replicas are read, and acknowledge the reset (default: a majority). */
+export interface CounterResetOptions extends CallOptions {
+  readonly w?: number;
+}
 
 /** A setUpdate's (setAdd's, setRemove's) options: as a counter update's. */
 export type SetUpdateOptions = CounterUpdateOptions;
@@ -480,6 +490,21 @@ export class Client {
   }
 
   /**
+   * Reset the counter `key` (a bucket of type counter) to count from 0: the node reads it
+   * at R and takes out every increment that read saw, then writes that at W. An increment
+   * concurrent with the reset (one its read did not see) still counts. Answers the value
+   * taken out; found false (and 0) when no replica held the counter. Not hedged: a second
+   * copy would be a reset of its own, of what its own read saw.
+   */
+  async counterReset(key: string | Uint8Array, options?: CounterResetOptions): Promise<{ value: bigint; found: boolean }> {
+    const o = checkOptions('counterReset', options, RULES.reset);
+    const k = bytes(key, 'key');
+    const bucket = o.bucket ?? '';
+    const r = await this.#typedCall(bucket, k, 'write', o, (c, options) => callUnary(c, 'CounterReset', { bucket, key: k, w: o.w ?? 0 }, options, this.#metadata), false);
+    return { value: decimal(r.value), found: r.found };
+  }
+
+  /**
    * Add and remove elements of the set `key` (a bucket of type set) in one request: 1 to
    * MAX_SET_OPS operations, each element at most once. A remove needs the context a read
    * of that element gave (setContains, setRead): it removes the adds that read saw, not an
@@ -535,6 +560,25 @@ export class Client {
     } while (after !== undefined);
   }
 
+  /**
+   * Drop the set `key`: read it page by page (at R) and remove each page's elements with
+   * the contexts that read gave, one update per page. Observed-remove, as setRemove: an add
+   * a page's read did not see (one concurrent with the drop) survives it. Not atomic: a
+   * reader meanwhile may see part of the set gone. Answers how many elements it removed.
+   */
+  async setDrop(key: string | Uint8Array, options?: DropOptions): Promise<{ removed: number }> {
+    const o = checkOptions('setDrop', options, RULES.drop);
+    let removed = 0;
+    let after: Buffer | undefined;
+    do {
+      const page = await this.setRead(key, { bucket: o.bucket, deadlineMs: o.deadlineMs, r: o.r, after });
+      if (page.elements.length > 0) await this.setRemove(key, page.elements, { bucket: o.bucket, deadlineMs: o.deadlineMs, w: o.w });
+      removed += page.elements.length;
+      after = page.next;
+    } while (after !== undefined);
+    return { removed };
+  }
+
   /** Whether `element` is in the set `key`, and its context (what a remove of it needs). */
   async setContains(key: string | Uint8Array, element: string | Uint8Array, options?: GetOptions): Promise<{ present: boolean; context: Buffer }> {
     const o = checkOptions('setContains', options, RULES.get);
@@ -587,6 +631,28 @@ export class Client {
     const entries = [];
     for await (const e of this.mapEntries(key, o)) entries.push(e);
     return assemble(entries);
+  }
+
+  /**
+   * Drop the map `key`: read it page by page (at R) and remove every entry each page shows
+   * (a register cleared, a flag disabled, a counter reset, a set field's element removed),
+   * one update per page. Observed-remove, as a remove is: a write a page's read did not see
+   * (concurrent with the drop) survives it. Not atomic, as setDrop is not. Answers how many
+   * entries it removed.
+   */
+  async mapDrop(key: string | Uint8Array, options?: DropOptions): Promise<{ removed: number }> {
+    const o = checkOptions('mapDrop', options, RULES.drop);
+    let removed = 0;
+    let after: Buffer | undefined;
+    do {
+      // Half a page: an update's records are bounded (a counter field's reset carries its whole record).
+      const page = await this.mapRead(key, { bucket: o.bucket, deadlineMs: o.deadlineMs, r: o.r, after, limit: MAX_MAP_OPS / 2 });
+      const ops = page.entries.map((e): MapOp => (e.kind === 'element' ? { op: 'remove', path: e.path, element: e.element, context: e.context } : { op: 'remove', path: e.path, context: e.context }));
+      if (ops.length > 0) await this.mapUpdate(key, ops, { bucket: o.bucket, deadlineMs: o.deadlineMs, w: o.w });
+      removed += ops.length;
+      after = page.next;
+    } while (after !== undefined);
+    return { removed };
   }
 
   /**
@@ -733,10 +799,10 @@ export class Client {
    * this path (they are not on the stream); a write's request id is in `send`'s request,
    * so every attempt carries the same one.
    */
-  #typedCall<T>(bucket: string, key: Buffer, kind: 'read' | 'write', o: CallOptions, send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<T>): Promise<T> {
+  #typedCall<T>(bucket: string, key: Buffer, kind: 'read' | 'write', o: CallOptions, send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<T>, hedged = true): Promise<T> {
     const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
     this.#refreshIfStale();
-    return this.#attempts(this.#candidates(routingKey(bucket, key)), kind, deadline, this.#hedge, (address) => send(this.#channel(address), { deadline }));
+    return this.#attempts(this.#candidates(routingKey(bucket, key)), kind, deadline, hedged ? this.#hedge : undefined, (address) => send(this.#channel(address), { deadline }));
   }
 
   /**

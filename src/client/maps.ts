@@ -28,8 +28,8 @@ export interface MapField {
  * - `increment` a counter by `amount` (negative subtracts);
  * - `add` an element to a set field;
  * - `remove`, with the context a read of the entry gave: clear a register, disable a flag,
- *   or remove a set field's `element`. It takes out what that read saw, not a concurrent
- *   write.
+ *   reset a counter, or remove a set field's `element`. It takes out what that read saw,
+ *   not a concurrent write (an increment the read did not see still counts).
  */
 export type MapOp =
   | { readonly op: 'assign'; readonly path: readonly MapField[]; readonly value: string | Uint8Array }
@@ -41,11 +41,11 @@ export type MapOp =
 /** A path as a read gives it: names as bytes. */
 export type MapPath = { readonly name: Buffer; readonly type: MapFieldType }[];
 
-/** One live entry of a map, as mapRead gives it; each but a counter with the context a remove of it needs. */
+/** One live entry of a map, as mapRead gives it, with the context a remove of it needs. */
 export type MapEntry =
   | { readonly kind: 'register'; readonly path: MapPath; readonly value: Buffer; readonly context: Buffer }
   | { readonly kind: 'flag'; readonly path: MapPath; readonly context: Buffer }
-  | { readonly kind: 'counter'; readonly path: MapPath; readonly value: bigint }
+  | { readonly kind: 'counter'; readonly path: MapPath; readonly value: bigint; readonly context: Buffer }
   | { readonly kind: 'element'; readonly path: MapPath; readonly element: Buffer; readonly context: Buffer };
 
 /** One page of a map: its entries in the order of their paths, and the `after` of the next page (undefined after the last). */
@@ -103,7 +103,7 @@ export function wireMapOps(ops: readonly MapOp[]): WireMapOp[] {
 export function entryOf(e: MapEntry__Output): MapEntry {
   const path = e.path.map((f) => ({ name: f.name, type: TYPE_OF.get(f.type) ?? ('register' as const) }));
   const last = path[path.length - 1]?.type;
-  if (last === 'counter') return { kind: 'counter', path, value: BigInt(e.counter) };
+  if (last === 'counter') return { kind: 'counter', path, value: BigInt(e.counter), context: e.context };
   if (last === 'set') return { kind: 'element', path, element: e.element, context: e.context };
   if (last === 'flag') return { kind: 'flag', path, context: e.context };
   return { kind: 'register', path, value: e.value, context: e.context };

@@ -121,6 +121,10 @@ export const RULES = {
   deleteIf: { ...call, requestId },
   /** counterUpdate, setUpdate, mapUpdate: a write with no context or TTL. */
   update: write,
+  /** setDrop, mapDrop: pages read at r, their removes written at w. */
+  drop: { ...call, r: quorum, w: quorum },
+  /** counterReset: a read and a write at one quorum, not retried under an id. */
+  reset: { ...call, w: quorum },
   /** setRead, mapRead: a read of one page. */
   page: { ...call, r: quorum, after: byteString, limit: whole(1, 1000) },
   /** setElements, mapEntries, mapGet: every page. */

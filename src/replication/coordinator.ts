@@ -24,7 +24,7 @@
 import { randomBytes } from 'node:crypto';
 import { DataTypeError, MAX_TTL_MS, bucketOf, keyOverhead, parseSubKey, subKey, subKeySpan, typeOf, type BucketProps, type FieldType } from '../buckets/index.js';
 import type { Ring, Target } from '../ring/index.js';
-import { MAX_RANGE_KEYS, MAX_SUB_OPS, checkAmount, checkSubOp, recordDigest, resolveCounterReplies, resolvePage, resolveReplies, type ResolvedSubKey, type SubOp } from '../storage/index.js';
+import { MAX_RANGE_KEYS, MAX_SUB_OPS, checkAmount, checkSubOp, counterResetRecord, recordDigest, resolveCounterReplies, resolvePage, resolveReplies, type ResolvedSubKey, type SubOp } from '../storage/index.js';
 import { showKey } from '../storage/kv-errors.js';
 import { ReplicationError } from './replication-errors.js';
 import { LatencyWindow, RecentLatency } from './latency-window.js';
@@ -190,13 +190,13 @@ export type MapPath = readonly { readonly name: Buffer; readonly type: FieldType
 
 /**
  * One live entry of a map (docs/data-types.md#maps): a register's value, an enabled flag,
- * a counter's value, or an element of a set field; each but a counter with the context a
- * remove of it needs (a register's clear, a flag's disable, an element's remove).
+ * a counter's value, or an element of a set field; each with the context a remove of it
+ * needs (a register's clear, a flag's disable, a counter's reset, an element's remove).
  */
 export type MapEntry =
   | { readonly kind: 'register'; readonly path: MapPath; readonly value: Buffer; readonly context: Buffer }
   | { readonly kind: 'flag'; readonly path: MapPath; readonly context: Buffer }
-  | { readonly kind: 'counter'; readonly path: MapPath; readonly value: bigint }
+  | { readonly kind: 'counter'; readonly path: MapPath; readonly value: bigint; readonly context: Buffer }
   | { readonly kind: 'element'; readonly path: MapPath; readonly element: Buffer; readonly context: Buffer };
 
 /** A page of a map's entries, in the order of their sub-keys (by path). */
@@ -427,6 +427,29 @@ export class Coordinator {
     return this.#bounded('gets', async () => {
       const r = await this.#read('counter get', key, o, resolveCounterReplies);
       return { value: r.value, found: r.found };
+    });
+  }
+
+  /**
+   * Reset the counter at `key`: read it at R, then write the reset of what that read saw
+   * (counter.ts `reset`: its entries leave the value) to its replicas as a full state,
+   * merged as any counter state is, acknowledged at W. An increment the read did not see
+   * (concurrent with the reset, or issued on a replica it did not read) survives; with
+   * R + W > N, every increment acknowledged before the reset began is seen. Answers with
+   * the value the reset took out (0 and not found when no replica held the counter:
+   * nothing is written). A reset sent again is a reset of its own.
+   */
+  async counterReset(key: Buffer, o: RequestOptions = {}): Promise<{ value: bigint; found: boolean }> {
+    this.#checkKey(key);
+    return this.#bounded('counterUpdates', async () => {
+      const read = await this.#read('counter reset', key, o, resolveCounterReplies);
+      if (read.record === undefined) return { value: 0n, found: false };
+      const record = counterResetRecord(read.record);
+      return this.#replicate('counter reset', key, o, 'self', async (primaries, deadline) => {
+        const send = (node: string, hintFor: string | undefined, dl: number): Promise<boolean> => this.deps.replicas.merge(node, key, record, hintFor, dl);
+        const { on } = await this.#issue('update', 'counter reset', key, primaries, deadline, (node) => send(node, undefined, deadline));
+        return { result: { value: read.value, found: true }, on, send };
+      });
     });
   }
 
@@ -1282,7 +1305,7 @@ function pageLimit(type: 'set' | 'map', asked: number | undefined): number {
 function mapEntry(e: ResolvedSubKey): MapEntry {
   const { fields, element } = parseSubKey(e.key);
   const path = fields.map((f) => ({ name: Buffer.from(f.name), type: f.type }));
-  if (e.kind === 'counter') return { kind: 'counter', path, value: e.read.value };
+  if (e.kind === 'counter') return { kind: 'counter', path, value: e.read.value, context: e.read.context! };
   const { context } = e.read;
   if (element !== undefined) return { kind: 'element', path, element: Buffer.from(element), context };
   return fields.at(-1)!.type === 'register' ? { kind: 'register', path, value: e.read.values[0]!, context } : { kind: 'flag', path, context };

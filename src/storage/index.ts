@@ -6,7 +6,7 @@ export type { Ranges, ScanEntry, ScanBatch, KeyFilter, RangeRead } from './range
 export type { Hint, HintStats, HintStore } from './hints.js';
 export { KvError } from './kv-errors.js';
 export { DecodeError } from './codec.js';
-export { checkAmount } from './counter.js';
+export { checkAmount, counterResetRecord } from './counter.js';
 export { RangeHash } from './range-hash.js';
 export { RangeTree, differingLeaves, depthFor, FANOUT, MAX_DEPTH } from './range-tree.js';
 export { KeptTrees, DEFAULT_TREE_DEPTH, MIN_KEPT_DEPTH } from './kept-trees.js';

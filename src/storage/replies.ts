@@ -2,9 +2,9 @@
  * What a coordinator makes of its replicas' replies to a read: the versions merged
  * (siblings + one context for the client), and which replies were stale, to repair; for a
  * counter (record format 4, counter.ts), the join of the replies and its value
- * (`resolveCounterReplies`: no context, a counter has no remove); for a page of a
- * parent's sub-keys (Store.readRange on several replicas), the join per sub-key up to the
- * least of the replies' page ends (`resolvePage`).
+ * (`resolveCounterReplies`); for a page of a parent's sub-keys (Store.readRange on
+ * several replicas), the join per sub-key up to the least of the replies' page ends
+ * (`resolvePage`), a counter field's with the context its reset needs.
  *
  * Owns: the pure join of records from several replicas. Must not: do I/O or decide who
  * to ask (replication/ does); it lives here because only storage knows the byte formats.
@@ -12,7 +12,7 @@
 import { subKeyPolicy, type SiblingPolicy } from '../buckets/index.js';
 import { createHash } from 'node:crypto';
 import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeRecord, encodeRecord, isCounterRecord, isRegisterRecord, recordKind, versionBytes, viewRecord } from './codec.js';
-import { EMPTY_COUNTER, decodeCounter, encodeCounter, join as joinCounters, sameCounter, value } from './counter.js';
+import { EMPTY_COUNTER, decodeCounter, encodeCounter, encodeCounterContext, isReset, join as joinCounters, sameCounter, value } from './counter.js';
 import type { CounterState } from './counter.js';
 import { KvError } from './kv-errors.js';
 import { contextCheckOf, userKey } from './keys.js';
@@ -88,6 +88,8 @@ export interface ResolvedCounter {
   readonly record: Buffer | undefined;
   /** Per reply: true when it lacks something the join holds (read repair sends it `record`). */
   readonly stale: boolean[];
+  /** A map's counter field (resolvePage): what a remove of it needs, the entries the join saw (counter.ts encodeCounterContext). */
+  readonly context?: Buffer;
 }
 
 /**
@@ -110,6 +112,13 @@ export function resolveCounterReplies(replies: readonly (Uint8Array | undefined)
   const decoded = replies.map((r) => (r === undefined ? EMPTY_COUNTER : checked(() => decodeCounter(r)).state));
   const joined = decoded.reduce<CounterState>((acc, s) => joinCounters(acc, s), EMPTY_COUNTER);
   return { value: value(joined), found: true, record: encodeCounter(joined), stale: decoded.map((s) => !sameCounter(s, joined)) };
+}
+
+/** A counter field's join with the context a remove (a reset) of what it saw needs; not found once reset and not incremented since. */
+function withCounterContext(key: Buffer, read: ResolvedCounter): ResolvedCounter {
+  if (read.record === undefined) return read;
+  const { state } = decodeCounter(read.record);
+  return { ...read, found: !isReset(state), context: encodeCounterContext(contextCheckOf(key), state) };
 }
 
 /** One replica's page of a parent's sub-keys (Store.readRange), as it replied. */
@@ -156,7 +165,7 @@ export function resolvePage(pages: readonly PageReply[], o: ResolveOptions = {})
   const entries = [...byKey.values()]
     .sort((a, b) => Buffer.compare(a.key, b.key))
     .map(({ key, replies }): ResolvedSubKey =>
-      replies.some((r) => r !== undefined && isCounterRecord(r)) ? { key, kind: 'counter', read: resolveCounterReplies(replies) } : { key, kind: 'versions', read: resolveReplies(key, replies, o) },
+      replies.some((r) => r !== undefined && isCounterRecord(r)) ? { key, kind: 'counter', read: withCounterContext(key, resolveCounterReplies(replies)) } : { key, kind: 'versions', read: resolveReplies(key, replies, o) },
     );
   return { entries, next: end };
 }

@@ -26,8 +26,8 @@ import { createHash, randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { Actors } from './actors.js';
 import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, isCounterRecord, isRegisterRecord, recordKind, skimRecord, spliceRecord, tryDecode, versionBytes, viewRecord } from './codec.js';
-import { EMPTY_COUNTER, applyDelta, checkAmount, counterWriteId, decodeCounter, decodeCounterDelta, encodeCounter, encodeCounterDelta, entryConflicts, increment, join as joinCounters, sameCounter, value as counterValue } from './counter.js';
-import type { CounterDelta, CounterState, StoredCounter } from './counter.js';
+import { EMPTY_COUNTER, applyDelta, checkAmount, counterWriteId, decodeCounter, decodeCounterContext, reset as resetCounter, decodeCounterDelta, encodeCounter, encodeCounterDelta, entryConflicts, increment, join as joinCounters, sameCounter, value as counterValue } from './counter.js';
+import type { CounterDelta, CounterEntry, CounterState, StoredCounter } from './counter.js';
 import { EMPTY_ACCEPTOR, decodeRegister, encodeRegister, joinAcceptors, onCommit, onPrepare, onPropose, proposalOrder, sameRegister } from './acceptor.js';
 import type { Ballot, PrepareReply, Proposal, ProposeReply, RegisterState, StoredRegister } from './acceptor.js';
 import type { ClockSpan, Context, RecordSkim, StoredRecord } from './codec.js';
@@ -157,7 +157,7 @@ function checkRequestId(requestId: Uint8Array): Uint8Array {
 /** What each op of writeMany applies to, as a refusal names it. */
 const OP_TARGETS: Readonly<Record<SubOp['op'], string>> = {
   add: 'a set element or a flag field (enable)',
-  remove: 'a set element, a flag field (disable) or a register field (clear)',
+  remove: 'a set element, a flag field (disable), a register field (clear) or a counter field (reset)',
   assign: 'a register field',
   increment: 'a counter field',
 };
@@ -178,7 +178,7 @@ export function checkSubOp(op: SubOp, at: number, maxValueBytes: number): void {
   const last = op.path.fields?.[op.path.fields.length - 1]?.type;
   const element = op.path.element !== undefined;
   const fits =
-    op.op === 'add' ? element || last === 'flag' : op.op === 'remove' ? element || last === 'flag' || last === 'register' : op.op === 'assign' ? !element && last === 'register' : !element && last === 'counter';
+    op.op === 'add' ? element || last === 'flag' : op.op === 'remove' ? element || (last !== 'map' && last !== undefined) : op.op === 'assign' ? !element && last === 'register' : !element && last === 'counter';
   if (!fits) throw new DataTypeError('DT_BAD_OP', `op ${at}: ${op.op} applies to ${OP_TARGETS[op.op]}, not ${pathNames(op.path)}; use that one's op`);
   if (op.op === 'assign') {
     if (!(op.value instanceof Uint8Array)) throw new KvError('KV_BAD_VALUE', `op ${at}: a register's value must be bytes, got ${typeof op.value}`);
@@ -240,7 +240,9 @@ export interface CounterUpdateResult {
  *   register (clear; last writer wins against a concurrent assign);
  * - `assign` writes a register field's value, last writer wins (versions.ts updateLww);
  * - `increment` adds `amount` (negative: subtracts) to a counter field, as its issuer
- *   (counter.ts), as counterUpdate does a counter key.
+ *   (counter.ts), as counterUpdate does a counter key;
+ * - `remove` of a counter field resets it: takes out the increments its context (a map
+ *   read's, counter.ts encodeCounterContext) saw; a concurrent increment still counts.
  */
 export type SubOp =
   | { readonly op: 'add'; readonly path: SubPath }
@@ -280,8 +282,8 @@ interface SubItem extends Locked {
   readonly at: number;
   readonly k: Buffer;
   readonly op: SubOp;
-  /** A remove's context, decoded; undefined for an add. */
-  readonly seen: Context | undefined;
+  /** A remove's context, decoded: a versions context, or a counter field's entries; undefined for an add. */
+  readonly seen: Context | readonly CounterEntry[] | undefined;
   readonly id: WriteId | undefined;
 }
 
@@ -925,7 +927,7 @@ export class Store {
           if (!(op.context instanceof Uint8Array) || op.context.length === 0)
             throw new DataTypeError('DT_NO_CONTEXT', `op ${at}: a remove needs the context a read of that element or field returned; read it first (a remove supersedes only what its reader saw)`);
           try {
-            seen = decodeContext(op.context, check);
+            seen = op.path.element === undefined && op.path.fields?.at(-1)?.type === 'counter' ? decodeCounterContext(op.context, check) : decodeContext(op.context, check);
           } catch (e) {
             if (!(e instanceof DecodeError)) throw e;
             throw new KvError('KV_BAD_CONTEXT', `op ${at}: bad causal context for ${showKey(k)}: ${e.message}; pass the context a read of this element or field returned`);
@@ -960,6 +962,13 @@ export class Store {
     const { op, old } = it;
     if (old !== undefined && isRegister(old)) throw this.#wrongType(it.dk, kindOf(old), `an ${op.op} op`);
     const epoch = this.#actors.epochFor(old?.ownerEpoch);
+    if (Array.isArray(it.seen)) {
+      // A counter field's remove: its reset, a full state the other replicas join (no delta).
+      if (old !== undefined && !isCounter(old)) throw this.#wrongType(it.dk, kindOf(old), 'a counter field reset');
+      const state = resetCounter(old?.state ?? EMPTY_COUNTER, it.seen);
+      if (old !== undefined && sameCounter(state, old.state)) return { key: it.k, record: it.stored!, duplicate: false }; // nothing new to write
+      return { key: it.k, record: this.#persistCounter(it.dk, old, it.stored, state, epoch, ops), duplicate: false };
+    }
     if (op.op === 'increment') {
       if (old !== undefined && !isCounter(old)) throw this.#wrongType(it.dk, kindOf(old), 'a counter field increment');
       const inc = increment(old?.state ?? EMPTY_COUNTER, this.#actors.actor(epoch), op.amount, it.id);
@@ -971,7 +980,7 @@ export class Store {
     if (it.id !== undefined && it.stored !== undefined && isDuplicate(local, it.id)) return { key: it.k, record: it.stored, duplicate: true };
     const actor = this.#actors.actor(epoch);
     // add and assign supersede all this replica holds (its own clock and live ids); remove, what the reader saw.
-    const seen = it.seen ?? { clock: local.clock, ids: liveIds(local) };
+    const seen = (it.seen as Context | undefined) ?? { clock: local.clock, ids: liveIds(local) };
     const value = op.op === 'add' ? PRESENT : op.op === 'assign' ? op.value : null;
     const info = { seenIds: seen.ids, id: it.id, now };
     const versions = this.#lww(it.k) ? updateLww(local, seen.clock, actor, value, now, info) : update(local, seen.clock, actor, value, info);

@@ -5,7 +5,7 @@
  * long-lived stream per client (batched-stream.ts, kv-codec.ts), each answered as its
  * unary call would be. GetMany and PutMany: the keys of one bucket, located here, run by
  * the coordinator as a batch; each key's outcome in its result, as its own call's would be.
- * The data types' calls (CounterUpdate, CounterGet, SetUpdate, SetRead, SetContains,
+ * The data types' calls (CounterUpdate, CounterGet, CounterReset, SetUpdate, SetRead, SetContains,
  * MapUpdate, MapRead; docs/data-types.md): unary, each on a bucket of its type; counter
  * updates also on the stream.
  *
@@ -188,9 +188,9 @@ const GET_TYPES: readonly BucketType[] = ['kv', 'consistent'];
 /** The calls each bucket type takes, as a refusal names them: the API's, then the CLI's. */
 const CALLS: Readonly<Record<BucketType, string>> = {
   kv: 'Put, Get, Delete, GetMany, PutMany and Stream (ringkv put, get, del)',
-  counter: 'CounterUpdate and CounterGet (ringkv counter incr, decr, get)',
-  set: 'SetUpdate, SetRead and SetContains (ringkv set add, rm, list, has)',
-  map: 'MapUpdate and MapRead (ringkv map set, enable, disable, incr, add, rm, get)',
+  counter: 'CounterUpdate, CounterGet and CounterReset (ringkv counter incr, decr, get, reset)',
+  set: 'SetUpdate, SetRead and SetContains (ringkv set add, rm, drop, list, has)',
+  map: 'MapUpdate and MapRead (ringkv map set, enable, disable, incr, add, rm, drop, get)',
   consistent: 'PutIf, DeleteIf and Get (ringkv cas put, cas del, cas get)',
 };
 
@@ -317,7 +317,7 @@ function wireEntry(e: MapEntry): MapEntry__Output {
     case 'flag':
       return { path, value: EMPTY, counter: '', element: EMPTY, context: e.context };
     case 'counter':
-      return { path, value: EMPTY, counter: e.value.toString(), element: EMPTY, context: EMPTY };
+      return { path, value: EMPTY, counter: e.value.toString(), element: EMPTY, context: e.context };
     case 'element':
       return { path, value: EMPTY, counter: '', element: e.element, context: e.context };
   }
@@ -383,6 +383,11 @@ export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<
     CounterGet: unary(async (r, deadline) => {
       const { key, options } = request(buckets, r, deadline, 'CounterGet', 'counter');
       const { value, found } = await coordinator.counterGet(key, options);
+      return { value: value.toString(), found };
+    }),
+    CounterReset: unary(async (r, deadline) => {
+      const { key, options } = request(buckets, r, deadline, 'CounterReset', 'counter');
+      const { value, found } = await coordinator.counterReset(key, options);
       return { value: value.toString(), found };
     }),
     SetUpdate: unary(async (r, deadline) => {

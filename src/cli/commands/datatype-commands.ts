@@ -1,6 +1,6 @@
 /**
- * The data types' commands (docs/data-types.md): `ringkv counter incr|decr|get` on a
- * bucket of type counter, `ringkv set add|rm|list|has` on a bucket of type set. Keys and
+ * The data types' commands (docs/data-types.md): `ringkv counter incr|decr|get|reset` on a
+ * bucket of type counter, `ringkv set add|rm|drop|list|has` on a bucket of type set. Keys and
  * elements are UTF-8 text; each command is one call to one node (set rm and set list a
  * few), with a deadline, as put and get are.
  *
@@ -49,7 +49,7 @@ const writeFlags = (c: Command): Command => c.option('--w <w>', `replicas that m
 const readFlags = (c: Command): Command => c.option('--r <r>', `replicas whose replies are merged (1..N; ${QUORUM_HELP})`, quorum);
 
 export function counterCommand(program: Command): void {
-  const counter = program.command('counter').description('counters of a bucket of type counter: incr, decr, get (each increment counts once, even when retried)');
+  const counter = program.command('counter').description('counters of a bucket of type counter: incr, decr, get, reset (each increment counts once, even when retried)');
   const update = (name: string, description: string, sign: 1n | -1n): void => {
     writeFlags(typedCommand(counter, name, description, 'counter'))
       .argument('<key>')
@@ -70,6 +70,15 @@ export function counterCommand(program: Command): void {
       if (!r.found && o.exitCode) process.exitCode = EXIT.notFound;
       console.log(o.json ? JSON.stringify({ value: r.value.toString(), found: r.found }) : r.value.toString());
     });
+  typedCommand(counter, 'reset', 'reset the counter KEY to count from 0: takes out the increments a read of it sees (a concurrent one still counts); prints the value taken out', 'counter')
+    .option('--w <w>', `replicas read, and that must acknowledge the reset (1..N; ${QUORUM_HELP})`, quorum)
+    .argument('<key>')
+    .option('--exit-code', `exit with ${EXIT.notFound} when the counter was never updated`)
+    .action(async (key: string, o: TypedOpts & { exitCode?: boolean }) => {
+      const r = await withClient(o, (c) => c.counterReset(key, { bucket: o.bucket, w: o.w }));
+      if (!r.found && o.exitCode) process.exitCode = EXIT.notFound;
+      console.log(o.json ? JSON.stringify({ removed: r.value.toString(), found: r.found }) : `reset ${key} (took out ${r.value})`);
+    });
 }
 
 /** An element as JSON shows it: text (or 0x hex, as get shows values) and its bytes in base64. */
@@ -78,7 +87,7 @@ function elementJson(e: Uint8Array): { element: string; elementBase64: string } 
 }
 
 export function setCommand(program: Command): void {
-  const set = program.command('set').description('sets of a bucket of type set: add, rm, list, has (observed-remove: a remove takes out the adds it saw)');
+  const set = program.command('set').description('sets of a bucket of type set: add, rm, drop, list, has (observed-remove: a remove takes out the adds it saw)');
   writeFlags(typedCommand(set, 'add', 'add ELEMENT... (1 to 1,000) to the set KEY, in one request', 'set'))
     .argument('<key>')
     .argument('<element...>', 'elements as text, 1 to 1,024 bytes each')
@@ -105,6 +114,14 @@ export function setCommand(program: Command): void {
       if (o.json) return console.log(JSON.stringify({ removed: wanted.length - absent.length, absent }));
       console.log(`removed ${wanted.length - absent.length} from ${key}`);
       if (absent.length > 0) console.error(`not in the set: ${absent.join(', ')}`);
+    });
+  writeFlags(readFlags(typedCommand(set, 'drop', 'remove every element of the set KEY, page by page, each with the context its page\'s read gave (an add concurrent with the drop survives it)', 'set')))
+    .argument('<key>')
+    .option('--exit-code', `exit with ${EXIT.notFound} when the set had no elements`)
+    .action(async (key: string, o: TypedOpts & { exitCode?: boolean }) => {
+      const { removed } = await withClient(o, (c) => c.setDrop(key, { bucket: o.bucket, r: o.r, w: o.w }));
+      if (removed === 0 && o.exitCode) process.exitCode = EXIT.notFound;
+      console.log(o.json ? JSON.stringify({ removed }) : `removed ${removed} from ${key}`);
     });
   readFlags(typedCommand(set, 'list', 'every element of the set KEY, one a line, in byte order (read page by page)', 'set'))
     .alias('ls')

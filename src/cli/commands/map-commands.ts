@@ -1,11 +1,11 @@
 /**
- * `ringkv map set|enable|disable|incr|add|rm|get` on a bucket of type map
+ * `ringkv map set|enable|disable|incr|add|rm|drop|get` on a bucket of type map
  * (docs/data-types.md#maps). A field is named by a dotted PATH of UTF-8 names: every name
  * but the last is a nested map, and the command says the last one's type (set: a
  * register; enable, disable: a flag; incr: a counter; add: a set). `rm` removes what a
  * read shows under PATH, whatever its type. Each command is one update, with a deadline,
  * as put and get are; rm and disable read the map first, and send what they remove in
- * updates of at most 1,000 ops.
+ * updates of at most 1,000 ops; drop removes every entry, page by page (client mapDrop).
  *
  * Owns: the path syntax, what the commands print and their exit codes. Must not: import at
  * load what only the actions need.
@@ -87,7 +87,7 @@ function valueJson(m: Awaited<ReturnType<Client['mapGet']>>): unknown {
 }
 
 export function mapCommands(program: Command): void {
-  const map = program.command('map').description('maps of a bucket of type map: set, enable, disable, incr, add, rm, get (fields named by dotted paths; nested maps)');
+  const map = program.command('map').description('maps of a bucket of type map: set, enable, disable, incr, add, rm, drop, get (fields named by dotted paths; nested maps)');
   writeFlags(mapCommand(map, 'set', 'assign registers: PATH=VALUE... (in one request; concurrent assigns: the last writer wins)'))
     .argument('<key>')
     .argument('<assignment...>', 'PATH=VALUE, such as name=Ada or address.city=London')
@@ -130,7 +130,7 @@ export function mapCommands(program: Command): void {
       const fields = fieldsOf(pathNames(path), 'set');
       report(o, key, await update(key, o, async () => [...new Set(elements)].map((element) => ({ op: 'add', path: fields, element }))), 'added');
     });
-  writeFlags(mapCommand(map, 'rm', 'remove what a read shows under PATH: a register (cleared), a flag (disabled), a set\'s elements (all, or ELEMENT...), a nested map\'s fields; a counter has no remove'))
+  writeFlags(mapCommand(map, 'rm', 'remove what a read shows under PATH: a register (cleared), a flag (disabled), a counter (reset), a set\'s elements (all, or ELEMENT...), a nested map\'s fields'))
     .alias('remove')
     .argument('<key>')
     .argument('<path>')
@@ -139,19 +139,25 @@ export function mapCommands(program: Command): void {
     .action(async (key: string, path: string, elements: string[], o: MapOpts & { exitCode?: boolean }) => {
       const prefix = pathNames(path).join('.');
       const only = new Set(elements);
-      let counters = 0;
       const applied = await update(key, o, async (c) =>
         (await entriesOf(c, key, o)).flatMap((e): MapOp[] => {
           const p = dotted(e);
           if (p !== prefix && !p.startsWith(`${prefix}.`)) return [];
-          if (e.kind === 'counter') return (counters++, []);
           if (e.kind === 'element') return only.size === 0 || only.has(showValue(e.element)) ? [{ op: 'remove', path: e.path, element: e.element, context: e.context }] : [];
           return only.size === 0 ? [{ op: 'remove', path: e.path, context: e.context }] : [];
         }),
       );
       if (applied === 0 && o.exitCode) process.exitCode = EXIT.notFound;
       report(o, key, applied, 'removed');
-      if (counters > 0 && !o.json) console.error(`left ${counters} counter${counters === 1 ? '' : 's'} under ${prefix}: a counter has no remove (add its negative)`);
+    });
+  writeFlags(mapCommand(map, 'drop', 'remove every entry of the map KEY, page by page, as rm does under a path (a write concurrent with the drop survives it)'))
+    .option('--r <r>', 'replicas whose replies are merged on each page read (1..N; 0 or unset: a majority of N)', quorum)
+    .argument('<key>')
+    .option('--exit-code', `exit with ${EXIT.notFound} when the map had no entries`)
+    .action(async (key: string, o: MapOpts & { exitCode?: boolean }) => {
+      const { removed } = await withClient(o, (c) => c.mapDrop(key, { bucket: o.bucket, r: o.r, w: o.w }));
+      if (removed === 0 && o.exitCode) process.exitCode = EXIT.notFound;
+      report(o, key, removed, 'removed');
     });
   mapCommand(map, 'get', 'every live entry of the map KEY, one a line: PATH, type, value (read page by page)')
     .option('--r <r>', 'replicas whose replies are merged (1..N; 0 or unset: a majority of N)', quorum)

@@ -3,6 +3,8 @@ import type { EnumTypeDefinition, MessageTypeDefinition } from '@grpc/proto-load
 
 import type { CounterGetRequest as _ringkv_v1_CounterGetRequest, CounterGetRequest__Output as _ringkv_v1_CounterGetRequest__Output } from './ringkv/v1/CounterGetRequest.js';
 import type { CounterGetResponse as _ringkv_v1_CounterGetResponse, CounterGetResponse__Output as _ringkv_v1_CounterGetResponse__Output } from './ringkv/v1/CounterGetResponse.js';
+import type { CounterResetRequest as _ringkv_v1_CounterResetRequest, CounterResetRequest__Output as _ringkv_v1_CounterResetRequest__Output } from './ringkv/v1/CounterResetRequest.js';
+import type { CounterResetResponse as _ringkv_v1_CounterResetResponse, CounterResetResponse__Output as _ringkv_v1_CounterResetResponse__Output } from './ringkv/v1/CounterResetResponse.js';
 import type { CounterUpdateRequest as _ringkv_v1_CounterUpdateRequest, CounterUpdateRequest__Output as _ringkv_v1_CounterUpdateRequest__Output } from './ringkv/v1/CounterUpdateRequest.js';
 import type { CounterUpdateResponse as _ringkv_v1_CounterUpdateResponse, CounterUpdateResponse__Output as _ringkv_v1_CounterUpdateResponse__Output } from './ringkv/v1/CounterUpdateResponse.js';
 import type { DeleteIfRequest as _ringkv_v1_DeleteIfRequest, DeleteIfRequest__Output as _ringkv_v1_DeleteIfRequest__Output } from './ringkv/v1/DeleteIfRequest.js';
@@ -54,6 +56,8 @@ export interface ProtoGrpcType {
     v1: {
       CounterGetRequest: MessageTypeDefinition<_ringkv_v1_CounterGetRequest, _ringkv_v1_CounterGetRequest__Output>
       CounterGetResponse: MessageTypeDefinition<_ringkv_v1_CounterGetResponse, _ringkv_v1_CounterGetResponse__Output>
+      CounterResetRequest: MessageTypeDefinition<_ringkv_v1_CounterResetRequest, _ringkv_v1_CounterResetRequest__Output>
+      CounterResetResponse: MessageTypeDefinition<_ringkv_v1_CounterResetResponse, _ringkv_v1_CounterResetResponse__Output>
       CounterUpdateRequest: MessageTypeDefinition<_ringkv_v1_CounterUpdateRequest, _ringkv_v1_CounterUpdateRequest__Output>
       CounterUpdateResponse: MessageTypeDefinition<_ringkv_v1_CounterUpdateResponse, _ringkv_v1_CounterUpdateResponse__Output>
       DeleteIfRequest: MessageTypeDefinition<_ringkv_v1_DeleteIfRequest, _ringkv_v1_DeleteIfRequest__Output>

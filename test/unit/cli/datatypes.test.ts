@@ -86,6 +86,21 @@ describe('ringkv counter', () => {
     expect(process.exitCode).toBe(EXIT.notFound);
   });
 
+  it('reset takes out what it read and counts from 0 again; --json; --exit-code of a counter never updated', async () => {
+    const at = await node();
+    const flags = ['--bucket', 'hits', '--node', at];
+    expect(await ringkv('counter', 'incr', 'runs', '7', ...flags)).toBeUndefined();
+    expect(await ringkv('counter', 'reset', 'runs', ...flags)).toBeUndefined();
+    expect(await ringkv('counter', 'get', 'runs', ...flags)).toBeUndefined();
+    expect(await ringkv('counter', 'incr', 'runs', '2', ...flags)).toBeUndefined();
+    expect(await ringkv('counter', 'reset', 'runs', ...flags, '--json')).toBeUndefined();
+    expect(out).toEqual(['7', 'reset runs (took out 7)', '0', '2', '{"removed":"2","found":true}']);
+    out = [];
+    expect(await ringkv('counter', 'reset', 'never', ...flags, '--exit-code')).toBeUndefined();
+    expect(out).toEqual(['reset never (took out 0)']);
+    expect(process.exitCode).toBe(EXIT.notFound);
+  });
+
   it('refuses a bad amount before calling, a missing --bucket, and a bucket of another type with what to use', async () => {
     const at = await node();
     expect(() => amount('0')).toThrow(/0 changes nothing/);
@@ -95,7 +110,7 @@ describe('ringkv counter', () => {
     expect((await ringkv('counter', 'incr', 'k', 'x', '--bucket', 'hits', '--node', at))?.message).toMatch(/expected a whole number/);
     expect((await ringkv('counter', 'get', 'k', '--node', at))?.message).toMatch(/required option '--bucket <name>' not specified/);
     const wrong = await ringkv('counter', 'incr', 'k', '--bucket', 'tags', '--node', at);
-    expect(wrong?.message).toMatch(/^bucket tags is of type set, which CounterUpdate does not take: use SetUpdate, SetRead and SetContains \(ringkv set add, rm, list, has\).*FAILED_PRECONDITION/);
+    expect(wrong?.message).toMatch(/^bucket tags is of type set, which CounterUpdate does not take: use SetUpdate, SetRead and SetContains \(ringkv set add, rm, drop, list, has\).*FAILED_PRECONDITION/);
   });
 });
 
@@ -124,6 +139,20 @@ describe('ringkv set', () => {
     out = [];
     expect(await ringkv('set', 'list', 'fruit', ...flags, '--json')).toBeUndefined();
     expect(JSON.parse(out[0]!)).toEqual({ elements: [{ element: 'apple', elementBase64: 'YXBwbGU=' }, { element: 'pear', elementBase64: 'cGVhcg==' }] });
+  });
+
+  it('drop removes every element, page by page; --exit-code when it found none', async () => {
+    const at = await node();
+    const flags = ['--bucket', 'tags', '--node', at];
+    const many = Array.from({ length: 1200 }, (_, i) => `e${i}`);
+    expect(await ringkv('set', 'add', 'big', ...many.slice(0, 1000), ...flags)).toBeUndefined();
+    expect(await ringkv('set', 'add', 'big', ...many.slice(1000), ...flags)).toBeUndefined();
+    out = [];
+    expect(await ringkv('set', 'drop', 'big', ...flags)).toBeUndefined();
+    expect(await ringkv('set', 'list', 'big', ...flags)).toBeUndefined();
+    expect(await ringkv('set', 'drop', 'big', ...flags, '--json', '--exit-code')).toBeUndefined();
+    expect(out).toEqual(['removed 1200 from big', '{"removed":0}']);
+    expect(process.exitCode).toBe(EXIT.notFound);
   });
 
   it('refuses a set command on a kv bucket, saying how to make a set bucket, and an element over the limit', async () => {
@@ -162,12 +191,22 @@ describe('ringkv map', () => {
     expect(await ringkv('map', 'rm', 'u1', 'tags', 'math', ...flags)).toBeUndefined();
     expect(await ringkv('map', 'rm', 'u1', 'address', ...flags)).toBeUndefined();
     expect(await ringkv('map', 'rm', 'u1', 'logins', ...flags, '--exit-code')).toBeUndefined();
-    expect(out).toEqual(['disabled 1 in u1', 'removed 1 in u1', 'removed 1 in u1', 'removed 0 in u1']);
-    expect(err.join('')).toMatch(/left 1 counter under logins: a counter has no remove/);
-    expect(process.exitCode).toBe(EXIT.notFound);
+    expect(out).toEqual(['disabled 1 in u1', 'removed 1 in u1', 'removed 1 in u1', 'removed 1 in u1']);
+    expect(process.exitCode).toBeUndefined();
     out = [];
     expect(await ringkv('map', 'get', 'u1', ...flags)).toBeUndefined();
-    expect([...out].sort()).toEqual(['admin\tflag\ton', 'logins\tcounter\t2', 'name\tregister\tAda', 'tags\tset\tpoetry']);
+    expect([...out].sort()).toEqual(['admin\tflag\ton', 'name\tregister\tAda', 'tags\tset\tpoetry']);
+    out = [];
+    // A counter reset counts from 0 again; a drop removes every entry.
+    expect(await ringkv('map', 'incr', 'u1', 'logins', '5', ...flags)).toBeUndefined();
+    expect(await ringkv('map', 'drop', 'u1', ...flags)).toBeUndefined();
+    expect(await ringkv('map', 'drop', 'u1', ...flags, '--exit-code')).toBeUndefined();
+    expect(out).toEqual(['incremented 1 in u1', 'removed 4 in u1', 'removed 0 in u1']);
+    expect(process.exitCode).toBe(EXIT.notFound);
+    process.exitCode = undefined;
+    out = [];
+    expect(await ringkv('map', 'get', 'u1', ...flags)).toBeUndefined();
+    expect(out).toEqual([]);
   });
 
   it('refuses a bad path or assignment before calling, and a bucket of another type with what to use', async () => {

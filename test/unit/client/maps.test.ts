@@ -14,7 +14,7 @@ describe('assemble', () => {
       { kind: 'register', path: [step('__proto__', 'register')], value: B('p'), context: B('c') },
       { kind: 'element', path: [step('constructor', 'set')], element: B('x'), context: B('c') },
       { kind: 'element', path: [step('constructor', 'set')], element: B('y'), context: B('c') },
-      { kind: 'counter', path: [step('toString', 'map'), step('hasOwnProperty', 'counter')], value: 3n },
+      { kind: 'counter', path: [step('toString', 'map'), step('hasOwnProperty', 'counter')], value: 3n, context: B('c') },
       { kind: 'flag', path: [step('constructor', 'flag')], context: B('c') },
       { kind: 'register', path: [], value: B('no field'), context: B('c') },
     ];

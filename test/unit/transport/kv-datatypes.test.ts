@@ -73,6 +73,23 @@ async function refusal(p: Promise<unknown>): Promise<{ code: number; details: st
 }
 
 describe('counters', () => {
+  it('a reset takes out what it read and answers it; increments after it count; a counter never updated is not found, and nothing is written', async () => {
+    const { addresses } = await nodes();
+    const c = client(addresses);
+    await c.counterIncrement('r', 5, { bucket: 'hits' });
+    await c.counterIncrement('r', -2, { bucket: 'hits' });
+    expect(await c.counterReset('r', { bucket: 'hits' })).toEqual({ value: 3n, found: true });
+    expect(await c.counterGet('r', { bucket: 'hits', r: 3 })).toEqual({ value: 0n, found: true });
+    expect((await c.counterIncrement('r', 4, { bucket: 'hits' })).value).toBe(4n);
+    expect(await c.counterGet('r', { bucket: 'hits', r: 3 })).toEqual({ value: 4n, found: true });
+    expect(await c.counterReset('none', { bucket: 'hits' })).toEqual({ value: 0n, found: false });
+    expect(await c.counterGet('none', { bucket: 'hits', r: 3 })).toEqual({ value: 0n, found: false });
+    // Through the raw service too, and refused on a bucket of another type, or with an unknown option in the client.
+    expect(await callUnary(raw(addresses[0]!), 'CounterReset', { bucket: 'hits', key: B('r'), w: 3 }, soon())).toEqual({ value: '4', found: true });
+    expect(await refusal(callUnary(raw(addresses[0]!), 'CounterReset', { bucket: 'tags', key: B('r') }, soon()))).toMatchObject({ code: S.FAILED_PRECONDITION, details: expect.stringMatching(/CounterReset does not take/) });
+    expect(await refusal(c.counterReset('r', { bucket: 'hits', r: 2 } as never))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/unknown option "r"/) });
+  });
+
   it('increments, decrements and reads; each update answers the value after it; a counter never updated is 0, not found', async () => {
     const { addresses } = await nodes();
     const c = client(addresses);
@@ -165,6 +182,29 @@ describe('sets', () => {
 });
 
 describe('maps', () => {
+  it("a counter field's remove resets what its read saw; a context of another map's counter is refused; a drop removes every entry", async () => {
+    const { addresses } = await nodes();
+    const c = client(addresses);
+    const points: MapField[] = [{ name: 'points', type: 'counter' }];
+    await c.mapUpdate('m1', [{ op: 'increment', path: points, amount: 6 }, { op: 'enable', path: [{ name: 'on', type: 'flag' }] }], { bucket: 'profiles' });
+    await c.mapUpdate('m2', [{ op: 'increment', path: points, amount: 2 }], { bucket: 'profiles' });
+    const counterOf = async (key: string): Promise<Extract<MapEntry, { kind: 'counter' }>> => (await c.mapRead(key, { bucket: 'profiles', r: 3 })).entries.find((e) => e.kind === 'counter') as Extract<MapEntry, { kind: 'counter' }>;
+    const seen = await counterOf('m1');
+    expect(seen.value).toBe(6n);
+    // An increment the read did not see survives the remove.
+    await c.mapUpdate('m1', [{ op: 'increment', path: points, amount: 1 }], { bucket: 'profiles' });
+    const other = await counterOf('m2');
+    expect(await refusal(c.mapUpdate('m1', [{ op: 'remove', path: points, context: other.context }], { bucket: 'profiles' }))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/read from a different key/) });
+    await c.mapUpdate('m1', [{ op: 'remove', path: points, context: seen.context }], { bucket: 'profiles' });
+    expect((await c.mapGet('m1', { bucket: 'profiles', r: 3 })).counters).toEqual({ points: 1n });
+    // Reset and not incremented since: no longer listed.
+    await c.mapUpdate('m1', [{ op: 'remove', path: points, context: (await counterOf('m1')).context }], { bucket: 'profiles' });
+    expect((await c.mapRead('m1', { bucket: 'profiles', r: 3 })).entries.map((e) => e.kind)).toEqual(['flag']);
+    expect(await c.mapDrop('m1', { bucket: 'profiles' })).toEqual({ removed: 1 });
+    expect(await c.mapRead('m1', { bucket: 'profiles', r: 3 })).toEqual({ entries: [], next: undefined });
+    expect((await c.mapGet('m2', { bucket: 'profiles' })).counters).toEqual({ points: 2n });
+  });
+
   const f = (name: string, type: MapField['type']): MapField => ({ name, type });
   const opts = { bucket: 'profiles' };
 
@@ -253,7 +293,9 @@ describe('maps', () => {
     await bad([{ path: [field('a', 'COUNTER')], increment: 0 }], /nonzero/);
     await bad([{ path: [field('a', 'SET')], enable: true }], /add applies to a set element or a flag field .*not a set field/);
     await bad([{ path: [field('a', 'FLAG')], remove: {} }], /needs the context/);
-    await bad([{ path: [field('a', 'COUNTER')], remove: { context: B('x') } }], /remove applies to .* not a counter field/);
+    // A counter's remove is its reset, which needs the context a map read gave that counter.
+    await bad([{ path: [field('a', 'COUNTER')], remove: { context: B('x') } }], /bad causal context for .*: not a counter's context \(a map read gives one with each counter field\)/);
+    await bad([{ path: [field('a', 'MAP')], remove: { context: B('x') } }], /remove applies to .* not a map field/);
     await bad([{ path: [field('a', 'REGISTER')], add: B('e') }], /only a set field has elements/);
     await bad([{ path: ['a', 'b', 'c', 'd'].map((n) => field(n, 'MAP')).concat(field('e', 'FLAG')), enable: true }], /5 nested fields is over the limit of 4/);
     await bad([{ path: [field('a', 'FLAG'), field('b', 'FLAG')], enable: true }], /only a map field has fields/);
@@ -303,7 +345,7 @@ describe('bucket types', () => {
   it('refuses put, get, delete and the batches on a counter or set bucket (BK_WRONG_TYPE), unary and on the stream', async () => {
     const { addresses } = await nodes();
     const r = raw(addresses[0]!);
-    for (const [bucket, type, uses] of [['hits', 'counter', /CounterUpdate and CounterGet/], ['tags', 'set', /SetUpdate, SetRead and SetContains/], ['profiles', 'map', /MapUpdate and MapRead/]] as const) {
+    for (const [bucket, type, uses] of [['hits', 'counter', /CounterUpdate, CounterGet and CounterReset/], ['tags', 'set', /SetUpdate, SetRead and SetContains/], ['profiles', 'map', /MapUpdate and MapRead/]] as const) {
       const want = wrongType(bucket, type, uses);
       expect(await refusal(callUnary(r, 'Put', { bucket, key: B('k'), value: B('v') }, soon()))).toMatchObject(want);
       expect(await refusal(callUnary(r, 'Get', { bucket, key: B('k') }, soon()))).toMatchObject(want);

@@ -4,6 +4,8 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { CounterGetRequest as _ringkv_v1_CounterGetRequest, CounterGetRequest__Output as _ringkv_v1_CounterGetRequest__Output } from '../../ringkv/v1/CounterGetRequest.js';
 import type { CounterGetResponse as _ringkv_v1_CounterGetResponse, CounterGetResponse__Output as _ringkv_v1_CounterGetResponse__Output } from '../../ringkv/v1/CounterGetResponse.js';
+import type { CounterResetRequest as _ringkv_v1_CounterResetRequest, CounterResetRequest__Output as _ringkv_v1_CounterResetRequest__Output } from '../../ringkv/v1/CounterResetRequest.js';
+import type { CounterResetResponse as _ringkv_v1_CounterResetResponse, CounterResetResponse__Output as _ringkv_v1_CounterResetResponse__Output } from '../../ringkv/v1/CounterResetResponse.js';
 import type { CounterUpdateRequest as _ringkv_v1_CounterUpdateRequest, CounterUpdateRequest__Output as _ringkv_v1_CounterUpdateRequest__Output } from '../../ringkv/v1/CounterUpdateRequest.js';
 import type { CounterUpdateResponse as _ringkv_v1_CounterUpdateResponse, CounterUpdateResponse__Output as _ringkv_v1_CounterUpdateResponse__Output } from '../../ringkv/v1/CounterUpdateResponse.js';
 import type { DeleteIfRequest as _ringkv_v1_DeleteIfRequest, DeleteIfRequest__Output as _ringkv_v1_DeleteIfRequest__Output } from '../../ringkv/v1/DeleteIfRequest.js';
@@ -47,6 +49,25 @@ export interface KeyValueClient extends grpc.Client {
   counterGet(argument: _ringkv_v1_CounterGetRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_CounterGetResponse__Output>): grpc.ClientUnaryCall;
   counterGet(argument: _ringkv_v1_CounterGetRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_CounterGetResponse__Output>): grpc.ClientUnaryCall;
   counterGet(argument: _ringkv_v1_CounterGetRequest, callback: grpc.requestCallback<_ringkv_v1_CounterGetResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * Reset a counter: take out every increment a read of it at R saw, so that it counts
+   * from 0 again; an increment the read did not see (a concurrent one) still counts.
+   * Acknowledged once W replicas hold the reset; answers the value it took out.
+   */
+  CounterReset(argument: _ringkv_v1_CounterResetRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_CounterResetResponse__Output>): grpc.ClientUnaryCall;
+  CounterReset(argument: _ringkv_v1_CounterResetRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_CounterResetResponse__Output>): grpc.ClientUnaryCall;
+  CounterReset(argument: _ringkv_v1_CounterResetRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_CounterResetResponse__Output>): grpc.ClientUnaryCall;
+  CounterReset(argument: _ringkv_v1_CounterResetRequest, callback: grpc.requestCallback<_ringkv_v1_CounterResetResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Reset a counter: take out every increment a read of it at R saw, so that it counts
+   * from 0 again; an increment the read did not see (a concurrent one) still counts.
+   * Acknowledged once W replicas hold the reset; answers the value it took out.
+   */
+  counterReset(argument: _ringkv_v1_CounterResetRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_CounterResetResponse__Output>): grpc.ClientUnaryCall;
+  counterReset(argument: _ringkv_v1_CounterResetRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_CounterResetResponse__Output>): grpc.ClientUnaryCall;
+  counterReset(argument: _ringkv_v1_CounterResetRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_CounterResetResponse__Output>): grpc.ClientUnaryCall;
+  counterReset(argument: _ringkv_v1_CounterResetRequest, callback: grpc.requestCallback<_ringkv_v1_CounterResetResponse__Output>): grpc.ClientUnaryCall;
   
   /**
    * The data types (docs/data-types.md), each on a bucket of its type only: a call on a
@@ -339,6 +360,13 @@ export interface KeyValueHandlers extends grpc.UntypedServiceImplementation {
   CounterGet: grpc.handleUnaryCall<_ringkv_v1_CounterGetRequest__Output, _ringkv_v1_CounterGetResponse>;
   
   /**
+   * Reset a counter: take out every increment a read of it at R saw, so that it counts
+   * from 0 again; an increment the read did not see (a concurrent one) still counts.
+   * Acknowledged once W replicas hold the reset; answers the value it took out.
+   */
+  CounterReset: grpc.handleUnaryCall<_ringkv_v1_CounterResetRequest__Output, _ringkv_v1_CounterResetResponse>;
+  
+  /**
    * The data types (docs/data-types.md), each on a bucket of its type only: a call on a
    * bucket of another type, or on the default bucket, is FAILED_PRECONDITION (and Put, Get,
    * Delete, GetMany, PutMany and Stream on a counter, set or map bucket are too). Reads never
@@ -450,6 +478,7 @@ export interface KeyValueHandlers extends grpc.UntypedServiceImplementation {
 
 export interface KeyValueDefinition extends grpc.ServiceDefinition {
   CounterGet: MethodDefinition<_ringkv_v1_CounterGetRequest, _ringkv_v1_CounterGetResponse, _ringkv_v1_CounterGetRequest__Output, _ringkv_v1_CounterGetResponse__Output>
+  CounterReset: MethodDefinition<_ringkv_v1_CounterResetRequest, _ringkv_v1_CounterResetResponse, _ringkv_v1_CounterResetRequest__Output, _ringkv_v1_CounterResetResponse__Output>
   CounterUpdate: MethodDefinition<_ringkv_v1_CounterUpdateRequest, _ringkv_v1_CounterUpdateResponse, _ringkv_v1_CounterUpdateRequest__Output, _ringkv_v1_CounterUpdateResponse__Output>
   Delete: MethodDefinition<_ringkv_v1_DeleteRequest, _ringkv_v1_DeleteResponse, _ringkv_v1_DeleteRequest__Output, _ringkv_v1_DeleteResponse__Output>
   DeleteIf: MethodDefinition<_ringkv_v1_DeleteIfRequest, _ringkv_v1_PutIfResponse, _ringkv_v1_DeleteIfRequest__Output, _ringkv_v1_PutIfResponse__Output>

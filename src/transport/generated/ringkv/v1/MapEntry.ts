@@ -24,7 +24,7 @@ export interface MapEntry {
    */
   'element'?: (Buffer | Uint8Array | string);
   /**
-   * What a remove of this entry needs (empty for a counter: a counter field has no remove).
+   * What a remove of this entry needs (a counter's: its reset, of the increments this read saw).
    */
   'context'?: (Buffer | Uint8Array | string);
 }
@@ -51,7 +51,7 @@ export interface MapEntry__Output {
    */
   'element': (Buffer);
   /**
-   * What a remove of this entry needs (empty for a counter: a counter field has no remove).
+   * What a remove of this entry needs (a counter's: its reset, of the increments this read saw).
    */
   'context': (Buffer);
 }

@@ -27,7 +27,8 @@ export interface MapOp {
    */
   'add'?: (Buffer | Uint8Array | string);
   /**
-   * A register (clear), a flag (disable) or a set's element (remove), as a read saw it.
+   * A register (clear), a flag (disable), a counter (reset) or a set's element (remove),
+   * as a read saw it.
    */
   'remove'?: (_ringkv_v1_MapRemove | null);
   'op'?: "assign"|"enable"|"increment"|"add"|"remove";
@@ -56,7 +57,8 @@ export interface MapOp__Output {
    */
   'add'?: (Buffer);
   /**
-   * A register (clear), a flag (disable) or a set's element (remove), as a read saw it.
+   * A register (clear), a flag (disable), a counter (reset) or a set's element (remove),
+   * as a read saw it.
    */
   'remove'?: (_ringkv_v1_MapRemove__Output | null);
 }

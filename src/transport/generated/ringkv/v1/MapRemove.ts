@@ -3,7 +3,7 @@
 
 export interface MapRemove {
   /**
-   * The set field's element; empty for a register or a flag.
+   * The set field's element; empty for a register, a flag or a counter.
    */
   'element'?: (Buffer | Uint8Array | string);
   /**
@@ -14,7 +14,7 @@ export interface MapRemove {
 
 export interface MapRemove__Output {
   /**
-   * The set field's element; empty for a register or a flag.
+   * The set field's element; empty for a register, a flag or a counter.
    */
   'element': (Buffer);
   /**
