@@ -20,6 +20,12 @@
  *    key for `--seconds`, each a putIf on the version it last saw: calls/s, applied/s, and
  *    the shares not applied and unknown.
  *
+ * 4. Resets and drops: `--adds` counter resets one at a time, each on a counter
+ *    incremented and read just before (that increment and get are the baseline): a reset
+ *    is a read and a write, so its p50 is set against the sum of theirs. A set drop of
+ *    the largest size against filling that set in updates of 1,000 (the same elements, the
+ *    same run): elements per second of each. No targets: the figures say what they cost.
+ *
  *   npm run bench:types [-- --adds 300] [-- --seconds 5] [-- --rounds 3] [-- --sizes 10,1000,10000]
  *                       [-- --cpu-prof DIR] [-- --json FILE]
  */
@@ -229,6 +235,43 @@ async function casContended(kv: Client, http: readonly string[]): Promise<{ call
   return r;
 }
 
+/** ADDS triples one at a time on a fresh counter each: an increment, a get, then a reset. */
+async function resetCost(kv: Client): Promise<Record<'increment' | 'get' | 'reset', { p50: number; p99: number }> & { failed: number }> {
+  const hs = { increment: histogram(), get: histogram(), reset: histogram() };
+  let failed = 0;
+  const timed = async (kind: keyof typeof hs, call: () => Promise<unknown>, record: boolean): Promise<void> => {
+    const s = performance.now();
+    try {
+      await call();
+      if (record) hs[kind].recordValue(Math.max(1, Math.round((performance.now() - s) * 1000)));
+    } catch {
+      failed++;
+    }
+  };
+  for (let i = -20; i < ADDS; i++) {
+    const k = part('reset', i), record = i >= 0;
+    const incr = (): Promise<void> => timed('increment', () => kv.counterIncrement(k, 3, { bucket: COUNTERS }), record);
+    const get = (): Promise<void> => timed('get', () => kv.counterGet(k, { bucket: COUNTERS }), record);
+    await incr().then(get);
+    await timed('reset', () => kv.counterReset(k, { bucket: COUNTERS }), record);
+  }
+  const r = { increment: { p50: ms(hs.increment, 50), p99: ms(hs.increment, 99) }, get: { p50: ms(hs.get, 50), p99: ms(hs.get, 99) }, reset: { p50: ms(hs.reset, 50), p99: ms(hs.reset, 99) }, failed };
+  for (const h of Object.values(hs)) h.destroy();
+  return r;
+}
+
+/** A set of `size` elements filled in updates of 1,000, then dropped: elements per second of each. */
+async function dropCost(kv: Client, size: number): Promise<{ size: number; fillPerSec: number; dropPerSec: number; removed: number }> {
+  const set = `drop-${size}`;
+  const s0 = performance.now();
+  for (let i = 0; i < size; i += 1000) await kv.setAdd(set, Array.from({ length: Math.min(1000, size - i) }, (_, j) => part('element', i + j)), { bucket: SETS, deadlineMs: 30_000 });
+  const fill = (performance.now() - s0) / 1000;
+  const s1 = performance.now();
+  const { removed } = await kv.setDrop(set, { bucket: SETS, deadlineMs: 30_000 });
+  const drop = (performance.now() - s1) / 1000;
+  return { size, fillPerSec: size / fill, dropPerSec: removed / drop, removed };
+}
+
 const medianRun = (runs: readonly LoadRun[]): LoadRun => [...runs].sort((a, b) => a.opsPerSec - b.opsPerSec)[Math.floor(runs.length / 2)]!;
 
 async function main(): Promise<void> {
@@ -286,10 +329,19 @@ async function main(): Promise<void> {
     const share = (x: number): string => `${((100 * x) / contended.calls).toFixed(1)}%`;
     console.log(table([[`${CAS_WRITERS} writers, one key`, 'calls/s', 'applied/s', 'not applied', 'unknown', 'refused', 'retries/call', 'p50 ms', 'p99 ms'], ['putIf', contended.callsPerSec.toFixed(0), contended.appliedPerSec.toFixed(0), share(contended.notApplied), share(contended.unknown), share(contended.refused), contended.retriesPerCall.toFixed(2), contended.p50.toFixed(2), contended.p99.toFixed(2)]]));
     verdicts.push(`compare-and-set, ${CAS_WRITERS} writers on one key: ${contended.appliedPerSec.toFixed(0)} applied/s of ${contended.callsPerSec.toFixed(0)} calls/s; ${share(contended.notApplied)} not applied, ${share(contended.unknown)} unknown, ${share(contended.refused)} refused (no target)`);
+
+    const resets = await resetCost(kv);
+    console.log(table([['one at a time', 'p50 ms', 'p99 ms'], ...(['increment', 'get', 'reset'] as const).map((k) => [`counter ${k}`, resets[k].p50.toFixed(2), resets[k].p99.toFixed(2)])]));
+    const resetRatio = resets.reset.p50 / (resets.get.p50 + resets.increment.p50);
+    verdicts.push(`counter reset p50 ÷ (get p50 + increment p50): ${resetRatio.toFixed(2)}× (a read and a write; no target)`);
+    const drop = await dropCost(kv, largest.size);
+    console.log(table([[`set of ${drop.size}`, 'elements/s'], ['fill (updates of 1,000)', drop.fillPerSec.toFixed(0)], ['drop (page by page)', drop.dropPerSec.toFixed(0)]]));
+    if (drop.removed !== drop.size) console.log(`WARNING: the drop removed ${drop.removed} of ${drop.size} elements`);
+    verdicts.push(`set drop of ${drop.size} elements ÷ filling it: ${(drop.dropPerSec / drop.fillPerSec).toFixed(2)}× the elements/s (no target)`);
     for (const v of verdicts) console.log(v);
-    const failures = [...sets, ...maps].reduce((s, r) => s + r.failed, 0) + [...runs.put, ...runs.counter].reduce((s, r) => s + r.failed, 0) + cas.failed;
+    const failures = [...sets, ...maps].reduce((s, r) => s + r.failed, 0) + [...runs.put, ...runs.counter].reduce((s, r) => s + r.failed, 0) + cas.failed + resets.failed;
     if (failures > 0) console.log(`WARNING: ${failures} calls failed; the figures count only what succeeded`);
-    if (JSON_OUT !== undefined) writeFileSync(JSON_OUT, JSON.stringify({ adds: ADDS, seconds: SECONDS, rounds: ROUNDS, sets, maps, put, counter, ratio, cas, casRatio, contended, verdicts }, null, 2));
+    if (JSON_OUT !== undefined) writeFileSync(JSON_OUT, JSON.stringify({ adds: ADDS, seconds: SECONDS, rounds: ROUNDS, sets, maps, put, counter, ratio, cas, casRatio, contended, resets, resetRatio, drop, verdicts }, null, 2));
   } finally {
     admin.close();
     kv.close();
