@@ -71,6 +71,15 @@ export function formatStatus(s: StatusReply, o: { verbose?: boolean } = {}): str
   const everyRow = tables.flat();
   zones.forEach((zone, i) => out.push('', `Zone: ${zone === '' ? '(none)' : zone}`, table(tables[i]!, everyRow)));
   if (gone.length > 0) out.push('', `Left or removed: ${gone.map((m) => `${m.id} (${m.status})`).join(', ')}`);
+  const full = members.filter((m) => m.disk === 'low' || m.disk === 'failed');
+  if (full.length > 0) out.push('');
+  for (const m of full)
+    out.push(
+      m.disk === 'low'
+        ? `Disk: ${m.id} has ${formatBytes(m.diskFreeBytes)} free of ${formatBytes(m.diskTotalBytes)}, below its floor (--min-free-disk): it takes no new writes; other replicas take them.`
+        : `Disk: ${m.id} had a write fail for want of space (${formatBytes(m.diskFreeBytes)} free of ${formatBytes(m.diskTotalBytes)}): it takes no new writes until space is back.`,
+    );
+  if (full.length > 0) out.push('See docs/operations.md#a-full-disk');
   const owners = s.members.filter((m) => m.status === 'normal' && m.tokens > 0);
   if (new Set(owners.map((m) => m.tokens)).size > 1)
     out.push('', "Tokens differ: a node holds the tokens it claimed when it joined (--tokens, times its --weight) and those it inherited from nodes that left (docs/ring.md).");

@@ -1,5 +1,6 @@
 /**
- * A node's periodic chores that are not membership or replication: dropping tombstones
+ * A node's periodic chores that are not membership or replication: watching the disk (the
+ * store refuses new writes while it is nearly full, and reopens after one failed), dropping tombstones
  * past their grace period once a repair confirmed every replica holds them, pruning the
  * clocks of keys whose history is as stable (docs/causality.md#bounded-clocks), reclaiming
  * expired values from the store's expiry index, and warning about peers configured with
@@ -8,7 +9,7 @@
  * Owns: the chores' logic and logs. Must not: schedule itself (node.ts owns the timers).
  */
 import type { Logger } from 'pino';
-import type { Store } from '../storage/index.js';
+import type { DiskState, Store } from '../storage/index.js';
 import type { Gossiper } from '../membership/gossiper.js';
 import { field } from '../membership/endpoint.js';
 
@@ -23,6 +24,12 @@ export const PURGE_EVERY_MS = 60 * 60 * 1000;
  * whether or not it was reclaimed: this bounds only how long its bytes stay on disk.
  */
 export const RECLAIM_EVERY_MS = 10 * 1000;
+
+/** How often the node reads its disk's free space, ms: how soon it stops taking writes as the disk fills, and takes them again. */
+export const DISK_EVERY_MS = 1000;
+
+/** True when the disk refuses new writes: free space below the floor, or a write failed for want of it. */
+export const refusingWrites = (d: DiskState | undefined): boolean => d !== undefined && (d.low || d.failed);
 
 export interface HousekeepingDeps {
   readonly store: Store;
@@ -43,7 +50,30 @@ export class Housekeeping {
   /** The passes running now, by their failure message (one of each kind at a time). */
   readonly #running = new Set<string>();
 
+  /** The store's disk as last checked (undefined before the first check, or for a store with no disk guard). */
+  disk: DiskState | undefined;
+
   constructor(private readonly deps: HousekeepingDeps) {}
+
+  /**
+   * Read the disk's free space (store.checkDisk, which also reopens the store once space is
+   * back after a write failed for want of it); log when it starts and stops refusing new
+   * writes. True when that changed.
+   */
+  async checkDisk(): Promise<boolean> {
+    let changed = false;
+    await this.#pass('disk check failed; retrying shortly', async () => {
+      const was = refusingWrites(this.disk);
+      const d = (this.disk = await this.deps.store.checkDisk());
+      if (d === undefined || refusingWrites(d) === was) return;
+      changed = true;
+      const figures = { component: 'storage', freeBytes: d.freeBytes, totalBytes: d.totalBytes, floorBytes: d.floorBytes };
+      if (d.failed) this.deps.log.error(figures, 'a write failed for want of disk space: this node takes no new writes (other replicas take them) until space is back; free space on its disk (docs/operations.md#a-full-disk)');
+      else if (d.low) this.deps.log.warn(figures, 'disk nearly full (free space below --min-free-disk): this node takes no new writes, other replicas take them; free space on its disk (docs/operations.md#a-full-disk)');
+      else this.deps.log.warn(figures, 'disk has room again: this node takes new writes');
+    });
+    return changed;
+  }
 
   /**
    * Warn (once per peer and value) about a peer that places keys on a different number of

@@ -14,7 +14,7 @@ import type { Gossiper, MembershipEvent } from '../membership/gossiper.js';
 import { field } from '../membership/endpoint.js';
 
 /** Fields every node refreshes every few seconds (load, keys, hints held, streaming progress): their changes are not events. */
-const PERIODIC = new Set(['load', 'empty', 'keys', 'hints', 'progress']);
+const PERIODIC = new Set(['load', 'empty', 'keys', 'hints', 'progress', 'disk']);
 
 /**
  * Fields gossiped for other parts of the node, whose changes say nothing of the peer as a

@@ -43,7 +43,7 @@ import { adminService, bucketsReply, ringReply, statusReply } from '../transport
 import { NodeMetrics } from './http/metrics.js';
 import { HttpServer } from './http/http-server.js';
 import { Replication } from './replication.js';
-import { Housekeeping, PURGE_EVERY_MS, RECLAIM_EVERY_MS } from './housekeeping.js';
+import { DISK_EVERY_MS, Housekeeping, PURGE_EVERY_MS, RECLAIM_EVERY_MS, refusingWrites } from './housekeeping.js';
 import { AutoCleanup } from './topology/auto-cleanup.js';
 import { RepairRuns } from '../repair/runs.js';
 import type { TokenRange } from '../storage/keys.js';
@@ -72,6 +72,8 @@ const JUDGE_EVERY_MS = 250;
 const HINTS_EVERY_MS = 1000;
 /** How often kept trees are checked for a due rebuild, ms (a rebuild is due days apart). */
 const REBUILD_CHECK_MS = 60_000;
+/** The health service (grpc.health.v1) that is SERVING while this node's store takes writes, and NOT_SERVING while its disk refuses them. */
+export const WRITES_HEALTH_SERVICE = 'ringkv.writes';
 /** How often the governor looks at foreground latency and sets the background share, ms. */
 const GOVERN_EVERY_MS = 500;
 /** How long a replica asked to repair a removal's unit (Control RepairRange) may take, ms (a repair's own peer timeout, RepairRuns' timeoutMs below, is as long). */
@@ -340,6 +342,7 @@ export class RingkvNode {
       },
       trees: () => this.store.trees?.stats,
       replicaBytesSent: () => this.replication.replicaBytesSent,
+      disk: () => this.#housekeeping.disk,
     };
   }
 
@@ -375,6 +378,7 @@ export class RingkvNode {
       // A key's sibling policy is its bucket's, as this node's table has it now.
       policyOf: (key) => buckets.props(bucketOf(key))?.siblings ?? 'siblings',
       ...(config.keptTrees === 'on' ? { keptTrees: keptTreesOptions(config, buckets, () => pacing.share()) } : {}),
+      disk: { label: identity.id, ...(config.minFreeDisk !== undefined ? { floorBytes: config.minFreeDisk } : {}) },
     });
     const admission = new Admission(() => ({ maxConnections: config.maxConnections, maxCallsPerConnection: config.maxCallsPerConnection }), (r) => security.refused(r));
     const server = new GuardedServer({
@@ -569,6 +573,7 @@ export class RingkvNode {
     this.#timers.push(setInterval(() => void this.#housekeeping.purgeTombstones(), Math.min(PURGE_EVERY_MS, Math.max(1000, this.config.tombstoneGraceMs / 10))));
     this.#timers.push(setInterval(() => void this.#housekeeping.pruneClocks(), Math.min(PURGE_EVERY_MS, Math.max(1000, this.store.settings.clockPruneGraceMs / 10))));
     this.#timers.push(setInterval(() => void this.#housekeeping.reclaimExpired(), RECLAIM_EVERY_MS));
+    this.#timers.push(setInterval(() => void this.#checkDisk(), DISK_EVERY_MS));
     // Kept trees due for their long-schedule rebuild are queued (built one at a time, paced, in the background).
     if (this.store.trees !== undefined && this.config.treeRebuildIntervalMs > 0) this.#timers.push(setInterval(() => this.store.trees?.rebuildDue(), REBUILD_CHECK_MS));
     if (this.config.repairIntervalMs > 0) {
@@ -638,6 +643,7 @@ export class RingkvNode {
       this.gossiper.set('hints', String(this.store.hints.stats().count));
       this.gossiper.set('keys', String(this.store.keyFilter.keys));
       this.gossiper.set('empty', String(empty));
+      this.#gossipDisk();
     } catch (e) {
       if (!this.#stopping) this.log.warn({ component: 'storage', err: e }, 'could not measure load');
     }
@@ -646,6 +652,20 @@ export class RingkvNode {
   #updateHealth(): void {
     const serving = !this.#draining && this.#identity.status === 'normal' && this.#caughtUp;
     this.#health.setStatus('', serving ? 'SERVING' : 'NOT_SERVING');
+    // Reads and coordination go on while the disk refuses writes; this service says whether its own store takes them.
+    this.#health.setStatus(WRITES_HEALTH_SERVICE, serving && !refusingWrites(this.#housekeeping.disk) ? 'SERVING' : 'NOT_SERVING');
+  }
+
+  /** The disk's free space, each second: gossiped, and in health, at once when the node starts or stops refusing writes. */
+  async #checkDisk(): Promise<void> {
+    if (!(await this.#housekeeping.checkDisk())) return;
+    this.#gossipDisk();
+    this.#updateHealth();
+  }
+
+  #gossipDisk(): void {
+    const d = this.#housekeeping.disk;
+    if (d !== undefined) this.gossiper.set('disk', `${d.failed ? 'failed' : d.low ? 'low' : 'ok'} ${d.freeBytes} ${d.totalBytes}`);
   }
 
   /** ms to hear from peers after a start before one not heard from counts as down. */

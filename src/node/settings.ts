@@ -171,6 +171,15 @@ export const SETTINGS = {
   phiThreshold: setting({ accepts: numberFrom(1, 100, false), default: 8, arg: 'phi', help: 'phi above which a peer is marked down' }),
   /** 'default' (acknowledged once the OS has it) or 'sync' (fsynced): see docs/storage.md. */
   durability: setting({ accepts: oneOf('default', 'sync'), default: 'default', arg: 'mode', help: 'default|sync' }),
+  /**
+   * Free bytes the data directory's disk keeps: below it the node refuses new writes
+   * (RESOURCE_EXHAUSTED, KV_DISK_FULL) and the others take them (storage/disk.ts). Unset: 5% of
+   * the disk, at most 1 GiB.
+   */
+  minFreeDisk: setting({
+    accepts: whole(0, 2 ** 50), default: undefined, arg: 'bytes', unset: '5% of the disk, at most 1 GiB',
+    help: (env) => `free bytes the data directory's disk keeps; below them the node takes no new writes (${env}; default 5% of the disk, at most 1 GiB)`,
+  }),
   /** ms to let in-flight requests finish at shutdown before cutting them off. */
   shutdownGraceMs: setting({ accepts: whole(0, 600_000), default: 10_000, arg: 'ms', help: 'ms in-flight requests get at shutdown' }),
   /** ms a stopping node keeps serving after telling its peers, before it refuses new calls (docs/operations.md#drain). */

@@ -966,8 +966,8 @@ export class Coordinator {
             pending--;
             waiting.delete(node);
             if (done) return;
-            // A replica of an earlier release cannot take the call (RK_UNSUPPORTED): another may, as if it were unreachable.
-            const next = unreachable(e) || (e instanceof ReplicaFailure && e.code === 'RK_UNSUPPORTED');
+            // A replica of an earlier release (RK_UNSUPPORTED) or without disk space (KV_DISK_FULL) cannot take the call, and wrote nothing: another may, as if it were unreachable.
+            const next = unreachable(e) || (e instanceof ReplicaFailure && (e.code === 'RK_UNSUPPORTED' || e.code === 'KV_DISK_FULL'));
             // The replica refused the write itself (bad context, too many siblings, ...): the client's to fix.
             if (!next && !timedOut(e)) return end(() => reject(e));
             last = e;

@@ -108,7 +108,7 @@ export class ReplicaFailure extends Error {
 }
 
 /** Codes a replica refuses with that say "not now" rather than "never": worth retrying later. */
-const BUSY = new Set(['RK_OVERLOADED', 'KV_HINTS_FULL']);
+const BUSY = new Set(['RK_OVERLOADED', 'KV_HINTS_FULL', 'KV_DISK_FULL']);
 
 /** The call got no answer (unreachable, or timed out): the peer may be down, as opposed to having refused. */
 export function noAnswer(e: unknown): boolean {

@@ -43,18 +43,28 @@ export interface Engine {
   keyIterator(gte: Uint8Array, lt: Uint8Array): KeyIterator;
   /** Bytes that keys in [gte, lt) take on disk; an estimate, may lag recent writes. */
   approximateSize(gte: Uint8Array, lt: Uint8Array): Promise<number>;
+  /**
+   * Close and open the database again, keeping what it holds: what clears an error the
+   * engine keeps until then (LevelDB's background error after ENOSPC). Calls made while it
+   * runs may fail; iterators open across it are closed. Absent: the engine keeps none.
+   */
+  reopen?(): Promise<void>;
 }
 
 /**
- * The engine with its failures (disk full, permissions, a closed database) turned into
- * KvError KV_IO, so that everything above sees one stable code and the cause.
+ * The engine with its failures turned into KvErrors, so that everything above sees one
+ * stable code and the cause: KV_DISK_FULL for a want of space (ENOSPC), KV_IO for the rest
+ * (permissions, a closed database, a damaged file). `noted` sees each failure first (the
+ * store's disk guard, which tells ENOSPC apart).
  */
-export function withIoErrors(engine: Engine): Engine {
+export function withIoErrors(engine: Engine, noted: (e: unknown) => boolean = () => false): Engine {
   const fail = (what: string) => (e: unknown) => {
-    throw new KvError('KV_IO', `${engine.kind} ${what} failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+    const code = noted(e) ? 'KV_DISK_FULL' : 'KV_IO';
+    throw new KvError(code, `${engine.kind} ${what} failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
   };
   return {
     kind: engine.kind,
+    ...(engine.reopen === undefined ? {} : { reopen: () => engine.reopen!().catch(fail('reopen')) }),
     open: () => engine.open().catch(fail('open')),
     close: () => engine.close().catch(fail('close')),
     get: (key) => engine.get(key).catch(fail('read')),

@@ -75,6 +75,8 @@ interface Deps {
   readonly locks: KeyLocks;
   readonly settings: StoreSettings;
   readonly guard: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** Throws (KV_DISK_FULL) when the disk has no room for a new hint. */
+  readonly room?: () => void;
   /** The node's wall clock, ms: hints that hold only expired siblings are dropped, not delivered. */
   readonly now: () => number;
 }
@@ -123,6 +125,7 @@ export class HintStore {
   /** Keep `record` (from a put or merge) for delivery to node `target`. */
   add(target: string, userKeyOrString: Key, record: Uint8Array): Promise<void> {
     return this.deps.guard(async () => {
+      this.deps.room?.();
       const key = userKey(userKeyOrString, this.deps.settings.maxKeyBytes);
       let incoming: Held;
       try {

@@ -7,6 +7,7 @@ export type { Hint, HintStats, HintStore } from './hints.js';
 export { KvError } from './kv-errors.js';
 export { DecodeError } from './codec.js';
 export { checkAmount, counterResetRecord } from './counter.js';
+export type { DiskState } from './disk.js';
 export { RangeHash } from './range-hash.js';
 export { RangeTree, differingLeaves, depthFor, FANOUT, MAX_DEPTH } from './range-tree.js';
 export { KeptTrees, DEFAULT_TREE_DEPTH, MIN_KEPT_DEPTH } from './kept-trees.js';

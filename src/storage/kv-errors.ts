@@ -25,7 +25,8 @@ export type KvErrorCode =
   | 'KV_COUNTER_GAP' // a counter's delta that does not follow what this replica holds of its issuer: send the full state
   | 'KV_WRONG_TYPE' // a counter's record (format 4) met by a versions operation, or the reverse
   | 'KV_CLOSED' // the store is closed (or closing)
-  | 'KV_IO'; // the engine failed underneath (disk full, permissions, ...)
+  | 'KV_DISK_FULL' // free space below the floor, or a write failed for want of it: nothing was written
+  | 'KV_IO'; // the engine failed underneath (permissions, a damaged file, ...)
 
 export class KvError extends Error {
   readonly code: KvErrorCode;

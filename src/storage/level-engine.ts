@@ -43,6 +43,12 @@ export class LevelEngine implements Engine {
     return this.#db.close();
   }
 
+  /** Close and open the same database again: LevelDB forgets a background error only so. */
+  async reopen(): Promise<void> {
+    await this.#db.close();
+    await this.#db.open(this.#openOptions);
+  }
+
   get(key: Uint8Array): Promise<Buffer | undefined> {
     return this.#db.get(key as Buffer);
   }

@@ -32,6 +32,7 @@ import { EMPTY_ACCEPTOR, decodeRegister, encodeRegister, joinAcceptors, onCommit
 import type { Ballot, PrepareReply, Proposal, ProposeReply, RegisterState, StoredRegister } from './acceptor.js';
 import type { ClockSpan, Context, RecordSkim, StoredRecord } from './codec.js';
 import { withIoErrors } from './engine.js';
+import { DiskGuard, type DiskState, type StatFs } from './disk.js';
 import type { Engine } from './engine.js';
 import { KvError, showKey } from './kv-errors.js';
 import { HintStore } from './hints.js';
@@ -83,6 +84,14 @@ export interface StoreOptions {
   readonly policyOf?: (key: Buffer) => SiblingPolicy;
   /** Keep anti-entropy trees on write (kept-trees.ts); absent: none are kept (repair scans). */
   readonly keptTrees?: KeptTreesOptions;
+  /**
+   * The disk under the store (disk.ts): new writes are refused (KV_DISK_FULL) while its
+   * free space is below `floorBytes` (default: 5% of it, at most 1 GiB) or after a write
+   * failed for want of space, until `checkDisk` finds space back and reopens the engine.
+   * `path`: the directory whose filesystem is measured (default: the store's `path`; a
+   * store on an `engine` and no `path` has no guard). `label` names the node in messages.
+   */
+  readonly disk?: { readonly path?: string; readonly floorBytes?: number; readonly label?: string; readonly statfs?: StatFs };
 }
 
 
@@ -399,6 +408,7 @@ export class Store {
   readonly #actors: Actors;
   readonly #keys: KeyFilter;
   #keyFilterStart: Promise<void> = Promise.resolve();
+  readonly #disk: DiskGuard | undefined;
   #open = false;
   #active = 0;
   /** Read-merge-writes in #change (waiting for their lock, reading or writing). */
@@ -410,8 +420,9 @@ export class Store {
   /** Told the clock entries of every record written (the node's `ringkv_clock_entries` histogram). */
   onClockEntries: ((entries: number) => void) | undefined;
 
-  private constructor(engine: Engine, s: StoreSettings, actors: Actors, options: StoreOptions) {
+  private constructor(engine: Engine, s: StoreSettings, actors: Actors, options: StoreOptions, disk: DiskGuard | undefined) {
     this.#engine = engine;
+    this.#disk = disk;
     this.#actors = actors;
     this.settings = s;
     this.#queue = new WriteQueue(engine, s.durability === 'sync', undefined, (key) => key[0] === DATA);
@@ -424,7 +435,7 @@ export class Store {
     this.#policyOf = options.policyOf;
     this.#log = options.logger;
     const guard = <T>(fn: () => Promise<T>) => this.#guard(fn);
-    this.hints = new HintStore({ engine, queue: this.#queue, locks: this.#locks, settings: s, guard, now: this.#now });
+    this.hints = new HintStore({ engine, queue: this.#queue, locks: this.#locks, settings: s, guard, room: () => this.#roomForWrite(), now: this.#now });
     this.ranges = new Ranges({ engine, queue: this.#queue, locks: this.#locks, actors, log: this.#log, isOpen: () => this.#open, guard, now: this.#now });
     this.trees = options.keptTrees === undefined ? undefined : new KeptTrees({ engine, queue: this.#queue, now: this.#now, log: this.#log, isOpen: () => this.#open }, options.keptTrees);
     this.#queue.extend = this.trees?.extend;
@@ -468,18 +479,21 @@ export class Store {
       throw new KvError('KV_BAD_OPTION', 'give exactly one of engine or path (a data directory for LevelDB)');
     const s = settings(options);
     const raw = options.engine ?? new LevelEngine(options.path!);
+    const diskPath = options.disk?.path ?? options.path;
+    const disk = diskPath === undefined ? undefined : new DiskGuard(diskPath, options.disk?.floorBytes, options.disk?.label, options.disk?.statfs);
     try {
       if (options.path !== undefined) await mkdir(options.path, { recursive: true }); // LevelDB makes only the last level
       await raw.open();
     } catch (e) {
       throw new KvError('KV_IO', `cannot open the ${raw.kind} database${options.path ? ` in ${options.path}` : ''}: ${(e as Error).message}`, { cause: e });
     }
-    const engine = withIoErrors(raw);
+    const engine = withIoErrors(raw, (e) => disk?.noteFailure(e) ?? false);
     let store: Store;
     try {
       const { actors, uncleanShutdown } = await Actors.open(engine, options.randomBytes ?? cryptoRandomBytes);
       if (uncleanShutdown) options.logger?.warn({ floor: actors.floor }, 'store was not closed cleanly: retiring earlier actor epochs');
-      store = new Store(engine, s, actors, options);
+      store = new Store(engine, s, actors, options, disk);
+      await disk?.check();
       await store.hints.load();
       // Before the first write: the leaves on disk are what deltas add to. Without kept
       // trees, any left from an earlier run go: these writes will not follow them.
@@ -494,7 +508,11 @@ export class Store {
     return store;
   }
 
-  /** Wait for operations in flight, mark the shutdown clean, close the engine. */
+  /**
+   * Wait for operations in flight, mark the shutdown clean, close the engine. The engine
+   * is closed even when the last writes fail (a full disk): the next open then takes the
+   * shutdown as unclean, and rebuilds what a clean one saves.
+   */
   async close(): Promise<void> {
     if (!this.#open) return;
     this.#open = false;
@@ -502,11 +520,56 @@ export class Store {
     await this.#keyFilterStart;
     await this.#keys.settled(); // a scan in progress sees #open false and stops
     await this.trees?.settled(); // a build in progress sees #open false and stops
-    await this.trees?.checkpoint(); // the next open replays no journal
-    // How many keys the filter holds, to size it at the next open without a second scan.
-    if (this.#keys.ready) await this.#engine.write([{ type: 'put', key: metaKey('key-count'), value: Buffer.from(String(this.#keys.stats.keys)) }], false);
-    await this.#actors.markClean();
+    try {
+      await this.trees?.checkpoint(); // the next open replays no journal
+      // How many keys the filter holds, to size it at the next open without a second scan.
+      if (this.#keys.ready) await this.#engine.write([{ type: 'put', key: metaKey('key-count'), value: Buffer.from(String(this.#keys.stats.keys)) }], false);
+      await this.#actors.markClean();
+    } catch (e) {
+      await this.#engine.close().catch(() => {});
+      throw e;
+    }
     await this.#engine.close();
+  }
+
+  /**
+   * Read the free space of the store's disk (its guard's figures; undefined without one),
+   * and open the engine again when a write failed for want of space and space is back:
+   * LevelDB keeps that failure and refuses every write until then. Called on a timer by
+   * the node. What was acknowledged before the failure is in LevelDB's log, which the
+   * reopen replays.
+   */
+  async checkDisk(): Promise<DiskState | undefined> {
+    const disk = this.#disk;
+    if (disk === undefined || !this.#open) return disk?.state;
+    await disk.check();
+    if (disk.recoverable() && this.#engine.reopen !== undefined) {
+      try {
+        await this.#engine.reopen();
+        disk.recovered();
+        this.#log?.warn({ free: disk.state.freeBytes }, 'store reopened: disk space is back after a write failed for want of it; writes are taken again');
+      } catch (e) {
+        this.#log?.error({ err: (e as Error).message }, 'store reopen after a full disk failed; writes stay refused, and it is tried again');
+      }
+    }
+    return disk.state;
+  }
+
+  /** KV_DISK_FULL unless the disk has room for a new write (a guard's floor, or a failed write not recovered). */
+  #roomForWrite(): void {
+    const refused = this.#disk?.refusal();
+    if (refused !== undefined) throw refused;
+  }
+
+  /** #enter for a new write (a put, an update, a merge, a Paxos step): refused, nothing counted, when the disk has no room. */
+  #enterWrite(): void {
+    this.#enter();
+    try {
+      this.#roomForWrite();
+    } catch (e) {
+      this.#leave();
+      throw e;
+    }
   }
 
   /**
@@ -772,7 +835,7 @@ export class Store {
   }
 
   async #write(key: Key, value: Uint8Array | null, context: Uint8Array | undefined, o: WriteOptions): Promise<WriteResult> {
-    this.#enter();
+    this.#enterWrite();
     try {
       const { k, dk, hi, lo, check } = this.#locate(key);
       const expiresAt = o.expiresAt;
@@ -824,7 +887,7 @@ export class Store {
    * and a sum past 2^53 - 1 (KV_COUNTER_OVERFLOW); nothing is written then.
    */
   async counterUpdate(key: Key, amount: number, o: { readonly requestId?: Uint8Array } = {}): Promise<CounterUpdateResult> {
-    this.#enter();
+    this.#enterWrite();
     try {
       const { dk, hi, lo } = this.#locate(key);
       checkAmount(amount);
@@ -871,7 +934,7 @@ export class Store {
 
   /** One acceptor step on `key`'s register under its lock: the new state written when it changed, then the reply. */
   async #acceptor<R>(key: Key, what: string, step: (a: RegisterState) => { acceptor: RegisterState; reply: R }): Promise<R> {
-    this.#enter();
+    this.#enterWrite();
     try {
       const { dk, hi, lo } = this.#locate(key);
       return await this.#change(dk, hi, lo, (old, ops, stored) => {
@@ -910,7 +973,7 @@ export class Store {
    * record of the other kind (KV_WRONG_TYPE); a cap.
    */
   async writeMany(parent: Key, subOps: readonly SubOp[], o: { readonly requestId?: Uint8Array } = {}): Promise<WriteManyResult> {
-    this.#enter();
+    this.#enterWrite();
     try {
       if (!Array.isArray(subOps) || subOps.length === 0 || subOps.length > MAX_SUB_OPS)
         throw new DataTypeError('DT_BAD_OP', `an update carries 1 to ${MAX_SUB_OPS} ops, got ${Array.isArray(subOps) ? subOps.length : typeof subOps}; split a larger one into several requests`);
@@ -1019,7 +1082,7 @@ export class Store {
    * already here writes nothing.
    */
   async merge(key: Key, record: Uint8Array): Promise<MergeResult> {
-    this.#enter();
+    this.#enterWrite();
     try {
       const { k, dk, hi, lo } = this.#locate(key);
       const incoming = this.#incoming(k, record);
@@ -1069,7 +1132,7 @@ export class Store {
 
   /** mergeMany (with `results`), or ingest (without: new keys are copied, not decoded). */
   async #mergeBatch(entries: readonly { readonly key: Key; readonly record: Uint8Array }[], results: MergeResult[] | undefined): Promise<{ copied: number; merged: number }> {
-    this.#enter();
+    this.#enterWrite();
     try {
       let failed: { at: number; error: unknown } | undefined;
       const fail = (at: number, error: unknown): void => {

@@ -144,7 +144,14 @@ function memberStatus(node: AdminDeps, s: EndpointState, ownership: number): Mem
     hints: Number(field(s, 'hints') ?? '0'),
     progress: field(s, 'progress') ?? '',
     stopping: field(s, 'stopping') === 'true',
+    ...diskOf(field(s, 'disk')),
   };
+}
+
+/** The gossiped `disk` field (`state free total`, node.ts) as MemberStatus's disk figures; unknown: "" and 0s. */
+function diskOf(value: string | undefined): { disk: string; diskFreeBytes: number; diskTotalBytes: number } {
+  const [state = '', free = '0', total = '0'] = (value ?? '').split(' ');
+  return { disk: state, diskFreeBytes: Number(free) || 0, diskTotalBytes: Number(total) || 0 };
 }
 
 /** A refusal as the gRPC handlers and the HTTP status page both return it. */

@@ -51,6 +51,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, grpc.status>> = {
   KV_TOO_MANY_SIBLINGS: S.FAILED_PRECONDITION,
   KV_RECORD_TOO_LARGE: S.FAILED_PRECONDITION,
   KV_HINTS_FULL: S.RESOURCE_EXHAUSTED,
+  // Free disk below the floor (or a write failed for want of it): nothing was written; another node may take it.
+  KV_DISK_FULL: S.RESOURCE_EXHAUSTED,
   KV_CORRUPT_RECORD: S.DATA_LOSS,
   KV_CLOSED: S.UNAVAILABLE,
   KV_IO: S.INTERNAL,

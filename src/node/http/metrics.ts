@@ -13,6 +13,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { codeName } from '../../transport/status.js';
+import type { DiskState } from '../../storage/index.js';
 
 /** What the metrics read at scrape time: the node's parts, as plain numbers. */
 export interface MetricSources {
@@ -36,6 +37,8 @@ export interface MetricSources {
   trees(): KeptTreeFigures | undefined;
   /** Bytes of replica calls this node sent to peers since start, by operation (transport/replica-wire.ts). */
   replicaBytesSent(): ReadonlyMap<string, number>;
+  /** The disk of the data directory as last checked (storage/disk.ts); undefined before the first check (its metrics read 0). */
+  disk(): DiskState | undefined;
 }
 
 /** What the kept-tree metrics read: units by state, builds and rebuilds since start, the journal. */
@@ -183,6 +186,17 @@ export class NodeMetrics {
     gauge('ringkv_hints_pending', 'Hints this node holds for other nodes, waiting for delivery', () => sources.counters().hintsHeld ?? 0);
     gauge('ringkv_background_share_ratio', 'Share of the configured streaming/hint/repair rates the latency governor allows now (0..1)', () => (sources.counters().backgroundSharePercent ?? 100) / 100);
     gauge('ringkv_load_bytes', 'Bytes of data this node holds, as it gossips it', () => sources.load().bytes);
+    // 0 until the first check, a second after start.
+    const disk = (f: (d: DiskState) => number) => (): number => {
+      const d = sources.disk();
+      return d === undefined ? 0 : f(d);
+    };
+    gauge('ringkv_disk_free_bytes', "Free bytes of the data directory's disk (checked each second)", disk((d) => d.freeBytes));
+    gauge('ringkv_disk_total_bytes', "Size of the data directory's disk, bytes", disk((d) => d.totalBytes));
+    gauge('ringkv_disk_floor_bytes', 'Free bytes below which this node takes no new writes (--min-free-disk)', disk((d) => d.floorBytes));
+    gauge('ringkv_disk_refusing_writes', "1 while this node's store takes no new writes: free space below the floor, or a write failed for want of it", disk((d) => (d.low || d.failed ? 1 : 0)));
+    gauge('ringkv_disk_write_failures', '1 after a write failed for want of disk space, until space is back and the store has reopened', disk((d) => (d.failed ? 1 : 0)));
+    gauge('ringkv_disk_reopens', 'Times the store reopened after a write failed for want of disk space, since start', disk((d) => d.reopens));
     gauge('ringkv_keys', 'Keys this node holds (estimate)', () => sources.load().keys);
     new Gauge({
       name: 'ringkv_tls_certificate_expiry_timestamp_seconds',

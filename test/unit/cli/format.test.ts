@@ -18,6 +18,9 @@ const member = (id: string, zone: string, over: object = {}) => ({
   hints: 0,
   progress: '',
   stopping: false,
+  disk: 'ok',
+  diskFreeBytes: 10 * 1024 ** 3,
+  diskTotalBytes: 100 * 1024 ** 3,
   ...over,
 });
 
@@ -38,6 +41,19 @@ describe('status and ring output', () => {
     expect(text).toMatch(/^UJ {2}127\.0\.0\.1:7003 .* \? +n3/m); // a joiner owns nothing yet
     expect(text).toMatch(/^UL {2}127\.0\.0\.1:7004/m);
     expect(text.indexOf('Zone: z1')).toBeLessThan(text.indexOf('Zone: z2'));
+    expect(text).not.toContain('Disk');
+  });
+
+  it("names each member whose disk refuses writes, with its free space, under the tables", () => {
+    const text = formatStatus({
+      clusterName: 'c',
+      nodeId: 'n1',
+      replicas: 3,
+      members: [member('n1', 'a'), member('n2', 'a', { disk: 'low', diskFreeBytes: 60 * 1024 ** 2, diskTotalBytes: 64 * 1024 ** 2 }), member('n3', 'a', { disk: 'failed', diskFreeBytes: 0 })],
+      counters: {},
+    });
+    expect(text).toContain('\nDisk: n2 has 60.00 MiB free of 64.00 MiB, below its floor (--min-free-disk): it takes no new writes; other replicas take them.\n');
+    expect(text).toContain('\nDisk: n3 had a write fail for want of space (0 B free of 100.00 GiB): it takes no new writes until space is back.\nSee docs/operations.md#a-full-disk');
   });
 
   it('lines up the columns of every zone\'s table: widths come from all rows, not each zone\'s', () => {

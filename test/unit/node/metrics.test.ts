@@ -27,6 +27,7 @@ function sources(over: Partial<MetricSources> = {}): MetricSources {
     buckets: () => new Map([['default', 3], ['carts', 5]]),
     trees: () => undefined,
     replicaBytesSent: () => new Map(),
+    disk: () => ({ freeBytes: 60 << 20, totalBytes: 64 << 20, floorBytes: 100 << 20, low: true, failed: false, reopens: 2 }),
     ...over,
   };
 }
@@ -116,6 +117,12 @@ describe('NodeMetrics', () => {
     expect(text).toMatch(/^ringkv_cas_retries_total 2$/m);
     expect(text).toMatch(/^ringkv_cas_not_applied_total 3$/m);
     expect(text).toMatch(/^ringkv_cas_unknown_total 1$/m);
+    expect(text).toMatch(/^ringkv_disk_free_bytes 62914560$/m);
+    expect(text).toMatch(/^ringkv_disk_total_bytes 67108864$/m);
+    expect(text).toMatch(/^ringkv_disk_floor_bytes 104857600$/m);
+    expect(text).toMatch(/^ringkv_disk_refusing_writes 1$/m);
+    expect(text).toMatch(/^ringkv_disk_write_failures 0$/m);
+    expect(text).toMatch(/^ringkv_disk_reopens 2$/m);
     expect(text).toMatch(/^ringkv_replica_bytes_sent_total\{call="writeMany"\} 900$/m);
     expect(text).toMatch(/^ringkv_replica_bytes_sent_total\{call="apply"\} 40$/m);
     expect(text).toMatch(/^ringkv_ring_info\{hash="abc"\} 1$/m);

@@ -42,6 +42,15 @@ export interface MemberStatus {
    * by its peers until it starts again.
    */
   'stopping'?: (boolean);
+  /**
+   * The disk of its data directory (as it last gossiped it): free and total bytes, and
+   * "ok"; "low" (free below its --min-free-disk: it refuses new writes, which other
+   * replicas take); "failed" (a write failed for want of space: refusing until space is
+   * back and its store reopens); "" when not known (a node of an earlier release).
+   */
+  'diskFreeBytes'?: (number | string | Long);
+  'diskTotalBytes'?: (number | string | Long);
+  'disk'?: (string);
 }
 
 export interface MemberStatus__Output {
@@ -84,4 +93,13 @@ export interface MemberStatus__Output {
    * by its peers until it starts again.
    */
   'stopping': (boolean);
+  /**
+   * The disk of its data directory (as it last gossiped it): free and total bytes, and
+   * "ok"; "low" (free below its --min-free-disk: it refuses new writes, which other
+   * replicas take); "failed" (a write failed for want of space: refusing until space is
+   * back and its store reopens); "" when not known (a node of an earlier release).
+   */
+  'diskFreeBytes': (number);
+  'diskTotalBytes': (number);
+  'disk': (string);
 }
