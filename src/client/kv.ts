@@ -37,7 +37,7 @@ import { AdminClient } from './admin.js';
 import { NodeHealth, type Ending } from './health.js';
 import { HedgeDelay, RetryBudget, type BudgetOptions, type HedgeOptions } from './hedging.js';
 import { KeyRouter } from './key-router.js';
-import { MAX_MAP_OPS, assemble, entryOf, wireMapOps, type MapOp, type MapPage, type MapValue } from './maps.js';
+import { assemble, entryOf, updateBatches, wireMapOps, type MapOp, type MapPage, type MapValue } from './maps.js';
 import { amountOf, bytes, serviceError } from './wire-values.js';
 import { RULES, checkOptions } from './options.js';
 
@@ -194,8 +194,9 @@ export interface DropOptions extends CallOptions {
   readonly w?: number;
 }
 
-/** A counter reset's options: `w` replicas are read, and acknowledge the reset (default: a majority). */
+/** A counter reset's options: its read merges `r` replicas, and `w` acknowledge the reset (each default: a majority). */
 export interface CounterResetOptions extends CallOptions {
+  readonly r?: number;
   readonly w?: number;
 }
 
@@ -490,17 +491,23 @@ export class Client {
   }
 
   /**
-   * Reset the counter `key` (a bucket of type counter) to count from 0: the node reads it
-   * at R and takes out every increment that read saw, then writes that at W. An increment
-   * concurrent with the reset (one its read did not see) still counts. Answers the value
-   * taken out; found false (and 0) when no replica held the counter. Not hedged: a second
-   * copy would be a reset of its own, of what its own read saw.
+   * Reset the counter `key` (a bucket of type counter) to count from 0: a read at R (a
+   * counterGet), then a reset of what that read saw, written at W. An increment concurrent
+   * with it (one the read did not see) still counts. The reset carries the read's context,
+   * so a hedge, a failover or a retry of it takes out that read's increments again and no
+   * others. Answers the value taken out; found false (and 0, nothing written) when no
+   * replica held the counter.
    */
   async counterReset(key: string | Uint8Array, options?: CounterResetOptions): Promise<{ value: bigint; found: boolean }> {
     const o = checkOptions('counterReset', options, RULES.reset);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
-    const r = await this.#typedCall(bucket, k, 'write', o, (c, options) => callUnary(c, 'CounterReset', { bucket, key: k, w: o.w ?? 0 }, options, this.#metadata), false);
+    const deadlineMs = o.deadlineMs ?? this.#deadlineMs;
+    const started = Date.now();
+    const seen = await this.#typedCall(bucket, k, 'read', { bucket, deadlineMs }, (c, options) => callUnary(c, 'CounterGet', { bucket, key: k, r: o.r ?? 0, withContext: true }, options, this.#metadata));
+    if (!seen.found) return { value: 0n, found: false };
+    const left = Math.max(1, deadlineMs - (Date.now() - started));
+    const r = await this.#typedCall(bucket, k, 'write', { bucket, deadlineMs: left }, (c, options) => callUnary(c, 'CounterReset', { bucket, key: k, w: o.w ?? 0, context: seen.context }, options, this.#metadata));
     return { value: decimal(r.value), found: r.found };
   }
 
@@ -636,7 +643,7 @@ export class Client {
   /**
    * Drop the map `key`: read it page by page (at R) and remove every entry each page shows
    * (a register cleared, a flag disabled, a counter reset, a set field's element removed),
-   * one update per page. Observed-remove, as a remove is: a write a page's read did not see
+   * in updates of up to 1,000. Observed-remove, as a remove is: a write a page's read did not see
    * (concurrent with the drop) survives it. Not atomic, as setDrop is not. Answers how many
    * entries it removed.
    */
@@ -645,10 +652,9 @@ export class Client {
     let removed = 0;
     let after: Buffer | undefined;
     do {
-      // Half a page: an update's records are bounded (a counter field's reset carries its whole record).
-      const page = await this.mapRead(key, { bucket: o.bucket, deadlineMs: o.deadlineMs, r: o.r, after, limit: MAX_MAP_OPS / 2 });
+      const page = await this.mapRead(key, { bucket: o.bucket, deadlineMs: o.deadlineMs, r: o.r, after });
       const ops = page.entries.map((e): MapOp => (e.kind === 'element' ? { op: 'remove', path: e.path, element: e.element, context: e.context } : { op: 'remove', path: e.path, context: e.context }));
-      if (ops.length > 0) await this.mapUpdate(key, ops, { bucket: o.bucket, deadlineMs: o.deadlineMs, w: o.w });
+      for (const batch of updateBatches(ops)) await this.mapUpdate(key, batch, { bucket: o.bucket, deadlineMs: o.deadlineMs, w: o.w });
       removed += ops.length;
       after = page.next;
     } while (after !== undefined);
@@ -799,10 +805,10 @@ export class Client {
    * this path (they are not on the stream); a write's request id is in `send`'s request,
    * so every attempt carries the same one.
    */
-  #typedCall<T>(bucket: string, key: Buffer, kind: 'read' | 'write', o: CallOptions, send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<T>, hedged = true): Promise<T> {
+  #typedCall<T>(bucket: string, key: Buffer, kind: 'read' | 'write', o: CallOptions, send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<T>): Promise<T> {
     const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
     this.#refreshIfStale();
-    return this.#attempts(this.#candidates(routingKey(bucket, key)), kind, deadline, hedged ? this.#hedge : undefined, (address) => send(this.#channel(address), { deadline }));
+    return this.#attempts(this.#candidates(routingKey(bucket, key)), kind, deadline, this.#hedge, (address) => send(this.#channel(address), { deadline }));
   }
 
   /**

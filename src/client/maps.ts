@@ -72,6 +72,32 @@ export interface MapValue {
 /** Most ops one mapUpdate carries, as a node takes them. */
 export const MAX_MAP_OPS = 1000;
 
+/**
+ * The contexts one update of `updateBatches` carries at most, bytes. A counter's context is
+ * its whole state (a few KiB with its log), and its reset writes a record as large, so an
+ * update of 1,000 counter resets would pass what one update may write (6 MiB).
+ */
+export const MAX_UPDATE_CONTEXT_BYTES = 2 << 20;
+
+/** `ops` as updates of at most MAX_MAP_OPS ops and MAX_UPDATE_CONTEXT_BYTES of contexts each, in order. */
+export function updateBatches(ops: readonly MapOp[]): MapOp[][] {
+  const out: MapOp[][] = [];
+  let batch: MapOp[] = [];
+  let bytes = 0;
+  for (const op of ops) {
+    const size = op.op === 'remove' ? op.context.length : 0;
+    if (batch.length > 0 && (batch.length === MAX_MAP_OPS || bytes + size > MAX_UPDATE_CONTEXT_BYTES)) {
+      out.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(op);
+    bytes += size;
+  }
+  if (batch.length > 0) out.push(batch);
+  return out;
+}
+
 const WIRE_TYPE = (t: MapFieldType): MapFieldType__Output => `MAP_FIELD_TYPE_${t.toUpperCase()}` as MapFieldType__Output;
 const TYPE_OF = new Map<string, MapFieldType>(FIELD_TYPES.map((t) => [WIRE_TYPE(t), t]));
 

@@ -123,8 +123,8 @@ export const RULES = {
   update: write,
   /** setDrop, mapDrop: pages read at r, their removes written at w. */
   drop: { ...call, r: quorum, w: quorum },
-  /** counterReset: a read and a write at one quorum, not retried under an id. */
-  reset: { ...call, w: quorum },
+  /** counterReset: a read at r, then the reset of what it saw at w. */
+  reset: { ...call, r: quorum, w: quorum },
   /** setRead, mapRead: a read of one page. */
   page: { ...call, r: quorum, after: byteString, limit: whole(1, 1000) },
   /** setElements, mapEntries, mapGet: every page. */

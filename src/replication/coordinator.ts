@@ -24,7 +24,7 @@
 import { randomBytes } from 'node:crypto';
 import { DataTypeError, MAX_TTL_MS, bucketOf, keyOverhead, parseSubKey, subKey, subKeySpan, typeOf, type BucketProps, type FieldType } from '../buckets/index.js';
 import type { Ring, Target } from '../ring/index.js';
-import { MAX_RANGE_KEYS, MAX_SUB_OPS, checkAmount, checkSubOp, counterResetRecord, recordDigest, resolveCounterReplies, resolvePage, resolveReplies, type ResolvedSubKey, type SubOp } from '../storage/index.js';
+import { MAX_RANGE_BYTES, MAX_RANGE_KEYS, MAX_SUB_OPS, checkAmount, checkSubOp, counterContext, counterReset, recordDigest, resolveCounterReplies, resolvePage, resolveReplies, type ResolvedSubKey, type SubOp } from '../storage/index.js';
 import { showKey } from '../storage/kv-errors.js';
 import { ReplicationError } from './replication-errors.js';
 import { LatencyWindow, RecentLatency } from './latency-window.js';
@@ -421,34 +421,45 @@ export class Coordinator {
     );
   }
 
-  /** The counter at `key`: the join of R replicas' states (0 and not found when none holds it); stale replicas are repaired. */
-  async counterGet(key: Buffer, o: RequestOptions = {}): Promise<{ value: bigint; found: boolean }> {
+  /**
+   * The counter at `key`: the join of R replicas' states (0 and not found when none holds
+   * it); stale replicas are repaired. `withContext`: with the context a reset of what this
+   * read saw needs (empty when not found).
+   */
+  async counterGet(key: Buffer, o: RequestOptions = {}, withContext = false): Promise<{ value: bigint; found: boolean; context?: Buffer }> {
     this.#checkKey(key);
     return this.#bounded('gets', async () => {
       const r = await this.#read('counter get', key, o, resolveCounterReplies);
-      return { value: r.value, found: r.found };
+      if (!withContext) return { value: r.value, found: r.found };
+      return { value: r.value, found: r.found, context: r.record === undefined ? Buffer.alloc(0) : counterContext(key, r.record) };
     });
   }
 
   /**
-   * Reset the counter at `key`: read it at R, then write the reset of what that read saw
-   * (counter.ts `reset`: its entries leave the value) to its replicas as a full state,
-   * merged as any counter state is, acknowledged at W. An increment the read did not see
-   * (concurrent with the reset, or issued on a replica it did not read) survives; with
-   * R + W > N, every increment acknowledged before the reset began is seen. Answers with
-   * the value the reset took out (0 and not found when no replica held the counter:
-   * nothing is written). A reset sent again is a reset of its own.
+   * Reset the counter at `key`: take out what a read saw (counter.ts `reset`), written to
+   * its replicas as a full state, merged as any counter state is, acknowledged at W. The
+   * read is the one `context` came from (a counterGet's, withContext): then the reset is
+   * the same however often it is sent. Without one, this node reads the counter at W
+   * first (so that, with 2W > N, every increment acknowledged before the reset began is
+   * seen), and a reset sent again is one of its own. An increment the read did not see
+   * (concurrent with it) survives. Answers with the value taken out (0 and not found,
+   * nothing written, when no replica held the counter).
    */
-  async counterReset(key: Buffer, o: RequestOptions = {}): Promise<{ value: bigint; found: boolean }> {
+  async counterReset(key: Buffer, context: Buffer | undefined, o: RequestOptions = {}): Promise<{ value: bigint; found: boolean }> {
     this.#checkKey(key);
+    const fromContext = context !== undefined && context.length > 0 ? counterReset(key, { context }) : undefined;
     return this.#bounded('counterUpdates', async () => {
-      const read = await this.#read('counter reset', key, o, resolveCounterReplies);
-      if (read.record === undefined) return { value: 0n, found: false };
-      const record = counterResetRecord(read.record);
+      let reset = fromContext;
+      if (reset === undefined) {
+        const read = await this.#read('counter reset', key, { ...o, quorum: this.#quorum(o, 'W') }, resolveCounterReplies);
+        if (read.record === undefined) return { value: 0n, found: false };
+        reset = counterReset(key, { record: read.record });
+      }
+      const { record, value } = reset;
       return this.#replicate('counter reset', key, o, 'self', async (primaries, deadline) => {
         const send = (node: string, hintFor: string | undefined, dl: number): Promise<boolean> => this.deps.replicas.merge(node, key, record, hintFor, dl);
         const { on } = await this.#issue('update', 'counter reset', key, primaries, deadline, (node) => send(node, undefined, deadline));
-        return { result: { value: read.value, found: true }, on, send };
+        return { result: { value, found: true }, on, send };
       });
     });
   }
@@ -568,7 +579,17 @@ export class Coordinator {
       }
     }
     const read = await this.#bounded('gets', () => this.#readPage('map read', key, after, limit, o));
-    return { entries: read.entries.map(mapEntry), next: read.next?.subarray(prefix.length) };
+    // A counter's context is its whole state, as large as its record: a page of many busy
+    // counters ends early rather than pass MAX_RANGE_BYTES with records and contexts both.
+    const entries: MapEntry[] = [];
+    let bytes = 0;
+    for (const [i, e] of read.entries.entries()) {
+      const entry = mapEntry(e);
+      bytes += e.key.length + entry.context.length + (entry.kind === 'register' ? entry.value.length : entry.kind === 'element' ? entry.element.length : 0);
+      if (bytes > MAX_RANGE_BYTES && i > 0) return { entries, next: read.entries[i - 1]!.key.subarray(prefix.length) };
+      entries.push(entry);
+    }
+    return { entries, next: read.next?.subarray(prefix.length) };
   }
 
   /** Whether `element` is in the set at `key`, with the context a remove of it needs. */

@@ -4,7 +4,7 @@
  *
  * Owns: the counter's state and its algebra — the increment mutator (`increment`, which
  * returns the new state and the delta to send to the other replicas), the join (`join`),
- * the reset of what a read saw (`reset`, `seenEntries`), the value (`value`), the issuer's duplicate check (`isDuplicate`), the bounded op log
+ * the reset of what a read saw (`reset`, `resetAboveEntry`), the value (`value`), the issuer's duplicate check (`isDuplicate`), the bounded op log
  * (`trim`, LOG_MAX) and the voids a join infers (`implied`) — and the state's canonical
  * bytes (`encodeCounter`, `decodeCounter`: what will become record format 4). Must not:
  * do I/O, read a clock, draw randomness or pick actors (the store decides which actor
@@ -252,13 +252,30 @@ export function join(a: CounterState, b: CounterState): CounterState {
 }
 
 /**
- * The counter with a reset of what a read saw (`seen`: that read's entries, `seenEntries`)
- * joined in: each seen entry's increments leave the value, those it did not see (a later
- * dot of its actor, an actor it did not see) stay. Its join with any state is that state's
+ * The counter with a reset of what a read saw (`seen`: that read's state) joined in: each
+ * seen entry's increments leave the value, those it did not see (a later dot of its actor,
+ * an actor it did not see) stay. The seen state comes whole (its log too), so a replica
+ * that takes the reset holds the ops of the dots it now covers, and a retry of a request
+ * the reset saw is a duplicate there as anywhere. Its join with any state is that state's
  * reset, so a reset merges everywhere as an increment does, in any order.
  */
-export function reset(state: CounterState, seen: readonly CounterEntry[]): CounterState {
-  return join(state, { entries: seen, log: [], voids: [], resets: seen });
+export function reset(state: CounterState, seen: CounterState): CounterState {
+  return join(state, { entries: seen.entries, log: seen.log, voids: seen.voids, resets: seen.entries });
+}
+
+/**
+ * The first of its resets that claims more than its actor's entry counts (a floor or a sum
+ * above it), or undefined: what no honest join makes, and a context made up or taken from
+ * another counter does. Such a state encodes to nothing a node can decode.
+ */
+export function resetAboveEntry(state: CounterState): CounterEntry | undefined {
+  let e = 0;
+  for (const r of state.resets ?? []) {
+    while (e < state.entries.length && state.entries[e]!.actor < r.actor) e++;
+    const x = state.entries[e];
+    if (x === undefined || x.actor !== r.actor || r.floor > x.floor || r.p > x.p || r.n > x.n || (r.floor === x.floor && (r.p !== x.p || r.n !== x.n))) return r;
+  }
+  return undefined;
 }
 
 /** True when a reset saw every increment the state counts (none came since): a map lists no such counter field. */
@@ -267,15 +284,9 @@ export function isReset(state: CounterState): boolean {
   return resets.length === state.entries.length && resets.every((r, i) => r.floor === state.entries[i]!.floor);
 }
 
-/** A counter record (a read's join) with the reset of all it holds: what a counter reset writes to every replica. */
-export function counterResetRecord(record: Uint8Array): Buffer {
-  const { state } = decodeCounter(record);
-  return encodeCounter(reset(state, seenEntries(state)));
-}
-
-/** What a reset of this state takes out: its entries (what `reset` is given). */
-export function seenEntries(state: CounterState): readonly CounterEntry[] {
-  return state.entries;
+/** The reset of all `seen` holds (a read's join), as a record: what a counter reset merges on every replica. */
+export function counterResetRecord(seen: CounterState): Buffer {
+  return encodeCounter(reset(EMPTY_COUNTER, seen));
 }
 
 /** True when two states are equal (so encode to the same bytes): what tells a merge it brought nothing new. */
@@ -442,25 +453,27 @@ export function counterWriteId(requestId: Uint8Array, amount: number): WriteId {
 const COUNTER_CONTEXT_FORMAT = 3;
 
 /**
- * What a remove of a counter field needs (a map read gives it with the field's value): the
- * entries the read saw, after the format and the key's check (keys.ts contextCheckOf), so
- * that a context is never applied to another key, whose actors' floors it would cover.
+ * What a reset of a counter needs (a counter read or a map read gives it with the value):
+ * the state the read saw, whole, after the format and the key's check (keys.ts
+ * contextCheckOf), so that a context is never applied to another key, whose actors'
+ * floors it would cover.
  */
 export function encodeCounterContext(keyCheck: number, state: CounterState): Buffer {
   const head = Buffer.allocUnsafe(5);
   head[0] = COUNTER_CONTEXT_FORMAT;
   head.writeUInt32BE(keyCheck >>> 0, 1);
-  return Buffer.concat([head, encodeCounter({ entries: seenEntries(state), log: [], voids: [] })]);
+  return Buffer.concat([head, encodeCounter(state)]);
 }
 
-/** The entries a counter context saw (what `reset` takes), checked against the key's check; DecodeError if it is none of that key's. */
-export function decodeCounterContext(bytes: Uint8Array, keyCheck: number): readonly CounterEntry[] {
+/** The state a counter context saw (what `reset` takes), checked against the key's check; DecodeError if it is none of that key's, or holds nothing. */
+export function decodeCounterContext(bytes: Uint8Array, keyCheck: number): CounterState {
   const buf = asBuffer(bytes);
-  if (buf.length < 6 || buf[0] !== COUNTER_CONTEXT_FORMAT) throw new DecodeError("not a counter's context (a map read gives one with each counter field)");
+  if (buf.length < 6 || buf[0] !== COUNTER_CONTEXT_FORMAT) throw new DecodeError("not a counter's context (a counter read or a map read gives one)");
   if (buf.readUInt32BE(1) !== keyCheck >>> 0) throw new DecodeError('the context was read from a different key');
-  const { state, ownerEpoch } = decodeCounter(buf.subarray(5));
-  if (state.log.length > 0 || state.voids.length > 0 || state.resets !== undefined || ownerEpoch !== undefined) throw new DecodeError("a counter's context holds entries only");
-  return state.entries;
+  const { state, ownerEpoch, heldSince } = decodeCounter(buf.subarray(5));
+  if (ownerEpoch !== undefined || heldSince !== undefined) throw new DecodeError("a counter's context carries no node's bookkeeping");
+  if (state.entries.length === 0) throw new DecodeError('the context saw no increment: there is nothing to reset');
+  return state;
 }
 
 /* ---------------------------------------------------------------- record format 4 */
@@ -518,6 +531,7 @@ function encode(state: CounterState, ownerEpoch: number | undefined, heldSince: 
   const resets = state.resets ?? [];
   const logAt = actorIndexes(entries, log), voidAt = actorIndexes(entries, voids);
   const resetAt = actorIndexes(entries, resets.map((e) => ({ actor: e.actor, counter: e.floor })));
+  if (resets.length > 0 && resetAboveEntry(state) !== undefined) throw new RangeError('a counter state with a reset above its entry');
   const baseAt = base === undefined ? undefined : actorIndexes(entries, [{ actor: base.actor, counter: base.floor + 1 }])[0]!;
   let size = 2 + (ownerEpoch === undefined ? 0 : varintSize(ownerEpoch)) + (heldSince === undefined ? 0 : varintSize(heldSince));
   size += varintSize(entries.length) + varintSize(log.length) + varintSize(voids.length) + 4;
@@ -698,7 +712,7 @@ function decode(buf: Buffer): StoredCounter & { base?: CounterDelta['base'] } {
       if (e === undefined) corrupt(`a reset names actor ${i} of ${entries.length}`);
       if (k > 0 && e.actor <= resets[k - 1]!.actor) corrupt('resets out of order');
       const floor = uint(r), p = uint(r), neg = uint(r);
-      if (floor === 0 || floor > e.floor || p > e.p || neg > e.n) corrupt(`a reset (${floor}, ${p}, ${neg}) above its actor's entry (${e.floor}, ${e.p}, ${e.n})`);
+      if (floor === 0 || floor > e.floor || p > e.p || neg > e.n || (floor === e.floor && (p !== e.p || neg !== e.n))) corrupt(`a reset (${floor}, ${p}, ${neg}) above its actor's entry (${e.floor}, ${e.p}, ${e.n})`);
       if (p < floor - neg) corrupt(`a reset of ${floor} dots summing to less than ${floor} in magnitude`);
       resets.push({ actor: e.actor, floor, p, n: neg });
     }

@@ -6,7 +6,7 @@ export type { Ranges, ScanEntry, ScanBatch, KeyFilter, RangeRead } from './range
 export type { Hint, HintStats, HintStore } from './hints.js';
 export { KvError } from './kv-errors.js';
 export { DecodeError } from './codec.js';
-export { checkAmount, counterResetRecord } from './counter.js';
+export { checkAmount } from './counter.js';
 export type { DiskState } from './disk.js';
 export { RangeHash } from './range-hash.js';
 export { RangeTree, differingLeaves, depthFor, FANOUT, MAX_DEPTH } from './range-tree.js';
@@ -22,7 +22,7 @@ export type { Durability, StoreLimits, HintLimits } from './store-options.js';
 export { DEFAULT_TOMBSTONE_GRACE_MS } from './store-options.js';
 export { merge, update, liveValues, isDeleted, EMPTY_VERSIONS } from './versions.js';
 export type { Versions, Sibling, Clock, Actor } from './versions.js';
-export { recordDigest, resolveReplies, resolveCounterReplies, resolvePage } from './replies.js';
+export { counterContext, counterReset, recordDigest, resolveReplies, resolveCounterReplies, resolvePage } from './replies.js';
 export type { ResolveOptions, ResolvedRead, ResolvedCounter, PageReply, ResolvedPage, ResolvedSubKey } from './replies.js';
 export { EMPTY_ACCEPTOR, HISTORY_LENGTH, NO_BALLOT, compareBallots, decodeRegister, encodeRegister, joinAcceptors, maxBallot, onCommit, onPrepare, onPropose, proposalOrder } from './acceptor.js';
 export type { Acceptor, Ballot, Link, PrepareReply, ProposeReply, Proposal, RegisterState, StoredRegister } from './acceptor.js';

@@ -12,9 +12,9 @@
 import { subKeyPolicy, type SiblingPolicy } from '../buckets/index.js';
 import { createHash } from 'node:crypto';
 import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeRecord, encodeRecord, isCounterRecord, isRegisterRecord, recordKind, versionBytes, viewRecord } from './codec.js';
-import { EMPTY_COUNTER, decodeCounter, encodeCounter, encodeCounterContext, isReset, join as joinCounters, sameCounter, value } from './counter.js';
+import { EMPTY_COUNTER, counterResetRecord, decodeCounter, decodeCounterContext, encodeCounter, encodeCounterContext, isReset, join as joinCounters, sameCounter, value } from './counter.js';
 import type { CounterState } from './counter.js';
-import { KvError } from './kv-errors.js';
+import { KvError, showKey } from './kv-errors.js';
 import { contextCheckOf, userKey } from './keys.js';
 import type { Key } from './keys.js';
 import { EMPTY_VERSIONS, liveValues, merge, mergeLww, sameVersions } from './versions.js';
@@ -119,6 +119,30 @@ function withCounterContext(key: Buffer, read: ResolvedCounter): ResolvedCounter
   if (read.record === undefined) return read;
   const { state } = decodeCounter(read.record);
   return { ...read, found: !isReset(state), context: encodeCounterContext(contextCheckOf(key), state) };
+}
+
+/** The context a reset of the counter at `key` needs, from a read's joined record (resolveCounterReplies). */
+export function counterContext(key: Buffer, record: Uint8Array): Buffer {
+  return encodeCounterContext(contextCheckOf(key), decodeCounter(record).state);
+}
+
+/**
+ * A counter reset of what a read saw, as the record every replica merges and the value it
+ * takes out: from a read's joined record, or from a context a reader was given (refused,
+ * KV_BAD_CONTEXT, when it is no counter context of this key).
+ */
+export function counterReset(key: Buffer, seen: { readonly record: Uint8Array } | { readonly context: Uint8Array }): { record: Buffer; value: bigint } {
+  let state: CounterState;
+  if ('record' in seen) state = decodeCounter(seen.record).state;
+  else {
+    try {
+      state = decodeCounterContext(seen.context, contextCheckOf(key));
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw e;
+      throw new KvError('KV_BAD_CONTEXT', `bad counter context for ${showKey(key)}: ${e.message}; pass the context a read of this counter returned`);
+    }
+  }
+  return { record: counterResetRecord(state), value: value(state) };
 }
 
 /** One replica's page of a parent's sub-keys (Store.readRange), as it replied. */

@@ -26,8 +26,8 @@ import { createHash, randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { Actors } from './actors.js';
 import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, isCounterRecord, isRegisterRecord, recordKind, skimRecord, spliceRecord, tryDecode, versionBytes, viewRecord } from './codec.js';
-import { EMPTY_COUNTER, applyDelta, checkAmount, counterWriteId, decodeCounter, decodeCounterContext, reset as resetCounter, decodeCounterDelta, encodeCounter, encodeCounterDelta, entryConflicts, increment, join as joinCounters, sameCounter, value as counterValue } from './counter.js';
-import type { CounterDelta, CounterEntry, CounterState, StoredCounter } from './counter.js';
+import { EMPTY_COUNTER, applyDelta, checkAmount, counterWriteId, decodeCounter, decodeCounterContext, reset as resetCounter, resetAboveEntry, decodeCounterDelta, encodeCounter, encodeCounterDelta, entryConflicts, increment, join as joinCounters, sameCounter, value as counterValue } from './counter.js';
+import type { CounterDelta, CounterState, StoredCounter } from './counter.js';
 import { EMPTY_ACCEPTOR, decodeRegister, encodeRegister, joinAcceptors, onCommit, onPrepare, onPropose, proposalOrder, sameRegister } from './acceptor.js';
 import type { Ballot, PrepareReply, Proposal, ProposeReply, RegisterState, StoredRegister } from './acceptor.js';
 import type { ClockSpan, Context, RecordSkim, StoredRecord } from './codec.js';
@@ -187,7 +187,7 @@ export function checkSubOp(op: SubOp, at: number, maxValueBytes: number): void {
   const last = op.path.fields?.[op.path.fields.length - 1]?.type;
   const element = op.path.element !== undefined;
   const fits =
-    op.op === 'add' ? element || last === 'flag' : op.op === 'remove' ? element || (last !== 'map' && last !== undefined) : op.op === 'assign' ? !element && last === 'register' : !element && last === 'counter';
+    op.op === 'add' ? element || last === 'flag' : op.op === 'remove' ? element || last === 'flag' || last === 'register' || last === 'counter' : op.op === 'assign' ? !element && last === 'register' : !element && last === 'counter';
   if (!fits) throw new DataTypeError('DT_BAD_OP', `op ${at}: ${op.op} applies to ${OP_TARGETS[op.op]}, not ${pathNames(op.path)}; use that one's op`);
   if (op.op === 'assign') {
     if (!(op.value instanceof Uint8Array)) throw new KvError('KV_BAD_VALUE', `op ${at}: a register's value must be bytes, got ${typeof op.value}`);
@@ -291,8 +291,8 @@ interface SubItem extends Locked {
   readonly at: number;
   readonly k: Buffer;
   readonly op: SubOp;
-  /** A remove's context, decoded: a versions context, or a counter field's entries; undefined for an add. */
-  readonly seen: Context | readonly CounterEntry[] | undefined;
+  /** A remove's context, decoded: a versions context, or (a counter field's reset) the state a read saw; undefined for an add. */
+  readonly seen: { readonly versions: Context } | { readonly counter: CounterState } | undefined;
   readonly id: WriteId | undefined;
 }
 
@@ -990,7 +990,7 @@ export class Store {
           if (!(op.context instanceof Uint8Array) || op.context.length === 0)
             throw new DataTypeError('DT_NO_CONTEXT', `op ${at}: a remove needs the context a read of that element or field returned; read it first (a remove supersedes only what its reader saw)`);
           try {
-            seen = op.path.element === undefined && op.path.fields?.at(-1)?.type === 'counter' ? decodeCounterContext(op.context, check) : decodeContext(op.context, check);
+            seen = op.path.element === undefined && op.path.fields?.at(-1)?.type === 'counter' ? { counter: decodeCounterContext(op.context, check) } : { versions: decodeContext(op.context, check) };
           } catch (e) {
             if (!(e instanceof DecodeError)) throw e;
             throw new KvError('KV_BAD_CONTEXT', `op ${at}: bad causal context for ${showKey(k)}: ${e.message}; pass the context a read of this element or field returned`);
@@ -1025,10 +1025,12 @@ export class Store {
     const { op, old } = it;
     if (old !== undefined && isRegister(old)) throw this.#wrongType(it.dk, kindOf(old), `an ${op.op} op`);
     const epoch = this.#actors.epochFor(old?.ownerEpoch);
-    if (Array.isArray(it.seen)) {
+    if (it.seen !== undefined && 'counter' in it.seen) {
       // A counter field's remove: its reset, a full state the other replicas join (no delta).
       if (old !== undefined && !isCounter(old)) throw this.#wrongType(it.dk, kindOf(old), 'a counter field reset');
-      const state = resetCounter(old?.state ?? EMPTY_COUNTER, it.seen);
+      const state = resetCounter(old?.state ?? EMPTY_COUNTER, it.seen.counter);
+      if (resetAboveEntry(state) !== undefined)
+        throw new KvError('KV_BAD_CONTEXT', `op ${it.at}: the context does not match the counter held for ${showKey(it.k)} (it counts more than this replica does at the same point); pass the context a read of this counter returned`);
       if (old !== undefined && sameCounter(state, old.state)) return { key: it.k, record: it.stored!, duplicate: false }; // nothing new to write
       return { key: it.k, record: this.#persistCounter(it.dk, old, it.stored, state, epoch, ops), duplicate: false };
     }
@@ -1043,7 +1045,7 @@ export class Store {
     if (it.id !== undefined && it.stored !== undefined && isDuplicate(local, it.id)) return { key: it.k, record: it.stored, duplicate: true };
     const actor = this.#actors.actor(epoch);
     // add and assign supersede all this replica holds (its own clock and live ids); remove, what the reader saw.
-    const seen = (it.seen as Context | undefined) ?? { clock: local.clock, ids: liveIds(local) };
+    const seen = (it.seen !== undefined && 'versions' in it.seen ? it.seen.versions : undefined) ?? { clock: local.clock, ids: liveIds(local) };
     const value = op.op === 'add' ? PRESENT : op.op === 'assign' ? op.value : null;
     const info = { seenIds: seen.ids, id: it.id, now };
     const versions = this.#lww(it.k) ? updateLww(local, seen.clock, actor, value, now, info) : update(local, seen.clock, actor, value, info);
@@ -1329,6 +1331,8 @@ export class Store {
   #mergeCounter(dk: Buffer, old: StoredCounter | undefined, incoming: CounterDelta, ops: QueueOp[], stored: Buffer | undefined): MergeResult {
     const merged = applyDelta(old?.state ?? EMPTY_COUNTER, incoming);
     if (merged === undefined) throw this.#gap(dk, 'a delta of an issuer it missed an earlier increment of');
+    if (resetAboveEntry(merged) !== undefined)
+      throw new KvError('KV_BAD_RECORD', `the counter state sent for key ${showKey(userKeyOf(dk))} resets more than its replicas counted (a reset made from a context that is not this counter's); nothing was written`);
     if (old === undefined) return { changed: true, versions: 1, record: this.#persistCounter(dk, undefined, stored, merged, undefined, ops) };
     const conflicts = entryConflicts(old.state, incoming.state);
     if (conflicts.length > 0)

@@ -382,12 +382,12 @@ export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<
     CounterUpdate: unary(async (r, deadline) => ({ value: await updateCounter(coordinator, buckets, r, r.amount, deadline) })),
     CounterGet: unary(async (r, deadline) => {
       const { key, options } = request(buckets, r, deadline, 'CounterGet', 'counter');
-      const { value, found } = await coordinator.counterGet(key, options);
-      return { value: value.toString(), found };
+      const { value, found, context } = await coordinator.counterGet(key, options, r.withContext);
+      return { value: value.toString(), found, context: context ?? EMPTY };
     }),
     CounterReset: unary(async (r, deadline) => {
       const { key, options } = request(buckets, r, deadline, 'CounterReset', 'counter');
-      const { value, found } = await coordinator.counterReset(key, options);
+      const { value, found } = await coordinator.counterReset(key, r.context, options);
       return { value: value.toString(), found };
     }),
     SetUpdate: unary(async (r, deadline) => {

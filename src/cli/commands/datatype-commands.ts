@@ -70,14 +70,13 @@ export function counterCommand(program: Command): void {
       if (!r.found && o.exitCode) process.exitCode = EXIT.notFound;
       console.log(o.json ? JSON.stringify({ value: r.value.toString(), found: r.found }) : r.value.toString());
     });
-  typedCommand(counter, 'reset', 'reset the counter KEY to count from 0: takes out the increments a read of it sees (a concurrent one still counts); prints the value taken out', 'counter')
-    .option('--w <w>', `replicas read, and that must acknowledge the reset (1..N; ${QUORUM_HELP})`, quorum)
+  writeFlags(readFlags(typedCommand(counter, 'reset', 'reset the counter KEY to count from 0: takes out the increments a read of it sees (a concurrent one still counts); prints the value taken out', 'counter')))
     .argument('<key>')
     .option('--exit-code', `exit with ${EXIT.notFound} when the counter was never updated`)
     .action(async (key: string, o: TypedOpts & { exitCode?: boolean }) => {
       const r = await withClient(o, (c) => c.counterReset(key, { bucket: o.bucket, w: o.w }));
       if (!r.found && o.exitCode) process.exitCode = EXIT.notFound;
-      console.log(o.json ? JSON.stringify({ removed: r.value.toString(), found: r.found }) : `reset ${key} (took out ${r.value})`);
+      console.log(o.json ? JSON.stringify({ value: r.value.toString(), found: r.found }) : `reset ${key} (took out ${r.value})`);
     });
 }
 

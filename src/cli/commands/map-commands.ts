@@ -53,12 +53,12 @@ function mapCommand(parent: Command, name: string, description: string): Command
 
 const writeFlags = (c: Command): Command => c.option('--w <w>', 'replicas that must acknowledge (1..N; 0 or unset: a majority of N)', quorum);
 
-/** `ops` applied to the map KEY, in updates of at most MAX_MAP_OPS (each applied whole); how many ops were applied. */
+/** `ops` applied to the map KEY, in updates of at most 1,000 ops and 2 MiB of contexts (each applied whole); how many ops were applied. */
 async function update(key: string, o: MapOpts, ops: (c: Client) => Promise<MapOp[]>): Promise<number> {
   return withClient(o, async (c) => {
-    const { MAX_MAP_OPS } = await import('../../client/maps.js');
+    const { updateBatches } = await import('../../client/maps.js');
     const list = await ops(c);
-    for (let i = 0; i < list.length; i += MAX_MAP_OPS) await c.mapUpdate(key, list.slice(i, i + MAX_MAP_OPS), { bucket: o.bucket, w: o.w });
+    for (const batch of updateBatches(list)) await c.mapUpdate(key, batch, { bucket: o.bucket, w: o.w });
     return list.length;
   });
 }

@@ -94,7 +94,7 @@ describe('ringkv counter', () => {
     expect(await ringkv('counter', 'get', 'runs', ...flags)).toBeUndefined();
     expect(await ringkv('counter', 'incr', 'runs', '2', ...flags)).toBeUndefined();
     expect(await ringkv('counter', 'reset', 'runs', ...flags, '--json')).toBeUndefined();
-    expect(out).toEqual(['7', 'reset runs (took out 7)', '0', '2', '{"removed":"2","found":true}']);
+    expect(out).toEqual(['7', 'reset runs (took out 7)', '0', '2', '{"value":"2","found":true}']);
     out = [];
     expect(await ringkv('counter', 'reset', 'never', ...flags, '--exit-code')).toBeUndefined();
     expect(out).toEqual(['reset never (took out 0)']);

@@ -3,10 +3,23 @@
  * type, whatever the fields are named, and ops checked before they are sent.
  */
 import { describe, expect, it } from 'vitest';
-import { assemble, wireMapOps, type MapEntry } from '../../../src/client/maps.js';
+import { assemble, updateBatches, wireMapOps, type MapEntry, type MapOp } from '../../../src/client/maps.js';
 
 const B = (s: string): Buffer => Buffer.from(s);
 const step = (name: string, type: 'register' | 'flag' | 'counter' | 'set' | 'map') => ({ name: B(name), type });
+
+describe('updateBatches', () => {
+  it('splits ops into updates of at most 1,000 ops and 2 MiB of contexts, in order', () => {
+    const path = [step('f', 'counter')];
+    const small = Array.from({ length: 2500 }, (): MapOp => ({ op: 'enable', path: [step('x', 'flag')] }));
+    expect(updateBatches(small).map((b) => b.length)).toEqual([1000, 1000, 500]);
+    const big = Array.from({ length: 600 }, (_, i): MapOp => ({ op: 'remove', path, context: Buffer.alloc(8000, i % 256) }));
+    const batches = updateBatches(big);
+    expect(batches.map((b) => b.length)).toEqual([262, 262, 76]);
+    expect(batches.flat()).toEqual(big);
+    expect(updateBatches([])).toEqual([]);
+  });
+});
 
 describe('assemble', () => {
   it('nests maps and keys each field type apart; names such as constructor and __proto__ are fields like any other', () => {

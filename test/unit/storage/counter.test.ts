@@ -161,7 +161,8 @@ describe('counter record (format 4)', () => {
     refused(frame([...body([entry(A, 2, 5, 1)], [], []), 0]), /empty resets section/);
     refused(frame([...body([entry(A, 2, 5, 1)], [], []), 1, 1, 1, 1, 0]), /a reset names actor 1 of 1/);
     refused(frame([...body([entry(A, 2, 5, 1)], [], []), 1, 0, 3, 5, 1]), /above its actor's entry/);
-    refused(frame([...body([entry(A, 2, 5, 1)], [], []), 1, 0, 2, 0, 1]), /a reset of 2 dots summing to less than 2/);
+    refused(frame([...body([entry(A, 2, 5, 1)], [], []), 1, 0, 2, 4, 1]), /a reset \(2, 4, 1\) above its actor's entry \(2, 5, 1\)/); // at the entry's floor: its sums exactly
+    refused(frame([...body([entry(A, 3, 5, 1)], [], []), 1, 0, 2, 0, 1]), /a reset of 2 dots summing to less than 2/);
     refused(frame(body([entry(A, 2, 10, 0)], [op(0, 1, 5, 1), op(0, 2, 5, 2)], [])), /a duplicate logged op \(2\) without its void/);
     expect(decodeCounter(frame(body([entry(A, 2, 10, 0)], [op(0, 1, 5, 1), op(0, 2, 5, 2)], [voidOf(0, 2, 5)]))).state.voids).toEqual([{ actor: A, counter: 2, amount: 5 }]);
     // Voids that could only lose increments.

@@ -84,10 +84,36 @@ describe('counters', () => {
     expect(await c.counterGet('r', { bucket: 'hits', r: 3 })).toEqual({ value: 4n, found: true });
     expect(await c.counterReset('none', { bucket: 'hits' })).toEqual({ value: 0n, found: false });
     expect(await c.counterGet('none', { bucket: 'hits', r: 3 })).toEqual({ value: 0n, found: false });
-    // Through the raw service too, and refused on a bucket of another type, or with an unknown option in the client.
+    // Through the raw service too: without a context the node reads first; refused on a bucket of another type, or with an unknown option in the client.
     expect(await callUnary(raw(addresses[0]!), 'CounterReset', { bucket: 'hits', key: B('r'), w: 3 }, soon())).toEqual({ value: '4', found: true });
     expect(await refusal(callUnary(raw(addresses[0]!), 'CounterReset', { bucket: 'tags', key: B('r') }, soon()))).toMatchObject({ code: S.FAILED_PRECONDITION, details: expect.stringMatching(/CounterReset does not take/) });
-    expect(await refusal(c.counterReset('r', { bucket: 'hits', r: 2 } as never))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/unknown option "r"/) });
+    expect(await refusal(c.counterReset('r', { bucket: 'hits', ttlMs: 5 } as never))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/unknown option "ttlMs"/) });
+  });
+
+  it("a reset with a read's context takes out that read's increments however often it is sent; another key's or a made-up context is refused", async () => {
+    const { addresses } = await nodes();
+    const c = client(addresses);
+    const kv = raw(addresses[0]!);
+    for (const k of ['a', 'b']) await c.counterIncrement(k, 10, { bucket: 'hits' });
+    const seen = await callUnary(kv, 'CounterGet', { bucket: 'hits', key: B('a'), r: 3, withContext: true }, soon());
+    expect(seen).toMatchObject({ value: '10', found: true });
+    expect(seen.context.length).toBeGreaterThan(0);
+    expect((await callUnary(kv, 'CounterGet', { bucket: 'hits', key: B('a') }, soon())).context).toHaveLength(0); // only when asked
+    await c.counterIncrement('a', 5, { bucket: 'hits' }); // after the read: not in its context
+    const reset = { bucket: 'hits', key: B('a'), context: seen.context };
+    expect(await callUnary(kv, 'CounterReset', reset, soon())).toEqual({ value: '10', found: true });
+    expect(await callUnary(kv, 'CounterReset', reset, soon())).toEqual({ value: '10', found: true }); // sent again: the same reset
+    expect((await c.counterGet('a', { bucket: 'hits', r: 3 })).value).toBe(5n);
+    const other = await callUnary(kv, 'CounterGet', { bucket: 'hits', key: B('b'), withContext: true }, soon());
+    expect(await refusal(callUnary(kv, 'CounterReset', { bucket: 'hits', key: B('a'), context: other.context }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/bad counter context for .*read from a different key/) });
+    expect(await refusal(callUnary(kv, 'CounterReset', { bucket: 'hits', key: B('a'), context: B('nonsense') }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/not a counter's context/) });
+    // A context whose counts contradict what the replicas hold (made up, or damaged with a valid checksum): refused, nothing written.
+    const forged = Buffer.from(seen.context);
+    const { decodeCounterContext, encodeCounterContext } = await import('../../../src/storage/counter.js');
+    const state = decodeCounterContext(forged, forged.readUInt32BE(1));
+    const lie = encodeCounterContext(forged.readUInt32BE(1), { ...state, entries: state.entries.map((e) => ({ ...e, p: e.p + 100 })) });
+    expect(await refusal(callUnary(kv, 'CounterReset', { bucket: 'hits', key: B('a'), context: lie }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/resets more than its replicas counted/) });
+    expect((await c.counterGet('a', { bucket: 'hits', r: 3 })).value).toBe(5n);
   });
 
   it('increments, decrements and reads; each update answers the value after it; a counter never updated is 0, not found', async () => {
@@ -294,7 +320,7 @@ describe('maps', () => {
     await bad([{ path: [field('a', 'SET')], enable: true }], /add applies to a set element or a flag field .*not a set field/);
     await bad([{ path: [field('a', 'FLAG')], remove: {} }], /needs the context/);
     // A counter's remove is its reset, which needs the context a map read gave that counter.
-    await bad([{ path: [field('a', 'COUNTER')], remove: { context: B('x') } }], /bad causal context for .*: not a counter's context \(a map read gives one with each counter field\)/);
+    await bad([{ path: [field('a', 'COUNTER')], remove: { context: B('x') } }], /bad causal context for .*: not a counter's context \(a counter read or a map read gives one\)/);
     await bad([{ path: [field('a', 'MAP')], remove: { context: B('x') } }], /remove applies to .* not a map field/);
     await bad([{ path: [field('a', 'REGISTER')], add: B('e') }], /only a set field has elements/);
     await bad([{ path: ['a', 'b', 'c', 'd'].map((n) => field(n, 'MAP')).concat(field('e', 'FLAG')), enable: true }], /5 nested fields is over the limit of 4/);

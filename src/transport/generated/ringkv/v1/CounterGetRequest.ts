@@ -8,6 +8,10 @@ export interface CounterGetRequest {
    * As GetRequest's.
    */
   'r'?: (number);
+  /**
+   * Answer the context a CounterReset of what this read saw needs, too.
+   */
+  'withContext'?: (boolean);
 }
 
 export interface CounterGetRequest__Output {
@@ -17,4 +21,8 @@ export interface CounterGetRequest__Output {
    * As GetRequest's.
    */
   'r': (number);
+  /**
+   * Answer the context a CounterReset of what this read saw needs, too.
+   */
+  'withContext': (boolean);
 }

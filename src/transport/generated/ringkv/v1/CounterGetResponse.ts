@@ -10,6 +10,11 @@ export interface CounterGetResponse {
    * False when no replica that replied holds the counter.
    */
   'found'?: (boolean);
+  /**
+   * With with_context: what CounterReset takes to reset what this read saw (the state it
+   * merged, up to some KiB); empty when not found.
+   */
+  'context'?: (Buffer | Uint8Array | string);
 }
 
 export interface CounterGetResponse__Output {
@@ -21,4 +26,9 @@ export interface CounterGetResponse__Output {
    * False when no replica that replied holds the counter.
    */
   'found': (boolean);
+  /**
+   * With with_context: what CounterReset takes to reset what this read saw (the state it
+   * merged, up to some KiB); empty when not found.
+   */
+  'context': (Buffer);
 }

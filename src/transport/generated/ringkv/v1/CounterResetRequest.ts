@@ -5,18 +5,30 @@ export interface CounterResetRequest {
   'bucket'?: (string);
   'key'?: (Buffer | Uint8Array | string);
   /**
-   * The replicas whose states the reset's read merges, and that must acknowledge its
-   * write (1..N; 0: a majority of N).
+   * The replicas that must acknowledge the reset, and, without a context, whose states
+   * its read merges (1..N; 0: a majority of N).
    */
   'w'?: (number);
+  /**
+   * A CounterGet's context (with_context) for this key: reset what that read saw. The
+   * same reset however often it is sent (a retry, a hedge). Empty: the node reads first,
+   * and a reset sent again is one of its own.
+   */
+  'context'?: (Buffer | Uint8Array | string);
 }
 
 export interface CounterResetRequest__Output {
   'bucket': (string);
   'key': (Buffer);
   /**
-   * The replicas whose states the reset's read merges, and that must acknowledge its
-   * write (1..N; 0: a majority of N).
+   * The replicas that must acknowledge the reset, and, without a context, whose states
+   * its read merges (1..N; 0: a majority of N).
    */
   'w': (number);
+  /**
+   * A CounterGet's context (with_context) for this key: reset what that read saw. The
+   * same reset however often it is sent (a retry, a hedge). Empty: the node reads first,
+   * and a reset sent again is one of its own.
+   */
+  'context': (Buffer);
 }

@@ -51,18 +51,22 @@ export interface KeyValueClient extends grpc.Client {
   counterGet(argument: _ringkv_v1_CounterGetRequest, callback: grpc.requestCallback<_ringkv_v1_CounterGetResponse__Output>): grpc.ClientUnaryCall;
   
   /**
-   * Reset a counter: take out every increment a read of it at R saw, so that it counts
-   * from 0 again; an increment the read did not see (a concurrent one) still counts.
-   * Acknowledged once W replicas hold the reset; answers the value it took out.
+   * Reset a counter: take out every increment a read of it saw, so that it counts from 0
+   * again; an increment the read did not see (a concurrent one) still counts. The read is
+   * a CounterGet's with with_context (its context), or, without a context, one the node
+   * makes at W first. Acknowledged once W replicas hold the reset; answers the value it
+   * took out.
    */
   CounterReset(argument: _ringkv_v1_CounterResetRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_CounterResetResponse__Output>): grpc.ClientUnaryCall;
   CounterReset(argument: _ringkv_v1_CounterResetRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_CounterResetResponse__Output>): grpc.ClientUnaryCall;
   CounterReset(argument: _ringkv_v1_CounterResetRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_CounterResetResponse__Output>): grpc.ClientUnaryCall;
   CounterReset(argument: _ringkv_v1_CounterResetRequest, callback: grpc.requestCallback<_ringkv_v1_CounterResetResponse__Output>): grpc.ClientUnaryCall;
   /**
-   * Reset a counter: take out every increment a read of it at R saw, so that it counts
-   * from 0 again; an increment the read did not see (a concurrent one) still counts.
-   * Acknowledged once W replicas hold the reset; answers the value it took out.
+   * Reset a counter: take out every increment a read of it saw, so that it counts from 0
+   * again; an increment the read did not see (a concurrent one) still counts. The read is
+   * a CounterGet's with with_context (its context), or, without a context, one the node
+   * makes at W first. Acknowledged once W replicas hold the reset; answers the value it
+   * took out.
    */
   counterReset(argument: _ringkv_v1_CounterResetRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_ringkv_v1_CounterResetResponse__Output>): grpc.ClientUnaryCall;
   counterReset(argument: _ringkv_v1_CounterResetRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_ringkv_v1_CounterResetResponse__Output>): grpc.ClientUnaryCall;
@@ -360,9 +364,11 @@ export interface KeyValueHandlers extends grpc.UntypedServiceImplementation {
   CounterGet: grpc.handleUnaryCall<_ringkv_v1_CounterGetRequest__Output, _ringkv_v1_CounterGetResponse>;
   
   /**
-   * Reset a counter: take out every increment a read of it at R saw, so that it counts
-   * from 0 again; an increment the read did not see (a concurrent one) still counts.
-   * Acknowledged once W replicas hold the reset; answers the value it took out.
+   * Reset a counter: take out every increment a read of it saw, so that it counts from 0
+   * again; an increment the read did not see (a concurrent one) still counts. The read is
+   * a CounterGet's with with_context (its context), or, without a context, one the node
+   * makes at W first. Acknowledged once W replicas hold the reset; answers the value it
+   * took out.
    */
   CounterReset: grpc.handleUnaryCall<_ringkv_v1_CounterResetRequest__Output, _ringkv_v1_CounterResetResponse>;
   

@@ -24,7 +24,8 @@ export interface MapEntry {
    */
   'element'?: (Buffer | Uint8Array | string);
   /**
-   * What a remove of this entry needs (a counter's: its reset, of the increments this read saw).
+   * What a remove of this entry needs (a counter's: its reset, of the increments this read
+   * saw; the counter's state, up to some KiB).
    */
   'context'?: (Buffer | Uint8Array | string);
 }
@@ -51,7 +52,8 @@ export interface MapEntry__Output {
    */
   'element': (Buffer);
   /**
-   * What a remove of this entry needs (a counter's: its reset, of the increments this read saw).
+   * What a remove of this entry needs (a counter's: its reset, of the increments this read
+   * saw; the counter's state, up to some KiB).
    */
   'context': (Buffer);
 }
