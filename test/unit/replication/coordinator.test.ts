@@ -82,6 +82,23 @@ describe('coordinator: quorum writes and reads', () => {
 });
 
 describe('coordinator: failures', () => {
+  it("a coordinator whose disk refuses writes (KV_DISK_FULL) has the next primary issue them; the others' quorum acknowledges, and it refuses the merge without failing the write", async () => {
+    const MiB = 1 << 20;
+    cluster = await FakeCluster.create(3, {}, 3, (id) => ({ disk: { path: '/data', label: id, floorBytes: 100 * MiB, statfs: async () => ({ free: id === 'n1' ? 10 * MiB : 900 * MiB, total: 1000 * MiB }) } }));
+    const c = cluster;
+    await c.store('n1').checkDisk();
+    const keys = Array.from({ length: 20 }, (_, i) => B(`full-${i}`));
+    for (const k of keys) await c.coordinator('n1').put(k, B('v'), EMPTY, { quorum: 2 });
+    expect(c.coordinator('n1').counters.unavailable).toBe(0);
+    for (const k of keys) {
+      expect((await c.coordinator('n2').get(k, { quorum: 2 })).values.map(String)).toEqual(['v']);
+      expect(await c.store('n1').getRecord(k)).toBeUndefined(); // nothing written on the full disk
+    }
+    // W=3 cannot be met with n1 refusing: the error names n1's disk.
+    const e = await c.coordinator('n2').put(B('all'), B('v'), EMPTY, { quorum: 3 }).then(() => undefined, (x: unknown) => x);
+    expect((e as Error).message).toMatch(/disk nearly full on n1: 10 MiB free of 1000 MiB/);
+  });
+
   it('W=2 succeeds with one replica unreachable; the coordinator keeps a hint for it', async () => {
     cluster = await FakeCluster.create(3);
     const c = cluster;

@@ -43,11 +43,16 @@ export class FakeCluster {
    * `count` nodes n1..n<count>, of which the first `members` (default: all) own tokens;
    * the rest are spares, with a store and a coordinator, outside the ring.
    */
-  static async create(count: number, options: Partial<CoordinatorOptions> = {}, members = count, storeOptions: Omit<StoreOptions, 'engine' | 'path'> = {}): Promise<FakeCluster> {
+  static async create(
+    count: number,
+    options: Partial<CoordinatorOptions> = {},
+    members = count,
+    storeOptions: Omit<StoreOptions, 'engine' | 'path'> | ((id: string) => Omit<StoreOptions, 'engine' | 'path'>) = {},
+  ): Promise<FakeCluster> {
     const ids = Array.from({ length: count }, (_, i) => `n${i + 1}`);
     const c = new FakeCluster(ids.slice(0, Math.max(1, Math.min(members, count))));
     for (const id of ids) {
-      const store = await Store.open({ ...storeOptions, engine: new MemoryEngine() });
+      const store = await Store.open({ ...(typeof storeOptions === 'function' ? storeOptions(id) : storeOptions), engine: new MemoryEngine() });
       c.stores.set(id, store);
       const local = new LocalReplica(store);
       c.net.add(id, local);
