@@ -1211,7 +1211,9 @@ export class Coordinator {
    * whose reply lacked part of it (a digest that differs is read in full first).
    */
   async #repair(key: Buffer, targets: { id: string; for?: string }[], outcomes: Outcome<ReadReply>[], join: Join<Joined>): Promise<void> {
-    if (outcomes.filter((x) => x.ok).length < 2) return;
+    // A replica whose copy is corrupt on disk answered with an error: it is sent the join of the others (its store sets the bad bytes aside).
+    const corrupt = outcomes.flatMap((x) => (!x.ok && x.error instanceof ReplicaFailure && x.error.code === 'KV_CORRUPT_RECORD' && targets.find((t) => t.id === x.node)?.for === undefined ? [x.node] : []));
+    if (outcomes.filter((x) => x.ok).length < (corrupt.length > 0 ? 1 : 2)) return;
     let resolved, ok;
     try {
       ok = (await this.#withData(key, outcomes, Date.now() + this.options.timeoutMs, join)).filter((x) => x.ok);
@@ -1222,8 +1224,8 @@ export class Coordinator {
     }
     const record = resolved.record;
     if (record === undefined) return;
-    await Promise.all(
-      ok.map(async (x, i) => {
+    await Promise.all([
+      ...ok.map(async (x, i) => {
         if (!resolved.stale[i]) return;
         const t = targets.find((y) => y.id === x.node)!;
         // A fallback holds hints of writes, not a replica's copy: repairing it would turn every
@@ -1231,7 +1233,8 @@ export class Coordinator {
         if (t.for !== undefined) return;
         await this.#repairOne(t.id, key, record);
       }),
-    );
+      ...corrupt.map((node) => this.#repairOne(node, key, record)),
+    ]);
   }
 
   /** Send a stale replica the joined record of a key (read repair). */

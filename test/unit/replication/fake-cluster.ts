@@ -17,6 +17,8 @@ const quiet = { debug() {}, info() {}, warn() {} };
 export class FakeCluster {
   readonly net = new MemoryReplicaNetwork();
   readonly stores = new Map<string, Store>();
+  /** Each store's engine, for tests that damage what it holds. */
+  readonly engines = new Map<string, MemoryEngine>();
   readonly coordinators = new Map<string, Coordinator>();
   /** Nodes every coordinator's detector thinks down. */
   readonly down = new Set<string>();
@@ -52,7 +54,9 @@ export class FakeCluster {
     const ids = Array.from({ length: count }, (_, i) => `n${i + 1}`);
     const c = new FakeCluster(ids.slice(0, Math.max(1, Math.min(members, count))));
     for (const id of ids) {
-      const store = await Store.open({ ...(typeof storeOptions === 'function' ? storeOptions(id) : storeOptions), engine: new MemoryEngine() });
+      const engine = new MemoryEngine();
+      c.engines.set(id, engine);
+      const store = await Store.open({ ...(typeof storeOptions === 'function' ? storeOptions(id) : storeOptions), engine });
       c.stores.set(id, store);
       const local = new LocalReplica(store);
       c.net.add(id, local);
