@@ -61,6 +61,7 @@ import { bucketOf, placementKey, type BucketTable } from '../buckets/index.js';
 import { BucketSync, loadBuckets } from './bucket-sync.js';
 import { BucketPurge, keysHeld, loadPurged } from './bucket-purge.js';
 import type { TransfersResponse } from '../transport/generated/ringkv/v1/TransfersResponse.js';
+import { Verifier } from '../repair/verify.js';
 
 /** A connection with no call open for this long is closed, ms. */
 const IDLE_CONNECTION_MS = 60_000;
@@ -107,6 +108,8 @@ export class RingkvNode {
   readonly #autoCleanup: AutoCleanup;
   /** Anti-entropy repairs this node runs (ringkv repair). */
   readonly repairs: RepairRuns;
+  /** The verification pass (repair/verify.ts): records re-read from disk, a corrupt one restored from its replicas. */
+  readonly verifier: Verifier;
   /** Prometheus metrics (metrics.ts), served with the status page when --http is set. */
   readonly metrics: NodeMetrics;
   #http: HttpServer | undefined;
@@ -229,6 +232,18 @@ export class RingkvNode {
       afterGossip();
     };
     const exit = (): void => void this.stop();
+    this.verifier = new Verifier({
+      store,
+      // The key's other replicas up now, for its bucket's n, on the ring of the change in progress (or the current one).
+      replicasOf: (key) => {
+        const ring = this.#topology.placement?.target;
+        const n = handoff.classes().nOf(key) ?? replicas;
+        return ring === undefined ? [] : ring.preferenceList(placementKey(key), Math.min(n, ring.size)).filter((x) => x !== id && gossiper.isUp(x));
+      },
+      fetch: (node, key) => this.replication.replicas.read(node, key, undefined, Date.now() + config.requestTimeoutMs),
+      log: log.child({ component: 'verify' }),
+      now: clock.now,
+    });
     const handOverHints = (): Promise<number> =>
       this.replication.hintDelivery.handOver((target, key) => {
         const ring = this.#topology.placement?.target;
@@ -343,6 +358,7 @@ export class RingkvNode {
       trees: () => this.store.trees?.stats,
       replicaBytesSent: () => this.replication.replicaBytesSent,
       disk: () => this.#housekeeping.disk,
+      verify: () => this.verifier.totals,
     };
   }
 
@@ -580,6 +596,8 @@ export class RingkvNode {
       const quiet = (): boolean => this.#topology.current.movements.length === 0 && this.#identity.status === 'normal';
       void this.repairs.runBackground({ intervalMs: this.config.repairIntervalMs, bytesPerSecond: this.config.repairBytesPerSecond, share: () => this.#governor.share, quiet, signal: this.#background.signal });
     }
+    if (this.config.verifyIntervalMs > 0)
+      void this.verifier.runBackground({ intervalMs: this.config.verifyIntervalMs, bytesPerSecond: this.config.verifyBytesPerSecond, share: () => this.#governor.share, signal: this.#background.signal });
     this.#topology.update();
     this.#updateHealth();
     this.staged.resume();

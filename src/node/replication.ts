@@ -14,6 +14,7 @@ import type { Gossiper } from '../membership/gossiper.js';
 import { field } from '../membership/endpoint.js';
 import { Coordinator, type Placement } from '../replication/coordinator.js';
 import { LocalReplica, withLocal } from '../replication/local-replica.js';
+import type { ReplicaApi } from '../replication/replica-api.js';
 import { HintDelivery, hintRoute } from '../hints/delivery.js';
 import { Reachability, observed } from '../replication/reachability.js';
 import { GrpcReplicas, ReplicaServer } from '../transport/replica-wire.js';
@@ -58,6 +59,8 @@ export class Replication {
   /** Peers this node's own replica calls could not reach lately: down for targets, whatever gossip says. */
   readonly reachability: Reachability;
   readonly hintDelivery: HintDelivery;
+  /** Replica calls to any node, this one included (reads of a key's copy, merges). */
+  readonly replicas: ReplicaApi;
   readonly #peers: GrpcReplicas;
   readonly #local: LocalReplica;
   #server: ReplicaServer | undefined;
@@ -86,6 +89,7 @@ export class Replication {
     });
     const reach = this.reachability;
     const replicas = withLocal(id, this.#local, observed(this.#peers, reach));
+    this.replicas = replicas;
     this.coordinator = new Coordinator(
       {
         self: id,

@@ -253,6 +253,13 @@ export const SETTINGS = {
   /** Background repair's pace: bytes of a range's data read per second (times the governor's share). */
   repairBytesPerSecond: setting({ accepts: whole(1024, 2 ** 40), default: 8 << 20, arg: 'n', help: "background repair's pace, bytes of data read per second" }),
   /**
+   * The verification pass (repair/verify.ts): every record read again from disk once per
+   * this many ms, a corrupt one restored from its replicas; 0 turns it off.
+   */
+  verifyIntervalMs: setting({ accepts: whole(0, 365 * DAY_MS), default: DAY_MS, arg: 'ms', help: 'verification pass: every record read again from disk once per this many ms, a corrupt one restored from its replicas; 0 = off' }),
+  /** The verification pass's pace: bytes read per second (times the governor's share). */
+  verifyBytesPerSecond: setting({ accepts: whole(1024, 2 ** 40), default: 8 << 20, arg: 'n', help: "verification pass's pace, bytes read per second" }),
+  /**
    * Anti-entropy trees kept on write (storage/kept-trees.ts): on, a repair of two replicas
    * in sync compares roots and reads no records; off, every repair builds its trees by a
    * scan (the behaviour before, and an escape hatch).

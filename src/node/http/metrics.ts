@@ -39,6 +39,8 @@ export interface MetricSources {
   replicaBytesSent(): ReadonlyMap<string, number>;
   /** The disk of the data directory as last checked (storage/disk.ts); undefined before the first check (its metrics read 0). */
   disk(): DiskState | undefined;
+  /** The verification pass's totals since start (repair/verify.ts). */
+  verify(): { passes: number; records: number; bytes: number; corrupt: number; restored: number; unrestored: number };
 }
 
 /** What the kept-tree metrics read: units by state, builds and rebuilds since start, the journal. */
@@ -130,6 +132,12 @@ export class NodeMetrics {
       });
     };
     const fromCounters = (name: string, help: string, key: string): void => counter(name, help, () => sources.counters()[key] ?? 0);
+    counter('ringkv_verify_passes_total', 'Verification passes (every record read again from disk) finished since start', () => sources.verify().passes);
+    counter('ringkv_verify_records_total', 'Records the verification pass read and found whole', () => sources.verify().records);
+    counter('ringkv_verify_bytes_total', 'Bytes of records the verification pass read', () => sources.verify().bytes);
+    counter('ringkv_verify_corrupt_total', 'Records the verification pass found corrupt on disk', () => sources.verify().corrupt);
+    counter('ringkv_verify_restored_total', 'Corrupt records the verification pass restored from their replicas', () => sources.verify().restored);
+    counter('ringkv_verify_unrestored_total', 'Corrupt records no replica gave again (a read or repair of the key restores them once one can)', () => sources.verify().unrestored);
     fromCounters('ringkv_counter_updates_total', 'Counter increments and decrements this node coordinated', 'counterUpdates');
     fromCounters('ringkv_set_updates_total', 'Set updates (one request of adds and removes) this node coordinated', 'setUpdates');
     fromCounters('ringkv_map_updates_total', 'Map updates (one request of field ops) this node coordinated', 'mapUpdates');

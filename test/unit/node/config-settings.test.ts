@@ -15,7 +15,7 @@ function refused(name: SettingName, value: unknown, message: string): void {
 
 describe('the names of the settings', () => {
   it('are the environment variables nodes have always read (scripts, compose files and manifests set them)', () => {
-    const names = 'RINGKV_ID RINGKV_LISTEN RINGKV_ADVERTISE RINGKV_DATA_DIR RINGKV_SEEDS RINGKV_ZONE RINGKV_RACK RINGKV_WEIGHT RINGKV_CLUSTER_NAME RINGKV_TOKENS RINGKV_LOG_LEVEL RINGKV_GOSSIP_INTERVAL_MS RINGKV_PHI_THRESHOLD RINGKV_DURABILITY RINGKV_MIN_FREE_DISK RINGKV_SHUTDOWN_GRACE_MS RINGKV_DRAIN_MS RINGKV_CATCH_UP_MS RINGKV_REPLICAS RINGKV_REQUEST_TIMEOUT_MS RINGKV_MAX_IN_FLIGHT RINGKV_MAX_CONNECTIONS RINGKV_MAX_CALLS_PER_CONNECTION RINGKV_HINT_BYTES_PER_SECOND RINGKV_STREAM_BYTES_PER_SECOND RINGKV_REPLACE RINGKV_BACKGROUND_LATENCY_FACTOR RINGKV_JOIN RINGKV_CLEANUP_AFTER_MS RINGKV_LEAVER_WAIT_MS RINGKV_MAX_HINT_WINDOW_MS RINGKV_REPAIR_INTERVAL_MS RINGKV_REPAIR_BYTES_PER_SECOND RINGKV_KEPT_TREES RINGKV_TREE_DEPTH RINGKV_TREE_REBUILD_INTERVAL_MS RINGKV_TREE_REBUILD_JITTER_MS RINGKV_TOMBSTONE_GRACE_MS RINGKV_CLOCK_PRUNE_GRACE_MS RINGKV_CLOCK_OFFSET_MS RINGKV_FAULT_INJECTION RINGKV_HTTP RINGKV_READ_MODE RINGKV_TLS_CERT RINGKV_TLS_KEY RINGKV_TLS_CA RINGKV_CLIENT_AUTH RINGKV_READ_AUTH RINGKV_ADMIN_TOKEN_FILE';
+    const names = 'RINGKV_ID RINGKV_LISTEN RINGKV_ADVERTISE RINGKV_DATA_DIR RINGKV_SEEDS RINGKV_ZONE RINGKV_RACK RINGKV_WEIGHT RINGKV_CLUSTER_NAME RINGKV_TOKENS RINGKV_LOG_LEVEL RINGKV_GOSSIP_INTERVAL_MS RINGKV_PHI_THRESHOLD RINGKV_DURABILITY RINGKV_MIN_FREE_DISK RINGKV_SHUTDOWN_GRACE_MS RINGKV_DRAIN_MS RINGKV_CATCH_UP_MS RINGKV_REPLICAS RINGKV_REQUEST_TIMEOUT_MS RINGKV_MAX_IN_FLIGHT RINGKV_MAX_CONNECTIONS RINGKV_MAX_CALLS_PER_CONNECTION RINGKV_HINT_BYTES_PER_SECOND RINGKV_STREAM_BYTES_PER_SECOND RINGKV_REPLACE RINGKV_BACKGROUND_LATENCY_FACTOR RINGKV_JOIN RINGKV_CLEANUP_AFTER_MS RINGKV_LEAVER_WAIT_MS RINGKV_MAX_HINT_WINDOW_MS RINGKV_REPAIR_INTERVAL_MS RINGKV_REPAIR_BYTES_PER_SECOND RINGKV_VERIFY_INTERVAL_MS RINGKV_VERIFY_BYTES_PER_SECOND RINGKV_KEPT_TREES RINGKV_TREE_DEPTH RINGKV_TREE_REBUILD_INTERVAL_MS RINGKV_TREE_REBUILD_JITTER_MS RINGKV_TOMBSTONE_GRACE_MS RINGKV_CLOCK_PRUNE_GRACE_MS RINGKV_CLOCK_OFFSET_MS RINGKV_FAULT_INJECTION RINGKV_HTTP RINGKV_READ_MODE RINGKV_TLS_CERT RINGKV_TLS_KEY RINGKV_TLS_CA RINGKV_CLIENT_AUTH RINGKV_READ_AUTH RINGKV_ADMIN_TOKEN_FILE';
     expect(Object.values(ENV_NAMES).sort()).toEqual(names.split(' ').sort());
     expect(ENV_NAMES).toMatchObject({ dataDir: 'RINGKV_DATA_DIR', catchUpMs: 'RINGKV_CATCH_UP_MS', maxCallsPerConnection: 'RINGKV_MAX_CALLS_PER_CONNECTION', http: 'RINGKV_HTTP' });
     for (const name of SETTING_NAMES) expect(ENV_NAMES[name]).toBe(envOf(name));
@@ -37,7 +37,7 @@ describe('the defaults', () => {
       logLevel: 'info', gossipIntervalMs: 1000, phiThreshold: 8, durability: 'default', shutdownGraceMs: 10_000, drainMs: 1000, catchUpMs: 30_000, replicas: 3,
       requestTimeoutMs: 5000, maxInFlight: 1024, maxConnections: 1024, maxCallsPerConnection: 1024, hintBytesPerSecond: 1 << 20, streamBytesPerSecond: 24 << 20,
       replace: undefined, backgroundLatencyFactor: 2, join: 'auto', cleanupAfterMs: 3_600_000, leaverWaitMs: 60_000, maxHintWindowMs: 10_800_000,
-      repairIntervalMs: 600_000, repairBytesPerSecond: 8 << 20, keptTrees: 'on', treeDepth: 3, treeRebuildIntervalMs: 14 * 86_400_000, treeRebuildJitterMs: 4 * 86_400_000, tombstoneGraceMs: 864_000_000, clockOffsetMs: 0, faultInjection: 'off', http: undefined,
+      repairIntervalMs: 600_000, repairBytesPerSecond: 8 << 20, verifyIntervalMs: 86_400_000, verifyBytesPerSecond: 8 << 20, keptTrees: 'on', treeDepth: 3, treeRebuildIntervalMs: 14 * 86_400_000, treeRebuildJitterMs: 4 * 86_400_000, tombstoneGraceMs: 864_000_000, clockOffsetMs: 0, faultInjection: 'off', http: undefined,
       readMode: 'digest', tlsCert: undefined, tlsKey: undefined, tlsCa: undefined, clientAuth: 'none', readAuth: 'none', adminTokenFile: undefined,
     });
     expect(resolveConfig({}, {})).toEqual({ ...DEFAULT_CONFIG, advertise: DEFAULT_CONFIG.listen });
@@ -73,7 +73,7 @@ describe('the check of each setting', () => {
         refused(name, String(a.integer ? a.orZero.from - 1 : a.orZero.from / 2), a.orZero.expected);
       }
     }
-    expect(checked).toBe(27);
+    expect(checked).toBe(29);
     refused('tokens', '0', 'expected a whole number from 1 to 4096');
     refused('backgroundLatencyFactor', '0.5', 'expected 0 (no governor) or a factor of at least 1');
     refused('streamBytesPerSecond', '1000', 'expected 0 (unthrottled) or at least 1024 bytes per second');

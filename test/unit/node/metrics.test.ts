@@ -28,6 +28,7 @@ function sources(over: Partial<MetricSources> = {}): MetricSources {
     trees: () => undefined,
     replicaBytesSent: () => new Map(),
     disk: () => ({ freeBytes: 60 << 20, totalBytes: 64 << 20, floorBytes: 100 << 20, low: true, failed: false, reopens: 2 }),
+    verify: () => ({ passes: 3, records: 1000, bytes: 64000, corrupt: 2, restored: 1, unrestored: 1 }),
     ...over,
   };
 }
@@ -123,6 +124,10 @@ describe('NodeMetrics', () => {
     expect(text).toMatch(/^ringkv_disk_refusing_writes 1$/m);
     expect(text).toMatch(/^ringkv_disk_write_failures 0$/m);
     expect(text).toMatch(/^ringkv_disk_reopens 2$/m);
+    expect(text).toMatch(/^ringkv_verify_passes_total 3$/m);
+    expect(text).toMatch(/^ringkv_verify_corrupt_total 2$/m);
+    expect(text).toMatch(/^ringkv_verify_restored_total 1$/m);
+    expect(text).toMatch(/^ringkv_verify_unrestored_total 1$/m);
     expect(text).toMatch(/^ringkv_replica_bytes_sent_total\{call="writeMany"\} 900$/m);
     expect(text).toMatch(/^ringkv_replica_bytes_sent_total\{call="apply"\} 40$/m);
     expect(text).toMatch(/^ringkv_ring_info\{hash="abc"\} 1$/m);

@@ -4,7 +4,6 @@ import { leaveRing } from '../../../src/ring/index.js';
 import { ReplicaFailure } from '../../../src/replication/replica-api.js';
 import { toStatus } from '../../../src/transport/status.js';
 import { FakeCluster, codeOf, eventually } from './fake-cluster.js';
-import { dataKey, tokenHalves } from '../../../src/storage/keys.js';
 
 const B = (s: string): Buffer => Buffer.from(s);
 const EMPTY = Buffer.alloc(0);
@@ -287,12 +286,7 @@ describe('coordinator: read repair', () => {
     const c = cluster;
     const key = B('damaged');
     await c.coordinator('n1').put(key, B('v'), EMPTY, { quorum: 3 });
-    // Flip a byte of n3's record (its checksum then fails).
-    const [hi, lo] = tokenHalves(key);
-    const dk = dataKey(hi, lo, key);
-    const bytes = (await c.engines.get('n3')!.get(dk))!;
-    bytes[bytes.length - 6]! ^= 0xff;
-    await c.engines.get('n3')!.write([{ type: 'put', key: dk, value: bytes }], false);
+    await c.damage('n3', key);
     expect(await codeOf(c.store('n3').get(key))).toBe('KV_CORRUPT_RECORD');
     // R=2 answers from the good replicas; every primary was asked, and n3's error brings it the join.
     expect((await c.coordinator('n1').get(key, { quorum: 2 })).values.map(String)).toEqual(['v']);

@@ -11,6 +11,7 @@ import { MemoryEngine, Store, type StoreOptions } from '../../../src/storage/ind
 import { Coordinator, type CoordinatorOptions } from '../../../src/replication/coordinator.js';
 import { LocalReplica, withLocal } from '../../../src/replication/local-replica.js';
 import { MemoryReplicaNetwork } from '../../../src/transport/memory-replicas.js';
+import { dataKey, tokenHalves } from '../../../src/storage/keys.js';
 
 const quiet = { debug() {}, info() {}, warn() {} };
 
@@ -73,6 +74,16 @@ export class FakeCluster {
 
   coordinator(id: string): Coordinator {
     return this.coordinators.get(id)!;
+  }
+
+  /** Flip a byte of `key`'s record in `id`'s engine: its checksum then fails (KV_CORRUPT_RECORD). */
+  async damage(id: string, key: Buffer): Promise<void> {
+    const [hi, lo] = tokenHalves(key);
+    const dk = dataKey(hi, lo, key);
+    const engine = this.engines.get(id)!;
+    const bytes = (await engine.get(dk))!;
+    bytes[bytes.length - 6]! ^= 0xff;
+    await engine.write([{ type: 'put', key: dk, value: bytes }], false);
   }
 
   store(id: string): Store {
