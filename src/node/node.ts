@@ -244,6 +244,7 @@ export class RingkvNode {
       log: log.child({ component: 'verify' }),
       now: clock.now,
     });
+    store.onCorrupt = (key) => this.verifier.restoreSoon(key);
     const handOverHints = (): Promise<number> =>
       this.replication.hintDelivery.handOver((target, key) => {
         const ring = this.#topology.placement?.target;

@@ -45,6 +45,9 @@ export interface VerifyOptions {
   readonly signal: AbortSignal;
 }
 
+/** Keys restoreSoon holds at most: past it (a disk failing everywhere) the pass finds the rest. */
+const MAX_WAITING = 10_000;
+
 export class Verifier {
   /** The pass running now, or the last one; undefined before the first. */
   last: VerifyPass | undefined;
@@ -57,6 +60,7 @@ export class Verifier {
   async pass(o: VerifyOptions): Promise<VerifyPass> {
     const p: VerifyPass = { startedAtMs: this.deps.now(), finishedAtMs: 0, records: 0, bytes: 0, corrupt: 0, restored: 0, unrestored: 0 };
     this.last = p;
+    const before = { restored: this.totals.restored, unrestored: this.totals.unrestored };
     let t0 = performance.now(), paced = 0;
     // Batches of 256 records or 1 MiB: the pace is checked between them.
     for await (const batch of this.deps.store.ranges.scan({ start: 0n, end: 0n })) {
@@ -67,7 +71,14 @@ export class Verifier {
         this.totals.records++;
         this.totals.bytes += e.record.length;
       }
-      for (const key of batch.corrupt) await this.#restore(key, p);
+      // Restored one at a time with those reads find (the store may have told restoreSoon already: each key once).
+      p.corrupt += batch.corrupt.length;
+      for (const key of batch.corrupt) this.restoreSoon(key);
+      if (batch.corrupt.length > 0) {
+        await this.#queue;
+        p.restored = this.totals.restored - before.restored;
+        p.unrestored = this.totals.unrestored - before.unrestored;
+      }
       // Pace: the bytes read since the last pause at the allowed rate, less the time they took.
       const wait = ((p.bytes - paced) / (o.bytesPerSecond * Math.max(0.05, o.share()))) * 1000 - (performance.now() - t0);
       if (wait > 50) {
@@ -96,9 +107,27 @@ export class Verifier {
     }
   }
 
-  /** Fetch a corrupt record's key from its other replicas and merge each copy here. */
-  async #restore(key: Buffer, p: VerifyPass): Promise<void> {
-    p.corrupt++;
+  /**
+   * Restore a record found corrupt elsewhere (a read, a stream's or a repair's scan: the
+   * store's onCorrupt), soon and once: one restore at a time, a key already waiting not
+   * queued again. The verification pass restores what it finds itself.
+   */
+  restoreSoon(key: Buffer): void {
+    const id = key.toString('latin1');
+    if (this.#waiting.has(id) || this.#waiting.size >= MAX_WAITING) return;
+    this.#waiting.add(id);
+    this.#queue = this.#queue
+      .then(async () => void (await this.#restore(key)))
+      .catch((e: unknown) => this.deps.log.warn({ key: showKey(key), err: (e as Error).message }, 'restoring a corrupt record failed'))
+      .finally(() => this.#waiting.delete(id));
+  }
+
+  /** Keys waiting for restoreSoon, by their bytes. */
+  readonly #waiting = new Set<string>();
+  #queue: Promise<void> = Promise.resolve();
+
+  /** Fetch a corrupt record's key from its other replicas and merge each copy here; true when one did. */
+  async #restore(key: Buffer): Promise<boolean> {
     this.totals.corrupt++;
     let merged = 0;
     for (const node of this.deps.replicasOf(key)) {
@@ -112,14 +141,13 @@ export class Verifier {
       }
     }
     if (merged > 0) {
-      p.restored++;
       this.totals.restored++;
       this.deps.log.warn({ key: showKey(key), from: merged }, 'a record corrupt on disk was restored from its replicas');
-    } else {
-      p.unrestored++;
-      this.totals.unrestored++;
-      this.deps.log.error({ key: showKey(key) }, 'a record corrupt on disk could not be restored: no other replica gave it; a read or repair of the key will, once one can');
+      return true;
     }
+    this.totals.unrestored++;
+    this.deps.log.error({ key: showKey(key) }, 'a record corrupt on disk could not be restored: no other replica gave it; a read or repair of the key will, once one can');
+    return false;
   }
 }
 

@@ -55,6 +55,8 @@ interface Deps {
   readonly locks: KeyLocks;
   readonly actors: Actors;
   readonly log: Logger | undefined;
+  /** Told the key of each corrupt record a scan or range read skips. */
+  readonly corrupt?: (key: Buffer) => void;
   readonly isOpen: () => boolean;
   readonly guard: <T>(fn: () => Promise<T>) => Promise<T>;
   /** The node's wall clock, ms: what has expired. */
@@ -105,6 +107,7 @@ export class Ranges {
         else {
           corrupt.push(key);
           this.deps.log?.error({ key: showKey(userKeyOf(k)) }, 'corrupt record skipped by a range scan');
+          this.deps.corrupt?.(key);
         }
       }
       yield { entries, corrupt };
@@ -135,6 +138,7 @@ export class Ranges {
           else {
             corrupt.push(last);
             this.deps.log?.error({ key: showKey(last) }, 'corrupt record skipped by a range read');
+            this.deps.corrupt?.(last);
           }
         }
       }

@@ -417,6 +417,9 @@ export class Store {
   /** Writes whose request id showed they were applied before. */
   #duplicates = 0;
 
+  /** Told the key of every record found corrupt on disk, by a read, a write, a scan or a range read (the node fetches it again from its replicas). */
+  onCorrupt: ((key: Buffer) => void) | undefined;
+
   /** Told the clock entries of every record written (the node's `ringkv_clock_entries` histogram). */
   onClockEntries: ((entries: number) => void) | undefined;
 
@@ -436,7 +439,7 @@ export class Store {
     this.#log = options.logger;
     const guard = <T>(fn: () => Promise<T>) => this.#guard(fn);
     this.hints = new HintStore({ engine, queue: this.#queue, locks: this.#locks, settings: s, guard, room: () => this.#roomForWrite(), now: this.#now });
-    this.ranges = new Ranges({ engine, queue: this.#queue, locks: this.#locks, actors, log: this.#log, isOpen: () => this.#open, guard, now: this.#now });
+    this.ranges = new Ranges({ engine, queue: this.#queue, locks: this.#locks, actors, log: this.#log, isOpen: () => this.#open, guard, now: this.#now, corrupt: (key) => this.onCorrupt?.(key) });
     this.trees = options.keptTrees === undefined ? undefined : new KeptTrees({ engine, queue: this.#queue, now: this.#now, log: this.#log, isOpen: () => this.#open }, options.keptTrees);
     this.#queue.extend = this.trees?.extend;
     this.#keys = new KeyFilter(
@@ -640,6 +643,7 @@ export class Store {
   /** A decoder's failure on stored bytes as KV_CORRUPT_RECORD, logged with its key. */
   #corrupt(dk: Buffer, e: DecodeError): KvError {
     this.#log?.error({ key: showKey(userKeyOf(dk)), reason: e.message }, 'corrupt record');
+    this.onCorrupt?.(userKeyOf(dk));
     return new KvError('KV_CORRUPT_RECORD', `the record of key ${showKey(userKeyOf(dk))} is corrupt on disk (${e.message}); repair it from another replica`, { cause: e });
   }
 

@@ -6,10 +6,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { storedKey } from '../../../src/buckets/index.js';
+import { placementKey, storedKey } from '../../../src/buckets/index.js';
 import { Verifier } from '../../../src/repair/verify.js';
-import { placementKey } from '../../../src/buckets/index.js';
-import { FakeCluster } from '../replication/fake-cluster.js';
+import { FakeCluster, eventually } from '../replication/fake-cluster.js';
 
 const B = (s: string): Buffer => Buffer.from(s);
 const EMPTY = Buffer.alloc(0);
@@ -48,6 +47,21 @@ describe('verification pass', () => {
     // A second pass finds every record whole.
     expect(await v.pass({ bytesPerSecond: 1 << 30, share: () => 1, signal: new AbortController().signal })).toMatchObject({ records: 101, corrupt: 0 });
     expect(v.totals).toMatchObject({ passes: 2, corrupt: 2, restored: 2 });
+  });
+
+  it("restores at once a record a read or a scan found corrupt (the store's onCorrupt), once however often it is met", async () => {
+    cluster = await FakeCluster.create(3);
+    const c = cluster;
+    for (const k of ['a', 'b']) await c.coordinator('n1').put(B(k), B(`v-${k}`), EMPTY, { quorum: 3 });
+    await c.damage('n2', B('a'));
+    await c.damage('n2', B('b'));
+    const v = verifierOf(c, 'n2');
+    c.store('n2').onCorrupt = (key) => v.restoreSoon(key);
+    await c.store('n2').get(B('a')).catch(() => undefined); // a read meets it
+    await c.store('n2').get(B('a')).catch(() => undefined); // and again, before it is restored
+    for await (const batch of c.store('n2').ranges.scan({ start: 0n, end: 0n })) void batch; // a stream's or a repair's scan meets b
+    await eventually(async () => (await Promise.all(['a', 'b'].map((k) => c.store('n2').get(B(k)).then((r) => String(r.values[0]), () => '')))).join() === 'v-a,v-b');
+    expect(v.totals).toMatchObject({ corrupt: 2, restored: 2, unrestored: 0 });
   });
 
   it('reports a record no other replica gives as not restored, and leaves it for a read or repair', async () => {
