@@ -49,6 +49,12 @@ export interface Engine {
    * runs may fail; iterators open across it are closed. Absent: the engine keeps none.
    */
   reopen?(): Promise<void>;
+  /**
+   * Rebuild a closed database that does not open because its files are damaged (LevelDB's
+   * RepairDB: a table file missing or unreadable), keeping what it can read; what was in
+   * the damaged files is lost here. Absent: the engine cannot.
+   */
+  repair?(): Promise<void>;
 }
 
 /**

@@ -43,6 +43,11 @@ export class LevelEngine implements Engine {
     return this.#db.close();
   }
 
+  /** LevelDB's repair of this database (closed): what its damaged files held that it can read is kept. */
+  repair(): Promise<void> {
+    return (Level as unknown as { repair(location: string): Promise<void> }).repair(this.location);
+  }
+
   /** Close and open the same database again: LevelDB forgets a background error only so. */
   async reopen(): Promise<void> {
     await this.#db.close();

@@ -296,6 +296,12 @@ interface SubItem extends Locked {
   readonly id: WriteId | undefined;
 }
 
+/** The engine's message when an open failed because its files are damaged (LEVEL_CORRUPTION, through causes); undefined for another failure. */
+function corruption(e: unknown): string | undefined {
+  for (let x = e, depth = 0; x instanceof Error && depth < 5; x = x.cause, depth++) if ((x as { code?: unknown }).code === 'LEVEL_CORRUPTION') return x.message;
+  return undefined;
+}
+
 /** A decoded record of any kind: versions (formats 1 to 3), a counter (format 4) or a compare-and-set register (format 5). */
 type Held = StoredRecord | StoredCounter | StoredRegister;
 const isCounter = (r: Held): r is StoredCounter => 'state' in r;
@@ -484,9 +490,21 @@ export class Store {
     const raw = options.engine ?? new LevelEngine(options.path!);
     const diskPath = options.disk?.path ?? options.path;
     const disk = diskPath === undefined ? undefined : new DiskGuard(diskPath, options.disk?.floorBytes, options.disk?.label, options.disk?.statfs);
+    let repaired = false;
     try {
       if (options.path !== undefined) await mkdir(options.path, { recursive: true }); // LevelDB makes only the last level
-      await raw.open();
+      try {
+        await raw.open();
+      } catch (e) {
+        const damage = corruption(e);
+        if (damage === undefined || raw.repair === undefined) throw e;
+        // The records the damaged files held are lost here and come back from the other replicas (reads, the
+        // verification pass, repair); the kept trees, which would still claim them, are dropped below and rebuilt.
+        options.logger?.error({ reason: damage }, 'the database does not open, its files are damaged: repairing it (LevelDB RepairDB); what it cannot recover comes back from the other replicas');
+        await raw.repair();
+        await raw.open();
+        repaired = true;
+      }
     } catch (e) {
       throw new KvError('KV_IO', `cannot open the ${raw.kind} database${options.path ? ` in ${options.path}` : ''}: ${(e as Error).message}`, { cause: e });
     }
@@ -498,6 +516,8 @@ export class Store {
       store = new Store(engine, s, actors, options, disk);
       await disk?.check();
       await store.hints.load();
+      // A repaired database lost records its kept trees still hash: they go, and are built again by a scan.
+      if (repaired && (await dropKeptTrees(engine)) > 0) options.logger?.warn({}, 'kept anti-entropy trees dropped after the repair: they are built again');
       // Before the first write: the leaves on disk are what deltas add to. Without kept
       // trees, any left from an earlier run go: these writes will not follow them.
       if (store.trees !== undefined) await store.trees.load();
