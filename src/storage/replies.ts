@@ -4,9 +4,11 @@
  * counter (record format 4, counter.ts), the join of the replies and its value
  * (`resolveCounterReplies`); for a page of a parent's sub-keys (Store.readRange on
  * several replicas), the join per sub-key up to the least of the replies' page ends
- * (`resolvePage`), a counter field's with the context its reset needs.
+ * (`resolvePage`), a counter field's with the context its reset needs; and what a
+ * counter reset of a read writes (`counterContext`, `counterReset`).
  *
- * Owns: the pure join of records from several replicas. Must not: do I/O or decide who
+ * Owns: the pure join of records from several replicas, and the contexts and reset
+ * records made from such a join. Must not: do I/O or decide who
  * to ask (replication/ does); it lives here because only storage knows the byte formats.
  */
 import { subKeyPolicy, type SiblingPolicy } from '../buckets/index.js';
