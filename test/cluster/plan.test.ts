@@ -65,7 +65,11 @@ describe('staged changes: plan, commit, clear', () => {
       // The same plan: steps, ranges and ownership (key and byte estimates follow the gossiped load).
       const stable = (text: string): string => text.replace(/, ~\d+ keys, ~.*$/gm, '');
       expect(stable(await cli('plan', '--node', n1!.address))).toBe(stable(staged));
-      const out = await cli('commit', '--node', n1!.address);
+      // The commit runs a join to its end; if it does not end, what the CLI printed and each node's last warnings say where it stood.
+      const out = await cli('commit', '--node', n1!.address).catch((e: { stdout?: string; stderr?: string; message: string }) => {
+        const warnings = cluster.nodes.map((n) => `${n.id}: ${n.lines.filter((l) => Number(l['level']) >= 40).slice(-5).map((l) => `${l.msg}${l['err'] ? ` (${JSON.stringify(l['err']).slice(0, 200)})` : ''}`).join(' | ')}`);
+        throw new Error(`${e.message}\nstdout: ${e.stdout ?? ''}\nstderr: ${e.stderr ?? ''}\nlast warnings:\n${warnings.join('\n')}`);
+      });
       expect(out).toContain('every staged change is done');
       expect((await n1!.status())!.members.find((m) => m.id === 'n4')!.status).toBe('normal');
       const ring = await n1!.admin().ring(3);
