@@ -37,7 +37,7 @@ import { AdminClient } from './admin.js';
 import { NodeHealth, type Ending } from './health.js';
 import { HedgeDelay, RetryBudget, type BudgetOptions, type HedgeOptions } from './hedging.js';
 import { KeyRouter } from './key-router.js';
-import { assemble, entryOf, updateBatches, wireMapOps, type MapOp, type MapPage, type MapValue } from './maps.js';
+import { assemble, entryOf, removeOf, updateBatches, wireMapOps, type MapOp, type MapPage, type MapValue } from './maps.js';
 import { amountOf, bytes, serviceError } from './wire-values.js';
 import { RULES, checkOptions } from './options.js';
 
@@ -575,15 +575,10 @@ export class Client {
    */
   async setDrop(key: string | Uint8Array, options?: DropOptions): Promise<{ removed: number }> {
     const o = checkOptions('setDrop', options, RULES.drop);
-    let removed = 0;
-    let after: Buffer | undefined;
-    do {
-      const page = await this.setRead(key, { bucket: o.bucket, deadlineMs: o.deadlineMs, r: o.r, after });
-      if (page.elements.length > 0) await this.setRemove(key, page.elements, { bucket: o.bucket, deadlineMs: o.deadlineMs, w: o.w });
-      removed += page.elements.length;
-      after = page.next;
-    } while (after !== undefined);
-    return { removed };
+    return dropPages(
+      (after) => this.setRead(key, { bucket: o.bucket, deadlineMs: o.deadlineMs, r: o.r, after }).then((p) => ({ items: p.elements, next: p.next })),
+      (elements) => this.setRemove(key, elements, { bucket: o.bucket, deadlineMs: o.deadlineMs, w: o.w }),
+    );
   }
 
   /** Whether `element` is in the set `key`, and its context (what a remove of it needs). */
@@ -649,16 +644,12 @@ export class Client {
    */
   async mapDrop(key: string | Uint8Array, options?: DropOptions): Promise<{ removed: number }> {
     const o = checkOptions('mapDrop', options, RULES.drop);
-    let removed = 0;
-    let after: Buffer | undefined;
-    do {
-      const page = await this.mapRead(key, { bucket: o.bucket, deadlineMs: o.deadlineMs, r: o.r, after });
-      const ops = page.entries.map((e): MapOp => (e.kind === 'element' ? { op: 'remove', path: e.path, element: e.element, context: e.context } : { op: 'remove', path: e.path, context: e.context }));
-      for (const batch of updateBatches(ops)) await this.mapUpdate(key, batch, { bucket: o.bucket, deadlineMs: o.deadlineMs, w: o.w });
-      removed += ops.length;
-      after = page.next;
-    } while (after !== undefined);
-    return { removed };
+    return dropPages(
+      (after) => this.mapRead(key, { bucket: o.bucket, deadlineMs: o.deadlineMs, r: o.r, after }).then((p) => ({ items: p.entries, next: p.next })),
+      async (entries) => {
+        for (const batch of updateBatches(entries.map(removeOf))) await this.mapUpdate(key, batch, { bucket: o.bucket, deadlineMs: o.deadlineMs, w: o.w });
+      },
+    );
   }
 
   /**
@@ -1055,4 +1046,17 @@ export class Client {
       if (hedge !== undefined || this.#adaptive) arm();
     });
   }
+}
+
+/** A drop's loop (setDrop, mapDrop): each page read (from the first) has what it showed removed, until the last page; how many were. */
+async function dropPages<T>(read: (after: Buffer | undefined) => Promise<{ items: readonly T[]; next: Buffer | undefined }>, remove: (items: readonly T[]) => Promise<void>): Promise<{ removed: number }> {
+  let removed = 0;
+  let after: Buffer | undefined;
+  do {
+    const page = await read(after);
+    if (page.items.length > 0) await remove(page.items);
+    removed += page.items.length;
+    after = page.next;
+  } while (after !== undefined);
+  return { removed };
 }

@@ -79,6 +79,11 @@ export const MAX_MAP_OPS = 1000;
  */
 export const MAX_UPDATE_CONTEXT_BYTES = 2 << 20;
 
+/** The op that removes `e` as its read saw it: a register cleared, a flag disabled, a counter reset, a set field's element removed. */
+export function removeOf(e: MapEntry): MapOp {
+  return e.kind === 'element' ? { op: 'remove', path: e.path, element: e.element, context: e.context } : { op: 'remove', path: e.path, context: e.context };
+}
+
 /** `ops` as updates of at most MAX_MAP_OPS ops and MAX_UPDATE_CONTEXT_BYTES of contexts each, in order. */
 export function updateBatches(ops: readonly MapOp[]): MapOp[][] {
   const out: MapOp[][] = [];

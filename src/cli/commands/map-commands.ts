@@ -139,14 +139,15 @@ export function mapCommands(program: Command): void {
     .action(async (key: string, path: string, elements: string[], o: MapOpts & { exitCode?: boolean }) => {
       const prefix = pathNames(path).join('.');
       const only = new Set(elements);
-      const applied = await update(key, o, async (c) =>
-        (await entriesOf(c, key, o)).flatMap((e): MapOp[] => {
+      const applied = await update(key, o, async (c) => {
+        const { removeOf } = await import('../../client/maps.js');
+        return (await entriesOf(c, key, o)).flatMap((e): MapOp[] => {
           const p = dotted(e);
           if (p !== prefix && !p.startsWith(`${prefix}.`)) return [];
-          if (e.kind === 'element') return only.size === 0 || only.has(showValue(e.element)) ? [{ op: 'remove', path: e.path, element: e.element, context: e.context }] : [];
-          return only.size === 0 ? [{ op: 'remove', path: e.path, context: e.context }] : [];
-        }),
-      );
+          if (e.kind === 'element') return only.size === 0 || only.has(showValue(e.element)) ? [removeOf(e)] : [];
+          return only.size === 0 ? [removeOf(e)] : [];
+        });
+      });
       if (applied === 0 && o.exitCode) process.exitCode = EXIT.notFound;
       report(o, key, applied, 'removed');
     });
