@@ -360,6 +360,7 @@ export class RingkvNode {
       replicaBytesSent: () => this.replication.replicaBytesSent,
       disk: () => this.#housekeeping.disk,
       verify: () => this.verifier.totals,
+      damagedKeys: () => this.store.damagedKeys,
     };
   }
 

@@ -40,7 +40,7 @@
 import { tryDecode, versionBytes, versionsSpan } from './codec.js';
 import type { Engine, EngineIterator, WriteOp } from './engine.js';
 import { KvError } from './kv-errors.js';
-import { ALL_TREES, TREE_META_LEAF, dataSpans, parseTreeKey, tokenOfDataKey, treeJournalKey, treeJournalSeq, treeKey, userKeyOf } from './keys.js';
+import { ALL_TREES, TREE_META_LEAF, dataKeyIntact, dataSpans, parseTreeKey, tokenOfDataKey, treeJournalKey, treeJournalSeq, treeKey, userKeyOf } from './keys.js';
 import type { TokenRange } from './keys.js';
 import { entryHashOf } from './range-hash.js';
 import { hashInto } from '../ring/index.js';
@@ -496,6 +496,24 @@ export class KeptTrees {
     return queued;
   }
 
+  /**
+   * Queue a rebuild of every ready unit over `token` now, whatever its schedule: what the
+   * store asks once it finds the kept trees may hash what its records no longer hold (a
+   * data key damaged on disk and set aside). Returns how many it queued.
+   */
+  rebuildSoon(token: bigint): number {
+    const units: Unit[] = [];
+    for (const n of this.#byClass.keys()) this.#find(n, token, units);
+    let queued = 0;
+    for (const u of units) {
+      if (u.state !== 'ready' || u.dropped || u === this.#current || this.#queued.includes(u)) continue;
+      this.#queued.push(u);
+      queued++;
+    }
+    if (queued > 0) this.#startBuilds();
+    return queued;
+  }
+
   /** A build: of a unit tracked anew (no tree yet), or a rebuild of a ready one (its kept tree serves meanwhile). */
   async #build(u: Unit): Promise<void> {
     let its: EngineIterator[] = [];
@@ -522,6 +540,7 @@ export class KeptTrees {
           for (const [k, v] of batch) {
             bytes += k.length + v.length;
             this.#counts.recordsRead++;
+            if (!dataKeyIntact(k)) continue; // no key's record: the store's scans set it aside (ranges.ts)
             if (u.n === 0 || classOf?.(userKeyOf(k)) === u.n) scan.add(tokenOfDataKey(k), k, hashed(v));
           }
           await this.options.pace?.(bytes);

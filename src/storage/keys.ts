@@ -120,6 +120,23 @@ export function userKeyOf(storageKey: Buffer): Buffer {
   return storageKey.subarray(1 + TOKEN_BYTES);
 }
 
+/**
+ * Whether a data key read from disk is whole: its token is the hash of its user key's
+ * placement key, as `dataKey` wrote it. A byte flipped in the key (a table file damaged)
+ * breaks that but for a chance of 2^-64, unless it falls in a sub-key's path (which its
+ * parent's token does not cover). A point read never meets such a key (it looks up the
+ * token of the key it asks for); a scan must check.
+ */
+export function dataKeyIntact(dk: Buffer): boolean {
+  if (dk.length <= 1 + TOKEN_BYTES) return false;
+  try {
+    const [hi, lo] = tokenHalves(userKeyOf(dk));
+    return dk.readUInt32BE(1) === hi && dk.readUInt32BE(1 + 4) === lo;
+  } catch {
+    return false;
+  }
+}
+
 /** The token of a data key (the 8 bytes after its prefix). */
 export function tokenOfDataKey(dk: Buffer): bigint {
   return dk.readBigUInt64BE(1);

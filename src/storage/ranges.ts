@@ -14,7 +14,7 @@ import type { Actors } from './actors.js';
 import type { Engine } from './engine.js';
 import { KvError, showKey } from './kv-errors.js';
 import type { KeyLocks } from './key-lock.js';
-import { dataKey, dataSpans, expiryKey, tokenHalves, tokenOfDataKey, tombstoneKey, userKeyOf } from './keys.js';
+import { dataKey, dataKeyIntact, dataSpans, expiryKey, tokenHalves, tokenOfDataKey, tombstoneKey, userKeyOf } from './keys.js';
 import type { Span, TokenRange } from './keys.js';
 import { RangeHash, entryHex } from './range-hash.js';
 import { RangeTree } from './range-tree.js';
@@ -57,6 +57,8 @@ interface Deps {
   readonly log: Logger | undefined;
   /** Told the key of each corrupt record a scan or range read skips. */
   readonly corrupt?: (key: Buffer) => void;
+  /** Told each entry whose data key is damaged (`dataKeyIntact`), which every range operation skips. */
+  readonly damaged?: (dk: Buffer, record: Buffer) => void;
   readonly isOpen: () => boolean;
   readonly guard: <T>(fn: () => Promise<T>) => Promise<T>;
   /** The node's wall clock, ms: what has expired. */
@@ -86,8 +88,28 @@ export class Ranges {
     if (!this.deps.isOpen()) throw new KvError('KV_CLOSED', 'the store is closed; open it again to use it');
     for await (const batch of batches(this.deps.engine, after === undefined ? dataSpans(range) : spansAfter(range, after), limits)) {
       if (counted) this.recordsRead += batch.length;
-      yield batch;
+      yield this.#whole(batch);
     }
+  }
+
+  /**
+   * The entries whose keys are whole: one with a damaged key (a byte flipped on disk) is
+   * no key's record, so no range operation sends, hashes, counts or deletes it as one; the
+   * store is told (it sets the entry aside and has the kept trees rebuilt).
+   */
+  #whole(batch: Array<[Buffer, Buffer]>): Array<[Buffer, Buffer]> {
+    let out: Array<[Buffer, Buffer]> | undefined;
+    for (let i = 0; i < batch.length; i++) {
+      const entry = batch[i]!;
+      if (dataKeyIntact(entry[0])) {
+        out?.push(entry);
+        continue;
+      }
+      out ??= batch.slice(0, i);
+      this.deps.log?.error({ key: showKey(entry[0]) }, 'a data key damaged on disk (its token is not its key\'s) skipped by a range scan');
+      this.deps.damaged?.(entry[0], entry[1]);
+    }
+    return out ?? batch;
   }
 
   /**
@@ -126,7 +148,7 @@ export class Ranges {
     try {
       // Up to one more than the page (nextv may give fewer than asked): whether the span goes on.
       for (let chunk = await it.nextv(limit + 1); chunk.length > 0 && !more; chunk = more ? [] : await it.nextv(limit + 1 - read)) {
-        for (const [k, v] of chunk) {
+        for (const [k, v] of this.#whole(chunk)) {
           if (read === limit || (read > 0 && bytes + k.length + v.length > maxBytes)) {
             more = true;
             break;

@@ -445,7 +445,7 @@ export class Store {
     this.#log = options.logger;
     const guard = <T>(fn: () => Promise<T>) => this.#guard(fn);
     this.hints = new HintStore({ engine, queue: this.#queue, locks: this.#locks, settings: s, guard, room: () => this.#roomForWrite(), now: this.#now });
-    this.ranges = new Ranges({ engine, queue: this.#queue, locks: this.#locks, actors, log: this.#log, isOpen: () => this.#open, guard, now: this.#now, corrupt: (key) => this.onCorrupt?.(key) });
+    this.ranges = new Ranges({ engine, queue: this.#queue, locks: this.#locks, actors, log: this.#log, isOpen: () => this.#open, guard, now: this.#now, corrupt: (key) => this.onCorrupt?.(key), damaged: (dk, bytes) => this.#setAsideDamaged(dk, bytes) });
     this.trees = options.keptTrees === undefined ? undefined : new KeptTrees({ engine, queue: this.#queue, now: this.#now, log: this.#log, isOpen: () => this.#open }, options.keptTrees);
     this.#queue.extend = this.trees?.extend;
     this.#keys = new KeyFilter(
@@ -678,6 +678,32 @@ export class Store {
       'KV_WRONG_TYPE',
       `key ${showKey(userKeyOf(dk))} holds ${held}, and ${what} cannot change that; nothing was written. A key's type is its bucket's, fixed at creation: use the operation of that type`,
     );
+  }
+
+  /** Entries with damaged data keys set aside since open (ranges.ts `damaged`). */
+  damagedKeys = 0;
+  /** The damaged data keys (latin1) being set aside now: a second scan meeting one waits for the first. */
+  readonly #settingAside = new Set<string>();
+
+  /**
+   * Set aside an entry whose data key is damaged (a byte flipped on disk): its bytes go
+   * under the quarantine prefix and the data key goes, in one batch, without a kept-tree
+   * delta (the trees never held this key). The key it was written under is now missing
+   * here while the kept trees still hash it, so the trees over its token are rebuilt from
+   * the records: repair then finds the key missing and brings it back from the replicas.
+   */
+  #setAsideDamaged(dk: Buffer, bytes: Buffer): void {
+    const id = dk.toString('latin1');
+    if (this.#settingAside.has(id)) return;
+    this.#settingAside.add(id);
+    const token = dk.readBigUInt64BE(1);
+    void this.#guard(() => this.#queue.write([{ type: 'put', key: quarantineKey(dk), value: bytes }, { type: 'del', key: dk, prior: null }]))
+      .then(() => {
+        this.damagedKeys++;
+        this.trees?.rebuildSoon(token);
+      })
+      .catch((e: unknown) => this.#log?.warn({ err: (e as Error).message }, 'setting aside a damaged data key failed: the next scan finds it again'))
+      .finally(() => this.#settingAside.delete(id));
   }
 
   /** Decode a key's record (of either kind) for a read-merge-write. A corrupt one is set aside (an op), not lost. */

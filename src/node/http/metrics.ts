@@ -41,6 +41,8 @@ export interface MetricSources {
   disk(): DiskState | undefined;
   /** The verification pass's totals since start (repair/verify.ts). */
   verify(): { passes: number; records: number; bytes: number; corrupt: number; restored: number; unrestored: number };
+  /** Entries with a data key damaged on disk that scans set aside since start (storage/store.ts `damagedKeys`). */
+  damagedKeys(): number;
 }
 
 /** What the kept-tree metrics read: units by state, builds and rebuilds since start, the journal. */
@@ -138,6 +140,7 @@ export class NodeMetrics {
     counter('ringkv_verify_corrupt_total', 'Records the verification pass found corrupt on disk', () => sources.verify().corrupt);
     counter('ringkv_verify_restored_total', 'Corrupt records the verification pass restored from their replicas', () => sources.verify().restored);
     counter('ringkv_verify_unrestored_total', 'Corrupt records no replica gave again (a read or repair of the key restores them once one can)', () => sources.verify().unrestored);
+    counter('ringkv_damaged_keys_total', 'Entries whose data key was damaged on disk, set aside by a scan (the key they held comes back by repair)', () => sources.damagedKeys());
     fromCounters('ringkv_counter_updates_total', 'Counter increments and decrements this node coordinated', 'counterUpdates');
     fromCounters('ringkv_set_updates_total', 'Set updates (one request of adds and removes) this node coordinated', 'setUpdates');
     fromCounters('ringkv_map_updates_total', 'Map updates (one request of field ops) this node coordinated', 'mapUpdates');

@@ -29,6 +29,7 @@ function sources(over: Partial<MetricSources> = {}): MetricSources {
     replicaBytesSent: () => new Map(),
     disk: () => ({ freeBytes: 60 << 20, totalBytes: 64 << 20, floorBytes: 100 << 20, low: true, failed: false, reopens: 2 }),
     verify: () => ({ passes: 3, records: 1000, bytes: 64000, corrupt: 2, restored: 1, unrestored: 1 }),
+    damagedKeys: () => 4,
     ...over,
   };
 }
@@ -125,6 +126,7 @@ describe('NodeMetrics', () => {
     expect(text).toMatch(/^ringkv_disk_write_failures 0$/m);
     expect(text).toMatch(/^ringkv_disk_reopens 2$/m);
     expect(text).toMatch(/^ringkv_verify_passes_total 3$/m);
+    expect(text).toMatch(/^ringkv_damaged_keys_total 4$/m);
     expect(text).toMatch(/^ringkv_verify_corrupt_total 2$/m);
     expect(text).toMatch(/^ringkv_verify_restored_total 1$/m);
     expect(text).toMatch(/^ringkv_verify_unrestored_total 1$/m);
