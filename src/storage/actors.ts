@@ -10,10 +10,18 @@
  * Epochs are leased in blocks, written with fsync before use. After an unclean shutdown
  * every earlier epoch is retired (the floor): a power cut may have lost writes whose
  * dots other replicas already hold, and the record on disk would hand them out again.
+ * And the store takes a new random id: the lease itself may be what was lost (the newest
+ * log cut short rolls the metadata back to an earlier lease, whose epochs the lost run
+ * used), and no epoch of a new id was ever issued. A database repaired after damage
+ * (`lostWrites`) takes a new id too. With a data directory, the evidence of a clean
+ * shutdown is a file beside the database, removed at open before anything is written:
+ * a cut log can bring back an earlier clean mark in the database, never that file.
  *
  * Owns: the store id, the epoch lease, the floor, the clean-shutdown mark.
  * Must not: touch data keys.
  */
+import { open as openFile, readFile, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { Engine, WriteOp } from './engine.js';
 import { KvError } from './kv-errors.js';
 import { metaKey } from './keys.js';
@@ -45,6 +53,45 @@ function readU64(name: string, b: Buffer | undefined): number | undefined {
   return n;
 }
 
+/** The evidence of a clean shutdown kept outside the database (a file), when there is a data directory. */
+export interface CleanMark {
+  /** Whether the mark is there. */
+  present(): Promise<boolean>;
+  /** Remove it, durably. */
+  clear(): Promise<void>;
+  /** Put it there, durably. */
+  set(): Promise<void>;
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const fd = await openFile(dir, 'r');
+  try {
+    await fd.sync();
+  } finally {
+    await fd.close();
+  }
+}
+
+/** A clean mark as the file `path` (its directory must exist), each change fsynced with its directory. */
+export function fileCleanMark(path: string): CleanMark {
+  return {
+    present: () => readFile(path).then(() => true, () => false),
+    clear: async () => {
+      await rm(path, { force: true });
+      await syncDir(dirname(path));
+    },
+    set: async () => {
+      const fd = await openFile(path, 'w');
+      try {
+        await fd.sync();
+      } finally {
+        await fd.close();
+      }
+      await syncDir(dirname(path));
+    },
+  };
+}
+
 export class Actors {
   /** The epoch keys new to this node are written under. */
   #current: number;
@@ -56,6 +103,7 @@ export class Actors {
 
   private constructor(
     private readonly engine: Engine,
+    private readonly mark: CleanMark | undefined,
     /** The store id as 8 latin1 characters: the prefix of every actor. */
     private readonly storeId: string,
     /** Owner epochs below this were issued before an unclean shutdown: never reused. */
@@ -70,17 +118,20 @@ export class Actors {
   /**
    * Load or create the store id, lease a block of epochs and clear the clean mark (set
    * again by `markClean` at close). `uncleanShutdown` is true when the store existed and
-   * was not closed cleanly.
+   * was not closed cleanly; then, or with `lostWrites` (a database repaired after damage),
+   * the store takes a new id.
    */
-  static async open(engine: Engine, randomBytes: (n: number) => Buffer): Promise<{ actors: Actors; uncleanShutdown: boolean }> {
+  static async open(engine: Engine, randomBytes: (n: number) => Buffer, o: { mark?: CleanMark; lostWrites?: boolean } = {}): Promise<{ actors: Actors; uncleanShutdown: boolean }> {
     const [id, lease, clean, floor] = await engine.getMany(['store-id', 'epoch-lease', 'clean', 'epoch-floor'].map(metaKey));
     const ops: WriteOp[] = [];
     if (id !== undefined && id.length !== 8) corrupt('store-id', id);
-    const storeId = id ?? randomBytes(8);
-    if (id === undefined) ops.push({ type: 'put', key: metaKey('store-id'), value: storeId });
+    const marked = clean !== undefined && (o.mark === undefined || (await o.mark.present()));
+    await o.mark?.clear(); // first: a crash from here on is an unclean shutdown, whatever the database says
+    const uncleanShutdown = id !== undefined && !marked;
+    const storeId = id === undefined || uncleanShutdown || o.lostWrites === true ? randomBytes(8) : id;
+    if (storeId !== id) ops.push({ type: 'put', key: metaKey('store-id'), value: storeId });
     const next = readU64('epoch-lease', lease) ?? 1;
-    const uncleanShutdown = id !== undefined && clean === undefined;
-    const actors = new Actors(engine, storeId.toString('latin1'), uncleanShutdown ? next : (readU64('epoch-floor', floor) ?? 0), next);
+    const actors = new Actors(engine, o.mark, storeId.toString('latin1'), uncleanShutdown ? next : (readU64('epoch-floor', floor) ?? 0), next);
     ops.push(
       { type: 'put', key: metaKey('epoch-lease'), value: u64(actors.#leaseEnd) },
       { type: 'put', key: metaKey('epoch-floor'), value: u64(actors.floor) },
@@ -123,8 +174,9 @@ export class Actors {
     this.#leaseEnd = end;
   }
 
-  /** Mark a clean shutdown: the next open keeps the epochs. */
-  markClean(): Promise<void> {
-    return this.engine.write([{ type: 'put', key: metaKey('clean'), value: Buffer.alloc(0) }], true);
+  /** Mark a clean shutdown: the next open keeps the id and the epochs. */
+  async markClean(): Promise<void> {
+    await this.engine.write([{ type: 'put', key: metaKey('clean'), value: Buffer.alloc(0) }], true);
+    await this.mark?.set();
   }
 }

@@ -24,7 +24,8 @@
 import { DataTypeError, isSubKey, subKey, subKeyPolicy, type SiblingPolicy, type SubPath } from '../buckets/index.js';
 import { createHash, randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import { Actors } from './actors.js';
+import { join } from 'node:path';
+import { Actors, fileCleanMark } from './actors.js';
 import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, isCounterRecord, isRegisterRecord, recordKind, skimRecord, spliceRecord, tryDecode, versionBytes, viewRecord } from './codec.js';
 import { EMPTY_COUNTER, applyDelta, checkAmount, counterWriteId, decodeCounter, decodeCounterContext, reset as resetCounter, resetAboveEntry, decodeCounterDelta, encodeCounter, encodeCounterDelta, entryConflicts, increment, join as joinCounters, sameCounter, value as counterValue } from './counter.js';
 import type { CounterDelta, CounterState, StoredCounter } from './counter.js';
@@ -57,6 +58,8 @@ import { ReadBatcher } from './read-batcher.js';
 
 /** LevelDB's memtable (its default write buffer, 4 MiB) and the one being flushed: what its size estimate can miss. */
 const UNFLUSHED_MAX_BYTES = 2 * (4 << 20);
+/** The file beside the database whose presence says the store was closed cleanly (actors.ts). */
+const CLEAN_MARK = 'RINGKV-CLEAN';
 
 
 export interface StoreOptions {
@@ -511,8 +514,9 @@ export class Store {
     const engine = withIoErrors(raw, (e) => disk?.noteFailure(e) ?? false);
     let store: Store;
     try {
-      const { actors, uncleanShutdown } = await Actors.open(engine, options.randomBytes ?? cryptoRandomBytes);
-      if (uncleanShutdown) options.logger?.warn({ floor: actors.floor }, 'store was not closed cleanly: retiring earlier actor epochs');
+      const mark = options.path === undefined ? undefined : fileCleanMark(join(options.path, CLEAN_MARK));
+      const { actors, uncleanShutdown } = await Actors.open(engine, options.randomBytes ?? cryptoRandomBytes, { ...(mark ? { mark } : {}), lostWrites: repaired });
+      if (uncleanShutdown) options.logger?.warn({ floor: actors.floor, id: actors.id }, 'store was not closed cleanly: a new actor id, earlier epochs retired');
       store = new Store(engine, s, actors, options, disk);
       await disk?.check();
       await store.hints.load();
