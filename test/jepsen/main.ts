@@ -1,5 +1,5 @@
 /**
- * npm run jepsen -- [--time 300] [--nodes 5] [--nemesis all|partition,kill,pause,packet,clock,membership,slow]
+ * npm run jepsen -- [--time 300] [--nodes 5] [--nemesis all|partition,kill,pause,packet,clock,membership,slow,disk-full,corrupt]
  *                   [--workload set,register,expiry,counter,orset,map] [--seed S] [--every-ms 10000] [--workers 8] [--results DIR]
  *
  * A Jepsen-style run against real `ringkv node` processes (test/jepsen/run.ts): prints the
@@ -34,7 +34,7 @@ const program = new Command('jepsen')
   .description('fault-injection run against a real ringkv cluster')
   .option('--time <s>', 'seconds of workload under faults', int(10, 86_400), 300)
   .option('--nodes <n>', 'nodes to start (one more joins during the run)', int(4, 20), 5)
-  .option('--nemesis <list>', 'faults to inject: all, or a list of partition,kill,pause,packet,clock,membership,slow', nemeses, parseNemeses('all'))
+  .option('--nemesis <list>', 'faults to inject: all, or a list of partition,kill,pause,packet,clock,membership,slow,disk-full,corrupt', nemeses, parseNemeses('all'))
   .option('--workload <list>', `any of ${WORKLOADS.join(', ')}`, workloads, ['set', 'register'] as Workload[])
   .option('--seed <n>', 'seed of the fault schedule (default: random, printed)', int(0, 2 ** 31 - 1))
   .option('--every-ms <ms>', 'mean time between faults', int(1000, 600_000), 10_000)

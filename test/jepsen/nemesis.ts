@@ -7,7 +7,7 @@
 import { mulberry32 } from '../../src/ring/allocate-tokens.js';
 import type { Grudge } from '../../testkit/jepsen/net.js';
 
-export const NEMESES = ['partition', 'kill', 'pause', 'packet', 'clock', 'membership', 'slow'] as const;
+export const NEMESES = ['partition', 'kill', 'pause', 'packet', 'clock', 'membership', 'slow', 'disk-full', 'corrupt'] as const;
 export type Nemesis = (typeof NEMESES)[number];
 
 export const PARTITION_SHAPES = ['isolate', 'halves', 'majorities-ring', 'bridge', 'zone', 'one-way'] as const;

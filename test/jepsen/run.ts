@@ -8,7 +8,7 @@
  * Owns: the run's processes, network and faults, from start to cleanup (also on SIGINT,
  * SIGTERM and a failure). Must not: leave anything behind, or judge what it did not record.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { Client } from '../../src/client/index.js';
@@ -22,6 +22,7 @@ import { JepsenCluster, type JepsenNode } from '../../testkit/jepsen/cluster.js'
 import { capabilities, Network, sweep, type NetCapabilities } from '../../testkit/jepsen/net.js';
 import { partition, schedule, shuffle, SLOW_SHAPES, type Fault, type Nemesis, type PartitionShape, type SlowShape } from './nemesis.js';
 import { cpuThrottleSupport, healAllSlow, SLOW_DEFAULTS, strobe, throttleCpu, type Healable } from '../../testkit/jepsen/slow.js';
+import { diskSupport, fillDisk, flipInTable, freeDisk, removeTable, truncateNewestLog } from '../../testkit/jepsen/disk.js';
 import { timelineSvg } from './timeline.js';
 import { checkLinearizable, type Verdict } from './linearizability.js';
 import { CAS_BUCKET, CasWorkload, COUNTER_BUCKET, CounterWorkload, ExpiryWorkload, History, MAP_BUCKET, MapWorkload, ORSET_BUCKET, OrSetWorkload, RegisterWorkload, SetWorkload } from './workloads.js';
@@ -91,6 +92,9 @@ export interface JepsenReport {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Each node's disk with the disk-full nemesis: room for a run's data many times over, and a floor (5%) of 25.6 MiB. */
+const SMALL_DISK_BYTES = 512 * 2 ** 20;
+
 async function waitUntil(what: string, ms: number, check: () => Promise<boolean>): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
@@ -115,7 +119,10 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
   // The slow shapes: cpu needs a cpu cgroup, delay a namespace per node (its proxy runs in the node's).
   const slowCaps: Record<SlowShape, true | string> = { cpu: cpuThrottleSupport(), strobe: true, delay: caps.namespaces };
   if (o.nemeses.includes('slow')) for (const shape of SLOW_SHAPES) if (slowCaps[shape] !== true) notRun[`slow: ${shape}`] = slowCaps[shape];
-  const required = ['partition', 'packet', 'slow: cpu', 'slow: delay'];
+  // disk-full gives each node a small disk (a tmpfs: root); corrupt damages a stopped node's files, which needs nothing.
+  const disk = diskSupport();
+  if (o.nemeses.includes('disk-full') && disk !== true) notRun['disk-full'] = disk;
+  const required = ['partition', 'packet', 'slow: cpu', 'slow: delay', 'disk-full'];
   if (o.requireAll && required.some((k) => notRun[k] !== undefined)) {
     throw new Error(`every nemesis must run here, but: ${Object.entries(notRun).map(([k, v]) => `${k}: ${v}`).join('; ')}`);
   }
@@ -147,7 +154,10 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
   process.once('SIGTERM', onSignal);
   try {
     net = caps.namespaces === true ? Network.create() : undefined;
-    cluster = new JepsenCluster({ root: folder, zones: 3, seeds: 3, net, flags: ['--request-timeout-ms', '2000', '--leaver-wait-ms', '10000'] });
+    cluster = new JepsenCluster({
+      root: folder, zones: 3, seeds: 3, net, flags: ['--request-timeout-ms', '2000', '--leaver-wait-ms', '10000'],
+      ...(o.nemeses.includes('disk-full') && disk === true ? { diskBytes: SMALL_DISK_BYTES } : {}),
+    });
     for (let i = 0; i < o.nodes; i++) (await cluster.add()).start();
     const started = Date.now();
     await allSettled(cluster, 120_000);
@@ -192,6 +202,7 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     const healedAt = Date.now();
     await nemesis.healAll();
     await nemesis.membershipDone(240_000);
+    await nemesis.damageRepaired();
     await allSettled(cluster, 240_000);
     // Hints held by the members (a removed node's last gossip keeps the count it died with).
     await waitUntil('no hints held by any member', 120_000, async () => {
@@ -531,6 +542,8 @@ class NemesisRunner {
   /** Every clock offset the nemesis set, with when (checkers.ts: the expiry checker's skew bound). */
   readonly offsets: OffsetChange[] = [];
   #membership: Promise<void> | undefined;
+  /** The repair of the last node the corrupt nemesis damaged, while it runs. */
+  #unrepaired: Promise<void> | undefined;
   #removeNext = false;
   #strobe: NodeJS.Timeout | undefined;
   /** The slow fault in force, if any. */
@@ -637,6 +650,10 @@ class NemesisRunner {
       }
       case 'slow':
         return this.#applySlow(f, random);
+      case 'disk-full':
+        return this.#fillDisk(f, random);
+      case 'corrupt':
+        return this.#corrupt(f, random);
       case 'membership': {
         if (this.#membership !== undefined) return void this.#record('membership', '', 'the last membership change is still running');
         const rec = this.#record('membership', 'join, then decommission or remove');
@@ -700,6 +717,94 @@ class NemesisRunner {
     this.#slow = undefined;
     this.#down.delete(victim);
     rec.endMs = this.history.now();
+  }
+
+  /**
+   * One node's disk filled: for the first half of the fault to half its floor of free
+   * space (it refuses new writes, RESOURCE_EXHAUSTED), for the second to the last byte (its
+   * store's writes fail ENOSPC, LevelDB's background error included); then freed. It counts
+   * as the one node down meanwhile.
+   */
+  async #fillDisk(f: Fault, random: () => number): Promise<void> {
+    if (this.#down.size > 0) return void this.#record('disk-full', '', 'another node is already down');
+    const victim = shuffle(this.#candidates(), random)[0];
+    if (victim === undefined) return void this.#record('disk-full', '', 'no running member');
+    this.#down.add(victim);
+    try {
+      const st = statfsSync(victim.dataDir);
+      const floor = Math.min(0.05 * st.blocks * st.bsize, 2 ** 30);
+      const left = fillDisk(victim.dataDir, Math.floor(floor / 2));
+      const rec = this.#record('disk-full', `${victim.id}'s disk filled: ${(left / 2 ** 20).toFixed(1)} MiB free (under its floor), then none`);
+      await sleep(f.forMs / 2);
+      fillDisk(victim.dataDir, 0);
+      await sleep(f.forMs / 2);
+      freeDisk(victim.dataDir);
+      rec.endMs = this.history.now();
+    } finally {
+      freeDisk(victim.dataDir);
+      this.#down.delete(victim);
+    }
+  }
+
+  /**
+   * One node killed -9 and its LevelDB files damaged while it is down, then started again:
+   * a table file removed (the database repairs itself at open), bytes flipped inside
+   * records of another, its newest log cut short. It counts as the one node down
+   * meanwhile; no other node is damaged until it has been repaired.
+   */
+  async #corrupt(f: Fault, random: () => number): Promise<void> {
+    if (this.#down.size > 0) return void this.#record('corrupt', '', 'another node is already down');
+    if (this.#unrepaired !== undefined) return void this.#record('corrupt', '', 'the last damaged node is not repaired yet');
+    const victim = shuffle(this.#candidates(), random)[0];
+    if (victim === undefined) return void this.#record('corrupt', '', 'no running member');
+    this.#down.add(victim);
+    try {
+      await victim.kill();
+      const db = join(victim.dataDir, 'data');
+      // Writes since a node's last start are in its log alone; each start writes the log into a table. Two
+      // tables at least, so that one can be removed and another damaged.
+      for (let i = 0; i < 3 && readdirSync(db).filter((f) => f.endsWith('.ldb')).length < 2; i++) {
+        victim.start();
+        await waitUntil(`${victim.id} up again`, 30_000, async () => (await victim.status()) !== undefined).catch(() => undefined);
+        await sleep(1000);
+        await victim.kill();
+      }
+      const did = [removeTable(db, random), flipInTable(db, 1 + Math.floor(random() * 4), random), truncateNewestLog(db, random)].filter((d) => d !== undefined);
+      const rec = this.#record('corrupt', `kill -9 ${victim.id}, ${did.length > 0 ? did.join(', ') : 'no files to damage yet'}, restart, repair`);
+      await sleep(f.forMs);
+      victim.start();
+      rec.endMs = this.history.now();
+      // What the damage lost (acknowledged writes among it) is on other replicas only until a repair: no
+      // other node's files are damaged before then, or a second loss could take a write's last copies.
+      this.#unrepaired = this.#repairAfterDamage(victim).finally(() => (this.#unrepaired = undefined));
+    } finally {
+      this.#down.delete(victim);
+    }
+  }
+
+  /** Repair a damaged node once it is back, trying again while other faults get in the way (at most 5 minutes). */
+  async #repairAfterDamage(victim: JepsenNode): Promise<void> {
+    const end = Date.now() + 300_000;
+    while (Date.now() < end && !victim.gone) {
+      try {
+        if (!victim.running || victim.paused) throw new Error('not running');
+        let run = await victim.admin().repair();
+        while (run.finishedAtMs === 0 && Date.now() < end) {
+          await sleep(500);
+          run = await victim.admin().repairStatus();
+        }
+        if (run.failed === 0) return void this.log(`nemesis corrupt: ${victim.id} repaired: ${run.keysExchanged} keys exchanged`);
+      } catch {
+        // down, paused or busy: again shortly
+      }
+      await sleep(1000);
+    }
+    this.log(`nemesis corrupt: ${victim.id} not repaired in 5 minutes`);
+  }
+
+  /** Resolves once every damaged node has been repaired (the run's settling waits for it). */
+  async damageRepaired(): Promise<void> {
+    await this.#unrepaired;
   }
 
   /** A node joins; once it is normal, another leaves (decommission and removenode in turn). */

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { AdminClient, type StatusReply } from '../../src/client/admin.js';
 import { freePort } from '../ports.js';
 import type { Network } from './net.js';
+import { mountSmallDisk, unmountSmallDisk } from './disk.js';
 
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
 
@@ -104,11 +105,15 @@ export interface ClusterOptions {
   readonly net: Network | undefined;
   /** Extra `ringkv node` flags for every node. */
   readonly flags: readonly string[];
+  /** Give each node a disk of its own of this many bytes (a tmpfs on its data directory; root): the disk-full nemesis fills it. */
+  readonly diskBytes?: number;
 }
 
 export class JepsenCluster {
   readonly nodes: JepsenNode[] = [];
   #seeds: string[] = [];
+  /** The data directories with a small disk mounted on them. */
+  #mounted: string[] = [];
 
   constructor(readonly o: ClusterOptions) {
     mkdirSync(join(o.root, 'nodes'), { recursive: true });
@@ -122,6 +127,11 @@ export class JepsenCluster {
     const listen = this.o.net ? this.o.net.addHost(id, index).address : `127.0.0.1:${await freePort()}`;
     if (this.#seeds.length < this.o.seeds) this.#seeds.push(listen);
     const dataDir = join(this.o.root, 'nodes', id);
+    if (this.o.diskBytes !== undefined) {
+      mkdirSync(dataDir, { recursive: true });
+      mountSmallDisk(dataDir, this.o.diskBytes, id);
+      this.#mounted.push(dataDir);
+    }
     const args = ['--id', id, '--listen', listen, '--data-dir', dataDir, '--seeds', this.#seeds.join(','), '--zone', zone, '--fault-injection', 'on', ...this.o.flags];
     const node = new JepsenNode(id, zone, listen, dataDir, args, join(this.o.root, 'nodes', `${id}.log`), this.o.net);
     this.nodes.push(node);
@@ -142,7 +152,9 @@ export class JepsenCluster {
     return Promise.all(this.members.map((n) => n.status()));
   }
 
+  /** Stop every node, then unmount their small disks. */
   close(): void {
     for (const n of this.nodes) n.close();
+    for (const dir of this.#mounted.splice(0)) unmountSmallDisk(dir);
   }
 }

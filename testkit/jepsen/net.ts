@@ -20,6 +20,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { ProxyProcess, type LinkDelay } from './delay-proxy.js';
 import { cgroupLeftovers, removeCgroup } from './slow.js';
+import { diskLeftovers, unmountSmallDisk } from './disk.js';
 
 export type { LinkDelay } from './delay-proxy.js';
 
@@ -162,9 +163,11 @@ export interface Leftovers {
   cgroups: string[];
   /** PIDs of delay proxies still running. */
   proxies: number[];
+  /** The disk nemesis's small disks still mounted (mount points). */
+  disks: string[];
 }
 
-/** Namespaces, bridges, cpu cgroups and delay proxies named by the harness (optionally only those of `pid`). */
+/** Namespaces, bridges, cpu cgroups, delay proxies and small disks named by the harness (optionally only those of `pid`). */
 export function leftovers(pid?: number): Leftovers {
   const mine = (name: string): boolean => {
     const m = new RegExp(`^${PREFIX}(\\d+)`).exec(name);
@@ -172,7 +175,7 @@ export function leftovers(pid?: number): Leftovers {
   };
   const namespaces = tryRun('ip', ['netns', 'list']).out.split('\n').map((l) => l.split(' ')[0]!).filter((n) => n !== '' && mine(n));
   const links = tryRun('ip', ['-o', 'link', 'show']).out.split('\n').map((l) => /^\d+:\s+([^:@\s]+)/.exec(l)?.[1] ?? '').filter((n) => n !== '' && mine(n));
-  return { namespaces, links, cgroups: cgroupLeftovers(pid), proxies: proxyProcesses(pid).map(([p]) => p) };
+  return { namespaces, links, cgroups: cgroupLeftovers(pid), proxies: proxyProcesses(pid).map(([p]) => p), disks: diskLeftovers(pid).map(([, dir]) => dir) };
 }
 
 /**
@@ -196,6 +199,8 @@ export function sweep(): string[] {
   }
   for (const ns of namespaces.filter(dead)) removeNamespace(ns), removed.push(ns);
   for (const link of links.filter(dead)) tryRun('ip', ['link', 'del', link]), removed.push(link);
+  // After the namespaces: their node processes, which held files on these disks, are gone.
+  for (const [source, dir] of diskLeftovers().filter(([source]) => dead(source))) unmountSmallDisk(dir), removed.push(`${source} on ${dir}`);
   return removed;
 }
 
