@@ -128,6 +128,8 @@ export interface JoinState {
   readonly replaces?: string | undefined;
   /** Started with --join manual and not admitted yet: wait as a standby. */
   readonly standby?: boolean;
+  /** Bytes this node's disk takes before it refuses writes (free space above its floor); undefined: not known yet. */
+  readonly room?: number | undefined;
 }
 
 export type JoinStep =
@@ -182,6 +184,10 @@ export function nextJoinStep(s: JoinState): JoinStep {
       if (s.tokens !== undefined) return { kind: 'withdraw', first: busy };
       return { kind: 'wait', reason: `${describeMovement(busy)}: one topology change at a time, this node joins after it` };
     }
+    if (s.tokens === undefined) {
+      const short = roomShort(s);
+      if (short !== undefined) return { kind: 'wait', reason: short };
+    }
     if (s.replaces !== undefined) return replaceClaim(s, s.replaces);
     const d = decideTokens({
       self: s.self,
@@ -204,6 +210,28 @@ export function nextJoinStep(s: JoinState): JoinStep {
   if (behind !== undefined) return { kind: 'wait', reason: `waiting for ${behind} to see our claim (then every coordinator writes to our pending ranges)` };
   if (!s.streamed) return { kind: 'stream' };
   return { kind: 'normal', reason: s.view.ring === undefined ? 'the first owner: nothing to stream' : 'every range this node gains has been streamed', replaced: s.replaces };
+}
+
+/**
+ * Why this node must not claim tokens yet for want of disk, or undefined: the data it
+ * would take (a replacer, its dead node's load; a new node, the owners' loads shared
+ * with it as one more owner) is more than its disk takes before it refuses writes. A
+ * claim would stream into a disk that fills; waiting holds the cluster back from nothing.
+ */
+function roomShort(s: JoinState): string | undefined {
+  if (s.room === undefined) return undefined;
+  const load = (st: EndpointState): number => Number(field(st, 'load') ?? '0') || 0;
+  let need: number;
+  if (s.replaces !== undefined) {
+    const dead = [...s.gossip.states()].find((x) => x.id === s.replaces);
+    need = dead === undefined ? 0 : load(dead);
+  } else {
+    const owners = [...s.gossip.states()].filter((x) => x.id !== s.self.id && statusOf(x) === 'normal' && (field(x, 'tokens') ?? '') !== '');
+    need = owners.length === 0 ? 0 : owners.reduce((sum, x) => sum + load(x), 0) / (owners.length + 1);
+  }
+  if (need <= s.room) return undefined;
+  const mib = (n: number): string => `${(n / 2 ** 20).toFixed(n < 2 ** 30 ? 1 : 0)} MiB`;
+  return `not enough disk to join: this node would take about ${mib(need)} (${s.replaces !== undefined ? `${s.replaces}'s load` : "the owners' load shared with one more"}), and its disk takes ${mib(s.room)} more before it refuses writes (--min-free-disk). Free space or give it a larger disk; it joins once there is room`;
 }
 
 /** The claim of a node that replaces `dead`: its tokens, once it is known to be a dead owner. */

@@ -279,7 +279,11 @@ export class RingkvNode {
       log: topologyLog,
     });
     const updateHealth = (): void => this.#updateHealth();
-    this.#joining = new Joining({ config, gossiper, handoff, identity: identityNow, persist, view, afterGossip, announce, fail, updateHealth, closing, log });
+    const room = (): number | undefined => {
+      const d = this.#housekeeping.disk;
+      return d === undefined ? undefined : Math.max(0, d.freeBytes - d.floorBytes);
+    };
+    this.#joining = new Joining({ config, gossiper, handoff, identity: identityNow, persist, view, afterGossip, announce, fail, updateHealth, closing, room, log });
     const bucketLog = log.child({ component: 'buckets' });
     const purge = (this.bucketPurge = new BucketPurge({ dataDir: config.dataDir, store, table: buckets, gossiper, log: bucketLog }, purged));
     this.bucketSync = new BucketSync({

@@ -41,6 +41,8 @@ export interface JoiningDeps {
   updateHealth(): void;
   /** Is the node stopping? */
   closing(): boolean;
+  /** Bytes the disk takes before the store refuses writes (free above its floor); undefined: not known yet. */
+  room(): number | undefined;
   readonly log: Logger;
 }
 
@@ -118,6 +120,7 @@ export class Joining {
       streamed: move !== undefined && handoff.pulled(view, move),
       replaces: identity.replaces ?? config.replace,
       standby: config.join === 'manual' && !identity.admitted,
+      room: this.deps.room(),
     });
   }
 

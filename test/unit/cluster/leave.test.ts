@@ -432,3 +432,36 @@ describe('a replacer leaving later', () => {
     expect(w.view().removed.has('d')).toBe(true);
   });
 });
+
+describe('a joiner whose disk is too small', () => {
+  it('does not claim tokens while its share of the data is more than its disk takes, and says why; it claims once there is room', () => {
+    const w = World.of(['a', 'b', 'c']);
+    for (const id of ['a', 'b', 'c']) w.set(id, { load: String(300 * 2 ** 20) });
+    w.add('x', 'joining', undefined);
+    w.agree();
+    const step = (room: number | undefined, replaces?: string) =>
+      nextJoinStep({
+        self: { id: 'x', zone: '', rack: '', weight: 1 },
+        clusterName: 'c',
+        replicas: 3,
+        tokensPerNode: 8,
+        intervalMs: 1000,
+        waitedMs: 1e6,
+        quietMs: 1e6,
+        tokens: undefined,
+        tokensAgeMs: 0,
+        gossip: { shadow: false, formerSelf: undefined, states: () => w.states(), state: (id) => w.nodes.get(id)?.state, isUp: w.isUp },
+        view: w.view(),
+        streamed: false,
+        ...(replaces ? { replaces } : {}),
+        room,
+      });
+    // Three owners of 300 MiB each, shared with a fourth: about 225 MiB.
+    expect(step(100 * 2 ** 20)).toEqual({ kind: 'wait', reason: expect.stringMatching(/^not enough disk to join: this node would take about 225\.0 MiB .*takes 100\.0 MiB more before it refuses writes \(--min-free-disk\)\. Free space or give it a larger disk/) });
+    expect(step(300 * 2 ** 20)).toMatchObject({ kind: 'claim' });
+    expect(step(undefined)).toMatchObject({ kind: 'claim' }); // not known yet: no reason to wait
+    // A replacer takes its dead node's load.
+    w.node('c').up = false;
+    expect(step(250 * 2 ** 20, 'c')).toMatchObject({ kind: 'wait', reason: expect.stringMatching(/about 300\.0 MiB \(c's load\)/) });
+  });
+});
