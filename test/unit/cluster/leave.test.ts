@@ -7,6 +7,25 @@ import { World } from './world.js';
 
 const N = 3;
 
+/** x's next join step in world `w`, with these fields of its state replaced. */
+function joinStep(w: World, over: Partial<Parameters<typeof nextJoinStep>[0]>): ReturnType<typeof nextJoinStep> {
+  return nextJoinStep({
+    self: { id: 'x', zone: '', rack: '', weight: 1 },
+    clusterName: 'c',
+    replicas: 3,
+    tokensPerNode: 8,
+    intervalMs: 1000,
+    waitedMs: 1e6,
+    quietMs: 1e6,
+    tokens: undefined,
+    tokensAgeMs: 0,
+    gossip: { shadow: false, formerSelf: undefined, states: () => w.states(), state: (id) => w.nodes.get(id)?.state, isUp: w.isUp },
+    view: w.view(),
+    streamed: false,
+    ...over,
+  });
+}
+
 function decommission(w: World, id: string, nonce = 'aa') {
   return requestDecommission({ self: id, me: w.node(id).me, view: w.view(), replicas: N, nonce });
 }
@@ -368,22 +387,7 @@ describe('a replacer elsewhere', () => {
     w.node('d').up = false;
     w.add('x', 'joining', undefined);
     w.agree();
-    const claim = (zone: string, rack: string) =>
-      nextJoinStep({
-        self: { id: 'x', zone, rack, weight: 1 },
-        clusterName: 'c',
-        replicas: 3,
-        tokensPerNode: 8,
-        intervalMs: 1000,
-        waitedMs: 1e6,
-        quietMs: 1e6,
-        tokens: undefined,
-        tokensAgeMs: 0,
-        gossip: { shadow: false, formerSelf: undefined, states: () => w.states(), state: (id) => w.nodes.get(id)?.state, isUp: w.isUp },
-        view: w.view(),
-        streamed: false,
-        replaces: 'd',
-      });
+    const claim = (zone: string, rack: string) => joinStep(w, { self: { id: 'x', zone, rack, weight: 1 }, replaces: 'd' });
     expect(claim('z2', '')).toMatchObject({ kind: 'fail', message: expect.stringMatching(/cannot replace d: it was in zone "", rack "", and this node is in zone "z2".*start it with --zone "" --rack ""/) });
     expect(claim('', 'r1')).toMatchObject({ kind: 'fail' });
     expect(claim('', '')).toMatchObject({ kind: 'claim', tokens: w.node('d').me.tokens });
@@ -400,21 +404,7 @@ describe('a replacer leaving later', () => {
     w.node('x').me = { ...w.node('x').me, tokens, move: 'join-x-1' };
     w.set('x', { replaces: 'd', tokens: w.node('d').state.fields.get('tokens')!.value });
     w.agree();
-    const step = nextJoinStep({
-      self: { id: 'x', zone: '', rack: '', weight: 1 },
-      clusterName: 'c',
-      replicas: 3,
-      tokensPerNode: 8,
-      intervalMs: 1000,
-      waitedMs: 1e6,
-      quietMs: 1e6,
-      tokens,
-      tokensAgeMs: 1e6,
-      gossip: { shadow: false, formerSelf: undefined, states: () => w.states(), state: (id) => w.nodes.get(id)?.state, isUp: w.isUp },
-      view: w.view(),
-      streamed: true,
-      replaces: 'd',
-    });
+    const step = joinStep(w, { tokens, tokensAgeMs: 1e6, streamed: true, replaces: 'd' });
     expect(step).toMatchObject({ kind: 'normal', replaced: 'd' });
     // What node/topology/joining.ts does with it.
     w.apply('x', { persist: { status: 'normal', move: undefined, removed: ['d'] }, gossip: { removed: 'd', status: 'normal' } });
@@ -439,23 +429,7 @@ describe('a joiner whose disk is too small', () => {
     for (const id of ['a', 'b', 'c']) w.set(id, { load: String(300 * 2 ** 20) });
     w.add('x', 'joining', undefined);
     w.agree();
-    const step = (room: number | undefined, replaces?: string) =>
-      nextJoinStep({
-        self: { id: 'x', zone: '', rack: '', weight: 1 },
-        clusterName: 'c',
-        replicas: 3,
-        tokensPerNode: 8,
-        intervalMs: 1000,
-        waitedMs: 1e6,
-        quietMs: 1e6,
-        tokens: undefined,
-        tokensAgeMs: 0,
-        gossip: { shadow: false, formerSelf: undefined, states: () => w.states(), state: (id) => w.nodes.get(id)?.state, isUp: w.isUp },
-        view: w.view(),
-        streamed: false,
-        ...(replaces ? { replaces } : {}),
-        room,
-      });
+    const step = (room: number | undefined, replaces?: string) => joinStep(w, { room, ...(replaces ? { replaces } : {}) });
     // Three owners of 300 MiB each, shared with a fourth: about 225 MiB.
     expect(step(100 * 2 ** 20)).toEqual({ kind: 'wait', reason: expect.stringMatching(/^not enough disk to join: this node would take about 225\.0 MiB .*takes 100\.0 MiB more before it refuses writes \(--min-free-disk\)\. Free space or give it a larger disk/) });
     expect(step(300 * 2 ** 20)).toMatchObject({ kind: 'claim' });
