@@ -14,8 +14,9 @@
  * log cut short rolls the metadata back to an earlier lease, whose epochs the lost run
  * used), and no epoch of a new id was ever issued. A database repaired after damage
  * (`lostWrites`) takes a new id too. With a data directory, the evidence of a clean
- * shutdown is a file beside the database, removed at open before anything is written:
- * a cut log can bring back an earlier clean mark in the database, never that file.
+ * shutdown is a file in the database's directory, removed at open before anything is
+ * written (the store removes it before a repair too): a cut log can bring back an
+ * earlier clean mark in the database, never that file.
  *
  * Owns: the store id, the epoch lease, the floor, the clean-shutdown mark.
  * Must not: touch data keys.
@@ -106,8 +107,8 @@ export class Actors {
     private readonly mark: CleanMark | undefined,
     /** The store id as 8 latin1 characters: the prefix of every actor. */
     private readonly storeId: string,
-    /** Owner epochs below this were issued before an unclean shutdown: never reused. */
-    readonly floor: number,
+    /** Owner epochs below this are retired (issued before an unclean shutdown, or retireAll): never reused. */
+    public floor: number,
     next: number,
   ) {
     this.#current = next;
@@ -157,6 +158,19 @@ export class Actors {
       this.#lastActor = this.storeId + u64(epoch).toString('latin1');
     }
     return this.#lastActor;
+  }
+
+  /**
+   * Retire every epoch issued so far, not only for keys new here: what the store does when
+   * a record may have been rolled back to an older version (a damaged key hid the newest),
+   * whose owner epoch would otherwise issue again a counter the lost version used. Keys
+   * written afterwards go under a fresh epoch, as after an unclean shutdown.
+   */
+  async retireAll(): Promise<void> {
+    await this.retire();
+    const floor = this.#current;
+    await this.engine.write([{ type: 'put', key: metaKey('epoch-floor'), value: u64(floor) }], true);
+    this.floor = floor;
   }
 
   /** Move keys new to this node to a fresh epoch: call before records are dropped. */

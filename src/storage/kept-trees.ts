@@ -488,30 +488,39 @@ export class KeptTrees {
     let queued = 0;
     for (const u of this.#units.values()) {
       const at = this.#rebuildAt(u);
-      if (at === undefined || u.state !== 'ready' || u.dropped || at > now || u === this.#current || this.#queued.includes(u)) continue;
-      this.#queued.push(u);
-      queued++;
+      if (at !== undefined && at <= now && this.#queueRebuild(u)) queued++;
     }
     if (queued > 0) this.#startBuilds();
     return queued;
   }
 
   /**
-   * Queue a rebuild of every ready unit over `token` now, whatever its schedule: what the
-   * store asks once it finds the kept trees may hash what its records no longer hold (a
-   * data key damaged on disk and set aside). Returns how many it queued.
+   * Rebuild every unit over these tokens now, whatever its schedule, and resolve once done:
+   * true when each is built from a scan that began after this call (a unit still building
+   * its first tree counts once that build is done). What the store asks once it finds
+   * that the kept trees may hash what its records no longer hold (a data key damaged on
+   * disk); false when a unit's rebuild failed or the store closed first.
    */
-  rebuildSoon(token: bigint): number {
-    const units: Unit[] = [];
-    for (const n of this.#byClass.keys()) this.#find(n, token, units);
-    let queued = 0;
-    for (const u of units) {
-      if (u.state !== 'ready' || u.dropped || u === this.#current || this.#queued.includes(u)) continue;
-      this.#queued.push(u);
-      queued++;
-    }
-    if (queued > 0) this.#startBuilds();
-    return queued;
+  async rebuildNow(tokens: readonly bigint[]): Promise<boolean> {
+    const units = new Set<Unit>();
+    for (const token of tokens)
+      for (const n of this.#byClass.keys()) {
+        const found: Unit[] = [];
+        this.#find(n, token, found);
+        for (const u of found) units.add(u);
+      }
+    const since = this.deps.now();
+    for (const u of units) this.#queueRebuild(u, true);
+    this.#startBuilds();
+    await this.settled();
+    return [...units].every((u) => !u.dropped && u.state === 'ready' && u.builtAt >= since);
+  }
+
+  /** Queue a rebuild of a ready unit unless one is queued (or, without `again`, running). */
+  #queueRebuild(u: Unit, again = false): boolean {
+    if (u.state !== 'ready' || u.dropped || this.#queued.includes(u) || (!again && u === this.#current)) return false;
+    this.#queued.push(u);
+    return true;
   }
 
   /** A build: of a unit tracked anew (no tree yet), or a rebuild of a ready one (its kept tree serves meanwhile). */

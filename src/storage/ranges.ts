@@ -106,7 +106,7 @@ export class Ranges {
         continue;
       }
       out ??= batch.slice(0, i);
-      this.deps.log?.error({ key: showKey(entry[0]) }, 'a data key damaged on disk (its token is not its key\'s) skipped by a range scan');
+      this.deps.log?.error({ key: showKey(userKeyOf(entry[0])) }, 'a data key damaged on disk (its token is not its key\'s) skipped by a range scan');
       this.deps.damaged?.(entry[0], entry[1]);
     }
     return out ?? batch;
@@ -179,7 +179,7 @@ export class Ranges {
   async holdsAny(): Promise<boolean> {
     for await (const batch of this.#batches({ start: 0n, end: 0n }, { batchCount: 1 }, undefined, false)) {
       const [, v] = batch[0] ?? [];
-      return v !== undefined && !reclaimable(v, this.deps.now());
+      if (v !== undefined) return !reclaimable(v, this.deps.now()); // none: a damaged key, skipped
     }
     return false;
   }

@@ -58,7 +58,7 @@ import { ReadBatcher } from './read-batcher.js';
 
 /** LevelDB's memtable (its default write buffer, 4 MiB) and the one being flushed: what its size estimate can miss. */
 const UNFLUSHED_MAX_BYTES = 2 * (4 << 20);
-/** The file beside the database whose presence says the store was closed cleanly (actors.ts). */
+/** The file in the database's directory whose presence says the store was closed cleanly (actors.ts). */
 const CLEAN_MARK = 'RINGKV-CLEAN';
 
 
@@ -494,6 +494,7 @@ export class Store {
     const diskPath = options.disk?.path ?? options.path;
     const disk = diskPath === undefined ? undefined : new DiskGuard(diskPath, options.disk?.floorBytes, options.disk?.label, options.disk?.statfs);
     let repaired = false;
+    const mark = options.path === undefined ? undefined : fileCleanMark(join(options.path, CLEAN_MARK));
     try {
       if (options.path !== undefined) await mkdir(options.path, { recursive: true }); // LevelDB makes only the last level
       try {
@@ -504,6 +505,7 @@ export class Store {
         // The records the damaged files held are lost here and come back from the other replicas (reads, the
         // verification pass, repair); the kept trees, which would still claim them, are dropped below and rebuilt.
         options.logger?.error({ reason: damage }, 'the database does not open, its files are damaged: repairing it (LevelDB RepairDB); what it cannot recover comes back from the other replicas');
+        await mark?.clear(); // first: a crash from here on must not look like a clean shutdown (actors.ts)
         await raw.repair();
         await raw.open();
         repaired = true;
@@ -514,7 +516,6 @@ export class Store {
     const engine = withIoErrors(raw, (e) => disk?.noteFailure(e) ?? false);
     let store: Store;
     try {
-      const mark = options.path === undefined ? undefined : fileCleanMark(join(options.path, CLEAN_MARK));
       const { actors, uncleanShutdown } = await Actors.open(engine, options.randomBytes ?? cryptoRandomBytes, { ...(mark ? { mark } : {}), lostWrites: repaired });
       if (uncleanShutdown) options.logger?.warn({ floor: actors.floor, id: actors.id }, 'store was not closed cleanly: a new actor id, earlier epochs retired');
       store = new Store(engine, s, actors, options, disk);
@@ -686,26 +687,39 @@ export class Store {
 
   /** Entries with damaged data keys set aside since open (ranges.ts `damaged`). */
   damagedKeys = 0;
-  /** The damaged data keys (latin1) being set aside now: a second scan meeting one waits for the first. */
+  /** The damaged data keys (latin1) being set aside now: a scan that meets one again leaves it to the first. */
   readonly #settingAside = new Set<string>();
 
   /**
-   * Set aside an entry whose data key is damaged (a byte flipped on disk): its bytes go
-   * under the quarantine prefix and the data key goes, in one batch, without a kept-tree
-   * delta (the trees never held this key). The key it was written under is now missing
-   * here while the kept trees still hash it, so the trees over its token are rebuilt from
-   * the records: repair then finds the key missing and brings it back from the replicas.
+   * Set aside an entry whose data key is damaged (a byte flipped on disk). The key it was
+   * written under is missing here now (or shows an older version) while the kept trees
+   * still hash what it held, so first the trees over its token (the stored one, and its
+   * user key's, which differ when the flip hit the token) are rebuilt from the records,
+   * which skip damaged keys; and every epoch issued so far is retired (a key rolled back
+   * to an older version must not issue its lost version's counter again). Only then do
+   * its bytes go under the quarantine prefix and the data key go, in one batch, without a
+   * kept-tree delta (the trees never held this key): a crash before that leaves the entry
+   * for the next scan, which starts over.
    */
   #setAsideDamaged(dk: Buffer, bytes: Buffer): void {
     const id = dk.toString('latin1');
     if (this.#settingAside.has(id)) return;
     this.#settingAside.add(id);
-    const token = dk.readBigUInt64BE(1);
-    void this.#guard(() => this.#queue.write([{ type: 'put', key: quarantineKey(dk), value: bytes }, { type: 'del', key: dk, prior: null }]))
-      .then(() => {
-        this.damagedKeys++;
-        this.trees?.rebuildSoon(token);
-      })
+    void (async () => {
+      const tokens = [dk.readBigUInt64BE(1)];
+      try {
+        const [hi, lo] = tokenHalves(userKeyOf(dk));
+        tokens.push((BigInt(hi) << 32n) | BigInt(lo));
+      } catch {
+        // no user key to place: the stored token alone
+      }
+      if (this.trees !== undefined && !(await this.trees.rebuildNow(tokens))) throw new Error('the kept trees over its token were not rebuilt');
+      await this.#guard(async () => {
+        await this.#actors.retireAll();
+        await this.#queue.write([{ type: 'put', key: quarantineKey(dk), value: bytes }, { type: 'del', key: dk, prior: null }]);
+      });
+      this.damagedKeys++;
+    })()
       .catch((e: unknown) => this.#log?.warn({ err: (e as Error).message }, 'setting aside a damaged data key failed: the next scan finds it again'))
       .finally(() => this.#settingAside.delete(id));
   }

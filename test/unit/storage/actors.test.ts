@@ -84,6 +84,22 @@ describe('actors', () => {
     expect(c.actors.id).not.toBe(b.actors.id);
   });
 
+  it('retire every epoch issued so far on retireAll, durably: a key rolled back to an older version gets a fresh actor', async () => {
+    const engine = new MemoryEngine();
+    await engine.open();
+    const mark = memoryMark();
+    const { actors } = await Actors.open(engine, randomBytes, { mark });
+    const owner = actors.epochFor(undefined); // a record written now keeps this owner epoch
+    expect(actors.epochFor(owner)).toBe(owner);
+    await actors.retireAll();
+    expect(actors.epochFor(owner)).not.toBe(owner);
+    expect(actors.epochFor(owner)).toBe(actors.epochFor(undefined));
+    await actors.markClean();
+    const again = await Actors.open(engine, randomBytes, { mark });
+    expect(again.uncleanShutdown).toBe(false);
+    expect(again.actors.epochFor(owner)).not.toBe(owner);
+  });
+
   it('keep the clean mark as a file, set and cleared', async () => {
     const path = join(dir, 'RINGKV-CLEAN');
     const mark = fileCleanMark(path);
