@@ -216,7 +216,8 @@ export function nextJoinStep(s: JoinState): JoinStep {
  * Why this node must not claim tokens yet for want of disk, or undefined: the data it
  * would take (a replacer, its dead node's load; a new node, the owners' loads shared
  * with it as one more owner) is more than its disk takes before it refuses writes. A
- * claim would stream into a disk that fills; waiting holds the cluster back from nothing.
+ * claim would stream into a disk that fills, holding the cluster's one topology change;
+ * waiting only delays joiners with larger ids (decideTokens: at most maxWaitMs).
  */
 function roomShort(s: JoinState): string | undefined {
   if (s.room === undefined) return undefined;

@@ -18,7 +18,8 @@
  * directories it is given.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isSubKey } from '../../src/buckets/index.js';
 
@@ -35,7 +36,16 @@ export function diskSupport(): true | string {
   if (process.platform !== 'linux') return 'not Linux';
   if (process.getuid?.() !== 0) return 'not root: mounting a tmpfs needs root';
   if (!run('fallocate', ['--version']).ok) return 'fallocate not found (apt-get install -y util-linux)';
-  return true;
+  // Root may still lack the right to mount (a container without CAP_SYS_ADMIN): try one.
+  const probe = mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-probe-`));
+  try {
+    const r = run('mount', ['-t', 'tmpfs', '-o', 'size=1m', `${PREFIX}${process.pid}-probe`, probe]);
+    if (!r.ok) return `mount -t tmpfs failed: ${r.out}`;
+    run('umount', [probe]);
+    return true;
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
 }
 
 /** Mount a tmpfs of `bytes` on `dir` (which exists), named for this harness and `tag`. */
@@ -231,7 +241,8 @@ function blockSpots(block: Buffer, where: (offset: number) => number): Spot[] {
   const out: Spot[] = [];
   const list = entries(block);
   list.forEach((e, i) => {
-    if (e.key[0] !== DATA || e.key.length < 1 + 8 + 1 + 8) return;
+    // A put's entry (an internal key's kind byte, the first of its 8-byte trailer, is 1): flipping a deletion's would bring back what it deleted.
+    if (e.key[0] !== DATA || e.key.length < 1 + 8 + 1 + 8 || e.key[e.key.length - 8] !== 1) return;
     for (let j = 0; j < e.value.length; j++) out.push({ at: where(e.valueAt + j), kind: 'value' });
     // A sub-key's path has no check of its own (it shares its parent's token): docs/limits.md.
     if (isSubKey(e.key.subarray(9, e.key.length - 8))) return;

@@ -128,10 +128,13 @@ export class Joining {
   async #take(step: JoinStep, move: string | undefined): Promise<boolean> {
     const { deps } = this;
     switch (step.kind) {
-      case 'wait':
-        if (step.reason !== this.#lastReason) this.#log.info({ reason: step.reason }, 'joining: waiting');
-        this.#lastReason = step.reason;
+      case 'wait': {
+        // Logged when the reason changes; not when only the disk's figures do (free space moves every second).
+        const reason = step.reason.startsWith('not enough disk') ? step.reason.replace(/[\d.]+/g, '#') : step.reason;
+        if (reason !== this.#lastReason) this.#log.info({ reason: step.reason }, 'joining: waiting');
+        this.#lastReason = reason;
         return false;
+      }
       case 'fail':
         deps.fail(new Error(step.message));
         return false;
