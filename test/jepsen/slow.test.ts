@@ -146,5 +146,5 @@ it.skipIf(!root)('delays every link of one node both ways, in NAT rules its name
   n.destroy();
   await new Promise((r) => setTimeout(r, 200));
   for (const p of pids) expect(() => process.kill(p, 0)).toThrow();
-  expect(leftovers(process.pid)).toEqual({ namespaces: [], links: [], cgroups: [], proxies: [] });
+  expect(leftovers(process.pid)).toEqual({ namespaces: [], links: [], cgroups: [], proxies: [], disks: [] });
 }, 120_000);
