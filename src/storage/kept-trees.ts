@@ -333,6 +333,7 @@ export class KeptTrees {
       if (units.length === 0) continue;
       const before = op.prior === null ? undefined : op.priorIntact === true ? hashedIntact(op.prior) : hashed(op.prior);
       const after = op.type === 'put' ? hashedIntact(Buffer.from(op.value.buffer, op.value.byteOffset, op.value.byteLength)) : undefined;
+      if (before === undefined && after === undefined) continue; // nothing hashed before or after (a damaged key set aside)
       if (before !== undefined && after !== undefined && before.equals(after)) continue; // bookkeeping only: no delta
       touched ??= new Map();
       hashInto(dk, kh); // the key once, each version once, for every unit

@@ -56,7 +56,7 @@ describe('the corrupt nemesis on a LevelDB store', () => {
     for (let seed = 1; seed <= 6; seed++) {
       const dir = join(root, `flip${seed}`);
       await filled(dir);
-      const did = flipInTable(join(dir), 6, mulberry32(seed));
+      const did = flipInTable(join(dir), 6, mulberry32(seed))?.text;
       expect(did, `seed ${seed}`).toMatch(/^6 bytes flipped in table \d+\.ldb/);
       keyFlips += Number(/(\d+) in keys/.exec(did!)![1]);
       const r = await readBack(dir);

@@ -768,7 +768,8 @@ class NemesisRunner {
         await sleep(1000);
         await victim.kill();
       }
-      const did = [removeTable(db, random), flipInTable(db, 1 + Math.floor(random() * 4), random), truncateNewestLog(db, random)].filter((d) => d !== undefined);
+      const flipped = flipInTable(db, 1 + Math.floor(random() * 4), random);
+      const did = [removeTable(db, random, flipped?.table), flipped?.text, truncateNewestLog(db, random)].filter((d) => d !== undefined);
       const rec = this.#record('corrupt', `kill -9 ${victim.id}, ${did.length > 0 ? did.join(', ') : 'no files to damage yet'}, restart, repair`);
       await sleep(f.forMs);
       victim.start();

@@ -120,9 +120,9 @@ export function truncateNewestLog(db: string, random: () => number): string | un
   return `log ${log} cut from ${size} to ${at} bytes`;
 }
 
-/** Remove one of a stopped node's table files: the database then does not open until repaired. */
-export function removeTable(db: string, random: () => number): string | undefined {
-  const tables = files(db, '.ldb');
+/** Remove one of a stopped node's table files (not `except`): the database then does not open until repaired. */
+export function removeTable(db: string, random: () => number, except?: string): string | undefined {
+  const tables = files(db, '.ldb').filter((t) => t !== except);
   if (tables.length === 0) return undefined;
   const t = tables[Math.floor(random() * tables.length)]!;
   const size = statSync(join(db, t)).size;
@@ -130,8 +130,8 @@ export function removeTable(db: string, random: () => number): string | undefine
   return `table ${t} (${size} bytes) removed`;
 }
 
-/** Flip `count` bytes inside data records (values, or keys' token and user-key bytes) of one of a stopped node's table files. */
-export function flipInTable(db: string, count: number, random: () => number): string | undefined {
+/** Flip `count` bytes inside data records of one of a stopped node's table files: which table, and what was done. */
+export function flipInTable(db: string, count: number, random: () => number): { table: string; text: string } | undefined {
   const tables = files(db, '.ldb');
   for (const t of shuffled(tables, random)) {
     const path = join(db, t);
@@ -148,7 +148,7 @@ export function flipInTable(db: string, count: number, random: () => number): st
     const kinds = spots.filter((s) => picked.has(s.at)).map((s) => s.kind);
     for (const spot of spots.filter((x) => picked.has(x.at))) buf[spot.at]! ^= spot.mask ?? 1 + Math.floor(random() * 255);
     writeFileSync(path, buf);
-    return `${picked.size} bytes flipped in table ${t} (${kinds.filter((k) => k === 'value').length} in values, ${kinds.filter((k) => k === 'key').length} in keys)`;
+    return { table: t, text: `${picked.size} bytes flipped in table ${t} (${kinds.filter((k) => k === 'value').length} in values, ${kinds.filter((k) => k === 'key').length} in keys)` };
   }
   return undefined;
 }
