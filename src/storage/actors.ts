@@ -64,8 +64,9 @@ export interface CleanMark {
   set(): Promise<void>;
 }
 
-async function syncDir(dir: string): Promise<void> {
-  const fd = await openFile(dir, 'r');
+/** Open `path` with `flags` (a directory: 'r'), fsync it and close it. */
+async function fsynced(path: string, flags: string): Promise<void> {
+  const fd = await openFile(path, flags);
   try {
     await fd.sync();
   } finally {
@@ -79,16 +80,11 @@ export function fileCleanMark(path: string): CleanMark {
     present: () => readFile(path).then(() => true, () => false),
     clear: async () => {
       await rm(path, { force: true });
-      await syncDir(dirname(path));
+      await fsynced(dirname(path), 'r');
     },
     set: async () => {
-      const fd = await openFile(path, 'w');
-      try {
-        await fd.sync();
-      } finally {
-        await fd.close();
-      }
-      await syncDir(dirname(path));
+      await fsynced(path, 'w');
+      await fsynced(dirname(path), 'r');
     },
   };
 }

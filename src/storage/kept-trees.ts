@@ -503,13 +503,9 @@ export class KeptTrees {
    * disk); false when a unit's rebuild failed or the store closed first.
    */
   async rebuildNow(tokens: readonly bigint[]): Promise<boolean> {
-    const units = new Set<Unit>();
-    for (const token of tokens)
-      for (const n of this.#byClass.keys()) {
-        const found: Unit[] = [];
-        this.#find(n, token, found);
-        for (const u of found) units.add(u);
-      }
+    const found: Unit[] = [];
+    for (const token of tokens) for (const n of this.#byClass.keys()) this.#find(n, token, found);
+    const units = new Set(found);
     const since = this.deps.now();
     for (const u of units) this.#queueRebuild(u, true);
     this.#startBuilds();
