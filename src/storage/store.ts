@@ -21,7 +21,8 @@
  *
  * Dots are issued by actors.ts, which guarantees that none is ever issued twice.
  */
-import { DataTypeError, isSubKey, subKey, subKeyPolicy, type SiblingPolicy, type SubPath } from '../buckets/index.js';
+import { DataTypeError, isSubKey, placementKey, subKey, subKeyPolicy, type SiblingPolicy, type SubPath } from '../buckets/index.js';
+import { tokenOf } from '../ring/index.js';
 import { createHash, randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -706,10 +707,9 @@ export class Store {
     if (this.#settingAside.has(id)) return;
     this.#settingAside.add(id);
     void (async () => {
-      const tokens = [dk.readBigUInt64BE(1)];
+      const tokens = [tokenOfDataKey(dk)];
       try {
-        const [hi, lo] = tokenHalves(userKeyOf(dk));
-        tokens.push((BigInt(hi) << 32n) | BigInt(lo));
+        tokens.push(tokenOf(placementKey(userKeyOf(dk))));
       } catch {
         // no user key to place: the stored token alone
       }
