@@ -57,7 +57,10 @@ export class Modulo implements Placement {
   replicas(key: string, n: number): string[] {
     const [hi, lo] = hash(key);
     const first = mod64(hi, lo, this.nodes.length);
-    return Array.from({ length: Math.min(n, this.nodes.length) }, (_, i) => this.nodes[(first + i) % this.nodes.length]!);
+    return Array.from(
+      { length: Math.min(n, this.nodes.length) },
+      (_, i) => this.nodes[(first + i) % this.nodes.length]!,
+    );
   }
 }
 
@@ -167,7 +170,9 @@ export class BoundedLoads implements Placement {
   readonly #assigned = new Map<string, string>();
   constructor(nodes: readonly string[], keys: readonly string[], epsilon: number, pointsPerNode = 64) {
     this.name = `bounded loads, ε = ${epsilon}`;
-    const points = nodes.flatMap((n) => Array.from({ length: pointsPerNode }, (_, i) => ({ at: hash(`${n}#${i}`)[0], n })));
+    const points = nodes.flatMap((n) =>
+      Array.from({ length: pointsPerNode }, (_, i) => ({ at: hash(`${n}#${i}`)[0], n })),
+    );
     points.sort((a, b) => a.at - b.at);
     const cap = Math.ceil(((1 + epsilon) * keys.length) / nodes.length);
     const load = new Map<string, number>();

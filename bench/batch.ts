@@ -41,8 +41,14 @@ const JSON_OUT = args.includes('--json') ? arg('json', 'batch.json') : undefined
 /** For profiling one thing at a time: the workloads to run, and whether to run single calls at all. */
 const WORKLOADS = arg('workloads', 'get,put').split(',') as ('get' | 'put')[];
 const SINGLE = !args.includes('--no-single');
-if (WORKLOADS.some((w) => w !== 'get' && w !== 'put')) throw new Error(`--workloads takes get and put, got ${WORKLOADS.join(',')}`);
-for (const [name, v] of [['seconds', SECONDS], ['rounds', ROUNDS], ['keys', KEYS], ...BATCHES.map((b) => ['batches', b] as const)] as const)
+if (WORKLOADS.some((w) => w !== 'get' && w !== 'put'))
+  throw new Error(`--workloads takes get and put, got ${WORKLOADS.join(',')}`);
+for (const [name, v] of [
+  ['seconds', SECONDS],
+  ['rounds', ROUNDS],
+  ['keys', KEYS],
+  ...BATCHES.map((b) => ['batches', b] as const),
+] as const)
   if (!(Number.isInteger(v) && v > 0)) throw new Error(`--${name} must be a positive whole number, got ${v}`);
 if (KEYS < 100) throw new Error('--keys must be at least 100 (one batch)');
 
@@ -54,7 +60,8 @@ const MAX_CALLS = 2_000_000;
 
 type Workload = 'get' | 'put';
 type Mode = { kind: 'single' } | { kind: 'batch'; inFlight: number };
-const modeName = (m: Mode): string => (m.kind === 'single' ? `single ×${IN_FLIGHT}` : `batch of ${BATCH} ×${m.inFlight}`);
+const modeName = (m: Mode): string =>
+  m.kind === 'single' ? `single ×${IN_FLIGHT}` : `batch of ${BATCH} ×${m.inFlight}`;
 
 interface Run {
   keys: number;
@@ -82,11 +89,16 @@ let fresh = 0;
 /** One closed loop of `mode` for SECONDS: calls of one key, or batches of BATCH keys. */
 async function run(kv: Client, workload: Workload, mode: Mode): Promise<Run> {
   const h = histogram();
-  let calls = 0, keys = 0, failedCalls = 0, failedKeys = 0, next = 0;
+  let calls = 0,
+    keys = 0,
+    failedCalls = 0,
+    failedKeys = 0,
+    next = 0;
   const workers = mode.kind === 'single' ? IN_FLIGHT : mode.inFlight;
   const perCall = mode.kind === 'single' ? 1 : BATCH;
   const started = performance.now();
-  const cpu0 = nodeCpu(), own0 = ownCpu();
+  const cpu0 = nodeCpu(),
+    own0 = ownCpu();
   const end = started + SECONDS * 1000;
   const pick = (): Buffer => (workload === 'get' ? key('k', (next++ * 7919) % KEYS) : key('p', fresh++));
   await Promise.all(
@@ -96,9 +108,16 @@ async function run(kv: Client, workload: Workload, mode: Mode): Promise<Run> {
         const s = performance.now();
         try {
           let failed = 0;
-          if (mode.kind === 'single') await (workload === 'get' ? kv.get(ks[0]!, { r: 2 }) : kv.put(ks[0]!, VALUE, { w: 2 }));
+          if (mode.kind === 'single')
+            await (workload === 'get' ? kv.get(ks[0]!, { r: 2 }) : kv.put(ks[0]!, VALUE, { w: 2 }));
           else {
-            const out = workload === 'get' ? await kv.getMany(ks, { r: 2 }) : await kv.putMany(ks.map((k) => ({ key: k, value: VALUE })), { w: 2 });
+            const out =
+              workload === 'get'
+                ? await kv.getMany(ks, { r: 2 })
+                : await kv.putMany(
+                    ks.map((k) => ({ key: k, value: VALUE })),
+                    { w: 2 },
+                  );
             failed = out.filter((r) => !r.ok).length;
           }
           h.recordValue(Math.max(1, Math.round((performance.now() - s) * 1000)));
@@ -113,8 +132,15 @@ async function run(kv: Client, workload: Workload, mode: Mode): Promise<Run> {
   );
   const secs = (performance.now() - started) / 1000;
   const r = {
-    keys, calls, failedCalls, failedKeys, keysPerSec: keys / secs, p50: h.getValueAtPercentile(50) / 1000, p99: h.getValueAtPercentile(99) / 1000,
-    nodeUsPerKey: ((nodeCpu() - cpu0) * 1e6) / keys, clientUsPerKey: ((ownCpu() - own0) * 1e6) / keys,
+    keys,
+    calls,
+    failedCalls,
+    failedKeys,
+    keysPerSec: keys / secs,
+    p50: h.getValueAtPercentile(50) / 1000,
+    p99: h.getValueAtPercentile(99) / 1000,
+    nodeUsPerKey: ((nodeCpu() - cpu0) * 1e6) / keys,
+    clientUsPerKey: ((ownCpu() - own0) * 1e6) / keys,
   };
   h.destroy();
   return r;
@@ -123,7 +149,11 @@ async function run(kv: Client, workload: Workload, mode: Mode): Promise<Run> {
 function median(runs: readonly Run[]): Run {
   const sorted = [...runs].sort((a, b) => a.keysPerSec - b.keysPerSec);
   const m = sorted[Math.floor(sorted.length / 2)]!;
-  return { ...m, failedCalls: runs.reduce((s, r) => s + r.failedCalls, 0), failedKeys: runs.reduce((s, r) => s + r.failedKeys, 0) };
+  return {
+    ...m,
+    failedCalls: runs.reduce((s, r) => s + r.failedCalls, 0),
+    failedKeys: runs.reduce((s, r) => s + r.failedKeys, 0),
+  };
 }
 
 async function main(): Promise<void> {
@@ -144,11 +174,17 @@ async function main(): Promise<void> {
     );
     // Load the keys at W=3 (in batches: this is not measured), then warm up every mode.
     for (let i = 0; i < KEYS; i += BATCH) {
-      const out = await kv.putMany(Array.from({ length: Math.min(BATCH, KEYS - i) }, (_, j) => ({ key: key('k', i + j), value: VALUE })), { w: 3 });
+      const out = await kv.putMany(
+        Array.from({ length: Math.min(BATCH, KEYS - i) }, (_, j) => ({ key: key('k', i + j), value: VALUE })),
+        { w: 3 },
+      );
       const bad = out.find((r) => !r.ok);
       if (bad && !bad.ok) throw new Error(`loading keys failed: ${bad.error.message}`);
     }
-    const modes: Mode[] = [...(SINGLE ? [{ kind: 'single' } as const] : []), ...BATCHES.map((b): Mode => ({ kind: 'batch', inFlight: b }))];
+    const modes: Mode[] = [
+      ...(SINGLE ? [{ kind: 'single' } as const] : []),
+      ...BATCHES.map((b): Mode => ({ kind: 'batch', inFlight: b })),
+    ];
     for (const w of WORKLOADS) for (const m of modes) await warm(kv, w, m);
     const runs = new Map<string, Run[]>();
     for (let round = 0; round < ROUNDS; round++) {
@@ -160,7 +196,21 @@ async function main(): Promise<void> {
         }
       }
     }
-    const rows: string[][] = [['workload', 'mode', 'keys/s', 'p50 ms', 'p99 ms', 'keys/s ÷ single', 'p99 ÷ single', 'node µs/key', 'client µs/key', 'failed calls', 'failed keys']];
+    const rows: string[][] = [
+      [
+        'workload',
+        'mode',
+        'keys/s',
+        'p50 ms',
+        'p99 ms',
+        'keys/s ÷ single',
+        'p99 ÷ single',
+        'node µs/key',
+        'client µs/key',
+        'failed calls',
+        'failed keys',
+      ],
+    ];
     const result: Record<string, unknown> = {};
     const verdicts: string[] = [];
     for (const w of WORKLOADS) {
@@ -168,18 +218,37 @@ async function main(): Promise<void> {
       const single = singleRuns === undefined ? undefined : median(singleRuns);
       for (const m of modes) {
         const r = median(runs.get(`${w} ${modeName(m)}`)!);
-        const kr = single === undefined ? NaN : r.keysPerSec / single.keysPerSec, pr = single === undefined ? NaN : r.p99 / single.p99;
-        rows.push([w, modeName(m), r.keysPerSec.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), m.kind === 'single' ? '' : `${kr.toFixed(2)}×`, m.kind === 'single' ? '' : `${pr.toFixed(2)}×`, r.nodeUsPerKey.toFixed(0), r.clientUsPerKey.toFixed(0), String(r.failedCalls), String(r.failedKeys)]);
+        const kr = single === undefined ? NaN : r.keysPerSec / single.keysPerSec,
+          pr = single === undefined ? NaN : r.p99 / single.p99;
+        rows.push([
+          w,
+          modeName(m),
+          r.keysPerSec.toFixed(0),
+          r.p50.toFixed(2),
+          r.p99.toFixed(2),
+          m.kind === 'single' ? '' : `${kr.toFixed(2)}×`,
+          m.kind === 'single' ? '' : `${pr.toFixed(2)}×`,
+          r.nodeUsPerKey.toFixed(0),
+          r.clientUsPerKey.toFixed(0),
+          String(r.failedCalls),
+          String(r.failedKeys),
+        ]);
         result[`${w} ${modeName(m)}`] = r;
         if (m.kind === 'batch' && m.inFlight * BATCH === IN_FLIGHT && single !== undefined)
-          verdicts.push(`${w}: batch keys/s ${kr.toFixed(2)}× single (target ≥ 3×: ${kr >= 3 ? 'met' : 'MISSED'}); batch p99 ${pr.toFixed(2)}× single's (target ≤ 2×: ${pr <= 2 ? 'met' : 'MISSED'})`);
+          verdicts.push(
+            `${w}: batch keys/s ${kr.toFixed(2)}× single (target ≥ 3×: ${kr >= 3 ? 'met' : 'MISSED'}); batch p99 ${pr.toFixed(2)}× single's (target ≤ 2×: ${pr <= 2 ? 'met' : 'MISSED'})`,
+          );
       }
     }
     console.log(table(rows));
     for (const v of verdicts) console.log(v);
     const failures = [...runs.values()].flat().reduce((s, r) => s + r.failedCalls + r.failedKeys, 0);
     if (failures > 0) console.log(`WARNING: ${failures} calls or keys failed; the figures count only what succeeded`);
-    if (JSON_OUT !== undefined) writeFileSync(JSON_OUT, JSON.stringify({ seconds: SECONDS, rounds: ROUNDS, keys: KEYS, result, verdicts }, null, 2));
+    if (JSON_OUT !== undefined)
+      writeFileSync(
+        JSON_OUT,
+        JSON.stringify({ seconds: SECONDS, rounds: ROUNDS, keys: KEYS, result, verdicts }, null, 2),
+      );
   } finally {
     kv.close();
     await stopAll(nodes);
@@ -195,9 +264,20 @@ async function warm(kv: Client, w: Workload, m: Mode): Promise<void> {
     Array.from({ length: workers }, async () => {
       while (performance.now() < end && calls++ < MAX_CALLS) {
         const k = w === 'get' ? key('k', calls % KEYS) : key('x', calls);
-        await (m.kind === 'single'
-          ? w === 'get' ? kv.get(k, { r: 2 }) : kv.put(k, VALUE, { w: 2 })
-          : w === 'get' ? kv.getMany(Array.from({ length: BATCH }, (_, j) => key('k', (calls * BATCH + j) % KEYS)), { r: 2 }) : kv.putMany(Array.from({ length: BATCH }, (_, j) => ({ key: key('w', calls * BATCH + j), value: VALUE })), { w: 2 })
+        await (
+          m.kind === 'single'
+            ? w === 'get'
+              ? kv.get(k, { r: 2 })
+              : kv.put(k, VALUE, { w: 2 })
+            : w === 'get'
+              ? kv.getMany(
+                  Array.from({ length: BATCH }, (_, j) => key('k', (calls * BATCH + j) % KEYS)),
+                  { r: 2 },
+                )
+              : kv.putMany(
+                  Array.from({ length: BATCH }, (_, j) => ({ key: key('w', calls * BATCH + j), value: VALUE })),
+                  { w: 2 },
+                )
         ).catch(() => undefined);
       }
     }),

@@ -85,7 +85,12 @@ async function load(concurrency: number, op: (i: number) => Promise<unknown>): P
     }),
   );
   const elapsed = (performance.now() - t0) / 1000;
-  const r = { ops: h.totalCount / elapsed, p50: h.getValueAtPercentile(50) / 1000, p99: h.getValueAtPercentile(99) / 1000, p999: h.getValueAtPercentile(99.9) / 1000 };
+  const r = {
+    ops: h.totalCount / elapsed,
+    p50: h.getValueAtPercentile(50) / 1000,
+    p99: h.getValueAtPercentile(99) / 1000,
+    p999: h.getValueAtPercentile(99.9) / 1000,
+  };
   h.destroy();
   return r;
 }
@@ -94,26 +99,65 @@ const key = (prefix: string, i: number): Buffer => Buffer.from(`${prefix}${Strin
 
 async function main(): Promise<void> {
   // The echo baseline.
-  const echo = await start(['--import', 'tsx', fileURLToPath(new URL('./echo-server.ts', import.meta.url))], /^listening (\d+)$/);
-  const def = protoLoader.loadSync(fileURLToPath(new URL('./echo.proto', import.meta.url)), { keepCase: false, longs: Number, defaults: true });
-  const Echo = (grpc.loadPackageDefinition(def) as unknown as { bench: { v1: { Echo: grpc.ServiceClientConstructor } } }).bench.v1.Echo;
-  const echoClient = new Echo(`127.0.0.1:${echo.match[1]}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
+  const echo = await start(
+    ['--import', 'tsx', fileURLToPath(new URL('./echo-server.ts', import.meta.url))],
+    /^listening (\d+)$/,
+  );
+  const def = protoLoader.loadSync(fileURLToPath(new URL('./echo.proto', import.meta.url)), {
+    keepCase: false,
+    longs: Number,
+    defaults: true,
+  });
+  const Echo = (
+    grpc.loadPackageDefinition(def) as unknown as { bench: { v1: { Echo: grpc.ServiceClientConstructor } } }
+  ).bench.v1.Echo;
+  const echoClient = new Echo(
+    `127.0.0.1:${echo.match[1]}`,
+    grpc.credentials.createInsecure(),
+  ) as unknown as grpc.Client & {
     echo(req: unknown, o: grpc.CallOptions, cb: (e: grpc.ServiceError | null) => void): void;
   };
   const echoOp = (i: number): Promise<void> =>
-    new Promise((resolve, reject) => echoClient.echo({ key: key('e', i), value: VALUE }, { deadline: Date.now() + 5000 }, (e) => (e ? reject(e) : resolve())));
+    new Promise((resolve, reject) =>
+      echoClient.echo({ key: key('e', i), value: VALUE }, { deadline: Date.now() + 5000 }, (e) =>
+        e ? reject(e) : resolve(),
+      ),
+    );
 
   const plain = await startCluster('plain', {});
   let secure: { kv: Client } | undefined;
   if (TLS) {
     const dir = join(root, 'certs');
-    await makeCerts({ dir, nodes: ['t1', 't2', 't3'], hosts: ['127.0.0.1'], admins: ['admin'], clients: ['client'], days: 1, force: false });
+    await makeCerts({
+      dir,
+      nodes: ['t1', 't2', 't3'],
+      hosts: ['127.0.0.1'],
+      admins: ['admin'],
+      clients: ['client'],
+      days: 1,
+      force: false,
+    });
     const ca = join(dir, 'ca.pem');
-    secure = await startCluster('tls', { tls: { ca, cert: join(dir, 'client.pem'), key: join(dir, 'client-key.pem') } }, (id) => ['--tls-cert', join(dir, `${id}.pem`), '--tls-key', join(dir, `${id}-key.pem`), '--tls-ca', ca, '--client-auth', 'cert']);
+    secure = await startCluster(
+      'tls',
+      { tls: { ca, cert: join(dir, 'client.pem'), key: join(dir, 'client-key.pem') } },
+      (id) => [
+        '--tls-cert',
+        join(dir, `${id}.pem`),
+        '--tls-key',
+        join(dir, `${id}-key.pem`),
+        '--tls-ca',
+        ca,
+        '--client-auth',
+        'cert',
+      ],
+    );
   }
   const kv = plain.kv;
 
-  console.log(`bench:cluster — 3 ringkv nodes (N=3, R=W=2) vs a bare grpc-js echo${TLS ? ', and 3 more with TLS' : ''}, ${seconds} s per run, 16-byte keys, 100-byte values`);
+  console.log(
+    `bench:cluster — 3 ringkv nodes (N=3, R=W=2) vs a bare grpc-js echo${TLS ? ', and 3 more with TLS' : ''}, ${seconds} s per run, 16-byte keys, 100-byte values`,
+  );
   // Warm every side (JIT, channels).
   await load(16, echoOp);
   for (const s of [plain, secure]) if (s) await load(16, (i) => s.kv.get(key('r', i % KEYS), { r: 2 }));
@@ -121,15 +165,32 @@ async function main(): Promise<void> {
   const workloads = (k: Client, prefix: string): Record<string, (i: number) => Promise<unknown>> => {
     let fresh = 0;
     return {
-      'reads': (i: number) => k.get(key('r', i % KEYS), { r: 2 }),
-      '30% writes': (i: number) => (i % 10 < 3 ? k.put(key(prefix, fresh++), VALUE, { w: 2 }) : k.get(key('r', (i * 7919) % KEYS), { r: 2 })),
-      'writes': () => k.put(key(prefix, fresh++), VALUE, { w: 2 }),
+      reads: (i: number) => k.get(key('r', i % KEYS), { r: 2 }),
+      '30% writes': (i: number) =>
+        i % 10 < 3 ? k.put(key(prefix, fresh++), VALUE, { w: 2 }) : k.get(key('r', (i * 7919) % KEYS), { r: 2 }),
+      writes: () => k.put(key(prefix, fresh++), VALUE, { w: 2 }),
     };
   };
   const ops = workloads(kv, 'w');
   const tlsOps = secure ? workloads(secure.kv, 'w') : undefined;
-  const rows: string[][] = [['workload', 'in flight', 'ops/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'echo ops/s', 'echo p99', 'of echo', 'p99 × echo', 'target']];
-  const tlsRows: string[][] = [['workload', 'in flight', 'ops/s', 'ops/s with TLS', 'TLS ÷ plain', 'p99 ms', 'p99 with TLS', 'p99 TLS ÷ plain']];
+  const rows: string[][] = [
+    [
+      'workload',
+      'in flight',
+      'ops/s',
+      'p50 ms',
+      'p99 ms',
+      'p99.9 ms',
+      'echo ops/s',
+      'echo p99',
+      'of echo',
+      'p99 × echo',
+      'target',
+    ],
+  ];
+  const tlsRows: string[][] = [
+    ['workload', 'in flight', 'ops/s', 'ops/s with TLS', 'TLS ÷ plain', 'p99 ms', 'p99 with TLS', 'p99 TLS ÷ plain'],
+  ];
   const ms = (x: number): string => x.toFixed(2);
   for (const c of CONCURRENCY) {
     const before = await load(c, echoOp);
@@ -139,20 +200,49 @@ async function main(): Promise<void> {
       ours.push([name, r]);
       if (tlsOps) {
         const t = await load(c, tlsOps[name]!);
-        tlsRows.push([name, String(c), r.ops.toFixed(0), t.ops.toFixed(0), (t.ops / r.ops).toFixed(2), ms(r.p99), ms(t.p99), (t.p99 / r.p99).toFixed(2)]);
+        tlsRows.push([
+          name,
+          String(c),
+          r.ops.toFixed(0),
+          t.ops.toFixed(0),
+          (t.ops / r.ops).toFixed(2),
+          ms(r.p99),
+          ms(t.p99),
+          (t.p99 / r.p99).toFixed(2),
+        ]);
       }
     }
     const after = await load(c, echoOp);
-    const e: Result = { ops: (before.ops + after.ops) / 2, p50: (before.p50 + after.p50) / 2, p99: (before.p99 + after.p99) / 2, p999: (before.p999 + after.p999) / 2 };
+    const e: Result = {
+      ops: (before.ops + after.ops) / 2,
+      p50: (before.p50 + after.p50) / 2,
+      p99: (before.p99 + after.p99) / 2,
+      p999: (before.p999 + after.p999) / 2,
+    };
     rows.push(['echo (one hop)', String(c), e.ops.toFixed(0), ms(e.p50), ms(e.p99), ms(e.p999), '', '', '', '', '']);
     for (const [name, r] of ours) {
-      const target = c !== 128 ? '' : name === 'writes' ? '≥ 0.25, p99 ≤ 4×' : name === 'reads' ? '≥ 0.30, p99 ≤ 4×' : '';
-      rows.push([name, String(c), r.ops.toFixed(0), ms(r.p50), ms(r.p99), ms(r.p999), e.ops.toFixed(0), ms(e.p99), (r.ops / e.ops).toFixed(2), (r.p99 / e.p99).toFixed(1), target]);
+      const target =
+        c !== 128 ? '' : name === 'writes' ? '≥ 0.25, p99 ≤ 4×' : name === 'reads' ? '≥ 0.30, p99 ≤ 4×' : '';
+      rows.push([
+        name,
+        String(c),
+        r.ops.toFixed(0),
+        ms(r.p50),
+        ms(r.p99),
+        ms(r.p999),
+        e.ops.toFixed(0),
+        ms(e.p99),
+        (r.ops / e.ops).toFixed(2),
+        (r.p99 / e.p99).toFixed(1),
+        target,
+      ]);
     }
   }
   console.log(table(rows));
   if (secure) {
-    console.log('\nTLS (TLS 1.3, ECDSA P-256 certificates, client certificates required) ÷ plaintext, each ringkv run right after the other:');
+    console.log(
+      '\nTLS (TLS 1.3, ECDSA P-256 certificates, client certificates required) ÷ plaintext, each ringkv run right after the other:',
+    );
     console.log(table(tlsRows));
     secure.kv.close();
   }
@@ -161,14 +251,34 @@ async function main(): Promise<void> {
 }
 
 /** Three ringkv nodes, as `npm start` runs them (zones a, b, c), built code; loaded with KEYS keys at W=3. */
-async function startCluster(name: string, security: ClientSecurity, flags: (id: string) => string[] = () => []): Promise<{ kv: Client }> {
+async function startCluster(
+  name: string,
+  security: ClientSecurity,
+  flags: (id: string) => string[] = () => [],
+): Promise<{ kv: Client }> {
   const ports = await Promise.all([0, 1, 2].map(() => freePort()));
   const addrs = ports.map((p) => `127.0.0.1:${p}`);
   const main = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
   const prefix = name === 'tls' ? 't' : 'n';
   for (const [i, a] of addrs.entries()) {
     const id = `${prefix}${i + 1}`;
-    const args = [main, 'node', '--id', id, '--listen', a, '--data-dir', join(root, id), '--seeds', addrs.join(','), '--zone', 'abc'[i]!, '--log-level', 'warn', ...flags(id)];
+    const args = [
+      main,
+      'node',
+      '--id',
+      id,
+      '--listen',
+      a,
+      '--data-dir',
+      join(root, id),
+      '--seeds',
+      addrs.join(','),
+      '--zone',
+      'abc'[i]!,
+      '--log-level',
+      'warn',
+      ...flags(id),
+    ];
     children.push(spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] }));
   }
   const admin = addrs.map((a) => new AdminClient(a, 1000, security));
@@ -183,9 +293,11 @@ async function startCluster(name: string, security: ClientSecurity, flags: (id: 
   const kv = new Client({ nodes: addrs, ...security });
   process.stdout.write(`${name} cluster: loading ${KEYS} keys at W=3 ... `);
   let loaded = 0;
-  await Promise.all(Array.from({ length: 64 }, async () => {
-    while (loaded < KEYS) await kv.put(key('r', loaded++), VALUE, { w: 3 });
-  }));
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (loaded < KEYS) await kv.put(key('r', loaded++), VALUE, { w: 3 });
+    }),
+  );
   console.log('done');
   return { kv };
 }

@@ -32,7 +32,8 @@ const take = (name: string): string | undefined => {
 const BASE = take('--base') ?? 'b02e25f';
 const ROUNDS = Number(take('--rounds') ?? 3);
 const BENCH = argv.shift();
-if (BENCH !== 'vs' && BENCH !== 'handoff') throw new Error('usage: npm run bench:compare -- [--base REV] [--rounds N] vs|handoff [bench args...]');
+if (BENCH !== 'vs' && BENCH !== 'handoff')
+  throw new Error('usage: npm run bench:compare -- [--base REV] [--rounds N] vs|handoff [bench args...]');
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1 || ROUNDS > 20) throw new Error(`--rounds is 1 to 20, got ${ROUNDS}`);
 
 const git = (...args: string[]): string => execFileSync('git', ['-C', ROOT, ...args], { encoding: 'utf8' }).trim();
@@ -46,7 +47,11 @@ function baseDist(): { commit: string; dist: string } {
     if (!existsSync(tree)) git('worktree', 'add', '--detach', tree, commit);
     if (!existsSync(join(tree, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
     console.log(`building ${commit.slice(0, 12)} in ${tree}`);
-    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: tree, stdio: 'inherit' });
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+      { cwd: tree, stdio: 'inherit' },
+    );
   }
   return { commit, dist };
 }
@@ -57,11 +62,15 @@ async function run(dist: string, label: string): Promise<Record<string, number>>
   const out = join(dir, 'figures.json');
   try {
     const code = await new Promise<number | null>((res) => {
-      const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(ROOT, 'bench', `${BENCH}.ts`), ...argv, '--json', out], {
-        cwd: ROOT,
-        env: { ...process.env, RINGKV_DIST: dist },
-        stdio: ['ignore', 'inherit', 'inherit'],
-      });
+      const child = spawn(
+        process.execPath,
+        ['--expose-gc', '--import', 'tsx', join(ROOT, 'bench', `${BENCH}.ts`), ...argv, '--json', out],
+        {
+          cwd: ROOT,
+          env: { ...process.env, RINGKV_DIST: dist },
+          stdio: ['ignore', 'inherit', 'inherit'],
+        },
+      );
       child.on('exit', res);
     });
     if (code !== 0) throw new Error(`bench:${BENCH} on ${label} exited ${code}`);
@@ -97,7 +106,11 @@ async function main(): Promise<void> {
   const dirty = git('status', '--porcelain', '--untracked-files=no') !== '';
   const sides = [
     { name: `base ${base.commit.slice(0, 12)}`, dist: base.dist, runs: [] as Record<string, number>[] },
-    { name: `head ${head.commit.slice(0, 12)}${dirty ? ' + changes' : ''}`, dist: head.dist, runs: [] as Record<string, number>[] },
+    {
+      name: `head ${head.commit.slice(0, 12)}${dirty ? ' + changes' : ''}`,
+      dist: head.dist,
+      runs: [] as Record<string, number>[],
+    },
   ];
   for (let round = 0; round < ROUNDS; round++) {
     for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
@@ -110,7 +123,9 @@ async function main(): Promise<void> {
     const [b, h] = sides.map((s) => median(s.runs.map((r) => r[n] ?? NaN)));
     return [n, b!.toFixed(2), h!.toFixed(2), (h! / b!).toFixed(3)];
   });
-  console.log(`\nbench:compare — bench:${BENCH} ${argv.join(' ')}: medians of ${ROUNDS} round(s) each, rounds alternating`);
+  console.log(
+    `\nbench:compare — bench:${BENCH} ${argv.join(' ')}: medians of ${ROUNDS} round(s) each, rounds alternating`,
+  );
   console.log(table([['figure', sides[0]!.name, sides[1]!.name, 'head ÷ base'], ...rows]));
 }
 

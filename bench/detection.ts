@@ -29,7 +29,8 @@ async function until(others: readonly Proc[], id: string, up: boolean, from: num
   for (;;) {
     const views = await statuses(others);
     if (views.every((v) => v?.members.find((m) => m.id === id)?.up === up)) return performance.now() - from;
-    if (performance.now() - from > LIMIT_MS) throw new Error(`${id} not seen ${up ? 'up' : 'down'} everywhere within ${LIMIT_MS} ms`);
+    if (performance.now() - from > LIMIT_MS)
+      throw new Error(`${id} not seen ${up ? 'up' : 'down'} everywhere within ${LIMIT_MS} ms`);
     await sleep(100);
   }
 }
@@ -47,12 +48,19 @@ async function startedAt(p: Proc, skip: number): Promise<number> {
 
 function summary(ms: readonly number[]): string[] {
   const sorted = [...ms].sort((a, b) => a - b);
-  return [`${(sorted[Math.floor(sorted.length / 2)]! / 1000).toFixed(2)} s`, `${(sorted[sorted.length - 1]! / 1000).toFixed(2)} s`];
+  return [
+    `${(sorted[Math.floor(sorted.length / 2)]! / 1000).toFixed(2)} s`,
+    `${(sorted[sorted.length - 1]! / 1000).toFixed(2)} s`,
+  ];
 }
 
 async function main(): Promise<void> {
   console.log(`npm run bench:detection -- --rounds ${ROUNDS}`);
-  console.log(`machine: ${availableParallelism()} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `machine: ${availableParallelism()} cores, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const ports = await Promise.all([1, 2, 3, 4, 5].map(() => freePort()));
   const nodes = ports.map((p, i) => new Proc(`n${i + 1}`, `127.0.0.1:${p}`, join(root, `n${i + 1}`)));
   const seeds = nodes.slice(0, 3).map((n) => n.address);
@@ -62,7 +70,10 @@ async function main(): Promise<void> {
     await formed(nodes, 90_000);
     const victim = nodes[4]!;
     const others = nodes.slice(0, 4);
-    const kill: number[] = [], restart: number[] = [], pause: number[] = [], resume: number[] = [];
+    const kill: number[] = [],
+      restart: number[] = [],
+      pause: number[] = [],
+      resume: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       await sleep(3000); // heartbeats settle between rounds
       let t = performance.now();
@@ -80,7 +91,9 @@ async function main(): Promise<void> {
       t = performance.now();
       process.kill(victim.child!.pid!, 'SIGCONT');
       resume.push(await until(others, victim.id, true, t));
-      console.log(`round ${r + 1}: kill ${kill[r]!.toFixed(0)} ms, restart ${restart[r]!.toFixed(0)} ms, pause ${pause[r]!.toFixed(0)} ms, resume ${resume[r]!.toFixed(0)} ms`);
+      console.log(
+        `round ${r + 1}: kill ${kill[r]!.toFixed(0)} ms, restart ${restart[r]!.toFixed(0)} ms, pause ${pause[r]!.toFixed(0)} ms, resume ${resume[r]!.toFixed(0)} ms`,
+      );
     }
     console.log(`\nseen everywhere (${ROUNDS} rounds, 4 observers, 1 s gossip):`);
     console.log(

@@ -6,8 +6,13 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { fileURLToPath } from 'node:url';
 
-const def = protoLoader.loadSync(fileURLToPath(new URL('./echo.proto', import.meta.url)), { keepCase: false, longs: Number, defaults: true });
-const Echo = (grpc.loadPackageDefinition(def) as unknown as { bench: { v1: { Echo: grpc.ServiceClientConstructor } } }).bench.v1.Echo;
+const def = protoLoader.loadSync(fileURLToPath(new URL('./echo.proto', import.meta.url)), {
+  keepCase: false,
+  longs: Number,
+  defaults: true,
+});
+const Echo = (grpc.loadPackageDefinition(def) as unknown as { bench: { v1: { Echo: grpc.ServiceClientConstructor } } })
+  .bench.v1.Echo;
 const server = new grpc.Server();
 server.addService(Echo.service, {
   echo: (call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => cb(null, call.request),

@@ -37,19 +37,31 @@ const VALUE = Buffer.alloc(100, 'v');
 const key = (i: number): string => `key-${String(i).padStart(12, '0')}`; // 16 bytes
 
 /** A store on LevelDB in a scratch directory, on a clock the caller moves. */
-async function scratch(): Promise<{ store: Store; engine: LevelEngine; clock: { now: number }; done: () => Promise<void> }> {
+async function scratch(): Promise<{
+  store: Store;
+  engine: LevelEngine;
+  clock: { now: number };
+  done: () => Promise<void>;
+}> {
   const dir = mkdtempSync(join(tmpdir(), 'ringkv-bench-expiry-'));
   const engine = new LevelEngine(dir);
   const clock = { now: T0 };
   const store = await Store.open({ engine, now: () => clock.now });
-  return { store, engine, clock, done: async () => (await store.close(), rmSync(dir, { recursive: true, force: true })) };
+  return {
+    store,
+    engine,
+    clock,
+    done: async () => (await store.close(), rmSync(dir, { recursive: true, force: true })),
+  };
 }
 
 /** Key + value bytes of the database's entries under one prefix byte. */
 async function bytesUnder(engine: LevelEngine, prefix: number): Promise<{ entries: number; bytes: number }> {
   const it = engine.iterator(Buffer.from([prefix]), Buffer.from([prefix + 1]));
-  let entries = 0, bytes = 0;
-  for (let chunk = await it.nextv(1000); chunk.length > 0; chunk = await it.nextv(1000)) for (const [k, v] of chunk) (entries++, (bytes += k.length + v.length));
+  let entries = 0,
+    bytes = 0;
+  for (let chunk = await it.nextv(1000); chunk.length > 0; chunk = await it.nextv(1000))
+    for (const [k, v] of chunk) (entries++, (bytes += k.length + v.length));
   await it.close();
   return { entries, bytes };
 }
@@ -58,17 +70,37 @@ async function storage(): Promise<string[][]> {
   const rows: string[][] = [];
   for (const ttl of [false, true]) {
     const s = await scratch();
-    for (let i = 0; i < KEYS; i += 256) await Promise.all(Array.from({ length: Math.min(256, KEYS - i) }, (_, j) => s.store.put(key(i + j), VALUE, undefined, ttl ? { expiresAt: T0 + 3_600_000 } : {})));
-    const data = await bytesUnder(s.engine, 0x64), index = await bytesUnder(s.engine, EXPIRY);
-    rows.push([ttl ? 'with a TTL' : 'without', String(data.entries), (data.bytes / data.entries).toFixed(1), index.entries === 0 ? '0' : (index.bytes / index.entries).toFixed(1), ((data.bytes + index.bytes) / data.entries).toFixed(1)]);
+    for (let i = 0; i < KEYS; i += 256)
+      await Promise.all(
+        Array.from({ length: Math.min(256, KEYS - i) }, (_, j) =>
+          s.store.put(key(i + j), VALUE, undefined, ttl ? { expiresAt: T0 + 3_600_000 } : {}),
+        ),
+      );
+    const data = await bytesUnder(s.engine, 0x64),
+      index = await bytesUnder(s.engine, EXPIRY);
+    rows.push([
+      ttl ? 'with a TTL' : 'without',
+      String(data.entries),
+      (data.bytes / data.entries).toFixed(1),
+      index.entries === 0 ? '0' : (index.bytes / index.entries).toFixed(1),
+      ((data.bytes + index.bytes) / data.entries).toFixed(1),
+    ]);
     await s.done();
   }
   const [off, on] = rows.map((r) => Number(r[4]));
-  rows.push(['overhead', '', (Number(rows[1]![2]) - Number(rows[0]![2])).toFixed(1), rows[1]![3]!, `+${(on! - off!).toFixed(1)} (${(on! / off!).toFixed(3)}×)`]);
+  rows.push([
+    'overhead',
+    '',
+    (Number(rows[1]![2]) - Number(rows[0]![2])).toFixed(1),
+    rows[1]![3]!,
+    `+${(on! - off!).toFixed(1)} (${(on! / off!).toFixed(3)}×)`,
+  ]);
   return rows;
 }
 
-async function reclaim(superseding: boolean): Promise<{ keys: number; seconds: number; dropped: number; rewritten: number }> {
+async function reclaim(
+  superseding: boolean,
+): Promise<{ keys: number; seconds: number; dropped: number; rewritten: number }> {
   const s = await scratch();
   for (let i = 0; i < RECLAIM_KEYS; i += 256)
     await Promise.all(
@@ -88,7 +120,8 @@ async function reclaim(superseding: boolean): Promise<{ keys: number; seconds: n
 /** One closed loop of `op` at INFLIGHT for ROUND_S seconds (and at most 2M operations): successful ops/s. */
 async function loop(op: (i: number) => Promise<unknown>): Promise<number> {
   const end = performance.now() + ROUND_S * 1000;
-  let next = 0, ok = 0;
+  let next = 0,
+    ok = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: INFLIGHT }, async () => {
@@ -128,20 +161,40 @@ async function cluster(): Promise<string[][]> {
   let client: Client | undefined;
   try {
     for (const n of c.nodes) n.start();
-    await waitFor('3 normal and up on every node', 60_000, async () => (await c.views()).every((v) => v?.members.length === 3 && v.members.every((m) => m.status === 'normal' && m.up)), 250);
+    await waitFor(
+      '3 normal and up on every node',
+      60_000,
+      async () =>
+        (await c.views()).every(
+          (v) => v?.members.length === 3 && v.members.every((m) => m.status === 'normal' && m.up),
+        ),
+      250,
+    );
     // Two named buckets, alike but for the TTL: the comparison is of expiry alone, not of a bucket's key prefix.
     await makeBucket(c, 'plain', 0);
     await makeBucket(c, 'ttl', 3_600_000);
     client = new Client({ nodes: c.nodes.map((n) => n.address) });
     const kv = client;
-    const arms = [{ name: 'no TTL', bucket: 'plain' }, { name: 'TTL 1 h', bucket: 'ttl' }];
+    const arms = [
+      { name: 'no TTL', bucket: 'plain' },
+      { name: 'TTL 1 h', bucket: 'ttl' },
+    ];
     // Keys to read, in both buckets (every read finds its value).
-    for (const a of arms) for (let i = 0; i < 2000; i += 64) await Promise.all(Array.from({ length: 64 }, (_, j) => kv.put(key(i + j), VALUE, { w: 3, bucket: a.bucket })));
-    const puts = new Map<string, number[]>(), gets = new Map<string, number[]>();
+    for (const a of arms)
+      for (let i = 0; i < 2000; i += 64)
+        await Promise.all(Array.from({ length: 64 }, (_, j) => kv.put(key(i + j), VALUE, { w: 3, bucket: a.bucket })));
+    const puts = new Map<string, number[]>(),
+      gets = new Map<string, number[]>();
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? arms : [...arms].reverse();
-      for (const a of order) (puts.get(a.name) ?? puts.set(a.name, []).get(a.name)!).push(await loop((i) => kv.put(`p${round}-${i}`, VALUE, { w: 2, bucket: a.bucket })));
-      for (const a of order) (gets.get(a.name) ?? gets.set(a.name, []).get(a.name)!).push(await loop((i) => kv.get(key(i % 2000), { r: 2, bucket: a.bucket })));
+      for (const a of order)
+        (puts.get(a.name) ?? puts.set(a.name, []).get(a.name)!).push(
+          await loop((i) => kv.put(`p${round}-${i}`, VALUE, { w: 2, bucket: a.bucket })),
+        );
+      for (const a of order)
+        (gets.get(a.name) ?? gets.set(a.name, []).get(a.name)!).push(
+          await loop((i) => kv.get(key(i % 2000), { r: 2, bucket: a.bucket })),
+        );
     }
     const row = (what: string, m: Map<string, number[]>): string[] => {
       const [off, on] = arms.map((a) => median(m.get(a.name)!));
@@ -163,9 +216,23 @@ console.log(`\nreclamation (Store.reclaimExpired, ${RECLAIM_KEYS} expired keys, 
 console.log(
   table([
     ['keys', 'reclaimed', 'seconds', 'keys/s'],
-    ['superseded nothing (dropped)', String(rec[0]!.dropped), rec[0]!.seconds.toFixed(2), (rec[0]!.keys / rec[0]!.seconds).toFixed(0)],
-    ['superseded a value (rewritten)', String(rec[1]!.rewritten), rec[1]!.seconds.toFixed(2), (rec[1]!.keys / rec[1]!.seconds).toFixed(0)],
+    [
+      'superseded nothing (dropped)',
+      String(rec[0]!.dropped),
+      rec[0]!.seconds.toFixed(2),
+      (rec[0]!.keys / rec[0]!.seconds).toFixed(0),
+    ],
+    [
+      'superseded a value (rewritten)',
+      String(rec[1]!.rewritten),
+      rec[1]!.seconds.toFixed(2),
+      (rec[1]!.keys / rec[1]!.seconds).toFixed(0),
+    ],
   ]),
 );
-console.log(`\ncluster (3 nodes, N=3, W=R=2, ${INFLIGHT} in flight, median of ${ROUNDS} interleaved rounds of ${ROUND_S} s), ops/s:`);
-console.log(table([['op', 'bucket, no TTL', 'bucket, TTL 1 h', 'TTL ÷ no TTL', 'target ≥ 0.95×'], ...(await cluster())]));
+console.log(
+  `\ncluster (3 nodes, N=3, W=R=2, ${INFLIGHT} in flight, median of ${ROUNDS} interleaved rounds of ${ROUND_S} s), ops/s:`,
+);
+console.log(
+  table([['op', 'bucket, no TTL', 'bucket, TTL 1 h', 'TTL ÷ no TTL', 'target ≥ 0.95×'], ...(await cluster())]),
+);

@@ -35,7 +35,14 @@ import * as hdr from 'hdr-histogram-js';
 import { Client, type ClientOptions, type ClientStats } from '../src/client/index.js';
 import { JepsenNode } from '../testkit/jepsen/cluster.js';
 import { capabilities, Network, sweep } from '../testkit/jepsen/net.js';
-import { cpuThrottleSupport, healAllSlow, SLOW_DEFAULTS, strobe, throttleCpu, type Healable } from '../testkit/jepsen/slow.js';
+import {
+  cpuThrottleSupport,
+  healAllSlow,
+  SLOW_DEFAULTS,
+  strobe,
+  throttleCpu,
+  type Healable,
+} from '../testkit/jepsen/slow.js';
 import { table } from './lib.js';
 
 const argv = process.argv.slice(2);
@@ -83,7 +90,10 @@ class Load {
   readonly #workers: Promise<void>[];
   static #fresh = 0;
 
-  constructor(readonly client: Client, maxMs: number) {
+  constructor(
+    readonly client: Client,
+    maxMs: number,
+  ) {
     const end = performance.now() + maxMs;
     let i = 0;
     this.#workers = Array.from({ length: IN_FLIGHT }, async () => {
@@ -96,7 +106,13 @@ class Load {
           this.samples.push({ start, end: performance.now(), ok: true });
         } catch (e) {
           const code = (e as { code?: unknown }).code;
-          this.samples.push({ start, end: performance.now(), ok: false, code: typeof code === 'number' ? (grpc.status[code] ?? String(code)) : 'ERROR', details: `${n % 2 === 0 ? 'get' : 'put'}: ${(e as Error).message}` });
+          this.samples.push({
+            start,
+            end: performance.now(),
+            ok: false,
+            code: typeof code === 'number' ? (grpc.status[code] ?? String(code)) : 'ERROR',
+            details: `${n % 2 === 0 ? 'get' : 'put'}: ${(e as Error).message}`,
+          });
         }
       }
     });
@@ -125,11 +141,22 @@ interface Figures {
   readonly extraCalls: number | undefined;
 }
 
-function figures(samples: readonly Sample[], from: number, to: number, s0: ClientStats | undefined, s1: ClientStats | undefined): Figures {
-  const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: 3 });
+function figures(
+  samples: readonly Sample[],
+  from: number,
+  to: number,
+  s0: ClientStats | undefined,
+  s1: ClientStats | undefined,
+): Figures {
+  const h = hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 120_000_000,
+    numberOfSignificantValueDigits: 3,
+  });
   const whole = Math.max(1, Math.floor((to - from) / 1000));
   const perSecond = new Array<number>(whole).fill(0);
-  let ok = 0, failed = 0;
+  let ok = 0,
+    failed = 0;
   const codes: Record<string, number> = {};
   const firstFailures: string[] = [];
   for (const s of samples) {
@@ -142,7 +169,10 @@ function figures(samples: readonly Sample[], from: number, to: number, s0: Clien
     } else {
       failed++;
       codes[s.code!] = (codes[s.code!] ?? 0) + 1;
-      if (firstFailures.length < 5) firstFailures.push(`+${((s.start - from) / 1000).toFixed(1)} s, ${Math.round(s.end - s.start)} ms, ${s.details}`);
+      if (firstFailures.length < 5)
+        firstFailures.push(
+          `+${((s.start - from) / 1000).toFixed(1)} s, ${Math.round(s.end - s.start)} ms, ${s.details}`,
+        );
     }
   }
   const seconds = (to - from) / 1000;
@@ -165,7 +195,19 @@ function figures(samples: readonly Sample[], from: number, to: number, s0: Clien
 }
 
 type FaultName = 'pause' | 'strobe' | 'cpu' | 'delay' | 'isolate';
-const PHASES: readonly ('quiet' | FaultName)[] = ['quiet', 'pause', 'quiet', 'strobe', 'quiet', 'cpu', 'quiet', 'delay', 'quiet', 'isolate', 'quiet'];
+const PHASES: readonly ('quiet' | FaultName)[] = [
+  'quiet',
+  'pause',
+  'quiet',
+  'strobe',
+  'quiet',
+  'cpu',
+  'quiet',
+  'delay',
+  'quiet',
+  'isolate',
+  'quiet',
+];
 const d = SLOW_DEFAULTS;
 const DESCRIBE: Record<FaultName, string> = {
   pause: `${VICTIM} paused (SIGSTOP)`,
@@ -187,7 +229,9 @@ interface Phase extends Figures {
 const caps = capabilities();
 const cpuOk = cpuThrottleSupport();
 if (caps.namespaces !== true || cpuOk !== true) {
-  console.error(`bench:gray needs root with network namespaces, nftables and a cpu cgroup: ${caps.namespaces !== true ? caps.namespaces : cpuOk}`);
+  console.error(
+    `bench:gray needs root with network namespaces, nftables and a cpu cgroup: ${caps.namespaces !== true ? caps.namespaces : cpuOk}`,
+  );
   process.exit(2);
 }
 
@@ -208,9 +252,10 @@ function cleanup(): void {
   rmSync(dir, { recursive: true, force: true });
 }
 process.on('exit', cleanup);
-for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => (console.error(`\n${sig}: healing and stopping everything`), cleanup(), process.exit(130)));
+for (const sig of ['SIGINT', 'SIGTERM'] as const)
+  process.on(sig, () => (console.error(`\n${sig}: healing and stopping everything`), cleanup(), process.exit(130)));
 
-async function views(): Promise<(Awaited<ReturnType<JepsenNode['status']>>)[]> {
+async function views(): Promise<Awaited<ReturnType<JepsenNode['status']>>[]> {
   return Promise.all(nodes.map((n) => n.status()));
 }
 
@@ -219,8 +264,17 @@ async function allUp(maxMs: number): Promise<number> {
   const t0 = performance.now();
   for (;;) {
     const vs = await views();
-    if (vs.every((v) => v !== undefined && nodes.every((n) => v.members.some((m) => m.id === n.id && m.status === 'normal' && m.up)))) return performance.now() - t0;
-    if (performance.now() - t0 > maxMs) throw new Error(`not every node normal and up everywhere after ${maxMs} ms: ${JSON.stringify(vs.map((v) => v?.members.map((m) => `${m.id}:${m.status}:${m.up}`)))}`);
+    if (
+      vs.every(
+        (v) =>
+          v !== undefined && nodes.every((n) => v.members.some((m) => m.id === n.id && m.status === 'normal' && m.up)),
+      )
+    )
+      return performance.now() - t0;
+    if (performance.now() - t0 > maxMs)
+      throw new Error(
+        `not every node normal and up everywhere after ${maxMs} ms: ${JSON.stringify(vs.map((v) => v?.members.map((m) => `${m.id}:${m.status}:${m.up}`)))}`,
+      );
     await sleep(250);
   }
 }
@@ -249,7 +303,12 @@ async function apply(f: FaultName): Promise<Healable> {
     }
     case 'isolate': {
       const others = nodes.filter((n) => n.id !== VICTIM).map((n) => n.id);
-      net!.partition(others.flatMap((o) => [{ from: VICTIM, to: o, initiatedOnly: false }, { from: o, to: VICTIM, initiatedOnly: false }]));
+      net!.partition(
+        others.flatMap((o) => [
+          { from: VICTIM, to: o, initiatedOnly: false },
+          { from: o, to: VICTIM, initiatedOnly: false },
+        ]),
+      );
       return { heal: () => net!.healPartition() };
     }
   }
@@ -265,7 +324,14 @@ async function pass(name: string, client: Client): Promise<Phase[]> {
   console.log(`\n${name}: ${PHASES.length} phases of ≥ ${PHASE_S} s, ${VICTIM} the victim`);
   const load = new Load(client, (PHASES.length * (PHASE_S + RECOVER_MS / 1000) + 120) * 1000);
   await sleep(3000); // warm: channels, JIT, the ring
-  const spans: { phase: (typeof PHASES)[number]; from: number; to: number; s0: ClientStats | undefined; s1: ClientStats | undefined; recoveredMs?: number }[] = [];
+  const spans: {
+    phase: (typeof PHASES)[number];
+    from: number;
+    to: number;
+    s0: ClientStats | undefined;
+    s1: ClientStats | undefined;
+    recoveredMs?: number;
+  }[] = [];
   const t0 = performance.now();
   try {
     for (const phase of PHASES) {
@@ -285,10 +351,24 @@ async function pass(name: string, client: Client): Promise<Phase[]> {
         active.heal();
         active = undefined;
       }
-      spans.push({ phase, from, to, s0, s1: clientStats(client), ...(recoveredMs !== undefined ? { recoveredMs } : {}) });
+      spans.push({
+        phase,
+        from,
+        to,
+        s0,
+        s1: clientStats(client),
+        ...(recoveredMs !== undefined ? { recoveredMs } : {}),
+      });
       const label = phase === 'quiet' ? 'quiet' : DESCRIBE[phase];
-      const back = recoveredMs === undefined ? '' : Number.isNaN(recoveredMs) ? `; ${VICTIM} NOT normal and up everywhere ${RECOVER_MS / 1000} s after the heal` : `; ${VICTIM} normal and up everywhere ${(recoveredMs / 1000).toFixed(1)} s after the heal`;
-      console.log(`  ${((from - t0) / 1000).toFixed(1).padStart(6)} s  ${label.padEnd(44)} ${((to - from) / 1000).toFixed(1).padStart(5)} s${back}`);
+      const back =
+        recoveredMs === undefined
+          ? ''
+          : Number.isNaN(recoveredMs)
+            ? `; ${VICTIM} NOT normal and up everywhere ${RECOVER_MS / 1000} s after the heal`
+            : `; ${VICTIM} normal and up everywhere ${(recoveredMs / 1000).toFixed(1)} s after the heal`;
+      console.log(
+        `  ${((from - t0) / 1000).toFixed(1).padStart(6)} s  ${label.padEnd(44)} ${((to - from) / 1000).toFixed(1).padStart(5)} s${back}`,
+      );
     }
   } finally {
     active?.heal();
@@ -306,8 +386,16 @@ async function pass(name: string, client: Client): Promise<Phase[]> {
 // ---- reporting -----------------------------------------------------------------------------
 
 const x = (v: number): string => (Number.isFinite(v) ? `${v.toFixed(2)}×` : 'n/a');
-const codes = (c: Record<string, number>): string => Object.entries(c).map(([k, v]) => `${k} ${v}`).join(', ');
-const extra = (p: Figures): string => (p.calls === undefined || p.extraCalls === undefined ? 'n/a' : p.calls === 0 ? '0' : `${((100 * p.extraCalls) / p.calls).toFixed(1)}%`);
+const codes = (c: Record<string, number>): string =>
+  Object.entries(c)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+const extra = (p: Figures): string =>
+  p.calls === undefined || p.extraCalls === undefined
+    ? 'n/a'
+    : p.calls === 0
+      ? '0'
+      : `${((100 * p.extraCalls) / p.calls).toFixed(1)}%`;
 
 interface Row {
   readonly pass: string;
@@ -323,15 +411,40 @@ interface Row {
 function rows(passName: string, phases: readonly Phase[]): Row[] {
   const out: Row[] = [];
   for (let i = 1; i < phases.length; i++) {
-    const p = phases[i]!, q = phases[i - 1]!;
+    const p = phases[i]!,
+      q = phases[i - 1]!;
     if (p.phase === 'quiet') continue;
-    out.push({ pass: passName, phase: p, quiet: q, throughput: p.opsPerSec / q.opsPerSec, worst: p.worstSecond / q.opsPerSec, p50: p.p50 / q.p50, p99: p.p99 / q.p99, p999: p.p999 / q.p999 });
+    out.push({
+      pass: passName,
+      phase: p,
+      quiet: q,
+      throughput: p.opsPerSec / q.opsPerSec,
+      worst: p.worstSecond / q.opsPerSec,
+      p50: p.p50 / q.p50,
+      p99: p.p99 / q.p99,
+      p999: p.p999 / q.p999,
+    });
   }
   return out;
 }
 
 function printPass(passName: string, phases: readonly Phase[]): void {
-  const t: string[][] = [['phase', 'ops/s', '÷ quiet', 'p50 ms', 'p99 ms', 'p99.9 ms', 'p50 ÷q', 'p99 ÷q', 'p99.9 ÷q', 'worst s ÷q', 'failed (codes)', 'extra ÷ calls']];
+  const t: string[][] = [
+    [
+      'phase',
+      'ops/s',
+      '÷ quiet',
+      'p50 ms',
+      'p99 ms',
+      'p99.9 ms',
+      'p50 ÷q',
+      'p99 ÷q',
+      'p99.9 ÷q',
+      'worst s ÷q',
+      'failed (codes)',
+      'extra ÷ calls',
+    ],
+  ];
   for (let i = 0; i < phases.length; i++) {
     const p = phases[i]!;
     const r = rows(passName, phases).find((row) => row.phase === p);
@@ -357,12 +470,21 @@ function printPass(passName: string, phases: readonly Phase[]): void {
 const pf = (ok: boolean): string => (ok ? 'PASS' : 'MISS');
 
 async function main(): Promise<void> {
-  const npmCmd = process.env['npm_lifecycle_event'] === 'bench:gray' ? `npm run bench:gray${argv.length ? ` -- ${argv.join(' ')}` : ''}` : undefined;
+  const npmCmd =
+    process.env['npm_lifecycle_event'] === 'bench:gray'
+      ? `npm run bench:gray${argv.length ? ` -- ${argv.join(' ')}` : ''}`
+      : undefined;
   const nodeCmd = `node --import tsx bench/gray.ts${argv.length ? ` ${argv.join(' ')}` : ''}`;
   const cpu = cpus();
   console.log(`bench:gray — command: ${npmCmd ? `${npmCmd}  (${nodeCmd})` : nodeCmd}`);
-  console.log(`machine: ${cpu.length} cores (${cpu[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Linux ${release()}, Node ${process.version}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  console.log(`5 nodes (zones ${ZONES.join(', ')}), one namespace each; ${IN_FLIGHT} in flight, 50% gets of ${KEYS} preloaded keys / 50% puts of new keys, 100-byte values, the client's default options and 5 s deadline; phases ≥ ${PHASE_S} s`);
+  console.log(
+    `machine: ${cpu.length} cores (${cpu[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Linux ${release()}, Node ${process.version}; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  console.log(
+    `5 nodes (zones ${ZONES.join(', ')}), one namespace each; ${IN_FLIGHT} in flight, 50% gets of ${KEYS} preloaded keys / 50% puts of new keys, 100-byte values, the client's default options and 5 s deadline; phases ≥ ${PHASE_S} s`,
+  );
   for (const left of sweep()) console.log(`removed a leftover of an earlier run: ${left}`);
 
   net = Network.create();
@@ -372,20 +494,35 @@ async function main(): Promise<void> {
     const host = net.addHost(id, i);
     if (i <= 3) seeds.push(host.address);
     const dataDir = join(dir, id);
-    const args = ['--id', id, '--listen', host.address, '--data-dir', dataDir, '--seeds', seeds.join(','), '--zone', ZONES[i - 1]!];
+    const args = [
+      '--id',
+      id,
+      '--listen',
+      host.address,
+      '--data-dir',
+      dataDir,
+      '--seeds',
+      seeds.join(','),
+      '--zone',
+      ZONES[i - 1]!,
+    ];
     const n = new JepsenNode(id, ZONES[i - 1]!, host.address, dataDir, args, join(dir, `${id}.log`), net);
     nodes.push(n);
     n.start();
   }
   const formed = await allUp(180_000);
-  console.log(`cluster formed in ${(formed / 1000).toFixed(1)} s on ${net.subnet}.0/24; client nodes ${nodes.map((n) => n.id).join(', ')} (first: ${nodes[0]!.id}); victim ${VICTIM}`);
+  console.log(
+    `cluster formed in ${(formed / 1000).toFixed(1)} s on ${net.subnet}.0/24; client nodes ${nodes.map((n) => n.id).join(', ')} (first: ${nodes[0]!.id}); victim ${VICTIM}`,
+  );
 
   const def = makeClient('default');
   process.stdout.write(`preloading ${KEYS} keys at W=3 ... `);
   let next = 0;
-  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-    while (next < KEYS) await def.put(key('k', next++), VALUE, { w: 3 });
-  }));
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < KEYS) await def.put(key('k', next++), VALUE, { w: 3 });
+    }),
+  );
   console.log('done');
 
   // Quiet A/B: defaults vs hedging and adaptive choice off, alternating slices.
@@ -397,7 +534,10 @@ async function main(): Promise<void> {
     await warm.stop();
   }
   for (let i = 0; i < AB_SLICES; i++) {
-    for (const [name, c] of [['default', def], ['off', off]] as const) {
+    for (const [name, c] of [
+      ['default', def],
+      ['off', off],
+    ] as const) {
       const l = new Load(c, AB_SLICE_S * 1000 + 60_000);
       const t0 = performance.now();
       await sleep(AB_SLICE_S * 1000);
@@ -409,28 +549,53 @@ async function main(): Promise<void> {
     }
   }
   const abRatio = ab.default.ok / ab.default.s / (ab.off.ok / ab.off.s);
-  console.log(`\nquiet A/B (${AB_SLICES} × ${AB_SLICE_S} s slices each, alternating): default ${(ab.default.ok / ab.default.s).toFixed(0)} ops/s, off ${(ab.off.ok / ab.off.s).toFixed(0)} ops/s; default ÷ off ${abRatio.toFixed(3)} (target ≥ 0.95: ${pf(abRatio >= 0.95)})`);
+  console.log(
+    `\nquiet A/B (${AB_SLICES} × ${AB_SLICE_S} s slices each, alternating): default ${(ab.default.ok / ab.default.s).toFixed(0)} ops/s, off ${(ab.off.ok / ab.off.s).toFixed(0)} ops/s; default ÷ off ${abRatio.toFixed(3)} (target ≥ 0.95: ${pf(abRatio >= 0.95)})`,
+  );
   console.log(`client stats(): ${clientStats(def) === undefined ? 'not there (extra calls: n/a)' : 'present'}`);
 
   const pass1 = await pass('pass 1: default client {}', def);
   const plain = makeClient('plain');
-  const pass2 = await pass('pass 2: plain client { tokenAware: false, streaming: false, hedge: false, adaptive: false }', plain);
+  const pass2 = await pass(
+    'pass 2: plain client { tokenAware: false, streaming: false, hedge: false, adaptive: false }',
+    plain,
+  );
 
   printPass('pass 1: default', pass1);
   printPass('pass 2: plain (what the nodes alone achieve)', pass2);
 
   const targets: string[][] = [['pass', 'phase', 'ops/s ≥ 0.8×', 'worst s ≥ 0.5×', 'p99 ≤ 3×', '0 failed', 'result']];
   let misses = 0;
-  for (const [name, phases] of [['default', pass1], ['plain', pass2]] as const) {
+  for (const [name, phases] of [
+    ['default', pass1],
+    ['plain', pass2],
+  ] as const) {
     for (const r of rows(name, phases)) {
       const checks = [r.throughput >= 0.8, r.worst >= 0.5, r.p99 <= 3, r.phase.failed === 0];
       if (!checks.every(Boolean)) misses++;
-      targets.push([name, r.phase.label, `${x(r.throughput)} ${pf(checks[0]!)}`, `${x(r.worst)} ${pf(checks[1]!)}`, `${x(r.p99)} ${pf(checks[2]!)}`, `${r.phase.failed} ${pf(checks[3]!)}`, pf(checks.every(Boolean))]);
+      targets.push([
+        name,
+        r.phase.label,
+        `${x(r.throughput)} ${pf(checks[0]!)}`,
+        `${x(r.worst)} ${pf(checks[1]!)}`,
+        `${x(r.p99)} ${pf(checks[2]!)}`,
+        `${r.phase.failed} ${pf(checks[3]!)}`,
+        pf(checks.every(Boolean)),
+      ]);
     }
     const quiet = phases.filter((p) => p.phase === 'quiet');
-    const calls = quiet.reduce((s, p) => s + (p.calls ?? NaN), 0), extraCalls = quiet.reduce((s, p) => s + (p.extraCalls ?? NaN), 0);
+    const calls = quiet.reduce((s, p) => s + (p.calls ?? NaN), 0),
+      extraCalls = quiet.reduce((s, p) => s + (p.extraCalls ?? NaN), 0);
     const share = extraCalls / calls;
-    targets.push([name, 'quiet phases: extra calls ≤ 5%', '', '', '', '', Number.isFinite(share) ? `${(100 * share).toFixed(1)}% ${pf(share <= 0.05)}` : 'n/a (no stats())']);
+    targets.push([
+      name,
+      'quiet phases: extra calls ≤ 5%',
+      '',
+      '',
+      '',
+      '',
+      Number.isFinite(share) ? `${(100 * share).toFixed(1)}% ${pf(share <= 0.05)}` : 'n/a (no stats())',
+    ]);
   }
   targets.push(['default ÷ off', 'quiet A/B ≥ 0.95', '', '', '', '', `${abRatio.toFixed(3)} ${pf(abRatio >= 0.95)}`]);
   console.log('\ntargets:');
@@ -445,12 +610,36 @@ async function main(): Promise<void> {
     JSON.stringify(
       {
         command: npmCmd ?? nodeCmd,
-        machine: { cores: cpu.length, model: cpu[0]?.model, kernel: release(), node: process.version, loadavg: loadavg() },
-        settings: { phaseS: PHASE_S, inFlight: IN_FLIGHT, keys: KEYS, victim: VICTIM, zones: ZONES, slow: SLOW_DEFAULTS, configs: CONFIGS },
+        machine: {
+          cores: cpu.length,
+          model: cpu[0]?.model,
+          kernel: release(),
+          node: process.version,
+          loadavg: loadavg(),
+        },
+        settings: {
+          phaseS: PHASE_S,
+          inFlight: IN_FLIGHT,
+          keys: KEYS,
+          victim: VICTIM,
+          zones: ZONES,
+          slow: SLOW_DEFAULTS,
+          configs: CONFIGS,
+        },
         ab: { ...ab, ratio: abRatio },
         pass1,
         pass2,
-        ratios: [...rows('default', pass1), ...rows('plain', pass2)].map((r) => ({ pass: r.pass, phase: r.phase.phase, throughput: r.throughput, worstSecond: r.worst, p50: r.p50, p99: r.p99, p999: r.p999, failed: r.phase.failed, codes: r.phase.codes })),
+        ratios: [...rows('default', pass1), ...rows('plain', pass2)].map((r) => ({
+          pass: r.pass,
+          phase: r.phase.phase,
+          throughput: r.throughput,
+          worstSecond: r.worst,
+          p50: r.p50,
+          p99: r.p99,
+          p999: r.p999,
+          failed: r.phase.failed,
+          codes: r.phase.codes,
+        })),
       },
       null,
       2,

@@ -41,7 +41,21 @@ import { Store } from '../src/storage/index.js';
 import { ALL_DATA } from '../src/storage/keys.js';
 import { freePort } from '../testkit/ports.js';
 import { table } from './lib.js';
-import { CONCURRENCY, Proc, VALUE, benchRoot, foreground, formed, idleRun, key, sleep, stats, stopAll, type LogLine, type Sample } from './processes.js';
+import {
+  CONCURRENCY,
+  Proc,
+  VALUE,
+  benchRoot,
+  foreground,
+  formed,
+  idleRun,
+  key,
+  sleep,
+  stats,
+  stopAll,
+  type LogLine,
+  type Sample,
+} from './processes.js';
 
 const root = benchRoot('handoff');
 
@@ -74,18 +88,25 @@ async function populate(dirs: readonly string[]): Promise<void> {
   } finally {
     await Promise.all(stores.map((s) => s.close()));
   }
-  console.log(`  ${KEYS} keys written (put once, merged into two more stores) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `  ${KEYS} keys written (put once, merged into two more stores) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
 }
 
 /** Raw LevelDB: scan `count` data records of `src` with nextv and put them in batches into an empty DB. */
-async function rawCopy(src: string, dst: string, count: number): Promise<{ keys: number; bytes: number; ms: number; cpu: number }> {
+async function rawCopy(
+  src: string,
+  dst: string,
+  count: number,
+): Promise<{ keys: number; bytes: number; ms: number; cpu: number }> {
   const a = new Level<Buffer, Buffer>(src, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
   const b = new Level<Buffer, Buffer>(dst, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
   await a.open();
   await b.open();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  let keys = 0, bytes = 0;
+  let keys = 0,
+    bytes = 0;
   const it = a.iterator({ gte: ALL_DATA.gte as Buffer, lt: ALL_DATA.lt as Buffer });
   try {
     while (keys < count) {
@@ -113,7 +134,10 @@ async function rawCopy(src: string, dst: string, count: number): Promise<{ keys:
 function cpuLine(j: Joined, keys: number): string {
   const phase = (j.streamEnd - j.streamStart) / 1000;
   return Object.entries(j.cpu)
-    .map(([id, s]) => `${id} ${s.toFixed(2)} s (${((100 * s) / phase).toFixed(0)}%, ${((s * 1e6) / keys).toFixed(1)} µs/key)`)
+    .map(
+      ([id, s]) =>
+        `${id} ${s.toFixed(2)} s (${((100 * s) / phase).toFixed(0)}%, ${((s * 1e6) / keys).toFixed(1)} µs/key)`,
+    )
     .join(', ');
 }
 
@@ -123,7 +147,11 @@ interface Cluster {
 }
 
 /** Start n1..n3 from `dirs` (already populated), wait until they form. */
-async function startThree(dirs: readonly string[], addrs: readonly string[], extra: readonly string[]): Promise<Proc[]> {
+async function startThree(
+  dirs: readonly string[],
+  addrs: readonly string[],
+  extra: readonly string[],
+): Promise<Proc[]> {
   const nodes = dirs.map((d, i) => new Proc(`n${i + 1}`, addrs[i]!, d));
   for (const n of nodes) n.start(addrs.slice(0, 3), extra, CPU_PROF);
   await formed(nodes, 120_000);
@@ -152,14 +180,20 @@ async function join4(c: Cluster, addrs: readonly string[], extra: readonly strin
     admin.transfers().then(
       (t) => {
         const r = t.pulls.at(-1)?.ranges ?? [];
-        if (r.length > 0) process.stdout.write(`  joiner pulled ${r.reduce((s, x) => s + x.keys, 0)} keys, ${r.filter((x) => x.state === 'done').length}/${r.length} ranges\r`);
+        if (r.length > 0)
+          process.stdout.write(
+            `  joiner pulled ${r.reduce((s, x) => s + x.keys, 0)} keys, ${r.filter((x) => x.state === 'done').length}/${r.length} ranges\r`,
+          );
       },
       () => undefined,
     );
   }, 5000);
   try {
     const all = [...c.nodes, c.joiner];
-    const streamStart = await Promise.race([c.joiner.when((l) => l.msg === 'streaming the ranges this node gains'), limit]);
+    const streamStart = await Promise.race([
+      c.joiner.when((l) => l.msg === 'streaming the ranges this node gains'),
+      limit,
+    ]);
     const cpu0 = all.map((n) => n.cpuSeconds());
     const streamEnd = await Promise.race([c.joiner.when((l) => l.msg === 'ranges streamed'), limit]);
     const cpu = Object.fromEntries(all.map((n, i) => [n.id, n.cpuSeconds() - cpu0[i]!]));
@@ -173,7 +207,9 @@ async function join4(c: Cluster, addrs: readonly string[], extra: readonly strin
 }
 
 async function main(): Promise<void> {
-  console.log(`bench:handoff — ${KEYS} keys × ${VALUE.length}-byte values on 3 ringkv nodes (N=3), a 4th joins${quick ? ' (quick)' : ''}; load average ${loadavg()[0]!.toFixed(1)}`);
+  console.log(
+    `bench:handoff — ${KEYS} keys × ${VALUE.length}-byte values on 3 ringkv nodes (N=3), a 4th joins${quick ? ' (quick)' : ''}; load average ${loadavg()[0]!.toFixed(1)}`,
+  );
   const ports = await Promise.all([0, 1, 2, 3].map(() => freePort()));
   const addrs = ports.map((p) => `127.0.0.1:${p}`);
   const prep = ['n1', 'n2', 'n3'].map((id) => join(root, 'prep', id));
@@ -203,29 +239,79 @@ async function main(): Promise<void> {
         await stopAll([...nodes, c.joiner]);
         rmSync(join(root, 'a'), { recursive: true, force: true });
       }
-      const { keys, bytes, ms, copied } = j.streamed as unknown as { keys: number; bytes: number; ms: number; copied?: number };
-      console.log(`  streamed ${keys} keys, ${mb(bytes)} MB in ${ms} ms; n4 normal everywhere ${((j.normal - j.t0) / 1000).toFixed(1)} s after it started`);
-      console.log(`  keys copied without a decode (Store.ingest's fast path): ${copied === undefined ? 'not reported' : `${copied} (${((100 * copied) / Math.max(1, keys)).toFixed(1)}%)`}`);
+      const { keys, bytes, ms, copied } = j.streamed as unknown as {
+        keys: number;
+        bytes: number;
+        ms: number;
+        copied?: number;
+      };
+      console.log(
+        `  streamed ${keys} keys, ${mb(bytes)} MB in ${ms} ms; n4 normal everywhere ${((j.normal - j.t0) / 1000).toFixed(1)} s after it started`,
+      );
+      console.log(
+        `  keys copied without a decode (Store.ingest's fast path): ${copied === undefined ? 'not reported' : `${copied} (${((100 * copied) / Math.max(1, keys)).toFixed(1)}%)`}`,
+      );
       console.log(`  CPU during streaming: ${cpuLine(j, keys)}`);
       // The baseline, with the nodes stopped: a raw copy of as many records, from a copy of n1's LevelDB made while it was stopped.
       const raw = await rawCopy(join(prep[0]!, 'data'), join(root, 'raw-copy'), keys);
       rmSync(join(root, 'raw-copy'), { recursive: true, force: true });
-      const mbps = bytes / 1e6 / (ms / 1000), kps = keys / (ms / 1000);
-      const rawMbps = raw.bytes / 1e6 / (raw.ms / 1000), rawKps = raw.keys / (raw.ms / 1000);
+      const mbps = bytes / 1e6 / (ms / 1000),
+        kps = keys / (ms / 1000);
+      const rawMbps = raw.bytes / 1e6 / (raw.ms / 1000),
+        rawKps = raw.keys / (raw.ms / 1000);
       const us = (cpu: number, n: number): string => ((cpu * 1e6) / n).toFixed(1);
-      const sendersCpu = Object.entries(j.cpu).filter(([id]) => id !== 'n4').reduce((t, [, x]) => t + x, 0);
+      const sendersCpu = Object.entries(j.cpu)
+        .filter(([id]) => id !== 'n4')
+        .reduce((t, [, x]) => t + x, 0);
       ratios.push(kps / rawKps);
       const tag = PAIRS > 1 ? ` #${pair}` : '';
       if (pair === 1)
-        Object.assign(figures, { 'A stream MB/s': mbps, 'A stream keys/s': kps, 'A CPU µs/key': ((j.cpu.n4! + sendersCpu) * 1e6) / keys, 'A joiner CPU µs/key': (j.cpu.n4! * 1e6) / keys, 'A senders CPU µs/key': (sendersCpu * 1e6) / keys, 'A stream ÷ raw copy': kps / rawKps, 'A copied share': (copied ?? 0) / Math.max(1, keys) });
-      rows.push([`A${tag}: stream to joiner (unthrottled)`, String(keys), mb(bytes), String(ms), mbps.toFixed(1), kps.toFixed(0), `${us(j.cpu.n4!, keys)} + ${us(sendersCpu, keys)}`, '']);
-      rows.push([`A${tag}: raw LevelDB copy (baseline)`, String(raw.keys), mb(raw.bytes), raw.ms.toFixed(0), rawMbps.toFixed(1), rawKps.toFixed(0), us(raw.cpu, raw.keys), '']);
-      rows.push([`A${tag}: stream ÷ raw copy`, '', '', '', (mbps / rawMbps).toFixed(2), (kps / rawKps).toFixed(2), (((j.cpu.n4! + sendersCpu) / keys) / (raw.cpu / raw.keys)).toFixed(2), '≥ 0.8 keys/s']);
+        Object.assign(figures, {
+          'A stream MB/s': mbps,
+          'A stream keys/s': kps,
+          'A CPU µs/key': ((j.cpu.n4! + sendersCpu) * 1e6) / keys,
+          'A joiner CPU µs/key': (j.cpu.n4! * 1e6) / keys,
+          'A senders CPU µs/key': (sendersCpu * 1e6) / keys,
+          'A stream ÷ raw copy': kps / rawKps,
+          'A copied share': (copied ?? 0) / Math.max(1, keys),
+        });
+      rows.push([
+        `A${tag}: stream to joiner (unthrottled)`,
+        String(keys),
+        mb(bytes),
+        String(ms),
+        mbps.toFixed(1),
+        kps.toFixed(0),
+        `${us(j.cpu.n4!, keys)} + ${us(sendersCpu, keys)}`,
+        '',
+      ]);
+      rows.push([
+        `A${tag}: raw LevelDB copy (baseline)`,
+        String(raw.keys),
+        mb(raw.bytes),
+        raw.ms.toFixed(0),
+        rawMbps.toFixed(1),
+        rawKps.toFixed(0),
+        us(raw.cpu, raw.keys),
+        '',
+      ]);
+      rows.push([
+        `A${tag}: stream ÷ raw copy`,
+        '',
+        '',
+        '',
+        (mbps / rawMbps).toFixed(2),
+        (kps / rawKps).toFixed(2),
+        ((j.cpu.n4! + sendersCpu) / keys / (raw.cpu / raw.keys)).toFixed(2),
+        '≥ 0.8 keys/s',
+      ]);
     }
     if (PAIRS > 1) {
       const sorted = [...ratios].sort((x, y) => x - y);
       figures['A stream ÷ raw copy (median of pairs)'] = sorted[Math.floor(sorted.length / 2)]!;
-      console.log(`  stream ÷ raw copy, keys/s, per pair: ${ratios.map((r) => r.toFixed(2)).join(', ')} (median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)})`);
+      console.log(
+        `  stream ÷ raw copy, keys/s, per pair: ${ratios.map((r) => r.toFixed(2)).join(', ')} (median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)})`,
+      );
     }
   }
 
@@ -236,7 +322,9 @@ async function main(): Promise<void> {
     const nodes = await startThree(dirs, addrs, []);
     const c: Cluster = { nodes, joiner: new Proc('n4', addrs[3]!, join(root, 'b', 'n4')) };
     const kv = new Client({ nodes: addrs.slice(0, 3), deadlineMs: 10_000 });
-    console.log(`B: default settings (24 MiB/s, governor 2×); foreground ${CONCURRENCY} in flight, 50% gets / 50% new-key puts`);
+    console.log(
+      `B: default settings (24 MiB/s, governor 2×); foreground ${CONCURRENCY} in flight, 50% gets / 50% new-key puts`,
+    );
     try {
       const idleStats = await idleRun(kv, KEYS, IDLE_SECONDS);
       // Now the join, under the same load.
@@ -252,13 +340,48 @@ async function main(): Promise<void> {
       const streaming = stats(duringRun.samples, j.streamStart, j.streamEnd);
       const whole = stats(duringRun.samples, j.t0, j.normal);
       console.log(`  CPU during streaming: ${cpuLine(j, keys)}`);
-      console.log(`  streamed ${keys} keys, ${mb(bytes)} MB in ${ms} ms (${(bytes / 1e6 / (ms / 1000)).toFixed(1)} MB/s); n4 normal everywhere ${((j.normal - j.t0) / 1000).toFixed(1)} s after it started; failed requests: idle ${idleStats.failed}, during ${duringRun.failed}`);
-      Object.assign(figures, { 'B idle ops/s': idleStats.opsPerSec, 'B idle p99 ms': idleStats.p99, 'B streaming p99 ms': streaming.p99, 'B streaming MB/s': bytes / 1e6 / (ms / 1000), 'B failed': idleStats.failed + duringRun.failed });
+      console.log(
+        `  streamed ${keys} keys, ${mb(bytes)} MB in ${ms} ms (${(bytes / 1e6 / (ms / 1000)).toFixed(1)} MB/s); n4 normal everywhere ${((j.normal - j.t0) / 1000).toFixed(1)} s after it started; failed requests: idle ${idleStats.failed}, during ${duringRun.failed}`,
+      );
+      Object.assign(figures, {
+        'B idle ops/s': idleStats.opsPerSec,
+        'B idle p99 ms': idleStats.p99,
+        'B streaming p99 ms': streaming.p99,
+        'B streaming MB/s': bytes / 1e6 / (ms / 1000),
+        'B failed': idleStats.failed + duringRun.failed,
+      });
       const ms2 = (x: number): string => x.toFixed(2);
       rowsB.push(['phase', 'seconds', 'ops', 'ops/s', 'p50 ms', 'p99 ms', 'p99 ÷ idle', 'target']);
-      rowsB.push(['idle (no join)', (IDLE_SECONDS).toFixed(1), String(idleStats.ops), idleStats.opsPerSec.toFixed(0), ms2(idleStats.p50), ms2(idleStats.p99), '1.00', '']);
-      rowsB.push(['streaming (joiner log)', ((j.streamEnd - j.streamStart) / 1000).toFixed(1), String(streaming.ops), streaming.opsPerSec.toFixed(0), ms2(streaming.p50), ms2(streaming.p99), (streaming.p99 / idleStats.p99).toFixed(2), '≤ 2.00']);
-      rowsB.push(['whole join (start → normal)', ((j.normal - j.t0) / 1000).toFixed(1), String(whole.ops), whole.opsPerSec.toFixed(0), ms2(whole.p50), ms2(whole.p99), (whole.p99 / idleStats.p99).toFixed(2), '']);
+      rowsB.push([
+        'idle (no join)',
+        IDLE_SECONDS.toFixed(1),
+        String(idleStats.ops),
+        idleStats.opsPerSec.toFixed(0),
+        ms2(idleStats.p50),
+        ms2(idleStats.p99),
+        '1.00',
+        '',
+      ]);
+      rowsB.push([
+        'streaming (joiner log)',
+        ((j.streamEnd - j.streamStart) / 1000).toFixed(1),
+        String(streaming.ops),
+        streaming.opsPerSec.toFixed(0),
+        ms2(streaming.p50),
+        ms2(streaming.p99),
+        (streaming.p99 / idleStats.p99).toFixed(2),
+        '≤ 2.00',
+      ]);
+      rowsB.push([
+        'whole join (start → normal)',
+        ((j.normal - j.t0) / 1000).toFixed(1),
+        String(whole.ops),
+        whole.opsPerSec.toFixed(0),
+        ms2(whole.p50),
+        ms2(whole.p99),
+        (whole.p99 / idleStats.p99).toFixed(2),
+        '',
+      ]);
     } finally {
       kv.close();
       await stopAll([...nodes, c.joiner]);
@@ -268,14 +391,22 @@ async function main(): Promise<void> {
   if (rows.length > 0) {
     console.log();
     console.log(table([['run', 'keys', 'MB', 'ms', 'MB/s', 'keys/s', 'CPU µs/key', 'target'], ...rows]));
-    console.log('  (CPU µs/key: the joiner + the three senders during the streaming phase, from /proc; the copy: its process until its DB is closed; ratio target on keys/s)');
+    console.log(
+      '  (CPU µs/key: the joiner + the three senders during the streaming phase, from /proc; the copy: its process until its DB is closed; ratio target on keys/s)',
+    );
   }
   if (rowsB.length > 0) {
     console.log();
     console.log(table(rowsB));
   }
   if (JSON_FILE !== undefined) writeFileSync(JSON_FILE, `${JSON.stringify({ keys: KEYS, figures }, null, 2)}\n`);
-  console.log(`\nload average at the end ${loadavg().map((x) => x.toFixed(1)).join(' ')} (1, 5, 15 min) on ${availableParallelism()} CPUs: other work on this machine slows every figure above`);
+  console.log(
+    `\nload average at the end ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(
+        ' ',
+      )} (1, 5, 15 min) on ${availableParallelism()} CPUs: other work on this machine slows every figure above`,
+  );
 }
 
 main().then(

@@ -11,7 +11,10 @@ export const ZONES = ['a', 'b', 'c'];
 
 /** `count` nodes spread round-robin over `zones` zones: n0000 (a), n0001 (b), ... */
 export function cluster(count: number, zones = 3, prefix = 'n'): Member[] {
-  return Array.from({ length: count }, (_, i) => ({ id: `${prefix}${String(i).padStart(4, '0')}`, zone: ZONES[i % zones] }));
+  return Array.from({ length: count }, (_, i) => ({
+    id: `${prefix}${String(i).padStart(4, '0')}`,
+    zone: ZONES[i % zones],
+  }));
 }
 
 /** `count` ids to remove from the ring, chosen with a seeded PRNG. */
@@ -49,11 +52,14 @@ export function argOf(args: readonly string[], name: string, def: string): strin
 
 export function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
-  return rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ')).join('\n');
+  return rows
+    .map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '))
+    .join('\n');
 }
 
 export const f3 = (x: number): string => x.toFixed(3);
 export const pct = (x: number): string => `${(100 * x).toFixed(2)}%`;
 
 /** A latency histogram of µs, 1 µs to 60 s at 3 significant digits: what the load benchmarks record into. */
-export const histogram = (): hdr.Histogram => hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+export const histogram = (): hdr.Histogram =>
+  hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });

@@ -60,7 +60,14 @@ function mainCpu(): number {
 
 /** What a variant's src/storage/index.ts exports, as far as this uses it. */
 interface StorageModule {
-  Store: { open(o: object): Promise<{ put(k: Buffer, v: Buffer, c?: Buffer): Promise<{ context: Buffer }>; get(k: Buffer): Promise<{ context: Buffer }>; close(): Promise<void>; keyFilter: { settled: Promise<void> } }> };
+  Store: {
+    open(o: object): Promise<{
+      put(k: Buffer, v: Buffer, c?: Buffer): Promise<{ context: Buffer }>;
+      get(k: Buffer): Promise<{ context: Buffer }>;
+      close(): Promise<void>;
+      keyFilter: { settled: Promise<void> };
+    }>;
+  };
   LevelEngine: new (path: string) => { db: NodeLevel };
   MemoryEngine: new () => object;
 }
@@ -77,12 +84,21 @@ const root = mkdtempSync(join(tmpdir(), 'ringkv-ab-'));
 try {
   const sides: Side[] = [];
   const closers: Array<() => Promise<void>> = [];
-  const raw = new Level<Buffer, Buffer>(join(root, 'raw'), { keyEncoding: 'buffer', valueEncoding: 'buffer' }) as NodeLevel;
+  const raw = new Level<Buffer, Buffer>(join(root, 'raw'), {
+    keyEncoding: 'buffer',
+    valueEncoding: 'buffer',
+  }) as NodeLevel;
   await raw.open();
   closers.push(() => raw.close());
   await run(0, N, (i) => raw.put(KEYS[i]!, VALUES[0]!));
   await raw.compactRange(Buffer.alloc(0), Buffer.alloc(32, 0xff));
-  sides.push({ name: 'raw get then put', ms: 0, cpu: 0, main: 0, op: async (i, round) => (await raw.get(KEYS[i]!), await raw.put(KEYS[i]!, VALUES[(round + 1) % 2]!)) });
+  sides.push({
+    name: 'raw get then put',
+    ms: 0,
+    cpu: 0,
+    main: 0,
+    op: async (i, round) => (await raw.get(KEYS[i]!), await raw.put(KEYS[i]!, VALUES[(round + 1) % 2]!)),
+  });
   for (const v of variants) {
     const mod = (await import(pathToFileURL(resolve(v, 'src/storage/index.ts')).href)) as StorageModule;
     const engine = MEMORY ? new mod.MemoryEngine() : new mod.LevelEngine(join(root, `store-${sides.length}`));
@@ -93,12 +109,20 @@ try {
     if (!MEMORY) await (engine as { db: NodeLevel }).db.compactRange(Buffer.alloc(0), Buffer.alloc(32, 0xff));
     const contexts: Buffer[] = new Array<Buffer>(N);
     await run(0, N, async (i) => void (contexts[i] = (await store.get(KEYS[i]!)).context));
-    sides.push({ name: v, ms: 0, cpu: 0, main: 0, op: async (i, round) => void (contexts[i] = (await store.put(KEYS[i]!, VALUES[(round + 1) % 2]!, contexts[i])).context) });
+    sides.push({
+      name: v,
+      ms: 0,
+      cpu: 0,
+      main: 0,
+      op: async (i, round) =>
+        void (contexts[i] = (await store.put(KEYS[i]!, VALUES[(round + 1) % 2]!, contexts[i])).context),
+    });
   }
   for (let round = 0; round < ROUNDS; round++)
     for (let from = 0; from < N; from += CHUNK)
       for (const s of round % 2 ? [...sides].reverse() : sides) {
-        const c0 = process.cpuUsage(), m0 = mainCpu();
+        const c0 = process.cpuUsage(),
+          m0 = mainCpu();
         s.ms += await run(from, Math.min(CHUNK, N - from), (i) => s.op(i, round));
         const c = process.cpuUsage(c0);
         s.cpu += c.user + c.system;
@@ -109,7 +133,9 @@ try {
   const width = Math.max(...sides.map((s) => s.name.length));
   for (const s of sides) {
     const rate = ops / (s.ms / 1000);
-    console.log(`${s.name.padEnd(width)}  ${Math.round(rate).toLocaleString('en-US').padStart(8)}/s  ${(rate / rawRate).toFixed(2)}  cpu ${(s.cpu / ops).toFixed(1)} µs/op, main thread ${((1000 * s.main) / ops).toFixed(1)} µs/op`);
+    console.log(
+      `${s.name.padEnd(width)}  ${Math.round(rate).toLocaleString('en-US').padStart(8)}/s  ${(rate / rawRate).toFixed(2)}  cpu ${(s.cpu / ops).toFixed(1)} µs/op, main thread ${((1000 * s.main) / ops).toFixed(1)} µs/op`,
+    );
   }
   for (const close of closers.reverse()) await close();
 } finally {

@@ -18,7 +18,9 @@ import { AdminClient, type StatusReply } from '../src/client/admin.js';
  * The `ringkv` the nodes run: this tree's build, or RINGKV_DIST's (another build's dist/,
  * as bench:compare sets it to run an older commit's nodes under the same bench).
  */
-const MAIN = process.env.RINGKV_DIST ? join(resolve(process.env.RINGKV_DIST), 'cli', 'main.js') : fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const MAIN = process.env.RINGKV_DIST
+  ? join(resolve(process.env.RINGKV_DIST), 'cli', 'main.js')
+  : fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 /** Requests the foreground load keeps in flight. */
 export const CONCURRENCY = 16;
 /** A bound on every load loop. */
@@ -27,7 +29,8 @@ const MAX_OPS = 5_000_000;
 export const VALUE = Buffer.alloc(100, 0x61);
 
 /** Bench key i with a prefix: 16 bytes. */
-export const key = (prefix: string, i: number): Buffer => Buffer.from(`${prefix}${String(i).padStart(15, '0')}`.slice(-16));
+export const key = (prefix: string, i: number): Buffer =>
+  Buffer.from(`${prefix}${String(i).padStart(15, '0')}`.slice(-16));
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export interface LogLine {
@@ -50,8 +53,26 @@ export class Proc {
 
   /** Start it; with `cpuProf`, node writes a CPU profile into that directory at exit. */
   start(seeds: readonly string[], extra: readonly string[], cpuProf?: string): void {
-    const nodeArgs = cpuProf === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(cpuProf)}`, `--cpu-prof-name=${this.id}-${Date.now()}.cpuprofile`];
-    const argv = [...nodeArgs, MAIN, 'node', '--id', this.id, '--listen', this.address, '--data-dir', this.dataDir, '--seeds', seeds.join(','), '--log-level', 'info', ...extra];
+    const nodeArgs =
+      cpuProf === undefined
+        ? []
+        : ['--cpu-prof', `--cpu-prof-dir=${resolve(cpuProf)}`, `--cpu-prof-name=${this.id}-${Date.now()}.cpuprofile`];
+    const argv = [
+      ...nodeArgs,
+      MAIN,
+      'node',
+      '--id',
+      this.id,
+      '--listen',
+      this.address,
+      '--data-dir',
+      this.dataDir,
+      '--seeds',
+      seeds.join(','),
+      '--log-level',
+      'info',
+      ...extra,
+    ];
     const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
     this.child = child;
     live.add(child);
@@ -65,7 +86,8 @@ export class Proc {
       }
       const at = performance.now();
       this.lines.push({ at, line });
-      for (const w of [...this.#waiters]) if (w.test(line)) (this.#waiters.splice(this.#waiters.indexOf(w), 1), w.resolve(at));
+      for (const w of [...this.#waiters])
+        if (w.test(line)) (this.#waiters.splice(this.#waiters.indexOf(w), 1), w.resolve(at));
       if (typeof line.level === 'number' && line.level >= 50) console.error(`${this.id}: ${l}`);
     });
   }
@@ -146,8 +168,15 @@ export async function formed(nodes: readonly Proc[], timeoutMs: number): Promise
   const end = Date.now() + timeoutMs;
   for (;;) {
     const views = await statuses(nodes);
-    if (views.every((v) => v !== undefined && nodes.every((n) => v.members.some((m) => m.id === n.id && m.status === 'normal' && m.up)))) return;
-    if (Date.now() > end) throw new Error(`${nodes.map((n) => n.id).join(', ')} not normal and up everywhere after ${timeoutMs} ms`);
+    if (
+      views.every(
+        (v) =>
+          v !== undefined && nodes.every((n) => v.members.some((m) => m.id === n.id && m.status === 'normal' && m.up)),
+      )
+    )
+      return;
+    if (Date.now() > end)
+      throw new Error(`${nodes.map((n) => n.id).join(', ')} not normal and up everywhere after ${timeoutMs} ms`);
     await sleep(250);
   }
 }
@@ -161,9 +190,15 @@ export interface Sample {
  * Closed-loop foreground load: CONCURRENCY workers, half gets at R=2 of present keys
  * (`key('k', i)` for i < o.keys), half puts at W=2 of new keys, until `stop`.
  */
-export function foreground(kv: Client, o: { maxMs: number; newPrefix: string; keys: number }): { stop(): Promise<{ samples: Sample[]; failed: number }> } {
+export function foreground(
+  kv: Client,
+  o: { maxMs: number; newPrefix: string; keys: number },
+): { stop(): Promise<{ samples: Sample[]; failed: number }> } {
   const samples: Sample[] = [];
-  let failed = 0, i = 0, fresh = 0, stopping = false;
+  let failed = 0,
+    i = 0,
+    fresh = 0,
+    stopping = false;
   const end = performance.now() + o.maxMs;
   const workers = Array.from({ length: CONCURRENCY }, async () => {
     while (!stopping && performance.now() < end && i < MAX_OPS) {
@@ -198,7 +233,12 @@ export interface Stats {
 export function stats(samples: readonly Sample[], from: number, to: number): Stats {
   const h = histogram();
   for (const s of samples) if (s.start >= from && s.start < to) h.recordValue(s.us);
-  const r = { ops: h.totalCount, opsPerSec: h.totalCount / ((to - from) / 1000), p50: h.getValueAtPercentile(50) / 1000, p99: h.getValueAtPercentile(99) / 1000 };
+  const r = {
+    ops: h.totalCount,
+    opsPerSec: h.totalCount / ((to - from) / 1000),
+    p50: h.getValueAtPercentile(50) / 1000,
+    p99: h.getValueAtPercentile(99) / 1000,
+  };
   h.destroy();
   return r;
 }

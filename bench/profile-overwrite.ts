@@ -35,15 +35,18 @@ const PROFILE = !args.includes('--no-profile');
 const random = mulberry32(20261201);
 const bytes = (n: number) => Buffer.from(Array.from({ length: n }, () => Math.floor(random() * 256)));
 const KEYS = Array.from({ length: N }, () => bytes(16));
-const VALUE = bytes(100), VALUE2 = bytes(100);
+const VALUE = bytes(100),
+  VALUE2 = bytes(100);
 
 async function rate(count: number, fn: (i: number) => Promise<unknown>): Promise<{ ops: number; elu: number }> {
   let next = 0;
   const elu = performance.eventLoopUtilization();
   const start = performance.now();
-  await Promise.all(Array.from({ length: INFLIGHT }, async () => {
-    while (next < count) await fn(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: INFLIGHT }, async () => {
+      while (next < count) await fn(next++);
+    }),
+  );
   return { ops: count / ((performance.now() - start) / 1000), elu: performance.eventLoopUtilization(elu).utilization };
 }
 
@@ -73,7 +76,9 @@ function threadDelta(before: ReturnType<typeof threads>, seconds: number): strin
     const b = before.get(tid) ?? { cpuMs: 0, preempted: 0 };
     const cpu = t.cpuMs - b.cpuMs;
     if (cpu < 10) continue;
-    rows.push(`  ${tid === String(process.pid) ? 'main' : t.name} ${tid}: ${((cpu / 10) / seconds).toFixed(0)}% of a core, ${t.preempted - b.preempted} preemptions`);
+    rows.push(
+      `  ${tid === String(process.pid) ? 'main' : t.name} ${tid}: ${(cpu / 10 / seconds).toFixed(0)}% of a core, ${t.preempted - b.preempted} preemptions`,
+    );
   }
   return rows.join('\n');
 }
@@ -91,7 +96,9 @@ try {
       await raw.put(KEYS[i]!, VALUE2);
     });
     if (args.includes('--threads')) console.log(threadDelta(before, N / r.ops));
-    console.log(`raw get then put: ${Math.round(r.ops).toLocaleString('en-US')}/s, main thread busy ${(100 * r.elu).toFixed(0)}%`);
+    console.log(
+      `raw get then put: ${Math.round(r.ops).toLocaleString('en-US')}/s, main thread busy ${(100 * r.elu).toFixed(0)}%`,
+    );
     rawOps = r.ops;
     await raw.close();
   }
@@ -106,10 +113,16 @@ try {
     approximateSize: (a, b) => engine.approximateSize(a, b),
     get: (k: Uint8Array) => (counts.get++, engine.get(k)),
     getMany: (ks: readonly Uint8Array[]) => (counts.getMany++, (counts.getManyKeys += ks.length), engine.getMany(ks)),
-    write: (ops: readonly WriteOp[], sync: boolean) => (counts.write++, (counts.writeOps += ops.length), engine.write(ops, sync)),
+    write: (ops: readonly WriteOp[], sync: boolean) => (
+      counts.write++,
+      (counts.writeOps += ops.length),
+      engine.write(ops, sync)
+    ),
   };
   const memory = args.includes('--memory');
-  const store = await Store.open({ engine: memory ? new MemoryEngine() : args.includes('--count') ? counting : engine });
+  const store = await Store.open({
+    engine: memory ? new MemoryEngine() : args.includes('--count') ? counting : engine,
+  });
   await store.keyFilter.settled;
   await rate(N, (i) => store.put(KEYS[i]!, VALUE));
   if (!memory) await engine.db.compactRange(Buffer.alloc(0), Buffer.alloc(32, 0xff));
@@ -134,7 +147,9 @@ try {
     session.disconnect();
   }
   const { writes, batches } = store.writeStats;
-  console.log(`store overwrite: ${Math.round(r.ops).toLocaleString('en-US')}/s, main thread busy ${(100 * r.elu).toFixed(0)}%, ${(writes / batches).toFixed(1)} writes per batch${rawOps ? `, ${(r.ops / rawOps).toFixed(2)} of raw get then put` : ''}${PROFILE ? `; profile: ${OUT}` : ''}`);
+  console.log(
+    `store overwrite: ${Math.round(r.ops).toLocaleString('en-US')}/s, main thread busy ${(100 * r.elu).toFixed(0)}%, ${(writes / batches).toFixed(1)} writes per batch${rawOps ? `, ${(r.ops / rawOps).toFixed(2)} of raw get then put` : ''}${PROFILE ? `; profile: ${OUT}` : ''}`,
+  );
   await store.close();
 } finally {
   rmSync(root, { recursive: true, force: true });

@@ -46,7 +46,13 @@ if (inputs.length === 0) {
   process.exit(2);
 }
 
-const files = inputs.flatMap((p) => (statSync(p).isDirectory() ? readdirSync(p).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(p, f)) : [p]));
+const files = inputs.flatMap((p) =>
+  statSync(p).isDirectory()
+    ? readdirSync(p)
+        .filter((f) => f.endsWith('.cpuprofile'))
+        .map((f) => join(p, f))
+    : [p],
+);
 
 function where(url: string): string {
   if (url === '') return '';
@@ -60,7 +66,8 @@ function where(url: string): string {
 
 const self = new Map<string, number>();
 const total = new Map<string, number>();
-let all = 0, idle = 0;
+let all = 0,
+  idle = 0;
 
 for (const file of files) {
   const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
@@ -96,9 +103,18 @@ for (const file of files) {
 const base = BUSY ? all - idle : all;
 const pct = (t: number) => `${((100 * t) / base).toFixed(1)}%`.padStart(6);
 const ms = (t: number) => `${(t / 1000).toFixed(0)} ms`.padStart(9);
-console.log(`${files.length} profile(s), ${(all / 1e6).toFixed(2)} s sampled, idle ${((100 * idle) / all).toFixed(1)}%${BUSY ? '; % of busy time' : ''}\n`);
+console.log(
+  `${files.length} profile(s), ${(all / 1e6).toFixed(2)} s sampled, idle ${((100 * idle) / all).toFixed(1)}%${BUSY ? '; % of busy time' : ''}\n`,
+);
 console.log(`top ${TOP} by self time`);
-for (const [name, t] of [...self].filter(([n]) => !(BUSY && n === '(idle)')).sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`${pct(t)} ${ms(t)}  ${name}`);
+for (const [name, t] of [...self]
+  .filter(([n]) => !(BUSY && n === '(idle)'))
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, TOP))
+  console.log(`${pct(t)} ${ms(t)}  ${name}`);
 console.log(`\ntop ${TOP} by total time${FILTER ? ` (matching "${FILTER}")` : ''}`);
-for (const [name, t] of [...total].filter(([n]) => (FILTER ? n.includes(FILTER) : !n.startsWith('(root)') && !(BUSY && n === '(idle)'))).sort((a, b) => b[1] - a[1]).slice(0, TOP))
+for (const [name, t] of [...total]
+  .filter(([n]) => (FILTER ? n.includes(FILTER) : !n.startsWith('(root)') && !(BUSY && n === '(idle)')))
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, TOP))
   console.log(`${pct(t)} ${ms(t)}  ${name}`);

@@ -36,7 +36,19 @@ import { AdminClient, type RepairStatusReply } from '../src/client/admin.js';
 import { Store } from '../src/storage/index.js';
 import { freePort } from '../testkit/ports.js';
 import { table } from './lib.js';
-import { CONCURRENCY, Proc, VALUE, benchRoot, foreground, formed, idleRun, key, sleep, stats, stopAll } from './processes.js';
+import {
+  CONCURRENCY,
+  Proc,
+  VALUE,
+  benchRoot,
+  foreground,
+  formed,
+  idleRun,
+  key,
+  sleep,
+  stats,
+  stopAll,
+} from './processes.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -56,7 +68,8 @@ async function populate(dirs: readonly string[]): Promise<{ differing: number; b
   const t0 = performance.now();
   const [a, b] = await Promise.all(dirs.map((d) => Store.open({ path: join(d, 'data') })));
   const every = Math.round(1 / DIFF);
-  let differing = 0, bytes = 0;
+  let differing = 0,
+    bytes = 0;
   try {
     const STEP = 2048;
     for (let i = 0; i < KEYS; i += STEP) {
@@ -77,7 +90,9 @@ async function populate(dirs: readonly string[]): Promise<{ differing: number; b
   } finally {
     await Promise.all([a!.close(), b!.close()]);
   }
-  console.log(`  ${KEYS} keys written (put into n1, merged into n2; ${differing} differ, ${bytes} bytes of differing records) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `  ${KEYS} keys written (put into n1, merged into n2; ${differing} differ, ${bytes} bytes of differing records) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
   return { differing, bytes };
 }
 
@@ -93,7 +108,8 @@ async function contents(dir: string): Promise<Map<string, string>> {
   const store = await Store.open({ path: join(dir, 'data') });
   const out = new Map<string, string>();
   try {
-    for await (const batch of store.ranges.scan({ start: 0n, end: 0n })) for (const e of batch.entries) out.set(e.key.toString('latin1'), store.ranges.entryHash(e.key, e.record));
+    for await (const batch of store.ranges.scan({ start: 0n, end: 0n }))
+      for (const e of batch.entries) out.set(e.key.toString('latin1'), store.ranges.entryHash(e.key, e.record));
   } finally {
     await store.close();
   }
@@ -120,19 +136,25 @@ async function putLoop(kept: boolean): Promise<{ perSec: number; cpuUs: number }
   const s = await Store.open({ path: dir, ...(kept ? { keptTrees: { depth: 3 } } : {}) });
   try {
     if (kept) {
-      await s.trees!.track(Array.from({ length: 16 }, (_, i) => ({ n: 0, start: BigInt(i) << 60n, end: BigInt((i + 1) % 16) << 60n })));
+      await s.trees!.track(
+        Array.from({ length: 16 }, (_, i) => ({ n: 0, start: BigInt(i) << 60n, end: BigInt((i + 1) % 16) << 60n })),
+      );
       await s.trees!.settled();
     }
     await s.keyFilter.settled;
     let next = 0;
-    const t0 = performance.now(), c0 = process.cpuUsage();
-    await Promise.all(Array.from({ length: 64 }, async () => {
-      while (next < PUTS) {
-        const i = next++;
-        await s.put(key('p', i % (PUTS / 2)), VALUE);
-      }
-    }));
-    const ms = performance.now() - t0, c = process.cpuUsage(c0);
+    const t0 = performance.now(),
+      c0 = process.cpuUsage();
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        while (next < PUTS) {
+          const i = next++;
+          await s.put(key('p', i % (PUTS / 2)), VALUE);
+        }
+      }),
+    );
+    const ms = performance.now() - t0,
+      c = process.cpuUsage(c0);
     return { perSec: (PUTS / ms) * 1000, cpuUs: (c.user + c.system) / PUTS };
   } finally {
     await s.close();
@@ -141,7 +163,9 @@ async function putLoop(kept: boolean): Promise<{ perSec: number; cpuUs: number }
 }
 
 async function main(): Promise<void> {
-  console.log(`bench:repair — ${KEYS} keys × ${VALUE.length}-byte values on 2 ringkv nodes (N=2), ${DIFF * 100}% differing${quick ? ' (quick)' : ''}; load average ${loadavg()[0]!.toFixed(1)}`);
+  console.log(
+    `bench:repair — ${KEYS} keys × ${VALUE.length}-byte values on 2 ringkv nodes (N=2), ${DIFF * 100}% differing${quick ? ' (quick)' : ''}; load average ${loadavg()[0]!.toFixed(1)}`,
+  );
   const addrs = (await Promise.all([0, 1].map(() => freePort()))).map((p) => `127.0.0.1:${p}`);
   const prep = ['n1', 'n2'].map((id) => join(root, 'prep', id));
   console.log('forming the 2-node cluster, then writing the keys offline');
@@ -163,7 +187,8 @@ async function main(): Promise<void> {
         r = await admin.repairStatus();
         if (r.finishedAtMs > 0 && r.id === started.id) break;
         if (Date.now() > end) throw new Error(`the repair did not finish in ${REPAIR_LIMIT_MS / 1000} s`);
-        if (process.stdout.isTTY) process.stdout.write(`  ${r.done}/${r.ranges} ranges, ${r.keysExchanged} keys exchanged\r`);
+        if (process.stdout.isTTY)
+          process.stdout.write(`  ${r.done}/${r.ranges} ranges, ${r.keysExchanged} keys exchanged\r`);
         await sleep(500);
       }
     } finally {
@@ -172,12 +197,25 @@ async function main(): Promise<void> {
     }
     const [a, b] = await Promise.all(dirs.map(contents));
     const same = a!.size === b!.size && [...a!].every(([k, h]) => b!.get(k) === h);
-    if (!same) throw new Error(`after the repair the replicas differ: n1 ${a!.size} keys, n2 ${b!.size}; the repair: ${JSON.stringify({ ...r, repaired: r.repaired.length })}`);
+    if (!same)
+      throw new Error(
+        `after the repair the replicas differ: n1 ${a!.size} keys, n2 ${b!.size}; the repair: ${JSON.stringify({ ...r, repaired: r.repaired.length })}`,
+      );
     const s = (r.finishedAtMs - r.startedAtMs) / 1000;
-    console.log(`  ${r.ranges} ranges (${r.identical} identical), ${r.leavesDiffering} leaves differing, ${r.keysExchanged} keys exchanged, ${r.bytes} bytes on the wire; replicas identical afterwards`);
+    console.log(
+      `  ${r.ranges} ranges (${r.identical} identical), ${r.leavesDiffering} leaves differing, ${r.keysExchanged} keys exchanged, ${r.bytes} bytes on the wire; replicas identical afterwards`,
+    );
     rows.push(['A: time to detect and repair', `${s.toFixed(1)} s`, '≤ 60 s']);
-    rows.push(['A: bytes on the wire ÷ differing records', `${(r.bytes / diff.bytes).toFixed(2)}× (${r.bytes} ÷ ${diff.bytes})`, '≤ 10×']);
-    rows.push(['A: keys exchanged ÷ keys differing', `${(r.keysExchanged / diff.differing).toFixed(2)} (${r.keysExchanged} ÷ ${diff.differing})`, '']);
+    rows.push([
+      'A: bytes on the wire ÷ differing records',
+      `${(r.bytes / diff.bytes).toFixed(2)}× (${r.bytes} ÷ ${diff.bytes})`,
+      '≤ 10×',
+    ]);
+    rows.push([
+      'A: keys exchanged ÷ keys differing',
+      `${(r.keysExchanged / diff.differing).toFixed(2)} (${r.keysExchanged} ÷ ${diff.differing})`,
+      '',
+    ]);
   }
 
   if (PART.includes('0')) {
@@ -196,8 +234,14 @@ async function main(): Promise<void> {
           await sleep(2000);
         }
         const s = (r.finishedAtMs - r.startedAtMs) / 1000;
-        console.log(`  kept trees ${kept}: ${r.ranges} ranges (${r.identical} in sync, ${r.kept} on kept trees) in ${s.toFixed(2)} s, ${r.recordsRead} records read on n1, ${r.bytes} bytes on the wire`);
-        rows.push([`A0: in-sync repair, kept trees ${kept}`, `${s.toFixed(2)} s, ${r.recordsRead} records read (n1)`, kept === 'on' ? '≤ 1 s, 0 records' : 'baseline']);
+        console.log(
+          `  kept trees ${kept}: ${r.ranges} ranges (${r.identical} in sync, ${r.kept} on kept trees) in ${s.toFixed(2)} s, ${r.recordsRead} records read on n1, ${r.bytes} bytes on the wire`,
+        );
+        rows.push([
+          `A0: in-sync repair, kept trees ${kept}`,
+          `${s.toFixed(2)} s, ${r.recordsRead} records read (n1)`,
+          kept === 'on' ? '≤ 1 s, 0 records' : 'baseline',
+        ]);
       } finally {
         admin.close();
         await stopAll(nodes);
@@ -207,7 +251,10 @@ async function main(): Promise<void> {
 
   if (PART.includes('c')) {
     console.log('C: store-level puts, kept trees on ÷ off (interleaved pairs)');
-    const on: number[] = [], off: number[] = [], cpuOn: number[] = [], cpuOff: number[] = [];
+    const on: number[] = [],
+      off: number[] = [],
+      cpuOn: number[] = [],
+      cpuOff: number[] = [];
     for (let pair = 0; pair < 3; pair++)
       for (const kept of [false, true]) {
         const { perSec, cpuUs } = await putLoop(kept);
@@ -215,8 +262,14 @@ async function main(): Promise<void> {
         (kept ? cpuOn : cpuOff).push(cpuUs);
       }
     const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-    console.log(`  off ${off.map((x) => x.toFixed(0)).join(', ')} puts/s (${cpuOff.map((x) => x.toFixed(1)).join(', ')} µs process CPU/put); on ${on.map((x) => x.toFixed(0)).join(', ')} (${cpuOn.map((x) => x.toFixed(1)).join(', ')} µs)`);
-    rows.push(['C: put throughput, kept trees on ÷ off', `${(sum(on) / sum(off)).toFixed(2)}× (process CPU ${(sum(cpuOn) / on.length).toFixed(1)} vs ${(sum(cpuOff) / off.length).toFixed(1)} µs/put)`, '≥ 0.9×']);
+    console.log(
+      `  off ${off.map((x) => x.toFixed(0)).join(', ')} puts/s (${cpuOff.map((x) => x.toFixed(1)).join(', ')} µs process CPU/put); on ${on.map((x) => x.toFixed(0)).join(', ')} (${cpuOn.map((x) => x.toFixed(1)).join(', ')} µs)`,
+    );
+    rows.push([
+      'C: put throughput, kept trees on ÷ off',
+      `${(sum(on) / sum(off)).toFixed(2)}× (process CPU ${(sum(cpuOn) / on.length).toFixed(1)} vs ${(sum(cpuOff) / off.length).toFixed(1)} µs/put)`,
+      '≥ 0.9×',
+    ]);
   }
 
   if (PART.includes('b')) {
@@ -224,10 +277,13 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const kv = new Client({ nodes: addrs, deadlineMs: 10_000 });
     const admin = new AdminClient(addrs[0]!, 5000);
-    console.log(`B: foreground ${CONCURRENCY} in flight, 50% gets / 50% new-key puts; idle, then during the background repair (default pace)`);
+    console.log(
+      `B: foreground ${CONCURRENCY} in flight, 50% gets / 50% new-key puts; idle, then during the background repair (default pace)`,
+    );
     try {
       const idleStats = await idleRun(kv, KEYS, IDLE_SECONDS);
-      if (performance.now() - t0 > INTERVAL_MS) console.log('  (the idle run overlapped the background repair: the idle figure is not idle)');
+      if (performance.now() - t0 > INTERVAL_MS)
+        console.log('  (the idle run overlapped the background repair: the idle figure is not idle)');
       const during = foreground(kv, { maxMs: REPAIR_LIMIT_MS, newPrefix: 'j', keys: KEYS });
       const end = Date.now() + REPAIR_LIMIT_MS;
       while ((await admin.repairStatus()).background.ranges === 0) {
@@ -239,8 +295,16 @@ async function main(): Promise<void> {
       const bg = (await admin.repairStatus()).background;
       const duringStats = stats((await during.stop()).samples, d0, performance.now());
       console.log(`  background repair meanwhile: ${bg.ranges} ranges repaired, ${bg.keysExchanged} keys exchanged`);
-      rows.push(['B: foreground p99, idle', `${idleStats.p99.toFixed(1)} ms (${idleStats.opsPerSec.toFixed(0)} ops/s)`, '']);
-      rows.push(['B: foreground p99, during background repair', `${duringStats.p99.toFixed(1)} ms (${duringStats.opsPerSec.toFixed(0)} ops/s)`, '']);
+      rows.push([
+        'B: foreground p99, idle',
+        `${idleStats.p99.toFixed(1)} ms (${idleStats.opsPerSec.toFixed(0)} ops/s)`,
+        '',
+      ]);
+      rows.push([
+        'B: foreground p99, during background repair',
+        `${duringStats.p99.toFixed(1)} ms (${duringStats.opsPerSec.toFixed(0)} ops/s)`,
+        '',
+      ]);
       rows.push(['B: ratio', `${(duringStats.p99 / idleStats.p99).toFixed(2)}×`, '≤ 1.5×']);
     } finally {
       kv.close();
@@ -251,7 +315,13 @@ async function main(): Promise<void> {
   rmSync(join(root, 'run'), { recursive: true, force: true });
   console.log();
   console.log(table([['figure', 'value', 'target'], ...rows]));
-  console.log(`\nload average at the end ${loadavg().map((x) => x.toFixed(1)).join(' ')} (1, 5, 15 min) on ${availableParallelism()} CPUs: other work on this machine slows every figure above`);
+  console.log(
+    `\nload average at the end ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(
+        ' ',
+      )} (1, 5, 15 min) on ${availableParallelism()} CPUs: other work on this machine slows every figure above`,
+  );
 }
 
 main().then(

@@ -7,7 +7,14 @@
  *   npm run bench:codec [-- --seconds 2]
  */
 import { protos } from '../src/transport/protos.js';
-import { decodeCalls, decodeReplies, encodeCalls, encodeReplies, type WireCall, type WireReply } from '../src/transport/replica-codec.js';
+import {
+  decodeCalls,
+  decodeReplies,
+  encodeCalls,
+  encodeReplies,
+  type WireCall,
+  type WireReply,
+} from '../src/transport/replica-codec.js';
 import { table } from './lib.js';
 
 const args = process.argv.slice(2);
@@ -17,10 +24,23 @@ const BATCH = 64;
 const key = (i: number): Buffer => Buffer.from(`k${String(i).padStart(15, '0')}`);
 const record = Buffer.alloc(180, 7);
 const deadline = Date.now() + 5000;
-const calls: WireCall[] = Array.from({ length: BATCH }, (_, i) => ({ id: i + 1, deadline, op: 'merge', key: key(i), record, hintFor: '' }));
+const calls: WireCall[] = Array.from({ length: BATCH }, (_, i) => ({
+  id: i + 1,
+  deadline,
+  op: 'merge',
+  key: key(i),
+  record,
+  hintFor: '',
+}));
 const replies: WireReply[] = Array.from({ length: BATCH }, (_, i) => ({ id: i + 1, op: 'merge', changed: true }));
 // The same batches as proto-loader objects.
-const callObjects = { calls: calls.map((c) => ({ id: c.id, deadlineMs: c.deadline, merge: { key: (c as { key: Buffer }).key, record, hintFor: '' } })) };
+const callObjects = {
+  calls: calls.map((c) => ({
+    id: c.id,
+    deadlineMs: c.deadline,
+    merge: { key: (c as { key: Buffer }).key, record, hintFor: '' },
+  })),
+};
 const replyObjects = { replies: replies.map((r) => ({ id: r.id, merge: { changed: true } })) };
 type Codec = { serialize(o: object): Buffer; deserialize(b: Buffer): object };
 const CallsType = protos().definition['ringkv.internal.v1.ReplicaCalls'] as unknown as Codec;
@@ -38,12 +58,35 @@ function rate(fn: () => void): number {
   return n / ((performance.now() - start) / 1000);
 }
 
-const encodedCalls = encodeCalls(calls), encodedReplies = encodeReplies(replies);
+const encodedCalls = encodeCalls(calls),
+  encodedReplies = encodeReplies(replies);
 const rows = [['', 'hand-written batches/s', 'protobufjs batches/s', 'ratio']];
-const row = (name: string, ours: number, theirs: number): void => void rows.push([name, Math.round(ours).toLocaleString('en-US'), Math.round(theirs).toLocaleString('en-US'), (ours / theirs).toFixed(1)]);
-row(`encode ${BATCH} calls`, rate(() => encodeCalls(calls)), rate(() => CallsType.serialize(callObjects)));
-row(`decode ${BATCH} calls`, rate(() => decodeCalls(encodedCalls)), rate(() => CallsType.deserialize(encodedCalls)));
-row(`encode ${BATCH} replies`, rate(() => encodeReplies(replies)), rate(() => RepliesType.serialize(replyObjects)));
-row(`decode ${BATCH} replies`, rate(() => decodeReplies(encodedReplies)), rate(() => RepliesType.deserialize(encodedReplies)));
+const row = (name: string, ours: number, theirs: number): void =>
+  void rows.push([
+    name,
+    Math.round(ours).toLocaleString('en-US'),
+    Math.round(theirs).toLocaleString('en-US'),
+    (ours / theirs).toFixed(1),
+  ]);
+row(
+  `encode ${BATCH} calls`,
+  rate(() => encodeCalls(calls)),
+  rate(() => CallsType.serialize(callObjects)),
+);
+row(
+  `decode ${BATCH} calls`,
+  rate(() => decodeCalls(encodedCalls)),
+  rate(() => CallsType.deserialize(encodedCalls)),
+);
+row(
+  `encode ${BATCH} replies`,
+  rate(() => encodeReplies(replies)),
+  rate(() => RepliesType.serialize(replyObjects)),
+);
+row(
+  `decode ${BATCH} replies`,
+  rate(() => decodeReplies(encodedReplies)),
+  rate(() => RepliesType.deserialize(encodedReplies)),
+);
 console.log(`bench:codec — replica stream batches, ${seconds} s per figure (node ${process.version})\n`);
 console.log(table(rows));

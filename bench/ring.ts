@@ -77,7 +77,11 @@ class Md5Ring {
   }
   replicas(key: string, n: number): string[] {
     const out: string[] = [];
-    for (let i = this.owner(Md5Ring.hash(key)), s = 0; out.length < n && s < this.#owners.length; s++, i = (i + 1) % this.#owners.length) {
+    for (
+      let i = this.owner(Md5Ring.hash(key)), s = 0;
+      out.length < n && s < this.#owners.length;
+      s++, i = (i + 1) % this.#owners.length
+    ) {
       const o = this.#owners[i]!;
       if (!out.includes(o)) out.push(o);
     }
@@ -96,9 +100,22 @@ say('balance = busiest node’s ownership ÷ its fair share (primary: n = 1; rep
 say();
 
 const lookupRows: string[][] = [
-  ['nodes', 'ringkv ns', 'hashring ns', 'md5 ring ns', 'vs hashring', 'vs md5', 'build ms', 'table ms', 'rebuild ms', 'heap MB'],
+  [
+    'nodes',
+    'ringkv ns',
+    'hashring ns',
+    'md5 ring ns',
+    'vs hashring',
+    'vs md5',
+    'build ms',
+    'table ms',
+    'rebuild ms',
+    'heap MB',
+  ],
 ];
-const balanceRows: string[][] = [['nodes', 'default p / r', 'random 1', 'random 16', 'random 64', 'random 256', '+10 joins', '+5 leaves', 'ms/join']];
+const balanceRows: string[][] = [
+  ['nodes', 'default p / r', 'random 1', 'random 16', 'random 64', 'random 256', '+10 joins', '+5 leaves', 'ms/join'],
+];
 
 for (const size of onlyAlternatives ? [] : [12, 99, 999]) {
   const members = cluster(size);
@@ -170,13 +187,26 @@ for (const size of onlyAlternatives ? [] : [12, 99, 999]) {
   ]);
 }
 
-if (!onlyAlternatives) say('Lookup: preferenceList(key, 3) incl. hashing "user:NNNNNN"; hashring.range(key, 3) (ketama, 160 points per node);');
-if (!onlyAlternatives) say('md5 ring: 256 vnodes per node, sorted array, 3 distinct nodes clockwise. build = claimRing allocating all tokens;');
-if (!onlyAlternatives) say('table = first lookup (computes the n = 3 lists); rebuild = Ring.build from given tokens + table, as on a gossip change.');
+if (!onlyAlternatives)
+  say(
+    'Lookup: preferenceList(key, 3) incl. hashing "user:NNNNNN"; hashring.range(key, 3) (ketama, 160 points per node);',
+  );
+if (!onlyAlternatives)
+  say(
+    'md5 ring: 256 vnodes per node, sorted array, 3 distinct nodes clockwise. build = claimRing allocating all tokens;',
+  );
+if (!onlyAlternatives)
+  say(
+    'table = first lookup (computes the n = 3 lists); rebuild = Ring.build from given tokens + table, as on a gossip change.',
+  );
 if (!onlyAlternatives) say(table(lookupRows));
 say();
-if (!onlyAlternatives) say('Balance, primary / replicated (targets: ≤ 1.05 default and after joins; ≤ 1.10 after leaves).');
-if (!onlyAlternatives) say('random N = hash-derived tokens, N per node. Joins: 10 nodes j0..j9 round-robin over zones; leaves: 5 nodes picked with seed 1.');
+if (!onlyAlternatives)
+  say('Balance, primary / replicated (targets: ≤ 1.05 default and after joins; ≤ 1.10 after leaves).');
+if (!onlyAlternatives)
+  say(
+    'random N = hash-derived tokens, N per node. Joins: 10 nodes j0..j9 round-robin over zones; leaves: 5 nodes picked with seed 1.',
+  );
 if (!onlyAlternatives) say(table(balanceRows));
 say();
 
@@ -213,10 +243,19 @@ if (!onlyAlternatives) {
 
 // Leaves are the noisiest figure: the worst over several random choices of 5 leavers.
 if (!onlyAlternatives) {
-  const rows: string[][] = [['ring', 'leave sets', 'median p / r', 'worst p / r', 'tokens dropped: median', 'worst', 'ms/leave']];
+  const rows: string[][] = [
+    ['ring', 'leave sets', 'median p / r', 'worst p / r', 'tokens dropped: median', 'worst', 'ms/leave'],
+  ];
   const shapes: [string, number, number][] = quick
-    ? [['12, 3 zones', 12, 20], ['12 grown, no zones', 12, 20]]
-    : [['12, 3 zones', 12, 20], ['99, 3 zones', 99, 10], ['12 grown, no zones', 12, 20]];
+    ? [
+        ['12, 3 zones', 12, 20],
+        ['12 grown, no zones', 12, 20],
+      ]
+    : [
+        ['12, 3 zones', 12, 20],
+        ['99, 3 zones', 99, 10],
+        ['12 grown, no zones', 12, 20],
+      ];
   for (const [label, size, sets] of shapes) {
     let ring: Ring;
     if (label.includes('grown')) {
@@ -226,7 +265,8 @@ if (!onlyAlternatives) {
       ring = claimRing(cluster(size), N);
     }
     const zoned = !label.includes('no zones');
-    for (let j = 0; j < 10; j++) ring = joinRing(ring, { id: `j${j}`, ...(zoned ? { zone: ['a', 'b', 'c'][j % 3] } : {}) }, N);
+    for (let j = 0; j < 10; j++)
+      ring = joinRing(ring, { id: `j${j}`, ...(zoned ? { zone: ['a', 'b', 'c'][j % 3] } : {}) }, N);
     const got: { primary: number; replicated: number }[] = [];
     const dropped: { primary: number; replicated: number }[] = [];
     let ms = 0;
@@ -243,11 +283,22 @@ if (!onlyAlternatives) {
       dropped.push(busiest(plain));
     }
     const med = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    const pr = (xs: { primary: number; replicated: number }[], f: (v: number[]) => number) => `${f3(f(xs.map((g) => g.primary)))} / ${f3(f(xs.map((g) => g.replicated)))}`;
+    const pr = (xs: { primary: number; replicated: number }[], f: (v: number[]) => number) =>
+      `${f3(f(xs.map((g) => g.primary)))} / ${f3(f(xs.map((g) => g.replicated)))}`;
     const worst = (v: number[]) => Math.max(...v);
-    rows.push([label, String(sets), pr(got, med), pr(got, worst), pr(dropped, med), pr(dropped, worst), (ms / sets / 5).toFixed(0)]);
+    rows.push([
+      label,
+      String(sets),
+      pr(got, med),
+      pr(got, worst),
+      pr(dropped, med),
+      pr(dropped, worst),
+      (ms / sets / 5).toFixed(0),
+    ]);
   }
-  say('After 10 joins then 5 leaves, over random leave sets (seeds 1..K); each leave hands its tokens to heirs chosen for');
+  say(
+    'After 10 joins then 5 leaves, over random leave sets (seeds 1..K); each leave hands its tokens to heirs chosen for',
+  );
   say('balance (leaveRing; target ≤ 1.10), against dropping them (withoutMember: their ranges go to whoever follows):');
   say(table(rows));
   say();
@@ -262,7 +313,8 @@ if (!onlyAlternatives) {
   const sample = 1_000_000;
   const key = (i: number) => `user:${i}`;
   let sampled = 0;
-  for (let i = 0; i < sample; i++) if (ten.preferenceList(key(i), 1)[0] !== eleven.preferenceList(key(i), 1)[0]) sampled++;
+  for (let i = 0; i < sample; i++)
+    if (ten.preferenceList(key(i), 1)[0] !== eleven.preferenceList(key(i), 1)[0]) sampled++;
   const names = cluster(10).map((m) => m.id);
   const hr10 = new HashRing(names);
   const hr11 = new HashRing([...names, 'n0010']);
@@ -302,7 +354,11 @@ say();
     for (const k of keys) count.set(p.owner(k), (count.get(p.owner(k)) ?? 0) + 1);
     return Math.max(...count.values()) / (keys.length / nodes);
   };
-  const ringOf = (r: Ring): Placement => ({ name: 'ringkv ring', owner: (k) => r.preferenceList(k, 1)[0]!, replicas: (k, n) => r.preferenceList(k, n) });
+  const ringOf = (r: Ring): Placement => ({
+    name: 'ringkv ring',
+    owner: (k) => r.preferenceList(k, 1)[0]!,
+    replicas: (k, n) => r.preferenceList(k, n),
+  });
 
   /** Fraction of the sampled keys whose set of n replicas differs between two placements. */
   const movedSets = (a: Placement, b: Placement, n: number): number => {
@@ -319,13 +375,19 @@ say();
   // of theirs: 1 point leaves the busiest over 3× the mean and another almost idle; 100
   // points 0.86 to 1.17; 1,000 points 0.93 to 1.05), against tokens the ring allocates.
   {
-    const rows: string[][] = [['tokens per node', 'hash-derived: busiest ÷ mean', 'idlest ÷ mean', 'allocated (ringkv): busiest', 'idlest']];
+    const rows: string[][] = [
+      ['tokens per node', 'hash-derived: busiest ÷ mean', 'idlest ÷ mean', 'allocated (ringkv): busiest', 'idlest'],
+    ];
     for (const v of [1, 10, 100, 1000]) {
       const spread = (r: Ring) => {
         const shares = [...r.ownership(1).values()].map((x) => x * r.size);
         return [f3(Math.max(...shares)), f3(Math.min(...shares))];
       };
-      rows.push([String(v), ...spread(claimRing(cluster(10, 1), N, { allocation: 'random', tokensPerNode: v })), ...spread(claimRing(cluster(10, 1), N, { tokensPerNode: v }))]);
+      rows.push([
+        String(v),
+        ...spread(claimRing(cluster(10, 1), N, { allocation: 'random', tokensPerNode: v })),
+        ...spread(claimRing(cluster(10, 1), N, { tokensPerNode: v })),
+      ]);
     }
     say('Primary ownership of 10 servers, no zones (exact shares of the token space, not sampled):');
     say(table(rows));
@@ -335,22 +397,45 @@ say();
   // Who takes the keys of a server that leaves 10 (the seed write-ups: with one point per
   // node a single neighbour absorbs them all, and may fail in turn; vnodes spread them).
   {
-    const rows: string[][] = [['ring', 'nodes taking its keys', 'largest take ÷ its keys', 'busiest after ÷ fair', 'replicated (n = 3)']];
+    const rows: string[][] = [
+      ['ring', 'nodes taking its keys', 'largest take ÷ its keys', 'busiest after ÷ fair', 'replicated (n = 3)'],
+    ];
     const gone = 'n0005';
     const shapes: [string, Ring, (r: Ring) => Ring][] = [
-      ['hash-derived, 1 token per node, dropped', claimRing(cluster(10, 1), N, { allocation: 'random', tokensPerNode: 1 }), (r) => r.withoutMember(gone)],
-      ['hash-derived, 100 tokens per node, dropped', claimRing(cluster(10, 1), N, { allocation: 'random', tokensPerNode: 100 }), (r) => r.withoutMember(gone)],
-      ['ringkv, 1 token per node, heirs', claimRing(cluster(10, 1), N, { tokensPerNode: 1 }), (r) => leaveRing(r, gone, N)],
+      [
+        'hash-derived, 1 token per node, dropped',
+        claimRing(cluster(10, 1), N, { allocation: 'random', tokensPerNode: 1 }),
+        (r) => r.withoutMember(gone),
+      ],
+      [
+        'hash-derived, 100 tokens per node, dropped',
+        claimRing(cluster(10, 1), N, { allocation: 'random', tokensPerNode: 100 }),
+        (r) => r.withoutMember(gone),
+      ],
+      [
+        'ringkv, 1 token per node, heirs',
+        claimRing(cluster(10, 1), N, { tokensPerNode: 1 }),
+        (r) => leaveRing(r, gone, N),
+      ],
       ['ringkv, 64 tokens per node, heirs', claimRing(cluster(10, 1), N), (r) => leaveRing(r, gone, N)],
     ];
     for (const [label, before, leave] of shapes) {
       const after = leave(before);
       const takes = new Map<string, number>();
-      for (const c of Ring.diff(before, after, 1)) takes.set(c.after[0]!, (takes.get(c.after[0]!) ?? 0) + arcFraction(c.start, c.end));
+      for (const c of Ring.diff(before, after, 1))
+        takes.set(c.after[0]!, (takes.get(c.after[0]!) ?? 0) + arcFraction(c.start, c.end));
       const its = before.ownership(1).get(gone)!;
-      rows.push([label, String(takes.size), f3(Math.max(...takes.values()) / its), f3(busiest(after).primary), f3(busiest(after).replicated)]);
+      rows.push([
+        label,
+        String(takes.size),
+        f3(Math.max(...takes.values()) / its),
+        f3(busiest(after).primary),
+        f3(busiest(after).replicated),
+      ]);
     }
-    say(`Server ${gone} leaves 10, no zones: its primary ranges go to the next tokens' owners (dropped) or to heirs chosen for balance:`);
+    say(
+      `Server ${gone} leaves 10, no zones: its primary ranges go to the next tokens' owners (dropped) or to heirs chosen for balance:`,
+    );
     say(table(rows));
     say();
   }
@@ -359,14 +444,29 @@ say();
   // 10 → 11 ~90% against ~9%; adding or removing one of 5 moves ~20% on a ring, ~80% with modulo).
   {
     const rows: string[][] = [['servers', 'modulo moved', 'ringkv moved', 'ideal']];
-    for (const [from, to] of [[4, 5], [5, 6], [10, 11], [100, 101], [5, 4], [11, 10], [101, 100]] as const) {
+    for (const [from, to] of [
+      [4, 5],
+      [5, 6],
+      [10, 11],
+      [100, 101],
+      [5, 4],
+      [11, 10],
+      [101, 100],
+    ] as const) {
       const names = cluster(Math.max(from, to)).map((m) => m.id);
       const before = claimRing(cluster(from), N);
       const after = to > from ? joinRing(before, cluster(to)[from]!, N) : leaveRing(before, names[to]!, N);
       const moduloMoved = movedKeys(new Modulo(names.slice(0, from)), new Modulo(names.slice(0, to)));
-      rows.push([`${from} → ${to}`, pct(moduloMoved), pct(movedKeys(ringOf(before), ringOf(after))), pct(1 / Math.max(from, to))]);
+      rows.push([
+        `${from} → ${to}`,
+        pct(moduloMoved),
+        pct(movedKeys(ringOf(before), ringOf(after))),
+        pct(1 / Math.max(from, to)),
+      ]);
     }
-    say(`Keys whose owner changes when one server joins or leaves, the last one (${sample} keys; ideal 1/(N+1) on a join, 1/N on a leave):`);
+    say(
+      `Keys whose owner changes when one server joins or leaves, the last one (${sample} keys; ideal 1/(N+1) on a join, 1/N on a leave):`,
+    );
     say(table(rows));
     say();
   }
@@ -385,16 +485,38 @@ say();
       ['rendezvous', { make: (ns) => new Rendezvous(ns), note: 'O(N) a lookup; n = 3: the top 3 scores' }],
       ['jump', { make: (ns) => new Jump(ns), leaveLast: true, note: 'only the last node can leave; no replica sets' }],
       ['maglev', { make: (ns) => new Maglev(ns), note: 'a prime table of ≥ 100 N slots; no replica sets' }],
-      ['bounded loads, ε = 0.25', { make: (ns) => new BoundedLoads(ns, keys, 0.25), note: 'an assignment of a known key set, not a function of the key' }],
+      [
+        'bounded loads, ε = 0.25',
+        {
+          make: (ns) => new BoundedLoads(ns, keys, 0.25),
+          note: 'an assignment of a known key set, not a function of the key',
+        },
+      ],
     ];
-    const rows: string[][] = [['scheme', 'ns owner', 'ns n = 3', 'busiest ÷ mean', 'join moved', '÷ ideal', 'leave moved', '÷ ideal', 'n = 3 sets changed on join', 'heap MB', '']];
+    const rows: string[][] = [
+      [
+        'scheme',
+        'ns owner',
+        'ns n = 3',
+        'busiest ÷ mean',
+        'join moved',
+        '÷ ideal',
+        'leave moved',
+        '÷ ideal',
+        'n = 3 sets changed on join',
+        'heap MB',
+        '',
+      ],
+    ];
     for (const [name, sch] of schemes) {
       const { value, mb } = heapMB(() => sch.make(base));
       const p = value as Placement;
       // The ring joins and leaves through its own operations (the leaver's tokens go to heirs).
       const ours = name === 'ringkv ring';
       const joined = ours ? ringOf(joinRing(ring, members[n]!, N)) : sch.make(names);
-      const left = ours ? ringOf(leaveRing(ring, middle, N)) : sch.make(sch.leaveLast ? base.slice(0, -1) : withoutMiddle);
+      const left = ours
+        ? ringOf(leaveRing(ring, middle, N))
+        : sch.make(sch.leaveLast ? base.slice(0, -1) : withoutMiddle);
       const j = movedKeys(p, joined);
       const l = movedKeys(p, left);
       // Replica sets that change on a join: at least 3/(N+1) (the newcomer's share of 3 replicas).
@@ -415,8 +537,12 @@ say();
         sch.note,
       ]);
     }
-    say(`The alternatives at N = ${n} (${sample} keys; join: one node more; leave: node ${middle}, for jump the last node;`);
-    say('ideal moves: 1/(N+1) on a join, 1/N on a leave, 3/(N+1) of n = 3 sets; busiest ÷ mean has a sampling floor, near modulo’s figure):');
+    say(
+      `The alternatives at N = ${n} (${sample} keys; join: one node more; leave: node ${middle}, for jump the last node;`,
+    );
+    say(
+      'ideal moves: 1/(N+1) on a join, 1/N on a leave, 3/(N+1) of n = 3 sets; busiest ÷ mean has a sampling floor, near modulo’s figure):',
+    );
     say(table(rows));
     say();
   }

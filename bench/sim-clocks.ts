@@ -12,21 +12,33 @@
 import { parseArgs } from 'node:util';
 import { runClockSim, summary } from '../testkit/clock-sim.js';
 
-const { values } = parseArgs({ options: { churn: { type: 'string', default: '1000' }, seed: { type: 'string', default: '29' }, keys: { type: 'string', default: '16' } } });
-const churn = Number(values.churn), seed = Number(values.seed), keys = Number(values.keys);
+const { values } = parseArgs({
+  options: {
+    churn: { type: 'string', default: '1000' },
+    seed: { type: 'string', default: '29' },
+    keys: { type: 'string', default: '16' },
+  },
+});
+const churn = Number(values.churn),
+  seed = Number(values.seed),
+  keys = Number(values.keys);
 const N = 3;
 const show = (xs: readonly number[]): string => {
   const s = summary(xs);
   return `max ${s.max}, p99 ${s.p99}, mean ${s.mean.toFixed(2)}`;
 };
-console.log(`10 nodes, N = ${N}, ${keys} keys, ${churn} joins and leaves (seed ${seed}); clock entries per key on each replica, at quiescence`);
+console.log(
+  `10 nodes, N = ${N}, ${keys} keys, ${churn} joins and leaves (seed ${seed}); clock entries per key on each replica, at quiescence`,
+);
 let failed = false;
 for (const prune of [false, true]) {
   const cpu0 = process.cpuUsage();
   const r = await runClockSim({ seed, churn, keys, prune });
   const cpu = process.cpuUsage(cpu0);
   const bad = [...r.lost, ...r.resurrected, ...r.dotsIssuedTwice, ...r.diverged];
-  console.log(`${prune ? 'pruned  ' : 'baseline'}  ${show(r.entriesAfter)}   (before the last pass: ${show(r.entriesBefore)}; ${r.writes} writes, ${r.pruned} records pruned, ${r.hintsExpired} hints expired; CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms)`);
+  console.log(
+    `${prune ? 'pruned  ' : 'baseline'}  ${show(r.entriesAfter)}   (before the last pass: ${show(r.entriesBefore)}; ${r.writes} writes, ${r.pruned} records pruned, ${r.hintsExpired} hints expired; CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms)`,
+  );
   console.log(`          violations: ${bad.length === 0 ? 'none' : bad.slice(0, 10).join(', ')}`);
   if (bad.length > 0 || (prune && summary(r.entriesAfter).max > N + 2)) failed = true;
 }

@@ -38,7 +38,13 @@ interface Figures {
  * (CPU ms per node per round over nodes, bytes sent per node per round), then one field
  * change and the rounds until every node holds it.
  */
-async function run(size: number, delta: boolean, seed: number, steady: number, busy = false): Promise<Figures & { spread: number }> {
+async function run(
+  size: number,
+  delta: boolean,
+  seed: number,
+  steady: number,
+  busy = false,
+): Promise<Figures & { spread: number }> {
   const sim = new GossipSim({ seed, detector: { windowSize: 50 }, meter: true, gossiper: { delta } });
   const all = ids(size);
   for (const id of all) sim.add(id, all.slice(0, 3), {}, true);
@@ -64,9 +70,11 @@ async function run(size: number, delta: boolean, seed: number, steady: number, b
 }
 
 console.log(`ringkv gossip simulation (seed ${seed0}; 1 s rounds, 1-20 ms one-way delay)`);
-console.log('Per node per round in a converged cluster (CPU: the gossiper\'s tick and receive, less the simulation\'s');
+console.log("Per node per round in a converged cluster (CPU: the gossiper's tick and receive, less the simulation's");
 console.log('garbage collections; bytes: protobuf-encoded');
-console.log('messages sent), then rounds for one field change to reach every node. Same run, both modes. "busy": every');
+console.log(
+  'messages sent), then rounds for one field change to reach every node. Same run, both modes. "busy": every',
+);
 console.log('node sets its `load` field every 5 s while metered.\n');
 console.log('nodes  mode        CPU ms p50   p99   bytes sent  msgs  rounds to spread (mean, max)  2·log2 N  wall');
 // Warm up both modes (the JIT), so that the first size measured is not the one that compiles.
@@ -91,7 +99,9 @@ for (const size of sizes) {
     console.log(
       `${String(size).padStart(5)}  ${mode.padEnd(10)} ${pct(f.cpu, 0.5).toFixed(2).padStart(9)} ${pct(f.cpu, 0.99).toFixed(2).padStart(6)}` +
         `  ${Math.round(f.bytes).toLocaleString('en').padStart(10)}  ${f.messages.toFixed(1).padStart(4)}` +
-        `  ${mean.toFixed(2).padStart(6)}, ${Math.max(...f.rounds).toFixed(2)} (${runs} run${runs > 1 ? 's' : ''})`.padEnd(33) +
+        `  ${mean.toFixed(2).padStart(6)}, ${Math.max(...f.rounds).toFixed(2)} (${runs} run${runs > 1 ? 's' : ''})`.padEnd(
+          33,
+        ) +
         `${(2 * Math.log2(size)).toFixed(1).padStart(8)}  ${((performance.now() - t0) / 1000).toFixed(1).padStart(5)} s`,
     );
   }

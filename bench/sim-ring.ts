@@ -43,7 +43,9 @@ const options = { tokensPerNode: Number(values.tokens), allocation: values.alloc
 const N = Number(values.replicas);
 const n = Math.min(N, zones >= N ? N : nodes);
 
-const rows: string[][] = [['step', 'change', 'nodes', 'primary', 'replicas', 'shortest', 'moved p', '÷ least', 'moved r', '÷ least', 'ms']];
+const rows: string[][] = [
+  ['step', 'change', 'nodes', 'primary', 'replicas', 'shortest', 'moved p', '÷ least', 'moved r', '÷ least', 'ms'],
+];
 const record = (step: string, change: string, before: Ring | undefined, after: Ring, ms: number, subject?: string) => {
   const b = busiest(after, N);
   const cells = [step, change, String(after.size), f3(b.primary), f3(b.replicated), f3(shortestRange(after))];
@@ -51,7 +53,12 @@ const record = (step: string, change: string, before: Ring | undefined, after: R
     const owner = after.has(subject) ? after : before; // the newcomer's or the leaver's shares
     const p = moved(before, after, 1);
     const r = moved(before, after, Math.min(n, before.size, after.size));
-    cells.push(pct(p), f3(p / owner.ownership(1).get(subject)!), pct(r), f3(r / owner.ownership(Math.min(n, before.size, after.size)).get(subject)!));
+    cells.push(
+      pct(p),
+      f3(p / owner.ownership(1).get(subject)!),
+      pct(r),
+      f3(r / owner.ownership(Math.min(n, before.size, after.size)).get(subject)!),
+    );
   } else {
     cells.push('-', '-', '-', '-');
   }

@@ -19,7 +19,10 @@ const { values } = parseArgs({
     'crash-rate': { type: 'string', default: '0.05' },
   },
 });
-const nodes = Number(values.nodes), changes = Number(values.changes), seed = Number(values.seed), crashRate = Number(values['crash-rate']);
+const nodes = Number(values.nodes),
+  changes = Number(values.changes),
+  seed = Number(values.seed),
+  crashRate = Number(values['crash-rate']);
 const cpu0 = process.cpuUsage();
 const wall0 = performance.now();
 const sim = new TopologySim({ seed, nodes, changes, crashRate });
@@ -29,9 +32,15 @@ const cpu = process.cpuUsage(cpu0);
 const cpuMs = (cpu.user + cpu.system) / 1000 - setupMs;
 const same = sim.sameRing();
 console.log(`${nodes} nodes, ${changes} changes (seed ${seed}, crash rate ${crashRate} a round)`);
-console.log(`completed        ${r.completed}/${changes}${r.pending.length > 0 ? `; pending: ${r.pending.join(', ')}` : ''}`);
-console.log(`simulated time   ${(r.simulatedMs / 1000).toFixed(0)} s: ${((r.completed / r.simulatedMs) * 1000).toFixed(4)} changes per simulated second (${(r.simulatedMs / 1000 / Math.max(1, r.completed)).toFixed(1)} s a change)`);
-console.log(`CPU              ${cpuMs.toFixed(0)} ms: ${(cpuMs / Math.max(1, r.completed)).toFixed(1)} ms per change (setup ${setupMs.toFixed(0)} ms, wall ${((performance.now() - wall0) / 1000).toFixed(1)} s)`);
+console.log(
+  `completed        ${r.completed}/${changes}${r.pending.length > 0 ? `; pending: ${r.pending.join(', ')}` : ''}`,
+);
+console.log(
+  `simulated time   ${(r.simulatedMs / 1000).toFixed(0)} s: ${((r.completed / r.simulatedMs) * 1000).toFixed(4)} changes per simulated second (${(r.simulatedMs / 1000 / Math.max(1, r.completed)).toFixed(1)} s a change)`,
+);
+console.log(
+  `CPU              ${cpuMs.toFixed(0)} ms: ${(cpuMs / Math.max(1, r.completed)).toFixed(1)} ms per change (setup ${setupMs.toFixed(0)} ms, wall ${((performance.now() - wall0) / 1000).toFixed(1)} s)`,
+);
 console.log(`crashes          ${r.crashes}; refused requests ${r.refusals}; withdrawn changes ${r.withdrawals}`);
 console.log(`removal repair   ${r.repairedUnits} units repaired, ${r.skippedUnits} skipped (a replica down)`);
 console.log(`one ring         ${same ? 'yes' : 'NO'}`);

@@ -20,7 +20,8 @@ import { join } from 'node:path';
 import { Store } from '../src/storage/index.js';
 
 const args = process.argv.slice(2);
-const flag = (name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
+const flag = (name: string, fallback: number) =>
+  args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback;
 const cycles = flag('--cycles', 30);
 const maxSeconds = flag('--seconds', 3);
 const durability = args.includes('--sync') ? 'sync' : 'default';
@@ -36,8 +37,13 @@ const keyOf = new Map<string, string>();
 /** Run one writer until a random moment; return how many writes it acknowledged. */
 function cycle(n: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fixture, dir, durability, String(maxSeconds * 1000 + 5000), `c${n}`], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let buffered = '', acks = 0;
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fixture, dir, durability, String(maxSeconds * 1000 + 5000), `c${n}`],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let buffered = '',
+      acks = 0;
     child.stdout.on('data', (chunk: Buffer) => {
       buffered += chunk.toString();
       const lines = buffered.split('\n');
@@ -62,7 +68,10 @@ function cycle(n: number): Promise<number> {
 
 async function check(): Promise<string[]> {
   const problems: string[] = [];
-  const store = await Store.open({ path: dir, logger: { warn: () => {}, error: (o, m) => problems.push(`${m} ${JSON.stringify(o)}`) } });
+  const store = await Store.open({
+    path: dir,
+    logger: { warn: () => {}, error: (o, m) => problems.push(`${m} ${JSON.stringify(o)}`) },
+  });
   const held = new Map<string, Set<string>>();
   for await (const batch of store.ranges.scan({ start: 0n, end: 0n })) {
     for (const k of batch.corrupt) problems.push(`corrupt record for ${k}`);
@@ -72,7 +81,8 @@ async function check(): Promise<string[]> {
       held.set(e.key.toString(), new Set(values));
     }
   }
-  for (const [id, key] of ackedPuts) if (!held.get(key)?.has(id) && !seen.has(id)) problems.push(`lost: acknowledged put ${id} of ${key}`);
+  for (const [id, key] of ackedPuts)
+    if (!held.get(key)?.has(id) && !seen.has(id)) problems.push(`lost: acknowledged put ${id} of ${key}`);
   await store.close(); // a clean close between cycles exercises both restart paths
   return problems;
 }
@@ -88,7 +98,8 @@ try {
       process.exitCode = 1;
       break;
     }
-    if ((n + 1) % 5 === 0) console.log(`  ${n + 1} cycles, ${totalAcks} writes acknowledged, ${ackedPuts.size} puts checked: nothing lost`);
+    if ((n + 1) % 5 === 0)
+      console.log(`  ${n + 1} cycles, ${totalAcks} writes acknowledged, ${ackedPuts.size} puts checked: nothing lost`);
   }
   if (!process.exitCode) console.log(`ok: ${cycles} crashes, ${totalAcks} acknowledged writes, nothing lost`);
 } finally {

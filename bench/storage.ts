@@ -123,20 +123,26 @@ async function round(inflight: number): Promise<Figures> {
     contexts[ORDER[i]!] = r.context;
   });
   const newer: Buffer[] = new Array(N);
-  const overwrite = await rate(inflight, N, async (i) => void (newer[i] = (await store.put(KEYS[i]!, VALUE2, contexts[i])).record));
+  const overwrite = await rate(
+    inflight,
+    N,
+    async (i) => void (newer[i] = (await store.put(KEYS[i]!, VALUE2, contexts[i])).record),
+  );
 
   // Merge: a replica that holds the first versions receives the newer ones.
   const replica = await Store.open({ path: freshDir() });
   await rate(inflight, N, (i) => replica.merge(KEYS[i]!, records[i]!));
   const merge = await rate(inflight, N, async (i) => {
-    if (!(await replica.merge(KEYS[i]!, newer[i]!)).changed) throw new Error('bench: a newer version must change the replica');
+    if (!(await replica.merge(KEYS[i]!, newer[i]!)).changed)
+      throw new Error('bench: a newer version must change the replica');
   });
   await replica.close();
 
   // Scan: the store's records through Store.scan, then the same records through raw nextv.
   let scanned = 0;
   const start = performance.now();
-  for await (const b of store.ranges.scan({ start: 0n, end: 0n }, { batchCount: 1000 })) for (const e of b.entries) scanned += 9 + e.key.length + e.record.length;
+  for await (const b of store.ranges.scan({ start: 0n, end: 0n }, { batchCount: 1000 }))
+    for (const e of b.entries) scanned += 9 + e.key.length + e.record.length;
   const scan = scanned / 1e6 / ((performance.now() - start) / 1000);
   await store.close();
   const same = new Level<Buffer, Buffer>(storeDir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
@@ -150,12 +156,20 @@ async function round(inflight: number): Promise<Figures> {
 async function level(inflight: number): Promise<string[][]> {
   const rounds: Figures[] = [];
   for (let i = 0; i < ROUNDS; i++) rounds.push(await round(inflight));
-  const f = Object.fromEntries(Object.keys(rounds[0]!).map((k) => [k, Math.max(...rounds.map((r) => r[k as keyof Figures]))])) as unknown as Figures;
+  const f = Object.fromEntries(
+    Object.keys(rounds[0]!).map((k) => [k, Math.max(...rounds.map((r) => r[k as keyof Figures]))]),
+  ) as unknown as Figures;
   const r = (x: number) => Math.round(x).toLocaleString('en-US');
   const ratio = (a: number, b: number) => (a / b).toFixed(2);
   return [
     [`put new (${inflight} in flight)`, r(f.putNew), r(f.rawPut), ratio(f.putNew, f.rawPut), '0.40'],
-    [`put overwrite ÷ raw get then put`, r(f.overwrite), r(f.rawGetPut), ratio(f.overwrite, f.rawGetPut), inflight === 16 ? '0.75' : ''],
+    [
+      `put overwrite ÷ raw get then put`,
+      r(f.overwrite),
+      r(f.rawGetPut),
+      ratio(f.overwrite, f.rawGetPut),
+      inflight === 16 ? '0.75' : '',
+    ],
     [`  the same ÷ raw put`, r(f.overwrite), r(f.rawPut), ratio(f.overwrite, f.rawPut), ''],
     [`get`, r(f.get), r(f.rawGet), ratio(f.get, f.rawGet), '0.60'],
     [`merge of a newer version`, r(f.merge), r(f.rawPut), ratio(f.merge, f.rawPut), ''],
@@ -172,11 +186,19 @@ async function syncLevel(inflight: number): Promise<string[]> {
   const put = await rate(inflight, SYNC_N, (i) => store.put(KEYS[i]!, VALUE));
   const { writes, batches } = store.writeStats;
   await store.close();
-  return [`sync put (${inflight} in flight; ${(writes / batches).toFixed(1)} writes per fsync)`, Math.round(put).toLocaleString('en-US'), Math.round(rawPut).toLocaleString('en-US'), (put / rawPut).toFixed(2), ''];
+  return [
+    `sync put (${inflight} in flight; ${(writes / batches).toFixed(1)} writes per fsync)`,
+    Math.round(put).toLocaleString('en-US'),
+    Math.round(rawPut).toLocaleString('en-US'),
+    (put / rawPut).toFixed(2),
+    '',
+  ];
 }
 
 try {
-  console.log(`ringkv storage benchmark: ${N.toLocaleString('en-US')} ops, 16-byte keys, 100-byte values (node ${process.version})\n`);
+  console.log(
+    `ringkv storage benchmark: ${N.toLocaleString('en-US')} ops, 16-byte keys, 100-byte values (node ${process.version})\n`,
+  );
   const rows: string[][] = [['', 'ringkv ops/s', 'raw ops/s', 'ratio', 'target']];
   for (const inflight of LEVELS) rows.push(...(await level(inflight)));
   rows.push(await syncLevel(16));

@@ -46,14 +46,22 @@ const ROUNDS = Number(arg('rounds', '3'));
 const SIZES = arg('sizes', '10,1000,10000').split(',').map(Number);
 const CPU_PROF = args.includes('--cpu-prof') ? arg('cpu-prof', 'profiles') : undefined;
 const JSON_OUT = args.includes('--json') ? arg('json', 'types.json') : undefined;
-for (const [name, v] of [['adds', ADDS], ['seconds', SECONDS], ['rounds', ROUNDS], ...SIZES.map((s) => ['sizes', s] as const)] as const)
+for (const [name, v] of [
+  ['adds', ADDS],
+  ['seconds', SECONDS],
+  ['rounds', ROUNDS],
+  ...SIZES.map((s) => ['sizes', s] as const),
+] as const)
   if (!(Number.isInteger(v) && v > 0)) throw new Error(`--${name} must be a positive whole number, got ${v}`);
 
 const IN_FLIGHT = 128;
 const KEYS = 1000;
 /** A bound on every loop, whatever --seconds says. */
 const MAX_CALLS = 2_000_000;
-const SETS = 'bench-sets', COUNTERS = 'bench-counters', MAPS = 'bench-maps', LOCKS = 'bench-cas';
+const SETS = 'bench-sets',
+  COUNTERS = 'bench-counters',
+  MAPS = 'bench-maps',
+  LOCKS = 'bench-cas';
 /** Writers on one key in the contended compare-and-set run. */
 const CAS_WRITERS = 8;
 
@@ -83,7 +91,12 @@ interface UpdateRow {
  * parts [from, from + count) (1,000 a call, not measured), then ADDS calls of
  * `update(i)` run one at a time: p50, p99, and the replica bytes per update.
  */
-async function updateCost(http: readonly string[], size: number, fill: (from: number, count: number) => Promise<unknown>, update: (i: number) => Promise<unknown>): Promise<UpdateRow> {
+async function updateCost(
+  http: readonly string[],
+  size: number,
+  fill: (from: number, count: number) => Promise<unknown>,
+  update: (i: number) => Promise<unknown>,
+): Promise<UpdateRow> {
   for (let i = 0; i < size; i += 1000) await fill(i, Math.min(1000, size - i));
   // Warm: the same path, unmeasured.
   for (let i = 0; i < 20; i++) await update(-1 - i);
@@ -102,7 +115,13 @@ async function updateCost(http: readonly string[], size: number, fill: (from: nu
   }
   await sleep(200); // the last updates' records reach the third replica
   const bytes = (await replicaBytes(http)) - bytes0;
-  const row = { size, p50: h.getValueAtPercentile(50) / 1000, p99: h.getValueAtPercentile(99) / 1000, bytesPerUpdate: bytes / (ADDS - failed), failed };
+  const row = {
+    size,
+    p50: h.getValueAtPercentile(50) / 1000,
+    p99: h.getValueAtPercentile(99) / 1000,
+    bytesPerUpdate: bytes / (ADDS - failed),
+    failed,
+  };
   h.destroy();
   return row;
 }
@@ -115,7 +134,12 @@ function setAdds(kv: Client, http: readonly string[], size: number): Promise<Upd
   return updateCost(
     http,
     size,
-    (from, count) => kv.setAdd(set, Array.from({ length: count }, (_, j) => part('element', from + j)), { bucket: SETS, w: 3, deadlineMs: 30_000 }),
+    (from, count) =>
+      kv.setAdd(
+        set,
+        Array.from({ length: count }, (_, j) => part('element', from + j)),
+        { bucket: SETS, w: 3, deadlineMs: 30_000 },
+      ),
     (i) => kv.setAdd(set, [part('added', i)], { bucket: SETS, w: 2 }),
   );
 }
@@ -126,7 +150,16 @@ function mapUpdates(kv: Client, http: readonly string[], size: number): Promise<
   return updateCost(
     http,
     size,
-    (from, count) => kv.mapUpdate(map, Array.from({ length: count }, (_, j) => ({ op: 'assign' as const, path: [{ name: part('field', from + j), type: 'register' as const }], value: 'v' })), { bucket: MAPS, w: 3, deadlineMs: 30_000 }),
+    (from, count) =>
+      kv.mapUpdate(
+        map,
+        Array.from({ length: count }, (_, j) => ({
+          op: 'assign' as const,
+          path: [{ name: part('field', from + j), type: 'register' as const }],
+          value: 'v',
+        })),
+        { bucket: MAPS, w: 3, deadlineMs: 30_000 },
+      ),
     (i) =>
       kv.mapUpdate(
         map,
@@ -150,7 +183,9 @@ interface LoadRun {
 /** A closed loop of IN_FLIGHT workers for SECONDS: counter increments or puts over KEYS keys. */
 async function load(kv: Client, kind: 'counter' | 'put'): Promise<LoadRun> {
   const h = histogram();
-  let ops = 0, failed = 0, next = 0;
+  let ops = 0,
+    failed = 0,
+    next = 0;
   const started = performance.now();
   const end = started + SECONDS * 1000;
   await Promise.all(
@@ -168,7 +203,12 @@ async function load(kv: Client, kind: 'counter' | 'put'): Promise<LoadRun> {
       }
     }),
   );
-  const r = { opsPerSec: ops / ((performance.now() - started) / 1000), p50: h.getValueAtPercentile(50) / 1000, p99: h.getValueAtPercentile(99) / 1000, failed };
+  const r = {
+    opsPerSec: ops / ((performance.now() - started) / 1000),
+    p50: h.getValueAtPercentile(50) / 1000,
+    p99: h.getValueAtPercentile(99) / 1000,
+    failed,
+  };
   h.destroy();
   return r;
 }
@@ -176,32 +216,58 @@ async function load(kv: Client, kind: 'counter' | 'put'): Promise<LoadRun> {
 const ms = (h: hdr.Histogram, p: number): number => h.getValueAtPercentile(p) / 1000;
 
 /** ADDS pairs one at a time, a put and a putIf (if absent) on a fresh key each, alternating which goes first: each one's latency. */
-async function casUncontended(kv: Client): Promise<{ put: { p50: number; p99: number }; cas: { p50: number; p99: number }; failed: number }> {
+async function casUncontended(
+  kv: Client,
+): Promise<{ put: { p50: number; p99: number }; cas: { p50: number; p99: number }; failed: number }> {
   const hs = { put: histogram(), cas: histogram() };
   let failed = 0;
   const one = async (kind: 'put' | 'cas', i: number, record: boolean): Promise<void> => {
     const s = performance.now();
     try {
       if (kind === 'put') await kv.put(part('put', i), VALUE, { w: 2 });
-      else if (!(await kv.putIf(part('cas', i), VALUE, { bucket: LOCKS })).applied) throw new Error('a fresh key was not absent');
+      else if (!(await kv.putIf(part('cas', i), VALUE, { bucket: LOCKS })).applied)
+        throw new Error('a fresh key was not absent');
       if (record) hs[kind].recordValue(Math.max(1, Math.round((performance.now() - s) * 1000)));
     } catch {
       failed++;
     }
   };
   for (let i = 0; i < 20; i++) for (const k of ['put', 'cas'] as const) await one(k, -1 - i, false); // warm
-  for (let i = 0; i < ADDS; i++) for (const k of i % 2 === 0 ? (['put', 'cas'] as const) : (['cas', 'put'] as const)) await one(k, i, true);
-  const r = { put: { p50: ms(hs.put, 50), p99: ms(hs.put, 99) }, cas: { p50: ms(hs.cas, 50), p99: ms(hs.cas, 99) }, failed };
+  for (let i = 0; i < ADDS; i++)
+    for (const k of i % 2 === 0 ? (['put', 'cas'] as const) : (['cas', 'put'] as const)) await one(k, i, true);
+  const r = {
+    put: { p50: ms(hs.put, 50), p99: ms(hs.put, 99) },
+    cas: { p50: ms(hs.cas, 50), p99: ms(hs.cas, 99) },
+    failed,
+  };
   hs.put.destroy();
   hs.cas.destroy();
   return r;
 }
 
 /** CAS_WRITERS writers on one key for SECONDS, each a putIf on the version it last saw. */
-async function casContended(kv: Client, http: readonly string[]): Promise<{ callsPerSec: number; appliedPerSec: number; notApplied: number; unknown: number; refused: number; calls: number; retriesPerCall: number; p50: number; p99: number }> {
+async function casContended(
+  kv: Client,
+  http: readonly string[],
+): Promise<{
+  callsPerSec: number;
+  appliedPerSec: number;
+  notApplied: number;
+  unknown: number;
+  refused: number;
+  calls: number;
+  retriesPerCall: number;
+  p50: number;
+  p99: number;
+}> {
   const h = histogram();
   const retriesBefore = await metricSum(http, 'ringkv_cas_retries_total');
-  let calls = 0, applied = 0, notApplied = 0, unknown = 0, refused = 0, n = 0;
+  let calls = 0,
+    applied = 0,
+    notApplied = 0,
+    unknown = 0,
+    refused = 0,
+    n = 0;
   const started = performance.now();
   const end = started + SECONDS * 1000;
   await Promise.all(
@@ -230,13 +296,25 @@ async function casContended(kv: Client, http: readonly string[]): Promise<{ call
   const secs = (performance.now() - started) / 1000;
   // Rounds run again (preempted) per call, reads after an unknown outcome included.
   const retriesPerCall = ((await metricSum(http, 'ringkv_cas_retries_total')) - retriesBefore) / calls;
-  const r = { callsPerSec: calls / secs, appliedPerSec: applied / secs, notApplied, unknown, refused, calls, retriesPerCall, p50: ms(h, 50), p99: ms(h, 99) };
+  const r = {
+    callsPerSec: calls / secs,
+    appliedPerSec: applied / secs,
+    notApplied,
+    unknown,
+    refused,
+    calls,
+    retriesPerCall,
+    p50: ms(h, 50),
+    p99: ms(h, 99),
+  };
   h.destroy();
   return r;
 }
 
 /** ADDS triples one at a time on a fresh counter each: an increment, a get, then a reset. */
-async function resetCost(kv: Client): Promise<Record<'increment' | 'get' | 'reset', { p50: number; p99: number }> & { failed: number }> {
+async function resetCost(
+  kv: Client,
+): Promise<Record<'increment' | 'get' | 'reset', { p50: number; p99: number }> & { failed: number }> {
   const hs = { increment: histogram(), get: histogram(), reset: histogram() };
   let failed = 0;
   const timed = async (kind: keyof typeof hs, call: () => Promise<unknown>, record: boolean): Promise<void> => {
@@ -249,22 +327,36 @@ async function resetCost(kv: Client): Promise<Record<'increment' | 'get' | 'rese
     }
   };
   for (let i = -20; i < ADDS; i++) {
-    const k = part('reset', i), record = i >= 0;
+    const k = part('reset', i),
+      record = i >= 0;
     const incr = (): Promise<void> => timed('increment', () => kv.counterIncrement(k, 3, { bucket: COUNTERS }), record);
     const get = (): Promise<void> => timed('get', () => kv.counterGet(k, { bucket: COUNTERS }), record);
     await incr().then(get);
     await timed('reset', () => kv.counterReset(k, { bucket: COUNTERS }), record);
   }
-  const r = { increment: { p50: ms(hs.increment, 50), p99: ms(hs.increment, 99) }, get: { p50: ms(hs.get, 50), p99: ms(hs.get, 99) }, reset: { p50: ms(hs.reset, 50), p99: ms(hs.reset, 99) }, failed };
+  const r = {
+    increment: { p50: ms(hs.increment, 50), p99: ms(hs.increment, 99) },
+    get: { p50: ms(hs.get, 50), p99: ms(hs.get, 99) },
+    reset: { p50: ms(hs.reset, 50), p99: ms(hs.reset, 99) },
+    failed,
+  };
   for (const h of Object.values(hs)) h.destroy();
   return r;
 }
 
 /** A set of `size` elements filled in updates of 1,000, then dropped: elements per second of each. */
-async function dropCost(kv: Client, size: number): Promise<{ size: number; fillPerSec: number; dropPerSec: number; removed: number }> {
+async function dropCost(
+  kv: Client,
+  size: number,
+): Promise<{ size: number; fillPerSec: number; dropPerSec: number; removed: number }> {
   const set = `drop-${size}`;
   const s0 = performance.now();
-  for (let i = 0; i < size; i += 1000) await kv.setAdd(set, Array.from({ length: Math.min(1000, size - i) }, (_, j) => part('element', i + j)), { bucket: SETS, deadlineMs: 30_000 });
+  for (let i = 0; i < size; i += 1000)
+    await kv.setAdd(
+      set,
+      Array.from({ length: Math.min(1000, size - i) }, (_, j) => part('element', i + j)),
+      { bucket: SETS, deadlineMs: 30_000 },
+    );
   const fill = (performance.now() - s0) / 1000;
   const s1 = performance.now();
   const { removed } = await kv.setDrop(set, { bucket: SETS, deadlineMs: 30_000 });
@@ -272,7 +364,8 @@ async function dropCost(kv: Client, size: number): Promise<{ size: number; fillP
   return { size, fillPerSec: size / fill, dropPerSec: removed / drop, removed };
 }
 
-const medianRun = (runs: readonly LoadRun[]): LoadRun => [...runs].sort((a, b) => a.opsPerSec - b.opsPerSec)[Math.floor(runs.length / 2)]!;
+const medianRun = (runs: readonly LoadRun[]): LoadRun =>
+  [...runs].sort((a, b) => a.opsPerSec - b.opsPerSec)[Math.floor(runs.length / 2)]!;
 
 async function main(): Promise<void> {
   const root = benchRoot('types');
@@ -296,52 +389,167 @@ async function main(): Promise<void> {
         `counters vs puts: ${IN_FLIGHT} in flight over ${KEYS} keys, ${ROUNDS} round(s) × ${SECONDS} s each`,
     );
 
-    const rows = (rs: readonly UpdateRow[]): string[][] => rs.map((r) => [String(r.size), r.p50.toFixed(2), r.p99.toFixed(2), r.bytesPerUpdate.toFixed(0), String(r.failed)]);
+    const rows = (rs: readonly UpdateRow[]): string[][] =>
+      rs.map((r) => [
+        String(r.size),
+        r.p50.toFixed(2),
+        r.p99.toFixed(2),
+        r.bytesPerUpdate.toFixed(0),
+        String(r.failed),
+      ]);
     const sets: UpdateRow[] = [];
     for (const size of SIZES) sets.push(await setAdds(kv, http, size));
     console.log(table([['set size', 'p50 ms', 'p99 ms', 'replica bytes/add', 'failed'], ...rows(sets)]));
     const verdicts: string[] = [];
-    const smallest = sets[0]!, largest = sets[sets.length - 1]!;
-    verdicts.push(`set add p50 at ${largest.size} elements: ${largest.p50.toFixed(2)} ms (target ≤ 5 ms: ${largest.p50 <= 5 ? 'met' : 'MISSED'})`);
+    const smallest = sets[0]!,
+      largest = sets[sets.length - 1]!;
+    verdicts.push(
+      `set add p50 at ${largest.size} elements: ${largest.p50.toFixed(2)} ms (target ≤ 5 ms: ${largest.p50 <= 5 ? 'met' : 'MISSED'})`,
+    );
     const growth = largest.bytesPerUpdate / smallest.bytesPerUpdate;
-    verdicts.push(`replica bytes per add at ${largest.size} ÷ at ${smallest.size}: ${growth.toFixed(2)}× (target ≤ 2×: ${growth <= 2 ? 'met' : 'MISSED'})`);
+    verdicts.push(
+      `replica bytes per add at ${largest.size} ÷ at ${smallest.size}: ${growth.toFixed(2)}× (target ≤ 2×: ${growth <= 2 ? 'met' : 'MISSED'})`,
+    );
     const maps: UpdateRow[] = [];
     for (const size of SIZES) maps.push(await mapUpdates(kv, http, size));
     console.log(table([['map fields', 'p50 ms', 'p99 ms', 'replica bytes/update', 'failed'], ...rows(maps)]));
     const mapGrowth = maps[maps.length - 1]!.bytesPerUpdate / maps[0]!.bytesPerUpdate;
-    verdicts.push(`map update (3 fields) p50 at ${maps[maps.length - 1]!.size} fields: ${maps[maps.length - 1]!.p50.toFixed(2)} ms; replica bytes per update there ÷ at ${maps[0]!.size}: ${mapGrowth.toFixed(2)}× (no target: the set's 2× applied to maps: ${mapGrowth <= 2 ? 'met' : 'MISSED'})`);
+    verdicts.push(
+      `map update (3 fields) p50 at ${maps[maps.length - 1]!.size} fields: ${maps[maps.length - 1]!.p50.toFixed(2)} ms; replica bytes per update there ÷ at ${maps[0]!.size}: ${mapGrowth.toFixed(2)}× (no target: the set's 2× applied to maps: ${mapGrowth <= 2 ? 'met' : 'MISSED'})`,
+    );
 
     // Warm both, then alternate which goes first.
     await load(kv, 'put');
     await load(kv, 'counter');
     const runs = { put: [] as LoadRun[], counter: [] as LoadRun[] };
-    for (let round = 0; round < ROUNDS; round++) for (const kind of round % 2 === 0 ? (['put', 'counter'] as const) : (['counter', 'put'] as const)) runs[kind].push(await load(kv, kind));
-    const put = medianRun(runs.put), counter = medianRun(runs.counter);
-    console.log(table([['workload', 'ops/s', 'p50 ms', 'p99 ms', 'failed'], ...(['put', 'counter'] as const).map((k) => { const r = k === 'put' ? put : counter; return [k, r.opsPerSec.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), String(runs[k].reduce((s, x) => s + x.failed, 0))]; })]));
+    for (let round = 0; round < ROUNDS; round++)
+      for (const kind of round % 2 === 0 ? (['put', 'counter'] as const) : (['counter', 'put'] as const))
+        runs[kind].push(await load(kv, kind));
+    const put = medianRun(runs.put),
+      counter = medianRun(runs.counter);
+    console.log(
+      table([
+        ['workload', 'ops/s', 'p50 ms', 'p99 ms', 'failed'],
+        ...(['put', 'counter'] as const).map((k) => {
+          const r = k === 'put' ? put : counter;
+          return [
+            k,
+            r.opsPerSec.toFixed(0),
+            r.p50.toFixed(2),
+            r.p99.toFixed(2),
+            String(runs[k].reduce((s, x) => s + x.failed, 0)),
+          ];
+        }),
+      ]),
+    );
     const ratio = counter.opsPerSec / put.opsPerSec;
-    verdicts.push(`counter increments/s ÷ puts/s at ${IN_FLIGHT} in flight: ${ratio.toFixed(2)}× (target ≥ 0.7×: ${ratio >= 0.7 ? 'met' : 'MISSED'})`);
+    verdicts.push(
+      `counter increments/s ÷ puts/s at ${IN_FLIGHT} in flight: ${ratio.toFixed(2)}× (target ≥ 0.7×: ${ratio >= 0.7 ? 'met' : 'MISSED'})`,
+    );
 
     const cas = await casUncontended(kv);
-    console.log(table([['one at a time', 'p50 ms', 'p99 ms'], ['put (W=2)', cas.put.p50.toFixed(2), cas.put.p99.toFixed(2)], ['putIf', cas.cas.p50.toFixed(2), cas.cas.p99.toFixed(2)]]));
+    console.log(
+      table([
+        ['one at a time', 'p50 ms', 'p99 ms'],
+        ['put (W=2)', cas.put.p50.toFixed(2), cas.put.p99.toFixed(2)],
+        ['putIf', cas.cas.p50.toFixed(2), cas.cas.p99.toFixed(2)],
+      ]),
+    );
     const casRatio = cas.cas.p50 / cas.put.p50;
-    verdicts.push(`compare-and-set p50 ÷ put p50, uncontended: ${casRatio.toFixed(2)}× (p99 ${(cas.cas.p99 / cas.put.p99).toFixed(2)}×; target p50 ≤ 2.5×: ${casRatio <= 2.5 ? 'met' : 'MISSED'})`);
+    verdicts.push(
+      `compare-and-set p50 ÷ put p50, uncontended: ${casRatio.toFixed(2)}× (p99 ${(cas.cas.p99 / cas.put.p99).toFixed(2)}×; target p50 ≤ 2.5×: ${casRatio <= 2.5 ? 'met' : 'MISSED'})`,
+    );
     const contended = await casContended(kv, http);
     const share = (x: number): string => `${((100 * x) / contended.calls).toFixed(1)}%`;
-    console.log(table([[`${CAS_WRITERS} writers, one key`, 'calls/s', 'applied/s', 'not applied', 'unknown', 'refused', 'retries/call', 'p50 ms', 'p99 ms'], ['putIf', contended.callsPerSec.toFixed(0), contended.appliedPerSec.toFixed(0), share(contended.notApplied), share(contended.unknown), share(contended.refused), contended.retriesPerCall.toFixed(2), contended.p50.toFixed(2), contended.p99.toFixed(2)]]));
-    verdicts.push(`compare-and-set, ${CAS_WRITERS} writers on one key: ${contended.appliedPerSec.toFixed(0)} applied/s of ${contended.callsPerSec.toFixed(0)} calls/s; ${share(contended.notApplied)} not applied, ${share(contended.unknown)} unknown, ${share(contended.refused)} refused (no target)`);
+    console.log(
+      table([
+        [
+          `${CAS_WRITERS} writers, one key`,
+          'calls/s',
+          'applied/s',
+          'not applied',
+          'unknown',
+          'refused',
+          'retries/call',
+          'p50 ms',
+          'p99 ms',
+        ],
+        [
+          'putIf',
+          contended.callsPerSec.toFixed(0),
+          contended.appliedPerSec.toFixed(0),
+          share(contended.notApplied),
+          share(contended.unknown),
+          share(contended.refused),
+          contended.retriesPerCall.toFixed(2),
+          contended.p50.toFixed(2),
+          contended.p99.toFixed(2),
+        ],
+      ]),
+    );
+    verdicts.push(
+      `compare-and-set, ${CAS_WRITERS} writers on one key: ${contended.appliedPerSec.toFixed(0)} applied/s of ${contended.callsPerSec.toFixed(0)} calls/s; ${share(contended.notApplied)} not applied, ${share(contended.unknown)} unknown, ${share(contended.refused)} refused (no target)`,
+    );
 
     const resets = await resetCost(kv);
-    console.log(table([['one at a time', 'p50 ms', 'p99 ms'], ...(['increment', 'get', 'reset'] as const).map((k) => [`counter ${k}`, resets[k].p50.toFixed(2), resets[k].p99.toFixed(2)])]));
+    console.log(
+      table([
+        ['one at a time', 'p50 ms', 'p99 ms'],
+        ...(['increment', 'get', 'reset'] as const).map((k) => [
+          `counter ${k}`,
+          resets[k].p50.toFixed(2),
+          resets[k].p99.toFixed(2),
+        ]),
+      ]),
+    );
     const resetRatio = resets.reset.p50 / (resets.get.p50 + resets.increment.p50);
-    verdicts.push(`counter reset p50 ÷ (get p50 + increment p50): ${resetRatio.toFixed(2)}× (a read and a write; no target)`);
+    verdicts.push(
+      `counter reset p50 ÷ (get p50 + increment p50): ${resetRatio.toFixed(2)}× (a read and a write; no target)`,
+    );
     const drop = await dropCost(kv, largest.size);
-    console.log(table([[`set of ${drop.size}`, 'elements/s'], ['fill (updates of 1,000)', drop.fillPerSec.toFixed(0)], ['drop (page by page)', drop.dropPerSec.toFixed(0)]]));
+    console.log(
+      table([
+        [`set of ${drop.size}`, 'elements/s'],
+        ['fill (updates of 1,000)', drop.fillPerSec.toFixed(0)],
+        ['drop (page by page)', drop.dropPerSec.toFixed(0)],
+      ]),
+    );
     if (drop.removed !== drop.size) console.log(`WARNING: the drop removed ${drop.removed} of ${drop.size} elements`);
-    verdicts.push(`set drop of ${drop.size} elements ÷ filling it: ${(drop.dropPerSec / drop.fillPerSec).toFixed(2)}× the elements/s (no target)`);
+    verdicts.push(
+      `set drop of ${drop.size} elements ÷ filling it: ${(drop.dropPerSec / drop.fillPerSec).toFixed(2)}× the elements/s (no target)`,
+    );
     for (const v of verdicts) console.log(v);
-    const failures = [...sets, ...maps].reduce((s, r) => s + r.failed, 0) + [...runs.put, ...runs.counter].reduce((s, r) => s + r.failed, 0) + cas.failed + resets.failed;
+    const failures =
+      [...sets, ...maps].reduce((s, r) => s + r.failed, 0) +
+      [...runs.put, ...runs.counter].reduce((s, r) => s + r.failed, 0) +
+      cas.failed +
+      resets.failed;
     if (failures > 0) console.log(`WARNING: ${failures} calls failed; the figures count only what succeeded`);
-    if (JSON_OUT !== undefined) writeFileSync(JSON_OUT, JSON.stringify({ adds: ADDS, seconds: SECONDS, rounds: ROUNDS, sets, maps, put, counter, ratio, cas, casRatio, contended, resets, resetRatio, drop, verdicts }, null, 2));
+    if (JSON_OUT !== undefined)
+      writeFileSync(
+        JSON_OUT,
+        JSON.stringify(
+          {
+            adds: ADDS,
+            seconds: SECONDS,
+            rounds: ROUNDS,
+            sets,
+            maps,
+            put,
+            counter,
+            ratio,
+            cas,
+            casRatio,
+            contended,
+            resets,
+            resetRatio,
+            drop,
+            verdicts,
+          },
+          null,
+          2,
+        ),
+      );
   } finally {
     admin.close();
     kv.close();

@@ -99,14 +99,22 @@ type Unary = (req: unknown, o: grpc.CallOptions, cb: (e: grpc.ServiceError | nul
 type Stub = grpc.Client & Record<string, Unary>;
 
 function stubs(protoFile: string, service: string, addresses: readonly string[]): Stub[] {
-  const def = protoLoader.loadSync(fileURLToPath(new URL(protoFile, import.meta.url)), { keepCase: false, longs: String, defaults: true });
+  const def = protoLoader.loadSync(fileURLToPath(new URL(protoFile, import.meta.url)), {
+    keepCase: false,
+    longs: String,
+    defaults: true,
+  });
   let ctor: unknown = grpc.loadPackageDefinition(def);
   for (const part of service.split('.')) ctor = (ctor as Record<string, unknown>)[part];
-  return addresses.map((a) => new (ctor as grpc.ServiceClientConstructor)(a, grpc.credentials.createInsecure()) as unknown as Stub);
+  return addresses.map(
+    (a) => new (ctor as grpc.ServiceClientConstructor)(a, grpc.credentials.createInsecure()) as unknown as Stub,
+  );
 }
 
 function call(stub: Stub, method: string, req: unknown): Promise<unknown> {
-  return new Promise((resolve, reject) => stub[method]!.call(stub, req, { deadline: Date.now() + DEADLINE_MS }, (e, res) => (e ? reject(e) : resolve(res))));
+  return new Promise((resolve, reject) =>
+    stub[method]!.call(stub, req, { deadline: Date.now() + DEADLINE_MS }, (e, res) => (e ? reject(e) : resolve(res))),
+  );
 }
 
 /** A stride coprime with n: walks every key of the share once per n requests, not in key order. */
@@ -155,7 +163,8 @@ async function preload(c: Preload): Promise<PreloadReply> {
     contexts = new Array<Buffer | undefined>(c.to - c.from);
     contextBase = c.from;
   }
-  let next = c.from, failed = 0;
+  let next = c.from,
+    failed = 0;
   const errors: Record<string, number> = {};
   await Promise.all(
     Array.from({ length: c.concurrency }, async () => {
@@ -174,7 +183,8 @@ async function preload(c: Preload): Promise<PreloadReply> {
           } catch (e) {
             failed++;
             errors[errorName(e)] = (errors[errorName(e)] ?? 0) + 1;
-            if (attempt >= 20) throw new Error(`preload of ${k.toString()} on ${c.system} failed 20 times: ${errorName(e)}`);
+            if (attempt >= 20)
+              throw new Error(`preload of ${k.toString()} on ${c.system} failed 20 times: ${errorName(e)}`);
             await new Promise((r) => setTimeout(r, 100));
           }
         }
@@ -188,13 +198,14 @@ async function run(c: Run): Promise<RunReply> {
   const n = c.to - c.from;
   const step = stride(n);
   const busy = new Uint8Array(n);
-  let cursor = 0, siblings = 0;
+  let cursor = 0,
+    siblings = 0;
   // Overwrites: a key is never written by two workers at once, so each put carries the
   // context of the key's previous write and replaces it (no siblings).
   const pick = (): number => {
     for (;;) {
       const k = (cursor++ * step) % n;
-      if (busy[k] === 0) return (busy[k] = 1), k;
+      if (busy[k] === 0) return ((busy[k] = 1), k);
     }
   };
   const pfx = `n${index.toString(36).padStart(2, '0')}`;
@@ -202,11 +213,19 @@ async function run(c: Run): Promise<RunReply> {
   if (c.system === 'echo') {
     op = () => call(echo!, 'Echo', { key: key(pfx, fresh++), value: VALUE }).then(() => undefined);
   } else if (c.system === 'etcd') {
-    if (c.workload === 'put new') op = () => call(etcdStub(), 'Put', { key: key(pfx, fresh++), value: VALUE }).then(() => undefined);
-    else if (c.workload === 'overwrite') op = () => call(etcdStub(), 'Put', { key: key('k', c.from + ((cursor++ * step) % n)), value: VALUE }).then(() => undefined);
+    if (c.workload === 'put new')
+      op = () => call(etcdStub(), 'Put', { key: key(pfx, fresh++), value: VALUE }).then(() => undefined);
+    else if (c.workload === 'overwrite')
+      op = () =>
+        call(etcdStub(), 'Put', { key: key('k', c.from + ((cursor++ * step) % n)), value: VALUE }).then(
+          () => undefined,
+        );
     else
       op = async () => {
-        const res = (await call(etcdStub(), 'Range', { key: key('k', c.from + ((cursor++ * step) % n)), serializable: true })) as { kvs: unknown[] };
+        const res = (await call(etcdStub(), 'Range', {
+          key: key('k', c.from + ((cursor++ * step) % n)),
+          serializable: true,
+        })) as { kvs: unknown[] };
         if (res.kvs.length === 0) throw new Error('not found');
       };
   } else {
@@ -233,7 +252,8 @@ async function run(c: Run): Promise<RunReply> {
 
   const h = histogram();
   const errors: Record<string, number> = {};
-  let started = 0, failed = 0;
+  let started = 0,
+    failed = 0;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const end = t0 + c.seconds * 1000;
@@ -254,7 +274,15 @@ async function run(c: Run): Promise<RunReply> {
   );
   const elapsedMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
-  const reply = { ops: h.totalCount, failed, errors, elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, hist: hdr.encodeIntoCompressedBase64(h), siblings };
+  const reply = {
+    ops: h.totalCount,
+    failed,
+    errors,
+    elapsedMs,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    hist: hdr.encodeIntoCompressedBase64(h),
+    siblings,
+  };
   h.destroy();
   return reply;
 }
@@ -279,7 +307,7 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
       const c = JSON.parse(line) as Command;
       queue = queue.then(async () => {
         try {
-          if (c.cmd === 'init') init(c), send({ id: c.id, ok: true });
+          if (c.cmd === 'init') (init(c), send({ id: c.id, ok: true }));
           else if (c.cmd === 'preload') send({ id: c.id, ...(await preload(c)) });
           else if (c.cmd === 'run') send({ id: c.id, ...(await run(c)) });
           else exit();

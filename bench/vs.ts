@@ -76,7 +76,19 @@ import { Store } from '../src/storage/index.js';
 import { freePort } from '../testkit/ports.js';
 import { table } from './lib.js';
 import { Proc, benchRoot, formed, sleep, stopAll, track } from './processes.js';
-import { VALUE, bulkValue, histogram, key, type Init, type Preload, type PreloadReply, type Run, type RunReply, type System, type Workload } from './vs-load.js';
+import {
+  VALUE,
+  bulkValue,
+  histogram,
+  key,
+  type Init,
+  type Preload,
+  type PreloadReply,
+  type Run,
+  type RunReply,
+  type System,
+  type Workload,
+} from './vs-load.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -87,7 +99,11 @@ const num = (name: string): number | undefined => {
   if (!Number.isFinite(n) || n < 0) throw new Error(`${name} needs a number, got ${v}`);
   return n;
 };
-const list = (name: string, d: string[]): string[] => opt(name)?.split(',').map((s) => s.trim()).filter(Boolean) ?? d;
+const list = (name: string, d: string[]): string[] =>
+  opt(name)
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean) ?? d;
 const QUICK = args.includes('--quick');
 const SECONDS = num('--seconds') ?? (QUICK ? 3 : 10);
 const ROUNDS = num('--rounds') ?? (QUICK ? 1 : 3);
@@ -96,7 +112,8 @@ const KEYS = num('--keys') ?? (QUICK ? 5_000 : 20_000);
 const WARM_SECONDS = QUICK ? 1 : 2;
 const PRELOAD = num('--preload') ?? 0;
 const BUCKET_TTL = num('--bucket-ttl');
-if (BUCKET_TTL !== undefined && PRELOAD > 0) throw new Error('--bucket-ttl: not with --preload (its offline load writes the default bucket)');
+if (BUCKET_TTL !== undefined && PRELOAD > 0)
+  throw new Error('--bucket-ttl: not with --preload (its offline load writes the default bucket)');
 const PRELOAD_ONLINE = args.includes('--preload-online');
 const PRELOAD_ETCD = !args.includes('--no-etcd-preload');
 const JSON_FILE = opt('--json');
@@ -106,8 +123,10 @@ const INFLIGHT = list('--inflight', ['16', '128']).map(Number);
 const WORKLOADS = list('--workloads', ['put-new', 'overwrite', 'get']).map((w) => w.replace('-', ' ') as Workload);
 const SYSTEMS = list('--systems', ['echo', 'etcd', 'ringkv']) as System[];
 if (!Number.isInteger(CLIENTS) || CLIENTS < 1 || CLIENTS > 16) throw new Error('--clients must be 1..16');
-if (INFLIGHT.some((c) => !Number.isInteger(c) || c < CLIENTS)) throw new Error(`every --inflight level must be an integer ≥ --clients (${CLIENTS})`);
-if (WORKLOADS.some((w) => !['put new', 'overwrite', 'get'].includes(w))) throw new Error('--workloads: put-new, overwrite, get');
+if (INFLIGHT.some((c) => !Number.isInteger(c) || c < CLIENTS))
+  throw new Error(`every --inflight level must be an integer ≥ --clients (${CLIENTS})`);
+if (WORKLOADS.some((w) => !['put new', 'overwrite', 'get'].includes(w)))
+  throw new Error('--workloads: put-new, overwrite, get');
 if (SYSTEMS.some((s) => !['echo', 'etcd', 'ringkv'].includes(s))) throw new Error('--systems: echo, etcd, ringkv');
 if (!['default', 'sync'].includes(DURABILITY)) throw new Error('--durability: default or sync');
 
@@ -196,7 +215,11 @@ type LogCount = Map<string, number>;
 const count = (m: LogCount, msg: string): void => void m.set(msg, (m.get(msg) ?? 0) + 1);
 
 async function startEcho(): Promise<{ child: ChildProcess; address: string }> {
-  const child = track(spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./echo-server.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] }));
+  const child = track(
+    spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./echo-server.ts', import.meta.url))], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  );
   const port = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (l) => {
       const m = /^listening (\d+)$/.exec(l);
@@ -208,15 +231,24 @@ async function startEcho(): Promise<{ child: ChildProcess; address: string }> {
 }
 
 interface Etcd {
-  readonly members: { readonly name: string; readonly child: ChildProcess; readonly dir: string; readonly client: string; readonly log: LogCount }[];
+  readonly members: {
+    readonly name: string;
+    readonly child: ChildProcess;
+    readonly dir: string;
+    readonly client: string;
+    readonly log: LogCount;
+  }[];
   readonly version: string;
 }
 
-type EtcdStub = grpc.Client & { Range(req: unknown, o: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: unknown) => void): void };
+type EtcdStub = grpc.Client & {
+  Range(req: unknown, o: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: unknown) => void): void;
+};
 
 function etcdStub(address: string): EtcdStub {
   const def = protoLoader.loadSync(ETCD_PROTO, { keepCase: false, longs: String, defaults: true });
-  const KV = (grpc.loadPackageDefinition(def) as unknown as { etcdserverpb: { KV: grpc.ServiceClientConstructor } }).etcdserverpb.KV;
+  const KV = (grpc.loadPackageDefinition(def) as unknown as { etcdserverpb: { KV: grpc.ServiceClientConstructor } })
+    .etcdserverpb.KV;
   return new KV(address, grpc.credentials.createInsecure()) as unknown as EtcdStub;
 }
 
@@ -225,15 +257,21 @@ async function startEtcd(): Promise<Etcd | undefined> {
   let bin = which('etcd');
   let why = 'no etcd on PATH';
   if (bin === undefined && process.getuid?.() === 0 && which('apt-get') !== undefined) {
-    const r = spawnSync('apt-get', ['install', '-y', '-qq', 'etcd-server'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 300_000 });
+    const r = spawnSync('apt-get', ['install', '-y', '-qq', 'etcd-server'], {
+      stdio: 'ignore',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      timeout: 300_000,
+    });
     bin = which('etcd');
     if (bin === undefined) why += `, and apt-get install etcd-server failed (exit ${r.status ?? r.signal})`;
-  } else if (bin === undefined) why += process.getuid?.() === 0 ? ' and no apt-get' : ' and not root, so no apt-get install';
+  } else if (bin === undefined)
+    why += process.getuid?.() === 0 ? ' and no apt-get' : ' and not root, so no apt-get install';
   if (bin === undefined) {
     console.log(`bench:vs: etcd skipped — ${why} (install Debian's etcd-server)`);
     return undefined;
   }
-  const version = /etcd Version: (\S+)/.exec(spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout ?? '')?.[1] ?? '?';
+  const version =
+    /etcd Version: (\S+)/.exec(spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout ?? '')?.[1] ?? '?';
   const ports = await Promise.all(Array.from({ length: 6 }, () => freePort()));
   const names = ['e1', 'e2', 'e3'];
   const peer = (i: number): string => `http://127.0.0.1:${ports[2 * i + 1]}`;
@@ -242,13 +280,33 @@ async function startEtcd(): Promise<Etcd | undefined> {
     const dir = join(root, name);
     const client = `127.0.0.1:${ports[2 * i]}`;
     const argv = [
-      '--name', name, '--data-dir', dir,
-      '--listen-client-urls', `http://${client}`, '--advertise-client-urls', `http://${client}`,
-      '--listen-peer-urls', peer(i), '--initial-advertise-peer-urls', peer(i),
-      '--initial-cluster', cluster, '--initial-cluster-state', 'new', '--initial-cluster-token', `ringkv-bench-vs-${process.pid}`,
-      '--logger', 'zap', '--log-outputs', 'stderr', '--log-level', 'warn',
+      '--name',
+      name,
+      '--data-dir',
+      dir,
+      '--listen-client-urls',
+      `http://${client}`,
+      '--advertise-client-urls',
+      `http://${client}`,
+      '--listen-peer-urls',
+      peer(i),
+      '--initial-advertise-peer-urls',
+      peer(i),
+      '--initial-cluster',
+      cluster,
+      '--initial-cluster-state',
+      'new',
+      '--initial-cluster-token',
+      `ringkv-bench-vs-${process.pid}`,
+      '--logger',
+      'zap',
+      '--log-outputs',
+      'stderr',
+      '--log-level',
+      'warn',
       // 8 GiB, etcd's largest: no NOSPACE alarm however many puts the runs make.
-      '--quota-backend-bytes', String(8 * 2 ** 30),
+      '--quota-backend-bytes',
+      String(8 * 2 ** 30),
     ];
     const child = track(spawn(bin!, argv, { stdio: ['ignore', 'ignore', 'pipe'] }));
     const log: LogCount = new Map();
@@ -268,8 +326,11 @@ async function startEtcd(): Promise<Etcd | undefined> {
     const stub = etcdStub(m.client);
     try {
       for (;;) {
-        if (m.child.exitCode !== null) throw new Error(`etcd ${m.name} exited with ${m.child.exitCode}: ${[...m.log.keys()].join('; ')}`);
-        const ok = await new Promise<boolean>((r) => stub.Range({ key: Buffer.from('ready?') }, { deadline: Date.now() + 2000 }, (e) => r(e === null)));
+        if (m.child.exitCode !== null)
+          throw new Error(`etcd ${m.name} exited with ${m.child.exitCode}: ${[...m.log.keys()].join('; ')}`);
+        const ok = await new Promise<boolean>((r) =>
+          stub.Range({ key: Buffer.from('ready?') }, { deadline: Date.now() + 2000 }, (e) => r(e === null)),
+        );
         if (ok) break;
         if (Date.now() > end) throw new Error(`etcd ${m.name} did not answer a linearizable Range in 60 s`);
         await sleep(250);
@@ -283,7 +344,13 @@ async function startEtcd(): Promise<Etcd | undefined> {
 
 function startRingkv(nodes: readonly Proc[], https: readonly string[]): void {
   const seeds = nodes.map((n) => n.address);
-  nodes.forEach((n, i) => n.start(seeds, ['--zone', 'abc'[i]!, '--http', https[i]!, '--log-level', 'warn', '--durability', DURABILITY], CPU_PROF));
+  nodes.forEach((n, i) =>
+    n.start(
+      seeds,
+      ['--zone', 'abc'[i]!, '--http', https[i]!, '--log-level', 'warn', '--durability', DURABILITY],
+      CPU_PROF,
+    ),
+  );
 }
 
 /** Every node's prom-client event-loop p99 since its previous scrape, seconds (the 10 ms tick included). */
@@ -309,8 +376,17 @@ class LoadClient {
   readonly #waiting = new Map<number, { resolve: (x: unknown) => void; reject: (e: Error) => void }>();
 
   constructor(readonly index: number) {
-    const prof = CPU_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF)}`, `--cpu-prof-name=load${index}-${Date.now()}.cpuprofile`];
-    this.child = track(spawn(process.execPath, [...prof, '--import', 'tsx', LOAD], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    const prof =
+      CPU_PROF === undefined
+        ? []
+        : [
+            '--cpu-prof',
+            `--cpu-prof-dir=${resolve(CPU_PROF)}`,
+            `--cpu-prof-name=load${index}-${Date.now()}.cpuprofile`,
+          ];
+    this.child = track(
+      spawn(process.execPath, [...prof, '--import', 'tsx', LOAD], { stdio: ['pipe', 'pipe', 'inherit'] }),
+    );
     let ready!: () => void;
     this.ready = new Promise<void>((resolve, reject) => {
       ready = resolve;
@@ -438,7 +514,13 @@ interface Bench {
 }
 
 /** One run of every client at its share of `inflight`, merged. */
-async function runOnce(b: Bench, system: System, workload: Workload, inflight: number, seconds: number): Promise<{ result: RoundResult; hist: hdr.Histogram }> {
+async function runOnce(
+  b: Bench,
+  system: System,
+  workload: Workload,
+  inflight: number,
+  seconds: number,
+): Promise<{ result: RoundResult; hist: hdr.Histogram }> {
   const pids = b.pids(system);
   const cpu0 = pids.map(cpuSeconds);
   const t0 = performance.now();
@@ -452,7 +534,11 @@ async function runOnce(b: Bench, system: System, workload: Workload, inflight: n
   const serverCpu = pids.reduce((s, pid, i) => s + cpuSeconds(pid) - cpu0[i]!, 0);
   const hist = histogram();
   const errors: Record<string, number> = {};
-  let ops = 0, opsPerSec = 0, failed = 0, siblings = 0, clientCpu = 0;
+  let ops = 0,
+    opsPerSec = 0,
+    failed = 0,
+    siblings = 0,
+    clientCpu = 0;
   for (const r of replies) {
     const h = hdr.decodeFromCompressedBase64(r.hist);
     hist.add(h);
@@ -464,7 +550,11 @@ async function runOnce(b: Bench, system: System, workload: Workload, inflight: n
     clientCpu += r.cpuMs / 1000;
     for (const [k, v] of Object.entries(r.errors)) errors[k] = (errors[k] ?? 0) + v;
   }
-  const cpu = { clientCores: clientCpu / wall, serverCores: serverCpu / wall, serverUsPerOp: (serverCpu * 1e6) / Math.max(1, ops) };
+  const cpu = {
+    clientCores: clientCpu / wall,
+    serverCores: serverCpu / wall,
+    serverUsPerOp: (serverCpu * 1e6) / Math.max(1, ops),
+  };
   return { result: { ...figures(hist, opsPerSec), ops, failed, errors, siblings, ...cpu }, hist };
 }
 
@@ -472,8 +562,12 @@ async function runOnce(b: Bench, system: System, workload: Workload, inflight: n
 async function matrix(b: Bench, systems: readonly System[], label: string): Promise<Map<string, Cell>> {
   const cells = new Map<string, Cell>();
   const runs = ROUNDS * INFLIGHT.length * WORKLOADS.length * systems.length;
-  console.log(`${label}: warming up, then ${runs} runs of ${SECONDS} s (about ${Math.ceil((runs * (SECONDS + 0.5)) / 60)} min)`);
-  for (const s of systems) for (const w of WORKLOADS) await runOnce(b, s, w, Math.max(...INFLIGHT), WARM_SECONDS).then((r) => r.hist.destroy());
+  console.log(
+    `${label}: warming up, then ${runs} runs of ${SECONDS} s (about ${Math.ceil((runs * (SECONDS + 0.5)) / 60)} min)`,
+  );
+  for (const s of systems)
+    for (const w of WORKLOADS)
+      await runOnce(b, s, w, Math.max(...INFLIGHT), WARM_SECONDS).then((r) => r.hist.destroy());
   let done = 0;
   for (let round = 0; round < ROUNDS; round++) {
     const order = systems.map((_, i) => systems[(i + round) % systems.length]!);
@@ -493,7 +587,9 @@ async function matrix(b: Bench, systems: readonly System[], label: string): Prom
           done++;
           const f = result.failed > 0 ? `, ${result.failed} failed` : '';
           const cpu = `server ${result.serverCores.toFixed(2)} cores, clients ${result.clientCores.toFixed(2)}`;
-          console.log(`  [${done}/${runs}] round ${round + 1} ${workload} @${inflight} ${system}: ${result.opsPerSec.toFixed(0)} ops/s, p99 ${ms(result.p99)} ms, ${cpu}${f}`);
+          console.log(
+            `  [${done}/${runs}] round ${round + 1} ${workload} @${inflight} ${system}: ${result.opsPerSec.toFixed(0)} ops/s, p99 ${ms(result.p99)} ms, ${cpu}${f}`,
+          );
         }
       }
     }
@@ -503,25 +599,66 @@ async function matrix(b: Bench, systems: readonly System[], label: string): Prom
 
 const mark = (ok: boolean): string => (ok ? '✓' : '✗');
 
-function report(cells: Map<string, Cell>, systems: readonly System[]): { rows: string[][]; summaries: Record<string, Summary> } {
+function report(
+  cells: Map<string, Cell>,
+  systems: readonly System[],
+): { rows: string[][]; summaries: Record<string, Summary> } {
   const summaries: Record<string, Summary> = {};
   for (const [id, c] of cells) summaries[id] = summarize(c);
-  const rows: string[][] = [['workload', 'in flight', 'system', 'ops/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'failed', 'srv cores', 'srv µs/op', 'clients cores', '÷ etcd', '÷ echo', 'p99 ÷ etcd', 'target']];
+  const rows: string[][] = [
+    [
+      'workload',
+      'in flight',
+      'system',
+      'ops/s',
+      'p50 ms',
+      'p99 ms',
+      'p99.9 ms',
+      'failed',
+      'srv cores',
+      'srv µs/op',
+      'clients cores',
+      '÷ etcd',
+      '÷ echo',
+      'p99 ÷ etcd',
+      'target',
+    ],
+  ];
   for (const workload of WORKLOADS) {
     for (const inflight of INFLIGHT) {
       for (const system of (['echo', 'etcd', 'ringkv'] as const).filter((s) => systems.includes(s))) {
         const s = summaries[`${workload}|${inflight}|${system}`];
         if (s === undefined) continue;
-        const row = [workload, String(inflight), system, s.opsPerSec.toFixed(0), ms(s.p50), ms(s.p99), ms(s.p999), String(s.failed), s.serverCores.toFixed(2), s.serverUsPerOp.toFixed(0), s.clientCores.toFixed(2)];
+        const row = [
+          workload,
+          String(inflight),
+          system,
+          s.opsPerSec.toFixed(0),
+          ms(s.p50),
+          ms(s.p99),
+          ms(s.p999),
+          String(s.failed),
+          s.serverCores.toFixed(2),
+          s.serverUsPerOp.toFixed(0),
+          s.clientCores.toFixed(2),
+        ];
         if (system === 'ringkv') {
           const e = summaries[`${workload}|${inflight}|etcd`];
           const x = summaries[`${workload}|${inflight}|echo`];
-          row.push(e ? (s.opsPerSec / e.opsPerSec).toFixed(2) : '—', x ? (s.opsPerSec / x.opsPerSec).toFixed(2) : '—', e ? (s.p99 / e.p99).toFixed(2) : '—');
+          row.push(
+            e ? (s.opsPerSec / e.opsPerSec).toFixed(2) : '—',
+            x ? (s.opsPerSec / x.opsPerSec).toFixed(2) : '—',
+            e ? (s.p99 / e.p99).toFixed(2) : '—',
+          );
           const t: string[] = [];
           if (inflight === 128) {
-            t.push(e ? `≥1.0× etcd ${mark(s.opsPerSec >= e.opsPerSec)}` : '≥1.0× etcd n/a', e ? `p99 ≤ etcd ${mark(s.p99 <= e.p99)}` : 'p99 ≤ etcd n/a');
+            t.push(
+              e ? `≥1.0× etcd ${mark(s.opsPerSec >= e.opsPerSec)}` : '≥1.0× etcd n/a',
+              e ? `p99 ≤ etcd ${mark(s.p99 <= e.p99)}` : 'p99 ≤ etcd n/a',
+            );
             t.push(x ? `≥0.6× echo ${mark(s.opsPerSec >= 0.6 * x.opsPerSec)}` : '≥0.6× echo n/a');
-          } else if (inflight === 16) t.push(e ? `≥0.8× etcd ${mark(s.opsPerSec >= 0.8 * e.opsPerSec)}` : '≥0.8× etcd n/a');
+          } else if (inflight === 16)
+            t.push(e ? `≥0.8× etcd ${mark(s.opsPerSec >= 0.8 * e.opsPerSec)}` : '≥0.8× etcd n/a');
           row.push(t.join(', '));
         } else row.push('', '', '', '');
         rows.push(row);
@@ -534,12 +671,24 @@ function report(cells: Map<string, Cell>, systems: readonly System[]): { rows: s
 function printNotes(summaries: Record<string, Summary>, nodeIds: readonly string[]): void {
   const lag = Object.entries(summaries).filter(([, s]) => s.lagMs !== undefined);
   if (lag.length > 0) {
-    console.log(`\nringkv event-loop lag p99 per node at 128 in flight, ms (prom-client's monitorEventLoopDelay over each run, 10 ms tick subtracted; median over rounds):`);
-    console.log(table([['workload', ...nodeIds], ...lag.map(([id, s]) => [id.split('|')[0]!, ...s.lagMs!.map((x) => (Number.isNaN(x) ? '?' : x.toFixed(1)))])]));
+    console.log(
+      `\nringkv event-loop lag p99 per node at 128 in flight, ms (prom-client's monitorEventLoopDelay over each run, 10 ms tick subtracted; median over rounds):`,
+    );
+    console.log(
+      table([
+        ['workload', ...nodeIds],
+        ...lag.map(([id, s]) => [id.split('|')[0]!, ...s.lagMs!.map((x) => (Number.isNaN(x) ? '?' : x.toFixed(1)))]),
+      ]),
+    );
   }
   for (const [id, s] of Object.entries(summaries)) {
     const [w, c, sys] = id.split('|');
-    if (s.failed > 0) console.log(`failed: ${sys} ${w} @${c}: ${Object.entries(s.errors).map(([e, n]) => `${n} × ${e}`).join('; ')}`);
+    if (s.failed > 0)
+      console.log(
+        `failed: ${sys} ${w} @${c}: ${Object.entries(s.errors)
+          .map(([e, n]) => `${n} × ${e}`)
+          .join('; ')}`,
+      );
     if (s.siblings > 0) console.log(`siblings: ${sys} ${w} @${c}: ${s.siblings} gets answered more than one value`);
   }
 }
@@ -558,7 +707,8 @@ async function populateOffline(dirs: readonly string[], n: number): Promise<numb
       const keys = Array.from({ length: count }, (_, j) => key('p', i + j));
       const written = await Promise.all(keys.map((k) => first!.put(k, bulkValue())));
       await Promise.all(others.map((s) => s.mergeMany(written.map((w, j) => ({ key: keys[j]!, record: w.record })))));
-      if ((i / STEP) % 100 === 99) console.log(`  ${i + count} keys written, ${((i + count) / ((performance.now() - t0) / 1000)).toFixed(0)}/s`);
+      if ((i / STEP) % 100 === 99)
+        console.log(`  ${i + count} keys written, ${((i + count) / ((performance.now() - t0) / 1000)).toFixed(0)}/s`);
     }
   } finally {
     await Promise.all(stores.map((s) => s.close()));
@@ -570,13 +720,25 @@ async function populateOffline(dirs: readonly string[], n: number): Promise<numb
 async function populateOnline(b: Bench, system: 'etcd' | 'ringkv', n: number): Promise<number> {
   const t0 = performance.now();
   const per = Math.floor(BULK_CONCURRENCY / b.clients.length);
-  for (let at = 0; at < n; ) {
+  for (let at = 0; at < n;) {
     await Promise.all(
       b.clients.map((c) => {
         const from = Math.min(at, n);
         const to = Math.min(at + BULK_CHUNK, n);
         at = to;
-        return from < to ? c.ask<PreloadReply>({ cmd: 'preload', system, prefix: 'p', from, to, concurrency: per, w: 3, keep: false, random: true }) : Promise.resolve();
+        return from < to
+          ? c.ask<PreloadReply>({
+              cmd: 'preload',
+              system,
+              prefix: 'p',
+              from,
+              to,
+              concurrency: per,
+              w: 3,
+              keep: false,
+              random: true,
+            })
+          : Promise.resolve();
       }),
     );
     console.log(`  ${system}: ${at} keys, ${(at / ((performance.now() - t0) / 1000)).toFixed(0)}/s`);
@@ -590,7 +752,11 @@ async function populateOnline(b: Bench, system: 'etcd' | 'ringkv', n: number): P
  * LevelDB goes on with the compactions a bulk load left; measured meanwhile, a write
  * pays for both. Returns the seconds it took and whether they did settle.
  */
-async function settle(pids: readonly number[], maxMs: number, cores = 0.1): Promise<{ seconds: number; settled: boolean }> {
+async function settle(
+  pids: readonly number[],
+  maxMs: number,
+  cores = 0.1,
+): Promise<{ seconds: number; settled: boolean }> {
   const t0 = performance.now();
   for (;;) {
     const before = pids.map(cpuSeconds);
@@ -608,8 +774,14 @@ interface Memory {
   rss: number[];
   disk: number[];
 }
-const ringkvMemory = (nodes: readonly Proc[]): Memory => ({ rss: nodes.map((n) => rss(n.child?.pid)), disk: nodes.map((n) => du(n.dataDir)) });
-const etcdMemory = (e: Etcd): Memory => ({ rss: e.members.map((m) => rss(m.child.pid)), disk: e.members.map((m) => du(m.dir)) });
+const ringkvMemory = (nodes: readonly Proc[]): Memory => ({
+  rss: nodes.map((n) => rss(n.child?.pid)),
+  disk: nodes.map((n) => du(n.dataDir)),
+});
+const etcdMemory = (e: Etcd): Memory => ({
+  rss: e.members.map((m) => rss(m.child.pid)),
+  disk: e.members.map((m) => du(m.dir)),
+});
 
 // ─── main ───────────────────────────────────────────────────────────────────
 
@@ -645,23 +817,57 @@ async function main(): Promise<void> {
   const clients = Array.from({ length: CLIENTS }, (_, i) => new LoadClient(i));
   await Promise.all(clients.map((c) => c.ready));
   const init = (): Promise<unknown> =>
-    Promise.all(clients.map((c, index) => c.ask({ cmd: 'init', index, echo: echo.address, etcd: etcd?.members.map((m) => m.client) ?? [], ringkv: nodes.map((n) => n.address), bucket: BUCKET_TTL === undefined ? '' : 'bench' })));
+    Promise.all(
+      clients.map((c, index) =>
+        c.ask({
+          cmd: 'init',
+          index,
+          echo: echo.address,
+          etcd: etcd?.members.map((m) => m.client) ?? [],
+          ringkv: nodes.map((n) => n.address),
+          bucket: BUCKET_TTL === undefined ? '' : 'bench',
+        }),
+      ),
+    );
   await init();
-  const shares = clients.map((_, j) => ({ from: Math.floor((j * KEYS) / CLIENTS), to: Math.floor(((j + 1) * KEYS) / CLIENTS) }));
+  const shares = clients.map((_, j) => ({
+    from: Math.floor((j * KEYS) / CLIENTS),
+    to: Math.floor(((j + 1) * KEYS) / CLIENTS),
+  }));
   const b: Bench = {
     clients,
     shares,
     https,
-    pids: (s) => (s === 'echo' ? [echo.child.pid!] : s === 'etcd' ? etcd!.members.map((m) => m.child.pid!) : nodes.map((n) => n.child!.pid!)),
+    pids: (s) =>
+      s === 'echo'
+        ? [echo.child.pid!]
+        : s === 'etcd'
+          ? etcd!.members.map((m) => m.child.pid!)
+          : nodes.map((n) => n.child!.pid!),
   };
 
   // The keys overwrite and get use: ringkv at W=3 (every replica has them; each client keeps its keys' contexts).
   for (const system of ['ringkv', 'etcd'] as const) {
     if (!systems.includes(system)) continue;
     const t0 = performance.now();
-    const r = await Promise.all(clients.map((c, j) => c.ask<PreloadReply>({ cmd: 'preload', system, prefix: 'k', ...shares[j]!, concurrency: Math.max(1, Math.floor(LOAD_CONCURRENCY / CLIENTS)), w: 3, keep: true, random: false })));
+    const r = await Promise.all(
+      clients.map((c, j) =>
+        c.ask<PreloadReply>({
+          cmd: 'preload',
+          system,
+          prefix: 'k',
+          ...shares[j]!,
+          concurrency: Math.max(1, Math.floor(LOAD_CONCURRENCY / CLIENTS)),
+          w: 3,
+          keep: true,
+          random: false,
+        }),
+      ),
+    );
     const retried = r.reduce((s, x) => s + x.failed, 0);
-    console.log(`loaded ${KEYS} keys into ${system} in ${((performance.now() - t0) / 1000).toFixed(1)} s${retried ? ` (${retried} puts retried)` : ''}`);
+    console.log(
+      `loaded ${KEYS} keys into ${system} in ${((performance.now() - t0) / 1000).toFixed(1)} s${retried ? ` (${retried} puts retried)` : ''}`,
+    );
   }
 
   // What the servers burn with no requests (gossip, timers, background repair): part of every run's CPU figures.
@@ -671,13 +877,32 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     await sleep(QUICK ? 3000 : 5000);
     const wall = (performance.now() - t0) / 1000;
-    systems.forEach((s, i) => (idle[s] = b.pids(s).reduce((sum, pid, j) => sum + cpuSeconds(pid) - before[i]![j]!, 0) / wall));
+    systems.forEach(
+      (s, i) => (idle[s] = b.pids(s).reduce((sum, pid, j) => sum + cpuSeconds(pid) - before[i]![j]!, 0) / wall),
+    );
     console.log(`idle CPU of the servers, cores: ${systems.map((s) => `${s} ${idle[s]!.toFixed(3)}`).join(', ')}`);
   }
 
   const out: Record<string, unknown> = {
-    config: { seconds: SECONDS, rounds: ROUNDS, clients: CLIENTS, keys: KEYS, inflight: INFLIGHT, workloads: WORKLOADS, systems, durability: DURABILITY, preload: PRELOAD, preloadOnline: PRELOAD_ONLINE },
-    machine: { cores, availableParallelism: availableParallelism(), loadavgStart: load0, node: process.version, etcd: etcd?.version ?? null },
+    config: {
+      seconds: SECONDS,
+      rounds: ROUNDS,
+      clients: CLIENTS,
+      keys: KEYS,
+      inflight: INFLIGHT,
+      workloads: WORKLOADS,
+      systems,
+      durability: DURABILITY,
+      preload: PRELOAD,
+      preloadOnline: PRELOAD_ONLINE,
+    },
+    machine: {
+      cores,
+      availableParallelism: availableParallelism(),
+      loadavgStart: load0,
+      node: process.version,
+      etcd: etcd?.version ?? null,
+    },
     idleServerCores: idle,
     phases: [] as unknown[],
   };
@@ -685,9 +910,14 @@ async function main(): Promise<void> {
   const runPhase = async (label: string): Promise<void> => {
     const cells = await matrix(b, systems, label);
     const { rows, summaries } = report(cells, systems);
-    console.log(`\n${label}: ops/s = median of ${ROUNDS} round(s); p50/p99/p99.9 of the median round; failed = sum over rounds; ${CLIENTS} client processes, ${cores} cores`);
+    console.log(
+      `\n${label}: ops/s = median of ${ROUNDS} round(s); p50/p99/p99.9 of the median round; failed = sum over rounds; ${CLIENTS} client processes, ${cores} cores`,
+    );
     console.log(table(rows));
-    printNotes(summaries, nodes.map((n) => n.id));
+    printNotes(
+      summaries,
+      nodes.map((n) => n.id),
+    );
     console.log('');
     for (const c of cells.values()) c.merged.destroy();
     phases.push({ label, summaries });
@@ -714,19 +944,41 @@ async function main(): Promise<void> {
       await stopAll(nodes);
     } else {
       await stopAll(nodes);
-      console.log(`writing ${PRELOAD} more keys into the stopped ringkv nodes' stores (Store.put into n1's, the record merged into n2's and n3's)`);
-      loadSeconds = await populateOffline(nodes.map((n) => n.dataDir), PRELOAD);
+      console.log(
+        `writing ${PRELOAD} more keys into the stopped ringkv nodes' stores (Store.put into n1's, the record merged into n2's and n3's)`,
+      );
+      loadSeconds = await populateOffline(
+        nodes.map((n) => n.dataDir),
+        PRELOAD,
+      );
     }
     const r0 = performance.now();
     startRingkv(nodes, https);
     await formed(nodes, 600_000);
     restartSeconds = (performance.now() - r0) / 1000;
-    const quiet = await settle(nodes.map((n) => n.child!.pid!), 600_000);
-    console.log(`ringkv nodes ${quiet.settled ? 'quiet' : 'still busy'} (under 0.1 core each) ${quiet.seconds.toFixed(0)} s after forming: key filter scan and LevelDB compactions`);
+    const quiet = await settle(
+      nodes.map((n) => n.child!.pid!),
+      600_000,
+    );
+    console.log(
+      `ringkv nodes ${quiet.settled ? 'quiet' : 'still busy'} (under 0.1 core each) ${quiet.seconds.toFixed(0)} s after forming: key filter scan and LevelDB compactions`,
+    );
     const loaded = ringkvMemory(nodes);
     await init();
-    console.log(`ringkv: ${PRELOAD} keys in ${loadSeconds.toFixed(0)} s (${(PRELOAD / loadSeconds).toFixed(0)}/s, ${PRELOAD_ONLINE ? 'online' : 'offline'}); restart to formed ${restartSeconds.toFixed(1)} s`);
-    mem.ringkv = { fresh, afterRuns, restarted, loaded, loadSeconds, restartSeconds, settleSeconds: quiet.seconds, settled: quiet.settled, online: PRELOAD_ONLINE };
+    console.log(
+      `ringkv: ${PRELOAD} keys in ${loadSeconds.toFixed(0)} s (${(PRELOAD / loadSeconds).toFixed(0)}/s, ${PRELOAD_ONLINE ? 'online' : 'offline'}); restart to formed ${restartSeconds.toFixed(1)} s`,
+    );
+    mem.ringkv = {
+      fresh,
+      afterRuns,
+      restarted,
+      loaded,
+      loadSeconds,
+      restartSeconds,
+      settleSeconds: quiet.seconds,
+      settled: quiet.settled,
+      online: PRELOAD_ONLINE,
+    };
 
     let etcdMem: { before: Memory; loaded: Memory; loadSeconds: number } | undefined;
     if (etcd !== undefined && PRELOAD_ETCD) {
@@ -743,11 +995,35 @@ async function main(): Promise<void> {
     const after = ringkvMemory(nodes);
     mem.ringkvAfterRuns = after;
 
-    const rows = [['process', 'RSS fresh MiB', 'RSS after runs', 'restarted, same keys', `restarted, +${PRELOAD}`, 'after runs', 'bytes/key', 'disk before MiB', 'disk after MiB', 'disk bytes/key']];
+    const rows = [
+      [
+        'process',
+        'RSS fresh MiB',
+        'RSS after runs',
+        'restarted, same keys',
+        `restarted, +${PRELOAD}`,
+        'after runs',
+        'bytes/key',
+        'disk before MiB',
+        'disk after MiB',
+        'disk bytes/key',
+      ],
+    ];
     nodes.forEach((n, i) => {
       const perKey = (loaded.rss[i]! - restarted.rss[i]!) / PRELOAD;
       const diskPerKey = (loaded.disk[i]! - restarted.disk[i]!) / PRELOAD;
-      rows.push([`ringkv ${n.id}`, mb(fresh.rss[i]!), mb(afterRuns.rss[i]!), mb(restarted.rss[i]!), mb(loaded.rss[i]!), mb(after.rss[i]!), perKey.toFixed(0), mb(restarted.disk[i]!), mb(loaded.disk[i]!), diskPerKey.toFixed(0)]);
+      rows.push([
+        `ringkv ${n.id}`,
+        mb(fresh.rss[i]!),
+        mb(afterRuns.rss[i]!),
+        mb(restarted.rss[i]!),
+        mb(loaded.rss[i]!),
+        mb(after.rss[i]!),
+        perKey.toFixed(0),
+        mb(restarted.disk[i]!),
+        mb(loaded.disk[i]!),
+        diskPerKey.toFixed(0),
+      ]);
     });
     if (etcd !== undefined && etcdMem !== undefined) {
       const final = etcdMemory(etcd);
@@ -755,22 +1031,62 @@ async function main(): Promise<void> {
       etcd.members.forEach((m, i) => {
         const perKey = (etcdMem.loaded.rss[i]! - etcdMem.before.rss[i]!) / PRELOAD;
         const diskPerKey = (etcdMem.loaded.disk[i]! - etcdMem.before.disk[i]!) / PRELOAD;
-        rows.push([`etcd ${m.name}`, '', mb(etcdMem.before.rss[i]!), '', mb(etcdMem.loaded.rss[i]!), mb(final.rss[i]!), perKey.toFixed(0), mb(etcdMem.before.disk[i]!), mb(etcdMem.loaded.disk[i]!), diskPerKey.toFixed(0)]);
+        rows.push([
+          `etcd ${m.name}`,
+          '',
+          mb(etcdMem.before.rss[i]!),
+          '',
+          mb(etcdMem.loaded.rss[i]!),
+          mb(final.rss[i]!),
+          perKey.toFixed(0),
+          mb(etcdMem.before.disk[i]!),
+          mb(etcdMem.loaded.disk[i]!),
+          diskPerKey.toFixed(0),
+        ]);
       });
     }
-    console.log(`memory and disk (VmRSS; data dir as du counts it). ringkv bytes/key: RSS restarted with the keys − restarted without, ÷ ${PRELOAD}; etcd (not restarted): RSS after its load − before, ÷ ${PRELOAD}`);
+    console.log(
+      `memory and disk (VmRSS; data dir as du counts it). ringkv bytes/key: RSS restarted with the keys − restarted without, ÷ ${PRELOAD}; etcd (not restarted): RSS after its load − before, ÷ ${PRELOAD}`,
+    );
     console.log(table(rows));
 
     const [empty, full] = phases;
     // ÷ echo too: the echo's own drift between the phases is the machine's, not the store's.
-    const cmp = [['workload', 'in flight', 'system', 'ops/s without', `ops/s +${PRELOAD}`, 'ratio', '÷ echo without', `÷ echo +${PRELOAD}`, 'p99 without', `p99 +${PRELOAD}`]];
+    const cmp = [
+      [
+        'workload',
+        'in flight',
+        'system',
+        'ops/s without',
+        `ops/s +${PRELOAD}`,
+        'ratio',
+        '÷ echo without',
+        `÷ echo +${PRELOAD}`,
+        'p99 without',
+        `p99 +${PRELOAD}`,
+      ],
+    ];
     for (const id of Object.keys(full!.summaries)) {
-      const a = empty!.summaries[id], z = full!.summaries[id]!;
+      const a = empty!.summaries[id],
+        z = full!.summaries[id]!;
       if (a === undefined) continue;
       const [w, c, sys] = id.split('|');
-      const ea = empty!.summaries[`${w}|${c}|echo`], ez = full!.summaries[`${w}|${c}|echo`];
-      const ofEcho = (x: Summary, e: Summary | undefined): string => (e === undefined || sys === 'echo' ? '' : (x.opsPerSec / e.opsPerSec).toFixed(2));
-      cmp.push([w!, c!, sys!, a.opsPerSec.toFixed(0), z.opsPerSec.toFixed(0), (z.opsPerSec / a.opsPerSec).toFixed(2), ofEcho(a, ea), ofEcho(z, ez), ms(a.p99), ms(z.p99)]);
+      const ea = empty!.summaries[`${w}|${c}|echo`],
+        ez = full!.summaries[`${w}|${c}|echo`];
+      const ofEcho = (x: Summary, e: Summary | undefined): string =>
+        e === undefined || sys === 'echo' ? '' : (x.opsPerSec / e.opsPerSec).toFixed(2);
+      cmp.push([
+        w!,
+        c!,
+        sys!,
+        a.opsPerSec.toFixed(0),
+        z.opsPerSec.toFixed(0),
+        (z.opsPerSec / a.opsPerSec).toFixed(2),
+        ofEcho(a, ea),
+        ofEcho(z, ez),
+        ms(a.p99),
+        ms(z.p99),
+      ]);
     }
     console.log(`\nthroughput with ${PRELOAD} more keys ÷ without them (same run)`);
     console.log(table(cmp));
@@ -778,7 +1094,9 @@ async function main(): Promise<void> {
   } else {
     const m = ringkvMemory(nodes);
     const e = etcd ? etcdMemory(etcd) : undefined;
-    console.log(`RSS / data dir at the end, MiB: ${nodes.map((n, i) => `${n.id} ${mb(m.rss[i]!)} / ${mb(m.disk[i]!)}`).join(', ')}${e ? `; ${etcd!.members.map((x, i) => `${x.name} ${mb(e.rss[i]!)} / ${mb(e.disk[i]!)}`).join(', ')}` : ''}`);
+    console.log(
+      `RSS / data dir at the end, MiB: ${nodes.map((n, i) => `${n.id} ${mb(m.rss[i]!)} / ${mb(m.disk[i]!)}`).join(', ')}${e ? `; ${etcd!.members.map((x, i) => `${x.name} ${mb(e.rss[i]!)} / ${mb(e.disk[i]!)}`).join(', ')}` : ''}`,
+    );
     out.memory = { ringkv: m, etcd: e ?? null };
   }
 
@@ -786,7 +1104,11 @@ async function main(): Promise<void> {
   const logs: Record<string, Record<string, number>> = {};
   for (const n of nodes) {
     const c: LogCount = new Map();
-    for (const { line } of n.lines) count(c, `${typeof line.level === 'number' ? ({ 40: 'warn', 50: 'error', 60: 'fatal' } as Record<number, string>)[line.level] ?? line.level : '?'}: ${line.msg}`);
+    for (const { line } of n.lines)
+      count(
+        c,
+        `${typeof line.level === 'number' ? (({ 40: 'warn', 50: 'error', 60: 'fatal' } as Record<number, string>)[line.level] ?? line.level) : '?'}: ${line.msg}`,
+      );
     if (c.size > 0) logs[`ringkv ${n.id}`] = Object.fromEntries(c);
   }
   for (const m of etcd?.members ?? []) if (m.log.size > 0) logs[`etcd ${m.name}`] = Object.fromEntries(m.log);
@@ -794,8 +1116,15 @@ async function main(): Promise<void> {
   await Promise.all(clients.map((c) => c.stop()));
   await stopAll(nodes);
   await Promise.all([stopChild(echo.child), ...(etcd?.members.map((m) => stopChild(m.child, 10_000)) ?? [])]);
-  const logLines = Object.entries(logs).map(([who, c]) => `  ${who}: ${Object.entries(c).map(([msg, n]) => `${n} × ${msg}`).join('; ')}`);
-  console.log(logLines.length > 0 ? `log lines at warn and above:\n${logLines.join('\n')}` : 'no log lines at warn or above');
+  const logLines = Object.entries(logs).map(
+    ([who, c]) =>
+      `  ${who}: ${Object.entries(c)
+        .map(([msg, n]) => `${n} × ${msg}`)
+        .join('; ')}`,
+  );
+  console.log(
+    logLines.length > 0 ? `log lines at warn and above:\n${logLines.join('\n')}` : 'no log lines at warn or above',
+  );
   const load1 = loadavg();
   console.log(`load average at the end ${load1[0]!.toFixed(1)}`);
   out.logs = logs;

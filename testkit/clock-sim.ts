@@ -66,7 +66,8 @@ interface Node {
 }
 
 /** A dot of one key (dots are per key: every actor counts each key's writes from 1). */
-const dotOf = (key: string, actor: string, counter: number): string => `${key} ${Buffer.from(actor, 'latin1').toString('hex')}/${counter}`;
+const dotOf = (key: string, actor: string, counter: number): string =>
+  `${key} ${Buffer.from(actor, 'latin1').toString('hex')}/${counter}`;
 
 export async function runClockSim(o: ClockSimOptions): Promise<ClockSimReport> {
   const rnd = mulberry32(o.seed);
@@ -81,7 +82,8 @@ export async function runClockSim(o: ClockSimOptions): Promise<ClockSimReport> {
   let serial = 0;
   // Store ids from the seed too: actors' byte order decides sibling order, so a run replays exactly.
   const randomBytes = (n: number): Buffer => Buffer.from(Array.from({ length: n }, () => Math.floor(rnd() * 256)));
-  const open = (engine: MemoryEngine) => Store.open({ engine, now, randomBytes, tombstoneGraceMs: GRACE, clockPruneGraceMs: GRACE });
+  const open = (engine: MemoryEngine) =>
+    Store.open({ engine, now, randomBytes, tombstoneGraceMs: GRACE, clockPruneGraceMs: GRACE });
   const addNode = async (): Promise<Node> => {
     const engine = new MemoryEngine();
     const node = { id: `n${serial++}`, engine, store: await open(engine) };
@@ -90,13 +92,22 @@ export async function runClockSim(o: ClockSimOptions): Promise<ClockSimReport> {
   };
   for (let i = 0; i < (o.nodes ?? 10); i++) await addNode();
   // Random tokens (8 a node): the ring's placement is real, its token allocators' cost is not what this measures.
-  const member = (id: string): Member => ({ id, tokens: Array.from({ length: 8 }, () => (BigInt(Math.floor(rnd() * 2 ** 32)) << 32n) | BigInt(Math.floor(rnd() * 2 ** 32))) });
+  const member = (id: string): Member => ({
+    id,
+    tokens: Array.from(
+      { length: 8 },
+      () => (BigInt(Math.floor(rnd() * 2 ** 32)) << 32n) | BigInt(Math.floor(rnd() * 2 ** 32)),
+    ),
+  });
   let members = [...nodes.keys()].map(member);
   let ring = Ring.build(members);
   const replicas = (key: string): Node[] => ring.preferenceList(key, N).map((id) => nodes.get(id)!);
   /** Per node and key: as of when a repair confirmed every replica of the key holds what the node held. */
   const confirmed = new Map<string, Map<string, number>>();
-  const confirmedBefore = (id: string) => (token: bigint): number => confirmed.get(id)?.get(keyOfToken.get(token) ?? '') ?? 0;
+  const confirmedBefore =
+    (id: string) =>
+    (token: bigint): number =>
+      confirmed.get(id)?.get(keyOfToken.get(token) ?? '') ?? 0;
 
   // The oracle's bookkeeping: each write's id is its value (a delete's, its tombstone's dot).
   const written: string[] = [];
@@ -104,7 +115,8 @@ export async function runClockSim(o: ClockSimOptions): Promise<ClockSimReport> {
   const tombIds = new Map<string, string>();
   const dots = new Set<string>();
   const dotsIssuedTwice: string[] = [];
-  const idsOf = (key: string, record: Buffer | undefined): string[] => versionsOf(record).siblings.map((s) => tombIds.get(dotOf(key, s.actor, s.counter)) ?? String(s.value));
+  const idsOf = (key: string, record: Buffer | undefined): string[] =>
+    versionsOf(record).siblings.map((s) => tombIds.get(dotOf(key, s.actor, s.counter)) ?? String(s.value));
 
   const write = async (): Promise<void> => {
     const key = pick(keys);
@@ -117,7 +129,9 @@ export async function runClockSim(o: ClockSimOptions): Promise<ClockSimReport> {
       context = (await from.store.get(key)).context;
       for (const seen of idsOf(key, await from.store.getRecord(key))) superseded.add(seen);
     }
-    const before = new Set(versionsOf(await at.store.getRecord(key)).siblings.map((s) => dotOf(key, s.actor, s.counter)));
+    const before = new Set(
+      versionsOf(await at.store.getRecord(key)).siblings.map((s) => dotOf(key, s.actor, s.counter)),
+    );
     const del = chance(0.15);
     const w = del ? await at.store.delete(key, context) : await at.store.put(key, Buffer.from(id), context);
     written.push(id);
@@ -178,7 +192,8 @@ export async function runClockSim(o: ClockSimOptions): Promise<ClockSimReport> {
     }
     ring = Ring.build(members);
     for (const key of keys) {
-      const was = before.get(key)!, is = replicas(key);
+      const was = before.get(key)!,
+        is = replicas(key);
       if (was.map((n) => n.id).join() === is.map((n) => n.id).join()) continue;
       for (const n of nodes.values()) confirmed.get(n.id)?.delete(key); // a moved key's range is new: not confirmed yet
       for (const gainer of is.filter((n) => !was.includes(n)))
@@ -188,7 +203,11 @@ export async function runClockSim(o: ClockSimOptions): Promise<ClockSimReport> {
         }
       for (const loser of was.filter((n) => !is.includes(n) && n !== leaver)) {
         const token = tokenOf(key);
-        await loser.store.ranges.delete(token === 0n ? { start: 0n, end: 0n } : { start: token - 1n, end: token }, {}, (k) => String(k) === key);
+        await loser.store.ranges.delete(
+          token === 0n ? { start: 0n, end: 0n } : { start: token - 1n, end: token },
+          {},
+          (k) => String(k) === key,
+        );
       }
     }
     if (leaver) {
@@ -214,7 +233,8 @@ export async function runClockSim(o: ClockSimOptions): Promise<ClockSimReport> {
     }
   };
 
-  let joins = 0, leaves = 0;
+  let joins = 0,
+    leaves = 0;
   const size = o.nodes ?? 10;
   for (let i = 0; i < o.churn; i++) {
     for (let j = 0; j < (o.opsPerChange ?? 3); j++) await op();
@@ -232,7 +252,8 @@ export async function runClockSim(o: ClockSimOptions): Promise<ClockSimReport> {
   for (const key of keys) await repair(key);
   const entries = async (): Promise<number[]> => {
     const out: number[] = [];
-    for (const key of keys) for (const r of replicas(key)) out.push(versionsOf(await r.store.getRecord(key)).clock.size);
+    for (const key of keys)
+      for (const r of replicas(key)) out.push(versionsOf(await r.store.getRecord(key)).clock.size);
     return out;
   };
   const entriesBefore = await entries();
@@ -247,13 +268,20 @@ export async function runClockSim(o: ClockSimOptions): Promise<ClockSimReport> {
   for (const n of nodes.values()) hintsExpired += n.store.hints.stats().expired;
 
   // The oracle: every replica holds exactly the writes no other write's read saw (deletes aside: purges drop tombstones).
-  const lost: string[] = [], resurrected: string[] = [], diverged: string[] = [];
+  const lost: string[] = [],
+    resurrected: string[] = [],
+    diverged: string[] = [];
   const deletes = new Set(tombIds.values());
   const byKey = new Map<string, Set<string>>();
   for (const key of keys) {
     const records = await Promise.all(replicas(key).map((r) => r.store.getRecord(key)));
     const first = records[0];
-    if (!records.every((rec) => (rec === undefined) === (first === undefined) && (rec === undefined || versionsEqual(rec, first!)))) diverged.push(key);
+    if (
+      !records.every(
+        (rec) => (rec === undefined) === (first === undefined) && (rec === undefined || versionsEqual(rec, first!)),
+      )
+    )
+      diverged.push(key);
     byKey.set(key, new Set(idsOf(key, first)));
   }
   const held = new Set([...byKey.values()].flatMap((s) => [...s]));
@@ -263,7 +291,19 @@ export async function runClockSim(o: ClockSimOptions): Promise<ClockSimReport> {
     if (superseded.has(id) && held.has(id)) resurrected.push(id);
   }
   for (const n of nodes.values()) await n.store.close();
-  return { lost, resurrected, dotsIssuedTwice, diverged, entriesBefore, entriesAfter, writes: written.length, joins, leaves, pruned, hintsExpired };
+  return {
+    lost,
+    resurrected,
+    dotsIssuedTwice,
+    diverged,
+    entriesBefore,
+    entriesAfter,
+    writes: written.length,
+    joins,
+    leaves,
+    pruned,
+    hintsExpired,
+  };
 }
 
 /** The same versions, to the byte (what repair compares). */
@@ -271,10 +311,15 @@ function versionsEqual(a: Buffer, b: Buffer): boolean {
   return versionBytes(a).equals(versionBytes(b));
 }
 
-const versionsOf = (record: Buffer | undefined): Versions => (record === undefined ? EMPTY_VERSIONS : decodeRecord(record).versions);
+const versionsOf = (record: Buffer | undefined): Versions =>
+  record === undefined ? EMPTY_VERSIONS : decodeRecord(record).versions;
 
 /** Max, 99th percentile and mean of a list of counts. */
 export function summary(xs: readonly number[]): { max: number; p99: number; mean: number } {
   const s = [...xs].sort((a, b) => a - b);
-  return { max: s[s.length - 1] ?? 0, p99: s[Math.min(s.length - 1, Math.floor(s.length * 0.99))] ?? 0, mean: s.reduce((a, b) => a + b, 0) / Math.max(1, s.length) };
+  return {
+    max: s[s.length - 1] ?? 0,
+    p99: s[Math.min(s.length - 1, Math.floor(s.length * 0.99))] ?? 0,
+    mean: s.reduce((a, b) => a + b, 0) / Math.max(1, s.length),
+  };
 }

@@ -36,7 +36,10 @@ export const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('merge' as const), into: fc.nat(2), from: fc.nat(2) }) },
 );
 /** Six requests' amounts (request k's id is counterWriteId([k], amount)), and a history. */
-export const historyArb = fc.tuple(fc.array(amountArb, { minLength: 6, maxLength: 6 }), fc.array(stepArb, { minLength: 1, maxLength: 80, size: 'max' }));
+export const historyArb = fc.tuple(
+  fc.array(amountArb, { minLength: 6, maxLength: 6 }),
+  fc.array(stepArb, { minLength: 1, maxLength: 80, size: 'max' }),
+);
 
 /**
  * The message a deliver, drop or hint step picks from those in flight (its `msg` modulo
@@ -84,7 +87,8 @@ export function checkHeld(s: CounterState, dots: readonly IssuedDot[], once = fa
     const l = least.get(d.op);
     if (l === undefined || d.actor < l.actor || (d.actor === l.actor && d.counter < l.counter)) least.set(d.op, d);
   }
-  for (const [op, d] of least) if (voided.has(`${d.actor}/${d.counter}`)) fail(`request ${op} lost: its least covered dot is voided`);
+  for (const [op, d] of least)
+    if (voided.has(`${d.actor}/${d.counter}`)) fail(`request ${op} lost: its least covered dot is voided`);
   if (!once) return;
   const counted = new Map<string, number>();
   for (const d of held) if (!voided.has(`${d.actor}/${d.counter}`)) counted.set(d.op, (counted.get(d.op) ?? 0) + 1);
@@ -95,7 +99,12 @@ export function checkHeld(s: CounterState, dots: readonly IssuedDot[], once = fa
  * Deliver a counter increment to a replica as the coordinator does: its delta, or, when the
  * replica missed an earlier delta of the issuer (KV_COUNTER_GAP), the issuer's record.
  */
-export async function deliverCounter(store: Store, key: Key, delta: Uint8Array, full: Uint8Array): Promise<MergeResult> {
+export async function deliverCounter(
+  store: Store,
+  key: Key,
+  delta: Uint8Array,
+  full: Uint8Array,
+): Promise<MergeResult> {
   return store.merge(key, delta).catch((e: unknown) => {
     if (!(e instanceof KvError && e.code === 'KV_COUNTER_GAP')) throw e;
     return store.merge(key, full);

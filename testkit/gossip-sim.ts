@@ -10,7 +10,13 @@
  * src/membership as it is and only delivers its messages).
  */
 
-import { Gossiper, type GossipMessage, type GossiperOptions, type MembershipEvent, type Outbound } from '../src/membership/gossiper.js';
+import {
+  Gossiper,
+  type GossipMessage,
+  type GossiperOptions,
+  type MembershipEvent,
+  type Outbound,
+} from '../src/membership/gossiper.js';
 import { encodedSize } from '../src/transport/gossip-wire.js';
 import { field, formatTokens, type Delta } from '../src/membership/endpoint.js';
 import { nextJoinStep } from '../src/cluster/join.js';
@@ -113,7 +119,8 @@ class Agenda {
       h[0] = last;
       let i = 0;
       for (;;) {
-        const l = 2 * i + 1, r = l + 1;
+        const l = 2 * i + 1,
+          r = l + 1;
         let m = i;
         if (l < h.length && less(h[l]!, h[m]!)) m = l;
         if (r < h.length && less(h[r]!, h[m]!)) m = r;
@@ -171,7 +178,13 @@ export class GossipSim {
    * Add and start a node with the given seeds (ids of other nodes). `quiet`: do not
    * announce (for clusters that start converged through seedTables()).
    */
-  add(id: string, seeds: readonly string[], fields: Record<string, string> = {}, quiet = false, options: SimNode['options'] = {}): SimNode {
+  add(
+    id: string,
+    seeds: readonly string[],
+    fields: Record<string, string> = {},
+    quiet = false,
+    options: SimNode['options'] = {},
+  ): SimNode {
     const node = this.#register(id, seeds, { status: 'normal', ...fields }, undefined);
     node.options = options;
     this.start(id, quiet);
@@ -188,7 +201,12 @@ export class GossipSim {
     return node;
   }
 
-  #register(id: string, seeds: readonly string[], fields: Record<string, string>, join: JoinState | undefined): SimNode {
+  #register(
+    id: string,
+    seeds: readonly string[],
+    fields: Record<string, string>,
+    join: JoinState | undefined,
+  ): SimNode {
     const addr = addrOf(id);
     const node: SimNode = {
       id,
@@ -249,7 +267,8 @@ export class GossipSim {
     const timer = ++n.tickTimer;
     // First tick at a random phase, then every interval: nodes are not in lock step.
     this.#agenda.push(this.now + this.random() * this.#o.intervalMs, () => this.#tick(n, timer));
-    if (this.#o.judgeEveryMs > 0) this.#agenda.push(this.now + this.random() * this.#o.judgeEveryMs, () => this.#judge(n, timer));
+    if (this.#o.judgeEveryMs > 0)
+      this.#agenda.push(this.now + this.random() * this.#o.judgeEveryMs, () => this.#judge(n, timer));
   }
 
   /** SIGKILL: the node stops at once; messages to it are lost. */
@@ -319,10 +338,21 @@ export class GossipSim {
     const nodes = [...this.nodes.values()];
     const deltas: Delta[] = nodes.map((n) => {
       const s = n.gossiper.self;
-      return { id: s.id, generation: s.generation, heartbeat: s.heartbeat, fields: [...s.fields].map(([name, f]) => ({ name, ...f })) };
+      return {
+        id: s.id,
+        generation: s.generation,
+        heartbeat: s.heartbeat,
+        fields: [...s.fields].map(([name, f]) => ({ name, ...f })),
+      };
     });
     for (const n of nodes) {
-      n.gossiper.receive(this.now, { kind: 'ack2', cluster: this.#o.clusterName, from: '-', fromAddr: '127.0.0.1:1', deltas });
+      n.gossiper.receive(this.now, {
+        kind: 'ack2',
+        cluster: this.#o.clusterName,
+        from: '-',
+        fromAddr: '127.0.0.1:1',
+        deltas,
+      });
       n.gossiper.takeEvents();
     }
     // A newer heartbeat of each, heard from each node itself: every peer is up.
@@ -332,7 +362,13 @@ export class GossipSim {
         if (p === n) continue;
         const s = p.gossiper.self;
         const beat = { id: s.id, generation: s.generation, heartbeat: s.heartbeat, fields: [] };
-        n.gossiper.receive(this.now, { kind: 'ack2', cluster: this.#o.clusterName, from: p.id, fromAddr: p.addr, deltas: [beat] });
+        n.gossiper.receive(this.now, {
+          kind: 'ack2',
+          cluster: this.#o.clusterName,
+          from: p.id,
+          fromAddr: p.addr,
+          deltas: [beat],
+        });
       }
       n.gossiper.takeEvents();
     }
@@ -344,7 +380,11 @@ export class GossipSim {
    * from node to node while the news spreads. Returns the convictions of members that
    * never stopped (false ones) and the ids restarted.
    */
-  churn(rounds: number, every: number, options: SimNode['options'] = {}): { falseDowns: number; restarted: Set<string> } {
+  churn(
+    rounds: number,
+    every: number,
+    options: SimNode['options'] = {},
+  ): { falseDowns: number; restarted: Set<string> } {
     const seeds = [...this.nodes.keys()].slice(0, 3);
     const restarted = new Set<string>();
     for (const n of this.nodes.values()) n.events = [];
@@ -383,7 +423,10 @@ export class GossipSim {
       this.#agenda.push(n.pausedUntil, () => this.#tick(n, timer));
       return;
     }
-    this.#sendAll(n, this.#metered(n, () => n.gossiper.tick(this.now)));
+    this.#sendAll(
+      n,
+      this.#metered(n, () => n.gossiper.tick(this.now)),
+    );
     this.#collect(n);
     if (n.join?.status === 'joining') this.#stepJoin(n, n.join);
     if (!n.alive) return;
@@ -508,7 +551,8 @@ export class GossipSim {
     for (const { node, t0, t1 } of this.#steps) {
       while (g < sorted.length && sorted[g]![1] <= t0) g++;
       let overlap = 0;
-      for (let i = g; i < sorted.length && sorted[i]![0] < t1; i++) overlap += Math.min(t1, sorted[i]![1]) - Math.max(t0, sorted[i]![0]);
+      for (let i = g; i < sorted.length && sorted[i]![0] < t1; i++)
+        overlap += Math.min(t1, sorted[i]![1]) - Math.max(t0, sorted[i]![0]);
       if (overlap > 0) out.set(node.id, Math.max(0, out.get(node.id)! - overlap));
     }
     return out;
@@ -530,11 +574,15 @@ export class GossipSim {
     const deliver = (): void => {
       if (!target.alive) return void this.dropped++;
       if (this.now < target.pausedUntil) return this.#agenda.push(target.pausedUntil, deliver);
-      this.#sendAll(target, this.#metered(target, () => target.gossiper.receive(this.now, message)));
+      this.#sendAll(
+        target,
+        this.#metered(target, () => target.gossiper.receive(this.now, message)),
+      );
       this.#collect(target);
     };
     const copies = o.duplicateRate > 0 && this.random() < o.duplicateRate ? 2 : 1;
-    for (let i = 0; i < copies; i++) this.#agenda.push(this.now + o.minDelayMs + this.random() * (o.maxDelayMs - o.minDelayMs), deliver);
+    for (let i = 0; i < copies; i++)
+      this.#agenda.push(this.now + o.minDelayMs + this.random() * (o.maxDelayMs - o.minDelayMs), deliver);
   }
 
   #collect(n: SimNode): void {
@@ -544,7 +592,17 @@ export class GossipSim {
 }
 
 function freshJoin(): JoinState {
-  return { tokens: undefined, status: 'joining', startedAt: 0, claimedAt: 0, failed: undefined, steps: [], streamedAt: undefined, waiting: '', busyAt: 0 };
+  return {
+    tokens: undefined,
+    status: 'joining',
+    startedAt: 0,
+    claimedAt: 0,
+    failed: undefined,
+    steps: [],
+    streamedAt: undefined,
+    waiting: '',
+    busyAt: 0,
+  };
 }
 
 export function addrOf(id: string): string {

@@ -33,7 +33,8 @@ export async function missingLocally(address: string, keys: readonly string[], b
   const c = new GrpcReplicas(() => address, grpc.credentials.createInsecure());
   try {
     const missing: string[] = [];
-    for (const key of keys) if ((await c.read('node', stored(key, bucket), undefined, Date.now() + 2000)) === undefined) missing.push(key);
+    for (const key of keys)
+      if ((await c.read('node', stored(key, bucket), undefined, Date.now() + 2000)) === undefined) missing.push(key);
     return missing;
   } finally {
     c.close();

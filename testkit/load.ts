@@ -37,7 +37,10 @@ export class Load {
   #stop = false;
   readonly #done: Promise<void>;
 
-  private constructor(private readonly client: Client, private readonly o: Required<LoadOptions>) {
+  private constructor(
+    private readonly client: Client,
+    private readonly o: Required<LoadOptions>,
+  ) {
     let i = 0;
     this.#done = Promise.all(
       Array.from({ length: o.inFlight }, async () => {
@@ -95,7 +98,14 @@ export class Load {
 
   /** A one-line account for a failed assertion's message. */
   summary(extra: Record<string, unknown> = {}): string {
-    return JSON.stringify({ ok: this.ok, acked: this.acked.length, failed: this.failed.length, firstFailed: this.failed.slice(0, 5), ...extra, stats: this.client.stats() });
+    return JSON.stringify({
+      ok: this.ok,
+      acked: this.acked.length,
+      failed: this.failed.length,
+      firstFailed: this.failed.slice(0, 5),
+      ...extra,
+      stats: this.client.stats(),
+    });
   }
 }
 

@@ -101,14 +101,30 @@ export class TestCluster {
   readonly root = mkdtempSync(join(tmpdir(), 'ringkv-cluster-'));
 
   /** Create `count` nodes n1..n{count} on free ports; seeds are the first `seeds` of them; `perNode` adds flags by id. */
-  static async create(count: number, seeds: number, extra: readonly string[] = [], perNode: (id: string) => readonly string[] = () => []): Promise<TestCluster> {
+  static async create(
+    count: number,
+    seeds: number,
+    extra: readonly string[] = [],
+    perNode: (id: string) => readonly string[] = () => [],
+  ): Promise<TestCluster> {
     const c = new TestCluster();
     const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
     const addrs = ports.map((p) => `127.0.0.1:${p}`);
     for (let i = 0; i < count; i++) {
       const id = `n${i + 1}`;
       const dataDir = join(c.root, id);
-      const args = ['--id', id, '--listen', addrs[i]!, '--data-dir', dataDir, '--seeds', addrs.slice(0, seeds).join(','), ...extra, ...perNode(id)];
+      const args = [
+        '--id',
+        id,
+        '--listen',
+        addrs[i]!,
+        '--data-dir',
+        dataDir,
+        '--seeds',
+        addrs.slice(0, seeds).join(','),
+        ...extra,
+        ...perNode(id),
+      ];
       c.nodes.push(new NodeProcess(id, addrs[i]!, dataDir, args));
     }
     return c;
@@ -126,10 +142,15 @@ export class TestCluster {
   /** Wait until every node's view has every node of the cluster normal and up. */
   async formed(timeoutMs = 90_000): Promise<void> {
     const n = this.nodes.length;
-    await waitFor(`all ${n} normal and up on every node`, timeoutMs, async () => {
-      const views = await this.views();
-      return views.every((v) => v?.members.length === n && v.members.every((m) => m.status === 'normal' && m.up));
-    }, 250);
+    await waitFor(
+      `all ${n} normal and up on every node`,
+      timeoutMs,
+      async () => {
+        const views = await this.views();
+        return views.every((v) => v?.members.length === n && v.members.every((m) => m.status === 'normal' && m.up));
+      },
+      250,
+    );
   }
 
   destroy(): void {
@@ -140,5 +161,9 @@ export class TestCluster {
 
 /** The HTTP address a node logged at start (--http 127.0.0.1:0 picks a free port). */
 export function httpOf(n: NodeProcess): Promise<string> {
-  return waitFor(`${n.id}'s HTTP address`, 30_000, () => n.lines.find((l) => l.msg === 'node started')?.http as string | undefined);
+  return waitFor(
+    `${n.id}'s HTTP address`,
+    30_000,
+    () => n.lines.find((l) => l.msg === 'node started')?.http as string | undefined,
+  );
 }

@@ -11,12 +11,16 @@ import fc from 'fast-check';
 import type { StoredRecord } from '../src/storage/codec.js';
 import type { Retired, Sibling, Versions } from '../src/storage/versions.js';
 
-const bytesOf = (n: number): fc.Arbitrary<string> => fc.uint8Array({ minLength: n, maxLength: n }).map((b) => Buffer.from(b).toString('latin1'));
+const bytesOf = (n: number): fc.Arbitrary<string> =>
+  fc.uint8Array({ minLength: n, maxLength: n }).map((b) => Buffer.from(b).toString('latin1'));
 /** Actors: a few fixed ones (so records of one key share them) and random ones. */
 const actorArb = fc.oneof(fc.constantFrom(...['A', 'B', 'C', 'D'].map((c) => c.repeat(16))), bytesOf(16));
 const idArb = fc.oneof(fc.constantFrom('id-00001', 'id-00002', 'id-00003'), bytesOf(8));
 const counterArb = fc.oneof(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 2 ** 40 }));
-const timeArb = fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 1_700_000_000_000, max: 1_900_000_000_000 }));
+const timeArb = fc.oneof(
+  fc.integer({ min: 0, max: 300 }),
+  fc.integer({ min: 1_700_000_000_000, max: 1_900_000_000_000 }),
+);
 
 interface SiblingSeed {
   readonly actor: number;
@@ -55,7 +59,14 @@ export const versionsArb: fc.Arbitrary<Versions> = fc
         const counter = 1 + (s.below % clock.get(actor)!);
         if (dots.has(`${actor}/${counter}`)) continue;
         dots.add(`${actor}/${counter}`);
-        const sib: { actor: string; counter: number; value: Buffer | null; id?: string; expiresAt?: number; at?: number } = { actor, counter, value: s.value === null ? null : Buffer.from(s.value) };
+        const sib: {
+          actor: string;
+          counter: number;
+          value: Buffer | null;
+          id?: string;
+          expiresAt?: number;
+          at?: number;
+        } = { actor, counter, value: s.value === null ? null : Buffer.from(s.value) };
         if (s.id !== undefined) sib.id = s.id;
         if (s.expiresAt !== undefined && s.value !== null) sib.expiresAt = s.expiresAt;
         if (s.at !== undefined) sib.at = s.at;

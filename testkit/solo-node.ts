@@ -16,7 +16,17 @@ export function soloNode(name: string): () => RingkvNode {
   const root = mkdtempSync(join(tmpdir(), `ringkv-${name}-`));
   let node: RingkvNode | undefined;
   beforeAll(async () => {
-    const config = resolveConfig({ listen: '127.0.0.1:0', dataDir: join(root, 'data'), id: 'solo', replicas: 1, gossipIntervalMs: 200, shutdownGraceMs: 1000 }, {});
+    const config = resolveConfig(
+      {
+        listen: '127.0.0.1:0',
+        dataDir: join(root, 'data'),
+        id: 'solo',
+        replicas: 1,
+        gossipIntervalMs: 200,
+        shutdownGraceMs: 1000,
+      },
+      {},
+    );
     node = await RingkvNode.start(config, pino({ level: 'silent' }));
     await waitFor('the node to form its cluster', 20_000, () => node!.status === 'normal' || undefined);
   }, 60_000);

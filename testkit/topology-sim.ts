@@ -32,10 +32,24 @@
  *
  * Used by test/sim/topology.sim.test.ts and bench/sim-topology.ts.
  */
-import { formatTokens, initialState, setField, statusOf, type EndpointState, type NodeStatus } from '../src/membership/endpoint.js';
+import {
+  formatTokens,
+  initialState,
+  setField,
+  statusOf,
+  type EndpointState,
+  type NodeStatus,
+} from '../src/membership/endpoint.js';
 import { nextJoinStep } from '../src/cluster/join.js';
 import { ringFingerprint, ringFromStates, type RingView } from '../src/membership/ring-view.js';
-import { nextDriveStep, requestDecommission, requestRemoval, settleHeirs, type Persisted, type Update } from '../src/cluster/leave.js';
+import {
+  nextDriveStep,
+  requestDecommission,
+  requestRemoval,
+  settleHeirs,
+  type Persisted,
+  type Update,
+} from '../src/cluster/leave.js';
 import { movementTransfers, pullSources, type Transfer } from '../src/cluster/transfer-plan.js';
 import { mulberry32 } from '../src/ring/allocate-tokens.js';
 import { claimRing, tokenHex, tokenOf, unitKey, type RangeUnit, type Ring } from '../src/ring/index.js';
@@ -151,11 +165,26 @@ export class TopologySim {
 
   constructor(options: TopologySimOptions) {
     const replicas = options.replicas ?? 3;
-    this.o = { tokensPerNode: 8, replicas, keys: 2000, maxLagMs: 3000, crashRate: 0.05, limitMs: 24 * 3600_000, dropPulls: false, planOneN: false, classes: [replicas], ...options };
+    this.o = {
+      tokensPerNode: 8,
+      replicas,
+      keys: 2000,
+      maxLagMs: 3000,
+      crashRate: 0.05,
+      limitMs: 24 * 3600_000,
+      dropPulls: false,
+      planOneN: false,
+      classes: [replicas],
+      ...options,
+    };
     this.#classes = this.o.classes;
     this.random = mulberry32(options.seed);
     const ids = Array.from({ length: options.nodes }, () => this.#newId());
-    const ring = claimRing(ids.map((id) => ({ id, zone: this.#zone(id) })), this.o.replicas, { tokensPerNode: this.o.tokensPerNode, seed: `sim-${options.seed}` });
+    const ring = claimRing(
+      ids.map((id) => ({ id, zone: this.#zone(id) })),
+      this.o.replicas,
+      { tokensPerNode: this.o.tokensPerNode, seed: `sim-${options.seed}` },
+    );
     for (const id of ids) this.#add(id, 'normal', [...ring.member(id)!.tokens], undefined);
     this.#keys = Array.from({ length: this.o.keys }, (_, i) => tokenOf(`key-${i}`));
     this.#n = this.#keys.map((_, i) => this.#classes[i % this.#classes.length]!);
@@ -185,7 +214,22 @@ export class TopologySim {
 
   #add(id: string, status: NodeStatus, tokens: bigint[] | undefined, replaces: string | undefined): SimNode {
     const me = { status, tokens, move: undefined, removing: undefined, removed: [], heirs: '', replaces };
-    const node: SimNode = { id, me, state: initialState(id, 0, {}), alive: true, dead: false, lagMs: this.random() * this.o.maxLagMs, startedAt: this.now, tokensAt: this.now, busySince: this.now, pulled: undefined, pulling: false, run: 0, repaired: undefined, repairing: false };
+    const node: SimNode = {
+      id,
+      me,
+      state: initialState(id, 0, {}),
+      alive: true,
+      dead: false,
+      lagMs: this.random() * this.o.maxLagMs,
+      startedAt: this.now,
+      tokensAt: this.now,
+      busySince: this.now,
+      pulled: undefined,
+      pulling: false,
+      run: 0,
+      repaired: undefined,
+      repairing: false,
+    };
     this.nodes.set(id, node);
     this.#start(node);
     return node;
@@ -193,14 +237,29 @@ export class TopologySim {
 
   /** (Re)start: a new generation gossiping what node.json holds; what was in memory is gone. */
   #start(n: SimNode): void {
-    const f: Record<string, string> = { addr: `${n.id}:1`, zone: this.#zone(n.id), rack: '', weight: '1', status: n.me.status };
+    const f: Record<string, string> = {
+      addr: `${n.id}:1`,
+      zone: this.#zone(n.id),
+      rack: '',
+      weight: '1',
+      status: n.me.status,
+    };
     if (n.me.tokens !== undefined) f.tokens = formatTokens(n.me.tokens);
     if (n.me.removing !== undefined) f.removing = n.me.removing;
     if (n.me.removed.length > 0) f.removed = n.me.removed.join(',');
     if (n.me.replaces !== undefined) f.replaces = n.me.replaces;
     if (n.me.heirs !== '') f.heirs = n.me.heirs;
     n.state = initialState(n.id, n.state.generation + 1, f);
-    Object.assign(n, { alive: true, startedAt: this.now, tokensAt: this.now, busySince: this.now, pulled: undefined, pulling: false, repairing: false, run: n.run + 1 });
+    Object.assign(n, {
+      alive: true,
+      startedAt: this.now,
+      tokensAt: this.now,
+      busySince: this.now,
+      pulled: undefined,
+      pulling: false,
+      repairing: false,
+      run: n.run + 1,
+    });
     this.#record();
   }
 
@@ -212,7 +271,8 @@ export class TopologySim {
     if (last !== undefined && last.at === this.now) this.#history[this.#history.length - 1] = entry;
     else this.#history.push(entry);
     // Nothing lags more than maxLagMs: older tables are not needed.
-    while (this.#history.length > 1 && this.#history[1]!.at <= this.now - this.o.maxLagMs - INTERVAL) this.#history.shift();
+    while (this.#history.length > 1 && this.#history[1]!.at <= this.now - this.o.maxLagMs - INTERVAL)
+      this.#history.shift();
   }
 
   #viewOf(fingerprint: string, states: () => Iterable<EndpointState>): RingView {
@@ -279,7 +339,8 @@ export class TopologySim {
     const out: number[] = [];
     const wrap = t.start >= t.end;
     this.#keys.forEach((k, i) => {
-      if ((wrap ? k > t.start || k <= t.end : k > t.start && k <= t.end) && (t.n === undefined || t.n === this.#n[i])) out.push(i);
+      if ((wrap ? k > t.start || k <= t.end : k > t.start && k <= t.end) && (t.n === undefined || t.n === this.#n[i]))
+        out.push(i);
     });
     return out;
   }
@@ -290,7 +351,12 @@ export class TopologySim {
   }
 
   /** Node `gainer` pulls `items` under `move`; `done(ok)` once it has them all, or failed. */
-  #pull(gainer: string, move: string, items: readonly (Transfer & { leaverGone: boolean })[], done: (ok: boolean) => void): void {
+  #pull(
+    gainer: string,
+    move: string,
+    items: readonly (Transfer & { leaverGone: boolean })[],
+    done: (ok: boolean) => void,
+  ): void {
     const cp = this.#checkpoints.get(`${gainer}/${move}`) ?? new Set<string>();
     this.#checkpoints.set(`${gainer}/${move}`, cp);
     const todo = items.filter((t) => !cp.has(`${t.start}:${t.end}/${t.n}`));
@@ -314,7 +380,9 @@ export class TopologySim {
           ok = false;
           continue;
         }
-        if (!this.o.dropPulls) for (const k of this.#keysIn(t)) if (sources.some((s) => this.#holders[k]!.has(s))) this.#holders[k]!.add(gainer);
+        if (!this.o.dropPulls)
+          for (const k of this.#keysIn(t))
+            if (sources.some((s) => this.#holders[k]!.has(s))) this.#holders[k]!.add(gainer);
         cp.add(`${t.start}:${t.end}/${t.n}`);
       }
       done(ok);
@@ -324,7 +392,10 @@ export class TopologySim {
   /** Movement `key` starts pulling: no other movement may pull now. */
   #startPulling(n: SimNode, movement: string): void {
     for (const [driver, other] of this.#pulling)
-      if (driver !== n.id && other !== movement) this.violations.push(`t=${this.now}: ${movement} (driven by ${n.id}) pulls while ${other} (driven by ${driver}) does`);
+      if (driver !== n.id && other !== movement)
+        this.violations.push(
+          `t=${this.now}: ${movement} (driven by ${n.id}) pulls while ${other} (driven by ${driver}) does`,
+        );
     this.#pulling.set(n.id, movement);
     n.pulling = true;
   }
@@ -365,7 +436,17 @@ export class TopologySim {
     if (n.me.move === undefined) return;
     const all = this.#withTopo(states);
     for (let i = 0; i < 4; i++) {
-      const step = nextDriveStep({ self: n.id, me: n.me, view: this.#seen(n).view, states: all, isUp: this.#isUp, pulled: n.pulled === n.me.move, hintsLeft: 0, classes: this.#classes, repaired: this.#repairedBy(n) });
+      const step = nextDriveStep({
+        self: n.id,
+        me: n.me,
+        view: this.#seen(n).view,
+        states: all,
+        isUp: this.#isUp,
+        pulled: n.pulled === n.me.move,
+        hintsLeft: 0,
+        classes: this.#classes,
+        repaired: this.#repairedBy(n),
+      });
       switch (step.kind) {
         case 'idle':
         case 'wait':
@@ -412,7 +493,8 @@ export class TopologySim {
       for (const u of units) {
         if (u.replicas.some((r) => !this.#isUp(r))) this.skippedUnits++;
         else {
-          for (const k of this.#keysIn(u)) if (u.replicas.some((r) => this.#holders[k]!.has(r))) for (const r of u.replicas) this.#holders[k]!.add(r);
+          for (const k of this.#keysIn(u))
+            if (u.replicas.some((r) => this.#holders[k]!.has(r))) for (const r of u.replicas) this.#holders[k]!.add(r);
           this.repairedUnits++;
         }
         done.keys.add(unitKey(u));
@@ -436,7 +518,13 @@ export class TopologySim {
         quietMs: this.now - n.busySince,
         tokens: n.me.tokens,
         tokensAgeMs: this.now - n.tokensAt,
-        gossip: { shadow: false, formerSelf: undefined, states: () => table.values(), state: (id) => table.get(id), isUp: this.#isUp },
+        gossip: {
+          shadow: false,
+          formerSelf: undefined,
+          states: () => table.values(),
+          state: (id) => table.get(id),
+          isUp: this.#isUp,
+        },
         view: v,
         streamed: n.me.move !== undefined && n.pulled === n.me.move,
         replaces: n.me.replaces,
@@ -451,7 +539,10 @@ export class TopologySim {
           return;
         case 'claim':
           n.tokensAt = this.now;
-          this.#apply(n, { persist: { tokens: step.tokens, move: `join-${n.id}-${this.now}` }, gossip: { ...(n.me.replaces ? { replaces: n.me.replaces } : {}), tokens: formatTokens(step.tokens) } });
+          this.#apply(n, {
+            persist: { tokens: step.tokens, move: `join-${n.id}-${this.now}` },
+            gossip: { ...(n.me.replaces ? { replaces: n.me.replaces } : {}), tokens: formatTokens(step.tokens) },
+          });
           table.set(n.id, n.state);
           break;
         case 'withdraw':
@@ -472,7 +563,10 @@ export class TopologySim {
         case 'normal': {
           // As node/topology/joining.ts does: a replacer takes the node it replaced out for good.
           const removed = step.replaced === undefined ? n.me.removed : [...new Set([...n.me.removed, step.replaced])];
-          this.#apply(n, { persist: { status: 'normal', move: undefined, removed }, gossip: { ...(step.replaced === undefined ? {} : { removed: removed.join(',') }), status: 'normal' } });
+          this.#apply(n, {
+            persist: { status: 'normal', move: undefined, removed },
+            gossip: { ...(step.replaced === undefined ? {} : { removed: removed.join(',') }), status: 'normal' },
+          });
           return;
         }
       }
@@ -490,7 +584,14 @@ export class TopologySim {
       this.#add(change.node, 'joining', undefined, undefined);
       return;
     }
-    const owners = this.#trueView().ring!.members.map((m) => m.id).filter((id) => this.nodes.get(id)!.alive && this.nodes.get(id)!.me.status === 'normal' && this.nodes.get(id)!.me.move === undefined);
+    const owners = this.#trueView()
+      .ring!.members.map((m) => m.id)
+      .filter(
+        (id) =>
+          this.nodes.get(id)!.alive &&
+          this.nodes.get(id)!.me.status === 'normal' &&
+          this.nodes.get(id)!.me.move === undefined,
+      );
     // A node dead for good waits for no other change: nothing else is issued until it is
     // removed or replaced, and it dies only while nothing moves. (A removal pulls each range
     // from every replica that stays, all up, so two dead replicas of one range would wait
@@ -527,17 +628,35 @@ export class TopologySim {
     if (change.kind === 'leave') {
       const n = this.nodes.get(change.node)!;
       if (n.alive && n.me.status !== 'leaving') {
-        const r = requestDecommission({ self: n.id, me: n.me, view: this.#seen(n).view, replicas: this.o.replicas, nonce: String(this.now) });
+        const r = requestDecommission({
+          self: n.id,
+          me: n.me,
+          view: this.#seen(n).view,
+          replicas: this.o.replicas,
+          nonce: String(this.now),
+        });
         if (r.kind === 'start') this.#apply(n, r.update);
         else if (r.kind === 'refuse') this.refusals++;
       }
     } else if (view.removed.has(change.node) === false) {
       const by = change.by === undefined ? undefined : this.nodes.get(change.by);
-      const candidates = view.ring!.members.map((m) => this.nodes.get(m.id)!).filter((x) => x.alive && x.me.status === 'normal' && x.id !== change.node);
-      const n = by?.alive && by.me.removing === change.node ? by : candidates[Math.floor(this.random() * candidates.length)];
+      const candidates = view
+        .ring!.members.map((m) => this.nodes.get(m.id)!)
+        .filter((x) => x.alive && x.me.status === 'normal' && x.id !== change.node);
+      const n =
+        by?.alive && by.me.removing === change.node ? by : candidates[Math.floor(this.random() * candidates.length)];
       if (n !== undefined && n.me.removing === undefined) {
         const { view: seen } = this.#seen(n);
-        const r = requestRemoval({ self: n.id, me: n.me, view: seen, replicas: this.o.replicas, nonce: String(this.now), target: change.node, state: this.nodes.get(change.node)!.state, up: false });
+        const r = requestRemoval({
+          self: n.id,
+          me: n.me,
+          view: seen,
+          replicas: this.o.replicas,
+          nonce: String(this.now),
+          target: change.node,
+          state: this.nodes.get(change.node)!.state,
+          up: false,
+        });
         if (r.kind === 'start' || r.kind === 'removed') {
           change.by = n.id;
           this.#apply(n, r.update);
@@ -555,7 +674,8 @@ export class TopologySim {
   #isDone(c: Change, view: RingView): boolean {
     if (c.kind === 'join') return this.nodes.get(c.node)!.me.status === 'normal';
     if (c.kind === 'leave') return this.nodes.get(c.node)!.me.status === 'left';
-    if (c.kind === 'replace') return c.by !== undefined && this.nodes.get(c.by)!.me.status === 'normal' && view.removed.has(c.node);
+    if (c.kind === 'replace')
+      return c.by !== undefined && this.nodes.get(c.by)!.me.status === 'normal' && view.removed.has(c.node);
     return view.removed.has(c.node);
   }
 
@@ -576,14 +696,18 @@ export class TopologySim {
         example ||= `key-${i}: replicas ${ring.replicasForToken(k, n).join(',')} lack it on ${missing.join(',')} (held by ${[...this.#holders[i]!].join(',')})`;
       }
     });
-    if (bad > 0) this.violations.push(`t=${this.now}: ${bad} keys with fewer than N replicas holding them, e.g. ${example}`);
+    if (bad > 0)
+      this.violations.push(`t=${this.now}: ${bad} keys with fewer than N replicas holding them, e.g. ${example}`);
   }
 
   #crash(): void {
     const live = [...this.nodes.values()].filter((n) => n.alive);
     // Half the time a node driving a change (mid-pull or not), else anyone.
     const drivers = live.filter((n) => n.me.move !== undefined);
-    const n = drivers.length > 0 && this.random() < 0.5 ? drivers[Math.floor(this.random() * drivers.length)]! : live[Math.floor(this.random() * live.length)]!;
+    const n =
+      drivers.length > 0 && this.random() < 0.5
+        ? drivers[Math.floor(this.random() * drivers.length)]!
+        : live[Math.floor(this.random() * live.length)]!;
     n.alive = false;
     n.run++;
     this.#pulling.delete(n.id);
@@ -610,7 +734,14 @@ export class TopologySim {
       if (this.random() < this.o.crashRate) this.#crash();
       const ring = this.#trueView().ring;
       // Nodes with something to do: changing, driving, holding heirs, or heirs of tokens not yet their own.
-      const order = [...this.nodes.values()].filter((n) => n.alive && (n.me.status !== 'normal' || n.me.move !== undefined || n.me.heirs !== '' || (ring?.member(n.id)?.tokens.length ?? 0) !== (n.me.tokens?.length ?? 0)));
+      const order = [...this.nodes.values()].filter(
+        (n) =>
+          n.alive &&
+          (n.me.status !== 'normal' ||
+            n.me.move !== undefined ||
+            n.me.heirs !== '' ||
+            (ring?.member(n.id)?.tokens.length ?? 0) !== (n.me.tokens?.length ?? 0)),
+      );
       for (const n of order) this.#round(n);
       const view = this.#trueView();
       const key = this.#ringKey(view.ring);
@@ -630,20 +761,47 @@ export class TopologySim {
       refusals: this.refusals,
       withdrawals: this.withdrawals,
       violations: this.violations,
-      pending: this.changes.filter((c) => !c.done).map((c) => `${c.kind} ${c.node}${c.by ? ` by ${c.by}` : ''} (issued at ${c.issuedAt})`),
+      pending: this.changes
+        .filter((c) => !c.done)
+        .map((c) => `${c.kind} ${c.node}${c.by ? ` by ${c.by}` : ''} (issued at ${c.issuedAt})`),
     };
   }
 
   /** What is going on, for a failing run's message. */
   describe(): string {
     const v = this.#trueView();
-    const lines = [`dead not removed: ${[...this.nodes.values()].filter((n) => n.dead && !v.removed.has(n.id)).map((n) => n.id + ' ' + n.me.status).join('; ')}`, `plan ${this.#next}/${this.#plan.length}`, `t=${this.now} movements: ${v.movements.map((m) => `${m.kind} ${m.node} by ${m.driver}`).join('; ') || 'none'}`];
+    const lines = [
+      `dead not removed: ${[...this.nodes.values()]
+        .filter((n) => n.dead && !v.removed.has(n.id))
+        .map((n) => n.id + ' ' + n.me.status)
+        .join('; ')}`,
+      `plan ${this.#next}/${this.#plan.length}`,
+      `t=${this.now} movements: ${v.movements.map((m) => `${m.kind} ${m.node} by ${m.driver}`).join('; ') || 'none'}`,
+    ];
     for (const n of this.nodes.values()) {
       if (n.me.move === undefined && n.me.status === 'normal') continue;
       if (n.me.status === 'left' || n.dead) continue;
       const { states, view } = this.#seen(n);
-      const step = n.me.status === 'joining' ? '' : JSON.stringify(nextDriveStep({ self: n.id, me: n.me, view, states: this.#withTopo(states), isUp: this.#isUp, pulled: n.pulled === n.me.move, hintsLeft: 0, classes: this.#classes, repaired: this.#repairedBy(n) }), (_, x: unknown) => (typeof x === 'bigint' ? String(x) : x)).slice(0, 300);
-      lines.push(`  ${n.id} ${n.alive ? 'up' : 'down'} ${n.me.status} move=${n.me.move} removing=${n.me.removing} replaces=${n.me.replaces} pulling=${n.pulling} ${step}`);
+      const step =
+        n.me.status === 'joining'
+          ? ''
+          : JSON.stringify(
+              nextDriveStep({
+                self: n.id,
+                me: n.me,
+                view,
+                states: this.#withTopo(states),
+                isUp: this.#isUp,
+                pulled: n.pulled === n.me.move,
+                hintsLeft: 0,
+                classes: this.#classes,
+                repaired: this.#repairedBy(n),
+              }),
+              (_, x: unknown) => (typeof x === 'bigint' ? String(x) : x),
+            ).slice(0, 300);
+      lines.push(
+        `  ${n.id} ${n.alive ? 'up' : 'down'} ${n.me.status} move=${n.me.move} removing=${n.me.removing} replaces=${n.me.replaces} pulling=${n.pulling} ${step}`,
+      );
     }
     return lines.join('\n');
   }

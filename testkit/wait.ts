@@ -7,7 +7,12 @@
  */
 
 /** Poll `check` every `everyMs` until it returns a value or `timeoutMs` passes. */
-export async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined> | T | undefined, everyMs = 100): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<T | undefined> | T | undefined,
+  everyMs = 100,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();

@@ -34,7 +34,10 @@ export type BucketErrorCode =
   | 'BK_RESERVED_KEY';
 
 export class BucketError extends Error {
-  constructor(readonly code: BucketErrorCode, message: string) {
+  constructor(
+    readonly code: BucketErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'BucketError';
   }
@@ -54,7 +57,10 @@ export type DataTypeErrorCode =
   | 'DT_BAD_OP'; // an update that names no sub-key, one sub-key twice, or more than a call may carry
 
 export class DataTypeError extends Error {
-  constructor(readonly code: DataTypeErrorCode, message: string) {
+  constructor(
+    readonly code: DataTypeErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'DataTypeError';
   }
@@ -106,8 +112,16 @@ const NAME = /^[a-z0-9][a-z0-9_.-]*$/;
 /** A bucket name from a request: '' is the default bucket; anything else is checked. */
 export function bucketName(name: string): string {
   if (name === '') return DEFAULT_BUCKET;
-  if (name.length > MAX_BUCKET_NAME) throw new BucketError('BK_BAD_NAME', `bucket name of ${name.length} characters is over the limit of ${MAX_BUCKET_NAME}`);
-  if (!NAME.test(name)) throw new BucketError('BK_BAD_NAME', `bucket name ${JSON.stringify(name)} is not valid: use a-z, 0-9, '_', '-' and '.', starting with a letter or digit`);
+  if (name.length > MAX_BUCKET_NAME)
+    throw new BucketError(
+      'BK_BAD_NAME',
+      `bucket name of ${name.length} characters is over the limit of ${MAX_BUCKET_NAME}`,
+    );
+  if (!NAME.test(name))
+    throw new BucketError(
+      'BK_BAD_NAME',
+      `bucket name ${JSON.stringify(name)} is not valid: use a-z, 0-9, '_', '-' and '.', starting with a letter or digit`,
+    );
   return name;
 }
 
@@ -124,17 +138,24 @@ export function typeOf(p: BucketProps): BucketType {
 /** A property's value as the table keeps it (text), checked. */
 export function propertyText(name: PropertyName, p: BucketProps): string {
   switch (name) {
-    case 'n': return String(p.n);
-    case 'r': return String(p.r);
-    case 'w': return String(p.w);
-    case 'ttl_ms': return String(p.ttlMs);
-    case 'siblings': return p.siblings;
-    case 'type': return typeOf(p);
+    case 'n':
+      return String(p.n);
+    case 'r':
+      return String(p.r);
+    case 'w':
+      return String(p.w);
+    case 'ttl_ms':
+      return String(p.ttlMs);
+    case 'siblings':
+      return p.siblings;
+    case 'type':
+      return typeOf(p);
   }
 }
 
 function int(name: string, v: number, min: number, max: number, what: string): number {
-  if (!Number.isSafeInteger(v) || v < min || v > max) throw new BucketError('BK_BAD_PROPERTY', `${name} must be ${what} (${min} to ${max}), got ${v}`);
+  if (!Number.isSafeInteger(v) || v < min || v > max)
+    throw new BucketError('BK_BAD_PROPERTY', `${name} must be ${what} (${min} to ${max}), got ${v}`);
   return v;
 }
 
@@ -144,18 +165,27 @@ export function checkProps(p: BucketProps): BucketProps {
   int('r', p.r, 0, p.n, 'at most n; 0 for a majority of n');
   int('w', p.w, 0, p.n, 'at most n; 0 for a majority of n');
   int('ttl_ms', p.ttlMs, 0, MAX_TTL_MS, 'a time to live in ms; 0 for none');
-  if (p.siblings !== 'siblings' && p.siblings !== 'lww') throw new BucketError('BK_BAD_PROPERTY', `siblings must be "siblings" or "lww", got ${JSON.stringify(p.siblings)}`);
+  if (p.siblings !== 'siblings' && p.siblings !== 'lww')
+    throw new BucketError('BK_BAD_PROPERTY', `siblings must be "siblings" or "lww", got ${JSON.stringify(p.siblings)}`);
   const type = checkType(typeOf(p));
   // A counter is never deleted, and a set's elements and a map's fields leave only by a remove: nothing of theirs expires.
-  if (type !== 'kv' && p.ttlMs !== 0) throw new BucketError('BK_BAD_PROPERTY', `a bucket of type ${type} has no TTL (its values do not expire): leave ttl_ms at 0`);
+  if (type !== 'kv' && p.ttlMs !== 0)
+    throw new BucketError(
+      'BK_BAD_PROPERTY',
+      `a bucket of type ${type} has no TTL (its values do not expire): leave ttl_ms at 0`,
+    );
   // Paxos needs quorums that meet: a majority of n, whatever a request asks.
   if (type === 'consistent' && (p.r !== 0 || p.w !== 0))
-    throw new BucketError('BK_BAD_PROPERTY', `a consistent bucket reads and writes a majority of its n replicas always (Paxos quorums must meet): leave r and w at 0`);
+    throw new BucketError(
+      'BK_BAD_PROPERTY',
+      `a consistent bucket reads and writes a majority of its n replicas always (Paxos quorums must meet): leave r and w at 0`,
+    );
   return p;
 }
 
 function checkType(t: string): BucketType {
-  if (!(BUCKET_TYPES as readonly string[]).includes(t)) throw new BucketError('BK_BAD_PROPERTY', `type must be ${BUCKET_TYPES.join(', ')}, got ${JSON.stringify(t)}`);
+  if (!(BUCKET_TYPES as readonly string[]).includes(t))
+    throw new BucketError('BK_BAD_PROPERTY', `type must be ${BUCKET_TYPES.join(', ')}, got ${JSON.stringify(t)}`);
   return t as BucketType;
 }
 
@@ -163,13 +193,23 @@ function checkType(t: string): BucketType {
 export function withProperty(p: BucketProps, name: string, text: string): BucketProps {
   const num = (): number => (/^\d+$/.test(text) ? Number(text) : NaN);
   switch (name) {
-    case 'n': return { ...p, n: num() };
-    case 'r': return { ...p, r: num() };
-    case 'w': return { ...p, w: num() };
-    case 'ttl_ms': return { ...p, ttlMs: num() };
-    case 'siblings': return { ...p, siblings: text as SiblingPolicy };
-    case 'type': return { ...p, type: checkType(text) };
-    default: throw new BucketError('BK_BAD_PROPERTY', `unknown bucket property ${JSON.stringify(name)}: use one of ${PROPERTY_NAMES.join(', ')}`);
+    case 'n':
+      return { ...p, n: num() };
+    case 'r':
+      return { ...p, r: num() };
+    case 'w':
+      return { ...p, w: num() };
+    case 'ttl_ms':
+      return { ...p, ttlMs: num() };
+    case 'siblings':
+      return { ...p, siblings: text as SiblingPolicy };
+    case 'type':
+      return { ...p, type: checkType(text) };
+    default:
+      throw new BucketError(
+        'BK_BAD_PROPERTY',
+        `unknown bucket property ${JSON.stringify(name)}: use one of ${PROPERTY_NAMES.join(', ')}`,
+      );
   }
 }
 
@@ -178,7 +218,9 @@ export const MARK = Buffer.from([0x00, 0x62, 0x6b, 0x74]);
 
 /** Whether a stored key is marked as a named bucket's (a 4-byte check). */
 export function startsWithMark(key: Uint8Array): boolean {
-  return key.length >= MARK.length && key[0] === MARK[0] && key[1] === MARK[1] && key[2] === MARK[2] && key[3] === MARK[3];
+  return (
+    key.length >= MARK.length && key[0] === MARK[0] && key[1] === MARK[1] && key[2] === MARK[2] && key[3] === MARK[3]
+  );
 }
 
 /**
@@ -187,7 +229,11 @@ export function startsWithMark(key: Uint8Array): boolean {
  */
 export function storedKey(bucket: string, key: Buffer): Buffer {
   if (bucket === DEFAULT_BUCKET) {
-    if (startsWithMark(key)) throw new BucketError('BK_RESERVED_KEY', 'keys of the default bucket may not begin with the bytes 00 62 6b 74 (they mark keys of named buckets): put this key in a named bucket');
+    if (startsWithMark(key))
+      throw new BucketError(
+        'BK_RESERVED_KEY',
+        'keys of the default bucket may not begin with the bytes 00 62 6b 74 (they mark keys of named buckets): put this key in a named bucket',
+      );
     return key;
   }
   const name = Buffer.from(bucket, 'latin1');
@@ -270,10 +316,15 @@ export function subKeyHead(stored: Uint8Array): SubKeyHead | undefined {
 export function splitKey(stored: Uint8Array): { bucket: string; key: Uint8Array } {
   if (startsWithMark(stored)) {
     const head = stored[MARK.length] === SUBKEY ? subKeyHead(stored) : undefined;
-    if (head !== undefined) return { bucket: bucketNameAt(stored, SUBKEY_NAME_AT, head.nameLen), key: stored.subarray(head.keyStart, head.keyEnd) };
+    if (head !== undefined)
+      return {
+        bucket: bucketNameAt(stored, SUBKEY_NAME_AT, head.nameLen),
+        key: stored.subarray(head.keyStart, head.keyEnd),
+      };
     const len = stored[MARK.length]!;
     const start = MARK.length + 1 + len;
-    if (stored.length > start && isNameAt(stored, MARK.length + 1, len)) return { bucket: bucketNameAt(stored, MARK.length + 1, len), key: stored.subarray(start) };
+    if (stored.length > start && isNameAt(stored, MARK.length + 1, len))
+      return { bucket: bucketNameAt(stored, MARK.length + 1, len), key: stored.subarray(start) };
   }
   return { bucket: DEFAULT_BUCKET, key: stored };
 }

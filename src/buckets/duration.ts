@@ -15,8 +15,10 @@ const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h
  */
 export function parseDuration(text: string): number | string {
   const m = /^(\d+)(ms|s|m|h|d)?$/.exec(text.trim());
-  if (m === null) return `must be a duration like 30s, 15m, 12h or 7d (units ms, s, m, h, d), got ${JSON.stringify(text)}`;
-  if (m[2] === undefined && Number(m[1]) !== 0) return `must say its unit: ${m[1]}s, ${m[1]}m, ${m[1]}h, ${m[1]}d, or ${m[1]}ms if milliseconds are meant; got ${JSON.stringify(text)}`;
+  if (m === null)
+    return `must be a duration like 30s, 15m, 12h or 7d (units ms, s, m, h, d), got ${JSON.stringify(text)}`;
+  if (m[2] === undefined && Number(m[1]) !== 0)
+    return `must say its unit: ${m[1]}s, ${m[1]}m, ${m[1]}h, ${m[1]}d, or ${m[1]}ms if milliseconds are meant; got ${JSON.stringify(text)}`;
   const ms = Number(m[1]) * UNIT_MS[m[2] ?? 'ms']!;
   return Number.isSafeInteger(ms) ? ms : `is too long: ${JSON.stringify(text)}`;
 }

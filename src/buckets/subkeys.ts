@@ -27,7 +27,19 @@
  * Must not: hash (storage/keys.ts places keys and makes context checks), know a bucket's
  * type, records or the store.
  */
-import { DEFAULT_BUCKET, DataTypeError, MARK, MAX_PARENT_KEY_BYTES, SUBKEY, SUBKEY_NAME_AT, bucketNameAt, splitKey, subKeyHead, type SiblingPolicy, type SubKeyHead } from './bucket.js';
+import {
+  DEFAULT_BUCKET,
+  DataTypeError,
+  MARK,
+  MAX_PARENT_KEY_BYTES,
+  SUBKEY,
+  SUBKEY_NAME_AT,
+  bucketNameAt,
+  splitKey,
+  subKeyHead,
+  type SiblingPolicy,
+  type SubKeyHead,
+} from './bucket.js';
 
 /** The longest set element, bytes (a set field's too). */
 export const MAX_ELEMENT_BYTES = 1024;
@@ -72,38 +84,62 @@ export interface SubKey {
   readonly element: Buffer | undefined;
 }
 
-const bytesOf = (b: string | Uint8Array): Buffer => (typeof b === 'string' ? Buffer.from(b, 'utf8') : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+const bytesOf = (b: string | Uint8Array): Buffer =>
+  typeof b === 'string' ? Buffer.from(b, 'utf8') : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 
 /** A name or element for a message: quoted text, else hex (both cut short). */
 function show(b: Uint8Array): string {
   const text = Buffer.from(b.buffer, b.byteOffset, Math.min(b.length, 64)).toString('utf8');
   const cut = b.length > 64 ? '…' : '';
-  return /^[\x20-\x7e]*$/.test(text) ? JSON.stringify(text) + cut : `0x${Buffer.from(b.buffer, b.byteOffset, Math.min(b.length, 32)).toString('hex')}${b.length > 32 ? '…' : ''}`;
+  return /^[\x20-\x7e]*$/.test(text)
+    ? JSON.stringify(text) + cut
+    : `0x${Buffer.from(b.buffer, b.byteOffset, Math.min(b.length, 32)).toString('hex')}${b.length > 32 ? '…' : ''}`;
 }
 
 function checkElement(e: Uint8Array): void {
   if (e.length === 0) throw new DataTypeError('DT_ELEMENT_EMPTY', 'a set element must have at least one byte');
   if (e.length > MAX_ELEMENT_BYTES)
-    throw new DataTypeError('DT_ELEMENT_TOO_LARGE', `set element of ${e.length} bytes is over the limit of ${MAX_ELEMENT_BYTES}; use a shorter element (a hash of it, say)`);
+    throw new DataTypeError(
+      'DT_ELEMENT_TOO_LARGE',
+      `set element of ${e.length} bytes is over the limit of ${MAX_ELEMENT_BYTES}; use a shorter element (a hash of it, say)`,
+    );
 }
 
 function checkName(name: Uint8Array): void {
   if (name.length === 0) throw new DataTypeError('DT_FIELD_NAME_EMPTY', 'a map field name must have at least one byte');
   if (name.length > MAX_FIELD_NAME_BYTES)
-    throw new DataTypeError('DT_FIELD_NAME_TOO_LARGE', `map field name of ${name.length} bytes is over the limit of ${MAX_FIELD_NAME_BYTES}; use a shorter name`);
+    throw new DataTypeError(
+      'DT_FIELD_NAME_TOO_LARGE',
+      `map field name of ${name.length} bytes is over the limit of ${MAX_FIELD_NAME_BYTES}; use a shorter name`,
+    );
 }
 
 function checkDepth(depth: number): void {
   if (depth > MAX_PATH_DEPTH)
-    throw new DataTypeError('DT_PATH_TOO_DEEP', `a path of ${depth} nested fields is over the limit of ${MAX_PATH_DEPTH}; nest fewer maps (join names instead: "a.b")`);
+    throw new DataTypeError(
+      'DT_PATH_TOO_DEEP',
+      `a path of ${depth} nested fields is over the limit of ${MAX_PATH_DEPTH}; nest fewer maps (join names instead: "a.b")`,
+    );
 }
 
 /** The bucket name and user key of a parent: a named bucket's stored key, not a sub-key. */
 function parentParts(parent: Uint8Array): { name: Buffer; key: Uint8Array } {
-  if (subKeyHead(parent) !== undefined) throw new DataTypeError('DT_BAD_PARENT', 'a sub-key has no sub-keys of its own: name the fields of a map field in one path');
+  if (subKeyHead(parent) !== undefined)
+    throw new DataTypeError(
+      'DT_BAD_PARENT',
+      'a sub-key has no sub-keys of its own: name the fields of a map field in one path',
+    );
   const { bucket, key } = splitKey(parent);
-  if (bucket === DEFAULT_BUCKET) throw new DataTypeError('DT_BAD_PARENT', 'sets and maps live in named buckets: this is no named bucket\'s stored key');
-  if (key.length > MAX_PARENT_KEY_BYTES) throw new DataTypeError('DT_BAD_PARENT', `a parent key of ${key.length} bytes is over the limit of ${MAX_PARENT_KEY_BYTES}`);
+  if (bucket === DEFAULT_BUCKET)
+    throw new DataTypeError(
+      'DT_BAD_PARENT',
+      "sets and maps live in named buckets: this is no named bucket's stored key",
+    );
+  if (key.length > MAX_PARENT_KEY_BYTES)
+    throw new DataTypeError(
+      'DT_BAD_PARENT',
+      `a parent key of ${key.length} bytes is over the limit of ${MAX_PARENT_KEY_BYTES}`,
+    );
   return { name: Buffer.from(bucket, 'latin1'), key };
 }
 
@@ -112,10 +148,15 @@ function checkFields(fields: readonly FieldName[]): { tag: number; name: Buffer 
   checkDepth(fields.length);
   return fields.map((f, i) => {
     const tag = Object.hasOwn(TAG, f.type) ? TAG[f.type] : undefined;
-    if (tag === undefined) throw new DataTypeError('DT_BAD_PATH', `unknown field type ${JSON.stringify(f.type)}: use ${FIELD_TYPES.join(', ')}`);
+    if (tag === undefined)
+      throw new DataTypeError(
+        'DT_BAD_PATH',
+        `unknown field type ${JSON.stringify(f.type)}: use ${FIELD_TYPES.join(', ')}`,
+      );
     const name = bytesOf(f.name);
     checkName(name);
-    if (i < fields.length - 1 && f.type !== 'map') throw new DataTypeError('DT_BAD_PATH', `field ${show(name)} is a ${f.type}: only a map field has fields`);
+    if (i < fields.length - 1 && f.type !== 'map')
+      throw new DataTypeError('DT_BAD_PATH', `field ${show(name)} is a ${f.type}: only a map field has fields`);
     return { tag, name };
   });
 }
@@ -156,12 +197,20 @@ export function subKey(parent: Uint8Array, path: SubPath): Buffer {
   const segments = checkFields(fields);
   const last = fields[fields.length - 1];
   if (path.element === undefined) {
-    if (last === undefined) throw new DataTypeError('DT_BAD_PATH', 'a sub-key names a set element or a map field: give one');
+    if (last === undefined)
+      throw new DataTypeError('DT_BAD_PATH', 'a sub-key names a set element or a map field: give one');
     if (last.type === 'set' || last.type === 'map')
-      throw new DataTypeError('DT_BAD_PATH', `field ${show(segments[segments.length - 1]!.name)} is a ${last.type}: name one of its ${last.type === 'set' ? 'elements' : 'fields'}`);
+      throw new DataTypeError(
+        'DT_BAD_PATH',
+        `field ${show(segments[segments.length - 1]!.name)} is a ${last.type}: name one of its ${last.type === 'set' ? 'elements' : 'fields'}`,
+      );
     return build(parent, segments);
   }
-  if (last !== undefined && last.type !== 'set') throw new DataTypeError('DT_BAD_PATH', `field ${show(segments[segments.length - 1]!.name)} is a ${last.type}: only a set field has elements`);
+  if (last !== undefined && last.type !== 'set')
+    throw new DataTypeError(
+      'DT_BAD_PATH',
+      `field ${show(segments[segments.length - 1]!.name)} is a ${last.type}: only a set field has elements`,
+    );
   const element = bytesOf(path.element);
   checkElement(element);
   return build(parent, segments, element);
@@ -169,7 +218,10 @@ export function subKey(parent: Uint8Array, path: SubPath): Buffer {
 
 /** Why `stored` has no sub-key head, for DT_BAD_SUBKEY. */
 function notSubKey(stored: Uint8Array): DataTypeError {
-  const marked = stored.length > MARK.length && Buffer.from(stored.buffer, stored.byteOffset, MARK.length).equals(MARK) && stored[MARK.length] === SUBKEY;
+  const marked =
+    stored.length > MARK.length &&
+    Buffer.from(stored.buffer, stored.byteOffset, MARK.length).equals(MARK) &&
+    stored[MARK.length] === SUBKEY;
   return new DataTypeError(
     'DT_BAD_SUBKEY',
     marked
@@ -209,23 +261,49 @@ export function parseSubKey(stored: Uint8Array): SubKey {
       break;
     }
     const type = TYPE_OF_TAG.get(tag);
-    if (type === undefined) throw new DataTypeError('DT_BAD_PATH', `malformed sub-key path: byte 0x${tag.toString(16).padStart(2, '0')} at ${at - head.keyEnd} is no field tag${fields.length > 0 ? '' : ' nor the element mark 01'}`);
+    if (type === undefined)
+      throw new DataTypeError(
+        'DT_BAD_PATH',
+        `malformed sub-key path: byte 0x${tag.toString(16).padStart(2, '0')} at ${at - head.keyEnd} is no field tag${fields.length > 0 ? '' : ' nor the element mark 01'}`,
+      );
     checkDepth(fields.length + 1);
     if (at + 1 >= b.length) throw new DataTypeError('DT_BAD_PATH', 'malformed sub-key path: it ends inside a field');
     const len = b[at + 1]!;
-    if (at + 2 + len > b.length) throw new DataTypeError('DT_BAD_PATH', `malformed sub-key path: a field name of ${len} bytes cut short at ${b.length - at - 2}`);
+    if (at + 2 + len > b.length)
+      throw new DataTypeError(
+        'DT_BAD_PATH',
+        `malformed sub-key path: a field name of ${len} bytes cut short at ${b.length - at - 2}`,
+      );
     const name = b.subarray(at + 2, at + 2 + len);
     checkName(name);
     fields.push({ name, type });
     at += 2 + len;
     if (type === 'register' || type === 'flag' || type === 'counter') {
-      if (at !== b.length) throw new DataTypeError('DT_BAD_PATH', `malformed sub-key path: ${b.length - at} bytes past the end of ${type} field ${show(name)}`);
+      if (at !== b.length)
+        throw new DataTypeError(
+          'DT_BAD_PATH',
+          `malformed sub-key path: ${b.length - at} bytes past the end of ${type} field ${show(name)}`,
+        );
       break;
     }
-    if (at === b.length) throw new DataTypeError('DT_BAD_PATH', `malformed sub-key path: ${type} field ${show(name)} names no ${type === 'set' ? 'element' : 'field'}`);
-    if (type === 'set' && b[at] !== ELEMENT) throw new DataTypeError('DT_BAD_PATH', `malformed sub-key path: set field ${show(name)} is followed by no element mark 01`);
+    if (at === b.length)
+      throw new DataTypeError(
+        'DT_BAD_PATH',
+        `malformed sub-key path: ${type} field ${show(name)} names no ${type === 'set' ? 'element' : 'field'}`,
+      );
+    if (type === 'set' && b[at] !== ELEMENT)
+      throw new DataTypeError(
+        'DT_BAD_PATH',
+        `malformed sub-key path: set field ${show(name)} is followed by no element mark 01`,
+      );
   }
-  return { bucket: bucketNameAt(b, SUBKEY_NAME_AT, head.nameLen), parent: parentOf(b, head), key: b.subarray(head.keyStart, head.keyEnd), fields, element };
+  return {
+    bucket: bucketNameAt(b, SUBKEY_NAME_AT, head.nameLen),
+    parent: parentOf(b, head),
+    key: b.subarray(head.keyStart, head.keyEnd),
+    fields,
+    element,
+  };
 }
 
 /**

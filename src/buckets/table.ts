@@ -22,8 +22,19 @@
  */
 import { createHash } from 'node:crypto';
 import {
-  BucketError, DEFAULT_BUCKET, MAX_BUCKETS, PROPERTY_NAMES, bucketName, checkProps, defaultProps, propertyText, storedKey, typeOf, withProperty,
-  type BucketProps, type PropertyName,
+  BucketError,
+  DEFAULT_BUCKET,
+  MAX_BUCKETS,
+  PROPERTY_NAMES,
+  bucketName,
+  checkProps,
+  defaultProps,
+  propertyText,
+  storedKey,
+  typeOf,
+  withProperty,
+  type BucketProps,
+  type PropertyName,
 } from './bucket.js';
 
 /** One write of one property. */
@@ -68,7 +79,10 @@ export class BucketTable {
   #nValues: number[] | undefined;
 
   /** `clusterN`: the cluster's N (--replicas), the default bucket's n. */
-  constructor(readonly clusterN: number, entries: readonly BucketEntry[] = []) {
+  constructor(
+    readonly clusterN: number,
+    entries: readonly BucketEntry[] = [],
+  ) {
     this.merge(entries);
   }
 
@@ -118,13 +132,20 @@ export class BucketTable {
   locate(bucket: string, key: Buffer): { key: Buffer; bucket: BucketProps } {
     const name = bucketName(bucket);
     const props = this.props(name);
-    if (props === undefined) throw new BucketError('BK_UNKNOWN', `there is no bucket ${name}: create it first (ringkv bucket create ${name}), or check its name`);
+    if (props === undefined)
+      throw new BucketError(
+        'BK_UNKNOWN',
+        `there is no bucket ${name}: create it first (ringkv bucket create ${name}), or check its name`,
+      );
     return { key: storedKey(name, key), bucket: props };
   }
 
   /** Every bucket, the default one first, then by name. */
   list(): BucketInfo[] {
-    const names = [DEFAULT_BUCKET, ...[...this.#entries.keys()].filter((n) => n !== DEFAULT_BUCKET && this.props(n) !== undefined).sort()];
+    const names = [
+      DEFAULT_BUCKET,
+      ...[...this.#entries.keys()].filter((n) => n !== DEFAULT_BUCKET && this.props(n) !== undefined).sort(),
+    ];
     return names.map((name) => this.info(name)!);
   }
 
@@ -158,8 +179,16 @@ export class BucketTable {
 
   /** Throws what would refuse a delete of bucket `name` (the default bucket, or one that does not exist). */
   checkDeletable(name: string): void {
-    if (name === DEFAULT_BUCKET) throw new BucketError('BK_BAD_NAME', 'the default bucket cannot be deleted: delete its keys, or put new keys in a named bucket');
-    if (this.props(name) === undefined) throw new BucketError('BK_UNKNOWN', `there is no bucket ${name}${this.deletion(name) ? ' (it was deleted)' : ''}`);
+    if (name === DEFAULT_BUCKET)
+      throw new BucketError(
+        'BK_BAD_NAME',
+        'the default bucket cannot be deleted: delete its keys, or put new keys in a named bucket',
+      );
+    if (this.props(name) === undefined)
+      throw new BucketError(
+        'BK_UNKNOWN',
+        `there is no bucket ${name}${this.deletion(name) ? ' (it was deleted)' : ''}`,
+      );
   }
 
   /** Delete bucket `name` at `now` on node `by`: its name answers as unknown from then on. */
@@ -174,8 +203,10 @@ export class BucketTable {
 
   /** Create bucket `name` (checked) with `props` at `now` on node `by`. */
   create(name: string, props: BucketProps, now: number, by: string): BucketInfo {
-    if (this.props(name) !== undefined) throw new BucketError('BK_EXISTS', `bucket ${name} already exists: change its properties with set`);
-    if (this.list().length >= MAX_BUCKETS) throw new BucketError('BK_TOO_MANY', `the cluster has ${MAX_BUCKETS} buckets, the most it may have`);
+    if (this.props(name) !== undefined)
+      throw new BucketError('BK_EXISTS', `bucket ${name} already exists: change its properties with set`);
+    if (this.list().length >= MAX_BUCKETS)
+      throw new BucketError('BK_TOO_MANY', `the cluster has ${MAX_BUCKETS} buckets, the most it may have`);
     checkProps(props);
     const at = Math.max(now, this.#lastAt(name) + 1);
     const writes = new Map<string, PropertyWrite>([[CREATED, { value: '1', at, by }]]);
@@ -187,17 +218,25 @@ export class BucketTable {
   /** Change the properties in `changes` (name → text) of an existing bucket. n and type cannot change. */
   set(name: string, changes: Readonly<Record<string, string>>, now: number, by: string): BucketInfo {
     const current = this.props(name);
-    if (current === undefined) throw new BucketError('BK_UNKNOWN', `there is no bucket ${name}: create it first (ringkv bucket create)`);
+    if (current === undefined)
+      throw new BucketError('BK_UNKNOWN', `there is no bucket ${name}: create it first (ringkv bucket create)`);
     let next = current;
     for (const [prop, text] of Object.entries(changes)) next = withProperty(next, prop, text);
     if (next.n !== current.n)
-      throw new BucketError('BK_N_FIXED', `the n of bucket ${name} is ${current.n} and cannot change (ringkv does not yet move keys to a new N): create a bucket with the n you want and copy the keys`);
+      throw new BucketError(
+        'BK_N_FIXED',
+        `the n of bucket ${name} is ${current.n} and cannot change (ringkv does not yet move keys to a new N): create a bucket with the n you want and copy the keys`,
+      );
     if (typeOf(next) !== typeOf(current))
-      throw new BucketError('BK_TYPE_FIXED', `the type of bucket ${name} is ${typeOf(current)} and cannot change (its keys hold ${typeOf(current)} records): create a bucket of type ${typeOf(next)} for those keys`);
+      throw new BucketError(
+        'BK_TYPE_FIXED',
+        `the type of bucket ${name} is ${typeOf(current)} and cannot change (its keys hold ${typeOf(current)} records): create a bucket of type ${typeOf(next)} for those keys`,
+      );
     checkProps(next);
     const at = Math.max(now, this.#lastAt(name) + 1);
     const writes = new Map(this.#entries.get(name) ?? []);
-    for (const prop of Object.keys(changes) as PropertyName[]) writes.set(prop, { value: propertyText(prop, next), at, by });
+    for (const prop of Object.keys(changes) as PropertyName[])
+      writes.set(prop, { value: propertyText(prop, next), at, by });
     this.#put(name, writes);
     return this.info(name)!;
   }
@@ -225,12 +264,19 @@ export class BucketTable {
 
   /** Every entry, by name: what the wire and buckets.json carry. */
   entries(): BucketEntry[] {
-    return [...this.#entries.keys()].sort().map((name) => ({ name, props: Object.fromEntries([...this.#entries.get(name)!].sort(([a], [b]) => (a < b ? -1 : 1))) }));
+    return [...this.#entries.keys()].sort().map((name) => ({
+      name,
+      props: Object.fromEntries([...this.#entries.get(name)!].sort(([a], [b]) => (a < b ? -1 : 1))),
+    }));
   }
 
   /** 16 hex digits that two tables share exactly when they hold the same writes; '0' for an empty table. */
   digest(): string {
-    if (this.#digest === undefined) this.#digest = this.#entries.size === 0 ? '0' : createHash('sha256').update(JSON.stringify(this.entries())).digest('hex').slice(0, 16);
+    if (this.#digest === undefined)
+      this.#digest =
+        this.#entries.size === 0
+          ? '0'
+          : createHash('sha256').update(JSON.stringify(this.entries())).digest('hex').slice(0, 16);
     return this.#digest;
   }
 

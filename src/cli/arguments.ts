@@ -14,13 +14,17 @@ export const DEFAULT_NODE = process.env.RINGKV_NODE || '127.0.0.1:7001';
 export const DEFAULT_NODES = process.env.RINGKV_NODES || DEFAULT_NODE;
 
 /** --node of a command any node can serve. */
-export const ANY_NODE_HELP = 'any node of the cluster; several, comma-separated, are tried in turn while one does not answer (RINGKV_NODES, RINGKV_NODE)';
+export const ANY_NODE_HELP =
+  'any node of the cluster; several, comma-separated, are tried in turn while one does not answer (RINGKV_NODES, RINGKV_NODE)';
 
 /** `--node host:port`: a host (name, IPv4, or [IPv6]) and a port from 1 to 65535, as gossip takes addresses. */
 export function nodeAddress(value: string): string {
   if (isAddress(value)) return value;
   // A host that would be an address with a port: the port is what is missing.
-  if (isAddress(`${value}:1`)) throw new InvalidArgumentError(`expected host:port, got "${value}" with no port: a node's gRPC port (ringkv local uses 7001-7003), like ${value}:7001`);
+  if (isAddress(`${value}:1`))
+    throw new InvalidArgumentError(
+      `expected host:port, got "${value}" with no port: a node's gRPC port (ringkv local uses 7001-7003), like ${value}:7001`,
+    );
   throw new InvalidArgumentError(`expected host:port (like 127.0.0.1:7001 or [::1]:7001), got "${value}"`);
 }
 
@@ -56,7 +60,8 @@ export function duration(value: string): number {
 export function wholeNumber(max: number) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < 0 || n > max) throw new InvalidArgumentError(`expected a whole number from 0 to ${max}, got "${value}"`);
+    if (!Number.isInteger(n) || n < 0 || n > max)
+      throw new InvalidArgumentError(`expected a whole number from 0 to ${max}, got "${value}"`);
     return n;
   };
 }

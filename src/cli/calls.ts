@@ -18,7 +18,10 @@ import { cliSecurity } from './credential-flags.js';
  * comma-separated: the next is tried while a node cannot be reached, so no call ran there).
  */
 export async function withAdmin<T>(addresses: string, fn: (c: AdminClient) => Promise<T>): Promise<T> {
-  const [{ AdminClient }, { failure, notReached }] = await Promise.all([import('../client/admin.js'), import('./failures.js')]);
+  const [{ AdminClient }, { failure, notReached }] = await Promise.all([
+    import('../client/admin.js'),
+    import('./failures.js'),
+  ]);
   const list = addresses.split(',');
   for (const [i, address] of list.entries()) {
     const c = new AdminClient(address, undefined, cliSecurity());
@@ -35,7 +38,10 @@ export async function withAdmin<T>(addresses: string, fn: (c: AdminClient) => Pr
 }
 
 /** Run `fn` with a key/value client of `o.node` (one node or several, tried in turn), its calls given `o.deadlineMs` (--deadline-ms). */
-export async function withClient<T>(o: { node: string; deadlineMs: number }, fn: (c: Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(
+  o: { node: string; deadlineMs: number },
+  fn: (c: Client) => Promise<T>,
+): Promise<T> {
   // One request: the node given coordinates it (fetching the ring first would cost more than the hop it saves).
   const [{ Client }, { failure }] = await Promise.all([import('../client/kv.js'), import('./failures.js')]);
   const nodes = o.node.split(',');

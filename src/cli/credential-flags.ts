@@ -24,7 +24,10 @@ export function withCredentials(cmd: Command): Command {
     .option('--tls-ca <file>', 'PEM CA bundle of the cluster: speak TLS and verify the nodes with it (RINGKV_TLS_CA)')
     .option('--tls-cert <file>', 'PEM certificate to present, role client or admin (RINGKV_TLS_CERT)')
     .option('--tls-key <file>', 'PEM private key of --tls-cert (RINGKV_TLS_KEY)')
-    .option('--admin-token-file <file>', 'file holding the admin token, for calls that change the cluster, and reads on nodes with --read-auth credential (RINGKV_ADMIN_TOKEN_FILE)');
+    .option(
+      '--admin-token-file <file>',
+      'file holding the admin token, for calls that change the cluster, and reads on nodes with --read-auth credential (RINGKV_ADMIN_TOKEN_FILE)',
+    );
 }
 
 interface Flags {
@@ -36,13 +39,16 @@ interface Flags {
 
 /** Resolve the flags (over the environment) of the command about to run. */
 export function setCredentials(flags: Flags, env: NodeJS.ProcessEnv = process.env): void {
-  const pick = (flag: string | undefined, name: string): string | undefined => flag ?? (env[name] ? env[name] : undefined);
+  const pick = (flag: string | undefined, name: string): string | undefined =>
+    flag ?? (env[name] ? env[name] : undefined);
   const ca = pick(flags.tlsCa, 'RINGKV_TLS_CA');
   const cert = pick(flags.tlsCert, 'RINGKV_TLS_CERT');
   const key = pick(flags.tlsKey, 'RINGKV_TLS_KEY');
   const tokenFile = pick(flags.adminTokenFile, 'RINGKV_ADMIN_TOKEN_FILE');
-  if ((cert === undefined) !== (key === undefined)) throw new CliError('give both --tls-cert and --tls-key (a certificate and its key), or neither');
-  if (cert !== undefined && ca === undefined) throw new CliError('--tls-cert needs --tls-ca: the CA that issued the nodes\' certificates');
+  if ((cert === undefined) !== (key === undefined))
+    throw new CliError('give both --tls-cert and --tls-key (a certificate and its key), or neither');
+  if (cert !== undefined && ca === undefined)
+    throw new CliError("--tls-cert needs --tls-ca: the CA that issued the nodes' certificates");
   let token: string | undefined;
   if (tokenFile !== undefined) {
     try {
@@ -51,5 +57,8 @@ export function setCredentials(flags: Flags, env: NodeJS.ProcessEnv = process.en
       throw new CliError((e as Error).message);
     }
   }
-  current = { ...(ca !== undefined ? { tls: { ca, ...(cert !== undefined ? { cert, key } : {}) } } : {}), ...(token !== undefined ? { token } : {}) };
+  current = {
+    ...(ca !== undefined ? { tls: { ca, ...(cert !== undefined ? { cert, key } : {}) } } : {}),
+    ...(token !== undefined ? { token } : {}),
+  };
 }

@@ -50,7 +50,8 @@ async function keyPem(key: CryptoKey): Promise<string> {
 
 /** DN values may not carry the characters that separate them. */
 function dnValue(s: string): string {
-  if (!/^[A-Za-z0-9 ._@:-]{1,64}$/.test(s)) throw new Error(`"${s}" cannot go in a certificate name: use letters, digits, spaces and . _ @ : - (at most 64)`);
+  if (!/^[A-Za-z0-9 ._@:-]{1,64}$/.test(s))
+    throw new Error(`"${s}" cannot go in a certificate name: use letters, digits, spaces and . _ @ : - (at most 64)`);
   return s;
 }
 
@@ -60,7 +61,10 @@ export async function newCa(name = 'ringkv development CA', validity: Validity =
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serial(),
     name: `CN=${dnValue(name)}, O=ringkv`,
-    ...window({ notAfter: validity.notAfter ?? new Date(Date.now() + 10 * 365 * DAY_MS), notBefore: validity.notBefore }),
+    ...window({
+      notAfter: validity.notAfter ?? new Date(Date.now() + 10 * 365 * DAY_MS),
+      notBefore: validity.notBefore,
+    }),
     keys,
     signingAlgorithm: ALG,
     extensions: [
@@ -98,7 +102,13 @@ export async function issue(ca: Pem, options: LeafOptions): Promise<Pem> {
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
-      ...(hosts.length > 0 ? [new x509.SubjectAlternativeNameExtension(hosts.map((h) => (isIP(h) ? { type: 'ip' as const, value: h } : { type: 'dns' as const, value: h })))] : []),
+      ...(hosts.length > 0
+        ? [
+            new x509.SubjectAlternativeNameExtension(
+              hosts.map((h) => (isIP(h) ? { type: 'ip' as const, value: h } : { type: 'dns' as const, value: h })),
+            ),
+          ]
+        : []),
       await x509.AuthorityKeyIdentifierExtension.create(caCert),
     ],
   });

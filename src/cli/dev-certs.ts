@@ -43,7 +43,10 @@ export async function makeCerts(o: CertsOptions): Promise<Written[]> {
   }
   const all = [...o.nodes, ...o.admins, ...o.clients];
   const dup = all.find((n, i) => all.indexOf(n) !== i || n === 'ca');
-  if (dup !== undefined) throw new Error(`"${dup}" is named twice (or is "ca"): every certificate needs its own name, its files are NAME.pem and NAME-key.pem`);
+  if (dup !== undefined)
+    throw new Error(
+      `"${dup}" is named twice (or is "ca"): every certificate needs its own name, its files are NAME.pem and NAME-key.pem`,
+    );
   const { newCa, issue } = await import('./dev-ca.js');
   mkdirSync(o.dir, { recursive: true });
   const out: Written[] = [];
@@ -54,7 +57,10 @@ export async function makeCerts(o: CertsOptions): Promise<Written[]> {
     caPem = { cert: readFileSync(ca.cert, 'utf8'), key: readFileSync(ca.key, 'utf8') };
     out.push({ name: 'ca', role: 'ca', ...ca, made: false });
   } else {
-    if (existsSync(ca.cert) || existsSync(ca.key)) throw new Error(`${o.dir} holds only one of ca.pem and ca-key.pem: restore the other, or remove both to make a new CA (every certificate must then be made again)`);
+    if (existsSync(ca.cert) || existsSync(ca.key))
+      throw new Error(
+        `${o.dir} holds only one of ca.pem and ca-key.pem: restore the other, or remove both to make a new CA (every certificate must then be made again)`,
+      );
     caPem = await newCa();
     write(ca, caPem);
     out.push({ name: 'ca', role: 'ca', ...ca, made: true });

@@ -28,7 +28,12 @@ interface GrpcLike {
 }
 
 function isGrpc(e: unknown): e is GrpcLike {
-  return typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'number' && (e as { code: number }).code in grpc.status;
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    typeof (e as { code?: unknown }).code === 'number' &&
+    (e as { code: number }).code in grpc.status
+  );
 }
 
 const RETRY_NODE = 'pass --node host:port of a running node (or several, comma-separated), or set RINGKV_NODES';
@@ -51,31 +56,55 @@ export function describeFailure(e: unknown, target?: CallTarget): string {
       const noPort = at !== undefined && !/:\d+$/.test(at) ? ' (and it has no :port)' : '';
       return said(`cannot reach a ringkv node at ${where}: the name does not resolve${noPort}; ${RETRY_NODE}`);
     }
-    const tls = /certificate|self.signed|unable to verify|Hostname\/IP does not match|SSL|TLS|wrong version number/i.exec(details);
+    const tls =
+      /certificate|self.signed|unable to verify|Hostname\/IP does not match|SSL|TLS|wrong version number/i.exec(
+        details,
+      );
     if (tls !== null && !/ECONNREFUSED/.test(details)) {
       const why = details.replace(/^No connection established\. Last error: (Error: )?/, '');
-      return said(`the TLS connection to ${at ?? 'the node'} failed (${why}): --tls-ca must be the CA that issued the nodes' certificates, and the node's certificate must name the address dialled (docs/security.md)`);
+      return said(
+        `the TLS connection to ${at ?? 'the node'} failed (${why}): --tls-ca must be the CA that issued the nodes' certificates, and the node's certificate must name the address dialled (docs/security.md)`,
+      );
     }
-    const cause = /ECONNREFUSED/.test(details) ? 'connection refused' : /ETIMEDOUT/.test(details) ? 'connection timed out' : /EHOSTUNREACH|ENETUNREACH/.test(details) ? 'no route to it' : undefined;
+    const cause = /ECONNREFUSED/.test(details)
+      ? 'connection refused'
+      : /ETIMEDOUT/.test(details)
+        ? 'connection timed out'
+        : /EHOSTUNREACH|ENETUNREACH/.test(details)
+          ? 'no route to it'
+          : undefined;
     if (cause !== undefined || /^(No connection established|Connection dropped|Failed to connect)/.test(details)) {
       // The connection was made and then dropped (no errno): what a node with TLS on does to a plaintext client.
-      const tlsHint = cause === undefined && /Failed to connect|Connection dropped/.test(details) ? '; if the cluster runs with TLS, pass --tls-ca (docs/security.md)' : '';
-      return said(`no ringkv node answers at ${at ?? 'that address'}${cause ? ` (${cause})` : ''}; is it running, and is that its --listen address?${tlsHint ? '' : ` ${RETRY_NODE[0]!.toUpperCase()}${RETRY_NODE.slice(1)}`}${tlsHint}`);
+      const tlsHint =
+        cause === undefined && /Failed to connect|Connection dropped/.test(details)
+          ? '; if the cluster runs with TLS, pass --tls-ca (docs/security.md)'
+          : '';
+      return said(
+        `no ringkv node answers at ${at ?? 'that address'}${cause ? ` (${cause})` : ''}; is it running, and is that its --listen address?${tlsHint ? '' : ` ${RETRY_NODE[0]!.toUpperCase()}${RETRY_NODE.slice(1)}`}${tlsHint}`,
+      );
     }
   }
   if (e.code === grpc.status.DEADLINE_EXCEEDED && (/^Deadline exceeded/.test(details) || details === NO_NODE_TRIED)) {
     // The client's own deadline (grpc-js's, or ours before any call went out): the node
     // never answered. (A node's own timeout says which replicas it waited for.)
-    const within = target?.deadlineMs !== undefined ? ` within ${target.deadlineMs} ms${target.deadlineFlag ? ` (${target.deadlineFlag})` : ''}` : ' in time';
+    const within =
+      target?.deadlineMs !== undefined
+        ? ` within ${target.deadlineMs} ms${target.deadlineFlag ? ` (${target.deadlineFlag})` : ''}`
+        : ' in time';
     const raise = target?.deadlineFlag ? `, or the deadline too short: raise ${target.deadlineFlag}` : '';
-    return said(`no answer from ${at ?? 'the node'}${within}; the node may be down, unreachable or overloaded (${RETRY_NODE})${raise}`);
+    return said(
+      `no answer from ${at ?? 'the node'}${within}; the node may be down, unreachable or overloaded (${RETRY_NODE})${raise}`,
+    );
   }
   const tooBig = /(Received|Sent) message larger than max \((\d+) vs\.? (\d+)\)/.exec(details);
   if (e.code === grpc.status.RESOURCE_EXHAUSTED && tooBig) {
     const what = tooBig[1] === 'Sent' ? 'request' : 'message';
-    return said(`the ${what} of ${tooBig[2]} bytes is over the gRPC message limit of ${tooBig[3]} bytes; a value may have at most 1 MiB`);
+    return said(
+      `the ${what} of ${tooBig[2]} bytes is over the gRPC message limit of ${tooBig[3]} bytes; a value may have at most 1 MiB`,
+    );
   }
-  if (e.code === grpc.status.CANCELLED && /Cancelled on client/.test(details)) return said('the request was cancelled before an answer came');
+  if (e.code === grpc.status.CANCELLED && /Cancelled on client/.test(details))
+    return said('the request was cancelled before an answer came');
   return said(details || (e as unknown as Error).message || 'the call failed');
 }
 
@@ -85,7 +114,9 @@ export function describeFailure(e: unknown, target?: CallTarget): string {
  */
 export function notReached(e: unknown): boolean {
   if (!isGrpc(e) || e.code !== grpc.status.UNAVAILABLE) return false;
-  return /^(Name resolution failed|DNS resolution failed|No connection established|Failed to connect)|ECONNREFUSED|EHOSTUNREACH|ENETUNREACH/.test(e.details ?? '');
+  return /^(Name resolution failed|DNS resolution failed|No connection established|Failed to connect)|ECONNREFUSED|EHOSTUNREACH|ENETUNREACH/.test(
+    e.details ?? '',
+  );
 }
 
 /** `e` as a CliError with its message for `target`, for commands to throw. */

@@ -7,7 +7,15 @@
  */
 import { cliSecurity } from './credential-flags.js';
 import cliProgress from 'cli-progress';
-import { AdminClient, clusterTransfers, type BucketDeletionInfo, type PlanReply, type RepairStatusReply, type StatusReply, type TransfersReply } from '../client/admin.js';
+import {
+  AdminClient,
+  clusterTransfers,
+  type BucketDeletionInfo,
+  type PlanReply,
+  type RepairStatusReply,
+  type StatusReply,
+  type TransfersReply,
+} from '../client/admin.js';
 import { formatBytes } from './format.js';
 
 export interface Progress {
@@ -22,7 +30,10 @@ export interface Progress {
 type Tally = { -readonly [k in 'done' | 'total' | 'keys' | 'bytes']: number };
 
 /** Count a gainer's pulled ranges into `t`: those done, and the keys and bytes of all. */
-function addRanges(t: Tally, ranges: readonly { readonly state: string; readonly keys: number; readonly bytes: number }[]): void {
+function addRanges(
+  t: Tally,
+  ranges: readonly { readonly state: string; readonly keys: number; readonly bytes: number }[],
+): void {
   for (const r of ranges) {
     if (r.state === 'done') t.done++;
     t.keys += r.keys;
@@ -35,9 +46,15 @@ function addRanges(t: Tally, ranges: readonly { readonly state: string; readonly
  * counts done is taken at the driver's word, unless `askEveryGainer` (the driver has
  * exited, so its last word may predate the end): then each gainer says what it pulled.
  */
-export async function progressOf(driver: TransfersReply, move: string, addressOf: (id: string) => string | undefined, askEveryGainer = false): Promise<Progress> {
+export async function progressOf(
+  driver: TransfersReply,
+  move: string,
+  addressOf: (id: string) => string | undefined,
+  askEveryGainer = false,
+): Promise<Progress> {
   const d = driver.drive;
-  if (d === null || d.move !== move) return { done: 0, total: 0, keys: 0, bytes: 0, phase: 'waiting for every member to see the change' };
+  if (d === null || d.move !== move)
+    return { done: 0, total: 0, keys: 0, bytes: 0, phase: 'waiting for every member to see the change' };
   const t: Tally = { done: 0, total: 0, keys: 0, bytes: 0 };
   await Promise.all(
     d.gainers.map(async (g) => {
@@ -101,7 +118,11 @@ export async function follow(
   const tty = out.isTTY === true;
   const bar = tty
     ? new cliProgress.SingleBar(
-        { format: `${title} {bar} {percentage}% | {value}/{total} ranges | {keys} keys | {size} | {rate}/s | ETA {eta_formatted} | {phase}`, hideCursor: true, etaBuffer: 20 },
+        {
+          format: `${title} {bar} {percentage}% | {value}/{total} ranges | {keys} keys | {size} | {rate}/s | ETA {eta_formatted} | {phase}`,
+          hideCursor: true,
+          etaBuffer: 20,
+        },
         cliProgress.Presets.shades_classic,
       )
     : undefined;
@@ -134,13 +155,20 @@ export async function follow(
         if (t.drive?.move === move) lastDrive = t;
         last = await progressOf(t, move, addressOf);
         const rate = last.bytes / Math.max(1, (Date.now() - started) / 1000);
-        const payload = { keys: last.keys, size: formatBytes(last.bytes), rate: formatBytes(Math.round(rate)), phase: last.phase };
+        const payload = {
+          keys: last.keys,
+          size: formatBytes(last.bytes),
+          rate: formatBytes(Math.round(rate)),
+          phase: last.phase,
+        };
         if (bar) {
           bar.setTotal(Math.max(1, last.total));
           bar.update(last.done, payload);
         } else if (Date.now() - lastLine >= 2000) {
           lastLine = Date.now();
-          out.write(`${title}: ${last.done}/${last.total} ranges, ${last.keys} keys, ${payload.size} (${payload.rate}/s), ${last.phase}\n`);
+          out.write(
+            `${title}: ${last.done}/${last.total} ranges, ${last.keys} keys, ${payload.size} (${payload.rate}/s), ${last.phase}\n`,
+          );
         }
       }
       const f = finished(t, last);
@@ -150,17 +178,26 @@ export async function follow(
         // gainers say what they pulled.
         let phase = last?.phase;
         if (t === undefined && (lastDrive !== undefined || members !== undefined)) {
-          last = lastDrive !== undefined ? await progressOf(lastDrive, move, addressOf, true) : await pulledFor(members!, move);
+          last =
+            lastDrive !== undefined
+              ? await progressOf(lastDrive, move, addressOf, true)
+              : await pulledFor(members!, move);
           phase = last.done === last.total ? 'done; the driver has exited' : 'the driver has exited';
         }
         if (last !== undefined && bar) {
           bar.setTotal(Math.max(1, last.total));
           bar.update(last.done, { keys: last.keys, size: formatBytes(last.bytes), phase });
-        } else if (last !== undefined) out.write(`${title}: ${last.done}/${last.total} ranges, ${last.keys} keys, ${formatBytes(last.bytes)} in ${Math.round((Date.now() - started) / 1000)} s, ${phase}\n`);
+        } else if (last !== undefined)
+          out.write(
+            `${title}: ${last.done}/${last.total} ranges, ${last.keys} keys, ${formatBytes(last.bytes)} in ${Math.round((Date.now() - started) / 1000)} s, ${phase}\n`,
+          );
         return last;
       }
       if (typeof f === 'string') throw new Error(f);
-      if (Date.now() > end) throw new Error(`${title}: still running after ${Math.round((Date.now() - started) / 1000)} s; follow it with ringkv transfers`);
+      if (Date.now() > end)
+        throw new Error(
+          `${title}: still running after ${Math.round((Date.now() - started) / 1000)} s; follow it with ringkv transfers`,
+        );
       await new Promise((r) => setTimeout(r, o.everyMs ?? 500));
     }
   } finally {
@@ -170,7 +207,11 @@ export async function follow(
 }
 
 /** `ringkv transfers`: what every member pulls, sends and drives. */
-export function formatTransfers(replies: readonly TransfersReply[], unreachable: readonly string[], now = Date.now()): string {
+export function formatTransfers(
+  replies: readonly TransfersReply[],
+  unreachable: readonly string[],
+  now = Date.now(),
+): string {
   const lines: string[] = [];
   const movements = [...new Set(replies.flatMap((r) => r.movements))];
   lines.push(movements.length === 0 ? 'No topology change in progress.' : `In progress: ${movements.join('; ')}`);
@@ -202,21 +243,38 @@ export function formatTransfers(replies: readonly TransfersReply[], unreachable:
           waiting++;
           continue;
         }
-        rows.push([r.nodeId, 'in', `${x.start} ${x.end}`, x.peer + (x.fallbackSource ? ' (leaver down)' : ''), x.state + (x.error ? `: ${x.error}` : ''), String(x.keys), formatBytes(x.bytes)]);
+        rows.push([
+          r.nodeId,
+          'in',
+          `${x.start} ${x.end}`,
+          x.peer + (x.fallbackSource ? ' (leaver down)' : ''),
+          x.state + (x.error ? `: ${x.error}` : ''),
+          String(x.keys),
+          formatBytes(x.bytes),
+        ]);
       }
     }
-    for (const x of r.outgoing) rows.push([r.nodeId, 'out', `${x.start} ${x.end}`, x.peer, 'active', String(x.keys), formatBytes(x.bytes)]);
+    for (const x of r.outgoing)
+      rows.push([r.nodeId, 'out', `${x.start} ${x.end}`, x.peer, 'active', String(x.keys), formatBytes(x.bytes)]);
   }
   if (rows.length > 1 || waiting > 0) lines.push(`Ranges streaming now (${waiting} more waiting):`);
   if (rows.length > 1) {
     const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => row[c]!.length)));
-    for (const row of rows) lines.push(row.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd());
+    for (const row of rows)
+      lines.push(
+        row
+          .map((cell, c) => cell.padEnd(widths[c]!))
+          .join('  ')
+          .trimEnd(),
+      );
   }
   for (const r of replies) {
     const d = r.drive;
     if (d === null || d.phase === 'left' || d.phase === 'removed') continue;
     const done = d.gainers.filter((g) => g.state === 'done').length;
-    lines.push(`${r.nodeId} drives the ${d.kind} of ${d.node} (${d.phase}): ${done}/${d.gainers.length} nodes that gain ranges have them`);
+    lines.push(
+      `${r.nodeId} drives the ${d.kind} of ${d.node} (${d.phase}): ${done}/${d.gainers.length} nodes that gain ranges have them`,
+    );
   }
   if (unreachable.length > 0) lines.push(`Not answering: ${unreachable.join(', ')}`);
   return lines.join('\n');
@@ -227,26 +285,53 @@ export function formatPlan(p: PlanReply): string {
   if (p.steps.length === 0) return 'Nothing is staged. Stage changes with ringkv plan join|leave|remove ID ...';
   const lines: string[] = [];
   p.steps.forEach((s, i) => {
-    const what = s.change.kind === 'join' ? `${s.change.node} joins` : s.change.kind === 'leave' ? `${s.change.node} leaves (decommission)` : `${s.change.node} is removed`;
+    const what =
+      s.change.kind === 'join'
+        ? `${s.change.node} joins`
+        : s.change.kind === 'leave'
+          ? `${s.change.node} leaves (decommission)`
+          : `${s.change.node} is removed`;
     lines.push(`${i + 1}. ${what}${s.state === 'staged' ? '' : ` [${s.state}${s.error ? `: ${s.error}` : ''}]`}`);
     for (const m of s.moves)
-      lines.push(`     ${m.from} -> ${m.to}: ${m.ranges} ranges, ${(m.share * 100).toFixed(1)}% of the keys, ~${m.keys} keys, ~${formatBytes(m.bytes)}`);
+      lines.push(
+        `     ${m.from} -> ${m.to}: ${m.ranges} ranges, ${(m.share * 100).toFixed(1)}% of the keys, ~${m.keys} keys, ~${formatBytes(m.bytes)}`,
+      );
   });
   if (p.ownership.length > 0) {
     lines.push('', `Ownership (effective, N=${p.replicas}):`);
     const rows = [['Node', 'Before', 'After']];
-    for (const o of p.ownership) rows.push([o.node, `${(o.before * 100).toFixed(1)}%`, `${(o.after * 100).toFixed(1)}%`]);
+    for (const o of p.ownership)
+      rows.push([o.node, `${(o.before * 100).toFixed(1)}%`, `${(o.after * 100).toFixed(1)}%`]);
     const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-    for (const r of rows) lines.push(`  ${r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd()}`);
+    for (const r of rows)
+      lines.push(
+        `  ${r
+          .map((cell, c) => cell.padEnd(widths[c]!))
+          .join('  ')
+          .trimEnd()}`,
+      );
   }
-  lines.push('', p.committing ? 'Committing: the steps run one after another.' : 'Nothing has changed yet: ringkv commit runs these steps, ringkv clear discards them.');
+  lines.push(
+    '',
+    p.committing
+      ? 'Committing: the steps run one after another.'
+      : 'Nothing has changed yet: ringkv commit runs these steps, ringkv clear discards them.',
+  );
   return lines.join('\n');
 }
 
 /** Follow a commit on `address` to its end: a bar of steps, the running one's ranges as a fraction. */
-export async function followCommit(address: string, o: { everyMs?: number; out?: NodeJS.WriteStream } = {}): Promise<PlanReply> {
+export async function followCommit(
+  address: string,
+  o: { everyMs?: number; out?: NodeJS.WriteStream } = {},
+): Promise<PlanReply> {
   const out = o.out ?? process.stdout;
-  const bar = out.isTTY ? new cliProgress.SingleBar({ format: 'commit {bar} {percentage}% | step {step} | {what}', hideCursor: true }, cliProgress.Presets.shades_classic) : undefined;
+  const bar = out.isTTY
+    ? new cliProgress.SingleBar(
+        { format: 'commit {bar} {percentage}% | step {step} | {what}', hideCursor: true },
+        cliProgress.Presets.shades_classic,
+      )
+    : undefined;
   const admin = new AdminClient(address, 3000, cliSecurity());
   let lastLine = '';
   try {
@@ -268,7 +353,8 @@ export async function followCommit(address: string, o: { everyMs?: number; out?:
         if (progress) what += ` (${progress} ranges)`;
       }
       bar?.update(done + fraction, { step: `${Math.min(plan.steps.length, done + 1)}/${plan.steps.length}`, what });
-      if (!bar && what !== lastLine) out.write(`commit: step ${Math.min(plan.steps.length, done + 1)}/${plan.steps.length}: ${(lastLine = what)}\n`);
+      if (!bar && what !== lastLine)
+        out.write(`commit: step ${Math.min(plan.steps.length, done + 1)}/${plan.steps.length}: ${(lastLine = what)}\n`);
       if (!plan.committing) return plan;
       await new Promise((r) => setTimeout(r, o.everyMs ?? 500));
     }
@@ -281,14 +367,24 @@ export async function followCommit(address: string, o: { everyMs?: number; out?:
 /** What a joiner that has not started streaming waits for: the other topology changes under way, as `view` shows them. */
 export function busyWith(view: StatusReply, id: string): string {
   const others = view.members.filter((x) => x.id !== id && (x.status === 'joining' || x.status === 'leaving'));
-  if (others.length > 0) return `one topology change at a time: ${others.map((x) => `${x.id} is ${x.status}`).join(', ')}`;
+  if (others.length > 0)
+    return `one topology change at a time: ${others.map((x) => `${x.id} is ${x.status}`).join(', ')}`;
   return `no other change under way; its log's "joining: waiting" lines say what it waits for`;
 }
 
 /** Follow node `id`'s join (asking the node at `address`) until it is normal: a bar of the ranges it streams. */
-export async function followJoin(address: string, id: string, o: { everyMs?: number; timeoutMs?: number; out?: NodeJS.WriteStream } = {}): Promise<void> {
+export async function followJoin(
+  address: string,
+  id: string,
+  o: { everyMs?: number; timeoutMs?: number; out?: NodeJS.WriteStream } = {},
+): Promise<void> {
   const out = o.out ?? process.stdout;
-  const bar = out.isTTY ? new cliProgress.SingleBar({ format: `join ${id} {bar} {percentage}% | {value}/{total} ranges | {what}`, hideCursor: true }, cliProgress.Presets.shades_classic) : undefined;
+  const bar = out.isTTY
+    ? new cliProgress.SingleBar(
+        { format: `join ${id} {bar} {percentage}% | {value}/{total} ranges | {what}`, hideCursor: true },
+        cliProgress.Presets.shades_classic,
+      )
+    : undefined;
   const admin = new AdminClient(address, 2000, cliSecurity());
   const end = Date.now() + (o.timeoutMs ?? 3600_000);
   let last = '';
@@ -301,9 +397,17 @@ export async function followJoin(address: string, id: string, o: { everyMs?: num
         bar?.update(bar.getTotal(), { what: 'normal' });
         return;
       }
-      if (m?.status === 'left' || m?.status === 'removed') throw new Error(`${id} is ${m.status}: it will not join; start a new node with a new id and an empty data dir`);
+      if (m?.status === 'left' || m?.status === 'removed')
+        throw new Error(`${id} is ${m.status}: it will not join; start a new node with a new id and an empty data dir`);
       const [d, t] = (m?.progress ?? '').split('/').map(Number);
-      const what = view === undefined ? 'not answering yet' : m === undefined ? 'starting' : m.progress ? 'streaming' : `waiting for its turn (${busyWith(view, id)})`;
+      const what =
+        view === undefined
+          ? 'not answering yet'
+          : m === undefined
+            ? 'starting'
+            : m.progress
+              ? 'streaming'
+              : `waiting for its turn (${busyWith(view, id)})`;
       if (bar) {
         if (t) bar.setTotal(t);
         bar.update(d ?? 0, { what });
@@ -311,7 +415,10 @@ export async function followJoin(address: string, id: string, o: { everyMs?: num
         const line = `join ${id}: ${what}${m?.progress ? ` ${m.progress} ranges` : ''}`;
         if (line !== last) out.write(`${(last = line)}\n`);
       }
-      if (Date.now() > end) throw new Error(`${id} has not joined after ${Math.round((o.timeoutMs ?? 3600_000) / 1000)} s; see its log and ringkv transfers`);
+      if (Date.now() > end)
+        throw new Error(
+          `${id} has not joined after ${Math.round((o.timeoutMs ?? 3600_000) / 1000)} s; see its log and ringkv transfers`,
+        );
       await new Promise((r) => setTimeout(r, o.everyMs ?? 500));
     }
   } finally {
@@ -330,10 +437,15 @@ export function formatRepair(r: RepairStatusReply, now = Date.now()): string {
       : `\n  ranges this node replicates: ${r.repaired.length}; ${never === 0 ? 'all' : `${r.repaired.length - never}`} repaired since it started${Number.isFinite(oldest) ? `, the longest ago ${((now - oldest) / 1000).toFixed(0)} s ago` : ''}` +
         (never > 0 ? ` (tombstones past their grace period in the other ${never} wait for a repair)` : '');
   const bg = r.background;
-  const background = bg !== undefined && bg.ranges + bg.failed > 0 ? `\n  background repair since the node started: ${bg.ranges} ranges, ${bg.keysExchanged} keys exchanged, ${bg.bytes} bytes${bg.failed > 0 ? `, ${bg.failed} failed` : ''}` : '';
+  const background =
+    bg !== undefined && bg.ranges + bg.failed > 0
+      ? `\n  background repair since the node started: ${bg.ranges} ranges, ${bg.keysExchanged} keys exchanged, ${bg.bytes} bytes${bg.failed > 0 ? `, ${bg.failed} failed` : ''}`
+      : '';
   if (r.id === '') return `no repair has run on this node since it started${history}${background}`;
   const ms = (r.finishedAtMs || now) - r.startedAtMs;
-  const state = r.finishedAtMs ? `finished in ${(ms / 1000).toFixed(1)} s` : `running for ${(ms / 1000).toFixed(1)} s (now ${r.current})`;
+  const state = r.finishedAtMs
+    ? `finished in ${(ms / 1000).toFixed(1)} s`
+    : `running for ${(ms / 1000).toFixed(1)} s (now ${r.current})`;
   const lines = [
     `repair ${r.id}: ${state}`,
     `  ranges: ${r.done} of ${r.ranges} repaired (${r.identical} identical on every replica), ${r.skipped} skipped (a replica down), ${r.failed} failed`,
@@ -345,9 +457,17 @@ export function formatRepair(r: RepairStatusReply, now = Date.now()): string {
 }
 
 /** Follow the repair on `address` to its end: a bar of ranges on a terminal, plain lines otherwise. */
-export async function followRepair(address: string, o: { everyMs?: number; out?: NodeJS.WriteStream } = {}): Promise<RepairStatusReply> {
+export async function followRepair(
+  address: string,
+  o: { everyMs?: number; out?: NodeJS.WriteStream } = {},
+): Promise<RepairStatusReply> {
   const out = o.out ?? process.stdout;
-  const bar = out.isTTY ? new cliProgress.SingleBar({ format: 'repair {bar} {percentage}% | {value}/{total} ranges | {keys} keys exchanged', hideCursor: true }, cliProgress.Presets.shades_classic) : undefined;
+  const bar = out.isTTY
+    ? new cliProgress.SingleBar(
+        { format: 'repair {bar} {percentage}% | {value}/{total} ranges | {keys} keys exchanged', hideCursor: true },
+        cliProgress.Presets.shades_classic,
+      )
+    : undefined;
   const admin = new AdminClient(address, 3000, cliSecurity());
   let last = -1;
   try {
@@ -375,20 +495,30 @@ export async function followRepair(address: string, o: { everyMs?: number; out?:
  * keys: a line each time a member is done, and every `quietMs` a line naming the members
  * still pending and which of them are down (a member that is down purges when it is back).
  */
-export async function followPurge(admin: AdminClient, name: string, first: BucketDeletionInfo, out: NodeJS.WritableStream | undefined, o: { everyMs?: number; quietMs?: number } = {}): Promise<BucketDeletionInfo> {
+export async function followPurge(
+  admin: AdminClient,
+  name: string,
+  first: BucketDeletionInfo,
+  out: NodeJS.WritableStream | undefined,
+  o: { everyMs?: number; quietMs?: number } = {},
+): Promise<BucketDeletionInfo> {
   let at = first;
   let shown = -1;
   let quietSince = Date.now();
   for (;;) {
     const total = at.purged.length + at.pending.length;
     if (at.purged.length !== shown) {
-      out?.write(`purge of ${name}: ${at.purged.length}/${total} members done${at.pending.length > 0 ? ` (pending: ${at.pending.join(', ')})` : ''}\n`);
+      out?.write(
+        `purge of ${name}: ${at.purged.length}/${total} members done${at.pending.length > 0 ? ` (pending: ${at.pending.join(', ')})` : ''}\n`,
+      );
       shown = at.purged.length;
       quietSince = Date.now();
     } else if (Date.now() - quietSince >= (o.quietMs ?? 10_000)) {
       const members = (await admin.status().catch(() => undefined))?.members ?? [];
       const down = at.pending.filter((id) => members.some((m) => m.id === id && !m.up));
-      out?.write(`purge of ${name}: waiting for ${at.pending.join(', ')}${down.length > 0 ? ` (down: ${down.join(', ')}; a member purges when it is back, or remove it with ringkv removenode)` : ' (deleting its keys: a scan of every record it holds)'}\n`);
+      out?.write(
+        `purge of ${name}: waiting for ${at.pending.join(', ')}${down.length > 0 ? ` (down: ${down.join(', ')}; a member purges when it is back, or remove it with ringkv removenode)` : ' (deleting its keys: a scan of every record it holds)'}\n`,
+      );
       quietSince = Date.now();
     }
     if (at.pending.length === 0) {

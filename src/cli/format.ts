@@ -21,7 +21,9 @@ export function formatBytes(n: number): string {
 function table(rows: string[][], alignWith: readonly string[][] = rows): string {
   const all = alignWith === rows ? rows : [...rows, ...alignWith];
   const widths = rows[0]!.map((_, c) => Math.max(...all.map((r) => r[c]?.length ?? 0)));
-  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  ')).join('\n');
+  return rows
+    .map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  '))
+    .join('\n');
 }
 
 /** `words` joined by spaces into lines of at most `width` characters (a longer word alone on its line). */
@@ -60,7 +62,9 @@ export function formatStatus(s: StatusReply, o: { verbose?: boolean } = {}): str
         formatBytes(m.loadBytes),
         String(m.hints),
         String(m.tokens),
-        (m.tokens === 0 || m.status === 'joining' ? '?' : `${(m.ownership * 100).toFixed(1)}%`) + (m.progress ? ` (streaming ${m.progress} ranges)` : '') + (m.stopping ? ' (stopping)' : ''),
+        (m.tokens === 0 || m.status === 'joining' ? '?' : `${(m.ownership * 100).toFixed(1)}%`) +
+          (m.progress ? ` (streaming ${m.progress} ranges)` : '') +
+          (m.stopping ? ' (stopping)' : ''),
         m.id,
         m.rack === '' ? '-' : m.rack,
       ]);
@@ -82,9 +86,20 @@ export function formatStatus(s: StatusReply, o: { verbose?: boolean } = {}): str
   if (full.length > 0) out.push('See docs/operations.md#a-full-disk');
   const owners = s.members.filter((m) => m.status === 'normal' && m.tokens > 0);
   if (new Set(owners.map((m) => m.tokens)).size > 1)
-    out.push('', "Tokens differ: a node holds the tokens it claimed when it joined (--tokens, times its --weight) and those it inherited from nodes that left (docs/ring.md).");
+    out.push(
+      '',
+      'Tokens differ: a node holds the tokens it claimed when it joined (--tokens, times its --weight) and those it inherited from nodes that left (docs/ring.md).',
+    );
   const counters = o.verbose ? Object.entries(s.counters ?? {}) : [];
-  if (counters.length > 0) out.push('', `Counters of ${s.nodeId} since it started:`, ...wrap(counters.map(([k, v]) => `${k}=${v}`), 88).map((l) => `  ${l}`));
+  if (counters.length > 0)
+    out.push(
+      '',
+      `Counters of ${s.nodeId} since it started:`,
+      ...wrap(
+        counters.map(([k, v]) => `${k}=${v}`),
+        88,
+      ).map((l) => `  ${l}`),
+    );
   return out.join('\n');
 }
 
@@ -98,13 +113,24 @@ export function formatRing(r: RingReply): string {
 export function showValue(v: Uint8Array): string {
   const text = Buffer.from(v).toString('utf8');
   // eslint-disable-next-line no-control-regex
-  return !text.includes('\uFFFD') && !/[\x00-\x08\x0e-\x1f\x7f]/.test(text) ? text : `0x${Buffer.from(v).toString('hex')}`;
+  return !text.includes('\uFFFD') && !/[\x00-\x08\x0e-\x1f\x7f]/.test(text)
+    ? text
+    : `0x${Buffer.from(v).toString('hex')}`;
 }
 
-export function formatGet(key: string, r: { values: readonly Uint8Array[]; context: Uint8Array; found: boolean }): string {
+export function formatGet(
+  key: string,
+  r: { values: readonly Uint8Array[]; context: Uint8Array; found: boolean },
+): string {
   const ctx = Buffer.from(r.context).toString('base64');
   if (!r.found) return `${key}: not found\ncontext: ${ctx}`;
-  const lines = r.values.length === 1 ? [showValue(r.values[0]!)] : [`${key}: ${r.values.length} siblings (concurrent writes); put with the context to resolve them`, ...r.values.map((v, i) => `  [${i + 1}] ${showValue(v)}`)];
+  const lines =
+    r.values.length === 1
+      ? [showValue(r.values[0]!)]
+      : [
+          `${key}: ${r.values.length} siblings (concurrent writes); put with the context to resolve them`,
+          ...r.values.map((v, i) => `  [${i + 1}] ${showValue(v)}`),
+        ];
   return [...lines, `context: ${ctx}`].join('\n');
 }
 
@@ -113,7 +139,17 @@ export function formatEndpoints(key: string, e: EndpointsReply): string {
   const rows = [['Replica', 'Address', 'Zone', 'State', 'Writes go to']];
   for (const p of e.preferenceList) {
     const fallback = e.targets.find((t) => t.hintFor === p.id);
-    rows.push([p.id, p.address, p.zone === '' ? '-' : p.zone, p.up ? 'up' : 'down', p.up ? p.id : fallback ? `${fallback.id} (${fallback.address}, fallback keeping a hint)` : 'nowhere: no fallback is up']);
+    rows.push([
+      p.id,
+      p.address,
+      p.zone === '' ? '-' : p.zone,
+      p.up ? 'up' : 'down',
+      p.up
+        ? p.id
+        : fallback
+          ? `${fallback.id} (${fallback.address}, fallback keeping a hint)`
+          : 'nowhere: no fallback is up',
+    ]);
   }
   out.push(table(rows));
   return out.join('\n');
@@ -121,7 +157,13 @@ export function formatEndpoints(key: string, e: EndpointsReply): string {
 
 /** A duration in ms the way an operator wrote it: the largest whole unit. */
 export function formatDuration(ms: number): string {
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const)
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
   return `${ms}ms`;
 }
 
@@ -131,7 +173,16 @@ export function formatBuckets(buckets: readonly BucketInfo[]): string {
   const rows = [['Bucket', 'Type', 'N', 'R', 'W', 'TTL', 'Siblings', 'Changed']];
   for (const b of buckets) {
     const p = b.props;
-    rows.push([b.name, p.type ?? 'kv', String(p.n), q(p.r, p.n), q(p.w, p.n), p.ttlMs === 0 ? 'none' : formatDuration(p.ttlMs), p.siblings, b.changedAtMs === 0 ? '-' : `${new Date(b.changedAtMs).toISOString()} on ${b.changedBy}`]);
+    rows.push([
+      b.name,
+      p.type ?? 'kv',
+      String(p.n),
+      q(p.r, p.n),
+      q(p.w, p.n),
+      p.ttlMs === 0 ? 'none' : formatDuration(p.ttlMs),
+      p.siblings,
+      b.changedAtMs === 0 ? '-' : `${new Date(b.changedAtMs).toISOString()} on ${b.changedBy}`,
+    ]);
   }
   return table(rows);
 }

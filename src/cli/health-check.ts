@@ -54,13 +54,31 @@ export async function checkHealth(o: HealthOptions): Promise<HealthResult> {
     const status = String(reply.status);
     if (status === 'SERVING') return { ok: true, status };
     const what = service === '' ? 'the node' : `service "${service}"`;
-    return { ok: false, status, message: `${o.node} answers but ${what} is ${status}: it is joining, leaving, stopping or not a member (see ringkv status)` };
+    return {
+      ok: false,
+      status,
+      message: `${o.node} answers but ${what} is ${status}: it is joining, leaving, stopping or not a member (see ringkv status)`,
+    };
   } catch (e) {
     const code = (e as { code?: number })?.code;
-    if (code === grpc.status.NOT_FOUND) return { ok: false, status: 'SERVICE_UNKNOWN', message: `${o.node} is a ringkv node but knows no health service "${service}"; it serves "" (ready: a normal member; omit --service) and "liveness" (the process runs)` };
-    if (code === grpc.status.UNIMPLEMENTED) return { ok: false, status: 'UNREACHABLE', message: `${o.node} answers gRPC but has no health service: is it a ringkv node?` };
+    if (code === grpc.status.NOT_FOUND)
+      return {
+        ok: false,
+        status: 'SERVICE_UNKNOWN',
+        message: `${o.node} is a ringkv node but knows no health service "${service}"; it serves "" (ready: a normal member; omit --service) and "liveness" (the process runs)`,
+      };
+    if (code === grpc.status.UNIMPLEMENTED)
+      return {
+        ok: false,
+        status: 'UNREACHABLE',
+        message: `${o.node} answers gRPC but has no health service: is it a ringkv node?`,
+      };
     // Unreachable, too slow, anything else: worded as every other command words it.
-    return { ok: false, status: 'UNREACHABLE', message: describeFailure(e, { address: o.node, deadlineMs, deadlineFlag: '--deadline-ms' }) };
+    return {
+      ok: false,
+      status: 'UNREACHABLE',
+      message: describeFailure(e, { address: o.node, deadlineMs, deadlineFlag: '--deadline-ms' }),
+    };
   } finally {
     client.close();
   }
@@ -68,7 +86,8 @@ export async function checkHealth(o: HealthOptions): Promise<HealthResult> {
 
 function deadline(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 600_000) throw new InvalidArgumentError(`expected a whole number of ms from 1 to 600000, got "${value}"`);
+  if (!Number.isInteger(n) || n < 1 || n > 600_000)
+    throw new InvalidArgumentError(`expected a whole number of ms from 1 to 600000, got "${value}"`);
   return n;
 }
 
@@ -76,7 +95,9 @@ function deadline(value: string): number {
 export function registerHealth(program: Command, defaultNode: string): void {
   program
     .command('health')
-    .description('ask a node whether it serves (grpc.health.v1): prints SERVING or NOT_SERVING, exits 0 only on SERVING; the container HEALTHCHECK')
+    .description(
+      'ask a node whether it serves (grpc.health.v1): prints SERVING or NOT_SERVING, exits 0 only on SERVING; the container HEALTHCHECK',
+    )
     .option('--node <host:port>', 'the node to check (RINGKV_NODE)', nodeAddress, defaultNode)
     .option('--service <name>', 'health service name; "" (the default) is the node as a whole', '')
     .option('--deadline-ms <ms>', 'longest the check may take, connecting included', deadline, 3000)

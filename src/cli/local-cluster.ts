@@ -74,14 +74,20 @@ function existingNodes(root: string): number[] {
  * that left too, since a node that left cannot come back under its id.
  */
 export function nextNodeIndex(root: string, running: readonly number[]): number {
-  const dirs = existsSync(root) ? readdirSync(root).filter((d) => /^n\d+$/.test(d)).map((d) => Number(d.slice(1)) - 1) : [];
+  const dirs = existsSync(root)
+    ? readdirSync(root)
+        .filter((d) => /^n\d+$/.test(d))
+        .map((d) => Number(d.slice(1)) - 1)
+    : [];
   return Math.max(-1, ...dirs, ...running) + 1;
 }
 
 export async function runLocal(o: LocalOptions): Promise<void> {
   const root = resolve(o.dataDir);
   mkdirSync(root, { recursive: true });
-  const indices = [...new Set([...Array.from({ length: o.nodes }, (_, i) => i), ...existingNodes(root)])].sort((a, b) => a - b);
+  const indices = [...new Set([...Array.from({ length: o.nodes }, (_, i) => i), ...existingNodes(root)])].sort(
+    (a, b) => a - b,
+  );
   const count = indices.length;
   const children: Child[] = [];
   let stopping = false;
@@ -101,14 +107,31 @@ export async function runLocal(o: LocalOptions): Promise<void> {
   const isRunning = (c: Child): boolean => c.proc.exitCode === null && c.proc.signalCode === null;
   const running = (id: string): Child => {
     const c = children.find((x) => x.id === id && isRunning(x));
-    if (c === undefined) throw new Error(`no running node ${id} in this local cluster (running: ${children.filter(isRunning).map((x) => x.id).join(', ')})`);
+    if (c === undefined)
+      throw new Error(
+        `no running node ${id} in this local cluster (running: ${children
+          .filter(isRunning)
+          .map((x) => x.id)
+          .join(', ')})`,
+      );
     return c;
   };
   const certDir = join(root, 'certs');
   const certsFor = async (ids: string[]): Promise<void> => {
-    if (o.tls) await makeCerts({ dir: certDir, nodes: ids, hosts: ['127.0.0.1', 'localhost'], admins: ['admin'], clients: ['client'], days: 365, force: false });
+    if (o.tls)
+      await makeCerts({
+        dir: certDir,
+        nodes: ids,
+        hosts: ['127.0.0.1', 'localhost'],
+        admins: ['admin'],
+        clients: ['client'],
+        days: 365,
+        force: false,
+      });
   };
-  const tls: LocalTls | undefined = o.tls ? { ca: join(certDir, 'ca.pem'), cert: join(certDir, 'admin.pem'), key: join(certDir, 'admin-key.pem') } : undefined;
+  const tls: LocalTls | undefined = o.tls
+    ? { ca: join(certDir, 'ca.pem'), cert: join(certDir, 'admin.pem'), key: join(certDir, 'admin-key.pem') }
+    : undefined;
   await certsFor(indices.map((i) => `n${i + 1}`));
   const addressOf = (i: number): string => `127.0.0.1:${o.basePort + i}`;
   const seeds = Array.from({ length: o.nodes }, (_, i) => addressOf(i)).join(',');
@@ -125,9 +148,25 @@ export async function runLocal(o: LocalOptions): Promise<void> {
     const proc = spawn(
       process.execPath,
       [
-        ...process.execArgv, process.argv[1]!, 'node', '--id', id, '--listen', address, '--data-dir', dir, '--seeds', seeds, '--zone', zone, '--replicas', String(Math.min(3, o.nodes)),
+        ...process.execArgv,
+        process.argv[1]!,
+        'node',
+        '--id',
+        id,
+        '--listen',
+        address,
+        '--data-dir',
+        dir,
+        '--seeds',
+        seeds,
+        '--zone',
+        zone,
+        '--replicas',
+        String(Math.min(3, o.nodes)),
         ...(o.httpBasePort > 0 ? ['--http', `127.0.0.1:${o.httpBasePort + i}`] : []),
-        ...(tls ? ['--tls-cert', join(certDir, `${id}.pem`), '--tls-key', join(certDir, `${id}-key.pem`), '--tls-ca', tls.ca] : []),
+        ...(tls
+          ? ['--tls-cert', join(certDir, `${id}.pem`), '--tls-key', join(certDir, `${id}-key.pem`), '--tls-ca', tls.ca]
+          : []),
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -142,15 +181,24 @@ export async function runLocal(o: LocalOptions): Promise<void> {
     void exited.then((code) => {
       if (stopping) return;
       if (child.leaving && code === 0) return void console.log(`ringkv local: node ${id} left the cluster and exited`);
-      if (child.stopped) return void console.log(`ringkv local: node ${id} stopped (exit code ${code}); ringkv local start ${id} starts it again`);
+      if (child.stopped)
+        return void console.log(
+          `ringkv local: node ${id} stopped (exit code ${code}); ringkv local start ${id} starts it again`,
+        );
       // Killing a node to watch the others mark it down is a fair use: keep the rest up.
-      console.error(`ringkv local: node ${id} (pid ${proc.pid}) exited (${code === null ? 'killed' : `code ${code}`}); last lines of ${log}:`);
+      console.error(
+        `ringkv local: node ${id} (pid ${proc.pid}) exited (${code === null ? 'killed' : `code ${code}`}); last lines of ${log}:`,
+      );
       console.error(tail(log, 3));
       if (!ready) {
         // It will not form without it: say so now rather than wait out the timeout.
         console.error(`ringkv local: ${id} exited before the cluster formed; stopping the others (see ${log})`);
         void stopAll(1);
-      } else if (children.every((c) => c.proc.exitCode !== null || c.proc.signalCode !== null) && !children.some((c) => c.stopped)) void stopAll(1);
+      } else if (
+        children.every((c) => c.proc.exitCode !== null || c.proc.signalCode !== null) &&
+        !children.some((c) => c.stopped)
+      )
+        void stopAll(1);
     });
     return child;
   };
@@ -181,9 +229,13 @@ export async function runLocal(o: LocalOptions): Promise<void> {
     },
     start: (id) => {
       const c = children.find((x) => x.id === id);
-      if (c === undefined) throw new Error(`no node ${id} in this local cluster (${children.map((x) => x.id).join(', ')})`);
+      if (c === undefined)
+        throw new Error(`no node ${id} in this local cluster (${children.map((x) => x.id).join(', ')})`);
       if (isRunning(c)) throw new Error(`${id} is running (pid ${c.proc.pid}); ringkv local stop ${id} first`);
-      if (c.leaving) throw new Error(`${id} left the cluster: it cannot start again under its id; ringkv local add starts a new node`);
+      if (c.leaving)
+        throw new Error(
+          `${id} left the cluster: it cannot start again under its id; ringkv local add starts a new node`,
+        );
       const again = start(Number(id.slice(1)) - 1);
       return { id: again.id, address: again.address, pid: again.proc.pid, tls };
     },
@@ -197,25 +249,46 @@ export async function runLocal(o: LocalOptions): Promise<void> {
     // Ready when every node sees every node normal, up and done streaming (its last join
     // progress gossiped away): any of them can then coordinate.
     const views = await Promise.all(admins.map((a) => a.status().catch(() => undefined)));
-    const current = (s: NonNullable<(typeof views)[number]>) => s.members.filter((m) => m.status !== 'left' && m.status !== 'removed');
-    if (views.every((s) => s && current(s).length === count && current(s).every((m) => m.status === 'normal' && m.up && m.progress === ''))) {
+    const current = (s: NonNullable<(typeof views)[number]>) =>
+      s.members.filter((m) => m.status !== 'left' && m.status !== 'removed');
+    if (
+      views.every(
+        (s) =>
+          s &&
+          current(s).length === count &&
+          current(s).every((m) => m.status === 'normal' && m.up && m.progress === ''),
+      )
+    ) {
       ready = true;
       const cli = `npx ringkv`;
       // With TLS, the commands below need the CA and a certificate: the client's for keys, the admin's for the rest.
-      const kv = tls ? ` --tls-ca ${tls.ca} --tls-cert ${join(certDir, 'client.pem')} --tls-key ${join(certDir, 'client-key.pem')}` : '';
+      const kv = tls
+        ? ` --tls-ca ${tls.ca} --tls-cert ${join(certDir, 'client.pem')} --tls-key ${join(certDir, 'client-key.pem')}`
+        : '';
       const op = tls ? ` --tls-ca ${tls.ca} --tls-cert ${tls.cert} --tls-key ${tls.key}` : '';
       console.log(`\n${formatStatus(views[0]!)}\n`);
-      console.log(`cluster ready: ${children.map((c) => c.address).join(', ')} (zones ${[...new Set(current(views[0]!).map((m) => m.zone))].sort().join(', ')})`);
-      if (o.httpBasePort > 0) console.log(`status page: http://127.0.0.1:${o.httpBasePort}/ (metrics at /metrics; node N on port ${o.httpBasePort} + N - 1)`);
+      console.log(
+        `cluster ready: ${children.map((c) => c.address).join(', ')} (zones ${[...new Set(current(views[0]!).map((m) => m.zone))].sort().join(', ')})`,
+      );
+      if (o.httpBasePort > 0)
+        console.log(
+          `status page: http://127.0.0.1:${o.httpBasePort}/ (metrics at /metrics; node N on port ${o.httpBasePort} + N - 1)`,
+        );
       console.log('Try:');
       console.log(`  ${cli} put greeting hello --node ${children[0]!.address}${kv}`);
       console.log(`  ${cli} get greeting --node ${children[count - 1]!.address}${kv}`);
       console.log(`  ${cli} getendpoints greeting --node ${children[0]!.address}${op}`);
       console.log(`  ${cli} status --node ${children[0]!.address}${op}`);
-      console.log(`  ${cli} local add --data-dir ${o.dataDir}            # one more node: it joins and streams its ranges`);
-      console.log(`  ${cli} local remove ${children[children.length - 1]!.id} --data-dir ${o.dataDir}      # decommission a node`);
+      console.log(
+        `  ${cli} local add --data-dir ${o.dataDir}            # one more node: it joins and streams its ranges`,
+      );
+      console.log(
+        `  ${cli} local remove ${children[children.length - 1]!.id} --data-dir ${o.dataDir}      # decommission a node`,
+      );
       const last = children[children.length - 1]!.id;
-      console.log(`  ${cli} local stop ${last} --data-dir ${o.dataDir}; ${cli} local start ${last} --data-dir ${o.dataDir}   # take a node down and back`);
+      console.log(
+        `  ${cli} local stop ${last} --data-dir ${o.dataDir}; ${cli} local start ${last} --data-dir ${o.dataDir}   # take a node down and back`,
+      );
       console.log('Ctrl-C stops every node; the data stays for the next start.');
       break;
     }
@@ -226,9 +299,14 @@ export async function runLocal(o: LocalOptions): Promise<void> {
     }
     // Joins stream data one at a time: say who is up and who is still joining, so a long
     // wait is not a silent one. Each node's own word for itself, so the list only grows.
-    const normal = children.filter((c, i) => views[i]?.members.find((m) => m.id === c.id)?.status === 'normal').map((c) => c.id);
+    const normal = children
+      .filter((c, i) => views[i]?.members.find((m) => m.id === c.id)?.status === 'normal')
+      .map((c) => c.id);
     const pending = children.map((c) => c.id).filter((id) => !normal.includes(id));
-    const wait = pending.length > 0 ? `${normal.length > 0 ? `${normal.join(', ')} up; ` : ''}waiting for ${pending.join(', ')} to join` : '';
+    const wait =
+      pending.length > 0
+        ? `${normal.length > 0 ? `${normal.join(', ')} up; ` : ''}waiting for ${pending.join(', ')} to join`
+        : '';
     if (wait !== lastWait && wait !== '') console.log(`ringkv local: ${wait}`);
     lastWait = wait;
     await new Promise((r) => setTimeout(r, 250));
@@ -282,16 +360,24 @@ async function serveControl(root: string, h: ControlHandlers): Promise<Server> {
 }
 
 /** Ask the launcher running on `root` to add a node, mark one leaving, or stop or start one. */
-export async function askLauncher(root: string, req: { op: 'add' } | { op: 'remove' | 'stop' | 'start'; id: string }): Promise<{ id: string; address: string; pid: number; tls?: LocalTls }> {
+export async function askLauncher(
+  root: string,
+  req: { op: 'add' } | { op: 'remove' | 'stop' | 'start'; id: string },
+): Promise<{ id: string; address: string; pid: number; tls?: LocalTls }> {
   const path = controlSocket(root);
-  if (!existsSync(path)) throw new Error(`no ringkv local runs with data dir ${resolve(root)} (no ${path}); start one with ringkv local (or npm start)`);
+  if (!existsSync(path))
+    throw new Error(
+      `no ringkv local runs with data dir ${resolve(root)} (no ${path}); start one with ringkv local (or npm start)`,
+    );
   const text = await new Promise<string>((res, rej) => {
     const sock = createConnection(path);
     let out = '';
     sock.on('connect', () => sock.write(`${JSON.stringify(req)}\n`));
     sock.on('data', (d) => (out += d.toString()));
     sock.on('end', () => res(out));
-    sock.on('error', (e) => rej(new Error(`the ringkv local on ${resolve(root)} does not answer (${e.message}); is it still running?`)));
+    sock.on('error', (e) =>
+      rej(new Error(`the ringkv local on ${resolve(root)} does not answer (${e.message}); is it still running?`)),
+    );
   });
   const reply = JSON.parse(text) as { error?: string; id: string; address: string; pid: number; tls?: LocalTls };
   if (reply.error) throw new Error(reply.error);

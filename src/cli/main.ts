@@ -25,7 +25,13 @@ import { delCommand, getCommand, putCommand } from './commands/kv-commands.js';
 import { localCommand } from './commands/local-commands.js';
 import { cleanupCommand, repairCommand } from './commands/maintenance-commands.js';
 import { nodeCommand } from './commands/node-commands.js';
-import { clearCommand, commitCommand, decommissionCommand, planCommand, removenodeCommand } from './commands/topology-commands.js';
+import {
+  clearCommand,
+  commitCommand,
+  decommissionCommand,
+  planCommand,
+  removenodeCommand,
+} from './commands/topology-commands.js';
 import { CliError, EXIT } from './exit.js';
 import { registerHealth } from './health-check.js';
 import { DEFAULT_NODE } from './arguments.js';

@@ -19,7 +19,14 @@ const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, c) => cell.padEnd(widths[c]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 export function demo(opts: DemoOptions): string {
@@ -32,7 +39,9 @@ export function demo(opts: DemoOptions): string {
   const f1 = fairShares(ring, 1);
   const fn = fairShares(ring, n);
   const out: string[] = [];
-  out.push(`ringkv ring demo: ${ring.size} nodes in ${opts.zones} zones, ${ring.options.tokensPerNode} tokens per node, N = ${n}`);
+  out.push(
+    `ringkv ring demo: ${ring.size} nodes in ${opts.zones} zones, ${ring.options.tokensPerNode} tokens per node, N = ${n}`,
+  );
   out.push('');
   out.push(
     table([
@@ -48,7 +57,9 @@ export function demo(opts: DemoOptions): string {
       ]),
     ]),
   );
-  out.push(`busiest node ÷ fair share: primary ${balance(ring, 1).max.toFixed(3)}, replicas ${balance(ring, n).max.toFixed(3)}`);
+  out.push(
+    `busiest node ÷ fair share: primary ${balance(ring, 1).max.toFixed(3)}, replicas ${balance(ring, n).max.toFixed(3)}`,
+  );
   out.push('');
   out.push(
     table([

@@ -7,7 +7,10 @@ import pino from 'pino';
 import { resolveConfig, type NodeConfig } from '../node/config.js';
 import { RingkvNode } from '../node/node.js';
 
-export async function runNode(flags: Partial<Record<keyof NodeConfig, unknown>>, configFile: string | undefined): Promise<void> {
+export async function runNode(
+  flags: Partial<Record<keyof NodeConfig, unknown>>,
+  configFile: string | undefined,
+): Promise<void> {
   const config = resolveConfig(flags, process.env, configFile);
   const log = pino({ level: config.logLevel, base: { pid: process.pid } });
   const node = await RingkvNode.start(config, log);

@@ -21,11 +21,15 @@ export interface ValueSource {
 
 /** The value `ringkv put` stores, with a note for stderr when a VALUE looks like it meant a file. */
 export async function readValue(src: ValueSource): Promise<{ value: Buffer; note?: string }> {
-  if (src.arg !== undefined && src.file !== undefined) throw new CliError('give the value either as VALUE or with --file, not both');
+  if (src.arg !== undefined && src.file !== undefined)
+    throw new CliError('give the value either as VALUE or with --file, not both');
   if (src.arg !== undefined) {
     // curl's @file convention is not ringkv's: the text is stored, but say so when a file was likely meant.
     const named = src.arg.startsWith('@') ? src.arg.slice(1) : '';
-    const note = named !== '' && existsSync(named) ? `ringkv: stored the text "${src.arg}" itself; to store the file's bytes, use --file ${named}` : undefined;
+    const note =
+      named !== '' && existsSync(named)
+        ? `ringkv: stored the text "${src.arg}" itself; to store the file's bytes, use --file ${named}`
+        : undefined;
     return note === undefined ? { value: Buffer.from(src.arg, 'utf8') } : { value: Buffer.from(src.arg, 'utf8'), note };
   }
   if (src.file !== undefined && src.file !== '-') return { value: await readValueFile(src.file) };
@@ -33,7 +37,10 @@ export async function readValue(src: ValueSource): Promise<{ value: Buffer; note
     throw new CliError('no value: give VALUE, --file PATH, or pipe the value in (ringkv put KEY < FILE)');
   }
   const value = await readStdin(src.stdin);
-  if (value.length === 0) throw new CliError('no value: stdin was empty; give VALUE, --file PATH, or pipe the value in (ringkv put KEY < FILE)');
+  if (value.length === 0)
+    throw new CliError(
+      'no value: stdin was empty; give VALUE, --file PATH, or pipe the value in (ringkv put KEY < FILE)',
+    );
   return { value };
 }
 
@@ -45,7 +52,9 @@ async function readValueFile(path: string): Promise<Buffer> {
     size = st.size;
   } catch (e) {
     if (e instanceof CliError) throw e;
-    throw new CliError(`cannot read --file ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+    throw new CliError(
+      `cannot read --file ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
+    );
   }
   // Refused before reading: a value over the limit would be refused anyway, after a read of all of it.
   if (size > MAX_VALUE_BYTES) throw valueTooLarge(size, `the value in ${path}, ${size} bytes,`);

@@ -54,7 +54,19 @@ export interface BucketChangeReply {
 
 function bucketOf(b: Bucket__Output): BucketInfo {
   const p = b.props ?? { n: 0, r: 0, w: 0, ttlMs: 0, siblings: 'siblings', type: 'kv' };
-  return { name: b.name, props: { n: p.n, r: p.r, w: p.w, ttlMs: p.ttlMs, siblings: p.siblings as BucketProps['siblings'], type: (p.type === '' ? 'kv' : p.type) as BucketType }, changedAtMs: b.changedAtMs, changedBy: b.changedBy };
+  return {
+    name: b.name,
+    props: {
+      n: p.n,
+      r: p.r,
+      w: p.w,
+      ttlMs: p.ttlMs,
+      siblings: p.siblings as BucketProps['siblings'],
+      type: (p.type === '' ? 'kv' : p.type) as BucketType,
+    },
+    changedAtMs: b.changedAtMs,
+    changedBy: b.changedBy,
+  };
 }
 
 /** A deleted bucket's purge: when it was deleted, and the members that have and have not yet deleted its keys. */
@@ -75,7 +87,9 @@ function bucketReply(r: BucketReply__Output): BucketChangeReply {
 }
 
 /** A node's repair, with `background` always there: a node that predates background repair sends none, read as none done. */
-export type RepairStatusReply = Omit<RepairStatusResponse__Output, 'background'> & { background: BackgroundRepair__Output };
+export type RepairStatusReply = Omit<RepairStatusResponse__Output, 'background'> & {
+  background: BackgroundRepair__Output;
+};
 export type MemberStatus = MemberStatus__Output;
 export type StatusReply = StatusResponse__Output;
 export type TokenRange = TokenRange__Output;
@@ -86,7 +100,9 @@ export type RangeTransfer = RangeTransfer__Output;
 export type TransfersReply = TransfersResponse__Output;
 export type MovementReply = MovementReply__Output;
 /** A plan whose every step names its change (a node that answers Plan always sets it; a step without is refused). */
-export type PlanReply = Omit<PlanResponse__Output, 'steps'> & { steps: (PlanStep__Output & { change: StagedChange__Output })[] };
+export type PlanReply = Omit<PlanResponse__Output, 'steps'> & {
+  steps: (PlanStep__Output & { change: StagedChange__Output })[];
+};
 
 const NO_BACKGROUND: BackgroundRepair__Output = { ranges: 0, keysExchanged: 0, bytes: 0, failed: 0 };
 
@@ -98,7 +114,10 @@ function planReply(p: PlanResponse__Output): PlanReply {
   return {
     ...p,
     steps: p.steps.map((s, i) => {
-      if (s.change === null) throw new Error(`the node's plan has a step (${i + 1}) that names no change: is it a ringkv node of this version?`);
+      if (s.change === null)
+        throw new Error(
+          `the node's plan has a step (${i + 1}) that names no change: is it a ringkv node of this version?`,
+        );
       return { ...s, change: s.change };
     }),
   };
@@ -143,14 +162,38 @@ export class AdminClient {
    */
   async createBucket(name: string, properties?: BucketSettings): Promise<BucketChangeReply> {
     const props = checkOptions('createBucket', properties, RULES.bucket);
-    return bucketReply(await this.#call('createBucket', { name, props: { n: props.n ?? 0, r: props.r ?? 0, w: props.w ?? 0, ttlMs: props.ttlMs ?? 0, siblings: props.siblings ?? '', type: props.type ?? '' }, set: [] }, BUCKET_CHANGE_MS));
+    return bucketReply(
+      await this.#call(
+        'createBucket',
+        {
+          name,
+          props: {
+            n: props.n ?? 0,
+            r: props.r ?? 0,
+            w: props.w ?? 0,
+            ttlMs: props.ttlMs ?? 0,
+            siblings: props.siblings ?? '',
+            type: props.type ?? '',
+          },
+          set: [],
+        },
+        BUCKET_CHANGE_MS,
+      ),
+    );
   }
 
   /** Change the given properties of a bucket (n and type cannot change). */
   async setBucket(name: string, settings: BucketSettings): Promise<BucketChangeReply> {
     const changes = checkOptions('setBucket', settings, RULES.bucket);
     const set = Object.keys(changes).map((k) => (k === 'ttlMs' ? 'ttl_ms' : k));
-    const p = { n: changes.n ?? 0, r: changes.r ?? 0, w: changes.w ?? 0, ttlMs: changes.ttlMs ?? 0, siblings: changes.siblings ?? '', type: changes.type ?? '' };
+    const p = {
+      n: changes.n ?? 0,
+      r: changes.r ?? 0,
+      w: changes.w ?? 0,
+      ttlMs: changes.ttlMs ?? 0,
+      siblings: changes.siblings ?? '',
+      type: changes.type ?? '',
+    };
     return bucketReply(await this.#call('setBucket', { name, props: p, set }, BUCKET_CHANGE_MS));
   }
 
@@ -245,7 +288,10 @@ export class AdminClient {
  * (3 s each): `ringkv transfers` and the status page show them. Members that do not
  * answer are listed in `unreachable`.
  */
-export async function clusterTransfers(status: StatusReply, security: ClientSecurity = {}): Promise<{ replies: TransfersReply[]; unreachable: string[] }> {
+export async function clusterTransfers(
+  status: StatusReply,
+  security: ClientSecurity = {},
+): Promise<{ replies: TransfersReply[]; unreachable: string[] }> {
   const members = status.members.filter((m) => m.up && m.status !== 'left' && m.status !== 'removed');
   const address = new Map(members.map((m) => [m.id, m.address]));
   return gather(

@@ -129,7 +129,9 @@ export class NodeHealth {
    * that are as good as each other: those keep their turn.
    */
   order(candidates: readonly string[], down: (address: string) => boolean = () => false): string[] {
-    const good: string[] = [], clusterDown: string[] = [], bad: string[] = [];
+    const good: string[] = [],
+      clusterDown: string[] = [],
+      bad: string[] = [];
     for (const a of candidates) (!this.healthy(a) ? bad : down(a) ? clusterDown : good).push(a);
     if (good.length < 2) return [...good, ...clusterDown, ...bad];
     const score = new Map(good.map((a) => [a, this.score(a)]));

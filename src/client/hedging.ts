@@ -43,8 +43,10 @@ export class HedgeDelay {
   constructor(o: HedgeOptions = {}) {
     this.#o = { ...DEFAULT_HEDGE, ...o };
     const { percentile, minMs, maxMs } = this.#o;
-    if (!(percentile >= 0.5 && percentile <= 0.999)) throw new RangeError(`hedge.percentile must be 0.5 to 0.999, got ${percentile}`);
-    if (!(minMs >= 0 && maxMs >= minMs && Number.isFinite(maxMs))) throw new RangeError(`hedge needs 0 <= minMs <= maxMs (finite), got minMs ${minMs}, maxMs ${maxMs}`);
+    if (!(percentile >= 0.5 && percentile <= 0.999))
+      throw new RangeError(`hedge.percentile must be 0.5 to 0.999, got ${percentile}`);
+    if (!(minMs >= 0 && maxMs >= minMs && Number.isFinite(maxMs)))
+      throw new RangeError(`hedge needs 0 <= minMs <= maxMs (finite), got minMs ${minMs}, maxMs ${maxMs}`);
     this.#recent = new RecentLatency(percentile);
   }
 
@@ -71,7 +73,8 @@ export class RetryBudget {
   constructor(o: BudgetOptions = {}) {
     const { ratio, maxTokens } = { ...DEFAULT_BUDGET, ...o };
     if (!(ratio >= 0.001 && ratio <= 1)) throw new RangeError(`budget.ratio must be in [0.001, 1], got ${ratio}`);
-    if (!(maxTokens >= 1 && Number.isFinite(maxTokens))) throw new RangeError(`budget.maxTokens must be at least 1, got ${maxTokens}`);
+    if (!(maxTokens >= 1 && Number.isFinite(maxTokens)))
+      throw new RangeError(`budget.maxTokens must be at least 1, got ${maxTokens}`);
     this.#ratio = Math.round(ratio * MILLI);
     this.#max = Math.round(maxTokens * MILLI);
     this.#tokens = this.#max;

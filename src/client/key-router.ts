@@ -19,9 +19,13 @@ export class KeyRouter {
 
   constructor(ring: RingReply, status: StatusReply) {
     // Members that serve requests: normal ones (a joining node refuses them).
-    const address = new Map(status.members.filter((m) => m.status === 'normal' && m.address !== '').map((m) => [m.id, m.address]));
+    const address = new Map(
+      status.members.filter((m) => m.status === 'normal' && m.address !== '').map((m) => [m.id, m.address]),
+    );
     this.#down = new Set(status.members.filter((m) => (!m.up || m.stopping) && m.address !== '').map((m) => m.address));
-    const ranges = ring.ranges.map((r) => ({ end: BigInt(`0x${r.end}`), replicas: r.replicas.flatMap((id) => address.get(id) ?? []) })).sort((a, b) => (a.end < b.end ? -1 : a.end > b.end ? 1 : 0));
+    const ranges = ring.ranges
+      .map((r) => ({ end: BigInt(`0x${r.end}`), replicas: r.replicas.flatMap((id) => address.get(id) ?? []) }))
+      .sort((a, b) => (a.end < b.end ? -1 : a.end > b.end ? 1 : 0));
     this.#ends = ranges.map((r) => r.end);
     this.#replicas = ranges.map((r) => r.replicas);
   }
@@ -46,7 +50,8 @@ export class KeyRouter {
     if (ends.length === 0) return [];
     const t = tokenOf(key);
     // The first range whose end is at or past the token; past the last end, the first range.
-    let lo = 0, hi = ends.length;
+    let lo = 0,
+      hi = ends.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (ends[mid]! < t) lo = mid + 1;

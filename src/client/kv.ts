@@ -30,14 +30,30 @@ import * as grpc from '@grpc/grpc-js';
 import { callMetadata, channelCredentials, type ClientSecurity } from '../security/credentials.js';
 import { NODE_MAX_MESSAGE_BYTES, callUnary, serviceClient, type ServiceClient } from '../transport/protos.js';
 import { BatchedStream, brokeOnUndecodable, type ClientCodec } from '../transport/batched-stream.js';
-import { decodeKvReplies, encodeKvCalls, kvCallSize, type Confirms, type KvCall, type KvReply } from '../transport/kv-codec.js';
+import {
+  decodeKvReplies,
+  encodeKvCalls,
+  kvCallSize,
+  type Confirms,
+  type KvCall,
+  type KvReply,
+} from '../transport/kv-codec.js';
 import { CAS_OUTCOME, retryAdvice } from '../transport/status.js';
 import { bucketName, storedKey } from '../buckets/index.js';
 import { AdminClient } from './admin.js';
 import { NodeHealth, type Ending } from './health.js';
 import { HedgeDelay, RetryBudget, type BudgetOptions, type HedgeOptions } from './hedging.js';
 import { KeyRouter } from './key-router.js';
-import { assemble, entryOf, removeOf, updateBatches, wireMapOps, type MapOp, type MapPage, type MapValue } from './maps.js';
+import {
+  assemble,
+  entryOf,
+  removeOf,
+  updateBatches,
+  wireMapOps,
+  type MapOp,
+  type MapPage,
+  type MapValue,
+} from './maps.js';
 import { amountOf, bytes, serviceError } from './wire-values.js';
 import { RULES, checkOptions } from './options.js';
 
@@ -172,7 +188,9 @@ export function casNotApplied(e: unknown): boolean {
 }
 
 /** One key's outcome in a batch: its result, or the error a call of that key alone would have ended with. */
-export type KeyResult<T> = { readonly key: Buffer; readonly ok: true; readonly value: T } | { readonly key: Buffer; readonly ok: false; readonly error: grpc.ServiceError };
+export type KeyResult<T> =
+  | { readonly key: Buffer; readonly ok: true; readonly value: T }
+  | { readonly key: Buffer; readonly ok: false; readonly error: grpc.ServiceError };
 
 /** One put of a putMany: as put()'s key, value and context, with its own request id (default: a new one) and TTL. */
 export interface PutItem {
@@ -204,7 +222,9 @@ export interface CounterResetOptions extends CallOptions {
 export type SetUpdateOptions = CounterUpdateOptions;
 
 /** One operation of a setUpdate: an add, or a remove with the context a read of that element gave. */
-export type SetOp = { readonly op: 'add'; readonly element: string | Uint8Array } | { readonly op: 'remove'; readonly element: string | Uint8Array; readonly context: Uint8Array };
+export type SetOp =
+  | { readonly op: 'add'; readonly element: string | Uint8Array }
+  | { readonly op: 'remove'; readonly element: string | Uint8Array; readonly context: Uint8Array };
 
 /** A set's element as a read gives it, with the context a remove of it needs. */
 export interface SetElement {
@@ -249,7 +269,11 @@ function confirmsOf(o: PutOptions): Confirms {
 
 /** A counter's value as a node sends it (decimal); a node's bug otherwise (INTERNAL). */
 function decimal(text: string): bigint {
-  if (!/^-?\d{1,20}$/.test(text)) throw serviceError(grpc.status.INTERNAL, `the node answered a counter value that is not a whole number: ${JSON.stringify(text.slice(0, 40))}`);
+  if (!/^-?\d{1,20}$/.test(text))
+    throw serviceError(
+      grpc.status.INTERNAL,
+      `the node answered a counter value that is not a whole number: ${JSON.stringify(text.slice(0, 40))}`,
+    );
   return BigInt(text);
 }
 
@@ -265,7 +289,11 @@ export const MAX_VALUE_BYTES = 1 << 20;
  */
 export function valueTooLarge(size: number, what = `value of ${size} bytes`): grpc.ServiceError {
   const details = `${what} is over the limit of ${MAX_VALUE_BYTES} bytes; split it into several keys`;
-  return Object.assign(new Error(`${grpc.status.INVALID_ARGUMENT} INVALID_ARGUMENT: ${details}`), { code: grpc.status.INVALID_ARGUMENT, details, metadata: new grpc.Metadata() });
+  return Object.assign(new Error(`${grpc.status.INVALID_ARGUMENT} INVALID_ARGUMENT: ${details}`), {
+    code: grpc.status.INVALID_ARGUMENT,
+    details,
+    metadata: new grpc.Metadata(),
+  });
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -274,19 +302,38 @@ const EMPTY = Buffer.alloc(0);
 function checkBatch<X, Y>(list: readonly X[], convert: (x: X) => Y): Y[] {
   if (!Array.isArray(list)) throw new TypeError(`a batch must be an array, got ${typeof list}`);
   if (list.length === 0) throw serviceError(grpc.status.INVALID_ARGUMENT, 'a batch needs at least one key');
-  if (list.length > MAX_BATCH_KEYS) throw serviceError(grpc.status.INVALID_ARGUMENT, `a batch of ${list.length} keys is over the limit of ${MAX_BATCH_KEYS}; split it into batches of ${MAX_BATCH_KEYS}`);
+  if (list.length > MAX_BATCH_KEYS)
+    throw serviceError(
+      grpc.status.INVALID_ARGUMENT,
+      `a batch of ${list.length} keys is over the limit of ${MAX_BATCH_KEYS}; split it into batches of ${MAX_BATCH_KEYS}`,
+    );
   return list.map(convert);
 }
 
 /** A node's per-key results as KeyResults, one per key asked, in order; `value` takes a result's value, undefined when it holds none. */
-function results<R extends { readonly error?: { readonly code: number; readonly details: string } | null }, T>(keys: readonly Buffer[], got: readonly R[], value: (r: R) => T | undefined | null): KeyResult<T>[] {
-  if (got.length !== keys.length) throw serviceError(grpc.status.INTERNAL, `the node answered a batch of ${keys.length} keys with ${got.length} results`);
+function results<R extends { readonly error?: { readonly code: number; readonly details: string } | null }, T>(
+  keys: readonly Buffer[],
+  got: readonly R[],
+  value: (r: R) => T | undefined | null,
+): KeyResult<T>[] {
+  if (got.length !== keys.length)
+    throw serviceError(
+      grpc.status.INTERNAL,
+      `the node answered a batch of ${keys.length} keys with ${got.length} results`,
+    );
   return got.map((r, i) => {
     const key = keys[i]!;
     const v = value(r);
     if (v !== undefined && v !== null) return { key, ok: true, value: v };
     if (r.error) return { key, ok: false, error: serviceError(r.error.code, r.error.details) };
-    return { key, ok: false, error: serviceError(grpc.status.INTERNAL, `the node's result for key ${i + 1} of the batch holds neither a value nor an error`) };
+    return {
+      key,
+      ok: false,
+      error: serviceError(
+        grpc.status.INTERNAL,
+        `the node's result for key ${i + 1} of the batch holds neither a value nor an error`,
+      ),
+    };
   });
 }
 
@@ -311,8 +358,17 @@ const AVOID_UNAVAILABLE_MS = 1000;
  * even while another attempt is out. Others (DEADLINE_EXCEEDED, INTERNAL, ...) end it only
  * once no attempt is left.
  */
-const FINAL = new Set([grpc.status.INVALID_ARGUMENT, grpc.status.FAILED_PRECONDITION, grpc.status.NOT_FOUND, grpc.status.ALREADY_EXISTS, grpc.status.OUT_OF_RANGE, grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED, grpc.status.UNIMPLEMENTED, grpc.status.RESOURCE_EXHAUSTED]);
-
+const FINAL = new Set([
+  grpc.status.INVALID_ARGUMENT,
+  grpc.status.FAILED_PRECONDITION,
+  grpc.status.NOT_FOUND,
+  grpc.status.ALREADY_EXISTS,
+  grpc.status.OUT_OF_RANGE,
+  grpc.status.UNAUTHENTICATED,
+  grpc.status.PERMISSION_DENIED,
+  grpc.status.UNIMPLEMENTED,
+  grpc.status.RESOURCE_EXHAUSTED,
+]);
 
 /**
  * How long a node that refused a call asked to be left alone, ms, or undefined when the
@@ -360,7 +416,10 @@ function kvCodec(address: string, typed: boolean): ClientCodec<KvCall, KvReply> 
     // (no such method, missing credentials) is the node's answer, and is given as it is.
     unreachable: (why, status) =>
       typed && brokeOnUndecodable(status, why)
-        ? serviceError(grpc.status.UNIMPLEMENTED, `the node at ${address} runs a release without counter updates or compare-and-set on its stream; upgrade it (${why})`)
+        ? serviceError(
+            grpc.status.UNIMPLEMENTED,
+            `the node at ${address} runs a release without counter updates or compare-and-set on its stream; upgrade it (${why})`,
+          )
         : serviceError(ANSWERS.has(status) ? status : grpc.status.UNAVAILABLE, why),
     timeout: () => serviceError(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded'),
     tooLarge: (size) => valueTooLarge(size, `a request of ${size} bytes`),
@@ -387,7 +446,16 @@ export class Client {
   #fetching: Promise<void> | undefined;
   #closed = false;
   #next = 0;
-  readonly #stats: ClientStats = { calls: 0, attempts: 0, extraCalls: 0, hedges: 0, hedgesWon: 0, hedgesRefused: 0, moved: 0, failovers: 0 };
+  readonly #stats: ClientStats = {
+    calls: 0,
+    attempts: 0,
+    extraCalls: 0,
+    hedges: 0,
+    hedgesWon: 0,
+    hedgesRefused: 0,
+    moved: 0,
+    failovers: 0,
+  };
   /** Request ids: 8 random bytes of this client, then a counter. */
   readonly #idPrefix = randomBytes(8);
   #idCounter = 0;
@@ -397,7 +465,8 @@ export class Client {
   readonly #security: ClientSecurity;
 
   constructor(options: ClientOptions) {
-    if (!Array.isArray(options?.nodes) || options.nodes.length === 0) throw new TypeError('Client needs nodes: at least one host:port, like ["127.0.0.1:7001"]');
+    if (!Array.isArray(options?.nodes) || options.nodes.length === 0)
+      throw new TypeError('Client needs nodes: at least one host:port, like ["127.0.0.1:7001"]');
     checkOptions('Client', options, RULES.client);
     this.#nodes = [...options.nodes];
     this.#deadlineMs = options.deadlineMs ?? 5000;
@@ -417,20 +486,41 @@ export class Client {
 
   async put(key: string | Uint8Array, value: string | Uint8Array, options?: PutOptions): Promise<{ context: Buffer }> {
     const o = checkOptions('put', options, RULES.put);
-    const req = { op: 'put' as const, key: bytes(key, 'key'), value: bytes(value, 'value'), context: o.context ? bytes(o.context, 'context') : EMPTY, w: o.w ?? 0, requestId: this.#requestId(o), bucket: o.bucket ?? '', ttlMs: o.ttlMs ?? 0, ...confirmsOf(o) };
+    const req = {
+      op: 'put' as const,
+      key: bytes(key, 'key'),
+      value: bytes(value, 'value'),
+      context: o.context ? bytes(o.context, 'context') : EMPTY,
+      w: o.w ?? 0,
+      requestId: this.#requestId(o),
+      bucket: o.bucket ?? '',
+      ttlMs: o.ttlMs ?? 0,
+      ...confirmsOf(o),
+    };
     if (req.value.length > MAX_VALUE_BYTES) throw valueTooLarge(req.value.length);
     return { context: answerOf(await this.#call(req, o), 'put').context };
   }
 
   async get(key: string | Uint8Array, options?: GetOptions): Promise<GetResult> {
     const o = checkOptions('get', options, RULES.get);
-    const r = answerOf(await this.#call({ op: 'get', key: bytes(key, 'key'), r: o.r ?? 0, bucket: o.bucket ?? '' }, o), 'get');
+    const r = answerOf(
+      await this.#call({ op: 'get', key: bytes(key, 'key'), r: o.r ?? 0, bucket: o.bucket ?? '' }, o),
+      'get',
+    );
     return { values: r.values, context: r.context, found: r.found };
   }
 
   async delete(key: string | Uint8Array, options?: Omit<PutOptions, 'ttlMs'>): Promise<void> {
     const o = checkOptions('delete', options, RULES.delete);
-    const req = { op: 'delete' as const, key: bytes(key, 'key'), context: o.context ? bytes(o.context, 'context') : EMPTY, w: o.w ?? 0, requestId: this.#requestId(o), bucket: o.bucket ?? '', ...confirmsOf(o) };
+    const req = {
+      op: 'delete' as const,
+      key: bytes(key, 'key'),
+      context: o.context ? bytes(o.context, 'context') : EMPTY,
+      w: o.w ?? 0,
+      requestId: this.#requestId(o),
+      bucket: o.bucket ?? '',
+      ...confirmsOf(o),
+    };
     answerOf(await this.#call(req, o), 'delete');
   }
 
@@ -449,15 +539,32 @@ export class Client {
     if (v.length > MAX_VALUE_BYTES) throw valueTooLarge(v.length);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
-    return this.#casCall({ op: 'putIf', key: k, value: v, context: o.context ? bytes(o.context, 'context') : EMPTY, bucket, requestId: this.#requestId(o) }, o);
+    return this.#casCall(
+      {
+        op: 'putIf',
+        key: k,
+        value: v,
+        context: o.context ? bytes(o.context, 'context') : EMPTY,
+        bucket,
+        requestId: this.#requestId(o),
+      },
+      o,
+    );
   }
 
   /** Delete `key` of a bucket of type consistent if its version is still the one `context` (from get or putIf) names; as putIf otherwise. */
-  deleteIf(key: string | Uint8Array, context: Uint8Array, options?: Omit<PutIfOptions, 'context'>): Promise<PutIfResult> {
+  deleteIf(
+    key: string | Uint8Array,
+    context: Uint8Array,
+    options?: Omit<PutIfOptions, 'context'>,
+  ): Promise<PutIfResult> {
     const o = checkOptions('deleteIf', options, RULES.deleteIf);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
-    return this.#casCall({ op: 'deleteIf', key: k, context: bytes(context, 'context'), bucket, requestId: this.#requestId(o) }, o);
+    return this.#casCall(
+      { op: 'deleteIf', key: k, context: bytes(context, 'context'), bucket, requestId: this.#requestId(o) },
+      o,
+    );
   }
 
   /**
@@ -467,17 +574,33 @@ export class Client {
    * attempt, hedge and failover, so it counts once however many nodes it reaches. To retry
    * an update whose outcome you do not know, pass the same `requestId` again.
    */
-  async counterUpdate(key: string | Uint8Array, amount: number | bigint, options?: CounterUpdateOptions): Promise<{ value: bigint }> {
+  async counterUpdate(
+    key: string | Uint8Array,
+    amount: number | bigint,
+    options?: CounterUpdateOptions,
+  ): Promise<{ value: bigint }> {
     const o = checkOptions('counterUpdate', options, RULES.update);
     const n = amountOf(amount);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
-    const req = { op: 'counterUpdate' as const, bucket, key: k, amount: BigInt(n), requestId: this.#requestId(o), w: o.w ?? 0, ...confirmsOf(o) };
+    const req = {
+      op: 'counterUpdate' as const,
+      bucket,
+      key: k,
+      amount: BigInt(n),
+      requestId: this.#requestId(o),
+      w: o.w ?? 0,
+      ...confirmsOf(o),
+    };
     return { value: decimal(answerOf(await this.#call(req, o), 'counterUpdate').value) };
   }
 
   /** counterUpdate by `amount` (default 1). */
-  counterIncrement(key: string | Uint8Array, amount: number | bigint = 1, o: CounterUpdateOptions = {}): Promise<{ value: bigint }> {
+  counterIncrement(
+    key: string | Uint8Array,
+    amount: number | bigint = 1,
+    o: CounterUpdateOptions = {},
+  ): Promise<{ value: bigint }> {
     return this.counterUpdate(key, amount, o);
   }
 
@@ -486,7 +609,9 @@ export class Client {
     const o = checkOptions('counterGet', options, RULES.get);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
-    const r = await this.#typedCall(bucket, k, 'read', o, (c, options) => callUnary(c, 'CounterGet', { bucket, key: k, r: o.r ?? 0 }, options, this.#metadata));
+    const r = await this.#typedCall(bucket, k, 'read', o, (c, options) =>
+      callUnary(c, 'CounterGet', { bucket, key: k, r: o.r ?? 0 }, options, this.#metadata),
+    );
     return { value: decimal(r.value), found: r.found };
   }
 
@@ -498,16 +623,23 @@ export class Client {
    * others. Answers the value taken out; found false (and 0, nothing written) when no
    * replica held the counter.
    */
-  async counterReset(key: string | Uint8Array, options?: CounterResetOptions): Promise<{ value: bigint; found: boolean }> {
+  async counterReset(
+    key: string | Uint8Array,
+    options?: CounterResetOptions,
+  ): Promise<{ value: bigint; found: boolean }> {
     const o = checkOptions('counterReset', options, RULES.reset);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
     const deadlineMs = o.deadlineMs ?? this.#deadlineMs;
     const started = Date.now();
-    const seen = await this.#typedCall(bucket, k, 'read', { bucket, deadlineMs }, (c, options) => callUnary(c, 'CounterGet', { bucket, key: k, r: o.r ?? 0, withContext: true }, options, this.#metadata));
+    const seen = await this.#typedCall(bucket, k, 'read', { bucket, deadlineMs }, (c, options) =>
+      callUnary(c, 'CounterGet', { bucket, key: k, r: o.r ?? 0, withContext: true }, options, this.#metadata),
+    );
     if (!seen.found) return { value: 0n, found: false };
     const left = Math.max(1, deadlineMs - (Date.now() - started));
-    const r = await this.#typedCall(bucket, k, 'write', { bucket, deadlineMs: left }, (c, options) => callUnary(c, 'CounterReset', { bucket, key: k, w: o.w ?? 0, context: seen.context }, options, this.#metadata));
+    const r = await this.#typedCall(bucket, k, 'write', { bucket, deadlineMs: left }, (c, options) =>
+      callUnary(c, 'CounterReset', { bucket, key: k, w: o.w ?? 0, context: seen.context }, options, this.#metadata),
+    );
     return { value: decimal(r.value), found: r.found };
   }
 
@@ -520,26 +652,50 @@ export class Client {
   async setUpdate(key: string | Uint8Array, ops: readonly SetOp[], options?: SetUpdateOptions): Promise<void> {
     const o = checkOptions('setUpdate', options, RULES.update);
     if (!Array.isArray(ops) || ops.length === 0 || ops.length > MAX_SET_OPS)
-      throw serviceError(grpc.status.INVALID_ARGUMENT, `a set update carries 1 to ${MAX_SET_OPS} operations, got ${Array.isArray(ops) ? ops.length : typeof ops}; split it into several updates`);
+      throw serviceError(
+        grpc.status.INVALID_ARGUMENT,
+        `a set update carries 1 to ${MAX_SET_OPS} operations, got ${Array.isArray(ops) ? ops.length : typeof ops}; split it into several updates`,
+      );
     const wire = ops.map((x) => {
       if (x?.op === 'add') return { add: bytes(x.element, 'element') };
-      if (x?.op === 'remove') return { remove: { element: bytes(x.element, 'element'), context: bytes(x.context, 'context') } };
-      throw new TypeError(`a set operation is { op: 'add', element } or { op: 'remove', element, context }, got ${JSON.stringify(x)}`);
+      if (x?.op === 'remove')
+        return { remove: { element: bytes(x.element, 'element'), context: bytes(x.context, 'context') } };
+      throw new TypeError(
+        `a set operation is { op: 'add', element } or { op: 'remove', element, context }, got ${JSON.stringify(x)}`,
+      );
     });
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
     const req = { bucket, key: k, ops: wire, requestId: this.#requestId(o), w: o.w ?? 0, ...confirmsOf(o) };
-    await this.#typedCall(bucket, k, 'write', o, (c, options) => callUnary(c, 'SetUpdate', req, options, this.#metadata));
+    await this.#typedCall(bucket, k, 'write', o, (c, options) =>
+      callUnary(c, 'SetUpdate', req, options, this.#metadata),
+    );
   }
 
   /** Add `elements` (1 to MAX_SET_OPS, distinct) to the set `key`. */
-  setAdd(key: string | Uint8Array, elements: readonly (string | Uint8Array)[], o: SetUpdateOptions = {}): Promise<void> {
-    return this.setUpdate(key, elements.map((element) => ({ op: 'add', element })), o);
+  setAdd(
+    key: string | Uint8Array,
+    elements: readonly (string | Uint8Array)[],
+    o: SetUpdateOptions = {},
+  ): Promise<void> {
+    return this.setUpdate(
+      key,
+      elements.map((element) => ({ op: 'add', element })),
+      o,
+    );
   }
 
   /** Remove elements of the set `key`, each with its context from a read (setContains, setRead). */
-  setRemove(key: string | Uint8Array, elements: readonly { readonly element: string | Uint8Array; readonly context: Uint8Array }[], o: SetUpdateOptions = {}): Promise<void> {
-    return this.setUpdate(key, elements.map(({ element, context }) => ({ op: 'remove', element, context })), o);
+  setRemove(
+    key: string | Uint8Array,
+    elements: readonly { readonly element: string | Uint8Array; readonly context: Uint8Array }[],
+    o: SetUpdateOptions = {},
+  ): Promise<void> {
+    return this.setUpdate(
+      key,
+      elements.map(({ element, context }) => ({ op: 'remove', element, context })),
+      o,
+    );
   }
 
   /** One page of the set `key`: up to `limit` elements after `after`, in byte order, and the next page's `after`. */
@@ -547,9 +703,20 @@ export class Client {
     const o = checkOptions('setRead', options, RULES.page);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
-    const req = { bucket, key: k, after: o.after !== undefined ? bytes(o.after, 'after') : EMPTY, limit: o.limit ?? 0, r: o.r ?? 0 };
-    const r = await this.#typedCall(bucket, k, 'read', o, (c, options) => callUnary(c, 'SetRead', req, options, this.#metadata));
-    return { elements: r.elements.map((e) => ({ element: e.element, context: e.context })), next: r.next.length > 0 ? r.next : undefined };
+    const req = {
+      bucket,
+      key: k,
+      after: o.after !== undefined ? bytes(o.after, 'after') : EMPTY,
+      limit: o.limit ?? 0,
+      r: o.r ?? 0,
+    };
+    const r = await this.#typedCall(bucket, k, 'read', o, (c, options) =>
+      callUnary(c, 'SetRead', req, options, this.#metadata),
+    );
+    return {
+      elements: r.elements.map((e) => ({ element: e.element, context: e.context })),
+      next: r.next.length > 0 ? r.next : undefined,
+    };
   }
 
   /**
@@ -557,7 +724,10 @@ export class Client {
    * snapshot: each page is a read of its own, so an element added or removed meanwhile
    * may or may not be seen; none is seen twice.
    */
-  async *setElements(key: string | Uint8Array, options?: Omit<SetReadOptions, 'after'>): AsyncGenerator<SetElement, void, undefined> {
+  async *setElements(
+    key: string | Uint8Array,
+    options?: Omit<SetReadOptions, 'after'>,
+  ): AsyncGenerator<SetElement, void, undefined> {
     const o = checkOptions('setElements', options, RULES.pages);
     let after: Buffer | undefined;
     do {
@@ -576,18 +746,28 @@ export class Client {
   async setDrop(key: string | Uint8Array, options?: DropOptions): Promise<{ removed: number }> {
     const o = checkOptions('setDrop', options, RULES.drop);
     return dropPages(
-      (after) => this.setRead(key, { bucket: o.bucket, deadlineMs: o.deadlineMs, r: o.r, after }).then((p) => ({ items: p.elements, next: p.next })),
+      (after) =>
+        this.setRead(key, { bucket: o.bucket, deadlineMs: o.deadlineMs, r: o.r, after }).then((p) => ({
+          items: p.elements,
+          next: p.next,
+        })),
       (elements) => this.setRemove(key, elements, { bucket: o.bucket, deadlineMs: o.deadlineMs, w: o.w }),
     );
   }
 
   /** Whether `element` is in the set `key`, and its context (what a remove of it needs). */
-  async setContains(key: string | Uint8Array, element: string | Uint8Array, options?: GetOptions): Promise<{ present: boolean; context: Buffer }> {
+  async setContains(
+    key: string | Uint8Array,
+    element: string | Uint8Array,
+    options?: GetOptions,
+  ): Promise<{ present: boolean; context: Buffer }> {
     const o = checkOptions('setContains', options, RULES.get);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
     const req = { bucket, key: k, element: bytes(element, 'element'), r: o.r ?? 0 };
-    const r = await this.#typedCall(bucket, k, 'read', o, (c, options) => callUnary(c, 'SetContains', req, options, this.#metadata));
+    const r = await this.#typedCall(bucket, k, 'read', o, (c, options) =>
+      callUnary(c, 'SetContains', req, options, this.#metadata),
+    );
     return { present: r.present, context: r.context };
   }
 
@@ -603,7 +783,9 @@ export class Client {
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
     const req = { bucket, key: k, ops: wire, requestId: this.#requestId(o), w: o.w ?? 0, ...confirmsOf(o) };
-    await this.#typedCall(bucket, k, 'write', o, (c, options) => callUnary(c, 'MapUpdate', req, options, this.#metadata));
+    await this.#typedCall(bucket, k, 'write', o, (c, options) =>
+      callUnary(c, 'MapUpdate', req, options, this.#metadata),
+    );
   }
 
   /** One page of the map `key`: up to `limit` live entries after `after` (a page's `next`), in the order of their paths. */
@@ -611,13 +793,24 @@ export class Client {
     const o = checkOptions('mapRead', options, RULES.page);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
-    const req = { bucket, key: k, after: o.after !== undefined ? bytes(o.after, 'after') : EMPTY, limit: o.limit ?? 0, r: o.r ?? 0 };
-    const r = await this.#typedCall(bucket, k, 'read', o, (c, options) => callUnary(c, 'MapRead', req, options, this.#metadata));
+    const req = {
+      bucket,
+      key: k,
+      after: o.after !== undefined ? bytes(o.after, 'after') : EMPTY,
+      limit: o.limit ?? 0,
+      r: o.r ?? 0,
+    };
+    const r = await this.#typedCall(bucket, k, 'read', o, (c, options) =>
+      callUnary(c, 'MapRead', req, options, this.#metadata),
+    );
     return { entries: r.entries.map(entryOf), next: r.next.length > 0 ? r.next : undefined };
   }
 
   /** Every entry of the map `key`, page by page (mapRead). Not a snapshot, as setElements is not. */
-  async *mapEntries(key: string | Uint8Array, options?: Omit<SetReadOptions, 'after'>): AsyncGenerator<MapPage['entries'][number], void, undefined> {
+  async *mapEntries(
+    key: string | Uint8Array,
+    options?: Omit<SetReadOptions, 'after'>,
+  ): AsyncGenerator<MapPage['entries'][number], void, undefined> {
     const o = checkOptions('mapEntries', options, RULES.pages);
     let after: Buffer | undefined;
     do {
@@ -645,9 +838,14 @@ export class Client {
   async mapDrop(key: string | Uint8Array, options?: DropOptions): Promise<{ removed: number }> {
     const o = checkOptions('mapDrop', options, RULES.drop);
     return dropPages(
-      (after) => this.mapRead(key, { bucket: o.bucket, deadlineMs: o.deadlineMs, r: o.r, after }).then((p) => ({ items: p.entries, next: p.next })),
+      (after) =>
+        this.mapRead(key, { bucket: o.bucket, deadlineMs: o.deadlineMs, r: o.r, after }).then((p) => ({
+          items: p.entries,
+          next: p.next,
+        })),
       async (entries) => {
-        for (const batch of updateBatches(entries.map(removeOf))) await this.mapUpdate(key, batch, { bucket: o.bucket, deadlineMs: o.deadlineMs, w: o.w });
+        for (const batch of updateBatches(entries.map(removeOf)))
+          await this.mapUpdate(key, batch, { bucket: o.bucket, deadlineMs: o.deadlineMs, w: o.w });
       },
     );
   }
@@ -663,8 +861,17 @@ export class Client {
     const ks = checkBatch(keys, (k) => bytes(k, 'key'));
     const bucket = o.bucket ?? '';
     const req = { bucket, keys: ks, r: o.r ?? 0 };
-    const res = await this.#batch(ks.map((k) => routingKey(bucket, k)), o, 'read', (c, options) => callUnary(c, 'GetMany', req, options, this.#metadata));
-    return results(ks, res.results, (r) => r.get && { values: r.get.values, context: r.get.context, found: r.get.found });
+    const res = await this.#batch(
+      ks.map((k) => routingKey(bucket, k)),
+      o,
+      'read',
+      (c, options) => callUnary(c, 'GetMany', req, options, this.#metadata),
+    );
+    return results(
+      ks,
+      res.results,
+      (r) => r.get && { values: r.get.values, context: r.get.context, found: r.get.found },
+    );
   }
 
   /**
@@ -677,14 +884,33 @@ export class Client {
     const o = checkOptions('putMany', options, RULES.putMany);
     const its = checkBatch(items, (item) => {
       const it = checkOptions('putMany item', item, RULES.putItem);
-      return { key: bytes(it.key, 'key'), value: bytes(it.value, 'value'), context: it.context ? bytes(it.context, 'context') : EMPTY, requestId: this.#requestId(it), ttlMs: it.ttlMs ?? 0 };
+      return {
+        key: bytes(it.key, 'key'),
+        value: bytes(it.value, 'value'),
+        context: it.context ? bytes(it.context, 'context') : EMPTY,
+        requestId: this.#requestId(it),
+        ttlMs: it.ttlMs ?? 0,
+      };
     });
     const total = its.reduce((sum, it) => sum + it.value.length, 0);
-    if (total > MAX_BATCH_VALUE_BYTES) throw serviceError(grpc.status.INVALID_ARGUMENT, `the items' values add up to ${total} bytes, over the limit of ${MAX_BATCH_VALUE_BYTES} bytes per batch; send them in several batches`);
+    if (total > MAX_BATCH_VALUE_BYTES)
+      throw serviceError(
+        grpc.status.INVALID_ARGUMENT,
+        `the items' values add up to ${total} bytes, over the limit of ${MAX_BATCH_VALUE_BYTES} bytes per batch; send them in several batches`,
+      );
     const bucket = o.bucket ?? '';
     const req = { bucket, items: its, w: o.w ?? 0, ...confirmsOf(o) };
-    const res = await this.#batch(its.map((it) => routingKey(bucket, it.key)), o, 'write', (c, options) => callUnary(c, 'PutMany', req, options, this.#metadata));
-    return results(its.map((it) => it.key), res.results, (r) => r.put && { context: r.put.context });
+    const res = await this.#batch(
+      its.map((it) => routingKey(bucket, it.key)),
+      o,
+      'write',
+      (c, options) => callUnary(c, 'PutMany', req, options, this.#metadata),
+    );
+    return results(
+      its.map((it) => it.key),
+      res.results,
+      (r) => r.put && { context: r.put.context },
+    );
   }
 
   /** The addresses a request for `key` (of `bucket`, default the default one) would try, in order (the key's replicas first when the ring is known). */
@@ -777,7 +1003,12 @@ export class Client {
       }
       case 'counterUpdate': {
         const { op, amount, ...update } = req;
-        return { id: 0, op, value: (await callUnary(c, 'CounterUpdate', { ...update, amount: Number(amount) }, options, this.#metadata)).value };
+        return {
+          id: 0,
+          op,
+          value: (await callUnary(c, 'CounterUpdate', { ...update, amount: Number(amount) }, options, this.#metadata))
+            .value,
+        };
       }
       case 'putIf': {
         const { op, ...putIf } = req;
@@ -796,10 +1027,18 @@ export class Client {
    * this path (they are not on the stream); a write's request id is in `send`'s request,
    * so every attempt carries the same one.
    */
-  #typedCall<T>(bucket: string, key: Buffer, kind: 'read' | 'write', o: CallOptions, send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<T>): Promise<T> {
+  #typedCall<T>(
+    bucket: string,
+    key: Buffer,
+    kind: 'read' | 'write',
+    o: CallOptions,
+    send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<T>,
+  ): Promise<T> {
     const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
     this.#refreshIfStale();
-    return this.#attempts(this.#candidates(routingKey(bucket, key)), kind, deadline, this.#hedge, (address) => send(this.#channel(address), { deadline }));
+    return this.#attempts(this.#candidates(routingKey(bucket, key)), kind, deadline, this.#hedge, (address) =>
+      send(this.#channel(address), { deadline }),
+    );
   }
 
   /**
@@ -823,12 +1062,23 @@ export class Client {
         const r = answerOf(await this.#send(address, req, deadline), 'putIf');
         this.#health.ended(address, 'answered', performance.now() - sentAt);
         // Applied, the key holds what was written: the value of a putIf, nothing after a deleteIf.
-        if (r.applied) return { applied: true, context: r.context, found: req.op === 'putIf', value: req.op === 'putIf' ? req.value : undefined };
+        if (r.applied)
+          return {
+            applied: true,
+            context: r.context,
+            found: req.op === 'putIf',
+            value: req.op === 'putIf' ? req.value : undefined,
+          };
         return { applied: false, context: r.context, found: r.found, value: r.found ? r.value : undefined };
       } catch (e) {
         const err = e as grpc.ServiceError;
-        const retry = casNotApplied(err) && (err.code === grpc.status.UNAVAILABLE || err.code === grpc.status.RESOURCE_EXHAUSTED);
-        this.#health.ended(address, err.code === grpc.status.DEADLINE_EXCEEDED ? 'timeout' : retry ? 'refused' : 'answered', performance.now() - sentAt);
+        const retry =
+          casNotApplied(err) && (err.code === grpc.status.UNAVAILABLE || err.code === grpc.status.RESOURCE_EXHAUSTED);
+        this.#health.ended(
+          address,
+          err.code === grpc.status.DEADLINE_EXCEEDED ? 'timeout' : retry ? 'refused' : 'answered',
+          performance.now() - sentAt,
+        );
         if (!retry) throw err;
         this.#health.avoid(address, pushbackMs(err) ?? AVOID_UNAVAILABLE_MS);
         last = err;
@@ -837,7 +1087,11 @@ export class Client {
     if (last !== undefined) throw last;
     const metadata = new grpc.Metadata();
     metadata.set(CAS_OUTCOME, 'not-applied'); // sent nowhere
-    throw Object.assign(new Error(NO_NODE_TRIED), { code: grpc.status.DEADLINE_EXCEEDED, details: NO_NODE_TRIED, metadata });
+    throw Object.assign(new Error(NO_NODE_TRIED), {
+      code: grpc.status.DEADLINE_EXCEEDED,
+      details: NO_NODE_TRIED,
+      metadata,
+    });
   }
 
   /**
@@ -880,7 +1134,11 @@ export class Client {
     const most = Math.max(0, ...count.values());
     const inTurn = (list: readonly string[]): string[] => list.map((_, i) => list[(turn + i) % list.length]!);
     const best = inTurn([...count.keys()].filter((a) => count.get(a) === most));
-    const rest = inTurn([...new Set([...[...count.keys()].sort((a, b) => count.get(b)! - count.get(a)!), ...this.#nodes])].filter((a) => !best.includes(a)));
+    const rest = inTurn(
+      [...new Set([...[...count.keys()].sort((a, b) => count.get(b)! - count.get(a)!), ...this.#nodes])].filter(
+        (a) => !best.includes(a),
+      ),
+    );
     if (!this.#adaptive) return [...best, ...rest];
     const down = (a: string): boolean => this.#router?.isDown(a) ?? false;
     return [...this.#health.order(best, down), ...this.#health.order(rest, down)];
@@ -891,15 +1149,33 @@ export class Client {
    * batch is many calls' work, and its latency is not a single call's, which the hedge
    * delay is measured on.
    */
-  #batch<T>(keys: readonly Buffer[], o: CallOptions, kind: 'read' | 'write', send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<T>): Promise<T> {
+  #batch<T>(
+    keys: readonly Buffer[],
+    o: CallOptions,
+    kind: 'read' | 'write',
+    send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<T>,
+  ): Promise<T> {
     const deadline = Date.now() + (o.deadlineMs ?? this.#deadlineMs);
     this.#refreshIfStale();
-    return this.#attempts(this.#batchCandidates(keys), kind, deadline, undefined, (address) => send(this.#channel(address), { deadline }), false);
+    return this.#attempts(
+      this.#batchCandidates(keys),
+      kind,
+      deadline,
+      undefined,
+      (address) => send(this.#channel(address), { deadline }),
+      false,
+    );
   }
 
   /** Start fetching the ring when the last fetch is older than ringRefreshMs; requests do not wait for it. */
   #refreshIfStale(): void {
-    if (!this.#tokenAware || this.#closed || this.#fetching !== undefined || performance.now() - this.#ringFetchedAt < this.#ringRefreshMs) return;
+    if (
+      !this.#tokenAware ||
+      this.#closed ||
+      this.#fetching !== undefined ||
+      performance.now() - this.#ringFetchedAt < this.#ringRefreshMs
+    )
+      return;
     this.#fetching = this.#fetchRing().finally(() => {
       this.#fetching = undefined;
       this.#ringFetchedAt = performance.now();
@@ -941,7 +1217,9 @@ export class Client {
     this.#refreshIfStale();
     // A counter update goes to its issuer first (#candidates).
     const candidates = this.#candidates(routingKey(req.bucket, req.key), req.op === 'counterUpdate');
-    return this.#attempts(candidates, req.op === 'get' ? 'read' : 'write', deadline, this.#hedge, (address) => this.#send(address, req, deadline));
+    return this.#attempts(candidates, req.op === 'get' ? 'read' : 'write', deadline, this.#hedge, (address) =>
+      this.#send(address, req, deadline),
+    );
   }
 
   /**
@@ -949,7 +1227,14 @@ export class Client {
    * `hedge`'s delay, if any. `timed` false: the answer's time is not the node's latency (a
    * batch's is many calls'), and does not go into its health figures.
    */
-  #attempts<T>(candidates: readonly string[], kind: 'read' | 'write', deadline: number, hedge: HedgeDelay | undefined, send: (address: string) => Promise<T>, timed = true): Promise<T> {
+  #attempts<T>(
+    candidates: readonly string[],
+    kind: 'read' | 'write',
+    deadline: number,
+    hedge: HedgeDelay | undefined,
+    send: (address: string) => Promise<T>,
+    timed = true,
+  ): Promise<T> {
     const stats = this.#stats;
     stats.calls++;
     this.#budget.earn();
@@ -969,7 +1254,15 @@ export class Client {
         if (e !== undefined) reject(e);
         else if (value !== undefined) resolve(value);
       };
-      const fail = (): void => finish(last ?? Object.assign(new Error(NO_NODE_TRIED), { code: grpc.status.DEADLINE_EXCEEDED, details: NO_NODE_TRIED, metadata: new grpc.Metadata() }) as grpc.ServiceError);
+      const fail = (): void =>
+        finish(
+          last ??
+            (Object.assign(new Error(NO_NODE_TRIED), {
+              code: grpc.status.DEADLINE_EXCEEDED,
+              details: NO_NODE_TRIED,
+              metadata: new grpc.Metadata(),
+            }) as grpc.ServiceError),
+        );
       const launch = (why: 'first' | 'hedge' | 'move' | 'failover'): boolean => {
         if (next >= candidates.length || Date.now() >= deadline) return false;
         const address = candidates[next++]!;
@@ -1049,7 +1342,10 @@ export class Client {
 }
 
 /** A drop's loop (setDrop, mapDrop): each page read (from the first) has what it showed removed, until the last page; how many were. */
-async function dropPages<T>(read: (after: Buffer | undefined) => Promise<{ items: readonly T[]; next: Buffer | undefined }>, remove: (items: readonly T[]) => Promise<void>): Promise<{ removed: number }> {
+async function dropPages<T>(
+  read: (after: Buffer | undefined) => Promise<{ items: readonly T[]; next: Buffer | undefined }>,
+  remove: (items: readonly T[]) => Promise<void>,
+): Promise<{ removed: number }> {
   let removed = 0;
   let after: Buffer | undefined;
   do {

@@ -36,7 +36,12 @@ export type MapOp =
   | { readonly op: 'enable'; readonly path: readonly MapField[] }
   | { readonly op: 'increment'; readonly path: readonly MapField[]; readonly amount: number | bigint }
   | { readonly op: 'add'; readonly path: readonly MapField[]; readonly element: string | Uint8Array }
-  | { readonly op: 'remove'; readonly path: readonly MapField[]; readonly element?: string | Uint8Array; readonly context: Uint8Array };
+  | {
+      readonly op: 'remove';
+      readonly path: readonly MapField[];
+      readonly element?: string | Uint8Array;
+      readonly context: Uint8Array;
+    };
 
 /** A path as a read gives it: names as bytes. */
 export type MapPath = { readonly name: Buffer; readonly type: MapFieldType }[];
@@ -81,7 +86,9 @@ export const MAX_UPDATE_CONTEXT_BYTES = 2 << 20;
 
 /** The op that removes `e` as its read saw it: a register cleared, a flag disabled, a counter reset, a set field's element removed. */
 export function removeOf(e: MapEntry): MapOp {
-  return e.kind === 'element' ? { op: 'remove', path: e.path, element: e.element, context: e.context } : { op: 'remove', path: e.path, context: e.context };
+  return e.kind === 'element'
+    ? { op: 'remove', path: e.path, element: e.element, context: e.context }
+    : { op: 'remove', path: e.path, context: e.context };
 }
 
 /** `ops` as updates of at most MAX_MAP_OPS ops and MAX_UPDATE_CONTEXT_BYTES of contexts each, in order. */
@@ -103,16 +110,24 @@ export function updateBatches(ops: readonly MapOp[]): MapOp[][] {
   return out;
 }
 
-const WIRE_TYPE = (t: MapFieldType): MapFieldType__Output => `MAP_FIELD_TYPE_${t.toUpperCase()}` as MapFieldType__Output;
+const WIRE_TYPE = (t: MapFieldType): MapFieldType__Output =>
+  `MAP_FIELD_TYPE_${t.toUpperCase()}` as MapFieldType__Output;
 const TYPE_OF = new Map<string, MapFieldType>(FIELD_TYPES.map((t) => [WIRE_TYPE(t), t]));
 
 /** A mapUpdate's ops as MapUpdateRequest carries them; INVALID_ARGUMENT for too few or too many, a TypeError for one of no known shape. */
 export function wireMapOps(ops: readonly MapOp[]): WireMapOp[] {
   if (!Array.isArray(ops) || ops.length === 0 || ops.length > MAX_MAP_OPS)
-    throw serviceError(grpc.status.INVALID_ARGUMENT, `a map update carries 1 to ${MAX_MAP_OPS} operations, got ${Array.isArray(ops) ? ops.length : typeof ops}; split it into several updates`);
+    throw serviceError(
+      grpc.status.INVALID_ARGUMENT,
+      `a map update carries 1 to ${MAX_MAP_OPS} operations, got ${Array.isArray(ops) ? ops.length : typeof ops}; split it into several updates`,
+    );
   return ops.map((x): WireMapOp => {
-    if (!Array.isArray(x?.path)) throw new TypeError(`a map operation names its field by path: [{ name, type }, ...], got ${JSON.stringify(x)}`);
-    const path = x.path.map((f: MapField) => ({ name: bytes(f?.name, 'a field name'), type: WIRE_TYPE(String(f?.type) as MapFieldType) }));
+    if (!Array.isArray(x?.path))
+      throw new TypeError(`a map operation names its field by path: [{ name, type }, ...], got ${JSON.stringify(x)}`);
+    const path = x.path.map((f: MapField) => ({
+      name: bytes(f?.name, 'a field name'),
+      type: WIRE_TYPE(String(f?.type) as MapFieldType),
+    }));
     switch (x.op) {
       case 'assign':
         return { path, assign: bytes(x.value, 'a register value') };
@@ -123,9 +138,17 @@ export function wireMapOps(ops: readonly MapOp[]): WireMapOp[] {
       case 'add':
         return { path, add: bytes(x.element, 'element') };
       case 'remove':
-        return { path, remove: { element: x.element === undefined ? Buffer.alloc(0) : bytes(x.element, 'element'), context: bytes(x.context, 'context') } };
+        return {
+          path,
+          remove: {
+            element: x.element === undefined ? Buffer.alloc(0) : bytes(x.element, 'element'),
+            context: bytes(x.context, 'context'),
+          },
+        };
       default:
-        throw new TypeError(`a map operation's op is assign, enable, increment, add or remove, got ${JSON.stringify((x as { op: unknown }).op)}`);
+        throw new TypeError(
+          `a map operation's op is assign, enable, increment, add or remove, got ${JSON.stringify((x as { op: unknown }).op)}`,
+        );
     }
   });
 }
@@ -142,7 +165,13 @@ export function entryOf(e: MapEntry__Output): MapEntry {
 
 /** Records without a prototype: a field named `constructor` or `__proto__` is a field like any other. */
 const record = <T>(): Record<string, T> => Object.create(null) as Record<string, T>;
-const emptyMap = (): MapValue => ({ registers: record(), flags: record(), counters: record(), sets: record(), maps: record() });
+const emptyMap = (): MapValue => ({
+  registers: record(),
+  flags: record(),
+  counters: record(),
+  sets: record(),
+  maps: record(),
+});
 
 /** Entries (in path order, as mapRead gives them) assembled into one nested value. */
 export function assemble(entries: Iterable<MapEntry>): MapValue {

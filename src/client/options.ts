@@ -13,7 +13,6 @@ import * as grpc from '@grpc/grpc-js';
 import { BUCKET_TYPES, MAX_N, MAX_TTL_MS, parseDuration } from '../buckets/index.js';
 import { serviceError } from './wire-values.js';
 
-
 /** An option's check: its value as the call uses it, or the reason it is refused ("must be …"). */
 export type Rule = (value: unknown) => { readonly ok: unknown } | { readonly refused: string };
 
@@ -27,11 +26,14 @@ const show = (v: unknown): string => {
 
 /** A whole number from `min` to `max`. */
 export function whole(min: number, max: number, what = ''): Rule {
-  return (v) => (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? { ok: v } : { refused: `must be a whole number from ${min} to ${max}${what}, got ${show(v)}` });
+  return (v) =>
+    typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max
+      ? { ok: v }
+      : { refused: `must be a whole number from ${min} to ${max}${what}, got ${show(v)}` };
 }
 
 /** A quorum (r, w, pw) or a count of confirmations: 0 for the default, else 1 to the largest N. */
-export const quorum = whole(0, MAX_N, ' (0 or unset: the default; at most the bucket\'s n)');
+export const quorum = whole(0, MAX_N, " (0 or unset: the default; at most the bucket's n)");
 
 /** A deadline, ms from now. */
 export const deadline = whole(1, 2 ** 31 - 1, ' ms');
@@ -41,18 +43,29 @@ export const ttl: Rule = (v) => {
   const ms = typeof v === 'string' ? parseDuration(v) : v;
   if (typeof ms === 'string') return { refused: ms };
   if (typeof ms === 'number' && Number.isInteger(ms) && ms >= 0 && ms <= MAX_TTL_MS) return { ok: ms };
-  return { refused: `must be a time to live: whole ms from 0 (none) to ${MAX_TTL_MS} (10 years), or a duration like "30s", "12h" or "7d"; got ${show(v)}` };
+  return {
+    refused: `must be a time to live: whole ms from 0 (none) to ${MAX_TTL_MS} (10 years), or a duration like "30s", "12h" or "7d"; got ${show(v)}`,
+  };
 };
 
 export const text: Rule = (v) => (typeof v === 'string' ? { ok: v } : { refused: `must be a string, got ${show(v)}` });
-export const flag: Rule = (v) => (typeof v === 'boolean' ? { ok: v } : { refused: `must be true or false, got ${show(v)}` });
-export const byteString: Rule = (v) => (v instanceof Uint8Array ? { ok: v } : { refused: `must be a Uint8Array (a Buffer), got ${show(v)}` });
+export const flag: Rule = (v) =>
+  typeof v === 'boolean' ? { ok: v } : { refused: `must be true or false, got ${show(v)}` };
+export const byteString: Rule = (v) =>
+  v instanceof Uint8Array ? { ok: v } : { refused: `must be a Uint8Array (a Buffer), got ${show(v)}` };
 /** A request id: 1 to 64 bytes. */
 export const requestId: Rule = (v) =>
-  v instanceof Uint8Array && v.length >= 1 && v.length <= 64 ? { ok: v } : { refused: `must be 1 to 64 bytes (a Uint8Array: 16 random bytes, a UUID, the same on every attempt of one write), got ${show(v)}` };
+  v instanceof Uint8Array && v.length >= 1 && v.length <= 64
+    ? { ok: v }
+    : {
+        refused: `must be 1 to 64 bytes (a Uint8Array: 16 random bytes, a UUID, the same on every attempt of one write), got ${show(v)}`,
+      };
 /** One of `values`. */
 export function oneOf(values: readonly string[]): Rule {
-  return (v) => (typeof v === 'string' && values.includes(v) ? { ok: v } : { refused: `must be one of ${values.map((x) => JSON.stringify(x)).join(', ')}, got ${show(v)}` });
+  return (v) =>
+    typeof v === 'string' && values.includes(v)
+      ? { ok: v }
+      : { refused: `must be one of ${values.map((x) => JSON.stringify(x)).join(', ')}, got ${show(v)}` };
 }
 /** Anything: an option checked where it is used (a nested object with checks of its own). */
 export const any: Rule = (v) => ({ ok: v });
@@ -86,13 +99,16 @@ function nearest(name: string, names: readonly string[]): string | undefined {
  */
 export function checkOptions<T extends object>(call: string, o: T | undefined, rules: Rules): Checked<T> {
   if (o === undefined) return {} as Checked<T>;
-  if (o === null || typeof o !== 'object' || Array.isArray(o)) throw refuse(`${call}: options must be an object like { ${Object.keys(rules)[0]}: … }, got ${show(o)}`);
+  if (o === null || typeof o !== 'object' || Array.isArray(o))
+    throw refuse(`${call}: options must be an object like { ${Object.keys(rules)[0]}: … }, got ${show(o)}`);
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(o)) {
     const rule = Object.hasOwn(rules, name) ? rules[name] : undefined;
     if (rule === undefined) {
       const guess = nearest(name, Object.keys(rules));
-      throw refuse(`${call}: unknown option ${JSON.stringify(name)}${guess ? ` (did you mean ${guess}?)` : ''}; ${call} takes ${Object.keys(rules).join(', ')}`);
+      throw refuse(
+        `${call}: unknown option ${JSON.stringify(name)}${guess ? ` (did you mean ${guess}?)` : ''}; ${call} takes ${Object.keys(rules).join(', ')}`,
+      );
     }
     if (value === undefined) continue;
     const r = rule(value);
@@ -147,5 +163,12 @@ export const RULES = {
   },
   deleteBucket: { purge: flag },
   /** A bucket's properties, as createBucket and setBucket take them. */
-  bucket: { n: whole(1, MAX_N), r: quorum, w: quorum, ttlMs: ttl, siblings: oneOf(['siblings', 'lww']), type: oneOf(BUCKET_TYPES) },
+  bucket: {
+    n: whole(1, MAX_N),
+    r: quorum,
+    w: quorum,
+    ttlMs: ttl,
+    siblings: oneOf(['siblings', 'lww']),
+    type: oneOf(BUCKET_TYPES),
+  },
 } as const satisfies Record<string, Rules>;

@@ -23,6 +23,9 @@ export function serviceError(code: grpc.status, details: string, metadata = new 
 export function amountOf(amount: number | bigint): number {
   const n = typeof amount === 'bigint' ? Number(amount) : amount;
   if (typeof amount === 'bigint' ? BigInt(n) !== amount || !Number.isSafeInteger(n) : !Number.isSafeInteger(n))
-    throw serviceError(grpc.status.INVALID_ARGUMENT, `a counter's amount must be a whole number within ±${Number.MAX_SAFE_INTEGER}, got ${String(amount)}`);
+    throw serviceError(
+      grpc.status.INVALID_ARGUMENT,
+      `a counter's amount must be a whole number within ±${Number.MAX_SAFE_INTEGER}, got ${String(amount)}`,
+    );
   return n;
 }

@@ -19,17 +19,29 @@ import { describeMovement } from './join.js';
 /** A range to clean, of N class `n` (its keys only; undefined: every key, one class in use). */
 export type CleanupRange = RingRange & { readonly n?: number };
 
-export type CleanupPlan = { readonly kind: 'refuse'; readonly message: string } | { readonly kind: 'delete'; readonly ranges: readonly CleanupRange[] };
+export type CleanupPlan =
+  | { readonly kind: 'refuse'; readonly message: string }
+  | { readonly kind: 'delete'; readonly ranges: readonly CleanupRange[] };
 
 /**
  * The ranges of the ring whose data `self` holds no replica of: what cleanup deletes. Per
  * N class in `classes` (ascending, n-classes.ts): a range this node replicates for n=5 but
  * not for n=1 is cleaned of its n=1 keys only. With one class, the ranges of that N.
  */
-export function cleanupPlan(i: { readonly self: string; readonly status: NodeStatus; readonly view: RingView; readonly classes: readonly number[] }): CleanupPlan {
+export function cleanupPlan(i: {
+  readonly self: string;
+  readonly status: NodeStatus;
+  readonly view: RingView;
+  readonly classes: readonly number[];
+}): CleanupPlan {
   const { self, status, view, classes } = i;
-  if (view.movements.length > 0) return { kind: 'refuse', message: `${describeMovement(view.movements[0]!)}: cleanup waits until no topology change is in progress (the old copies may still be needed)` };
-  if (status !== 'normal' || view.ring === undefined || !view.ring.has(self)) return { kind: 'refuse', message: `${self} is ${status}, not an owner: nothing to clean up against` };
+  if (view.movements.length > 0)
+    return {
+      kind: 'refuse',
+      message: `${describeMovement(view.movements[0]!)}: cleanup waits until no topology change is in progress (the old copies may still be needed)`,
+    };
+  if (status !== 'normal' || view.ring === undefined || !view.ring.has(self))
+    return { kind: 'refuse', message: `${self} is ${status}, not an owner: nothing to clean up against` };
   const ring = view.ring;
   const ranges = classes.flatMap((n) =>
     ring
@@ -57,7 +69,12 @@ export const AUTO_CLEANUP_START: AutoCleanupState = { seen: '', since: 0, cleane
  */
 export function autoCleanupStep(
   s: AutoCleanupState,
-  i: { readonly now: number; readonly delayMs: number; readonly view: Pick<RingView, 'fingerprint' | 'movements'>; readonly owner: boolean },
+  i: {
+    readonly now: number;
+    readonly delayMs: number;
+    readonly view: Pick<RingView, 'fingerprint' | 'movements'>;
+    readonly owner: boolean;
+  },
 ): { readonly state: AutoCleanupState; readonly clean: boolean } {
   if (i.delayMs === 0) return { state: s, clean: false };
   const { view, now } = i;

@@ -44,7 +44,6 @@ export type JoinDecision =
 
 const GONE = new Set(['left', 'removed']);
 
-
 export function decideTokens(input: JoinInput): JoinDecision {
   const { self, waitedMs } = input;
   if (waitedMs < input.settleMs) return { kind: 'wait', reason: 'listening for the cluster' };
@@ -54,7 +53,13 @@ export function decideTokens(input: JoinInput): JoinDecision {
   // A joiner that died waits out maxWaitMs (counted from the last movement: joiners queued
   // behind one claim in id order once it is done).
   // Standbys (--join manual) claim only when admitted: nobody waits for them.
-  const earlier = others.filter((s) => s.id < self.id && statusOf(s) === 'joining' && (field(s, 'tokens') ?? '') === '' && field(s, 'standby') !== 'true');
+  const earlier = others.filter(
+    (s) =>
+      s.id < self.id &&
+      statusOf(s) === 'joining' &&
+      (field(s, 'tokens') ?? '') === '' &&
+      field(s, 'standby') !== 'true',
+  );
   if (earlier.length > 0 && input.quietMs < input.maxWaitMs) {
     return { kind: 'wait', reason: `${earlier.map((s) => s.id).join(', ')} picks tokens first` };
   }
@@ -62,7 +67,10 @@ export function decideTokens(input: JoinInput): JoinDecision {
   // clashes with one taken before it is left out (its node picks again, see tokenClash).
   const placed = claims(others, true).members;
   const options = { tokensPerNode: input.tokensPerNode };
-  const tokens = placed.length === 0 ? claimRing([self], input.replicas, options).member(self.id)!.tokens : claimJoin(Ring.build(placed, options), self, input.replicas);
+  const tokens =
+    placed.length === 0
+      ? claimRing([self], input.replicas, options).member(self.id)!.tokens
+      : claimJoin(Ring.build(placed, options), self, input.replicas);
   return { kind: 'claim', tokens: [...tokens], alone: others.length === 0 };
 }
 
@@ -72,7 +80,13 @@ export function decideTokens(input: JoinInput): JoinDecision {
  * the cluster (`removed`: removed, or replaced) claim nothing, whatever they last gossiped:
  * a node replaced twice keeps its first owner's tokens in the table, still `normal`.
  */
-export function tokenClash(selfId: string, tokens: readonly bigint[], states: Iterable<EndpointState>, replaces?: string, removed: ReadonlySet<string> = new Set()): string | undefined {
+export function tokenClash(
+  selfId: string,
+  tokens: readonly bigint[],
+  states: Iterable<EndpointState>,
+  replaces?: string,
+  removed: ReadonlySet<string> = new Set(),
+): string | undefined {
   const mine = new Set(tokens);
   for (const s of states) {
     const st = statusOf(s);
@@ -159,7 +173,8 @@ export type JoinStep =
 export function nextJoinStep(s: JoinState): JoinStep {
   const g = s.gossip;
   if (g.shadow) {
-    if (s.waitedMs < SHADOW_ROUNDS * s.intervalMs) return { kind: 'wait', reason: 'shadow round: checking that no member has this id' };
+    if (s.waitedMs < SHADOW_ROUNDS * s.intervalMs)
+      return { kind: 'wait', reason: 'shadow round: checking that no member has this id' };
     const former = g.formerSelf;
     const st = former === undefined ? undefined : statusOf(former);
     if (former !== undefined && !GONE.has(st ?? '')) {
@@ -175,14 +190,22 @@ export function nextJoinStep(s: JoinState): JoinStep {
     }
     return { kind: 'show' };
   }
-  if (s.standby && s.tokens === undefined) return { kind: 'wait', reason: 'standby (--join manual): waiting to be admitted (ringkv plan join ID, then ringkv commit)' };
-  const clash = s.tokens === undefined ? undefined : tokenClash(s.self.id, s.tokens, g.states(), s.replaces, s.view.removed);
+  if (s.standby && s.tokens === undefined)
+    return {
+      kind: 'wait',
+      reason: 'standby (--join manual): waiting to be admitted (ringkv plan join ID, then ringkv commit)',
+    };
+  const clash =
+    s.tokens === undefined ? undefined : tokenClash(s.self.id, s.tokens, g.states(), s.replaces, s.view.removed);
   if (s.tokens === undefined || clash !== undefined) {
     const busy = s.view.movements.find((m) => m.node !== s.self.id && m.driver !== s.self.id);
     if (busy !== undefined) {
       // A claim that clashes while another movement is on: give it up, so that it does not hold the other back.
       if (s.tokens !== undefined) return { kind: 'withdraw', first: busy };
-      return { kind: 'wait', reason: `${describeMovement(busy)}: one topology change at a time, this node joins after it` };
+      return {
+        kind: 'wait',
+        reason: `${describeMovement(busy)}: one topology change at a time, this node joins after it`,
+      };
     }
     if (s.tokens === undefined) {
       const short = roomShort(s);
@@ -201,15 +224,34 @@ export function nextJoinStep(s: JoinState): JoinStep {
     });
     return d.kind === 'wait' ? d : { ...d, clash };
   }
-  if (s.tokensAgeMs < CLAIM_SETTLE_ROUNDS * s.intervalMs) return { kind: 'wait', reason: 'letting our token claim settle' };
+  if (s.tokensAgeMs < CLAIM_SETTLE_ROUNDS * s.intervalMs)
+    return { kind: 'wait', reason: 'letting our token claim settle' };
   const first = s.view.movements[0];
   if (first !== undefined && first.node !== s.self.id) return { kind: 'withdraw', first };
   if (first === undefined) return { kind: 'wait', reason: 'our claim is not in our view yet' };
-  if (s.view.movements.length > 1) return { kind: 'wait', reason: `waiting for ${s.view.movements.slice(1).map((m) => m.node).join(', ')} to withdraw` };
+  if (s.view.movements.length > 1)
+    return {
+      kind: 'wait',
+      reason: `waiting for ${s.view.movements
+        .slice(1)
+        .map((m) => m.node)
+        .join(', ')} to withdraw`,
+    };
   const behind = disagreeing(g.states(), s.self.id, s.view.hash, s.view.removed, (id) => g.isUp(id));
-  if (behind !== undefined) return { kind: 'wait', reason: `waiting for ${behind} to see our claim (then every coordinator writes to our pending ranges)` };
+  if (behind !== undefined)
+    return {
+      kind: 'wait',
+      reason: `waiting for ${behind} to see our claim (then every coordinator writes to our pending ranges)`,
+    };
   if (!s.streamed) return { kind: 'stream' };
-  return { kind: 'normal', reason: s.view.ring === undefined ? 'the first owner: nothing to stream' : 'every range this node gains has been streamed', replaced: s.replaces };
+  return {
+    kind: 'normal',
+    reason:
+      s.view.ring === undefined
+        ? 'the first owner: nothing to stream'
+        : 'every range this node gains has been streamed',
+    replaced: s.replaces,
+  };
 }
 
 /**
@@ -227,7 +269,9 @@ function roomShort(s: JoinState): string | undefined {
     const dead = [...s.gossip.states()].find((x) => x.id === s.replaces);
     need = dead === undefined ? 0 : load(dead);
   } else {
-    const owners = [...s.gossip.states()].filter((x) => x.id !== s.self.id && statusOf(x) === 'normal' && (field(x, 'tokens') ?? '') !== '');
+    const owners = [...s.gossip.states()].filter(
+      (x) => x.id !== s.self.id && statusOf(x) === 'normal' && (field(x, 'tokens') ?? '') !== '',
+    );
     need = owners.length === 0 ? 0 : owners.reduce((sum, x) => sum + load(x), 0) / (owners.length + 1);
   }
   if (need <= s.room) return undefined;
@@ -237,13 +281,20 @@ function roomShort(s: JoinState): string | undefined {
 
 /** The claim of a node that replaces `dead`: its tokens, once it is known to be a dead owner. */
 function replaceClaim(s: JoinState, dead: string): JoinStep {
-  if (s.waitedMs < (SHADOW_ROUNDS + SETTLE_ROUNDS) * s.intervalMs) return { kind: 'wait', reason: 'listening for the cluster' };
+  if (s.waitedMs < (SHADOW_ROUNDS + SETTLE_ROUNDS) * s.intervalMs)
+    return { kind: 'wait', reason: 'listening for the cluster' };
   const st = s.gossip.state?.(dead) ?? [...s.gossip.states()].find((x) => x.id === dead);
   if (st === undefined) return { kind: 'wait', reason: `learning the state of ${dead}, the node to replace` };
   if (s.view.removed.has(dead) || !(s.view.ring?.has(dead) ?? false))
-    return { kind: 'fail', message: `cannot replace ${dead}: it is not an owner of cluster ${s.clusterName} (status ${statusOf(st) ?? '?'}${s.view.removed.has(dead) ? ', removed' : ''}); start this node without --replace to join as a new node` };
+    return {
+      kind: 'fail',
+      message: `cannot replace ${dead}: it is not an owner of cluster ${s.clusterName} (status ${statusOf(st) ?? '?'}${s.view.removed.has(dead) ? ', removed' : ''}); start this node without --replace to join as a new node`,
+    };
   if (s.gossip.isUp(dead))
-    return { kind: 'fail', message: `cannot replace ${dead}: it is up. Stop it first (replace is for a node that is dead), or decommission it and join this node normally` };
+    return {
+      kind: 'fail',
+      message: `cannot replace ${dead}: it is up. Stop it first (replace is for a node that is dead), or decommission it and join this node normally`,
+    };
   // Placement follows zones and racks: a replacer elsewhere would move ranges other than the
   // dead node's to other owners, and nobody would stream those (a replacement streams its own).
   const was = s.view.ring!.member(dead)!;

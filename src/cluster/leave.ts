@@ -22,7 +22,15 @@
  * (membership/ring-view.ts does).
  */
 import { leaveHeirs, unitKey, type RangeUnit, type Ring } from '../ring/index.js';
-import { field, formatHeirs, formatTokens, parseHeirs, statusOf, type EndpointState, type NodeStatus } from '../membership/endpoint.js';
+import {
+  field,
+  formatHeirs,
+  formatTokens,
+  parseHeirs,
+  statusOf,
+  type EndpointState,
+  type NodeStatus,
+} from '../membership/endpoint.js';
 import { disagreeing, settledHeirs, type Movement, type RingView } from '../membership/ring-view.js';
 import { describeMovement } from './join.js';
 import { removalRepairUnits } from './removal-repair.js';
@@ -84,14 +92,23 @@ export function heirsWith(heirs: string, subject: string, map: ReadonlyMap<bigin
 
 function refuseWhileMoving(movements: readonly Movement[]): Request | undefined {
   const m = movements[0];
-  return m === undefined ? undefined : { kind: 'refuse', message: `${describeMovement(m)}: one topology change at a time; wait for it to finish (ringkv transfers) and try again` };
+  return m === undefined
+    ? undefined
+    : {
+        kind: 'refuse',
+        message: `${describeMovement(m)}: one topology change at a time; wait for it to finish (ringkv transfers) and try again`,
+      };
 }
 
 /** Refused when `leaving` is the last owner; a warning when fewer than N would be left. */
 function sizeCheck(view: RingView, leaving: string, replicas: number): { refuse?: Request; warning?: string } {
   const left = (view.ring?.size ?? 0) - 1;
-  if (left < 1) return { refuse: { kind: 'refuse', message: `${leaving} is the last member: a cluster needs at least one` } };
-  if (left < replicas) return { warning: `after this change the cluster has ${left} members, fewer than N=${replicas}: each key will have fewer copies than N` };
+  if (left < 1)
+    return { refuse: { kind: 'refuse', message: `${leaving} is the last member: a cluster needs at least one` } };
+  if (left < replicas)
+    return {
+      warning: `after this change the cluster has ${left} members, fewer than N=${replicas}: each key will have fewer copies than N`,
+    };
   return {};
 }
 
@@ -99,19 +116,32 @@ function sizeCheck(view: RingView, leaving: string, replicas: number): { refuse?
 export function requestDecommission(i: RequestInput): Request {
   const { self, me, view } = i;
   if (me.status === 'leaving' && me.move !== undefined) return { kind: 'already', move: me.move };
-  if (me.status !== 'normal') return { kind: 'refuse', message: `${self} is ${me.status}, not normal: only a normal member can be decommissioned` };
+  if (me.status !== 'normal')
+    return {
+      kind: 'refuse',
+      message: `${self} is ${me.status}, not normal: only a normal member can be decommissioned`,
+    };
   const busy = refuseWhileMoving(view.movements);
   if (busy !== undefined) return busy;
   const size = sizeCheck(view, self, i.replicas);
   if (size.refuse !== undefined) return size.refuse;
   const move = `leave-${self}-${i.nonce}`;
   const heirs = heirsWith(me.heirs, self, heirsOf(view.ring!, self, i.replicas));
-  return { kind: 'start', move, update: { persist: { status: 'leaving', move, heirs }, gossip: { status: 'leaving', heirs } }, warning: size.warning };
+  return {
+    kind: 'start',
+    move,
+    update: { persist: { status: 'leaving', move, heirs }, gossip: { status: 'leaving', heirs } },
+    warning: size.warning,
+  };
 }
 
 /** Withdraw this node's decommission (`ringkv decommission --cancel`): it is normal again. */
-export function cancelDecommission(self: string, me: Persisted): { kind: 'refuse'; message: string } | { kind: 'withdraw'; update: Update } {
-  if (me.status !== 'leaving') return { kind: 'refuse', message: `${self} is ${me.status}, not leaving: there is no decommission to cancel` };
+export function cancelDecommission(
+  self: string,
+  me: Persisted,
+): { kind: 'refuse'; message: string } | { kind: 'withdraw'; update: Update } {
+  if (me.status !== 'leaving')
+    return { kind: 'refuse', message: `${self} is ${me.status}, not leaving: there is no decommission to cancel` };
   return { kind: 'withdraw', update: withdrawal(self, me)! };
 }
 
@@ -126,10 +156,16 @@ export interface RemoveInput extends RequestInput {
 /** Remove `target`, a member that is down and will not come back (`ringkv removenode`). */
 export function requestRemoval(i: RemoveInput): Request {
   const { self, me, view, target, state } = i;
-  if (target === self) return { kind: 'refuse', message: `${self} cannot remove itself: decommission it instead (ringkv decommission --node <its address>)` };
+  if (target === self)
+    return {
+      kind: 'refuse',
+      message: `${self} cannot remove itself: decommission it instead (ringkv decommission --node <its address>)`,
+    };
   if (me.removing === target && me.move !== undefined) return { kind: 'already', move: me.move };
-  if (me.status !== 'normal') return { kind: 'refuse', message: `${self} is ${me.status}: ask a normal member to remove ${target}` };
-  if (state === undefined || view.removed.has(target) || statusOf(state) === 'left') return { kind: 'refuse', message: `${target} is not a member of this cluster (see ringkv status)` };
+  if (me.status !== 'normal')
+    return { kind: 'refuse', message: `${self} is ${me.status}: ask a normal member to remove ${target}` };
+  if (state === undefined || view.removed.has(target) || statusOf(state) === 'left')
+    return { kind: 'refuse', message: `${target} is not a member of this cluster (see ringkv status)` };
   if (i.up)
     return {
       kind: 'refuse',
@@ -144,11 +180,21 @@ export function requestRemoval(i: RemoveInput): Request {
   if (size.refuse !== undefined) return size.refuse;
   const move = `remove-${target}-${i.nonce}`;
   const heirs = heirsWith(me.heirs, target, heirsOf(view.ring!, target, i.replicas));
-  return { kind: 'start', move, update: { persist: { removing: target, move, heirs }, gossip: { removing: target, heirs } }, warning: size.warning };
+  return {
+    kind: 'start',
+    move,
+    update: { persist: { removing: target, move, heirs }, gossip: { removing: target, heirs } },
+    warning: size.warning,
+  };
 }
 
 /** `target` joins our `removed` list (gossiped: no one counts it as a member again). */
-function markRemoved(me: Persisted, target: string, also: PersistedChange = {}, gossip: Record<string, string> = {}): Update {
+function markRemoved(
+  me: Persisted,
+  target: string,
+  also: PersistedChange = {},
+  gossip: Record<string, string> = {},
+): Update {
   const removed = [...new Set([...me.removed, target])];
   return { persist: { removed, ...also }, gossip: { removed: removed.join(','), ...gossip } };
 }
@@ -215,26 +261,51 @@ export function nextDriveStep(i: DriveInput): DriveStep {
   if (mine === undefined) {
     // A removal whose subject is no longer an owner (removed meanwhile, or killed between our
     // persist of `removed` and clearing `removing`): done.
-    if (me.removing !== undefined && !(view.ring?.has(subject) ?? false)) return { kind: 'removed', peer: subject, move: me.move, update: finishRemoval(me, subject) };
-    return { kind: 'wait', reason: `our ${me.status === 'leaving' ? 'leave' : `removal of ${subject}`} is not in our view yet` };
+    if (me.removing !== undefined && !(view.ring?.has(subject) ?? false))
+      return { kind: 'removed', peer: subject, move: me.move, update: finishRemoval(me, subject) };
+    return {
+      kind: 'wait',
+      reason: `our ${me.status === 'leaving' ? 'leave' : `removal of ${subject}`} is not in our view yet`,
+    };
   }
   const first = view.movements[0]!;
   if (first !== mine) {
-    return { kind: 'withdraw', reason: `${describeMovement(first)} started at the same moment and goes first; run the command again once it is done`, update: withdrawal(self, me)! };
+    return {
+      kind: 'withdraw',
+      reason: `${describeMovement(first)} started at the same moment and goes first; run the command again once it is done`,
+      update: withdrawal(self, me)!,
+    };
   }
-  if (view.movements.length > 1) return { kind: 'wait', reason: `waiting for ${view.movements.slice(1).map(describeMovement).join(', ')} to withdraw` };
+  if (view.movements.length > 1)
+    return {
+      kind: 'wait',
+      reason: `waiting for ${view.movements.slice(1).map(describeMovement).join(', ')} to withdraw`,
+    };
   const behind = disagreeing(i.states, self, view.hash, view.removed, (x) => i.isUp(x));
-  if (behind !== undefined) return { kind: 'wait', reason: `waiting for ${behind} to see the change (then every coordinator writes to the pending ranges)` };
+  if (behind !== undefined)
+    return {
+      kind: 'wait',
+      reason: `waiting for ${behind} to see the change (then every coordinator writes to the pending ranges)`,
+    };
   if (!i.pulled) return { kind: 'pull', movement: mine, move: me.move };
   if (mine.kind === 'leave') {
     // Hints this node keeps for others would leave with it.
     if (i.hintsLeft !== 0) return { kind: 'hand-over-hints', hintsLeft: i.hintsLeft };
-    return { kind: 'left', move: me.move, update: { persist: { status: 'left', move: undefined }, gossip: { status: 'left' } } };
+    return {
+      kind: 'left',
+      move: me.move,
+      update: { persist: { status: 'left', move: undefined }, gossip: { status: 'left' } },
+    };
   }
   // The dead node's copies, and the writes it held hints for, back on N replicas before the removal ends.
   const dead = [...i.states].find((s) => s.id === subject);
   const hinted = (dead === undefined ? undefined : field(dead, 'hinted')) ?? '';
-  const units = removalRepairUnits({ before: view.ring!, after: view.target }, subject, hinted === '' ? [] : hinted.split(','), i.classes);
+  const units = removalRepairUnits(
+    { before: view.ring!, after: view.target },
+    subject,
+    hinted === '' ? [] : hinted.split(','),
+    i.classes,
+  );
   const pending = units.filter((u) => !i.repaired.has(unitKey(u)));
   if (pending.length > 0) return { kind: 'repair', move: me.move, units: pending, total: units.length };
   return { kind: 'removed', peer: subject, move: me.move, update: finishRemoval(me, subject) };
@@ -251,7 +322,12 @@ function finishRemoval(me: Persisted, target: string): Update {
  * and entries of our `heirs` field that no ring needs any more are dropped, so that the
  * field does not grow with every removal. Undefined: nothing to settle.
  */
-export function settleHeirs(i: { readonly self: string; readonly me: Persisted; readonly view: RingView; readonly states: Iterable<EndpointState> }): { update: Update; gained: number } | undefined {
+export function settleHeirs(i: {
+  readonly self: string;
+  readonly me: Persisted;
+  readonly view: RingView;
+  readonly states: Iterable<EndpointState>;
+}): { update: Update; gained: number } | undefined {
   const { self, me, view } = i;
   const persist: { tokens?: readonly bigint[]; heirs?: string } = {};
   const gossip: Record<string, string> = {};

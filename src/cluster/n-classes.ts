@@ -73,7 +73,11 @@ export function sendFilter(k: KeyClasses, n: number): (key: Uint8Array) => boole
     if (all && !startsWithMark(key)) return true;
     if (k.deleted(key)) return false;
     const of = k.nOf(key);
-    if (of === undefined) throw new BucketError('BK_NOT_READY', `a key of bucket ${bucketOf(key)}, which this node's bucket table does not have yet: retry once the bucket tables converge (seconds)`);
+    if (of === undefined)
+      throw new BucketError(
+        'BK_NOT_READY',
+        `a key of bucket ${bucketOf(key)}, which this node's bucket table does not have yet: retry once the bucket tables converge (seconds)`,
+      );
     return all || of === n;
   };
 }

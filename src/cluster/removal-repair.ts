@@ -29,7 +29,13 @@ import { tokenHex, type RangeUnit, type Ring } from '../ring/index.js';
  * in `ring.tokens`) with `primaries`? It walks clockwise over the tokens' owners (Ring's
  * `walk`, which fallbacks are taken from) only as far as the answer needs.
  */
-function couldStandIn(ring: Ring, owners: readonly string[], i: number, primaries: readonly string[], dead: string): boolean {
+function couldStandIn(
+  ring: Ring,
+  owners: readonly string[],
+  i: number,
+  primaries: readonly string[],
+  dead: string,
+): boolean {
   const zone = (id: string): string => ring.member(id)!.zone;
   const deadZone = zone(dead);
   // A down primary takes the first node of its zone not yet taken, else the first not taken:
@@ -60,7 +66,12 @@ function tokenOwners(ring: Ring): string[] {
  * (ascending) then tokens. `before` holds `dead`; `after` is the ring once it is removed
  * (RingView's `target`); `hinted` are the ids of D's `hinted` field.
  */
-export function removalRepairUnits(rings: { readonly before: Ring; readonly after: Ring | undefined }, dead: string, hinted: readonly string[], classes: readonly number[]): RangeUnit[] {
+export function removalRepairUnits(
+  rings: { readonly before: Ring; readonly after: Ring | undefined },
+  dead: string,
+  hinted: readonly string[],
+  classes: readonly number[],
+): RangeUnit[] {
   const { before, after } = rings;
   if (after === undefined || !before.has(dead)) return [];
   const targets = new Set(hinted.filter((x) => x !== dead && after.has(x)));
@@ -73,10 +84,12 @@ export function removalRepairUnits(rings: { readonly before: Ring; readonly afte
     const wanted = new Set<bigint>();
     owners ??= tokenOwners(before);
     for (const [i, r] of before.ranges(nBefore).entries()) {
-      if (r.replicas.includes(dead) || couldStandIn(before, owners, i, r.replicas, dead)) wanted.add(after.rangeOf(r.end).end);
+      if (r.replicas.includes(dead) || couldStandIn(before, owners, i, r.replicas, dead))
+        wanted.add(after.rangeOf(r.end).end);
     }
     for (const r of after.ranges(nAfter)) {
-      if (wanted.has(r.end) || r.replicas.some((x) => targets.has(x))) out.push({ start: r.start, end: r.end, replicas: r.replicas, ...(classes.length > 1 ? { n } : {}) });
+      if (wanted.has(r.end) || r.replicas.some((x) => targets.has(x)))
+        out.push({ start: r.start, end: r.end, replicas: r.replicas, ...(classes.length > 1 ? { n } : {}) });
     }
   }
   return out;
@@ -88,11 +101,17 @@ export function removalRepairUnits(rings: { readonly before: Ring; readonly afte
  * the unit's class having `n` replicas; undefined when it may. The unit must be a range of
  * this ring, this node one of its replicas, and the replicas the driver named this ring's.
  */
-export function unitRefusal(ring: Ring | undefined, self: string, unit: { readonly start: bigint; readonly end: bigint; readonly replicas: readonly string[] }, n: number): string | undefined {
+export function unitRefusal(
+  ring: Ring | undefined,
+  self: string,
+  unit: { readonly start: bigint; readonly end: bigint; readonly replicas: readonly string[] },
+  n: number,
+): string | undefined {
   const range = `(${tokenHex(unit.start)}, ${tokenHex(unit.end)}]`;
   if (ring === undefined || !ring.has(self)) return `${self} owns no ranges: it cannot repair ${range}`;
   const r = ring.rangeOf(unit.end);
-  if (r.start !== unit.start || r.end !== unit.end) return `${range} is not a range of ${self}'s ring: the rings differ; retry once gossip settles`;
+  if (r.start !== unit.start || r.end !== unit.end)
+    return `${range} is not a range of ${self}'s ring: the rings differ; retry once gossip settles`;
   const replicas = ring.replicasForToken(unit.end, Math.min(n, ring.size));
   if (!replicas.includes(self)) return `${self} is not a replica of ${range} (its replicas: ${replicas.join(', ')})`;
   if (replicas.length !== unit.replicas.length || !replicas.every((x) => unit.replicas.includes(x)))

@@ -59,20 +59,39 @@ export interface StageContext {
 }
 
 /** One change the operator asked for, checked: the change to stage, or why not. */
-export function checkChange(c: { readonly kind: string; readonly node: string }, stage: Stage, ctx: StageContext): StagedChange | StageRefusal {
+export function checkChange(
+  c: { readonly kind: string; readonly node: string },
+  stage: Stage,
+  ctx: StageContext,
+): StagedChange | StageRefusal {
   const bad = (message: string): StageRefusal => ({ kind: 'bad', message });
   const st = ctx.state(c.node);
-  if (st === undefined || ctx.view.removed.has(c.node)) return bad(`${c.node} is not a member of this cluster (see ringkv status)`);
-  if (stage.steps.some((s) => s.change.node === c.node)) return bad(`a change of ${c.node} is already staged; ringkv clear discards the stage`);
+  if (st === undefined || ctx.view.removed.has(c.node))
+    return bad(`${c.node} is not a member of this cluster (see ringkv status)`);
+  if (stage.steps.some((s) => s.change.node === c.node))
+    return bad(`a change of ${c.node} is already staged; ringkv clear discards the stage`);
   switch (c.kind) {
     case 'join':
-      if (statusOf(st) !== 'joining' || field(st, 'standby') !== 'true') return bad(`${c.node} is not a standby: start it with --join manual to stage its join (status ${statusOf(st) ?? '?'})`);
-      return { kind: 'join', node: c.node, zone: field(st, 'zone') ?? '', rack: field(st, 'rack') ?? '', weight: Number(field(st, 'weight') ?? '1') };
+      if (statusOf(st) !== 'joining' || field(st, 'standby') !== 'true')
+        return bad(
+          `${c.node} is not a standby: start it with --join manual to stage its join (status ${statusOf(st) ?? '?'})`,
+        );
+      return {
+        kind: 'join',
+        node: c.node,
+        zone: field(st, 'zone') ?? '',
+        rack: field(st, 'rack') ?? '',
+        weight: Number(field(st, 'weight') ?? '1'),
+      };
     case 'leave':
-      if (!ctx.isUp(c.node)) return bad(`${c.node} is down: a leave streams from the node itself; stage remove ${c.node} instead`);
+      if (!ctx.isUp(c.node))
+        return bad(`${c.node} is down: a leave streams from the node itself; stage remove ${c.node} instead`);
       return { kind: 'leave', node: c.node };
     case 'remove':
-      if (ctx.isUp(c.node)) return bad(`${c.node} is up: stage leave ${c.node} (a decommission) instead; remove is for nodes that will not come back`);
+      if (ctx.isUp(c.node))
+        return bad(
+          `${c.node} is up: stage leave ${c.node} (a decommission) instead; remove is for nodes that will not come back`,
+        );
       return { kind: 'remove', node: c.node };
     default:
       return bad(`unknown change "${c.kind}": expected join, leave or remove`);
@@ -80,20 +99,37 @@ export function checkChange(c: { readonly kind: string; readonly node: string },
 }
 
 /** Stage `changes` after those already staged (the last commit's steps are history: dropped). */
-export function addToStage(stage: Stage, changes: readonly { readonly kind: string; readonly node: string }[], ctx: StageContext): StageResult {
+export function addToStage(
+  stage: Stage,
+  changes: readonly { readonly kind: string; readonly node: string }[],
+  ctx: StageContext,
+): StageResult {
   if (changes.length === 0) return { kind: 'ok', stage };
-  if (stage.committing) return { kind: 'busy', message: 'a commit is running: wait for it to finish (ringkv plan shows its steps)' };
+  if (stage.committing)
+    return { kind: 'busy', message: 'a commit is running: wait for it to finish (ringkv plan shows its steps)' };
   const base: Stage = stage.steps.some((s) => s.state !== 'staged') ? EMPTY_STAGE : stage;
   const added: StagedChange[] = [];
   for (const c of changes) {
-    const r = checkChange(c, { ...base, steps: [...base.steps, ...added.map((change) => ({ change, state: 'staged' as const, error: '' }))] }, ctx);
+    const r = checkChange(
+      c,
+      { ...base, steps: [...base.steps, ...added.map((change) => ({ change, state: 'staged' as const, error: '' }))] },
+      ctx,
+    );
     if ('message' in r) return r;
     added.push(r);
   }
-  if (ctx.view.ring === undefined) return { kind: 'busy', message: 'no member owns tokens yet: the cluster is still forming' };
+  if (ctx.view.ring === undefined)
+    return { kind: 'busy', message: 'no member owns tokens yet: the cluster is still forming' };
   const err = planError(ctx.view.ring, [...base.steps.map((s) => s.change), ...added], ctx.replicas);
   if (err !== undefined) return { kind: 'bad', message: err };
-  return { kind: 'ok', stage: { steps: [...base.steps, ...added.map((change) => ({ change, state: 'staged' as const, error: '' }))], ringKey: stageKey(ctx.view), committing: false } };
+  return {
+    kind: 'ok',
+    stage: {
+      steps: [...base.steps, ...added.map((change) => ({ change, state: 'staged' as const, error: '' }))],
+      ringKey: stageKey(ctx.view),
+      committing: false,
+    },
+  };
 }
 
 /** The staged changes' plan error (one cannot follow another), if any. */
@@ -116,7 +152,8 @@ export function clearStage(stage: Stage): StageResult {
 /** Commit the staged changes: refused when nothing is staged, a commit runs, or the ring changed since the plan. */
 export function commitStage(stage: Stage, view: RingView): StageResult {
   if (stage.committing) return { kind: 'busy', message: 'a commit is already running' };
-  if (!stage.steps.some((s) => s.state === 'staged')) return { kind: 'busy', message: 'nothing is staged: ringkv plan join|leave|remove ... first' };
+  if (!stage.steps.some((s) => s.state === 'staged'))
+    return { kind: 'busy', message: 'nothing is staged: ringkv plan join|leave|remove ... first' };
   if (stageKey(view) !== stage.ringKey)
     return {
       kind: 'outdated',
@@ -141,15 +178,27 @@ export type CommitStep =
  * `index` (false after a restart: it starts again, idempotently)? `status(id)`: a member's
  * gossiped status.
  */
-export function nextCommitStep(stage: Stage, view: RingView, status: (id: string) => NodeStatus | undefined, started: (index: number) => boolean): CommitStep {
+export function nextCommitStep(
+  stage: Stage,
+  view: RingView,
+  status: (id: string) => NodeStatus | undefined,
+  started: (index: number) => boolean,
+): CommitStep {
   if (!stage.committing) return { kind: 'idle' };
   const index = stage.steps.findIndex((s) => s.state === 'staged' || s.state === 'running');
   if (index < 0 || stage.steps.some((s) => s.state === 'failed')) return { kind: 'idle' };
   const step = stage.steps[index]!;
   if (step.state === 'staged') return { kind: 'begin', index };
   const { node, kind } = step.change;
-  const done = kind === 'join' ? status(node) === 'normal' : kind === 'leave' ? status(node) === 'left' : view.removed.has(node);
-  if (started(index)) return done ? { kind: 'done', index } : { kind: 'wait', reason: `waiting for ${node} to ${kind === 'join' ? 'join' : kind === 'leave' ? 'leave' : 'be removed'}` };
+  const done =
+    kind === 'join' ? status(node) === 'normal' : kind === 'leave' ? status(node) === 'left' : view.removed.has(node);
+  if (started(index))
+    return done
+      ? { kind: 'done', index }
+      : {
+          kind: 'wait',
+          reason: `waiting for ${node} to ${kind === 'join' ? 'join' : kind === 'leave' ? 'leave' : 'be removed'}`,
+        };
   if (done) return { kind: 'done', index };
   // Its own movement may be under way (started before a restart): starting it again says `already`.
   const other = view.movements.find((m) => m.node !== node);
@@ -160,6 +209,7 @@ export function nextCommitStep(stage: Stage, view: RingView, status: (id: string
 /** Step `index` in state `state` (with `error`); a failed step or the last one done ends the commit. */
 export function markStep(stage: Stage, index: number, state: StepState, error = ''): Stage {
   const steps = stage.steps.map((s, i) => (i === index ? { ...s, state, error } : s));
-  const committing = stage.committing && state !== 'failed' && steps.some((s) => s.state === 'staged' || s.state === 'running');
+  const committing =
+    stage.committing && state !== 'failed' && steps.some((s) => s.state === 'staged' || s.state === 'running');
   return { ...stage, steps, committing };
 }

@@ -58,8 +58,14 @@ export function planTransfers(before: Ring | undefined, after: Ring | undefined,
  * for its n, each over every key (`n` undefined), exactly as a plan of one N; with more,
  * each class's own transfers, marked with its n. Every transfer carries `classes`.
  */
-export function classTransfers(before: Ring | undefined, after: Ring | undefined, classes: readonly number[]): Transfer[] {
-  return classes.flatMap((n) => planTransfers(before, after, n).map((t) => ({ ...t, ...(classes.length > 1 ? { n } : {}), classes })));
+export function classTransfers(
+  before: Ring | undefined,
+  after: Ring | undefined,
+  classes: readonly number[],
+): Transfer[] {
+  return classes.flatMap((n) =>
+    planTransfers(before, after, n).map((t) => ({ ...t, ...(classes.length > 1 ? { n } : {}), classes })),
+  );
 }
 
 /**
@@ -67,10 +73,18 @@ export function classTransfers(before: Ring | undefined, after: Ring | undefined
  * `classes`; `leaverGone` where the replica leaving a range is a node being removed or
  * replaced (dead for good).
  */
-export function movementTransfers(view: Pick<RingView, 'ring' | 'target' | 'movements'>, classes: readonly number[]): (Transfer & { leaverGone: boolean })[] {
+export function movementTransfers(
+  view: Pick<RingView, 'ring' | 'target' | 'movements'>,
+  classes: readonly number[],
+): (Transfer & { leaverGone: boolean })[] {
   if (view.target === view.ring) return [];
-  const dead = new Set(view.movements.flatMap((m) => (m.kind === 'remove' ? [m.node] : m.kind === 'replace' ? [m.replaces!] : [])));
-  return classTransfers(view.ring, view.target, classes).map((t) => ({ ...t, leaverGone: t.leaver !== undefined && dead.has(t.leaver) }));
+  const dead = new Set(
+    view.movements.flatMap((m) => (m.kind === 'remove' ? [m.node] : m.kind === 'replace' ? [m.replaces!] : [])),
+  );
+  return classTransfers(view.ring, view.target, classes).map((t) => ({
+    ...t,
+    leaverGone: t.leaver !== undefined && dead.has(t.leaver),
+  }));
 }
 
 /**
@@ -89,7 +103,12 @@ export function movementTransfers(view: Pick<RingView, 'ring' | 'target' | 'move
  * nothing to pull (its keys were lost with the node), so a removal or a replacement is
  * not held up for ever.
  */
-export function pullSources(t: { readonly sources: readonly string[]; readonly leaverGone?: boolean }, leaverUp: boolean, waitedMs: number, leaverWaitMs: number): string[][] {
+export function pullSources(
+  t: { readonly sources: readonly string[]; readonly leaverGone?: boolean },
+  leaverUp: boolean,
+  waitedMs: number,
+  leaverWaitMs: number,
+): string[][] {
   const [first, ...stayers] = t.sources;
   if (leaverUp) return [[first!], stayers];
   if (t.leaverGone === true) return [stayers];

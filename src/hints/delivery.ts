@@ -39,7 +39,11 @@ export interface HintDeliveryDeps {
   redirect?(target: string): ((key: Buffer) => readonly string[] | undefined) | undefined;
   /** Keep `record` as a hint for `target` on node `holder` (a leaving node hands its hints over). */
   keepOn?(holder: string, target: string, key: Buffer, record: Buffer): Promise<unknown>;
-  readonly log: { debug(o: object, m: string): void; info(o: object, m: string): void; warn(o: object, m: string): void };
+  readonly log: {
+    debug(o: object, m: string): void;
+    info(o: object, m: string): void;
+    warn(o: object, m: string): void;
+  };
   readonly now?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
   /** Share of `bytesPerSecond` in force now (the governor's; default 1). */
@@ -117,7 +121,10 @@ export class HintDelivery {
             await this.deps.hints.remove(target, h.key, h.record);
           } catch (e) {
             left++;
-            this.deps.log.debug({ peer: target, err: (e as Error)?.message ?? String(e) }, 'a hint could not be handed over yet');
+            this.deps.log.debug(
+              { peer: target, err: (e as Error)?.message ?? String(e) },
+              'a hint could not be handed over yet',
+            );
           }
         }
       }
@@ -125,9 +132,13 @@ export class HintDelivery {
     return left;
   }
 
-  async #deliverTo(target: string, redirect: ((key: Buffer) => readonly string[] | undefined) | undefined): Promise<void> {
+  async #deliverTo(
+    target: string,
+    redirect: ((key: Buffer) => readonly string[] | undefined) | undefined,
+  ): Promise<void> {
     const started = this.#now();
-    let bytes = 0, sent = 0;
+    let bytes = 0,
+      sent = 0;
     const batchCount = this.options.batchCount ?? 256;
     const width = this.options.concurrency ?? 8;
     try {
@@ -170,15 +181,23 @@ export class HintDelivery {
           );
           sent += group.length;
           bytes += group.reduce((s, h) => s + h.record.length, 0);
-          const ahead = (bytes / (this.options.bytesPerSecond * (this.deps.share?.() ?? 1))) * 1000 - (this.#now() - started);
+          const ahead =
+            (bytes / (this.options.bytesPerSecond * (this.deps.share?.() ?? 1))) * 1000 - (this.#now() - started);
           if (ahead > 0) await this.#sleep(ahead);
         }
       }
     } catch (e) {
       this.failed++;
-      this.deps.log.debug({ peer: target, err: (e as Error)?.message ?? String(e) }, 'hint delivery stopped; retrying next run');
+      this.deps.log.debug(
+        { peer: target, err: (e as Error)?.message ?? String(e) },
+        'hint delivery stopped; retrying next run',
+      );
     } finally {
-      if (sent > 0) this.deps.log.info({ peer: target, hints: sent, bytes, ms: Math.round(this.#now() - started) }, 'hints delivered');
+      if (sent > 0)
+        this.deps.log.info(
+          { peer: target, hints: sent, bytes, ms: Math.round(this.#now() - started) },
+          'hints delivered',
+        );
     }
   }
 }
@@ -191,7 +210,12 @@ export class HintDelivery {
  * (to the target itself) when the target is not `gone` and stays one of them. A key whose
  * n is unknown (its bucket not yet in this node's table) goes nowhere yet: it is kept.
  */
-export function hintRoute(after: Ring, target: string, gone: boolean, nOf: (key: Buffer) => number | undefined): (key: Buffer) => readonly string[] | undefined {
+export function hintRoute(
+  after: Ring,
+  target: string,
+  gone: boolean,
+  nOf: (key: Buffer) => number | undefined,
+): (key: Buffer) => readonly string[] | undefined {
   return (key) => {
     const n = nOf(key);
     if (n === undefined) return [];

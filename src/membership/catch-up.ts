@@ -58,7 +58,8 @@ export function catchUp(o: CatchUpInput): CatchUp {
   }
   waiting.sort();
   // Until settleMs, an empty table is one gossip has not filled yet, not a cluster of one.
-  if (waiting.length === 0 && (peers > 0 || o.elapsedMs >= o.settleMs)) return { done: true, waitingFor: [], gaveUp: false };
+  if (waiting.length === 0 && (peers > 0 || o.elapsedMs >= o.settleMs))
+    return { done: true, waitingFor: [], gaveUp: false };
   const gaveUp = o.elapsedMs >= o.maxWaitMs;
   return { done: gaveUp, waitingFor: waiting, gaveUp };
 }

@@ -74,7 +74,11 @@ export const NO_HEARTBEAT = 0xffffffff;
  * The vector: one little-endian u32 per member, in roster order; member i's heartbeat is
  * `heartbeats[slots[i]]` (`heartbeats[i]` without `slots`).
  */
-export function writeHeartbeats(heartbeats: readonly number[] | Float64Array, count: number, slots?: Int32Array): Uint8Array {
+export function writeHeartbeats(
+  heartbeats: readonly number[] | Float64Array,
+  count: number,
+  slots?: Int32Array,
+): Uint8Array {
   const out = new Uint8Array(count * 4);
   const view = new DataView(out.buffer);
   for (let i = 0; i < count; i++) {

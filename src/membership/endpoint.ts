@@ -67,41 +67,45 @@ export const MAX_ID_LENGTH = 128;
 const ADDRESS = /^[A-Za-z0-9.\-_]+:\d{1,5}$|^\[[0-9A-Fa-f:.]+\]:\d{1,5}$/;
 
 /** Field names the membership layer reads, with the check each value must pass. */
-const CHECKS = new Map<string, (v: string) => string | undefined>(Object.entries({
-  addr: (v: string) => (isAddress(v) ? undefined : 'must be host:port'),
-  zone: (v: string) => (v.length <= 256 ? undefined : 'must be at most 256 characters'),
-  rack: (v: string) => (v.length <= 256 ? undefined : 'must be at most 256 characters'),
-  weight: (v: string) => {
-    const w = Number(v);
-    return Number.isFinite(w) && w > 0 && w <= 1000 ? undefined : 'must be a number in (0, 1000]';
-  },
-  status: (v: string) => ((NODE_STATUSES as readonly string[]).includes(v) ? undefined : `must be one of ${NODE_STATUSES.join(', ')}`),
-  // '' is a joiner withdrawing its claim (ring-view.ts).
-  tokens: (v: string) => (v === '' || parseTokens(v) ? undefined : 'must be comma-separated 16-digit hex tokens'),
-  load: (v: string) => (/^\d{1,16}$/.test(v) ? undefined : 'must be a byte count'),
-  hints: (v: string) => (/^\d{1,16}$/.test(v) ? undefined : 'must be a count'),
-  replicas: (v: string) => (/^([1-9]|1[0-6])$/.test(v) ? undefined : 'must be a whole number from 1 to 16'),
-  empty: (v: string) => (v === 'true' || v === 'false' ? undefined : "must be 'true' or 'false'"),
-  // Topology changes (ring-view.ts): whom a replacer replaces, whom a member is removing
-  // ('' once done), the ids it removed, and the hash of the view a node writes by.
-  replaces: (v: string) => (v === '' || isId(v) ? undefined : 'must be a node id'),
-  removing: (v: string) => (v === '' || isId(v) ? undefined : 'must be a node id'),
-  removed: (v: string) => (v === '' || v.split(',').every(isId) ? undefined : 'must be comma-separated node ids'),
-  // Who inherits each token of a node this one decommissions or removes (ring-view.ts).
-  heirs: (v: string) => (v.length <= 1 << 20 && parseHeirs(v) !== undefined ? undefined : 'must be NODE=token:heir,...;NODE=...'),
-  topo: (v: string) => (/^[0-9a-f]{16}$/.test(v) ? undefined : 'must be 16 hex digits'),
-  // Ranges done of the movement a node streams or drives ('' when none), for status.
-  keys: (v: string) => (/^\d{1,16}$/.test(v) ? undefined : 'must be a count'),
-  standby: (v: string) => (v === 'true' || v === 'false' ? undefined : "must be 'true' or 'false'"),
-  // A node draining before it exits (docs/operations.md#drain): peers hold it down at once,
-  // until its next generation.
-  stopping: (v: string) => (v === 'true' || v === 'false' ? undefined : "must be 'true' or 'false'"),
-  // The nodes this one holds hints for: a restarted node waits until no peer names it.
-  hinted: (v: string) => (v === '' || v.split(',').every(isId) ? undefined : 'must be comma-separated node ids'),
-  progress: (v: string) => (v === '' || /^\d{1,9}\/\d{1,9}$/.test(v) ? undefined : 'must be done/total'),
-  // The gossip a node speaks beyond full Scuttlebutt (gossiper.ts): 'delta'.
-  gossip: (v: string) => (/^[a-z0-9,]{0,64}$/.test(v) ? undefined : 'must be comma-separated lower-case names'),
-}));
+const CHECKS = new Map<string, (v: string) => string | undefined>(
+  Object.entries({
+    addr: (v: string) => (isAddress(v) ? undefined : 'must be host:port'),
+    zone: (v: string) => (v.length <= 256 ? undefined : 'must be at most 256 characters'),
+    rack: (v: string) => (v.length <= 256 ? undefined : 'must be at most 256 characters'),
+    weight: (v: string) => {
+      const w = Number(v);
+      return Number.isFinite(w) && w > 0 && w <= 1000 ? undefined : 'must be a number in (0, 1000]';
+    },
+    status: (v: string) =>
+      (NODE_STATUSES as readonly string[]).includes(v) ? undefined : `must be one of ${NODE_STATUSES.join(', ')}`,
+    // '' is a joiner withdrawing its claim (ring-view.ts).
+    tokens: (v: string) => (v === '' || parseTokens(v) ? undefined : 'must be comma-separated 16-digit hex tokens'),
+    load: (v: string) => (/^\d{1,16}$/.test(v) ? undefined : 'must be a byte count'),
+    hints: (v: string) => (/^\d{1,16}$/.test(v) ? undefined : 'must be a count'),
+    replicas: (v: string) => (/^([1-9]|1[0-6])$/.test(v) ? undefined : 'must be a whole number from 1 to 16'),
+    empty: (v: string) => (v === 'true' || v === 'false' ? undefined : "must be 'true' or 'false'"),
+    // Topology changes (ring-view.ts): whom a replacer replaces, whom a member is removing
+    // ('' once done), the ids it removed, and the hash of the view a node writes by.
+    replaces: (v: string) => (v === '' || isId(v) ? undefined : 'must be a node id'),
+    removing: (v: string) => (v === '' || isId(v) ? undefined : 'must be a node id'),
+    removed: (v: string) => (v === '' || v.split(',').every(isId) ? undefined : 'must be comma-separated node ids'),
+    // Who inherits each token of a node this one decommissions or removes (ring-view.ts).
+    heirs: (v: string) =>
+      v.length <= 1 << 20 && parseHeirs(v) !== undefined ? undefined : 'must be NODE=token:heir,...;NODE=...',
+    topo: (v: string) => (/^[0-9a-f]{16}$/.test(v) ? undefined : 'must be 16 hex digits'),
+    // Ranges done of the movement a node streams or drives ('' when none), for status.
+    keys: (v: string) => (/^\d{1,16}$/.test(v) ? undefined : 'must be a count'),
+    standby: (v: string) => (v === 'true' || v === 'false' ? undefined : "must be 'true' or 'false'"),
+    // A node draining before it exits (docs/operations.md#drain): peers hold it down at once,
+    // until its next generation.
+    stopping: (v: string) => (v === 'true' || v === 'false' ? undefined : "must be 'true' or 'false'"),
+    // The nodes this one holds hints for: a restarted node waits until no peer names it.
+    hinted: (v: string) => (v === '' || v.split(',').every(isId) ? undefined : 'must be comma-separated node ids'),
+    progress: (v: string) => (v === '' || /^\d{1,9}\/\d{1,9}$/.test(v) ? undefined : 'must be done/total'),
+    // The gossip a node speaks beyond full Scuttlebutt (gossiper.ts): 'delta'.
+    gossip: (v: string) => (/^[a-z0-9,]{0,64}$/.test(v) ? undefined : 'must be comma-separated lower-case names'),
+  }),
+);
 
 function isId(v: string): boolean {
   return v.length > 0 && v.length <= MAX_ID_LENGTH && !v.includes(',');
@@ -130,7 +134,8 @@ const TOKENS_FIELD = /^[0-9a-f]{16}(?:,[0-9a-f]{16})*$/;
 /** Why a delta from the network is unacceptable, or undefined when it is fine. */
 export function checkDelta(d: Delta): string | undefined {
   if (d === null || typeof d !== 'object') return 'a state must be an object';
-  if (typeof d.id !== 'string' || d.id.length === 0 || d.id.length > MAX_ID_LENGTH) return 'node id must be 1-128 characters';
+  if (typeof d.id !== 'string' || d.id.length === 0 || d.id.length > MAX_ID_LENGTH)
+    return 'node id must be 1-128 characters';
   if (!isCount(d.generation) || !isCount(d.heartbeat)) return `${d.id}: generation and heartbeat must be whole numbers`;
   if (d.since !== undefined && !isCount(d.since)) return `${d.id}: since must be a whole number`;
   if (!Array.isArray(d.fields) || d.fields.length > MAX_FIELDS) return `${d.id}: at most ${MAX_FIELDS} fields`;
@@ -148,7 +153,8 @@ export function checkDelta(d: Delta): string | undefined {
 
 export function checkDigest(d: Digest): string | undefined {
   if (d === null || typeof d !== 'object') return 'a digest must be an object';
-  if (typeof d.id !== 'string' || d.id.length === 0 || d.id.length > MAX_ID_LENGTH) return 'node id must be 1-128 characters';
+  if (typeof d.id !== 'string' || d.id.length === 0 || d.id.length > MAX_ID_LENGTH)
+    return 'node id must be 1-128 characters';
   if (!isCount(d.generation) || !isCount(d.version)) return `${d.id}: generation and version must be whole numbers`;
   if (d.heartbeat !== undefined && !isCount(d.heartbeat)) return `${d.id}: heartbeat must be a whole number`;
   return undefined;
@@ -209,7 +215,9 @@ export function digestOf(s: EndpointState): Digest {
 export function deltaOf(s: EndpointState, seen: number): Delta {
   const fields: { name: string; value: string; version: number }[] = [];
   for (const [name, f] of s.fields) if (f.version > seen) fields.push({ name, value: f.value, version: f.version });
-  return seen > 0 ? { id: s.id, generation: s.generation, heartbeat: s.heartbeat, fields, since: seen } : { id: s.id, generation: s.generation, heartbeat: s.heartbeat, fields };
+  return seen > 0
+    ? { id: s.id, generation: s.generation, heartbeat: s.heartbeat, fields, since: seen }
+    : { id: s.id, generation: s.generation, heartbeat: s.heartbeat, fields };
 }
 
 /**
@@ -266,5 +274,7 @@ export function parseHeirs(v: string): Map<string, Map<bigint, string>> | undefi
 }
 
 export function formatHeirs(entries: ReadonlyMap<string, ReadonlyMap<bigint, string>>): string {
-  return [...entries].map(([subject, map]) => `${subject}=${[...map].map(([t, h]) => `${tokenHex(t)}:${h}`).join(',')}`).join(';');
+  return [...entries]
+    .map(([subject, map]) => `${subject}=${[...map].map(([t, h]) => `${tokenHex(t)}:${h}`).join(',')}`)
+    .join(';');
 }

@@ -42,7 +42,16 @@ import {
   type Digest,
   type EndpointState,
 } from './endpoint.js';
-import { Broadcasts, fullExchangeRounds, HashSum, NO_HEARTBEAT, retransmitLimit, rosterKey, tableKey, writeHeartbeats } from './delta.js';
+import {
+  Broadcasts,
+  fullExchangeRounds,
+  HashSum,
+  NO_HEARTBEAT,
+  retransmitLimit,
+  rosterKey,
+  tableKey,
+  writeHeartbeats,
+} from './delta.js';
 import { PhiDetector, type DetectorOptions } from './phi-detector.js';
 
 interface Envelope {
@@ -216,7 +225,8 @@ export class Gossiper {
   #gaps = 0;
 
   constructor(o: GossiperOptions) {
-    if (!o.fields.addr || !isAddress(o.fields.addr)) throw new RangeError(`gossiper: fields.addr must be host:port, got ${o.fields.addr}`);
+    if (!o.fields.addr || !isAddress(o.fields.addr))
+      throw new RangeError(`gossiper: fields.addr must be host:port, got ${o.fields.addr}`);
     this.id = o.id;
     this.clusterName = o.clusterName;
     this.#random = o.random;
@@ -401,7 +411,8 @@ export class Gossiper {
       this.#probe.delete(id);
       const s = this.#table.get(id);
       const addr = s === undefined ? undefined : field(s, 'addr');
-      if (addr !== undefined && !this.#up.has(id) && this.#reachable(s!) && !out.some((o) => o.to === addr)) out.push(fullSyn(addr));
+      if (addr !== undefined && !this.#up.has(id) && this.#reachable(s!) && !out.some((o) => o.to === addr))
+        out.push(fullSyn(addr));
     }
     if (this.#seeds.length > 0) {
       const seedTarget = liveTarget === undefined || !chosen.some((c) => this.#seeds.includes(c));
@@ -428,15 +439,25 @@ export class Gossiper {
     }
     const { message: m, skipped } = checked;
     if (skipped.length > 0) {
-      this.#events.push({ type: 'refused', from, reason: `${skipped.length} entr${skipped.length === 1 ? 'y' : 'ies'} skipped: ${skipped[0]}` });
+      this.#events.push({
+        type: 'refused',
+        from,
+        reason: `${skipped.length} entr${skipped.length === 1 ? 'y' : 'ies'} skipped: ${skipped[0]}`,
+      });
     }
     const replies = this.#handle(now, m);
     // The sender spoke to us itself: it is alive. Not if a SYN shows it newer than the
     // state we hold (a restart we have not seen: our ACK asks for it, and its ACK2 makes
     // it up), or shows nothing of it (a shadow round); an ACK or ACK2 carries its state.
     const sender = this.#table.get(m.from);
-    const own = m.kind !== 'syn' ? undefined : m.delta !== undefined ? m.delta.generation : m.digests.find((d) => d.id === m.from)?.generation;
-    const current = m.kind !== 'syn' || (own !== undefined && own > 0 && sender !== undefined && own <= sender.generation);
+    const own =
+      m.kind !== 'syn'
+        ? undefined
+        : m.delta !== undefined
+          ? m.delta.generation
+          : m.digests.find((d) => d.id === m.from)?.generation;
+    const current =
+      m.kind !== 'syn' || (own !== undefined && own > 0 && sender !== undefined && own <= sender.generation);
     if (m.from !== this.id && sender !== undefined && current && !this.#up.has(m.from)) this.#arrived(m.from, now);
     return replies;
   }
@@ -465,7 +486,12 @@ export class Gossiper {
                 return [this.#syn(m.fromAddr, [], 'full')];
               }
             }
-            const delta: DeltaSyn = { generation: this.self.generation, roster: this.#rosterSum.hex(), heartbeats: this.#heartbeatVector(), broadcasts: this.#takeBroadcasts() };
+            const delta: DeltaSyn = {
+              generation: this.self.generation,
+              roster: this.#rosterSum.hex(),
+              heartbeats: this.#heartbeatVector(),
+              broadcasts: this.#takeBroadcasts(),
+            };
             return [{ to: m.fromAddr, message: { ...this.#envelope(), kind: 'ack2', deltas: [], delta } }];
           }
         }
@@ -497,14 +523,21 @@ export class Gossiper {
           } else if (delta && !sameRoster && localBeat > (d.heartbeat ?? 0)) {
             deltas.push({ id: d.id, generation: d.generation, heartbeat: localBeat, fields: [], since: version });
           }
-          if (delta && local !== undefined && local.generation === d.generation && d.id !== this.id && (d.heartbeat ?? 0) > localBeat) {
+          if (
+            delta &&
+            local !== undefined &&
+            local.generation === d.generation &&
+            d.id !== this.id &&
+            (d.heartbeat ?? 0) > localBeat
+          ) {
             this.#heartbeat(now, d.id, d.heartbeat!, m.from);
           }
         }
         if (known < this.#table.size) {
           // States the peer did not mention at all: send them whole.
           const mentioned = new Set(m.digests.map((d) => d.id));
-          for (const s of this.#table.values()) if (!mentioned.has(s.id) && !this.#hidden(s.id)) deltas.push(this.#deltaTo(m.from, s, 0));
+          for (const s of this.#table.values())
+            if (!mentioned.has(s.id) && !this.#hidden(s.id)) deltas.push(this.#deltaTo(m.from, s, 0));
         }
         return [{ to: m.fromAddr, message: { ...this.#envelope(), kind: 'ack', deltas, requests } }];
       }
@@ -522,7 +555,8 @@ export class Gossiper {
         this.#apply(now, m.deltas, m.from);
         if (m.delta !== undefined) {
           this.#applyBroadcasts(now, m.delta.broadcasts, m.from);
-          if (!this.#shadow && m.delta.heartbeats !== undefined && m.delta.roster === this.#rosterSum.hex()) this.#mergeHeartbeats(now, m.delta.heartbeats, m.from);
+          if (!this.#shadow && m.delta.heartbeats !== undefined && m.delta.roster === this.#rosterSum.hex())
+            this.#mergeHeartbeats(now, m.delta.heartbeats, m.from);
         }
         return [];
     }
@@ -573,7 +607,10 @@ export class Gossiper {
     // sender is the member itself or on full Scuttlebutt (its heartbeats are versions);
     // not from a peer on delta gossip, nor one whose generation this message moves.
     const sender = this.#delta ? this.#table.get(from) : undefined;
-    const legacy = sender !== undefined && !this.#speaksDelta.has(from) && !deltas.some((d) => d.id === from && d.generation !== sender.generation);
+    const legacy =
+      sender !== undefined &&
+      !this.#speaksDelta.has(from) &&
+      !deltas.some((d) => d.id === from && d.generation !== sender.generation);
     for (const d of deltas) {
       if (d.since !== undefined && d.since > 0 && d.id !== this.id) {
         const have = this.#table.get(d.id);
@@ -614,7 +651,8 @@ export class Gossiper {
         if (d.id === from || this.#up.has(d.id)) this.#arrived(d.id, now);
         else this.#probe.add(d.id);
       };
-      if (local === undefined || merged.generation > local.generation || merged.heartbeat > local.heartbeat) this.#heard.add(d.id);
+      if (local === undefined || merged.generation > local.generation || merged.heartbeat > local.heartbeat)
+        this.#heard.add(d.id);
       if (local === undefined) {
         this.#events.push({ type: 'discovered', id: d.id });
         news();
@@ -625,7 +663,8 @@ export class Gossiper {
       } else if (merged.heartbeat > local.heartbeat) {
         news();
       }
-      if (local === undefined || merged.generation !== local.generation || merged.fields !== local.fields) this.#revision++;
+      if (local === undefined || merged.generation !== local.generation || merged.fields !== local.fields)
+        this.#revision++;
       if (changed.length > 0) this.#events.push({ type: 'changed', id: d.id, fields: changed });
       if (!this.#live(merged) && this.#up.has(d.id)) this.#markDown(d.id, now);
     }
@@ -678,21 +717,40 @@ export class Gossiper {
   #syn(to: string, deltas: readonly Delta[] = [], mode: 'legacy' | 'full' = 'legacy'): Outbound {
     const digests: Digest[] = [];
     if (mode === 'full') {
-      for (const s of this.#table.values()) digests.push({ id: s.id, generation: s.generation, version: this.#fieldVersions.get(s.id)!, heartbeat: this.#beatOf(s.id) });
-      const delta: DeltaSyn = { generation: this.self.generation, roster: this.#rosterSum.hex(), broadcasts: this.#takeBroadcasts() };
+      for (const s of this.#table.values())
+        digests.push({
+          id: s.id,
+          generation: s.generation,
+          version: this.#fieldVersions.get(s.id)!,
+          heartbeat: this.#beatOf(s.id),
+        });
+      const delta: DeltaSyn = {
+        generation: this.self.generation,
+        roster: this.#rosterSum.hex(),
+        broadcasts: this.#takeBroadcasts(),
+      };
       return { to, message: { ...this.#envelope(), kind: 'syn', digests, deltas, delta } };
     }
-    for (const s of this.#table.values()) if (!this.#hidden(s.id)) digests.push({ id: s.id, generation: s.generation, version: this.#complete(s) });
+    for (const s of this.#table.values())
+      if (!this.#hidden(s.id)) digests.push({ id: s.id, generation: s.generation, version: this.#complete(s) });
     return { to, message: { ...this.#envelope(), kind: 'syn', digests, deltas } };
   }
 
   #lightSyn(to: string, heartbeats: Uint8Array, tableHash: string): Outbound {
-    const delta: DeltaSyn = { generation: this.self.generation, roster: this.#rosterSum.hex(), tableHash, heartbeats, broadcasts: this.#takeBroadcasts() };
+    const delta: DeltaSyn = {
+      generation: this.self.generation,
+      roster: this.#rosterSum.hex(),
+      tableHash,
+      heartbeats,
+      broadcasts: this.#takeBroadcasts(),
+    };
     return { to, message: { ...this.#envelope(), kind: 'syn', digests: [], delta } };
   }
 
   #takeBroadcasts(): Delta[] {
-    return this.#broadcasts.take(retransmitLimit(BROADCAST_MULT, this.#table.size), BROADCAST_BUDGET, (id) => this.state(id));
+    return this.#broadcasts.take(retransmitLimit(BROADCAST_MULT, this.#table.size), BROADCAST_BUDGET, (id) =>
+      this.state(id),
+    );
   }
 
   /** Our heartbeats in roster order. */
@@ -774,7 +832,10 @@ export class Gossiper {
     }
     // A new generation starts its heartbeats anew; the same one never moves them back.
     const beats = this.#beats;
-    beats[slot] = prev === undefined || prev.generation !== next.generation ? next.heartbeat : Math.max(beats[slot]!, next.heartbeat);
+    beats[slot] =
+      prev === undefined || prev.generation !== next.generation
+        ? next.heartbeat
+        : Math.max(beats[slot]!, next.heartbeat);
     if (prev !== undefined && prev.generation === next.generation && prev.fields === next.fields) return;
     if (prev === undefined) this.#order = undefined;
     else this.#tableSum.add(tableKey(prev.id, prev.generation, this.#fieldVersions.get(prev.id)!), -1);
@@ -795,11 +856,19 @@ export class Gossiper {
     if (m === null || typeof m !== 'object') return 'not a message';
     if (m.cluster !== this.clusterName) return `cluster name "${show(m.cluster)}" is not ours ("${this.clusterName}")`;
     if (typeof m.from !== 'string' || m.from.length === 0) return 'no sender id';
-    if (typeof m.fromAddr !== 'string' || !isAddress(m.fromAddr)) return `sender address ${show(m.fromAddr)} is not host:port`;
+    if (typeof m.fromAddr !== 'string' || !isAddress(m.fromAddr))
+      return `sender address ${show(m.fromAddr)} is not host:port`;
     const lists: unknown[] =
-      m.kind === 'syn' ? [m.digests, m.deltas ?? []] : m.kind === 'ack' ? [m.deltas, m.requests] : m.kind === 'ack2' ? [m.deltas] : [];
+      m.kind === 'syn'
+        ? [m.digests, m.deltas ?? []]
+        : m.kind === 'ack'
+          ? [m.deltas, m.requests]
+          : m.kind === 'ack2'
+            ? [m.deltas]
+            : [];
     if (lists.length === 0) return `unknown kind ${show((m as { kind: unknown }).kind)}`;
-    for (const l of lists) if (!Array.isArray(l) || l.length > MAX_ENTRIES) return `lists must be arrays of at most ${MAX_ENTRIES}`;
+    for (const l of lists)
+      if (!Array.isArray(l) || l.length > MAX_ENTRIES) return `lists must be arrays of at most ${MAX_ENTRIES}`;
     const skipped: string[] = [];
     const keep = <T>(xs: readonly T[], check: (x: T) => string | undefined): T[] =>
       xs.filter((x) => {
@@ -816,7 +885,13 @@ export class Gossiper {
     }
     const message: GossipMessage =
       m.kind === 'syn'
-        ? { ...envelope, kind: 'syn', digests: keep(m.digests, checkDigest), deltas: keep(m.deltas ?? [], checkDelta), ...(delta && { delta }) }
+        ? {
+            ...envelope,
+            kind: 'syn',
+            digests: keep(m.digests, checkDigest),
+            deltas: keep(m.deltas ?? [], checkDelta),
+            ...(delta && { delta }),
+          }
         : m.kind === 'ack'
           ? { ...envelope, kind: 'ack', deltas: keep(m.deltas, checkDelta), requests: keep(m.requests, checkDigest) }
           : { ...envelope, kind: 'ack2', deltas: keep(m.deltas, checkDelta), ...(delta && { delta }) };
@@ -827,17 +902,27 @@ export class Gossiper {
 /** Why a SYN's delta part is unacceptable (the message is refused whole), or undefined. */
 function checkDeltaSyn(d: DeltaSyn): string | undefined {
   if (d === null || typeof d !== 'object') return 'delta must be an object';
-  if (!Number.isSafeInteger(d.generation) || d.generation <= 0) return 'delta.generation must be a positive whole number';
+  if (!Number.isSafeInteger(d.generation) || d.generation <= 0)
+    return 'delta.generation must be a positive whole number';
   if (typeof d.roster !== 'string' || !HEX16.test(d.roster)) return 'delta.roster must be 16 hex digits';
-  if (d.tableHash !== undefined && (typeof d.tableHash !== 'string' || !HEX16.test(d.tableHash))) return 'delta.tableHash must be 16 hex digits';
-  if (d.heartbeats !== undefined && (!(d.heartbeats instanceof Uint8Array) || d.heartbeats.length % 4 !== 0 || d.heartbeats.length > 4 * MAX_ENTRIES)) {
+  if (d.tableHash !== undefined && (typeof d.tableHash !== 'string' || !HEX16.test(d.tableHash)))
+    return 'delta.tableHash must be 16 hex digits';
+  if (
+    d.heartbeats !== undefined &&
+    (!(d.heartbeats instanceof Uint8Array) || d.heartbeats.length % 4 !== 0 || d.heartbeats.length > 4 * MAX_ENTRIES)
+  ) {
     return `delta.heartbeats must be whole u32s, at most ${MAX_ENTRIES}`;
   }
-  if (!Array.isArray(d.broadcasts) || d.broadcasts.length > MAX_ENTRIES) return `delta.broadcasts must be an array of at most ${MAX_ENTRIES}`;
+  if (!Array.isArray(d.broadcasts) || d.broadcasts.length > MAX_ENTRIES)
+    return `delta.broadcasts must be an array of at most ${MAX_ENTRIES}`;
   return undefined;
 }
 
 /** A value from the network for a message: never throws (String() does on some objects). */
 function show(v: unknown): string {
-  return typeof v === 'string' ? v.slice(0, 100) : typeof v === 'number' || typeof v === 'boolean' || v == null ? `${v}` : typeof v;
+  return typeof v === 'string'
+    ? v.slice(0, 100)
+    : typeof v === 'number' || typeof v === 'boolean' || v == null
+      ? `${v}`
+      : typeof v;
 }

@@ -110,7 +110,10 @@ export function erfc(x: number): number {
               (0.37409196 +
                 t *
                   (0.09678418 +
-                    t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+                    t *
+                      (-0.18628806 +
+                        t *
+                          (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
     );
   return x >= 0 ? r : 2 - r;
 }
@@ -183,13 +186,12 @@ export class PhiDetector {
 
 /** z with phi(z, 0, 1) = threshold, by bisection (phi is increasing in z). */
 function zFor(threshold: number): number {
-  let lo = -40, hi = 40;
+  let lo = -40,
+    hi = 40;
   for (let i = 0; i < 100; i++) {
     const mid = (lo + hi) / 2;
     if (phi(mid, 0, 1) < threshold) lo = mid;
     else hi = mid;
   }
   return lo;
-
-
 }

@@ -78,7 +78,10 @@ export function removedIds(s: EndpointState): string[] {
 /** Each leaver's heirs, by the precedence above. */
 function heirsBySubject(list: readonly EndpointState[]): Map<string, Map<bigint, string>> {
   const out = new Map<string, Map<bigint, string>>();
-  const entries = list.map((s) => ({ s, heirs: parseHeirs(field(s, 'heirs') ?? '') ?? new Map<string, Map<bigint, string>>() }));
+  const entries = list.map((s) => ({
+    s,
+    heirs: parseHeirs(field(s, 'heirs') ?? '') ?? new Map<string, Map<bigint, string>>(),
+  }));
   for (const { s, heirs } of entries) {
     const own = heirs.get(s.id);
     if (own !== undefined && (statusOf(s) === 'leaving' || statusOf(s) === 'left')) out.set(s.id, own);
@@ -108,13 +111,21 @@ export function ringFingerprint(states: Iterable<EndpointState>): string {
       s.fields.has('heirs') ||
       status === 'removed';
     if (!relevant) continue;
-    parts.push(`${s.id}/${s.generation}/${status}/${v('tokens')}/${v('zone')}/${v('rack')}/${v('weight')}/${v('replaces')}/${v('removing')}/${v('removed')}/${v('heirs')}`);
+    parts.push(
+      `${s.id}/${s.generation}/${status}/${v('tokens')}/${v('zone')}/${v('rack')}/${v('weight')}/${v('replaces')}/${v('removing')}/${v('removed')}/${v('heirs')}`,
+    );
   }
   return parts.sort().join(' ');
 }
 
 function member(s: EndpointState, tokens: bigint[]): Member {
-  return { id: s.id, zone: field(s, 'zone') ?? '', rack: field(s, 'rack') ?? '', weight: Number(field(s, 'weight') ?? '1'), tokens };
+  return {
+    id: s.id,
+    zone: field(s, 'zone') ?? '',
+    rack: field(s, 'rack') ?? '',
+    weight: Number(field(s, 'weight') ?? '1'),
+    tokens,
+  };
 }
 
 function byId(a: EndpointState, b: EndpointState): number {
@@ -138,7 +149,13 @@ export function ringFromStates(states: Iterable<EndpointState>, options: RingOpt
   // Removals first: removing a node that died while leaving takes over its leave.
   for (const s of list) {
     const removing = field(s, 'removing');
-    if (removing && ownerIds.has(removing) && !out.has(removing) && !removed.has(s.id) && OWNER_STATUSES.has(statusOf(s) ?? '')) {
+    if (
+      removing &&
+      ownerIds.has(removing) &&
+      !out.has(removing) &&
+      !removed.has(s.id) &&
+      OWNER_STATUSES.has(statusOf(s) ?? '')
+    ) {
       movements.push({ kind: 'remove', node: removing, driver: s.id });
       out.add(removing);
     }
@@ -164,7 +181,11 @@ export function ringFromStates(states: Iterable<EndpointState>, options: RingOpt
   const conflicts = [...current.conflicts];
   if (movements.length > 0) {
     const leaving = [...out].flatMap((id) => (heirs.has(id) ? [heirs.get(id)!] : []));
-    const after = claimsOf(owners.filter((s) => !out.has(s.id)), joiners, [...inherited, ...leaving]);
+    const after = claimsOf(
+      owners.filter((s) => !out.has(s.id)),
+      joiners,
+      [...inherited, ...leaving],
+    );
     conflicts.push(...after.conflicts.filter((c) => !conflicts.some((x) => x.id === c.id)));
     target = after.members.length > 0 ? Ring.build(after.members, options) : undefined;
   }
@@ -192,12 +213,19 @@ function ownersOf(list: readonly EndpointState[], removed: ReadonlySet<string>):
  * is in some owner's own `tokens` (its heir took it as its own) or its heir is no
  * owner (the token is dropped, or passed on by the heir's own leave).
  */
-export function settledHeirs(states: Iterable<EndpointState>, heirs: ReadonlyMap<string, ReadonlyMap<bigint, string>>): string[] {
+export function settledHeirs(
+  states: Iterable<EndpointState>,
+  heirs: ReadonlyMap<string, ReadonlyMap<bigint, string>>,
+): string[] {
   const list = [...states];
   const owners = ownersOf(list, removedOf(list));
   const ownerIds = new Set(owners.map((s) => s.id));
   const held = new Set(owners.flatMap((s) => claimedTokens(s) ?? []));
-  return [...heirs].filter(([subject, map]) => !ownerIds.has(subject) && [...map].every(([t, heir]) => held.has(t) || !ownerIds.has(heir))).map(([subject]) => subject);
+  return [...heirs]
+    .filter(
+      ([subject, map]) => !ownerIds.has(subject) && [...map].every(([t, heir]) => held.has(t) || !ownerIds.has(heir)),
+    )
+    .map(([subject]) => subject);
 }
 
 /**
@@ -220,7 +248,13 @@ export function activeMovement(view: RingView): Movement | undefined {
  * streams only once every member that coordinates requests (owners and claimed joiners
  * that `isUp` says are up) writes to its pending ranges.
  */
-export function disagreeing(states: Iterable<EndpointState>, self: string, hash: string, removed: ReadonlySet<string>, isUp: (id: string) => boolean): string | undefined {
+export function disagreeing(
+  states: Iterable<EndpointState>,
+  self: string,
+  hash: string,
+  removed: ReadonlySet<string>,
+  isUp: (id: string) => boolean,
+): string | undefined {
   for (const s of states) {
     if (s.id === self || removed.has(s.id) || !isUp(s.id)) continue;
     const st = statusOf(s);

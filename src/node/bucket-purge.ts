@@ -40,9 +40,13 @@ export function purgedBy(state: EndpointState): Set<string> {
 const ofBucket = (name: string) => (key: Uint8Array) => startsWithMark(key) && bucketOf(key) === name;
 
 /** The hints `store` holds of keys `mine` takes, with their targets. */
-async function* hintsOf(store: Store, mine: (key: Uint8Array) => boolean): AsyncGenerator<{ target: string; key: Buffer; record: Buffer }> {
+async function* hintsOf(
+  store: Store,
+  mine: (key: Uint8Array) => boolean,
+): AsyncGenerator<{ target: string; key: Buffer; record: Buffer }> {
   for (const target of store.hints.targets().keys()) {
-    for await (const batch of store.hints.list(target, { batchCount: 512 })) for (const h of batch) if (mine(h.key)) yield { target, key: h.key, record: h.record };
+    for await (const batch of store.hints.list(target, { batchCount: 512 }))
+      for (const h of batch) if (mine(h.key)) yield { target, key: h.key, record: h.record };
   }
 }
 
@@ -65,7 +69,9 @@ export async function loadPurged(dir: string): Promise<string[]> {
   };
   const j = (await readJsonFile(dir, FILE, bad)) as { purged?: unknown } | undefined;
   if (j === undefined) return [];
-  return Array.isArray(j.purged) && j.purged.every((x) => typeof x === 'string') ? (j.purged as string[]) : bad('no list of deletions');
+  return Array.isArray(j.purged) && j.purged.every((x) => typeof x === 'string')
+    ? (j.purged as string[])
+    : bad('no list of deletions');
 }
 
 export interface BucketPurgeDeps {
@@ -142,7 +148,11 @@ export class BucketPurge {
       try {
         if (!(await this.#purge(d))) continue;
       } catch (e) {
-        if (!this.#stopped) this.deps.log.warn({ bucket: d.name, err: (e as Error).message }, 'purging a deleted bucket failed; trying again at the next change or start');
+        if (!this.#stopped)
+          this.deps.log.warn(
+            { bucket: d.name, err: (e as Error).message },
+            'purging a deleted bucket failed; trying again at the next change or start',
+          );
         continue;
       }
       this.done.add(id);
@@ -167,13 +177,20 @@ export class BucketPurge {
         if (this.#stopped) return false;
         const { deleted, kept } = await this.deps.store.ranges.delete(EVERY_RANGE, { batchCount: 512 }, mine);
         this.#keys += deleted;
-        for await (const h of hintsOf(this.deps.store, mine)) if (await this.deps.store.hints.remove(h.target, h.key, h.record)) this.#hints++;
+        for await (const h of hintsOf(this.deps.store, mine))
+          if (await this.deps.store.hints.remove(h.target, h.key, h.record)) this.#hints++;
         if (kept === 0) {
-          this.deps.log.info({ bucket: d.name, deletion: id, keys: this.#keys, hints: this.#hints, ms: Date.now() - started }, 'deleted bucket purged here');
+          this.deps.log.info(
+            { bucket: d.name, deletion: id, keys: this.#keys, hints: this.#hints, ms: Date.now() - started },
+            'deleted bucket purged here',
+          );
           return true;
         }
       }
-      this.deps.log.warn({ bucket: d.name, deletion: id }, 'writes kept racing the purge of a deleted bucket; trying again at the next change or start');
+      this.deps.log.warn(
+        { bucket: d.name, deletion: id },
+        'writes kept racing the purge of a deleted bucket; trying again at the next change or start',
+      );
       return false;
     } finally {
       this.#current = undefined;
@@ -182,6 +199,12 @@ export class BucketPurge {
 
   #gossip(): void {
     const live = new Set(this.deps.table.deletions().map(deletionId));
-    this.deps.gossiper.set(PURGED_FIELD, [...this.done].filter((id) => live.has(id)).sort().join(','));
+    this.deps.gossiper.set(
+      PURGED_FIELD,
+      [...this.done]
+        .filter((id) => live.has(id))
+        .sort()
+        .join(','),
+    );
   }
 }

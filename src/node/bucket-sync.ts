@@ -8,7 +8,15 @@
  * merge (the table does).
  */
 import { join } from 'node:path';
-import { BucketError, BucketTable, bucketName, type BucketDeletion, type BucketEntry, type BucketInfo, type BucketProps } from '../buckets/index.js';
+import {
+  BucketError,
+  BucketTable,
+  bucketName,
+  type BucketDeletion,
+  type BucketEntry,
+  type BucketInfo,
+  type BucketProps,
+} from '../buckets/index.js';
 import { field } from '../membership/endpoint.js';
 import type { Gossiper } from '../membership/gossiper.js';
 import { readJsonFile, writeAtomically } from './identity.js';
@@ -19,15 +27,23 @@ const FILE = 'buckets.json';
 /** The table saved in `dir` (empty when there is none); throws with what is wrong when the file is damaged. */
 export async function loadBuckets(dir: string, clusterN: number): Promise<BucketTable> {
   const bad = (what: string): never => {
-    throw new Error(`${join(dir, FILE)} is damaged (${what}): move it aside and restart; the node gets the bucket table from its peers`);
+    throw new Error(
+      `${join(dir, FILE)} is damaged (${what}): move it aside and restart; the node gets the bucket table from its peers`,
+    );
   };
   const j = (await readJsonFile(dir, FILE, bad)) as { buckets?: unknown } | undefined;
   if (j === undefined) return new BucketTable(clusterN);
   if (!Array.isArray(j?.buckets)) return bad('no buckets');
   const entries = (j.buckets as unknown[]).filter((e): e is BucketEntry => {
     const x = e as BucketEntry;
-    return typeof x?.name === 'string' && typeof x.props === 'object' && x.props !== null &&
-      Object.values(x.props).every((w) => typeof w?.value === 'string' && typeof w.at === 'number' && typeof w.by === 'string');
+    return (
+      typeof x?.name === 'string' &&
+      typeof x.props === 'object' &&
+      x.props !== null &&
+      Object.values(x.props).every(
+        (w) => typeof w?.value === 'string' && typeof w.at === 'number' && typeof w.by === 'string',
+      )
+    );
   });
   return new BucketTable(clusterN, entries);
 }
@@ -108,12 +124,19 @@ export class BucketSync {
 
   /** One gossip round's part: ask up to two differing peers for their tables. */
   round(): void {
-    for (const peer of this.differing().filter((p) => !this.#asking.has(p)).slice(0, 2)) {
+    for (const peer of this.differing()
+      .filter((p) => !this.#asking.has(p))
+      .slice(0, 2)) {
       this.#asking.add(peer);
       this.deps
         .fetch(peer)
         .then((entries) => this.merge(entries, peer))
-        .catch((e: unknown) => this.deps.log.warn({ peer, err: (e as Error).message }, 'could not fetch a peer\'s bucket table; asking again next round'))
+        .catch((e: unknown) =>
+          this.deps.log.warn(
+            { peer, err: (e as Error).message },
+            "could not fetch a peer's bucket table; asking again next round",
+          ),
+        )
         .finally(() => this.#asking.delete(peer));
     }
   }
@@ -133,7 +156,10 @@ export class BucketSync {
   checkN(n: number): void {
     const members = this.#members().length;
     if (n > members)
-      throw new BucketError('BK_N_ABOVE_MEMBERS', `n ${n} is more replicas than the cluster's ${members} member${members === 1 ? '' : 's'}: each key would have only ${members}; create the bucket with n ${members} or less, or add nodes first (n cannot change later)`);
+      throw new BucketError(
+        'BK_N_ABOVE_MEMBERS',
+        `n ${n} is more replicas than the cluster's ${members} member${members === 1 ? '' : 's'}: each key would have only ${members}; create the bucket with n ${members} or less, or add nodes first (n cannot change later)`,
+      );
   }
 
   /**
@@ -162,12 +188,20 @@ export class BucketSync {
     if (!purge) {
       const members = this.#members();
       const held = await Promise.allSettled(members.map((m) => this.deps.keysHeld(m, b)));
-      const holding = members.flatMap((m, i) => (held[i]!.status === 'fulfilled' && (held[i] as PromiseFulfilledResult<number>).value > 0 ? [m] : []));
+      const holding = members.flatMap((m, i) =>
+        held[i]!.status === 'fulfilled' && (held[i] as PromiseFulfilledResult<number>).value > 0 ? [m] : [],
+      );
       const unknown = members.filter((_, i) => held[i]!.status === 'rejected');
       if (holding.length > 0)
-        throw new BucketError('BK_NOT_EMPTY', `bucket ${b} holds keys (on ${holding.join(', ')}): delete them first, or delete the bucket with --purge to delete them on every member`);
+        throw new BucketError(
+          'BK_NOT_EMPTY',
+          `bucket ${b} holds keys (on ${holding.join(', ')}): delete them first, or delete the bucket with --purge to delete them on every member`,
+        );
       if (unknown.length > 0)
-        throw new BucketError('BK_NOT_EMPTY', `cannot tell whether bucket ${b} is empty: ${unknown.join(', ')} did not answer; delete with --purge to delete its keys wherever they are, or retry when ${unknown.length === 1 ? 'it is' : 'they are'} up`);
+        throw new BucketError(
+          'BK_NOT_EMPTY',
+          `cannot tell whether bucket ${b} is empty: ${unknown.join(', ')} did not answer; delete with --purge to delete its keys wherever they are, or retry when ${unknown.length === 1 ? 'it is' : 'they are'} up`,
+        );
     }
     await this.#change(() => {
       this.deps.table.delete(b, this.deps.now(), this.deps.id);
@@ -181,7 +215,8 @@ export class BucketSync {
     const deletion = this.deps.table.deletion(name);
     if (deletion === undefined) return undefined;
     const id = deletionId(deletion);
-    const purged: string[] = [], pending: string[] = [];
+    const purged: string[] = [],
+      pending: string[] = [];
     for (const m of this.#members()) {
       const s = this.deps.gossiper.state(m);
       (s !== undefined && purgedBy(s).has(id) ? purged : pending).push(m);
@@ -192,7 +227,10 @@ export class BucketSync {
   /** The cluster's members, this node among them: every node gossip knows that did not leave and was not removed. */
   #members(): string[] {
     const removed = this.deps.removed();
-    return [...this.deps.gossiper.states()].filter((s) => field(s, 'status') !== 'left' && field(s, 'status') !== 'removed' && !removed.has(s.id)).map((s) => s.id).sort();
+    return [...this.deps.gossiper.states()]
+      .filter((s) => field(s, 'status') !== 'left' && field(s, 'status') !== 'removed' && !removed.has(s.id))
+      .map((s) => s.id)
+      .sort();
   }
 
   /** Change properties of a bucket here. */
@@ -209,9 +247,14 @@ export class BucketSync {
   }
 
   #checkMembers(): void {
-    const old = [...this.deps.gossiper.states()].filter((s) => s.id !== this.deps.id && field(s, 'status') !== 'left' && field(s, 'buckets') === undefined).map((s) => s.id);
+    const old = [...this.deps.gossiper.states()]
+      .filter((s) => s.id !== this.deps.id && field(s, 'status') !== 'left' && field(s, 'buckets') === undefined)
+      .map((s) => s.id);
     if (old.length > 0)
-      throw new BucketError('BK_NOT_READY', `member(s) ${old.join(', ')} run a release without buckets: upgrade every node before creating or changing buckets`);
+      throw new BucketError(
+        'BK_NOT_READY',
+        `member(s) ${old.join(', ')} run a release without buckets: upgrade every node before creating or changing buckets`,
+      );
   }
 
   async #changed(): Promise<void> {

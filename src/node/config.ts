@@ -10,7 +10,17 @@
  */
 
 import { readFileSync } from 'node:fs';
-import { ConfigError, DEFAULT_CONFIG, ENV_NAMES, SETTINGS, SETTING_NAMES, checkSetting, flagOf, type NodeConfig, type SettingName } from './settings.js';
+import {
+  ConfigError,
+  DEFAULT_CONFIG,
+  ENV_NAMES,
+  SETTINGS,
+  SETTING_NAMES,
+  checkSetting,
+  flagOf,
+  type NodeConfig,
+  type SettingName,
+} from './settings.js';
 
 export { ConfigError, DEFAULT_CONFIG, ENV_NAMES, type NodeConfig } from './settings.js';
 
@@ -40,13 +50,21 @@ export function resolveConfig(flags: Raw, env: NodeJS.ProcessEnv, configFile?: s
   out.advertise = advertised(out.listen as string, out.advertise as string | undefined, sources);
   const tls = (['tlsCert', 'tlsKey', 'tlsCa'] as const).filter((k) => out[k] !== undefined);
   if (tls.length > 0 && tls.length < 3)
-    throw new ConfigError(`TLS needs all three of --tls-cert, --tls-key and --tls-ca (or ${ENV_NAMES.tlsCert}, ${ENV_NAMES.tlsKey}, ${ENV_NAMES.tlsCa}); only ${tls.map(flagOf).join(' and ')} given`);
+    throw new ConfigError(
+      `TLS needs all three of --tls-cert, --tls-key and --tls-ca (or ${ENV_NAMES.tlsCert}, ${ENV_NAMES.tlsKey}, ${ENV_NAMES.tlsCa}); only ${tls.map(flagOf).join(' and ')} given`,
+    );
   if (out.clientAuth === 'cert' && tls.length === 0)
-    throw new ConfigError(`${sources.clientAuth} cert needs TLS: give --tls-cert, --tls-key and --tls-ca, or leave client auth at none`);
+    throw new ConfigError(
+      `${sources.clientAuth} cert needs TLS: give --tls-cert, --tls-key and --tls-ca, or leave client auth at none`,
+    );
   if (out.readAuth === 'credential' && tls.length === 0 && out.adminTokenFile === undefined)
-    throw new ConfigError(`${sources.readAuth} credential needs a credential to check: TLS (--tls-cert, --tls-key, --tls-ca) or --admin-token-file`);
+    throw new ConfigError(
+      `${sources.readAuth} credential needs a credential to check: TLS (--tls-cert, --tls-key, --tls-ca) or --admin-token-file`,
+    );
   if (out.readAuth === 'credential' && out.http !== undefined && out.adminTokenFile === undefined)
-    throw new ConfigError(`${sources.readAuth} credential with --http needs --admin-token-file: the HTTP port checks the admin token (Authorization: Bearer), not certificates; give one, or serve no HTTP port`);
+    throw new ConfigError(
+      `${sources.readAuth} credential with --http needs --admin-token-file: the HTTP port checks the admin token (Authorization: Bearer), not certificates; give one, or serve no HTTP port`,
+    );
   return out as unknown as NodeConfig;
 }
 
@@ -61,13 +79,20 @@ function isWildcard(address: string): boolean {
  * Peers dial it, so a wildcard is refused rather than replaced by a guess (127.0.0.1 works
  * on one machine and nowhere else).
  */
-function advertised(listen: string, advertise: string | undefined, sources: Partial<Record<SettingName, string>>): string | undefined {
+function advertised(
+  listen: string,
+  advertise: string | undefined,
+  sources: Partial<Record<SettingName, string>>,
+): string | undefined {
   const said = (key: 'listen' | 'advertise', value: string): string => {
     const from = sources[key] ?? 'default';
     return from.startsWith('--') || from.startsWith('RINGKV_') ? `${from} ${value}` : `${key} ${value} (${from})`;
   };
   if (advertise !== undefined) {
-    if (isWildcard(advertise)) throw new ConfigError(`${said('advertise', advertise)} is a wildcard, not an address peers can reach: give the host:port other nodes and clients connect to`);
+    if (isWildcard(advertise))
+      throw new ConfigError(
+        `${said('advertise', advertise)} is a wildcard, not an address peers can reach: give the host:port other nodes and clients connect to`,
+      );
     return advertise;
   }
   if (isWildcard(listen)) {

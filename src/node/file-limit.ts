@@ -27,7 +27,10 @@ export function openFilesLimit(procLimits: string): number | undefined {
 }
 
 /** The advice to log when the open-files limit is below what the node needs, or undefined. */
-export function fileLimitAdvice(maxConnections: number, read: () => string = () => readFileSync('/proc/self/limits', 'utf8')): string | undefined {
+export function fileLimitAdvice(
+  maxConnections: number,
+  read: () => string = () => readFileSync('/proc/self/limits', 'utf8'),
+): string | undefined {
   let limit: number | undefined;
   try {
     limit = openFilesLimit(read());

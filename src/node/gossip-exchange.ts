@@ -18,7 +18,10 @@ import type { Identity } from './identity.js';
 import { MembershipLog } from './membership-log.js';
 
 export interface GossipExchangeDeps {
-  readonly config: Pick<NodeConfig, 'clusterName' | 'zone' | 'rack' | 'weight' | 'replicas' | 'seeds' | 'phiThreshold' | 'gossipIntervalMs' | 'join'>;
+  readonly config: Pick<
+    NodeConfig,
+    'clusterName' | 'zone' | 'rack' | 'weight' | 'replicas' | 'seeds' | 'phiThreshold' | 'gossipIntervalMs' | 'join'
+  >;
   /** This node as node.json has it at start. */
   readonly identity: Identity;
   /** The address this node gossips, for peers to reach it at. */
@@ -57,8 +60,9 @@ export class GossipExchange {
     });
     this.events = new MembershipLog(log.child({ component: 'membership' }));
     const peerLog = log.child({ component: 'gossip' });
-    this.#sender = new GossipSender(Math.max(1000, 2 * config.gossipIntervalMs), (to, err) =>
-      peerLog.debug({ peer: to, code: err.code, err: err.details }, 'gossip message not delivered'),
+    this.#sender = new GossipSender(
+      Math.max(1000, 2 * config.gossipIntervalMs),
+      (to, err) => peerLog.debug({ peer: to, code: err.code, err: err.details }, 'gossip message not delivered'),
       deps.peerCredentials,
     );
   }
@@ -136,7 +140,11 @@ export class GossipExchange {
 }
 
 /** The gossip fields this node starts with, from its config and node.json. */
-function startFields(config: GossipExchangeDeps['config'], identity: Identity, address: string): Record<string, string> {
+function startFields(
+  config: GossipExchangeDeps['config'],
+  identity: Identity,
+  address: string,
+): Record<string, string> {
   const fields: Record<string, string> = {
     addr: address,
     zone: config.zone,

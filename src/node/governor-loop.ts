@@ -52,7 +52,12 @@ export class GovernorLoop {
   start(): void {
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
-    this.#sampling = { delay, base: this.deps.throttle.rate, taken: this.deps.throttle.taken, delivered: this.deps.hintDelivery.delivered };
+    this.#sampling = {
+      delay,
+      base: this.deps.throttle.rate,
+      taken: this.deps.throttle.taken,
+      delivered: this.deps.hintDelivery.delivered,
+    };
   }
 
   /** Stop measuring the event loop (at node stop). */
@@ -66,16 +71,27 @@ export class GovernorLoop {
     const s = this.#sampling;
     if (s === undefined) return;
     const { throttle, hintDelivery } = this.deps;
-    const background = this.deps.outgoing.size > 0 || throttle.taken !== s.taken || hintDelivery.delivered !== s.delivered || this.deps.repairing();
+    const background =
+      this.deps.outgoing.size > 0 ||
+      throttle.taken !== s.taken ||
+      hintDelivery.delivered !== s.delivered ||
+      this.deps.repairing();
     s.taken = throttle.taken;
     s.delivered = hintDelivery.delivered;
     const p99 = this.deps.latencies.takeP99();
     const before = this.#state.share;
-    this.#state = govern(this.#state, { p99, loopDelay: s.delay.percentile(99) / 1e6, background }, { latencyFactor: this.deps.latencyFactor });
+    this.#state = govern(
+      this.#state,
+      { p99, loopDelay: s.delay.percentile(99) / 1e6, background },
+      { latencyFactor: this.deps.latencyFactor },
+    );
     s.delay.reset();
     if (Number.isFinite(s.base)) throttle.rate = Math.max(1024, s.base * this.#state.share);
     if (this.#state.share < before && this.#state.share <= 0.25) {
-      this.deps.log.debug({ component: 'governor', share: this.#state.share, p99, idleP99: this.#state.idleP99 }, 'background work slowed: foreground latency is up');
+      this.deps.log.debug(
+        { component: 'governor', share: this.#state.share, p99, idleP99: this.#state.idleP99 },
+        'background work slowed: foreground latency is up',
+      );
     }
   }
 }

@@ -64,7 +64,14 @@ export class Handoff {
         return store.ingest(entries.filter((e) => !classes.deleted(e.key)));
       },
     };
-    this.transfers = new Transfers({ store: ingest, checkpoints, source: this.peers, isUp: deps.isUp, leaverWaitMs: deps.config.leaverWaitMs, log: log.child({ component: 'handoff' }) });
+    this.transfers = new Transfers({
+      store: ingest,
+      checkpoints,
+      source: this.peers,
+      isUp: deps.isUp,
+      leaverWaitMs: deps.config.leaverWaitMs,
+      log: log.child({ component: 'handoff' }),
+    });
   }
 
   addServices(server: grpc.Server): void {

@@ -67,9 +67,22 @@ export class Housekeeping {
       const d = (this.disk = await this.deps.store.checkDisk());
       if (d === undefined || refusingWrites(d) === was) return;
       changed = true;
-      const figures = { component: 'storage', freeBytes: d.freeBytes, totalBytes: d.totalBytes, floorBytes: d.floorBytes };
-      if (d.failed) this.deps.log.error(figures, 'a write failed for want of disk space: this node takes no new writes (other replicas take them) until space is back; free space on its disk (docs/operations.md#a-full-disk)');
-      else if (d.low) this.deps.log.warn(figures, 'disk nearly full (free space below --min-free-disk): this node takes no new writes, other replicas take them; free space on its disk (docs/operations.md#a-full-disk)');
+      const figures = {
+        component: 'storage',
+        freeBytes: d.freeBytes,
+        totalBytes: d.totalBytes,
+        floorBytes: d.floorBytes,
+      };
+      if (d.failed)
+        this.deps.log.error(
+          figures,
+          'a write failed for want of disk space: this node takes no new writes (other replicas take them) until space is back; free space on its disk (docs/operations.md#a-full-disk)',
+        );
+      else if (d.low)
+        this.deps.log.warn(
+          figures,
+          'disk nearly full (free space below --min-free-disk): this node takes no new writes, other replicas take them; free space on its disk (docs/operations.md#a-full-disk)',
+        );
       else this.deps.log.warn(figures, 'disk has room again: this node takes new writes');
     });
     return changed;
@@ -95,7 +108,8 @@ export class Housekeeping {
   reclaimExpired(): Promise<void> {
     return this.#pass('reclaiming expired values failed; retrying shortly', async () => {
       const { dropped, rewritten } = await this.deps.store.reclaimExpired();
-      if (dropped + rewritten > 0) this.deps.log.debug({ component: 'storage', dropped, rewritten }, 'expired values reclaimed');
+      if (dropped + rewritten > 0)
+        this.deps.log.debug({ component: 'storage', dropped, rewritten }, 'expired values reclaimed');
     });
   }
 
@@ -103,7 +117,12 @@ export class Housekeeping {
     return this.#pass('tombstone purge failed; retrying next hour', async () => {
       const { purged, unconfirmed } = await this.deps.store.purgeTombstones({}, (t) => this.deps.confirmedBefore(t));
       if (purged > 0 || unconfirmed > 0)
-        this.deps.log.info({ component: 'storage', purged, unconfirmed }, unconfirmed > 0 ? 'tombstones purged; some past their grace period wait for a repair of their range (ringkv repair)' : 'tombstones past their grace period, confirmed on every replica by a repair, purged');
+        this.deps.log.info(
+          { component: 'storage', purged, unconfirmed },
+          unconfirmed > 0
+            ? 'tombstones purged; some past their grace period wait for a repair of their range (ringkv repair)'
+            : 'tombstones past their grace period, confirmed on every replica by a repair, purged',
+        );
     });
   }
 
@@ -112,7 +131,12 @@ export class Housekeeping {
     return this.#pass('clock prune failed; retrying next hour', async () => {
       const { pruned, unconfirmed } = await this.deps.store.pruneClocks({}, (t) => this.deps.confirmedBefore(t));
       if (pruned > 0 || unconfirmed > 0)
-        this.deps.log.info({ component: 'storage', pruned, unconfirmed }, unconfirmed > 0 ? 'clocks pruned; some stable past their grace period wait for a repair of their range (ringkv repair)' : 'clocks of keys stable past their grace period, confirmed by a repair, pruned');
+        this.deps.log.info(
+          { component: 'storage', pruned, unconfirmed },
+          unconfirmed > 0
+            ? 'clocks pruned; some stable past their grace period wait for a repair of their range (ringkv repair)'
+            : 'clocks of keys stable past their grace period, confirmed by a repair, pruned',
+        );
     });
   }
 

@@ -11,7 +11,16 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isAddress, parseHeirs, parseTokens, formatTokens, NODE_STATUSES, type EndpointState, type NodeStatus, type Versioned } from '../membership/endpoint.js';
+import {
+  isAddress,
+  parseHeirs,
+  parseTokens,
+  formatTokens,
+  NODE_STATUSES,
+  type EndpointState,
+  type NodeStatus,
+  type Versioned,
+} from '../membership/endpoint.js';
 import { ConfigError } from './config.js';
 
 export interface Identity {
@@ -41,7 +50,9 @@ export interface Identity {
 }
 
 /** What the node changes of its identity as it runs (id, cluster name and generation are fixed). */
-export type IdentityChange = Partial<Pick<Identity, 'tokens' | 'status' | 'move' | 'removing' | 'removed' | 'replaces' | 'admitted' | 'heirs'>>;
+export type IdentityChange = Partial<
+  Pick<Identity, 'tokens' | 'status' | 'move' | 'removing' | 'removed' | 'replaces' | 'admitted' | 'heirs'>
+>;
 
 const FILE = 'node.json';
 
@@ -58,14 +69,28 @@ export async function loadIdentity(
   await mkdir(dir, { recursive: true });
   const path = join(dir, FILE);
   const bad = (what: string): never => {
-    throw new ConfigError(`${path} is damaged (${what}); restore it from a backup, or move the data dir away to start a new node`);
+    throw new ConfigError(
+      `${path} is damaged (${what}); restore it from a backup, or move the data dir away to start a new node`,
+    );
   };
   const json = await readJsonFile(dir, FILE, bad);
   const saved = json === undefined ? undefined : parse(json, bad);
   const seconds = Math.floor(nowMs / 1000);
   if (saved === undefined) {
     const id = want.id ?? `n-${randomBytes(6).toString('hex')}`;
-    return { id, clusterName: want.clusterName, generation: seconds, tokens: undefined, status: 'joining', move: undefined, removing: undefined, removed: [], replaces: undefined, admitted: false, heirs: '' };
+    return {
+      id,
+      clusterName: want.clusterName,
+      generation: seconds,
+      tokens: undefined,
+      status: 'joining',
+      move: undefined,
+      removing: undefined,
+      removed: [],
+      replaces: undefined,
+      admitted: false,
+      heirs: '',
+    };
   }
   if (want.id !== undefined && want.id !== saved.id) {
     throw new ConfigError(
@@ -163,7 +188,8 @@ function parse(json: unknown, bad: (what: string) => never): Identity {
   if (typeof generation !== 'number' || !Number.isSafeInteger(generation) || generation < 0) bad('bad generation');
   if (!(NODE_STATUSES as readonly unknown[]).includes(status)) bad('bad status');
   if (move !== undefined && move !== null && typeof move !== 'string') bad('bad move');
-  if (removed !== undefined && !(Array.isArray(removed) && removed.every((x) => typeof x === 'string'))) bad('bad removed');
+  if (removed !== undefined && !(Array.isArray(removed) && removed.every((x) => typeof x === 'string')))
+    bad('bad removed');
   if (heirs !== undefined && (typeof heirs !== 'string' || parseHeirs(heirs) === undefined)) bad('bad heirs');
   let parsed: bigint[] | undefined;
   if (tokens !== null) {
@@ -217,7 +243,8 @@ export async function loadMembers(dir: string): Promise<EndpointState[]> {
     const fields = new Map<string, Versioned>();
     let version = Number(x.heartbeat) || 0;
     for (const f of x.fields) {
-      if (!Array.isArray(f) || typeof f[0] !== 'string' || typeof f[1] !== 'string' || !Number.isSafeInteger(f[2])) continue;
+      if (!Array.isArray(f) || typeof f[0] !== 'string' || typeof f[1] !== 'string' || !Number.isSafeInteger(f[2]))
+        continue;
       fields.set(f[0], { value: f[1], version: f[2] });
       version = Math.max(version, f[2]);
     }
@@ -229,7 +256,13 @@ export async function loadMembers(dir: string): Promise<EndpointState[]> {
 
 export async function saveMembers(dir: string, states: Iterable<EndpointState>): Promise<void> {
   const body: SavedState[] = [];
-  for (const s of states) body.push({ id: s.id, generation: s.generation, heartbeat: s.heartbeat, fields: [...s.fields].map(([n, f]) => [n, f.value, f.version]) });
+  for (const s of states)
+    body.push({
+      id: s.id,
+      generation: s.generation,
+      heartbeat: s.heartbeat,
+      fields: [...s.fields].map(([n, f]) => [n, f.value, f.version]),
+    });
   const path = join(dir, MEMBERS_FILE);
   await writeFile(`${path}.tmp`, JSON.stringify(body));
   await rename(`${path}.tmp`, path);

@@ -30,7 +30,10 @@ export class MembersFile {
   remember(): void {
     if (this.#saving) return;
     const others = [...this.deps.states()].filter((st) => st.id !== this.deps.id);
-    const key = others.map((st) => `${st.id}/${st.generation}/${[...st.fields.values()].reduce((m, f) => Math.max(m, f.version), 0)}`).sort().join(' ');
+    const key = others
+      .map((st) => `${st.id}/${st.generation}/${[...st.fields.values()].reduce((m, f) => Math.max(m, f.version), 0)}`)
+      .sort()
+      .join(' ');
     if (key === this.#saved) return;
     this.#saving = true;
     saveMembers(this.deps.dataDir, others).then(

@@ -44,7 +44,10 @@ export interface RecordedEvent {
 }
 
 /** The log line an event makes, or undefined for one not worth a line. */
-export function describeMembershipEvent(gossiper: Gossiper, e: MembershipEvent): Omit<RecordedEvent, 'atMs'> | undefined {
+export function describeMembershipEvent(
+  gossiper: Gossiper,
+  e: MembershipEvent,
+): Omit<RecordedEvent, 'atMs'> | undefined {
   switch (e.type) {
     case 'up':
     case 'down': {
@@ -62,14 +65,27 @@ export function describeMembershipEvent(gossiper: Gossiper, e: MembershipEvent):
       if (fields.length === 0) return undefined;
       const state = gossiper.state(e.id);
       const status = fields.includes('status') && state !== undefined ? field(state, 'status') : undefined;
-      return { level: 'info', peer: e.id, msg: 'peer state changed', detail: status === undefined ? { fields } : { fields, status } };
+      return {
+        level: 'info',
+        peer: e.id,
+        msg: 'peer state changed',
+        detail: status === undefined ? { fields } : { fields, status },
+      };
     }
     case 'refused':
       return { level: 'warn', peer: e.from, msg: 'gossip refused', detail: { reason: e.reason } };
     case 'paused':
-      return { level: 'warn', msg: 'this process stalled; peers are not judged on the silence it caused', detail: { pausedMs: Math.round(e.ms) } };
+      return {
+        level: 'warn',
+        msg: 'this process stalled; peers are not judged on the silence it caused',
+        detail: { pausedMs: Math.round(e.ms) },
+      };
     case 'impostor':
-      return { level: 'error', msg: 'another process gossips under this node id with a newer generation; two nodes share one id', detail: { generation: e.generation } };
+      return {
+        level: 'error',
+        msg: 'another process gossips under this node id with a newer generation; two nodes share one id',
+        detail: { generation: e.generation },
+      };
   }
 }
 

@@ -179,7 +179,16 @@ export class RingkvNode {
     this.security = security;
     const { peerCredentials } = security;
     const stopping = (): boolean => this.#stopping !== undefined;
-    this.#gossip = new GossipExchange({ config, identity, address, known, changed: () => this.#topology.update(), stopping, peerCredentials, log });
+    this.#gossip = new GossipExchange({
+      config,
+      identity,
+      address,
+      known,
+      changed: () => this.#topology.update(),
+      stopping,
+      peerCredentials,
+      log,
+    });
     const gossiper = (this.gossiper = this.#gossip.gossiper);
     // Whom this node holds hints for, gossiped as it changes: a restarted peer waits for them.
     store.hints.onTargets = (targets) => {
@@ -187,7 +196,10 @@ export class RingkvNode {
         gossiper.set('hinted', targets.join(','));
       } catch (e) {
         // Over a gossip field's 64 KiB (thousands of targets): restarted peers then wait catchUpMs at most.
-        log.warn({ targets: targets.length, err: (e as Error).message }, 'cannot gossip whom this node holds hints for');
+        log.warn(
+          { targets: targets.length, err: (e as Error).message },
+          'cannot gossip whom this node holds hints for',
+        );
       }
     };
     store.hints.onTargets([...store.hints.targets().keys()].sort());
@@ -202,16 +214,70 @@ export class RingkvNode {
     const afterGossip = (): void => void this.#gossip.after();
     const fail = (err: Error): void => this.#fail(err);
     const refuse = (): string | undefined => (this.#closing ? 'node is shutting down' : undefined);
-    this.#housekeeping = new Housekeeping({ store, gossiper, replicas, closing, confirmedBefore: (t) => this.repairs.confirmedBefore(t), log });
-    const members = (this.#members = new MembersFile({ dataDir: config.dataDir, id, states: () => gossiper.states(), log }));
-    this.#topology = new TopologyView({ id, clusterName: config.clusterName, tokensPerNode: config.tokens, gossiper, closing, fail, changed: () => members.remember(), log });
-    const notServing = (): string | undefined => (this.#closing ? 'it is shutting down' : this.#identity.status !== 'normal' ? `it is ${this.#identity.status}, not yet a member` : undefined);
+    this.#housekeeping = new Housekeeping({
+      store,
+      gossiper,
+      replicas,
+      closing,
+      confirmedBefore: (t) => this.repairs.confirmedBefore(t),
+      log,
+    });
+    const members = (this.#members = new MembersFile({
+      dataDir: config.dataDir,
+      id,
+      states: () => gossiper.states(),
+      log,
+    }));
+    this.#topology = new TopologyView({
+      id,
+      clusterName: config.clusterName,
+      tokensPerNode: config.tokens,
+      gossiper,
+      closing,
+      fail,
+      changed: () => members.remember(),
+      log,
+    });
+    const notServing = (): string | undefined =>
+      this.#closing
+        ? 'it is shutting down'
+        : this.#identity.status !== 'normal'
+          ? `it is ${this.#identity.status}, not yet a member`
+          : undefined;
     const placement = (): Placement | undefined => this.#topology.placement;
     const backgroundShare = (): number => this.#governor.share;
-    this.replication = new Replication({ id, config, store, buckets, gossiper, placement, removed: () => view().removed, backgroundShare, notServing, refuseReplicaCalls: refuse, peerCredentials, now: clock.now, log });
+    this.replication = new Replication({
+      id,
+      config,
+      store,
+      buckets,
+      gossiper,
+      placement,
+      removed: () => view().removed,
+      backgroundShare,
+      notServing,
+      refuseReplicaCalls: refuse,
+      peerCredentials,
+      now: clock.now,
+      log,
+    });
     const addressOf = (peer: string): string | undefined => this.#gossip.addressOf(peer);
     const repaired = (range: TokenRange, n: number | undefined, at: number): void => this.repairs.record(range, at, n);
-    const handoff = (this.handoff = new Handoff({ id, config, store, buckets, addressOf, isUp: (peer) => peer === id || gossiper.isUp(peer), refuse, repaired, peerCredentials, log }, checkpoints));
+    const handoff = (this.handoff = new Handoff(
+      {
+        id,
+        config,
+        store,
+        buckets,
+        addressOf,
+        isUp: (peer) => peer === id || gossiper.isUp(peer),
+        refuse,
+        repaired,
+        peerCredentials,
+        log,
+      },
+      checkpoints,
+    ));
     this.repairs = new RepairRuns({
       id,
       classes: () => handoff.classes().classes,
@@ -225,7 +291,15 @@ export class RingkvNode {
       log: log.child({ component: 'repair' }),
     });
     const { hintDelivery, coordinator } = this.replication;
-    this.#governor = new GovernorLoop({ throttle: handoff.throttle, outgoing: handoff.outgoing, hintDelivery, repairing: () => this.repairs.active, latencies: coordinator.latencies, latencyFactor: config.backgroundLatencyFactor, log });
+    this.#governor = new GovernorLoop({
+      throttle: handoff.throttle,
+      outgoing: handoff.outgoing,
+      hintDelivery,
+      repairing: () => this.repairs.active,
+      latencies: coordinator.latencies,
+      latencyFactor: config.backgroundLatencyFactor,
+      log,
+    });
     const topologyLog = log.child({ component: 'topology' });
     const gossip = (f: Record<string, string>): void => {
       for (const [name, value] of Object.entries(f)) gossiper.set(name, value);
@@ -238,7 +312,9 @@ export class RingkvNode {
       replicasOf: (key) => {
         const ring = this.#topology.placement?.target;
         const n = handoff.classes().nOf(key) ?? replicas;
-        return ring === undefined ? [] : ring.preferenceList(placementKey(key), Math.min(n, ring.size)).filter((x) => x !== id && gossiper.isUp(x));
+        return ring === undefined
+          ? []
+          : ring.preferenceList(placementKey(key), Math.min(n, ring.size)).filter((x) => x !== id && gossiper.isUp(x));
       },
       fetch: (node, key) => this.replication.replicas.read(node, key, undefined, Date.now() + config.requestTimeoutMs),
       log: log.child({ component: 'verify' }),
@@ -249,7 +325,9 @@ export class RingkvNode {
       this.replication.hintDelivery.handOver((target, key) => {
         const ring = this.#topology.placement?.target;
         const n = handoff.classes().nOf(key) ?? replicas;
-        return ring?.preferenceList(placementKey(key), Math.min(n, ring.size)).find((x) => x !== id && x !== target && gossiper.isUp(x));
+        return ring
+          ?.preferenceList(placementKey(key), Math.min(n, ring.size))
+          .find((x) => x !== id && x !== target && gossiper.isUp(x));
       });
     this.metrics = new NodeMetrics(this.#metricSources());
     store.onClockEntries = (entries) => this.metrics.clockEntries.observe(entries);
@@ -259,16 +337,50 @@ export class RingkvNode {
     });
     // A unit this node replicates it repairs itself; another it asks its first replica to repair (Control RepairRange).
     const repairUnit = async (u: RangeUnit): Promise<unknown> => {
-      if (u.replicas.includes(id)) return this.repairs.repairOne({ start: u.start, end: u.end }, u.replicas.filter((x) => x !== id), u.n);
-      const unit = { start: tokenHex(u.start), end: tokenHex(u.end), n: u.n ?? 0, classes: [...handoff.classes().classes], replicas: [...u.replicas] };
+      if (u.replicas.includes(id))
+        return this.repairs.repairOne(
+          { start: u.start, end: u.end },
+          u.replicas.filter((x) => x !== id),
+          u.n,
+        );
+      const unit = {
+        start: tokenHex(u.start),
+        end: tokenHex(u.end),
+        n: u.n ?? 0,
+        classes: [...handoff.classes().classes],
+        replicas: [...u.replicas],
+      };
       return this.#control.repairRange(u.replicas[0]!, unit, UNIT_REPAIR_TIMEOUT_MS).catch((e: unknown) => {
         // A node of an older release: it cannot repair for others; the unit is left to background repair.
-        if ((e as { code?: unknown })?.code === grpc.status.UNIMPLEMENTED) throw new UnitSkipped(`${u.replicas[0]} runs a release that cannot repair for a removal (no Control RepairRange)`);
+        if ((e as { code?: unknown })?.code === grpc.status.UNIMPLEMENTED)
+          throw new UnitSkipped(
+            `${u.replicas[0]} runs a release that cannot repair for a removal (no Control RepairRange)`,
+          );
         throw e;
       });
     };
-    const removalRepair = { load: (move: string) => loadRemovalRepair(config.dataDir, move), save: (p: RemovalRepairProgress | undefined) => saveRemovalRepair(config.dataDir, p) };
-    const driver = (this.driver = new MovementDriver({ id, replicas, gossiper, handoff, view, identity: identityNow, persist, gossip, announce, exit, handOverHints, fetchTimeoutMs: 10 * 60_000, repairUnit, removalRepair, knownDown: (x) => this.#knownDown(x), log: topologyLog }));
+    const removalRepair = {
+      load: (move: string) => loadRemovalRepair(config.dataDir, move),
+      save: (p: RemovalRepairProgress | undefined) => saveRemovalRepair(config.dataDir, p),
+    };
+    const driver = (this.driver = new MovementDriver({
+      id,
+      replicas,
+      gossiper,
+      handoff,
+      view,
+      identity: identityNow,
+      persist,
+      gossip,
+      announce,
+      exit,
+      handOverHints,
+      fetchTimeoutMs: 10 * 60_000,
+      repairUnit,
+      removalRepair,
+      knownDown: (x) => this.#knownDown(x),
+      log: topologyLog,
+    }));
     const operator = (this.#operator = new Operator({ id, store, driver, handoff, view, identity: identityNow, log }));
     this.#autoCleanup = new AutoCleanup({
       delayMs: config.cleanupAfterMs,
@@ -283,9 +395,26 @@ export class RingkvNode {
       const d = this.#housekeeping.disk;
       return d === undefined ? undefined : Math.max(0, d.freeBytes - d.floorBytes);
     };
-    this.#joining = new Joining({ config, gossiper, handoff, identity: identityNow, persist, view, afterGossip, announce, fail, updateHealth, closing, room, log });
+    this.#joining = new Joining({
+      config,
+      gossiper,
+      handoff,
+      identity: identityNow,
+      persist,
+      view,
+      afterGossip,
+      announce,
+      fail,
+      updateHealth,
+      closing,
+      room,
+      log,
+    });
     const bucketLog = log.child({ component: 'buckets' });
-    const purge = (this.bucketPurge = new BucketPurge({ dataDir: config.dataDir, store, table: buckets, gossiper, log: bucketLog }, purged));
+    const purge = (this.bucketPurge = new BucketPurge(
+      { dataDir: config.dataDir, store, table: buckets, gossiper, log: bucketLog },
+      purged,
+    ));
     this.bucketSync = new BucketSync({
       id,
       dataDir: config.dataDir,
@@ -298,7 +427,14 @@ export class RingkvNode {
       removed: () => this.removed,
       log: bucketLog,
     });
-    const control = (this.#control = new ControlPeers(id, config.clusterName, addressOf, peerCredentials, config.requestTimeoutMs, () => security.peerToken()));
+    const control = (this.#control = new ControlPeers(
+      id,
+      config.clusterName,
+      addressOf,
+      peerCredentials,
+      config.requestTimeoutMs,
+      () => security.peerToken(),
+    ));
     this.staged = new StagedChanges({
       id,
       replicas,
@@ -306,7 +442,8 @@ export class RingkvNode {
       gossiper,
       view,
       admit: (node) => control.admit(node).then(() => undefined),
-      decommission: (node) => (node === id ? this.decommission(false) : control.decommission(node)).then(() => undefined),
+      decommission: (node) =>
+        (node === id ? this.decommission(false) : control.decommission(node)).then(() => undefined),
       removeNode: (node) => driver.removeNode(node).then(() => undefined),
       saved: { stage, save: (s) => saveStage(config.dataDir, s) },
       log: topologyLog,
@@ -322,7 +459,11 @@ export class RingkvNode {
       counters: () => this.counters(),
       // Rebuilt when the table changes: it is read on every client request.
       buckets: () => {
-        if (buckets.digest !== this.buckets.digest()) buckets = { digest: this.buckets.digest(), byName: new Map(this.buckets.list().map((b) => [b.name, b.props.n])) };
+        if (buckets.digest !== this.buckets.digest())
+          buckets = {
+            digest: this.buckets.digest(),
+            byName: new Map(this.buckets.list().map((b) => [b.name, b.props.n])),
+          };
         return buckets.byName;
       },
       members: () => {
@@ -336,11 +477,17 @@ export class RingkvNode {
           self: st.id === this.id,
         }));
       },
-      ring: () => ({ hash: this.#topology.current.hash, changes: this.#ringChanges, ranges: this.ring?.tokens.length ?? 0 }),
+      ring: () => ({
+        hash: this.#topology.current.hash,
+        changes: this.#ringChanges,
+        ranges: this.ring?.tokens.length ?? 0,
+      }),
       load: () => ({ bytes: own('load'), keys: own('keys') }),
       streams: () => {
         const pulls: Record<string, number> = {};
-        let receivedBytes = 0, receivedKeys = 0, outgoingBytes = 0;
+        let receivedBytes = 0,
+          receivedKeys = 0,
+          outgoingBytes = 0;
         for (const p of this.handoff.transfers.status()) {
           if (p.finishedAt !== undefined) continue;
           for (const r of p.ranges) {
@@ -358,7 +505,14 @@ export class RingkvNode {
       },
       repair: () => {
         const r = this.repairs.status;
-        return { running: this.repairs.active, ranges: r.ranges ?? 0, done: r.done ?? 0, failed: r.failed ?? 0, backgroundRanges: r.background.ranges, backgroundBytes: r.background.bytes };
+        return {
+          running: this.repairs.active,
+          ranges: r.ranges ?? 0,
+          done: r.done ?? 0,
+          failed: r.failed ?? 0,
+          backgroundRanges: r.background.ranges,
+          backgroundBytes: r.background.bytes,
+        };
       },
       trees: () => this.store.trees?.stats,
       replicaBytesSent: () => this.replication.replicaBytesSent,
@@ -378,7 +532,11 @@ export class RingkvNode {
     // whatever it was doing (even joining, with no tokens yet).
     const fresh = !existsSync(join(config.dataDir, 'node.json'));
     const clock = new WallClock(config.clockOffsetMs);
-    const identity = await loadIdentity(config.dataDir, { id: config.id, clusterName: config.clusterName }, clock.now());
+    const identity = await loadIdentity(
+      config.dataDir,
+      { id: config.id, clusterName: config.clusterName },
+      clock.now(),
+    );
     await saveIdentity(config.dataDir, identity);
     const known = { states: fresh ? [] : await loadMembers(config.dataDir), fresh };
     const checkpoints = await Checkpoints.open(join(config.dataDir, 'transfers.json'));
@@ -402,7 +560,10 @@ export class RingkvNode {
       ...(config.keptTrees === 'on' ? { keptTrees: keptTreesOptions(config, buckets, () => pacing.share()) } : {}),
       disk: { label: identity.id, ...(config.minFreeDisk !== undefined ? { floorBytes: config.minFreeDisk } : {}) },
     });
-    const admission = new Admission(() => ({ maxConnections: config.maxConnections, maxCallsPerConnection: config.maxCallsPerConnection }), (r) => security.refused(r));
+    const admission = new Admission(
+      () => ({ maxConnections: config.maxConnections, maxCallsPerConnection: config.maxCallsPerConnection }),
+      (r) => security.refused(r),
+    );
     const server = new GuardedServer({
       'grpc.max_receive_message_length': NODE_MAX_MESSAGE_BYTES,
       'grpc.max_send_message_length': NODE_MAX_MESSAGE_BYTES,
@@ -419,7 +580,13 @@ export class RingkvNode {
     const host = config.listen.slice(0, colon);
     let listening: { port: number; close: () => void };
     try {
-      listening = await listenAdmitted(server, host, Number(config.listen.slice(colon + 1)), security.serverCredentials(), admission);
+      listening = await listenAdmitted(
+        server,
+        host,
+        Number(config.listen.slice(colon + 1)),
+        security.serverCredentials(),
+        admission,
+      );
     } catch (e) {
       security.close();
       await store.close();
@@ -428,7 +595,21 @@ export class RingkvNode {
     const port = listening.port;
     // resolveConfig refused wildcards; advertise is unset only when the port was 0.
     const address = config.advertise ?? `${host}:${port}`;
-    const node = new RingkvNode(config, nodeLog, identity, store, server, security, address, known, checkpoints, clock, stage, buckets, purged);
+    const node = new RingkvNode(
+      config,
+      nodeLog,
+      identity,
+      store,
+      server,
+      security,
+      address,
+      known,
+      checkpoints,
+      clock,
+      stage,
+      buckets,
+      purged,
+    );
     pacing.share = () => node.backgroundShare;
     node.#listening = listening;
     node.#admission = admission;
@@ -444,7 +625,13 @@ export class RingkvNode {
           transfers: () => node.#clusterTransfers(),
           refusal: (req, path) => {
             const details = security.httpRefusal(req.headers.authorization);
-            if (details !== undefined) security.refused({ path: `HTTP ${path}`, peer: req.socket.remoteAddress ?? 'unknown', code: grpc.status.UNAUTHENTICATED, details });
+            if (details !== undefined)
+              security.refused({
+                path: `HTTP ${path}`,
+                peer: req.socket.remoteAddress ?? 'unknown',
+                code: grpc.status.UNAUTHENTICATED,
+                details,
+              });
             return details;
           },
           log: nodeLog.child({ component: 'http' }),
@@ -458,7 +645,15 @@ export class RingkvNode {
     node.#begin([...node.gossiper.peerAddresses(), ...(await loadPeers(config.dataDir))]);
     void node.bucketPurge.kick(); // deletions not purged before a restart, or learned from buckets.json
     nodeLog.info(
-      { address, listen: `${host}:${port}`, http: node.#http?.address, generation: identity.generation, status: identity.status, tokens: identity.tokens?.length ?? 0, cluster: config.clusterName },
+      {
+        address,
+        listen: `${host}:${port}`,
+        http: node.#http?.address,
+        generation: identity.generation,
+        status: identity.status,
+        tokens: identity.tokens?.length ?? 0,
+        cluster: config.clusterName,
+      },
       'node started',
     );
     return node;
@@ -471,7 +666,14 @@ export class RingkvNode {
   /** Counters since start, for Admin Status. */
   counters(): Record<string, number> {
     const a = this.#admission;
-    return { ...this.replication.counters(), connections: a.connections, connectionsIdleClosed: a.counts.idleClosed, callsRefusedOverLimit: a.counts.refusedOverLimit, requestsUndecodable: a.counts.undecodable, requestsArrivedLate: a.counts.arrivedLate };
+    return {
+      ...this.replication.counters(),
+      connections: a.connections,
+      connectionsIdleClosed: a.counts.idleClosed,
+      callsRefusedOverLimit: a.counts.refusedOverLimit,
+      requestsUndecodable: a.counts.undecodable,
+      requestsArrivedLate: a.counts.arrivedLate,
+    };
   }
 
   get address(): string {
@@ -509,7 +711,10 @@ export class RingkvNode {
   #clusterTransfers(): Promise<{ replies: unknown[]; unreachable: string[] }> {
     const removed = this.removed;
     const members = [...this.gossiper.states()]
-      .filter((st) => (st.id === this.id || this.gossiper.isUp(st.id)) && !removed.has(st.id) && field(st, 'status') !== 'left')
+      .filter(
+        (st) =>
+          (st.id === this.id || this.gossiper.isUp(st.id)) && !removed.has(st.id) && field(st, 'status') !== 'left',
+      )
       .map((st) => st.id);
     return gather(members, (node) => this.#control.transfers(node, 3000));
   }
@@ -592,18 +797,40 @@ export class RingkvNode {
       this.#timers.push(setInterval(() => this.#governor.tick(), GOVERN_EVERY_MS));
     }
     // Hourly, or a tenth of a shorter grace period.
-    this.#timers.push(setInterval(() => void this.#housekeeping.purgeTombstones(), Math.min(PURGE_EVERY_MS, Math.max(1000, this.config.tombstoneGraceMs / 10))));
-    this.#timers.push(setInterval(() => void this.#housekeeping.pruneClocks(), Math.min(PURGE_EVERY_MS, Math.max(1000, this.store.settings.clockPruneGraceMs / 10))));
+    this.#timers.push(
+      setInterval(
+        () => void this.#housekeeping.purgeTombstones(),
+        Math.min(PURGE_EVERY_MS, Math.max(1000, this.config.tombstoneGraceMs / 10)),
+      ),
+    );
+    this.#timers.push(
+      setInterval(
+        () => void this.#housekeeping.pruneClocks(),
+        Math.min(PURGE_EVERY_MS, Math.max(1000, this.store.settings.clockPruneGraceMs / 10)),
+      ),
+    );
     this.#timers.push(setInterval(() => void this.#housekeeping.reclaimExpired(), RECLAIM_EVERY_MS));
     this.#timers.push(setInterval(() => void this.#checkDisk(), DISK_EVERY_MS));
     // Kept trees due for their long-schedule rebuild are queued (built one at a time, paced, in the background).
-    if (this.store.trees !== undefined && this.config.treeRebuildIntervalMs > 0) this.#timers.push(setInterval(() => this.store.trees?.rebuildDue(), REBUILD_CHECK_MS));
+    if (this.store.trees !== undefined && this.config.treeRebuildIntervalMs > 0)
+      this.#timers.push(setInterval(() => this.store.trees?.rebuildDue(), REBUILD_CHECK_MS));
     if (this.config.repairIntervalMs > 0) {
       const quiet = (): boolean => this.#topology.current.movements.length === 0 && this.#identity.status === 'normal';
-      void this.repairs.runBackground({ intervalMs: this.config.repairIntervalMs, bytesPerSecond: this.config.repairBytesPerSecond, share: () => this.#governor.share, quiet, signal: this.#background.signal });
+      void this.repairs.runBackground({
+        intervalMs: this.config.repairIntervalMs,
+        bytesPerSecond: this.config.repairBytesPerSecond,
+        share: () => this.#governor.share,
+        quiet,
+        signal: this.#background.signal,
+      });
     }
     if (this.config.verifyIntervalMs > 0)
-      void this.verifier.runBackground({ intervalMs: this.config.verifyIntervalMs, bytesPerSecond: this.config.verifyBytesPerSecond, share: () => this.#governor.share, signal: this.#background.signal });
+      void this.verifier.runBackground({
+        intervalMs: this.config.verifyIntervalMs,
+        bytesPerSecond: this.config.verifyBytesPerSecond,
+        share: () => this.#governor.share,
+        signal: this.#background.signal,
+      });
     this.#topology.update();
     this.#updateHealth();
     this.staged.resume();
@@ -677,7 +904,10 @@ export class RingkvNode {
     const serving = !this.#draining && this.#identity.status === 'normal' && this.#caughtUp;
     this.#health.setStatus('', serving ? 'SERVING' : 'NOT_SERVING');
     // Reads and coordination go on while the disk refuses writes; this service says whether its own store takes them.
-    this.#health.setStatus(WRITES_HEALTH_SERVICE, serving && !refusingWrites(this.#housekeeping.disk) ? 'SERVING' : 'NOT_SERVING');
+    this.#health.setStatus(
+      WRITES_HEALTH_SERVICE,
+      serving && !refusingWrites(this.#housekeeping.disk) ? 'SERVING' : 'NOT_SERVING',
+    );
   }
 
   /** The disk's free space, each second: gossiped, and in health, at once when the node starts or stops refusing writes. */
@@ -689,7 +919,8 @@ export class RingkvNode {
 
   #gossipDisk(): void {
     const d = this.#housekeeping.disk;
-    if (d !== undefined) this.gossiper.set('disk', `${d.failed ? 'failed' : d.low ? 'low' : 'ok'} ${d.freeBytes} ${d.totalBytes}`);
+    if (d !== undefined)
+      this.gossiper.set('disk', `${d.failed ? 'failed' : d.low ? 'low' : 'ok'} ${d.freeBytes} ${d.totalBytes}`);
   }
 
   /** ms to hear from peers after a start before one not heard from counts as down. */
@@ -699,7 +930,10 @@ export class RingkvNode {
 
   /** A peer gossip does not show up that we heard from since we started, or that stayed silent past the settle window. */
   #knownDown(id: string): boolean {
-    return !this.gossiper.isUp(id) && (this.gossiper.heardSinceStart(id) || performance.now() - this.#startedAt >= this.#settleMs);
+    return (
+      !this.gossiper.isUp(id) &&
+      (this.gossiper.heardSinceStart(id) || performance.now() - this.#startedAt >= this.#settleMs)
+    );
   }
 
   /**
@@ -721,7 +955,11 @@ export class RingkvNode {
     });
     if (!c.done) return;
     this.#caughtUp = true;
-    if (c.gaveUp) this.log.warn({ owedBy: c.waitingFor, ms: Math.round(elapsedMs) }, 'serving with hints still held for this node (catchUpMs passed): they arrive in the background');
+    if (c.gaveUp)
+      this.log.warn(
+        { owedBy: c.waitingFor, ms: Math.round(elapsedMs) },
+        'serving with hints still held for this node (catchUpMs passed): they arrive in the background',
+      );
     else this.log.info({ ms: Math.round(elapsedMs) }, 'caught up: no peer holds hints for this node; serving');
     this.#updateHealth();
   }
@@ -741,7 +979,10 @@ export class RingkvNode {
         this.gossiper.set('stopping', 'true');
         const started = performance.now();
         await this.#gossip.announceNow();
-        this.log.info({ toldMs: Math.round(performance.now() - started), drainMs: this.config.drainMs }, 'draining: peers told this node stops');
+        this.log.info(
+          { toldMs: Math.round(performance.now() - started), drainMs: this.config.drainMs },
+          'draining: peers told this node stops',
+        );
         await new Promise((r) => setTimeout(r, this.config.drainMs));
       }
       this.#closing = true;
@@ -752,7 +993,10 @@ export class RingkvNode {
       this.#listening.close();
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => {
-          this.log.warn({ graceMs: this.config.shutdownGraceMs }, 'in-flight requests did not finish in time; cutting them off');
+          this.log.warn(
+            { graceMs: this.config.shutdownGraceMs },
+            'in-flight requests did not finish in time; cutting them off',
+          );
           this.#server.forceShutdown();
           resolve();
         }, this.config.shutdownGraceMs);
@@ -787,7 +1031,9 @@ export class RingkvNode {
  */
 function keptTreesOptions(config: NodeConfig, buckets: BucketTable, share: () => number): KeptTreesOptions {
   const classes = keyClasses(buckets);
-  const throttle = new Throttle(config.repairBytesPerSecond, { sleep: (ms) => new Promise((r) => setTimeout(r, ms).unref?.()) });
+  const throttle = new Throttle(config.repairBytesPerSecond, {
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms).unref?.()),
+  });
   return {
     depth: config.treeDepth,
     classOf: (key) => classes.nOf(key),

@@ -84,7 +84,10 @@ export class Replication {
       now: () => performance.now(),
       changed: (peer, suspect) =>
         suspect
-          ? reachLog.warn({ peer }, 'peer does not answer this node, though gossip says it is up: treating it as down here (fallbacks and hints)')
+          ? reachLog.warn(
+              { peer },
+              'peer does not answer this node, though gossip says it is up: treating it as down here (fallbacks and hints)',
+            )
           : reachLog.info({ peer }, 'peer answers this node again'),
     });
     const reach = this.reachability;
@@ -120,18 +123,22 @@ export class Replication {
       {
         hints: store.hints,
         isUp: (peer) => peer !== id && gossiper.isUp(peer),
-        send: (target, key, record) => replicas.merge(target, key, record, undefined, Date.now() + config.requestTimeoutMs),
+        send: (target, key, record) =>
+          replicas.merge(target, key, record, undefined, Date.now() + config.requestTimeoutMs),
         share: deps.backgroundShare,
         redirect: (target) => {
           const placement = deps.placement();
           if (placement === undefined) return undefined;
           const st = gossiper.state(target);
-          const gone = deps.removed().has(target) || (st !== undefined && (field(st, 'status') === 'left' || field(st, 'status') === 'removed'));
+          const gone =
+            deps.removed().has(target) ||
+            (st !== undefined && (field(st, 'status') === 'left' || field(st, 'status') === 'removed'));
           if (!gone && placement.target === placement.ring) return undefined;
           // The key's replicas once the change in progress is done (the current ones when none is), for its bucket's n.
           return hintRoute(placement.target, target, gone, keyClasses(deps.buckets).nOf);
         },
-        keepOn: (holder, target, key, record) => replicas.merge(holder, key, record, target, Date.now() + config.requestTimeoutMs),
+        keepOn: (holder, target, key, record) =>
+          replicas.merge(holder, key, record, target, Date.now() + config.requestTimeoutMs),
         log: log.child({ component: 'hints' }),
       },
     );
@@ -144,10 +151,22 @@ export class Replication {
   addServices(
     server: grpc.Server,
     wrap: (impl: grpc.UntypedServiceImplementation, role: 'coordinator') => grpc.UntypedServiceImplementation,
-    observe: (operation: string, role: 'coordinator' | 'replica', code: string, seconds: number, siblings?: number, bucket?: string) => void,
+    observe: (
+      operation: string,
+      role: 'coordinator' | 'replica',
+      code: string,
+      seconds: number,
+      siblings?: number,
+      bucket?: string,
+    ) => void,
   ): void {
-    this.#keyValue = new KeyValueService(this.coordinator, this.deps.buckets, (op, code, seconds, siblings, bucket) => observe(op, 'coordinator', code, seconds, siblings, bucket));
-    server.addService(this.#keyValue.definition(), this.#keyValue.implementation((impl) => wrap(impl, 'coordinator')));
+    this.#keyValue = new KeyValueService(this.coordinator, this.deps.buckets, (op, code, seconds, siblings, bucket) =>
+      observe(op, 'coordinator', code, seconds, siblings, bucket),
+    );
+    server.addService(
+      this.#keyValue.definition(),
+      this.#keyValue.implementation((impl) => wrap(impl, 'coordinator')),
+    );
     this.#server = new ReplicaServer(this.#local, {
       refuse: this.deps.refuseReplicaCalls,
       maxInFlight: REPLICA_CALLS_PER_REQUEST * this.deps.config.maxInFlight,

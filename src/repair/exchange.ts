@@ -51,7 +51,15 @@ export interface RepairSide {
  * on write, and `digests` rejects with NotKept when it has none.
  */
 export interface RepairPeers {
-  side(node: string, session: string, range: TokenRange, depth: number, timeoutMs: number, cls?: { readonly n: number; readonly classes: readonly number[] }, kept?: boolean): RepairSide & { finish(complete: boolean): Promise<void> };
+  side(
+    node: string,
+    session: string,
+    range: TokenRange,
+    depth: number,
+    timeoutMs: number,
+    cls?: { readonly n: number; readonly classes: readonly number[] },
+    kept?: boolean,
+  ): RepairSide & { finish(complete: boolean): Promise<void> };
 }
 
 /** A peer has no kept tree of the unit (not built yet, another depth, or an older release): compare by scans instead. */
@@ -88,11 +96,15 @@ function digestOf(hashes: Iterable<string>): string {
  * to push nothing: a peer whose tree compared equal with ours holds what our tree held,
  * so it is sent whatever we hold now that our tree did not, wherever that came from.
  */
-export async function repairRange(tree: RangeTree, local: RepairSide, peers: readonly RepairSide[]): Promise<RepairStats> {
+export async function repairRange(
+  tree: RangeTree,
+  local: RepairSide,
+  peers: readonly RepairSide[],
+): Promise<RepairStats> {
   const stats: RepairStats = { leavesDiffering: 0, keysExchanged: 0, bytes: 0, recordBytes: 0 };
   const count = (records: readonly RecordEntry[]): void => {
     stats.keysExchanged += records.length;
-    for (const r of records) (stats.bytes += r.key.length + r.record.length), (stats.recordBytes += r.record.length);
+    for (const r of records) ((stats.bytes += r.key.length + r.record.length), (stats.recordBytes += r.record.length));
   };
   /** Per peer: the leaves that differed, and every key it listed in them with its entry hash. */
   const listed = new Map<RepairSide, { leaves: readonly number[]; hashes: Map<string, string> }>();
@@ -122,7 +134,12 @@ export async function repairRange(tree: RangeTree, local: RepairSide, peers: rea
   // listing per leaf, so that each entry's leaf is where the store found it (the token in
   // its data key), never a token worked out again from its key.
   const now = new Map<number, Map<string, string>>(
-    await Promise.all(union.map(async (leaf) => [leaf, new Map((await local.leafEntries([leaf])).map((e) => [e.key.toString('latin1'), e.hash]))] as const)),
+    await Promise.all(
+      union.map(
+        async (leaf) =>
+          [leaf, new Map((await local.leafEntries([leaf])).map((e) => [e.key.toString('latin1'), e.hash]))] as const,
+      ),
+    ),
   );
   // A leaf whose entries no longer add up to our tree's digest changed here since the tree
   // (the pulls above, or a write that raced them); one that still does holds what it held.
@@ -140,7 +157,8 @@ export async function repairRange(tree: RangeTree, local: RepairSide, peers: rea
         theirs.set(e.key.toString('latin1'), e.hash);
       }
     const keys: Buffer[] = [];
-    for (const leaf of [...leaves, ...ask]) for (const [k, h] of now.get(leaf)!) if (theirs.get(k) !== h) keys.push(Buffer.from(k, 'latin1'));
+    for (const leaf of [...leaves, ...ask])
+      for (const [k, h] of now.get(leaf)!) if (theirs.get(k) !== h) keys.push(Buffer.from(k, 'latin1'));
     if (keys.length === 0) continue;
     const records = await local.records(keys);
     if (records.length === 0) continue;

@@ -73,7 +73,12 @@ export function repairUnits(ring: Ring | undefined, self: string, classes: reado
     ring
       .ranges(Math.min(n, ring.size))
       .filter((r) => r.replicas.includes(self))
-      .map((r): RepairUnit => ({ start: r.start, end: r.end, replicas: r.replicas, ...(classes.length > 1 ? { n } : {}) })),
+      .map((r): RepairUnit => ({
+        start: r.start,
+        end: r.end,
+        replicas: r.replicas,
+        ...(classes.length > 1 ? { n } : {}),
+      })),
   );
 }
 
@@ -91,9 +96,16 @@ export class RepairRuns {
   constructor(private readonly deps: RepairRunDeps) {}
 
   /** The run in progress (or the last one), and when each range this node replicates was last repaired. */
-  get status(): Partial<RepairProgress> & { repaired: { start: string; end: string; atMs: number }[]; background: { ranges: number; keysExchanged: number; bytes: number; failed: number } } {
+  get status(): Partial<RepairProgress> & {
+    repaired: { start: string; end: string; atMs: number }[];
+    background: { ranges: number; keysExchanged: number; bytes: number; failed: number };
+  } {
     const mine = repairUnits(this.deps.ring(), this.deps.id, this.deps.classes());
-    const repaired = mine.map((r) => ({ start: tokenHex(r.start), end: tokenHex(r.end), atMs: this.lastRepaired.get(unitKey(r)) ?? 0 }));
+    const repaired = mine.map((r) => ({
+      start: tokenHex(r.start),
+      end: tokenHex(r.end),
+      atMs: this.lastRepaired.get(unitKey(r)) ?? 0,
+    }));
     return { ...this.#current, repaired, background: { ...this.background } };
   }
 
@@ -102,10 +114,16 @@ export class RepairRuns {
    * overlap it. Refused while a run is going on or before the node owns ranges.
    */
   start(only?: TokenRange): RepairProgress {
-    if (this.#running !== undefined) throw new RepairRefused(`repair ${this.#current!.id} is still running (${this.#current!.done} of ${this.#current!.ranges} ranges); wait for it (ringkv repair --status)`);
+    if (this.#running !== undefined)
+      throw new RepairRefused(
+        `repair ${this.#current!.id} is still running (${this.#current!.done} of ${this.#current!.ranges} ranges); wait for it (ringkv repair --status)`,
+      );
     const ring = this.deps.ring();
-    if (ring === undefined || !ring.has(this.deps.id)) throw new RepairRefused(`${this.deps.id} owns no ranges yet: nothing to repair`);
-    const ranges = repairUnits(ring, this.deps.id, this.deps.classes()).filter((r) => only === undefined || overlaps(r, only));
+    if (ring === undefined || !ring.has(this.deps.id))
+      throw new RepairRefused(`${this.deps.id} owns no ranges yet: nothing to repair`);
+    const ranges = repairUnits(ring, this.deps.id, this.deps.classes()).filter(
+      (r) => only === undefined || overlaps(r, only),
+    );
     const progress: RepairProgress = {
       id: randomBytes(6).toString('hex'),
       startedAtMs: this.deps.now(),
@@ -131,7 +149,20 @@ export class RepairRuns {
       progress.current = '';
       this.#running = undefined;
       const { done, skipped, failed, identical, leavesDiffering, keysExchanged, bytes } = progress;
-      this.deps.log.info({ repair: progress.id, done, skipped, failed, identical, leavesDiffering, keysExchanged, bytes, ms: progress.finishedAtMs - progress.startedAtMs }, 'repair finished');
+      this.deps.log.info(
+        {
+          repair: progress.id,
+          done,
+          skipped,
+          failed,
+          identical,
+          leavesDiffering,
+          keysExchanged,
+          bytes,
+          ms: progress.finishedAtMs - progress.startedAtMs,
+        },
+        'repair finished',
+      );
     });
     return progress;
   }
@@ -161,7 +192,10 @@ export class RepairRuns {
       } catch (e) {
         p.failed++;
         p.lastProblem = `range ${p.current}: ${(e as { details?: string; message?: string })?.details ?? (e as Error)?.message ?? String(e)}`;
-        this.deps.log.warn({ range: p.current, err: p.lastProblem }, 'repair of a range failed; the next run tries again');
+        this.deps.log.warn(
+          { range: p.current, err: p.lastProblem },
+          'repair of a range failed; the next run tries again',
+        );
       }
     }
     p.recordsRead = this.deps.store.ranges.recordsRead - read0;
@@ -173,10 +207,22 @@ export class RepairRuns {
    * node has a ring: the trees loaded from disk stay until it does.
    */
   trackKept(): void {
-    const trees = this.deps.store.trees, ring = this.deps.ring();
+    const trees = this.deps.store.trees,
+      ring = this.deps.ring();
     if (trees === undefined || ring === undefined || !ring.has(this.deps.id)) return;
-    const units = repairUnits(ring, this.deps.id, this.deps.classes()).map((r) => ({ n: r.n ?? 0, start: r.start, end: r.end }));
-    trees.track(units).catch((e: unknown) => this.deps.log.warn({ err: (e as Error).message }, 'kept trees: tracking the ranges this node replicates failed; tried again at the next change'));
+    const units = repairUnits(ring, this.deps.id, this.deps.classes()).map((r) => ({
+      n: r.n ?? 0,
+      start: r.start,
+      end: r.end,
+    }));
+    trees
+      .track(units)
+      .catch((e: unknown) =>
+        this.deps.log.warn(
+          { err: (e as Error).message },
+          'kept trees: tracking the ranges this node replicates failed; tried again at the next change',
+        ),
+      );
   }
 
   /** Range (start, end] (of N class `n`; undefined: every key) was repaired with every replica as of `at` (this node's clock). */
@@ -217,7 +263,14 @@ export class RepairRuns {
    * topology change is going on (`quiet`). Paced to about `bytesPerSecond` of data read
    * (each replica reads the range once), times the governor's `share`.
    */
-  async runBackground(o: { intervalMs: number; bytesPerSecond: number; share(): number; quiet(): boolean; signal: AbortSignal; pollMs?: number }): Promise<void> {
+  async runBackground(o: {
+    intervalMs: number;
+    bytesPerSecond: number;
+    share(): number;
+    quiet(): boolean;
+    signal: AbortSignal;
+    pollMs?: number;
+  }): Promise<void> {
     const startedAt = this.deps.now();
     const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref?.());
     while (!o.signal.aborted) {
@@ -236,7 +289,13 @@ export class RepairRuns {
         this.background.bytes += stats.bytes;
       } catch (e) {
         this.background.failed++;
-        this.deps.log.warn({ range: `${tokenHex(next.range.start)}-${tokenHex(next.range.end)}`, err: (e as { details?: string; message?: string })?.details ?? (e as Error)?.message }, 'background repair of a range failed; it is tried again later');
+        this.deps.log.warn(
+          {
+            range: `${tokenHex(next.range.start)}-${tokenHex(next.range.end)}`,
+            err: (e as { details?: string; message?: string })?.details ?? (e as Error)?.message,
+          },
+          'background repair of a range failed; it is tried again later',
+        );
       }
       // Pace: what the repair read over the allowed rate, less the time it took. On kept trees that is what
       // the exchange moved (the differing leaves' keys and records; an in-sync range read none); by scans, the
@@ -248,7 +307,10 @@ export class RepairRuns {
   }
 
   /** The range (of a class) this node is first replica of that is most overdue for repair, with its peers all up. */
-  #due(intervalMs: number, startedAt: number): { range: TokenRange; peers: string[]; n: number | undefined } | undefined {
+  #due(
+    intervalMs: number,
+    startedAt: number,
+  ): { range: TokenRange; peers: string[]; n: number | undefined } | undefined {
     const now = this.deps.now();
     let best: { range: TokenRange; peers: string[]; n: number | undefined; last: number } | undefined;
     for (const r of repairUnits(this.deps.ring(), this.deps.id, this.deps.classes())) {
@@ -279,7 +341,11 @@ export class RepairRuns {
     }
   }
 
-  async #repairOne(range: TokenRange, peers: readonly string[], n: number | undefined): Promise<RepairStats & { kept?: boolean }> {
+  async #repairOne(
+    range: TokenRange,
+    peers: readonly string[],
+    n: number | undefined,
+  ): Promise<RepairStats & { kept?: boolean }> {
     const { store, wire } = this.deps;
     const builtAt = this.deps.now();
     // A range with one replica (n=1) has nothing to compare with: it holds what it holds.
@@ -294,7 +360,10 @@ export class RepairRuns {
         return { ...(await this.#exchange(range, peers, n, kept, builtAt, true)), kept: true };
       } catch (e) {
         if (!(e instanceof NotKept)) throw e;
-        this.deps.log.debug({ range: unitKey({ ...range, n }), why: e.message }, 'repair: a peer has no kept tree of the range; comparing by scans');
+        this.deps.log.debug(
+          { range: unitKey({ ...range, n }), why: e.message },
+          'repair: a peer has no kept tree of the range; comparing by scans',
+        );
       }
     }
     const depth = Math.max(MIN_DEPTH, depthFor((await store.ranges.approximateBytes(range)) / 100));
@@ -306,9 +375,20 @@ export class RepairRuns {
   }
 
   /** Compare `tree` (this node's, kept or scanned with `only`) with every peer's in one session, and exchange what differs. */
-  async #exchange(range: TokenRange, peers: readonly string[], n: number | undefined, tree: RangeTree, builtAt: number, kept: boolean, only = this.deps.only(n ?? 0), session = randomBytes(6).toString('hex')): Promise<RepairStats> {
+  async #exchange(
+    range: TokenRange,
+    peers: readonly string[],
+    n: number | undefined,
+    tree: RangeTree,
+    builtAt: number,
+    kept: boolean,
+    only = this.deps.only(n ?? 0),
+    session = randomBytes(6).toString('hex'),
+  ): Promise<RepairStats> {
     const classes = this.deps.classes();
-    const sides = peers.map((p) => this.deps.wire.side(p, session, range, tree.depth, this.deps.timeoutMs, { n: n ?? 0, classes }, kept));
+    const sides = peers.map((p) =>
+      this.deps.wire.side(p, session, range, tree.depth, this.deps.timeoutMs, { n: n ?? 0, classes }, kept),
+    );
     let complete = false;
     try {
       const stats = await repairRange(tree, storeSide(this.deps.id, this.deps.store, tree, only), sides);
@@ -324,6 +404,7 @@ export class RepairRuns {
 /** Do token ranges (start, end] overlap? (start == end is the whole ring.) */
 export function overlaps(a: TokenRange, b: TokenRange): boolean {
   if (a.start === a.end || b.start === b.end) return true;
-  const inside = (t: bigint, r: TokenRange): boolean => (r.start < r.end ? t > r.start && t <= r.end : t > r.start || t <= r.end);
+  const inside = (t: bigint, r: TokenRange): boolean =>
+    r.start < r.end ? t > r.start && t <= r.end : t > r.start || t <= r.end;
   return inside(a.end, b) || inside(b.end, a);
 }

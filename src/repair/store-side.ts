@@ -26,7 +26,10 @@ export function storeSide(id: string, store: Store, tree: RangeTree, only?: KeyF
       const records = only === undefined ? pushed : pushed.filter((r) => only(r.key));
       const results = await store.mergeMany(records);
       const changed: LeafEntry[] = [];
-      results.forEach((r, i) => r.changed && changed.push({ key: records[i]!.key, hash: store.ranges.entryHash(records[i]!.key, r.record) }));
+      results.forEach(
+        (r, i) =>
+          r.changed && changed.push({ key: records[i]!.key, hash: store.ranges.entryHash(records[i]!.key, r.record) }),
+      );
       return changed;
     },
   };

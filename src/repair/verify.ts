@@ -58,10 +58,19 @@ export class Verifier {
 
   /** One pass over the whole store, paced; resolves with its figures (partial when `signal` aborted it). */
   async pass(o: VerifyOptions): Promise<VerifyPass> {
-    const p: VerifyPass = { startedAtMs: this.deps.now(), finishedAtMs: 0, records: 0, bytes: 0, corrupt: 0, restored: 0, unrestored: 0 };
+    const p: VerifyPass = {
+      startedAtMs: this.deps.now(),
+      finishedAtMs: 0,
+      records: 0,
+      bytes: 0,
+      corrupt: 0,
+      restored: 0,
+      unrestored: 0,
+    };
     this.last = p;
     const before = { restored: this.totals.restored, unrestored: this.totals.unrestored };
-    let t0 = performance.now(), paced = 0;
+    let t0 = performance.now(),
+      paced = 0;
     // Batches of 256 records or 1 MiB: the pace is checked between them.
     for await (const batch of this.deps.store.ranges.scan({ start: 0n, end: 0n })) {
       if (o.signal.aborted) break;
@@ -80,7 +89,8 @@ export class Verifier {
         p.unrestored = this.totals.unrestored - before.unrestored;
       }
       // Pace: the bytes read since the last pause at the allowed rate, less the time they took.
-      const wait = ((p.bytes - paced) / (o.bytesPerSecond * Math.max(0.05, o.share()))) * 1000 - (performance.now() - t0);
+      const wait =
+        ((p.bytes - paced) / (o.bytesPerSecond * Math.max(0.05, o.share()))) * 1000 - (performance.now() - t0);
       if (wait > 50) {
         await sleep(Math.min(wait, 10_000), o.signal);
         t0 = performance.now();
@@ -89,7 +99,11 @@ export class Verifier {
     }
     p.finishedAtMs = this.deps.now();
     this.totals.passes++;
-    if (p.corrupt > 0) this.deps.log.warn({ records: p.records, corrupt: p.corrupt, restored: p.restored, unrestored: p.unrestored }, 'verification pass found records corrupt on disk');
+    if (p.corrupt > 0)
+      this.deps.log.warn(
+        { records: p.records, corrupt: p.corrupt, restored: p.restored, unrestored: p.unrestored },
+        'verification pass found records corrupt on disk',
+      );
     else this.deps.log.info({ records: p.records, bytes: p.bytes }, 'verification pass found every record whole');
     return p;
   }
@@ -102,7 +116,8 @@ export class Verifier {
       try {
         await this.pass(o);
       } catch (e) {
-        if (!o.signal.aborted) this.deps.log.warn({ err: (e as Error).message }, 'verification pass failed; the next one runs at its time');
+        if (!o.signal.aborted)
+          this.deps.log.warn({ err: (e as Error).message }, 'verification pass failed; the next one runs at its time');
       }
     }
   }
@@ -118,7 +133,9 @@ export class Verifier {
     this.#waiting.add(id);
     this.#queue = this.#queue
       .then(async () => void (await this.#restore(key)))
-      .catch((e: unknown) => this.deps.log.warn({ key: showKey(key), err: (e as Error).message }, 'restoring a corrupt record failed'))
+      .catch((e: unknown) =>
+        this.deps.log.warn({ key: showKey(key), err: (e as Error).message }, 'restoring a corrupt record failed'),
+      )
       .finally(() => this.#waiting.delete(id));
   }
 
@@ -137,16 +154,25 @@ export class Verifier {
         await this.deps.store.merge(key, record);
         merged++;
       } catch (e) {
-        this.deps.log.debug({ peer: node, key: showKey(key), err: (e as Error).message }, 'a replica could not give a corrupt record again');
+        this.deps.log.debug(
+          { peer: node, key: showKey(key), err: (e as Error).message },
+          'a replica could not give a corrupt record again',
+        );
       }
     }
     if (merged > 0) {
       this.totals.restored++;
-      this.deps.log.warn({ key: showKey(key), from: merged }, 'a record corrupt on disk was restored from its replicas');
+      this.deps.log.warn(
+        { key: showKey(key), from: merged },
+        'a record corrupt on disk was restored from its replicas',
+      );
       return true;
     }
     this.totals.unrestored++;
-    this.deps.log.error({ key: showKey(key) }, 'a record corrupt on disk could not be restored: no other replica gave it; a read or repair of the key will, once one can');
+    this.deps.log.error(
+      { key: showKey(key) },
+      'a record corrupt on disk could not be restored: no other replica gave it; a read or repair of the key will, once one can',
+    );
     return false;
   }
 }

@@ -25,8 +25,24 @@
  */
 import { randomBytes } from 'node:crypto';
 import { showKey } from '../storage/kv-errors.js';
-import { HISTORY_LENGTH, NO_BALLOT, maxBallot, type Ballot, type PrepareReply, type Proposal, type ProposeReply } from '../storage/index.js';
-import { afterPrepare, casContext, decide, mayHaveBeenAccepted, nextBallot, quorumOf, type Condition } from './paxos.js';
+import {
+  HISTORY_LENGTH,
+  NO_BALLOT,
+  maxBallot,
+  type Ballot,
+  type PrepareReply,
+  type Proposal,
+  type ProposeReply,
+} from '../storage/index.js';
+import {
+  afterPrepare,
+  casContext,
+  decide,
+  mayHaveBeenAccepted,
+  nextBallot,
+  quorumOf,
+  type Condition,
+} from './paxos.js';
 import { ReplicaFailure, transient, type ReplicaApi } from './replica-api.js';
 import { ReplicationError } from './replication-errors.js';
 
@@ -76,7 +92,8 @@ interface Round<R> {
   readonly error: unknown;
 }
 
-type Kind = { readonly read: true } | { readonly read: false; readonly condition: Condition<Buffer>; readonly id: string };
+type Kind =
+  { readonly read: true } | { readonly read: false; readonly condition: Condition<Buffer>; readonly id: string };
 
 export class CasProposer {
   #commitsOut = 0;
@@ -87,7 +104,13 @@ export class CasProposer {
   ) {}
 
   /** A conditional write of `key` among `groups` (its replicas now, and after a move when one is under way), by request `id`. */
-  async write(key: Buffer, groups: readonly (readonly string[])[], condition: Condition<Buffer>, id: string, deadline: number): Promise<CasOutcome> {
+  async write(
+    key: Buffer,
+    groups: readonly (readonly string[])[],
+    condition: Condition<Buffer>,
+    id: string,
+    deadline: number,
+  ): Promise<CasOutcome> {
     return (await this.#run(key, groups, { read: false, condition, id }, deadline)) as CasOutcome;
   }
 
@@ -96,7 +119,12 @@ export class CasProposer {
     return (await this.#run(key, groups, { read: true }, deadline)) as CasRead;
   }
 
-  async #run(key: Buffer, groups: readonly (readonly string[])[], kind: Kind, deadline: number): Promise<CasOutcome | CasRead> {
+  async #run(
+    key: Buffer,
+    groups: readonly (readonly string[])[],
+    kind: Kind,
+    deadline: number,
+  ): Promise<CasOutcome | CasRead> {
     const members = [...new Set(groups.flat())];
     // Unique to this request: two of this node's requests must never share a ballot.
     const by = `${Buffer.from(this.deps.self, 'utf8').toString('latin1').slice(0, 200)}/${randomBytes(6).toString('hex')}`;
@@ -120,10 +148,19 @@ export class CasProposer {
       if (short !== undefined) {
         why = `only ${short.filter((id) => this.#up(id)).length} of its replicas ${short.join(', ')} are up, and a majority (${quorumOf(short.length)}) must answer`;
         if (mayHaveApplied) break;
-        throw new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)} ${notDone}: ${why}. Nothing was written; retry when they are back`);
+        throw new ReplicationError(
+          'RK_UNAVAILABLE',
+          `${op} of key ${showKey(key)} ${notDone}: ${why}. Nothing was written; retry when they are back`,
+        );
       }
       const ballot = nextBallot(seen, by, this.deps.now());
-      const prepared = await this.#round(members, groups, deadline, (n) => this.deps.replicas.paxosPrepare(n, key, ballot, deadline), (r: PrepareReply<Buffer>) => r.promised);
+      const prepared = await this.#round(
+        members,
+        groups,
+        deadline,
+        (n) => this.deps.replicas.paxosPrepare(n, key, ballot, deadline),
+        (r: PrepareReply<Buffer>) => r.promised,
+      );
       for (const r of prepared.replies) if (!r.promised) seen = maxBallot(seen, r.higher);
       seen = maxBallot(seen, ballot);
       if (!prepared.reached) {
@@ -136,7 +173,7 @@ export class CasProposer {
       if (next.kind === 'finish') {
         // A proposal accepted above the latest commit: finish it under this ballot, whoever's it is.
         const mine = !kind.read && next.id === kind.id;
-        if (mine) (mayHaveApplied = true), (ownBase = next.base), (ownBallot = ballot);
+        if (mine) ((mayHaveApplied = true), (ownBase = next.base), (ownBallot = ballot));
         const proposal: Proposal<Buffer> = { ballot, value: next.value, id: next.id, base: next.base };
         const proposed = await this.#propose(key, members, groups, proposal, deadline, seen);
         seen = proposed.seen;
@@ -153,14 +190,23 @@ export class CasProposer {
       const lagging = next.lagging.map((i) => prepared.nodes[i]!);
       if (next.committed !== undefined && lagging.length > 0) this.#commit(key, lagging, next.committed);
       if (kind.read) return { value: next.committed?.value ?? null, context: casContext(next.committed) };
-      const d = decide(kind.condition, kind.id, next.committed, mayHaveApplied, (a, b) => a.equals(b), mayHaveApplied ? { base: ownBase, ballot: ownBallot } : undefined, next.known);
+      const d = decide(
+        kind.condition,
+        kind.id,
+        next.committed,
+        mayHaveApplied,
+        (a, b) => a.equals(b),
+        mayHaveApplied ? { base: ownBase, ballot: ownBallot } : undefined,
+        next.known,
+      );
       if (d.kind === 'applied') return { applied: true, context: casContext({ id: kind.id }) };
       if (d.kind === 'not-applied') {
         this.counters.casNotApplied++;
         return { applied: false, value: d.current, context: casContext(next.committed) };
       }
       if (d.kind === 'unknown') {
-        why = 'a proposal of this request may have been accepted by a minority of replicas, and a later round could still finish it';
+        why =
+          'a proposal of this request may have been accepted by a minority of replicas, and a later round could still finish it';
         break;
       }
       // Proposed again on the same base (decide): the earlier proposal may still be chosen, so it stays may-have-applied.
@@ -188,7 +234,10 @@ export class CasProposer {
         `${op} of key ${showKey(key)} has an unknown outcome: ${why}. It may or may not have been applied; read the key (a consistent read finishes it either way), or send it again with the same request id, which answers applied if it applied and at most one write followed it (usually up to ${HISTORY_LENGTH})`,
       );
     }
-    throw new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)} ${notDone} before its deadline: ${why || 'contending writers kept preempting it'}. Nothing was written; retry`);
+    throw new ReplicationError(
+      'RK_UNAVAILABLE',
+      `${op} of key ${showKey(key)} ${notDone} before its deadline: ${why || 'contending writers kept preempting it'}. Nothing was written; retry`,
+    );
   }
 
   /**
@@ -202,8 +251,21 @@ export class CasProposer {
     return r.refusals > 0;
   }
 
-  async #propose(key: Buffer, members: string[], groups: readonly (readonly string[])[], proposal: Proposal<Buffer>, deadline: number, seen: Ballot): Promise<{ round: Round<ProposeReply>; reached: boolean; seen: Ballot }> {
-    const round = await this.#round(members, groups, deadline, (n) => this.deps.replicas.paxosPropose(n, key, proposal, deadline), (r: ProposeReply) => r.accepted);
+  async #propose(
+    key: Buffer,
+    members: string[],
+    groups: readonly (readonly string[])[],
+    proposal: Proposal<Buffer>,
+    deadline: number,
+    seen: Ballot,
+  ): Promise<{ round: Round<ProposeReply>; reached: boolean; seen: Ballot }> {
+    const round = await this.#round(
+      members,
+      groups,
+      deadline,
+      (n) => this.deps.replicas.paxosPropose(n, key, proposal, deadline),
+      (r: ProposeReply) => r.accepted,
+    );
     for (const r of round.replies) if (!r.accepted) seen = maxBallot(seen, r.higher);
     return { round, reached: round.reached, seen };
   }
@@ -216,7 +278,12 @@ export class CasProposer {
       this.#commitsOut++;
       void this.deps.replicas
         .paxosCommit(n, key, proposal, deadline)
-        .catch((e: unknown) => this.deps.log.debug({ node: n, err: String(e) }, 'a Paxos commit did not reach its replica; a later round or repair carries it'))
+        .catch((e: unknown) =>
+          this.deps.log.debug(
+            { node: n, err: String(e) },
+            'a Paxos commit did not reach its replica; a later round or repair carries it',
+          ),
+        )
         .finally(() => this.#commitsOut--);
     }
   }
@@ -240,12 +307,24 @@ export class CasProposer {
    * end early once that can no longer happen, or at the deadline. Calls still out then
    * may yet run (not counted as a definite no).
    */
-  #round<R>(members: readonly string[], groups: readonly (readonly string[])[], deadline: number, call: (node: string) => Promise<R>, ok: (r: R) => boolean): Promise<Round<R>> {
+  #round<R>(
+    members: readonly string[],
+    groups: readonly (readonly string[])[],
+    deadline: number,
+    call: (node: string) => Promise<R>,
+    ok: (r: R) => boolean,
+  ): Promise<Round<R>> {
     return new Promise((resolve) => {
-      const nodes: string[] = [], replies: R[] = [];
+      const nodes: string[] = [],
+        replies: R[] = [];
       const need = groups.map((g) => quorumOf(g.length));
-      const yes = groups.map(() => 0), no = groups.map(() => 0);
-      let definiteNo = 0, refusals = 0, settled = 0, done = false, error: unknown;
+      const yes = groups.map(() => 0),
+        no = groups.map(() => 0);
+      let definiteNo = 0,
+        refusals = 0,
+        settled = 0,
+        done = false,
+        error: unknown;
       const end = (reached: boolean): void => {
         if (done) return;
         done = true;
@@ -260,7 +339,7 @@ export class CasProposer {
       };
       for (const node of members) {
         if (!this.#up(node)) {
-          settled++, definiteNo++;
+          (settled++, definiteNo++);
           count(node, no);
           continue;
         }
@@ -268,14 +347,14 @@ export class CasProposer {
           (r) => {
             if (done) return;
             settled++;
-            nodes.push(node), replies.push(r);
+            (nodes.push(node), replies.push(r));
             if (ok(r)) count(node, yes);
-            else definiteNo++, refusals++, count(node, no);
+            else (definiteNo++, refusals++, count(node, no));
             check();
           },
           (e: unknown) => {
             if (done) return;
-            settled++, (error = e);
+            (settled++, (error = e));
             // Not a definite no: a call may have run there whatever the failure — a timeout, a
             // stream that broke with the call on it (unreachable), an answer that did not decode.
             count(node, no);

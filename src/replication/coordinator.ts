@@ -22,13 +22,52 @@
  * LevelDB (replicas do, through ReplicaApi) or know the wire (transport/ does).
  */
 import { randomBytes } from 'node:crypto';
-import { DataTypeError, MAX_TTL_MS, bucketOf, keyOverhead, parseSubKey, subKey, subKeySpan, typeOf, type BucketProps, type FieldType } from '../buckets/index.js';
+import {
+  DataTypeError,
+  MAX_TTL_MS,
+  bucketOf,
+  keyOverhead,
+  parseSubKey,
+  subKey,
+  subKeySpan,
+  typeOf,
+  type BucketProps,
+  type FieldType,
+} from '../buckets/index.js';
 import type { Ring, Target } from '../ring/index.js';
-import { MAX_RANGE_BYTES, MAX_RANGE_KEYS, MAX_SUB_OPS, checkAmount, checkSubOp, counterContext, counterReset, recordDigest, resolveCounterReplies, resolvePage, resolveReplies, type ResolvedSubKey, type SubOp } from '../storage/index.js';
+import {
+  MAX_RANGE_BYTES,
+  MAX_RANGE_KEYS,
+  MAX_SUB_OPS,
+  checkAmount,
+  checkSubOp,
+  counterContext,
+  counterReset,
+  recordDigest,
+  resolveCounterReplies,
+  resolvePage,
+  resolveReplies,
+  type ResolvedSubKey,
+  type SubOp,
+} from '../storage/index.js';
 import { showKey } from '../storage/kv-errors.js';
 import { ReplicationError } from './replication-errors.js';
 import { LatencyWindow, RecentLatency } from './latency-window.js';
-import { CONFIRM_RULES, QuorumFailed, awaitQuorum, awaitsPrimary, confirmsOf, firstSuccess, unmetConfirms, type ConfirmWait, type Confirms, type NodeFacts, type Outcome, type QuorumCall, type QuorumResult } from './quorum.js';
+import {
+  CONFIRM_RULES,
+  QuorumFailed,
+  awaitQuorum,
+  awaitsPrimary,
+  confirmsOf,
+  firstSuccess,
+  unmetConfirms,
+  type ConfirmWait,
+  type Confirms,
+  type NodeFacts,
+  type Outcome,
+  type QuorumCall,
+  type QuorumResult,
+} from './quorum.js';
 import { ReplicaFailure, type ApplyResult, type ReplicaApi, type SubKeyPage } from './replica-api.js';
 import { CasProposer, type CasOutcome } from './cas.js';
 import { contextVersion } from './paxos.js';
@@ -75,7 +114,11 @@ export interface CoordinatorDeps {
   /** This node's wall clock, ms since the epoch (default Date.now): a put's expiry is its TTL past it, and a read leaves out what expired by it. */
   now?(): number;
   readonly replicas: ReplicaApi;
-  readonly log: { debug(o: object, m: string): void; info(o: object, m: string): void; warn(o: object, m: string): void };
+  readonly log: {
+    debug(o: object, m: string): void;
+    info(o: object, m: string): void;
+    warn(o: object, m: string): void;
+  };
 }
 
 export interface CoordinatorCounters {
@@ -173,7 +216,9 @@ export interface RequestOptions {
  * context a read returned with the element: a remove supersedes only the adds it saw,
  * so a concurrent add elsewhere survives it: observed-remove).
  */
-export type SetOp = { readonly op: 'add'; readonly element: Buffer } | { readonly op: 'remove'; readonly element: Buffer; readonly context: Buffer };
+export type SetOp =
+  | { readonly op: 'add'; readonly element: Buffer }
+  | { readonly op: 'remove'; readonly element: Buffer; readonly context: Buffer };
 
 /** A page of a set: its elements in byte order, each with the context a remove of it needs. */
 export interface SetPage {
@@ -243,7 +288,11 @@ export interface BatchItem {
  */
 export function checkBatchSize(count: number, what: 'key' | 'item'): void {
   if (count === 0) throw new ReplicationError('RK_BAD_ARGUMENT', `a batch needs at least one ${what}`);
-  if (count > MAX_BATCH_KEYS) throw new ReplicationError('RK_BAD_ARGUMENT', `a batch of ${count} ${what}s is over the limit of ${MAX_BATCH_KEYS}; split it into batches of ${MAX_BATCH_KEYS}`);
+  if (count > MAX_BATCH_KEYS)
+    throw new ReplicationError(
+      'RK_BAD_ARGUMENT',
+      `a batch of ${count} ${what}s is over the limit of ${MAX_BATCH_KEYS}; split it into batches of ${MAX_BATCH_KEYS}`,
+    );
 }
 
 /** The longest request id a client may send (storage's MAX_REQUEST_ID_BYTES). */
@@ -266,7 +315,31 @@ export const DEFAULT_HINT_WINDOW_MS = 3 * 60 * 60 * 1000;
 
 export class Coordinator {
   readonly counters: CoordinatorCounters = {
-    puts: 0, gets: 0, deletes: 0, counterUpdates: 0, setUpdates: 0, mapUpdates: 0, casWrites: 0, casRetries: 0, casNotApplied: 0, casUnknown: 0, counterGaps: 0, readRepairs: 0, readRepairFailures: 0, digestMismatches: 0, readsAwaitingPrimary: 0, sloppyWrites: 0, pendingWrites: 0, hintsOnFailure: 0, speculativeApplies: 0, speculativeWrites: 0, missedPastHintWindow: 0, missedNoHint: 0, unavailable: 0, timeouts: 0, overloaded: 0,
+    puts: 0,
+    gets: 0,
+    deletes: 0,
+    counterUpdates: 0,
+    setUpdates: 0,
+    mapUpdates: 0,
+    casWrites: 0,
+    casRetries: 0,
+    casNotApplied: 0,
+    casUnknown: 0,
+    counterGaps: 0,
+    readRepairs: 0,
+    readRepairFailures: 0,
+    digestMismatches: 0,
+    readsAwaitingPrimary: 0,
+    sloppyWrites: 0,
+    pendingWrites: 0,
+    hintsOnFailure: 0,
+    speculativeApplies: 0,
+    speculativeWrites: 0,
+    missedPastHintWindow: 0,
+    missedNoHint: 0,
+    unavailable: 0,
+    timeouts: 0,
+    overloaded: 0,
   };
   /** The p99 of replica calls to peers that answered lately, per call: when to speculate. */
   readonly #replicaLatency = new RecentLatency(0.99);
@@ -284,7 +357,15 @@ export class Coordinator {
   ) {
     const log = deps.log;
     this.#cas = new CasProposer(
-      { self: options.self, replicas: deps.replicas, isUp: (id) => deps.isUp(id), now: () => this.#now(), random: Math.random, commitTimeoutMs: options.timeoutMs, log },
+      {
+        self: options.self,
+        replicas: deps.replicas,
+        isUp: (id) => deps.isUp(id),
+        now: () => this.#now(),
+        random: Math.random,
+        commitTimeoutMs: options.timeoutMs,
+        log,
+      },
       this.counters,
     );
   }
@@ -333,10 +414,19 @@ export class Coordinator {
     this.#checkConsistentQuorum(o);
     const version = contextVersion(context);
     if (version === undefined)
-      throw new ReplicationError('RK_BAD_ARGUMENT', `the context of ${context.length} bytes is not a consistent key's: pass the context a Get or PutIf of this key returned, or none to write only if the key is absent`);
-    if (value === null && version === null) throw new ReplicationError('RK_BAD_ARGUMENT', 'a conditional delete needs the context of the version it deletes: Get the key and pass its context');
+      throw new ReplicationError(
+        'RK_BAD_ARGUMENT',
+        `the context of ${context.length} bytes is not a consistent key's: pass the context a Get or PutIf of this key returned, or none to write only if the key is absent`,
+      );
+    if (value === null && version === null)
+      throw new ReplicationError(
+        'RK_BAD_ARGUMENT',
+        'a conditional delete needs the context of the version it deletes: Get the key and pass its context',
+      );
     const id = this.#requestIdOf(o).toString('latin1');
-    return this.#bounded('casWrites', () => this.#cas.write(key, this.#casGroups(key, o), { version, value }, id, this.#deadline(o)));
+    return this.#bounded('casWrites', () =>
+      this.#cas.write(key, this.#casGroups(key, o), { version, value }, id, this.#deadline(o)),
+    );
   }
 
   /** The key of a consistent bucket, linearizably: a Paxos round among a majority of its replicas, finishing any write in progress (replication/cas.ts). */
@@ -347,7 +437,11 @@ export class Coordinator {
   }
 
   #checkConsistentQuorum(o: RequestOptions): void {
-    if (o.quorum) throw new ReplicationError('RK_BAD_ARGUMENT', `a consistent key is read and written by a majority of its replicas always (Paxos quorums must meet); send r and w as 0, not ${o.quorum}`);
+    if (o.quorum)
+      throw new ReplicationError(
+        'RK_BAD_ARGUMENT',
+        `a consistent key is read and written by a majority of its replicas always (Paxos quorums must meet); send r and w as 0, not ${o.quorum}`,
+      );
   }
 
   /** A consistent key's replica groups: its primaries now, and those after the move in progress when its range moves (each needs a majority: cas.ts). */
@@ -374,7 +468,12 @@ export class Coordinator {
   async getMany(keys: readonly Buffer[], o: RequestOptions = {}): Promise<KeyOutcome<GetResult>[]> {
     checkBatchSize(keys.length, 'key');
     this.#quorum(o, 'R');
-    return this.#boundedBatch('gets', keys.map((key) => () => this.#get(key, o)), keys, (key) => this.#checkKey(key));
+    return this.#boundedBatch(
+      'gets',
+      keys.map((key) => () => this.#get(key, o)),
+      keys,
+      (key) => this.#checkKey(key),
+    );
   }
 
   /**
@@ -389,11 +488,21 @@ export class Coordinator {
     checkBatchSize(items.length, 'item');
     const bytes = items.reduce((sum, it) => sum + it.value.length, 0);
     if (bytes > MAX_BATCH_VALUE_BYTES)
-      throw new ReplicationError('RK_BAD_ARGUMENT', `the items' values add up to ${bytes} bytes, over the limit of ${MAX_BATCH_VALUE_BYTES} bytes per batch; send them in several batches`);
+      throw new ReplicationError(
+        'RK_BAD_ARGUMENT',
+        `the items' values add up to ${bytes} bytes, over the limit of ${MAX_BATCH_VALUE_BYTES} bytes per batch; send them in several batches`,
+      );
     this.#quorum(o, 'W');
     return this.#boundedBatch(
       'puts',
-      items.map((it) => () => this.#write('put', it.key, it.value, it.context, { ...o, requestId: it.requestId, ttlMs: it.ttlMs || o.ttlMs })),
+      items.map(
+        (it) => () =>
+          this.#write('put', it.key, it.value, it.context, {
+            ...o,
+            requestId: it.requestId,
+            ttlMs: it.ttlMs || o.ttlMs,
+          }),
+      ),
       items.map((it) => it.key),
       (key, i) => this.#checkPut(key, items[i]!.value, items[i]!.requestId, items[i]!.ttlMs || o.ttlMs),
     );
@@ -414,8 +523,11 @@ export class Coordinator {
     checkAmount(amount);
     return this.#bounded('counterUpdates', () =>
       this.#replicate('counter update', key, o, 'preference', async (primaries, deadline) => {
-        const { result, on } = await this.#issue('update', 'counter update', key, primaries, deadline, (node) => this.deps.replicas.counterUpdate(node, key, amount, deadline, requestId));
-        const send = (node: string, hintFor: string | undefined, dl: number): Promise<boolean> => this.#sendCounter(node, key, result, hintFor, dl);
+        const { result, on } = await this.#issue('update', 'counter update', key, primaries, deadline, (node) =>
+          this.deps.replicas.counterUpdate(node, key, amount, deadline, requestId),
+        );
+        const send = (node: string, hintFor: string | undefined, dl: number): Promise<boolean> =>
+          this.#sendCounter(node, key, result, hintFor, dl);
         return { result: { value: result.value }, on, send };
       }),
     );
@@ -426,12 +538,20 @@ export class Coordinator {
    * it); stale replicas are repaired. `withContext`: with the context a reset of what this
    * read saw needs (empty when not found).
    */
-  async counterGet(key: Buffer, o: RequestOptions = {}, withContext = false): Promise<{ value: bigint; found: boolean; context?: Buffer }> {
+  async counterGet(
+    key: Buffer,
+    o: RequestOptions = {},
+    withContext = false,
+  ): Promise<{ value: bigint; found: boolean; context?: Buffer }> {
     this.#checkKey(key);
     return this.#bounded('gets', async () => {
       const r = await this.#read('counter get', key, o, resolveCounterReplies);
       if (!withContext) return { value: r.value, found: r.found };
-      return { value: r.value, found: r.found, context: r.record === undefined ? Buffer.alloc(0) : counterContext(key, r.record) };
+      return {
+        value: r.value,
+        found: r.found,
+        context: r.record === undefined ? Buffer.alloc(0) : counterContext(key, r.record),
+      };
     });
   }
 
@@ -445,20 +565,32 @@ export class Coordinator {
    * (concurrent with it) survives. Answers with the value taken out (0 and not found,
    * nothing written, when no replica held the counter).
    */
-  async counterReset(key: Buffer, context: Buffer | undefined, o: RequestOptions = {}): Promise<{ value: bigint; found: boolean }> {
+  async counterReset(
+    key: Buffer,
+    context: Buffer | undefined,
+    o: RequestOptions = {},
+  ): Promise<{ value: bigint; found: boolean }> {
     this.#checkKey(key);
     const fromContext = context !== undefined && context.length > 0 ? counterReset(key, { context }) : undefined;
     return this.#bounded('counterUpdates', async () => {
       let reset = fromContext;
       if (reset === undefined) {
-        const read = await this.#read('counter reset', key, { ...o, quorum: this.#quorum(o, 'W') }, resolveCounterReplies);
+        const read = await this.#read(
+          'counter reset',
+          key,
+          { ...o, quorum: this.#quorum(o, 'W') },
+          resolveCounterReplies,
+        );
         if (read.record === undefined) return { value: 0n, found: false };
         reset = counterReset(key, { record: read.record });
       }
       const { record, value } = reset;
       return this.#replicate('counter reset', key, o, 'self', async (primaries, deadline) => {
-        const send = (node: string, hintFor: string | undefined, dl: number): Promise<boolean> => this.deps.replicas.merge(node, key, record, hintFor, dl);
-        const { on } = await this.#issue('update', 'counter reset', key, primaries, deadline, (node) => send(node, undefined, deadline));
+        const send = (node: string, hintFor: string | undefined, dl: number): Promise<boolean> =>
+          this.deps.replicas.merge(node, key, record, hintFor, dl);
+        const { on } = await this.#issue('update', 'counter reset', key, primaries, deadline, (node) =>
+          send(node, undefined, deadline),
+        );
         return { result: { value, found: true }, on, send };
       });
     });
@@ -469,7 +601,13 @@ export class Coordinator {
    * replica missed an earlier delta of the issuer (KV_COUNTER_GAP) or is a fallback (a
    * hint holds the full state: its replica may have missed deltas before this one).
    */
-  async #sendCounter(node: string, key: Buffer, written: { readonly record: Buffer; readonly delta: Buffer }, hintFor: string | undefined, dl: number): Promise<boolean> {
+  async #sendCounter(
+    node: string,
+    key: Buffer,
+    written: { readonly record: Buffer; readonly delta: Buffer },
+    hintFor: string | undefined,
+    dl: number,
+  ): Promise<boolean> {
     if (hintFor !== undefined) return this.deps.replicas.merge(node, key, written.record, hintFor, dl);
     try {
       return await this.deps.replicas.merge(node, key, written.delta, undefined, dl);
@@ -487,9 +625,18 @@ export class Coordinator {
    * its element's context (a read's): DT_NO_CONTEXT without one.
    */
   async setUpdate(key: Buffer, ops: readonly SetOp[], o: RequestOptions = {}): Promise<void> {
-    const subOp = (op: SetOp): SubOp => (op.op === 'add' ? { op: 'add', path: { element: op.element } } : { op: 'remove', path: { element: op.element }, context: op.context });
+    const subOp = (op: SetOp): SubOp =>
+      op.op === 'add'
+        ? { op: 'add', path: { element: op.element } }
+        : { op: 'remove', path: { element: op.element }, context: op.context };
     // Anything but an array goes on as it is, for #updateSubKeys to refuse.
-    await this.#updateSubKeys('set update', 'setUpdates', key, Array.isArray(ops) ? ops.map(subOp) : (ops as unknown as readonly SubOp[]), o);
+    await this.#updateSubKeys(
+      'set update',
+      'setUpdates',
+      key,
+      Array.isArray(ops) ? ops.map(subOp) : (ops as unknown as readonly SubOp[]),
+      o,
+    );
   }
 
   /**
@@ -502,7 +649,11 @@ export class Coordinator {
     // A path of no fields would name a set's element, which no map holds.
     if (Array.isArray(ops))
       ops.forEach((sub, at) => {
-        if ((sub?.path?.fields ?? []).length === 0) throw new DataTypeError('DT_BAD_PATH', `op ${at} names no field: a map op's path names the field, from the map's top (every step but the last a map)`);
+        if ((sub?.path?.fields ?? []).length === 0)
+          throw new DataTypeError(
+            'DT_BAD_PATH',
+            `op ${at} names no field: a map op's path names the field, from the map's top (every step but the last a map)`,
+          );
       });
     await this.#updateSubKeys('map update', 'mapUpdates', key, ops, o);
   }
@@ -515,11 +666,20 @@ export class Coordinator {
    * counter's is (one replica issues while it is up, so the others take its deltas in
    * order); any other on this node when it is a primary.
    */
-  async #updateSubKeys(op: string, kind: 'setUpdates' | 'mapUpdates', key: Buffer, ops: readonly SubOp[], o: RequestOptions): Promise<void> {
+  async #updateSubKeys(
+    op: string,
+    kind: 'setUpdates' | 'mapUpdates',
+    key: Buffer,
+    ops: readonly SubOp[],
+    o: RequestOptions,
+  ): Promise<void> {
     this.#checkKey(key);
     const requestId = this.#requestIdOf(o);
     if (!Array.isArray(ops) || ops.length === 0 || ops.length > MAX_SUB_OPS)
-      throw new ReplicationError('RK_BAD_ARGUMENT', `a ${op} carries 1 to ${MAX_SUB_OPS} ops, got ${Array.isArray(ops) ? ops.length : typeof ops}; split a larger one into several requests`);
+      throw new ReplicationError(
+        'RK_BAD_ARGUMENT',
+        `a ${op} carries 1 to ${MAX_SUB_OPS} ops, got ${Array.isArray(ops) ? ops.length : typeof ops}; split a larger one into several requests`,
+      );
     ops.forEach((sub, at) => {
       checkSubOp(sub, at, this.options.maxValueBytes);
       subKey(key, sub.path); // the path's grammar and limits, and a parent that can have sub-keys
@@ -527,11 +687,17 @@ export class Coordinator {
     const order = ops.some((sub) => sub.op === 'increment') ? 'preference' : 'self';
     await this.#bounded(kind, () =>
       this.#replicate(op, key, o, order, async (primaries, deadline) => {
-        const { result: written, on } = await this.#issue('update', op, key, primaries, deadline, (node) => this.deps.replicas.writeMany(node, key, ops, deadline, requestId));
+        const { result: written, on } = await this.#issue('update', op, key, primaries, deadline, (node) =>
+          this.deps.replicas.writeMany(node, key, ops, deadline, requestId),
+        );
         const send = async (node: string, hintFor: string | undefined, dl: number): Promise<boolean> =>
           (
             await Promise.all(
-              written.map((w) => (w.delta === undefined ? this.deps.replicas.merge(node, w.key, w.record, hintFor, dl) : this.#sendCounter(node, w.key, { record: w.record, delta: w.delta }, hintFor, dl))),
+              written.map((w) =>
+                w.delta === undefined
+                  ? this.deps.replicas.merge(node, w.key, w.record, hintFor, dl)
+                  : this.#sendCounter(node, w.key, { record: w.record, delta: w.delta }, hintFor, dl),
+              ),
             )
           ).some(Boolean);
         return { result: undefined, on, send };
@@ -546,15 +712,22 @@ export class Coordinator {
    * shortest reply's does, so every element up to there is judged on every reply. Stale
    * primaries are sent the join of each element they lacked.
    */
-  async setRead(key: Buffer, page: { readonly after?: Buffer; readonly limit?: number } = {}, o: RequestOptions = {}): Promise<SetPage> {
+  async setRead(
+    key: Buffer,
+    page: { readonly after?: Buffer; readonly limit?: number } = {},
+    o: RequestOptions = {},
+  ): Promise<SetPage> {
     this.#checkKey(key);
     const limit = pageLimit('set', page.limit);
-    const after = page.after === undefined || page.after.length === 0 ? undefined : subKey(key, { element: page.after });
+    const after =
+      page.after === undefined || page.after.length === 0 ? undefined : subKey(key, { element: page.after });
     if (after === undefined) subKeySpan(key); // the parent's checks (a named bucket's key, its length) without an element
     const read = await this.#bounded('gets', () => this.#readPage('set read', key, after, limit, o));
     const elementOf = (sub: Buffer): Buffer => Buffer.from(parseSubKey(sub).element!);
     return {
-      elements: read.entries.flatMap((e) => (e.kind === 'versions' ? [{ element: elementOf(e.key), context: e.read.context }] : [])),
+      elements: read.entries.flatMap((e) =>
+        e.kind === 'versions' ? [{ element: elementOf(e.key), context: e.read.context }] : [],
+      ),
       next: read.next === undefined ? undefined : elementOf(read.next),
     };
   }
@@ -564,7 +737,11 @@ export class Coordinator {
    * token `after` (the previous page's `next`), in the order of their paths; read and
    * joined as a set's page is (setRead), a register last writer wins.
    */
-  async mapRead(key: Buffer, page: { readonly after?: Buffer; readonly limit?: number } = {}, o: RequestOptions = {}): Promise<MapPage> {
+  async mapRead(
+    key: Buffer,
+    page: { readonly after?: Buffer; readonly limit?: number } = {},
+    o: RequestOptions = {},
+  ): Promise<MapPage> {
     this.#checkKey(key);
     const limit = pageLimit('map', page.limit);
     const prefix = subKeySpan(key).gte; // also the parent's checks
@@ -575,7 +752,10 @@ export class Coordinator {
         parseSubKey(after);
       } catch (e) {
         if (!(e instanceof DataTypeError)) throw e;
-        throw new ReplicationError('RK_BAD_ARGUMENT', `a map read's after is no page token of this map (${e.message}); pass the previous page's next, or nothing for the first page`);
+        throw new ReplicationError(
+          'RK_BAD_ARGUMENT',
+          `a map read's after is no page token of this map (${e.message}); pass the previous page's next, or nothing for the first page`,
+        );
       }
     }
     const read = await this.#bounded('gets', () => this.#readPage('map read', key, after, limit, o));
@@ -585,7 +765,10 @@ export class Coordinator {
     let bytes = 0;
     for (const [i, e] of read.entries.entries()) {
       const entry = mapEntry(e);
-      bytes += e.key.length + entry.context.length + (entry.kind === 'register' ? entry.value.length : entry.kind === 'element' ? entry.element.length : 0);
+      bytes +=
+        e.key.length +
+        entry.context.length +
+        (entry.kind === 'register' ? entry.value.length : entry.kind === 'element' ? entry.element.length : 0);
       if (bytes > MAX_RANGE_BYTES && i > 0) return { entries, next: read.entries[i - 1]!.key.subarray(prefix.length) };
       entries.push(entry);
     }
@@ -593,11 +776,21 @@ export class Coordinator {
   }
 
   /** Whether `element` is in the set at `key`, with the context a remove of it needs. */
-  async setContains(key: Buffer, element: Buffer, o: RequestOptions = {}): Promise<{ present: boolean; context: Buffer }> {
+  async setContains(
+    key: Buffer,
+    element: Buffer,
+    o: RequestOptions = {},
+  ): Promise<{ present: boolean; context: Buffer }> {
     this.#checkKey(key);
     const sub = subKey(key, { element });
     return this.#bounded('gets', async () => {
-      const r = await this.#read('set contains', sub, o, (replies) => resolveReplies(sub, replies, { now: this.#now() }), key);
+      const r = await this.#read(
+        'set contains',
+        sub,
+        o,
+        (replies) => resolveReplies(sub, replies, { now: this.#now() }),
+        key,
+      );
       return { present: r.found, context: r.context };
     });
   }
@@ -610,12 +803,24 @@ export class Coordinator {
    * (`check`: a ReplicationError) and refused when its stored key came before in the
    * batch; the rest run together, each counted as the single call it stands for.
    */
-  async #boundedBatch<T>(kind: 'puts' | 'gets', runs: readonly (() => Promise<T>)[], keys: readonly Buffer[], check: (key: Buffer, i: number) => void): Promise<KeyOutcome<T>[]> {
+  async #boundedBatch<T>(
+    kind: 'puts' | 'gets',
+    runs: readonly (() => Promise<T>)[],
+    keys: readonly Buffer[],
+    check: (key: Buffer, i: number) => void,
+  ): Promise<KeyOutcome<T>[]> {
     const why = this.deps.notServing();
-    if (why !== undefined) throw new ReplicationError('RK_NOT_READY', `this node is not serving requests (${why}); send the request to another node`);
+    if (why !== undefined)
+      throw new ReplicationError(
+        'RK_NOT_READY',
+        `this node is not serving requests (${why}); send the request to another node`,
+      );
     if (this.#inFlight >= this.options.maxInFlight) {
       this.counters.overloaded++;
-      throw new ReplicationError('RK_OVERLOADED', `this node already coordinates ${this.#inFlight} requests (the limit); back off and retry the batch, or spread requests over more nodes`);
+      throw new ReplicationError(
+        'RK_OVERLOADED',
+        `this node already coordinates ${this.#inFlight} requests (the limit); back off and retry the batch, or spread requests over more nodes`,
+      );
     }
     this.#inFlight += keys.length;
     const started = performance.now();
@@ -626,7 +831,10 @@ export class Coordinator {
         try {
           const seen = first.get(key.toString('latin1'));
           if (seen !== undefined)
-            throw new ReplicationError('RK_BAD_ARGUMENT', `key ${showKey(key)} appears more than once in this batch: each key may appear once; its first appearance ran, this repeat did not`);
+            throw new ReplicationError(
+              'RK_BAD_ARGUMENT',
+              `key ${showKey(key)} appears more than once in this batch: each key may appear once; its first appearance ran, this repeat did not`,
+            );
           first.set(key.toString('latin1'), i);
           check(key, i);
         } catch (error) {
@@ -659,9 +867,13 @@ export class Coordinator {
     this.#checkKey(key);
     this.#checkRequestId(requestId);
     this.#checkTtl(ttlMs);
-    if (value.length === 0) throw new ReplicationError('RK_BAD_ARGUMENT', 'a value must have at least one byte; to remove a key, delete it');
+    if (value.length === 0)
+      throw new ReplicationError('RK_BAD_ARGUMENT', 'a value must have at least one byte; to remove a key, delete it');
     if (value.length > this.options.maxValueBytes)
-      throw new ReplicationError('RK_BAD_ARGUMENT', `value of ${value.length} bytes is over the limit of ${this.options.maxValueBytes} bytes; split it into several keys`);
+      throw new ReplicationError(
+        'RK_BAD_ARGUMENT',
+        `value of ${value.length} bytes is over the limit of ${this.options.maxValueBytes} bytes; split it into several keys`,
+      );
   }
 
   /** `key` is a stored key (buckets/bucket.ts): the limits are on its user key. */
@@ -669,12 +881,18 @@ export class Coordinator {
     const bytes = key.length - keyOverhead(bucketOf(key));
     if (bytes <= 0) throw new ReplicationError('RK_BAD_ARGUMENT', 'a key must have at least one byte');
     if (bytes > this.options.maxKeyBytes)
-      throw new ReplicationError('RK_BAD_ARGUMENT', `key of ${bytes} bytes is over the limit of ${this.options.maxKeyBytes} bytes; use a shorter key (a hash of it, say)`);
+      throw new ReplicationError(
+        'RK_BAD_ARGUMENT',
+        `key of ${bytes} bytes is over the limit of ${this.options.maxKeyBytes} bytes; use a shorter key (a hash of it, say)`,
+      );
   }
 
   #checkTtl(ttlMs: number | undefined): void {
     if (ttlMs !== undefined && ttlMs !== 0 && (!Number.isSafeInteger(ttlMs) || ttlMs < 1 || ttlMs > MAX_TTL_MS))
-      throw new ReplicationError('RK_BAD_ARGUMENT', `ttl_ms must be 1 to ${MAX_TTL_MS} ms (10 years), or 0 for the bucket's default; got ${ttlMs}`);
+      throw new ReplicationError(
+        'RK_BAD_ARGUMENT',
+        `ttl_ms must be 1 to ${MAX_TTL_MS} ms (10 years), or 0 for the bucket's default; got ${ttlMs}`,
+      );
   }
 
   /** A put's expiry (ms since the epoch, this node's clock): its TTL, else its bucket's default, past now; undefined: none. */
@@ -689,7 +907,10 @@ export class Coordinator {
 
   #checkRequestId(id: Buffer | undefined): void {
     if (id !== undefined && id.length > MAX_REQUEST_ID_BYTES)
-      throw new ReplicationError('RK_BAD_ARGUMENT', `request_id of ${id.length} bytes is over the limit of ${MAX_REQUEST_ID_BYTES} bytes; send 16 random bytes (a UUID), the same on every attempt of one request`);
+      throw new ReplicationError(
+        'RK_BAD_ARGUMENT',
+        `request_id of ${id.length} bytes is over the limit of ${MAX_REQUEST_ID_BYTES} bytes; send 16 random bytes (a UUID), the same on every attempt of one request`,
+      );
   }
 
   /** The request's id, checked; a new one when it has none: the same on every issue of the request (a speculative second, the next primary), so it applies once. */
@@ -708,17 +929,30 @@ export class Coordinator {
     const q = o.quorum || (letter === 'R' ? o.bucket?.r : o.bucket?.w);
     if (q === undefined || q === 0) return Math.floor(n / 2) + 1;
     if (!Number.isInteger(q) || q < 1 || q > n)
-      throw new ReplicationError('RK_BAD_ARGUMENT', `${letter.toLowerCase()} must be 1 to N=${n} (or 0 for a majority, ${Math.floor(n / 2) + 1}), got ${q}`);
+      throw new ReplicationError(
+        'RK_BAD_ARGUMENT',
+        `${letter.toLowerCase()} must be 1 to N=${n} (or 0 for a majority, ${Math.floor(n / 2) + 1}), got ${q}`,
+      );
     return q;
   }
 
   /** Run `fn` unless the node refuses it; `kind` counts only what it takes, not what it refuses (a joiner's, say). */
-  async #bounded<T>(kind: 'puts' | 'gets' | 'deletes' | 'counterUpdates' | 'setUpdates' | 'mapUpdates' | 'casWrites', fn: () => Promise<T>): Promise<T> {
+  async #bounded<T>(
+    kind: 'puts' | 'gets' | 'deletes' | 'counterUpdates' | 'setUpdates' | 'mapUpdates' | 'casWrites',
+    fn: () => Promise<T>,
+  ): Promise<T> {
     const why = this.deps.notServing();
-    if (why !== undefined) throw new ReplicationError('RK_NOT_READY', `this node is not serving requests (${why}); send the request to another node`);
+    if (why !== undefined)
+      throw new ReplicationError(
+        'RK_NOT_READY',
+        `this node is not serving requests (${why}); send the request to another node`,
+      );
     if (this.#inFlight >= this.options.maxInFlight) {
       this.counters.overloaded++;
-      throw new ReplicationError('RK_OVERLOADED', `this node already coordinates ${this.#inFlight} requests (the limit); back off and retry, or spread requests over more nodes`);
+      throw new ReplicationError(
+        'RK_OVERLOADED',
+        `this node already coordinates ${this.#inFlight} requests (the limit); back off and retry, or spread requests over more nodes`,
+      );
     }
     this.counters[kind]++;
     this.#inFlight++;
@@ -751,20 +985,37 @@ export class Coordinator {
 
   #placement(): Placement {
     const p = this.deps.placement();
-    if (p === undefined) throw new ReplicationError('RK_NOT_READY', 'no member owns tokens yet: the cluster is still forming; retry shortly');
+    if (p === undefined)
+      throw new ReplicationError(
+        'RK_NOT_READY',
+        'no member owns tokens yet: the cluster is still forming; retry shortly',
+      );
     return p;
   }
 
   /** The key's targets now, or RK_UNAVAILABLE when fewer than `needed` are up. */
-  #targets(op: string, key: Buffer, n: number, needed: number, letter: 'R' | 'W', { ring, target }: Placement): Target[] {
+  #targets(
+    op: string,
+    key: Buffer,
+    n: number,
+    needed: number,
+    letter: 'R' | 'W',
+    { ring, target }: Placement,
+  ): Target[] {
     // A ring of fewer members than N places each key on every member (Cassandra: RF > nodes).
     const placed = Math.min(n, ring.size);
     // A node leaving the ring (decommission, removal, replacement) stands in for no one:
     // a hint it took after handing its hints over would leave with it.
-    const targets = ring.targets(key, placed, (id) => id === this.options.self || this.deps.isUp(id), (id) => target.has(id));
+    const targets = ring.targets(
+      key,
+      placed,
+      (id) => id === this.options.self || this.deps.isUp(id),
+      (id) => target.has(id),
+    );
     if (targets.length < needed) {
       const down = ring.preferenceList(key, placed).filter((id) => !targets.some((t) => t.id === id));
-      const why = placed < n ? `the ring has only ${placed} member(s)` : `down: ${down.join(', ')}; no fallback is up for them`;
+      const why =
+        placed < n ? `the ring has only ${placed} member(s)` : `down: ${down.join(', ')}; no fallback is up for them`;
       throw new ReplicationError(
         'RK_UNAVAILABLE',
         `${op} of key ${showKey(key)} needs ${letter}=${needed} of N=${n} replicas, but only ${targets.length} ${targets.length === 1 ? 'is' : 'are'} up ` +
@@ -783,14 +1034,20 @@ export class Coordinator {
    * replica set however the streaming went (Cassandra raises blockFor by the pending
    * count to the same end; counting both sets asks no more than needed).
    */
-  #writeTargets(op: string, key: Buffer, n: number, w: number): { targets: Target[]; before: readonly string[]; after: readonly string[] | undefined } {
+  #writeTargets(
+    op: string,
+    key: Buffer,
+    n: number,
+    w: number,
+  ): { targets: Target[]; before: readonly string[]; after: readonly string[] | undefined } {
     const placement = this.#placement();
     const { ring, target } = placement;
     const targets = this.#targets(op, key, n, w, 'W', placement);
     const before = ring.preferenceList(key, Math.min(n, ring.size));
     if (target === ring) return { targets, before, after: undefined };
     const after = target.preferenceList(key, Math.min(n, target.size));
-    if (after.length === before.length && after.every((x) => before.includes(x))) return { targets, before, after: undefined };
+    if (after.length === before.length && after.every((x) => before.includes(x)))
+      return { targets, before, after: undefined };
     for (const id of after) {
       if (before.includes(id) || !(id === this.options.self || this.deps.isUp(id))) continue;
       const i = targets.findIndex((t) => t.id === id);
@@ -801,11 +1058,23 @@ export class Coordinator {
     return { targets, before, after };
   }
 
-  async #write(op: 'put' | 'delete', key: Buffer, value: Buffer | null, context: Buffer, o: RequestOptions): Promise<ApplyResult> {
+  async #write(
+    op: 'put' | 'delete',
+    key: Buffer,
+    value: Buffer | null,
+    context: Buffer,
+    o: RequestOptions,
+  ): Promise<ApplyResult> {
     const expiresAt = value === null ? undefined : this.#expiresAt(o);
     return this.#replicate(op, key, o, 'self', async (primaries, deadline) => {
-      const { result: applied, on } = await this.#issue('apply', op, key, primaries, deadline, (node) => this.deps.replicas.apply(node, key, value, context, deadline, o.requestId, expiresAt));
-      return { result: applied, on, send: (node, hintFor, dl) => this.deps.replicas.merge(node, key, applied.record, hintFor, dl) };
+      const { result: applied, on } = await this.#issue('apply', op, key, primaries, deadline, (node) =>
+        this.deps.replicas.apply(node, key, value, context, deadline, o.requestId, expiresAt),
+      );
+      return {
+        result: applied,
+        on,
+        send: (node, hintFor, dl) => this.deps.replicas.merge(node, key, applied.record, hintFor, dl),
+      };
     });
   }
 
@@ -816,7 +1085,13 @@ export class Coordinator {
    * parallel. W acknowledgements (and the write's confirmations) answer; the rest finish
    * in the background, a hint kept here for each replica that failed or had no target.
    */
-  async #replicate<T>(op: string, key: Buffer, o: RequestOptions, order: 'self' | 'preference', issue: (primaries: string[], deadline: number) => Promise<Issued<T>>): Promise<T> {
+  async #replicate<T>(
+    op: string,
+    key: Buffer,
+    o: RequestOptions,
+    order: 'self' | 'preference',
+    issue: (primaries: string[], deadline: number) => Promise<Issued<T>>,
+  ): Promise<T> {
     const n = this.#n(o);
     const w = this.#quorum(o, 'W');
     const rules = this.#confirmRules(o, n);
@@ -824,19 +1099,30 @@ export class Coordinator {
     const { targets, before, after } = this.#writeTargets(op, key, n, w);
     const primaries = targets.filter((t) => t.for === undefined && before.includes(t.id)).map((t) => t.id);
     if (primaries.length === 0)
-      throw new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)}: none of its ${n} replicas is up to issue the new version; retry when one is back`);
+      throw new ReplicationError(
+        'RK_UNAVAILABLE',
+        `${op} of key ${showKey(key)}: none of its ${n} replicas is up to issue the new version; retry when one is back`,
+      );
     const confirm = rules === undefined ? undefined : this.#confirmable(op, key, rules, targets, before);
     // This node first when it is a replica: one hop fewer.
     if (order === 'self') primaries.sort((a, b) => (a === this.options.self ? -1 : b === this.options.self ? 1 : 0));
     const { result, on, send } = await issue(primaries, deadline);
     const rest = targets.filter((t) => t.id !== on);
     // Which replica set an acknowledgement counts in: 0 now, 1 after the move.
-    const groups = (owner: string): number[] => (after === undefined ? [0] : [...(before.includes(owner) ? [0] : []), ...(after.includes(owner) ? [1] : [])]);
-    const calls = rest.map((t) => ({ node: t.id, promise: this.#timed('merge', t.id, send(t.id, t.for, deadline)), groups: groups(t.for ?? t.id) }));
+    const groups = (owner: string): number[] =>
+      after === undefined ? [0] : [...(before.includes(owner) ? [0] : []), ...(after.includes(owner) ? [1] : [])];
+    const calls = rest.map((t) => ({
+      node: t.id,
+      promise: this.#timed('merge', t.id, send(t.id, t.for, deadline)),
+      groups: groups(t.for ?? t.id),
+    }));
     this.counters.sloppyWrites += rest.filter((t) => t.for !== undefined).length;
     if (after !== undefined) this.counters.pendingWrites++;
     const applyCounts = groups(on);
-    const needed = after === undefined ? [w - 1] : [w - (applyCounts.includes(0) ? 1 : 0), Math.min(w, after.length) - (applyCounts.includes(1) ? 1 : 0)];
+    const needed =
+      after === undefined
+        ? [w - 1]
+        : [w - (applyCounts.includes(0) ? 1 : 0), Math.min(w, after.length) - (applyCounts.includes(1) ? 1 : 0)];
     const q = awaitQuorum(calls, needed, deadline, confirm && { ...confirm, acked: [on] });
     if (after === undefined) this.#speculateWrite(key, n, send, rest, calls, q, deadline);
     this.#giveUpOnSilence({ ...q, ended: q.reached });
@@ -848,9 +1134,12 @@ export class Coordinator {
       await q.reached;
     } catch (e) {
       if (!(e instanceof QuorumFailed)) throw e;
-      const short = confirm && this.#shortOf(confirm.rules, confirm.facts, [on, ...e.outcomes.filter((x) => x.ok).map((x) => x.node)]);
+      const short =
+        confirm &&
+        this.#shortOf(confirm.rules, confirm.facts, [on, ...e.outcomes.filter((x) => x.ok).map((x) => x.node)]);
       const err = this.#quorumError(op, key, e, w, 'W', 1, short);
-      if (after !== undefined) err.message += ` (The key's range is moving to ${after.filter((x) => !before.includes(x)).join(', ')}: a write needs W of its current replicas and W of its future ones.)`;
+      if (after !== undefined)
+        err.message += ` (The key's range is moving to ${after.filter((x) => !before.includes(x)).join(', ')}: a write needs W of its current replicas and W of its future ones.)`;
       throw err;
     }
     return result;
@@ -864,7 +1153,8 @@ export class Coordinator {
     const rules: Confirms = { nodes: o.nodeConfirms ?? 0, zones: o.zoneConfirms ?? 0, primaries: o.pw ?? 0 };
     for (const { rule, name } of CONFIRM_RULES) {
       const v = rules[rule];
-      if (!Number.isInteger(v) || v < 0 || v > n) throw new ReplicationError('RK_BAD_ARGUMENT', `${name} must be 0 (no rule) to N=${n}, got ${v}`);
+      if (!Number.isInteger(v) || v < 0 || v > n)
+        throw new ReplicationError('RK_BAD_ARGUMENT', `${name} must be 0 (no rule) to N=${n}, got ${v}`);
     }
     if (rules.nodes === 0 && rules.zones === 0 && rules.primaries === 0) return undefined;
     if (rules.zones > 1) {
@@ -886,7 +1176,13 @@ export class Coordinator {
    * RK_UNAVAILABLE at once, naming the rule, when even every target that is up
    * acknowledging would not meet it.
    */
-  #confirmable(op: string, key: Buffer, rules: Confirms, targets: readonly Target[], before: readonly string[]): Omit<ConfirmWait, 'acked'> {
+  #confirmable(
+    op: string,
+    key: Buffer,
+    rules: Confirms,
+    targets: readonly Target[],
+    before: readonly string[],
+  ): Omit<ConfirmWait, 'acked'> {
     const { ring, target } = this.#placement();
     const facts: NodeFacts = {
       zoneOf: (id) => ring.member(id)?.zone ?? target.member(id)?.zone ?? '',
@@ -915,13 +1211,25 @@ export class Coordinator {
     const got = confirmsOf(nodes, facts);
     const unmet = unmetConfirms(rules, got);
     if (unmet.length === 0) return undefined;
-    const what = { primaries: ['primary', 'primaries'], nodes: ['distinct node', 'distinct nodes'], zones: ['zone', 'zones'] };
-    return unmet.map((r) => `${CONFIRM_RULES.find((x) => x.rule === r)!.name}=${rules[r]} (only ${got[r]} ${what[r][got[r] === 1 ? 0 : 1]} ${verb})`).join(' and ');
+    const what = {
+      primaries: ['primary', 'primaries'],
+      nodes: ['distinct node', 'distinct nodes'],
+      zones: ['zone', 'zones'],
+    };
+    return unmet
+      .map(
+        (r) =>
+          `${CONFIRM_RULES.find((x) => x.rule === r)!.name}=${rules[r]} (only ${got[r]} ${what[r][got[r] === 1 ? 0 : 1]} ${verb})`,
+      )
+      .join(' and ');
   }
 
   /** How long a replica call to a peer may go unanswered before a speculative one, ms: its kind's recent p99, clamped. */
   #speculateAfter(kind: 'apply' | 'update' | 'merge'): number {
-    return Math.min(this.options.timeoutMs / 4, Math.max(SPECULATE_MIN_MS, this.#replicaLatency.get(kind) ?? SPECULATE_DEFAULT_MS));
+    return Math.min(
+      this.options.timeoutMs / 4,
+      Math.max(SPECULATE_MIN_MS, this.#replicaLatency.get(kind) ?? SPECULATE_DEFAULT_MS),
+    );
   }
 
   /** `p`, a replica call to `node`; a peer's answer time counts toward its kind's p99 and the peer's own figure. */
@@ -954,12 +1262,21 @@ export class Coordinator {
    * versions hold the same bytes, one value to a reader; a counter's update always has
    * one). The first answer wins. `call` issues it on one node.
    */
-  #issue<T>(kind: 'apply' | 'update', op: string, key: Buffer, primaries: string[], deadline: number, call: (node: string) => Promise<T>): Promise<{ result: T; on: string }> {
+  #issue<T>(
+    kind: 'apply' | 'update',
+    op: string,
+    key: Buffer,
+    primaries: string[],
+    deadline: number,
+    call: (node: string) => Promise<T>,
+  ): Promise<{ result: T; on: string }> {
     const waiting = new Set<string>();
     let done = false;
     let giveUp!: () => void;
     const issued = new Promise<{ result: T; on: string }>((resolve, reject) => {
-      let next = 0, pending = 0, timedOutOnce = false;
+      let next = 0,
+        pending = 0,
+        timedOutOnce = false;
       let last: unknown;
       let timer: NodeJS.Timeout | undefined;
       const end = (fn: () => void): void => {
@@ -970,7 +1287,12 @@ export class Coordinator {
       };
       giveUp = () =>
         end(() =>
-          reject(new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)}: ${[...waiting].join(', ')} stopped answering this node before issuing the new version, which may still be applied. Retry on another node.`)),
+          reject(
+            new ReplicationError(
+              'RK_UNAVAILABLE',
+              `${op} of key ${showKey(key)}: ${[...waiting].join(', ')} stopped answering this node before issuing the new version, which may still be applied. Retry on another node.`,
+            ),
+          ),
         );
       const start = (): boolean => {
         if (next >= primaries.length) return false;
@@ -988,15 +1310,29 @@ export class Coordinator {
             waiting.delete(node);
             if (done) return;
             // A replica of an earlier release (RK_UNSUPPORTED) or without disk space (KV_DISK_FULL) cannot take the call, and wrote nothing: another may, as if it were unreachable.
-            const next = unreachable(e) || (e instanceof ReplicaFailure && (e.code === 'RK_UNSUPPORTED' || e.code === 'KV_DISK_FULL'));
+            const next =
+              unreachable(e) ||
+              (e instanceof ReplicaFailure && (e.code === 'RK_UNSUPPORTED' || e.code === 'KV_DISK_FULL'));
             // The replica refused the write itself (bad context, too many siblings, ...): the client's to fix.
             if (!next && !timedOut(e)) return end(() => reject(e));
             last = e;
             timedOutOnce ||= timedOut(e);
-            if (next) this.deps.log.debug({ peer: node, err: describe(e) }, 'replica could not issue the version; trying the next');
+            if (next)
+              this.deps.log.debug(
+                { peer: node, err: describe(e) },
+                'replica could not issue the version; trying the next',
+              );
             if (pending > 0 || (next && start())) return;
             end(() =>
-              reject(timedOutOnce ? this.#timeout(op, key, 0, 1) : new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)}: no replica could be reached to issue the new version (last: ${describe(last)}); retry`, { cause: last })),
+              reject(
+                timedOutOnce
+                  ? this.#timeout(op, key, 0, 1)
+                  : new ReplicationError(
+                      'RK_UNAVAILABLE',
+                      `${op} of key ${showKey(key)}: no replica could be reached to issue the new version (last: ${describe(last)}); retry`,
+                      { cause: last },
+                    ),
+              ),
             );
           },
         );
@@ -1023,16 +1359,29 @@ export class Coordinator {
    * for it — and the fallback's acknowledgement counts toward W, node_confirms and
    * zone_confirms (never pw). (Only for keys whose range is not moving.)
    */
-  #speculateWrite(key: Buffer, n: number, send: Issued<unknown>['send'], rest: Target[], calls: { node: string; promise: Promise<boolean> }[], q: QuorumResult<boolean>, deadline: number): void {
+  #speculateWrite(
+    key: Buffer,
+    n: number,
+    send: Issued<unknown>['send'],
+    rest: Target[],
+    calls: { node: string; promise: Promise<boolean> }[],
+    q: QuorumResult<boolean>,
+    deadline: number,
+  ): void {
     const answered = new Set<string>();
-    for (const c of calls) c.promise.then(() => answered.add(c.node), () => answered.add(c.node));
+    for (const c of calls)
+      c.promise.then(
+        () => answered.add(c.node),
+        () => answered.add(c.node),
+      );
     const timer = setTimeout(() => {
       if (q.settled()) return;
       const slow = new Set(rest.filter((t) => t.for === undefined && !answered.has(t.id)).map((t) => t.id));
       if (slow.size === 0) return;
       const { ring } = this.#placement();
       const busy = new Set(rest.map((t) => t.id));
-      const up = (id: string): boolean => !slow.has(id) && !busy.has(id) && (id === this.options.self || this.deps.isUp(id));
+      const up = (id: string): boolean =>
+        !slow.has(id) && !busy.has(id) && (id === this.options.self || this.deps.isUp(id));
       for (const t of ring.targets(key, Math.min(n, ring.size), (id) => !slow.has(id) && (busy.has(id) || up(id)))) {
         if (t.for === undefined || !slow.has(t.for) || busy.has(t.id)) continue;
         this.counters.speculativeWrites++;
@@ -1040,7 +1389,10 @@ export class Coordinator {
         q.add({ node: t.id, promise: send(t.id, t.for, deadline) });
       }
     }, this.#speculateAfter('merge'));
-    q.reached.then(() => clearTimeout(timer), () => clearTimeout(timer));
+    q.reached.then(
+      () => clearTimeout(timer),
+      () => clearTimeout(timer),
+    );
   }
 
   /**
@@ -1048,7 +1400,12 @@ export class Coordinator {
    * every one that had no target (down with no fallback up), so that it converges when
    * back (as Cassandra's coordinator does).
    */
-  async #afterWrite(send: Issued<unknown>['send'], rest: { id: string; for?: string }[], outcomes: Outcome<boolean>[], missed: readonly string[]): Promise<void> {
+  async #afterWrite(
+    send: Issued<unknown>['send'],
+    rest: { id: string; for?: string }[],
+    outcomes: Outcome<boolean>[],
+    missed: readonly string[],
+  ): Promise<void> {
     const owed: string[] = [...missed];
     for (const o of outcomes) {
       if (o.ok) continue;
@@ -1068,7 +1425,10 @@ export class Coordinator {
         this.counters.hintsOnFailure++;
       } catch (e) {
         this.counters.missedNoHint++;
-        this.deps.log.warn({ peer: owner, err: describe(e) }, 'could not keep a hint for a replica that failed a write; anti-entropy must repair it');
+        this.deps.log.warn(
+          { peer: owner, err: describe(e) },
+          'could not keep a hint for a replica that failed a write; anti-entropy must repair it',
+        );
       }
     }
   }
@@ -1091,20 +1451,35 @@ export class Coordinator {
     const targets = this.#targets(op, placeBy, this.#n(o), r, 'R', this.#placement());
     // Data from R targets, this node first (no hop), then the fastest; a digest from every
     // other primary (Cassandra's digest reads). Fallbacks hold hints, not copies: always read in full.
-    const dataFrom = new Set(this.options.fullReads ? targets.map((t) => t.id) : this.#fastestFirst(targets).slice(0, r).map((t) => t.id));
+    const dataFrom = new Set(
+      this.options.fullReads
+        ? targets.map((t) => t.id)
+        : this.#fastestFirst(targets)
+            .slice(0, r)
+            .map((t) => t.id),
+    );
     const calls = targets.map((t) => ({
       node: t.id,
       promise:
         dataFrom.has(t.id) || t.for !== undefined
-          ? this.#timed('read', t.id, this.deps.replicas.read(t.id, key, t.for, deadline)).then((record): ReadReply => ({ record }))
-          : this.#timed('digest', t.id, this.deps.replicas.digest(t.id, key, deadline)).then((digest): ReadReply => ({ digest })),
+          ? this.#timed('read', t.id, this.deps.replicas.read(t.id, key, t.for, deadline)).then(
+              (record): ReadReply => ({ record }),
+            )
+          : this.#timed('digest', t.id, this.deps.replicas.digest(t.id, key, deadline)).then((digest): ReadReply => ({
+              digest,
+            })),
     }));
     const q = awaitQuorum(calls, r, deadline);
     this.#giveUpOnSilence({ ...q, ended: q.reached });
     void q.all.then((outcomes) => this.#repair(key, targets, outcomes, join));
     let replies: Outcome<Buffer | undefined>[];
     try {
-      replies = await this.#withData(key, await this.#withPrimary(await q.reached, calls, targets, deadline), deadline, join);
+      replies = await this.#withData(
+        key,
+        await this.#withPrimary(await q.reached, calls, targets, deadline),
+        deadline,
+        join,
+      );
       const failed = replies.filter((x) => !x.ok);
       if (failed.length > 0) throw new QuorumFailed(replies, false);
     } catch (e) {
@@ -1119,11 +1494,27 @@ export class Coordinator {
    * among them while a primary may still answer (awaitsPrimary): a stand-in's not-found
    * must not settle a read that a live primary can answer.
    */
-  async #withPrimary(reached: Outcome<ReadReply>[], calls: readonly QuorumCall<ReadReply>[], targets: readonly { id: string; for?: string }[], deadline: number): Promise<Outcome<ReadReply>[]> {
+  async #withPrimary(
+    reached: Outcome<ReadReply>[],
+    calls: readonly QuorumCall<ReadReply>[],
+    targets: readonly { id: string; for?: string }[],
+    deadline: number,
+  ): Promise<Outcome<ReadReply>[]> {
     const primary = (node: string): boolean => targets.some((t) => t.id === node && t.for === undefined);
-    const empty = new Set(reached.flatMap((x) => (x.ok && !primary(x.node) && 'record' in x.value && x.value.record === undefined ? [x.node] : [])));
+    const empty = new Set(
+      reached.flatMap((x) =>
+        x.ok && !primary(x.node) && 'record' in x.value && x.value.record === undefined ? [x.node] : [],
+      ),
+    );
     const pending = calls.filter((c) => primary(c.node) && !reached.some((x) => x.node === c.node));
-    if (!awaitsPrimary(reached.map((x) => x.node), empty, pending.length)) return reached;
+    if (
+      !awaitsPrimary(
+        reached.map((x) => x.node),
+        empty,
+        pending.length,
+      )
+    )
+      return reached;
     this.counters.readsAwaitingPrimary++;
     const first = await firstSuccess(pending, deadline);
     return first === undefined ? reached : [...reached, first];
@@ -1135,7 +1526,13 @@ export class Coordinator {
    * reply's does, so every sub-key up to there is judged on every reply. The live ones, at
    * most `limit`. Stale primaries are sent the join of each sub-key they lacked.
    */
-  async #readPage(op: string, key: Buffer, after: Buffer | undefined, limit: number, o: RequestOptions): Promise<LivePage> {
+  async #readPage(
+    op: string,
+    key: Buffer,
+    after: Buffer | undefined,
+    limit: number,
+    o: RequestOptions,
+  ): Promise<LivePage> {
     const r = this.#quorum(o, 'R');
     const deadline = this.#deadline(o);
     const targets = this.#targets(op, key, this.#n(o), r, 'R', this.#placement()).filter((t) => t.for === undefined);
@@ -1144,7 +1541,10 @@ export class Coordinator {
         'RK_UNAVAILABLE',
         `${op} of key ${showKey(key)} needs R=${r} of its replicas up, but only ${targets.length} ${targets.length === 1 ? 'is' : 'are'} (a stand-in holds hints, not the whole value). Retry when nodes are back, or use a smaller r.`,
       );
-    const calls = targets.map((t) => ({ node: t.id, promise: this.#timed('range', t.id, this.deps.replicas.readRange(t.id, key, after, limit, deadline)) }));
+    const calls = targets.map((t) => ({
+      node: t.id,
+      promise: this.#timed('range', t.id, this.deps.replicas.readRange(t.id, key, after, limit, deadline)),
+    }));
     const q = awaitQuorum(calls, r, deadline);
     this.#giveUpOnSilence({ ...q, ended: q.reached });
     void q.all.then((outcomes) => this.#repairPage(outcomes));
@@ -1155,7 +1555,10 @@ export class Coordinator {
       if (!(e instanceof QuorumFailed)) throw e;
       throw this.#quorumError(op, key, e, r, 'R', 0);
     }
-    const resolved = resolvePage(pages.flatMap((x) => (x.ok ? [x.value] : [])), { now: this.#now() });
+    const resolved = resolvePage(
+      pages.flatMap((x) => (x.ok ? [x.value] : [])),
+      { now: this.#now() },
+    );
     const entries = resolved.entries.filter((e) => e.read.found);
     // Replicas that disagree may each hold `limit` different sub-keys before the page's end: the page keeps `limit`, and the next starts after them.
     if (entries.length > limit) return { entries: entries.slice(0, limit), next: entries[limit - 1]!.key };
@@ -1168,7 +1571,10 @@ export class Coordinator {
     if (ok.length < 2) return;
     let resolved;
     try {
-      resolved = resolvePage(ok.map((x) => x.value), { now: this.#now() });
+      resolved = resolvePage(
+        ok.map((x) => x.value),
+        { now: this.#now() },
+      );
     } catch (e) {
       this.deps.log.warn({ err: describe(e) }, 'read repair skipped: a reply did not decode');
       return;
@@ -1187,7 +1593,12 @@ export class Coordinator {
    * for that join; one that does not (or comes with no data reply) is read in full, before
    * `deadline` (Cassandra's digest mismatch).
    */
-  async #withData(key: Buffer, replies: readonly Outcome<ReadReply>[], deadline: number, join: Join<Joined>): Promise<Outcome<Buffer | undefined>[]> {
+  async #withData(
+    key: Buffer,
+    replies: readonly Outcome<ReadReply>[],
+    deadline: number,
+    join: Join<Joined>,
+  ): Promise<Outcome<Buffer | undefined>[]> {
     const data = replies.flatMap((x) => (x.ok && 'record' in x.value ? [x.value.record] : []));
     const merged = data.length > 0 ? join(data).record : undefined;
     const digest = data.length > 0 ? recordDigest(merged) : undefined;
@@ -1210,9 +1621,21 @@ export class Coordinator {
    * Read repair, once every target answered: send the join of every reply to each replica
    * whose reply lacked part of it (a digest that differs is read in full first).
    */
-  async #repair(key: Buffer, targets: { id: string; for?: string }[], outcomes: Outcome<ReadReply>[], join: Join<Joined>): Promise<void> {
+  async #repair(
+    key: Buffer,
+    targets: { id: string; for?: string }[],
+    outcomes: Outcome<ReadReply>[],
+    join: Join<Joined>,
+  ): Promise<void> {
     // A replica whose copy is corrupt on disk answered with an error: it is sent the join of the others (its store sets the bad bytes aside).
-    const corrupt = outcomes.flatMap((x) => (!x.ok && x.error instanceof ReplicaFailure && x.error.code === 'KV_CORRUPT_RECORD' && targets.find((t) => t.id === x.node)?.for === undefined ? [x.node] : []));
+    const corrupt = outcomes.flatMap((x) =>
+      !x.ok &&
+      x.error instanceof ReplicaFailure &&
+      x.error.code === 'KV_CORRUPT_RECORD' &&
+      targets.find((t) => t.id === x.node)?.for === undefined
+        ? [x.node]
+        : [],
+    );
     if (outcomes.filter((x) => x.ok).length < (corrupt.length > 0 ? 1 : 2)) return;
     let resolved, ok;
     try {
@@ -1255,7 +1678,12 @@ export class Coordinator {
    * the deadline, and the client is better told UNAVAILABLE now, which sends it to another
    * node, than DEADLINE_EXCEEDED later.
    */
-  #giveUpOnSilence(q: { settled(): boolean; pending(): string[]; giveUp(): void; readonly ended: Promise<unknown> }): void {
+  #giveUpOnSilence(q: {
+    settled(): boolean;
+    pending(): string[];
+    giveUp(): void;
+    readonly ended: Promise<unknown>;
+  }): void {
     let timer: NodeJS.Timeout;
     const check = (): void => {
       if (q.settled()) return;
@@ -1264,22 +1692,40 @@ export class Coordinator {
       timer = setTimeout(check, SILENCE_RECHECK_MS);
     };
     timer = setTimeout(check, SILENCE_CHECK_MS);
-    q.ended.then(() => clearTimeout(timer), () => clearTimeout(timer));
+    q.ended.then(
+      () => clearTimeout(timer),
+      () => clearTimeout(timer),
+    );
   }
 
   /** `short`: the confirmation rules the acknowledgements fell short of (#shortOf), if any. */
-  #quorumError(op: string, key: Buffer, e: QuorumFailed, needed: number, letter: 'R' | 'W', alreadyAcked: number, short?: string): ReplicationError {
+  #quorumError(
+    op: string,
+    key: Buffer,
+    e: QuorumFailed,
+    needed: number,
+    letter: 'R' | 'W',
+    alreadyAcked: number,
+    short?: string,
+  ): ReplicationError {
     const got = e.succeeded + alreadyAcked;
     const unmet = short === undefined ? '' : `, and not ${short}`;
     if (e.silent.length > 0) {
-      const applied = letter === 'W' ? ` The write was applied on ${got} replica(s) and may still appear in reads.` : '';
-      return new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)} got ${got} of ${letter}=${needed} replies${unmet}: ${e.silent.join(', ')} stopped answering this node.${applied} Retry on another node.`);
+      const applied =
+        letter === 'W' ? ` The write was applied on ${got} replica(s) and may still appear in reads.` : '';
+      return new ReplicationError(
+        'RK_UNAVAILABLE',
+        `${op} of key ${showKey(key)} got ${got} of ${letter}=${needed} replies${unmet}: ${e.silent.join(', ')} stopped answering this node.${applied} Retry on another node.`,
+      );
     }
     const failed = e.outcomes.filter((x) => !x.ok) as { node: string; error: unknown }[];
     if (e.timedOut || failed.some((f) => timedOut(f.error))) return this.#timeout(op, key, got, needed, short);
     const why = failed.map((f) => `${f.node}: ${describe(f.error)}`).join('; ');
     const applied = letter === 'W' ? ` The write was applied on ${got} replica(s) and may still appear in reads.` : '';
-    return new ReplicationError('RK_UNAVAILABLE', `${op} of key ${showKey(key)} got ${got} of ${letter}=${needed} replies${unmet} (${why}).${applied} Retry.`);
+    return new ReplicationError(
+      'RK_UNAVAILABLE',
+      `${op} of key ${showKey(key)} got ${got} of ${letter}=${needed} replies${unmet} (${why}).${applied} Retry.`,
+    );
   }
 
   #timeout(op: string, key: Buffer, got: number, needed: number, short?: string): ReplicationError {
@@ -1310,7 +1756,11 @@ function showZone(zone: string): string {
 
 /** Targets with their zones and the primary a fallback stands in for: `n1 (a), n4 (b, for n2)`. */
 function describeTargets(targets: readonly Target[], zoneOf: (id: string) => string): string {
-  return targets.length === 0 ? 'none' : targets.map((t) => `${t.id} (${showZone(zoneOf(t.id))}${t.for === undefined ? '' : `, for ${t.for}`})`).join(', ');
+  return targets.length === 0
+    ? 'none'
+    : targets
+        .map((t) => `${t.id} (${showZone(zoneOf(t.id))}${t.for === undefined ? '' : `, for ${t.for}`})`)
+        .join(', ');
 }
 
 function describe(e: unknown): string {
@@ -1321,7 +1771,10 @@ function describe(e: unknown): string {
 function pageLimit(type: 'set' | 'map', asked: number | undefined): number {
   const limit = asked || MAX_SET_PAGE;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_SET_PAGE)
-    throw new ReplicationError('RK_BAD_ARGUMENT', `a ${type} read's limit must be 1 to ${MAX_SET_PAGE} ${type === 'set' ? 'elements' : 'entries'} (0: ${MAX_SET_PAGE}), got ${limit}; read a larger ${type} in pages`);
+    throw new ReplicationError(
+      'RK_BAD_ARGUMENT',
+      `a ${type} read's limit must be 1 to ${MAX_SET_PAGE} ${type === 'set' ? 'elements' : 'entries'} (0: ${MAX_SET_PAGE}), got ${limit}; read a larger ${type} in pages`,
+    );
   return limit;
 }
 
@@ -1332,5 +1785,7 @@ function mapEntry(e: ResolvedSubKey): MapEntry {
   if (e.kind === 'counter') return { kind: 'counter', path, value: e.read.value, context: e.read.context! };
   const { context } = e.read;
   if (element !== undefined) return { kind: 'element', path, element: Buffer.from(element), context };
-  return fields.at(-1)!.type === 'register' ? { kind: 'register', path, value: e.read.values[0]!, context } : { kind: 'flag', path, context };
+  return fields.at(-1)!.type === 'register'
+    ? { kind: 'register', path, value: e.read.values[0]!, context }
+    : { kind: 'flag', path, context };
 }

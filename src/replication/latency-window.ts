@@ -53,7 +53,8 @@ export class RecentLatency {
 
   add(kind: string, ms: number): void {
     let k = this.#kinds.get(kind);
-    if (k === undefined) this.#kinds.set(kind, (k = { samples: new Float64Array(this.window), count: 0, fresh: 0, value: NaN }));
+    if (k === undefined)
+      this.#kinds.set(kind, (k = { samples: new Float64Array(this.window), count: 0, fresh: 0, value: NaN }));
     k.samples[k.count % this.window] = ms;
     k.count++;
     if (++k.fresh >= this.every) {

@@ -7,8 +7,23 @@
  */
 import { BucketError } from '../buckets/index.js';
 import { showKey } from '../storage/kv-errors.js';
-import { recordDigest, type Ballot, type PrepareReply, type ProposeReply, type Proposal, type Store, type SubOp } from '../storage/index.js';
-import { asReplicaFailure, type ApplyResult, type CounterApplied, type ReplicaApi, type SubKeyPage, type SubKeyRecord } from './replica-api.js';
+import {
+  recordDigest,
+  type Ballot,
+  type PrepareReply,
+  type ProposeReply,
+  type Proposal,
+  type Store,
+  type SubOp,
+} from '../storage/index.js';
+import {
+  asReplicaFailure,
+  type ApplyResult,
+  type CounterApplied,
+  type ReplicaApi,
+  type SubKeyPage,
+  type SubKeyRecord,
+} from './replica-api.js';
 
 export class LocalReplica {
   /**
@@ -22,10 +37,20 @@ export class LocalReplica {
   ) {}
 
   #refuseDropped(key: Buffer): void {
-    if (this.dropped(key)) throw new BucketError('BK_UNKNOWN', `the bucket of key ${showKey(key)} was deleted: this replica takes no more writes of it`);
+    if (this.dropped(key))
+      throw new BucketError(
+        'BK_UNKNOWN',
+        `the bucket of key ${showKey(key)} was deleted: this replica takes no more writes of it`,
+      );
   }
 
-  async apply(key: Buffer, value: Buffer | null, context: Buffer, requestId?: Buffer, expiresAt?: number): Promise<ApplyResult> {
+  async apply(
+    key: Buffer,
+    value: Buffer | null,
+    context: Buffer,
+    requestId?: Buffer,
+    expiresAt?: number,
+  ): Promise<ApplyResult> {
     this.#refuseDropped(key);
     const o = {
       ...(requestId === undefined || requestId.length === 0 ? {} : { requestId }),
@@ -54,14 +79,24 @@ export class LocalReplica {
 
   async counterUpdate(key: Buffer, amount: number, requestId?: Buffer): Promise<CounterApplied> {
     this.#refuseDropped(key);
-    const r = await this.store.counterUpdate(key, amount, requestId === undefined || requestId.length === 0 ? {} : { requestId });
+    const r = await this.store.counterUpdate(
+      key,
+      amount,
+      requestId === undefined || requestId.length === 0 ? {} : { requestId },
+    );
     return { record: r.record, delta: r.delta, value: r.value };
   }
 
   async writeMany(parent: Buffer, ops: readonly SubOp[], requestId?: Buffer): Promise<SubKeyRecord[]> {
     this.#refuseDropped(parent);
-    const r = await this.store.writeMany(parent, ops, requestId === undefined || requestId.length === 0 ? {} : { requestId });
-    return r.writes.map((w) => (w.delta === undefined ? { key: w.key, record: w.record } : { key: w.key, record: w.record, delta: w.delta }));
+    const r = await this.store.writeMany(
+      parent,
+      ops,
+      requestId === undefined || requestId.length === 0 ? {} : { requestId },
+    );
+    return r.writes.map((w) =>
+      w.delta === undefined ? { key: w.key, record: w.record } : { key: w.key, record: w.record, delta: w.delta },
+    );
   }
 
   async readRange(parent: Buffer, after: Buffer | undefined, limit: number): Promise<SubKeyPage> {
@@ -96,15 +131,31 @@ export function withLocal(self: string, local: LocalReplica, remote: ReplicaApi)
     });
   return {
     apply: (node, key, value, context, deadline, requestId, expiresAt) =>
-      node === self ? here(local.apply(key, value, context, requestId, expiresAt)) : remote.apply(node, key, value, context, deadline, requestId, expiresAt),
-    merge: (node, key, record, hintFor, deadline) => (node === self ? here(local.merge(key, record, hintFor)) : remote.merge(node, key, record, hintFor, deadline)),
-    read: (node, key, hintFor, deadline) => (node === self ? here(local.read(key, hintFor)) : remote.read(node, key, hintFor, deadline)),
+      node === self
+        ? here(local.apply(key, value, context, requestId, expiresAt))
+        : remote.apply(node, key, value, context, deadline, requestId, expiresAt),
+    merge: (node, key, record, hintFor, deadline) =>
+      node === self ? here(local.merge(key, record, hintFor)) : remote.merge(node, key, record, hintFor, deadline),
+    read: (node, key, hintFor, deadline) =>
+      node === self ? here(local.read(key, hintFor)) : remote.read(node, key, hintFor, deadline),
     digest: (node, key, deadline) => (node === self ? here(local.digest(key)) : remote.digest(node, key, deadline)),
-    counterUpdate: (node, key, amount, deadline, requestId) => (node === self ? here(local.counterUpdate(key, amount, requestId)) : remote.counterUpdate(node, key, amount, deadline, requestId)),
-    writeMany: (node, parent, ops, deadline, requestId) => (node === self ? here(local.writeMany(parent, ops, requestId)) : remote.writeMany(node, parent, ops, deadline, requestId)),
-    readRange: (node, parent, after, limit, deadline) => (node === self ? here(local.readRange(parent, after, limit)) : remote.readRange(node, parent, after, limit, deadline)),
-    paxosPrepare: (node, key, ballot, deadline) => (node === self ? here(local.paxosPrepare(key, ballot)) : remote.paxosPrepare(node, key, ballot, deadline)),
-    paxosPropose: (node, key, proposal, deadline) => (node === self ? here(local.paxosPropose(key, proposal)) : remote.paxosPropose(node, key, proposal, deadline)),
-    paxosCommit: (node, key, proposal, deadline) => (node === self ? here(local.paxosCommit(key, proposal)) : remote.paxosCommit(node, key, proposal, deadline)),
+    counterUpdate: (node, key, amount, deadline, requestId) =>
+      node === self
+        ? here(local.counterUpdate(key, amount, requestId))
+        : remote.counterUpdate(node, key, amount, deadline, requestId),
+    writeMany: (node, parent, ops, deadline, requestId) =>
+      node === self
+        ? here(local.writeMany(parent, ops, requestId))
+        : remote.writeMany(node, parent, ops, deadline, requestId),
+    readRange: (node, parent, after, limit, deadline) =>
+      node === self
+        ? here(local.readRange(parent, after, limit))
+        : remote.readRange(node, parent, after, limit, deadline),
+    paxosPrepare: (node, key, ballot, deadline) =>
+      node === self ? here(local.paxosPrepare(key, ballot)) : remote.paxosPrepare(node, key, ballot, deadline),
+    paxosPropose: (node, key, proposal, deadline) =>
+      node === self ? here(local.paxosPropose(key, proposal)) : remote.paxosPropose(node, key, proposal, deadline),
+    paxosCommit: (node, key, proposal, deadline) =>
+      node === self ? here(local.paxosCommit(key, proposal)) : remote.paxosCommit(node, key, proposal, deadline),
   };
 }

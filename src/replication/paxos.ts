@@ -30,7 +30,15 @@
  * clock, or keep state of its own (the store keeps acceptors; the coordinator will send
  * the messages).
  */
-import { NO_BALLOT, compareBallots, maxBallot, type Ballot, type Link, type PrepareReply, type Proposal } from '../storage/index.js';
+import {
+  NO_BALLOT,
+  compareBallots,
+  maxBallot,
+  type Ballot,
+  type Link,
+  type PrepareReply,
+  type Proposal,
+} from '../storage/index.js';
 
 /** The proposer `by`'s next ballot: above `seen` (the highest it has seen), and above `floor` (a clock in ms, say, so that restarts do not reuse ballots). */
 export function nextBallot(seen: Ballot, by: string, floor = 0): Ballot {
@@ -59,7 +67,12 @@ export type AfterPrepare<V> =
    * lags it (send them the commit), and the earlier commits the promises remember (their
    * histories and lagging commits: `decide`'s `known`).
    */
-  | { readonly kind: 'current'; readonly committed: Proposal<V> | undefined; readonly lagging: readonly number[]; readonly known: readonly Link[] };
+  | {
+      readonly kind: 'current';
+      readonly committed: Proposal<V> | undefined;
+      readonly lagging: readonly number[];
+      readonly known: readonly Link[];
+    };
 
 /** The quorum of N replicas: a majority. */
 export const quorumOf = (n: number): number => Math.floor(n / 2) + 1;
@@ -77,17 +90,33 @@ export function afterPrepare<V>(replies: readonly PrepareReply<V>[], quorum: num
   }
   if (promises.length < quorum) return { kind: 'retry', higher };
   let committed: Proposal<V> | undefined;
-  for (const r of promises) if (r.committed !== undefined && (committed === undefined || compareBallots(r.committed.ballot, committed.ballot) > 0)) committed = r.committed;
+  for (const r of promises)
+    if (
+      r.committed !== undefined &&
+      (committed === undefined || compareBallots(r.committed.ballot, committed.ballot) > 0)
+    )
+      committed = r.committed;
   let inProgress: Proposal<V> | undefined;
   for (const r of promises) {
     const a = r.accepted;
     if (a === undefined || (committed !== undefined && compareBallots(a.ballot, committed.ballot) <= 0)) continue;
     if (inProgress === undefined || compareBallots(a.ballot, inProgress.ballot) > 0) inProgress = a;
   }
-  if (inProgress !== undefined) return inProgress.base === undefined ? { kind: 'finish', value: inProgress.value, id: inProgress.id } : { kind: 'finish', value: inProgress.value, id: inProgress.id, base: inProgress.base };
+  if (inProgress !== undefined)
+    return inProgress.base === undefined
+      ? { kind: 'finish', value: inProgress.value, id: inProgress.id }
+      : { kind: 'finish', value: inProgress.value, id: inProgress.id, base: inProgress.base };
   const lagging: number[] = [];
-  if (committed !== undefined) replies.forEach((r, i) => r.promised && (r.committed === undefined || compareBallots(r.committed.ballot, committed!.ballot) < 0) && lagging.push(i));
-  const known = promises.flatMap((r) => (r.committed === undefined || r.committed === committed ? r.history : [r.committed, ...r.history]));
+  if (committed !== undefined)
+    replies.forEach(
+      (r, i) =>
+        r.promised &&
+        (r.committed === undefined || compareBallots(r.committed.ballot, committed!.ballot) < 0) &&
+        lagging.push(i),
+    );
+  const known = promises.flatMap((r) =>
+    r.committed === undefined || r.committed === committed ? r.history : [r.committed, ...r.history],
+  );
   return { kind: 'current', committed, lagging, known };
 }
 
@@ -187,6 +216,11 @@ const CONTEXT_TAG = Buffer.from([0x43, 0x01]);
 export function contextVersion(context: Uint8Array): string | null | undefined {
   if (context.length === 0) return null;
   const b = Buffer.from(context.buffer, context.byteOffset, context.byteLength);
-  if (b.length < CONTEXT_TAG.length + 1 || b.length > CONTEXT_TAG.length + 255 || !b.subarray(0, CONTEXT_TAG.length).equals(CONTEXT_TAG)) return undefined;
+  if (
+    b.length < CONTEXT_TAG.length + 1 ||
+    b.length > CONTEXT_TAG.length + 255 ||
+    !b.subarray(0, CONTEXT_TAG.length).equals(CONTEXT_TAG)
+  )
+    return undefined;
   return b.toString('latin1', CONTEXT_TAG.length);
 }

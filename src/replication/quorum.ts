@@ -7,7 +7,9 @@
  * Owns: the counting. Must not: decide what a failure means to the client (coordinator.ts).
  */
 
-export type Outcome<T> = { readonly node: string; readonly ok: true; readonly value: T } | { readonly node: string; readonly ok: false; readonly error: unknown };
+export type Outcome<T> =
+  | { readonly node: string; readonly ok: true; readonly value: T }
+  | { readonly node: string; readonly ok: false; readonly error: unknown };
 
 export interface QuorumResult<T> {
   /** Resolves with the successes once `needed` of them are in (more may be there); rejects with QuorumFailed. */
@@ -39,7 +41,13 @@ export class QuorumFailed extends Error {
     /** Nodes still pending when the wait was given up because they had stopped answering. */
     readonly silent: readonly string[] = [],
   ) {
-    super(timedOut ? 'deadline passed' : silent.length > 0 ? 'the replicas left stopped answering' : 'too many replicas failed');
+    super(
+      timedOut
+        ? 'deadline passed'
+        : silent.length > 0
+          ? 'the replicas left stopped answering'
+          : 'too many replicas failed',
+    );
   }
 
   get succeeded(): number {
@@ -76,7 +84,11 @@ export const CONFIRM_RULES: readonly { readonly rule: keyof Confirms; readonly n
 /** What acknowledgements from `nodes` confirm: each node counted once, however many of the calls it answered. */
 export function confirmsOf(nodes: Iterable<string>, facts: NodeFacts): Confirms {
   const distinct = [...new Set(nodes)];
-  return { nodes: distinct.length, zones: new Set(distinct.map((id) => facts.zoneOf(id))).size, primaries: distinct.filter((id) => facts.isPrimary(id)).length };
+  return {
+    nodes: distinct.length,
+    zones: new Set(distinct.map((id) => facts.zoneOf(id))).size,
+    primaries: distinct.filter((id) => facts.isPrimary(id)).length,
+  };
 }
 
 /** The rules of `rules` that `got` falls short of. */
@@ -103,7 +115,12 @@ export interface ConfirmWait {
  * that succeeded and those still pending can no longer meet a rule. Calls may be added
  * while waiting (`add`).
  */
-export function awaitQuorum<T>(calls: readonly QuorumCall<T>[], needed: number | readonly number[], deadline: number, confirm?: ConfirmWait): QuorumResult<T> {
+export function awaitQuorum<T>(
+  calls: readonly QuorumCall<T>[],
+  needed: number | readonly number[],
+  deadline: number,
+  confirm?: ConfirmWait,
+): QuorumResult<T> {
   const need = typeof needed === 'number' ? [needed] : needed;
   const groupsOf = (c: { groups?: readonly number[] }): readonly number[] => c.groups ?? ZERO;
   const ok = need.map(() => 0);
@@ -124,9 +141,11 @@ export function awaitQuorum<T>(calls: readonly QuorumCall<T>[], needed: number |
     fn();
   };
   const acked = [...(confirm?.acked ?? [])];
-  const meets = (nodes: Iterable<string>): boolean => confirm === undefined || unmetConfirms(confirm.rules, confirmsOf(nodes, confirm.facts)).length === 0;
+  const meets = (nodes: Iterable<string>): boolean =>
+    confirm === undefined || unmetConfirms(confirm.rules, confirmsOf(nodes, confirm.facts)).length === 0;
   const enough = (): boolean => need.every((n, g) => ok[g]! >= n) && meets(acked);
-  const hopeless = (): boolean => need.some((n, g) => ok[g]! + open[g]! < n) || (confirm !== undefined && !meets([...acked, ...waiting.values()]));
+  const hopeless = (): boolean =>
+    need.some((n, g) => ok[g]! + open[g]! < n) || (confirm !== undefined && !meets([...acked, ...waiting.values()]));
   const settle = (o: Outcome<T>): void => {
     outcomes.push(o);
     if (--unsettled === 0) resolveAll([...outcomes]);
@@ -155,7 +174,10 @@ export function awaitQuorum<T>(calls: readonly QuorumCall<T>[], needed: number |
       },
     );
   };
-  const timer = setTimeout(() => finish(() => rejectReached(new QuorumFailed([...outcomes], true))), Math.max(0, deadline - Date.now()));
+  const timer = setTimeout(
+    () => finish(() => rejectReached(new QuorumFailed([...outcomes], true))),
+    Math.max(0, deadline - Date.now()),
+  );
   for (const c of calls) add(c);
   if (calls.length === 0) resolveAll([]);
   if (enough()) finish(() => resolveReached([]));
@@ -177,7 +199,11 @@ const ZERO: readonly number[] = [0];
  * neither answered nor failed). Cassandra reads only natural replicas; Riak users turn on
  * notfound_ok=false for the same reason.
  */
-export function awaitsPrimary(reached: readonly string[], empty: ReadonlySet<string>, primariesPending: number): boolean {
+export function awaitsPrimary(
+  reached: readonly string[],
+  empty: ReadonlySet<string>,
+  primariesPending: number,
+): boolean {
   return primariesPending > 0 && reached.some((node) => empty.has(node));
 }
 

@@ -50,7 +50,15 @@ export interface ReplicaApi {
    * answers with the key's record as it is): the same write may be sent to two replicas.
    * With `expiresAt` (ms since the epoch, the coordinator's clock), the value expires then.
    */
-  apply(node: string, key: Buffer, value: Buffer | null, context: Buffer, deadline: number, requestId?: Buffer, expiresAt?: number): Promise<ApplyResult>;
+  apply(
+    node: string,
+    key: Buffer,
+    value: Buffer | null,
+    context: Buffer,
+    deadline: number,
+    requestId?: Buffer,
+    expiresAt?: number,
+  ): Promise<ApplyResult>;
   /** Merge `record` into `node`'s versions of the key; as a hint for `hintFor` when set. */
   merge(node: string, key: Buffer, record: Buffer, hintFor: string | undefined, deadline: number): Promise<boolean>;
   /** `node`'s record of the key (its hint for `hintFor` when set), or undefined. */
@@ -65,16 +73,34 @@ export interface ReplicaApi {
    * its issuer (storage's counterUpdate). With `requestId`, an increment the key's log
    * holds already is not counted again: the answer carries the full state as its delta.
    */
-  counterUpdate(node: string, key: Buffer, amount: number, deadline: number, requestId?: Buffer): Promise<CounterApplied>;
+  counterUpdate(
+    node: string,
+    key: Buffer,
+    amount: number,
+    deadline: number,
+    requestId?: Buffer,
+  ): Promise<CounterApplied>;
   /**
    * One request's writes on sub-keys of `parent` (a set's adds and removes, a map's field
    * ops), on replica `node` as their issuer, all in one write batch (storage's writeMany):
    * the records written, one per op in order (an increment's with its delta). With
    * `requestId`, an op seen before writes nothing.
    */
-  writeMany(node: string, parent: Buffer, ops: readonly SubOp[], deadline: number, requestId?: Buffer): Promise<SubKeyRecord[]>;
+  writeMany(
+    node: string,
+    parent: Buffer,
+    ops: readonly SubOp[],
+    deadline: number,
+    requestId?: Buffer,
+  ): Promise<SubKeyRecord[]>;
   /** A page of `parent`'s sub-keys on replica `node`: up to `limit`, after the sub-key `after` (storage's readRange). */
-  readRange(node: string, parent: Buffer, after: Buffer | undefined, limit: number, deadline: number): Promise<SubKeyPage>;
+  readRange(
+    node: string,
+    parent: Buffer,
+    after: Buffer | undefined,
+    limit: number,
+    deadline: number,
+  ): Promise<SubKeyPage>;
   /**
    * Compare-and-set's Paxos steps on replica `node`'s acceptor of `key` (storage's
    * paxosPrepare, paxosPropose, paxosCommit; replication/paxos.ts says what a proposer
@@ -127,6 +153,7 @@ export function asReplicaFailure(e: unknown): ReplicaFailure {
   const code = typeof x?.code === 'string' ? x.code : 'RK_INTERNAL';
   const message = typeof x?.message === 'string' ? x.message : String(e);
   // A store that is closing, or a node that is stopping, never ran the call.
-  const kind = code === 'KV_CLOSED' || code === 'RK_NOT_READY' ? 'unreachable' : code === 'RK_TIMEOUT' ? 'timeout' : 'refused';
+  const kind =
+    code === 'KV_CLOSED' || code === 'RK_NOT_READY' ? 'unreachable' : code === 'RK_TIMEOUT' ? 'timeout' : 'refused';
   return new ReplicaFailure(kind, code, message);
 }

@@ -15,7 +15,6 @@
 import { tokenOf } from './hash.js';
 import { RING_SIZE, compareTokens } from './tokens.js';
 
-
 /** The number of tokens a node of this weight gets when `perNode` is the count for weight 1. */
 export function tokenCount(weight: number, perNode: number): number {
   return Math.max(1, Math.round(weight * perNode));
@@ -116,7 +115,7 @@ export function layoutTokens(nodes: readonly LayoutNode[], seed: number): bigint
       // no node is left with a run of slots at the end), keep v's zone length on its
       // fair course, and prefer the least-used successor pairs, never v after itself.
       const behind = (c * (done[z]! + 1)) / zoneSlots[z]! - assigned[v]!;
-      let score = -2 * behind + (Math.abs(zoneLen[v]! + gap[k]! - (assigned[v]! + 1) * meanGap)) / meanGap;
+      let score = -2 * behind + Math.abs(zoneLen[v]! + gap[k]! - (assigned[v]! + 1) * meanGap) / meanGap;
       if (prevNode >= 0) {
         if (prevNode === v) score += 4;
         score += (follows[prevNode * n + v]! * (q - nodes[prevNode]!.count)) / (nodes[prevNode]!.count * c);
@@ -167,7 +166,11 @@ function evenZoneLengths(
   const slotsOf = new Map<number, number[]>(zoneNodes.map((v) => [v, []]));
   for (let k = 0; k < q; k++) if (zoneOfSlot[k] === z) slotsOf.get(owner[k]!)!.push(k);
   const length = new Map<number, number>();
-  for (const [v, ks] of slotsOf) length.set(v, ks.reduce((s, k) => s + gap[k]!, 0));
+  for (const [v, ks] of slotsOf)
+    length.set(
+      v,
+      ks.reduce((s, k) => s + gap[k]!, 0),
+    );
   const fair = (v: number) => (nodes[v]!.count * q) / zoneSlots;
   for (let iter = 0; iter < 4 * q; iter++) {
     let hi = zoneNodes[0]!;

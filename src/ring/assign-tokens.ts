@@ -21,7 +21,11 @@ import { compareTokens, mergeByToken } from './tokens.js';
  * - balanced, otherwise: one at a time in id order, each joining the members that have
  *   tokens by then (`joinTokens`), exactly as if they had joined a running cluster.
  */
-export function assignTokens(members: readonly NormalizedMember[], opts: Required<RingOptions>, replicas: number): TokenedMember[] {
+export function assignTokens(
+  members: readonly NormalizedMember[],
+  opts: Required<RingOptions>,
+  replicas: number,
+): TokenedMember[] {
   const has = (m: NormalizedMember): m is TokenedMember => m.tokens !== undefined;
   if (members.every(has)) return [...members];
   const count = (m: NormalizedMember) => tokenCount(m.weight, opts.tokensPerNode);
@@ -47,7 +51,9 @@ export function assignTokens(members: readonly NormalizedMember[], opts: Require
   } else {
     // The ring so far as sorted tokens with owners (indices into `present`).
     const present = [...out.values()];
-    let ring = present.flatMap((m, v) => m.tokens.map((t) => [t, v] as const)).sort((a, b) => compareTokens(a[0], b[0]));
+    let ring = present
+      .flatMap((m, v) => m.tokens.map((t) => [t, v] as const))
+      .sort((a, b) => compareTokens(a[0], b[0]));
     for (const m of members) {
       if (has(m)) continue;
       const tokens = joinTokens({
@@ -61,7 +67,10 @@ export function assignTokens(members: readonly NormalizedMember[], opts: Require
         replicas,
       });
       const joined = { ...m, tokens };
-      ring = mergeByToken(ring, tokens.map((t) => [t, present.length] as const));
+      ring = mergeByToken(
+        ring,
+        tokens.map((t) => [t, present.length] as const),
+      );
       present.push(joined);
       out.set(m.id, joined);
     }

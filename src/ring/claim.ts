@@ -25,7 +25,10 @@ import { Ring } from './ring.js';
 /** Throws RING_BAD_REPLICAS unless `replicas` is an integer ≥ 1. */
 function checkReplicas(replicas: number): void {
   if (!Number.isInteger(replicas) || replicas < 1) {
-    throw new RingError('RING_BAD_REPLICAS', `replicas (the cluster's N) must be an integer ≥ 1, got ${String(replicas)}`);
+    throw new RingError(
+      'RING_BAD_REPLICAS',
+      `replicas (the cluster's N) must be an integer ≥ 1, got ${String(replicas)}`,
+    );
   }
 }
 
@@ -54,7 +57,8 @@ export function claimRing(members: readonly Member[], replicas: number, options:
 export function claimJoin(ring: Ring, member: Member, replicas: number): readonly bigint[] {
   checkReplicas(replicas);
   const m = normalizeMember(member);
-  if (ring.has(m.id)) throw new RingError('RING_DUPLICATE_MEMBER', `${m.id} is already a member; remove it first to change it`);
+  if (ring.has(m.id))
+    throw new RingError('RING_DUPLICATE_MEMBER', `${m.id} is already a member; remove it first to change it`);
   const joined = assignTokens([...ring.members, m].sort(byId), ring.options, replicas);
   return joined.find((x) => x.id === m.id)!.tokens;
 }

@@ -15,17 +15,26 @@
  * A string key hashes exactly like its UTF-8 encoding, so clients may send either.
  */
 
-const P1H = 0x9e3779b1, P1L = 0x85ebca87;
-const P2H = 0xc2b2ae3d, P2L = 0x27d4eb4f;
-const P3H = 0x165667b1, P3L = 0x9e3779f9;
-const P4H = 0x85ebca77, P4L = 0xc2b2ae63;
-const P5H = 0x27d4eb2f, P5L = 0x165667c5;
+const P1H = 0x9e3779b1,
+  P1L = 0x85ebca87;
+const P2H = 0xc2b2ae3d,
+  P2L = 0x27d4eb4f;
+const P3H = 0x165667b1,
+  P3L = 0x9e3779f9;
+const P4H = 0x85ebca77,
+  P4L = 0xc2b2ae63;
+const P5H = 0x27d4eb2f,
+  P5L = 0x165667c5;
 const TWO_32 = 0x100000000;
 
 /** High 32 bits of the 64-bit product of two uint32. */
 function mulhi(a: number, b: number): number {
-  const a0 = a & 0xffff, a1 = a >>> 16, b0 = b & 0xffff, b1 = b >>> 16;
-  const p01 = a0 * b1, p10 = a1 * b0;
+  const a0 = a & 0xffff,
+    a1 = a >>> 16,
+    b0 = b & 0xffff,
+    b1 = b >>> 16;
+  const p01 = a0 * b1,
+    p10 = a1 * b0;
   const mid = ((a0 * b0) >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
   return (a1 * b1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16)) >>> 0;
 }
@@ -60,11 +69,14 @@ const acc = new Uint32Array(8);
 /** acc_k = rotl(acc_k + lane · P2, 31) · P1 (xxh64's round). */
 function round(k: number, ih: number, il: number): void {
   // lane · P2
-  const ph = mul64hi(ih, il, P2H, P2L), pl = Math.imul(il, P2L) >>> 0;
+  const ph = mul64hi(ih, il, P2H, P2L),
+    pl = Math.imul(il, P2L) >>> 0;
   // + acc
   const sl = acc[2 * k + 1]! + pl;
-  const h = (acc[2 * k]! + ph + (sl >= TWO_32 ? 1 : 0)) >>> 0, l = sl >>> 0;
-  const rh = rotlHi(h, l, 31), rl = rotlLo(h, l, 31);
+  const h = (acc[2 * k]! + ph + (sl >= TWO_32 ? 1 : 0)) >>> 0,
+    l = sl >>> 0;
+  const rh = rotlHi(h, l, 31),
+    rl = rotlLo(h, l, 31);
   acc[2 * k] = mul64hi(rh, rl, P1H, P1L);
   acc[2 * k + 1] = Math.imul(rl, P1L);
 }
@@ -103,12 +115,15 @@ function stripes(b: Uint8Array, len: number): void {
   }
   // merge each accumulator: h = (h ^ round(0, v)) · P1 + P4
   for (let k = 0; k < 4; k++) {
-    const vh = acc[2 * k]!, vl = acc[2 * k + 1]!;
+    const vh = acc[2 * k]!,
+      vl = acc[2 * k + 1]!;
     acc[2 * k] = 0;
     acc[2 * k + 1] = 0;
     round(k, vh, vl);
-    const xh = (hh ^ acc[2 * k]!) >>> 0, xl = (hl ^ acc[2 * k + 1]!) >>> 0;
-    const mh = mul64hi(xh, xl, P1H, P1L), ml = Math.imul(xl, P1L) >>> 0;
+    const xh = (hh ^ acc[2 * k]!) >>> 0,
+      xl = (hl ^ acc[2 * k + 1]!) >>> 0;
+    const mh = mul64hi(xh, xl, P1H, P1L),
+      ml = Math.imul(xl, P1L) >>> 0;
     const l = ml + P4L;
     hh = (mh + P4H + (l >= TWO_32 ? 1 : 0)) >>> 0;
     hl = l >>> 0;
@@ -137,14 +152,20 @@ function xxh64(b: Uint8Array, len: number, out: Uint32Array): void {
   }
   for (; i + 8 <= len; i += 8) {
     // k = rotl(lane · P2, 31) · P1; h = rotl(h ^ k, 27) · P1 + P4
-    const ih = u32(b, i + 4), il = u32(b, i);
-    let kh = (mulhi(il, P2L) + Math.imul(il, P2H) + Math.imul(ih, P2L)) >>> 0, kl = Math.imul(il, P2L) >>> 0;
-    const rh = rotlHi(kh, kl, 31), rl = rotlLo(kh, kl, 31);
+    const ih = u32(b, i + 4),
+      il = u32(b, i);
+    let kh = (mulhi(il, P2L) + Math.imul(il, P2H) + Math.imul(ih, P2L)) >>> 0,
+      kl = Math.imul(il, P2L) >>> 0;
+    const rh = rotlHi(kh, kl, 31),
+      rl = rotlLo(kh, kl, 31);
     kh = (mulhi(rl, P1L) + Math.imul(rl, P1H) + Math.imul(rh, P1L)) >>> 0;
     kl = Math.imul(rl, P1L) >>> 0;
-    const xh = (hh ^ kh) >>> 0, xl = (hl ^ kl) >>> 0;
-    const yh = rotlHi(xh, xl, 27), yl = rotlLo(xh, xl, 27);
-    const mh = (mulhi(yl, P1L) + Math.imul(yl, P1H) + Math.imul(yh, P1L)) >>> 0, ml = Math.imul(yl, P1L) >>> 0;
+    const xh = (hh ^ kh) >>> 0,
+      xl = (hl ^ kl) >>> 0;
+    const yh = rotlHi(xh, xl, 27),
+      yl = rotlLo(xh, xl, 27);
+    const mh = (mulhi(yl, P1L) + Math.imul(yl, P1H) + Math.imul(yh, P1L)) >>> 0,
+      ml = Math.imul(yl, P1L) >>> 0;
     const l = ml + P4L;
     hh = (mh + P4H + (l >= TWO_32 ? 1 : 0)) >>> 0;
     hl = l >>> 0;
@@ -152,9 +173,12 @@ function xxh64(b: Uint8Array, len: number, out: Uint32Array): void {
   if (i + 4 <= len) {
     // h = rotl(h ^ (u32 · P1), 23) · P2 + P3
     const u = u32(b, i);
-    const xh = (hh ^ (mulhi(u, P1L) + Math.imul(u, P1H))) >>> 0, xl = (hl ^ Math.imul(u, P1L)) >>> 0;
-    const yh = rotlHi(xh, xl, 23), yl = rotlLo(xh, xl, 23);
-    const mh = (mulhi(yl, P2L) + Math.imul(yl, P2H) + Math.imul(yh, P2L)) >>> 0, ml = Math.imul(yl, P2L) >>> 0;
+    const xh = (hh ^ (mulhi(u, P1L) + Math.imul(u, P1H))) >>> 0,
+      xl = (hl ^ Math.imul(u, P1L)) >>> 0;
+    const yh = rotlHi(xh, xl, 23),
+      yl = rotlLo(xh, xl, 23);
+    const mh = (mulhi(yl, P2L) + Math.imul(yl, P2H) + Math.imul(yh, P2L)) >>> 0,
+      ml = Math.imul(yl, P2L) >>> 0;
     const l = ml + P3L;
     hh = (mh + P3H + (l >= TWO_32 ? 1 : 0)) >>> 0;
     hl = l >>> 0;
@@ -164,8 +188,10 @@ function xxh64(b: Uint8Array, len: number, out: Uint32Array): void {
     // h = rotl(h ^ (byte · P5), 11) · P1; byte · P5L < 2^40 is exact in a double
     const c = b[i]!;
     const full = c * P5L;
-    const xh = (hh ^ (c * P5H + ((full / TWO_32) | 0))) >>> 0, xl = (hl ^ full) >>> 0;
-    const yh = rotlHi(xh, xl, 11), yl = rotlLo(xh, xl, 11);
+    const xh = (hh ^ (c * P5H + ((full / TWO_32) | 0))) >>> 0,
+      xl = (hl ^ full) >>> 0;
+    const yh = rotlHi(xh, xl, 11),
+      yl = rotlLo(xh, xl, 11);
     hh = (mulhi(yl, P1L) + Math.imul(yl, P1H) + Math.imul(yh, P1L)) >>> 0;
     hl = Math.imul(yl, P1L) >>> 0;
   }

@@ -563,7 +563,8 @@ function placeRound(input: JoinInput, total: number, fraction: number): bigint[]
   const zoneCount = new Set(input.zoneOf).size;
   const N = input.replicas;
   const R = zoneCount < N && n > N ? new Replicated(nx, weight, input.zoneOf, input.rackOf, own, len, N) : undefined;
-  const zone = N > 1 && zoneCount >= N && own.some((v) => inZone[v] === 1) ? zoneNeighbours(len, own, inZone) : undefined;
+  const zone =
+    N > 1 && zoneCount >= N && own.some((v) => inZone[v] === 1) ? zoneNeighbours(len, own, inZone) : undefined;
   const Z =
     zone &&
     new Ledger(

@@ -69,7 +69,7 @@ export function chooseHeirs(ring: Ring, id: string, replicas: number): Map<bigin
   others.forEach((mem, v) => mem.tokens.forEach((t) => ownerOf.set(t, v)));
   tokens.forEach((t, i) => {
     const v = ownerOf.get(t);
-    if (v === undefined) (mine[i] = 1), (owner[i] = NONE);
+    if (v === undefined) ((mine[i] = 1), (owner[i] = NONE));
     else owner[i] = v;
   });
   const next = (i: number): number => (i + 1 === m ? 0 : i + 1);
@@ -86,7 +86,12 @@ export function chooseHeirs(ring: Ring, id: string, replicas: number): Map<bigin
   const weights = others.map((x) => x.weight);
   const fairPrimary = fairSharesOf(zones, weights, 1);
   const fairReplicated = fairSharesOf(zones, weights, n);
-  const selector = new ReplicaSelector(topologyOf(zones, others.map((x) => x.rack)));
+  const selector = new ReplicaSelector(
+    topologyOf(
+      zones,
+      others.map((x) => x.rack),
+    ),
+  );
   const table = new Uint32Array(m * n);
   const reach = new Uint32Array(m);
   const primary = new Float64Array(others.length);
@@ -114,10 +119,12 @@ export function chooseHeirs(ring: Ring, id: string, replicas: number): Map<bigin
     }
   }
   const keeps = (j: number, row: ArrayLike<number>): boolean => {
-    for (let k = j * n; k < j * n + n && kept[k] !== NONE; k++) if (!Array.prototype.includes.call(row, kept[k])) return false;
+    for (let k = j * n; k < j * n + n && kept[k] !== NONE; k++)
+      if (!Array.prototype.includes.call(row, kept[k])) return false;
     return true;
   };
-  const cost = (v: number, p: number, r: number): number => PRIMARY_WEIGHT * (p / fairPrimary[v]! - 1) ** 2 + (r / fairReplicated[v]! - 1) ** 2;
+  const cost = (v: number, p: number, r: number): number =>
+    PRIMARY_WEIGHT * (p / fairPrimary[v]! - 1) ** 2 + (r / fairReplicated[v]! - 1) ** 2;
 
   const candidates = others.map((_, v) => v);
 
@@ -138,7 +145,7 @@ export function chooseHeirs(ring: Ring, id: string, replicas: number): Map<bigin
     while (mine[prev(a)] && prev(a) !== i) a = prev(a);
     const span = (i - a + m) % m; // positions a..i change owner
     const saved: number[] = [];
-    for (let k = 0, p = a; k <= span; k++, p = next(p)) saved.push(owner[p]!), (owner[p] = h);
+    for (let k = 0, p = a; k <= span; k++, p = next(p)) (saved.push(owner[p]!), (owner[p] = h));
     touched.length = 0;
     // Ranges whose walk reached position a or later: at most maxReach back from a.
     const back = Math.min(m - 1 - span, maxReach - 1);
@@ -152,20 +159,22 @@ export function chooseHeirs(ring: Ring, id: string, replicas: number): Map<bigin
       if (!keeps(j, row) && keeps(j, table.subarray(j * n, j * n + n))) allowed = false;
       const len = length[j]!;
       const oldOwner = d > 0 ? owner[j]! : saved[-d]!;
-      if (oldOwner !== row[0]) touch(oldOwner), touch(row[0]!), (dP[oldOwner]! -= len), (dP[row[0]!]! += len);
-      for (let k = j * n; k < j * n + n; k++) touch(table[k]!), (dR[table[k]!]! -= len);
-      for (const v of row) touch(v), (dR[v]! += len);
+      if (oldOwner !== row[0]) (touch(oldOwner), touch(row[0]!), (dP[oldOwner]! -= len), (dP[row[0]!]! += len));
+      for (let k = j * n; k < j * n + n; k++) (touch(table[k]!), (dR[table[k]!]! -= len));
+      for (const v of row) (touch(v), (dR[v]! += len));
     }
     let delta = allowed ? 0 : Infinity;
-    for (const v of touched) delta += cost(v, primary[v]! + dP[v]!, replicated[v]! + dR[v]!) - cost(v, primary[v]!, replicated[v]!);
+    for (const v of touched)
+      delta += cost(v, primary[v]! + dP[v]!, replicated[v]! + dR[v]!) - cost(v, primary[v]!, replicated[v]!);
     if (commit) {
-      for (const v of touched) (primary[v]! += dP[v]!), (replicated[v]! += dR[v]!);
-      for (const { j, row, reach: r } of rows) table.set(row, j * n), (reach[j] = r), (maxReach = Math.max(maxReach, r));
+      for (const v of touched) ((primary[v]! += dP[v]!), (replicated[v]! += dR[v]!));
+      for (const { j, row, reach: r } of rows)
+        (table.set(row, j * n), (reach[j] = r), (maxReach = Math.max(maxReach, r)));
       mine[i] = 0;
     } else {
       for (let k = 0, p = a; k <= span; k++, p = next(p)) owner[p] = saved[k]!;
     }
-    for (const v of touched) (dP[v] = 0), (dR[v] = 0);
+    for (const v of touched) ((dP[v] = 0), (dR[v] = 0));
     return delta;
   };
 
@@ -176,7 +185,7 @@ export function chooseHeirs(ring: Ring, id: string, replicas: number): Map<bigin
     for (const h of candidates) {
       if (h === pick) continue;
       const delta = trial(i, h, false);
-      if (delta < lowest - 1e-15) (lowest = delta), (pick = h);
+      if (delta < lowest - 1e-15) ((lowest = delta), (pick = h));
     }
     return pick;
   };

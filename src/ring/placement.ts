@@ -125,7 +125,15 @@ export class ReplicaSelector {
    * count among the nodes its zone and rack have left (it does once met). Writes up to
    * out.length picks to `out` and returns how many; `reach` is not set.
    */
-  walkInto(owner: Uint32Array, start: number, steps: number, extra: number, before: number, absent: boolean, out: Int32Array): number {
+  walkInto(
+    owner: Uint32Array,
+    start: number,
+    steps: number,
+    extra: number,
+    before: number,
+    absent: boolean,
+    out: Int32Array,
+  ): number {
     const chosen = this.#scratch;
     chosen.length = 0;
     this.#walk(owner, start, out.length, steps, extra, before, absent, chosen);
@@ -134,7 +142,16 @@ export class ReplicaSelector {
   }
 
   /** The walk behind select and walkInto: picks into `chosen`, returns the tokens walked. */
-  #walk(owner: Uint32Array, start: number, n: number, steps: number, extra: number, before: number, absent: boolean, chosen: number[]): number {
+  #walk(
+    owner: Uint32Array,
+    start: number,
+    n: number,
+    steps: number,
+    extra: number,
+    before: number,
+    absent: boolean,
+    chosen: number[],
+  ): number {
     const m = owner.length;
     if (++this.#stamp === 0xffffffff) {
       this.#seen.fill(0);

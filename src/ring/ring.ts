@@ -18,7 +18,14 @@
 import { RingError } from './ring-errors.js';
 import { type Target, targetsWithFallbacks } from './fallbacks.js';
 import { hashInto, tokenOf } from './hash.js';
-import { type Member, type NormalizedMember, type TokenedMember, byId, normalizeMember, normalizeMembers } from './member.js';
+import {
+  type Member,
+  type NormalizedMember,
+  type TokenedMember,
+  byId,
+  normalizeMember,
+  normalizeMembers,
+} from './member.js';
 import { type RingOptions, resolveOptions } from './ring-options.js';
 import { ReplicaSelector, type Topology, topologyOf } from './placement.js';
 import { arcFraction, compareTokens, tokenHex, tokenHi, tokenLo } from './tokens.js';
@@ -166,12 +173,22 @@ export class Ring {
     const gained = new Map<string, bigint[]>();
     const own = new Set(this.member(id)!.tokens);
     for (const [t, heir] of heirs ?? []) {
-      if (!own.has(t)) throw new RingError('RING_BAD_TOKEN', `token ${tokenHex(t)} is not one of ${id}'s tokens; heirs can only inherit the leaver's tokens`);
-      if (heir === id || !this.#index.has(heir)) throw new RingError('RING_UNKNOWN_MEMBER', `heir ${String(heir)} is not a member of this ring other than ${id}`);
+      if (!own.has(t))
+        throw new RingError(
+          'RING_BAD_TOKEN',
+          `token ${tokenHex(t)} is not one of ${id}'s tokens; heirs can only inherit the leaver's tokens`,
+        );
+      if (heir === id || !this.#index.has(heir))
+        throw new RingError(
+          'RING_UNKNOWN_MEMBER',
+          `heir ${String(heir)} is not a member of this ring other than ${id}`,
+        );
       gained.set(heir, [...(gained.get(heir) ?? []), t]);
     }
     return new Ring(
-      this.#members.filter((m) => m.id !== id).map((m) => (gained.has(m.id) ? { ...m, tokens: [...m.tokens, ...gained.get(m.id)!].sort(compareTokens) } : m)),
+      this.#members
+        .filter((m) => m.id !== id)
+        .map((m) => (gained.has(m.id) ? { ...m, tokens: [...m.tokens, ...gained.get(m.id)!].sort(compareTokens) } : m)),
       this.#options,
     );
   }
@@ -255,7 +272,12 @@ export class Ring {
    * (see fallbacks.ts). Fewer than n targets when too few nodes are up. `canStandIn`
    * narrows which up nodes may be fallbacks (say, not one that is leaving).
    */
-  targets(key: string | Uint8Array, n: number, isUp: (id: string) => boolean, canStandIn?: (id: string) => boolean): Target[] {
+  targets(
+    key: string | Uint8Array,
+    n: number,
+    isUp: (id: string) => boolean,
+    canStandIn?: (id: string) => boolean,
+  ): Target[] {
     const primaries = this.preferenceList(key, n);
     if (primaries.every(isUp)) return primaries.map((id) => ({ id }));
     return targetsWithFallbacks(primaries, this.walk(tokenOf(key)), (id) => this.member(id)!.zone, isUp, canStandIn);

@@ -30,7 +30,24 @@ export type ServiceAccess = CallClass | Readonly<Record<string, CallClass>>;
 
 /** By full service name ('package.Service'). */
 export const ACCESS: Readonly<Record<string, ServiceAccess>> = {
-  'ringkv.v1.KeyValue': { Put: 'kv', Get: 'kv', Delete: 'kv', Stream: 'kv', GetMany: 'kv', PutMany: 'kv', CounterUpdate: 'kv', CounterGet: 'kv', CounterReset: 'kv', SetUpdate: 'kv', SetRead: 'kv', SetContains: 'kv', MapUpdate: 'kv', MapRead: 'kv', PutIf: 'kv', DeleteIf: 'kv' },
+  'ringkv.v1.KeyValue': {
+    Put: 'kv',
+    Get: 'kv',
+    Delete: 'kv',
+    Stream: 'kv',
+    GetMany: 'kv',
+    PutMany: 'kv',
+    CounterUpdate: 'kv',
+    CounterGet: 'kv',
+    CounterReset: 'kv',
+    SetUpdate: 'kv',
+    SetRead: 'kv',
+    SetContains: 'kv',
+    MapUpdate: 'kv',
+    MapRead: 'kv',
+    PutIf: 'kv',
+    DeleteIf: 'kv',
+  },
   'ringkv.v1.Admin': {
     Status: 'read',
     Ring: 'read',

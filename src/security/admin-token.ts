@@ -14,9 +14,14 @@ export function readAdminToken(path: string): string {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new Error(`cannot read the admin token file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new Error(
+      `cannot read the admin token file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   const token = text.trim();
-  if (token.length < 16 || /\s/.test(token)) throw new Error(`the admin token in ${path} must be one word of at least 16 characters (e.g. openssl rand -hex 32 > ${path})`);
+  if (token.length < 16 || /\s/.test(token))
+    throw new Error(
+      `the admin token in ${path} must be one word of at least 16 characters (e.g. openssl rand -hex 32 > ${path})`,
+    );
   return token;
 }

@@ -45,7 +45,9 @@ export interface Refusal {
 export const hashToken = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
 
 function tokenMatches(rules: AuthRules, token: string | undefined): boolean {
-  return token !== undefined && rules.adminTokenHash !== undefined && timingSafeEqual(hashToken(token), rules.adminTokenHash);
+  return (
+    token !== undefined && rules.adminTokenHash !== undefined && timingSafeEqual(hashToken(token), rules.adminTokenHash)
+  );
 }
 
 /** Undefined when the call may go on; else the status to refuse it with. */
@@ -54,18 +56,32 @@ export function authorize(path: string, caller: Caller, rules: AuthRules): Refus
   const has = (...roles: Role[]): boolean => caller.roles !== undefined && roles.some((r) => caller.roles!.includes(r));
   switch (cls) {
     case undefined:
-      return { code: grpc.status.PERMISSION_DENIED, details: `${path} has no access class on this node (src/security/access.ts), so every caller is refused it` };
+      return {
+        code: grpc.status.PERMISSION_DENIED,
+        details: `${path} has no access class on this node (src/security/access.ts), so every caller is refused it`,
+      };
     case 'open':
       return undefined;
     case 'read':
-      if (rules.readAuth === 'none' || caller.roles !== undefined || tokenMatches(rules, caller.token)) return undefined;
-      if (caller.token !== undefined) return { code: grpc.status.UNAUTHENTICATED, details: `${path} reads the cluster's state: the bearer token sent is not the admin token` };
-      return { code: grpc.status.UNAUTHENTICATED, details: `${path} reads the cluster's state, which this node shows only to callers with a credential (--read-auth credential): present ${credentials(rules)}` };
+      if (rules.readAuth === 'none' || caller.roles !== undefined || tokenMatches(rules, caller.token))
+        return undefined;
+      if (caller.token !== undefined)
+        return {
+          code: grpc.status.UNAUTHENTICATED,
+          details: `${path} reads the cluster's state: the bearer token sent is not the admin token`,
+        };
+      return {
+        code: grpc.status.UNAUTHENTICATED,
+        details: `${path} reads the cluster's state, which this node shows only to callers with a credential (--read-auth credential): present ${credentials(rules)}`,
+      };
     case 'control':
       // With TLS off no certificate names a node, and these calls change the cluster: the token guards them as it guards admin calls.
       if (rules.tls) return asNode(path, caller);
       if (rules.adminTokenHash === undefined || tokenMatches(rules, caller.token)) return undefined;
-      return { code: grpc.status.UNAUTHENTICATED, details: `${path} is a node-to-node call that changes the cluster: with TLS off a node presents the admin token (the same --admin-token-file on every node)` };
+      return {
+        code: grpc.status.UNAUTHENTICATED,
+        details: `${path} is a node-to-node call that changes the cluster: with TLS off a node presents the admin token (the same --admin-token-file on every node)`,
+      };
     case 'internal':
       return rules.tls ? asNode(path, caller) : undefined;
     case 'admin': {
@@ -73,15 +89,30 @@ export function authorize(path: string, caller: Caller, rules: AuthRules): Refus
       const tokenOk = tokenMatches(rules, caller.token); // hashed once, and only where a token counts
       if (tokenOk) return undefined;
       if (!rules.tls && rules.adminTokenHash === undefined) return undefined; // no credentials configured: a trusted network (the node warned at start)
-      if (caller.token !== undefined) return { code: grpc.status.UNAUTHENTICATED, details: `${path} changes the cluster: the bearer token sent is not the admin token` };
-      if (caller.roles !== undefined) return { code: grpc.status.PERMISSION_DENIED, details: `${path} changes the cluster: the certificate presented has role(s) ${caller.roles.join(', ') || 'none'}; it needs role admin (subject OU=admin)` };
-      return { code: grpc.status.UNAUTHENTICATED, details: `${path} changes the cluster: present ${rules.tls ? 'a certificate with role admin (subject OU=admin)' : ''}${rules.tls && rules.adminTokenHash ? ' or ' : ''}${rules.adminTokenHash ? 'the admin token (--admin-token-file)' : ''}` };
+      if (caller.token !== undefined)
+        return {
+          code: grpc.status.UNAUTHENTICATED,
+          details: `${path} changes the cluster: the bearer token sent is not the admin token`,
+        };
+      if (caller.roles !== undefined)
+        return {
+          code: grpc.status.PERMISSION_DENIED,
+          details: `${path} changes the cluster: the certificate presented has role(s) ${caller.roles.join(', ') || 'none'}; it needs role admin (subject OU=admin)`,
+        };
+      return {
+        code: grpc.status.UNAUTHENTICATED,
+        details: `${path} changes the cluster: present ${rules.tls ? 'a certificate with role admin (subject OU=admin)' : ''}${rules.tls && rules.adminTokenHash ? ' or ' : ''}${rules.adminTokenHash ? 'the admin token (--admin-token-file)' : ''}`,
+      };
     }
     case 'kv':
       if (rules.clientAuth === 'none' || !rules.tls || caller.roles !== undefined) return undefined;
       if (tokenMatches(rules, caller.token)) return undefined;
-      if (caller.token !== undefined) return { code: grpc.status.UNAUTHENTICATED, details: `${path}: the bearer token sent is not accepted` };
-      return { code: grpc.status.UNAUTHENTICATED, details: `${path}: this node requires a client certificate issued by the cluster's CA (--tls-cert and --tls-key on the client)` };
+      if (caller.token !== undefined)
+        return { code: grpc.status.UNAUTHENTICATED, details: `${path}: the bearer token sent is not accepted` };
+      return {
+        code: grpc.status.UNAUTHENTICATED,
+        details: `${path}: this node requires a client certificate issued by the cluster's CA (--tls-cert and --tls-key on the client)`,
+      };
   }
 }
 
@@ -89,8 +120,14 @@ export function authorize(path: string, caller: Caller, rules: AuthRules): Refus
 function asNode(path: string, caller: Caller): Refusal | undefined {
   if (caller.roles?.includes('node')) return undefined;
   return caller.roles === undefined
-    ? { code: grpc.status.UNAUTHENTICATED, details: `${path} is a node-to-node call: present a certificate with role node (subject OU=node) issued by the cluster's CA` }
-    : { code: grpc.status.PERMISSION_DENIED, details: `${path} is a node-to-node call: the certificate presented has role(s) ${caller.roles.join(', ') || 'none'}, not node` };
+    ? {
+        code: grpc.status.UNAUTHENTICATED,
+        details: `${path} is a node-to-node call: present a certificate with role node (subject OU=node) issued by the cluster's CA`,
+      }
+    : {
+        code: grpc.status.PERMISSION_DENIED,
+        details: `${path} is a node-to-node call: the certificate presented has role(s) ${caller.roles.join(', ') || 'none'}, not node`,
+      };
 }
 
 /** The credentials a read may present on a node with `rules`. */
@@ -108,7 +145,8 @@ function credentials(rules: AuthRules): string {
 export function authorizeHttp(header: string | undefined, rules: AuthRules): string | undefined {
   if (rules.readAuth === 'none') return undefined;
   const token = bearerToken(header);
-  if (token === undefined) return 'this node shows its state only to callers with a credential (--read-auth credential): send the admin token as "Authorization: Bearer <token>"';
+  if (token === undefined)
+    return 'this node shows its state only to callers with a credential (--read-auth credential): send the admin token as "Authorization: Bearer <token>"';
   return tokenMatches(rules, token) ? undefined : 'the bearer token sent is not the admin token';
 }
 
@@ -129,7 +167,10 @@ function bearerToken(value: unknown): string | undefined {
  * A call that would pass without any credential is not wrapped at all (with nothing
  * configured, every classed call): the check costs such a call one table lookup.
  */
-export function authInterceptor(rules: () => AuthRules, onRefuse: (r: Refusal & { path: string; peer: string; roles: readonly Role[] | undefined }) => void): grpc.ServerInterceptor {
+export function authInterceptor(
+  rules: () => AuthRules,
+  onRefuse: (r: Refusal & { path: string; peer: string; roles: readonly Role[] | undefined }) => void,
+): grpc.ServerInterceptor {
   return (method, call) => {
     const now = rules();
     // grpc-js chains interceptors as a reduce over the call interface (server-interceptors.js,
@@ -147,6 +188,9 @@ export function authInterceptor(rules: () => AuthRules, onRefuse: (r: Refusal & 
         call.sendStatus({ code: refusal.code, details: refusal.details, metadata: new grpc.Metadata() });
       })
       .build();
-    return new grpc.ServerInterceptingCall(call, new grpc.ResponderBuilder().withStart((next) => next(listener)).build());
+    return new grpc.ServerInterceptingCall(
+      call,
+      new grpc.ResponderBuilder().withStart((next) => next(listener)).build(),
+    );
   };
 }

@@ -33,8 +33,13 @@ export function channelCredentials(s: ClientSecurity = {}): grpc.ChannelCredenti
   if (s.credentials !== undefined) return s.credentials;
   if (s.tls === undefined) return grpc.credentials.createInsecure();
   const { ca, cert, key } = s.tls;
-  if ((cert === undefined) !== (key === undefined)) throw new Error('TLS: give both a certificate and its key, or neither');
-  return grpc.credentials.createSsl(pem(ca, 'CA'), key === undefined ? null : pem(key, 'private key'), cert === undefined ? null : pem(cert, 'certificate'));
+  if ((cert === undefined) !== (key === undefined))
+    throw new Error('TLS: give both a certificate and its key, or neither');
+  return grpc.credentials.createSsl(
+    pem(ca, 'CA'),
+    key === undefined ? null : pem(key, 'private key'),
+    cert === undefined ? null : pem(cert, 'certificate'),
+  );
 }
 
 /** The metadata every call carries: the bearer token, if any. */

@@ -16,7 +16,8 @@ import { TlsError, TlsFiles, type TlsReload } from './tls.js';
 type SecurityFiles = { readonly [f in 'tlsCert' | 'tlsKey' | 'tlsCa' | 'adminTokenFile']: string | undefined };
 
 /** The settings security reads: node/config.ts checks them, and its NodeConfig has them all. */
-export type SecuritySettings = SecurityFiles & Readonly<{ listen: string; clientAuth: 'none' | 'cert'; readAuth: 'none' | 'credential' }>;
+export type SecuritySettings = SecurityFiles &
+  Readonly<{ listen: string; clientAuth: 'none' | 'cert'; readAuth: 'none' | 'credential' }>;
 
 /** How often the TLS files' modification times are checked, ms. */
 const WATCH_MS = 2000;
@@ -76,7 +77,10 @@ export class NodeSecurity {
     try {
       this.tls =
         tlsCert !== undefined && tlsKey !== undefined && tlsCa !== undefined
-          ? new TlsFiles({ cert: tlsCert, key: tlsKey, ca: tlsCa }, { watchMs: WATCH_MS, onReload: (r) => this.#reloaded(r) })
+          ? new TlsFiles(
+              { cert: tlsCert, key: tlsKey, ca: tlsCa },
+              { watchMs: WATCH_MS, onReload: (r) => this.#reloaded(r) },
+            )
           : undefined;
     } catch (e) {
       if (e instanceof TlsError) throw new SecurityError(`TLS: ${e.message}`);
@@ -91,8 +95,20 @@ export class NodeSecurity {
     };
     const m = this.tls?.material;
     if (m !== undefined) {
-      if (!m.roles.includes('node')) log.warn({ subject: m.subject }, 'this node\'s certificate has no role node (subject OU=node): its peers will refuse its calls');
-      log.info({ subject: m.subject, fingerprint: m.fingerprint, validTo: m.validTo.toISOString(), clientAuth: config.clientAuth }, 'TLS on');
+      if (!m.roles.includes('node'))
+        log.warn(
+          { subject: m.subject },
+          "this node's certificate has no role node (subject OU=node): its peers will refuse its calls",
+        );
+      log.info(
+        {
+          subject: m.subject,
+          fingerprint: m.fingerprint,
+          validTo: m.validTo.toISOString(),
+          clientAuth: config.clientAuth,
+        },
+        'TLS on',
+      );
       this.#warnIfExpiring(m.validTo);
     } else {
       log.warn(
@@ -132,7 +148,12 @@ export class NodeSecurity {
    * so at start), because a method without an access class is refused whatever the rules.
    */
   interceptors(): grpc.ServerInterceptor[] {
-    return [authInterceptor(() => this.#rules, (r) => this.refused(r))];
+    return [
+      authInterceptor(
+        () => this.#rules,
+        (r) => this.refused(r),
+      ),
+    ];
   }
 
   /**
@@ -140,10 +161,20 @@ export class NodeSecurity {
    * every second; a flood of calls must not become a flood of log lines), with how many
    * were refused since the last line.
    */
-  refused(r: { path: string; peer: string; code: grpc.status; details: string; roles?: readonly string[] | undefined }): void {
+  refused(r: {
+    path: string;
+    peer: string;
+    code: grpc.status;
+    details: string;
+    roles?: readonly string[] | undefined;
+  }): void {
     const host = r.peer.slice(0, r.peer.lastIndexOf(':'));
     const since = this.#refusals.note(`${host} ${r.path} ${r.code}`, Date.now());
-    if (since !== undefined) this.log.warn({ method: r.path, peer: r.peer, roles: r.roles, code: grpc.status[r.code], refusedSinceLastLine: since }, `call refused: ${r.details}`);
+    if (since !== undefined)
+      this.log.warn(
+        { method: r.path, peer: r.peer, roles: r.roles, code: grpc.status[r.code], refusedSinceLastLine: since },
+        `call refused: ${r.details}`,
+      );
   }
 
   readonly #refusals = new LogThrottle(REFUSAL_LOG_EVERY_MS);
@@ -166,12 +197,19 @@ export class NodeSecurity {
   /** A certificate that expires within EXPIRY_WARN_MS: say so at start and at each reload. */
   #warnIfExpiring(validTo: Date): void {
     const left = validTo.getTime() - Date.now();
-    if (left < EXPIRY_WARN_MS) this.log.warn({ validTo: validTo.toISOString(), daysLeft: Math.floor(left / 86_400_000) }, 'TLS certificate expires soon: issue a new one and replace the files (the node reloads them)');
+    if (left < EXPIRY_WARN_MS)
+      this.log.warn(
+        { validTo: validTo.toISOString(), daysLeft: Math.floor(left / 86_400_000) },
+        'TLS certificate expires soon: issue a new one and replace the files (the node reloads them)',
+      );
   }
 
   #reloaded(r: TlsReload): void {
     if (r.ok) {
-      this.log.info({ subject: r.material.subject, fingerprint: r.material.fingerprint, validTo: r.material.validTo.toISOString() }, 'TLS files reloaded');
+      this.log.info(
+        { subject: r.material.subject, fingerprint: r.material.fingerprint, validTo: r.material.validTo.toISOString() },
+        'TLS files reloaded',
+      );
       this.#warnIfExpiring(r.material.validTo);
     } else this.log.error({ err: r.error.message }, 'TLS files not reloaded: keeping the certificates in use');
   }

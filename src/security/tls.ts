@@ -59,13 +59,16 @@ export function readPem(path: string, what: string): Buffer {
   try {
     return readFileSync(path);
   } catch (e) {
-    throw new TlsError(`cannot read the ${what} file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new TlsError(
+      `cannot read the ${what} file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
 }
 
 function certificates(pem: Buffer, path: string, what: string): X509Certificate[] {
   const blocks = pem.toString('utf8').match(PEM_CERT) ?? [];
-  if (blocks.length === 0) throw new TlsError(`the ${what} file ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  if (blocks.length === 0)
+    throw new TlsError(`the ${what} file ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
   return blocks.map((b, i) => {
     try {
       return new X509Certificate(b);
@@ -89,15 +92,29 @@ export function loadTls(paths: TlsPaths, now: Date = new Date()): TlsMaterial {
   try {
     privateKey = createPrivateKey(key);
   } catch (e) {
-    throw new TlsError(`the private key file ${paths.key} cannot be parsed (${(e as Error).message}); give an unencrypted PEM key`);
+    throw new TlsError(
+      `the private key file ${paths.key} cannot be parsed (${(e as Error).message}); give an unencrypted PEM key`,
+    );
   }
-  if (!leaf!.checkPrivateKey(privateKey)) throw new TlsError(`the private key in ${paths.key} does not belong to the certificate in ${paths.cert}: give the key the certificate was issued for`);
+  if (!leaf!.checkPrivateKey(privateKey))
+    throw new TlsError(
+      `the private key in ${paths.key} does not belong to the certificate in ${paths.cert}: give the key the certificate was issued for`,
+    );
   const issuer = cas.find((c) => leaf!.checkIssued(c) && leaf!.verify(c.publicKey));
-  if (issuer === undefined) throw new TlsError(`the certificate in ${paths.cert} (${oneLine(leaf!.subject)}) was not issued by a CA in ${paths.ca}: peers would refuse it; issue it from the cluster's CA`);
+  if (issuer === undefined)
+    throw new TlsError(
+      `the certificate in ${paths.cert} (${oneLine(leaf!.subject)}) was not issued by a CA in ${paths.ca}: peers would refuse it; issue it from the cluster's CA`,
+    );
   const validTo = new Date(leaf!.validTo);
   const validFrom = new Date(leaf!.validFrom);
-  if (now < validFrom) throw new TlsError(`the certificate in ${paths.cert} is not valid before ${validFrom.toISOString()}: check this machine's clock or issue a new one`);
-  if (now > validTo) throw new TlsError(`the certificate in ${paths.cert} expired on ${validTo.toISOString()}: issue a new one (ringkv certs) and replace the file; the node reloads it`);
+  if (now < validFrom)
+    throw new TlsError(
+      `the certificate in ${paths.cert} is not valid before ${validFrom.toISOString()}: check this machine's clock or issue a new one`,
+    );
+  if (now > validTo)
+    throw new TlsError(
+      `the certificate in ${paths.cert} expired on ${validTo.toISOString()}: issue a new one (ringkv certs) and replace the file; the node reloads it`,
+    );
   return {
     cert,
     key,
@@ -135,7 +152,10 @@ export class TlsFiles implements grpc.experimental.CertificateProvider {
   };
 
   /** Load now (throws TlsError when the files are unusable: a node must not start without them). */
-  constructor(readonly paths: TlsPaths, private readonly options: TlsFilesOptions = {}) {
+  constructor(
+    readonly paths: TlsPaths,
+    private readonly options: TlsFilesOptions = {},
+  ) {
     this.#material = loadTls(paths);
     const watchMs = options.watchMs ?? 0;
     if (watchMs > 0) {
@@ -159,7 +179,10 @@ export class TlsFiles implements grpc.experimental.CertificateProvider {
       this.options.onReload?.({ ok: false, error: e instanceof TlsError ? e : new TlsError((e as Error).message) });
       return false;
     }
-    const changed = !next.cert.equals(this.#material.cert) || !next.key.equals(this.#material.key) || !next.ca.equals(this.#material.ca);
+    const changed =
+      !next.cert.equals(this.#material.cert) ||
+      !next.key.equals(this.#material.key) ||
+      !next.ca.equals(this.#material.ca);
     this.#material = next;
     if (changed) {
       for (const l of this.#ca) l({ caCertificate: next.ca });
@@ -188,7 +211,10 @@ export class TlsFiles implements grpc.experimental.CertificateProvider {
 
   addIdentityCertificateListener(listener: IdentityListener): void {
     this.#identity.add(listener);
-    process.nextTick(() => this.#identity.has(listener) && listener({ certificate: this.#material.cert, privateKey: this.#material.key }));
+    process.nextTick(
+      () =>
+        this.#identity.has(listener) && listener({ certificate: this.#material.cert, privateKey: this.#material.key }),
+    );
   }
 
   removeIdentityCertificateListener(listener: IdentityListener): void {

@@ -72,10 +72,20 @@ export interface Acceptor<V> {
   readonly history: readonly Link[];
 }
 
-export const EMPTY_ACCEPTOR: Acceptor<never> = { promised: NO_BALLOT, accepted: undefined, committed: undefined, history: [] };
+export const EMPTY_ACCEPTOR: Acceptor<never> = {
+  promised: NO_BALLOT,
+  accepted: undefined,
+  committed: undefined,
+  history: [],
+};
 
 export type PrepareReply<V> =
-  | { readonly promised: true; readonly accepted: Proposal<V> | undefined; readonly committed: Proposal<V> | undefined; readonly history: readonly Link[] }
+  | {
+      readonly promised: true;
+      readonly accepted: Proposal<V> | undefined;
+      readonly committed: Proposal<V> | undefined;
+      readonly history: readonly Link[];
+    }
   | { readonly promised: false; readonly higher: Ballot };
 
 export type ProposeReply = { readonly accepted: true } | { readonly accepted: false; readonly higher: Ballot };
@@ -83,7 +93,10 @@ export type ProposeReply = { readonly accepted: true } | { readonly accepted: fa
 /** A prepare: promised when `ballot` is above every ballot promised here (and then the acceptor's proposals go back). */
 export function onPrepare<V>(a: Acceptor<V>, ballot: Ballot): { acceptor: Acceptor<V>; reply: PrepareReply<V> } {
   if (compareBallots(ballot, a.promised) <= 0) return { acceptor: a, reply: { promised: false, higher: a.promised } };
-  return { acceptor: { ...a, promised: ballot }, reply: { promised: true, accepted: a.accepted, committed: a.committed, history: a.history } };
+  return {
+    acceptor: { ...a, promised: ballot },
+    reply: { promised: true, accepted: a.accepted, committed: a.committed, history: a.history },
+  };
 }
 
 /**
@@ -93,7 +106,8 @@ export function onPrepare<V>(a: Acceptor<V>, ballot: Ballot): { acceptor: Accept
  */
 export function onPropose<V>(a: Acceptor<V>, p: Proposal<V>): { acceptor: Acceptor<V>; reply: ProposeReply } {
   if (compareBallots(p.ballot, a.promised) < 0) return { acceptor: a, reply: { accepted: false, higher: a.promised } };
-  if (a.committed !== undefined && compareBallots(p.ballot, a.committed.ballot) <= 0) return { acceptor: a, reply: { accepted: true } };
+  if (a.committed !== undefined && compareBallots(p.ballot, a.committed.ballot) <= 0)
+    return { acceptor: a, reply: { accepted: true } };
   return { acceptor: { ...a, promised: p.ballot, accepted: p }, reply: { accepted: true } };
 }
 
@@ -104,28 +118,43 @@ export function onPropose<V>(a: Acceptor<V>, p: Proposal<V>): { acceptor: Accept
  * it covers.
  */
 export function onCommit<V>(a: Acceptor<V>, p: Proposal<V>): Acceptor<V> {
-  const { committed, history } = joinCommits(a, { committed: p, history: [] }, (x, y) => compareBallots(x.ballot, y.ballot));
-  const accepted = a.accepted !== undefined && compareBallots(a.accepted.ballot, committed!.ballot) <= 0 ? undefined : a.accepted;
+  const { committed, history } = joinCommits(a, { committed: p, history: [] }, (x, y) =>
+    compareBallots(x.ballot, y.ballot),
+  );
+  const accepted =
+    a.accepted !== undefined && compareBallots(a.accepted.ballot, committed!.ballot) <= 0 ? undefined : a.accepted;
   return { promised: maxBallot(a.promised, p.ballot), accepted, committed, history };
 }
 
 /** The join of two replicas' states of one key: each part's greater (module comment). Commutative, associative, idempotent. */
-export function joinAcceptors<V>(a: Acceptor<V>, b: Acceptor<V>, order: (x: Proposal<V>, y: Proposal<V>) => number): Acceptor<V> {
+export function joinAcceptors<V>(
+  a: Acceptor<V>,
+  b: Acceptor<V>,
+  order: (x: Proposal<V>, y: Proposal<V>) => number,
+): Acceptor<V> {
   const { committed, history } = joinCommits(a, b, order);
   let accepted = greater(a.accepted, b.accepted, order);
-  if (accepted !== undefined && committed !== undefined && compareBallots(accepted.ballot, committed.ballot) <= 0) accepted = undefined;
+  if (accepted !== undefined && committed !== undefined && compareBallots(accepted.ballot, committed.ballot) <= 0)
+    accepted = undefined;
   return { promised: maxBallot(a.promised, b.promised), accepted, committed, history };
 }
 
-const greater = <V>(x: Proposal<V> | undefined, y: Proposal<V> | undefined, order: (x: Proposal<V>, y: Proposal<V>) => number): Proposal<V> | undefined =>
-  x === undefined ? y : y === undefined ? x : order(x, y) >= 0 ? x : y;
+const greater = <V>(
+  x: Proposal<V> | undefined,
+  y: Proposal<V> | undefined,
+  order: (x: Proposal<V>, y: Proposal<V>) => number,
+): Proposal<V> | undefined => (x === undefined ? y : y === undefined ? x : order(x, y) >= 0 ? x : y);
 
 /**
  * The greater commit of two states, and the newest HISTORY_LENGTH links of every other
  * commit they know (both histories, and the lesser commit unless it is the same link):
  * the top of a union, so a join in any order and grouping keeps the same ones.
  */
-function joinCommits<V>(a: Pick<Acceptor<V>, 'committed' | 'history'>, b: Pick<Acceptor<V>, 'committed' | 'history'>, order: (x: Proposal<V>, y: Proposal<V>) => number): { committed: Proposal<V> | undefined; history: readonly Link[] } {
+function joinCommits<V>(
+  a: Pick<Acceptor<V>, 'committed' | 'history'>,
+  b: Pick<Acceptor<V>, 'committed' | 'history'>,
+  order: (x: Proposal<V>, y: Proposal<V>) => number,
+): { committed: Proposal<V> | undefined; history: readonly Link[] } {
   const committed = greater(a.committed, b.committed, order);
   const lesser = committed === a.committed ? b.committed : a.committed;
   const distinct = lesser !== undefined && linkOrder(lesser, committed!) !== 0;
@@ -133,7 +162,8 @@ function joinCommits<V>(a: Pick<Acceptor<V>, 'committed' | 'history'>, b: Pick<A
 }
 
 /** Links by ballot, then (one ballot commits one proposal, so only a bug or a forger gets here) id and base. */
-const linkOrder = (x: Link, y: Link): number => compareBallots(x.ballot, y.ballot) || compareNames(x.id, y.id) || compareNames(x.base ?? '', y.base ?? '');
+const linkOrder = (x: Link, y: Link): number =>
+  compareBallots(x.ballot, y.ballot) || compareNames(x.id, y.id) || compareNames(x.base ?? '', y.base ?? '');
 
 /** The newest HISTORY_LENGTH distinct links of `links`, newest first, as links only (a proposal's value dropped). */
 function newest(links: readonly Link[]): readonly Link[] {
@@ -156,7 +186,11 @@ function newest(links: readonly Link[]): readonly Link[] {
 export function sameRegister(a: RegisterState, b: RegisterState): boolean {
   if (a === b) return true;
   const sameProposal = (x: Proposal<Buffer> | undefined, y: Proposal<Buffer> | undefined): boolean =>
-    x === y || (x !== undefined && y !== undefined && linkOrder(x, y) === 0 && (x.value === null || y.value === null ? x.value === y.value : x.value.equals(y.value)));
+    x === y ||
+    (x !== undefined &&
+      y !== undefined &&
+      linkOrder(x, y) === 0 &&
+      (x.value === null || y.value === null ? x.value === y.value : x.value.equals(y.value)));
   return (
     compareBallots(a.promised, b.promised) === 0 &&
     sameProposal(a.accepted, b.accepted) &&
@@ -175,7 +209,8 @@ export function proposalOrder(x: Proposal<Buffer>, y: Proposal<Buffer>): number 
 }
 
 const compareNames = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
-const compareValues = (x: Buffer | null, y: Buffer | null): number => (x === null ? (y === null ? 0 : -1) : y === null ? 1 : Buffer.compare(x, y));
+const compareValues = (x: Buffer | null, y: Buffer | null): number =>
+  x === null ? (y === null ? 0 : -1) : y === null ? 1 : Buffer.compare(x, y);
 
 /** A hint's held-since time: flag 2, as in the other formats' headers (codec.ts headerTime). */
 const FLAG_HELD = 2;
@@ -183,8 +218,10 @@ const FLAG_HELD = 2;
 const MAX_NAME_BYTES = 255;
 
 const ballotSize = (b: Ballot): number => varintSize(b.n) + 1 + Buffer.byteLength(b.by, 'latin1');
-const linkSize = (l: Link): number => ballotSize(l.ballot) + 1 + Buffer.byteLength(l.id, 'latin1') + 1 + Buffer.byteLength(l.base ?? '', 'latin1');
-const proposalSize = (p: Proposal<Buffer> | undefined): number => 1 + (p === undefined ? 0 : linkSize(p) + 1 + (p.value === null ? 0 : varintSize(p.value.length) + p.value.length));
+const linkSize = (l: Link): number =>
+  ballotSize(l.ballot) + 1 + Buffer.byteLength(l.id, 'latin1') + 1 + Buffer.byteLength(l.base ?? '', 'latin1');
+const proposalSize = (p: Proposal<Buffer> | undefined): number =>
+  1 + (p === undefined ? 0 : linkSize(p) + 1 + (p.value === null ? 0 : varintSize(p.value.length) + p.value.length));
 
 function writeBallot(buf: Buffer, pos: number, b: Ballot): number {
   pos = writeVarint(buf, pos, b.n);
@@ -222,10 +259,12 @@ function writeProposal(buf: Buffer, pos: number, p: Proposal<Buffer> | undefined
 
 function checkNames(s: RegisterState): void {
   const check = (n: string | undefined): void => {
-    if (n !== undefined && (n.length > MAX_NAME_BYTES || /[^\x00-\xff]/.test(n))) throw new RangeError(`a proposer or request id of a register record is 0 to ${MAX_NAME_BYTES} latin1 characters`);
+    if (n !== undefined && (n.length > MAX_NAME_BYTES || /[^\x00-\xff]/.test(n)))
+      throw new RangeError(`a proposer or request id of a register record is 0 to ${MAX_NAME_BYTES} latin1 characters`);
   };
   check(s.promised.by);
-  for (const l of [s.accepted, s.committed, ...s.history]) if (l !== undefined) check(l.ballot.by), check(l.id), check(l.base);
+  for (const l of [s.accepted, s.committed, ...s.history])
+    if (l !== undefined) (check(l.ballot.by), check(l.id), check(l.base));
 }
 
 /**
@@ -239,7 +278,14 @@ function checkNames(s: RegisterState): void {
  */
 export function encodeRegister(s: RegisterState, heldSince?: number): Buffer {
   checkNames(s);
-  const size = 2 + (heldSince === undefined ? 0 : varintSize(heldSince)) + ballotSize(s.promised) + proposalSize(s.accepted) + proposalSize(s.committed) + historySize(s.history) + 4;
+  const size =
+    2 +
+    (heldSince === undefined ? 0 : varintSize(heldSince)) +
+    ballotSize(s.promised) +
+    proposalSize(s.accepted) +
+    proposalSize(s.committed) +
+    historySize(s.history) +
+    4;
   const buf = Buffer.allocUnsafe(size);
   buf[0] = PAXOS_RECORD_FORMAT;
   buf[1] = heldSince === undefined ? 0 : FLAG_HELD;
@@ -322,10 +368,15 @@ export function decodeRegister(bytes: Uint8Array): StoredRegister {
   if ((flags & ~FLAG_HELD) !== 0) corrupt(`unknown flags ${flags}`);
   const r = new Reader(buf, 2, end);
   const heldSince = flags & FLAG_HELD ? uint(r) : undefined;
-  const promised = ballot(r), accepted = proposal(r), committed = proposal(r), past = history(r, end, committed);
+  const promised = ballot(r),
+    accepted = proposal(r),
+    committed = proposal(r),
+    past = history(r, end, committed);
   if (r.pos !== end) corrupt(`${end - r.pos} bytes past its end`);
-  if (accepted !== undefined && compareBallots(accepted.ballot, promised) > 0) corrupt('an accepted proposal above its promise');
-  if (accepted !== undefined && committed !== undefined && compareBallots(accepted.ballot, committed.ballot) <= 0) corrupt('an accepted proposal at or below its commit');
+  if (accepted !== undefined && compareBallots(accepted.ballot, promised) > 0)
+    corrupt('an accepted proposal above its promise');
+  if (accepted !== undefined && committed !== undefined && compareBallots(accepted.ballot, committed.ballot) <= 0)
+    corrupt('an accepted proposal at or below its commit');
   if (committed !== undefined && compareBallots(committed.ballot, promised) > 0) corrupt('a commit above its promise');
   const register = { promised, accepted, committed, history: past };
   return heldSince === undefined ? { register } : { register, heldSince };

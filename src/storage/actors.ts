@@ -77,7 +77,11 @@ async function fsynced(path: string, flags: string): Promise<void> {
 /** A clean mark as the file `path` (its directory must exist), each change fsynced with its directory. */
 export function fileCleanMark(path: string): CleanMark {
   return {
-    present: () => readFile(path).then(() => true, () => false),
+    present: () =>
+      readFile(path).then(
+        () => true,
+        () => false,
+      ),
     clear: async () => {
       await rm(path, { force: true });
       await fsynced(dirname(path), 'r');
@@ -118,8 +122,14 @@ export class Actors {
    * was not closed cleanly; then, or with `lostWrites` (a database repaired after damage),
    * the store takes a new id.
    */
-  static async open(engine: Engine, randomBytes: (n: number) => Buffer, o: { mark?: CleanMark; lostWrites?: boolean } = {}): Promise<{ actors: Actors; uncleanShutdown: boolean }> {
-    const [id, lease, clean, floor] = await engine.getMany(['store-id', 'epoch-lease', 'clean', 'epoch-floor'].map(metaKey));
+  static async open(
+    engine: Engine,
+    randomBytes: (n: number) => Buffer,
+    o: { mark?: CleanMark; lostWrites?: boolean } = {},
+  ): Promise<{ actors: Actors; uncleanShutdown: boolean }> {
+    const [id, lease, clean, floor] = await engine.getMany(
+      ['store-id', 'epoch-lease', 'clean', 'epoch-floor'].map(metaKey),
+    );
     const ops: WriteOp[] = [];
     if (id !== undefined && id.length !== 8) corrupt('store-id', id);
     const marked = clean !== undefined && (o.mark === undefined || (await o.mark.present()));
@@ -128,7 +138,13 @@ export class Actors {
     const storeId = id === undefined || uncleanShutdown || o.lostWrites === true ? randomBytes(8) : id;
     if (storeId !== id) ops.push({ type: 'put', key: metaKey('store-id'), value: storeId });
     const next = readU64('epoch-lease', lease) ?? 1;
-    const actors = new Actors(engine, o.mark, storeId.toString('latin1'), uncleanShutdown ? next : (readU64('epoch-floor', floor) ?? 0), next);
+    const actors = new Actors(
+      engine,
+      o.mark,
+      storeId.toString('latin1'),
+      uncleanShutdown ? next : (readU64('epoch-floor', floor) ?? 0),
+      next,
+    );
     ops.push(
       { type: 'put', key: metaKey('epoch-lease'), value: u64(actors.#leaseEnd) },
       { type: 'put', key: metaKey('epoch-floor'), value: u64(actors.floor) },

@@ -104,7 +104,11 @@ export function writeVarint(buf: Buffer, pos: number, n: number): number {
 
 export class Reader {
   pos: number;
-  constructor(readonly buf: Buffer, start: number, readonly end: number) {
+  constructor(
+    readonly buf: Buffer,
+    start: number,
+    readonly end: number,
+  ) {
     this.pos = start;
   }
   byte(): number {
@@ -112,7 +116,8 @@ export class Reader {
     return this.buf[this.pos++]!;
   }
   varint(): number {
-    let n = 0, scale = 1;
+    let n = 0,
+      scale = 1;
     for (let i = 0; i < 8; i++) {
       const b = this.byte();
       n += (b & 0x7f) * scale;
@@ -126,7 +131,8 @@ export class Reader {
   }
   /** A varint, refused unless in its shortest form (so a canonical record re-encodes to its own bytes); `what` names the record. */
   uint(what: string): number {
-    const at = this.pos, n = this.varint();
+    const at = this.pos,
+      n = this.varint();
     if (this.pos - at !== varintSize(n)) throw new DecodeError(`${what}: an integer not in its shortest form`);
     return n;
   }
@@ -157,12 +163,23 @@ const actorWords = new Int32Array(ACTOR_SLOTS * 4);
 const actorStrings: Array<Actor | undefined> = new Array<Actor | undefined>(ACTOR_SLOTS).fill(undefined);
 
 function actorAt(buf: Buffer, at: number): Actor {
-  const w0 = buf.readInt32LE(at), w1 = buf.readInt32LE(at + 4), w2 = buf.readInt32LE(at + 8), w3 = buf.readInt32LE(at + 12);
+  const w0 = buf.readInt32LE(at),
+    w1 = buf.readInt32LE(at + 4),
+    w2 = buf.readInt32LE(at + 8),
+    w3 = buf.readInt32LE(at + 12);
   const slot = Math.imul(w0 ^ w1 ^ w2 ^ w3, 0x9e3779b1) >>> 26; // 64 slots
-  const cached = actorStrings[slot], i = slot * 4;
-  if (cached !== undefined && actorWords[i] === w0 && actorWords[i + 1] === w1 && actorWords[i + 2] === w2 && actorWords[i + 3] === w3) return cached;
+  const cached = actorStrings[slot],
+    i = slot * 4;
+  if (
+    cached !== undefined &&
+    actorWords[i] === w0 &&
+    actorWords[i + 1] === w1 &&
+    actorWords[i + 2] === w2 &&
+    actorWords[i + 3] === w3
+  )
+    return cached;
   const actor = buf.toString('latin1', at, at + ACTOR_BYTES);
-  (actorWords[i] = w0), (actorWords[i + 1] = w1), (actorWords[i + 2] = w2), (actorWords[i + 3] = w3);
+  ((actorWords[i] = w0), (actorWords[i + 1] = w1), (actorWords[i + 2] = w2), (actorWords[i + 3] = w3));
   actorStrings[slot] = actor;
   return actor;
 }
@@ -234,9 +251,10 @@ export function encodeRecord(rec: StoredRecord, clockAt?: ClockSpan): Buffer {
   const ids = liveIds(rec.versions);
   const withExtras = siblings.some((s) => s.expiresAt !== undefined || s.at !== undefined);
   const withIds = withExtras || ids.length > 0 || retired.length > 0;
-  let flags = 0, size = 2;
-  if (rec.ownerEpoch !== undefined) (flags |= FLAG_OWNER), (size += varintSize(rec.ownerEpoch));
-  if (rec.deletedAt !== undefined) (flags |= FLAG_DELETED), (size += varintSize(rec.deletedAt));
+  let flags = 0,
+    size = 2;
+  if (rec.ownerEpoch !== undefined) ((flags |= FLAG_OWNER), (size += varintSize(rec.ownerEpoch)));
+  if (rec.deletedAt !== undefined) ((flags |= FLAG_DELETED), (size += varintSize(rec.deletedAt)));
   size += clockSize(actors, clock) + varintSize(siblings.length);
   if (withIds) {
     size += varintSize(ids.length) + ids.length * WRITE_ID_BYTES + varintSize(retired.length);
@@ -246,7 +264,9 @@ export function encodeRecord(rec: StoredRecord, clockAt?: ClockSpan): Buffer {
     size += varintSize(actors.indexOf(s.actor)) + varintSize(s.counter) + 1; // few actors: indexOf beats a Map
     if (s.value !== null) size += varintSize(s.value.length) + s.value.length;
     if (withIds) size += varintSize(idRef(ids, s));
-    if (withExtras) size += 1 + (s.expiresAt === undefined ? 0 : varintSize(s.expiresAt)) + (s.at === undefined ? 0 : varintSize(s.at));
+    if (withExtras)
+      size +=
+        1 + (s.expiresAt === undefined ? 0 : varintSize(s.expiresAt)) + (s.at === undefined ? 0 : varintSize(s.at));
   }
   size += 4;
   const buf = Buffer.allocUnsafe(size);
@@ -255,7 +275,7 @@ export function encodeRecord(rec: StoredRecord, clockAt?: ClockSpan): Buffer {
   let pos = 2;
   if (rec.ownerEpoch !== undefined) pos = writeVarint(buf, pos, rec.ownerEpoch);
   if (rec.deletedAt !== undefined) pos = writeVarint(buf, pos, rec.deletedAt);
-  if (clockAt) (clockAt.start = pos), (clockAt.format = withIds ? CONTEXT_FORMAT_IDS : CONTEXT_FORMAT);
+  if (clockAt) ((clockAt.start = pos), (clockAt.format = withIds ? CONTEXT_FORMAT_IDS : CONTEXT_FORMAT));
   pos = writeClock(buf, pos, actors, clock);
   if (withIds) {
     pos = writeVarint(buf, pos, ids.length);
@@ -289,10 +309,12 @@ export function encodeRecord(rec: StoredRecord, clockAt?: ClockSpan): Buffer {
 }
 
 /** A versions record's format (1 to 3). */
-const isVersionsFormat = (format: number | undefined): boolean => format === RECORD_FORMAT || format === RECORD_FORMAT_IDS || format === RECORD_FORMAT_EXTRAS;
+const isVersionsFormat = (format: number | undefined): boolean =>
+  format === RECORD_FORMAT || format === RECORD_FORMAT_IDS || format === RECORD_FORMAT_EXTRAS;
 
 /** Any record's format, a counter's included. */
-const isAnyFormat = (format: number | undefined): boolean => isVersionsFormat(format) || format === COUNTER_RECORD_FORMAT || format === PAXOS_RECORD_FORMAT;
+const isAnyFormat = (format: number | undefined): boolean =>
+  isVersionsFormat(format) || format === COUNTER_RECORD_FORMAT || format === PAXOS_RECORD_FORMAT;
 
 /** True for a counter's record (format 4): decode it with counter.ts decodeCounter, not decodeRecord. */
 export function isCounterRecord(bytes: Uint8Array): boolean {
@@ -317,7 +339,11 @@ function checkFrame(buf: Buffer, counters = false): number {
   if (buf.length < 7) throw new DecodeError(`record of ${buf.length} bytes is too short`);
   if (!(counters ? isAnyFormat(buf[0]) : isVersionsFormat(buf[0])))
     throw new DecodeError(
-      buf[0] === COUNTER_RECORD_FORMAT ? 'a counter record (format 4) where versions were expected' : buf[0] === PAXOS_RECORD_FORMAT ? 'a compare-and-set register (format 5) where versions were expected' : `unknown record format ${buf[0]}`,
+      buf[0] === COUNTER_RECORD_FORMAT
+        ? 'a counter record (format 4) where versions were expected'
+        : buf[0] === PAXOS_RECORD_FORMAT
+          ? 'a compare-and-set register (format 5) where versions were expected'
+          : `unknown record format ${buf[0]}`,
     );
   const end = buf.length - 4;
   if (crc32(buf.subarray(0, end)) !== buf.readUInt32BE(end)) throw new DecodeError('checksum mismatch');
@@ -385,7 +411,9 @@ export function decodeRecord(bytes: Uint8Array): StoredRecord {
   if (n > r.end - r.pos) throw new DecodeError('more siblings than bytes');
   const siblings: Sibling[] = [];
   const used = new Array<boolean>(ids.length).fill(false);
-  let prevAi = -1, prevCounter = 0, anyExtras = false;
+  let prevAi = -1,
+    prevCounter = 0,
+    anyExtras = false;
   for (let i = 0; i < n; i++) {
     const ai = r.varint();
     const actor = actors[ai];
@@ -393,14 +421,18 @@ export function decodeRecord(bytes: Uint8Array): StoredRecord {
     const counter = r.varint();
     if (counter === 0 || counter > clock.get(actor)!) throw new DecodeError('sibling dot not covered by the clock');
     if (ai < prevAi || (ai === prevAi && counter <= prevCounter)) throw new DecodeError('siblings out of order');
-    (prevAi = ai), (prevCounter = counter);
+    ((prevAi = ai), (prevCounter = counter));
     const kind = r.byte();
     if (kind > 1) throw new DecodeError(`unknown sibling kind ${kind}`);
     const value = kind === 1 ? r.bytes(r.varint()) : null;
     const ref = withIds ? r.varint() : 0;
     if (ref > ids.length) throw new DecodeError(`sibling names write id ${ref - 1} of ${ids.length}`);
-    const s: { actor: Actor; counter: number; value: Buffer | null; id?: WriteId; expiresAt?: number; at?: number } = { actor, counter, value };
-    if (ref > 0) (used[ref - 1] = true), (s.id = ids[ref - 1]!);
+    const s: { actor: Actor; counter: number; value: Buffer | null; id?: WriteId; expiresAt?: number; at?: number } = {
+      actor,
+      counter,
+      value,
+    };
+    if (ref > 0) ((used[ref - 1] = true), (s.id = ids[ref - 1]!));
     if (withExtras) {
       const extras = r.byte();
       if ((extras & ~(EXTRA_EXPIRES | EXTRA_AT)) !== 0) throw new DecodeError(`unknown sibling extras ${extras}`);
@@ -415,7 +447,8 @@ export function decodeRecord(bytes: Uint8Array): StoredRecord {
   }
   if (r.pos !== r.end) throw new DecodeError('trailing bytes after the siblings');
   if (used.includes(false)) throw new DecodeError('a write id no sibling holds');
-  if (withIds && !withExtras && ids.length === 0 && retired.length === 0) throw new DecodeError('a version 2 record with no write ids');
+  if (withIds && !withExtras && ids.length === 0 && retired.length === 0)
+    throw new DecodeError('a version 2 record with no write ids');
   if (withExtras && !anyExtras) throw new DecodeError('a version 3 record with no expiry or write time');
   return { versions: retired.length === 0 ? { clock, siblings } : { clock, siblings, retired }, ownerEpoch, deletedAt };
 }
@@ -453,7 +486,8 @@ const hasIds = (format: number): boolean => format === RECORD_FORMAT_IDS || form
 export function viewRecord(bytes: Uint8Array, now: number): RecordView {
   const buf = asBuffer(bytes);
   const r = new Reader(buf, 0, checkFrame(buf));
-  const withIds = hasIds(buf[0]!), withExtras = buf[0] === RECORD_FORMAT_EXTRAS;
+  const withIds = hasIds(buf[0]!),
+    withExtras = buf[0] === RECORD_FORMAT_EXTRAS;
   readHeader(r);
   const clockStart = r.pos;
   skipCausal(r, withIds);
@@ -555,7 +589,8 @@ const NO_CONTEXT: Context = Object.freeze({ clock: new Map(), ids: Object.freeze
 export function decodeContext(bytes: Uint8Array, keyCheck: number): Context {
   if (bytes.length === 0) return NO_CONTEXT;
   const buf = asBuffer(bytes);
-  if (buf.length < 6 || (buf[0] !== CONTEXT_FORMAT && buf[0] !== CONTEXT_FORMAT_IDS)) throw new DecodeError('not a ringkv causal context');
+  if (buf.length < 6 || (buf[0] !== CONTEXT_FORMAT && buf[0] !== CONTEXT_FORMAT_IDS))
+    throw new DecodeError('not a ringkv causal context');
   if (buf.readUInt32BE(1) !== keyCheck >>> 0) throw new DecodeError('the context was read from a different key');
   const r = new Reader(buf, 5, buf.length);
   const { clock } = readClock(r);
@@ -602,7 +637,8 @@ let sp = 0;
 
 /** A varint at `sp` in canonical form (as writeVarint writes it, at most 2^53 - 1), or -1. */
 function skimVarint(buf: Buffer, end: number): number {
-  let n = 0, scale = 1;
+  let n = 0,
+    scale = 1;
   for (let i = 0; i < 8; i++) {
     if (sp >= end) return -1;
     const b = buf[sp++]!;
@@ -616,7 +652,8 @@ function skimVarint(buf: Buffer, end: number): number {
 /** True when buf[a, a+len) sorts strictly after buf[b, b+len), byte by byte (as latin1 strings compare). */
 function after(buf: Buffer, a: number, b: number, len: number): boolean {
   for (let i = 0; i < len; i++) {
-    const x = buf[a + i]!, y = buf[b + i]!;
+    const x = buf[a + i]!,
+      y = buf[b + i]!;
     if (x !== y) return x > y;
   }
   return false;
@@ -643,7 +680,8 @@ export function skimRecord(buf: Buffer, out: RecordSkim): boolean {
   if (!isVersionsFormat(format)) return false; // a counter's (format 4) too: the caller decodes it
   const end = len - 4;
   if (crc32(buf.subarray(0, end)) !== buf.readUInt32BE(end)) return false;
-  const withExtras = format === RECORD_FORMAT_EXTRAS, withIds = withExtras || format === RECORD_FORMAT_IDS;
+  const withExtras = format === RECORD_FORMAT_EXTRAS,
+    withIds = withExtras || format === RECORD_FORMAT_IDS;
   const flags = buf[1]!;
   if ((flags & ~(FLAG_OWNER | FLAG_DELETED)) !== 0) return false;
   sp = 2;
@@ -663,7 +701,9 @@ export function skimRecord(buf: Buffer, out: RecordSkim): boolean {
     skimCounters[i] = c;
   }
   // Write ids: ascending, distinct; retired: ascending, none of them live.
-  let ids = 0, idsAt = 0, retired = 0;
+  let ids = 0,
+    idsAt = 0,
+    retired = 0;
   if (withIds) {
     ids = skimVarint(buf, end);
     if (ids < 0 || ids > SKIM_IDS || ids * WRITE_ID_BYTES > end - sp) return false;
@@ -686,7 +726,10 @@ export function skimRecord(buf: Buffer, out: RecordSkim): boolean {
   // Siblings, in canonical (actor, counter) order, each covered by the clock.
   const n = skimVarint(buf, end);
   if (n < 0 || n > end - sp) return false;
-  let prevAi = -1, prevCounter = 0, anyExtras = false, values = 0;
+  let prevAi = -1,
+    prevCounter = 0,
+    anyExtras = false,
+    values = 0;
   let due: number | undefined;
   for (let i = 0; i < n; i++) {
     const ai = skimVarint(buf, end);
@@ -694,7 +737,7 @@ export function skimRecord(buf: Buffer, out: RecordSkim): boolean {
     const counter = skimVarint(buf, end);
     if (counter <= 0 || counter > skimCounters[ai]!) return false;
     if (ai < prevAi || (ai === prevAi && counter <= prevCounter)) return false;
-    (prevAi = ai), (prevCounter = counter);
+    ((prevAi = ai), (prevCounter = counter));
     if (sp >= end) return false;
     const kind = buf[sp++]!;
     if (kind > 1) return false;

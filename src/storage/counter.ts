@@ -119,7 +119,11 @@ export interface CounterState {
   readonly resets?: readonly CounterEntry[];
 }
 
-export const EMPTY_COUNTER: CounterState = Object.freeze({ entries: Object.freeze([]), log: Object.freeze([]), voids: Object.freeze([]) });
+export const EMPTY_COUNTER: CounterState = Object.freeze({
+  entries: Object.freeze([]),
+  log: Object.freeze([]),
+  voids: Object.freeze([]),
+});
 
 interface Dot {
   readonly actor: Actor;
@@ -143,17 +147,24 @@ function byRecency(a: LoggedOp, b: LoggedOp): number {
  * The union of two lists sorted by `order`, one element per key: where both hold one,
  * `pick` chooses (deterministically, so the union is a join).
  */
-function unite<T>(x: readonly T[], y: readonly T[], order: (a: T, b: T) => number, pick: (a: T, b: T) => T): readonly T[] {
+function unite<T>(
+  x: readonly T[],
+  y: readonly T[],
+  order: (a: T, b: T) => number,
+  pick: (a: T, b: T) => T,
+): readonly T[] {
   if (y.length === 0) return x;
   if (x.length === 0) return y;
   const out: T[] = [];
-  let i = 0, j = 0;
+  let i = 0,
+    j = 0;
   while (i < x.length || j < y.length) {
-    const a = x[i], b = y[j];
+    const a = x[i],
+      b = y[j];
     const c = a === undefined ? 1 : b === undefined ? -1 : order(a, b);
-    if (c === 0) out.push(pick(a!, b!)), i++, j++;
-    else if (c < 0) out.push(a!), i++;
-    else out.push(b!), j++;
+    if (c === 0) (out.push(pick(a!, b!)), i++, j++);
+    else if (c < 0) (out.push(a!), i++);
+    else (out.push(b!), j++);
   }
   return out;
 }
@@ -168,12 +179,23 @@ function laterEntry(a: CounterEntry, b: CounterEntry): CounterEntry {
 }
 
 function greaterOp(a: LoggedOp, b: LoggedOp): LoggedOp {
-  return a.seq !== b.seq ? (a.seq > b.seq ? a : b) : a.id !== b.id ? (a.id > b.id ? a : b) : a.amount >= b.amount ? a : b;
+  return a.seq !== b.seq
+    ? a.seq > b.seq
+      ? a
+      : b
+    : a.id !== b.id
+      ? a.id > b.id
+        ? a
+        : b
+      : a.amount >= b.amount
+        ? a
+        : b;
 }
 
 /** Of two voids on one dot (corruption: honest ones are equal), the smaller: rather count twice than lose. */
 function keptVoid(a: Void, b: Void): Void {
-  const ma = Math.abs(a.amount), mb = Math.abs(b.amount);
+  const ma = Math.abs(a.amount),
+    mb = Math.abs(b.amount);
   return ma !== mb ? (ma < mb ? a : b) : a.amount >= b.amount ? a : b;
 }
 
@@ -223,10 +245,12 @@ export function implied(log: readonly LoggedOp[]): Void[] {
   // bucket the first op of every (id, amount) seen under that key.
   const firsts = new Map<number, LoggedOp | LoggedOp[]>();
   for (const op of log) {
-    const key = (op.id.charCodeAt(0) << 24) | (op.id.charCodeAt(1) << 16) | (op.id.charCodeAt(2) << 8) | op.id.charCodeAt(3);
+    const key =
+      (op.id.charCodeAt(0) << 24) | (op.id.charCodeAt(1) << 16) | (op.id.charCodeAt(2) << 8) | op.id.charCodeAt(3);
     const held = firsts.get(key);
     if (held === undefined) firsts.set(key, op);
-    else if (Array.isArray(held) ? held.some((h) => sameOp(h, op)) : sameOp(held, op)) out.push({ actor: op.actor, counter: op.counter, amount: op.amount });
+    else if (Array.isArray(held) ? held.some((h) => sameOp(h, op)) : sameOp(held, op))
+      out.push({ actor: op.actor, counter: op.counter, amount: op.amount });
     else firsts.set(key, Array.isArray(held) ? [...held, op] : [held, op]);
   }
   return out;
@@ -273,7 +297,15 @@ export function resetAboveEntry(state: CounterState): CounterEntry | undefined {
   for (const r of state.resets ?? []) {
     while (e < state.entries.length && state.entries[e]!.actor < r.actor) e++;
     const x = state.entries[e];
-    if (x === undefined || x.actor !== r.actor || r.floor > x.floor || r.p > x.p || r.n > x.n || (r.floor === x.floor && (r.p !== x.p || r.n !== x.n))) return r;
+    if (
+      x === undefined ||
+      x.actor !== r.actor ||
+      r.floor > x.floor ||
+      r.p > x.p ||
+      r.n > x.n ||
+      (r.floor === x.floor && (r.p !== x.p || r.n !== x.n))
+    )
+      return r;
   }
   return undefined;
 }
@@ -292,15 +324,25 @@ export function counterResetRecord(seen: CounterState): Buffer {
 /** True when two states are equal (so encode to the same bytes): what tells a merge it brought nothing new. */
 export function sameCounter(a: CounterState, b: CounterState): boolean {
   if (a === b) return true;
-  const ar = a.resets ?? [], br = b.resets ?? [];
-  if (a.entries.length !== b.entries.length || a.log.length !== b.log.length || a.voids.length !== b.voids.length || ar.length !== br.length) return false;
+  const ar = a.resets ?? [],
+    br = b.resets ?? [];
+  if (
+    a.entries.length !== b.entries.length ||
+    a.log.length !== b.log.length ||
+    a.voids.length !== b.voids.length ||
+    ar.length !== br.length
+  )
+    return false;
   if (!sameEntries(a.entries, b.entries) || !sameEntries(ar, br)) return false;
   for (let i = 0; i < a.log.length; i++) {
-    const x = a.log[i]!, y = b.log[i]!;
-    if (x.actor !== y.actor || x.counter !== y.counter || x.id !== y.id || x.amount !== y.amount || x.seq !== y.seq) return false;
+    const x = a.log[i]!,
+      y = b.log[i]!;
+    if (x.actor !== y.actor || x.counter !== y.counter || x.id !== y.id || x.amount !== y.amount || x.seq !== y.seq)
+      return false;
   }
   for (let i = 0; i < a.voids.length; i++) {
-    const x = a.voids[i]!, y = b.voids[i]!;
+    const x = a.voids[i]!,
+      y = b.voids[i]!;
     if (x.actor !== y.actor || x.counter !== y.counter || x.amount !== y.amount) return false;
   }
   return true;
@@ -308,7 +350,8 @@ export function sameCounter(a: CounterState, b: CounterState): boolean {
 
 function sameEntries(a: readonly CounterEntry[], b: readonly CounterEntry[]): boolean {
   for (let i = 0; i < a.length; i++) {
-    const x = a[i]!, y = b[i]!;
+    const x = a[i]!,
+      y = b[i]!;
     if (x.actor !== y.actor || x.floor !== y.floor || x.p !== y.p || x.n !== y.n) return false;
   }
   return true;
@@ -396,7 +439,10 @@ const MAX = Number.MAX_SAFE_INTEGER;
 /** Refuse an amount that is no increment: zero, or not a safe integer (KV_BAD_AMOUNT). */
 export function checkAmount(amount: number): void {
   if (!Number.isSafeInteger(amount) || amount === 0) {
-    throw new KvError('KV_BAD_AMOUNT', `a counter increment must be a nonzero integer from -${MAX} to ${MAX}; got ${String(amount)}. Send a whole, nonzero amount (negative to decrement)`);
+    throw new KvError(
+      'KV_BAD_AMOUNT',
+      `a counter increment must be a nonzero integer from -${MAX} to ${MAX}; got ${String(amount)}. Send a whole, nonzero amount (negative to decrement)`,
+    );
   }
 }
 
@@ -407,14 +453,17 @@ export function checkAmount(amount: number): void {
  */
 export function increment(state: CounterState, actor: Actor, amount: number, id?: WriteId): Increment {
   checkAmount(amount);
-  if (actor.length !== ACTOR_BYTES) throw new RangeError(`a counter's actor is ${ACTOR_BYTES} bytes, not ${actor.length}`);
-  if (id !== undefined && id.length !== WRITE_ID_BYTES) throw new RangeError(`a write id is ${WRITE_ID_BYTES} bytes, not ${id.length}`);
+  if (actor.length !== ACTOR_BYTES)
+    throw new RangeError(`a counter's actor is ${ACTOR_BYTES} bytes, not ${actor.length}`);
+  if (id !== undefined && id.length !== WRITE_ID_BYTES)
+    throw new RangeError(`a write id is ${WRITE_ID_BYTES} bytes, not ${id.length}`);
   if (id !== undefined && isDuplicate(state, id, amount)) return { state, delta: { state }, duplicate: true };
   const entries = [...state.entries];
   let at = 0;
   while (at < entries.length && entries[at]!.actor < actor) at++;
   const old = entries[at]?.actor === actor ? entries[at] : undefined;
-  const p = (old?.p ?? 0) + Math.max(amount, 0), n = (old?.n ?? 0) + Math.max(-amount, 0);
+  const p = (old?.p ?? 0) + Math.max(amount, 0),
+    n = (old?.n ?? 0) + Math.max(-amount, 0);
   if (p > MAX || n > MAX) {
     throw new KvError(
       'KV_COUNTER_OVERFLOW',
@@ -425,12 +474,22 @@ export function increment(state: CounterState, actor: Actor, amount: number, id?
   entries.splice(at, old === undefined ? 0 : 1, entry);
   const base = { actor, floor: old?.floor ?? 0 };
   const resets = state.resets === undefined ? {} : { resets: state.resets };
-  if (id === undefined) return { state: { entries, log: state.log, voids: state.voids, ...resets }, delta: { state: { entries: [entry], log: [], voids: [] }, base }, duplicate: false };
+  if (id === undefined)
+    return {
+      state: { entries, log: state.log, voids: state.voids, ...resets },
+      delta: { state: { entries: [entry], log: [], voids: [] }, base },
+      duplicate: false,
+    };
   const seq = maxSeq(state.log) + 1;
-  if (seq > MAX) throw new KvError('KV_COUNTER_OVERFLOW', `the counter's op sequence would pass ${MAX}; use another key`);
+  if (seq > MAX)
+    throw new KvError('KV_COUNTER_OVERFLOW', `the counter's op sequence would pass ${MAX}; use another key`);
   const op: LoggedOp = { actor, counter: entry.floor, id, amount, seq };
   const log = unite(state.log, [op], byDot, greaterOp);
-  return { state: { entries, log: trim(log), voids: state.voids, ...resets }, delta: { state: { entries: [entry], log: [op], voids: [] }, base }, duplicate: false };
+  return {
+    state: { entries, log: trim(log), voids: state.voids, ...resets },
+    delta: { state: { entries: [entry], log: [op], voids: [] }, base },
+    duplicate: false,
+  };
 }
 
 /**
@@ -468,10 +527,12 @@ export function encodeCounterContext(keyCheck: number, state: CounterState): Buf
 /** The state a counter context saw (what `reset` takes), checked against the key's check; DecodeError if it is none of that key's, or holds nothing. */
 export function decodeCounterContext(bytes: Uint8Array, keyCheck: number): CounterState {
   const buf = asBuffer(bytes);
-  if (buf.length < 6 || buf[0] !== COUNTER_CONTEXT_FORMAT) throw new DecodeError("not a counter's context (a counter read or a map read gives one)");
+  if (buf.length < 6 || buf[0] !== COUNTER_CONTEXT_FORMAT)
+    throw new DecodeError("not a counter's context (a counter read or a map read gives one)");
   if (buf.readUInt32BE(1) !== keyCheck >>> 0) throw new DecodeError('the context was read from a different key');
   const { state, ownerEpoch, heldSince } = decodeCounter(buf.subarray(5));
-  if (ownerEpoch !== undefined || heldSince !== undefined) throw new DecodeError("a counter's context carries no node's bookkeeping");
+  if (ownerEpoch !== undefined || heldSince !== undefined)
+    throw new DecodeError("a counter's context carries no node's bookkeeping");
   if (state.entries.length === 0) throw new DecodeError('the context saw no increment: there is nothing to reset');
   return state;
 }
@@ -484,7 +545,9 @@ const FLAG_HELD = 2;
 /** A delta's bytes (encodeCounterDelta): its base follows the entries. Never in a stored record. */
 const FLAG_BASE = 4;
 /** Least bytes of an entry, a logged op and a void: what bounds their counts on decode. */
-const ENTRY_MIN = ACTOR_BYTES + 3, OP_MIN = 4 + WRITE_ID_BYTES + 1, VOID_MIN = 4;
+const ENTRY_MIN = ACTOR_BYTES + 3,
+  OP_MIN = 4 + WRITE_ID_BYTES + 1,
+  VOID_MIN = 4;
 
 function amountSize(amount: number): number {
   return 1 + varintSize(Math.abs(amount));
@@ -507,7 +570,8 @@ function actorIndexes(entries: readonly CounterEntry[], dots: readonly Dot[]): n
   let i = 0;
   for (const d of dots) {
     while (i < entries.length && entries[i]!.actor < d.actor) i++;
-    if (entries[i]?.actor !== d.actor || d.counter > entries[i]!.floor) throw new RangeError('a counter state with a dot its entries do not cover');
+    if (entries[i]?.actor !== d.actor || d.counter > entries[i]!.floor)
+      throw new RangeError('a counter state with a dot its entries do not cover');
     out.push(i);
   }
   return out;
@@ -526,24 +590,43 @@ export function encodeCounterDelta(delta: CounterDelta): Buffer {
   return encode(delta.state, undefined, undefined, delta.base);
 }
 
-function encode(state: CounterState, ownerEpoch: number | undefined, heldSince: number | undefined, base: CounterDelta['base']): Buffer {
+function encode(
+  state: CounterState,
+  ownerEpoch: number | undefined,
+  heldSince: number | undefined,
+  base: CounterDelta['base'],
+): Buffer {
   const { entries, log, voids } = state;
   const resets = state.resets ?? [];
-  const logAt = actorIndexes(entries, log), voidAt = actorIndexes(entries, voids);
-  const resetAt = actorIndexes(entries, resets.map((e) => ({ actor: e.actor, counter: e.floor })));
-  if (resets.length > 0 && resetAboveEntry(state) !== undefined) throw new RangeError('a counter state with a reset above its entry');
-  const baseAt = base === undefined ? undefined : actorIndexes(entries, [{ actor: base.actor, counter: base.floor + 1 }])[0]!;
-  let size = 2 + (ownerEpoch === undefined ? 0 : varintSize(ownerEpoch)) + (heldSince === undefined ? 0 : varintSize(heldSince));
+  const logAt = actorIndexes(entries, log),
+    voidAt = actorIndexes(entries, voids);
+  const resetAt = actorIndexes(
+    entries,
+    resets.map((e) => ({ actor: e.actor, counter: e.floor })),
+  );
+  if (resets.length > 0 && resetAboveEntry(state) !== undefined)
+    throw new RangeError('a counter state with a reset above its entry');
+  const baseAt =
+    base === undefined ? undefined : actorIndexes(entries, [{ actor: base.actor, counter: base.floor + 1 }])[0]!;
+  let size =
+    2 + (ownerEpoch === undefined ? 0 : varintSize(ownerEpoch)) + (heldSince === undefined ? 0 : varintSize(heldSince));
   size += varintSize(entries.length) + varintSize(log.length) + varintSize(voids.length) + 4;
   if (base !== undefined) size += varintSize(baseAt!) + varintSize(base.floor);
   for (const e of entries) size += ACTOR_BYTES + varintSize(e.floor) + varintSize(e.p) + varintSize(e.n);
-  log.forEach((op, k) => (size += varintSize(logAt[k]!) + varintSize(op.counter) + WRITE_ID_BYTES + amountSize(op.amount) + varintSize(op.seq)));
+  log.forEach(
+    (op, k) =>
+      (size +=
+        varintSize(logAt[k]!) + varintSize(op.counter) + WRITE_ID_BYTES + amountSize(op.amount) + varintSize(op.seq)),
+  );
   voids.forEach((d, k) => (size += varintSize(voidAt[k]!) + varintSize(d.counter) + amountSize(d.amount)));
   if (resets.length > 0) size += varintSize(resets.length);
   resets.forEach((e, k) => (size += varintSize(resetAt[k]!) + varintSize(e.floor) + varintSize(e.p) + varintSize(e.n)));
   const buf = Buffer.allocUnsafe(size);
   buf[0] = COUNTER_FORMAT;
-  buf[1] = (ownerEpoch === undefined ? 0 : FLAG_OWNER) | (heldSince === undefined ? 0 : FLAG_HELD) | (base === undefined ? 0 : FLAG_BASE);
+  buf[1] =
+    (ownerEpoch === undefined ? 0 : FLAG_OWNER) |
+    (heldSince === undefined ? 0 : FLAG_HELD) |
+    (base === undefined ? 0 : FLAG_BASE);
   let pos = ownerEpoch === undefined ? 2 : writeVarint(buf, 2, ownerEpoch);
   if (heldSince !== undefined) pos = writeVarint(buf, pos, heldSince);
   pos = writeVarint(buf, pos, entries.length);
@@ -559,9 +642,18 @@ function encode(state: CounterState, ownerEpoch: number | undefined, heldSince: 
     pos = writeVarint(buf, writeAmount(buf, pos, op.amount), op.seq);
   });
   pos = writeVarint(buf, pos, voids.length);
-  voids.forEach((d, k) => (pos = writeAmount(buf, writeVarint(buf, writeVarint(buf, pos, voidAt[k]!), d.counter), d.amount)));
+  voids.forEach(
+    (d, k) => (pos = writeAmount(buf, writeVarint(buf, writeVarint(buf, pos, voidAt[k]!), d.counter), d.amount)),
+  );
   if (resets.length > 0) pos = writeVarint(buf, pos, resets.length);
-  resets.forEach((e, k) => (pos = writeVarint(buf, writeVarint(buf, writeVarint(buf, writeVarint(buf, pos, resetAt[k]!), e.floor), e.p), e.n)));
+  resets.forEach(
+    (e, k) =>
+      (pos = writeVarint(
+        buf,
+        writeVarint(buf, writeVarint(buf, writeVarint(buf, pos, resetAt[k]!), e.floor), e.p),
+        e.n,
+      )),
+  );
   buf.writeUInt32BE(crc32(buf.subarray(0, pos)), pos);
   return buf;
 }
@@ -612,11 +704,15 @@ function dot(r: Reader, entries: readonly CounterEntry[], prev: Dot | undefined,
  * told from one whose lesser copy was trimmed, so it is not refused here.)
  */
 function checkVoids(entries: readonly CounterEntry[], log: readonly LoggedOp[], voids: readonly Void[]): void {
-  let l = 0, e = 0, p = 0, n = 0;
+  let l = 0,
+    e = 0,
+    p = 0,
+    n = 0;
   for (const d of voids) {
     while (l < log.length && byDot(log[l]!, d) < 0) l++;
     const op = log[l];
-    if (op !== undefined && byDot(op, d) === 0 && op.amount !== d.amount) corrupt(`a void of ${d.amount} on a logged op of ${op.amount}`);
+    if (op !== undefined && byDot(op, d) === 0 && op.amount !== d.amount)
+      corrupt(`a void of ${d.amount} on a logged op of ${op.amount}`);
     if (entries[e]!.actor !== d.actor) {
       while (entries[e]!.actor !== d.actor) e++;
       p = n = 0;
@@ -673,14 +769,17 @@ function decode(buf: Buffer): StoredCounter & { base?: CounterDelta['base'] } {
   for (let k = 0, n = count(r, ENTRY_MIN, 'entries'); k < n; k++) {
     const actor = r.actor();
     if (k > 0 && actor <= entries[k - 1]!.actor) corrupt('entries out of order');
-    const floor = uint(r), p = uint(r), neg = uint(r);
+    const floor = uint(r),
+      p = uint(r),
+      neg = uint(r);
     if (floor === 0) corrupt('an entry with no dot');
     if (p < floor - neg) corrupt(`an entry of ${floor} dots summing to less than ${floor} in magnitude`);
     entries.push({ actor, floor, p, n: neg });
   }
   let base: CounterDelta['base'];
   if (flags & FLAG_BASE) {
-    const i = uint(r), floor = uint(r);
+    const i = uint(r),
+      floor = uint(r);
     const e = entries[i];
     if (e === undefined) corrupt(`the base names actor ${i} of ${entries.length}`);
     if (floor >= e.floor) corrupt(`a base floor ${floor} not below its entry's ${e.floor}`);
@@ -694,8 +793,18 @@ function decode(buf: Buffer): StoredCounter & { base?: CounterDelta['base'] } {
     const at = r.pos;
     if (r.end - at < WRITE_ID_BYTES) corrupt('truncated in a write id');
     r.pos += WRITE_ID_BYTES;
-    const id = String.fromCharCode(buf[at]!, buf[at + 1]!, buf[at + 2]!, buf[at + 3]!, buf[at + 4]!, buf[at + 5]!, buf[at + 6]!, buf[at + 7]!);
-    const a = amount(r), seq = uint(r);
+    const id = String.fromCharCode(
+      buf[at]!,
+      buf[at + 1]!,
+      buf[at + 2]!,
+      buf[at + 3]!,
+      buf[at + 4]!,
+      buf[at + 5]!,
+      buf[at + 6]!,
+      buf[at + 7]!,
+    );
+    const a = amount(r),
+      seq = uint(r);
     if (seq === 0) corrupt('a logged op with seq 0');
     log.push({ actor: d.actor, counter: d.counter, id, amount: a, seq });
   }
@@ -711,8 +820,11 @@ function decode(buf: Buffer): StoredCounter & { base?: CounterDelta['base'] } {
       const e = entries[i];
       if (e === undefined) corrupt(`a reset names actor ${i} of ${entries.length}`);
       if (k > 0 && e.actor <= resets[k - 1]!.actor) corrupt('resets out of order');
-      const floor = uint(r), p = uint(r), neg = uint(r);
-      if (floor === 0 || floor > e.floor || p > e.p || neg > e.n || (floor === e.floor && (p !== e.p || neg !== e.n))) corrupt(`a reset (${floor}, ${p}, ${neg}) above its actor's entry (${e.floor}, ${e.p}, ${e.n})`);
+      const floor = uint(r),
+        p = uint(r),
+        neg = uint(r);
+      if (floor === 0 || floor > e.floor || p > e.p || neg > e.n || (floor === e.floor && (p !== e.p || neg !== e.n)))
+        corrupt(`a reset (${floor}, ${p}, ${neg}) above its actor's entry (${e.floor}, ${e.p}, ${e.n})`);
       if (p < floor - neg) corrupt(`a reset of ${floor} dots summing to less than ${floor} in magnitude`);
       resets.push({ actor: e.actor, floor, p, n: neg });
     }
@@ -722,7 +834,8 @@ function decode(buf: Buffer): StoredCounter & { base?: CounterDelta['base'] } {
   let v = 0;
   for (const d of implied(log)) {
     while (v < voids.length && byDot(voids[v]!, d) < 0) v++;
-    if (v === voids.length || byDot(voids[v]!, d) !== 0) corrupt(`a duplicate logged op (${d.counter}) without its void`);
+    if (v === voids.length || byDot(voids[v]!, d) !== 0)
+      corrupt(`a duplicate logged op (${d.counter}) without its void`);
   }
   checkVoids(entries, log, voids);
   const state = resets.length === 0 ? { entries, log, voids } : { entries, log, voids, resets };

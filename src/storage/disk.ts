@@ -79,7 +79,10 @@ export class DiskGuard {
     private readonly statfs: StatFs = nodeStatfs,
   ) {
     if (floorBytes !== undefined && !(Number.isSafeInteger(floorBytes) && floorBytes >= 0))
-      throw new KvError('KV_BAD_OPTION', `the free-disk floor must be a whole number of bytes ≥ 0, got ${String(floorBytes)}`);
+      throw new KvError(
+        'KV_BAD_OPTION',
+        `the free-disk floor must be a whole number of bytes ≥ 0, got ${String(floorBytes)}`,
+      );
   }
 
   /** Read the filesystem's free space now. */
@@ -90,13 +93,23 @@ export class DiskGuard {
   }
 
   get state(): DiskState {
-    const free = this.#space?.free ?? Infinity, total = this.#space?.total ?? 0;
+    const free = this.#space?.free ?? Infinity,
+      total = this.#space?.total ?? 0;
     const floor = this.#floor();
-    return { freeBytes: this.#space?.free ?? 0, totalBytes: total, floorBytes: floor, low: free < floor, failed: this.#failedAt !== undefined, reopens: this.#reopens };
+    return {
+      freeBytes: this.#space?.free ?? 0,
+      totalBytes: total,
+      floorBytes: floor,
+      low: free < floor,
+      failed: this.#failedAt !== undefined,
+      reopens: this.#reopens,
+    };
   }
 
   #floor(): number {
-    return this.floorBytes ?? Math.min(MAX_DEFAULT_FLOOR_BYTES, Math.floor((this.#space?.total ?? 0) * DEFAULT_FLOOR_SHARE));
+    return (
+      this.floorBytes ?? Math.min(MAX_DEFAULT_FLOOR_BYTES, Math.floor((this.#space?.total ?? 0) * DEFAULT_FLOOR_SHARE))
+    );
   }
 
   /** Note an engine failure: true (and the store is `failed` from now on) when it was for want of space. */
@@ -109,7 +122,12 @@ export class DiskGuard {
   /** Worth opening the engine again: a write failed for want of space, and space is back (above the floor, and grown since the least seen). */
   recoverable(): boolean {
     const s = this.#space;
-    return this.#failedAt !== undefined && s !== undefined && s.free >= this.#floor() && s.free >= this.#failedAt + RECOVER_MARGIN_BYTES;
+    return (
+      this.#failedAt !== undefined &&
+      s !== undefined &&
+      s.free >= this.#floor() &&
+      s.free >= this.#failedAt + RECOVER_MARGIN_BYTES
+    );
   }
 
   /** The engine was opened again: writes may go on. */
@@ -126,6 +144,9 @@ export class DiskGuard {
     const what = s.failed
       ? `a write on ${where} failed for want of disk space (${mib(s.freeBytes)} free of ${mib(s.totalBytes)} when last measured), and its store takes no writes until space is back above the floor of ${mib(s.floorBytes)} and it reopens`
       : `disk nearly full on ${where}: ${mib(s.freeBytes)} free of ${mib(s.totalBytes)}, below the floor of ${mib(s.floorBytes)} (--min-free-disk)`;
-    return new KvError('KV_DISK_FULL', `${what}; nothing was written here. Free space on that disk (or grow it); meanwhile other replicas take the write`);
+    return new KvError(
+      'KV_DISK_FULL',
+      `${what}; nothing was written here. Free space on that disk (or grow it); meanwhile other replicas take the write`,
+    );
   }
 }

@@ -28,7 +28,15 @@
  * joins infer along the way are kept whole. So a hint is bounded as any counter record
  * (entries per actor, LOG_MAX ops, voids per raced duplicate) under the same caps.
  */
-import { DecodeError, decodeRecord, encodeRecord, headerTime, isCounterRecord, isRegisterRecord, tryDecode } from './codec.js';
+import {
+  DecodeError,
+  decodeRecord,
+  encodeRecord,
+  headerTime,
+  isCounterRecord,
+  isRegisterRecord,
+  tryDecode,
+} from './codec.js';
 import { decodeRegister, encodeRegister, joinAcceptors, proposalOrder, type StoredRegister } from './acceptor.js';
 import type { StoredRecord } from './codec.js';
 import { decodeCounter, encodeCounter, join as joinCounters } from './counter.js';
@@ -50,8 +58,10 @@ import type { WriteQueue } from './write-queue.js';
 type Held = StoredRecord | StoredCounter | StoredRegister;
 const isCounter = (r: Held): r is StoredCounter => 'state' in r;
 const isRegister = (r: Held): r is StoredRegister => 'register' in r;
-const kindOf = (r: Held): string => (isCounter(r) ? 'a counter' : isRegister(r) ? 'a compare-and-set register' : 'versions');
-const decodeAny = (bytes: Uint8Array): Held => (isCounterRecord(bytes) ? decodeCounter(bytes) : isRegisterRecord(bytes) ? decodeRegister(bytes) : decodeRecord(bytes));
+const kindOf = (r: Held): string =>
+  isCounter(r) ? 'a counter' : isRegister(r) ? 'a compare-and-set register' : 'versions';
+const decodeAny = (bytes: Uint8Array): Held =>
+  isCounterRecord(bytes) ? decodeCounter(bytes) : isRegisterRecord(bytes) ? decodeRegister(bytes) : decodeRecord(bytes);
 const timeOf = (r: Held): number | undefined => (isCounter(r) || isRegister(r) ? r.heldSince : r.deletedAt);
 
 export interface Hint {
@@ -85,7 +95,12 @@ interface Deps {
 function join(key: Buffer, a: Held, b: Held): Held {
   if (isCounter(a) && isCounter(b)) return { state: joinCounters(a.state, b.state), ownerEpoch: undefined };
   if (isRegister(a) && isRegister(b)) return { register: joinAcceptors(a.register, b.register, proposalOrder) };
-  if ('versions' in a && 'versions' in b) return { versions: (subKeyPolicy(key) === 'lww' ? mergeLww : merge)(a.versions, b.versions), ownerEpoch: undefined, deletedAt: undefined };
+  if ('versions' in a && 'versions' in b)
+    return {
+      versions: (subKeyPolicy(key) === 'lww' ? mergeLww : merge)(a.versions, b.versions),
+      ownerEpoch: undefined,
+      deletedAt: undefined,
+    };
   throw new TypeError('a counter and versions cannot join');
 }
 
@@ -132,7 +147,10 @@ export class HintStore {
         incoming = decodeAny(record);
       } catch (e) {
         if (!(e instanceof DecodeError)) throw e;
-        throw new KvError('KV_BAD_RECORD', `the hinted record for key ${showKey(key)} does not decode (${e.message}); it was not stored`);
+        throw new KvError(
+          'KV_BAD_RECORD',
+          `the hinted record for key ${showKey(key)} does not decode (${e.message}); it was not stored`,
+        );
       }
       const [hi, lo] = tokenHalves(key);
       const hk = hintKey(target, hi, lo, key);
@@ -140,7 +158,8 @@ export class HintStore {
         const old = await this.deps.engine.get(hk);
         const now = this.deps.now();
         // A hint we wrote ourselves: if it no longer decodes, or is past the grace period, the newer versions replace it.
-        let joined = incoming, since = now;
+        let joined = incoming,
+          since = now;
         if (old !== undefined) {
           let held: Held | undefined;
           try {
@@ -154,12 +173,19 @@ export class HintStore {
               `the hint for key ${showKey(key)} holds ${kindOf(held)}, and a record of ${kindOf(incoming)} cannot join it; it was not stored. A key's type is its bucket's: one of these nodes has it wrong`,
             );
           const at = held === undefined ? now : this.#timeOf(timeOf(held));
-          if (held !== undefined && !this.#tooOld(at, now)) (joined = join(key, held, incoming)), (since = at);
+          if (held !== undefined && !this.#tooOld(at, now)) ((joined = join(key, held, incoming)), (since = at));
         }
         // The hint keeps the time of its oldest part: that is what may be stale.
-        const value = isCounter(joined) ? encodeCounter(joined.state, undefined, since) : isRegister(joined) ? encodeRegister(joined.register, since) : encodeRecord({ versions: joined.versions, ownerEpoch: undefined, deletedAt: since });
+        const value = isCounter(joined)
+          ? encodeCounter(joined.state, undefined, since)
+          : isRegister(joined)
+            ? encodeRegister(joined.register, since)
+            : encodeRecord({ versions: joined.versions, ownerEpoch: undefined, deletedAt: since });
         if (value.length > this.deps.settings.maxRecordBytes)
-          throw new KvError('KV_RECORD_TOO_LARGE', `the hint for key ${showKey(key)} would hold ${value.length} bytes, over the limit of ${this.deps.settings.maxRecordBytes}`);
+          throw new KvError(
+            'KV_RECORD_TOO_LARGE',
+            `the hint for key ${showKey(key)} would hold ${value.length} bytes, over the limit of ${this.deps.settings.maxRecordBytes}`,
+          );
         const addCount = old === undefined ? 1 : 0;
         const addBytes = value.length + (old === undefined ? hk.length : -old.length);
         const { hintMaxCount, hintMaxBytes } = this.deps.settings;
@@ -247,6 +273,12 @@ export class HintStore {
   }
 
   stats(): HintStats {
-    return { count: this.#count, expired: this.#expired, bytes: this.#bytes, maxCount: this.deps.settings.hintMaxCount, maxBytes: this.deps.settings.hintMaxBytes };
+    return {
+      count: this.#count,
+      expired: this.#expired,
+      bytes: this.#bytes,
+      maxCount: this.deps.settings.hintMaxCount,
+      maxBytes: this.deps.settings.hintMaxBytes,
+    };
   }
 }

@@ -1,6 +1,15 @@
 export { Store } from './store.js';
 export { PRESENT, MAX_SUB_OPS, MAX_RANGE_KEYS, MAX_RANGE_BYTES, MAX_WRITE_MANY_BYTES, checkSubOp } from './store.js';
-export type { StoreOptions, ReadResult, WriteResult, MergeResult, CounterUpdateResult, SubOp, SubWrite, WriteManyResult } from './store.js';
+export type {
+  StoreOptions,
+  ReadResult,
+  WriteResult,
+  MergeResult,
+  CounterUpdateResult,
+  SubOp,
+  SubWrite,
+  WriteManyResult,
+} from './store.js';
 export type { Logger } from './store-options.js';
 export type { Ranges, ScanEntry, ScanBatch, KeyFilter, RangeRead } from './ranges.js';
 export type { Hint, HintStats, HintStore } from './hints.js';
@@ -22,7 +31,43 @@ export type { Durability, StoreLimits, HintLimits } from './store-options.js';
 export { DEFAULT_TOMBSTONE_GRACE_MS } from './store-options.js';
 export { merge, update, liveValues, isDeleted, EMPTY_VERSIONS } from './versions.js';
 export type { Versions, Sibling, Clock, Actor } from './versions.js';
-export { counterContext, counterReset, recordDigest, resolveReplies, resolveCounterReplies, resolvePage } from './replies.js';
-export type { ResolveOptions, ResolvedRead, ResolvedCounter, PageReply, ResolvedPage, ResolvedSubKey } from './replies.js';
-export { EMPTY_ACCEPTOR, HISTORY_LENGTH, NO_BALLOT, compareBallots, decodeRegister, encodeRegister, joinAcceptors, maxBallot, onCommit, onPrepare, onPropose, proposalOrder } from './acceptor.js';
-export type { Acceptor, Ballot, Link, PrepareReply, ProposeReply, Proposal, RegisterState, StoredRegister } from './acceptor.js';
+export {
+  counterContext,
+  counterReset,
+  recordDigest,
+  resolveReplies,
+  resolveCounterReplies,
+  resolvePage,
+} from './replies.js';
+export type {
+  ResolveOptions,
+  ResolvedRead,
+  ResolvedCounter,
+  PageReply,
+  ResolvedPage,
+  ResolvedSubKey,
+} from './replies.js';
+export {
+  EMPTY_ACCEPTOR,
+  HISTORY_LENGTH,
+  NO_BALLOT,
+  compareBallots,
+  decodeRegister,
+  encodeRegister,
+  joinAcceptors,
+  maxBallot,
+  onCommit,
+  onPrepare,
+  onPropose,
+  proposalOrder,
+} from './acceptor.js';
+export type {
+  Acceptor,
+  Ballot,
+  Link,
+  PrepareReply,
+  ProposeReply,
+  Proposal,
+  RegisterState,
+  StoredRegister,
+} from './acceptor.js';

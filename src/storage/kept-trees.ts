@@ -40,7 +40,18 @@
 import { tryDecode, versionBytes, versionsSpan } from './codec.js';
 import type { Engine, EngineIterator, WriteOp } from './engine.js';
 import { KvError } from './kv-errors.js';
-import { ALL_TREES, TREE_META_LEAF, dataKeyIntact, dataSpans, parseTreeKey, tokenOfDataKey, treeJournalKey, treeJournalSeq, treeKey, userKeyOf } from './keys.js';
+import {
+  ALL_TREES,
+  TREE_META_LEAF,
+  dataKeyIntact,
+  dataSpans,
+  parseTreeKey,
+  tokenOfDataKey,
+  treeJournalKey,
+  treeJournalSeq,
+  treeKey,
+  userKeyOf,
+} from './keys.js';
 import type { TokenRange } from './keys.js';
 import { entryHashOf } from './range-hash.js';
 import { hashInto } from '../ring/index.js';
@@ -102,7 +113,8 @@ interface Unit {
   dropped: boolean;
 }
 
-const unitId = (n: number, start: bigint, end: bigint, depth: number): string => `${n}:${start.toString(16)}:${end.toString(16)}:${depth}`;
+const unitId = (n: number, start: bigint, end: bigint, depth: number): string =>
+  `${n}:${start.toString(16)}:${end.toString(16)}:${depth}`;
 
 function contains(r: TokenRange, t: bigint): boolean {
   if (r.start === r.end) return true;
@@ -170,14 +182,25 @@ export class KeptTrees {
    * units finished, those that found the kept tree differed from the scan, and the leaves
    * that differed: `stats`.
    */
-  #counts = { builds: 0, buildFailures: 0, recordsRead: 0, rebuilds: 0, rebuildMismatches: 0, rebuildMismatchedLeaves: 0 };
+  #counts = {
+    builds: 0,
+    buildFailures: 0,
+    recordsRead: 0,
+    rebuilds: 0,
+    rebuildMismatches: 0,
+    rebuildMismatchedLeaves: 0,
+  };
 
   constructor(
     private readonly deps: Deps,
     private readonly options: KeptTreesOptions,
   ) {
     const d = options.depth;
-    if (!Number.isInteger(d) || d < MIN_KEPT_DEPTH || d > MAX_DEPTH) throw new KvError('KV_BAD_OPTION', `kept tree depth must be a whole number from ${MIN_KEPT_DEPTH} to ${MAX_DEPTH}, got ${String(d)}`);
+    if (!Number.isInteger(d) || d < MIN_KEPT_DEPTH || d > MAX_DEPTH)
+      throw new KvError(
+        'KV_BAD_OPTION',
+        `kept tree depth must be a whole number from ${MIN_KEPT_DEPTH} to ${MAX_DEPTH}, got ${String(d)}`,
+      );
     this.depth = d;
   }
 
@@ -201,7 +224,18 @@ export class KeptTrees {
           const id = unitId(p.n, p.range.start, p.range.end, p.depth);
           let unit = this.#units.get(id);
           if (unit === undefined) {
-            unit = { id, n: p.n, range: p.range, depth: p.depth, state: 'ready', tree: new RangeTree(p.range, p.depth), builtAt: 0, jitter: 0, pending: undefined, dropped: false };
+            unit = {
+              id,
+              n: p.n,
+              range: p.range,
+              depth: p.depth,
+              state: 'ready',
+              tree: new RangeTree(p.range, p.depth),
+              builtAt: 0,
+              jitter: 0,
+              pending: undefined,
+              dropped: false,
+            };
             this.#units.set(id, unit);
             leaves.set(id, []);
           }
@@ -209,21 +243,22 @@ export class KeptTrees {
             const meta = parseMeta(v);
             unit.builtAt = meta.builtAt;
             unit.jitter = meta.jitter ?? this.#random(); // a meta of the first pass had none: drawn once, kept at the next build
-          }
-          else leaves.get(id)!.push([p.leaf, v]);
+          } else leaves.get(id)!.push([p.leaf, v]);
         }
     } finally {
       await it.close();
     }
     for (const unit of this.#units.values())
-      for (const [leaf, v] of leaves.get(unit.id)!) if (leaf < unit.tree.leaves && v.length === LEAF_BYTES) unit.tree.setLeaf(leaf, v.readUInt32BE(0), v.readUInt32BE(4), v.readUInt32BE(8));
+      for (const [leaf, v] of leaves.get(unit.id)!)
+        if (leaf < unit.tree.leaves && v.length === LEAF_BYTES)
+          unit.tree.setLeaf(leaf, v.readUInt32BE(0), v.readUInt32BE(4), v.readUInt32BE(8));
     for (const entry of journal) this.#replay(entry);
     this.#index();
   }
 
   /** Set the leaves a journal entry lists (their values after its batch), and mark them for the next checkpoint. */
   #replay(entry: Buffer): void {
-    for (let pos = 0; pos + UNIT_HEADER <= entry.length; ) {
+    for (let pos = 0; pos + UNIT_HEADER <= entry.length;) {
       const range = { start: entry.readBigUInt64BE(pos + 1), end: entry.readBigUInt64BE(pos + 9) };
       const unit = this.#units.get(unitId(entry[pos]!, range.start, range.end, entry[pos + 17]!));
       const count = entry.readUInt32BE(pos + 18);
@@ -282,7 +317,8 @@ export class KeptTrees {
       if (list === undefined) by.set(u.n, [u]);
       else list.push(u);
     }
-    for (const list of by.values()) list.sort((a, b) => (a.range.end < b.range.end ? -1 : a.range.end > b.range.end ? 1 : 0));
+    for (const list of by.values())
+      list.sort((a, b) => (a.range.end < b.range.end ? -1 : a.range.end > b.range.end ? 1 : 0));
     this.#byClass = by;
   }
 
@@ -292,7 +328,8 @@ export class KeptTrees {
     if (list === undefined) return;
     if (list.length > 8) {
       // Sorted by end: the first unit ending at or after the token, then any that wrap.
-      let lo = 0, hi = list.length;
+      let lo = 0,
+        hi = list.length;
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
         if (list[mid]!.range.end < token) lo = mid + 1;
@@ -331,8 +368,12 @@ export class KeptTrees {
         if (n !== undefined && n !== 0) this.#find(n, token, units);
       }
       if (units.length === 0) continue;
-      const before = op.prior === null ? undefined : op.priorIntact === true ? hashedIntact(op.prior) : hashed(op.prior);
-      const after = op.type === 'put' ? hashedIntact(Buffer.from(op.value.buffer, op.value.byteOffset, op.value.byteLength)) : undefined;
+      const before =
+        op.prior === null ? undefined : op.priorIntact === true ? hashedIntact(op.prior) : hashed(op.prior);
+      const after =
+        op.type === 'put'
+          ? hashedIntact(Buffer.from(op.value.buffer, op.value.byteOffset, op.value.byteLength))
+          : undefined;
       if (before === undefined && after === undefined) continue; // nothing hashed before or after (a damaged key set aside)
       if (before !== undefined && after !== undefined && before.equals(after)) continue; // bookkeeping only: no delta
       touched ??= new Map();
@@ -388,10 +429,18 @@ export class KeptTrees {
           }
         if (writes.length === 0) return;
         this.#seq++;
-        if (this.#seq - this.#journalFrom >= (this.options.checkpointBatches ?? CHECKPOINT_BATCHES) && !this.#checkpointQueued) {
+        if (
+          this.#seq - this.#journalFrom >= (this.options.checkpointBatches ?? CHECKPOINT_BATCHES) &&
+          !this.#checkpointQueued
+        ) {
           this.#checkpointQueued = true;
           this.checkpoint()
-            .catch((e: unknown) => this.deps.log?.warn({ err: (e as Error).message }, 'kept tree checkpoint failed: the journal grows until the next one'))
+            .catch((e: unknown) =>
+              this.deps.log?.warn(
+                { err: (e as Error).message },
+                'kept tree checkpoint failed: the journal grows until the next one',
+              ),
+            )
             .finally(() => (this.#checkpointQueued = false));
         }
       },
@@ -406,7 +455,8 @@ export class KeptTrees {
   async track(units: readonly KeptUnit[]): Promise<void> {
     const want = new Map<string, KeptUnit>();
     for (const u of units) {
-      if (!Number.isInteger(u.n) || u.n < 0 || u.n > 254) throw new KvError('KV_BAD_OPTION', `a kept tree's class must be 0 to 254, got ${String(u.n)}`);
+      if (!Number.isInteger(u.n) || u.n < 0 || u.n > 254)
+        throw new KvError('KV_BAD_OPTION', `a kept tree's class must be 0 to 254, got ${String(u.n)}`);
       dataSpans(u); // checks the bounds
       want.set(unitId(u.n, u.start, u.end, this.depth), u);
     }
@@ -416,30 +466,42 @@ export class KeptTrees {
     if (current !== undefined && !want.has(current.id)) current.dropped = true; // stops before or after its snapshot
     for (const [id, u] of want)
       if (!this.#units.has(id) && !this.#queued.some((q) => q.id === id) && !(current?.id === id && !current.dropped))
-        this.#queued.push({ id, n: u.n, range: { start: u.start, end: u.end }, depth: this.depth, state: 'building', tree: new RangeTree({ start: u.start, end: u.end }, this.depth), builtAt: 0, jitter: 0, pending: undefined, dropped: false });
+        this.#queued.push({
+          id,
+          n: u.n,
+          range: { start: u.start, end: u.end },
+          depth: this.depth,
+          state: 'building',
+          tree: new RangeTree({ start: u.start, end: u.end }, this.depth),
+          builtAt: 0,
+          jitter: 0,
+          pending: undefined,
+          dropped: false,
+        });
     // The drop is queued before the builds' snapshots, and `settled` covers the builds at once.
     const dropped =
       gone.length === 0
         ? undefined
         : this.deps.queue.exclusive(() => {
-        const c = this.#checkpoint(); // first: no journal entry may outlive the leaves it names
-        const ops: WriteOp[] = c.ops;
-        for (const u of gone) {
-          u.dropped = true;
-          if (u.state === 'ready') {
-            for (let i = 0; i < u.tree.leaves; i++) if (nonzero(u.tree.leaf(i))) ops.push({ type: 'del', key: treeKey(u.n, u.range, u.depth, i) });
-            ops.push({ type: 'del', key: treeKey(u.n, u.range, u.depth, TREE_META_LEAF) });
-          }
-        }
-        return {
-          ops,
-          apply: () => {
-            c.done();
-            for (const u of gone) this.#units.delete(u.id);
-            this.#index();
-          },
-        };
-      });
+            const c = this.#checkpoint(); // first: no journal entry may outlive the leaves it names
+            const ops: WriteOp[] = c.ops;
+            for (const u of gone) {
+              u.dropped = true;
+              if (u.state === 'ready') {
+                for (let i = 0; i < u.tree.leaves; i++)
+                  if (nonzero(u.tree.leaf(i))) ops.push({ type: 'del', key: treeKey(u.n, u.range, u.depth, i) });
+                ops.push({ type: 'del', key: treeKey(u.n, u.range, u.depth, TREE_META_LEAF) });
+              }
+            }
+            return {
+              ops,
+              apply: () => {
+                c.done();
+                for (const u of gone) this.#units.delete(u.id);
+                this.#index();
+              },
+            };
+          });
     this.#startBuilds();
     await dropped;
   }
@@ -570,7 +632,11 @@ export class KeptTrees {
             const [hi, lo, count] = scan.leaf(i);
             if (hi !== 0 || lo !== 0 || count !== 0) ops.push(leafOp(u, i, hi, lo, count));
           }
-        ops.push({ type: 'put', key: treeKey(u.n, u.range, u.depth, TREE_META_LEAF), value: Buffer.from(JSON.stringify({ builtAt, jitter })) });
+        ops.push({
+          type: 'put',
+          key: treeKey(u.n, u.range, u.depth, TREE_META_LEAF),
+          value: Buffer.from(JSON.stringify({ builtAt, jitter })),
+        });
         return {
           ops,
           apply: () => {
@@ -586,7 +652,10 @@ export class KeptTrees {
               if (differ.length > 0) {
                 this.#counts.rebuildMismatches++;
                 this.#counts.rebuildMismatchedLeaves += differ.length;
-                this.deps.log?.warn({ unit: u.id, leaves: differ.length, of: scan.leaves }, 'kept tree rebuild: the kept tree differed from a scan of its records (a bug or a corruption); the scan replaces it');
+                this.deps.log?.warn(
+                  { unit: u.id, leaves: differ.length, of: scan.leaves },
+                  'kept tree rebuild: the kept tree differed from a scan of its records (a bug or a corruption); the scan replaces it',
+                );
               }
             }
           },
@@ -596,13 +665,21 @@ export class KeptTrees {
       this.#counts.buildFailures++;
       if (rebuild) {
         u.pending = undefined;
-        this.deps.log?.warn({ unit: u.id, err: (e as Error).message }, 'kept tree rebuild failed: the kept tree still serves; the rebuild is tried again at the next check');
+        this.deps.log?.warn(
+          { unit: u.id, err: (e as Error).message },
+          'kept tree rebuild failed: the kept tree still serves; the rebuild is tried again at the next check',
+        );
         return;
       }
-      this.deps.log?.warn({ unit: u.id, err: (e as Error).message }, 'kept tree build failed: the unit is built again when next tracked');
+      this.deps.log?.warn(
+        { unit: u.id, err: (e as Error).message },
+        'kept tree build failed: the unit is built again when next tracked',
+      );
       if (!u.dropped && this.#units.get(u.id) === u) {
         // Nothing of it is on disk while it builds: forgetting it is enough.
-        await this.deps.queue.exclusive(() => ({ ops: [], apply: () => (this.#units.delete(u.id), this.#index()) })).catch(() => {});
+        await this.deps.queue
+          .exclusive(() => ({ ops: [], apply: () => (this.#units.delete(u.id), this.#index()) }))
+          .catch(() => {});
       }
     } finally {
       if (rebuild) u.pending = undefined; // stopped (dropped, closing) or swapped in: gathers no more deltas
@@ -633,21 +710,43 @@ export class KeptTrees {
    * counters; journal entries written since the last checkpoint.
    */
   get stats(): {
-    kept: number; ready: number; building: number; rebuilding: number; queued: number; journal: number;
-    builds: number; buildFailures: number; recordsRead: number; rebuilds: number; rebuildMismatches: number; rebuildMismatchedLeaves: number;
+    kept: number;
+    ready: number;
+    building: number;
+    rebuilding: number;
+    queued: number;
+    journal: number;
+    builds: number;
+    buildFailures: number;
+    recordsRead: number;
+    rebuilds: number;
+    rebuildMismatches: number;
+    rebuildMismatchedLeaves: number;
   } {
-    let ready = 0, building = 0, rebuilding = 0;
+    let ready = 0,
+      building = 0,
+      rebuilding = 0;
     for (const u of this.#units.values()) {
       if (u.state === 'ready') ready++;
       else building++;
       if (u.pending !== undefined) rebuilding++;
     }
-    return { kept: this.#units.size, ready, building, rebuilding, queued: this.#queued.length, journal: this.#seq - this.#journalFrom, ...this.#counts };
+    return {
+      kept: this.#units.size,
+      ready,
+      building,
+      rebuilding,
+      queued: this.#queued.length,
+      journal: this.#seq - this.#journalFrom,
+      ...this.#counts,
+    };
   }
 
   /** Every unit with a ready tree. */
   readyUnits(): KeptUnit[] {
-    return [...this.#units.values()].filter((u) => u.state === 'ready' && u.depth === this.depth).map((u) => ({ n: u.n, start: u.range.start, end: u.range.end }));
+    return [...this.#units.values()]
+      .filter((u) => u.state === 'ready' && u.depth === this.depth)
+      .map((u) => ({ n: u.n, start: u.range.start, end: u.range.end }));
   }
 }
 
@@ -662,7 +761,10 @@ export async function dropKeptTrees(engine: Engine): Promise<number> {
   const it = engine.keyIterator(ALL_TREES.gte, ALL_TREES.lt);
   try {
     for (let keys = await it.nextv(1000); keys.length > 0; keys = await it.nextv(1000)) {
-      await engine.write(keys.map((key) => ({ type: 'del', key })), false);
+      await engine.write(
+        keys.map((key) => ({ type: 'del', key })),
+        false,
+      );
       dropped += keys.length;
     }
   } finally {
@@ -688,7 +790,8 @@ function parseMeta(v: Buffer): { builtAt: number; jitter: number | undefined } {
 function differingLeafIndices(a: RangeTree, b: RangeTree): number[] {
   const out: number[] = [];
   for (let i = 0; i < a.leaves; i++) {
-    const [ah, al, ac] = a.leaf(i), [bh, bl, bc] = b.leaf(i);
+    const [ah, al, ac] = a.leaf(i),
+      [bh, bl, bc] = b.leaf(i);
     if (ah !== bh || al !== bl || ac !== bc) out.push(i);
   }
   return out;

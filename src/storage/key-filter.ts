@@ -71,7 +71,10 @@ export class KeyFilter {
   #count = 0;
   #building: Promise<void> | undefined;
 
-  constructor(private readonly scan: KeyScan, private readonly onError: (e: unknown) => void) {
+  constructor(
+    private readonly scan: KeyScan,
+    private readonly onError: (e: unknown) => void,
+  ) {
     this.#bits = new KeyBits(0);
   }
 

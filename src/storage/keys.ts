@@ -15,11 +15,26 @@
  * Owns: building and parsing these keys, and turning a token range into byte bounds.
  * Must not: read or write the database.
  */
-import { bucketOf, isSubKey, keyOverhead, parseSubKey, placementKey, subKeySpan, type FieldName } from '../buckets/index.js';
+import {
+  bucketOf,
+  isSubKey,
+  keyOverhead,
+  parseSubKey,
+  placementKey,
+  subKeySpan,
+  type FieldName,
+} from '../buckets/index.js';
 import { hashInto, MAX_TOKEN } from '../ring/index.js';
 import { KvError } from './kv-errors.js';
 
-export const TREE = 0x61, DATA = 0x64, HINT = 0x68, META = 0x6d, PRUNE = 0x70, QUARANTINE = 0x71, TOMBSTONE = 0x74, EXPIRY = 0x78;
+export const TREE = 0x61,
+  DATA = 0x64,
+  HINT = 0x68,
+  META = 0x6d,
+  PRUNE = 0x70,
+  QUARANTINE = 0x71,
+  TOMBSTONE = 0x74,
+  EXPIRY = 0x78;
 const TOKEN_BYTES = 8;
 
 /** A user key: bytes, or a string (its UTF-8 bytes, as the ring hashes it). */
@@ -32,13 +47,23 @@ export type Key = string | Uint8Array;
  */
 export function userKey(key: Key, maxKeyBytes: number): Buffer {
   // A Buffer is used as it is: a new view of the same bytes would cost an object a write.
-  const k = typeof key === 'string' ? Buffer.from(key, 'utf8') : Buffer.isBuffer(key) ? key : key instanceof Uint8Array ? Buffer.from(key.buffer, key.byteOffset, key.byteLength) : null;
+  const k =
+    typeof key === 'string'
+      ? Buffer.from(key, 'utf8')
+      : Buffer.isBuffer(key)
+        ? key
+        : key instanceof Uint8Array
+          ? Buffer.from(key.buffer, key.byteOffset, key.byteLength)
+          : null;
   if (k === null) throw new KvError('KV_BAD_KEY', `a key must be a string or bytes, got ${typeof key}`);
   // A named bucket's key is stored with its bucket (buckets/bucket.ts): the limits are on the user's part.
   const bytes = isSubKey(k) ? parseSubKey(k).key.length : k.length - keyOverhead(bucketOf(k));
   if (bytes <= 0) throw new KvError('KV_KEY_EMPTY', 'a key must have at least one byte');
   if (bytes > maxKeyBytes)
-    throw new KvError('KV_KEY_TOO_LARGE', `key of ${bytes} bytes is over the limit of ${maxKeyBytes}; use a shorter key (or raise limits.maxKeyBytes)`);
+    throw new KvError(
+      'KV_KEY_TOO_LARGE',
+      `key of ${bytes} bytes is over the limit of ${maxKeyBytes}; use a shorter key (or raise limits.maxKeyBytes)`,
+    );
   return k;
 }
 
@@ -144,7 +169,8 @@ export function tokenOfDataKey(dk: Buffer): bigint {
 
 function targetPrefix(target: string): Buffer {
   const id = Buffer.from(target, 'utf8');
-  if (id.length === 0 || id.length > 255) throw new KvError('KV_BAD_OPTION', `hint target must be 1 to 255 bytes of UTF-8, got ${id.length}`);
+  if (id.length === 0 || id.length > 255)
+    throw new KvError('KV_BAD_OPTION', `hint target must be 1 to 255 bytes of UTF-8, got ${id.length}`);
   return Buffer.concat([Buffer.from([HINT, id.length]), id]);
 }
 
@@ -243,7 +269,12 @@ export function treeKey(n: number, range: TokenRange, depth: number, leaf: numbe
 /** The parts of a kept tree key; undefined for a key of another length (not one this layout writes). */
 export function parseTreeKey(k: Buffer): { n: number; range: TokenRange; depth: number; leaf: number } | undefined {
   if (k.length !== TREE_KEY_BYTES || k[0] !== TREE) return undefined;
-  return { n: k[1]!, range: { start: k.readBigUInt64BE(2), end: k.readBigUInt64BE(10) }, depth: k[18]!, leaf: k.readUInt16BE(19) };
+  return {
+    n: k[1]!,
+    range: { start: k.readBigUInt64BE(2), end: k.readBigUInt64BE(10) },
+    depth: k[18]!,
+    leaf: k.readUInt16BE(19),
+  };
 }
 
 /** The second byte of a kept tree journal key (no class has n 255). */
@@ -301,7 +332,10 @@ export function dataSpans(range: TokenRange): Span[] {
   const { start, end } = range;
   for (const t of [start, end])
     if (typeof t !== 'bigint' || t < 0n || t > MAX_TOKEN)
-      throw new KvError('KV_BAD_RANGE', `token range bounds must be integers in [0, 2^64), got (${String(start)}, ${String(end)}]`);
+      throw new KvError(
+        'KV_BAD_RANGE',
+        `token range bounds must be integers in [0, 2^64), got (${String(start)}, ${String(end)}]`,
+      );
   if (start === end) return [ALL_DATA];
   if (start < end) return [span(start, end)];
   // Wraps: (start, MAX] then [0, end]; (MAX, MAX] is empty.

@@ -28,9 +28,13 @@ export class LevelEngine implements Engine {
   readonly #db: NodeLevel;
   readonly #openOptions: object;
 
-  constructor(readonly location: string, options: LevelEngineOptions = {}) {
+  constructor(
+    readonly location: string,
+    options: LevelEngineOptions = {},
+  ) {
     const db = new Level<Buffer, Buffer>(location, { keyEncoding: 'buffer', valueEncoding: 'buffer' }) as NodeLevel;
-    if (typeof db.approximateSize !== 'function') throw new Error('level: this runtime has no LevelDB binding (classic-level); ringkv needs Node.js');
+    if (typeof db.approximateSize !== 'function')
+      throw new Error('level: this runtime has no LevelDB binding (classic-level); ringkv needs Node.js');
     this.#db = db;
     this.#openOptions = { createIfMissing: true, ...options };
   }

@@ -44,7 +44,8 @@ export class MemoryEngine implements Engine {
     const old = this.#deleted > 0 ? this.#sorted.filter((k) => this.#map.has(k)) : this.#sorted;
     const added = this.#added.filter((k) => this.#map.has(k)).sort();
     const out: string[] = [];
-    let i = 0, j = 0;
+    let i = 0,
+      j = 0;
     while (i < old.length || j < added.length) {
       const k = j === added.length || (i < old.length && old[i]! < added[j]!) ? old[i++]! : added[j++]!;
       if (out[out.length - 1] !== k) out.push(k); // a key deleted and added again is listed twice
@@ -57,7 +58,8 @@ export class MemoryEngine implements Engine {
 
   /** Index of the first key ≥ k in the sorted keys. */
   static #lowerBound(keys: readonly string[], k: string): number {
-    let lo = 0, hi = keys.length;
+    let lo = 0,
+      hi = keys.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (keys[mid]! < k) lo = mid + 1;
@@ -138,7 +140,8 @@ export class MemoryEngine implements Engine {
     this.#check();
     // A snapshot, as a LevelDB iterator reads one: the entries in range right now.
     const keys = this.#index();
-    const from = MemoryEngine.#lowerBound(keys, str(gte)), to = MemoryEngine.#lowerBound(keys, str(lt));
+    const from = MemoryEngine.#lowerBound(keys, str(gte)),
+      to = MemoryEngine.#lowerBound(keys, str(lt));
     const entries: Array<[Buffer, Buffer]> = [];
     for (let i = from; i < to; i++) {
       const k = keys[i]!;
@@ -167,7 +170,8 @@ export class MemoryEngine implements Engine {
     const keys = this.#index();
     let size = 0;
     const to = MemoryEngine.#lowerBound(keys, str(lt));
-    for (let i = MemoryEngine.#lowerBound(keys, str(gte)); i < to; i++) size += keys[i]!.length + this.#map.get(keys[i]!)!.length;
+    for (let i = MemoryEngine.#lowerBound(keys, str(gte)); i < to; i++)
+      size += keys[i]!.length + this.#map.get(keys[i]!)!.length;
     return size;
   }
 }

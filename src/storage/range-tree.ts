@@ -57,7 +57,8 @@ export class RangeTree {
     readonly range: TokenRange,
     readonly depth: number,
   ) {
-    if (!Number.isInteger(depth) || depth < 0 || depth > MAX_DEPTH) throw new RangeError(`tree depth must be a whole number from 0 to ${MAX_DEPTH}, got ${depth}`);
+    if (!Number.isInteger(depth) || depth < 0 || depth > MAX_DEPTH)
+      throw new RangeError(`tree depth must be a whole number from 0 to ${MAX_DEPTH}, got ${depth}`);
     this.leaves = FANOUT ** depth;
     this.#start = range.start;
     this.#span = range.start === range.end ? RING : (range.end - range.start + RING) % RING;
@@ -89,7 +90,8 @@ export class RangeTree {
   add(token: bigint, key: Uint8Array, versions: Uint8Array): void {
     const i = this.leafOf(token);
     entryHash(key, versions, scratch);
-    const hi = this.#hi[this.depth]!, lo = this.#lo[this.depth]!;
+    const hi = this.#hi[this.depth]!,
+      lo = this.#lo[this.depth]!;
     const sum = lo[i]! + scratch[1]!;
     lo[i] = sum >>> 0;
     hi[i] = (hi[i]! + scratch[0]! + (sum > 0xffffffff ? 1 : 0)) >>> 0;
@@ -104,7 +106,8 @@ export class RangeTree {
    */
   addHash(i: number, hi: number, lo: number, sign: 1 | -1, count: number): void {
     if (sign === -1) [hi, lo] = negate(hi, lo);
-    const his = this.#hi[this.depth]!, los = this.#lo[this.depth]!;
+    const his = this.#hi[this.depth]!,
+      los = this.#lo[this.depth]!;
     const sum = los[i]! + lo;
     los[i] = sum >>> 0;
     his[i] = (his[i]! + hi + (sum > 0xffffffff ? 1 : 0)) >>> 0;
@@ -127,7 +130,8 @@ export class RangeTree {
 
   /** Add every leaf of `other` (same range and depth) to this tree's. */
   plus(other: RangeTree): void {
-    if (other.depth !== this.depth || other.range.start !== this.range.start || other.range.end !== this.range.end) throw new RangeError('trees of different ranges or depths do not add up');
+    if (other.depth !== this.depth || other.range.start !== this.range.start || other.range.end !== this.range.end)
+      throw new RangeError('trees of different ranges or depths do not add up');
     for (let i = 0; i < this.leaves; i++) {
       const [hi, lo, count] = other.leaf(i);
       if (hi !== 0 || lo !== 0 || count !== 0) this.addHash(i, hi, lo, 1, count);
@@ -152,16 +156,22 @@ export class RangeTree {
   /** The digest of node `index` of `level` (0 is the root, `depth` the leaves): 16 hex digits. */
   digest(level: number, index: number): string {
     if (this.#dirty) this.#sum();
-    const hi = this.#hi[level]?.[index], lo = this.#lo[level]?.[index];
-    if (hi === undefined || lo === undefined) throw new RangeError(`no node ${index} at level ${level} of a depth-${this.depth} tree`);
+    const hi = this.#hi[level]?.[index],
+      lo = this.#lo[level]?.[index];
+    if (hi === undefined || lo === undefined)
+      throw new RangeError(`no node ${index} at level ${level} of a depth-${this.depth} tree`);
     return hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0');
   }
 
   #sum(): void {
     for (let l = this.depth - 1; l >= 0; l--) {
-      const hi = this.#hi[l]!, lo = this.#lo[l]!, chi = this.#hi[l + 1]!, clo = this.#lo[l + 1]!;
+      const hi = this.#hi[l]!,
+        lo = this.#lo[l]!,
+        chi = this.#hi[l + 1]!,
+        clo = this.#lo[l + 1]!;
       for (let i = 0; i < hi.length; i++) {
-        let h = 0, s = 0;
+        let h = 0,
+          s = 0;
         for (let c = i * FANOUT; c < (i + 1) * FANOUT; c++) {
           s += clo[c]!;
           h += chi[c]!;
@@ -182,7 +192,10 @@ export class RangeTree {
  * network, or from another RangeTree). Also returns how many digests were asked for: the
  * cost of the comparison, 8 bytes each.
  */
-export async function differingLeaves(local: RangeTree, remote: (level: number, indices: readonly number[]) => Promise<readonly string[]> | readonly string[]): Promise<{ leaves: number[]; digests: number }> {
+export async function differingLeaves(
+  local: RangeTree,
+  remote: (level: number, indices: readonly number[]) => Promise<readonly string[]> | readonly string[],
+): Promise<{ leaves: number[]; digests: number }> {
   let indices = [0];
   let digests = 0;
   for (let level = 0; level <= local.depth; level++) {

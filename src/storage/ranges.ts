@@ -14,7 +14,16 @@ import type { Actors } from './actors.js';
 import type { Engine } from './engine.js';
 import { KvError, showKey } from './kv-errors.js';
 import type { KeyLocks } from './key-lock.js';
-import { dataKey, dataKeyIntact, dataSpans, expiryKey, tokenHalves, tokenOfDataKey, tombstoneKey, userKeyOf } from './keys.js';
+import {
+  dataKey,
+  dataKeyIntact,
+  dataSpans,
+  expiryKey,
+  tokenHalves,
+  tokenOfDataKey,
+  tombstoneKey,
+  userKeyOf,
+} from './keys.js';
 import type { Span, TokenRange } from './keys.js';
 import { RangeHash, entryHex } from './range-hash.js';
 import { RangeTree } from './range-tree.js';
@@ -84,9 +93,18 @@ export class Ranges {
   constructor(private readonly deps: Deps) {}
 
   /** The records of `range` in batches; `counted` false: not in recordsRead (holdsAny). */
-  async *#batches(range: TokenRange, limits: BatchLimits, after?: Uint8Array, counted = true): AsyncGenerator<Array<[Buffer, Buffer]>> {
+  async *#batches(
+    range: TokenRange,
+    limits: BatchLimits,
+    after?: Uint8Array,
+    counted = true,
+  ): AsyncGenerator<Array<[Buffer, Buffer]>> {
     if (!this.deps.isOpen()) throw new KvError('KV_CLOSED', 'the store is closed; open it again to use it');
-    for await (const batch of batches(this.deps.engine, after === undefined ? dataSpans(range) : spansAfter(range, after), limits)) {
+    for await (const batch of batches(
+      this.deps.engine,
+      after === undefined ? dataSpans(range) : spansAfter(range, after),
+      limits,
+    )) {
       if (counted) this.recordsRead += batch.length;
       yield this.#whole(batch);
     }
@@ -106,7 +124,10 @@ export class Ranges {
         continue;
       }
       out ??= batch.slice(0, i);
-      this.deps.log?.error({ key: showKey(userKeyOf(entry[0])) }, 'a data key damaged on disk (its token is not its key\'s) skipped by a range scan');
+      this.deps.log?.error(
+        { key: showKey(userKeyOf(entry[0])) },
+        "a data key damaged on disk (its token is not its key's) skipped by a range scan",
+      );
       this.deps.damaged?.(entry[0], entry[1]);
     }
     return out ?? batch;
@@ -117,9 +138,15 @@ export class Ranges {
    * (a user key the range holds), only those that come after it: how a stream resumes.
    * With `only`, the keys it takes (a batch may then hold fewer, or none).
    */
-  async *scan(range: TokenRange, limits: BatchLimits = {}, after?: Uint8Array, only?: KeyFilter): AsyncGenerator<ScanBatch> {
+  async *scan(
+    range: TokenRange,
+    limits: BatchLimits = {},
+    after?: Uint8Array,
+    only?: KeyFilter,
+  ): AsyncGenerator<ScanBatch> {
     for await (const batch of this.#batches(range, limits, after)) {
-      const entries: ScanEntry[] = [], corrupt: Buffer[] = [];
+      const entries: ScanEntry[] = [],
+        corrupt: Buffer[] = [];
       const now = this.deps.now();
       for (const [k, v] of batch) {
         if (reclaimable(v, now)) continue;
@@ -143,11 +170,19 @@ export class Ranges {
    */
   async readSpan(span: Span, limit: number, maxBytes: number): Promise<RangeRead> {
     const it = this.deps.engine.iterator(span.gte, span.lt);
-    const records: ScanEntry[] = [], corrupt: Buffer[] = [];
-    let read = 0, bytes = 0, last: Buffer | undefined, more = false;
+    const records: ScanEntry[] = [],
+      corrupt: Buffer[] = [];
+    let read = 0,
+      bytes = 0,
+      last: Buffer | undefined,
+      more = false;
     try {
       // Up to one more than the page (nextv may give fewer than asked): whether the span goes on.
-      for (let chunk = await it.nextv(limit + 1); chunk.length > 0 && !more; chunk = more ? [] : await it.nextv(limit + 1 - read)) {
+      for (
+        let chunk = await it.nextv(limit + 1);
+        chunk.length > 0 && !more;
+        chunk = more ? [] : await it.nextv(limit + 1 - read)
+      ) {
         for (const [k, v] of this.#whole(chunk)) {
           if (read === limit || (read > 0 && bytes + k.length + v.length > maxBytes)) {
             more = true;
@@ -186,7 +221,8 @@ export class Ranges {
 
   /** Keys and their key + record bytes in a token range, counted exactly by a scan. */
   async stats(range: TokenRange): Promise<{ keys: number; bytes: number }> {
-    let keys = 0, bytes = 0;
+    let keys = 0,
+      bytes = 0;
     for await (const batch of this.#batches(range, { batchCount: 1000, batchBytes: 1 << 24 })) {
       keys += batch.length;
       for (const [k, v] of batch) bytes += k.length + v.length;
@@ -197,7 +233,8 @@ export class Ranges {
   /** LevelDB's estimate of the bytes a token range takes on disk: cheap, approximate. */
   async approximateBytes(range: TokenRange): Promise<number> {
     let total = 0;
-    for (const s of dataSpans(range)) total += await this.deps.guard(() => this.deps.engine.approximateSize(s.gte, s.lt));
+    for (const s of dataSpans(range))
+      total += await this.deps.guard(() => this.deps.engine.approximateSize(s.gte, s.lt));
     return total;
   }
 
@@ -225,7 +262,9 @@ export class Ranges {
     const tree = new RangeTree(range, depth);
     const now = this.deps.now();
     for await (const batch of this.#batches(range, { batchCount: 1000, batchBytes: 1 << 24 }))
-      for (const [k, v] of batch) if ((stored || !reclaimable(v, now)) && (only === undefined || only(userKeyOf(k)))) tree.add(tokenOfDataKey(k), k, tryDecode(versionBytes, v) ?? v);
+      for (const [k, v] of batch)
+        if ((stored || !reclaimable(v, now)) && (only === undefined || only(userKeyOf(k))))
+          tree.add(tokenOfDataKey(k), k, tryDecode(versionBytes, v) ?? v);
     return tree;
   }
 
@@ -234,7 +273,11 @@ export class Ranges {
    * (16 hex digits): what replicas compare once their trees differ in a leaf. With `only`,
    * the keys it takes (the filter the tree was built with).
    */
-  async leafEntries(tree: RangeTree, leaves: readonly number[], only?: KeyFilter): Promise<{ key: Buffer; hash: string }[]> {
+  async leafEntries(
+    tree: RangeTree,
+    leaves: readonly number[],
+    only?: KeyFilter,
+  ): Promise<{ key: Buffer; hash: string }[]> {
     const out: { key: Buffer; hash: string }[] = [];
     const now = this.deps.now();
     for (const leaf of leaves) {
@@ -262,8 +305,13 @@ export class Ranges {
    * cleanup is never lost; it is counted in `kept`. With `only`, the keys it may delete
    * (the others stay, and are not counted).
    */
-  async delete(range: TokenRange, limits: BatchLimits = {}, only?: KeyFilter): Promise<{ deleted: number; kept: number }> {
-    let deleted = 0, kept = 0;
+  async delete(
+    range: TokenRange,
+    limits: BatchLimits = {},
+    only?: KeyFilter,
+  ): Promise<{ deleted: number; kept: number }> {
+    let deleted = 0,
+      kept = 0;
     for await (const scanned of this.#batches(range, { batchCount: 256, ...limits })) {
       const batch = only === undefined ? scanned : scanned.filter(([k]) => only(userKeyOf(k)));
       if (batch.length === 0) continue;

@@ -13,8 +13,31 @@
  */
 import { subKeyPolicy, type SiblingPolicy } from '../buckets/index.js';
 import { createHash } from 'node:crypto';
-import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeRecord, encodeRecord, isCounterRecord, isRegisterRecord, recordKind, versionBytes, viewRecord } from './codec.js';
-import { EMPTY_COUNTER, counterResetRecord, decodeCounter, decodeCounterContext, encodeCounter, encodeCounterContext, isReset, join as joinCounters, sameCounter, value } from './counter.js';
+import {
+  DecodeError,
+  asBuffer,
+  clockBytes,
+  contextFromClock,
+  decodeRecord,
+  encodeRecord,
+  isCounterRecord,
+  isRegisterRecord,
+  recordKind,
+  versionBytes,
+  viewRecord,
+} from './codec.js';
+import {
+  EMPTY_COUNTER,
+  counterResetRecord,
+  decodeCounter,
+  decodeCounterContext,
+  encodeCounter,
+  encodeCounterContext,
+  isReset,
+  join as joinCounters,
+  sameCounter,
+  value,
+} from './counter.js';
 import type { CounterState } from './counter.js';
 import { KvError, showKey } from './kv-errors.js';
 import { contextCheckOf, userKey } from './keys.js';
@@ -49,22 +72,45 @@ export interface ResolvedRead {
  * A reply that does not decode is refused whole with KV_BAD_RECORD: the caller treats
  * that replica as failed, never as holding nothing.
  */
-export function resolveReplies(key: Key, replies: readonly (Uint8Array | undefined)[], o: ResolveOptions = {}): ResolvedRead {
+export function resolveReplies(
+  key: Key,
+  replies: readonly (Uint8Array | undefined)[],
+  o: ResolveOptions = {},
+): ResolvedRead {
   const k = userKey(key, o.maxKeyBytes ?? Infinity);
   const now = o.now ?? Date.now();
   const check = contextCheckOf(k);
   const present = replies.filter((r): r is Uint8Array => r !== undefined);
   const other = present.find((r) => isCounterRecord(r) || isRegisterRecord(r));
-  if (other !== undefined) throw new KvError('KV_WRONG_TYPE', `a replica answered a read of versions with the record of ${recordKind(other)}: read the key as its bucket's type`);
+  if (other !== undefined)
+    throw new KvError(
+      'KV_WRONG_TYPE',
+      `a replica answered a read of versions with the record of ${recordKind(other)}: read the key as its bucket's type`,
+    );
   if (present.length === 0) {
-    return { values: [], context: contextFromClock(check, undefined), found: false, record: undefined, stale: replies.map(() => false) };
+    return {
+      values: [],
+      context: contextFromClock(check, undefined),
+      found: false,
+      record: undefined,
+      stale: replies.map(() => false),
+    };
   }
   // The common case: every replica holds the same versions. No decode, no merge.
   const first = present[0]!;
   const firstVersions = checked(() => versionBytes(first));
-  if (present.length === replies.length && present.every((r) => r === first || checked(() => versionBytes(r)).equals(firstVersions))) {
+  if (
+    present.length === replies.length &&
+    present.every((r) => r === first || checked(() => versionBytes(r)).equals(firstVersions))
+  ) {
     const view = viewRecord(first, now);
-    return { values: view.values, context: contextFromClock(check, view.clock, view.format), found: view.values.length > 0, record: asBuffer(first), stale: replies.map(() => false) };
+    return {
+      values: view.values,
+      context: contextFromClock(check, view.clock, view.format),
+      found: view.values.length > 0,
+      record: asBuffer(first),
+      stale: replies.map(() => false),
+    };
   }
   const decoded = replies.map((r) => (r === undefined ? EMPTY_VERSIONS : checked(() => decodeRecord(r).versions)));
   const join = (subKeyPolicy(k) ?? o.policy) === 'lww' ? mergeLww : merge;
@@ -104,16 +150,34 @@ export interface ResolvedCounter {
 export function resolveCounterReplies(replies: readonly (Uint8Array | undefined)[]): ResolvedCounter {
   const present = replies.filter((r): r is Uint8Array => r !== undefined);
   if (present.length === 0) return { value: 0n, found: false, record: undefined, stale: replies.map(() => false) };
-  for (const r of present) if (!isCounterRecord(r)) throw new KvError('KV_WRONG_TYPE', `a replica answered a counter read with the record of ${recordKind(r)}: the key is no counter there; read it as its bucket's type`);
+  for (const r of present)
+    if (!isCounterRecord(r))
+      throw new KvError(
+        'KV_WRONG_TYPE',
+        `a replica answered a counter read with the record of ${recordKind(r)}: the key is no counter there; read it as its bucket's type`,
+      );
   // The common case: every replica holds the same state. One decode, no join.
   const first = present[0]!;
   const firstBody = checked(() => versionBytes(first));
-  if (present.length === replies.length && present.every((r) => r === first || checked(() => versionBytes(r)).equals(firstBody))) {
-    return { value: value(checked(() => decodeCounter(first)).state), found: true, record: asBuffer(first), stale: replies.map(() => false) };
+  if (
+    present.length === replies.length &&
+    present.every((r) => r === first || checked(() => versionBytes(r)).equals(firstBody))
+  ) {
+    return {
+      value: value(checked(() => decodeCounter(first)).state),
+      found: true,
+      record: asBuffer(first),
+      stale: replies.map(() => false),
+    };
   }
   const decoded = replies.map((r) => (r === undefined ? EMPTY_COUNTER : checked(() => decodeCounter(r)).state));
   const joined = decoded.reduce<CounterState>((acc, s) => joinCounters(acc, s), EMPTY_COUNTER);
-  return { value: value(joined), found: true, record: encodeCounter(joined), stale: decoded.map((s) => !sameCounter(s, joined)) };
+  return {
+    value: value(joined),
+    found: true,
+    record: encodeCounter(joined),
+    stale: decoded.map((s) => !sameCounter(s, joined)),
+  };
 }
 
 /** A counter field's join with the context a remove (a reset) of what it saw needs; not found once reset and not incremented since. */
@@ -133,7 +197,10 @@ export function counterContext(key: Buffer, record: Uint8Array): Buffer {
  * takes out: from a read's joined record, or from a context a reader was given (refused,
  * KV_BAD_CONTEXT, when it is no counter context of this key).
  */
-export function counterReset(key: Buffer, seen: { readonly record: Uint8Array } | { readonly context: Uint8Array }): { record: Buffer; value: bigint } {
+export function counterReset(
+  key: Buffer,
+  seen: { readonly record: Uint8Array } | { readonly context: Uint8Array },
+): { record: Buffer; value: bigint } {
   let state: CounterState;
   if ('record' in seen) state = decodeCounter(seen.record).state;
   else {
@@ -141,7 +208,10 @@ export function counterReset(key: Buffer, seen: { readonly record: Uint8Array } 
       state = decodeCounterContext(seen.context, contextCheckOf(key));
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
-      throw new KvError('KV_BAD_CONTEXT', `bad counter context for ${showKey(key)}: ${e.message}; pass the context a read of this counter returned`);
+      throw new KvError(
+        'KV_BAD_CONTEXT',
+        `bad counter context for ${showKey(key)}: ${e.message}; pass the context a read of this counter returned`,
+      );
     }
   }
   return { record: counterResetRecord(state), value: value(state) };
@@ -156,7 +226,9 @@ export interface PageReply {
 }
 
 /** One sub-key of a resolved page: versions (a set element, a register, a flag) or a counter field, each joined over the replies. */
-export type ResolvedSubKey = { readonly key: Buffer; readonly kind: 'versions'; readonly read: ResolvedRead } | { readonly key: Buffer; readonly kind: 'counter'; readonly read: ResolvedCounter };
+export type ResolvedSubKey =
+  | { readonly key: Buffer; readonly kind: 'versions'; readonly read: ResolvedRead }
+  | { readonly key: Buffer; readonly kind: 'counter'; readonly read: ResolvedCounter };
 
 export interface ResolvedPage {
   /** The sub-keys any reply held up to the page's end, in key order, each with its join and which replies were stale. */
@@ -176,7 +248,9 @@ export interface ResolvedPage {
  */
 export function resolvePage(pages: readonly PageReply[], o: ResolveOptions = {}): ResolvedPage {
   let end: Buffer | undefined;
-  for (const p of pages) if (p.next !== undefined && (end === undefined || Buffer.compare(asBuffer(p.next), end) < 0)) end = asBuffer(p.next);
+  for (const p of pages)
+    if (p.next !== undefined && (end === undefined || Buffer.compare(asBuffer(p.next), end) < 0))
+      end = asBuffer(p.next);
   const byKey = new Map<string, { key: Buffer; replies: (Uint8Array | undefined)[] }>();
   pages.forEach((p, i) => {
     for (const r of p.records) {
@@ -191,7 +265,9 @@ export function resolvePage(pages: readonly PageReply[], o: ResolveOptions = {})
   const entries = [...byKey.values()]
     .sort((a, b) => Buffer.compare(a.key, b.key))
     .map(({ key, replies }): ResolvedSubKey =>
-      replies.some((r) => r !== undefined && isCounterRecord(r)) ? { key, kind: 'counter', read: withCounterContext(key, resolveCounterReplies(replies)) } : { key, kind: 'versions', read: resolveReplies(key, replies, o) },
+      replies.some((r) => r !== undefined && isCounterRecord(r))
+        ? { key, kind: 'counter', read: withCounterContext(key, resolveCounterReplies(replies)) }
+        : { key, kind: 'versions', read: resolveReplies(key, replies, o) },
     );
   return { entries, next: end };
 }
@@ -205,7 +281,9 @@ export function resolvePage(pages: readonly PageReply[], o: ResolveOptions = {})
  */
 export function recordDigest(record: Uint8Array | undefined): Buffer {
   if (record === undefined) return EMPTY_DIGEST;
-  return createHash('md5').update(checked(() => versionBytes(record))).digest();
+  return createHash('md5')
+    .update(checked(() => versionBytes(record)))
+    .digest();
 }
 
 const EMPTY_DIGEST = Buffer.alloc(0);

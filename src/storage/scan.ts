@@ -21,14 +21,20 @@ const READ_AHEAD = 1000;
 
 function limit(name: string, v: number | undefined, fallback: number): number {
   if (v === undefined) return fallback;
-  if (!Number.isSafeInteger(v) || v < 1) throw new KvError('KV_BAD_OPTION', `${name} must be a positive integer, got ${String(v)}`);
+  if (!Number.isSafeInteger(v) || v < 1)
+    throw new KvError('KV_BAD_OPTION', `${name} must be a positive integer, got ${String(v)}`);
   return v;
 }
 
-export async function* batches(engine: Engine, spans: readonly Span[], limits: BatchLimits = {}): AsyncGenerator<Array<[Buffer, Buffer]>> {
+export async function* batches(
+  engine: Engine,
+  spans: readonly Span[],
+  limits: BatchLimits = {},
+): AsyncGenerator<Array<[Buffer, Buffer]>> {
   const maxCount = limit('batchCount', limits.batchCount, 256);
   const maxBytes = limit('batchBytes', limits.batchBytes, 1 << 20);
-  let batch: Array<[Buffer, Buffer]> = [], bytes = 0;
+  let batch: Array<[Buffer, Buffer]> = [],
+    bytes = 0;
   for (const span of spans) {
     const it = engine.iterator(span.gte, span.lt);
     try {
@@ -39,7 +45,7 @@ export async function* batches(engine: Engine, spans: readonly Span[], limits: B
           const size = entry[0].length + entry[1].length;
           if (batch.length > 0 && (batch.length >= maxCount || bytes + size > maxBytes)) {
             yield batch;
-            (batch = []), (bytes = 0);
+            ((batch = []), (bytes = 0));
           }
           batch.push(entry);
           bytes += size;

@@ -60,7 +60,8 @@ export const DEFAULT_TOMBSTONE_GRACE_MS = 10 * 24 * 3600 * 1000;
 
 function int(name: string, v: number | undefined, fallback: number, min: number): number {
   if (v === undefined) return fallback;
-  if (!Number.isSafeInteger(v) || v < min) throw new KvError('KV_BAD_OPTION', `${name} must be an integer ≥ ${min}, got ${String(v)}`);
+  if (!Number.isSafeInteger(v) || v < min)
+    throw new KvError('KV_BAD_OPTION', `${name} must be an integer ≥ ${min}, got ${String(v)}`);
   return v;
 }
 
@@ -77,9 +78,17 @@ export function settings(o: {
   const l = o.limits ?? {};
   const maxSiblings = int('limits.maxSiblings', l.maxSiblings, 100, 1);
   const maxValueBytes = int('limits.maxValueBytes', l.maxValueBytes, 1 << 20, 0);
-  const maxRecordBytes = int('limits.maxRecordBytes', l.maxRecordBytes, Math.max(8 << 20, maxValueBytes + 64 * 1024), 64);
+  const maxRecordBytes = int(
+    'limits.maxRecordBytes',
+    l.maxRecordBytes,
+    Math.max(8 << 20, maxValueBytes + 64 * 1024),
+    64,
+  );
   if (maxRecordBytes < maxValueBytes + 1024)
-    throw new KvError('KV_BAD_OPTION', `limits.maxRecordBytes (${maxRecordBytes}) must exceed limits.maxValueBytes (${maxValueBytes}) by at least 1 KiB: one value and its versions must fit`);
+    throw new KvError(
+      'KV_BAD_OPTION',
+      `limits.maxRecordBytes (${maxRecordBytes}) must exceed limits.maxValueBytes (${maxValueBytes}) by at least 1 KiB: one value and its versions must fit`,
+    );
   const tombstoneGraceMs = int('tombstoneGraceMs', o.tombstoneGraceMs, DEFAULT_TOMBSTONE_GRACE_MS, 0);
   return {
     durability,

@@ -21,16 +21,67 @@
  *
  * Dots are issued by actors.ts, which guarantees that none is ever issued twice.
  */
-import { DataTypeError, isSubKey, placementKey, subKey, subKeyPolicy, type SiblingPolicy, type SubPath } from '../buckets/index.js';
+import {
+  DataTypeError,
+  isSubKey,
+  placementKey,
+  subKey,
+  subKeyPolicy,
+  type SiblingPolicy,
+  type SubPath,
+} from '../buckets/index.js';
 import { tokenOf } from '../ring/index.js';
 import { createHash, randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Actors, fileCleanMark } from './actors.js';
-import { DecodeError, asBuffer, clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, isCounterRecord, isRegisterRecord, recordKind, skimRecord, spliceRecord, tryDecode, versionBytes, viewRecord } from './codec.js';
-import { EMPTY_COUNTER, applyDelta, checkAmount, counterWriteId, decodeCounter, decodeCounterContext, reset as resetCounter, resetAboveEntry, decodeCounterDelta, encodeCounter, encodeCounterDelta, entryConflicts, increment, join as joinCounters, sameCounter, value as counterValue } from './counter.js';
+import {
+  DecodeError,
+  asBuffer,
+  clockBytes,
+  contextFromClock,
+  decodeContext,
+  decodeRecord,
+  encodeRecord,
+  isCounterRecord,
+  isRegisterRecord,
+  recordKind,
+  skimRecord,
+  spliceRecord,
+  tryDecode,
+  versionBytes,
+  viewRecord,
+} from './codec.js';
+import {
+  EMPTY_COUNTER,
+  applyDelta,
+  checkAmount,
+  counterWriteId,
+  decodeCounter,
+  decodeCounterContext,
+  reset as resetCounter,
+  resetAboveEntry,
+  decodeCounterDelta,
+  encodeCounter,
+  encodeCounterDelta,
+  entryConflicts,
+  increment,
+  join as joinCounters,
+  sameCounter,
+  value as counterValue,
+} from './counter.js';
 import type { CounterDelta, CounterState, StoredCounter } from './counter.js';
-import { EMPTY_ACCEPTOR, decodeRegister, encodeRegister, joinAcceptors, onCommit, onPrepare, onPropose, proposalOrder, sameRegister } from './acceptor.js';
+import {
+  EMPTY_ACCEPTOR,
+  decodeRegister,
+  encodeRegister,
+  joinAcceptors,
+  onCommit,
+  onPrepare,
+  onPropose,
+  proposalOrder,
+  sameRegister,
+} from './acceptor.js';
 import type { Ballot, PrepareReply, Proposal, ProposeReply, RegisterState, StoredRegister } from './acceptor.js';
 import type { ClockSpan, Context, RecordSkim, StoredRecord } from './codec.js';
 import { withIoErrors } from './engine.js';
@@ -40,7 +91,29 @@ import { KvError, showKey } from './kv-errors.js';
 import { HintStore } from './hints.js';
 import { Ranges } from './ranges.js';
 import { KeyFilter } from './key-filter.js';
-import { ALL_DATA, DATA, PRUNES, contextCheckOf, subKeyDataSpan, dataKey, dataKeyOfExpiry, dataKeyOfPrune, dataKeyOfTombstone, expiriesBy, expiryKey, metaKey, pruneKey, quarantineKey, tokenHalves, tokenOfDataKey, tombstoneKey, tombstoneTime, tombstonesBefore, userKey, userKeyOf } from './keys.js';
+import {
+  ALL_DATA,
+  DATA,
+  PRUNES,
+  contextCheckOf,
+  subKeyDataSpan,
+  dataKey,
+  dataKeyOfExpiry,
+  dataKeyOfPrune,
+  dataKeyOfTombstone,
+  expiriesBy,
+  expiryKey,
+  metaKey,
+  pruneKey,
+  quarantineKey,
+  tokenHalves,
+  tokenOfDataKey,
+  tombstoneKey,
+  tombstoneTime,
+  tombstonesBefore,
+  userKey,
+  userKeyOf,
+} from './keys.js';
 import type { Key } from './keys.js';
 import { KeyLocks } from './key-lock.js';
 import { LevelEngine } from './level-engine.js';
@@ -48,7 +121,23 @@ import { settings } from './store-options.js';
 import type { Durability, HintLimits, Logger, StoreLimits, StoreSettings } from './store-options.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
-import { EMPTY_VERSIONS, WRITE_ID_BYTES, isDeleted, isDuplicate, liveIds, merge, mergeLww, nextExpiry, prunable, prune, reprune, sameVersions, update, updateLww, withoutExpired } from './versions.js';
+import {
+  EMPTY_VERSIONS,
+  WRITE_ID_BYTES,
+  isDeleted,
+  isDuplicate,
+  liveIds,
+  merge,
+  mergeLww,
+  nextExpiry,
+  prunable,
+  prune,
+  reprune,
+  sameVersions,
+  update,
+  updateLww,
+  withoutExpired,
+} from './versions.js';
 import type { Actor, Versions, WriteId } from './versions.js';
 import type { RangeRead } from './ranges.js';
 import { WriteQueue } from './write-queue.js';
@@ -61,7 +150,6 @@ import { ReadBatcher } from './read-batcher.js';
 const UNFLUSHED_MAX_BYTES = 2 * (4 << 20);
 /** The file in the database's directory whose presence says the store was closed cleanly (actors.ts). */
 const CLEAN_MARK = 'RINGKV-CLEAN';
-
 
 export interface StoreOptions {
   /** The engine to use; or give `path` for LevelDB in that directory. */
@@ -95,9 +183,13 @@ export interface StoreOptions {
    * `path`: the directory whose filesystem is measured (default: the store's `path`; a
    * store on an `engine` and no `path` has no guard). `label` names the node in messages.
    */
-  readonly disk?: { readonly path?: string; readonly floorBytes?: number; readonly label?: string; readonly statfs?: StatFs };
+  readonly disk?: {
+    readonly path?: string;
+    readonly floorBytes?: number;
+    readonly label?: string;
+    readonly statfs?: StatFs;
+  };
 }
-
 
 export interface ReadResult {
   /** Every live sibling's value: empty when the key is absent, deleted or expired. */
@@ -153,8 +245,19 @@ export function writeIdOf(requestId: Uint8Array, value: Uint8Array | null, conte
 
 /** A Paxos ballot as given, refused (KV_BAD_OPTION) unless a positive safe integer and a proposer id of 1 to 255 latin1 characters. */
 function checkBallot(b: Ballot | undefined): void {
-  if (b === undefined || !Number.isSafeInteger(b.n) || b.n < 1 || typeof b.by !== 'string' || b.by.length === 0 || b.by.length > 255 || /[^\x00-\xff]/.test(b.by))
-    throw new KvError('KV_BAD_OPTION', `a Paxos ballot is a positive whole number and a proposer id of 1 to 255 latin1 characters, got ${JSON.stringify(b)?.slice(0, 80)}`);
+  if (
+    b === undefined ||
+    !Number.isSafeInteger(b.n) ||
+    b.n < 1 ||
+    typeof b.by !== 'string' ||
+    b.by.length === 0 ||
+    b.by.length > 255 ||
+    /[^\x00-\xff]/.test(b.by)
+  )
+    throw new KvError(
+      'KV_BAD_OPTION',
+      `a Paxos ballot is a positive whole number and a proposer id of 1 to 255 latin1 characters, got ${JSON.stringify(b)?.slice(0, 80)}`,
+    );
 }
 
 /** A request id as given, refused (KV_BAD_REQUEST_ID) unless 1 to MAX_REQUEST_ID_BYTES bytes. */
@@ -178,7 +281,11 @@ const OP_TARGETS: Readonly<Record<SubOp['op'], string>> = {
 /** What a path names, for a refusal: an element, a field of its type, or the parent itself. */
 function pathNames(path: SubPath): string {
   const last = path.fields?.[path.fields.length - 1];
-  return path.element !== undefined ? 'an element' : last === undefined ? 'the parent itself' : `a ${String(last.type)} field`;
+  return path.element !== undefined
+    ? 'an element'
+    : last === undefined
+      ? 'the parent itself'
+      : `a ${String(last.type)} field`;
 }
 
 /**
@@ -187,16 +294,34 @@ function pathNames(path: SubPath): string {
  * limit (KV_VALUE_TOO_LARGE, KV_BAD_AMOUNT). The path's own grammar is subKey's to check.
  */
 export function checkSubOp(op: SubOp, at: number, maxValueBytes: number): void {
-  if (!Object.hasOwn(OP_TARGETS, op.op)) throw new DataTypeError('DT_BAD_OP', `op ${at}: unknown op ${JSON.stringify((op as { op: unknown }).op)}; use ${Object.keys(OP_TARGETS).join(', ')}`);
+  if (!Object.hasOwn(OP_TARGETS, op.op))
+    throw new DataTypeError(
+      'DT_BAD_OP',
+      `op ${at}: unknown op ${JSON.stringify((op as { op: unknown }).op)}; use ${Object.keys(OP_TARGETS).join(', ')}`,
+    );
   const last = op.path.fields?.[op.path.fields.length - 1]?.type;
   const element = op.path.element !== undefined;
   const fits =
-    op.op === 'add' ? element || last === 'flag' : op.op === 'remove' ? element || last === 'flag' || last === 'register' || last === 'counter' : op.op === 'assign' ? !element && last === 'register' : !element && last === 'counter';
-  if (!fits) throw new DataTypeError('DT_BAD_OP', `op ${at}: ${op.op} applies to ${OP_TARGETS[op.op]}, not ${pathNames(op.path)}; use that one's op`);
+    op.op === 'add'
+      ? element || last === 'flag'
+      : op.op === 'remove'
+        ? element || last === 'flag' || last === 'register' || last === 'counter'
+        : op.op === 'assign'
+          ? !element && last === 'register'
+          : !element && last === 'counter';
+  if (!fits)
+    throw new DataTypeError(
+      'DT_BAD_OP',
+      `op ${at}: ${op.op} applies to ${OP_TARGETS[op.op]}, not ${pathNames(op.path)}; use that one's op`,
+    );
   if (op.op === 'assign') {
-    if (!(op.value instanceof Uint8Array)) throw new KvError('KV_BAD_VALUE', `op ${at}: a register's value must be bytes, got ${typeof op.value}`);
+    if (!(op.value instanceof Uint8Array))
+      throw new KvError('KV_BAD_VALUE', `op ${at}: a register's value must be bytes, got ${typeof op.value}`);
     if (op.value.length > maxValueBytes)
-      throw new KvError('KV_VALUE_TOO_LARGE', `op ${at}: a register value of ${op.value.length} bytes is over the limit of ${maxValueBytes}; split it (or raise limits.maxValueBytes)`);
+      throw new KvError(
+        'KV_VALUE_TOO_LARGE',
+        `op ${at}: a register value of ${op.value.length} bytes is over the limit of ${maxValueBytes}; split it (or raise limits.maxValueBytes)`,
+      );
   }
   if (op.op === 'increment') checkAmount(op.amount);
 }
@@ -302,7 +427,8 @@ interface SubItem extends Locked {
 
 /** The engine's message when an open failed because its files are damaged (LEVEL_CORRUPTION, through causes); undefined for another failure. */
 function corruption(e: unknown): string | undefined {
-  for (let x = e, depth = 0; x instanceof Error && depth < 5; x = x.cause, depth++) if ((x as { code?: unknown }).code === 'LEVEL_CORRUPTION') return x.message;
+  for (let x = e, depth = 0; x instanceof Error && depth < 5; x = x.cause, depth++)
+    if ((x as { code?: unknown }).code === 'LEVEL_CORRUPTION') return x.message;
   return undefined;
 }
 
@@ -313,15 +439,30 @@ const isRegister = (r: Held): r is StoredRegister => 'register' in r;
 const isVersions = (r: Held): r is StoredRecord => 'versions' in r;
 /** A record received from another node: a counter's may be a delta, with a base (counter.ts CounterDelta). */
 type Received = StoredRecord | (StoredCounter & { readonly base?: CounterDelta['base'] }) | StoredRegister;
-const kindOf = (r: Held): string => (isCounter(r) ? 'a counter' : isRegister(r) ? 'a compare-and-set register' : 'versions (a plain key, a set element or a map register)');
+const kindOf = (r: Held): string =>
+  isCounter(r)
+    ? 'a counter'
+    : isRegister(r)
+      ? 'a compare-and-set register'
+      : 'versions (a plain key, a set element or a map register)';
 /** Decode a record of any kind, by its format. */
-const decodeHeld = (bytes: Uint8Array): Held => (isCounterRecord(bytes) ? decodeCounter(bytes) : isRegisterRecord(bytes) ? decodeRegister(bytes) : decodeRecord(bytes));
+const decodeHeld = (bytes: Uint8Array): Held =>
+  isCounterRecord(bytes) ? decodeCounter(bytes) : isRegisterRecord(bytes) ? decodeRegister(bytes) : decodeRecord(bytes);
 
 const EMPTY = Buffer.alloc(0);
 /** Where the clock of the record #persist last encoded lies (a put's context is it). */
 const persisted: ClockSpan = { start: 0, end: 0, format: 1 };
 /** The skim of the record Store.ingest is copying (codec.ts skimRecord reuses one). */
-const skim: RecordSkim = { format: 0, versionsStart: 0, versionsEnd: 0, actors: 0, siblings: 0, retired: 0, deleted: false, nextExpiry: undefined };
+const skim: RecordSkim = {
+  format: 0,
+  versionsStart: 0,
+  versionsEnd: 0,
+  actors: 0,
+  siblings: 0,
+  retired: 0,
+  deleted: false,
+  nextExpiry: undefined,
+};
 
 /** A key of a batch taken under its lock (#batchChange), with its record as read then, and decoded. */
 interface Locked {
@@ -395,7 +536,11 @@ function stampTime(stamp: Buffer): number {
 }
 
 function stampMatches(stamp: Buffer, record: Buffer): boolean {
-  return stamp.length === 16 && stamp.readUInt32BE(8) === record.length >>> 0 && stamp.compare(record, record.length - 4, record.length, 12, 16) === 0;
+  return (
+    stamp.length === 16 &&
+    stamp.readUInt32BE(8) === record.length >>> 0 &&
+    stamp.compare(record, record.length - 4, record.length, 12, 16) === 0
+  );
 }
 
 export class Store {
@@ -433,7 +578,13 @@ export class Store {
   /** Told the clock entries of every record written (the node's `ringkv_clock_entries` histogram). */
   onClockEntries: ((entries: number) => void) | undefined;
 
-  private constructor(engine: Engine, s: StoreSettings, actors: Actors, options: StoreOptions, disk: DiskGuard | undefined) {
+  private constructor(
+    engine: Engine,
+    s: StoreSettings,
+    actors: Actors,
+    options: StoreOptions,
+    disk: DiskGuard | undefined,
+  ) {
     this.#engine = engine;
     this.#disk = disk;
     this.#actors = actors;
@@ -448,14 +599,40 @@ export class Store {
     this.#policyOf = options.policyOf;
     this.#log = options.logger;
     const guard = <T>(fn: () => Promise<T>) => this.#guard(fn);
-    this.hints = new HintStore({ engine, queue: this.#queue, locks: this.#locks, settings: s, guard, room: () => this.#roomForWrite(), now: this.#now });
-    this.ranges = new Ranges({ engine, queue: this.#queue, locks: this.#locks, actors, log: this.#log, isOpen: () => this.#open, guard, now: this.#now, corrupt: (key) => this.onCorrupt?.(key), damaged: (dk, bytes) => this.#setAsideDamaged(dk, bytes) });
-    this.trees = options.keptTrees === undefined ? undefined : new KeptTrees({ engine, queue: this.#queue, now: this.#now, log: this.#log, isOpen: () => this.#open }, options.keptTrees);
+    this.hints = new HintStore({
+      engine,
+      queue: this.#queue,
+      locks: this.#locks,
+      settings: s,
+      guard,
+      room: () => this.#roomForWrite(),
+      now: this.#now,
+    });
+    this.ranges = new Ranges({
+      engine,
+      queue: this.#queue,
+      locks: this.#locks,
+      actors,
+      log: this.#log,
+      isOpen: () => this.#open,
+      guard,
+      now: this.#now,
+      corrupt: (key) => this.onCorrupt?.(key),
+      damaged: (dk, bytes) => this.#setAsideDamaged(dk, bytes),
+    });
+    this.trees =
+      options.keptTrees === undefined
+        ? undefined
+        : new KeptTrees(
+            { engine, queue: this.#queue, now: this.#now, log: this.#log, isOpen: () => this.#open },
+            options.keptTrees,
+          );
     this.#queue.extend = this.trees?.extend;
     this.#keys = new KeyFilter(
       (add) => this.#scanTokens(add),
       (e) => {
-        if (this.#open) this.#log?.warn({ err: (e as Error).message }, 'key filter build failed: new-key writes keep reading first');
+        if (this.#open)
+          this.#log?.warn({ err: (e as Error).message }, 'key filter build failed: new-key writes keep reading first');
       },
     );
   }
@@ -467,7 +644,10 @@ export class Store {
   async #startKeyFilter(): Promise<void> {
     try {
       const [saved] = await this.#engine.getMany([metaKey('key-count')]);
-      const expected = saved !== undefined ? Number(saved.toString()) : (await this.#engine.approximateSize(ALL_DATA.gte, ALL_DATA.lt)) / 100;
+      const expected =
+        saved !== undefined
+          ? Number(saved.toString())
+          : (await this.#engine.approximateSize(ALL_DATA.gte, ALL_DATA.lt)) / 100;
       await this.#keys.start(Number.isFinite(expected) ? expected : 0);
     } catch (e) {
       this.#log?.warn({ err: (e as Error).message }, 'key filter not started: new-key writes keep reading first');
@@ -493,7 +673,10 @@ export class Store {
     const s = settings(options);
     const raw = options.engine ?? new LevelEngine(options.path!);
     const diskPath = options.disk?.path ?? options.path;
-    const disk = diskPath === undefined ? undefined : new DiskGuard(diskPath, options.disk?.floorBytes, options.disk?.label, options.disk?.statfs);
+    const disk =
+      diskPath === undefined
+        ? undefined
+        : new DiskGuard(diskPath, options.disk?.floorBytes, options.disk?.label, options.disk?.statfs);
     let repaired = false;
     const mark = options.path === undefined ? undefined : fileCleanMark(join(options.path, CLEAN_MARK));
     try {
@@ -505,29 +688,48 @@ export class Store {
         if (damage === undefined || raw.repair === undefined) throw e;
         // The records the damaged files held are lost here and come back from the other replicas (reads, the
         // verification pass, repair); the kept trees, which would still claim them, are dropped below and rebuilt.
-        options.logger?.error({ reason: damage }, 'the database does not open, its files are damaged: repairing it (LevelDB RepairDB); what it cannot recover comes back from the other replicas');
+        options.logger?.error(
+          { reason: damage },
+          'the database does not open, its files are damaged: repairing it (LevelDB RepairDB); what it cannot recover comes back from the other replicas',
+        );
         await mark?.clear(); // first: a crash from here on must not look like a clean shutdown (actors.ts)
         await raw.repair();
         await raw.open();
         repaired = true;
       }
     } catch (e) {
-      throw new KvError('KV_IO', `cannot open the ${raw.kind} database${options.path ? ` in ${options.path}` : ''}: ${(e as Error).message}`, { cause: e });
+      throw new KvError(
+        'KV_IO',
+        `cannot open the ${raw.kind} database${options.path ? ` in ${options.path}` : ''}: ${(e as Error).message}`,
+        { cause: e },
+      );
     }
     const engine = withIoErrors(raw, (e) => disk?.noteFailure(e) ?? false);
     let store: Store;
     try {
-      const { actors, uncleanShutdown } = await Actors.open(engine, options.randomBytes ?? cryptoRandomBytes, { ...(mark ? { mark } : {}), lostWrites: repaired });
-      if (uncleanShutdown) options.logger?.warn({ floor: actors.floor, id: actors.id }, 'store was not closed cleanly: a new actor id, earlier epochs retired');
+      const { actors, uncleanShutdown } = await Actors.open(engine, options.randomBytes ?? cryptoRandomBytes, {
+        ...(mark ? { mark } : {}),
+        lostWrites: repaired,
+      });
+      if (uncleanShutdown)
+        options.logger?.warn(
+          { floor: actors.floor, id: actors.id },
+          'store was not closed cleanly: a new actor id, earlier epochs retired',
+        );
       store = new Store(engine, s, actors, options, disk);
       await disk?.check();
       await store.hints.load();
       // A repaired database lost records its kept trees still hash: they go, and are built again by a scan.
-      if (repaired && (await dropKeptTrees(engine)) > 0) options.logger?.warn({}, 'kept anti-entropy trees dropped after the repair: they are built again');
+      if (repaired && (await dropKeptTrees(engine)) > 0)
+        options.logger?.warn({}, 'kept anti-entropy trees dropped after the repair: they are built again');
       // Before the first write: the leaves on disk are what deltas add to. Without kept
       // trees, any left from an earlier run go: these writes will not follow them.
       if (store.trees !== undefined) await store.trees.load();
-      else if ((await dropKeptTrees(engine)) > 0) options.logger?.warn({}, 'kept anti-entropy trees dropped: this store is opened without them, and they would go stale');
+      else if ((await dropKeptTrees(engine)) > 0)
+        options.logger?.warn(
+          {},
+          'kept anti-entropy trees dropped: this store is opened without them, and they would go stale',
+        );
     } catch (e) {
       await raw.close().catch(() => {}); // release the database (its lock) for whoever fixes it
       throw e;
@@ -552,7 +754,11 @@ export class Store {
     try {
       await this.trees?.checkpoint(); // the next open replays no journal
       // How many keys the filter holds, to size it at the next open without a second scan.
-      if (this.#keys.ready) await this.#engine.write([{ type: 'put', key: metaKey('key-count'), value: Buffer.from(String(this.#keys.stats.keys)) }], false);
+      if (this.#keys.ready)
+        await this.#engine.write(
+          [{ type: 'put', key: metaKey('key-count'), value: Buffer.from(String(this.#keys.stats.keys)) }],
+          false,
+        );
       await this.#actors.markClean();
     } catch (e) {
       await this.#engine.close().catch(() => {});
@@ -576,9 +782,15 @@ export class Store {
       try {
         await this.#engine.reopen();
         disk.recovered();
-        this.#log?.warn({ free: disk.state.freeBytes }, 'store reopened: disk space is back after a write failed for want of it; writes are taken again');
+        this.#log?.warn(
+          { free: disk.state.freeBytes },
+          'store reopened: disk space is back after a write failed for want of it; writes are taken again',
+        );
       } catch (e) {
-        this.#log?.error({ err: (e as Error).message }, 'store reopen after a full disk failed; writes stay refused, and it is tried again');
+        this.#log?.error(
+          { err: (e as Error).message },
+          'store reopen after a full disk failed; writes stay refused, and it is tried again',
+        );
       }
     }
     return disk.state;
@@ -654,8 +866,6 @@ export class Store {
     return { k, dk: dataKey(hi, lo, k), hi, lo, check: isSubKey(k) ? contextCheckOf(k) : lo };
   }
 
-
-
   /** Run a decoder over stored bytes; a failure is a corrupt record, reported with its key. */
   #checked<T>(dk: Buffer, decode: () => T): T {
     try {
@@ -670,13 +880,20 @@ export class Store {
   #corrupt(dk: Buffer, e: DecodeError): KvError {
     this.#log?.error({ key: showKey(userKeyOf(dk)), reason: e.message }, 'corrupt record');
     this.onCorrupt?.(userKeyOf(dk));
-    return new KvError('KV_CORRUPT_RECORD', `the record of key ${showKey(userKeyOf(dk))} is corrupt on disk (${e.message}); repair it from another replica`, { cause: e });
+    return new KvError(
+      'KV_CORRUPT_RECORD',
+      `the record of key ${showKey(userKeyOf(dk))} is corrupt on disk (${e.message}); repair it from another replica`,
+      { cause: e },
+    );
   }
 
   /** KV_WRONG_TYPE: a key holding `held` met by an operation (or record) of the other kind. */
   /** KV_COUNTER_GAP: a counter's delta this replica cannot apply in order; nothing was written. */
   #gap(dk: Buffer, what: string): KvError {
-    return new KvError('KV_COUNTER_GAP', `the counter at key ${showKey(userKeyOf(dk))} was sent ${what}; nothing was written. Send the issuer's full state (its record) instead`);
+    return new KvError(
+      'KV_COUNTER_GAP',
+      `the counter at key ${showKey(userKeyOf(dk))} was sent ${what}; nothing was written. Send the issuer's full state (its record) instead`,
+    );
   }
 
   #wrongType(dk: Buffer, held: string, what: string): KvError {
@@ -713,14 +930,23 @@ export class Store {
       } catch {
         // no user key to place: the stored token alone
       }
-      if (this.trees !== undefined && !(await this.trees.rebuildNow(tokens))) throw new Error('the kept trees over its token were not rebuilt');
+      if (this.trees !== undefined && !(await this.trees.rebuildNow(tokens)))
+        throw new Error('the kept trees over its token were not rebuilt');
       await this.#guard(async () => {
         await this.#actors.retireAll();
-        await this.#queue.write([{ type: 'put', key: quarantineKey(dk), value: bytes }, { type: 'del', key: dk, prior: null }]);
+        await this.#queue.write([
+          { type: 'put', key: quarantineKey(dk), value: bytes },
+          { type: 'del', key: dk, prior: null },
+        ]);
       });
       this.damagedKeys++;
     })()
-      .catch((e: unknown) => this.#log?.warn({ err: (e as Error).message }, 'setting aside a damaged data key failed: the next scan finds it again'))
+      .catch((e: unknown) =>
+        this.#log?.warn(
+          { err: (e as Error).message },
+          'setting aside a damaged data key failed: the next scan finds it again',
+        ),
+      )
       .finally(() => this.#settingAside.delete(id));
   }
 
@@ -742,7 +968,12 @@ export class Store {
    * written, as one batch, before the result is returned. `change` is synchronous: every
    * await on this path costs a trip through the microtask queue, per write.
    */
-  async #change<T>(dk: Buffer, hi: number, lo: number, change: (old: Held | undefined, ops: QueueOp[], stored: Buffer | undefined) => T): Promise<T> {
+  async #change<T>(
+    dk: Buffer,
+    hi: number,
+    lo: number,
+    change: (old: Held | undefined, ops: QueueOp[], stored: Buffer | undefined) => T,
+  ): Promise<T> {
     const lockKey = dk.toString('latin1');
     this.#rmw++;
     const wait = this.#locks.acquire(lockKey);
@@ -776,7 +1007,11 @@ export class Store {
         'KV_TOO_MANY_SIBLINGS',
         `key ${showKey(userKeyOf(dk))} would hold ${n} concurrent versions, over the limit of ${this.settings.maxSiblings}; read it and write back one value with the read's context to resolve them`,
       );
-    if (n >= this.settings.warnSiblings) this.#log?.warn({ key: showKey(userKeyOf(dk)), siblings: n }, 'many siblings: clients are writing without contexts or racing');
+    if (n >= this.settings.warnSiblings)
+      this.#log?.warn(
+        { key: showKey(userKeyOf(dk)), siblings: n },
+        'many siblings: clients are writing without contexts or racing',
+      );
   }
 
   /** Refuse a record over the size cap. */
@@ -793,7 +1028,14 @@ export class Store {
    * due): the tombstone index and the expiry index (each record's earliest expiry), in the
    * record's own batch. #persist and Store.ingest's copied records both use it.
    */
-  #indexOps(dk: Buffer, wasDeletedAt: number | undefined, wasDue: number | undefined, deletedAt: number | undefined, due: number | undefined, ops: QueueOp[]): void {
+  #indexOps(
+    dk: Buffer,
+    wasDeletedAt: number | undefined,
+    wasDue: number | undefined,
+    deletedAt: number | undefined,
+    due: number | undefined,
+    ops: QueueOp[],
+  ): void {
     if (wasDeletedAt !== undefined) ops.push({ type: 'del', key: tombstoneKey(wasDeletedAt, dk) });
     if (deletedAt !== undefined) ops.push({ type: 'put', key: tombstoneKey(deletedAt, dk), value: EMPTY });
     if (wasDue !== due) {
@@ -806,16 +1048,33 @@ export class Store {
    * Queue the ops that store `versions` for dk (record and tombstone index) and return
    * the record; `prior` is the record it replaces as stored (a corrupt one set aside too); refuse (before anything is written) versions over the sibling or size cap.
    */
-  #persist(dk: Buffer, old: StoredRecord | undefined, prior: Buffer | undefined, versions: Versions, ownerEpoch: number | undefined, ops: QueueOp[], clockAt?: ClockSpan): Buffer {
+  #persist(
+    dk: Buffer,
+    old: StoredRecord | undefined,
+    prior: Buffer | undefined,
+    versions: Versions,
+    ownerEpoch: number | undefined,
+    ops: QueueOp[],
+    clockAt?: ClockSpan,
+  ): Buffer {
     this.#checkSiblings(dk, versions.siblings.length);
     const deletedAt = isDeleted(versions) ? this.#now() : undefined;
-    this.#indexOps(dk, old?.deletedAt, old === undefined ? undefined : nextExpiry(old.versions), deletedAt, nextExpiry(versions), ops);
+    this.#indexOps(
+      dk,
+      old?.deletedAt,
+      old === undefined ? undefined : nextExpiry(old.versions),
+      deletedAt,
+      nextExpiry(versions),
+      ops,
+    );
     const record = encodeRecord({ versions, ownerEpoch, deletedAt }, clockAt);
     this.#checkRecordSize(dk, record.length);
     ops.push({ type: 'put', key: dk, value: record, prior: prior ?? null, priorIntact: old !== undefined }); // old was decoded from prior
     // The prune index: a record whose clock may be pruned has an entry saying when it last changed.
-    if (this.#prunableClock(versions, ownerEpoch)) ops.push({ type: 'put', key: pruneKey(dk), value: pruneStamp(this.#now(), record) });
-    else if (old !== undefined && this.#prunableClock(old.versions, old.ownerEpoch)) ops.push({ type: 'del', key: pruneKey(dk) });
+    if (this.#prunableClock(versions, ownerEpoch))
+      ops.push({ type: 'put', key: pruneKey(dk), value: pruneStamp(this.#now(), record) });
+    else if (old !== undefined && this.#prunableClock(old.versions, old.ownerEpoch))
+      ops.push({ type: 'del', key: pruneKey(dk) });
     this.onClockEntries?.(versions.clock.size);
     return record;
   }
@@ -824,7 +1083,14 @@ export class Store {
    * Queue the op that stores a counter for dk and return its record. A counter has no
    * tombstone, expiry or clock to index: only the size cap applies.
    */
-  #persistCounter(dk: Buffer, old: StoredCounter | undefined, prior: Buffer | undefined, state: CounterState, ownerEpoch: number | undefined, ops: QueueOp[]): Buffer {
+  #persistCounter(
+    dk: Buffer,
+    old: StoredCounter | undefined,
+    prior: Buffer | undefined,
+    state: CounterState,
+    ownerEpoch: number | undefined,
+    ops: QueueOp[],
+  ): Buffer {
     const record = encodeCounter(state, ownerEpoch);
     this.#checkRecordSize(dk, record.length);
     ops.push({ type: 'put', key: dk, value: record, prior: prior ?? null, priorIntact: old !== undefined }); // old was decoded from prior
@@ -832,7 +1098,13 @@ export class Store {
   }
 
   /** Queue the op that stores a compare-and-set register for dk and return its record: only the size cap applies. */
-  #persistRegister(dk: Buffer, old: StoredRegister | undefined, prior: Buffer | undefined, state: RegisterState, ops: QueueOp[]): Buffer {
+  #persistRegister(
+    dk: Buffer,
+    old: StoredRegister | undefined,
+    prior: Buffer | undefined,
+    state: RegisterState,
+    ops: QueueOp[],
+  ): Buffer {
     const record = encodeRegister(state);
     this.#checkRecordSize(dk, record.length);
     ops.push({ type: 'put', key: dk, value: record, prior: prior ?? null, priorIntact: old !== undefined }); // old was decoded from prior
@@ -862,10 +1134,17 @@ export class Store {
     try {
       const { dk, check } = this.#locate(key);
       const bytes = await this.#gets.get(dk);
-      if (bytes === undefined) return { values: [], context: contextFromClock(check, undefined), versions: 0, deleted: false };
-      if (isCounterRecord(bytes) || isRegisterRecord(bytes)) throw this.#wrongType(dk, recordKind(bytes), 'a get (which reads versions)');
+      if (bytes === undefined)
+        return { values: [], context: contextFromClock(check, undefined), versions: 0, deleted: false };
+      if (isCounterRecord(bytes) || isRegisterRecord(bytes))
+        throw this.#wrongType(dk, recordKind(bytes), 'a get (which reads versions)');
       const view = this.#checked(dk, () => viewRecord(bytes, this.#now()));
-      return { values: view.values, context: contextFromClock(check, view.clock, view.format), versions: view.siblings, deleted: view.siblings > 0 && view.values.length === 0 };
+      return {
+        values: view.values,
+        context: contextFromClock(check, view.clock, view.format),
+        versions: view.siblings,
+        deleted: view.siblings > 0 && view.values.length === 0,
+      };
     } finally {
       this.#leave();
     }
@@ -889,10 +1168,16 @@ export class Store {
    * context it is a new sibling. Acknowledged when durable per the durability mode.
    */
   put(key: Key, value: Uint8Array, context?: Uint8Array, o: WriteOptions = {}): Promise<WriteResult> {
-    if (!(value instanceof Uint8Array)) return Promise.reject(new KvError('KV_BAD_VALUE', `a value must be bytes (a Uint8Array or Buffer), got ${typeof value}`));
+    if (!(value instanceof Uint8Array))
+      return Promise.reject(
+        new KvError('KV_BAD_VALUE', `a value must be bytes (a Uint8Array or Buffer), got ${typeof value}`),
+      );
     if (value.length > this.settings.maxValueBytes)
       return Promise.reject(
-        new KvError('KV_VALUE_TOO_LARGE', `value of ${value.length} bytes is over the limit of ${this.settings.maxValueBytes}; split it (or raise limits.maxValueBytes)`),
+        new KvError(
+          'KV_VALUE_TOO_LARGE',
+          `value of ${value.length} bytes is over the limit of ${this.settings.maxValueBytes}; split it (or raise limits.maxValueBytes)`,
+        ),
       );
     return this.#write(key, value, context, o);
   }
@@ -902,38 +1187,63 @@ export class Store {
     return this.#write(key, null, context, o);
   }
 
-  async #write(key: Key, value: Uint8Array | null, context: Uint8Array | undefined, o: WriteOptions): Promise<WriteResult> {
+  async #write(
+    key: Key,
+    value: Uint8Array | null,
+    context: Uint8Array | undefined,
+    o: WriteOptions,
+  ): Promise<WriteResult> {
     this.#enterWrite();
     try {
       const { k, dk, hi, lo, check } = this.#locate(key);
       const expiresAt = o.expiresAt;
       if (expiresAt !== undefined && (!Number.isSafeInteger(expiresAt) || expiresAt < 1))
-        throw new KvError('KV_BAD_OPTION', `expiresAt must be a time in ms since the epoch (a positive integer), got ${String(expiresAt)}; give a put a TTL, and the coordinator sets it`);
-      if (expiresAt !== undefined && value === null) throw new KvError('KV_BAD_OPTION', 'a delete cannot expire: its tombstone is kept until it is purged');
+        throw new KvError(
+          'KV_BAD_OPTION',
+          `expiresAt must be a time in ms since the epoch (a positive integer), got ${String(expiresAt)}; give a put a TTL, and the coordinator sets it`,
+        );
+      if (expiresAt !== undefined && value === null)
+        throw new KvError('KV_BAD_OPTION', 'a delete cannot expire: its tombstone is kept until it is purged');
       const lww = this.#lww(k);
       let ctx;
       try {
         ctx = decodeContext(context ?? EMPTY, check);
       } catch (e) {
         if (!(e instanceof DecodeError)) throw e;
-        throw new KvError('KV_BAD_CONTEXT', `bad causal context for key ${showKey(k)}: ${e.message}; pass the context returned by a get of this key, or none`);
+        throw new KvError(
+          'KV_BAD_CONTEXT',
+          `bad causal context for key ${showKey(k)}: ${e.message}; pass the context returned by a get of this key, or none`,
+        );
       }
       const id = o.requestId === undefined ? undefined : this.#writeId(o.requestId, value, context ?? EMPTY);
       return await this.#change(dk, hi, lo, (old, ops, stored) => {
-        if (old !== undefined && !isVersions(old)) throw this.#wrongType(dk, kindOf(old), `a ${value === null ? 'delete' : 'put'}`);
+        if (old !== undefined && !isVersions(old))
+          throw this.#wrongType(dk, kindOf(old), `a ${value === null ? 'delete' : 'put'}`);
         const local = old?.versions ?? EMPTY_VERSIONS;
         if (id !== undefined && stored !== undefined && isDuplicate(local, id)) {
           // Applied here before (another coordinator, an earlier attempt): answer as then, write nothing.
           this.#duplicates++;
           const { clock, format } = clockBytes(stored);
-          return { context: contextFromClock(check, clock, format), versions: local.siblings.length, record: stored, duplicate: true };
+          return {
+            context: contextFromClock(check, clock, format),
+            versions: local.siblings.length,
+            record: stored,
+            duplicate: true,
+          };
         }
         const epoch = this.#actors.epochFor(old?.ownerEpoch);
         // The value is copied into the record right away: no copy of it is kept.
-        const now = this.#now(), info = { seenIds: ctx.ids, id, now, expiresAt };
-        const versions = lww ? updateLww(local, ctx.clock, this.#actors.actor(epoch), value, now, info) : update(local, ctx.clock, this.#actors.actor(epoch), value, info);
+        const now = this.#now(),
+          info = { seenIds: ctx.ids, id, now, expiresAt };
+        const versions = lww
+          ? updateLww(local, ctx.clock, this.#actors.actor(epoch), value, now, info)
+          : update(local, ctx.clock, this.#actors.actor(epoch), value, info);
         const record = this.#persist(dk, old, stored, versions, epoch, ops, persisted);
-        return { context: contextFromClock(check, record.subarray(persisted.start, persisted.end), persisted.format), versions: versions.siblings.length, record };
+        return {
+          context: contextFromClock(check, record.subarray(persisted.start, persisted.end), persisted.format),
+          versions: versions.siblings.length,
+          record,
+        };
       });
     } finally {
       this.#leave();
@@ -954,7 +1264,11 @@ export class Store {
    * versions is refused (KV_WRONG_TYPE), as are a zero or unsafe amount (KV_BAD_AMOUNT)
    * and a sum past 2^53 - 1 (KV_COUNTER_OVERFLOW); nothing is written then.
    */
-  async counterUpdate(key: Key, amount: number, o: { readonly requestId?: Uint8Array } = {}): Promise<CounterUpdateResult> {
+  async counterUpdate(
+    key: Key,
+    amount: number,
+    o: { readonly requestId?: Uint8Array } = {},
+  ): Promise<CounterUpdateResult> {
     this.#enterWrite();
     try {
       const { dk, hi, lo } = this.#locate(key);
@@ -969,7 +1283,12 @@ export class Store {
           this.#duplicates++;
           return { record: stored!, delta, duplicate: true, value: counterValue(inc.state) }; // a logged id: old came from stored
         }
-        return { record: this.#persistCounter(dk, old, stored, inc.state, epoch, ops), delta, duplicate: false, value: counterValue(inc.state) };
+        return {
+          record: this.#persistCounter(dk, old, stored, inc.state, epoch, ops),
+          delta,
+          duplicate: false,
+          value: counterValue(inc.state),
+        };
       });
     } finally {
       this.#leave();
@@ -1001,7 +1320,11 @@ export class Store {
   }
 
   /** One acceptor step on `key`'s register under its lock: the new state written when it changed, then the reply. */
-  async #acceptor<R>(key: Key, what: string, step: (a: RegisterState) => { acceptor: RegisterState; reply: R }): Promise<R> {
+  async #acceptor<R>(
+    key: Key,
+    what: string,
+    step: (a: RegisterState) => { acceptor: RegisterState; reply: R },
+  ): Promise<R> {
     this.#enterWrite();
     try {
       const { dk, hi, lo } = this.#locate(key);
@@ -1019,11 +1342,20 @@ export class Store {
 
   #checkProposal(p: Proposal<Buffer>): void {
     checkBallot(p?.ballot);
-    if (typeof p.id !== 'string' || p.id.length === 0 || p.id.length > 255 || /[^\x00-\xff]/.test(p.id)) throw new KvError('KV_BAD_OPTION', 'a Paxos proposal names its request by an id of 1 to 255 latin1 characters');
-    if (p.base !== undefined && (typeof p.base !== 'string' || p.base.length > 255 || /[^\x00-\xff]/.test(p.base))) throw new KvError('KV_BAD_OPTION', "a Paxos proposal's base is the request id of a commit: 0 to 255 latin1 characters");
-    if (p.value !== null && !(p.value instanceof Uint8Array)) throw new KvError('KV_BAD_VALUE', `a proposal's value is bytes or null (absent), got ${typeof p.value}`);
+    if (typeof p.id !== 'string' || p.id.length === 0 || p.id.length > 255 || /[^\x00-\xff]/.test(p.id))
+      throw new KvError('KV_BAD_OPTION', 'a Paxos proposal names its request by an id of 1 to 255 latin1 characters');
+    if (p.base !== undefined && (typeof p.base !== 'string' || p.base.length > 255 || /[^\x00-\xff]/.test(p.base)))
+      throw new KvError(
+        'KV_BAD_OPTION',
+        "a Paxos proposal's base is the request id of a commit: 0 to 255 latin1 characters",
+      );
+    if (p.value !== null && !(p.value instanceof Uint8Array))
+      throw new KvError('KV_BAD_VALUE', `a proposal's value is bytes or null (absent), got ${typeof p.value}`);
     if (p.value !== null && p.value.length > this.settings.maxValueBytes)
-      throw new KvError('KV_VALUE_TOO_LARGE', `value of ${p.value.length} bytes is over the limit of ${this.settings.maxValueBytes}; split it (or raise limits.maxValueBytes)`);
+      throw new KvError(
+        'KV_VALUE_TOO_LARGE',
+        `value of ${p.value.length} bytes is over the limit of ${this.settings.maxValueBytes}; split it (or raise limits.maxValueBytes)`,
+      );
   }
 
   /**
@@ -1040,11 +1372,18 @@ export class Store {
    * the limit (KV_VALUE_TOO_LARGE) or a bad amount (KV_BAD_AMOUNT); a sub-key holding a
    * record of the other kind (KV_WRONG_TYPE); a cap.
    */
-  async writeMany(parent: Key, subOps: readonly SubOp[], o: { readonly requestId?: Uint8Array } = {}): Promise<WriteManyResult> {
+  async writeMany(
+    parent: Key,
+    subOps: readonly SubOp[],
+    o: { readonly requestId?: Uint8Array } = {},
+  ): Promise<WriteManyResult> {
     this.#enterWrite();
     try {
       if (!Array.isArray(subOps) || subOps.length === 0 || subOps.length > MAX_SUB_OPS)
-        throw new DataTypeError('DT_BAD_OP', `an update carries 1 to ${MAX_SUB_OPS} ops, got ${Array.isArray(subOps) ? subOps.length : typeof subOps}; split a larger one into several requests`);
+        throw new DataTypeError(
+          'DT_BAD_OP',
+          `an update carries 1 to ${MAX_SUB_OPS} ops, got ${Array.isArray(subOps) ? subOps.length : typeof subOps}; split a larger one into several requests`,
+        );
       const p = userKey(parent, this.settings.maxKeyBytes);
       const requestId = o.requestId === undefined ? undefined : checkRequestId(o.requestId);
       const byLock = new Map<string, SubItem>();
@@ -1052,16 +1391,29 @@ export class Store {
         checkSubOp(op, at, this.settings.maxValueBytes);
         const { k, dk, hi, lo, check } = this.#locate(subKey(p, op.path));
         const lock = dk.toString('latin1');
-        if (byLock.has(lock)) throw new DataTypeError('DT_BAD_OP', `op ${at} names the same element or field as op ${byLock.get(lock)!.at}; give each once per request`);
+        if (byLock.has(lock))
+          throw new DataTypeError(
+            'DT_BAD_OP',
+            `op ${at} names the same element or field as op ${byLock.get(lock)!.at}; give each once per request`,
+          );
         let seen, id;
         if (op.op === 'remove') {
           if (!(op.context instanceof Uint8Array) || op.context.length === 0)
-            throw new DataTypeError('DT_NO_CONTEXT', `op ${at}: a remove needs the context a read of that element or field returned; read it first (a remove supersedes only what its reader saw)`);
+            throw new DataTypeError(
+              'DT_NO_CONTEXT',
+              `op ${at}: a remove needs the context a read of that element or field returned; read it first (a remove supersedes only what its reader saw)`,
+            );
           try {
-            seen = op.path.element === undefined && op.path.fields?.at(-1)?.type === 'counter' ? { counter: decodeCounterContext(op.context, check) } : { versions: decodeContext(op.context, check) };
+            seen =
+              op.path.element === undefined && op.path.fields?.at(-1)?.type === 'counter'
+                ? { counter: decodeCounterContext(op.context, check) }
+                : { versions: decodeContext(op.context, check) };
           } catch (e) {
             if (!(e instanceof DecodeError)) throw e;
-            throw new KvError('KV_BAD_CONTEXT', `op ${at}: bad causal context for ${showKey(k)}: ${e.message}; pass the context a read of this element or field returned`);
+            throw new KvError(
+              'KV_BAD_CONTEXT',
+              `op ${at}: bad causal context for ${showKey(k)}: ${e.message}; pass the context a read of this element or field returned`,
+            );
           }
         }
         if (requestId !== undefined) id = subWriteId(requestId, op);
@@ -1078,7 +1430,10 @@ export class Store {
         }
         // What the issuer answers (every record, to send on) must fit one message: refused before anything is written.
         if (bytes > MAX_WRITE_MANY_BYTES)
-          throw new DataTypeError('DT_BAD_OP', `the update's records would be ${bytes} bytes, over the limit of ${MAX_WRITE_MANY_BYTES} one update may write; split it into smaller updates (fewer ops, or smaller values)`);
+          throw new DataTypeError(
+            'DT_BAD_OP',
+            `the update's records would be ${bytes} bytes, over the limit of ${MAX_WRITE_MANY_BYTES} one update may write; split it into smaller updates (fewer ops, or smaller values)`,
+          );
       });
       const duplicates = writes.filter((w) => w.duplicate).length;
       this.#duplicates += duplicates;
@@ -1098,25 +1453,40 @@ export class Store {
       if (old !== undefined && !isCounter(old)) throw this.#wrongType(it.dk, kindOf(old), 'a counter field reset');
       const state = resetCounter(old?.state ?? EMPTY_COUNTER, it.seen.counter);
       if (resetAboveEntry(state) !== undefined)
-        throw new KvError('KV_BAD_CONTEXT', `op ${it.at}: the context does not match the counter held for ${showKey(it.k)} (it counts more than this replica does at the same point); pass the context a read of this counter returned`);
-      if (old !== undefined && sameCounter(state, old.state)) return { key: it.k, record: it.stored!, duplicate: false }; // nothing new to write
+        throw new KvError(
+          'KV_BAD_CONTEXT',
+          `op ${it.at}: the context does not match the counter held for ${showKey(it.k)} (it counts more than this replica does at the same point); pass the context a read of this counter returned`,
+        );
+      if (old !== undefined && sameCounter(state, old.state))
+        return { key: it.k, record: it.stored!, duplicate: false }; // nothing new to write
       return { key: it.k, record: this.#persistCounter(it.dk, old, it.stored, state, epoch, ops), duplicate: false };
     }
     if (op.op === 'increment') {
       if (old !== undefined && !isCounter(old)) throw this.#wrongType(it.dk, kindOf(old), 'a counter field increment');
       const inc = increment(old?.state ?? EMPTY_COUNTER, this.#actors.actor(epoch), op.amount, it.id);
       if (inc.duplicate) return { key: it.k, record: it.stored!, duplicate: true }; // a logged id: old came from stored; its delta would be this same full state
-      return { key: it.k, record: this.#persistCounter(it.dk, old, it.stored, inc.state, epoch, ops), delta: encodeCounterDelta(inc.delta), duplicate: false };
+      return {
+        key: it.k,
+        record: this.#persistCounter(it.dk, old, it.stored, inc.state, epoch, ops),
+        delta: encodeCounterDelta(inc.delta),
+        duplicate: false,
+      };
     }
     if (old !== undefined && !isVersions(old)) throw this.#wrongType(it.dk, kindOf(old), `an ${op.op} op`);
     const local = old?.versions ?? EMPTY_VERSIONS;
-    if (it.id !== undefined && it.stored !== undefined && isDuplicate(local, it.id)) return { key: it.k, record: it.stored, duplicate: true };
+    if (it.id !== undefined && it.stored !== undefined && isDuplicate(local, it.id))
+      return { key: it.k, record: it.stored, duplicate: true };
     const actor = this.#actors.actor(epoch);
     // add and assign supersede all this replica holds (its own clock and live ids); remove, what the reader saw.
-    const seen = (it.seen !== undefined && 'versions' in it.seen ? it.seen.versions : undefined) ?? { clock: local.clock, ids: liveIds(local) };
+    const seen = (it.seen !== undefined && 'versions' in it.seen ? it.seen.versions : undefined) ?? {
+      clock: local.clock,
+      ids: liveIds(local),
+    };
     const value = op.op === 'add' ? PRESENT : op.op === 'assign' ? op.value : null;
     const info = { seenIds: seen.ids, id: it.id, now };
-    const versions = this.#lww(it.k) ? updateLww(local, seen.clock, actor, value, now, info) : update(local, seen.clock, actor, value, info);
+    const versions = this.#lww(it.k)
+      ? updateLww(local, seen.clock, actor, value, now, info)
+      : update(local, seen.clock, actor, value, info);
     return { key: it.k, record: this.#persist(it.dk, old, it.stored, versions, epoch, ops), duplicate: false };
   }
 
@@ -1131,13 +1501,19 @@ export class Store {
     this.#enter();
     try {
       if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_RANGE_KEYS)
-        throw new KvError('KV_BAD_OPTION', `a range read's limit must be 1 to ${MAX_RANGE_KEYS} sub-keys, got ${String(limit)}; read a larger set in pages`);
+        throw new KvError(
+          'KV_BAD_OPTION',
+          `a range read's limit must be 1 to ${MAX_RANGE_KEYS} sub-keys, got ${String(limit)}; read a larger set in pages`,
+        );
       const span = subKeyDataSpan(userKey(parent, this.settings.maxKeyBytes));
       let gte = span.gte;
       if (after !== undefined) {
         const { dk } = this.#locate(after);
         if (Buffer.compare(dk, span.gte) < 0 || Buffer.compare(dk, span.lt) >= 0)
-          throw new KvError('KV_BAD_OPTION', `the page's start ${showKey(asBuffer(after))} is no sub-key of this parent; pass the previous page's next, or nothing for the first page`);
+          throw new KvError(
+            'KV_BAD_OPTION',
+            `the page's start ${showKey(asBuffer(after))} is no sub-key of this parent; pass the previous page's next, or nothing for the first page`,
+          );
         gte = Buffer.concat([dk, Buffer.from([0])]); // the least data key after dk
       }
       return await this.ranges.readSpan({ gte, lt: span.lt }, limit, MAX_RANGE_BYTES);
@@ -1196,12 +1572,17 @@ export class Store {
    * with it), never overwritten by it. Rejects as mergeMany does; resolves with how many
    * keys took each path.
    */
-  async ingest(entries: readonly { readonly key: Key; readonly record: Uint8Array }[]): Promise<{ copied: number; merged: number }> {
+  async ingest(
+    entries: readonly { readonly key: Key; readonly record: Uint8Array }[],
+  ): Promise<{ copied: number; merged: number }> {
     return this.#mergeBatch(entries, undefined);
   }
 
   /** mergeMany (with `results`), or ingest (without: new keys are copied, not decoded). */
-  async #mergeBatch(entries: readonly { readonly key: Key; readonly record: Uint8Array }[], results: MergeResult[] | undefined): Promise<{ copied: number; merged: number }> {
+  async #mergeBatch(
+    entries: readonly { readonly key: Key; readonly record: Uint8Array }[],
+    results: MergeResult[] | undefined,
+  ): Promise<{ copied: number; merged: number }> {
     this.#enterWrite();
     try {
       let failed: { at: number; error: unknown } | undefined;
@@ -1216,13 +1597,15 @@ export class Store {
           const record = asBuffer(e.record);
           const lock = dk.toString('latin1');
           const same = byLock.get(lock);
-          if (same === undefined) byLock.set(lock, { k, dk, hi, lo, lock, record, at, more: undefined, stored: undefined, old: undefined });
+          if (same === undefined)
+            byLock.set(lock, { k, dk, hi, lo, lock, record, at, more: undefined, stored: undefined, old: undefined });
           else (same.more ??= []).push({ record, at });
         } catch (error) {
           fail(at, error);
         }
       }
-      let copied = 0, merged = 0;
+      let copied = 0,
+        merged = 0;
       await this.#batchChange([...byLock.values()], (items, ops) => {
         const now = this.#now();
         for (const it of items) {
@@ -1265,7 +1648,10 @@ export class Store {
    * record as read and decoded, and pushes the ops; then one write. If `change` throws,
    * nothing is written.
    */
-  async #batchChange<T extends Locked>(unsorted: T[], change: (items: readonly T[], ops: QueueOp[]) => void): Promise<void> {
+  async #batchChange<T extends Locked>(
+    unsorted: T[],
+    change: (items: readonly T[], ops: QueueOp[]) => void,
+  ): Promise<void> {
     const items = unsorted.sort((a, b) => Buffer.compare(a.dk, b.dk));
     let held = 0;
     try {
@@ -1275,7 +1661,8 @@ export class Store {
         if (wait) await wait;
       }
       const reads = items.filter((it) => this.#keys.mightHave(it.hi, it.lo));
-      if (reads.length > 0) (await this.#engine.getMany(reads.map((it) => it.dk))).forEach((v, i) => (reads[i]!.stored = v));
+      if (reads.length > 0)
+        (await this.#engine.getMany(reads.map((it) => it.dk))).forEach((v, i) => (reads[i]!.stored = v));
       try {
         const ops: QueueOp[] = [];
         let setAside = false;
@@ -1313,7 +1700,9 @@ export class Store {
     this.#indexOps(it.dk, undefined, undefined, deletedAt, skim.nextExpiry, ops);
     // Received with no bookkeeping (a replica that merged it in), and live: already the record to store, as it is.
     const asIs = deletedAt === undefined && skim.versionsStart === 2;
-    const record = asIs ? it.record : spliceRecord(skim.format, it.record.subarray(skim.versionsStart, skim.versionsEnd), deletedAt);
+    const record = asIs
+      ? it.record
+      : spliceRecord(skim.format, it.record.subarray(skim.versionsStart, skim.versionsEnd), deletedAt);
     this.#checkRecordSize(it.dk, record.length);
     ops.push({ type: 'put', key: it.dk, value: record, prior: null }); // called only for a key not stored here
     return true;
@@ -1340,10 +1729,16 @@ export class Store {
    */
   #joinIncoming(dk: Buffer, a: Received, b: Received): Received {
     if (isCounter(a) && isCounter(b)) {
-      if (a.base !== undefined || b.base !== undefined) throw this.#gap(dk, 'two records for it in one batch, one of them a delta');
+      if (a.base !== undefined || b.base !== undefined)
+        throw this.#gap(dk, 'two records for it in one batch, one of them a delta');
       return { state: joinCounters(a.state, b.state), ownerEpoch: undefined };
     }
-    if (isVersions(a) && isVersions(b)) return { versions: this.#join(userKeyOf(dk))(a.versions, b.versions), ownerEpoch: undefined, deletedAt: undefined };
+    if (isVersions(a) && isVersions(b))
+      return {
+        versions: this.#join(userKeyOf(dk))(a.versions, b.versions),
+        ownerEpoch: undefined,
+        deletedAt: undefined,
+      };
     if (isRegister(a) && isRegister(b)) return { register: joinAcceptors(a.register, b.register, proposalOrder) };
     throw this.#wrongType(dk, 'no record yet', `one batch giving it both ${kindOf(a)} and ${kindOf(b)}`);
   }
@@ -1355,7 +1750,10 @@ export class Store {
       return isCounterRecord(record) ? { ...decodeCounterDelta(record), ownerEpoch: undefined } : decodeRecord(record);
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
-      throw new KvError('KV_BAD_RECORD', `the record sent for key ${showKey(k)} does not decode (${e.message}); it was not stored`);
+      throw new KvError(
+        'KV_BAD_RECORD',
+        `the record sent for key ${showKey(k)} does not decode (${e.message}); it was not stored`,
+      );
     }
   }
 
@@ -1374,16 +1772,25 @@ export class Store {
    * (#mergeCounter), or the causal merge of versions. A counter met by versions, or
    * versions by a counter, is refused (KV_WRONG_TYPE) with nothing written.
    */
-  #mergeInto(dk: Buffer, old: Held | undefined, received: Received, ops: QueueOp[], stored: Buffer | undefined): MergeResult {
+  #mergeInto(
+    dk: Buffer,
+    old: Held | undefined,
+    received: Received,
+    ops: QueueOp[],
+    stored: Buffer | undefined,
+  ): MergeResult {
     if (isCounter(received)) {
       if (old !== undefined && !isCounter(old)) throw this.#wrongType(dk, kindOf(old), "a counter's record");
       return this.#mergeCounter(dk, old, received, ops, stored);
     }
     if (isRegister(received)) {
-      if (old !== undefined && !isRegister(old)) throw this.#wrongType(dk, kindOf(old), "a compare-and-set register's record");
+      if (old !== undefined && !isRegister(old))
+        throw this.#wrongType(dk, kindOf(old), "a compare-and-set register's record");
       // The join of two replicas' acceptors (acceptor.ts says why that is safe for Paxos).
-      const joined = old === undefined ? received.register : joinAcceptors(old.register, received.register, proposalOrder);
-      if (old !== undefined && sameRegister(joined, old.register)) return { changed: false, versions: 1, record: stored! };
+      const joined =
+        old === undefined ? received.register : joinAcceptors(old.register, received.register, proposalOrder);
+      if (old !== undefined && sameRegister(joined, old.register))
+        return { changed: false, versions: 1, record: stored! };
       return { changed: true, versions: 1, record: this.#persistRegister(dk, old, stored, joined, ops) };
     }
     if (old !== undefined && !isVersions(old)) throw this.#wrongType(dk, kindOf(old), 'a record of versions');
@@ -1396,21 +1803,44 @@ export class Store {
    * with KV_COUNTER_GAP, nothing written: the sender sends its full state (counter.ts
    * applyDelta says why).
    */
-  #mergeCounter(dk: Buffer, old: StoredCounter | undefined, incoming: CounterDelta, ops: QueueOp[], stored: Buffer | undefined): MergeResult {
+  #mergeCounter(
+    dk: Buffer,
+    old: StoredCounter | undefined,
+    incoming: CounterDelta,
+    ops: QueueOp[],
+    stored: Buffer | undefined,
+  ): MergeResult {
     const merged = applyDelta(old?.state ?? EMPTY_COUNTER, incoming);
     if (merged === undefined) throw this.#gap(dk, 'a delta of an issuer it missed an earlier increment of');
     if (resetAboveEntry(merged) !== undefined)
-      throw new KvError('KV_BAD_RECORD', `the counter state sent for key ${showKey(userKeyOf(dk))} resets more than its replicas counted (a reset made from a context that is not this counter's); nothing was written`);
-    if (old === undefined) return { changed: true, versions: 1, record: this.#persistCounter(dk, undefined, stored, merged, undefined, ops) };
+      throw new KvError(
+        'KV_BAD_RECORD',
+        `the counter state sent for key ${showKey(userKeyOf(dk))} resets more than its replicas counted (a reset made from a context that is not this counter's); nothing was written`,
+      );
+    if (old === undefined)
+      return {
+        changed: true,
+        versions: 1,
+        record: this.#persistCounter(dk, undefined, stored, merged, undefined, ops),
+      };
     const conflicts = entryConflicts(old.state, incoming.state);
     if (conflicts.length > 0)
-      this.#log?.error({ key: showKey(userKeyOf(dk)), actors: conflicts.map((a) => Buffer.from(a, 'latin1').toString('hex')) }, 'counter entries with one floor and different sums: a corrupt replica (the join keeps the greater)');
+      this.#log?.error(
+        { key: showKey(userKeyOf(dk)), actors: conflicts.map((a) => Buffer.from(a, 'latin1').toString('hex')) },
+        'counter entries with one floor and different sums: a corrupt replica (the join keeps the greater)',
+      );
     if (sameCounter(merged, old.state)) return { changed: false, versions: 1, record: stored! };
     return { changed: true, versions: 1, record: this.#persistCounter(dk, old, stored, merged, old.ownerEpoch, ops) };
   }
 
   /** The causal merge of `incoming` into a key's stored versions: the ops to write, if any. */
-  #mergeVersions(dk: Buffer, old: StoredRecord | undefined, incoming: Versions, ops: QueueOp[], stored: Buffer | undefined): MergeResult {
+  #mergeVersions(
+    dk: Buffer,
+    old: StoredRecord | undefined,
+    incoming: Versions,
+    ops: QueueOp[],
+    stored: Buffer | undefined,
+  ): MergeResult {
     const join = this.#join(userKeyOf(dk));
     // An lww key's incoming versions are joined even into nothing: a sender that kept siblings (a policy not yet known there) is resolved here.
     // A copy that brings back only entries this node pruned is taken as it is here (versions.ts reprune). For an lww
@@ -1421,10 +1851,14 @@ export class Store {
     // are in the causal past of nothing it holds, so they may be history this node never saw.
     // Nor when the copy may bring entries this node never had rather than pruned (mayHavePruned).
     const merged =
-      old && incoming.siblings.length > 0 && (join === merge || holdsAll(old.versions, incoming)) && mayHavePruned(old.versions, incoming, joined, this.#ownActor(old.ownerEpoch))
+      old &&
+      incoming.siblings.length > 0 &&
+      (join === merge || holdsAll(old.versions, incoming)) &&
+      mayHavePruned(old.versions, incoming, joined, this.#ownActor(old.ownerEpoch))
         ? reprune(old.versions, joined, this.#ownActor(old.ownerEpoch))
         : joined;
-    if (old && sameVersions(merged, old.versions)) return { changed: false, versions: merged.siblings.length, record: stored! };
+    if (old && sameVersions(merged, old.versions))
+      return { changed: false, versions: merged.siblings.length, record: stored! };
     const out = this.#persist(dk, old, stored, merged, old?.ownerEpoch, ops);
     return { changed: true, versions: merged.siblings.length, record: out };
   }
@@ -1439,7 +1873,9 @@ export class Store {
    */
   async reclaimExpired(limits: BatchLimits = {}): Promise<{ dropped: number; rewritten: number; stale: number }> {
     if (!this.#open) throw new KvError('KV_CLOSED', 'the store is closed; open it again to use it');
-    let dropped = 0, rewritten = 0, stale = 0;
+    let dropped = 0,
+      rewritten = 0,
+      stale = 0;
     const now = this.#now();
     for await (const batch of batches(this.#engine, [expiriesBy(now)], { batchCount: 256, ...limits })) {
       await this.#guard(async () => {
@@ -1452,7 +1888,8 @@ export class Store {
             return this.#change(dk, hi, lo, (old, ops, stored) => {
               ops.push({ type: 'del', key: xk });
               const due = old === undefined || !isVersions(old) ? undefined : nextExpiry(old.versions);
-              if (old === undefined || !isVersions(old) || due === undefined || !expiryKey(due, dk).equals(xk)) return void stale++; // the record changed or went since (a counter or register never expires)
+              if (old === undefined || !isVersions(old) || due === undefined || !expiryKey(due, dk).equals(xk))
+                return void stale++; // the record changed or went since (a counter or register never expires)
               const after = withoutExpired(old.versions, now);
               if (after === old.versions) return void ops.pop(); // nothing expired (the entry is due, so not expected): the entry stays
               if (after === 'drop') {
@@ -1479,9 +1916,13 @@ export class Store {
    * its range holds what this node held), a tombstone also waits for that: purged while a
    * replica still holds the old value, it would come back at the next repair or read.
    */
-  async purgeTombstones(limits: BatchLimits = {}, confirmedBefore?: (token: bigint) => number): Promise<{ purged: number; unconfirmed: number }> {
+  async purgeTombstones(
+    limits: BatchLimits = {},
+    confirmedBefore?: (token: bigint) => number,
+  ): Promise<{ purged: number; unconfirmed: number }> {
     if (!this.#open) throw new KvError('KV_CLOSED', 'the store is closed; open it again to use it');
-    let purged = 0, unconfirmed = 0;
+    let purged = 0,
+      unconfirmed = 0;
     const before = this.#now() - this.settings.tombstoneGraceMs;
     for await (const batch of batches(this.#engine, [tombstonesBefore(before)], { batchCount: 256, ...limits })) {
       for (const [tk] of batch) {
@@ -1521,9 +1962,14 @@ export class Store {
    * then every replica prunes a converged key to the same bytes, and repair sees no
    * difference. Returns what it did: pruned, still unconfirmed, and stale entries.
    */
-  async pruneClocks(limits: BatchLimits = {}, confirmedBefore?: (token: bigint) => number): Promise<{ pruned: number; unconfirmed: number; stale: number }> {
+  async pruneClocks(
+    limits: BatchLimits = {},
+    confirmedBefore?: (token: bigint) => number,
+  ): Promise<{ pruned: number; unconfirmed: number; stale: number }> {
     if (!this.#open) throw new KvError('KV_CLOSED', 'the store is closed; open it again to use it');
-    let pruned = 0, unconfirmed = 0, stale = 0;
+    let pruned = 0,
+      unconfirmed = 0,
+      stale = 0;
     const now = this.#now();
     const stableBefore = now - this.settings.clockPruneGraceMs;
     for await (const batch of batches(this.#engine, [PRUNES], { batchCount: 256, ...limits })) {
@@ -1543,7 +1989,12 @@ export class Store {
           due.map(([pk, stamp]) => {
             const dk = dataKeyOfPrune(pk);
             return this.#change(dk, dk.readUInt32BE(1), dk.readUInt32BE(5), (old, ops, stored) => {
-              if (old === undefined || stored === undefined || !isVersions(old) || !this.#prunableClock(old.versions, old.ownerEpoch)) {
+              if (
+                old === undefined ||
+                stored === undefined ||
+                !isVersions(old) ||
+                !this.#prunableClock(old.versions, old.ownerEpoch)
+              ) {
                 ops.push({ type: 'del', key: pk }); // gone, or nothing to prune any more (a counter has no clock)
                 return void stale++;
               }

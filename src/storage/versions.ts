@@ -173,7 +173,13 @@ export function joinClocks(a: Clock, b: Clock): Map<Actor, number> {
  *
  * The caller checks isDuplicate(local, w.id) first: a known id issues no dot.
  */
-export function update(local: Versions, context: Clock, actor: Actor, value: Uint8Array | null, w: WriteInfo = {}): Versions {
+export function update(
+  local: Versions,
+  context: Clock,
+  actor: Actor,
+  value: Uint8Array | null,
+  w: WriteInfo = {},
+): Versions {
   const counter = Math.max(local.clock.get(actor) ?? 0, context.get(actor) ?? 0) + 1;
   const clock = joinClocks(local.clock, context);
   clock.set(actor, counter);
@@ -181,13 +187,17 @@ export function update(local: Versions, context: Clock, actor: Actor, value: Uin
   const retiring: Retired[] = seen.map((id) => ({ id, at: w.now ?? 0 }));
   const siblings: Sibling[] = [];
   for (const s of local.siblings) {
-    const superseded = covers(context, s) || (s.id !== undefined && seen.includes(s.id)) || (value !== null && s.value !== null && sameBytes(s.value, value));
+    const superseded =
+      covers(context, s) ||
+      (s.id !== undefined && seen.includes(s.id)) ||
+      (value !== null && s.value !== null && sameBytes(s.value, value));
     if (!superseded) siblings.push(s);
     else if (s.id !== undefined && !seen.includes(s.id)) retiring.push({ id: s.id, at: w.now ?? 0 });
   }
   // A copy of a retiring write that is still live here under another dot goes too.
   const retiredIds = retiring.map((r) => r.id);
-  for (let i = siblings.length - 1; i >= 0; i--) if (siblings[i]!.id !== undefined && retiredIds.includes(siblings[i]!.id!)) siblings.splice(i, 1);
+  for (let i = siblings.length - 1; i >= 0; i--)
+    if (siblings[i]!.id !== undefined && retiredIds.includes(siblings[i]!.id!)) siblings.splice(i, 1);
   // The survivors are in canonical order: insert the new dot in place, no sort.
   const dot = sibling(actor, counter, value, w);
   let at = siblings.length;
@@ -200,7 +210,8 @@ export function update(local: Versions, context: Clock, actor: Actor, value: Uin
 
 /** A new sibling with only the fields it has (absent ones stay absent: the codec's canonical form). */
 function sibling(actor: Actor, counter: number, value: Uint8Array | null, w: WriteInfo, at?: number): Sibling {
-  const s: { actor: Actor; counter: number; value: Uint8Array | null; id?: WriteId; expiresAt?: number; at?: number } = { actor, counter, value };
+  const s: { actor: Actor; counter: number; value: Uint8Array | null; id?: WriteId; expiresAt?: number; at?: number } =
+    { actor, counter, value };
   if (w.id !== undefined) s.id = w.id;
   if (w.expiresAt !== undefined && value !== null) s.expiresAt = w.expiresAt;
   if (at !== undefined) s.at = at;
@@ -217,17 +228,21 @@ function sibling(actor: Actor, counter: number, value: Uint8Array | null, w: Wri
 export function merge(a: Versions, b: Versions): Versions {
   if (a.siblings.length === 0 && a.clock.size === 0 && (a.retired?.length ?? 0) === 0) return b;
   if (b.siblings.length === 0 && b.clock.size === 0 && (b.retired?.length ?? 0) === 0) return a;
-  const seenBy = (v: Versions, s: Sibling): boolean => covers(v.clock, s) || (s.id !== undefined && retiredHas(v.retired, s.id));
+  const seenBy = (v: Versions, s: Sibling): boolean =>
+    covers(v.clock, s) || (s.id !== undefined && retiredHas(v.retired, s.id));
   const siblings: Sibling[] = [];
-  const as = a.siblings, bs = b.siblings;
-  let i = 0, j = 0;
+  const as = a.siblings,
+    bs = b.siblings;
+  let i = 0,
+    j = 0;
   // Both lists are in canonical order: one sorted merge walk.
   while (i < as.length || j < bs.length) {
-    const x = as[i], y = bs[j];
+    const x = as[i],
+      y = bs[j];
     const order = x === undefined ? 1 : y === undefined ? -1 : bySiblingOrder(x, y);
     if (order === 0) {
       siblings.push(x!); // the same dot on both sides: the same write
-      i++, j++;
+      (i++, j++);
     } else if (order < 0) {
       if (!seenBy(b, x!)) siblings.push(x!);
       i++;
@@ -254,14 +269,16 @@ export function expired(s: Sibling, now: number): boolean {
  */
 export function liveValues(v: Versions, now: number): Uint8Array[] {
   const out: Uint8Array[] = [];
-  for (const s of v.siblings) if (s.value !== null && !expired(s, now) && !out.some((x) => sameBytes(x, s.value!))) out.push(s.value);
+  for (const s of v.siblings)
+    if (s.value !== null && !expired(s, now) && !out.some((x) => sameBytes(x, s.value!))) out.push(s.value);
   return out;
 }
 
 /** The earliest expiry among the siblings, or undefined when none expires: when the store looks at the key again. */
 export function nextExpiry(v: Versions): number | undefined {
   let next: number | undefined;
-  for (const s of v.siblings) if (s.expiresAt !== undefined && (next === undefined || s.expiresAt < next)) next = s.expiresAt;
+  for (const s of v.siblings)
+    if (s.expiresAt !== undefined && (next === undefined || s.expiresAt < next)) next = s.expiresAt;
   return next;
 }
 
@@ -290,7 +307,9 @@ export function withoutExpired(v: Versions, now: number): Versions | 'drop' {
   if (kept.length === 0 && (v.retired?.length ?? 0) === 0 && clockIsHeld(v)) return 'drop';
   const gone: Retired[] = [];
   // Retired at their expiry, not at `now`: every replica that reclaims the same versions writes the same bytes.
-  for (const s of v.siblings) if (expired(s, now) && s.id !== undefined && !kept.some((k) => k.id === s.id)) gone.push({ id: s.id, at: s.expiresAt! });
+  for (const s of v.siblings)
+    if (expired(s, now) && s.id !== undefined && !kept.some((k) => k.id === s.id))
+      gone.push({ id: s.id, at: s.expiresAt! });
   const retired = joinRetired(v.retired, gone);
   return retired.length === 0 ? { clock: v.clock, siblings: kept } : { clock: v.clock, siblings: kept, retired };
 }
@@ -303,7 +322,8 @@ function lwwOrder(a: Sibling, b: Sibling): number {
 /** Of `candidates`, the greatest in lww order whose write id is not retired: the one sibling an lww key keeps. */
 function lwwWinner(candidates: Iterable<Sibling>, retired: readonly Retired[]): Sibling[] {
   let best: Sibling | undefined;
-  for (const s of candidates) if ((s.id === undefined || !retiredHas(retired, s.id)) && (best === undefined || lwwOrder(s, best) > 0)) best = s;
+  for (const s of candidates)
+    if ((s.id === undefined || !retiredHas(retired, s.id)) && (best === undefined || lwwOrder(s, best) > 0)) best = s;
   return best === undefined ? [] : [best];
 }
 
@@ -313,7 +333,14 @@ function lwwWinner(candidates: Iterable<Sibling>, retired: readonly Retired[]): 
  * holds even if its clock is behind the writer of those), replaces every sibling held,
  * whatever the context saw; their write ids are retired at `w.now`.
  */
-export function updateLww(local: Versions, context: Clock, actor: Actor, value: Uint8Array | null, at: number, w: WriteInfo = {}): Versions {
+export function updateLww(
+  local: Versions,
+  context: Clock,
+  actor: Actor,
+  value: Uint8Array | null,
+  at: number,
+  w: WriteInfo = {},
+): Versions {
   const counter = Math.max(local.clock.get(actor) ?? 0, context.get(actor) ?? 0) + 1;
   const clock = joinClocks(local.clock, context);
   clock.set(actor, counter);
@@ -353,7 +380,8 @@ export function isDeleted(v: Versions): boolean {
 export function sameVersions(a: Versions, b: Versions): boolean {
   if (a.clock.size !== b.clock.size || a.siblings.length !== b.siblings.length) return false;
   for (const [actor, n] of a.clock) if (b.clock.get(actor) !== n) return false;
-  const ra = a.retired ?? NO_RETIRED, rb = b.retired ?? NO_RETIRED;
+  const ra = a.retired ?? NO_RETIRED,
+    rb = b.retired ?? NO_RETIRED;
   if (ra.length !== rb.length || !ra.every((r, i) => r.id === rb[i]!.id && r.at === rb[i]!.at)) return false;
   return a.siblings.every((s, i) => s.actor === b.siblings[i]!.actor && s.counter === b.siblings[i]!.counter);
 }
@@ -394,7 +422,9 @@ export function prune(v: Versions, keep: Actor | undefined): Versions {
 function without(v: Versions, drop: readonly Actor[]): Versions {
   const clock = new Map(v.clock);
   for (const a of drop) clock.delete(a);
-  return v.retired === undefined ? { clock, siblings: v.siblings } : { clock, siblings: v.siblings, retired: v.retired };
+  return v.retired === undefined
+    ? { clock, siblings: v.siblings }
+    : { clock, siblings: v.siblings, retired: v.retired };
 }
 
 /**

@@ -29,7 +29,13 @@ import { DATA } from './keys.js';
  * kept trees a second check.
  */
 export type DataOp =
-  | { readonly type: 'put'; readonly key: Uint8Array; readonly value: Uint8Array; readonly prior: Buffer | null; readonly priorIntact?: boolean }
+  | {
+      readonly type: 'put';
+      readonly key: Uint8Array;
+      readonly value: Uint8Array;
+      readonly prior: Buffer | null;
+      readonly priorIntact?: boolean;
+    }
   | { readonly type: 'del'; readonly key: Uint8Array; readonly prior: Buffer | null; readonly priorIntact?: boolean };
 
 /** What the queue takes: any op; one on a data key must be a DataOp. */
@@ -76,7 +82,12 @@ export class WriteQueue {
 
   write(ops: readonly QueueOp[]): Promise<void> {
     for (const op of ops)
-      if (op.key[0] === DATA && op.prior === undefined) return Promise.reject(new Error('a data key was written without the record it replaces (a DataOp needs prior): a bug in its writer'));
+      if (op.key[0] === DATA && op.prior === undefined)
+        return Promise.reject(
+          new Error(
+            'a data key was written without the record it replaces (a DataOp needs prior): a bug in its writer',
+          ),
+        );
     return this.#enqueue(ops, undefined);
   }
 
@@ -108,8 +119,13 @@ export class WriteQueue {
         await this.#exclusive(first, first.alone);
         continue;
       }
-      let count = 0, n = 0;
-      while (n < this.#waiting.length && this.#waiting[n]!.alone === undefined && (n === 0 || count + this.#waiting[n]!.ops.length <= this.maxBatchOps))
+      let count = 0,
+        n = 0;
+      while (
+        n < this.#waiting.length &&
+        this.#waiting[n]!.alone === undefined &&
+        (n === 0 || count + this.#waiting[n]!.ops.length <= this.maxBatchOps)
+      )
         count += this.#waiting[n++]!.ops.length;
       const group = this.#waiting.splice(0, n);
       this.#waitingOps -= count;
@@ -119,7 +135,8 @@ export class WriteQueue {
         if (ext !== undefined && ext.ops.length > 0) ops = [...ops, ...ext.ops];
         await this.engine.write(ops, this.sync);
         ext?.apply(); // only now: a failed batch changes nothing in memory
-        for (const op of ops) if (op.type === 'put' && this.counted(op.key)) this.bytesWritten += op.key.length + op.value.length;
+        for (const op of ops)
+          if (op.type === 'put' && this.counted(op.key)) this.bytesWritten += op.key.length + op.value.length;
         this.batches++;
         this.writes += group.length;
         for (const p of group) p.resolve();

@@ -91,22 +91,24 @@ export class Checkpoints {
 
   /** Write the file if anything changed (temp file, fsync, rename). */
   flush(): Promise<void> {
-    this.#writing = this.#writing.catch(() => undefined).then(async () => {
-      if (!this.#dirty) return;
-      this.#dirty = false;
-      this.#lastFlush = performance.now();
-      const body = JSON.stringify({ order: this.#order, moves: this.#moves });
-      await mkdir(dirname(this.path), { recursive: true });
-      const tmp = `${this.path}.tmp`;
-      const f = await open(tmp, 'w');
-      try {
-        await f.writeFile(body);
-        await f.sync();
-      } finally {
-        await f.close();
-      }
-      await rename(tmp, this.path);
-    });
+    this.#writing = this.#writing
+      .catch(() => undefined)
+      .then(async () => {
+        if (!this.#dirty) return;
+        this.#dirty = false;
+        this.#lastFlush = performance.now();
+        const body = JSON.stringify({ order: this.#order, moves: this.#moves });
+        await mkdir(dirname(this.path), { recursive: true });
+        const tmp = `${this.path}.tmp`;
+        const f = await open(tmp, 'w');
+        try {
+          await f.writeFile(body);
+          await f.sync();
+        } finally {
+          await f.close();
+        }
+        await rename(tmp, this.path);
+      });
     return this.#writing;
   }
 }

@@ -55,7 +55,8 @@ export function govern(state: GovernorState, s: GovernorSample, o: GovernorOptio
   const step = o.step ?? 0.1;
   const w = o.idleWeight ?? 0.2;
   if (!s.background) {
-    const idleP99 = s.p99 === undefined ? state.idleP99 : state.idleP99 === undefined ? s.p99 : (1 - w) * state.idleP99 + w * s.p99;
+    const idleP99 =
+      s.p99 === undefined ? state.idleP99 : state.idleP99 === undefined ? s.p99 : (1 - w) * state.idleP99 + w * s.p99;
     // Nothing to govern: recover the share, so that the next background work starts at full rate unless it hurts.
     return { share: Math.min(1, state.share + step), idleP99 };
   }

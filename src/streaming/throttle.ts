@@ -44,7 +44,8 @@ export class Throttle {
 
   #refill(): void {
     const now = this.#now();
-    if (Number.isFinite(this.#rate)) this.#tokens = Math.min(this.#rate, this.#tokens + ((now - this.#last) / 1000) * this.#rate);
+    if (Number.isFinite(this.#rate))
+      this.#tokens = Math.min(this.#rate, this.#tokens + ((now - this.#last) / 1000) * this.#rate);
     this.#last = now;
   }
 

@@ -33,7 +33,13 @@ export interface RangeBatchIn {
 
 /** Where ranges come from: node `source` streams `range` after user key `after`, the keys of `cls.n` (every key when unset). */
 export interface RangeSourceApi {
-  stream(source: string, range: TokenRange, after: Buffer | undefined, signal: AbortSignal, cls?: { readonly n?: number; readonly classes?: readonly number[] }): AsyncIterable<RangeBatchIn>;
+  stream(
+    source: string,
+    range: TokenRange,
+    after: Buffer | undefined,
+    signal: AbortSignal,
+    cls?: { readonly n?: number; readonly classes?: readonly number[] },
+  ): AsyncIterable<RangeBatchIn>;
 }
 
 export interface PullItem {
@@ -83,11 +89,19 @@ export interface PullStatus {
 
 export interface TransfersDeps {
   /** Store.ingest: one batch's records merged in one pass (locks, one read, one write); how many were copied, how many merged. */
-  readonly store: { ingest(entries: readonly { readonly key: Buffer; readonly record: Buffer }[]): Promise<{ copied: number; merged: number }> };
+  readonly store: {
+    ingest(
+      entries: readonly { readonly key: Buffer; readonly record: Buffer }[],
+    ): Promise<{ copied: number; merged: number }>;
+  };
   readonly checkpoints: Checkpoints;
   readonly source: RangeSourceApi;
   isUp(id: string): boolean;
-  readonly log: { info(o: object, m: string): void; warn(o: object, m: string): void; debug(o: object, m: string): void };
+  readonly log: {
+    info(o: object, m: string): void;
+    warn(o: object, m: string): void;
+    debug(o: object, m: string): void;
+  };
   /** Ranges pulled at once (default 4). */
   readonly concurrency?: number;
   /** Rounds over a range's sources before the pull fails (default 3). */
@@ -145,7 +159,19 @@ export class Transfers {
       from,
       startedAt: this.#now(),
       finishedAt: undefined,
-      ranges: items.map((i) => ({ start: tokenHex(i.start), end: tokenHex(i.end), state: 'waiting', source: '', fallbackSource: false, keys: 0, copied: 0, bytes: 0, corrupt: 0, error: '', share: transferShare(i) })),
+      ranges: items.map((i) => ({
+        start: tokenHex(i.start),
+        end: tokenHex(i.end),
+        state: 'waiting',
+        source: '',
+        fallbackSource: false,
+        keys: 0,
+        copied: 0,
+        bytes: 0,
+        corrupt: 0,
+        error: '',
+        share: transferShare(i),
+      })),
     };
     this.#pulls.push(status);
     const finished = this.#pulls.filter((p) => p.finishedAt !== undefined);
@@ -196,10 +222,16 @@ export class Transfers {
       if (!leaverUp && since === undefined) this.#leaverDown.set(`${move}/${key}`, this.#now());
       const waited = leaverUp ? 0 : this.#now() - (since ?? this.#now());
       const plan = pullSources(item, leaverUp, waited, this.deps.leaverWaitMs ?? 60_000);
-      if (plan.length === 0) lastError ??= new Error(`waiting for ${first}, the replica leaving this range, to be up (${Math.round(waited / 1000)} s so far)`);
+      if (plan.length === 0)
+        lastError ??= new Error(
+          `waiting for ${first}, the replica leaving this range, to be up (${Math.round(waited / 1000)} s so far)`,
+        );
       if (plan.length === 1 && plan[0]!.length === 0) {
         // The range's only copies were on a node gone for good (n=1): nothing is left to pull.
-        this.deps.log.warn({ range: key, peer: first }, 'the only replica of this range is gone for good: its keys are lost, nothing to pull');
+        this.deps.log.warn(
+          { range: key, peer: first },
+          'the only replica of this range is gone for good: its keys are lost, nothing to pull',
+        );
         this.#save(this.deps.checkpoints.complete(move, key));
         p.state = 'done';
         return;
@@ -210,7 +242,11 @@ export class Transfers {
         p.state = 'active';
         p.source = sources.join('+');
         p.fallbackSource = sources[0] !== first;
-        if (p.fallbackSource) this.deps.log.warn({ range: key, peers: sources, preferred: first }, 'the replica leaving this range is down: pulling it from every replica that keeps it');
+        if (p.fallbackSource)
+          this.deps.log.warn(
+            { range: key, peers: sources, preferred: first },
+            'the replica leaving this range is down: pulling it from every replica that keeps it',
+          );
         try {
           for (const source of sources) await this.#stream(move, `${key}<${source}`, range, source, item, p, signal);
           // Done in memory at once (isDone); the file is written in the background, one
@@ -225,21 +261,36 @@ export class Transfers {
         } catch (e) {
           lastError = e;
           p.error = describe(e);
-          this.deps.log.warn({ range: key, peers: sources, err: p.error }, 'range stream failed; trying the next source');
+          this.deps.log.warn(
+            { range: key, peers: sources, err: p.error },
+            'range stream failed; trying the next source',
+          );
         }
       }
       if (round + 1 < attempts) await new Promise((r) => setTimeout(r, this.deps.retryMs ?? 1000));
     }
     p.state = 'failed';
-    throw new Error(`range (${p.start}, ${p.end}] could not be pulled from ${item.sources.join(', ')}: ${lastError === undefined ? 'no source is up' : describe(lastError)}`);
+    throw new Error(
+      `range (${p.start}, ${p.end}] could not be pulled from ${item.sources.join(', ')}: ${lastError === undefined ? 'no source is up' : describe(lastError)}`,
+    );
   }
 
   /** A checkpoint write in the background: progress is an optimisation, so a failure is logged, not fatal. */
   #save(write: Promise<void>): void {
-    write.catch((e: unknown) => this.deps.log.warn({ err: describe(e) }, 'transfer progress not saved; a restart pulls those ranges again'));
+    write.catch((e: unknown) =>
+      this.deps.log.warn({ err: describe(e) }, 'transfer progress not saved; a restart pulls those ranges again'),
+    );
   }
 
-  async #stream(move: string, key: string, range: TokenRange, source: string, cls: Pick<PullItem, 'n' | 'classes'>, p: RangeProgress, signal: AbortSignal | undefined): Promise<void> {
+  async #stream(
+    move: string,
+    key: string,
+    range: TokenRange,
+    source: string,
+    cls: Pick<PullItem, 'n' | 'classes'>,
+    p: RangeProgress,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     const after = this.deps.checkpoints.resumeAfter(move, key);
     const local = new AbortController();
     const onAbort = (): void => local.abort();

@@ -13,7 +13,17 @@ import * as grpc from '@grpc/grpc-js';
 import { tokenHex, tokenOf, type Ring } from '../ring/index.js';
 import { field, parseTokens, type EndpointState } from '../membership/endpoint.js';
 import type { Gossiper } from '../membership/gossiper.js';
-import { BucketError, PROPERTY_NAMES, bucketName, typeOf, type BucketInfo, type BucketProps, type BucketTable, type BucketType, type SiblingPolicy } from '../buckets/index.js';
+import {
+  BucketError,
+  PROPERTY_NAMES,
+  bucketName,
+  typeOf,
+  type BucketInfo,
+  type BucketProps,
+  type BucketTable,
+  type BucketType,
+  type SiblingPolicy,
+} from '../buckets/index.js';
 import { toStatus, type OperatorErrorCode } from './status.js';
 import type { Bucket } from './generated/ringkv/v1/Bucket.js';
 import type { ListBucketsResponse } from './generated/ringkv/v1/ListBucketsResponse.js';
@@ -51,7 +61,10 @@ interface AdminDeps {
   transfers(): TransfersResponse;
   admit(): Promise<MovementReply>;
   readonly clock: { offsetMs: number; readonly maxOffsetMs: number; now(): number };
-  readonly repairs: { start(only?: { start: bigint; end: bigint }): RepairStatusResponse; readonly status: RepairStatusResponse };
+  readonly repairs: {
+    start(only?: { start: bigint; end: bigint }): RepairStatusResponse;
+    readonly status: RepairStatusResponse;
+  };
   readonly bucketSync: {
     readonly table: BucketTable;
     checkN(n: number): void;
@@ -81,7 +94,19 @@ interface BucketChange {
 }
 
 function bucketOut(b: BucketInfo): Bucket {
-  return { name: b.name, props: { n: b.props.n, r: b.props.r, w: b.props.w, ttlMs: b.props.ttlMs, siblings: b.props.siblings, type: typeOf(b.props) }, changedAtMs: b.changedAt, changedBy: b.changedBy };
+  return {
+    name: b.name,
+    props: {
+      n: b.props.n,
+      r: b.props.r,
+      w: b.props.w,
+      ttlMs: b.props.ttlMs,
+      siblings: b.props.siblings,
+      type: typeOf(b.props),
+    },
+    changedAtMs: b.changedAt,
+    changedBy: b.changedBy,
+  };
 }
 
 /** A request's properties when it sends none: proto3's defaults (0 and '': "the default"). */
@@ -89,13 +114,27 @@ const NO_PROPS: BucketProps__Output = { n: 0, r: 0, w: 0, ttlMs: 0, siblings: ''
 
 /** The properties `set` names, as text (the table's form). */
 function propertyChanges(props: BucketProps__Output | null, set: readonly string[]): Record<string, string> {
-  if (set.length === 0) throw new AdminRefusal('OP_BAD_ARGUMENT', `name the properties to change (${PROPERTY_NAMES.join(', ')})`);
+  if (set.length === 0)
+    throw new AdminRefusal('OP_BAD_ARGUMENT', `name the properties to change (${PROPERTY_NAMES.join(', ')})`);
   const p = props ?? NO_PROPS;
-  const text: Record<string, string> = { n: String(p.n), r: String(p.r), w: String(p.w), ttl_ms: String(p.ttlMs), siblings: p.siblings, type: p.type };
-  return Object.fromEntries(set.map((name) => {
-    if (!Object.hasOwn(text, name)) throw new BucketError('BK_BAD_PROPERTY', `unknown bucket property ${JSON.stringify(name)}: use one of ${PROPERTY_NAMES.join(', ')}`);
-    return [name, text[name]!];
-  }));
+  const text: Record<string, string> = {
+    n: String(p.n),
+    r: String(p.r),
+    w: String(p.w),
+    ttl_ms: String(p.ttlMs),
+    siblings: p.siblings,
+    type: p.type,
+  };
+  return Object.fromEntries(
+    set.map((name) => {
+      if (!Object.hasOwn(text, name))
+        throw new BucketError(
+          'BK_BAD_PROPERTY',
+          `unknown bucket property ${JSON.stringify(name)}: use one of ${PROPERTY_NAMES.join(', ')}`,
+        );
+      return [name, text[name]!];
+    }),
+  );
 }
 
 /** A request this service refuses itself, before the node sees it. */
@@ -122,7 +161,9 @@ function operator<Req, Res>(fn: (req: Req) => Promise<Res>) {
 
 function replicasOf(requested: number, clusterN: number): number | Refusal {
   const n = requested === 0 ? clusterN : requested;
-  return n > MAX_REPLICAS ? { code: grpc.status.INVALID_ARGUMENT, details: `replicas must be 1 to ${MAX_REPLICAS}, got ${n}` } : n;
+  return n > MAX_REPLICAS
+    ? { code: grpc.status.INVALID_ARGUMENT, details: `replicas must be 1 to ${MAX_REPLICAS}, got ${n}` }
+    : n;
 }
 
 function memberStatus(node: AdminDeps, s: EndpointState, ownership: number): MemberStatus {
@@ -187,10 +228,21 @@ export function ringReply(node: AdminDeps, replicas: number): RingResponse | Ref
   const n = replicasOf(replicas, node.config.replicas);
   if (typeof n !== 'number') return n;
   const ring = node.ring;
-  if (ring === undefined) return { code: grpc.status.FAILED_PRECONDITION, details: 'no member owns tokens yet: the cluster is still forming' };
-  const rangesOf = (r: Ring): TokenRange[] => r.ranges(Math.min(n, r.size)).map((x): TokenRange => ({ start: tokenHex(x.start), end: tokenHex(x.end), replicas: [...x.replicas] }));
+  if (ring === undefined)
+    return {
+      code: grpc.status.FAILED_PRECONDITION,
+      details: 'no member owns tokens yet: the cluster is still forming',
+    };
+  const rangesOf = (r: Ring): TokenRange[] =>
+    r
+      .ranges(Math.min(n, r.size))
+      .map((x): TokenRange => ({ start: tokenHex(x.start), end: tokenHex(x.end), replicas: [...x.replicas] }));
   const target = node.targetRing;
-  return { replicas: n, ranges: rangesOf(ring), pending: target === undefined || target === ring ? [] : rangesOf(target) };
+  return {
+    replicas: n,
+    ranges: rangesOf(ring),
+    pending: target === undefined || target === ring ? [] : rangesOf(target),
+  };
 }
 
 export function adminService(node: AdminDeps): ServiceHandlers<'ringkv.v1.Admin'> {
@@ -204,7 +256,8 @@ export function adminService(node: AdminDeps): ServiceHandlers<'ringkv.v1.Admin'
       return 'code' in reply ? cb(reply) : cb(null, reply);
     },
     Endpoints: (call, cb) => {
-      if (call.request.key.length === 0) return cb({ code: grpc.status.INVALID_ARGUMENT, details: 'a key must have at least one byte' });
+      if (call.request.key.length === 0)
+        return cb({ code: grpc.status.INVALID_ARGUMENT, details: 'a key must have at least one byte' });
       let located;
       try {
         located = node.bucketSync.table.locate(call.request.bucket, call.request.key);
@@ -214,13 +267,22 @@ export function adminService(node: AdminDeps): ServiceHandlers<'ringkv.v1.Admin'
       const { key, bucket } = located;
       const ring = node.ring;
       if (ring === undefined) {
-        return cb({ code: grpc.status.FAILED_PRECONDITION, details: 'no member owns tokens yet: the cluster is still forming' });
+        return cb({
+          code: grpc.status.FAILED_PRECONDITION,
+          details: 'no member owns tokens yet: the cluster is still forming',
+        });
       }
       const n = Math.min(bucket.n, ring.size);
       const isUp = (id: string): boolean => id === node.id || node.gossiper.isUp(id);
       const endpoint = (id: string, hintFor = ''): Endpoint => {
         const s = node.gossiper.state(id);
-        return { id, address: s ? (field(s, 'addr') ?? '') : '', zone: ring.member(id)?.zone ?? '', up: isUp(id), hintFor };
+        return {
+          id,
+          address: s ? (field(s, 'addr') ?? '') : '',
+          zone: ring.member(id)?.zone ?? '',
+          up: isUp(id),
+          hintFor,
+        };
       };
       cb(null, {
         token: tokenHex(tokenOf(key)),
@@ -243,17 +305,27 @@ export function adminService(node: AdminDeps): ServiceHandlers<'ringkv.v1.Admin'
     Repair: operator(async (r) => {
       if (r.start === '' && r.end === '') return node.repairs.start();
       const tok = (v: string): bigint | undefined => (/^[0-9a-f]{16}$/.test(v) ? BigInt(`0x${v}`) : undefined);
-      const start = tok(r.start), end = tok(r.end);
+      const start = tok(r.start),
+        end = tok(r.end);
       if (start === undefined || end === undefined)
-        throw new AdminRefusal('OP_BAD_ARGUMENT', `a range is two tokens of 16 hex digits, START-END (as ringkv ring shows them), got "${r.start}-${r.end}"`);
+        throw new AdminRefusal(
+          'OP_BAD_ARGUMENT',
+          `a range is two tokens of 16 hex digits, START-END (as ringkv ring shows them), got "${r.start}-${r.end}"`,
+        );
       return node.repairs.start({ start, end });
     }),
     SetClockOffset: operator(async (r) => {
       if (node.config.faultInjection !== 'on')
-        throw new AdminRefusal('OP_FAULT_INJECTION_OFF', 'this node refuses clock skew: it is for fault-injection tests, which start nodes with --fault-injection on');
+        throw new AdminRefusal(
+          'OP_FAULT_INJECTION_OFF',
+          'this node refuses clock skew: it is for fault-injection tests, which start nodes with --fault-injection on',
+        );
       const max = node.clock.maxOffsetMs;
       if (!Number.isSafeInteger(r.offsetMs) || Math.abs(r.offsetMs) > max)
-        throw new AdminRefusal('OP_BAD_ARGUMENT', `a clock offset is at most a day (${max} ms) either way, got ${r.offsetMs}`);
+        throw new AdminRefusal(
+          'OP_BAD_ARGUMENT',
+          `a clock offset is at most a day (${max} ms) either way, got ${r.offsetMs}`,
+        );
       node.clock.offsetMs = r.offsetMs;
       return { offsetMs: node.clock.offsetMs, nowMs: node.clock.now() };
     }),
@@ -261,7 +333,14 @@ export function adminService(node: AdminDeps): ServiceHandlers<'ringkv.v1.Admin'
     CreateBucket: operator(async (r) => {
       const p = r.props ?? NO_PROPS;
       if (p.n !== 0) node.bucketSync.checkN(p.n);
-      const props = { n: p.n === 0 ? node.config.replicas : p.n, r: p.r, w: p.w, ttlMs: p.ttlMs, siblings: (p.siblings === '' ? 'siblings' : p.siblings) as SiblingPolicy, type: (p.type === '' ? 'kv' : p.type) as BucketType };
+      const props = {
+        n: p.n === 0 ? node.config.replicas : p.n,
+        r: p.r,
+        w: p.w,
+        ttlMs: p.ttlMs,
+        siblings: (p.siblings === '' ? 'siblings' : p.siblings) as SiblingPolicy,
+        type: (p.type === '' ? 'kv' : p.type) as BucketType,
+      };
       const { bucket, lagging } = await node.bucketSync.create(r.name, props);
       return { bucket: bucketOut(bucket), lagging };
     }),
@@ -280,7 +359,13 @@ export function adminService(node: AdminDeps): ServiceHandlers<'ringkv.v1.Admin'
     GetBucketDeletion: operator(async (r) => {
       const name = bucketName(r.name);
       const status = node.bucketSync.deletionStatus(name);
-      if (status === undefined) throw new BucketError('BK_UNKNOWN', node.bucketSync.table.props(name) === undefined ? `there is no bucket ${name}, deleted or not` : `bucket ${name} is not deleted`);
+      if (status === undefined)
+        throw new BucketError(
+          'BK_UNKNOWN',
+          node.bucketSync.table.props(name) === undefined
+            ? `there is no bucket ${name}, deleted or not`
+            : `bucket ${name} is not deleted`,
+        );
       return deletionReply(status);
     }),
   };

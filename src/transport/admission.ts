@@ -110,7 +110,8 @@ function clarify<S extends { code: grpc.status; details: string }>(status: S, pa
     code = grpc.status.INVALID_ARGUMENT;
     details = `${path} takes exactly one request message; the call ${details.startsWith('Received no') ? 'ended without a whole one' : 'sent more than one'}`;
   }
-  if (details.length > MAX_DETAILS_CHARS) details = `${details.slice(0, MAX_DETAILS_CHARS)}… (${details.length - MAX_DETAILS_CHARS} more characters cut)`;
+  if (details.length > MAX_DETAILS_CHARS)
+    details = `${details.slice(0, MAX_DETAILS_CHARS)}… (${details.length - MAX_DETAILS_CHARS} more characters cut)`;
   return code === status.code && details === status.details ? status : { ...status, code, details };
 }
 
@@ -208,9 +209,19 @@ export class Admission {
   #refusal(path: string, peer: string, c: Connection | undefined): Refused | undefined {
     const { maxConnections, maxCallsPerConnection } = this.limits();
     if (c?.over)
-      return { path, peer, code: grpc.status.RESOURCE_EXHAUSTED, details: `this node already serves ${maxConnections} connections (its limit, --max-connections), none of them idle; retry in a moment, or share one channel between calls` };
+      return {
+        path,
+        peer,
+        code: grpc.status.RESOURCE_EXHAUSTED,
+        details: `this node already serves ${maxConnections} connections (its limit, --max-connections), none of them idle; retry in a moment, or share one channel between calls`,
+      };
     if (c !== undefined && c.calls >= maxCallsPerConnection)
-      return { path, peer, code: grpc.status.RESOURCE_EXHAUSTED, details: `this connection already has ${maxCallsPerConnection} calls open (the node's limit, --max-calls-per-connection); wait for some to finish, or spread calls over more connections or nodes` };
+      return {
+        path,
+        peer,
+        code: grpc.status.RESOURCE_EXHAUSTED,
+        details: `this connection already has ${maxCallsPerConnection} calls open (the node's limit, --max-calls-per-connection); wait for some to finish, or spread calls over more connections or nodes`,
+      };
     return undefined;
   }
 
@@ -263,13 +274,29 @@ export class Admission {
             arrival = setTimeout(() => {
               if (this.#slow >= maxSlowArrivals) {
                 this.counts.arrivedLate++;
-                return end({ path: method.path, peer, code: grpc.status.RESOURCE_EXHAUSTED, details: `${method.path}: the request did not arrive in full within ${slowArrivalMs / 1000} s, and ${maxSlowArrivals} others are arriving as slowly (this node's limit); send each request whole, or retry in a moment` }, retryAdvice());
+                return end(
+                  {
+                    path: method.path,
+                    peer,
+                    code: grpc.status.RESOURCE_EXHAUSTED,
+                    details: `${method.path}: the request did not arrive in full within ${slowArrivalMs / 1000} s, and ${maxSlowArrivals} others are arriving as slowly (this node's limit); send each request whole, or retry in a moment`,
+                  },
+                  retryAdvice(),
+                );
               }
               slow = true;
               this.#slow++;
               arrival = setTimeout(() => {
                 this.counts.arrivedLate++;
-                end({ path: method.path, peer, code: grpc.status.DEADLINE_EXCEEDED, details: `${method.path}: the request did not arrive in full within ${arrivalMs / 1000} s of its headers; send each request whole, or check the network` }, new grpc.Metadata());
+                end(
+                  {
+                    path: method.path,
+                    peer,
+                    code: grpc.status.DEADLINE_EXCEEDED,
+                    details: `${method.path}: the request did not arrive in full within ${arrivalMs / 1000} s of its headers; send each request whole, or check the network`,
+                  },
+                  new grpc.Metadata(),
+                );
               }, arrivalMs - slowArrivalMs);
             }, slowArrivalMs);
           }
@@ -279,7 +306,15 @@ export class Admission {
           arrived();
           if (!(message instanceof Undecodable)) return next(message);
           this.counts.undecodable++;
-          end({ path: method.path, peer, code: grpc.status.INVALID_ARGUMENT, details: `${method.path}: the request does not decode as this method's message (${message.reason}); is the client built from this node's proto files (ringkv.v1)?` }, new grpc.Metadata());
+          end(
+            {
+              path: method.path,
+              peer,
+              code: grpc.status.INVALID_ARGUMENT,
+              details: `${method.path}: the request does not decode as this method's message (${message.reason}); is the client built from this node's proto files (ringkv.v1)?`,
+            },
+            new grpc.Metadata(),
+          );
         })
         .withOnCancel(release)
         .build();
@@ -300,7 +335,13 @@ export class Admission {
  * `admission`, to `server` with `credentials`. Resolves with the port bound and a function
  * that stops taking connections (gRPC's shutdown then closes the ones open).
  */
-export async function listenAdmitted(server: grpc.Server, host: string, port: number, credentials: grpc.ServerCredentials, admission: Admission): Promise<{ port: number; close: () => void }> {
+export async function listenAdmitted(
+  server: grpc.Server,
+  host: string,
+  port: number,
+  credentials: grpc.ServerCredentials,
+  admission: Admission,
+): Promise<{ port: number; close: () => void }> {
   const injector = server.createConnectionInjector(credentials);
   const tcp = createServer({ noDelay: true }, (socket) => {
     // A connection reset before gRPC takes it must not be an unhandled error.

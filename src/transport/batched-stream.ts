@@ -50,7 +50,8 @@ const UNDECODABLE = 'a batch does not decode';
  * a call alone), so on a stream that carries only calls an earlier release lacked, this
  * says the peer runs that release.
  */
-export const brokeOnUndecodable = (status: grpc.status, why: string): boolean => status === grpc.status.INVALID_ARGUMENT && why.includes(UNDECODABLE);
+export const brokeOnUndecodable = (status: grpc.status, why: string): boolean =>
+  status === grpc.status.INVALID_ARGUMENT && why.includes(UNDECODABLE);
 
 /** What the client side needs of a stream's messages and failures. */
 export interface ClientCodec<C extends Batched, R extends { readonly id: number }> {
@@ -132,7 +133,12 @@ export class BatchedStream<C extends Batched, R extends { readonly id: number }>
 
   #open(): grpc.ClientDuplexStream<Buffer, Buffer> {
     if (this.#stream !== undefined) return this.#stream;
-    const stream = this.client.makeBidiStreamRequest(this.codec.path, passThrough, passThrough, this.metadata ?? new grpc.Metadata());
+    const stream = this.client.makeBidiStreamRequest(
+      this.codec.path,
+      passThrough,
+      passThrough,
+      this.metadata ?? new grpc.Metadata(),
+    );
     this.#stream = stream;
     stream.on('data', (buf: Buffer) => {
       this.#progressAt = performance.now();
@@ -141,7 +147,11 @@ export class BatchedStream<C extends Batched, R extends { readonly id: number }>
         replies = this.codec.decode(buf);
       } catch (e) {
         stream.cancel();
-        return this.#broken(stream, `the peer sent a reply that does not decode (${(e as Error).message})`, grpc.status.INTERNAL);
+        return this.#broken(
+          stream,
+          `the peer sent a reply that does not decode (${(e as Error).message})`,
+          grpc.status.INTERNAL,
+        );
       }
       for (const r of replies) {
         const p = this.#pending.get(r.id);
@@ -152,8 +162,16 @@ export class BatchedStream<C extends Batched, R extends { readonly id: number }>
         else p.resolve(r);
       }
     });
-    stream.on('error', (e: grpc.ServiceError) => this.#broken(stream, e.details || e.message, e.code ?? grpc.status.UNAVAILABLE));
-    stream.on('status', (s: grpc.StatusObject) => this.#broken(stream, s.code === grpc.status.OK ? 'the peer closed the stream (stopping)' : s.details, s.code === grpc.status.OK ? grpc.status.UNAVAILABLE : s.code));
+    stream.on('error', (e: grpc.ServiceError) =>
+      this.#broken(stream, e.details || e.message, e.code ?? grpc.status.UNAVAILABLE),
+    );
+    stream.on('status', (s: grpc.StatusObject) =>
+      this.#broken(
+        stream,
+        s.code === grpc.status.OK ? 'the peer closed the stream (stopping)' : s.details,
+        s.code === grpc.status.OK ? grpc.status.UNAVAILABLE : s.code,
+      ),
+    );
     stream.on('end', () => this.#broken(stream, 'the peer closed the stream', grpc.status.UNAVAILABLE));
     return stream;
   }
@@ -235,7 +253,10 @@ export class BatchedServer {
     for (const wake of this.#streams) wake();
   }
 
-  serve<C extends Batched, R extends { readonly id: number }>(call: grpc.ServerDuplexStream<Buffer, Buffer>, codec: ServerCodec<C, R>): void {
+  serve<C extends Batched, R extends { readonly id: number }>(
+    call: grpc.ServerDuplexStream<Buffer, Buffer>,
+    codec: ServerCodec<C, R>,
+  ): void {
     let out: R[] = [];
     let outBytes = 0;
     let flushing = false;
@@ -270,7 +291,8 @@ export class BatchedServer {
       });
     };
     const send = (reply: R): void => {
-      let r = reply, size = codec.size(r);
+      let r = reply,
+        size = codec.size(r);
       if (size > NODE_MAX_MESSAGE_BYTES && codec.tooLarge !== undefined) {
         r = codec.tooLarge(r, size);
         size = codec.size(r);

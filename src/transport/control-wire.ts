@@ -20,7 +20,10 @@ import type { TransfersResponse, TransfersResponse__Output } from './generated/r
 import type { BucketEntry } from '../buckets/index.js';
 import type { BucketTable } from './generated/ringkv/internal/v1/BucketTable.js';
 import type { RepairRangeReply, RepairRangeReply__Output } from './generated/ringkv/internal/v1/RepairRangeReply.js';
-import type { RepairRangeRequest, RepairRangeRequest__Output } from './generated/ringkv/internal/v1/RepairRangeRequest.js';
+import type {
+  RepairRangeRequest,
+  RepairRangeRequest__Output,
+} from './generated/ringkv/internal/v1/RepairRangeRequest.js';
 import type { BucketKeysReply } from './generated/ringkv/internal/v1/BucketKeysReply.js';
 import type { BucketKeysRequest__Output } from './generated/ringkv/internal/v1/BucketKeysRequest.js';
 import { callUnary, type ServiceClient, type ServiceHandlers } from './protos.js';
@@ -48,7 +51,10 @@ export interface ControlDeps {
 
 export function controlService(deps: ControlDeps): ServiceHandlers<typeof CONTROL_SERVICE> {
   const unary =
-    <Res, Req extends ControlRequest__Output = ControlRequest__Output>(method: string, fn: (req: Req) => Promise<Res> | Res) =>
+    <Res, Req extends ControlRequest__Output = ControlRequest__Output>(
+      method: string,
+      fn: (req: Req) => Promise<Res> | Res,
+    ) =>
     (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
       const { cluster, from } = call.request;
       const refused = peerRefusal(cluster, deps.clusterName, deps.refuse());
@@ -66,10 +72,15 @@ export function controlService(deps: ControlDeps): ServiceHandlers<typeof CONTRO
     Decommission: unary('decommission', () => deps.decommission()),
     Transfers: unary('transfers', () => deps.transfers()),
     Buckets: unary('buckets', (): BucketTable => ({
-      buckets: deps.buckets().map((b) => ({ name: b.name, props: Object.entries(b.props).map(([name, w]) => ({ name, value: w.value, atMs: w.at, by: w.by })) })),
+      buckets: deps.buckets().map((b) => ({
+        name: b.name,
+        props: Object.entries(b.props).map(([name, w]) => ({ name, value: w.value, atMs: w.at, by: w.by })),
+      })),
     })),
     RepairRange: unary<RepairRangeReply, RepairRangeRequest__Output>('repairRange', (r) => deps.repairRange(r)),
-    BucketKeys: unary<BucketKeysReply, BucketKeysRequest__Output>('bucketKeys', async (r) => ({ keys: await deps.bucketKeys(r.name, Math.max(1, Math.min(r.limit, 1000))) })),
+    BucketKeys: unary<BucketKeysReply, BucketKeysRequest__Output>('bucketKeys', async (r) => ({
+      keys: await deps.bucketKeys(r.name, Math.max(1, Math.min(r.limit, 1000))),
+    })),
   };
 }
 
@@ -105,17 +116,26 @@ export class ControlPeers {
   /** Node `node`'s bucket table. */
   async buckets(node: string): Promise<BucketEntry[]> {
     const reply = await this.#with(node, this.deadlineMs, (c, ...rest) => callUnary(c, 'Buckets', ...rest));
-    return reply.buckets.map((b) => ({ name: b.name, props: Object.fromEntries(b.props.map((p) => [p.name, { value: p.value, at: p.atMs, by: p.by }])) }));
+    return reply.buckets.map((b) => ({
+      name: b.name,
+      props: Object.fromEntries(b.props.map((p) => [p.name, { value: p.value, at: p.atMs, by: p.by }])),
+    }));
   }
 
   /** Ask node `node` to repair a removal's unit with its other replicas (its answer may take as long as the repair: `deadlineMs`). */
-  repairRange(node: string, unit: Omit<RepairRangeRequest, 'cluster' | 'from'>, deadlineMs: number): Promise<RepairRangeReply__Output> {
+  repairRange(
+    node: string,
+    unit: Omit<RepairRangeRequest, 'cluster' | 'from'>,
+    deadlineMs: number,
+  ): Promise<RepairRangeReply__Output> {
     return this.#with(node, deadlineMs, (c, req, ...rest) => callUnary(c, 'RepairRange', { ...req, ...unit }, ...rest));
   }
 
   /** How many records and hints of bucket `name` node `node` holds, counted up to `limit`. */
   async bucketKeys(node: string, name: string, limit: number): Promise<number> {
-    const reply = await this.#with(node, this.deadlineMs, (c, req, ...rest) => callUnary(c, 'BucketKeys', { ...req, name, limit }, ...rest));
+    const reply = await this.#with(node, this.deadlineMs, (c, req, ...rest) =>
+      callUnary(c, 'BucketKeys', { ...req, name, limit }, ...rest),
+    );
     return Number(reply.keys);
   }
 
@@ -129,10 +149,24 @@ export class ControlPeers {
   }
 
   /** A call to node `node` with this node's request, deadline and token; a node without an address fails as an unreachable one would. */
-  #with<T>(node: string, deadlineMs: number, call: (client: ServiceClient<typeof CONTROL_SERVICE>, req: ControlRequest, options: grpc.CallOptions, metadata: grpc.Metadata | undefined) => Promise<T>): Promise<T> {
+  #with<T>(
+    node: string,
+    deadlineMs: number,
+    call: (
+      client: ServiceClient<typeof CONTROL_SERVICE>,
+      req: ControlRequest,
+      options: grpc.CallOptions,
+      metadata: grpc.Metadata | undefined,
+    ) => Promise<T>,
+  ): Promise<T> {
     try {
       const token = this.token();
-      return call(this.#channels.forNode(node, this.addressOf), { cluster: this.clusterName, from: this.id }, { deadline: Date.now() + deadlineMs }, token === undefined ? undefined : callMetadata({ token }));
+      return call(
+        this.#channels.forNode(node, this.addressOf),
+        { cluster: this.clusterName, from: this.id },
+        { deadline: Date.now() + deadlineMs },
+        token === undefined ? undefined : callMetadata({ token }),
+      );
     } catch (e) {
       return Promise.reject(e);
     }

@@ -11,7 +11,10 @@
  * Ask every node in `nodes` in parallel and collect what answered, sorted by node, and
  * who did not (`ringkv transfers` and the status page gather transfers this way).
  */
-export async function gather<T>(nodes: readonly string[], ask: (node: string) => Promise<T>): Promise<{ replies: T[]; unreachable: string[] }> {
+export async function gather<T>(
+  nodes: readonly string[],
+  ask: (node: string) => Promise<T>,
+): Promise<{ replies: T[]; unreachable: string[] }> {
   const replies: { node: string; reply: T }[] = [];
   const unreachable: string[] = [];
   await Promise.all(

@@ -14,7 +14,10 @@ import type { DeltaSyn, GossipMessage } from '../membership/gossiper.js';
 import type { DeltaSyn__Output } from './generated/ringkv/internal/v1/DeltaSyn.js';
 import type { Digest__Output } from './generated/ringkv/internal/v1/Digest.js';
 import type { Field } from './generated/ringkv/internal/v1/Field.js';
-import type { GossipMessage as WireMessage, GossipMessage__Output as WireMessageIn } from './generated/ringkv/internal/v1/GossipMessage.js';
+import type {
+  GossipMessage as WireMessage,
+  GossipMessage__Output as WireMessageIn,
+} from './generated/ringkv/internal/v1/GossipMessage.js';
 import type { NodeDelta, NodeDelta__Output } from './generated/ringkv/internal/v1/NodeDelta.js';
 import { PeerChannels } from './peer-channels.js';
 import { serviceClient, type ServiceHandlers } from './protos.js';
@@ -27,7 +30,8 @@ export function fromWire(w: WireMessageIn): GossipMessage {
   switch (w.kind) {
     case 'SYN': {
       const delta = deltaSynFromWire(w.delta);
-      if (delta === undefined) return { ...base, kind: 'syn', digests: w.digests.map(legacyDigest), deltas: w.deltas.map(deltaFromWire) };
+      if (delta === undefined)
+        return { ...base, kind: 'syn', digests: w.digests.map(legacyDigest), deltas: w.deltas.map(deltaFromWire) };
       return { ...base, kind: 'syn', digests: w.digests, deltas: w.deltas.map(deltaFromWire), delta };
     }
     case 'ACK':
@@ -67,7 +71,13 @@ function deltaFromWire(d: NodeDelta__Output): Delta {
 }
 
 function deltaToWire(d: Delta): NodeDelta {
-  return { id: d.id, generation: d.generation, heartbeat: d.heartbeat, fields: d.fields.map((f): Field => ({ name: f.name, value: f.value, version: f.version })), since: d.since ?? 0 };
+  return {
+    id: d.id,
+    generation: d.generation,
+    heartbeat: d.heartbeat,
+    fields: d.fields.map((f): Field => ({ name: f.name, value: f.value, version: f.version })),
+    since: d.since ?? 0,
+  };
 }
 
 export function toWire(m: GossipMessage): WireMessage {
@@ -81,7 +91,13 @@ export function toWire(m: GossipMessage): WireMessage {
     deltas: (m.deltas ?? []).map(deltaToWire),
     requests: m.kind === 'ack' ? [...m.requests] : [],
     ...(d !== undefined && {
-      delta: { generation: d.generation, roster: d.roster, tableHash: d.tableHash ?? '', heartbeats: d.heartbeats ?? new Uint8Array(0), broadcasts: d.broadcasts.map(deltaToWire) },
+      delta: {
+        generation: d.generation,
+        roster: d.roster,
+        tableHash: d.tableHash ?? '',
+        heartbeats: d.heartbeats ?? new Uint8Array(0),
+        broadcasts: d.broadcasts.map(deltaToWire),
+      },
     }),
   };
 }
@@ -136,7 +152,9 @@ export interface GossipHandler {
 }
 
 /** The Gossip service's definition and handler: a refusal for another cluster is FAILED_PRECONDITION, any other INVALID_ARGUMENT. */
-export function gossipService(h: GossipHandler): [grpc.ServiceDefinition, ServiceHandlers<'ringkv.internal.v1.Gossip'>] {
+export function gossipService(
+  h: GossipHandler,
+): [grpc.ServiceDefinition, ServiceHandlers<'ringkv.internal.v1.Gossip'>] {
   return [
     serviceClient('ringkv.internal.v1.Gossip').service,
     {
@@ -145,7 +163,9 @@ export function gossipService(h: GossipHandler): [grpc.ServiceDefinition, Servic
         if (stopping !== undefined) return cb({ code: grpc.status.UNAVAILABLE, details: stopping });
         const refused = h.receive(fromWire(call.request));
         if (refused !== undefined) {
-          const code = refused.startsWith('cluster name') ? grpc.status.FAILED_PRECONDITION : grpc.status.INVALID_ARGUMENT;
+          const code = refused.startsWith('cluster name')
+            ? grpc.status.FAILED_PRECONDITION
+            : grpc.status.INVALID_ARGUMENT;
           return cb({ code, details: refused });
         }
         cb(null, {});

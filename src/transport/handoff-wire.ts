@@ -11,7 +11,10 @@ import type { KeyFilter, Store } from '../storage/index.js';
 import { MAX_TOKEN, tokenHex as hex } from '../ring/index.js';
 import type { Throttle } from '../streaming/throttle.js';
 import type { PullItem, RangeBatchIn, RangeSourceApi } from '../streaming/transfers.js';
-import type { StreamRangeRequest, StreamRangeRequest__Output } from './generated/ringkv/internal/v1/StreamRangeRequest.js';
+import type {
+  StreamRangeRequest,
+  StreamRangeRequest__Output,
+} from './generated/ringkv/internal/v1/StreamRangeRequest.js';
 import type { FetchRange } from './generated/ringkv/internal/v1/FetchRange.js';
 import type { FetchRequest } from './generated/ringkv/internal/v1/FetchRequest.js';
 import { PeerChannels } from './peer-channels.js';
@@ -74,9 +77,11 @@ export function handoffService(deps: HandoffServerDeps): Handlers {
   return {
     StreamRange: (call) => {
       // Served under handoffDefinition(): its batches go out as encodeRangeBatch's bytes.
-      void streamRange(deps, call as unknown as grpc.ServerWritableStream<StreamRangeRequest__Output, Buffer>).catch((e: unknown) => {
-        if (!call.cancelled) call.emit('error', toStatus(e));
-      });
+      void streamRange(deps, call as unknown as grpc.ServerWritableStream<StreamRangeRequest__Output, Buffer>).catch(
+        (e: unknown) => {
+          if (!call.cancelled) call.emit('error', toStatus(e));
+        },
+      );
     },
     Fetch: (call, cb) => {
       const r = call.request;
@@ -84,18 +89,51 @@ export function handoffService(deps: HandoffServerDeps): Handlers {
       if (refused !== undefined) return cb(refused);
       const items: PullItem[] = [];
       for (const x of r.ranges) {
-        const start = parseToken(x.start), end = parseToken(x.end);
-        if (start === undefined || end === undefined || x.sources.length === 0) return cb(status(grpc.status.INVALID_ARGUMENT, `range (${x.start}, ${x.end}] must be two 16-hex-digit tokens with at least one source`));
-        if (x.sources.some((id) => id.length === 0 || id.length > MAX_ID_LENGTH)) return cb(status(grpc.status.INVALID_ARGUMENT, `range (${x.start}, ${x.end}]: each source must be a node id of 1-${MAX_ID_LENGTH} characters`));
+        const start = parseToken(x.start),
+          end = parseToken(x.end);
+        if (start === undefined || end === undefined || x.sources.length === 0)
+          return cb(
+            status(
+              grpc.status.INVALID_ARGUMENT,
+              `range (${x.start}, ${x.end}] must be two 16-hex-digit tokens with at least one source`,
+            ),
+          );
+        if (x.sources.some((id) => id.length === 0 || id.length > MAX_ID_LENGTH))
+          return cb(
+            status(
+              grpc.status.INVALID_ARGUMENT,
+              `range (${x.start}, ${x.end}]: each source must be a node id of 1-${MAX_ID_LENGTH} characters`,
+            ),
+          );
         const unknown = x.sources.find((id) => !deps.knows(id));
-        if (unknown !== undefined) return cb(status(grpc.status.FAILED_PRECONDITION, `range (${x.start}, ${x.end}]: source ${unknown} is not a node this one knows; if it just joined, retry once gossip has reached this node`));
-        if (x.n > 16 || x.classes.some((c) => c < 1 || c > 16)) return cb(status(grpc.status.INVALID_ARGUMENT, `range (${x.start}, ${x.end}]: n and classes must be replica counts of 1-16 (n 0: every key)`));
-        items.push({ start, end, sources: x.sources, leaverGone: x.leaverGone, ...(x.n === 0 ? {} : { n: x.n }), ...(x.classes.length === 0 ? {} : { classes: x.classes }) });
+        if (unknown !== undefined)
+          return cb(
+            status(
+              grpc.status.FAILED_PRECONDITION,
+              `range (${x.start}, ${x.end}]: source ${unknown} is not a node this one knows; if it just joined, retry once gossip has reached this node`,
+            ),
+          );
+        if (x.n > 16 || x.classes.some((c) => c < 1 || c > 16))
+          return cb(
+            status(
+              grpc.status.INVALID_ARGUMENT,
+              `range (${x.start}, ${x.end}]: n and classes must be replica counts of 1-16 (n 0: every key)`,
+            ),
+          );
+        items.push({
+          start,
+          end,
+          sources: x.sources,
+          leaverGone: x.leaverGone,
+          ...(x.n === 0 ? {} : { n: x.n }),
+          ...(x.classes.length === 0 ? {} : { classes: x.classes }),
+        });
       }
       if (r.move.length === 0) return cb(status(grpc.status.INVALID_ARGUMENT, 'a fetch must name its movement (move)'));
       deps.fetch(r.move, r.requester, items).then(
         (res) => cb(null, res),
-        (e: unknown) => cb({ code: grpc.status.UNAVAILABLE, details: `fetch failed: ${(e as Error)?.message ?? String(e)}` }),
+        (e: unknown) =>
+          cb({ code: grpc.status.UNAVAILABLE, details: `fetch failed: ${(e as Error)?.message ?? String(e)}` }),
       );
     },
   };
@@ -117,7 +155,10 @@ export function handoffDefinition(): grpc.ServiceDefinition {
  * with the joiner's. Tags as in decodeRangeBatch; checked against protobufjs's decoding by
  * test/unit/streaming/range-stream.test.ts.
  */
-export function encodeRangeBatch(entries: readonly { readonly key: Uint8Array; readonly record: Uint8Array }[], corrupt: number): Buffer {
+export function encodeRangeBatch(
+  entries: readonly { readonly key: Uint8Array; readonly record: Uint8Array }[],
+  corrupt: number,
+): Buffer {
   let size = varintField(corrupt);
   for (const e of entries) size += messageField(bytesField(e.key.length) + bytesField(e.record.length));
   const w = new Writer(Buffer.allocUnsafe(size));
@@ -130,19 +171,31 @@ export function encodeRangeBatch(entries: readonly { readonly key: Uint8Array; r
   return w.buf;
 }
 
-async function streamRange(deps: HandoffServerDeps, call: grpc.ServerWritableStream<StreamRangeRequest__Output, Buffer>): Promise<void> {
+async function streamRange(
+  deps: HandoffServerDeps,
+  call: grpc.ServerWritableStream<StreamRangeRequest__Output, Buffer>,
+): Promise<void> {
   const r = call.request;
   const refused = peerRefusal(r.cluster, deps.clusterName, deps.refuse());
   if (refused !== undefined) return void call.emit('error', refused);
-  const start = parseToken(r.start), end = parseToken(r.end);
+  const start = parseToken(r.start),
+    end = parseToken(r.end);
   if (start === undefined || end === undefined || start > MAX_TOKEN || end > MAX_TOKEN)
-    return void call.emit('error', status(grpc.status.INVALID_ARGUMENT, `range (${r.start}, ${r.end}] must be two tokens of 16 hex digits`));
+    return void call.emit(
+      'error',
+      status(grpc.status.INVALID_ARGUMENT, `range (${r.start}, ${r.end}] must be two tokens of 16 hex digits`),
+    );
   const only = deps.only?.(r.n, r.classes);
   const out: OutgoingStream = { to: r.requester, start: r.start, end: r.end, startedAt: Date.now(), keys: 0, bytes: 0 };
   deps.outgoing.add(out);
   try {
     const after = r.afterKey.length > 0 ? r.afterKey : undefined;
-    for await (const batch of deps.store.ranges.scan({ start, end }, { batchCount: STREAM_BATCH_COUNT, batchBytes: STREAM_BATCH_BYTES }, after, only)) {
+    for await (const batch of deps.store.ranges.scan(
+      { start, end },
+      { batchCount: STREAM_BATCH_COUNT, batchBytes: STREAM_BATCH_BYTES },
+      after,
+      only,
+    )) {
       if (call.cancelled) return;
       // A stretch of other classes' keys only: nothing to send.
       if (batch.entries.length === 0 && batch.corrupt.length === 0) continue;
@@ -190,7 +243,8 @@ export function decodeRangeBatch(buf: Buffer): RangeBatchIn {
     const tag = r.varint();
     if (tag === 0x0a) {
       const end = r.end(r.varint());
-      let key: Buffer = EMPTY, record: Buffer = EMPTY;
+      let key: Buffer = EMPTY,
+        record: Buffer = EMPTY;
       const e = new WireReader(buf, r.pos, end);
       while (e.more()) {
         const t = e.varint();
@@ -220,7 +274,8 @@ class WireReader {
   }
 
   varint(): number {
-    let n = 0, scale = 1;
+    let n = 0,
+      scale = 1;
     for (let i = 0; i < 10; i++) {
       if (this.pos >= this.limit) throw new Error('RangeBatch: truncated varint');
       const b = this.buf[this.pos++]!;
@@ -282,11 +337,30 @@ export class GrpcHandoff implements RangeSourceApi {
     return this.#channels.forNode(node, this.addressOf);
   }
 
-  async *stream(source: string, range: { start: bigint; end: bigint }, after: Buffer | undefined, signal: AbortSignal, cls?: { readonly n?: number; readonly classes?: readonly number[] }): AsyncIterable<RangeBatchIn> {
+  async *stream(
+    source: string,
+    range: { start: bigint; end: bigint },
+    after: Buffer | undefined,
+    signal: AbortSignal,
+    cls?: { readonly n?: number; readonly classes?: readonly number[] },
+  ): AsyncIterable<RangeBatchIn> {
     const method = this.#channels.Client.service.StreamRange;
-    const req: StreamRangeRequest = { start: hex(range.start), end: hex(range.end), afterKey: after ?? Buffer.alloc(0), requester: this.self, cluster: this.clusterName, n: cls?.n ?? 0, classes: [...(cls?.classes ?? [])] };
+    const req: StreamRangeRequest = {
+      start: hex(range.start),
+      end: hex(range.end),
+      afterKey: after ?? Buffer.alloc(0),
+      requester: this.self,
+      cluster: this.clusterName,
+      n: cls?.n ?? 0,
+      classes: [...(cls?.classes ?? [])],
+    };
     // The batches are decoded by hand (decodeRangeBatch), not by the proto-loader definition.
-    const call: grpc.ClientReadableStream<RangeBatchIn> = this.#client(source).makeServerStreamRequest(method.path, method.requestSerialize, decodeRangeBatch, req);
+    const call: grpc.ClientReadableStream<RangeBatchIn> = this.#client(source).makeServerStreamRequest(
+      method.path,
+      method.requestSerialize,
+      decodeRangeBatch,
+      req,
+    );
     const cancel = (): void => call.cancel();
     signal.addEventListener('abort', cancel);
     try {
@@ -298,8 +372,25 @@ export class GrpcHandoff implements RangeSourceApi {
   }
 
   /** Ask `node` to pull `items` for movement `move`; resolves when it has them all. */
-  fetch(node: string, move: string, items: readonly PullItem[], deadline: number): Promise<{ keys: number; bytes: number }> {
-    const req: FetchRequest = { cluster: this.clusterName, move, requester: this.self, ranges: items.map((i): FetchRange => ({ start: hex(i.start), end: hex(i.end), sources: [...i.sources], leaverGone: i.leaverGone === true, n: i.n ?? 0, classes: [...(i.classes ?? [])] })) };
+  fetch(
+    node: string,
+    move: string,
+    items: readonly PullItem[],
+    deadline: number,
+  ): Promise<{ keys: number; bytes: number }> {
+    const req: FetchRequest = {
+      cluster: this.clusterName,
+      move,
+      requester: this.self,
+      ranges: items.map((i): FetchRange => ({
+        start: hex(i.start),
+        end: hex(i.end),
+        sources: [...i.sources],
+        leaverGone: i.leaverGone === true,
+        n: i.n ?? 0,
+        classes: [...(i.classes ?? [])],
+      })),
+    };
     return callUnary(this.#client(node), 'fetch', req, { deadline });
   }
 

@@ -6,7 +6,22 @@
  *
  * Owns: the byte layout. Must not: know what the calls do (kv-service.ts runs them).
  */
-import { EMPTY, LEN, VARINT, batchItemSize, bytesField, decodeBatch, encodeBatch, messageField, readSint64, sint64Field, varintField, writeSint64, type ItemLayout, type Reader } from './protobuf-bytes.js';
+import {
+  EMPTY,
+  LEN,
+  VARINT,
+  batchItemSize,
+  bytesField,
+  decodeBatch,
+  encodeBatch,
+  messageField,
+  readSint64,
+  sint64Field,
+  varintField,
+  writeSint64,
+  type ItemLayout,
+  type Reader,
+} from './protobuf-bytes.js';
 import { timeLeft } from './replica-codec.js';
 
 /** What a put and a delete may ask of their acknowledgements (kv.proto's node_confirms, zone_confirms, pw). */
@@ -17,19 +32,58 @@ export interface Confirms {
 }
 
 export type KvCall =
-  | ({ id: number; deadline: number; op: 'put'; key: Buffer; value: Buffer; context: Buffer; w: number; requestId: Buffer; bucket: string; ttlMs: number } & Confirms)
+  | ({
+      id: number;
+      deadline: number;
+      op: 'put';
+      key: Buffer;
+      value: Buffer;
+      context: Buffer;
+      w: number;
+      requestId: Buffer;
+      bucket: string;
+      ttlMs: number;
+    } & Confirms)
   | { id: number; deadline: number; op: 'get'; key: Buffer; r: number; bucket: string }
-  | ({ id: number; deadline: number; op: 'delete'; key: Buffer; context: Buffer; w: number; requestId: Buffer; bucket: string } & Confirms)
+  | ({
+      id: number;
+      deadline: number;
+      op: 'delete';
+      key: Buffer;
+      context: Buffer;
+      w: number;
+      requestId: Buffer;
+      bucket: string;
+    } & Confirms)
   // The amount as sent (any sint64): the coordinator refuses what is past its bound (KV_BAD_AMOUNT).
-  | ({ id: number; deadline: number; op: 'counterUpdate'; key: Buffer; amount: bigint; w: number; requestId: Buffer; bucket: string } & Confirms)
+  | ({
+      id: number;
+      deadline: number;
+      op: 'counterUpdate';
+      key: Buffer;
+      amount: bigint;
+      w: number;
+      requestId: Buffer;
+      bucket: string;
+    } & Confirms)
   // A compare-and-set (kv.proto's PutIfRequest, DeleteIfRequest).
-  | { id: number; deadline: number; op: 'putIf'; key: Buffer; value: Buffer; context: Buffer; bucket: string; requestId: Buffer }
+  | {
+      id: number;
+      deadline: number;
+      op: 'putIf';
+      key: Buffer;
+      value: Buffer;
+      context: Buffer;
+      bucket: string;
+      requestId: Buffer;
+    }
   | { id: number; deadline: number; op: 'deleteIf'; key: Buffer; context: Buffer; bucket: string; requestId: Buffer };
 
 /** A call as the server decodes it: one naming no operation this release knows is 'unsupported', refused alone. */
 export type DecodedKvCall = KvCall | { id: number; deadline: number; op: 'unsupported'; bucket: '' };
 
-const confirmsSize = (c: Confirms): number => varintField(c.nodeConfirms) + varintField(c.zoneConfirms) + varintField(c.pw);
+const confirmsSize = (c: Confirms): number =>
+  varintField(c.nodeConfirms) + varintField(c.zoneConfirms) + varintField(c.pw);
 
 export type KvReply =
   | { id: number; op: 'put'; context: Buffer }
@@ -55,19 +109,50 @@ function callLayout(now: number): ItemLayout<KvCall> {
       switch (c.op) {
         case 'put':
           return (
-            bytesField(c.key.length) + bytesField(c.value.length) + bytesField(c.context.length) + varintField(c.w) + bytesField(c.requestId.length) +
-            bytesField(Buffer.byteLength(c.bucket)) + varintField(c.ttlMs) + confirmsSize(c)
+            bytesField(c.key.length) +
+            bytesField(c.value.length) +
+            bytesField(c.context.length) +
+            varintField(c.w) +
+            bytesField(c.requestId.length) +
+            bytesField(Buffer.byteLength(c.bucket)) +
+            varintField(c.ttlMs) +
+            confirmsSize(c)
           );
         case 'get':
           return bytesField(c.key.length) + varintField(c.r) + bytesField(Buffer.byteLength(c.bucket));
         case 'delete':
-          return bytesField(c.key.length) + bytesField(c.context.length) + varintField(c.w) + bytesField(c.requestId.length) + bytesField(Buffer.byteLength(c.bucket)) + confirmsSize(c);
+          return (
+            bytesField(c.key.length) +
+            bytesField(c.context.length) +
+            varintField(c.w) +
+            bytesField(c.requestId.length) +
+            bytesField(Buffer.byteLength(c.bucket)) +
+            confirmsSize(c)
+          );
         case 'counterUpdate':
-          return bytesField(Buffer.byteLength(c.bucket)) + bytesField(c.key.length) + sint64Field(c.amount) + bytesField(c.requestId.length) + varintField(c.w) + confirmsSize(c);
+          return (
+            bytesField(Buffer.byteLength(c.bucket)) +
+            bytesField(c.key.length) +
+            sint64Field(c.amount) +
+            bytesField(c.requestId.length) +
+            varintField(c.w) +
+            confirmsSize(c)
+          );
         case 'putIf':
-          return bytesField(c.key.length) + bytesField(c.value.length) + bytesField(c.context.length) + bytesField(Buffer.byteLength(c.bucket)) + bytesField(c.requestId.length);
+          return (
+            bytesField(c.key.length) +
+            bytesField(c.value.length) +
+            bytesField(c.context.length) +
+            bytesField(Buffer.byteLength(c.bucket)) +
+            bytesField(c.requestId.length)
+          );
         case 'deleteIf':
-          return bytesField(c.key.length) + bytesField(c.context.length) + bytesField(Buffer.byteLength(c.bucket)) + bytesField(c.requestId.length);
+          return (
+            bytesField(c.key.length) +
+            bytesField(c.context.length) +
+            bytesField(Buffer.byteLength(c.bucket)) +
+            bytesField(c.requestId.length)
+          );
       }
     },
     writeBody: (w, c) => {
@@ -129,7 +214,9 @@ const REPLY_LAYOUT: ItemLayout<KvReply> = {
         return bytesField(r.context.length);
       case 'get':
         // Every value is written, even an empty one: a repeated field keeps its count.
-        return r.values.reduce((a, v) => a + messageField(v.length), 0) + bytesField(r.context.length) + (r.found ? 2 : 0);
+        return (
+          r.values.reduce((a, v) => a + messageField(v.length), 0) + bytesField(r.context.length) + (r.found ? 2 : 0)
+        );
       case 'delete':
         return 0;
       case 'error':
@@ -164,7 +251,8 @@ const REPLY_LAYOUT: ItemLayout<KvReply> = {
 };
 
 export const kvCallSize = (c: KvCall, now = Date.now()): number => batchItemSize(callLayout(now), c);
-export const encodeKvCalls = (calls: readonly KvCall[], now = Date.now()): Buffer => encodeBatch(callLayout(now), calls);
+export const encodeKvCalls = (calls: readonly KvCall[], now = Date.now()): Buffer =>
+  encodeBatch(callLayout(now), calls);
 export const kvReplySize = (r: KvReply): number => batchItemSize(REPLY_LAYOUT, r);
 export const encodeKvReplies = (replies: readonly KvReply[]): Buffer => encodeBatch(REPLY_LAYOUT, replies);
 
@@ -174,44 +262,87 @@ export const encodeKvReplies = (replies: readonly KvReply[]): Buffer => encodeBa
  * WireDecodeError when `buf` is not a batch of calls.
  */
 export function decodeKvCalls(buf: Buffer, now = Date.now()): DecodedKvCall[] {
-  return decodeBatch(buf, 'call', 3, 8, ({ id, second, opField, body: b }): DecodedKvCall => {
-    const deadline = now + second;
-    if (opField === 0) return { id, deadline, op: 'unsupported', bucket: '' };
-    const op = CALL_OPS[opField - 3]!;
-    if (op === 'counterUpdate') return counterUpdateCall(id, deadline, b);
-    if (op === 'putIf' || op === 'deleteIf') return casCall(id, deadline, op, b);
-    let key = EMPTY, value = EMPTY, context = EMPTY, requestId = EMPTY, quorum = 0, bucket = '', ttlMs = 0, nodeConfirms = 0, zoneConfirms = 0, pw = 0;
-    // A delete's fields up to its bucket are one lower than a put's (no value), and its confirms two (no ttl_ms).
-    const shift = op === 'delete' ? 1 : 0, confirms = op === 'delete' ? 6 : 8;
-    while (!b.done) {
-      const t = b.tag(), f = t >>> 3, wire = t & 7;
-      if (f === 1 && wire === LEN) key = b.bytes();
-      else if (op === 'get') {
-        if (f === 2 && wire === VARINT) quorum = b.varint();
-        else if (f === 3 && wire === LEN) bucket = b.string();
+  return decodeBatch(
+    buf,
+    'call',
+    3,
+    8,
+    ({ id, second, opField, body: b }): DecodedKvCall => {
+      const deadline = now + second;
+      if (opField === 0) return { id, deadline, op: 'unsupported', bucket: '' };
+      const op = CALL_OPS[opField - 3]!;
+      if (op === 'counterUpdate') return counterUpdateCall(id, deadline, b);
+      if (op === 'putIf' || op === 'deleteIf') return casCall(id, deadline, op, b);
+      let key = EMPTY,
+        value = EMPTY,
+        context = EMPTY,
+        requestId = EMPTY,
+        quorum = 0,
+        bucket = '',
+        ttlMs = 0,
+        nodeConfirms = 0,
+        zoneConfirms = 0,
+        pw = 0;
+      // A delete's fields up to its bucket are one lower than a put's (no value), and its confirms two (no ttl_ms).
+      const shift = op === 'delete' ? 1 : 0,
+        confirms = op === 'delete' ? 6 : 8;
+      while (!b.done) {
+        const t = b.tag(),
+          f = t >>> 3,
+          wire = t & 7;
+        if (f === 1 && wire === LEN) key = b.bytes();
+        else if (op === 'get') {
+          if (f === 2 && wire === VARINT) quorum = b.varint();
+          else if (f === 3 && wire === LEN) bucket = b.string();
+          else b.skip(wire);
+        } else if (op === 'put' && f === 2 && wire === LEN) value = b.bytes();
+        else if (f + shift === 3 && wire === LEN) context = b.bytes();
+        else if (f + shift === 4 && wire === VARINT) quorum = b.varint();
+        else if (f + shift === 5 && wire === LEN) requestId = b.bytes();
+        else if (f + shift === 6 && wire === LEN) bucket = b.string();
+        else if (op === 'put' && f === 7 && wire === VARINT) ttlMs = b.varint();
+        else if (f === confirms && wire === VARINT) nodeConfirms = b.varint();
+        else if (f === confirms + 1 && wire === VARINT) zoneConfirms = b.varint();
+        else if (f === confirms + 2 && wire === VARINT) pw = b.varint();
         else b.skip(wire);
-      } else if (op === 'put' && f === 2 && wire === LEN) value = b.bytes();
-      else if (f + shift === 3 && wire === LEN) context = b.bytes();
-      else if (f + shift === 4 && wire === VARINT) quorum = b.varint();
-      else if (f + shift === 5 && wire === LEN) requestId = b.bytes();
-      else if (f + shift === 6 && wire === LEN) bucket = b.string();
-      else if (op === 'put' && f === 7 && wire === VARINT) ttlMs = b.varint();
-      else if (f === confirms && wire === VARINT) nodeConfirms = b.varint();
-      else if (f === confirms + 1 && wire === VARINT) zoneConfirms = b.varint();
-      else if (f === confirms + 2 && wire === VARINT) pw = b.varint();
-      else b.skip(wire);
-    }
-    if (op === 'put') return { id, deadline, op, key, value, context, w: quorum, requestId, bucket, ttlMs, nodeConfirms, zoneConfirms, pw };
-    if (op === 'get') return { id, deadline, op, key, r: quorum, bucket };
-    return { id, deadline, op, key, context, w: quorum, requestId, bucket, nodeConfirms, zoneConfirms, pw };
-  }, { unknownOp: 'pass' });
+      }
+      if (op === 'put')
+        return {
+          id,
+          deadline,
+          op,
+          key,
+          value,
+          context,
+          w: quorum,
+          requestId,
+          bucket,
+          ttlMs,
+          nodeConfirms,
+          zoneConfirms,
+          pw,
+        };
+      if (op === 'get') return { id, deadline, op, key, r: quorum, bucket };
+      return { id, deadline, op, key, context, w: quorum, requestId, bucket, nodeConfirms, zoneConfirms, pw };
+    },
+    { unknownOp: 'pass' },
+  );
 }
 
 /** A CounterUpdateRequest's body (kv.proto). */
 function counterUpdateCall(id: number, deadline: number, b: Reader): KvCall {
-  let key = EMPTY, requestId = EMPTY, bucket = '', amount = 0n, w = 0, nodeConfirms = 0, zoneConfirms = 0, pw = 0;
+  let key = EMPTY,
+    requestId = EMPTY,
+    bucket = '',
+    amount = 0n,
+    w = 0,
+    nodeConfirms = 0,
+    zoneConfirms = 0,
+    pw = 0;
   while (!b.done) {
-    const t = b.tag(), f = t >>> 3, wire = t & 7;
+    const t = b.tag(),
+      f = t >>> 3,
+      wire = t & 7;
     if (f === 1 && wire === LEN) bucket = b.string();
     else if (f === 2 && wire === LEN) key = b.bytes();
     else if (f === 3 && wire === VARINT) amount = readSint64(b);
@@ -227,10 +358,16 @@ function counterUpdateCall(id: number, deadline: number, b: Reader): KvCall {
 
 /** A PutIfRequest's or DeleteIfRequest's body (kv.proto): a DeleteIfRequest's fields are one lower from its context on. */
 function casCall(id: number, deadline: number, op: 'putIf' | 'deleteIf', b: Reader): KvCall {
-  let key = EMPTY, value = EMPTY, context = EMPTY, requestId = EMPTY, bucket = '';
+  let key = EMPTY,
+    value = EMPTY,
+    context = EMPTY,
+    requestId = EMPTY,
+    bucket = '';
   const shift = op === 'deleteIf' ? 1 : 0;
   while (!b.done) {
-    const t = b.tag(), f = t >>> 3, wire = t & 7;
+    const t = b.tag(),
+      f = t >>> 3,
+      wire = t & 7;
     if (f === 1 && wire === LEN) key = b.bytes();
     else if (op === 'putIf' && f === 2 && wire === LEN) value = b.bytes();
     else if (f + shift === 3 && wire === LEN) context = b.bytes();
@@ -238,7 +375,9 @@ function casCall(id: number, deadline: number, op: 'putIf' | 'deleteIf', b: Read
     else if (f + shift === 5 && wire === LEN) requestId = b.bytes();
     else b.skip(wire);
   }
-  return op === 'putIf' ? { id, deadline, op, key, value, context, bucket, requestId } : { id, deadline, op, key, context, bucket, requestId };
+  return op === 'putIf'
+    ? { id, deadline, op, key, value, context, bucket, requestId }
+    : { id, deadline, op, key, context, bucket, requestId };
 }
 
 /** The KvReplies in `buf`. Throws WireDecodeError when it is not one. */
@@ -246,9 +385,15 @@ export function decodeKvReplies(buf: Buffer): KvReply[] {
   return decodeBatch(buf, 'reply', 2, 7, ({ id, opField, body: b }): KvReply => {
     const op = REPLY_OPS[opField - 2]!;
     const values: Buffer[] = [];
-    let first = EMPTY, second = EMPTY, fourth = EMPTY, number = 0, flag = false;
+    let first = EMPTY,
+      second = EMPTY,
+      fourth = EMPTY,
+      number = 0,
+      flag = false;
     while (!b.done) {
-      const t = b.tag(), f = t >>> 3, wire = t & 7;
+      const t = b.tag(),
+        f = t >>> 3,
+        wire = t & 7;
       if (op === 'get' && f === 1 && wire === LEN) values.push(b.bytes());
       else if (f === 1 && wire === LEN) first = b.bytes();
       else if (f === 1 && wire === VARINT) number = b.varint();

@@ -17,13 +17,37 @@
  * contain quorum logic (replication/ does).
  */
 import * as grpc from '@grpc/grpc-js';
-import { BucketError, DataTypeError, FIELD_TYPES, bucketName, typeOf, type BucketProps, type BucketTable, type BucketType, type FieldType } from '../buckets/index.js';
+import {
+  BucketError,
+  DataTypeError,
+  FIELD_TYPES,
+  bucketName,
+  typeOf,
+  type BucketProps,
+  type BucketTable,
+  type BucketType,
+  type FieldType,
+} from '../buckets/index.js';
 import { ReplicationError } from '../replication/replication-errors.js';
 import type { CasOutcome } from '../replication/cas.js';
-import { checkBatchSize, type Coordinator, type KeyOutcome, type MapEntry, type RequestOptions, type SetOp } from '../replication/coordinator.js';
+import {
+  checkBatchSize,
+  type Coordinator,
+  type KeyOutcome,
+  type MapEntry,
+  type RequestOptions,
+  type SetOp,
+} from '../replication/coordinator.js';
 import type { SubOp } from '../storage/index.js';
 import { BatchedServer, passThrough, type ServerCodec } from './batched-stream.js';
-import { decodeKvCalls, encodeKvReplies, kvReplySize, type DecodedKvCall, type KvCall, type KvReply } from './kv-codec.js';
+import {
+  decodeKvCalls,
+  encodeKvReplies,
+  kvReplySize,
+  type DecodedKvCall,
+  type KvCall,
+  type KvReply,
+} from './kv-codec.js';
 import type { PutManyRequest__Output } from './generated/ringkv/v1/PutManyRequest.js';
 import type { SetOp__Output } from './generated/ringkv/v1/SetOp.js';
 import type { MapOp__Output } from './generated/ringkv/v1/MapOp.js';
@@ -54,10 +78,12 @@ function deadlineOf<Req, Res>(call: grpc.ServerUnaryCall<Req, Res>): number | un
 function unary<Req, Res>(fn: (req: Req, deadline: number | undefined) => Promise<Res>) {
   return (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
     // Through a promise: a request refused as it is read (a bad bucket) rejects, it does not throw out of the handler.
-    Promise.resolve(call.request).then((req) => fn(req, deadlineOf(call))).then(
-      (res) => cb(null, res),
-      (e: unknown) => cb(toStatus(e)),
-    );
+    Promise.resolve(call.request)
+      .then((req) => fn(req, deadlineOf(call)))
+      .then(
+        (res) => cb(null, res),
+        (e: unknown) => cb(toStatus(e)),
+      );
   };
 }
 
@@ -70,16 +96,18 @@ function unary<Req, Res>(fn: (req: Req, deadline: number | undefined) => Promise
  */
 function casUnary<Req, Res>(fn: (req: Req, deadline: number | undefined) => Promise<Res>) {
   return (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
-    Promise.resolve(call.request).then((req) => fn(req, deadlineOf(call))).then(
-      (res) => cb(null, res),
-      (e: unknown) => {
-        const status = toStatus(e);
-        if (!provesNotApplied(e)) return cb(status);
-        const metadata = status.metadata ?? new grpc.Metadata();
-        metadata.set(CAS_OUTCOME, 'not-applied');
-        cb({ ...status, metadata });
-      },
-    );
+    Promise.resolve(call.request)
+      .then((req) => fn(req, deadlineOf(call)))
+      .then(
+        (res) => cb(null, res),
+        (e: unknown) => {
+          const status = toStatus(e);
+          if (!provesNotApplied(e)) return cb(status);
+          const metadata = status.metadata ?? new grpc.Metadata();
+          metadata.set(CAS_OUTCOME, 'not-applied');
+          cb({ ...status, metadata });
+        },
+      );
   };
 }
 
@@ -98,7 +126,13 @@ export function provesNotApplied(e: unknown): boolean {
 }
 
 /** Told of each stream call done: its operation, gRPC code name, seconds taken, a get's sibling count, and the bucket it named. */
-export type KvObserver = (operation: string, code: string, seconds: number, siblings: number | undefined, bucket: string) => void;
+export type KvObserver = (
+  operation: string,
+  code: string,
+  seconds: number,
+  siblings: number | undefined,
+  bucket: string,
+) => void;
 
 /** The KeyValue service: unary calls (through `wrap`, which times them) and the stream (each call told to `observe`). */
 export class KeyValueService {
@@ -114,16 +148,35 @@ export class KeyValueService {
       decode: decodeKvCalls,
       encode: encodeKvReplies,
       size: kvReplySize,
-      refuse: (c, draining) => (draining ? { id: c.id, op: 'error', code: grpc.status.UNAVAILABLE, details: 'this node is shutting down; send the request to another node' } : undefined),
+      refuse: (c, draining) =>
+        draining
+          ? {
+              id: c.id,
+              op: 'error',
+              code: grpc.status.UNAVAILABLE,
+              details: 'this node is shutting down; send the request to another node',
+            }
+          : undefined,
       run: async (c) => {
         const started = performance.now();
         let reply: KvReply;
         try {
           reply = await this.#run(c);
         } catch (e) {
-          reply = { id: c.id, op: 'error', ...callError(e), ...((c.op === 'putIf' || c.op === 'deleteIf') && provesNotApplied(e) ? { casNotApplied: true } : {}) };
+          reply = {
+            id: c.id,
+            op: 'error',
+            ...callError(e),
+            ...((c.op === 'putIf' || c.op === 'deleteIf') && provesNotApplied(e) ? { casNotApplied: true } : {}),
+          };
         }
-        observe?.(c.op, reply.op === 'error' ? codeName(reply.code) : 'OK', (performance.now() - started) / 1000, reply.op === 'get' && reply.found ? reply.values.length : undefined, c.bucket);
+        observe?.(
+          c.op,
+          reply.op === 'error' ? codeName(reply.code) : 'OK',
+          (performance.now() - started) / 1000,
+          reply.op === 'get' && reply.found ? reply.values.length : undefined,
+          c.bucket,
+        );
         return reply;
       },
     };
@@ -136,8 +189,13 @@ export class KeyValueService {
   }
 
   /** Put, Get and Delete through `wrap`; Stream as it is, on bytes. */
-  implementation(wrap: (impl: grpc.UntypedServiceImplementation) => grpc.UntypedServiceImplementation): grpc.UntypedServiceImplementation {
-    return { ...wrap(kvService(this.coordinator, this.buckets)), Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => this.#streams.serve(call, this.#codec) };
+  implementation(
+    wrap: (impl: grpc.UntypedServiceImplementation) => grpc.UntypedServiceImplementation,
+  ): grpc.UntypedServiceImplementation {
+    return {
+      ...wrap(kvService(this.coordinator, this.buckets)),
+      Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => this.#streams.serve(call, this.#codec),
+    };
   }
 
   /** Answer the calls running on streams, then end them (the server's graceful shutdown waits for them). */
@@ -147,10 +205,25 @@ export class KeyValueService {
 
   async #run(c: DecodedKvCall): Promise<KvReply> {
     if (c.op === 'unsupported')
-      return { id: c.id, op: 'error', code: grpc.status.UNIMPLEMENTED, details: `call ${c.id} names no operation this node's release knows (none set, or one of a newer release); upgrade this node to the client's release` };
+      return {
+        id: c.id,
+        op: 'error',
+        code: grpc.status.UNIMPLEMENTED,
+        details: `call ${c.id} names no operation this node's release knows (none set, or one of a newer release); upgrade this node to the client's release`,
+      };
     // An amount past ±(2^53 − 1) stays past it as a number, and the coordinator refuses it (KV_BAD_AMOUNT).
-    if (c.op === 'counterUpdate') return { id: c.id, op: 'counterUpdate', value: await updateCounter(this.coordinator, this.buckets, c, Number(c.amount), c.deadline) };
-    if (c.op === 'putIf' || c.op === 'deleteIf') return { id: c.id, op: 'putIf', ...(await compareAndSet(this.coordinator, this.buckets, c, c.op === 'putIf' ? c.value : null, c.deadline)) };
+    if (c.op === 'counterUpdate')
+      return {
+        id: c.id,
+        op: 'counterUpdate',
+        value: await updateCounter(this.coordinator, this.buckets, c, Number(c.amount), c.deadline),
+      };
+    if (c.op === 'putIf' || c.op === 'deleteIf')
+      return {
+        id: c.id,
+        op: 'putIf',
+        ...(await compareAndSet(this.coordinator, this.buckets, c, c.op === 'putIf' ? c.value : null, c.deadline)),
+      };
     const { key, options } = request(this.buckets, c, c.deadline, STREAM_CALL[c.op], c.op === 'get' ? GET_TYPES : 'kv');
     switch (c.op) {
       case 'put':
@@ -167,7 +240,11 @@ export class KeyValueService {
 }
 
 /** A streamed call's operation as a refusal names it. */
-const STREAM_CALL: Readonly<Record<Exclude<KvCall['op'], 'counterUpdate' | 'putIf' | 'deleteIf'>, string>> = { put: 'Put (on Stream)', get: 'Get (on Stream)', delete: 'Delete (on Stream)' };
+const STREAM_CALL: Readonly<Record<Exclude<KvCall['op'], 'counterUpdate' | 'putIf' | 'deleteIf'>, string>> = {
+  put: 'Put (on Stream)',
+  get: 'Get (on Stream)',
+  delete: 'Delete (on Stream)',
+};
 
 /** What a put, get or delete asks, unary or streamed (absent fields: proto3's defaults). */
 interface KvRequest {
@@ -200,24 +277,54 @@ const CALLS: Readonly<Record<BucketType, string>> = {
  * refused operation. The message names the bucket, its type and the calls it takes, or,
  * for a typed call on a kv bucket, how to make a bucket of the type the call needs.
  */
-export function checkType(buckets: BucketTable, name: string, props: BucketProps, want: BucketType | readonly BucketType[], call: string): void {
+export function checkType(
+  buckets: BucketTable,
+  name: string,
+  props: BucketProps,
+  want: BucketType | readonly BucketType[],
+  call: string,
+): void {
   const unknown = buckets.unknownType(name);
   if (unknown !== undefined)
-    throw new BucketError('BK_UNKNOWN_TYPE', `bucket ${name} is of type ${JSON.stringify(unknown.slice(0, 40))}, which this node's release does not know, so ${call} cannot take its keys: upgrade this node to the release that created the bucket`);
+    throw new BucketError(
+      'BK_UNKNOWN_TYPE',
+      `bucket ${name} is of type ${JSON.stringify(unknown.slice(0, 40))}, which this node's release does not know, so ${call} cannot take its keys: upgrade this node to the release that created the bucket`,
+    );
   const type = typeOf(props);
   const wanted = typeof want === 'string' ? [want] : want;
   if (wanted.includes(type)) return;
-  const fix = type === 'kv' ? `; ${wanted[0] === 'consistent' ? 'keys under compare-and-set' : `${wanted[0]}s`} live in a bucket of type ${wanted[0]} (ringkv bucket create NAME --type ${wanted[0]})` : '';
-  throw new BucketError('BK_WRONG_TYPE', `bucket ${name} is of type ${type}, which ${call} does not take: use ${CALLS[type]} on its keys${fix}`);
+  const fix =
+    type === 'kv'
+      ? `; ${wanted[0] === 'consistent' ? 'keys under compare-and-set' : `${wanted[0]}s`} live in a bucket of type ${wanted[0]} (ringkv bucket create NAME --type ${wanted[0]})`
+      : '';
+  throw new BucketError(
+    'BK_WRONG_TYPE',
+    `bucket ${name} is of type ${type}, which ${call} does not take: use ${CALLS[type]} on its keys${fix}`,
+  );
 }
 
 /** A request's stored key (its bucket's: buckets/bucket.ts) and the coordinator's options for it; `type` and `call`: the bucket type the call needs, and its name. */
-function request(buckets: BucketTable, r: KvRequest, deadline: number | undefined, call: string, type: BucketType | readonly BucketType[] = 'kv'): { key: Buffer; options: RequestOptions } {
+function request(
+  buckets: BucketTable,
+  r: KvRequest,
+  deadline: number | undefined,
+  call: string,
+  type: BucketType | readonly BucketType[] = 'kv',
+): { key: Buffer; options: RequestOptions } {
   const { key, bucket } = locateKey(buckets, r.bucket ?? '', r.key);
   checkType(buckets, bucketName(r.bucket ?? ''), bucket, type, call);
   return {
     key,
-    options: { quorum: r.w ?? r.r, deadline, requestId: r.requestId, bucket, ttlMs: r.ttlMs, nodeConfirms: r.nodeConfirms, zoneConfirms: r.zoneConfirms, pw: r.pw },
+    options: {
+      quorum: r.w ?? r.r,
+      deadline,
+      requestId: r.requestId,
+      bucket,
+      ttlMs: r.ttlMs,
+      nodeConfirms: r.nodeConfirms,
+      zoneConfirms: r.zoneConfirms,
+      pw: r.pw,
+    },
   };
 }
 
@@ -243,7 +350,12 @@ function callError(e: unknown): { code: number; details: string } {
  * A batch's keys located in `bucket`: its properties (a bad or unknown bucket fails the
  * whole call), and each key's stored key or, for a key the bucket refuses, its error.
  */
-function locateAll(buckets: BucketTable, bucket: string, keys: readonly Buffer[], call: string): { props: BucketProps; located: ({ key: Buffer } | { error: unknown })[] } {
+function locateAll(
+  buckets: BucketTable,
+  bucket: string,
+  keys: readonly Buffer[],
+  call: string,
+): { props: BucketProps; located: ({ key: Buffer } | { error: unknown })[] } {
   const props = buckets.locate(bucket, EMPTY).bucket;
   checkType(buckets, bucketName(bucket), props, 'kv', call);
   const located = keys.map((k) => {
@@ -260,15 +372,26 @@ function locateAll(buckets: BucketTable, bucket: string, keys: readonly Buffer[]
  * Run `run` on the keys that located, and give every key of the batch its outcome in
  * order: the run's, or its locating error.
  */
-async function perKey<T>(located: readonly ({ key: Buffer } | { error: unknown })[], run: (indices: number[]) => Promise<KeyOutcome<T>[]>): Promise<KeyOutcome<T>[]> {
+async function perKey<T>(
+  located: readonly ({ key: Buffer } | { error: unknown })[],
+  run: (indices: number[]) => Promise<KeyOutcome<T>[]>,
+): Promise<KeyOutcome<T>[]> {
   const indices = located.flatMap((l, i) => ('key' in l ? [i] : []));
-  const out: KeyOutcome<T>[] = located.map((l) => ('error' in l ? { ok: false, error: l.error } : { ok: false, error: undefined }));
+  const out: KeyOutcome<T>[] = located.map((l) =>
+    'error' in l ? { ok: false, error: l.error } : { ok: false, error: undefined },
+  );
   if (indices.length > 0) (await run(indices)).forEach((o, j) => (out[indices[j]!] = o));
   return out;
 }
 
 /** A counter update, unary or streamed: the counter's value after it, in decimal. */
-async function updateCounter(coordinator: Coordinator, buckets: BucketTable, r: KvRequest, amount: number, deadline: number | undefined): Promise<string> {
+async function updateCounter(
+  coordinator: Coordinator,
+  buckets: BucketTable,
+  r: KvRequest,
+  amount: number,
+  deadline: number | undefined,
+): Promise<string> {
   const { key, options } = request(buckets, r, deadline, 'CounterUpdate', 'counter');
   return (await coordinator.counterUpdate(key, amount, options)).value.toString();
 }
@@ -277,13 +400,20 @@ async function updateCounter(coordinator: Coordinator, buckets: BucketTable, r: 
 function setOps(ops: readonly SetOp__Output[]): SetOp[] {
   return ops.map((o, i) => {
     if (o.add !== undefined && o.add !== null) return { op: 'add', element: o.add };
-    if (o.remove !== undefined && o.remove !== null) return { op: 'remove', element: o.remove.element, context: o.remove.context };
-    throw new DataTypeError('DT_BAD_OP', `operation ${i + 1} of ${ops.length} is neither an add nor a remove: set one of them`);
+    if (o.remove !== undefined && o.remove !== null)
+      return { op: 'remove', element: o.remove.element, context: o.remove.context };
+    throw new DataTypeError(
+      'DT_BAD_OP',
+      `operation ${i + 1} of ${ops.length} is neither an add nor a remove: set one of them`,
+    );
   });
 }
 
-const FIELD_TYPE_OF: ReadonlyMap<string, FieldType> = new Map(FIELD_TYPES.map((t) => [`MAP_FIELD_TYPE_${t.toUpperCase()}`, t]));
-const wireFieldType = (t: FieldType): MapFieldType__Output => `MAP_FIELD_TYPE_${t.toUpperCase()}` as MapFieldType__Output;
+const FIELD_TYPE_OF: ReadonlyMap<string, FieldType> = new Map(
+  FIELD_TYPES.map((t) => [`MAP_FIELD_TYPE_${t.toUpperCase()}`, t]),
+);
+const wireFieldType = (t: FieldType): MapFieldType__Output =>
+  `MAP_FIELD_TYPE_${t.toUpperCase()}` as MapFieldType__Output;
 
 /** A request's map ops as the coordinator takes them (storage's SubOp); DT_BAD_OP for one that sets no op or enables false, DT_BAD_PATH for a field of no type. */
 function mapOps(ops: readonly MapOp__Output[]): SubOp[] {
@@ -291,19 +421,32 @@ function mapOps(ops: readonly MapOp__Output[]): SubOp[] {
     const at = `operation ${i + 1} of ${ops.length}`;
     const fields = o.path.map((f, j) => {
       const type = FIELD_TYPE_OF.get(f.type);
-      if (type === undefined) throw new DataTypeError('DT_BAD_PATH', `${at}: field ${j + 1} of its path has no type (${f.type}): set one of ${[...FIELD_TYPE_OF.keys()].join(', ')}`);
+      if (type === undefined)
+        throw new DataTypeError(
+          'DT_BAD_PATH',
+          `${at}: field ${j + 1} of its path has no type (${f.type}): set one of ${[...FIELD_TYPE_OF.keys()].join(', ')}`,
+        );
       return { name: f.name, type };
     });
     // A oneof: the member set (proto-loader leaves the others unset).
     const set = <T>(v: T | null | undefined): v is T => v !== undefined && v !== null;
     if (set(o.assign)) return { op: 'assign', path: { fields }, value: o.assign };
     if (set(o.enable)) {
-      if (!o.enable) throw new DataTypeError('DT_BAD_OP', `${at}: enable is false; disable a flag with a remove carrying the context a read returned`);
+      if (!o.enable)
+        throw new DataTypeError(
+          'DT_BAD_OP',
+          `${at}: enable is false; disable a flag with a remove carrying the context a read returned`,
+        );
       return { op: 'add', path: { fields } };
     }
     if (set(o.increment)) return { op: 'increment', path: { fields }, amount: o.increment };
     if (set(o.add)) return { op: 'add', path: { fields, element: o.add } };
-    if (set(o.remove)) return { op: 'remove', path: o.remove.element.length > 0 ? { fields, element: o.remove.element } : { fields }, context: o.remove.context };
+    if (set(o.remove))
+      return {
+        op: 'remove',
+        path: o.remove.element.length > 0 ? { fields, element: o.remove.element } : { fields },
+        context: o.remove.context,
+      };
     throw new DataTypeError('DT_BAD_OP', `${at} sets no op: set one of assign, enable, increment, add or remove`);
   });
 }
@@ -324,10 +467,18 @@ function wireEntry(e: MapEntry): MapEntry__Output {
 }
 
 /** A PutIf (`value`) or DeleteIf (null), unary or streamed, answered as PutIfResponse. */
-async function compareAndSet(coordinator: Coordinator, buckets: BucketTable, r: KvRequest & { readonly context: Buffer }, value: Buffer | null, deadline: number | undefined): Promise<{ applied: boolean; context: Buffer; found: boolean; value: Buffer }> {
+async function compareAndSet(
+  coordinator: Coordinator,
+  buckets: BucketTable,
+  r: KvRequest & { readonly context: Buffer },
+  value: Buffer | null,
+  deadline: number | undefined,
+): Promise<{ applied: boolean; context: Buffer; found: boolean; value: Buffer }> {
   const { key, options } = request(buckets, r, deadline, value === null ? 'DeleteIf' : 'PutIf', 'consistent');
   const o = await coordinator.putIf(key, value, r.context, options);
-  return o.applied ? { applied: true, context: o.context, found: false, value: EMPTY } : { applied: false, context: o.context, found: o.value !== null, value: o.value ?? EMPTY };
+  return o.applied
+    ? { applied: true, context: o.context, found: false, value: EMPTY }
+    : { applied: false, context: o.context, found: o.value !== null, value: o.value ?? EMPTY };
 }
 
 /** Put, Get, Delete, GetMany, PutMany and the data types' calls (the stream is KeyValueService's). */
@@ -351,14 +502,29 @@ export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<
       checkBatchSize(r.keys.length, 'key');
       const { props, located } = locateAll(buckets, r.bucket, r.keys, 'GetMany');
       const options: RequestOptions = { quorum: r.r, deadline, bucket: props };
-      const results = await perKey(located, (ix) => coordinator.getMany(ix.map((i) => (located[i] as { key: Buffer }).key), options));
+      const results = await perKey(located, (ix) =>
+        coordinator.getMany(
+          ix.map((i) => (located[i] as { key: Buffer }).key),
+          options,
+        ),
+      );
       let left = ANSWER_BYTES;
       return {
         results: results.map((o, i) => {
           const key = r.keys[i]!;
           if (!o.ok) return { key, error: callError(o.error) };
-          const size = key.length + o.value.context.length + o.value.values.reduce((sum, v) => sum + v.length + FIELD_BYTES, 3 * FIELD_BYTES);
-          if (size > left) return { key, error: { code: grpc.status.RESOURCE_EXHAUSTED, details: `the batch's answer would be over ${ANSWER_BYTES} bytes with this key's ${size}: get this key alone or in a smaller batch` } };
+          const size =
+            key.length +
+            o.value.context.length +
+            o.value.values.reduce((sum, v) => sum + v.length + FIELD_BYTES, 3 * FIELD_BYTES);
+          if (size > left)
+            return {
+              key,
+              error: {
+                code: grpc.status.RESOURCE_EXHAUSTED,
+                details: `the batch's answer would be over ${ANSWER_BYTES} bytes with this key's ${size}: get this key alone or in a smaller batch`,
+              },
+            };
           left -= size;
           return { key, get: o.value };
         }),
@@ -366,20 +532,45 @@ export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<
     }),
     PutMany: unary(async (r: PutManyRequest__Output, deadline) => {
       checkBatchSize(r.items.length, 'item');
-      const { props, located } = locateAll(buckets, r.bucket, r.items.map((it) => it.key), 'PutMany');
-      const options: RequestOptions = { quorum: r.w, deadline, bucket: props, nodeConfirms: r.nodeConfirms, zoneConfirms: r.zoneConfirms, pw: r.pw };
+      const { props, located } = locateAll(
+        buckets,
+        r.bucket,
+        r.items.map((it) => it.key),
+        'PutMany',
+      );
+      const options: RequestOptions = {
+        quorum: r.w,
+        deadline,
+        bucket: props,
+        nodeConfirms: r.nodeConfirms,
+        zoneConfirms: r.zoneConfirms,
+        pw: r.pw,
+      };
       const results = await perKey(located, (ix) =>
         coordinator.putMany(
           ix.map((i) => {
             const it = r.items[i]!;
-            return { key: (located[i] as { key: Buffer }).key, value: it.value, context: it.context, requestId: it.requestId.length > 0 ? it.requestId : undefined, ttlMs: it.ttlMs };
+            return {
+              key: (located[i] as { key: Buffer }).key,
+              value: it.value,
+              context: it.context,
+              requestId: it.requestId.length > 0 ? it.requestId : undefined,
+              ttlMs: it.ttlMs,
+            };
           }),
           options,
         ),
       );
-      return { results: results.map((o, i) => ({ key: r.items[i]!.key, ...(o.ok ? { put: { context: o.value.context } } : { error: callError(o.error) }) })) };
+      return {
+        results: results.map((o, i) => ({
+          key: r.items[i]!.key,
+          ...(o.ok ? { put: { context: o.value.context } } : { error: callError(o.error) }),
+        })),
+      };
     }),
-    CounterUpdate: unary(async (r, deadline) => ({ value: await updateCounter(coordinator, buckets, r, r.amount, deadline) })),
+    CounterUpdate: unary(async (r, deadline) => ({
+      value: await updateCounter(coordinator, buckets, r, r.amount, deadline),
+    })),
     CounterGet: unary(async (r, deadline) => {
       const { key, options } = request(buckets, r, deadline, 'CounterGet', 'counter');
       const { value, found, context } = await coordinator.counterGet(key, options, r.withContext);
@@ -398,7 +589,11 @@ export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<
     SetRead: unary(async (r, deadline) => {
       const { key, options } = request(buckets, r, deadline, 'SetRead', 'set');
       // proto3's empty bytes and 0: from the first element, and the default page.
-      const page = await coordinator.setRead(key, { after: r.after.length > 0 ? r.after : undefined, limit: r.limit === 0 ? undefined : r.limit }, options);
+      const page = await coordinator.setRead(
+        key,
+        { after: r.after.length > 0 ? r.after : undefined, limit: r.limit === 0 ? undefined : r.limit },
+        options,
+      );
       return { elements: page.elements, next: page.next ?? EMPTY };
     }),
     SetContains: unary(async (r, deadline) => {
@@ -414,7 +609,11 @@ export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<
     DeleteIf: casUnary((r, deadline) => compareAndSet(coordinator, buckets, r, null, deadline)),
     MapRead: unary(async (r, deadline) => {
       const { key, options } = request(buckets, r, deadline, 'MapRead', 'map');
-      const page = await coordinator.mapRead(key, { after: r.after.length > 0 ? r.after : undefined, limit: r.limit === 0 ? undefined : r.limit }, options);
+      const page = await coordinator.mapRead(
+        key,
+        { after: r.after.length > 0 ? r.after : undefined, limit: r.limit === 0 ? undefined : r.limit },
+        options,
+      );
       return { entries: page.entries.map(wireEntry), next: page.next ?? EMPTY };
     }),
   };

@@ -24,8 +24,31 @@ export interface LinkFault {
 }
 
 /** Calls made, by ReplicaApi method. */
-export type CallCounts = Record<'apply' | 'merge' | 'read' | 'digest' | 'counterUpdate' | 'writeMany' | 'readRange' | 'paxosPrepare' | 'paxosPropose' | 'paxosCommit', number>;
-const emptyCounts = (): CallCounts => ({ apply: 0, merge: 0, read: 0, digest: 0, counterUpdate: 0, writeMany: 0, readRange: 0, paxosPrepare: 0, paxosPropose: 0, paxosCommit: 0 });
+export type CallCounts = Record<
+  | 'apply'
+  | 'merge'
+  | 'read'
+  | 'digest'
+  | 'counterUpdate'
+  | 'writeMany'
+  | 'readRange'
+  | 'paxosPrepare'
+  | 'paxosPropose'
+  | 'paxosCommit',
+  number
+>;
+const emptyCounts = (): CallCounts => ({
+  apply: 0,
+  merge: 0,
+  read: 0,
+  digest: 0,
+  counterUpdate: 0,
+  writeMany: 0,
+  readRange: 0,
+  paxosPrepare: 0,
+  paxosPropose: 0,
+  paxosCommit: 0,
+});
 
 export class MemoryReplicaNetwork {
   readonly replicas = new Map<string, LocalReplica>();
@@ -42,15 +65,26 @@ export class MemoryReplicaNetwork {
 
   /** The ReplicaApi as node `from` sees the network. */
   from(from: string): ReplicaApi {
-    const call = async <T>(to: string, deadline: number, method: keyof MemoryReplicaNetwork['calls'], fn: (r: LocalReplica) => Promise<T>): Promise<T> => {
+    const call = async <T>(
+      to: string,
+      deadline: number,
+      method: keyof MemoryReplicaNetwork['calls'],
+      fn: (r: LocalReplica) => Promise<T>,
+    ): Promise<T> => {
       this.calls[method]++;
       let to_ = this.callsTo.get(to);
       if (to_ === undefined) this.callsTo.set(to, (to_ = emptyCounts()));
       to_[method]++;
       const fault = this.faults.get(`${from}>${to}`) ?? this.faults.get(`*>${to}`) ?? {};
       const replica = this.replicas.get(to);
-      if (fault.unreachable || replica === undefined) throw new ReplicaFailure('unreachable', 'RK_UNAVAILABLE', `no connection to ${to}`);
-      if (fault.unsupported?.includes(method)) throw new ReplicaFailure('refused', 'RK_UNSUPPORTED', `peer ${to} runs a release without data types and cannot take this call; upgrade it`);
+      if (fault.unreachable || replica === undefined)
+        throw new ReplicaFailure('unreachable', 'RK_UNAVAILABLE', `no connection to ${to}`);
+      if (fault.unsupported?.includes(method))
+        throw new ReplicaFailure(
+          'refused',
+          'RK_UNSUPPORTED',
+          `peer ${to} runs a release without data types and cannot take this call; upgrade it`,
+        );
       const delay = fault.delayOnly === undefined || fault.delayOnly.includes(method) ? (fault.delayMs ?? 0) : 0;
       if (delay > 0) {
         const left = deadline - Date.now();
@@ -67,20 +101,28 @@ export class MemoryReplicaNetwork {
         // As the wire answers: a failure with the replica's code, not its exception.
         throw asReplicaFailure(e);
       }
-      if (fault.lostReply?.includes(method)) throw new ReplicaFailure('unreachable', 'RK_UNAVAILABLE', `no answer from ${to}: the stream broke`);
+      if (fault.lostReply?.includes(method))
+        throw new ReplicaFailure('unreachable', 'RK_UNAVAILABLE', `no answer from ${to}: the stream broke`);
       return answer;
     };
     return {
-      apply: (to, key, value, context, deadline, requestId, expiresAt): Promise<ApplyResult> => call(to, deadline, 'apply', (r) => r.apply(key, value, context, requestId, expiresAt)),
+      apply: (to, key, value, context, deadline, requestId, expiresAt): Promise<ApplyResult> =>
+        call(to, deadline, 'apply', (r) => r.apply(key, value, context, requestId, expiresAt)),
       merge: (to, key, record, hintFor, deadline) => call(to, deadline, 'merge', (r) => r.merge(key, record, hintFor)),
       read: (to, key, hintFor, deadline) => call(to, deadline, 'read', (r) => r.read(key, hintFor)),
       digest: (to, key, deadline) => call(to, deadline, 'digest', (r) => r.digest(key)),
-      counterUpdate: (to, key, amount, deadline, requestId) => call(to, deadline, 'counterUpdate', (r) => r.counterUpdate(key, amount, requestId)),
-      writeMany: (to, parent, ops, deadline, requestId) => call(to, deadline, 'writeMany', (r) => r.writeMany(parent, ops, requestId)),
-      readRange: (to, parent, after, limit, deadline) => call(to, deadline, 'readRange', (r) => r.readRange(parent, after, limit)),
-      paxosPrepare: (to, key, ballot, deadline) => call(to, deadline, 'paxosPrepare', (r) => r.paxosPrepare(key, ballot)),
-      paxosPropose: (to, key, proposal, deadline) => call(to, deadline, 'paxosPropose', (r) => r.paxosPropose(key, proposal)),
-      paxosCommit: (to, key, proposal, deadline) => call(to, deadline, 'paxosCommit', (r) => r.paxosCommit(key, proposal)),
+      counterUpdate: (to, key, amount, deadline, requestId) =>
+        call(to, deadline, 'counterUpdate', (r) => r.counterUpdate(key, amount, requestId)),
+      writeMany: (to, parent, ops, deadline, requestId) =>
+        call(to, deadline, 'writeMany', (r) => r.writeMany(parent, ops, requestId)),
+      readRange: (to, parent, after, limit, deadline) =>
+        call(to, deadline, 'readRange', (r) => r.readRange(parent, after, limit)),
+      paxosPrepare: (to, key, ballot, deadline) =>
+        call(to, deadline, 'paxosPrepare', (r) => r.paxosPrepare(key, ballot)),
+      paxosPropose: (to, key, proposal, deadline) =>
+        call(to, deadline, 'paxosPropose', (r) => r.paxosPropose(key, proposal)),
+      paxosCommit: (to, key, proposal, deadline) =>
+        call(to, deadline, 'paxosCommit', (r) => r.paxosCommit(key, proposal)),
     };
   }
 }

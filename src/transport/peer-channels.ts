@@ -6,7 +6,13 @@
  * Owns: the map of clients. Must not: make calls (each wire does).
  */
 import * as grpc from '@grpc/grpc-js';
-import { NODE_MAX_MESSAGE_BYTES, serviceClient, type ServiceClient, type ServiceConstructor, type ServiceName } from './protos.js';
+import {
+  NODE_MAX_MESSAGE_BYTES,
+  serviceClient,
+  type ServiceClient,
+  type ServiceConstructor,
+  type ServiceName,
+} from './protos.js';
 
 export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.max_receive_message_length': NODE_MAX_MESSAGE_BYTES,
@@ -16,7 +22,6 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.initial_reconnect_backoff_ms': 500,
   'grpc.max_reconnect_backoff_ms': 1000,
 };
-
 
 export class PeerChannels<S extends ServiceName> {
   readonly #clients = new Map<string, ServiceClient<S>>();
@@ -33,7 +38,11 @@ export class PeerChannels<S extends ServiceName> {
   /** The client for node `id` at the address `addressOf` knows; UNAVAILABLE (as a call would fail) when none is known. */
   forNode(id: string, addressOf: (id: string) => string | undefined): ServiceClient<S> {
     const addr = addressOf(id);
-    if (addr === undefined) throw Object.assign(new Error(`no address known for node ${id}`), { code: grpc.status.UNAVAILABLE, details: `no address known for node ${id}` });
+    if (addr === undefined)
+      throw Object.assign(new Error(`no address known for node ${id}`), {
+        code: grpc.status.UNAVAILABLE,
+        details: `no address known for node ${id}`,
+      });
     return this.get(addr);
   }
 

@@ -14,7 +14,8 @@ export interface PeerRefusal {
 
 /** Why a peer's call is refused before it is served: another cluster (FAILED_PRECONDITION), or `stopping` (UNAVAILABLE); undefined when it may go on. */
 export function peerRefusal(cluster: string, ours: string, stopping: string | undefined): PeerRefusal | undefined {
-  if (cluster !== ours) return { code: grpc.status.FAILED_PRECONDITION, details: `cluster name "${cluster}" is not ours ("${ours}")` };
+  if (cluster !== ours)
+    return { code: grpc.status.FAILED_PRECONDITION, details: `cluster name "${cluster}" is not ours ("${ours}")` };
   if (stopping !== undefined) return { code: grpc.status.UNAVAILABLE, details: stopping };
   return undefined;
 }

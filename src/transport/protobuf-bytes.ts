@@ -11,7 +11,8 @@ export class WireDecodeError extends Error {
   override name = 'WireDecodeError';
 }
 
-export const LEN = 2, VARINT = 0;
+export const LEN = 2,
+  VARINT = 0;
 
 export function varintSize(n: number): number {
   let s = 1;
@@ -25,7 +26,7 @@ export function varintSize(n: number): number {
 /** A length-delimited field of `len` bytes; proto3 leaves empty ones out. */
 export const bytesField = (len: number): number => (len === 0 ? 0 : 1 + varintSize(len) + len);
 // sint64 (zigzag) in bigints: a JavaScript number is exact to 2^53 only, and a zigzag doubles it.
-const zigzag = (n: bigint): bigint => (n >= 0n ? n << 1n : ((-n) << 1n) - 1n);
+const zigzag = (n: bigint): bigint => (n >= 0n ? n << 1n : (-n << 1n) - 1n);
 const unzigzag = (z: bigint): bigint => ((z & 1n) === 1n ? -((z + 1n) >> 1n) : z >> 1n);
 const U64 = (1n << 64n) - 1n;
 
@@ -135,7 +136,8 @@ export class Reader {
   }
 
   varint(): number {
-    let n = 0, m = 1;
+    let n = 0,
+      m = 1;
     for (let i = 0; i < 8; i++) {
       if (this.pos >= this.end) throw new WireDecodeError('a varint runs past the end of its message');
       const b = this.buf[this.pos++]!;
@@ -160,7 +162,8 @@ export class Reader {
   /** The length of the next length-delimited field, checked against the message. */
   length(): number {
     const len = this.varint();
-    if (len > this.end - this.pos) throw new WireDecodeError(`a field of ${len} bytes runs past the end of its message`);
+    if (len > this.end - this.pos)
+      throw new WireDecodeError(`a field of ${len} bytes runs past the end of its message`);
     return len;
   }
 
@@ -192,8 +195,7 @@ export class Reader {
       // Not `this.pos += this.length()`: that reads pos before length() moves it past the length's own bytes.
       const len = this.length();
       this.pos += len;
-    }
-    else if (wire === 1) this.pos += 8;
+    } else if (wire === 1) this.pos += 8;
     else if (wire === 5) this.pos += 4;
     else throw new WireDecodeError(`unknown wire type ${wire}`);
     if (this.pos > this.end) throw new WireDecodeError('a field runs past the end of its message');
@@ -203,7 +205,6 @@ export class Reader {
 export function expect(wire: number, want: number, what: string): void {
   if (wire !== want) throw new WireDecodeError(`${what} has wire type ${wire}, not ${want}`);
 }
-
 
 /**
  * How a batch's items are laid out, calls and replies alike: field 1 of the batch is
@@ -260,7 +261,14 @@ export interface ItemHeader {
  * when `buf` is not such a batch, or an item names no operation (unless `unknownOp` is
  * 'pass': then `item` gets opField 0 and an empty body, and answers that item alone).
  */
-export function decodeBatch<T>(buf: Buffer, what: string, firstOp: number, lastOp: number, item: (h: ItemHeader) => T, o: { readonly unknownOp?: 'throw' | 'pass' } = {}): T[] {
+export function decodeBatch<T>(
+  buf: Buffer,
+  what: string,
+  firstOp: number,
+  lastOp: number,
+  item: (h: ItemHeader) => T,
+  o: { readonly unknownOp?: 'throw' | 'pass' } = {},
+): T[] {
   const out: T[] = [];
   const r = new Reader(buf, 0, buf.length);
   while (!r.done) {
@@ -273,9 +281,15 @@ export function decodeBatch<T>(buf: Buffer, what: string, firstOp: number, lastO
     const end = r.nested();
     const x = new Reader(buf, r.pos, end);
     r.pos = end;
-    let id = 0, second = 0, opField = 0, bodyStart = 0, bodyEnd = 0;
+    let id = 0,
+      second = 0,
+      opField = 0,
+      bodyStart = 0,
+      bodyEnd = 0;
     while (!x.done) {
-      const t2 = x.tag(), f = t2 >>> 3, wire = t2 & 7;
+      const t2 = x.tag(),
+        f = t2 >>> 3,
+        wire = t2 & 7;
       if (f === 1 && wire === VARINT) id = x.varint();
       else if (f === 2 && wire === VARINT) second = x.varint();
       else if (f >= firstOp && f <= lastOp && wire === LEN) {

@@ -22,7 +22,9 @@ import { LOAD_OPTIONS, SERVICE_FILES, type Services } from './generated/services
 export const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
 
 /** grpc-health-check's proto/, where grpc.health.v1's file is, found without loading grpc-health-check (which loads a server's worth). */
-const HEALTH_DIR = dirname(dirname(dirname(createRequire(import.meta.url).resolve('grpc-health-check/proto/health/v1/health.proto'))));
+const HEALTH_DIR = dirname(
+  dirname(dirname(createRequire(import.meta.url).resolve('grpc-health-check/proto/health/v1/health.proto'))),
+);
 
 /** The wire contract's version, gossiped by every node (field `schema`). */
 export const WIRE_SCHEMA = 'ringkv.v1';
@@ -60,9 +62,11 @@ export function protos(): { definition: protoLoader.PackageDefinition; grpcObjec
 export function serviceClient<S extends ServiceName>(fullName: S): ServiceConstructor<S> {
   const file = SERVICE_FILES[fullName];
   // All of them once loaded (a node), else only the one file (a client).
-  let o: grpc.GrpcObject | grpc.ServiceClientConstructor | grpc.ProtobufTypeDefinition | undefined = cached?.grpcObject ?? byFile.get(file);
+  let o: grpc.GrpcObject | grpc.ServiceClientConstructor | grpc.ProtobufTypeDefinition | undefined =
+    cached?.grpcObject ?? byFile.get(file);
   if (o === undefined) byFile.set(file, (o = grpc.loadPackageDefinition(protoLoader.loadSync(file, OPTIONS))));
-  for (const part of fullName.split('.')) o = o !== undefined && !('format' in o) && typeof o !== 'function' ? o[part] : undefined;
+  for (const part of fullName.split('.'))
+    o = o !== undefined && !('format' in o) && typeof o !== 'function' ? o[part] : undefined;
   if (typeof o !== 'function') throw new Error(`no service ${fullName} in ${file}`);
   // The one place the loaded constructor is taken as the generated type: both come from `file`.
   return o as unknown as ServiceConstructor<S>;
@@ -81,13 +85,34 @@ export const NODE_MAX_MESSAGE_BYTES = 8 * 1024 * 1024 + FRAMING_BYTES;
 /** A client's methods that take one request and answer one response (as grpc-js types them: the last overload, request and callback). */
 type AnyUnary = (argument: any, callback: grpc.requestCallback<any>) => grpc.ClientUnaryCall;
 export type UnaryMethod<C> = { [M in keyof C]: C[M] extends AnyUnary ? M : never }[keyof C] & string;
-export type RequestOf<C, M extends keyof C> = C[M] extends (argument: infer Req, callback: grpc.requestCallback<infer _>) => grpc.ClientUnaryCall ? Req : never;
-export type ResponseOf<C, M extends keyof C> = C[M] extends (argument: infer _, callback: grpc.requestCallback<infer Res>) => grpc.ClientUnaryCall ? Res : never;
+export type RequestOf<C, M extends keyof C> = C[M] extends (
+  argument: infer Req,
+  callback: grpc.requestCallback<infer _>,
+) => grpc.ClientUnaryCall
+  ? Req
+  : never;
+export type ResponseOf<C, M extends keyof C> = C[M] extends (
+  argument: infer _,
+  callback: grpc.requestCallback<infer Res>,
+) => grpc.ClientUnaryCall
+  ? Res
+  : never;
 
-type Unary<Req, Res> = (argument: Req, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<Res>) => grpc.ClientUnaryCall;
+type Unary<Req, Res> = (
+  argument: Req,
+  metadata: grpc.Metadata,
+  options: grpc.CallOptions,
+  callback: grpc.requestCallback<Res>,
+) => grpc.ClientUnaryCall;
 
 /** One unary call of `method` on `client` (made by serviceClient), as a promise of its decoded response. */
-export function callUnary<C extends grpc.Client, M extends UnaryMethod<C>>(client: C, method: M, req: RequestOf<C, M>, options: grpc.CallOptions, metadata = new grpc.Metadata()): Promise<ResponseOf<C, M>> {
+export function callUnary<C extends grpc.Client, M extends UnaryMethod<C>>(
+  client: C,
+  method: M,
+  req: RequestOf<C, M>,
+  options: grpc.CallOptions,
+  metadata = new grpc.Metadata(),
+): Promise<ResponseOf<C, M>> {
   // Every generated unary method has this overload: (request, metadata, options, callback).
   const fn = client[method] as unknown as Unary<RequestOf<C, M>, ResponseOf<C, M>>;
   return new Promise((resolve, reject) => {

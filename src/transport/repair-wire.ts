@@ -60,31 +60,66 @@ export interface RepairServerDeps {
 }
 
 export function repairService(deps: RepairServerDeps): ServiceHandlers<typeof SERVICE> {
-  const trees = new Map<string, { tree: Promise<RangeTree | undefined>; only: KeyFilter | undefined; builtAt: number; used: number; range: TokenRange; n: number }>();
-  const sessionId = (s: TreeSession__Output): string => `${s.requester}/${s.session}/${s.start}-${s.end}/${s.depth}/${s.n}${s.kept ? '/kept' : ''}`;
+  const trees = new Map<
+    string,
+    {
+      tree: Promise<RangeTree | undefined>;
+      only: KeyFilter | undefined;
+      builtAt: number;
+      used: number;
+      range: TokenRange;
+      n: number;
+    }
+  >();
+  const sessionId = (s: TreeSession__Output): string =>
+    `${s.requester}/${s.session}/${s.start}-${s.end}/${s.depth}/${s.n}${s.kept ? '/kept' : ''}`;
   const check = (cluster: string): void => {
     const refused = peerRefusal(cluster, deps.clusterName, deps.refuse());
     if (refused !== undefined) throw new Refusal(refused.code, refused.details);
   };
   /** The session's tree; undefined for a kept session when this node has no kept tree of the unit at that depth. */
-  const treeOf = (s: TreeSession__Output | null): { tree: Promise<RangeTree | undefined>; only: KeyFilter | undefined } => {
+  const treeOf = (
+    s: TreeSession__Output | null,
+  ): { tree: Promise<RangeTree | undefined>; only: KeyFilter | undefined } => {
     if (!s) throw new Refusal(grpc.status.INVALID_ARGUMENT, 'a repair request must name its session');
     check(s.cluster);
-    const start = parseToken(s.start), end = parseToken(s.end);
-    if (start === undefined || end === undefined || start > MAX_TOKEN || end > MAX_TOKEN) throw new Refusal(grpc.status.INVALID_ARGUMENT, `range (${s.start}, ${s.end}] must be two tokens of 16 hex digits`);
-    if (!Number.isInteger(s.depth) || s.depth > MAX_DEPTH) throw new Refusal(grpc.status.INVALID_ARGUMENT, `tree depth must be 0 to ${MAX_DEPTH}, got ${s.depth}`);
-    if (s.n > 16) throw new Refusal(grpc.status.INVALID_ARGUMENT, `n must be a replica count of 1-16 (0: every key), got ${s.n}`);
+    const start = parseToken(s.start),
+      end = parseToken(s.end);
+    if (start === undefined || end === undefined || start > MAX_TOKEN || end > MAX_TOKEN)
+      throw new Refusal(
+        grpc.status.INVALID_ARGUMENT,
+        `range (${s.start}, ${s.end}] must be two tokens of 16 hex digits`,
+      );
+    if (!Number.isInteger(s.depth) || s.depth > MAX_DEPTH)
+      throw new Refusal(grpc.status.INVALID_ARGUMENT, `tree depth must be 0 to ${MAX_DEPTH}, got ${s.depth}`);
+    if (s.n > 16)
+      throw new Refusal(grpc.status.INVALID_ARGUMENT, `n must be a replica count of 1-16 (0: every key), got ${s.n}`);
     const id = sessionId(s);
     const now = deps.now();
     for (const [k, t] of trees) if (now - t.used > SESSION_IDLE_MS) trees.delete(k);
     let t = trees.get(id);
     if (t === undefined) {
-      if (trees.size >= MAX_SESSIONS) throw new Refusal(grpc.status.RESOURCE_EXHAUSTED, `this node is already in ${MAX_SESSIONS} repair sessions; retry later`);
+      if (trees.size >= MAX_SESSIONS)
+        throw new Refusal(
+          grpc.status.RESOURCE_EXHAUSTED,
+          `this node is already in ${MAX_SESSIONS} repair sessions; retry later`,
+        );
       const range = { start, end };
       const only = deps.only?.(s.n, s.classes);
       // A kept tree: a copy, taken now (the session's snapshot); none at another depth.
-      const kept = s.kept ? (deps.store.trees?.depth === s.depth ? deps.store.trees.tree({ n: s.n, ...range }) : undefined) : undefined;
-      t = { tree: s.kept ? Promise.resolve(kept) : deps.store.ranges.tree(range, s.depth, only), only, builtAt: now, used: now, range, n: s.n };
+      const kept = s.kept
+        ? deps.store.trees?.depth === s.depth
+          ? deps.store.trees.tree({ n: s.n, ...range })
+          : undefined
+        : undefined;
+      t = {
+        tree: s.kept ? Promise.resolve(kept) : deps.store.ranges.tree(range, s.depth, only),
+        only,
+        builtAt: now,
+        used: now,
+        range,
+        n: s.n,
+      };
       trees.set(id, t);
       t.tree.catch(() => trees.delete(id));
     }
@@ -103,26 +138,44 @@ export function repairService(deps: RepairServerDeps): ServiceHandlers<typeof SE
     TreeDigests: unary(async (r) => {
       const tree = await treeOf(r.session).tree;
       if (tree === undefined) return { digests: [], kept: false };
-      if (r.level > tree.depth || r.indices.some((i) => i >= 16 ** r.level)) throw new Refusal(grpc.status.INVALID_ARGUMENT, `level ${r.level} of a depth-${tree.depth} tree has nodes 0 to ${16 ** Math.min(r.level, tree.depth) - 1}`);
+      if (r.level > tree.depth || r.indices.some((i) => i >= 16 ** r.level))
+        throw new Refusal(
+          grpc.status.INVALID_ARGUMENT,
+          `level ${r.level} of a depth-${tree.depth} tree has nodes 0 to ${16 ** Math.min(r.level, tree.depth) - 1}`,
+        );
       return { digests: r.indices.map((i) => tree.digest(r.level, i)), kept: r.session!.kept };
     }),
     LeafEntries: unary(async (r) => {
       const t = treeOf(r.session);
       const tree = await t.tree;
-      if (tree === undefined) throw new Refusal(grpc.status.FAILED_PRECONDITION, 'this node has no kept tree of the range: start a scan session');
-      if (r.leaves.some((i) => i >= tree.leaves)) throw new Refusal(grpc.status.INVALID_ARGUMENT, `a depth-${tree.depth} tree has leaves 0 to ${tree.leaves - 1}`);
+      if (tree === undefined)
+        throw new Refusal(
+          grpc.status.FAILED_PRECONDITION,
+          'this node has no kept tree of the range: start a scan session',
+        );
+      if (r.leaves.some((i) => i >= tree.leaves))
+        throw new Refusal(
+          grpc.status.INVALID_ARGUMENT,
+          `a depth-${tree.depth} tree has leaves 0 to ${tree.leaves - 1}`,
+        );
       return { entries: await deps.store.ranges.leafEntries(tree, r.leaves, t.only) };
     }),
     Records: unary(async (r) => {
       check(r.cluster);
       const got = await Promise.all(r.keys.map((k) => deps.store.getRecord(k)));
-      return { records: got.flatMap((record, i): KeyRecord[] => (record === undefined ? [] : [{ key: r.keys[i]!, record }])) };
+      return {
+        records: got.flatMap((record, i): KeyRecord[] => (record === undefined ? [] : [{ key: r.keys[i]!, record }])),
+      };
     }),
     Push: unary(async (r) => {
       check(r.cluster);
       const records = deps.dropped === undefined ? r.records : r.records.filter((x) => !deps.dropped!(x.key));
       const results = await deps.store.mergeMany(records);
-      return { changed: results.flatMap((m, i): KeyHash[] => (m.changed ? [{ key: records[i]!.key, hash: deps.store.ranges.entryHash(records[i]!.key, m.record) }] : [])) };
+      return {
+        changed: results.flatMap((m, i): KeyHash[] =>
+          m.changed ? [{ key: records[i]!.key, hash: deps.store.ranges.entryHash(records[i]!.key, m.record) }] : [],
+        ),
+      };
     }),
     Finish: unary(async (r) => {
       const s = r.session;
@@ -159,34 +212,58 @@ export class GrpcRepair {
    * unset: every key); every call has `timeoutMs`. With `kept`, from the peer's kept tree:
    * digests reject with NotKept when the peer has none (or is a release without them).
    */
-  side(node: string, session: string, range: TokenRange, depth: number, timeoutMs: number, cls?: { readonly n: number; readonly classes: readonly number[] }, kept = false): RepairSide & { finish(complete: boolean): Promise<void> } {
-    const s: TreeSession = { cluster: this.clusterName, session, start: hex(range.start), end: hex(range.end), depth, requester: this.self, n: cls?.n ?? 0, classes: [...(cls?.classes ?? [])], kept };
-    const call = <M extends UnaryMethod<RepairClient>>(method: M, req: RequestOf<RepairClient, M>) => callUnary(this.#client(node), method, req, { deadline: Date.now() + timeoutMs });
-    const chunks = <T>(xs: readonly T[]): T[][] => Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
+  side(
+    node: string,
+    session: string,
+    range: TokenRange,
+    depth: number,
+    timeoutMs: number,
+    cls?: { readonly n: number; readonly classes: readonly number[] },
+    kept = false,
+  ): RepairSide & { finish(complete: boolean): Promise<void> } {
+    const s: TreeSession = {
+      cluster: this.clusterName,
+      session,
+      start: hex(range.start),
+      end: hex(range.end),
+      depth,
+      requester: this.self,
+      n: cls?.n ?? 0,
+      classes: [...(cls?.classes ?? [])],
+      kept,
+    };
+    const call = <M extends UnaryMethod<RepairClient>>(method: M, req: RequestOf<RepairClient, M>) =>
+      callUnary(this.#client(node), method, req, { deadline: Date.now() + timeoutMs });
+    const chunks = <T>(xs: readonly T[]): T[][] =>
+      Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
     return {
       id: node,
       digests: async (level, indices) => {
         const out: string[] = [];
         for (const part of chunks(indices)) {
           const res = await call('treeDigests', { session: s, level, indices: part });
-          if (kept && !res.kept) throw new NotKept(`${node} has no kept tree of range ${s.start}-${s.end} at depth ${depth}`);
+          if (kept && !res.kept)
+            throw new NotKept(`${node} has no kept tree of range ${s.start}-${s.end} at depth ${depth}`);
           out.push(...res.digests);
         }
         return out;
       },
       leafEntries: async (leaves) => {
         const out: LeafEntry[] = [];
-        for (const part of chunks(leaves)) out.push(...(await call('leafEntries', { session: s, leaves: part })).entries);
+        for (const part of chunks(leaves))
+          out.push(...(await call('leafEntries', { session: s, leaves: part })).entries);
         return out;
       },
       records: async (keys) => {
         const out: RecordEntry[] = [];
-        for (const part of chunks(keys)) out.push(...(await call('records', { cluster: this.clusterName, keys: part })).records);
+        for (const part of chunks(keys))
+          out.push(...(await call('records', { cluster: this.clusterName, keys: part })).records);
         return out;
       },
       push: async (records) => {
         const out: LeafEntry[] = [];
-        for (const part of chunks(records)) out.push(...(await call('push', { cluster: this.clusterName, records: part, requester: this.self })).changed);
+        for (const part of chunks(records))
+          out.push(...(await call('push', { cluster: this.clusterName, records: part, requester: this.self })).changed);
         return out;
       },
       finish: async (complete) => {

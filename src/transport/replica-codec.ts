@@ -13,7 +13,25 @@
  */
 
 import type { FieldType } from '../buckets/index.js';
-import { EMPTY, LEN, VARINT, WireDecodeError, batchItemSize, bytesField, decodeBatch, encodeBatch, messageField, readSint64, readVarint64, sint64Field, varintField, writeSint64, Reader, type ItemLayout, type Writer } from './protobuf-bytes.js';
+import {
+  EMPTY,
+  LEN,
+  VARINT,
+  WireDecodeError,
+  batchItemSize,
+  bytesField,
+  decodeBatch,
+  encodeBatch,
+  messageField,
+  readSint64,
+  readVarint64,
+  sint64Field,
+  varintField,
+  writeSint64,
+  Reader,
+  type ItemLayout,
+  type Writer,
+} from './protobuf-bytes.js';
 
 export { WireDecodeError } from './protobuf-bytes.js';
 
@@ -49,7 +67,16 @@ export interface WireSubKeyRecord {
 }
 
 export type WireCall =
-  | { id: number; deadline: number; op: 'apply'; key: Buffer; value: Buffer | null; context: Buffer; requestId: Buffer; expiresAt: number }
+  | {
+      id: number;
+      deadline: number;
+      op: 'apply';
+      key: Buffer;
+      value: Buffer | null;
+      context: Buffer;
+      requestId: Buffer;
+      expiresAt: number;
+    }
   | { id: number; deadline: number; op: 'merge'; key: Buffer; record: Buffer; hintFor: string }
   | { id: number; deadline: number; op: 'read'; key: Buffer; hintFor: string }
   | { id: number; deadline: number; op: 'digest'; key: Buffer }
@@ -58,7 +85,18 @@ export type WireCall =
   | { id: number; deadline: number; op: 'writeMany'; parent: Buffer; ops: readonly WireSubOp[]; requestId: Buffer }
   | { id: number; deadline: number; op: 'readRange'; parent: Buffer; after: Buffer | undefined; limit: number }
   // A Paxos step (replica.proto PaxosRequest): `step` one this release does not know stays its number, for the replica to refuse.
-  | { id: number; deadline: number; op: 'paxos'; key: Buffer; step: WirePaxosStep | number; ballot: number; proposer: Buffer; proposalId: Buffer; base: Buffer; value: Buffer | null };
+  | {
+      id: number;
+      deadline: number;
+      op: 'paxos';
+      key: Buffer;
+      step: WirePaxosStep | number;
+      ballot: number;
+      proposer: Buffer;
+      proposalId: Buffer;
+      base: Buffer;
+      value: Buffer | null;
+    };
 
 export type WirePaxosStep = 'prepare' | 'propose' | 'commit';
 
@@ -82,10 +120,39 @@ export type WireReply =
   | { id: number; op: 'paxos'; ok: boolean; state: Buffer };
 
 // Field numbers, as in replica.proto.
-const CALL_OP = { apply: 3, merge: 4, read: 5, digest: 6, counterUpdate: 7, writeMany: 8, readRange: 9, paxos: 10 } as const;
-const REPLY_OP = { apply: 2, merge: 3, read: 4, digest: 5, error: 6, counterUpdate: 7, writeMany: 8, readRange: 9, paxos: 10 } as const;
+const CALL_OP = {
+  apply: 3,
+  merge: 4,
+  read: 5,
+  digest: 6,
+  counterUpdate: 7,
+  writeMany: 8,
+  readRange: 9,
+  paxos: 10,
+} as const;
+const REPLY_OP = {
+  apply: 2,
+  merge: 3,
+  read: 4,
+  digest: 5,
+  error: 6,
+  counterUpdate: 7,
+  writeMany: 8,
+  readRange: 9,
+  paxos: 10,
+} as const;
 const CALL_OPS = ['apply', 'merge', 'read', 'digest', 'counterUpdate', 'writeMany', 'readRange', 'paxos'] as const;
-const REPLY_OPS = ['apply', 'merge', 'read', 'digest', 'error', 'counterUpdate', 'writeMany', 'readRange', 'paxos'] as const;
+const REPLY_OPS = [
+  'apply',
+  'merge',
+  'read',
+  'digest',
+  'error',
+  'counterUpdate',
+  'writeMany',
+  'readRange',
+  'paxos',
+] as const;
 // Enums' numbers, as in replica.proto (SubKeyOp.Kind, FieldType).
 const KIND: Readonly<Record<WireSubOpKind, number>> = { add: 1, remove: 2, assign: 3, increment: 4 };
 const KIND_OF = new Map<number, WireSubOpKind>(Object.entries(KIND).map(([k, n]) => [n, k as WireSubOpKind]));
@@ -96,8 +163,10 @@ const STEP_OF = new Map<number, WirePaxosStep>(Object.entries(STEP).map(([k, n])
 const stepNumber = (s: WirePaxosStep | number): number => (typeof s === 'number' ? s : STEP[s]);
 
 // A kind or type the caller named wrongly (no type stops it at run time) goes as 0, unspecified: the replica refuses it.
-const kindNumber = (op: WireSubOp['op']): number => (typeof op === 'number' ? op : Object.hasOwn(KIND, op) ? KIND[op] : 0);
-const typeNumber = (t: WirePathField['type']): number => (typeof t === 'number' ? t : Object.hasOwn(FIELD_TYPE, t) ? FIELD_TYPE[t] : 0);
+const kindNumber = (op: WireSubOp['op']): number =>
+  typeof op === 'number' ? op : Object.hasOwn(KIND, op) ? KIND[op] : 0;
+const typeNumber = (t: WirePathField['type']): number =>
+  typeof t === 'number' ? t : Object.hasOwn(FIELD_TYPE, t) ? FIELD_TYPE[t] : 0;
 
 /** An enum's value: an int32, so a negative one is ten bytes on the wire (a peer's bug, or a fuzzer's), read whole for the replica to refuse. */
 const readEnum = (r: Reader): number => Number(BigInt.asIntN(32, readVarint64(r)));
@@ -119,8 +188,10 @@ const subOpSize = (o: WireSubOp): number =>
   bytesField(o.context.length) +
   bytesField(o.value.length) +
   sint64Field(o.amount);
-const recordSize = (r: WireSubKeyRecord): number => bytesField(r.key.length) + bytesField(r.record.length) + bytesField(r.delta?.length ?? 0);
-const recordsSize = (rs: readonly WireSubKeyRecord[]): number => rs.reduce((a, r) => a + messageField(recordSize(r)), 0);
+const recordSize = (r: WireSubKeyRecord): number =>
+  bytesField(r.key.length) + bytesField(r.record.length) + bytesField(r.delta?.length ?? 0);
+const recordsSize = (rs: readonly WireSubKeyRecord[]): number =>
+  rs.reduce((a, r) => a + messageField(recordSize(r)), 0);
 
 function writeSubOp(w: Writer, o: WireSubOp): void {
   w.uint(1, kindNumber(o.op));
@@ -153,9 +224,12 @@ function nestedReader(b: Reader): Reader {
 }
 
 function readPathField(r: Reader): WirePathField {
-  let name = EMPTY, type = 0;
+  let name = EMPTY,
+    type = 0;
   while (!r.done) {
-    const t = r.tag(), f = t >>> 3, wire = t & 7;
+    const t = r.tag(),
+      f = t >>> 3,
+      wire = t & 7;
     if (f === 1 && wire === LEN) name = r.bytes();
     else if (f === 2 && wire === VARINT) type = readEnum(r);
     else r.skip(wire);
@@ -164,10 +238,16 @@ function readPathField(r: Reader): WirePathField {
 }
 
 function readSubOp(r: Reader): WireSubOp {
-  let kind = 0, element: Buffer | undefined, context = EMPTY, value = EMPTY, amount = 0n;
+  let kind = 0,
+    element: Buffer | undefined,
+    context = EMPTY,
+    value = EMPTY,
+    amount = 0n;
   const fields: WirePathField[] = [];
   while (!r.done) {
-    const t = r.tag(), f = t >>> 3, wire = t & 7;
+    const t = r.tag(),
+      f = t >>> 3,
+      wire = t & 7;
     if (f === 1 && wire === VARINT) kind = readEnum(r);
     else if (f === 2 && wire === LEN) fields.push(readPathField(nestedReader(r)));
     else if (f === 3 && wire === LEN) element = r.bytes();
@@ -180,9 +260,13 @@ function readSubOp(r: Reader): WireSubOp {
 }
 
 function readRecord(r: Reader): WireSubKeyRecord {
-  let key = EMPTY, record = EMPTY, delta = EMPTY;
+  let key = EMPTY,
+    record = EMPTY,
+    delta = EMPTY;
   while (!r.done) {
-    const t = r.tag(), f = t >>> 3, wire = t & 7;
+    const t = r.tag(),
+      f = t >>> 3,
+      wire = t & 7;
     if (f === 1 && wire === LEN) key = r.bytes();
     else if (f === 2 && wire === LEN) record = r.bytes();
     else if (f === 3 && wire === LEN) delta = r.bytes();
@@ -205,7 +289,14 @@ function callLayout(now: number): ItemLayout<WireCall> {
     bodySize: (c) => {
       switch (c.op) {
         case 'apply':
-          return bytesField(c.key.length) + bytesField(c.value?.length ?? 0) + (c.value === null ? 2 : 0) + bytesField(c.context.length) + bytesField(c.requestId.length) + varintField(c.expiresAt);
+          return (
+            bytesField(c.key.length) +
+            bytesField(c.value?.length ?? 0) +
+            (c.value === null ? 2 : 0) +
+            bytesField(c.context.length) +
+            bytesField(c.requestId.length) +
+            varintField(c.expiresAt)
+          );
         case 'merge':
           return bytesField(c.key.length) + bytesField(c.record.length) + bytesField(Buffer.byteLength(c.hintFor));
         case 'read':
@@ -215,11 +306,24 @@ function callLayout(now: number): ItemLayout<WireCall> {
         case 'counterUpdate':
           return bytesField(c.key.length) + sint64Field(c.amount) + bytesField(c.requestId.length);
         case 'writeMany':
-          return bytesField(c.parent.length) + c.ops.reduce((a, o) => a + messageField(subOpSize(o)), 0) + bytesField(c.requestId.length);
+          return (
+            bytesField(c.parent.length) +
+            c.ops.reduce((a, o) => a + messageField(subOpSize(o)), 0) +
+            bytesField(c.requestId.length)
+          );
         case 'readRange':
           return bytesField(c.parent.length) + optionalBytesField(c.after) + varintField(c.limit);
         case 'paxos':
-          return bytesField(c.key.length) + varintField(stepNumber(c.step)) + varintField(c.ballot) + bytesField(c.proposer.length) + bytesField(c.proposalId.length) + bytesField(c.value?.length ?? 0) + (c.value === null ? 2 : 0) + bytesField(c.base.length);
+          return (
+            bytesField(c.key.length) +
+            varintField(stepNumber(c.step)) +
+            varintField(c.ballot) +
+            bytesField(c.proposer.length) +
+            bytesField(c.proposalId.length) +
+            bytesField(c.value?.length ?? 0) +
+            (c.value === null ? 2 : 0) +
+            bytesField(c.base.length)
+          );
       }
     },
     writeBody: (w, c) => {
@@ -340,7 +444,8 @@ const REPLY_LAYOUT: ItemLayout<WireReply> = {
 export const callSize = (c: WireCall, now = Date.now()): number => batchItemSize(callLayout(now), c);
 
 /** ReplicaCalls holding `calls`, sent at `now`. */
-export const encodeCalls = (calls: readonly WireCall[], now = Date.now()): Buffer => encodeBatch(callLayout(now), calls);
+export const encodeCalls = (calls: readonly WireCall[], now = Date.now()): Buffer =>
+  encodeBatch(callLayout(now), calls);
 
 /** Bytes one reply takes in a batch (ReplicaReplies field 1). */
 export const replySize = (r: WireReply): number => batchItemSize(REPLY_LAYOUT, r);
@@ -354,68 +459,111 @@ export const encodeReplies = (replies: readonly WireReply[]): Buffer => encodeBa
  * server to refuse alone. Throws WireDecodeError when `buf` is not a batch of calls.
  */
 export function decodeCalls(buf: Buffer, now = Date.now()): DecodedCall[] {
-  return decodeBatch(buf, 'call', 3, 10, ({ id, second, opField, body: b }): DecodedCall => {
-    const deadline = now + second;
-    if (opField === 0) return { id, deadline, op: 'unsupported' };
-    const op = CALL_OPS[opField - 3]!;
-    let key = EMPTY, value = EMPTY, tombstone = false, context = EMPTY, requestId = EMPTY, record = EMPTY, hintFor = '', expiresAt = 0;
-    let amount = 0n, limit = 0, after: Buffer | undefined;
-    let step = 0, ballot = 0, proposer = EMPTY, proposalId = EMPTY, base = EMPTY;
-    const ops: WireSubOp[] = [];
-    while (!b.done) {
-      const t = b.tag(), f = t >>> 3, wire = t & 7;
-      // Field numbers per message (replica.proto): key (a parent) is 1 everywhere.
-      if (f === 1 && wire === LEN) key = b.bytes();
-      else if (op === 'apply' && f === 2 && wire === LEN) value = b.bytes();
-      else if (op === 'apply' && f === 3 && wire === VARINT) tombstone = b.varint() !== 0;
-      else if (op === 'apply' && f === 4 && wire === LEN) context = b.bytes();
-      else if (((op === 'apply' && f === 5) || ((op === 'counterUpdate' || op === 'writeMany') && f === 3)) && wire === LEN) requestId = b.bytes();
-      else if (op === 'apply' && f === 6 && wire === VARINT) expiresAt = b.varint();
-      else if (op === 'merge' && f === 2 && wire === LEN) record = b.bytes();
-      else if (((op === 'merge' && f === 3) || (op === 'read' && f === 2)) && wire === LEN) hintFor = b.string();
-      else if (op === 'counterUpdate' && f === 2 && wire === VARINT) amount = readSint64(b);
-      else if (op === 'writeMany' && f === 2 && wire === LEN) ops.push(readSubOp(nestedReader(b)));
-      else if (op === 'readRange' && f === 2 && wire === LEN) after = b.bytes();
-      else if (op === 'readRange' && f === 3 && wire === VARINT) limit = b.varint();
-      else if (op === 'paxos' && f === 2 && wire === VARINT) step = readEnum(b);
-      else if (op === 'paxos' && f === 3 && wire === VARINT) ballot = b.varint();
-      else if (op === 'paxos' && f === 4 && wire === LEN) proposer = b.bytes();
-      else if (op === 'paxos' && f === 5 && wire === LEN) proposalId = b.bytes();
-      else if (op === 'paxos' && f === 6 && wire === LEN) value = b.bytes();
-      else if (op === 'paxos' && f === 7 && wire === VARINT) tombstone = b.varint() !== 0;
-      else if (op === 'paxos' && f === 8 && wire === LEN) base = b.bytes();
-      else b.skip(wire);
-    }
-    switch (op) {
-      case 'apply':
-        return { id, deadline, op, key, value: tombstone ? null : value, context, requestId, expiresAt };
-      case 'merge':
-        return { id, deadline, op, key, record, hintFor };
-      case 'read':
-        return { id, deadline, op, key, hintFor };
-      case 'digest':
-        return { id, deadline, op, key };
-      case 'counterUpdate':
-        return { id, deadline, op, key, amount, requestId };
-      case 'writeMany':
-        return { id, deadline, op, parent: key, ops, requestId };
-      case 'readRange':
-        return { id, deadline, op, parent: key, after, limit };
-      case 'paxos':
-        return { id, deadline, op, key, step: STEP_OF.get(step) ?? step, ballot, proposer, proposalId, base, value: tombstone ? null : value };
-    }
-  }, { unknownOp: 'pass' });
+  return decodeBatch(
+    buf,
+    'call',
+    3,
+    10,
+    ({ id, second, opField, body: b }): DecodedCall => {
+      const deadline = now + second;
+      if (opField === 0) return { id, deadline, op: 'unsupported' };
+      const op = CALL_OPS[opField - 3]!;
+      let key = EMPTY,
+        value = EMPTY,
+        tombstone = false,
+        context = EMPTY,
+        requestId = EMPTY,
+        record = EMPTY,
+        hintFor = '',
+        expiresAt = 0;
+      let amount = 0n,
+        limit = 0,
+        after: Buffer | undefined;
+      let step = 0,
+        ballot = 0,
+        proposer = EMPTY,
+        proposalId = EMPTY,
+        base = EMPTY;
+      const ops: WireSubOp[] = [];
+      while (!b.done) {
+        const t = b.tag(),
+          f = t >>> 3,
+          wire = t & 7;
+        // Field numbers per message (replica.proto): key (a parent) is 1 everywhere.
+        if (f === 1 && wire === LEN) key = b.bytes();
+        else if (op === 'apply' && f === 2 && wire === LEN) value = b.bytes();
+        else if (op === 'apply' && f === 3 && wire === VARINT) tombstone = b.varint() !== 0;
+        else if (op === 'apply' && f === 4 && wire === LEN) context = b.bytes();
+        else if (
+          ((op === 'apply' && f === 5) || ((op === 'counterUpdate' || op === 'writeMany') && f === 3)) &&
+          wire === LEN
+        )
+          requestId = b.bytes();
+        else if (op === 'apply' && f === 6 && wire === VARINT) expiresAt = b.varint();
+        else if (op === 'merge' && f === 2 && wire === LEN) record = b.bytes();
+        else if (((op === 'merge' && f === 3) || (op === 'read' && f === 2)) && wire === LEN) hintFor = b.string();
+        else if (op === 'counterUpdate' && f === 2 && wire === VARINT) amount = readSint64(b);
+        else if (op === 'writeMany' && f === 2 && wire === LEN) ops.push(readSubOp(nestedReader(b)));
+        else if (op === 'readRange' && f === 2 && wire === LEN) after = b.bytes();
+        else if (op === 'readRange' && f === 3 && wire === VARINT) limit = b.varint();
+        else if (op === 'paxos' && f === 2 && wire === VARINT) step = readEnum(b);
+        else if (op === 'paxos' && f === 3 && wire === VARINT) ballot = b.varint();
+        else if (op === 'paxos' && f === 4 && wire === LEN) proposer = b.bytes();
+        else if (op === 'paxos' && f === 5 && wire === LEN) proposalId = b.bytes();
+        else if (op === 'paxos' && f === 6 && wire === LEN) value = b.bytes();
+        else if (op === 'paxos' && f === 7 && wire === VARINT) tombstone = b.varint() !== 0;
+        else if (op === 'paxos' && f === 8 && wire === LEN) base = b.bytes();
+        else b.skip(wire);
+      }
+      switch (op) {
+        case 'apply':
+          return { id, deadline, op, key, value: tombstone ? null : value, context, requestId, expiresAt };
+        case 'merge':
+          return { id, deadline, op, key, record, hintFor };
+        case 'read':
+          return { id, deadline, op, key, hintFor };
+        case 'digest':
+          return { id, deadline, op, key };
+        case 'counterUpdate':
+          return { id, deadline, op, key, amount, requestId };
+        case 'writeMany':
+          return { id, deadline, op, parent: key, ops, requestId };
+        case 'readRange':
+          return { id, deadline, op, parent: key, after, limit };
+        case 'paxos':
+          return {
+            id,
+            deadline,
+            op,
+            key,
+            step: STEP_OF.get(step) ?? step,
+            ballot,
+            proposer,
+            proposalId,
+            base,
+            value: tombstone ? null : value,
+          };
+      }
+    },
+    { unknownOp: 'pass' },
+  );
 }
 
 /** The ReplicaReplies in `buf`. Throws WireDecodeError when it is not one. */
 export function decodeReplies(buf: Buffer): WireReply[] {
   return decodeBatch(buf, 'reply', 2, 10, ({ id, opField, body: b }): WireReply => {
     const op = REPLY_OPS[opField - 2]!;
-    let first = EMPTY, second = EMPTY, third = EMPTY, flag = false, next: Buffer | undefined;
+    let first = EMPTY,
+      second = EMPTY,
+      third = EMPTY,
+      flag = false,
+      next: Buffer | undefined;
     const records: WireSubKeyRecord[] = [];
     const listed = op === 'writeMany' || op === 'readRange';
     while (!b.done) {
-      const t = b.tag(), f = t >>> 3, wire = t & 7;
+      const t = b.tag(),
+        f = t >>> 3,
+        wire = t & 7;
       if (f === 1 && wire === VARINT) flag = b.varint() !== 0;
       else if (listed && f === 1 && wire === LEN) records.push(readRecord(nestedReader(b)));
       else if (f === 1 && wire === LEN) first = b.bytes();

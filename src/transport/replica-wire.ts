@@ -22,14 +22,54 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { DataTypeError, type FieldType } from '../buckets/index.js';
-import { ReplicaFailure, asReplicaFailure, type ApplyResult, type CounterApplied, type ReplicaApi, type SubKeyPage, type SubKeyRecord } from '../replication/replica-api.js';
+import {
+  ReplicaFailure,
+  asReplicaFailure,
+  type ApplyResult,
+  type CounterApplied,
+  type ReplicaApi,
+  type SubKeyPage,
+  type SubKeyRecord,
+} from '../replication/replica-api.js';
 import type { LocalReplica } from '../replication/local-replica.js';
 import { ReplicationError } from '../replication/replication-errors.js';
-import { DecodeError, KvError, MAX_RANGE_KEYS, decodeRegister, encodeRegister, type Ballot, type PrepareReply, type ProposeReply, type Proposal, type RegisterState, type SubOp } from '../storage/index.js';
-import { BatchedServer, BatchedStream, brokeOnUndecodable, passThrough, type ClientCodec, type ServerCodec, type WithoutId } from './batched-stream.js';
+import {
+  DecodeError,
+  KvError,
+  MAX_RANGE_KEYS,
+  decodeRegister,
+  encodeRegister,
+  type Ballot,
+  type PrepareReply,
+  type ProposeReply,
+  type Proposal,
+  type RegisterState,
+  type SubOp,
+} from '../storage/index.js';
+import {
+  BatchedServer,
+  BatchedStream,
+  brokeOnUndecodable,
+  passThrough,
+  type ClientCodec,
+  type ServerCodec,
+  type WithoutId,
+} from './batched-stream.js';
 import { PeerChannels } from './peer-channels.js';
 import { NODE_MAX_MESSAGE_BYTES, serviceClient } from './protos.js';
-import { callSize, decodeCalls, decodeReplies, encodeCalls, encodeReplies, replySize, type DecodedCall, type WireCall, type WirePaxosStep, type WireReply, type WireSubOp } from './replica-codec.js';
+import {
+  callSize,
+  decodeCalls,
+  decodeReplies,
+  encodeCalls,
+  encodeReplies,
+  replySize,
+  type DecodedCall,
+  type WireCall,
+  type WirePaxosStep,
+  type WireReply,
+  type WireSubOp,
+} from './replica-codec.js';
 import { codeName, toStatus } from './status.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -49,7 +89,12 @@ const TYPED = new Set<WireCall['op']>(['counterUpdate', 'writeMany', 'readRange'
  */
 
 /** The stream's codec; `node` is the id the stream was opened for (an address is one node's). */
-function codecFor(address: string, typed: boolean, node: string, sent: (op: string, bytes: number) => void): ClientCodec<WireCall, WireReply> {
+function codecFor(
+  address: string,
+  typed: boolean,
+  node: string,
+  sent: (op: string, bytes: number) => void,
+): ClientCodec<WireCall, WireReply> {
   return {
     path: `/${SERVICE}/Stream`,
     encode: encodeCalls,
@@ -59,15 +104,25 @@ function codecFor(address: string, typed: boolean, node: string, sent: (op: stri
     unreachable: (why, status) =>
       // Only data types' calls were on this stream, and the peer read none of them: each is refused, not lost.
       typed && brokeOnUndecodable(status, why)
-        ? new ReplicaFailure('refused', 'RK_UNSUPPORTED', `peer ${node} at ${address} runs a release without data types (counters, sets, maps) and cannot take this call; upgrade it (${why})`)
+        ? new ReplicaFailure(
+            'refused',
+            'RK_UNSUPPORTED',
+            `peer ${node} at ${address} runs a release without data types (counters, sets, maps) and cannot take this call; upgrade it (${why})`,
+          )
         : new ReplicaFailure('unreachable', 'RK_UNAVAILABLE', `no answer from ${address}: ${why}`),
     timeout: () => new ReplicaFailure('timeout', 'RK_TIMEOUT', `${address} did not answer before the deadline`),
-    tooLarge: (size) => new ReplicaFailure('refused', 'KV_RECORD_TOO_LARGE', `a replica call of ${size} bytes is over the node's message limit of ${NODE_MAX_MESSAGE_BYTES} bytes`),
+    tooLarge: (size) =>
+      new ReplicaFailure(
+        'refused',
+        'KV_RECORD_TOO_LARGE',
+        `a replica call of ${size} bytes is over the node's message limit of ${NODE_MAX_MESSAGE_BYTES} bytes`,
+      ),
     queued: (c, size) => sent(c.op, size),
   };
 }
 
-const bytesOf = (b: string | Uint8Array): Buffer => (typeof b === 'string' ? Buffer.from(b, 'utf8') : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+const bytesOf = (b: string | Uint8Array): Buffer =>
+  typeof b === 'string' ? Buffer.from(b, 'utf8') : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 
 const badAmount = (amount: unknown): string =>
   `a counter increment must be a nonzero integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}; got ${String(amount)}. Send a whole, nonzero amount (negative to decrement)`;
@@ -80,7 +135,8 @@ function wireAmount(amount: number): bigint {
 
 /** An amount as received: past the store's bound it would not convert exactly, so it is refused in the store's words. */
 function receivedAmount(amount: bigint): number {
-  if (amount < -BigInt(Number.MAX_SAFE_INTEGER) || amount > BigInt(Number.MAX_SAFE_INTEGER)) throw new KvError('KV_BAD_AMOUNT', badAmount(amount));
+  if (amount < -BigInt(Number.MAX_SAFE_INTEGER) || amount > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new KvError('KV_BAD_AMOUNT', badAmount(amount));
   return Number(amount);
 }
 
@@ -110,17 +166,38 @@ function subOp(o: WireSubOp, at: number): SubOp {
     case 'increment':
       return { op: 'increment', path, amount: receivedAmount(o.amount) };
   }
-  throw new DataTypeError('DT_BAD_OP', `op ${at}: op kind ${o.op} is unknown to this node; use ADD (1), REMOVE (2), ASSIGN (3) or INCREMENT (4)`);
+  throw new DataTypeError(
+    'DT_BAD_OP',
+    `op ${at}: op kind ${o.op} is unknown to this node; use ADD (1), REMOVE (2), ASSIGN (3) or INCREMENT (4)`,
+  );
 }
 
 /** A Paxos step as the wire carries it: the ballot's proposer and the proposal's id as latin1 bytes (the store keeps them as latin1 strings). */
-function wirePaxos(key: Buffer, step: WirePaxosStep, ballot: Ballot, p?: Proposal<Buffer>): Omit<Extract<CallOf, { op: 'paxos' }>, 'deadline'> {
-  return { op: 'paxos', key, step, ballot: ballot.n, proposer: Buffer.from(ballot.by, 'latin1'), proposalId: Buffer.from(p?.id ?? '', 'latin1'), base: Buffer.from(p?.base ?? '', 'latin1'), value: p === undefined ? null : p.value };
+function wirePaxos(
+  key: Buffer,
+  step: WirePaxosStep,
+  ballot: Ballot,
+  p?: Proposal<Buffer>,
+): Omit<Extract<CallOf, { op: 'paxos' }>, 'deadline'> {
+  return {
+    op: 'paxos',
+    key,
+    step,
+    ballot: ballot.n,
+    proposer: Buffer.from(ballot.by, 'latin1'),
+    proposalId: Buffer.from(p?.id ?? '', 'latin1'),
+    base: Buffer.from(p?.base ?? '', 'latin1'),
+    value: p === undefined ? null : p.value,
+  };
 }
 
 /** A received Paxos call's proposal (the store checks its parts: KV_BAD_OPTION). */
 function receivedProposal(c: Extract<WireCall, { op: 'paxos' }>): Proposal<Buffer> {
-  const p = { ballot: { n: c.ballot, by: c.proposer.toString('latin1') }, id: c.proposalId.toString('latin1'), value: c.value };
+  const p = {
+    ballot: { n: c.ballot, by: c.proposer.toString('latin1') },
+    id: c.proposalId.toString('latin1'),
+    value: c.value,
+  };
   return c.base.length === 0 ? p : { ...p, base: c.base.toString('latin1') };
 }
 
@@ -130,7 +207,11 @@ function replyState(r: { state: Buffer }, node: string) {
     return decodeRegister(r.state).register;
   } catch (e) {
     if (!(e instanceof DecodeError)) throw e;
-    throw new ReplicaFailure('refused', 'RK_INTERNAL', `${node} answered a Paxos step with a state that does not decode: ${e.message}`);
+    throw new ReplicaFailure(
+      'refused',
+      'RK_INTERNAL',
+      `${node} answered a Paxos step with a state that does not decode: ${e.message}`,
+    );
   }
 }
 
@@ -162,12 +243,34 @@ export class GrpcReplicas implements ReplicaApi {
     this.#channels = new PeerChannels(SERVICE, credentials);
   }
 
-  async apply(node: string, key: Buffer, value: Buffer | null, context: Buffer, deadline: number, requestId?: Buffer, expiresAt?: number): Promise<ApplyResult> {
-    const r = await this.#call(node, { op: 'apply', deadline, key, value, context, requestId: requestId ?? EMPTY, expiresAt: expiresAt ?? 0 });
+  async apply(
+    node: string,
+    key: Buffer,
+    value: Buffer | null,
+    context: Buffer,
+    deadline: number,
+    requestId?: Buffer,
+    expiresAt?: number,
+  ): Promise<ApplyResult> {
+    const r = await this.#call(node, {
+      op: 'apply',
+      deadline,
+      key,
+      value,
+      context,
+      requestId: requestId ?? EMPTY,
+      expiresAt: expiresAt ?? 0,
+    });
     return answer(r, 'apply', node);
   }
 
-  async merge(node: string, key: Buffer, record: Buffer, hintFor: string | undefined, deadline: number): Promise<boolean> {
+  async merge(
+    node: string,
+    key: Buffer,
+    record: Buffer,
+    hintFor: string | undefined,
+    deadline: number,
+  ): Promise<boolean> {
     const r = await this.#call(node, { op: 'merge', deadline, key, record, hintFor: hintFor ?? '' });
     return answer(r, 'merge', node).changed;
   }
@@ -182,24 +285,76 @@ export class GrpcReplicas implements ReplicaApi {
     return answer(r, 'digest', node).digest;
   }
 
-  async counterUpdate(node: string, key: Buffer, amount: number, deadline: number, requestId?: Buffer): Promise<CounterApplied> {
+  async counterUpdate(
+    node: string,
+    key: Buffer,
+    amount: number,
+    deadline: number,
+    requestId?: Buffer,
+  ): Promise<CounterApplied> {
     // The wire's sint64 carries any safe integer exactly; anything else could not arrive as sent.
-    const r = answer(await this.#call(node, { op: 'counterUpdate', deadline, key, amount: wireAmount(amount), requestId: requestId ?? EMPTY }), 'counterUpdate', node);
-    if (!DECIMAL.test(r.value)) throw new ReplicaFailure('refused', 'RK_INTERNAL', `${node} answered a counter value that is not a decimal integer: ${JSON.stringify(r.value.slice(0, 40))}`);
+    const r = answer(
+      await this.#call(node, {
+        op: 'counterUpdate',
+        deadline,
+        key,
+        amount: wireAmount(amount),
+        requestId: requestId ?? EMPTY,
+      }),
+      'counterUpdate',
+      node,
+    );
+    if (!DECIMAL.test(r.value))
+      throw new ReplicaFailure(
+        'refused',
+        'RK_INTERNAL',
+        `${node} answered a counter value that is not a decimal integer: ${JSON.stringify(r.value.slice(0, 40))}`,
+      );
     return { record: r.record, delta: r.delta, value: BigInt(r.value) };
   }
 
-  async writeMany(node: string, parent: Buffer, ops: readonly SubOp[], deadline: number, requestId?: Buffer): Promise<SubKeyRecord[]> {
-    const r = answer(await this.#call(node, { op: 'writeMany', deadline, parent, ops: ops.map(wireSubOp), requestId: requestId ?? EMPTY }), 'writeMany', node);
+  async writeMany(
+    node: string,
+    parent: Buffer,
+    ops: readonly SubOp[],
+    deadline: number,
+    requestId?: Buffer,
+  ): Promise<SubKeyRecord[]> {
+    const r = answer(
+      await this.#call(node, {
+        op: 'writeMany',
+        deadline,
+        parent,
+        ops: ops.map(wireSubOp),
+        requestId: requestId ?? EMPTY,
+      }),
+      'writeMany',
+      node,
+    );
     // One record per op, in order: the coordinator pairs them by position.
-    if (r.records.length !== ops.length) throw new ReplicaFailure('refused', 'RK_INTERNAL', `${node} answered ${r.records.length} records to a write of ${ops.length} ops`);
+    if (r.records.length !== ops.length)
+      throw new ReplicaFailure(
+        'refused',
+        'RK_INTERNAL',
+        `${node} answered ${r.records.length} records to a write of ${ops.length} ops`,
+      );
     return [...r.records];
   }
 
-  async readRange(node: string, parent: Buffer, after: Buffer | undefined, limit: number, deadline: number): Promise<SubKeyPage> {
+  async readRange(
+    node: string,
+    parent: Buffer,
+    after: Buffer | undefined,
+    limit: number,
+    deadline: number,
+  ): Promise<SubKeyPage> {
     // The wire's limit is a uint32; the replica checks the range itself (the store's words).
     if (!Number.isInteger(limit) || limit < 1 || limit > 0xffffffff)
-      throw new ReplicaFailure('refused', 'KV_BAD_OPTION', `a range read's limit must be 1 to ${MAX_RANGE_KEYS} sub-keys, got ${String(limit)}; read a larger set in pages`);
+      throw new ReplicaFailure(
+        'refused',
+        'KV_BAD_OPTION',
+        `a range read's limit must be 1 to ${MAX_RANGE_KEYS} sub-keys, got ${String(limit)}; read a larger set in pages`,
+      );
     const r = answer(await this.#call(node, { op: 'readRange', deadline, parent, after, limit }), 'readRange', node);
     return { records: r.records, next: r.next };
   }
@@ -207,11 +362,17 @@ export class GrpcReplicas implements ReplicaApi {
   async paxosPrepare(node: string, key: Buffer, ballot: Ballot, deadline: number): Promise<PrepareReply<Buffer>> {
     const r = answer(await this.#call(node, { ...wirePaxos(key, 'prepare', ballot), deadline }), 'paxos', node);
     const state = replyState(r, node);
-    return r.ok ? { promised: true, accepted: state.accepted, committed: state.committed, history: state.history } : { promised: false, higher: state.promised };
+    return r.ok
+      ? { promised: true, accepted: state.accepted, committed: state.committed, history: state.history }
+      : { promised: false, higher: state.promised };
   }
 
   async paxosPropose(node: string, key: Buffer, proposal: Proposal<Buffer>, deadline: number): Promise<ProposeReply> {
-    const r = answer(await this.#call(node, { ...wirePaxos(key, 'propose', proposal.ballot, proposal), deadline }), 'paxos', node);
+    const r = answer(
+      await this.#call(node, { ...wirePaxos(key, 'propose', proposal.ballot, proposal), deadline }),
+      'paxos',
+      node,
+    );
     return r.ok ? { accepted: true } : { accepted: false, higher: replyState(r, node).promised };
   }
 
@@ -221,7 +382,8 @@ export class GrpcReplicas implements ReplicaApi {
 
   #call(node: string, c: CallOf): Promise<WireReply> {
     const address = this.addressOf(node);
-    if (address === undefined) return Promise.reject(new ReplicaFailure('unreachable', 'RK_UNAVAILABLE', `no address known for node ${node}`));
+    if (address === undefined)
+      return Promise.reject(new ReplicaFailure('unreachable', 'RK_UNAVAILABLE', `no address known for node ${node}`));
     const typed = TYPED.has(c.op);
     const streams = typed ? this.#typedStreams : this.#streams;
     let s = streams.get(address);
@@ -340,11 +502,18 @@ export class ReplicaServer {
       return { id: c.id, op: 'error', code, message };
     };
     if (c.op === 'unsupported')
-      return error('RK_UNSUPPORTED', `call ${c.id} names no operation this node's release knows (none set, or one of a newer release); upgrade this node to the caller's release`);
+      return error(
+        'RK_UNSUPPORTED',
+        `call ${c.id} names no operation this node's release knows (none set, or one of a newer release); upgrade this node to the caller's release`,
+      );
     const why = draining ? 'this node is shutting down' : this.options.refuse();
     if (why !== undefined) return error('RK_NOT_READY', why);
     if (c.deadline <= Date.now()) return error('RK_TIMEOUT', 'the deadline passed before the replica got the call');
-    if (this.#inFlight >= this.options.maxInFlight) return error('RK_OVERLOADED', `this replica already runs ${this.#inFlight} calls (the limit); the coordinator should back off`);
+    if (this.#inFlight >= this.options.maxInFlight)
+      return error(
+        'RK_OVERLOADED',
+        `this replica already runs ${this.#inFlight} calls (the limit); the coordinator should back off`,
+      );
     return undefined;
   }
 
@@ -355,7 +524,11 @@ export class ReplicaServer {
         return { id: c.id, op: 'apply', record: r.record, context: r.context };
       }
       case 'merge':
-        return { id: c.id, op: 'merge', changed: await this.local.merge(c.key, c.record, c.hintFor === '' ? undefined : c.hintFor) };
+        return {
+          id: c.id,
+          op: 'merge',
+          changed: await this.local.merge(c.key, c.record, c.hintFor === '' ? undefined : c.hintFor),
+        };
       case 'read':
         return { id: c.id, op: 'read', record: await this.local.read(c.key, c.hintFor === '' ? undefined : c.hintFor) };
       case 'digest':
@@ -365,7 +538,11 @@ export class ReplicaServer {
         return { id: c.id, op: 'counterUpdate', record: r.record, delta: r.delta, value: r.value.toString() };
       }
       case 'writeMany':
-        return { id: c.id, op: 'writeMany', records: await this.local.writeMany(c.parent, c.ops.map(subOp), c.requestId) };
+        return {
+          id: c.id,
+          op: 'writeMany',
+          records: await this.local.writeMany(c.parent, c.ops.map(subOp), c.requestId),
+        };
       case 'readRange': {
         const r = await this.local.readRange(c.parent, c.after, c.limit);
         return { id: c.id, op: 'readRange', records: r.records, next: r.next };
@@ -373,13 +550,17 @@ export class ReplicaServer {
       case 'paxos':
         return this.#paxos(c);
       case 'unsupported': // refused before it runs (#refusal)
-        throw new ReplicationError('RK_UNSUPPORTED', `call ${c.id} names no operation this node's release knows; upgrade this node to the caller's release`);
+        throw new ReplicationError(
+          'RK_UNSUPPORTED',
+          `call ${c.id} names no operation this node's release knows; upgrade this node to the caller's release`,
+        );
     }
   }
 
   /** A Paxos step on the local acceptor; its reply's state a register record (replica.proto PaxosResponse). */
   async #paxos(c: Extract<WireCall, { op: 'paxos' }>): Promise<WireReply> {
-    const state = (promised: Ballot, p?: Omit<RegisterState, 'promised'>): Buffer => encodeRegister({ promised, accepted: p?.accepted, committed: p?.committed, history: p?.history ?? [] });
+    const state = (promised: Ballot, p?: Omit<RegisterState, 'promised'>): Buffer =>
+      encodeRegister({ promised, accepted: p?.accepted, committed: p?.committed, history: p?.history ?? [] });
     switch (c.step) {
       case 'prepare': {
         const ballot = { n: c.ballot, by: c.proposer.toString('latin1') };
@@ -394,6 +575,9 @@ export class ReplicaServer {
         await this.local.paxosCommit(c.key, receivedProposal(c));
         return { id: c.id, op: 'paxos', ok: true, state: EMPTY };
     }
-    throw new ReplicationError('RK_UNSUPPORTED', `Paxos step ${c.step} is unknown to this node; use PREPARE (1), PROPOSE (2) or COMMIT (3), or upgrade this node to the caller's release`);
+    throw new ReplicationError(
+      'RK_UNSUPPORTED',
+      `Paxos step ${c.step} is unknown to this node; use PREPARE (1), PROPOSE (2) or COMMIT (3), or upgrade this node to the caller's release`,
+    );
   }
 }

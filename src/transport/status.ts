@@ -26,7 +26,8 @@ export type OperatorErrorCode =
   | 'OP_FAULT_INJECTION_OFF' // a fault was asked of a node started without --fault-injection on
   | 'OP_PLAN_OUTDATED'; // the ring changed since the plan: read the new one and commit again
 
-export type ErrorCode = KvErrorCode | ReplicationErrorCode | RingErrorCode | OperatorErrorCode | BucketErrorCode | DataTypeErrorCode;
+export type ErrorCode =
+  KvErrorCode | ReplicationErrorCode | RingErrorCode | OperatorErrorCode | BucketErrorCode | DataTypeErrorCode;
 
 const S = grpc.status;
 

@@ -15,17 +15,26 @@ const LOADED = 3000;
 const BATCH = 100;
 
 async function normalEverywhere(cluster: TestCluster, ids: readonly string[], timeoutMs: number): Promise<void> {
-  await waitFor(`${ids.join(', ')} normal and up on every node`, timeoutMs, async () => {
-    const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.status()));
-    return views.every((v) => v !== undefined && ids.every((id) => v.members.some((m) => m.id === id && m.status === 'normal' && m.up)));
-  }, 250);
+  await waitFor(
+    `${ids.join(', ')} normal and up on every node`,
+    timeoutMs,
+    async () => {
+      const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.status()));
+      return views.every(
+        (v) =>
+          v !== undefined && ids.every((id) => v.members.some((m) => m.id === id && m.status === 'normal' && m.up)),
+      );
+    },
+    250,
+  );
 }
 
 const value = (k: string): string => `value of ${k}`;
 
 /** Every key of `keys` read back in batches: the keys not found with their value, and the errors. */
 async function readBack(client: Client, keys: readonly string[]): Promise<{ missing: string[]; errors: string[] }> {
-  const missing: string[] = [], errors: string[] = [];
+  const missing: string[] = [],
+    errors: string[] = [];
   for (let i = 0; i < keys.length; i += BATCH) {
     for (const r of await client.getMany(keys.slice(i, i + BATCH))) {
       const k = r.key.toString();
@@ -49,11 +58,20 @@ describe('batches during a join', () => {
     try {
       const loaded = Array.from({ length: LOADED }, (_, i) => `old-${i}`);
       for (let i = 0; i < LOADED; i += BATCH) {
-        const out = await client.putMany(loaded.slice(i, i + BATCH).map((key) => ({ key, value: value(key) })), { w: 3 });
+        const out = await client.putMany(
+          loaded.slice(i, i + BATCH).map((key) => ({ key, value: value(key) })),
+          { w: 3 },
+        );
         expect(out.filter((r) => !r.ok)).toEqual([]);
       }
       // Writers and readers in closed loops, bounded in batches and time, until the join is done.
-      let stopping = false, next = 0, batches = 0, readBatches = 0, failedKeys = 0, failedCalls = 0, readFailures = 0;
+      let stopping = false,
+        next = 0,
+        batches = 0,
+        readBatches = 0,
+        failedKeys = 0,
+        failedCalls = 0,
+        readFailures = 0;
       const acked: string[] = [];
       const whyFailed: string[] = [];
       const end = Date.now() + 120_000;
@@ -91,7 +109,9 @@ describe('batches during a join', () => {
       await waitFor('batches written after the join completed', 30_000, () => batches >= before + 5 || undefined);
       stopping = true;
       await Promise.all([...writers, ...readers]);
-      console.log(`batches during a join: ${batches} PutMany (${acked.length} keys acknowledged, ${failedKeys} keys failed, ${failedCalls} calls failed); ${readBatches} GetMany (${readFailures} keys failed or not found)${whyFailed.length > 0 ? `; calls that failed whole: ${whyFailed.slice(0, 3).join('; ')}` : ''}`);
+      console.log(
+        `batches during a join: ${batches} PutMany (${acked.length} keys acknowledged, ${failedKeys} keys failed, ${failedCalls} calls failed); ${readBatches} GetMany (${readFailures} keys failed or not found)${whyFailed.length > 0 ? `; calls that failed whole: ${whyFailed.slice(0, 3).join('; ')}` : ''}`,
+      );
       expect(acked.length).toBeGreaterThan(10 * BATCH);
       // After the join: every acknowledged key, and every loaded one, with its value.
       const back = await readBack(client, [...loaded, ...acked]);

@@ -41,7 +41,11 @@ describe('deleting a bucket', () => {
   });
 
   it('refuses without --purge while it holds keys; with it, deletes them on every member, a down and a paused one included, and frees the name after', async () => {
-    const [n1, n2, n3] = cluster.nodes as [(typeof cluster.nodes)[0], (typeof cluster.nodes)[0], (typeof cluster.nodes)[0]];
+    const [n1, n2, n3] = cluster.nodes as [
+      (typeof cluster.nodes)[0],
+      (typeof cluster.nodes)[0],
+      (typeof cluster.nodes)[0],
+    ];
     const admin = n1.admin();
     await admin.createBucket('tmp', { n: 3 });
     await admin.createBucket('kept', { n: 3 });
@@ -52,12 +56,19 @@ describe('deleting a bucket', () => {
 
     const refused = await cli('bucket', 'delete', 'tmp', '--node', n1.address);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/bucket tmp holds keys \(on n1, n2, n3\): delete them first, or delete the bucket with --purge/);
+    expect(refused.stderr).toMatch(
+      /bucket tmp holds keys \(on n1, n2, n3\): delete them first, or delete the bucket with --purge/,
+    );
     expect((await client.get('k1', { bucket: 'tmp' })).values.map(String)).toEqual(['v1']);
 
     // n3 down while more keys are written: n1 and n2 keep hints for it.
     n3.signal('SIGTERM');
-    await waitFor('n1 to see n3 down', 20_000, async () => (await n1.status())?.members.find((m) => m.id === 'n3')?.up === false, 200);
+    await waitFor(
+      'n1 to see n3 down',
+      20_000,
+      async () => (await n1.status())?.members.find((m) => m.id === 'n3')?.up === false,
+      200,
+    );
     const coordinated = new Client({ nodes: [n1.address], tokenAware: false });
     for (let i = 100; i < 120; i++) await coordinated.put(`k${i}`, `v${i}`, { bucket: 'tmp', w: 2 });
     coordinated.close();
@@ -68,7 +79,9 @@ describe('deleting a bucket', () => {
     const deleted = await cli('bucket', 'delete', 'tmp', '--purge', '--no-wait', '--node', n1.address);
     expect(deleted.stderr).toBe('');
     expect(deleted.code).toBe(0);
-    expect(deleted.stdout).toMatch(/^bucket tmp deleted: its name is gone; every member deletes its keys\npurged on \d of 3 members \(pending: .*n3.*\); run it again to follow the purge$/m);
+    expect(deleted.stdout).toMatch(
+      /^bucket tmp deleted: its name is gone; every member deletes its keys\npurged on \d of 3 members \(pending: .*n3.*\); run it again to follow the purge$/m,
+    );
     // The name is gone at once for requests, and cannot be taken again while n3 holds its keys.
     const gone = await statusOf(client.get('k1', { bucket: 'tmp' }));
     expect(gone?.code).toBe(grpc.status.NOT_FOUND);
@@ -94,14 +107,21 @@ describe('deleting a bucket', () => {
     expect(await localValues(n2.address, 'k105', 'n3', 'tmp')).toEqual([]);
 
     // Created again: a new, empty bucket.
-    await waitFor('the name free on n1', 20_000, async () => (await statusOf(admin.createBucket('tmp', { n: 3 }))) === undefined, 250);
+    await waitFor(
+      'the name free on n1',
+      20_000,
+      async () => (await statusOf(admin.createBucket('tmp', { n: 3 }))) === undefined,
+      250,
+    );
     expect((await client.get('k1', { bucket: 'tmp', r: 3 })).found).toBe(false);
     expect((await client.get('k105', { bucket: 'tmp', r: 3 })).found).toBe(false);
     await client.put('k1', 'new', { bucket: 'tmp', w: 3 });
     expect((await client.get('k1', { bucket: 'tmp', r: 3 })).values.map(String)).toEqual(['new']);
 
     // A set bucket: its elements go too.
-    expect((await cli('bucket', 'delete', 'tags', '--purge', '--node', n2.address)).stdout).toMatch(/its keys are deleted on every member/);
+    expect((await cli('bucket', 'delete', 'tags', '--purge', '--node', n2.address)).stdout).toMatch(
+      /its keys are deleted on every member/,
+    );
     const list = await cli('bucket', 'list', '--node', n3.address);
     expect(list.stdout).not.toMatch(/^tags /m);
     await admin.createBucket('tags', { type: 'set' });

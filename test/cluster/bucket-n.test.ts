@@ -39,20 +39,30 @@ describe('per-bucket N through a join, cleanup, repair and a decommission', () =
   async function settled(ids: readonly string[]): Promise<void> {
     let last = '';
     try {
-      await waitFor(`${ids.join(', ')} normal and up everywhere, nothing moving`, 90_000, async () => {
-        const views = await Promise.all(running().map((n) => n.status()));
-        const off = views.flatMap((v, i) => {
-          if (v === undefined) return [`${running()[i]!.id}: no answer`];
-          const normal = v.members.filter((m) => m.status === 'normal' && m.up).map((m) => m.id).sort();
-          return normal.join() === [...ids].sort().join() ? [] : [`${running()[i]!.id} sees ${normal.join(',')} normal and up`];
-        });
-        if (off.length === 0) {
-          const ring = await running()[0]!.admin().ring(3);
-          if (ring.pending.length > 0) off.push('ranges still pending');
-        }
-        last = off.join('; ');
-        return off.length === 0;
-      }, 250);
+      await waitFor(
+        `${ids.join(', ')} normal and up everywhere, nothing moving`,
+        90_000,
+        async () => {
+          const views = await Promise.all(running().map((n) => n.status()));
+          const off = views.flatMap((v, i) => {
+            if (v === undefined) return [`${running()[i]!.id}: no answer`];
+            const normal = v.members
+              .filter((m) => m.status === 'normal' && m.up)
+              .map((m) => m.id)
+              .sort();
+            return normal.join() === [...ids].sort().join()
+              ? []
+              : [`${running()[i]!.id} sees ${normal.join(',')} normal and up`];
+          });
+          if (off.length === 0) {
+            const ring = await running()[0]!.admin().ring(3);
+            if (ring.pending.length > 0) off.push('ranges still pending');
+          }
+          last = off.join('; ');
+          return off.length === 0;
+        },
+        250,
+      );
     } catch (e) {
       throw new Error(`${(e as Error).message} (last: ${last})`);
     }
@@ -62,7 +72,10 @@ describe('per-bucket N through a join, cleanup, repair and a decommission', () =
    * For each bucket, where its keys are not on exactly their replicas (each running node
    * read directly); `lostOne`: keys of bucket "one" not checked (their only copy was lost).
    */
-  async function placement(all: readonly string[], lostOne: ReadonlySet<string> = new Set()): Promise<Record<string, string[]>> {
+  async function placement(
+    all: readonly string[],
+    lostOne: ReadonlySet<string> = new Set(),
+  ): Promise<Record<string, string[]>> {
     const out: Record<string, string[]> = {};
     for (const b of BUCKETS) {
       const keys = b.name === 'one' ? all.filter((k) => !lostOne.has(k)) : all;
@@ -83,7 +96,11 @@ describe('per-bucket N through a join, cleanup, repair and a decommission', () =
    * placement() once it passes `ok`, or its last result after 20 s: a write acknowledged
    * through a speculative fallback reaches its slow replica a moment later.
    */
-  async function placementWhen(keys: readonly string[], ok: (p: Record<string, string[]>) => boolean, lostOne?: ReadonlySet<string>): Promise<Record<string, string[]>> {
+  async function placementWhen(
+    keys: readonly string[],
+    ok: (p: Record<string, string[]>) => boolean,
+    lostOne?: ReadonlySet<string>,
+  ): Promise<Record<string, string[]>> {
     const until = Date.now() + 20_000;
     for (;;) {
       const p = await placement(keys, lostOne);
@@ -99,12 +116,20 @@ describe('per-bucket N through a join, cleanup, repair and a decommission', () =
    */
   function writeDuring(prefix: string): { stop(): Promise<string[]> } {
     const acked: string[] = [];
-    let next = 0, stopping = false;
+    let next = 0,
+      stopping = false;
     const end = Date.now() + 90_000;
     const workers = Array.from({ length: 4 }, async () => {
       while (!stopping && next < 150 && Date.now() < end) {
         const k = `${prefix}${next++}`;
-        const ok = await Promise.all(BUCKETS.map((b) => client!.put(k, `${b.name}-${k}`, { bucket: b.name, w: b.n }).then(() => true, () => false)));
+        const ok = await Promise.all(
+          BUCKETS.map((b) =>
+            client!.put(k, `${b.name}-${k}`, { bucket: b.name, w: b.n }).then(
+              () => true,
+              () => false,
+            ),
+          ),
+        );
         if (ok.every(Boolean)) acked.push(k);
       }
     });
@@ -117,7 +142,7 @@ describe('per-bucket N through a join, cleanup, repair and a decommission', () =
     };
   }
 
-  it('keeps every key on exactly its bucket\'s n replicas', async () => {
+  it("keeps every key on exactly its bucket's n replicas", async () => {
     cluster = await TestCluster.create(6, 3, ['--request-timeout-ms', '3000']);
     for (const n of cluster.nodes.slice(0, 5)) n.start();
     await settled(['n1', 'n2', 'n3', 'n4', 'n5']);
@@ -134,7 +159,10 @@ describe('per-bucket N through a join, cleanup, repair and a decommission', () =
     const keys: string[] = Array.from({ length: KEYS }, (_, i) => `k${i}`);
     for (const b of BUCKETS) {
       // W = n: an acknowledged key is on every one of its replicas.
-      for (let i = 0; i < keys.length; i += 20) await Promise.all(keys.slice(i, i + 20).map((k) => client!.put(k, `${b.name}-${k}`, { bucket: b.name, w: b.n })));
+      for (let i = 0; i < keys.length; i += 20)
+        await Promise.all(
+          keys.slice(i, i + 20).map((k) => client!.put(k, `${b.name}-${k}`, { bucket: b.name, w: b.n })),
+        );
     }
     expect(await placement(keys)).toEqual(exact);
 
@@ -143,7 +171,9 @@ describe('per-bucket N through a join, cleanup, repair and a decommission', () =
     cluster.node('n6').start();
     await settled(['n1', 'n2', 'n3', 'n4', 'n5', 'n6']);
     keys.push(...(await joinWriter.stop()));
-    const joined = await placementWhen(keys, (p) => Object.values(p).every((e) => e.every((x) => x.endsWith(' extra'))));
+    const joined = await placementWhen(keys, (p) =>
+      Object.values(p).every((e) => e.every((x) => x.endsWith(' extra'))),
+    );
     // The old replicas still hold their copies (no cleanup yet): only "extra" may show, never
     // "missing", and never on n6, which holds exactly what it is a replica of.
     for (const errors of Object.values(joined)) for (const e of errors) expect(e).toMatch(/@n[1-5] extra$/);
@@ -166,10 +196,15 @@ describe('per-bucket N through a join, cleanup, repair and a decommission', () =
     // and nothing else changes either (every replica already held its keys).
     for (const n of running()) {
       const started = await n.admin().repair();
-      await waitFor(`${n.id}'s repair done`, 60_000, async () => {
-        const s = await n.admin().repairStatus();
-        return s.id === started.id && s.finishedAtMs > 0 ? s : undefined;
-      }, 200);
+      await waitFor(
+        `${n.id}'s repair done`,
+        60_000,
+        async () => {
+          const s = await n.admin().repairStatus();
+          return s.id === started.id && s.finishedAtMs > 0 ? s : undefined;
+        },
+        200,
+      );
       const s = await n.admin().repairStatus();
       expect(s.failed, `${n.id}'s repair: ${s.lastProblem}`).toBe(0);
       expect(s.skipped).toBe(0);
@@ -187,7 +222,9 @@ describe('per-bucket N through a join, cleanup, repair and a decommission', () =
     keys.push(...during);
     expect(await placementWhen(keys, isExact)).toEqual(exact);
     // Every key still reads back whole through a quorum.
-    for (const b of BUCKETS) for (const k of keys.slice(0, 50)) expect((await client.get(k, { bucket: b.name })).values.map(String)).toEqual([`${b.name}-${k}`]);
+    for (const b of BUCKETS)
+      for (const k of keys.slice(0, 50))
+        expect((await client.get(k, { bucket: b.name })).values.map(String)).toEqual([`${b.name}-${k}`]);
 
     // n6 dies for good and is removed: the survivors pull its ranges per class. Its n=1 keys
     // had no other copy: their ranges are done with nothing to pull, and the removal completes.
@@ -196,10 +233,20 @@ describe('per-bucket N through a join, cleanup, repair and a decommission', () =
     expect(lostOne.size).toBeGreaterThan(0);
     n6.signal('SIGKILL');
     await n6.exit;
-    await waitFor('n6 down everywhere', 30_000, async () => (await Promise.all(running().map((n) => n.status()))).every((v) => v?.members.find((m) => m.id === 'n6')?.up === false), 200);
+    await waitFor(
+      'n6 down everywhere',
+      30_000,
+      async () =>
+        (await Promise.all(running().map((n) => n.status()))).every(
+          (v) => v?.members.find((m) => m.id === 'n6')?.up === false,
+        ),
+      200,
+    );
     await cluster.node('n1').admin().removeNode('n6');
     await settled(['n1', 'n3', 'n4', 'n5']);
     expect(await placementWhen(keys, isExact, lostOne)).toEqual(exact);
-    expect(cluster.node('n1').lines.some((l) => l.msg === 'removed: every range of the node is back on N replicas')).toBe(true);
+    expect(
+      cluster.node('n1').lines.some((l) => l.msg === 'removed: every range of the node is back on N replicas'),
+    ).toBe(true);
   }, 240_000);
 });

@@ -27,7 +27,9 @@ const ZONES: Record<string, string> = { n1: 'a', n2: 'a', n3: 'a', n4: 'b', n5: 
 /** Run the ringkv CLI: its exit code, stdout and stderr. */
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, ...args], { timeout: 20_000 });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+      timeout: 20_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const x = e as { code: number; stdout: string; stderr: string };
@@ -38,10 +40,15 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
 async function killAndSeeDown(cluster: TestCluster, n: NodeProcess): Promise<void> {
   n.signal('SIGKILL');
   await n.exit;
-  await waitFor(`${n.id} down on every running node`, 30_000, async () => {
-    const views = await Promise.all(cluster.nodes.filter((x) => x.running).map((x) => x.status()));
-    return views.every((v) => v?.members.find((m) => m.id === n.id)?.up === false);
-  }, 100);
+  await waitFor(
+    `${n.id} down on every running node`,
+    30_000,
+    async () => {
+      const views = await Promise.all(cluster.nodes.filter((x) => x.running).map((x) => x.status()));
+      return views.every((v) => v?.members.find((m) => m.id === n.id)?.up === false);
+    },
+    100,
+  );
 }
 
 describe('confirmations on a 5-node cluster in two zones (N=3)', () => {
@@ -58,7 +65,8 @@ describe('confirmations on a 5-node cluster in two zones (N=3)', () => {
   it('pw=2 fails with two primaries down where w=2 node_confirms=2 succeeds; zone_confirms=2 fails once one zone is left', async () => {
     // A key whose primaries are n4 and n5 (zone b) and one node of zone a.
     const admin = cluster.node('n1').admin();
-    let key: string | undefined, primaries: string[] = [];
+    let key: string | undefined,
+      primaries: string[] = [];
     for (let i = 0; i < 300 && key === undefined; i++) {
       const ends = await admin.endpoints(`confirm:${i}`);
       const ids = ends.preferenceList.map((e) => e.id);
@@ -74,7 +82,9 @@ describe('confirmations on a 5-node cluster in two zones (N=3)', () => {
       await client.put(k, 'v1', { zoneConfirms: 2, pw: 3 });
       const tooMany = await statusOf(client.put(k, 'x', { zoneConfirms: 3 }));
       expect(tooMany?.code).toBe(S.INVALID_ARGUMENT);
-      expect(tooMany?.details).toMatch(/zone_confirms=3 is more than the 2 zone\(s\) the cluster's nodes are in \(a, b\)/);
+      expect(tooMany?.details).toMatch(
+        /zone_confirms=3 is more than the 2 zone\(s\) the cluster's nodes are in \(a, b\)/,
+      );
 
       for (const id of ['n4', 'n5']) await killAndSeeDown(cluster, cluster.node(id));
       const targets = (await coordinator.admin().endpoints(k)).targets;
@@ -84,7 +94,9 @@ describe('confirmations on a 5-node cluster in two zones (N=3)', () => {
       // Riak's pw=2: refused, though the write could be on two machines.
       const pw = await statusOf(client.put(k, 'pw', { w: 2, pw: 2 }));
       expect(pw?.code).toBe(S.UNAVAILABLE);
-      expect(pw?.details).toMatch(/cannot meet pw=2 \(only 1 primary up\), even if every target that is up acknowledges/);
+      expect(pw?.details).toMatch(
+        /cannot meet pw=2 \(only 1 primary up\), even if every target that is up acknowledges/,
+      );
       expect(pw?.details).toMatch(/primaries down: n[45], n[45]/);
       // node_confirms=2: a primary and a fallback are two distinct nodes.
       const read = await client.get(k, { r: 2 });
@@ -98,14 +110,20 @@ describe('confirmations on a 5-node cluster in two zones (N=3)', () => {
       // Zone b is gone: every target up is in zone a.
       const zone = await statusOf(client.put(k, 'z', { zoneConfirms: 2 }));
       expect(zone?.code).toBe(S.UNAVAILABLE);
-      expect(zone?.details).toMatch(/cannot meet zone_confirms=2 \(only 1 zone up\).*Up: n\d \(a\), n\d \(a, for n[45]\), n\d \(a, for n[45]\)/);
+      expect(zone?.details).toMatch(
+        /cannot meet zone_confirms=2 \(only 1 zone up\).*Up: n\d \(a\), n\d \(a, for n[45]\), n\d \(a, for n[45]\)/,
+      );
       // The delete is held to the same rules.
       expect((await statusOf(client.delete(k, { pw: 2 })))?.code).toBe(S.UNAVAILABLE);
       // And the unary calls as the stream.
       const unary = new Client({ nodes: [coordinator.address], tokenAware: false, streaming: false });
       try {
-        expect((await statusOf(unary.put(k, 'u', { pw: 2 })))?.details).toMatch(/cannot meet pw=2 \(only 1 primary up\)/);
-        expect((await statusOf(unary.delete(k, { zoneConfirms: 2 })))?.details).toMatch(/cannot meet zone_confirms=2 \(only 1 zone up\)/);
+        expect((await statusOf(unary.put(k, 'u', { pw: 2 })))?.details).toMatch(
+          /cannot meet pw=2 \(only 1 primary up\)/,
+        );
+        expect((await statusOf(unary.delete(k, { zoneConfirms: 2 })))?.details).toMatch(
+          /cannot meet zone_confirms=2 \(only 1 zone up\)/,
+        );
         expect((await statusOf(unary.put(k, 'u', { nodeConfirms: 4 })))?.code).toBe(S.INVALID_ARGUMENT);
       } finally {
         unary.close();
@@ -115,7 +133,19 @@ describe('confirmations on a 5-node cluster in two zones (N=3)', () => {
       const viaCli = await cli('put', k, 'cli', '--node', coordinator.address, '--pw', '2');
       expect(viaCli.code).not.toBe(0);
       expect(viaCli.stderr).toMatch(/cannot meet pw=2 \(only 1 primary up\)/);
-      const ok = await cli('put', k, 'cli', '--node', coordinator.address, '--w', '2', '--node-confirms', '3', '--context', (await client.get(k, { r: 2 })).context.toString('base64'));
+      const ok = await cli(
+        'put',
+        k,
+        'cli',
+        '--node',
+        coordinator.address,
+        '--w',
+        '2',
+        '--node-confirms',
+        '3',
+        '--context',
+        (await client.get(k, { r: 2 })).context.toString('base64'),
+      );
       expect(ok.code, ok.stderr).toBe(0);
       expect((await client.get(k, { r: 2 })).values.map(String)).toEqual(['cli']);
       const flag = await cli('put', k, 'x', '--node', coordinator.address, '--zone-confirms', 'two');

@@ -35,7 +35,9 @@ function flipIn(dir: string, marker: Buffer): boolean {
 
 describe('damaged table files', () => {
   it("a node's verification pass finds records damaged on disk that no read reaches, and restores them from the other replicas", async () => {
-    cluster = await TestCluster.create(3, 3, ['--request-timeout-ms', '3000'], (id) => (id === 'n3' ? ['--verify-interval-ms', '3000'] : []));
+    cluster = await TestCluster.create(3, 3, ['--request-timeout-ms', '3000'], (id) =>
+      id === 'n3' ? ['--verify-interval-ms', '3000'] : [],
+    );
     for (const n of cluster.nodes) n.start();
     await cluster.formed();
     const client = new Client({ nodes: cluster.nodes.map((n) => n.address), deadlineMs: 5000 });
@@ -61,18 +63,25 @@ describe('damaged table files', () => {
     }
     expect(damaged).toHaveLength(2);
     n3.start();
-    await waitFor('n3 has restored both records', 60_000, () => n3.lines.filter((l) => l.msg === 'a record corrupt on disk was restored from its replicas').length >= 2, 250);
+    await waitFor(
+      'n3 has restored both records',
+      60_000,
+      () => n3.lines.filter((l) => l.msg === 'a record corrupt on disk was restored from its replicas').length >= 2,
+      250,
+    );
     // No read returns a wrong value, through n3 at R=1 either.
     const reader = new Client({ nodes: [n3.address], tokenAware: false, hedge: false, deadlineMs: 5000 });
     try {
-      for (const k of damaged) expect(Buffer.from((await reader.get(k, { r: 1 })).values[0]!).equals(values.get(k)!), k).toBe(true);
+      for (const k of damaged)
+        expect(Buffer.from((await reader.get(k, { r: 1 })).values[0]!).equals(values.get(k)!), k).toBe(true);
     } finally {
       reader.close();
     }
     await stopAll(cluster.nodes);
     const store = await Store.open({ path: data });
     try {
-      for (const k of damaged) expect(Buffer.from((await store.get(Buffer.from(k))).values[0]!).equals(values.get(k)!), k).toBe(true);
+      for (const k of damaged)
+        expect(Buffer.from((await store.get(Buffer.from(k))).values[0]!).equals(values.get(k)!), k).toBe(true);
       let corrupt = 0;
       for await (const b of store.ranges.scan({ start: 0n, end: 0n })) corrupt += b.corrupt.length;
       expect(corrupt).toBe(0);

@@ -18,7 +18,9 @@ import { statusOf } from '../../testkit/kv-client.js';
 import { waitFor } from '../../testkit/wait.js';
 
 const S = grpc.status;
-const COUNTERS = 'hits', SETS = 'carts', MAPS = 'profiles';
+const COUNTERS = 'hits',
+  SETS = 'carts',
+  MAPS = 'profiles';
 
 describe('counters, sets and maps on a cluster', () => {
   let cluster: TestCluster;
@@ -33,10 +35,18 @@ describe('counters, sets and maps on a cluster', () => {
   };
 
   const allUp = async (ids: readonly string[]): Promise<void> => {
-    await waitFor(`${ids.join(', ')} normal and up on every running node`, 60_000, async () => {
-      const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.status()));
-      return views.every((v) => v !== undefined && ids.every((id) => v.members.some((m) => m.id === id && m.status === 'normal' && m.up)));
-    }, 200);
+    await waitFor(
+      `${ids.join(', ')} normal and up on every running node`,
+      60_000,
+      async () => {
+        const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.status()));
+        return views.every(
+          (v) =>
+            v !== undefined && ids.every((id) => v.members.some((m) => m.id === id && m.status === 'normal' && m.up)),
+        );
+      },
+      200,
+    );
   };
 
   /** Kill `n` -9 now; `restart` brings it back and waits until every node sees it up. */
@@ -77,7 +87,16 @@ describe('counters, sets and maps on a cluster', () => {
     await admin.createBucket(SETS, { type: 'set' });
     await admin.createBucket(MAPS, { type: 'map' });
     await waitFor('every node knows the typed buckets', 30_000, async () =>
-      (await Promise.all(cluster.nodes.map((n) => Promise.all([COUNTERS, SETS, MAPS].map((b) => n.admin().getBucket(b))).then(() => true, () => false)))).every(Boolean),
+      (
+        await Promise.all(
+          cluster.nodes.map((n) =>
+            Promise.all([COUNTERS, SETS, MAPS].map((b) => n.admin().getBucket(b))).then(
+              () => true,
+              () => false,
+            ),
+          ),
+        )
+      ).every(Boolean),
     );
     client = new Client({ nodes: cluster.nodes.map((n) => n.address), deadlineMs: 5000 });
   }, 120_000);
@@ -90,26 +109,38 @@ describe('counters, sets and maps on a cluster', () => {
 
   it('an increment sent through two coordinators, one killed -9 mid-run, counts once', async () => {
     const [a, b] = [through(cluster.node('n2')), through(cluster.node('n3'))];
-    const ids: Buffer[] = [], amounts: number[] = [];
+    const ids: Buffer[] = [],
+      amounts: number[] = [];
     let killed: { restart(): Promise<void> } | undefined;
     const sent: Promise<PromiseSettledResult<unknown>[]>[] = [];
     for (let i = 0; i < 60; i++) {
-      const requestId = randomBytes(16), amount = (i % 7) + 1;
+      const requestId = randomBytes(16),
+        amount = (i % 7) + 1;
       ids.push(requestId);
       amounts.push(amount);
-      sent.push(Promise.allSettled([a.counterUpdate('page', amount, { bucket: COUNTERS, requestId }), b.counterUpdate('page', amount, { bucket: COUNTERS, requestId })]));
+      sent.push(
+        Promise.allSettled([
+          a.counterUpdate('page', amount, { bucket: COUNTERS, requestId }),
+          b.counterUpdate('page', amount, { bucket: COUNTERS, requestId }),
+        ]),
+      );
       if (i === 25) killed = kill(cluster.node('n2')); // with increments 0..25 in flight through it
       if (i % 5 === 4) await sent[sent.length - 1];
     }
     const outcomes = await Promise.all(sent);
     expect(outcomes.slice(30).every((o) => o[0]!.status === 'rejected')).toBe(true); // n2 was gone for these
     // An increment neither coordinator acknowledged is sent again, with its request id, until one does.
-    for (const [i, o] of outcomes.entries()) if (o.every((x) => x.status === 'rejected')) await untilAcked(() => b.counterUpdate('page', amounts[i]!, { bucket: COUNTERS, requestId: ids[i]! }));
+    for (const [i, o] of outcomes.entries())
+      if (o.every((x) => x.status === 'rejected'))
+        await untilAcked(() => b.counterUpdate('page', amounts[i]!, { bucket: COUNTERS, requestId: ids[i]! }));
     const sum = BigInt(amounts.reduce((x, y) => x + y, 0));
     expect((await b.counterGet('page', { bucket: COUNTERS, r: 2 })).value).toBe(sum);
     await killed!.restart();
     // Every replica ends with the same count, the restarted coordinator included.
-    for (const n of cluster.nodes) expect((await retried(() => through(n).counterGet('page', { bucket: COUNTERS, r: 3 }), unavailable)).value).toBe(sum);
+    for (const n of cluster.nodes)
+      expect((await retried(() => through(n).counterGet('page', { bucket: COUNTERS, r: 3 }), unavailable)).value).toBe(
+        sum,
+      );
   }, 120_000);
 
   it('adds and removes sent through two coordinators, one killed -9 mid-run, each take once', async () => {
@@ -119,12 +150,18 @@ describe('counters, sets and maps on a cluster', () => {
     const sent: Promise<PromiseSettledResult<unknown>[]>[] = [];
     const requestIds = elements.map(() => randomBytes(16));
     for (const [i, e] of elements.entries()) {
-      sent.push(Promise.allSettled([a.setAdd('cart', [e], { bucket: SETS, requestId: requestIds[i]! }), b.setAdd('cart', [e], { bucket: SETS, requestId: requestIds[i]! })]));
+      sent.push(
+        Promise.allSettled([
+          a.setAdd('cart', [e], { bucket: SETS, requestId: requestIds[i]! }),
+          b.setAdd('cart', [e], { bucket: SETS, requestId: requestIds[i]! }),
+        ]),
+      );
       if (i === 15) killed = kill(cluster.node('n4'));
       if (i % 5 === 4) await sent[sent.length - 1];
     }
     for (const [i, o] of (await Promise.all(sent)).entries())
-      if (o.every((x) => x.status === 'rejected')) await untilAcked(() => b.setAdd('cart', [elements[i]!], { bucket: SETS, requestId: requestIds[i]! }));
+      if (o.every((x) => x.status === 'rejected'))
+        await untilAcked(() => b.setAdd('cart', [elements[i]!], { bucket: SETS, requestId: requestIds[i]! }));
     const read = async (c: Client, r: number): Promise<string[]> => {
       const out: string[] = [];
       for await (const e of c.setElements('cart', { bucket: SETS, r, limit: 7 })) out.push(String(e.element));
@@ -140,7 +177,10 @@ describe('counters, sets and maps on a cluster', () => {
         const seen = await retried(() => c.setContains('cart', e, { bucket: SETS, r: 3 }), unavailable);
         expect(seen.present).toBe(true);
         const requestId = randomBytes(16);
-        const both = await Promise.allSettled([c.setRemove('cart', [{ element: e, context: seen.context }], { bucket: SETS, requestId }), d.setRemove('cart', [{ element: e, context: seen.context }], { bucket: SETS, requestId })]);
+        const both = await Promise.allSettled([
+          c.setRemove('cart', [{ element: e, context: seen.context }], { bucket: SETS, requestId }),
+          d.setRemove('cart', [{ element: e, context: seen.context }], { bucket: SETS, requestId }),
+        ]);
         expect(both.some((x) => x.status === 'fulfilled')).toBe(true);
       }),
     );
@@ -153,7 +193,14 @@ describe('counters, sets and maps on a cluster', () => {
     const [a, b] = [through(cluster.node('n3')), through(cluster.node('n4'))];
     const ops = (i: number): MapOp[] => [
       { op: 'increment', path: [{ name: 'visits', type: 'counter' }], amount: i + 1 },
-      { op: 'add', path: [{ name: 'seen', type: 'map' }, { name: 'pages', type: 'set' }], element: `page-${String(i).padStart(2, '0')}` },
+      {
+        op: 'add',
+        path: [
+          { name: 'seen', type: 'map' },
+          { name: 'pages', type: 'set' },
+        ],
+        element: `page-${String(i).padStart(2, '0')}`,
+      },
       { op: 'assign', path: [{ name: 'last', type: 'register' }], value: `page-${i}` },
     ];
     const requestIds = Array.from({ length: 30 }, () => randomBytes(16));
@@ -166,7 +213,8 @@ describe('counters, sets and maps on a cluster', () => {
       if (i % 5 === 4) await sent[sent.length - 1];
     }
     for (const [i, o] of (await Promise.all(sent)).entries())
-      if (o.every((x) => x.status === 'rejected')) await untilAcked(() => b.mapUpdate('visitor', ops(i), { bucket: MAPS, requestId: requestIds[i]! }));
+      if (o.every((x) => x.status === 'rejected'))
+        await untilAcked(() => b.mapUpdate('visitor', ops(i), { bucket: MAPS, requestId: requestIds[i]! }));
     await killed!.restart();
     const sum = BigInt((30 * 31) / 2);
     const pages = Array.from({ length: 30 }, (_, i) => `page-${String(i).padStart(2, '0')}`);
@@ -176,7 +224,9 @@ describe('counters, sets and maps on a cluster', () => {
       expect(m.maps.seen!.sets.pages!.map(String), n.id).toEqual(pages);
       // Last writer wins among the assigns: one of them, the same on every replica.
       expect(String(m.registers.last), n.id).toMatch(/^page-\d+$/);
-      expect(String(m.registers.last)).toBe(String((await through(cluster.node('n1')).mapGet('visitor', { bucket: MAPS, r: 3 })).registers.last));
+      expect(String(m.registers.last)).toBe(
+        String((await through(cluster.node('n1')).mapGet('visitor', { bucket: MAPS, r: 3 })).registers.last),
+      );
     }
   }, 120_000);
 
@@ -191,15 +241,31 @@ describe('counters, sets and maps on a cluster', () => {
     expect(before).toBe(210n);
     const elements = Array.from({ length: 30 }, (_, i) => `e${String(i).padStart(2, '0')}`);
     await client.setAdd('bin', elements, { bucket: SETS });
-    await client.mapUpdate('card', [
-      { op: 'increment', path: [{ name: 'points', type: 'counter' }], amount: 9 },
-      { op: 'enable', path: [{ name: 'gold', type: 'flag' }] },
-      { op: 'assign', path: [{ name: 'owner', type: 'map' }, { name: 'name', type: 'register' }], value: 'Ada' },
-      ...elements.slice(0, 5).map((element): MapOp => ({ op: 'add', path: [{ name: 'tags', type: 'set' }], element })),
-    ], { bucket: MAPS });
+    await client.mapUpdate(
+      'card',
+      [
+        { op: 'increment', path: [{ name: 'points', type: 'counter' }], amount: 9 },
+        { op: 'enable', path: [{ name: 'gold', type: 'flag' }] },
+        {
+          op: 'assign',
+          path: [
+            { name: 'owner', type: 'map' },
+            { name: 'name', type: 'register' },
+          ],
+          value: 'Ada',
+        },
+        ...elements
+          .slice(0, 5)
+          .map((element): MapOp => ({ op: 'add', path: [{ name: 'tags', type: 'set' }], element })),
+      ],
+      { bucket: MAPS },
+    );
     // Increments of 1 race the reset: each acknowledged before the reset began is taken out, each begun after it answered stays.
     const racer = through(cluster.node(victim.id === 'n1' ? 'n2' : 'n1'));
-    let stop = false, afterReset = 0n, racing = 0n, resetDone = false;
+    let stop = false,
+      afterReset = 0n,
+      racing = 0n,
+      resetDone = false;
     const race = (async () => {
       for (let i = 0; i < 400 && !stop; i++) {
         const startedAfter = resetDone;
@@ -218,7 +284,10 @@ describe('counters, sets and maps on a cluster', () => {
     const reset = await retried(() => client.counterReset('laps', { bucket: COUNTERS }), unavailable);
     resetDone = true;
     expect(reset.found).toBe(true);
-    expect(reset.value >= before && reset.value <= before + racing, `took out ${reset.value}: the 210 before it and some of the ${racing} racing`).toBe(true);
+    expect(
+      reset.value >= before && reset.value <= before + racing,
+      `took out ${reset.value}: the 210 before it and some of the ${racing} racing`,
+    ).toBe(true);
     await new Promise((r) => setTimeout(r, 300));
     stop = true;
     await race;
@@ -230,16 +299,32 @@ describe('counters, sets and maps on a cluster', () => {
     for (const n of cluster.nodes) {
       const v = (await retried(() => through(n).counterGet('laps', { bucket: COUNTERS, r: 3 }), unavailable)).value;
       // What the reset did not take out: every increment begun after it, and those racing it that its read missed.
-      expect(v >= afterReset && v <= afterReset + racing - (reset.value - before), `${n.id} reads ${v}: ${afterReset} after, ${racing} racing`).toBe(true);
+      expect(
+        v >= afterReset && v <= afterReset + racing - (reset.value - before),
+        `${n.id} reads ${v}: ${afterReset} after, ${racing} racing`,
+      ).toBe(true);
       values.add(v);
       const left: string[] = [];
       for await (const e of through(n).setElements('bin', { bucket: SETS, r: 3 })) left.push(String(e.element));
       expect(left, n.id).toEqual([]);
-      expect(await retried(() => through(n).mapRead('card', { bucket: MAPS, r: 3 }), unavailable), n.id).toEqual({ entries: [], next: undefined });
+      expect(await retried(() => through(n).mapRead('card', { bucket: MAPS, r: 3 }), unavailable), n.id).toEqual({
+        entries: [],
+        next: undefined,
+      });
     }
     expect(values.size, 'every coordinator reads one value').toBe(1);
     // The restarted replica comes to hold the reset too (hints, read repair): read it alone.
-    await waitFor(`${victim.id} alone reads ${[...values][0]}`, 30_000, async () => (await through(victim).counterGet('laps', { bucket: COUNTERS, r: 1 }).catch(() => undefined))?.value === [...values][0], 200);
+    await waitFor(
+      `${victim.id} alone reads ${[...values][0]}`,
+      30_000,
+      async () =>
+        (
+          await through(victim)
+            .counterGet('laps', { bucket: COUNTERS, r: 1 })
+            .catch(() => undefined)
+        )?.value === [...values][0],
+      200,
+    );
   }, 120_000);
 
   it("a routing client sends a key's increments to its first primary, which issues them, so none makes an extra hop", async () => {
@@ -252,7 +337,11 @@ describe('counters, sets and maps on a cluster', () => {
     const router = new KeyRouter(ring, status);
     const byAddress = new Map(cluster.nodes.map((n) => [n.address, n]));
     const updates = async (): Promise<Map<string, number>> =>
-      new Map(await Promise.all(cluster.nodes.map(async (n) => [n.id, Number((await n.status())?.counters.counterUpdates ?? 0)] as const)));
+      new Map(
+        await Promise.all(
+          cluster.nodes.map(async (n) => [n.id, Number((await n.status())?.counters.counterUpdates ?? 0)] as const),
+        ),
+      );
     const keys = Array.from({ length: 8 }, (_, i) => `leader-${i}`);
     for (const k of keys) {
       const first = byAddress.get(router.replicasOf(storedKey(bucketName(COUNTERS), Buffer.from(k)))[0]!)!;
@@ -260,7 +349,10 @@ describe('counters, sets and maps on a cluster', () => {
       for (let i = 0; i < 5; i++) await client.counterIncrement(k, 1, { bucket: COUNTERS });
       const after = await updates();
       const moved = cluster.nodes.map((n) => `${n.id}: ${after.get(n.id)! - before.get(n.id)!}`).join(', ');
-      for (const n of cluster.nodes) expect(after.get(n.id)! - before.get(n.id)!, `${k} (first primary ${first.id}; ${moved})`).toBe(n === first ? 5 : 0);
+      for (const n of cluster.nodes)
+        expect(after.get(n.id)! - before.get(n.id)!, `${k} (first primary ${first.id}; ${moved})`).toBe(
+          n === first ? 5 : 0,
+        );
     }
   });
 
@@ -276,12 +368,44 @@ describe('counters, sets and maps on a cluster', () => {
     await refused(client.setAdd('k', ['e'], { bucket: COUNTERS }), S.FAILED_PRECONDITION, /counter/);
     await refused(client.counterUpdate('k', 1), S.FAILED_PRECONDITION, /default/);
     await refused(client.counterUpdate('k', 0, { bucket: COUNTERS }), S.INVALID_ARGUMENT, /nonzero/);
-    await refused(client.setRemove('k', [{ element: 'e', context: Buffer.alloc(0) }], { bucket: SETS }), S.INVALID_ARGUMENT, /context/);
+    await refused(
+      client.setRemove('k', [{ element: 'e', context: Buffer.alloc(0) }], { bucket: SETS }),
+      S.INVALID_ARGUMENT,
+      /context/,
+    );
     await refused(client.setAdd('k', ['x'.repeat(1025)], { bucket: SETS }), S.INVALID_ARGUMENT, /1024/);
     await refused(client.setRead('k', { bucket: SETS, limit: 1001 }), S.INVALID_ARGUMENT, /1000/);
-    await refused(client.mapUpdate('k', [{ op: 'enable', path: ['a', 'b', 'c', 'd'].map((name) => ({ name, type: 'map' as const })).concat({ name: 'e', type: 'flag' as never }) }], { bucket: MAPS }), S.INVALID_ARGUMENT, /over the limit of 4/);
-    await refused(client.mapUpdate('k', [{ op: 'increment', path: [{ name: 'r', type: 'register' }], amount: 1 }], { bucket: MAPS }), S.INVALID_ARGUMENT, /increment applies to a counter field/);
+    await refused(
+      client.mapUpdate(
+        'k',
+        [
+          {
+            op: 'enable',
+            path: ['a', 'b', 'c', 'd']
+              .map((name) => ({ name, type: 'map' as const }))
+              .concat({ name: 'e', type: 'flag' as never }),
+          },
+        ],
+        { bucket: MAPS },
+      ),
+      S.INVALID_ARGUMENT,
+      /over the limit of 4/,
+    );
+    await refused(
+      client.mapUpdate('k', [{ op: 'increment', path: [{ name: 'r', type: 'register' }], amount: 1 }], {
+        bucket: MAPS,
+      }),
+      S.INVALID_ARGUMENT,
+      /increment applies to a counter field/,
+    );
     await refused(client.mapRead('k', { bucket: SETS }), S.FAILED_PRECONDITION, /set/);
-    await refused(cluster.node('n1').admin().createBucket('hlls', { type: 'hll' as never }), S.INVALID_ARGUMENT, /createBucket: option type must be one of "kv", "counter", "set", "map", "consistent", got "hll"/);
+    await refused(
+      cluster
+        .node('n1')
+        .admin()
+        .createBucket('hlls', { type: 'hll' as never }),
+      S.INVALID_ARGUMENT,
+      /createBucket: option type must be one of "kv", "counter", "set", "map", "consistent", got "hll"/,
+    );
   }, 60_000);
 });

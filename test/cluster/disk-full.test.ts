@@ -45,7 +45,8 @@ describe.skipIf(!root)('a full disk on one node of three (tmpfs; needs root)', (
     const client = new Client({ nodes: cluster.nodes.map((n) => n.address), deadlineMs: 5000 });
     const acked: string[] = [];
     const failed: string[] = [];
-    const diskOf = async (): Promise<string> => (await cluster!.node('n1').status())?.members.find((m) => m.id === 'n3')?.disk ?? '';
+    const diskOf = async (): Promise<string> =>
+      (await cluster!.node('n1').status())?.members.find((m) => m.id === 'n3')?.disk ?? '';
     try {
       // Until n3 refuses writes, and 500 writes more; bounded in count and time.
       let after = -1;
@@ -71,16 +72,26 @@ describe.skipIf(!root)('a full disk on one node of three (tmpfs; needs root)', (
       expect((await client.get(acked[0]!, { r: 3 })).found).toBe(true);
 
       execFileSync('mount', ['-o', 'remount,size=512m', n3.dataDir]);
-      await waitFor('n3 takes writes again', 30_000, async () => (await diskOf()) === 'ok' && (await writesHealth(n3.address)) === 'SERVING', 250);
+      await waitFor(
+        'n3 takes writes again',
+        30_000,
+        async () => (await diskOf()) === 'ok' && (await writesHealth(n3.address)) === 'SERVING',
+        250,
+      );
       for (let i = 0; i < 50; i++) {
         await client.put(`later-${i}`, 'v', { w: 3 });
         acked.push(`later-${i}`);
       }
       await cluster.node('n1').admin().repair();
-      const repaired = await waitFor('the repair done', 120_000, async () => {
-        const s = await cluster!.node('n1').admin().repairStatus();
-        return s.finishedAtMs > 0 ? s : undefined;
-      }, 250);
+      const repaired = await waitFor(
+        'the repair done',
+        120_000,
+        async () => {
+          const s = await cluster!.node('n1').admin().repairStatus();
+          return s.finishedAtMs > 0 ? s : undefined;
+        },
+        250,
+      );
       expect(repaired.failed).toBe(0);
     } finally {
       client.close();
@@ -89,7 +100,10 @@ describe.skipIf(!root)('a full disk on one node of three (tmpfs; needs root)', (
     const held = await Promise.all(cluster.nodes.map(contents));
     for (const [i, keys] of held.entries()) {
       const missing = acked.filter((k) => !keys.has(k));
-      expect(missing.length, `${cluster.nodes[i]!.id} lacks ${missing.length} acknowledged keys, such as ${missing.slice(0, 3).join(', ')}`).toBe(0);
+      expect(
+        missing.length,
+        `${cluster.nodes[i]!.id} lacks ${missing.length} acknowledged keys, such as ${missing.slice(0, 3).join(', ')}`,
+      ).toBe(0);
     }
     execFileSync('umount', [n3.dataDir]);
     mounted = undefined;

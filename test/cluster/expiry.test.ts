@@ -19,10 +19,18 @@ const TTL_MS = 3000;
 const keys = (prefix: string): string[] => Array.from({ length: COUNT }, (_, i) => `${prefix}-${i}`);
 
 async function normalEverywhere(cluster: TestCluster, ids: readonly string[], timeoutMs: number): Promise<void> {
-  await waitFor(`${ids.join(', ')} normal and up on every node`, timeoutMs, async () => {
-    const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.status()));
-    return views.every((v) => v !== undefined && ids.every((id) => v.members.some((m) => m.id === id && m.status === 'normal' && m.up)));
-  }, 250);
+  await waitFor(
+    `${ids.join(', ')} normal and up on every node`,
+    timeoutMs,
+    async () => {
+      const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.status()));
+      return views.every(
+        (v) =>
+          v !== undefined && ids.every((id) => v.members.some((m) => m.id === id && m.status === 'normal' && m.up)),
+      );
+    },
+    250,
+  );
 }
 
 /** What node `n` stores for each key: absent, or its siblings' count and live values. */
@@ -43,10 +51,15 @@ async function stored(n: NodeProcess, ks: readonly string[]): Promise<Map<string
 /** Run a repair on `n` and wait until it finished with no range failed. */
 async function repaired(n: NodeProcess): Promise<void> {
   const started = await n.admin().repair();
-  const done = await waitFor(`${n.id}'s repair done`, 90_000, async () => {
-    const s = await n.admin().repairStatus();
-    return s.id === started.id && s.finishedAtMs > 0 ? s : undefined;
-  }, 250);
+  const done = await waitFor(
+    `${n.id}'s repair done`,
+    90_000,
+    async () => {
+      const s = await n.admin().repairStatus();
+      return s.id === started.id && s.finishedAtMs > 0 ? s : undefined;
+    },
+    250,
+  );
   expect(done.failed).toBe(0);
 }
 
@@ -81,18 +94,31 @@ describe('expiry through hints, repair and a join', () => {
     for (const k of [...gone, ...over]) expect((await kv.get(k, { r: 2 })).values, k).toEqual([]);
     // n1 and n2 reclaim (every 10 s): the short values' records dropped, the superseding ones
     // left with no sibling (their clock kept: unit-tested in test/unit/storage/expiry.test.ts).
-    await waitFor('n1 and n2 reclaimed what expired', 40_000, async () => {
-      for (const n of [n1, n2]) {
-        const s = await stored(n, [...gone, ...over]);
-        if (gone.some((k) => s.get(k) !== undefined) || over.some((k) => (s.get(k)?.siblings ?? 0) !== 0)) return false;
-      }
-      return true;
-    }, 1000);
+    await waitFor(
+      'n1 and n2 reclaimed what expired',
+      40_000,
+      async () => {
+        for (const n of [n1, n2]) {
+          const s = await stored(n, [...gone, ...over]);
+          if (gone.some((k) => s.get(k) !== undefined) || over.some((k) => (s.get(k)?.siblings ?? 0) !== 0))
+            return false;
+        }
+        return true;
+      },
+      1000,
+    );
 
     // n3 comes back holding the old values: its hints arrive, a repair runs, and n4 joins, streaming ranges.
     n3.start();
     await normalEverywhere(cluster, ['n1', 'n2', 'n3'], 60_000);
-    await waitFor('hints delivered to n3', 60_000, async () => (await n1.status())?.members.every((m) => m.hints === 0) && (await n2.status())?.members.every((m) => m.hints === 0), 500);
+    await waitFor(
+      'hints delivered to n3',
+      60_000,
+      async () =>
+        (await n1.status())?.members.every((m) => m.hints === 0) &&
+        (await n2.status())?.members.every((m) => m.hints === 0),
+      500,
+    );
     await repaired(n1);
     n4.start();
     await normalEverywhere(cluster, ['n1', 'n2', 'n3', 'n4'], 120_000);
@@ -102,14 +128,22 @@ describe('expiry through hints, repair and a join', () => {
     for (const k of [...gone, ...over]) expect((await kv.get(k, { r: 3 })).values.map(String), k).toEqual([]);
     for (const k of live) expect((await kv.get(k, { r: 3 })).values.map(String), k).toEqual(['kept']);
     // And in each node's own store: no copy of an old value, no live sibling of what expired.
-    await waitFor('every node holds no sibling of what expired', 40_000, async () => {
-      for (const n of everyone) {
-        const s = await stored(n, [...gone, ...over]);
-        if ([...s.values()].some((x) => x !== undefined && x.siblings > 0)) return false;
-      }
-      return true;
-    }, 1000);
+    await waitFor(
+      'every node holds no sibling of what expired',
+      40_000,
+      async () => {
+        for (const n of everyone) {
+          const s = await stored(n, [...gone, ...over]);
+          if ([...s.values()].some((x) => x !== undefined && x.siblings > 0)) return false;
+        }
+        return true;
+      },
+      1000,
+    );
     const onN4 = await stored(n4, gone);
-    expect([...onN4.values()].filter((x) => x !== undefined), 'a join streamed an expired record').toEqual([]);
+    expect(
+      [...onN4.values()].filter((x) => x !== undefined),
+      'a join streamed an expired record',
+    ).toEqual([]);
   }, 360_000);
 });

@@ -57,7 +57,14 @@ async function freshPut(address: string, key: string): Promise<string> {
   const conn = await A.h2connect(address, {}, 3000);
   try {
     const body = A.grpcMessage(A.putRequest(Buffer.from(key), Buffer.from('fresh')));
-    return A.describeCall(await A.grpcCall(conn, { path: '/ringkv.v1.KeyValue/Put', headers: { 'grpc-timeout': '3S' }, timeoutMs: 3000, send: async (w) => w.end(body) }));
+    return A.describeCall(
+      await A.grpcCall(conn, {
+        path: '/ringkv.v1.KeyValue/Put',
+        headers: { 'grpc-timeout': '3S' },
+        timeoutMs: 3000,
+        send: async (w) => w.end(body),
+      }),
+    );
   } finally {
     await conn.close();
   }
@@ -69,7 +76,11 @@ async function freshPut(address: string, key: string): Promise<string> {
  * (cancels the stream) once the node's RSS passes `giveUpAt`, so that a node that buffers
  * every reply fails the test without taking the machine's memory with it.
  */
-async function slowReader(address: string, key: Buffer, o: { gets: number; holdMs: number; pid: number; giveUpAt: number }): Promise<string> {
+async function slowReader(
+  address: string,
+  key: Buffer,
+  o: { gets: number; holdMs: number; pid: number; giveUpAt: number },
+): Promise<string> {
   const started = Date.now();
   const conn = await A.h2connect(address, { settings: { initialWindowSize: 0 } });
   let sent = 0;
@@ -91,7 +102,12 @@ async function slowReader(address: string, key: Buffer, o: { gets: number; holdM
         if (!w.over) w.stream.close(h2.NGHTTP2_CANCEL);
       },
     });
-    const end = r.grpcStatus !== undefined ? `stream ended ${A.describeCall(r)}` : gaveUp ? 'gave up: node RSS over the bound' : 'held open unread';
+    const end =
+      r.grpcStatus !== undefined
+        ? `stream ended ${A.describeCall(r)}`
+        : gaveUp
+          ? 'gave up: node RSS over the bound'
+          : 'held open unread';
     return `${sent} Gets written; ${end}`;
   } finally {
     await conn.close();
@@ -105,16 +121,30 @@ describe('a node under hostile transport input', () => {
   const address = (): string => node.address;
 
   async function ready(): Promise<void> {
-    await waitFor('the node normal and up', 60_000, async () => {
-      const v = await node.status();
-      return v !== undefined && v.members.length === 1 && v.members.every((m) => m.status === 'normal' && m.up);
-    }, 200);
+    await waitFor(
+      'the node normal and up',
+      60_000,
+      async () => {
+        const v = await node.status();
+        return v !== undefined && v.members.length === 1 && v.members.every((m) => m.status === 'normal' && m.up);
+      },
+      200,
+    );
   }
 
   /** Run `attack` with the node's RSS and fds sampled every 50 ms and VmHWM reset first; its row goes in the figures. */
   async function watched<T>(name: string, attack: (row: Row) => Promise<T>): Promise<{ value: T; row: Row }> {
     const pid = node.pid;
-    const row: Row = { name, rssBefore: mem(pid).rss, peak: 0, rssAfter: NaN, fdsBefore: fds(pid), fdsPeak: 0, fdsAfter: NaN, note: '' };
+    const row: Row = {
+      name,
+      rssBefore: mem(pid).rss,
+      peak: 0,
+      rssAfter: NaN,
+      fdsBefore: fds(pid),
+      fdsPeak: 0,
+      fdsAfter: NaN,
+      note: '',
+    };
     rows.push(row);
     const hwmOk = resetPeak(pid);
     const sample = (): void => {
@@ -141,14 +171,26 @@ describe('a node under hostile transport input', () => {
   /** Wait until the node holds at most `slack` descriptors more than before the attack. */
   async function fdsBack(row: Row, timeoutMs: number, slack = 8): Promise<void> {
     try {
-      await waitFor(`the node's fds back to ${row.fdsBefore} + ${slack}`, timeoutMs, () => fds(node.pid) <= row.fdsBefore + slack || undefined, 250);
+      await waitFor(
+        `the node's fds back to ${row.fdsBefore} + ${slack}`,
+        timeoutMs,
+        () => fds(node.pid) <= row.fdsBefore + slack || undefined,
+        250,
+      );
     } finally {
       settled(row);
     }
   }
 
   beforeAll(async () => {
-    cluster = await TestCluster.create(1, 1, ['--replicas', '1', '--max-connections', '64', '--max-calls-per-connection', '32']);
+    cluster = await TestCluster.create(1, 1, [
+      '--replicas',
+      '1',
+      '--max-connections',
+      '64',
+      '--max-calls-per-connection',
+      '32',
+    ]);
     node = cluster.nodes[0]!;
     node.start();
     await ready();
@@ -179,7 +221,13 @@ describe('a node under hostile transport input', () => {
       ['bad HTTP/2 preface', () => A.badPreface(a, { timeoutMs: 2000 })],
       ['preface then garbage', () => A.prefaceThenGarbage(a)],
       ['invalid frames', () => A.invalidFrames(a, { lingerMs: 400 })],
-      ['CONTINUATION flood', async () => [await A.continuationFlood(a, { frames: 100_000, frameBytes: 0 }), await A.continuationFlood(a, { frames: 10_000, frameBytes: 1000 })]],
+      [
+        'CONTINUATION flood',
+        async () => [
+          await A.continuationFlood(a, { frames: 100_000, frameBytes: 0 }),
+          await A.continuationFlood(a, { frames: 10_000, frameBytes: 1000 }),
+        ],
+      ],
       ['PING flood, answers unread', () => A.controlFlood(a, { kind: 'ping', count: 50_000, pauseReading: true })],
       ['SETTINGS flood', () => A.controlFlood(a, { kind: 'settings', count: 50_000 })],
       ['empty DATA flood', () => A.controlFlood(a, { kind: 'empty-data', count: 50_000 })],
@@ -190,15 +238,21 @@ describe('a node under hostile transport input', () => {
       const { row } = await watched(name, attack);
       expect(node.running, `the node exited during "${name}": ${node.stderr.slice(-500)}`).toBe(true);
       await victim(a, name.replace(/\W+/g, '-'));
-      expect(row.peak - row.rssBefore, `"${name}": the node's RSS grew by ${mib(row.peak - row.rssBefore)} MiB`).toBeLessThan(256 * MiB);
+      expect(
+        row.peak - row.rssBefore,
+        `"${name}": the node's RSS grew by ${mib(row.peak - row.rssBefore)} MiB`,
+      ).toBeLessThan(256 * MiB);
       // Bounded, not back to baseline: connections the node answered with GOAWAY may linger (the last case's subject).
       await fdsBack(row, 5000, 16);
     }
   }, 120_000);
 
   it('answers malformed gRPC with a status: 4 GiB prefix and gzip bomb RESOURCE_EXHAUSTED, garbage body INVALID_ARGUMENT, unknown method UNIMPLEMENTED', async () => {
-    const { value: out, row } = await watched('gRPC-level malformed', () => A.grpcMalformed(address(), { timeoutMs: 5000, bombBytes: 64 * MiB, metadataBytes: 64 * 1024 }));
-    const answer = (prefix: string): string => out.find((o) => o.attack.startsWith(prefix))?.result ?? `no case "${prefix}"`;
+    const { value: out, row } = await watched('gRPC-level malformed', () =>
+      A.grpcMalformed(address(), { timeoutMs: 5000, bombBytes: 64 * MiB, metadataBytes: 64 * 1024 }),
+    );
+    const answer = (prefix: string): string =>
+      out.find((o) => o.attack.startsWith(prefix))?.result ?? `no case "${prefix}"`;
     expect(answer('grpc: prefix claims 4 GiB')).toMatch(/^RESOURCE_EXHAUSTED/);
     expect(answer('grpc: gzip bomb')).toMatch(/^RESOURCE_EXHAUSTED/);
     expect(answer('grpc: garbage protobuf body')).toMatch(/^INVALID_ARGUMENT: \S/);
@@ -209,11 +263,15 @@ describe('a node under hostile transport input', () => {
   }, 60_000);
 
   it('refuses five 100 MiB Puts, one after the other, each RESOURCE_EXHAUSTED, its peak memory growing by less than 64 MiB', async () => {
-    const { value: r, row } = await watched('5 × 100 MiB Put, sequential', () => A.oversizedPuts(address(), { count: 5, bytes: 100 * MiB, parallel: 1, timeoutMs: 20_000 }));
+    const { value: r, row } = await watched('5 × 100 MiB Put, sequential', () =>
+      A.oversizedPuts(address(), { count: 5, bytes: 100 * MiB, parallel: 1, timeoutMs: 20_000 }),
+    );
     row.note = r.result;
     expect(Object.values(r.outcomes ?? {}).reduce((x, y) => x + y, 0)).toBe(5);
     for (const outcome of Object.keys(r.outcomes ?? {})) expect(outcome).toMatch(/^RESOURCE_EXHAUSTED/);
-    expect(row.peak - row.rssBefore, `VmHWM ${mib(row.peak)} MiB, ${mib(row.rssBefore)} MiB before`).toBeLessThan(64 * MiB);
+    expect(row.peak - row.rssBefore, `VmHWM ${mib(row.peak)} MiB, ${mib(row.rssBefore)} MiB before`).toBeLessThan(
+      64 * MiB,
+    );
     await victim(address(), 'oversized');
   }, 90_000);
 
@@ -240,7 +298,10 @@ describe('a node under hostile transport input', () => {
     );
     row.note = `victim served after ${servedAfterMs} ms; before that: ${A.summarize(A.tally(tried.filter((t) => t !== 'OK')))}`;
     expect(flood.notes?.['tcpOpen'], flood.result).toBeGreaterThan(64);
-    expect(servedAfterMs, `no new connection served within 15 s: ${A.summarize(A.tally(tried))}`).toBeGreaterThanOrEqual(0);
+    expect(
+      servedAfterMs,
+      `no new connection served within 15 s: ${A.summarize(A.tally(tried))}`,
+    ).toBeGreaterThanOrEqual(0);
     // Turned away meanwhile, a new connection is told why and when to come back.
     for (const t of tried.filter((x) => x !== 'OK')) expect(t).toMatch(/^RESOURCE_EXHAUSTED.*grpc-retry-pushback-ms/);
     await victim(address(), 'flood');
@@ -264,7 +325,9 @@ describe('a node under hostile transport input', () => {
     );
     row.note = result[0];
     expect(node.running).toBe(true);
-    expect(row.peak, `peak RSS ${mib(row.peak)} MiB over the bound ${mib(bound)} MiB (${result[0]})`).toBeLessThan(bound);
+    expect(row.peak, `peak RSS ${mib(row.peak)} MiB over the bound ${mib(bound)} MiB (${result[0]})`).toBeLessThan(
+      bound,
+    );
     await victim(address(), 'after-slow-reader');
   }, 60_000);
 
@@ -278,8 +341,14 @@ describe('a node under hostile transport input', () => {
     );
     const stalled = r[0];
     row.note = stalled.result;
-    for (const outcome of Object.keys(stalled.outcomes ?? {})) expect(outcome, stalled.result).toMatch(/^(DEADLINE_EXCEEDED|CANCELLED): \S/);
+    for (const outcome of Object.keys(stalled.outcomes ?? {}))
+      expect(outcome, stalled.result).toMatch(/^(DEADLINE_EXCEEDED|CANCELLED): \S/);
     expect(node.running).toBe(true);
-    await waitFor('the node RSS back within 64 MiB of before', 10_000, () => mem(node.pid).rss < row.rssBefore + 64 * MiB || undefined, 250).finally(() => settled(row));
+    await waitFor(
+      'the node RSS back within 64 MiB of before',
+      10_000,
+      () => mem(node.pid).rss < row.rssBefore + 64 * MiB || undefined,
+      250,
+    ).finally(() => settled(row));
   }, 60_000);
 });

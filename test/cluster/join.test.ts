@@ -10,23 +10,44 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
 import { TestCluster } from '../../testkit/node-cluster.js';
 import { waitFor } from '../../testkit/wait.js';
-import { extraCopies, loadKeys, missingCopies, replicasOf, stopAll, storedKeys, writeDuring } from './topology-check.js';
+import {
+  extraCopies,
+  loadKeys,
+  missingCopies,
+  replicasOf,
+  stopAll,
+  storedKeys,
+  writeDuring,
+} from './topology-check.js';
 
 const KEYS = Number(process.env.JOIN_KEYS ?? 50_000);
 
 async function normalEverywhere(cluster: TestCluster, ids: readonly string[], timeoutMs: number): Promise<void> {
   const running = (): TestCluster['nodes'] => cluster.nodes.filter((n) => n.running);
   try {
-    await waitFor(`${ids.join(', ')} normal and up on every node`, timeoutMs, async () => {
-      const views = await Promise.all(running().map((n) => n.status()));
-      return views.every((v) => v !== undefined && ids.every((id) => v.members.some((m) => m.id === id && m.status === 'normal' && m.up)));
-    }, 250);
+    await waitFor(
+      `${ids.join(', ')} normal and up on every node`,
+      timeoutMs,
+      async () => {
+        const views = await Promise.all(running().map((n) => n.status()));
+        return views.every(
+          (v) =>
+            v !== undefined && ids.every((id) => v.members.some((m) => m.id === id && m.status === 'normal' && m.up)),
+        );
+      },
+      250,
+    );
   } catch (e) {
     // What each node saw, and its last warnings: a join that never ends (once in a CI rehearsal) needs them to be read.
     const seen = await Promise.all(
       running().map(async (n) => {
-        const members = (await n.status())?.members.map((m) => `${m.id} ${m.status}${m.up ? '' : ' down'}${m.progress ? ` (${m.progress})` : ''}`).join('; ');
-        const warnings = n.lines.filter((l) => typeof l.level === 'number' && l.level >= 40).slice(-8).map((l) => `  ${String(l.msg)} ${JSON.stringify(l).slice(0, 300)}`);
+        const members = (await n.status())?.members
+          .map((m) => `${m.id} ${m.status}${m.up ? '' : ' down'}${m.progress ? ` (${m.progress})` : ''}`)
+          .join('; ');
+        const warnings = n.lines
+          .filter((l) => typeof l.level === 'number' && l.level >= 40)
+          .slice(-8)
+          .map((l) => `  ${String(l.msg)} ${JSON.stringify(l).slice(0, 300)}`);
         return [`${n.id} sees: ${members ?? 'no status'}`, ...warnings].join('\n');
       }),
     );
@@ -39,7 +60,14 @@ describe('a node joins a cluster that holds data', () => {
   afterAll(() => cluster?.destroy());
 
   it(`joins a 3-node cluster loaded with ${KEYS} keys while clients write: every key on exactly its N replicas once old owners cleaned up`, async () => {
-    cluster = await TestCluster.create(4, 3, ['--request-timeout-ms', '3000', '--stream-bytes-per-second', '0', '--cleanup-after-ms', '3000']);
+    cluster = await TestCluster.create(4, 3, [
+      '--request-timeout-ms',
+      '3000',
+      '--stream-bytes-per-second',
+      '0',
+      '--cleanup-after-ms',
+      '3000',
+    ]);
     const [n1, n2, n3, n4] = cluster.nodes;
     for (const n of [n1!, n2!, n3!]) n.start();
     await normalEverywhere(cluster, ['n1', 'n2', 'n3'], 60_000);
@@ -52,17 +80,26 @@ describe('a node joins a cluster that holds data', () => {
       await normalEverywhere(cluster, ['n1', 'n2', 'n3', 'n4'], 120_000);
       // Status right after the join: n4 shows the data it streamed, and no "streaming" left
       // over (both used to wait for the 5 s refresh).
-      await waitFor('n4 shown done with its load', 3000, async () => {
-        const m = (await n4!.status())?.members.find((x) => x.id === 'n4');
-        return m !== undefined && m.progress === '' && m.loadBytes > 0;
-      }, 100);
+      await waitFor(
+        'n4 shown done with its load',
+        3000,
+        async () => {
+          const m = (await n4!.status())?.members.find((x) => x.id === 'n4');
+          return m !== undefined && m.progress === '' && m.loadBytes > 0;
+        },
+        100,
+      );
       const during = await writer.stop();
       const ring = await n1!.admin().ring(3);
       const pull = (await n4!.admin().transfers()).pulls.find((p) => p.move.startsWith('join-n4'));
       const streamed = pull?.ranges.reduce((s, r) => s + r.keys, 0) ?? 0;
       // Each old owner deletes what it gave n4 by itself, once the ring stood still for 3 s.
       await waitFor('n1..n3 cleaned up by themselves', 60_000, async () =>
-        [n1!, n2!, n3!].every((n) => n.lines.some((l) => l.msg === 'cleanup: data of ranges this node no longer replicates deleted' && Number(l.deleted) > 0)),
+        [n1!, n2!, n3!].every((n) =>
+          n.lines.some(
+            (l) => l.msg === 'cleanup: data of ranges this node no longer replicates deleted' && Number(l.deleted) > 0,
+          ),
+        ),
       );
       await stopAll(cluster.nodes);
       const stored = new Map<string, Set<string>>();

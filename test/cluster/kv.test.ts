@@ -19,23 +19,35 @@ const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
 
 /** Run the ringkv CLI; its stdout, or the error with its stderr. */
 async function cli(...args: string[]): Promise<string> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, ...args], { timeout: 20_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    timeout: 20_000,
+  });
   return stdout;
 }
 
 async function formed(cluster: TestCluster): Promise<void> {
   const n = cluster.nodes.length;
-  await waitFor(`all ${n} normal and up on every node`, 60_000, async () => {
-    const views = await cluster.views();
-    return views.every((v) => v?.members.length === n && v.members.every((m) => m.status === 'normal' && m.up));
-  }, 250);
+  await waitFor(
+    `all ${n} normal and up on every node`,
+    60_000,
+    async () => {
+      const views = await cluster.views();
+      return views.every((v) => v?.members.length === n && v.members.every((m) => m.status === 'normal' && m.up));
+    },
+    250,
+  );
 }
 
 async function seenDown(cluster: TestCluster, id: string, up = false): Promise<void> {
-  await waitFor(`${id} ${up ? 'up' : 'down'} on every running node`, 20_000, async () => {
-    const views = await Promise.all(cluster.nodes.filter((n) => n.id !== id && n.running).map((n) => n.status()));
-    return views.every((v) => v?.members.find((m) => m.id === id)?.up === up);
-  }, 100);
+  await waitFor(
+    `${id} ${up ? 'up' : 'down'} on every running node`,
+    20_000,
+    async () => {
+      const views = await Promise.all(cluster.nodes.filter((n) => n.id !== id && n.running).map((n) => n.status()));
+      return views.every((v) => v?.members.find((m) => m.id === id)?.up === up);
+    },
+    100,
+  );
 }
 
 async function kill(n: NodeProcess): Promise<void> {
@@ -90,7 +102,11 @@ describe('a 3-node cluster', () => {
     const [n1, n2] = [cluster.node('n1').address, cluster.node('n2').address];
     await cli('put', 'cli:k', 'one', '--node', n1);
     await cli('put', 'cli:k', 'two', '--node', n2);
-    const got = JSON.parse(await cli('get', 'cli:k', '--node', n1, '--json', '--r', '3')) as { found: boolean; values: string[]; context: string };
+    const got = JSON.parse(await cli('get', 'cli:k', '--node', n1, '--json', '--r', '3')) as {
+      found: boolean;
+      values: string[];
+      context: string;
+    };
     expect(got.values.sort()).toEqual(['one', 'two']);
     const text = await cli('get', 'cli:k', '--node', n2);
     expect(text).toContain('cli:k: 2 siblings (concurrent writes); put with the context to resolve them');
@@ -98,13 +114,37 @@ describe('a 3-node cluster', () => {
     expect(await cli('get', 'cli:k', '--node', n1)).toMatch(/^three\ncontext: \S+\n$/);
     const ends = await cli('getendpoints', 'cli:k', '--node', n1);
     expect(ends).toMatch(/^key cli:k: token [0-9a-f]{16}, N=3$/m);
-    for (const id of ['n1', 'n2', 'n3']) expect(ends).toMatch(new RegExp(`^${id} +127\\.0\\.0\\.1:\\d+ +- +up +${id}$`, 'm'));
+    for (const id of ['n1', 'n2', 'n3'])
+      expect(ends).toMatch(new RegExp(`^${id} +127\\.0\\.0\\.1:\\d+ +- +up +${id}$`, 'm'));
     await cli('del', 'cli:k', '--node', n1);
-    const gone = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, 'get', 'cli:k', '--node', n2, '--r', '3']).catch((e: { stdout: string; code: number }) => e);
+    const gone = await promisify(execFile)(process.execPath, [
+      '--import',
+      'tsx',
+      MAIN,
+      'get',
+      'cli:k',
+      '--node',
+      n2,
+      '--r',
+      '3',
+    ]).catch((e: { stdout: string; code: number }) => e);
     expect(gone).toMatchObject({ code: 2, stdout: expect.stringMatching(/^cli:k: not found/) }); // exit 2: not found
-    const err = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, 'put', 'cli:k', 'v', '--w', '3', '--node', `127.0.0.1:${await freePort()}`]).catch((e: { stderr: string; code: number }) => e);
+    const err = await promisify(execFile)(process.execPath, [
+      '--import',
+      'tsx',
+      MAIN,
+      'put',
+      'cli:k',
+      'v',
+      '--w',
+      '3',
+      '--node',
+      `127.0.0.1:${await freePort()}`,
+    ]).catch((e: { stderr: string; code: number }) => e);
     expect((err as { code: number }).code).toBe(1);
-    expect((err as { stderr: string }).stderr).toMatch(/no ringkv node answers at 127\.0\.0\.1:\d+ \(connection refused\); is it running, and is that its --listen address\? Pass --node host:port of a running node \(or several, comma-separated\), or set RINGKV_NODES \(gRPC UNAVAILABLE\)/);
+    expect((err as { stderr: string }).stderr).toMatch(
+      /no ringkv node answers at 127\.0\.0\.1:\d+ \(connection refused\); is it running, and is that its --listen address\? Pass --node host:port of a running node \(or several, comma-separated\), or set RINGKV_NODES \(gRPC UNAVAILABLE\)/,
+    );
   }, 60_000);
 
   it('a delete concurrent with a put keeps the put', async () => {
@@ -125,12 +165,32 @@ describe('a 3-node cluster', () => {
       ['empty key', () => client.put('', 'v'), S.INVALID_ARGUMENT, /key must have at least one byte/],
       ['key over 4 KiB', () => client.get(Buffer.alloc(4097, 97)), S.INVALID_ARGUMENT, /over the limit of 4096/],
       ['empty value', () => client.put('k', ''), S.INVALID_ARGUMENT, /value must have at least one byte/],
-      ['value over 1 MiB', () => client.put('k', Buffer.alloc((1 << 20) + 1)), S.INVALID_ARGUMENT, /over the limit of 1048576 bytes; split it/],
-      ['value of 5 MiB, past the message limit', () => client.put('k', Buffer.alloc(5 << 20)), S.INVALID_ARGUMENT, /value of 5242880 bytes is over the limit of 1048576 bytes; split it/],
+      [
+        'value over 1 MiB',
+        () => client.put('k', Buffer.alloc((1 << 20) + 1)),
+        S.INVALID_ARGUMENT,
+        /over the limit of 1048576 bytes; split it/,
+      ],
+      [
+        'value of 5 MiB, past the message limit',
+        () => client.put('k', Buffer.alloc(5 << 20)),
+        S.INVALID_ARGUMENT,
+        /value of 5242880 bytes is over the limit of 1048576 bytes; split it/,
+      ],
       ['w over N', () => client.put('k', 'v', { w: 4 }), S.INVALID_ARGUMENT, /w must be 1 to N=3/],
       ['r over N', () => client.get('k', { r: 7 }), S.INVALID_ARGUMENT, /r must be 1 to N=3/],
-      ['a context that is not one', () => client.put('k', 'v', { context: Buffer.from('junk') }), S.INVALID_ARGUMENT, /bad causal context.*pass the context returned by a get/],
-      ['a context of another key', () => client.delete('k', { context: ctxOfOther }), S.INVALID_ARGUMENT, /read from a different key/],
+      [
+        'a context that is not one',
+        () => client.put('k', 'v', { context: Buffer.from('junk') }),
+        S.INVALID_ARGUMENT,
+        /bad causal context.*pass the context returned by a get/,
+      ],
+      [
+        'a context of another key',
+        () => client.delete('k', { context: ctxOfOther }),
+        S.INVALID_ARGUMENT,
+        /read from a different key/,
+      ],
     ];
     for (const [what, call, code, message] of cases) {
       const s = await statusOf(call());
@@ -150,7 +210,9 @@ describe('a 3-node cluster', () => {
       // coordinator stops waiting for it (coordinator.ts: #giveUpOnSilence).
       const s = await statusOf(c1.put('slow', 'v', { w: 3, deadlineMs: 3000 }));
       expect(s?.code).toBe(S.UNAVAILABLE);
-      expect(s?.details).toMatch(/got 2 of W=3 replies: n3 stopped answering this node\. The write was applied on 2 replica\(s\) and may still appear in reads/);
+      expect(s?.details).toMatch(
+        /got 2 of W=3 replies: n3 stopped answering this node\. The write was applied on 2 replica\(s\) and may still appear in reads/,
+      );
       // W=2 still succeeds meanwhile.
       await c1.put('slow', 'v2', { w: 2 });
     } finally {
@@ -169,18 +231,29 @@ describe('a 3-node cluster', () => {
     // Two of three replicas down: W=2 cannot be met (a 3-node cluster has no fallback).
     await kill(cluster.node('n2'));
     await seenDown(cluster, 'n2');
-    const s = await statusOf(new Client({ nodes: [cluster.node('n1').address], tokenAware: false }).put('rr', 'x', { w: 2 }));
+    const s = await statusOf(
+      new Client({ nodes: [cluster.node('n1').address], tokenAware: false }).put('rr', 'x', { w: 2 }),
+    );
     expect(s?.code).toBe(S.UNAVAILABLE);
-    expect(s?.details).toMatch(/needs W=2 of N=3 replicas, but only 1 is up \(down: .*\)\. Retry when nodes are back, or use a smaller w/);
+    expect(s?.details).toMatch(
+      /needs W=2 of N=3 replicas, but only 1 is up \(down: .*\)\. Retry when nodes are back, or use a smaller w/,
+    );
     cluster.node('n2').start();
     n3.start();
     await formed(cluster);
     // n3 was no target of the write (down, and a 3-node cluster has no fallback): the
     // coordinator kept a hint for it, delivered once n3 is back, without any read.
-    await waitFor('n3 gets the writes it missed, by hint', 20_000, async () => {
-      const got = await Promise.all(['rr', 'rr1', 'rr2', 'rr3', 'rr4'].map(async (k) => (await localValues(n3.address, k)).join()));
-      return got.join() === 'while-n3-down,missed-1,missed-2,missed-3,missed-4';
-    }, 250);
+    await waitFor(
+      'n3 gets the writes it missed, by hint',
+      20_000,
+      async () => {
+        const got = await Promise.all(
+          ['rr', 'rr1', 'rr2', 'rr3', 'rr4'].map(async (k) => (await localValues(n3.address, k)).join()),
+        );
+        return got.join() === 'while-n3-down,missed-1,missed-2,missed-3,missed-4';
+      },
+      250,
+    );
     const counters = await Promise.all(cluster.nodes.map(async (n) => (await n.admin().status()).counters));
     expect(counters.reduce((a, c) => a + (c.hintsOnFailure ?? 0), 0)).toBeGreaterThanOrEqual(1); // n2 restarted: its counters began again
     expect((await client.get('rr', { r: 3 })).values.map(String)).toEqual(['while-n3-down']);
@@ -213,18 +286,36 @@ describe('a 5-node cluster', () => {
       const targets = (await coordinator.admin().endpoints(key)).targets.filter((t) => t.hintFor !== '');
       expect(targets.map((t) => t.hintFor).sort()).toEqual([...down].sort());
       for (const t of targets) expect(await localValues(t.address, key, t.hintFor)).toEqual(['sloppy']);
-      await waitFor('hints gossiped', 10_000, async () => {
-        const s = await coordinator.admin().status();
-        return s.members.filter((m) => m.hints > 0).length === targets.length;
-      }, 250);
+      await waitFor(
+        'hints gossiped',
+        10_000,
+        async () => {
+          const s = await coordinator.admin().status();
+          return s.members.filter((m) => m.hints > 0).length === targets.length;
+        },
+        250,
+      );
       // The owners come back: hints are delivered, then deleted.
       for (const id of down) cluster.node(id).start();
       await formed(cluster);
       for (const id of down) {
-        await waitFor(`${id} holds the value`, 15_000, async () => (await localValues(cluster.node(id).address, key)).join() === 'sloppy', 250);
+        await waitFor(
+          `${id} holds the value`,
+          15_000,
+          async () => (await localValues(cluster.node(id).address, key)).join() === 'sloppy',
+          250,
+        );
       }
-      for (const t of targets) await waitFor(`hint on ${t.id} deleted`, 10_000, async () => (await localValues(t.address, key, t.hintFor)).length === 0, 250);
-      const delivered = await Promise.all(targets.map(async (t) => (await cluster.node(t.id).admin().status()).counters.hintsDelivered));
+      for (const t of targets)
+        await waitFor(
+          `hint on ${t.id} deleted`,
+          10_000,
+          async () => (await localValues(t.address, key, t.hintFor)).length === 0,
+          250,
+        );
+      const delivered = await Promise.all(
+        targets.map(async (t) => (await cluster.node(t.id).admin().status()).counters.hintsDelivered),
+      );
       expect(delivered.every((d) => d! >= 1)).toBe(true);
     } finally {
       client.close();

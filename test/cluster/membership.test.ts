@@ -41,10 +41,17 @@ describe('a 5-node cluster of real processes', () => {
   });
 
   it('forms one cluster: every node sees all 5 normal and up, and derives the same ring', async () => {
-    await waitFor('all 5 normal and up on every node', 60_000, async () => {
-      const views = await cluster.views();
-      return views.every((v) => v?.members.length === 5 && v.members.every((m) => m.status === 'normal' && m.up && m.tokens === 64));
-    }, 250);
+    await waitFor(
+      'all 5 normal and up on every node',
+      60_000,
+      async () => {
+        const views = await cluster.views();
+        return views.every(
+          (v) => v?.members.length === 5 && v.members.every((m) => m.status === 'normal' && m.up && m.tokens === 64),
+        );
+      },
+      250,
+    );
     const rings = await Promise.all(cluster.nodes.map((n) => n.admin().ring(3)));
     for (const r of rings) expect(r).toEqual(rings[0]);
     expect(rings[0]!.ranges.length).toBe(5 * 64);
@@ -55,27 +62,33 @@ describe('a 5-node cluster of real processes', () => {
     for (const m of view.members) expect(m.ownership).toBeGreaterThan(0.45);
   }, 90_000);
 
-  it(`marks no node down while healthy (${HEALTHY_MS / 1000} s)`, async () => {
-    const since = Date.now();
-    const end = since + HEALTHY_MS;
-    let polls = 0;
-    while (Date.now() < end) {
-      const views = await cluster.views();
-      for (const [i, v] of views.entries()) {
-        expect(v, `${cluster.nodes[i]!.id} answers`).toBeDefined();
-        for (const m of v!.members) expect(m.up, `${cluster.nodes[i]!.id} sees ${m.id} up`).toBe(true);
+  it(
+    `marks no node down while healthy (${HEALTHY_MS / 1000} s)`,
+    async () => {
+      const since = Date.now();
+      const end = since + HEALTHY_MS;
+      let polls = 0;
+      while (Date.now() < end) {
+        const views = await cluster.views();
+        for (const [i, v] of views.entries()) {
+          expect(v, `${cluster.nodes[i]!.id} answers`).toBeDefined();
+          for (const m of v!.members) expect(m.up, `${cluster.nodes[i]!.id} sees ${m.id} up`).toBe(true);
+        }
+        polls++;
+        await new Promise((r) => setTimeout(r, 1000));
       }
-      polls++;
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-    expect(polls).toBeGreaterThan(HEALTHY_MS / 2000);
-    for (const n of cluster.nodes) expect(downLines(n, since)).toEqual([]);
-  }, HEALTHY_MS + 60_000);
+      expect(polls).toBeGreaterThan(HEALTHY_MS / 2000);
+      for (const n of cluster.nodes) expect(downLines(n, since)).toEqual([]);
+    },
+    HEALTHY_MS + 60_000,
+  );
 
   it('sees a kill -9 everywhere, and then the restart, with a new generation and the same tokens', async () => {
     const victim = cluster.node('n5');
     const before = memberOf(await cluster.nodes[0]!.status(), 'n5')!;
-    const tokensBefore = (await cluster.nodes[0]!.admin().ring(1)).ranges.filter((r) => r.replicas[0] === 'n5').map((r) => r.end);
+    const tokensBefore = (await cluster.nodes[0]!.admin().ring(1)).ranges
+      .filter((r) => r.replicas[0] === 'n5')
+      .map((r) => r.end);
     const killedAt = Date.now();
     victim.signal('SIGKILL');
     await victim.exit;
@@ -90,7 +103,9 @@ describe('a 5-node cluster of real processes', () => {
     const after = memberOf(await cluster.nodes[0]!.status(), 'n5')!;
     expect(after.generation).toBeGreaterThan(before.generation);
     expect(after.status).toBe('normal');
-    const tokensAfter = (await cluster.nodes[0]!.admin().ring(1)).ranges.filter((r) => r.replicas[0] === 'n5').map((r) => r.end);
+    const tokensAfter = (await cluster.nodes[0]!.admin().ring(1)).ranges
+      .filter((r) => r.replicas[0] === 'n5')
+      .map((r) => r.end);
     expect(tokensAfter).toEqual(tokensBefore);
   }, 120_000);
 
@@ -103,7 +118,9 @@ describe('a 5-node cluster of real processes', () => {
     await waitFor('n4 up everywhere', 15_000, () => allSee('n4', true), 200);
     await waitFor('n4 sees everyone up', 15_000, async () => (await paused.status())?.members.every((m) => m.up));
     // The paused node noticed its own stall instead of convicting its peers.
-    expect(paused.lines.some((l) => l.msg.startsWith('this process stalled') && (l.time as number) >= since)).toBe(true);
+    expect(paused.lines.some((l) => l.msg.startsWith('this process stalled') && (l.time as number) >= since)).toBe(
+      true,
+    );
     expect(downLines(paused, since)).toEqual([]);
   }, 60_000);
 

@@ -22,10 +22,15 @@ let cluster: TestCluster;
 beforeAll(async () => {
   cluster = await TestCluster.create(5, 3, [], (id) => ['--zone', ZONES[Number(id.slice(1)) - 1]!]);
   for (const n of cluster.nodes) n.start();
-  await waitFor('all 5 normal and up on every node', 90_000, async () => {
-    const views = await cluster.views();
-    return views.every((v) => v?.members.length === 5 && v.members.every((m) => m.status === 'normal' && m.up));
-  }, 250);
+  await waitFor(
+    'all 5 normal and up on every node',
+    90_000,
+    async () => {
+      const views = await cluster.views();
+      return views.every((v) => v?.members.length === 5 && v.members.every((m) => m.status === 'normal' && m.up));
+    },
+    250,
+  );
 }, 120_000);
 
 afterAll(() => cluster?.destroy());

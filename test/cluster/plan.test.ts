@@ -18,7 +18,9 @@ import { loadKeys, missingCopies, stopAll, storedKeys } from './topology-check.j
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
 
 async function cli(...args: string[]): Promise<string> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, ...args], { timeout: 240_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    timeout: 240_000,
+  });
   return stdout;
 }
 
@@ -30,18 +32,37 @@ describe('staged changes: plan, commit, clear', () => {
     cluster = await TestCluster.create(5, 3, ['--request-timeout-ms', '3000']);
     const [n1, n2, n3, n4, n5] = cluster.nodes;
     for (const n of [n1!, n2!, n3!]) n.start();
-    await waitFor('3 normal', 90_000, async () => (await n1!.status())?.members.filter((m) => m.status === 'normal' && m.up).length === 3, 250);
+    await waitFor(
+      '3 normal',
+      90_000,
+      async () => (await n1!.status())?.members.filter((m) => m.status === 'normal' && m.up).length === 3,
+      250,
+    );
     const client = new Client({ nodes: [n1!, n2!, n3!].map((n) => n.address), deadlineMs: 5000 });
     try {
       const keys = await loadKeys(client, 'k-', 3000);
       // n4 is a standby: it shows itself and waits.
       n4!.args.push('--join', 'manual');
       n4!.start();
-      await waitFor('n4 seen as a standby', 30_000, async () => (await n1!.status())?.members.some((m) => m.id === 'n4' && m.status === 'joining'), 200);
+      await waitFor(
+        'n4 seen as a standby',
+        30_000,
+        async () => (await n1!.status())?.members.some((m) => m.id === 'n4' && m.status === 'joining'),
+        200,
+      );
       const a = n1!.admin();
-      await expect(a.plan([{ kind: 'join', node: 'n1' }])).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: expect.stringMatching(/n1 is not a standby/) });
-      await expect(a.plan([{ kind: 'leave', node: 'nope' }])).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: expect.stringMatching(/nope is not a member/) });
-      await expect(a.commit()).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: expect.stringMatching(/nothing is staged/) });
+      await expect(a.plan([{ kind: 'join', node: 'n1' }])).rejects.toMatchObject({
+        code: grpc.status.INVALID_ARGUMENT,
+        details: expect.stringMatching(/n1 is not a standby/),
+      });
+      await expect(a.plan([{ kind: 'leave', node: 'nope' }])).rejects.toMatchObject({
+        code: grpc.status.INVALID_ARGUMENT,
+        details: expect.stringMatching(/nope is not a member/),
+      });
+      await expect(a.commit()).rejects.toMatchObject({
+        code: grpc.status.FAILED_PRECONDITION,
+        details: expect.stringMatching(/nothing is staged/),
+      });
       const text = await cli('plan', 'join', 'n4', '--node', n1!.address);
       expect(text).toMatch(/^1\. n4 joins$/m);
       expect(text).toMatch(/-> n4: \d+ ranges, [\d.]+% of the keys, ~\d+ keys/);
@@ -52,8 +73,16 @@ describe('staged changes: plan, commit, clear', () => {
       expect((await n1!.status())!.members.find((m) => m.id === 'n4')).toMatchObject({ status: 'joining', tokens: 0 });
       // The ring changes (n5 joins by itself): the plan is stale, commit refuses.
       n5!.start();
-      await waitFor('n5 normal', 90_000, async () => (await n1!.status())?.members.find((m) => m.id === 'n5')?.status === 'normal', 250);
-      await expect(a.commit()).rejects.toMatchObject({ code: grpc.status.ABORTED, details: expect.stringMatching(/the ring changed since the plan/) });
+      await waitFor(
+        'n5 normal',
+        90_000,
+        async () => (await n1!.status())?.members.find((m) => m.id === 'n5')?.status === 'normal',
+        250,
+      );
+      await expect(a.commit()).rejects.toMatchObject({
+        code: grpc.status.ABORTED,
+        details: expect.stringMatching(/the ring changed since the plan/),
+      });
       expect((await cli('clear', '--node', n1!.address)).trim()).toBe('staged changes discarded');
       expect(await cli('plan', '--node', n1!.address)).toContain('Nothing is staged');
       const staged = await cli('plan', 'join', 'n4', '--node', n1!.address);
@@ -61,15 +90,31 @@ describe('staged changes: plan, commit, clear', () => {
       n1!.signal('SIGTERM');
       expect(await n1!.exit).toBe(0);
       n1!.start();
-      await waitFor('n1 back, seeing 4 normal', 90_000, async () => (await n1!.status())?.members.filter((m) => m.status === 'normal' && m.up).length === 4, 250);
+      await waitFor(
+        'n1 back, seeing 4 normal',
+        90_000,
+        async () => (await n1!.status())?.members.filter((m) => m.status === 'normal' && m.up).length === 4,
+        250,
+      );
       // The same plan: steps, ranges and ownership (key and byte estimates follow the gossiped load).
       const stable = (text: string): string => text.replace(/, ~\d+ keys, ~.*$/gm, '');
       expect(stable(await cli('plan', '--node', n1!.address))).toBe(stable(staged));
       // The commit runs a join to its end; if it does not end, what the CLI printed and each node's last warnings say where it stood.
-      const out = await cli('commit', '--node', n1!.address).catch((e: { stdout?: string; stderr?: string; message: string }) => {
-        const warnings = cluster.nodes.map((n) => `${n.id}: ${n.lines.filter((l) => Number(l['level']) >= 40).slice(-5).map((l) => `${l.msg}${l['err'] ? ` (${JSON.stringify(l['err']).slice(0, 200)})` : ''}`).join(' | ')}`);
-        throw new Error(`${e.message}\nstdout: ${e.stdout ?? ''}\nstderr: ${e.stderr ?? ''}\nlast warnings:\n${warnings.join('\n')}`);
-      });
+      const out = await cli('commit', '--node', n1!.address).catch(
+        (e: { stdout?: string; stderr?: string; message: string }) => {
+          const warnings = cluster.nodes.map(
+            (n) =>
+              `${n.id}: ${n.lines
+                .filter((l) => Number(l['level']) >= 40)
+                .slice(-5)
+                .map((l) => `${l.msg}${l['err'] ? ` (${JSON.stringify(l['err']).slice(0, 200)})` : ''}`)
+                .join(' | ')}`,
+          );
+          throw new Error(
+            `${e.message}\nstdout: ${e.stdout ?? ''}\nstderr: ${e.stderr ?? ''}\nlast warnings:\n${warnings.join('\n')}`,
+          );
+        },
+      );
       expect(out).toContain('every staged change is done');
       expect((await n1!.status())!.members.find((m) => m.id === 'n4')!.status).toBe('normal');
       const ring = await n1!.admin().ring(3);

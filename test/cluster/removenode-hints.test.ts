@@ -28,19 +28,35 @@ const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
 const ARGS = ['--request-timeout-ms', '3000', '--repair-interval-ms', '0', '--catch-up-ms', '2000'];
 
 async function cli(...args: string[]): Promise<string> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, ...args], { timeout: 240_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    timeout: 240_000,
+  });
   return stdout;
 }
 
 /** Every live node sees `id` with `status` (and up or down when `up` is given). */
-async function seen(cluster: TestCluster, id: string, what: { status?: string; up?: boolean }, timeoutMs = 60_000): Promise<void> {
-  await waitFor(`${id} ${JSON.stringify(what)} on every running node`, timeoutMs, async () => {
-    const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.status()));
-    return views.every((v) => {
-      const m = v?.members.find((x) => x.id === id);
-      return m !== undefined && (what.status === undefined || m.status === what.status) && (what.up === undefined || m.up === what.up);
-    });
-  }, 200);
+async function seen(
+  cluster: TestCluster,
+  id: string,
+  what: { status?: string; up?: boolean },
+  timeoutMs = 60_000,
+): Promise<void> {
+  await waitFor(
+    `${id} ${JSON.stringify(what)} on every running node`,
+    timeoutMs,
+    async () => {
+      const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.status()));
+      return views.every((v) => {
+        const m = v?.members.find((x) => x.id === id);
+        return (
+          m !== undefined &&
+          (what.status === undefined || m.status === what.status) &&
+          (what.up === undefined || m.up === what.up)
+        );
+      });
+    },
+    200,
+  );
 }
 
 async function kill9(n: NodeProcess): Promise<void> {
@@ -59,7 +75,7 @@ async function missing(cluster: TestCluster, via: NodeProcess, keys: readonly st
   return out;
 }
 
-describe('removenode restores N copies, the removed node\'s hints included', () => {
+describe("removenode restores N copies, the removed node's hints included", () => {
   let cluster: TestCluster | undefined;
   afterEach(() => {
     cluster?.destroy();
@@ -98,7 +114,8 @@ describe('removenode restores N copies, the removed node\'s hints included', () 
     }
     expect(acked.length).toBe(standIn.length);
     // n4 holds the hints for n2; it dies with them.
-    for (const k of acked.slice(0, 5)) expect(await localValues(n4!.address, k, 'n2'), `n4's hint of ${k} for n2`).toEqual([`v-${k}`]);
+    for (const k of acked.slice(0, 5))
+      expect(await localValues(n4!.address, k, 'n2'), `n4's hint of ${k} for n2`).toEqual([`v-${k}`]);
     await kill9(n4!);
     await seen(cluster, 'n4', { up: false });
     n2!.start();
@@ -107,11 +124,21 @@ describe('removenode restores N copies, the removed node\'s hints included', () 
     const lacking = await missingLocally(n2!.address, acked);
     expect(lacking.length, 'keys n2 lacks before the removal').toBe(acked.length);
     const out = await cli('removenode', 'n4', '--node', n1!.address);
-    expect(out).toContain('removing n4: the nodes that gain its ranges pull them from the surviving replicas, then its ranges and the writes it held hints for are repaired');
-    expect(out).toContain('n4 removed: every range it held is back on N replicas, and the writes it held hints for repaired.');
+    expect(out).toContain(
+      'removing n4: the nodes that gain its ranges pull them from the surviving replicas, then its ranges and the writes it held hints for are repaired',
+    );
+    expect(out).toContain(
+      'n4 removed: every range it held is back on N replicas, and the writes it held hints for repaired.',
+    );
     await seen(cluster, 'n4', { status: 'removed' });
-    expect(await missing(cluster, n1!, acked), 'acknowledged keys missing from a replica after the removal').toEqual([]);
-    const log = n1!.lines.find((l) => l.msg === 'ranges pulled: repairing the units whose copies the removed node took (its replicas, and the writes it held hints for)');
+    expect(await missing(cluster, n1!, acked), 'acknowledged keys missing from a replica after the removal').toEqual(
+      [],
+    );
+    const log = n1!.lines.find(
+      (l) =>
+        l.msg ===
+        'ranges pulled: repairing the units whose copies the removed node took (its replicas, and the writes it held hints for)',
+    );
     expect(log, 'the removal took its repair step').toBeDefined();
   }, 420_000);
 
@@ -133,25 +160,40 @@ describe('removenode restores N copies, the removed node\'s hints included', () 
     await seen(cluster, 'n5', { up: false });
     const { move } = await n1.admin().removeNode('n5');
     let phase = '';
-    await waitFor('n1 in the middle of the repair step', 120_000, async () => {
-      const d = (await n1.admin().transfers()).drive;
-      phase = d?.phase ?? '';
-      const m = /^repairing: (\d+)\/(\d+) units/.exec(phase);
-      // Well into the step (a tenth of it), not at its end.
-      return m !== null && Number(m[1]) >= Number(m[2]) / 10 && Number(m[1]) < Number(m[2]);
-    }, 20);
+    await waitFor(
+      'n1 in the middle of the repair step',
+      120_000,
+      async () => {
+        const d = (await n1.admin().transfers()).drive;
+        phase = d?.phase ?? '';
+        const m = /^repairing: (\d+)\/(\d+) units/.exec(phase);
+        // Well into the step (a tenth of it), not at its end.
+        return m !== null && Number(m[1]) >= Number(m[2]) / 10 && Number(m[1]) < Number(m[2]);
+      },
+      20,
+    );
     await kill9(n1);
     const before = /^repairing: (\d+)\/(\d+)/.exec(phase)!;
     n1.lines.length = 0;
     n1.start();
     await seen(cluster, 'n5', { status: 'removed' }, 180_000);
-    const resumed = n1.lines.find((l) => l.msg === 'ranges pulled: repairing the units whose copies the removed node took (its replicas, and the writes it held hints for)') as { units?: number; pending?: number; move?: string } | undefined;
+    const resumed = n1.lines.find(
+      (l) =>
+        l.msg ===
+        'ranges pulled: repairing the units whose copies the removed node took (its replicas, and the writes it held hints for)',
+    ) as { units?: number; pending?: number; move?: string } | undefined;
     expect(resumed?.move).toBe(move);
     expect(resumed?.units).toBe(Number(before[2]));
-    expect(resumed!.pending!, `units pending at restart (the kill was at ${phase})`).toBeLessThanOrEqual(Number(before[2]) - Number(before[1]));
-    console.log(`removal repair: killed at "${phase}", ${resumed!.pending} of ${resumed!.units} units pending at restart`);
+    expect(resumed!.pending!, `units pending at restart (the kill was at ${phase})`).toBeLessThanOrEqual(
+      Number(before[2]) - Number(before[1]),
+    );
+    console.log(
+      `removal repair: killed at "${phase}", ${resumed!.pending} of ${resumed!.units} units pending at restart`,
+    );
     expect(n1.lines.some((l) => l.msg === 'removed: every range of the node is back on N replicas')).toBe(true);
-    const askedBy = cluster.nodes.filter((n) => n.lines.some((l) => l.msg === 'asked by a peer' && l.method === 'repairRange' && l.peer === 'n1')).map((n) => n.id);
+    const askedBy = cluster.nodes
+      .filter((n) => n.lines.some((l) => l.msg === 'asked by a peer' && l.method === 'repairRange' && l.peer === 'n1'))
+      .map((n) => n.id);
     expect(askedBy.length, 'nodes n1 asked to repair units it does not hold').toBeGreaterThan(0);
     expect(await missing(cluster, n1, acked), 'acknowledged keys missing from a replica after the removal').toEqual([]);
   }, 420_000);

@@ -16,10 +16,15 @@ import { contents, stopAll, upEverywhere } from './topology-check.js';
 async function repair(n: NodeProcess) {
   const before = await n.admin().repairStatus();
   await n.admin().repair();
-  return waitFor('the repair done', 60_000, async () => {
-    const s = await n.admin().repairStatus();
-    return s.finishedAtMs > 0 && s.id !== before.id ? s : undefined;
-  }, 200);
+  return waitFor(
+    'the repair done',
+    60_000,
+    async () => {
+      const s = await n.admin().repairStatus();
+      return s.finishedAtMs > 0 && s.id !== before.id ? s : undefined;
+    },
+    200,
+  );
 }
 
 describe('repair on trees kept on write', () => {
@@ -27,7 +32,14 @@ describe('repair on trees kept on write', () => {
   afterEach(() => cluster?.destroy());
 
   it('after kill -9 during writes: repair moves only what was missed, then finds every range in sync reading no record', async () => {
-    cluster = await TestCluster.create(3, 3, ['--request-timeout-ms', '3000', '--max-hint-window-ms', '0', '--tokens', '8']);
+    cluster = await TestCluster.create(3, 3, [
+      '--request-timeout-ms',
+      '3000',
+      '--max-hint-window-ms',
+      '0',
+      '--tokens',
+      '8',
+    ]);
     const [n1, n2, n3] = cluster.nodes as [NodeProcess, NodeProcess, NodeProcess];
     for (const n of cluster.nodes) n.start();
     await upEverywhere(cluster, () => true);
@@ -73,22 +85,41 @@ describe('repair on trees kept on write', () => {
       const first = await repair(n1);
       expect(first).toMatchObject({ failed: 0, skipped: 0 });
       expect(first.done).toBe(first.ranges);
-      console.log(`first repair: ${first.ranges} ranges, ${first.kept} on kept trees, ${first.identical} in sync, ${first.leavesDiffering} leaves differing, ${first.keysExchanged} keys exchanged (${mayMiss.size} keys written while n3 could miss them, ${written} in all), ${first.recordsRead} records read`);
+      console.log(
+        `first repair: ${first.ranges} ranges, ${first.kept} on kept trees, ${first.identical} in sync, ${first.leavesDiffering} leaves differing, ${first.keysExchanged} keys exchanged (${mayMiss.size} keys written while n3 could miss them, ${written} in all), ${first.recordsRead} records read`,
+      );
       expect(first.keysExchanged).toBeLessThanOrEqual(mayMiss.size);
       // Trees of ranges new to a node may still be building at the first repair: the next ones use them.
-      const second = await waitFor('a repair on kept trees everywhere', 60_000, async () => {
-        const s = await repair(n1);
-        return s.kept === s.ranges ? s : undefined;
-      }, 1000);
-      console.log(`second repair: ${second.ranges} ranges, ${second.kept} on kept trees, ${second.leavesDiffering} leaves differing, ${second.recordsRead} records read`);
-      expect(second).toMatchObject({ failed: 0, leavesDiffering: 0, keysExchanged: 0, recordsRead: 0, identical: second.ranges });
+      const second = await waitFor(
+        'a repair on kept trees everywhere',
+        60_000,
+        async () => {
+          const s = await repair(n1);
+          return s.kept === s.ranges ? s : undefined;
+        },
+        1000,
+      );
+      console.log(
+        `second repair: ${second.ranges} ranges, ${second.kept} on kept trees, ${second.leavesDiffering} leaves differing, ${second.recordsRead} records read`,
+      );
+      expect(second).toMatchObject({
+        failed: 0,
+        leavesDiffering: 0,
+        keysExchanged: 0,
+        recordsRead: 0,
+        identical: second.ranges,
+      });
     } finally {
       stop = true;
       await Promise.all(writers);
       client.close();
     }
     await stopAll(cluster.nodes);
-    const [a, b, c] = (await Promise.all(cluster.nodes.map(contents))) as [Map<string, string>, Map<string, string>, Map<string, string>];
+    const [a, b, c] = (await Promise.all(cluster.nodes.map(contents))) as [
+      Map<string, string>,
+      Map<string, string>,
+      Map<string, string>,
+    ];
     expect(b).toEqual(a);
     expect(c).toEqual(a);
   }, 240_000);

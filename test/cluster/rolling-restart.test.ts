@@ -22,10 +22,15 @@ const KEYS = 200;
 let cluster: TestCluster;
 
 async function allUp(): Promise<void> {
-  await waitFor('all 3 normal and up on every node', 90_000, async () => {
-    const views = await cluster.views();
-    return views.every((v) => v?.members.length === 3 && v.members.every((m) => m.status === 'normal' && m.up));
-  }, 250);
+  await waitFor(
+    'all 3 normal and up on every node',
+    90_000,
+    async () => {
+      const views = await cluster.views();
+      return views.every((v) => v?.members.length === 3 && v.members.every((m) => m.status === 'normal' && m.up));
+    },
+    250,
+  );
 }
 
 beforeAll(async () => {
@@ -37,7 +42,12 @@ beforeAll(async () => {
 afterAll(() => cluster?.destroy());
 
 async function serving(n: NodeProcess): Promise<void> {
-  await waitFor(`${n.id} SERVING`, 60_000, async () => (await checkHealth({ node: n.address, deadlineMs: 1000 })).ok, 100);
+  await waitFor(
+    `${n.id} SERVING`,
+    60_000,
+    async () => (await checkHealth({ node: n.address, deadlineMs: 1000 })).ok,
+    100,
+  );
 }
 
 describe('a rolling restart under client load', () => {
@@ -49,7 +59,16 @@ describe('a rolling restart under client load', () => {
       load = Load.start(client, { inFlight: IN_FLIGHT, warmKeys: KEYS });
       const traffic = load;
       await new Promise((r) => setTimeout(r, 2000));
-      const restarts: { id: string; exit: number | null; drained: boolean; caughtUp: string | undefined; okDuring: number; missed: number; missingAtServing: string[]; downSeenMs: number }[] = [];
+      const restarts: {
+        id: string;
+        exit: number | null;
+        drained: boolean;
+        caughtUp: string | undefined;
+        okDuring: number;
+        missed: number;
+        missingAtServing: string[];
+        downSeenMs: number;
+      }[] = [];
       for (const n of cluster.nodes) {
         const before = traffic.ok;
         const from = n.lines.length;
@@ -57,7 +76,15 @@ describe('a rolling restart under client load', () => {
         n.signal('SIGTERM');
         // Its peers hold it down at once, well before the failure detector would (5 s).
         const peers = cluster.nodes.filter((p) => p !== n);
-        await waitFor(`${n.id} down on its peers`, 4000, async () => (await Promise.all(peers.map((p) => p.status()))).every((v) => v?.members.find((m) => m.id === n.id)?.up === false), 20);
+        await waitFor(
+          `${n.id} down on its peers`,
+          4000,
+          async () =>
+            (await Promise.all(peers.map((p) => p.status()))).every(
+              (v) => v?.members.find((m) => m.id === n.id)?.up === false,
+            ),
+          20,
+        );
         const downSeenMs = Date.now() - stoppedAt;
         const exit = await n.exit;
         const exitedAt = Date.now();
@@ -72,8 +99,19 @@ describe('a rolling restart under client load', () => {
         // SERVING only once it holds them: peers delivered their hints first.
         const missingAtServing = await missingLocally(n.address, missed);
         await allUp();
-        const caught = n.lines.slice(restartAt).find((l) => l.msg.startsWith('caught up') || l.msg.startsWith('serving with hints'));
-        restarts.push({ id: n.id, exit, drained, caughtUp: caught?.msg, okDuring: traffic.ok - before, missed: missed.length, missingAtServing: missingAtServing.slice(0, 3), downSeenMs });
+        const caught = n.lines
+          .slice(restartAt)
+          .find((l) => l.msg.startsWith('caught up') || l.msg.startsWith('serving with hints'));
+        restarts.push({
+          id: n.id,
+          exit,
+          drained,
+          caughtUp: caught?.msg,
+          okDuring: traffic.ok - before,
+          missed: missed.length,
+          missingAtServing: missingAtServing.slice(0, 3),
+          downSeenMs,
+        });
         await new Promise((r) => setTimeout(r, 1000));
       }
       await traffic.stop();
@@ -88,7 +126,9 @@ describe('a rolling restart under client load', () => {
         expect(r.missingAtServing, summary).toEqual([]);
       }
       expect(await traffic.lost(), summary).toEqual([]);
-      console.log(`rolling restart: ${traffic.ok} requests, ${traffic.failed.length} failed, ${traffic.acked.length} acknowledged puts all read back; ${JSON.stringify(restarts)}; client ${JSON.stringify(client.stats())}`);
+      console.log(
+        `rolling restart: ${traffic.ok} requests, ${traffic.failed.length} failed, ${traffic.acked.length} acknowledged puts all read back; ${JSON.stringify(restarts)}; client ${JSON.stringify(client.stats())}`,
+      );
     } finally {
       void load?.stop();
       client.close();

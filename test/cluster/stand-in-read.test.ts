@@ -38,17 +38,23 @@ describe('a read through a stand-in', () => {
     down.signal('SIGTERM');
     const seen = standIn.admin();
     try {
-      await waitFor(`${standIn.id} to see ${down.id} down and stand in for it`, 30_000, async () => {
-        const e = await seen.endpoints('item:1', 'pairs').catch(() => undefined);
-        return e?.targets.some((t) => t.id === standIn.id && t.hintFor === down.id);
-      }, 200);
+      await waitFor(
+        `${standIn.id} to see ${down.id} down and stand in for it`,
+        30_000,
+        async () => {
+          const e = await seen.endpoints('item:1', 'pairs').catch(() => undefined);
+          return e?.targets.some((t) => t.id === standIn.id && t.hintFor === down.id);
+        },
+        200,
+      );
     } finally {
       seen.close();
     }
     const through = new Client({ nodes: [standIn.address], tokenAware: false });
     try {
       const answers = [];
-      for (let i = 0; i < 30; i++) answers.push((await through.get('item:1', { bucket: 'pairs', r: 1 })).values.map(String).join());
+      for (let i = 0; i < 30; i++)
+        answers.push((await through.get('item:1', { bucket: 'pairs', r: 1 })).values.map(String).join());
       expect(answers).toEqual(Array.from({ length: 30 }, () => 'held'));
     } finally {
       through.close();

@@ -23,7 +23,8 @@ import { waitFor } from '../../testkit/wait.js';
 const CHROMIUM = '/usr/bin/chromium';
 const MAIN = join(import.meta.dirname, '../../src/cli/main.ts');
 const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium for the status page test`);
+if (!haveChromium && process.env.CI)
+  throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium for the status page test`);
 if (!haveChromium) console.warn(`status page browser test skipped: no ${CHROMIUM} (apt-get install chromium)`);
 
 async function get(url: string, init?: RequestInit): Promise<{ status: number; type: string; text: string }> {
@@ -46,10 +47,15 @@ describe('the HTTP port: metrics, JSON and the status page', () => {
     cluster.nodes.forEach((n, i) => n.args.push('--zone', 'abc'[i % 3]!));
     for (const n of cluster.nodes.slice(0, 3)) n.start();
     for (const n of cluster.nodes.slice(0, 3)) http.set(n.id, await httpOf(n));
-    await waitFor('3 normal and up on every node', 60_000, async () => {
-      const views = await Promise.all(cluster.nodes.slice(0, 3).map((n) => n.status()));
-      return views.every((v) => v?.members.length === 3 && v.members.every((m) => m.status === 'normal' && m.up));
-    }, 250);
+    await waitFor(
+      '3 normal and up on every node',
+      60_000,
+      async () => {
+        const views = await Promise.all(cluster.nodes.slice(0, 3).map((n) => n.status()));
+        return views.every((v) => v?.members.length === 3 && v.members.every((m) => m.status === 'normal' && m.up));
+      },
+      250,
+    );
     // Through n1 alone: it coordinates every request, and n2 and n3 serve its replica calls.
     const client = new Client({ nodes: [cluster.node('n1').address], tokenAware: false });
     try {
@@ -78,12 +84,18 @@ describe('the HTTP port: metrics, JSON and the status page', () => {
     expect(n2.text).toMatch(/^ringkv_requests_total\{operation="(apply|merge)",role="replica",code="OK"\} \d+$/m);
 
     const doc = readFileSync(join(import.meta.dirname, '../../docs/metrics.md'), 'utf8');
-    const undocumented = metricNames(m.text).filter((name) => name.startsWith('ringkv_') && !doc.includes(`\`${name}\``));
+    const undocumented = metricNames(m.text).filter(
+      (name) => name.startsWith('ringkv_') && !doc.includes(`\`${name}\``),
+    );
     expect(undocumented).toEqual([]);
   });
 
   it('serves the JSON the CLI prints, and refuses what it does not serve with the right status', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, 'status', '--json', '--node', cluster.node('n1').address], { timeout: 20_000 });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', MAIN, 'status', '--json', '--node', cluster.node('n1').address],
+      { timeout: 20_000 },
+    );
     const fromCli = JSON.parse(stdout) as { members: Record<string, unknown>[] };
     const fromPage = JSON.parse((await get(`http://${http.get('n1')}/api/status`)).text) as typeof fromCli;
     // Heartbeats, phi and load move between the two reads; the shape and the rest may not.
@@ -91,14 +103,24 @@ describe('the HTTP port: metrics, JSON and the status page', () => {
     expect(Object.keys(fromPage).sort()).toEqual(Object.keys(fromCli).sort());
     expect(still(fromPage)).toEqual(still(fromCli));
 
-    const ring = JSON.parse((await get(`http://${http.get('n1')}/api/ring`)).text) as { ranges: unknown[]; pending: unknown[] };
+    const ring = JSON.parse((await get(`http://${http.get('n1')}/api/ring`)).text) as {
+      ranges: unknown[];
+      pending: unknown[];
+    };
     expect(ring.ranges).toHaveLength(3 * 64);
     expect(ring.pending).toEqual([]);
-    const events = JSON.parse((await get(`http://${http.get('n1')}/api/events`)).text) as { events: { msg: string; peer?: string }[] };
+    const events = JSON.parse((await get(`http://${http.get('n1')}/api/events`)).text) as {
+      events: { msg: string; peer?: string }[];
+    };
     expect(events.events.some((e) => e.msg === 'peer discovered' && e.peer === 'n2')).toBe(true);
     await cluster.node('n2').admin().createBucket('carts', { n: 2, ttlMs: 3_600_000 });
-    const buckets = JSON.parse((await get(`http://${http.get('n1')}/api/buckets`)).text) as { buckets: { name: string; props: { n: number; ttlMs: number } }[] };
-    expect(buckets.buckets.map((b) => [b.name, b.props.n, Number(b.props.ttlMs)])).toEqual([['default', 3, 0], ['carts', 2, 3_600_000]]);
+    const buckets = JSON.parse((await get(`http://${http.get('n1')}/api/buckets`)).text) as {
+      buckets: { name: string; props: { n: number; ttlMs: number } }[];
+    };
+    expect(buckets.buckets.map((b) => [b.name, b.props.n, Number(b.props.ttlMs)])).toEqual([
+      ['default', 3, 0],
+      ['carts', 2, 3_600_000],
+    ]);
 
     const base = `http://${http.get('n1')}`;
     expect((await get(`${base}/api/status?replicas=x`)).status).toBe(400);
@@ -115,7 +137,11 @@ describe('the HTTP port: metrics, JSON and the status page', () => {
     const taken = http.get('n1')!;
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'ringkv-http-'));
-    const r = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, 'node', '--listen', `127.0.0.1:${port}`, '--data-dir', dir, '--http', taken], { timeout: 20_000 }).then(
+    const r = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', MAIN, 'node', '--listen', `127.0.0.1:${port}`, '--data-dir', dir, '--http', taken],
+      { timeout: 20_000 },
+    ).then(
       () => ({ code: 0, out: '' }),
       (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout + e.stderr }),
     );
@@ -154,8 +180,15 @@ describe('the HTTP port: metrics, JSON and the status page', () => {
         const rows = [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.children]);
         return head.map((th, i) => {
           const [left, right] = span(th)!;
-          const values = rows.map((cells) => (cells[i] === undefined ? [0, 0] : span(cells[i]))).filter((v) => v !== undefined);
-          return { header: th.textContent!.trim(), over: values.every(([l, r]) => l! < right! && r! > left!), values: values.length, cells: rows.map((c) => c.length) };
+          const values = rows
+            .map((cells) => (cells[i] === undefined ? [0, 0] : span(cells[i])))
+            .filter((v) => v !== undefined);
+          return {
+            header: th.textContent!.trim(),
+            over: values.every(([l, r]) => l! < right! && r! > left!),
+            values: values.length,
+            cells: rows.map((c) => c.length),
+          };
         });
       });
 
@@ -168,13 +201,21 @@ describe('the HTTP port: metrics, JSON and the status page', () => {
         expect(await rowOf(id).getAttribute('data-up')).toBe('true');
         expect(await rowOf(id).locator('.code').textContent()).toBe('UN');
       }
-      const owners = await page.$$eval('#ring path.range', (ps) => [...new Set(ps.map((p) => p.getAttribute('data-owner')))].sort());
+      const owners = await page.$$eval('#ring path.range', (ps) =>
+        [...new Set(ps.map((p) => p.getAttribute('data-owner')))].sort(),
+      );
       expect(owners).toEqual(['n1', 'n2', 'n3']);
       expect(await page.locator('#ring path.pending').count()).toBe(0);
       expect(await page.locator('#events li').first().textContent()).toMatch(/peer/);
       expect(await page.locator('#cluster').textContent()).toBe('ringkv');
-      expect(await page.$$eval('#buckets tbody tr', (rs) => rs.map((r) => r.getAttribute('data-bucket')))).toEqual(['default', 'carts', 'hits']);
-      expect(await page.locator('#buckets tr[data-bucket="carts"]').textContent()).toMatch(/carts\s*kv\s*2\s*quorum \(2\)\s*quorum \(2\)\s*1h\s*siblings/);
+      expect(await page.$$eval('#buckets tbody tr', (rs) => rs.map((r) => r.getAttribute('data-bucket')))).toEqual([
+        'default',
+        'carts',
+        'hits',
+      ]);
+      expect(await page.locator('#buckets tr[data-bucket="carts"]').textContent()).toMatch(
+        /carts\s*kv\s*2\s*quorum \(2\)\s*quorum \(2\)\s*1h\s*siblings/,
+      );
       expect(await page.locator('#buckets tr[data-bucket="hits"] td').nth(1).textContent()).toBe('counter');
       // Two buckets made, and no event of each peer's bucket table digest changing.
       expect(await page.locator('#events').textContent()).not.toContain('buckets');
@@ -185,9 +226,18 @@ describe('the HTTP port: metrics, JSON and the status page', () => {
       try {
         const events = [
           { atMs: Date.now() - 5000, level: 'info', peer: 'n2', msg: 'peer discovered' },
-          { atMs: Date.now(), level: 'info', peer: 'n2', msg: 'peer state changed', detail: { fields: ['hinted'] }, count: 12 },
+          {
+            atMs: Date.now(),
+            level: 'info',
+            peer: 'n2',
+            msg: 'peer state changed',
+            detail: { fields: ['hinted'] },
+            count: 12,
+          },
         ];
-        await folded.route('**/api/events', (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify({ events }) }));
+        await folded.route('**/api/events', (route) =>
+          route.fulfill({ contentType: 'application/json', body: JSON.stringify({ events }) }),
+        );
         await folded.goto(`http://${http.get('n1')}/`);
         await folded.waitForSelector('#updated[data-state=ok]');
         const items = await folded.locator('#events li').allTextContents();
@@ -210,7 +260,10 @@ describe('the HTTP port: metrics, JSON and the status page', () => {
       const members = await columnsOf('#members');
       expect(members.map((c) => c.header)).toContain('Load');
       for (const c of members) {
-        expect(c.cells.every((n) => n === members.length), c.header).toBe(true);
+        expect(
+          c.cells.every((n) => n === members.length),
+          c.header,
+        ).toBe(true);
         expect(c.over, `${c.header} is not over its values`).toBe(true);
       }
     });
@@ -220,10 +273,16 @@ describe('the HTTP port: metrics, JSON and the status page', () => {
       n4.start();
       http.set('n4', await httpOf(n4));
       await expect.poll(() => rowOf('n4').getAttribute('data-status'), { timeout: 30_000 }).toBe('joining');
-      await expect.poll(() => page.locator('#ring path.pending[data-owner="n4"]').count(), { timeout: 30_000 }).toBeGreaterThan(0);
-      await expect.poll(() => page.locator('#transfers').textContent(), { timeout: 30_000 }).toMatch(/n4 pulls for its join: \d+\/\d+ ranges|In progress: .*n4/);
+      await expect
+        .poll(() => page.locator('#ring path.pending[data-owner="n4"]').count(), { timeout: 30_000 })
+        .toBeGreaterThan(0);
+      await expect
+        .poll(() => page.locator('#transfers').textContent(), { timeout: 30_000 })
+        .toMatch(/n4 pulls for its join: \d+\/\d+ ranges|In progress: .*n4/);
       expect(await page.locator('#transfers').textContent()).toContain('In progress');
-      const shot = process.env.RINGKV_SCREENSHOT ? join(import.meta.dirname, '../../docs/images/status-page.png') : join(mkdtempSync(join(tmpdir(), 'ringkv-page-')), 'status-page.png');
+      const shot = process.env.RINGKV_SCREENSHOT
+        ? join(import.meta.dirname, '../../docs/images/status-page.png')
+        : join(mkdtempSync(join(tmpdir(), 'ringkv-page-')), 'status-page.png');
       await page.screenshot({ path: shot, fullPage: true });
     }, 90_000);
 

@@ -42,7 +42,15 @@ describe('a cluster with TLS and client auth', () => {
   const track = <T extends { close(): void }>(c: T): T => (clients.push(c), c);
 
   beforeAll(async () => {
-    await makeCerts({ dir: certs, nodes: ['n1', 'n2', 'n3', 'n4'], hosts: ['127.0.0.1', 'localhost'], admins: ['admin'], clients: ['client'], days: 30, force: false });
+    await makeCerts({
+      dir: certs,
+      nodes: ['n1', 'n2', 'n3', 'n4'],
+      hosts: ['127.0.0.1', 'localhost'],
+      admins: ['admin'],
+      clients: ['client'],
+      days: 30,
+      force: false,
+    });
     // A node certificate from another CA, a CA-issued certificate with role client posing as a node, an expired node certificate.
     const other = await newCa('not the cluster CA');
     const write = (name: string, pem: { cert: string; key: string }) => {
@@ -55,17 +63,33 @@ describe('a cluster with TLS and client auth', () => {
     writeFileSync(join(certs, 'other-ca.pem'), other.cert);
     const ca = { cert: readFileSync(CA, 'utf8'), key: readFileSync(join(certs, 'ca-key.pem'), 'utf8') };
     write('impostor', await issue(ca, { name: 'impostor', role: 'client', hosts: ['127.0.0.1'] }));
-    write('expired', await issue(ca, { name: 'n9', role: 'node', hosts: ['127.0.0.1'], notBefore: new Date(Date.now() - 3 * 86_400_000), notAfter: new Date(Date.now() - 86_400_000) }));
+    write(
+      'expired',
+      await issue(ca, {
+        name: 'n9',
+        role: 'node',
+        hosts: ['127.0.0.1'],
+        notBefore: new Date(Date.now() - 3 * 86_400_000),
+        notAfter: new Date(Date.now() - 86_400_000),
+      }),
+    );
 
     cluster = await TestCluster.create(3, 1, ['--client-auth', 'cert', '--request-timeout-ms', '2000'], tlsFlags);
     for (const n of cluster.nodes) {
       n.security = asAdmin;
       n.start();
     }
-    await waitFor('n1..n3 normal and up everywhere, over TLS', 60_000, async () => {
-      const views = await cluster.views();
-      return views.every((v) => v !== undefined && v.members.length === 3 && v.members.every((m) => m.status === 'normal' && m.up));
-    }, 250);
+    await waitFor(
+      'n1..n3 normal and up everywhere, over TLS',
+      60_000,
+      async () => {
+        const views = await cluster.views();
+        return views.every(
+          (v) => v !== undefined && v.members.length === 3 && v.members.every((m) => m.status === 'normal' && m.up),
+        );
+      },
+      250,
+    );
   }, 90_000);
 
   afterAll(() => {
@@ -79,7 +103,9 @@ describe('a cluster with TLS and client auth', () => {
     const c = track(new Client({ nodes: [cluster.nodes[0]!.address], ...asClient }));
     await c.put('tls-key', 'over tls', { w: 3 });
     expect((await c.get('tls-key', { r: 3 })).values.map(String)).toEqual(['over tls']);
-    const unary = track(new Client({ nodes: [cluster.nodes[1]!.address], streaming: false, tokenAware: false, ...asClient }));
+    const unary = track(
+      new Client({ nodes: [cluster.nodes[1]!.address], streaming: false, tokenAware: false, ...asClient }),
+    );
     expect((await unary.get('tls-key')).values.map(String)).toEqual(['over tls']);
   });
 
@@ -88,18 +114,33 @@ describe('a cluster with TLS and client auth', () => {
     const e = await failure(c.put('tls-key', 'no cert'));
     expect(e.code).toBe(grpc.status.UNAUTHENTICATED);
     expect(e.details).toMatch(/requires a client certificate issued by the cluster's CA/);
-    const unary = track(new Client({ nodes: [cluster.nodes[0]!.address], tokenAware: false, streaming: false, tls: { ca: CA } }));
+    const unary = track(
+      new Client({ nodes: [cluster.nodes[0]!.address], tokenAware: false, streaming: false, tls: { ca: CA } }),
+    );
     expect((await failure(unary.get('tls-key'))).code).toBe(grpc.status.UNAUTHENTICATED);
     // A certificate from another CA is not verified, so it counts as none.
-    const rogue = track(new Client({ nodes: [cluster.nodes[0]!.address], tokenAware: false, tls: { ca: CA, ...at('rogue') } }));
+    const rogue = track(
+      new Client({ nodes: [cluster.nodes[0]!.address], tokenAware: false, tls: { ca: CA, ...at('rogue') } }),
+    );
     expect((await failure(rogue.get('tls-key'))).code).toBe(grpc.status.UNAUTHENTICATED);
-    expect(cluster.nodes[0]!.lines.some((l) => l.msg.startsWith('call refused') && l.method === '/ringkv.v1.KeyValue/Stream')).toBe(true);
+    expect(
+      cluster.nodes[0]!.lines.some(
+        (l) => l.msg.startsWith('call refused') && l.method === '/ringkv.v1.KeyValue/Stream',
+      ),
+    ).toBe(true);
   });
 
   it('a plaintext client cannot talk to it at all (UNAVAILABLE), nor can one that does not trust its CA', async () => {
     const plain = track(new Client({ nodes: [cluster.nodes[0]!.address], tokenAware: false, deadlineMs: 2000 }));
     expect((await failure(plain.get('tls-key'))).code).toBe(grpc.status.UNAVAILABLE);
-    const wrongCa = track(new Client({ nodes: [cluster.nodes[0]!.address], tokenAware: false, deadlineMs: 2000, tls: { ca: join(certs, 'other-ca.pem') } }));
+    const wrongCa = track(
+      new Client({
+        nodes: [cluster.nodes[0]!.address],
+        tokenAware: false,
+        deadlineMs: 2000,
+        tls: { ca: join(certs, 'other-ca.pem') },
+      }),
+    );
     const e = await failure(wrongCa.get('tls-key'));
     expect(e.code).toBe(grpc.status.UNAVAILABLE);
   });
@@ -108,7 +149,25 @@ describe('a cluster with TLS and client auth', () => {
     // It used to ask the other members without them: over TLS each showed as unreachable.
     const main = join(import.meta.dirname, '../../src/cli/main.ts');
     const n1 = cluster.nodes[0]!;
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', main, 'transfers', '--json', '--node', n1.address, '--tls-ca', CA, '--tls-cert', at('admin').cert, '--tls-key', at('admin').key], { timeout: 30_000 });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        main,
+        'transfers',
+        '--json',
+        '--node',
+        n1.address,
+        '--tls-ca',
+        CA,
+        '--tls-cert',
+        at('admin').cert,
+        '--tls-key',
+        at('admin').key,
+      ],
+      { timeout: 30_000 },
+    );
     expect((JSON.parse(stdout) as { nodeId: string }[]).map((r) => r.nodeId).sort()).toEqual(['n1', 'n2', 'n3']);
   });
 
@@ -127,15 +186,32 @@ describe('a cluster with TLS and client auth', () => {
     const seeds = cluster.nodes[0]!.address;
     for (const name of ['rogue', 'impostor']) {
       const port = await freePort();
-      const flags = name === 'rogue' ? ['--tls-cert', at(name).cert, '--tls-key', at(name).key, '--tls-ca', join(certs, 'rogue-ca.pem')] : tlsFlags(name);
-      const p = new NodeProcess(name, `127.0.0.1:${port}`, join(cluster.root, name), ['--id', name, '--listen', `127.0.0.1:${port}`, '--data-dir', join(cluster.root, name), '--seeds', seeds, ...flags]);
+      const flags =
+        name === 'rogue'
+          ? ['--tls-cert', at(name).cert, '--tls-key', at(name).key, '--tls-ca', join(certs, 'rogue-ca.pem')]
+          : tlsFlags(name);
+      const p = new NodeProcess(name, `127.0.0.1:${port}`, join(cluster.root, name), [
+        '--id',
+        name,
+        '--listen',
+        `127.0.0.1:${port}`,
+        '--data-dir',
+        join(cluster.root, name),
+        '--seeds',
+        seeds,
+        ...flags,
+      ]);
       extra.push(p);
       p.start();
     }
     const n1 = cluster.nodes[0]!;
     await waitFor('n1 to refuse gossip from both', 20_000, () => {
-      const refused = n1.lines.filter((l) => l.msg.startsWith('call refused') && l.method === '/ringkv.internal.v1.Gossip/Exchange');
-      return refused.some((l) => l.code === 'UNAUTHENTICATED') && refused.some((l) => l.code === 'PERMISSION_DENIED') ? true : undefined;
+      const refused = n1.lines.filter(
+        (l) => l.msg.startsWith('call refused') && l.method === '/ringkv.internal.v1.Gossip/Exchange',
+      );
+      return refused.some((l) => l.code === 'UNAUTHENTICATED') && refused.some((l) => l.code === 'PERMISSION_DENIED')
+        ? true
+        : undefined;
     });
     const views = await cluster.views();
     for (const v of views) expect(v!.members.map((m) => m.id).sort()).toEqual(['n1', 'n2', 'n3']);
@@ -143,7 +219,15 @@ describe('a cluster with TLS and client auth', () => {
 
   it('a node whose certificate expired does not start, and says why', async () => {
     const port = await freePort();
-    const p = new NodeProcess('n9', `127.0.0.1:${port}`, join(cluster.root, 'n9'), ['--id', 'n9', '--listen', `127.0.0.1:${port}`, '--data-dir', join(cluster.root, 'n9'), ...tlsFlags('expired')]);
+    const p = new NodeProcess('n9', `127.0.0.1:${port}`, join(cluster.root, 'n9'), [
+      '--id',
+      'n9',
+      '--listen',
+      `127.0.0.1:${port}`,
+      '--data-dir',
+      join(cluster.root, 'n9'),
+      ...tlsFlags('expired'),
+    ]);
     extra.push(p);
     p.start();
     expect(await p.exit).toBe(1);
@@ -158,7 +242,11 @@ describe('a cluster with TLS and client auth', () => {
     writeFileSync(at('n2').cert, renewed.cert);
     n2.signal('SIGHUP');
     const fingerprint = new (await import('node:crypto')).X509Certificate(renewed.cert).fingerprint256;
-    await waitFor('n2 to load the new certificate', 10_000, () => n2.lines.some((l) => l.msg === 'TLS files reloaded' && l.fingerprint === fingerprint) || undefined);
+    await waitFor(
+      'n2 to load the new certificate',
+      10_000,
+      () => n2.lines.some((l) => l.msg === 'TLS files reloaded' && l.fingerprint === fingerprint) || undefined,
+    );
     // A new connection to n2 gets the new certificate, and the cluster still works through it.
     const c = track(new Client({ nodes: [n2.address], tokenAware: false, ...asClient }));
     await c.put('after-reload', 'yes', { w: 3 });
@@ -179,10 +267,17 @@ describe('a node with TLS off and an admin token', () => {
     const file = join(dir, 'admin.token');
     writeFileSync(file, `${TOKEN}\n`);
     // n2 starts in the next test, as a standby.
-    cluster = await TestCluster.create(2, 1, ['--replicas', '1', '--admin-token-file', file], (id) => (id === 'n2' ? ['--join', 'manual'] : []));
+    cluster = await TestCluster.create(2, 1, ['--replicas', '1', '--admin-token-file', file], (id) =>
+      id === 'n2' ? ['--join', 'manual'] : [],
+    );
     const n1 = cluster.nodes[0]!;
     n1.start();
-    await waitFor('n1 normal', 30_000, async () => (await n1.status())?.members.every((m) => m.status === 'normal') || undefined, 250);
+    await waitFor(
+      'n1 normal',
+      30_000,
+      async () => (await n1.status())?.members.every((m) => m.status === 'normal') || undefined,
+      250,
+    );
     expect(n1.lines.some((l) => l.msg.startsWith('TLS off: traffic is plaintext') && l.adminToken === true)).toBe(true);
 
     const anon = new AdminClient(n1.address, 3000);
@@ -200,7 +295,9 @@ describe('a node with TLS off and an admin token', () => {
       expect((await anon.status()).members).toHaveLength(1);
       await kv.put('open', 'yes', { w: 1 });
       // No log line carries the token, right or wrong.
-      expect(n1.lines.some((l) => JSON.stringify(l).includes('not-the-token') || JSON.stringify(l).includes(TOKEN))).toBe(false);
+      expect(
+        n1.lines.some((l) => JSON.stringify(l).includes('not-the-token') || JSON.stringify(l).includes(TOKEN)),
+      ).toBe(false);
     } finally {
       for (const c of [anon, wrong, ops, kv]) c.close();
     }
@@ -208,20 +305,36 @@ describe('a node with TLS off and an admin token', () => {
 
   it('with --read-auth credential, reads need the token too: gRPC UNAUTHENTICATED, HTTP 401, the page itself open', async () => {
     const file = join(dir, 'admin.token');
-    const reads = await TestCluster.create(1, 1, ['--replicas', '1', '--admin-token-file', file, '--read-auth', 'credential', '--http', '127.0.0.1:0']);
+    const reads = await TestCluster.create(1, 1, [
+      '--replicas',
+      '1',
+      '--admin-token-file',
+      file,
+      '--read-auth',
+      'credential',
+      '--http',
+      '127.0.0.1:0',
+    ]);
     const n = reads.nodes[0]!;
     const anon = new AdminClient(n.address, 3000);
     const ops = new AdminClient(n.address, 3000, { token: TOKEN });
     try {
       n.start();
       const http = await httpOf(n);
-      await waitFor('n1 normal', 30_000, async () => (await ops.status().catch(() => undefined))?.members.every((m) => m.status === 'normal') || undefined, 250);
+      await waitFor(
+        'n1 normal',
+        30_000,
+        async () =>
+          (await ops.status().catch(() => undefined))?.members.every((m) => m.status === 'normal') || undefined,
+        250,
+      );
       const e = await failure(anon.status());
       expect(e.code).toBe(grpc.status.UNAUTHENTICATED);
       expect(e.details).toMatch(/--read-auth credential\): present the admin token/);
       expect((await failure(anon.ring())).code).toBe(grpc.status.UNAUTHENTICATED);
       expect((await ops.ring()).ranges.length).toBeGreaterThan(0);
-      const get = (path: string, token?: string) => fetch(`http://${http}${path}`, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
+      const get = (path: string, token?: string) =>
+        fetch(`http://${http}${path}`, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
       const refused = await get('/metrics');
       expect(refused.status).toBe(401);
       expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="ringkv"');
@@ -233,8 +346,14 @@ describe('a node with TLS off and an admin token', () => {
       expect((await get('/api/status', TOKEN)).status).toBe(200);
       expect((await get('/')).status).toBe(200);
       // Each refusal is logged (throttled), without the token.
-      await waitFor('a refusal logged', 5000, () => n.lines.some((l) => l.msg.startsWith('call refused') && l.method === 'HTTP /metrics') || undefined);
-      expect(n.lines.some((l) => JSON.stringify(l).includes(TOKEN) || JSON.stringify(l).includes('not-the-token'))).toBe(false);
+      await waitFor(
+        'a refusal logged',
+        5000,
+        () => n.lines.some((l) => l.msg.startsWith('call refused') && l.method === 'HTTP /metrics') || undefined,
+      );
+      expect(
+        n.lines.some((l) => JSON.stringify(l).includes(TOKEN) || JSON.stringify(l).includes('not-the-token')),
+      ).toBe(false);
     } finally {
       anon.close();
       ops.close();
@@ -249,12 +368,22 @@ describe('a node with TLS off and an admin token', () => {
     const n1 = cluster.nodes[0]!;
     const n2 = cluster.nodes[1]!;
     n2.start();
-    await waitFor('n2 seen as a standby', 30_000, async () => (await n1.status())?.members.some((m) => m.id === 'n2' && m.status === 'joining') || undefined, 200);
+    await waitFor(
+      'n2 seen as a standby',
+      30_000,
+      async () => (await n1.status())?.members.some((m) => m.id === 'n2' && m.status === 'joining') || undefined,
+      200,
+    );
     const ops = new AdminClient(n1.address, 10_000, { token: TOKEN });
     try {
       await ops.plan([{ kind: 'join', node: 'n2' }]);
       await ops.commit();
-      await waitFor('n2 normal', 60_000, async () => (await n2.status())?.members.every((m) => m.status === 'normal') || undefined, 250);
+      await waitFor(
+        'n2 normal',
+        60_000,
+        async () => (await n2.status())?.members.every((m) => m.status === 'normal') || undefined,
+        250,
+      );
       expect([...n1.lines, ...n2.lines].some((l) => JSON.stringify(l).includes(TOKEN))).toBe(false);
     } finally {
       ops.close();

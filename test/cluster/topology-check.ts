@@ -38,7 +38,11 @@ export async function loadKeys(client: Client, prefix: string, count: number, co
  * `perSecond` a second when given: where streams are throttled, what the join must move
  * then does not grow with how fast this machine writes.
  */
-export function writeDuring(client: Client, prefix: string, o: { maxOps: number; maxMs: number; concurrency?: number; perSecond?: number }): { stop(): Promise<{ acked: string[]; failed: number }> } {
+export function writeDuring(
+  client: Client,
+  prefix: string,
+  o: { maxOps: number; maxMs: number; concurrency?: number; perSecond?: number },
+): { stop(): Promise<{ acked: string[]; failed: number }> } {
   const acked: string[] = [];
   let failed = 0;
   let stopping = false;
@@ -77,7 +81,8 @@ export async function storedKeys(node: NodeProcess): Promise<Set<string>> {
   const store = await Store.open({ path: join(node.dataDir, 'data') });
   const keys = new Set<string>();
   try {
-    for await (const batch of store.ranges.scan({ start: 0n, end: 0n })) for (const e of batch.entries) keys.add(e.key.toString());
+    for await (const batch of store.ranges.scan({ start: 0n, end: 0n }))
+      for (const e of batch.entries) keys.add(e.key.toString());
   } finally {
     await store.close();
   }
@@ -95,7 +100,11 @@ export function bucketReplicasOf(ring: RingReply, key: string, bucket: string): 
 }
 
 function replicasOfToken(ring: RingReply, t: bigint, key: string): readonly string[] {
-  const ranges = ring.ranges.map((r) => ({ start: BigInt(`0x${r.start}`), end: BigInt(`0x${r.end}`), replicas: r.replicas }));
+  const ranges = ring.ranges.map((r) => ({
+    start: BigInt(`0x${r.start}`),
+    end: BigInt(`0x${r.end}`),
+    replicas: r.replicas,
+  }));
   for (const r of ranges) {
     const inside = r.start < r.end ? t > r.start && t <= r.end : t > r.start || t <= r.end;
     if (inside) return r.replicas;
@@ -107,7 +116,11 @@ function replicasOfToken(ring: RingReply, t: bigint, key: string): readonly stri
  * Where acknowledged keys are missing: for each key, the replicas (per `ring`) whose store
  * lacks it. Empty when every key is on all of its replicas.
  */
-export function missingCopies(ring: RingReply, keys: Iterable<string>, stored: ReadonlyMap<string, ReadonlySet<string>>): string[] {
+export function missingCopies(
+  ring: RingReply,
+  keys: Iterable<string>,
+  stored: ReadonlyMap<string, ReadonlySet<string>>,
+): string[] {
   const out: string[] = [];
   for (const k of keys) for (const r of replicasOf(ring, k)) if (!stored.get(r)?.has(k)) out.push(`${k}@${r}`);
   return out;
@@ -131,7 +144,12 @@ export async function stopAll(nodes: readonly NodeProcess[]): Promise<void> {
  * keys it holds, `ring` is the ring reported for the bucket's n. Each entry is
  * `key@node missing` or `key@node extra`; empty when every key is on exactly its replicas.
  */
-export function placementErrors(ring: RingReply, bucket: string, keys: Iterable<string>, held: ReadonlyMap<string, ReadonlySet<string>>): string[] {
+export function placementErrors(
+  ring: RingReply,
+  bucket: string,
+  keys: Iterable<string>,
+  held: ReadonlyMap<string, ReadonlySet<string>>,
+): string[] {
   const out: string[] = [];
   for (const k of keys) {
     const replicas = bucketReplicasOf(ring, k, bucket);
@@ -146,13 +164,22 @@ export function placementErrors(ring: RingReply, bucket: string, keys: Iterable<
 
 /** Wait until every running node sees every node normal, and up or down as `up` says. */
 export async function upEverywhere(cluster: TestCluster, up: (id: string) => boolean): Promise<void> {
-  await waitFor('every node normal, and up or down as expected', 60_000, async () => {
-    const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.status()));
-    return views.every((v) => v !== undefined && cluster.nodes.every((n) => {
-      const m = v.members.find((x) => x.id === n.id);
-      return m?.status === 'normal' && m.up === up(n.id);
-    }));
-  }, 200);
+  await waitFor(
+    'every node normal, and up or down as expected',
+    60_000,
+    async () => {
+      const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.status()));
+      return views.every(
+        (v) =>
+          v !== undefined &&
+          cluster.nodes.every((n) => {
+            const m = v.members.find((x) => x.id === n.id);
+            return m?.status === 'normal' && m.up === up(n.id);
+          }),
+      );
+    },
+    200,
+  );
 }
 
 /** Every key of a stopped node's store with its versions' hash. */
@@ -160,7 +187,8 @@ export async function contents(node: NodeProcess): Promise<Map<string, string>> 
   const store = await Store.open({ path: join(node.dataDir, 'data') });
   const out = new Map<string, string>();
   try {
-    for await (const batch of store.ranges.scan({ start: 0n, end: 0n })) for (const e of batch.entries) out.set(e.key.toString(), store.ranges.entryHash(e.key, e.record));
+    for await (const batch of store.ranges.scan({ start: 0n, end: 0n }))
+      for (const e of batch.entries) out.set(e.key.toString(), store.ranges.entryHash(e.key, e.record));
   } finally {
     await store.close();
   }

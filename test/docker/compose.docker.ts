@@ -36,16 +36,25 @@ async function composeCommand(): Promise<string[] | undefined> {
 }
 
 const compose = image === undefined ? undefined : await composeCommand();
-const skip = image === undefined ? 'RINGKV_IMAGE is unset (npm run test:docker builds the image and sets it)' : compose === undefined ? 'neither docker-compose nor docker compose runs here' : undefined;
+const skip =
+  image === undefined
+    ? 'RINGKV_IMAGE is unset (npm run test:docker builds the image and sets it)'
+    : compose === undefined
+      ? 'neither docker-compose nor docker compose runs here'
+      : undefined;
 if (skip !== undefined) process.stdout.write(`test:docker compose: skipped — ${skip}\n`);
 
 describe.skipIf(skip !== undefined)('docker-compose.yml: a 3-node cluster', () => {
   const project = `ringkv-test-${process.pid}`;
-  const env: Record<string, string> = { ...process.env as Record<string, string>, RINGKV_IMAGE: image ?? '' };
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), RINGKV_IMAGE: image ?? '' };
   const ports: Record<string, number> = {};
 
   const dc = async (...args: string[]): Promise<string> => {
-    const { stdout, stderr } = await run(compose![0]!, [...compose!.slice(1), '-p', project, '-f', join(ROOT, 'docker-compose.yml'), ...args], { env, timeout: 300_000 });
+    const { stdout, stderr } = await run(
+      compose![0]!,
+      [...compose!.slice(1), '-p', project, '-f', join(ROOT, 'docker-compose.yml'), ...args],
+      { env, timeout: 300_000 },
+    );
     return stdout + stderr;
   };
   const container = async (service: string): Promise<string> => (await dc('ps', '-q', service)).trim();
@@ -55,7 +64,12 @@ describe.skipIf(skip !== undefined)('docker-compose.yml: a 3-node cluster', () =
     return (await run('docker', ['inspect', '--format', '{{.State.Health.Status}}', id], { env })).stdout.trim();
   };
   const healthy = (services: string[], timeoutMs = 180_000): Promise<unknown> =>
-    waitFor(`${services.join(', ')} healthy`, timeoutMs, async () => (await Promise.all(services.map(health))).every((h) => h === 'healthy'), 500);
+    waitFor(
+      `${services.join(', ')} healthy`,
+      timeoutMs,
+      async () => (await Promise.all(services.map(health))).every((h) => h === 'healthy'),
+      500,
+    );
   const addresses = (): string[] => ['n1', 'n2', 'n3'].map((n) => `127.0.0.1:${ports[n]}`);
   // The nodes advertise n1:7001 and so on, names only the compose network resolves: from
   // the host, a client sends to the published ports, not where the ring says.
@@ -72,13 +86,20 @@ describe.skipIf(skip !== undefined)('docker-compose.yml: a 3-node cluster', () =
   }, 300_000);
 
   afterAll(async () => {
-    await dc('down', '-v', '--timeout', '30').catch((e: unknown) => process.stdout.write(`compose down failed: ${(e as Error).message}\n`));
+    await dc('down', '-v', '--timeout', '30').catch((e: unknown) =>
+      process.stdout.write(`compose down failed: ${(e as Error).message}\n`),
+    );
   }, 120_000);
 
   it('goes healthy, and ringkv status through the published port shows three UN members', async () => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', MAIN, 'status', '--node', addresses()[0]!], { timeout: 60_000 });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', MAIN, 'status', '--node', addresses()[0]!], {
+      timeout: 60_000,
+    });
     const rows = stdout.split('\n').filter((l) => /^[UD][NJLTR] /.test(l));
-    expect(rows.map((r) => r.slice(0, 2)), stdout).toEqual(['UN', 'UN', 'UN']);
+    expect(
+      rows.map((r) => r.slice(0, 2)),
+      stdout,
+    ).toEqual(['UN', 'UN', 'UN']);
     expect(rows.map((r) => r.split(/\s+/)[1]).sort()).toEqual(['n1:7001', 'n2:7001', 'n3:7001']);
   });
 
@@ -93,7 +114,12 @@ describe.skipIf(skip !== undefined)('docker-compose.yml: a 3-node cluster', () =
       for (const service of ['n1', 'n2', 'n3']) {
         const before = load.ok;
         await run('docker', ['restart', '--time', '30', await container(service)], { env, timeout: 120_000 });
-        await waitFor(`${service} restarted`, 30_000, async () => (await health(service)) !== 'healthy' || load.ok - before > 0, 100);
+        await waitFor(
+          `${service} restarted`,
+          30_000,
+          async () => (await health(service)) !== 'healthy' || load.ok - before > 0,
+          100,
+        );
         await healthy([service]);
         during[service] = load.ok - before;
       }

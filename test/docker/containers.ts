@@ -22,7 +22,8 @@ export async function noEngine(): Promise<string | undefined> {
     return undefined;
   } catch (e) {
     const host = process.env.DOCKER_HOST;
-    if (!host && !existsSync('/var/run/docker.sock')) return 'no Docker engine found (DOCKER_HOST unset and /var/run/docker.sock absent); install Docker to run it';
+    if (!host && !existsSync('/var/run/docker.sock'))
+      return 'no Docker engine found (DOCKER_HOST unset and /var/run/docker.sock absent); install Docker to run it';
     return `no Docker engine answers at ${host ? `DOCKER_HOST=${host}` : '/var/run/docker.sock'} (${(e as Error).message}); start it to run this suite`;
   }
 }
@@ -66,17 +67,31 @@ export async function startNode(spec: NodeSpec): Promise<NodeContainer> {
         ...spec.env,
       })
       // The image's own health command on the node's port, polled every second instead of every 10 s.
-      .withHealthCheck({ test: ['CMD', 'node', '/app/dist/cli/main.js', 'health', '--node', spec.address], interval: 1000, timeout: 5000, retries: 3, startPeriod: 120_000 })
+      .withHealthCheck({
+        test: ['CMD', 'node', '/app/dist/cli/main.js', 'health', '--node', spec.address],
+        interval: 1000,
+        timeout: 5000,
+        retries: 3,
+        startPeriod: 120_000,
+      })
       .withWaitStrategy(Wait.forHealthCheck())
       .withStartupTimeout(180_000)
       .withLogConsumer((stream: Readable) => {
-        stream.on('data', (d: Buffer | string) => log.push(...String(d).split('\n').filter((l) => l !== '')));
+        stream.on('data', (d: Buffer | string) =>
+          log.push(
+            ...String(d)
+              .split('\n')
+              .filter((l) => l !== ''),
+          ),
+        );
       });
     if (spec.dataDir !== undefined) c = c.withBindMounts([{ source: spec.dataDir, target: '/var/lib/ringkv' }]);
     const container = await c.start();
     return { name: spec.name, image: spec.image, container, address: spec.address, log };
   } catch (e) {
-    throw new Error(`${spec.name} (${spec.image}) did not become healthy: ${(e as Error).message}\n${spec.name}'s last log lines:\n${log.slice(-30).join('\n')}`);
+    throw new Error(
+      `${spec.name} (${spec.image}) did not become healthy: ${(e as Error).message}\n${spec.name}'s last log lines:\n${log.slice(-30).join('\n')}`,
+    );
   }
 }
 
@@ -93,9 +108,17 @@ export async function status(address: string): Promise<StatusReply | undefined> 
 
 /** Wait until the node at `address` sees exactly `ids` up and normal. */
 export function normal(address: string, ids: string[], timeoutMs: number): Promise<StatusReply> {
-  return waitFor(`${ids.join(', ')} up and normal as ${address} sees them`, timeoutMs, async () => {
-    const s = await status(address);
-    const live = s?.members.filter((m) => m.up && m.status === 'normal').map((m) => m.id).sort();
-    return JSON.stringify(live) === JSON.stringify([...ids].sort()) ? s : undefined;
-  }, 500);
+  return waitFor(
+    `${ids.join(', ')} up and normal as ${address} sees them`,
+    timeoutMs,
+    async () => {
+      const s = await status(address);
+      const live = s?.members
+        .filter((m) => m.up && m.status === 'normal')
+        .map((m) => m.id)
+        .sort();
+      return JSON.stringify(live) === JSON.stringify([...ids].sort()) ? s : undefined;
+    },
+    500,
+  );
 }

@@ -46,7 +46,14 @@ describe.skipIf(skip !== undefined)(`an upgrade from ${previous} to ${current}, 
   const nodes = new Map<string, NodeContainer>();
 
   async function start(name: string, image: string): Promise<NodeContainer> {
-    const node = await startNode({ name, image, address: addresses.get(name)!, seeds: NAMES.map((n) => addresses.get(n)!), zone: ZONES[name]!, dataDir: dataDirs.get(name) });
+    const node = await startNode({
+      name,
+      image,
+      address: addresses.get(name)!,
+      seeds: NAMES.map((n) => addresses.get(n)!),
+      zone: ZONES[name]!,
+      dataDir: dataDirs.get(name),
+    });
     nodes.set(name, node);
     return node;
   }
@@ -67,39 +74,43 @@ describe.skipIf(skip !== undefined)(`an upgrade from ${previous} to ${current}, 
     for (const dir of dataDirs.values()) rmSync(dir, { recursive: true, force: true });
   }, 5 * 60_000);
 
-  it('replaces every node by the current image under load with not one request failed and every acknowledged write readable', async () => {
-    expect(await imageId(previous!)).not.toBe(await imageId(current!));
-    const client = new Client({ nodes: NAMES.map((n) => addresses.get(n)!), deadlineMs: 10_000 });
-    let traffic: Load | undefined;
-    try {
-      await Load.warm(client, KEYS);
-      const load = (traffic = Load.start(client, { inFlight: 4, warmKeys: KEYS }));
-      await new Promise((r) => setTimeout(r, 2000));
-      const steps: { name: string; drained: boolean; okDuring: number; startMs: number }[] = [];
-      for (const name of NAMES) {
-        const before = load.ok;
-        const old = nodes.get(name)!;
-        await old.container.stop({ timeout: 30_000 }); // SIGTERM, 30 s grace, as docker stop
-        const drained = old.log.some((l) => l.includes('draining: peers told this node stops'));
-        const t0 = Date.now();
-        await start(name, current!); // SERVING: caught up on the hints its peers held for it
-        // Every node, of either version, sees all three up and normal.
-        for (const n of NAMES) await normal(addresses.get(n)!, NAMES, 60_000);
-        steps.push({ name, drained, okDuring: load.ok - before, startMs: Date.now() - t0 });
+  it(
+    'replaces every node by the current image under load with not one request failed and every acknowledged write readable',
+    async () => {
+      expect(await imageId(previous!)).not.toBe(await imageId(current!));
+      const client = new Client({ nodes: NAMES.map((n) => addresses.get(n)!), deadlineMs: 10_000 });
+      let traffic: Load | undefined;
+      try {
+        await Load.warm(client, KEYS);
+        const load = (traffic = Load.start(client, { inFlight: 4, warmKeys: KEYS }));
+        await new Promise((r) => setTimeout(r, 2000));
+        const steps: { name: string; drained: boolean; okDuring: number; startMs: number }[] = [];
+        for (const name of NAMES) {
+          const before = load.ok;
+          const old = nodes.get(name)!;
+          await old.container.stop({ timeout: 30_000 }); // SIGTERM, 30 s grace, as docker stop
+          const drained = old.log.some((l) => l.includes('draining: peers told this node stops'));
+          const t0 = Date.now();
+          await start(name, current!); // SERVING: caught up on the hints its peers held for it
+          // Every node, of either version, sees all three up and normal.
+          for (const n of NAMES) await normal(addresses.get(n)!, NAMES, 60_000);
+          steps.push({ name, drained, okDuring: load.ok - before, startMs: Date.now() - t0 });
+        }
+        await load.stop();
+        const summary = load.summary({ steps });
+        expect(load.failed, summary).toEqual([]);
+        for (const s of steps) {
+          expect(s.drained, summary).toBe(true);
+          expect(s.okDuring, summary).toBeGreaterThan(20);
+        }
+        expect([...nodes.values()].map((n) => n.image)).toEqual([current, current, current]);
+        expect(await load.lost(), summary).toEqual([]);
+        process.stdout.write(`upgrade ${previous} -> ${current}: ${summary}\n`);
+      } finally {
+        void traffic?.stop();
+        client.close();
       }
-      await load.stop();
-      const summary = load.summary({ steps });
-      expect(load.failed, summary).toEqual([]);
-      for (const s of steps) {
-        expect(s.drained, summary).toBe(true);
-        expect(s.okDuring, summary).toBeGreaterThan(20);
-      }
-      expect([...nodes.values()].map((n) => n.image)).toEqual([current, current, current]);
-      expect(await load.lost(), summary).toEqual([]);
-      process.stdout.write(`upgrade ${previous} -> ${current}: ${summary}\n`);
-    } finally {
-      void traffic?.stop();
-      client.close();
-    }
-  }, 10 * 60_000);
+    },
+    10 * 60_000,
+  );
 });

@@ -19,10 +19,18 @@ let runs = 0;
 /** The modules `ringkv ...args` loaded: node_modules packages by name, ringkv's own files by path under src/. */
 function loaded(...args: string[]): { packages: Set<string>; files: string[] } {
   const log = join(dir, `run-${runs++}.log`);
-  const r = spawnSync(process.execPath, ['--import', HOOK, '--import', 'tsx', MAIN, ...args], { env: { ...process.env, RINGKV_IMPORT_LOG: log }, encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(process.execPath, ['--import', HOOK, '--import', 'tsx', MAIN, ...args], {
+    env: { ...process.env, RINGKV_IMPORT_LOG: log },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   expect(r.error).toBeUndefined();
-  const urls = readFileSync(log, 'utf8').split('\n').filter((u) => u !== '');
-  const packages = new Set(urls.map((u) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1]).filter((p): p is string => p !== undefined));
+  const urls = readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((u) => u !== '');
+  const packages = new Set(
+    urls.map((u) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1]).filter((p): p is string => p !== undefined),
+  );
   const files = urls.map((u) => /\/src\/(.+)$/.exec(u)?.[1]).filter((f): f is string => f !== undefined);
   return { packages, files };
 }
@@ -35,17 +43,33 @@ describe('what a ringkv command loads', () => {
   it('--version and --help load no gRPC, no LevelDB and no logger', () => {
     for (const args of [['--version'], ['--help'], ['get', '--help']]) {
       const { packages, files } = loaded(...args);
-      expect([...packages].filter((p) => p.startsWith('@grpc/') || p === 'protobufjs' || NODE_ONLY.includes(p)), args.join(' ')).toEqual([]);
-      expect(files.filter((f) => NODE_FILES.test(f) || f.startsWith('client/')), args.join(' ')).toEqual([]);
+      expect(
+        [...packages].filter((p) => p.startsWith('@grpc/') || p === 'protobufjs' || NODE_ONLY.includes(p)),
+        args.join(' '),
+      ).toEqual([]);
+      expect(
+        files.filter((f) => NODE_FILES.test(f) || f.startsWith('client/')),
+        args.join(' '),
+      ).toEqual([]);
     }
   }, 60_000);
 
   it('a client command loads the client, not the node', () => {
-    for (const args of [['get', 'k', '--node', '127.0.0.1:1', '--deadline-ms', '200'], ['status', '--node', '127.0.0.1:1'], ['health', '--node', '127.0.0.1:1', '--deadline-ms', '200']]) {
+    for (const args of [
+      ['get', 'k', '--node', '127.0.0.1:1', '--deadline-ms', '200'],
+      ['status', '--node', '127.0.0.1:1'],
+      ['health', '--node', '127.0.0.1:1', '--deadline-ms', '200'],
+    ]) {
       const { packages, files } = loaded(...args);
       expect(packages.has('@grpc/grpc-js'), args.join(' ')).toBe(true);
-      expect([...packages].filter((p) => NODE_ONLY.includes(p)), args.join(' ')).toEqual([]);
-      expect(files.filter((f) => NODE_FILES.test(f)), args.join(' ')).toEqual([]);
+      expect(
+        [...packages].filter((p) => NODE_ONLY.includes(p)),
+        args.join(' '),
+      ).toEqual([]);
+      expect(
+        files.filter((f) => NODE_FILES.test(f)),
+        args.join(' '),
+      ).toEqual([]);
     }
   }, 60_000);
 });

@@ -24,7 +24,17 @@ let node: RingkvNode;
 let addr: string;
 
 beforeAll(async () => {
-  const config = resolveConfig({ listen: '127.0.0.1:0', dataDir: join(root, 'node'), id: 'cli', seeds: '127.0.0.1:1', replicas: 1, gossipIntervalMs: 100 }, {});
+  const config = resolveConfig(
+    {
+      listen: '127.0.0.1:0',
+      dataDir: join(root, 'node'),
+      id: 'cli',
+      seeds: '127.0.0.1:1',
+      replicas: 1,
+      gossipIntervalMs: 100,
+    },
+    {},
+  );
   node = await RingkvNode.start(config, pino({ level: 'silent' }));
   addr = node.address;
   await waitFor('the node is normal', 15_000, () => node.status === 'normal');
@@ -47,7 +57,10 @@ function ringkv(args: readonly string[], input?: Buffer, extraEnv: Record<string
   delete env.RINGKV_NODE;
   delete env.RINGKV_NODES;
   Object.assign(env, extraEnv);
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], env });
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    env,
+  });
   const out: Buffer[] = [];
   let err = '';
   child.stdout!.on('data', (d: Buffer) => out.push(d));
@@ -104,10 +117,14 @@ describe('ringkv put and get: values are bytes, from files and stdin', () => {
   it('refuses a value over the limit with the limit, what to do and INVALID_ARGUMENT, from a file or stdin, before sending it', async () => {
     const over = await ringkv(['put', 'huge', '--file', file('huge.bin', randomBytes(3 << 20)), '--node', addr]);
     expect(over.code).toBe(1);
-    expect(over.stderr).toMatch(/^ringkv: the value in .*huge\.bin, 3145728 bytes, is over the limit of 1048576 bytes; split it into several keys \(gRPC INVALID_ARGUMENT\)\n$/);
+    expect(over.stderr).toMatch(
+      /^ringkv: the value in .*huge\.bin, 3145728 bytes, is over the limit of 1048576 bytes; split it into several keys \(gRPC INVALID_ARGUMENT\)\n$/,
+    );
     const piped = await ringkv(['put', 'huge', '--node', addr], randomBytes(3 << 20));
     expect(piped.code).toBe(1);
-    expect(piped.stderr).toMatch(/^ringkv: the value on stdin is over the limit of 1048576 bytes; split it into several keys \(gRPC INVALID_ARGUMENT\)\n$/);
+    expect(piped.stderr).toMatch(
+      /^ringkv: the value on stdin is over the limit of 1048576 bytes; split it into several keys \(gRPC INVALID_ARGUMENT\)\n$/,
+    );
     expect(over.stderr + piped.stderr).not.toMatch(/larger than max/);
   }, 60_000);
 
@@ -131,9 +148,13 @@ describe('ringkv put and get: values are bytes, from files and stdin', () => {
     const out = file('sib.out');
     const refused = await ringkv(['get', 'sib', '--out', out, '--node', addr]);
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toMatch(/sib has 2 siblings \(concurrent writes\); --out writes one value: choose it with --sibling 1\.\.2/);
+    expect(refused.stderr).toMatch(
+      /sib has 2 siblings \(concurrent writes\); --out writes one value: choose it with --sibling 1\.\.2/,
+    );
     expect(existsSync(out)).toBe(false);
-    const listed = JSON.parse((await ringkv(['get', 'sib', '--json', '--node', addr])).stdout.toString()) as { valuesBase64: string[] };
+    const listed = JSON.parse((await ringkv(['get', 'sib', '--json', '--node', addr])).stdout.toString()) as {
+      valuesBase64: string[];
+    };
     const chosen = await ringkv(['get', 'sib', '--out', out, '--sibling', '2', '--node', addr]);
     expect(chosen.code).toBe(0);
     expect(readFileSync(out).toString('base64')).toBe(listed.valuesBase64[1]);
@@ -151,14 +172,19 @@ describe('ringkv put --request-id', () => {
   it('a put sent again with its request id is the same write: a value superseded since does not come back', async () => {
     const put = (...args: string[]) => ringkv(['put', '--node', addr, ...args]);
     expect((await put('rid-key', 'first', '--request-id', 'job-42')).code).toBe(0);
-    const ctx = JSON.parse((await ringkv(['get', '--node', addr, 'rid-key', '--json'])).stdout.toString()).context as string;
+    const ctx = JSON.parse((await ringkv(['get', '--node', addr, 'rid-key', '--json'])).stdout.toString())
+      .context as string;
     expect((await put('rid-key', 'second', '--context', ctx)).code).toBe(0);
     // The script runs again (it did not know whether the first put landed).
     expect((await put('rid-key', 'first', '--request-id', 'job-42')).code).toBe(0);
-    expect(JSON.parse((await ringkv(['get', '--node', addr, 'rid-key', '--json'])).stdout.toString()).values).toEqual(['second']);
+    expect(JSON.parse((await ringkv(['get', '--node', addr, 'rid-key', '--json'])).stdout.toString()).values).toEqual([
+      'second',
+    ]);
     // Without the id it is a new write, a sibling of the value there.
     expect((await put('rid-key', 'first')).code).toBe(0);
-    expect(JSON.parse((await ringkv(['get', '--node', addr, 'rid-key', '--json'])).stdout.toString()).values.sort()).toEqual(['first', 'second']);
+    expect(
+      JSON.parse((await ringkv(['get', '--node', addr, 'rid-key', '--json'])).stdout.toString()).values.sort(),
+    ).toEqual(['first', 'second']);
   });
 
   it('refuses a request id over 64 bytes, saying what to use', async () => {
@@ -177,7 +203,9 @@ describe('ringkv R and W', () => {
     expect(five.stderr).toBe('ringkv: w must be 1 to N=1 (or 0 for a majority, 1), got 5 (gRPC INVALID_ARGUMENT)\n');
     const bad = await ringkv(['get', 'q', '--r', '-1', '--node', addr]);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/--r <r>' argument '-1' is invalid\. expected 0 \(a majority\) or a whole number from 1 to N/);
+    expect(bad.stderr).toMatch(
+      /--r <r>' argument '-1' is invalid\. expected 0 \(a majority\) or a whole number from 1 to N/,
+    );
   }, 60_000);
 });
 
@@ -194,17 +222,29 @@ describe('ringkv errors from gRPC itself, in ringkv words with the code name', (
     ]);
     for (const r of [name, status]) {
       expect(r.code).toBe(1);
-      expect(r.stderr).toBe('ringkv: cannot reach a ringkv node at nonsense.invalid:7001: the name does not resolve; pass --node host:port of a running node (or several, comma-separated), or set RINGKV_NODES (gRPC UNAVAILABLE)\n');
+      expect(r.stderr).toBe(
+        'ringkv: cannot reach a ringkv node at nonsense.invalid:7001: the name does not resolve; pass --node host:port of a running node (or several, comma-separated), or set RINGKV_NODES (gRPC UNAVAILABLE)\n',
+      );
     }
     // A host with no port is refused before any call, saying what to pass.
     expect(noPort.code).toBe(1);
-    expect(noPort.stderr).toMatch(/'127\.0\.0\.1' is invalid\. expected host:port, got "127\.0\.0\.1" with no port: .* like 127\.0\.0\.1:7001/);
+    expect(noPort.stderr).toMatch(
+      /'127\.0\.0\.1' is invalid\. expected host:port, got "127\.0\.0\.1" with no port: .* like 127\.0\.0\.1:7001/,
+    );
     // delete is del's other name: its own help, not the program's.
     expect(help.stdout.toString()).toMatch(/^Usage: ringkv del\|delete \[options\] <key>/);
-    expect(refused.stderr).toBe('ringkv: no ringkv node answers at 127.0.0.1:1 (connection refused); is it running, and is that its --listen address? Pass --node host:port of a running node (or several, comma-separated), or set RINGKV_NODES (gRPC UNAVAILABLE)\n');
+    expect(refused.stderr).toBe(
+      'ringkv: no ringkv node answers at 127.0.0.1:1 (connection refused); is it running, and is that its --listen address? Pass --node host:port of a running node (or several, comma-separated), or set RINGKV_NODES (gRPC UNAVAILABLE)\n',
+    );
     expect(deadline.code).toBe(1);
-    expect(deadline.stderr).toMatch(new RegExp(`^ringkv: no answer from ${addr.replace(/\./g, '\\.')} within 1 ms \\(--deadline-ms\\); .* \\(gRPC DEADLINE_EXCEEDED\\)\\n$`));
-    expect(name.stderr + status.stderr + refused.stderr + deadline.stderr).not.toMatch(/Name resolution failed|Deadline exceeded after|ECONNREFUSED/);
+    expect(deadline.stderr).toMatch(
+      new RegExp(
+        `^ringkv: no answer from ${addr.replace(/\./g, '\\.')} within 1 ms \\(--deadline-ms\\); .* \\(gRPC DEADLINE_EXCEEDED\\)\\n$`,
+      ),
+    );
+    expect(name.stderr + status.stderr + refused.stderr + deadline.stderr).not.toMatch(
+      /Name resolution failed|Deadline exceeded after|ECONNREFUSED/,
+    );
   }, 60_000);
 });
 
@@ -220,12 +260,16 @@ describe('several --node addresses (or RINGKV_NODES)', () => {
       // A command that acts on one node takes one: a list is no node.
       ringkv(['decommission', '--node', `${down},${addr}`]),
     ]);
-    expect([put.code, get.code, status.code, env.code], put.stderr + get.stderr + status.stderr + env.stderr).toEqual([0, 0, 0, 0]);
+    expect([put.code, get.code, status.code, env.code], put.stderr + get.stderr + status.stderr + env.stderr).toEqual([
+      0, 0, 0, 0,
+    ]);
     expect(get.stdout.toString()).toMatch(/^points\n/);
     expect(status.stdout.toString()).toMatch(/^Cluster: /);
     expect(env.stdout.toString()).toMatch(/^Bucket +Type/);
     expect(allDown.code).toBe(1);
-    expect(allDown.stderr).toMatch(/^ringkv: no ringkv node answers at 127\.0\.0\.1:1, 127\.0\.0\.1:2 \(connection refused\)/);
+    expect(allDown.stderr).toMatch(
+      /^ringkv: no ringkv node answers at 127\.0\.0\.1:1, 127\.0\.0\.1:2 \(connection refused\)/,
+    );
     expect(decommission.code).toBe(1);
     expect(decommission.stderr).toMatch(/expected host:port/);
   }, 60_000);
@@ -263,7 +307,12 @@ describe('ringkv status load', () => {
     const admin = new AdminClient(addr);
     try {
       // The node measures its load every 5 s.
-      await waitFor('load ≥ 1 MiB', 12_000, async () => ((await admin.status()).members[0]!.loadBytes >= 1 << 20 ? true : undefined), 250);
+      await waitFor(
+        'load ≥ 1 MiB',
+        12_000,
+        async () => ((await admin.status()).members[0]!.loadBytes >= 1 << 20 ? true : undefined),
+        250,
+      );
     } finally {
       admin.close();
     }
@@ -272,9 +321,19 @@ describe('ringkv status load', () => {
 
 describe('ringkv node with a wildcard listen address', () => {
   it('exits non-zero, asking for --advertise, instead of advertising an address peers cannot use', async () => {
-    const r = await ringkv(['node', '--listen', '0.0.0.0:0', '--data-dir', join(root, 'wild'), '--log-level', 'silent']);
+    const r = await ringkv([
+      'node',
+      '--listen',
+      '0.0.0.0:0',
+      '--data-dir',
+      join(root, 'wild'),
+      '--log-level',
+      'silent',
+    ]);
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/--listen 0\.0\.0\.0:0 binds every interface, so peers need to be told where to reach this node: pass --advertise host:port/);
+    expect(r.stderr).toMatch(
+      /--listen 0\.0\.0\.0:0 binds every interface, so peers need to be told where to reach this node: pass --advertise host:port/,
+    );
   }, 30_000);
 });
 
@@ -297,9 +356,19 @@ describe('ringkv getmany and putmany', () => {
     const keys = Buffer.from(['batch-7', 'batch-249', 'absent', 'batch-0'].join('\n'));
     const get = await ringkv(['getmany', '--file', '-', '--node', addr], keys);
     expect(get.code, get.stderr).toBe(0);
-    expect(get.stdout.toString().trimEnd().split('\n')).toEqual(['found\tbatch-7\tvalue 7\twith a tab', 'found\tbatch-249\tvalue 249\twith a tab', 'notfound\tabsent', 'found\tbatch-0\tvalue 0\twith a tab']);
+    expect(get.stdout.toString().trimEnd().split('\n')).toEqual([
+      'found\tbatch-7\tvalue 7\twith a tab',
+      'found\tbatch-249\tvalue 249\twith a tab',
+      'notfound\tabsent',
+      'found\tbatch-0\tvalue 0\twith a tab',
+    ]);
     const json = await ringkv(['getmany', '--file', '-', '--node', addr, '--json'], Buffer.from('batch-1\n'));
-    expect(JSON.parse(json.stdout.toString())).toMatchObject({ key: 'batch-1', ok: true, found: true, valuesBase64: [Buffer.from('value 1\twith a tab').toString('base64')] });
+    expect(JSON.parse(json.stdout.toString())).toMatchObject({
+      key: 'batch-1',
+      ok: true,
+      found: true,
+      valuesBase64: [Buffer.from('value 1\twith a tab').toString('base64')],
+    });
   });
 
   it('refuses a file with no lines or a line with no tab, and an unknown bucket, exiting 1 with what to give', async () => {

@@ -47,7 +47,10 @@ describe.skipIf(!root)('a store whose disk fills (tmpfs; needs root)', () => {
     expect(acked.length).toBeGreaterThan(1000);
     // Still full: refused, and no reopen.
     expect(await store.checkDisk()).toMatchObject({ failed: true, reopens: 0 });
-    const held = await store.put(Buffer.from('held'), Buffer.from('x')).then(() => undefined, (e: unknown) => e);
+    const held = await store.put(Buffer.from('held'), Buffer.from('x')).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect((held as KvError).code).toBe('KV_DISK_FULL');
     expect((await store.get(acked[0]!)).values).toHaveLength(1);
 

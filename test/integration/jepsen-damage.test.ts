@@ -29,9 +29,13 @@ async function filled(dir: string): Promise<void> {
 }
 
 /** Every key read back: whole, absent, or refused as corrupt, and never another value. */
-async function readBack(dir: string): Promise<{ whole: number; absent: number; corrupt: number; wrong: string[]; scanned: number; damaged: number }> {
+async function readBack(
+  dir: string,
+): Promise<{ whole: number; absent: number; corrupt: number; wrong: string[]; scanned: number; damaged: number }> {
   const s = await Store.open({ path: dir, logger: quiet });
-  let whole = 0, absent = 0, corrupt = 0;
+  let whole = 0,
+    absent = 0,
+    corrupt = 0;
   const wrong: string[] = [];
   for (let i = 0; i < KEYS; i++) {
     try {

@@ -18,7 +18,11 @@ export interface Launcher {
 }
 
 /** The CLI from source: `node` and these arguments run `ringkv` from any directory. */
-export const CLI_ARGS: readonly string[] = ['--import', fileURLToPath(import.meta.resolve('tsx')), join(import.meta.dirname, '../../src/cli/main.ts')];
+export const CLI_ARGS: readonly string[] = [
+  '--import',
+  fileURLToPath(import.meta.resolve('tsx')),
+  join(import.meta.dirname, '../../src/cli/main.ts'),
+];
 
 /** `ringkv local ARGS` (in `cwd`, default this process's), until it prints "cluster ready"; its PID and its nodes' go into `pids`. */
 export async function startLocal(args: readonly string[], pids: number[], cwd?: string): Promise<Launcher> {
@@ -53,7 +57,9 @@ function portFree(port: number): Promise<boolean> {
 export async function freeRun(count: number, offsets: readonly number[] = []): Promise<number> {
   for (;;) {
     const base = 20_000 + Math.floor(Math.random() * 40_000);
-    const free = await Promise.all(Array.from({ length: count }, (_, i) => [0, ...offsets].map((o) => portFree(base + o + i))).flat());
+    const free = await Promise.all(
+      Array.from({ length: count }, (_, i) => [0, ...offsets].map((o) => portFree(base + o + i))).flat(),
+    );
     if (free.every(Boolean)) return base;
   }
 }

@@ -28,18 +28,28 @@ afterAll(async () => {
 });
 
 const logLines: Record<string, unknown>[] = [];
-const log = pino({ level: 'info' }, { write: (l: string) => void logLines.push(JSON.parse(l) as Record<string, unknown>) });
+const log = pino(
+  { level: 'info' },
+  { write: (l: string) => void logLines.push(JSON.parse(l) as Record<string, unknown>) },
+);
 
 async function startNode(dataDir: string, extra: Record<string, unknown> = {}): Promise<RingkvNode> {
-  const config = resolveConfig({ listen: '127.0.0.1:0', dataDir, gossipIntervalMs: 100, id: 'solo', shutdownGraceMs: 2000, ...extra }, {});
+  const config = resolveConfig(
+    { listen: '127.0.0.1:0', dataDir, gossipIntervalMs: 100, id: 'solo', shutdownGraceMs: 2000, ...extra },
+    {},
+  );
   const node = await RingkvNode.start(config, log);
   started.push(node);
   return node;
 }
 
 function unary<T>(client: grpc.Client, method: string, req: unknown): Promise<T> {
-  const fn = (client as unknown as Record<string, grpc.requestCallback<T> & ((...a: unknown[]) => void)>)[method]!.bind(client);
-  return new Promise((resolve, reject) => fn(req, (err: grpc.ServiceError | null, res: T) => (err ? reject(err) : resolve(res))));
+  const fn = (client as unknown as Record<string, grpc.requestCallback<T> & ((...a: unknown[]) => void)>)[method]!.bind(
+    client,
+  );
+  return new Promise((resolve, reject) =>
+    fn(req, (err: grpc.ServiceError | null, res: T) => (err ? reject(err) : resolve(res))),
+  );
 }
 
 function health(address: string): Promise<{ status: string }> {
@@ -59,7 +69,10 @@ describe('a ringkv node in process', () => {
     expect(node.status).toBe('joining');
     expect((await health(node.address)).status).toBe('NOT_SERVING');
     const kv = new Client({ nodes: [node.address], tokenAware: false });
-    await expect(kv.put('k', 'v', { w: 1 })).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE, details: /not serving requests \(it is joining, not yet a member\); send the request to another node/ });
+    await expect(kv.put('k', 'v', { w: 1 })).rejects.toMatchObject({
+      code: grpc.status.UNAVAILABLE,
+      details: /not serving requests \(it is joining, not yet a member\); send the request to another node/,
+    });
     kv.close();
     await waitFor('status normal', 10_000, () => node.status === 'normal');
     // Normal, then caught up: alone, once a few gossip rounds have shown no peer (catch-up.ts).
@@ -78,13 +91,18 @@ describe('a ringkv node in process', () => {
     const r = await admin.ring(1);
     expect(r.ranges).toHaveLength(64);
     tokens = r.ranges.map((x) => x.end);
-    await expect(admin.status(99)).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: /replicas must be 1 to 16/ });
+    await expect(admin.status(99)).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+      details: /replicas must be 1 to 16/,
+    });
     admin.close();
   });
 
   it('lists its services through server reflection', async () => {
     const pkgPath = createRequire(import.meta.url).resolve('@grpc/reflection/package.json');
-    const def = protoLoader.loadSync('grpc/reflection/v1/reflection.proto', { includeDirs: [join(pkgPath, '../build/proto')] });
+    const def = protoLoader.loadSync('grpc/reflection/v1/reflection.proto', {
+      includeDirs: [join(pkgPath, '../build/proto')],
+    });
     const Reflection = (grpc.loadPackageDefinition(def).grpc as grpc.GrpcObject).reflection as grpc.GrpcObject;
     const Client = (Reflection.v1 as grpc.GrpcObject).ServerReflection as grpc.ServiceClientConstructor;
     const c = new Client(node.address, grpc.credentials.createInsecure());
@@ -98,7 +116,15 @@ describe('a ringkv node in process', () => {
       call.on('error', reject);
       call.write({ listServices: '' });
     });
-    expect(names).toEqual(expect.arrayContaining(['grpc.health.v1.Health', 'ringkv.internal.v1.Gossip', 'ringkv.internal.v1.Replica', 'ringkv.v1.Admin', 'ringkv.v1.KeyValue']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'grpc.health.v1.Health',
+        'ringkv.internal.v1.Gossip',
+        'ringkv.internal.v1.Replica',
+        'ringkv.v1.Admin',
+        'ringkv.v1.KeyValue',
+      ]),
+    );
   });
 
   it('serves puts and gets alone at W=R=1; a quorum its one-member ring cannot meet is UNAVAILABLE; a message over the limit is RESOURCE_EXHAUSTED', async () => {
@@ -107,17 +133,29 @@ describe('a ringkv node in process', () => {
       const { context } = await kv.put('solo:k', 'v1', { w: 1 });
       await kv.put('solo:k', 'v2', { w: 1, context });
       expect((await kv.get('solo:k', { r: 1 })).values.map(String)).toEqual(['v2']);
-      await expect(kv.get('solo:k')).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE, details: /needs R=2 of N=3 replicas, but only 1 is up \(the ring has only 1 member\(s\)\)/ });
+      await expect(kv.get('solo:k')).rejects.toMatchObject({
+        code: grpc.status.UNAVAILABLE,
+        details: /needs R=2 of N=3 replicas, but only 1 is up \(the ring has only 1 member\(s\)\)/,
+      });
     } finally {
       kv.close();
     }
     // A client that does not hold itself to the limit: the node refuses past 8 MiB + 64 KiB before reading it.
     const KeyValue = serviceClient('ringkv.v1.KeyValue');
-    const raw = new KeyValue(node.address, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': 64 << 20 });
+    const raw = new KeyValue(node.address, grpc.credentials.createInsecure(), {
+      'grpc.max_send_message_length': 64 << 20,
+    });
     clients.push(raw);
-    await expect(unary(raw, 'put', { key: Buffer.from('big'), value: Buffer.alloc(NODE_MAX_MESSAGE_BYTES + 1) })).rejects.toMatchObject({ code: grpc.status.RESOURCE_EXHAUSTED });
+    await expect(
+      unary(raw, 'put', { key: Buffer.from('big'), value: Buffer.alloc(NODE_MAX_MESSAGE_BYTES + 1) }),
+    ).rejects.toMatchObject({ code: grpc.status.RESOURCE_EXHAUSTED });
     // Just under it, our own check answers with what to do.
-    await expect(unary(raw, 'put', { key: Buffer.from('big'), value: Buffer.alloc(2 << 20), w: 1 })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: /over the limit of 1048576 bytes; split it/ });
+    await expect(
+      unary(raw, 'put', { key: Buffer.from('big'), value: Buffer.alloc(2 << 20), w: 1 }),
+    ).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+      details: /over the limit of 1048576 bytes; split it/,
+    });
     // The limit is what the store's record cap needs, and no more.
     expect(NODE_MAX_MESSAGE_BYTES).toBe(node.store.settings.maxRecordBytes + 64 * 1024);
   });
@@ -127,11 +165,26 @@ describe('a ringkv node in process', () => {
     const c = new Gossip(node.address, grpc.credentials.createInsecure());
     clients.push(c);
     const msg = { cluster: 'ringkv', from: 'x', fromAddr: '127.0.0.1:1', kind: 'SYN', digests: [] };
-    await expect(unary(c, 'exchange', { ...msg, cluster: 'other' })).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: /cluster name "other" is not ours/ });
-    await expect(unary(c, 'exchange', { ...msg, fromAddr: 'nowhere' })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
-    await expect(unary(c, 'exchange', { ...msg, kind: 'KIND_UNSPECIFIED' })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: /unknown kind/ });
-    const badDelta = { ...msg, kind: 'ACK2', deltas: [{ id: 'y', generation: 1, heartbeat: 1, fields: [{ name: 'tokens', value: 'zz', version: 1 }] }] };
-    await expect(unary(c, 'exchange', badDelta)).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: /tokens must be comma-separated/ });
+    await expect(unary(c, 'exchange', { ...msg, cluster: 'other' })).rejects.toMatchObject({
+      code: grpc.status.FAILED_PRECONDITION,
+      details: /cluster name "other" is not ours/,
+    });
+    await expect(unary(c, 'exchange', { ...msg, fromAddr: 'nowhere' })).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+    });
+    await expect(unary(c, 'exchange', { ...msg, kind: 'KIND_UNSPECIFIED' })).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+      details: /unknown kind/,
+    });
+    const badDelta = {
+      ...msg,
+      kind: 'ACK2',
+      deltas: [{ id: 'y', generation: 1, heartbeat: 1, fields: [{ name: 'tokens', value: 'zz', version: 1 }] }],
+    };
+    await expect(unary(c, 'exchange', badDelta)).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+      details: /tokens must be comma-separated/,
+    });
     expect(logLines.some((l) => l.msg === 'gossip refused')).toBe(true);
     await expect(unary(c, 'exchange', msg)).resolves.toEqual({});
     expect((await health(node.address)).status).toBe('SERVING');
@@ -143,7 +196,9 @@ describe('a ringkv node in process', () => {
     const c = new Client(node.address, grpc.credentials.createInsecure());
     clients.push(c);
     const seen: string[] = [];
-    const watch = (c as unknown as { watch: (r: unknown) => grpc.ClientReadableStream<{ status: string }> }).watch({ service: '' });
+    const watch = (c as unknown as { watch: (r: unknown) => grpc.ClientReadableStream<{ status: string }> }).watch({
+      service: '',
+    });
     watch.on('error', () => {}); // cancelled below
     const sawNotServing = new Promise<void>((resolve) =>
       watch.on('data', (m: { status: string }) => {
@@ -181,14 +236,18 @@ describe('a ringkv node in process', () => {
     rmSync(join(root, 'y'), { recursive: true, force: true });
     const y2 = await startNode(join(root, 'y'), { id: 'y', seeds: x.address });
     await y2.stopped;
-    expect(y2.failure?.message).toMatch(/node id y is already a member of cluster ringkv \(status normal, 64 tokens.*data dir is new/);
+    expect(y2.failure?.message).toMatch(
+      /node id y is already a member of cluster ringkv \(status normal, 64 tokens.*data dir is new/,
+    );
     expect(x.ring?.member('y')?.tokens).toHaveLength(64);
     expect(x.gossiper.state('y')?.fields.get('status')?.value).toBe('normal');
   });
 
   it('says which address is busy when it cannot listen', async () => {
     const other = await startNode(join(root, 'busy1'), { id: 'b1' });
-    await expect(startNode(join(root, 'busy2'), { id: 'b2', listen: other.address })).rejects.toThrow(/cannot listen on 127\.0\.0\.1:\d+/);
+    await expect(startNode(join(root, 'busy2'), { id: 'b2', listen: other.address })).rejects.toThrow(
+      /cannot listen on 127\.0\.0\.1:\d+/,
+    );
   });
 });
 
@@ -203,9 +262,22 @@ describe('a node that meets a peer with another N', () => {
       { name: 'addr', value: '127.0.0.1:2', version: 1 },
       { name: 'replicas', value: '5', version: 2 },
     ];
-    const ack2 = { cluster: 'ringkv', from: 'odd', fromAddr: '127.0.0.1:2', kind: 'ACK2', deltas: [{ id: 'odd', generation: 1, heartbeat: 3, fields }] };
+    const ack2 = {
+      cluster: 'ringkv',
+      from: 'odd',
+      fromAddr: '127.0.0.1:2',
+      kind: 'ACK2',
+      deltas: [{ id: 'odd', generation: 1, heartbeat: 3, fields }],
+    };
     await unary(c, 'exchange', ack2);
-    const warned = () => logLines.filter((l) => l.node === 'n-warn' && l.peer === 'odd' && l.peerReplicas === 5 && String(l.msg).includes('different number of replicas'));
+    const warned = () =>
+      logLines.filter(
+        (l) =>
+          l.node === 'n-warn' &&
+          l.peer === 'odd' &&
+          l.peerReplicas === 5 &&
+          String(l.msg).includes('different number of replicas'),
+      );
     await waitFor('the warning', 8000, () => warned().length === 1, 100);
     await new Promise((r) => setTimeout(r, 5500)); // the next check: no second warning
     expect(warned()).toHaveLength(1);
@@ -216,7 +288,12 @@ describe('a node that meets a peer with another N', () => {
 describe('the wall clock of a fault-injection node', () => {
   it('starts skewed by --clock-offset-ms, takes its generation from it, and changes it only with --fault-injection on', async () => {
     const ahead = 10 * 60_000;
-    const skewed = await startNode(join(root, 'skewed'), { id: 'skewed', seeds: '127.0.0.1:1', clockOffsetMs: ahead, faultInjection: 'on' });
+    const skewed = await startNode(join(root, 'skewed'), {
+      id: 'skewed',
+      seeds: '127.0.0.1:1',
+      clockOffsetMs: ahead,
+      faultInjection: 'on',
+    });
     const plain = await startNode(join(root, 'plain'), { id: 'plain', seeds: '127.0.0.1:1' });
     // The generation is wall-clock seconds: ten minutes ahead on the skewed node.
     expect(skewed.gossiper.self.generation - Math.floor(Date.now() / 1000)).toBeGreaterThanOrEqual(ahead / 1000 - 5);
@@ -227,19 +304,29 @@ describe('the wall clock of a fault-injection node', () => {
     expect(behind.offsetMs).toBe(-5 * 60_000);
     expect(Math.abs(behind.nowMs - (Date.now() - 5 * 60_000))).toBeLessThan(2000);
     expect(skewed.clock.offsetMs).toBe(-5 * 60_000);
-    await expect(admin.setClockOffset(25 * 60 * 60_000)).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: expect.stringMatching(/at most a day/) });
+    await expect(admin.setClockOffset(25 * 60 * 60_000)).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+      details: expect.stringMatching(/at most a day/),
+    });
     expect(skewed.clock.offsetMs).toBe(-5 * 60_000);
     admin.close();
 
     const refuses = new AdminClient(plain.address, 2000);
-    await expect(refuses.setClockOffset(1000)).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: expect.stringMatching(/--fault-injection on/) });
+    await expect(refuses.setClockOffset(1000)).rejects.toMatchObject({
+      code: grpc.status.FAILED_PRECONDITION,
+      details: expect.stringMatching(/--fault-injection on/),
+    });
     expect(plain.clock.offsetMs).toBe(0);
     refuses.close();
   });
 
   it('refuses a clock offset beyond a day and a fault-injection mode other than on or off', () => {
-    expect(() => resolveConfig({ clockOffsetMs: 86_400_001 }, {})).toThrow(/--clock-offset-ms: expected a whole number from -86400000 to 86400000/);
-    expect(() => resolveConfig({}, { RINGKV_FAULT_INJECTION: 'yes' })).toThrow(/RINGKV_FAULT_INJECTION: expected 'off' or 'on'/);
+    expect(() => resolveConfig({ clockOffsetMs: 86_400_001 }, {})).toThrow(
+      /--clock-offset-ms: expected a whole number from -86400000 to 86400000/,
+    );
+    expect(() => resolveConfig({}, { RINGKV_FAULT_INJECTION: 'yes' })).toThrow(
+      /RINGKV_FAULT_INJECTION: expected 'off' or 'on'/,
+    );
     expect(resolveConfig({ clockOffsetMs: '-60000' }, {}).clockOffsetMs).toBe(-60_000);
   });
 });

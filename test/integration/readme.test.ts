@@ -27,8 +27,11 @@ afterAll(() => {
 function tourLines(readme: string): string[][] {
   const from = readme.indexOf('## A five-minute tour');
   const to = readme.indexOf('## Running a real cluster');
-  if (from < 0 || to < from) throw new Error('README has no "A five-minute tour" section before "Running a real cluster"');
-  return [...readme.slice(from, to).matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!.split('\n').filter((l) => l.trim() !== ''));
+  if (from < 0 || to < from)
+    throw new Error('README has no "A five-minute tour" section before "Running a real cluster"');
+  return [...readme.slice(from, to).matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) =>
+    m[1]!.split('\n').filter((l) => l.trim() !== ''),
+  );
 }
 
 it('runs every command of the README tour, in order, against a local cluster', async () => {
@@ -40,7 +43,10 @@ it('runs every command of the README tour, in order, against a local cluster', a
   // A project of the reader's own, with ringkv installed: `npx ringkv` runs its CLI (from source).
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'tour', private: true }));
   mkdirSync(join(dir, 'node_modules/.bin'), { recursive: true });
-  writeFileSync(join(dir, 'node_modules/.bin/ringkv'), `#!/bin/sh\nexec "${process.execPath}" ${CLI_ARGS.map((a) => `"${a}"`).join(' ')} "$@"\n`);
+  writeFileSync(
+    join(dir, 'node_modules/.bin/ringkv'),
+    `#!/bin/sh\nexec "${process.execPath}" ${CLI_ARGS.map((a) => `"${a}"`).join(' ')} "$@"\n`,
+  );
   chmodSync(join(dir, 'node_modules/.bin/ringkv'), 0o755);
 
   // `npm start`: ringkv local, data in ./data, on the test's ports.

@@ -22,9 +22,13 @@ afterEach(() => {
 
 /** Start the writer; resolve with the keys it acknowledged once it has acked `acks`, then kill it. */
 function writeThenKill(dir: string, durability: string, acks: number): Promise<string[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../fixtures/crash-writer.ts'), dir, durability], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, '../fixtures/crash-writer.ts'), dir, durability],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   children.push(child);
   return new Promise((resolve, reject) => {
     const acked: string[] = [];

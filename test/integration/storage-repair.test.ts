@@ -26,9 +26,14 @@ describe('a store whose table file is missing', () => {
     expect(tables.length).toBeGreaterThan(1);
     rmSync(join(path, tables[0]!));
     const errors: { o: unknown; msg: string }[] = [];
-    store = await Store.open({ path, logger: { warn: () => {}, error: (o, msg) => void errors.push({ o, msg: msg ?? '' }) } });
+    store = await Store.open({
+      path,
+      logger: { warn: () => {}, error: (o, msg) => void errors.push({ o, msg: msg ?? '' }) },
+    });
     try {
-      expect(errors.map((e) => e.msg)).toContain('the database does not open, its files are damaged: repairing it (LevelDB RepairDB); what it cannot recover comes back from the other replicas');
+      expect(errors.map((e) => e.msg)).toContain(
+        'the database does not open, its files are damaged: repairing it (LevelDB RepairDB); what it cannot recover comes back from the other replicas',
+      );
       expect(JSON.stringify(errors[0]!.o)).toMatch(/missing files/);
       let held = 0;
       for (const k of keys) if ((await store.get(k)).values.length === 1) held++;

@@ -32,7 +32,11 @@ export interface SetResult {
  * elements whose add was acknowledged; `final` each key's elements, the union of the
  * final read's siblings.
  */
-export function checkSet(attempted: ReadonlyMap<string, string>, acked: ReadonlySet<string>, final: ReadonlyMap<string, ReadonlySet<string>>): SetResult {
+export function checkSet(
+  attempted: ReadonlyMap<string, string>,
+  acked: ReadonlySet<string>,
+  final: ReadonlyMap<string, ReadonlySet<string>>,
+): SetResult {
   const present = new Set<string>();
   const unexpected: string[] = [];
   for (const [key, elements] of final) {
@@ -73,7 +77,10 @@ export interface RegisterResult {
  * through other writes. A lost update is an acknowledged write that nothing present
  * descends from; it must never happen, whatever the faults.
  */
-export function checkRegister(writes: ReadonlyMap<string, RegisterWrite>, final: ReadonlyMap<string, readonly string[]>): RegisterResult {
+export function checkRegister(
+  writes: ReadonlyMap<string, RegisterWrite>,
+  final: ReadonlyMap<string, readonly string[]>,
+): RegisterResult {
   const unexpected: string[] = [];
   const covered = new Set<string>();
   const present = new Set<string>();
@@ -81,7 +88,7 @@ export function checkRegister(writes: ReadonlyMap<string, RegisterWrite>, final:
     const stack: string[] = [];
     for (const v of values) {
       if (writes.get(v)?.key !== key) unexpected.push(`${key}=${v}`);
-      else stack.push(v), present.add(v);
+      else (stack.push(v), present.add(v));
     }
     // Everything a present value descends from is covered.
     while (stack.length > 0) {
@@ -92,7 +99,8 @@ export function checkRegister(writes: ReadonlyMap<string, RegisterWrite>, final:
     }
   }
   const lost: string[] = [];
-  let acknowledged = 0, superseded = 0;
+  let acknowledged = 0,
+    superseded = 0;
   for (const [v, w] of writes) {
     if (!w.acked) continue;
     acknowledged++;
@@ -135,7 +143,10 @@ export interface Availability {
    * among the faults whose aftermath could be measured (`measured` of them; undefined if
    * one of those never recovered within the time after).
    */
-  readonly byKind: Record<string, { faults: number; measured: number; during: number; after: number | undefined; worstRecoveryMs: number | undefined }>;
+  readonly byKind: Record<
+    string,
+    { faults: number; measured: number; during: number; after: number | undefined; worstRecoveryMs: number | undefined }
+  >;
 }
 
 function fraction(ops: readonly Op[]): number {
@@ -150,7 +161,8 @@ function fractionOrNone(ops: readonly Op[]): number | undefined {
 export function availability(ops: readonly Op[], windows: readonly Window[], afterMs: number): Availability {
   const sorted = [...ops].sort((a, b) => a.startMs - b.startMs);
   const between = (from: number, to: number): Op[] => {
-    let lo = 0, hi = sorted.length;
+    let lo = 0,
+      hi = sorted.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (sorted[mid]!.startMs < from) lo = mid + 1;
@@ -165,7 +177,8 @@ export function availability(ops: readonly Op[], windows: readonly Window[], aft
   const quietAfter = (w: Window, from: number, to: number): Op[] =>
     between(from, to).filter((o) => !windows.some((x) => x !== w && o.startMs >= x.startMs && o.startMs < x.endMs));
   const result: WindowAvailability[] = windows.map((w) => {
-    const during = between(w.startMs, w.endMs), after = quietAfter(w, w.endMs, w.endMs + afterMs);
+    const during = between(w.startMs, w.endMs),
+      after = quietAfter(w, w.endMs, w.endMs + afterMs);
     let recoveredInMs: number | undefined;
     for (let t = w.endMs; t < w.endMs + afterMs; t += 250) {
       const second = quietAfter(w, t, t + 1000);
@@ -174,7 +187,14 @@ export function availability(ops: readonly Op[], windows: readonly Window[], aft
         break;
       }
     }
-    return { kind: w.kind, label: w.label, ops: during.length, during: fraction(during), after: fractionOrNone(after), recoveredInMs };
+    return {
+      kind: w.kind,
+      label: w.label,
+      ops: during.length,
+      during: fraction(during),
+      after: fractionOrNone(after),
+      recoveredInMs,
+    };
   });
   const byKind: Availability['byKind'] = {};
   for (const kind of new Set(windows.map((w) => w.kind))) {
@@ -186,7 +206,8 @@ export function availability(ops: readonly Op[], windows: readonly Window[], aft
       measured: measured.length,
       during: fraction(ws.flatMap((w) => between(w.startMs, w.endMs))),
       after: fractionOrNone(ws.flatMap((w) => quietAfter(w, w.endMs, w.endMs + afterMs))),
-      worstRecoveryMs: recoveries.includes(undefined) || measured.length === 0 ? undefined : Math.max(0, ...(recoveries as number[])),
+      worstRecoveryMs:
+        recoveries.includes(undefined) || measured.length === 0 ? undefined : Math.max(0, ...(recoveries as number[])),
     };
   }
   const inWindow = (o: Op): boolean => windows.some((w) => o.startMs >= w.startMs && o.startMs < w.endMs);
@@ -214,7 +235,13 @@ export interface Impact {
 
 export interface FaultImpact {
   /** With no fault active (outside every window), over the workload. */
-  readonly quiet: { readonly seconds: number; readonly ops: number; readonly okPerSec: number; readonly p99Ms: number | undefined; readonly failed: number };
+  readonly quiet: {
+    readonly seconds: number;
+    readonly ops: number;
+    readonly okPerSec: number;
+    readonly p99Ms: number | undefined;
+    readonly failed: number;
+  };
   /** Per kind, and per `kind:shape` for partitions and slow faults. */
   readonly byKind: Record<string, Impact>;
 }
@@ -228,7 +255,10 @@ export function percentile(xs: readonly number[], p: number): number | undefined
 
 /** The union of [start, end) intervals clipped to [0, endMs): sorted, disjoint. */
 function union(spans: readonly (readonly [number, number])[], endMs: number): [number, number][] {
-  const sorted = spans.map(([a, b]): [number, number] => [Math.max(0, a), Math.min(endMs, b)]).filter(([a, b]) => b > a).sort((x, y) => x[0] - y[0]);
+  const sorted = spans
+    .map(([a, b]): [number, number] => [Math.max(0, a), Math.min(endMs, b)])
+    .filter(([a, b]) => b > a)
+    .sort((x, y) => x[0] - y[0]);
   const out: [number, number][] = [];
   for (const [a, b] of sorted) {
     const last = out.at(-1);
@@ -251,23 +281,45 @@ export function faultImpact(ops: readonly Op[], windows: readonly Window[], endM
   const measure = (spans: [number, number][], picked: readonly Op[]) => {
     const seconds = length(spans) / 1000;
     const ok = picked.filter((o) => o.outcome === 'ok').length;
-    return { seconds, ops: picked.length, okPerSec: seconds > 0 ? ok / seconds : 0, p99Ms: percentile(picked.map((o) => o.endMs - o.startMs), 99), failed: picked.length - ok };
+    return {
+      seconds,
+      ops: picked.length,
+      okPerSec: seconds > 0 ? ok / seconds : 0,
+      p99Ms: percentile(
+        picked.map((o) => o.endMs - o.startMs),
+        99,
+      ),
+      failed: picked.length - ok,
+    };
   };
   const started = ops.filter((o) => o.startMs >= 0 && o.startMs < endMs);
-  const all = union(windows.map((w) => [w.startMs, w.endMs]), endMs);
+  const all = union(
+    windows.map((w) => [w.startMs, w.endMs]),
+    endMs,
+  );
   const quietSpans: [number, number][] = [];
   let at = 0;
   for (const [a, b] of all) (a > at && quietSpans.push([at, a]), (at = b));
   if (at < endMs) quietSpans.push([at, endMs]);
-  const quiet = measure(quietSpans, started.filter((o) => !inside(all, o.startMs)));
+  const quiet = measure(
+    quietSpans,
+    started.filter((o) => !inside(all, o.startMs)),
+  );
   const keys = new Map<string, Window[]>();
   for (const w of windows) {
-    for (const k of w.shape === undefined ? [w.kind] : [w.kind, `${w.kind}:${w.shape}`]) keys.set(k, [...(keys.get(k) ?? []), w]);
+    for (const k of w.shape === undefined ? [w.kind] : [w.kind, `${w.kind}:${w.shape}`])
+      keys.set(k, [...(keys.get(k) ?? []), w]);
   }
   const byKind: Record<string, Impact> = {};
   for (const [k, ws] of keys) {
-    const spans = union(ws.map((w) => [w.startMs, w.endMs]), endMs);
-    const m = measure(spans, started.filter((o) => inside(spans, o.startMs)));
+    const spans = union(
+      ws.map((w) => [w.startMs, w.endMs]),
+      endMs,
+    );
+    const m = measure(
+      spans,
+      started.filter((o) => inside(spans, o.startMs)),
+    );
     byKind[k] = {
       faults: ws.length,
       ...m,
@@ -292,14 +344,19 @@ export interface OffsetChange {
  * when its call returned, and every node starts at 0.
  */
 export function offsetRange(changes: readonly OffsetChange[], a: number, b: number): { max: number; min: number } {
-  let max = 0, min = 0;
+  let max = 0,
+    min = 0;
   const byNode = new Map<string, OffsetChange[]>();
   for (const c of changes) (byNode.get(c.id) ?? byNode.set(c.id, []).get(c.id)!).push(c);
   for (const list of byNode.values()) {
     list.sort((x, y) => x.fromMs - y.fromMs);
     // The node's initial 0 may be in force until its first change is.
-    const spans = [{ offsetMs: 0, from: -Infinity, to: list[0]!.toMs }, ...list.map((c, i) => ({ offsetMs: c.offsetMs, from: c.fromMs, to: list[i + 1]?.toMs ?? Infinity }))];
-    for (const s of spans) if (s.from <= b && s.to >= a) (max = Math.max(max, s.offsetMs)), (min = Math.min(min, s.offsetMs));
+    const spans = [
+      { offsetMs: 0, from: -Infinity, to: list[0]!.toMs },
+      ...list.map((c, i) => ({ offsetMs: c.offsetMs, from: c.fromMs, to: list[i + 1]?.toMs ?? Infinity })),
+    ];
+    for (const s of spans)
+      if (s.from <= b && s.to >= a) ((max = Math.max(max, s.offsetMs)), (min = Math.min(min, s.offsetMs)));
   }
   return { max, min };
 }
@@ -348,10 +405,15 @@ export interface ExpiryResult {
  * is unknown are not judged: their expiry may have been taken later, when a delayed
  * request finally ran.
  */
-export function checkExpiry(writes: ReadonlyMap<string, ExpiryWrite>, reads: readonly ExpiryRead[], offsets: readonly OffsetChange[]): ExpiryResult {
+export function checkExpiry(
+  writes: ReadonlyMap<string, ExpiryWrite>,
+  reads: readonly ExpiryRead[],
+  offsets: readonly OffsetChange[],
+): ExpiryResult {
   const lateReads: ExpiryResult['lateReads'] = [];
   const unexpected = new Set<string>();
-  let judged = 0, maxSkewMs = 0;
+  let judged = 0,
+    maxSkewMs = 0;
   for (const r of reads) {
     for (const value of r.values) {
       const w = writes.get(value);
@@ -361,14 +423,27 @@ export function checkExpiry(writes: ReadonlyMap<string, ExpiryWrite>, reads: rea
       }
       if (!w.acked) continue;
       judged++;
-      const skew = Math.max(0, offsetRange(offsets, w.startMs, w.endMs).max - offsetRange(offsets, r.startMs, r.endMs).min);
+      const skew = Math.max(
+        0,
+        offsetRange(offsets, w.startMs, w.endMs).max - offsetRange(offsets, r.startMs, r.endMs).min,
+      );
       maxSkewMs = Math.max(maxSkewMs, skew);
       const boundMs = w.endMs + w.ttlMs + skew;
-      if (r.startMs > boundMs) lateReads.push({ value, key: r.key, readAtMs: Math.round(r.startMs), boundMs: Math.round(boundMs) });
+      if (r.startMs > boundMs)
+        lateReads.push({ value, key: r.key, readAtMs: Math.round(r.startMs), boundMs: Math.round(boundMs) });
     }
   }
   const acknowledged = [...writes.values()].filter((w) => w.acked).length;
-  return { writes: writes.size, acknowledged, reads: reads.length, judged, late: lateReads.length, lateReads: lateReads.slice(0, 50), unexpected: [...unexpected].slice(0, 50), maxSkewMs };
+  return {
+    writes: writes.size,
+    acknowledged,
+    reads: reads.length,
+    judged,
+    late: lateReads.length,
+    lateReads: lateReads.slice(0, 50),
+    unexpected: [...unexpected].slice(0, 50),
+    maxSkewMs,
+  };
 }
 
 /** An increment of the counter workload (amounts are positive): its outcome once every attempt with its request id is done. */
@@ -413,14 +488,20 @@ export interface CounterResult {
  * write a sloppy quorum took), but it can never exceed what was invoked before it ended,
  * nor go below zero.
  */
-export function checkCounter(increments: readonly CounterIncrement[], reads: readonly CounterRead[], final: ReadonlyMap<string, bigint>): CounterResult {
+export function checkCounter(
+  increments: readonly CounterIncrement[],
+  reads: readonly CounterRead[],
+  final: ReadonlyMap<string, bigint>,
+): CounterResult {
   const byKey = new Map<string, { ok: bigint; all: bigint }>();
   for (const i of increments) {
     const k = byKey.get(i.key) ?? byKey.set(i.key, { ok: 0n, all: 0n }).get(i.key)!;
     k.all += BigInt(i.amount);
     if (i.outcome === 'ok') k.ok += BigInt(i.amount);
   }
-  const lost: string[] = [], doubled: string[] = [], badReads: string[] = [];
+  const lost: string[] = [],
+    doubled: string[] = [],
+    badReads: string[] = [];
   let unknownApplied = 0n;
   for (const [key, sums] of byKey) {
     const v = final.get(key) ?? 0n;
@@ -436,7 +517,10 @@ export function checkCounter(increments: readonly CounterIncrement[], reads: rea
       if (i.startMs > r.endMs) break;
       if (i.key === r.key) bound += BigInt(i.amount);
     }
-    if (r.value < 0n || r.value > bound) badReads.push(`${r.key} read ${r.value} at ${Math.round(r.startMs)}-${Math.round(r.endMs)} ms; at most ${bound} was invoked by then`);
+    if (r.value < 0n || r.value > bound)
+      badReads.push(
+        `${r.key} read ${r.value} at ${Math.round(r.startMs)}-${Math.round(r.endMs)} ms; at most ${bound} was invoked by then`,
+      );
   }
   return {
     keys: byKey.size,
@@ -477,8 +561,13 @@ export interface OrSetResult {
  * remove must not be, and nothing nobody added may appear. Unknown outcomes may go
  * either way.
  */
-export function checkOrSet(elements: ReadonlyMap<string, OrSetElement>, final: ReadonlyMap<string, ReadonlySet<string>>): OrSetResult {
-  const lost: string[] = [], resurrected: string[] = [], unexpected: string[] = [];
+export function checkOrSet(
+  elements: ReadonlyMap<string, OrSetElement>,
+  final: ReadonlyMap<string, ReadonlySet<string>>,
+): OrSetResult {
+  const lost: string[] = [],
+    resurrected: string[] = [],
+    unexpected: string[] = [];
   for (const [key, present] of final) {
     for (const e of present) {
       const el = elements.get(e);
@@ -486,7 +575,8 @@ export function checkOrSet(elements: ReadonlyMap<string, OrSetElement>, final: R
       else if (el.remove === 'ok') resurrected.push(`${key}:${e}`);
     }
   }
-  for (const [e, el] of elements) if (el.add === 'ok' && el.remove === undefined && !final.get(el.key)?.has(e)) lost.push(`${el.key}:${e}`);
+  for (const [e, el] of elements)
+    if (el.add === 'ok' && el.remove === undefined && !final.get(el.key)?.has(e)) lost.push(`${el.key}:${e}`);
   const all = [...elements.values()];
   return {
     elements: elements.size,
@@ -535,7 +625,9 @@ export interface MapResult {
  * elements (none when none applied).
  */
 export function checkMap(requests: readonly MapRequest[], final: ReadonlyMap<string, MapFinal>): MapResult {
-  const lost: string[] = [], torn: string[] = [], unexpected: string[] = [];
+  const lost: string[] = [],
+    torn: string[] = [],
+    unexpected: string[] = [];
   const byElement = new Map(requests.map((r) => [r.element, r]));
   for (const [key, m] of final) {
     let sum = 0n;
@@ -544,10 +636,15 @@ export function checkMap(requests: readonly MapRequest[], final: ReadonlyMap<str
       if (r === undefined || r.key !== key) unexpected.push(`${key}: element ${e}`);
       else sum += BigInt(r.amount);
     }
-    if (m.counter !== sum) torn.push(`${key}: counter ${m.counter}, but the ${m.elements.size} updates its set shows applied add up to ${sum}`);
-    if (m.last !== undefined ? !m.elements.has(m.last) : m.elements.size > 0) unexpected.push(`${key}: register ${m.last ?? '(none)'} is no applied update's`);
+    if (m.counter !== sum)
+      torn.push(
+        `${key}: counter ${m.counter}, but the ${m.elements.size} updates its set shows applied add up to ${sum}`,
+      );
+    if (m.last !== undefined ? !m.elements.has(m.last) : m.elements.size > 0)
+      unexpected.push(`${key}: register ${m.last ?? '(none)'} is no applied update's`);
   }
-  for (const r of requests) if (r.outcome === 'ok' && !final.get(r.key)?.elements.has(r.element)) lost.push(`${r.key}: ${r.element}`);
+  for (const r of requests)
+    if (r.outcome === 'ok' && !final.get(r.key)?.elements.has(r.element)) lost.push(`${r.key}: ${r.element}`);
   return {
     keys: final.size,
     requests: requests.length,

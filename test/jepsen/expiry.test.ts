@@ -38,6 +38,7 @@ it('never shows a value past its expiry plus the skew bound, under partitions, s
   expect(r.expiry!.judged, summary).toBeGreaterThan(100);
   expect(r.expiry!.maxSkewMs, summary).toBeGreaterThan(0);
   const kinds = new Set(r.faults.filter((f) => f.skipped === undefined).map((f) => f.kind));
-  for (const k of root ? ['partition', 'clock', 'kill'] : ['clock', 'kill']) expect(kinds.has(k as never), `${k} applied\n${summary}`).toBe(true);
+  for (const k of root ? ['partition', 'clock', 'kill'] : ['clock', 'kill'])
+    expect(kinds.has(k as never), `${k} applied\n${summary}`).toBe(true);
   expect(r.convergence.converged, summary).toBe(true);
 }, 240_000);

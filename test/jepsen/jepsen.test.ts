@@ -26,7 +26,8 @@ const RESULTS = join(import.meta.dirname, '../../results/jepsen');
 const caps = capabilities();
 const root = caps.namespaces === true;
 const NOTHING = { namespaces: [], links: [], cgroups: [], proxies: [], disks: [] };
-if (process.env['CI'] === 'true' && process.getuid?.() === 0 && !root) throw new Error(`CI runs as root, so the network nemeses must run: ${caps.namespaces}`);
+if (process.env['CI'] === 'true' && process.getuid?.() === 0 && !root)
+  throw new Error(`CI runs as root, so the network nemeses must run: ${caps.namespaces}`);
 
 it('loses nothing acknowledged and converges under every nemesis (5 nodes, set, register, counter, orset and map), and compare-and-set stays linearizable', async () => {
   const lines: string[] = [];
@@ -67,18 +68,37 @@ it('loses nothing acknowledged and converges under every nemesis (5 nodes, set, 
   expect(r.cas!.verdict.keys.flatMap((k) => k.ops)).toHaveLength(3);
   const applied = r.faults.filter((f) => f.skipped === undefined);
   const kinds = new Set(applied.map((f) => f.kind));
-  for (const k of NEMESES) if (root || (k !== 'partition' && k !== 'packet' && k !== 'disk-full')) expect(kinds.has(k), `${k} applied\n${summary}`).toBe(true);
+  for (const k of NEMESES)
+    if (root || (k !== 'partition' && k !== 'packet' && k !== 'disk-full'))
+      expect(kinds.has(k), `${k} applied\n${summary}`).toBe(true);
   // The damage was done: bytes flipped, a table removed, the log cut (what a node's files held by then).
-  expect(applied.find((f) => f.kind === 'corrupt')!.label, summary).toMatch(/table \d+\.ldb \(\d+ bytes\) removed, \d+ bytes flipped in table \d+\.ldb .*log \d+\.log cut/);
-  if (root) for (const s of PARTITION_SHAPES) expect(applied.some((f) => f.label.startsWith(`${s}:`)), `partition ${s}\n${summary}`).toBe(true);
+  expect(applied.find((f) => f.kind === 'corrupt')!.label, summary).toMatch(
+    /table \d+\.ldb \(\d+ bytes\) removed, \d+ bytes flipped in table \d+\.ldb .*log \d+\.log cut/,
+  );
+  if (root)
+    for (const s of PARTITION_SHAPES)
+      expect(
+        applied.some((f) => f.label.startsWith(`${s}:`)),
+        `partition ${s}\n${summary}`,
+      ).toBe(true);
   const slowRuns = root ? SLOW_SHAPES : (['strobe'] as const);
-  for (const s of slowRuns) expect(applied.some((f) => f.kind === 'slow' && f.shape === s && f.label.startsWith(`${s}:`)), `slow ${s}\n${summary}`).toBe(true);
+  for (const s of slowRuns)
+    expect(
+      applied.some((f) => f.kind === 'slow' && f.shape === s && f.label.startsWith(`${s}:`)),
+      `slow ${s}\n${summary}`,
+    ).toBe(true);
   // Throughput and p99 during each kind and shape ÷ quiet, and failures, in the report.
   expect(r.impact.quiet.okPerSec).toBeGreaterThan(0);
   for (const k of ['slow', ...slowRuns.map((s) => `slow:${s}`), ...(root ? ['partition:isolate'] : [])]) {
-    expect(r.impact.byKind[k], k).toMatchObject({ throughput: expect.any(Number), p99: expect.any(Number), failed: expect.any(Number) });
+    expect(r.impact.byKind[k], k).toMatchObject({
+      throughput: expect.any(Number),
+      p99: expect.any(Number),
+      failed: expect.any(Number),
+    });
   }
-  expect(readFileSync(join(r.folder, 'summary.txt'), 'utf8')).toMatch(/throughput and p99 during faults ÷ quiet[\s\S]*slow:strobe/);
+  expect(readFileSync(join(r.folder, 'summary.txt'), 'utf8')).toMatch(
+    /throughput and p99 during faults ÷ quiet[\s\S]*slow:strobe/,
+  );
   // Nothing of this run is left: no cgroup, proxy, namespace or link.
   expect(leftovers(process.pid)).toEqual(NOTHING);
   for (const f of ['report.json', 'summary.txt', 'history.jsonl']) expect(existsSync(join(r.folder, f)), f).toBe(true);
@@ -97,8 +117,13 @@ describe.skipIf(!root)('the harness cleans up after itself', () => {
   const SEED = (() => {
     let best = { seed: 1, at: Infinity };
     for (let seed = 1; seed <= 500; seed++) {
-      const first = schedule({ seed, nemeses: ['partition', 'slow'], timeMs: 300_000, everyMs: 2000 }).slice(0, PARTITION_SHAPES.length + SLOW_SHAPES.length);
-      const p = first.findIndex((f) => f.kind === 'partition'), d = first.findIndex((f) => f.shape === 'delay'), c = first.findIndex((f) => f.shape === 'cpu');
+      const first = schedule({ seed, nemeses: ['partition', 'slow'], timeMs: 300_000, everyMs: 2000 }).slice(
+        0,
+        PARTITION_SHAPES.length + SLOW_SHAPES.length,
+      );
+      const p = first.findIndex((f) => f.kind === 'partition'),
+        d = first.findIndex((f) => f.shape === 'delay'),
+        c = first.findIndex((f) => f.shape === 'cpu');
       if (p < d && d < c && c < best.at) best = { seed, at: c };
     }
     return best.seed;
@@ -107,16 +132,40 @@ describe.skipIf(!root)('the harness cleans up after itself', () => {
   type Harness = { pid: number; exit: Promise<number | null>; out: string[]; victim: string };
   /** Start `npm run jepsen` as a child; resolves with it once its cluster is up and a fault matching `ready` is in force (its victim too). */
   function startHarness(ready: RegExp): Promise<Harness> {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'main.ts'), '--time', '300', '--nodes', '4', '--nemesis', 'partition,slow', '--seed', String(SEED), '--every-ms', '4000', '--results', RESULTS], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(import.meta.dirname, 'main.ts'),
+        '--time',
+        '300',
+        '--nodes',
+        '4',
+        '--nemesis',
+        'partition,slow',
+        '--seed',
+        String(SEED),
+        '--every-ms',
+        '4000',
+        '--results',
+        RESULTS,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const out: string[] = [];
     const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the harness did not form its cluster and reach ${ready} in 150 s:\n${out.join('\n')}`)), 150_000);
+      const timer = setTimeout(
+        () => reject(new Error(`the harness did not form its cluster and reach ${ready} in 150 s:\n${out.join('\n')}`)),
+        150_000,
+      );
       createInterface({ input: child.stdout! }).on('line', (l) => {
         out.push(l);
         // Up, a partition applied before (rules made and removed), and the fault asked for in force.
         const m = ready.exec(l);
-        if (m && out.some((x) => /nemesis partition: /.test(x))) clearTimeout(timer), resolve({ pid: child.pid!, exit, out, victim: m[1]! });
+        if (m && out.some((x) => /nemesis partition: /.test(x)))
+          (clearTimeout(timer), resolve({ pid: child.pid!, exit, out, victim: m[1]! }));
       });
       child.stderr!.on('data', (d: Buffer) => out.push(d.toString()));
     });
@@ -125,7 +174,10 @@ describe.skipIf(!root)('the harness cleans up after itself', () => {
   const CPU = /nemesis slow: cpu: (n\d) throttled/;
 
   /** The delay's NAT rules in the victim's namespace. */
-  const natRules = (h: Harness): string => spawnSync('ip', ['netns', 'exec', `rkj${h.pid}-${h.victim}`, 'nft', 'list', 'table', 'ip', 'jepsen_nat'], { encoding: 'utf8' }).stdout;
+  const natRules = (h: Harness): string =>
+    spawnSync('ip', ['netns', 'exec', `rkj${h.pid}-${h.victim}`, 'nft', 'list', 'table', 'ip', 'jepsen_nat'], {
+      encoding: 'utf8',
+    }).stdout;
   /** What a harness has in force (checked just before it is stopped, while the fault lasts): a delay's NAT rules and proxy, or a throttle's cgroup and the proxy the delay before it left. */
   function expectSlowFault(h: Harness, ready: RegExp): void {
     if (ready === DELAY) expect(natRules(h), h.out.join('\n')).toMatch(/dnat to/);
@@ -137,8 +189,12 @@ describe.skipIf(!root)('the harness cleans up after itself', () => {
     expect(leftovers(h.pid).proxies.length).toBeGreaterThan(0);
   }
   /** Two harnesses side by side, each stopped with `sig` as soon as its fault is in force: one a link delay, one a CPU throttle. */
-  async function stopBoth(sig: NodeJS.Signals): Promise<{ delayed: Harness; throttled: Harness; nodes: number[]; proxies: number[]; groups: string[] }> {
-    const nodes: number[] = [], proxies: number[] = [], groups: string[] = [];
+  async function stopBoth(
+    sig: NodeJS.Signals,
+  ): Promise<{ delayed: Harness; throttled: Harness; nodes: number[]; proxies: number[]; groups: string[] }> {
+    const nodes: number[] = [],
+      proxies: number[] = [],
+      groups: string[] = [];
     const one = async (ready: RegExp): Promise<Harness> => {
       const h = await startHarness(ready);
       expectSlowFault(h, ready);
@@ -156,7 +212,9 @@ describe.skipIf(!root)('the harness cleans up after itself', () => {
   /** The PIDs of the ringkv nodes in the harness's namespaces (not the nft commands it runs there now and then). */
   const nodePids = (pid: number): number[] =>
     leftovers(pid)
-      .namespaces.flatMap((ns) => spawnSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' }).stdout.split(/\s+/).filter(Boolean).map(Number))
+      .namespaces.flatMap((ns) =>
+        spawnSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' }).stdout.split(/\s+/).filter(Boolean).map(Number),
+      )
       .filter((p) => {
         try {
           return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('src/cli/main.ts');
@@ -172,12 +230,22 @@ describe.skipIf(!root)('the harness cleans up after itself', () => {
       return false;
     }
   };
-  const described = (pids: number[]): string => spawnSync('ps', ['-o', 'pid,ppid,stat,cmd', '-p', pids.join(',')], { encoding: 'utf8' }).stdout;
+  const described = (pids: number[]): string =>
+    spawnSync('ps', ['-o', 'pid,ppid,stat,cmd', '-p', pids.join(',')], { encoding: 'utf8' }).stdout;
 
   it('removes every namespace, link and node process when the run fails midway', async () => {
     let pids: number[] = [];
     const run = runJepsen({
-      timeS: 60, nodes: 4, nemeses: ['partition'], workloads: ['set'], seed: 1, everyMs: 5000, workers: 2, resultsDir: RESULTS, requireAll: false, log: () => undefined,
+      timeS: 60,
+      nodes: 4,
+      nemeses: ['partition'],
+      workloads: ['set'],
+      seed: 1,
+      everyMs: 5000,
+      workers: 2,
+      resultsDir: RESULTS,
+      requireAll: false,
+      log: () => undefined,
       onReady: (info) => {
         pids = info.pids;
         expect(leftovers(process.pid).namespaces).toHaveLength(4);

@@ -31,7 +31,13 @@ export type RegisterValue = string | null;
 export type CasOp =
   | { readonly kind: 'read'; readonly value: RegisterValue }
   | { readonly kind: 'write'; readonly value: RegisterValue }
-  | { readonly kind: 'cas'; readonly expect: RegisterValue; readonly value: RegisterValue; readonly applied?: boolean; readonly current?: RegisterValue };
+  | {
+      readonly kind: 'cas';
+      readonly expect: RegisterValue;
+      readonly value: RegisterValue;
+      readonly applied?: boolean;
+      readonly current?: RegisterValue;
+    };
 
 export interface HistoryOp {
   readonly key: string;
@@ -90,7 +96,12 @@ interface Entry {
  * Check one key's history: the WGL search over its call and return entries in time order
  * (a call before a return at the same instant: operations that touch overlap).
  */
-export function checkKey(key: string, history: readonly HistoryOp[], init: RegisterValue = null, budget = 2_000_000): KeyVerdict {
+export function checkKey(
+  key: string,
+  history: readonly HistoryOp[],
+  init: RegisterValue = null,
+  budget = 2_000_000,
+): KeyVerdict {
   const ops = history.filter((h) => !(h.outcome === 'unknown' && h.op.kind === 'read'));
   const entries: Entry[] = [];
   ops.forEach((h, id) => {
@@ -132,7 +143,10 @@ export function checkKey(key: string, history: readonly HistoryOp[], init: Regis
   const linearized = new Uint8Array(ops.length);
   const seen = new Set<string>();
   const stack: { entry: Entry; state: RegisterValue }[] = [];
-  let state = init, placed = 0, steps = 0, deepest = 0;
+  let state = init,
+    placed = 0,
+    steps = 0,
+    deepest = 0;
   let stuckAt: HistoryOp | undefined;
   let entry = head.next;
   while (placed < completed) {
@@ -163,7 +177,8 @@ export function checkKey(key: string, history: readonly HistoryOp[], init: Regis
         stuckAt = ops[entry.id];
       }
       const top = stack.pop();
-      if (top === undefined) return { key, ops: ops.length, linearizable: false, ...(stuckAt ? { stuckAt } : {}), deepest, steps };
+      if (top === undefined)
+        return { key, ops: ops.length, linearizable: false, ...(stuckAt ? { stuckAt } : {}), deepest, steps };
       state = top.state;
       linearized[top.entry.id] = 0;
       if (ops[top.entry.id]!.outcome === 'ok') placed--;
@@ -179,6 +194,10 @@ export function checkLinearizable(history: readonly HistoryOp[], init: RegisterV
   const byKey = new Map<string, HistoryOp[]>();
   for (const h of history) (byKey.get(h.key) ?? byKey.set(h.key, []).get(h.key)!).push(h);
   const keys = [...byKey].map(([key, ops]) => checkKey(key, ops, init, budget));
-  const linearizable = keys.some((k) => k.linearizable === false) ? false : keys.every((k) => k.linearizable === true) ? true : undefined;
+  const linearizable = keys.some((k) => k.linearizable === false)
+    ? false
+    : keys.every((k) => k.linearizable === true)
+      ? true
+      : undefined;
   return { linearizable, keys };
 }

@@ -12,14 +12,19 @@ import { parseNemeses } from './nemesis.js';
 import { sweep } from '../../testkit/jepsen/net.js';
 import { WORKLOADS, redraw, runJepsen, summary, type Workload } from './run.js';
 
-const int = (min: number, max: number) => (v: string): number => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
-  return n;
-};
+const int =
+  (min: number, max: number) =>
+  (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
+    return n;
+  };
 const workloads = (v: string): Workload[] => {
   const out = v.split(',').map((s) => s.trim());
-  for (const w of out) if (!(WORKLOADS as readonly string[]).includes(w)) throw new InvalidArgumentError(`unknown workload "${w}"; known: ${WORKLOADS.join(', ')}`);
+  for (const w of out)
+    if (!(WORKLOADS as readonly string[]).includes(w))
+      throw new InvalidArgumentError(`unknown workload "${w}"; known: ${WORKLOADS.join(', ')}`);
   return out as Workload[];
 };
 const nemeses = (v: string): ReturnType<typeof parseNemeses> => {
@@ -34,17 +39,40 @@ const program = new Command('jepsen')
   .description('fault-injection run against a real ringkv cluster')
   .option('--time <s>', 'seconds of workload under faults', int(10, 86_400), 300)
   .option('--nodes <n>', 'nodes to start (one more joins during the run)', int(4, 20), 5)
-  .option('--nemesis <list>', 'faults to inject: all, or a list of partition,kill,pause,packet,clock,membership,slow,disk-full,corrupt', nemeses, parseNemeses('all'))
+  .option(
+    '--nemesis <list>',
+    'faults to inject: all, or a list of partition,kill,pause,packet,clock,membership,slow,disk-full,corrupt',
+    nemeses,
+    parseNemeses('all'),
+  )
   .option('--workload <list>', `any of ${WORKLOADS.join(', ')}`, workloads, ['set', 'register'] as Workload[])
   .option('--seed <n>', 'seed of the fault schedule (default: random, printed)', int(0, 2 ** 31 - 1))
   .option('--every-ms <ms>', 'mean time between faults', int(1000, 600_000), 10_000)
   .option('--workers <n>', 'concurrent clients', int(1, 256), 8)
-  .option('--results <dir>', 'folder for the run folders (not committed)', join(import.meta.dirname, '../../results/jepsen'))
-  .option('--sweep', 'only remove namespaces, links, cpu cgroups, delay proxies and processes that earlier runs left behind')
+  .option(
+    '--results <dir>',
+    'folder for the run folders (not committed)',
+    join(import.meta.dirname, '../../results/jepsen'),
+  )
+  .option(
+    '--sweep',
+    'only remove namespaces, links, cpu cgroups, delay proxies and processes that earlier runs left behind',
+  )
   .option('--render <folder>', "only redraw a finished run's timeline.svg from its report.json and history.jsonl")
   .parse();
 
-const opts = program.opts<{ time: number; nodes: number; nemesis: ReturnType<typeof parseNemeses>; workload: Workload[]; seed?: number; everyMs: number; workers: number; results: string; sweep?: boolean; render?: string }>();
+const opts = program.opts<{
+  time: number;
+  nodes: number;
+  nemesis: ReturnType<typeof parseNemeses>;
+  workload: Workload[];
+  seed?: number;
+  everyMs: number;
+  workers: number;
+  results: string;
+  sweep?: boolean;
+  render?: string;
+}>();
 if (opts.render !== undefined) {
   console.log(`wrote ${redraw(opts.render)}`);
   process.exit(0);

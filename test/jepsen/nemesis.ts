@@ -7,7 +7,17 @@
 import { mulberry32 } from '../../src/ring/allocate-tokens.js';
 import type { Grudge } from '../../testkit/jepsen/net.js';
 
-export const NEMESES = ['partition', 'kill', 'pause', 'packet', 'clock', 'membership', 'slow', 'disk-full', 'corrupt'] as const;
+export const NEMESES = [
+  'partition',
+  'kill',
+  'pause',
+  'packet',
+  'clock',
+  'membership',
+  'slow',
+  'disk-full',
+  'corrupt',
+] as const;
 export type Nemesis = (typeof NEMESES)[number];
 
 export const PARTITION_SHAPES = ['isolate', 'halves', 'majorities-ring', 'bridge', 'zone', 'one-way'] as const;
@@ -23,7 +33,10 @@ export const SLOW_SHAPES = ['cpu', 'strobe', 'delay'] as const;
 export type SlowShape = (typeof SLOW_SHAPES)[number];
 
 /** The kinds with shapes, each shape counted as a kind of its own in the schedule's first pass. */
-const SHAPES: Partial<Record<Nemesis, readonly (PartitionShape | SlowShape)[]>> = { partition: PARTITION_SHAPES, slow: SLOW_SHAPES };
+const SHAPES: Partial<Record<Nemesis, readonly (PartitionShape | SlowShape)[]>> = {
+  partition: PARTITION_SHAPES,
+  slow: SLOW_SHAPES,
+};
 
 export interface Partition {
   readonly shape: PartitionShape;
@@ -50,7 +63,8 @@ export function shuffle<T>(xs: readonly T[], random: () => number): T[] {
 /** Every node in `a` and every node in `b` stop hearing each other (both directions). */
 function cut(a: readonly string[], b: readonly string[]): Grudge[] {
   const out: Grudge[] = [];
-  for (const x of a) for (const y of b) out.push({ from: x, to: y, initiatedOnly: false }, { from: y, to: x, initiatedOnly: false });
+  for (const x of a)
+    for (const y of b) out.push({ from: x, to: y, initiatedOnly: false }, { from: y, to: x, initiatedOnly: false });
   return out;
 }
 
@@ -67,7 +81,10 @@ const list = (xs: readonly string[]): string => `{${xs.join(',')}}`;
  * - one-way: two halves where A's calls reach B but B's calls to A are dropped.
  */
 export function partition(shape: PartitionShape, members: readonly Member[], random: () => number): Partition {
-  const ids = shuffle(members.map((m) => m.id), random);
+  const ids = shuffle(
+    members.map((m) => m.id),
+    random,
+  );
   const n = ids.length;
   if (n < 3) throw new Error(`a partition needs at least 3 nodes, got ${n}`);
   switch (shape) {
@@ -76,29 +93,38 @@ export function partition(shape: PartitionShape, members: readonly Member[], ran
       return { shape, grudges: cut([alone!], rest), describe: `${alone} isolated from ${list(rest)}` };
     }
     case 'halves': {
-      const a = ids.slice(0, Math.floor(n / 2)), b = ids.slice(Math.floor(n / 2));
+      const a = ids.slice(0, Math.floor(n / 2)),
+        b = ids.slice(Math.floor(n / 2));
       return { shape, grudges: cut(a, b), describe: `${list(a)} | ${list(b)}` };
     }
     case 'majorities-ring': {
       const visible = majoritiesRing(ids);
       const grudges: Grudge[] = [];
-      for (const [to, sees] of visible) for (const from of ids) if (!sees.has(from)) grudges.push({ from, to, initiatedOnly: false });
+      for (const [to, sees] of visible)
+        for (const from of ids) if (!sees.has(from)) grudges.push({ from, to, initiatedOnly: false });
       return { shape, grudges, describe: [...visible].map(([id, s]) => `${id} sees ${list([...s])}`).join('; ') };
     }
     case 'bridge': {
       const [bridge, ...rest] = ids;
-      const a = rest.slice(0, Math.floor(rest.length / 2)), b = rest.slice(Math.floor(rest.length / 2));
+      const a = rest.slice(0, Math.floor(rest.length / 2)),
+        b = rest.slice(Math.floor(rest.length / 2));
       return { shape, grudges: cut(a, b), describe: `${list(a)} | ${list(b)}, ${bridge} sees both` };
     }
     case 'zone': {
       const zones = [...new Set(members.map((m) => m.zone))].sort();
       if (zones.length < 2) return partition('halves', members, random);
       const zone = zones[Math.floor(random() * zones.length)]!;
-      const inside = members.filter((m) => m.zone === zone).map((m) => m.id), outside = members.filter((m) => m.zone !== zone).map((m) => m.id);
-      return { shape, grudges: cut(inside, outside), describe: `zone ${zone} ${list(inside)} cut off from ${list(outside)}` };
+      const inside = members.filter((m) => m.zone === zone).map((m) => m.id),
+        outside = members.filter((m) => m.zone !== zone).map((m) => m.id);
+      return {
+        shape,
+        grudges: cut(inside, outside),
+        describe: `zone ${zone} ${list(inside)} cut off from ${list(outside)}`,
+      };
     }
     case 'one-way': {
-      const a = ids.slice(0, Math.floor(n / 2)), b = ids.slice(Math.floor(n / 2));
+      const a = ids.slice(0, Math.floor(n / 2)),
+        b = ids.slice(Math.floor(n / 2));
       const grudges: Grudge[] = [];
       for (const x of a) for (const y of b) grudges.push({ from: y, to: x, initiatedOnly: true });
       return { shape, grudges, describe: `${list(a)} reach ${list(b)}; ${list(b)} cannot reach ${list(a)}` };
@@ -108,7 +134,8 @@ export function partition(shape: PartitionShape, members: readonly Member[], ran
 
 /** For nodes in ring order: each sees itself and the nearest neighbours that make a majority. */
 export function majoritiesRing(ring: readonly string[]): Map<string, Set<string>> {
-  const n = ring.length, majority = Math.floor(n / 2) + 1;
+  const n = ring.length,
+    majority = Math.floor(n / 2) + 1;
   const out = new Map<string, Set<string>>();
   for (let i = 0; i < n; i++) {
     const sees = new Set<string>([ring[i]!]);
@@ -150,7 +177,10 @@ export interface ScheduleOptions {
  */
 export function schedule(o: ScheduleOptions): Fault[] {
   const random = mulberry32(o.seed);
-  const kinds = o.nemeses.flatMap((kind): { kind: Nemesis; shape?: PartitionShape | SlowShape }[] => SHAPES[kind]?.map((shape) => ({ kind, shape })) ?? [{ kind }]);
+  const kinds = o.nemeses.flatMap(
+    (kind): { kind: Nemesis; shape?: PartitionShape | SlowShape }[] =>
+      SHAPES[kind]?.map((shape) => ({ kind, shape })) ?? [{ kind }],
+  );
   const first = shuffle(kinds, random);
   const out: Fault[] = [];
   let at = o.everyMs * (0.3 + 0.4 * random());
@@ -167,8 +197,12 @@ export function schedule(o: ScheduleOptions): Fault[] {
 export function parseNemeses(text: string): Nemesis[] {
   if (text === 'all') return [...NEMESES];
   const out: Nemesis[] = [];
-  for (const name of text.split(',').map((s) => s.trim()).filter(Boolean)) {
-    if (!(NEMESES as readonly string[]).includes(name)) throw new Error(`unknown nemesis "${name}"; known: ${NEMESES.join(', ')} (or all)`);
+  for (const name of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    if (!(NEMESES as readonly string[]).includes(name))
+      throw new Error(`unknown nemesis "${name}"; known: ${NEMESES.join(', ')} (or all)`);
     out.push(name as Nemesis);
   }
   if (out.length === 0) throw new Error(`name at least one nemesis: ${NEMESES.join(', ')} (or all)`);

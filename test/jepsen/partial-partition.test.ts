@@ -28,7 +28,13 @@ const dir = mkdtempSync(join(tmpdir(), 'ringkv-partial-'));
 beforeAll(async () => {
   if (!root) return;
   net = Network.create();
-  cluster = new JepsenCluster({ root: dir, zones: 1, seeds: 2, net, flags: ['--request-timeout-ms', '2000', '--gossip-interval-ms', '500'] });
+  cluster = new JepsenCluster({
+    root: dir,
+    zones: 1,
+    seeds: 2,
+    net,
+    flags: ['--request-timeout-ms', '2000', '--gossip-interval-ms', '500'],
+  });
   for (let i = 0; i < 4; i++) (await cluster.add()).start();
 }, 60_000);
 
@@ -46,38 +52,58 @@ async function until(what: string, ms: number, check: () => Promise<boolean>): P
   }
 }
 
-it.skipIf(!root)('a coordinator cut off from two replicas that gossip still shows up writes through fallbacks, and loses nothing', async () => {
-  const [n1] = cluster!.nodes;
-  const up = async (): Promise<boolean> => (await cluster!.views()).every((v) => v !== undefined && v.members.length === 4 && v.members.every((m) => m.status === 'normal' && m.up));
-  await until('4 nodes normal and up everywhere', 90_000, up);
+it.skipIf(!root)(
+  'a coordinator cut off from two replicas that gossip still shows up writes through fallbacks, and loses nothing',
+  async () => {
+    const [n1] = cluster!.nodes;
+    const up = async (): Promise<boolean> =>
+      (await cluster!.views()).every(
+        (v) => v !== undefined && v.members.length === 4 && v.members.every((m) => m.status === 'normal' && m.up),
+      );
+    await until('4 nodes normal and up everywhere', 90_000, up);
 
-  net!.partition(['n2', 'n3'].flatMap((x) => [{ from: 'n1', to: x, initiatedOnly: false }, { from: x, to: 'n1', initiatedOnly: false }]));
-  const client = new Client({ nodes: [n1!.address], deadlineMs: 3000, tokenAware: false });
-  const acked: string[] = [];
-  const failed: string[] = [];
-  const started = Date.now();
-  for (let i = 0; i < 40; i++) {
-    const key = `pp:${i}`;
-    try {
-      await client.put(key, `v${i}`, { w: 2 });
-      acked.push(key);
-    } catch (e) {
-      failed.push(`${key}: ${(e as Error).message}`);
+    net!.partition(
+      ['n2', 'n3'].flatMap((x) => [
+        { from: 'n1', to: x, initiatedOnly: false },
+        { from: x, to: 'n1', initiatedOnly: false },
+      ]),
+    );
+    const client = new Client({ nodes: [n1!.address], deadlineMs: 3000, tokenAware: false });
+    const acked: string[] = [];
+    const failed: string[] = [];
+    const started = Date.now();
+    for (let i = 0; i < 40; i++) {
+      const key = `pp:${i}`;
+      try {
+        await client.put(key, `v${i}`, { w: 2 });
+        acked.push(key);
+      } catch (e) {
+        failed.push(`${key}: ${(e as Error).message}`);
+      }
     }
-  }
-  const took = Date.now() - started;
-  // The partition is one n1 cannot see by gossip: n2 and n3 are still up in its view.
-  const view = await n1!.status();
-  expect(view?.members.filter((m) => m.up).map((m) => m.id).sort()).toEqual(['n1', 'n2', 'n3', 'n4']);
-  // Half the keys have two replicas in {n2, n3}. Without the coordinator's own view, each
-  // of those timed out (2 s); now only the first calls to each peer do.
-  expect(failed.length, failed.join('\n')).toBeLessThanOrEqual(4);
-  expect(took).toBeLessThan(20_000);
+    const took = Date.now() - started;
+    // The partition is one n1 cannot see by gossip: n2 and n3 are still up in its view.
+    const view = await n1!.status();
+    expect(
+      view?.members
+        .filter((m) => m.up)
+        .map((m) => m.id)
+        .sort(),
+    ).toEqual(['n1', 'n2', 'n3', 'n4']);
+    // Half the keys have two replicas in {n2, n3}. Without the coordinator's own view, each
+    // of those timed out (2 s); now only the first calls to each peer do.
+    expect(failed.length, failed.join('\n')).toBeLessThanOrEqual(4);
+    expect(took).toBeLessThan(20_000);
 
-  net!.heal();
-  await until('hints delivered', 60_000, async () => (await cluster!.views()).every((v) => v !== undefined && v.members.every((m) => m.hints === 0)));
-  const reader = new Client({ nodes: cluster!.nodes.map((n) => n.address), deadlineMs: 5000 });
-  for (const key of acked) expect((await reader.get(key, { r: 3 })).values.map(String), key).toEqual([`v${key.slice(3)}`]);
-  client.close();
-  reader.close();
-}, 240_000);
+    net!.heal();
+    await until('hints delivered', 60_000, async () =>
+      (await cluster!.views()).every((v) => v !== undefined && v.members.every((m) => m.hints === 0)),
+    );
+    const reader = new Client({ nodes: cluster!.nodes.map((n) => n.address), deadlineMs: 5000 });
+    for (const key of acked)
+      expect((await reader.get(key, { r: 3 })).values.map(String), key).toEqual([`v${key.slice(3)}`]);
+    client.close();
+    reader.close();
+  },
+  240_000,
+);

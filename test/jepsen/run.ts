@@ -17,15 +17,71 @@ import { storedKey } from '../../src/buckets/index.js';
 import { decodeRecord, isCounterRecord, versionBytes } from '../../src/storage/codec.js';
 import { decodeCounter } from '../../src/storage/counter.js';
 import { GrpcReplicas } from '../../src/transport/replica-wire.js';
-import { availability, checkCounter, checkExpiry, checkMap, checkOrSet, checkRegister, checkSet, faultImpact, type Availability, type CounterResult, type ExpiryResult, type FaultImpact, type MapResult, type Op, type OffsetChange, type OrSetResult, type RegisterResult, type SetResult, type Window } from './checkers.js';
+import {
+  availability,
+  checkCounter,
+  checkExpiry,
+  checkMap,
+  checkOrSet,
+  checkRegister,
+  checkSet,
+  faultImpact,
+  type Availability,
+  type CounterResult,
+  type ExpiryResult,
+  type FaultImpact,
+  type MapResult,
+  type Op,
+  type OffsetChange,
+  type OrSetResult,
+  type RegisterResult,
+  type SetResult,
+  type Window,
+} from './checkers.js';
 import { JepsenCluster, type JepsenNode } from '../../testkit/jepsen/cluster.js';
 import { capabilities, Network, sweep, type NetCapabilities } from '../../testkit/jepsen/net.js';
-import { partition, schedule, shuffle, SLOW_SHAPES, type Fault, type Nemesis, type PartitionShape, type SlowShape } from './nemesis.js';
-import { cpuThrottleSupport, healAllSlow, SLOW_DEFAULTS, strobe, throttleCpu, type Healable } from '../../testkit/jepsen/slow.js';
-import { diskSupport, fillDisk, flipInTable, freeDisk, removeTable, truncateNewestLog } from '../../testkit/jepsen/disk.js';
+import {
+  partition,
+  schedule,
+  shuffle,
+  SLOW_SHAPES,
+  type Fault,
+  type Nemesis,
+  type PartitionShape,
+  type SlowShape,
+} from './nemesis.js';
+import {
+  cpuThrottleSupport,
+  healAllSlow,
+  SLOW_DEFAULTS,
+  strobe,
+  throttleCpu,
+  type Healable,
+} from '../../testkit/jepsen/slow.js';
+import {
+  diskSupport,
+  fillDisk,
+  flipInTable,
+  freeDisk,
+  removeTable,
+  truncateNewestLog,
+} from '../../testkit/jepsen/disk.js';
 import { timelineSvg } from './timeline.js';
 import { checkLinearizable, type Verdict } from './linearizability.js';
-import { CAS_BUCKET, CasWorkload, COUNTER_BUCKET, CounterWorkload, ExpiryWorkload, History, MAP_BUCKET, MapWorkload, ORSET_BUCKET, OrSetWorkload, RegisterWorkload, SetWorkload } from './workloads.js';
+import {
+  CAS_BUCKET,
+  CasWorkload,
+  COUNTER_BUCKET,
+  CounterWorkload,
+  ExpiryWorkload,
+  History,
+  MAP_BUCKET,
+  MapWorkload,
+  ORSET_BUCKET,
+  OrSetWorkload,
+  RegisterWorkload,
+  SetWorkload,
+} from './workloads.js';
 
 export type Workload = 'set' | 'register' | 'expiry' | 'counter' | 'orset' | 'map' | 'cas';
 export const WORKLOADS: readonly Workload[] = ['set', 'register', 'expiry', 'counter', 'orset', 'map', 'cas'];
@@ -77,7 +133,13 @@ export interface JepsenReport {
   readonly orset?: OrSetResult;
   readonly map?: MapResult;
   /** The cas workload's history, searched for a linearization: operations, how many were unknown or refused, and each key's verdict. */
-  readonly cas?: { readonly ops: number; readonly unknown: number; readonly notApplied: number; readonly applied: number; readonly verdict: Verdict };
+  readonly cas?: {
+    readonly ops: number;
+    readonly unknown: number;
+    readonly notApplied: number;
+    readonly applied: number;
+    readonly verdict: Verdict;
+  };
   readonly convergence: { converged: boolean; ms: number; keys: number; divergent: string[] };
   readonly settleMs: number;
   readonly availability: Availability;
@@ -114,17 +176,27 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
   if (caps.namespaces !== true) {
     for (const n of ['partition', 'packet'] as const) if (o.nemeses.includes(n)) notRun[n] = caps.namespaces;
   } else if (caps.netem !== true && o.nemeses.includes('packet')) {
-    notRun['packet: delay, jitter, reordering'] = `${caps.netem}; the packet nemesis drops packets (nftables) and slows the link (tbf) instead`;
+    notRun['packet: delay, jitter, reordering'] =
+      `${caps.netem}; the packet nemesis drops packets (nftables) and slows the link (tbf) instead`;
   }
   // The slow shapes: cpu needs a cpu cgroup, delay a namespace per node (its proxy runs in the node's).
-  const slowCaps: Record<SlowShape, true | string> = { cpu: cpuThrottleSupport(), strobe: true, delay: caps.namespaces };
-  if (o.nemeses.includes('slow')) for (const shape of SLOW_SHAPES) if (slowCaps[shape] !== true) notRun[`slow: ${shape}`] = slowCaps[shape];
+  const slowCaps: Record<SlowShape, true | string> = {
+    cpu: cpuThrottleSupport(),
+    strobe: true,
+    delay: caps.namespaces,
+  };
+  if (o.nemeses.includes('slow'))
+    for (const shape of SLOW_SHAPES) if (slowCaps[shape] !== true) notRun[`slow: ${shape}`] = slowCaps[shape];
   // disk-full gives each node a small disk (a tmpfs: root); corrupt damages a stopped node's files, which needs nothing.
   const disk = diskSupport();
   if (o.nemeses.includes('disk-full') && disk !== true) notRun['disk-full'] = disk;
   const required = ['partition', 'packet', 'slow: cpu', 'slow: delay', 'disk-full'];
   if (o.requireAll && required.some((k) => notRun[k] !== undefined)) {
-    throw new Error(`every nemesis must run here, but: ${Object.entries(notRun).map(([k, v]) => `${k}: ${v}`).join('; ')}`);
+    throw new Error(
+      `every nemesis must run here, but: ${Object.entries(notRun)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('; ')}`,
+    );
   }
 
   for (const left of sweep()) log(`removed a leftover of an earlier run: ${left}`);
@@ -155,22 +227,31 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
   try {
     net = caps.namespaces === true ? Network.create() : undefined;
     cluster = new JepsenCluster({
-      root: folder, zones: 3, seeds: 3, net, flags: ['--request-timeout-ms', '2000', '--leaver-wait-ms', '10000'],
+      root: folder,
+      zones: 3,
+      seeds: 3,
+      net,
+      flags: ['--request-timeout-ms', '2000', '--leaver-wait-ms', '10000'],
       ...(o.nemeses.includes('disk-full') && disk === true ? { diskBytes: SMALL_DISK_BYTES } : {}),
     });
     for (let i = 0; i < o.nodes; i++) (await cluster.add()).start();
     const started = Date.now();
     await allSettled(cluster, 120_000);
-    log(`cluster of ${o.nodes} up in ${Date.now() - started} ms${net ? ` on ${net.subnet}.0/24, one namespace per node` : ' on 127.0.0.1 (no namespaces)'}`);
+    log(
+      `cluster of ${o.nodes} up in ${Date.now() - started} ms${net ? ` on ${net.subnet}.0/24, one namespace per node` : ' on 127.0.0.1 (no namespaces)'}`,
+    );
     o.onReady?.({ pids: cluster.nodes.map((n) => n.pid!), folder });
 
-    if (o.workloads.some((w) => w === 'counter' || w === 'orset' || w === 'map' || w === 'cas')) await createTypedBuckets(cluster);
+    if (o.workloads.some((w) => w === 'counter' || w === 'orset' || w === 'map' || w === 'cas'))
+      await createTypedBuckets(cluster);
     client = new Client({ nodes: cluster.nodes.map((n) => n.address), deadlineMs: 3000 });
     const history = new History();
     const random = mulberry32(o.seed ^ 0x5eed);
     const set = o.workloads.includes('set') ? new SetWorkload(client, history) : undefined;
     const register = o.workloads.includes('register') ? new RegisterWorkload(client, history, 100, random) : undefined;
-    unhedged = o.workloads.includes('expiry') ? new Client({ nodes: cluster.nodes.map((n) => n.address), deadlineMs: 3000, hedge: false }) : undefined;
+    unhedged = o.workloads.includes('expiry')
+      ? new Client({ nodes: cluster.nodes.map((n) => n.address), deadlineMs: 3000, hedge: false })
+      : undefined;
     const expiry = unhedged ? new ExpiryWorkload(unhedged, history, 30, random) : undefined;
     const counter = o.workloads.includes('counter') ? new CounterWorkload(client, history, 5, random) : undefined;
     const orset = o.workloads.includes('orset') ? new OrSetWorkload(client, history, 4, random) : undefined;
@@ -186,8 +267,21 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
       while (!stopped && history.now() < endMs && ops++ < maxOps) await w.step();
     });
 
-    const nemesis = new NemesisRunner(cluster, net, caps, slowCaps, history, log, o.clockSkewMs ?? { min: 60_000, max: 600_000 });
-    const plan = schedule({ seed: o.seed, nemeses: o.nemeses.filter((n) => notRun[n] === undefined), timeMs: endMs, everyMs: o.everyMs });
+    const nemesis = new NemesisRunner(
+      cluster,
+      net,
+      caps,
+      slowCaps,
+      history,
+      log,
+      o.clockSkewMs ?? { min: 60_000, max: 600_000 },
+    );
+    const plan = schedule({
+      seed: o.seed,
+      nemeses: o.nemeses.filter((n) => notRun[n] === undefined),
+      timeMs: endMs,
+      everyMs: o.everyMs,
+    });
     const faults = (async () => {
       for (const f of plan) {
         await sleep(f.atMs - history.now());
@@ -207,27 +301,43 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     // Hints held by the members (a removed node's last gossip keeps the count it died with).
     await waitUntil('no hints held by any member', 120_000, async () => {
       const ids = new Set(cluster!.members.map((n) => n.id));
-      return (await cluster!.views()).every((v) => v !== undefined && v.members.every((m) => !ids.has(m.id) || m.hints === 0));
+      return (await cluster!.views()).every(
+        (v) => v !== undefined && v.members.every((m) => !ids.has(m.id) || m.hints === 0),
+      );
     });
     await repairAll(cluster, log);
     const settleMs = Date.now() - healedAt;
     log(`settled in ${settleMs} ms`);
 
     const keys: TypedKey[] = [
-      ...[...(set?.keys ?? []), ...(register?.keys ?? []), ...(expiry?.keys ?? [])].map((key) => ({ key, bucket: '', type: 'kv' as const })),
+      ...[...(set?.keys ?? []), ...(register?.keys ?? []), ...(expiry?.keys ?? [])].map((key) => ({
+        key,
+        bucket: '',
+        type: 'kv' as const,
+      })),
       ...[...(counter?.keys ?? [])].map((key) => ({ key, bucket: COUNTER_BUCKET, type: 'kv' as const })), // a counter's record is compared as any record's
       ...[...(orset?.keys ?? [])].map((key) => ({ key, bucket: ORSET_BUCKET, type: 'set' as const })),
       ...[...(map?.keys ?? [])].map((key) => ({ key, bucket: MAP_BUCKET, type: 'set' as const })), // a map's fields are sub-keys, as a set's elements
     ];
-    replicas = new GrpcReplicas((id) => cluster!.nodes.find((n) => n.id === id)?.address, grpc.credentials.createInsecure());
+    replicas = new GrpcReplicas(
+      (id) => cluster!.nodes.find((n) => n.id === id)?.address,
+      grpc.credentials.createInsecure(),
+    );
     let divergent = await divergentKeys(cluster, replicas, keys);
     const convergeEnd = Date.now() + 60_000;
     while (divergent.length > 0 && Date.now() < convergeEnd) {
       await sleep(1000);
       divergent = await divergentKeys(cluster, replicas, keys);
     }
-    const convergence = { converged: divergent.length === 0, ms: Date.now() - healedAt, keys: keys.length, divergent: divergent.slice(0, 50) };
-    log(`convergence: ${convergence.converged ? `every replica of ${keys.length} keys identical ${convergence.ms} ms after the heal` : `${divergent.length} keys differ between replicas`}`);
+    const convergence = {
+      converged: divergent.length === 0,
+      ms: Date.now() - healedAt,
+      keys: keys.length,
+      divergent: divergent.slice(0, 50),
+    };
+    log(
+      `convergence: ${convergence.converged ? `every replica of ${keys.length} keys identical ${convergence.ms} ms after the heal` : `${divergent.length} keys differ between replicas`}`,
+    );
     for (const d of divergent.slice(0, 3)) log(`  differs: ${d}`);
 
     const finalRead = async <T>(key: string, read: () => Promise<T>): Promise<T> => {
@@ -240,13 +350,23 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
         }
       }
     };
-    const readAll = (key: string): Promise<Buffer[]> => finalRead(key, async () => (await client!.get(key, { r: 3, deadlineMs: 10_000 })).values);
+    const readAll = (key: string): Promise<Buffer[]> =>
+      finalRead(key, async () => (await client!.get(key, { r: 3, deadlineMs: 10_000 })).values);
     const setResult = set ? checkSet(set.attempted, set.acked, await set.finalRead(readAll)) : undefined;
     const registerResult = register ? checkRegister(register.writes, await register.finalRead(readAll)) : undefined;
     if (expiry) await expiry.finalRead(readAll);
     const expiryResult = expiry ? checkExpiry(expiry.writes, expiry.reads, nemesis.offsets) : undefined;
     const counterResult = counter
-      ? checkCounter(counter.increments, counter.reads, await counter.finalRead((key) => finalRead(key, async () => (await client!.counterGet(key, { bucket: COUNTER_BUCKET, r: 3, deadlineMs: 10_000 })).value)))
+      ? checkCounter(
+          counter.increments,
+          counter.reads,
+          await counter.finalRead((key) =>
+            finalRead(
+              key,
+              async () => (await client!.counterGet(key, { bucket: COUNTER_BUCKET, r: 3, deadlineMs: 10_000 })).value,
+            ),
+          ),
+        )
       : undefined;
     const orsetResult = orset
       ? checkOrSet(
@@ -254,7 +374,8 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
           await orset.finalRead((key) =>
             finalRead(key, async () => {
               const out: string[] = [];
-              for await (const e of client!.setElements(key, { bucket: ORSET_BUCKET, r: 3, deadlineMs: 10_000 })) out.push(String(e.element));
+              for await (const e of client!.setElements(key, { bucket: ORSET_BUCKET, r: 3, deadlineMs: 10_000 }))
+                out.push(String(e.element));
               return out;
             }),
           ),
@@ -266,12 +387,17 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
           await map.finalRead((key) =>
             finalRead(key, async () => {
               const m = await client!.mapGet(key, { bucket: MAP_BUCKET, r: 3, deadlineMs: 10_000 });
-              return { counter: m.counters.n ?? 0n, elements: new Set((m.sets.s ?? []).map(String)), last: m.registers.last === undefined ? undefined : String(m.registers.last) };
+              return {
+                counter: m.counters.n ?? 0n,
+                elements: new Set((m.sets.s ?? []).map(String)),
+                last: m.registers.last === undefined ? undefined : String(m.registers.last),
+              };
             }),
           ),
         )
       : undefined;
-    if (cas) await cas.finalRead((key) => finalRead(key, () => client!.get(key, { bucket: CAS_BUCKET, deadlineMs: 10_000 })));
+    if (cas)
+      await cas.finalRead((key) => finalRead(key, () => client!.get(key, { bucket: CAS_BUCKET, deadlineMs: 10_000 })));
     const casResult = cas
       ? {
           ops: cas.ops.length,
@@ -281,38 +407,87 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
           verdict: checkLinearizable(cas.ops),
         }
       : undefined;
-    if (casResult) log(`cas: ${casResult.ops} operations on ${cas!.keys.size} keys (${casResult.applied} applied, ${casResult.unknown} unknown, ${casResult.notApplied} refused before applying): ${casResult.verdict.linearizable === true ? 'linearizable' : casResult.verdict.linearizable === false ? 'NOT linearizable' : 'search passed its budget'}`);
+    if (casResult)
+      log(
+        `cas: ${casResult.ops} operations on ${cas!.keys.size} keys (${casResult.applied} applied, ${casResult.unknown} unknown, ${casResult.notApplied} refused before applying): ${casResult.verdict.linearizable === true ? 'linearizable' : casResult.verdict.linearizable === false ? 'NOT linearizable' : 'search passed its budget'}`,
+      );
 
-    const windows: Window[] = nemesis.records.filter((r) => r.skipped === undefined).map((r) => ({ kind: r.kind, ...(r.shape ? { shape: r.shape } : {}), label: r.label, startMs: r.startMs, endMs: r.endMs }));
+    const windows: Window[] = nemesis.records
+      .filter((r) => r.skipped === undefined)
+      .map((r) => ({
+        kind: r.kind,
+        ...(r.shape ? { shape: r.shape } : {}),
+        label: r.label,
+        startMs: r.startMs,
+        endMs: r.endMs,
+      }));
     const avail = availability(history.ops, windows, 5000);
     const impact = faultImpact(history.ops, windows, endMs);
     const byCode: Record<string, number> = {};
     for (const op of history.ops) if (op.code) byCode[op.code] = (byCode[op.code] ?? 0) + 1;
     const violations: string[] = [];
-    if (setResult && setResult.lost.length > 0) violations.push(`set: ${setResult.lost.length} acknowledged elements lost`);
-    if (setResult && setResult.unexpected.length > 0) violations.push(`set: ${setResult.unexpected.length} unexpected elements`);
-    if (registerResult && registerResult.lost.length > 0) violations.push(`register: ${registerResult.lost.length} acknowledged writes lost`);
-    if (registerResult && registerResult.unexpected.length > 0) violations.push(`register: ${registerResult.unexpected.length} unexpected values`);
-    if (expiryResult && expiryResult.late > 0) violations.push(`expiry: ${expiryResult.late} reads showed a value past its expiry plus the clock skew bound`);
-    if (expiryResult && expiryResult.unexpected.length > 0) violations.push(`expiry: ${expiryResult.unexpected.length} unexpected values`);
-    if (counterResult && counterResult.lost.length > 0) violations.push(`counter: ${counterResult.lost.length} counters lost acknowledged increments`);
-    if (counterResult && counterResult.doubled.length > 0) violations.push(`counter: ${counterResult.doubled.length} counters counted an increment twice (or one nobody made)`);
-    if (counterResult && counterResult.badReads.length > 0) violations.push(`counter: ${counterResult.badReads.length} reads above what was invoked, or below zero`);
-    if (orsetResult && orsetResult.lost.length > 0) violations.push(`orset: ${orsetResult.lost.length} acknowledged adds lost`);
-    if (orsetResult && orsetResult.resurrected.length > 0) violations.push(`orset: ${orsetResult.resurrected.length} removed elements came back`);
-    if (orsetResult && orsetResult.unexpected.length > 0) violations.push(`orset: ${orsetResult.unexpected.length} unexpected elements`);
-    if (mapResult && mapResult.lost.length > 0) violations.push(`map: ${mapResult.lost.length} acknowledged updates lost`);
-    if (mapResult && mapResult.torn.length > 0) violations.push(`map: ${mapResult.torn.length} maps whose counter disagrees with the updates their set shows applied (an update in part, or counted twice)`);
-    if (mapResult && mapResult.unexpected.length > 0) violations.push(`map: ${mapResult.unexpected.length} unexpected elements or register values`);
+    if (setResult && setResult.lost.length > 0)
+      violations.push(`set: ${setResult.lost.length} acknowledged elements lost`);
+    if (setResult && setResult.unexpected.length > 0)
+      violations.push(`set: ${setResult.unexpected.length} unexpected elements`);
+    if (registerResult && registerResult.lost.length > 0)
+      violations.push(`register: ${registerResult.lost.length} acknowledged writes lost`);
+    if (registerResult && registerResult.unexpected.length > 0)
+      violations.push(`register: ${registerResult.unexpected.length} unexpected values`);
+    if (expiryResult && expiryResult.late > 0)
+      violations.push(`expiry: ${expiryResult.late} reads showed a value past its expiry plus the clock skew bound`);
+    if (expiryResult && expiryResult.unexpected.length > 0)
+      violations.push(`expiry: ${expiryResult.unexpected.length} unexpected values`);
+    if (counterResult && counterResult.lost.length > 0)
+      violations.push(`counter: ${counterResult.lost.length} counters lost acknowledged increments`);
+    if (counterResult && counterResult.doubled.length > 0)
+      violations.push(
+        `counter: ${counterResult.doubled.length} counters counted an increment twice (or one nobody made)`,
+      );
+    if (counterResult && counterResult.badReads.length > 0)
+      violations.push(`counter: ${counterResult.badReads.length} reads above what was invoked, or below zero`);
+    if (orsetResult && orsetResult.lost.length > 0)
+      violations.push(`orset: ${orsetResult.lost.length} acknowledged adds lost`);
+    if (orsetResult && orsetResult.resurrected.length > 0)
+      violations.push(`orset: ${orsetResult.resurrected.length} removed elements came back`);
+    if (orsetResult && orsetResult.unexpected.length > 0)
+      violations.push(`orset: ${orsetResult.unexpected.length} unexpected elements`);
+    if (mapResult && mapResult.lost.length > 0)
+      violations.push(`map: ${mapResult.lost.length} acknowledged updates lost`);
+    if (mapResult && mapResult.torn.length > 0)
+      violations.push(
+        `map: ${mapResult.torn.length} maps whose counter disagrees with the updates their set shows applied (an update in part, or counted twice)`,
+      );
+    if (mapResult && mapResult.unexpected.length > 0)
+      violations.push(`map: ${mapResult.unexpected.length} unexpected elements or register values`);
     for (const k of casResult?.verdict.keys ?? []) {
-      if (k.linearizable === false) violations.push(`cas: key ${k.key}'s history (${k.ops} operations) is not linearizable: no order places ${JSON.stringify(k.stuckAt)} (the deepest order placed ${k.deepest})`);
-      else if (k.linearizable === undefined) violations.push(`cas: key ${k.key}'s history (${k.ops} operations) could not be checked: the search passed its budget after ${k.steps} steps`);
+      if (k.linearizable === false)
+        violations.push(
+          `cas: key ${k.key}'s history (${k.ops} operations) is not linearizable: no order places ${JSON.stringify(k.stuckAt)} (the deepest order placed ${k.deepest})`,
+        );
+      else if (k.linearizable === undefined)
+        violations.push(
+          `cas: key ${k.key}'s history (${k.ops} operations) could not be checked: the search passed its budget after ${k.steps} steps`,
+        );
     }
-    if (!convergence.converged) violations.push(`convergence: ${divergent.length} keys still differ between replicas 60 s after settling`);
-    if (history.malformed.length > 0) violations.push(`${history.malformed.length} reads returned a value no client wrote`);
+    if (!convergence.converged)
+      violations.push(`convergence: ${divergent.length} keys still differ between replicas 60 s after settling`);
+    if (history.malformed.length > 0)
+      violations.push(`${history.malformed.length} reads returned a value no client wrote`);
     const report: JepsenReport = {
       seed: o.seed,
-      options: { timeS: o.timeS, nodes: o.nodes, nemeses: o.nemeses, workloads: o.workloads, seed: o.seed, everyMs: o.everyMs, workers: o.workers, resultsDir: o.resultsDir, requireAll: o.requireAll, ...(o.clockSkewMs ? { clockSkewMs: o.clockSkewMs } : {}) },
+      options: {
+        timeS: o.timeS,
+        nodes: o.nodes,
+        nemeses: o.nemeses,
+        workloads: o.workloads,
+        seed: o.seed,
+        everyMs: o.everyMs,
+        workers: o.workers,
+        resultsDir: o.resultsDir,
+        requireAll: o.requireAll,
+        ...(o.clockSkewMs ? { clockSkewMs: o.clockSkewMs } : {}),
+      },
       folder,
       capabilities: caps,
       notRun,
@@ -343,7 +518,12 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     writeFileSync(join(folder, 'report.json'), JSON.stringify(report, null, 2));
     writeFileSync(join(folder, 'summary.txt'), summary(report));
     // The whole history, one operation per line: [workload, startMs, endMs, outcome, code].
-    writeFileSync(join(folder, 'history.jsonl'), history.ops.map((x) => JSON.stringify([x.workload, Math.round(x.startMs), Math.round(x.endMs), x.outcome, x.code ?? ''])).join('\n') + '\n');
+    writeFileSync(
+      join(folder, 'history.jsonl'),
+      history.ops
+        .map((x) => JSON.stringify([x.workload, Math.round(x.startMs), Math.round(x.endMs), x.outcome, x.code ?? '']))
+        .join('\n') + '\n',
+    );
     redraw(folder);
     return report;
   } finally {
@@ -360,13 +540,35 @@ export function redraw(folder: string): string {
     .split('\n')
     .filter(Boolean)
     .map((l) => {
-      const [workload, startMs, endMs, outcome, code] = JSON.parse(l) as [Op['workload'], number, number, Op['outcome'], string];
+      const [workload, startMs, endMs, outcome, code] = JSON.parse(l) as [
+        Op['workload'],
+        number,
+        number,
+        Op['outcome'],
+        string,
+      ];
       return { workload, startMs, endMs, outcome, ...(code ? { code } : {}) };
     });
-  const windows: Window[] = r.faults.filter((f) => f.skipped === undefined).map((f) => ({ kind: f.kind, ...(f.shape ? { shape: f.shape } : {}), label: f.label, startMs: f.startMs, endMs: f.endMs }));
+  const windows: Window[] = r.faults
+    .filter((f) => f.skipped === undefined)
+    .map((f) => ({
+      kind: f.kind,
+      ...(f.shape ? { shape: f.shape } : {}),
+      label: f.label,
+      startMs: f.startMs,
+      endMs: f.endMs,
+    }));
   const o = r.options;
   const path = join(folder, 'timeline.svg');
-  writeFileSync(path, timelineSvg(`ringkv jepsen: seed ${r.seed}, ${o.nodes} nodes, ${o.timeS} s, ${o.workloads.join('+')}: ${r.valid ? 'valid' : 'INVALID'}`, ops, windows, o.timeS * 1000));
+  writeFileSync(
+    path,
+    timelineSvg(
+      `ringkv jepsen: seed ${r.seed}, ${o.nodes} nodes, ${o.timeS} s, ${o.workloads.join('+')}: ${r.valid ? 'valid' : 'INVALID'}`,
+      ops,
+      windows,
+      o.timeS * 1000,
+    ),
+  );
   return path;
 }
 
@@ -375,7 +577,10 @@ async function allSettled(cluster: JepsenCluster, ms: number): Promise<void> {
   await waitUntil(`all members normal and up everywhere`, ms, async () => {
     const ids = new Set(cluster.members.map((n) => n.id));
     const views = await cluster.views();
-    return views.every((v) => v !== undefined && [...ids].every((id) => v.members.some((m) => m.id === id && m.status === 'normal' && m.up)));
+    return views.every(
+      (v) =>
+        v !== undefined && [...ids].every((id) => v.members.some((m) => m.id === id && m.status === 'normal' && m.up)),
+    );
   });
 }
 
@@ -387,7 +592,9 @@ async function repairAll(cluster: JepsenCluster, log: (l: string) => void): Prom
       await sleep(500);
       run = await n.admin().repairStatus();
     }
-    log(`repair on ${n.id}: ${run.done} ranges, ${run.keysExchanged} keys exchanged, ${run.failed} failed, ${Date.now() - started} ms`);
+    log(
+      `repair on ${n.id}: ${run.done} ranges, ${run.keysExchanged} keys exchanged, ${run.failed} failed, ${Date.now() - started} ms`,
+    );
   }
 }
 
@@ -406,7 +613,14 @@ async function createTypedBuckets(cluster: JepsenCluster): Promise<void> {
   await admin.createBucket(MAP_BUCKET, { type: 'map' });
   await admin.createBucket(CAS_BUCKET, { type: 'consistent' });
   await waitUntil('every node knows the typed buckets', 60_000, async () => {
-    const known = await Promise.all(cluster.nodes.map((n) => Promise.all([COUNTER_BUCKET, ORSET_BUCKET, MAP_BUCKET, CAS_BUCKET].map((b) => n.admin().getBucket(b))).then(() => true, () => false)));
+    const known = await Promise.all(
+      cluster.nodes.map((n) =>
+        Promise.all([COUNTER_BUCKET, ORSET_BUCKET, MAP_BUCKET, CAS_BUCKET].map((b) => n.admin().getBucket(b))).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
     return known.every(Boolean);
   });
 }
@@ -417,7 +631,11 @@ async function createTypedBuckets(cluster: JepsenCluster): Promise<void> {
  * names the key, its bucket and type, its replicas, and what each holds where they differ
  * (describeRecord), so that a failed run says what did not converge.
  */
-async function divergentKeys(cluster: JepsenCluster, replicas: GrpcReplicas, keys: readonly TypedKey[]): Promise<string[]> {
+async function divergentKeys(
+  cluster: JepsenCluster,
+  replicas: GrpcReplicas,
+  keys: readonly TypedKey[],
+): Promise<string[]> {
   const admin = cluster.members.find((n) => n.running)!.admin();
   const out: string[] = [];
   for (const { key, bucket, type } of keys) {
@@ -450,7 +668,10 @@ async function divergentKeys(cluster: JepsenCluster, replicas: GrpcReplicas, key
     const name = `${bucket === '' ? '' : `${bucket}/`}${key} (${type}) on ${ids.join(',')}`;
     out.push(
       type === 'set'
-        ? `${name}: ${differ.length} of ${parts.size} elements differ; ${differ.slice(0, 3).map((k) => `${k}: ${where(k)}`).join('; ')}`
+        ? `${name}: ${differ.length} of ${parts.size} elements differ; ${differ
+            .slice(0, 3)
+            .map((k) => `${k}: ${where(k)}`)
+            .join('; ')}`
         : `${name}: ${where('')}`,
     );
   }
@@ -476,11 +697,17 @@ function describeRecord(record: Buffer | undefined): string {
     const siblings = v.siblings
       .map((s) => {
         const value = s.value === null ? '⊥' : JSON.stringify(Buffer.from(s.value).toString('utf8').slice(0, 24));
-        const extras = [s.expiresAt !== undefined ? `exp ${s.expiresAt}` : '', s.at !== undefined ? `at ${s.at}` : '', s.id !== undefined ? `id ${Buffer.from(s.id, 'latin1').toString('hex')}` : ''].filter(Boolean);
+        const extras = [
+          s.expiresAt !== undefined ? `exp ${s.expiresAt}` : '',
+          s.at !== undefined ? `at ${s.at}` : '',
+          s.id !== undefined ? `id ${Buffer.from(s.id, 'latin1').toString('hex')}` : '',
+        ].filter(Boolean);
         return `${actor(s.actor)}:${s.counter} ${value}${extras.length > 0 ? ` (${extras.join(', ')})` : ''}`;
       })
       .join(' | ');
-    const retired = v.retired?.length ? ` retired ${v.retired.map((r) => Buffer.from(r.id, 'latin1').toString('hex')).join(',')}` : '';
+    const retired = v.retired?.length
+      ? ` retired ${v.retired.map((r) => Buffer.from(r.id, 'latin1').toString('hex')).join(',')}`
+      : '';
     return `clock{${clock}} [${siblings}]${retired}${deletedAt !== undefined ? ` deleted at ${deletedAt}` : ''}`;
   } catch (e) {
     return `format ${record[0]}, ${record.length} bytes (${(e as Error).message})`;
@@ -494,17 +721,33 @@ function pct(x: number): string {
 export function summary(r: JepsenReport): string {
   const lines: string[] = [];
   lines.push(`ringkv jepsen run, seed ${r.seed}: ${r.valid ? 'VALID' : 'INVALID'}`);
-  lines.push(`  ${r.options.nodes} nodes, ${r.options.timeS} s, workloads ${r.options.workloads.join(', ')}, nemeses ${r.options.nemeses.join(', ')}`);
+  lines.push(
+    `  ${r.options.nodes} nodes, ${r.options.timeS} s, workloads ${r.options.workloads.join(', ')}, nemeses ${r.options.nemeses.join(', ')}`,
+  );
   for (const [k, why] of Object.entries(r.notRun)) lines.push(`  not run: ${k}: ${why}`);
   const applied = r.faults.filter((f) => !f.skipped);
   lines.push(`  faults: ${applied.length} applied, ${r.faults.length - applied.length} skipped`);
-  for (const f of r.faults) lines.push(`    ${(f.startMs / 1000).toFixed(1).padStart(6)} s  ${f.kind.padEnd(10)} ${f.skipped ? `${f.shape ? `${f.shape}: ` : ''}skipped: ${f.skipped}` : `${f.label} (${((f.endMs - f.startMs) / 1000).toFixed(1)} s)`}`);
-  lines.push(`  operations: ${r.ops.total} (${r.ops.ok} ok, ${r.ops.failed} failed, ${r.ops.unknown} unknown); failures by code ${JSON.stringify(r.ops.byCode)}`);
-  if (r.set) lines.push(`  set: attempted ${r.set.attempted}, acknowledged ${r.set.acknowledged}, lost ${r.set.lost.length}, unexpected ${r.set.unexpected.length}, recovered ${r.set.recovered}`);
+  for (const f of r.faults)
+    lines.push(
+      `    ${(f.startMs / 1000).toFixed(1).padStart(6)} s  ${f.kind.padEnd(10)} ${f.skipped ? `${f.shape ? `${f.shape}: ` : ''}skipped: ${f.skipped}` : `${f.label} (${((f.endMs - f.startMs) / 1000).toFixed(1)} s)`}`,
+    );
+  lines.push(
+    `  operations: ${r.ops.total} (${r.ops.ok} ok, ${r.ops.failed} failed, ${r.ops.unknown} unknown); failures by code ${JSON.stringify(r.ops.byCode)}`,
+  );
+  if (r.set)
+    lines.push(
+      `  set: attempted ${r.set.attempted}, acknowledged ${r.set.acknowledged}, lost ${r.set.lost.length}, unexpected ${r.set.unexpected.length}, recovered ${r.set.recovered}`,
+    );
   if (r.register)
-    lines.push(`  register: ${r.register.keys} keys, ${r.register.writes} writes, acknowledged ${r.register.acknowledged}, lost ${r.register.lost.length}, unexpected ${r.register.unexpected.length}, superseded by a successor ${r.register.superseded}`);
-  lines.push(`  convergence: ${r.convergence.converged ? `every replica identical, ${(r.convergence.ms / 1000).toFixed(1)} s after the heal (settling took ${(r.settleMs / 1000).toFixed(1)} s)` : `${r.convergence.divergent.length} keys differ`}`);
-  lines.push(`  availability: ${pct(r.availability.overall)} overall, ${pct(r.availability.quiet)} with no fault active`);
+    lines.push(
+      `  register: ${r.register.keys} keys, ${r.register.writes} writes, acknowledged ${r.register.acknowledged}, lost ${r.register.lost.length}, unexpected ${r.register.unexpected.length}, superseded by a successor ${r.register.superseded}`,
+    );
+  lines.push(
+    `  convergence: ${r.convergence.converged ? `every replica identical, ${(r.convergence.ms / 1000).toFixed(1)} s after the heal (settling took ${(r.settleMs / 1000).toFixed(1)} s)` : `${r.convergence.divergent.length} keys differ`}`,
+  );
+  lines.push(
+    `  availability: ${pct(r.availability.overall)} overall, ${pct(r.availability.quiet)} with no fault active`,
+  );
   for (const [kind, a] of Object.entries(r.availability.byKind)) {
     const after =
       a.after === undefined
@@ -515,21 +758,36 @@ export function summary(r: JepsenReport): string {
   if (r.impact !== undefined) {
     const q = r.impact.quiet;
     const x = (v: number | undefined): string => (v === undefined ? '   n/a' : `${v.toFixed(2)}×`.padStart(6));
-    lines.push(`  throughput and p99 during faults ÷ quiet (${q.okPerSec.toFixed(0)} ok ops/s, p99 ${q.p99Ms === undefined ? 'n/a' : `${q.p99Ms.toFixed(0)} ms`}, ${q.failed} failed, over ${q.seconds.toFixed(1)} s with no fault active):`);
+    lines.push(
+      `  throughput and p99 during faults ÷ quiet (${q.okPerSec.toFixed(0)} ok ops/s, p99 ${q.p99Ms === undefined ? 'n/a' : `${q.p99Ms.toFixed(0)} ms`}, ${q.failed} failed, over ${q.seconds.toFixed(1)} s with no fault active):`,
+    );
     for (const [k, m] of Object.entries(r.impact.byKind).sort(([a], [b]) => a.localeCompare(b))) {
-      lines.push(`    ${k.padEnd(26)} ${String(m.faults).padStart(3)} faults ${m.seconds.toFixed(1).padStart(6)} s: ops/s ${x(m.throughput)} (${m.okPerSec.toFixed(0)}/s), p99 ${x(m.p99)} (${m.p99Ms === undefined ? 'n/a' : `${m.p99Ms.toFixed(0)} ms`}), ${m.failed} failed`);
+      lines.push(
+        `    ${k.padEnd(26)} ${String(m.faults).padStart(3)} faults ${m.seconds.toFixed(1).padStart(6)} s: ops/s ${x(m.throughput)} (${m.okPerSec.toFixed(0)}/s), p99 ${x(m.p99)} (${m.p99Ms === undefined ? 'n/a' : `${m.p99Ms.toFixed(0)} ms`}), ${m.failed} failed`,
+      );
     }
   }
   if (r.expiry)
-    lines.push(`  expiry: ${r.expiry.writes} writes, acknowledged ${r.expiry.acknowledged}, ${r.expiry.reads} reads, ${r.expiry.judged} values judged, late ${r.expiry.late}, unexpected ${r.expiry.unexpected.length}, largest skew bound ${r.expiry.maxSkewMs} ms`);
+    lines.push(
+      `  expiry: ${r.expiry.writes} writes, acknowledged ${r.expiry.acknowledged}, ${r.expiry.reads} reads, ${r.expiry.judged} values judged, late ${r.expiry.late}, unexpected ${r.expiry.unexpected.length}, largest skew bound ${r.expiry.maxSkewMs} ms`,
+    );
   if (r.counter)
-    lines.push(`  counter: ${r.counter.keys} keys, ${r.counter.increments} increments, acknowledged ${r.counter.acknowledged}, ${r.counter.reads} reads, lost ${r.counter.lost.length}, doubled ${r.counter.doubled.length}, bad reads ${r.counter.badReads.length}, unknown units applied ${r.counter.unknownApplied}`);
+    lines.push(
+      `  counter: ${r.counter.keys} keys, ${r.counter.increments} increments, acknowledged ${r.counter.acknowledged}, ${r.counter.reads} reads, lost ${r.counter.lost.length}, doubled ${r.counter.doubled.length}, bad reads ${r.counter.badReads.length}, unknown units applied ${r.counter.unknownApplied}`,
+    );
   if (r.orset)
-    lines.push(`  orset: ${r.orset.elements} elements, acknowledged ${r.orset.acknowledged}, removed ${r.orset.removed}, lost ${r.orset.lost.length}, resurrected ${r.orset.resurrected.length}, unexpected ${r.orset.unexpected.length}`);
-  if (r.map) lines.push(`  map: ${r.map.requests} updates of ${r.map.keys} maps, acknowledged ${r.map.acknowledged}, lost ${r.map.lost.length}, torn ${r.map.torn.length}, unexpected ${r.map.unexpected.length}`);
+    lines.push(
+      `  orset: ${r.orset.elements} elements, acknowledged ${r.orset.acknowledged}, removed ${r.orset.removed}, lost ${r.orset.lost.length}, resurrected ${r.orset.resurrected.length}, unexpected ${r.orset.unexpected.length}`,
+    );
+  if (r.map)
+    lines.push(
+      `  map: ${r.map.requests} updates of ${r.map.keys} maps, acknowledged ${r.map.acknowledged}, lost ${r.map.lost.length}, torn ${r.map.torn.length}, unexpected ${r.map.unexpected.length}`,
+    );
   if (r.cas) {
     const v = r.cas.verdict.linearizable;
-    lines.push(`  cas: ${r.cas.ops} operations on ${r.cas.verdict.keys.length} keys, applied ${r.cas.applied}, unknown ${r.cas.unknown}, refused ${r.cas.notApplied}; ${v === true ? 'linearizable' : v === false ? 'NOT linearizable' : 'not proved (search budget)'} (${r.cas.verdict.keys.reduce((n, k) => n + k.steps, 0)} search steps)`);
+    lines.push(
+      `  cas: ${r.cas.ops} operations on ${r.cas.verdict.keys.length} keys, applied ${r.cas.applied}, unknown ${r.cas.unknown}, refused ${r.cas.notApplied}; ${v === true ? 'linearizable' : v === false ? 'NOT linearizable' : 'not proved (search budget)'} (${r.cas.verdict.keys.reduce((n, k) => n + k.steps, 0)} search steps)`,
+    );
   }
   for (const v of r.violations) lines.push(`  VIOLATION: ${v}`);
   lines.push(`  report: ${join(r.folder, 'report.json')}, picture: ${join(r.folder, 'timeline.svg')}`);
@@ -577,7 +835,14 @@ class NemesisRunner {
   }
 
   #record(kind: Nemesis, label: string, skipped?: string, shape?: string): FaultRecord {
-    const r: FaultRecord = { kind, ...(shape ? { shape } : {}), label, startMs: this.history.now(), endMs: this.history.now(), ...(skipped ? { skipped } : {}) };
+    const r: FaultRecord = {
+      kind,
+      ...(shape ? { shape } : {}),
+      label,
+      startMs: this.history.now(),
+      endMs: this.history.now(),
+      ...(skipped ? { skipped } : {}),
+    };
     this.records.push(r);
     this.log(`nemesis ${kind}: ${skipped ? `${shape ? `${shape}: ` : ''}skipped (${skipped})` : label}`);
     return r;
@@ -610,7 +875,12 @@ class NemesisRunner {
         this.#down.add(victim);
         // Half the restarts come back with the clock minutes behind: the new generation must still be larger.
         const behindMs = f.kind === 'kill' && random() < 0.5 ? -this.#skew(random) : 0;
-        const rec = this.#record(f.kind, f.kind === 'kill' ? `kill -9 ${victim.id}, restart${behindMs ? ` with its clock ${Math.round(-behindMs / 1000)} s behind` : ''}` : `SIGSTOP ${victim.id}`);
+        const rec = this.#record(
+          f.kind,
+          f.kind === 'kill'
+            ? `kill -9 ${victim.id}, restart${behindMs ? ` with its clock ${Math.round(-behindMs / 1000)} s behind` : ''}`
+            : `SIGSTOP ${victim.id}`,
+        );
         if (f.kind === 'kill') await victim.kill();
         else victim.signal('SIGSTOP');
         await sleep(f.forMs);
@@ -623,8 +893,13 @@ class NemesisRunner {
       case 'packet': {
         const victims = shuffle(this.#candidates(), random).slice(0, 1 + Math.floor(random() * 2));
         const netem = this.caps.netem === true;
-        const fault = netem ? { lossPercent: 10, delayMs: 50, jitterMs: 40, reorderPercent: 20 } : { lossPercent: 20, slowKbit: 512 };
-        const rec = this.#record('packet', `${victims.map((v) => v.id).join(',')}: ${netem ? 'netem delay 50±40 ms, 20% reordered, 10% loss' : '20% loss, link slowed to 512 kbit/s'}`);
+        const fault = netem
+          ? { lossPercent: 10, delayMs: 50, jitterMs: 40, reorderPercent: 20 }
+          : { lossPercent: 20, slowKbit: 512 };
+        const rec = this.#record(
+          'packet',
+          `${victims.map((v) => v.id).join(',')}: ${netem ? 'netem delay 50±40 ms, 20% reordered, 10% loss' : '20% loss, link slowed to 512 kbit/s'}`,
+        );
         for (const v of victims) this.net!.degrade(v.id, fault);
         await sleep(f.forMs);
         this.net!.heal();
@@ -635,8 +910,18 @@ class NemesisRunner {
         const victims = shuffle(this.#candidates(), random).slice(0, 1 + Math.floor(random() * 2));
         const offset = this.#skew(random) * (random() < 0.5 ? -1 : 1);
         const strobe = random() < 0.5;
-        const rec = this.#record('clock', `${victims.map((v) => v.id).join(',')}: ${strobe ? `strobe ±${Math.round(Math.abs(offset) / 1000)} s every 200 ms` : `skew ${offset > 0 ? '+' : ''}${Math.round(offset / 1000)} s`}`);
-        const set = (ms: number): Promise<unknown> => Promise.all(victims.map((v) => this.#offset(v.id, ms, () => v.admin().setClockOffset(ms)).catch((e: Error) => this.log(`clock on ${v.id}: ${e.message}`))));
+        const rec = this.#record(
+          'clock',
+          `${victims.map((v) => v.id).join(',')}: ${strobe ? `strobe ±${Math.round(Math.abs(offset) / 1000)} s every 200 ms` : `skew ${offset > 0 ? '+' : ''}${Math.round(offset / 1000)} s`}`,
+        );
+        const set = (ms: number): Promise<unknown> =>
+          Promise.all(
+            victims.map((v) =>
+              this.#offset(v.id, ms, () => v.admin().setClockOffset(ms)).catch((e: Error) =>
+                this.log(`clock on ${v.id}: ${e.message}`),
+              ),
+            ),
+          );
         await set(offset);
         if (strobe) {
           let sign = 1;
@@ -655,7 +940,8 @@ class NemesisRunner {
       case 'corrupt':
         return this.#corrupt(f, random);
       case 'membership': {
-        if (this.#membership !== undefined) return void this.#record('membership', '', 'the last membership change is still running');
+        if (this.#membership !== undefined)
+          return void this.#record('membership', '', 'the last membership change is still running');
         const rec = this.#record('membership', 'join, then decommission or remove');
         this.#membership = this.#change(rec, random)
           .catch((e: Error) => {
@@ -663,9 +949,9 @@ class NemesisRunner {
             this.log(`membership: ${e.message}`);
           })
           .finally(() => {
-          rec.endMs = this.history.now();
-          this.#membership = undefined;
-        });
+            rec.endMs = this.history.now();
+            this.#membership = undefined;
+          });
         return;
       }
     }
@@ -734,7 +1020,10 @@ class NemesisRunner {
       const st = statfsSync(victim.dataDir);
       const floor = Math.min(0.05 * st.blocks * st.bsize, 2 ** 30);
       const left = fillDisk(victim.dataDir, Math.floor(floor / 2));
-      const rec = this.#record('disk-full', `${victim.id}'s disk filled: ${(left / 2 ** 20).toFixed(1)} MiB free (under its floor), then none`);
+      const rec = this.#record(
+        'disk-full',
+        `${victim.id}'s disk filled: ${(left / 2 ** 20).toFixed(1)} MiB free (under its floor), then none`,
+      );
       await sleep(f.forMs / 2);
       fillDisk(victim.dataDir, 0);
       await sleep(f.forMs / 2);
@@ -753,7 +1042,8 @@ class NemesisRunner {
    */
   async #corrupt(f: Fault, random: () => number): Promise<void> {
     if (this.#down.size > 0) return void this.#record('corrupt', '', 'another node is already down');
-    if (this.#unrepaired !== undefined) return void this.#record('corrupt', '', 'the last damaged node is not repaired yet');
+    if (this.#unrepaired !== undefined)
+      return void this.#record('corrupt', '', 'the last damaged node is not repaired yet');
     const victim = shuffle(this.#candidates(), random)[0];
     if (victim === undefined) return void this.#record('corrupt', '', 'no running member');
     this.#down.add(victim);
@@ -764,13 +1054,20 @@ class NemesisRunner {
       // tables at least, so that one can be removed and another damaged.
       for (let i = 0; i < 3 && readdirSync(db).filter((f) => f.endsWith('.ldb')).length < 2; i++) {
         victim.start();
-        await waitUntil(`${victim.id} up again`, 30_000, async () => (await victim.status()) !== undefined).catch(() => undefined);
+        await waitUntil(`${victim.id} up again`, 30_000, async () => (await victim.status()) !== undefined).catch(
+          () => undefined,
+        );
         await sleep(1000);
         await victim.kill();
       }
       const flipped = flipInTable(db, 1 + Math.floor(random() * 4), random);
-      const did = [removeTable(db, random, flipped?.table), flipped?.text, truncateNewestLog(db, random)].filter((d) => d !== undefined);
-      const rec = this.#record('corrupt', `kill -9 ${victim.id}, ${did.length > 0 ? did.join(', ') : 'no files to damage yet'}, restart, repair`);
+      const did = [removeTable(db, random, flipped?.table), flipped?.text, truncateNewestLog(db, random)].filter(
+        (d) => d !== undefined,
+      );
+      const rec = this.#record(
+        'corrupt',
+        `kill -9 ${victim.id}, ${did.length > 0 ? did.join(', ') : 'no files to damage yet'}, restart, repair`,
+      );
       await sleep(f.forMs);
       victim.start();
       rec.endMs = this.history.now();
@@ -794,7 +1091,8 @@ class NemesisRunner {
           run = await victim.admin().repairStatus();
         }
         // Every range, with every replica up: a range skipped for a replica down still has its losses on one copy.
-        if (run.finishedAtMs !== 0 && run.failed === 0 && run.skipped === 0) return void this.log(`nemesis corrupt: ${victim.id} repaired: ${run.keysExchanged} keys exchanged`);
+        if (run.finishedAtMs !== 0 && run.failed === 0 && run.skipped === 0)
+          return void this.log(`nemesis corrupt: ${victim.id} repaired: ${run.keysExchanged} keys exchanged`);
       } catch {
         // down, paused or busy: again shortly
       }
@@ -815,7 +1113,9 @@ class NemesisRunner {
     this.log(`membership: ${fresh.id} joins`);
     const seedIds = new Set(this.cluster.nodes.slice(0, 3).map((n) => n.id));
     await waitUntil(`${fresh.id} normal on every member`, 180_000, async () =>
-      (await this.cluster.views()).every((v) => v === undefined || v.members.find((m) => m.id === fresh.id)?.status === 'normal'),
+      (await this.cluster.views()).every(
+        (v) => v === undefined || v.members.find((m) => m.id === fresh.id)?.status === 'normal',
+      ),
     );
     // One topology change at a time: a refusal while the last one finishes is retried.
     let refused = '';
@@ -831,7 +1131,10 @@ class NemesisRunner {
         ),
       );
     // Leave: never a seed (joins need them), never the node that just joined.
-    const leaver = shuffle(this.#candidates().filter((n) => !seedIds.has(n.id) && n !== fresh), random)[0];
+    const leaver = shuffle(
+      this.#candidates().filter((n) => !seedIds.has(n.id) && n !== fresh),
+      random,
+    )[0];
     if (leaver === undefined) return;
     const remove = this.#removeNext;
     this.#removeNext = !this.#removeNext;
@@ -842,11 +1145,16 @@ class NemesisRunner {
       await retry(`decommission ${leaver.id}`, () => leaver.admin().decommission());
       // It exits by itself once its ranges are on their new replicas; a kill in between restarts it and it carries on.
       const exited = (): boolean => !leaver.running && !this.#down.has(leaver);
-      await waitUntil(`${leaver.id} to finish leaving`, 600_000, async () => exited() && (await sleep(1000).then(exited)));
+      await waitUntil(
+        `${leaver.id} to finish leaving`,
+        600_000,
+        async () => exited() && (await sleep(1000).then(exited)),
+      );
       leaver.gone = true;
       this.log(`membership: ${leaver.id} left`);
     } else {
-      if (this.#down.size > 0) await waitUntil('no node down before a removal', 60_000, async () => this.#down.size === 0);
+      if (this.#down.size > 0)
+        await waitUntil('no node down before a removal', 60_000, async () => this.#down.size === 0);
       rec.label = `${fresh.id} joins, ${leaver.id} killed and removed`;
       // It counts as the one node down until its ranges are back on N replicas.
       this.#down.add(leaver);
@@ -857,7 +1165,9 @@ class NemesisRunner {
         this.log(`membership: ${leaver.id} killed; removenode from ${driver.id}`);
         await retry(`removenode ${leaver.id}`, () => driver.admin().removeNode(leaver.id));
         await waitUntil(`${leaver.id} removed everywhere`, 600_000, async () =>
-          (await this.cluster.views()).every((v) => v !== undefined && v.members.every((m) => m.id !== leaver.id || m.status === 'removed')),
+          (await this.cluster.views()).every(
+            (v) => v !== undefined && v.members.every((m) => m.id !== leaver.id || m.status === 'removed'),
+          ),
         );
         this.log(`membership: ${leaver.id} removed`);
       } finally {
@@ -882,6 +1192,8 @@ class NemesisRunner {
       else if (!n.running && (!n.leaving || this.#down.has(n))) n.start();
       this.#down.delete(n);
     }
-    await Promise.all(this.cluster.members.map((n) => this.#offset(n.id, 0, () => n.admin().setClockOffset(0)).catch(() => undefined)));
+    await Promise.all(
+      this.cluster.members.map((n) => this.#offset(n.id, 0, () => n.admin().setClockOffset(0)).catch(() => undefined)),
+    );
   }
 }

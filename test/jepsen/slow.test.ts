@@ -105,46 +105,68 @@ afterAll(() => {
   network?.destroy();
 });
 
-it.skipIf(!root)('delays every link of one node both ways, in NAT rules its namespace holds, and heals at once', async () => {
-  const n = network!;
-  const early = await pinger('n1', 'n3'); // opened before the delay: reset onto the proxy
-  const fast = { bridge: await (await pinger(undefined, 'n3')).rtt(), peer: await early.rtt(), out: await (await pinger('n3', 'n1')).rtt() };
-  for (const v of Object.values(fast)) expect(v).toBeLessThan(50);
+it.skipIf(!root)(
+  'delays every link of one node both ways, in NAT rules its namespace holds, and heals at once',
+  async () => {
+    const n = network!;
+    const early = await pinger('n1', 'n3'); // opened before the delay: reset onto the proxy
+    const fast = {
+      bridge: await (await pinger(undefined, 'n3')).rtt(),
+      peer: await early.rtt(),
+      out: await (await pinger('n3', 'n1')).rtt(),
+    };
+    for (const v of Object.values(fast)) expect(v).toBeLessThan(50);
 
-  await n.delay('n3', { delayMs: 100, jitterMs: 20 });
-  const rules = n.ruleset('n3');
-  expect(rules).toMatch(new RegExp(`chain prerouting[^}]*ip daddr ${n.host('n3').ip} tcp dport 7000 dnat to ${n.host('n3').ip}:62000`));
-  for (const p of ['n1', 'n2']) expect(rules).toMatch(new RegExp(`ip daddr ${n.host(p).ip} tcp dport 7000 tcp sport != 61000-61999 dnat to ${n.host('n3').ip}:${62000 + n.host(p).index}`));
-  // The peers' namespaces and the root namespace hold no rules for it.
-  expect(n.ruleset('n1')).not.toMatch(/dnat/);
-  expect(await early.next()).toMatch(/^(closed|error ECONNRESET)$/);
+    await n.delay('n3', { delayMs: 100, jitterMs: 20 });
+    const rules = n.ruleset('n3');
+    expect(rules).toMatch(
+      new RegExp(`chain prerouting[^}]*ip daddr ${n.host('n3').ip} tcp dport 7000 dnat to ${n.host('n3').ip}:62000`),
+    );
+    for (const p of ['n1', 'n2'])
+      expect(rules).toMatch(
+        new RegExp(
+          `ip daddr ${n.host(p).ip} tcp dport 7000 tcp sport != 61000-61999 dnat to ${n.host('n3').ip}:${62000 + n.host(p).index}`,
+        ),
+      );
+    // The peers' namespaces and the root namespace hold no rules for it.
+    expect(n.ruleset('n1')).not.toMatch(/dnat/);
+    expect(await early.next()).toMatch(/^(closed|error ECONNRESET)$/);
 
-  // Each way 80–120 ms: a round trip of at least 160 ms from the bridge, from a peer, and from n3 out.
-  const slow = { bridge: await (await pinger(undefined, 'n3')).rtt(), peer: await (await pinger('n1', 'n3')).rtt(), out: await (await pinger('n3', 'n2')).rtt() };
-  for (const [k, v] of Object.entries(slow)) expect(v, k).toBeGreaterThanOrEqual(160);
-  expect(await (await pinger('n1', 'n2')).rtt(), 'n1 to n2, not n3').toBeLessThan(50);
-  const carried = await pinger('n1', 'n3'); // through the proxy: it stays there after the heal
-  expect(await carried.rtt(3)).toBeGreaterThanOrEqual(160);
-  const stats = (await n.proxy('n3')!.request({ op: 'stats' })).stats!;
-  expect(stats.connections).toBeGreaterThanOrEqual(4);
+    // Each way 80–120 ms: a round trip of at least 160 ms from the bridge, from a peer, and from n3 out.
+    const slow = {
+      bridge: await (await pinger(undefined, 'n3')).rtt(),
+      peer: await (await pinger('n1', 'n3')).rtt(),
+      out: await (await pinger('n3', 'n2')).rtt(),
+    };
+    for (const [k, v] of Object.entries(slow)) expect(v, k).toBeGreaterThanOrEqual(160);
+    expect(await (await pinger('n1', 'n2')).rtt(), 'n1 to n2, not n3').toBeLessThan(50);
+    const carried = await pinger('n1', 'n3'); // through the proxy: it stays there after the heal
+    expect(await carried.rtt(3)).toBeGreaterThanOrEqual(160);
+    const stats = (await n.proxy('n3')!.request({ op: 'stats' })).stats!;
+    expect(stats.connections).toBeGreaterThanOrEqual(4);
 
-  n.undelay();
-  expect(n.ruleset('n3')).not.toMatch(/dnat/);
-  expect(n.delayed).toEqual([]);
-  await new Promise((r) => setTimeout(r, 50));
-  // New connections go direct; the carried one is forwarded at once.
-  expect(await (await pinger(undefined, 'n3')).rtt()).toBeLessThan(50);
-  expect(await (await pinger('n3', 'n1')).rtt()).toBeLessThan(50);
-  expect(await carried.rtt()).toBeLessThan(50);
-  // On the wire the carried connection is still n1 ↔ n3: a partition cuts it.
-  n.partition([{ from: 'n1', to: 'n3', initiatedOnly: false }, { from: 'n3', to: 'n1', initiatedOnly: false }]);
-  expect(await carried.ping()).toBe('timeout');
-  n.healPartition();
+    n.undelay();
+    expect(n.ruleset('n3')).not.toMatch(/dnat/);
+    expect(n.delayed).toEqual([]);
+    await new Promise((r) => setTimeout(r, 50));
+    // New connections go direct; the carried one is forwarded at once.
+    expect(await (await pinger(undefined, 'n3')).rtt()).toBeLessThan(50);
+    expect(await (await pinger('n3', 'n1')).rtt()).toBeLessThan(50);
+    expect(await carried.rtt()).toBeLessThan(50);
+    // On the wire the carried connection is still n1 ↔ n3: a partition cuts it.
+    n.partition([
+      { from: 'n1', to: 'n3', initiatedOnly: false },
+      { from: 'n3', to: 'n1', initiatedOnly: false },
+    ]);
+    expect(await carried.ping()).toBe('timeout');
+    n.healPartition();
 
-  const pids = n.proxyPids;
-  expect(pids).toHaveLength(1);
-  n.destroy();
-  await new Promise((r) => setTimeout(r, 200));
-  for (const p of pids) expect(() => process.kill(p, 0)).toThrow();
-  expect(leftovers(process.pid)).toEqual({ namespaces: [], links: [], cgroups: [], proxies: [], disks: [] });
-}, 120_000);
+    const pids = n.proxyPids;
+    expect(pids).toHaveLength(1);
+    n.destroy();
+    await new Promise((r) => setTimeout(r, 200));
+    for (const p of pids) expect(() => process.kill(p, 0)).toThrow();
+    expect(leftovers(process.pid)).toEqual({ namespaces: [], links: [], cgroups: [], proxies: [], disks: [] });
+  },
+  120_000,
+);

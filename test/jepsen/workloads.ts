@@ -26,9 +26,21 @@ import * as grpc from '@grpc/grpc-js';
 import { casNotApplied, type Client } from '../../src/client/index.js';
 import { randomBytes } from 'node:crypto';
 import type { HistoryOp, RegisterValue } from './linearizability.js';
-import type { CounterIncrement, CounterRead, ExpiryRead, ExpiryWrite, MapFinal, MapRequest, Op, OrSetElement, Outcome, RegisterWrite } from './checkers.js';
+import type {
+  CounterIncrement,
+  CounterRead,
+  ExpiryRead,
+  ExpiryWrite,
+  MapFinal,
+  MapRequest,
+  Op,
+  OrSetElement,
+  Outcome,
+  RegisterWrite,
+} from './checkers.js';
 
-const W = 2, R = 2;
+const W = 2,
+  R = 2;
 
 function codeOf(e: unknown): string {
   const code = (e as { code?: unknown }).code;
@@ -38,7 +50,8 @@ function codeOf(e: unknown): string {
 /** A key's value as the set workload writes it: a JSON array of element numbers. */
 export function parseSet(value: Buffer): number[] {
   const parsed: unknown = JSON.parse(value.toString('utf8'));
-  if (!Array.isArray(parsed) || !parsed.every((x) => Number.isSafeInteger(x))) throw new Error(`not a set: ${value.toString('utf8').slice(0, 80)}`);
+  if (!Array.isArray(parsed) || !parsed.every((x) => Number.isSafeInteger(x)))
+    throw new Error(`not a set: ${value.toString('utf8').slice(0, 80)}`);
   return parsed as number[];
 }
 
@@ -271,7 +284,13 @@ export class CounterWorkload extends KeysWorkload {
       }
       return;
     }
-    const inc: CounterIncrement = { key, amount: 1 + Math.floor(this.random() * 5), startMs: start, endMs: start, outcome: 'unknown' };
+    const inc: CounterIncrement = {
+      key,
+      amount: 1 + Math.floor(this.random() * 5),
+      startMs: start,
+      endMs: start,
+      outcome: 'unknown',
+    };
     this.increments.push(inc);
     // One request id for every attempt: a retry after a timeout must not count twice.
     const requestId = randomBytes(16);
@@ -412,7 +431,14 @@ export class CasWorkload extends KeysWorkload {
         const r = await this.client.get(key, { bucket: CAS_BUCKET });
         const value = r.values[0] === undefined ? null : String(r.values[0]);
         this.#seen.set(key, { value, context: r.context });
-        this.ops.push({ key, startMs: start, endMs: this.history.now(), outcome: 'ok', op: { kind: 'read', value }, id });
+        this.ops.push({
+          key,
+          startMs: start,
+          endMs: this.history.now(),
+          outcome: 'ok',
+          op: { kind: 'read', value },
+          id,
+        });
         this.history.record('cas', start, 'ok');
       } catch (err) {
         this.history.record('cas', start, 'fail', err);
@@ -430,17 +456,33 @@ export class CasWorkload extends KeysWorkload {
     const context = ifAbsent ? Buffer.alloc(0) : seen.context;
     const value = del ? null : id;
     try {
-      const r = del ? await this.client.deleteIf(key, context, { bucket: CAS_BUCKET }) : await this.client.putIf(key, id, { bucket: CAS_BUCKET, context });
+      const r = del
+        ? await this.client.deleteIf(key, context, { bucket: CAS_BUCKET })
+        : await this.client.putIf(key, id, { bucket: CAS_BUCKET, context });
       const current = r.applied ? value : r.found ? String(r.value) : null;
       this.#seen.set(key, { value: current, context: r.context });
-      this.ops.push({ key, startMs: start, endMs: this.history.now(), outcome: 'ok', op: { kind: 'cas', expect, value, applied: r.applied, ...(r.applied ? {} : { current }) }, id });
+      this.ops.push({
+        key,
+        startMs: start,
+        endMs: this.history.now(),
+        outcome: 'ok',
+        op: { kind: 'cas', expect, value, applied: r.applied, ...(r.applied ? {} : { current }) },
+        id,
+      });
       this.history.record('cas', start, 'ok');
     } catch (err) {
       if (casNotApplied(err)) {
         this.notApplied++;
         return this.history.record('cas', start, 'fail', err);
       }
-      this.ops.push({ key, startMs: start, endMs: this.history.now(), outcome: 'unknown', op: { kind: 'cas', expect, value }, id });
+      this.ops.push({
+        key,
+        startMs: start,
+        endMs: this.history.now(),
+        outcome: 'unknown',
+        op: { kind: 'cas', expect, value },
+        id,
+      });
       this.history.record('cas', start, 'unknown', err);
     }
   }
@@ -450,7 +492,14 @@ export class CasWorkload extends KeysWorkload {
     for (const key of this.keys) {
       const start = this.history.now();
       const r = await read(key);
-      this.ops.push({ key, startMs: start, endMs: this.history.now(), outcome: 'ok', op: { kind: 'read', value: r.values[0] === undefined ? null : String(r.values[0]) }, id: `final:${key}` });
+      this.ops.push({
+        key,
+        startMs: start,
+        endMs: this.history.now(),
+        outcome: 'ok',
+        op: { kind: 'read', value: r.values[0] === undefined ? null : String(r.values[0]) },
+        id: `final:${key}`,
+      });
     }
   }
 }

@@ -40,11 +40,30 @@ const step = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('put' as const), key: fc.nat(KEYS - 1), via: fc.nat(2) }), weight: 3 },
   { arbitrary: fc.record({ kind: fc.constant('delete' as const), key: fc.nat(KEYS - 1), via: fc.nat(2) }), weight: 3 },
   { arbitrary: fc.record({ kind: fc.constant('toggle' as const), node: fc.nat(2) }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant('clock' as const), ms: fc.integer({ min: 0, max: 2 * GRACE }) }), weight: 3 },
+  {
+    arbitrary: fc.record({ kind: fc.constant('clock' as const), ms: fc.integer({ min: 0, max: 2 * GRACE }) }),
+    weight: 3,
+  },
   { arbitrary: fc.record({ kind: fc.constant('purge' as const) }), weight: 3 },
   { arbitrary: fc.record({ kind: fc.constant('repair' as const), via: fc.nat(2) }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant('incr' as const), via: fc.nat(2), amount: fc.integer({ min: -3, max: 3 }).filter((a) => a !== 0), reach: fc.nat(3) }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant('add' as const), via: fc.nat(2), key: fc.nat(ELEMENTS.length - 1), reach: fc.nat(3) }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('incr' as const),
+      via: fc.nat(2),
+      amount: fc.integer({ min: -3, max: 3 }).filter((a) => a !== 0),
+      reach: fc.nat(3),
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('add' as const),
+      via: fc.nat(2),
+      key: fc.nat(ELEMENTS.length - 1),
+      reach: fc.nat(3),
+    }),
+    weight: 2,
+  },
 );
 
 interface Step {
@@ -60,7 +79,10 @@ interface Step {
 
 async function run(steps: readonly Step[]): Promise<void> {
   let clock = 1_000_000;
-  const c = await FakeCluster.create(3, { maxHintWindowMs: 0, timeoutMs: 500 }, 3, { tombstoneGraceMs: GRACE, now: () => clock });
+  const c = await FakeCluster.create(3, { maxHintWindowMs: 0, timeoutMs: 500 }, 3, {
+    tombstoneGraceMs: GRACE,
+    now: () => clock,
+  });
   /** When each node last took part in a complete repair of the whole ring: tombstones older than it may go. */
   const confirmed = new Map(IDS.map((id) => [id, 0]));
   /** Values an acknowledged delete saw: they must never be read again. */
@@ -85,7 +107,11 @@ async function run(steps: readonly Step[]): Promise<void> {
     const trees = await Promise.all(IDS.map((id) => c.store(id).ranges.tree(WHOLE, depth)));
     const sides = IDS.map((id, i) => storeSide(id, c.store(id), trees[i]!));
     const me = IDS.indexOf(via);
-    await repairRange(trees[me]!, sides[me]!, sides.filter((_, i) => i !== me));
+    await repairRange(
+      trees[me]!,
+      sides[me]!,
+      sides.filter((_, i) => i !== me),
+    );
     for (const id of IDS) confirmed.set(id, Math.max(confirmed.get(id)!, at));
   };
   try {
@@ -96,7 +122,8 @@ async function run(steps: readonly Step[]): Promise<void> {
         if (via === undefined) continue;
         const key = Buffer.from(`k${s.key}`);
         try {
-          if (s.kind === 'put') await c.coordinator(via).put(key, Buffer.from(`v${n++}`), Buffer.alloc(0), { quorum: 2 });
+          if (s.kind === 'put')
+            await c.coordinator(via).put(key, Buffer.from(`v${n++}`), Buffer.alloc(0), { quorum: 2 });
           else {
             const seen = await c.coordinator(via).get(key, { quorum: 2 });
             await c.coordinator(via).delete(key, seen.context, { quorum: 2 });
@@ -135,21 +162,26 @@ async function run(steps: readonly Step[]): Promise<void> {
     // Background writes (hints, read repair) settle, then one repair.
     await new Promise((r) => setTimeout(r, 20));
     await repair('n1');
-    const records = await Promise.all(IDS.map(async (id) => {
-      const out = new Map<string, string>();
-      for await (const b of c.store(id).ranges.scan(WHOLE)) for (const e of b.entries) out.set(e.key.toString(), c.store(id).ranges.entryHash(e.key, e.record));
-      return out;
-    }));
+    const records = await Promise.all(
+      IDS.map(async (id) => {
+        const out = new Map<string, string>();
+        for await (const b of c.store(id).ranges.scan(WHOLE))
+          for (const e of b.entries) out.set(e.key.toString(), c.store(id).ranges.entryHash(e.key, e.record));
+        return out;
+      }),
+    );
     expect(records[1]).toEqual(records[0]);
     expect(records[2]).toEqual(records[0]);
     for (const id of IDS) {
       const counter = await c.store(id).getRecord(COUNTER);
       expect(counter === undefined ? 0n : value(decodeCounter(counter).state), `${id}'s counter`).toBe(counted);
-      for (const e of added) expect((await c.store(id).get(subKey(SET, { element: e }))).values, `${id} holds ${e}`).toHaveLength(1);
+      for (const e of added)
+        expect((await c.store(id).get(subKey(SET, { element: e }))).values, `${id} holds ${e}`).toHaveLength(1);
     }
     for (let k = 0; k < KEYS; k++) {
       const got = await c.coordinator('n1').get(Buffer.from(`k${k}`), { quorum: 3 });
-      for (const v of got.values) expect(deleted.has(`k${k}=${v.toString()}`), `k${k}=${v.toString()} was deleted, and came back`).toBe(false);
+      for (const v of got.values)
+        expect(deleted.has(`k${k}=${v.toString()}`), `k${k}=${v.toString()} was deleted, and came back`).toBe(false);
     }
   } finally {
     await c.close();
@@ -158,7 +190,10 @@ async function run(steps: readonly Step[]): Promise<void> {
 
 describe('anti-entropy and tombstones on the in-memory network', () => {
   it('after one repair every replica is identical, and no deleted value ever comes back, whatever was down and for how long', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 5, maxLength: 40 }), (steps) => run(steps)), { numRuns: graceOnly ? 300 : 60 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 5, maxLength: 40 }), (steps) => run(steps)),
+      { numRuns: graceOnly ? 300 : 60 },
+    );
   }, 120_000);
 
   it('the case the old rule lost: a replica away past the grace period does not bring a deleted value back', async () => {

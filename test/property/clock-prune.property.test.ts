@@ -74,7 +74,8 @@ const alwaysReprune: Repruner = (old, merged, keep) => {
   return { ...merged, clock: new Map([...merged.clock].filter(([a]) => !extra.has(a))) };
 };
 
-const actorOf = (replica: number, epoch: number): Actor => `${String.fromCharCode(65 + replica)}${String(epoch).padStart(15, '0')}`;
+const actorOf = (replica: number, epoch: number): Actor =>
+  `${String.fromCharCode(65 + replica)}${String(epoch).padStart(15, '0')}`;
 const dotOf = (actor: Actor, counter: number): string => `${actor}/${counter}`;
 
 interface Write {
@@ -87,7 +88,10 @@ interface Write {
 
 /** True when `x` holds no sibling that `v` has seen and no longer holds: a prune at `v` cannot resurrect anything through `x`. */
 function holdsNothingSuperseded(x: Versions, v: Versions): boolean {
-  return x.siblings.every((s) => (v.clock.get(s.actor) ?? 0) < s.counter || v.siblings.some((t) => t.actor === s.actor && t.counter === s.counter));
+  return x.siblings.every(
+    (s) =>
+      (v.clock.get(s.actor) ?? 0) < s.counter || v.siblings.some((t) => t.actor === s.actor && t.counter === s.counter),
+  );
 }
 
 function bytes(v: Versions): Buffer {
@@ -115,19 +119,22 @@ function play(history: readonly Op[], pruner: Pruner = prune, repruner: Repruner
       const dot = dotOf(s.actor, s.counter);
       for (const [wdot, w] of writes) {
         const [actor, counter] = [wdot.slice(0, 16), Number(wdot.slice(17))];
-        if ((v.clock.get(actor) ?? 0) >= counter && w.saw.has(dot)) expect.fail(`${dot} came back after ${wdot}, whose read saw it`);
+        if ((v.clock.get(actor) ?? 0) >= counter && w.saw.has(dot))
+          expect.fail(`${dot} came back after ${wdot}, whose read saw it`);
       }
     }
   };
   const pruneAt = (i: number, retire: boolean): void => {
     const v = replicas[i]!;
-    if (!replicas.every((x) => holdsNothingSuperseded(x, v)) || !pending.every((x) => holdsNothingSuperseded(x, v))) return; // not stable yet
+    if (!replicas.every((x) => holdsNothingSuperseded(x, v)) || !pending.every((x) => holdsNothingSuperseded(x, v)))
+      return; // not stable yet
     if (retire) epochs[i]!++; // the store's pass: a fresh actor first, so its own old one may go
     replicas[i] = pruner(v, retire ? undefined : actorOf(i, epochs[i]!));
     if (replicas[i]!.clock.size < v.clock.size) stats.dropped++;
   };
   const sync = (): void => {
-    for (let round = 0; round < 2; round++) for (let i = 0; i < REPLICAS; i++) for (let j = 0; j < REPLICAS; j++) into(i, replicas[j]!);
+    for (let round = 0; round < 2; round++)
+      for (let i = 0; i < REPLICAS; i++) for (let j = 0; j < REPLICAS; j++) into(i, replicas[j]!);
   };
   for (const [n, op] of history.entries()) {
     if (op.kind === 'merge') into(op.into, replicas[op.from]!);
@@ -146,7 +153,12 @@ function play(history: readonly Op[], pruner: Pruner = prune, repruner: Repruner
       const dot = dotOf(actor, next.clock.get(actor)!);
       expect(issued.has(dot), `dot ${dot} issued twice`).toBe(false);
       issued.add(dot);
-      writes.set(dot, { id, del: op.kind === 'del', context: read.clock, saw: new Set(read.siblings.map((s) => dotOf(s.actor, s.counter))) });
+      writes.set(dot, {
+        id,
+        del: op.kind === 'del',
+        context: read.clock,
+        saw: new Set(read.siblings.map((s) => dotOf(s.actor, s.counter))),
+      });
       replicas[op.at] = next;
     }
   }
@@ -182,7 +194,10 @@ function play(history: readonly Op[], pruner: Pruner = prune, repruner: Repruner
 describe('clock pruning on the algebra (3 replicas, stale copies, new epochs)', () => {
   it('never supersedes a concurrent write, never reissues a dot, and bounds the converged clock', () => {
     stats.dropped = 0;
-    fc.assert(fc.property(historyArb, (h) => play(h)), { numRuns: 1000 });
+    fc.assert(
+      fc.property(historyArb, (h) => play(h)),
+      { numRuns: 1000 },
+    );
     expect(stats.dropped).toBeGreaterThan(300);
   });
 
@@ -190,7 +205,14 @@ describe('clock pruning on the algebra (3 replicas, stale copies, new epochs)', 
     fc.assert(
       fc.property(historyArb, fc.boolean(), (h, keepOwn) => {
         let v: Versions = EMPTY_VERSIONS;
-        for (const [n, op] of h.entries()) if (op.kind === 'put' || op.kind === 'del') v = update(v, n % 3 === 0 ? new Map() : v.clock, actorOf(op.at, n % 2), op.kind === 'put' ? Buffer.from(`w${n}`) : null);
+        for (const [n, op] of h.entries())
+          if (op.kind === 'put' || op.kind === 'del')
+            v = update(
+              v,
+              n % 3 === 0 ? new Map() : v.clock,
+              actorOf(op.at, n % 2),
+              op.kind === 'put' ? Buffer.from(`w${n}`) : null,
+            );
         const keep = keepOwn ? actorOf(0, 0) : undefined;
         const p = prune(v, keep);
         // The bytes decode back to the same versions (the codec checks every sibling's dot is covered).
@@ -204,10 +226,17 @@ describe('clock pruning on the algebra (3 replicas, stale copies, new epochs)', 
     );
   });
 
-  it('fails without rule 1 (own actor) or rule 2 (live siblings\' actors), or when a merge drops entries that came with new history', () => {
-    const mutants: [string, Pruner, Repruner][] = [['rule 1', noRule1, reprune], ['rule 2', noRule2, reprune], ['reprune', prune, alwaysReprune]];
+  it("fails without rule 1 (own actor) or rule 2 (live siblings' actors), or when a merge drops entries that came with new history", () => {
+    const mutants: [string, Pruner, Repruner][] = [
+      ['rule 1', noRule1, reprune],
+      ['rule 2', noRule2, reprune],
+      ['reprune', prune, alwaysReprune],
+    ];
     for (const [name, pruner, repruner] of mutants) {
-      const out = fc.check(fc.property(historyArb, (h) => play(h, pruner, repruner)), { numRuns: 1000, seed: 29 });
+      const out = fc.check(
+        fc.property(historyArb, (h) => play(h, pruner, repruner)),
+        { numRuns: 1000, seed: 29 },
+      );
       expect(out.failed, `${name} mutated should fail`).toBe(true);
     }
   });

@@ -14,7 +14,18 @@
 import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EMPTY_COUNTER, applyDelta, counterWriteId, decodeCounter, encodeCounter, increment, join, reset, resetAboveEntry, value } from '../../src/storage/counter.js';
+import {
+  EMPTY_COUNTER,
+  applyDelta,
+  counterWriteId,
+  decodeCounter,
+  encodeCounter,
+  increment,
+  join,
+  reset,
+  resetAboveEntry,
+  value,
+} from '../../src/storage/counter.js';
 import type { CounterDelta, CounterState } from '../../src/storage/counter.js';
 
 const ACTORS = ['A', 'B', 'C'].map((c) => c.repeat(16));
@@ -45,13 +56,20 @@ interface Dot {
 
 /** What the oracle says `s` counts: the dots its entries cover that none of its resets saw. */
 function expected(s: CounterState, dots: readonly Dot[]): bigint {
-  const floor = (list: readonly { actor: string; floor: number }[] | undefined, actor: string): number => list?.find((e) => e.actor === actor)?.floor ?? 0;
+  const floor = (list: readonly { actor: string; floor: number }[] | undefined, actor: string): number =>
+    list?.find((e) => e.actor === actor)?.floor ?? 0;
   let v = 0n;
-  for (const d of dots) if (d.counter <= floor(s.entries, d.actor) && d.counter > floor(s.resets, d.actor)) v += BigInt(d.amount);
+  for (const d of dots)
+    if (d.counter <= floor(s.entries, d.actor) && d.counter > floor(s.resets, d.actor)) v += BigInt(d.amount);
   return v;
 }
 
-function play(history: readonly Step[]): { replicas: CounterState[]; seen: CounterState[]; dots: Dot[]; resets: CounterState['entries'][] } {
+function play(history: readonly Step[]): {
+  replicas: CounterState[];
+  seen: CounterState[];
+  dots: Dot[];
+  resets: CounterState['entries'][];
+} {
   const replicas: CounterState[] = [EMPTY_COUNTER, EMPTY_COUNTER, EMPTY_COUNTER];
   const inFlight: { to: number; delta: CounterDelta; full: CounterState }[] = [];
   const dots: Dot[] = [];
@@ -79,12 +97,14 @@ function play(history: readonly Step[]): { replicas: CounterState[]; seen: Count
       replicas[step.at] = reset(replicas[step.at]!, saw);
       if (step.from === step.at) expect(value(replicas[step.at]!), 'a replica reset of all it holds counts 0').toBe(0n);
       seen.push(replicas[step.at]!);
-      for (const to of [0, 1, 2]) if (to !== step.at) inFlight.push({ to, delta: { state: replicas[step.at]! }, full: replicas[step.at]! });
+      for (const to of [0, 1, 2])
+        if (to !== step.at) inFlight.push({ to, delta: { state: replicas[step.at]! }, full: replicas[step.at]! });
     } else if (inFlight.length > 0) {
       const i = step.pick % inFlight.length;
       const m = inFlight[i]!;
       if (step.kind === 'drop' || !step.twice) inFlight.splice(i, 1);
-      if (step.kind === 'deliver') replicas[m.to] = applyDelta(replicas[m.to]!, m.delta) ?? join(replicas[m.to]!, m.full);
+      if (step.kind === 'deliver')
+        replicas[m.to] = applyDelta(replicas[m.to]!, m.delta) ?? join(replicas[m.to]!, m.full);
     }
     check();
   }
@@ -99,7 +119,8 @@ describe('counter reset', () => {
         const all = replicas.reduce(join);
         for (let i = 0; i < 3; i++) replicas[i] = join(replicas[i]!, all);
         expect(same(replicas[0]!, replicas[1]!) && same(replicas[1]!, replicas[2]!)).toBe(true);
-        const sawDot = (d: Dot): boolean => resets.some((r) => r.some((e) => e.actor === d.actor && d.counter <= e.floor));
+        const sawDot = (d: Dot): boolean =>
+          resets.some((r) => r.some((e) => e.actor === d.actor && d.counter <= e.floor));
         expect(value(replicas[0]!)).toBe(dots.filter((d) => !sawDot(d)).reduce((v, d) => v + BigInt(d.amount), 0n));
       }),
       SETTINGS,
@@ -109,63 +130,88 @@ describe('counter reset', () => {
   it('with request ids issued at several replicas: after a full exchange, a request counts once unless the reset saw its least copy, and a retry the reset saw is a duplicate where the reset landed', () => {
     const reqStep: fc.Arbitrary<Step | { kind: 'req'; at: number; req: number }> = fc.oneof(
       { weight: 4, arbitrary: fc.record({ kind: fc.constant('req' as const), at: fc.nat(2), req: fc.nat(5) }) },
-      { weight: 4, arbitrary: fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat(), twice: fc.boolean() }) },
+      {
+        weight: 4,
+        arbitrary: fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat(), twice: fc.boolean() }),
+      },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('reset' as const), from: fc.nat(2), at: fc.nat(2) }) },
     );
     fc.assert(
-      fc.property(fc.array(amountArb, { minLength: 6, maxLength: 6 }), fc.array(reqStep, { minLength: 1, maxLength: 40 }), (amounts, history) => {
-        const replicas: CounterState[] = [EMPTY_COUNTER, EMPTY_COUNTER, EMPTY_COUNTER];
-        const inFlight: { to: number; delta: CounterDelta; full: CounterState }[] = [];
-        const copies = new Map<number, { actor: string; counter: number }[]>();
-        const floors = new Map<string, number>(); // the greatest reset floor per actor
-        for (const step of history) {
-          if (step.kind === 'req') {
-            const amount = amounts[step.req]!;
-            const r = increment(replicas[step.at]!, ACTORS[step.at]!, amount, counterWriteId(Buffer.from([step.req]), amount));
-            if (!r.duplicate) {
-              const e = r.state.entries.find((x) => x.actor === ACTORS[step.at])!;
-              copies.set(step.req, [...(copies.get(step.req) ?? []), { actor: e.actor, counter: e.floor }]);
+      fc.property(
+        fc.array(amountArb, { minLength: 6, maxLength: 6 }),
+        fc.array(reqStep, { minLength: 1, maxLength: 40 }),
+        (amounts, history) => {
+          const replicas: CounterState[] = [EMPTY_COUNTER, EMPTY_COUNTER, EMPTY_COUNTER];
+          const inFlight: { to: number; delta: CounterDelta; full: CounterState }[] = [];
+          const copies = new Map<number, { actor: string; counter: number }[]>();
+          const floors = new Map<string, number>(); // the greatest reset floor per actor
+          for (const step of history) {
+            if (step.kind === 'req') {
+              const amount = amounts[step.req]!;
+              const r = increment(
+                replicas[step.at]!,
+                ACTORS[step.at]!,
+                amount,
+                counterWriteId(Buffer.from([step.req]), amount),
+              );
+              if (!r.duplicate) {
+                const e = r.state.entries.find((x) => x.actor === ACTORS[step.at])!;
+                copies.set(step.req, [...(copies.get(step.req) ?? []), { actor: e.actor, counter: e.floor }]);
+              }
+              replicas[step.at] = r.state;
+              for (const to of [0, 1, 2]) if (to !== step.at) inFlight.push({ to, delta: r.delta, full: r.state });
+            } else if (step.kind === 'reset') {
+              const saw = replicas[step.from]!;
+              if (saw.entries.length === 0) continue;
+              for (const e of saw.entries) floors.set(e.actor, Math.max(floors.get(e.actor) ?? 0, e.floor));
+              replicas[step.at] = reset(replicas[step.at]!, saw);
+              expect(resetAboveEntry(replicas[step.at]!)).toBeUndefined();
+              // A request the reset saw, sent again to the replica that took it: a duplicate, counted no more.
+              for (const op of saw.log)
+                expect(increment(replicas[step.at]!, ACTORS[step.at]!, op.amount, op.id).duplicate).toBe(true);
+              for (const to of [0, 1, 2])
+                if (to !== step.at)
+                  inFlight.push({ to, delta: { state: replicas[step.at]! }, full: replicas[step.at]! });
+            } else if (step.kind === 'deliver' && inFlight.length > 0) {
+              const i = step.pick % inFlight.length;
+              const m = inFlight[i]!;
+              if (!step.twice) inFlight.splice(i, 1);
+              replicas[m.to] = applyDelta(replicas[m.to]!, m.delta) ?? join(replicas[m.to]!, m.full);
             }
-            replicas[step.at] = r.state;
-            for (const to of [0, 1, 2]) if (to !== step.at) inFlight.push({ to, delta: r.delta, full: r.state });
-          } else if (step.kind === 'reset') {
-            const saw = replicas[step.from]!;
-            if (saw.entries.length === 0) continue;
-            for (const e of saw.entries) floors.set(e.actor, Math.max(floors.get(e.actor) ?? 0, e.floor));
-            replicas[step.at] = reset(replicas[step.at]!, saw);
-            expect(resetAboveEntry(replicas[step.at]!)).toBeUndefined();
-            // A request the reset saw, sent again to the replica that took it: a duplicate, counted no more.
-            for (const op of saw.log) expect(increment(replicas[step.at]!, ACTORS[step.at]!, op.amount, op.id).duplicate).toBe(true);
-            for (const to of [0, 1, 2]) if (to !== step.at) inFlight.push({ to, delta: { state: replicas[step.at]! }, full: replicas[step.at]! });
-          } else if (step.kind === 'deliver' && inFlight.length > 0) {
-            const i = step.pick % inFlight.length;
-            const m = inFlight[i]!;
-            if (!step.twice) inFlight.splice(i, 1);
-            replicas[m.to] = applyDelta(replicas[m.to]!, m.delta) ?? join(replicas[m.to]!, m.full);
           }
-        }
-        const all = replicas.reduce(join);
-        let expected = 0n;
-        for (const [req, cs] of copies) {
-          const least = [...cs].sort((x, y) => (x.actor < y.actor ? -1 : x.actor > y.actor ? 1 : x.counter - y.counter))[0]!;
-          if (least.counter > (floors.get(least.actor) ?? 0)) expected += BigInt(amounts[req]!);
-        }
-        expect(value(all)).toBe(expected);
-      }),
+          const all = replicas.reduce(join);
+          let expected = 0n;
+          for (const [req, cs] of copies) {
+            const least = [...cs].sort((x, y) =>
+              x.actor < y.actor ? -1 : x.actor > y.actor ? 1 : x.counter - y.counter,
+            )[0]!;
+            if (least.counter > (floors.get(least.actor) ?? 0)) expected += BigInt(amounts[req]!);
+          }
+          expect(value(all)).toBe(expected);
+        },
+      ),
       SETTINGS,
     );
   });
 
   it('join stays commutative, associative and idempotent with resets', () => {
     fc.assert(
-      fc.property(fc.array(stepArb, { minLength: 1, maxLength: 30 }), fc.nat(), fc.nat(), fc.nat(), (history, i, j, k) => {
-        const { seen } = play(history);
-        if (seen.length === 0) return;
-        const a = seen[i % seen.length]!, b = seen[j % seen.length]!, c = seen[k % seen.length]!;
-        expect(same(join(a, b), join(b, a))).toBe(true);
-        expect(same(join(join(a, b), c), join(a, join(b, c)))).toBe(true);
-        expect(same(join(a, a), a)).toBe(true);
-      }),
+      fc.property(
+        fc.array(stepArb, { minLength: 1, maxLength: 30 }),
+        fc.nat(),
+        fc.nat(),
+        fc.nat(),
+        (history, i, j, k) => {
+          const { seen } = play(history);
+          if (seen.length === 0) return;
+          const a = seen[i % seen.length]!,
+            b = seen[j % seen.length]!,
+            c = seen[k % seen.length]!;
+          expect(same(join(a, b), join(b, a))).toBe(true);
+          expect(same(join(join(a, b), c), join(a, join(b, c)))).toBe(true);
+          expect(same(join(a, a), a)).toBe(true);
+        },
+      ),
       SETTINGS,
     );
   });

@@ -30,11 +30,16 @@ const KEY = 'hits';
 const NAMES = ['r0', 'r1', 'r2'];
 const quiet = { warn: () => {}, error: () => {} };
 
-const stateOf = (record: Buffer | undefined): CounterState | undefined => (record === undefined ? undefined : decodeCounter(record).state);
+const stateOf = (record: Buffer | undefined): CounterState | undefined =>
+  record === undefined ? undefined : decodeCounter(record).state;
 
 async function play(amounts: readonly number[], history: readonly Step[]): Promise<void> {
   // Store i has id bytes i + 1, so its actors sort as the replicas do.
-  const stores = await Promise.all(NAMES.map((_, i) => Store.open({ engine: new MemoryEngine(), randomBytes: (n) => Buffer.alloc(n, i + 1), logger: quiet })));
+  const stores = await Promise.all(
+    NAMES.map((_, i) =>
+      Store.open({ engine: new MemoryEngine(), randomBytes: (n) => Buffer.alloc(n, i + 1), logger: quiet }),
+    ),
+  );
   try {
     /** Each message: the delta, and the issuer's record then (what the coordinator sends on a gap, and hints). */
     const inFlight: { to: number; delta: Buffer; full: Buffer }[] = [];
@@ -50,7 +55,11 @@ async function play(amounts: readonly number[], history: readonly Step[]): Promi
         const hint = await holder(to).hints.get(NAMES[to]!, KEY);
         if (hint !== undefined) checkHeld(stateOf(hint)!, dots, true);
       }
-      for (const [a, b] of [[0, 1], [1, 2], [0, 2]] as const) {
+      for (const [a, b] of [
+        [0, 1],
+        [1, 2],
+        [0, 2],
+      ] as const) {
         const read = resolveCounterReplies([records[a], records[b]]);
         if (read.record !== undefined) {
           checkHeld(stateOf(read.record)!, dots, true);
@@ -105,8 +114,12 @@ async function play(amounts: readonly number[], history: readonly Step[]): Promi
               expect(await h.hints.remove(NAMES[step.to]!, hint.key, hint.record)).toBe(true);
             }
           // A hint is the join of its states: after the hand-off the target holds every one (the issuer need not be alive).
-          const floors = new Map(stateOf(await stores[step.to]!.getRecord(KEY))?.entries.map((e) => [e.actor, e.floor]));
-          for (const d of hinted[step.to]!) for (const e of stateOf(d)!.entries) expect(floors.get(e.actor) ?? 0, 'a hinted state lost').toBeGreaterThanOrEqual(e.floor);
+          const floors = new Map(
+            stateOf(await stores[step.to]!.getRecord(KEY))?.entries.map((e) => [e.actor, e.floor]),
+          );
+          for (const d of hinted[step.to]!)
+            for (const e of stateOf(d)!.entries)
+              expect(floors.get(e.actor) ?? 0, 'a hinted state lost').toBeGreaterThanOrEqual(e.floor);
           hinted[step.to] = [];
           break;
         }
@@ -139,7 +152,9 @@ async function play(amounts: readonly number[], history: readonly Step[]): Promi
     if (dots.length === 0) return;
     for (const r of records) expect(versionBytes(r!).equals(versionBytes(records[0]!))).toBe(true);
     const ops = new Map(dots.map((d) => [d.op, d.amount]));
-    expect(value(stateOf(records[0])!), 'each request counted once').toBe([...ops.values()].reduce((t, a) => t + BigInt(a), 0n));
+    expect(value(stateOf(records[0])!), 'each request counted once').toBe(
+      [...ops.values()].reduce((t, a) => t + BigInt(a), 0n),
+    );
   } finally {
     for (const s of stores) await s.close();
   }

@@ -22,7 +22,17 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EMPTY_COUNTER, LOG_MAX, applyDelta, counterWriteId, encodeCounter, increment, join, trim, value } from '../../src/storage/counter.js';
+import {
+  EMPTY_COUNTER,
+  LOG_MAX,
+  applyDelta,
+  counterWriteId,
+  encodeCounter,
+  increment,
+  join,
+  trim,
+  value,
+} from '../../src/storage/counter.js';
 import { amountArb, checkHeld, historyArb, stepArb, takeMessage } from '../../testkit/counter-histories.js';
 import type { IssuedDot, Step } from '../../testkit/counter-histories.js';
 import type { CounterDelta, CounterState, LoggedOp } from '../../src/storage/counter.js';
@@ -31,8 +41,19 @@ const ACTORS = ['A', 'B', 'C'].map((c) => c.repeat(16));
 const SETTINGS = { seed: 29, endOnFailure: true } as const;
 
 /** Histories past the log window: bursts of new requests at one replica push older ones out of its log. */
-const burstArb: fc.Arbitrary<Step> = fc.record({ kind: fc.constant('burst' as const), at: fc.nat(2), n: fc.integer({ min: 100, max: LOG_MAX }) });
-const pastWindowArb = fc.tuple(fc.array(amountArb, { minLength: 6, maxLength: 6 }), fc.array(fc.oneof({ weight: 6, arbitrary: stepArb }, { weight: 1, arbitrary: burstArb }), { minLength: 1, maxLength: 25, size: 'max' }));
+const burstArb: fc.Arbitrary<Step> = fc.record({
+  kind: fc.constant('burst' as const),
+  at: fc.nat(2),
+  n: fc.integer({ min: 100, max: LOG_MAX }),
+});
+const pastWindowArb = fc.tuple(
+  fc.array(amountArb, { minLength: 6, maxLength: 6 }),
+  fc.array(fc.oneof({ weight: 6, arbitrary: stepArb }, { weight: 1, arbitrary: burstArb }), {
+    minLength: 1,
+    maxLength: 25,
+    size: 'max',
+  }),
+);
 
 const bytes = (s: CounterState): Buffer => encodeCounter(s);
 const same = (a: CounterState, b: CounterState): boolean => bytes(a).equals(bytes(b));
@@ -76,7 +97,9 @@ function play(amounts: readonly number[], history: readonly Step[], checked = tr
         const amount = amounts[step.req]!;
         const id = counterWriteId(Buffer.from([step.req]), amount);
         const logged = replicas[step.at]!.log.some((o) => o.id === id);
-        expect(issue(step.at, amount, `r${step.req}`, id), 'a duplicate exactly when the issuer logs the id').toBe(logged);
+        expect(issue(step.at, amount, `r${step.req}`, id), 'a duplicate exactly when the issuer logs the id').toBe(
+          logged,
+        );
         break;
       }
       case 'blind':
@@ -86,14 +109,23 @@ function play(amounts: readonly number[], history: readonly Step[], checked = tr
         // n new requests, their deltas sent as one (joined) message to each other replica:
         // contiguous, so one delta from the floor before the first.
         let delta = EMPTY_COUNTER;
-        const base = { actor: ACTORS[step.at]!, floor: replicas[step.at]!.entries.find((x) => x.actor === ACTORS[step.at])?.floor ?? 0 };
+        const base = {
+          actor: ACTORS[step.at]!,
+          floor: replicas[step.at]!.entries.find((x) => x.actor === ACTORS[step.at])?.floor ?? 0,
+        };
         for (let k = 0; k < step.n; k++) {
-          const r = increment(replicas[step.at]!, ACTORS[step.at]!, 1, counterWriteId(Buffer.from(`burst ${i} ${k}`), 1));
+          const r = increment(
+            replicas[step.at]!,
+            ACTORS[step.at]!,
+            1,
+            counterWriteId(Buffer.from(`burst ${i} ${k}`), 1),
+          );
           const e = r.state.entries.find((x) => x.actor === ACTORS[step.at])!;
           dots.push({ actor: e.actor, counter: e.floor, op: `burst ${i} ${k}`, amount: 1 });
-          (replicas[step.at] = r.state), (delta = join(delta, r.delta.state));
+          ((replicas[step.at] = r.state), (delta = join(delta, r.delta.state)));
         }
-        for (const to of [0, 1, 2]) if (to !== step.at) inFlight.push({ to, delta: { state: delta, base }, full: replicas[step.at]! });
+        for (const to of [0, 1, 2])
+          if (to !== step.at) inFlight.push({ to, delta: { state: delta, base }, full: replicas[step.at]! });
         break;
       }
       case 'deliver': {
@@ -121,7 +153,8 @@ function play(amounts: readonly number[], history: readonly Step[], checked = tr
     }
     if (checked) {
       for (const s of [...replicas, ...hints]) checkHeld(s, dots, once);
-      for (let x = 0; x < 3; x++) for (let y = x + 1; y < 3; y++) checkHeld(join(replicas[x]!, replicas[y]!), dots, once);
+      for (let x = 0; x < 3; x++)
+        for (let y = x + 1; y < 3; y++) checkHeld(join(replicas[x]!, replicas[y]!), dots, once);
     }
     seen.push(...replicas);
   }
@@ -129,9 +162,13 @@ function play(amounts: readonly number[], history: readonly Step[], checked = tr
 }
 
 /** Play a history, then every replica joins every other (twice round); check they hold the same bytes and lose nothing. */
-function playAndExchange(amounts: readonly number[], history: readonly Step[]): { state: CounterState; dots: IssuedDot[] } {
+function playAndExchange(
+  amounts: readonly number[],
+  history: readonly Step[],
+): { state: CounterState; dots: IssuedDot[] } {
   const { replicas, dots } = play(amounts, history);
-  for (let round = 0; round < 2; round++) for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) replicas[i] = join(replicas[i]!, replicas[j]!);
+  for (let round = 0; round < 2; round++)
+    for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) replicas[i] = join(replicas[i]!, replicas[j]!);
   for (const r of replicas) checkHeld(r, dots, !history.some((s) => s.kind === 'burst'));
   expect(bytes(replicas[1]!).equals(bytes(replicas[0]!))).toBe(true);
   expect(bytes(replicas[2]!).equals(bytes(replicas[0]!))).toBe(true);
@@ -184,12 +221,17 @@ describe('counter: join laws on reachable states (to the byte)', () => {
   const pick = (states: CounterState[], i: number): CounterState => states[i % states.length]!;
 
   it('is idempotent', () => {
-    fc.assert(fc.property(statesArb, fc.nat(), (states, i) => same(join(pick(states, i), pick(states, i)), pick(states, i))), { numRuns: 200, ...SETTINGS });
+    fc.assert(
+      fc.property(statesArb, fc.nat(), (states, i) => same(join(pick(states, i), pick(states, i)), pick(states, i))),
+      { numRuns: 200, ...SETTINGS },
+    );
   });
 
   it('is commutative', () => {
     fc.assert(
-      fc.property(statesArb, fc.nat(), fc.nat(), (states, i, j) => same(join(pick(states, i), pick(states, j)), join(pick(states, j), pick(states, i)))),
+      fc.property(statesArb, fc.nat(), fc.nat(), (states, i, j) =>
+        same(join(pick(states, i), pick(states, j)), join(pick(states, j), pick(states, i))),
+      ),
       { numRuns: 200, ...SETTINGS },
     );
   });
@@ -215,13 +257,19 @@ describe('counter: join laws on reachable states (to the byte)', () => {
       fc.property(run, ({ amounts, reqs, order, start }) => {
         // A replica B that issued a few of the same requests first, then A issues them all.
         let b = EMPTY_COUNTER;
-        for (let i = 0; i < Math.min(start, amounts.length) % 4; i++) b = increment(b, ACTORS[1]!, amounts[i]!, counterWriteId(Buffer.from([reqs[i]!]), amounts[i]!)).state;
+        for (let i = 0; i < Math.min(start, amounts.length) % 4; i++)
+          b = increment(b, ACTORS[1]!, amounts[i]!, counterWriteId(Buffer.from([reqs[i]!]), amounts[i]!)).state;
         let a = EMPTY_COUNTER;
         const deltas: CounterState[] = [];
         const applied: CounterDelta[] = [];
         for (const [i, amount] of amounts.entries()) {
-          const r = increment(a, ACTORS[0]!, amount, i % 5 === 4 ? undefined : counterWriteId(Buffer.from([reqs[i]!]), amount));
-          (a = r.state), deltas.push(r.delta.state), applied.push(r.delta);
+          const r = increment(
+            a,
+            ACTORS[0]!,
+            amount,
+            i % 5 === 4 ? undefined : counterWriteId(Buffer.from([reqs[i]!]), amount),
+          );
+          ((a = r.state), deltas.push(r.delta.state), applied.push(r.delta));
         }
         let viaDeltas = b;
         for (const k of order) viaDeltas = join(viaDeltas, deltas[k % deltas.length]!);
@@ -237,13 +285,24 @@ describe('counter: join laws on reachable states (to the byte)', () => {
 });
 
 describe('counter: the log window', () => {
-  const opArb = fc.record({ actor: fc.constantFrom(...ACTORS), counter: fc.integer({ min: 1, max: 30 }), seq: fc.integer({ min: 1, max: 40 }) });
-  const byDot = (x: LoggedOp, y: LoggedOp): number => (x.actor < y.actor ? -1 : x.actor > y.actor ? 1 : x.counter - y.counter);
+  const opArb = fc.record({
+    actor: fc.constantFrom(...ACTORS),
+    counter: fc.integer({ min: 1, max: 30 }),
+    seq: fc.integer({ min: 1, max: 40 }),
+  });
+  const byDot = (x: LoggedOp, y: LoggedOp): number =>
+    x.actor < y.actor ? -1 : x.actor > y.actor ? 1 : x.counter - y.counter;
   /** Two logs drawn from one set of ops (a dot names one op, with one seq, wherever it is held). */
   const logsArb = fc
     .uniqueArray(opArb, { selector: (o) => `${o.actor}/${o.counter}`, maxLength: 60 })
     .chain((ops) => fc.tuple(fc.subarray(ops), fc.subarray(ops)))
-    .map(([x, y]) => [x, y].map((ops) => ops.map((o): LoggedOp => ({ ...o, id: 'i'.repeat(8), amount: 1 })).sort(byDot)) as [LoggedOp[], LoggedOp[]]);
+    .map(
+      ([x, y]) =>
+        [x, y].map((ops) => ops.map((o): LoggedOp => ({ ...o, id: 'i'.repeat(8), amount: 1 })).sort(byDot)) as [
+          LoggedOp[],
+          LoggedOp[],
+        ],
+    );
   const union = (x: readonly LoggedOp[], y: readonly LoggedOp[]): LoggedOp[] => {
     const out = [...x];
     for (const o of y) if (!out.some((p) => p.actor === o.actor && p.counter === o.counter)) out.push(o);
@@ -256,9 +315,11 @@ describe('counter: the log window', () => {
         const whole = trim(union(x, y), max);
         expect(trim(union(trim(x, max), y), max)).toEqual(whole);
         expect(whole.length).toBe(Math.min(max, union(x, y).length));
-        const before = (d: LoggedOp, k: LoggedOp): boolean => d.seq < k.seq || (d.seq === k.seq && (d.actor < k.actor || (d.actor === k.actor && d.counter < k.counter)));
+        const before = (d: LoggedOp, k: LoggedOp): boolean =>
+          d.seq < k.seq || (d.seq === k.seq && (d.actor < k.actor || (d.actor === k.actor && d.counter < k.counter)));
         const dropped = union(x, y).filter((o) => !whole.includes(o));
-        for (const d of dropped) for (const k of whole) expect(before(d, k), 'trim dropped an op more recent than one it kept').toBe(true);
+        for (const d of dropped)
+          for (const k of whole) expect(before(d, k), 'trim dropped an op more recent than one it kept').toBe(true);
       }),
       { numRuns: 500, ...SETTINGS },
     );

@@ -13,9 +13,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeRecord, encodeRecord } from '../../src/storage/codec.js';
-import { EMPTY_VERSIONS, liveValues, merge, mergeLww, sameVersions, update, updateLww, withoutExpired } from '../../src/storage/versions.js';
+import {
+  EMPTY_VERSIONS,
+  liveValues,
+  merge,
+  mergeLww,
+  sameVersions,
+  update,
+  updateLww,
+  withoutExpired,
+} from '../../src/storage/versions.js';
 import type { Clock, Versions } from '../../src/storage/versions.js';
-
 
 type Op =
   | { kind: 'put' | 'del'; at: number; readFrom: number; ttl: number; tick: number }
@@ -24,8 +32,26 @@ type Op =
 
 const tick = fc.nat(3);
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('put' as const), at: fc.nat(2), readFrom: fc.nat(2), ttl: fc.nat(4), tick }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('del' as const), at: fc.nat(2), readFrom: fc.nat(2), ttl: fc.constant(0), tick }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('put' as const),
+      at: fc.nat(2),
+      readFrom: fc.nat(2),
+      ttl: fc.nat(4),
+      tick,
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('del' as const),
+      at: fc.nat(2),
+      readFrom: fc.nat(2),
+      ttl: fc.constant(0),
+      tick,
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('merge' as const), into: fc.nat(2), from: fc.nat(2), tick }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('reclaim' as const), at: fc.nat(2), tick }) },
 );
@@ -38,7 +64,8 @@ const encode = (v: Versions): Buffer => encodeRecord({ versions: v, ownerEpoch: 
 
 /** Full anti-entropy: every replica merges every other, twice round. */
 function converge(replicas: Versions[], join: (a: Versions, b: Versions) => Versions): void {
-  for (let round = 0; round < 2; round++) for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) replicas[i] = join(replicas[i]!, replicas[j]!);
+  for (let round = 0; round < 2; round++)
+    for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) replicas[i] = join(replicas[i]!, replicas[j]!);
 }
 
 /**
@@ -94,7 +121,13 @@ describe('expiry: reclaiming never resurrects and never loses', () => {
   // B:1, so the new write merged away as seen. The store moves to a new epoch before it
   // reclaims, as the model now does; this history keeps it so.
   it('a record dropped by reclaiming, then written again at the same replica, is not lost', () => {
-    const put = (at: number, readFrom: number, ttl: number, t: number): Op => ({ kind: 'put', at, readFrom, ttl, tick: t });
+    const put = (at: number, readFrom: number, ttl: number, t: number): Op => ({
+      kind: 'put',
+      at,
+      readFrom,
+      ttl,
+      tick: t,
+    });
     expiryHistory(
       [
         put(1, 0, 1, 1),
@@ -109,13 +142,27 @@ describe('expiry: reclaiming never resurrects and never loses', () => {
 });
 
 describe('lww: the merge is a join and the latest write wins', () => {
-  type LwwOp = { kind: 'put' | 'del'; at: number; readFrom: number; clock: number } | { kind: 'merge'; into: number; from: number };
+  type LwwOp =
+    | { kind: 'put' | 'del'; at: number; readFrom: number; clock: number }
+    | { kind: 'merge'; into: number; from: number };
   const lwwOp: fc.Arbitrary<LwwOp> = fc.oneof(
     // Write times from a few values: ties, and writers whose clocks run behind.
-    { weight: 3, arbitrary: fc.record({ kind: fc.constantFrom('put' as const, 'del' as const), at: fc.nat(2), readFrom: fc.nat(2), clock: fc.nat(6) }) },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        kind: fc.constantFrom('put' as const, 'del' as const),
+        at: fc.nat(2),
+        readFrom: fc.nat(2),
+        clock: fc.nat(6),
+      }),
+    },
     { weight: 3, arbitrary: fc.record({ kind: fc.constant('merge' as const), into: fc.nat(2), from: fc.nat(2) }) },
   );
-  function play(history: readonly LwwOp[]): { replicas: Versions[]; seen: Versions[]; writes: { at: number; actor: string; counter: number; value: string | null }[] } {
+  function play(history: readonly LwwOp[]): {
+    replicas: Versions[];
+    seen: Versions[];
+    writes: { at: number; actor: string; counter: number; value: string | null }[];
+  } {
     const replicas: Versions[] = [EMPTY_VERSIONS, EMPTY_VERSIONS, EMPTY_VERSIONS];
     const seen: Versions[] = [];
     const writes: { at: number; actor: string; counter: number; value: string | null }[] = [];
@@ -123,7 +170,13 @@ describe('lww: the merge is a join and the latest write wins', () => {
       if (op.kind === 'merge') replicas[op.into] = mergeLww(replicas[op.into]!, replicas[op.from]!);
       else {
         const value = op.kind === 'put' ? `w${i}` : null;
-        const next = updateLww(replicas[op.at]!, replicas[op.readFrom]!.clock, ACTORS[op.at]!, value === null ? null : Buffer.from(value), op.clock);
+        const next = updateLww(
+          replicas[op.at]!,
+          replicas[op.readFrom]!.clock,
+          ACTORS[op.at]!,
+          value === null ? null : Buffer.from(value),
+          op.clock,
+        );
         const s = next.siblings[0]!;
         writes.push({ at: s.at!, actor: s.actor, counter: s.counter, value });
         replicas[op.at] = next;
@@ -140,7 +193,11 @@ describe('lww: the merge is a join and the latest write wins', () => {
     fc.assert(
       fc.property(statesArb, fc.nat(), fc.nat(), fc.nat(), (states, i, j, k) => {
         const [a, b, c] = [pick(states, i), pick(states, j), pick(states, k)];
-        return same(mergeLww(a, a), a) && same(mergeLww(a, b), mergeLww(b, a)) && same(mergeLww(mergeLww(a, b), c), mergeLww(a, mergeLww(b, c)));
+        return (
+          same(mergeLww(a, a), a) &&
+          same(mergeLww(a, b), mergeLww(b, a)) &&
+          same(mergeLww(mergeLww(a, b), c), mergeLww(a, mergeLww(b, c)))
+        );
       }),
       { numRuns: 400, seed: 29, endOnFailure: true },
     );
@@ -152,7 +209,8 @@ describe('lww: the merge is a join and the latest write wins', () => {
         const { replicas, writes } = play(history);
         converge(replicas, mergeLww);
         if (writes.length === 0) return;
-        const order = (x: (typeof writes)[0], y: (typeof writes)[0]): number => x.at - y.at || (x.actor < y.actor ? -1 : x.actor > y.actor ? 1 : x.counter - y.counter);
+        const order = (x: (typeof writes)[0], y: (typeof writes)[0]): number =>
+          x.at - y.at || (x.actor < y.actor ? -1 : x.actor > y.actor ? 1 : x.counter - y.counter);
         const winner = [...writes].sort(order).at(-1)!;
         for (const v of replicas) {
           expect(v.siblings).toHaveLength(1);

@@ -24,7 +24,15 @@ type Op =
   | { t: 'heal' };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ t: fc.constant('set' as const), node: fc.nat(9), name: fc.constantFrom('zone' as const, 'rack' as const, 'load' as const), value: fc.nat(1000) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      t: fc.constant('set' as const),
+      node: fc.nat(9),
+      name: fc.constantFrom('zone' as const, 'rack' as const, 'load' as const),
+      value: fc.nat(1000),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('restart' as const), node: fc.nat(9) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('kill' as const), node: fc.nat(9) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('join' as const) }) },
@@ -56,10 +64,15 @@ function run(mode: Mode, seed: number, start: number, ops: readonly { op: Op; wa
           expect(s.generation, `${key} generation`).toBeGreaterThanOrEqual(before.generation);
           if (s.generation === before.generation) {
             expect(s.heartbeat, `${key} heartbeat`).toBeGreaterThanOrEqual(before.heartbeat);
-            for (const [name, v] of before.versions) expect(s.fields.get(name)?.version ?? -1, `${key}.${name} version`).toBeGreaterThanOrEqual(v);
+            for (const [name, v] of before.versions)
+              expect(s.fields.get(name)?.version ?? -1, `${key}.${name} version`).toBeGreaterThanOrEqual(v);
           }
         }
-        seen.set(key, { generation: s.generation, heartbeat: s.heartbeat, versions: new Map([...s.fields].map(([k, f]) => [k, f.version])) });
+        seen.set(key, {
+          generation: s.generation,
+          heartbeat: s.heartbeat,
+          versions: new Map([...s.fields].map(([k, f]) => [k, f.version])),
+        });
       }
     }
   };
@@ -109,12 +122,18 @@ function run(mode: Mode, seed: number, start: number, ops: readonly { op: Op; wa
     expect([...table.keys()].sort(), `${mode}: ${n.id}'s members`).toEqual([...truth.keys()].sort());
     for (const [id, own] of truth) {
       const s = table.get(id)!;
-      expect({ generation: s.generation, fields: [...s.fields] }, `${mode}: ${n.id}'s view of ${id}`).toEqual({ generation: own.generation, fields: [...own.fields] });
+      expect({ generation: s.generation, fields: [...s.fields] }, `${mode}: ${n.id}'s view of ${id}`).toEqual({
+        generation: own.generation,
+        fields: [...own.fields],
+      });
     }
   }
   const out = new Map<string, string>();
   for (const [id, own] of truth) {
-    const values = [...own.fields].filter(([name]) => name !== 'gossip').map(([name]) => `${name}=${field(own, name)}`).sort();
+    const values = [...own.fields]
+      .filter(([name]) => name !== 'gossip')
+      .map(([name]) => `${name}=${field(own, name)}`)
+      .sort();
     out.set(id, `${own.generation} ${values.join(' ')}`);
   }
   return out;

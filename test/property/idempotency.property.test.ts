@@ -16,8 +16,24 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryEngine, Store } from '../../src/storage/index.js';
-import { clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord, versionBytes } from '../../src/storage/codec.js';
-import { EMPTY_VERSIONS, RETIRED_MAX, isDuplicate, liveIds, liveValues, merge, sameVersions, update } from '../../src/storage/versions.js';
+import {
+  clockBytes,
+  contextFromClock,
+  decodeContext,
+  decodeRecord,
+  encodeRecord,
+  versionBytes,
+} from '../../src/storage/codec.js';
+import {
+  EMPTY_VERSIONS,
+  RETIRED_MAX,
+  isDuplicate,
+  liveIds,
+  liveValues,
+  merge,
+  sameVersions,
+  update,
+} from '../../src/storage/versions.js';
 import type { Clock, Versions, WriteId } from '../../src/storage/versions.js';
 
 const ACTORS = ['A', 'B', 'C'].map((c) => c.repeat(16));
@@ -28,7 +44,15 @@ type Op =
   | { kind: 'merge'; into: number; from: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('write' as const), del: fc.nat(3).map((n) => n === 0), at: fc.nat(2), readFrom: fc.nat(2) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('write' as const),
+      del: fc.nat(3).map((n) => n === 0),
+      at: fc.nat(2),
+      readFrom: fc.nat(2),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('again' as const), which: fc.nat(), at: fc.nat(2) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('merge' as const), into: fc.nat(2), from: fc.nat(2) }) },
 );
@@ -80,8 +104,11 @@ function play(history: readonly Op[]): { all: Versions; expected: string[]; seen
     } else if (op.kind === 'again' && writes.length > 0) send(op.which % writes.length, op.at, t * 1000);
     seen.push(...replicas);
   }
-  const saw = (ctx: Ctx, i: number): boolean => ctx.ids.includes(idOf(i)) || writes[i]!.copies.some((c) => (ctx.clock.get(c.actor) ?? 0) >= c.counter);
-  const expected = writes.flatMap((w, i) => (w.value !== null && !writes.some((o, j) => j !== i && saw(o.ctx, i)) ? [String(w.value)] : [])).sort();
+  const saw = (ctx: Ctx, i: number): boolean =>
+    ctx.ids.includes(idOf(i)) || writes[i]!.copies.some((c) => (ctx.clock.get(c.actor) ?? 0) >= c.counter);
+  const expected = writes
+    .flatMap((w, i) => (w.value !== null && !writes.some((o, j) => j !== i && saw(o.ctx, i)) ? [String(w.value)] : []))
+    .sort();
   return { all: converge(replicas), expected, seen };
 }
 
@@ -97,7 +124,10 @@ describe('a write delivered again counts once', () => {
   });
 
   it('keeps the merge a join with write ids and retired ids: idempotent, commutative, associative, and canonical in the codec', () => {
-    const same = (a: Versions, b: Versions): boolean => encodeRecord({ versions: a, ownerEpoch: undefined, deletedAt: undefined }).equals(encodeRecord({ versions: b, ownerEpoch: undefined, deletedAt: undefined }));
+    const same = (a: Versions, b: Versions): boolean =>
+      encodeRecord({ versions: a, ownerEpoch: undefined, deletedAt: undefined }).equals(
+        encodeRecord({ versions: b, ownerEpoch: undefined, deletedAt: undefined }),
+      );
     fc.assert(
       fc.property(historyArb, fc.nat(), fc.nat(), fc.nat(), (history, i, j, k) => {
         const { seen } = play(history);
@@ -135,7 +165,10 @@ describe('a write delivered again counts once', () => {
     const b = deliver(merge(EMPTY_VERSIONS, a), 1, valueOf(1), read(a), idOf(1), 1000);
     const c = deliver(EMPTY_VERSIONS, 2, valueOf(0), ctx0, idOf(0), 2000);
     expect(shown(converge([a, b, c]))).toEqual(['w1']);
-    const stripped = (v: Versions): Versions => ({ clock: v.clock, siblings: v.siblings.map(({ actor, counter, value }) => ({ actor, counter, value })) });
+    const stripped = (v: Versions): Versions => ({
+      clock: v.clock,
+      siblings: v.siblings.map(({ actor, counter, value }) => ({ actor, counter, value })),
+    });
     expect(shown(converge([stripped(a), stripped(b), stripped(c)]))).toEqual(['w0', 'w1']);
   });
 });
@@ -155,12 +188,20 @@ describe('through real stores (request ids, the duplicate check, the codec)', ()
             const rec = await stores[op.from]!.getRecord(KEY);
             if (rec) await stores[op.into]!.merge(KEY, rec);
           } else if (op.kind === 'write' && writes.length < RETIRED_MAX) {
-            const w = { value: op.del ? null : valueOf(writes.length), context: (await stores[op.readFrom]!.get(KEY)).context, requestId: Buffer.from(`request-${writes.length}`) };
+            const w = {
+              value: op.del ? null : valueOf(writes.length),
+              context: (await stores[op.readFrom]!.get(KEY)).context,
+              requestId: Buffer.from(`request-${writes.length}`),
+            };
             writes.push(w);
-            await (w.value === null ? stores[op.at]!.delete(KEY, w.context, w) : stores[op.at]!.put(KEY, w.value, w.context, w));
+            await (w.value === null
+              ? stores[op.at]!.delete(KEY, w.context, w)
+              : stores[op.at]!.put(KEY, w.value, w.context, w));
           } else if (op.kind === 'again' && writes.length > 0) {
             const w = writes[op.which % writes.length]!;
-            await (w.value === null ? stores[op.at]!.delete(KEY, w.context, w) : stores[op.at]!.put(KEY, w.value, w.context, w));
+            await (w.value === null
+              ? stores[op.at]!.delete(KEY, w.context, w)
+              : stores[op.at]!.put(KEY, w.value, w.context, w));
           }
         }
         for (let round = 0; round < 2; round++)
@@ -170,7 +211,12 @@ describe('through real stores (request ids, the duplicate check, the codec)', ()
               if (rec) await into.merge(KEY, rec);
             }
         // Converged: every replica holds the same versions (a copy's entries are not refused as pruned ones).
-        const held = await Promise.all(stores.map(async (s) => { const rec = await s.getRecord(KEY); return rec === undefined ? '-' : versionBytes(rec).toString('hex'); }));
+        const held = await Promise.all(
+          stores.map(async (s) => {
+            const rec = await s.getRecord(KEY);
+            return rec === undefined ? '-' : versionBytes(rec).toString('hex');
+          }),
+        );
         expect(new Set(held).size, held.join('\n')).toBe(1);
         const got = await Promise.all(stores.map((s) => s.get(KEY)));
         const { expected } = play(history);

@@ -43,19 +43,49 @@ interface Entry {
 /** A counter record: increments (some with write ids, some repeated at another actor) at three actors, with or without an owner epoch. */
 const counterArb = fc
   .record({
-    ops: fc.array(fc.record({ actor: fc.constantFrom('A', 'B', 'C'), amount: fc.integer({ min: -5, max: 5 }).filter((a) => a !== 0), id: fc.option(fc.constantFrom('id-00001', 'id-00002', 'id-00003'), { nil: undefined }) }), { minLength: 1, maxLength: 8 }),
+    ops: fc.array(
+      fc.record({
+        actor: fc.constantFrom('A', 'B', 'C'),
+        amount: fc.integer({ min: -5, max: 5 }).filter((a) => a !== 0),
+        id: fc.option(fc.constantFrom('id-00001', 'id-00002', 'id-00003'), { nil: undefined }),
+      }),
+      { minLength: 1, maxLength: 8 },
+    ),
     epoch: fc.option(fc.nat(300), { nil: undefined }),
   })
-  .map(({ ops, epoch }) => encodeCounter(ops.reduce((s, o) => increment(s, o.actor.repeat(16), o.amount, o.id).state, EMPTY_COUNTER), epoch));
+  .map(({ ops, epoch }) =>
+    encodeCounter(
+      ops.reduce((s, o) => increment(s, o.actor.repeat(16), o.amount, o.id).state, EMPTY_COUNTER),
+      epoch,
+    ),
+  );
 
 /** An entry: versions for a plain or sub-key, a counter for a counter key; `typed` adds those, and now and then a counter sent to a key of versions. */
 const entryArb = (corrupt: boolean, typed = false): fc.Arbitrary<Entry> =>
   fc
     .oneof(
-      { weight: 4, arbitrary: fc.record({ key: fc.constantFrom<string | Buffer>(...KEYS), record: recordArb.map((r) => encodeRecord(r)) }) },
-      { weight: typed ? 2 : 0, arbitrary: fc.record({ key: fc.constantFrom<string | Buffer>(...SUBKEYS), record: recordArb.map((r) => encodeRecord(r)) }) },
-      { weight: typed ? 2 : 0, arbitrary: fc.record({ key: fc.constantFrom<string | Buffer>(...COUNTERS), record: counterArb }) },
-      { weight: typed ? 1 : 0, arbitrary: fc.record({ key: fc.constantFrom<string | Buffer>(...KEYS, ...SUBKEYS), record: counterArb }) },
+      {
+        weight: 4,
+        arbitrary: fc.record({
+          key: fc.constantFrom<string | Buffer>(...KEYS),
+          record: recordArb.map((r) => encodeRecord(r)),
+        }),
+      },
+      {
+        weight: typed ? 2 : 0,
+        arbitrary: fc.record({
+          key: fc.constantFrom<string | Buffer>(...SUBKEYS),
+          record: recordArb.map((r) => encodeRecord(r)),
+        }),
+      },
+      {
+        weight: typed ? 2 : 0,
+        arbitrary: fc.record({ key: fc.constantFrom<string | Buffer>(...COUNTERS), record: counterArb }),
+      },
+      {
+        weight: typed ? 1 : 0,
+        arbitrary: fc.record({ key: fc.constantFrom<string | Buffer>(...KEYS, ...SUBKEYS), record: counterArb }),
+      },
     )
     .chain((e) =>
       fc.nat().map((hit) => {
@@ -65,11 +95,15 @@ const entryArb = (corrupt: boolean, typed = false): fc.Arbitrary<Entry> =>
       }),
     );
 
-
-
 const batchArb = fc
-  .record({ good: fc.array(entryArb(false, true), { minLength: 1, maxLength: 12 }), bad: fc.option(entryArb(true, true), { nil: undefined, freq: 5 }), at: fc.nat() })
-  .map(({ good, bad, at }) => (bad === undefined ? good : [...good.slice(0, at % (good.length + 1)), bad, ...good.slice(at % (good.length + 1))]));
+  .record({
+    good: fc.array(entryArb(false, true), { minLength: 1, maxLength: 12 }),
+    bad: fc.option(entryArb(true, true), { nil: undefined, freq: 5 }),
+    at: fc.nat(),
+  })
+  .map(({ good, bad, at }) =>
+    bad === undefined ? good : [...good.slice(0, at % (good.length + 1)), bad, ...good.slice(at % (good.length + 1))],
+  );
 
 /** A store on its own memory engine; `delays` (if given) hold each read and write back a few turns of the event loop. */
 async function open(delays?: () => number, randomBytes = fixedBytes): Promise<{ store: Store; engine: MemoryEngine }> {
@@ -100,7 +134,8 @@ async function open(delays?: () => number, randomBytes = fixedBytes): Promise<{ 
 async function dump(engine: MemoryEngine): Promise<string[]> {
   const it = engine.iterator(Buffer.alloc(0), Buffer.alloc(64, 0xff));
   const out: string[] = [];
-  for (let chunk = await it.nextv(1000); chunk.length > 0; chunk = await it.nextv(1000)) for (const [k, v] of chunk) out.push(`${k.toString('hex')}=${v.toString('hex')}`);
+  for (let chunk = await it.nextv(1000); chunk.length > 0; chunk = await it.nextv(1000))
+    for (const [k, v] of chunk) out.push(`${k.toString('hex')}=${v.toString('hex')}`);
   await it.close();
   return out;
 }
@@ -125,7 +160,8 @@ describe('Store.ingest ≡ Store.mergeMany', () => {
   it('leaves the same bytes in the database, and fails alike, whatever the store held', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(entryArb(false, true), { maxLength: 8 }), batchArb, async (before, batch) => {
-        const a = await open(), b = await open();
+        const a = await open(),
+          b = await open();
         try {
           // The same prior state in both (some keys held, some not): merged one by one.
           for (const e of before) {
@@ -148,7 +184,9 @@ describe('Store.ingest ≡ Store.mergeMany', () => {
   it('copies the keys it does not hold (no decode), merges those it does', async () => {
     const { store } = await open();
     try {
-      const records = await Promise.all(['x1', 'x2', 'x3'].map(async (k) => ({ key: k, record: (await store.put(k, Buffer.from(k))).record })));
+      const records = await Promise.all(
+        ['x1', 'x2', 'x3'].map(async (k) => ({ key: k, record: (await store.put(k, Buffer.from(k))).record })),
+      );
       const other = await open(undefined, (n) => Buffer.alloc(n, 9)); // another store id: its own dots
       try {
         await other.store.put('x1', Buffer.from('held'));
@@ -185,7 +223,10 @@ describe('Store.ingest ≡ Store.mergeMany', () => {
               // lww keys keep one sibling, the last written: a put there survives only if no later put to the key came after it
               // and the batch brought no version of it (which may carry a later write time: it wins, as last-writer-wins says).
               const last = done.findLast((j) => puts[j]!.key === p.key) === i && !batch.some((e) => e.key === p.key);
-              if (p.key.startsWith('k') || last) expect(held.siblings.some((s) => s.value !== null && Buffer.from(s.value).toString() === `put-${i}`)).toBe(true);
+              if (p.key.startsWith('k') || last)
+                expect(
+                  held.siblings.some((s) => s.value !== null && Buffer.from(s.value).toString() === `put-${i}`),
+                ).toBe(true);
             }
             for (const e of batch) {
               if (String(e.key).startsWith('l')) continue; // lww: the batch's versions may lose to a later write

@@ -56,16 +56,52 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('put' as const), key, ttl: fc.boolean() }), weight: 6 },
   { arbitrary: fc.record({ kind: fc.constant('delete' as const), key }), weight: 3 },
   { arbitrary: fc.record({ kind: fc.constant('merge' as const), key }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant('mergeMany' as const), keys: fc.array(key, { minLength: 1, maxLength: 5 }) }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('mergeMany' as const),
+      keys: fc.array(key, { minLength: 1, maxLength: 5 }),
+    }),
+    weight: 2,
+  },
   { arbitrary: fc.record({ kind: fc.constant('rangeDelete' as const), range: fc.nat(RANGES.length - 1) }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('purge' as const) }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('reclaim' as const) }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('corrupt' as const), key, then: fc.constantFrom('put' as const, 'merge' as const, 'mergeMany' as const) }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('track' as const), units: fc.array(fc.boolean(), { minLength: UNITS.length, maxLength: UNITS.length }) }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant('burst' as const), keys: fc.array(key, { minLength: 2, maxLength: 8 }) }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('corrupt' as const),
+      key,
+      then: fc.constantFrom('put' as const, 'merge' as const, 'mergeMany' as const),
+    }),
+    weight: 1,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('track' as const),
+      units: fc.array(fc.boolean(), { minLength: UNITS.length, maxLength: UNITS.length }),
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({ kind: fc.constant('burst' as const), keys: fc.array(key, { minLength: 2, maxLength: 8 }) }),
+    weight: 2,
+  },
   { arbitrary: fc.record({ kind: fc.constant('crash' as const), lose: fc.nat(3) }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('incr' as const), key: fc.nat(COUNTERS.length - 1), amount: fc.integer({ min: -3, max: 3 }).filter((a) => a !== 0) }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant('counterMerge' as const), key: fc.nat(COUNTERS.length - 1), many: fc.boolean() }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('incr' as const),
+      key: fc.nat(COUNTERS.length - 1),
+      amount: fc.integer({ min: -3, max: 3 }).filter((a) => a !== 0),
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('counterMerge' as const),
+      key: fc.nat(COUNTERS.length - 1),
+      many: fc.boolean(),
+    }),
+    weight: 2,
+  },
   {
     arbitrary: fc.record({
       kind: fc.constant('setOps' as const),
@@ -86,7 +122,8 @@ async function expectKeptEqualsScan(store: Store): Promise<number> {
   for (const u of trees.readyUnits()) {
     const kept = trees.tree(u)!;
     const scan = await store.ranges.tree(u, DEPTH, u.n === 0 ? undefined : (k) => classOf(k) === u.n, true);
-    for (let i = 0; i < kept.leaves; i++) expect(kept.leaf(i), `unit ${u.n}:${u.start}-${u.end} leaf ${i}`).toEqual(scan.leaf(i));
+    for (let i = 0; i < kept.leaves; i++)
+      expect(kept.leaf(i), `unit ${u.n}:${u.start}-${u.end} leaf ${i}`).toEqual(scan.leaf(i));
     compared++;
   }
   return compared;
@@ -96,7 +133,14 @@ async function run(steps: readonly Step[]): Promise<void> {
   let now = 1_000_000;
   const clock = () => now;
   let engine = new MemoryEngine({ journal: 4 });
-  const open = (e: MemoryEngine) => Store.open({ engine: e, now: clock, tombstoneGraceMs: GRACE, logger: quiet, keptTrees: { depth: DEPTH, classOf, checkpointBatches: 3 } });
+  const open = (e: MemoryEngine) =>
+    Store.open({
+      engine: e,
+      now: clock,
+      tombstoneGraceMs: GRACE,
+      logger: quiet,
+      keptTrees: { depth: DEPTH, classOf, checkpointBatches: 3 },
+    });
   let store = await open(engine);
   let tracked = UNITS.map(() => true);
   const track = () => store.trees!.track(UNITS.filter((_, i) => tracked[i]));
@@ -151,7 +195,11 @@ async function run(steps: readonly Step[]): Promise<void> {
         await store.trees!.settled(); // every unit counts the corrupt bytes: the next write must take them out
         if (s.then === 'put') await store.put(KEYS[s.key]!, Buffer.from(`after-corrupt${n++}`));
         else if (s.then === 'merge') await store.merge(KEYS[s.key]!, await record(s.key));
-        else await store.mergeMany([{ key: KEYS[s.key]!, record: await record(s.key) }, { key: KEYS[(s.key + 1) % KEYS.length]!, record: await record((s.key + 1) % KEYS.length) }]);
+        else
+          await store.mergeMany([
+            { key: KEYS[s.key]!, record: await record(s.key) },
+            { key: KEYS[(s.key + 1) % KEYS.length]!, record: await record((s.key + 1) % KEYS.length) },
+          ]);
         break;
       }
       case 'track':
@@ -159,14 +207,24 @@ async function run(steps: readonly Step[]): Promise<void> {
         await track(); // builds run in the background while the next steps write
         break;
       case 'burst':
-        await Promise.all(s.keys.map((k, i) => (i % 2 === 0 ? store.put(KEYS[k]!, Buffer.from(`b${n++}`)) : store.merge(KEYS[k]!, Buffer.alloc(0)).catch(() => undefined))));
+        await Promise.all(
+          s.keys.map((k, i) =>
+            i % 2 === 0
+              ? store.put(KEYS[k]!, Buffer.from(`b${n++}`))
+              : store.merge(KEYS[k]!, Buffer.alloc(0)).catch(() => undefined),
+          ),
+        );
         break;
       case 'incr':
         await store.counterUpdate(COUNTERS[s.key]!, s.amount, { requestId: Buffer.from(`r${n++ % 4}`) }); // some repeated: duplicates
         break;
       case 'counterMerge': {
         const { delta } = await peer.counterUpdate(COUNTERS[s.key]!, 1);
-        if (s.many) await store.mergeMany([{ key: COUNTERS[s.key]!, record: delta }, { key: KEYS[s.key]!, record: await record(s.key) }]);
+        if (s.many)
+          await store.mergeMany([
+            { key: COUNTERS[s.key]!, record: delta },
+            { key: KEYS[s.key]!, record: await record(s.key) },
+          ]);
         else await store.merge(COUNTERS[s.key]!, delta);
         break;
       }
@@ -175,7 +233,13 @@ async function run(steps: readonly Step[]): Promise<void> {
         const removes = s.removes.filter((e) => !s.adds.includes(e));
         const ops = [
           ...s.adds.map((e) => ({ op: 'add' as const, path: { element: ELEMENTS[e]! } })),
-          ...(await Promise.all(removes.map(async (e) => ({ op: 'remove' as const, path: { element: ELEMENTS[e]! }, context: (await store.get(subKey(PARENTS[s.parent]!, { element: ELEMENTS[e]! }))).context })))),
+          ...(await Promise.all(
+            removes.map(async (e) => ({
+              op: 'remove' as const,
+              path: { element: ELEMENTS[e]! },
+              context: (await store.get(subKey(PARENTS[s.parent]!, { element: ELEMENTS[e]! }))).context,
+            })),
+          )),
         ];
         if (ops.length > 0) await store.writeMany(PARENTS[s.parent]!, ops);
         break;
@@ -188,7 +252,10 @@ async function run(steps: readonly Step[]): Promise<void> {
         break;
       }
     }
-    if (process.env.KT_DEBUG) await expectKeptEqualsScan(store).catch((e) => { throw new Error(`after ${JSON.stringify(s)}: ${(e as Error).message}`); });
+    if (process.env.KT_DEBUG)
+      await expectKeptEqualsScan(store).catch((e) => {
+        throw new Error(`after ${JSON.stringify(s)}: ${(e as Error).message}`);
+      });
   }
   await expectKeptEqualsScan(store);
   // A clean reopen loads the trees as they were.
@@ -209,6 +276,9 @@ async function run(steps: readonly Step[]): Promise<void> {
 
 describe('kept trees (property)', () => {
   it('equal the scan-built tree of every unit after any writes, ring changes and crashes', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 5, maxLength: 40 }), (steps) => run(steps)), { numRuns: 60, seed: 29, endOnFailure: true });
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 5, maxLength: 40 }), (steps) => run(steps)),
+      { numRuns: 60, seed: 29, endOnFailure: true },
+    );
   }, 60_000);
 });

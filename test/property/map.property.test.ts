@@ -21,13 +21,23 @@ import { decodeCounter, value } from '../../src/storage/counter.js';
 import { versionBytes } from '../../src/storage/codec.js';
 
 const PARENT = storedKey('profiles', Buffer.from('user:1'));
-const REGISTER: readonly FieldName[] = [{ name: 'address', type: 'map' }, { name: 'city', type: 'register' }];
+const REGISTER: readonly FieldName[] = [
+  { name: 'address', type: 'map' },
+  { name: 'city', type: 'register' },
+];
 const COUNTER: readonly FieldName[] = [{ name: 'logins', type: 'counter' }];
 const FLAG: readonly FieldName[] = [{ name: 'admin', type: 'flag' }];
 const key = (fields: readonly FieldName[]) => subKey(PARENT, { fields });
 
 type Step =
-  | { readonly kind: 'update'; readonly at: number; readonly assign: number | null | undefined; readonly amount: number; readonly flag: 'enable' | 'disable' | undefined; readonly twice: boolean }
+  | {
+      readonly kind: 'update';
+      readonly at: number;
+      readonly assign: number | null | undefined;
+      readonly amount: number;
+      readonly flag: 'enable' | 'disable' | undefined;
+      readonly twice: boolean;
+    }
   | { readonly kind: 'deliver'; readonly pick: number; readonly keep: boolean };
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
@@ -40,7 +50,10 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     flag: fc.constantFrom('enable' as const, 'disable' as const, undefined),
     twice: fc.boolean(),
   }),
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat(1000), keep: fc.boolean() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat(1000), keep: fc.boolean() }),
+  },
 );
 
 interface Delivery {
@@ -56,11 +69,14 @@ describe('a map on three replicas', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 50 }), async (steps) => {
         let clock = 1_000_000;
-        const stores = await Promise.all([0, 1, 2].map(() => Store.open({ engine: new MemoryEngine(), now: () => clock })));
+        const stores = await Promise.all(
+          [0, 1, 2].map(() => Store.open({ engine: new MemoryEngine(), now: () => clock })),
+        );
         try {
           let lastRegister: number | null = null;
           let sum = 0;
-          let nextEnable = 0, requests = 0;
+          let nextEnable = 0,
+            requests = 0;
           const enables: number[] = [];
           const disabled = new Set<number>();
           const seenEnables = stores.map(() => new Set<number>());
@@ -88,8 +104,10 @@ describe('a map on three replicas', () => {
             const ops: SubOp[] = [];
             if (step.assign === null) {
               const read = await s.get(key(REGISTER));
-              if (read.context.length > 0) ops.push({ op: 'remove', path: { fields: REGISTER }, context: read.context });
-            } else if (step.assign !== undefined) ops.push({ op: 'assign', path: { fields: REGISTER }, value: Buffer.from(String(step.assign)) });
+              if (read.context.length > 0)
+                ops.push({ op: 'remove', path: { fields: REGISTER }, context: read.context });
+            } else if (step.assign !== undefined)
+              ops.push({ op: 'assign', path: { fields: REGISTER }, value: Buffer.from(String(step.assign)) });
             if (step.amount !== 0) ops.push({ op: 'increment', path: { fields: COUNTER }, amount: step.amount });
             let disabling = false;
             if (step.flag === 'enable') ops.push({ op: 'add', path: { fields: FLAG } });
@@ -108,29 +126,45 @@ describe('a map on three replicas', () => {
             if (ops.some((o) => o.op === 'remove' && o.path.fields === REGISTER)) lastRegister = null;
             if (step.assign !== undefined && step.assign !== null) lastRegister = step.assign;
             sum += step.amount;
-            if (step.flag === 'enable') seenEnables[step.at]!.add(nextEnable), enables.push(nextEnable++);
+            if (step.flag === 'enable') (seenEnables[step.at]!.add(nextEnable), enables.push(nextEnable++));
             if (disabling) for (const id of seenEnables[step.at]!) disabled.add(id);
             ops.forEach((o, i) => {
               const w = r.writes[i]!;
               for (const to of [0, 1, 2])
-                if (to !== step.at) inFlight.push({ to, key: w.key, record: w.delta ?? w.record, ...(o.path.fields === FLAG ? { enables: new Set(seenEnables[step.at]) } : {}) });
+                if (to !== step.at)
+                  inFlight.push({
+                    to,
+                    key: w.key,
+                    record: w.delta ?? w.record,
+                    ...(o.path.fields === FLAG ? { enables: new Set(seenEnables[step.at]) } : {}),
+                  });
             });
           }
           for (const d of inFlight) await deliver(d);
           // Anti-entropy: each replica's records of every field to the others, twice round.
           for (let round = 0; round < 2; round++)
             for (const from of [0, 1, 2])
-              for (const r of (await stores[from]!.readRange(PARENT, undefined, 100)).records) for (const to of [0, 1, 2]) if (to !== from) await stores[to]!.merge(r.key, r.record);
+              for (const r of (await stores[from]!.readRange(PARENT, undefined, 100)).records)
+                for (const to of [0, 1, 2]) if (to !== from) await stores[to]!.merge(r.key, r.record);
           const pages = await Promise.all(stores.map((s) => s.readRange(PARENT, undefined, 100)));
-          const bytes = pages.map((p) => p.records.map((r) => `${r.key.toString('hex')}=${versionBytes(r.record).toString('hex')}`));
+          const bytes = pages.map((p) =>
+            p.records.map((r) => `${r.key.toString('hex')}=${versionBytes(r.record).toString('hex')}`),
+          );
           expect(bytes[1], 'replica 1 holds what replica 0 does').toEqual(bytes[0]);
           expect(bytes[2], 'replica 2 holds what replica 0 does').toEqual(bytes[0]);
           const register = await stores[0]!.get(key(REGISTER));
-          expect(register.values.map(String), 'the register holds the last write').toEqual(lastRegister === null ? [] : [String(lastRegister)]);
+          expect(register.values.map(String), 'the register holds the last write').toEqual(
+            lastRegister === null ? [] : [String(lastRegister)],
+          );
           const counter = pages[0]!.records.find((r) => r.key.equals(key(COUNTER)));
-          expect(counter === undefined ? 0n : value(decodeCounter(counter.record).state), 'the counter is the sum').toBe(BigInt(sum));
+          expect(
+            counter === undefined ? 0n : value(decodeCounter(counter.record).state),
+            'the counter is the sum',
+          ).toBe(BigInt(sum));
           const flag = (await stores[0]!.get(key(FLAG))).values.length > 0;
-          expect(flag, `the flag: enables ${enables.join(',')}, disabled ${[...disabled].join(',')}`).toBe(enables.some((id) => !disabled.has(id)));
+          expect(flag, `the flag: enables ${enables.join(',')}, disabled ${[...disabled].join(',')}`).toBe(
+            enables.some((id) => !disabled.has(id)),
+          );
         } finally {
           await Promise.all(stores.map((s) => s.close()));
         }

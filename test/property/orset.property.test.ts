@@ -29,7 +29,10 @@ type Step =
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('add' as const), at: fc.nat(2), element: fc.constantFrom(...ELEMENTS) }),
   fc.record({ kind: fc.constant('remove' as const), at: fc.nat(2), element: fc.constantFrom(...ELEMENTS) }),
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat(1000), keep: fc.boolean() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat(1000), keep: fc.boolean() }),
+  },
 );
 
 /** A record in flight: which replica it goes to, and the adds its sender had seen of the element when it was sent. */
@@ -53,7 +56,8 @@ describe('observed-remove set on three replicas', () => {
           const inFlight: Delivery[] = [];
           let nextAdd = 0;
           const sendOn = (from: number, element: Element, record: Buffer): void => {
-            for (const to of [0, 1, 2]) if (to !== from) inFlight.push({ to, element, record, seen: new Set(seen[from]!.get(element)) });
+            for (const to of [0, 1, 2])
+              if (to !== from) inFlight.push({ to, element, record, seen: new Set(seen[from]!.get(element)) });
           };
           const deliver = async (d: Delivery): Promise<void> => {
             await stores[d.to]!.merge(subKey(PARENT, { element: d.element }), d.record);
@@ -63,13 +67,18 @@ describe('observed-remove set on three replicas', () => {
             if (step.kind === 'add') {
               const id = nextAdd++;
               added.get(step.element)!.push(id);
-              const [w] = (await stores[step.at]!.writeMany(PARENT, [{ op: 'add', path: { element: step.element } }])).writes;
+              const [w] = (await stores[step.at]!.writeMany(PARENT, [{ op: 'add', path: { element: step.element } }]))
+                .writes;
               seen[step.at]!.get(step.element)!.add(id);
               sendOn(step.at, step.element, w!.record);
             } else if (step.kind === 'remove') {
               const read = await stores[step.at]!.get(subKey(PARENT, { element: step.element }));
               if (read.values.length === 0) continue; // nothing there to remove: a client would not send it
-              const [w] = (await stores[step.at]!.writeMany(PARENT, [{ op: 'remove', path: { element: step.element }, context: read.context }])).writes;
+              const [w] = (
+                await stores[step.at]!.writeMany(PARENT, [
+                  { op: 'remove', path: { element: step.element }, context: read.context },
+                ])
+              ).writes;
               for (const id of seen[step.at]!.get(step.element)!) removed.add(id);
               sendOn(step.at, step.element, w!.record);
             } else if (inFlight.length > 0) {
@@ -89,7 +98,9 @@ describe('observed-remove set on three replicas', () => {
             const want = added.get(e)!.some((id) => !removed.has(id));
             const reads = await Promise.all(stores.map((s) => s.get(subKey(PARENT, { element: e }))));
             const present = reads.map((r) => r.values.length > 0);
-            expect(present, `element ${e}: adds ${added.get(e)!.join(',')}, removed ${[...removed].join(',')}`).toEqual([want, want, want]);
+            expect(present, `element ${e}: adds ${added.get(e)!.join(',')}, removed ${[...removed].join(',')}`).toEqual(
+              [want, want, want],
+            );
           }
         } finally {
           await Promise.all(stores.map((s) => s.close()));

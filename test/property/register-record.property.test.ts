@@ -9,12 +9,29 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DecodeError } from '../../src/storage/codec.js';
-import { EMPTY_ACCEPTOR, compareBallots, decodeRegister, encodeRegister, joinAcceptors, onCommit, onPrepare, onPropose, proposalOrder, sameRegister, type RegisterState } from '../../src/storage/acceptor.js';
+import {
+  EMPTY_ACCEPTOR,
+  compareBallots,
+  decodeRegister,
+  encodeRegister,
+  joinAcceptors,
+  onCommit,
+  onPrepare,
+  onPropose,
+  proposalOrder,
+  sameRegister,
+  type RegisterState,
+} from '../../src/storage/acceptor.js';
 
 /** Up to 36 ballots: enough commits that a history fills (HISTORY_LENGTH) and drops its oldest. */
 const ballotArb = fc.record({ n: fc.integer({ min: 1, max: 12 }), by: fc.constantFrom('n1', 'n2', 'n3') });
-const valueArb = fc.option(fc.uint8Array({ maxLength: 12 }).map((b) => Buffer.from(b)), { nil: null });
-type Step = { kind: 'prepare'; ballot: { n: number; by: string } } | { kind: 'propose' | 'commit'; ballot: { n: number; by: string }; value: Buffer | null };
+const valueArb = fc.option(
+  fc.uint8Array({ maxLength: 12 }).map((b) => Buffer.from(b)),
+  { nil: null },
+);
+type Step =
+  | { kind: 'prepare'; ballot: { n: number; by: string } }
+  | { kind: 'propose' | 'commit'; ballot: { n: number; by: string }; value: Buffer | null };
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('prepare' as const), ballot: ballotArb }),
   fc.record({ kind: fc.constantFrom('propose' as const, 'commit' as const), ballot: ballotArb, value: valueArb }),
@@ -27,7 +44,12 @@ const stateArb: fc.Arbitrary<RegisterState> = fc.array(stepArb, { maxLength: 24 
     else {
       // Some decided on an earlier commit (a base), some on a register never written (none).
       const base = st.ballot.n % 2 === 0 ? { base: `r${st.ballot.n - 1}.${st.ballot.by}` } : {};
-      const p = { ballot: st.ballot, value: st.ballot.n % 3 === 0 ? null : Buffer.from(`v${st.ballot.n}${st.ballot.by}`), id: `r${st.ballot.n}.${st.ballot.by}`, ...base };
+      const p = {
+        ballot: st.ballot,
+        value: st.ballot.n % 3 === 0 ? null : Buffer.from(`v${st.ballot.n}${st.ballot.by}`),
+        id: `r${st.ballot.n}.${st.ballot.by}`,
+        ...base,
+      };
       s = st.kind === 'propose' ? onPropose(s, p).acceptor : onCommit(s, p);
     }
   }
@@ -83,7 +105,7 @@ describe('the register record', () => {
       fc.property(stateArb, fc.nat(), fc.integer({ min: 1, max: 255 }), fc.boolean(), (s, at, flip, cut) => {
         const b = Buffer.from(encodeRegister(s));
         const i = at % b.length;
-        const bad = cut ? b.subarray(0, i) : (b[i]! ^= flip, b);
+        const bad = cut ? b.subarray(0, i) : ((b[i]! ^= flip), b);
         expect(() => decodeRegister(bad)).toThrow(DecodeError);
       }),
       { seed: 7, numRuns: 500 },
@@ -93,9 +115,26 @@ describe('the register record', () => {
   it('refuses a state the rules cannot reach, and names no more than 255 characters', () => {
     const p = (n: number) => ({ ballot: { n, by: 'a' }, value: Buffer.from('v'), id: 'r' });
     // An accepted proposal at or below the commit, or above the promise, re-encoded with a good checksum.
-    expect(() => decodeRegister(encodeRegister({ promised: { n: 5, by: 'a' }, accepted: p(3), committed: p(4), history: [] }))).toThrow(/at or below its commit/);
-    expect(() => decodeRegister(encodeRegister({ promised: { n: 2, by: 'a' }, accepted: p(3), committed: undefined, history: [] }))).toThrow(/above its promise/);
-    expect(() => decodeRegister(encodeRegister({ promised: { n: 2, by: 'a' }, accepted: undefined, committed: p(3), history: [] }))).toThrow(/commit above its promise/);
-    expect(() => encodeRegister({ promised: { n: 1, by: 'x'.repeat(256) }, accepted: undefined, committed: undefined, history: [] })).toThrow(RangeError);
+    expect(() =>
+      decodeRegister(encodeRegister({ promised: { n: 5, by: 'a' }, accepted: p(3), committed: p(4), history: [] })),
+    ).toThrow(/at or below its commit/);
+    expect(() =>
+      decodeRegister(
+        encodeRegister({ promised: { n: 2, by: 'a' }, accepted: p(3), committed: undefined, history: [] }),
+      ),
+    ).toThrow(/above its promise/);
+    expect(() =>
+      decodeRegister(
+        encodeRegister({ promised: { n: 2, by: 'a' }, accepted: undefined, committed: p(3), history: [] }),
+      ),
+    ).toThrow(/commit above its promise/);
+    expect(() =>
+      encodeRegister({
+        promised: { n: 1, by: 'x'.repeat(256) },
+        accepted: undefined,
+        committed: undefined,
+        history: [],
+      }),
+    ).toThrow(RangeError);
   });
 });

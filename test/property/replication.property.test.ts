@@ -33,11 +33,28 @@ type Step =
   | { kind: 'deliver' };
 
 /** Steps on a cluster of up to `nodes` nodes (node numbers wrap around a smaller one). */
-const stepArb = (nodes: number, keys: number): fc.Arbitrary<Step> => fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('puts' as const), puts: fc.array(fc.record({ key: fc.nat(keys - 1), at: fc.nat(nodes - 1), w: fc.integer({ min: 1, max: 3 }) }), { minLength: 1, maxLength: 6 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('fault' as const), node: fc.nat(nodes - 1), fault: fc.constantFrom<Fault>('ok', 'down', 'silent') }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('deliver' as const) }) },
-);
+const stepArb = (nodes: number, keys: number): fc.Arbitrary<Step> =>
+  fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        kind: fc.constant('puts' as const),
+        puts: fc.array(fc.record({ key: fc.nat(keys - 1), at: fc.nat(nodes - 1), w: fc.integer({ min: 1, max: 3 }) }), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant('fault' as const),
+        node: fc.nat(nodes - 1),
+        fault: fc.constantFrom<Fault>('ok', 'down', 'silent'),
+      }),
+    },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('deliver' as const) }) },
+  );
 
 function setFault(c: FakeCluster, id: string, f: Fault): void {
   c.down.delete(id);
@@ -51,7 +68,12 @@ async function deliverAll(c: FakeCluster): Promise<void> {
     [...c.stores.keys()].map((id) =>
       new HintDelivery(
         { self: id, bytesPerSecond: 1 << 30 },
-        { hints: c.store(id).hints, isUp: (t) => !c.down.has(t) && !c.net.faults.has(`*>${t}`), send: (t, key, record) => c.net.from(id).merge(t, key, record, undefined, Date.now() + 1000), log: quiet },
+        {
+          hints: c.store(id).hints,
+          isUp: (t) => !c.down.has(t) && !c.net.faults.has(`*>${t}`),
+          send: (t, key, record) => c.net.from(id).merge(t, key, record, undefined, Date.now() + 1000),
+          log: quiet,
+        },
       ).run(),
     ),
   );
@@ -74,7 +96,8 @@ async function play(size: number, steps: readonly Step[], KEYS: readonly string[
         const everywhere = c.down.size <= size - 3;
         await Promise.all(
           step.puts.map(async ({ key, at: from, w }) => {
-            const k = KEYS[key]!, value = `v${n++}`;
+            const k = KEYS[key]!,
+              value = `v${n++}`;
             attempted.get(k)!.add(value);
             try {
               await c.coordinator(at(from)).put(Buffer.from(k), Buffer.from(value), Buffer.alloc(0), { quorum: w });
@@ -95,10 +118,17 @@ async function play(size: number, steps: readonly Step[], KEYS: readonly string[
       const held = await Promise.all(c.owners(k).map((id) => c.values(id, k)));
       for (const [value, [w, everywhere]] of acked.get(k)!) {
         const copies = held.filter((vs) => vs.includes(value)).length;
-        expect(copies, `${k}=${value} acknowledged at W=${w}, on ${copies} replicas after hint delivery`).toBeGreaterThanOrEqual(everywhere ? 3 : w);
+        expect(
+          copies,
+          `${k}=${value} acknowledged at W=${w}, on ${copies} replicas after hint delivery`,
+        ).toBeGreaterThanOrEqual(everywhere ? 3 : w);
       }
     }
-    for (const k of KEYS) await c.coordinator('n1').get(Buffer.from(k), { quorum: 3 }).catch(() => undefined);
+    for (const k of KEYS)
+      await c
+        .coordinator('n1')
+        .get(Buffer.from(k), { quorum: 3 })
+        .catch(() => undefined);
     for (const k of KEYS) {
       const want = [...acked.get(k)!.keys()];
       await eventually(async () => {
@@ -124,7 +154,11 @@ async function play(size: number, steps: readonly Step[], KEYS: readonly string[
 describe('the coordinator loses no acknowledged write', () => {
   it('through failures, sloppy quorum, hints and read repair (random histories)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 3, max: MAX_NODES }), fc.array(stepArb(MAX_NODES, KEYS.length), { minLength: 1, maxLength: 25 }), (size, steps) => play(size, steps, KEYS)),
+      fc.asyncProperty(
+        fc.integer({ min: 3, max: MAX_NODES }),
+        fc.array(stepArb(MAX_NODES, KEYS.length), { minLength: 1, maxLength: 25 }),
+        (size, steps) => play(size, steps, KEYS),
+      ),
       { numRuns: 200 },
     );
   }, 120_000);
@@ -132,7 +166,9 @@ describe('the coordinator loses no acknowledged write', () => {
   it('on 60 nodes, 200 keys and long histories', async () => {
     const keys = Array.from({ length: 200 }, (_, i) => `key${i}`);
     await fc.assert(
-      fc.asyncProperty(fc.array(stepArb(60, keys.length), { minLength: 100, maxLength: 300 }), (steps) => play(60, steps, keys)),
+      fc.asyncProperty(fc.array(stepArb(60, keys.length), { minLength: 100, maxLength: 300 }), (steps) =>
+        play(60, steps, keys),
+      ),
       { numRuns: 5 },
     );
   }, 120_000);
@@ -144,20 +180,41 @@ describe('resolveReplies', () => {
     try {
       await fc.assert(
         fc.asyncProperty(
-          fc.array(fc.record({ at: fc.nat(2), withContextFrom: fc.option(fc.nat(2), { nil: undefined }), mergeInto: fc.option(fc.nat(2), { nil: undefined }) }), { minLength: 1, maxLength: 12 }),
+          fc.array(
+            fc.record({
+              at: fc.nat(2),
+              withContextFrom: fc.option(fc.nat(2), { nil: undefined }),
+              mergeInto: fc.option(fc.nat(2), { nil: undefined }),
+            }),
+            { minLength: 1, maxLength: 12 },
+          ),
           fc.nat(5),
           async (ops, perm) => {
             const key = `k${Math.random()}`;
             let n = 0;
             for (const op of ops) {
-              const ctx = op.withContextFrom === undefined ? undefined : (await stores[op.withContextFrom]!.get(key)).context;
+              const ctx =
+                op.withContextFrom === undefined ? undefined : (await stores[op.withContextFrom]!.get(key)).context;
               const { record } = await stores[op.at]!.put(key, Buffer.from(`v${n++}`), ctx);
               if (op.mergeInto !== undefined) await stores[op.mergeInto]!.merge(key, record);
             }
             const replies = await Promise.all(stores.map((s) => s.getRecord(key)));
-            const orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
-            const a = resolveReplies(key, orders[0]!.map((i) => replies[i]));
-            const b = resolveReplies(key, orders[perm]!.map((i) => replies[i]));
+            const orders = [
+              [0, 1, 2],
+              [0, 2, 1],
+              [1, 0, 2],
+              [1, 2, 0],
+              [2, 0, 1],
+              [2, 1, 0],
+            ];
+            const a = resolveReplies(
+              key,
+              orders[0]!.map((i) => replies[i]),
+            );
+            const b = resolveReplies(
+              key,
+              orders[perm]!.map((i) => replies[i]),
+            );
             expect(b.values.map(String).sort()).toEqual(a.values.map(String).sort());
             expect(b.context.equals(a.context)).toBe(true);
             // The merged record is what every replica converges to: nothing in it is stale.

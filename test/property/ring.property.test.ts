@@ -5,7 +5,17 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_TOKEN, Ring, arcFraction, balance, claimRing, fairShares, joinRing, leaveHeirs, tokenOf } from '../../src/ring/index.js';
+import {
+  MAX_TOKEN,
+  Ring,
+  arcFraction,
+  balance,
+  claimRing,
+  fairShares,
+  joinRing,
+  leaveHeirs,
+  tokenOf,
+} from '../../src/ring/index.js';
 import type { Member, RingOptions } from '../../src/ring/index.js';
 
 const ZONES = ['a', 'b', 'c', 'd'];
@@ -33,13 +43,11 @@ function membersArb(opts: { min?: number; max?: number; explicitTokens: boolean 
       ),
     )
     .map(([topology, tokens]) =>
-      topology.map(
-        (t, i): Member => ({
-          id: `n${i}`,
-          ...t,
-          ...(tokens.length > 0 ? { tokens: tokens.slice(i * 4, i * 4 + 4) } : {}),
-        }),
-      ),
+      topology.map((t, i): Member => ({
+        id: `n${i}`,
+        ...t,
+        ...(tokens.length > 0 ? { tokens: tokens.slice(i * 4, i * 4 + 4) } : {}),
+      })),
     );
 }
 
@@ -54,7 +62,9 @@ const N = 3;
 /** A ring from explicit tokens or from either allocator, claimed for N from 1 to 5. */
 const ringArb = fc.oneof(
   membersArb({ explicitTokens: true }).map((m) => Ring.build(m)),
-  fc.tuple(membersArb({ explicitTokens: false }), optionsArb, fc.integer({ min: 1, max: 5 })).map(([m, o, n]) => claimRing(m, n, o)),
+  fc
+    .tuple(membersArb({ explicitTokens: false }), optionsArb, fc.integer({ min: 1, max: 5 }))
+    .map(([m, o, n]) => claimRing(m, n, o)),
 );
 
 /** Tokens worth probing: random ones and every token boundary with its neighbours. */
@@ -148,7 +158,8 @@ describe('ring laws', () => {
               const b = before.replicasForToken(t, n);
               const a = after.replicasForToken(t, n);
               const moved = a.some((id) => id !== 'new' && !b.includes(id));
-              if (moved || (asSet(a).join() !== asSet(b).join() && !a.includes('new'))) broken.push(`n=${n} token ${t}: [${b}] became [${a}]`);
+              if (moved || (asSet(a).join() !== asSet(b).join() && !a.includes('new')))
+                broken.push(`n=${n} token ${t}: [${b}] became [${a}]`);
             }
           }
           expect(broken).toEqual([]);
@@ -173,7 +184,9 @@ describe('ring laws', () => {
             for (const t of probes([before], random)) {
               const b = before.replicasForToken(t, n);
               const a = after.replicasForToken(t, n);
-              const ok = b.includes(gone) ? b.every((id) => id === gone || a.includes(id)) : asSet(a).join() === asSet(b).join();
+              const ok = b.includes(gone)
+                ? b.every((id) => id === gone || a.includes(id))
+                : asSet(a).join() === asSet(b).join();
               if (!ok) broken.push(`n=${n} token ${t}: [${b}] became [${a}]`);
             }
           }
@@ -186,24 +199,34 @@ describe('ring laws', () => {
 
   it('a leave that hands its tokens to heirs chosen for N moves only its keys too, as many as dropping them (N = 1..5)', () => {
     fc.assert(
-      fc.property(ringArb.filter((r) => r.size > 1), fc.integer({ min: 1, max: 5 }), fc.nat(), fc.array(tokenArb, { maxLength: 30 }), (before, N, pick, random) => {
-        const gone = before.members[pick % before.size]!.id;
-        fc.pre(!removesRack(before, gone));
-        const heirs = leaveHeirs(before, gone, N);
-        expect([...heirs.keys()].sort((a, b) => (a < b ? -1 : 1))).toEqual([...before.member(gone)!.tokens]);
-        for (const h of heirs.values()) expect(h !== gone && before.has(h)).toBe(true);
-        const after = before.withoutMember(gone, heirs);
-        expect(after.tokens).toEqual(before.tokens); // every token keeps its place
-        const n = Math.min(N, after.size);
-        for (const t of probes([before], random)) {
-          const b = before.replicasForToken(t, n);
-          const a = after.replicasForToken(t, n);
-          if (!b.includes(gone)) expect(asSet(a)).toEqual(asSet(b));
-          else for (const id of b) if (id !== gone) expect(a).toContain(id);
-        }
-        const moved = (r: Ring) => Ring.diff(before, r, n).reduce((sum, c) => sum + arcFraction(c.start, c.end) * c.after.filter((x) => !c.before.includes(x)).length, 0);
-        expect(moved(after)).toBeCloseTo(moved(before.withoutMember(gone)), 12);
-      }),
+      fc.property(
+        ringArb.filter((r) => r.size > 1),
+        fc.integer({ min: 1, max: 5 }),
+        fc.nat(),
+        fc.array(tokenArb, { maxLength: 30 }),
+        (before, N, pick, random) => {
+          const gone = before.members[pick % before.size]!.id;
+          fc.pre(!removesRack(before, gone));
+          const heirs = leaveHeirs(before, gone, N);
+          expect([...heirs.keys()].sort((a, b) => (a < b ? -1 : 1))).toEqual([...before.member(gone)!.tokens]);
+          for (const h of heirs.values()) expect(h !== gone && before.has(h)).toBe(true);
+          const after = before.withoutMember(gone, heirs);
+          expect(after.tokens).toEqual(before.tokens); // every token keeps its place
+          const n = Math.min(N, after.size);
+          for (const t of probes([before], random)) {
+            const b = before.replicasForToken(t, n);
+            const a = after.replicasForToken(t, n);
+            if (!b.includes(gone)) expect(asSet(a)).toEqual(asSet(b));
+            else for (const id of b) if (id !== gone) expect(a).toContain(id);
+          }
+          const moved = (r: Ring) =>
+            Ring.diff(before, r, n).reduce(
+              (sum, c) => sum + arcFraction(c.start, c.end) * c.after.filter((x) => !c.before.includes(x)).length,
+              0,
+            );
+          expect(moved(after)).toBeCloseTo(moved(before.withoutMember(gone)), 12);
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -214,29 +237,36 @@ describe('ring laws', () => {
       return [ring, ring.withoutMember(ring.members[pick % ring.size]!.id)] as const;
     });
     fc.assert(
-      fc.property(changeArb, fc.array(tokenArb, { maxLength: 30 }), fc.array(fc.string(), { maxLength: 30 }), ([before, after], random, keys) => {
-        const n = Math.min(before.size, after.size, 3);
-        const changes = Ring.diff(before, after, n);
-        const inRange = (t: bigint, s: bigint, e: bigint) => (s < e ? t > s && t <= e : s === e || t > s || t <= e);
-        for (const key of keys) {
-          // a key's replicas, as the coordinator asks for them, agree with the diff
-          const t = tokenOf(key);
-          const moves = changes.some((c) => inRange(t, c.start, c.end));
-          expect(moves).toBe(asSet(before.preferenceList(key, n)).join() !== asSet(after.preferenceList(key, n)).join());
-        }
-        for (const t of probes([before, after], random)) {
-          const b = before.replicasForToken(t, n);
-          const a = after.replicasForToken(t, n);
-          const covering = changes.filter((c) => inRange(t, c.start, c.end));
-          if (asSet(a).join() === asSet(b).join()) {
-            expect(covering).toEqual([]);
-          } else {
-            expect(covering).toHaveLength(1);
-            expect(covering[0]!.before).toEqual(b);
-            expect(covering[0]!.after).toEqual(a);
+      fc.property(
+        changeArb,
+        fc.array(tokenArb, { maxLength: 30 }),
+        fc.array(fc.string(), { maxLength: 30 }),
+        ([before, after], random, keys) => {
+          const n = Math.min(before.size, after.size, 3);
+          const changes = Ring.diff(before, after, n);
+          const inRange = (t: bigint, s: bigint, e: bigint) => (s < e ? t > s && t <= e : s === e || t > s || t <= e);
+          for (const key of keys) {
+            // a key's replicas, as the coordinator asks for them, agree with the diff
+            const t = tokenOf(key);
+            const moves = changes.some((c) => inRange(t, c.start, c.end));
+            expect(moves).toBe(
+              asSet(before.preferenceList(key, n)).join() !== asSet(after.preferenceList(key, n)).join(),
+            );
           }
-        }
-      }),
+          for (const t of probes([before, after], random)) {
+            const b = before.replicasForToken(t, n);
+            const a = after.replicasForToken(t, n);
+            const covering = changes.filter((c) => inRange(t, c.start, c.end));
+            if (asSet(a).join() === asSet(b).join()) {
+              expect(covering).toEqual([]);
+            } else {
+              expect(covering).toHaveLength(1);
+              expect(covering[0]!.before).toEqual(b);
+              expect(covering[0]!.after).toEqual(a);
+            }
+          }
+        },
+      ),
       { numRuns: 120 },
     );
   });
@@ -257,22 +287,28 @@ describe('ring laws', () => {
 
   it('targets: distinct up nodes, up primaries kept, one fallback per down primary, min(n, up) in all', () => {
     fc.assert(
-      fc.property(ringArb, fc.nat(), fc.string(), fc.array(fc.boolean(), { maxLength: 9 }), (ring, pick, key, flags) => {
-        const n = 1 + (pick % ring.size);
-        const down = new Set(ring.members.filter((_, i) => flags[i] === true).map((m) => m.id));
-        const isUp = (id: string) => !down.has(id);
-        const primaries = ring.preferenceList(key, n);
-        const targets = ring.targets(key, n, isUp);
-        const ids = targets.map((t) => t.id);
-        expect(new Set(ids).size).toBe(ids.length);
-        for (const id of ids) expect(isUp(id)).toBe(true);
-        expect(targets.filter((t) => t.for === undefined).map((t) => t.id)).toEqual(primaries.filter(isUp));
-        const stoodInFor = targets.flatMap((t) => (t.for === undefined ? [] : [t.for]));
-        expect(new Set(stoodInFor).size).toBe(stoodInFor.length);
-        for (const p of stoodInFor) expect(down.has(p) && primaries.includes(p)).toBe(true);
-        for (const t of targets) if (t.for !== undefined) expect(primaries).not.toContain(t.id);
-        expect(targets).toHaveLength(Math.min(n, ring.size - down.size));
-      }),
+      fc.property(
+        ringArb,
+        fc.nat(),
+        fc.string(),
+        fc.array(fc.boolean(), { maxLength: 9 }),
+        (ring, pick, key, flags) => {
+          const n = 1 + (pick % ring.size);
+          const down = new Set(ring.members.filter((_, i) => flags[i] === true).map((m) => m.id));
+          const isUp = (id: string) => !down.has(id);
+          const primaries = ring.preferenceList(key, n);
+          const targets = ring.targets(key, n, isUp);
+          const ids = targets.map((t) => t.id);
+          expect(new Set(ids).size).toBe(ids.length);
+          for (const id of ids) expect(isUp(id)).toBe(true);
+          expect(targets.filter((t) => t.for === undefined).map((t) => t.id)).toEqual(primaries.filter(isUp));
+          const stoodInFor = targets.flatMap((t) => (t.for === undefined ? [] : [t.for]));
+          expect(new Set(stoodInFor).size).toBe(stoodInFor.length);
+          for (const p of stoodInFor) expect(down.has(p) && primaries.includes(p)).toBe(true);
+          for (const t of targets) if (t.for !== undefined) expect(primaries).not.toContain(t.id);
+          expect(targets).toHaveLength(Math.min(n, ring.size - down.size));
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -287,7 +323,8 @@ describe('ring laws', () => {
           const a = claimRing(members, N, options);
           const b = claimRing([...members].reverse(), N, options);
           expect(b.tokens).toEqual(a.tokens);
-          for (const k of keys) expect(b.preferenceList(k, Math.min(3, a.size))).toEqual(a.preferenceList(k, Math.min(3, a.size)));
+          for (const k of keys)
+            expect(b.preferenceList(k, Math.min(3, a.size))).toEqual(a.preferenceList(k, Math.min(3, a.size)));
         },
       ),
       { numRuns: 60 },
@@ -307,7 +344,10 @@ describe('ring laws', () => {
         fc.constantFrom(1, 2, 3),
         fc.constantFrom('a', 'b', 'c'),
         (nodes, weight, zone) => {
-          const ring = claimRing(nodes.map((m, i) => ({ id: `n${i}`, ...m })), N);
+          const ring = claimRing(
+            nodes.map((m, i) => ({ id: `n${i}`, ...m })),
+            N,
+          );
           const grown = joinRing(ring, { id: 'new', weight, zone }, N);
           expect(grown.ownership(1).get('new')! / fairShares(grown, 1).get('new')!).toBeGreaterThan(0.85);
           expect(balance(grown, 1).max).toBeLessThan(1.15);
@@ -358,7 +398,10 @@ describe('ring laws', () => {
         fc.array(fc.constantFrom(1, 2, 3), { minLength: 2, maxLength: 8 }),
         fc.constantFrom(1, 2, 3),
         (weights, newWeight) => {
-          const ring = claimRing(weights.map((weight, i) => ({ id: `n${i}`, weight })), N);
+          const ring = claimRing(
+            weights.map((weight, i) => ({ id: `n${i}`, weight })),
+            N,
+          );
           for (let n = 1; n <= Math.min(3, ring.size); n++) {
             expect([...ring.ownership(n).values()].reduce((x, y) => x + y, 0)).toBeCloseTo(n, 9);
           }

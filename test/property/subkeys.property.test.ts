@@ -18,7 +18,20 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BUCKET, DataTypeError, FIELD_TYPES, MARK, bucketOf, parseSubKey, storedKey, subKey, subKeyPolicy, subKeySpan, type FieldName, type SubPath } from '../../src/buckets/index.js';
+import {
+  DEFAULT_BUCKET,
+  DataTypeError,
+  FIELD_TYPES,
+  MARK,
+  bucketOf,
+  parseSubKey,
+  storedKey,
+  subKey,
+  subKeyPolicy,
+  subKeySpan,
+  type FieldName,
+  type SubPath,
+} from '../../src/buckets/index.js';
 import { hashInto } from '../../src/ring/index.js';
 import { KvError, MemoryEngine, Store, resolveReplies } from '../../src/storage/index.js';
 import { contextCheckOf, dataKey, subKeyDataSpan, tokenHalves } from '../../src/storage/keys.js';
@@ -28,7 +41,10 @@ const RUNS = { seed: 30, endOnFailure: true } as const;
 /** Few distinct bytes, so prefixes, 00 and ff (the span's carry) and equal names are common. */
 const byte = fc.constantFrom(0x00, 0x01, 0x61, 0x62, 0x6d, 0x72, 0xff);
 const bytes = (min: number, max: number, long: number): fc.Arbitrary<Buffer> =>
-  fc.oneof({ weight: 9, arbitrary: fc.array(byte, { minLength: min, maxLength: max }).map((a) => Buffer.from(a)) }, { weight: 1, arbitrary: fc.constant(Buffer.alloc(long, 0x61)) });
+  fc.oneof(
+    { weight: 9, arbitrary: fc.array(byte, { minLength: min, maxLength: max }).map((a) => Buffer.from(a)) },
+    { weight: 1, arbitrary: fc.constant(Buffer.alloc(long, 0x61)) },
+  );
 
 const bucketArb = fc.constantFrom('a', 'ab', 'b', 'tags.v2');
 /** A parent key: usually short, now and then 300 bytes (a two-byte varint length). */
@@ -37,14 +53,24 @@ const parentArb = fc.tuple(bucketArb, keyArb).map(([b, k]) => storedKey(b, k));
 const nameArb = bytes(1, 3, 255);
 const elementArb = bytes(1, 4, 1024);
 
-const mapsArb = fc.array(nameArb.map((name): FieldName => ({ name, type: 'map' })), { maxLength: 3 });
+const mapsArb = fc.array(
+  nameArb.map((name): FieldName => ({ name, type: 'map' })),
+  { maxLength: 3 },
+);
 const pathArb: fc.Arbitrary<SubPath> = fc.oneof(
   elementArb.map((element) => ({ element })),
-  fc.tuple(mapsArb, nameArb, fc.constantFrom('register' as const, 'flag' as const, 'counter' as const)).map(([maps, name, type]) => ({ fields: [...maps, { name, type }] })),
-  fc.tuple(mapsArb, nameArb, elementArb).map(([maps, name, element]) => ({ fields: [...maps, { name, type: 'set' as const }], element })),
+  fc
+    .tuple(mapsArb, nameArb, fc.constantFrom('register' as const, 'flag' as const, 'counter' as const))
+    .map(([maps, name, type]) => ({ fields: [...maps, { name, type }] })),
+  fc
+    .tuple(mapsArb, nameArb, elementArb)
+    .map(([maps, name, element]) => ({ fields: [...maps, { name, type: 'set' as const }], element })),
 );
 
-const plain = (p: SubPath): unknown => ({ fields: (p.fields ?? []).map((f) => [Buffer.from(f.name as Uint8Array).toString('hex'), f.type]), element: p.element === undefined ? undefined : Buffer.from(p.element as Uint8Array).toString('hex') });
+const plain = (p: SubPath): unknown => ({
+  fields: (p.fields ?? []).map((f) => [Buffer.from(f.name as Uint8Array).toString('hex'), f.type]),
+  element: p.element === undefined ? undefined : Buffer.from(p.element as Uint8Array).toString('hex'),
+});
 
 /** A parsed sub-key's parts as the path they came from. */
 const pathOf = (k: Uint8Array): SubPath => {
@@ -72,9 +98,14 @@ describe('sub-keys: encode and parse', () => {
     const edit = fc.oneof(
       fc.record({ kind: fc.constant('set' as const), at: fc.nat(), to: fc.integer({ min: 0, max: 255 }) }),
       fc.record({ kind: fc.constant('cut' as const), at: fc.nat() }),
-      fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), to: fc.constantFrom(0x00, 0x01, 0x63, 0x66, 0x6d, 0x72, 0x73, 0x80, 0xff) }),
+      fc.record({
+        kind: fc.constant('insert' as const),
+        at: fc.nat(),
+        to: fc.constantFrom(0x00, 0x01, 0x63, 0x66, 0x6d, 0x72, 0x73, 0x80, 0xff),
+      }),
     );
-    let refused = 0, parsed = 0;
+    let refused = 0,
+      parsed = 0;
     fc.assert(
       fc.property(parentArb, pathArb, fc.array(edit, { minLength: 1, maxLength: 3 }), (parent, path, edits) => {
         let k = Buffer.from(subKey(parent, path));
@@ -106,8 +137,24 @@ describe('sub-keys: encode and parse', () => {
     // Pieces: a bucket name with its length, a (sometimes non-minimal) length, a tag, a field, an element, any byte.
     const piece = fc.oneof(
       bucketArb.map((b) => Buffer.concat([Buffer.from([b.length]), Buffer.from(b)])),
-      fc.constantFrom([0x01], [0x05], [0x81, 0x00], [0x85, 0x00], [0x80, 0x01], [0xac, 0x02], [0x80, 0x80, 0x80, 0x80, 0x01]).map((a) => Buffer.from(a)),
-      fc.tuple(fc.constantFrom(0x63, 0x66, 0x6d, 0x72, 0x73, 0x01, 0x00), fc.integer({ min: 0, max: 4 }), bytes(0, 4, 255)).map(([t, n, b]) => Buffer.concat([Buffer.from([t, n]), b])),
+      fc
+        .constantFrom(
+          [0x01],
+          [0x05],
+          [0x81, 0x00],
+          [0x85, 0x00],
+          [0x80, 0x01],
+          [0xac, 0x02],
+          [0x80, 0x80, 0x80, 0x80, 0x01],
+        )
+        .map((a) => Buffer.from(a)),
+      fc
+        .tuple(
+          fc.constantFrom(0x63, 0x66, 0x6d, 0x72, 0x73, 0x01, 0x00),
+          fc.integer({ min: 0, max: 4 }),
+          bytes(0, 4, 255),
+        )
+        .map(([t, n, b]) => Buffer.concat([Buffer.from([t, n]), b])),
       bytes(0, 4, 1025),
       fc.integer({ min: 0, max: 255 }).map((b) => Buffer.from([b])),
     );
@@ -131,14 +178,25 @@ describe('sub-keys: encode and parse', () => {
 
 describe('bucket names read from stored keys', () => {
   it('a marked key names the bucket its name bytes spell when bucketName would take them (checked byte by byte, as the pattern)', () => {
-    const nameByte = fc.oneof(fc.constantFrom(0x2d, 0x2e, 0x5f, 0x30, 0x39, 0x61, 0x7a, 0x41, 0x2f, 0x3a, 0x60, 0x7b, 0x20), fc.integer({ min: 0, max: 255 }));
+    const nameByte = fc.oneof(
+      fc.constantFrom(0x2d, 0x2e, 0x5f, 0x30, 0x39, 0x61, 0x7a, 0x41, 0x2f, 0x3a, 0x60, 0x7b, 0x20),
+      fc.integer({ min: 0, max: 255 }),
+    );
     fc.assert(
       fc.property(fc.array(nameByte, { minLength: 1, maxLength: 66 }), (name) => {
         const text = Buffer.from(name).toString('latin1');
         const valid = name.length <= 64 && /^[a-z0-9][a-z0-9_.-]*$/.test(text);
         const named = Buffer.concat([MARK, Buffer.from([name.length]), Buffer.from(name), Buffer.from('k')]);
         expect(bucketOf(named)).toBe(valid ? text : DEFAULT_BUCKET);
-        const sub = Buffer.concat([MARK, Buffer.from([0, name.length]), Buffer.from(name), Buffer.from([1]), Buffer.from('k'), Buffer.from([1]), Buffer.from('e')]);
+        const sub = Buffer.concat([
+          MARK,
+          Buffer.from([0, name.length]),
+          Buffer.from(name),
+          Buffer.from([1]),
+          Buffer.from('k'),
+          Buffer.from([1]),
+          Buffer.from('e'),
+        ]);
         expect(bucketOf(sub)).toBe(valid ? text : DEFAULT_BUCKET);
       }),
       { ...RUNS, numRuns: 3000 },
@@ -149,32 +207,44 @@ describe('bucket names read from stored keys', () => {
 describe('sub-keys: spans', () => {
   const ordinaryArb = fc.oneof(
     fc.tuple(bucketArb, keyArb).map(([b, k]) => storedKey(b, k)),
-    fc.array(byte, { minLength: 1, maxLength: 8 }).map((a) => Buffer.from(a)).filter((k) => !k.subarray(0, 4).equals(MARK)).map((k) => storedKey('default', k)),
+    fc
+      .array(byte, { minLength: 1, maxLength: 8 })
+      .map((a) => Buffer.from(a))
+      .filter((k) => !k.subarray(0, 4).equals(MARK))
+      .map((k) => storedKey('default', k)),
   );
   const entryArb = fc.tuple(parentArb, pathArb).map(([parent, path]) => ({ parent, path, key: subKey(parent, path) }));
 
   it("a parent's sub-keys, and a field's, are exactly the keys inside its span", () => {
     fc.assert(
-      fc.property(fc.array(entryArb, { minLength: 1, maxLength: 40 }), fc.array(ordinaryArb, { maxLength: 20 }), (entries, ordinary) => {
-        const all = [...entries.map((e) => e.key), ...ordinary, ...entries.map((e) => e.parent)].sort(Buffer.compare);
-        const inside = (s: { gte: Buffer; lt: Buffer }): Buffer[] => all.filter((k) => Buffer.compare(s.gte, k) <= 0 && Buffer.compare(k, s.lt) < 0);
-        const hex = (ks: Buffer[]): string[] => ks.map((k) => k.toString('hex'));
-        for (const e of entries) {
-          // Every key of the span is one of the parent's sub-keys, and each of them is in it: contiguous in sorted order.
-          const own = entries.filter((x) => x.parent.equals(e.parent)).map((x) => x.key);
-          const span = inside(subKeySpan(e.parent));
-          expect(hex(span).sort()).toEqual(hex(own).sort());
-          const first = all.findIndex((k) => k.equals(span[0]!));
-          expect(hex(all.slice(first, first + span.length))).toEqual(hex(span));
-          // The same under each field of its path: the keys whose path begins with those fields.
-          const fields = e.path.fields ?? [];
-          const sig = (p: SubPath, d: number): string => JSON.stringify(plain({ fields: (p.fields ?? []).slice(0, d) }));
-          for (let d = 1; d <= fields.length; d++) {
-            const want = entries.filter((x) => x.parent.equals(e.parent) && sig(x.path, d) === sig(e.path, d));
-            expect(hex(inside(subKeySpan(e.parent, fields.slice(0, d)))).sort()).toEqual(hex(want.map((x) => x.key)).sort());
+      fc.property(
+        fc.array(entryArb, { minLength: 1, maxLength: 40 }),
+        fc.array(ordinaryArb, { maxLength: 20 }),
+        (entries, ordinary) => {
+          const all = [...entries.map((e) => e.key), ...ordinary, ...entries.map((e) => e.parent)].sort(Buffer.compare);
+          const inside = (s: { gte: Buffer; lt: Buffer }): Buffer[] =>
+            all.filter((k) => Buffer.compare(s.gte, k) <= 0 && Buffer.compare(k, s.lt) < 0);
+          const hex = (ks: Buffer[]): string[] => ks.map((k) => k.toString('hex'));
+          for (const e of entries) {
+            // Every key of the span is one of the parent's sub-keys, and each of them is in it: contiguous in sorted order.
+            const own = entries.filter((x) => x.parent.equals(e.parent)).map((x) => x.key);
+            const span = inside(subKeySpan(e.parent));
+            expect(hex(span).sort()).toEqual(hex(own).sort());
+            const first = all.findIndex((k) => k.equals(span[0]!));
+            expect(hex(all.slice(first, first + span.length))).toEqual(hex(span));
+            // The same under each field of its path: the keys whose path begins with those fields.
+            const fields = e.path.fields ?? [];
+            const sig = (p: SubPath, d: number): string =>
+              JSON.stringify(plain({ fields: (p.fields ?? []).slice(0, d) }));
+            for (let d = 1; d <= fields.length; d++) {
+              const want = entries.filter((x) => x.parent.equals(e.parent) && sig(x.path, d) === sig(e.path, d));
+              expect(hex(inside(subKeySpan(e.parent, fields.slice(0, d)))).sort()).toEqual(
+                hex(want.map((x) => x.key)).sort(),
+              );
+            }
           }
-        }
-      }),
+        },
+      ),
       { ...RUNS, numRuns: 500 },
     );
   });
@@ -195,7 +265,10 @@ describe('sub-keys: placement', () => {
   };
   const ordinaryArb = fc.oneof(
     fc.tuple(bucketArb, keyArb).map(([b, k]) => storedKey(b, k)),
-    fc.uint8Array({ minLength: 1, maxLength: 12 }).map((a) => Buffer.from(a)).filter((k) => !k.subarray(0, 4).equals(MARK)),
+    fc
+      .uint8Array({ minLength: 1, maxLength: 12 })
+      .map((a) => Buffer.from(a))
+      .filter((k) => !k.subarray(0, 4).equals(MARK)),
   );
 
   it("a sub-key has its parent's token; any other key its own hash", () => {
@@ -213,27 +286,38 @@ describe('sub-keys: placement', () => {
 
   it("a store's records under a parent's data-key span are exactly its sub-keys'", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(parentArb, pathArb), { minLength: 1, maxLength: 12 }), fc.array(ordinaryArb, { maxLength: 8 }), async (entries, ordinary) => {
-        const engine = new MemoryEngine();
-        const store = await Store.open({ engine });
-        try {
-          const subs = entries.map(([parent, path]) => ({ parent, key: subKey(parent, path) }));
-          for (const k of [...subs.map((x) => x.key), ...subs.map((x) => x.parent), ...ordinary]) await store.put(k, Buffer.from(k.toString('hex')));
-          for (const { parent } of subs) {
-            const span = subKeyDataSpan(parent);
-            const [hi, lo] = tokenHalves(parent);
-            const want = [...new Set(subs.filter((x) => x.parent.equals(parent)).map((x) => dataKey(hi, lo, x.key).toString('hex')))].sort();
-            const it = engine.keyIterator(span.gte, span.lt);
-            const got: string[] = [];
-            for (let keys = await it.nextv(100); keys.length > 0; keys = await it.nextv(100)) got.push(...keys.map((k) => k.toString('hex')));
-            await it.close();
-            expect(got).toEqual(want);
+      fc.asyncProperty(
+        fc.array(fc.tuple(parentArb, pathArb), { minLength: 1, maxLength: 12 }),
+        fc.array(ordinaryArb, { maxLength: 8 }),
+        async (entries, ordinary) => {
+          const engine = new MemoryEngine();
+          const store = await Store.open({ engine });
+          try {
+            const subs = entries.map(([parent, path]) => ({ parent, key: subKey(parent, path) }));
+            for (const k of [...subs.map((x) => x.key), ...subs.map((x) => x.parent), ...ordinary])
+              await store.put(k, Buffer.from(k.toString('hex')));
+            for (const { parent } of subs) {
+              const span = subKeyDataSpan(parent);
+              const [hi, lo] = tokenHalves(parent);
+              const want = [
+                ...new Set(
+                  subs.filter((x) => x.parent.equals(parent)).map((x) => dataKey(hi, lo, x.key).toString('hex')),
+                ),
+              ].sort();
+              const it = engine.keyIterator(span.gte, span.lt);
+              const got: string[] = [];
+              for (let keys = await it.nextv(100); keys.length > 0; keys = await it.nextv(100))
+                got.push(...keys.map((k) => k.toString('hex')));
+              await it.close();
+              expect(got).toEqual(want);
+            }
+            for (const { key } of subs)
+              expect((await store.get(key)).values.map(String)).toEqual([key.toString('hex')]);
+          } finally {
+            await store.close();
           }
-          for (const { key } of subs) expect((await store.get(key)).values.map(String)).toEqual([key.toString('hex')]);
-        } finally {
-          await store.close();
-        }
-      }),
+        },
+      ),
       { ...RUNS, numRuns: 60 },
     );
   });
@@ -260,14 +344,16 @@ describe('sub-keys: context checks', () => {
   it("a context read from one sub-key is refused on its sibling; it works on its own; a restart's key filter still knows it", async () => {
     await fc.assert(
       fc.asyncProperty(siblingsArb, async ([parent, a, b]) => {
-        const x = subKey(parent, a), y = subKey(parent, b);
+        const x = subKey(parent, a),
+          y = subKey(parent, b);
         const engine = new MemoryEngine();
         let store = await Store.open({ engine });
         try {
           await store.put(x, Buffer.from('1'));
           const fromGet = (await store.get(x)).context;
           const fromReplies = resolveReplies(x, [await store.getRecord(x)]).context;
-          for (const ctx of [fromGet, fromReplies]) expect(await badContext(store.put(y, Buffer.from('2'), ctx))).toBe('KV_BAD_CONTEXT');
+          for (const ctx of [fromGet, fromReplies])
+            expect(await badContext(store.put(y, Buffer.from('2'), ctx))).toBe('KV_BAD_CONTEXT');
           await store.put(x, Buffer.from('3'), fromReplies);
           expect((await store.get(x)).values.map(String)).toEqual(['3']);
           await store.close();
@@ -275,7 +361,9 @@ describe('sub-keys: context checks', () => {
           await store.keyFilter.settled;
           expect(store.keyFilter.ready).toBe(true);
           await store.put(x, Buffer.from('4')); // blind: a sibling of what is on disk (a map's register: last writer wins)
-          expect((await store.get(x)).values.map(String).sort()).toEqual(subKeyPolicy(x) === 'lww' ? ['4'] : ['3', '4']);
+          expect((await store.get(x)).values.map(String).sort()).toEqual(
+            subKeyPolicy(x) === 'lww' ? ['4'] : ['3', '4'],
+          );
         } finally {
           await store.close();
         }

@@ -45,7 +45,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HintDelivery } from '../../src/hints/delivery.js';
 import { movementTransfers, pullSources, type Transfer } from '../../src/cluster/transfer-plan.js';
-import { nextDriveStep, requestDecommission, requestRemoval, type Persisted, type Update } from '../../src/cluster/leave.js';
+import {
+  nextDriveStep,
+  requestDecommission,
+  requestRemoval,
+  type Persisted,
+  type Update,
+} from '../../src/cluster/leave.js';
 import { nextJoinStep, type JoinStep } from '../../src/cluster/join.js';
 import { repairRange } from '../../src/repair/exchange.js';
 import { storeSide } from '../../src/repair/store-side.js';
@@ -109,26 +115,72 @@ interface Model {
 }
 
 /** The rules the brief describes (a leaver stays up after it left, and delivers its hints). */
-const BRIEF: Model = { streamFrom: 'leaver', allStayers: false, waitForLeaver: false, hints: 'target', leaverExits: false, handOver: false, pendingWrites: true, removalRepair: false };
+const BRIEF: Model = {
+  streamFrom: 'leaver',
+  allStayers: false,
+  waitForLeaver: false,
+  hints: 'target',
+  leaverExits: false,
+  handOver: false,
+  pendingWrites: true,
+  removalRepair: false,
+};
 /** src/ as of this writing: streaming/transfers.ts, hints/delivery.ts's redirect, node/topology/movement-driver.ts's exit. */
 const SRC: Model = { ...BRIEF, hints: 'redirect', leaverExits: true };
 /** Rules under which no acknowledged write loses a copy (the property below): src/'s. */
-const SAFE: Model = { streamFrom: 'leaver', allStayers: true, waitForLeaver: true, hints: 'route', leaverExits: true, handOver: true, pendingWrites: true, removalRepair: true };
+const SAFE: Model = {
+  streamFrom: 'leaver',
+  allStayers: true,
+  waitForLeaver: true,
+  hints: 'route',
+  leaverExits: true,
+  handOver: true,
+  pendingWrites: true,
+  removalRepair: true,
+};
 
 const putsArb = (nodes: number, keys: number): fc.Arbitrary<Step> =>
   fc.record({
     kind: fc.constant('puts' as const),
     // W=3 most: a value then needs all three new replicas, so a stream that misses it shows.
-    puts: fc.array(fc.record({ key: fc.nat(keys - 1), at: fc.nat(nodes - 1), w: fc.constantFrom(1, 2, 2, 3, 3, 3) }), { minLength: 1, maxLength: 4 }),
+    puts: fc.array(fc.record({ key: fc.nat(keys - 1), at: fc.nat(nodes - 1), w: fc.constantFrom(1, 2, 2, 3, 3, 3) }), {
+      minLength: 1,
+      maxLength: 4,
+    }),
   });
-const faultArb = (nodes: number): fc.Arbitrary<Step> => fc.record({ kind: fc.constant('fault' as const), node: fc.nat(nodes - 1), fault: fc.constantFrom<Fault>('ok', 'down', 'silent') });
+const faultArb = (nodes: number): fc.Arbitrary<Step> =>
+  fc.record({
+    kind: fc.constant('fault' as const),
+    node: fc.nat(nodes - 1),
+    fault: fc.constantFrom<Fault>('ok', 'down', 'silent'),
+  });
 const faultsArb = (nodes: number): fc.Arbitrary<Step> =>
-  fc.record({ kind: fc.constant('faults' as const), faults: fc.array(fc.constantFrom<Fault>('ok', 'ok', 'ok', 'down', 'down', 'silent'), { minLength: nodes, maxLength: nodes }) });
+  fc.record({
+    kind: fc.constant('faults' as const),
+    faults: fc.array(fc.constantFrom<Fault>('ok', 'ok', 'ok', 'down', 'down', 'silent'), {
+      minLength: nodes,
+      maxLength: nodes,
+    }),
+  });
 const replicaFaultArb = (keys: number): fc.Arbitrary<Step> =>
-  fc.record({ kind: fc.constant('replicaFault' as const), key: fc.nat(keys - 1), replica: fc.nat(2), fault: fc.constantFrom<Fault>('ok', 'down', 'down', 'silent') });
-const sourceFaultArb: fc.Arbitrary<Step> = fc.record({ kind: fc.constant('sourceFault' as const), pick: fc.nat(15), source: fc.nat(3), fault: fc.constantFrom<Fault>('ok', 'ok', 'down', 'silent') });
+  fc.record({
+    kind: fc.constant('replicaFault' as const),
+    key: fc.nat(keys - 1),
+    replica: fc.nat(2),
+    fault: fc.constantFrom<Fault>('ok', 'down', 'down', 'silent'),
+  });
+const sourceFaultArb: fc.Arbitrary<Step> = fc.record({
+  kind: fc.constant('sourceFault' as const),
+  pick: fc.nat(15),
+  source: fc.nat(3),
+  fault: fc.constantFrom<Fault>('ok', 'ok', 'down', 'silent'),
+});
 const deliverArb: fc.Arbitrary<Step> = fc.constant({ kind: 'deliver' as const });
-const streamArb: fc.Arbitrary<Step> = fc.record({ kind: fc.constant('stream' as const), pick: fc.nat(15), records: fc.nat(2) });
+const streamArb: fc.Arbitrary<Step> = fc.record({
+  kind: fc.constant('stream' as const),
+  pick: fc.nat(15),
+  records: fc.nat(2),
+});
 
 /**
  * A history: up to 3 episodes, each of puts under a random fault configuration, a
@@ -139,27 +191,56 @@ const streamArb: fc.Arbitrary<Step> = fc.record({ kind: fc.constant('stream' as 
 const historyOf = (nodes: number, keys: number): fc.Arbitrary<Step[]> => {
   const fault = fc.oneof(faultArb(nodes), faultsArb(nodes), replicaFaultArb(keys));
   const before = fc
-    .tuple(faultsArb(nodes), fc.array(fc.oneof({ weight: 4, arbitrary: putsArb(nodes, keys) }, { weight: 2, arbitrary: fault }, { weight: 1, arbitrary: deliverArb }), { maxLength: 8 }))
+    .tuple(
+      faultsArb(nodes),
+      fc.array(
+        fc.oneof(
+          { weight: 4, arbitrary: putsArb(nodes, keys) },
+          { weight: 2, arbitrary: fault },
+          { weight: 1, arbitrary: deliverArb },
+        ),
+        { maxLength: 8 },
+      ),
+    )
     .map(([f, xs]) => [f, ...xs]);
   const during = fc
     .tuple(
       faultsArb(nodes),
       fc.array(
-        fc.oneof({ weight: 3, arbitrary: streamArb }, { weight: 2, arbitrary: putsArb(nodes, keys) }, { weight: 1, arbitrary: fault }, { weight: 2, arbitrary: sourceFaultArb }, { weight: 1, arbitrary: deliverArb }),
+        fc.oneof(
+          { weight: 3, arbitrary: streamArb },
+          { weight: 2, arbitrary: putsArb(nodes, keys) },
+          { weight: 1, arbitrary: fault },
+          { weight: 2, arbitrary: sourceFaultArb },
+          { weight: 1, arbitrary: deliverArb },
+        ),
         { maxLength: 14 },
       ),
     )
     .map(([f, xs]) => [f, ...xs]);
-  const move = fc.record({ kind: fc.constant('move' as const), move: fc.constantFrom<MoveKind>('join', 'leave', 'remove'), node: fc.nat(nodes - 1) });
-  const end = fc.constantFrom<Step[]>([{ kind: 'streamAll' }, { kind: 'complete' }], [{ kind: 'streamAll' }, { kind: 'complete' }], [{ kind: 'complete' }], []);
+  const move = fc.record({
+    kind: fc.constant('move' as const),
+    move: fc.constantFrom<MoveKind>('join', 'leave', 'remove'),
+    node: fc.nat(nodes - 1),
+  });
+  const end = fc.constantFrom<Step[]>(
+    [{ kind: 'streamAll' }, { kind: 'complete' }],
+    [{ kind: 'streamAll' }, { kind: 'complete' }],
+    [{ kind: 'complete' }],
+    [],
+  );
   const episode = fc.tuple(before, move, during, end).map(([b, m, d, e]) => [...b, m, ...d, ...e]);
-  return fc.tuple(fc.array(episode, { minLength: 1, maxLength: 3 }), fc.array(putsArb(nodes, keys), { maxLength: 2 })).map(([es, tail]) => [...es.flat(), ...tail]);
+  return fc
+    .tuple(fc.array(episode, { minLength: 1, maxLength: 3 }), fc.array(putsArb(nodes, keys), { maxLength: 2 }))
+    .map(([es, tail]) => [...es.flat(), ...tail]);
 };
 
 /** 4..7 nodes, of which size − 2 or size − 1 (at least 3) own tokens at first, and a history. */
 const historyArb = fc
   .integer({ min: 4, max: 7 })
-  .chain((size) => fc.tuple(fc.constant(size), fc.integer({ min: Math.max(3, size - 2), max: size - 1 }), historyOf(7, KEYS.length)));
+  .chain((size) =>
+    fc.tuple(fc.constant(size), fc.integer({ min: Math.max(3, size - 2), max: size - 1 }), historyOf(7, KEYS.length)),
+  );
 
 interface Stream {
   readonly t: Transfer & { readonly leaverGone: boolean };
@@ -187,9 +268,11 @@ interface Ack {
 }
 
 /** Is token `x` in the range (start, end] (the whole ring when start = end)? */
-const inRange = (x: bigint, { start, end }: { start: bigint; end: bigint }): boolean => (start === end ? true : start < end ? start < x && x <= end : x > start || x <= end);
+const inRange = (x: bigint, { start, end }: { start: bigint; end: bigint }): boolean =>
+  start === end ? true : start < end ? start < x && x <= end : x > start || x <= end;
 
-const valuesOf = (key: string, record: Buffer | undefined): string[] => (record === undefined ? [] : resolveReplies(key, [record]).values.map(String));
+const valuesOf = (key: string, record: Buffer | undefined): string[] =>
+  record === undefined ? [] : resolveReplies(key, [record]).values.map(String);
 
 /** Play `steps` on `size` nodes of which the first `members` own tokens; throws with the history on a violation. */
 async function play(size: number, members: number, steps: readonly Step[], model: Model = SAFE): Promise<void> {
@@ -211,8 +294,25 @@ async function play(size: number, members: number, steps: readonly Step[], model
   const table = new Map<string, EndpointState>();
   for (const [g, id] of NODES.entries()) {
     const m = c.ring.member(id);
-    saved.set(id, { status: m ? 'normal' : 'joining', tokens: m ? [...m.tokens] : undefined, move: undefined, removing: undefined, removed: [], heirs: '' });
-    table.set(id, initialState(id, g + 1, { addr: `${id}:1`, zone: FakeCluster.zoneOf(id), rack: '', weight: '1', status: m ? 'normal' : 'joining', ...(m ? { tokens: formatTokens(m.tokens) } : {}) }));
+    saved.set(id, {
+      status: m ? 'normal' : 'joining',
+      tokens: m ? [...m.tokens] : undefined,
+      move: undefined,
+      removing: undefined,
+      removed: [],
+      heirs: '',
+    });
+    table.set(
+      id,
+      initialState(id, g + 1, {
+        addr: `${id}:1`,
+        zone: FakeCluster.zoneOf(id),
+        rack: '',
+        weight: '1',
+        status: m ? 'normal' : 'joining',
+        ...(m ? { tokens: formatTokens(m.tokens) } : {}),
+      }),
+    );
   }
   const view = (): RingView => ringFromStates(table.values(), { tokensPerNode: 16 });
   /** Every node gossips the view's hash (writes to its pending ranges): the fake coordinators' placement is set with it. */
@@ -239,7 +339,13 @@ async function play(size: number, members: number, steps: readonly Step[], model
       quietMs: 1e9,
       tokens: saved.get(id)!.tokens,
       tokensAgeMs: 1e9,
-      gossip: { shadow: false, formerSelf: undefined, states: () => table.values(), state: (x) => table.get(x), isUp: (x) => isUp(x) },
+      gossip: {
+        shadow: false,
+        formerSelf: undefined,
+        states: () => table.values(),
+        state: (x) => table.get(x),
+        isUp: (x) => isUp(x),
+      },
       view: view(),
       streamed,
     });
@@ -260,12 +366,17 @@ async function play(size: number, members: number, steps: readonly Step[], model
     dead.add(id);
   };
   const state = (): string =>
-    NODES.map((id) => (dead.has(id) ? `${id}:dead` : c.down.has(id) ? `${id}:down` : c.net.faults.has(`*>${id}`) ? `${id}:silent` : '')).filter(Boolean).join(' ');
+    NODES.map((id) =>
+      dead.has(id) ? `${id}:dead` : c.down.has(id) ? `${id}:down` : c.net.faults.has(`*>${id}`) ? `${id}:silent` : '',
+    )
+      .filter(Boolean)
+      .join(' ');
   const owners = (ring: Ring, key: string | Buffer): string[] => ring.preferenceList(key, Math.min(N, ring.size));
   /** The ring once the movement in progress is done. */
   const future = (): Ring => movement?.target ?? c.ring;
   /** 'route': does a hint for `t` go to the key's future replicas instead of to `t`? */
-  const routed = (t: string, key: string | Buffer): boolean => !(owners(c.ring, key).includes(t) && owners(future(), key).includes(t));
+  const routed = (t: string, key: string | Buffer): boolean =>
+    !(owners(c.ring, key).includes(t) && owners(future(), key).includes(t));
 
   const deliverAll = async (): Promise<void> => {
     await Promise.all(
@@ -275,7 +386,10 @@ async function play(size: number, members: number, steps: readonly Step[], model
           {
             hints: c.store(id).hints,
             isUp,
-            send: (to, key, record) => (to === id ? c.store(id).merge(key, record) : c.net.from(id).merge(to, key, record, undefined, Date.now() + 1000)),
+            send: (to, key, record) =>
+              to === id
+                ? c.store(id).merge(key, record)
+                : c.net.from(id).merge(to, key, record, undefined, Date.now() + 1000),
             redirect:
               model.hints === 'target'
                 ? undefined
@@ -298,18 +412,30 @@ async function play(size: number, members: number, steps: readonly Step[], model
     const out: string[] = [];
     for (const id of alive())
       for (const t of c.store(id).hints.targets().keys())
-        if (t === r || (model.hints === 'redirect' && gone.has(t)) || (model.hints === 'route' && !owners(ring, k).includes(t))) out.push(...valuesOf(k, await c.store(id).hints.get(t, k)));
+        if (
+          t === r ||
+          (model.hints === 'redirect' && gone.has(t)) ||
+          (model.hints === 'route' && !owners(ring, k).includes(t))
+        )
+          out.push(...valuesOf(k, await c.store(id).hints.get(t, k)));
     return out;
   };
 
   /** Every value acknowledged so far is on W (less what removed nodes took) of its replicas in `ring`. */
   const checkCopies = async (ring: Ring, when: string, withHints: boolean): Promise<void> => {
     for (const k of KEYS) {
-      const held = await Promise.all(owners(ring, k).map(async (id) => [...(await c.store(id).get(k)).values.map(String), ...(withHints ? await hinted(id, k, ring) : [])]));
+      const held = await Promise.all(
+        owners(ring, k).map(async (id) => [
+          ...(await c.store(id).get(k)).values.map(String),
+          ...(withHints ? await hinted(id, k, ring) : []),
+        ]),
+      );
       for (const [value, a] of acked.get(k)!) {
         const copies = held.filter((vs) => vs.includes(value)).length;
         if (copies >= a.w - a.taken) continue;
-        const where = await Promise.all(alive().map(async (id) => ((await c.store(id).get(k)).values.map(String).includes(value) ? id : '')));
+        const where = await Promise.all(
+          alive().map(async (id) => ((await c.store(id).get(k)).values.map(String).includes(value) ? id : '')),
+        );
         throw new Error(
           `${when}: ${k}=${value} acknowledged at W=${a.w} (step ${a.step}${a.taken ? `; ${a.taken} cop${a.taken === 1 ? 'y' : 'ies'} taken by removed nodes` : ''}) is on ${copies} of its replicas ${owners(ring, k).join(',')}` +
             ` (live stores holding it: ${where.filter(Boolean).join(',') || 'none'})`,
@@ -329,9 +455,21 @@ async function play(size: number, members: number, steps: readonly Step[], model
     for (const k of KEYS) {
       const lost: string[] = [];
       for (const t of c.store(id).hints.targets().keys()) lost.push(...valuesOf(k, await c.store(id).hints.get(t, k)));
-      if (model.hints === 'target') for (const v of new Set((await Promise.all(alive().filter((x) => x !== id).map(async (x) => valuesOf(k, await c.store(x).hints.get(id, k))))).flat())) lost.push(v);
+      if (model.hints === 'target')
+        for (const v of new Set(
+          (
+            await Promise.all(
+              alive()
+                .filter((x) => x !== id)
+                .map(async (x) => valuesOf(k, await c.store(x).hints.get(id, k))),
+            )
+          ).flat(),
+        ))
+          lost.push(v);
       const stayers = owners(c.ring, k).includes(id) ? owners(c.ring, k).filter((x) => x !== id) : [];
-      const kept = new Set((await Promise.all(stayers.map(async (x) => (await c.store(x).get(k)).values.map(String)))).flat());
+      const kept = new Set(
+        (await Promise.all(stayers.map(async (x) => (await c.store(x).get(k)).values.map(String)))).flat(),
+      );
       lost.push(...valuesOf(k, await c.store(id).getRecord(k)).filter((v) => !kept.has(v)));
       for (const v of lost) {
         const a = acked.get(k)!.get(v);
@@ -347,7 +485,8 @@ async function play(size: number, members: number, steps: readonly Step[], model
     const heir = live.find(isUp) ?? live[0]!;
     for (const t of c.store(from).hints.targets().keys())
       for await (const batch of c.store(from).hints.list(t))
-        for (const h of batch) await (t === heir ? c.store(heir).merge(h.key, h.record) : c.store(heir).hints.add(t, h.key, h.record));
+        for (const h of batch)
+          await (t === heir ? c.store(heir).merge(h.key, h.record) : c.store(heir).hints.add(t, h.key, h.record));
   };
 
   const startMove = async (kind: MoveKind, pick: number): Promise<void> => {
@@ -359,7 +498,10 @@ async function play(size: number, members: number, steps: readonly Step[], model
       node = driver = spares[pick % spares.length]!;
       const claim = joinStep(node, false);
       if (claim.kind !== 'claim') throw new Error(`${node} does not claim tokens: ${JSON.stringify(claim)}`);
-      apply(node, { persist: { tokens: claim.tokens, move: `join-${node}-${nonce++}` }, gossip: { tokens: formatTokens(claim.tokens) } });
+      apply(node, {
+        persist: { tokens: claim.tokens, move: `join-${node}-${nonce++}` },
+        gossip: { tokens: formatTokens(claim.tokens) },
+      });
       expect(joinStep(node, false).kind).toBe('stream');
     } else {
       if (c.ring.size <= N) return;
@@ -369,7 +511,10 @@ async function play(size: number, members: number, steps: readonly Step[], model
       driver = kind === 'leave' ? node : ids.find((x) => x !== node && !dead.has(x))!;
       const me = saved.get(driver)!;
       const request = { self: driver, me, view: view(), replicas: N, nonce: String(nonce++) };
-      const r = kind === 'leave' ? requestDecommission(request) : requestRemoval({ ...request, target: node, state: table.get(node), up: isUp(node) });
+      const r =
+        kind === 'leave'
+          ? requestDecommission(request)
+          : requestRemoval({ ...request, target: node, state: table.get(node), up: isUp(node) });
       if (r.kind !== 'start') throw new Error(`the ${kind} of ${node} does not start: ${JSON.stringify(r)}`);
       apply(driver, r.update);
     }
@@ -377,18 +522,31 @@ async function play(size: number, members: number, steps: readonly Step[], model
     expect(v.movements.map((m) => `${m.kind} ${m.node} by ${m.driver}`)).toEqual([`${kind} ${node} by ${driver}`]);
     const target = v.target!;
     // A range that holds none of the keys never has a record: done from the start, so that stream steps go to the others.
-    const streams = movementTransfers(v, [N]).map((t): Stream => ({ t, records: undefined, from: [], next: 0, done: !KEYS.some((k) => inRange(tokenOf(k), t)) }));
+    const streams = movementTransfers(v, [N]).map((t): Stream => ({
+      t,
+      records: undefined,
+      from: [],
+      next: 0,
+      done: !KEYS.some((k) => inRange(tokenOf(k), t)),
+    }));
     movement = { kind, node, driver, target, streams };
     repaired.clear();
     if (model.pendingWrites) c.target = target;
-    trace.push(`  ${kind} ${node}: ${streams.length} transfers; with keys: ${streams.filter((x) => !x.done).map((x) => `${x.t.to}<${x.t.sources.join(',')}`).join(' ')}`);
+    trace.push(
+      `  ${kind} ${node}: ${streams.length} transfers; with keys: ${streams
+        .filter((x) => !x.done)
+        .map((x) => `${x.t.to}<${x.t.sources.join(',')}`)
+        .join(' ')}`,
+    );
   };
 
   const sourcesOf = (t: Stream['t']): string[] => {
     // src/: cluster/transfer-plan.ts's pullSources (time does not pass here: a leaver only unreachable is waited for).
-    if (model.streamFrom === 'leaver' && model.allStayers && model.waitForLeaver) return pullSources(t, isUp(t.sources[0]!), 0, Infinity).find((set) => set.length > 0 && set.every(isUp)) ?? [];
+    if (model.streamFrom === 'leaver' && model.allStayers && model.waitForLeaver)
+      return pullSources(t, isUp(t.sources[0]!), 0, Infinity).find((set) => set.length > 0 && set.every(isUp)) ?? [];
     const stayers = t.sources.filter((s) => s !== t.leaver);
-    if (t.leaver !== undefined && isUp(t.leaver)) return model.streamFrom === 'second' ? stayers.slice(0, 1).filter(isUp) : [t.leaver];
+    if (t.leaver !== undefined && isUp(t.leaver))
+      return model.streamFrom === 'second' ? stayers.slice(0, 1).filter(isUp) : [t.leaver];
     if (model.waitForLeaver && t.leaver !== undefined && !dead.has(t.leaver)) return [];
     if (model.streamFrom === 'one-stayer') return stayers.filter(isUp).slice(0, 1);
     return model.allStayers && !stayers.every(isUp) ? [] : stayers.filter(isUp);
@@ -403,7 +561,9 @@ async function play(size: number, members: number, steps: readonly Step[], model
       s.records = [];
       s.from = from;
       s.next = 0;
-      for (const src of from) for await (const batch of c.store(src).ranges.scan({ start: s.t.start, end: s.t.end })) s.records.push(...batch.entries);
+      for (const src of from)
+        for await (const batch of c.store(src).ranges.scan({ start: s.t.start, end: s.t.end }))
+          s.records.push(...batch.entries);
     }
     const end = records === 0 ? s.records.length : Math.min(s.records.length, s.next + records);
     for (; s.next < end; s.next++) await c.store(s.t.to).merge(s.records[s.next]!.key, s.records[s.next]!.record);
@@ -431,14 +591,24 @@ async function play(size: number, members: number, steps: readonly Step[], model
       }
       const range = { start: u.start, end: u.end };
       const keys = KEYS.filter((k) => inRange(tokenOf(k), u));
-      const held = (k: string): Promise<string[][]> => Promise.all(u.replicas.map(async (id) => (await c.store(id).get(k)).values.map(String).sort()));
+      const held = (k: string): Promise<string[][]> =>
+        Promise.all(u.replicas.map(async (id) => (await c.store(id).get(k)).values.map(String).sort()));
       const before = new Map(await Promise.all(keys.map(async (k) => [k, new Set((await held(k)).flat())] as const)));
-      const [first, ...others] = await Promise.all(u.replicas.map(async (id) => ({ id, store: c.store(id), tree: await c.store(id).ranges.tree(range, 2) })));
-      await repairRange(first!.tree, storeSide(first!.id, first!.store, first!.tree), others.map((o) => storeSide(o.id, o.store, o.tree)));
+      const [first, ...others] = await Promise.all(
+        u.replicas.map(async (id) => ({ id, store: c.store(id), tree: await c.store(id).ranges.tree(range, 2) })),
+      );
+      await repairRange(
+        first!.tree,
+        storeSide(first!.id, first!.store, first!.tree),
+        others.map((o) => storeSide(o.id, o.store, o.tree)),
+      );
       for (const k of keys) {
         const after = await held(k);
         const lacking = after.map((vs) => [...before.get(k)!].filter((v) => !vs.includes(v)));
-        expect(lacking.flat(), `after the removal's repair of ${unitKey(u)}, ${k} on ${u.replicas.join(',')}: ${after.map((vs) => vs.join(',')).join(' | ')}; held before by one of them: ${[...before.get(k)!].join(',')}`).toEqual([]);
+        expect(
+          lacking.flat(),
+          `after the removal's repair of ${unitKey(u)}, ${k} on ${u.replicas.join(',')}: ${after.map((vs) => vs.join(',')).join(' | ')}; held before by one of them: ${[...before.get(k)!].join(',')}`,
+        ).toEqual([]);
       }
       trace.push(`  repair ${unitKey(u)} with ${u.replicas.join(',')}`);
     }
@@ -455,7 +625,17 @@ async function play(size: number, members: number, steps: readonly Step[], model
       // The driver's steps (cluster/leave.ts), as node/topology/movement-driver.ts takes them.
       let hintsLeft: number | undefined;
       for (;;) {
-        const step = nextDriveStep({ self: m.driver, me: saved.get(m.driver)!, view: view(), states: table.values(), isUp, pulled, hintsLeft, classes: [N], repaired });
+        const step = nextDriveStep({
+          self: m.driver,
+          me: saved.get(m.driver)!,
+          view: view(),
+          states: table.values(),
+          isUp,
+          pulled,
+          hintsLeft,
+          classes: [N],
+          repaired,
+        });
         if (step.kind === 'hand-over-hints') {
           if (model.handOver) await handOver(m.node);
           hintsLeft = 0;
@@ -467,7 +647,10 @@ async function play(size: number, members: number, steps: readonly Step[], model
           continue;
         }
         if (step.kind !== 'left' && step.kind !== 'removed') {
-          if (pulled) throw new Error(`the ${m.kind} of ${m.node} is pulled but its driver ${m.driver} does not finish it: ${JSON.stringify(step)}`);
+          if (pulled)
+            throw new Error(
+              `the ${m.kind} of ${m.node} is pulled but its driver ${m.driver} does not finish it: ${JSON.stringify(step)}`,
+            );
           return false;
         }
         apply(m.driver, step.update);
@@ -497,7 +680,9 @@ async function play(size: number, members: number, steps: readonly Step[], model
         const value = `v${n++}`;
         attempted.get(k)!.add(value);
         try {
-          await c.coordinator(coordinators[at % coordinators.length]!).put(Buffer.from(k), Buffer.from(value), Buffer.alloc(0), { quorum: w });
+          await c
+            .coordinator(coordinators[at % coordinators.length]!)
+            .put(Buffer.from(k), Buffer.from(value), Buffer.alloc(0), { quorum: w });
           acked.get(k)!.set(value, { w, step: i, taken: 0 });
           return `${k}=${value}@W${w} ok`;
         } catch {
@@ -518,7 +703,8 @@ async function play(size: number, members: number, steps: readonly Step[], model
       else if (step.kind === 'sourceFault') {
         const open = movement?.streams.filter((x) => !x.done) ?? [];
         const t = open[step.pick % Math.max(1, open.length)]?.t;
-        const node = t === undefined ? NODES[step.pick % size]! : step.source === 3 ? t.to : (t.sources[step.source] ?? t.to);
+        const node =
+          t === undefined ? NODES[step.pick % size]! : step.source === 3 ? t.to : (t.sources[step.source] ?? t.to);
         trace.push(`  ${node} ${step.fault}`);
         setFault(node, step.fault);
       } else if (step.kind === 'deliver') await deliverAll();
@@ -538,25 +724,37 @@ async function play(size: number, members: number, steps: readonly Step[], model
     }
     await new Promise((r) => setTimeout(r, 5)); // writes still in flight land
     await deliverAll();
-    for (const id of alive()) for (const [t, s] of c.store(id).hints.targets()) if (!dead.has(t)) expect(s.count, `hints left on ${id} for ${t}`).toBe(0);
+    for (const id of alive())
+      for (const [t, s] of c.store(id).hints.targets())
+        if (!dead.has(t)) expect(s.count, `hints left on ${id} for ${t}`).toBe(0);
     await checkCopies(c.ring, 'after hint delivery', false);
     // Jepsen's set check: one read per key at R=3.
     const reader = c.ring.members[0]!.id;
-    const lost: string[] = [], unexpected: string[] = [], excused: string[] = [];
+    const lost: string[] = [],
+      unexpected: string[] = [],
+      excused: string[] = [];
     for (const k of KEYS) {
       const read = (await c.coordinator(reader).get(Buffer.from(k), { quorum: 3 })).values.map(String);
       for (const [v, a] of acked.get(k)!) if (!read.includes(v)) (a.taken >= a.w ? excused : lost).push(`${k}=${v}`);
       unexpected.push(...read.filter((v) => !attempted.get(k)!.has(v)).map((v) => `${k}=${v}`));
     }
-    expect({ lost, unexpected }, `lost ${lost.length} acknowledged write(s) (and ${excused.length} with removed nodes), ${unexpected.length} unexpected`).toEqual({ lost: [], unexpected: [] });
+    expect(
+      { lost, unexpected },
+      `lost ${lost.length} acknowledged write(s) (and ${excused.length} with removed nodes), ${unexpected.length} unexpected`,
+    ).toEqual({ lost: [], unexpected: [] });
     // Read repair runs in the background: every replica ends with every acknowledged value.
     for (const k of KEYS) {
       const want = [...acked.get(k)!].filter(([, a]) => a.taken < a.w).map(([v]) => v);
-      const held = () => Promise.all(owners(c.ring, k).map(async (id) => (await c.store(id).get(k)).values.map(String)));
-      await eventually(async () => (await held()).every((vs) => want.every((v) => vs.includes(v))), 1000).catch(async () => {
-        const now = await held();
-        throw new Error(`key ${k}: after a read at R=3, replicas ${owners(c.ring, k).join(',')} lack ${now.map((vs) => want.filter((v) => !vs.includes(v)).join(',') || '-').join(' | ')}`);
-      });
+      const held = () =>
+        Promise.all(owners(c.ring, k).map(async (id) => (await c.store(id).get(k)).values.map(String)));
+      await eventually(async () => (await held()).every((vs) => want.every((v) => vs.includes(v))), 1000).catch(
+        async () => {
+          const now = await held();
+          throw new Error(
+            `key ${k}: after a read at R=3, replicas ${owners(c.ring, k).join(',')} lack ${now.map((vs) => want.filter((v) => !vs.includes(v)).join(',') || '-').join(' | ')}`,
+          );
+        },
+      );
     }
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));
@@ -585,8 +783,11 @@ describe('topology changes with pending ranges lose no acknowledged write', () =
   // its unit test has both timings of such a write). 1024013545/1363: a write's copy for n3,
   // in flight since before the removal, lands on n3 during the exchange, after its listing:
   // held by none of the unit's replicas when the repair began, so not the repair's to spread.
-  it('a removal\'s repair step leaves every replica of each unit it repaired with every value one of them held (seeds 28414770, 1024013545)', async () => {
-    for (const [seed, path] of [[28414770, '182'], [1024013545, '1363']] as const)
+  it("a removal's repair step leaves every replica of each unit it repaired with every value one of them held (seeds 28414770, 1024013545)", async () => {
+    for (const [seed, path] of [
+      [28414770, '182'],
+      [1024013545, '1363'],
+    ] as const)
       await fc.assert(
         fc.asyncProperty(historyArb, ([size, members, steps]) => play(size, members, steps, SAFE)),
         { seed, path, endOnFailure: true },
@@ -594,12 +795,27 @@ describe('topology changes with pending ranges lose no acknowledged write', () =
   }, 120_000);
 
   it('fails when a stream skips the leaver, or when writes ignore pending ranges (mutations, pinned seeds)', async () => {
-    const run = (model: Model, seed: number) => fc.check(fc.asyncProperty(historyArb, ([size, members, steps]) => play(size, members, steps, model)), { numRuns: 100, seed, endOnFailure: true });
-    expect((await run({ ...SAFE, streamFrom: 'second' }, 10)).failed, 'streaming from sources[1] even when the leaver is up').toBe(true);
-    expect((await run({ ...SAFE, streamFrom: 'one-stayer', removalRepair: false }, 3)).failed, 'streaming from one replica that stays when the leaver is down').toBe(true);
+    const run = (model: Model, seed: number) =>
+      fc.check(
+        fc.asyncProperty(historyArb, ([size, members, steps]) => play(size, members, steps, model)),
+        { numRuns: 100, seed, endOnFailure: true },
+      );
+    expect(
+      (await run({ ...SAFE, streamFrom: 'second' }, 10)).failed,
+      'streaming from sources[1] even when the leaver is up',
+    ).toBe(true);
+    expect(
+      (await run({ ...SAFE, streamFrom: 'one-stayer', removalRepair: false }, 3)).failed,
+      'streaming from one replica that stays when the leaver is down',
+    ).toBe(true);
     // The removal's repair step brings back what such a stream missed.
-    expect((await run({ ...SAFE, streamFrom: 'one-stayer' }, 3)).failed, 'the same, with the removal repair step').toBe(false);
-    expect((await run({ ...SAFE, pendingWrites: false }, 5)).failed, 'writes acknowledged on the current replicas only').toBe(true);
+    expect((await run({ ...SAFE, streamFrom: 'one-stayer' }, 3)).failed, 'the same, with the removal repair step').toBe(
+      false,
+    );
+    expect(
+      (await run({ ...SAFE, pendingWrites: false }, 5)).failed,
+      'writes acknowledged on the current replicas only',
+    ).toBe(true);
   }, 60_000);
 });
 

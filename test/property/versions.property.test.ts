@@ -55,7 +55,12 @@ function play(history: readonly Op[]): { replicas: Versions[]; seen: Versions[];
 }
 
 function same(a: Versions, b: Versions): boolean {
-  return sameVersions(a, b) && encodeRecord({ versions: a, ownerEpoch: undefined, deletedAt: undefined }).equals(encodeRecord({ versions: b, ownerEpoch: undefined, deletedAt: undefined }));
+  return (
+    sameVersions(a, b) &&
+    encodeRecord({ versions: a, ownerEpoch: undefined, deletedAt: undefined }).equals(
+      encodeRecord({ versions: b, ownerEpoch: undefined, deletedAt: undefined }),
+    )
+  );
 }
 
 describe('versions: merge laws', () => {
@@ -63,12 +68,17 @@ describe('versions: merge laws', () => {
   const pick = (states: Versions[], i: number) => states[i % states.length]!;
 
   it('is idempotent', () => {
-    fc.assert(fc.property(statesArb, fc.nat(), (states, i) => same(merge(pick(states, i), pick(states, i)), pick(states, i))), { numRuns: 300 });
+    fc.assert(
+      fc.property(statesArb, fc.nat(), (states, i) => same(merge(pick(states, i), pick(states, i)), pick(states, i))),
+      { numRuns: 300 },
+    );
   });
 
   it('is commutative (to the byte)', () => {
     fc.assert(
-      fc.property(statesArb, fc.nat(), fc.nat(), (states, i, j) => same(merge(pick(states, i), pick(states, j)), merge(pick(states, j), pick(states, i)))),
+      fc.property(statesArb, fc.nat(), fc.nat(), (states, i, j) =>
+        same(merge(pick(states, i), pick(states, j)), merge(pick(states, j), pick(states, i))),
+      ),
       { numRuns: 300 },
     );
   });
@@ -85,16 +95,24 @@ describe('versions: merge laws', () => {
 
   it('round-trips through the codec, and contexts through theirs', () => {
     fc.assert(
-      fc.property(statesArb, fc.nat(), fc.option(fc.nat({ max: 2 ** 40 }), { nil: undefined }), fc.integer({ min: 0, max: 0xffffffff }), (states, i, epoch, check) => {
-        const v = pick(states, i);
-        const bytes = encodeRecord({ versions: v, ownerEpoch: epoch, deletedAt: undefined });
-        const rec = decodeRecord(bytes);
-        expect(rec.ownerEpoch).toBe(epoch);
-        expect(same(rec.versions, v)).toBe(true);
-        expect(liveValues(rec.versions, 0).map(String)).toEqual(liveValues(v, 0).map(String));
-        const causal = clockBytes(bytes);
-        expect([...decodeContext(contextFromClock(check, causal.clock, causal.format), check).clock].sort()).toEqual([...v.clock].sort());
-      }),
+      fc.property(
+        statesArb,
+        fc.nat(),
+        fc.option(fc.nat({ max: 2 ** 40 }), { nil: undefined }),
+        fc.integer({ min: 0, max: 0xffffffff }),
+        (states, i, epoch, check) => {
+          const v = pick(states, i);
+          const bytes = encodeRecord({ versions: v, ownerEpoch: epoch, deletedAt: undefined });
+          const rec = decodeRecord(bytes);
+          expect(rec.ownerEpoch).toBe(epoch);
+          expect(same(rec.versions, v)).toBe(true);
+          expect(liveValues(rec.versions, 0).map(String)).toEqual(liveValues(v, 0).map(String));
+          const causal = clockBytes(bytes);
+          expect([...decodeContext(contextFromClock(check, causal.clock, causal.format), check).clock].sort()).toEqual(
+            [...v.clock].sort(),
+          );
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -117,7 +135,9 @@ describe('versions: nothing acknowledged is lost (3 replicas)', () => {
           .sort();
         const held = all.siblings.map((s) => {
           const w = writes.get(`${s.actor}/${s.counter}`)!;
-          expect(s.value === null ? null : String(s.value)).toBe(history[Number(w.id.slice(1))]!.kind === 'del' ? null : w.id);
+          expect(s.value === null ? null : String(s.value)).toBe(
+            history[Number(w.id.slice(1))]!.kind === 'del' ? null : w.id,
+          );
           return w.id;
         });
         expect(held.sort()).toEqual(survivors);
@@ -147,7 +167,9 @@ describe('stores: nothing acknowledged is lost (3 replicas, memory engine)', () 
 
   /** The id of each sibling of a record: a put's value is its id; a tombstone is looked up. */
   function idsOf(rec: Buffer | undefined, tombIds: Map<string, string>): string[] {
-    return rec ? decodeRecord(rec).versions.siblings.map((s) => tombIds.get(`${s.actor}/${s.counter}`) ?? String(s.value)) : [];
+    return rec
+      ? decodeRecord(rec).versions.siblings.map((s) => tombIds.get(`${s.actor}/${s.counter}`) ?? String(s.value))
+      : [];
   }
 
   async function converge(stores: Store[]): Promise<void> {
@@ -185,7 +207,8 @@ describe('stores: nothing acknowledged is lost (3 replicas, memory engine)', () 
         await stores[op.at]!.purgeTombstones();
       } else if (op.kind === 'handoff') {
         if (op.from === op.to) continue;
-        for await (const b of stores[op.from]!.ranges.scan(ALL)) for (const e of b.entries) await stores[op.to]!.merge(e.key, e.record);
+        for await (const b of stores[op.from]!.ranges.scan(ALL))
+          for (const e of b.entries) await stores[op.to]!.merge(e.key, e.record);
         await stores[op.from]!.ranges.delete(ALL);
       } else if (op.kind === 'restart') {
         if (op.clean) await stores[op.at]!.close();
@@ -199,7 +222,8 @@ describe('stores: nothing acknowledged is lost (3 replicas, memory engine)', () 
         else {
           const w = await stores[op.at]!.delete(KEY, read.context);
           for (const sib of decodeRecord(w.record).versions.siblings)
-            if (sib.value === null && !tombIds.has(`${sib.actor}/${sib.counter}`)) tombIds.set(`${sib.actor}/${sib.counter}`, id);
+            if (sib.value === null && !tombIds.has(`${sib.actor}/${sib.counter}`))
+              tombIds.set(`${sib.actor}/${sib.counter}`, id);
         }
       }
     }

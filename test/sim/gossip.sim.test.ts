@@ -8,7 +8,9 @@ import { GossipSim, ids } from '../../testkit/gossip-sim.js';
 function downs(sim: GossipSim, of?: string): number {
   let n = 0;
   for (const node of sim.nodes.values()) {
-    n += node.events.filter((e) => e.event.type === 'down' && (of === undefined || (e.event as { id: string }).id === of)).length;
+    n += node.events.filter(
+      (e) => e.event.type === 'down' && (of === undefined || (e.event as { id: string }).id === of),
+    ).length;
   }
   return n;
 }
@@ -21,7 +23,11 @@ function everyoneSees(sim: GossipSim, of: string, up: boolean): boolean {
   return sim.alive().every((n) => n.id === of || n.gossiper.isUp(of) === up);
 }
 
-function cluster(size: number, seed: number, opts: Partial<ConstructorParameters<typeof GossipSim>[0]> = {}): GossipSim {
+function cluster(
+  size: number,
+  seed: number,
+  opts: Partial<ConstructorParameters<typeof GossipSim>[0]> = {},
+): GossipSim {
   const sim = new GossipSim({ seed, minDelayMs: 0.2, maxDelayMs: 5, ...opts });
   const all = ids(size);
   for (const id of all) sim.add(id, all.slice(0, 3));
@@ -101,13 +107,19 @@ describe('gossip simulation', () => {
       sim.runFor(60_000);
       const t0 = sim.now;
       sim.kill('n3');
-      expect(sim.runFor(20_000, () => everyoneSees(sim, 'n3', false)), `seed ${seed}`).toBe(true);
+      expect(
+        sim.runFor(20_000, () => everyoneSees(sim, 'n3', false)),
+        `seed ${seed}`,
+      ).toBe(true);
       expect(sim.now - t0, `seed ${seed}`).toBeLessThan(10_000);
       sim.runFor(30_000);
       const t1 = sim.now;
       const gen = sim.nodes.get('n3')!.generation;
       sim.start('n3');
-      expect(sim.runFor(10_000, () => everyoneSees(sim, 'n3', true)), `seed ${seed}`).toBe(true);
+      expect(
+        sim.runFor(10_000, () => everyoneSees(sim, 'n3', true)),
+        `seed ${seed}`,
+      ).toBe(true);
       expect(sim.now - t1, `seed ${seed}`).toBeLessThan(3_000);
       for (const n of sim.alive()) expect(n.gossiper.state('n3')!.generation).toBeGreaterThan(gen);
     }
@@ -131,7 +143,8 @@ describe('gossip simulation', () => {
   it('a partitioned cluster re-converges after healing', () => {
     const sim = cluster(10, 21, { detector: {} });
     sim.runFor(30_000);
-    const a = ids(10).slice(0, 5), b = ids(10).slice(5);
+    const a = ids(10).slice(0, 5),
+      b = ids(10).slice(5);
     sim.partition([a, b]);
     sim.runFor(30_000);
     // Each side convicts the other, and changes on one side stay there.
@@ -141,7 +154,9 @@ describe('gossip simulation', () => {
     expect(sim.sees('n0', 'n7', 'status', 'leaving')).toBe(false);
     sim.heal();
     const ok = sim.runFor(30_000, () =>
-      ids(10).every((v) => sim.sees(v, 'n7', 'status', 'leaving') && ids(10).every((o) => sim.nodes.get(v)!.gossiper.isUp(o))),
+      ids(10).every(
+        (v) => sim.sees(v, 'n7', 'status', 'leaving') && ids(10).every((o) => sim.nodes.get(v)!.gossiper.isUp(o)),
+      ),
     );
     expect(ok).toBe(true);
   });

@@ -20,7 +20,10 @@ describe('joining nodes on the simulator', () => {
       const sim = new GossipSim({ seed, dropRate: seed % 2 ? 0.02 : 0, maxDelayMs: 30 });
       const all = ids(8);
       for (const id of all) sim.addJoining(id, all.slice(0, 3), sim.random() * 3000);
-      expect(sim.run(120_000, () => formed(sim, all)), `seed ${seed}`).toBe(true);
+      expect(
+        sim.run(120_000, () => formed(sim, all)),
+        `seed ${seed}`,
+      ).toBe(true);
       // Tokens: every node has its own, none shared.
       const owner = new Map<bigint, string>();
       for (const id of all) {
@@ -53,7 +56,10 @@ describe('joining nodes on the simulator', () => {
       const all = ids(3 + (seed % 10));
       const spread = seed % 4 === 0 ? 0 : sim.random() * 5000;
       for (const id of all) sim.addJoining(id, all.slice(0, 3), sim.random() * spread);
-      expect(sim.run(300_000, () => formed(sim, all)), `seed ${seed}`).toBe(true);
+      expect(
+        sim.run(300_000, () => formed(sim, all)),
+        `seed ${seed}`,
+      ).toBe(true);
       sim.runFor(10_000);
       const views = all.map((v) => ringFromStates(sim.nodes.get(v)!.gossiper.states()));
       for (const v of views) {
@@ -87,6 +93,7 @@ describe('joining nodes on the simulator', () => {
     const n3 = sim.nodes.get('n3')!;
     expect(n3.alive).toBe(false);
     expect(n3.join!.failed).toMatch(/node id n3 is already a member of cluster sim \(status normal, 16 tokens/);
-    for (const id of ['n0', 'n1', 'n2']) expect(ringFromStates(sim.nodes.get(id)!.gossiper.states()).ring!.member('n3')!.tokens).toEqual(tokens);
+    for (const id of ['n0', 'n1', 'n2'])
+      expect(ringFromStates(sim.nodes.get(id)!.gossiper.states()).ring!.member('n3')!.tokens).toEqual(tokens);
   });
 });

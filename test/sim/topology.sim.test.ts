@@ -23,7 +23,7 @@ describe('topology changes on the simulator', () => {
     }
   }, 120_000);
 
-  it('buckets of n 1, 3 and 5: every key on its own n\'s replicas through every change, pulled per class', () => {
+  it("buckets of n 1, 3 and 5: every key on its own n's replicas through every change, pulled per class", () => {
     const sim = new TopologySim({ seed: 5, nodes: 40, changes: 12, crashRate: 0.08, classes: [1, 3, 5] });
     const r = sim.run();
     const why = `${r.violations.slice(0, 5).join('\n')}\n${sim.describe()}`;
@@ -32,7 +32,14 @@ describe('topology changes on the simulator', () => {
     // Removals and replacements of dead nodes lose their n=1 keys (their only copies), and are not held up by them.
     expect(sim.lostKeys).toBeGreaterThan(0);
     // Planned for one N, the n=5 keys' fourth and fifth replicas are never pulled: the check sees it.
-    const oneN = new TopologySim({ seed: 5, nodes: 40, changes: 12, crashRate: 0.08, classes: [1, 3, 5], planOneN: true }).run();
+    const oneN = new TopologySim({
+      seed: 5,
+      nodes: 40,
+      changes: 12,
+      crashRate: 0.08,
+      classes: [1, 3, 5],
+      planOneN: true,
+    }).run();
     expect(oneN.violations.join('\n')).toMatch(/keys with fewer than N replicas holding them/);
   }, 120_000);
 

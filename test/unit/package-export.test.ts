@@ -12,11 +12,14 @@ if (!built) console.warn('package-export.test.ts skipped: run `npm run build` to
 describe.skipIf(!built)('ringkv/ring from dist', () => {
   it('exports the ring API through package.json "exports"', async () => {
     const ring = await import('ringkv/ring');
-    const r = ring.claimRing([
-      { id: 'a', zone: 'x' },
-      { id: 'b', zone: 'y' },
-      { id: 'c', zone: 'z' },
-    ], 3);
+    const r = ring.claimRing(
+      [
+        { id: 'a', zone: 'x' },
+        { id: 'b', zone: 'y' },
+        { id: 'c', zone: 'z' },
+      ],
+      3,
+    );
     expect(r.preferenceList('user:1', 3).sort()).toEqual(['a', 'b', 'c']);
     expect(ring.tokenOf('abc')).toBe(0x44bc2cf5ad770999n);
     expect(typeof ring.Ring.diff).toBe('function');

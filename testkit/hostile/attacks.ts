@@ -64,22 +64,83 @@ export function summarize(counts: Readonly<Record<string, number>>): string {
 // ---------------------------------------------------------------------------------------
 // gRPC status and HTTP/2 error names.
 
-const GRPC_CODES = ['OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS', 'PERMISSION_DENIED', 'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE', 'UNIMPLEMENTED', 'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED'];
+const GRPC_CODES = [
+  'OK',
+  'CANCELLED',
+  'UNKNOWN',
+  'INVALID_ARGUMENT',
+  'DEADLINE_EXCEEDED',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'PERMISSION_DENIED',
+  'RESOURCE_EXHAUSTED',
+  'FAILED_PRECONDITION',
+  'ABORTED',
+  'OUT_OF_RANGE',
+  'UNIMPLEMENTED',
+  'INTERNAL',
+  'UNAVAILABLE',
+  'DATA_LOSS',
+  'UNAUTHENTICATED',
+];
 export const grpcCodeName = (c: number): string => GRPC_CODES[c] ?? `code ${c}`;
 
-const H2_ERRORS = ['NO_ERROR', 'PROTOCOL_ERROR', 'INTERNAL_ERROR', 'FLOW_CONTROL_ERROR', 'SETTINGS_TIMEOUT', 'STREAM_CLOSED', 'FRAME_SIZE_ERROR', 'REFUSED_STREAM', 'CANCEL', 'COMPRESSION_ERROR', 'CONNECT_ERROR', 'ENHANCE_YOUR_CALM', 'INADEQUATE_SECURITY', 'HTTP_1_1_REQUIRED'];
+const H2_ERRORS = [
+  'NO_ERROR',
+  'PROTOCOL_ERROR',
+  'INTERNAL_ERROR',
+  'FLOW_CONTROL_ERROR',
+  'SETTINGS_TIMEOUT',
+  'STREAM_CLOSED',
+  'FRAME_SIZE_ERROR',
+  'REFUSED_STREAM',
+  'CANCEL',
+  'COMPRESSION_ERROR',
+  'CONNECT_ERROR',
+  'ENHANCE_YOUR_CALM',
+  'INADEQUATE_SECURITY',
+  'HTTP_1_1_REQUIRED',
+];
 export const h2ErrorName = (c: number): string => H2_ERRORS[c] ?? `0x${c.toString(16)}`;
 
 // ---------------------------------------------------------------------------------------
 // Raw HTTP/2 frames over net.Socket.
 
 export const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
-export const FRAME = { DATA: 0, HEADERS: 1, PRIORITY: 2, RST_STREAM: 3, SETTINGS: 4, PUSH_PROMISE: 5, PING: 6, GOAWAY: 7, WINDOW_UPDATE: 8, CONTINUATION: 9 } as const;
-const FRAME_NAMES = ['DATA', 'HEADERS', 'PRIORITY', 'RST_STREAM', 'SETTINGS', 'PUSH_PROMISE', 'PING', 'GOAWAY', 'WINDOW_UPDATE', 'CONTINUATION'];
+export const FRAME = {
+  DATA: 0,
+  HEADERS: 1,
+  PRIORITY: 2,
+  RST_STREAM: 3,
+  SETTINGS: 4,
+  PUSH_PROMISE: 5,
+  PING: 6,
+  GOAWAY: 7,
+  WINDOW_UPDATE: 8,
+  CONTINUATION: 9,
+} as const;
+const FRAME_NAMES = [
+  'DATA',
+  'HEADERS',
+  'PRIORITY',
+  'RST_STREAM',
+  'SETTINGS',
+  'PUSH_PROMISE',
+  'PING',
+  'GOAWAY',
+  'WINDOW_UPDATE',
+  'CONTINUATION',
+];
 export const FLAG = { END_STREAM: 0x1, ACK: 0x1, END_HEADERS: 0x4, PADDED: 0x8, PRIORITY: 0x20 } as const;
 
 /** One frame; `length` overrides the 24-bit length field (to lie about it). */
-export function frame(type: number, flags: number, streamId: number, payload: Buffer = EMPTY, length = payload.length): Buffer {
+export function frame(
+  type: number,
+  flags: number,
+  streamId: number,
+  payload: Buffer = EMPTY,
+  length = payload.length,
+): Buffer {
   const h = Buffer.alloc(9);
   h.writeUIntBE(length & 0xffffff, 0, 3);
   h[3] = type;
@@ -122,7 +183,11 @@ export function hpackLiteral(name: string, value: string | Buffer): Buffer {
   return Buffer.concat([Buffer.from([0x00]), hpackInt(n.length, 7, 0), n, hpackInt(v.length, 7, 0), v]);
 }
 /** The header block of a gRPC request, all literals. */
-export function grpcHeaderBlock(authority: string, path: string, extra: readonly (readonly [string, string | Buffer])[] = []): Buffer {
+export function grpcHeaderBlock(
+  authority: string,
+  path: string,
+  extra: readonly (readonly [string, string | Buffer])[] = [],
+): Buffer {
   const base: [string, string][] = [
     [':method', 'POST'],
     [':scheme', 'http'],
@@ -148,7 +213,12 @@ export function parseFrames(buf: Buffer): RawFrame[] {
   while (at + 9 <= buf.length) {
     const len = buf.readUIntBE(at, 3);
     if (at + 9 + len > buf.length) break;
-    out.push({ type: buf[at + 3]!, flags: buf[at + 4]!, stream: buf.readUInt32BE(at + 5) & 0x7fffffff, payload: buf.subarray(at + 9, at + 9 + len) });
+    out.push({
+      type: buf[at + 3]!,
+      flags: buf[at + 4]!,
+      stream: buf.readUInt32BE(at + 5) & 0x7fffffff,
+      payload: buf.subarray(at + 9, at + 9 + len),
+    });
     at += 9 + len;
   }
   return out;
@@ -220,7 +290,11 @@ export interface RawResult {
  * Connect, run `script`, then wait up to `lingerMs` for the server to close; close it
  * ourselves after that (or once `timeoutMs` passes, whatever the script is doing).
  */
-export async function rawConversation(address: string, script: (c: RawConn) => Promise<void>, o: { timeoutMs: number; lingerMs?: number }): Promise<RawResult> {
+export async function rawConversation(
+  address: string,
+  script: (c: RawConn) => Promise<void>,
+  o: { timeoutMs: number; lingerMs?: number },
+): Promise<RawResult> {
   const started = Date.now();
   const { host, port } = hostPort(address);
   const socket = net.connect({ host, port });
@@ -240,7 +314,8 @@ export async function rawConversation(address: string, script: (c: RawConn) => P
     socket.once('connect', () => resolve(true));
     socket.once('close', () => resolve(false));
   });
-  if (!connected) return { connected, received: EMPTY, end: 'connect failed', error, ms: Date.now() - started, bytesSent };
+  if (!connected)
+    return { connected, received: EMPTY, end: 'connect failed', error, ms: Date.now() - started, bytesSent };
   const conn: RawConn = {
     socket,
     get closed() {
@@ -268,7 +343,14 @@ export async function rawConversation(address: string, script: (c: RawConn) => P
     socket.destroy();
     await closedP;
   }
-  return { connected, received: Buffer.concat(chunks), end: end ?? 'still open', error, ms: Date.now() - started, bytesSent };
+  return {
+    connected,
+    received: Buffer.concat(chunks),
+    end: end ?? 'still open',
+    error,
+    ms: Date.now() - started,
+    bytesSent,
+  };
 }
 
 /** What a raw conversation shows: the server's frames (or bytes, when not HTTP/2) and how it ended. */
@@ -280,12 +362,23 @@ export function describeRaw(r: RawResult): string {
   if (r.received.length === 0) parts.push('no bytes back');
   else if (looksH2) parts.push(describeFrames(frames));
   else parts.push(`${r.received.length} bytes back: ${JSON.stringify(r.received.subarray(0, 60).toString('latin1'))}`);
-  parts.push(r.end === 'server-fin' ? 'connection closed by server' : r.end === 'server-reset' ? `connection reset by server (${r.error})` : 'connection still open when the attacker closed it');
+  parts.push(
+    r.end === 'server-fin'
+      ? 'connection closed by server'
+      : r.end === 'server-reset'
+        ? `connection reset by server (${r.error})`
+        : 'connection still open when the attacker closed it',
+  );
   return parts.join('; ');
 }
 
 function rawObserved(attack: string, r: RawResult, notes: Record<string, number | string | boolean> = {}): Observed {
-  return { attack, result: describeRaw(r), ms: r.ms, notes: { bytesSent: r.bytesSent, bytesBack: r.received.length, ...notes } };
+  return {
+    attack,
+    result: describeRaw(r),
+    ms: r.ms,
+    notes: { bytesSent: r.bytesSent, bytesBack: r.received.length, ...notes },
+  };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -295,18 +388,43 @@ function rawObserved(attack: string, r: RawResult, notes: Record<string, number 
 export async function tcpGarbage(address: string, o: { bytes?: number; timeoutMs?: number } = {}): Promise<Observed[]> {
   const bytes = o.bytes ?? 64 * 1024;
   const timeoutMs = o.timeoutMs ?? 5000;
-  const http1 = Buffer.from(`GET / HTTP/1.1\r\nHost: ${address}\r\nUser-Agent: hostile\r\nAccept: */*\r\n\r\n`, 'latin1');
-  const post = Buffer.from(`POST /ringkv.v1.KeyValue/Put HTTP/1.1\r\nHost: ${address}\r\nContent-Type: application/grpc\r\nContent-Length: 5\r\n\r\n\0\0\0\0\0`, 'latin1');
+  const http1 = Buffer.from(
+    `GET / HTTP/1.1\r\nHost: ${address}\r\nUser-Agent: hostile\r\nAccept: */*\r\n\r\n`,
+    'latin1',
+  );
+  const post = Buffer.from(
+    `POST /ringkv.v1.KeyValue/Put HTTP/1.1\r\nHost: ${address}\r\nContent-Type: application/grpc\r\nContent-Length: 5\r\n\r\n\0\0\0\0\0`,
+    'latin1',
+  );
   const out: Observed[] = [];
-  out.push(rawObserved('tcp: random bytes', await rawConversation(address, async (c) => void (await c.write(randomBytes(bytes))), { timeoutMs })));
-  out.push(rawObserved('tcp: HTTP/1.1 GET', await rawConversation(address, async (c) => void (await c.write(http1)), { timeoutMs })));
-  out.push(rawObserved('tcp: HTTP/1.1 POST to a gRPC path', await rawConversation(address, async (c) => void (await c.write(post)), { timeoutMs })));
+  out.push(
+    rawObserved(
+      'tcp: random bytes',
+      await rawConversation(address, async (c) => void (await c.write(randomBytes(bytes))), { timeoutMs }),
+    ),
+  );
+  out.push(
+    rawObserved(
+      'tcp: HTTP/1.1 GET',
+      await rawConversation(address, async (c) => void (await c.write(http1)), { timeoutMs }),
+    ),
+  );
+  out.push(
+    rawObserved(
+      'tcp: HTTP/1.1 POST to a gRPC path',
+      await rawConversation(address, async (c) => void (await c.write(post)), { timeoutMs }),
+    ),
+  );
   out.push(
     rawObserved(
       'tcp: random bytes then HTTP/1.1 GET',
-      await rawConversation(address, async (c) => {
-        if (await c.write(randomBytes(1024))) await c.write(http1);
-      }, { timeoutMs }),
+      await rawConversation(
+        address,
+        async (c) => {
+          if (await c.write(randomBytes(1024))) await c.write(http1);
+        },
+        { timeoutMs },
+      ),
     ),
   );
   return out;
@@ -324,13 +442,24 @@ export async function badPreface(address: string, o: { timeoutMs?: number } = {}
   ];
   const out: Observed[] = [];
   for (const [name, bytes, quiet] of cases) {
-    out.push(rawObserved(name, await rawConversation(address, async (c) => void (await c.write(bytes)), { timeoutMs, lingerMs: quiet ? timeoutMs : 1000 })));
+    out.push(
+      rawObserved(
+        name,
+        await rawConversation(address, async (c) => void (await c.write(bytes)), {
+          timeoutMs,
+          lingerMs: quiet ? timeoutMs : 1000,
+        }),
+      ),
+    );
   }
   return out;
 }
 
 /** A proper preface and SETTINGS, then random bytes. */
-export async function prefaceThenGarbage(address: string, o: { bytes?: number; timeoutMs?: number } = {}): Promise<Observed> {
+export async function prefaceThenGarbage(
+  address: string,
+  o: { bytes?: number; timeoutMs?: number } = {},
+): Promise<Observed> {
   const r = await rawConversation(
     address,
     async (c) => {
@@ -344,13 +473,19 @@ export async function prefaceThenGarbage(address: string, o: { bytes?: number; t
 }
 
 /** Frames no server should accept, each on its own connection after a proper preface + SETTINGS. */
-export async function invalidFrames(address: string, o: { timeoutMs?: number; lingerMs?: number } = {}): Promise<Observed[]> {
+export async function invalidFrames(
+  address: string,
+  o: { timeoutMs?: number; lingerMs?: number } = {},
+): Promise<Observed[]> {
   const timeoutMs = o.timeoutMs ?? 5000;
   const lingerMs = o.lingerMs ?? 1500;
   const authority = address;
   const headers = grpcHeaderBlock(authority, '/ringkv.v1.KeyValue/Get');
   const cases: [string, () => Buffer[]][] = [
-    ['frame: unknown type 0xEE (must be ignored)', () => [frame(0xee, 0xff, 0, randomBytes(64)), frame(FRAME.PING, 0, 0, Buffer.alloc(8))]],
+    [
+      'frame: unknown type 0xEE (must be ignored)',
+      () => [frame(0xee, 0xff, 0, randomBytes(64)), frame(FRAME.PING, 0, 0, Buffer.alloc(8))],
+    ],
     ['frame: DATA longer than SETTINGS_MAX_FRAME_SIZE (1 MiB)', () => [frame(FRAME.DATA, 0, 1, Buffer.alloc(1 << 20))]],
     ['frame: header claims 16 MiB, 100 bytes sent', () => [frame(FRAME.DATA, 0, 1, Buffer.alloc(100), 0xffffff)]],
     ['frame: SETTINGS of 7 bytes', () => [frame(FRAME.SETTINGS, 0, 0, Buffer.alloc(7))]],
@@ -358,17 +493,42 @@ export async function invalidFrames(address: string, o: { timeoutMs?: number; li
     ['frame: SETTINGS initial window 2^31', () => [settingsFrame([[0x4, 0x80000000]])]],
     ['frame: PING of 3 bytes', () => [frame(FRAME.PING, 0, 0, Buffer.alloc(3))]],
     ['frame: WINDOW_UPDATE increment 0 on the connection', () => [frame(FRAME.WINDOW_UPDATE, 0, 0, u32(0))]],
-    ['frame: WINDOW_UPDATE overflowing the window', () => [frame(FRAME.WINDOW_UPDATE, 0, 0, u32(0x7fffffff)), frame(FRAME.WINDOW_UPDATE, 0, 0, u32(0x7fffffff))]],
+    [
+      'frame: WINDOW_UPDATE overflowing the window',
+      () => [frame(FRAME.WINDOW_UPDATE, 0, 0, u32(0x7fffffff)), frame(FRAME.WINDOW_UPDATE, 0, 0, u32(0x7fffffff))],
+    ],
     ['frame: DATA on stream 0', () => [frame(FRAME.DATA, 0, 0, Buffer.alloc(10))]],
     ['frame: DATA on an idle stream', () => [frame(FRAME.DATA, 0, 7, Buffer.alloc(10))]],
     ['frame: HEADERS on an even (server) stream id', () => [frame(FRAME.HEADERS, FLAG.END_HEADERS, 2, headers)]],
-    ['frame: HEADERS with garbage HPACK', () => [frame(FRAME.HEADERS, FLAG.END_HEADERS | FLAG.END_STREAM, 1, randomBytes(200))]],
-    ['frame: HEADERS with padding longer than the frame', () => [frame(FRAME.HEADERS, FLAG.END_HEADERS | FLAG.PADDED, 1, Buffer.concat([Buffer.from([250]), headers.subarray(0, 20)]))]],
-    ['frame: stream depends on itself (PRIORITY)', () => [frame(FRAME.PRIORITY, 0, 1, Buffer.concat([u32(1), Buffer.from([16])]))]],
+    [
+      'frame: HEADERS with garbage HPACK',
+      () => [frame(FRAME.HEADERS, FLAG.END_HEADERS | FLAG.END_STREAM, 1, randomBytes(200))],
+    ],
+    [
+      'frame: HEADERS with padding longer than the frame',
+      () => [
+        frame(
+          FRAME.HEADERS,
+          FLAG.END_HEADERS | FLAG.PADDED,
+          1,
+          Buffer.concat([Buffer.from([250]), headers.subarray(0, 20)]),
+        ),
+      ],
+    ],
+    [
+      'frame: stream depends on itself (PRIORITY)',
+      () => [frame(FRAME.PRIORITY, 0, 1, Buffer.concat([u32(1), Buffer.from([16])]))],
+    ],
     ['frame: CONTINUATION without HEADERS', () => [frame(FRAME.CONTINUATION, FLAG.END_HEADERS, 1, headers)]],
-    ['frame: PUSH_PROMISE from a client', () => [frame(FRAME.PUSH_PROMISE, FLAG.END_HEADERS, 1, Buffer.concat([u32(2), headers]))]],
+    [
+      'frame: PUSH_PROMISE from a client',
+      () => [frame(FRAME.PUSH_PROMISE, FLAG.END_HEADERS, 1, Buffer.concat([u32(2), headers]))],
+    ],
     ['frame: RST_STREAM on an idle stream', () => [frame(FRAME.RST_STREAM, 0, 5, u32(8))]],
-    ['frame: stream ids going backwards', () => [frame(FRAME.HEADERS, FLAG.END_HEADERS, 5, headers), frame(FRAME.HEADERS, FLAG.END_HEADERS, 3, headers)]],
+    [
+      'frame: stream ids going backwards',
+      () => [frame(FRAME.HEADERS, FLAG.END_HEADERS, 5, headers), frame(FRAME.HEADERS, FLAG.END_HEADERS, 3, headers)],
+    ],
   ];
   const out: Observed[] = [];
   for (const [name, make] of cases) {
@@ -390,25 +550,43 @@ export async function invalidFrames(address: string, o: { timeoutMs?: number; li
  * HEADERS without END_HEADERS on stream 1, then CONTINUATION frames (CVE-2024-27983 and the
  * 2024 CONTINUATION-flood class): `frames` of `frameBytes` each, every one a new literal header.
  */
-export async function continuationFlood(address: string, o: { frames: number; frameBytes: number; timeoutMs?: number }): Promise<Observed> {
+export async function continuationFlood(
+  address: string,
+  o: { frames: number; frameBytes: number; timeoutMs?: number },
+): Promise<Observed> {
   let sent = 0;
   const r = await rawConversation(
     address,
     async (c) => {
-      if (!(await c.write(Buffer.concat([PREFACE, settingsFrame(), frame(FRAME.HEADERS, 0, 1, grpcHeaderBlock(address, '/ringkv.v1.KeyValue/Get'))])))) return;
+      if (
+        !(await c.write(
+          Buffer.concat([
+            PREFACE,
+            settingsFrame(),
+            frame(FRAME.HEADERS, 0, 1, grpcHeaderBlock(address, '/ringkv.v1.KeyValue/Get')),
+          ]),
+        ))
+      )
+        return;
       for (let i = 0; i < o.frames; i++) {
-        const body = o.frameBytes === 0 ? EMPTY : hpackLiteral(`x-c${i}`, Buffer.alloc(Math.max(0, o.frameBytes - 16), 0x61));
+        const body =
+          o.frameBytes === 0 ? EMPTY : hpackLiteral(`x-c${i}`, Buffer.alloc(Math.max(0, o.frameBytes - 16), 0x61));
         if (!(await c.write(frame(FRAME.CONTINUATION, 0, 1, body)))) return;
         sent++;
       }
     },
     { timeoutMs: o.timeoutMs ?? 20_000, lingerMs: 2000 },
   );
-  return rawObserved(`CONTINUATION flood: ${o.frames} × ${o.frameBytes} B, never END_HEADERS`, r, { continuationsSent: sent });
+  return rawObserved(`CONTINUATION flood: ${o.frames} × ${o.frameBytes} B, never END_HEADERS`, r, {
+    continuationsSent: sent,
+  });
 }
 
 /** One gRPC request whose header block is `bytes` of metadata, sent as HEADERS + CONTINUATION. */
-export async function hugeHeaders(address: string, o: { bytes: number; headerBytes?: number; timeoutMs?: number }): Promise<Observed> {
+export async function hugeHeaders(
+  address: string,
+  o: { bytes: number; headerBytes?: number; timeoutMs?: number },
+): Promise<Observed> {
   const each = o.headerBytes ?? 8 * 1024;
   const extra: [string, string][] = [];
   for (let n = 0, i = 0; n < o.bytes; n += each, i++) extra.push([`x-big-${i}`, 'a'.repeat(each)]);
@@ -452,12 +630,27 @@ export async function goawayZombies(address: string, o: { connections: number; h
       ),
     ),
   );
-  const outcomes = tally(rs.map((r) => `${describeRaw(r)}${r.end === 'still open' ? '' : ` after ${Math.round(r.ms / 1000)} s`}`));
-  return { attack: `GOAWAY zombies: ${o.connections} connections after a protocol error, held ${o.holdMs / 1000} s`, result: summarize(outcomes), outcomes, ms: Date.now() - started };
+  const outcomes = tally(
+    rs.map((r) => `${describeRaw(r)}${r.end === 'still open' ? '' : ` after ${Math.round(r.ms / 1000)} s`}`),
+  );
+  return {
+    attack: `GOAWAY zombies: ${o.connections} connections after a protocol error, held ${o.holdMs / 1000} s`,
+    result: summarize(outcomes),
+    outcomes,
+    ms: Date.now() - started,
+  };
 }
 
 /** Control frames the server must answer (PING, SETTINGS) as fast as we can write them, never reading the answers. */
-export async function controlFlood(address: string, o: { kind: 'ping' | 'settings' | 'empty-data' | 'window-update'; count: number; timeoutMs?: number; pauseReading?: boolean }): Promise<Observed> {
+export async function controlFlood(
+  address: string,
+  o: {
+    kind: 'ping' | 'settings' | 'empty-data' | 'window-update';
+    count: number;
+    timeoutMs?: number;
+    pauseReading?: boolean;
+  },
+): Promise<Observed> {
   let sent = 0;
   const one = (i: number): Buffer => {
     switch (o.kind) {
@@ -475,7 +668,10 @@ export async function controlFlood(address: string, o: { kind: 'ping' | 'setting
     address,
     async (c) => {
       if (o.pauseReading) c.socket.pause(); // never read what the server answers: its queue of ACKs can only grow
-      const open = o.kind === 'empty-data' ? [frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, grpcHeaderBlock(address, '/ringkv.v1.KeyValue/Put'))] : [];
+      const open =
+        o.kind === 'empty-data'
+          ? [frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, grpcHeaderBlock(address, '/ringkv.v1.KeyValue/Put'))]
+          : [];
       if (!(await c.write(Buffer.concat([PREFACE, settingsFrame(), ...open])))) return;
       const batch = 256;
       for (let i = 0; i < o.count; i += batch) {
@@ -488,7 +684,9 @@ export async function controlFlood(address: string, o: { kind: 'ping' | 'setting
     },
     { timeoutMs: o.timeoutMs ?? 20_000, lingerMs: 2000 },
   );
-  return rawObserved(`${o.kind} flood: ${o.count} frames${o.pauseReading ? ', answers unread' : ''}`, r, { framesSent: sent });
+  return rawObserved(`${o.kind} flood: ${o.count} frames${o.pauseReading ? ', answers unread' : ''}`, r, {
+    framesSent: sent,
+  });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -501,7 +699,8 @@ export function grpcPrefix(length: number, compressed = false): Buffer {
   b.writeUInt32BE(length >>> 0, 1);
   return b;
 }
-export const grpcMessage = (body: Buffer, compressed = false): Buffer => Buffer.concat([grpcPrefix(body.length, compressed), body]);
+export const grpcMessage = (body: Buffer, compressed = false): Buffer =>
+  Buffer.concat([grpcPrefix(body.length, compressed), body]);
 
 function varint(n: number): Buffer {
   const out: number[] = [];
@@ -512,8 +711,10 @@ function varint(n: number): Buffer {
   out.push(n);
   return Buffer.from(out);
 }
-const lenField = (field: number, b: Buffer): Buffer => Buffer.concat([Buffer.from([(field << 3) | 2]), varint(b.length), b]);
-const varintField = (field: number, n: number): Buffer => (n === 0 ? EMPTY : Buffer.concat([Buffer.from([field << 3]), varint(n)]));
+const lenField = (field: number, b: Buffer): Buffer =>
+  Buffer.concat([Buffer.from([(field << 3) | 2]), varint(b.length), b]);
+const varintField = (field: number, n: number): Buffer =>
+  n === 0 ? EMPTY : Buffer.concat([Buffer.from([field << 3]), varint(n)]);
 
 /** A whole PutRequest { key, value } (proto/ringkv/v1/kv.proto). */
 export const putRequest = (key: Buffer, value: Buffer): Buffer => Buffer.concat([lenField(1, key), lenField(2, value)]);
@@ -535,12 +736,28 @@ export function putHead(key: Buffer, messageBytes: number): { head: Buffer; valu
 /** KvCalls of `count` gets of `key`, ids from `firstId` (kv.proto: KvCalls/KvCall). */
 export function kvGetCalls(key: Buffer, firstId: number, count: number, timeoutMs: number): Buffer {
   const calls: Buffer[] = [];
-  for (let i = 0; i < count; i++) calls.push(lenField(1, Buffer.concat([varintField(1, firstId + i), varintField(2, timeoutMs), lenField(4, getRequest(key))])));
+  for (let i = 0; i < count; i++)
+    calls.push(
+      lenField(
+        1,
+        Buffer.concat([varintField(1, firstId + i), varintField(2, timeoutMs), lenField(4, getRequest(key))]),
+      ),
+    );
   return Buffer.concat(calls);
 }
 export function kvPutCalls(prefix: string, firstId: number, count: number, timeoutMs: number, value: Buffer): Buffer {
   const calls: Buffer[] = [];
-  for (let i = 0; i < count; i++) calls.push(lenField(1, Buffer.concat([varintField(1, firstId + i), varintField(2, timeoutMs), lenField(3, putRequest(Buffer.from(`${prefix}${firstId + i}`), value))])));
+  for (let i = 0; i < count; i++)
+    calls.push(
+      lenField(
+        1,
+        Buffer.concat([
+          varintField(1, firstId + i),
+          varintField(2, timeoutMs),
+          lenField(3, putRequest(Buffer.from(`${prefix}${firstId + i}`), value)),
+        ]),
+      ),
+    );
   return Buffer.concat(calls);
 }
 
@@ -552,7 +769,8 @@ class PbReader {
     return this.at >= this.b.length;
   }
   varint(): number {
-    let n = 0, mul = 1;
+    let n = 0,
+      mul = 1;
     for (;;) {
       const x = this.b[this.at++];
       if (x === undefined) throw new Error('truncated varint');
@@ -587,13 +805,15 @@ export function kvReplyOutcomes(msg: Buffer): { id: number; outcome: string }[] 
       continue;
     }
     const m = new PbReader(r.bytes());
-    let id = 0, outcome = 'OK';
+    let id = 0,
+      outcome = 'OK';
     while (!m.done) {
       const tt = m.varint();
       if (tt >>> 3 === 1 && (tt & 7) === 0) id = m.varint();
       else if (tt >>> 3 === 5 && (tt & 7) === 2) {
         const e = new PbReader(m.bytes());
-        let code = 0, details = '';
+        let code = 0,
+          details = '';
         while (!e.done) {
           const et = e.varint();
           if (et >>> 3 === 1 && (et & 7) === 0) code = e.varint();
@@ -634,8 +854,16 @@ export interface H2Conn {
 }
 
 /** An HTTP/2 session to the node, once the server's SETTINGS arrived (or failed to within `timeoutMs`). */
-export async function h2connect(address: string, options: http2.ClientSessionOptions = {}, timeoutMs = 5000): Promise<H2Conn> {
-  const session = http2.connect(`http://${address}`, { maxSendHeaderBlockLength: 4 << 20, maxSessionMemory: 1 << 20, ...options });
+export async function h2connect(
+  address: string,
+  options: http2.ClientSessionOptions = {},
+  timeoutMs = 5000,
+): Promise<H2Conn> {
+  const session = http2.connect(`http://${address}`, {
+    maxSendHeaderBlockLength: 4 << 20,
+    maxSessionMemory: 1 << 20,
+    ...options,
+  });
   const conn: H2Conn = {
     session,
     goaway: undefined,
@@ -648,11 +876,19 @@ export async function h2connect(address: string, options: http2.ClientSessionOpt
       await Promise.race([done, sleep(2000)]);
     },
   };
-  session.on('goaway', (code: number, _last: number, data?: Buffer) => (conn.goaway ??= `GOAWAY ${h2ErrorName(code)}${data && data.length > 0 ? ` "${data.toString().slice(0, 80)}"` : ''}`));
+  session.on(
+    'goaway',
+    (code: number, _last: number, data?: Buffer) =>
+      (conn.goaway ??= `GOAWAY ${h2ErrorName(code)}${data && data.length > 0 ? ` "${data.toString().slice(0, 80)}"` : ''}`),
+  );
   session.on('error', (e: NodeJS.ErrnoException) => (conn.error ??= e.code ?? e.message));
   session.on('close', () => (conn.closed = true));
   session.on('frameError', () => {});
-  await Promise.race([new Promise((r) => session.once('remoteSettings', r)), new Promise((r) => session.once('close', r)), sleep(timeoutMs)]);
+  await Promise.race([
+    new Promise((r) => session.once('remoteSettings', r)),
+    new Promise((r) => session.once('close', r)),
+    sleep(timeoutMs),
+  ]);
   return conn;
 }
 
@@ -701,10 +937,14 @@ export interface CallSpec {
 export async function grpcCall(conn: H2Conn, spec: CallSpec): Promise<CallOutcome> {
   const started = Date.now();
   const o: CallOutcome = { timedOut: false, bytesAccepted: 0, responseBytes: 0, messages: [], ms: 0 };
-  if (conn.closed || conn.session.destroyed) return { ...o, error: `session closed${conn.goaway ? ` (${conn.goaway})` : ''}`, goaway: conn.goaway };
+  if (conn.closed || conn.session.destroyed)
+    return { ...o, error: `session closed${conn.goaway ? ` (${conn.goaway})` : ''}`, goaway: conn.goaway };
   let req: http2.ClientHttp2Stream;
   try {
-    req = conn.session.request({ ':method': 'POST', ':path': spec.path, 'content-type': 'application/grpc', te: 'trailers', ...spec.headers }, { endStream: false });
+    req = conn.session.request(
+      { ':method': 'POST', ':path': spec.path, 'content-type': 'application/grpc', te: 'trailers', ...spec.headers },
+      { endStream: false },
+    );
   } catch (e) {
     return { ...o, error: (e as NodeJS.ErrnoException).code ?? (e as Error).message, goaway: conn.goaway };
   }
@@ -765,7 +1005,13 @@ export async function grpcCall(conn: H2Conn, spec: CallSpec): Promise<CallOutcom
     },
   };
   const timer = sleep(spec.timeoutMs).then(() => 'timeout' as const);
-  const sent = await Promise.race([spec.send(writer).then(() => 'sent' as const, (e: Error) => ((o.error ??= e.message), 'sent' as const)), timer]);
+  const sent = await Promise.race([
+    spec.send(writer).then(
+      () => 'sent' as const,
+      (e: Error) => ((o.error ??= e.message), 'sent' as const),
+    ),
+    timer,
+  ]);
   const finished = sent === 'timeout' ? 'timeout' : await Promise.race([closed.then(() => 'closed' as const), timer]);
   if (finished === 'timeout') {
     // Give an answer that raced the timer a moment to land.
@@ -783,7 +1029,12 @@ export async function grpcCall(conn: H2Conn, spec: CallSpec): Promise<CallOutcom
 /** One line: the gRPC status, else the HTTP status, RST_STREAM, GOAWAY, error or silence. */
 export function describeCall(o: CallOutcome, timeoutMs?: number): string {
   if (o.grpcStatus !== undefined) {
-    const advice = o.retryPushbackMs !== undefined ? ` [grpc-retry-pushback-ms ${o.retryPushbackMs}]` : o.grpcStatus === 8 ? ' [no retry advice]' : '';
+    const advice =
+      o.retryPushbackMs !== undefined
+        ? ` [grpc-retry-pushback-ms ${o.retryPushbackMs}]`
+        : o.grpcStatus === 8
+          ? ' [no retry advice]'
+          : '';
     return `${grpcCodeName(o.grpcStatus)}${o.grpcMessage && o.grpcMessage !== 'OK' ? `: ${o.grpcMessage.slice(0, 120)}` : ''}${advice}`;
   }
   if (o.httpStatus !== undefined && o.httpStatus !== 200) return `HTTP ${o.httpStatus}, no grpc-status`;
@@ -797,7 +1048,13 @@ export function describeCall(o: CallOutcome, timeoutMs?: number): string {
 
 /** The generic way a message of `messageBytes` is written: prefix, PutRequest head, filler chunks. */
 const FILLER = Buffer.alloc(1 << 20, 0x61);
-async function writePut(w: Writer, key: Buffer, messageBytes: number, upTo = messageBytes + 5, chunkBytes = FILLER.length): Promise<void> {
+async function writePut(
+  w: Writer,
+  key: Buffer,
+  messageBytes: number,
+  upTo = messageBytes + 5,
+  chunkBytes = FILLER.length,
+): Promise<void> {
   const { head, valueBytes } = putHead(key, messageBytes);
   let budget = upTo;
   const first = Buffer.concat([grpcPrefix(messageBytes), head]);
@@ -813,7 +1070,11 @@ async function writePut(w: Writer, key: Buffer, messageBytes: number, upTo = mes
 }
 
 /** One call on a fresh session, closed afterwards. */
-async function oneCall(address: string, spec: CallSpec, sessionOptions: http2.ClientSessionOptions = {}): Promise<CallOutcome> {
+async function oneCall(
+  address: string,
+  spec: CallSpec,
+  sessionOptions: http2.ClientSessionOptions = {},
+): Promise<CallOutcome> {
   const conn = await h2connect(address, sessionOptions);
   try {
     return await grpcCall(conn, spec);
@@ -823,7 +1084,10 @@ async function oneCall(address: string, spec: CallSpec, sessionOptions: http2.Cl
 }
 
 /** gRPC-level malformed requests, each on its own connection: what status each gets. */
-export async function grpcMalformed(address: string, o: { timeoutMs?: number; bombBytes?: number; metadataBytes?: number } = {}): Promise<Observed[]> {
+export async function grpcMalformed(
+  address: string,
+  o: { timeoutMs?: number; bombBytes?: number; metadataBytes?: number } = {},
+): Promise<Observed[]> {
   const timeoutMs = o.timeoutMs ?? 5000;
   const key = Buffer.from('hostile-key');
   const put = putRequest(key, Buffer.from('v'));
@@ -834,35 +1098,81 @@ export async function grpcMalformed(address: string, o: { timeoutMs?: number; bo
   const metadata: http2.OutgoingHttpHeaders = {};
   for (let i = 0, each = 16 * 1024; i * each < bigMeta * 16; i++) metadata[`x-big-${i}`] = 'a'.repeat(each);
   const cases: [string, CallSpec['send'], http2.OutgoingHttpHeaders?, string?][] = [
-    ['grpc: prefix claims 1000 bytes, 10 sent, END_STREAM', async (w) => w.end(Buffer.concat([grpcPrefix(1000), Buffer.alloc(10)]))],
-    ['grpc: prefix claims 4 GiB (0xFFFFFFFF)', async (w) => w.end(Buffer.concat([grpcPrefix(0xffffffff), Buffer.alloc(1000)]))],
+    [
+      'grpc: prefix claims 1000 bytes, 10 sent, END_STREAM',
+      async (w) => w.end(Buffer.concat([grpcPrefix(1000), Buffer.alloc(10)])),
+    ],
+    [
+      'grpc: prefix claims 4 GiB (0xFFFFFFFF)',
+      async (w) => w.end(Buffer.concat([grpcPrefix(0xffffffff), Buffer.alloc(1000)])),
+    ],
     ['grpc: prefix cut short (3 bytes), END_STREAM', async (w) => w.end(Buffer.from([0, 0, 0]))],
     ['grpc: no message, END_STREAM (unary)', async (w) => w.end()],
     ['grpc: two messages on a unary call', async (w) => w.end(Buffer.concat([grpcMessage(put), grpcMessage(put)]))],
-    ['grpc: garbage protobuf body', async (w) => w.end(grpcMessage(Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f, 0x12, 0x99])))],
+    [
+      'grpc: garbage protobuf body',
+      async (w) => w.end(grpcMessage(Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f, 0x12, 0x99]))),
+    ],
     ['grpc: compressed flag = 1, no grpc-encoding', async (w) => w.end(grpcMessage(put, true))],
-    ['grpc: compressed flag = 1, grpc-encoding gzip, not gzip', async (w) => w.end(grpcMessage(put, true)), { 'grpc-encoding': 'gzip' }],
+    [
+      'grpc: compressed flag = 1, grpc-encoding gzip, not gzip',
+      async (w) => w.end(grpcMessage(put, true)),
+      { 'grpc-encoding': 'gzip' },
+    ],
     ['grpc: grpc-encoding br (unsupported)', async (w) => w.end(grpcMessage(put, true)), { 'grpc-encoding': 'br' }],
-    [`grpc: gzip bomb (${(bomb.length / 1024).toFixed(0)} KiB → ${bombBytes >> 20} MiB)`, async (w) => void (await w.write(grpcMessage(bomb, true)), w.end()), { 'grpc-encoding': 'gzip' }],
+    [
+      `grpc: gzip bomb (${(bomb.length / 1024).toFixed(0)} KiB → ${bombBytes >> 20} MiB)`,
+      async (w) => void (await w.write(grpcMessage(bomb, true)), w.end()),
+      { 'grpc-encoding': 'gzip' },
+    ],
     ['grpc: grpc-timeout "garbage"', async (w) => w.end(grpcMessage(put)), { 'grpc-timeout': 'garbage' }],
-    ['grpc: grpc-timeout "99999999H" (overflows)', async (w) => w.end(grpcMessage(put)), { 'grpc-timeout': '99999999H' }],
+    [
+      'grpc: grpc-timeout "99999999H" (overflows)',
+      async (w) => w.end(grpcMessage(put)),
+      { 'grpc-timeout': '99999999H' },
+    ],
     ['grpc: grpc-timeout "0n"', async (w) => w.end(grpcMessage(put)), { 'grpc-timeout': '0n' }],
     ['grpc: content-type text/plain', async (w) => w.end(grpcMessage(put)), { 'content-type': 'text/plain' }],
     ['grpc: no content-type', async (w) => w.end(grpcMessage(put)), { 'content-type': undefined }],
     ['grpc: :method GET', async (w) => w.end(), { ':method': 'GET' }],
-    ['grpc: unknown method /ringkv.v1.KeyValue/Nope', async (w) => w.end(grpcMessage(put)), {}, '/ringkv.v1.KeyValue/Nope'],
+    [
+      'grpc: unknown method /ringkv.v1.KeyValue/Nope',
+      async (w) => w.end(grpcMessage(put)),
+      {},
+      '/ringkv.v1.KeyValue/Nope',
+    ],
     ['grpc: unknown path /../../etc/passwd', async (w) => w.end(grpcMessage(put)), {}, '/../../etc/passwd'],
     ['grpc: empty key and value', async (w) => w.end(grpcMessage(putRequest(EMPTY, EMPTY)))],
     ['grpc: 64 KiB key', async (w) => w.end(grpcMessage(putRequest(Buffer.alloc(64 * 1024, 0x6b), Buffer.from('v'))))],
-    ['grpc: Stream batch that does not decode', async (w) => w.end(grpcMessage(Buffer.from([0x0a, 0x05, 0xff, 0xff]))), {}, '/ringkv.v1.KeyValue/Stream'],
-    ['grpc: internal Replica service, garbage', async (w) => w.end(grpcMessage(randomBytes(64))), {}, '/ringkv.internal.v1.Replica/Read'],
-    [`grpc: ${((o.metadataBytes ?? 1 << 20) / 1024).toFixed(0)} KiB of metadata (node:http2 client)`, async (w) => w.end(grpcMessage(getRequest(key))), metadata, '/ringkv.v1.KeyValue/Get'],
+    [
+      'grpc: Stream batch that does not decode',
+      async (w) => w.end(grpcMessage(Buffer.from([0x0a, 0x05, 0xff, 0xff]))),
+      {},
+      '/ringkv.v1.KeyValue/Stream',
+    ],
+    [
+      'grpc: internal Replica service, garbage',
+      async (w) => w.end(grpcMessage(randomBytes(64))),
+      {},
+      '/ringkv.internal.v1.Replica/Read',
+    ],
+    [
+      `grpc: ${((o.metadataBytes ?? 1 << 20) / 1024).toFixed(0)} KiB of metadata (node:http2 client)`,
+      async (w) => w.end(grpcMessage(getRequest(key))),
+      metadata,
+      '/ringkv.v1.KeyValue/Get',
+    ],
   ];
   const out: Observed[] = [];
   for (const [name, send, headers, path] of cases) {
     const started = Date.now();
     const r = await oneCall(address, { path: path ?? '/ringkv.v1.KeyValue/Put', headers, send, timeoutMs });
-    out.push({ attack: name, result: describeCall(r, timeoutMs), ms: Date.now() - started, notes: { bytesAccepted: r.bytesAccepted } });
+    out.push({
+      attack: name,
+      result: describeCall(r, timeoutMs),
+      ms: Date.now() - started,
+      notes: { bytesAccepted: r.bytesAccepted },
+    });
   }
   return out;
 }
@@ -892,7 +1202,9 @@ export async function oversizedPuts(address: string, o: OversizedOptions): Promi
   const timeoutMs = o.timeoutMs ?? 60_000;
   const maxMs = o.maxMs ?? 300_000;
   const results: string[] = [];
-  let accepted = 0, maxAccepted = 0, next = 0;
+  let accepted = 0,
+    maxAccepted = 0,
+    next = 0;
   const conns: H2Conn[] = [await h2connect(address)];
   let reconnecting: Promise<void> | undefined;
   const lane = async (): Promise<void> => {
@@ -907,7 +1219,11 @@ export async function oversizedPuts(address: string, o: OversizedOptions): Promi
         await reconnecting;
       }
       const conn = conns[conns.length - 1]!;
-      const r = await grpcCall(conn, { path: '/ringkv.v1.KeyValue/Put', send: (w) => writePut(w, Buffer.from(`big-${i}`), o.bytes).then(() => w.end()), timeoutMs });
+      const r = await grpcCall(conn, {
+        path: '/ringkv.v1.KeyValue/Put',
+        send: (w) => writePut(w, Buffer.from(`big-${i}`), o.bytes).then(() => w.end()),
+        timeoutMs,
+      });
       results.push(shape(describeCall(r, timeoutMs)));
       accepted += r.bytesAccepted;
       maxAccepted = Math.max(maxAccepted, r.bytesAccepted);
@@ -962,7 +1278,11 @@ export async function connectionFlood(address: string, o: FloodOptions): Promise
   const sockets: net.Socket[] = [];
   const sessions: H2Conn[] = [];
   const errors: string[] = [];
-  let tcpOpen = 0, tcpClosedByServer = 0, h2Open = 0, h2ClosedByServer = 0, closing = false;
+  let tcpOpen = 0,
+    tcpClosedByServer = 0,
+    h2Open = 0,
+    h2ClosedByServer = 0,
+    closing = false;
   const openTcp = (): Promise<void> =>
     new Promise((resolve) => {
       const s = net.connect({ host, port });
@@ -978,9 +1298,12 @@ export async function connectionFlood(address: string, o: FloodOptions): Promise
       });
       s.on('data', () => {});
     });
-  for (let i = 0; i < o.tcp && Date.now() - started < maxMs; i += batch) await Promise.all(Array.from({ length: Math.min(batch, o.tcp - i) }, openTcp));
+  for (let i = 0; i < o.tcp && Date.now() - started < maxMs; i += batch)
+    await Promise.all(Array.from({ length: Math.min(batch, o.tcp - i) }, openTcp));
   for (let i = 0; i < o.h2 && Date.now() - started < maxMs; i += batch) {
-    const made = await Promise.all(Array.from({ length: Math.min(batch, o.h2 - i) }, () => h2connect(address, {}, 10_000)));
+    const made = await Promise.all(
+      Array.from({ length: Math.min(batch, o.h2 - i) }, () => h2connect(address, {}, 10_000)),
+    );
     for (const c of made) {
       sessions.push(c);
       if (!c.closed && c.session.remoteSettings !== undefined && c.error === undefined) h2Open++;
@@ -1001,9 +1324,17 @@ export async function connectionFlood(address: string, o: FloodOptions): Promise
   const errs = tally(errors);
   const result =
     `opened ${tcpOpen}/${o.tcp} TCP and ${h2Open}/${o.h2} HTTP/2 in ${openedMs} ms; after ${o.holdMs} ms ${stillTcp} TCP and ${stillH2} HTTP/2 still open` +
-    (tcpClosedByServer + h2ClosedByServer > 0 ? `; closed by server: ${tcpClosedByServer} TCP, ${h2ClosedByServer} HTTP/2` : '; none closed by server') +
+    (tcpClosedByServer + h2ClosedByServer > 0
+      ? `; closed by server: ${tcpClosedByServer} TCP, ${h2ClosedByServer} HTTP/2`
+      : '; none closed by server') +
     (errors.length > 0 ? `; errors: ${summarize(errs)}` : '');
-  return { attack: `connection flood: ${o.tcp} TCP + ${o.h2} HTTP/2 held ${o.holdMs / 1000} s`, result, outcomes: errs, ms: Date.now() - started, notes: { tcpOpen, h2Open, stillTcp, stillH2, tcpClosedByServer, h2ClosedByServer } };
+  return {
+    attack: `connection flood: ${o.tcp} TCP + ${o.h2} HTTP/2 held ${o.holdMs / 1000} s`,
+    result,
+    outcomes: errs,
+    ms: Date.now() - started,
+    notes: { tcpOpen, h2Open, stillTcp, stillH2, tcpClosedByServer, h2ClosedByServer },
+  };
 }
 
 /** Streams opened and reset at once (CVE-2023-44487, "rapid reset"), `streams` of them on one connection. */
@@ -1017,7 +1348,15 @@ export async function rapidReset(address: string, o: { streams: number; maxMs?: 
     while (opened < o.streams && !conn.closed && Date.now() - started < maxMs) {
       for (let j = 0; j < 100 && opened < o.streams; j++, opened++) {
         try {
-          const req = conn.session.request({ ':method': 'POST', ':path': '/ringkv.v1.KeyValue/Get', 'content-type': 'application/grpc', te: 'trailers' }, { endStream: false });
+          const req = conn.session.request(
+            {
+              ':method': 'POST',
+              ':path': '/ringkv.v1.KeyValue/Get',
+              'content-type': 'application/grpc',
+              te: 'trailers',
+            },
+            { endStream: false },
+          );
           req.on('error', (e: NodeJS.ErrnoException) => errors.push(e.code ?? e.message));
           req.close(http2.constants.NGHTTP2_CANCEL);
         } catch (e) {
@@ -1029,7 +1368,14 @@ export async function rapidReset(address: string, o: { streams: number; maxMs?: 
     }
     await Promise.race([new Promise((r) => conn.session.once('close', r)), sleep(1000)]);
     const errs = tally(errors);
-    const result = `${opened} streams opened and reset; ` + (conn.goaway ? `server sent ${conn.goaway}` : conn.closed ? `connection closed by server (${conn.error ?? 'no GOAWAY'})` : 'connection still open') + (errors.length ? `; client errors: ${summarize(errs)}` : '');
+    const result =
+      `${opened} streams opened and reset; ` +
+      (conn.goaway
+        ? `server sent ${conn.goaway}`
+        : conn.closed
+          ? `connection closed by server (${conn.error ?? 'no GOAWAY'})`
+          : 'connection still open') +
+      (errors.length ? `; client errors: ${summarize(errs)}` : '');
     return { attack: `rapid reset: ${o.streams} streams`, result, ms: Date.now() - started, notes: { opened } };
   } finally {
     await conn.close();
@@ -1037,7 +1383,10 @@ export async function rapidReset(address: string, o: { streams: number; maxMs?: 
 }
 
 /** Many calls at once: `unary` concurrent unary Puts on one connection, and one Stream batch of `streamCalls` Puts. */
-export async function inFlightFlood(address: string, o: { unary: number; streamCalls: number; timeoutMs?: number }): Promise<Observed[]> {
+export async function inFlightFlood(
+  address: string,
+  o: { unary: number; streamCalls: number; timeoutMs?: number },
+): Promise<Observed[]> {
   const timeoutMs = o.timeoutMs ?? 20_000;
   const value = Buffer.alloc(100, 0x76);
   const out: Observed[] = [];
@@ -1046,10 +1395,21 @@ export async function inFlightFlood(address: string, o: { unary: number; streamC
     const conn = await h2connect(address, { peerMaxConcurrentStreams: o.unary });
     try {
       const rs = await Promise.all(
-        Array.from({ length: o.unary }, (_, i) => grpcCall(conn, { path: '/ringkv.v1.KeyValue/Put', send: async (w) => w.end(grpcMessage(putRequest(Buffer.from(`flood-${i}`), value))), timeoutMs })),
+        Array.from({ length: o.unary }, (_, i) =>
+          grpcCall(conn, {
+            path: '/ringkv.v1.KeyValue/Put',
+            send: async (w) => w.end(grpcMessage(putRequest(Buffer.from(`flood-${i}`), value))),
+            timeoutMs,
+          }),
+        ),
       );
       const outcomes = tally(rs.map((r) => shape(describeCall(r, timeoutMs))));
-      out.push({ attack: `in-flight: ${o.unary} concurrent unary Puts, one connection`, result: summarize(outcomes), outcomes, ms: Date.now() - started });
+      out.push({
+        attack: `in-flight: ${o.unary} concurrent unary Puts, one connection`,
+        result: summarize(outcomes),
+        outcomes,
+        ms: Date.now() - started,
+      });
     } finally {
       await conn.close();
     }
@@ -1075,7 +1435,12 @@ export async function inFlightFlood(address: string, o: { unary: number; streamC
       });
       const outcomes = tally(replies);
       const all = replies;
-      out.push({ attack: `in-flight: one Stream batch of ${o.streamCalls} Puts`, result: `${all.length} replies: ${summarize(outcomes)}; stream ended ${describeCall(r, timeoutMs)}`, outcomes, ms: Date.now() - started });
+      out.push({
+        attack: `in-flight: one Stream batch of ${o.streamCalls} Puts`,
+        result: `${all.length} replies: ${summarize(outcomes)}; stream ended ${describeCall(r, timeoutMs)}`,
+        outcomes,
+        ms: Date.now() - started,
+      });
     } finally {
       await conn.close();
     }
@@ -1087,7 +1452,10 @@ export async function inFlightFlood(address: string, o: { unary: number; streamC
 // Slow clients.
 
 /** `connections` connections that each send the preface (then SETTINGS) one byte every `intervalMs`. */
-export async function slowPreface(address: string, o: { connections: number; intervalMs?: number; maxMs: number }): Promise<Observed> {
+export async function slowPreface(
+  address: string,
+  o: { connections: number; intervalMs?: number; maxMs: number },
+): Promise<Observed> {
   const started = Date.now();
   const intervalMs = o.intervalMs ?? 1000;
   const bytes = Buffer.concat([PREFACE, settingsFrame()]);
@@ -1106,21 +1474,45 @@ export async function slowPreface(address: string, o: { connections: number; int
       ),
     ),
   );
-  const outcomes = tally(rs.map((r) => `${r.end}${r.end === 'server-fin' || r.end === 'server-reset' ? ` after ${Math.round(r.ms / 1000)} s` : ''}`));
+  const outcomes = tally(
+    rs.map(
+      (r) =>
+        `${r.end}${r.end === 'server-fin' || r.end === 'server-reset' ? ` after ${Math.round(r.ms / 1000)} s` : ''}`,
+    ),
+  );
   const sent = rs.reduce((a, r) => a + r.bytesSent, 0) / Math.max(1, rs.length);
-  return { attack: `slow preface: ${o.connections} connection(s), 1 byte / ${intervalMs / 1000} s`, result: `${summarize(outcomes)} (${sent.toFixed(0)} bytes sent each; first answer: ${describeRaw(rs[0]!)})`, outcomes, ms: Date.now() - started };
+  return {
+    attack: `slow preface: ${o.connections} connection(s), 1 byte / ${intervalMs / 1000} s`,
+    result: `${summarize(outcomes)} (${sent.toFixed(0)} bytes sent each; first answer: ${describeRaw(rs[0]!)})`,
+    outcomes,
+    ms: Date.now() - started,
+  };
 }
 
 /**
  * A client that opens KeyValue/Stream with a receive window of `windowBytes` and pipelines
  * `gets` Gets of a `valueBytes` value, never reading a reply: the node's replies back up.
  */
-export async function streamNoRead(address: string, o: { valueBytes: number; gets: number; batch?: number; holdMs: number; windowBytes?: number }): Promise<Observed> {
+export async function streamNoRead(
+  address: string,
+  o: { valueBytes: number; gets: number; batch?: number; holdMs: number; windowBytes?: number },
+): Promise<Observed> {
   const started = Date.now();
   // A key of its own: a blind put beside an earlier run's value would make siblings, and bigger replies.
-  const key = Buffer.from(`hostile-slow-reader-${o.valueBytes}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`);
-  const seed = await oneCall(address, { path: '/ringkv.v1.KeyValue/Put', send: async (w) => w.end(grpcMessage(putRequest(key, Buffer.alloc(o.valueBytes, 0x73)))), timeoutMs: 10_000 });
-  if (seed.grpcStatus !== 0) return { attack: 'slow reader', result: `could not write the value first: ${describeCall(seed)}`, ms: Date.now() - started };
+  const key = Buffer.from(
+    `hostile-slow-reader-${o.valueBytes}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,
+  );
+  const seed = await oneCall(address, {
+    path: '/ringkv.v1.KeyValue/Put',
+    send: async (w) => w.end(grpcMessage(putRequest(key, Buffer.alloc(o.valueBytes, 0x73)))),
+    timeoutMs: 10_000,
+  });
+  if (seed.grpcStatus !== 0)
+    return {
+      attack: 'slow reader',
+      result: `could not write the value first: ${describeCall(seed)}`,
+      ms: Date.now() - started,
+    };
   const batch = o.batch ?? 50;
   const conn = await h2connect(address, { settings: { initialWindowSize: o.windowBytes ?? 0 } });
   let sent = 0;
@@ -1140,8 +1532,16 @@ export async function streamNoRead(address: string, o: { valueBytes: number; get
         while (!w.over && Date.now() - started < o.holdMs) await sleep(100);
       },
     });
-    const state = r.timedOut || !r.grpcStatus ? `stream still open after ${Math.round((Date.now() - started) / 1000)} s, nothing read (${fmtBytes(sent * o.valueBytes)} of replies owed)` : describeCall(r);
-    return { attack: `slow reader: Stream of ${o.gets} Gets of a ${fmtBytes(o.valueBytes)} value, window ${o.windowBytes ?? 0}`, result: `${sent} Gets sent; ${state}${conn.goaway ? `; ${conn.goaway}` : ''}`, ms: Date.now() - started, notes: { sent, repliesOwedBytes: sent * o.valueBytes } };
+    const state =
+      r.timedOut || !r.grpcStatus
+        ? `stream still open after ${Math.round((Date.now() - started) / 1000)} s, nothing read (${fmtBytes(sent * o.valueBytes)} of replies owed)`
+        : describeCall(r);
+    return {
+      attack: `slow reader: Stream of ${o.gets} Gets of a ${fmtBytes(o.valueBytes)} value, window ${o.windowBytes ?? 0}`,
+      result: `${sent} Gets sent; ${state}${conn.goaway ? `; ${conn.goaway}` : ''}`,
+      ms: Date.now() - started,
+      notes: { sent, repliesOwedBytes: sent * o.valueBytes },
+    };
   } finally {
     await conn.close();
   }
@@ -1152,7 +1552,17 @@ export async function streamNoRead(address: string, o: { valueBytes: number; get
  * `messageBytes` message, then stall until `holdMs` passes; with `grpcTimeout`, each also
  * carries that grpc-timeout header.
  */
-export async function stalledPuts(address: string, o: { streams: number; connections?: number; messageBytes: number; fraction: number; holdMs: number; grpcTimeout?: string }): Promise<Observed> {
+export async function stalledPuts(
+  address: string,
+  o: {
+    streams: number;
+    connections?: number;
+    messageBytes: number;
+    fraction: number;
+    holdMs: number;
+    grpcTimeout?: string;
+  },
+): Promise<Observed> {
   const started = Date.now();
   const connections = Math.max(1, Math.min(o.connections ?? 1, o.streams));
   const conns = await Promise.all(Array.from({ length: connections }, () => h2connect(address)));

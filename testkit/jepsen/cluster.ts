@@ -42,7 +42,15 @@ export class JepsenNode {
   start(clockOffsetMs = 0): void {
     this.#admin?.close();
     this.#admin = undefined;
-    const argv = [process.execPath, '--import', 'tsx', MAIN, 'node', ...this.args, `--clock-offset-ms=${clockOffsetMs}`];
+    const argv = [
+      process.execPath,
+      '--import',
+      'tsx',
+      MAIN,
+      'node',
+      ...this.args,
+      `--clock-offset-ms=${clockOffsetMs}`,
+    ];
     const [cmd, ...rest] = this.net ? this.net.wrap(this.id, argv) : argv;
     const fd = openSync(this.logFile, 'a');
     const child = spawn(cmd!, rest, { stdio: ['ignore', fd, fd], env: { ...process.env, RINGKV_LOG_LEVEL: 'info' } });
@@ -132,7 +140,21 @@ export class JepsenCluster {
       mountSmallDisk(dataDir, this.o.diskBytes, id);
       this.#mounted.push(dataDir);
     }
-    const args = ['--id', id, '--listen', listen, '--data-dir', dataDir, '--seeds', this.#seeds.join(','), '--zone', zone, '--fault-injection', 'on', ...this.o.flags];
+    const args = [
+      '--id',
+      id,
+      '--listen',
+      listen,
+      '--data-dir',
+      dataDir,
+      '--seeds',
+      this.#seeds.join(','),
+      '--zone',
+      zone,
+      '--fault-injection',
+      'on',
+      ...this.o.flags,
+    ];
     const node = new JepsenNode(id, zone, listen, dataDir, args, join(this.o.root, 'nodes', `${id}.log`), this.o.net);
     this.nodes.push(node);
     return node;

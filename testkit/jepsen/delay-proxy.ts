@@ -111,8 +111,8 @@ class Direction {
 
   backpressure(): void {
     const waiting = this.#queued + (this.to?.writableLength ?? 0);
-    if (!this.#paused && waiting > HIGH_WATER) (this.#paused = true), this.from.pause();
-    else if (this.#paused && waiting < LOW_WATER) (this.#paused = false), this.from.resume();
+    if (!this.#paused && waiting > HIGH_WATER) ((this.#paused = true), this.from.pause());
+    else if (this.#paused && waiting < LOW_WATER) ((this.#paused = false), this.from.resume());
   }
 
   stop(): void {
@@ -147,7 +147,11 @@ export class DelayProxy {
 
   /** Delay every connection from now on (queued chunks keep their times); undefined: none. */
   setDelay(d: LinkDelay | undefined): void {
-    if (d !== undefined && !(Number.isFinite(d.delayMs) && d.delayMs >= 0 && Number.isFinite(d.jitterMs) && d.jitterMs >= 0)) throw new Error(`bad delay ${JSON.stringify(d)}`);
+    if (
+      d !== undefined &&
+      !(Number.isFinite(d.delayMs) && d.delayMs >= 0 && Number.isFinite(d.jitterMs) && d.jitterMs >= 0)
+    )
+      throw new Error(`bad delay ${JSON.stringify(d)}`);
     this.#delay = d;
   }
 
@@ -167,11 +171,14 @@ export class DelayProxy {
       const name = `${route.listenHost}:${route.listenPort}`;
       const have = route.listenPort === 0 ? undefined : this.#servers.get(name);
       if (have !== undefined) {
-        if (have.route.upstreamHost !== route.upstreamHost || have.route.upstreamPort !== route.upstreamPort) throw new Error(`${name} already forwards to ${have.route.upstreamHost}:${have.route.upstreamPort}`);
+        if (have.route.upstreamHost !== route.upstreamHost || have.route.upstreamPort !== route.upstreamPort)
+          throw new Error(`${name} already forwards to ${have.route.upstreamHost}:${have.route.upstreamPort}`);
         out.push(have.port);
         continue;
       }
-      const server = net.createServer({ allowHalfOpen: true, pauseOnConnect: false }, (client) => this.#accept(client, route));
+      const server = net.createServer({ allowHalfOpen: true, pauseOnConnect: false }, (client) =>
+        this.#accept(client, route),
+      );
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(route.listenPort, route.listenHost, () => (server.off('error', reject), resolve()));
@@ -239,7 +246,8 @@ export class DelayProxy {
         if (connected) return;
         s.destroy();
         // The local port was taken: the next one.
-        if ((e.code === 'EADDRINUSE' || e.code === 'EADDRNOTAVAIL') && attempt < 50 && !this.#closed) return connect(attempt + 1);
+        if ((e.code === 'EADDRINUSE' || e.code === 'EADDRNOTAVAIL') && attempt < 50 && !this.#closed)
+          return connect(attempt + 1);
         client.destroy();
         onClosed(); // the upstream side never opened
       });
@@ -252,7 +260,9 @@ export class DelayProxy {
     this.#closed = true;
     for (const d of this.#directions) d.stop();
     for (const s of this.#sockets) s.destroy();
-    await Promise.all([...this.#servers.values()].map(({ server }) => new Promise<void>((r) => server.close(() => r()))));
+    await Promise.all(
+      [...this.#servers.values()].map(({ server }) => new Promise<void>((r) => server.close(() => r()))),
+    );
     this.#servers.clear();
   }
 }
@@ -281,9 +291,13 @@ export class ProxyProcess {
       }
       this.#pending.shift()?.(a);
     });
-    child.stderr!.on('data', (d: Buffer) => (this.#stderr.push(d.toString()), this.#stderr.length > 20 && this.#stderr.shift()));
+    child.stderr!.on(
+      'data',
+      (d: Buffer) => (this.#stderr.push(d.toString()), this.#stderr.length > 20 && this.#stderr.shift()),
+    );
     child.once('exit', () => {
-      for (const p of this.#pending.splice(0)) p({ ok: false, error: `the proxy exited: ${this.#stderr.join('').trim().slice(-500)}` });
+      for (const p of this.#pending.splice(0))
+        p({ ok: false, error: `the proxy exited: ${this.#stderr.join('').trim().slice(-500)}` });
     });
   }
 
@@ -363,7 +377,7 @@ async function main(): Promise<void> {
       try {
         const c = JSON.parse(l) as Command;
         if (c.op === 'listen') answer({ ok: true, ports: await proxy.listen(c.routes) });
-        else if (c.op === 'delay') proxy.setDelay(c.delay), answer({ ok: true });
+        else if (c.op === 'delay') (proxy.setDelay(c.delay), answer({ ok: true }));
         else if (c.op === 'stats') answer({ ok: true, stats: proxy.stats() });
         else answer({ ok: false, error: `unknown command ${l.slice(0, 80)}` });
       } catch (e) {

@@ -18,7 +18,17 @@
  * directories it is given.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isSubKey } from '../../src/buckets/index.js';
@@ -71,7 +81,8 @@ export function diskLeftovers(pid?: number): Array<[string, string]> {
   for (const l of lines) {
     const [source, dir, type] = l.split(' ');
     const m = new RegExp(`^${PREFIX}(\\d+)-`).exec(source ?? '');
-    if (type === 'tmpfs' && m !== null && dir !== undefined && (pid === undefined || Number(m[1]) === pid)) out.push([source!, dir.replace(/\\040/g, ' ')]);
+    if (type === 'tmpfs' && m !== null && dir !== undefined && (pid === undefined || Number(m[1]) === pid))
+      out.push([source!, dir.replace(/\\040/g, ' ')]);
   }
   return out;
 }
@@ -94,7 +105,11 @@ export function fillDisk(dir: string, leaveBytes: number): number {
     const size = existsSync(file) ? statSync(file).size : 0;
     run('fallocate', ['-o', String(size), '-l', String(take), file]);
   }
-  if (leaveBytes === 0) for (let chunk = 1 << 20; chunk >= 4096; chunk >>= 2) while (run('fallocate', ['-o', String(existsSync(file) ? statSync(file).size : 0), '-l', String(chunk), file]).ok);
+  if (leaveBytes === 0)
+    for (let chunk = 1 << 20; chunk >= 4096; chunk >>= 2)
+      while (
+        run('fallocate', ['-o', String(existsSync(file) ? statSync(file).size : 0), '-l', String(chunk), file]).ok
+      );
   return free();
 }
 
@@ -106,14 +121,17 @@ export function freeDisk(dir: string): void {
 /** The LevelDB files of a data directory, by kind, oldest first (their numbers). */
 function files(db: string, ext: string): string[] {
   if (!existsSync(db)) return [];
-  return readdirSync(db).filter((f) => f.endsWith(ext)).sort();
+  return readdirSync(db)
+    .filter((f) => f.endsWith(ext))
+    .sort();
 }
 
 /** Cut a stopped node's newest LevelDB log at a random point; what it held past the cut is lost. Returns what it did. */
 export function truncateNewestLog(db: string, random: () => number): string | undefined {
   const log = files(db, '.log').at(-1);
   if (log === undefined) return undefined;
-  const path = join(db, log), size = statSync(path).size;
+  const path = join(db, log),
+    size = statSync(path).size;
   if (size === 0) return undefined;
   const at = Math.floor(random() * size);
   truncateSync(path, at);
@@ -131,7 +149,11 @@ export function removeTable(db: string, random: () => number, except?: string): 
 }
 
 /** Flip `count` bytes inside data records of one of a stopped node's table files: which table, and what was done. */
-export function flipInTable(db: string, count: number, random: () => number): { table: string; text: string } | undefined {
+export function flipInTable(
+  db: string,
+  count: number,
+  random: () => number,
+): { table: string; text: string } | undefined {
   const tables = files(db, '.ldb');
   for (const t of shuffled(tables, random)) {
     const path = join(db, t);
@@ -139,16 +161,21 @@ export function flipInTable(db: string, count: number, random: () => number): { 
     const spots = recordSpots(buf);
     if (spots.length === 0) continue;
     // Half the flips in keys when there are any: they are far fewer than value bytes.
-    const keys = spots.filter((x) => x.kind === 'key'), values = spots.filter((x) => x.kind === 'value');
+    const keys = spots.filter((x) => x.kind === 'key'),
+      values = spots.filter((x) => x.kind === 'value');
     const picked = new Set<number>();
     for (let i = 0; i < count * 4 && picked.size < count; i++) {
       const from = keys.length > 0 && (values.length === 0 || random() < 0.5) ? keys : values;
       picked.add(from[Math.floor(random() * from.length)]!.at);
     }
     const kinds = spots.filter((s) => picked.has(s.at)).map((s) => s.kind);
-    for (const spot of spots.filter((x) => picked.has(x.at))) buf[spot.at]! ^= spot.mask ?? 1 + Math.floor(random() * 255);
+    for (const spot of spots.filter((x) => picked.has(x.at)))
+      buf[spot.at]! ^= spot.mask ?? 1 + Math.floor(random() * 255);
     writeFileSync(path, buf);
-    return { table: t, text: `${picked.size} bytes flipped in table ${t} (${kinds.filter((k) => k === 'value').length} in values, ${kinds.filter((k) => k === 'key').length} in keys)` };
+    return {
+      table: t,
+      text: `${picked.size} bytes flipped in table ${t} (${kinds.filter((k) => k === 'value').length} in values, ${kinds.filter((k) => k === 'key').length} in keys)`,
+    };
   }
   return undefined;
 }
@@ -163,7 +190,8 @@ function shuffled<T>(xs: readonly T[], random: () => number): T[] {
 }
 
 function varint(buf: Uint8Array, pos: number): [number, number] {
-  let n = 0, scale = 1;
+  let n = 0,
+    scale = 1;
   for (;;) {
     const b = buf[pos++]!;
     n += (b & 0x7f) * scale;
@@ -184,7 +212,12 @@ const DATA = 0x64;
 
 /** Every spot of a LevelDB table file (format: leveldb's doc/table_format.md) a flip may take. */
 function recordSpots(file: Buffer): Spot[] {
-  if (file.length < 48 || file.readUInt32LE(file.length - 8) !== 0x8b80fb57 || file.readUInt32LE(file.length - 4) !== 0xdb477524) return [];
+  if (
+    file.length < 48 ||
+    file.readUInt32LE(file.length - 8) !== 0x8b80fb57 ||
+    file.readUInt32LE(file.length - 4) !== 0xdb477524
+  )
+    return [];
   let p = file.length - 48;
   [, p] = varint(file, p); // metaindex offset
   [, p] = varint(file, p); // and size
@@ -212,18 +245,26 @@ function blockAt(file: Buffer, at: number, size: number): Buffer {
 }
 
 /** The entries of a block (its restart array at the end). */
-function entries(block: Buffer): Array<{ key: Buffer; keyAt: number; keyDelta: number; value: Buffer; valueAt: number }> {
+function entries(
+  block: Buffer,
+): Array<{ key: Buffer; keyAt: number; keyDelta: number; value: Buffer; valueAt: number }> {
   const restarts = block.readUInt32LE(block.length - 4);
   const end = block.length - 4 - 4 * restarts;
   const out: Array<{ key: Buffer; keyAt: number; keyDelta: number; value: Buffer; valueAt: number }> = [];
   let last = Buffer.alloc(0);
-  for (let p = 0; p < end; ) {
+  for (let p = 0; p < end;) {
     let shared: number, unshared: number, vlen: number;
     [shared, p] = varint(block, p);
     [unshared, p] = varint(block, p);
     [vlen, p] = varint(block, p);
     const key = Buffer.concat([last.subarray(0, shared), block.subarray(p, p + unshared)]);
-    out.push({ key, keyAt: p, keyDelta: unshared, value: block.subarray(p + unshared, p + unshared + vlen), valueAt: p + unshared });
+    out.push({
+      key,
+      keyAt: p,
+      keyDelta: unshared,
+      value: block.subarray(p + unshared, p + unshared + vlen),
+      valueAt: p + unshared,
+    });
     p += unshared + vlen;
     last = key;
   }
@@ -246,13 +287,17 @@ function blockSpots(block: Buffer, where: (offset: number) => number): Spot[] {
     for (let j = 0; j < e.value.length; j++) out.push({ at: where(e.valueAt + j), kind: 'value' });
     // A sub-key's path has no check of its own (it shares its parent's token): docs/limits.md.
     if (isSubKey(e.key.subarray(9, e.key.length - 8))) return;
-    const prev = list[i - 1], next = list[i + 1];
+    const prev = list[i - 1],
+      next = list[i + 1];
     const last = e.key.length - 9; // the user key's last byte, in the full key
     const inDelta = e.keyAt + e.keyDelta - 9; // and in the block
     if (prev === undefined || next === undefined || inDelta < e.keyAt || sharedLength(e.key, next.key) > last) return;
     const user = Buffer.from(e.key.subarray(0, e.key.length - 8));
     user[last]! ^= 1;
-    if (Buffer.compare(prev.key.subarray(0, prev.key.length - 8), user) < 0 && Buffer.compare(user, next.key.subarray(0, next.key.length - 8)) < 0)
+    if (
+      Buffer.compare(prev.key.subarray(0, prev.key.length - 8), user) < 0 &&
+      Buffer.compare(user, next.key.subarray(0, next.key.length - 8)) < 0
+    )
       out.push({ at: where(inDelta), kind: 'key', mask: 1 });
   });
   return out;
@@ -288,15 +333,15 @@ function unsnappy(input: Buffer): { out: Buffer; literal: (offset: number) => nu
         p += bytes;
       }
       n += 1;
-      for (let i = 0; i < n; i++) (from[o + i] = p + i), (out[o + i] = input[p + i]!);
+      for (let i = 0; i < n; i++) ((from[o + i] = p + i), (out[o + i] = input[p + i]!));
       p += n;
       o += n;
       continue;
     }
     let n: number, offset: number;
-    if (kind === 1) (n = 4 + ((tag >> 2) & 7)), (offset = ((tag >> 5) << 8) | input[p++]!);
-    else if (kind === 2) (n = (tag >> 2) + 1), (offset = input.readUInt16LE(p)), (p += 2);
-    else (n = (tag >> 2) + 1), (offset = input.readUInt32LE(p)), (p += 4);
+    if (kind === 1) ((n = 4 + ((tag >> 2) & 7)), (offset = ((tag >> 5) << 8) | input[p++]!));
+    else if (kind === 2) ((n = (tag >> 2) + 1), (offset = input.readUInt16LE(p)), (p += 2));
+    else ((n = (tag >> 2) + 1), (offset = input.readUInt32LE(p)), (p += 4));
     for (let i = 0; i < n; i++) {
       copied[o - offset + i] = 1;
       out[o + i] = out[o - offset + i]!;

@@ -81,8 +81,13 @@ export function forwardProblem(forwardRules: string, bridgeNfCallIptables: strin
 export function capabilities(): NetCapabilities {
   if (process.platform !== 'linux') return { namespaces: 'not Linux', netem: 'not Linux' };
   if (process.getuid?.() !== 0) return { namespaces: 'not root: network namespaces need root', netem: 'not root' };
-  for (const [tool, pkg] of [['ip', 'iproute2'], ['nft', 'nftables'], ['tc', 'iproute2']] as const) {
-    if (!tryRun(tool, ['-V']).ok) return { namespaces: `${tool} not found (apt-get install -y ${pkg})`, netem: `${tool} not found` };
+  for (const [tool, pkg] of [
+    ['ip', 'iproute2'],
+    ['nft', 'nftables'],
+    ['tc', 'iproute2'],
+  ] as const) {
+    if (!tryRun(tool, ['-V']).ok)
+      return { namespaces: `${tool} not found (apt-get install -y ${pkg})`, netem: `${tool} not found` };
   }
   const rules = tryRun('iptables', ['-S', 'FORWARD']);
   let bridgeNf: string | undefined;
@@ -99,10 +104,25 @@ export function capabilities(): NetCapabilities {
   try {
     tryRun('ip', ['-n', probe, 'link', 'set', 'lo', 'up']);
     const nft = tryRun('ip', ['netns', 'exec', probe, 'nft', 'add table inet probe']);
-    const netem = tryRun('ip', ['netns', 'exec', probe, 'tc', 'qdisc', 'add', 'dev', 'lo', 'root', 'netem', 'delay', '1ms']);
+    const netem = tryRun('ip', [
+      'netns',
+      'exec',
+      probe,
+      'tc',
+      'qdisc',
+      'add',
+      'dev',
+      'lo',
+      'root',
+      'netem',
+      'delay',
+      '1ms',
+    ]);
     return {
       namespaces: nft.ok ? true : `nftables does not work in a namespace: ${nft.out}`,
-      netem: netem.ok ? true : `tc netem is not available (${netem.out || 'failed'}): this kernel lacks sch_netem (CONFIG_NET_SCH_NETEM)`,
+      netem: netem.ok
+        ? true
+        : `tc netem is not available (${netem.out || 'failed'}): this kernel lacks sch_netem (CONFIG_NET_SCH_NETEM)`,
     };
   } finally {
     tryRun('ip', ['netns', 'del', probe]);
@@ -173,9 +193,21 @@ export function leftovers(pid?: number): Leftovers {
     const m = new RegExp(`^${PREFIX}(\\d+)`).exec(name);
     return m !== null && (pid === undefined || Number(m[1]) === pid);
   };
-  const namespaces = tryRun('ip', ['netns', 'list']).out.split('\n').map((l) => l.split(' ')[0]!).filter((n) => n !== '' && mine(n));
-  const links = tryRun('ip', ['-o', 'link', 'show']).out.split('\n').map((l) => /^\d+:\s+([^:@\s]+)/.exec(l)?.[1] ?? '').filter((n) => n !== '' && mine(n));
-  return { namespaces, links, cgroups: cgroupLeftovers(pid), proxies: proxyProcesses(pid).map(([p]) => p), disks: diskLeftovers(pid).map(([, dir]) => dir) };
+  const namespaces = tryRun('ip', ['netns', 'list'])
+    .out.split('\n')
+    .map((l) => l.split(' ')[0]!)
+    .filter((n) => n !== '' && mine(n));
+  const links = tryRun('ip', ['-o', 'link', 'show'])
+    .out.split('\n')
+    .map((l) => /^\d+:\s+([^:@\s]+)/.exec(l)?.[1] ?? '')
+    .filter((n) => n !== '' && mine(n));
+  return {
+    namespaces,
+    links,
+    cgroups: cgroupLeftovers(pid),
+    proxies: proxyProcesses(pid).map(([p]) => p),
+    disks: diskLeftovers(pid).map(([, dir]) => dir),
+  };
 }
 
 /**
@@ -197,10 +229,11 @@ export function sweep(): string[] {
       // gone already
     }
   }
-  for (const ns of namespaces.filter(dead)) removeNamespace(ns), removed.push(ns);
-  for (const link of links.filter(dead)) tryRun('ip', ['link', 'del', link]), removed.push(link);
+  for (const ns of namespaces.filter(dead)) (removeNamespace(ns), removed.push(ns));
+  for (const link of links.filter(dead)) (tryRun('ip', ['link', 'del', link]), removed.push(link));
   // After the namespaces: their node processes, which held files on these disks, are gone.
-  for (const [source, dir] of diskLeftovers().filter(([source]) => dead(source))) unmountSmallDisk(dir), removed.push(`${source} on ${dir}`);
+  for (const [source, dir] of diskLeftovers().filter(([source]) => dead(source)))
+    (unmountSmallDisk(dir), removed.push(`${source} on ${dir}`));
   return removed;
 }
 
@@ -235,7 +268,10 @@ export class Network {
   readonly #delayed = new Set<string>();
   #destroyed = false;
 
-  private constructor(readonly pid: number, third: number) {
+  private constructor(
+    readonly pid: number,
+    third: number,
+  ) {
     this.bridge = `${PREFIX}${pid}`;
     this.subnet = `10.213.${third}`;
     this.hostIp = `${this.subnet}.254`;
@@ -269,7 +305,8 @@ export class Network {
   /** A namespace for node `id`, index 1..250, wired to the bridge, with an empty nftables table. */
   addHost(id: string, index: number): Host {
     const ns = `${this.bridge}-${id}`;
-    const outside = `${this.bridge}h${index}`, inside = `${this.bridge}i${index}`;
+    const outside = `${this.bridge}h${index}`,
+      inside = `${this.bridge}i${index}`;
     const ip = `${this.subnet}.${index}`;
     run('ip', ['netns', 'add', ns]);
     run('ip', ['link', 'add', outside, 'type', 'veth', 'peer', 'name', inside]);
@@ -312,8 +349,12 @@ export class Network {
   partition(grudges: readonly Grudge[]): void {
     this.healPartition();
     for (const g of grudges) {
-      const to = this.host(g.to), from = this.host(g.from);
-      this.#nft(to.ns, `add rule inet jepsen input ip saddr ${from.ip} ${g.initiatedOnly ? 'ct direction original ' : ''}drop comment "partition"`);
+      const to = this.host(g.to),
+        from = this.host(g.from);
+      this.#nft(
+        to.ns,
+        `add rule inet jepsen input ip saddr ${from.ip} ${g.initiatedOnly ? 'ct direction original ' : ''}drop comment "partition"`,
+      );
     }
   }
 
@@ -326,13 +367,44 @@ export class Network {
   degrade(id: string, f: PacketFault): void {
     const h = this.host(id);
     // Packets from the network only (eth0): not the node's own traffic on lo (its delay proxy's).
-    if (f.lossPercent > 0) this.#nft(h.ns, `add rule inet jepsen input iifname "eth0" ip saddr ${this.subnet}.0/24 numgen random mod 100 < ${Math.round(f.lossPercent)} drop comment "loss"`);
+    if (f.lossPercent > 0)
+      this.#nft(
+        h.ns,
+        `add rule inet jepsen input iifname "eth0" ip saddr ${this.subnet}.0/24 numgen random mod 100 < ${Math.round(f.lossPercent)} drop comment "loss"`,
+      );
     if (f.delayMs !== undefined) {
-      const args = ['qdisc', 'replace', 'dev', 'eth0', 'root', 'netem', 'delay', `${f.delayMs}ms`, `${f.jitterMs ?? 0}ms`];
+      const args = [
+        'qdisc',
+        'replace',
+        'dev',
+        'eth0',
+        'root',
+        'netem',
+        'delay',
+        `${f.delayMs}ms`,
+        `${f.jitterMs ?? 0}ms`,
+      ];
       if ((f.reorderPercent ?? 0) > 0) args.push('reorder', `${f.reorderPercent}%`, '50%');
       run('ip', ['netns', 'exec', h.ns, 'tc', ...args]);
     } else if (f.slowKbit !== undefined) {
-      run('ip', ['netns', 'exec', h.ns, 'tc', 'qdisc', 'replace', 'dev', 'eth0', 'root', 'tbf', 'rate', `${f.slowKbit}kbit`, 'burst', '16kbit', 'latency', '400ms']);
+      run('ip', [
+        'netns',
+        'exec',
+        h.ns,
+        'tc',
+        'qdisc',
+        'replace',
+        'dev',
+        'eth0',
+        'root',
+        'tbf',
+        'rate',
+        `${f.slowKbit}kbit`,
+        'burst',
+        '16kbit',
+        'latency',
+        '400ms',
+      ]);
     }
   }
 
@@ -359,16 +431,50 @@ export class Network {
       op: 'listen',
       routes: [
         { listenHost: h.ip, listenPort: PROXY_PORT, upstreamHost: h.ip, upstreamPort: PORT },
-        ...peers.map((p) => ({ listenHost: h.ip, listenPort: PROXY_PORT + p.index, upstreamHost: p.ip, upstreamPort: PORT, localPortMin: min, localPortMax: max })),
+        ...peers.map((p) => ({
+          listenHost: h.ip,
+          listenPort: PROXY_PORT + p.index,
+          upstreamHost: p.ip,
+          upstreamPort: PORT,
+          localPortMin: min,
+          localPortMax: max,
+        })),
       ],
     });
     await proxy.request({ op: 'delay', delay: { delayMs: d.delayMs, jitterMs: d.jitterMs } });
     this.#flushNat(h.ns);
-    this.#nft(h.ns, `add rule ip jepsen_nat prerouting ip daddr ${h.ip} tcp dport ${PORT} dnat to ${h.ip}:${PROXY_PORT} comment "delay: to ${id}"`);
-    for (const p of peers) this.#nft(h.ns, `add rule ip jepsen_nat output ip daddr ${p.ip} tcp dport ${PORT} tcp sport != ${min}-${max} dnat to ${h.ip}:${PROXY_PORT + p.index} comment "delay: ${id} to ${p.id}"`);
+    this.#nft(
+      h.ns,
+      `add rule ip jepsen_nat prerouting ip daddr ${h.ip} tcp dport ${PORT} dnat to ${h.ip}:${PROXY_PORT} comment "delay: to ${id}"`,
+    );
+    for (const p of peers)
+      this.#nft(
+        h.ns,
+        `add rule ip jepsen_nat output ip daddr ${p.ip} tcp dport ${PORT} tcp sport != ${min}-${max} dnat to ${h.ip}:${PROXY_PORT + p.index} comment "delay: ${id} to ${p.id}"`,
+      );
     this.#delayed.add(id);
     // NAT applies to new connections: reset the node's open ones (not its own to itself, nor the proxy's listeners), and they reconnect through the proxy.
-    tryRun('ip', ['netns', 'exec', h.ns, 'ss', '-K', '-t', '(', 'sport', '=', `:${PORT}`, 'or', 'dport', '=', `:${PORT}`, ')', 'and', 'not', 'dst', h.ip]);
+    tryRun('ip', [
+      'netns',
+      'exec',
+      h.ns,
+      'ss',
+      '-K',
+      '-t',
+      '(',
+      'sport',
+      '=',
+      `:${PORT}`,
+      'or',
+      'dport',
+      '=',
+      `:${PORT}`,
+      ')',
+      'and',
+      'not',
+      'dst',
+      h.ip,
+    ]);
   }
 
   /**
@@ -387,7 +493,8 @@ export class Network {
    * bindings of the connections open through the proxy, and the kernel resets them.)
    */
   #flushNat(ns: string): void {
-    for (const chain of ['prerouting', 'output']) tryRun('ip', ['netns', 'exec', ns, 'nft', `flush chain ip jepsen_nat ${chain}`]);
+    for (const chain of ['prerouting', 'output'])
+      tryRun('ip', ['netns', 'exec', ns, 'nft', `flush chain ip jepsen_nat ${chain}`]);
   }
 
   /** Nodes delayed now. */
@@ -409,7 +516,8 @@ export class Network {
   heal(): void {
     this.healPartition();
     this.undelay();
-    for (const h of this.#hosts.values()) tryRun('ip', ['netns', 'exec', h.ns, 'tc', 'qdisc', 'del', 'dev', 'eth0', 'root']);
+    for (const h of this.#hosts.values())
+      tryRun('ip', ['netns', 'exec', h.ns, 'tc', 'qdisc', 'del', 'dev', 'eth0', 'root']);
   }
 
   /** The rules in force at a node, as nft lists them (for tests and the report). */

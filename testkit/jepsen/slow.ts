@@ -42,20 +42,26 @@ export function cpuCgroupFs(): CpuCgroupFs | string {
   if (process.platform !== 'linux') return (fsCache = 'not Linux');
   let mounts: string[][];
   try {
-    mounts = readFileSync('/proc/mounts', 'utf8').split('\n').map((l) => l.split(' '));
+    mounts = readFileSync('/proc/mounts', 'utf8')
+      .split('\n')
+      .map((l) => l.split(' '));
   } catch {
     return (fsCache = 'no /proc/mounts');
   }
-  for (const [, dir, type, opts] of mounts) if (type === 'cgroup' && dir !== undefined && (opts ?? '').split(',').includes('cpu')) return (fsCache = { version: 1, root: dir });
+  for (const [, dir, type, opts] of mounts)
+    if (type === 'cgroup' && dir !== undefined && (opts ?? '').split(',').includes('cpu'))
+      return (fsCache = { version: 1, root: dir });
   for (const [, dir, type] of mounts) {
     if (type !== 'cgroup2' || dir === undefined) continue;
     try {
-      if (readFileSync(join(dir, 'cgroup.controllers'), 'utf8').split(/\s+/).includes('cpu')) return (fsCache = { version: 2, root: dir });
+      if (readFileSync(join(dir, 'cgroup.controllers'), 'utf8').split(/\s+/).includes('cpu'))
+        return (fsCache = { version: 2, root: dir });
     } catch {
       // not readable: the next
     }
   }
-  return (fsCache = 'no cgroup hierarchy has the cpu controller (cgroup v1 cpu or cgroup v2 with cpu in cgroup.controllers)');
+  return (fsCache =
+    'no cgroup hierarchy has the cpu controller (cgroup v1 cpu or cgroup v2 with cpu in cgroup.controllers)');
 }
 
 /** Whether throttleCpu can work here: root, the cpu controller, and a child group can be made. Else why not. */
@@ -143,7 +149,9 @@ export function cgroupLeftovers(pid?: number): string[] {
   if (typeof fs === 'string') return [];
   let names: string[];
   try {
-    names = readdirSync(fs.root, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    names = readdirSync(fs.root, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
   } catch {
     return [];
   }
@@ -226,7 +234,11 @@ export function throttleCpu(pid: number, share: number, name = String(pid)): Hea
  * at the start (a late timer does not shift the next ones), until heal(), which sends a
  * last SIGCONT.
  */
-export function strobe(pid: number, stoppedMs: number, runningMs: number): Healable & { readonly cycles: () => number } {
+export function strobe(
+  pid: number,
+  stoppedMs: number,
+  runningMs: number,
+): Healable & { readonly cycles: () => number } {
   if (!(stoppedMs > 0 && runningMs > 0)) throw new Error('strobe needs positive stopped and running times');
   const t0 = performance.now();
   const period = stoppedMs + runningMs;

@@ -25,12 +25,30 @@ interface PropFlags {
 
 function withPropFlags(cmd: Command, create: boolean): Command {
   return cmd
-    .option('--n <n>', create ? "replicas per key, 1 to 9 (default: the cluster's N); fixed once created" : 'refused: a bucket keeps its N', positiveInt(9))
+    .option(
+      '--n <n>',
+      create
+        ? "replicas per key, 1 to 9 (default: the cluster's N); fixed once created"
+        : 'refused: a bucket keeps its N',
+      positiveInt(9),
+    )
     .option('--r <r>', 'replicas a get waits for unless it sets R (0: a majority of N)', wholeNumber(9))
     .option('--w <w>', 'replicas a put waits for unless it sets W (0: a majority of N)', wholeNumber(9))
-    .option('--ttl <duration>', 'time to live of a put that sets none, like 30s, 12h or 7d (0: values do not expire)', duration)
-    .option('--siblings <policy>', 'siblings (keep concurrent writes, the default) or lww (the latest timestamp wins; concurrent writes are lost)')
-    .option('--type <type>', create ? 'what its keys hold: kv (put/get/del; the default), counter (ringkv counter), set (ringkv set) or map (ringkv map); fixed once created' : 'refused: a bucket keeps its type');
+    .option(
+      '--ttl <duration>',
+      'time to live of a put that sets none, like 30s, 12h or 7d (0: values do not expire)',
+      duration,
+    )
+    .option(
+      '--siblings <policy>',
+      'siblings (keep concurrent writes, the default) or lww (the latest timestamp wins; concurrent writes are lost)',
+    )
+    .option(
+      '--type <type>',
+      create
+        ? 'what its keys hold: kv (put/get/del; the default), counter (ringkv counter), set (ringkv set) or map (ringkv map); fixed once created'
+        : 'refused: a bucket keeps its type',
+    );
 }
 
 function propsOf(o: PropFlags): Partial<BucketProps> {
@@ -48,18 +66,34 @@ function report(verb: string, r: BucketChangeReply, json: boolean | undefined): 
   if (json) return console.log(JSON.stringify(r, null, 2));
   console.log(`bucket ${r.bucket.name} ${verb}`);
   console.log(formatBuckets([r.bucket]));
-  if (r.lagging.length > 0) console.error(`not yet on ${r.lagging.join(', ')}: the change is saved and reaches them by gossip (see ringkv bucket list --node on them)`);
+  if (r.lagging.length > 0)
+    console.error(
+      `not yet on ${r.lagging.join(', ')}: the change is saved and reaches them by gossip (see ringkv bucket list --node on them)`,
+    );
 }
 
 export function bucketCommand(program: Command): void {
-  const bucket = program.command('bucket').description("a cluster's buckets: create, set, show, list, delete (each with its own type, N, default R/W, TTL and sibling policy)");
-  withPropFlags(bucket.command('create').description('create a bucket').argument('<name>', "1 to 64 of a-z, 0-9, '_', '-', '.'"), true)
+  const bucket = program
+    .command('bucket')
+    .description(
+      "a cluster's buckets: create, set, show, list, delete (each with its own type, N, default R/W, TTL and sibling policy)",
+    );
+  withPropFlags(
+    bucket.command('create').description('create a bucket').argument('<name>', "1 to 64 of a-z, 0-9, '_', '-', '.'"),
+    true,
+  )
     .option('--node <host:port>', ANY_NODE_HELP, nodeAddresses, DEFAULT_NODES)
     .option('--json', 'print JSON')
     .action(async (name: string, o: PropFlags & { node: string; json?: boolean }) => {
       report('created', await withAdmin(o.node, (c) => c.createBucket(name, propsOf(o))), o.json);
     });
-  withPropFlags(bucket.command('set').description("change a bucket's properties (those given; the others keep their values)").argument('<name>'), false)
+  withPropFlags(
+    bucket
+      .command('set')
+      .description("change a bucket's properties (those given; the others keep their values)")
+      .argument('<name>'),
+    false,
+  )
     .option('--node <host:port>', ANY_NODE_HELP, nodeAddresses, DEFAULT_NODES)
     .option('--json', 'print JSON')
     .action(async (name: string, o: PropFlags & { node: string; json?: boolean }) => {
@@ -82,7 +116,9 @@ export function bucketCommand(program: Command): void {
     });
   bucket
     .command('delete')
-    .description("delete a bucket: its name is gone at once, and every member deletes its keys and hints (refused while it holds keys, unless --purge); follows the purge to its end")
+    .description(
+      'delete a bucket: its name is gone at once, and every member deletes its keys and hints (refused while it holds keys, unless --purge); follows the purge to its end',
+    )
     .argument('<name>')
     .option('--purge', 'delete it even if it holds keys: they are deleted on every member')
     .option('--no-wait', 'return once deleted, without following the purge (run it again to see how far it is)')
@@ -95,15 +131,26 @@ export function bucketCommand(program: Command): void {
           return { started: true, at: await c.deleteBucket(name, { purge: o.purge === true }) };
         } catch (e) {
           // Deleted before (by this command or another): follow its purge.
-          const deleted = (e as { code?: number }).code === 5 ? await c.bucketDeletion(name).catch(() => undefined) : undefined;
+          const deleted =
+            (e as { code?: number }).code === 5 ? await c.bucketDeletion(name).catch(() => undefined) : undefined;
           if (deleted === undefined) throw e;
           return { started: false, at: deleted };
         }
       });
-      if (!o.json) console.log(first.started ? `bucket ${name} deleted: its name is gone; every member deletes its keys` : `bucket ${name} was deleted before; its purge:`);
-      const last = o.wait ? await withAdmin(o.node, (c) => followPurge(c, name, first.at, o.json ? undefined : process.stdout)) : first.at;
+      if (!o.json)
+        console.log(
+          first.started
+            ? `bucket ${name} deleted: its name is gone; every member deletes its keys`
+            : `bucket ${name} was deleted before; its purge:`,
+        );
+      const last = o.wait
+        ? await withAdmin(o.node, (c) => followPurge(c, name, first.at, o.json ? undefined : process.stdout))
+        : first.at;
       if (o.json) console.log(JSON.stringify(last, null, 2));
-      else if (!o.wait) console.log(`purged on ${last.purged.length} of ${last.purged.length + last.pending.length} members${last.pending.length > 0 ? ` (pending: ${last.pending.join(', ')}); run it again to follow the purge` : ''}`);
+      else if (!o.wait)
+        console.log(
+          `purged on ${last.purged.length} of ${last.purged.length + last.pending.length} members${last.pending.length > 0 ? ` (pending: ${last.pending.join(', ')}); run it again to follow the purge` : ''}`,
+        );
     });
   bucket
     .command('list')

@@ -14,15 +14,27 @@ import { ANY_NODE_HELP, DEFAULT_NODES, nodeAddresses, positiveInt } from '../arg
 export function statusCommand(program: Command): void {
   program
     .command('status')
-    .description('members as one node sees them: up/down, state, address, load, tokens, ownership (like nodetool status)')
+    .description(
+      'members as one node sees them: up/down, state, address, load, tokens, ownership (like nodetool status)',
+    )
     .option('--node <host:port>', ANY_NODE_HELP, nodeAddresses, DEFAULT_NODES)
-    .option('-n, --replicas <n>', "replicas per key for effective ownership (default: the cluster's N)", positiveInt(16))
+    .option(
+      '-n, --replicas <n>',
+      "replicas per key for effective ownership (default: the cluster's N)",
+      positiveInt(16),
+    )
     .option('--json', 'print JSON instead of a table (the counters included)')
-    .option('-v, --verbose', "also print the answering node's counters since it started (requests, repairs, hints, refusals)")
+    .option(
+      '-v, --verbose',
+      "also print the answering node's counters since it started (requests, repairs, hints, refusals)",
+    )
     .action(async (opts: { node: string; replicas?: number; json?: boolean; verbose?: boolean }) => {
-      if (opts.json) return console.log(JSON.stringify(await withAdmin(opts.node, (c) => c.status(opts.replicas ?? 0)), null, 2));
+      if (opts.json)
+        return console.log(JSON.stringify(await withAdmin(opts.node, (c) => c.status(opts.replicas ?? 0)), null, 2));
       // A node of a release without buckets answers ListBuckets UNIMPLEMENTED: its status alone then.
-      const [s, buckets] = await withAdmin(opts.node, (c) => Promise.all([c.status(opts.replicas ?? 0), c.listBuckets().catch(() => undefined)]));
+      const [s, buckets] = await withAdmin(opts.node, (c) =>
+        Promise.all([c.status(opts.replicas ?? 0), c.listBuckets().catch(() => undefined)]),
+      );
       console.log(formatStatus(s, { verbose: opts.verbose }));
       if (buckets !== undefined) console.log(`\nBuckets:\n${formatBuckets(buckets)}`);
     });
@@ -44,7 +56,9 @@ export function ringCommand(program: Command): void {
 export function endpointsCommand(program: Command): void {
   program
     .command('getendpoints')
-    .description("KEY's token, its replicas and where writes go now (fallbacks for replicas that are down), like nodetool getendpoints")
+    .description(
+      "KEY's token, its replicas and where writes go now (fallbacks for replicas that are down), like nodetool getendpoints",
+    )
     .argument('<key>')
     .option('--bucket <name>', "the key's bucket (default: the default bucket)", '')
     .option('--node <host:port>', ANY_NODE_HELP, nodeAddresses, DEFAULT_NODES)
@@ -63,7 +77,10 @@ export function transfersCommand(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (o: { node: string; json?: boolean }) => {
       const status = await withAdmin(o.node, (c) => c.status());
-      const [{ clusterTransfers }, { formatTransfers }] = await Promise.all([import('../../client/admin.js'), import('../follow.js')]);
+      const [{ clusterTransfers }, { formatTransfers }] = await Promise.all([
+        import('../../client/admin.js'),
+        import('../follow.js'),
+      ]);
       const { replies, unreachable } = await clusterTransfers(status, cliSecurity()); // every member with the caller's credentials, as --node
       console.log(o.json ? JSON.stringify(replies, null, 2) : formatTransfers(replies, unreachable));
     });

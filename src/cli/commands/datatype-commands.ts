@@ -16,10 +16,12 @@ import { quorum } from './kv-commands.js';
 
 /** A counter amount: a whole number, not 0, within ±(2^53 − 1) (what a node takes exactly). */
 export function amount(value: string): bigint {
-  if (!/^[+-]?\d{1,16}$/.test(value.trim())) throw new InvalidArgumentError(`expected a whole number such as 5 or -3, got "${value}"`);
+  if (!/^[+-]?\d{1,16}$/.test(value.trim()))
+    throw new InvalidArgumentError(`expected a whole number such as 5 or -3, got "${value}"`);
   const n = BigInt(value.trim());
   if (n === 0n) throw new InvalidArgumentError('an amount of 0 changes nothing: give a whole number other than 0');
-  if (n > BigInt(Number.MAX_SAFE_INTEGER) || -n > BigInt(Number.MAX_SAFE_INTEGER)) throw new InvalidArgumentError(`an amount is at most ${Number.MAX_SAFE_INTEGER} either way, got ${value}`);
+  if (n > BigInt(Number.MAX_SAFE_INTEGER) || -n > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new InvalidArgumentError(`an amount is at most ${Number.MAX_SAFE_INTEGER} either way, got ${value}`);
   return n;
 }
 
@@ -45,11 +47,17 @@ function typedCommand(parent: Command, name: string, description: string, type: 
     .option('--json', 'print JSON');
 }
 
-const writeFlags = (c: Command): Command => c.option('--w <w>', `replicas that must acknowledge (1..N; ${QUORUM_HELP})`, quorum);
-const readFlags = (c: Command): Command => c.option('--r <r>', `replicas whose replies are merged (1..N; ${QUORUM_HELP})`, quorum);
+const writeFlags = (c: Command): Command =>
+  c.option('--w <w>', `replicas that must acknowledge (1..N; ${QUORUM_HELP})`, quorum);
+const readFlags = (c: Command): Command =>
+  c.option('--r <r>', `replicas whose replies are merged (1..N; ${QUORUM_HELP})`, quorum);
 
 export function counterCommand(program: Command): void {
-  const counter = program.command('counter').description('counters of a bucket of type counter: incr, decr, get, reset (each increment counts once, even when retried)');
+  const counter = program
+    .command('counter')
+    .description(
+      'counters of a bucket of type counter: incr, decr, get, reset (each increment counts once, even when retried)',
+    );
   const update = (name: string, description: string, sign: 1n | -1n): void => {
     writeFlags(typedCommand(counter, name, description, 'counter'))
       .argument('<key>')
@@ -70,13 +78,24 @@ export function counterCommand(program: Command): void {
       if (!r.found && o.exitCode) process.exitCode = EXIT.notFound;
       console.log(o.json ? JSON.stringify({ value: r.value.toString(), found: r.found }) : r.value.toString());
     });
-  writeFlags(readFlags(typedCommand(counter, 'reset', 'reset the counter KEY to count from 0: takes out the increments a read of it sees (a concurrent one still counts); prints the value taken out', 'counter')))
+  writeFlags(
+    readFlags(
+      typedCommand(
+        counter,
+        'reset',
+        'reset the counter KEY to count from 0: takes out the increments a read of it sees (a concurrent one still counts); prints the value taken out',
+        'counter',
+      ),
+    ),
+  )
     .argument('<key>')
     .option('--exit-code', `exit with ${EXIT.notFound} when the counter was never updated`)
     .action(async (key: string, o: TypedOpts & { exitCode?: boolean }) => {
       const r = await withClient(o, (c) => c.counterReset(key, { bucket: o.bucket, w: o.w }));
       if (!r.found && o.exitCode) process.exitCode = EXIT.notFound;
-      console.log(o.json ? JSON.stringify({ value: r.value.toString(), found: r.found }) : `reset ${key} (took out ${r.value})`);
+      console.log(
+        o.json ? JSON.stringify({ value: r.value.toString(), found: r.found }) : `reset ${key} (took out ${r.value})`,
+      );
     });
 }
 
@@ -86,7 +105,11 @@ function elementJson(e: Uint8Array): { element: string; elementBase64: string } 
 }
 
 export function setCommand(program: Command): void {
-  const set = program.command('set').description('sets of a bucket of type set: add, rm, drop, list, has (observed-remove: a remove takes out the adds it saw)');
+  const set = program
+    .command('set')
+    .description(
+      'sets of a bucket of type set: add, rm, drop, list, has (observed-remove: a remove takes out the adds it saw)',
+    );
   writeFlags(typedCommand(set, 'add', 'add ELEMENT... (1 to 1,000) to the set KEY, in one request', 'set'))
     .argument('<key>')
     .argument('<element...>', 'elements as text, 1 to 1,024 bytes each')
@@ -96,7 +119,14 @@ export function setCommand(program: Command): void {
       await withClient(o, (c) => c.setAdd(key, wanted, { bucket: o.bucket, w: o.w }));
       console.log(o.json ? JSON.stringify({ added: wanted.length }) : `added ${wanted.length} to ${key}`);
     });
-  writeFlags(typedCommand(set, 'rm', 'remove ELEMENT... from the set KEY: reads each one\'s context, then removes what those reads saw', 'set'))
+  writeFlags(
+    typedCommand(
+      set,
+      'rm',
+      "remove ELEMENT... from the set KEY: reads each one's context, then removes what those reads saw",
+      'set',
+    ),
+  )
     .alias('remove')
     .argument('<key>')
     .argument('<element...>', 'elements as text')
@@ -104,7 +134,9 @@ export function setCommand(program: Command): void {
     .action(async (key: string, elements: string[], o: TypedOpts & { exitCode?: boolean }) => {
       const wanted = [...new Set(elements)];
       const absent = await withClient(o, async (c) => {
-        const seen = await Promise.all(wanted.map(async (element) => ({ element, ...(await c.setContains(key, element, { bucket: o.bucket })) })));
+        const seen = await Promise.all(
+          wanted.map(async (element) => ({ element, ...(await c.setContains(key, element, { bucket: o.bucket })) })),
+        );
         const present = seen.filter((s) => s.present);
         if (present.length > 0) await c.setRemove(key, present, { bucket: o.bucket, w: o.w });
         return seen.filter((s) => !s.present).map((s) => s.element);
@@ -114,7 +146,16 @@ export function setCommand(program: Command): void {
       console.log(`removed ${wanted.length - absent.length} from ${key}`);
       if (absent.length > 0) console.error(`not in the set: ${absent.join(', ')}`);
     });
-  writeFlags(readFlags(typedCommand(set, 'drop', 'remove every element of the set KEY, page by page, each with the context its page\'s read gave (an add concurrent with the drop survives it)', 'set')))
+  writeFlags(
+    readFlags(
+      typedCommand(
+        set,
+        'drop',
+        "remove every element of the set KEY, page by page, each with the context its page's read gave (an add concurrent with the drop survives it)",
+        'set',
+      ),
+    ),
+  )
     .argument('<key>')
     .option('--exit-code', `exit with ${EXIT.notFound} when the set had no elements`)
     .action(async (key: string, o: TypedOpts & { exitCode?: boolean }) => {
@@ -122,7 +163,9 @@ export function setCommand(program: Command): void {
       if (removed === 0 && o.exitCode) process.exitCode = EXIT.notFound;
       console.log(o.json ? JSON.stringify({ removed }) : `removed ${removed} from ${key}`);
     });
-  readFlags(typedCommand(set, 'list', 'every element of the set KEY, one a line, in byte order (read page by page)', 'set'))
+  readFlags(
+    typedCommand(set, 'list', 'every element of the set KEY, one a line, in byte order (read page by page)', 'set'),
+  )
     .alias('ls')
     .argument('<key>')
     .option('--page <n>', 'elements per page read, 1 to 1,000', positiveInt(1000), 1000)
@@ -135,7 +178,14 @@ export function setCommand(program: Command): void {
       if (o.json) return console.log(JSON.stringify({ elements: elements.map(elementJson) }));
       for (const e of elements) console.log(showValue(e));
     });
-  readFlags(typedCommand(set, 'has', 'whether ELEMENT is in the set KEY (prints yes or no, and the context a remove needs)', 'set'))
+  readFlags(
+    typedCommand(
+      set,
+      'has',
+      'whether ELEMENT is in the set KEY (prints yes or no, and the context a remove needs)',
+      'set',
+    ),
+  )
     .argument('<key>')
     .argument('<element>')
     .option('--exit-code', `exit with ${EXIT.notFound} when the element is not in the set`)
@@ -143,6 +193,8 @@ export function setCommand(program: Command): void {
       const r = await withClient(o, (c) => c.setContains(key, element, { bucket: o.bucket, r: o.r }));
       if (!r.present && o.exitCode) process.exitCode = EXIT.notFound;
       const ctx = r.context.toString('base64');
-      console.log(o.json ? JSON.stringify({ present: r.present, context: ctx }) : `${r.present ? 'yes' : 'no'}\ncontext: ${ctx}`);
+      console.log(
+        o.json ? JSON.stringify({ present: r.present, context: ctx }) : `${r.present ? 'yes' : 'no'}\ncontext: ${ctx}`,
+      );
     });
 }

@@ -15,7 +15,8 @@ import { decommissionEnded } from './topology-commands.js';
 
 function portOrZero(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError(`expected a port from 1 to 65535, or 0 for none, got "${value}"`);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535)
+    throw new InvalidArgumentError(`expected a port from 1 to 65535, or 0 for none, got "${value}"`);
   return n;
 }
 
@@ -42,14 +43,30 @@ export function localCommand(program: Command): void {
     .description('run a cluster of nodes on 127.0.0.1, each its own process (what npm start runs); Ctrl-C stops them')
     .option('--nodes <count>', 'number of nodes', positiveInt(16), 3)
     .option('--base-port <port>', 'port of the first node; the others follow', positiveInt(65_000), 7001)
-    .option('--http-base-port <port>', 'HTTP port (status page, /metrics) of the first node, the others follow; 0 = none (default: base port + 1000)', portOrZero)
-    .option('--data-dir <dir>', 'directory for the nodes\' data dirs and logs', './data')
+    .option(
+      '--http-base-port <port>',
+      'HTTP port (status page, /metrics) of the first node, the others follow; 0 = none (default: base port + 1000)',
+      portOrZero,
+    )
+    .option('--data-dir <dir>', "directory for the nodes' data dirs and logs", './data')
     .option('--timeout-ms <ms>', 'how long to wait for the cluster to form', positiveInt(600_000), 120_000)
-    .option('--tls', 'TLS everywhere: make a development CA and certificates in <data-dir>/certs (kept for the next start) and run the nodes with them')
-    .action(async (opts: { nodes: number; basePort: number; httpBasePort?: number; dataDir: string; timeoutMs: number; tls?: boolean }) => {
-      const { runLocal } = await import('../local-cluster.js');
-      await runLocal({ ...opts, httpBasePort: opts.httpBasePort ?? opts.basePort + 1000 });
-    })
+    .option(
+      '--tls',
+      'TLS everywhere: make a development CA and certificates in <data-dir>/certs (kept for the next start) and run the nodes with them',
+    )
+    .action(
+      async (opts: {
+        nodes: number;
+        basePort: number;
+        httpBasePort?: number;
+        dataDir: string;
+        timeoutMs: number;
+        tls?: boolean;
+      }) => {
+        const { runLocal } = await import('../local-cluster.js');
+        await runLocal({ ...opts, httpBasePort: opts.httpBasePort ?? opts.basePort + 1000 });
+      },
+    )
     // `local add --data-dir D`: the option after the subcommand is the subcommand's.
     .enablePositionalOptions();
 
@@ -57,7 +74,10 @@ export function localCommand(program: Command): void {
     .command('add')
     .description('start one more node in the running local cluster: it joins and streams its ranges')
     .option('--data-dir <dir>', 'the data dir the local cluster runs with', './data')
-    .option('--no-wait', 'return once the node has started, without following its join (then watch it with `ringkv transfers`)')
+    .option(
+      '--no-wait',
+      'return once the node has started, without following its join (then watch it with `ringkv transfers`)',
+    )
     .action(async (o: { dataDir: string; wait: boolean }) => {
       const n = await askLocal(o.dataDir, { op: 'add' });
       console.log(`${n.id} started at ${n.address} (pid ${n.pid}); it joins the cluster`);
@@ -83,7 +103,9 @@ export function localCommand(program: Command): void {
 
   local
     .command('stop')
-    .description('stop one node of the running local cluster cleanly (SIGTERM); the others keep serving and hold hints for it')
+    .description(
+      'stop one node of the running local cluster cleanly (SIGTERM); the others keep serving and hold hints for it',
+    )
     .argument('<id>', 'node id, like n2')
     .option('--data-dir <dir>', 'the data dir the local cluster runs with', './data')
     .action(async (id: string, o: { dataDir: string }) => {

@@ -22,12 +22,14 @@ import { amount } from './datatype-commands.js';
 /** A dotted path's names; every one non-empty (a name with a dot in it needs the client, which takes any bytes). */
 export function pathNames(text: string): string[] {
   const names = text.split('.');
-  if (names.some((n) => n === '')) throw new InvalidArgumentError(`a field path is names joined by dots, such as address.city; got "${text}"`);
+  if (names.some((n) => n === ''))
+    throw new InvalidArgumentError(`a field path is names joined by dots, such as address.city; got "${text}"`);
   return names;
 }
 
 /** A dotted path as the client names it: the leading names maps, the last of type `last`. */
-const fieldsOf = (names: readonly string[], last: MapFieldType): MapField[] => names.map((name, i) => ({ name, type: i === names.length - 1 ? last : 'map' }));
+const fieldsOf = (names: readonly string[], last: MapFieldType): MapField[] =>
+  names.map((name, i) => ({ name, type: i === names.length - 1 ? last : 'map' }));
 
 /** An entry's path as text: its names joined by dots. */
 const dotted = (e: MapEntry): string => e.path.map((f) => showValue(f.name)).join('.');
@@ -51,7 +53,8 @@ function mapCommand(parent: Command, name: string, description: string): Command
     .option('--json', 'print JSON');
 }
 
-const writeFlags = (c: Command): Command => c.option('--w <w>', 'replicas that must acknowledge (1..N; 0 or unset: a majority of N)', quorum);
+const writeFlags = (c: Command): Command =>
+  c.option('--w <w>', 'replicas that must acknowledge (1..N; 0 or unset: a majority of N)', quorum);
 
 /** `ops` applied to the map KEY, in updates of at most 1,000 ops and 2 MiB of contexts (each applied whole); how many ops were applied. */
 async function update(key: string, o: MapOpts, ops: (c: Client) => Promise<MapOp[]>): Promise<number> {
@@ -76,7 +79,8 @@ function report(o: MapOpts, key: string, applied: number, verb: string): void {
 
 /** A MapValue as JSON shows it: values as text (or 0x hex), counters as decimal strings. */
 function valueJson(m: Awaited<ReturnType<Client['mapGet']>>): unknown {
-  const each = <T, U>(r: Record<string, T>, f: (v: T) => U): Record<string, U> => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, f(v)]));
+  const each = <T, U>(r: Record<string, T>, f: (v: T) => U): Record<string, U> =>
+    Object.fromEntries(Object.entries(r).map(([k, v]) => [k, f(v)]));
   return {
     registers: each(m.registers, showValue),
     flags: m.flags,
@@ -87,8 +91,18 @@ function valueJson(m: Awaited<ReturnType<Client['mapGet']>>): unknown {
 }
 
 export function mapCommands(program: Command): void {
-  const map = program.command('map').description('maps of a bucket of type map: set, enable, disable, incr, add, rm, drop, get (fields named by dotted paths; nested maps)');
-  writeFlags(mapCommand(map, 'set', 'assign registers: PATH=VALUE... (in one request; concurrent assigns: the last writer wins)'))
+  const map = program
+    .command('map')
+    .description(
+      'maps of a bucket of type map: set, enable, disable, incr, add, rm, drop, get (fields named by dotted paths; nested maps)',
+    );
+  writeFlags(
+    mapCommand(
+      map,
+      'set',
+      'assign registers: PATH=VALUE... (in one request; concurrent assigns: the last writer wins)',
+    ),
+  )
     .argument('<key>')
     .argument('<assignment...>', 'PATH=VALUE, such as name=Ada or address.city=London')
     .action(async (key: string, assignments: string[], o: MapOpts) => {
@@ -103,24 +117,46 @@ export function mapCommands(program: Command): void {
     .argument('<key>')
     .argument('<path...>')
     .action(async (key: string, paths: string[], o: MapOpts) => {
-      report(o, key, await update(key, o, async () => [...new Set(paths)].map((p) => ({ op: 'enable', path: fieldsOf(pathNames(p), 'flag') }))), 'enabled');
+      report(
+        o,
+        key,
+        await update(key, o, async () =>
+          [...new Set(paths)].map((p) => ({ op: 'enable', path: fieldsOf(pathNames(p), 'flag') })),
+        ),
+        'enabled',
+      );
     });
-  writeFlags(mapCommand(map, 'disable', 'disable the flags PATH...: reads them, then disables the enables that read saw'))
+  writeFlags(
+    mapCommand(map, 'disable', 'disable the flags PATH...: reads them, then disables the enables that read saw'),
+  )
     .argument('<key>')
     .argument('<path...>')
     .action(async (key: string, paths: string[], o: MapOpts) => {
       const wanted = new Set(paths.map((p) => pathNames(p).join('.')));
       const applied = await update(key, o, async (c) =>
-        (await entriesOf(c, key, o)).flatMap((e): MapOp[] => (e.kind === 'flag' && wanted.has(dotted(e)) ? [{ op: 'remove', path: e.path, context: e.context }] : [])),
+        (await entriesOf(c, key, o)).flatMap((e): MapOp[] =>
+          e.kind === 'flag' && wanted.has(dotted(e)) ? [{ op: 'remove', path: e.path, context: e.context }] : [],
+        ),
       );
       report(o, key, applied, 'disabled');
     });
-  writeFlags(mapCommand(map, 'incr', 'add AMOUNT (default 1; negative subtracts) to the counter PATH (each increment counts once, even when retried)'))
+  writeFlags(
+    mapCommand(
+      map,
+      'incr',
+      'add AMOUNT (default 1; negative subtracts) to the counter PATH (each increment counts once, even when retried)',
+    ),
+  )
     .argument('<key>')
     .argument('<path>')
     .argument('[amount]', 'a whole number other than 0', amount, 1n)
     .action(async (key: string, path: string, by: bigint, o: MapOpts) => {
-      report(o, key, await update(key, o, async () => [{ op: 'increment', path: fieldsOf(pathNames(path), 'counter'), amount: by }]), 'incremented');
+      report(
+        o,
+        key,
+        await update(key, o, async () => [{ op: 'increment', path: fieldsOf(pathNames(path), 'counter'), amount: by }]),
+        'incremented',
+      );
     });
   writeFlags(mapCommand(map, 'add', 'add ELEMENT... to the set PATH'))
     .argument('<key>')
@@ -128,13 +164,26 @@ export function mapCommands(program: Command): void {
     .argument('<element...>', 'elements as text, 1 to 1,024 bytes each')
     .action(async (key: string, path: string, elements: string[], o: MapOpts) => {
       const fields = fieldsOf(pathNames(path), 'set');
-      report(o, key, await update(key, o, async () => [...new Set(elements)].map((element) => ({ op: 'add', path: fields, element }))), 'added');
+      report(
+        o,
+        key,
+        await update(key, o, async () =>
+          [...new Set(elements)].map((element) => ({ op: 'add', path: fields, element })),
+        ),
+        'added',
+      );
     });
-  writeFlags(mapCommand(map, 'rm', 'remove what a read shows under PATH: a register (cleared), a flag (disabled), a counter (reset), a set\'s elements (all, or ELEMENT...), a nested map\'s fields'))
+  writeFlags(
+    mapCommand(
+      map,
+      'rm',
+      "remove what a read shows under PATH: a register (cleared), a flag (disabled), a counter (reset), a set's elements (all, or ELEMENT...), a nested map's fields",
+    ),
+  )
     .alias('remove')
     .argument('<key>')
     .argument('<path>')
-    .argument('[element...]', "only these elements of the set PATH")
+    .argument('[element...]', 'only these elements of the set PATH')
     .option('--exit-code', `exit with ${EXIT.notFound} when nothing under PATH was removed`)
     .action(async (key: string, path: string, elements: string[], o: MapOpts & { exitCode?: boolean }) => {
       const prefix = pathNames(path).join('.');
@@ -151,8 +200,18 @@ export function mapCommands(program: Command): void {
       if (applied === 0 && o.exitCode) process.exitCode = EXIT.notFound;
       report(o, key, applied, 'removed');
     });
-  writeFlags(mapCommand(map, 'drop', 'remove every entry of the map KEY, page by page, as rm does under a path (a write concurrent with the drop survives it)'))
-    .option('--r <r>', 'replicas whose replies are merged on each page read (1..N; 0 or unset: a majority of N)', quorum)
+  writeFlags(
+    mapCommand(
+      map,
+      'drop',
+      'remove every entry of the map KEY, page by page, as rm does under a path (a write concurrent with the drop survives it)',
+    ),
+  )
+    .option(
+      '--r <r>',
+      'replicas whose replies are merged on each page read (1..N; 0 or unset: a majority of N)',
+      quorum,
+    )
     .argument('<key>')
     .option('--exit-code', `exit with ${EXIT.notFound} when the map had no entries`)
     .action(async (key: string, o: MapOpts & { exitCode?: boolean }) => {
@@ -172,7 +231,14 @@ export function mapCommands(program: Command): void {
         return console.log(JSON.stringify(valueJson(assemble(entries))));
       }
       for (const e of entries) {
-        const value = e.kind === 'register' ? showValue(e.value) : e.kind === 'flag' ? 'on' : e.kind === 'counter' ? String(e.value) : showValue(e.element);
+        const value =
+          e.kind === 'register'
+            ? showValue(e.value)
+            : e.kind === 'flag'
+              ? 'on'
+              : e.kind === 'counter'
+                ? String(e.value)
+                : showValue(e.element);
         console.log(`${dotted(e)}\t${e.kind === 'element' ? 'set' : e.kind}\t${value}`);
       }
     });

@@ -13,13 +13,19 @@ import { DEFAULT_NODE, nodeAddress } from '../arguments.js';
 
 /** Whether a decommission followed through the leaver's transfers is over: true once it left, its failure's words once withdrawn. */
 export function decommissionEnded(t: TransfersReply | undefined): boolean | string {
-  return t === undefined || t.drive?.phase === 'left' ? true : t.drive?.phase.startsWith('withdrawn') ? `decommission ${t.drive.phase}` : false;
+  return t === undefined || t.drive?.phase === 'left'
+    ? true
+    : t.drive?.phase.startsWith('withdrawn')
+      ? `decommission ${t.drive.phase}`
+      : false;
 }
 
 export function decommissionCommand(program: Command): void {
   program
     .command('decommission')
-    .description('take a node out of the cluster: it streams its ranges to the nodes that gain them, goes left and exits (like nodetool decommission)')
+    .description(
+      'take a node out of the cluster: it streams its ranges to the nodes that gain them, goes left and exits (like nodetool decommission)',
+    )
     .option('--node <host:port>', 'the node to decommission (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
     .option('--cancel', 'withdraw a decommission that has not finished')
     .option('--no-wait', 'return once started instead of following it to the end')
@@ -36,7 +42,9 @@ export function decommissionCommand(program: Command): void {
 export function removenodeCommand(program: Command): void {
   program
     .command('removenode')
-    .description('remove a member that is down for good: the surviving replicas stream its ranges to the nodes that gain them, then repair its ranges and the writes it held hints for (like nodetool removenode)')
+    .description(
+      'remove a member that is down for good: the surviving replicas stream its ranges to the nodes that gain them, then repair its ranges and the writes it held hints for (like nodetool removenode)',
+    )
     .argument('<id>', 'host id of the dead member (see ringkv status)')
     .option('--node <host:port>', 'a live node that drives the removal (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
     .option('--no-wait', 'return once started instead of following it to the end')
@@ -49,7 +57,13 @@ export function removenodeCommand(program: Command): void {
       let repairing = '';
       await follow(`removenode ${id}`, o.node, r.move, (t) => {
         if (t?.drive?.move === r.move && t.drive.phase.startsWith('repairing')) repairing = t.drive.phase;
-        return t === undefined ? `${o.node} stopped answering; run ringkv removenode ${id} again on another node to resume` : t.drive?.move === r.move && t.drive.phase === 'removed' ? true : t.drive?.phase.startsWith('withdrawn') ? `removal ${t.drive.phase}` : false;
+        return t === undefined
+          ? `${o.node} stopped answering; run ringkv removenode ${id} again on another node to resume`
+          : t.drive?.move === r.move && t.drive.phase === 'removed'
+            ? true
+            : t.drive?.phase.startsWith('withdrawn')
+              ? `removal ${t.drive.phase}`
+              : false;
       });
       const skipped = /\((\d+) skipped\)/.exec(repairing)?.[1];
       console.log(
@@ -62,7 +76,8 @@ export function removenodeCommand(program: Command): void {
 
 function changes(kind: string, ids: string[]): { kind: 'join' | 'leave' | 'remove'; node: string }[] {
   if (kind === undefined && ids.length === 0) return [];
-  if (kind !== 'join' && kind !== 'leave' && kind !== 'remove') throw new InvalidArgumentError(`expected join, leave or remove, got "${kind}"`);
+  if (kind !== 'join' && kind !== 'leave' && kind !== 'remove')
+    throw new InvalidArgumentError(`expected join, leave or remove, got "${kind}"`);
   if (ids.length === 0) throw new InvalidArgumentError(`name the node(s): ringkv plan ${kind} ID [ID ...]`);
   return ids.map((node) => ({ kind, node }));
 }
@@ -70,10 +85,17 @@ function changes(kind: string, ids: string[]): { kind: 'join' | 'leave' | 'remov
 export function planCommand(program: Command): void {
   program
     .command('plan')
-    .description('stage joins (of --join manual standbys), leaves and removals, and print what they would move; nothing changes until ringkv commit (like riak admin cluster plan)')
+    .description(
+      'stage joins (of --join manual standbys), leaves and removals, and print what they would move; nothing changes until ringkv commit (like riak admin cluster plan)',
+    )
     .argument('[change]', 'join | leave | remove; omit to show what is staged')
     .argument('[ids...]', 'node ids')
-    .option('--node <host:port>', 'the node that keeps the stage and will run the commit (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
+    .option(
+      '--node <host:port>',
+      'the node that keeps the stage and will run the commit (RINGKV_NODE)',
+      nodeAddress,
+      DEFAULT_NODE,
+    )
     .option('--json', 'print JSON')
     .action(async (kind: string, ids: string[], o: { node: string; json?: boolean }) => {
       const p = await withAdmin(o.node, (c) => c.plan(changes(kind, ids)));
@@ -85,7 +107,9 @@ export function planCommand(program: Command): void {
 export function commitCommand(program: Command): void {
   program
     .command('commit')
-    .description('run the staged changes one after another, following them to the end; refused if the ring changed since the plan')
+    .description(
+      'run the staged changes one after another, following them to the end; refused if the ring changed since the plan',
+    )
     .option('--node <host:port>', 'the node that keeps the stage (RINGKV_NODE)', nodeAddress, DEFAULT_NODE)
     .option('--no-wait', 'return once started')
     .action(async (o: { node: string; wait: boolean }) => {
@@ -95,7 +119,10 @@ export function commitCommand(program: Command): void {
       const { followCommit } = await import('../follow.js');
       const end = await followCommit(o.node);
       const failed = end.steps.find((s) => s.state === 'failed');
-      if (failed) throw new Error(`${failed.change.kind} ${failed.change.node} failed: ${failed.error}; the steps after it were not run`);
+      if (failed)
+        throw new Error(
+          `${failed.change.kind} ${failed.change.node} failed: ${failed.error}; the steps after it were not run`,
+        );
       console.log('every staged change is done');
     });
 }

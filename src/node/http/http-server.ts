@@ -88,7 +88,9 @@ export class HttpServer {
     const host = listen.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
     const port = Number(listen.slice(colon + 1));
     await new Promise<void>((resolve, reject) => {
-      server.once('error', (e) => reject(new Error(`cannot serve HTTP on ${listen} (--http): ${e.message}`, { cause: e })));
+      server.once('error', (e) =>
+        reject(new Error(`cannot serve HTTP on ${listen} (--http): ${e.message}`, { cause: e })),
+      );
       server.listen(port, host, () => resolve());
     });
     return http;
@@ -111,7 +113,12 @@ export class HttpServer {
     try {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.setHeader('allow', 'GET, HEAD');
-        return this.#send(res, 405, 'text/plain', `${req.method} is not served here: this port is read-only (GET /metrics, /, /api/...)\n`);
+        return this.#send(
+          res,
+          405,
+          'text/plain',
+          `${req.method} is not served here: this port is read-only (GET /metrics, /, /api/...)\n`,
+        );
       }
       const isPage = url.pathname === '/' || url.pathname === '/index.html';
       const refused = isPage ? undefined : this.deps.refusal(req, url.pathname);
@@ -120,7 +127,10 @@ export class HttpServer {
         return this.#send(res, 401, 'text/plain', `${refused}\n`);
       }
       const replicas = Number(url.searchParams.get('replicas') ?? 0);
-      if (!Number.isInteger(replicas) || replicas < 0) return this.#json(res, 400, { error: `replicas must be a whole number from 1 to 16 (0 or absent: the cluster's N), got "${url.searchParams.get('replicas')}"` });
+      if (!Number.isInteger(replicas) || replicas < 0)
+        return this.#json(res, 400, {
+          error: `replicas must be a whole number from 1 to 16 (0 or absent: the cluster's N), got "${url.searchParams.get('replicas')}"`,
+        });
       switch (url.pathname) {
         case '/metrics':
           return this.#send(res, 200, this.deps.metrics.contentType, await this.deps.metrics.text());
@@ -140,7 +150,12 @@ export class HttpServer {
         case '/api/buckets':
           return this.#reply(res, 'ListBuckets', this.deps.buckets());
         default:
-          return this.#send(res, 404, 'text/plain', `nothing at ${url.pathname}: try / (status page), /metrics, /api/status, /api/ring, /api/transfers, /api/events or /api/buckets\n`);
+          return this.#send(
+            res,
+            404,
+            'text/plain',
+            `nothing at ${url.pathname}: try / (status page), /metrics, /api/status, /api/ring, /api/transfers, /api/events or /api/buckets\n`,
+          );
       }
     } catch (e) {
       this.deps.log.warn({ err: e, path: url.pathname }, 'HTTP request failed');
@@ -149,7 +164,11 @@ export class HttpServer {
     }
   }
 
-  #reply(res: ServerResponse, method: string, reply: StatusResponse | RingResponse | ListBucketsResponse | Refusal): void {
+  #reply(
+    res: ServerResponse,
+    method: string,
+    reply: StatusResponse | RingResponse | ListBucketsResponse | Refusal,
+  ): void {
     if (isRefusal(reply)) return this.#json(res, httpStatus(reply.code), { error: reply.details });
     this.#json(res, 200, asDecoded(method, reply));
   }
@@ -159,7 +178,11 @@ export class HttpServer {
   }
 
   #send(res: ServerResponse, status: number, type: string, body: string): void {
-    res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) });
+    res.writeHead(status, {
+      'content-type': type,
+      'cache-control': 'no-store',
+      'content-length': Buffer.byteLength(body),
+    });
     res.end(res.req.method === 'HEAD' ? undefined : body);
   }
 }

@@ -8,7 +8,13 @@
  */
 import type { Logger } from 'pino';
 import type { RingView } from '../../membership/ring-view.js';
-import { AUTO_CLEANUP_START, autoCleanupDone, autoCleanupPutOff, autoCleanupStep, type AutoCleanupState } from '../../cluster/cleanup.js';
+import {
+  AUTO_CLEANUP_START,
+  autoCleanupDone,
+  autoCleanupPutOff,
+  autoCleanupStep,
+  type AutoCleanupState,
+} from '../../cluster/cleanup.js';
 
 export interface AutoCleanupDeps {
   /** How long ownership must stand still before cleaning; 0 = never (ringkv cleanup only). */
@@ -32,11 +38,19 @@ export class AutoCleanup {
     const { deps } = this;
     if (deps.delayMs === 0 || this.#running) return;
     const view = deps.view();
-    const { state, clean } = autoCleanupStep(this.#state, { now: deps.now(), delayMs: deps.delayMs, view, owner: deps.owner() });
+    const { state, clean } = autoCleanupStep(this.#state, {
+      now: deps.now(),
+      delayMs: deps.delayMs,
+      view,
+      owner: deps.owner(),
+    });
     this.#state = state;
     if (!clean) return;
     this.#running = true;
-    deps.log.info({ afterMs: deps.delayMs }, 'automatic cleanup: ownership stood still; deleting data of ranges this node no longer replicates');
+    deps.log.info(
+      { afterMs: deps.delayMs },
+      'automatic cleanup: ownership stood still; deleting data of ranges this node no longer replicates',
+    );
     deps
       .cleanup()
       .then(
@@ -44,7 +58,10 @@ export class AutoCleanup {
         // Refused (a change started meanwhile) or failed: try again after another delay.
         (e: unknown) => {
           this.#state = autoCleanupPutOff(this.#state, deps.now());
-          deps.log.warn({ reason: (e as Error)?.message ?? String(e), retryInMs: deps.delayMs }, 'automatic cleanup put off');
+          deps.log.warn(
+            { reason: (e as Error)?.message ?? String(e), retryInMs: deps.delayMs },
+            'automatic cleanup put off',
+          );
         },
       )
       .finally(() => (this.#running = false));

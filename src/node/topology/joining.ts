@@ -25,7 +25,10 @@ import { MovementRefused } from './movement-driver.js';
 const STEPS_PER_RUN = 3;
 
 export interface JoiningDeps {
-  readonly config: Pick<NodeConfig, 'clusterName' | 'zone' | 'rack' | 'weight' | 'tokens' | 'replicas' | 'gossipIntervalMs' | 'replace' | 'join'>;
+  readonly config: Pick<
+    NodeConfig,
+    'clusterName' | 'zone' | 'rack' | 'weight' | 'tokens' | 'replicas' | 'gossipIntervalMs' | 'replace' | 'join'
+  >;
   readonly gossiper: Gossiper;
   readonly handoff: Pick<Handoff, 'pulled' | 'pullsOf' | 'pullOwn'>;
   identity(): Identity;
@@ -148,13 +151,17 @@ export class Joining {
         return true;
       case 'withdraw':
         await this.#withdraw();
-        this.#log.info({ first: describeMovement(step.first) }, 'another topology change goes first: claim withdrawn, joining after it');
+        this.#log.info(
+          { first: describeMovement(step.first) },
+          'another topology change goes first: claim withdrawn, joining after it',
+        );
         return false;
       case 'stream':
         this.#startBootstrap(move!);
         return false;
       case 'normal': {
-        const removed = step.replaced === undefined ? undefined : [...new Set([...deps.identity().removed, step.replaced])];
+        const removed =
+          step.replaced === undefined ? undefined : [...new Set([...deps.identity().removed, step.replaced])];
         await deps.persist({ status: 'normal', move: undefined, ...(removed === undefined ? {} : { removed }) });
         if (removed !== undefined) deps.gossiper.set('removed', removed.join(','));
         deps.gossiper.set('status', 'normal');
@@ -169,17 +176,25 @@ export class Joining {
   /** Persist and gossip the tokens picked (with whom we replace, if anyone). */
   async #claim(step: Extract<JoinStep, { kind: 'claim' }>): Promise<void> {
     const { deps } = this;
-    if (step.clash !== undefined) this.#log.warn({ peer: step.clash }, 'a token of ours is claimed by another member first: picking new tokens');
+    if (step.clash !== undefined)
+      this.#log.warn({ peer: step.clash }, 'a token of ours is claimed by another member first: picking new tokens');
     // A new move id each claim: ranges pulled for an earlier claim missed the writes since.
     const id = deps.identity().id;
-    await deps.persist({ tokens: step.tokens, move: `join-${id}-${randomBytes(6).toString('hex')}`, replaces: deps.identity().replaces ?? deps.config.replace });
+    await deps.persist({
+      tokens: step.tokens,
+      move: `join-${id}-${randomBytes(6).toString('hex')}`,
+      replaces: deps.identity().replaces ?? deps.config.replace,
+    });
     this.#tokensSince = performance.now();
     // Whom we replace goes with the claim: peers must never see the dead node's tokens claimed as a join.
     const replaces = deps.identity().replaces;
     if (replaces !== undefined) deps.gossiper.set('replaces', replaces);
     deps.gossiper.set('tokens', formatTokens(step.tokens));
     deps.afterGossip();
-    this.#log.info({ tokens: step.tokens.length, alone: step.alone }, step.alone ? 'no seed answered: forming a new cluster' : 'tokens picked');
+    this.#log.info(
+      { tokens: step.tokens.length, alone: step.alone },
+      step.alone ? 'no seed answered: forming a new cluster' : 'tokens picked',
+    );
   }
 
   /** Give up our token claim: gossip no tokens, forget them and the move. */
@@ -198,15 +213,22 @@ export class Joining {
     const view = deps.view();
     const ranges = deps.handoff.pullsOf(view, deps.identity().id).length;
     log.info({ ranges, move }, 'streaming the ranges this node gains');
-    this.#bootstrap = deps.handoff.pullOwn(view, move).then(
-      (r) => {
-        log.info({ ranges, keys: r.keys, copied: r.copied, bytes: r.bytes, ms: Math.round(performance.now() - started) }, 'ranges streamed');
-        void this.step();
-      },
-      (e: unknown) => {
-        if (!deps.closing()) log.warn({ err: (e as Error)?.message ?? String(e) }, 'streaming failed; retrying next round');
-      },
-    ).finally(() => (this.#bootstrap = undefined));
+    this.#bootstrap = deps.handoff
+      .pullOwn(view, move)
+      .then(
+        (r) => {
+          log.info(
+            { ranges, keys: r.keys, copied: r.copied, bytes: r.bytes, ms: Math.round(performance.now() - started) },
+            'ranges streamed',
+          );
+          void this.step();
+        },
+        (e: unknown) => {
+          if (!deps.closing())
+            log.warn({ err: (e as Error)?.message ?? String(e) }, 'streaming failed; retrying next round');
+        },
+      )
+      .finally(() => (this.#bootstrap = undefined));
   }
 
   /**

@@ -22,7 +22,16 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Gossiper } from '../../membership/gossiper.js';
 import type { Movement, RingView } from '../../membership/ring-view.js';
-import { cancelDecommission, nextDriveStep, requestDecommission, requestRemoval, settleHeirs, type DriveStep, type Request, type Update } from '../../cluster/leave.js';
+import {
+  cancelDecommission,
+  nextDriveStep,
+  requestDecommission,
+  requestRemoval,
+  settleHeirs,
+  type DriveStep,
+  type Request,
+  type Update,
+} from '../../cluster/leave.js';
 import { unitKey, type RangeUnit } from '../../ring/index.js';
 import type { PullItem } from '../../streaming/transfers.js';
 import type { RemovalRepairProgress } from './removal-repair-file.js';
@@ -42,7 +51,9 @@ export interface DriverDeps {
   readonly handoff: Handoff;
   view(): RingView;
   identity(): Identity;
-  persist(change: Partial<Pick<Identity, 'status' | 'move' | 'removing' | 'removed' | 'heirs' | 'tokens'>>): Promise<void>;
+  persist(
+    change: Partial<Pick<Identity, 'status' | 'move' | 'removing' | 'removed' | 'heirs' | 'tokens'>>,
+  ): Promise<void>;
   /** Set our gossip fields and republish the view. */
   gossip(fields: Record<string, string>): void;
   /** Tell every peer our state now (before exiting). */
@@ -136,7 +147,11 @@ export class MovementDriver {
   async decommission(): Promise<string> {
     const r = requestDecommission(this.#request());
     await this.#started(r);
-    if (r.kind === 'start') this.deps.log.info({ move: r.move }, 'decommission started: status leaving; streaming starts once every member sees it');
+    if (r.kind === 'start')
+      this.deps.log.info(
+        { move: r.move },
+        'decommission started: status leaving; streaming starts once every member sees it',
+      );
     return r.kind === 'start' || r.kind === 'already' ? r.move : '';
   }
 
@@ -154,12 +169,22 @@ export class MovementDriver {
     const r = requestRemoval({ ...this.#request(), target, state: gossiper.state(target), up: gossiper.isUp(target) });
     await this.#started(r);
     if (r.kind === 'removed') this.deps.log.info({ peer: target }, 'removed a member that owned nothing');
-    if (r.kind === 'start') this.deps.log.info({ peer: target, move: r.move }, 'removal started: the nodes that gain its ranges pull them from the surviving replicas');
+    if (r.kind === 'start')
+      this.deps.log.info(
+        { peer: target, move: r.move },
+        'removal started: the nodes that gain its ranges pull them from the surviving replicas',
+      );
     return r.kind === 'start' || r.kind === 'already' ? r.move : '';
   }
 
   #request(): { self: string; me: Identity; view: RingView; replicas: number; nonce: string } {
-    return { self: this.deps.id, me: this.deps.identity(), view: this.deps.view(), replicas: this.deps.replicas, nonce: randomBytes(6).toString('hex') };
+    return {
+      self: this.deps.id,
+      me: this.deps.identity(),
+      view: this.deps.view(),
+      replicas: this.deps.replicas,
+      nonce: randomBytes(6).toString('hex'),
+    };
   }
 
   async #started(r: Request): Promise<void> {
@@ -180,10 +205,16 @@ export class MovementDriver {
     if (this.#settling) return;
     this.#settling = true;
     try {
-      const s = settleHeirs({ self: this.deps.id, me: this.deps.identity(), view: this.deps.view(), states: this.deps.gossiper.states() });
+      const s = settleHeirs({
+        self: this.deps.id,
+        me: this.deps.identity(),
+        view: this.deps.view(),
+        states: this.deps.gossiper.states(),
+      });
       if (s === undefined) return;
       await this.#apply(s.update);
-      if (s.gained > 0) this.deps.log.info({ tokens: s.gained }, 'took the tokens inherited from a node that left as our own');
+      if (s.gained > 0)
+        this.deps.log.info({ tokens: s.gained }, 'took the tokens inherited from a node that left as our own');
     } finally {
       this.#settling = false;
     }
@@ -244,7 +275,10 @@ export class MovementDriver {
         this.#hintsLeft = { move: deps.identity().move!, left };
         if (left > 0) {
           if (this.#status) this.#status.phase = `handing over hints (${left} left)`;
-          deps.log.info({ hints: left }, 'ranges streamed; some hints could not be handed over yet: trying again next round');
+          deps.log.info(
+            { hints: left },
+            'ranges streamed; some hints could not be handed over yet: trying again next round',
+          );
           return false;
         }
         return true;
@@ -254,7 +288,10 @@ export class MovementDriver {
         if (status) status.phase = 'left';
         await this.#apply(step.update);
         await deps.announce();
-        deps.log.info({ move: step.move, ...this.#totals(), ms: status ? Date.now() - status.startedAt : undefined }, 'decommissioned: every range is on its new replicas; status left, stopping');
+        deps.log.info(
+          { move: step.move, ...this.#totals(), ms: status ? Date.now() - status.startedAt : undefined },
+          'decommissioned: every range is on its new replicas; status left, stopping',
+        );
         deps.exit();
         return false;
       }
@@ -268,7 +305,9 @@ export class MovementDriver {
           const repair = r === undefined ? {} : { units: r.units, repaired: r.repaired, skipped: r.skipped };
           deps.log.info(
             { move: step.move, peer: step.peer, ...this.#totals(), ...repair, ms: Date.now() - status.startedAt },
-            r !== undefined && r.skipped > 0 ? 'removed: every range of the node is on its new replicas; some units were skipped (a replica down) and are left to background repair' : 'removed: every range of the node is back on N replicas',
+            r !== undefined && r.skipped > 0
+              ? 'removed: every range of the node is on its new replicas; some units were skipped (a replica down) and are left to background repair'
+              : 'removed: every range of the node is back on N replicas',
           );
         } else deps.log.info({ move: step.move, peer: step.peer }, 'removal over: the node is no longer an owner');
         return false;
@@ -283,7 +322,10 @@ export class MovementDriver {
     try {
       saved = await this.deps.removalRepair.load(move);
     } catch (e) {
-      this.deps.log.warn({ move, err: (e as Error).message }, 'the removal repair progress cannot be read: its repair step starts over');
+      this.deps.log.warn(
+        { move, err: (e as Error).message },
+        'the removal repair progress cannot be read: its repair step starts over',
+      );
     }
     this.#repaired = { move, repaired: new Set(saved.repaired), skipped: new Set(saved.skipped) };
     this.#failures.clear();
@@ -293,7 +335,9 @@ export class MovementDriver {
   async #forgetRepair(): Promise<void> {
     this.#repaired = undefined;
     this.#failures.clear();
-    await this.deps.removalRepair.save(undefined).catch((e: unknown) => this.deps.log.warn({ err: (e as Error).message }, 'cannot delete removal-repair.json'));
+    await this.deps.removalRepair
+      .save(undefined)
+      .catch((e: unknown) => this.deps.log.warn({ err: (e as Error).message }, 'cannot delete removal-repair.json'));
   }
 
   /**
@@ -310,11 +354,17 @@ export class MovementDriver {
     Object.assign(r, { units: total, repaired: done.repaired.size, skipped: done.skipped.size });
     if (status !== undefined) status.repair = r;
     const show = (): void => {
-      if (status !== undefined) status.phase = `repairing: ${r.repaired + r.skipped}/${r.units} units${r.skipped > 0 ? ` (${r.skipped} skipped)` : ''}`;
+      if (status !== undefined)
+        status.phase = `repairing: ${r.repaired + r.skipped}/${r.units} units${r.skipped > 0 ? ` (${r.skipped} skipped)` : ''}`;
     };
     show();
-    if (started === undefined) deps.log.info({ move, units: total, pending: units.length }, 'ranges pulled: repairing the units whose copies the removed node took (its replicas, and the writes it held hints for)');
-    const record = async (): Promise<void> => deps.removalRepair.save({ move, repaired: [...done.repaired], skipped: [...done.skipped] });
+    if (started === undefined)
+      deps.log.info(
+        { move, units: total, pending: units.length },
+        'ranges pulled: repairing the units whose copies the removed node took (its replicas, and the writes it held hints for)',
+      );
+    const record = async (): Promise<void> =>
+      deps.removalRepair.save({ move, repaired: [...done.repaired], skipped: [...done.skipped] });
     let pending = 0;
     for (const u of units) {
       if (deps.identity().move !== move) return false;
@@ -356,7 +406,10 @@ export class MovementDriver {
           await record();
         } catch (e) {
           // What is done stays known to this run; the file catches up at the next unit or round.
-          deps.log.warn({ move, err: (e as Error).message }, 'removal repair: cannot record progress in removal-repair.json; trying again next round');
+          deps.log.warn(
+            { move, err: (e as Error).message },
+            'removal repair: cannot record progress in removal-repair.json; trying again next round',
+          );
           pending++;
           break;
         }
@@ -394,17 +447,30 @@ export class MovementDriver {
       items.push(t);
       byGainer.set(t.to, items);
     }
-    const status: DriveStatus = this.#status?.move === move && this.#statusKey === key ? this.#status : {
-      movement,
-      move,
-      startedAt: Date.now(),
-      phase: 'streaming',
-      gainers: [...byGainer].map(([node, items]) => ({ node, ranges: items.length, state: 'waiting', keys: 0, bytes: 0, error: '' })),
-    };
+    const status: DriveStatus =
+      this.#status?.move === move && this.#statusKey === key
+        ? this.#status
+        : {
+            movement,
+            move,
+            startedAt: Date.now(),
+            phase: 'streaming',
+            gainers: [...byGainer].map(([node, items]) => ({
+              node,
+              ranges: items.length,
+              state: 'waiting',
+              keys: 0,
+              bytes: 0,
+              error: '',
+            })),
+          };
     this.#status = status;
     this.#statusKey = key;
     status.phase = 'streaming';
-    this.deps.log.info({ move, gainers: [...byGainer.keys()], ranges: [...byGainer.values()].reduce((s, x) => s + x.length, 0) }, 'asking the nodes that gain ranges to pull them');
+    this.deps.log.info(
+      { move, gainers: [...byGainer.keys()], ranges: [...byGainer.values()].reduce((s, x) => s + x.length, 0) },
+      'asking the nodes that gain ranges to pull them',
+    );
     await Promise.all(
       status.gainers.map(async (g) => {
         if (g.state === 'done') return;
@@ -422,7 +488,10 @@ export class MovementDriver {
         } catch (e) {
           g.state = 'failed';
           g.error = (e as { details?: string; message?: string })?.details ?? (e as Error)?.message ?? String(e);
-          this.deps.log.warn({ peer: g.node, err: g.error }, 'a node could not pull its ranges yet; asking again next round');
+          this.deps.log.warn(
+            { peer: g.node, err: g.error },
+            'a node could not pull its ranges yet; asking again next round',
+          );
         }
       }),
     );

@@ -39,12 +39,21 @@ export class Operator {
       return { move: '', message: `${id}: decommission cancelled; the node is normal again` };
     }
     const move = await driver.decommission();
-    return { move, message: `${id} is leaving: once every member sees it, the nodes that gain its ranges pull them; then it goes left and exits` };
+    return {
+      move,
+      message: `${id} is leaving: once every member sees it, the nodes that gain its ranges pull them; then it goes left and exits`,
+    };
   }
 
   async removeNode(target: string): Promise<{ move: string; message: string }> {
     const move = await this.deps.driver.removeNode(target);
-    return { move, message: move === '' ? `${target} owned no data: removed` : `removing ${target}: the nodes that gain its ranges pull them from the surviving replicas, then its ranges and the writes it held hints for are repaired (driven by ${this.deps.id})` };
+    return {
+      move,
+      message:
+        move === ''
+          ? `${target} owned no data: removed`
+          : `removing ${target}: the nodes that gain its ranges pull them from the surviving replicas, then its ranges and the writes it held hints for are repaired (driven by ${this.deps.id})`,
+    };
   }
 
   /**
@@ -58,17 +67,23 @@ export class Operator {
     const classes = deps.handoff.classes();
     const plan = cleanupPlan({ self: deps.id, status: deps.identity().status, view, classes: classes.classes });
     if (plan.kind === 'refuse') throw new MovementRefused(plan.message);
-    let deleted = 0, kept = 0, ranges = 0;
+    let deleted = 0,
+      kept = 0,
+      ranges = 0;
     for (const r of plan.ranges) {
       // The ring (or the buckets' classes) may have changed meanwhile: stop rather than delete by a stale one.
       if (deps.view() !== view) throw new MovementRefused('the ring changed during cleanup; run it again');
-      if (deps.handoff.classes().classes.join() !== classes.classes.join()) throw new MovementRefused('a bucket of a new n was created during cleanup; run it again');
+      if (deps.handoff.classes().classes.join() !== classes.classes.join())
+        throw new MovementRefused('a bucket of a new n was created during cleanup; run it again');
       const res = await deps.store.ranges.delete({ start: r.start, end: r.end }, {}, deleteFilter(classes, r.n));
       deleted += res.deleted;
       kept += res.kept;
       ranges++;
     }
-    deps.log.info({ component: 'topology', deleted, kept, ranges }, 'cleanup: data of ranges this node no longer replicates deleted');
+    deps.log.info(
+      { component: 'topology', deleted, kept, ranges },
+      'cleanup: data of ranges this node no longer replicates deleted',
+    );
     return { deleted, kept, ranges };
   }
 
@@ -84,10 +99,40 @@ export class Operator {
         requestedBy: p.from,
         startedAtMs: p.startedAt,
         finishedAtMs: p.finishedAt ?? 0,
-        ranges: p.ranges.map((r) => ({ start: r.start, end: r.end, state: r.state, peer: r.source, keys: r.keys, bytes: r.bytes, share: r.share, fallbackSource: r.fallbackSource, error: r.error })),
+        ranges: p.ranges.map((r) => ({
+          start: r.start,
+          end: r.end,
+          state: r.state,
+          peer: r.source,
+          keys: r.keys,
+          bytes: r.bytes,
+          share: r.share,
+          fallbackSource: r.fallbackSource,
+          error: r.error,
+        })),
       })),
-      outgoing: [...handoff.outgoing].map((o) => ({ start: o.start, end: o.end, state: 'active', peer: o.to, keys: o.keys, bytes: o.bytes, share: 0, fallbackSource: false, error: '' })),
-      drive: d === undefined ? undefined : { kind: d.movement.kind, node: d.movement.node, move: d.move, phase: d.phase, startedAtMs: d.startedAt, gainers: d.gainers },
+      outgoing: [...handoff.outgoing].map((o) => ({
+        start: o.start,
+        end: o.end,
+        state: 'active',
+        peer: o.to,
+        keys: o.keys,
+        bytes: o.bytes,
+        share: 0,
+        fallbackSource: false,
+        error: '',
+      })),
+      drive:
+        d === undefined
+          ? undefined
+          : {
+              kind: d.movement.kind,
+              node: d.movement.node,
+              move: d.move,
+              phase: d.phase,
+              startedAtMs: d.startedAt,
+              gainers: d.gainers,
+            },
       streamBytesPerSecond: Number.isFinite(handoff.throttle.rate) ? handoff.throttle.rate : 0,
     };
   }
@@ -96,7 +141,8 @@ export class Operator {
   progress(): string {
     const { handoff } = this.deps;
     const d = this.deps.driver.status;
-    if (d !== undefined && d.phase === 'streaming') return `${d.gainers.filter((g) => g.state === 'done').reduce((s, g) => s + g.ranges, 0)}/${d.gainers.reduce((s, g) => s + g.ranges, 0)}`;
+    if (d !== undefined && d.phase === 'streaming')
+      return `${d.gainers.filter((g) => g.state === 'done').reduce((s, g) => s + g.ranges, 0)}/${d.gainers.reduce((s, g) => s + g.ranges, 0)}`;
     const { status, move } = this.deps.identity();
     if (status !== 'joining' || move === undefined) return '';
     const total = handoff.pullsOf(this.deps.view(), this.deps.id).length;

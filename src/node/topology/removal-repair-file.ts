@@ -34,11 +34,15 @@ export async function saveRemovalRepair(dir: string, p: RemovalRepairProgress | 
 export async function loadRemovalRepair(dir: string, move: string): Promise<RemovalRepairProgress> {
   const none = { move, repaired: [], skipped: [] };
   const bad = (): never => {
-    throw new Error(`${join(dir, FILE)} is damaged: delete it (the removal's repair step then starts over, which is safe) and restart`);
+    throw new Error(
+      `${join(dir, FILE)} is damaged: delete it (the removal's repair step then starts over, which is safe) and restart`,
+    );
   };
-  const j = (await readJsonFile(dir, FILE, bad)) as { move?: unknown; repaired?: unknown; skipped?: unknown } | undefined;
+  const j = (await readJsonFile(dir, FILE, bad)) as
+    { move?: unknown; repaired?: unknown; skipped?: unknown } | undefined;
   if (j === undefined) return none;
   const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
-  if (j === null || typeof j !== 'object' || typeof j.move !== 'string' || !strings(j.repaired) || !strings(j.skipped)) return bad();
+  if (j === null || typeof j !== 'object' || typeof j.move !== 'string' || !strings(j.repaired) || !strings(j.skipped))
+    return bad();
   return j.move === move ? { move, repaired: j.repaired, skipped: j.skipped } : none;
 }

@@ -19,7 +19,16 @@ import type { Gossiper } from '../../membership/gossiper.js';
 import { field, statusOf } from '../../membership/endpoint.js';
 import type { RingView } from '../../membership/ring-view.js';
 import { planChanges } from '../../cluster/staged-plan.js';
-import { addToStage, clearStage, commitStage, EMPTY_STAGE, markStep, nextCommitStep, type Stage, type StageResult } from '../../cluster/stage.js';
+import {
+  addToStage,
+  clearStage,
+  commitStage,
+  EMPTY_STAGE,
+  markStep,
+  nextCommitStep,
+  type Stage,
+  type StageResult,
+} from '../../cluster/stage.js';
 import { MovementRefused } from './movement-driver.js';
 import type { PlanResponse } from '../../transport/generated/ringkv/v1/PlanResponse.js';
 
@@ -66,7 +75,10 @@ export class StagedChanges {
   /** Go on with a commit that was running when the node stopped (call once the node runs). */
   resume(): void {
     if (!this.#stage.committing || this.#committing) return;
-    this.deps.log.info({ steps: this.#stage.steps.length }, 'commit: going on with the staged changes committed before the restart');
+    this.deps.log.info(
+      { steps: this.#stage.steps.length },
+      'commit: going on with the staged changes committed before the restart',
+    );
     this.#committing = this.#run().finally(() => (this.#committing = undefined));
   }
 
@@ -77,7 +89,12 @@ export class StagedChanges {
 
   /** The result's stage in force and saved, or its refusal thrown. */
   async #take(r: StageResult): Promise<void> {
-    if (r.kind !== 'ok') throw r.kind === 'bad' ? new BadChange(r.message) : r.kind === 'outdated' ? new PlanOutdated(r.message) : new MovementRefused(r.message);
+    if (r.kind !== 'ok')
+      throw r.kind === 'bad'
+        ? new BadChange(r.message)
+        : r.kind === 'outdated'
+          ? new PlanOutdated(r.message)
+          : new MovementRefused(r.message);
     await this.#save(r.stage);
   }
 
@@ -94,7 +111,14 @@ export class StagedChanges {
   /** Stage `changes` after those already staged, and return the whole plan. */
   async plan(changes: readonly { kind: string; node: string }[]): Promise<PlanResponse> {
     const { gossiper } = this.deps;
-    await this.#take(addToStage(this.#stage, changes, { view: this.deps.view(), state: (id) => gossiper.state(id), isUp: (id) => gossiper.isUp(id), replicas: this.deps.replicas }));
+    await this.#take(
+      addToStage(this.#stage, changes, {
+        view: this.deps.view(),
+        state: (id) => gossiper.state(id),
+        isUp: (id) => gossiper.isUp(id),
+        replicas: this.deps.replicas,
+      }),
+    );
     return this.reply();
   }
 
@@ -141,7 +165,10 @@ export class StagedChanges {
             this.#started = step.index;
           } catch (e) {
             const error = (e as { details?: string; message?: string })?.details ?? (e as Error)?.message ?? String(e);
-            this.deps.log.warn({ change: kind, peer: node, err: error }, 'commit: a staged change failed; the rest are not run');
+            this.deps.log.warn(
+              { change: kind, peer: node, err: error },
+              'commit: a staged change failed; the rest are not run',
+            );
             await this.#save(markStep(this.#stage, step.index, 'failed', error));
             return;
           }
@@ -156,13 +183,25 @@ export class StagedChanges {
     const view = this.deps.view();
     const load = (id: string): { bytes: number; keys: number } => {
       const st = this.deps.gossiper.state(id);
-      return { bytes: Number(st ? (field(st, 'load') ?? '0') : '0'), keys: Number(st ? (field(st, 'keys') ?? '0') : '0') };
+      return {
+        bytes: Number(st ? (field(st, 'load') ?? '0') : '0'),
+        keys: Number(st ? (field(st, 'keys') ?? '0') : '0'),
+      };
     };
     const steps = this.#stage.steps;
     const pending = steps.filter((s) => s.state === 'staged' || s.state === 'running');
     let planned: ReturnType<typeof planChanges> | undefined;
     try {
-      planned = view.ring === undefined ? undefined : planChanges(view.ring, pending.map((s) => s.change), this.deps.replicas, load, this.deps.classes());
+      planned =
+        view.ring === undefined
+          ? undefined
+          : planChanges(
+              view.ring,
+              pending.map((s) => s.change),
+              this.deps.replicas,
+              load,
+              this.deps.classes(),
+            );
     } catch {
       planned = undefined; // a step already under way: its ring is not the current one any more
     }

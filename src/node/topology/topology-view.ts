@@ -28,7 +28,15 @@ export interface TopologyViewDeps {
 }
 
 export class TopologyView {
-  #view: RingView = { ring: undefined, target: undefined, movements: [], removed: new Set(), conflicts: [], fingerprint: '', hash: '' };
+  #view: RingView = {
+    ring: undefined,
+    target: undefined,
+    movements: [],
+    removed: new Set(),
+    conflicts: [],
+    fingerprint: '',
+    hash: '',
+  };
   #placement: Placement | undefined;
   /** The gossiper's revision the view was last checked at. */
   #revision = -1;
@@ -65,7 +73,11 @@ export class TopologyView {
     const view = ringFromStates(deps.gossiper.states(), { tokensPerNode: deps.tokensPerNode });
     this.#view = view;
     if (view.removed.has(deps.id) && !deps.closing()) {
-      deps.fail(new Error(`node ${deps.id} was removed from cluster ${deps.clusterName} (ringkv removenode or a replacement): it must not serve its old ranges. To bring this machine back, move its data dir away and start it as a new node`));
+      deps.fail(
+        new Error(
+          `node ${deps.id} was removed from cluster ${deps.clusterName} (ringkv removenode or a replacement): it must not serve its old ranges. To bring this machine back, move its data dir away and start it as a new node`,
+        ),
+      );
       return;
     }
     this.#placement = view.ring === undefined ? undefined : { ring: view.ring, target: view.target ?? view.ring };
@@ -73,13 +85,23 @@ export class TopologyView {
     deps.gossiper.set('topo', view.hash);
     deps.changed();
     for (const c of view.conflicts) {
-      deps.log.warn({ component: 'ring', peer: c.id, token: c.token.toString(16), owner: c.owner }, 'member left out of the ring: a token of it is already owned');
+      deps.log.warn(
+        { component: 'ring', peer: c.id, token: c.token.toString(16), owner: c.owner },
+        'member left out of the ring: a token of it is already owned',
+      );
     }
     deps.log.info(
-      { component: 'ring', owners: view.ring?.size ?? 0, tokens: view.ring?.tokens.length ?? 0, movements: view.movements.map(describeMovement), topo: view.hash },
+      {
+        component: 'ring',
+        owners: view.ring?.size ?? 0,
+        tokens: view.ring?.tokens.length ?? 0,
+        movements: view.movements.map(describeMovement),
+        topo: view.hash,
+      },
       'ring changed',
     );
-    const ringKey = view.ring?.members.map((m) => `${m.id}:${m.zone}:${m.rack}:${m.weight}:${m.tokens.join(',')}`).join('|') ?? '';
+    const ringKey =
+      view.ring?.members.map((m) => `${m.id}:${m.zone}:${m.rack}:${m.weight}:${m.tokens.join(',')}`).join('|') ?? '';
     if (ringKey === this.#ringKey) return;
     this.#ringKey = ringKey;
     for (const l of this.#listeners) {

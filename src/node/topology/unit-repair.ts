@@ -39,15 +39,27 @@ const token = (v: string): bigint | undefined => (/^[0-9a-f]{16}$/.test(v) ? Big
 
 /** Repair the unit `r` names with its other replicas, if this node may (unitRefusal). */
 export async function repairUnitFor(deps: UnitRepairDeps, r: RepairRangeRequest__Output): Promise<RepairRangeReply> {
-  const start = token(r.start), end = token(r.end);
-  if (start === undefined || end === undefined) throw new UnitRepairRefused('OP_BAD_ARGUMENT', `a range is two tokens of 16 hex digits, got "${r.start}"-"${r.end}"`);
-  if (r.n > 16) throw new UnitRepairRefused('OP_BAD_ARGUMENT', `n must be a replica count of 1-16 (0: every key), got ${r.n}`);
+  const start = token(r.start),
+    end = token(r.end);
+  if (start === undefined || end === undefined)
+    throw new UnitRepairRefused(
+      'OP_BAD_ARGUMENT',
+      `a range is two tokens of 16 hex digits, got "${r.start}"-"${r.end}"`,
+    );
+  if (r.n > 16)
+    throw new UnitRepairRefused('OP_BAD_ARGUMENT', `n must be a replica count of 1-16 (0: every key), got ${r.n}`);
   deps.checkClasses(r.n, r.classes);
-  const why = unitRefusal(deps.view().target, deps.id, { start, end, replicas: r.replicas }, r.n === 0 ? deps.replicas : r.n);
+  const why = unitRefusal(
+    deps.view().target,
+    deps.id,
+    { start, end, replicas: r.replicas },
+    r.n === 0 ? deps.replicas : r.n,
+  );
   if (why !== undefined) throw new UnitRepairRefused('OP_REPAIR_REFUSED', why);
   const peers = r.replicas.filter((x) => x !== deps.id);
   const down = peers.filter((x) => !deps.isUp(x));
-  if (down.length > 0) throw new UnitRepairRefused('OP_REPAIR_REFUSED', `${down.join(', ')} down: the unit cannot be repaired now`);
+  if (down.length > 0)
+    throw new UnitRepairRefused('OP_REPAIR_REFUSED', `${down.join(', ')} down: the unit cannot be repaired now`);
   const s = await deps.repairOne({ start, end }, peers, r.n === 0 ? undefined : r.n);
   return { leavesDiffering: s.leavesDiffering, keysExchanged: s.keysExchanged, bytes: s.bytes };
 }

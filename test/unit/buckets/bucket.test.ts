@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { BucketError, DEFAULT_BUCKET, MARK, bucketName, checkProps, defaultProps, splitKey, storedKey, typeOf, withProperty } from '../../../src/buckets/index.js';
+import {
+  BucketError,
+  DEFAULT_BUCKET,
+  MARK,
+  bucketName,
+  checkProps,
+  defaultProps,
+  splitKey,
+  storedKey,
+  typeOf,
+  withProperty,
+} from '../../../src/buckets/index.js';
 
 const err = (f: () => unknown): string => {
   try {
@@ -37,7 +48,8 @@ describe('bucket properties', () => {
   it('takes a type of kv, counter or set; refuses map (not in this release) and others, naming the three', () => {
     expect(defaultProps(3).type).toBe('kv');
     expect(typeOf({ n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'siblings' })).toBe('kv');
-    for (const t of ['kv', 'counter', 'set', 'map'] as const) expect(checkProps(withProperty(defaultProps(3), 'type', t)).type).toBe(t);
+    for (const t of ['kv', 'counter', 'set', 'map'] as const)
+      expect(checkProps(withProperty(defaultProps(3), 'type', t)).type).toBe(t);
     const message = (f: () => unknown): string => {
       try {
         f();
@@ -46,14 +58,26 @@ describe('bucket properties', () => {
       }
       return 'none';
     };
-    expect(message(() => withProperty(defaultProps(3), 'type', 'Counter'))).toMatch(/^BK_BAD_PROPERTY: type must be kv, counter, set, map, consistent, got "Counter"/);
+    expect(message(() => withProperty(defaultProps(3), 'type', 'Counter'))).toMatch(
+      /^BK_BAD_PROPERTY: type must be kv, counter, set, map, consistent, got "Counter"/,
+    );
     expect(err(() => checkProps({ ...defaultProps(3), type: 'hll' as 'kv' }))).toBe('BK_BAD_PROPERTY');
-    expect(message(() => checkProps({ ...defaultProps(3), type: 'counter', ttlMs: 1000 }))).toMatch(/^BK_BAD_PROPERTY: a bucket of type counter has no TTL/);
-    expect(message(() => checkProps({ ...defaultProps(3), type: 'map', ttlMs: 1000 }))).toMatch(/^BK_BAD_PROPERTY: a bucket of type map has no TTL/);
+    expect(message(() => checkProps({ ...defaultProps(3), type: 'counter', ttlMs: 1000 }))).toMatch(
+      /^BK_BAD_PROPERTY: a bucket of type counter has no TTL/,
+    );
+    expect(message(() => checkProps({ ...defaultProps(3), type: 'map', ttlMs: 1000 }))).toMatch(
+      /^BK_BAD_PROPERTY: a bucket of type map has no TTL/,
+    );
     // A consistent bucket: no TTL, and always a majority (Paxos quorums must meet).
-    expect(message(() => checkProps({ ...defaultProps(3), type: 'consistent', ttlMs: 1000 }))).toMatch(/^BK_BAD_PROPERTY: a bucket of type consistent has no TTL/);
-    expect(message(() => checkProps({ ...defaultProps(3), type: 'consistent', w: 1 }))).toMatch(/^BK_BAD_PROPERTY: a consistent bucket reads and writes a majority .*leave r and w at 0/);
-    expect(message(() => checkProps({ ...defaultProps(3), type: 'consistent', r: 3 }))).toMatch(/Paxos quorums must meet/);
+    expect(message(() => checkProps({ ...defaultProps(3), type: 'consistent', ttlMs: 1000 }))).toMatch(
+      /^BK_BAD_PROPERTY: a bucket of type consistent has no TTL/,
+    );
+    expect(message(() => checkProps({ ...defaultProps(3), type: 'consistent', w: 1 }))).toMatch(
+      /^BK_BAD_PROPERTY: a consistent bucket reads and writes a majority .*leave r and w at 0/,
+    );
+    expect(message(() => checkProps({ ...defaultProps(3), type: 'consistent', r: 3 }))).toMatch(
+      /Paxos quorums must meet/,
+    );
     expect(checkProps({ ...defaultProps(5), type: 'consistent' }).type).toBe('consistent');
     expect(checkProps({ ...defaultProps(3), type: 'kv', ttlMs: 1000 }).ttlMs).toBe(1000);
   });

@@ -13,7 +13,7 @@ const code = (f: () => unknown): string => {
 const props = { n: 5, r: 0, w: 2, ttlMs: 0, siblings: 'siblings' as const, type: 'kv' as const };
 
 describe('BucketTable', () => {
-  it('keeps a bucket\'s type from its creation and refuses to change it (BK_TYPE_FIXED)', () => {
+  it("keeps a bucket's type from its creation and refuses to change it (BK_TYPE_FIXED)", () => {
     const t = new BucketTable(3);
     t.create('hits', { ...props, type: 'counter' }, 1000, 'a');
     t.create('tags', { ...props, type: 'set' }, 1000, 'a');
@@ -40,9 +40,23 @@ describe('BucketTable', () => {
   it('reads a bucket created by a release without types (no type written) as kv, and the default bucket as kv whatever is written', () => {
     const old: BucketEntry = {
       name: 'carts',
-      props: Object.fromEntries(['created', 'n', 'r', 'w', 'ttl_ms', 'siblings'].map((p) => [p, { value: ({ created: '1', n: '3', r: '0', w: '0', ttl_ms: '0', siblings: 'lww' } as Record<string, string>)[p]!, at: 1000, by: 'a' }])),
+      props: Object.fromEntries(
+        ['created', 'n', 'r', 'w', 'ttl_ms', 'siblings'].map((p) => [
+          p,
+          {
+            value: ({ created: '1', n: '3', r: '0', w: '0', ttl_ms: '0', siblings: 'lww' } as Record<string, string>)[
+              p
+            ]!,
+            at: 1000,
+            by: 'a',
+          },
+        ]),
+      ),
     };
-    const t = new BucketTable(3, [old, { name: DEFAULT_BUCKET, props: { type: { value: 'counter', at: 5000, by: 'z' } } }]);
+    const t = new BucketTable(3, [
+      old,
+      { name: DEFAULT_BUCKET, props: { type: { value: 'counter', at: 5000, by: 'z' } } },
+    ]);
     expect(t.props('carts')).toEqual({ n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'lww', type: 'kv' });
     expect(t.props(DEFAULT_BUCKET)!.type).toBe('kv');
     // And its type cannot be set afterwards either: its keys are kv keys.
@@ -123,7 +137,8 @@ describe('BucketTable', () => {
   });
 
   it('of two creates at once the later wins whole; different properties set at once both stay', () => {
-    const a = new BucketTable(3), b = new BucketTable(3);
+    const a = new BucketTable(3),
+      b = new BucketTable(3);
     a.create('x', { ...props, n: 2, w: 2 }, 100, 'a');
     b.create('x', { ...props, n: 4, w: 1 }, 101, 'b');
     a.merge(b.entries());
@@ -137,8 +152,15 @@ describe('BucketTable', () => {
   });
 
   it('merging is commutative, associative and idempotent (a join-semilattice)', () => {
-    const write = fc.record({ value: fc.constantFrom('0', '1', '2', '3', 'lww', 'siblings'), at: fc.integer({ min: 0, max: 20 }), by: fc.constantFrom('a', 'b', 'c') });
-    const entry = fc.record({ name: fc.constantFrom('default', 'x', 'y'), props: fc.dictionary(fc.constantFrom('created', 'n', 'r', 'w', 'ttl_ms', 'siblings'), write) });
+    const write = fc.record({
+      value: fc.constantFrom('0', '1', '2', '3', 'lww', 'siblings'),
+      at: fc.integer({ min: 0, max: 20 }),
+      by: fc.constantFrom('a', 'b', 'c'),
+    });
+    const entry = fc.record({
+      name: fc.constantFrom('default', 'x', 'y'),
+      props: fc.dictionary(fc.constantFrom('created', 'n', 'r', 'w', 'ttl_ms', 'siblings'), write),
+    });
     const tables = fc.array(fc.array(entry, { maxLength: 4 }), { minLength: 3, maxLength: 3 });
     fc.assert(
       fc.property(tables, ([x, y, z]: BucketEntry[][]) => {

@@ -41,15 +41,27 @@ describe('ringkv bucket --type', () => {
     expect(out.join('\n')).toMatch(/^Bucket\s+Type\s+N.*\nhits\s+counter\s+1\s/);
     out = [];
     expect(await bucket('list', '--json')).toBeUndefined();
-    expect((JSON.parse(out.join('\n')) as { name: string; props: { type: string } }[]).map((b) => `${b.name}:${b.props.type}`)).toEqual(['default:kv', 'hits:counter']);
-    expect((await bucket('set', 'hits', '--type', 'set'))?.message).toMatch(/^the type of bucket hits is counter and cannot change .*\(gRPC FAILED_PRECONDITION\)$/);
+    expect(
+      (JSON.parse(out.join('\n')) as { name: string; props: { type: string } }[]).map(
+        (b) => `${b.name}:${b.props.type}`,
+      ),
+    ).toEqual(['default:kv', 'hits:counter']);
+    expect((await bucket('set', 'hits', '--type', 'set'))?.message).toMatch(
+      /^the type of bucket hits is counter and cannot change .*\(gRPC FAILED_PRECONDITION\)$/,
+    );
     expect((await bucket('set', 'default', '--type', 'counter'))?.message).toMatch(/FAILED_PRECONDITION/);
   });
 
   it('refuses an unknown type and a TTL on a set or map bucket, saying what it takes', async () => {
-    expect((await bucket('create', 'm', '--type', 'hll'))?.message).toMatch(/^createBucket: option type must be one of "kv", "counter", "set", "map", "consistent", got "hll" \(gRPC INVALID_ARGUMENT\)$/);
-    expect((await bucket('create', 'm', '--type', 'map', '--ttl', '1h'))?.message).toMatch(/^a bucket of type map has no TTL/);
-    expect((await bucket('create', 'm', '--type', 'set', '--ttl', '1h'))?.message).toMatch(/^a bucket of type set has no TTL/);
+    expect((await bucket('create', 'm', '--type', 'hll'))?.message).toMatch(
+      /^createBucket: option type must be one of "kv", "counter", "set", "map", "consistent", got "hll" \(gRPC INVALID_ARGUMENT\)$/,
+    );
+    expect((await bucket('create', 'm', '--type', 'map', '--ttl', '1h'))?.message).toMatch(
+      /^a bucket of type map has no TTL/,
+    );
+    expect((await bucket('create', 'm', '--type', 'set', '--ttl', '1h'))?.message).toMatch(
+      /^a bucket of type set has no TTL/,
+    );
     // A bucket created without --type is kv.
     expect(await bucket('create', 'plain', '--json')).toBeUndefined();
     expect(JSON.parse(out.join('\n')).bucket.props.type).toBe('kv');
@@ -59,7 +71,9 @@ describe('ringkv bucket --type', () => {
     expect(await bucket('create', 'tally', '--type', 'counter')).toBeUndefined();
     const c = new Client({ nodes: [solo().address], tokenAware: false });
     try {
-      await expect(c.put('k', 'v', { bucket: 'tally' })).rejects.toMatchObject({ details: expect.stringMatching(/^bucket tally is of type counter/) });
+      await expect(c.put('k', 'v', { bucket: 'tally' })).rejects.toMatchObject({
+        details: expect.stringMatching(/^bucket tally is of type counter/),
+      });
       expect((await c.counterIncrement('k', 2, { bucket: 'tally' })).value).toBe(2n);
       expect(await c.counterGet('k', { bucket: 'tally' })).toEqual({ value: 2n, found: true });
     } finally {

@@ -45,15 +45,23 @@ async function node(timeoutMs?: number): Promise<string> {
   buckets.create('locks', { ...base, type: 'consistent' }, 1000, 'n1');
   const service = new KeyValueService(cluster.coordinator('n1'), buckets);
   const server = new grpc.Server();
-  server.addService(service.definition(), service.implementation((impl) => impl));
-  const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+  server.addService(
+    service.definition(),
+    service.implementation((impl) => impl),
+  );
+  const port = await new Promise<number>((res, rej) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
+  );
   cleanup.push(() => server.forceShutdown());
   return `127.0.0.1:${port}`;
 }
 
 /** Run `ringkv ARGS...` (the counter and set commands), printing into `out` and `err`; the error it failed with, if any. */
 async function ringkv(...args: string[]): Promise<Error | undefined> {
-  const program = new Command().enablePositionalOptions().exitOverride().configureOutput({ writeErr: (s) => void err.push(s), writeOut: (s) => void out.push(s) });
+  const program = new Command()
+    .enablePositionalOptions()
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => void err.push(s), writeOut: (s) => void out.push(s) });
   counterCommand(program);
   setCommand(program);
   mapCommands(program);
@@ -107,10 +115,16 @@ describe('ringkv counter', () => {
     expect(() => amount('1.5')).toThrow(/whole number/);
     expect(() => amount('9007199254740992')).toThrow(/at most 9007199254740991/);
     expect(amount('-9007199254740991')).toBe(-9007199254740991n);
-    expect((await ringkv('counter', 'incr', 'k', 'x', '--bucket', 'hits', '--node', at))?.message).toMatch(/expected a whole number/);
-    expect((await ringkv('counter', 'get', 'k', '--node', at))?.message).toMatch(/required option '--bucket <name>' not specified/);
+    expect((await ringkv('counter', 'incr', 'k', 'x', '--bucket', 'hits', '--node', at))?.message).toMatch(
+      /expected a whole number/,
+    );
+    expect((await ringkv('counter', 'get', 'k', '--node', at))?.message).toMatch(
+      /required option '--bucket <name>' not specified/,
+    );
     const wrong = await ringkv('counter', 'incr', 'k', '--bucket', 'tags', '--node', at);
-    expect(wrong?.message).toMatch(/^bucket tags is of type set, which CounterUpdate does not take: use SetUpdate, SetRead and SetContains \(ringkv set add, rm, drop, list, has\).*FAILED_PRECONDITION/);
+    expect(wrong?.message).toMatch(
+      /^bucket tags is of type set, which CounterUpdate does not take: use SetUpdate, SetRead and SetContains \(ringkv set add, rm, drop, list, has\).*FAILED_PRECONDITION/,
+    );
   });
 });
 
@@ -138,7 +152,12 @@ describe('ringkv set', () => {
     expect(process.exitCode).toBe(EXIT.notFound);
     out = [];
     expect(await ringkv('set', 'list', 'fruit', ...flags, '--json')).toBeUndefined();
-    expect(JSON.parse(out[0]!)).toEqual({ elements: [{ element: 'apple', elementBase64: 'YXBwbGU=' }, { element: 'pear', elementBase64: 'cGVhcg==' }] });
+    expect(JSON.parse(out[0]!)).toEqual({
+      elements: [
+        { element: 'apple', elementBase64: 'YXBwbGU=' },
+        { element: 'pear', elementBase64: 'cGVhcg==' },
+      ],
+    });
   });
 
   it('drop removes every element, page by page; --exit-code when it found none', async () => {
@@ -158,7 +177,9 @@ describe('ringkv set', () => {
   it('refuses a set command on a kv bucket, saying how to make a set bucket, and an element over the limit', async () => {
     const at = await node();
     const wrong = await ringkv('set', 'add', 'k', 'a', '--bucket', 'carts', '--node', at);
-    expect(wrong?.message).toMatch(/^bucket carts is of type kv, which SetUpdate does not take: .*sets live in a bucket of type set \(ringkv bucket create NAME --type set\)/);
+    expect(wrong?.message).toMatch(
+      /^bucket carts is of type kv, which SetUpdate does not take: .*sets live in a bucket of type set \(ringkv bucket create NAME --type set\)/,
+    );
     const big = await ringkv('set', 'add', 'k', 'x'.repeat(1025), '--bucket', 'tags', '--node', at);
     expect(big?.message).toMatch(/INVALID_ARGUMENT/);
   });
@@ -173,10 +194,24 @@ describe('ringkv map', () => {
     expect(await ringkv('map', 'incr', 'u1', 'logins', '3', ...flags)).toBeUndefined();
     expect(await ringkv('map', 'incr', 'u1', 'logins', '-1', ...flags)).toBeUndefined();
     expect(await ringkv('map', 'add', 'u1', 'tags', 'math', 'poetry', ...flags)).toBeUndefined();
-    expect(out).toEqual(['assigned 2 in u1', 'enabled 2 in u1', 'incremented 1 in u1', 'incremented 1 in u1', 'added 2 in u1']);
+    expect(out).toEqual([
+      'assigned 2 in u1',
+      'enabled 2 in u1',
+      'incremented 1 in u1',
+      'incremented 1 in u1',
+      'added 2 in u1',
+    ]);
     out = [];
     expect(await ringkv('map', 'get', 'u1', ...flags)).toBeUndefined();
-    expect([...out].sort()).toEqual(['address.city\tregister\tLondon', 'admin\tflag\ton', 'beta\tflag\ton', 'logins\tcounter\t2', 'name\tregister\tAda', 'tags\tset\tmath', 'tags\tset\tpoetry']);
+    expect([...out].sort()).toEqual([
+      'address.city\tregister\tLondon',
+      'admin\tflag\ton',
+      'beta\tflag\ton',
+      'logins\tcounter\t2',
+      'name\tregister\tAda',
+      'tags\tset\tmath',
+      'tags\tset\tpoetry',
+    ]);
     out = [];
     expect(await ringkv('map', 'get', 'u1', ...flags, '--json')).toBeUndefined();
     expect(JSON.parse(out[0]!)).toEqual({
@@ -215,8 +250,12 @@ describe('ringkv map', () => {
     expect((await ringkv('map', 'set', 'u1', 'name', ...flags))?.message).toMatch(/expected PATH=VALUE/);
     expect((await ringkv('map', 'enable', 'u1', 'a..b', ...flags))?.message).toMatch(/names joined by dots/);
     expect((await ringkv('map', 'incr', 'u1', 'n', '0', ...flags))?.message).toMatch(/an amount of 0 changes nothing/);
-    expect((await ringkv('map', 'enable', 'u1', 'a.b.c.d.e', ...flags))?.message).toMatch(/5 nested fields is over the limit of 4.*INVALID_ARGUMENT/);
-    expect((await ringkv('map', 'get', 'u1', '--bucket', 'tags', '--node', at))?.message).toMatch(/bucket tags is of type set, which MapRead does not take: use SetUpdate/);
+    expect((await ringkv('map', 'enable', 'u1', 'a.b.c.d.e', ...flags))?.message).toMatch(
+      /5 nested fields is over the limit of 4.*INVALID_ARGUMENT/,
+    );
+    expect((await ringkv('map', 'get', 'u1', '--bucket', 'tags', '--node', at))?.message).toMatch(
+      /bucket tags is of type set, which MapRead does not take: use SetUpdate/,
+    );
   });
 });
 
@@ -242,7 +281,13 @@ describe('ringkv cas', () => {
     expect(out).toEqual([`bob\ncontext: ${second.context}`]);
     out = [];
     expect(await ringkv('cas', 'del', 'leader', '--context', first, ...flags, '--json')).toBeUndefined();
-    expect(JSON.parse(out[0]!)).toEqual({ applied: false, context: second.context, found: true, value: 'bob', valueBase64: 'Ym9i' });
+    expect(JSON.parse(out[0]!)).toEqual({
+      applied: false,
+      context: second.context,
+      found: true,
+      value: 'bob',
+      valueBase64: 'Ym9i',
+    });
     expect(process.exitCode).toBe(EXIT.notApplied);
     process.exitCode = undefined;
     out = [];
@@ -262,7 +307,9 @@ describe('ringkv cas', () => {
     // Proposals to the other replicas too slow: n1 accepted its own, so it may have applied.
     for (const id of ['n2', 'n3']) last.net.faults.set(`*>${id}`, { delayMs: 1000, delayOnly: ['paxosPropose'] });
     const unknown = await ringkv('cas', 'put', 'k', 'v2', '--context', v1, ...flags);
-    expect(unknown?.message).toMatch(/unknown outcome[\s\S]*may or may not have applied: `ringkv cas get k --bucket locks`/);
+    expect(unknown?.message).toMatch(
+      /unknown outcome[\s\S]*may or may not have applied: `ringkv cas get k --bucket locks`/,
+    );
     expect((unknown as { exitCode?: number }).exitCode).toBe(EXIT.casUnknown);
     last.net.faults.clear();
     // It names the request id it generated; sent again with it, the write answers applied (n1 had accepted it).
@@ -275,7 +322,9 @@ describe('ringkv cas', () => {
     const wrong = await ringkv('cas', 'put', 'k', 'v', '--bucket', 'carts', '--node', at);
     expect(wrong?.message).toMatch(/bucket carts is of type kv, which PutIf does not take.*--type consistent/);
     expect((wrong as { exitCode?: number }).exitCode).toBe(EXIT.error);
-    expect((await ringkv('cas', 'put', 'k', 'v', '--context', '!!', ...flags))?.message).toMatch(/expected the base64 context/);
+    expect((await ringkv('cas', 'put', 'k', 'v', '--context', '!!', ...flags))?.message).toMatch(
+      /expected the base64 context/,
+    );
     expect((await ringkv('cas', 'del', 'k', ...flags))?.message).toMatch(/required option '--context <base64>'/);
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatEndpoints, formatGet, formatRing, formatStatus, showValue } from '../../../src/cli/format.js';
+import {
+  formatBytes,
+  formatEndpoints,
+  formatGet,
+  formatRing,
+  formatStatus,
+  showValue,
+} from '../../../src/cli/format.js';
 
 const member = (id: string, zone: string, over: object = {}) => ({
   id,
@@ -30,7 +37,12 @@ describe('status and ring output', () => {
       clusterName: 'c',
       nodeId: 'n1',
       replicas: 3,
-      members: [member('n1', 'z1', { hints: 12 }), member('n2', 'z2', { up: false, stopping: true }), member('n3', 'z1', { status: 'joining', tokens: 0, ownership: 0 }), member('n4', 'z2', { status: 'leaving' })],
+      members: [
+        member('n1', 'z1', { hints: 12 }),
+        member('n2', 'z2', { up: false, stopping: true }),
+        member('n3', 'z1', { status: 'joining', tokens: 0, ownership: 0 }),
+        member('n4', 'z2', { status: 'leaving' }),
+      ],
       counters: { puts: 3, readRepairs: 1 },
     });
     expect(text).toContain('Cluster: c (as seen by n1');
@@ -44,24 +56,35 @@ describe('status and ring output', () => {
     expect(text).not.toContain('Disk');
   });
 
-  it("names each member whose disk refuses writes, with its free space, under the tables", () => {
+  it('names each member whose disk refuses writes, with its free space, under the tables', () => {
     const text = formatStatus({
       clusterName: 'c',
       nodeId: 'n1',
       replicas: 3,
-      members: [member('n1', 'a'), member('n2', 'a', { disk: 'low', diskFreeBytes: 60 * 1024 ** 2, diskTotalBytes: 64 * 1024 ** 2 }), member('n3', 'a', { disk: 'failed', diskFreeBytes: 0 })],
+      members: [
+        member('n1', 'a'),
+        member('n2', 'a', { disk: 'low', diskFreeBytes: 60 * 1024 ** 2, diskTotalBytes: 64 * 1024 ** 2 }),
+        member('n3', 'a', { disk: 'failed', diskFreeBytes: 0 }),
+      ],
       counters: {},
     });
-    expect(text).toContain('\nDisk: n2 has 60.00 MiB free of 64.00 MiB, below its floor (--min-free-disk): it takes no new writes; other replicas take them.\n');
-    expect(text).toContain('\nDisk: n3 had a write fail for want of space (0 B free of 100.00 GiB): it takes no new writes until space is back.\nSee docs/operations.md#a-full-disk');
+    expect(text).toContain(
+      '\nDisk: n2 has 60.00 MiB free of 64.00 MiB, below its floor (--min-free-disk): it takes no new writes; other replicas take them.\n',
+    );
+    expect(text).toContain(
+      '\nDisk: n3 had a write fail for want of space (0 B free of 100.00 GiB): it takes no new writes until space is back.\nSee docs/operations.md#a-full-disk',
+    );
   });
 
-  it('lines up the columns of every zone\'s table: widths come from all rows, not each zone\'s', () => {
+  it("lines up the columns of every zone's table: widths come from all rows, not each zone's", () => {
     const text = formatStatus({
       clusterName: 'c',
       nodeId: 'n1',
       replicas: 3,
-      members: [member('n1', 'a', { loadBytes: 0 }), member('n2', 'b', { address: 'db-host-long-name.example:7002', loadBytes: 5 * 1024 ** 3, hints: 123456 })],
+      members: [
+        member('n1', 'a', { loadBytes: 0 }),
+        member('n2', 'b', { address: 'db-host-long-name.example:7002', loadBytes: 5 * 1024 ** 3, hints: 123456 }),
+      ],
       counters: {},
     });
     const rows = text.split('\n').filter((l) => /^(--|U[NJLTR]|D[NJLTR]) /.test(l));
@@ -74,12 +97,17 @@ describe('status and ring output', () => {
     expect(starts(rows[1]!)).toEqual(starts(rows[3]!));
   });
 
-  it('shows a joiner\'s streaming progress, and lists members that left or were removed below the table', () => {
+  it("shows a joiner's streaming progress, and lists members that left or were removed below the table", () => {
     const text = formatStatus({
       clusterName: 'c',
       nodeId: 'n1',
       replicas: 3,
-      members: [member('n1', 'z1'), member('n3', 'z1', { status: 'joining', progress: '12/30' }), member('n5', 'z1', { status: 'left', up: false }), member('n6', 'z1', { status: 'removed', up: false })],
+      members: [
+        member('n1', 'z1'),
+        member('n3', 'z1', { status: 'joining', progress: '12/30' }),
+        member('n5', 'z1', { status: 'left', up: false }),
+        member('n6', 'z1', { status: 'removed', up: false }),
+      ],
       counters: {},
     });
     expect(text).toMatch(/^UJ {2}127\.0\.0\.1:7003 .* \? \(streaming 12\/30 ranges\) +n3/m);
@@ -88,13 +116,27 @@ describe('status and ring output', () => {
   });
 
   it('says why token counts differ when they do (inherited from nodes that left), and nothing when they do not', () => {
-    const reply = (tokens: number[]) => ({ clusterName: 'c', nodeId: 'n1', replicas: 3, members: tokens.map((t, i) => member(`n${i + 1}`, 'z1', { tokens: t })), counters: {} });
-    expect(formatStatus(reply([85, 85, 86]))).toContain('Tokens differ: a node holds the tokens it claimed when it joined (--tokens, times its --weight) and those it inherited from nodes that left (docs/ring.md).');
+    const reply = (tokens: number[]) => ({
+      clusterName: 'c',
+      nodeId: 'n1',
+      replicas: 3,
+      members: tokens.map((t, i) => member(`n${i + 1}`, 'z1', { tokens: t })),
+      counters: {},
+    });
+    expect(formatStatus(reply([85, 85, 86]))).toContain(
+      'Tokens differ: a node holds the tokens it claimed when it joined (--tokens, times its --weight) and those it inherited from nodes that left (docs/ring.md).',
+    );
     expect(formatStatus(reply([64, 64, 64]))).not.toContain('Tokens differ');
   });
 
   it("prints the answering node's counters below the table only when verbose (--verbose)", () => {
-    const reply = { clusterName: 'c', nodeId: 'n1', replicas: 3, members: [member('n1', 'z1'), member('n5', 'z1', { status: 'left', up: false })], counters: { puts: 3, readRepairs: 1 } };
+    const reply = {
+      clusterName: 'c',
+      nodeId: 'n1',
+      replicas: 3,
+      members: [member('n1', 'z1'), member('n5', 'z1', { status: 'left', up: false })],
+      counters: { puts: 3, readRepairs: 1 },
+    };
     const plain = formatStatus(reply);
     expect(plain).not.toMatch(/Counters|puts=|readRepairs=/);
     expect(plain.endsWith('Left or removed: n5 (left)')).toBe(true);
@@ -104,7 +146,9 @@ describe('status and ring output', () => {
   });
 
   it('prints ranges with their replicas, and sizes in binary units', () => {
-    expect(formatRing({ replicas: 2, ranges: [{ start: 'ff', end: '0a', replicas: ['n1', 'n2'] }], pending: [] })).toMatch(/ff +0a +n1,n2$/m);
+    expect(
+      formatRing({ replicas: 2, ranges: [{ start: 'ff', end: '0a', replicas: ['n1', 'n2'] }], pending: [] }),
+    ).toMatch(/ff +0a +n1,n2$/m);
     expect(formatBytes(0)).toBe('0 B');
     expect(formatBytes(1536)).toBe('1.50 KiB');
     expect(formatBytes(5 * 1024 ** 3)).toBe('5.00 GiB');
@@ -122,8 +166,19 @@ describe('status and ring output', () => {
   });
 
   it('getendpoints: each replica, up or down, and where writes for it go now', () => {
-    const ep = (id: string, up = true, hintFor = '') => ({ id, address: `127.0.0.1:700${id.slice(1)}`, zone: 'z', up, hintFor });
-    const text = formatEndpoints('k', { token: '00ff', replicas: 3, preferenceList: [ep('n1'), ep('n2', false), ep('n3', false)], targets: [ep('n1'), ep('n4', true, 'n2')] });
+    const ep = (id: string, up = true, hintFor = '') => ({
+      id,
+      address: `127.0.0.1:700${id.slice(1)}`,
+      zone: 'z',
+      up,
+      hintFor,
+    });
+    const text = formatEndpoints('k', {
+      token: '00ff',
+      replicas: 3,
+      preferenceList: [ep('n1'), ep('n2', false), ep('n3', false)],
+      targets: [ep('n1'), ep('n4', true, 'n2')],
+    });
     expect(text).toContain('key k: token 00ff, N=3');
     expect(text).toMatch(/^n1 +127\.0\.0\.1:7001 +z +up +n1$/m);
     expect(text).toMatch(/^n2 +127\.0\.0\.1:7002 +z +down +n4 \(127\.0\.0\.1:7004, fallback keeping a hint\)$/m);
@@ -134,14 +189,39 @@ describe('status and ring output', () => {
 describe('transfers output', () => {
   it('a line per pull with rate and ETA, active ranges as rows, waiting ones counted', async () => {
     const { formatTransfers } = await import('../../../src/cli/follow.js');
-    const range = (state: string, share: number, keys = 0, bytes = 0) => ({ start: '00000000000000aa', end: '00000000000000bb', state, peer: state === 'waiting' ? '' : 'n1', keys, bytes, share, fallbackSource: false, error: '' });
+    const range = (state: string, share: number, keys = 0, bytes = 0) => ({
+      start: '00000000000000aa',
+      end: '00000000000000bb',
+      state,
+      peer: state === 'waiting' ? '' : 'n1',
+      keys,
+      bytes,
+      share,
+      fallbackSource: false,
+      error: '',
+    });
     const text = formatTransfers(
       [
-        { nodeId: 'n1', movements: ['n4 is joining'], pulls: [], outgoing: [{ ...range('active', 0, 10, 1024) }], drive: null, streamBytesPerSecond: 0 },
+        {
+          nodeId: 'n1',
+          movements: ['n4 is joining'],
+          pulls: [],
+          outgoing: [{ ...range('active', 0, 10, 1024) }],
+          drive: null,
+          streamBytesPerSecond: 0,
+        },
         {
           nodeId: 'n4',
           movements: ['n4 is joining'],
-          pulls: [{ move: 'join-n4-x', requestedBy: 'n4', startedAtMs: 0, finishedAtMs: 0, ranges: [range('done', 0.25, 100, 10_240), range('active', 0.25, 10, 1024), range('waiting', 0.5)] }],
+          pulls: [
+            {
+              move: 'join-n4-x',
+              requestedBy: 'n4',
+              startedAtMs: 0,
+              finishedAtMs: 0,
+              ranges: [range('done', 0.25, 100, 10_240), range('active', 0.25, 10, 1024), range('waiting', 0.5)],
+            },
+          ],
           outgoing: [],
           drive: null,
           streamBytesPerSecond: 0,
@@ -160,7 +240,10 @@ describe('transfers output', () => {
 
   it('prints the counters (--verbose) on lines of at most 90 characters, not one long line', () => {
     const counters = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`counterNumber${i}`, i * 1000]));
-    const text = formatStatus({ clusterName: 'c', nodeId: 'n1', replicas: 3, members: [member('n1', 'z1')], counters }, { verbose: true });
+    const text = formatStatus(
+      { clusterName: 'c', nodeId: 'n1', replicas: 3, members: [member('n1', 'z1')], counters },
+      { verbose: true },
+    );
     const lines = text.slice(text.indexOf('Counters of n1')).split('\n').slice(1);
     expect(lines.length).toBeGreaterThan(4);
     expect(lines.every((l) => l.startsWith('  ') && l.length <= 90)).toBe(true);

@@ -33,21 +33,32 @@ describe('ringkv node', () => {
     expect(node.options.find((o) => o.long === '--fault-injection')!.flags).toBe('--fault-injection <on|off>');
   });
 
-  it('says each flag\'s environment variable and default', () => {
+  it("says each flag's environment variable and default", () => {
     expect(settingHelp('listen')).toBe('address the gRPC server binds (RINGKV_LISTEN; default 127.0.0.1:7001)');
-    expect(settingHelp('hintBytesPerSecond')).toBe('hinted handoff throttle (RINGKV_HINT_BYTES_PER_SECOND; default 1048576)');
+    expect(settingHelp('hintBytesPerSecond')).toBe(
+      'hinted handoff throttle (RINGKV_HINT_BYTES_PER_SECOND; default 1048576)',
+    );
     expect(settingHelp('zone')).toBe('availability zone (RINGKV_ZONE)');
     expect(settingHelp('seeds')).toBe('comma-separated host:port of seed nodes (RINGKV_SEEDS)');
-    expect(settingHelp('http')).toBe('serve Prometheus /metrics and the status page here; off = none (RINGKV_HTTP; default off)');
+    expect(settingHelp('http')).toBe(
+      'serve Prometheus /metrics and the status page here; off = none (RINGKV_HTTP; default off)',
+    );
     expect(settingHelp('id')).toBe('node id (RINGKV_ID); default: the one kept in the data dir, or a new random one');
   });
 
   it('passes only the flags given, as text, and resolveConfig takes them over the environment', async () => {
     const { program, ran } = nodeProgram();
-    await program.parseAsync(['node', '--max-calls-per-connection', '7', '--tls-ca', 'ca.pem', '--config', 'c.json'], { from: 'user' });
+    await program.parseAsync(['node', '--max-calls-per-connection', '7', '--tls-ca', 'ca.pem', '--config', 'c.json'], {
+      from: 'user',
+    });
     expect(ran).toEqual([{ maxCallsPerConnection: '7', tlsCa: 'ca.pem', config: 'c.json' }]);
     const { config: _, ...flags } = ran[0]!;
-    const c = resolveConfig(flags, { RINGKV_MAX_CALLS_PER_CONNECTION: '9', RINGKV_TLS_CERT: 'n1.pem', RINGKV_TLS_KEY: 'n1-key.pem', RINGKV_TOKENS: '8' });
+    const c = resolveConfig(flags, {
+      RINGKV_MAX_CALLS_PER_CONNECTION: '9',
+      RINGKV_TLS_CERT: 'n1.pem',
+      RINGKV_TLS_KEY: 'n1-key.pem',
+      RINGKV_TOKENS: '8',
+    });
     expect(c).toMatchObject({ maxCallsPerConnection: 7, tlsCa: 'ca.pem', tlsCert: 'n1.pem', tokens: 8 });
   });
 });

@@ -49,6 +49,8 @@ describe('ringkv status', () => {
     expect(json.nodeId).toBe('solo');
     expect(Object.keys(json.counters).length).toBeGreaterThan(20);
     out = [];
-    expect(Object.keys((JSON.parse(await status('--json', '--verbose')) as typeof json).counters).sort()).toEqual(Object.keys(json.counters).sort());
+    expect(Object.keys((JSON.parse(await status('--json', '--verbose')) as typeof json).counters).sort()).toEqual(
+      Object.keys(json.counters).sort(),
+    );
   });
 });

@@ -24,7 +24,12 @@ async function fakeNode(): Promise<Node> {
   const update = <T>(value: T, o: RequestOptions | undefined): Promise<T> => {
     node.requestIds.push(o?.requestId?.toString('hex') ?? '(none)');
     if (node.mode === 'hang') return new Promise(() => undefined);
-    if (node.mode === 'refuse') return Promise.reject(Object.assign(new Error('this node is shutting down; send the request to another node'), { code: 'RK_UNAVAILABLE' }));
+    if (node.mode === 'refuse')
+      return Promise.reject(
+        Object.assign(new Error('this node is shutting down; send the request to another node'), {
+          code: 'RK_UNAVAILABLE',
+        }),
+      );
     return Promise.resolve(value);
   };
   const coordinator = {
@@ -37,8 +42,15 @@ async function fakeNode(): Promise<Node> {
   buckets.create('tags', { ...base, type: 'set' }, 1000, 'n1');
   node.server = new grpc.Server();
   const kv = new KeyValueService(coordinator, buckets);
-  node.server.addService(kv.definition(), kv.implementation((impl) => impl));
-  const port = await new Promise<number>((resolve, reject) => node.server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  node.server.addService(
+    kv.definition(),
+    kv.implementation((impl) => impl),
+  );
+  const port = await new Promise<number>((resolve, reject) =>
+    node.server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) =>
+      e ? reject(e) : resolve(p),
+    ),
+  );
   node.address = `127.0.0.1:${port}`;
   return node;
 }
@@ -55,10 +67,16 @@ afterAll(() => {
 
 /** A client of a and b taking them in turn (so that calls start at a and at b), hedging after 20 ms. */
 function client(): Client {
-  return new Client({ nodes: [a.address, b.address], tokenAware: false, adaptive: false, hedge: { minMs: 20, maxMs: 20 }, deadlineMs: 3000 });
+  return new Client({
+    nodes: [a.address, b.address],
+    tokenAware: false,
+    adaptive: false,
+    hedge: { minMs: 20, maxMs: 20 },
+    deadlineMs: 3000,
+  });
 }
 
-describe('the client\'s data-type updates', () => {
+describe("the client's data-type updates", () => {
   it.each([
     ['hedged away from a node that holds them', 'hang'],
     ['failed over from a node that refuses them', 'refuse'],
@@ -68,7 +86,8 @@ describe('the client\'s data-type updates', () => {
     a.requestIds.length = b.requestIds.length = 0;
     const c = client();
     try {
-      for (let i = 1; i <= 6; i++) expect((await c.counterIncrement(`k${i}`, i, { bucket: 'hits' })).value).toBe(BigInt(i));
+      for (let i = 1; i <= 6; i++)
+        expect((await c.counterIncrement(`k${i}`, i, { bucket: 'hits' })).value).toBe(BigInt(i));
       for (let i = 0; i < 4; i++) await c.setAdd(`s${i}`, ['x'], { bucket: 'tags' });
     } finally {
       c.close();
@@ -94,7 +113,9 @@ describe('the client\'s data-type updates', () => {
       const sent = [...a.requestIds, ...b.requestIds];
       expect(sent.length).toBeGreaterThanOrEqual(2);
       expect(new Set(sent)).toEqual(new Set([requestId.toString('hex')]));
-      await expect(c.counterUpdate('k', 1, { bucket: 'hits', requestId: Buffer.alloc(0) })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+      await expect(c.counterUpdate('k', 1, { bucket: 'hits', requestId: Buffer.alloc(0) })).rejects.toMatchObject({
+        code: grpc.status.INVALID_ARGUMENT,
+      });
     } finally {
       c.close();
     }

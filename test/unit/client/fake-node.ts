@@ -19,7 +19,12 @@ export async function fakeKvServer(run: Run): Promise<{ server: grpc.Server; add
   } as unknown as Coordinator;
   const server = new grpc.Server();
   const kv = new KeyValueService(coordinator, new BucketTable(3));
-  server.addService(kv.definition(), kv.implementation((impl) => impl));
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  server.addService(
+    kv.definition(),
+    kv.implementation((impl) => impl),
+  );
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
   return { server, address: `127.0.0.1:${port}` };
 }

@@ -83,7 +83,11 @@ describe('NodeHealth', () => {
   it('orders healthy nodes first, the better of the first two leading, then the cluster-down ones, then the unhealthy', () => {
     const c = clock();
     const h = new NodeHealth({ stallMs: 250, now: c.now });
-    for (const [a, ms] of [['fast', 2], ['slow', 40], ['mid', 10]] as const) {
+    for (const [a, ms] of [
+      ['fast', 2],
+      ['slow', 40],
+      ['mid', 10],
+    ] as const) {
       h.sent(a);
       h.ended(a, 'answered', ms);
     }
@@ -98,7 +102,11 @@ describe('NodeHealth', () => {
   it('keeps the turn among nodes as good as each other (within 1.5×), so load spreads', () => {
     const c = clock();
     const h = new NodeHealth({ stallMs: 250, now: c.now });
-    for (const [a, ms] of [['x', 10], ['y', 12], ['z', 14]] as const) {
+    for (const [a, ms] of [
+      ['x', 10],
+      ['y', 12],
+      ['z', 14],
+    ] as const) {
       h.sent(a);
       h.ended(a, 'answered', ms);
     }

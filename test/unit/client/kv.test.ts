@@ -12,7 +12,10 @@ describe('Client, before any network', () => {
     // 200 ms under CI's load), so that UNAVAILABLE, not the deadline, ends it.
     const c = new Client({ nodes: ['127.0.0.1:1'], deadlineMs: 5000 });
     try {
-      await expect(c.put('k', Buffer.alloc((1 << 20) + 1))).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: /over the limit of 1048576 bytes; split it/ });
+      await expect(c.put('k', Buffer.alloc((1 << 20) + 1))).rejects.toMatchObject({
+        code: grpc.status.INVALID_ARGUMENT,
+        details: /over the limit of 1048576 bytes; split it/,
+      });
       await expect(c.get(42 as unknown as string)).rejects.toThrow(/key must be a string or a Uint8Array, got number/);
       // Nothing listens there: UNAVAILABLE once every node was tried.
       await expect(c.get('k')).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });

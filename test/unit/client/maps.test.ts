@@ -13,7 +13,11 @@ describe('updateBatches', () => {
     const path = [step('f', 'counter')];
     const small = Array.from({ length: 2500 }, (): MapOp => ({ op: 'enable', path: [step('x', 'flag')] }));
     expect(updateBatches(small).map((b) => b.length)).toEqual([1000, 1000, 500]);
-    const big = Array.from({ length: 600 }, (_, i): MapOp => ({ op: 'remove', path, context: Buffer.alloc(8000, i % 256) }));
+    const big = Array.from({ length: 600 }, (_, i): MapOp => ({
+      op: 'remove',
+      path,
+      context: Buffer.alloc(8000, i % 256),
+    }));
     const batches = updateBatches(big);
     expect(batches.map((b) => b.length)).toEqual([262, 262, 76]);
     expect(batches.flat()).toEqual(big);
@@ -27,7 +31,12 @@ describe('assemble', () => {
       { kind: 'register', path: [step('__proto__', 'register')], value: B('p'), context: B('c') },
       { kind: 'element', path: [step('constructor', 'set')], element: B('x'), context: B('c') },
       { kind: 'element', path: [step('constructor', 'set')], element: B('y'), context: B('c') },
-      { kind: 'counter', path: [step('toString', 'map'), step('hasOwnProperty', 'counter')], value: 3n, context: B('c') },
+      {
+        kind: 'counter',
+        path: [step('toString', 'map'), step('hasOwnProperty', 'counter')],
+        value: 3n,
+        context: B('c'),
+      },
       { kind: 'flag', path: [step('constructor', 'flag')], context: B('c') },
       { kind: 'register', path: [], value: B('no field'), context: B('c') },
     ];
@@ -45,9 +54,13 @@ describe('assemble', () => {
 describe('wireMapOps', () => {
   it('refuses none or too many ops, a bad amount, and an op of no known shape, before anything is sent', () => {
     expect(() => wireMapOps([])).toThrow(/1 to 1000 operations, got 0/);
-    expect(() => wireMapOps([{ op: 'increment', path: [{ name: 'n', type: 'counter' }], amount: 2 ** 53 }])).toThrow(/whole number within/);
+    expect(() => wireMapOps([{ op: 'increment', path: [{ name: 'n', type: 'counter' }], amount: 2 ** 53 }])).toThrow(
+      /whole number within/,
+    );
     expect(() => wireMapOps([{ op: 'toggle', path: [] } as never])).toThrow(/assign, enable, increment, add or remove/);
     expect(() => wireMapOps([{ op: 'enable' } as never])).toThrow(/by path/);
-    expect(wireMapOps([{ op: 'remove', path: [{ name: 'f', type: 'flag' }], context: B('c') }])).toEqual([{ path: [{ name: B('f'), type: 'MAP_FIELD_TYPE_FLAG' }], remove: { element: Buffer.alloc(0), context: B('c') } }]);
+    expect(wireMapOps([{ op: 'remove', path: [{ name: 'f', type: 'flag' }], context: B('c') }])).toEqual([
+      { path: [{ name: B('f'), type: 'MAP_FIELD_TYPE_FLAG' }], remove: { element: Buffer.alloc(0), context: B('c') } },
+    ]);
   });
 });

@@ -23,9 +23,17 @@ class FakeNode {
   async start(): Promise<void> {
     const run = async <T>(value: T): Promise<T> => {
       this.calls++;
-      if (this.answer === 'overloaded') throw new ReplicationError('RK_OVERLOADED', 'this node already coordinates 1 requests (the limit); back off and retry, or spread requests over more nodes');
+      if (this.answer === 'overloaded')
+        throw new ReplicationError(
+          'RK_OVERLOADED',
+          'this node already coordinates 1 requests (the limit); back off and retry, or spread requests over more nodes',
+        );
       // A status with no retry advice, as grpc-js gives for a message over its cap.
-      if (this.answer === 'too-large') throw Object.assign(new Error('too large'), { code: grpc.status.RESOURCE_EXHAUSTED, details: 'Received message larger than max' });
+      if (this.answer === 'too-large')
+        throw Object.assign(new Error('too large'), {
+          code: grpc.status.RESOURCE_EXHAUSTED,
+          details: 'Received message larger than max',
+        });
       return value;
     };
     ({ server: this.server, address: this.address } = await fakeKvServer(run));
@@ -57,7 +65,13 @@ describe.each([
 ])('the client, %s, and RESOURCE_EXHAUSTED', (_name, streaming) => {
   it('with retry advice tries the next node, and sends the following calls elsewhere while the advice lasts', async () => {
     // In turn (not adaptive), so that which node a call starts at is known.
-    const c = new Client({ nodes: [a.address, b.address], tokenAware: false, streaming, deadlineMs: 3000, adaptive: false });
+    const c = new Client({
+      nodes: [a.address, b.address],
+      tokenAware: false,
+      streaming,
+      deadlineMs: 3000,
+      adaptive: false,
+    });
     try {
       // Connected to both first, so that the calls below take a few ms, not the 200 ms advice.
       reset('ok', 'ok');
@@ -85,7 +99,10 @@ describe.each([
     try {
       reset('overloaded', 'overloaded');
       const e = (await c.put('k', 'v').catch((x: unknown) => x)) as grpc.ServiceError;
-      expect(e).toMatchObject({ code: grpc.status.RESOURCE_EXHAUSTED, details: expect.stringMatching(/already coordinates 1 requests/) });
+      expect(e).toMatchObject({
+        code: grpc.status.RESOURCE_EXHAUSTED,
+        details: expect.stringMatching(/already coordinates 1 requests/),
+      });
       expect(pushbackMs(e)).toBe(200);
       expect(a.calls + b.calls).toBe(2);
     } finally {

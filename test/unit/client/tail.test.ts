@@ -25,7 +25,9 @@ class FakeNode {
       this.calls++;
       if (o?.requestId?.length) this.requestIds.push(o.requestId.toString('hex'));
       if (this.hang) return new Promise<T>(() => undefined);
-      return this.delayMs > 0 ? new Promise<T>((r) => setTimeout(() => r(value), this.delayMs)) : Promise.resolve(value);
+      return this.delayMs > 0
+        ? new Promise<T>((r) => setTimeout(() => r(value), this.delayMs))
+        : Promise.resolve(value);
     };
     ({ server: this.server, address: this.address } = await fakeKvServer(run));
   }
@@ -55,7 +57,8 @@ async function clientWithAHanging(extra: Partial<ClientOptions>): Promise<Client
   b.delayMs = 60;
   // Both nodes answer: health and hedge delay learn. On a loaded machine a's own answer
   // times are noisy too; more rounds of samples, a few at most, settle which is faster.
-  for (let round = 0; round < 5 && (round === 0 || c.candidates('k')[0] !== a.address); round++) for (let i = 0; i < 40; i++) await c.get('warm');
+  for (let round = 0; round < 5 && (round === 0 || c.candidates('k')[0] !== a.address); round++)
+    for (let i = 0; i < 40; i++) await c.get('warm');
   b.delayMs = 0;
   if (extra.adaptive !== false) expect(c.candidates('k')[0]).toBe(a.address); // the test's premise
   a.hang = true;
@@ -108,7 +111,9 @@ describe.each([
     const c = await clientWithAHanging({ streaming, hedge: false, adaptive: false, deadlineMs: 400 });
     try {
       const outcomes = await Promise.allSettled([c.get('x'), c.get('y')]); // in turn: one starts at a
-      expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason.code)).toEqual([grpc.status.DEADLINE_EXCEEDED]);
+      expect(
+        outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason.code),
+      ).toEqual([grpc.status.DEADLINE_EXCEEDED]);
     } finally {
       c.close();
     }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { AUTO_CLEANUP_START, autoCleanupDone, autoCleanupPutOff, autoCleanupStep, cleanupPlan, type AutoCleanupState } from '../../../src/cluster/cleanup.js';
+import {
+  AUTO_CLEANUP_START,
+  autoCleanupDone,
+  autoCleanupPutOff,
+  autoCleanupStep,
+  cleanupPlan,
+  type AutoCleanupState,
+} from '../../../src/cluster/cleanup.js';
 import type { Movement } from '../../../src/membership/ring-view.js';
 import { World } from './world.js';
 
@@ -18,16 +25,31 @@ describe('cleanup plan', () => {
 
   it('is refused while a change is in progress, and on a node that is not a normal owner', () => {
     const w = World.of(['a', 'b', 'c', 'd'], ['j']);
-    expect(cleanupPlan({ self: 'j', status: 'joining', view: w.view(), classes: [3] })).toEqual({ kind: 'refuse', message: 'j is joining, not an owner: nothing to clean up against' });
+    expect(cleanupPlan({ self: 'j', status: 'joining', view: w.view(), classes: [3] })).toEqual({
+      kind: 'refuse',
+      message: 'j is joining, not an owner: nothing to clean up against',
+    });
     w.set('d', { status: 'leaving' });
-    expect(cleanupPlan({ self: 'a', status: 'normal', view: w.view(), classes: [3] })).toMatchObject({ kind: 'refuse', message: expect.stringMatching(/^d is leaving: cleanup waits/) });
+    expect(cleanupPlan({ self: 'a', status: 'normal', view: w.view(), classes: [3] })).toMatchObject({
+      kind: 'refuse',
+      message: expect.stringMatching(/^d is leaving: cleanup waits/),
+    });
   });
 });
 
 describe('automatic cleanup, decided', () => {
   const moving: Movement[] = [{ kind: 'join', node: 'x', driver: 'x' }];
-  const look = (s: AutoCleanupState, now: number, o: { fingerprint?: string; moving?: boolean; owner?: boolean; delayMs?: number } = {}) =>
-    autoCleanupStep(s, { now, delayMs: o.delayMs ?? 1000, view: { fingerprint: o.fingerprint ?? 'f', movements: o.moving ? moving : [] }, owner: o.owner ?? true });
+  const look = (
+    s: AutoCleanupState,
+    now: number,
+    o: { fingerprint?: string; moving?: boolean; owner?: boolean; delayMs?: number } = {},
+  ) =>
+    autoCleanupStep(s, {
+      now,
+      delayMs: o.delayMs ?? 1000,
+      view: { fingerprint: o.fingerprint ?? 'f', movements: o.moving ? moving : [] },
+      owner: o.owner ?? true,
+    });
 
   it('due once the ownership stood still for the delay, once per ownership', () => {
     let s = look(AUTO_CLEANUP_START, 0).state;

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { parseHeirs } from '../../../src/membership/endpoint.js';
-import { cancelDecommission, heirsWith, nextDriveStep, requestDecommission, requestRemoval, settleHeirs, type DriveInput, type DriveStep } from '../../../src/cluster/leave.js';
+import {
+  cancelDecommission,
+  heirsWith,
+  nextDriveStep,
+  requestDecommission,
+  requestRemoval,
+  settleHeirs,
+  type DriveInput,
+  type DriveStep,
+} from '../../../src/cluster/leave.js';
 import { nextJoinStep } from '../../../src/cluster/join.js';
 import { unitKey } from '../../../src/ring/index.js';
 import { World } from './world.js';
@@ -19,7 +28,13 @@ function joinStep(w: World, over: Partial<Parameters<typeof nextJoinStep>[0]>): 
     quietMs: 1e6,
     tokens: undefined,
     tokensAgeMs: 0,
-    gossip: { shadow: false, formerSelf: undefined, states: () => w.states(), state: (id) => w.nodes.get(id)?.state, isUp: w.isUp },
+    gossip: {
+      shadow: false,
+      formerSelf: undefined,
+      states: () => w.states(),
+      state: (id) => w.nodes.get(id)?.state,
+      isUp: w.isUp,
+    },
     view: w.view(),
     streamed: false,
     ...over,
@@ -31,10 +46,23 @@ function decommission(w: World, id: string, nonce = 'aa') {
 }
 
 function remove(w: World, by: string, target: string, nonce = 'bb') {
-  return requestRemoval({ self: by, me: w.node(by).me, view: w.view(), replicas: N, nonce, target, state: w.node(target)?.state, up: w.isUp(target) });
+  return requestRemoval({
+    self: by,
+    me: w.node(by).me,
+    view: w.view(),
+    replicas: N,
+    nonce,
+    target,
+    state: w.node(target)?.state,
+    up: w.isUp(target),
+  });
 }
 
-function drive(w: World, id: string, progress: Partial<Pick<DriveInput, 'pulled' | 'hintsLeft' | 'repaired' | 'classes'>> = {}): DriveStep {
+function drive(
+  w: World,
+  id: string,
+  progress: Partial<Pick<DriveInput, 'pulled' | 'hintsLeft' | 'repaired' | 'classes'>> = {},
+): DriveStep {
   return nextDriveStep({
     self: id,
     me: w.node(id).me,
@@ -99,19 +127,37 @@ describe('a decommission request', () => {
 
   it('is refused for a member not normal, while another change is in progress, and for the last member; warns below N', () => {
     const w = World.of(['a', 'b', 'c', 'd'], ['j']);
-    expect(decommission(w, 'j')).toMatchObject({ kind: 'refuse', message: expect.stringMatching(/j is joining, not normal/) });
+    expect(decommission(w, 'j')).toMatchObject({
+      kind: 'refuse',
+      message: expect.stringMatching(/j is joining, not normal/),
+    });
     leaving(w, 'c');
-    expect(decommission(w, 'b')).toMatchObject({ kind: 'refuse', message: expect.stringMatching(/c is leaving: one topology change at a time/) });
-    expect(decommission(World.of(['a']), 'a')).toMatchObject({ kind: 'refuse', message: 'a is the last member: a cluster needs at least one' });
-    expect(decommission(World.of(['a', 'b', 'c']), 'a')).toMatchObject({ kind: 'start', warning: expect.stringMatching(/2 members, fewer than N=3/) });
+    expect(decommission(w, 'b')).toMatchObject({
+      kind: 'refuse',
+      message: expect.stringMatching(/c is leaving: one topology change at a time/),
+    });
+    expect(decommission(World.of(['a']), 'a')).toMatchObject({
+      kind: 'refuse',
+      message: 'a is the last member: a cluster needs at least one',
+    });
+    expect(decommission(World.of(['a', 'b', 'c']), 'a')).toMatchObject({
+      kind: 'start',
+      warning: expect.stringMatching(/2 members, fewer than N=3/),
+    });
   });
 
   it('cancelled: normal again, its heirs entry withdrawn; refused when not leaving', () => {
     const w = World.of(['a', 'b', 'c', 'd']);
-    expect(cancelDecommission('b', w.node('b').me)).toMatchObject({ kind: 'refuse', message: expect.stringMatching(/b is normal, not leaving/) });
+    expect(cancelDecommission('b', w.node('b').me)).toMatchObject({
+      kind: 'refuse',
+      message: expect.stringMatching(/b is normal, not leaving/),
+    });
     leaving(w, 'b');
     const r = cancelDecommission('b', w.node('b').me);
-    expect(r).toEqual({ kind: 'withdraw', update: { persist: { status: 'normal', move: undefined, heirs: '' }, gossip: { status: 'normal', heirs: '' } } });
+    expect(r).toEqual({
+      kind: 'withdraw',
+      update: { persist: { status: 'normal', move: undefined, heirs: '' }, gossip: { status: 'normal', heirs: '' } },
+    });
     if (r.kind === 'withdraw') w.apply('b', r.update);
     expect(w.view().movements).toEqual([]);
     expect(drive(w, 'b')).toEqual({ kind: 'idle' });
@@ -134,16 +180,39 @@ describe('a removal request', () => {
 
   it('is refused for itself, an up node, a non-member, a node that left, from a member not normal, and while another change runs', () => {
     const w = World.of(['a', 'b', 'c', 'd', 'e'], ['j']);
-    expect(remove(w, 'a', 'a')).toMatchObject({ kind: 'refuse', message: expect.stringMatching(/a cannot remove itself/) });
-    expect(remove(w, 'a', 'b')).toMatchObject({ kind: 'refuse', message: expect.stringMatching(/b is up: decommission it \(ringkv decommission --node b:1\)/) });
-    expect(requestRemoval({ self: 'a', me: w.node('a').me, view: w.view(), replicas: N, nonce: '1', target: 'zz', state: undefined, up: false })).toMatchObject({ kind: 'refuse', message: 'zz is not a member of this cluster (see ringkv status)' });
+    expect(remove(w, 'a', 'a')).toMatchObject({
+      kind: 'refuse',
+      message: expect.stringMatching(/a cannot remove itself/),
+    });
+    expect(remove(w, 'a', 'b')).toMatchObject({
+      kind: 'refuse',
+      message: expect.stringMatching(/b is up: decommission it \(ringkv decommission --node b:1\)/),
+    });
+    expect(
+      requestRemoval({
+        self: 'a',
+        me: w.node('a').me,
+        view: w.view(),
+        replicas: N,
+        nonce: '1',
+        target: 'zz',
+        state: undefined,
+        up: false,
+      }),
+    ).toMatchObject({ kind: 'refuse', message: 'zz is not a member of this cluster (see ringkv status)' });
     w.set('e', { status: 'left' });
     w.node('e').up = false;
     expect(remove(w, 'a', 'e')).toMatchObject({ kind: 'refuse', message: expect.stringMatching(/e is not a member/) });
     w.node('b').up = false;
-    expect(remove(w, 'j', 'b')).toMatchObject({ kind: 'refuse', message: expect.stringMatching(/j is joining: ask a normal member to remove b/) });
+    expect(remove(w, 'j', 'b')).toMatchObject({
+      kind: 'refuse',
+      message: expect.stringMatching(/j is joining: ask a normal member to remove b/),
+    });
     leaving(w, 'c');
-    expect(remove(w, 'a', 'b')).toMatchObject({ kind: 'refuse', message: expect.stringMatching(/c is leaving: one topology change at a time/) });
+    expect(remove(w, 'a', 'b')).toMatchObject({
+      kind: 'refuse',
+      message: expect.stringMatching(/c is leaving: one topology change at a time/),
+    });
   });
 
   it('a joiner that never owned anything is marked removed at once: nothing moves', () => {
@@ -174,7 +243,10 @@ describe('driving a decommission', () => {
     const r = decommission(w, 'b');
     if (r.kind !== 'start') throw new Error('not started');
     w.apply('b', r.update);
-    expect(drive(w, 'b')).toMatchObject({ kind: 'wait', reason: expect.stringMatching(/waiting for a to see the change/) });
+    expect(drive(w, 'b')).toMatchObject({
+      kind: 'wait',
+      reason: expect.stringMatching(/waiting for a to see the change/),
+    });
     // A member that is down does not hold it up.
     w.node('a').up = false;
     w.set('b', { topo: w.view().hash });
@@ -184,7 +256,11 @@ describe('driving a decommission', () => {
     expect(drive(w, 'b', { pulled: true })).toEqual({ kind: 'hand-over-hints', hintsLeft: undefined });
     expect(drive(w, 'b', { pulled: true, hintsLeft: 4 })).toEqual({ kind: 'hand-over-hints', hintsLeft: 4 });
     const left = drive(w, 'b', { pulled: true, hintsLeft: 0 });
-    expect(left).toEqual({ kind: 'left', move: r.move, update: { persist: { status: 'left', move: undefined }, gossip: { status: 'left' } } });
+    expect(left).toEqual({
+      kind: 'left',
+      move: r.move,
+      update: { persist: { status: 'left', move: undefined }, gossip: { status: 'left' } },
+    });
     if (left.kind === 'left') w.apply('b', left.update);
     // Gone: its tokens are its heirs' in every view, and it drives nothing.
     const v = w.view();
@@ -205,8 +281,14 @@ describe('driving a decommission', () => {
     // Operator changes go by node id: the removal of a goes first.
     w.agree();
     const s = drive(w, 'c');
-    expect(s).toMatchObject({ kind: 'withdraw', reason: expect.stringMatching(/a is being removed by e started at the same moment and goes first/) });
-    expect(drive(w, 'e')).toMatchObject({ kind: 'wait', reason: expect.stringMatching(/waiting for c is leaving to withdraw/) });
+    expect(s).toMatchObject({
+      kind: 'withdraw',
+      reason: expect.stringMatching(/a is being removed by e started at the same moment and goes first/),
+    });
+    expect(drive(w, 'e')).toMatchObject({
+      kind: 'wait',
+      reason: expect.stringMatching(/waiting for c is leaving to withdraw/),
+    });
     if (s.kind === 'withdraw') w.apply('c', s.update);
     expect(w.node('c').me).toMatchObject({ status: 'normal', move: undefined });
     w.agree();
@@ -220,7 +302,15 @@ describe('driving a removal', () => {
     const move = removing(w, 'a', 'd');
     expect(drive(w, 'a')).toEqual({ kind: 'pull', movement: { kind: 'remove', node: 'd', driver: 'a' }, move });
     const done = repairedAll(w, 'a');
-    expect(done).toMatchObject({ kind: 'removed', peer: 'd', move, update: { persist: { removed: ['d'], removing: undefined, move: undefined }, gossip: { removed: 'd', removing: '' } } });
+    expect(done).toMatchObject({
+      kind: 'removed',
+      peer: 'd',
+      move,
+      update: {
+        persist: { removed: ['d'], removing: undefined, move: undefined },
+        gossip: { removed: 'd', removing: '' },
+      },
+    });
     if (done.kind === 'removed') w.apply('a', done.update);
     expect(w.view().removed.has('d')).toBe(true);
     expect(w.view().movements).toEqual([]);
@@ -257,7 +347,10 @@ describe('driving a removal', () => {
     w.restart('a');
     w.agree();
     expect(drive(w, 'a', { repaired: half })).toMatchObject({ kind: 'pull', move });
-    expect(drive(w, 'a', { pulled: true, repaired: half })).toMatchObject({ kind: 'repair', units: rest.kind === 'repair' ? rest.units : [] });
+    expect(drive(w, 'a', { pulled: true, repaired: half })).toMatchObject({
+      kind: 'repair',
+      units: rest.kind === 'repair' ? rest.units : [],
+    });
     const all = new Set(hinted.units.map(unitKey));
     expect(drive(w, 'a', { pulled: true, repaired: all })).toMatchObject({ kind: 'removed', peer: 'e', move });
   });
@@ -275,7 +368,11 @@ describe('driving a removal', () => {
     const w = World.of(['a', 'b', 'c', 'd']);
     removing(w, 'a', 'd');
     w.set('b', { removed: 'd' });
-    expect(drive(w, 'a')).toMatchObject({ kind: 'removed', peer: 'd', update: { persist: { removing: undefined, move: undefined } } });
+    expect(drive(w, 'a')).toMatchObject({
+      kind: 'removed',
+      peer: 'd',
+      update: { persist: { removing: undefined, move: undefined } },
+    });
   });
 });
 
@@ -285,7 +382,10 @@ describe('a node killed in the middle resumes from node.json and the gossiped vi
     const move = leaving(w, 'b');
     w.restart('b');
     // Its new generation is a new view: it waits until every live member gossips it.
-    expect(drive(w, 'b')).toMatchObject({ kind: 'wait', reason: expect.stringMatching(/waiting for a to see the change/) });
+    expect(drive(w, 'b')).toMatchObject({
+      kind: 'wait',
+      reason: expect.stringMatching(/waiting for a to see the change/),
+    });
     w.agree();
     expect(drive(w, 'b')).toEqual({ kind: 'pull', movement: { kind: 'leave', node: 'b', driver: 'b' }, move });
   });
@@ -353,12 +453,14 @@ describe('a node killed in the middle resumes from node.json and the gossiped vi
 });
 
 describe('heirs bookkeeping', () => {
-  it('once a leaver is gone, each heir takes its inherited tokens as its own, and the leaver\'s entry is dropped once held', () => {
+  it("once a leaver is gone, each heir takes its inherited tokens as its own, and the leaver's entry is dropped once held", () => {
     const w = World.of(['a', 'b', 'c', 'd']);
     removing(w, 'a', 'd');
     const done = repairedAll(w, 'a');
     if (done.kind === 'removed') w.apply('a', done.update);
-    expect(settleHeirs({ self: 'a', me: w.node('a').me, view: w.view(), states: w.states() })?.update.persist.heirs).toBeUndefined();
+    expect(
+      settleHeirs({ self: 'a', me: w.node('a').me, view: w.view(), states: w.states() })?.update.persist.heirs,
+    ).toBeUndefined();
     for (const id of ['a', 'b', 'c']) {
       const s = settleHeirs({ self: id, me: w.node(id).me, view: w.view(), states: w.states() });
       if (s === undefined) continue;
@@ -373,7 +475,7 @@ describe('heirs bookkeeping', () => {
     expect(settleHeirs({ self: 'a', me: w.node('a').me, view: w.view(), states: w.states() })).toBeUndefined();
   });
 
-  it('heirsWith sets and withdraws one subject\'s entry, keeping the others', () => {
+  it("heirsWith sets and withdraws one subject's entry, keeping the others", () => {
     const one = heirsWith('', 'x', new Map([[5n, 'a']]));
     const two = heirsWith(one, 'y', new Map([[6n, 'b']]));
     expect([...parseHeirs(two)!.keys()].sort()).toEqual(['x', 'y']);
@@ -382,20 +484,26 @@ describe('heirs bookkeeping', () => {
 });
 
 describe('a replacer elsewhere', () => {
-  it("is refused, saying where to start it: in another zone or rack it would move ranges nobody streams", () => {
+  it('is refused, saying where to start it: in another zone or rack it would move ranges nobody streams', () => {
     const w = World.of(['a', 'b', 'c', 'd']);
     w.node('d').up = false;
     w.add('x', 'joining', undefined);
     w.agree();
-    const claim = (zone: string, rack: string) => joinStep(w, { self: { id: 'x', zone, rack, weight: 1 }, replaces: 'd' });
-    expect(claim('z2', '')).toMatchObject({ kind: 'fail', message: expect.stringMatching(/cannot replace d: it was in zone "", rack "", and this node is in zone "z2".*start it with --zone "" --rack ""/) });
+    const claim = (zone: string, rack: string) =>
+      joinStep(w, { self: { id: 'x', zone, rack, weight: 1 }, replaces: 'd' });
+    expect(claim('z2', '')).toMatchObject({
+      kind: 'fail',
+      message: expect.stringMatching(
+        /cannot replace d: it was in zone "", rack "", and this node is in zone "z2".*start it with --zone "" --rack ""/,
+      ),
+    });
     expect(claim('', 'r1')).toMatchObject({ kind: 'fail' });
     expect(claim('', '')).toMatchObject({ kind: 'claim', tokens: w.node('d').me.tokens });
   });
 });
 
 describe('a replacer leaving later', () => {
-  it('keeps the node it replaced out of the ring: its normal step names it, and it joins the replacer\'s removed', () => {
+  it("keeps the node it replaced out of the ring: its normal step names it, and it joins the replacer's removed", () => {
     const w = World.of(['a', 'b', 'c', 'd']);
     w.node('d').up = false;
     // x replaces d: it claims d's tokens and streams (cluster/join.ts), then turns normal.
@@ -407,7 +515,10 @@ describe('a replacer leaving later', () => {
     const step = joinStep(w, { tokens, tokensAgeMs: 1e6, streamed: true, replaces: 'd' });
     expect(step).toMatchObject({ kind: 'normal', replaced: 'd' });
     // What node/topology/joining.ts does with it.
-    w.apply('x', { persist: { status: 'normal', move: undefined, removed: ['d'] }, gossip: { removed: 'd', status: 'normal' } });
+    w.apply('x', {
+      persist: { status: 'normal', move: undefined, removed: ['d'] },
+      gossip: { removed: 'd', status: 'normal' },
+    });
     w.agree();
     expect(w.view().ring!.has('x')).toBe(true);
     expect(w.view().removed.has('d')).toBe(true);
@@ -429,13 +540,22 @@ describe('a joiner whose disk is too small', () => {
     for (const id of ['a', 'b', 'c']) w.set(id, { load: String(300 * 2 ** 20) });
     w.add('x', 'joining', undefined);
     w.agree();
-    const step = (room: number | undefined, replaces?: string) => joinStep(w, { room, ...(replaces ? { replaces } : {}) });
+    const step = (room: number | undefined, replaces?: string) =>
+      joinStep(w, { room, ...(replaces ? { replaces } : {}) });
     // Three owners of 300 MiB each, shared with a fourth: about 225 MiB.
-    expect(step(100 * 2 ** 20)).toEqual({ kind: 'wait', reason: expect.stringMatching(/^not enough disk to join: this node would take about 225\.0 MiB .*takes 100\.0 MiB more before it refuses writes \(--min-free-disk\)\. Free space or give it a larger disk/) });
+    expect(step(100 * 2 ** 20)).toEqual({
+      kind: 'wait',
+      reason: expect.stringMatching(
+        /^not enough disk to join: this node would take about 225\.0 MiB .*takes 100\.0 MiB more before it refuses writes \(--min-free-disk\)\. Free space or give it a larger disk/,
+      ),
+    });
     expect(step(300 * 2 ** 20)).toMatchObject({ kind: 'claim' });
     expect(step(undefined)).toMatchObject({ kind: 'claim' }); // not known yet: no reason to wait
     // A replacer takes its dead node's load.
     w.node('c').up = false;
-    expect(step(250 * 2 ** 20, 'c')).toMatchObject({ kind: 'wait', reason: expect.stringMatching(/about 300\.0 MiB \(c's load\)/) });
+    expect(step(250 * 2 ** 20, 'c')).toMatchObject({
+      kind: 'wait',
+      reason: expect.stringMatching(/about 300\.0 MiB \(c's load\)/),
+    });
   });
 });

@@ -7,7 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import { BucketError, BucketTable, DEFAULT_BUCKET, defaultProps, storedKey } from '../../../src/buckets/index.js';
 import { claimRing, joinRing } from '../../../src/ring/index.js';
-import { classRefusal, deleteFilter, keyClasses, sameClasses, sendFilter, servedFilter } from '../../../src/cluster/n-classes.js';
+import {
+  classRefusal,
+  deleteFilter,
+  keyClasses,
+  sameClasses,
+  sendFilter,
+  servedFilter,
+} from '../../../src/cluster/n-classes.js';
 import { classTransfers, movementTransfers, planTransfers } from '../../../src/cluster/transfer-plan.js';
 import { cleanupPlan } from '../../../src/cluster/cleanup.js';
 import { World } from './world.js';
@@ -21,7 +28,7 @@ function table(buckets: Record<string, number>): BucketTable {
 const key = (bucket: string, k: string): Buffer => storedKey(bucket, Buffer.from(k));
 
 describe('N classes of a bucket table', () => {
-  it('are the distinct n in use, the cluster N among them; a key has its bucket\'s n, a key of an unknown bucket none', () => {
+  it("are the distinct n in use, the cluster N among them; a key has its bucket's n, a key of an unknown bucket none", () => {
     const k = keyClasses(table({ five: 5, one: 1, other5: 5 }));
     expect(k.classes).toEqual([1, 3, 5]);
     expect(k.nOf(key(DEFAULT_BUCKET, 'x'))).toBe(3);
@@ -42,7 +49,9 @@ describe('N classes of a bucket table', () => {
     expect(() => all(key('unknown', 'x'))).toThrow(BucketError);
 
     const many = keyClasses(table({ five: 5, one: 1 }));
-    const c1 = sendFilter(many, 1), c3 = sendFilter(many, 3), c0 = sendFilter(many, 0);
+    const c1 = sendFilter(many, 1),
+      c3 = sendFilter(many, 3),
+      c0 = sendFilter(many, 0);
     expect([c1(key('one', 'x')), c1(key('five', 'x')), c1(key(DEFAULT_BUCKET, 'x'))]).toEqual([true, false, false]);
     expect([c3(key('one', 'x')), c3(key('five', 'x')), c3(key(DEFAULT_BUCKET, 'x'))]).toEqual([false, false, true]);
     expect([c0(key('one', 'x')), c0(key('five', 'x')), c0(key(DEFAULT_BUCKET, 'x'))]).toEqual([true, true, true]);
@@ -56,9 +65,19 @@ describe('N classes of a bucket table', () => {
 
   it('delete filter: the keys of the class, never a key of an unknown bucket', () => {
     const many = keyClasses(table({ five: 5, one: 1 }));
-    const d1 = deleteFilter(many, 1), all = deleteFilter(many, undefined);
-    expect([d1(key('one', 'x')), d1(key('five', 'x')), d1(key(DEFAULT_BUCKET, 'x')), d1(key('unknown', 'x'))]).toEqual([true, false, false, false]);
-    expect([all(key('one', 'x')), all(key(DEFAULT_BUCKET, 'x')), all(key('unknown', 'x'))]).toEqual([true, true, false]);
+    const d1 = deleteFilter(many, 1),
+      all = deleteFilter(many, undefined);
+    expect([d1(key('one', 'x')), d1(key('five', 'x')), d1(key(DEFAULT_BUCKET, 'x')), d1(key('unknown', 'x'))]).toEqual([
+      true,
+      false,
+      false,
+      false,
+    ]);
+    expect([all(key('one', 'x')), all(key(DEFAULT_BUCKET, 'x')), all(key('unknown', 'x'))]).toEqual([
+      true,
+      true,
+      false,
+    ]);
     const single = deleteFilter(keyClasses(new BucketTable(3)), undefined);
     expect([single(key(DEFAULT_BUCKET, 'x')), single(key('unknown', 'x'))]).toEqual([true, false]);
   });
@@ -68,7 +87,9 @@ describe('N classes of a bucket table', () => {
     expect(sameClasses([3], [1, 3])).toBe(false);
     expect(classRefusal(0, [], [1, 3])).toBeUndefined();
     expect(classRefusal(1, [1, 3], [1, 3])).toBeUndefined();
-    expect(classRefusal(0, [3], [1, 3])).toMatch(/planned for buckets of n 3 but this node's bucket table has n 1, 3: retry once the bucket tables converge/);
+    expect(classRefusal(0, [3], [1, 3])).toMatch(
+      /planned for buckets of n 3 but this node's bucket table has n 1, 3: retry once the bucket tables converge/,
+    );
     expect(classRefusal(5, [1, 3], [1, 3])).toMatch(/no bucket here has n 5/);
     const many = keyClasses(table({ one: 1 }));
     expect(() => servedFilter(many, 0, [3])).toThrow(/retry once the bucket tables converge/);
@@ -77,11 +98,17 @@ describe('N classes of a bucket table', () => {
 });
 
 describe('transfers per class', () => {
-  const ring = claimRing(['a', 'b', 'c', 'd', 'e'].map((id) => ({ id })), 3, { tokensPerNode: 8 });
+  const ring = claimRing(
+    ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id })),
+    3,
+    { tokensPerNode: 8 },
+  );
   const after = joinRing(ring, { id: 'f' }, 3);
 
   it('one class: the plan of its N, unmarked (as before buckets)', () => {
-    expect(classTransfers(ring, after, [3])).toEqual(planTransfers(ring, after, 3).map((t) => ({ ...t, classes: [3] })));
+    expect(classTransfers(ring, after, [3])).toEqual(
+      planTransfers(ring, after, 3).map((t) => ({ ...t, classes: [3] })),
+    );
     expect(classTransfers(ring, after, [3]).every((t) => t.n === undefined)).toBe(true);
   });
 
@@ -122,7 +149,10 @@ describe('cleanup per class', () => {
     const plan = cleanupPlan({ self: 'a', status: 'normal', view, classes: [1, 3, 5] });
     if (plan.kind !== 'delete') throw new Error(plan.message);
     for (const n of [1, 3, 5]) {
-      const want = view.ring!.ranges(n).filter((r) => !r.replicas.includes('a')).map((r) => ({ ...r, n }));
+      const want = view
+        .ring!.ranges(n)
+        .filter((r) => !r.replicas.includes('a'))
+        .map((r) => ({ ...r, n }));
       expect(plan.ranges.filter((r) => r.n === n)).toEqual(want);
     }
     // a holds an n=5 copy of more ranges than an n=1 copy: fewer ranges to clean for n=5.

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { claimRing } from '../../../src/ring/index.js';
 import { PlanError, planChanges } from '../../../src/cluster/staged-plan.js';
 
-const ring = claimRing(['a', 'b', 'c', 'd'].map((id) => ({ id })), 3, { tokensPerNode: 16 });
+const ring = claimRing(
+  ['a', 'b', 'c', 'd'].map((id) => ({ id })),
+  3,
+  { tokensPerNode: 16 },
+);
 const load = (id: string) => ({ bytes: 1_000_000, keys: id === 'a' ? 1000 : 750 });
 
 describe('staged plans', () => {
@@ -21,7 +25,15 @@ describe('staged plans', () => {
   });
 
   it('steps apply in order: a leave after a join plans on the ring with the joiner', () => {
-    const p = planChanges(ring, [{ kind: 'join', node: 'e', zone: '', rack: '', weight: 1 }, { kind: 'leave', node: 'a' }], 3, load);
+    const p = planChanges(
+      ring,
+      [
+        { kind: 'join', node: 'e', zone: '', rack: '', weight: 1 },
+        { kind: 'leave', node: 'a' },
+      ],
+      3,
+      load,
+    );
     expect(p.steps[1]!.moves.every((m) => m.from === 'a')).toBe(true);
     expect(p.ownership.find((o) => o.node === 'a')!.after).toBe(0);
     expect(p.after!.has('a')).toBe(false);
@@ -33,12 +45,15 @@ describe('staged plans', () => {
     expect(p.steps[0]!.moves.some((m) => m.from === 'b')).toBe(false);
   });
 
-  it('with buckets of several n: each class\'s ranges move, a source\'s load spread over its ownership summed over the classes', () => {
+  it("with buckets of several n: each class's ranges move, a source's load spread over its ownership summed over the classes", () => {
     const join = [{ kind: 'join' as const, node: 'e', zone: '', rack: '', weight: 1 }];
     const one = planChanges(ring, join, 3, load);
     const many = planChanges(ring, join, 3, load, [1, 3]);
     const sum = (p: typeof one): { share: number; keys: number; ranges: number } =>
-      p.steps[0]!.moves.reduce((s, m) => ({ share: s.share + m.share, keys: s.keys + m.keys, ranges: s.ranges + m.ranges }), { share: 0, keys: 0, ranges: 0 });
+      p.steps[0]!.moves.reduce(
+        (s, m) => ({ share: s.share + m.share, keys: s.keys + m.keys, ranges: s.ranges + m.ranges }),
+        { share: 0, keys: 0, ranges: 0 },
+      );
     // e gains its n=3 ranges and its n=1 ranges: the shares add up.
     expect(sum(many).share).toBeCloseTo(sum(one).share + many.after!.ownership(1).get('e')!, 9);
     expect(sum(many).ranges).toBeGreaterThan(sum(one).ranges);
@@ -51,8 +66,12 @@ describe('staged plans', () => {
   });
 
   it('refuses what cannot be: a join of an owner, a leave of a non-owner, the last owner', () => {
-    expect(() => planChanges(ring, [{ kind: 'join', node: 'a', zone: '', rack: '', weight: 1 }], 3, load)).toThrow(PlanError);
+    expect(() => planChanges(ring, [{ kind: 'join', node: 'a', zone: '', rack: '', weight: 1 }], 3, load)).toThrow(
+      PlanError,
+    );
     expect(() => planChanges(ring, [{ kind: 'leave', node: 'z' }], 3, load)).toThrow(/z is not an owner/);
-    expect(() => planChanges(claimRing([{ id: 'a' }], 3), [{ kind: 'leave', node: 'a' }], 3, load)).toThrow(/last owner/);
+    expect(() => planChanges(claimRing([{ id: 'a' }], 3), [{ kind: 'leave', node: 'a' }], 3, load)).toThrow(
+      /last owner/,
+    );
   });
 });

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { claimRing, joinRing } from '../../../src/ring/index.js';
 import { chooseSource, planTransfers, pullSources, transferShare } from '../../../src/cluster/transfer-plan.js';
 
-const ring = claimRing(['a', 'b', 'c', 'd'].map((id) => ({ id })), 3, { tokensPerNode: 8 });
+const ring = claimRing(
+  ['a', 'b', 'c', 'd'].map((id) => ({ id })),
+  3,
+  { tokensPerNode: 8 },
+);
 
 describe('transfer plans', () => {
   it('a join: the newcomer gains exactly its ranges, each from the replica it replaces there', () => {

@@ -4,7 +4,13 @@
  * test applies the core's updates, restarts a node (its gossip restarts from node.json,
  * as node/gossip-exchange.ts's start fields do) and asks the core again.
  */
-import { formatTokens, initialState, setField, type EndpointState, type NodeStatus } from '../../../src/membership/endpoint.js';
+import {
+  formatTokens,
+  initialState,
+  setField,
+  type EndpointState,
+  type NodeStatus,
+} from '../../../src/membership/endpoint.js';
 import { ringFromStates, type RingView } from '../../../src/membership/ring-view.js';
 import { claimRing } from '../../../src/ring/index.js';
 import type { Persisted, Update } from '../../../src/cluster/leave.js';
@@ -34,7 +40,11 @@ export class World {
   /** `owners` normal members with balanced tokens, and `joiners` (joining, no tokens). */
   static of(owners: string[], joiners: string[] = []): World {
     const w = new World();
-    const ring = claimRing(owners.map((id) => ({ id })), 3, { tokensPerNode: TOKENS });
+    const ring = claimRing(
+      owners.map((id) => ({ id })),
+      3,
+      { tokensPerNode: TOKENS },
+    );
     for (const id of owners) w.add(id, 'normal', [...ring.member(id)!.tokens]);
     for (const id of joiners) w.add(id, 'joining', undefined);
     w.agree();

@@ -121,7 +121,7 @@ describe('hint delivery', () => {
 });
 
 describe('hints while the ring changes, and when a node leaves', () => {
-  it('a hint whose target gives up the key goes to the key\'s future replicas instead; others wait for their target', async () => {
+  it("a hint whose target gives up the key goes to the key's future replicas instead; others wait for their target", async () => {
     const [holder, source, c, d] = [await open(), await open(), await open(), await open()];
     await hintsFor(holder, source, 10);
     const sent: string[] = [];
@@ -173,21 +173,35 @@ describe('hints while the ring changes, and when a node leaves', () => {
 });
 
 describe('hint routes per bucket n', () => {
-  const ring = claimRing(['a', 'b', 'c', 'd', 'e', 'f'].map((id) => ({ id })), 3, { tokensPerNode: 8 });
+  const ring = claimRing(
+    ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => ({ id })),
+    3,
+    { tokensPerNode: 8 },
+  );
   const table = new BucketTable(3);
   table.create('one', { ...defaultProps(3), n: 1 }, 1000, 'a');
   table.create('five', { ...defaultProps(3), n: 5 }, 1000, 'a');
   const { nOf } = keyClasses(table);
-  const keys = (bucket: string): Buffer[] => Array.from({ length: 200 }, (_, i) => storedKey(bucket, Buffer.from(`k${i}`)));
+  const keys = (bucket: string): Buffer[] =>
+    Array.from({ length: 200 }, (_, i) => storedKey(bucket, Buffer.from(`k${i}`)));
 
-  it('a gone target\'s hints go to the key\'s replicas for its own bucket\'s n', () => {
+  it("a gone target's hints go to the key's replicas for its own bucket's n", () => {
     const route = hintRoute(ring, 'b', true, nOf);
-    for (const [bucket, n] of [[DEFAULT_BUCKET, 3], ['one', 1], ['five', 5]] as const) for (const k of keys(bucket)) expect(route(k)).toEqual(ring.preferenceList(k, n));
+    for (const [bucket, n] of [
+      [DEFAULT_BUCKET, 3],
+      ['one', 1],
+      ['five', 5],
+    ] as const)
+      for (const k of keys(bucket)) expect(route(k)).toEqual(ring.preferenceList(k, n));
   });
 
-  it('a target that stays a replica for the key\'s n keeps its hint; one that does not sends it to the replicas', () => {
+  it("a target that stays a replica for the key's n keeps its hint; one that does not sends it to the replicas", () => {
     const route = hintRoute(ring, 'b', false, nOf);
-    for (const [bucket, n] of [[DEFAULT_BUCKET, 3], ['one', 1], ['five', 5]] as const)
+    for (const [bucket, n] of [
+      [DEFAULT_BUCKET, 3],
+      ['one', 1],
+      ['five', 5],
+    ] as const)
       for (const k of keys(bucket)) {
         const replicas = ring.preferenceList(k, n);
         expect(route(k)).toEqual(replicas.includes('b') ? undefined : replicas);
@@ -199,9 +213,14 @@ describe('hint routes per bucket n', () => {
   it("a sub-key's hint goes to its parent's replicas, for its bucket's n", () => {
     const route = hintRoute(ring, 'b', true, nOf);
     for (const bucket of ['one', 'five'] as const)
-      for (const parent of keys(bucket)) expect(route(subKey(parent, { element: `e:${parent.length}` }))).toEqual(route(parent));
+      for (const parent of keys(bucket))
+        expect(route(subKey(parent, { element: `e:${parent.length}` }))).toEqual(route(parent));
     // Placed by their own bytes, some would go elsewhere: the test could fail.
-    expect(keys('five').some((p) => ring.preferenceList(subKey(p, { element: 'x' }), 5).join() !== ring.preferenceList(p, 5).join())).toBe(true);
+    expect(
+      keys('five').some(
+        (p) => ring.preferenceList(subKey(p, { element: 'x' }), 5).join() !== ring.preferenceList(p, 5).join(),
+      ),
+    ).toBe(true);
   });
 
   it('a key of a bucket this node does not know yet goes nowhere (the hint is kept)', () => {

@@ -15,7 +15,13 @@ afterEach(async () => {
 });
 
 /** A server on 127.0.0.1 that records what arrives (offset and time of each read) and echoes it, unless told not to. */
-async function server(echo = true): Promise<{ port: number; received: () => Buffer; reads: { at: number; end: number }[]; ended: Promise<number>; remotePorts: number[] }> {
+async function server(echo = true): Promise<{
+  port: number;
+  received: () => Buffer;
+  reads: { at: number; end: number }[];
+  ended: Promise<number>;
+  remotePorts: number[];
+}> {
   const chunks: Buffer[] = [];
   const reads: { at: number; end: number }[] = [];
   const remotePorts: number[] = [];
@@ -41,13 +47,31 @@ async function server(echo = true): Promise<{ port: number; received: () => Buff
     for (const c of sockets) c.destroy();
     return new Promise((r) => s.close(r));
   });
-  return { port: (s.address() as net.AddressInfo).port, received: () => Buffer.concat(chunks), reads, ended: endedP, remotePorts };
+  return {
+    port: (s.address() as net.AddressInfo).port,
+    received: () => Buffer.concat(chunks),
+    reads,
+    ended: endedP,
+    remotePorts,
+  };
 }
 
-async function proxyTo(port: number, delay?: { delayMs: number; jitterMs: number }, ports?: [number, number]): Promise<{ proxy: DelayProxy; port: number }> {
+async function proxyTo(
+  port: number,
+  delay?: { delayMs: number; jitterMs: number },
+  ports?: [number, number],
+): Promise<{ proxy: DelayProxy; port: number }> {
   const proxy = new DelayProxy();
   proxy.setDelay(delay);
-  const [p] = await proxy.listen([{ listenHost: '127.0.0.1', listenPort: 0, upstreamHost: '127.0.0.1', upstreamPort: port, ...(ports ? { localPortMin: ports[0], localPortMax: ports[1] } : {}) }]);
+  const [p] = await proxy.listen([
+    {
+      listenHost: '127.0.0.1',
+      listenPort: 0,
+      upstreamHost: '127.0.0.1',
+      upstreamPort: port,
+      ...(ports ? { localPortMin: ports[0], localPortMax: ports[1] } : {}),
+    },
+  ]);
   cleanups.push(() => proxy.close());
   return { proxy, port: p! };
 }
@@ -197,14 +221,18 @@ describe('the delaying proxy', () => {
     const srv = await server();
     const proxy = new DelayProxy();
     proxy.setDelay({ delayMs: 30, jitterMs: 5 });
-    const [port] = await proxy.listen([{ listenHost: '127.0.0.1', listenPort: 0, upstreamHost: '127.0.0.1', upstreamPort: srv.port }]);
+    const [port] = await proxy.listen([
+      { listenHost: '127.0.0.1', listenPort: 0, upstreamHost: '127.0.0.1', upstreamPort: srv.port },
+    ]);
     const c = await connect(port!);
     const closed = new Promise<void>((r) => c.once('close', () => r()));
     c.write('pending'); // still queued when the proxy stops
     await proxy.close();
     await closed;
     await expect(connect(port!)).rejects.toThrow(/ECONNREFUSED/);
-    await expect(proxy.listen([{ listenHost: '127.0.0.1', listenPort: 0, upstreamHost: '127.0.0.1', upstreamPort: srv.port }])).rejects.toThrow(/closed/);
+    await expect(
+      proxy.listen([{ listenHost: '127.0.0.1', listenPort: 0, upstreamHost: '127.0.0.1', upstreamPort: srv.port }]),
+    ).rejects.toThrow(/closed/);
   });
 });
 
@@ -213,7 +241,10 @@ describe('the proxy process', () => {
     const srv = await server();
     const p = await ProxyProcess.start([], `rkj${process.pid}-unit`);
     cleanups.push(() => p.stop());
-    const { ports } = await p.request({ op: 'listen', routes: [{ listenHost: '127.0.0.1', listenPort: 0, upstreamHost: '127.0.0.1', upstreamPort: srv.port }] });
+    const { ports } = await p.request({
+      op: 'listen',
+      routes: [{ listenHost: '127.0.0.1', listenPort: 0, upstreamHost: '127.0.0.1', upstreamPort: srv.port }],
+    });
     await p.request({ op: 'delay', delay: { delayMs: 80, jitterMs: 10 } });
     const c = await connect(ports![0]!);
     const t0 = performance.now();
@@ -227,7 +258,12 @@ describe('the proxy process', () => {
     c.write('pong');
     await new Promise((r) => c.once('data', r));
     expect(performance.now() - t1).toBeLessThan(140);
-    await expect(p.request({ op: 'listen', routes: [{ listenHost: '127.0.0.1', listenPort: ports![0]!, upstreamHost: '127.0.0.1', upstreamPort: 1 }] })).rejects.toThrow(/already forwards/);
+    await expect(
+      p.request({
+        op: 'listen',
+        routes: [{ listenHost: '127.0.0.1', listenPort: ports![0]!, upstreamHost: '127.0.0.1', upstreamPort: 1 }],
+      }),
+    ).rejects.toThrow(/already forwards/);
     await p.stop();
     expect(p.running).toBe(false);
     await expect(connect(ports![0]!)).rejects.toThrow(/ECONNREFUSED/);

@@ -8,7 +8,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cgroupLeftovers, cgroupProcs, cpuCgroupFs, cpuThrottleSupport, healAllSlow, removeCgroup, strobe, throttleCpu } from '../../../testkit/jepsen/slow.js';
+import {
+  cgroupLeftovers,
+  cgroupProcs,
+  cpuCgroupFs,
+  cpuThrottleSupport,
+  healAllSlow,
+  removeCgroup,
+  strobe,
+  throttleCpu,
+} from '../../../testkit/jepsen/slow.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -47,7 +56,8 @@ describe.skipIf(support !== true)('throttleCpu', () => {
     expect(cgroupLeftovers(process.pid)).toEqual([t.group]);
     if (fs.version === 1) expect(readFileSync(join(t.group, 'cpu.cfs_quota_us'), 'utf8').trim()).toBe('10000');
     else expect(readFileSync(join(t.group, 'cpu.max'), 'utf8').trim()).toBe('10000 100000');
-    const c0 = cpu(pid), w0 = performance.now();
+    const c0 = cpu(pid),
+      w0 = performance.now();
     await sleep(1500);
     const share = (cpu(pid) - c0) / ((performance.now() - w0) / 1000);
     // 10% of a core, with a period and a clock tick of slack: well under what a free busy loop takes.
@@ -59,7 +69,7 @@ describe.skipIf(support !== true)('throttleCpu', () => {
     expect(cgroupLeftovers(process.pid)).toEqual([]);
   });
 
-  it('removeCgroup moves the tasks out first (what sweep does to a dead harness\'s group)', async () => {
+  it("removeCgroup moves the tasks out first (what sweep does to a dead harness's group)", async () => {
     const pid = busy();
     const t = throttleCpu(pid, 0.5, 'sweep');
     expect(removeCgroup(t.group)).toBe(true);

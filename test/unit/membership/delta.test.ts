@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { Broadcasts, HashSum, fullExchangeRounds, retransmitLimit, writeHeartbeats, NO_HEARTBEAT } from '../../../src/membership/delta.js';
+import {
+  Broadcasts,
+  HashSum,
+  fullExchangeRounds,
+  retransmitLimit,
+  writeHeartbeats,
+  NO_HEARTBEAT,
+} from '../../../src/membership/delta.js';
 import { deltaOf, initialState, setField, type EndpointState } from '../../../src/membership/endpoint.js';
 import { Gossiper, type GossipMessage, type Outbound } from '../../../src/membership/gossiper.js';
 import { mulberry32 } from '../../../src/ring/allocate-tokens.js';
@@ -25,7 +32,7 @@ describe('delta gossip: parts', () => {
     expect(new DataView(bytes.buffer).getUint32(8, true)).toBe(NO_HEARTBEAT);
   });
 
-  it('writes member i\'s heartbeat from its slot when given the roster\'s slots', () => {
+  it("writes member i's heartbeat from its slot when given the roster's slots", () => {
     const bytes = writeHeartbeats(new Float64Array([7, 5, 9]), 3, Int32Array.from([2, 0, 1]));
     expect([...bytes]).toEqual([9, 0, 0, 0, 7, 0, 0, 0, 5, 0, 0, 0]);
   });
@@ -40,13 +47,24 @@ describe('delta gossip: parts', () => {
   it('queues one entry per member, merges newer changes, sends each a limited number of times, least sent first', () => {
     let a: EndpointState = initialState('a', 1, { addr: 'a:1', zone: 'z1' });
     let b: EndpointState = initialState('b', 1, { addr: 'b:1' });
-    const table = new Map<string, EndpointState>([['a', a], ['b', b]]);
+    const table = new Map<string, EndpointState>([
+      ['a', a],
+      ['b', b],
+    ]);
     const q = new Broadcasts();
     const before = a.version;
     a = setField(a, 'zone', 'z2');
     table.set('a', a);
     q.enqueue('a', 1, before);
-    expect(q.take(2, 1 << 14, (id) => table.get(id))).toEqual([{ id: 'a', generation: 1, heartbeat: a.heartbeat, fields: [{ name: 'zone', value: 'z2', version: a.version }], since: before }]);
+    expect(q.take(2, 1 << 14, (id) => table.get(id))).toEqual([
+      {
+        id: 'a',
+        generation: 1,
+        heartbeat: a.heartbeat,
+        fields: [{ name: 'zone', value: 'z2', version: a.version }],
+        since: before,
+      },
+    ]);
     // A second change of a's fields merges into the one entry, from the older `since`.
     a = setField(a, 'rack', 'r1');
     table.set('a', a);
@@ -54,7 +72,9 @@ describe('delta gossip: parts', () => {
     expect(q.size).toBe(1);
     // a carries both its changes since `before`, and counts from 0 again (news).
     const merged = q.take(2, 1 << 14, (id) => table.get(id));
-    expect(merged.map((d) => [d.id, d.since, d.fields.map((f) => f.name).sort()])).toEqual([['a', before, ['rack', 'zone']]]);
+    expect(merged.map((d) => [d.id, d.since, d.fields.map((f) => f.name).sort()])).toEqual([
+      ['a', before, ['rack', 'zone']],
+    ]);
     // b, never sent, goes before a, sent once; the next take sends a for the second and last time.
     b = setField(b, 'zone', 'zb');
     table.set('b', b);
@@ -73,7 +93,16 @@ describe('delta gossip: parts', () => {
 });
 
 function make(id: string, port: number, delta = true): Gossiper {
-  return new Gossiper({ id, clusterName: 'c', generation: 1, fields: { addr: `127.0.0.1:${port}`, status: 'normal' }, seeds: [], random: mulberry32(port), now: 0, delta });
+  return new Gossiper({
+    id,
+    clusterName: 'c',
+    generation: 1,
+    fields: { addr: `127.0.0.1:${port}`, status: 'normal' },
+    seeds: [],
+    random: mulberry32(port),
+    now: 0,
+    delta,
+  });
 }
 
 /** Deliver until quiet; returns every message delivered. */
@@ -90,7 +119,8 @@ function deliver(now: number, out: Outbound[], by: Map<string, Gossiper>): Gossi
 }
 
 const shape = (m: GossipMessage): string => {
-  if (m.kind === 'syn') return m.delta === undefined ? 'syn' : m.delta.tableHash === undefined ? 'full-syn' : 'light-syn';
+  if (m.kind === 'syn')
+    return m.delta === undefined ? 'syn' : m.delta.tableHash === undefined ? 'full-syn' : 'light-syn';
   return m.kind === 'ack2' && m.delta !== undefined ? 'ack2+vector' : m.kind;
 };
 
@@ -98,16 +128,23 @@ describe('delta gossip between gossipers', () => {
   function pair(bDelta = true): { a: Gossiper; b: Gossiper; by: Map<string, Gossiper> } {
     const a = make('a', 1);
     const b = make('b', 2, bDelta);
-    const by = new Map([[a.address, a], [b.address, b]]);
+    const by = new Map([
+      [a.address, a],
+      [b.address, b],
+    ]);
     a.set('zone', 'z');
     // Introduce them (full exchanges), then one round each so that each holds the other up.
-    deliver(0, [{ to: b.address, message: { cluster: 'c', from: 'x', fromAddr: '127.0.0.1:9', kind: 'ack2', deltas: [] } }], by);
+    deliver(
+      0,
+      [{ to: b.address, message: { cluster: 'c', from: 'x', fromAddr: '127.0.0.1:9', kind: 'ack2', deltas: [] } }],
+      by,
+    );
     deliver(0, a.announce([b.address]), by);
     deliver(0, b.announce([a.address]), by);
     return { a, b, by };
   }
 
-  it('in step, a round is a light SYN answered by an ACK2 with the peer\'s heartbeats, both ways', () => {
+  it("in step, a round is a light SYN answered by an ACK2 with the peer's heartbeats, both ways", () => {
     const { a, b, by } = pair();
     expect(a.isUp('b') && b.isUp('a')).toBe(true);
     const seen = deliver(1000, a.tick(1000), by);
@@ -147,19 +184,35 @@ describe('delta gossip between gossipers', () => {
     expect(seen.map(shape)).toEqual(['light-syn', 'ack2+vector']);
     expect(b.state('a')!.fields.get('zone')!.value).toBe('z2');
     // b learns of a member a does not know: the hashes differ, b answers with a full SYN.
-    b.receive(1500, { cluster: 'c', from: 'c', fromAddr: '127.0.0.1:3', kind: 'ack2', deltas: [{ id: 'c', generation: 1, heartbeat: 2, fields: [{ name: 'addr', value: '127.0.0.1:3', version: 1 }] }] });
+    b.receive(1500, {
+      cluster: 'c',
+      from: 'c',
+      fromAddr: '127.0.0.1:3',
+      kind: 'ack2',
+      deltas: [{ id: 'c', generation: 1, heartbeat: 2, fields: [{ name: 'addr', value: '127.0.0.1:3', version: 1 }] }],
+    });
     // Their rosters differ now (heartbeat vectors cannot be read across them): b answers
     // with a full SYN at once, though a's broadcast is still in flight.
     expect(deliver(2000, a.tick(2000), by).map(shape)).toEqual(['light-syn', 'full-syn', 'ack', 'ack2']);
     expect(a.state('c')?.fields.get('addr')?.value).toBe('127.0.0.1:3');
     // Same rosters, a field of c that b learnt: b passes it on as a broadcast in its light
     // answer, with no full exchange.
-    b.receive(2500, { cluster: 'c', from: 'c', fromAddr: '127.0.0.1:3', kind: 'ack2', deltas: [{ id: 'c', generation: 1, heartbeat: 5, fields: [{ name: 'zone', value: 'zc', version: 4 }] }] });
+    b.receive(2500, {
+      cluster: 'c',
+      from: 'c',
+      fromAddr: '127.0.0.1:3',
+      kind: 'ack2',
+      deltas: [{ id: 'c', generation: 1, heartbeat: 5, fields: [{ name: 'zone', value: 'zc', version: 4 }] }],
+    });
     const shapes: string[] = [];
     for (let t = 3000; t < 30_000 && a.state('c')?.fields.get('zone') === undefined; t += 1000) {
       b.set('load', String(t)); // news in flight all along
       // (Probes of c, which has no gossiper here, are full Scuttlebutt SYNs: left out.)
-      shapes.push(...deliver(t, a.tick(t), by).map(shape).filter((x) => x !== 'syn'));
+      shapes.push(
+        ...deliver(t, a.tick(t), by)
+          .map(shape)
+          .filter((x) => x !== 'syn'),
+      );
     }
     expect(shapes).toEqual(['light-syn', 'ack2+vector']);
     expect(a.state('c')?.fields.get('zone')?.value).toBe('zc');
@@ -179,7 +232,13 @@ describe('delta gossip between gossipers', () => {
   it('refuses a malformed delta SYN whole, with a reason', () => {
     const { b } = pair();
     const base = { cluster: 'c', from: 'a', fromAddr: '127.0.0.1:1', kind: 'syn' as const, digests: [] };
-    const good = { generation: 1, roster: '0123456789abcdef', tableHash: '0123456789abcdef', heartbeats: new Uint8Array(8), broadcasts: [] };
+    const good = {
+      generation: 1,
+      roster: '0123456789abcdef',
+      tableHash: '0123456789abcdef',
+      heartbeats: new Uint8Array(8),
+      broadcasts: [],
+    };
     const cases: [unknown, RegExp][] = [
       [{ ...good, generation: 0 }, /delta.generation/],
       [{ ...good, roster: 'xyz' }, /delta.roster/],
@@ -198,7 +257,15 @@ describe('delta gossip between gossipers', () => {
     }
     // A bad broadcast is skipped, the rest taken.
     b.takeEvents();
-    b.receive(1000, { ...base, delta: { ...good, broadcasts: [{ id: 'a', generation: 1, heartbeat: 1, fields: [{ name: 'addr', value: 'nope', version: 99 }], since: 1 }] } });
+    b.receive(1000, {
+      ...base,
+      delta: {
+        ...good,
+        broadcasts: [
+          { id: 'a', generation: 1, heartbeat: 1, fields: [{ name: 'addr', value: 'nope', version: 99 }], since: 1 },
+        ],
+      },
+    });
     expect(b.takeEvents().some((e) => e.type === 'refused' && /skipped/.test(e.reason))).toBe(true);
     expect(b.state('a')!.fields.get('addr')!.value).toBe('127.0.0.1:1');
   });
@@ -207,9 +274,13 @@ describe('delta gossip between gossipers', () => {
     const d = make('d', 2);
     const o = make('o', 3, false);
     const x = make('x', 4);
-    const by = new Map([[d.address, d], [o.address, o]]);
+    const by = new Map([
+      [d.address, d],
+      [o.address, o],
+    ]);
     // d (delta gossip) and o (full Scuttlebutt) hear x as it is now, and each other.
-    for (const g of [d, o]) g.receive(0, { cluster: 'c', from: 'x', fromAddr: x.address, kind: 'ack2', deltas: [deltaOf(x.self, 0)] });
+    for (const g of [d, o])
+      g.receive(0, { cluster: 'c', from: 'x', fromAddr: x.address, kind: 'ack2', deltas: [deltaOf(x.self, 0)] });
     deliver(0, d.announce([o.address]), by);
     const heard = d.state('x')!;
     // x changes a field neither hears of, and beats on; d hears its heartbeat alone, from a
@@ -217,7 +288,14 @@ describe('delta gossip between gossipers', () => {
     x.set('zone', 'zx');
     for (let t = 1000; t <= 5000; t += 1000) x.tick(t);
     const fv = Math.max(...[...heard.fields.values()].map((f) => f.version));
-    d.receive(6000, { cluster: 'c', from: 'p', fromAddr: '127.0.0.1:5', kind: 'syn', digests: [{ id: 'x', generation: 1, version: fv, heartbeat: x.self.heartbeat }], delta: { generation: 1, roster: '0000000000000000', broadcasts: [] } });
+    d.receive(6000, {
+      cluster: 'c',
+      from: 'p',
+      fromAddr: '127.0.0.1:5',
+      kind: 'syn',
+      digests: [{ id: 'x', generation: 1, version: fv, heartbeat: x.self.heartbeat }],
+      delta: { generation: 1, roster: '0000000000000000', broadcasts: [] },
+    });
     expect(d.state('x')!.heartbeat).toBe(x.self.heartbeat);
     expect(d.state('x')!.fields.get('zone')).toEqual(heard.fields.get('zone'));
     // o and d gossip: d must not tell o it has seen x up to that heartbeat, which o would
@@ -236,13 +314,34 @@ describe('delta gossip between gossipers', () => {
     const { b } = pair();
     const env = { cluster: 'c', from: 'x', fromAddr: '127.0.0.1:9', kind: 'ack2' as const };
     // A late answer meant for an earlier incarnation: fields after version 50 of a member b never saw.
-    b.receive(1000, { ...env, deltas: [{ id: 'q', generation: 1, heartbeat: 60, fields: [{ name: 'zone', value: 'zq', version: 55 }], since: 50 }] });
+    b.receive(1000, {
+      ...env,
+      deltas: [
+        { id: 'q', generation: 1, heartbeat: 60, fields: [{ name: 'zone', value: 'zq', version: 55 }], since: 50 },
+      ],
+    });
     expect(b.state('q')).toBeUndefined();
     // Of a member it holds, but from beyond what it has seen: skipped; from within: taken.
     const fv = Math.max(...[...b.state('a')!.fields.values()].map((f) => f.version));
-    b.receive(1000, { ...env, deltas: [{ id: 'a', generation: 1, heartbeat: 90, fields: [{ name: 'zone', value: 'late', version: 80 }], since: fv + 5 }] });
+    b.receive(1000, {
+      ...env,
+      deltas: [
+        {
+          id: 'a',
+          generation: 1,
+          heartbeat: 90,
+          fields: [{ name: 'zone', value: 'late', version: 80 }],
+          since: fv + 5,
+        },
+      ],
+    });
     expect(b.state('a')!.fields.get('zone')!.value).toBe('z');
-    b.receive(1000, { ...env, deltas: [{ id: 'a', generation: 1, heartbeat: 90, fields: [{ name: 'zone', value: 'next', version: 80 }], since: fv }] });
+    b.receive(1000, {
+      ...env,
+      deltas: [
+        { id: 'a', generation: 1, heartbeat: 90, fields: [{ name: 'zone', value: 'next', version: 80 }], since: fv },
+      ],
+    });
     expect(b.state('a')!.fields.get('zone')!.value).toBe('next');
   });
 });

@@ -45,7 +45,12 @@ describe('endpoint state', () => {
     let s: EndpointState = a1;
     const history: EndpointState[] = [s];
     for (let i = 0; i < 12; i++) {
-      s = i % 3 === 0 ? setField(s, 'load', String(i)) : i % 3 === 1 ? beat(s) : setField(s, 'status', i % 2 ? 'normal' : 'leaving');
+      s =
+        i % 3 === 0
+          ? setField(s, 'load', String(i))
+          : i % 3 === 1
+            ? beat(s)
+            : setField(s, 'status', i % 2 ? 'normal' : 'leaving');
       history.push(s);
     }
     fc.assert(

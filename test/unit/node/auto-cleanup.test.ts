@@ -30,7 +30,10 @@ function harness(delayMs: number) {
     at,
     calls,
     set: (o: { fingerprint?: string; moving?: boolean; owner?: boolean; fail?: Error }) => {
-      view = { fingerprint: o.fingerprint ?? view.fingerprint, movements: o.moving ? [{ kind: 'join', node: 'x', driver: 'x' }] : [] } as unknown as RingView;
+      view = {
+        fingerprint: o.fingerprint ?? view.fingerprint,
+        movements: o.moving ? [{ kind: 'join', node: 'x', driver: 'x' }] : [],
+      } as unknown as RingView;
       if (o.owner !== undefined) owner = o.owner;
       fail = o.fail;
     },

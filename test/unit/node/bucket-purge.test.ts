@@ -32,8 +32,22 @@ const props = { n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'siblings' as const, type:
 
 /** A gossiper of members `ids` (the first is this node), each field as the test sets it. */
 function fakeGossip(ids: readonly string[]): Gossiper & { fields: Map<string, Map<string, string>> } {
-  const fields = new Map(ids.map((id) => [id, new Map<string, string>([['status', 'normal'], ['buckets', '0']])]));
-  const state = (id: string): EndpointState => ({ id, generation: 1, heartbeat: 1, version: 1, fields: new Map([...fields.get(id)!].map(([k, value]) => [k, { value, version: 1 }])) });
+  const fields = new Map(
+    ids.map((id) => [
+      id,
+      new Map<string, string>([
+        ['status', 'normal'],
+        ['buckets', '0'],
+      ]),
+    ]),
+  );
+  const state = (id: string): EndpointState => ({
+    id,
+    generation: 1,
+    heartbeat: 1,
+    version: 1,
+    fields: new Map([...fields.get(id)!].map(([k, value]) => [k, { value, version: 1 }])),
+  });
   return {
     fields,
     set: (name: string, value: string) => void fields.get(ids[0]!)!.set(name, value),
@@ -53,8 +67,16 @@ async function storeWith(): Promise<Store> {
   await store.writeMany(basket, [{ op: 'add', path: { element: B('apple') } }]);
   expect((await store.readRange(basket, undefined, 10)).records).toHaveLength(1);
   const src = await Store.open({ engine: new MemoryEngine() });
-  await store.hints.add('n9', storedKey('carts', B('hinted')), (await src.put(storedKey('carts', B('hinted')), B('h'))).record);
-  await store.hints.add('n9', storedKey('keep', B('hinted')), (await src.put(storedKey('keep', B('hinted')), B('h'))).record);
+  await store.hints.add(
+    'n9',
+    storedKey('carts', B('hinted')),
+    (await src.put(storedKey('carts', B('hinted')), B('h'))).record,
+  );
+  await store.hints.add(
+    'n9',
+    storedKey('keep', B('hinted')),
+    (await src.put(storedKey('keep', B('hinted')), B('h'))).record,
+  );
   await src.close();
   return store;
 }
@@ -94,11 +116,17 @@ describe('BucketPurge', () => {
     table.create('carts', props, 1000, 'n1');
     table.delete('carts', 2000, 'n1');
     // A run stopped before it was done records nothing: the next start finds the deletion to do.
-    const first = new BucketPurge({ dataDir: d, store, table, gossiper: fakeGossip(['n1']), log: quiet }, await loadPurged(d));
+    const first = new BucketPurge(
+      { dataDir: d, store, table, gossiper: fakeGossip(['n1']), log: quiet },
+      await loadPurged(d),
+    );
     await first.stop();
     await first.kick();
     expect(await loadPurged(d)).toEqual([]);
-    const second = new BucketPurge({ dataDir: d, store, table, gossiper: fakeGossip(['n1']), log: quiet }, await loadPurged(d));
+    const second = new BucketPurge(
+      { dataDir: d, store, table, gossiper: fakeGossip(['n1']), log: quiet },
+      await loadPurged(d),
+    );
     await second.kick();
     expect(await loadPurged(d)).toEqual(['carts@2000']);
     expect(await keysHeld(store, 'carts', 10)).toBe(0);
@@ -117,7 +145,12 @@ describe('BucketPurge', () => {
 });
 
 describe('BucketSync delete', () => {
-  const sync = (gossip: Gossiper, table: BucketTable, held: Record<string, number | Error>, removed: ReadonlySet<string> = new Set()) =>
+  const sync = (
+    gossip: Gossiper,
+    table: BucketTable,
+    held: Record<string, number | Error>,
+    removed: ReadonlySet<string> = new Set(),
+  ) =>
     new BucketSync({
       id: 'n1',
       dataDir: dir(),
@@ -139,8 +172,16 @@ describe('BucketSync delete', () => {
     const table = new BucketTable(3);
     table.create('carts', props, 1000, 'n1');
     const gossip = fakeGossip(['n1', 'n2', 'n3']);
-    await expect(sync(gossip, table, { n2: 1 }).delete('carts', false)).rejects.toMatchObject({ code: 'BK_NOT_EMPTY', message: expect.stringMatching(/^bucket carts holds keys \(on n2\): delete them first, or delete the bucket with --purge/) });
-    await expect(sync(gossip, table, { n3: new Error('unreachable') }).delete('carts', false)).rejects.toMatchObject({ code: 'BK_NOT_EMPTY', message: expect.stringMatching(/cannot tell whether bucket carts is empty: n3 did not answer/) });
+    await expect(sync(gossip, table, { n2: 1 }).delete('carts', false)).rejects.toMatchObject({
+      code: 'BK_NOT_EMPTY',
+      message: expect.stringMatching(
+        /^bucket carts holds keys \(on n2\): delete them first, or delete the bucket with --purge/,
+      ),
+    });
+    await expect(sync(gossip, table, { n3: new Error('unreachable') }).delete('carts', false)).rejects.toMatchObject({
+      code: 'BK_NOT_EMPTY',
+      message: expect.stringMatching(/cannot tell whether bucket carts is empty: n3 did not answer/),
+    });
     expect(table.props('carts')).toBeDefined();
     await expect(sync(gossip, table, {}).delete('default', true)).rejects.toMatchObject({ code: 'BK_BAD_NAME' });
     await expect(sync(gossip, table, {}).delete('nope', true)).rejects.toMatchObject({ code: 'BK_UNKNOWN' });
@@ -162,9 +203,15 @@ describe('BucketSync delete', () => {
     gossip.fields.get('n1')!.set(PURGED_FIELD, 'carts@5000');
     gossip.fields.get('n2')!.set(PURGED_FIELD, 'other@1,carts@5000');
     expect(s.deletionStatus('carts')).toMatchObject({ purged: ['n1', 'n2'], pending: ['n3'] });
-    await expect(s.create('carts', props)).rejects.toMatchObject({ code: 'BK_DELETING', message: expect.stringMatching(/^bucket carts was deleted and n3 has not yet deleted its keys/) });
+    await expect(s.create('carts', props)).rejects.toMatchObject({
+      code: 'BK_DELETING',
+      message: expect.stringMatching(/^bucket carts was deleted and n3 has not yet deleted its keys/),
+    });
     // A member removed while down (its own gossip still says normal) is not waited for.
-    expect(sync(gossip, table, {}, new Set(['n3'])).deletionStatus('carts')).toMatchObject({ purged: ['n1', 'n2'], pending: [] });
+    expect(sync(gossip, table, {}, new Set(['n3'])).deletionStatus('carts')).toMatchObject({
+      purged: ['n1', 'n2'],
+      pending: [],
+    });
     // Nor one that left.
     gossip.fields.get('n3')!.set('status', 'left');
     expect(s.deletionStatus('carts')).toMatchObject({ purged: ['n1', 'n2'], pending: [] });

@@ -37,7 +37,9 @@ describe('buckets.json', () => {
   it('refuses to start from a damaged file, saying what to do', async () => {
     const d = dir();
     writeFileSync(join(d, 'buckets.json'), '{"buckets": [');
-    await expect(loadBuckets(d, 3)).rejects.toThrow(/buckets\.json is damaged \(not JSON\): move it aside and restart; the node gets the bucket table from its peers/);
+    await expect(loadBuckets(d, 3)).rejects.toThrow(
+      /buckets\.json is damaged \(not JSON\): move it aside and restart; the node gets the bucket table from its peers/,
+    );
     writeFileSync(join(d, 'buckets.json'), '{"tables": []}');
     await expect(loadBuckets(d, 3)).rejects.toThrow(/damaged \(no buckets\)/);
   });
@@ -50,7 +52,18 @@ describe('BucketSync', () => {
 
   it('saves a later change after an earlier save failed (a failed save does not stop the ones after it)', async () => {
     const d = join(dir(), 'not-yet');
-    const sync = new BucketSync({ id: 'n1', dataDir: d, table: new BucketTable(3), gossiper: alone, now: () => 1000, fetch: async () => [], keysHeld: async () => 0, changed: () => undefined, removed: () => new Set(), log: quiet });
+    const sync = new BucketSync({
+      id: 'n1',
+      dataDir: d,
+      table: new BucketTable(3),
+      gossiper: alone,
+      now: () => 1000,
+      fetch: async () => [],
+      keysHeld: async () => 0,
+      changed: () => undefined,
+      removed: () => new Set(),
+      log: quiet,
+    });
     await expect(sync.create('carts', { n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'siblings' })).rejects.toThrow(/ENOENT/);
     mkdirSync(d);
     await sync.create('orders', { n: 2, r: 0, w: 0, ttlMs: 0, siblings: 'lww' });

@@ -8,7 +8,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ENV_NAMES, SETTINGS, SETTING_NAMES, flagOf, hasDefault, type SettingName } from '../../../src/node/settings.js';
+import {
+  ENV_NAMES,
+  SETTINGS,
+  SETTING_NAMES,
+  flagOf,
+  hasDefault,
+  type SettingName,
+} from '../../../src/node/settings.js';
 
 const DOC = join(import.meta.dirname, '../../../docs/node.md');
 
@@ -34,10 +41,19 @@ function settingsRows(markdown: string): Row[] {
       continue;
     }
     inTable = true;
-    const cells = l.split('|').slice(1, -1).map((c) => c.trim());
+    const cells = l
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
     if (cells[0] === 'setting (config key)' || /^-+$/.test(cells[0]!)) continue;
     const list = (c: string | undefined): string[] => (c ?? '').split(', ').map((s) => s.replace(/`/g, '').trim());
-    rows.push({ line: i + 1, names: list(cells[0]), flags: list(cells[1]), envs: list(cells[2]), default: (cells[3] ?? '').replace(/`/g, '') });
+    rows.push({
+      line: i + 1,
+      names: list(cells[0]),
+      flags: list(cells[1]),
+      envs: list(cells[2]),
+      default: (cells[3] ?? '').replace(/`/g, ''),
+    });
   }
   return rows;
 }
@@ -59,12 +75,19 @@ function docDrift(markdown: string): string[] {
       if (seen.has(s)) problems.push(`${at}: a second row`);
       seen.add(s);
       if (row.flags[i] !== flagOf(s)) problems.push(`${at}: flag ${row.flags[i]}, the setting's is ${flagOf(s)}`);
-      if (row.envs[i] !== ENV_NAMES[s]) problems.push(`${at}: environment ${row.envs[i]}, the setting's is ${ENV_NAMES[s]}`);
-      if (row.default !== documentedDefault(s)) problems.push(`${at}: default "${row.default}", the setting's is "${documentedDefault(s)}"`);
+      if (row.envs[i] !== ENV_NAMES[s])
+        problems.push(`${at}: environment ${row.envs[i]}, the setting's is ${ENV_NAMES[s]}`);
+      if (row.default !== documentedDefault(s))
+        problems.push(`${at}: default "${row.default}", the setting's is "${documentedDefault(s)}"`);
     });
-    if (row.flags.length !== row.names.length || row.envs.length !== row.names.length) problems.push(`docs/node.md:${row.line}: ${row.names.length} settings but ${row.flags.length} flags and ${row.envs.length} variables`);
+    if (row.flags.length !== row.names.length || row.envs.length !== row.names.length)
+      problems.push(
+        `docs/node.md:${row.line}: ${row.names.length} settings but ${row.flags.length} flags and ${row.envs.length} variables`,
+      );
   }
-  for (const name of SETTING_NAMES) if (!seen.has(name)) problems.push(`docs/node.md: no row for setting ${name} (${flagOf(name)}, ${ENV_NAMES[name]})`);
+  for (const name of SETTING_NAMES)
+    if (!seen.has(name))
+      problems.push(`docs/node.md: no row for setting ${name} (${flagOf(name)}, ${ENV_NAMES[name]})`);
   return problems;
 }
 
@@ -73,16 +96,28 @@ describe("docs/node.md's table of settings", () => {
 
   it('has a row for every setting with its flag, environment variable and default', () => {
     expect(docDrift(doc)).toEqual([]);
-    expect(settingsRows(doc).flatMap((r) => r.names).sort()).toEqual([...SETTING_NAMES].sort());
+    expect(
+      settingsRows(doc)
+        .flatMap((r) => r.names)
+        .sort(),
+    ).toEqual([...SETTING_NAMES].sort());
   });
 
   it('is found out when a setting is missing, renamed, or its flag, variable or default changed', () => {
     const row = (name: string): string => doc.split('\n').find((l) => l.startsWith(`| ${name} |`))!;
     const tokens = row('tokens');
-    expect(docDrift(doc.replace(`${tokens}\n`, ''))).toEqual(['docs/node.md: no row for setting tokens (--tokens, RINGKV_TOKENS)']);
-    expect(docDrift(doc.replace(tokens, tokens.replace('| 64 |', '| 128 |')))).toEqual([expect.stringMatching(/^docs\/node\.md:\d+ tokens: default "128", the setting's is "64"$/)]);
-    expect(docDrift(doc.replace(tokens, tokens.replace('`--tokens`', '`--vnodes`')))).toEqual([expect.stringMatching(/tokens: flag --vnodes, the setting's is --tokens$/)]);
-    expect(docDrift(doc.replace(tokens, tokens.replace('RINGKV_TOKENS', 'RINGKV_VNODES')))).toEqual([expect.stringMatching(/tokens: environment RINGKV_VNODES, the setting's is RINGKV_TOKENS$/)]);
+    expect(docDrift(doc.replace(`${tokens}\n`, ''))).toEqual([
+      'docs/node.md: no row for setting tokens (--tokens, RINGKV_TOKENS)',
+    ]);
+    expect(docDrift(doc.replace(tokens, tokens.replace('| 64 |', '| 128 |')))).toEqual([
+      expect.stringMatching(/^docs\/node\.md:\d+ tokens: default "128", the setting's is "64"$/),
+    ]);
+    expect(docDrift(doc.replace(tokens, tokens.replace('`--tokens`', '`--vnodes`')))).toEqual([
+      expect.stringMatching(/tokens: flag --vnodes, the setting's is --tokens$/),
+    ]);
+    expect(docDrift(doc.replace(tokens, tokens.replace('RINGKV_TOKENS', 'RINGKV_VNODES')))).toEqual([
+      expect.stringMatching(/tokens: environment RINGKV_VNODES, the setting's is RINGKV_TOKENS$/),
+    ]);
     expect(docDrift(doc.replace(tokens, tokens.replace('| tokens |', '| vnodes |')))).toEqual([
       expect.stringMatching(/vnodes: no such setting/),
       'docs/node.md: no row for setting tokens (--tokens, RINGKV_TOKENS)',
@@ -90,6 +125,8 @@ describe("docs/node.md's table of settings", () => {
     const rack = row('zone, rack');
     expect(docDrift(doc.replace(rack, rack.replace('`--zone`, `--rack`', '`--rack`, `--zone`')))).toHaveLength(2);
     const http = row('http');
-    expect(docDrift(doc.replace(http, http.replace('| off |', '| none |')))).toEqual([expect.stringMatching(/http: default "none", the setting's is "off"$/)]);
+    expect(docDrift(doc.replace(http, http.replace('| off |', '| none |')))).toEqual([
+      expect.stringMatching(/http: default "none", the setting's is "off"$/),
+    ]);
   });
 });

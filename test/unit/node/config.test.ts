@@ -12,7 +12,14 @@ describe('node configuration', () => {
     const file = join(dir, 'c.json');
     writeFileSync(file, JSON.stringify({ zone: 'file-zone', rack: 'file-rack', tokens: 16, seeds: ['127.0.0.1:1'] }));
     const c = resolveConfig({ zone: 'flag-zone' }, { RINGKV_RACK: 'env-rack', RINGKV_WEIGHT: '2.5' }, file);
-    expect(c).toMatchObject({ zone: 'flag-zone', rack: 'env-rack', tokens: 16, weight: 2.5, seeds: ['127.0.0.1:1'], listen: DEFAULT_CONFIG.listen });
+    expect(c).toMatchObject({
+      zone: 'flag-zone',
+      rack: 'env-rack',
+      tokens: 16,
+      weight: 2.5,
+      seeds: ['127.0.0.1:1'],
+      listen: DEFAULT_CONFIG.listen,
+    });
     expect(resolveConfig({ seeds: '127.0.0.1:1, 127.0.0.1:2,' }, {}).seeds).toEqual(['127.0.0.1:1', '127.0.0.1:2']);
     expect(resolveConfig({ listen: '127.0.0.1:0' }, {}).listen).toBe('127.0.0.1:0');
   });
@@ -49,7 +56,9 @@ describe('the --http setting', () => {
     expect(resolveConfig({}, { RINGKV_HTTP: '0.0.0.0:8080' }).http).toBe('0.0.0.0:8080');
     expect(resolveConfig({ http: '127.0.0.1:0' }, {}).http).toBe('127.0.0.1:0');
     expect(resolveConfig({ http: 'off' }, { RINGKV_HTTP: '0.0.0.0:8080' }).http).toBeUndefined();
-    expect(() => resolveConfig({ http: '8080' }, {})).toThrow(/--http: expected host:port, like 127\.0\.0\.1:7001, got "8080"/);
+    expect(() => resolveConfig({ http: '8080' }, {})).toThrow(
+      /--http: expected host:port, like 127\.0\.0\.1:7001, got "8080"/,
+    );
   });
 });
 
@@ -65,11 +74,17 @@ describe('the address a node advertises', () => {
   it('refuses a wildcard as the address to advertise, saying to pass --advertise', () => {
     for (const listen of ['0.0.0.0:7001', '[::]:7001', '[0:0:0:0:0:0:0:0]:7001']) {
       expect(() => resolveConfig({ listen }, {})).toThrow(
-        new RegExp(`^--listen ${listen.replace(/[[\].]/g, '\\$&')} binds every interface, so peers need to be told where to reach this node: pass --advertise host:port`),
+        new RegExp(
+          `^--listen ${listen.replace(/[[\].]/g, '\\$&')} binds every interface, so peers need to be told where to reach this node: pass --advertise host:port`,
+        ),
       );
     }
-    expect(() => resolveConfig({}, { RINGKV_LISTEN: '0.0.0.0:0' })).toThrow(/^RINGKV_LISTEN 0\.0\.0\.0:0 binds every interface.*pass --advertise host:port \(or RINGKV_ADVERTISE\)/);
-    expect(() => resolveConfig({ listen: '0.0.0.0:7001', advertise: '0.0.0.0:7001' }, {})).toThrow(/^--advertise 0\.0\.0\.0:7001 is a wildcard, not an address peers can reach/);
+    expect(() => resolveConfig({}, { RINGKV_LISTEN: '0.0.0.0:0' })).toThrow(
+      /^RINGKV_LISTEN 0\.0\.0\.0:0 binds every interface.*pass --advertise host:port \(or RINGKV_ADVERTISE\)/,
+    );
+    expect(() => resolveConfig({ listen: '0.0.0.0:7001', advertise: '0.0.0.0:7001' }, {})).toThrow(
+      /^--advertise 0\.0\.0\.0:7001 is a wildcard, not an address peers can reach/,
+    );
     expect(() => resolveConfig({ advertise: '[::]:7001' }, {})).toThrow(/^--advertise \[::\]:7001 is a wildcard/);
   });
 });
@@ -93,12 +108,19 @@ describe('node identity', () => {
     const d = join(dir, 'id3');
     const me = await loadIdentity(d, { id: 'n1', clusterName: 'c' }, 1e9);
     await saveIdentity(d, me);
-    await expect(loadIdentity(d, { id: 'n2', clusterName: 'c' }, 1e9)).rejects.toThrow(/belongs to node n1, not n2: start with --id n1/);
+    await expect(loadIdentity(d, { id: 'n2', clusterName: 'c' }, 1e9)).rejects.toThrow(
+      /belongs to node n1, not n2: start with --id n1/,
+    );
     await expect(loadIdentity(d, { id: 'n1', clusterName: 'x' }, 1e9)).rejects.toThrow(/belongs to cluster "c"/);
-    writeFileSync(join(d, 'node.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(d, 'node.json'), 'utf8')), heirs: 'n9=5:n2' }));
+    writeFileSync(
+      join(d, 'node.json'),
+      JSON.stringify({ ...JSON.parse(readFileSync(join(d, 'node.json'), 'utf8')), heirs: 'n9=5:n2' }),
+    );
     await expect(loadIdentity(d, { id: 'n1', clusterName: 'c' }, 1e9)).rejects.toThrow(/damaged \(bad heirs\)/);
     writeFileSync(join(d, 'node.json'), '{"id": "n1"}');
-    await expect(loadIdentity(d, { id: 'n1', clusterName: 'c' }, 1e9)).rejects.toThrow(/damaged .*restore it from a backup/);
+    await expect(loadIdentity(d, { id: 'n1', clusterName: 'c' }, 1e9)).rejects.toThrow(
+      /damaged .*restore it from a backup/,
+    );
   });
 
   it('writes a file atomically even when many writes of it run at once: none fails, one wins whole, no temp file stays', async () => {
@@ -114,25 +136,36 @@ describe('node identity', () => {
     const d = join(dir, 'id4');
     const me = await loadIdentity(d, { id: 'n4', clusterName: 'c' }, 1e9);
     await saveIdentity(d, { ...me, tokens: [1n], status: 'left' });
-    await expect(loadIdentity(d, { id: 'n4', clusterName: 'c' }, 1e9)).rejects.toThrow(/node n4 decommissioned and left the cluster .*start a new node with a new id and an empty data dir/);
+    await expect(loadIdentity(d, { id: 'n4', clusterName: 'c' }, 1e9)).rejects.toThrow(
+      /node n4 decommissioned and left the cluster .*start a new node with a new id and an empty data dir/,
+    );
   });
 });
 
 describe('TLS and credential settings', () => {
   it('takes the three TLS files together, from flags or the environment', () => {
-    const c = resolveConfig({ tlsCert: 'n1.pem', tlsKey: 'n1-key.pem' }, { RINGKV_TLS_CA: 'ca.pem', RINGKV_CLIENT_AUTH: 'cert' });
+    const c = resolveConfig(
+      { tlsCert: 'n1.pem', tlsKey: 'n1-key.pem' },
+      { RINGKV_TLS_CA: 'ca.pem', RINGKV_CLIENT_AUTH: 'cert' },
+    );
     expect(c).toMatchObject({ tlsCert: 'n1.pem', tlsKey: 'n1-key.pem', tlsCa: 'ca.pem', clientAuth: 'cert' });
     expect(resolveConfig({}, {})).toMatchObject({ tlsCert: undefined, clientAuth: 'none', adminTokenFile: undefined });
   });
 
   it('refuses some of the TLS files without the others, naming what is missing', () => {
-    expect(() => resolveConfig({ tlsCert: 'n1.pem' }, {})).toThrow(/TLS needs all three of --tls-cert, --tls-key and --tls-ca .* only --tls-cert given/);
-    expect(() => resolveConfig({ tlsCert: 'n1.pem', tlsCa: 'ca.pem' }, {})).toThrow(/only --tls-cert and --tls-ca given/);
+    expect(() => resolveConfig({ tlsCert: 'n1.pem' }, {})).toThrow(
+      /TLS needs all three of --tls-cert, --tls-key and --tls-ca .* only --tls-cert given/,
+    );
+    expect(() => resolveConfig({ tlsCert: 'n1.pem', tlsCa: 'ca.pem' }, {})).toThrow(
+      /only --tls-cert and --tls-ca given/,
+    );
   });
 
   it('refuses client auth without TLS, and values it does not know', () => {
     expect(() => resolveConfig({ clientAuth: 'cert' }, {})).toThrow(/--client-auth cert needs TLS/);
-    expect(() => resolveConfig({ clientAuth: 'yes' }, {})).toThrow(/--client-auth: expected 'none' or 'cert', got "yes"/);
+    expect(() => resolveConfig({ clientAuth: 'yes' }, {})).toThrow(
+      /--client-auth: expected 'none' or 'cert', got "yes"/,
+    );
     expect(() => resolveConfig({ adminTokenFile: '' }, {})).toThrow(/--admin-token-file: expected a file path/);
   });
 
@@ -140,9 +173,17 @@ describe('TLS and credential settings', () => {
     const tls = { tlsCert: 'n1.pem', tlsKey: 'n1-key.pem', tlsCa: 'ca.pem' };
     expect(resolveConfig({}, {}).readAuth).toBe('none');
     expect(resolveConfig(tls, { RINGKV_READ_AUTH: 'credential' }).readAuth).toBe('credential');
-    expect(resolveConfig({ readAuth: 'credential', adminTokenFile: 'admin.token', http: '127.0.0.1:0' }, {}).readAuth).toBe('credential');
-    expect(() => resolveConfig({ readAuth: 'credential' }, {})).toThrow(/--read-auth credential needs a credential to check: TLS .* or --admin-token-file/);
-    expect(() => resolveConfig({ ...tls, readAuth: 'credential', http: '127.0.0.1:0' }, {})).toThrow(/--read-auth credential with --http needs --admin-token-file/);
-    expect(() => resolveConfig({ readAuth: 'cert' }, {})).toThrow(/--read-auth: expected 'none' or 'credential', got "cert"/);
+    expect(
+      resolveConfig({ readAuth: 'credential', adminTokenFile: 'admin.token', http: '127.0.0.1:0' }, {}).readAuth,
+    ).toBe('credential');
+    expect(() => resolveConfig({ readAuth: 'credential' }, {})).toThrow(
+      /--read-auth credential needs a credential to check: TLS .* or --admin-token-file/,
+    );
+    expect(() => resolveConfig({ ...tls, readAuth: 'credential', http: '127.0.0.1:0' }, {})).toThrow(
+      /--read-auth credential with --http needs --admin-token-file/,
+    );
+    expect(() => resolveConfig({ readAuth: 'cert' }, {})).toThrow(
+      /--read-auth: expected 'none' or 'credential', got "cert"/,
+    );
   });
 });

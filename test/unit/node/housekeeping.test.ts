@@ -20,13 +20,34 @@ describe('housekeeping', () => {
       await store.delete('k', context);
       const deletedAt = now;
       const { log, lines } = recorder();
-      const gossiper = new Gossiper({ id: 'a', clusterName: 'c', generation: 1, fields: { addr: '127.0.0.1:1' }, seeds: [], random: Math.random, now: 0 });
-      const h = new Housekeeping({ store, gossiper, replicas: 3, closing: () => false, confirmedBefore: () => confirmed, log });
+      const gossiper = new Gossiper({
+        id: 'a',
+        clusterName: 'c',
+        generation: 1,
+        fields: { addr: '127.0.0.1:1' },
+        seeds: [],
+        random: Math.random,
+        now: 0,
+      });
+      const h = new Housekeeping({
+        store,
+        gossiper,
+        replicas: 3,
+        closing: () => false,
+        confirmedBefore: () => confirmed,
+        log,
+      });
       await h.purgeTombstones();
       expect(lines).toEqual([]); // still within its grace period
       now += 2000;
       await h.purgeTombstones(); // past its grace period, but no repair yet: a replica may still hold the value
-      expect(lines).toEqual([{ level: 'info', obj: { component: 'storage', purged: 0, unconfirmed: 1 }, msg: 'tombstones purged; some past their grace period wait for a repair of their range (ringkv repair)' }]);
+      expect(lines).toEqual([
+        {
+          level: 'info',
+          obj: { component: 'storage', purged: 0, unconfirmed: 1 },
+          msg: 'tombstones purged; some past their grace period wait for a repair of their range (ringkv repair)',
+        },
+      ]);
       expect(await store.getRecord('k')).toBeDefined();
       confirmed = deletedAt; // a repair whose tree was built at the very moment of the delete does not cover it
       await h.purgeTombstones();
@@ -34,7 +55,13 @@ describe('housekeeping', () => {
       confirmed = deletedAt + 1;
       lines.length = 0;
       await h.purgeTombstones();
-      expect(lines).toEqual([{ level: 'info', obj: { component: 'storage', purged: 1, unconfirmed: 0 }, msg: 'tombstones past their grace period, confirmed on every replica by a repair, purged' }]);
+      expect(lines).toEqual([
+        {
+          level: 'info',
+          obj: { component: 'storage', purged: 1, unconfirmed: 0 },
+          msg: 'tombstones past their grace period, confirmed on every replica by a repair, purged',
+        },
+      ]);
       expect(await store.getRecord('k')).toBeUndefined();
     } finally {
       await store.close();

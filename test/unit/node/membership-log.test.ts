@@ -14,11 +14,24 @@ function recorder(): { log: Logger; lines: { level: string; msg: string }[] } {
   return { log: { info: at('info'), warn: at('warn'), error: at('error') } as unknown as Logger, lines };
 }
 
-function setUp(): { events: MembershipLog; record: (e: MembershipEvent) => void; lines: { level: string; msg: string }[]; tick: () => void } {
+function setUp(): {
+  events: MembershipLog;
+  record: (e: MembershipEvent) => void;
+  lines: { level: string; msg: string }[];
+  tick: () => void;
+} {
   let now = 1_000;
   const { log, lines } = recorder();
   const events = new MembershipLog(log, () => now);
-  const gossiper = new Gossiper({ id: 'a', clusterName: 'c', generation: 1, fields: { addr: '127.0.0.1:1' }, seeds: [], random: Math.random, now: 0 });
+  const gossiper = new Gossiper({
+    id: 'a',
+    clusterName: 'c',
+    generation: 1,
+    fields: { addr: '127.0.0.1:1' },
+    seeds: [],
+    random: Math.random,
+    now: 0,
+  });
   return { events, record: (e) => events.record(gossiper, e), lines, tick: () => void (now += 1_000) };
 }
 
@@ -66,7 +79,9 @@ describe('membership log', () => {
     expect(events.recent()).toEqual([]);
     expect(lines).toEqual([]);
     record({ type: 'changed', id: 'b', fields: ['buckets', 'topo'] });
-    expect(events.recent()).toEqual([expect.objectContaining({ peer: 'b', msg: 'peer state changed', detail: { fields: ['topo'] } })]);
+    expect(events.recent()).toEqual([
+      expect.objectContaining({ peer: 'b', msg: 'peer state changed', detail: { fields: ['topo'] } }),
+    ]);
   });
 
   it('keeps the last 100 entries, a folded one counting as one', () => {

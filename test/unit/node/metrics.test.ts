@@ -21,13 +21,30 @@ function sources(over: Partial<MetricSources> = {}): MetricSources {
     ],
     ring: () => ({ hash: 'abc', changes: 2, ranges: 192 }),
     load: () => ({ bytes: 1234, keys: 10 }),
-    streams: () => ({ pulls: { active: 2, waiting: 5 }, receivedBytes: 100, receivedKeys: 3, outgoing: 1, outgoingBytes: 50 }),
+    streams: () => ({
+      pulls: { active: 2, waiting: 5 },
+      receivedBytes: 100,
+      receivedKeys: 3,
+      outgoing: 1,
+      outgoingBytes: 50,
+    }),
     repair: () => ({ running: true, ranges: 10, done: 4, failed: 1, backgroundRanges: 0, backgroundBytes: 0 }),
     certificate: () => undefined,
-    buckets: () => new Map([['default', 3], ['carts', 5]]),
+    buckets: () =>
+      new Map([
+        ['default', 3],
+        ['carts', 5],
+      ]),
     trees: () => undefined,
     replicaBytesSent: () => new Map(),
-    disk: () => ({ freeBytes: 60 << 20, totalBytes: 64 << 20, floorBytes: 100 << 20, low: true, failed: false, reopens: 2 }),
+    disk: () => ({
+      freeBytes: 60 << 20,
+      totalBytes: 64 << 20,
+      floorBytes: 100 << 20,
+      low: true,
+      failed: false,
+      reopens: 2,
+    }),
     verify: () => ({ passes: 3, records: 1000, bytes: 64000, corrupt: 2, restored: 1, unrestored: 1 }),
     damagedKeys: () => 4,
     ...over,
@@ -36,7 +53,9 @@ function sources(over: Partial<MetricSources> = {}): MetricSources {
 
 type Cb = grpc.sendUnaryData<unknown>;
 const call = (handler: unknown, request: unknown = {}): Promise<[unknown, unknown]> =>
-  new Promise((resolve) => (handler as (c: unknown, cb: Cb) => void)({ request }, (err, value) => resolve([err, value])));
+  new Promise((resolve) =>
+    (handler as (c: unknown, cb: Cb) => void)({ request }, (err, value) => resolve([err, value])),
+  );
 
 describe('NodeMetrics', () => {
   it('times and counts each unary call under its operation, role and code, and passes results through', async () => {
@@ -84,7 +103,10 @@ describe('NodeMetrics', () => {
 
   it('counts client requests by bucket, only under the names of buckets the node knows', async () => {
     const m = new NodeMetrics(sources());
-    const impl = m.instrument({ put: (_c: unknown, cb: Cb) => cb(null, {}) } as unknown as grpc.UntypedServiceImplementation, 'coordinator');
+    const impl = m.instrument(
+      { put: (_c: unknown, cb: Cb) => cb(null, {}) } as unknown as grpc.UntypedServiceImplementation,
+      'coordinator',
+    );
     await call(impl.put, { bucket: 'carts' });
     await call(impl.put, { bucket: '' });
     await call(impl.put, { bucket: 'made-up-1' });
@@ -104,7 +126,25 @@ describe('NodeMetrics', () => {
   it('reads the sources when scraped', async () => {
     let hints = 7;
     const m = new NodeMetrics(
-      sources({ counters: () => ({ hintsHeld: hints, readRepairs: 4, counterUpdates: 3, setUpdates: 2, mapUpdates: 5, counterGaps: 1, casWrites: 6, casRetries: 2, casNotApplied: 3, casUnknown: 1 }), replicaBytesSent: () => new Map([['writeMany', 900], ['apply', 40]]) }),
+      sources({
+        counters: () => ({
+          hintsHeld: hints,
+          readRepairs: 4,
+          counterUpdates: 3,
+          setUpdates: 2,
+          mapUpdates: 5,
+          counterGaps: 1,
+          casWrites: 6,
+          casRetries: 2,
+          casNotApplied: 3,
+          casUnknown: 1,
+        }),
+        replicaBytesSent: () =>
+          new Map([
+            ['writeMany', 900],
+            ['apply', 40],
+          ]),
+      }),
     );
     expect(await m.text()).toMatch(/^ringkv_hints_pending 7$/m);
     hints = 9;
@@ -140,18 +180,46 @@ describe('NodeMetrics', () => {
     expect(text).toMatch(/^ringkv_stream_ranges\{state="waiting"\} 5$/m);
     expect(text).toMatch(/^ringkv_repair_running 1$/m);
     expect(text).not.toMatch(/^ringkv_tls_certificate_expiry_timestamp_seconds/m); // TLS off: absent, not 0
-    const tls = new NodeMetrics(sources({ certificate: () => ({ subject: 'CN=n1, OU=node, O=ringkv', validTo: Date.UTC(2027, 0, 1) }) }));
-    expect(await tls.text()).toMatch(/^ringkv_tls_certificate_expiry_timestamp_seconds\{subject="CN=n1, OU=node, O=ringkv"\} 1798761600$/m);
+    const tls = new NodeMetrics(
+      sources({ certificate: () => ({ subject: 'CN=n1, OU=node, O=ringkv', validTo: Date.UTC(2027, 0, 1) }) }),
+    );
+    expect(await tls.text()).toMatch(
+      /^ringkv_tls_certificate_expiry_timestamp_seconds\{subject="CN=n1, OU=node, O=ringkv"\} 1798761600$/m,
+    );
   });
 
   it('shows the kept trees when the node keeps them, and nothing of them when it does not', async () => {
     expect(await new NodeMetrics(sources()).text()).not.toMatch(/^ringkv_tree_/m); // --kept-trees off
     let mismatches = 0;
-    const figures = () => ({ kept: 6, ready: 4, building: 2, rebuilding: 1, queued: 3, journal: 17, builds: 5, buildFailures: 0, rebuilds: 2, rebuildMismatches: mismatches, rebuildMismatchedLeaves: 3 * mismatches });
+    const figures = () => ({
+      kept: 6,
+      ready: 4,
+      building: 2,
+      rebuilding: 1,
+      queued: 3,
+      journal: 17,
+      builds: 5,
+      buildFailures: 0,
+      rebuilds: 2,
+      rebuildMismatches: mismatches,
+      rebuildMismatchedLeaves: 3 * mismatches,
+    });
     const m = new NodeMetrics(sources({ trees: figures }));
     mismatches = 1;
     const text = await m.text();
-    for (const line of ['ringkv_tree_units 6', 'ringkv_tree_units_ready 4', 'ringkv_tree_units_building 2', 'ringkv_tree_units_rebuilding 1', 'ringkv_tree_units_queued 3', 'ringkv_tree_journal_entries 17', 'ringkv_tree_builds_total 5', 'ringkv_tree_build_failures_total 0', 'ringkv_tree_rebuilds_total 2', 'ringkv_tree_rebuild_mismatches_total 1', 'ringkv_tree_rebuild_mismatched_leaves_total 3'])
+    for (const line of [
+      'ringkv_tree_units 6',
+      'ringkv_tree_units_ready 4',
+      'ringkv_tree_units_building 2',
+      'ringkv_tree_units_rebuilding 1',
+      'ringkv_tree_units_queued 3',
+      'ringkv_tree_journal_entries 17',
+      'ringkv_tree_builds_total 5',
+      'ringkv_tree_build_failures_total 0',
+      'ringkv_tree_rebuilds_total 2',
+      'ringkv_tree_rebuild_mismatches_total 1',
+      'ringkv_tree_rebuild_mismatched_leaves_total 3',
+    ])
       expect(text).toMatch(new RegExp(`^${line}$`, 'm'));
   });
 
@@ -169,12 +237,16 @@ describe('NodeMetrics', () => {
 
   it('the Grafana dashboard queries only metrics that exist and docs/metrics.md documents', async () => {
     const root = join(import.meta.dirname, '../../..');
-    const dashboard = JSON.parse(readFileSync(join(root, 'deploy/grafana/ringkv-dashboard.json'), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+    const dashboard = JSON.parse(readFileSync(join(root, 'deploy/grafana/ringkv-dashboard.json'), 'utf8')) as {
+      panels: { targets: { expr: string }[] }[];
+    };
     const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr));
     expect(exprs.length).toBeGreaterThan(10);
     const served = await new NodeMetrics(sources()).text();
     const doc = readFileSync(join(root, 'docs/metrics.md'), 'utf8');
-    const used = new Set(exprs.flatMap((e) => [...e.matchAll(/\b((?:ringkv|nodejs|process)_[a-z0-9_]+)/g)].map((x) => x[1]!)));
+    const used = new Set(
+      exprs.flatMap((e) => [...e.matchAll(/\b((?:ringkv|nodejs|process)_[a-z0-9_]+)/g)].map((x) => x[1]!)),
+    );
     const base = (n: string) => n.replace(/_(bucket|sum|count)$/, '');
     const missing = [...used].filter((n) => !served.includes(`# TYPE ${base(n)} `));
     expect(missing).toEqual([]);

@@ -8,7 +8,12 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { requestRemoval } from '../../../src/cluster/leave.js';
 import { unitKey, type RangeUnit } from '../../../src/ring/index.js';
-import { MovementDriver, REPAIR_ATTEMPTS, UnitSkipped, type DriverDeps } from '../../../src/node/topology/movement-driver.js';
+import {
+  MovementDriver,
+  REPAIR_ATTEMPTS,
+  UnitSkipped,
+  type DriverDeps,
+} from '../../../src/node/topology/movement-driver.js';
 import type { RemovalRepairProgress } from '../../../src/node/topology/removal-repair-file.js';
 import { World } from '../cluster/world.js';
 
@@ -18,14 +23,30 @@ function setUp(ids: string[]) {
   const w = World.of(ids);
   const dead = ids.at(-1)!;
   w.node(dead).up = false;
-  const r = requestRemoval({ self: 'a', me: w.node('a').me, view: w.view(), replicas: N, nonce: '01', target: dead, state: w.node(dead).state, up: false });
+  const r = requestRemoval({
+    self: 'a',
+    me: w.node('a').me,
+    view: w.view(),
+    replicas: N,
+    nonce: '01',
+    target: dead,
+    state: w.node(dead).state,
+    up: false,
+  });
   if (r.kind !== 'start') throw new Error(`not started: ${r.kind}`);
   w.apply('a', r.update);
   w.agree();
   return { w, move: r.move, dead };
 }
 
-function driver(w: World, o: { repairUnit(u: RangeUnit): Promise<unknown>; file: { saved: RemovalRepairProgress | undefined; saves: number }; knownDown?: (x: string) => boolean }): MovementDriver {
+function driver(
+  w: World,
+  o: {
+    repairUnit(u: RangeUnit): Promise<unknown>;
+    file: { saved: RemovalRepairProgress | undefined; saves: number };
+    knownDown?: (x: string) => boolean;
+  },
+): MovementDriver {
   const deps = {
     id: 'a',
     replicas: N,
@@ -70,7 +91,11 @@ describe("a removal's repair step, taken", () => {
     expect(new Set(repaired).size).toBe(repaired.length);
     expect(file.saves).toBe(repaired.length + 1); // one record per unit, then the delete
     expect(file.saved).toBeUndefined();
-    expect(d.status).toMatchObject({ move, phase: 'removed', repair: { units: repaired.length, repaired: repaired.length, skipped: 0 } });
+    expect(d.status).toMatchObject({
+      move,
+      phase: 'removed',
+      repair: { units: repaired.length, repaired: repaired.length, skipped: 0 },
+    });
   });
 
   it('a restarted driver resumes from the file: units recorded are not repaired again', async () => {
@@ -79,7 +104,8 @@ describe("a removal's repair step, taken", () => {
     const first: string[] = [];
     // The node dies during its sixth unit: that repair never ends.
     const d1 = driver(w, {
-      repairUnit: (u) => (first.length === 5 ? new Promise(() => undefined) : Promise.resolve(void first.push(unitKey(u)))),
+      repairUnit: (u) =>
+        first.length === 5 ? new Promise(() => undefined) : Promise.resolve(void first.push(unitKey(u))),
       file,
     });
     d1.step();

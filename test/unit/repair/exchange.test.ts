@@ -11,7 +11,8 @@ const WHOLE = { start: 0n, end: 0n };
 /** Every key of a store with its entry hash. */
 async function contents(store: Store): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  for await (const batch of store.ranges.scan(WHOLE)) for (const e of batch.entries) out.set(e.key.toString(), store.ranges.entryHash(e.key, e.record));
+  for await (const batch of store.ranges.scan(WHOLE))
+    for (const e of batch.entries) out.set(e.key.toString(), store.ranges.entryHash(e.key, e.record));
   return out;
 }
 
@@ -64,7 +65,7 @@ describe('anti-entropy repair of a range', () => {
     );
   });
 
-  it('repairs sub-keys, which sit at their parent\'s token, not their own bytes\' (issue 30 set elements)', async () => {
+  it("repairs sub-keys, which sit at their parent's token, not their own bytes' (issue 30 set elements)", async () => {
     const stores = await Promise.all([0, 1, 2].map(() => Store.open({ engine: new MemoryEngine() })));
     try {
       const parent = storedKey('carts', Buffer.from('alice'));
@@ -95,7 +96,9 @@ describe('anti-entropy repair of a range', () => {
       }
       const depth = depthFor(2000);
       const trees = await Promise.all(stores.map((s) => s.ranges.tree(WHOLE, depth)));
-      const stats = await repairRange(trees[0]!, storeSide('a', stores[0]!, trees[0]!), [storeSide('b', stores[1]!, trees[1]!)]);
+      const stats = await repairRange(trees[0]!, storeSide('a', stores[0]!, trees[0]!), [
+        storeSide('b', stores[1]!, trees[1]!),
+      ]);
       expect(stats.keysExchanged).toBe(4);
       expect(stats.leavesDiffering).toBe(4);
       expect(stats.bytes / stats.recordBytes).toBeLessThan(10);
@@ -111,7 +114,13 @@ describe('anti-entropy repair of a range', () => {
     // exchange makes on any side (calls it never makes: it does not land).
     // Few keys, so that most leaves (16 at this depth) hold one: a leaf then often compares equal on two replicas.
     const few = fc.record({ key: fc.integer({ min: 0, max: 11 }), on: fc.nat(2), copyTo: fc.subarray([0, 1, 2]) });
-    const racing = fc.record({ at: fc.nat(10), key: fc.integer({ min: 0, max: 11 }), kind: fc.constantFrom('put', 'copy', 'copy'), from: fc.nat(2), to: fc.constantFrom(0, 0, 1, 2) });
+    const racing = fc.record({
+      at: fc.nat(10),
+      key: fc.integer({ min: 0, max: 11 }),
+      kind: fc.constantFrom('put', 'copy', 'copy'),
+      from: fc.nat(2),
+      to: fc.constantFrom(0, 0, 1, 2),
+    });
     await fc.assert(
       fc.asyncProperty(fc.array(few, { maxLength: 24 }), fc.array(racing, { maxLength: 6 }), async (ops, races) => {
         const stores = await Promise.all([0, 1, 2].map(() => Store.open({ engine: new MemoryEngine() })));
@@ -130,7 +139,8 @@ describe('anti-entropy repair of a range', () => {
             const at = calls++;
             for (const r of races.filter((x) => x.at === at)) {
               const key = `k${r.key}`;
-              if (r.kind === 'put') await stores[r.to]!.put(key, Buffer.from(`race${at}`), (await stores[r.to]!.get(key)).context);
+              if (r.kind === 'put')
+                await stores[r.to]!.put(key, Buffer.from(`race${at}`), (await stores[r.to]!.get(key)).context);
               else {
                 const record = await stores[r.from]!.getRecord(key);
                 if (record !== undefined) await stores[r.to]!.merge(key, record);
@@ -153,7 +163,9 @@ describe('anti-entropy repair of a range', () => {
             const copy = await Store.open({ engine: new MemoryEngine() });
             try {
               for await (const batch of s.ranges.scan(WHOLE)) await copy.mergeMany(batch.entries);
-              const changed = (await copy.mergeMany(held)).flatMap((r, j) => (r.changed ? [held[j]!.key.toString()] : []));
+              const changed = (await copy.mergeMany(held)).flatMap((r, j) =>
+                r.changed ? [held[j]!.key.toString()] : [],
+              );
               expect(changed, `n${i} lacks versions some replica held when the trees were built`).toEqual([]);
             } finally {
               await copy.close();
@@ -190,7 +202,10 @@ describe('anti-entropy repair of a range', () => {
         const [sa, sb, sc] = stores.map((s, i) => storeSide(`n${i}`, s, trees[i]!));
         const land = () => a.merge('k', v2.record);
         if (when === 'before listing') await land();
-        const local = when === 'during the pull' ? { ...sa!, push: async (records: readonly RecordEntry[]) => (await land(), sa!.push(records)) } : sa!;
+        const local =
+          when === 'during the pull'
+            ? { ...sa!, push: async (records: readonly RecordEntry[]) => (await land(), sa!.push(records)) }
+            : sa!;
         await repairRange(trees[0]!, local, [sb!, sc!]);
         return await Promise.all(stores.map(contents));
       } finally {

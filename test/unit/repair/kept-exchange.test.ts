@@ -37,9 +37,17 @@ async function open(kept: boolean): Promise<Store> {
 /** Node "a" (local) repairing with node "b" (served over gRPC), one range: the whole ring, N=2. */
 async function pair(peer: Store, local: Store): Promise<RepairRuns> {
   server = new grpc.Server();
-  server.addService(serviceClient('ringkv.internal.v1.Repair').service, repairService({ clusterName: 'test', store: peer, now: Date.now, refuse: () => undefined, log: quiet }));
-  const port = await new Promise<number>((resolve, reject) => server!.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
-  const ring = Ring.build([{ id: 'a', tokens: [1n << 63n] }, { id: 'b', tokens: [1n << 62n] }]);
+  server.addService(
+    serviceClient('ringkv.internal.v1.Repair').service,
+    repairService({ clusterName: 'test', store: peer, now: Date.now, refuse: () => undefined, log: quiet }),
+  );
+  const port = await new Promise<number>((resolve, reject) =>
+    server!.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
+  const ring = Ring.build([
+    { id: 'a', tokens: [1n << 63n] },
+    { id: 'b', tokens: [1n << 62n] },
+  ]);
   return new RepairRuns({
     id: 'a',
     classes: () => [2],
@@ -76,9 +84,18 @@ describe('repair on kept trees', () => {
     await a.trees!.settled();
     await b.trees!.track(a.trees!.readyUnits());
     await b.trees!.settled();
-    const readA = a.ranges.recordsRead, readB = b.ranges.recordsRead;
+    const readA = a.ranges.recordsRead,
+      readB = b.ranges.recordsRead;
     const p = await runAll(r);
-    expect(p).toMatchObject({ done: 2, failed: 0, identical: 2, kept: 2, leavesDiffering: 0, keysExchanged: 0, recordsRead: 0 });
+    expect(p).toMatchObject({
+      done: 2,
+      failed: 0,
+      identical: 2,
+      kept: 2,
+      leavesDiffering: 0,
+      keysExchanged: 0,
+      recordsRead: 0,
+    });
     expect(a.ranges.recordsRead - readA).toBe(0);
     expect(b.ranges.recordsRead - readB).toBe(0);
   });

@@ -22,17 +22,24 @@ function runs(ring: Ring | undefined, classes: readonly number[] = [3]): RepairR
 
 describe('repair runs', () => {
   it('tell as of when the current range holding a token was repaired; a range never repaired is 0', () => {
-    const ring = Ring.build([{ id: 'a', tokens: [10n, 30n] }, { id: 'b', tokens: [20n] }]);
+    const ring = Ring.build([
+      { id: 'a', tokens: [10n, 30n] },
+      { id: 'b', tokens: [20n] },
+    ]);
     const r = runs(ring);
     r.record({ start: 10n, end: 20n }, 500);
     r.record({ start: 10n, end: 20n }, 400); // an older repair does not move it back
     r.record({ start: 30n, end: 10n }, 700); // wraps
-    expect([15n, 20n, 21n, 30n, 31n, 5n, 10n].map((t) => r.confirmedBefore(t))).toEqual([500, 500, 0, 0, 700, 700, 700]);
+    expect([15n, 20n, 21n, 30n, 31n, 5n, 10n].map((t) => r.confirmedBefore(t))).toEqual([
+      500, 500, 0, 0, 700, 700, 700,
+    ]);
     expect(runs(undefined).confirmedBefore(5n)).toBe(0);
   });
 
   it('refuse to start before the node owns ranges', () => {
-    expect(() => runs(Ring.build([{ id: 'b', tokens: [1n] }])).start()).toThrow(/a owns no ranges yet: nothing to repair/);
+    expect(() => runs(Ring.build([{ id: 'b', tokens: [1n] }])).start()).toThrow(
+      /a owns no ranges yet: nothing to repair/,
+    );
   });
 
   it('overlaps: ranges on the circle, start == end being the whole ring', () => {
@@ -50,7 +57,11 @@ describe('background repair', () => {
     let quiet = true;
     const down = new Set<string>();
     const calls: string[] = [];
-    const ring = Ring.build([{ id: 'a', tokens: [10n, 30n] }, { id: 'b', tokens: [20n] }, { id: 'c', tokens: [40n] }]);
+    const ring = Ring.build([
+      { id: 'a', tokens: [10n, 30n] },
+      { id: 'b', tokens: [20n] },
+      { id: 'c', tokens: [40n] },
+    ]);
     class Recording extends RepairRuns {
       override async repairOne(range: { start: bigint; end: bigint }, peers: readonly string[]) {
         calls.push(`${range.start}-${range.end}:${peers.join(',')}`);
@@ -71,7 +82,14 @@ describe('background repair', () => {
       log: pino({ level: 'silent' }),
     });
     const stop = new AbortController();
-    const loop = r.runBackground({ intervalMs: 1000, bytesPerSecond: 1 << 20, share: () => 1, quiet: () => quiet, signal: stop.signal, pollMs: 1 });
+    const loop = r.runBackground({
+      intervalMs: 1000,
+      bytesPerSecond: 1 << 20,
+      share: () => 1,
+      quiet: () => quiet,
+      signal: stop.signal,
+      pollMs: 1,
+    });
     const settle = () => new Promise((res) => setTimeout(res, 30));
     await settle();
     expect(calls).toEqual([]); // not before an interval has passed since the start
@@ -102,7 +120,11 @@ describe('background repair pacing', () => {
   // a is first replica of (40, 10] and (20, 30]; each range holds 10 MiB; the pace is 1 MiB/s.
   /** How many of a's two ranges background repair has done by when the first is done plus `waitMs` (or both are done). */
   async function rangesRepaired(kept: boolean, waitMs: number): Promise<number> {
-    const ring = Ring.build([{ id: 'a', tokens: [10n, 30n] }, { id: 'b', tokens: [20n] }, { id: 'c', tokens: [40n] }]);
+    const ring = Ring.build([
+      { id: 'a', tokens: [10n, 30n] },
+      { id: 'b', tokens: [20n] },
+      { id: 'c', tokens: [40n] },
+    ]);
     let calls = 0;
     let now = 0;
     class Recording extends RepairRuns {
@@ -113,15 +135,29 @@ describe('background repair pacing', () => {
       }
     }
     const r = new Recording({
-      id: 'a', classes: () => [2], only: () => () => true,
+      id: 'a',
+      classes: () => [2],
+      only: () => () => true,
       store: { ranges: { approximateBytes: async () => 10 << 20 } } as unknown as Store,
-      ring: () => ring, isUp: () => true, wire: {} as GrpcRepair, timeoutMs: 1000, now: () => now, log: pino({ level: 'silent' }),
+      ring: () => ring,
+      isUp: () => true,
+      wire: {} as GrpcRepair,
+      timeoutMs: 1000,
+      now: () => now,
+      log: pino({ level: 'silent' }),
     });
     const stop = new AbortController();
-    const loop = r.runBackground({ intervalMs: 1000, bytesPerSecond: 1 << 20, share: () => 1, quiet: () => true, signal: stop.signal, pollMs: 1 });
+    const loop = r.runBackground({
+      intervalMs: 1000,
+      bytesPerSecond: 1 << 20,
+      share: () => 1,
+      quiet: () => true,
+      signal: stop.signal,
+      pollMs: 1,
+    });
     now = 2000; // an interval after the start: both ranges due
     const until = async (done: () => boolean, ms: number) => {
-      for (const end = Date.now() + ms; !done() && Date.now() < end; ) await new Promise((res) => setTimeout(res, 5));
+      for (const end = Date.now() + ms; !done() && Date.now() < end;) await new Promise((res) => setTimeout(res, 5));
     };
     await until(() => calls >= 1, 10_000);
     await until(() => calls >= 2, waitMs);
@@ -130,7 +166,7 @@ describe('background repair pacing', () => {
     return calls;
   }
 
-  it('on kept trees paces by what the exchange moved (an in-sync range waits for nothing); by scans, by the range\'s data', async () => {
+  it("on kept trees paces by what the exchange moved (an in-sync range waits for nothing); by scans, by the range's data", async () => {
     expect(await rangesRepaired(true, 5_000)).toBe(2);
     expect(await rangesRepaired(false, 500)).toBe(1); // 10 MiB at 1 MiB/s: 10 s before the second
   });
@@ -138,9 +174,13 @@ describe('background repair pacing', () => {
 
 describe('repair per N class', () => {
   // a: (30, 10]; b: (10, 20]; c: (20, 30]. Walks: (30,10] a,b,c; (10,20] b,c,a; (20,30] c,a,b.
-  const ring = Ring.build([{ id: 'a', tokens: [10n] }, { id: 'b', tokens: [20n] }, { id: 'c', tokens: [30n] }]);
+  const ring = Ring.build([
+    { id: 'a', tokens: [10n] },
+    { id: 'b', tokens: [20n] },
+    { id: 'c', tokens: [30n] },
+  ]);
 
-  it('units: with one class the ranges of its N, unmarked; with more, each class\'s ranges this node replicates, with that class\'s replicas', () => {
+  it("units: with one class the ranges of its N, unmarked; with more, each class's ranges this node replicates, with that class's replicas", () => {
     expect(repairUnits(ring, 'a', [2])).toEqual([
       { start: 30n, end: 10n, replicas: ['a', 'b'] },
       { start: 20n, end: 30n, replicas: ['c', 'a'] },
@@ -178,7 +218,12 @@ describe('repair per N class', () => {
 
   it('a range of one replica (n=1) is repaired at once, without a tree or a peer', async () => {
     const r = runs(ring, [1, 3]);
-    expect(await r.repairOne({ start: 30n, end: 10n }, [], 1)).toEqual({ leavesDiffering: 0, keysExchanged: 0, bytes: 0, recordBytes: 0 });
+    expect(await r.repairOne({ start: 30n, end: 10n }, [], 1)).toEqual({
+      leavesDiffering: 0,
+      keysExchanged: 0,
+      bytes: 0,
+      recordBytes: 0,
+    });
     expect(r.lastRepaired.get('000000000000001e-000000000000000a/n1')).toBe(0);
     expect(r.lastRepaired.has('000000000000001e-000000000000000a')).toBe(false);
   });

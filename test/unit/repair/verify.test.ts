@@ -45,7 +45,9 @@ describe('verification pass', () => {
     expect((await c.store('n3').get(B('k42'))).values.map(String)).toEqual(['v42']);
     expect((await c.coordinator('n3').counterGet(counter, { quorum: 1 })).value).toBe(7n);
     // A second pass finds every record whole.
-    expect(await v.pass({ bytesPerSecond: 1 << 30, share: () => 1, signal: new AbortController().signal })).toMatchObject({ records: 101, corrupt: 0 });
+    expect(
+      await v.pass({ bytesPerSecond: 1 << 30, share: () => 1, signal: new AbortController().signal }),
+    ).toMatchObject({ records: 101, corrupt: 0 });
     expect(v.totals).toMatchObject({ passes: 2, corrupt: 2, restored: 2 });
   });
 
@@ -57,10 +59,31 @@ describe('verification pass', () => {
     await c.damage('n2', B('b'));
     const v = verifierOf(c, 'n2');
     c.store('n2').onCorrupt = (key) => v.restoreSoon(key);
-    await c.store('n2').get(B('a')).catch(() => undefined); // a read meets it
-    await c.store('n2').get(B('a')).catch(() => undefined); // and again, before it is restored
+    await c
+      .store('n2')
+      .get(B('a'))
+      .catch(() => undefined); // a read meets it
+    await c
+      .store('n2')
+      .get(B('a'))
+      .catch(() => undefined); // and again, before it is restored
     for await (const batch of c.store('n2').ranges.scan({ start: 0n, end: 0n })) void batch; // a stream's or a repair's scan meets b
-    await eventually(async () => (await Promise.all(['a', 'b'].map((k) => c.store('n2').get(B(k)).then((r) => String(r.values[0]), () => '')))).join() === 'v-a,v-b');
+    await eventually(
+      async () =>
+        (
+          await Promise.all(
+            ['a', 'b'].map((k) =>
+              c
+                .store('n2')
+                .get(B(k))
+                .then(
+                  (r) => String(r.values[0]),
+                  () => '',
+                ),
+            ),
+          )
+        ).join() === 'v-a,v-b',
+    );
     expect(v.totals).toMatchObject({ corrupt: 2, restored: 2, unrestored: 0 });
   });
 
@@ -69,7 +92,15 @@ describe('verification pass', () => {
     const c = cluster;
     await c.coordinator('n1').put(B('only'), B('v'), EMPTY, { quorum: 3 });
     await c.damage('n2', B('only'));
-    const v = new Verifier({ store: c.store('n2'), replicasOf: () => [], fetch: async () => undefined, log: pino({ level: 'silent' }), now: Date.now });
-    expect(await v.pass({ bytesPerSecond: 1 << 30, share: () => 1, signal: new AbortController().signal })).toMatchObject({ corrupt: 1, restored: 0, unrestored: 1 });
+    const v = new Verifier({
+      store: c.store('n2'),
+      replicasOf: () => [],
+      fetch: async () => undefined,
+      log: pino({ level: 'silent' }),
+      now: Date.now,
+    });
+    expect(
+      await v.pass({ bytesPerSecond: 1 << 30, share: () => 1, signal: new AbortController().signal }),
+    ).toMatchObject({ corrupt: 1, restored: 0, unrestored: 1 });
   });
 });

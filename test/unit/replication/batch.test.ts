@@ -18,7 +18,10 @@ function codeOf(o: KeyOutcome<unknown>): string {
 }
 
 async function refused(p: Promise<unknown>, code: string, message: RegExp): Promise<void> {
-  const e = await p.then(() => undefined, (x: unknown) => x);
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(ReplicationError);
   expect((e as ReplicationError).code).toBe(code);
   expect((e as ReplicationError).message).toMatch(message);
@@ -29,12 +32,19 @@ describe('coordinator: batches', () => {
     cluster = await FakeCluster.create(5);
     const c = cluster.coordinator('n1');
     const ks = keys(50);
-    const put = await c.putMany(ks.map((key, i) => ({ key, value: B(`v${i}`), context: EMPTY })), { quorum: 3 });
+    const put = await c.putMany(
+      ks.map((key, i) => ({ key, value: B(`v${i}`), context: EMPTY })),
+      { quorum: 3 },
+    );
     expect(put.map(codeOf)).toEqual(ks.map(() => 'OK'));
     const got = await cluster.coordinator('n4').getMany([...ks, B('absent')], { quorum: 2 });
-    expect(got.map((o) => (o.ok ? (o.value.found ? o.value.values.map(String).join() : 'absent') : 'error'))).toEqual([...ks.map((_, i) => `v${i}`), 'absent']);
+    expect(got.map((o) => (o.ok ? (o.value.found ? o.value.values.map(String).join() : 'absent') : 'error'))).toEqual([
+      ...ks.map((_, i) => `v${i}`),
+      'absent',
+    ]);
     // Each value is on its key's own replicas, as a single put would have left it.
-    for (const k of ['k0', 'k17', 'k49']) for (const id of cluster.owners(k)) expect(await cluster.values(id, k)).toEqual([`v${k.slice(1)}`]);
+    for (const k of ['k0', 'k17', 'k49'])
+      for (const id of cluster.owners(k)) expect(await cluster.values(id, k)).toEqual([`v${k.slice(1)}`]);
     // Contexts work as a single put's: a put with one replaces the value.
     const ctx = got[3]!.ok ? got[3]!.value.context : EMPTY;
     await c.putMany([{ key: ks[3]!, value: B('new'), context: ctx }], { quorum: 3 });
@@ -56,8 +66,17 @@ describe('coordinator: batches', () => {
       { key: B('e'), value: B('6'), context: EMPTY },
     ];
     const out = await c.putMany(items);
-    expect(out.map(codeOf)).toEqual(['OK', 'RK_BAD_ARGUMENT', 'RK_BAD_ARGUMENT', 'RK_BAD_ARGUMENT', 'RK_BAD_ARGUMENT', 'RK_BAD_ARGUMENT', 'RK_BAD_ARGUMENT', 'OK']);
-    const message = (i: number): string => ((out[i] as { error: Error }).error).message;
+    expect(out.map(codeOf)).toEqual([
+      'OK',
+      'RK_BAD_ARGUMENT',
+      'RK_BAD_ARGUMENT',
+      'RK_BAD_ARGUMENT',
+      'RK_BAD_ARGUMENT',
+      'RK_BAD_ARGUMENT',
+      'RK_BAD_ARGUMENT',
+      'OK',
+    ]);
+    const message = (i: number): string => (out[i] as { error: Error }).error.message;
     expect(message(1)).toMatch(/at least one byte/);
     expect(message(2)).toMatch(/11 bytes is over the limit of 10/);
     expect(message(3)).toMatch(/appears more than once in this batch.*this repeat did not/);
@@ -77,15 +96,41 @@ describe('coordinator: batches', () => {
     await refused(c.getMany([]), 'RK_BAD_ARGUMENT', /at least one key/);
     await refused(c.getMany(keys(MAX_BATCH_KEYS + 1)), 'RK_BAD_ARGUMENT', /batch of 101 keys is over the limit of 100/);
     await refused(c.putMany([]), 'RK_BAD_ARGUMENT', /at least one item/);
-    await refused(c.putMany(keys(MAX_BATCH_KEYS + 1).map((key) => ({ key, value: B('v'), context: EMPTY }))), 'RK_BAD_ARGUMENT', /101 items is over the limit of 100/);
+    await refused(
+      c.putMany(keys(MAX_BATCH_KEYS + 1).map((key) => ({ key, value: B('v'), context: EMPTY }))),
+      'RK_BAD_ARGUMENT',
+      /101 items is over the limit of 100/,
+    );
     const big = Buffer.alloc(1 << 20, 1);
-    await refused(c.putMany(keys(5).map((key) => ({ key, value: big, context: EMPTY }))), 'RK_BAD_ARGUMENT', new RegExp(`${5 << 20} bytes, over the limit of ${MAX_BATCH_VALUE_BYTES}`));
+    await refused(
+      c.putMany(keys(5).map((key) => ({ key, value: big, context: EMPTY }))),
+      'RK_BAD_ARGUMENT',
+      new RegExp(`${5 << 20} bytes, over the limit of ${MAX_BATCH_VALUE_BYTES}`),
+    );
     await refused(c.getMany(keys(3), { quorum: 4 }), 'RK_BAD_ARGUMENT', /r must be 1 to N=3/);
-    await refused(c.putMany([{ key: B('k'), value: B('v'), context: EMPTY }], { quorum: 4 }), 'RK_BAD_ARGUMENT', /w must be 1 to N=3/);
+    await refused(
+      c.putMany([{ key: B('k'), value: B('v'), context: EMPTY }], { quorum: 4 }),
+      'RK_BAD_ARGUMENT',
+      /w must be 1 to N=3/,
+    );
     expect(c.counters.gets + c.counters.puts).toBe(0);
-    expect(cluster.net.calls).toEqual({ apply: 0, merge: 0, read: 0, digest: 0, counterUpdate: 0, writeMany: 0, readRange: 0, paxosPrepare: 0, paxosPropose: 0, paxosCommit: 0 });
+    expect(cluster.net.calls).toEqual({
+      apply: 0,
+      merge: 0,
+      read: 0,
+      digest: 0,
+      counterUpdate: 0,
+      writeMany: 0,
+      readRange: 0,
+      paxosPrepare: 0,
+      paxosPropose: 0,
+      paxosCommit: 0,
+    });
     // Exactly at the limits is fine.
-    const full = await c.putMany(keys(4).map((key) => ({ key, value: big, context: EMPTY })), { quorum: 1 });
+    const full = await c.putMany(
+      keys(4).map((key) => ({ key, value: big, context: EMPTY })),
+      { quorum: 1 },
+    );
     expect(full.every((o) => o.ok)).toBe(true);
   });
 
@@ -93,14 +138,20 @@ describe('coordinator: batches', () => {
     cluster = await FakeCluster.create(5);
     const c = cluster.coordinator('n1');
     const ks = keys(60);
-    await c.putMany(ks.map((key) => ({ key, value: B('v'), context: EMPTY })), { quorum: 3 });
+    await c.putMany(
+      ks.map((key) => ({ key, value: B('v'), context: EMPTY })),
+      { quorum: 3 },
+    );
     // n4 shares its zone with n1, so it holds some keys' replicas and not others'.
     cluster.net.faults.set('*>n4', { unreachable: true });
     const needsN4 = ks.map((k) => cluster!.owners(k.toString()).includes('n4'));
     expect(needsN4.some(Boolean) && !needsN4.every(Boolean)).toBe(true);
     const read = await c.getMany(ks, { quorum: 3 });
     expect(read.map(codeOf)).toEqual(needsN4.map((x) => (x ? 'RK_UNAVAILABLE' : 'OK')));
-    const write = await c.putMany(ks.map((key) => ({ key, value: B('w'), context: EMPTY })), { quorum: 3 });
+    const write = await c.putMany(
+      ks.map((key) => ({ key, value: B('w'), context: EMPTY })),
+      { quorum: 3 },
+    );
     expect(write.map(codeOf)).toEqual(needsN4.map((x) => (x ? 'RK_UNAVAILABLE' : 'OK')));
     expect(c.counters.unavailable).toBe(2 * needsN4.filter(Boolean).length);
   });
@@ -108,7 +159,10 @@ describe('coordinator: batches', () => {
   it('a slow replica times keys out, not the batch: at R=1 the others answer', async () => {
     cluster = await FakeCluster.create(3, { timeoutMs: 300 });
     const c = cluster.coordinator('n1');
-    await c.putMany(keys(10).map((key) => ({ key, value: B('v'), context: EMPTY })), { quorum: 3 });
+    await c.putMany(
+      keys(10).map((key) => ({ key, value: B('v'), context: EMPTY })),
+      { quorum: 3 },
+    );
     cluster.net.faults.set('*>n2', { delayMs: 2000 });
     cluster.net.faults.set('*>n3', { delayMs: 2000 });
     const fast = await cluster.coordinator('n2').getMany(keys(10), { quorum: 1 });
@@ -135,6 +189,10 @@ describe('coordinator: batches', () => {
     expect(c.counters.gets).toBe(100);
     // A node that is not serving refuses the batch whole.
     cluster.notServing = 'joining';
-    await refused(c.putMany([{ key: B('k'), value: B('v'), context: EMPTY }]), 'RK_NOT_READY', /not serving requests \(joining\)/);
+    await refused(
+      c.putMany([{ key: B('k'), value: B('v'), context: EMPTY }]),
+      'RK_NOT_READY',
+      /not serving requests \(joining\)/,
+    );
   });
 });

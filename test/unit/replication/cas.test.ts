@@ -69,7 +69,9 @@ describe('compare-and-set', () => {
     const c = cluster.coordinator(outsider);
     await c.putIf(k, B('v'), EMPTY, o);
     const owners = cluster.ring.preferenceList(k, 3);
-    await eventually(async () => (await Promise.all(owners.map((id) => committedAt(cluster!, id, k)))).every((v) => v === 'v'));
+    await eventually(async () =>
+      (await Promise.all(owners.map((id) => committedAt(cluster!, id, k)))).every((v) => v === 'v'),
+    );
     expect(cluster.net.calls).toMatchObject({ paxosPrepare: 3, paxosPropose: 3, paxosCommit: 3, apply: 0, merge: 0 });
     await c.consistentGet(k, o);
     expect(cluster.net.calls).toMatchObject({ paxosPrepare: 6, paxosPropose: 3, paxosCommit: 3 });
@@ -79,7 +81,8 @@ describe('compare-and-set', () => {
     cluster = await FakeCluster.create(4);
     const k = keyOf('k-commits');
     const outsider = cluster.outsider(String(k));
-    for (const id of cluster.owners(String(k))) cluster.net.faults.set(`*>${id}`, { delayMs: 150, delayOnly: ['paxosCommit'] });
+    for (const id of cluster.owners(String(k)))
+      cluster.net.faults.set(`*>${id}`, { delayMs: 150, delayOnly: ['paxosCommit'] });
     const c = cluster.coordinator(outsider);
     applied(await c.putIf(k, B('v'), EMPTY, o));
     // Answered, yet each replica's commit is still on its way.
@@ -121,7 +124,10 @@ describe('compare-and-set', () => {
     // Only proposals slow: a accepts its own (locally), b and x time out. It may have applied.
     cluster.net.faults.set(`*>${b}`, { delayMs: 1000, delayOnly: ['paxosPropose'] });
     cluster.net.faults.set(`*>${x}`, { delayMs: 1000, delayOnly: ['paxosPropose'] });
-    await expect(c.putIf(k, B('v2'), v1, o)).rejects.toMatchObject({ code: 'RK_CAS_UNKNOWN', message: expect.stringMatching(/unknown outcome.*read the key/) });
+    await expect(c.putIf(k, B('v2'), v1, o)).rejects.toMatchObject({
+      code: 'RK_CAS_UNKNOWN',
+      message: expect.stringMatching(/unknown outcome.*read the key/),
+    });
     expect(c.counters.casUnknown).toBe(1);
     cluster.net.faults.clear();
     // The late proposals land, or a read finishes the one a accepted: either way it applied, once.
@@ -155,15 +161,24 @@ describe('compare-and-set', () => {
     const c = cluster.coordinator('n1');
     const requestId = B('request-1');
     const v1 = applied(await c.putIf(k, B('a'), EMPTY, { ...o, requestId }));
-    expect(await cluster.coordinator('n3').putIf(k, B('a'), EMPTY, { ...o, requestId })).toEqual({ applied: true, context: v1 });
+    expect(await cluster.coordinator('n3').putIf(k, B('a'), EMPTY, { ...o, requestId })).toEqual({
+      applied: true,
+      context: v1,
+    });
     expect(await c.putIf(k, B('a'), EMPTY, { ...o, requestId: B('request-2') })).toMatchObject({ applied: false });
     // Writes follow it: the replicas remember the last HISTORY_LENGTH commits before the latest, so the retry still answers applied.
     let v = (await c.consistentGet(k, o)).context;
     for (let i = 0; i < HISTORY_LENGTH; i++) v = applied(await c.putIf(k, B(`later-${i}`), v, o));
-    expect(await cluster.coordinator('n2').putIf(k, B('a'), EMPTY, { ...o, requestId })).toEqual({ applied: true, context: v1 });
+    expect(await cluster.coordinator('n2').putIf(k, B('a'), EMPTY, { ...o, requestId })).toEqual({
+      applied: true,
+      context: v1,
+    });
     // Past what they remember, a retry is a new write (docs/limits.md): here "if absent", not applied.
     for (let i = 0; i < 2; i++) v = applied(await c.putIf(k, B(`later-still-${i}`), v, o));
-    expect(await c.putIf(k, B('a'), EMPTY, { ...o, requestId })).toMatchObject({ applied: false, value: B('later-still-1') });
+    expect(await c.putIf(k, B('a'), EMPTY, { ...o, requestId })).toMatchObject({
+      applied: false,
+      value: B('later-still-1'),
+    });
   });
 
   it('lets exactly one of many writers on one version apply; the others see it, or (preempted mid-proposal) do not know', async () => {
@@ -173,10 +188,13 @@ describe('compare-and-set', () => {
     const ids = [...cluster.coordinators.keys()];
     const outcomes = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        cluster!.coordinator(ids[i % ids.length]!).putIf(k, B(`w${i}`), v0, o).then(
-          (r) => r,
-          (e: unknown) => ({ error: (e as { code: string }).code }),
-        ),
+        cluster!
+          .coordinator(ids[i % ids.length]!)
+          .putIf(k, B(`w${i}`), v0, o)
+          .then(
+            (r) => r,
+            (e: unknown) => ({ error: (e as { code: string }).code }),
+          ),
       ),
     );
     const winners = outcomes.flatMap((r, i) => ('applied' in r && r.applied ? [`w${i}`] : []));
@@ -211,7 +229,11 @@ describe('compare-and-set', () => {
     cluster = await FakeCluster.create(4, {}, 3);
     const k = keyOf('k7');
     // n4 joins: find a key it takes.
-    cluster.target = claimRing(['n1', 'n2', 'n3', 'n4'].map((id) => ({ id, zone: FakeCluster.zoneOf(id) })), 3, { tokensPerNode: 16, seed: 'fake' });
+    cluster.target = claimRing(
+      ['n1', 'n2', 'n3', 'n4'].map((id) => ({ id, zone: FakeCluster.zoneOf(id) })),
+      3,
+      { tokensPerNode: 16, seed: 'fake' },
+    );
     let key = k;
     for (let i = 0; !cluster.target.preferenceList(key, 3).includes('n4'); i++) key = keyOf(`k7-${i}`);
     applied(await cluster.coordinator('n1').putIf(key, B('moving'), EMPTY, o));
@@ -222,18 +244,36 @@ describe('compare-and-set', () => {
     const gone = future.find((id) => !cluster!.ring.preferenceList(key, 3).includes(id)) ?? future[0]!;
     cluster.down.add('n4');
     cluster.down.add(gone);
-    expect(await codeOf(cluster.coordinator(cluster.ring.preferenceList(key, 3).find((id) => id !== gone)!).putIf(key, B('x'), EMPTY, o))).toBe('RK_UNAVAILABLE');
+    expect(
+      await codeOf(
+        cluster
+          .coordinator(cluster.ring.preferenceList(key, 3).find((id) => id !== gone)!)
+          .putIf(key, B('x'), EMPTY, o),
+      ),
+    ).toBe('RK_UNAVAILABLE');
   });
 
   it('refuses bad input with what to do', async () => {
     cluster = await FakeCluster.create(3);
     const c = cluster.coordinator('n1');
     const k = keyOf('k8');
-    await expect(c.putIf(k, B('v'), B('not a context'), o)).rejects.toMatchObject({ code: 'RK_BAD_ARGUMENT', message: expect.stringMatching(/not a consistent key's: pass the context a Get or PutIf/) });
-    await expect(c.putIf(k, null, EMPTY, o)).rejects.toMatchObject({ code: 'RK_BAD_ARGUMENT', message: expect.stringMatching(/needs the context of the version it deletes/) });
+    await expect(c.putIf(k, B('v'), B('not a context'), o)).rejects.toMatchObject({
+      code: 'RK_BAD_ARGUMENT',
+      message: expect.stringMatching(/not a consistent key's: pass the context a Get or PutIf/),
+    });
+    await expect(c.putIf(k, null, EMPTY, o)).rejects.toMatchObject({
+      code: 'RK_BAD_ARGUMENT',
+      message: expect.stringMatching(/needs the context of the version it deletes/),
+    });
     await expect(c.putIf(k, EMPTY, EMPTY, o)).rejects.toMatchObject({ code: 'RK_BAD_ARGUMENT' });
-    await expect(c.putIf(k, B('v'), EMPTY, { ...o, ttlMs: 1000 })).rejects.toMatchObject({ code: 'RK_BAD_ARGUMENT', message: expect.stringMatching(/does not expire/) });
-    await expect(c.putIf(k, B('v'), EMPTY, { ...o, quorum: 1 })).rejects.toMatchObject({ code: 'RK_BAD_ARGUMENT', message: expect.stringMatching(/majority/) });
+    await expect(c.putIf(k, B('v'), EMPTY, { ...o, ttlMs: 1000 })).rejects.toMatchObject({
+      code: 'RK_BAD_ARGUMENT',
+      message: expect.stringMatching(/does not expire/),
+    });
+    await expect(c.putIf(k, B('v'), EMPTY, { ...o, quorum: 1 })).rejects.toMatchObject({
+      code: 'RK_BAD_ARGUMENT',
+      message: expect.stringMatching(/majority/),
+    });
     await expect(c.consistentGet(k, { ...o, quorum: 3 })).rejects.toMatchObject({ code: 'RK_BAD_ARGUMENT' });
     await expect(c.putIf(keyOf('k'.repeat(5000)), B('v'), EMPTY, o)).rejects.toMatchObject({ code: 'RK_BAD_ARGUMENT' });
     // Nothing was written by any of them.

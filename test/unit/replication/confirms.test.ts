@@ -115,7 +115,9 @@ describe('confirmations: each rule waits for what it counts', () => {
     c.net.faults.set('*>n3', { unreachable: true });
     const e = await failure(c.coordinator('n1').put(B('k'), B('v'), EMPTY, { quorum: 1, nodeConfirms: 2 }));
     expect(e.code).toBe('RK_UNAVAILABLE');
-    expect(e.message).toMatch(/got 1 of W=1 replies, and not node_confirms=2 \(only 1 distinct node acknowledged\) \(n\d: no connection to n\d; n\d: no connection to n\d\)/);
+    expect(e.message).toMatch(
+      /got 1 of W=1 replies, and not node_confirms=2 \(only 1 distinct node acknowledged\) \(n\d: no connection to n\d; n\d: no connection to n\d\)/,
+    );
     expect(e.message).toMatch(/applied on 1 replica/);
     // The replicas that missed it get hints, as for any failed write.
     await eventually(() => c.coordinator('n1').counters.hintsOnFailure === 2);
@@ -129,10 +131,14 @@ describe('confirmations: each rule waits for what it counts', () => {
     await c.coordinator(a!).put(B(key), B('v'), EMPTY, { quorum: 1, nodeConfirms: 3 });
     expect(c.coordinator(a!).counters.speculativeWrites).toBe(1);
     expect(await c.values(b!, key)).toEqual(['v']);
-    const e = await failure(c.coordinator(a!).put(B(key), B('w'), EMPTY, { quorum: 1, pw: 3, deadline: Date.now() + 600 }));
+    const e = await failure(
+      c.coordinator(a!).put(B(key), B('w'), EMPTY, { quorum: 1, pw: 3, deadline: Date.now() + 600 }),
+    );
     expect(e.code).toBe('RK_TIMEOUT');
     expect(toStatus(e).code).toBe(grpc.status.DEADLINE_EXCEEDED);
-    expect(e.message).toMatch(/reached \d of the 1 replicas it needs, and not pw=3 \(only 2 primaries acknowledged\), before the deadline/);
+    expect(e.message).toMatch(
+      /reached \d of the 1 replicas it needs, and not pw=3 \(only 2 primaries acknowledged\), before the deadline/,
+    );
     expect(c.coordinator(a!).counters.speculativeWrites).toBe(2);
   });
 
@@ -177,7 +183,9 @@ describe('confirmations: zones', () => {
     const e = await failure(cluster.coordinator('n1').put(B('k'), B('v'), EMPTY, { bucket, zoneConfirms: 4 }));
     expect(e.code).toBe('RK_BAD_ARGUMENT');
     expect(toStatus(e).code).toBe(grpc.status.INVALID_ARGUMENT);
-    expect(e.message).toBe("zone_confirms=4 is more than the 3 zone(s) the cluster's nodes are in (z0, z1, z2); ask for at most 3, or start nodes in more zones (ringkv node --zone)");
+    expect(e.message).toBe(
+      "zone_confirms=4 is more than the 3 zone(s) the cluster's nodes are in (z0, z1, z2); ask for at most 3, or start nodes in more zones (ringkv node --zone)",
+    );
     // A bucket of N=5 on these five nodes spans the three zones: zone_confirms=3 is met.
     await cluster.coordinator('n1').put(B('k'), B('v'), EMPTY, { bucket, zoneConfirms: 3 });
   });
@@ -199,12 +207,25 @@ describe('confirmations: bad values', () => {
       expect(toStatus(e).code).toBe(grpc.status.INVALID_ARGUMENT);
       expect(e.message).toBe(message);
     }
-    expect(cluster.net.calls).toEqual({ apply: 0, merge: 0, read: 0, digest: 0, counterUpdate: 0, writeMany: 0, readRange: 0, paxosPrepare: 0, paxosPropose: 0, paxosCommit: 0 });
+    expect(cluster.net.calls).toEqual({
+      apply: 0,
+      merge: 0,
+      read: 0,
+      digest: 0,
+      counterUpdate: 0,
+      writeMany: 0,
+      readRange: 0,
+      paxosPrepare: 0,
+      paxosPropose: 0,
+      paxosCommit: 0,
+    });
   });
 
   it("takes the bucket's N as the bound", async () => {
     const cluster = await create(5);
-    const e = await failure(cluster.coordinator('n1').put(B('k'), B('v'), EMPTY, { bucket: { ...defaultProps(3), n: 2 }, pw: 3 }));
+    const e = await failure(
+      cluster.coordinator('n1').put(B('k'), B('v'), EMPTY, { bucket: { ...defaultProps(3), n: 2 }, pw: 3 }),
+    );
     expect(e.message).toBe('pw must be 0 (no rule) to N=2, got 3');
   });
 });

@@ -31,7 +31,9 @@ describe('coordinator: quorum writes and reads', () => {
     const key = 'user:1';
     const from = c.outsider(key); // not a replica: the version is issued on a primary
     await c.coordinator(from).put(B(key), B('v1'), EMPTY, { quorum: 2 });
-    await eventually(async () => (await Promise.all(c.owners(key).map((id) => c.values(id, key)))).every((v) => v.join() === 'v1'));
+    await eventually(async () =>
+      (await Promise.all(c.owners(key).map((id) => c.values(id, key)))).every((v) => v.join() === 'v1'),
+    );
     expect(await c.values(from, key)).toEqual([]); // nothing on a non-replica
     for (const id of ['n1', 'n2', 'n3', 'n4', 'n5']) {
       const got = await c.coordinator(id).get(B(key), { quorum: 2 });
@@ -50,7 +52,10 @@ describe('coordinator: quorum writes and reads', () => {
   it('concurrent blind writes become siblings; a write with the read context resolves them', async () => {
     cluster = await FakeCluster.create(3);
     const c = cluster;
-    await Promise.all([c.coordinator('n1').put(B('k'), B('a'), EMPTY, { quorum: 3 }), c.coordinator('n2').put(B('k'), B('b'), EMPTY, { quorum: 3 })]);
+    await Promise.all([
+      c.coordinator('n1').put(B('k'), B('a'), EMPTY, { quorum: 3 }),
+      c.coordinator('n2').put(B('k'), B('b'), EMPTY, { quorum: 3 }),
+    ]);
     const read = await c.coordinator('n3').get(B('k'), { quorum: 3 });
     expect(read.values.map(String).sort()).toEqual(['a', 'b']);
     await c.coordinator('n3').put(B('k'), B('c'), read.context, { quorum: 3 });
@@ -63,7 +68,10 @@ describe('coordinator: quorum writes and reads', () => {
     await c.coordinator('n1').put(B('k'), B('old'), EMPTY, { quorum: 3 });
     const seen = await c.coordinator('n1').get(B('k'), { quorum: 3 });
     // Both start from the same read: the put does not see the delete, the delete does not see the put.
-    await Promise.all([c.coordinator('n2').delete(B('k'), seen.context, { quorum: 3 }), c.coordinator('n3').put(B('k'), B('new'), EMPTY, { quorum: 3 })]);
+    await Promise.all([
+      c.coordinator('n2').delete(B('k'), seen.context, { quorum: 3 }),
+      c.coordinator('n3').put(B('k'), B('new'), EMPTY, { quorum: 3 }),
+    ]);
     const after = await c.coordinator('n1').get(B('k'), { quorum: 3 });
     expect(after.found).toBe(true);
     expect(after.values.map(String)).toEqual(['new']);
@@ -84,7 +92,14 @@ describe('coordinator: quorum writes and reads', () => {
 describe('coordinator: failures', () => {
   it("a coordinator whose disk refuses writes (KV_DISK_FULL) has the next primary issue them; the others' quorum acknowledges, and it refuses the merge without failing the write", async () => {
     const MiB = 1 << 20;
-    cluster = await FakeCluster.create(3, {}, 3, (id) => ({ disk: { path: '/data', label: id, floorBytes: 100 * MiB, statfs: async () => ({ free: id === 'n1' ? 10 * MiB : 900 * MiB, total: 1000 * MiB }) } }));
+    cluster = await FakeCluster.create(3, {}, 3, (id) => ({
+      disk: {
+        path: '/data',
+        label: id,
+        floorBytes: 100 * MiB,
+        statfs: async () => ({ free: id === 'n1' ? 10 * MiB : 900 * MiB, total: 1000 * MiB }),
+      },
+    }));
     const c = cluster;
     await c.store('n1').checkDisk();
     const keys = Array.from({ length: 20 }, (_, i) => B(`full-${i}`));
@@ -95,7 +110,13 @@ describe('coordinator: failures', () => {
       expect(await c.store('n1').getRecord(k)).toBeUndefined(); // nothing written on the full disk
     }
     // W=3 cannot be met with n1 refusing: the error names n1's disk.
-    const e = await c.coordinator('n2').put(B('all'), B('v'), EMPTY, { quorum: 3 }).then(() => undefined, (x: unknown) => x);
+    const e = await c
+      .coordinator('n2')
+      .put(B('all'), B('v'), EMPTY, { quorum: 3 })
+      .then(
+        () => undefined,
+        (x: unknown) => x,
+      );
     expect((e as Error).message).toMatch(/disk nearly full on n1: 10 MiB free of 1000 MiB/);
   });
 
@@ -167,7 +188,8 @@ describe('coordinator: failures', () => {
     c.net.faults.set(`*>${b}`, { unreachable: true });
     // The live primaries answer after the stand-in's own (local) read: without the rule, its empty reply would be the one R=1 takes.
     for (const p of [a!, d!]) c.net.faults.set(`*>${p}`, { delayMs: 15 });
-    for (let i = 0; i < 10; i++) expect((await c.coordinator(standIn).get(B(key), { quorum: 1 })).values.map(String)).toEqual(['v']);
+    for (let i = 0; i < 10; i++)
+      expect((await c.coordinator(standIn).get(B(key), { quorum: 1 })).values.map(String)).toEqual(['v']);
     expect(c.coordinator(standIn).counters.readsAwaitingPrimary).toBe(10);
     // A key no write reached is still not found, once a primary says so.
     expect((await c.coordinator(standIn).get(B('never-written'), { quorum: 1 })).found).toBe(false);
@@ -185,7 +207,8 @@ describe('coordinator: failures', () => {
     const [, down] = c.owners(key);
     c.down.add(down!);
     c.net.faults.set(`*>${down}`, { unreachable: true });
-    for (let i = 0; i < 5; i++) expect((await c.coordinator('n1').get(B(key), { quorum: 2 })).values.map(String)).toEqual(['v']);
+    for (let i = 0; i < 5; i++)
+      expect((await c.coordinator('n1').get(B(key), { quorum: 2 })).values.map(String)).toEqual(['v']);
     await new Promise((r) => setTimeout(r, 20)); // let read repair run
     expect([...c.stores.values()].map((s) => s.hints.stats().count)).toEqual([0, 0, 0, 0, 0]);
     expect(c.coordinator('n1').counters.readRepairs).toBe(0);
@@ -194,7 +217,11 @@ describe('coordinator: failures', () => {
   it('fewer live replicas than W: UNAVAILABLE naming how many were needed and are up', async () => {
     cluster = await FakeCluster.create(3);
     cluster.down.add('n2').add('n3');
-    await rejectsWith(cluster.coordinator('n1').put(B('k'), B('v'), EMPTY, { quorum: 2 }), 'RK_UNAVAILABLE', /needs W=2 of N=3 replicas, but only 1 is up \(down: n[23], n[23]/);
+    await rejectsWith(
+      cluster.coordinator('n1').put(B('k'), B('v'), EMPTY, { quorum: 2 }),
+      'RK_UNAVAILABLE',
+      /needs W=2 of N=3 replicas, but only 1 is up \(down: n[23], n[23]/,
+    );
     await rejectsWith(cluster.coordinator('n1').get(B('k'), { quorum: 3 }), 'RK_UNAVAILABLE', /needs R=3 of N=3/);
     expect(cluster.coordinator('n1').counters.unavailable).toBe(2);
   });
@@ -202,13 +229,21 @@ describe('coordinator: failures', () => {
   it('replicas that are "up" but fail: UNAVAILABLE with who failed and that the write may have applied', async () => {
     cluster = await FakeCluster.create(3);
     cluster.net.faults.set('*>n2', { unreachable: true }).set('*>n3', { unreachable: true });
-    await rejectsWith(cluster.coordinator('n1').put(B('k'), B('v'), EMPTY, { quorum: 2 }), 'RK_UNAVAILABLE', /got 1 of W=2 replies \(n[23]: .*applied on 1 replica/);
+    await rejectsWith(
+      cluster.coordinator('n1').put(B('k'), B('v'), EMPTY, { quorum: 2 }),
+      'RK_UNAVAILABLE',
+      /got 1 of W=2 replies \(n[23]: .*applied on 1 replica/,
+    );
   });
 
   it('quorum not reached before the deadline: DEADLINE_EXCEEDED that says the write may have applied', async () => {
     cluster = await FakeCluster.create(3, { timeoutMs: 100 });
     cluster.net.faults.set('*>n2', { delayMs: 400 }).set('*>n3', { delayMs: 400 });
-    await rejectsWith(cluster.coordinator('n1').put(B('k'), B('v'), EMPTY, { quorum: 3 }), 'RK_TIMEOUT', /before the deadline.*may have been applied/);
+    await rejectsWith(
+      cluster.coordinator('n1').put(B('k'), B('v'), EMPTY, { quorum: 3 }),
+      'RK_TIMEOUT',
+      /before the deadline.*may have been applied/,
+    );
     await rejectsWith(cluster.coordinator('n1').get(B('k'), { quorum: 2 }), 'RK_TIMEOUT', /reached 1 of the 2/);
     expect(cluster.coordinator('n1').counters.timeouts).toBe(2);
   });
@@ -217,14 +252,22 @@ describe('coordinator: failures', () => {
     cluster = await FakeCluster.create(3, { timeoutMs: 10_000 });
     cluster.net.faults.set('*>n2', { delayMs: 1000 }).set('*>n3', { delayMs: 1000 });
     const t0 = Date.now();
-    await rejectsWith(cluster.coordinator('n1').get(B('k'), { quorum: 2, deadline: Date.now() + 80 }), 'RK_TIMEOUT', /deadline/);
+    await rejectsWith(
+      cluster.coordinator('n1').get(B('k'), { quorum: 2, deadline: Date.now() + 80 }),
+      'RK_TIMEOUT',
+      /deadline/,
+    );
     expect(Date.now() - t0).toBeLessThan(800);
   });
 
   it('a node that is not serving refuses with RK_NOT_READY', async () => {
     cluster = await FakeCluster.create(3);
     cluster.notServing = 'it is shutting down';
-    await rejectsWith(cluster.coordinator('n1').get(B('k')), 'RK_NOT_READY', /not serving requests \(it is shutting down\); send the request to another node/);
+    await rejectsWith(
+      cluster.coordinator('n1').get(B('k')),
+      'RK_NOT_READY',
+      /not serving requests \(it is shutting down\); send the request to another node/,
+    );
   });
 
   it('requests it refuses (not serving, overloaded) are not counted as puts, gets or deletes it served', async () => {
@@ -258,24 +301,57 @@ describe('coordinator: failures', () => {
 describe('coordinator: bad input', () => {
   it.each([
     ['an empty key', () => cluster!.coordinator('n1').put(EMPTY, B('v'), EMPTY), /key must have at least one byte/],
-    ['a key over 4 KiB', () => cluster!.coordinator('n1').get(Buffer.alloc(4097, 1)), /key of 4097 bytes is over the limit of 4096/],
+    [
+      'a key over 4 KiB',
+      () => cluster!.coordinator('n1').get(Buffer.alloc(4097, 1)),
+      /key of 4097 bytes is over the limit of 4096/,
+    ],
     ['an empty value', () => cluster!.coordinator('n1').put(B('k'), EMPTY, EMPTY), /value must have at least one byte/],
-    ['a value over 1 MiB', () => cluster!.coordinator('n1').put(B('k'), Buffer.alloc((1 << 20) + 1), EMPTY), /over the limit of 1048576 bytes/],
-    ['w = 4 with N = 3', () => cluster!.coordinator('n1').put(B('k'), B('v'), EMPTY, { quorum: 4 }), /w must be 1 to N=3/],
+    [
+      'a value over 1 MiB',
+      () => cluster!.coordinator('n1').put(B('k'), Buffer.alloc((1 << 20) + 1), EMPTY),
+      /over the limit of 1048576 bytes/,
+    ],
+    [
+      'w = 4 with N = 3',
+      () => cluster!.coordinator('n1').put(B('k'), B('v'), EMPTY, { quorum: 4 }),
+      /w must be 1 to N=3/,
+    ],
     ['r = 1.5', () => cluster!.coordinator('n1').get(B('k'), { quorum: 1.5 }), /r must be 1 to N=3/],
   ])('%s: RK_BAD_ARGUMENT, nothing written', async (_, call, message) => {
     cluster = await FakeCluster.create(3);
     await rejectsWith(call(), 'RK_BAD_ARGUMENT', message);
-    expect(cluster.net.calls).toEqual({ apply: 0, merge: 0, read: 0, digest: 0, counterUpdate: 0, writeMany: 0, readRange: 0, paxosPrepare: 0, paxosPropose: 0, paxosCommit: 0 });
+    expect(cluster.net.calls).toEqual({
+      apply: 0,
+      merge: 0,
+      read: 0,
+      digest: 0,
+      counterUpdate: 0,
+      writeMany: 0,
+      readRange: 0,
+      paxosPrepare: 0,
+      paxosPropose: 0,
+      paxosCommit: 0,
+    });
   });
 
   it('a context from another key: the replica refuses it, passed through as INVALID_ARGUMENT, nothing written', async () => {
     cluster = await FakeCluster.create(5);
     const c = cluster;
     const ctx = (await c.coordinator('n1').get(B('a'))).context;
-    const e = (await c.coordinator(c.outsider('b')).put(B('b'), B('v'), ctx).catch((x: unknown) => x)) as ReplicaFailure;
-    expect(e).toMatchObject({ kind: 'refused', code: 'KV_BAD_CONTEXT', message: expect.stringMatching(/context was read from a different key/) });
-    expect(toStatus(e)).toMatchObject({ code: 3, details: expect.stringMatching(/context was read from a different key/) });
+    const e = (await c
+      .coordinator(c.outsider('b'))
+      .put(B('b'), B('v'), ctx)
+      .catch((x: unknown) => x)) as ReplicaFailure;
+    expect(e).toMatchObject({
+      kind: 'refused',
+      code: 'KV_BAD_CONTEXT',
+      message: expect.stringMatching(/context was read from a different key/),
+    });
+    expect(toStatus(e)).toMatchObject({
+      code: 3,
+      details: expect.stringMatching(/context was read from a different key/),
+    });
     expect((await c.coordinator('n1').get(B('b'), { quorum: 3 })).found).toBe(false);
   });
 });
@@ -290,7 +366,18 @@ describe('coordinator: read repair', () => {
     expect(await codeOf(c.store('n3').get(key))).toBe('KV_CORRUPT_RECORD');
     // R=2 answers from the good replicas; every primary was asked, and n3's error brings it the join.
     expect((await c.coordinator('n1').get(key, { quorum: 2 })).values.map(String)).toEqual(['v']);
-    await eventually(async () => (await c.store('n3').get(key).then((r) => r.values.map(String), () => [])).join() === 'v');
+    await eventually(
+      async () =>
+        (
+          await c
+            .store('n3')
+            .get(key)
+            .then(
+              (r) => r.values.map(String),
+              () => [],
+            )
+        ).join() === 'v',
+    );
     expect((await c.coordinator('n3').get(key, { quorum: 3 })).values.map(String)).toEqual(['v']);
   });
 
@@ -301,7 +388,10 @@ describe('coordinator: read repair', () => {
     const got = await c.coordinator('n2').get(B('k'), { quorum: 2 });
     // R=2 may have been met by n2 and n3 (both empty); the late reply from n1 still repairs.
     expect(got.values.length).toBeLessThanOrEqual(1);
-    await eventually(async () => (await c.values('n2', 'k')).join() === 'only-on-n1' && (await c.values('n3', 'k')).join() === 'only-on-n1');
+    await eventually(
+      async () =>
+        (await c.values('n2', 'k')).join() === 'only-on-n1' && (await c.values('n3', 'k')).join() === 'only-on-n1',
+    );
     expect(c.coordinator('n2').counters.readRepairs).toBe(2);
     // Repaired: the next read needs no repair.
     await c.coordinator('n2').get(B('k'), { quorum: 3 });
@@ -316,12 +406,26 @@ describe('coordinator: read repair', () => {
     await c.store('n2').put('k', B('y'));
     const got = await c.coordinator('n3').get(B('k'), { quorum: 3 });
     expect(got.values.map(String).sort()).toEqual(['x', 'y']);
-    await eventually(async () => (await Promise.all(['n1', 'n2', 'n3'].map((id) => c.values(id, 'k')))).every((v) => v.join() === 'x,y'));
+    await eventually(async () =>
+      (await Promise.all(['n1', 'n2', 'n3'].map((id) => c.values(id, 'k')))).every((v) => v.join() === 'x,y'),
+    );
   });
 });
 
 describe('coordinator: digest reads', () => {
-  const resetCalls = (c: FakeCluster): void => void Object.assign(c.net.calls, { apply: 0, merge: 0, read: 0, digest: 0, counterUpdate: 0, writeMany: 0, readRange: 0, paxosPrepare: 0, paxosPropose: 0, paxosCommit: 0 });
+  const resetCalls = (c: FakeCluster): void =>
+    void Object.assign(c.net.calls, {
+      apply: 0,
+      merge: 0,
+      read: 0,
+      digest: 0,
+      counterUpdate: 0,
+      writeMany: 0,
+      readRange: 0,
+      paxosPrepare: 0,
+      paxosPropose: 0,
+      paxosCommit: 0,
+    });
 
   it('a get reads R replicas in full and asks the others for a digest; --read-mode full reads them all', async () => {
     for (const fullReads of [false, true]) {
@@ -349,7 +453,10 @@ describe('coordinator: digest reads', () => {
     const from = c.coordinator(c.outsider('k'));
     expect((await from.get(B('k'), { quorum: 2 })).values.map(String)).toEqual(['only-on-o3']);
     expect(from.counters.digestMismatches).toBeGreaterThan(0);
-    await eventually(async () => (await c.values(o1, 'k')).join() === 'only-on-o3' && (await c.values(o2, 'k')).join() === 'only-on-o3');
+    await eventually(
+      async () =>
+        (await c.values(o1, 'k')).join() === 'only-on-o3' && (await c.values(o2, 'k')).join() === 'only-on-o3',
+    );
   });
 
   it('read repair reaches a stale replica that was only asked for a digest', async () => {
@@ -390,14 +497,20 @@ describe('coordinator: writes while the ring changes (pending ranges)', () => {
     const stayers = after.filter((x) => x !== gainer);
     c.net.faults.set(`*>${gainer}`, { unreachable: true });
     c.net.faults.set(`*>${stayers[0]}`, { unreachable: true });
-    await rejectsWith(c.coordinator('n5').put(B(key), B('v2'), EMPTY, { quorum: 2 }), 'RK_UNAVAILABLE', new RegExp(`range is moving to ${gainer}: a write needs W of its current replicas and W of its future ones`));
+    await rejectsWith(
+      c.coordinator('n5').put(B(key), B('v2'), EMPTY, { quorum: 2 }),
+      'RK_UNAVAILABLE',
+      new RegExp(`range is moving to ${gainer}: a write needs W of its current replicas and W of its future ones`),
+    );
   });
 
   it('a node that is leaving stands in for no down replica: its hints would leave with it', async () => {
     cluster = await FakeCluster.create(5);
     const c = cluster;
     // A key n5 does not replicate, whose first fallback for a down primary would be n5.
-    const key = Array.from({ length: 500 }, (_, i) => `f${i}`).find((k) => !c.owners(k).includes('n5') && c.ring.targets(k, 3, (x) => x !== c.owners(k)[0])[0]?.id === 'n5')!;
+    const key = Array.from({ length: 500 }, (_, i) => `f${i}`).find(
+      (k) => !c.owners(k).includes('n5') && c.ring.targets(k, 3, (x) => x !== c.owners(k)[0])[0]?.id === 'n5',
+    )!;
     expect(key).toBeDefined();
     c.down.add(c.owners(key)[0]!);
     c.target = leaveRing(c.ring, 'n5', 3);
@@ -483,9 +596,13 @@ describe('coordinator: reads ask the fastest replicas for data', () => {
     for (let i = 0; i < 5; i++) await c.coordinator(a!).get(B(key), { quorum: 3 }); // it learns who is slow
     await new Promise((r) => setTimeout(r, 100));
     const before = { b: { ...c.net.callsTo.get(b!)! }, d: { ...c.net.callsTo.get(d!)! } };
-    for (let i = 0; i < 10; i++) expect((await c.coordinator(a!).get(B(key), { quorum: 2 })).values.map(String)).toEqual(['v']);
+    for (let i = 0; i < 10; i++)
+      expect((await c.coordinator(a!).get(B(key), { quorum: 2 })).values.map(String)).toEqual(['v']);
     await new Promise((r) => setTimeout(r, 100));
-    const to = (id: string, was: { read: number; digest: number }) => ({ read: c.net.callsTo.get(id)!.read - was.read, digest: c.net.callsTo.get(id)!.digest - was.digest });
+    const to = (id: string, was: { read: number; digest: number }) => ({
+      read: c.net.callsTo.get(id)!.read - was.read,
+      digest: c.net.callsTo.get(id)!.digest - was.digest,
+    });
     expect(to(b!, before.b)).toEqual({ read: 0, digest: 10 });
     expect(to(d!, before.d)).toEqual({ read: 10, digest: 0 });
   });
@@ -502,7 +619,11 @@ describe('coordinator: replicas that stop answering mid-request', () => {
     const write = c.coordinator('n1').put(B('k2'), B('v'), EMPTY, { quorum: 2 });
     await new Promise((r) => setTimeout(r, 200));
     c.down.add('n2').add('n3'); // as reachability does once a peer is silent for 1 s
-    await rejectsWith(read, 'RK_UNAVAILABLE', /got 1 of R=2 replies: n[23], n[23] stopped answering this node\. Retry on another node/);
+    await rejectsWith(
+      read,
+      'RK_UNAVAILABLE',
+      /got 1 of R=2 replies: n[23], n[23] stopped answering this node\. Retry on another node/,
+    );
     await rejectsWith(write, 'RK_UNAVAILABLE', /got 1 of W=2 replies: .*stopped answering.*applied on 1 replica/);
     expect(Date.now() - t0).toBeLessThan(4000); // not the 8 s deadline
     expect(toStatus(new ReplicationError('RK_UNAVAILABLE', 'x')).code).toBe(14);
@@ -518,7 +639,11 @@ describe('coordinator: replicas that stop answering mid-request', () => {
     const write = c.coordinator(c.outsider(key)).put(B(key), B('v'), EMPTY, { quorum: 2, requestId: B('r') });
     await new Promise((r) => setTimeout(r, 200));
     for (const id of owners) c.down.add(id);
-    await rejectsWith(write, 'RK_UNAVAILABLE', /stopped answering this node before issuing the new version, which may still be applied\. Retry on another node/);
+    await rejectsWith(
+      write,
+      'RK_UNAVAILABLE',
+      /stopped answering this node before issuing the new version, which may still be applied\. Retry on another node/,
+    );
     expect(Date.now() - t0).toBeLessThan(4000); // not the 8 s deadline
   });
 

@@ -54,9 +54,15 @@ describe('coordinator: counters', () => {
     }
     expect(c.net.callsTo.get(owners[0]!)?.counterUpdate).toBe(4); // its own increment took no hop
     for (const id of owners.slice(1)) expect(c.net.callsTo.get(id)?.counterUpdate ?? 0).toBe(0);
-    await eventually(async () => (await Promise.all(owners.map((id) => heldValue(c, id, key)))).every((v) => v === sum));
-    for (const from of ['n1', 'n4']) expect(await c.coordinator(from).counterGet(key, { quorum: 3 })).toEqual({ value: sum, found: true });
-    expect(await c.coordinator('n2').counterGet(counterKey('never'), { quorum: 2 })).toEqual({ value: 0n, found: false });
+    await eventually(async () =>
+      (await Promise.all(owners.map((id) => heldValue(c, id, key)))).every((v) => v === sum),
+    );
+    for (const from of ['n1', 'n4'])
+      expect(await c.coordinator(from).counterGet(key, { quorum: 3 })).toEqual({ value: sum, found: true });
+    expect(await c.coordinator('n2').counterGet(counterKey('never'), { quorum: 2 })).toEqual({
+      value: 0n,
+      found: false,
+    });
   });
 
   it('one request id through two coordinators counts once, on every replica', async () => {
@@ -147,7 +153,8 @@ describe('coordinator: counters', () => {
   it('refuses a bad amount before any replica call, and a counter op on versions or a read of a counter as versions', async () => {
     cluster = await FakeCluster.create(3);
     const c = cluster;
-    for (const amount of [0, 1.5, Number.MAX_SAFE_INTEGER + 2, NaN]) expect(await codeOf(c.coordinator('n1').counterUpdate(counterKey('k'), amount))).toBe('KV_BAD_AMOUNT');
+    for (const amount of [0, 1.5, Number.MAX_SAFE_INTEGER + 2, NaN])
+      expect(await codeOf(c.coordinator('n1').counterUpdate(counterKey('k'), amount))).toBe('KV_BAD_AMOUNT');
     expect(c.net.calls.counterUpdate).toBe(0);
     await c.coordinator('n1').put(counterKey('plain'), B('v'), Buffer.alloc(0), { quorum: 3 });
     expect(await codeOf(c.coordinator('n2').counterUpdate(counterKey('plain'), 1))).toBe('KV_WRONG_TYPE');
@@ -163,7 +170,12 @@ describe('coordinator: sets', () => {
     const c = cluster;
     const key = setKey('cart');
     const names = Array.from({ length: 25 }, (_, i) => `item-${String(i).padStart(2, '0')}`);
-    for (let i = 0; i < names.length; i += 5) await c.coordinator(`n${(i / 5) + 1}`).setUpdate(key, names.slice(i, i + 5).map((n) => ({ op: 'add', element: B(n) })), { quorum: 2 });
+    for (let i = 0; i < names.length; i += 5)
+      await c.coordinator(`n${i / 5 + 1}`).setUpdate(
+        key,
+        names.slice(i, i + 5).map((n) => ({ op: 'add', element: B(n) })),
+        { quorum: 2 },
+      );
     expect(await elementsOf(c, 'n3', key)).toEqual(names);
     expect(await elementsOf(c, 'n4', key, 10)).toEqual(names);
     const page = await c.coordinator('n2').setRead(key, { limit: 3 }, { quorum: 3 });
@@ -180,7 +192,11 @@ describe('coordinator: sets', () => {
     const c = cluster;
     const key = setKey('split');
     const [x, y] = c.ring.preferenceList(key, 3);
-    const add = (id: string, names: string[]) => c.store(id!).writeMany(key, names.map((n) => ({ op: 'add' as const, path: { element: n } })));
+    const add = (id: string, names: string[]) =>
+      c.store(id!).writeMany(
+        key,
+        names.map((n) => ({ op: 'add' as const, path: { element: n } })),
+      );
     await add(x!, ['e1', 'e3', 'e5', 'e7']);
     await add(y!, ['e2', 'e4', 'e6', 'e8']);
     const page = await c.coordinator('n1').setRead(key, { limit: 3 }, { quorum: 3 });
@@ -202,7 +218,11 @@ describe('coordinator: sets', () => {
     cluster = await FakeCluster.create(3);
     const c = cluster;
     const key = setKey('big');
-    await c.coordinator('n1').setUpdate(key, Array.from({ length: 500 }, (_, i) => ({ op: 'add' as const, element: B(`e${i}`) })), { quorum: 3 });
+    await c.coordinator('n1').setUpdate(
+      key,
+      Array.from({ length: 500 }, (_, i) => ({ op: 'add' as const, element: B(`e${i}`) })),
+      { quorum: 3 },
+    );
     const merges = c.net.calls.merge;
     await c.coordinator('n1').setUpdate(key, [{ op: 'add', element: B('one-more') }], { quorum: 3 });
     expect(c.net.calls.merge - merges).toBe(2); // one record to each of the other two replicas
@@ -213,16 +233,27 @@ describe('coordinator: sets', () => {
     cluster = await FakeCluster.create(3);
     const c = cluster;
     const key = setKey('or');
-    await c.coordinator('n1').setUpdate(key, [{ op: 'add', element: B('x') }, { op: 'add', element: B('y') }], { quorum: 3 });
+    await c.coordinator('n1').setUpdate(
+      key,
+      [
+        { op: 'add', element: B('x') },
+        { op: 'add', element: B('y') },
+      ],
+      { quorum: 3 },
+    );
     const seen = await c.coordinator('n2').setContains(key, B('x'), { quorum: 3 });
     await c.coordinator('n3').setUpdate(key, [{ op: 'add', element: B('x') }], { quorum: 3 }); // concurrent with the remove below
     await c.coordinator('n2').setUpdate(key, [{ op: 'remove', element: B('x'), context: seen.context }], { quorum: 3 });
     expect(await elementsOf(c, 'n1', key)).toEqual(['x', 'y']);
     const again = await c.coordinator('n2').setContains(key, B('x'), { quorum: 3 });
-    await c.coordinator('n2').setUpdate(key, [{ op: 'remove', element: B('x'), context: again.context }], { quorum: 3 });
+    await c
+      .coordinator('n2')
+      .setUpdate(key, [{ op: 'remove', element: B('x'), context: again.context }], { quorum: 3 });
     expect(await elementsOf(c, 'n3', key)).toEqual(['y']);
     const page = await c.coordinator('n1').setRead(key, {}, { quorum: 3 });
-    await c.coordinator('n1').setUpdate(key, [{ op: 'remove', element: B('y'), context: page.elements[0]!.context }], { quorum: 3 });
+    await c
+      .coordinator('n1')
+      .setUpdate(key, [{ op: 'remove', element: B('y'), context: page.elements[0]!.context }], { quorum: 3 });
     expect(await elementsOf(c, 'n2', key)).toEqual([]);
   });
 
@@ -233,7 +264,14 @@ describe('coordinator: sets', () => {
     const lagging = c.ring.preferenceList(key, 3)[2]!;
     const from = c.ring.preferenceList(key, 3)[0]!;
     c.net.faults.set(`*>${lagging}`, { unreachable: true });
-    await c.coordinator(from).setUpdate(key, [{ op: 'add', element: B('a') }, { op: 'add', element: B('b') }], { quorum: 2 });
+    await c.coordinator(from).setUpdate(
+      key,
+      [
+        { op: 'add', element: B('a') },
+        { op: 'add', element: B('b') },
+      ],
+      { quorum: 2 },
+    );
     c.net.faults.clear();
     const held = async (): Promise<number> => (await c.store(lagging).readRange(key, undefined, 100)).records.length;
     expect(await held()).toBe(0);
@@ -248,17 +286,44 @@ describe('coordinator: sets', () => {
     const co = c.coordinator('n1');
     const key = setKey('bad');
     expect(await codeOf(co.setUpdate(key, []))).toBe('RK_BAD_ARGUMENT');
-    expect(await codeOf(co.setUpdate(key, Array.from({ length: 1001 }, (_, i) => ({ op: 'add' as const, element: B(`e${i}`) }))))).toBe('RK_BAD_ARGUMENT');
+    expect(
+      await codeOf(
+        co.setUpdate(
+          key,
+          Array.from({ length: 1001 }, (_, i) => ({ op: 'add' as const, element: B(`e${i}`) })),
+        ),
+      ),
+    ).toBe('RK_BAD_ARGUMENT');
     expect(await codeOf(co.setUpdate(key, [{ op: 'add', element: Buffer.alloc(0) }]))).toBe('DT_ELEMENT_EMPTY');
     expect(await codeOf(co.setUpdate(key, [{ op: 'add', element: Buffer.alloc(1025) }]))).toBe('DT_ELEMENT_TOO_LARGE');
     expect(await codeOf(co.setUpdate(B('default-bucket-key'), [{ op: 'add', element: B('e') }]))).toBe('DT_BAD_PARENT');
     expect(await codeOf(co.setRead(B('default-bucket-key')))).toBe('DT_BAD_PARENT');
     expect(await codeOf(co.setRead(key, { limit: 1001 }))).toBe('RK_BAD_ARGUMENT');
     expect(await codeOf(co.setRead(key, { limit: -1 }))).toBe('RK_BAD_ARGUMENT');
-    expect(c.net.calls).toEqual({ apply: 0, merge: 0, read: 0, digest: 0, counterUpdate: 0, writeMany: 0, readRange: 0, paxosPrepare: 0, paxosPropose: 0, paxosCommit: 0 });
+    expect(c.net.calls).toEqual({
+      apply: 0,
+      merge: 0,
+      read: 0,
+      digest: 0,
+      counterUpdate: 0,
+      writeMany: 0,
+      readRange: 0,
+      paxosPrepare: 0,
+      paxosPropose: 0,
+      paxosCommit: 0,
+    });
     // The replica's checks: a remove without a context, an element given twice.
-    expect(await codeOf(co.setUpdate(key, [{ op: 'remove', element: B('e'), context: Buffer.alloc(0) }]))).toBe('DT_NO_CONTEXT');
-    expect(await codeOf(co.setUpdate(key, [{ op: 'add', element: B('e') }, { op: 'add', element: B('e') }]))).toBe('DT_BAD_OP');
+    expect(await codeOf(co.setUpdate(key, [{ op: 'remove', element: B('e'), context: Buffer.alloc(0) }]))).toBe(
+      'DT_NO_CONTEXT',
+    );
+    expect(
+      await codeOf(
+        co.setUpdate(key, [
+          { op: 'add', element: B('e') },
+          { op: 'add', element: B('e') },
+        ]),
+      ),
+    ).toBe('DT_BAD_OP');
   });
 
   it('a set read needs R primaries up: a fallback holds hints, not the set', async () => {
@@ -269,7 +334,10 @@ describe('coordinator: sets', () => {
     c.down.add(first);
     c.down.add(second);
     const from = ['n1', 'n2', 'n3', 'n4', 'n5'].find((x) => x !== first && x !== second)!; // a node takes itself as up
-    const e = await c.coordinator(from).setRead(key, {}, { quorum: 2 }).catch((x: unknown) => x);
+    const e = await c
+      .coordinator(from)
+      .setRead(key, {}, { quorum: 2 })
+      .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ReplicationError);
     expect((e as ReplicationError).code).toBe('RK_UNAVAILABLE');
     expect((e as ReplicationError).message).toMatch(/needs R=2 of its replicas up, but only 1 is/);
@@ -281,7 +349,10 @@ describe('coordinator: sets', () => {
 describe('coordinator: maps', () => {
   const mapKey = (k: string): Buffer => storedKey('profiles', B(k));
   const counter = [{ name: 'n', type: 'counter' as const }];
-  const register = [{ name: 'm', type: 'map' as const }, { name: 'r', type: 'register' as const }];
+  const register = [
+    { name: 'm', type: 'map' as const },
+    { name: 'r', type: 'register' as const },
+  ];
   const tags = [{ name: 'tags', type: 'set' as const }];
 
   it('an update with an increment is issued on the first primary up; the others get its delta, a replica that missed one the full state, and a hint the full state', async () => {
@@ -290,12 +361,21 @@ describe('coordinator: maps', () => {
     const key = mapKey('visits');
     const [first, second, third] = c.ring.preferenceList(key, 3) as [string, string, string];
     const outside = ['n1', 'n2', 'n3', 'n4', 'n5'].find((x) => x !== first && x !== second && x !== third)!;
-    await c.coordinator(outside).mapUpdate(key, [{ op: 'increment', path: { fields: counter }, amount: 2 }, { op: 'assign', path: { fields: register }, value: B('a') }], { quorum: 3 });
+    await c.coordinator(outside).mapUpdate(
+      key,
+      [
+        { op: 'increment', path: { fields: counter }, amount: 2 },
+        { op: 'assign', path: { fields: register }, value: B('a') },
+      ],
+      { quorum: 3 },
+    );
     expect(c.net.callsTo.get(first)?.writeMany).toBe(1);
     // The third misses one increment (unreachable, so its hint is kept on a fallback), then takes the next as the full state.
     c.net.faults.set(`*>${third}`, { unreachable: true });
     c.down.add(third);
-    await c.coordinator(outside).mapUpdate(key, [{ op: 'increment', path: { fields: counter }, amount: 3 }], { quorum: 2 });
+    await c
+      .coordinator(outside)
+      .mapUpdate(key, [{ op: 'increment', path: { fields: counter }, amount: 3 }], { quorum: 2 });
     const fallback = c.ring.targets(key, 3, (x) => x !== third).find((t) => t.for === third)!.id;
     const sub = (await c.coordinator(outside).mapRead(key, {}, { quorum: 2 })).entries;
     expect(sub.find((e) => e.kind === 'counter')).toMatchObject({ value: 5n });
@@ -305,35 +385,50 @@ describe('coordinator: maps', () => {
     c.net.faults.clear();
     c.down.clear();
     const gaps = c.coordinator(outside).counters.counterGaps;
-    await c.coordinator(outside).mapUpdate(key, [{ op: 'increment', path: { fields: counter }, amount: 1 }], { quorum: 3 });
+    await c
+      .coordinator(outside)
+      .mapUpdate(key, [{ op: 'increment', path: { fields: counter }, amount: 1 }], { quorum: 3 });
     expect(c.coordinator(outside).counters.counterGaps).toBe(gaps + 1);
     const page = await c.coordinator(outside).mapRead(key, {}, { quorum: 3 });
-    expect(page.entries.map((e) => (e.kind === 'counter' ? e.value : e.kind === 'register' ? String(e.value) : e.kind))).toEqual([6n, 'a']);
+    expect(
+      page.entries.map((e) => (e.kind === 'counter' ? e.value : e.kind === 'register' ? String(e.value) : e.kind)),
+    ).toEqual([6n, 'a']);
   });
 
   it('an update sends only the fields it names; a read joins replicas and repairs one that lacks a field', async () => {
     cluster = await FakeCluster.create(3);
     const c = cluster;
     const key = mapKey('big');
-    await c.coordinator('n1').mapUpdate(key, Array.from({ length: 300 }, (_, i) => ({ op: 'add' as const, path: { fields: tags, element: B(`t${i}`) } })), { quorum: 3 });
+    await c.coordinator('n1').mapUpdate(
+      key,
+      Array.from({ length: 300 }, (_, i) => ({ op: 'add' as const, path: { fields: tags, element: B(`t${i}`) } })),
+      { quorum: 3 },
+    );
     const merges = c.net.calls.merge;
-    await c.coordinator('n1').mapUpdate(key, [{ op: 'assign', path: { fields: register }, value: B('x') }], { quorum: 3 });
+    await c
+      .coordinator('n1')
+      .mapUpdate(key, [{ op: 'assign', path: { fields: register }, value: B('x') }], { quorum: 3 });
     expect(c.net.calls.merge - merges).toBe(2); // one record to each of the other two replicas
     // One replica misses an assign; a read at R=3 returns it and sends it the record.
     const [, , third] = c.ring.preferenceList(key, 3) as [string, string, string];
     c.net.faults.set(`*>${third}`, { unreachable: true });
-    await c.coordinator('n1').mapUpdate(key, [{ op: 'assign', path: { fields: register }, value: B('y') }], { quorum: 2 });
+    await c
+      .coordinator('n1')
+      .mapUpdate(key, [{ op: 'assign', path: { fields: register }, value: B('y') }], { quorum: 2 });
     c.net.faults.clear();
     const first = await c.coordinator('n1').mapRead(key, { limit: 2 }, { quorum: 3 });
     expect(first.entries).toHaveLength(2);
-    let all = [...first.entries], after = first.next;
+    let all = [...first.entries],
+      after = first.next;
     while (after !== undefined) {
       const p = await c.coordinator('n1').mapRead(key, { after, limit: 100 }, { quorum: 3 });
       all = all.concat(p.entries);
       after = p.next;
     }
     expect(all.filter((e) => e.kind === 'element')).toHaveLength(300);
-    expect(all.filter((e) => e.kind === 'register').map((e) => (e.kind === 'register' ? String(e.value) : ''))).toEqual(['y']);
+    expect(all.filter((e) => e.kind === 'register').map((e) => (e.kind === 'register' ? String(e.value) : ''))).toEqual(
+      ['y'],
+    );
     await eventually(async () => {
       const held = await c.store(third).get(subKeyOf(key, register));
       return held.values.map(String).join() === 'y';
@@ -346,9 +441,19 @@ describe('coordinator: maps', () => {
     const key = mapKey('bad');
     const calls = c.net.calls.writeMany;
     expect(await codeOf(c.coordinator('n1').mapUpdate(key, []))).toBe('RK_BAD_ARGUMENT');
-    expect(await codeOf(c.coordinator('n1').mapUpdate(key, [{ op: 'assign', path: { fields: counter }, value: B('v') }]))).toBe('DT_BAD_OP');
-    expect(await codeOf(c.coordinator('n1').mapUpdate(key, [{ op: 'increment', path: { fields: counter }, amount: 0.5 }]))).toBe('KV_BAD_AMOUNT');
-    expect(await codeOf(c.coordinator('n1').mapUpdate(key, [{ op: 'add', path: { fields: [{ name: 'r', type: 'register' }], element: B('e') } }]))).toBe('DT_BAD_PATH');
+    expect(
+      await codeOf(c.coordinator('n1').mapUpdate(key, [{ op: 'assign', path: { fields: counter }, value: B('v') }])),
+    ).toBe('DT_BAD_OP');
+    expect(
+      await codeOf(c.coordinator('n1').mapUpdate(key, [{ op: 'increment', path: { fields: counter }, amount: 0.5 }])),
+    ).toBe('KV_BAD_AMOUNT');
+    expect(
+      await codeOf(
+        c
+          .coordinator('n1')
+          .mapUpdate(key, [{ op: 'add', path: { fields: [{ name: 'r', type: 'register' }], element: B('e') } }]),
+      ),
+    ).toBe('DT_BAD_PATH');
     expect(await codeOf(c.coordinator('n1').mapRead(key, { after: B('\x99') }))).toBe('RK_BAD_ARGUMENT');
     expect(c.net.calls.writeMany).toBe(calls);
   });

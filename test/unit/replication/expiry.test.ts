@@ -20,8 +20,14 @@ const key = Buffer.from('k');
 
 /** Each replica's sibling expiries of the key, once every replica holds it. */
 async function expiries(c: FakeCluster): Promise<(number | undefined)[][]> {
-  await eventually(async () => (await Promise.all(c.owners('k').map((id) => c.store(id).getRecord(key)))).every((r) => r !== undefined));
-  return Promise.all(c.owners('k').map(async (id) => decodeRecord((await c.store(id).getRecord(key))!).versions.siblings.map((s) => s.expiresAt)));
+  await eventually(async () =>
+    (await Promise.all(c.owners('k').map((id) => c.store(id).getRecord(key)))).every((r) => r !== undefined),
+  );
+  return Promise.all(
+    c
+      .owners('k')
+      .map(async (id) => decodeRecord((await c.store(id).getRecord(key))!).versions.siblings.map((s) => s.expiresAt)),
+  );
 }
 
 describe('coordinator: expiry', () => {
@@ -67,8 +73,14 @@ describe('coordinator: expiry', () => {
   it('a TTL out of range is refused with INVALID_ARGUMENT saying the range', async () => {
     const c = (cluster = await FakeCluster.create(3));
     for (const ttlMs of [-1, 1.5, MAX_TTL_MS + 1, Number.NaN]) {
-      const e = await c.coordinator('n1').put(key, Buffer.from('v'), Buffer.alloc(0), { ttlMs }).catch((x: unknown) => x);
-      expect(e).toMatchObject({ code: 'RK_BAD_ARGUMENT', message: expect.stringMatching(/ttl_ms must be 1 to \d+ ms/) });
+      const e = await c
+        .coordinator('n1')
+        .put(key, Buffer.from('v'), Buffer.alloc(0), { ttlMs })
+        .catch((x: unknown) => x);
+      expect(e).toMatchObject({
+        code: 'RK_BAD_ARGUMENT',
+        message: expect.stringMatching(/ttl_ms must be 1 to \d+ ms/),
+      });
       expect(toStatus(e).code).toBe(3);
     }
     await c.coordinator('n1').put(key, Buffer.from('v'), Buffer.alloc(0), { ttlMs: MAX_TTL_MS });
@@ -80,14 +92,31 @@ describe('coordinator: last-writer-wins buckets', () => {
   const lww: BucketProps = { n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'lww' };
 
   it('two blind puts leave one value, on every replica and in a read; a siblings bucket keeps both', async () => {
-    const c = (cluster = await FakeCluster.create(3, {}, 3, { policyOf: (k) => (k.toString().startsWith('l') ? 'lww' : 'siblings') }));
-    for (const [k, props] of [['lk', lww], ['sk', bucket(0)]] as const) {
-      await c.coordinator('n1').put(Buffer.from(k), Buffer.from('first'), Buffer.alloc(0), { bucket: props, quorum: 3 });
+    const c = (cluster = await FakeCluster.create(3, {}, 3, {
+      policyOf: (k) => (k.toString().startsWith('l') ? 'lww' : 'siblings'),
+    }));
+    for (const [k, props] of [
+      ['lk', lww],
+      ['sk', bucket(0)],
+    ] as const) {
+      await c
+        .coordinator('n1')
+        .put(Buffer.from(k), Buffer.from('first'), Buffer.alloc(0), { bucket: props, quorum: 3 });
       await new Promise((r) => setTimeout(r, 2)); // a later write time
-      await c.coordinator('n2').put(Buffer.from(k), Buffer.from('second'), Buffer.alloc(0), { bucket: props, quorum: 3 });
+      await c
+        .coordinator('n2')
+        .put(Buffer.from(k), Buffer.from('second'), Buffer.alloc(0), { bucket: props, quorum: 3 });
     }
-    expect((await c.coordinator('n3').get(Buffer.from('lk'), { bucket: lww, quorum: 3 })).values.map(String)).toEqual(['second']);
-    expect((await c.coordinator('n3').get(Buffer.from('sk'), { bucket: bucket(0), quorum: 3 })).values.map(String).sort()).toEqual(['first', 'second']);
-    await eventually(async () => (await Promise.all(c.owners('lk').map((id) => c.values(id, 'lk')))).every((v) => v.length === 1 && v[0] === 'second'));
+    expect((await c.coordinator('n3').get(Buffer.from('lk'), { bucket: lww, quorum: 3 })).values.map(String)).toEqual([
+      'second',
+    ]);
+    expect(
+      (await c.coordinator('n3').get(Buffer.from('sk'), { bucket: bucket(0), quorum: 3 })).values.map(String).sort(),
+    ).toEqual(['first', 'second']);
+    await eventually(async () =>
+      (await Promise.all(c.owners('lk').map((id) => c.values(id, 'lk')))).every(
+        (v) => v.length === 1 && v[0] === 'second',
+      ),
+    );
   });
 });

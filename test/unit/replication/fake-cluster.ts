@@ -34,7 +34,11 @@ export class FakeCluster {
   target: Ring | undefined;
 
   private constructor(ids: readonly string[]) {
-    this.ring = claimRing(ids.map((id) => ({ id, zone: FakeCluster.zoneOf(id) })), 3, { tokensPerNode: 16, seed: 'fake' });
+    this.ring = claimRing(
+      ids.map((id) => ({ id, zone: FakeCluster.zoneOf(id) })),
+      3,
+      { tokensPerNode: 16, seed: 'fake' },
+    );
   }
 
   /** Node `n<i>`'s zone: z0, z1, z2 in turn. */
@@ -57,15 +61,34 @@ export class FakeCluster {
     for (const id of ids) {
       const engine = new MemoryEngine();
       c.engines.set(id, engine);
-      const store = await Store.open({ ...(typeof storeOptions === 'function' ? storeOptions(id) : storeOptions), engine });
+      const store = await Store.open({
+        ...(typeof storeOptions === 'function' ? storeOptions(id) : storeOptions),
+        engine,
+      });
       c.stores.set(id, store);
       const local = new LocalReplica(store);
       c.net.add(id, local);
       c.coordinators.set(
         id,
         new Coordinator(
-          { self: id, replicas: 3, timeoutMs: 2000, maxInFlight: 1000, maxKeyBytes: 4096, maxValueBytes: 1 << 20, ...options },
-          { placement: () => ({ ring: c.ring, target: c.target ?? c.ring }), isUp: (x) => !c.down.has(x), downForMs: (x) => c.downFor.get(x) ?? 0, notServing: () => c.notServing, now: () => c.now?.() ?? Date.now(), replicas: withLocal(id, local, c.net.from(id)), log: quiet },
+          {
+            self: id,
+            replicas: 3,
+            timeoutMs: 2000,
+            maxInFlight: 1000,
+            maxKeyBytes: 4096,
+            maxValueBytes: 1 << 20,
+            ...options,
+          },
+          {
+            placement: () => ({ ring: c.ring, target: c.target ?? c.ring }),
+            isUp: (x) => !c.down.has(x),
+            downForMs: (x) => c.downFor.get(x) ?? 0,
+            notServing: () => c.notServing,
+            now: () => c.now?.() ?? Date.now(),
+            replicas: withLocal(id, local, c.net.from(id)),
+            log: quiet,
+          },
         ),
       );
     }

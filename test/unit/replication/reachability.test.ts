@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { Reachability, observed } from '../../../src/replication/reachability.js';
-import { ReplicaFailure, noAnswer, transient, type ReplicaApi, type ReplicaFailureKind } from '../../../src/replication/replica-api.js';
+import {
+  ReplicaFailure,
+  noAnswer,
+  transient,
+  type ReplicaApi,
+  type ReplicaFailureKind,
+} from '../../../src/replication/replica-api.js';
 
 function clock() {
   let t = 0;
@@ -11,7 +17,12 @@ describe('Reachability', () => {
   it('makes a peer suspect after `threshold` failures in a row, for `holdMs` after the last', () => {
     const c = clock();
     const changes: string[] = [];
-    const r = new Reachability({ threshold: 2, holdMs: 1000, now: c.now, changed: (p, s) => changes.push(`${p}:${s}`) });
+    const r = new Reachability({
+      threshold: 2,
+      holdMs: 1000,
+      now: c.now,
+      changed: (p, s) => changes.push(`${p}:${s}`),
+    });
     r.failed('b');
     expect(r.suspect('b')).toBe(false);
     r.failed('b');
@@ -31,7 +42,13 @@ describe('Reachability', () => {
 
   it('a peer silent past silenceMs (calls in flight, no answer) is suspect at once, and not once it answers', () => {
     const silent = new Map<string, number>();
-    const r = new Reachability({ threshold: 2, holdMs: 1000, now: () => 0, silentMs: (p) => silent.get(p) ?? 0, silenceMs: 500 });
+    const r = new Reachability({
+      threshold: 2,
+      holdMs: 1000,
+      now: () => 0,
+      silentMs: (p) => silent.get(p) ?? 0,
+      silenceMs: 500,
+    });
     silent.set('b', 400);
     expect(r.suspect('b')).toBe(false);
     silent.set('b', 600);
@@ -53,7 +70,18 @@ describe('Reachability', () => {
 describe('observed replica calls', () => {
   const fails = (kind: ReplicaFailureKind): ReplicaApi => {
     const err = new ReplicaFailure(kind, kind === 'refused' ? 'KV_BAD_CONTEXT' : 'RK_UNAVAILABLE', `failed: ${kind}`);
-    return { apply: () => Promise.reject(err), merge: () => Promise.reject(err), read: () => Promise.reject(err), digest: () => Promise.reject(err), counterUpdate: () => Promise.reject(err), writeMany: () => Promise.reject(err), readRange: () => Promise.reject(err), paxosPrepare: () => Promise.reject(err), paxosPropose: () => Promise.reject(err), paxosCommit: () => Promise.reject(err) };
+    return {
+      apply: () => Promise.reject(err),
+      merge: () => Promise.reject(err),
+      read: () => Promise.reject(err),
+      digest: () => Promise.reject(err),
+      counterUpdate: () => Promise.reject(err),
+      writeMany: () => Promise.reject(err),
+      readRange: () => Promise.reject(err),
+      paxosPrepare: () => Promise.reject(err),
+      paxosPropose: () => Promise.reject(err),
+      paxosCommit: () => Promise.reject(err),
+    };
   };
   const answers: ReplicaApi = {
     apply: () => Promise.resolve({ record: Buffer.alloc(0), context: Buffer.alloc(0) } as never),
@@ -68,20 +96,25 @@ describe('observed replica calls', () => {
     paxosCommit: () => Promise.resolve(),
   };
 
-  it('passes every argument of every call on as given (a put\'s expiry included)', async () => {
+  it("passes every argument of every call on as given (a put's expiry included)", async () => {
     const seen: unknown[][] = [];
     const api = Object.fromEntries(
-      Object.entries(answers).map(([name, fn]) => [name, (...args: unknown[]) => (seen.push([name, ...args]), (fn as (...a: unknown[]) => unknown)(...args))]),
+      Object.entries(answers).map(([name, fn]) => [
+        name,
+        (...args: unknown[]) => (seen.push([name, ...args]), (fn as (...a: unknown[]) => unknown)(...args)),
+      ]),
     ) as unknown as ReplicaApi;
     const o = observed(api, new Reachability({ threshold: 2, holdMs: 1000, now: () => 0 }));
-    const k = Buffer.from('k'), rid = Buffer.from('rid');
+    const k = Buffer.from('k'),
+      rid = Buffer.from('rid');
     await o.apply('b', k, Buffer.from('v'), Buffer.alloc(0), 9, rid, 1234);
     await o.merge('b', k, Buffer.from('r'), 'c', 9);
     const ops = [{ op: 'add' as const, path: { element: 'e' } }];
     await o.counterUpdate('b', k, -3, 9, rid);
     await o.writeMany('b', k, ops, 9, rid);
     await o.readRange('b', k, Buffer.from('a'), 7, 9);
-    const ballot = { n: 5, by: 'p' }, proposal = { ballot, id: 'r', value: null };
+    const ballot = { n: 5, by: 'p' },
+      proposal = { ballot, id: 'r', value: null };
     await o.paxosPrepare('b', k, ballot, 9);
     await o.paxosPropose('b', k, proposal, 9);
     await o.paxosCommit('b', k, proposal, 9);

@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../../src/ring/allocate-tokens.js';
-import { Ring, RingError, arcFraction, balance, claimJoin, claimRing, fairShares, joinRing, leaveHeirs, leaveRing, tokenOf } from '../../../src/ring/index.js';
+import {
+  Ring,
+  RingError,
+  arcFraction,
+  balance,
+  claimJoin,
+  claimRing,
+  fairShares,
+  joinRing,
+  leaveHeirs,
+  leaveRing,
+  tokenOf,
+} from '../../../src/ring/index.js';
 import type { Member } from '../../../src/ring/index.js';
 
 /** The cluster's N the claims balance for (the store's default). */
@@ -37,7 +49,7 @@ describe('the seed write-ups, worked on a ring whose tokens sit at 0–99', () =
     expect(Ring.diff(abc, abcd, 1)).toEqual([{ start: 45n, end: 60n, before: ['C'], after: ['D'] }]);
   });
 
-  it("removing B hands its range 11–45 to its clockwise successor C, and nothing else", () => {
+  it('removing B hands its range 11–45 to its clockwise successor C, and nothing else', () => {
     expect(Ring.diff(abc, abc.withoutMember('B'), 1)).toEqual([{ start: 10n, end: 45n, before: ['B'], after: ['C'] }]);
   });
 
@@ -73,9 +85,7 @@ describe('the seed write-ups, worked on a ring whose tokens sit at 0–99', () =
       { id: 'B', tokens: at(50) },
     ]);
     const after = before.withMember({ id: 'C', tokens: [5n, (1n << 64n) - 5n] });
-    expect(Ring.diff(before, after, 1)).toEqual([
-      { start: 50n, end: 5n, before: ['A'], after: ['C'] },
-    ]);
+    expect(Ring.diff(before, after, 1)).toEqual([{ start: 50n, end: 5n, before: ['A'], after: ['C'] }]);
   });
 });
 
@@ -92,7 +102,10 @@ describe('placement', () => {
   });
 
   it('spreads 3 replicas over 2 zones as 2 + 1, and over racks inside a zone', () => {
-    const ring = claimRing(members(8, 2, (i) => `r${Math.floor(i / 2) % 2}`), N);
+    const ring = claimRing(
+      members(8, 2, (i) => `r${Math.floor(i / 2) % 2}`),
+      N,
+    );
     for (const { replicas } of ring.ranges(3)) {
       const counts = new Map<string, number>();
       for (const id of replicas) counts.set(ring.member(id)!.zone, (counts.get(ring.member(id)!.zone) ?? 0) + 1);
@@ -123,19 +136,25 @@ describe('placement', () => {
   });
 
   it('uses distinct racks in a single zone', () => {
-    const ring = claimRing(members(9, 1, (i) => `r${i % 3}`), N);
+    const ring = claimRing(
+      members(9, 1, (i) => `r${i % 3}`),
+      N,
+    );
     for (const { replicas } of ring.ranges(3)) {
       expect(new Set(replicas.map((id) => ring.member(id)!.rack)).size).toBe(3);
     }
   });
 
   it('falls back to a zone with nodes left when one is exhausted', () => {
-    const ring = claimRing([
-      { id: 'a1', zone: 'a' },
-      { id: 'a2', zone: 'a' },
-      { id: 'a3', zone: 'a' },
-      { id: 'b1', zone: 'b' },
-    ], N);
+    const ring = claimRing(
+      [
+        { id: 'a1', zone: 'a' },
+        { id: 'a2', zone: 'a' },
+        { id: 'a3', zone: 'a' },
+        { id: 'b1', zone: 'b' },
+      ],
+      N,
+    );
     for (const { replicas } of ring.ranges(4)) expect([...replicas].sort()).toEqual(['a1', 'a2', 'a3', 'b1']);
     for (const { replicas } of ring.ranges(3)) expect(replicas).toContain('b1');
   });
@@ -177,7 +196,10 @@ describe('membership changes', () => {
   });
 
   it('rangeOf gives the range (start, end] that holds a token, wrapping', () => {
-    const ring = Ring.build([{ id: 'a', tokens: [10n, 30n] }, { id: 'b', tokens: [20n] }]);
+    const ring = Ring.build([
+      { id: 'a', tokens: [10n, 30n] },
+      { id: 'b', tokens: [20n] },
+    ]);
     expect([5n, 10n, 11n, 20n, 25n, 30n, 31n].map((t) => ring.rangeOf(t))).toEqual([
       { start: 30n, end: 10n },
       { start: 30n, end: 10n },
@@ -211,7 +233,10 @@ describe('membership changes', () => {
 
 describe('ownership and balance', () => {
   it('ownership sums to n and the default allocation is balanced', () => {
-    const ring = claimRing(Array.from({ length: 12 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })), N);
+    const ring = claimRing(
+      Array.from({ length: 12 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })),
+      N,
+    );
     for (const n of [1, 2, 3]) {
       const total = [...ring.ownership(n).values()].reduce((a, b) => a + b, 0);
       expect(total).toBeCloseTo(n, 9);
@@ -236,7 +261,10 @@ describe('ownership and balance', () => {
   });
 
   it('a join moves the newcomer’s fair share of keys and no more', () => {
-    const ten = claimRing(Array.from({ length: 10 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })), N);
+    const ten = claimRing(
+      Array.from({ length: 10 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })),
+      N,
+    );
     const eleven = joinRing(ten, { id: 'n10', zone: 'b' }, N);
     let moved = 0;
     for (const c of Ring.diff(ten, eleven, 1)) {
@@ -273,7 +301,11 @@ describe('bad input names the problem', () => {
 
   it('N outside the integers ≥ 1, for every claim', () => {
     for (const n of [0, -1, 1.5, Number.NaN]) {
-      expectRingError(() => claimRing([{ id: 'a' }], n), 'RING_BAD_REPLICAS', /replicas \(the cluster's N\) must be an integer ≥ 1/);
+      expectRingError(
+        () => claimRing([{ id: 'a' }], n),
+        'RING_BAD_REPLICAS',
+        /replicas \(the cluster's N\) must be an integer ≥ 1/,
+      );
       expectRingError(() => claimJoin(ring, { id: 'c' }, n), 'RING_BAD_REPLICAS', /must be an integer ≥ 1/);
       expectRingError(() => joinRing(ring, { id: 'c' }, n), 'RING_BAD_REPLICAS', /must be an integer ≥ 1/);
       expectRingError(() => leaveHeirs(ring, 'a', n), 'RING_BAD_REPLICAS', /must be an integer ≥ 1/);
@@ -293,18 +325,30 @@ describe('bad input names the problem', () => {
     expectRingError(() => Ring.build([{ id: '' }]), 'RING_BAD_MEMBER', /non-empty string/);
     expectRingError(() => Ring.build([{ id: 'a', weight: 0 }]), 'RING_BAD_MEMBER', /a: weight must be.*got 0/);
     expectRingError(() => Ring.build([{ id: 'a', weight: Number.NaN }]), 'RING_BAD_MEMBER', /weight/);
-    expectRingError(() => Ring.build([{ id: 'a', zone: 3 as unknown as string }]), 'RING_BAD_MEMBER', /zone must be a string/);
+    expectRingError(
+      () => Ring.build([{ id: 'a', zone: 3 as unknown as string }]),
+      'RING_BAD_MEMBER',
+      /zone must be a string/,
+    );
     expectRingError(() => Ring.build([null as unknown as Member]), 'RING_BAD_MEMBER', /must be an object/);
   });
 
   it('malformed tokens', () => {
     expectRingError(() => Ring.build([{ id: 'a', tokens: [-1n] }]), 'RING_BAD_TOKEN', /a: token #0 \(-1\)/);
     expectRingError(() => Ring.build([{ id: 'a', tokens: [1n << 64n] }]), 'RING_BAD_TOKEN', /\[0, 2\^64 - 1\]/);
-    expectRingError(() => Ring.build([{ id: 'a', tokens: [5 as unknown as bigint] }]), 'RING_BAD_TOKEN', /must be a bigint/);
+    expectRingError(
+      () => Ring.build([{ id: 'a', tokens: [5 as unknown as bigint] }]),
+      'RING_BAD_TOKEN',
+      /must be a bigint/,
+    );
     expectRingError(() => Ring.build([{ id: 'a', tokens: [] }]), 'RING_BAD_TOKEN', /empty; omit tokens/);
     expectRingError(() => Ring.build([{ id: 'a', tokens: [3n, 3n] }]), 'RING_BAD_TOKEN', /listed twice/);
     expectRingError(
-      () => Ring.build([{ id: 'a', tokens: [3n] }, { id: 'b', tokens: [3n] }]),
+      () =>
+        Ring.build([
+          { id: 'a', tokens: [3n] },
+          { id: 'b', tokens: [3n] },
+        ]),
       'RING_BAD_TOKEN',
       /claimed by both a and b/,
     );
@@ -323,10 +367,13 @@ describe('bad input names the problem', () => {
 
 describe('building with some tokens given', () => {
   it('gives the members without tokens theirs one by one, in id order, as joins would', () => {
-    const base = claimRing([
-      { id: 'a', zone: 'a' },
-      { id: 'b', zone: 'b' },
-    ], N);
+    const base = claimRing(
+      [
+        { id: 'a', zone: 'a' },
+        { id: 'b', zone: 'b' },
+      ],
+      N,
+    );
     const given = base.members.map((m) => ({ id: m.id, zone: m.zone, tokens: m.tokens }));
     const mixed = claimRing([{ id: 'd', zone: 'a' }, ...given, { id: 'c', zone: 'c' }], N);
     const joined = joinRing(joinRing(base, { id: 'c', zone: 'c' }, N), { id: 'd', zone: 'a' }, N);
@@ -373,7 +420,10 @@ describe('replication-aware joins (fewer zones than N)', () => {
     // The allocator used to leave ranges 2 hash values long (a token owning nothing).
     const least = 1 / 32 - 1e-12; // arcFraction rounds to a double
     for (const ring of grown(12)) expect(shortest(ring)).toBeGreaterThanOrEqual(least);
-    let ring = claimRing(Array.from({ length: 12 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })), N);
+    let ring = claimRing(
+      Array.from({ length: 12 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })),
+      N,
+    );
     for (let j = 0; j < 10; j++) {
       ring = joinRing(ring, { id: `j${j}`, zone: ['a', 'b', 'c'][j % 3] }, N);
       expect(shortest(ring)).toBeGreaterThanOrEqual(least);
@@ -390,8 +440,10 @@ describe('replication-aware joins (fewer zones than N)', () => {
     for (let seed = 1; seed <= 20; seed++) {
       let left = ring;
       let dropped = ring;
-      for (const id of leavers(ring, 5, seed)) (left = leaveRing(left, id, N)), (dropped = dropped.withoutMember(id));
-      expect(balance(left, 3).max, `leave set ${seed}`).toBeLessThanOrEqual(Math.min(1.1, balance(dropped, 3).max + 1e-9));
+      for (const id of leavers(ring, 5, seed)) ((left = leaveRing(left, id, N)), (dropped = dropped.withoutMember(id)));
+      expect(balance(left, 3).max, `leave set ${seed}`).toBeLessThanOrEqual(
+        Math.min(1.1, balance(dropped, 3).max + 1e-9),
+      );
       expect(balance(left, 1).max, `leave set ${seed}`).toBeLessThanOrEqual(1.1);
     }
   });
@@ -399,7 +451,10 @@ describe('replication-aware joins (fewer zones than N)', () => {
   it('with 3 zones, 10 joins and 5 random leaves stay within 1.10× fair, primary too (20 leave sets)', () => {
     // Dropping tokens: primary up to 1.14×. Heirs stay in the leaver's zone or are a
     // range's existing replicas, so replicas keep one per zone.
-    let ring = claimRing(Array.from({ length: 12 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })), N);
+    let ring = claimRing(
+      Array.from({ length: 12 }, (_, i) => ({ id: `n${i}`, zone: ['a', 'b', 'c'][i % 3] })),
+      N,
+    );
     for (let j = 0; j < 10; j++) ring = joinRing(ring, { id: `j${j}`, zone: ['a', 'b', 'c'][j % 3] }, N);
     for (let seed = 1; seed <= 20; seed++) {
       let left = ring;
@@ -409,19 +464,51 @@ describe('replication-aware joins (fewer zones than N)', () => {
     }
   });
 
-  it('withoutMember with heirs refuses a token that is not the leaver\'s, and a heir that is no other member', () => {
-    const ring = Ring.build([{ id: 'a', tokens: [10n] }, { id: 'b', tokens: [20n, 40n] }, { id: 'c', tokens: [30n] }]);
-    expect(ring.withoutMember('b', new Map([[20n, 'c'], [40n, 'a']])).members.map((m) => [m.id, m.tokens])).toEqual([['a', [10n, 40n]], ['c', [20n, 30n]]]);
+  it("withoutMember with heirs refuses a token that is not the leaver's, and a heir that is no other member", () => {
+    const ring = Ring.build([
+      { id: 'a', tokens: [10n] },
+      { id: 'b', tokens: [20n, 40n] },
+      { id: 'c', tokens: [30n] },
+    ]);
+    expect(
+      ring
+        .withoutMember(
+          'b',
+          new Map([
+            [20n, 'c'],
+            [40n, 'a'],
+          ]),
+        )
+        .members.map((m) => [m.id, m.tokens]),
+    ).toEqual([
+      ['a', [10n, 40n]],
+      ['c', [20n, 30n]],
+    ]);
     expectRingError(() => ring.withoutMember('b', new Map([[10n, 'c']])), 'RING_BAD_TOKEN', /not one of b's tokens/);
-    expectRingError(() => ring.withoutMember('b', new Map([[20n, 'zz']])), 'RING_UNKNOWN_MEMBER', /heir zz is not a member/);
-    expectRingError(() => ring.withoutMember('b', new Map([[20n, 'b']])), 'RING_UNKNOWN_MEMBER', /heir b is not a member/);
+    expectRingError(
+      () => ring.withoutMember('b', new Map([[20n, 'zz']])),
+      'RING_UNKNOWN_MEMBER',
+      /heir zz is not a member/,
+    );
+    expectRingError(
+      () => ring.withoutMember('b', new Map([[20n, 'b']])),
+      'RING_UNKNOWN_MEMBER',
+      /heir b is not a member/,
+    );
     expectRingError(() => leaveRing(ring, 'zz', N), 'RING_UNKNOWN_MEMBER', /zz is not a member/);
   });
 
   it('a weighted newcomer: replicated shares are capped at one replica per key, and reached', () => {
     // Weights 2, 1, 1 and a newcomer of 1 with N = 3: the node of weight 2 would be due
     // 3 · 2/5 = 1.2 replicas of every key; it holds every key once, the others 2/3 of them.
-    const ring = joinRing(claimRing([2, 1, 1].map((weight, i) => ({ id: `n${i}`, weight })), N), { id: 'new' }, N);
+    const ring = joinRing(
+      claimRing(
+        [2, 1, 1].map((weight, i) => ({ id: `n${i}`, weight })),
+        N,
+      ),
+      { id: 'new' },
+      N,
+    );
     expect(fairShares(ring, 3).get('n0')).toBeCloseTo(1);
     expect(fairShares(ring, 3).get('new')).toBeCloseTo(2 / 3);
     expect(balance(ring, 3).max).toBeLessThan(1.02);
@@ -431,12 +518,15 @@ describe('replication-aware joins (fewer zones than N)', () => {
 
 describe('fair shares', () => {
   it('follow the zones: one replica per zone when there are n zones', () => {
-    const ring = claimRing([
-      { id: 'a1', zone: 'a' },
-      { id: 'a2', zone: 'a' },
-      { id: 'b1', zone: 'b' },
-      { id: 'c1', zone: 'c' },
-    ], N);
+    const ring = claimRing(
+      [
+        { id: 'a1', zone: 'a' },
+        { id: 'a2', zone: 'a' },
+        { id: 'b1', zone: 'b' },
+        { id: 'c1', zone: 'c' },
+      ],
+      N,
+    );
     const fair = fairShares(ring, 3);
     expect(fair.get('a1')).toBeCloseTo(0.5);
     expect(fair.get('b1')).toBeCloseTo(1);
@@ -446,12 +536,15 @@ describe('fair shares', () => {
 
   it('caps a zone at one replica per key when there are at least n zones', () => {
     // zone a has half the weight but can hold only one of the 3 replicas of a key
-    const ring = claimRing([
-      { id: 'a1', zone: 'a', weight: 3 },
-      { id: 'b1', zone: 'b' },
-      { id: 'c1', zone: 'c' },
-      { id: 'd1', zone: 'd' },
-    ], N);
+    const ring = claimRing(
+      [
+        { id: 'a1', zone: 'a', weight: 3 },
+        { id: 'b1', zone: 'b' },
+        { id: 'c1', zone: 'c' },
+        { id: 'd1', zone: 'd' },
+      ],
+      N,
+    );
     const fair = fairShares(ring, 3);
     expect(fair.get('a1')).toBeCloseTo(1);
     expect(fair.get('b1')).toBeCloseTo(2 / 3);
@@ -459,11 +552,14 @@ describe('fair shares', () => {
   });
 
   it('spreads n over fewer zones evenly, each node holding at most one replica', () => {
-    const ring = claimRing([
-      { id: 'a1', zone: 'a' },
-      { id: 'a2', zone: 'a' },
-      { id: 'b1', zone: 'b' },
-    ], N);
+    const ring = claimRing(
+      [
+        { id: 'a1', zone: 'a' },
+        { id: 'a2', zone: 'a' },
+        { id: 'b1', zone: 'b' },
+      ],
+      N,
+    );
     const fair = fairShares(ring, 3);
     expect(fair.get('b1')).toBeCloseTo(1);
     expect(fair.get('a1')).toBeCloseTo(1);
@@ -517,7 +613,10 @@ describe('targets: sloppy quorum with fallbacks', () => {
     { id: 'G', zone: 'a', tokens: [70n] },
   ]);
   const key = [...Array(10_000).keys()].map((i) => `k${i}`).find((k) => tokenOf(k) <= 5n || tokenOf(k) > 70n)!;
-  const up = (...down: string[]) => (id: string) => !down.includes(id);
+  const up =
+    (...down: string[]) =>
+    (id: string) =>
+      !down.includes(id);
 
   it('with everyone up, is the preference list', () => {
     expect(ring.preferenceList(key, 3)).toEqual(['A', 'C', 'E']);
@@ -581,7 +680,7 @@ describe('claims take the cluster’s N as a parameter', () => {
       const ring = grow(12, n);
       let forN = ring;
       let for3 = ring;
-      for (const gone of [id(3), id(7), id(10)]) (forN = leaveRing(forN, gone, n)), (for3 = leaveRing(for3, gone, 3));
+      for (const gone of [id(3), id(7), id(10)]) ((forN = leaveRing(forN, gone, n)), (for3 = leaveRing(for3, gone, 3)));
       expect(balance(forN, n).max, `N = ${n}`).toBeLessThan(1.03);
       expect(balance(for3, n).max, `N = ${n}`).toBeGreaterThan(1.05);
     }
@@ -611,7 +710,10 @@ describe('joins model replicas with the ring’s own placement walk, racks inclu
   });
 
   it('one zone of 2 racks, 6 joins to a laid-out ring of 12: within 1.03× fair replicated', () => {
-    let ring = claimRing(Array.from({ length: 12 }, (_, i) => ({ id: `m${String(i).padStart(2, '0')}`, ...topo(i) })), N);
+    let ring = claimRing(
+      Array.from({ length: 12 }, (_, i) => ({ id: `m${String(i).padStart(2, '0')}`, ...topo(i) })),
+      N,
+    );
     for (let j = 0; j < 6; j++) ring = joinRing(ring, { id: `j${j}`, ...topo(j) }, N);
     expect(balance(ring, N).max).toBeLessThan(1.03);
     expect(balance(ring, 1).max).toBeLessThan(1.03);

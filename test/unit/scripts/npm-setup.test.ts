@@ -19,7 +19,9 @@ describe('npm ci and npm start', () => {
 
   it('npm start builds incrementally, its build info inside dist/ (removing dist/ rebuilds all)', () => {
     const text = readFileSync(join(root, 'tsconfig.build.json'), 'utf8').replace(/^\s*\/\/.*$/gm, '');
-    const build = JSON.parse(text) as { compilerOptions: { incremental?: boolean; tsBuildInfoFile?: string; outDir: string } };
+    const build = JSON.parse(text) as {
+      compilerOptions: { incremental?: boolean; tsBuildInfoFile?: string; outDir: string };
+    };
     expect(build.compilerOptions.incremental).toBe(true);
     expect(build.compilerOptions.tsBuildInfoFile?.startsWith(`${build.compilerOptions.outDir}/`)).toBe(true);
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };

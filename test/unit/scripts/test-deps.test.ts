@@ -20,7 +20,8 @@ afterEach(() => {
 function fakeBin(uid: number, present: readonly string[], aptExit = 0): { bin: string; aptLog: string } {
   const bin = mkdtempSync(join(tmpdir(), 'ringkv-deps-'));
   dirs.push(bin);
-  for (const t of ['mktemp', 'tail', 'rm', 'cat']) symlinkSync(spawnSync('bash', ['-c', `command -v ${t}`], { encoding: 'utf8' }).stdout.trim(), join(bin, t));
+  for (const t of ['mktemp', 'tail', 'rm', 'cat'])
+    symlinkSync(spawnSync('bash', ['-c', `command -v ${t}`], { encoding: 'utf8' }).stdout.trim(), join(bin, t));
   const tool = (name: string, body: string): void => {
     writeFileSync(join(bin, name), `#!/bin/bash\n${body}\n`);
     chmodSync(join(bin, name), 0o755);
@@ -32,7 +33,8 @@ function fakeBin(uid: number, present: readonly string[], aptExit = 0): { bin: s
   return { bin, aptLog };
 }
 
-const run = (bin: string, env: Record<string, string> = {}) => spawnSync('/bin/bash', [script], { encoding: 'utf8', env: { PATH: bin, ...env } });
+const run = (bin: string, env: Record<string, string> = {}) =>
+  spawnSync('/bin/bash', [script], { encoding: 'utf8', env: { PATH: bin, ...env } });
 const chromium = existsSync('/usr/bin/chromium') ? [] : ['chromium'];
 
 describe('scripts/test-deps.sh', () => {
@@ -60,7 +62,9 @@ describe('scripts/test-deps.sh', () => {
     const r = run(bin);
     expect(r.status).toBe(0);
     const missing = ['iproute2', ...chromium, 'debootstrap'].join(' ');
-    expect(r.stdout).toBe(`test-deps: missing ${missing} (as root: apt-get install ${missing}); the tests that need them skip\n`);
+    expect(r.stdout).toBe(
+      `test-deps: missing ${missing} (as root: apt-get install ${missing}); the tests that need them skip\n`,
+    );
     expect(existsSync(aptLog)).toBe(false);
   });
 

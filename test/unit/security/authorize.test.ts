@@ -1,7 +1,14 @@
 import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { classOf } from '../../../src/security/access.js';
-import { authorize, authorizeHttp, bearer, hashToken, type AuthRules, type Caller } from '../../../src/security/authorize.js';
+import {
+  authorize,
+  authorizeHttp,
+  bearer,
+  hashToken,
+  type AuthRules,
+  type Caller,
+} from '../../../src/security/authorize.js';
 
 const TOKEN = 'a-long-enough-admin-token-0123456789';
 const tlsOn: AuthRules = { tls: true, clientAuth: 'none', readAuth: 'none', adminTokenHash: undefined };
@@ -25,14 +32,27 @@ describe('classOf', () => {
     expect(classOf(INTERNAL)).toBe('internal');
     expect(classOf('/ringkv.internal.v1.Gossip/Exchange')).toBe('internal');
     expect(classOf(ADMIN)).toBe('admin');
-    for (const m of ['Status', 'Ring', 'Endpoints', 'Transfers', 'RepairStatus']) expect(classOf(`/ringkv.v1.Admin/${m}`)).toBe('read');
-    for (const m of ['Decommission', 'RemoveNode', 'Cleanup', 'Plan', 'Commit', 'Clear', 'Admit', 'Repair', 'SetClockOffset']) expect(classOf(`/ringkv.v1.Admin/${m}`)).toBe('admin');
+    for (const m of ['Status', 'Ring', 'Endpoints', 'Transfers', 'RepairStatus'])
+      expect(classOf(`/ringkv.v1.Admin/${m}`)).toBe('read');
+    for (const m of [
+      'Decommission',
+      'RemoveNode',
+      'Cleanup',
+      'Plan',
+      'Commit',
+      'Clear',
+      'Admit',
+      'Repair',
+      'SetClockOffset',
+    ])
+      expect(classOf(`/ringkv.v1.Admin/${m}`)).toBe('admin');
     expect(classOf(PUT)).toBe('kv');
     expect(classOf('/ringkv.v1.KeyValue/Stream')).toBe('kv');
     expect(classOf(HEALTH)).toBe('open');
     expect(classOf('/grpc.reflection.v1.ServerReflection/ServerReflectionInfo')).toBe('open');
     expect(classOf('/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo')).toBe('open');
-    for (const m of ['Admit', 'Decommission', 'Transfers']) expect(classOf(`/ringkv.internal.v1.Control/${m}`)).toBe('control');
+    for (const m of ['Admit', 'Decommission', 'Transfers'])
+      expect(classOf(`/ringkv.internal.v1.Control/${m}`)).toBe('control');
     expect(classOf('/ringkv.internal.v1.Unknown/Call')).toBeUndefined();
   });
 });
@@ -40,7 +60,6 @@ describe('classOf', () => {
 const code = (path: string, c: Caller, r: AuthRules) => authorize(path, c, r)?.code;
 
 describe('authorize', () => {
-
   it('with TLS, node-to-node calls need role node: none is UNAUTHENTICATED, another role PERMISSION_DENIED', () => {
     expect(code(INTERNAL, as('node'), tlsOn)).toBeUndefined();
     expect(code(INTERNAL, anon, tlsOn)).toBe(grpc.status.UNAUTHENTICATED);
@@ -81,7 +100,9 @@ describe('authorize', () => {
   it("node-to-node control (a staged commit's admits): role node with TLS, the admin token without, never an operator's certificate", () => {
     expect(code(CONTROL, as('node'), tlsOn)).toBeUndefined();
     expect(code(CONTROL, as('admin'), tlsOn)).toBe(grpc.status.PERMISSION_DENIED);
-    expect(code(CONTROL, withToken(TOKEN), { ...tlsOn, adminTokenHash: hashToken(TOKEN) })).toBe(grpc.status.UNAUTHENTICATED);
+    expect(code(CONTROL, withToken(TOKEN), { ...tlsOn, adminTokenHash: hashToken(TOKEN) })).toBe(
+      grpc.status.UNAUTHENTICATED,
+    );
     expect(code(CONTROL, anon, plain)).toBeUndefined();
     expect(code(CONTROL, anon, plainToken)).toBe(grpc.status.UNAUTHENTICATED);
     expect(authorize(CONTROL, anon, plainToken)!.details).toMatch(/with TLS off a node presents the admin token/);
@@ -92,13 +113,23 @@ describe('authorize', () => {
 
 describe('denied by default', () => {
   const UNKNOWN = ['/ringkv.internal.v1.Unknown/Call', '/ringkv.v1.Admin/Unknown', '/some.Other/Method', 'not a path'];
-  const allRules = [plain, plainToken, tlsOn, tlsCert, { ...tlsCert, readAuth: 'credential', adminTokenHash: hashToken(TOKEN) } as AuthRules];
+  const allRules = [
+    plain,
+    plainToken,
+    tlsOn,
+    tlsCert,
+    { ...tlsCert, readAuth: 'credential', adminTokenHash: hashToken(TOKEN) } as AuthRules,
+  ];
   const callers = [anon, as('node'), as('admin'), as('client'), as('node', 'admin', 'client'), withToken(TOKEN)];
 
   it('refuses a method without an access class to every caller under every rules, PERMISSION_DENIED, naming the table', () => {
     for (const p of UNKNOWN)
       for (const r of allRules)
-        for (const c of callers) expect(authorize(p, c, r), `${p} ${JSON.stringify(c)}`).toEqual({ code: grpc.status.PERMISSION_DENIED, details: expect.stringMatching(/has no access class on this node \(src\/security\/access\.ts\)/) });
+        for (const c of callers)
+          expect(authorize(p, c, r), `${p} ${JSON.stringify(c)}`).toEqual({
+            code: grpc.status.PERMISSION_DENIED,
+            details: expect.stringMatching(/has no access class on this node \(src\/security\/access\.ts\)/),
+          });
   });
 
   it('a credential never takes a right away: what passes without one passes with any (so the interceptor skips such calls)', () => {
@@ -107,7 +138,8 @@ describe('denied by default', () => {
     for (const p of paths)
       for (const r of allRules) {
         if (authorize(p, anon, r) !== undefined) continue;
-        for (const c of [...callers, withToken('wrong-token-wrong-token')]) expect(authorize(p, c, r), `${p} ${JSON.stringify(c)}`).toBeUndefined();
+        for (const c of [...callers, withToken('wrong-token-wrong-token')])
+          expect(authorize(p, c, r), `${p} ${JSON.stringify(c)}`).toBeUndefined();
         checked++;
       }
     expect(checked).toBeGreaterThan(10);
@@ -130,11 +162,18 @@ describe('read auth', () => {
       expect(code(p, anon, tlsReads)).toBe(grpc.status.UNAUTHENTICATED);
       expect(code(p, anon, tokenReads)).toBe(grpc.status.UNAUTHENTICATED);
     }
-    expect(authorize(READS[0]!, anon, tlsReads)!.details).toMatch(/--read-auth credential\): present a certificate issued by the cluster's CA$/);
+    expect(authorize(READS[0]!, anon, tlsReads)!.details).toMatch(
+      /--read-auth credential\): present a certificate issued by the cluster's CA$/,
+    );
     expect(authorize(READS[0]!, anon, tokenReads)!.details).toMatch(/present the admin token \(--admin-token-file\)$/);
-    expect(authorize(READS[0]!, anon, bothReads)!.details).toMatch(/present a certificate issued by the cluster's CA or the admin token/);
+    expect(authorize(READS[0]!, anon, bothReads)!.details).toMatch(
+      /present a certificate issued by the cluster's CA or the admin token/,
+    );
     const wrong = authorize(READS[0]!, withToken('wrong-token-wrong-token'), tokenReads)!;
-    expect(wrong).toMatchObject({ code: grpc.status.UNAUTHENTICATED, details: expect.stringMatching(/not the admin token/) });
+    expect(wrong).toMatchObject({
+      code: grpc.status.UNAUTHENTICATED,
+      details: expect.stringMatching(/not the admin token/),
+    });
     expect(wrong.details).not.toMatch(/wrong-token/);
     // Health and reflection stay open: probes and tools find the node.
     expect(code(HEALTH, anon, bothReads)).toBeUndefined();
@@ -145,7 +184,9 @@ describe('read auth', () => {
     expect(authorizeHttp(`Bearer ${TOKEN}`, tokenReads)).toBeUndefined();
     expect(authorizeHttp(undefined, tokenReads)).toMatch(/send the admin token as "Authorization: Bearer <token>"/);
     expect(authorizeHttp(`Basic ${TOKEN}`, tokenReads)).toMatch(/send the admin token/);
-    expect(authorizeHttp('Bearer wrong-token-wrong-token', tokenReads)).toBe('the bearer token sent is not the admin token');
+    expect(authorizeHttp('Bearer wrong-token-wrong-token', tokenReads)).toBe(
+      'the bearer token sent is not the admin token',
+    );
   });
 });
 

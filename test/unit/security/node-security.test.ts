@@ -14,8 +14,13 @@ const silent = pino({ level: 'silent' });
 
 describe('NodeSecurity: what a node starts with', () => {
   it('refuses a missing or unusable TLS file before anything starts, naming it', () => {
-    const config = resolveConfig({ tlsCert: join(dir, 'none.pem'), tlsKey: join(dir, 'none-key.pem'), tlsCa: join(dir, 'ca.pem') }, {});
-    expect(() => new NodeSecurity(config, silent)).toThrow(/^TLS: cannot read the certificate file .*none\.pem: ENOENT/);
+    const config = resolveConfig(
+      { tlsCert: join(dir, 'none.pem'), tlsKey: join(dir, 'none-key.pem'), tlsCa: join(dir, 'ca.pem') },
+      {},
+    );
+    expect(() => new NodeSecurity(config, silent)).toThrow(
+      /^TLS: cannot read the certificate file .*none\.pem: ENOENT/,
+    );
   });
 
   it('refuses an admin token file that is missing, empty or too short, and reloads a good one on request', () => {
@@ -34,30 +39,50 @@ describe('NodeSecurity: what a node starts with', () => {
     s.reload();
     expect(s.rules.adminTokenHash).toEqual(hashToken('second-token-0123456789'));
   });
-
 });
 
 describe('NodeSecurity: its interceptor on a server, denied by default', () => {
-  const bytes = { requestSerialize: (b: Buffer) => b, requestDeserialize: (b: Buffer) => b, responseSerialize: (b: Buffer) => b, responseDeserialize: (b: Buffer) => b };
+  const bytes = {
+    requestSerialize: (b: Buffer) => b,
+    requestDeserialize: (b: Buffer) => b,
+    responseSerialize: (b: Buffer) => b,
+    responseDeserialize: (b: Buffer) => b,
+  };
   const method = (path: string) => ({ path, requestStream: false, responseStream: false, ...bytes });
   // Health's Check (classed open) and a method no entry of security/access.ts classes, as a new service added without one would be.
   const served = { Check: method('/grpc.health.v1.Health/Check') };
   const unclassed = { Admit: method('/ringkv.internal.v1.Unclassed/Admit') };
 
-  async function serve(security: NodeSecurity): Promise<{ call(def: grpc.ServiceDefinition, name: string, token?: string): Promise<grpc.status>; close(): void }> {
+  async function serve(
+    security: NodeSecurity,
+  ): Promise<{ call(def: grpc.ServiceDefinition, name: string, token?: string): Promise<grpc.status>; close(): void }> {
     const server = new grpc.Server({ interceptors: security.interceptors() });
     server.addService(served, { Check: (_c: unknown, cb: grpc.sendUnaryData<Buffer>) => cb(null, Buffer.from('ok')) });
-    server.addService(unclassed, { Admit: (_c: unknown, cb: grpc.sendUnaryData<Buffer>) => cb(null, Buffer.from('admitted')) });
-    const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+    server.addService(unclassed, {
+      Admit: (_c: unknown, cb: grpc.sendUnaryData<Buffer>) => cb(null, Buffer.from('admitted')),
+    });
+    const port = await new Promise<number>((res, rej) =>
+      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
+    );
     const clients: grpc.Client[] = [];
     return {
       call: (def, name, token) => {
-        const client = new (grpc.makeGenericClientConstructor(def, 'x'))(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+        const client = new (grpc.makeGenericClientConstructor(def, 'x'))(
+          `127.0.0.1:${port}`,
+          grpc.credentials.createInsecure(),
+        );
         clients.push(client);
         const md = new grpc.Metadata();
         if (token !== undefined) md.set('authorization', `Bearer ${token}`);
-        const fn = (client as unknown as Record<string, (req: Buffer, md: grpc.Metadata, cb: (e: grpc.ServiceError | null) => void) => void>)[name]!;
-        return new Promise((res) => fn.call(client, Buffer.alloc(0), md, (e) => res(e === null ? grpc.status.OK : e.code)));
+        const fn = (
+          client as unknown as Record<
+            string,
+            (req: Buffer, md: grpc.Metadata, cb: (e: grpc.ServiceError | null) => void) => void
+          >
+        )[name]!;
+        return new Promise((res) =>
+          fn.call(client, Buffer.alloc(0), md, (e) => res(e === null ? grpc.status.OK : e.code)),
+        );
       },
       close: () => {
         for (const c of clients) c.close();
@@ -73,7 +98,9 @@ describe('NodeSecurity: its interceptor on a server, denied by default', () => {
     try {
       expect(await s.call(served, 'Check')).toBe(grpc.status.OK);
       expect(await s.call(unclassed, 'Admit')).toBe(grpc.status.PERMISSION_DENIED);
-      expect(lines.find((l) => l.method === '/ringkv.internal.v1.Unclassed/Admit')?.msg).toMatch(/call refused: .*has no access class on this node/);
+      expect(lines.find((l) => l.method === '/ringkv.internal.v1.Unclassed/Admit')?.msg).toMatch(
+        /call refused: .*has no access class on this node/,
+      );
     } finally {
       s.close();
     }
@@ -124,7 +151,13 @@ describe('NodeSecurity: certificate expiry', () => {
     const lines: { msg: string; daysLeft?: number }[] = [];
     const log = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
     for (const name of ['soon', 'later']) {
-      const s = new NodeSecurity(resolveConfig({ tlsCert: join(dir, `${name}.pem`), tlsKey: join(dir, `${name}-key.pem`), tlsCa: join(dir, 'ca.pem') }, {}), log.child({ name }));
+      const s = new NodeSecurity(
+        resolveConfig(
+          { tlsCert: join(dir, `${name}.pem`), tlsKey: join(dir, `${name}-key.pem`), tlsCa: join(dir, 'ca.pem') },
+          {},
+        ),
+        log.child({ name }),
+      );
       s.close();
     }
     const warned = lines.filter((l) => l.msg.startsWith('TLS certificate expires soon'));

@@ -23,7 +23,10 @@ function files(leaf: Pem, ca: Pem, key = leaf.key): TlsPaths {
 let ca: Pem, other: Pem, node: Pem, admin: Pem;
 beforeAll(async () => {
   [ca, other] = await Promise.all([newCa(), newCa('another CA')]);
-  [node, admin] = await Promise.all([issue(ca, { name: 'n1', role: 'node', hosts: ['127.0.0.1', 'localhost'] }), issue(ca, { name: 'ops', role: 'admin' })]);
+  [node, admin] = await Promise.all([
+    issue(ca, { name: 'n1', role: 'node', hosts: ['127.0.0.1', 'localhost'] }),
+    issue(ca, { name: 'ops', role: 'admin' }),
+  ]);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -37,7 +40,12 @@ describe('loadTls: the files checked before they are used', () => {
   });
 
   it('refuses an expired certificate, and one not yet valid, saying when', async () => {
-    const old = await issue(ca, { name: 'n1', role: 'node', notBefore: new Date(Date.now() - 10 * 86_400_000), notAfter: new Date(Date.now() - 86_400_000) });
+    const old = await issue(ca, {
+      name: 'n1',
+      role: 'node',
+      notBefore: new Date(Date.now() - 10 * 86_400_000),
+      notAfter: new Date(Date.now() - 86_400_000),
+    });
     expect(() => loadTls(files(old, ca))).toThrow(/expired on \d{4}-\d\d-\d\dT.*issue a new one/);
     const early = await issue(ca, { name: 'n1', role: 'node', notBefore: new Date(Date.now() + 86_400_000) });
     expect(() => loadTls(files(early, ca))).toThrow(/not valid before .*clock/);
@@ -47,16 +55,20 @@ describe('loadTls: the files checked before they are used', () => {
     expect(() => loadTls(files(node, other))).toThrow(/was not issued by a CA in .*issue it from the cluster's CA/);
   });
 
-  it('refuses a key that is not the certificate\'s', () => {
+  it("refuses a key that is not the certificate's", () => {
     expect(() => loadTls(files(node, ca, admin.key))).toThrow(/does not belong to the certificate/);
   });
 
   it('names the file that is missing or not PEM', () => {
     const p = files(node, ca);
-    expect(() => loadTls({ ...p, cert: join(dir, 'nope.pem') })).toThrow(/cannot read the certificate file .*nope\.pem: ENOENT/);
+    expect(() => loadTls({ ...p, cert: join(dir, 'nope.pem') })).toThrow(
+      /cannot read the certificate file .*nope\.pem: ENOENT/,
+    );
     writeFileSync(join(dir, 'junk.pem'), 'not a certificate');
     expect(() => loadTls({ ...p, ca: join(dir, 'junk.pem') })).toThrow(/CA file .*junk\.pem holds no PEM certificate/);
-    expect(() => loadTls({ ...p, key: join(dir, 'junk.pem') })).toThrow(/private key file .*junk\.pem cannot be parsed/);
+    expect(() => loadTls({ ...p, key: join(dir, 'junk.pem') })).toThrow(
+      /private key file .*junk\.pem cannot be parsed/,
+    );
   });
 
   it('rolesOf: known roles from one or several OU values, case-insensitively; others ignored', () => {
@@ -81,7 +93,10 @@ describe('TlsFiles: reloads', () => {
 
     writeFileSync(p.cert, 'half a file');
     expect(t.reload()).toBe(false);
-    expect(results.at(-1)).toMatchObject({ ok: false, error: { message: expect.stringMatching(/holds no PEM certificate/) } });
+    expect(results.at(-1)).toMatchObject({
+      ok: false,
+      error: { message: expect.stringMatching(/holds no PEM certificate/) },
+    });
     expect(t.material.fingerprint).toBe(before);
     expect(seen).toHaveLength(1);
 
@@ -104,7 +119,8 @@ describe('TlsFiles: reloads', () => {
       writeFileSync(p.key, renewed.key);
       writeFileSync(p.cert, renewed.cert);
       const end = Date.now() + 5000;
-      while (t.material.cert.toString() !== renewed.cert && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      while (t.material.cert.toString() !== renewed.cert && Date.now() < end)
+        await new Promise((r) => setTimeout(r, 20));
       expect(t.material.cert.toString()).toBe(renewed.cert);
     } finally {
       t.close();
@@ -121,9 +137,18 @@ describe('TlsFiles as grpc-js server credentials', () => {
     const t = new TlsFiles(p);
     const server = new grpc.Server();
     try {
-      const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', t.serverCredentials(), (e, port) => (e ? rej(e) : res(port))));
+      const port = await new Promise<number>((res, rej) =>
+        server.bindAsync('127.0.0.1:0', t.serverCredentials(), (e, port) => (e ? rej(e) : res(port))),
+      );
       const alpn = await new Promise<string | false | null>((res, rej) => {
-        const s = connect({ host: '127.0.0.1', port, ca: readFileSync(client.ca), cert: readFileSync(client.cert), key: readFileSync(client.key), ALPNProtocols: ['h2'] });
+        const s = connect({
+          host: '127.0.0.1',
+          port,
+          ca: readFileSync(client.ca),
+          cert: readFileSync(client.cert),
+          key: readFileSync(client.key),
+          ALPNProtocols: ['h2'],
+        });
         s.once('secureConnect', () => {
           res(s.alpnProtocol);
           s.end();

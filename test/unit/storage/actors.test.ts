@@ -18,7 +18,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A clean mark in memory. */
 function memoryMark(): CleanMark & { on: boolean } {
-  const m = { on: false, present: async () => m.on, clear: async () => void (m.on = false), set: async () => void (m.on = true) };
+  const m = {
+    on: false,
+    present: async () => m.on,
+    clear: async () => void (m.on = false),
+    set: async () => void (m.on = true),
+  };
   return m;
 }
 
@@ -31,7 +36,13 @@ async function metadata(engine: MemoryEngine): Promise<Array<[Buffer, Buffer]>> 
 }
 async function rollBack(engine: MemoryEngine, to: Array<[Buffer, Buffer]>): Promise<void> {
   const now = await metadata(engine);
-  await engine.write([...now.map(([key]) => ({ type: 'del' as const, key })), ...to.map(([key, value]) => ({ type: 'put' as const, key, value }))], true);
+  await engine.write(
+    [
+      ...now.map(([key]) => ({ type: 'del' as const, key })),
+      ...to.map(([key, value]) => ({ type: 'put' as const, key, value })),
+    ],
+    true,
+  );
 }
 
 /** The actor a key new to the store is written under. */

@@ -10,12 +10,19 @@ import { WriteQueue } from '../../../src/storage/write-queue.js';
 import { wrapEngine } from './engines.js';
 
 /** An engine whose reads and writes wait until released, recording each call. */
-function gated(): { engine: Engine; calls: { kind: 'get' | 'getMany' | 'write'; size: number }[]; inFlight: () => number; maxInFlight: () => number; release: () => void } {
+function gated(): {
+  engine: Engine;
+  calls: { kind: 'get' | 'getMany' | 'write'; size: number }[];
+  inFlight: () => number;
+  maxInFlight: () => number;
+  release: () => void;
+} {
   const inner = new MemoryEngine();
   void inner.open();
   const calls: { kind: 'get' | 'getMany' | 'write'; size: number }[] = [];
   let waiting: Array<() => void> = [];
-  let now = 0, max = 0;
+  let now = 0,
+    max = 0;
   const hold = <T>(p: () => Promise<T>): Promise<T> => {
     now++;
     max = Math.max(max, now);
@@ -80,7 +87,10 @@ describe('write queue', () => {
     expect(g.calls).toEqual([{ kind: 'write', size: 3 }]); // one batch in flight
     while (g.inFlight() > 0) (g.release(), await settle());
     await Promise.all([...first, ...second]);
-    expect(g.calls).toEqual([{ kind: 'write', size: 3 }, { kind: 'write', size: 2 }]);
+    expect(g.calls).toEqual([
+      { kind: 'write', size: 3 },
+      { kind: 'write', size: 2 },
+    ]);
     expect({ batches: q.batches, writes: q.writes }).toEqual({ batches: 2, writes: 5 });
   });
 

@@ -46,7 +46,7 @@ async function fiveWriters(now: () => number, into: Store): Promise<Store[]> {
 }
 
 describe('clock pruning in the store', () => {
-  it('prunes a stable key to its siblings\' actors once past the grace and confirmed, and not before', async () => {
+  it("prunes a stable key to its siblings' actors once past the grace and confirmed, and not before", async () => {
     const c = clock();
     const engine = new MemoryEngine();
     const s = await Store.open({ engine, now: c.now, tombstoneGraceMs: GRACE });
@@ -61,7 +61,11 @@ describe('clock pruning in the store', () => {
     c.advance(2);
     // Past it, but no repair confirmed the range since the key changed: wait.
     const changed = c.now() - GRACE - 1;
-    expect(await s.pruneClocks({}, (t) => (t === token ? changed : c.now()))).toEqual({ pruned: 0, unconfirmed: 1, stale: 0 });
+    expect(await s.pruneClocks({}, (t) => (t === token ? changed : c.now()))).toEqual({
+      pruned: 0,
+      unconfirmed: 1,
+      stale: 0,
+    });
     expect(decodeRecord((await s.getRecord('k'))!).versions.clock.size).toBe(5);
     expect(await s.pruneClocks({}, () => c.now())).toEqual({ pruned: 1, unconfirmed: 0, stale: 0 });
     const after = decodeRecord((await s.getRecord('k'))!).versions;
@@ -73,18 +77,27 @@ describe('clock pruning in the store', () => {
 
   it('follows --clock-prune-grace-ms when it is set, and needs no repair gate when none is given', async () => {
     const c = clock();
-    const s = await Store.open({ engine: new MemoryEngine(), now: c.now, tombstoneGraceMs: GRACE, clockPruneGraceMs: DAY });
+    const s = await Store.open({
+      engine: new MemoryEngine(),
+      now: c.now,
+      tombstoneGraceMs: GRACE,
+      clockPruneGraceMs: DAY,
+    });
     expect(s.settings.clockPruneGraceMs).toBe(DAY);
     const writers = await fiveWriters(c.now, s);
     c.advance(DAY + 1);
     expect((await s.pruneClocks()).pruned).toBe(1);
     for (const x of [s, ...writers]) await x.close();
-    await expect(Store.open({ engine: new MemoryEngine(), clockPruneGraceMs: -1 })).rejects.toMatchObject({ code: 'KV_BAD_OPTION' });
+    await expect(Store.open({ engine: new MemoryEngine(), clockPruneGraceMs: -1 })).rejects.toMatchObject({
+      code: 'KV_BAD_OPTION',
+    });
   });
 
   it('converged replicas prune to the same bytes; an unpruned copy merged in writes nothing; old contexts supersede what they saw', async () => {
     const c = clock();
-    const [a, b] = await Promise.all([0, 1].map(() => Store.open({ engine: new MemoryEngine(), now: c.now, tombstoneGraceMs: GRACE })));
+    const [a, b] = await Promise.all(
+      [0, 1].map(() => Store.open({ engine: new MemoryEngine(), now: c.now, tombstoneGraceMs: GRACE })),
+    );
     const writers = await fiveWriters(c.now, a!);
     await b!.merge('k', (await a!.getRecord('k'))!);
     const oldContext = (await a!.get('k')).context;
@@ -93,7 +106,9 @@ describe('clock pruning in the store', () => {
     await a!.pruneClocks();
     await b!.pruneClocks();
     const [ra, rb] = [decodeRecord((await a!.getRecord('k'))!), decodeRecord((await b!.getRecord('k'))!)];
-    expect(encodeRecord({ ...ra, ownerEpoch: undefined }).equals(encodeRecord({ ...rb, ownerEpoch: undefined }))).toBe(true);
+    expect(encodeRecord({ ...ra, ownerEpoch: undefined }).equals(encodeRecord({ ...rb, ownerEpoch: undefined }))).toBe(
+      true,
+    );
     // A replica that has not pruned yet sends its copy: taken as it is here, nothing written (no ping-pong).
     expect((await a!.merge('k', unpruned)).changed).toBe(false);
     expect((await a!.mergeMany([{ key: 'k', record: unpruned }]))[0]!.changed).toBe(false);
@@ -110,7 +125,9 @@ describe('clock pruning in the store', () => {
 
   it('a copy of a write issued twice under one request id, dropped for its retired id, converges in either order of arrival: its dot is not taken as pruned', async () => {
     const c = clock();
-    const [p, q, r, x, y, z] = await Promise.all([0, 1, 2, 3, 4, 5].map(() => Store.open({ engine: new MemoryEngine(), now: c.now, tombstoneGraceMs: GRACE })));
+    const [p, q, r, x, y, z] = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map(() => Store.open({ engine: new MemoryEngine(), now: c.now, tombstoneGraceMs: GRACE })),
+    );
     // One put, retried through two coordinators: issued on p and on q under one request id.
     const requestId = v('request-1');
     const onP = await p!.put('k', v('a'), undefined, { requestId });
@@ -129,7 +146,8 @@ describe('clock pruning in the store', () => {
     await x!.merge('k', (await y!.getRecord('k'))!);
     await y!.merge('k', (await x!.getRecord('k'))!);
     await z!.merge('k', (await x!.getRecord('k'))!);
-    const bytes = async (s: Store) => encodeRecord({ ...decodeRecord((await s.getRecord('k'))!), ownerEpoch: undefined }).toString('hex');
+    const bytes = async (s: Store) =>
+      encodeRecord({ ...decodeRecord((await s.getRecord('k'))!), ownerEpoch: undefined }).toString('hex');
     expect(await bytes(y!)).toBe(await bytes(x!));
     expect(await bytes(z!)).toBe(await bytes(x!));
     expect((await y!.get('k')).values).toEqual([]);
@@ -245,7 +263,7 @@ describe('hint age', () => {
     await s.close();
   });
 
-  it('a merged hint keeps the time of its oldest part; a hint past the grace is replaced by the next write\'s', async () => {
+  it("a merged hint keeps the time of its oldest part; a hint past the grace is replaced by the next write's", async () => {
     const c = clock();
     const src = await Store.open({ engine: new MemoryEngine(), now: c.now });
     const s = await Store.open({ engine: new MemoryEngine(), now: c.now, clockPruneGraceMs: DAY });
@@ -270,7 +288,11 @@ describe('hint age', () => {
     const c = clock();
     const engine = new MemoryEngine();
     const src = await Store.open({ engine: new MemoryEngine(), now: c.now });
-    const record = encodeRecord({ versions: decodeRecord((await src.put('k', v('1'))).record).versions, ownerEpoch: undefined, deletedAt: undefined });
+    const record = encodeRecord({
+      versions: decodeRecord((await src.put('k', v('1'))).record).versions,
+      ownerEpoch: undefined,
+      deletedAt: undefined,
+    });
     const [hi, lo] = tokenHalves(Buffer.from('k'));
     await engine.open();
     await engine.write([{ type: 'put', key: hintKey('n2', hi, lo, Buffer.from('k')), value: record }], false);
@@ -284,11 +306,11 @@ describe('hint age', () => {
   });
 });
 
-
 describe('clock pruning of last-writer-wins keys', () => {
   it('a pruned lww key takes an unpruned copy of itself as it is; a copy holding another sibling is merged whole', async () => {
     const c = clock();
-    const open = () => Store.open({ engine: new MemoryEngine(), now: c.now, tombstoneGraceMs: GRACE, policyOf: () => 'lww' });
+    const open = () =>
+      Store.open({ engine: new MemoryEngine(), now: c.now, tombstoneGraceMs: GRACE, policyOf: () => 'lww' });
     const [a, b] = [await open(), await open()];
     const writers = await fiveWriters(c.now, a);
     await b.merge('k', (await a.getRecord('k'))!);
@@ -305,7 +327,8 @@ describe('clock pruning of last-writer-wins keys', () => {
 
   it('a copy holding only the winner, with the dot of a write that lost by time in its clock, is merged whole where nothing was pruned: the replicas converge', async () => {
     const c = clock();
-    const open = () => Store.open({ engine: new MemoryEngine(), now: c.now, tombstoneGraceMs: GRACE, policyOf: () => 'lww' });
+    const open = () =>
+      Store.open({ engine: new MemoryEngine(), now: c.now, tombstoneGraceMs: GRACE, policyOf: () => 'lww' });
     const [a, b, loser] = [await open(), await open(), await open()];
     // Five lww writers in turn (a clock of five entries), the last write the winner, on both replicas.
     const writers = await Promise.all([1, 2, 3, 4, 5].map(() => open()));
@@ -334,7 +357,9 @@ describe('clock pruning of last-writer-wins keys', () => {
 describe('a copy whose clock holds a dot dropped for another reason than a prune', () => {
   it('a write issued twice under one request id, one copy dropped for its retired id, on a key of a long clock: the replicas converge', async () => {
     const c = clock();
-    const [history, p, q, r, x, z] = await Promise.all([0, 1, 2, 3, 4, 5].map(() => Store.open({ engine: new MemoryEngine(), now: c.now, tombstoneGraceMs: GRACE })));
+    const [history, p, q, r, x, z] = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map(() => Store.open({ engine: new MemoryEngine(), now: c.now, tombstoneGraceMs: GRACE })),
+    );
     // Five writers first: every replica's clock of the key is longer than a prune would leave it.
     const writers = await fiveWriters(c.now, history!);
     const base = (await history!.getRecord('k'))!;
@@ -353,7 +378,9 @@ describe('a copy whose clock holds a dot dropped for another reason than a prune
     // Repair trades the copies both ways: they end the same.
     await z!.merge('k', (await x!.getRecord('k'))!);
     await x!.merge('k', (await z!.getRecord('k'))!);
-    expect(versionBytes((await z!.getRecord('k'))!).toString('hex')).toBe(versionBytes((await x!.getRecord('k'))!).toString('hex'));
+    expect(versionBytes((await z!.getRecord('k'))!).toString('hex')).toBe(
+      versionBytes((await x!.getRecord('k'))!).toString('hex'),
+    );
     expect((await z!.get('k')).values).toEqual([]);
     for (const s of [history!, p!, q!, r!, x!, z!, ...writers]) await s.close();
   });

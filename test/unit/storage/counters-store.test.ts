@@ -8,16 +8,31 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { storedKey } from '../../../src/buckets/index.js';
-import { KvError, MemoryEngine, Store, recordDigest, resolveCounterReplies, resolveReplies } from '../../../src/storage/index.js';
+import {
+  KvError,
+  MemoryEngine,
+  Store,
+  recordDigest,
+  resolveCounterReplies,
+  resolveReplies,
+} from '../../../src/storage/index.js';
 import type { Engine, StoreOptions } from '../../../src/storage/index.js';
-import { decodeCounter, decodeCounterDelta, encodeCounter, increment, value, EMPTY_COUNTER } from '../../../src/storage/counter.js';
+import {
+  decodeCounter,
+  decodeCounterDelta,
+  encodeCounter,
+  increment,
+  value,
+  EMPTY_COUNTER,
+} from '../../../src/storage/counter.js';
 import { versionBytes } from '../../../src/storage/codec.js';
 import { dataKey, tokenHalves } from '../../../src/storage/keys.js';
 import { ENGINE_KINDS, keysUnder, wrapEngine } from './engines.js';
 
 const DAY = 24 * 3600 * 1000;
 const id = (n: number) => Buffer.from(`request-${n}`);
-const A = 'A'.repeat(16), B = 'B'.repeat(16);
+const A = 'A'.repeat(16),
+  B = 'B'.repeat(16);
 
 /** Expect a promise to reject with a KvError of this code (and message); return the error. */
 async function rejects(p: Promise<unknown>, code: string, message?: RegExp): Promise<KvError> {
@@ -35,7 +50,8 @@ for (const makeKind of ENGINE_KINDS) {
   const kind = makeKind();
   describe(`counters on ${kind.name}`, () => {
     afterAll(() => kind.cleanup());
-    const open = (o: Omit<StoreOptions, 'engine' | 'path'> = {}, engine: Engine = kind.make()) => Store.open({ engine, ...o });
+    const open = (o: Omit<StoreOptions, 'engine' | 'path'> = {}, engine: Engine = kind.make()) =>
+      Store.open({ engine, ...o });
 
     it('increments and decrements as issuer: a format 4 record with its owner epoch, a small delta, the value', async () => {
       const s = await open();
@@ -55,7 +71,8 @@ for (const makeKind of ENGINE_KINDS) {
     });
 
     it('counts a request sent twice once, answering the duplicate with a delta that brings the increment', async () => {
-      const s = await open(), other = await open();
+      const s = await open(),
+        other = await open();
       const first = await s.counterUpdate('c', 7, { requestId: id(1) });
       const again = await s.counterUpdate('c', 7, { requestId: id(1) });
       expect(again).toMatchObject({ duplicate: true, value: 7n });
@@ -71,12 +88,14 @@ for (const makeKind of ENGINE_KINDS) {
     });
 
     it('voids an increment that two issuers each applied, once their deltas meet', async () => {
-      const a = await open(), b = await open();
+      const a = await open(),
+        b = await open();
       const da = await a.counterUpdate('c', 4, { requestId: id(9) });
       const db = await b.counterUpdate('c', 4, { requestId: id(9) });
       await a.merge('c', db.delta);
       await b.merge('c', da.delta);
-      const ra = (await a.getRecord('c'))!, rb = (await b.getRecord('c'))!;
+      const ra = (await a.getRecord('c'))!,
+        rb = (await b.getRecord('c'))!;
       expect(value(decodeCounter(ra).state)).toBe(4n);
       expect(versionBytes(ra).equals(versionBytes(rb))).toBe(true);
       await a.close();
@@ -85,7 +104,8 @@ for (const makeKind of ENGINE_KINDS) {
 
     it('refuses bad increments before writing anything, each with its code', async () => {
       const s = await open();
-      for (const amount of [0, 1.5, Number.NaN, 2 ** 53]) await rejects(s.counterUpdate('c', amount), 'KV_BAD_AMOUNT', /nonzero integer/);
+      for (const amount of [0, 1.5, Number.NaN, 2 ** 53])
+        await rejects(s.counterUpdate('c', amount), 'KV_BAD_AMOUNT', /nonzero integer/);
       await rejects(s.counterUpdate('c', 1, { requestId: Buffer.alloc(0) }), 'KV_BAD_REQUEST_ID');
       await rejects(s.counterUpdate('c', 1, { requestId: Buffer.alloc(65) }), 'KV_BAD_REQUEST_ID');
       await rejects(s.counterUpdate('', 1), 'KV_KEY_EMPTY');
@@ -101,7 +121,11 @@ for (const makeKind of ENGINE_KINDS) {
       const s = await open();
       const plain = await s.put('p', Buffer.from('v'));
       const counter = await s.counterUpdate('c', 1);
-      await rejects(s.counterUpdate('p', 1), 'KV_WRONG_TYPE', /holds versions .* a counter increment cannot change that; nothing was written/);
+      await rejects(
+        s.counterUpdate('p', 1),
+        'KV_WRONG_TYPE',
+        /holds versions .* a counter increment cannot change that; nothing was written/,
+      );
       await rejects(s.put('c', Buffer.from('v')), 'KV_WRONG_TYPE', /holds a counter, and a put/);
       await rejects(s.delete('c'), 'KV_WRONG_TYPE', /holds a counter, and a delete/);
       await rejects(s.get('c'), 'KV_WRONG_TYPE', /a get/);
@@ -110,16 +134,30 @@ for (const makeKind of ENGINE_KINDS) {
       expect((await s.getRecord('p'))!.equals(plain.record)).toBe(true);
       expect((await s.getRecord('c'))!.equals(counter.record)).toBe(true);
       // In a batch: the entry is refused, the others are written, the call rejects with the first error.
-      await rejects(s.mergeMany([{ key: 'n', record: counter.record }, { key: 'p', record: counter.record }]), 'KV_WRONG_TYPE');
+      await rejects(
+        s.mergeMany([
+          { key: 'n', record: counter.record },
+          { key: 'p', record: counter.record },
+        ]),
+        'KV_WRONG_TYPE',
+      );
       expect(await s.getRecord('n')).toBeDefined();
       // One key given both kinds: the entry of the other kind is refused, the first is merged (as mergeMany does with any refused entry).
-      await rejects(s.mergeMany([{ key: 'm', record: counter.record }, { key: 'm', record: plain.record }]), 'KV_WRONG_TYPE', /both a counter and versions/);
+      await rejects(
+        s.mergeMany([
+          { key: 'm', record: counter.record },
+          { key: 'm', record: plain.record },
+        ]),
+        'KV_WRONG_TYPE',
+        /both a counter and versions/,
+      );
       expect((await s.getRecord('m'))![0]).toBe(4);
       await s.close();
     });
 
     it('merges a counter record: stored as received less its bookkeeping, joined after, unchanged when it brings nothing', async () => {
-      const a = await open(), b = await open();
+      const a = await open(),
+        b = await open();
       const r = await a.counterUpdate('c', 3, { requestId: id(1) });
       const first = await b.merge('c', r.record);
       expect(first.changed).toBe(true);
@@ -132,7 +170,11 @@ for (const makeKind of ENGINE_KINDS) {
       expect(value(decodeCounter((await b.getRecord('c'))!).state)).toBe(5n);
       // b issues under its own actor for the key it only merged so far.
       expect((await b.counterUpdate('c', 1)).value).toBe(6n);
-      await rejects(b.merge('c', Buffer.from([4, 0, 0, 0, 0, 1, 2, 3, 4])), 'KV_BAD_RECORD', /does not decode \(counter record: checksum mismatch\)/);
+      await rejects(
+        b.merge('c', Buffer.from([4, 0, 0, 0, 0, 1, 2, 3, 4])),
+        'KV_BAD_RECORD',
+        /does not decode \(counter record: checksum mismatch\)/,
+      );
       await a.close();
       await b.close();
     });
@@ -149,7 +191,9 @@ for (const makeKind of ENGINE_KINDS) {
     });
 
     it('ingests a counter record as a merge into nothing writes it (the skim leaves format 4 to the decoder)', async () => {
-      const a = await open(), viaMerge = await open(), viaIngest = await open();
+      const a = await open(),
+        viaMerge = await open(),
+        viaIngest = await open();
       const r = await a.counterUpdate('c', 3, { requestId: id(1) });
       await viaMerge.merge('c', r.record);
       expect(await viaIngest.ingest([{ key: 'c', record: r.record }])).toEqual({ copied: 0, merged: 1 });
@@ -196,10 +240,12 @@ for (const makeKind of ENGINE_KINDS) {
     });
 
     it('scans, hashes and digests a counter by its state alone, whatever each replica’s owner epoch', async () => {
-      const a = await open(), b = await open();
+      const a = await open(),
+        b = await open();
       const r = await a.counterUpdate('c', 3);
       await b.merge('c', r.record);
-      const ra = (await a.getRecord('c'))!, rb = (await b.getRecord('c'))!;
+      const ra = (await a.getRecord('c'))!,
+        rb = (await b.getRecord('c'))!;
       expect(ra.equals(rb)).toBe(false); // a keeps its owner epoch
       const whole = { start: 0n, end: 0n };
       expect((await a.ranges.hash(whole)).hash).toBe((await b.ranges.hash(whole)).hash);
@@ -226,7 +272,11 @@ for (const makeKind of ENGINE_KINDS) {
       const hint = (await s.hints.get('n2', 'c'))!;
       const held = decodeCounter(hint);
       expect([value(held.state), held.heldSince, held.ownerEpoch]).toEqual([5n, clock.t - 1000, undefined]);
-      await rejects(s.hints.add('n2', 'c', (await issuer.put('p', Buffer.from('v'))).record), 'KV_WRONG_TYPE', /holds a counter/);
+      await rejects(
+        s.hints.add('n2', 'c', (await issuer.put('p', Buffer.from('v'))).record),
+        'KV_WRONG_TYPE',
+        /holds a counter/,
+      );
       await rejects(s.hints.add('n2', 'c', Buffer.from([4, 0, 0, 0, 0, 9, 9, 9, 9])), 'KV_BAD_RECORD');
       const listed = [];
       for await (const batch of s.hints.list('n2')) listed.push(...batch);
@@ -242,19 +292,26 @@ for (const makeKind of ENGINE_KINDS) {
     });
 
     it('delivers a hint of full states: the target ends as if it had merged each delta', async () => {
-      const holder = await open(), target = await open(), direct = await open(), issuer = await open();
+      const holder = await open(),
+        target = await open(),
+        direct = await open(),
+        issuer = await open();
       for (let i = 0; i < 5; i++) {
         const d = await issuer.counterUpdate('c', i + 1, { requestId: id(i) });
         await holder.hints.add('t', 'c', d.record);
         await direct.merge('c', d.delta);
       }
       await target.merge('c', (await holder.hints.get('t', 'c'))!);
-      expect(versionBytes((await target.getRecord('c'))!).equals(versionBytes((await direct.getRecord('c'))!))).toBe(true);
+      expect(versionBytes((await target.getRecord('c'))!).equals(versionBytes((await direct.getRecord('c'))!))).toBe(
+        true,
+      );
       for (const s of [holder, target, direct, issuer]) await s.close();
     });
 
-    it('refuses a delta that skips one of its issuer\'s increments (KV_COUNTER_GAP), writing nothing, and takes the full state', async () => {
-      const issuer = await open(), r = await open(), other = await open();
+    it("refuses a delta that skips one of its issuer's increments (KV_COUNTER_GAP), writing nothing, and takes the full state", async () => {
+      const issuer = await open(),
+        r = await open(),
+        other = await open();
       const d1 = await issuer.counterUpdate('c', 2, { requestId: id(1) });
       await other.merge('c', (await other.counterUpdate('c', 2, { requestId: id(1) })).delta); // the same request, issued again elsewhere
       const d2 = await issuer.counterUpdate('c', 3, { requestId: id(2) });
@@ -269,7 +326,14 @@ for (const makeKind of ENGINE_KINDS) {
       expect(value(decodeCounter((await r.getRecord('c'))!).state)).toBe(6n);
       const d4 = await issuer.counterUpdate('c', 1);
       // (The first is merged, the second refused, as mergeMany does with any refused entry.)
-      await rejects(r.mergeMany([{ key: 'c', record: d4.delta }, { key: 'c', record: d4.record }]), 'KV_COUNTER_GAP', /two records for it in one batch/);
+      await rejects(
+        r.mergeMany([
+          { key: 'c', record: d4.delta },
+          { key: 'c', record: d4.record },
+        ]),
+        'KV_COUNTER_GAP',
+        /two records for it in one batch/,
+      );
       expect(value(decodeCounter((await r.getRecord('c'))!).state)).toBe(7n);
       for (const s of [issuer, r, other]) await s.close();
     });
@@ -277,7 +341,8 @@ for (const makeKind of ENGINE_KINDS) {
 }
 
 describe('resolveCounterReplies', () => {
-  const a1 = increment(EMPTY_COUNTER, A, 5, 'idid-one'), b1 = increment(EMPTY_COUNTER, B, 5, 'idid-one');
+  const a1 = increment(EMPTY_COUNTER, A, 5, 'idid-one'),
+    b1 = increment(EMPTY_COUNTER, B, 5, 'idid-one');
   const a2 = increment(a1.state, A, 2);
 
   it('answers the common case (every reply the same state) without a join, whatever the owner epochs', () => {
@@ -295,7 +360,12 @@ describe('resolveCounterReplies', () => {
   });
 
   it('reads nothing as 0, not found', () => {
-    expect(resolveCounterReplies([undefined, undefined])).toEqual({ value: 0n, found: false, record: undefined, stale: [false, false] });
+    expect(resolveCounterReplies([undefined, undefined])).toEqual({
+      value: 0n,
+      found: false,
+      record: undefined,
+      stale: [false, false],
+    });
   });
 
   it('refuses a reply of versions (KV_WRONG_TYPE) or one that does not decode (KV_BAD_RECORD); a versions read refuses a counter', async () => {
@@ -303,11 +373,23 @@ describe('resolveCounterReplies', () => {
     const plain = (await s.put('p', Buffer.from('v'))).record;
     await s.close();
     const counter = encodeCounter(a1.state);
-    expect(() => resolveCounterReplies([counter, plain])).toThrow(expect.objectContaining({ code: 'KV_WRONG_TYPE' }) as Error);
+    expect(() => resolveCounterReplies([counter, plain])).toThrow(
+      expect.objectContaining({ code: 'KV_WRONG_TYPE' }) as Error,
+    );
     const damaged = Buffer.from(counter);
     damaged[3]! ^= 1;
-    expect(() => resolveCounterReplies([counter, damaged])).toThrow(expect.objectContaining({ code: 'KV_BAD_RECORD', message: expect.stringMatching(/checksum mismatch/) as string }) as Error);
-    expect(() => resolveReplies('p', [plain, counter])).toThrow(expect.objectContaining({ code: 'KV_WRONG_TYPE', message: expect.stringMatching(/the record of a counter: read the key as its bucket's type/) as string }) as Error);
+    expect(() => resolveCounterReplies([counter, damaged])).toThrow(
+      expect.objectContaining({
+        code: 'KV_BAD_RECORD',
+        message: expect.stringMatching(/checksum mismatch/) as string,
+      }) as Error,
+    );
+    expect(() => resolveReplies('p', [plain, counter])).toThrow(
+      expect.objectContaining({
+        code: 'KV_WRONG_TYPE',
+        message: expect.stringMatching(/the record of a counter: read the key as its bucket's type/) as string,
+      }) as Error,
+    );
   });
 });
 
@@ -315,7 +397,11 @@ describe('counter engine batches', () => {
   it('writes one batch per increment, and none for a duplicate', async () => {
     let writes = 0;
     const inner = new MemoryEngine();
-    const s = await Store.open({ engine: wrapEngine(inner, { write: (ops, sync) => ((writes += ops.some((o) => o.key[0] === 0x64) ? 1 : 0), inner.write(ops, sync)) }) });
+    const s = await Store.open({
+      engine: wrapEngine(inner, {
+        write: (ops, sync) => ((writes += ops.some((o) => o.key[0] === 0x64) ? 1 : 0), inner.write(ops, sync)),
+      }),
+    });
     await s.counterUpdate('c', 1, { requestId: id(1) });
     await s.counterUpdate('c', 1, { requestId: id(1) });
     expect(writes).toBe(1);

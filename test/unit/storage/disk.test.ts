@@ -44,7 +44,8 @@ async function refused(p: Promise<unknown>): Promise<KvError> {
 function setup(floorBytes?: number) {
   const space = { free: 500 * MiB, total: 1000 * MiB };
   const engine = new FillingEngine();
-  const open = () => Store.open({ engine, disk: { path: '/data', floorBytes, label: 'n3', statfs: async () => ({ ...space }) } });
+  const open = () =>
+    Store.open({ engine, disk: { path: '/data', floorBytes, label: 'n3', statfs: async () => ({ ...space }) } });
   return { space, engine, open };
 }
 
@@ -52,7 +53,9 @@ describe('disk guard', () => {
   it('tells ENOSPC apart, through causes too', () => {
     expect(isNoSpace(new Error('IO error: x.ldb: No space left on device'))).toBe(true);
     expect(isNoSpace(Object.assign(new Error('write failed'), { code: 'ENOSPC' }))).toBe(true);
-    expect(isNoSpace(new KvError('KV_IO', 'leveldb write failed', { cause: new Error('No space left on device') }))).toBe(true);
+    expect(
+      isNoSpace(new KvError('KV_IO', 'leveldb write failed', { cause: new Error('No space left on device') })),
+    ).toBe(true);
     expect(isNoSpace(new Error('IO error: x.ldb: Permission denied'))).toBe(false);
     expect(isNoSpace('No space left on device')).toBe(false);
   });
@@ -89,7 +92,9 @@ describe('disk guard', () => {
     space.free = 60 * MiB;
     expect((await store.checkDisk())?.low).toBe(true);
     const e = await refused(store.put(v('k2'), v('x')));
-    expect(e.message).toMatch(/^disk nearly full on n3: 60 MiB free of 1000 MiB, below the floor of 100 MiB \(--min-free-disk\); nothing was written here/);
+    expect(e.message).toMatch(
+      /^disk nearly full on n3: 60 MiB free of 1000 MiB, below the floor of 100 MiB \(--min-free-disk\); nothing was written here/,
+    );
     await refused(store.merge(v('k3'), record));
     await refused(store.counterUpdate(v('c'), 1));
     await refused(store.hints.add('n1', v('h'), record));
@@ -118,7 +123,9 @@ describe('disk guard', () => {
     space.free = 0;
     expect(await store.checkDisk()).toMatchObject({ failed: true, low: true });
     const held = await refused(store.put(v('lost'), v('x')));
-    expect(held.message).toMatch(/^a write on n3 failed for want of disk space \(0\.0 MiB free of 1000 MiB when last measured\)/);
+    expect(held.message).toMatch(
+      /^a write on n3 failed for want of disk space \(0\.0 MiB free of 1000 MiB when last measured\)/,
+    );
     expect(engine.reopens).toBe(0);
     // Some space back, but below the floor: no reopen yet.
     space.free = 5 * MiB;

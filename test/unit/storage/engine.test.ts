@@ -62,17 +62,36 @@ for (const makeKind of ENGINE_KINDS) {
     it('iterates [gte, lt) in byte order, including bytes 0x00 and 0xff', async () => {
       const e = await open();
       const keys = [b(0x64, 0xff), b(0x64, 0x00), b(0x64), b(0x63, 0xff), b(0x65), b(0x64, 0x7f, 0x01)];
-      await e.write(keys.map((k, i) => ({ type: 'put' as const, key: k, value: s(String(i)) })), false);
+      await e.write(
+        keys.map((k, i) => ({ type: 'put' as const, key: k, value: s(String(i)) })),
+        false,
+      );
       const got = await drain(e, b(0x64), b(0x65));
-      expect(got).toEqual([b(0x64), b(0x64, 0x00), b(0x64, 0x7f, 0x01), b(0x64, 0xff)].map((k) => `${k.toString('latin1')}=${keys.findIndex((x) => x.equals(k))}`));
+      expect(got).toEqual(
+        [b(0x64), b(0x64, 0x00), b(0x64, 0x7f, 0x01), b(0x64, 0xff)].map(
+          (k) => `${k.toString('latin1')}=${keys.findIndex((x) => x.equals(k))}`,
+        ),
+      );
       await e.close();
     });
 
     it('reads a snapshot: writes after an iterator opens are not seen by it', async () => {
       const e = await open();
-      await e.write([{ type: 'put', key: s('a1'), value: s('x') }, { type: 'put', key: s('a3'), value: s('x') }], false);
+      await e.write(
+        [
+          { type: 'put', key: s('a1'), value: s('x') },
+          { type: 'put', key: s('a3'), value: s('x') },
+        ],
+        false,
+      );
       const it = e.iterator(s('a'), s('b'));
-      await e.write([{ type: 'put', key: s('a2'), value: s('new') }, { type: 'del', key: s('a3') }], false);
+      await e.write(
+        [
+          { type: 'put', key: s('a2'), value: s('new') },
+          { type: 'del', key: s('a3') },
+        ],
+        false,
+      );
       const seen = (await it.nextv(10)).map(([k]) => k.toString());
       await it.close();
       expect(seen).toEqual(['a1', 'a3']);
@@ -92,9 +111,22 @@ for (const makeKind of ENGINE_KINDS) {
 
     it('keeps the order when a key is deleted and written again', async () => {
       const e = await open();
-      await e.write([{ type: 'put', key: s('b'), value: s('1') }, { type: 'put', key: s('a'), value: s('1') }], false);
+      await e.write(
+        [
+          { type: 'put', key: s('b'), value: s('1') },
+          { type: 'put', key: s('a'), value: s('1') },
+        ],
+        false,
+      );
       expect(await drain(e, s('a'), s('z'))).toEqual(['a=1', 'b=1']);
-      await e.write([{ type: 'del', key: s('a') }, { type: 'put', key: s('a'), value: s('2') }, { type: 'put', key: s('c'), value: s('3') }], false);
+      await e.write(
+        [
+          { type: 'del', key: s('a') },
+          { type: 'put', key: s('a'), value: s('2') },
+          { type: 'put', key: s('c'), value: s('3') },
+        ],
+        false,
+      );
       expect(await drain(e, s('a'), s('z'))).toEqual(['a=2', 'b=1', 'c=3']);
       await e.close();
     });
@@ -102,7 +134,14 @@ for (const makeKind of ENGINE_KINDS) {
     it('keeps data across close and open, and estimates the size of a range', async () => {
       const e = await open();
       const value = () => randomBytes(1000); // incompressible, so the estimate is near the raw size
-      await e.write(Array.from({ length: 200 }, (_, i) => ({ type: 'put' as const, key: s(`r${String(i).padStart(4, '0')}`), value: value() })), true);
+      await e.write(
+        Array.from({ length: 200 }, (_, i) => ({
+          type: 'put' as const,
+          key: s(`r${String(i).padStart(4, '0')}`),
+          value: value(),
+        })),
+        true,
+      );
       await e.close();
       await e.open(); // LevelDB writes its log to a table on open: the estimate counts tables
       expect(await e.get(s('r0199'))).toHaveLength(1000);

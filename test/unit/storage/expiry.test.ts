@@ -5,7 +5,13 @@
  * never letting a stale copy come back.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_TOMBSTONE_GRACE_MS, MemoryEngine, Store, resolveReplies, type StoreOptions } from '../../../src/storage/index.js';
+import {
+  DEFAULT_TOMBSTONE_GRACE_MS,
+  MemoryEngine,
+  Store,
+  resolveReplies,
+  type StoreOptions,
+} from '../../../src/storage/index.js';
 import { decodeRecord, encodeRecord } from '../../../src/storage/codec.js';
 import { EXPIRY, TOMBSTONE } from '../../../src/storage/keys.js';
 import { liveValues, merge, withoutExpired, type Versions } from '../../../src/storage/versions.js';
@@ -19,7 +25,9 @@ afterEach(async () => {
 });
 
 /** A store on a clock the test moves (`clock.now`), and its engine to look at the indexes. */
-async function open(o: Partial<StoreOptions> = {}): Promise<{ store: Store; engine: MemoryEngine; clock: { now: number } }> {
+async function open(
+  o: Partial<StoreOptions> = {},
+): Promise<{ store: Store; engine: MemoryEngine; clock: { now: number } }> {
   const clock = { now: T0 };
   const engine = new MemoryEngine();
   const store = await Store.open({ engine, now: () => clock.now, ...o });
@@ -31,9 +39,13 @@ const v = (s: string): Buffer => Buffer.from(s);
 const values = async (s: Store, key = 'k'): Promise<string[]> => (await s.get(key)).values.map(String).sort();
 
 describe('the record format', () => {
-  const A = 'a'.repeat(16), B = 'b'.repeat(16);
+  const A = 'a'.repeat(16),
+    B = 'b'.repeat(16);
   const versions: Versions = {
-    clock: new Map([[A, 2], [B, 1]]),
+    clock: new Map([
+      [A, 2],
+      [B, 1],
+    ]),
     siblings: [
       { actor: A, counter: 2, value: v('x'), expiresAt: T0 + 5 },
       { actor: B, counter: 1, value: v('y') },
@@ -49,12 +61,18 @@ describe('the record format', () => {
   });
 
   it('versions without an expiry or write time keep the older formats (a record written by an earlier release reads as it was)', () => {
-    const plain: Versions = { clock: versions.clock, siblings: versions.siblings.map(({ actor, counter, value }) => ({ actor, counter, value })) };
+    const plain: Versions = {
+      clock: versions.clock,
+      siblings: versions.siblings.map(({ actor, counter, value }) => ({ actor, counter, value })),
+    };
     expect(encodeRecord({ versions: plain, ownerEpoch: undefined, deletedAt: undefined })[0]).toBe(1);
   });
 
   it('refuses a tombstone with an expiry, and a version 3 record that has nothing of version 3', () => {
-    const tomb: Versions = { clock: new Map([[A, 1]]), siblings: [{ actor: A, counter: 1, value: null, expiresAt: T0 }] };
+    const tomb: Versions = {
+      clock: new Map([[A, 1]]),
+      siblings: [{ actor: A, counter: 1, value: null, expiresAt: T0 }],
+    };
     // The encoder writes what it is given; the decoder checks.
     const bytes = encodeRecord({ versions: tomb, ownerEpoch: undefined, deletedAt: undefined });
     expect(() => decodeRecord(bytes)).toThrow(/tombstone with an expiry/);
@@ -79,8 +97,14 @@ describe('a value with an expiry', () => {
   it('is refused with KV_BAD_OPTION for an expiry that is not a time, and on a delete', async () => {
     const { store } = await open();
     for (const bad of [0, -5, 1.5, Number.NaN, 2 ** 60])
-      await expect(store.put('k', v('x'), undefined, { expiresAt: bad })).rejects.toMatchObject({ code: 'KV_BAD_OPTION', message: /expiresAt must be a time in ms/ });
-    await expect(store.delete('k', undefined, { expiresAt: T0 + 1 })).rejects.toMatchObject({ code: 'KV_BAD_OPTION', message: /a delete cannot expire/ });
+      await expect(store.put('k', v('x'), undefined, { expiresAt: bad })).rejects.toMatchObject({
+        code: 'KV_BAD_OPTION',
+        message: /expiresAt must be a time in ms/,
+      });
+    await expect(store.delete('k', undefined, { expiresAt: T0 + 1 })).rejects.toMatchObject({
+      code: 'KV_BAD_OPTION',
+      message: /a delete cannot expire/,
+    });
   });
 
   it('siblings expire each on its own; the context of a read covers the expired ones, so a put with it supersedes them too', async () => {

@@ -33,7 +33,9 @@ describe('write queue hooks', () => {
     const q = new WriteQueue(engine, false);
     const k = Buffer.from('k');
     const [hi, lo] = tokenHalves(k);
-    await expect(q.write([{ type: 'put', key: dataKey(hi, lo, k), value: Buffer.from('v') }])).rejects.toThrow(/without the record it replaces/);
+    await expect(q.write([{ type: 'put', key: dataKey(hi, lo, k), value: Buffer.from('v') }])).rejects.toThrow(
+      /without the record it replaces/,
+    );
     await q.write([{ type: 'put', key: dataKey(hi, lo, k), value: Buffer.from('v'), prior: null }]);
     await q.write([{ type: 'put', key: Buffer.from('mfoo'), value: Buffer.from('v') }]); // not a data key
   });
@@ -42,15 +44,22 @@ describe('write queue hooks', () => {
     const inner = new MemoryEngine();
     await inner.open();
     let fail = true;
-    const engine = wrapEngine(inner, { write: (ops, sync) => (fail ? Promise.reject(new Error('disk full')) : inner.write(ops, sync)) });
+    const engine = wrapEngine(inner, {
+      write: (ops, sync) => (fail ? Promise.reject(new Error('disk full')) : inner.write(ops, sync)),
+    });
     const q = new WriteQueue(engine, false);
     const applied: number[] = [];
     let seen = 0;
     q.extend = (ops) => {
       const n = ops.length;
-      return { ops: [{ type: 'put', key: Buffer.from('aX'), value: Buffer.from([n]) }], apply: () => void applied.push(n + seen++) };
+      return {
+        ops: [{ type: 'put', key: Buffer.from('aX'), value: Buffer.from([n]) }],
+        apply: () => void applied.push(n + seen++),
+      };
     };
-    await expect(q.write([{ type: 'put', key: Buffer.from('m1'), value: Buffer.from('v') }])).rejects.toThrow('disk full');
+    await expect(q.write([{ type: 'put', key: Buffer.from('m1'), value: Buffer.from('v') }])).rejects.toThrow(
+      'disk full',
+    );
     expect(applied).toEqual([]);
     expect(await inner.get(Buffer.from('aX'))).toBeUndefined();
     fail = false;
@@ -63,15 +72,24 @@ describe('write queue hooks', () => {
     const inner = new MemoryEngine();
     await inner.open();
     const batches: string[][] = [];
-    const engine = wrapEngine(inner, { write: (ops, sync) => (batches.push(ops.map((o) => o.key.toString())), inner.write(ops, sync)) });
+    const engine = wrapEngine(inner, {
+      write: (ops, sync) => (batches.push(ops.map((o) => o.key.toString())), inner.write(ops, sync)),
+    });
     const q = new WriteQueue(engine, false);
     const put = (name: string) => q.write([{ type: 'put', key: Buffer.from(`m${name}`), value: Buffer.from('v') }]);
     let sawBefore: string[] = [];
     let applied = false;
-    const a = put('a'), b = put('b');
+    const a = put('a'),
+      b = put('b');
     const x = q.exclusive(() => {
       sawBefore = batches.flat(); // what was written when it ran
-      return { ops: [{ type: 'put', key: Buffer.from('mx'), value: Buffer.from('1') }, { type: 'put', key: Buffer.from('my'), value: Buffer.from('1') }], apply: () => void (applied = true) };
+      return {
+        ops: [
+          { type: 'put', key: Buffer.from('mx'), value: Buffer.from('1') },
+          { type: 'put', key: Buffer.from('my'), value: Buffer.from('1') },
+        ],
+        apply: () => void (applied = true),
+      };
     });
     const c = put('c');
     await Promise.all([a, b, x, c]);
@@ -106,7 +124,13 @@ describe('LevelDB iterator snapshot', () => {
     await engine.open();
     await engine.write([{ type: 'put', key: Buffer.from('d1'), value: Buffer.from('old') }], false);
     const it = engine.iterator(Buffer.from('d'), Buffer.from('e'));
-    await engine.write([{ type: 'put', key: Buffer.from('d1'), value: Buffer.from('new') }, { type: 'put', key: Buffer.from('d2'), value: Buffer.from('x') }], false);
+    await engine.write(
+      [
+        { type: 'put', key: Buffer.from('d1'), value: Buffer.from('new') },
+        { type: 'put', key: Buffer.from('d2'), value: Buffer.from('x') },
+      ],
+      false,
+    );
     const got = await it.nextv(10);
     await it.close();
     expect(got.map(([k, v]) => `${k}=${v}`)).toEqual(['d1=old']);
@@ -191,7 +215,9 @@ describe('kept trees', () => {
     await store.trees!.track([WHOLE]);
     await store.trees!.settled();
     await expectKeptEqualsScan(store);
-    expect((await (engine as Engine).iterator(ALL_TREES.gte, ALL_TREES.lt).nextv(1000)).every(([k]) => k[18] === 3)).toBe(true);
+    expect(
+      (await (engine as Engine).iterator(ALL_TREES.gte, ALL_TREES.lt).nextv(1000)).every(([k]) => k[18] === 3),
+    ).toBe(true);
     await store.close();
   });
 
@@ -201,7 +227,9 @@ describe('kept trees', () => {
     expect((e as KvError).code).toBe('KV_BAD_OPTION');
     expect((e as KvError).message).toMatch(/from 2 to 4, got 9/);
     const store = await Store.open({ engine: new MemoryEngine(), keptTrees: { depth: 2 } });
-    await expect(store.trees!.track([{ n: 300, start: 0n, end: 0n }])).rejects.toThrow(/class must be 0 to 254, got 300/);
+    await expect(store.trees!.track([{ n: 300, start: 0n, end: 0n }])).rejects.toThrow(
+      /class must be 0 to 254, got 300/,
+    );
     await expect(store.trees!.track([{ n: 1, start: -1n, end: 0n }])).rejects.toThrow(/token range bounds/);
     await store.close();
   });
@@ -210,11 +238,24 @@ describe('kept trees', () => {
 describe('kept trees rebuilt on a long schedule', () => {
   const DAY = 86_400_000;
   /** A store on `engine` with a clock the test moves, rebuilds every 14 days plus up to 4 (the jitter draws `draw`). */
-  async function openScheduled(engine: Engine, clock: { t: number }, draw = 0.5, extra: { pace?: (b: number) => Promise<void>; warn?: (o: object, m: string) => void } = {}): Promise<Store> {
+  async function openScheduled(
+    engine: Engine,
+    clock: { t: number },
+    draw = 0.5,
+    extra: { pace?: (b: number) => Promise<void>; warn?: (o: object, m: string) => void } = {},
+  ): Promise<Store> {
     const logger = { warn: extra.warn ?? (() => {}), error: () => {} };
     return Store.open({
-      engine, logger, now: () => clock.t,
-      keptTrees: { depth: 2, rebuildIntervalMs: 14 * DAY, rebuildJitterMs: 4 * DAY, random: () => draw, ...(extra.pace ? { pace: extra.pace } : {}) },
+      engine,
+      logger,
+      now: () => clock.t,
+      keptTrees: {
+        depth: 2,
+        rebuildIntervalMs: 14 * DAY,
+        rebuildJitterMs: 4 * DAY,
+        random: () => draw,
+        ...(extra.pace ? { pace: extra.pace } : {}),
+      },
     });
   }
 
@@ -239,7 +280,14 @@ describe('kept trees rebuilt on a long schedule', () => {
     expect(store.trees!.rebuildDue()).toBe(0); // queued or running: not twice
     expect(store.trees!.tree(WHOLE)).toBeDefined(); // the kept tree serves during the rebuild
     await store.trees!.settled();
-    expect(store.trees!.stats).toMatchObject({ ready: 1, builds: 0, rebuilds: 1, rebuildMismatches: 0, rebuildMismatchedLeaves: 0, recordsRead: 40 });
+    expect(store.trees!.stats).toMatchObject({
+      ready: 1,
+      builds: 0,
+      rebuilds: 1,
+      rebuildMismatches: 0,
+      rebuildMismatchedLeaves: 0,
+      recordsRead: 40,
+    });
     expect(store.trees!.builtAt(WHOLE)).toBe(due);
     await expectKeptEqualsScan(store);
     // The next one is 14 days + 0.9 × 4 days later (this build's draw).
@@ -253,7 +301,12 @@ describe('kept trees rebuilt on a long schedule', () => {
 
   it('never rebuilds when the interval is 0 (off)', async () => {
     const clock = { t: 5 };
-    const store = await Store.open({ engine: new MemoryEngine(), logger: quiet, now: () => clock.t, keptTrees: { depth: 2, rebuildIntervalMs: 0 } });
+    const store = await Store.open({
+      engine: new MemoryEngine(),
+      logger: quiet,
+      now: () => clock.t,
+      keptTrees: { depth: 2, rebuildIntervalMs: 0 },
+    });
     await store.trees!.track([WHOLE]);
     await store.trees!.settled();
     clock.t = Number.MAX_SAFE_INTEGER;
@@ -271,12 +324,21 @@ describe('kept trees rebuilt on a long schedule', () => {
     await store.close();
     // Corrupt two leaves behind the store's back: one's hash, another's count.
     await engine.open();
-    const leaves = (await engine.iterator(ALL_TREES.gte, ALL_TREES.lt).nextv(1000)).filter(([k]) => k.readUInt16BE(k.length - 2) !== 0xffff);
+    const leaves = (await engine.iterator(ALL_TREES.gte, ALL_TREES.lt).nextv(1000)).filter(
+      ([k]) => k.readUInt16BE(k.length - 2) !== 0xffff,
+    );
     const [[k1, v1], [k2, v2]] = [leaves[0]!, leaves[1]!];
-    const bad1 = Buffer.from(v1), bad2 = Buffer.from(v2);
+    const bad1 = Buffer.from(v1),
+      bad2 = Buffer.from(v2);
     bad1[3] = bad1[3]! ^ 0x40;
     bad2.writeUInt32BE(bad2.readUInt32BE(8) + 1, 8);
-    await engine.write([{ type: 'put', key: k1, value: bad1 }, { type: 'put', key: k2, value: bad2 }], false);
+    await engine.write(
+      [
+        { type: 'put', key: k1, value: bad1 },
+        { type: 'put', key: k2, value: bad2 },
+      ],
+      false,
+    );
     await engine.close();
     const warned: Array<[object, string]> = [];
     store = await openScheduled(engine, clock, 0.5, { warn: (o, m) => void warned.push([o, m]) });
@@ -333,7 +395,13 @@ describe('a data key damaged on disk', () => {
     const bytes = (await engine.get(dk))!;
     const bad = Buffer.from(dk);
     bad[bad.length - 1]! ^= 0x01;
-    await engine.write([{ type: 'del', key: dk }, { type: 'put', key: bad, value: bytes }], false);
+    await engine.write(
+      [
+        { type: 'del', key: dk },
+        { type: 'put', key: bad, value: bytes },
+      ],
+      false,
+    );
     return bad;
   }
 
@@ -347,10 +415,16 @@ describe('a data key damaged on disk', () => {
     // The kept tree still hashes k7, which the records no longer hold.
     const before = await store.ranges.tree(WHOLE, store.trees!.depth, undefined, true);
     const kept = store.trees!.tree(WHOLE)!;
-    expect([...Array(kept.leaves).keys()].some((i) => kept.leaf(i)[2] !== before.leaf(i)[2] || kept.leaf(i)[0] !== before.leaf(i)[0])).toBe(true);
+    expect(
+      [...Array(kept.leaves).keys()].some(
+        (i) => kept.leaf(i)[2] !== before.leaf(i)[2] || kept.leaf(i)[0] !== before.leaf(i)[0],
+      ),
+    ).toBe(true);
     // A scan neither sends it nor reports it as a key to restore (it is no key's record).
-    const seen: string[] = [], corrupt: Buffer[] = [];
-    for await (const b of store.ranges.scan(WHOLE)) seen.push(...b.entries.map((e) => String(e.key))), corrupt.push(...b.corrupt);
+    const seen: string[] = [],
+      corrupt: Buffer[] = [];
+    for await (const b of store.ranges.scan(WHOLE))
+      (seen.push(...b.entries.map((e) => String(e.key))), corrupt.push(...b.corrupt));
     expect(seen).toHaveLength(19);
     expect(seen).not.toContain('k7');
     expect(corrupt).toEqual([]);

@@ -32,12 +32,15 @@ describe('KeyFilter', () => {
   /** A filter over a fake "disk": an array of token halves, scanned with a pause. */
   function setup(disk: Array<[number, number]>, pause = async () => {}) {
     const errors: unknown[] = [];
-    const filter = new KeyFilter(async (add) => {
-      for (const [i, [hi, lo]] of disk.entries()) {
-        if (i % 100 === 0) await pause();
-        add(hi, lo);
-      }
-    }, (e) => void errors.push(e));
+    const filter = new KeyFilter(
+      async (add) => {
+        for (const [i, [hi, lo]] of disk.entries()) {
+          if (i % 100 === 0) await pause();
+          add(hi, lo);
+        }
+      },
+      (e) => void errors.push(e),
+    );
     return { filter, errors };
   }
 
@@ -58,7 +61,13 @@ describe('KeyFilter', () => {
   it('keeps keys added while a scan runs, which the scan did not see', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const { filter } = setup([[1, 1], [2, 2]], () => gate);
+    const { filter } = setup(
+      [
+        [1, 1],
+        [2, 2],
+      ],
+      () => gate,
+    );
     const started = filter.start(0);
     filter.add(3, 3, true); // a write that landed after the scan's snapshot
     release();
@@ -69,10 +78,13 @@ describe('KeyFilter', () => {
 
   it('stays "maybe" when its scan fails: a partial filter would lie', async () => {
     const errors: unknown[] = [];
-    const filter = new KeyFilter(async (add) => {
-      add(1, 1);
-      throw new Error('disk gone');
-    }, (e) => void errors.push(e));
+    const filter = new KeyFilter(
+      async (add) => {
+        add(1, 1);
+        throw new Error('disk gone');
+      },
+      (e) => void errors.push(e),
+    );
     await filter.start(0);
     expect(filter.ready).toBe(false);
     expect(filter.mightHave(5, 5)).toBe(true);
@@ -103,14 +115,17 @@ describe('KeyFilter', () => {
     let scans = 0;
     let closed = false;
     const errors: unknown[] = [];
-    const filter = new KeyFilter(async (add) => {
-      if (++scans > 20) await new Promise(() => {}); // scanning in a loop (the bug): park it, the test times out
-      await new Promise((r) => setTimeout(r, 1));
-      if (closed) throw new Error('the store closed during the key filter scan');
-      add(1, 1);
-      await new Promise((r) => setTimeout(r, 5));
-      if (closed) throw new Error('the store closed during the key filter scan');
-    }, (e) => void errors.push(e));
+    const filter = new KeyFilter(
+      async (add) => {
+        if (++scans > 20) await new Promise(() => {}); // scanning in a loop (the bug): park it, the test times out
+        await new Promise((r) => setTimeout(r, 1));
+        if (closed) throw new Error('the store closed during the key filter scan');
+        add(1, 1);
+        await new Promise((r) => setTimeout(r, 5));
+        if (closed) throw new Error('the store closed during the key filter scan');
+      },
+      (e) => void errors.push(e),
+    );
     await filter.start(0);
     const capacity = filter.stats.capacity;
     for (let i = 0; i <= capacity; i++) filter.add(i, i * 7, true); // past capacity: a growth scan starts

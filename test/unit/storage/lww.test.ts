@@ -17,7 +17,11 @@ const T0 = 1_796_000_000_000;
 /** A store whose keys starting with "lww" are last-writer-wins, on a clock the test sets. */
 async function open(start = T0): Promise<{ store: Store; clock: { now: number } }> {
   const clock = { now: start };
-  const store = await Store.open({ engine: new MemoryEngine(), now: () => clock.now, policyOf: (k) => (k.toString().startsWith('lww') ? 'lww' : 'siblings') });
+  const store = await Store.open({
+    engine: new MemoryEngine(),
+    now: () => clock.now,
+    policyOf: (k) => (k.toString().startsWith('lww') ? 'lww' : 'siblings'),
+  });
   stores.push(store);
   return { store, clock };
 }
@@ -53,13 +57,18 @@ describe('last-writer-wins keys', () => {
     const wb = await b.store.put('lww-k', v('earlier'));
     const read = resolveReplies('lww-k', [wa.record, wb.record], { policy: 'lww', now: T0 });
     expect(read.values.map(String)).toEqual(['later']);
-    expect(resolveReplies('lww-k', [wa.record, wb.record], { now: T0 }).values.map(String).sort()).toEqual(['earlier', 'later']);
+    expect(resolveReplies('lww-k', [wa.record, wb.record], { now: T0 }).values.map(String).sort()).toEqual([
+      'earlier',
+      'later',
+    ]);
     await a.store.merge('lww-k', wb.record);
     await b.store.merge('lww-k', wa.record);
     expect(await values(a.store, 'lww-k')).toEqual(['later']);
     expect(await values(b.store, 'lww-k')).toEqual(['later']);
     // The same versions, to the byte (what anti-entropy compares), on both replicas.
-    expect(versionBytes((await a.store.getRecord('lww-k'))!).equals(versionBytes((await b.store.getRecord('lww-k'))!))).toBe(true);
+    expect(
+      versionBytes((await a.store.getRecord('lww-k'))!).equals(versionBytes((await b.store.getRecord('lww-k'))!)),
+    ).toBe(true);
   });
 
   it('a delete is a write like any other: the later of a delete and a put wins', async () => {

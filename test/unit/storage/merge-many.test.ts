@@ -176,11 +176,20 @@ for (const makeKind of ENGINE_KINDS) {
       const t = await open();
       const reversed = [...batch].reverse();
       const racing = batch.slice(0, 30).map((e, i) => t.put(e.key, v(`racer ${i}`)));
-      const [r1, r2] = await Promise.all([t.mergeMany(batch), t.mergeMany(reversed), t.mergeMany(batch.slice(10, 20)), ...racing]);
+      const [r1, r2] = await Promise.all([
+        t.mergeMany(batch),
+        t.mergeMany(reversed),
+        t.mergeMany(batch.slice(10, 20)),
+        ...racing,
+      ]);
       expect((r1 as MergeResult[]).length).toBe(batch.length);
       expect((r2 as MergeResult[]).length).toBe(batch.length);
       for (let i = 0; i < 30; i++) expect(texts((await t.get(batch[i]!.key)).values)).toContain(`racer ${i}`);
-      await Promise.all([t.mergeMany(batch), t.ranges.delete({ start: 0n, end: 0n }, { batchCount: 7 }), t.mergeMany(reversed)]);
+      await Promise.all([
+        t.mergeMany(batch),
+        t.ranges.delete({ start: 0n, end: 0n }, { batchCount: 7 }),
+        t.mergeMany(reversed),
+      ]);
       await t.close();
       await src.close();
     });

@@ -28,14 +28,16 @@ async function filled(count: number, buckets = BUCKETS): Promise<Store> {
 
 async function keysOf(s: Store, only?: KeyFilter): Promise<string[]> {
   const out: string[] = [];
-  for await (const batch of s.ranges.scan(WHOLE, { batchCount: 7 }, undefined, only)) for (const e of batch.entries) out.push(e.key.toString('hex'));
+  for await (const batch of s.ranges.scan(WHOLE, { batchCount: 7 }, undefined, only))
+    for (const e of batch.entries) out.push(e.key.toString('hex'));
   return out.sort();
 }
 
-const hex = (bucket: string, count: number): string[] => Array.from({ length: count }, (_, i) => key(bucket, i).toString('hex')).sort();
+const hex = (bucket: string, count: number): string[] =>
+  Array.from({ length: count }, (_, i) => key(bucket, i).toString('hex')).sort();
 
 describe('range operations of one class', () => {
-  it('scan, tree and leaf listing take the class\'s keys only; no filter takes every key', async () => {
+  it("scan, tree and leaf listing take the class's keys only; no filter takes every key", async () => {
     const s = await filled(30);
     try {
       expect(await keysOf(s)).toEqual([...hex(DEFAULT_BUCKET, 30), ...hex('one', 30), ...hex('five', 30)].sort());
@@ -69,13 +71,15 @@ describe('range operations of one class', () => {
     }
   });
 
-  it('delete takes the class\'s keys only, and keeps keys of unknown buckets', async () => {
+  it("delete takes the class's keys only, and keeps keys of unknown buckets", async () => {
     const s = await filled(20);
     try {
       await s.put(key('later', 1), Buffer.from('v'));
       const r = await s.ranges.delete(WHOLE, {}, deleteFilter(classes, 1));
       expect(r).toEqual({ deleted: 20, kept: 0 });
-      expect(await keysOf(s, (k) => !k.equals(key('later', 1)))).toEqual([...hex(DEFAULT_BUCKET, 20), ...hex('five', 20)].sort());
+      expect(await keysOf(s, (k) => !k.equals(key('later', 1)))).toEqual(
+        [...hex(DEFAULT_BUCKET, 20), ...hex('five', 20)].sort(),
+      );
       expect(await s.ranges.delete(WHOLE, {}, deleteFilter(classes, undefined))).toEqual({ deleted: 40, kept: 0 });
       expect(await keysOf(s)).toEqual([key('later', 1).toString('hex')]);
     } finally {
@@ -83,7 +87,7 @@ describe('range operations of one class', () => {
     }
   });
 
-  it('a repair of one class exchanges that class\'s keys only: an n=1 key is never copied to a second replica', async () => {
+  it("a repair of one class exchanges that class's keys only: an n=1 key is never copied to a second replica", async () => {
     const a = await filled(10);
     const b = await Store.open({ engine: new MemoryEngine() });
     try {

@@ -33,12 +33,17 @@ describe('RangeHash', () => {
 
   it('changes when any version changes', () => {
     fc.assert(
-      fc.property(fc.array(entry, { minLength: 1, maxLength: 20 }), fc.nat(), fc.uint8Array({ minLength: 1, maxLength: 40 }), (entries, i, other) => {
-        const at = i % entries.length;
-        fc.pre(!Buffer.from(other).equals(Buffer.from(entries[at]![1])));
-        const changed = entries.map((e, j) => (j === at ? ([e[0], other] as const) : e));
-        expect(digest(changed).hex).not.toBe(digest(entries).hex);
-      }),
+      fc.property(
+        fc.array(entry, { minLength: 1, maxLength: 20 }),
+        fc.nat(),
+        fc.uint8Array({ minLength: 1, maxLength: 40 }),
+        (entries, i, other) => {
+          const at = i % entries.length;
+          fc.pre(!Buffer.from(other).equals(Buffer.from(entries[at]![1])));
+          const changed = entries.map((e, j) => (j === at ? ([e[0], other] as const) : e));
+          expect(digest(changed).hex).not.toBe(digest(entries).hex);
+        },
+      ),
     );
   });
 

@@ -7,14 +7,30 @@ import { MemoryEngine, Store } from '../../../src/storage/index.js';
 
 const RING = 1n << 64n;
 const token = fc.bigInt({ min: 0n, max: MAX_TOKEN });
-const inRange = (t: bigint, s: bigint, e: bigint): boolean => (s === e ? true : s < e ? t > s && t <= e : t > s || t <= e);
+const inRange = (t: bigint, s: bigint, e: bigint): boolean =>
+  s === e ? true : s < e ? t > s && t <= e : t > s || t <= e;
 
 /** A range and entries whose tokens fall in it: [token, key, versions]. */
 const rangeWithEntries = fc
-  .tuple(token, token, fc.array(fc.tuple(token, fc.uint8Array({ minLength: 1, maxLength: 8 }), fc.uint8Array({ maxLength: 12 })), { maxLength: 60 }))
-  .map(([start, end, raw]) => ({ range: { start, end }, entries: raw.filter(([t]) => inRange(t, start, end)).map(([t, k, v], i) => [t, Buffer.concat([Buffer.from([i]), k]), v] as const) }));
+  .tuple(
+    token,
+    token,
+    fc.array(fc.tuple(token, fc.uint8Array({ minLength: 1, maxLength: 8 }), fc.uint8Array({ maxLength: 12 })), {
+      maxLength: 60,
+    }),
+  )
+  .map(([start, end, raw]) => ({
+    range: { start, end },
+    entries: raw
+      .filter(([t]) => inRange(t, start, end))
+      .map(([t, k, v], i) => [t, Buffer.concat([Buffer.from([i]), k]), v] as const),
+  }));
 
-function build(range: { start: bigint; end: bigint }, depth: number, entries: ReadonlyArray<readonly [bigint, Uint8Array, Uint8Array]>): RangeTree {
+function build(
+  range: { start: bigint; end: bigint },
+  depth: number,
+  entries: ReadonlyArray<readonly [bigint, Uint8Array, Uint8Array]>,
+): RangeTree {
   const tree = new RangeTree(range, depth);
   for (const [t, k, v] of entries) tree.add(t, k, v);
   return tree;
@@ -23,22 +39,30 @@ function build(range: { start: bigint; end: bigint }, depth: number, entries: Re
 describe('RangeTree', () => {
   it('puts every token of the range in exactly one leaf, whose range holds it; leaves tile the range', () => {
     fc.assert(
-      fc.property(token, token, fc.integer({ min: 0, max: 3 }), fc.array(token, { maxLength: 30 }), (start, end, depth, probes) => {
-        const tree = new RangeTree({ start, end }, depth);
-        for (const t of [...probes, start + 1n, end].map((x) => x % RING)) {
-          if (!inRange(t, start, end)) continue;
-          const leaf = tree.leafOf(t);
-          expect(leaf).toBeGreaterThanOrEqual(0);
-          expect(leaf).toBeLessThan(tree.leaves);
-          const r = tree.leafRange(leaf)!;
-          expect(inRange(t, r.start, r.end), `token ${t} in leaf ${leaf} (${r.start}, ${r.end}]`).toBe(true);
-        }
-        // Consecutive leaves meet, and the last that holds tokens ends where the range does.
-        const ranges = Array.from({ length: tree.leaves }, (_, i) => tree.leafRange(i)).filter((r) => r !== undefined);
-        for (let i = 0; i + 1 < ranges.length; i++) expect(ranges[i]!.end).toBe(ranges[i + 1]!.start);
-        expect(ranges[0]!.start).toBe(start);
-        expect(ranges.at(-1)!.end).toBe(end);
-      }),
+      fc.property(
+        token,
+        token,
+        fc.integer({ min: 0, max: 3 }),
+        fc.array(token, { maxLength: 30 }),
+        (start, end, depth, probes) => {
+          const tree = new RangeTree({ start, end }, depth);
+          for (const t of [...probes, start + 1n, end].map((x) => x % RING)) {
+            if (!inRange(t, start, end)) continue;
+            const leaf = tree.leafOf(t);
+            expect(leaf).toBeGreaterThanOrEqual(0);
+            expect(leaf).toBeLessThan(tree.leaves);
+            const r = tree.leafRange(leaf)!;
+            expect(inRange(t, r.start, r.end), `token ${t} in leaf ${leaf} (${r.start}, ${r.end}]`).toBe(true);
+          }
+          // Consecutive leaves meet, and the last that holds tokens ends where the range does.
+          const ranges = Array.from({ length: tree.leaves }, (_, i) => tree.leafRange(i)).filter(
+            (r) => r !== undefined,
+          );
+          for (let i = 0; i + 1 < ranges.length; i++) expect(ranges[i]!.end).toBe(ranges[i + 1]!.start);
+          expect(ranges[0]!.start).toBe(start);
+          expect(ranges.at(-1)!.end).toBe(end);
+        },
+      ),
     );
   });
 
@@ -65,21 +89,28 @@ describe('RangeTree', () => {
 
   it('compared top-down, finds exactly the leaves whose entries differ (brute force), asking few digests', async () => {
     await fc.assert(
-      fc.asyncProperty(rangeWithEntries, fc.integer({ min: 0, max: 3 }), fc.array(fc.nat(), { maxLength: 6 }), async ({ range, entries }, depth, changes) => {
-        // The other replica: some entries changed, some missing.
-        const other = entries
-          .map((e, i) => (changes.includes(i) ? ([e[0], e[1], Buffer.concat([Buffer.from(e[2]), Buffer.from([1])])] as const) : e))
-          .filter((_, i) => !changes.includes(i + 1000) && !(changes.includes(i) && i % 2 === 1));
-        const a = build(range, depth, entries);
-        const b = build(range, depth, other);
-        const expected: number[] = [];
-        for (let i = 0; i < a.leaves; i++) if (a.digest(depth, i) !== b.digest(depth, i)) expected.push(i);
-        const found = await differingLeaves(a, (level, indices) => indices.map((i) => b.digest(level, i)));
-        expect(found.leaves).toEqual(expected);
-        // Asked: the root, then 16 children of each differing node, level by level.
-        if (expected.length === 0) expect(found.digests).toBe(1);
-        else expect(found.digests).toBeLessThanOrEqual(1 + 16 * depth * expected.length);
-      }),
+      fc.asyncProperty(
+        rangeWithEntries,
+        fc.integer({ min: 0, max: 3 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        async ({ range, entries }, depth, changes) => {
+          // The other replica: some entries changed, some missing.
+          const other = entries
+            .map((e, i) =>
+              changes.includes(i) ? ([e[0], e[1], Buffer.concat([Buffer.from(e[2]), Buffer.from([1])])] as const) : e,
+            )
+            .filter((_, i) => !changes.includes(i + 1000) && !(changes.includes(i) && i % 2 === 1));
+          const a = build(range, depth, entries);
+          const b = build(range, depth, other);
+          const expected: number[] = [];
+          for (let i = 0; i < a.leaves; i++) if (a.digest(depth, i) !== b.digest(depth, i)) expected.push(i);
+          const found = await differingLeaves(a, (level, indices) => indices.map((i) => b.digest(level, i)));
+          expect(found.leaves).toEqual(expected);
+          // Asked: the root, then 16 children of each differing node, level by level.
+          if (expected.length === 0) expect(found.digests).toBe(1);
+          else expect(found.digests).toBeLessThanOrEqual(1 + 16 * depth * expected.length);
+        },
+      ),
       { numRuns: 80 },
     );
   });

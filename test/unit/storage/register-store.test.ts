@@ -13,10 +13,17 @@ import { decodeRegister, encodeRegister, type Proposal } from '../../../src/stor
 
 const key = storedKey('locks', Buffer.from('leader'));
 const b = (n: number, by = 'n1') => ({ n, by });
-const p = (n: number, value: string | null, by = 'n1'): Proposal<Buffer> => ({ ballot: b(n, by), value: value === null ? null : Buffer.from(value), id: `req-${n}-${by}` });
+const p = (n: number, value: string | null, by = 'n1'): Proposal<Buffer> => ({
+  ballot: b(n, by),
+  value: value === null ? null : Buffer.from(value),
+  id: `req-${n}-${by}`,
+});
 
 async function code(promise: Promise<unknown>): Promise<string> {
-  const e = await promise.then(() => undefined, (x: unknown) => x);
+  const e = await promise.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   if (!(e instanceof KvError)) throw new Error(`expected a KvError, got ${String(e)}`);
   return e.code;
 }
@@ -25,7 +32,12 @@ describe('the register on one store', () => {
   it('promises, accepts and commits as the acceptor does, and keeps it across a restart', async () => {
     const engine = new MemoryEngine();
     let s = await Store.open({ engine });
-    expect(await s.paxosPrepare(key, b(5))).toEqual({ promised: true, accepted: undefined, committed: undefined, history: [] });
+    expect(await s.paxosPrepare(key, b(5))).toEqual({
+      promised: true,
+      accepted: undefined,
+      committed: undefined,
+      history: [],
+    });
     expect(await s.paxosPrepare(key, b(4))).toEqual({ promised: false, higher: b(5) });
     expect(await s.paxosPropose(key, p(4, 'old'))).toEqual({ accepted: false, higher: b(5) });
     expect(await s.paxosPropose(key, p(5, 'v'))).toEqual({ accepted: true });
@@ -37,31 +49,55 @@ describe('the register on one store', () => {
     expect(r).toMatchObject({ promised: true, committed: undefined });
     expect(r.promised && String(r.accepted?.value)).toBe('v');
     await s.paxosCommit(key, p(5, 'v'));
-    expect(decodeRegister((await s.getRecord(key))!).register).toEqual({ promised: b(6, 'n2'), accepted: undefined, committed: p(5, 'v'), history: [] });
+    expect(decodeRegister((await s.getRecord(key))!).register).toEqual({
+      promised: b(6, 'n2'),
+      accepted: undefined,
+      committed: p(5, 'v'),
+      history: [],
+    });
     // The commit it replaces is remembered (its link: ballot, id, base), across a restart too.
     await s.paxosCommit(key, { ...p(7, 'w'), base: p(5, 'v').id });
     await s.close();
     s = await Store.open({ engine });
-    expect(await s.paxosPrepare(key, b(8))).toMatchObject({ promised: true, committed: { id: 'req-7-n1', base: 'req-5-n1' }, history: [{ ballot: b(5), id: 'req-5-n1' }] });
+    expect(await s.paxosPrepare(key, b(8))).toMatchObject({
+      promised: true,
+      committed: { id: 'req-7-n1', base: 'req-5-n1' },
+      history: [{ ballot: b(5), id: 'req-5-n1' }],
+    });
     await s.close();
   });
 
-  it('merges replicas\' records by the join, on merge, mergeMany, ingest and hints; a second merge changes nothing', async () => {
-    const a = await Store.open({ engine: new MemoryEngine() }), c = await Store.open({ engine: new MemoryEngine() });
+  it("merges replicas' records by the join, on merge, mergeMany, ingest and hints; a second merge changes nothing", async () => {
+    const a = await Store.open({ engine: new MemoryEngine() }),
+      c = await Store.open({ engine: new MemoryEngine() });
     await a.paxosPrepare(key, b(3));
     await a.paxosPropose(key, p(3, 'x'));
     await c.paxosCommit(key, p(1, 'u'));
     await c.paxosCommit(key, p(2, 'w'));
-    const ra = (await a.getRecord(key))!, rc = (await c.getRecord(key))!;
-    const want = { promised: b(3), accepted: p(3, 'x'), committed: p(2, 'w'), history: [{ ballot: b(1), id: 'req-1-n1' }] };
+    const ra = (await a.getRecord(key))!,
+      rc = (await c.getRecord(key))!;
+    const want = {
+      promised: b(3),
+      accepted: p(3, 'x'),
+      committed: p(2, 'w'),
+      history: [{ ballot: b(1), id: 'req-1-n1' }],
+    };
     for (const via of ['merge', 'mergeMany', 'ingest'] as const) {
       const s = await Store.open({ engine: new MemoryEngine() });
       if (via === 'merge') {
         expect((await s.merge(key, ra)).changed).toBe(true);
         expect((await s.merge(key, rc)).changed).toBe(true);
         expect((await s.merge(key, rc)).changed).toBe(false);
-      } else if (via === 'mergeMany') await s.mergeMany([{ key, record: ra }, { key, record: rc }]);
-      else await s.ingest([{ key, record: ra }, { key, record: rc }]);
+      } else if (via === 'mergeMany')
+        await s.mergeMany([
+          { key, record: ra },
+          { key, record: rc },
+        ]);
+      else
+        await s.ingest([
+          { key, record: ra },
+          { key, record: rc },
+        ]);
       expect(decodeRegister((await s.getRecord(key))!).register, via).toEqual(want);
       await s.close();
     }
@@ -73,7 +109,8 @@ describe('the register on one store', () => {
   });
 
   it('hashes equal states alike for anti-entropy, whatever path made them', async () => {
-    const x = await Store.open({ engine: new MemoryEngine() }), y = await Store.open({ engine: new MemoryEngine() });
+    const x = await Store.open({ engine: new MemoryEngine() }),
+      y = await Store.open({ engine: new MemoryEngine() });
     await x.paxosPrepare(key, b(2));
     await x.paxosCommit(key, p(2, 'v'));
     await y.merge(key, (await x.getRecord(key))!);
@@ -84,7 +121,8 @@ describe('the register on one store', () => {
 
   it('refuses a register met by versions or a counter, and they by a register, writing nothing', async () => {
     const s = await Store.open({ engine: new MemoryEngine() });
-    const plain = storedKey('locks', Buffer.from('plain')), counted = storedKey('locks', Buffer.from('counted'));
+    const plain = storedKey('locks', Buffer.from('plain')),
+      counted = storedKey('locks', Buffer.from('counted'));
     await s.put(plain, Buffer.from('v'));
     await s.counterUpdate(counted, 1);
     await s.paxosCommit(key, p(1, 'v'));
@@ -93,7 +131,11 @@ describe('the register on one store', () => {
     expect(await code(s.put(key, Buffer.from('x')))).toBe('KV_WRONG_TYPE');
     expect(await code(s.get(key))).toBe('KV_WRONG_TYPE');
     expect(await code(s.counterUpdate(key, 1))).toBe('KV_WRONG_TYPE');
-    expect(await code(s.merge(plain, encodeRegister({ promised: b(1), accepted: undefined, committed: p(1, 'v'), history: [] })))).toBe('KV_WRONG_TYPE');
+    expect(
+      await code(
+        s.merge(plain, encodeRegister({ promised: b(1), accepted: undefined, committed: p(1, 'v'), history: [] })),
+      ),
+    ).toBe('KV_WRONG_TYPE');
     expect(await code(s.merge(key, (await s.getRecord(plain))!))).toBe('KV_WRONG_TYPE');
     const registerRecord = (await s.getRecord(key))!;
     await s.hints.add('n9', key, (await s.getRecord(plain))!);

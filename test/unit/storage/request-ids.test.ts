@@ -73,8 +73,13 @@ describe('request ids', () => {
 
   it('refuses an empty request id or one over 64 bytes with KV_BAD_REQUEST_ID, writing nothing', async () => {
     const s = await open();
-    await expect(s.put('k', Buffer.from('v'), undefined, { requestId: Buffer.alloc(0) })).rejects.toMatchObject({ code: 'KV_BAD_REQUEST_ID', message: expect.stringMatching(/1 to 64 bytes, got 0 bytes/) });
-    await expect(s.delete('k', undefined, { requestId: Buffer.alloc(65) })).rejects.toMatchObject({ code: 'KV_BAD_REQUEST_ID' });
+    await expect(s.put('k', Buffer.from('v'), undefined, { requestId: Buffer.alloc(0) })).rejects.toMatchObject({
+      code: 'KV_BAD_REQUEST_ID',
+      message: expect.stringMatching(/1 to 64 bytes, got 0 bytes/),
+    });
+    await expect(s.delete('k', undefined, { requestId: Buffer.alloc(65) })).rejects.toMatchObject({
+      code: 'KV_BAD_REQUEST_ID',
+    });
     expect(await s.getRecord('k')).toBeUndefined();
     await s.close();
   });

@@ -7,7 +7,15 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { DataTypeError, storedKey, subKey } from '../../../src/buckets/index.js';
-import { KvError, MAX_RANGE_KEYS, MAX_SUB_OPS, MemoryEngine, PRESENT, Store, resolvePage } from '../../../src/storage/index.js';
+import {
+  KvError,
+  MAX_RANGE_KEYS,
+  MAX_SUB_OPS,
+  MemoryEngine,
+  PRESENT,
+  Store,
+  resolvePage,
+} from '../../../src/storage/index.js';
 import type { Engine, StoreOptions, SubOp } from '../../../src/storage/index.js';
 import { decodeRecord } from '../../../src/storage/codec.js';
 import { dataKey, tokenHalves } from '../../../src/storage/keys.js';
@@ -48,7 +56,8 @@ for (const makeKind of ENGINE_KINDS) {
   const kind = makeKind();
   describe(`sets on ${kind.name}`, () => {
     afterAll(() => kind.cleanup());
-    const open = (o: Omit<StoreOptions, 'engine' | 'path'> = {}, engine: Engine = kind.make()) => Store.open({ engine, ...o });
+    const open = (o: Omit<StoreOptions, 'engine' | 'path'> = {}, engine: Engine = kind.make()) =>
+      Store.open({ engine, ...o });
 
     it('adds elements as sub-key records of one live PRESENT sibling, and removes them with their context', async () => {
       const s = await open();
@@ -77,7 +86,8 @@ for (const makeKind of ENGINE_KINDS) {
     });
 
     it('add wins: a remove on one replica does not cover an add it never saw', async () => {
-      const a = await open(), b = await open();
+      const a = await open(),
+        b = await open();
       const first = await a.writeMany(parent, [add('e')]);
       await b.merge(el('e'), first.writes[0]!.record);
       const seen = await b.get(el('e'));
@@ -91,7 +101,8 @@ for (const makeKind of ENGINE_KINDS) {
     });
 
     it('observed remove: a remove issued where the add has not arrived still supersedes it when it does', async () => {
-      const a = await open(), b = await open();
+      const a = await open(),
+        b = await open();
       const added = await a.writeMany(parent, [add('e')]);
       const seen = await a.get(el('e')); // the reader read a
       const removed = await b.writeMany(parent, [remove('e', seen.context)]); // b never held e
@@ -131,22 +142,113 @@ for (const makeKind of ENGINE_KINDS) {
       const ctx = (await s.get(el('y'))).context;
       const cases: Array<[string, () => Promise<unknown>, string, RegExp]> = [
         ['no op', () => s.writeMany(parent, []), 'DT_BAD_OP', /1 to 1000 ops, got 0/],
-        ['too many ops', () => s.writeMany(parent, Array.from({ length: MAX_SUB_OPS + 1 }, (_, i) => add(`e${i}`))), 'DT_BAD_OP', /got 1001; split/],
-        ['one element twice', () => s.writeMany(parent, [add('a'), add('b'), add('a')]), 'DT_BAD_OP', /op 2 names the same element or field as op 0/],
-        ['a register path', () => s.writeMany(parent, [{ op: 'add', path: { fields: [{ name: 'r', type: 'register' }] } }]), 'DT_BAD_OP', /add applies to a set element or a flag field \(enable\), not a register field/],
-        ['an unknown op', () => s.writeMany(parent, [{ op: 'toggle', path: { element: 'a' } } as unknown as SubOp]), 'DT_BAD_OP', /unknown op "toggle"; use add, remove, assign, increment/],
-        ['a remove without context', () => s.writeMany(parent, [add('a'), remove('b', Buffer.alloc(0))]), 'DT_NO_CONTEXT', /op 1: a remove needs the context/],
-        ["another element's context", () => s.writeMany(parent, [remove('x', ctx)]), 'KV_BAD_CONTEXT', /op 0: .*read from a different key/],
-        ['a default-bucket parent', () => s.writeMany(Buffer.from('plain'), [add('a')]), 'DT_BAD_PARENT', /named buckets/],
+        [
+          'too many ops',
+          () =>
+            s.writeMany(
+              parent,
+              Array.from({ length: MAX_SUB_OPS + 1 }, (_, i) => add(`e${i}`)),
+            ),
+          'DT_BAD_OP',
+          /got 1001; split/,
+        ],
+        [
+          'one element twice',
+          () => s.writeMany(parent, [add('a'), add('b'), add('a')]),
+          'DT_BAD_OP',
+          /op 2 names the same element or field as op 0/,
+        ],
+        [
+          'a register path',
+          () => s.writeMany(parent, [{ op: 'add', path: { fields: [{ name: 'r', type: 'register' }] } }]),
+          'DT_BAD_OP',
+          /add applies to a set element or a flag field \(enable\), not a register field/,
+        ],
+        [
+          'an unknown op',
+          () => s.writeMany(parent, [{ op: 'toggle', path: { element: 'a' } } as unknown as SubOp]),
+          'DT_BAD_OP',
+          /unknown op "toggle"; use add, remove, assign, increment/,
+        ],
+        [
+          'a remove without context',
+          () => s.writeMany(parent, [add('a'), remove('b', Buffer.alloc(0))]),
+          'DT_NO_CONTEXT',
+          /op 1: a remove needs the context/,
+        ],
+        [
+          "another element's context",
+          () => s.writeMany(parent, [remove('x', ctx)]),
+          'KV_BAD_CONTEXT',
+          /op 0: .*read from a different key/,
+        ],
+        [
+          'a default-bucket parent',
+          () => s.writeMany(Buffer.from('plain'), [add('a')]),
+          'DT_BAD_PARENT',
+          /named buckets/,
+        ],
         ['an empty element', () => s.writeMany(parent, [add('')]), 'DT_ELEMENT_EMPTY', /at least one byte/],
-        ['an element too large', () => s.writeMany(parent, [add('e'.repeat(1025))]), 'DT_ELEMENT_TOO_LARGE', /1025 bytes/],
-        ['a bad request id', () => s.writeMany(parent, [add('a')], { requestId: Buffer.alloc(0) }), 'KV_BAD_REQUEST_ID', /1 to 64 bytes/],
-        ['a counter at a sub-key', () => s.writeMany(parent, [add('a'), add('counted')]), 'KV_WRONG_TYPE', /holds a counter, and an add op/],
-        ['an assign to a counter field', () => s.writeMany(parent, [{ op: 'assign', path: { fields: [{ name: 'n', type: 'counter' }] }, value: Buffer.from('v') }]), 'DT_BAD_OP', /assign applies to a register field, not a counter field/],
-        ['an increment of a register', () => s.writeMany(parent, [{ op: 'increment', path: { fields: [{ name: 'r', type: 'register' }] }, amount: 1 }]), 'DT_BAD_OP', /increment applies to a counter field/],
-        ['an increment of 0', () => s.writeMany(parent, [{ op: 'increment', path: { fields: [{ name: 'n', type: 'counter' }] }, amount: 0 }]), 'KV_BAD_AMOUNT', /nonzero/],
-        ['a register value too large', () => s.writeMany(parent, [{ op: 'assign', path: { fields: [{ name: 'r', type: 'register' }] }, value: Buffer.alloc(65) }]), 'KV_VALUE_TOO_LARGE', /65 bytes is over the limit of 64/],
-        ['an increment of versions', () => s.writeMany(parent, [add('a'), { op: 'increment', path: { fields: [{ name: 'v', type: 'counter' }] }, amount: 1 }]), 'KV_WRONG_TYPE', /holds versions .*, and a counter field increment/],
+        [
+          'an element too large',
+          () => s.writeMany(parent, [add('e'.repeat(1025))]),
+          'DT_ELEMENT_TOO_LARGE',
+          /1025 bytes/,
+        ],
+        [
+          'a bad request id',
+          () => s.writeMany(parent, [add('a')], { requestId: Buffer.alloc(0) }),
+          'KV_BAD_REQUEST_ID',
+          /1 to 64 bytes/,
+        ],
+        [
+          'a counter at a sub-key',
+          () => s.writeMany(parent, [add('a'), add('counted')]),
+          'KV_WRONG_TYPE',
+          /holds a counter, and an add op/,
+        ],
+        [
+          'an assign to a counter field',
+          () =>
+            s.writeMany(parent, [
+              { op: 'assign', path: { fields: [{ name: 'n', type: 'counter' }] }, value: Buffer.from('v') },
+            ]),
+          'DT_BAD_OP',
+          /assign applies to a register field, not a counter field/,
+        ],
+        [
+          'an increment of a register',
+          () =>
+            s.writeMany(parent, [{ op: 'increment', path: { fields: [{ name: 'r', type: 'register' }] }, amount: 1 }]),
+          'DT_BAD_OP',
+          /increment applies to a counter field/,
+        ],
+        [
+          'an increment of 0',
+          () =>
+            s.writeMany(parent, [{ op: 'increment', path: { fields: [{ name: 'n', type: 'counter' }] }, amount: 0 }]),
+          'KV_BAD_AMOUNT',
+          /nonzero/,
+        ],
+        [
+          'a register value too large',
+          () =>
+            s.writeMany(parent, [
+              { op: 'assign', path: { fields: [{ name: 'r', type: 'register' }] }, value: Buffer.alloc(65) },
+            ]),
+          'KV_VALUE_TOO_LARGE',
+          /65 bytes is over the limit of 64/,
+        ],
+        [
+          'an increment of versions',
+          () =>
+            s.writeMany(parent, [
+              add('a'),
+              { op: 'increment', path: { fields: [{ name: 'v', type: 'counter' }] }, amount: 1 },
+            ]),
+          'KV_WRONG_TYPE',
+          /holds versions .*, and a counter field increment/,
+        ],
       ];
       for (const [what, p, code, message] of cases) {
         const r = await refusal(p());
@@ -161,12 +263,24 @@ for (const makeKind of ENGINE_KINDS) {
     it('writes one engine batch per call, whatever its size, and takes its locks in key order', async () => {
       let batches = 0;
       const inner = kind.make();
-      const s = await open({}, wrapEngine(inner, { write: (ops, sync) => ((batches += ops.some((o) => o.key[0] === 0x64) ? 1 : 0), inner.write(ops, sync)) }));
-      await s.writeMany(parent, Array.from({ length: 50 }, (_, i) => add(`e${i}`)));
+      const s = await open(
+        {},
+        wrapEngine(inner, {
+          write: (ops, sync) => ((batches += ops.some((o) => o.key[0] === 0x64) ? 1 : 0), inner.write(ops, sync)),
+        }),
+      );
+      await s.writeMany(
+        parent,
+        Array.from({ length: 50 }, (_, i) => add(`e${i}`)),
+      );
       expect(batches).toBe(1);
       // Two calls naming the same elements in opposite orders, many times at once: no deadlock, every add lands.
       const names = Array.from({ length: 20 }, (_, i) => `k${i}`);
-      await Promise.all(Array.from({ length: 10 }, (_, i) => s.writeMany(parent, (i % 2 === 0 ? names : [...names].reverse()).map(add))));
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          s.writeMany(parent, (i % 2 === 0 ? names : [...names].reverse()).map(add)),
+        ),
+      );
       for (const n of names) expect(await present(s, n)).toBe(true);
       await s.close();
     });
@@ -178,7 +292,8 @@ for (const makeKind of ENGINE_KINDS) {
       await s.writeMany(other, [add('z')]);
       await s.put(parent, Buffer.from('the parent key itself'));
       const seen: string[] = [];
-      let after: Buffer | undefined, pages = 0;
+      let after: Buffer | undefined,
+        pages = 0;
       do {
         const page = await s.readRange(parent, after, 10);
         seen.push(...page.records.map((r) => r.key.subarray(-3).toString()));
@@ -188,8 +303,14 @@ for (const makeKind of ENGINE_KINDS) {
       } while (after !== undefined);
       expect(seen).toEqual(names);
       expect(pages).toBe(3);
-      expect((await s.readRange(other, undefined, 10)).records.map((r) => r.key.subarray(-1).toString())).toEqual(['z']);
-      expect(await s.readRange(storedKey('tags', Buffer.from('empty')), undefined, 10)).toEqual({ records: [], corrupt: [], next: undefined });
+      expect((await s.readRange(other, undefined, 10)).records.map((r) => r.key.subarray(-1).toString())).toEqual([
+        'z',
+      ]);
+      expect(await s.readRange(storedKey('tags', Buffer.from('empty')), undefined, 10)).toEqual({
+        records: [],
+        corrupt: [],
+        next: undefined,
+      });
       // A page that ends exactly at the span's end says so.
       expect((await s.readRange(parent, undefined, 25)).next).toBeUndefined();
       expect((await s.readRange(parent, undefined, 24)).next).toBeDefined();
@@ -198,8 +319,12 @@ for (const makeKind of ENGINE_KINDS) {
 
     it('refuses a bad page request with its code', async () => {
       const s = await open();
-      for (const limit of [0, MAX_RANGE_KEYS + 1, 1.5]) expect((await refusal(s.readRange(parent, undefined, limit))).code).toBe('KV_BAD_OPTION');
-      expect(await refusal(s.readRange(parent, subKey(other, { element: 'z' }), 10))).toMatchObject({ code: 'KV_BAD_OPTION', message: expect.stringMatching(/no sub-key of this parent/) as string });
+      for (const limit of [0, MAX_RANGE_KEYS + 1, 1.5])
+        expect((await refusal(s.readRange(parent, undefined, limit))).code).toBe('KV_BAD_OPTION');
+      expect(await refusal(s.readRange(parent, subKey(other, { element: 'z' }), 10))).toMatchObject({
+        code: 'KV_BAD_OPTION',
+        message: expect.stringMatching(/no sub-key of this parent/) as string,
+      });
       expect((await refusal(s.readRange(Buffer.from('plain'), undefined, 10))).code).toBe('DT_BAD_PARENT');
       await s.close();
     });
@@ -214,7 +339,9 @@ for (const makeKind of ENGINE_KINDS) {
       expect(page.records.map((r) => r.key.subarray(-1).toString())).toEqual(['a']);
       expect(page.corrupt.map((key) => key.equals(k))).toEqual([true]);
       expect(page.next!.equals(k)).toBe(true);
-      expect((await s.readRange(parent, page.next, 2)).records.map((r) => r.key.subarray(-1).toString())).toEqual(['c']);
+      expect((await s.readRange(parent, page.next, 2)).records.map((r) => r.key.subarray(-1).toString())).toEqual([
+        'c',
+      ]);
       await s.close();
     });
 
@@ -236,7 +363,10 @@ for (const makeKind of ENGINE_KINDS) {
       const s = await open();
       const flag = { fields: [{ name: 'on', type: 'flag' as const }] };
       const inSetField = { fields: [{ name: 'tags', type: 'set' as const }], element: 'red' };
-      await s.writeMany(parent, [{ op: 'add', path: flag }, { op: 'add', path: inSetField }]);
+      await s.writeMany(parent, [
+        { op: 'add', path: flag },
+        { op: 'add', path: inSetField },
+      ]);
       const ctx = (await s.get(subKey(parent, flag))).context;
       await s.writeMany(parent, [{ op: 'remove', path: flag, context: ctx }]);
       expect((await s.get(subKey(parent, flag))).deleted).toBe(true);
@@ -248,7 +378,8 @@ for (const makeKind of ENGINE_KINDS) {
 
 describe('set sub-keys on a memory engine', () => {
   it('are ingested and merged as any record (a sub-key is a record)', async () => {
-    const a = await Store.open({ engine: new MemoryEngine() }), b = await Store.open({ engine: new MemoryEngine() });
+    const a = await Store.open({ engine: new MemoryEngine() }),
+      b = await Store.open({ engine: new MemoryEngine() });
     const r = await a.writeMany(parent, [add('x')]);
     expect(await b.ingest([{ key: r.writes[0]!.key, record: r.writes[0]!.record }])).toEqual({ copied: 1, merged: 0 });
     expect(await present(b, 'x')).toBe(true);
@@ -267,10 +398,15 @@ describe('resolvePage', () => {
     const added = await a.writeMany(parent, all.map(add));
     // b holds every element but e1; c only e0 and e5, and a removal of e3 that a has not seen.
     for (const w of added.writes) if (!w.key.equals(el('e1'))) await b.merge(w.key, w.record);
-    for (const w of added.writes) if (w.key.equals(el('e0')) || w.key.equals(el('e5')) || w.key.equals(el('e3'))) await c.merge(w.key, w.record);
+    for (const w of added.writes)
+      if (w.key.equals(el('e0')) || w.key.equals(el('e5')) || w.key.equals(el('e3'))) await c.merge(w.key, w.record);
     await c.writeMany(parent, [remove('e3', (await c.get(el('e3'))).context)]);
     // a and b stop after 3 sub-keys (e2 and e3: the least is e2), c reads to its end.
-    const pages = [await a.readRange(parent, undefined, 3), await b.readRange(parent, undefined, 3), await c.readRange(parent, undefined, 3)];
+    const pages = [
+      await a.readRange(parent, undefined, 3),
+      await b.readRange(parent, undefined, 3),
+      await c.readRange(parent, undefined, 3),
+    ];
     const page = resolvePage(pages);
     expect(names(page.entries.map((e) => e.key))).toEqual(['e0', 'e1', 'e2']);
     expect(page.next!.equals(el('e2'))).toBe(true);
@@ -284,7 +420,11 @@ describe('resolvePage', () => {
       expect(await present(a, 'e1')).toBe(false);
     }
     // The next page starts after e2 and ends where every reply ends: e3 removed (c's tombstone joined), e4, e5.
-    const rest = resolvePage([await a.readRange(parent, page.next, 3), await b.readRange(parent, page.next, 3), await c.readRange(parent, page.next, 3)]);
+    const rest = resolvePage([
+      await a.readRange(parent, page.next, 3),
+      await b.readRange(parent, page.next, 3),
+      await c.readRange(parent, page.next, 3),
+    ]);
     expect(names(rest.entries.map((e) => e.key))).toEqual(['e3', 'e4', 'e5']);
     expect(rest.next).toBeUndefined();
     expect(rest.entries.map((e) => (e.kind === 'versions' ? e.read.found : undefined))).toEqual([false, true, true]);
@@ -304,9 +444,12 @@ describe('resolvePage', () => {
     await b.writeMany(parent, [add('x')]);
     const wrong = (await b.readRange(parent, undefined, 10)).records.find((r) => r.key.equals(el('x')))!;
     const counterRecord = (await a.readRange(parent, undefined, 10)).records[0]!.record;
-    expect(() => resolvePage([{ records: [{ key: el('x'), record: counterRecord }], next: undefined }, { records: [wrong], next: undefined }])).toThrow(
-      expect.objectContaining({ code: 'KV_WRONG_TYPE' }) as Error,
-    );
+    expect(() =>
+      resolvePage([
+        { records: [{ key: el('x'), record: counterRecord }], next: undefined },
+        { records: [wrong], next: undefined },
+      ]),
+    ).toThrow(expect.objectContaining({ code: 'KV_WRONG_TYPE' }) as Error);
     expect(resolvePage([{ records: [], next: undefined }])).toEqual({ entries: [], next: undefined });
     for (const s of [a, b]) await s.close();
   });

@@ -14,7 +14,16 @@ import type { RecordSkim, StoredRecord } from '../../../src/storage/codec.js';
 import { isDeleted, nextExpiry } from '../../../src/storage/versions.js';
 import { recordArb } from '../../../testkit/record-arb.js';
 
-const out: RecordSkim = { format: 0, versionsStart: 0, versionsEnd: 0, actors: 0, siblings: 0, retired: 0, deleted: false, nextExpiry: undefined };
+const out: RecordSkim = {
+  format: 0,
+  versionsStart: 0,
+  versionsEnd: 0,
+  actors: 0,
+  siblings: 0,
+  retired: 0,
+  deleted: false,
+  nextExpiry: undefined,
+};
 
 function decoded(bytes: Buffer): StoredRecord | undefined {
   try {
@@ -62,7 +71,12 @@ describe('skimRecord', () => {
   });
 
   it('never accepts what decodeRecord refuses: records with bytes flipped, cut, inserted (checksum fixed, so the walk is what is tested)', () => {
-    const damage = fc.record({ at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }), how: fc.constantFrom('flip', 'cut', 'insert', 'drop'), fixCrc: fc.boolean() });
+    const damage = fc.record({
+      at: fc.nat(),
+      byte: fc.integer({ min: 0, max: 255 }),
+      how: fc.constantFrom('flip', 'cut', 'insert', 'drop'),
+      fixCrc: fc.boolean(),
+    });
     fc.assert(
       fc.property(recordArb, fc.array(damage, { minLength: 1, maxLength: 3 }), (rec, hits) => {
         let b = Buffer.from(encodeRecord(rec));
@@ -70,9 +84,10 @@ describe('skimRecord', () => {
           const body = b.subarray(0, Math.max(0, b.length - 4));
           const at = body.length === 0 ? 0 : h.at % body.length;
           let next: Buffer;
-          if (h.how === 'flip') (next = Buffer.from(body)), (next[at] = h.byte);
+          if (h.how === 'flip') ((next = Buffer.from(body)), (next[at] = h.byte));
           else if (h.how === 'cut') next = body.subarray(0, at);
-          else if (h.how === 'insert') next = Buffer.concat([body.subarray(0, at), Buffer.from([h.byte]), body.subarray(at)]);
+          else if (h.how === 'insert')
+            next = Buffer.concat([body.subarray(0, at), Buffer.from([h.byte]), body.subarray(at)]);
           else next = Buffer.concat([body.subarray(0, at), body.subarray(at + 1)]);
           const crc = Buffer.alloc(4);
           crc.writeUInt32BE(h.fixCrc ? crc32Of(next) : (b.readUInt32BE(b.length - 4) ^ 1) >>> 0);
@@ -98,18 +113,31 @@ describe('skimRecord', () => {
   });
 
   describe('refuses, as the decoder does, each rule broken on its own (records written byte by byte)', () => {
-    const A = 'A'.repeat(16), B = 'B'.repeat(16);
-    const I1 = 'id-00001', I2 = 'id-00002';
+    const A = 'A'.repeat(16),
+      B = 'B'.repeat(16);
+    const I1 = 'id-00001',
+      I2 = 'id-00002';
     type Sib = { ai: number; c: number; value?: string; ref?: number; extras?: number; exp?: number; at?: number };
-    interface Parts { format?: number; flags?: number; header?: number[]; actors?: [string, number][]; ids?: string[]; retired?: [string, number][]; siblings?: Sib[]; tail?: number[] }
+    interface Parts {
+      format?: number;
+      flags?: number;
+      header?: number[];
+      actors?: [string, number][];
+      ids?: string[];
+      retired?: [string, number][];
+      siblings?: Sib[];
+      tail?: number[];
+    }
     const varint = (n: number): number[] => {
       const out: number[] = [];
-      while (n >= 0x80) out.push((n % 0x80) | 0x80), (n = Math.floor(n / 0x80));
+      while (n >= 0x80) (out.push((n % 0x80) | 0x80), (n = Math.floor(n / 0x80)));
       out.push(n);
       return out;
     };
     function build(p: Parts): Buffer {
-      const format = p.format ?? 1, withIds = format >= 2, withExtras = format === 3;
+      const format = p.format ?? 1,
+        withIds = format >= 2,
+        withExtras = format === 3;
       const b: number[] = [format, p.flags ?? 0, ...(p.header ?? [])];
       const actors = p.actors ?? [[A, 2]];
       b.push(...varint(actors.length));
@@ -144,7 +172,13 @@ describe('skimRecord', () => {
     }
 
     it('accepts the well-formed records the cases start from', () => {
-      for (const p of [{}, { format: 2, ids: [I1], siblings: [{ ai: 0, c: 1, value: 'x', ref: 1 }] }, { format: 2, retired: [[I1, 5]] as [string, number][] }, { format: 3, siblings: [{ ai: 0, c: 1, value: 'x', exp: 9 }] }, { flags: 3, header: [7, 9] }]) {
+      for (const p of [
+        {},
+        { format: 2, ids: [I1], siblings: [{ ai: 0, c: 1, value: 'x', ref: 1 }] },
+        { format: 2, retired: [[I1, 5]] as [string, number][] },
+        { format: 3, siblings: [{ ai: 0, c: 1, value: 'x', exp: 9 }] },
+        { flags: 3, header: [7, 9] },
+      ]) {
         const bytes = build(p);
         expect(() => decodeRecord(bytes)).not.toThrow();
         expect(skimRecord(bytes, out)).toBe(true);
@@ -154,21 +188,80 @@ describe('skimRecord', () => {
 
     const cases: [string, Parts][] = [
       ['unknown flags', { flags: 4 }],
-      ['clock actors out of order', { actors: [[B, 1], [A, 1]], siblings: [] }],
-      ['the same actor twice', { actors: [[A, 1], [A, 2]], siblings: [] }],
+      [
+        'clock actors out of order',
+        {
+          actors: [
+            [B, 1],
+            [A, 1],
+          ],
+          siblings: [],
+        },
+      ],
+      [
+        'the same actor twice',
+        {
+          actors: [
+            [A, 1],
+            [A, 2],
+          ],
+          siblings: [],
+        },
+      ],
       ['a zero counter in the clock', { actors: [[A, 0]], siblings: [] }],
       ['a sibling naming an actor the clock lacks', { siblings: [{ ai: 1, c: 1, value: 'x' }] }],
       ['a sibling counter of 0', { siblings: [{ ai: 0, c: 0, value: 'x' }] }],
       ['a sibling dot past the clock', { siblings: [{ ai: 0, c: 3, value: 'x' }] }],
-      ['siblings out of order', { siblings: [{ ai: 0, c: 2, value: 'x' }, { ai: 0, c: 1, value: 'y' }] }],
-      ['the same dot twice', { siblings: [{ ai: 0, c: 1, value: 'x' }, { ai: 0, c: 1, value: 'x' }] }],
+      [
+        'siblings out of order',
+        {
+          siblings: [
+            { ai: 0, c: 2, value: 'x' },
+            { ai: 0, c: 1, value: 'y' },
+          ],
+        },
+      ],
+      [
+        'the same dot twice',
+        {
+          siblings: [
+            { ai: 0, c: 1, value: 'x' },
+            { ai: 0, c: 1, value: 'x' },
+          ],
+        },
+      ],
       ['an unknown sibling kind', { siblings: [{ ai: 0, c: 1 }] }],
       ['a value longer than the record', { siblings: [{ ai: 0, c: 1, value: 'x' }] }],
-      ['write ids out of order', { format: 2, ids: [I2, I1], siblings: [{ ai: 0, c: 1, value: 'x', ref: 1 }, { ai: 0, c: 2, value: 'y', ref: 2 }] }],
+      [
+        'write ids out of order',
+        {
+          format: 2,
+          ids: [I2, I1],
+          siblings: [
+            { ai: 0, c: 1, value: 'x', ref: 1 },
+            { ai: 0, c: 2, value: 'y', ref: 2 },
+          ],
+        },
+      ],
       ['a write id no sibling holds', { format: 2, ids: [I1, I2], siblings: [{ ai: 0, c: 1, value: 'x', ref: 1 }] }],
-      ['a sibling naming a write id past the list', { format: 2, ids: [I1], siblings: [{ ai: 0, c: 1, value: 'x', ref: 2 }] }],
-      ['retired ids out of order', { format: 2, retired: [[I2, 1], [I1, 1]] }],
-      ['a write id both live and retired', { format: 2, ids: [I1], retired: [[I1, 1]], siblings: [{ ai: 0, c: 1, value: 'x', ref: 1 }] }],
+      [
+        'a sibling naming a write id past the list',
+        { format: 2, ids: [I1], siblings: [{ ai: 0, c: 1, value: 'x', ref: 2 }] },
+      ],
+      [
+        'retired ids out of order',
+        {
+          format: 2,
+          retired: [
+            [I2, 1],
+            [I1, 1],
+          ],
+        },
+      ],
+      [
+        'a write id both live and retired',
+        { format: 2, ids: [I1], retired: [[I1, 1]], siblings: [{ ai: 0, c: 1, value: 'x', ref: 1 }] },
+      ],
       ['a version 2 record without ids', { format: 2 }],
       ['a version 3 record without extras', { format: 3 }],
       ['unknown sibling extras', { format: 3, siblings: [{ ai: 0, c: 1, value: 'x', extras: 4 }] }],
@@ -195,7 +288,14 @@ describe('skimRecord', () => {
   });
 
   it('refuses a non-minimal varint the decoder accepts (not canonical: the record is decoded and re-encoded instead)', () => {
-    const rec = encodeRecord({ versions: { clock: new Map([['A'.repeat(16), 1]]), siblings: [{ actor: 'A'.repeat(16), counter: 1, value: Buffer.from('x') }] }, ownerEpoch: undefined, deletedAt: undefined });
+    const rec = encodeRecord({
+      versions: {
+        clock: new Map([['A'.repeat(16), 1]]),
+        siblings: [{ actor: 'A'.repeat(16), counter: 1, value: Buffer.from('x') }],
+      },
+      ownerEpoch: undefined,
+      deletedAt: undefined,
+    });
     // The sibling's counter 1 as 0x81 0x00.
     const body = rec.subarray(0, rec.length - 4);
     const at = 2 + 1 + 16 + 1 + 1 + 1; // header, n actors, actor, its counter, n siblings, actor index

@@ -45,7 +45,10 @@ for (const makeKind of ENGINE_KINDS) {
   describe(`store on ${kind.name}`, () => {
     afterAll(() => kind.cleanup());
 
-    async function open(options: Omit<StoreOptions, 'engine' | 'path'> = {}, engine: Engine = kind.make()): Promise<Store> {
+    async function open(
+      options: Omit<StoreOptions, 'engine' | 'path'> = {},
+      engine: Engine = kind.make(),
+    ): Promise<Store> {
       return Store.open({ engine, ...options });
     }
 
@@ -167,7 +170,8 @@ for (const makeKind of ENGINE_KINDS) {
         await a.delete('k', (await a.get('k')).context);
         clock.advance(9 * DAY);
         expect(await a.purgeTombstones()).toEqual({ purged: 0, unconfirmed: 0 });
-        for await (const batch of b.ranges.scan({ start: 0n, end: 0n })) for (const e of batch.entries) await a.merge(e.key, e.record);
+        for await (const batch of b.ranges.scan({ start: 0n, end: 0n }))
+          for (const e of batch.entries) await a.merge(e.key, e.record);
         expect(await a.get('k')).toMatchObject({ values: [], deleted: true });
         await a.close();
         await b.close();
@@ -351,7 +355,10 @@ for (const makeKind of ENGINE_KINDS) {
         await rejects(s.merge('k', big.record), 'KV_RECORD_TOO_LARGE');
         await s.put('k', Buffer.alloc(1000, 5), r.context); // resolving always fits
         expect((await s.get('k')).values).toHaveLength(1);
-        await rejects(Store.open({ engine: kind.make(), limits: { maxValueBytes: 10_000, maxRecordBytes: 10_500 } }), 'KV_BAD_OPTION');
+        await rejects(
+          Store.open({ engine: kind.make(), limits: { maxValueBytes: 10_000, maxRecordBytes: 10_500 } }),
+          'KV_BAD_OPTION',
+        );
         await s.close();
         await other.close();
       });
@@ -360,7 +367,8 @@ for (const makeKind of ENGINE_KINDS) {
         const inner = kind.make();
         let failing = false;
         const flaky = wrapEngine(inner, {
-          write: (ops, sync) => (failing ? Promise.reject(new Error('No space left on device')) : inner.write(ops, sync)),
+          write: (ops, sync) =>
+            failing ? Promise.reject(new Error('No space left on device')) : inner.write(ops, sync),
         });
         const s = await open({}, flaky);
         const w = await s.put('k', v('kept'));
@@ -475,7 +483,11 @@ for (const makeKind of ENGINE_KINDS) {
         const keys = await fill(s, 300);
         const t = keys.map((k) => k.token);
         const inRange = (start: bigint, end: bigint) =>
-          keys.filter(({ token }) => (start < end ? token > start && token <= end : start === end || token > start || token <= end)).map((k) => k.key);
+          keys
+            .filter(({ token }) =>
+              start < end ? token > start && token <= end : start === end || token > start || token <= end,
+            )
+            .map((k) => k.key);
         expect(await scanKeys(s, { start: t[99]!, end: t[199]! })).toEqual(inRange(t[99]!, t[199]!));
         expect(await scanKeys(s, { start: t[99]!, end: t[199]! })).toHaveLength(100);
         const wrapped = await scanKeys(s, { start: t[249]!, end: t[49]! });
@@ -490,7 +502,8 @@ for (const makeKind of ENGINE_KINDS) {
         const s = await open();
         await fill(s, 50);
         await s.put('big', Buffer.alloc(10_000, 7));
-        const sizes: number[] = [], bytes: number[] = [];
+        const sizes: number[] = [],
+          bytes: number[] = [];
         for await (const b of s.ranges.scan({ start: 0n, end: 0n }, { batchCount: 7, batchBytes: 2_000 })) {
           sizes.push(b.entries.length);
           bytes.push(b.entries.reduce((n, e) => n + e.key.length + 9 + e.record.length, 0));
@@ -510,7 +523,8 @@ for (const makeKind of ENGINE_KINDS) {
         const stats = await s.ranges.stats(range);
         expect(stats.keys).toBe(50);
         let bytes = 0;
-        for await (const b of s.ranges.scan(range)) for (const e of b.entries) bytes += 1 + 8 + e.key.length + e.record.length;
+        for await (const b of s.ranges.scan(range))
+          for (const e of b.entries) bytes += 1 + 8 + e.key.length + e.record.length;
         expect(stats.bytes).toBe(bytes);
         expect(await s.ranges.approximateBytes(range)).toBeGreaterThanOrEqual(0);
         await s.close();
@@ -577,10 +591,15 @@ for (const makeKind of ENGINE_KINDS) {
         await s.hints.add('node-2', v('k1'), w3.record); // merges into the first hint for k1
         await s.hints.add('node-3', v('k2'), w2.record);
         expect(s.hints.stats().count).toBe(3);
-        expect(Object.fromEntries([...s.hints.targets()].map(([t, x]) => [t, x.count]))).toEqual({ 'node-2': 2, 'node-3': 1 });
+        expect(Object.fromEntries([...s.hints.targets()].map(([t, x]) => [t, x.count]))).toEqual({
+          'node-2': 2,
+          'node-3': 1,
+        });
         const listed: Array<{ key: Buffer; record: Buffer }> = [];
         for await (const batch of s.hints.list('node-2', { batchCount: 1 })) listed.push(...batch);
-        expect(listed.map((h) => h.key.toString())).toEqual(['k1', 'k2'].sort((x, y) => (tokenOf(x) < tokenOf(y) ? -1 : 1)));
+        expect(listed.map((h) => h.key.toString())).toEqual(
+          ['k1', 'k2'].sort((x, y) => (tokenOf(x) < tokenOf(y) ? -1 : 1)),
+        );
         // Deliver k1's hint to a fresh replica: it gets both siblings.
         const target = await open();
         const h1 = listed.find((h) => h.key.toString() === 'k1')!;
@@ -692,7 +711,10 @@ for (const makeKind of ENGINE_KINDS) {
           await to.open();
           const it = from.iterator(Buffer.from([0]), Buffer.alloc(8, 0xff));
           for (let batch = await it.nextv(1000); batch.length > 0; batch = await it.nextv(1000))
-            await to.write(batch.map(([key, value]) => ({ type: 'put' as const, key, value })), false);
+            await to.write(
+              batch.map(([key, value]) => ({ type: 'put' as const, key, value })),
+              false,
+            );
           await it.close();
           await to.close();
           return to;
@@ -774,7 +796,8 @@ for (const makeKind of ENGINE_KINDS) {
         expect(e.message).toContain('"bad"');
         expect(e.message).toContain('checksum');
         expect(texts((await s.get('good')).values)).toEqual(['y']);
-        const scanned: string[] = [], corrupted: string[] = [];
+        const scanned: string[] = [],
+          corrupted: string[] = [];
         for await (const b of s.ranges.scan({ start: 0n, end: 0n })) {
           scanned.push(...b.entries.map((x) => x.key.toString()));
           corrupted.push(...b.corrupt.map(String));
@@ -791,7 +814,10 @@ for (const makeKind of ENGINE_KINDS) {
           const s = await open({}, engine);
           await s.close();
           await engine.open();
-          await engine.write([{ type: 'put', key: Buffer.concat([Buffer.from('m'), Buffer.from(name)]), value: Buffer.from([1, 2, 3]) }], true);
+          await engine.write(
+            [{ type: 'put', key: Buffer.concat([Buffer.from('m'), Buffer.from(name)]), value: Buffer.from([1, 2, 3]) }],
+            true,
+          );
           await engine.close();
           const e = await rejects(Store.open({ engine }), 'KV_CORRUPT_RECORD');
           expect(e.message).toContain(name);

@@ -34,6 +34,8 @@ describe('the background-work governor', () => {
 
   it('ignores latencies under the noise floor, and takes its factor from the options', () => {
     expect(govern({ share: 1, idleP99: 0.5 }, { p99: 4, loopDelay: 1, background: true }).share).toBe(1);
-    expect(govern({ share: 1, idleP99: 10 }, { p99: 25, loopDelay: 1, background: true }, { latencyFactor: 3 }).share).toBe(1);
+    expect(
+      govern({ share: 1, idleP99: 10 }, { p99: 25, loopDelay: 1, background: true }, { latencyFactor: 3 }).share,
+    ).toBe(1);
   });
 });

@@ -15,8 +15,21 @@ import { MemoryEngine, Store } from '../../../src/storage/index.js';
 import type { TokenRange } from '../../../src/storage/index.js';
 import { Checkpoints } from '../../../src/streaming/checkpoints.js';
 import { Throttle } from '../../../src/streaming/throttle.js';
-import { Transfers, rangeKey, type PullItem, type RangeBatchIn, type RangeSourceApi } from '../../../src/streaming/transfers.js';
-import { GrpcHandoff, decodeRangeBatch, encodeRangeBatch, handoffDefinition, handoffService, type HandoffServerDeps } from '../../../src/transport/handoff-wire.js';
+import {
+  Transfers,
+  rangeKey,
+  type PullItem,
+  type RangeBatchIn,
+  type RangeSourceApi,
+} from '../../../src/streaming/transfers.js';
+import {
+  GrpcHandoff,
+  decodeRangeBatch,
+  encodeRangeBatch,
+  handoffDefinition,
+  handoffService,
+  type HandoffServerDeps,
+} from '../../../src/transport/handoff-wire.js';
 import { callUnary, serviceClient } from '../../../src/transport/protos.js';
 
 const quiet = { info() {}, warn() {}, debug() {} };
@@ -53,7 +66,9 @@ describe('decodeRangeBatch', () => {
     for (const corrupt of [0, 1, 300, 2 ** 32 - 1]) {
       const got = decodeRangeBatch(encode({ entries, corrupt }));
       expect(got.corrupt).toBe(corrupt);
-      expect(got.entries.map((e) => [e.key.toString('hex'), e.record.toString('hex')])).toEqual(entries.map((e) => [e.key.toString('hex'), e.record.toString('hex')]));
+      expect(got.entries.map((e) => [e.key.toString('hex'), e.record.toString('hex')])).toEqual(
+        entries.map((e) => [e.key.toString('hex'), e.record.toString('hex')]),
+      );
     }
     expect(decodeRangeBatch(Buffer.alloc(0))).toEqual({ entries: [], corrupt: 0 });
   });
@@ -65,24 +80,36 @@ describe('decodeRangeBatch', () => {
       expect(decodeRangeBatch(bytes)).toEqual(decodeRangeBatch(encode({ entries, corrupt })));
       const got = read(bytes) as { entries: { key: Buffer; record: Buffer }[]; corrupt: number };
       expect(got.corrupt).toBe(corrupt);
-      expect(got.entries.map((e) => [Buffer.from(e.key).toString('hex'), Buffer.from(e.record).toString('hex')])).toEqual(entries.map((e) => [e.key.toString('hex'), e.record.toString('hex')]));
+      expect(
+        got.entries.map((e) => [Buffer.from(e.key).toString('hex'), Buffer.from(e.record).toString('hex')]),
+      ).toEqual(entries.map((e) => [e.key.toString('hex'), e.record.toString('hex')]));
     }
     expect(encodeRangeBatch([], 0).length).toBe(0);
   });
 
   it('skips fields it does not know, in the batch and in an entry', () => {
     const entry = Buffer.concat([
-      Buffer.from([0x0a, 1]), Buffer.from('k'),
-      Buffer.from([0x18]), varint(123456), // field 3, varint
-      Buffer.from([0x21]), Buffer.alloc(8, 1), // field 4, fixed64
-      Buffer.from([0x12, 1]), Buffer.from('r'),
-      Buffer.from([0x2d]), Buffer.alloc(4, 2), // field 5, fixed32
+      Buffer.from([0x0a, 1]),
+      Buffer.from('k'),
+      Buffer.from([0x18]),
+      varint(123456), // field 3, varint
+      Buffer.from([0x21]),
+      Buffer.alloc(8, 1), // field 4, fixed64
+      Buffer.from([0x12, 1]),
+      Buffer.from('r'),
+      Buffer.from([0x2d]),
+      Buffer.alloc(4, 2), // field 5, fixed32
     ]);
     const msg = Buffer.concat([
-      Buffer.from([0x1a, 3]), Buffer.from('new'), // field 3, bytes
-      Buffer.from([0x0a]), varint(entry.length), entry,
-      Buffer.from([0x10]), varint(2),
-      Buffer.from([0x20]), varint(2 ** 40), // field 4, a large varint
+      Buffer.from([0x1a, 3]),
+      Buffer.from('new'), // field 3, bytes
+      Buffer.from([0x0a]),
+      varint(entry.length),
+      entry,
+      Buffer.from([0x10]),
+      varint(2),
+      Buffer.from([0x20]),
+      varint(2 ** 40), // field 4, a large varint
     ]);
     const got = decodeRangeBatch(msg);
     expect(got.corrupt).toBe(2);
@@ -91,14 +118,20 @@ describe('decodeRangeBatch', () => {
 
   it('refuses a damaged message rather than return part of it', () => {
     const good = encode({ entries, corrupt: 1 });
-    for (const cut of [1, 5, 40, good.length - 1]) expect(() => decodeRangeBatch(good.subarray(0, cut))).toThrow(/RangeBatch/);
+    for (const cut of [1, 5, 40, good.length - 1])
+      expect(() => decodeRangeBatch(good.subarray(0, cut))).toThrow(/RangeBatch/);
     expect(() => decodeRangeBatch(Buffer.from([0x0b]))).toThrow(/wire type/); // a group
-    expect(() => decodeRangeBatch(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]))).toThrow(/longer than the message/);
+    expect(() => decodeRangeBatch(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]))).toThrow(
+      /longer than the message/,
+    );
   });
 });
 
 /** A Handoff server over `store` (node "src"), on a free loopback port. */
-async function serve(store: Store, only?: HandoffServerDeps['only']): Promise<{ server: grpc.Server; address: string }> {
+async function serve(
+  store: Store,
+  only?: HandoffServerDeps['only'],
+): Promise<{ server: grpc.Server; address: string }> {
   const server = new grpc.Server();
   server.addService(
     handoffDefinition(),
@@ -114,7 +147,9 @@ async function serve(store: Store, only?: HandoffServerDeps['only']): Promise<{ 
       log: quiet,
     }),
   );
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
   return { server, address: `127.0.0.1:${port}` };
 }
 
@@ -126,7 +161,10 @@ describe('a range streamed over gRPC and pulled into another store', () => {
 
   beforeAll(async () => {
     source = await Store.open({ engine: new MemoryEngine() });
-    for (let i = 0; i < KEYS; i += 500) await Promise.all(Array.from({ length: 500 }, (_, j) => source.put(`key-${i + j}`, Buffer.alloc(100, (i + j) % 251))));
+    for (let i = 0; i < KEYS; i += 500)
+      await Promise.all(
+        Array.from({ length: 500 }, (_, j) => source.put(`key-${i + j}`, Buffer.alloc(100, (i + j) % 251))),
+      );
     ({ server, address } = await serve(source));
   });
   afterAll(async () => {
@@ -137,7 +175,11 @@ describe('a range streamed over gRPC and pulled into another store', () => {
   /** The whole ring cut into `n` ranges. */
   function ranges(n: number): PullItem[] {
     const step = 2n ** 64n / BigInt(n);
-    return Array.from({ length: n }, (_, i) => ({ start: step * BigInt(i), end: i === n - 1 ? 0n : step * BigInt(i + 1), sources: ['src'] }));
+    return Array.from({ length: n }, (_, i) => ({
+      start: step * BigInt(i),
+      end: i === n - 1 ? 0n : step * BigInt(i + 1),
+      sources: ['src'],
+    }));
   }
 
   it('streams exactly what a local scan reads, batch by batch', async () => {
@@ -150,7 +192,8 @@ describe('a range streamed over gRPC and pulled into another store', () => {
         for (const e of b.entries) got.push(`${e.key.toString()}=${e.record.toString('hex')}`);
       }
       const want: string[] = [];
-      for await (const b of source.ranges.scan(range)) for (const e of b.entries) want.push(`${e.key.toString()}=${e.record.toString('hex')}`);
+      for await (const b of source.ranges.scan(range))
+        for (const e of b.entries) want.push(`${e.key.toString()}=${e.record.toString('hex')}`);
       expect(got).toEqual(want);
       expect(got).toHaveLength(KEYS);
     } finally {
@@ -162,10 +205,30 @@ describe('a range streamed over gRPC and pulled into another store', () => {
     const Handoff = serviceClient('ringkv.internal.v1.Handoff');
     const c = new Handoff(address, grpc.credentials.createInsecure());
     try {
-      const fetch = (sources: string[]) => callUnary(c, 'fetch', { cluster: 'test', move: 'm', requester: 'x', ranges: [{ start: '0000000000000000', end: '8000000000000000', sources }] }, { deadline: Date.now() + 5000 });
-      await expect(fetch(['nobody'])).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: /source nobody is not a node this one knows/ });
-      await expect(fetch(['x'.repeat(129)])).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: /each source must be a node id of 1-128 characters/ });
-      await expect(fetch(['src'])).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE, details: /fetch failed: not here/ });
+      const fetch = (sources: string[]) =>
+        callUnary(
+          c,
+          'fetch',
+          {
+            cluster: 'test',
+            move: 'm',
+            requester: 'x',
+            ranges: [{ start: '0000000000000000', end: '8000000000000000', sources }],
+          },
+          { deadline: Date.now() + 5000 },
+        );
+      await expect(fetch(['nobody'])).rejects.toMatchObject({
+        code: grpc.status.FAILED_PRECONDITION,
+        details: /source nobody is not a node this one knows/,
+      });
+      await expect(fetch(['x'.repeat(129)])).rejects.toMatchObject({
+        code: grpc.status.INVALID_ARGUMENT,
+        details: /each source must be a node id of 1-128 characters/,
+      });
+      await expect(fetch(['src'])).rejects.toMatchObject({
+        code: grpc.status.UNAVAILABLE,
+        details: /fetch failed: not here/,
+      });
     } finally {
       c.close();
     }
@@ -181,7 +244,9 @@ describe('a range streamed over gRPC and pulled into another store', () => {
       const t = new Transfers({ store: target, checkpoints, source: peers, isUp: () => true, log: quiet });
       const r = await t.pull('move-1', 'me', items);
       expect(r.keys).toBe(KEYS);
-      expect(await target.ranges.hash({ start: 0n, end: 0n })).toEqual(await source.ranges.hash({ start: 0n, end: 0n }));
+      expect(await target.ranges.hash({ start: 0n, end: 0n })).toEqual(
+        await source.ranges.hash({ start: 0n, end: 0n }),
+      );
       const reread = await Checkpoints.open(join(dir, 'transfers.json'));
       for (const i of items) expect(reread.isDone('move-1', rangeKey(i))).toBe(true);
       expect(t.status()[0]!.ranges.every((p) => p.state === 'done')).toBe(true);
@@ -206,7 +271,13 @@ describe('the puller', () => {
       },
     };
     try {
-      const t = new Transfers({ store, checkpoints, source, isUp: () => false, log: { ...quiet, warn: (_o: object, m: string) => void warned.push(m) } });
+      const t = new Transfers({
+        store,
+        checkpoints,
+        source,
+        isUp: () => false,
+        log: { ...quiet, warn: (_o: object, m: string) => void warned.push(m) },
+      });
       const item: PullItem = { start: 0n, end: 0n, sources: ['gone'], leaverGone: true, n: 1, classes: [1, 3] };
       expect(await t.pull('remove-gone', 'me', [item])).toEqual({ keys: 0, bytes: 0, copied: 0 });
       expect(checkpoints.isDone('remove-gone', rangeKey(item))).toBe(true);
@@ -257,8 +328,16 @@ describe('the puller', () => {
     const checkpoints = await Checkpoints.open(join(tmp(), 'transfers.json'));
     const { api, seen } = fakeSource(store, { batch: 10, delayMs: 2 });
     const step = 2n ** 64n / 16n;
-    const items = Array.from({ length: 16 }, (_, i) => ({ start: step * BigInt(i), end: i === 15 ? 0n : step * BigInt(i + 1), sources: ['a'] }));
-    const r = await new Transfers({ store: target, checkpoints, source: api, isUp: () => true, log: quiet }).pull('m', 'me', items);
+    const items = Array.from({ length: 16 }, (_, i) => ({
+      start: step * BigInt(i),
+      end: i === 15 ? 0n : step * BigInt(i + 1),
+      sources: ['a'],
+    }));
+    const r = await new Transfers({ store: target, checkpoints, source: api, isUp: () => true, log: quiet }).pull(
+      'm',
+      'me',
+      items,
+    );
     expect(r.keys).toBe(400);
     expect(seen.most).toBe(4);
     await store.close();
@@ -269,13 +348,18 @@ describe('the puller', () => {
     const { store, names } = await loaded(300);
     // The whole ring is one range; cut it once, in its third batch.
     const order: string[] = [];
-    for await (const b of store.ranges.scan({ start: 0n, end: 0n })) order.push(...b.entries.map((e) => e.key.toString()));
+    for await (const b of store.ranges.scan({ start: 0n, end: 0n }))
+      order.push(...b.entries.map((e) => e.key.toString()));
     const target = await Store.open({ engine: new MemoryEngine() });
     const checkpoints = await Checkpoints.open(join(tmp(), 'transfers.json'));
     const { api, seen } = fakeSource(store, { batch: 50, cutOnce: order[120] });
     const warnings: string[] = [];
     const log = { ...quiet, warn: (_o: object, m: string) => void warnings.push(m) };
-    const r = await new Transfers({ store: target, checkpoints, source: api, isUp: () => true, log, retryMs: 1 }).pull('m', 'me', [{ start: 0n, end: 0n, sources: ['a'] }]);
+    const r = await new Transfers({ store: target, checkpoints, source: api, isUp: () => true, log, retryMs: 1 }).pull(
+      'm',
+      'me',
+      [{ start: 0n, end: 0n, sources: ['a'] }],
+    );
     expect(warnings).toContain('range stream failed; trying the next source');
     expect(seen.afters).toEqual([undefined, order[99]]); // two batches of 50 were merged before the cut
     expect(r.keys).toBe(300);
@@ -297,14 +381,25 @@ describe('the puller', () => {
       const target = await Store.open({ engine: new MemoryEngine() });
       const checkpoints = await Checkpoints.open(join(tmp(), 'transfers.json'));
       try {
-        return await new Transfers({ store: target, checkpoints, source: api, isUp: up, log: quiet, retryMs: 1, attempts: 2, leaverWaitMs: 60_000 }).pull('m', 'me', [{ start: 0n, end: 0n, sources: ['l', 's1', 's2'], leaverGone }]);
+        return await new Transfers({
+          store: target,
+          checkpoints,
+          source: api,
+          isUp: up,
+          log: quiet,
+          retryMs: 1,
+          attempts: 2,
+          leaverWaitMs: 60_000,
+        }).pull('m', 'me', [{ start: 0n, end: 0n, sources: ['l', 's1', 's2'], leaverGone }]);
       } catch (e) {
         return e;
       } finally {
         await target.close();
       }
     };
-    expect(String(await pull((id) => id !== 'l', false))).toMatch(/waiting for l, the replica leaving this range, to be up/);
+    expect(String(await pull((id) => id !== 'l', false))).toMatch(
+      /waiting for l, the replica leaving this range, to be up/,
+    );
     expect(from).toEqual([]);
     expect(await pull((id) => id !== 'l', true)).toEqual({ keys: 100, bytes: expect.any(Number), copied: 50 }); // 50 keys from each of s1 and s2: s1's copied (new here), s2's the same keys, merged
     expect(from).toEqual(['s1', 's2']);
@@ -326,7 +421,8 @@ describe('a range streamed for one N class', () => {
 
   beforeAll(async () => {
     source = await Store.open({ engine: new MemoryEngine() });
-    for (const b of [DEFAULT_BUCKET, 'one', 'five']) for (let i = 0; i < 300; i++) await source.put(key(b, i), Buffer.from(`${b}-${i}`));
+    for (const b of [DEFAULT_BUCKET, 'one', 'five'])
+      for (let i = 0; i < 300; i++) await source.put(key(b, i), Buffer.from(`${b}-${i}`));
     ({ server, address } = await serve(source, (n, classes) => servedFilter(keyClasses(table), n, classes)));
   });
   afterAll(async () => {
@@ -334,7 +430,7 @@ describe('a range streamed for one N class', () => {
     await source?.close();
   });
 
-  it('sends the class\'s keys only; a puller keeps its progress under the range and the class', async () => {
+  it("sends the class's keys only; a puller keeps its progress under the range and the class", async () => {
     const dir = tmp();
     const target = await Store.open({ engine: new MemoryEngine() });
     const checkpoints = await Checkpoints.open(join(dir, 'transfers.json'));
@@ -344,14 +440,16 @@ describe('a range streamed for one N class', () => {
       const item: PullItem = { start: 0n, end: 0n, sources: ['src'], n: 1, classes: [1, 3, 5] };
       expect((await t.pull('move-c', 'me', [item])).keys).toBe(300);
       const got: string[] = [];
-      for await (const b of target.ranges.scan({ start: 0n, end: 0n })) for (const e of b.entries) got.push(e.key.toString('hex'));
+      for await (const b of target.ranges.scan({ start: 0n, end: 0n }))
+        for (const e of b.entries) got.push(e.key.toString('hex'));
       expect(got.sort()).toEqual(Array.from({ length: 300 }, (_, i) => key('one', i).toString('hex')).sort());
       expect(rangeKey(item)).toBe('0000000000000000-0000000000000000/n1');
       expect(checkpoints.isDone('move-c', rangeKey(item))).toBe(true);
       expect(checkpoints.isDone('move-c', rangeKey({ start: 0n, end: 0n }))).toBe(false);
       // n 0 (a release without buckets): every key.
       let all = 0;
-      for await (const b of peers.stream('src', { start: 0n, end: 0n }, undefined, new AbortController().signal)) all += b.entries.length;
+      for await (const b of peers.stream('src', { start: 0n, end: 0n }, undefined, new AbortController().signal))
+        all += b.entries.length;
       expect(all).toBe(900);
     } finally {
       peers.close();
@@ -365,13 +463,44 @@ describe('a range streamed for one N class', () => {
     const c = new Handoff(address, grpc.credentials.createInsecure());
     try {
       const drain = async (cls: { n?: number; classes?: number[] }): Promise<void> => {
-        for await (const _ of peers.stream('src', { start: 0n, end: 0n }, undefined, new AbortController().signal, cls));
+        for await (const _ of peers.stream(
+          'src',
+          { start: 0n, end: 0n },
+          undefined,
+          new AbortController().signal,
+          cls,
+        ));
       };
-      await expect(drain({ classes: [3] })).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: expect.stringMatching(/planned for buckets of n 3 but this node's bucket table has n 1, 3, 5: retry once the bucket tables converge/) });
-      await expect(drain({ n: 2, classes: [1, 3, 5] })).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION, details: expect.stringMatching(/no bucket here has n 2/) });
-      const fetch = (n: number, classes: number[]) => callUnary(c, 'fetch', { cluster: 'test', move: 'm', requester: 'x', ranges: [{ start: '0000000000000000', end: '8000000000000000', sources: ['src'], n, classes }] }, { deadline: Date.now() + 5000 });
-      await expect(fetch(17, [1])).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: /n and classes must be replica counts of 1-16/ });
-      await expect(fetch(1, [0, 1])).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: /n and classes must be replica counts of 1-16/ });
+      await expect(drain({ classes: [3] })).rejects.toMatchObject({
+        code: grpc.status.FAILED_PRECONDITION,
+        details: expect.stringMatching(
+          /planned for buckets of n 3 but this node's bucket table has n 1, 3, 5: retry once the bucket tables converge/,
+        ),
+      });
+      await expect(drain({ n: 2, classes: [1, 3, 5] })).rejects.toMatchObject({
+        code: grpc.status.FAILED_PRECONDITION,
+        details: expect.stringMatching(/no bucket here has n 2/),
+      });
+      const fetch = (n: number, classes: number[]) =>
+        callUnary(
+          c,
+          'fetch',
+          {
+            cluster: 'test',
+            move: 'm',
+            requester: 'x',
+            ranges: [{ start: '0000000000000000', end: '8000000000000000', sources: ['src'], n, classes }],
+          },
+          { deadline: Date.now() + 5000 },
+        );
+      await expect(fetch(17, [1])).rejects.toMatchObject({
+        code: grpc.status.INVALID_ARGUMENT,
+        details: /n and classes must be replica counts of 1-16/,
+      });
+      await expect(fetch(1, [0, 1])).rejects.toMatchObject({
+        code: grpc.status.INVALID_ARGUMENT,
+        details: /n and classes must be replica counts of 1-16/,
+      });
     } finally {
       peers.close();
       c.close();

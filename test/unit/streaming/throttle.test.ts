@@ -4,7 +4,15 @@ import { Throttle } from '../../../src/streaming/throttle.js';
 function fakeClock() {
   let now = 0;
   const slept: number[] = [];
-  return { now: () => now, sleep: async (ms: number) => { slept.push(ms); now += ms; }, slept, advance: (ms: number) => (now += ms) };
+  return {
+    now: () => now,
+    sleep: async (ms: number) => {
+      slept.push(ms);
+      now += ms;
+    },
+    slept,
+    advance: (ms: number) => (now += ms),
+  };
 }
 
 describe('the stream throttle', () => {

@@ -24,7 +24,11 @@ afterEach(async () => {
 async function peer(): Promise<{ address: string; messages: number; calls: number }> {
   const store = await Store.open({ engine: new MemoryEngine() });
   const p = { address: '', messages: 0, calls: 0 };
-  const rs = new ReplicaServer(new LocalReplica(store), { refuse: () => undefined, maxInFlight: 10_000, observe: () => p.calls++ });
+  const rs = new ReplicaServer(new LocalReplica(store), {
+    refuse: () => undefined,
+    maxInFlight: 10_000,
+    observe: () => p.calls++,
+  });
   const serve = rs.implementation()['Stream'] as (call: grpc.ServerDuplexStream<Buffer, Buffer>) => void;
   const server = new grpc.Server();
   server.addService(rs.definition(), {
@@ -33,7 +37,9 @@ async function peer(): Promise<{ address: string; messages: number; calls: numbe
       serve(call);
     },
   });
-  const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, x) => (e ? rej(e) : res(x))));
+  const port = await new Promise<number>((res, rej) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, x) => (e ? rej(e) : res(x))),
+  );
   p.address = `127.0.0.1:${port}`;
   cleanup.push(async () => {
     server.forceShutdown();
@@ -45,13 +51,26 @@ async function peer(): Promise<{ address: string; messages: number; calls: numbe
 describe('a batch on the replica stream', () => {
   it('sends one message per replica for a GetMany of 100 keys, and one per round for a PutMany', async () => {
     const peers = { r1: await peer(), r2: await peer(), r3: await peer() };
-    const ring = claimRing(Object.keys(peers).map((id, i) => ({ id, zone: `z${i}` })), 3, { tokensPerNode: 16, seed: 'batch' });
-    const replicas = new GrpcReplicas((id) => peers[id as keyof typeof peers]?.address, grpc.credentials.createInsecure());
+    const ring = claimRing(
+      Object.keys(peers).map((id, i) => ({ id, zone: `z${i}` })),
+      3,
+      { tokensPerNode: 16, seed: 'batch' },
+    );
+    const replicas = new GrpcReplicas(
+      (id) => peers[id as keyof typeof peers]?.address,
+      grpc.credentials.createInsecure(),
+    );
     cleanup.push(() => replicas.close());
     // The coordinator is no replica: every call crosses the network.
     const c = new Coordinator(
       { self: 'c', replicas: 3, timeoutMs: 10_000, maxInFlight: 1000, maxKeyBytes: 4096, maxValueBytes: 1 << 20 },
-      { placement: () => ({ ring, target: ring }), isUp: () => true, notServing: () => undefined, replicas, log: quiet },
+      {
+        placement: () => ({ ring, target: ring }),
+        isUp: () => true,
+        notServing: () => undefined,
+        replicas,
+        log: quiet,
+      },
     );
     const keys = Array.from({ length: 100 }, (_, i) => B(`key-${i}`));
     // Open the streams first, so that what is counted is the batch's messages only.
@@ -61,7 +80,10 @@ describe('a batch on the replica stream', () => {
     reset();
     const speculative = (): number => c.counters.speculativeApplies + c.counters.speculativeWrites;
     const before = speculative();
-    const put = await c.putMany(keys.map((key) => ({ key, value: B('v'), context: EMPTY })), { quorum: 3 });
+    const put = await c.putMany(
+      keys.map((key) => ({ key, value: B('v'), context: EMPTY })),
+      { quorum: 3 },
+    );
     expect(put.every((o) => o.ok)).toBe(true);
     // 100 applies (each on its key's first primary) and 200 merges (the other two replicas),
     // in at most two messages per replica: the applies' round, then the merges'. A replica

@@ -42,14 +42,18 @@ class FakeCall extends EventEmitter {
 const codec = (tooLarge: boolean): ServerCodec<Call, Reply> => ({
   decode: (buf) => JSON.parse(buf.toString()) as Call[],
   encode: (rs) => {
-    const head = Buffer.from(JSON.stringify(rs.map((r) => ({ id: r.id, bytes: r.bytes, ...(r.error ? { error: r.error } : {}) }))));
+    const head = Buffer.from(
+      JSON.stringify(rs.map((r) => ({ id: r.id, bytes: r.bytes, ...(r.error ? { error: r.error } : {}) }))),
+    );
     const size = rs.reduce((a, r) => a + r.bytes, 0);
     return Buffer.concat([head, Buffer.alloc(Math.max(size - head.length, 1))]);
   },
   size: (r) => r.bytes,
   refuse: () => undefined,
   run: async (c) => ({ id: c.id, bytes: c.bytes }),
-  ...(tooLarge ? { tooLarge: (r: Reply, size: number): Reply => ({ id: r.id, bytes: 100, error: `too large: ${size}` }) } : {}),
+  ...(tooLarge
+    ? { tooLarge: (r: Reply, size: number): Reply => ({ id: r.id, bytes: 100, error: `too large: ${size}` }) }
+    : {}),
 });
 
 async function serve(calls: Call[], tooLarge = true): Promise<FakeCall> {
@@ -71,7 +75,12 @@ describe('batched server: replies into messages', () => {
     const small = Array.from({ length: 20 }, (_, i) => ({ id: i + 1, deadline, bytes: 10 * 1024 }));
     const large = { id: 100, deadline, bytes: NODE_MAX_MESSAGE_BYTES - 32 * 1024 };
     const call = await serve([...small, large, { id: 101, deadline, bytes: 10 }]);
-    expect(call.messages.flat().map((r) => r.id).sort((a, b) => a - b)).toEqual([...small.map((c) => c.id), 100, 101]);
+    expect(
+      call.messages
+        .flat()
+        .map((r) => r.id)
+        .sort((a, b) => a - b),
+    ).toEqual([...small.map((c) => c.id), 100, 101]);
     for (const m of call.messages) expect(sizeOf(m)).toBeLessThanOrEqual(NODE_MAX_MESSAGE_BYTES);
     expect(call.messages.find((m) => m.some((r) => r.id === 100))).toHaveLength(1);
   });
@@ -85,9 +94,17 @@ describe('batched server: replies into messages', () => {
   });
 
   it('a reply over the message limit by itself is refused alone (the codec says how); the others are sent', async () => {
-    const call = await serve([{ id: 1, deadline, bytes: 10 }, { id: 2, deadline, bytes: NODE_MAX_MESSAGE_BYTES + 1 }, { id: 3, deadline, bytes: 10 }]);
+    const call = await serve([
+      { id: 1, deadline, bytes: 10 },
+      { id: 2, deadline, bytes: NODE_MAX_MESSAGE_BYTES + 1 },
+      { id: 3, deadline, bytes: 10 },
+    ]);
     const replies = call.messages.flat();
-    expect(replies.find((r) => r.id === 2)).toEqual({ id: 2, bytes: 100, error: `too large: ${NODE_MAX_MESSAGE_BYTES + 1}` });
+    expect(replies.find((r) => r.id === 2)).toEqual({
+      id: 2,
+      bytes: 100,
+      error: `too large: ${NODE_MAX_MESSAGE_BYTES + 1}`,
+    });
     expect(replies.map((r) => r.id).sort()).toEqual([1, 2, 3]);
   });
 });

@@ -33,8 +33,13 @@ async function node(timeoutMs = 2000): Promise<{ cluster: FakeCluster; address: 
   buckets.create('carts', props('kv'), 1000, 'n1');
   const service = new KeyValueService(cluster.coordinator('n1'), buckets);
   const server = new grpc.Server();
-  server.addService(service.definition(), service.implementation((impl) => impl));
-  const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+  server.addService(
+    service.definition(),
+    service.implementation((impl) => impl),
+  );
+  const port = await new Promise<number>((res, rej) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
+  );
   cleanup.push(() => server.forceShutdown());
   return { cluster, address: `127.0.0.1:${port}` };
 }
@@ -79,19 +84,34 @@ describe.each([
     // Applied: the key now holds the value written, and says so.
     expect(first).toMatchObject({ applied: true, found: true, value: B('owner-1') });
     // Taken: not applied, with the holder and its version.
-    expect(await c.putIf('lock', 'owner-2', o)).toEqual({ applied: false, found: true, value: B('owner-1'), context: first.context });
+    expect(await c.putIf('lock', 'owner-2', o)).toEqual({
+      applied: false,
+      found: true,
+      value: B('owner-1'),
+      context: first.context,
+    });
     const read = await c.get('lock', o);
     expect(read).toEqual({ values: [B('owner-1')], context: first.context, found: true });
     const second = await c.putIf('lock', 'owner-2', { ...o, context: read.context });
     expect(second.applied).toBe(true);
     // The version read before is stale now, for a put and for a delete.
-    expect(await c.putIf('lock', 'owner-3', { ...o, context: first.context })).toEqual({ applied: false, found: true, value: B('owner-2'), context: second.context });
+    expect(await c.putIf('lock', 'owner-3', { ...o, context: first.context })).toEqual({
+      applied: false,
+      found: true,
+      value: B('owner-2'),
+      context: second.context,
+    });
     expect((await c.deleteIf('lock', first.context, o)).applied).toBe(false);
     const gone = await c.deleteIf('lock', second.context, o);
     expect(gone).toMatchObject({ applied: true, found: false, value: undefined });
     expect(await c.get('lock', o)).toEqual({ values: [], context: gone.context, found: false });
     // Deleted: not applied against the deleted version's context, applied if absent.
-    expect(await c.putIf('lock', 'owner-4', { ...o, context: second.context })).toEqual({ applied: false, found: false, value: undefined, context: gone.context });
+    expect(await c.putIf('lock', 'owner-4', { ...o, context: second.context })).toEqual({
+      applied: false,
+      found: false,
+      value: undefined,
+      context: gone.context,
+    });
     expect((await c.putIf('lock', 'owner-4', o)).applied).toBe(true);
   });
 
@@ -114,11 +134,19 @@ describe.each([
     // Prepares too slow on two of three: nothing proposed, so certainly not applied.
     for (const id of others) cluster.net.faults.set(`*>${id}`, { delayMs: 1000 });
     const none = await refusal(c.putIf('k', 'v2', { ...o, context: v1.context }));
-    expect(none).toMatchObject({ code: S.UNAVAILABLE, notApplied: true, details: expect.stringMatching(/Nothing was written/) });
+    expect(none).toMatchObject({
+      code: S.UNAVAILABLE,
+      notApplied: true,
+      details: expect.stringMatching(/Nothing was written/),
+    });
     // Only proposals slow: n1 accepted its own, the others may have: unknown, no trailer.
     for (const id of others) cluster.net.faults.set(`*>${id}`, { delayMs: 1000, delayOnly: ['paxosPropose'] });
     const unknown = await refusal(c.putIf('k', 'v2', { ...o, context: v1.context }));
-    expect(unknown).toMatchObject({ code: S.DEADLINE_EXCEEDED, notApplied: false, details: expect.stringMatching(/unknown outcome/) });
+    expect(unknown).toMatchObject({
+      code: S.DEADLINE_EXCEEDED,
+      notApplied: false,
+      details: expect.stringMatching(/unknown outcome/),
+    });
   });
 
   it('refuses plain writes to a consistent bucket, compare-and-set on a kv bucket, and bad input, each saying what to do', async () => {
@@ -127,19 +155,44 @@ describe.each([
     const c = client(address, streaming);
     // Put and Delete would bypass the rounds: refused, naming the calls the bucket takes.
     const put = await refusal(callUnary(kv, 'Put', { bucket: 'locks', key: B('k'), value: B('v') }, soon()));
-    expect(put).toMatchObject({ code: S.FAILED_PRECONDITION, details: expect.stringMatching(/type consistent.*PutIf, DeleteIf and Get/) });
-    expect(await refusal(callUnary(kv, 'Delete', { bucket: 'locks', key: B('k') }, soon()))).toMatchObject({ code: S.FAILED_PRECONDITION });
+    expect(put).toMatchObject({
+      code: S.FAILED_PRECONDITION,
+      details: expect.stringMatching(/type consistent.*PutIf, DeleteIf and Get/),
+    });
+    expect(await refusal(callUnary(kv, 'Delete', { bucket: 'locks', key: B('k') }, soon()))).toMatchObject({
+      code: S.FAILED_PRECONDITION,
+    });
     const onKv = await refusal(c.putIf('k', 'v', { bucket: 'carts' }));
-    expect(onKv).toMatchObject({ code: S.FAILED_PRECONDITION, notApplied: true, details: expect.stringMatching(/bucket of type consistent.*--type consistent/) });
+    expect(onKv).toMatchObject({
+      code: S.FAILED_PRECONDITION,
+      notApplied: true,
+      details: expect.stringMatching(/bucket of type consistent.*--type consistent/),
+    });
     // A context that is no consistent key's (a kv get's, or garbage).
     const bad = await refusal(c.putIf('k', 'v', { bucket: 'locks', context: B('garbage') }));
-    expect(bad).toMatchObject({ code: S.INVALID_ARGUMENT, notApplied: true, details: expect.stringMatching(/not a consistent key's: pass the context a Get or PutIf/) });
+    expect(bad).toMatchObject({
+      code: S.INVALID_ARGUMENT,
+      notApplied: true,
+      details: expect.stringMatching(/not a consistent key's: pass the context a Get or PutIf/),
+    });
     // A delete needs the version it deletes.
-    expect(await refusal(callUnary(kv, 'DeleteIf', { bucket: 'locks', key: B('k') }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT, notApplied: true, details: expect.stringMatching(/needs the context/) });
+    expect(await refusal(callUnary(kv, 'DeleteIf', { bucket: 'locks', key: B('k') }, soon()))).toMatchObject({
+      code: S.INVALID_ARGUMENT,
+      notApplied: true,
+      details: expect.stringMatching(/needs the context/),
+    });
     // An empty key, no value, a quorum on a read.
-    expect(await refusal(callUnary(kv, 'PutIf', { bucket: 'locks', key: EMPTY, value: B('v') }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT, notApplied: true });
-    expect(await refusal(callUnary(kv, 'PutIf', { bucket: 'locks', key: B('k') }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT, notApplied: true });
-    expect(await refusal(c.get('k', { bucket: 'locks', r: 2 }))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/majority of its replicas always/) });
+    expect(await refusal(callUnary(kv, 'PutIf', { bucket: 'locks', key: EMPTY, value: B('v') }, soon()))).toMatchObject(
+      { code: S.INVALID_ARGUMENT, notApplied: true },
+    );
+    expect(await refusal(callUnary(kv, 'PutIf', { bucket: 'locks', key: B('k') }, soon()))).toMatchObject({
+      code: S.INVALID_ARGUMENT,
+      notApplied: true,
+    });
+    expect(await refusal(c.get('k', { bucket: 'locks', r: 2 }))).toMatchObject({
+      code: S.INVALID_ARGUMENT,
+      details: expect.stringMatching(/majority of its replicas always/),
+    });
     // A bucket nobody created.
     expect(await refusal(c.putIf('k', 'v', { bucket: 'nope' }))).toMatchObject({ code: S.NOT_FOUND, notApplied: true });
     // Nothing was written by any of them.
@@ -149,8 +202,25 @@ describe.each([
 
 describe('which errors say a compare-and-set did not apply', () => {
   it('the domain refusals raised before a proposal, not a timeout, an unknown outcome, an internal fault or a system error', () => {
-    for (const code of ['RK_UNAVAILABLE', 'RK_BAD_ARGUMENT', 'RK_OVERLOADED', 'BK_WRONG_TYPE', 'BK_NOT_FOUND', 'KV_WRONG_TYPE']) expect(provesNotApplied({ code }), code).toBe(true);
-    for (const code of ['RK_CAS_UNKNOWN', 'RK_TIMEOUT', 'RK_INTERNAL', 'ENOSPC', 'LEVEL_IO_ERROR', 'ERR_INVALID_ARG_TYPE', 14]) expect(provesNotApplied({ code }), String(code)).toBe(false);
+    for (const code of [
+      'RK_UNAVAILABLE',
+      'RK_BAD_ARGUMENT',
+      'RK_OVERLOADED',
+      'BK_WRONG_TYPE',
+      'BK_NOT_FOUND',
+      'KV_WRONG_TYPE',
+    ])
+      expect(provesNotApplied({ code }), code).toBe(true);
+    for (const code of [
+      'RK_CAS_UNKNOWN',
+      'RK_TIMEOUT',
+      'RK_INTERNAL',
+      'ENOSPC',
+      'LEVEL_IO_ERROR',
+      'ERR_INVALID_ARG_TYPE',
+      14,
+    ])
+      expect(provesNotApplied({ code }), String(code)).toBe(false);
     expect(provesNotApplied(new TypeError('a bug'))).toBe(false);
     expect(provesNotApplied(undefined)).toBe(false);
   });

@@ -3,7 +3,16 @@ import { describe, expect, it } from 'vitest';
 import type { KvCall as ProtoCall } from '../../../src/transport/generated/ringkv/v1/KvCall.js';
 import type { KvReply as ProtoReply } from '../../../src/transport/generated/ringkv/v1/KvReply.js';
 import { serviceClient } from '../../../src/transport/protos.js';
-import { decodeKvCalls, decodeKvReplies, encodeKvCalls, encodeKvReplies, kvCallSize, kvReplySize, type KvCall, type KvReply } from '../../../src/transport/kv-codec.js';
+import {
+  decodeKvCalls,
+  decodeKvReplies,
+  encodeKvCalls,
+  encodeKvReplies,
+  kvCallSize,
+  kvReplySize,
+  type KvCall,
+  type KvReply,
+} from '../../../src/transport/kv-codec.js';
 
 const NOW = 1_796_000_000_000;
 const bytes = (max = 64) => fc.uint8Array({ maxLength: max }).map((u) => Buffer.from(u));
@@ -18,27 +27,110 @@ const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const safeAmount = fc.oneof(fc.constantFrom(0n, 1n, -1n, SAFE, -SAFE), fc.bigInt({ min: -SAFE, max: SAFE }));
 const calls = (amount: fc.Arbitrary<bigint>): fc.Arbitrary<KvCall> =>
   fc.oneof(
-    fc.record({ id, deadline, op: fc.constant('put' as const), key: bytes(), value: bytes(200), context: bytes(), w: q, requestId: bytes(64), bucket, ttlMs, ...confirms }),
+    fc.record({
+      id,
+      deadline,
+      op: fc.constant('put' as const),
+      key: bytes(),
+      value: bytes(200),
+      context: bytes(),
+      w: q,
+      requestId: bytes(64),
+      bucket,
+      ttlMs,
+      ...confirms,
+    }),
     fc.record({ id, deadline, op: fc.constant('get' as const), key: bytes(), r: q, bucket }),
-    fc.record({ id, deadline, op: fc.constant('delete' as const), key: bytes(), context: bytes(), w: q, requestId: bytes(64), bucket, ...confirms }),
-    fc.record({ id, deadline, op: fc.constant('counterUpdate' as const), key: bytes(), amount, w: q, requestId: bytes(64), bucket, ...confirms }),
-    fc.record({ id, deadline, op: fc.constant('putIf' as const), key: bytes(), value: bytes(200), context: bytes(), bucket, requestId: bytes(64) }),
-    fc.record({ id, deadline, op: fc.constant('deleteIf' as const), key: bytes(), context: bytes(), bucket, requestId: bytes(64) }),
+    fc.record({
+      id,
+      deadline,
+      op: fc.constant('delete' as const),
+      key: bytes(),
+      context: bytes(),
+      w: q,
+      requestId: bytes(64),
+      bucket,
+      ...confirms,
+    }),
+    fc.record({
+      id,
+      deadline,
+      op: fc.constant('counterUpdate' as const),
+      key: bytes(),
+      amount,
+      w: q,
+      requestId: bytes(64),
+      bucket,
+      ...confirms,
+    }),
+    fc.record({
+      id,
+      deadline,
+      op: fc.constant('putIf' as const),
+      key: bytes(),
+      value: bytes(200),
+      context: bytes(),
+      bucket,
+      requestId: bytes(64),
+    }),
+    fc.record({
+      id,
+      deadline,
+      op: fc.constant('deleteIf' as const),
+      key: bytes(),
+      context: bytes(),
+      bucket,
+      requestId: bytes(64),
+    }),
   );
 /** Every call; amounts over the whole sint64 range (our codec is exact in bigints). */
-const call = calls(fc.oneof(safeAmount, fc.constantFrom(-(2n ** 63n), 2n ** 63n - 1n, SAFE + 1n), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n })));
+const call = calls(
+  fc.oneof(
+    safeAmount,
+    fc.constantFrom(-(2n ** 63n), 2n ** 63n - 1n, SAFE + 1n),
+    fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+  ),
+);
 /** Every call, with the amounts protobufjs decodes exactly. */
 const protoCall = calls(safeAmount);
 const reply: fc.Arbitrary<KvReply> = fc.oneof(
   fc.record({ id, op: fc.constant('put' as const), context: bytes() }),
   // Empty values included: a repeated field keeps every element.
-  fc.record({ id, op: fc.constant('get' as const), values: fc.array(bytes(100), { maxLength: 4 }), context: bytes(), found: fc.boolean() }),
+  fc.record({
+    id,
+    op: fc.constant('get' as const),
+    values: fc.array(bytes(100), { maxLength: 4 }),
+    context: bytes(),
+    found: fc.boolean(),
+  }),
   fc.record({ id, op: fc.constant('delete' as const) }),
-  fc.record({ id, op: fc.constant('error' as const), code: fc.integer({ min: 0, max: 16 }), details: fc.string({ maxLength: 40, unit: 'grapheme' }) }),
+  fc.record({
+    id,
+    op: fc.constant('error' as const),
+    code: fc.integer({ min: 0, max: 16 }),
+    details: fc.string({ maxLength: 40, unit: 'grapheme' }),
+  }),
   // Decoded, the flag is there only when set.
-  fc.record({ id, op: fc.constant('error' as const), code: fc.integer({ min: 0, max: 16 }), details: fc.string({ maxLength: 40, unit: 'grapheme' }), casNotApplied: fc.constant(true) }),
-  fc.record({ id, op: fc.constant('counterUpdate' as const), value: fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String) }),
-  fc.record({ id, op: fc.constant('putIf' as const), applied: fc.boolean(), context: bytes(), found: fc.boolean(), value: bytes(200) }),
+  fc.record({
+    id,
+    op: fc.constant('error' as const),
+    code: fc.integer({ min: 0, max: 16 }),
+    details: fc.string({ maxLength: 40, unit: 'grapheme' }),
+    casNotApplied: fc.constant(true),
+  }),
+  fc.record({
+    id,
+    op: fc.constant('counterUpdate' as const),
+    value: fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
+  }),
+  fc.record({
+    id,
+    op: fc.constant('putIf' as const),
+    applied: fc.boolean(),
+    context: bytes(),
+    found: fc.boolean(),
+    value: bytes(200),
+  }),
 );
 /** The stream's protobufjs (proto-loader) encoding, typed by the generated KvCalls and KvReplies. */
 const STREAM = serviceClient('ringkv.v1.KeyValue').service.Stream;
@@ -48,15 +140,56 @@ function asProto(c: KvCall, now: number): ProtoCall {
   const head = { id: c.id, timeoutMs: c.deadline - now };
   switch (c.op) {
     case 'put':
-      return { ...head, put: { key: c.key, value: c.value, context: c.context, w: c.w, requestId: c.requestId, bucket: c.bucket, ttlMs: c.ttlMs, nodeConfirms: c.nodeConfirms, zoneConfirms: c.zoneConfirms, pw: c.pw } };
+      return {
+        ...head,
+        put: {
+          key: c.key,
+          value: c.value,
+          context: c.context,
+          w: c.w,
+          requestId: c.requestId,
+          bucket: c.bucket,
+          ttlMs: c.ttlMs,
+          nodeConfirms: c.nodeConfirms,
+          zoneConfirms: c.zoneConfirms,
+          pw: c.pw,
+        },
+      };
     case 'get':
       return { ...head, get: { key: c.key, r: c.r, bucket: c.bucket } };
     case 'delete':
-      return { ...head, delete: { key: c.key, context: c.context, w: c.w, requestId: c.requestId, bucket: c.bucket, nodeConfirms: c.nodeConfirms, zoneConfirms: c.zoneConfirms, pw: c.pw } };
+      return {
+        ...head,
+        delete: {
+          key: c.key,
+          context: c.context,
+          w: c.w,
+          requestId: c.requestId,
+          bucket: c.bucket,
+          nodeConfirms: c.nodeConfirms,
+          zoneConfirms: c.zoneConfirms,
+          pw: c.pw,
+        },
+      };
     case 'counterUpdate':
-      return { ...head, counterUpdate: { bucket: c.bucket, key: c.key, amount: Number(c.amount), requestId: c.requestId, w: c.w, nodeConfirms: c.nodeConfirms, zoneConfirms: c.zoneConfirms, pw: c.pw } };
+      return {
+        ...head,
+        counterUpdate: {
+          bucket: c.bucket,
+          key: c.key,
+          amount: Number(c.amount),
+          requestId: c.requestId,
+          w: c.w,
+          nodeConfirms: c.nodeConfirms,
+          zoneConfirms: c.zoneConfirms,
+          pw: c.pw,
+        },
+      };
     case 'putIf':
-      return { ...head, putIf: { key: c.key, value: c.value, context: c.context, bucket: c.bucket, requestId: c.requestId } };
+      return {
+        ...head,
+        putIf: { key: c.key, value: c.value, context: c.context, bucket: c.bucket, requestId: c.requestId },
+      };
     case 'deleteIf':
       return { ...head, deleteIf: { key: c.key, context: c.context, bucket: c.bucket, requestId: c.requestId } };
   }

@@ -23,9 +23,17 @@ afterEach(async () => {
 
 async function serve(coordinator: Coordinator, buckets: BucketTable): Promise<string> {
   const service = new KeyValueService(coordinator, buckets);
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': NODE_MAX_MESSAGE_BYTES, 'grpc.max_send_message_length': NODE_MAX_MESSAGE_BYTES });
-  server.addService(service.definition(), service.implementation((impl) => impl));
-  const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': NODE_MAX_MESSAGE_BYTES,
+    'grpc.max_send_message_length': NODE_MAX_MESSAGE_BYTES,
+  });
+  server.addService(
+    service.definition(),
+    service.implementation((impl) => impl),
+  );
+  const port = await new Promise<number>((res, rej) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
+  );
   cleanup.push(() => server.forceShutdown());
   return `127.0.0.1:${port}`;
 }
@@ -85,9 +93,17 @@ describe('counters', () => {
     expect(await c.counterReset('none', { bucket: 'hits' })).toEqual({ value: 0n, found: false });
     expect(await c.counterGet('none', { bucket: 'hits', r: 3 })).toEqual({ value: 0n, found: false });
     // Through the raw service too: without a context the node reads first; refused on a bucket of another type, or with an unknown option in the client.
-    expect(await callUnary(raw(addresses[0]!), 'CounterReset', { bucket: 'hits', key: B('r'), w: 3 }, soon())).toEqual({ value: '4', found: true });
-    expect(await refusal(callUnary(raw(addresses[0]!), 'CounterReset', { bucket: 'tags', key: B('r') }, soon()))).toMatchObject({ code: S.FAILED_PRECONDITION, details: expect.stringMatching(/CounterReset does not take/) });
-    expect(await refusal(c.counterReset('r', { bucket: 'hits', ttlMs: 5 } as never))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/unknown option "ttlMs"/) });
+    expect(await callUnary(raw(addresses[0]!), 'CounterReset', { bucket: 'hits', key: B('r'), w: 3 }, soon())).toEqual({
+      value: '4',
+      found: true,
+    });
+    expect(
+      await refusal(callUnary(raw(addresses[0]!), 'CounterReset', { bucket: 'tags', key: B('r') }, soon())),
+    ).toMatchObject({ code: S.FAILED_PRECONDITION, details: expect.stringMatching(/CounterReset does not take/) });
+    expect(await refusal(c.counterReset('r', { bucket: 'hits', ttlMs: 5 } as never))).toMatchObject({
+      code: S.INVALID_ARGUMENT,
+      details: expect.stringMatching(/unknown option "ttlMs"/),
+    });
   });
 
   it("a reset with a read's context takes out that read's increments however often it is sent; another key's or a made-up context is refused", async () => {
@@ -105,14 +121,29 @@ describe('counters', () => {
     expect(await callUnary(kv, 'CounterReset', reset, soon())).toEqual({ value: '10', found: true }); // sent again: the same reset
     expect((await c.counterGet('a', { bucket: 'hits', r: 3 })).value).toBe(5n);
     const other = await callUnary(kv, 'CounterGet', { bucket: 'hits', key: B('b'), withContext: true }, soon());
-    expect(await refusal(callUnary(kv, 'CounterReset', { bucket: 'hits', key: B('a'), context: other.context }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/bad counter context for .*read from a different key/) });
-    expect(await refusal(callUnary(kv, 'CounterReset', { bucket: 'hits', key: B('a'), context: B('nonsense') }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/not a counter's context/) });
+    expect(
+      await refusal(callUnary(kv, 'CounterReset', { bucket: 'hits', key: B('a'), context: other.context }, soon())),
+    ).toMatchObject({
+      code: S.INVALID_ARGUMENT,
+      details: expect.stringMatching(/bad counter context for .*read from a different key/),
+    });
+    expect(
+      await refusal(callUnary(kv, 'CounterReset', { bucket: 'hits', key: B('a'), context: B('nonsense') }, soon())),
+    ).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/not a counter's context/) });
     // A context whose counts contradict what the replicas hold (made up, or damaged with a valid checksum): refused, nothing written.
     const forged = Buffer.from(seen.context);
     const { decodeCounterContext, encodeCounterContext } = await import('../../../src/storage/counter.js');
     const state = decodeCounterContext(forged, forged.readUInt32BE(1));
-    const lie = encodeCounterContext(forged.readUInt32BE(1), { ...state, entries: state.entries.map((e) => ({ ...e, p: e.p + 100 })) });
-    expect(await refusal(callUnary(kv, 'CounterReset', { bucket: 'hits', key: B('a'), context: lie }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/resets more than its replicas counted/) });
+    const lie = encodeCounterContext(forged.readUInt32BE(1), {
+      ...state,
+      entries: state.entries.map((e) => ({ ...e, p: e.p + 100 })),
+    });
+    expect(
+      await refusal(callUnary(kv, 'CounterReset', { bucket: 'hits', key: B('a'), context: lie }, soon())),
+    ).toMatchObject({
+      code: S.INVALID_ARGUMENT,
+      details: expect.stringMatching(/resets more than its replicas counted/),
+    });
     expect((await c.counterGet('a', { bucket: 'hits', r: 3 })).value).toBe(5n);
   });
 
@@ -143,17 +174,36 @@ describe('counters', () => {
   it('refuses a bad amount, in the client and on the node', async () => {
     const { addresses } = await nodes();
     const c = client(addresses);
-    expect(await refusal(c.counterUpdate('x', 0.5, { bucket: 'hits' }))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/whole number/) });
-    expect(await refusal(c.counterUpdate('x', 2n ** 60n, { bucket: 'hits' }))).toMatchObject({ code: S.INVALID_ARGUMENT });
+    expect(await refusal(c.counterUpdate('x', 0.5, { bucket: 'hits' }))).toMatchObject({
+      code: S.INVALID_ARGUMENT,
+      details: expect.stringMatching(/whole number/),
+    });
+    expect(await refusal(c.counterUpdate('x', 2n ** 60n, { bucket: 'hits' }))).toMatchObject({
+      code: S.INVALID_ARGUMENT,
+    });
     const r = raw(addresses[0]!);
     // 0 changes nothing: a mistake, said so.
-    expect(await refusal(callUnary(r, 'CounterUpdate', { bucket: 'hits', key: B('x'), amount: 0 }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/nonzero/) });
+    expect(
+      await refusal(callUnary(r, 'CounterUpdate', { bucket: 'hits', key: B('x'), amount: 0 }, soon())),
+    ).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/nonzero/) });
     // Past 2^53 the wire's number is not exact: refused rather than rounded.
-    expect(await refusal(callUnary(r, 'CounterUpdate', { bucket: 'hits', key: B('x'), amount: '9007199254740993' }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT });
-    expect(await refusal(callUnary(r, 'Put', { bucket: 'carts', key: B(''), value: B('v') }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT });
-    expect(await refusal(callUnary(r, 'CounterUpdate', { bucket: 'hits', key: B(''), amount: 1 }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT });
-    expect(await refusal(callUnary(r, 'CounterUpdate', { bucket: 'nope', key: B('x'), amount: 1 }, soon()))).toMatchObject({ code: S.NOT_FOUND, details: expect.stringMatching(/no bucket nope/) });
-    expect(await refusal(callUnary(r, 'CounterUpdate', { bucket: 'hits', key: B('x'), amount: 1, requestId: Buffer.alloc(65) }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT });
+    expect(
+      await refusal(callUnary(r, 'CounterUpdate', { bucket: 'hits', key: B('x'), amount: '9007199254740993' }, soon())),
+    ).toMatchObject({ code: S.INVALID_ARGUMENT });
+    expect(await refusal(callUnary(r, 'Put', { bucket: 'carts', key: B(''), value: B('v') }, soon()))).toMatchObject({
+      code: S.INVALID_ARGUMENT,
+    });
+    expect(
+      await refusal(callUnary(r, 'CounterUpdate', { bucket: 'hits', key: B(''), amount: 1 }, soon())),
+    ).toMatchObject({ code: S.INVALID_ARGUMENT });
+    expect(
+      await refusal(callUnary(r, 'CounterUpdate', { bucket: 'nope', key: B('x'), amount: 1 }, soon())),
+    ).toMatchObject({ code: S.NOT_FOUND, details: expect.stringMatching(/no bucket nope/) });
+    expect(
+      await refusal(
+        callUnary(r, 'CounterUpdate', { bucket: 'hits', key: B('x'), amount: 1, requestId: Buffer.alloc(65) }, soon()),
+      ),
+    ).toMatchObject({ code: S.INVALID_ARGUMENT });
     expect((await c.counterGet('x', { bucket: 'hits' })).found).toBe(false);
   });
 });
@@ -164,7 +214,14 @@ describe('sets', () => {
     const c = client(addresses);
     const all = ['apple', 'banana', 'cherry', 'date', 'elder'];
     await c.setAdd('basket', all.slice(0, 3), { bucket: 'tags' });
-    await c.setUpdate('basket', [{ op: 'add', element: 'date' }, { op: 'add', element: B('elder') }], { bucket: 'tags' });
+    await c.setUpdate(
+      'basket',
+      [
+        { op: 'add', element: 'date' },
+        { op: 'add', element: B('elder') },
+      ],
+      { bucket: 'tags' },
+    );
     const first = await c.setRead('basket', { bucket: 'tags', limit: 2 });
     expect(first.elements.map((e) => String(e.element))).toEqual(['apple', 'banana']);
     expect(first.next).toBeDefined();
@@ -191,17 +248,39 @@ describe('sets', () => {
     const { addresses } = await nodes();
     const c = client(addresses);
     const r = raw(addresses[0]!);
-    const update = (ops: object[]): Promise<unknown> => callUnary(r, 'SetUpdate', { bucket: 'tags', key: B('s'), ops }, soon());
-    expect(await refusal(update([{ remove: { element: B('a') } }]))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/context/) });
-    expect(await refusal(update([{}]))).toMatchObject({ code: S.INVALID_ARGUMENT, details: 'operation 1 of 1 is neither an add nor a remove: set one of them' });
+    const update = (ops: object[]): Promise<unknown> =>
+      callUnary(r, 'SetUpdate', { bucket: 'tags', key: B('s'), ops }, soon());
+    expect(await refusal(update([{ remove: { element: B('a') } }]))).toMatchObject({
+      code: S.INVALID_ARGUMENT,
+      details: expect.stringMatching(/context/),
+    });
+    expect(await refusal(update([{}]))).toMatchObject({
+      code: S.INVALID_ARGUMENT,
+      details: 'operation 1 of 1 is neither an add nor a remove: set one of them',
+    });
     expect(await refusal(update([{ add: B('') }]))).toMatchObject({ code: S.INVALID_ARGUMENT });
     expect(await refusal(update([{ add: Buffer.alloc(1025, 1) }]))).toMatchObject({ code: S.INVALID_ARGUMENT });
     expect(await refusal(update([]))).toMatchObject({ code: S.INVALID_ARGUMENT });
     expect(await refusal(update([{ add: B('a') }, { add: B('a') }]))).toMatchObject({ code: S.INVALID_ARGUMENT });
-    expect(await refusal(update(Array.from({ length: MAX_SET_OPS + 1 }, (_, i) => ({ add: B(`e${i}`) }))))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/1000/) });
-    expect(await refusal(c.setAdd('s', Array.from({ length: MAX_SET_OPS + 1 }, (_, i) => `e${i}`), { bucket: 'tags' }))).toMatchObject({ code: S.INVALID_ARGUMENT });
-    expect(await refusal(callUnary(r, 'SetRead', { bucket: 'tags', key: B('s'), limit: 1001 }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/limit/) });
-    expect(await refusal(callUnary(r, 'SetContains', { bucket: 'tags', key: B('s'), element: B('') }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT });
+    expect(
+      await refusal(update(Array.from({ length: MAX_SET_OPS + 1 }, (_, i) => ({ add: B(`e${i}`) })))),
+    ).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/1000/) });
+    expect(
+      await refusal(
+        c.setAdd(
+          's',
+          Array.from({ length: MAX_SET_OPS + 1 }, (_, i) => `e${i}`),
+          { bucket: 'tags' },
+        ),
+      ),
+    ).toMatchObject({ code: S.INVALID_ARGUMENT });
+    expect(await refusal(callUnary(r, 'SetRead', { bucket: 'tags', key: B('s'), limit: 1001 }, soon()))).toMatchObject({
+      code: S.INVALID_ARGUMENT,
+      details: expect.stringMatching(/limit/),
+    });
+    expect(
+      await refusal(callUnary(r, 'SetContains', { bucket: 'tags', key: B('s'), element: B('') }, soon())),
+    ).toMatchObject({ code: S.INVALID_ARGUMENT });
     // Nothing of those reached the set.
     expect(await c.setRead('s', { bucket: 'tags' })).toEqual({ elements: [], next: undefined });
   });
@@ -212,19 +291,36 @@ describe('maps', () => {
     const { addresses } = await nodes();
     const c = client(addresses);
     const points: MapField[] = [{ name: 'points', type: 'counter' }];
-    await c.mapUpdate('m1', [{ op: 'increment', path: points, amount: 6 }, { op: 'enable', path: [{ name: 'on', type: 'flag' }] }], { bucket: 'profiles' });
+    await c.mapUpdate(
+      'm1',
+      [
+        { op: 'increment', path: points, amount: 6 },
+        { op: 'enable', path: [{ name: 'on', type: 'flag' }] },
+      ],
+      { bucket: 'profiles' },
+    );
     await c.mapUpdate('m2', [{ op: 'increment', path: points, amount: 2 }], { bucket: 'profiles' });
-    const counterOf = async (key: string): Promise<Extract<MapEntry, { kind: 'counter' }>> => (await c.mapRead(key, { bucket: 'profiles', r: 3 })).entries.find((e) => e.kind === 'counter') as Extract<MapEntry, { kind: 'counter' }>;
+    const counterOf = async (key: string): Promise<Extract<MapEntry, { kind: 'counter' }>> =>
+      (await c.mapRead(key, { bucket: 'profiles', r: 3 })).entries.find((e) => e.kind === 'counter') as Extract<
+        MapEntry,
+        { kind: 'counter' }
+      >;
     const seen = await counterOf('m1');
     expect(seen.value).toBe(6n);
     // An increment the read did not see survives the remove.
     await c.mapUpdate('m1', [{ op: 'increment', path: points, amount: 1 }], { bucket: 'profiles' });
     const other = await counterOf('m2');
-    expect(await refusal(c.mapUpdate('m1', [{ op: 'remove', path: points, context: other.context }], { bucket: 'profiles' }))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/read from a different key/) });
+    expect(
+      await refusal(
+        c.mapUpdate('m1', [{ op: 'remove', path: points, context: other.context }], { bucket: 'profiles' }),
+      ),
+    ).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/read from a different key/) });
     await c.mapUpdate('m1', [{ op: 'remove', path: points, context: seen.context }], { bucket: 'profiles' });
     expect((await c.mapGet('m1', { bucket: 'profiles', r: 3 })).counters).toEqual({ points: 1n });
     // Reset and not incremented since: no longer listed.
-    await c.mapUpdate('m1', [{ op: 'remove', path: points, context: (await counterOf('m1')).context }], { bucket: 'profiles' });
+    await c.mapUpdate('m1', [{ op: 'remove', path: points, context: (await counterOf('m1')).context }], {
+      bucket: 'profiles',
+    });
     expect((await c.mapRead('m1', { bucket: 'profiles', r: 3 })).entries.map((e) => e.kind)).toEqual(['flag']);
     expect(await c.mapDrop('m1', { bucket: 'profiles' })).toEqual({ removed: 1 });
     expect(await c.mapRead('m1', { bucket: 'profiles', r: 3 })).toEqual({ entries: [], next: undefined });
@@ -251,7 +347,15 @@ describe('maps', () => {
     );
     // A second request through another coordinator: a later assign wins, counters add, sets grow.
     const other = client([addresses[1]!]);
-    await other.mapUpdate('u1', [{ op: 'assign', path: [f('name', 'register')], value: 'Ada L.' }, { op: 'increment', path: [f('logins', 'counter')], amount: -1 }, { op: 'add', path: [f('tags', 'set')], element: 'poetry' }], opts);
+    await other.mapUpdate(
+      'u1',
+      [
+        { op: 'assign', path: [f('name', 'register')], value: 'Ada L.' },
+        { op: 'increment', path: [f('logins', 'counter')], amount: -1 },
+        { op: 'add', path: [f('tags', 'set')], element: 'poetry' },
+      ],
+      opts,
+    );
     const m = await c.mapGet('u1', opts);
     expect(String(m.registers.name)).toBe('Ada L.');
     expect(m.flags).toEqual({ admin: true });
@@ -265,9 +369,21 @@ describe('maps', () => {
     expect(first.next).toBeDefined();
     const seen: MapEntry[] = [];
     for await (const e of c.mapEntries('u1', { ...opts, limit: 2 })) seen.push(e);
-    expect(seen.map((e) => e.kind).sort()).toEqual(['counter', 'element', 'element', 'element', 'flag', 'register', 'register']);
+    expect(seen.map((e) => e.kind).sort()).toEqual([
+      'counter',
+      'element',
+      'element',
+      'element',
+      'flag',
+      'register',
+      'register',
+    ]);
     // Removes take the contexts a read gave: clear the name, disable admin, drop a tag.
-    const byPath = (p: string) => seen.find((e) => e.path.map((x) => String(x.name)).join('.') === p && (e.kind !== 'element' || String(e.element) === 'math'))!;
+    const byPath = (p: string) =>
+      seen.find(
+        (e) =>
+          e.path.map((x) => String(x.name)).join('.') === p && (e.kind !== 'element' || String(e.element) === 'math'),
+      )!;
     const ctx = (p: string): Buffer => {
       const e = byPath(p);
       if (e.kind === 'counter') throw new Error('a counter has no context');
@@ -294,7 +410,10 @@ describe('maps', () => {
   it('applies an update sent again with its request id once, through another coordinator: an increment counts once', async () => {
     const { addresses } = await nodes(['n1', 'n3']);
     const requestId = B('map-update-0001');
-    const ops = [{ op: 'increment' as const, path: [f('n', 'counter')], amount: 5 }, { op: 'add' as const, path: [f('s', 'set')], element: 'x' }];
+    const ops = [
+      { op: 'increment' as const, path: [f('n', 'counter')], amount: 5 },
+      { op: 'add' as const, path: [f('s', 'set')], element: 'x' },
+    ];
     await client([addresses[0]!]).mapUpdate('once', ops, { ...opts, requestId });
     await client([addresses[1]!]).mapUpdate('once', ops, { ...opts, requestId });
     const m = await client(addresses).mapGet('once', { ...opts, r: 3 });
@@ -306,45 +425,102 @@ describe('maps', () => {
     const { addresses } = await nodes();
     const c = client(addresses);
     const r = raw(addresses[0]!);
-    const field = (name: string, type: string) => ({ name: B(name), type: `MAP_FIELD_TYPE_${type}` as 'MAP_FIELD_TYPE_FLAG' });
-    const update = (ops: object[]): Promise<unknown> => callUnary(r, 'MapUpdate', { bucket: 'profiles', key: B('m'), ops }, soon());
+    const field = (name: string, type: string) => ({
+      name: B(name),
+      type: `MAP_FIELD_TYPE_${type}` as 'MAP_FIELD_TYPE_FLAG',
+    });
+    const update = (ops: object[]): Promise<unknown> =>
+      callUnary(r, 'MapUpdate', { bucket: 'profiles', key: B('m'), ops }, soon());
     const bad = async (ops: object[], details: RegExp): Promise<void> => {
-      expect(await refusal(update(ops))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(details) });
+      expect(await refusal(update(ops))).toMatchObject({
+        code: S.INVALID_ARGUMENT,
+        details: expect.stringMatching(details),
+      });
     };
     await bad([{ path: [field('a', 'REGISTER')] }], /operation 1 of 1 sets no op/);
     await bad([{ path: [field('a', 'FLAG')], enable: false }], /enable is false; disable a flag with a remove/);
     await bad([{ path: [{ name: B('a') }], assign: B('v') }], /field 1 of its path has no type/);
-    await bad([{ path: [field('a', 'COUNTER')], assign: B('v') }], /assign applies to a register field, not a counter field/);
-    await bad([{ path: [field('a', 'REGISTER')], increment: 1 }], /increment applies to a counter field, not a register field/);
+    await bad(
+      [{ path: [field('a', 'COUNTER')], assign: B('v') }],
+      /assign applies to a register field, not a counter field/,
+    );
+    await bad(
+      [{ path: [field('a', 'REGISTER')], increment: 1 }],
+      /increment applies to a counter field, not a register field/,
+    );
     await bad([{ path: [field('a', 'COUNTER')], increment: 0 }], /nonzero/);
-    await bad([{ path: [field('a', 'SET')], enable: true }], /add applies to a set element or a flag field .*not a set field/);
+    await bad(
+      [{ path: [field('a', 'SET')], enable: true }],
+      /add applies to a set element or a flag field .*not a set field/,
+    );
     await bad([{ path: [field('a', 'FLAG')], remove: {} }], /needs the context/);
     // A counter's remove is its reset, which needs the context a map read gave that counter.
-    await bad([{ path: [field('a', 'COUNTER')], remove: { context: B('x') } }], /bad causal context for .*: not a counter's context \(a counter read or a map read gives one\)/);
+    await bad(
+      [{ path: [field('a', 'COUNTER')], remove: { context: B('x') } }],
+      /bad causal context for .*: not a counter's context \(a counter read or a map read gives one\)/,
+    );
     await bad([{ path: [field('a', 'MAP')], remove: { context: B('x') } }], /remove applies to .* not a map field/);
     await bad([{ path: [field('a', 'REGISTER')], add: B('e') }], /only a set field has elements/);
-    await bad([{ path: ['a', 'b', 'c', 'd'].map((n) => field(n, 'MAP')).concat(field('e', 'FLAG')), enable: true }], /5 nested fields is over the limit of 4/);
+    await bad(
+      [{ path: ['a', 'b', 'c', 'd'].map((n) => field(n, 'MAP')).concat(field('e', 'FLAG')), enable: true }],
+      /5 nested fields is over the limit of 4/,
+    );
     await bad([{ path: [field('a', 'FLAG'), field('b', 'FLAG')], enable: true }], /only a map field has fields/);
     await bad([{ path: [field('', 'FLAG')], enable: true }], /at least one byte/);
     await bad([{ path: [], enable: true }], /op 0 names no field/);
     await bad([{ path: [], add: B('loose') }], /op 0 names no field: a map op's path names the field/);
-    await bad([{ path: [field('a', 'FLAG')], enable: true }, { path: [field('a', 'FLAG')], remove: { context: B('x') } }], /same element or field/);
+    await bad(
+      [
+        { path: [field('a', 'FLAG')], enable: true },
+        { path: [field('a', 'FLAG')], remove: { context: B('x') } },
+      ],
+      /same element or field/,
+    );
     await bad([], /1 to 1000/);
-    await bad(Array.from({ length: MAX_MAP_OPS + 1 }, (_, i) => ({ path: [field(`f${i}`, 'FLAG')], enable: true })), /1 to 1000/);
-    expect(await refusal(callUnary(r, 'MapUpdate', { bucket: 'profiles', key: B('m'), ops: [{ path: [field('a', 'REGISTER')], assign: Buffer.alloc((1 << 20) + 1) }] }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/over the limit/) });
-    expect(await refusal(callUnary(r, 'MapRead', { bucket: 'profiles', key: B('m'), limit: 1001 }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/limit/) });
-    expect(await refusal(callUnary(r, 'MapRead', { bucket: 'profiles', key: B('m'), after: B('zz') }, soon()))).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/no page token of this map.*pass the previous page's next/) });
+    await bad(
+      Array.from({ length: MAX_MAP_OPS + 1 }, (_, i) => ({ path: [field(`f${i}`, 'FLAG')], enable: true })),
+      /1 to 1000/,
+    );
+    expect(
+      await refusal(
+        callUnary(
+          r,
+          'MapUpdate',
+          {
+            bucket: 'profiles',
+            key: B('m'),
+            ops: [{ path: [field('a', 'REGISTER')], assign: Buffer.alloc((1 << 20) + 1) }],
+          },
+          soon(),
+        ),
+      ),
+    ).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/over the limit/) });
+    expect(
+      await refusal(callUnary(r, 'MapRead', { bucket: 'profiles', key: B('m'), limit: 1001 }, soon())),
+    ).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/limit/) });
+    expect(
+      await refusal(callUnary(r, 'MapRead', { bucket: 'profiles', key: B('m'), after: B('zz') }, soon())),
+    ).toMatchObject({
+      code: S.INVALID_ARGUMENT,
+      details: expect.stringMatching(/no page token of this map.*pass the previous page's next/),
+    });
     // The client refuses before sending what it can tell is wrong.
     expect(await refusal(c.mapUpdate('m', [], opts))).toMatchObject({ code: S.INVALID_ARGUMENT });
-    expect(await refusal(c.mapUpdate('m', [{ op: 'increment', path: [f('n', 'counter')], amount: 1.5 }], opts))).toMatchObject({ code: S.INVALID_ARGUMENT });
+    expect(
+      await refusal(c.mapUpdate('m', [{ op: 'increment', path: [f('n', 'counter')], amount: 1.5 }], opts)),
+    ).toMatchObject({ code: S.INVALID_ARGUMENT });
     // Nothing of those reached the map.
     expect(await c.mapRead('m', opts)).toEqual({ entries: [], next: undefined });
   });
 });
 
 describe('bucket types', () => {
-  const wrongType = (bucket: string, type: string, uses: RegExp): { code: number; details: string } =>
-    ({ code: S.FAILED_PRECONDITION, details: expect.stringMatching(new RegExp(`^bucket ${bucket} is of type ${type}, which .* does not take: use ${uses.source}`)) as unknown as string });
+  const wrongType = (bucket: string, type: string, uses: RegExp): { code: number; details: string } => ({
+    code: S.FAILED_PRECONDITION,
+    details: expect.stringMatching(
+      new RegExp(`^bucket ${bucket} is of type ${type}, which .* does not take: use ${uses.source}`),
+    ) as unknown as string,
+  });
 
   it("refuses every call on a bucket of a type this release does not know (a later release's): BK_UNKNOWN_TYPE, not taken as kv", async () => {
     const cluster = await FakeCluster.create(3);
@@ -352,13 +528,30 @@ describe('bucket types', () => {
     const buckets = new BucketTable(3);
     // As gossip brings a bucket a later release created: its type is a value this one cannot read.
     const write = (value: string) => ({ value, at: 1000, by: 'n9' });
-    buckets.merge([{ name: 'profiles', props: { created: write('1'), n: write('3'), r: write('0'), w: write('0'), ttl_ms: write('0'), siblings: write('siblings'), type: write('hll') } }]);
+    buckets.merge([
+      {
+        name: 'profiles',
+        props: {
+          created: write('1'),
+          n: write('3'),
+          r: write('0'),
+          w: write('0'),
+          ttl_ms: write('0'),
+          siblings: write('siblings'),
+          type: write('hll'),
+        },
+      },
+    ]);
     expect(buckets.unknownType('profiles')).toBe('hll');
     expect(buckets.unknownType('default')).toBeUndefined();
     const address = await serve(cluster.coordinator('n1'), buckets);
     for (const streaming of [true, false]) {
       const c = client([address], streaming);
-      const refused = { code: S.FAILED_PRECONDITION, details: /bucket profiles is of type "hll", which this node's release does not know, so \w+.* cannot take its keys: upgrade this node/ };
+      const refused = {
+        code: S.FAILED_PRECONDITION,
+        details:
+          /bucket profiles is of type "hll", which this node's release does not know, so \w+.* cannot take its keys: upgrade this node/,
+      };
       await expect(c.put('k', 'v', { bucket: 'profiles' })).rejects.toMatchObject(refused);
       await expect(c.get('k', { bucket: 'profiles' })).rejects.toMatchObject(refused);
       await expect(c.getMany(['k'], { bucket: 'profiles' })).rejects.toMatchObject(refused);
@@ -371,16 +564,25 @@ describe('bucket types', () => {
   it('refuses put, get, delete and the batches on a counter or set bucket (BK_WRONG_TYPE), unary and on the stream', async () => {
     const { addresses } = await nodes();
     const r = raw(addresses[0]!);
-    for (const [bucket, type, uses] of [['hits', 'counter', /CounterUpdate, CounterGet and CounterReset/], ['tags', 'set', /SetUpdate, SetRead and SetContains/], ['profiles', 'map', /MapUpdate and MapRead/]] as const) {
+    for (const [bucket, type, uses] of [
+      ['hits', 'counter', /CounterUpdate, CounterGet and CounterReset/],
+      ['tags', 'set', /SetUpdate, SetRead and SetContains/],
+      ['profiles', 'map', /MapUpdate and MapRead/],
+    ] as const) {
       const want = wrongType(bucket, type, uses);
       expect(await refusal(callUnary(r, 'Put', { bucket, key: B('k'), value: B('v') }, soon()))).toMatchObject(want);
       expect(await refusal(callUnary(r, 'Get', { bucket, key: B('k') }, soon()))).toMatchObject(want);
       expect(await refusal(callUnary(r, 'Delete', { bucket, key: B('k') }, soon()))).toMatchObject(want);
       expect(await refusal(callUnary(r, 'GetMany', { bucket, keys: [B('k')] }, soon()))).toMatchObject(want);
-      expect(await refusal(callUnary(r, 'PutMany', { bucket, items: [{ key: B('k'), value: B('v') }] }, soon()))).toMatchObject(want);
+      expect(
+        await refusal(callUnary(r, 'PutMany', { bucket, items: [{ key: B('k'), value: B('v') }] }, soon())),
+      ).toMatchObject(want);
       // The stream's calls (what the client sends by default), each refused as its unary call.
       const streamed = client(addresses, true);
-      expect(await refusal(streamed.put('k', 'v', { bucket }))).toMatchObject({ code: S.FAILED_PRECONDITION, details: expect.stringMatching(/Put \(on Stream\) does not take/) });
+      expect(await refusal(streamed.put('k', 'v', { bucket }))).toMatchObject({
+        code: S.FAILED_PRECONDITION,
+        details: expect.stringMatching(/Put \(on Stream\) does not take/),
+      });
       expect(await refusal(streamed.get('k', { bucket }))).toMatchObject(want);
       expect(await refusal(streamed.delete('k', { bucket, context: Buffer.alloc(0) }))).toMatchObject(want);
     }
@@ -389,21 +591,44 @@ describe('bucket types', () => {
   it('refuses counter calls on set, kv and default buckets, and set calls on counter, kv and default buckets', async () => {
     const { addresses } = await nodes();
     const c = client(addresses);
-    expect(await refusal(c.counterIncrement('k', 1, { bucket: 'tags' }))).toMatchObject(wrongType('tags', 'set', /SetUpdate/));
+    expect(await refusal(c.counterIncrement('k', 1, { bucket: 'tags' }))).toMatchObject(
+      wrongType('tags', 'set', /SetUpdate/),
+    );
     expect(await refusal(c.counterGet('k', { bucket: 'carts' }))).toMatchObject({
       code: S.FAILED_PRECONDITION,
-      details: 'bucket carts is of type kv, which CounterGet does not take: use Put, Get, Delete, GetMany, PutMany and Stream (ringkv put, get, del) on its keys; counters live in a bucket of type counter (ringkv bucket create NAME --type counter)',
+      details:
+        'bucket carts is of type kv, which CounterGet does not take: use Put, Get, Delete, GetMany, PutMany and Stream (ringkv put, get, del) on its keys; counters live in a bucket of type counter (ringkv bucket create NAME --type counter)',
     });
     expect(await refusal(c.counterIncrement('k'))).toMatchObject(wrongType('default', 'kv', /Put, Get/));
-    expect(await refusal(c.setAdd('k', ['a'], { bucket: 'hits' }))).toMatchObject(wrongType('hits', 'counter', /CounterUpdate/));
-    expect(await refusal(c.setRead('k', { bucket: 'carts' }))).toMatchObject({ code: S.FAILED_PRECONDITION, details: expect.stringMatching(/which SetRead does not take.*sets live in a bucket of type set \(ringkv bucket create NAME --type set\)$/) });
+    expect(await refusal(c.setAdd('k', ['a'], { bucket: 'hits' }))).toMatchObject(
+      wrongType('hits', 'counter', /CounterUpdate/),
+    );
+    expect(await refusal(c.setRead('k', { bucket: 'carts' }))).toMatchObject({
+      code: S.FAILED_PRECONDITION,
+      details: expect.stringMatching(
+        /which SetRead does not take.*sets live in a bucket of type set \(ringkv bucket create NAME --type set\)$/,
+      ),
+    });
     expect(await refusal(c.setContains('k', 'a'))).toMatchObject(wrongType('default', 'kv', /Put/));
-    expect(await refusal(c.setRemove('k', [{ element: 'a', context: B('x') }], { bucket: 'hits' }))).toMatchObject(wrongType('hits', 'counter', /CounterUpdate/));
+    expect(await refusal(c.setRemove('k', [{ element: 'a', context: B('x') }], { bucket: 'hits' }))).toMatchObject(
+      wrongType('hits', 'counter', /CounterUpdate/),
+    );
     const name: MapField[] = [{ name: 'name', type: 'register' }];
-    expect(await refusal(c.mapUpdate('k', [{ op: 'assign', path: name, value: 'x' }], { bucket: 'tags' }))).toMatchObject(wrongType('tags', 'set', /SetUpdate/));
-    expect(await refusal(c.mapRead('k', { bucket: 'carts' }))).toMatchObject({ code: S.FAILED_PRECONDITION, details: expect.stringMatching(/which MapRead does not take.*maps live in a bucket of type map \(ringkv bucket create NAME --type map\)$/) });
-    expect(await refusal(c.setAdd('k', ['a'], { bucket: 'profiles' }))).toMatchObject(wrongType('profiles', 'map', /MapUpdate and MapRead/));
-    expect(await refusal(c.counterGet('k', { bucket: 'profiles' }))).toMatchObject(wrongType('profiles', 'map', /MapUpdate/));
+    expect(
+      await refusal(c.mapUpdate('k', [{ op: 'assign', path: name, value: 'x' }], { bucket: 'tags' })),
+    ).toMatchObject(wrongType('tags', 'set', /SetUpdate/));
+    expect(await refusal(c.mapRead('k', { bucket: 'carts' }))).toMatchObject({
+      code: S.FAILED_PRECONDITION,
+      details: expect.stringMatching(
+        /which MapRead does not take.*maps live in a bucket of type map \(ringkv bucket create NAME --type map\)$/,
+      ),
+    });
+    expect(await refusal(c.setAdd('k', ['a'], { bucket: 'profiles' }))).toMatchObject(
+      wrongType('profiles', 'map', /MapUpdate and MapRead/),
+    );
+    expect(await refusal(c.counterGet('k', { bucket: 'profiles' }))).toMatchObject(
+      wrongType('profiles', 'map', /MapUpdate/),
+    );
     // A kv bucket still takes put and get, on the stream and unary.
     await c.put('k', 'v', { bucket: 'carts' });
     expect((await client(addresses, false).get('k', { bucket: 'carts' })).values.map(String)).toEqual(['v']);

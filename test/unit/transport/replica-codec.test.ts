@@ -4,7 +4,18 @@ import type { ReplicaCall } from '../../../src/transport/generated/ringkv/intern
 import type { ReplicaReply } from '../../../src/transport/generated/ringkv/internal/v1/ReplicaReply.js';
 import { serviceClient } from '../../../src/transport/protos.js';
 import type { FieldType } from '../../../src/buckets/index.js';
-import { WireDecodeError, callSize, decodeCalls, decodeReplies, encodeCalls, encodeReplies, replySize, type WireCall, type WireReply, type WireSubOp } from '../../../src/transport/replica-codec.js';
+import {
+  WireDecodeError,
+  callSize,
+  decodeCalls,
+  decodeReplies,
+  encodeCalls,
+  encodeReplies,
+  replySize,
+  type WireCall,
+  type WireReply,
+  type WireSubOp,
+} from '../../../src/transport/replica-codec.js';
 
 const bytes = (max = 64) => fc.uint8Array({ maxLength: max }).map((u) => Buffer.from(u));
 const id = fc.integer({ min: 0, max: 0xffffffff });
@@ -27,25 +38,70 @@ const subOp: fc.Arbitrary<WireSubOp> = fc.record({
   amount: safeAmount,
 });
 // A delta is present only when not empty (an empty one is the field's default: none).
-const subKeyRecord = fc.record({ key: bytes(), record: bytes(100), delta: bytes(40) }).map(({ delta, ...r }) => (delta.length > 0 ? { ...r, delta } : r));
+const subKeyRecord = fc
+  .record({ key: bytes(), record: bytes(100), delta: bytes(40) })
+  .map(({ delta, ...r }) => (delta.length > 0 ? { ...r, delta } : r));
 
 const newCall = (amount: fc.Arbitrary<bigint>): fc.Arbitrary<WireCall> =>
   fc.oneof(
     fc.record({ id, deadline, op: fc.constant('counterUpdate' as const), key: bytes(), amount, requestId: bytes(32) }),
-    fc.record({ id, deadline, op: fc.constant('writeMany' as const), parent: bytes(), ops: fc.array(subOp, { maxLength: 6 }), requestId: bytes(32) }),
-    fc.record({ id, deadline, op: fc.constant('readRange' as const), parent: bytes(), after: fc.option(bytes(), { nil: undefined }), limit: fc.oneof(fc.constantFrom(0, 1, 1000, 2 ** 32 - 1), fc.nat({ max: 2 ** 32 - 1 })) }),
+    fc.record({
+      id,
+      deadline,
+      op: fc.constant('writeMany' as const),
+      parent: bytes(),
+      ops: fc.array(subOp, { maxLength: 6 }),
+      requestId: bytes(32),
+    }),
+    fc.record({
+      id,
+      deadline,
+      op: fc.constant('readRange' as const),
+      parent: bytes(),
+      after: fc.option(bytes(), { nil: undefined }),
+      limit: fc.oneof(fc.constantFrom(0, 1, 1000, 2 ** 32 - 1), fc.nat({ max: 2 ** 32 - 1 })),
+    }),
     // Ballots as a clock in ms makes them (and past 2^32 on the wire's uint64).
-    fc.record({ id, deadline, op: fc.constant('paxos' as const), key: bytes(), step: fc.constantFrom('prepare' as const, 'propose' as const, 'commit' as const), ballot: fc.oneof(fc.constantFrom(0, 1, 1_796_000_000_000), fc.nat()), proposer: bytes(16), proposalId: bytes(32), base: bytes(32), value: fc.option(bytes(), { nil: null }) }),
+    fc.record({
+      id,
+      deadline,
+      op: fc.constant('paxos' as const),
+      key: bytes(),
+      step: fc.constantFrom('prepare' as const, 'propose' as const, 'commit' as const),
+      ballot: fc.oneof(fc.constantFrom(0, 1, 1_796_000_000_000), fc.nat()),
+      proposer: bytes(16),
+      proposalId: bytes(32),
+      base: bytes(32),
+      value: fc.option(bytes(), { nil: null }),
+    }),
   );
 
 const oldCall: fc.Arbitrary<WireCall> = fc.oneof(
-  fc.record({ id, deadline, op: fc.constant('apply' as const), key: bytes(), value: fc.option(bytes(), { nil: null }), context: bytes(), requestId: bytes(64), expiresAt: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER })) }),
+  fc.record({
+    id,
+    deadline,
+    op: fc.constant('apply' as const),
+    key: bytes(),
+    value: fc.option(bytes(), { nil: null }),
+    context: bytes(),
+    requestId: bytes(64),
+    expiresAt: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER })),
+  }),
   fc.record({ id, deadline, op: fc.constant('merge' as const), key: bytes(), record: bytes(200), hintFor: text }),
   fc.record({ id, deadline, op: fc.constant('read' as const), key: bytes(), hintFor: text }),
   fc.record({ id, deadline, op: fc.constant('digest' as const), key: bytes() }),
 );
 /** Every call; amounts over the whole sint64 range (our codec is exact in bigints). */
-const call: fc.Arbitrary<WireCall> = fc.oneof(oldCall, newCall(fc.oneof(safeAmount, fc.constantFrom(-(2n ** 63n), 2n ** 63n - 1n, SAFE + 1n), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }))));
+const call: fc.Arbitrary<WireCall> = fc.oneof(
+  oldCall,
+  newCall(
+    fc.oneof(
+      safeAmount,
+      fc.constantFrom(-(2n ** 63n), 2n ** 63n - 1n, SAFE + 1n),
+      fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+    ),
+  ),
+);
 /** Every call, with the amounts protobufjs decodes exactly. */
 const protoCall: fc.Arbitrary<WireCall> = fc.oneof(oldCall, newCall(safeAmount));
 const reply: fc.Arbitrary<WireReply> = fc.oneof(
@@ -55,14 +111,31 @@ const reply: fc.Arbitrary<WireReply> = fc.oneof(
   fc.record({ id, op: fc.constant('digest' as const), digest: bytes(16) }),
   fc.record({ id, op: fc.constant('error' as const), code: text, message: text }),
   // Counter values past 2^53 (the sum of many increments of different issuers' within bounds).
-  fc.record({ id, op: fc.constant('counterUpdate' as const), record: bytes(200), delta: bytes(100), value: fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n }).map(String) }),
+  fc.record({
+    id,
+    op: fc.constant('counterUpdate' as const),
+    record: bytes(200),
+    delta: bytes(100),
+    value: fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n }).map(String),
+  }),
   fc.record({ id, op: fc.constant('writeMany' as const), records: fc.array(subKeyRecord, { maxLength: 5 }) }),
-  fc.record({ id, op: fc.constant('readRange' as const), records: fc.array(subKeyRecord, { maxLength: 5 }), next: fc.option(bytes(), { nil: undefined }) }),
+  fc.record({
+    id,
+    op: fc.constant('readRange' as const),
+    records: fc.array(subKeyRecord, { maxLength: 5 }),
+    next: fc.option(bytes(), { nil: undefined }),
+  }),
   fc.record({ id, op: fc.constant('paxos' as const), ok: fc.boolean(), state: bytes(100) }),
 );
 
 const KIND = { add: 'ADD', remove: 'REMOVE', assign: 'ASSIGN', increment: 'INCREMENT' } as const;
-const TYPE = { register: 'FIELD_TYPE_REGISTER', flag: 'FIELD_TYPE_FLAG', counter: 'FIELD_TYPE_COUNTER', set: 'FIELD_TYPE_SET', map: 'FIELD_TYPE_MAP' } as const;
+const TYPE = {
+  register: 'FIELD_TYPE_REGISTER',
+  flag: 'FIELD_TYPE_FLAG',
+  counter: 'FIELD_TYPE_COUNTER',
+  set: 'FIELD_TYPE_SET',
+  map: 'FIELD_TYPE_MAP',
+} as const;
 const subOpAsProto = (o: WireSubOp) => ({
   op: KIND[o.op as keyof typeof KIND],
   fields: o.fields.map((f) => ({ name: f.name, type: TYPE[f.type as FieldType] })),
@@ -71,7 +144,11 @@ const subOpAsProto = (o: WireSubOp) => ({
   value: o.value,
   amount: Number(o.amount),
 });
-const recordAsProto = (r: { key: Buffer; record: Buffer; delta?: Buffer }) => ({ key: r.key, record: r.record, delta: r.delta ?? EMPTY });
+const recordAsProto = (r: { key: Buffer; record: Buffer; delta?: Buffer }) => ({
+  key: r.key,
+  record: r.record,
+  delta: r.delta ?? EMPTY,
+});
 
 /** The stream's protobufjs (proto-loader) encoding, typed by the generated ReplicaCalls and ReplicaReplies. */
 const STREAM = serviceClient('ringkv.internal.v1.Replica').service.Stream;
@@ -86,7 +163,17 @@ function asProto(c: WireCall, now: number): ReplicaCall {
   const head = { id: c.id, timeoutMs: c.deadline - now };
   switch (c.op) {
     case 'apply':
-      return { ...head, apply: { key: c.key, value: c.value ?? EMPTY, tombstone: c.value === null, context: c.context, requestId: c.requestId, expiresAt: c.expiresAt } };
+      return {
+        ...head,
+        apply: {
+          key: c.key,
+          value: c.value ?? EMPTY,
+          tombstone: c.value === null,
+          context: c.context,
+          requestId: c.requestId,
+          expiresAt: c.expiresAt,
+        },
+      };
     case 'merge':
       return { ...head, merge: { key: c.key, record: c.record, hintFor: c.hintFor } };
     case 'read':
@@ -98,9 +185,24 @@ function asProto(c: WireCall, now: number): ReplicaCall {
     case 'writeMany':
       return { ...head, writeMany: { parent: c.parent, ops: c.ops.map(subOpAsProto), requestId: c.requestId } };
     case 'readRange':
-      return { ...head, readRange: { parent: c.parent, ...(c.after === undefined ? {} : { after: c.after }), limit: c.limit } };
+      return {
+        ...head,
+        readRange: { parent: c.parent, ...(c.after === undefined ? {} : { after: c.after }), limit: c.limit },
+      };
     case 'paxos':
-      return { ...head, paxos: { key: c.key, step: STEP[c.step as keyof typeof STEP], ballot: c.ballot, proposer: c.proposer, proposalId: c.proposalId, value: c.value ?? EMPTY, absent: c.value === null, base: c.base } };
+      return {
+        ...head,
+        paxos: {
+          key: c.key,
+          step: STEP[c.step as keyof typeof STEP],
+          ballot: c.ballot,
+          proposer: c.proposer,
+          proposalId: c.proposalId,
+          value: c.value ?? EMPTY,
+          absent: c.value === null,
+          base: c.base,
+        },
+      };
   }
 }
 
@@ -123,7 +225,10 @@ function replyAsProto(r: WireReply): ReplicaReply {
     case 'writeMany':
       return { id: r.id, writeMany: { records: r.records.map(recordAsProto) } };
     case 'readRange':
-      return { id: r.id, readRange: { records: r.records.map(recordAsProto), ...(r.next === undefined ? {} : { next: r.next }) } };
+      return {
+        id: r.id,
+        readRange: { records: r.records.map(recordAsProto), ...(r.next === undefined ? {} : { next: r.next }) },
+      };
     case 'paxos':
       return { id: r.id, paxos: { ok: r.ok, state: r.state } };
   }
@@ -180,7 +285,11 @@ describe('replica stream codec', () => {
     const withExtra = Buffer.concat([Buffer.from([0x0a, inner.length + 2]), Buffer.from([15 << 3, 7]), inner]);
     expect(decodeCalls(withExtra, NOW)).toEqual([{ id: 9, deadline: NOW + 5, op: 'digest', key: Buffer.from('k') }]);
     // Field 14 (bytes "xyz") too: a length-delimited field is skipped whole, its length's own byte included.
-    const withBytes = Buffer.concat([Buffer.from([0x0a, inner.length + 5]), Buffer.from([(14 << 3) | 2, 3, 0x78, 0x79, 0x7a]), inner]);
+    const withBytes = Buffer.concat([
+      Buffer.from([0x0a, inner.length + 5]),
+      Buffer.from([(14 << 3) | 2, 3, 0x78, 0x79, 0x7a]),
+      inner,
+    ]);
     expect(decodeCalls(withBytes, NOW)).toEqual([{ id: 9, deadline: NOW + 5, op: 'digest', key: Buffer.from('k') }]);
     for (const bad of [Buffer.from([0x0a, 0x05, 0x08]), Buffer.from([0x0b]), Buffer.from([0x0a, 0x02, 0x08, 0xff])]) {
       expect(() => decodeCalls(bad)).toThrow(WireDecodeError);
@@ -192,11 +301,20 @@ describe('replica stream codec', () => {
 
   it('carries amounts exactly past 2^53 in both directions, and the sint64 bounds', () => {
     for (const amount of [2n ** 53n, -(2n ** 53n) - 1n, 2n ** 63n - 1n, -(2n ** 63n), 12345678901234567n]) {
-      const c: WireCall = { id: 1, deadline: NOW + 5, op: 'counterUpdate', key: Buffer.from('c'), amount, requestId: EMPTY };
+      const c: WireCall = {
+        id: 1,
+        deadline: NOW + 5,
+        op: 'counterUpdate',
+        key: Buffer.from('c'),
+        amount,
+        requestId: EMPTY,
+      };
       expect(decodeCalls(encodeCalls([c], NOW), NOW)).toEqual([c]);
     }
     // As protobufjs (with Long) encodes one: the replica sees the exact value, to refuse it in so many words.
-    const big = STREAM.requestSerialize({ calls: [{ id: 2, timeoutMs: 5, counterUpdate: { key: Buffer.from('c'), amount: '-9223372036854775808' } }] });
+    const big = STREAM.requestSerialize({
+      calls: [{ id: 2, timeoutMs: 5, counterUpdate: { key: Buffer.from('c'), amount: '-9223372036854775808' } }],
+    });
     expect(decodeCalls(big, NOW)).toMatchObject([{ op: 'counterUpdate', amount: -(2n ** 63n) }]);
   });
 
@@ -205,7 +323,11 @@ describe('replica stream codec', () => {
     const none = STREAM.requestSerialize({ calls: [{ id: 7, timeoutMs: 5 }] });
     // Field 12, a oneof case of some later release, holding a message.
     const newer = Buffer.from([0x0a, 0x06, 0x08, 0x08, 0x62, 0x02, 0x0a, 0x00]);
-    expect(decodeCalls(Buffer.concat([none, newer, encodeCalls([known], NOW)]), NOW)).toEqual([{ id: 7, deadline: NOW + 5, op: 'unsupported' }, { id: 8, deadline: NOW, op: 'unsupported' }, known]);
+    expect(decodeCalls(Buffer.concat([none, newer, encodeCalls([known], NOW)]), NOW)).toEqual([
+      { id: 7, deadline: NOW + 5, op: 'unsupported' },
+      { id: 8, deadline: NOW, op: 'unsupported' },
+      known,
+    ]);
   });
 
   it('keeps what it cannot name for the replica to refuse: an unknown op kind or field type as its number, an empty element as set', () => {
@@ -232,8 +354,22 @@ describe('replica stream codec', () => {
         parent: Buffer.from('p'),
         requestId: EMPTY,
         ops: [
-          { op: 7, fields: [{ name: Buffer.from('f'), type: 9 }], element: EMPTY, context: EMPTY, value: EMPTY, amount: 0n },
-          { op: 0, fields: [{ name: Buffer.from('g'), type: -1 }], element: undefined, context: EMPTY, value: EMPTY, amount: 0n },
+          {
+            op: 7,
+            fields: [{ name: Buffer.from('f'), type: 9 }],
+            element: EMPTY,
+            context: EMPTY,
+            value: EMPTY,
+            amount: 0n,
+          },
+          {
+            op: 0,
+            fields: [{ name: Buffer.from('g'), type: -1 }],
+            element: undefined,
+            context: EMPTY,
+            value: EMPTY,
+            amount: 0n,
+          },
         ],
       },
     ]);

@@ -6,7 +6,15 @@ import { ReplicaFailure } from '../../../src/replication/replica-api.js';
 import { MemoryEngine, Store, recordDigest, resolveCounterReplies, type SubOp } from '../../../src/storage/index.js';
 import { BatchedServer, type ServerCodec } from '../../../src/transport/batched-stream.js';
 import { decodeBatch } from '../../../src/transport/protobuf-bytes.js';
-import { decodeCalls, decodeReplies, encodeCalls, encodeReplies, replySize, type WireCall, type WireReply } from '../../../src/transport/replica-codec.js';
+import {
+  decodeCalls,
+  decodeReplies,
+  encodeCalls,
+  encodeReplies,
+  replySize,
+  type WireCall,
+  type WireReply,
+} from '../../../src/transport/replica-codec.js';
 import { GrpcReplicas, ReplicaServer } from '../../../src/transport/replica-wire.js';
 
 const B = (s: string): Buffer => Buffer.from(s);
@@ -42,7 +50,11 @@ async function peer(o: { maxInFlight?: number; port?: number } = {}): Promise<Pe
   const store = await Store.open({ engine: new MemoryEngine() });
   const replica = new SlowReplica(store);
   const p = { store, replica, messages: 0, observed: [] as string[] } as Partial<Peer> as Peer;
-  p.replicaServer = new ReplicaServer(replica, { refuse: () => p.stopping, maxInFlight: o.maxInFlight ?? 100, observe: (op, code) => p.observed.push(`${op}:${code}`) });
+  p.replicaServer = new ReplicaServer(replica, {
+    refuse: () => p.stopping,
+    maxInFlight: o.maxInFlight ?? 100,
+    observe: (op, code) => p.observed.push(`${op}:${code}`),
+  });
   const impl = p.replicaServer.implementation();
   const serve = impl['Stream'] as (call: grpc.ServerDuplexStream<Buffer, Buffer>) => void;
   p.server = new grpc.Server();
@@ -52,7 +64,11 @@ async function peer(o: { maxInFlight?: number; port?: number } = {}): Promise<Pe
       serve(call);
     },
   });
-  const port = await new Promise<number>((res, rej) => p.server.bindAsync(`127.0.0.1:${o.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (e, port) => (e ? rej(e) : res(port))));
+  const port = await new Promise<number>((res, rej) =>
+    p.server.bindAsync(`127.0.0.1:${o.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (e, port) =>
+      e ? rej(e) : res(port),
+    ),
+  );
   p.address = `127.0.0.1:${port}`;
   cleanup.push(async () => {
     p.server.forceShutdown();
@@ -117,9 +133,17 @@ describe('replica calls over one stream per peer', () => {
     const bad = await failure(c.merge('b', B('k'), B('not a record'), undefined, soon()));
     expect(bad).toMatchObject({ kind: 'refused', code: 'KV_BAD_RECORD' });
     const ctx = (await c.apply('b', B('a'), B('v'), Buffer.alloc(0), soon())).context;
-    expect(await failure(c.apply('b', B('b'), B('v'), ctx, soon()))).toMatchObject({ kind: 'refused', code: 'KV_BAD_CONTEXT', message: expect.stringMatching(/different key/) });
+    expect(await failure(c.apply('b', B('b'), B('v'), ctx, soon()))).toMatchObject({
+      kind: 'refused',
+      code: 'KV_BAD_CONTEXT',
+      message: expect.stringMatching(/different key/),
+    });
     p.stopping = 'node is shutting down';
-    expect(await failure(c.read('b', B('a'), undefined, soon()))).toMatchObject({ kind: 'unreachable', code: 'RK_NOT_READY', message: 'node is shutting down' });
+    expect(await failure(c.read('b', B('a'), undefined, soon()))).toMatchObject({
+      kind: 'unreachable',
+      code: 'RK_NOT_READY',
+      message: 'node is shutting down',
+    });
     expect(p.observed).toContain('merge:INVALID_ARGUMENT');
     expect(p.observed).toContain('read:UNAVAILABLE');
   });
@@ -128,7 +152,12 @@ describe('replica calls over one stream per peer', () => {
     const p = await peer({ maxInFlight: 2 });
     p.replica.delayMs = 100;
     const c = client(p.address);
-    const calls = [0, 1, 2].map((i) => c.read('b', B(`k${i}`), undefined, soon()).then(() => 'ok', (e: ReplicaFailure) => e.code));
+    const calls = [0, 1, 2].map((i) =>
+      c.read('b', B(`k${i}`), undefined, soon()).then(
+        () => 'ok',
+        (e: ReplicaFailure) => e.code,
+      ),
+    );
     expect((await Promise.all(calls)).sort()).toEqual(['RK_OVERLOADED', 'ok', 'ok']);
     expect(await c.read('b', B('k'), undefined, soon())).toBeUndefined();
   });
@@ -137,7 +166,10 @@ describe('replica calls over one stream per peer', () => {
     const p = await peer();
     p.replica.delayMs = 400;
     const c = client(p.address);
-    expect(await failure(c.read('b', B('k'), undefined, Date.now() + 50))).toMatchObject({ kind: 'timeout', code: 'RK_TIMEOUT' });
+    expect(await failure(c.read('b', B('k'), undefined, Date.now() + 50))).toMatchObject({
+      kind: 'timeout',
+      code: 'RK_TIMEOUT',
+    });
     expect(await failure(c.read('b', B('k'), undefined, Date.now() - 1))).toMatchObject({ kind: 'timeout' });
     p.replica.delayMs = 0;
     expect(await c.digest('b', B('k'), soon())).toEqual(Buffer.alloc(0));
@@ -161,7 +193,11 @@ describe('replica calls over one stream per peer', () => {
     const address = p.address;
     p.server.forceShutdown();
     expect(await failure(client(address).read('b', B('k'), undefined, soon()))).toMatchObject({ kind: 'unreachable' });
-    expect(await failure(new GrpcReplicas(() => undefined, grpc.credentials.createInsecure()).read('b', B('k'), undefined, soon()))).toMatchObject({ kind: 'unreachable', message: /no address known for node b/ });
+    expect(
+      await failure(
+        new GrpcReplicas(() => undefined, grpc.credentials.createInsecure()).read('b', B('k'), undefined, soon()),
+      ),
+    ).toMatchObject({ kind: 'unreachable', message: /no address known for node b/ });
   });
 
   it('a stream that breaks fails its calls in flight as unreachable; the next call opens a new one', async () => {
@@ -211,7 +247,12 @@ const element = (e: string): SubPath => ({ element: e });
 /** A stream to `address` sending bytes as given (encodeCalls, or protobufjs's), its replies decoded as they come. */
 function rawStream(address: string) {
   const raw = new grpc.Client(address, grpc.credentials.createInsecure());
-  const call = raw.makeBidiStreamRequest('/ringkv.internal.v1.Replica/Stream', (b: Buffer) => b, (b: Buffer) => b, new grpc.Metadata());
+  const call = raw.makeBidiStreamRequest(
+    '/ringkv.internal.v1.Replica/Stream',
+    (b: Buffer) => b,
+    (b: Buffer) => b,
+    new grpc.Metadata(),
+  );
   const out = { replies: [] as WireReply[], status: undefined as grpc.StatusObject | undefined };
   call.on('data', (b: Buffer) => out.replies.push(...decodeReplies(b)));
   call.on('error', () => undefined);
@@ -265,30 +306,61 @@ describe("the data types' calls over the stream", () => {
     const p = await peer();
     const c = client(p.address);
     await c.apply('b', B('plain'), B('v'), EMPTY, soon());
-    expect(await failure(c.counterUpdate('b', B('plain'), 1, soon()))).toMatchObject({ kind: 'refused', code: 'KV_WRONG_TYPE' });
-    expect(await failure(c.counterUpdate('b', B('c'), 0, soon()))).toMatchObject({ kind: 'refused', code: 'KV_BAD_AMOUNT', message: /nonzero integer/ });
+    expect(await failure(c.counterUpdate('b', B('plain'), 1, soon()))).toMatchObject({
+      kind: 'refused',
+      code: 'KV_WRONG_TYPE',
+    });
+    expect(await failure(c.counterUpdate('b', B('c'), 0, soon()))).toMatchObject({
+      kind: 'refused',
+      code: 'KV_BAD_AMOUNT',
+      message: /nonzero integer/,
+    });
     await c.counterUpdate('b', B('full'), MAX, soon());
-    expect(await failure(c.counterUpdate('b', B('full'), 1, soon()))).toMatchObject({ kind: 'refused', code: 'KV_COUNTER_OVERFLOW' });
+    expect(await failure(c.counterUpdate('b', B('full'), 1, soon()))).toMatchObject({
+      kind: 'refused',
+      code: 'KV_COUNTER_OVERFLOW',
+    });
     // Amounts the wire cannot carry exactly are refused before they are sent.
     const sent = p.messages;
     for (const amount of [2 ** 60, 1.5, Number.NaN, -Infinity])
-      expect(await failure(c.counterUpdate('b', B('c'), amount, soon()))).toMatchObject({ kind: 'refused', code: 'KV_BAD_AMOUNT', message: /from -9007199254740991 to 9007199254740991/ });
+      expect(await failure(c.counterUpdate('b', B('c'), amount, soon()))).toMatchObject({
+        kind: 'refused',
+        code: 'KV_BAD_AMOUNT',
+        message: /from -9007199254740991 to 9007199254740991/,
+      });
     expect(p.messages).toBe(sent);
     // A replica that missed a delta refuses the next (KV_COUNTER_GAP); the full record then merges.
     const issuer = await Store.open({ engine: new MemoryEngine() });
     cleanup.push(() => issuer.close());
     await issuer.counterUpdate(B('gap'), 1);
     const later = await issuer.counterUpdate(B('gap'), 2);
-    expect(await failure(c.merge('b', B('gap'), later.delta, undefined, soon()))).toMatchObject({ kind: 'refused', code: 'KV_COUNTER_GAP' });
+    expect(await failure(c.merge('b', B('gap'), later.delta, undefined, soon()))).toMatchObject({
+      kind: 'refused',
+      code: 'KV_COUNTER_GAP',
+    });
     expect(await c.merge('b', B('gap'), later.record, undefined, soon())).toBe(true);
     expect(resolveCounterReplies([await c.read('b', B('gap'), undefined, soon())]).value).toBe(3n);
-    expect(p.observed).toEqual(expect.arrayContaining(['counterUpdate:FAILED_PRECONDITION', 'counterUpdate:INVALID_ARGUMENT', 'counterUpdate:OUT_OF_RANGE', 'merge:FAILED_PRECONDITION']));
+    expect(p.observed).toEqual(
+      expect.arrayContaining([
+        'counterUpdate:FAILED_PRECONDITION',
+        'counterUpdate:INVALID_ARGUMENT',
+        'counterUpdate:OUT_OF_RANGE',
+        'merge:FAILED_PRECONDITION',
+      ]),
+    );
   });
 
   it('an amount past the bound from a peer (any sint64 arrives exact) is refused KV_BAD_AMOUNT, not rounded into range', async () => {
     const p = await peer();
     const s = rawStream(p.address);
-    const call = (id: number, amount: bigint): WireCall => ({ id, deadline: soon(), op: 'counterUpdate', key: B('c'), amount, requestId: EMPTY });
+    const call = (id: number, amount: bigint): WireCall => ({
+      id,
+      deadline: soon(),
+      op: 'counterUpdate',
+      key: B('c'),
+      amount,
+      requestId: EMPTY,
+    });
     s.send(encodeCalls([call(1, 2n ** 63n - 1n), call(2, -(2n ** 53n)), call(3, 7n)]));
     await s.until(3);
     const byId = new Map(s.replies.map((r) => [r.id, r]));
@@ -306,9 +378,16 @@ describe("the data types' calls over the stream", () => {
     expect(written.map((w) => w.key)).toEqual([...ops.map((o) => subKey(parent, o.path)), subKey(parent, gift)]);
     for (const w of written) expect(await p.store.getRecord(w.key)).toEqual(w.record);
     // Retried: nothing new is written, the same records come back.
-    expect((await c.writeMany('b', parent, ops, soon(), B('request-1'))).map((w) => recordDigest(w.record))).toEqual(written.slice(0, 4).map((w) => recordDigest(w.record)));
+    expect((await c.writeMany('b', parent, ops, soon(), B('request-1'))).map((w) => recordDigest(w.record))).toEqual(
+      written.slice(0, 4).map((w) => recordDigest(w.record)),
+    );
     const y = subKey(parent, element('y'));
-    const removed = await c.writeMany('b', parent, [{ op: 'remove', path: element('y'), context: (await p.store.get(y)).context }], soon());
+    const removed = await c.writeMany(
+      'b',
+      parent,
+      [{ op: 'remove', path: element('y'), context: (await p.store.get(y)).context }],
+      soon(),
+    );
     expect(removed).toHaveLength(1);
     expect((await p.store.get(y)).deleted).toBe(true);
     // Pages: 2 and 2 and 1 (the tombstone of y among them: the coordinator resolves it), in key order.
@@ -321,7 +400,8 @@ describe("the data types' calls over the stream", () => {
     const three = await c.readRange('b', parent, two.next, 2, soon());
     expect(three.records.map((r) => r.key)).toEqual(all.slice(4));
     expect(three.next).toBeUndefined();
-    for (const r of [...one.records, ...two.records, ...three.records]) expect(recordDigest(r.record)).toEqual(recordDigest(await p.store.getRecord(r.key)));
+    for (const r of [...one.records, ...two.records, ...three.records])
+      expect(recordDigest(r.record)).toEqual(recordDigest(await p.store.getRecord(r.key)));
     const none = await c.readRange('b', storedKey('carts', B('nobody')), undefined, 10, soon());
     expect(none).toEqual({ records: [], next: undefined });
   });
@@ -336,7 +416,9 @@ describe("the data types' calls over the stream", () => {
     expect(c.bytesSent.get('writeMany')).toBe(2 * one);
     await c.read('b', parent, undefined, soon());
     expect(c.bytesSent.get('read')).toBeGreaterThan(0);
-    expect(await failure(c.writeMany('b', parent, [{ op: 'add', path: element('z') }], Date.now() - 1))).toMatchObject({ kind: 'timeout' });
+    expect(await failure(c.writeMany('b', parent, [{ op: 'add', path: element('z') }], Date.now() - 1))).toMatchObject({
+      kind: 'timeout',
+    });
     expect(c.bytesSent.get('writeMany')).toBe(2 * one);
   });
 
@@ -344,26 +426,69 @@ describe("the data types' calls over the stream", () => {
     const p = await peer();
     const c = client(p.address);
     const refused = async (ops: Parameters<GrpcReplicas['writeMany']>[2], code: string, message: RegExp, at = parent) =>
-      expect(await failure(c.writeMany('b', at, ops, soon()))).toMatchObject({ kind: 'refused', code, message: expect.stringMatching(message) });
+      expect(await failure(c.writeMany('b', at, ops, soon()))).toMatchObject({
+        kind: 'refused',
+        code,
+        message: expect.stringMatching(message),
+      });
     await refused([{ op: 'remove', path: element('x'), context: EMPTY }], 'DT_NO_CONTEXT', /needs the context/);
     // An element set but empty is not an unset one (a flag): it is refused as empty.
     await refused([{ op: 'add', path: { element: EMPTY } }], 'DT_ELEMENT_EMPTY', /at least one byte/);
     await refused([{ op: 'add', path: {} }], 'DT_BAD_OP', /not the parent itself/);
     await refused([], 'DT_BAD_OP', /1 to 1000 ops/);
     // Named wrongly past the types (a caller's bug): sent as unspecified, refused by the replica.
-    await refused([{ op: 'toggle', path: element('x') } as unknown as SubOp], 'DT_BAD_OP', /kind 0 is unknown.*ADD \(1\), REMOVE \(2\), ASSIGN \(3\) or INCREMENT \(4\)/);
-    await refused([{ op: 'add', path: { fields: [{ name: 'f', type: 'list' as FieldType }], element: 'e' } }], 'DT_BAD_PATH', /unknown field type 0/);
-    await refused([{ op: 'add', path: { fields: Array.from({ length: 5 }, (_, i) => ({ name: `m${i}`, type: 'map' as const })), element: 'e' } }], 'DT_PATH_TOO_DEEP', /5 nested fields/);
+    await refused(
+      [{ op: 'toggle', path: element('x') } as unknown as SubOp],
+      'DT_BAD_OP',
+      /kind 0 is unknown.*ADD \(1\), REMOVE \(2\), ASSIGN \(3\) or INCREMENT \(4\)/,
+    );
+    await refused(
+      [{ op: 'add', path: { fields: [{ name: 'f', type: 'list' as FieldType }], element: 'e' } }],
+      'DT_BAD_PATH',
+      /unknown field type 0/,
+    );
+    await refused(
+      [
+        {
+          op: 'add',
+          path: {
+            fields: Array.from({ length: 5 }, (_, i) => ({ name: `m${i}`, type: 'map' as const })),
+            element: 'e',
+          },
+        },
+      ],
+      'DT_PATH_TOO_DEEP',
+      /5 nested fields/,
+    );
     await refused([{ op: 'add', path: element('x') }], 'DT_BAD_PARENT', /named buckets/, B('plain'));
-    await refused([{ op: 'remove', path: element('x'), context: B('not a context') }], 'KV_BAD_CONTEXT', /bad causal context/);
+    await refused(
+      [{ op: 'remove', path: element('x'), context: B('not a context') }],
+      'KV_BAD_CONTEXT',
+      /bad causal context/,
+    );
     await c.counterUpdate('b', subKey(parent, { fields: [{ name: 'n', type: 'flag' }] }), 1, soon());
     await refused([{ op: 'add', path: { fields: [{ name: 'n', type: 'flag' }] } }], 'KV_WRONG_TYPE', /counter/);
     expect(await c.readRange('b', parent, undefined, 10, soon())).toMatchObject({ records: [expect.anything()] }); // only the counter
-    expect(await failure(c.readRange('b', parent, undefined, 0, soon()))).toMatchObject({ kind: 'refused', code: 'KV_BAD_OPTION', message: /limit must be 1 to 1000/ });
-    expect(await failure(c.readRange('b', parent, undefined, 1001, soon()))).toMatchObject({ kind: 'refused', code: 'KV_BAD_OPTION' });
-    expect(await failure(c.readRange('b', parent, B('elsewhere'), 10, soon()))).toMatchObject({ kind: 'refused', code: 'KV_BAD_OPTION', message: /no sub-key of this parent/ });
+    expect(await failure(c.readRange('b', parent, undefined, 0, soon()))).toMatchObject({
+      kind: 'refused',
+      code: 'KV_BAD_OPTION',
+      message: /limit must be 1 to 1000/,
+    });
+    expect(await failure(c.readRange('b', parent, undefined, 1001, soon()))).toMatchObject({
+      kind: 'refused',
+      code: 'KV_BAD_OPTION',
+    });
+    expect(await failure(c.readRange('b', parent, B('elsewhere'), 10, soon()))).toMatchObject({
+      kind: 'refused',
+      code: 'KV_BAD_OPTION',
+      message: /no sub-key of this parent/,
+    });
     const sent = p.messages;
-    for (const limit of [2 ** 40, 2.5, -1]) expect(await failure(c.readRange('b', parent, undefined, limit, soon()))).toMatchObject({ kind: 'refused', code: 'KV_BAD_OPTION' });
+    for (const limit of [2 ** 40, 2.5, -1])
+      expect(await failure(c.readRange('b', parent, undefined, limit, soon()))).toMatchObject({
+        kind: 'refused',
+        code: 'KV_BAD_OPTION',
+      });
     expect(p.messages).toBe(sent);
   });
 
@@ -375,7 +500,9 @@ describe("the data types' calls over the stream", () => {
     for (const k of keys) await c.apply('b', k, value, EMPTY, soon());
     const page = await c.readRange('b', parent, undefined, 1000, soon());
     expect(page.records.map((r) => r.key)).toEqual(keys.slice(0, 4));
-    expect(page.records.reduce((a, r) => a + r.key.length + r.record.length, 0)).toBeGreaterThan(4 * 1024 * 1024 - 64 * 1024);
+    expect(page.records.reduce((a, r) => a + r.key.length + r.record.length, 0)).toBeGreaterThan(
+      4 * 1024 * 1024 - 64 * 1024,
+    );
     expect(page.next).toEqual(keys[3]);
     expect((await c.readRange('b', parent, page.next, 1000, soon())).records.map((r) => r.key)).toEqual([keys[4]]);
   });
@@ -392,7 +519,12 @@ describe('mixed releases', () => {
     s.send(Buffer.concat([encodeCalls([digest(4)]), none, newer, encodeCalls([digest(7)])]));
     await s.until(4);
     const byId = new Map(s.replies.map((r) => [r.id, r]));
-    for (const id of [5, 6]) expect(byId.get(id)).toMatchObject({ op: 'error', code: 'RK_UNSUPPORTED', message: expect.stringMatching(/names no operation this node's release knows.*upgrade this node/) });
+    for (const id of [5, 6])
+      expect(byId.get(id)).toMatchObject({
+        op: 'error',
+        code: 'RK_UNSUPPORTED',
+        message: expect.stringMatching(/names no operation this node's release knows.*upgrade this node/),
+      });
     expect(byId.get(4)).toMatchObject({ op: 'digest' });
     expect(byId.get(7)).toMatchObject({ op: 'digest' });
     s.send(encodeCalls([digest(8)]));
@@ -402,7 +534,7 @@ describe('mixed releases', () => {
     expect(p.observed).toContain('unsupported:UNIMPLEMENTED');
   });
 
-  it("a peer of the release before the data types: each of their calls is refused RK_UNSUPPORTED (upgrade it), its plain calls in flight are not touched, and once upgraded it takes them", async () => {
+  it('a peer of the release before the data types: each of their calls is refused RK_UNSUPPORTED (upgrade it), its plain calls in flight are not touched, and once upgraded it takes them', async () => {
     // The previous release's server: the same stream loop, its decoder knowing ops 3 to 6 only
     // and failing the whole batch on a call naming none of them (as it did: "call N names no operation").
     const store = await Store.open({ engine: new MemoryEngine() });
@@ -423,8 +555,12 @@ describe('mixed releases', () => {
     };
     const definition = new ReplicaServer(replica, { refuse: () => undefined, maxInFlight: 10 }).definition();
     const server = new grpc.Server();
-    server.addService(definition, { Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => new BatchedServer().serve(call, old) });
-    const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, n) => (e ? rej(e) : res(n))));
+    server.addService(definition, {
+      Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => new BatchedServer().serve(call, old),
+    });
+    const port = await new Promise<number>((res, rej) =>
+      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, n) => (e ? rej(e) : res(n))),
+    );
     cleanup.push(async () => {
       server.forceShutdown();
       await store.close();
@@ -438,7 +574,14 @@ describe('mixed releases', () => {
       failure(c.writeMany('n7', parent, [{ op: 'add', path: element('x') }], soon())),
       failure(c.readRange('n7', parent, undefined, 10, soon())),
     ]);
-    for (const f of typed) expect(f).toMatchObject({ kind: 'refused', code: 'RK_UNSUPPORTED', message: expect.stringMatching(new RegExp(`peer n7 at ${address} runs a release without data types .*upgrade it`)) });
+    for (const f of typed)
+      expect(f).toMatchObject({
+        kind: 'refused',
+        code: 'RK_UNSUPPORTED',
+        message: expect.stringMatching(
+          new RegExp(`peer n7 at ${address} runs a release without data types .*upgrade it`),
+        ),
+      });
     await expect(plain).resolves.toBeUndefined();
     // Not remembered: the next one is tried (and refused) again.
     expect(await failure(c.counterUpdate('n7', B('c'), 1, soon()))).toMatchObject({ code: 'RK_UNSUPPORTED' });
@@ -447,7 +590,10 @@ describe('mixed releases', () => {
     await peer({ port });
     let value: bigint | 'failed' = 'failed';
     for (let i = 0; i < 50 && value === 'failed'; i++) {
-      value = await c.counterUpdate('n7', B('c'), 1, soon()).then((r) => r.value, () => 'failed' as const);
+      value = await c.counterUpdate('n7', B('c'), 1, soon()).then(
+        (r) => r.value,
+        () => 'failed' as const,
+      );
       if (value === 'failed') await sleep(100);
     }
     expect(value).toBe(1n);

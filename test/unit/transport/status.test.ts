@@ -33,11 +33,16 @@ describe('toStatus: the one mapping to gRPC statuses', () => {
   ])('%s → %i, with its message (and retry advice when RESOURCE_EXHAUSTED)', (e, code) => {
     const { metadata, ...status } = toStatus(e);
     expect(status).toEqual({ code, details: 'm' });
-    expect(metadata?.get('grpc-retry-pushback-ms')).toEqual(code === grpc.status.RESOURCE_EXHAUSTED ? [String(RETRY_PUSHBACK_MS)] : undefined);
+    expect(metadata?.get('grpc-retry-pushback-ms')).toEqual(
+      code === grpc.status.RESOURCE_EXHAUSTED ? [String(RETRY_PUSHBACK_MS)] : undefined,
+    );
   });
 
   it("passes a replica's status through, and anything else is INTERNAL", () => {
-    expect(toStatus({ code: grpc.status.INVALID_ARGUMENT, details: 'bad context' })).toEqual({ code: grpc.status.INVALID_ARGUMENT, details: 'bad context' });
+    expect(toStatus({ code: grpc.status.INVALID_ARGUMENT, details: 'bad context' })).toEqual({
+      code: grpc.status.INVALID_ARGUMENT,
+      details: 'bad context',
+    });
     expect(toStatus(new TypeError('boom'))).toEqual({ code: grpc.status.INTERNAL, details: 'internal error: boom' });
   });
 });
