@@ -11,8 +11,9 @@ import { amountOf, bytes, serviceError } from './wire-values.js';
 import type { MapEntry__Output } from '../transport/generated/ringkv/v1/MapEntry.js';
 import type { MapFieldType__Output } from '../transport/generated/ringkv/v1/MapFieldType.js';
 import type { MapOp as WireMapOp } from '../transport/generated/ringkv/v1/MapOp.js';
+export type { MapEntry, MapFieldType, MapPage, MapPath } from '../shared/map-entries.js';
+import type { MapEntry, MapFieldType, MapPage, MapPath } from '../shared/map-entries.js';
 
-export type MapFieldType = 'register' | 'flag' | 'counter' | 'set' | 'map';
 const FIELD_TYPES: readonly MapFieldType[] = ['register', 'flag', 'counter', 'set', 'map'];
 
 /** One step of a field's path: its name (a string is its UTF-8 bytes) and type. Every step but the last is a map. */
@@ -42,22 +43,6 @@ export type MapOp =
       readonly element?: string | Uint8Array;
       readonly context: Uint8Array;
     };
-
-/** A path as a read gives it: names as bytes. */
-export type MapPath = { readonly name: Buffer; readonly type: MapFieldType }[];
-
-/** One live entry of a map, as mapRead gives it, with the context a remove of it needs. */
-export type MapEntry =
-  | { readonly kind: 'register'; readonly path: MapPath; readonly value: Buffer; readonly context: Buffer }
-  | { readonly kind: 'flag'; readonly path: MapPath; readonly context: Buffer }
-  | { readonly kind: 'counter'; readonly path: MapPath; readonly value: bigint; readonly context: Buffer }
-  | { readonly kind: 'element'; readonly path: MapPath; readonly element: Buffer; readonly context: Buffer };
-
-/** One page of a map: its entries in the order of their paths, and the `after` of the next page (undefined after the last). */
-export interface MapPage {
-  readonly entries: MapEntry[];
-  readonly next: Buffer | undefined;
-}
 
 /**
  * A whole map as one value (Client.mapGet), by field type as Riak's clients give it: a

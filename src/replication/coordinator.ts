@@ -52,7 +52,8 @@ import {
 } from '../storage/index.js';
 import { showKey } from '../storage/kv-errors.js';
 import { ReplicationError } from './replication-errors.js';
-import { LatencyWindow, RecentLatency } from './latency-window.js';
+import { LatencyWindow, RecentLatency } from '../shared/latency-window.js';
+import type { MapEntry, MapPage } from '../shared/map-entries.js';
 import {
   CONFIRM_RULES,
   QuorumFailed,
@@ -229,27 +230,6 @@ export interface SetPage {
 
 /** Most elements one set read returns (storage's page size). */
 export const MAX_SET_PAGE = MAX_RANGE_KEYS;
-
-/** A field's path in a map, from its top: every field but the last a map. */
-export type MapPath = readonly { readonly name: Buffer; readonly type: FieldType }[];
-
-/**
- * One live entry of a map (docs/data-types.md#maps): a register's value, an enabled flag,
- * a counter's value, or an element of a set field; each with the context a remove of it
- * needs (a register's clear, a flag's disable, a counter's reset, an element's remove).
- */
-export type MapEntry =
-  | { readonly kind: 'register'; readonly path: MapPath; readonly value: Buffer; readonly context: Buffer }
-  | { readonly kind: 'flag'; readonly path: MapPath; readonly context: Buffer }
-  | { readonly kind: 'counter'; readonly path: MapPath; readonly value: bigint; readonly context: Buffer }
-  | { readonly kind: 'element'; readonly path: MapPath; readonly element: Buffer; readonly context: Buffer };
-
-/** A page of a map's entries, in the order of their sub-keys (by path). */
-export interface MapPage {
-  readonly entries: MapEntry[];
-  /** Pass as `after` for the next page (an opaque token); undefined when the map is read to its end. */
-  readonly next: Buffer | undefined;
-}
 
 /** A page of a parent's sub-keys as R replicas joined them: the live ones, at most the page's limit. */
 interface LivePage {

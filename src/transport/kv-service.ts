@@ -29,12 +29,12 @@ import {
   type FieldType,
 } from '../buckets/index.js';
 import { ReplicationError } from '../replication/replication-errors.js';
+import type { MapEntry } from '../shared/map-entries.js';
 import type { CasOutcome } from '../replication/cas.js';
 import {
   checkBatchSize,
   type Coordinator,
   type KeyOutcome,
-  type MapEntry,
   type RequestOptions,
   type SetOp,
 } from '../replication/coordinator.js';
