@@ -21,7 +21,11 @@ export async function localValues(address: string, key: string, hintFor = '', bu
   const c = new GrpcReplicas(() => address, grpc.credentials.createInsecure());
   try {
     const k = stored(key, bucket);
-    const record = await c.read('node', k, hintFor === '' ? undefined : hintFor, Date.now() + 2000);
+    const record = await c.call(
+      'node',
+      { op: 'read', key: k, ...(hintFor === '' ? {} : { hintFor }) },
+      Date.now() + 2000,
+    );
     return record !== undefined ? resolveReplies(k, [record]).values.map(String).sort() : [];
   } finally {
     c.close();
@@ -34,7 +38,8 @@ export async function missingLocally(address: string, keys: readonly string[], b
   try {
     const missing: string[] = [];
     for (const key of keys)
-      if ((await c.read('node', stored(key, bucket), undefined, Date.now() + 2000)) === undefined) missing.push(key);
+      if ((await c.call('node', { op: 'read', key: stored(key, bucket) }, Date.now() + 2000)) === undefined)
+        missing.push(key);
     return missing;
   } finally {
     c.close();

@@ -316,7 +316,8 @@ export class RingkvNode {
           ? []
           : ring.preferenceList(placementKey(key), Math.min(n, ring.size)).filter((x) => x !== id && gossiper.isUp(x));
       },
-      fetch: (node, key) => this.replication.replicas.read(node, key, undefined, Date.now() + config.requestTimeoutMs),
+      fetch: (node, key) =>
+        this.replication.replicas.call(node, { op: 'read', key }, Date.now() + config.requestTimeoutMs),
       log: log.child({ component: 'verify' }),
       now: clock.now,
     });

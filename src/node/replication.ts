@@ -124,7 +124,7 @@ export class Replication {
         hints: store.hints,
         isUp: (peer) => peer !== id && gossiper.isUp(peer),
         send: (target, key, record) =>
-          replicas.merge(target, key, record, undefined, Date.now() + config.requestTimeoutMs),
+          replicas.call(target, { op: 'merge', key, record }, Date.now() + config.requestTimeoutMs),
         share: deps.backgroundShare,
         redirect: (target) => {
           const placement = deps.placement();
@@ -138,7 +138,7 @@ export class Replication {
           return hintRoute(placement.target, target, gone, keyClasses(deps.buckets).nOf);
         },
         keepOn: (holder, target, key, record) =>
-          replicas.merge(holder, key, record, target, Date.now() + config.requestTimeoutMs),
+          replicas.call(holder, { op: 'merge', key, record, hintFor: target }, Date.now() + config.requestTimeoutMs),
         log: log.child({ component: 'hints' }),
       },
     );

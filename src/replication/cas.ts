@@ -158,7 +158,7 @@ export class CasProposer {
         members,
         groups,
         deadline,
-        (n) => this.deps.replicas.paxosPrepare(n, key, ballot, deadline),
+        (n) => this.deps.replicas.call(n, { op: 'paxosPrepare', key, ballot }, deadline),
         (r: PrepareReply<Buffer>) => r.promised,
       );
       for (const r of prepared.replies) if (!r.promised) seen = maxBallot(seen, r.higher);
@@ -263,7 +263,7 @@ export class CasProposer {
       members,
       groups,
       deadline,
-      (n) => this.deps.replicas.paxosPropose(n, key, proposal, deadline),
+      (n) => this.deps.replicas.call(n, { op: 'paxosPropose', key, proposal }, deadline),
       (r: ProposeReply) => r.accepted,
     );
     for (const r of round.replies) if (!r.accepted) seen = maxBallot(seen, r.higher);
@@ -277,7 +277,7 @@ export class CasProposer {
       if (!this.#up(n)) continue;
       this.#commitsOut++;
       void this.deps.replicas
-        .paxosCommit(n, key, proposal, deadline)
+        .call(n, { op: 'paxosCommit', key, proposal }, deadline)
         .catch((e: unknown) =>
           this.deps.log.debug(
             { node: n, err: String(e) },

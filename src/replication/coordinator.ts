@@ -32,7 +32,6 @@ import {
   subKeySpan,
   typeOf,
   type BucketProps,
-  type FieldType,
 } from '../buckets/index.js';
 import type { Ring, Target } from '../ring/index.js';
 import {
@@ -504,7 +503,7 @@ export class Coordinator {
     return this.#bounded('counterUpdates', () =>
       this.#replicate('counter update', key, o, 'preference', async (primaries, deadline) => {
         const { result, on } = await this.#issue('update', 'counter update', key, primaries, deadline, (node) =>
-          this.deps.replicas.counterUpdate(node, key, amount, deadline, requestId),
+          this.deps.replicas.call(node, { op: 'counterUpdate', key, amount, requestId }, deadline),
         );
         const send = (node: string, hintFor: string | undefined, dl: number): Promise<boolean> =>
           this.#sendCounter(node, key, result, hintFor, dl);
@@ -567,7 +566,7 @@ export class Coordinator {
       const { record, value } = reset;
       return this.#replicate('counter reset', key, o, 'self', async (primaries, deadline) => {
         const send = (node: string, hintFor: string | undefined, dl: number): Promise<boolean> =>
-          this.deps.replicas.merge(node, key, record, hintFor, dl);
+          this.deps.replicas.call(node, { op: 'merge', key, record, hintFor }, dl);
         const { on } = await this.#issue('update', 'counter reset', key, primaries, deadline, (node) =>
           send(node, undefined, deadline),
         );
@@ -588,13 +587,14 @@ export class Coordinator {
     hintFor: string | undefined,
     dl: number,
   ): Promise<boolean> {
-    if (hintFor !== undefined) return this.deps.replicas.merge(node, key, written.record, hintFor, dl);
+    if (hintFor !== undefined)
+      return this.deps.replicas.call(node, { op: 'merge', key, record: written.record, hintFor }, dl);
     try {
-      return await this.deps.replicas.merge(node, key, written.delta, undefined, dl);
+      return await this.deps.replicas.call(node, { op: 'merge', key, record: written.delta }, dl);
     } catch (e) {
       if (!(e instanceof ReplicaFailure) || e.code !== 'KV_COUNTER_GAP') throw e;
       this.counters.counterGaps++;
-      return this.deps.replicas.merge(node, key, written.record, undefined, dl);
+      return this.deps.replicas.call(node, { op: 'merge', key, record: written.record }, dl);
     }
   }
 
@@ -668,14 +668,14 @@ export class Coordinator {
     await this.#bounded(kind, () =>
       this.#replicate(op, key, o, order, async (primaries, deadline) => {
         const { result: written, on } = await this.#issue('update', op, key, primaries, deadline, (node) =>
-          this.deps.replicas.writeMany(node, key, ops, deadline, requestId),
+          this.deps.replicas.call(node, { op: 'writeMany', parent: key, ops, requestId }, deadline),
         );
         const send = async (node: string, hintFor: string | undefined, dl: number): Promise<boolean> =>
           (
             await Promise.all(
               written.map((w) =>
                 w.delta === undefined
-                  ? this.deps.replicas.merge(node, w.key, w.record, hintFor, dl)
+                  ? this.deps.replicas.call(node, { op: 'merge', key: w.key, record: w.record, hintFor }, dl)
                   : this.#sendCounter(node, w.key, { record: w.record, delta: w.delta }, hintFor, dl),
               ),
             )
@@ -1048,12 +1048,17 @@ export class Coordinator {
     const expiresAt = value === null ? undefined : this.#expiresAt(o);
     return this.#replicate(op, key, o, 'self', async (primaries, deadline) => {
       const { result: applied, on } = await this.#issue('apply', op, key, primaries, deadline, (node) =>
-        this.deps.replicas.apply(node, key, value, context, deadline, o.requestId, expiresAt),
+        this.deps.replicas.call(
+          node,
+          { op: 'apply', key, value, context, requestId: o.requestId, expiresAt },
+          deadline,
+        ),
       );
       return {
         result: applied,
         on,
-        send: (node, hintFor, dl) => this.deps.replicas.merge(node, key, applied.record, hintFor, dl),
+        send: (node, hintFor, dl) =>
+          this.deps.replicas.call(node, { op: 'merge', key, record: applied.record, hintFor }, dl),
       };
     });
   }
@@ -1442,12 +1447,16 @@ export class Coordinator {
       node: t.id,
       promise:
         dataFrom.has(t.id) || t.for !== undefined
-          ? this.#timed('read', t.id, this.deps.replicas.read(t.id, key, t.for, deadline)).then(
-              (record): ReadReply => ({ record }),
-            )
-          : this.#timed('digest', t.id, this.deps.replicas.digest(t.id, key, deadline)).then((digest): ReadReply => ({
-              digest,
-            })),
+          ? this.#timed(
+              'read',
+              t.id,
+              this.deps.replicas.call(t.id, { op: 'read', key, hintFor: t.for }, deadline),
+            ).then((record): ReadReply => ({ record }))
+          : this.#timed('digest', t.id, this.deps.replicas.call(t.id, { op: 'digest', key }, deadline)).then(
+              (digest): ReadReply => ({
+                digest,
+              }),
+            ),
     }));
     const q = awaitQuorum(calls, r, deadline);
     this.#giveUpOnSilence({ ...q, ended: q.reached });
@@ -1523,7 +1532,11 @@ export class Coordinator {
       );
     const calls = targets.map((t) => ({
       node: t.id,
-      promise: this.#timed('range', t.id, this.deps.replicas.readRange(t.id, key, after, limit, deadline)),
+      promise: this.#timed(
+        'range',
+        t.id,
+        this.deps.replicas.call(t.id, { op: 'readRange', parent: key, after, limit }, deadline),
+      ),
     }));
     const q = awaitQuorum(calls, r, deadline);
     this.#giveUpOnSilence({ ...q, ended: q.reached });
@@ -1589,7 +1602,11 @@ export class Coordinator {
         if (digest !== undefined && x.value.digest.equals(digest)) return { node: x.node, ok: true, value: merged };
         this.counters.digestMismatches++;
         try {
-          return { node: x.node, ok: true, value: await this.deps.replicas.read(x.node, key, undefined, deadline) };
+          return {
+            node: x.node,
+            ok: true,
+            value: await this.deps.replicas.call(x.node, { op: 'read', key }, deadline),
+          };
         } catch (error) {
           return { node: x.node, ok: false, error };
         }
@@ -1643,7 +1660,7 @@ export class Coordinator {
   /** Send a stale replica the joined record of a key (read repair). */
   async #repairOne(node: string, key: Buffer, record: Buffer): Promise<void> {
     try {
-      await this.deps.replicas.merge(node, key, record, undefined, Date.now() + this.options.timeoutMs);
+      await this.deps.replicas.call(node, { op: 'merge', key, record }, Date.now() + this.options.timeoutMs);
       this.counters.readRepairs++;
       this.deps.log.debug({ peer: node, key: showKey(key) }, 'read repair: stale replica sent the joined record');
     } catch (e) {

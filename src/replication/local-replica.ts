@@ -7,22 +7,14 @@
  */
 import { BucketError } from '../buckets/index.js';
 import { showKey } from '../storage/kv-errors.js';
-import {
-  recordDigest,
-  type Ballot,
-  type PrepareReply,
-  type ProposeReply,
-  type Proposal,
-  type Store,
-  type SubOp,
-} from '../storage/index.js';
+import { recordDigest, type Store } from '../storage/index.js';
 import {
   asReplicaFailure,
-  type ApplyResult,
-  type CounterApplied,
   type ReplicaApi,
-  type SubKeyPage,
-  type SubKeyRecord,
+  type ReplicaCall,
+  type ReplicaOp,
+  type ReplicaReplies,
+  type ReplyTo,
 } from './replica-api.js';
 
 export class LocalReplica {
@@ -44,78 +36,63 @@ export class LocalReplica {
       );
   }
 
-  async apply(
-    key: Buffer,
-    value: Buffer | null,
-    context: Buffer,
-    requestId?: Buffer,
-    expiresAt?: number,
-  ): Promise<ApplyResult> {
-    this.#refuseDropped(key);
-    const o = {
-      ...(requestId === undefined || requestId.length === 0 ? {} : { requestId }),
-      ...(expiresAt === undefined || expiresAt === 0 ? {} : { expiresAt }),
-    };
-    const r = value === null ? await this.store.delete(key, context, o) : await this.store.put(key, value, context, o);
-    return { record: r.record, context: r.context };
+  /** Run `c` on this node's store. */
+  call<C extends ReplicaCall>(c: C): Promise<ReplyTo<C>> {
+    return this.#run(c) as Promise<ReplyTo<C>>;
   }
 
-  async merge(key: Buffer, record: Buffer, hintFor: string | undefined): Promise<boolean> {
-    if (this.dropped(key)) return false;
-    if (hintFor !== undefined) {
-      await this.store.hints.add(hintFor, key, record);
-      return true;
+  async #run(c: ReplicaCall): Promise<ReplicaReplies[ReplicaOp]> {
+    const requestId =
+      'requestId' in c && c.requestId !== undefined && c.requestId.length > 0 ? { requestId: c.requestId } : {};
+    switch (c.op) {
+      case 'apply': {
+        this.#refuseDropped(c.key);
+        const o = {
+          ...requestId,
+          ...(c.expiresAt === undefined || c.expiresAt === 0 ? {} : { expiresAt: c.expiresAt }),
+        };
+        const r =
+          c.value === null
+            ? await this.store.delete(c.key, c.context, o)
+            : await this.store.put(c.key, c.value, c.context, o);
+        return { record: r.record, context: r.context };
+      }
+      case 'merge':
+        if (this.dropped(c.key)) return false;
+        if (c.hintFor !== undefined) {
+          await this.store.hints.add(c.hintFor, c.key, c.record);
+          return true;
+        }
+        return (await this.store.merge(c.key, c.record)).changed;
+      case 'read':
+        return c.hintFor !== undefined ? this.store.hints.get(c.hintFor, c.key) : this.store.getRecord(c.key);
+      case 'digest':
+        return recordDigest(await this.store.getRecord(c.key));
+      case 'counterUpdate': {
+        this.#refuseDropped(c.key);
+        const r = await this.store.counterUpdate(c.key, c.amount, requestId);
+        return { record: r.record, delta: r.delta, value: r.value };
+      }
+      case 'writeMany': {
+        this.#refuseDropped(c.parent);
+        const r = await this.store.writeMany(c.parent, c.ops, requestId);
+        return r.writes.map((w) =>
+          w.delta === undefined ? { key: w.key, record: w.record } : { key: w.key, record: w.record, delta: w.delta },
+        );
+      }
+      case 'readRange': {
+        const r = await this.store.readRange(c.parent, c.after, c.limit);
+        return { records: r.records, next: r.next };
+      }
+      case 'paxosPrepare':
+        return this.store.paxosPrepare(c.key, c.ballot);
+      case 'paxosPropose':
+        this.#refuseDropped(c.key);
+        return this.store.paxosPropose(c.key, c.proposal);
+      case 'paxosCommit':
+        this.#refuseDropped(c.key);
+        return this.store.paxosCommit(c.key, c.proposal);
     }
-    return (await this.store.merge(key, record)).changed;
-  }
-
-  read(key: Buffer, hintFor: string | undefined): Promise<Buffer | undefined> {
-    return hintFor !== undefined ? this.store.hints.get(hintFor, key) : this.store.getRecord(key);
-  }
-
-  async digest(key: Buffer): Promise<Buffer> {
-    return recordDigest(await this.store.getRecord(key));
-  }
-
-  async counterUpdate(key: Buffer, amount: number, requestId?: Buffer): Promise<CounterApplied> {
-    this.#refuseDropped(key);
-    const r = await this.store.counterUpdate(
-      key,
-      amount,
-      requestId === undefined || requestId.length === 0 ? {} : { requestId },
-    );
-    return { record: r.record, delta: r.delta, value: r.value };
-  }
-
-  async writeMany(parent: Buffer, ops: readonly SubOp[], requestId?: Buffer): Promise<SubKeyRecord[]> {
-    this.#refuseDropped(parent);
-    const r = await this.store.writeMany(
-      parent,
-      ops,
-      requestId === undefined || requestId.length === 0 ? {} : { requestId },
-    );
-    return r.writes.map((w) =>
-      w.delta === undefined ? { key: w.key, record: w.record } : { key: w.key, record: w.record, delta: w.delta },
-    );
-  }
-
-  async readRange(parent: Buffer, after: Buffer | undefined, limit: number): Promise<SubKeyPage> {
-    const r = await this.store.readRange(parent, after, limit);
-    return { records: r.records, next: r.next };
-  }
-
-  paxosPrepare(key: Buffer, ballot: Ballot): Promise<PrepareReply<Buffer>> {
-    return this.store.paxosPrepare(key, ballot);
-  }
-
-  async paxosPropose(key: Buffer, proposal: Proposal<Buffer>): Promise<ProposeReply> {
-    this.#refuseDropped(key);
-    return this.store.paxosPropose(key, proposal);
-  }
-
-  async paxosCommit(key: Buffer, proposal: Proposal<Buffer>): Promise<void> {
-    this.#refuseDropped(key);
-    return this.store.paxosCommit(key, proposal);
   }
 }
 
@@ -125,37 +102,12 @@ export class LocalReplica {
  * a peer's would.
  */
 export function withLocal(self: string, local: LocalReplica, remote: ReplicaApi): ReplicaApi {
-  const here = <T>(p: Promise<T>): Promise<T> =>
-    p.catch((e: unknown) => {
-      throw asReplicaFailure(e);
-    });
   return {
-    apply: (node, key, value, context, deadline, requestId, expiresAt) =>
+    call: (node, c, deadline) =>
       node === self
-        ? here(local.apply(key, value, context, requestId, expiresAt))
-        : remote.apply(node, key, value, context, deadline, requestId, expiresAt),
-    merge: (node, key, record, hintFor, deadline) =>
-      node === self ? here(local.merge(key, record, hintFor)) : remote.merge(node, key, record, hintFor, deadline),
-    read: (node, key, hintFor, deadline) =>
-      node === self ? here(local.read(key, hintFor)) : remote.read(node, key, hintFor, deadline),
-    digest: (node, key, deadline) => (node === self ? here(local.digest(key)) : remote.digest(node, key, deadline)),
-    counterUpdate: (node, key, amount, deadline, requestId) =>
-      node === self
-        ? here(local.counterUpdate(key, amount, requestId))
-        : remote.counterUpdate(node, key, amount, deadline, requestId),
-    writeMany: (node, parent, ops, deadline, requestId) =>
-      node === self
-        ? here(local.writeMany(parent, ops, requestId))
-        : remote.writeMany(node, parent, ops, deadline, requestId),
-    readRange: (node, parent, after, limit, deadline) =>
-      node === self
-        ? here(local.readRange(parent, after, limit))
-        : remote.readRange(node, parent, after, limit, deadline),
-    paxosPrepare: (node, key, ballot, deadline) =>
-      node === self ? here(local.paxosPrepare(key, ballot)) : remote.paxosPrepare(node, key, ballot, deadline),
-    paxosPropose: (node, key, proposal, deadline) =>
-      node === self ? here(local.paxosPropose(key, proposal)) : remote.paxosPropose(node, key, proposal, deadline),
-    paxosCommit: (node, key, proposal, deadline) =>
-      node === self ? here(local.paxosCommit(key, proposal)) : remote.paxosCommit(node, key, proposal, deadline),
+        ? local.call(c).catch((e: unknown) => {
+            throw asReplicaFailure(e);
+          })
+        : remote.call(node, c, deadline),
   };
 }

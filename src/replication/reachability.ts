@@ -72,26 +72,15 @@ export class Reachability {
 
 /** `remote` with every call's outcome told to `reach`. */
 export function observed(remote: ReplicaApi, reach: Reachability): ReplicaApi {
-  const watch = <T>(node: string, p: Promise<T>): Promise<T> =>
-    p.then(
-      (v) => (reach.succeeded(node), v),
-      (e: unknown) => {
-        if (noAnswer(e)) reach.failed(node);
-        else reach.succeeded(node); // it answered, with a refusal
-        throw e;
-      },
-    );
-  // Every argument passed on as given (a call that named its arguments here once dropped a put's expiry).
   return {
-    apply: (...a) => watch(a[0], remote.apply(...a)),
-    merge: (...a) => watch(a[0], remote.merge(...a)),
-    read: (...a) => watch(a[0], remote.read(...a)),
-    digest: (...a) => watch(a[0], remote.digest(...a)),
-    counterUpdate: (...a) => watch(a[0], remote.counterUpdate(...a)),
-    writeMany: (...a) => watch(a[0], remote.writeMany(...a)),
-    readRange: (...a) => watch(a[0], remote.readRange(...a)),
-    paxosPrepare: (...a) => watch(a[0], remote.paxosPrepare(...a)),
-    paxosPropose: (...a) => watch(a[0], remote.paxosPropose(...a)),
-    paxosCommit: (...a) => watch(a[0], remote.paxosCommit(...a)),
+    call: (node, c, deadline) =>
+      remote.call(node, c, deadline).then(
+        (v) => (reach.succeeded(node), v),
+        (e: unknown) => {
+          if (noAnswer(e)) reach.failed(node);
+          else reach.succeeded(node); // it answered, with a refusal
+          throw e;
+        },
+      ),
   };
 }

@@ -4,8 +4,9 @@
  * calls on one long-lived stream per peer (transport/replica-wire.ts); in tests, the
  * in-memory fake (transport/memory-replicas.ts); for the node itself, its LocalReplica.
  *
- * Nodes are named by id; the implementation finds their address. Every call carries an
- * absolute deadline (ms since the epoch, as Date.now()). Every failure is a ReplicaFailure,
+ * One call, of one typed operation: each implementation handles the union once. Nodes are
+ * named by id; the implementation finds their address. Every call carries an absolute
+ * deadline (ms since the epoch, as Date.now()). Every failure is a ReplicaFailure,
  * whatever the transport: the coordinator decides by its kind, never by a wire's codes.
  */
 import type { Ballot, PrepareReply, ProposeReply, Proposal, SubOp } from '../storage/index.js';
@@ -43,72 +44,63 @@ export interface SubKeyPage {
   readonly next: Buffer | undefined;
 }
 
+/**
+ * One operation on one replica, named field by field from the coordinator to the replica's
+ * store (the union replica.proto's Stream carries). A client's `requestId` makes a write
+ * sent twice (to two replicas, or again after a timeout) issue one version: a replica
+ * that has seen it answers with the key's record as it is.
+ */
+export type ReplicaCall =
+  /** Issue a new version: a value, or a tombstone for null; with `expiresAt` (ms since the epoch, the coordinator's clock) the value expires then. */
+  | {
+      readonly op: 'apply';
+      readonly key: Buffer;
+      readonly value: Buffer | null;
+      readonly context: Buffer;
+      readonly requestId?: Buffer;
+      readonly expiresAt?: number;
+    }
+  /** Merge `record` into the replica's versions of the key; kept as a hint for `hintFor` when set. */
+  | { readonly op: 'merge'; readonly key: Buffer; readonly record: Buffer; readonly hintFor?: string }
+  /** The replica's record of the key (its hint for `hintFor` when set), or undefined. */
+  | { readonly op: 'read'; readonly key: Buffer; readonly hintFor?: string }
+  /** A digest of the replica's versions of the key (storage's recordDigest; empty when it holds none): Cassandra's digest reads. */
+  | { readonly op: 'digest'; readonly key: Buffer }
+  /** Increment (negative: decrement) the counter at `key`, as its issuer; an increment its log holds already is not counted again. */
+  | { readonly op: 'counterUpdate'; readonly key: Buffer; readonly amount: number; readonly requestId?: Buffer }
+  /** One request's writes on sub-keys of `parent` (a set's adds and removes, a map's field ops), as their issuer, in one write batch. */
+  | { readonly op: 'writeMany'; readonly parent: Buffer; readonly ops: readonly SubOp[]; readonly requestId?: Buffer }
+  /** A page of `parent`'s sub-keys: up to `limit`, after the sub-key `after`. */
+  | { readonly op: 'readRange'; readonly parent: Buffer; readonly after?: Buffer; readonly limit: number }
+  /** Compare-and-set's Paxos steps on the key's acceptor (replication/paxos.ts says what a proposer does with the replies); each written before it answers. */
+  | { readonly op: 'paxosPrepare'; readonly key: Buffer; readonly ballot: Ballot }
+  | { readonly op: 'paxosPropose'; readonly key: Buffer; readonly proposal: Proposal<Buffer> }
+  | { readonly op: 'paxosCommit'; readonly key: Buffer; readonly proposal: Proposal<Buffer> };
+
+export type ReplicaOp = ReplicaCall['op'];
+
+/** What each operation answers. */
+export interface ReplicaReplies {
+  /** The key's record after the write (for the other replicas) and the context covering it. */
+  apply: ApplyResult;
+  /** Whether the merge changed the replica's versions. */
+  merge: boolean;
+  read: Buffer | undefined;
+  digest: Buffer;
+  counterUpdate: CounterApplied;
+  /** The records written, one per op in order (an increment's with its delta). */
+  writeMany: SubKeyRecord[];
+  readRange: SubKeyPage;
+  paxosPrepare: PrepareReply<Buffer>;
+  paxosPropose: ProposeReply;
+  paxosCommit: void;
+}
+
+export type ReplyTo<C extends ReplicaCall> = ReplicaReplies[C['op']];
+
 export interface ReplicaApi {
-  /**
-   * Issue a new version on replica `node`: a value, or a tombstone for null. With the
-   * client's `requestId`, a replica that has seen the write before issues none (it
-   * answers with the key's record as it is): the same write may be sent to two replicas.
-   * With `expiresAt` (ms since the epoch, the coordinator's clock), the value expires then.
-   */
-  apply(
-    node: string,
-    key: Buffer,
-    value: Buffer | null,
-    context: Buffer,
-    deadline: number,
-    requestId?: Buffer,
-    expiresAt?: number,
-  ): Promise<ApplyResult>;
-  /** Merge `record` into `node`'s versions of the key; as a hint for `hintFor` when set. */
-  merge(node: string, key: Buffer, record: Buffer, hintFor: string | undefined, deadline: number): Promise<boolean>;
-  /** `node`'s record of the key (its hint for `hintFor` when set), or undefined. */
-  read(node: string, key: Buffer, hintFor: string | undefined, deadline: number): Promise<Buffer | undefined>;
-  /**
-   * A digest of `node`'s versions of the key (storage's recordDigest; empty when it holds
-   * none): what a read asks of the replicas it needs no data from (Cassandra's digest reads).
-   */
-  digest(node: string, key: Buffer, deadline: number): Promise<Buffer>;
-  /**
-   * Increment (a negative amount: decrement) the counter at `key` on replica `node`, as
-   * its issuer (storage's counterUpdate). With `requestId`, an increment the key's log
-   * holds already is not counted again: the answer carries the full state as its delta.
-   */
-  counterUpdate(
-    node: string,
-    key: Buffer,
-    amount: number,
-    deadline: number,
-    requestId?: Buffer,
-  ): Promise<CounterApplied>;
-  /**
-   * One request's writes on sub-keys of `parent` (a set's adds and removes, a map's field
-   * ops), on replica `node` as their issuer, all in one write batch (storage's writeMany):
-   * the records written, one per op in order (an increment's with its delta). With
-   * `requestId`, an op seen before writes nothing.
-   */
-  writeMany(
-    node: string,
-    parent: Buffer,
-    ops: readonly SubOp[],
-    deadline: number,
-    requestId?: Buffer,
-  ): Promise<SubKeyRecord[]>;
-  /** A page of `parent`'s sub-keys on replica `node`: up to `limit`, after the sub-key `after` (storage's readRange). */
-  readRange(
-    node: string,
-    parent: Buffer,
-    after: Buffer | undefined,
-    limit: number,
-    deadline: number,
-  ): Promise<SubKeyPage>;
-  /**
-   * Compare-and-set's Paxos steps on replica `node`'s acceptor of `key` (storage's
-   * paxosPrepare, paxosPropose, paxosCommit; replication/paxos.ts says what a proposer
-   * does with the replies). Each is written there before it answers.
-   */
-  paxosPrepare(node: string, key: Buffer, ballot: Ballot, deadline: number): Promise<PrepareReply<Buffer>>;
-  paxosPropose(node: string, key: Buffer, proposal: Proposal<Buffer>, deadline: number): Promise<ProposeReply>;
-  paxosCommit(node: string, key: Buffer, proposal: Proposal<Buffer>, deadline: number): Promise<void>;
+  /** Run `call` on replica `node` (by id) before `deadline` (ms since the epoch, as Date.now()). */
+  call<C extends ReplicaCall>(node: string, call: C, deadline: number): Promise<ReplyTo<C>>;
 }
 
 /**

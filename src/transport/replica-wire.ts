@@ -25,11 +25,11 @@ import { DataTypeError, type FieldType } from '../buckets/index.js';
 import {
   ReplicaFailure,
   asReplicaFailure,
-  type ApplyResult,
-  type CounterApplied,
   type ReplicaApi,
-  type SubKeyPage,
-  type SubKeyRecord,
+  type ReplicaCall,
+  type ReplicaOp,
+  type ReplicaReplies,
+  type ReplyTo,
 } from '../replication/replica-api.js';
 import type { LocalReplica } from '../replication/local-replica.js';
 import { ReplicationError } from '../replication/replication-errors.js';
@@ -40,8 +40,6 @@ import {
   decodeRegister,
   encodeRegister,
   type Ballot,
-  type PrepareReply,
-  type ProposeReply,
   type Proposal,
   type RegisterState,
   type SubOp,
@@ -77,6 +75,9 @@ const EMPTY = Buffer.alloc(0);
 const SERVICE = 'ringkv.internal.v1.Replica' as const;
 
 type CallOf = WithoutId<WireCall>;
+/** A call before its deadline is set. */
+type Undated = Undate<CallOf>;
+type Undate<T> = T extends unknown ? Omit<T, 'deadline'> : never;
 
 /** The data types' calls: on a stream of their own (see the header). */
 const TYPED = new Set<WireCall['op']>(['counterUpdate', 'writeMany', 'readRange', 'paxos']);
@@ -178,7 +179,7 @@ function wirePaxos(
   step: WirePaxosStep,
   ballot: Ballot,
   p?: Proposal<Buffer>,
-): Omit<Extract<CallOf, { op: 'paxos' }>, 'deadline'> {
+): Extract<Undated, { op: 'paxos' }> {
   return {
     op: 'paxos',
     key,
@@ -225,6 +226,118 @@ function answer<O extends CallOf['op']>(r: WireReply, op: O, node: string): Extr
   return r;
 }
 
+/** A replica call as the stream carries it (less its id and deadline); an amount or limit the wire cannot carry is refused here. */
+function wireCall(c: ReplicaCall): Undated {
+  switch (c.op) {
+    case 'apply':
+      return { ...c, requestId: c.requestId ?? EMPTY, expiresAt: c.expiresAt ?? 0 };
+    case 'merge':
+    case 'read':
+      return { ...c, hintFor: c.hintFor ?? '' };
+    case 'digest':
+      return c;
+    case 'counterUpdate':
+      // The wire's sint64 carries any safe integer exactly; anything else could not arrive as sent.
+      return { ...c, amount: wireAmount(c.amount), requestId: c.requestId ?? EMPTY };
+    case 'writeMany':
+      return { ...c, ops: c.ops.map(wireSubOp), requestId: c.requestId ?? EMPTY };
+    case 'readRange':
+      // The wire's limit is a uint32; the replica checks the range itself (the store's words).
+      if (!Number.isInteger(c.limit) || c.limit < 1 || c.limit > 0xffffffff)
+        throw new ReplicaFailure(
+          'refused',
+          'KV_BAD_OPTION',
+          `a range read's limit must be 1 to ${MAX_RANGE_KEYS} sub-keys, got ${String(c.limit)}; read a larger set in pages`,
+        );
+      return { ...c, after: c.after };
+    case 'paxosPrepare':
+      return wirePaxos(c.key, 'prepare', c.ballot);
+    case 'paxosPropose':
+      return wirePaxos(c.key, 'propose', c.proposal.ballot, c.proposal);
+    case 'paxosCommit':
+      return wirePaxos(c.key, 'commit', c.proposal.ballot, c.proposal);
+  }
+}
+
+/** A received call as the replica runs it; a Paxos step this release does not know is refused. */
+function receivedCall(c: Exclude<DecodedCall, { op: 'unsupported' }>): ReplicaCall {
+  const requestId = 'requestId' in c && c.requestId.length > 0 ? { requestId: c.requestId } : {};
+  switch (c.op) {
+    case 'apply':
+      return {
+        op: 'apply',
+        key: c.key,
+        value: c.value,
+        context: c.context,
+        ...requestId,
+        ...(c.expiresAt === 0 ? {} : { expiresAt: c.expiresAt }),
+      };
+    case 'merge':
+      return { op: 'merge', key: c.key, record: c.record, ...(c.hintFor === '' ? {} : { hintFor: c.hintFor }) };
+    case 'read':
+      return { op: 'read', key: c.key, ...(c.hintFor === '' ? {} : { hintFor: c.hintFor }) };
+    case 'digest':
+      return { op: 'digest', key: c.key };
+    case 'counterUpdate':
+      return { op: 'counterUpdate', key: c.key, amount: receivedAmount(c.amount), ...requestId };
+    case 'writeMany':
+      return { op: 'writeMany', parent: c.parent, ops: c.ops.map(subOp), ...requestId };
+    case 'readRange':
+      return { op: 'readRange', parent: c.parent, after: c.after, limit: c.limit };
+    case 'paxos':
+      switch (c.step) {
+        case 'prepare':
+          return { op: 'paxosPrepare', key: c.key, ballot: { n: c.ballot, by: c.proposer.toString('latin1') } };
+        case 'propose':
+          return { op: 'paxosPropose', key: c.key, proposal: receivedProposal(c) };
+        case 'commit':
+          return { op: 'paxosCommit', key: c.key, proposal: receivedProposal(c) };
+      }
+      throw new ReplicationError(
+        'RK_UNSUPPORTED',
+        `Paxos step ${c.step} is unknown to this node; use PREPARE (1), PROPOSE (2) or COMMIT (3), or upgrade this node to the caller's release`,
+      );
+  }
+}
+
+/** A replica's answer to `call` as the stream carries it; a Paxos step's state is a register record (replica.proto PaxosResponse). */
+function wireReply(id: number, call: ReplicaCall, reply: ReplicaReplies[ReplicaOp]): WireReply {
+  const state = (promised: Ballot, p?: Omit<RegisterState, 'promised'>): Buffer =>
+    encodeRegister({ promised, accepted: p?.accepted, committed: p?.committed, history: p?.history ?? [] });
+  switch (call.op) {
+    case 'apply': {
+      const r = reply as ReplicaReplies['apply'];
+      return { id, op: 'apply', record: r.record, context: r.context };
+    }
+    case 'merge':
+      return { id, op: 'merge', changed: reply as boolean };
+    case 'read':
+      return { id, op: 'read', record: reply as Buffer | undefined };
+    case 'digest':
+      return { id, op: 'digest', digest: reply as Buffer };
+    case 'counterUpdate': {
+      const r = reply as ReplicaReplies['counterUpdate'];
+      return { id, op: 'counterUpdate', record: r.record, delta: r.delta, value: r.value.toString() };
+    }
+    case 'writeMany':
+      return { id, op: 'writeMany', records: reply as ReplicaReplies['writeMany'] };
+    case 'readRange': {
+      const r = reply as ReplicaReplies['readRange'];
+      return { id, op: 'readRange', records: r.records, next: r.next };
+    }
+    case 'paxosPrepare': {
+      const r = reply as ReplicaReplies['paxosPrepare'];
+      return { id, op: 'paxos', ok: r.promised, state: r.promised ? state(call.ballot, r) : state(r.higher) };
+    }
+    case 'paxosPropose': {
+      const r = reply as ReplicaReplies['paxosPropose'];
+      return { id, op: 'paxos', ok: r.accepted, state: r.accepted ? EMPTY : state(r.higher) };
+    }
+    case 'paxosCommit':
+      return { id, op: 'paxos', ok: true, state: EMPTY };
+  }
+}
+
 export class GrpcReplicas implements ReplicaApi {
   readonly #channels: PeerChannels<typeof SERVICE>;
   readonly #streams = new Map<string, BatchedStream<WireCall, WireReply>>();
@@ -243,141 +356,63 @@ export class GrpcReplicas implements ReplicaApi {
     this.#channels = new PeerChannels(SERVICE, credentials);
   }
 
-  async apply(
-    node: string,
-    key: Buffer,
-    value: Buffer | null,
-    context: Buffer,
-    deadline: number,
-    requestId?: Buffer,
-    expiresAt?: number,
-  ): Promise<ApplyResult> {
-    const r = await this.#call(node, {
-      op: 'apply',
-      deadline,
-      key,
-      value,
-      context,
-      requestId: requestId ?? EMPTY,
-      expiresAt: expiresAt ?? 0,
-    });
-    return answer(r, 'apply', node);
+  call<C extends ReplicaCall>(node: string, c: C, deadline: number): Promise<ReplyTo<C>> {
+    return this.#send(node, c, deadline) as Promise<ReplyTo<C>>;
   }
 
-  async merge(
-    node: string,
-    key: Buffer,
-    record: Buffer,
-    hintFor: string | undefined,
-    deadline: number,
-  ): Promise<boolean> {
-    const r = await this.#call(node, { op: 'merge', deadline, key, record, hintFor: hintFor ?? '' });
-    return answer(r, 'merge', node).changed;
-  }
-
-  async read(node: string, key: Buffer, hintFor: string | undefined, deadline: number): Promise<Buffer | undefined> {
-    const r = await this.#call(node, { op: 'read', deadline, key, hintFor: hintFor ?? '' });
-    return answer(r, 'read', node).record;
-  }
-
-  async digest(node: string, key: Buffer, deadline: number): Promise<Buffer> {
-    const r = await this.#call(node, { op: 'digest', deadline, key });
-    return answer(r, 'digest', node).digest;
-  }
-
-  async counterUpdate(
-    node: string,
-    key: Buffer,
-    amount: number,
-    deadline: number,
-    requestId?: Buffer,
-  ): Promise<CounterApplied> {
-    // The wire's sint64 carries any safe integer exactly; anything else could not arrive as sent.
-    const r = answer(
-      await this.#call(node, {
-        op: 'counterUpdate',
-        deadline,
-        key,
-        amount: wireAmount(amount),
-        requestId: requestId ?? EMPTY,
-      }),
-      'counterUpdate',
-      node,
-    );
-    if (!DECIMAL.test(r.value))
-      throw new ReplicaFailure(
-        'refused',
-        'RK_INTERNAL',
-        `${node} answered a counter value that is not a decimal integer: ${JSON.stringify(r.value.slice(0, 40))}`,
-      );
-    return { record: r.record, delta: r.delta, value: BigInt(r.value) };
-  }
-
-  async writeMany(
-    node: string,
-    parent: Buffer,
-    ops: readonly SubOp[],
-    deadline: number,
-    requestId?: Buffer,
-  ): Promise<SubKeyRecord[]> {
-    const r = answer(
-      await this.#call(node, {
-        op: 'writeMany',
-        deadline,
-        parent,
-        ops: ops.map(wireSubOp),
-        requestId: requestId ?? EMPTY,
-      }),
-      'writeMany',
-      node,
-    );
-    // One record per op, in order: the coordinator pairs them by position.
-    if (r.records.length !== ops.length)
-      throw new ReplicaFailure(
-        'refused',
-        'RK_INTERNAL',
-        `${node} answered ${r.records.length} records to a write of ${ops.length} ops`,
-      );
-    return [...r.records];
-  }
-
-  async readRange(
-    node: string,
-    parent: Buffer,
-    after: Buffer | undefined,
-    limit: number,
-    deadline: number,
-  ): Promise<SubKeyPage> {
-    // The wire's limit is a uint32; the replica checks the range itself (the store's words).
-    if (!Number.isInteger(limit) || limit < 1 || limit > 0xffffffff)
-      throw new ReplicaFailure(
-        'refused',
-        'KV_BAD_OPTION',
-        `a range read's limit must be 1 to ${MAX_RANGE_KEYS} sub-keys, got ${String(limit)}; read a larger set in pages`,
-      );
-    const r = answer(await this.#call(node, { op: 'readRange', deadline, parent, after, limit }), 'readRange', node);
-    return { records: r.records, next: r.next };
-  }
-
-  async paxosPrepare(node: string, key: Buffer, ballot: Ballot, deadline: number): Promise<PrepareReply<Buffer>> {
-    const r = answer(await this.#call(node, { ...wirePaxos(key, 'prepare', ballot), deadline }), 'paxos', node);
-    const state = replyState(r, node);
-    return r.ok
-      ? { promised: true, accepted: state.accepted, committed: state.committed, history: state.history }
-      : { promised: false, higher: state.promised };
-  }
-
-  async paxosPropose(node: string, key: Buffer, proposal: Proposal<Buffer>, deadline: number): Promise<ProposeReply> {
-    const r = answer(
-      await this.#call(node, { ...wirePaxos(key, 'propose', proposal.ballot, proposal), deadline }),
-      'paxos',
-      node,
-    );
-    return r.ok ? { accepted: true } : { accepted: false, higher: replyState(r, node).promised };
-  }
-
-  async paxosCommit(node: string, key: Buffer, proposal: Proposal<Buffer>, deadline: number): Promise<void> {
-    answer(await this.#call(node, { ...wirePaxos(key, 'commit', proposal.ballot, proposal), deadline }), 'paxos', node);
+  async #send(node: string, c: ReplicaCall, deadline: number): Promise<ReplicaReplies[ReplicaOp]> {
+    const r = await this.#call(node, { ...wireCall(c), deadline } as CallOf);
+    switch (c.op) {
+      case 'apply': {
+        const a = answer(r, 'apply', node);
+        return { record: a.record, context: a.context };
+      }
+      case 'merge':
+        return answer(r, 'merge', node).changed;
+      case 'read':
+        return answer(r, 'read', node).record;
+      case 'digest':
+        return answer(r, 'digest', node).digest;
+      case 'counterUpdate': {
+        const a = answer(r, 'counterUpdate', node);
+        if (!DECIMAL.test(a.value))
+          throw new ReplicaFailure(
+            'refused',
+            'RK_INTERNAL',
+            `${node} answered a counter value that is not a decimal integer: ${JSON.stringify(a.value.slice(0, 40))}`,
+          );
+        return { record: a.record, delta: a.delta, value: BigInt(a.value) };
+      }
+      case 'writeMany': {
+        const a = answer(r, 'writeMany', node);
+        // One record per op, in order: the coordinator pairs them by position.
+        if (a.records.length !== c.ops.length)
+          throw new ReplicaFailure(
+            'refused',
+            'RK_INTERNAL',
+            `${node} answered ${a.records.length} records to a write of ${c.ops.length} ops`,
+          );
+        return [...a.records];
+      }
+      case 'readRange': {
+        const a = answer(r, 'readRange', node);
+        return { records: a.records, next: a.next };
+      }
+      case 'paxosPrepare': {
+        const a = answer(r, 'paxos', node);
+        const state = replyState(a, node);
+        return a.ok
+          ? { promised: true, accepted: state.accepted, committed: state.committed, history: state.history }
+          : { promised: false, higher: state.promised };
+      }
+      case 'paxosPropose': {
+        const a = answer(r, 'paxos', node);
+        return a.ok ? { accepted: true } : { accepted: false, higher: replyState(a, node).promised };
+      }
+      case 'paxosCommit':
+        answer(r, 'paxos', node);
+        return;
+    }
   }
 
   #call(node: string, c: CallOf): Promise<WireReply> {
@@ -518,66 +553,13 @@ export class ReplicaServer {
   }
 
   async #run(c: DecodedCall): Promise<WireReply> {
-    switch (c.op) {
-      case 'apply': {
-        const r = await this.local.apply(c.key, c.value, c.context, c.requestId, c.expiresAt);
-        return { id: c.id, op: 'apply', record: r.record, context: r.context };
-      }
-      case 'merge':
-        return {
-          id: c.id,
-          op: 'merge',
-          changed: await this.local.merge(c.key, c.record, c.hintFor === '' ? undefined : c.hintFor),
-        };
-      case 'read':
-        return { id: c.id, op: 'read', record: await this.local.read(c.key, c.hintFor === '' ? undefined : c.hintFor) };
-      case 'digest':
-        return { id: c.id, op: 'digest', digest: await this.local.digest(c.key) };
-      case 'counterUpdate': {
-        const r = await this.local.counterUpdate(c.key, receivedAmount(c.amount), c.requestId);
-        return { id: c.id, op: 'counterUpdate', record: r.record, delta: r.delta, value: r.value.toString() };
-      }
-      case 'writeMany':
-        return {
-          id: c.id,
-          op: 'writeMany',
-          records: await this.local.writeMany(c.parent, c.ops.map(subOp), c.requestId),
-        };
-      case 'readRange': {
-        const r = await this.local.readRange(c.parent, c.after, c.limit);
-        return { id: c.id, op: 'readRange', records: r.records, next: r.next };
-      }
-      case 'paxos':
-        return this.#paxos(c);
-      case 'unsupported': // refused before it runs (#refusal)
-        throw new ReplicationError(
-          'RK_UNSUPPORTED',
-          `call ${c.id} names no operation this node's release knows; upgrade this node to the caller's release`,
-        );
-    }
-  }
-
-  /** A Paxos step on the local acceptor; its reply's state a register record (replica.proto PaxosResponse). */
-  async #paxos(c: Extract<WireCall, { op: 'paxos' }>): Promise<WireReply> {
-    const state = (promised: Ballot, p?: Omit<RegisterState, 'promised'>): Buffer =>
-      encodeRegister({ promised, accepted: p?.accepted, committed: p?.committed, history: p?.history ?? [] });
-    switch (c.step) {
-      case 'prepare': {
-        const ballot = { n: c.ballot, by: c.proposer.toString('latin1') };
-        const r = await this.local.paxosPrepare(c.key, ballot);
-        return { id: c.id, op: 'paxos', ok: r.promised, state: r.promised ? state(ballot, r) : state(r.higher) };
-      }
-      case 'propose': {
-        const r = await this.local.paxosPropose(c.key, receivedProposal(c));
-        return { id: c.id, op: 'paxos', ok: r.accepted, state: r.accepted ? EMPTY : state(r.higher) };
-      }
-      case 'commit':
-        await this.local.paxosCommit(c.key, receivedProposal(c));
-        return { id: c.id, op: 'paxos', ok: true, state: EMPTY };
-    }
-    throw new ReplicationError(
-      'RK_UNSUPPORTED',
-      `Paxos step ${c.step} is unknown to this node; use PREPARE (1), PROPOSE (2) or COMMIT (3), or upgrade this node to the caller's release`,
-    );
+    if (c.op === 'unsupported')
+      // refused before it runs (#refusal)
+      throw new ReplicationError(
+        'RK_UNSUPPORTED',
+        `call ${c.id} names no operation this node's release knows; upgrade this node to the caller's release`,
+      );
+    const call = receivedCall(c);
+    return wireReply(c.id, call, await this.local.call(call));
   }
 }

@@ -39,7 +39,7 @@ async function stored(n: NodeProcess, ks: readonly string[]): Promise<Map<string
   try {
     const out = new Map<string, { siblings: number } | undefined>();
     for (const k of ks) {
-      const record = await c.read('node', Buffer.from(k), undefined, Date.now() + 3000);
+      const record = await c.call('node', { op: 'read', key: Buffer.from(k) }, Date.now() + 3000);
       out.set(k, record === undefined ? undefined : { siblings: decodeRecord(record).versions.siblings.length });
     }
     return out;

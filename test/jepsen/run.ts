@@ -649,12 +649,16 @@ async function divergentKeys(
         if (type === 'set') {
           let after: Buffer | undefined;
           do {
-            const page = await replicas.readRange(e.id, stored, after, 1000, Date.now() + 5000);
+            const page = await replicas.call(
+              e.id,
+              { op: 'readRange', parent: stored, after, limit: 1000 },
+              Date.now() + 5000,
+            );
             for (const r of page.records) records.set(r.key.toString('hex'), Buffer.from(r.record));
             after = page.next;
           } while (after !== undefined);
         } else {
-          const r = await replicas.read(e.id, stored, undefined, Date.now() + 5000);
+          const r = await replicas.call(e.id, { op: 'read', key: stored }, Date.now() + 5000);
           if (r !== undefined) records.set('', Buffer.from(r));
         }
         return records;

@@ -71,7 +71,7 @@ async function deliverAll(c: FakeCluster): Promise<void> {
         {
           hints: c.store(id).hints,
           isUp: (t) => !c.down.has(t) && !c.net.faults.has(`*>${t}`),
-          send: (t, key, record) => c.net.from(id).merge(t, key, record, undefined, Date.now() + 1000),
+          send: (t, key, record) => c.net.from(id).call(t, { op: 'merge', key, record }, Date.now() + 1000),
           log: quiet,
         },
       ).run(),

@@ -389,7 +389,7 @@ async function play(size: number, members: number, steps: readonly Step[], model
             send: (to, key, record) =>
               to === id
                 ? c.store(id).merge(key, record)
-                : c.net.from(id).merge(to, key, record, undefined, Date.now() + 1000),
+                : c.net.from(id).call(to, { op: 'merge', key, record }, Date.now() + 1000),
             redirect:
               model.hints === 'target'
                 ? undefined

@@ -5,7 +5,9 @@ import {
   noAnswer,
   transient,
   type ReplicaApi,
+  type ReplicaCall,
   type ReplicaFailureKind,
+  type ReplicaReplies,
 } from '../../../src/replication/replica-api.js';
 
 function clock() {
@@ -70,63 +72,60 @@ describe('Reachability', () => {
 describe('observed replica calls', () => {
   const fails = (kind: ReplicaFailureKind): ReplicaApi => {
     const err = new ReplicaFailure(kind, kind === 'refused' ? 'KV_BAD_CONTEXT' : 'RK_UNAVAILABLE', `failed: ${kind}`);
-    return {
-      apply: () => Promise.reject(err),
-      merge: () => Promise.reject(err),
-      read: () => Promise.reject(err),
-      digest: () => Promise.reject(err),
-      counterUpdate: () => Promise.reject(err),
-      writeMany: () => Promise.reject(err),
-      readRange: () => Promise.reject(err),
-      paxosPrepare: () => Promise.reject(err),
-      paxosPropose: () => Promise.reject(err),
-      paxosCommit: () => Promise.reject(err),
-    };
+    return { call: () => Promise.reject(err) };
+  };
+  const replies: ReplicaReplies = {
+    apply: { record: Buffer.alloc(0), context: Buffer.alloc(0) },
+    merge: true,
+    read: undefined,
+    digest: Buffer.alloc(0),
+    counterUpdate: { record: Buffer.alloc(0), delta: Buffer.alloc(0), value: 0n },
+    writeMany: [],
+    readRange: { records: [], next: undefined },
+    paxosPrepare: { promised: false, higher: { n: 1, by: 'x' } },
+    paxosPropose: { accepted: true },
+    paxosCommit: undefined,
   };
   const answers: ReplicaApi = {
-    apply: () => Promise.resolve({ record: Buffer.alloc(0), context: Buffer.alloc(0) } as never),
-    merge: () => Promise.resolve(true),
-    read: () => Promise.resolve(undefined),
-    digest: () => Promise.resolve(Buffer.alloc(0)),
-    counterUpdate: () => Promise.resolve({ record: Buffer.alloc(0), delta: Buffer.alloc(0), value: 0n }),
-    writeMany: () => Promise.resolve([]),
-    readRange: () => Promise.resolve({ records: [], next: undefined }),
-    paxosPrepare: () => Promise.resolve({ promised: false, higher: { n: 1, by: 'x' } }),
-    paxosPropose: () => Promise.resolve({ accepted: true }),
-    paxosCommit: () => Promise.resolve(),
+    call: <C extends ReplicaCall>(_node: string, c: C) => Promise.resolve(replies[c.op as C['op']]),
   };
 
   it("passes every argument of every call on as given (a put's expiry included)", async () => {
     const seen: unknown[][] = [];
-    const api = Object.fromEntries(
-      Object.entries(answers).map(([name, fn]) => [
-        name,
-        (...args: unknown[]) => (seen.push([name, ...args]), (fn as (...a: unknown[]) => unknown)(...args)),
-      ]),
-    ) as unknown as ReplicaApi;
+    const api: ReplicaApi = {
+      call: (node, c, deadline) => (seen.push([node, c, deadline]), answers.call(node, c, deadline)),
+    };
     const o = observed(api, new Reachability({ threshold: 2, holdMs: 1000, now: () => 0 }));
     const k = Buffer.from('k'),
       rid = Buffer.from('rid');
-    await o.apply('b', k, Buffer.from('v'), Buffer.alloc(0), 9, rid, 1234);
-    await o.merge('b', k, Buffer.from('r'), 'c', 9);
+    await o.call(
+      'b',
+      { op: 'apply', key: k, value: Buffer.from('v'), context: Buffer.alloc(0), requestId: rid, expiresAt: 1234 },
+      9,
+    );
+    await o.call('b', { op: 'merge', key: k, record: Buffer.from('r'), hintFor: 'c' }, 9);
     const ops = [{ op: 'add' as const, path: { element: 'e' } }];
-    await o.counterUpdate('b', k, -3, 9, rid);
-    await o.writeMany('b', k, ops, 9, rid);
-    await o.readRange('b', k, Buffer.from('a'), 7, 9);
+    await o.call('b', { op: 'counterUpdate', key: k, amount: -3, requestId: rid }, 9);
+    await o.call('b', { op: 'writeMany', parent: k, ops, requestId: rid }, 9);
+    await o.call('b', { op: 'readRange', parent: k, after: Buffer.from('a'), limit: 7 }, 9);
     const ballot = { n: 5, by: 'p' },
       proposal = { ballot, id: 'r', value: null };
-    await o.paxosPrepare('b', k, ballot, 9);
-    await o.paxosPropose('b', k, proposal, 9);
-    await o.paxosCommit('b', k, proposal, 9);
+    await o.call('b', { op: 'paxosPrepare', key: k, ballot }, 9);
+    await o.call('b', { op: 'paxosPropose', key: k, proposal }, 9);
+    await o.call('b', { op: 'paxosCommit', key: k, proposal }, 9);
     expect(seen).toEqual([
-      ['apply', 'b', k, Buffer.from('v'), Buffer.alloc(0), 9, rid, 1234],
-      ['merge', 'b', k, Buffer.from('r'), 'c', 9],
-      ['counterUpdate', 'b', k, -3, 9, rid],
-      ['writeMany', 'b', k, ops, 9, rid],
-      ['readRange', 'b', k, Buffer.from('a'), 7, 9],
-      ['paxosPrepare', 'b', k, ballot, 9],
-      ['paxosPropose', 'b', k, proposal, 9],
-      ['paxosCommit', 'b', k, proposal, 9],
+      [
+        'b',
+        { op: 'apply', key: k, value: Buffer.from('v'), context: Buffer.alloc(0), requestId: rid, expiresAt: 1234 },
+        9,
+      ],
+      ['b', { op: 'merge', key: k, record: Buffer.from('r'), hintFor: 'c' }, 9],
+      ['b', { op: 'counterUpdate', key: k, amount: -3, requestId: rid }, 9],
+      ['b', { op: 'writeMany', parent: k, ops, requestId: rid }, 9],
+      ['b', { op: 'readRange', parent: k, after: Buffer.from('a'), limit: 7 }, 9],
+      ['b', { op: 'paxosPrepare', key: k, ballot }, 9],
+      ['b', { op: 'paxosPropose', key: k, proposal }, 9],
+      ['b', { op: 'paxosCommit', key: k, proposal }, 9],
     ]);
   });
 
@@ -134,19 +133,25 @@ describe('observed replica calls', () => {
     for (const kind of ['unreachable', 'timeout'] as const) {
       const r = new Reachability({ threshold: 2, holdMs: 1000, now: () => 0 });
       const api = observed(fails(kind), r);
-      await expect(api.merge('b', Buffer.from('k'), Buffer.alloc(0), undefined, 0)).rejects.toThrow(`failed: ${kind}`);
-      await expect(api.digest('b', Buffer.from('k'), 0)).rejects.toThrow();
+      await expect(api.call('b', { op: 'merge', key: Buffer.from('k'), record: Buffer.alloc(0) }, 0)).rejects.toThrow(
+        `failed: ${kind}`,
+      );
+      await expect(api.call('b', { op: 'digest', key: Buffer.from('k') }, 0)).rejects.toThrow();
       expect(r.suspect('b')).toBe(true);
     }
   });
 
   it('a refusal is an answer: it clears the count, as a success does', async () => {
     const r = new Reachability({ threshold: 2, holdMs: 1000, now: () => 0 });
-    await expect(observed(fails('unreachable'), r).read('b', Buffer.from('k'), undefined, 0)).rejects.toThrow();
-    await expect(observed(fails('refused'), r).read('b', Buffer.from('k'), undefined, 0)).rejects.toThrow();
-    await expect(observed(fails('unreachable'), r).read('b', Buffer.from('k'), undefined, 0)).rejects.toThrow();
+    await expect(
+      observed(fails('unreachable'), r).call('b', { op: 'read', key: Buffer.from('k') }, 0),
+    ).rejects.toThrow();
+    await expect(observed(fails('refused'), r).call('b', { op: 'read', key: Buffer.from('k') }, 0)).rejects.toThrow();
+    await expect(
+      observed(fails('unreachable'), r).call('b', { op: 'read', key: Buffer.from('k') }, 0),
+    ).rejects.toThrow();
     expect(r.suspect('b')).toBe(false);
-    await observed(answers, r).merge('b', Buffer.from('k'), Buffer.alloc(0), undefined, 0);
+    await observed(answers, r).call('b', { op: 'merge', key: Buffer.from('k'), record: Buffer.alloc(0) }, 0);
     expect(noAnswer(new ReplicaFailure('refused', 'KV_BAD_CONTEXT', 'x'))).toBe(false);
     // A gRPC-shaped error is not a replica failure: the coordinator never sees one.
     expect(noAnswer({ code: 14 })).toBe(false);

@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { storedKey, subKey, type FieldType, type SubPath } from '../../../src/buckets/index.js';
 import { LocalReplica } from '../../../src/replication/local-replica.js';
-import { ReplicaFailure } from '../../../src/replication/replica-api.js';
+import { ReplicaFailure, type ReplicaCall, type ReplyTo } from '../../../src/replication/replica-api.js';
 import { MemoryEngine, Store, recordDigest, resolveCounterReplies, type SubOp } from '../../../src/storage/index.js';
 import { BatchedServer, type ServerCodec } from '../../../src/transport/batched-stream.js';
 import { decodeBatch } from '../../../src/transport/protobuf-bytes.js';
@@ -23,9 +23,9 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /** A replica whose reads take `delayMs`. */
 class SlowReplica extends LocalReplica {
   delayMs = 0;
-  override async read(key: Buffer, hintFor: string | undefined): Promise<Buffer | undefined> {
-    await sleep(this.delayMs);
-    return super.read(key, hintFor);
+  override async call<C extends ReplicaCall>(c: C): Promise<ReplyTo<C>> {
+    if (c.op === 'read') await sleep(this.delayMs);
+    return super.call(c);
   }
 }
 
@@ -99,47 +99,56 @@ describe('replica calls over one stream per peer', () => {
     const p = await peer({ maxInFlight: 1000 });
     const c = client(p.address);
     const keys = Array.from({ length: 300 }, (_, i) => B(`k${i}`));
-    const applied = await Promise.all(keys.map((k) => c.apply('b', k, B(`v-${k}`), Buffer.alloc(0), soon())));
+    const applied = await Promise.all(
+      keys.map((k) => c.call('b', { op: 'apply', key: k, value: B(`v-${k}`), context: Buffer.alloc(0) }, soon())),
+    );
     expect(p.messages).toBeLessThan(30);
     const [records, digests, merged] = await Promise.all([
-      Promise.all(keys.map((k) => c.read('b', k, undefined, soon()))),
-      Promise.all(keys.map((k) => c.digest('b', k, soon()))),
-      Promise.all(keys.map((k, i) => c.merge('b', k, applied[i]!.record, undefined, soon()))),
+      Promise.all(keys.map((k) => c.call('b', { op: 'read', key: k }, soon()))),
+      Promise.all(keys.map((k) => c.call('b', { op: 'digest', key: k }, soon()))),
+      Promise.all(keys.map((k, i) => c.call('b', { op: 'merge', key: k, record: applied[i]!.record }, soon()))),
     ]);
     // The replica's stored record carries its own bookkeeping too: compare versions.
     records.forEach((r, i) => expect(recordDigest(r)).toEqual(recordDigest(applied[i]!.record)));
     digests.forEach((d, i) => expect(d).toEqual(recordDigest(applied[i]!.record)));
     expect(merged.every((changed) => !changed)).toBe(true);
-    expect(await c.read('b', B('absent'), undefined, soon())).toBeUndefined();
-    expect(await c.digest('b', B('absent'), soon())).toEqual(Buffer.alloc(0));
+    expect(await c.call('b', { op: 'read', key: B('absent') }, soon())).toBeUndefined();
+    expect(await c.call('b', { op: 'digest', key: B('absent') }, soon())).toEqual(Buffer.alloc(0));
     // A hint is kept apart from the replica's own copy.
-    expect(await c.merge('b', B('h'), applied[0]!.record, 'n9', soon())).toBe(true);
-    expect(recordDigest(await c.read('b', B('h'), 'n9', soon()))).toEqual(recordDigest(applied[0]!.record));
-    expect(await c.read('b', B('h'), undefined, soon())).toBeUndefined();
+    expect(await c.call('b', { op: 'merge', key: B('h'), record: applied[0]!.record, hintFor: 'n9' }, soon())).toBe(
+      true,
+    );
+    expect(recordDigest(await c.call('b', { op: 'read', key: B('h'), hintFor: 'n9' }, soon()))).toEqual(
+      recordDigest(applied[0]!.record),
+    );
+    expect(await c.call('b', { op: 'read', key: B('h') }, soon())).toBeUndefined();
     expect(p.observed.filter((x) => x === 'apply:OK')).toHaveLength(300);
   });
 
   it('a delete travels as a tombstone', async () => {
     const p = await peer();
     const c = client(p.address);
-    const put = await c.apply('b', B('k'), B('v'), Buffer.alloc(0), soon());
-    await c.apply('b', B('k'), null, put.context, soon());
+    const put = await c.call('b', { op: 'apply', key: B('k'), value: B('v'), context: Buffer.alloc(0) }, soon());
+    await c.call('b', { op: 'apply', key: B('k'), value: null, context: put.context }, soon());
     expect((await p.store.get(B('k'))).deleted).toBe(true);
   });
 
   it("a replica's refusal carries its code; a stopping node's counts as unreachable", async () => {
     const p = await peer();
     const c = client(p.address);
-    const bad = await failure(c.merge('b', B('k'), B('not a record'), undefined, soon()));
+    const bad = await failure(c.call('b', { op: 'merge', key: B('k'), record: B('not a record') }, soon()));
     expect(bad).toMatchObject({ kind: 'refused', code: 'KV_BAD_RECORD' });
-    const ctx = (await c.apply('b', B('a'), B('v'), Buffer.alloc(0), soon())).context;
-    expect(await failure(c.apply('b', B('b'), B('v'), ctx, soon()))).toMatchObject({
-      kind: 'refused',
-      code: 'KV_BAD_CONTEXT',
-      message: expect.stringMatching(/different key/),
-    });
+    const ctx = (await c.call('b', { op: 'apply', key: B('a'), value: B('v'), context: Buffer.alloc(0) }, soon()))
+      .context;
+    expect(await failure(c.call('b', { op: 'apply', key: B('b'), value: B('v'), context: ctx }, soon()))).toMatchObject(
+      {
+        kind: 'refused',
+        code: 'KV_BAD_CONTEXT',
+        message: expect.stringMatching(/different key/),
+      },
+    );
     p.stopping = 'node is shutting down';
-    expect(await failure(c.read('b', B('a'), undefined, soon()))).toMatchObject({
+    expect(await failure(c.call('b', { op: 'read', key: B('a') }, soon()))).toMatchObject({
       kind: 'unreachable',
       code: 'RK_NOT_READY',
       message: 'node is shutting down',
@@ -153,35 +162,35 @@ describe('replica calls over one stream per peer', () => {
     p.replica.delayMs = 100;
     const c = client(p.address);
     const calls = [0, 1, 2].map((i) =>
-      c.read('b', B(`k${i}`), undefined, soon()).then(
+      c.call('b', { op: 'read', key: B(`k${i}`) }, soon()).then(
         () => 'ok',
         (e: ReplicaFailure) => e.code,
       ),
     );
     expect((await Promise.all(calls)).sort()).toEqual(['RK_OVERLOADED', 'ok', 'ok']);
-    expect(await c.read('b', B('k'), undefined, soon())).toBeUndefined();
+    expect(await c.call('b', { op: 'read', key: B('k') }, soon())).toBeUndefined();
   });
 
   it('a call that gets no answer before its deadline fails as a timeout, and the stream carries on', async () => {
     const p = await peer();
     p.replica.delayMs = 400;
     const c = client(p.address);
-    expect(await failure(c.read('b', B('k'), undefined, Date.now() + 50))).toMatchObject({
+    expect(await failure(c.call('b', { op: 'read', key: B('k') }, Date.now() + 50))).toMatchObject({
       kind: 'timeout',
       code: 'RK_TIMEOUT',
     });
-    expect(await failure(c.read('b', B('k'), undefined, Date.now() - 1))).toMatchObject({ kind: 'timeout' });
+    expect(await failure(c.call('b', { op: 'read', key: B('k') }, Date.now() - 1))).toMatchObject({ kind: 'timeout' });
     p.replica.delayMs = 0;
-    expect(await c.digest('b', B('k'), soon())).toEqual(Buffer.alloc(0));
+    expect(await c.call('b', { op: 'digest', key: B('k') }, soon())).toEqual(Buffer.alloc(0));
   });
 
   it('knows how long a peer has had calls in flight without answering any: silentMs', async () => {
     const p = await peer();
     const c = client(p.address);
-    await c.digest('b', B('warm'), soon());
+    await c.call('b', { op: 'digest', key: B('warm') }, soon());
     expect(c.silentMs('b')).toBe(0); // nothing in flight
     p.replica.delayMs = 400;
-    const slow = c.read('b', B('k'), undefined, soon());
+    const slow = c.call('b', { op: 'read', key: B('k') }, soon());
     await sleep(250);
     expect(c.silentMs('b')).toBeGreaterThanOrEqual(200);
     await slow;
@@ -192,10 +201,16 @@ describe('replica calls over one stream per peer', () => {
     const p = await peer();
     const address = p.address;
     p.server.forceShutdown();
-    expect(await failure(client(address).read('b', B('k'), undefined, soon()))).toMatchObject({ kind: 'unreachable' });
+    expect(await failure(client(address).call('b', { op: 'read', key: B('k') }, soon()))).toMatchObject({
+      kind: 'unreachable',
+    });
     expect(
       await failure(
-        new GrpcReplicas(() => undefined, grpc.credentials.createInsecure()).read('b', B('k'), undefined, soon()),
+        new GrpcReplicas(() => undefined, grpc.credentials.createInsecure()).call(
+          'b',
+          { op: 'read', key: B('k') },
+          soon(),
+        ),
       ),
     ).toMatchObject({ kind: 'unreachable', message: /no address known for node b/ });
   });
@@ -204,8 +219,8 @@ describe('replica calls over one stream per peer', () => {
     const p = await peer();
     p.replica.delayMs = 300;
     const c = client(p.address);
-    await c.digest('b', B('warm'), soon());
-    const inFlight = failure(c.read('b', B('k'), undefined, soon()));
+    await c.call('b', { op: 'digest', key: B('warm') }, soon());
+    const inFlight = failure(c.call('b', { op: 'read', key: B('k') }, soon()));
     await sleep(50);
     p.server.forceShutdown();
     expect(await inFlight).toMatchObject({ kind: 'unreachable' });
@@ -214,7 +229,7 @@ describe('replica calls over one stream per peer', () => {
     const again = await peer({ port });
     let got: Buffer | undefined | 'failed' = 'failed';
     for (let i = 0; i < 50 && got === 'failed'; i++) {
-      got = await c.digest('b', B('k'), soon()).catch(() => 'failed' as const);
+      got = await c.call('b', { op: 'digest', key: B('k') }, soon()).catch(() => 'failed' as const);
       if (got === 'failed') await sleep(100);
     }
     expect(got).toEqual(Buffer.alloc(0));
@@ -225,8 +240,8 @@ describe('replica calls over one stream per peer', () => {
     const p = await peer();
     p.replica.delayMs = 200;
     const c = client(p.address);
-    await c.digest('b', B('warm'), soon());
-    const running = c.read('b', B('k'), undefined, soon());
+    await c.call('b', { op: 'digest', key: B('warm') }, soon());
+    const running = c.call('b', { op: 'read', key: B('k') }, soon());
     await sleep(50);
     const shutdown = new Promise<string>((res) => p.server.tryShutdown(() => res('shut down')));
     p.stopping = 'node is shutting down';
@@ -234,7 +249,7 @@ describe('replica calls over one stream per peer', () => {
     await expect(running).resolves.toBeUndefined();
     // Without the drain, the open stream would hold the shutdown until it was forced.
     expect(await Promise.race([shutdown, sleep(4000).then(() => 'still waiting')])).toBe('shut down');
-    expect(await failure(c.read('b', B('k'), undefined, soon()))).toMatchObject({ kind: 'unreachable' });
+    expect(await failure(c.call('b', { op: 'read', key: B('k') }, soon()))).toMatchObject({ kind: 'unreachable' });
   });
 });
 
@@ -280,13 +295,19 @@ describe("the data types' calls over the stream", () => {
   it('counterUpdate: the record, delta and value come back; a retried request id counts once; a value past 2^53 arrives exact', async () => {
     const p = await peer();
     const c = client(p.address);
-    const first = await c.counterUpdate('b', B('hits'), 5, soon());
+    const first = await c.call('b', { op: 'counterUpdate', key: B('hits'), amount: 5 }, soon());
     expect(first.value).toBe(5n);
-    const second = await c.counterUpdate('b', B('hits'), -2, soon(), B('request-1'));
+    const second = await c.call(
+      'b',
+      { op: 'counterUpdate', key: B('hits'), amount: -2, requestId: B('request-1') },
+      soon(),
+    );
     expect(second.value).toBe(3n);
     expect(await p.store.getRecord(B('hits'))).toEqual(second.record);
     // The same request again (a retry, a hedge): not counted twice.
-    expect((await c.counterUpdate('b', B('hits'), -2, soon(), B('request-1'))).value).toBe(3n);
+    expect(
+      (await c.call('b', { op: 'counterUpdate', key: B('hits'), amount: -2, requestId: B('request-1') }, soon())).value,
+    ).toBe(3n);
     // The delta is what another replica merges: it holds the increment.
     const other = await Store.open({ engine: new MemoryEngine() });
     cleanup.push(() => other.close());
@@ -294,36 +315,36 @@ describe("the data types' calls over the stream", () => {
     expect(resolveCounterReplies([await other.getRecord(B('hits'))]).value).toBe(5n);
     // Past 2^53: one replica's sums are each within it, several replicas' together are not.
     const elsewhere = await other.counterUpdate(B('big'), MAX);
-    expect(await c.merge('b', B('big'), elsewhere.record, undefined, soon())).toBe(true);
-    const big = await c.counterUpdate('b', B('big'), MAX, soon());
+    expect(await c.call('b', { op: 'merge', key: B('big'), record: elsewhere.record }, soon())).toBe(true);
+    const big = await c.call('b', { op: 'counterUpdate', key: B('big'), amount: MAX }, soon());
     expect(big.value).toBe(2n * BigInt(MAX));
     expect(resolveCounterReplies([big.record]).value).toBe(2n * BigInt(MAX));
-    const down = await c.counterUpdate('b', B('neg'), -MAX, soon());
+    const down = await c.call('b', { op: 'counterUpdate', key: B('neg'), amount: -MAX }, soon());
     expect(down.value).toBe(-BigInt(MAX));
   });
 
   it("counterUpdate's refusals arrive as refused with the replica's code; the coordinator's resend after KV_COUNTER_GAP is taken", async () => {
     const p = await peer();
     const c = client(p.address);
-    await c.apply('b', B('plain'), B('v'), EMPTY, soon());
-    expect(await failure(c.counterUpdate('b', B('plain'), 1, soon()))).toMatchObject({
+    await c.call('b', { op: 'apply', key: B('plain'), value: B('v'), context: EMPTY }, soon());
+    expect(await failure(c.call('b', { op: 'counterUpdate', key: B('plain'), amount: 1 }, soon()))).toMatchObject({
       kind: 'refused',
       code: 'KV_WRONG_TYPE',
     });
-    expect(await failure(c.counterUpdate('b', B('c'), 0, soon()))).toMatchObject({
+    expect(await failure(c.call('b', { op: 'counterUpdate', key: B('c'), amount: 0 }, soon()))).toMatchObject({
       kind: 'refused',
       code: 'KV_BAD_AMOUNT',
       message: /nonzero integer/,
     });
-    await c.counterUpdate('b', B('full'), MAX, soon());
-    expect(await failure(c.counterUpdate('b', B('full'), 1, soon()))).toMatchObject({
+    await c.call('b', { op: 'counterUpdate', key: B('full'), amount: MAX }, soon());
+    expect(await failure(c.call('b', { op: 'counterUpdate', key: B('full'), amount: 1 }, soon()))).toMatchObject({
       kind: 'refused',
       code: 'KV_COUNTER_OVERFLOW',
     });
     // Amounts the wire cannot carry exactly are refused before they are sent.
     const sent = p.messages;
     for (const amount of [2 ** 60, 1.5, Number.NaN, -Infinity])
-      expect(await failure(c.counterUpdate('b', B('c'), amount, soon()))).toMatchObject({
+      expect(await failure(c.call('b', { op: 'counterUpdate', key: B('c'), amount }, soon()))).toMatchObject({
         kind: 'refused',
         code: 'KV_BAD_AMOUNT',
         message: /from -9007199254740991 to 9007199254740991/,
@@ -334,12 +355,12 @@ describe("the data types' calls over the stream", () => {
     cleanup.push(() => issuer.close());
     await issuer.counterUpdate(B('gap'), 1);
     const later = await issuer.counterUpdate(B('gap'), 2);
-    expect(await failure(c.merge('b', B('gap'), later.delta, undefined, soon()))).toMatchObject({
+    expect(await failure(c.call('b', { op: 'merge', key: B('gap'), record: later.delta }, soon()))).toMatchObject({
       kind: 'refused',
       code: 'KV_COUNTER_GAP',
     });
-    expect(await c.merge('b', B('gap'), later.record, undefined, soon())).toBe(true);
-    expect(resolveCounterReplies([await c.read('b', B('gap'), undefined, soon())]).value).toBe(3n);
+    expect(await c.call('b', { op: 'merge', key: B('gap'), record: later.record }, soon())).toBe(true);
+    expect(resolveCounterReplies([await c.call('b', { op: 'read', key: B('gap') }, soon())]).value).toBe(3n);
     expect(p.observed).toEqual(
       expect.arrayContaining([
         'counterUpdate:FAILED_PRECONDITION',
@@ -374,49 +395,56 @@ describe("the data types' calls over the stream", () => {
     const c = client(p.address);
     const ops = ['x', 'y', 'z', 'w'].map((e) => ({ op: 'add' as const, path: element(e) }));
     const gift = { fields: [{ name: 'gift', type: 'flag' as const }] };
-    const written = await c.writeMany('b', parent, [...ops, { op: 'add', path: gift }], soon(), B('request-1'));
+    const written = await c.call(
+      'b',
+      { op: 'writeMany', parent, ops: [...ops, { op: 'add', path: gift }], requestId: B('request-1') },
+      soon(),
+    );
     expect(written.map((w) => w.key)).toEqual([...ops.map((o) => subKey(parent, o.path)), subKey(parent, gift)]);
     for (const w of written) expect(await p.store.getRecord(w.key)).toEqual(w.record);
     // Retried: nothing new is written, the same records come back.
-    expect((await c.writeMany('b', parent, ops, soon(), B('request-1'))).map((w) => recordDigest(w.record))).toEqual(
-      written.slice(0, 4).map((w) => recordDigest(w.record)),
-    );
+    expect(
+      (await c.call('b', { op: 'writeMany', parent, ops, requestId: B('request-1') }, soon())).map((w) =>
+        recordDigest(w.record),
+      ),
+    ).toEqual(written.slice(0, 4).map((w) => recordDigest(w.record)));
     const y = subKey(parent, element('y'));
-    const removed = await c.writeMany(
+    const removed = await c.call(
       'b',
-      parent,
-      [{ op: 'remove', path: element('y'), context: (await p.store.get(y)).context }],
+      { op: 'writeMany', parent, ops: [{ op: 'remove', path: element('y'), context: (await p.store.get(y)).context }] },
       soon(),
     );
     expect(removed).toHaveLength(1);
     expect((await p.store.get(y)).deleted).toBe(true);
     // Pages: 2 and 2 and 1 (the tombstone of y among them: the coordinator resolves it), in key order.
     const all = [...written.map((w) => w.key)].sort(Buffer.compare);
-    const one = await c.readRange('b', parent, undefined, 2, soon());
+    const one = await c.call('b', { op: 'readRange', parent, limit: 2 }, soon());
     expect(one.records.map((r) => r.key)).toEqual(all.slice(0, 2));
     expect(one.next).toEqual(all[1]);
-    const two = await c.readRange('b', parent, one.next, 2, soon());
+    const two = await c.call('b', { op: 'readRange', parent, after: one.next, limit: 2 }, soon());
     expect(two.records.map((r) => r.key)).toEqual(all.slice(2, 4));
-    const three = await c.readRange('b', parent, two.next, 2, soon());
+    const three = await c.call('b', { op: 'readRange', parent, after: two.next, limit: 2 }, soon());
     expect(three.records.map((r) => r.key)).toEqual(all.slice(4));
     expect(three.next).toBeUndefined();
     for (const r of [...one.records, ...two.records, ...three.records])
       expect(recordDigest(r.record)).toEqual(recordDigest(await p.store.getRecord(r.key)));
-    const none = await c.readRange('b', storedKey('carts', B('nobody')), undefined, 10, soon());
+    const none = await c.call('b', { op: 'readRange', parent: storedKey('carts', B('nobody')), limit: 10 }, soon());
     expect(none).toEqual({ records: [], next: undefined });
   });
 
   it('counts the bytes of each call sent, by operation; a call refused before it is sent counts none', async () => {
     const p = await peer();
     const c = client(p.address);
-    await c.writeMany('b', parent, [{ op: 'add', path: element('x') }], soon());
+    await c.call('b', { op: 'writeMany', parent, ops: [{ op: 'add', path: element('x') }] }, soon());
     const one = c.bytesSent.get('writeMany') ?? 0;
     expect(one).toBeGreaterThan(parent.length);
-    await c.writeMany('b', parent, [{ op: 'add', path: element('y') }], soon());
+    await c.call('b', { op: 'writeMany', parent, ops: [{ op: 'add', path: element('y') }] }, soon());
     expect(c.bytesSent.get('writeMany')).toBe(2 * one);
-    await c.read('b', parent, undefined, soon());
+    await c.call('b', { op: 'read', key: parent }, soon());
     expect(c.bytesSent.get('read')).toBeGreaterThan(0);
-    expect(await failure(c.writeMany('b', parent, [{ op: 'add', path: element('z') }], Date.now() - 1))).toMatchObject({
+    expect(
+      await failure(c.call('b', { op: 'writeMany', parent, ops: [{ op: 'add', path: element('z') }] }, Date.now() - 1)),
+    ).toMatchObject({
       kind: 'timeout',
     });
     expect(c.bytesSent.get('writeMany')).toBe(2 * one);
@@ -425,8 +453,8 @@ describe("the data types' calls over the stream", () => {
   it("writeMany's and readRange's refusals arrive as refused with the replica's code (nothing written)", async () => {
     const p = await peer();
     const c = client(p.address);
-    const refused = async (ops: Parameters<GrpcReplicas['writeMany']>[2], code: string, message: RegExp, at = parent) =>
-      expect(await failure(c.writeMany('b', at, ops, soon()))).toMatchObject({
+    const refused = async (ops: readonly SubOp[], code: string, message: RegExp, at = parent) =>
+      expect(await failure(c.call('b', { op: 'writeMany', parent: at, ops }, soon()))).toMatchObject({
         kind: 'refused',
         code,
         message: expect.stringMatching(message),
@@ -466,26 +494,34 @@ describe("the data types' calls over the stream", () => {
       'KV_BAD_CONTEXT',
       /bad causal context/,
     );
-    await c.counterUpdate('b', subKey(parent, { fields: [{ name: 'n', type: 'flag' }] }), 1, soon());
+    await c.call(
+      'b',
+      { op: 'counterUpdate', key: subKey(parent, { fields: [{ name: 'n', type: 'flag' }] }), amount: 1 },
+      soon(),
+    );
     await refused([{ op: 'add', path: { fields: [{ name: 'n', type: 'flag' }] } }], 'KV_WRONG_TYPE', /counter/);
-    expect(await c.readRange('b', parent, undefined, 10, soon())).toMatchObject({ records: [expect.anything()] }); // only the counter
-    expect(await failure(c.readRange('b', parent, undefined, 0, soon()))).toMatchObject({
+    expect(await c.call('b', { op: 'readRange', parent, limit: 10 }, soon())).toMatchObject({
+      records: [expect.anything()],
+    }); // only the counter
+    expect(await failure(c.call('b', { op: 'readRange', parent, limit: 0 }, soon()))).toMatchObject({
       kind: 'refused',
       code: 'KV_BAD_OPTION',
       message: /limit must be 1 to 1000/,
     });
-    expect(await failure(c.readRange('b', parent, undefined, 1001, soon()))).toMatchObject({
+    expect(await failure(c.call('b', { op: 'readRange', parent, limit: 1001 }, soon()))).toMatchObject({
       kind: 'refused',
       code: 'KV_BAD_OPTION',
     });
-    expect(await failure(c.readRange('b', parent, B('elsewhere'), 10, soon()))).toMatchObject({
+    expect(
+      await failure(c.call('b', { op: 'readRange', parent, after: B('elsewhere'), limit: 10 }, soon())),
+    ).toMatchObject({
       kind: 'refused',
       code: 'KV_BAD_OPTION',
       message: /no sub-key of this parent/,
     });
     const sent = p.messages;
     for (const limit of [2 ** 40, 2.5, -1])
-      expect(await failure(c.readRange('b', parent, undefined, limit, soon()))).toMatchObject({
+      expect(await failure(c.call('b', { op: 'readRange', parent, limit }, soon()))).toMatchObject({
         kind: 'refused',
         code: 'KV_BAD_OPTION',
       });
@@ -497,14 +533,16 @@ describe("the data types' calls over the stream", () => {
     const c = client(p.address);
     const value = Buffer.alloc((1 << 20) - 8 * 1024, 7); // the store's largest value, less room for its versions
     const keys = ['r1', 'r2', 'r3', 'r4', 'r5'].map((name) => subKey(parent, { fields: [{ name, type: 'register' }] }));
-    for (const k of keys) await c.apply('b', k, value, EMPTY, soon());
-    const page = await c.readRange('b', parent, undefined, 1000, soon());
+    for (const k of keys) await c.call('b', { op: 'apply', key: k, value, context: EMPTY }, soon());
+    const page = await c.call('b', { op: 'readRange', parent, limit: 1000 }, soon());
     expect(page.records.map((r) => r.key)).toEqual(keys.slice(0, 4));
     expect(page.records.reduce((a, r) => a + r.key.length + r.record.length, 0)).toBeGreaterThan(
       4 * 1024 * 1024 - 64 * 1024,
     );
     expect(page.next).toEqual(keys[3]);
-    expect((await c.readRange('b', parent, page.next, 1000, soon())).records.map((r) => r.key)).toEqual([keys[4]]);
+    expect(
+      (await c.call('b', { op: 'readRange', parent, after: page.next, limit: 1000 }, soon())).records.map((r) => r.key),
+    ).toEqual([keys[4]]);
   });
 });
 
@@ -550,7 +588,7 @@ describe('mixed releases', () => {
       run: async (c) => {
         if (c.op !== 'read') return { id: c.id, op: 'error', code: 'RK_INTERNAL', message: 'not in this test' };
         await sleep(300);
-        return { id: c.id, op: 'read', record: await replica.read(c.key, undefined) };
+        return { id: c.id, op: 'read', record: await replica.call({ op: 'read', key: c.key }) };
       },
     };
     const definition = new ReplicaServer(replica, { refuse: () => undefined, maxInFlight: 10 }).definition();
@@ -567,12 +605,12 @@ describe('mixed releases', () => {
     });
     const address = `127.0.0.1:${port}`;
     const c = client(address);
-    const plain = c.read('n7', B('k'), undefined, soon());
+    const plain = c.call('n7', { op: 'read', key: B('k') }, soon());
     await sleep(50);
     const typed = await Promise.all([
-      failure(c.counterUpdate('n7', B('c'), 1, soon())),
-      failure(c.writeMany('n7', parent, [{ op: 'add', path: element('x') }], soon())),
-      failure(c.readRange('n7', parent, undefined, 10, soon())),
+      failure(c.call('n7', { op: 'counterUpdate', key: B('c'), amount: 1 }, soon())),
+      failure(c.call('n7', { op: 'writeMany', parent, ops: [{ op: 'add', path: element('x') }] }, soon())),
+      failure(c.call('n7', { op: 'readRange', parent, limit: 10 }, soon())),
     ]);
     for (const f of typed)
       expect(f).toMatchObject({
@@ -584,13 +622,15 @@ describe('mixed releases', () => {
       });
     await expect(plain).resolves.toBeUndefined();
     // Not remembered: the next one is tried (and refused) again.
-    expect(await failure(c.counterUpdate('n7', B('c'), 1, soon()))).toMatchObject({ code: 'RK_UNSUPPORTED' });
+    expect(await failure(c.call('n7', { op: 'counterUpdate', key: B('c'), amount: 1 }, soon()))).toMatchObject({
+      code: 'RK_UNSUPPORTED',
+    });
     // The peer upgraded (the same address, this release): the calls go through.
     server.forceShutdown();
     await peer({ port });
     let value: bigint | 'failed' = 'failed';
     for (let i = 0; i < 50 && value === 'failed'; i++) {
-      value = await c.counterUpdate('n7', B('c'), 1, soon()).then(
+      value = await c.call('n7', { op: 'counterUpdate', key: B('c'), amount: 1 }, soon()).then(
         (r) => r.value,
         () => 'failed' as const,
       );
