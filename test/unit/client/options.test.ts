@@ -10,7 +10,7 @@ import { RULES, checkOptions } from '../../../src/client/options.js';
 import { parseDuration } from '../../../src/buckets/index.js';
 import { Client } from '../../../src/client/index.js';
 import type { RequestOptions } from '../../../src/replication/coordinator.js';
-import { fakeKvServer } from './fake-node.js';
+import { fakeKvServer } from '../../../testkit/fake-kv-node.js';
 
 const refusal = (f: () => unknown): string => {
   try {

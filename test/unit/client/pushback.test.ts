@@ -9,7 +9,7 @@ import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, pushbackMs } from '../../../src/client/index.js';
 import { ReplicationError } from '../../../src/replication/replication-errors.js';
-import { fakeKvServer } from './fake-node.js';
+import { fakeKvServer } from '../../../testkit/fake-kv-node.js';
 
 type Answer = 'ok' | 'overloaded' | 'too-large';
 

@@ -7,9 +7,9 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Client, type ClientOptions } from '../../../src/client/index.js';
-import type { RequestOptions } from '../../../src/replication/coordinator.js';
-import { fakeKvServer } from './fake-node.js';
+import { Client, type ClientOptions } from '../../src/client/index.js';
+import type { RequestOptions } from '../../src/replication/coordinator.js';
+import { fakeKvServer } from '../../testkit/fake-kv-node.js';
 
 class FakeNode {
   hang = false;

@@ -4,9 +4,9 @@
  * or holds it). What the client's unit tests talk to.
  */
 import * as grpc from '@grpc/grpc-js';
-import type { Coordinator, RequestOptions } from '../../../src/replication/coordinator.js';
-import { BucketTable } from '../../../src/buckets/index.js';
-import { KeyValueService } from '../../../src/transport/kv-service.js';
+import type { Coordinator, RequestOptions } from '../src/replication/coordinator.js';
+import { BucketTable } from '../src/buckets/index.js';
+import { KeyValueService } from '../src/transport/kv-service.js';
 
 export type Run = <T>(value: T, o?: RequestOptions) => Promise<T>;
 
