@@ -17,7 +17,8 @@
  * (node/bucket-purge.ts) and a create after it (a later `created` '1', every property
  * rewritten) starts a new bucket of that name.
  *
- * Owns: the table, its merge, its digest, a bucket's effective properties.
+ * Owns: the table, its merge, its digest, a bucket's effective properties, which calls
+ * each bucket type takes (checkType).
  * Must not: do I/O, read a clock (`now` is passed in) or know the wire.
  */
 import { createHash } from 'node:crypto';
@@ -34,6 +35,7 @@ import {
   typeOf,
   withProperty,
   type BucketProps,
+  type BucketType,
   type PropertyName,
 } from './bucket.js';
 
@@ -292,4 +294,45 @@ export class BucketTable {
     this.#nValues = undefined;
     this.#props.clear();
   }
+}
+
+/** The calls each bucket type takes, as a refusal names them: the API's, then the CLI's. */
+const CALLS: Readonly<Record<BucketType, string>> = {
+  kv: 'Put, Get, Delete, GetMany, PutMany and Stream (ringkv put, get, del)',
+  counter: 'CounterUpdate, CounterGet and CounterReset (ringkv counter incr, decr, get, reset)',
+  set: 'SetUpdate, SetRead and SetContains (ringkv set add, rm, drop, list, has)',
+  map: 'MapUpdate and MapRead (ringkv map set, enable, disable, incr, add, rm, drop, get)',
+  consistent: 'PutIf, DeleteIf and Get (ringkv cas put, cas del, cas get)',
+};
+
+/**
+ * BK_WRONG_TYPE unless bucket `name` (props `props`) is of type `want` (BK_UNKNOWN_TYPE
+ * when its type is a later release's, which no call here may touch): `call` is the
+ * refused operation. The message names the bucket, its type and the calls it takes, or,
+ * for a typed call on a kv bucket, how to make a bucket of the type the call needs.
+ */
+export function checkType(
+  buckets: BucketTable,
+  name: string,
+  props: BucketProps,
+  want: BucketType | readonly BucketType[],
+  call: string,
+): void {
+  const unknown = buckets.unknownType(name);
+  if (unknown !== undefined)
+    throw new BucketError(
+      'BK_UNKNOWN_TYPE',
+      `bucket ${name} is of type ${JSON.stringify(unknown.slice(0, 40))}, which this node's release does not know, so ${call} cannot take its keys: upgrade this node to the release that created the bucket`,
+    );
+  const type = typeOf(props);
+  const wanted = typeof want === 'string' ? [want] : want;
+  if (wanted.includes(type)) return;
+  const fix =
+    type === 'kv'
+      ? `; ${wanted[0] === 'consistent' ? 'keys under compare-and-set' : `${wanted[0]}s`} live in a bucket of type ${wanted[0]} (ringkv bucket create NAME --type ${wanted[0]})`
+      : '';
+  throw new BucketError(
+    'BK_WRONG_TYPE',
+    `bucket ${name} is of type ${type}, which ${call} does not take: use ${CALLS[type]} on its keys${fix}`,
+  );
 }

@@ -13,16 +13,15 @@
  * and the store take a key's operation as asked, and a put on a counter's key, or a
  * counter update on a kv key, must not reach them.
  *
- * Owns: the request/response mapping, which operations each bucket type takes. Must not:
- * contain quorum logic (replication/ does).
+ * Owns: the request/response mapping. Must not: contain quorum logic (replication/ does)
+ * or bucket-type policy (buckets/table.ts checkType says which calls a type takes).
  */
 import * as grpc from '@grpc/grpc-js';
 import {
-  BucketError,
   DataTypeError,
   FIELD_TYPES,
   bucketName,
-  typeOf,
+  checkType,
   type BucketProps,
   type BucketTable,
   type BucketType,
@@ -261,47 +260,6 @@ interface KvRequest {
 
 /** The bucket types Get takes: a consistent bucket's is a linearizable read. */
 const GET_TYPES: readonly BucketType[] = ['kv', 'consistent'];
-
-/** The calls each bucket type takes, as a refusal names them: the API's, then the CLI's. */
-const CALLS: Readonly<Record<BucketType, string>> = {
-  kv: 'Put, Get, Delete, GetMany, PutMany and Stream (ringkv put, get, del)',
-  counter: 'CounterUpdate, CounterGet and CounterReset (ringkv counter incr, decr, get, reset)',
-  set: 'SetUpdate, SetRead and SetContains (ringkv set add, rm, drop, list, has)',
-  map: 'MapUpdate and MapRead (ringkv map set, enable, disable, incr, add, rm, drop, get)',
-  consistent: 'PutIf, DeleteIf and Get (ringkv cas put, cas del, cas get)',
-};
-
-/**
- * BK_WRONG_TYPE unless bucket `name` (props `props`) is of type `want` (BK_UNKNOWN_TYPE
- * when its type is a later release's, which no call here may touch): `call` is the
- * refused operation. The message names the bucket, its type and the calls it takes, or,
- * for a typed call on a kv bucket, how to make a bucket of the type the call needs.
- */
-export function checkType(
-  buckets: BucketTable,
-  name: string,
-  props: BucketProps,
-  want: BucketType | readonly BucketType[],
-  call: string,
-): void {
-  const unknown = buckets.unknownType(name);
-  if (unknown !== undefined)
-    throw new BucketError(
-      'BK_UNKNOWN_TYPE',
-      `bucket ${name} is of type ${JSON.stringify(unknown.slice(0, 40))}, which this node's release does not know, so ${call} cannot take its keys: upgrade this node to the release that created the bucket`,
-    );
-  const type = typeOf(props);
-  const wanted = typeof want === 'string' ? [want] : want;
-  if (wanted.includes(type)) return;
-  const fix =
-    type === 'kv'
-      ? `; ${wanted[0] === 'consistent' ? 'keys under compare-and-set' : `${wanted[0]}s`} live in a bucket of type ${wanted[0]} (ringkv bucket create NAME --type ${wanted[0]})`
-      : '';
-  throw new BucketError(
-    'BK_WRONG_TYPE',
-    `bucket ${name} is of type ${type}, which ${call} does not take: use ${CALLS[type]} on its keys${fix}`,
-  );
-}
 
 /** A request's stored key (its bucket's: buckets/bucket.ts) and the coordinator's options for it; `type` and `call`: the bucket type the call needs, and its name. */
 function request(
