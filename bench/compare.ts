@@ -10,7 +10,7 @@
  * The base is built once into a git worktree under the system temp dir (kept between runs,
  * keyed by commit, with this tree's node_modules linked in), from `git` of this checkout.
  *
- *   npm run bench:compare -- [--base REV] [--rounds 3] vs|handoff [bench args...]
+ *   npm run bench:compare -- [--base REV] [--rounds 3] vs|handoff|types|batch [bench args...]
  *   e.g. npm run bench:compare -- vs --quick --systems ringkv
  *        npm run bench:compare -- handoff --quick
  */
@@ -32,8 +32,9 @@ const take = (name: string): string | undefined => {
 const BASE = take('--base') ?? 'b02e25f';
 const ROUNDS = Number(take('--rounds') ?? 3);
 const BENCH = argv.shift();
-if (BENCH !== 'vs' && BENCH !== 'handoff')
-  throw new Error('usage: npm run bench:compare -- [--base REV] [--rounds N] vs|handoff [bench args...]');
+const BENCHES = ['vs', 'handoff', 'types', 'batch'];
+if (BENCH === undefined || !BENCHES.includes(BENCH))
+  throw new Error(`usage: npm run bench:compare -- [--base REV] [--rounds N] ${BENCHES.join('|')} [bench args...]`);
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1 || ROUNDS > 20) throw new Error(`--rounds is 1 to 20, got ${ROUNDS}`);
 
 const git = (...args: string[]): string => execFileSync('git', ['-C', ROOT, ...args], { encoding: 'utf8' }).trim();
@@ -80,9 +81,26 @@ async function run(dist: string, label: string): Promise<Record<string, number>>
   }
 }
 
-/** bench:vs: ringkv's ops/s and p99 per workload and level; bench:handoff: its figures as they are. */
+/** Every number under `v`, by its path (`a.b.0.c`). */
+function numbers(v: unknown, path: string, out: Record<string, number>): Record<string, number> {
+  if (typeof v === 'number') out[path] = v;
+  else if (v !== null && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) numbers(x, path === '' ? k : `${path}.${k}`, out);
+  return out;
+}
+
+/**
+ * bench:vs: ringkv's ops/s and p99 per workload and level; bench:handoff: its figures as
+ * they are; bench:types and bench:batch: every number of their results (their settings,
+ * the top level's plain numbers, left out).
+ */
 function figuresOf(json: Record<string, unknown>): Record<string, number> {
   if (BENCH === 'handoff') return json.figures as Record<string, number>;
+  if (BENCH === 'types' || BENCH === 'batch') {
+    const f: Record<string, number> = {};
+    for (const [k, v] of Object.entries(json)) if (typeof v === 'object') numbers(v, k, f);
+    return f;
+  }
   const f: Record<string, number> = {};
   const phases = json.phases as { label: string; cells: Record<string, { opsPerSec: number; p99: number }> }[];
   for (const [cell, s] of Object.entries(phases[0]!.cells)) {
