@@ -37,6 +37,7 @@ import type { Ring, Target } from '../ring/index.js';
 import {
   MAX_RANGE_BYTES,
   MAX_RANGE_KEYS,
+  MAX_REQUEST_ID_BYTES,
   MAX_SUB_OPS,
   checkAmount,
   checkSubOp,
@@ -273,9 +274,6 @@ export function checkBatchSize(count: number, what: 'key' | 'item'): void {
       `a batch of ${count} ${what}s is over the limit of ${MAX_BATCH_KEYS}; split it into batches of ${MAX_BATCH_KEYS}`,
     );
 }
-
-/** The longest request id a client may send (storage's MAX_REQUEST_ID_BYTES). */
-export const MAX_REQUEST_ID_BYTES = 64;
 
 /** A speculative call waits at least this long, ms, and this long before replica calls have a p99. */
 const SPECULATE_MIN_MS = 10;

@@ -1,5 +1,13 @@
 export { Store } from './store.js';
-export { PRESENT, MAX_SUB_OPS, MAX_RANGE_KEYS, MAX_RANGE_BYTES, MAX_WRITE_MANY_BYTES, checkSubOp } from './store.js';
+export {
+  PRESENT,
+  MAX_SUB_OPS,
+  MAX_RANGE_KEYS,
+  MAX_RANGE_BYTES,
+  MAX_REQUEST_ID_BYTES,
+  MAX_WRITE_MANY_BYTES,
+  checkSubOp,
+} from './store.js';
 export type {
   StoreOptions,
   ReadResult,
