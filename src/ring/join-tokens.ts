@@ -355,83 +355,15 @@ class Replicated {
     this.share = new Float64Array(n);
     this.#len = len;
     this.#loser = new Int32Array(m).fill(-1);
-    this.#at = new Int32Array(m + 1);
     this.#covers = new Int32Array(m);
     this.#split = new Float64Array(m).fill(-1);
     this.#ids = new Int32Array(MAX_REGION + 2);
     this.#delta = new Float64Array(MAX_REGION + 2);
-
-    // The placement rule's walk (placement.ts, zones and racks) over a ring that may meet
-    // X just before token `before` (-1: not met). X counts as a node of its zone and rack
-    // when it has tokens already, is met, or `member` says so (the ring it joins, before
-    // it is met). Writes the picks to out; returns how many.
-    const selector = new ReplicaSelector(topologyOf(zoneKeys, rackKeys));
-    const owners = Uint32Array.from(own);
-    const xOnRing = own.includes(x);
-    const walk = (s: number, steps: number, before: number, out: Int32Array, member = false): number =>
-      selector.walkInto(owners, s, steps, x, before, before < 0 && !member && !xOnRing, out);
-    const plain = selector.simple;
-    // S(s) for every range (-1 entries when the walk did not settle within its bound),
-    // each node's replicated share, and the losers.
-    const sets = new Int32Array(m * N).fill(-1);
-    const out = new Int32Array(N);
-    if (plain) plainSets(own, sets, N);
-    else for (let s = 0; s < m; s++) if (walk(s, WALK_BOUND, -1, out) === N) sets.set(out, s * N);
-    for (let s = 0; s < m; s++) {
-      if (sets[s * N]! < 0) continue;
-      let hasX = false;
-      for (let k = s * N; k < s * N + N; k++) {
-        this.share[sets[k]!]! += len[s]!;
-        if (sets[k] === x) hasX = true;
-      }
-      if (hasX) continue;
-      if (plain) {
-        this.#loser[s] = sets[s * N + N - 1]!;
-      } else if (walk(s, WALK_BOUND, s + 1 === m ? 0 : s + 1, out) === N && out.includes(x)) {
-        // The member X pushes out when met right after token s.
-        let lost = -1;
-        for (let k = s * N; k < s * N + N; k++) if (!out.includes(sets[k]!)) lost = lost < 0 ? sets[k]! : -2;
-        if (lost < 0) continue;
-        if (walk(s, MAX_REGION, -1, out, true) < N) {
-          // The walk waits longer than any region for a zone X is in (X alone in its
-          // zone, say): X replicates range s wherever its tokens go. Count it as done.
-          this.share[x]! += len[s]!;
-          this.share[lost]! -= len[s]!;
-        } else {
-          this.#loser[s] = lost;
-        }
-      }
-    }
-
-    // The regions.
-    const region: number[] = [];
-    const seen = new Int32Array(n).fill(-1);
-    const maxBack = Math.min(MAX_REGION, m - 1);
-    for (let r = 0; r < m; r++) {
-      this.#at[r] = region.length;
-      if (own[r] === x) continue;
-      let distinct = 0;
-      for (let k = 0, s = r; k < maxBack; k++) {
-        s = s === 0 ? m - 1 : s - 1;
-        const v = own[s]!;
-        if (v === x) break;
-        if (plain) {
-          // Plain walk: range s meets X before picking all its replicas while the owners
-          // of s .. r − 1 are fewer than N.
-          if (seen[v] !== r) {
-            if (distinct === N - 1) break;
-            seen[v] = r;
-            distinct++;
-          }
-        } else {
-          if (walk(s, k + 1, -1, out, true) === N) break; // settled before X's token
-          if (walk(s, WALK_BOUND, r, out) !== N || !out.includes(x)) continue;
-        }
-        if (this.#loser[s]! >= 0) region.push(s);
-      }
-    }
-    this.#at[m] = region.length;
-    this.#region = Int32Array.from(region);
+    const model = walkModel(x, zoneKeys, rackKeys, own, len, N);
+    sharesAndLosers(model, replicaSets(model), this.share, this.#loser);
+    const { at, region } = regions(model, n, this.#loser);
+    this.#at = at;
+    this.#region = region;
   }
 
   /** What X replicates of range s now. */
@@ -507,6 +439,129 @@ class Replicated {
 /** Steps a modelled walk may take before its range is left out of the model. */
 const WALK_BOUND = 256;
 
+/**
+ * The placement rule's walk (placement.ts, zones and racks) from token s, at most `steps`
+ * tokens, over a ring that may meet X just before token `before` (-1: not met). X counts
+ * as a node of its zone and rack when it has tokens already, is met, or `member` says so
+ * (the ring it joins, before it is met). Writes the picks to out; returns how many.
+ */
+type Walk = (s: number, steps: number, before: number, out: Int32Array, member?: boolean) => number;
+
+/** What the Replicated model is built from: the ring, X, N, and the walk with its buffer of picks. */
+interface WalkModel {
+  readonly x: number;
+  readonly own: Int32Array;
+  readonly len: Float64Array;
+  readonly N: number;
+  /** The most ranges before a new token that are modelled: REGION_PER_REPLICA · N. */
+  readonly maxRegion: number;
+  /** One zone and one rack: the walk is the plain one (the first N distinct owners met). */
+  readonly plain: boolean;
+  readonly walk: Walk;
+  readonly out: Int32Array;
+}
+
+/** The walk of the placement rule over the ring X joins, with what the model's phases share. */
+function walkModel(
+  x: number,
+  zoneKeys: readonly string[],
+  rackKeys: readonly string[],
+  own: Int32Array,
+  len: Float64Array,
+  N: number,
+): WalkModel {
+  const selector = new ReplicaSelector(topologyOf(zoneKeys, rackKeys));
+  const owners = Uint32Array.from(own);
+  const xOnRing = own.includes(x);
+  const walk: Walk = (s, steps, before, out, member = false) =>
+    selector.walkInto(owners, s, steps, x, before, before < 0 && !member && !xOnRing, out);
+  const maxRegion = REGION_PER_REPLICA * N;
+  return { x, own, len, N, maxRegion, plain: selector.simple, walk, out: new Int32Array(N) };
+}
+
+/** S(s) for every range, N entries from s·N (-1 entries when the walk did not settle within its bound). */
+function replicaSets(model: WalkModel): Int32Array {
+  const { own, N, walk, out } = model;
+  const m = own.length;
+  const sets = new Int32Array(m * N).fill(-1);
+  if (model.plain) plainSets(own, sets, N);
+  else for (let s = 0; s < m; s++) if (walk(s, WALK_BOUND, -1, out) === N) sets.set(out, s * N);
+  return sets;
+}
+
+/**
+ * Adds each node's replicated share under `sets` to `share`, and writes to `loser` who
+ * loses each range X would come to replicate (a range X replicates wherever its tokens
+ * go is counted as X's in `share` instead).
+ */
+function sharesAndLosers(model: WalkModel, sets: Int32Array, share: Float64Array, loser: Int32Array): void {
+  const { x, own, len, N, walk, out, plain } = model;
+  const m = own.length;
+  for (let s = 0; s < m; s++) {
+    if (sets[s * N]! < 0) continue;
+    let hasX = false;
+    for (let k = s * N; k < s * N + N; k++) {
+      share[sets[k]!]! += len[s]!;
+      if (sets[k] === x) hasX = true;
+    }
+    if (hasX) continue;
+    if (plain) {
+      loser[s] = sets[s * N + N - 1]!;
+    } else if (walk(s, WALK_BOUND, s + 1 === m ? 0 : s + 1, out) === N && out.includes(x)) {
+      // The member X pushes out when met right after token s.
+      let lost = -1;
+      for (let k = s * N; k < s * N + N; k++) if (!out.includes(sets[k]!)) lost = lost < 0 ? sets[k]! : -2;
+      if (lost < 0) continue;
+      if (walk(s, model.maxRegion, -1, out, true) < N) {
+        // The walk waits longer than any region for a zone X is in (X alone in its
+        // zone, say): X replicates range s wherever its tokens go. Count it as done.
+        share[x]! += len[s]!;
+        share[lost]! -= len[s]!;
+      } else {
+        loser[s] = lost;
+      }
+    }
+  }
+}
+
+/**
+ * The region of each range r apart from r itself, for n nodes: the ranges with a loser
+ * whose walks meet a token of X in range r first, region[at[r]] .. region[at[r + 1] − 1].
+ */
+function regions(model: WalkModel, n: number, loser: Int32Array): { at: Int32Array; region: Int32Array } {
+  const { x, own, N, walk, out, plain } = model;
+  const m = own.length;
+  const at = new Int32Array(m + 1);
+  const region: number[] = [];
+  const seen = new Int32Array(n).fill(-1);
+  const maxBack = Math.min(model.maxRegion, m - 1);
+  for (let r = 0; r < m; r++) {
+    at[r] = region.length;
+    if (own[r] === x) continue;
+    let distinct = 0;
+    for (let k = 0, s = r; k < maxBack; k++) {
+      s = s === 0 ? m - 1 : s - 1;
+      const v = own[s]!;
+      if (v === x) break;
+      if (plain) {
+        // Plain walk: range s meets X before picking all its replicas while the owners
+        // of s .. r − 1 are fewer than N.
+        if (seen[v] !== r) {
+          if (distinct === N - 1) break;
+          seen[v] = r;
+          distinct++;
+        }
+      } else {
+        if (walk(s, k + 1, -1, out, true) === N) break; // settled before X's token
+        if (walk(s, WALK_BOUND, r, out) !== N || !out.includes(x)) continue;
+      }
+      if (loser[s]! >= 0) region.push(s);
+    }
+  }
+  at[m] = region.length;
+  return { at, region: Int32Array.from(region) };
+}
+
 /** First N distinct owners walking from each token, into sets (no zones). */
 function plainSets(own: Int32Array, sets: Int32Array, N: number): void {
   const m = own.length;
@@ -544,15 +599,94 @@ interface Split {
  * aiming `fraction` of the way from the shares now to the fair shares.
  */
 function placeRound(input: JoinInput, total: number, fraction: number): bigint[] {
+  const round = startRound(input, total, fraction);
+  const splits = chooseSplits(round, input.count);
+  return splitTokens(input.tokens, splits, round.minRange);
+}
+
+/**
+ * One round's model of the ring (the ledgers of its cost terms) and its search state:
+ * the ranges taken so far and the split point of the last range scored.
+ */
+interface Round {
+  readonly m: number;
+  /** Index of the newcomer X. */
+  readonly nx: number;
+  readonly own: Int32Array;
+  readonly len: Float64Array;
+  /** The whole ring (P), X's zone ring (Z, with N zones or more) and the walk's replicas (R, with fewer). */
+  readonly P: Ledger;
+  readonly Z: Ledger | undefined;
+  readonly R: Replicated | undefined;
+  readonly zone: ZoneNeighbours | undefined;
+  readonly rWeight: number;
+  readonly minRange: number;
+  /** The even-takes term μ·(x − x̄)² / x̄ as A·x² + B·x + C. */
+  readonly evenA: number;
+  readonly evenB: number;
+  readonly evenC: number;
+  /** Scratch for the ledgers' coefficients. */
+  readonly coef: Float64Array;
+  readonly rcoef: Float64Array;
+  /** The split point bestCost found last. */
+  bestX: number;
+  readonly usedRange: Uint8Array;
+  readonly usedZoneRange: Uint8Array;
+}
+
+/** The round's ledgers, their fair shares moved `fraction` of the way from the shares now, and its weights. */
+function startRound(input: JoinInput, total: number, fraction: number): Round {
   const { tokens, newcomer: nx, count } = input;
   const own = Int32Array.from(input.owners);
   const m = tokens.length;
   const n = input.weights.length;
+  const len = Float64Array.from(tokens, (t, j) => arcFraction(tokens[j === 0 ? m - 1 : j - 1]!, t));
+  const { P, Z, R, zone } = roundLedgers(input, own, len);
+  const rWeight = R && R.fair.some((f) => f > 1 - 1e-9) ? REPLICATED_WEIGHT_AT_CAP : REPLICATED_WEIGHT;
+  // The grown ring has m + count tokens, whichever round this is.
+  const minRange = MIN_RANGE / (m + count);
+  // An even take is 1/total of X's fair share, or less when X lacks less than that per
+  // token still to place (later rounds, on rings with fewer free ranges than X has tokens).
+  const xbar = Math.max(Math.min(P.fair[nx]! / total, (P.fair[nx]! - P.share[nx]!) / input.count), 1e-12);
+  // A round that places only part of the tokens aims only that part of the way.
+  if (fraction < 1) {
+    for (const L of [P, Z, R]) {
+      if (!L) continue;
+      for (let v = 0; v < n; v++) L.fair[v] = L.share[v]! + fraction * (L.fair[v]! - L.share[v]!);
+    }
+  }
+  const mu = EVEN_TAKES / input.count;
+  return {
+    m,
+    nx,
+    own,
+    len,
+    P,
+    Z,
+    R,
+    zone,
+    rWeight,
+    minRange,
+    evenA: mu / xbar,
+    evenB: -2 * mu,
+    evenC: mu * xbar,
+    coef: new Float64Array(2),
+    rcoef: new Float64Array(3),
+    bestX: 0,
+    usedRange: new Uint8Array(m),
+    usedZoneRange: new Uint8Array(m),
+  };
+}
+
+/**
+ * The ledgers of the ring the newcomer joins: the whole ring (P), and X's zone ring (Z)
+ * with its neighbours or the walk's replicas (R), where they are needed.
+ */
+function roundLedgers(input: JoinInput, own: Int32Array, len: Float64Array): Pick<Round, 'P' | 'Z' | 'R' | 'zone'> {
+  const nx = input.newcomer;
+  const n = input.weights.length;
   const weight = Float64Array.from(input.weights);
   const inZone = Uint8Array.from(input.zoneOf, (z) => (z === input.zoneOf[nx] ? 1 : 0));
-  const len = Float64Array.from(tokens, (t, j) => arcFraction(tokens[j === 0 ? m - 1 : j - 1]!, t));
-  const prev = (j: number): number => (j === 0 ? m - 1 : j - 1);
-
   // The whole ring, and X's zone ring. With no zone token yet, X's first token gives it
   // the whole zone ring whatever it does: only the whole ring is optimised.
   const ramp = Math.min(1, Math.max(0, (n - HANDOFF_RAMP_FROM) / HANDOFF_RAMP_OVER));
@@ -575,125 +709,125 @@ function placeRound(input: JoinInput, total: number, fraction: number): bigint[]
       (v) => inZone[v] === 1,
       ZONE_HANDOFF_WEIGHT * ramp,
     );
-  /** Does a token in range r take zone ownership (from someone other than X)? */
-  const zoned = (r: number): boolean => zone !== undefined && own[zone.next[r]!] !== nx;
+  return { P, Z, R, zone };
+}
 
-  /** Split-independent part of choosing range r: the tokens just before it now go to X. */
-  const fixed = (r: number, sign: 0 | 1 | -1): number => {
-    let c = P.reheir(prev(r), sign);
-    if (zoned(r)) c += Z!.reheir(zone!.last[r]!, sign);
-    return c;
-  };
+/** Does a token in range r take zone ownership (from someone other than X)? */
+function zoned(round: Round, r: number): boolean {
+  return round.zone !== undefined && round.own[round.zone.next[r]!] !== round.nx;
+}
 
-  const coef = new Float64Array(2);
-  const rcoef = new Float64Array(3);
-  const rWeight = R && R.fair.some((f) => f > 1 - 1e-9) ? REPLICATED_WEIGHT_AT_CAP : REPLICATED_WEIGHT;
-  // The grown ring has m + count tokens, whichever round this is.
-  const minRange = MIN_RANGE / (m + count);
-  // An even take is 1/total of X's fair share, or less when X lacks less than that per
-  // token still to place (later rounds, on rings with fewer free ranges than X has tokens).
-  const xbar = Math.max(Math.min(P.fair[nx]! / total, (P.fair[nx]! - P.share[nx]!) / input.count), 1e-12);
-  // A round that places only part of the tokens aims only that part of the way.
-  if (fraction < 1) {
-    for (const L of [P, Z, R]) {
-      if (!L) continue;
-      for (let v = 0; v < n; v++) L.fair[v] = L.share[v]! + fraction * (L.fair[v]! - L.share[v]!);
+/** Split-independent part of choosing range r: the tokens just before it now go to X (cost change with sign 0, else apply / revert). */
+function fixedCost(round: Round, r: number, sign: 0 | 1 | -1): number {
+  let c = round.P.reheir(r === 0 ? round.m - 1 : r - 1, sign);
+  if (zoned(round, r)) c += round.Z!.reheir(round.zone!.last[r]!, sign);
+  return c;
+}
+
+/** Least cost change of a token in range r (the split point goes to `round.bestX`). */
+function bestCost(round: Round, r: number): number {
+  const { P, Z, R, zone, coef, rcoef, rWeight } = round;
+  P.moveCoefficients(r, coef);
+  // Even takes: μ·(x − x̄)² / x̄, x̄ the even take above.
+  let a = coef[0]! + round.evenA;
+  let b = coef[1]! + round.evenB;
+  let c = round.evenC;
+  if (zoned(round, r)) {
+    // In the zone ring X gains u = g + x: A·u² + B·u expanded in x.
+    Z!.moveCoefficients(zone!.next[r]!, coef);
+    const g = zone!.gap[r]!;
+    a += coef[0]!;
+    b += 2 * coef[0]! * g + coef[1]!;
+    c += (coef[0]! * g + coef[1]!) * g;
+  }
+  if (R) {
+    R.coefficients(r, rcoef);
+    a += rWeight * rcoef[0]!;
+    b += rWeight * rcoef[1]!;
+    c += rWeight * rcoef[2]!;
+  }
+  const x = Math.min(Math.max(-b / (2 * a), round.minRange), round.len[r]! - round.minRange);
+  round.bestX = x;
+  return (a * x + b) * x + c;
+}
+
+/** Adds (sign 1) or takes out (-1) split s's ownership moves in every ledger. */
+function applySplit(round: Round, s: Split, sign: 1 | -1): void {
+  const { zone } = round;
+  round.P.move(s.r, sign * s.x);
+  if (zoned(round, s.r)) round.Z!.move(zone!.next[s.r]!, sign * (s.x + zone!.gap[s.r]!));
+  round.R?.move(s.r, s.x, sign);
+}
+
+/** The free range where a new token lowers the cost most, with its split point. */
+function chooseRange(round: Round): Split | undefined {
+  const { m, own, nx, len, zone, usedRange, usedZoneRange, minRange } = round;
+  let bestR = -1;
+  let bestSplit = 0;
+  let bestTotal = Infinity;
+  for (let r = 0; r < m; r++) {
+    if (usedRange[r] || own[r] === nx || len[r]! < 2 * minRange) continue;
+    if (usedRange[r === 0 ? m - 1 : r - 1] || usedRange[r + 1 === m ? 0 : r + 1]) continue;
+    if (zone && usedZoneRange[zone.next[r]!]) continue;
+    const cost = bestCost(round, r) + fixedCost(round, r, 0);
+    if (cost < bestTotal) {
+      bestTotal = cost;
+      bestR = r;
+      bestSplit = round.bestX;
     }
   }
-  const mu = EVEN_TAKES / input.count;
-  const evenA = mu / xbar;
-  const evenB = -2 * mu;
-  const evenC = mu * xbar;
-  let bestX = 0;
-  /** Least cost change of a token in range r (the split point goes to `bestX`). */
-  const best = (r: number): number => {
-    P.moveCoefficients(r, coef);
-    // Even takes: μ·(x − x̄)² / x̄, x̄ the even take above.
-    let a = coef[0]! + evenA;
-    let b = coef[1]! + evenB;
-    let c = evenC;
-    if (zoned(r)) {
-      // In the zone ring X gains u = g + x: A·u² + B·u expanded in x.
-      Z!.moveCoefficients(zone!.next[r]!, coef);
-      const g = zone!.gap[r]!;
-      a += coef[0]!;
-      b += 2 * coef[0]! * g + coef[1]!;
-      c += (coef[0]! * g + coef[1]!) * g;
-    }
-    if (R) {
-      R.coefficients(r, rcoef);
-      a += rWeight * rcoef[0]!;
-      b += rWeight * rcoef[1]!;
-      c += rWeight * rcoef[2]!;
-    }
-    bestX = Math.min(Math.max(-b / (2 * a), minRange), len[r]! - minRange);
-    return (a * bestX + b) * bestX + c;
-  };
-  const apply = (s: Split, sign: 1 | -1): void => {
-    P.move(s.r, sign * s.x);
-    if (zoned(s.r)) Z!.move(zone!.next[s.r]!, sign * (s.x + zone!.gap[s.r]!));
-    R?.move(s.r, s.x, sign);
-  };
+  return bestR < 0 ? undefined : { r: bestR, x: bestSplit };
+}
 
-  const usedRange = new Uint8Array(m);
-  const usedZoneRange = new Uint8Array(m);
-  /** The free range where a new token lowers the cost most, with its split point. */
-  const choose = (): Split | undefined => {
-    let bestR = -1;
-    let bestSplit = 0;
-    let bestCost = Infinity;
-    for (let r = 0; r < m; r++) {
-      if (usedRange[r] || own[r] === nx || len[r]! < 2 * minRange) continue;
-      if (usedRange[prev(r)] || usedRange[r + 1 === m ? 0 : r + 1]) continue;
-      if (zone && usedZoneRange[zone.next[r]!]) continue;
-      const cost = best(r) + fixed(r, 0);
-      if (cost < bestCost) {
-        bestCost = cost;
-        bestR = r;
-        bestSplit = bestX;
-      }
-    }
-    return bestR < 0 ? undefined : { r: bestR, x: bestSplit };
-  };
-  const place = (s: Split, sign: 1 | -1): void => {
-    usedRange[s.r] = sign === 1 ? 1 : 0;
-    if (zone) usedZoneRange[zone.next[s.r]!] = sign === 1 ? 1 : 0;
-    fixed(s.r, sign);
-    apply(s, sign);
-  };
-  const refit = (splits: Split[]): void => {
-    for (let sweep = 0; sweep < REFIT_SWEEPS; sweep++) {
-      for (const t of splits) {
-        apply(t, -1);
-        best(t.r);
-        t.x = bestX;
-        apply(t, 1);
-      }
-    }
-  };
+/** Takes (sign 1) or frees (-1) split s's range, with all its effects on the ledgers. */
+function placeSplit(round: Round, s: Split, sign: 1 | -1): void {
+  round.usedRange[s.r] = sign === 1 ? 1 : 0;
+  if (round.zone) round.usedZoneRange[round.zone.next[s.r]!] = sign === 1 ? 1 : 0;
+  fixedCost(round, s.r, sign);
+  applySplit(round, s, sign);
+}
 
+/** Re-optimises every split point in turn, REFIT_SWEEPS times (coordinate descent). */
+function refit(round: Round, splits: Split[]): void {
+  for (let sweep = 0; sweep < REFIT_SWEEPS; sweep++) {
+    for (const t of splits) {
+      applySplit(round, t, -1);
+      bestCost(round, t.r);
+      t.x = round.bestX;
+      applySplit(round, t, 1);
+    }
+  }
+}
+
+/** Up to `count` splits: greedy with a refit after each, then SWAP_PASSES take-out-and-put-back passes. */
+function chooseSplits(round: Round, count: number): Split[] {
   const splits: Split[] = [];
   for (let step = 0; step < count; step++) {
-    const s = choose();
+    const s = chooseRange(round);
     if (s === undefined) break;
-    place(s, 1);
+    placeSplit(round, s, 1);
     splits.push(s);
-    refit(splits);
+    refit(round, splits);
   }
   for (let pass = 0; pass < SWAP_PASSES; pass++) {
     for (let k = 0; k < splits.length; k++) {
-      place(splits[k]!, -1);
-      const s = choose()!; // the range just freed is a candidate again
-      place(s, 1);
+      placeSplit(round, splits[k]!, -1);
+      const s = chooseRange(round)!; // the range just freed is a candidate again
+      placeSplit(round, s, 1);
       splits[k] = s;
-      refit(splits);
+      refit(round, splits);
     }
   }
+  return splits;
+}
 
+/** The tokens of the splits, both parts of each split range at least minRange long in whole hash values. */
+function splitTokens(tokens: readonly bigint[], splits: readonly Split[], minRange: number): bigint[] {
+  const m = tokens.length;
   // Both parts of a split at least minRange long in whole hash values, not just in doubles.
   const least = BigInt(Math.max(1, Math.ceil(minRange * TWO_64)));
   return splits.map(({ r, x }) => {
-    const from = tokens[prev(r)]!;
+    const from = tokens[r === 0 ? m - 1 : r - 1]!;
     const span = (tokens[r]! - from + RING_SIZE) % RING_SIZE || RING_SIZE;
     let step = BigInt(Math.round(x * TWO_64));
     if (step > span - least) step = span - least;
@@ -740,6 +874,13 @@ function runs(
   return { run, heir };
 }
 
+/** The newcomer's zone tokens around each range (zoneNeighbours). */
+interface ZoneNeighbours {
+  readonly gap: Float64Array;
+  readonly last: Int32Array;
+  readonly next: Int32Array;
+}
+
 /**
  * For the range ending at each token r, with Z the newcomer's zone:
  * `gap[r]`: length from the last Z token at or before the range's start up to that start;
@@ -747,11 +888,7 @@ function runs(
  * (its owner gives up zone ownership to a token placed in range r; it also names the
  * zone range that range r lies in). Requires at least one Z token.
  */
-function zoneNeighbours(
-  len: Float64Array,
-  own: Int32Array,
-  inZone: Uint8Array,
-): { gap: Float64Array; last: Int32Array; next: Int32Array } {
+function zoneNeighbours(len: Float64Array, own: Int32Array, inZone: Uint8Array): ZoneNeighbours {
   const m = len.length;
   const gap = new Float64Array(m);
   const last = new Int32Array(m);

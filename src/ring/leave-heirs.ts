@@ -37,7 +37,7 @@
 
 import { fairSharesOf } from './balance.js';
 import { ReplicaSelector, topologyOf } from './placement.js';
-import type { Ring } from './ring.js';
+import type { Ring, RingMember } from './ring.js';
 import { arcFraction } from './tokens.js';
 
 /**
@@ -49,6 +49,8 @@ import { arcFraction } from './tokens.js';
  */
 const PRIMARY_WEIGHT = 0.25;
 const IMPROVING_PASSES = 2;
+/** No member: a leaver's position before the plain leave gives it an owner, an empty slot of `kept`, no pick yet. */
+const NONE = 0xffffffff;
 
 /**
  * The heir of each of `id`'s tokens (a member other than `id`), for a cluster of N =
@@ -57,31 +59,76 @@ const IMPROVING_PASSES = 2;
  */
 export function chooseHeirs(ring: Ring, id: string, replicas: number): Map<bigint, string> {
   const others = ring.members.filter((m) => m.id !== id);
-  const leaver = ring.member(id)!;
+  const tokens = ring.tokens;
+  const search = startSearch(ring, others, ring.member(id)!, replicas);
+  const { owner, mine, length } = search;
+  const positions = [...tokens.keys()].filter((i) => mine[i]).sort((x, y) => length[y]! - length[x]! || x - y);
+  for (const i of positions) trial(search, i, best(search, i), true);
+  for (let pass = 0; pass < IMPROVING_PASSES; pass++) {
+    let moved = false;
+    for (const i of positions) {
+      const h = best(search, i);
+      if (h !== owner[i]) {
+        trial(search, i, h, true);
+        moved = true;
+      }
+    }
+    if (!moved) break;
+  }
+  return new Map(positions.map((i) => [tokens[i]!, others[owner[i]!]!.id]));
+}
+
+/** The position after i on a ring of m positions. */
+function nextPosition(i: number, m: number): number {
+  return i + 1 === m ? 0 : i + 1;
+}
+
+/** The position before i on a ring of m positions. */
+function prevPosition(i: number, m: number): number {
+  return i === 0 ? m - 1 : i - 1;
+}
+
+/**
+ * The state of the heir search over the ring's m positions, the stayers (`others`)
+ * numbered by their index. Trials change owner, mine, the replica tables, the totals and
+ * maxReach; between trials dP and dR are all zero.
+ */
+interface HeirSearch {
+  readonly m: number;
+  /** The replicas per range, at most the stayers. */
+  readonly n: number;
+  /** owner[i]: the member at position i; mine[i]: i is one of the leaver's positions not yet handed over. */
+  readonly owner: Uint32Array;
+  readonly mine: Uint8Array;
+  /** length[i]: the ring fraction of the range ending at position i. */
+  readonly length: Float64Array;
+  readonly fairPrimary: Float64Array;
+  readonly fairReplicated: Float64Array;
+  readonly selector: ReplicaSelector;
+  /** table[j·n .. j·n + n − 1]: the replicas of range j; reach[j]: how far its walk went. */
+  readonly table: Uint32Array;
+  readonly reach: Uint32Array;
+  /** The farthest any walk went. */
+  maxReach: number;
+  /** Each stayer's primary and replicated ownership. */
+  readonly primary: Float64Array;
+  readonly replicated: Float64Array;
+  /** The replicas each range had with the leaver, the leaver left out (NONE after them). */
+  readonly kept: Uint32Array;
+  readonly candidates: readonly number[];
+  // Scratch for one trial: the ownership changes, and the members they touch.
+  readonly dP: Float64Array;
+  readonly dR: Float64Array;
+  readonly touched: number[];
+}
+
+/** The search at its start: the ring as a plain leave leaves it, with its replica tables and totals. */
+function startSearch(ring: Ring, others: readonly RingMember[], leaver: RingMember, replicas: number): HeirSearch {
   const n = Math.min(replicas, others.length);
   const tokens = ring.tokens;
   const m = tokens.length;
-  const NONE = 0xffffffff;
-  // owner[i]: the member at position i; mine[i]: i is one of the leaver's positions not yet handed over.
-  const owner = new Uint32Array(m);
-  const mine = new Uint8Array(m);
-  const ownerOf = new Map<bigint, number>();
-  others.forEach((mem, v) => mem.tokens.forEach((t) => ownerOf.set(t, v)));
-  tokens.forEach((t, i) => {
-    const v = ownerOf.get(t);
-    if (v === undefined) ((mine[i] = 1), (owner[i] = NONE));
-    else owner[i] = v;
-  });
-  const next = (i: number): number => (i + 1 === m ? 0 : i + 1);
-  const prev = (i: number): number => (i === 0 ? m - 1 : i - 1);
-  // Unassigned positions take the owner of the next assigned one: the ring without them.
-  for (let i = 0; i < m; i++) {
-    if (!mine[i]) continue;
-    let j = i;
-    while (mine[j]) j = next(j);
-    owner[i] = owner[j]!;
-  }
-  const length = Float64Array.from(tokens, (t, i) => arcFraction(tokens[prev(i)]!, t));
+  const { owner, mine, ownerOf } = plainLeaveOwners(tokens, others);
+  const length = Float64Array.from(tokens, (t, i) => arcFraction(tokens[prevPosition(i, m)]!, t));
   const zones = others.map((x) => x.zone);
   const weights = others.map((x) => x.weight);
   const fairPrimary = fairSharesOf(zones, weights, 1);
@@ -92,10 +139,68 @@ export function chooseHeirs(ring: Ring, id: string, replicas: number): Map<bigin
       others.map((x) => x.rack),
     ),
   );
+  const tables = replicaTables(selector, owner, length, n, others.length);
+  const kept = keptReplicas(tokens, ownerOf, others, leaver, replicas, n);
+  const candidates = others.map((_, v) => v);
+  return {
+    m,
+    n,
+    owner,
+    mine,
+    length,
+    fairPrimary,
+    fairReplicated,
+    selector,
+    ...tables,
+    kept,
+    candidates,
+    dP: new Float64Array(others.length),
+    dR: new Float64Array(others.length),
+    touched: [],
+  };
+}
+
+/**
+ * Each position's owner among `others` (by index), as a plain leave leaves the ring: the
+ * leaver's positions are marked in `mine` and take the owner of the next other position.
+ */
+function plainLeaveOwners(
+  tokens: readonly bigint[],
+  others: readonly RingMember[],
+): { owner: Uint32Array; mine: Uint8Array; ownerOf: Map<bigint, number> } {
+  const m = tokens.length;
+  const owner = new Uint32Array(m);
+  const mine = new Uint8Array(m);
+  const ownerOf = new Map<bigint, number>();
+  others.forEach((mem, v) => mem.tokens.forEach((t) => ownerOf.set(t, v)));
+  tokens.forEach((t, i) => {
+    const v = ownerOf.get(t);
+    if (v === undefined) ((mine[i] = 1), (owner[i] = NONE));
+    else owner[i] = v;
+  });
+  // Unassigned positions take the owner of the next assigned one: the ring without them.
+  for (let i = 0; i < m; i++) {
+    if (!mine[i]) continue;
+    let j = i;
+    while (mine[j]) j = nextPosition(j, m);
+    owner[i] = owner[j]!;
+  }
+  return { owner, mine, ownerOf };
+}
+
+/** The replicas and walk reach of every range under `owner`, and each member's primary and replicated ownership. */
+function replicaTables(
+  selector: ReplicaSelector,
+  owner: Uint32Array,
+  length: Float64Array,
+  n: number,
+  members: number,
+): Pick<HeirSearch, 'table' | 'reach' | 'maxReach' | 'primary' | 'replicated'> {
+  const m = owner.length;
   const table = new Uint32Array(m * n);
   const reach = new Uint32Array(m);
-  const primary = new Float64Array(others.length);
-  const replicated = new Float64Array(others.length);
+  const primary = new Float64Array(members);
+  const replicated = new Float64Array(members);
   let maxReach = 1;
   for (let j = 0; j < m; j++) {
     table.set(selector.select(owner, j, n), j * n);
@@ -104,104 +209,109 @@ export function chooseHeirs(ring: Ring, id: string, replicas: number): Map<bigin
     primary[owner[j]!]! += length[j]!;
     for (let k = j * n; k < j * n + n; k++) replicated[table[k]!]! += length[j]!;
   }
-  // The replicas each range had with the leaver, the leaver left out: a heir may be chosen
-  // only where every one of them keeps the range (else a stayer would lose data it holds
-  // and two nodes would gain it, as when two heirs of adjacent tokens fill one walk).
+  return { table, reach, maxReach, primary, replicated };
+}
+
+/**
+ * The replicas each range had with the leaver, the leaver left out (n a row, NONE after
+ * them): a heir may be chosen only where every one of them keeps the range (else a
+ * stayer would lose data it holds and two nodes would gain it, as when two heirs of
+ * adjacent tokens fill one walk).
+ */
+function keptReplicas(
+  tokens: readonly bigint[],
+  ownerOf: Map<bigint, number>,
+  others: readonly RingMember[],
+  leaver: RingMember,
+  replicas: number,
+  n: number,
+): Uint32Array {
+  const m = tokens.length;
   const kept = new Uint32Array(m * n).fill(NONE);
-  {
-    const me = others.length;
-    const withLeaver = Uint32Array.from(tokens, (t) => ownerOf.get(t) ?? me);
-    const all = new ReplicaSelector(topologyOf([...zones, leaver.zone], [...others.map((x) => x.rack), leaver.rack]));
-    const nAll = Math.min(replicas, others.length + 1);
-    for (let j = 0; j < m; j++) {
-      let k = j * n;
-      for (const v of all.select(withLeaver, j, nAll)) if (v !== me) kept[k++] = v;
-    }
+  const me = others.length;
+  const withLeaver = Uint32Array.from(tokens, (t) => ownerOf.get(t) ?? me);
+  const all = new ReplicaSelector(
+    topologyOf([...others.map((x) => x.zone), leaver.zone], [...others.map((x) => x.rack), leaver.rack]),
+  );
+  const nAll = Math.min(replicas, others.length + 1);
+  for (let j = 0; j < m; j++) {
+    let k = j * n;
+    for (const v of all.select(withLeaver, j, nAll)) if (v !== me) kept[k++] = v;
   }
-  const keeps = (j: number, row: ArrayLike<number>): boolean => {
-    for (let k = j * n; k < j * n + n && kept[k] !== NONE; k++)
-      if (!Array.prototype.includes.call(row, kept[k])) return false;
-    return true;
-  };
-  const cost = (v: number, p: number, r: number): number =>
-    PRIMARY_WEIGHT * (p / fairPrimary[v]! - 1) ** 2 + (r / fairReplicated[v]! - 1) ** 2;
+  return kept;
+}
 
-  const candidates = others.map((_, v) => v);
+/** Does `row`, as the replicas of range j, hold every replica range j keeps from before the leave? */
+function keeps(s: HeirSearch, j: number, row: ArrayLike<number>): boolean {
+  const { n, kept } = s;
+  for (let k = j * n; k < j * n + n && kept[k] !== NONE; k++)
+    if (!Array.prototype.includes.call(row, kept[k])) return false;
+  return true;
+}
 
-  // Scratch for one trial: the changed ranges' new rows, and the members they touch.
-  const dP = new Float64Array(others.length);
-  const dR = new Float64Array(others.length);
-  const touched: number[] = [];
-  const touch = (v: number): void => {
-    if (!touched.includes(v)) touched.push(v);
-  };
+/** Member v's share of the cost with primary ownership p and replicated ownership r. */
+function cost(s: HeirSearch, v: number, p: number, r: number): number {
+  return PRIMARY_WEIGHT * (p / s.fairPrimary[v]! - 1) ** 2 + (r / s.fairReplicated[v]! - 1) ** 2;
+}
 
-  /**
-   * Give position i (and the unassigned positions just before it, which follow it) to
-   * member h. Returns the cost change; keeps the change only with `commit`.
-   */
-  const trial = (i: number, h: number, commit: boolean): number => {
-    let a = i;
-    while (mine[prev(a)] && prev(a) !== i) a = prev(a);
-    const span = (i - a + m) % m; // positions a..i change owner
-    const saved: number[] = [];
-    for (let k = 0, p = a; k <= span; k++, p = next(p)) (saved.push(owner[p]!), (owner[p] = h));
-    touched.length = 0;
-    // Ranges whose walk reached position a or later: at most maxReach back from a.
-    const back = Math.min(m - 1 - span, maxReach - 1);
-    const rows: { j: number; row: number[]; reach: number }[] = [];
-    let allowed = true;
-    for (let d = back; d >= -span; d--) {
-      const j = (a - d + m) % m;
-      if (d > 0 && reach[j]! <= d) continue; // stopped before a
-      const row = selector.select(owner, j, n);
-      rows.push({ j, row, reach: selector.reach });
-      if (!keeps(j, row) && keeps(j, table.subarray(j * n, j * n + n))) allowed = false;
-      const len = length[j]!;
-      const oldOwner = d > 0 ? owner[j]! : saved[-d]!;
-      if (oldOwner !== row[0]) (touch(oldOwner), touch(row[0]!), (dP[oldOwner]! -= len), (dP[row[0]!]! += len));
-      for (let k = j * n; k < j * n + n; k++) (touch(table[k]!), (dR[table[k]!]! -= len));
-      for (const v of row) (touch(v), (dR[v]! += len));
-    }
-    let delta = allowed ? 0 : Infinity;
-    for (const v of touched)
-      delta += cost(v, primary[v]! + dP[v]!, replicated[v]! + dR[v]!) - cost(v, primary[v]!, replicated[v]!);
-    if (commit) {
-      for (const v of touched) ((primary[v]! += dP[v]!), (replicated[v]! += dR[v]!));
-      for (const { j, row, reach: r } of rows)
-        (table.set(row, j * n), (reach[j] = r), (maxReach = Math.max(maxReach, r)));
-      mine[i] = 0;
-    } else {
-      for (let k = 0, p = a; k <= span; k++, p = next(p)) owner[p] = saved[k]!;
-    }
-    for (const v of touched) ((dP[v] = 0), (dR[v] = 0));
-    return delta;
-  };
+/** Adds member v to the members the trial touches. */
+function touch(touched: number[], v: number): void {
+  if (!touched.includes(v)) touched.push(v);
+}
 
-  /** The candidate that lowers the cost most; a position already handed over keeps its heir on a tie. */
-  const best = (i: number): number => {
-    let pick = mine[i] ? NONE : owner[i]!;
-    let lowest = mine[i] ? Infinity : 0;
-    for (const h of candidates) {
-      if (h === pick) continue;
-      const delta = trial(i, h, false);
-      if (delta < lowest - 1e-15) ((lowest = delta), (pick = h));
-    }
-    return pick;
-  };
-
-  const positions = [...tokens.keys()].filter((i) => mine[i]).sort((x, y) => length[y]! - length[x]! || x - y);
-  for (const i of positions) trial(i, best(i), true);
-  for (let pass = 0; pass < IMPROVING_PASSES; pass++) {
-    let moved = false;
-    for (const i of positions) {
-      const h = best(i);
-      if (h !== owner[i]) {
-        trial(i, h, true);
-        moved = true;
-      }
-    }
-    if (!moved) break;
+/**
+ * Give position i (and the unassigned positions just before it, which follow it) to
+ * member h. Returns the cost change; keeps the change only with `commit`.
+ */
+function trial(s: HeirSearch, i: number, h: number, commit: boolean): number {
+  const { m, n, owner, mine, length, selector, table, reach, primary, replicated, dP, dR, touched } = s;
+  let a = i;
+  while (mine[prevPosition(a, m)] && prevPosition(a, m) !== i) a = prevPosition(a, m);
+  const span = (i - a + m) % m; // positions a..i change owner
+  const saved: number[] = [];
+  for (let k = 0, p = a; k <= span; k++, p = nextPosition(p, m)) (saved.push(owner[p]!), (owner[p] = h));
+  touched.length = 0;
+  // Ranges whose walk reached position a or later: at most maxReach back from a.
+  const back = Math.min(m - 1 - span, s.maxReach - 1);
+  const rows: { j: number; row: number[]; reach: number }[] = [];
+  let allowed = true;
+  for (let d = back; d >= -span; d--) {
+    const j = (a - d + m) % m;
+    if (d > 0 && reach[j]! <= d) continue; // stopped before a
+    const row = selector.select(owner, j, n);
+    rows.push({ j, row, reach: selector.reach });
+    if (!keeps(s, j, row) && keeps(s, j, table.subarray(j * n, j * n + n))) allowed = false;
+    const len = length[j]!;
+    const oldOwner = d > 0 ? owner[j]! : saved[-d]!;
+    if (oldOwner !== row[0])
+      (touch(touched, oldOwner), touch(touched, row[0]!), (dP[oldOwner]! -= len), (dP[row[0]!]! += len));
+    for (let k = j * n; k < j * n + n; k++) (touch(touched, table[k]!), (dR[table[k]!]! -= len));
+    for (const v of row) (touch(touched, v), (dR[v]! += len));
   }
-  return new Map(positions.map((i) => [tokens[i]!, others[owner[i]!]!.id]));
+  let delta = allowed ? 0 : Infinity;
+  for (const v of touched)
+    delta += cost(s, v, primary[v]! + dP[v]!, replicated[v]! + dR[v]!) - cost(s, v, primary[v]!, replicated[v]!);
+  if (commit) {
+    for (const v of touched) ((primary[v]! += dP[v]!), (replicated[v]! += dR[v]!));
+    for (const { j, row, reach: r } of rows)
+      (table.set(row, j * n), (reach[j] = r), (s.maxReach = Math.max(s.maxReach, r)));
+    mine[i] = 0;
+  } else {
+    for (let k = 0, p = a; k <= span; k++, p = nextPosition(p, m)) owner[p] = saved[k]!;
+  }
+  for (const v of touched) ((dP[v] = 0), (dR[v] = 0));
+  return delta;
+}
+
+/** The candidate for position i that lowers the cost most; a position already handed over keeps its heir on a tie. */
+function best(s: HeirSearch, i: number): number {
+  const { owner, mine } = s;
+  let pick = mine[i] ? NONE : owner[i]!;
+  let lowest = mine[i] ? Infinity : 0;
+  for (const h of s.candidates) {
+    if (h === pick) continue;
+    const delta = trial(s, i, h, false);
+    if (delta < lowest - 1e-15) ((lowest = delta), (pick = h));
+  }
+  return pick;
 }
