@@ -253,120 +253,169 @@ export class BatchedServer {
     for (const wake of this.#streams) wake();
   }
 
+  /** Serve one stream: its calls run as they arrive and their replies go back batched, until it ends. */
   serve<C extends Batched, R extends { readonly id: number }>(
     call: grpc.ServerDuplexStream<Buffer, Buffer>,
     codec: ServerCodec<C, R>,
   ): void {
-    let out: R[] = [];
-    let outBytes = 0;
-    let flushing = false;
-    let running = 0;
-    let peerEnded = false;
-    let closed = false;
-    // What a peer can make this node hold is bounded: at most STREAM_CONCURRENCY of its
-    // calls run at once and the rest wait here, decoded; no call starts while
-    // STREAM_UNSENT_BYTES of replies wait for the peer to read them; and while any call
-    // waits, the node stops reading the stream, so that HTTP/2's flow control holds the
-    // peer's further calls on its side. Without this, a peer that sent a thousand gets of
-    // a 1 MiB value and read nothing made the node hold a gigabyte and a half.
-    let waiting: C[] = [];
-    let head = 0;
-    let unsent = 0;
-    const flow = (): void => {
-      if (closed) return;
-      if (head < waiting.length) call.pause();
-      else call.resume();
-    };
-    const flush = (): void => {
-      flushing = false;
-      if (out.length === 0 || closed) return;
-      const replies = out;
-      out = [];
-      outBytes = 0;
-      const buf = codec.encode(replies);
-      unsent += buf.length;
-      call.write(buf, () => {
-        unsent -= buf.length;
-        pump();
+    const stream: ServedStream<C, R> = new ServedStream(
+      call,
+      codec,
+      () => this.#draining,
+      () => this.#streams.delete(stream.wake),
+    );
+    this.#streams.add(stream.wake);
+    stream.listen();
+  }
+}
+
+/** One stream a BatchedServer serves: the calls that wait and run on it, the replies batched back, its end. */
+class ServedStream<C extends Batched, R extends { readonly id: number }> {
+  #out: R[] = [];
+  #outBytes = 0;
+  #flushing = false;
+  #running = 0;
+  #peerEnded = false;
+  #closed = false;
+  // What a peer can make this node hold is bounded: at most STREAM_CONCURRENCY of its
+  // calls run at once and the rest wait here, decoded; no call starts while
+  // STREAM_UNSENT_BYTES of replies wait for the peer to read them; and while any call
+  // waits, the node stops reading the stream, so that HTTP/2's flow control holds the
+  // peer's further calls on its side. Without this, a peer that sent a thousand gets of
+  // a 1 MiB value and read nothing made the node hold a gigabyte and a half.
+  #waiting: C[] = [];
+  #head = 0;
+  #unsent = 0;
+
+  /** A stream of `call`'s calls, decoded and run by `codec`; nothing happens on it until listen(). */
+  constructor(
+    private readonly call: grpc.ServerDuplexStream<Buffer, Buffer>,
+    private readonly codec: ServerCodec<C, R>,
+    /** Whether the server is draining, asked as each call starts and as the stream may end. */
+    private readonly draining: () => boolean,
+    /** Tells the server this stream is over: a drain need not wake it. */
+    private readonly forgotten: () => void,
+  ) {}
+
+  /** Told when the server drains: waiting calls are answered (refused), then the stream ends. */
+  readonly wake = (): void => {
+    this.#pump();
+    this.#endIfDone();
+  };
+
+  /** Listen to the stream: batches of calls, the peer's end, an error or a cancel. */
+  listen(): void {
+    this.call.on('data', (buf: Buffer) => this.#received(buf));
+    this.call.on('end', () => {
+      this.#peerEnded = true;
+      this.#endIfDone();
+    });
+    this.call.on('error', () => this.#forget());
+    this.call.on('cancelled', () => this.#forget());
+  }
+
+  /** A batch came: its calls wait their turn; one that does not decode fails the stream. */
+  #received(buf: Buffer): void {
+    let calls: C[];
+    try {
+      calls = this.codec.decode(buf, Date.now());
+    } catch (e) {
+      this.#forget();
+      this.call.emit('error', {
+        code: grpc.status.INVALID_ARGUMENT,
+        details: `${UNDECODABLE} (${(e as Error).message})`,
       });
-    };
-    const send = (reply: R): void => {
-      let r = reply,
-        size = codec.size(r);
-      if (size > NODE_MAX_MESSAGE_BYTES && codec.tooLarge !== undefined) {
-        r = codec.tooLarge(r, size);
-        size = codec.size(r);
-      }
-      // A reply that would take the batch past FLUSH_BYTES starts the next one: a message is
-      // then at most one large reply, never replies queued before it as well, which could
-      // take it past the message limit (a page of sub-keys of 4 MiB, a record of 8 MiB, and
-      // the replies of a busy turn before it), and gRPC would break the stream on that.
-      if (out.length > 0 && outBytes + size > FLUSH_BYTES) flush();
-      out.push(r);
-      outBytes += size;
-      if (outBytes >= FLUSH_BYTES) flush();
-      else if (!flushing) {
-        flushing = true;
-        setImmediate(flush);
-      }
-    };
-    // Start waiting calls while there is room; refusals (draining, deadline passed while waiting) are answered at once.
-    const pump = (): void => {
-      while (head < waiting.length && running < STREAM_CONCURRENCY && unsent < STREAM_UNSENT_BYTES && !closed) {
-        const c = waiting[head++]!;
-        const refused = codec.refuse(c, this.#draining);
-        if (refused !== undefined) {
-          send(refused);
-          continue;
-        }
-        running++;
-        void codec.run(c).then((r) => {
-          running--;
-          send(r);
-          pump();
-          endIfDone();
-        });
-      }
-      if (head === waiting.length) {
-        waiting = [];
-        head = 0;
-      }
-      flow();
-    };
-    const forget = (): void => {
-      closed = true;
-      this.#streams.delete(wake);
-    };
-    // Once the peer is done sending, or this server is draining, and every call is answered: end the stream.
-    const endIfDone = (): void => {
-      if (closed || running > 0 || head < waiting.length || !(peerEnded || this.#draining)) return;
-      flush();
-      forget();
-      call.end();
-    };
-    // Told when the server drains: waiting calls are answered (refused), then the stream ends.
-    const wake = (): void => {
-      pump();
-      endIfDone();
-    };
-    this.#streams.add(wake);
-    call.on('data', (buf: Buffer) => {
-      let calls: C[];
-      try {
-        calls = codec.decode(buf, Date.now());
-      } catch (e) {
-        forget();
-        call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details: `${UNDECODABLE} (${(e as Error).message})` });
-        return;
-      }
-      for (const c of calls) waiting.push(c);
-      pump();
+      return;
+    }
+    for (const c of calls) this.#waiting.push(c);
+    this.#pump();
+  }
+
+  /** Read the stream only while no call waits (HTTP/2's flow control then holds the peer's calls). */
+  #flow(): void {
+    if (this.#closed) return;
+    if (this.#head < this.#waiting.length) this.call.pause();
+    else this.call.resume();
+  }
+
+  /** Send the replies batched so far as one message; when HTTP/2 has taken it, more calls may start. */
+  #flush(): void {
+    this.#flushing = false;
+    if (this.#out.length === 0 || this.#closed) return;
+    const replies = this.#out;
+    this.#out = [];
+    this.#outBytes = 0;
+    const buf = this.codec.encode(replies);
+    this.#unsent += buf.length;
+    this.call.write(buf, () => {
+      this.#unsent -= buf.length;
+      this.#pump();
     });
-    call.on('end', () => {
-      peerEnded = true;
-      endIfDone();
-    });
-    call.on('error', forget);
-    call.on('cancelled', forget);
+  }
+
+  /** Batch a reply: sent when the turn ends, or at once when the batch holds FLUSH_BYTES. */
+  #send(reply: R): void {
+    let r = reply,
+      size = this.codec.size(r);
+    if (size > NODE_MAX_MESSAGE_BYTES && this.codec.tooLarge !== undefined) {
+      r = this.codec.tooLarge(r, size);
+      size = this.codec.size(r);
+    }
+    // A reply that would take the batch past FLUSH_BYTES starts the next one: a message is
+    // then at most one large reply, never replies queued before it as well, which could
+    // take it past the message limit (a page of sub-keys of 4 MiB, a record of 8 MiB, and
+    // the replies of a busy turn before it), and gRPC would break the stream on that.
+    if (this.#out.length > 0 && this.#outBytes + size > FLUSH_BYTES) this.#flush();
+    this.#out.push(r);
+    this.#outBytes += size;
+    if (this.#outBytes >= FLUSH_BYTES) this.#flush();
+    else if (!this.#flushing) {
+      this.#flushing = true;
+      setImmediate(() => this.#flush());
+    }
+  }
+
+  /** Start waiting calls while there is room; refusals (draining, deadline passed while waiting) are answered at once. */
+  #pump(): void {
+    while (
+      this.#head < this.#waiting.length &&
+      this.#running < STREAM_CONCURRENCY &&
+      this.#unsent < STREAM_UNSENT_BYTES &&
+      !this.#closed
+    ) {
+      const c = this.#waiting[this.#head++]!;
+      const refused = this.codec.refuse(c, this.draining());
+      if (refused !== undefined) {
+        this.#send(refused);
+        continue;
+      }
+      this.#running++;
+      void this.codec.run(c).then((r) => {
+        this.#running--;
+        this.#send(r);
+        this.#pump();
+        this.#endIfDone();
+      });
+    }
+    if (this.#head === this.#waiting.length) {
+      this.#waiting = [];
+      this.#head = 0;
+    }
+    this.#flow();
+  }
+
+  /** The stream is over for this side: nothing more is sent on it, and a drain leaves it be. */
+  #forget(): void {
+    this.#closed = true;
+    this.forgotten();
+  }
+
+  /** Once the peer is done sending, or the server is draining, and every call is answered: end the stream. */
+  #endIfDone(): void {
+    if (this.#closed || this.#running > 0 || this.#head < this.#waiting.length || !(this.#peerEnded || this.draining()))
+      return;
+    this.#flush();
+    this.#forget();
+    this.call.end();
   }
 }
