@@ -80,6 +80,32 @@ const GOVERN_EVERY_MS = 500;
 /** How long a replica asked to repair a removal's unit (Control RepairRange) may take, ms (a repair's own peer timeout, RepairRuns' timeoutMs below, is as long). */
 const UNIT_REPAIR_TIMEOUT_MS = 5 * 60_000;
 
+/** What the parts read and do through the node (RingkvNode #links): each gets what it needs, as it is now. */
+interface NodeLinks {
+  readonly id: string;
+  readonly replicas: number;
+  /** True once the drain is over and new calls are refused. */
+  readonly closing: () => boolean;
+  /** This node's identity (node.json) as it is now. */
+  readonly identity: () => Identity;
+  /** The topology view in force. */
+  readonly view: () => RingView;
+  /** Save a change to node.json and take it. */
+  readonly persist: (change: IdentityChange) => Promise<void>;
+  /** Tell every peer our state now. */
+  readonly announce: () => Promise<void>;
+  /** Log membership events and rebuild the ring if ownership changed, after our gossip fields changed. */
+  readonly afterGossip: () => void;
+  /** Stop the node on a fatal error. */
+  readonly fail: (err: Error) => void;
+  /** Why replica and streaming calls are refused now ('node is shutting down'), if they are. */
+  readonly refuse: () => string | undefined;
+  /** A peer's gossiped address. */
+  readonly addressOf: (peer: string) => string | undefined;
+  /** The logger of the topology parts (movements, cleanup, staged changes). */
+  readonly topologyLog: Logger;
+}
+
 export class RingkvNode {
   readonly config: NodeConfig;
   readonly log: Logger;
@@ -177,20 +203,72 @@ export class RingkvNode {
     this.store = store;
     this.#server = server;
     this.security = security;
-    const { peerCredentials } = security;
-    const stopping = (): boolean => this.#stopping !== undefined;
-    this.#gossip = new GossipExchange({
+    // The parts are built in this order, each assigned before the next is built: the later ones' closures read it.
+    this.#gossip = this.#newGossip(address, known);
+    this.gossiper = this.#gossip.gossiper;
+    this.#gossipHintTargets();
+    const links = this.#links();
+    this.#housekeeping = this.#newHousekeeping(links);
+    this.#members = new MembersFile({
+      dataDir: config.dataDir,
+      id: links.id,
+      states: () => this.gossiper.states(),
+      log,
+    });
+    this.#topology = this.#newTopologyView(links);
+    this.replication = this.#newReplication(links);
+    this.handoff = this.#newHandoff(links, checkpoints);
+    this.repairs = this.#newRepairRuns(links);
+    this.#governor = this.#newGovernor();
+    this.verifier = this.#newVerifier(links);
+    store.onCorrupt = (key) => this.verifier.restoreSoon(key);
+    this.metrics = new NodeMetrics(this.#metricSources());
+    store.onClockEntries = (entries) => this.metrics.clockEntries.observe(entries);
+    this.#topology.subscribe(() => {
+      this.#ringChanges++;
+      this.repairs.trackKept(); // new ranges' trees are built, dropped ranges' deleted
+    });
+    this.driver = this.#newMovementDriver(links);
+    const { id, view, identity: identityNow } = links;
+    const { driver, handoff } = this;
+    this.#operator = new Operator({ id, store, driver, handoff, view, identity: identityNow, log });
+    this.#autoCleanup = this.#newAutoCleanup(links);
+    this.#joining = this.#newJoining(links);
+    const bucketLog = log.child({ component: 'buckets' });
+    this.bucketPurge = new BucketPurge(
+      { dataDir: config.dataDir, store, table: buckets, gossiper: this.gossiper, log: bucketLog },
+      purged,
+    );
+    this.bucketSync = this.#newBucketSync(links, bucketLog);
+    this.#control = new ControlPeers(
+      id,
+      config.clusterName,
+      links.addressOf,
+      security.peerCredentials,
+      config.requestTimeoutMs,
+      () => security.peerToken(),
+    );
+    this.staged = this.#newStaged(links, stage);
+  }
+
+  /** Gossip in and out: the gossiper, seeded with the members the data dir remembered. */
+  #newGossip(address: string, known: { states: EndpointState[]; fresh: boolean }): GossipExchange {
+    const { config, log } = this;
+    return new GossipExchange({
       config,
-      identity,
+      identity: this.#identity,
       address,
       known,
       changed: () => this.#topology.update(),
-      stopping,
-      peerCredentials,
+      stopping: () => this.#stopping !== undefined,
+      peerCredentials: this.security.peerCredentials,
       log,
     });
-    const gossiper = (this.gossiper = this.#gossip.gossiper);
-    // Whom this node holds hints for, gossiped as it changes: a restarted peer waits for them.
+  }
+
+  /** Whom this node holds hints for, gossiped as it changes: a restarted peer waits for them. */
+  #gossipHintTargets(): void {
+    const { store, gossiper, log } = this;
     store.hints.onTargets = (targets) => {
       try {
         gossiper.set('hinted', targets.join(','));
@@ -203,18 +281,30 @@ export class RingkvNode {
       }
     };
     store.hints.onTargets([...store.hints.targets().keys()].sort());
-    // What the parts read and do through the node: each gets what it needs, as it is now.
-    const { id } = identity;
-    const { replicas } = config;
-    const closing = (): boolean => this.#closing;
-    const identityNow = (): Identity => this.#identity;
-    const view = (): RingView => this.#topology.current;
-    const persist = (change: IdentityChange): Promise<void> => this.#persist(change);
-    const announce = (): Promise<void> => this.#gossip.announceNow();
-    const afterGossip = (): void => void this.#gossip.after();
-    const fail = (err: Error): void => this.#fail(err);
-    const refuse = (): string | undefined => (this.#closing ? 'node is shutting down' : undefined);
-    this.#housekeeping = new Housekeeping({
+  }
+
+  /** What the parts read and do through the node: each gets what it needs, as it is now. */
+  #links(): NodeLinks {
+    return {
+      id: this.#identity.id,
+      replicas: this.config.replicas,
+      closing: () => this.#closing,
+      identity: () => this.#identity,
+      view: () => this.#topology.current,
+      persist: (change) => this.#persist(change),
+      announce: () => this.#gossip.announceNow(),
+      afterGossip: () => void this.#gossip.after(),
+      fail: (err) => this.#fail(err),
+      refuse: () => (this.#closing ? 'node is shutting down' : undefined),
+      addressOf: (peer) => this.#gossip.addressOf(peer),
+      topologyLog: this.log.child({ component: 'topology' }),
+    };
+  }
+
+  /** The periodic chores (housekeeping.ts): the disk check, tombstone purges, clock pruning, expired values, peers' N. */
+  #newHousekeeping({ replicas, closing }: NodeLinks): Housekeeping {
+    const { store, gossiper, log } = this;
+    return new Housekeeping({
       store,
       gossiper,
       replicas,
@@ -222,13 +312,13 @@ export class RingkvNode {
       confirmedBefore: (t) => this.repairs.confirmedBefore(t),
       log,
     });
-    const members = (this.#members = new MembersFile({
-      dataDir: config.dataDir,
-      id,
-      states: () => gossiper.states(),
-      log,
-    }));
-    this.#topology = new TopologyView({
+  }
+
+  /** The topology view, which follows gossip and remembers the members on each change. */
+  #newTopologyView({ id, closing, fail }: NodeLinks): TopologyView {
+    const { config, gossiper, log } = this;
+    const members = this.#members;
+    return new TopologyView({
       id,
       clusterName: config.clusterName,
       tokensPerNode: config.tokens,
@@ -238,6 +328,11 @@ export class RingkvNode {
       changed: () => members.remember(),
       log,
     });
+  }
+
+  /** Coordinator, replica calls and hinted handoff, placed on the topology in force. */
+  #newReplication({ id, view, refuse }: NodeLinks): Replication {
+    const { config, store, buckets, gossiper, clock, log } = this;
     const notServing = (): string | undefined =>
       this.#closing
         ? 'it is shutting down'
@@ -246,7 +341,7 @@ export class RingkvNode {
           : undefined;
     const placement = (): Placement | undefined => this.#topology.placement;
     const backgroundShare = (): number => this.#governor.share;
-    this.replication = new Replication({
+    return new Replication({
       id,
       config,
       store,
@@ -257,13 +352,17 @@ export class RingkvNode {
       backgroundShare,
       notServing,
       refuseReplicaCalls: refuse,
-      peerCredentials,
+      peerCredentials: this.security.peerCredentials,
       now: clock.now,
       log,
     });
-    const addressOf = (peer: string): string | undefined => this.#gossip.addressOf(peer);
+  }
+
+  /** Range streaming: the service peers pull from and this node's pulls, resumed from `checkpoints`. */
+  #newHandoff({ id, addressOf, refuse }: NodeLinks, checkpoints: Checkpoints): Handoff {
+    const { config, store, buckets, gossiper, log } = this;
     const repaired = (range: TokenRange, n: number | undefined, at: number): void => this.repairs.record(range, at, n);
-    const handoff = (this.handoff = new Handoff(
+    return new Handoff(
       {
         id,
         config,
@@ -273,12 +372,17 @@ export class RingkvNode {
         isUp: (peer) => peer === id || gossiper.isUp(peer),
         refuse,
         repaired,
-        peerCredentials,
+        peerCredentials: this.security.peerCredentials,
         log,
       },
       checkpoints,
-    ));
-    this.repairs = new RepairRuns({
+    );
+  }
+
+  /** Anti-entropy repairs of this node's ranges with their replicas, over the handoff's wire. */
+  #newRepairRuns({ id, view }: NodeLinks): RepairRuns {
+    const { store, gossiper, handoff, clock, log } = this;
+    return new RepairRuns({
       id,
       classes: () => handoff.classes().classes,
       only: (n) => handoff.served(n),
@@ -290,8 +394,13 @@ export class RingkvNode {
       now: clock.now,
       log: log.child({ component: 'repair' }),
     });
+  }
+
+  /** The governor: the share of the background rates that foreground latency allows. */
+  #newGovernor(): GovernorLoop {
+    const { handoff, config, log } = this;
     const { hintDelivery, coordinator } = this.replication;
-    this.#governor = new GovernorLoop({
+    return new GovernorLoop({
       throttle: handoff.throttle,
       outgoing: handoff.outgoing,
       hintDelivery,
@@ -300,13 +409,12 @@ export class RingkvNode {
       latencyFactor: config.backgroundLatencyFactor,
       log,
     });
-    const topologyLog = log.child({ component: 'topology' });
-    const gossip = (f: Record<string, string>): void => {
-      for (const [name, value] of Object.entries(f)) gossiper.set(name, value);
-      afterGossip();
-    };
-    const exit = (): void => void this.stop();
-    this.verifier = new Verifier({
+  }
+
+  /** The verification pass: records re-read from disk, a corrupt one fetched again from a replica up now. */
+  #newVerifier({ id, replicas }: NodeLinks): Verifier {
+    const { store, handoff, gossiper, config, clock, log } = this;
+    return new Verifier({
       store,
       // The key's other replicas up now, for its bucket's n, on the ring of the change in progress (or the current one).
       replicasOf: (key) => {
@@ -321,7 +429,16 @@ export class RingkvNode {
       log: log.child({ component: 'verify' }),
       now: clock.now,
     });
-    store.onCorrupt = (key) => this.verifier.restoreSoon(key);
+  }
+
+  /** The movement driver: the decommission or removal this node drives, its hints handed over and units repaired. */
+  #newMovementDriver(links: NodeLinks): MovementDriver {
+    const { id, replicas, view, persist, announce, afterGossip, topologyLog } = links;
+    const { config, gossiper, handoff } = this;
+    const gossip = (f: Record<string, string>): void => {
+      for (const [name, value] of Object.entries(f)) gossiper.set(name, value);
+      afterGossip();
+    };
     const handOverHints = (): Promise<number> =>
       this.replication.hintDelivery.handOver((target, key) => {
         const ring = this.#topology.placement?.target;
@@ -330,93 +447,98 @@ export class RingkvNode {
           ?.preferenceList(placementKey(key), Math.min(n, ring.size))
           .find((x) => x !== id && x !== target && gossiper.isUp(x));
       });
-    this.metrics = new NodeMetrics(this.#metricSources());
-    store.onClockEntries = (entries) => this.metrics.clockEntries.observe(entries);
-    this.#topology.subscribe(() => {
-      this.#ringChanges++;
-      this.repairs.trackKept(); // new ranges' trees are built, dropped ranges' deleted
-    });
-    // A unit this node replicates it repairs itself; another it asks its first replica to repair (Control RepairRange).
-    const repairUnit = async (u: RangeUnit): Promise<unknown> => {
-      if (u.replicas.includes(id))
-        return this.repairs.repairOne(
-          { start: u.start, end: u.end },
-          u.replicas.filter((x) => x !== id),
-          u.n,
-        );
-      const unit = {
-        start: tokenHex(u.start),
-        end: tokenHex(u.end),
-        n: u.n ?? 0,
-        classes: [...handoff.classes().classes],
-        replicas: [...u.replicas],
-      };
-      return this.#control.repairRange(u.replicas[0]!, unit, UNIT_REPAIR_TIMEOUT_MS).catch((e: unknown) => {
-        // A node of an older release: it cannot repair for others; the unit is left to background repair.
-        if ((e as { code?: unknown })?.code === grpc.status.UNIMPLEMENTED)
-          throw new UnitSkipped(
-            `${u.replicas[0]} runs a release that cannot repair for a removal (no Control RepairRange)`,
-          );
-        throw e;
-      });
-    };
     const removalRepair = {
       load: (move: string) => loadRemovalRepair(config.dataDir, move),
       save: (p: RemovalRepairProgress | undefined) => saveRemovalRepair(config.dataDir, p),
     };
-    const driver = (this.driver = new MovementDriver({
+    return new MovementDriver({
       id,
       replicas,
       gossiper,
       handoff,
       view,
-      identity: identityNow,
+      identity: links.identity,
       persist,
       gossip,
       announce,
-      exit,
+      exit: () => void this.stop(),
       handOverHints,
       fetchTimeoutMs: 10 * 60_000,
-      repairUnit,
+      repairUnit: (u) => this.#repairUnit(id, u),
       removalRepair,
       knownDown: (x) => this.#knownDown(x),
       log: topologyLog,
-    }));
-    const operator = (this.#operator = new Operator({ id, store, driver, handoff, view, identity: identityNow, log }));
-    this.#autoCleanup = new AutoCleanup({
-      delayMs: config.cleanupAfterMs,
-      now: clock.now,
+    });
+  }
+
+  /** A unit this node replicates it repairs itself; another it asks its first replica to repair (Control RepairRange). */
+  async #repairUnit(id: string, u: RangeUnit): Promise<unknown> {
+    if (u.replicas.includes(id))
+      return this.repairs.repairOne(
+        { start: u.start, end: u.end },
+        u.replicas.filter((x) => x !== id),
+        u.n,
+      );
+    const unit = {
+      start: tokenHex(u.start),
+      end: tokenHex(u.end),
+      n: u.n ?? 0,
+      classes: [...this.handoff.classes().classes],
+      replicas: [...u.replicas],
+    };
+    return this.#control.repairRange(u.replicas[0]!, unit, UNIT_REPAIR_TIMEOUT_MS).catch((e: unknown) => {
+      // A node of an older release: it cannot repair for others; the unit is left to background repair.
+      if ((e as { code?: unknown })?.code === grpc.status.UNIMPLEMENTED)
+        throw new UnitSkipped(
+          `${u.replicas[0]} runs a release that cannot repair for a removal (no Control RepairRange)`,
+        );
+      throw e;
+    });
+  }
+
+  /** Cleanup of ranges this node no longer owns, run on its own once ownership has stood still (--cleanup-after-ms). */
+  #newAutoCleanup({ id, view, topologyLog }: NodeLinks): AutoCleanup {
+    const operator = this.#operator;
+    return new AutoCleanup({
+      delayMs: this.config.cleanupAfterMs,
+      now: this.clock.now,
       view,
       owner: () => this.#identity.status === 'normal' && (view().ring?.has(id) ?? false),
       cleanup: () => operator.cleanup(),
       log: topologyLog,
     });
+  }
+
+  /** This node's join, with the room its disk has for the ranges it pulls. */
+  #newJoining(links: NodeLinks): Joining {
+    const { config, gossiper, handoff, log } = this;
     const updateHealth = (): void => this.#updateHealth();
     const room = (): number | undefined => {
       const d = this.#housekeeping.disk;
       return d === undefined ? undefined : Math.max(0, d.freeBytes - d.floorBytes);
     };
-    this.#joining = new Joining({
+    return new Joining({
       config,
       gossiper,
       handoff,
-      identity: identityNow,
-      persist,
-      view,
-      afterGossip,
-      announce,
-      fail,
+      identity: links.identity,
+      persist: links.persist,
+      view: links.view,
+      afterGossip: links.afterGossip,
+      announce: links.announce,
+      fail: links.fail,
       updateHealth,
-      closing,
+      closing: links.closing,
       room,
       log,
     });
-    const bucketLog = log.child({ component: 'buckets' });
-    const purge = (this.bucketPurge = new BucketPurge(
-      { dataDir: config.dataDir, store, table: buckets, gossiper, log: bucketLog },
-      purged,
-    ));
-    this.bucketSync = new BucketSync({
+  }
+
+  /** The bucket table's gossip and sync with peers; a change kicks the purge of deleted buckets' keys. */
+  #newBucketSync({ id }: NodeLinks, log: Logger): BucketSync {
+    const { config, buckets, gossiper, clock, store } = this;
+    const purge = this.bucketPurge;
+    return new BucketSync({
       id,
       dataDir: config.dataDir,
       table: buckets,
@@ -426,17 +548,15 @@ export class RingkvNode {
       keysHeld: (node, name) => (node === id ? keysHeld(store, name, 1) : this.#control.bucketKeys(node, name, 1)),
       changed: () => void purge.kick(),
       removed: () => this.removed,
-      log: bucketLog,
+      log,
     });
-    const control = (this.#control = new ControlPeers(
-      id,
-      config.clusterName,
-      addressOf,
-      peerCredentials,
-      config.requestTimeoutMs,
-      () => security.peerToken(),
-    ));
-    this.staged = new StagedChanges({
+  }
+
+  /** Staged topology changes, restored from `stage`: a commit admits, decommissions and removes through peers' Control. */
+  #newStaged({ id, replicas, view, topologyLog }: NodeLinks, stage: Stage): StagedChanges {
+    const { config, handoff, gossiper, driver } = this;
+    const control = this.#control;
+    return new StagedChanges({
       id,
       replicas,
       classes: () => handoff.classes().classes,
@@ -529,70 +649,11 @@ export class RingkvNode {
     const security = new NodeSecurity(config, log.child({ component: 'security' }));
     const files = fileLimitAdvice(config.maxConnections);
     if (files !== undefined) log.warn(files);
-    // A data dir without node.json is a new node; one with it is this node restarting,
-    // whatever it was doing (even joining, with no tokens yet).
-    const fresh = !existsSync(join(config.dataDir, 'node.json'));
     const clock = new WallClock(config.clockOffsetMs);
-    const identity = await loadIdentity(
-      config.dataDir,
-      { id: config.id, clusterName: config.clusterName },
-      clock.now(),
-    );
-    await saveIdentity(config.dataDir, identity);
-    const known = { states: fresh ? [] : await loadMembers(config.dataDir), fresh };
-    const checkpoints = await Checkpoints.open(join(config.dataDir, 'transfers.json'));
-    const buckets = await loadBuckets(config.dataDir, config.replicas);
-    const purged = await loadPurged(config.dataDir);
-    const nodeLog = log.child({ node: identity.id });
-    const stage = await loadStage(config.dataDir).catch((e: unknown) => {
-      nodeLog.warn({ component: 'topology', err: (e as Error).message }, 'staged changes not restored');
-      return EMPTY_STAGE;
-    });
+    const { identity, known, checkpoints, buckets, purged, nodeLog, stage } = await loadDataDir(config, clock, log);
     const pacing = { share: (): number => 1 }; // the governor's, once the node has one
-    const store = await Store.open({
-      path: join(config.dataDir, 'data'),
-      durability: config.durability,
-      tombstoneGraceMs: config.tombstoneGraceMs,
-      ...(config.clockPruneGraceMs !== undefined ? { clockPruneGraceMs: config.clockPruneGraceMs } : {}),
-      now: clock.now,
-      logger: nodeLog.child({ component: 'storage' }),
-      // A key's sibling policy is its bucket's, as this node's table has it now.
-      policyOf: (key) => buckets.props(bucketOf(key))?.siblings ?? 'siblings',
-      ...(config.keptTrees === 'on' ? { keptTrees: keptTreesOptions(config, buckets, () => pacing.share()) } : {}),
-      disk: { label: identity.id, ...(config.minFreeDisk !== undefined ? { floorBytes: config.minFreeDisk } : {}) },
-    });
-    const admission = new Admission(
-      () => ({ maxConnections: config.maxConnections, maxCallsPerConnection: config.maxCallsPerConnection }),
-      (r) => security.refused(r),
-    );
-    const server = new GuardedServer({
-      'grpc.max_receive_message_length': NODE_MAX_MESSAGE_BYTES,
-      'grpc.max_send_message_length': NODE_MAX_MESSAGE_BYTES,
-      // HTTP/2's own cap on a connection's streams, a little above the call limit that
-      // answers RESOURCE_EXHAUSTED: so that a raw client cannot open streams without end.
-      'grpc.max_concurrent_streams': config.maxCallsPerConnection + 16,
-      // A connection with no call for a minute is closed (GOAWAY): clients reconnect on
-      // their next call. It also closes connections HTTP/2 gave up on after a peer's
-      // protocol error, which Node otherwise leaves open (the socket and its descriptor).
-      'grpc.max_connection_idle_ms': IDLE_CONNECTION_MS,
-      interceptors: [admission.interceptor(), ...security.interceptors()],
-    });
-    const colon = config.listen.lastIndexOf(':');
-    const host = config.listen.slice(0, colon);
-    let listening: { port: number; close: () => void };
-    try {
-      listening = await listenAdmitted(
-        server,
-        host,
-        Number(config.listen.slice(colon + 1)),
-        security.serverCredentials(),
-        admission,
-      );
-    } catch (e) {
-      security.close();
-      await store.close();
-      throw new Error(`cannot listen on ${config.listen}: ${(e as Error).message}`, { cause: e });
-    }
+    const store = await openStore(config, clock, identity, buckets, nodeLog, () => pacing.share());
+    const { server, admission, listening, host } = await listen(config, security, store);
     const port = listening.port;
     // resolveConfig refused wildcards; advertise is unset only when the port was 0.
     const address = config.advertise ?? `${host}:${port}`;
@@ -615,33 +676,7 @@ export class RingkvNode {
     node.#listening = listening;
     node.#admission = admission;
     node.#serve();
-    if (config.http !== undefined) {
-      try {
-        node.#http = await HttpServer.start(config.http, {
-          metrics: node.metrics,
-          status: (n) => statusReply(node, n),
-          ring: (n) => ringReply(node, n),
-          events: () => node.#gossip.events.recent(),
-          buckets: () => bucketsReply(node.buckets),
-          transfers: () => node.#clusterTransfers(),
-          refusal: (req, path) => {
-            const details = security.httpRefusal(req.headers.authorization);
-            if (details !== undefined)
-              security.refused({
-                path: `HTTP ${path}`,
-                peer: req.socket.remoteAddress ?? 'unknown',
-                code: grpc.status.UNAUTHENTICATED,
-                details,
-              });
-            return details;
-          },
-          log: nodeLog.child({ component: 'http' }),
-        });
-      } catch (e) {
-        await node.stop();
-        throw e;
-      }
-    }
+    if (config.http !== undefined) await node.#startHttp(config.http);
     await node.#refreshLoad();
     node.#begin([...node.gossiper.peerAddresses(), ...(await loadPeers(config.dataDir))]);
     void node.bucketPurge.kick(); // deletions not purged before a restart, or learned from buckets.json
@@ -658,6 +693,36 @@ export class RingkvNode {
       'node started',
     );
     return node;
+  }
+
+  /** Serve the status page and /metrics on `listen` (--http); when that fails the node stops and the error is thrown. */
+  async #startHttp(listen: string): Promise<void> {
+    const { security } = this;
+    try {
+      this.#http = await HttpServer.start(listen, {
+        metrics: this.metrics,
+        status: (n) => statusReply(this, n),
+        ring: (n) => ringReply(this, n),
+        events: () => this.#gossip.events.recent(),
+        buckets: () => bucketsReply(this.buckets),
+        transfers: () => this.#clusterTransfers(),
+        refusal: (req, path) => {
+          const details = security.httpRefusal(req.headers.authorization);
+          if (details !== undefined)
+            security.refused({
+              path: `HTTP ${path}`,
+              peer: req.socket.remoteAddress ?? 'unknown',
+              code: grpc.status.UNAUTHENTICATED,
+              details,
+            });
+          return details;
+        },
+        log: this.log.child({ component: 'http' }),
+      });
+    } catch (e) {
+      await this.stop();
+      throw e;
+    }
   }
 
   get id(): string {
@@ -1045,4 +1110,102 @@ function keptTreesOptions(config: NodeConfig, buckets: BucketTable, share: () =>
       return throttle.take(bytes);
     },
   };
+}
+
+/** What a starting node reads from its data dir (loadDataDir), and the logger that names it. */
+interface DataDir {
+  readonly identity: Identity;
+  readonly known: { states: EndpointState[]; fresh: boolean };
+  readonly checkpoints: Checkpoints;
+  readonly buckets: BucketTable;
+  readonly purged: readonly string[];
+  readonly nodeLog: Logger;
+  readonly stage: Stage;
+}
+
+/** Read what the data dir holds for this node, saving its identity with the generation this start takes; staged changes that cannot be read are dropped with a warning. */
+async function loadDataDir(config: NodeConfig, clock: WallClock, log: Logger): Promise<DataDir> {
+  // A data dir without node.json is a new node; one with it is this node restarting,
+  // whatever it was doing (even joining, with no tokens yet).
+  const fresh = !existsSync(join(config.dataDir, 'node.json'));
+  const identity = await loadIdentity(config.dataDir, { id: config.id, clusterName: config.clusterName }, clock.now());
+  await saveIdentity(config.dataDir, identity);
+  const known = { states: fresh ? [] : await loadMembers(config.dataDir), fresh };
+  const checkpoints = await Checkpoints.open(join(config.dataDir, 'transfers.json'));
+  const buckets = await loadBuckets(config.dataDir, config.replicas);
+  const purged = await loadPurged(config.dataDir);
+  const nodeLog = log.child({ node: identity.id });
+  const stage = await loadStage(config.dataDir).catch((e: unknown) => {
+    nodeLog.warn({ component: 'topology', err: (e as Error).message }, 'staged changes not restored');
+    return EMPTY_STAGE;
+  });
+  return { identity, known, checkpoints, buckets, purged, nodeLog, stage };
+}
+
+/** Open the store in the data dir: a key's sibling policy from its bucket, kept trees paced by `share` (--kept-trees on), the disk floor. */
+function openStore(
+  config: NodeConfig,
+  clock: WallClock,
+  identity: Identity,
+  buckets: BucketTable,
+  log: Logger,
+  share: () => number,
+): Promise<Store> {
+  return Store.open({
+    path: join(config.dataDir, 'data'),
+    durability: config.durability,
+    tombstoneGraceMs: config.tombstoneGraceMs,
+    ...(config.clockPruneGraceMs !== undefined ? { clockPruneGraceMs: config.clockPruneGraceMs } : {}),
+    now: clock.now,
+    logger: log.child({ component: 'storage' }),
+    // A key's sibling policy is its bucket's, as this node's table has it now.
+    policyOf: (key) => buckets.props(bucketOf(key))?.siblings ?? 'siblings',
+    ...(config.keptTrees === 'on' ? { keptTrees: keptTreesOptions(config, buckets, share) } : {}),
+    disk: { label: identity.id, ...(config.minFreeDisk !== undefined ? { floorBytes: config.minFreeDisk } : {}) },
+  });
+}
+
+/** The gRPC server and what it admits, listening on --listen (`host` as given there). */
+interface Listener {
+  readonly server: GuardedServer;
+  readonly admission: Admission;
+  readonly listening: { port: number; close: () => void };
+  readonly host: string;
+}
+
+/** Make the gRPC server and listen on --listen; when that fails, close the credentials and the store and reject. */
+async function listen(config: NodeConfig, security: NodeSecurity, store: Store): Promise<Listener> {
+  const admission = new Admission(
+    () => ({ maxConnections: config.maxConnections, maxCallsPerConnection: config.maxCallsPerConnection }),
+    (r) => security.refused(r),
+  );
+  const server = new GuardedServer({
+    'grpc.max_receive_message_length': NODE_MAX_MESSAGE_BYTES,
+    'grpc.max_send_message_length': NODE_MAX_MESSAGE_BYTES,
+    // HTTP/2's own cap on a connection's streams, a little above the call limit that
+    // answers RESOURCE_EXHAUSTED: so that a raw client cannot open streams without end.
+    'grpc.max_concurrent_streams': config.maxCallsPerConnection + 16,
+    // A connection with no call for a minute is closed (GOAWAY): clients reconnect on
+    // their next call. It also closes connections HTTP/2 gave up on after a peer's
+    // protocol error, which Node otherwise leaves open (the socket and its descriptor).
+    'grpc.max_connection_idle_ms': IDLE_CONNECTION_MS,
+    interceptors: [admission.interceptor(), ...security.interceptors()],
+  });
+  const colon = config.listen.lastIndexOf(':');
+  const host = config.listen.slice(0, colon);
+  let listening: { port: number; close: () => void };
+  try {
+    listening = await listenAdmitted(
+      server,
+      host,
+      Number(config.listen.slice(colon + 1)),
+      security.serverCredentials(),
+      admission,
+    );
+  } catch (e) {
+    security.close();
+    await store.close();
+    throw new Error(`cannot listen on ${config.listen}: ${(e as Error).message}`, { cause: e });
+  }
+  return { server, admission, listening, host };
 }
