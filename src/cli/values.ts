@@ -8,7 +8,7 @@
 
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { MAX_VALUE_BYTES, valueTooLarge } from '../client/kv.js';
+import { MAX_REQUEST_BYTES, requestTooLarge } from '../client/kv.js';
 import { CliError, EXIT } from './exit.js';
 
 export interface ValueSource {
@@ -56,12 +56,12 @@ async function readValueFile(path: string): Promise<Buffer> {
       `cannot read --file ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
     );
   }
-  // Refused before reading: a value over the limit would be refused anyway, after a read of all of it.
-  if (size > MAX_VALUE_BYTES) throw valueTooLarge(size, `the value in ${path}, ${size} bytes,`);
+  // Refused before reading: a value no request can carry would be refused anyway, after a read of all of it.
+  if (size > MAX_REQUEST_BYTES) throw requestTooLarge(size, `the value in ${path}, ${size} bytes,`);
   return readFile(path);
 }
 
-/** All of stdin, stopping as soon as it is over the value limit. */
+/** All of stdin, stopping as soon as it is more than one request may carry. */
 async function readStdin(stdin: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -69,7 +69,7 @@ async function readStdin(stdin: NodeJS.ReadableStream): Promise<Buffer> {
     const b = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer);
     chunks.push(b);
     size += b.length;
-    if (size > MAX_VALUE_BYTES) throw valueTooLarge(size, 'the value on stdin');
+    if (size > MAX_REQUEST_BYTES) throw requestTooLarge(size, 'the value on stdin');
   }
   return Buffer.concat(chunks, size);
 }

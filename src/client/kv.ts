@@ -280,15 +280,16 @@ function decimal(text: string): bigint {
 /** The DEADLINE_EXCEEDED details of a call whose deadline passed before it reached any node. */
 export const NO_NODE_TRIED = 'deadline passed before any node was tried';
 
-/** A node's value limit (the store's default, storage/store-options.ts). */
-export const MAX_VALUE_BYTES = 1 << 20;
+/** The most bytes one request to a node may carry (its message limit); a node's value limit is lower, and the node checks it. */
+export const MAX_REQUEST_BYTES = NODE_MAX_MESSAGE_BYTES;
 
 /**
- * The INVALID_ARGUMENT a node gives for a value of `size` bytes over the limit, made here:
- * refused before sending rather than by gRPC's bare "message larger than max".
+ * INVALID_ARGUMENT for `what` (a request, a value) of `size` bytes, more than one request
+ * to a node may carry: refused before sending rather than by gRPC's bare "message larger
+ * than max".
  */
-export function valueTooLarge(size: number, what = `value of ${size} bytes`): grpc.ServiceError {
-  const details = `${what} is over the limit of ${MAX_VALUE_BYTES} bytes; split it into several keys`;
+export function requestTooLarge(size: number, what = `a request of ${size} bytes`): grpc.ServiceError {
+  const details = `${what} is over the ${MAX_REQUEST_BYTES} bytes one request to a node may carry; split it into several keys`;
   return Object.assign(new Error(`${grpc.status.INVALID_ARGUMENT} INVALID_ARGUMENT: ${details}`), {
     code: grpc.status.INVALID_ARGUMENT,
     details,
@@ -422,7 +423,7 @@ function kvCodec(address: string, typed: boolean): ClientCodec<KvCall, KvReply> 
           )
         : serviceError(ANSWERS.has(status) ? status : grpc.status.UNAVAILABLE, why),
     timeout: () => serviceError(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded'),
-    tooLarge: (size) => valueTooLarge(size, `a request of ${size} bytes`),
+    tooLarge: (size) => requestTooLarge(size),
   };
 }
 
@@ -497,7 +498,6 @@ export class Client {
       ttlMs: o.ttlMs ?? 0,
       ...confirmsOf(o),
     };
-    if (req.value.length > MAX_VALUE_BYTES) throw valueTooLarge(req.value.length);
     return { context: answerOf(await this.#call(req, o), 'put').context };
   }
 
@@ -536,7 +536,6 @@ export class Client {
   putIf(key: string | Uint8Array, value: string | Uint8Array, options?: PutIfOptions): Promise<PutIfResult> {
     const o = checkOptions('putIf', options, RULES.putIf);
     const v = bytes(value, 'value');
-    if (v.length > MAX_VALUE_BYTES) throw valueTooLarge(v.length);
     const k = bytes(key, 'key');
     const bucket = o.bucket ?? '';
     return this.#casCall(

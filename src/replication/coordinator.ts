@@ -41,6 +41,7 @@ import {
   MAX_SUB_OPS,
   checkAmount,
   checkSubOp,
+  checkValueSize,
   counterContext,
   counterReset,
   recordDigest,
@@ -847,11 +848,7 @@ export class Coordinator {
     this.#checkTtl(ttlMs);
     if (value.length === 0)
       throw new ReplicationError('RK_BAD_ARGUMENT', 'a value must have at least one byte; to remove a key, delete it');
-    if (value.length > this.options.maxValueBytes)
-      throw new ReplicationError(
-        'RK_BAD_ARGUMENT',
-        `value of ${value.length} bytes is over the limit of ${this.options.maxValueBytes} bytes; split it into several keys`,
-      );
+    checkValueSize(value.length, this.options.maxValueBytes);
   }
 
   /** `key` is a stored key (buckets/bucket.ts): the limits are on its user key. */

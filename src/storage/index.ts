@@ -7,6 +7,7 @@ export {
   MAX_REQUEST_ID_BYTES,
   MAX_WRITE_MANY_BYTES,
   checkSubOp,
+  checkValueSize,
 } from './store.js';
 export type {
   StoreOptions,

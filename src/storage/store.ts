@@ -243,6 +243,12 @@ export function writeIdOf(requestId: Uint8Array, value: Uint8Array | null, conte
   return h.digest().toString('latin1', 0, WRITE_ID_BYTES);
 }
 
+/** Refuses (KV_VALUE_TOO_LARGE) a value of `size` bytes over `limit`; `what` names it in the message. */
+export function checkValueSize(size: number, limit: number, what = `value of ${size} bytes`): void {
+  if (size > limit)
+    throw new KvError('KV_VALUE_TOO_LARGE', `${what} is over the limit of ${limit} bytes; split it into several keys`);
+}
+
 /** A Paxos ballot as given, refused (KV_BAD_OPTION) unless a positive safe integer and a proposer id of 1 to 255 latin1 characters. */
 function checkBallot(b: Ballot | undefined): void {
   if (
@@ -317,11 +323,7 @@ export function checkSubOp(op: SubOp, at: number, maxValueBytes: number): void {
   if (op.op === 'assign') {
     if (!(op.value instanceof Uint8Array))
       throw new KvError('KV_BAD_VALUE', `op ${at}: a register's value must be bytes, got ${typeof op.value}`);
-    if (op.value.length > maxValueBytes)
-      throw new KvError(
-        'KV_VALUE_TOO_LARGE',
-        `op ${at}: a register value of ${op.value.length} bytes is over the limit of ${maxValueBytes}; split it (or raise limits.maxValueBytes)`,
-      );
+    checkValueSize(op.value.length, maxValueBytes, `op ${at}: a register value of ${op.value.length} bytes`);
   }
   if (op.op === 'increment') checkAmount(op.amount);
 }
@@ -1172,13 +1174,11 @@ export class Store {
       return Promise.reject(
         new KvError('KV_BAD_VALUE', `a value must be bytes (a Uint8Array or Buffer), got ${typeof value}`),
       );
-    if (value.length > this.settings.maxValueBytes)
-      return Promise.reject(
-        new KvError(
-          'KV_VALUE_TOO_LARGE',
-          `value of ${value.length} bytes is over the limit of ${this.settings.maxValueBytes}; split it (or raise limits.maxValueBytes)`,
-        ),
-      );
+    try {
+      checkValueSize(value.length, this.settings.maxValueBytes);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     return this.#write(key, value, context, o);
   }
 
@@ -1351,11 +1351,7 @@ export class Store {
       );
     if (p.value !== null && !(p.value instanceof Uint8Array))
       throw new KvError('KV_BAD_VALUE', `a proposal's value is bytes or null (absent), got ${typeof p.value}`);
-    if (p.value !== null && p.value.length > this.settings.maxValueBytes)
-      throw new KvError(
-        'KV_VALUE_TOO_LARGE',
-        `value of ${p.value.length} bytes is over the limit of ${this.settings.maxValueBytes}; split it (or raise limits.maxValueBytes)`,
-      );
+    if (p.value !== null) checkValueSize(p.value.length, this.settings.maxValueBytes);
   }
 
   /**

@@ -71,7 +71,7 @@ describe('coordinator: batches', () => {
       'RK_BAD_ARGUMENT',
       'RK_BAD_ARGUMENT',
       'RK_BAD_ARGUMENT',
-      'RK_BAD_ARGUMENT',
+      'KV_VALUE_TOO_LARGE',
       'RK_BAD_ARGUMENT',
       'RK_BAD_ARGUMENT',
       'OK',

@@ -308,11 +308,6 @@ describe('coordinator: bad input', () => {
     ],
     ['an empty value', () => cluster!.coordinator('n1').put(B('k'), EMPTY, EMPTY), /value must have at least one byte/],
     [
-      'a value over 1 MiB',
-      () => cluster!.coordinator('n1').put(B('k'), Buffer.alloc((1 << 20) + 1), EMPTY),
-      /over the limit of 1048576 bytes/,
-    ],
-    [
       'w = 4 with N = 3',
       () => cluster!.coordinator('n1').put(B('k'), B('v'), EMPTY, { quorum: 4 }),
       /w must be 1 to N=3/,
@@ -333,6 +328,15 @@ describe('coordinator: bad input', () => {
       paxosPropose: 0,
       paxosCommit: 0,
     });
+  });
+
+  it("a value over 1 MiB: the store's KV_VALUE_TOO_LARGE, with its limit, before any replica call", async () => {
+    cluster = await FakeCluster.create(3);
+    await expect(cluster.coordinator('n1').put(B('k'), Buffer.alloc((1 << 20) + 1), EMPTY)).rejects.toMatchObject({
+      code: 'KV_VALUE_TOO_LARGE',
+      message: 'value of 1048577 bytes is over the limit of 1048576 bytes; split it into several keys',
+    });
+    expect(Object.values(cluster.net.calls).every((n) => n === 0)).toBe(true);
   });
 
   it('a context from another key: the replica refuses it, passed through as INVALID_ARGUMENT, nothing written', async () => {
