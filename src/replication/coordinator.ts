@@ -25,8 +25,6 @@ import { randomBytes } from 'node:crypto';
 import {
   DataTypeError,
   MAX_TTL_MS,
-  bucketOf,
-  keyOverhead,
   parseSubKey,
   subKey,
   subKeySpan,
@@ -37,11 +35,12 @@ import type { Ring, Target } from '../ring/index.js';
 import {
   MAX_RANGE_BYTES,
   MAX_RANGE_KEYS,
-  MAX_REQUEST_ID_BYTES,
   MAX_SUB_OPS,
   checkAmount,
+  checkRequestId,
   checkSubOp,
   checkValueSize,
+  userKey,
   counterContext,
   counterReset,
   recordDigest,
@@ -851,15 +850,9 @@ export class Coordinator {
     checkValueSize(value.length, this.options.maxValueBytes);
   }
 
-  /** `key` is a stored key (buckets/bucket.ts): the limits are on its user key. */
+  /** `key` is a stored key (buckets/bucket.ts): the store's limits on its user key (KV_KEY_EMPTY, KV_KEY_TOO_LARGE). */
   #checkKey(key: Buffer): void {
-    const bytes = key.length - keyOverhead(bucketOf(key));
-    if (bytes <= 0) throw new ReplicationError('RK_BAD_ARGUMENT', 'a key must have at least one byte');
-    if (bytes > this.options.maxKeyBytes)
-      throw new ReplicationError(
-        'RK_BAD_ARGUMENT',
-        `key of ${bytes} bytes is over the limit of ${this.options.maxKeyBytes} bytes; use a shorter key (a hash of it, say)`,
-      );
+    userKey(key, this.options.maxKeyBytes);
   }
 
   #checkTtl(ttlMs: number | undefined): void {
@@ -880,12 +873,9 @@ export class Coordinator {
     return this.deps.now?.() ?? Date.now();
   }
 
+  /** A client's request id, when it sent one (empty: none): the store's limits (KV_BAD_REQUEST_ID). */
   #checkRequestId(id: Buffer | undefined): void {
-    if (id !== undefined && id.length > MAX_REQUEST_ID_BYTES)
-      throw new ReplicationError(
-        'RK_BAD_ARGUMENT',
-        `request_id of ${id.length} bytes is over the limit of ${MAX_REQUEST_ID_BYTES} bytes; send 16 random bytes (a UUID), the same on every attempt of one request`,
-      );
+    if (id !== undefined && id.length > 0) checkRequestId(id);
   }
 
   /** The request's id, checked; a new one when it has none: the same on every issue of the request (a speculative second, the next primary), so it applies once. */
@@ -946,9 +936,8 @@ export class Coordinator {
   /**
    * The request's deadline: the node's timeout, or the client's if sooner — less a margin
    * (10% of the time left, 20–250 ms) so that our answer, which says what happened, reaches
-   * the client before its own deadline cuts the call off with a bare DEADLINE_EXCEEDED. A
-   * loaded host fires timers and delivers replies tens of ms late: 5% and at most 100 ms
-   * lost that race on 2 busy cores with a 1 s deadline.
+   * the client before its own deadline cuts the call off with a bare DEADLINE_EXCEEDED: a
+   * loaded host fires timers and delivers replies tens of ms late.
    */
   #deadline(o: RequestOptions): number {
     const now = Date.now();

@@ -6,6 +6,7 @@ export {
   MAX_RANGE_BYTES,
   MAX_REQUEST_ID_BYTES,
   MAX_WRITE_MANY_BYTES,
+  checkRequestId,
   checkSubOp,
   checkValueSize,
 } from './store.js';
@@ -35,6 +36,7 @@ export type { Engine, EngineIterator, WriteOp } from './engine.js';
 export { LevelEngine } from './level-engine.js';
 export { MemoryEngine } from './memory-engine.js';
 export type { Key, TokenRange } from './keys.js';
+export { userKey } from './keys.js';
 export type { BatchLimits } from './scan.js';
 export type { Durability, StoreLimits, HintLimits } from './store-options.js';
 export { DEFAULT_TOMBSTONE_GRACE_MS } from './store-options.js';

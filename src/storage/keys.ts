@@ -62,7 +62,7 @@ export function userKey(key: Key, maxKeyBytes: number): Buffer {
   if (bytes > maxKeyBytes)
     throw new KvError(
       'KV_KEY_TOO_LARGE',
-      `key of ${bytes} bytes is over the limit of ${maxKeyBytes}; use a shorter key (or raise limits.maxKeyBytes)`,
+      `key of ${bytes} bytes is over the limit of ${maxKeyBytes} bytes; use a shorter key (a hash of it, say)`,
     );
   return k;
 }

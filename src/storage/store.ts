@@ -267,7 +267,7 @@ function checkBallot(b: Ballot | undefined): void {
 }
 
 /** A request id as given, refused (KV_BAD_REQUEST_ID) unless 1 to MAX_REQUEST_ID_BYTES bytes. */
-function checkRequestId(requestId: Uint8Array): Uint8Array {
+export function checkRequestId(requestId: Uint8Array): Uint8Array {
   if (!(requestId instanceof Uint8Array) || requestId.length === 0 || requestId.length > MAX_REQUEST_ID_BYTES)
     throw new KvError(
       'KV_BAD_REQUEST_ID',

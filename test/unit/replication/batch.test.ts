@@ -68,12 +68,12 @@ describe('coordinator: batches', () => {
     const out = await c.putMany(items);
     expect(out.map(codeOf)).toEqual([
       'OK',
-      'RK_BAD_ARGUMENT',
-      'RK_BAD_ARGUMENT',
+      'KV_KEY_EMPTY',
+      'KV_KEY_TOO_LARGE',
       'RK_BAD_ARGUMENT',
       'KV_VALUE_TOO_LARGE',
       'RK_BAD_ARGUMENT',
-      'RK_BAD_ARGUMENT',
+      'KV_BAD_REQUEST_ID',
       'OK',
     ]);
     const message = (i: number): string => (out[i] as { error: Error }).error.message;
@@ -82,12 +82,12 @@ describe('coordinator: batches', () => {
     expect(message(3)).toMatch(/appears more than once in this batch.*this repeat did not/);
     expect(message(4)).toMatch(/value of 9 bytes is over the limit of 8/);
     expect(message(5)).toMatch(/value must have at least one byte/);
-    expect(message(6)).toMatch(/request_id of 65 bytes/);
+    expect(message(6)).toMatch(/request id must be 1 to 64 bytes, got 65 bytes/);
     // The first 'a' ran, its repeat did not; only the two good items were counted.
     expect((await c.get(B('a'), { quorum: 3 })).values.map(String)).toEqual(['1']);
     expect(c.counters.puts).toBe(2);
     const read = await c.getMany([B('a'), B('e'), B('a'), EMPTY]);
-    expect(read.map(codeOf)).toEqual(['OK', 'OK', 'RK_BAD_ARGUMENT', 'RK_BAD_ARGUMENT']);
+    expect(read.map(codeOf)).toEqual(['OK', 'OK', 'RK_BAD_ARGUMENT', 'KV_KEY_EMPTY']);
   });
 
   it('refuses a malformed batch whole: no keys, too many, too many bytes, a bad R or W', async () => {

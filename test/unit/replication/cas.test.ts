@@ -275,7 +275,9 @@ describe('compare-and-set', () => {
       message: expect.stringMatching(/majority/),
     });
     await expect(c.consistentGet(k, { ...o, quorum: 3 })).rejects.toMatchObject({ code: 'RK_BAD_ARGUMENT' });
-    await expect(c.putIf(keyOf('k'.repeat(5000)), B('v'), EMPTY, o)).rejects.toMatchObject({ code: 'RK_BAD_ARGUMENT' });
+    await expect(c.putIf(keyOf('k'.repeat(5000)), B('v'), EMPTY, o)).rejects.toMatchObject({
+      code: 'KV_KEY_TOO_LARGE',
+    });
     // Nothing was written by any of them.
     for (const id of cluster.stores.keys()) expect(await cluster.store(id).getRecord(k)).toBeUndefined();
   });

@@ -300,12 +300,6 @@ describe('coordinator: failures', () => {
 
 describe('coordinator: bad input', () => {
   it.each([
-    ['an empty key', () => cluster!.coordinator('n1').put(EMPTY, B('v'), EMPTY), /key must have at least one byte/],
-    [
-      'a key over 4 KiB',
-      () => cluster!.coordinator('n1').get(Buffer.alloc(4097, 1)),
-      /key of 4097 bytes is over the limit of 4096/,
-    ],
     ['an empty value', () => cluster!.coordinator('n1').put(B('k'), EMPTY, EMPTY), /value must have at least one byte/],
     [
       'w = 4 with N = 3',
@@ -328,6 +322,31 @@ describe('coordinator: bad input', () => {
       paxosPropose: 0,
       paxosCommit: 0,
     });
+  });
+
+  it.each([
+    [
+      'an empty key',
+      () => cluster!.coordinator('n1').put(EMPTY, B('v'), EMPTY),
+      'KV_KEY_EMPTY',
+      /key must have at least one byte/,
+    ],
+    [
+      'a key over 4 KiB',
+      () => cluster!.coordinator('n1').get(Buffer.alloc(4097, 1)),
+      'KV_KEY_TOO_LARGE',
+      /key of 4097 bytes is over the limit of 4096 bytes; use a shorter key/,
+    ],
+    [
+      'a request id over 64 bytes',
+      () => cluster!.coordinator('n1').put(B('k'), B('v'), EMPTY, { requestId: Buffer.alloc(65) }),
+      'KV_BAD_REQUEST_ID',
+      /request id must be 1 to 64 bytes, got 65 bytes/,
+    ],
+  ])("%s: the store's check, before any replica call", async (_, call, code, message) => {
+    cluster = await FakeCluster.create(3);
+    await expect(call()).rejects.toMatchObject({ code, message: expect.stringMatching(message) });
+    expect(Object.values(cluster.net.calls).every((n) => n === 0)).toBe(true);
   });
 
   it("a value over 1 MiB: the store's KV_VALUE_TOO_LARGE, with its limit, before any replica call", async () => {
