@@ -1,5 +1,5 @@
 /**
- * Sub-keys: the stored keys of a data type's parts (issue 30: convergent sets and maps).
+ * Sub-keys: the stored keys of a data type's parts (convergent sets and maps).
  * Each set element, each map field and each element of a set field is a record of its own
  * under a *sub-key* of its parent key (a named bucket's stored key). A sub-key is placed by
  * its parent's bytes (`placementKey`: storage/keys.ts hashes those), so a parent's sub-keys

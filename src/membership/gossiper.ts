@@ -126,9 +126,8 @@ export interface GossiperOptions {
   /**
    * Live peers to gossip with each round (default 2). Two rather than Cassandra's one:
    * a peer's heartbeats then reach each node at steadier intervals, which narrows the
-   * detector's spread. On the simulator (5 nodes, 1% loss, 40 kills) the slowest
-   * conviction went from 9.4 s to 6.5 s, still with no false conviction in 400
-   * node-hours; memberlist gossips to 3 every 200 ms.
+   * detector's spread and so speeds up convictions (docs/node.md#gossip); memberlist
+   * gossips to 3 every 200 ms.
    */
   readonly fanout?: number;
   /**
@@ -573,8 +572,9 @@ export class Gossiper {
    * the most a partial delta may start after. On full Scuttlebutt it is the state's
    * version. In delta gossip a heartbeat from a vector or a digest moves a state's version
    * without the fields before it, so it is #whole (at least the field version): claiming
-   * the heartbeat instead told an older peer it held fields it lacked, and that peer never
-   * asked again (a mixed cluster, as in a rolling upgrade, kept an old field for ever).
+   * the heartbeat instead would tell an older peer we hold fields of `s` we lack, and that
+   * peer would never ask for them again (a mixed cluster, as in a rolling upgrade, would
+   * keep an old field for ever).
    */
   #complete(s: EndpointState): number {
     if (!this.#delta) return this.#fresh(s).version;

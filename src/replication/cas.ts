@@ -1,5 +1,5 @@
 /**
- * Compare-and-set's rounds (issue 31): the proposer of replication/paxos.ts run over the
+ * Compare-and-set's rounds: the proposer of replication/paxos.ts run over the
  * network, against the acceptors of a key's replicas (storage/acceptor.ts). A write
  * (`write`: put if absent, put or delete if the version is a given one) and a
  * linearizable read (`read`) each run Paxos rounds until they decide:

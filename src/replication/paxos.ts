@@ -1,5 +1,5 @@
 /**
- * Compare-and-set's consensus core (issue 31): single-decree Paxos per key, one decree
+ * Compare-and-set's consensus core: single-decree Paxos per key, one decree
  * after another, as Cassandra's lightweight transactions run it among a key's replicas —
  * pure functions of their inputs, proven by test/property/paxos.property.test.ts (a
  * simulated network that delays, drops, duplicates and reorders, every history checked by

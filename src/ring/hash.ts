@@ -5,8 +5,9 @@
  * Must not: allocate or touch BigInt on the lookup path. 64-bit values are pairs of
  * uint32 halves (hi, lo) held in locals; every 64-bit product is written out as
  *   hi = mulhi(al, bl) + al·bh + ah·bl,  lo = al·bl   (all mod 2^32)
- * so that V8 keeps everything in registers. (Helpers that return both halves through a
- * shared buffer measured 2.3× slower: 148 ns against 63 ns for "user:123456".)
+ * so that V8 keeps everything in registers. (Not helpers that return both halves through a
+ * shared buffer: each result then goes through memory; figures in
+ * docs/benchmarks.md#tuning-the-hash-and-the-claims.)
  * `tokenOf` is the BigInt convenience for the public API.
  *
  * Why xxHash64: well distributed (passes SMHasher), specified with published test
@@ -42,7 +43,7 @@ function mulhi(a: number, b: number): number {
 /**
  * High half of (ah:al) · (bh:bl) mod 2^64; the low half is Math.imul(al, bl) >>> 0.
  * Used by the stripe loop; `xxh64` writes the same expression out at each site, which
- * keeps it within V8's inlining budget (25% faster for short keys).
+ * keeps it within V8's inlining budget (past it, V8 stops inlining the helper calls).
  */
 function mul64hi(ah: number, al: number, bh: number, bl: number): number {
   return (mulhi(al, bl) + Math.imul(al, bh) + Math.imul(ah, bl)) >>> 0;
@@ -209,7 +210,7 @@ function xxh64(b: Uint8Array, len: number, out: Uint32Array): void {
 }
 
 const encoder = new TextEncoder();
-/** ASCII keys up to 256 characters are copied here (a const: 10% faster than a `let`). */
+/** ASCII keys up to 256 characters are copied here (a const, not a `let`: V8 knows the binding never changes). */
 const small = new Uint8Array(256);
 /** Longer or non-ASCII keys are UTF-8 encoded here, grown as needed. */
 let big = new Uint8Array(0);

@@ -16,7 +16,7 @@
  *   takes x of its own range and the whole ranges before it that now meet X before their
  *   N-th replica, each from the replica it pushes out (the Replicated class below; the
  *   model of Cassandra's ReplicationAwareTokenAllocator, with zones). Balancing primary
- *   ownership alone left such rings, grown one node at a time, at 1.10–1.19× fair.
+ *   ownership alone leaves such rings, grown one node at a time, well off fair replicated.
  * N is the caller's (`JoinInput.replicas`: the node's --replicas setting).
  * A token can split a range anywhere at least MIN_RANGE from its ends, so X can take
  * nearly precisely what it should without leaving slivers.
@@ -63,24 +63,23 @@ const TWO_64 = 2 ** 64;
 /**
  * Shortest range a join creates, as a fraction of a fair token's share (1 / the tokens
  * of the grown ring): both parts of a split range are at least this long. Without it the
- * greedy left ranges 2 hash values long: a token owning nothing, that no later join can
- * split. It cannot be much more: a node joining n equal nodes laid out with equal ranges
- * takes n/(n + 1) of each of its ranges, leaving 1/n of a fair token to the old owner;
- * with 1/32 a newcomer to 99 nodes gets 97% of its fair share (98% before), and laid-out
- * rings of 12 nodes + 10 joins stay within 1.02× fair. It costs some balance after
- * leaves, since nearly empty tokens were a free way to choose heirs (5 leaves from such a
- * ring: 90th percentile 1.101× → 1.108× fair over 600 leave sets).
+ * greedy can leave ranges 2 hash values long: a token owning nothing, that no later join
+ * can split. It cannot be much more: a node joining n equal nodes laid out with equal
+ * ranges takes n/(n + 1) of each of its ranges, leaving 1/n of a fair token to the old
+ * owner; with 1/32 a newcomer to 99 nodes gets 97% of its fair share. It costs a little
+ * balance after leaves, since nearly empty tokens would be a free way to choose heirs
+ * (figures: docs/benchmarks.md#tuning-the-hash-and-the-claims).
  */
 const MIN_RANGE = 1 / 32;
 /**
- * Weight of replicated-ownership balance against primary, with fewer zones than N. Rings
- * grown one node at a time without zones stay within 1.012× fair (64 tokens per node) and
- * 1.036× (16) at 0.5 or 1; the two pull apart in weighted rings of a few nodes.
+ * Weight of replicated-ownership balance against primary, with fewer zones than N. 0.5
+ * and 1 balance rings grown one node at a time without zones alike; they pull apart in
+ * weighted rings of a few nodes.
  * When a node's fair share is to replicate every key (weights 1, 2, 1 joined by 2, N = 3:
  * both nodes of weight 2), the walk would have to meet it within N owners from every
- * range: chasing that cost the newcomer 15% of its primary share and gained nothing
- * (replicated 1.039× fair at 0.5 and 0.1 alike). Such rings weigh replicated balance at
- * REPLICATED_WEIGHT_AT_CAP.
+ * range: chasing that costs the newcomer primary share and gains no replicated balance.
+ * Such rings weigh replicated balance at REPLICATED_WEIGHT_AT_CAP
+ * (figures: docs/benchmarks.md#tuning-the-hash-and-the-claims).
  */
 const REPLICATED_WEIGHT = 0.5;
 const REPLICATED_WEIGHT_AT_CAP = 0.1;
@@ -92,32 +91,28 @@ const REFIT_SWEEPS = 2;
 const SWAP_PASSES = 1;
 /**
  * Weights of hand-off balance against ownership balance, on the whole ring and on the
- * zone ring. Measured on 4 rings of 12 nodes + 10 joins (ids n0.., node-0.., x0..,
- * host0..), 20 random sets of 5 leaves each, as in bench:ring's leave-set table: with
- * 0.1 for both the worst leave set ended at 1.13–1.18× fair (median 1.09);
- * 1.0 on the whole ring brings that to 1.11–1.13× (median 1.08), still within 1.025
- * right after the joins. Zone heirs can only be the zone's own tokens, and a weight
- * above ~0.1 there costs zone balance for no gain after leaves.
+ * zone ring. Full weight on the whole ring leaves rings better balanced after leaves, at
+ * a little balance right after the joins. Zone heirs can only be the zone's own tokens,
+ * and a weight above ~0.1 there costs zone balance for no gain after leaves
+ * (figures: docs/benchmarks.md#tuning-the-hash-and-the-claims).
  */
 const PRIMARY_HANDOFF_WEIGHT = 1.0;
 const ZONE_HANDOFF_WEIGHT = 0.1;
 /**
  * Hand-off weights ramp up from 0 for rings of HANDOFF_RAMP_FROM nodes or fewer to full
  * weight HANDOFF_RAMP_OVER nodes later. In a ring of a few nodes any leave is a big
- * event whoever the heirs are, and chasing ideal heirs there starves the newcomer: a
- * node of weight 3 joining weights 3, 1 and 3 got 69% of its fair share at full weight;
- * with the ramp the worst of 600 random weighted rings of 2–9 nodes got 91%.
+ * event whoever the heirs are, and chasing ideal heirs there starves the newcomer of its
+ * fair share (figures: docs/benchmarks.md#tuning-the-hash-and-the-claims).
  */
 const HANDOFF_RAMP_FROM = 4;
 const HANDOFF_RAMP_OVER = 8;
 /**
  * Weight μ·count of the even-takes term μ·Σ (x − x̄)² / x̄, x̄ = the newcomer's fair
  * share per token. Without it the greedy takes whole ranges with its first tokens and
- * wastes the last ones on slivers (a node joining a 1-node ring took 25%, 25%, 0%, 0%):
- * fewer effective tokens, and every later leave hands its ranges to fewer heirs. Rings
- * grown one node at a time went from 1.44× to 1.05× fair, and 5 leaves from them from
- * 2.3× to about 1.2× (npm run sim:ring -- --start grow --steps +3,-5), with no loss on
- * laid-out rings; 0.1 to 0.8 all do about as well.
+ * wastes the last ones on slivers: fewer effective tokens, and every later leave hands
+ * its ranges to fewer heirs. It matters most for rings grown one node at a time, and
+ * costs laid-out rings nothing; 0.1 to 0.8 all do about as well
+ * (figures: docs/benchmarks.md#tuning-the-hash-and-the-claims).
  */
 const EVEN_TAKES = 0.3;
 

@@ -4,14 +4,13 @@
  * A leave that simply drops the leaver's tokens hands each of its ranges to the owner of
  * the next token and each replica to the next node the walk picks: whoever happens to
  * follow. The join allocator (join-tokens.ts) chooses tokens so that those heirs are
- * spread evenly, but only on average: five random leaves from 12 nodes grown without
- * zones ended at up to 1.105× fair replicated ownership, and rings grown from one node
- * at up to 1.22×. Riak's claim instead reassigns a leaver's partitions to chosen nodes.
+ * spread evenly, but only on average, so a few leaves can still tip the ring off balance.
+ * Riak's claim instead reassigns a leaver's partitions to chosen nodes.
  * ringkv does the same with tokens: every token of the leaver keeps its place on the ring
  * and is handed to a heir chosen for balance. Nobody else's tokens move, and the data that
  * moves is exactly what a plain leave moves: each range the leaver replicated gains one
- * replica. After 10 joins to 12 nodes and 5 leaves, 20 leave sets: 1.014× fair at worst
- * with 3 zones (1.143× dropping tokens), 1.037× without zones (1.153×).
+ * replica. The balance this keeps, against dropping the tokens, is in
+ * docs/ring.md#known-limits-of-the-ring.
  *
  * The choice (greedy, then improving passes):
  * - A heir may be any member, provided every node that replicated a range with the
@@ -44,8 +43,8 @@ import { arcFraction } from './tokens.js';
  * Weight of primary ownership against replicated. Replicated ownership is the load (each
  * replica stores and serves its keys); primary decides little (which replica issues a
  * put's version). With at least N zones replicated is the share of the zone's own ring,
- * and balancing it alone left primary up to 1.8× fair in trials; a quarter weight keeps
- * both within a few percent.
+ * and balancing it alone leaves primary far from fair; a quarter weight keeps both within
+ * a few percent (docs/benchmarks.md#tuning-the-hash-and-the-claims).
  */
 const PRIMARY_WEIGHT = 0.25;
 const IMPROVING_PASSES = 2;

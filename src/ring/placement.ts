@@ -18,8 +18,8 @@
  * it; test/property) except, as with Cassandra's racks, when the change adds the first
  * node of a new rack to a zone that has other racks, or removes the last node of one:
  * the zone's replicas may then also shift between other nodes. Zones alone never do
- * this. We tried settling the zone of each pick before its rack, which removes that
- * exception but breaks minimality for ordinary joins into existing racks: worse.
+ * this. Settling the zone of each pick before its rack would remove that exception but
+ * break minimality for ordinary joins into existing racks: the worse trade.
  *
  * One walk for everyone: the ring's replica tables (ring.ts), the join allocator's model
  * of a newcomer's replicas (join-tokens.ts, through `walkInto`) and the leave heirs

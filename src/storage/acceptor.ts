@@ -1,5 +1,5 @@
 /**
- * Compare-and-set's acceptor (issue 31): one replica's Paxos state of one key — the
+ * Compare-and-set's acceptor: one replica's Paxos state of one key — the
  * highest ballot it promised, the latest proposal it accepted and has not seen committed,
  * the latest committed proposal (the register's value), and the last few commits before
  * it (their ids and bases: the chain a proposer reads, `history`) — with the acceptor's rules

@@ -61,7 +61,7 @@ const RECORD_FORMAT_IDS = 2;
 const RECORD_FORMAT_EXTRAS = 3;
 /** A counter's record (counter.ts). */
 export const COUNTER_RECORD_FORMAT = 4;
-/** A compare-and-set register's acceptor (acceptor.ts; issue 31). */
+/** A compare-and-set register's acceptor (acceptor.ts). */
 export const PAXOS_RECORD_FORMAT = 5;
 const EXTRA_EXPIRES = 1;
 const EXTRA_AT = 2;

@@ -1,18 +1,18 @@
 /**
- * The counter data type of issue 30: a PN counter whose increments are safe to send
+ * The counter data type: a PN counter whose increments are safe to send
  * twice. Pure, as versions.ts is; docs/architecture.md (src/storage) places it.
  *
  * Owns: the counter's state and its algebra — the increment mutator (`increment`, which
  * returns the new state and the delta to send to the other replicas), the join (`join`),
  * the reset of what a read saw (`reset`, `resetAboveEntry`), the value (`value`), the issuer's duplicate check (`isDuplicate`), the bounded op log
  * (`trim`, LOG_MAX) and the voids a join infers (`implied`) — and the state's canonical
- * bytes (`encodeCounter`, `decodeCounter`: what will become record format 4). Must not:
+ * bytes (`encodeCounter`, `decodeCounter`: record format 4). Must not:
  * do I/O, read a clock, draw randomness or pick actors (the store decides which actor
  * issues a dot, as for versions). Used by the store (store.ts: counterUpdate, and the
  * format dispatch of its merges), the hint store (hints.ts joins hinted deltas) and read
  * resolution (replies.ts resolveCounterReplies); codec.ts's frame checks, range hashes and
- * kept trees take format 4 as they take the others. The replica wire and the coordinator
- * take it up in later slices of issue 30.
+ * kept trees take format 4 as they take the others; the replica wire
+ * (transport/replica-codec.ts) carries its updates and the coordinator issues them.
  *
  * State, per key:
  *  - entries, one per actor that ever incremented the key, sorted by actor: `floor`, the
@@ -38,7 +38,7 @@
  * and idempotent to the byte (test/property/counter.property.test.ts). Past it, the two
  * copies of an increment issued twice may never share a log (one was trimmed before the
  * other arrived): then it counts twice, and two join orders may differ by that void —
- * at worst twice, never lost (docs/limits.md will say so with the rest of the feature).
+ * at worst twice, never lost (docs/limits.md#data-types).
  *
  * Deltas apply in order (`applyDelta`, CounterDelta): an increment's delta is its actor's
  * entry (a prefix sum over all its dots) with only the new op logged, so a replica that

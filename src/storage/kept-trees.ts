@@ -1,5 +1,5 @@
 /**
- * Anti-entropy trees kept on write (issue 29): one RangeTree (range-tree.ts) per unit this
+ * Anti-entropy trees kept on write: one RangeTree (range-tree.ts) per unit this
  * node replicates, a unit being a token range (start, end] and an N class n (0: every
  * key), at one fixed depth for every unit, so that replicas share the leaf partition
  * without counting keys first. Each is kept equal to the tree a scan of the unit's records
@@ -16,8 +16,8 @@
  * no rebuild after kill -9 (docs/storage.md#kept-trees-and-crash-consistency). Every
  * CHECKPOINT_BATCHES journal entries, at every drop or swap of a unit, and at close, a
  * checkpoint writes the leaves changed since the last one and deletes the journal, in one
- * batch. (A put per touched leaf in every batch, measured first, cost about half the put
- * throughput: every write touched its own leaf, doubling LevelDB's inserts.)
+ * batch. (Not a put per touched leaf in every batch: every write touches its own leaf, so
+ * that would double LevelDB's inserts; the journal is one put per batch.)
  *
  * A unit tracked anew is built in the background: at a batch boundary (`exclusive`) the
  * builder opens its iterators (LevelDB pins their snapshot at creation) and registers the

@@ -67,8 +67,8 @@ export class LevelEngine implements Engine {
   }
 
   /**
-   * A chained batch: abstract-level's array batch copies and re-validates every op in
-   * JavaScript, which measured slower for the group-commit batches the store writes.
+   * A chained batch rather than abstract-level's array batch, which copies and re-validates
+   * every op in JavaScript: more work per op in the group-commit batches the store writes.
    * Options are passed only when needed: an options object costs a lookup per call.
    */
   write(ops: readonly WriteOp[], sync: boolean): Promise<void> {

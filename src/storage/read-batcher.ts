@@ -4,15 +4,14 @@
  * pool instead of paying one each (the per-call cost dominates for small records). A
  * lone reader is never delayed: with fewer than `lanes` reads in flight its read starts
  * at once, so light load gets parallel single reads and heavy load gets batches.
- * Measured (scratch runs): plain gets do best with 4 lanes, the libuv pool's size (16 in
- * flight: 118k/s against 107k/s with one lane); the reads of read-merge-writes with one,
- * since the write that follows waits for a batch anyway and every extra trip costs
- * thread wake-ups.
+ * Plain gets take 4 lanes, the libuv pool's size, so that every pool thread has a read;
+ * the reads of read-merge-writes take one, since the write that follows waits for a batch
+ * anyway and every extra trip costs thread wake-ups (docs/benchmarks.md#batching-inside-the-store).
  *
  * With `burst`, a read starts at the end of the current burst of callbacks (the tick)
  * rather than at once, so that the writers a batch of reads or writes just released,
  * which all come back in that burst, read together: started at once, the first of them
- * went alone and the rest in a second trip, a wasted trip for one key on every round.
+ * would go alone and the rest in a second trip, a wasted trip for one key on every round.
  * With `cap`, a getMany takes at most that many keys and the rest wait for the next one.
  *
  * Owns: batching and lanes. Must not: reorder or drop a read.

@@ -8,7 +8,7 @@
  * reclamation of expired siblings, the clock prune index and the pruning of stable clocks,
  * a key's sibling policy (as `policyOf` says), durability (group commit), token-range
  * scans, counts, hashes and deletes, batched merges (and streaming's copy of records of
- * keys new here, `ingest`), and the data types' operations (issue 30): a counter's
+ * keys new here, `ingest`), and the data types' operations: a counter's
  * increment (`counterUpdate`, record format 4: counter.ts), the presence writes of set
  * elements as sub-keys in one batch (`writeMany`) and the paged read of a parent's
  * sub-keys (`readRange`); a compare-and-set register's acceptor steps (`paxosPrepare`,
@@ -1128,8 +1128,7 @@ export class Store {
 
   /**
    * All live values of a key and the causal context that covers them. Concurrent reads
-   * share getMany trips (read-batcher.ts): measured 157k gets/s at 64 in flight against
-   * 98k/s for one LevelDB get each, at half the CPU per get, and faster at 16 too.
+   * share getMany trips (read-batcher.ts): fewer LevelDB calls, and less CPU, per get.
    */
   async get(key: Key): Promise<ReadResult> {
     this.#enter();
@@ -1538,11 +1537,10 @@ export class Store {
    * merge() of many records in one pass: every key's lock (taken in key order, as range
    * deletes take theirs, so that two batches never deadlock), one getMany for the keys that
    * may have a record, one write batch. Each key gets the same causal merge as merge(); a
-   * key given twice gets both records. Per-key merges of a streamed batch cost a promise, a
-   * read-batcher and a write-queue entry each: scratch runs of 512-record batches into a new
-   * LevelDB store measured 50–115k keys/s that way and 100–165k keys/s with this (the
-   * machine is shared; every run was noisy). While a batch holds its locks, a write to one
-   * of its keys waits for the batch's write.
+   * key given twice gets both records. Per-key merges of a streamed batch would cost a
+   * promise, a read-batcher and a write-queue entry each; this pays those once per batch
+   * (figures: docs/benchmarks.md#batching-inside-the-store). While a batch holds its locks,
+   * a write to one of its keys waits for the batch's write.
    *
    * Resolves with each entry's result. A key that cannot be merged (bad key, a record that
    * does not decode, over a cap) is not written; the others are, and then the call rejects

@@ -4,11 +4,10 @@
  * one fsync. A lone writer is not held back for others: with nothing in flight its batch
  * starts at the end of the current tick, so that it takes every write queued in the same
  * burst of callbacks (the writers that one batch of reads released all come back in one
- * burst; started at once, the first of them went alone and the rest waited for a second
- * trip). Measured (scratch runs, 16 writers, 200k versioned puts): one batch in flight
- * beat both direct writes (LevelDB's own grouping is limited to the 4 writes the libuv
- * pool runs at once; every trip costs ~55 µs of thread hand-offs here) and two or four
- * batches in flight.
+ * burst; started at once, the first of them would go alone and the rest wait for a second
+ * trip). One batch in flight, rather than direct writes or several batches: LevelDB's own
+ * grouping is limited to the 4 writes the libuv pool runs at once, and every trip costs
+ * thread hand-offs (figures: docs/benchmarks.md#batching-inside-the-store).
  *
  * Every op on a data key ('d') is a DataOp: it carries the record bytes it replaces
  * (`prior`, null when the key was absent), and a batch goes through the `extend` hook

@@ -9,10 +9,9 @@
  * batch of a range in memory at a time (gRPC flow control holds the sender back
  * meanwhile). Each batch is merged with one Store.ingest (a new key's record is copied
  * without being decoded; a key this node may hold is merged). Four, not two: a join has
- * ~200 ranges of a few thousand keys each, and with two the receiver sat idle a quarter
- * of the time waiting for the next range's first batch (bench:handoff, 500k keys: the
- * joiner's CPU 67–76% of a core with two, 90% with four, and 10–25% more keys/s). The
- * senders' byte throttle, not this, bounds what streams cost them. A range
+ * ~200 ranges of a few thousand keys each, and with two the receiver sits idle while it
+ * waits for the next range's first batch (docs/benchmarks.md#the-receivers-settings).
+ * The senders' byte throttle, not this, bounds what streams cost them. A range
  * whose source fails is retried from the next source that is up, with a back-off; after
  * `attempts` rounds over its sources the pull fails, and the caller (the movement's
  * driver) tries again later.
@@ -251,9 +250,9 @@ export class Transfers {
           for (const source of sources) await this.#stream(move, `${key}<${source}`, range, source, item, p, signal);
           // Done in memory at once (isDone); the file is written in the background, one
           // write for the ranges that finish meanwhile, and the pull waits for it before it
-          // resolves. Waiting here serialised an fsync per range across the workers: about
-          // a third of a join's streaming time with ~200 ranges (scratch runs). A range
-          // whose mark a crash loses is pulled again, which merges nothing new.
+          // resolves. Waiting here would serialise an fsync per range across the workers: a
+          // large share of a join's streaming time (docs/benchmarks.md#the-receivers-settings).
+          // A range whose mark a crash loses is pulled again, which merges nothing new.
           this.#save(this.deps.checkpoints.complete(move, key));
           p.state = 'done';
           p.error = '';

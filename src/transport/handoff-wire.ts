@@ -227,13 +227,13 @@ async function streamRange(
  * A RangeBatch (proto/ringkv/internal/v1/handoff.proto) decoded by hand, on the receiving
  * side of a stream: one plain object per entry whose key and record are views into the
  * message. proto-loader's decoder builds a message object per entry and then copies each
- * into a plain object (toObject): 0.5–0.9 µs a record against 0.2–0.3 here (scratch runs
- * of 512-record batches), on the joiner, whose CPU bounds a join. The records themselves
- * are checked when the store merges them. Fields it does not know are skipped, as protobuf
- * requires, so a newer sender's additions are harmless; a message that does not parse
- * throws (gRPC ends the call with INTERNAL). The tags are handoff.proto's (entries 1, key 1,
- * record 2, corrupt 2), checked against protobufjs's encoding by
- * test/unit/streaming/range-stream.test.ts.
+ * into a plain object (toObject), at about three times this one's cost per record
+ * (docs/benchmarks.md#the-receivers-settings), on the joiner, whose CPU bounds a join.
+ * The records themselves are checked when the store merges them. Fields it does not
+ * know are skipped, as protobuf requires, so a newer sender's additions are harmless; a
+ * message that does not parse throws (gRPC ends the call with INTERNAL). The tags are
+ * handoff.proto's (entries 1, key 1, record 2, corrupt 2), checked against protobufjs's
+ * encoding by test/unit/streaming/range-stream.test.ts.
  */
 export function decodeRangeBatch(buf: Buffer): RangeBatchIn {
   const entries: { key: Buffer; record: Buffer }[] = [];
