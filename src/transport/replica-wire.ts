@@ -75,9 +75,6 @@ const EMPTY = Buffer.alloc(0);
 const SERVICE = 'ringkv.internal.v1.Replica' as const;
 
 type CallOf = WithoutId<WireCall>;
-/** A call before its deadline is set. */
-type Undated = Undate<CallOf>;
-type Undate<T> = T extends unknown ? Omit<T, 'deadline'> : never;
 
 /** The data types' calls: on a stream of their own (see the header). */
 const TYPED = new Set<WireCall['op']>(['counterUpdate', 'writeMany', 'readRange', 'paxos']);
@@ -178,10 +175,12 @@ function wirePaxos(
   key: Buffer,
   step: WirePaxosStep,
   ballot: Ballot,
+  deadline: number,
   p?: Proposal<Buffer>,
-): Extract<Undated, { op: 'paxos' }> {
+): Extract<CallOf, { op: 'paxos' }> {
   return {
     op: 'paxos',
+    deadline,
     key,
     step,
     ballot: ballot.n,
@@ -226,21 +225,21 @@ function answer<O extends CallOf['op']>(r: WireReply, op: O, node: string): Extr
   return r;
 }
 
-/** A replica call as the stream carries it (less its id and deadline); an amount or limit the wire cannot carry is refused here. */
-function wireCall(c: ReplicaCall): Undated {
+/** A replica call as the stream carries it (less its id); an amount or limit the wire cannot carry is refused here. */
+function wireCall(c: ReplicaCall, deadline: number): CallOf {
   switch (c.op) {
     case 'apply':
-      return { ...c, requestId: c.requestId ?? EMPTY, expiresAt: c.expiresAt ?? 0 };
+      return { ...c, deadline, requestId: c.requestId ?? EMPTY, expiresAt: c.expiresAt ?? 0 };
     case 'merge':
     case 'read':
-      return { ...c, hintFor: c.hintFor ?? '' };
+      return { ...c, deadline, hintFor: c.hintFor ?? '' };
     case 'digest':
-      return c;
+      return { ...c, deadline };
     case 'counterUpdate':
       // The wire's sint64 carries any safe integer exactly; anything else could not arrive as sent.
-      return { ...c, amount: wireAmount(c.amount), requestId: c.requestId ?? EMPTY };
+      return { ...c, deadline, amount: wireAmount(c.amount), requestId: c.requestId ?? EMPTY };
     case 'writeMany':
-      return { ...c, ops: c.ops.map(wireSubOp), requestId: c.requestId ?? EMPTY };
+      return { ...c, deadline, ops: c.ops.map(wireSubOp), requestId: c.requestId ?? EMPTY };
     case 'readRange':
       // The wire's limit is a uint32; the replica checks the range itself (the store's words).
       if (!Number.isInteger(c.limit) || c.limit < 1 || c.limit > 0xffffffff)
@@ -249,13 +248,13 @@ function wireCall(c: ReplicaCall): Undated {
           'KV_BAD_OPTION',
           `a range read's limit must be 1 to ${MAX_RANGE_KEYS} sub-keys, got ${String(c.limit)}; read a larger set in pages`,
         );
-      return { ...c, after: c.after };
+      return { ...c, deadline, after: c.after };
     case 'paxosPrepare':
-      return wirePaxos(c.key, 'prepare', c.ballot);
+      return wirePaxos(c.key, 'prepare', c.ballot, deadline);
     case 'paxosPropose':
-      return wirePaxos(c.key, 'propose', c.proposal.ballot, c.proposal);
+      return wirePaxos(c.key, 'propose', c.proposal.ballot, deadline, c.proposal);
     case 'paxosCommit':
-      return wirePaxos(c.key, 'commit', c.proposal.ballot, c.proposal);
+      return wirePaxos(c.key, 'commit', c.proposal.ballot, deadline, c.proposal);
   }
 }
 
@@ -361,7 +360,7 @@ export class GrpcReplicas implements ReplicaApi {
   }
 
   async #send(node: string, c: ReplicaCall, deadline: number): Promise<ReplicaReplies[ReplicaOp]> {
-    const r = await this.#call(node, { ...wireCall(c), deadline } as CallOf);
+    const r = await this.#call(node, wireCall(c, deadline));
     switch (c.op) {
       case 'apply': {
         const a = answer(r, 'apply', node);
