@@ -211,7 +211,7 @@ if (!onlyAlternatives) say(table(balanceRows));
 say();
 
 // A cluster formed by starting nodes one at a time, without zones: the replicated figure
-// depends on the join allocator modelling the walk (join-tokens.ts, Replicated).
+// depends on the join allocator modelling the walk (join-replicated.ts, Replicated).
 if (!onlyAlternatives) {
   const rows: string[][] = [['tokens per node', 'worst p / r, 4–12 nodes', 'at 12 nodes', 'shortest range', 'ms/join']];
   for (const tokensPerNode of [16, 64, 256]) {

@@ -11,7 +11,7 @@
  * No node's share exceeds 1: a node holds at most one replica of a key.
  *
  * Must not: change the ring; used by tests, the simulator, the benchmark and the join
- * allocator (join-tokens.ts balances replicated ownership against `fairSharesOf`).
+ * allocator (join-replicated.ts balances replicated ownership against `fairSharesOf`).
  */
 
 import type { Ring } from './ring.js';

@@ -22,7 +22,7 @@
  * break minimality for ordinary joins into existing racks: the worse trade.
  *
  * One walk for everyone: the ring's replica tables (ring.ts), the join allocator's model
- * of a newcomer's replicas (join-tokens.ts, through `walkInto`) and the leave heirs
+ * of a newcomer's replicas (join-replicated.ts, through `walkInto`) and the leave heirs
  * (leave-heirs.ts) all place replicas with this selector.
  *
  * Must not: know about keys, hashing or member ids; it works on node indices.
@@ -119,7 +119,7 @@ export class ReplicaSelector {
 
   /**
    * The rule's walk on a ring a node may join (the join allocator models a newcomer's
-   * tokens with it, join-tokens.ts): as `select`, but walking at most `steps` tokens, and
+   * tokens with it, join-replicated.ts): as `select`, but walking at most `steps` tokens, and
    * meeting node `extra` just before token index `before`, as a token of it placed there
    * would be (-1: nowhere). `absent`: `extra` is not on the ring walked, so it does not
    * count among the nodes its zone and rack have left (it does once met). Writes up to

@@ -378,7 +378,7 @@ describe('ring laws', () => {
   });
 
   it('grown one node at a time without zones, replicated ownership stays within 1.05× fair', () => {
-    // The join allocator models the plain walk's replication (join-tokens.ts,
+    // The join allocator models the plain walk's replication (join-replicated.ts,
     // Replicated) when there are fewer zones than N = 3.
     fc.assert(
       fc.property(fc.integer({ min: 4, max: 9 }), fc.integer({ min: 24, max: 64 }), (nodes, tokensPerNode) => {
