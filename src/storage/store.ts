@@ -142,7 +142,8 @@ import type { Actor, Versions, WriteId } from './versions.js';
 import type { RangeRead } from './ranges.js';
 import { WriteQueue } from './write-queue.js';
 import type { QueueOp } from './write-queue.js';
-import { KeptTrees, dropKeptTrees } from './kept-trees.js';
+import { KeptTrees } from './kept-trees.js';
+import { dropKeptTrees } from './kept-disk.js';
 import type { KeptTreesOptions } from './kept-trees.js';
 import { ReadBatcher } from './read-batcher.js';
 
