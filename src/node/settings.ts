@@ -1,6 +1,7 @@
 /**
- * Every setting of a node, once: what it accepts (type, bounds or values), its default,
- * the placeholder and help line of its flag, and what it means (the comment on its entry).
+ * Every setting of a node, once: what it accepts (type, bounds or values, of the kinds
+ * setting-kinds.ts checks), its default, the placeholder and help line of its flag, and
+ * what it means (the comment on its entry).
  * Derived from this table: the `NodeConfig` type, `DEFAULT_CONFIG`, each setting's flag
  * (`--data-dir` for dataDir) and environment variable (`RINGKV_DATA_DIR`), the check of a
  * value (`checkSetting`), and the options of `ringkv node` (cli/commands/node-commands.ts).
@@ -14,146 +15,21 @@
  * environment or files, or relate one setting to another (config.ts does).
  */
 
-import { isAddress } from '../membership/endpoint.js';
 import { MAX_CLOCK_OFFSET_MS } from './wall-clock.js';
+import {
+  ConfigError,
+  address,
+  addresses,
+  numberFrom,
+  oneOf,
+  setting,
+  text,
+  whole,
+  type Accepts,
+  type Setting,
+} from './setting-kinds.js';
 
-/** A setting that is refused: the message names it, where it came from and what is accepted. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
-
-/** Refuse the value being checked, saying what was expected ("expected host:port, like ..."). */
-type Fail = (expected: string) => never;
-
-/** What a setting accepts, as data (for messages, docs and tests), with the check that takes a raw value. */
-export type Accepts<T> = (
-  | {
-      readonly kind: 'number';
-      readonly min: number;
-      readonly max: number;
-      readonly integer: boolean;
-      readonly orZero?: { readonly from: number; readonly expected: string };
-    }
-  | { readonly kind: 'oneOf'; readonly values: readonly string[] }
-  | { readonly kind: 'text'; readonly pattern: RegExp; readonly expected: string }
-  | { readonly kind: 'address'; readonly portZero: boolean; readonly off: boolean }
-  | { readonly kind: 'addresses' }
-) & {
-  /** The value a flag, an environment variable (always a string) or the config file gave, checked. */
-  readonly parse: (value: unknown, fail: Fail) => T;
-};
-
-/** One row of the table. */
-export interface Setting<T> {
-  readonly accepts: Accepts<T>;
-  readonly default: T;
-  /** The flag's placeholder: `--listen <host:port>`. */
-  readonly arg: string;
-  /**
-   * `ringkv node --help`: the text before "(RINGKV_X; default D)" (the default shown when
-   * there is one), or the whole line, given the variable's name, for a line shaped otherwise.
-   */
-  readonly help: string | ((env: string) => string);
-  /** Without a default value (undefined, '' or none): what not setting it means, as docs/node.md says it. */
-  readonly unset?: string;
-}
-
-/** The value as a string: a config file may give a number for a text setting. */
-function str(value: unknown, fail: Fail): string {
-  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : fail('expected a string');
-}
-
-/** A number from `min` to `max`; `orZero`: 0 (off), or `from` and above. */
-function numberFrom(
-  min: number,
-  max: number,
-  integer: boolean,
-  orZero?: { from: number; expected: string },
-): Accepts<number> {
-  return {
-    kind: 'number',
-    min,
-    max,
-    integer,
-    ...(orZero !== undefined ? { orZero } : {}),
-    parse(value, fail) {
-      const n = typeof value === 'number' ? value : Number(str(value, fail));
-      if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
-        fail(`expected ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}`);
-      }
-      return orZero === undefined || n === 0 || n >= orZero.from ? n : fail(orZero.expected);
-    },
-  };
-}
-
-const whole = (min: number, max: number, orZero?: { from: number; expected: string }): Accepts<number> =>
-  numberFrom(min, max, true, orZero);
-
-function oneOf<const V extends readonly string[]>(...values: V): Accepts<V[number]> {
-  const expected =
-    values.length === 2 ? `expected '${values[0]}' or '${values[1]}'` : `expected one of ${values.join(', ')}`;
-  return {
-    kind: 'oneOf',
-    values,
-    parse(value, fail) {
-      const v = str(value, fail);
-      return values.includes(v) ? v : fail(expected);
-    },
-  };
-}
-
-function text(pattern: RegExp, expected: string): Accepts<string> {
-  return {
-    kind: 'text',
-    pattern,
-    expected,
-    parse(value, fail) {
-      const v = str(value, fail);
-      return pattern.test(v) ? v : fail(expected);
-    },
-  };
-}
-
-function checkAddress(v: string, portZero: boolean, fail: Fail): string {
-  if (isAddress(v) || (portZero && /:0$/.test(v) && isAddress(`${v.slice(0, -2)}:1`))) return v;
-  return fail('expected host:port, like 127.0.0.1:7001');
-}
-
-/** host:port; `portZero`: port 0 (any free port) too; `off`: 'off' spelled out is no address (an env var or config file may need to say so). */
-function address(o: { portZero: boolean; off?: false }): Accepts<string>;
-function address(o: { portZero: boolean; off: true }): Accepts<string | undefined>;
-function address({ portZero, off = false }: { portZero: boolean; off?: boolean }): Accepts<string | undefined> {
-  return {
-    kind: 'address',
-    portZero,
-    off,
-    parse(value, fail) {
-      const v = str(value, fail);
-      return off && v === 'off' ? undefined : checkAddress(v, portZero, fail);
-    },
-  };
-}
-
-/** Comma-separated host:port (or a JSON array of them); empty items are skipped. */
-const addresses: Accepts<readonly string[]> = {
-  kind: 'addresses',
-  parse(value, fail) {
-    const list = Array.isArray(value) ? value.map(String) : str(value, fail).split(',');
-    return list
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0)
-      .map((s) => checkAddress(s, false, fail));
-  },
-};
-
-type Row<T> = Omit<Setting<T>, 'default'>;
-
-/** A row of the table; a default of undefined makes the setting `T | undefined`. */
-function setting<T>(s: Row<T> & { default: NoInfer<T> }): Setting<T>;
-function setting<T>(s: Row<T> & { default: undefined }): Setting<T | undefined>;
-function setting<T>(s: Setting<T>): Setting<T> {
-  return s;
-}
+export { ConfigError, type Accepts, type Setting } from './setting-kinds.js';
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const ID_EXPECTED = 'expected 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit';
@@ -611,6 +487,7 @@ export function envOf(name: SettingName): string {
   return `RINGKV_${name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
 }
 
+/** Each setting's name → `value(name)`. */
 const byName = <V>(value: (name: SettingName) => V): Record<SettingName, V> =>
   Object.fromEntries(SETTING_NAMES.map((k) => [k, value(k)])) as Record<SettingName, V>;
 
