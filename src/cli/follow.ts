@@ -114,83 +114,32 @@ export async function follow(
   finished: (t: TransfersReply | undefined, last: Progress | undefined) => boolean | string,
   o: { everyMs?: number; timeoutMs?: number; out?: NodeJS.WriteStream } = {},
 ): Promise<Progress | undefined> {
-  const out = o.out ?? process.stdout;
-  const tty = out.isTTY === true;
-  const bar = tty
-    ? new cliProgress.SingleBar(
-        {
-          format: `${title} {bar} {percentage}% | {value}/{total} ranges | {keys} keys | {size} | {rate}/s | ETA {eta_formatted} | {phase}`,
-          hideCursor: true,
-          etaBuffer: 20,
-        },
-        cliProgress.Presets.shades_classic,
-      )
-    : undefined;
+  const shown = movementDisplay(title, o.out ?? process.stdout);
   const started = Date.now();
   const end = started + (o.timeoutMs ?? 24 * 3600_000);
-  let last: Progress | undefined;
-  /** The driver's last reply about this movement, and who answered it. */
-  let lastDrive: TransfersReply | undefined;
-  let lastLine = 0;
+  const pause = (): Promise<void> => new Promise((r) => setTimeout(r, o.everyMs ?? 500));
+  const seen: Seen = { last: undefined, lastDrive: undefined, members: undefined };
   const admin = new AdminClient(driverAddress, 3000, cliSecurity());
-  let members: StatusReply | undefined;
+  const addressOf = (id: string): string | undefined => seen.members?.members.find((m) => m.id === id)?.address;
   let misses = 0;
   try {
-    bar?.start(1, 0, { keys: 0, size: '0 B', rate: '0 B', phase: 'starting' });
+    shown.start();
     for (;;) {
-      let t: TransfersReply | undefined;
-      try {
-        t = await admin.transfers();
-        members ??= await admin.status();
-      } catch {
-        t = undefined;
-      }
+      const t = await pollDriver(admin, seen);
       misses = t === undefined ? misses + 1 : 0;
       if (t === undefined && misses < MISSES_BEFORE_GONE && Date.now() <= end) {
-        await new Promise((r) => setTimeout(r, o.everyMs ?? 500));
+        await pause();
         continue;
       }
-      const addressOf = (id: string): string | undefined => members?.members.find((m) => m.id === id)?.address;
       if (t !== undefined) {
-        if (t.drive?.move === move) lastDrive = t;
-        last = await progressOf(t, move, addressOf);
-        const rate = last.bytes / Math.max(1, (Date.now() - started) / 1000);
-        const payload = {
-          keys: last.keys,
-          size: formatBytes(last.bytes),
-          rate: formatBytes(Math.round(rate)),
-          phase: last.phase,
-        };
-        if (bar) {
-          bar.setTotal(Math.max(1, last.total));
-          bar.update(last.done, payload);
-        } else if (Date.now() - lastLine >= 2000) {
-          lastLine = Date.now();
-          out.write(
-            `${title}: ${last.done}/${last.total} ranges, ${last.keys} keys, ${payload.size} (${payload.rate}/s), ${last.phase}\n`,
-          );
-        }
+        if (t.drive?.move === move) seen.lastDrive = t;
+        seen.last = await progressOf(t, move, addressOf);
+        shown.progress(seen.last, started);
       }
-      const f = finished(t, last);
+      const f = finished(t, seen.last);
       if (f === true) {
-        // Without a bar, the lines come every 2 s: the last one may be well short of the end.
-        // A driver that has exited (a leaver, once left) last spoke before the end: its
-        // gainers say what they pulled.
-        let phase = last?.phase;
-        if (t === undefined && (lastDrive !== undefined || members !== undefined)) {
-          last =
-            lastDrive !== undefined
-              ? await progressOf(lastDrive, move, addressOf, true)
-              : await pulledFor(members!, move);
-          phase = last.done === last.total ? 'done; the driver has exited' : 'the driver has exited';
-        }
-        if (last !== undefined && bar) {
-          bar.setTotal(Math.max(1, last.total));
-          bar.update(last.done, { keys: last.keys, size: formatBytes(last.bytes), phase });
-        } else if (last !== undefined)
-          out.write(
-            `${title}: ${last.done}/${last.total} ranges, ${last.keys} keys, ${formatBytes(last.bytes)} in ${Math.round((Date.now() - started) / 1000)} s, ${phase}\n`,
-          );
+        const { last, phase } = await endOf(t, seen, move, addressOf);
+        if (last !== undefined) shown.end(last, phase, started);
         return last;
       }
       if (typeof f === 'string') throw new Error(f);
@@ -198,12 +147,106 @@ export async function follow(
         throw new Error(
           `${title}: still running after ${Math.round((Date.now() - started) / 1000)} s; follow it with ringkv transfers`,
         );
-      await new Promise((r) => setTimeout(r, o.everyMs ?? 500));
+      await pause();
     }
   } finally {
-    bar?.stop();
+    shown.stop();
     admin.close();
   }
+}
+
+/** What `follow` has seen of a movement: its last progress, the driver's last reply about it, the member table. */
+interface Seen {
+  last: Progress | undefined;
+  lastDrive: TransfersReply | undefined;
+  members: StatusReply | undefined;
+}
+
+/** One poll of the driver: its transfers (undefined when it did not answer), and the member table into `seen` the first time. */
+async function pollDriver(admin: AdminClient, seen: Seen): Promise<TransfersReply | undefined> {
+  try {
+    const t = await admin.transfers();
+    seen.members ??= await admin.status();
+    return t;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where a movement `follow` sees over ended, and the phase to show. A driver that has
+ * exited (`t` undefined; a leaver, once left) last spoke before the end: its gainers say
+ * what they pulled.
+ */
+async function endOf(
+  t: TransfersReply | undefined,
+  seen: Seen,
+  move: string,
+  addressOf: (id: string) => string | undefined,
+): Promise<{ last: Progress | undefined; phase: string | undefined }> {
+  if (t === undefined && (seen.lastDrive !== undefined || seen.members !== undefined)) {
+    const last =
+      seen.lastDrive !== undefined
+        ? await progressOf(seen.lastDrive, move, addressOf, true)
+        : await pulledFor(seen.members!, move);
+    return { last, phase: last.done === last.total ? 'done; the driver has exited' : 'the driver has exited' };
+  }
+  return { last: seen.last, phase: seen.last?.phase };
+}
+
+/** How `follow` shows a movement: a live bar on a terminal, otherwise a line at most every 2 s and one at the end. */
+interface MovementDisplay {
+  /** Put the bar up. */
+  start(): void;
+  /** Show the progress of a movement followed since `started`. */
+  progress(p: Progress, started: number): void;
+  /** Show where the movement ended, with `phase` as its state. */
+  end(p: Progress, phase: string | undefined, started: number): void;
+  /** Take the bar down. */
+  stop(): void;
+}
+
+/** The display of the movement `title` on `out`. */
+function movementDisplay(title: string, out: NodeJS.WriteStream): MovementDisplay {
+  const bar =
+    out.isTTY === true
+      ? new cliProgress.SingleBar(
+          {
+            format: `${title} {bar} {percentage}% | {value}/{total} ranges | {keys} keys | {size} | {rate}/s | ETA {eta_formatted} | {phase}`,
+            hideCursor: true,
+            etaBuffer: 20,
+          },
+          cliProgress.Presets.shades_classic,
+        )
+      : undefined;
+  let lastLine = 0;
+  return {
+    start: () => bar?.start(1, 0, { keys: 0, size: '0 B', rate: '0 B', phase: 'starting' }),
+    progress(p, started) {
+      const rate = p.bytes / Math.max(1, (Date.now() - started) / 1000);
+      const payload = { keys: p.keys, size: formatBytes(p.bytes), rate: formatBytes(Math.round(rate)), phase: p.phase };
+      if (bar) {
+        bar.setTotal(Math.max(1, p.total));
+        bar.update(p.done, payload);
+      } else if (Date.now() - lastLine >= 2000) {
+        lastLine = Date.now();
+        out.write(
+          `${title}: ${p.done}/${p.total} ranges, ${p.keys} keys, ${payload.size} (${payload.rate}/s), ${p.phase}\n`,
+        );
+      }
+    },
+    // Without a bar, the lines come every 2 s: the last one may be well short of the end.
+    end(p, phase, started) {
+      if (bar) {
+        bar.setTotal(Math.max(1, p.total));
+        bar.update(p.done, { keys: p.keys, size: formatBytes(p.bytes), phase });
+      } else
+        out.write(
+          `${title}: ${p.done}/${p.total} ranges, ${p.keys} keys, ${formatBytes(p.bytes)} in ${Math.round((Date.now() - started) / 1000)} s, ${phase}\n`,
+        );
+    },
+    stop: () => bar?.stop(),
+  };
 }
 
 /** `ringkv transfers`: what every member pulls, sends and drives. */

@@ -168,62 +168,81 @@ export type JoinStep =
 
 /**
  * The next step of a joining node, from what it knows now. The shell applies it and asks
- * again until it waits; one run a gossip round.
+ * again until it waits; one run a gossip round. The checks run in this order: the shadow
+ * round, a standby's wait, a claim to make (none yet, or one that clashes), then a claim's
+ * way to normal.
  */
 export function nextJoinStep(s: JoinState): JoinStep {
-  const g = s.gossip;
-  if (g.shadow) {
-    if (s.waitedMs < SHADOW_ROUNDS * s.intervalMs)
-      return { kind: 'wait', reason: 'shadow round: checking that no member has this id' };
-    const former = g.formerSelf;
-    const st = former === undefined ? undefined : statusOf(former);
-    if (former !== undefined && !GONE.has(st ?? '')) {
-      const tokens = parseTokens(field(former, 'tokens') ?? '')?.length ?? 0;
-      return {
-        kind: 'fail',
-        message:
-          `node id ${s.self.id} is already a member of cluster ${s.clusterName} (status ${st ?? '?'}, ${tokens} tokens, ` +
-          `generation ${former.generation}), but this data dir is new, so that node's data is lost here. ` +
-          'Start this node without --id (it gets a new id) and remove the old member once removal exists, ' +
-          'or restore the old data dir.',
-      };
-    }
-    return { kind: 'show' };
-  }
+  if (s.gossip.shadow) return shadowStep(s);
   if (s.standby && s.tokens === undefined)
     return {
       kind: 'wait',
       reason: 'standby (--join manual): waiting to be admitted (ringkv plan join ID, then ringkv commit)',
     };
   const clash =
-    s.tokens === undefined ? undefined : tokenClash(s.self.id, s.tokens, g.states(), s.replaces, s.view.removed);
-  if (s.tokens === undefined || clash !== undefined) {
-    const busy = s.view.movements.find((m) => m.node !== s.self.id && m.driver !== s.self.id);
-    if (busy !== undefined) {
-      // A claim that clashes while another movement is on: give it up, so that it does not hold the other back.
-      if (s.tokens !== undefined) return { kind: 'withdraw', first: busy };
-      return {
-        kind: 'wait',
-        reason: `${describeMovement(busy)}: one topology change at a time, this node joins after it`,
-      };
-    }
-    if (s.tokens === undefined) {
-      const short = roomShort(s);
-      if (short !== undefined) return { kind: 'wait', reason: short };
-    }
-    if (s.replaces !== undefined) return replaceClaim(s, s.replaces);
-    const d = decideTokens({
-      self: s.self,
-      tokensPerNode: s.tokensPerNode,
-      replicas: s.replicas,
-      states: g.states(),
-      waitedMs: s.waitedMs,
-      quietMs: s.quietMs,
-      settleMs: (SHADOW_ROUNDS + SETTLE_ROUNDS) * s.intervalMs,
-      maxWaitMs: MAX_WAIT_ROUNDS * s.intervalMs,
-    });
-    return d.kind === 'wait' ? d : { ...d, clash };
+    s.tokens === undefined ? undefined : tokenClash(s.self.id, s.tokens, s.gossip.states(), s.replaces, s.view.removed);
+  if (s.tokens === undefined || clash !== undefined) return claimStep(s, clash);
+  return claimedStep(s);
+}
+
+/** The step during the shadow round: listen, then show ourselves unless a member (not left or removed) already has our id. */
+function shadowStep(s: JoinState): JoinStep {
+  if (s.waitedMs < SHADOW_ROUNDS * s.intervalMs)
+    return { kind: 'wait', reason: 'shadow round: checking that no member has this id' };
+  const former = s.gossip.formerSelf;
+  const st = former === undefined ? undefined : statusOf(former);
+  if (former !== undefined && !GONE.has(st ?? '')) {
+    const tokens = parseTokens(field(former, 'tokens') ?? '')?.length ?? 0;
+    return {
+      kind: 'fail',
+      message:
+        `node id ${s.self.id} is already a member of cluster ${s.clusterName} (status ${st ?? '?'}, ${tokens} tokens, ` +
+        `generation ${former.generation}), but this data dir is new, so that node's data is lost here. ` +
+        'Start this node without --id (it gets a new id) and remove the old member once removal exists, ' +
+        'or restore the old data dir.',
+    };
   }
+  return { kind: 'show' };
+}
+
+/**
+ * The step of a node with no tokens, or whose claim clashes with `clash`'s: wait for
+ * another movement (withdrawing a clashing claim), for disk room, then claim (a replacer,
+ * its dead node's tokens).
+ */
+function claimStep(s: JoinState, clash: string | undefined): JoinStep {
+  const busy = s.view.movements.find((m) => m.node !== s.self.id && m.driver !== s.self.id);
+  if (busy !== undefined) {
+    // A claim that clashes while another movement is on: give it up, so that it does not hold the other back.
+    if (s.tokens !== undefined) return { kind: 'withdraw', first: busy };
+    return {
+      kind: 'wait',
+      reason: `${describeMovement(busy)}: one topology change at a time, this node joins after it`,
+    };
+  }
+  if (s.tokens === undefined) {
+    const short = roomShort(s);
+    if (short !== undefined) return { kind: 'wait', reason: short };
+  }
+  if (s.replaces !== undefined) return replaceClaim(s, s.replaces);
+  const d = decideTokens({
+    self: s.self,
+    tokensPerNode: s.tokensPerNode,
+    replicas: s.replicas,
+    states: s.gossip.states(),
+    waitedMs: s.waitedMs,
+    quietMs: s.quietMs,
+    settleMs: (SHADOW_ROUNDS + SETTLE_ROUNDS) * s.intervalMs,
+    maxWaitMs: MAX_WAIT_ROUNDS * s.intervalMs,
+  });
+  return d.kind === 'wait' ? d : { ...d, clash };
+}
+
+/**
+ * The step of a node whose claim stands: let it settle, withdraw it if another movement
+ * goes first, wait until every live member sees it, stream, then become normal.
+ */
+function claimedStep(s: JoinState): JoinStep {
   if (s.tokensAgeMs < CLAIM_SETTLE_ROUNDS * s.intervalMs)
     return { kind: 'wait', reason: 'letting our token claim settle' };
   const first = s.view.movements[0];
@@ -237,6 +256,7 @@ export function nextJoinStep(s: JoinState): JoinStep {
         .map((m) => m.node)
         .join(', ')} to withdraw`,
     };
+  const g = s.gossip;
   const behind = disagreeing(g.states(), s.self.id, s.view.hash, s.view.removed, (id) => g.isUp(id));
   if (behind !== undefined)
     return {

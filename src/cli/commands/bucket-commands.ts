@@ -8,7 +8,7 @@
  * the actions need.
  */
 import type { Command } from 'commander';
-import type { BucketChangeReply, BucketInfo } from '../../client/admin.js';
+import type { BucketChangeReply, BucketDeletionInfo, BucketInfo } from '../../client/admin.js';
 import type { BucketProps } from '../../buckets/index.js';
 import { withAdmin } from '../calls.js';
 import { formatBuckets } from '../format.js';
@@ -23,6 +23,7 @@ interface PropFlags {
   type?: string;
 }
 
+/** `cmd` with the property flags: --n and --type settable on create only (refused on set). */
 function withPropFlags(cmd: Command, create: boolean): Command {
   return cmd
     .option(
@@ -51,6 +52,7 @@ function withPropFlags(cmd: Command, create: boolean): Command {
     );
 }
 
+/** The properties the flags give, and only those. */
 function propsOf(o: PropFlags): Partial<BucketProps> {
   const p: { -readonly [K in keyof BucketProps]?: BucketProps[K] } = {};
   if (o.n !== undefined) p.n = o.n;
@@ -62,6 +64,7 @@ function propsOf(o: PropFlags): Partial<BucketProps> {
   return p;
 }
 
+/** What a change prints: the bucket as changed, and the members that do not have it yet. */
 function report(verb: string, r: BucketChangeReply, json: boolean | undefined): void {
   if (json) return console.log(JSON.stringify(r, null, 2));
   console.log(`bucket ${r.bucket.name} ${verb}`);
@@ -72,12 +75,22 @@ function report(verb: string, r: BucketChangeReply, json: boolean | undefined): 
     );
 }
 
+/** `ringkv bucket` and its subcommands, each built by its own function below. */
 export function bucketCommand(program: Command): void {
   const bucket = program
     .command('bucket')
     .description(
       "a cluster's buckets: create, set, show, list, delete (each with its own type, N, default R/W, TTL and sibling policy)",
     );
+  bucketCreateCommand(bucket);
+  bucketSetCommand(bucket);
+  bucketShowCommand(bucket);
+  bucketDeleteCommand(bucket);
+  bucketListCommand(bucket);
+}
+
+/** `bucket create NAME`: a new bucket with the properties given. */
+function bucketCreateCommand(bucket: Command): void {
   withPropFlags(
     bucket.command('create').description('create a bucket').argument('<name>', "1 to 64 of a-z, 0-9, '_', '-', '.'"),
     true,
@@ -87,6 +100,10 @@ export function bucketCommand(program: Command): void {
     .action(async (name: string, o: PropFlags & { node: string; json?: boolean }) => {
       report('created', await withAdmin(o.node, (c) => c.createBucket(name, propsOf(o))), o.json);
     });
+}
+
+/** `bucket set NAME`: change the properties given (refused with none). */
+function bucketSetCommand(bucket: Command): void {
   withPropFlags(
     bucket
       .command('set')
@@ -104,6 +121,10 @@ export function bucketCommand(program: Command): void {
       }
       report('changed', await withAdmin(o.node, (c) => c.setBucket(name, changes)), o.json);
     });
+}
+
+/** `bucket show NAME`: a bucket's properties as the node has them. */
+function bucketShowCommand(bucket: Command): void {
   bucket
     .command('show')
     .description("a bucket's properties as a node has them")
@@ -114,6 +135,10 @@ export function bucketCommand(program: Command): void {
       const b: BucketInfo = await withAdmin(o.node, (c) => c.getBucket(name));
       console.log(o.json ? JSON.stringify(b, null, 2) : formatBuckets([b]));
     });
+}
+
+/** `bucket delete NAME`: delete it, then follow its purge to the end (or, with --no-wait, say how far it is). */
+function bucketDeleteCommand(bucket: Command): void {
   bucket
     .command('delete')
     .description(
@@ -126,17 +151,7 @@ export function bucketCommand(program: Command): void {
     .option('--json', 'print JSON (where the purge stands when the command returns)')
     .action(async (name: string, o: { purge?: boolean; wait: boolean; node: string; json?: boolean }) => {
       const { followPurge } = await import('../follow.js');
-      const first = await withAdmin(o.node, async (c) => {
-        try {
-          return { started: true, at: await c.deleteBucket(name, { purge: o.purge === true }) };
-        } catch (e) {
-          // Deleted before (by this command or another): follow its purge.
-          const deleted =
-            (e as { code?: number }).code === 5 ? await c.bucketDeletion(name).catch(() => undefined) : undefined;
-          if (deleted === undefined) throw e;
-          return { started: false, at: deleted };
-        }
-      });
+      const first = await startDeletion(name, o);
       if (!o.json)
         console.log(
           first.started
@@ -152,6 +167,28 @@ export function bucketCommand(program: Command): void {
           `purged on ${last.purged.length} of ${last.purged.length + last.pending.length} members${last.pending.length > 0 ? ` (pending: ${last.pending.join(', ')}); run it again to follow the purge` : ''}`,
         );
     });
+}
+
+/** Delete bucket `name` on `o.node`; one deleted before is not an error: its purge is where it stands (`started` false). */
+async function startDeletion(
+  name: string,
+  o: { purge?: boolean; node: string },
+): Promise<{ started: boolean; at: BucketDeletionInfo }> {
+  return withAdmin(o.node, async (c) => {
+    try {
+      return { started: true, at: await c.deleteBucket(name, { purge: o.purge === true }) };
+    } catch (e) {
+      // Deleted before (by this command or another): follow its purge.
+      const deleted =
+        (e as { code?: number }).code === 5 ? await c.bucketDeletion(name).catch(() => undefined) : undefined;
+      if (deleted === undefined) throw e;
+      return { started: false, at: deleted };
+    }
+  });
+}
+
+/** `bucket list`: every bucket the node knows. */
+function bucketListCommand(bucket: Command): void {
   bucket
     .command('list')
     .description('every bucket a node knows, the default one first')

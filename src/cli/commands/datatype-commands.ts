@@ -47,11 +47,14 @@ function typedCommand(parent: Command, name: string, description: string, type: 
     .option('--json', 'print JSON');
 }
 
+/** `c` with --w, the replicas a write waits for. */
 const writeFlags = (c: Command): Command =>
   c.option('--w <w>', `replicas that must acknowledge (1..N; ${QUORUM_HELP})`, quorum);
+/** `c` with --r, the replicas a read merges. */
 const readFlags = (c: Command): Command =>
   c.option('--r <r>', `replicas whose replies are merged (1..N; ${QUORUM_HELP})`, quorum);
 
+/** `ringkv counter` and its subcommands. */
 export function counterCommand(program: Command): void {
   const counter = program
     .command('counter')
@@ -104,12 +107,22 @@ function elementJson(e: Uint8Array): { element: string; elementBase64: string } 
   return { element: showValue(e), elementBase64: Buffer.from(e).toString('base64') };
 }
 
+/** `ringkv set` and its subcommands, each built by its own function below. */
 export function setCommand(program: Command): void {
   const set = program
     .command('set')
     .description(
       'sets of a bucket of type set: add, rm, drop, list, has (observed-remove: a remove takes out the adds it saw)',
     );
+  setAddCommand(set);
+  setRmCommand(set);
+  setDropCommand(set);
+  setListCommand(set);
+  setHasCommand(set);
+}
+
+/** `set add KEY ELEMENT...`: add elements, each once, in one request. */
+function setAddCommand(set: Command): void {
   writeFlags(typedCommand(set, 'add', 'add ELEMENT... (1 to 1,000) to the set KEY, in one request', 'set'))
     .argument('<key>')
     .argument('<element...>', 'elements as text, 1 to 1,024 bytes each')
@@ -119,6 +132,10 @@ export function setCommand(program: Command): void {
       await withClient(o, (c) => c.setAdd(key, wanted, { bucket: o.bucket, w: o.w }));
       console.log(o.json ? JSON.stringify({ added: wanted.length }) : `added ${wanted.length} to ${key}`);
     });
+}
+
+/** `set rm KEY ELEMENT...`: read each element's context, remove those present, name those absent. */
+function setRmCommand(set: Command): void {
   writeFlags(
     typedCommand(
       set,
@@ -146,6 +163,10 @@ export function setCommand(program: Command): void {
       console.log(`removed ${wanted.length - absent.length} from ${key}`);
       if (absent.length > 0) console.error(`not in the set: ${absent.join(', ')}`);
     });
+}
+
+/** `set drop KEY`: remove every element, page by page (client setDrop). */
+function setDropCommand(set: Command): void {
   writeFlags(
     readFlags(
       typedCommand(
@@ -163,6 +184,10 @@ export function setCommand(program: Command): void {
       if (removed === 0 && o.exitCode) process.exitCode = EXIT.notFound;
       console.log(o.json ? JSON.stringify({ removed }) : `removed ${removed} from ${key}`);
     });
+}
+
+/** `set list KEY`: every element, one a line, read page by page. */
+function setListCommand(set: Command): void {
   readFlags(
     typedCommand(set, 'list', 'every element of the set KEY, one a line, in byte order (read page by page)', 'set'),
   )
@@ -178,6 +203,10 @@ export function setCommand(program: Command): void {
       if (o.json) return console.log(JSON.stringify({ elements: elements.map(elementJson) }));
       for (const e of elements) console.log(showValue(e));
     });
+}
+
+/** `set has KEY ELEMENT`: whether it is in the set, and the context a remove needs. */
+function setHasCommand(set: Command): void {
   readFlags(
     typedCommand(
       set,

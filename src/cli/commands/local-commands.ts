@@ -13,6 +13,7 @@ import { positiveInt } from '../arguments.js';
 import { cliSecurity, setCredentials } from '../credential-flags.js';
 import { decommissionEnded } from './topology-commands.js';
 
+/** A port, or 0 for none (--http-base-port). */
 function portOrZero(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65_535)
@@ -37,6 +38,7 @@ async function waitServing(address: string, id: string): Promise<void> {
   }
 }
 
+/** `ringkv local` (run the cluster) and its subcommands, each built by its own function below. */
 export function localCommand(program: Command): void {
   const local = program
     .command('local')
@@ -70,10 +72,23 @@ export function localCommand(program: Command): void {
     // `local add --data-dir D`: the option after the subcommand is the subcommand's.
     .enablePositionalOptions();
 
-  local
-    .command('add')
-    .description('start one more node in the running local cluster: it joins and streams its ranges')
-    .option('--data-dir <dir>', 'the data dir the local cluster runs with', './data')
+  localAddCommand(local);
+  localRemoveCommand(local);
+  localStopCommand(local);
+  localStartCommand(local);
+}
+
+/** A subcommand of `local`: it asks the launcher of the cluster that runs with --data-dir. */
+function localSubcommand(local: Command, name: string, description: string): Command {
+  return local
+    .command(name)
+    .description(description)
+    .option('--data-dir <dir>', 'the data dir the local cluster runs with', './data');
+}
+
+/** `local add`: start one more node, then follow its join to normal (unless --no-wait). */
+function localAddCommand(local: Command): void {
+  localSubcommand(local, 'add', 'start one more node in the running local cluster: it joins and streams its ranges')
     .option(
       '--no-wait',
       'return once the node has started, without following its join (then watch it with `ringkv transfers`)',
@@ -86,12 +101,16 @@ export function localCommand(program: Command): void {
       await followJoin(n.address, n.id);
       console.log(`${n.id} is normal: it owns its ranges`);
     });
+}
 
-  local
-    .command('remove')
-    .description('decommission a node of the running local cluster: it streams its ranges away, leaves and exits')
+/** `local remove ID`: decommission a node and follow it until it has left. */
+function localRemoveCommand(local: Command): void {
+  localSubcommand(
+    local,
+    'remove',
+    'decommission a node of the running local cluster: it streams its ranges away, leaves and exits',
+  )
     .argument('<id>', 'node id, like n4')
-    .option('--data-dir <dir>', 'the data dir the local cluster runs with', './data')
     .action(async (id: string, o: { dataDir: string }) => {
       const n = await askLocal(o.dataDir, { op: 'remove', id });
       const r = await withAdmin(n.address, (c) => c.decommission(false));
@@ -100,24 +119,30 @@ export function localCommand(program: Command): void {
       await follow(`decommission ${id}`, n.address, r.move, decommissionEnded);
       console.log(`${id} left the cluster and exited`);
     });
+}
 
-  local
-    .command('stop')
-    .description(
-      'stop one node of the running local cluster cleanly (SIGTERM); the others keep serving and hold hints for it',
-    )
+/** `local stop ID`: stop one node cleanly. */
+function localStopCommand(local: Command): void {
+  localSubcommand(
+    local,
+    'stop',
+    'stop one node of the running local cluster cleanly (SIGTERM); the others keep serving and hold hints for it',
+  )
     .argument('<id>', 'node id, like n2')
-    .option('--data-dir <dir>', 'the data dir the local cluster runs with', './data')
     .action(async (id: string, o: { dataDir: string }) => {
       const n = await askLocal(o.dataDir, { op: 'stop', id });
       console.log(`${n.id} (pid ${n.pid}) stopped; ringkv local start ${n.id} starts it again with its data`);
     });
+}
 
-  local
-    .command('start')
-    .description('start a node of the running local cluster again after ringkv local stop (or a crash), with its data')
+/** `local start ID`: start a stopped node again, and wait until it serves. */
+function localStartCommand(local: Command): void {
+  localSubcommand(
+    local,
+    'start',
+    'start a node of the running local cluster again after ringkv local stop (or a crash), with its data',
+  )
     .argument('<id>', 'node id, like n2')
-    .option('--data-dir <dir>', 'the data dir the local cluster runs with', './data')
     .action(async (id: string, o: { dataDir: string }) => {
       const n = await askLocal(o.dataDir, { op: 'start', id });
       console.log(`${n.id} started at ${n.address} (pid ${n.pid})`);

@@ -43,6 +43,7 @@ interface MapOpts {
   w?: number;
 }
 
+/** A map command: --bucket required (a map lives in a bucket of type map), --node, --deadline-ms, --json. */
 function mapCommand(parent: Command, name: string, description: string): Command {
   return parent
     .command(name)
@@ -53,6 +54,7 @@ function mapCommand(parent: Command, name: string, description: string): Command
     .option('--json', 'print JSON');
 }
 
+/** `c` with --w, the replicas a write waits for. */
 const writeFlags = (c: Command): Command =>
   c.option('--w <w>', 'replicas that must acknowledge (1..N; 0 or unset: a majority of N)', quorum);
 
@@ -73,6 +75,7 @@ async function entriesOf(c: Client, key: string, o: MapOpts): Promise<MapEntry[]
   return out;
 }
 
+/** What an update prints: how many ops it applied. */
 function report(o: MapOpts, key: string, applied: number, verb: string): void {
   console.log(o.json ? JSON.stringify({ applied }) : `${verb} ${applied} in ${key}`);
 }
@@ -90,12 +93,25 @@ function valueJson(m: Awaited<ReturnType<Client['mapGet']>>): unknown {
   };
 }
 
+/** `ringkv map` and its subcommands, each built by its own function below. */
 export function mapCommands(program: Command): void {
   const map = program
     .command('map')
     .description(
       'maps of a bucket of type map: set, enable, disable, incr, add, rm, drop, get (fields named by dotted paths; nested maps)',
     );
+  mapSetCommand(map);
+  mapEnableCommand(map);
+  mapDisableCommand(map);
+  mapIncrCommand(map);
+  mapAddCommand(map);
+  mapRmCommand(map);
+  mapDropCommand(map);
+  mapGetCommand(map);
+}
+
+/** `map set KEY PATH=VALUE...`: assign registers, in one update. */
+function mapSetCommand(map: Command): void {
   writeFlags(
     mapCommand(
       map,
@@ -113,6 +129,10 @@ export function mapCommands(program: Command): void {
       });
       report(o, key, await update(key, o, async () => ops), 'assigned');
     });
+}
+
+/** `map enable KEY PATH...`: enable flags, each path once. */
+function mapEnableCommand(map: Command): void {
   writeFlags(mapCommand(map, 'enable', 'enable the flags PATH...'))
     .argument('<key>')
     .argument('<path...>')
@@ -126,6 +146,10 @@ export function mapCommands(program: Command): void {
         'enabled',
       );
     });
+}
+
+/** `map disable KEY PATH...`: read the map, then remove the enables of those flags that the read saw. */
+function mapDisableCommand(map: Command): void {
   writeFlags(
     mapCommand(map, 'disable', 'disable the flags PATH...: reads them, then disables the enables that read saw'),
   )
@@ -140,6 +164,10 @@ export function mapCommands(program: Command): void {
       );
       report(o, key, applied, 'disabled');
     });
+}
+
+/** `map incr KEY PATH [AMOUNT]`: add to a counter. */
+function mapIncrCommand(map: Command): void {
   writeFlags(
     mapCommand(
       map,
@@ -158,6 +186,10 @@ export function mapCommands(program: Command): void {
         'incremented',
       );
     });
+}
+
+/** `map add KEY PATH ELEMENT...`: add elements to a set, each once. */
+function mapAddCommand(map: Command): void {
   writeFlags(mapCommand(map, 'add', 'add ELEMENT... to the set PATH'))
     .argument('<key>')
     .argument('<path>')
@@ -173,6 +205,10 @@ export function mapCommands(program: Command): void {
         'added',
       );
     });
+}
+
+/** `map rm KEY PATH [ELEMENT...]`: read the map, then remove what it showed under PATH (of a set, only ELEMENT... when given). */
+function mapRmCommand(map: Command): void {
   writeFlags(
     mapCommand(
       map,
@@ -200,6 +236,10 @@ export function mapCommands(program: Command): void {
       if (applied === 0 && o.exitCode) process.exitCode = EXIT.notFound;
       report(o, key, applied, 'removed');
     });
+}
+
+/** `map drop KEY`: remove every entry, page by page (client mapDrop). */
+function mapDropCommand(map: Command): void {
   writeFlags(
     mapCommand(
       map,
@@ -219,6 +259,10 @@ export function mapCommands(program: Command): void {
       if (removed === 0 && o.exitCode) process.exitCode = EXIT.notFound;
       report(o, key, removed, 'removed');
     });
+}
+
+/** `map get KEY`: every live entry, one a line (or the whole map as JSON). */
+function mapGetCommand(map: Command): void {
   mapCommand(map, 'get', 'every live entry of the map KEY, one a line: PATH, type, value (read page by page)')
     .option('--r <r>', 'replicas whose replies are merged (1..N; 0 or unset: a majority of N)', quorum)
     .argument('<key>')
@@ -230,16 +274,19 @@ export function mapCommands(program: Command): void {
         const { assemble } = await import('../../client/maps.js');
         return console.log(JSON.stringify(valueJson(assemble(entries))));
       }
-      for (const e of entries) {
-        const value =
-          e.kind === 'register'
-            ? showValue(e.value)
-            : e.kind === 'flag'
-              ? 'on'
-              : e.kind === 'counter'
-                ? String(e.value)
-                : showValue(e.element);
-        console.log(`${dotted(e)}\t${e.kind === 'element' ? 'set' : e.kind}\t${value}`);
-      }
+      for (const e of entries) console.log(entryLine(e));
     });
+}
+
+/** An entry as `map get` prints it: PATH, type and value, tab-separated. */
+function entryLine(e: MapEntry): string {
+  const value =
+    e.kind === 'register'
+      ? showValue(e.value)
+      : e.kind === 'flag'
+        ? 'on'
+        : e.kind === 'counter'
+          ? String(e.value)
+          : showValue(e.element);
+  return `${dotted(e)}\t${e.kind === 'element' ? 'set' : e.kind}\t${value}`;
 }
