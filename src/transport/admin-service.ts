@@ -80,7 +80,6 @@ interface AdminDeps {
   };
 }
 
-/** A change made, and the up members that did not have it yet. */
 /** A deleted bucket's purge across the members (node/bucket-sync.ts). */
 interface DeletionStatus {
   readonly deletion: { readonly name: string; readonly at: number };
@@ -88,6 +87,7 @@ interface DeletionStatus {
   readonly pending: readonly string[];
 }
 
+/** A change made, and the up members that did not have it yet. */
 interface BucketChange {
   readonly bucket: BucketInfo;
   readonly lagging: string[];
@@ -245,7 +245,17 @@ export function ringReply(node: AdminDeps, replicas: number): RingResponse | Ref
   };
 }
 
-export function adminService(node: AdminDeps): ServiceHandlers<'ringkv.v1.Admin'> {
+type AdminHandlers = ServiceHandlers<'ringkv.v1.Admin'>;
+
+/** The Admin service's handlers: what this node sees, the operator's commands, and the bucket table's calls. */
+export function adminService(node: AdminDeps): AdminHandlers {
+  return { ...readCalls(node), ...commandCalls(node), ...bucketCalls(node) };
+}
+
+/** The calls that read this node's view: Status, Ring, Endpoints, Transfers and RepairStatus. */
+function readCalls(
+  node: AdminDeps,
+): Pick<AdminHandlers, 'Status' | 'Ring' | 'Endpoints' | 'Transfers' | 'RepairStatus'> {
   return {
     Status: (call, cb) => {
       const reply = statusReply(node, call.request.replicas);
@@ -255,49 +265,66 @@ export function adminService(node: AdminDeps): ServiceHandlers<'ringkv.v1.Admin'
       const reply = ringReply(node, call.request.replicas);
       return 'code' in reply ? cb(reply) : cb(null, reply);
     },
-    Endpoints: (call, cb) => {
-      if (call.request.key.length === 0)
-        return cb({ code: grpc.status.INVALID_ARGUMENT, details: 'a key must have at least one byte' });
-      let located;
-      try {
-        located = node.bucketSync.table.locate(call.request.bucket, call.request.key);
-      } catch (e) {
-        return cb(toStatus(e));
-      }
-      const { key, bucket } = located;
-      const ring = node.ring;
-      if (ring === undefined) {
-        return cb({
-          code: grpc.status.FAILED_PRECONDITION,
-          details: 'no member owns tokens yet: the cluster is still forming',
-        });
-      }
-      const n = Math.min(bucket.n, ring.size);
-      const isUp = (id: string): boolean => id === node.id || node.gossiper.isUp(id);
-      const endpoint = (id: string, hintFor = ''): Endpoint => {
-        const s = node.gossiper.state(id);
-        return {
-          id,
-          address: s ? (field(s, 'addr') ?? '') : '',
-          zone: ring.member(id)?.zone ?? '',
-          up: isUp(id),
-          hintFor,
-        };
-      };
-      cb(null, {
-        token: tokenHex(tokenOf(key)),
-        replicas: bucket.n,
-        preferenceList: ring.preferenceList(key, n).map((id) => endpoint(id)),
-        targets: ring.targets(key, n, isUp).map((t) => endpoint(t.id, t.for)),
+    Endpoints: endpoints(node),
+    Transfers: (_call, cb) => cb(null, node.transfers()),
+    RepairStatus: (_call, cb) => cb(null, node.repairs.status),
+  };
+}
+
+/** Admin Endpoints: a key's token, its preference list, and the replicas a write to it would go to now. */
+function endpoints(node: AdminDeps): AdminHandlers['Endpoints'] {
+  return (call, cb) => {
+    if (call.request.key.length === 0)
+      return cb({ code: grpc.status.INVALID_ARGUMENT, details: 'a key must have at least one byte' });
+    let located;
+    try {
+      located = node.bucketSync.table.locate(call.request.bucket, call.request.key);
+    } catch (e) {
+      return cb(toStatus(e));
+    }
+    const { key, bucket } = located;
+    const ring = node.ring;
+    if (ring === undefined) {
+      return cb({
+        code: grpc.status.FAILED_PRECONDITION,
+        details: 'no member owns tokens yet: the cluster is still forming',
       });
-    },
+    }
+    const n = Math.min(bucket.n, ring.size);
+    const isUp = (id: string): boolean => id === node.id || node.gossiper.isUp(id);
+    const endpoint = (id: string, hintFor = ''): Endpoint => {
+      const s = node.gossiper.state(id);
+      return {
+        id,
+        address: s ? (field(s, 'addr') ?? '') : '',
+        zone: ring.member(id)?.zone ?? '',
+        up: isUp(id),
+        hintFor,
+      };
+    };
+    cb(null, {
+      token: tokenHex(tokenOf(key)),
+      replicas: bucket.n,
+      preferenceList: ring.preferenceList(key, n).map((id) => endpoint(id)),
+      targets: ring.targets(key, n, isUp).map((t) => endpoint(t.id, t.for)),
+    });
+  };
+}
+
+/** The operator's commands, handed to the node: topology changes, staged plans, repairs and the clock offset. */
+function commandCalls(
+  node: AdminDeps,
+): Pick<
+  AdminHandlers,
+  'Decommission' | 'RemoveNode' | 'Cleanup' | 'Plan' | 'Commit' | 'Clear' | 'Admit' | 'Repair' | 'SetClockOffset'
+> {
+  return {
     Decommission: operator((r) => node.decommission(r.cancel)),
     RemoveNode: operator(async (r) => {
       if (r.id.length === 0) throw new AdminRefusal('OP_BAD_ARGUMENT', 'name the node to remove: ringkv removenode ID');
       return node.removeNode(r.id);
     }),
     Cleanup: operator(() => node.cleanup()),
-    Transfers: (_call, cb) => cb(null, node.transfers()),
     Plan: operator(async (r) => node.staged.plan(r.changes)),
     Commit: operator(async () => node.staged.commit()),
     Clear: operator(async () => node.staged.clear()),
@@ -329,7 +356,17 @@ export function adminService(node: AdminDeps): ServiceHandlers<'ringkv.v1.Admin'
       node.clock.offsetMs = r.offsetMs;
       return { offsetMs: node.clock.offsetMs, nowMs: node.clock.now() };
     }),
-    RepairStatus: (_call, cb) => cb(null, node.repairs.status),
+  };
+}
+
+/** The bucket table's calls, handed to the node's bucket sync: create, change, read, list and delete. */
+function bucketCalls(
+  node: AdminDeps,
+): Pick<
+  AdminHandlers,
+  'CreateBucket' | 'SetBucket' | 'GetBucket' | 'ListBuckets' | 'DeleteBucket' | 'GetBucketDeletion'
+> {
+  return {
     CreateBucket: operator(async (r) => {
       const p = r.props ?? NO_PROPS;
       if (p.n !== 0) node.bucketSync.checkN(p.n);

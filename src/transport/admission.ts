@@ -138,6 +138,21 @@ interface Connection {
   idleSince: number;
 }
 
+/** One call as admission follows it, from its headers to its status. */
+interface AdmittedCall {
+  readonly path: string;
+  /** Its connection, as call.getPeer() names it (the key of Admission's connections). */
+  readonly peer: string;
+  readonly requestStream: boolean;
+  readonly call: grpc.ServerInterceptingCallInterface;
+  /** The connection it is counted on; undefined for a call that raced its connection's close, or once released. */
+  counted: Connection | undefined;
+  /** Set while a unary call's request is arriving. */
+  arrival: NodeJS.Timeout | undefined;
+  /** Its request has taken slowArrivalMs and is counted as arriving slowly. */
+  slow: boolean;
+}
+
 export class Admission {
   /** Open connections, by peer: what grpc-js's call.getPeer() says of them. */
   readonly #connections = new Map<string, Connection>();
@@ -232,101 +247,127 @@ export class Admission {
    */
   interceptor(): grpc.ServerInterceptor {
     return (method, call) => {
-      const peer = call.getPeer();
-      // Undefined for a call that raced its connection's close: nothing to count.
-      let counted: Connection | undefined;
-      // Set while a unary call's request is arriving; `slow` once it has taken slowArrivalMs.
-      let arrival: NodeJS.Timeout | undefined;
-      let slow = false;
-      const arrived = (): void => {
-        if (arrival === undefined) return;
-        clearTimeout(arrival);
-        arrival = undefined;
-        if (slow) this.#slow--;
-        slow = false;
-      };
-      // Answer the call `r` before its handler sees it (or sees more of it).
-      const end = (r: Refused, metadata: grpc.Metadata): void => {
-        arrived();
-        this.onRefuse(r);
-        call.sendStatus({ code: r.code, details: r.details, metadata });
-      };
-      const release = (): void => {
-        arrived();
-        if (counted === undefined) return;
-        if (--counted.calls === 0) counted.idleSince = this.#o.now();
-        counted = undefined;
+      const c: AdmittedCall = {
+        path: method.path,
+        peer: call.getPeer(),
+        requestStream: method.requestStream,
+        call,
+        counted: undefined,
+        arrival: undefined,
+        slow: false,
       };
       const listener = new grpc.ServerListenerBuilder()
         .withOnReceiveMetadata((metadata, next) => {
-          const c = this.#connections.get(peer);
-          const refused = this.#refusal(method.path, peer, c);
-          if (refused !== undefined) {
-            this.counts.refusedOverLimit++;
-            return end(refused, retryAdvice());
-          }
-          if (c !== undefined) {
-            c.calls++;
-            counted = c;
-          }
-          if (!method.requestStream) {
-            const { arrivalMs, slowArrivalMs, maxSlowArrivals } = this.#o;
-            arrival = setTimeout(() => {
-              if (this.#slow >= maxSlowArrivals) {
-                this.counts.arrivedLate++;
-                return end(
-                  {
-                    path: method.path,
-                    peer,
-                    code: grpc.status.RESOURCE_EXHAUSTED,
-                    details: `${method.path}: the request did not arrive in full within ${slowArrivalMs / 1000} s, and ${maxSlowArrivals} others are arriving as slowly (this node's limit); send each request whole, or retry in a moment`,
-                  },
-                  retryAdvice(),
-                );
-              }
-              slow = true;
-              this.#slow++;
-              arrival = setTimeout(() => {
-                this.counts.arrivedLate++;
-                end(
-                  {
-                    path: method.path,
-                    peer,
-                    code: grpc.status.DEADLINE_EXCEEDED,
-                    details: `${method.path}: the request did not arrive in full within ${arrivalMs / 1000} s of its headers; send each request whole, or check the network`,
-                  },
-                  new grpc.Metadata(),
-                );
-              }, arrivalMs - slowArrivalMs);
-            }, slowArrivalMs);
-          }
-          next(metadata);
+          if (this.#admit(c)) next(metadata);
         })
-        .withOnReceiveMessage((message, next) => {
-          arrived();
-          if (!(message instanceof Undecodable)) return next(message);
-          this.counts.undecodable++;
-          end(
-            {
-              path: method.path,
-              peer,
-              code: grpc.status.INVALID_ARGUMENT,
-              details: `${method.path}: the request does not decode as this method's message (${message.reason}); is the client built from this node's proto files (ringkv.v1)?`,
-            },
-            new grpc.Metadata(),
-          );
-        })
-        .withOnCancel(release)
+        .withOnReceiveMessage((message, next) => this.#receive(c, message, next))
+        .withOnCancel(() => this.#release(c))
         .build();
       const responder = new grpc.ResponderBuilder()
         .withStart((next) => next(listener))
         .withSendStatus((status, next) => {
-          release();
+          this.#release(c);
           next(clarify(status, method.path));
         })
         .build();
       return new grpc.ServerInterceptingCall(call, responder);
     };
+  }
+
+  /** A call's headers: refused over a limit (false), or counted on its connection, a unary call's request timed as it arrives (true). */
+  #admit(c: AdmittedCall): boolean {
+    const connection = this.#connections.get(c.peer);
+    const refused = this.#refusal(c.path, c.peer, connection);
+    if (refused !== undefined) {
+      this.counts.refusedOverLimit++;
+      this.#end(c, refused, retryAdvice());
+      return false;
+    }
+    if (connection !== undefined) {
+      connection.calls++;
+      c.counted = connection;
+    }
+    if (!c.requestStream) this.#timeArrival(c);
+    return true;
+  }
+
+  /**
+   * Time a unary call's request: after slowArrivalMs it is arriving slowly, and is ended
+   * RESOURCE_EXHAUSTED if maxSlowArrivals others already are; else DEADLINE_EXCEEDED at arrivalMs.
+   */
+  #timeArrival(c: AdmittedCall): void {
+    const { arrivalMs, slowArrivalMs, maxSlowArrivals } = this.#o;
+    c.arrival = setTimeout(() => {
+      if (this.#slow >= maxSlowArrivals) {
+        this.counts.arrivedLate++;
+        return this.#end(
+          c,
+          {
+            path: c.path,
+            peer: c.peer,
+            code: grpc.status.RESOURCE_EXHAUSTED,
+            details: `${c.path}: the request did not arrive in full within ${slowArrivalMs / 1000} s, and ${maxSlowArrivals} others are arriving as slowly (this node's limit); send each request whole, or retry in a moment`,
+          },
+          retryAdvice(),
+        );
+      }
+      c.slow = true;
+      this.#slow++;
+      c.arrival = setTimeout(() => {
+        this.counts.arrivedLate++;
+        this.#end(
+          c,
+          {
+            path: c.path,
+            peer: c.peer,
+            code: grpc.status.DEADLINE_EXCEEDED,
+            details: `${c.path}: the request did not arrive in full within ${arrivalMs / 1000} s of its headers; send each request whole, or check the network`,
+          },
+          new grpc.Metadata(),
+        );
+      }, arrivalMs - slowArrivalMs);
+    }, slowArrivalMs);
+  }
+
+  /** A call's request message: passed on if it decoded, else the call is answered INVALID_ARGUMENT. */
+  #receive(c: AdmittedCall, message: unknown, next: (message: unknown) => void): void {
+    this.#arrived(c);
+    if (!(message instanceof Undecodable)) return next(message);
+    this.counts.undecodable++;
+    this.#end(
+      c,
+      {
+        path: c.path,
+        peer: c.peer,
+        code: grpc.status.INVALID_ARGUMENT,
+        details: `${c.path}: the request does not decode as this method's message (${message.reason}); is the client built from this node's proto files (ringkv.v1)?`,
+      },
+      new grpc.Metadata(),
+    );
+  }
+
+  /** A call's request has arrived (or the call is over): stop timing it, and no longer count it as arriving slowly. */
+  #arrived(c: AdmittedCall): void {
+    if (c.arrival === undefined) return;
+    clearTimeout(c.arrival);
+    c.arrival = undefined;
+    if (c.slow) this.#slow--;
+    c.slow = false;
+  }
+
+  /** Answer the call with `r` before its handler sees it (or sees more of it). */
+  #end(c: AdmittedCall, r: Refused, metadata: grpc.Metadata): void {
+    this.#arrived(c);
+    this.onRefuse(r);
+    c.call.sendStatus({ code: r.code, details: r.details, metadata });
+  }
+
+  /** The call is over (its status sent, or cancelled): its connection has one call fewer open. */
+  #release(c: AdmittedCall): void {
+    this.#arrived(c);
+    if (c.counted === undefined) return;
+    if (--c.counted.calls === 0) c.counted.idleSince = this.#o.now();
+    c.counted = undefined;
   }
 }
 

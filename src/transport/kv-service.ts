@@ -442,6 +442,19 @@ async function compareAndSet(
 /** Put, Get, Delete, GetMany, PutMany and the data types' calls (the stream is KeyValueService's). */
 export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<Handlers, 'Stream'> {
   return {
+    ...keyCalls(coordinator, buckets),
+    GetMany: getMany(coordinator, buckets),
+    PutMany: putMany(coordinator, buckets),
+    ...dataTypeCalls(coordinator, buckets),
+  };
+}
+
+/** The unary calls on one key of a kv bucket (Put, Get, Delete) and of a consistent one (Get, PutIf, DeleteIf). */
+function keyCalls(
+  coordinator: Coordinator,
+  buckets: BucketTable,
+): Pick<Handlers, 'Put' | 'Get' | 'Delete' | 'PutIf' | 'DeleteIf'> {
+  return {
     Put: unary(async (r, deadline) => {
       const { key, options } = request(buckets, r, deadline, 'Put');
       const { context } = await coordinator.put(key, r.value, r.context, options);
@@ -456,76 +469,103 @@ export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<
       await coordinator.delete(key, r.context, options);
       return {};
     }),
-    GetMany: unary(async (r, deadline) => {
-      checkBatchSize(r.keys.length, 'key');
-      const { props, located } = locateAll(buckets, r.bucket, r.keys, 'GetMany');
-      const options: RequestOptions = { quorum: r.r, deadline, bucket: props };
-      const results = await perKey(located, (ix) =>
-        coordinator.getMany(
-          ix.map((i) => (located[i] as { key: Buffer }).key),
-          options,
-        ),
-      );
-      let left = ANSWER_BYTES;
-      return {
-        results: results.map((o, i) => {
-          const key = r.keys[i]!;
-          if (!o.ok) return { key, error: callError(o.error) };
-          const size =
-            key.length +
-            o.value.context.length +
-            o.value.values.reduce((sum, v) => sum + v.length + FIELD_BYTES, 3 * FIELD_BYTES);
-          if (size > left)
-            return {
-              key,
-              error: {
-                code: grpc.status.RESOURCE_EXHAUSTED,
-                details: `the batch's answer would be over ${ANSWER_BYTES} bytes with this key's ${size}: get this key alone or in a smaller batch`,
-              },
-            };
-          left -= size;
-          return { key, get: o.value };
+    PutIf: casUnary((r, deadline) => compareAndSet(coordinator, buckets, r, r.value, deadline)),
+    DeleteIf: casUnary((r, deadline) => compareAndSet(coordinator, buckets, r, null, deadline)),
+  };
+}
+
+/** GetMany: each key's values, or its error, in order; keys past ANSWER_BYTES get RESOURCE_EXHAUSTED. */
+function getMany(coordinator: Coordinator, buckets: BucketTable): Handlers['GetMany'] {
+  return unary(async (r, deadline) => {
+    checkBatchSize(r.keys.length, 'key');
+    const { props, located } = locateAll(buckets, r.bucket, r.keys, 'GetMany');
+    const options: RequestOptions = { quorum: r.r, deadline, bucket: props };
+    const results = await perKey(located, (ix) =>
+      coordinator.getMany(
+        ix.map((i) => (located[i] as { key: Buffer }).key),
+        options,
+      ),
+    );
+    let left = ANSWER_BYTES;
+    return {
+      results: results.map((o, i) => {
+        const key = r.keys[i]!;
+        if (!o.ok) return { key, error: callError(o.error) };
+        const size =
+          key.length +
+          o.value.context.length +
+          o.value.values.reduce((sum, v) => sum + v.length + FIELD_BYTES, 3 * FIELD_BYTES);
+        if (size > left)
+          return {
+            key,
+            error: {
+              code: grpc.status.RESOURCE_EXHAUSTED,
+              details: `the batch's answer would be over ${ANSWER_BYTES} bytes with this key's ${size}: get this key alone or in a smaller batch`,
+            },
+          };
+        left -= size;
+        return { key, get: o.value };
+      }),
+    };
+  });
+}
+
+/** PutMany: each item's new context, or its error, in order. */
+function putMany(coordinator: Coordinator, buckets: BucketTable): Handlers['PutMany'] {
+  return unary(async (r: PutManyRequest__Output, deadline) => {
+    checkBatchSize(r.items.length, 'item');
+    const { props, located } = locateAll(
+      buckets,
+      r.bucket,
+      r.items.map((it) => it.key),
+      'PutMany',
+    );
+    const options: RequestOptions = {
+      quorum: r.w,
+      deadline,
+      bucket: props,
+      nodeConfirms: r.nodeConfirms,
+      zoneConfirms: r.zoneConfirms,
+      pw: r.pw,
+    };
+    const results = await perKey(located, (ix) =>
+      coordinator.putMany(
+        ix.map((i) => {
+          const it = r.items[i]!;
+          return {
+            key: (located[i] as { key: Buffer }).key,
+            value: it.value,
+            context: it.context,
+            requestId: it.requestId.length > 0 ? it.requestId : undefined,
+            ttlMs: it.ttlMs,
+          };
         }),
-      };
-    }),
-    PutMany: unary(async (r: PutManyRequest__Output, deadline) => {
-      checkBatchSize(r.items.length, 'item');
-      const { props, located } = locateAll(
-        buckets,
-        r.bucket,
-        r.items.map((it) => it.key),
-        'PutMany',
-      );
-      const options: RequestOptions = {
-        quorum: r.w,
-        deadline,
-        bucket: props,
-        nodeConfirms: r.nodeConfirms,
-        zoneConfirms: r.zoneConfirms,
-        pw: r.pw,
-      };
-      const results = await perKey(located, (ix) =>
-        coordinator.putMany(
-          ix.map((i) => {
-            const it = r.items[i]!;
-            return {
-              key: (located[i] as { key: Buffer }).key,
-              value: it.value,
-              context: it.context,
-              requestId: it.requestId.length > 0 ? it.requestId : undefined,
-              ttlMs: it.ttlMs,
-            };
-          }),
-          options,
-        ),
-      );
-      return {
-        results: results.map((o, i) => ({
-          key: r.items[i]!.key,
-          ...(o.ok ? { put: { context: o.value.context } } : { error: callError(o.error) }),
-        })),
-      };
-    }),
+        options,
+      ),
+    );
+    return {
+      results: results.map((o, i) => ({
+        key: r.items[i]!.key,
+        ...(o.ok ? { put: { context: o.value.context } } : { error: callError(o.error) }),
+      })),
+    };
+  });
+}
+
+/** A SetRead's or MapRead's page as the coordinator takes it (proto3's empty `after` and 0 `limit`: from the first element, and the default page). */
+function pageOf(r: { readonly after: Buffer; readonly limit: number }): { after?: Buffer; limit?: number } {
+  return { after: r.after.length > 0 ? r.after : undefined, limit: r.limit === 0 ? undefined : r.limit };
+}
+
+/** The data types' unary calls, each on a bucket of its type: counters, sets and maps. */
+function dataTypeCalls(
+  coordinator: Coordinator,
+  buckets: BucketTable,
+): Pick<
+  Handlers,
+  'CounterUpdate' | 'CounterGet' | 'CounterReset' | 'SetUpdate' | 'SetRead' | 'SetContains' | 'MapUpdate' | 'MapRead'
+> {
+  return {
     CounterUpdate: unary(async (r, deadline) => ({
       value: await updateCounter(coordinator, buckets, r, r.amount, deadline),
     })),
@@ -546,12 +586,7 @@ export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<
     }),
     SetRead: unary(async (r, deadline) => {
       const { key, options } = request(buckets, r, deadline, 'SetRead', 'set');
-      // proto3's empty bytes and 0: from the first element, and the default page.
-      const page = await coordinator.setRead(
-        key,
-        { after: r.after.length > 0 ? r.after : undefined, limit: r.limit === 0 ? undefined : r.limit },
-        options,
-      );
+      const page = await coordinator.setRead(key, pageOf(r), options);
       return { elements: page.elements, next: page.next ?? EMPTY };
     }),
     SetContains: unary(async (r, deadline) => {
@@ -563,15 +598,9 @@ export function kvService(coordinator: Coordinator, buckets: BucketTable): Omit<
       await coordinator.mapUpdate(key, mapOps(r.ops), options);
       return {};
     }),
-    PutIf: casUnary((r, deadline) => compareAndSet(coordinator, buckets, r, r.value, deadline)),
-    DeleteIf: casUnary((r, deadline) => compareAndSet(coordinator, buckets, r, null, deadline)),
     MapRead: unary(async (r, deadline) => {
       const { key, options } = request(buckets, r, deadline, 'MapRead', 'map');
-      const page = await coordinator.mapRead(
-        key,
-        { after: r.after.length > 0 ? r.after : undefined, limit: r.limit === 0 ? undefined : r.limit },
-        options,
-      );
+      const page = await coordinator.mapRead(key, pageOf(r), options);
       return { entries: page.entries.map(wireEntry), next: page.next ?? EMPTY };
     }),
   };

@@ -59,30 +59,47 @@ export interface RepairServerDeps {
   readonly log: { debug(o: object, m: string): void; warn(o: object, m: string): void };
 }
 
-export function repairService(deps: RepairServerDeps): ServiceHandlers<typeof SERVICE> {
-  const trees = new Map<
-    string,
-    {
-      tree: Promise<RangeTree | undefined>;
-      only: KeyFilter | undefined;
-      builtAt: number;
-      used: number;
-      range: TokenRange;
-      n: number;
-    }
-  >();
-  const sessionId = (s: TreeSession__Output): string =>
-    `${s.requester}/${s.session}/${s.start}-${s.end}/${s.depth}/${s.n}${s.kept ? '/kept' : ''}`;
-  const check = (cluster: string): void => {
-    const refused = peerRefusal(cluster, deps.clusterName, deps.refuse());
-    if (refused !== undefined) throw new Refusal(refused.code, refused.details);
+/** A session's tree as the server keeps it: its keys' filter, when it was built and last used, and what it covers. */
+interface SessionTree {
+  readonly tree: Promise<RangeTree | undefined>;
+  readonly only: KeyFilter | undefined;
+  readonly builtAt: number;
+  used: number;
+  readonly range: TokenRange;
+  readonly n: number;
+}
+
+/** A session's key: who asks, which session, and the tree it names. */
+function sessionId(s: TreeSession__Output): string {
+  return `${s.requester}/${s.session}/${s.start}-${s.end}/${s.depth}/${s.n}${s.kept ? '/kept' : ''}`;
+}
+
+/** Refuse a peer of another cluster, or any peer while this node refuses to serve (peer-refusal.ts). */
+function checkPeer(deps: RepairServerDeps, cluster: string): void {
+  const refused = peerRefusal(cluster, deps.clusterName, deps.refuse());
+  if (refused !== undefined) throw new Refusal(refused.code, refused.details);
+}
+
+/** A repair call: its reply, or its error as a status (a Refusal's own code, anything else's from status.ts). */
+function unary<Req, Res>(fn: (req: Req) => Promise<Res>) {
+  return (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
+    fn(call.request).then(
+      (res) => cb(null, res),
+      (e: unknown) => cb(e instanceof Refusal ? { code: e.code, details: e.message } : toStatus(e)),
+    );
   };
-  /** The session's tree; undefined for a kept session when this node has no kept tree of the unit at that depth. */
-  const treeOf = (
-    s: TreeSession__Output | null,
-  ): { tree: Promise<RangeTree | undefined>; only: KeyFilter | undefined } => {
+}
+
+/** The trees of the repair sessions this node serves, by session: built on a session's first call, kept until Finish or idle for SESSION_IDLE_MS. */
+class SessionTrees {
+  readonly #trees = new Map<string, SessionTree>();
+
+  constructor(private readonly deps: RepairServerDeps) {}
+
+  /** The session's tree; its `tree` is undefined for a kept session when this node has no kept tree of the unit at that depth. */
+  open(s: TreeSession__Output | null): SessionTree {
     if (!s) throw new Refusal(grpc.status.INVALID_ARGUMENT, 'a repair request must name its session');
-    check(s.cluster);
+    checkPeer(this.deps, s.cluster);
     const start = parseToken(s.start),
       end = parseToken(s.end);
     if (start === undefined || end === undefined || start > MAX_TOKEN || end > MAX_TOKEN)
@@ -95,48 +112,57 @@ export function repairService(deps: RepairServerDeps): ServiceHandlers<typeof SE
     if (s.n > 16)
       throw new Refusal(grpc.status.INVALID_ARGUMENT, `n must be a replica count of 1-16 (0: every key), got ${s.n}`);
     const id = sessionId(s);
-    const now = deps.now();
-    for (const [k, t] of trees) if (now - t.used > SESSION_IDLE_MS) trees.delete(k);
-    let t = trees.get(id);
+    const now = this.deps.now();
+    for (const [k, t] of this.#trees) if (now - t.used > SESSION_IDLE_MS) this.#trees.delete(k);
+    let t = this.#trees.get(id);
     if (t === undefined) {
-      if (trees.size >= MAX_SESSIONS)
+      if (this.#trees.size >= MAX_SESSIONS)
         throw new Refusal(
           grpc.status.RESOURCE_EXHAUSTED,
           `this node is already in ${MAX_SESSIONS} repair sessions; retry later`,
         );
-      const range = { start, end };
-      const only = deps.only?.(s.n, s.classes);
-      // A kept tree: a copy, taken now (the session's snapshot); none at another depth.
-      const kept = s.kept
-        ? deps.store.trees?.depth === s.depth
-          ? deps.store.trees.tree({ n: s.n, ...range })
-          : undefined
-        : undefined;
-      t = {
-        tree: s.kept ? Promise.resolve(kept) : deps.store.ranges.tree(range, s.depth, only),
-        only,
-        builtAt: now,
-        used: now,
-        range,
-        n: s.n,
-      };
-      trees.set(id, t);
-      t.tree.catch(() => trees.delete(id));
+      t = this.#build(s, { start, end }, now);
+      this.#trees.set(id, t);
+      t.tree.catch(() => this.#trees.delete(id));
     }
     t.used = now;
     return t;
-  };
-  const unary =
-    <Req, Res>(fn: (req: Req) => Promise<Res>) =>
-    (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
-      fn(call.request).then(
-        (res) => cb(null, res),
-        (e: unknown) => cb(e instanceof Refusal ? { code: e.code, details: e.message } : toStatus(e)),
-      );
+  }
+
+  /** A new session's tree of `range`: the kept tree's copy, taken now (the session's snapshot; none at another depth), or one built from the store. */
+  #build(s: TreeSession__Output, range: TokenRange, now: number): SessionTree {
+    const { store } = this.deps;
+    const only = this.deps.only?.(s.n, s.classes);
+    const kept = s.kept
+      ? store.trees?.depth === s.depth
+        ? store.trees.tree({ n: s.n, ...range })
+        : undefined
+      : undefined;
+    return {
+      tree: s.kept ? Promise.resolve(kept) : store.ranges.tree(range, s.depth, only),
+      only,
+      builtAt: now,
+      used: now,
+      range,
+      n: s.n,
     };
+  }
+
+  /** Forget the session's tree; the tree, if it had one. */
+  close(s: TreeSession__Output): SessionTree | undefined {
+    const id = sessionId(s);
+    const t = this.#trees.get(id);
+    this.#trees.delete(id);
+    return t;
+  }
+}
+
+/** The Repair service's handlers, over this node's session trees and store. */
+export function repairService(deps: RepairServerDeps): ServiceHandlers<typeof SERVICE> {
+  const trees = new SessionTrees(deps);
   return {
     TreeDigests: unary(async (r) => {
-      const tree = await treeOf(r.session).tree;
+      const tree = await trees.open(r.session).tree;
       if (tree === undefined) return { digests: [], kept: false };
       if (r.level > tree.depth || r.indices.some((i) => i >= 16 ** r.level))
         throw new Refusal(
@@ -146,7 +172,7 @@ export function repairService(deps: RepairServerDeps): ServiceHandlers<typeof SE
       return { digests: r.indices.map((i) => tree.digest(r.level, i)), kept: r.session!.kept };
     }),
     LeafEntries: unary(async (r) => {
-      const t = treeOf(r.session);
+      const t = trees.open(r.session);
       const tree = await t.tree;
       if (tree === undefined)
         throw new Refusal(
@@ -161,14 +187,14 @@ export function repairService(deps: RepairServerDeps): ServiceHandlers<typeof SE
       return { entries: await deps.store.ranges.leafEntries(tree, r.leaves, t.only) };
     }),
     Records: unary(async (r) => {
-      check(r.cluster);
+      checkPeer(deps, r.cluster);
       const got = await Promise.all(r.keys.map((k) => deps.store.getRecord(k)));
       return {
         records: got.flatMap((record, i): KeyRecord[] => (record === undefined ? [] : [{ key: r.keys[i]!, record }])),
       };
     }),
     Push: unary(async (r) => {
-      check(r.cluster);
+      checkPeer(deps, r.cluster);
       const records = deps.dropped === undefined ? r.records : r.records.filter((x) => !deps.dropped!(x.key));
       const results = await deps.store.mergeMany(records);
       return {
@@ -180,10 +206,8 @@ export function repairService(deps: RepairServerDeps): ServiceHandlers<typeof SE
     Finish: unary(async (r) => {
       const s = r.session;
       if (!s) throw new Refusal(grpc.status.INVALID_ARGUMENT, 'a repair request must name its session');
-      check(s.cluster);
-      const id = sessionId(s);
-      const t = trees.get(id);
-      trees.delete(id);
+      checkPeer(deps, s.cluster);
+      const t = trees.close(s);
       if (t !== undefined && r.complete) deps.finished?.(t.range, t.n, t.builtAt);
       return {};
     }),
