@@ -5,9 +5,9 @@
  * Around the product, over testkit/, test/ and bench/ too: the test kit imports src/ and
  * itself only, a test src/, testkit/ and test/, a benchmark src/, testkit/ and bench/.
  */
-/** `from` may import itself, src/shared (what both sides of the wire use) and `may` (directories of src/, or a file path under src/). */
+/** `from` may import itself, src/common (what both sides of the wire use) and `may` (directories of src/, or a file path under src/). */
 function layer(from, may, comment) {
-  const allowed = [from, 'shared', ...may].map((p) =>
+  const allowed = [from, 'common', ...may].map((p) =>
     p.endsWith('.ts') ? `^src/${p.replace(/\./g, '\\.')}$` : `^src/${p}/`,
   );
   return {
@@ -63,7 +63,7 @@ module.exports = {
       from: { path: '^test/' },
       to: { dependencyTypes: ['local'], pathNot: '^(src|testkit|test)/' },
     },
-    layer('shared', [], 'shapes and tools both sides of the wire use: they import nothing'),
+    layer('common', [], 'shapes and tools both sides of the wire use: they import nothing'),
     layer('ring', [], 'the ring is the bottom layer: pure, it imports no other part'),
     layer(
       'buckets',
@@ -107,7 +107,7 @@ module.exports = {
       ['buckets', 'ring', 'membership', 'storage', 'replication', 'hints', 'streaming', 'repair', 'security'],
       'the wire maps messages for the parts below; it does not know the node, the client or the CLI',
     ),
-    layer('client', ['buckets', 'ring', 'transport', 'security', 'shared'], 'the client speaks the public API only'),
+    layer('client', ['buckets', 'ring', 'transport', 'security', 'common'], 'the client speaks the public API only'),
     layer(
       'node',
       [

@@ -51,9 +51,9 @@ export const MAX_PATH_DEPTH = 4;
 /** The byte before a set element in a path. */
 export const ELEMENT = 0x01;
 
-import type { MapFieldType } from '../shared/map-entries.js';
+import type { MapFieldType } from '../common/map-entries.js';
 
-/** A map field's type (shared/map-entries.ts: the client names it the same). */
+/** A map field's type (common/map-entries.ts: the client names it the same). */
 export type FieldType = MapFieldType;
 export const FIELD_TYPES: readonly FieldType[] = ['register', 'flag', 'counter', 'set', 'map'];
 const TAG: Readonly<Record<FieldType, number>> = { register: 0x72, flag: 0x66, counter: 0x63, set: 0x73, map: 0x6d };

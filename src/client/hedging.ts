@@ -15,7 +15,7 @@
  *
  * Pure: no clock, no I/O. Owns: the arithmetic. Must not: send anything.
  */
-import { RecentLatency } from '../shared/latency-window.js';
+import { RecentLatency } from '../common/latency-window.js';
 
 export interface HedgeOptions {
   /** The percentile of recent call latencies to hedge at, 0.5..0.999 (default 0.99). */

@@ -11,8 +11,8 @@ import { amountOf, bytes, serviceError } from './wire-values.js';
 import type { MapEntry__Output } from '../transport/generated/ringkv/v1/MapEntry.js';
 import type { MapFieldType__Output } from '../transport/generated/ringkv/v1/MapFieldType.js';
 import type { MapOp as WireMapOp } from '../transport/generated/ringkv/v1/MapOp.js';
-export type { MapEntry, MapFieldType, MapPage, MapPath } from '../shared/map-entries.js';
-import type { MapEntry, MapFieldType, MapPage, MapPath } from '../shared/map-entries.js';
+export type { MapEntry, MapFieldType, MapPage, MapPath } from '../common/map-entries.js';
+import type { MapEntry, MapFieldType, MapPage, MapPath } from '../common/map-entries.js';
 
 const FIELD_TYPES: readonly MapFieldType[] = ['register', 'flag', 'counter', 'set', 'map'];
 

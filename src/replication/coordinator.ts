@@ -52,8 +52,8 @@ import {
 } from '../storage/index.js';
 import { showKey } from '../storage/kv-errors.js';
 import { ReplicationError } from './replication-errors.js';
-import { LatencyWindow, RecentLatency } from '../shared/latency-window.js';
-import type { MapEntry, MapPage } from '../shared/map-entries.js';
+import { LatencyWindow, RecentLatency } from '../common/latency-window.js';
+import type { MapEntry, MapPage } from '../common/map-entries.js';
 import {
   CONFIRM_RULES,
   QuorumFailed,

@@ -28,7 +28,7 @@ import {
   type FieldType,
 } from '../buckets/index.js';
 import { ReplicationError } from '../replication/replication-errors.js';
-import type { MapEntry } from '../shared/map-entries.js';
+import type { MapEntry } from '../common/map-entries.js';
 import type { CasOutcome } from '../replication/cas.js';
 import {
   checkBatchSize,
