@@ -48,6 +48,22 @@ export interface TypedCaller {
   ): Promise<T>;
 }
 
+/** A page read's request (SetRead, MapRead): after the page before, at most `limit`. */
+function pageRequest(bucket: string, key: Buffer, o: SetReadOptions) {
+  return {
+    bucket,
+    key,
+    after: o.after !== undefined ? bytes(o.after, 'after') : EMPTY,
+    limit: o.limit ?? 0,
+    r: o.r ?? 0,
+  };
+}
+
+/** An update's write fields (SetUpdate, MapUpdate): its request id, W and confirmations. */
+function writeFields(caller: TypedCaller, o: SetUpdateOptions) {
+  return { requestId: caller.requestId(o), w: o.w ?? 0, ...confirmsOf(o) };
+}
+
 /** Client.counterUpdate: the update, with its request id, sent as a put is; the value answered. */
 export async function counterUpdate(
   caller: TypedCaller,
@@ -131,7 +147,7 @@ export async function setUpdate(
   });
   const k = bytes(key, 'key');
   const bucket = o.bucket ?? '';
-  const req = { bucket, key: k, ops: wire, requestId: caller.requestId(o), w: o.w ?? 0, ...confirmsOf(o) };
+  const req = { bucket, key: k, ops: wire, ...writeFields(caller, o) };
   await caller.typedCall(bucket, k, 'write', o, (c, options) =>
     callUnary(c, 'SetUpdate', req, options, caller.metadata),
   );
@@ -146,13 +162,7 @@ export async function setRead(
   const o = checkOptions('setRead', options, RULES.page);
   const k = bytes(key, 'key');
   const bucket = o.bucket ?? '';
-  const req = {
-    bucket,
-    key: k,
-    after: o.after !== undefined ? bytes(o.after, 'after') : EMPTY,
-    limit: o.limit ?? 0,
-    r: o.r ?? 0,
-  };
+  const req = pageRequest(bucket, k, o);
   const r = await caller.typedCall(bucket, k, 'read', o, (c, options) =>
     callUnary(c, 'SetRead', req, options, caller.metadata),
   );
@@ -190,7 +200,7 @@ export async function mapUpdate(
   const wire = wireMapOps(ops);
   const k = bytes(key, 'key');
   const bucket = o.bucket ?? '';
-  const req = { bucket, key: k, ops: wire, requestId: caller.requestId(o), w: o.w ?? 0, ...confirmsOf(o) };
+  const req = { bucket, key: k, ops: wire, ...writeFields(caller, o) };
   await caller.typedCall(bucket, k, 'write', o, (c, options) =>
     callUnary(c, 'MapUpdate', req, options, caller.metadata),
   );
@@ -205,13 +215,7 @@ export async function mapRead(
   const o = checkOptions('mapRead', options, RULES.page);
   const k = bytes(key, 'key');
   const bucket = o.bucket ?? '';
-  const req = {
-    bucket,
-    key: k,
-    after: o.after !== undefined ? bytes(o.after, 'after') : EMPTY,
-    limit: o.limit ?? 0,
-    r: o.r ?? 0,
-  };
+  const req = pageRequest(bucket, k, o);
   const r = await caller.typedCall(bucket, k, 'read', o, (c, options) =>
     callUnary(c, 'MapRead', req, options, caller.metadata),
   );

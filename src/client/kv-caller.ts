@@ -126,16 +126,7 @@ export class KvCaller {
     o: CallOptions,
     send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<T>,
   ): Promise<T> {
-    const deadline = Date.now() + (o.deadlineMs ?? this.deadlineMs);
-    this.routing.refreshIfStale();
-    return runAttempts(
-      this.#attempts,
-      this.routing.candidates(routingKey(bucket, key)),
-      kind,
-      deadline,
-      this.#hedge,
-      (address) => send(this.#channels.channel(address), { deadline }),
-    );
+    return this.#unary(() => this.routing.candidates(routingKey(bucket, key)), kind, o, this.#hedge, send, true);
   }
 
   /**
@@ -149,16 +140,30 @@ export class KvCaller {
     kind: 'read' | 'write',
     send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<T>,
   ): Promise<T> {
+    return this.#unary(() => this.routing.batchCandidates(keys), kind, o, undefined, send, false);
+  }
+  /**
+   * Attempts of one unary call, one deadline for all: the ring refreshed if stale, then
+   * `candidates` (in that order: a refresh moves the turn); `timed`: its latency feeds the hedge delay.
+   */
+  #unary<T>(
+    candidates: () => string[],
+    kind: 'read' | 'write',
+    o: CallOptions,
+    hedge: HedgeDelay | undefined,
+    send: (c: ServiceClient<'ringkv.v1.KeyValue'>, options: grpc.CallOptions) => Promise<T>,
+    timed: boolean,
+  ): Promise<T> {
     const deadline = Date.now() + (o.deadlineMs ?? this.deadlineMs);
     this.routing.refreshIfStale();
     return runAttempts(
       this.#attempts,
-      this.routing.batchCandidates(keys),
+      candidates(),
       kind,
       deadline,
-      undefined,
+      hedge,
       (address) => send(this.#channels.channel(address), { deadline }),
-      false,
+      timed,
     );
   }
 
