@@ -73,6 +73,13 @@ async function run(dist: string, label: string): Promise<Record<string, number>>
         },
       );
       child.on('exit', res);
+      // Stopped (Ctrl-C, kill): the bench stops first, so that it stops its nodes and servers by their PIDs.
+      const forward = (signal: NodeJS.Signals): void => {
+        child.kill(signal);
+        child.once('exit', () => process.exit(130));
+      };
+      process.once('SIGINT', forward).once('SIGTERM', forward);
+      child.on('exit', () => process.off('SIGINT', forward).off('SIGTERM', forward));
     });
     if (code !== 0) throw new Error(`bench:${BENCH} on ${label} exited ${code}`);
     return figuresOf(JSON.parse(readFileSync(out, 'utf8')));

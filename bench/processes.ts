@@ -145,6 +145,7 @@ export function benchRoot(name: string): string {
     rmSync(root, { recursive: true, force: true });
   });
   process.on('SIGINT', () => process.exit(130));
+  process.on('SIGTERM', () => process.exit(143));
   return root;
 }
 

@@ -138,6 +138,8 @@ export interface JepsenReport {
     readonly unknown: number;
     readonly notApplied: number;
     readonly applied: number;
+    /** Compare-and-sets answered "not applied": another client changed the key first. */
+    readonly beaten: number;
     readonly verdict: Verdict;
   };
   readonly convergence: { converged: boolean; ms: number; keys: number; divergent: string[] };
@@ -404,12 +406,13 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
           unknown: cas.ops.filter((x) => x.outcome === 'unknown').length,
           notApplied: cas.notApplied,
           applied: cas.ops.filter((x) => x.outcome === 'ok' && x.op.kind === 'cas' && x.op.applied === true).length,
+          beaten: cas.ops.filter((x) => x.outcome === 'ok' && x.op.kind === 'cas' && x.op.applied === false).length,
           verdict: checkLinearizable(cas.ops),
         }
       : undefined;
     if (casResult)
       log(
-        `cas: ${casResult.ops} operations on ${cas!.keys.size} keys (${casResult.applied} applied, ${casResult.unknown} unknown, ${casResult.notApplied} refused before applying): ${casResult.verdict.linearizable === true ? 'linearizable' : casResult.verdict.linearizable === false ? 'NOT linearizable' : 'search passed its budget'}`,
+        `cas: ${casResult.ops} operations on ${cas!.keys.size} keys (${casResult.applied} applied, ${casResult.beaten} not applied for a changed value, ${casResult.unknown} unknown, ${casResult.notApplied} refused before applying): ${casResult.verdict.linearizable === true ? 'linearizable' : casResult.verdict.linearizable === false ? 'NOT linearizable' : 'search passed its budget'}`,
       );
 
     const windows: Window[] = nemesis.records
@@ -790,7 +793,7 @@ export function summary(r: JepsenReport): string {
   if (r.cas) {
     const v = r.cas.verdict.linearizable;
     lines.push(
-      `  cas: ${r.cas.ops} operations on ${r.cas.verdict.keys.length} keys, applied ${r.cas.applied}, unknown ${r.cas.unknown}, refused ${r.cas.notApplied}; ${v === true ? 'linearizable' : v === false ? 'NOT linearizable' : 'not proved (search budget)'} (${r.cas.verdict.keys.reduce((n, k) => n + k.steps, 0)} search steps)`,
+      `  cas: ${r.cas.ops} operations on ${r.cas.verdict.keys.length} keys, applied ${r.cas.applied}, not applied for a changed value ${r.cas.beaten}, unknown ${r.cas.unknown}, refused ${r.cas.notApplied}; ${v === true ? 'linearizable' : v === false ? 'NOT linearizable' : 'not proved (search budget)'} (${r.cas.verdict.keys.reduce((n, k) => n + k.steps, 0)} search steps)`,
     );
   }
   for (const v of r.violations) lines.push(`  VIOLATION: ${v}`);
