@@ -70,26 +70,31 @@ module.exports = {
       [],
       'buckets (names, properties, stored keys, the table) are pure data: they import no other part',
     ),
+    layer(
+      'kinds',
+      [],
+      "kinds of record (their formats, rules and joins) are pure: they import no other part; the store looks a record's kind up in them",
+    ),
     layer('membership', ['ring'], 'membership knows the ring, nothing above it'),
-    layer('storage', ['buckets', 'ring'], 'the store knows tokens, not the network or membership'),
+    layer('storage', ['buckets', 'kinds', 'ring'], 'the store knows tokens, not the network or membership'),
     layer(
       'replication',
-      ['buckets', 'ring', 'storage'],
+      ['buckets', 'kinds', 'ring', 'storage'],
       'the coordinator knows the store and the ring, not the wire or the node',
     ),
     layer(
       'hints',
-      ['buckets', 'ring', 'storage', 'replication', 'membership'],
+      ['buckets', 'kinds', 'ring', 'storage', 'replication', 'membership'],
       'hint delivery knows the store and who is up, not the wire or the node',
     ),
     layer(
       'streaming',
-      ['buckets', 'ring', 'storage', 'replication', 'membership', 'cluster/transfer-plan.ts'],
+      ['buckets', 'kinds', 'ring', 'storage', 'replication', 'membership', 'cluster/transfer-plan.ts'],
       'range pulls know what they move (and from whom, the transfer plan says), not the wire or the node',
     ),
     layer(
       'repair',
-      ['buckets', 'ring', 'storage', 'replication', 'membership'],
+      ['buckets', 'kinds', 'ring', 'storage', 'replication', 'membership'],
       'anti-entropy knows trees and records, not the wire or the node',
     ),
     layer(
@@ -104,7 +109,7 @@ module.exports = {
     ),
     layer(
       'transport',
-      ['buckets', 'ring', 'membership', 'storage', 'replication', 'hints', 'streaming', 'repair', 'security'],
+      ['buckets', 'kinds', 'ring', 'membership', 'storage', 'replication', 'hints', 'streaming', 'repair', 'security'],
       'the wire maps messages for the parts below; it does not know the node, the client or the CLI',
     ),
     layer('client', ['buckets', 'ring', 'transport', 'security', 'common'], 'the client speaks the public API only'),
@@ -112,6 +117,7 @@ module.exports = {
       'node',
       [
         'buckets',
+        'kinds',
         'ring',
         'membership',
         'storage',

@@ -1,6 +1,6 @@
 /**
  * Compare-and-set's rounds: the proposer of replication/paxos.ts run over the
- * network, against the acceptors of a key's replicas (storage/acceptor.ts). A write
+ * network, against the acceptors of a key's replicas (kinds/register/acceptor.ts). A write
  * (`write`: put if absent, put or delete if the version is a given one) and a
  * linearizable read (`read`) each run Paxos rounds until they decide:
  *
@@ -23,8 +23,6 @@
  * Owns: sending rounds and waiting for their quorums, backoff. Must not: decide what a
  * round's replies mean (paxos.ts does) or know the wire (ReplicaApi).
  */
-import { randomBytes } from 'node:crypto';
-import { showKey } from '../storage/kv-errors.js';
 import {
   HISTORY_LENGTH,
   NO_BALLOT,
@@ -33,7 +31,9 @@ import {
   type PrepareReply,
   type Proposal,
   type ProposeReply,
-} from '../storage/index.js';
+} from '../kinds/index.js';
+import { randomBytes } from 'node:crypto';
+import { showKey } from '../storage/kv-errors.js';
 import {
   afterPrepare,
   casContext,

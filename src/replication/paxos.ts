@@ -38,7 +38,7 @@ import {
   type Link,
   type PrepareReply,
   type Proposal,
-} from '../storage/index.js';
+} from '../kinds/index.js';
 
 /** The proposer `by`'s next ballot: above `seen` (the highest it has seen), and above `floor` (a clock in ms, say, so that restarts do not reuse ballots). */
 export function nextBallot(seen: Ballot, by: string, floor = 0): Ballot {

@@ -9,7 +9,8 @@
  * deadline (ms since the epoch, as Date.now()). Every failure is a ReplicaFailure,
  * whatever the transport: the coordinator decides by its kind, never by a wire's codes.
  */
-import type { Ballot, PrepareReply, ProposeReply, Proposal, SubOp } from '../storage/index.js';
+import { type Ballot, type PrepareReply, type ProposeReply, type Proposal } from '../kinds/index.js';
+import type { SubOp } from '../storage/index.js';
 
 export interface ApplyResult {
   /** The key's record after the write, to send to the other replicas. */

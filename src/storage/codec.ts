@@ -52,6 +52,16 @@
  * (and ids) section with a header: no re-encoding on the read path.
  */
 import { crc32 } from 'node:zlib';
+import {
+  COUNTER_FORMAT,
+  DecodeError,
+  REGISTER_FORMAT,
+  Reader,
+  asBuffer,
+  isKnownFormat,
+  varintSize,
+  writeVarint,
+} from '../kinds/index.js';
 import { WRITE_ID_BYTES, liveIds } from './versions.js';
 import type { Actor, Clock, Retired, Sibling, Versions, WriteId } from './versions.js';
 
@@ -59,10 +69,6 @@ export const ACTOR_BYTES = 16;
 const RECORD_FORMAT = 1;
 const RECORD_FORMAT_IDS = 2;
 const RECORD_FORMAT_EXTRAS = 3;
-/** A counter's record (counter.ts). */
-export const COUNTER_RECORD_FORMAT = 4;
-/** A compare-and-set register's acceptor (acceptor.ts). */
-export const PAXOS_RECORD_FORMAT = 5;
 const EXTRA_EXPIRES = 1;
 const EXTRA_AT = 2;
 const CONTEXT_FORMAT = 1;
@@ -79,69 +85,8 @@ export interface StoredRecord {
   readonly deletedAt: number | undefined;
 }
 
-/** Thrown by the decoders; the store turns it into a KvError that names the key. */
-export class DecodeError extends Error {
-  override name = 'DecodeError';
-}
-
-export function varintSize(n: number): number {
-  let size = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 0x80);
-    size++;
-  }
-  return size;
-}
-
-export function writeVarint(buf: Buffer, pos: number, n: number): number {
-  while (n >= 0x80) {
-    buf[pos++] = (n % 0x80) | 0x80;
-    n = Math.floor(n / 0x80);
-  }
-  buf[pos++] = n;
-  return pos;
-}
-
-export class Reader {
-  pos: number;
-  constructor(
-    readonly buf: Buffer,
-    start: number,
-    readonly end: number,
-  ) {
-    this.pos = start;
-  }
-  byte(): number {
-    if (this.pos >= this.end) throw new DecodeError('truncated');
-    return this.buf[this.pos++]!;
-  }
-  varint(): number {
-    let n = 0,
-      scale = 1;
-    for (let i = 0; i < 8; i++) {
-      const b = this.byte();
-      n += (b & 0x7f) * scale;
-      if (b < 0x80) {
-        if (n > Number.MAX_SAFE_INTEGER) break;
-        return n;
-      }
-      scale *= 0x80;
-    }
-    throw new DecodeError('integer out of range');
-  }
-  /** A varint, refused unless in its shortest form (so a canonical record re-encodes to its own bytes); `what` names the record. */
-  uint(what: string): number {
-    const at = this.pos,
-      n = this.varint();
-    if (this.pos - at !== varintSize(n)) throw new DecodeError(`${what}: an integer not in its shortest form`);
-    return n;
-  }
-  bytes(len: number): Buffer {
-    if (len > this.end - this.pos) throw new DecodeError('truncated');
-    const out = this.buf.subarray(this.pos, this.pos + len);
-    this.pos += len;
-    return out;
-  }
+/** The reader of a versions or counter record: varints and bytes, and the actors and write ids of dots. */
+export class RecordReader extends Reader {
   actor(): Actor {
     if (ACTOR_BYTES > this.end - this.pos) throw new DecodeError('truncated');
     this.pos += ACTOR_BYTES;
@@ -184,10 +129,6 @@ function actorAt(buf: Buffer, at: number): Actor {
   return actor;
 }
 
-export function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
 function sortedActors(clock: Clock): Actor[] {
   const actors = [...clock.keys()];
   return actors.length > 1 ? actors.sort() : actors;
@@ -208,7 +149,7 @@ function writeClock(buf: Buffer, pos: number, actors: readonly Actor[], clock: C
   return pos;
 }
 
-function readClock(r: Reader): { clock: Map<Actor, number>; actors: Actor[] } {
+function readClock(r: RecordReader): { clock: Map<Actor, number>; actors: Actor[] } {
   const n = r.varint();
   if (n > (r.end - r.pos) / (ACTOR_BYTES + 1)) throw new DecodeError('clock longer than the record');
   const clock = new Map<Actor, number>();
@@ -312,23 +253,9 @@ export function encodeRecord(rec: StoredRecord, clockAt?: ClockSpan): Buffer {
 const isVersionsFormat = (format: number | undefined): boolean =>
   format === RECORD_FORMAT || format === RECORD_FORMAT_IDS || format === RECORD_FORMAT_EXTRAS;
 
-/** Any record's format, a counter's included. */
-const isAnyFormat = (format: number | undefined): boolean =>
-  isVersionsFormat(format) || format === COUNTER_RECORD_FORMAT || format === PAXOS_RECORD_FORMAT;
-
 /** True for a counter's record (format 4): decode it with counter.ts decodeCounter, not decodeRecord. */
 export function isCounterRecord(bytes: Uint8Array): boolean {
-  return bytes.length > 0 && bytes[0] === COUNTER_RECORD_FORMAT;
-}
-
-/** True for a compare-and-set register's record (format 5): decode it with acceptor.ts decodeRegister. */
-export function isRegisterRecord(bytes: Uint8Array): boolean {
-  return bytes.length > 0 && bytes[0] === PAXOS_RECORD_FORMAT;
-}
-
-/** What a record of any format holds, for messages: 'versions', 'a counter' or 'a compare-and-set register'. */
-export function recordKind(bytes: Uint8Array): string {
-  return isCounterRecord(bytes) ? 'a counter' : isRegisterRecord(bytes) ? 'a compare-and-set register' : 'versions';
+  return bytes.length > 0 && bytes[0] === COUNTER_FORMAT;
 }
 
 /**
@@ -337,11 +264,11 @@ export function recordKind(bytes: Uint8Array): string {
  */
 function checkFrame(buf: Buffer, counters = false): number {
   if (buf.length < 7) throw new DecodeError(`record of ${buf.length} bytes is too short`);
-  if (!(counters ? isAnyFormat(buf[0]) : isVersionsFormat(buf[0])))
+  if (!(counters ? isKnownFormat(buf[0]) : isVersionsFormat(buf[0])))
     throw new DecodeError(
-      buf[0] === COUNTER_RECORD_FORMAT
+      buf[0] === COUNTER_FORMAT
         ? 'a counter record (format 4) where versions were expected'
-        : buf[0] === PAXOS_RECORD_FORMAT
+        : buf[0] === REGISTER_FORMAT
           ? 'a compare-and-set register (format 5) where versions were expected'
           : `unknown record format ${buf[0]}`,
     );
@@ -353,7 +280,7 @@ function checkFrame(buf: Buffer, counters = false): number {
 /** True when `bytes` has a known record format (a counter's too) and its checksum holds: what a range scan checks before it sends a record (the receiver decodes, or skims, it in full). */
 export function recordIntact(bytes: Uint8Array): boolean {
   const buf = asBuffer(bytes);
-  if (buf.length < 7 || !isAnyFormat(buf[0])) return false;
+  if (buf.length < 7 || !isKnownFormat(buf[0])) return false;
   return crc32(buf.subarray(0, buf.length - 4)) === buf.readUInt32BE(buf.length - 4);
 }
 
@@ -363,11 +290,11 @@ export function recordIntact(bytes: Uint8Array): boolean {
  */
 export function headerTime(bytes: Uint8Array): number | undefined {
   const buf = asBuffer(bytes);
-  return readHeader(new Reader(buf, 0, checkFrame(buf, true))).deletedAt;
+  return readHeader(new RecordReader(buf, 0, checkFrame(buf, true))).deletedAt;
 }
 
 /** A version 2 record's or context's ids: ascending, distinct. */
-function readIds(r: Reader): WriteId[] {
+function readIds(r: RecordReader): WriteId[] {
   const n = r.varint();
   if (n * WRITE_ID_BYTES > r.end - r.pos) throw new DecodeError('more write ids than bytes');
   const ids: WriteId[] = [];
@@ -379,7 +306,7 @@ function readIds(r: Reader): WriteId[] {
   return ids;
 }
 
-function readHeader(r: Reader): { ownerEpoch: number | undefined; deletedAt: number | undefined } {
+function readHeader(r: RecordReader): { ownerEpoch: number | undefined; deletedAt: number | undefined } {
   r.byte(); // format, checked
   const flags = r.byte();
   if ((flags & ~(FLAG_OWNER | FLAG_DELETED)) !== 0) throw new DecodeError(`unknown record flags ${flags}`);
@@ -390,7 +317,7 @@ function readHeader(r: Reader): { ownerEpoch: number | undefined; deletedAt: num
 
 export function decodeRecord(bytes: Uint8Array): StoredRecord {
   const buf = asBuffer(bytes);
-  const r = new Reader(buf, 0, checkFrame(buf));
+  const r = new RecordReader(buf, 0, checkFrame(buf));
   const withExtras = buf[0] === RECORD_FORMAT_EXTRAS;
   const withIds = withExtras || buf[0] === RECORD_FORMAT_IDS;
   const { ownerEpoch, deletedAt } = readHeader(r);
@@ -466,7 +393,7 @@ export interface RecordView {
 }
 
 /** Skip a version 2 record's retired list. */
-function skipRetired(r: Reader): void {
+function skipRetired(r: RecordReader): void {
   const n = r.varint();
   for (let i = 0; i < n; i++) {
     r.bytes(WRITE_ID_BYTES);
@@ -485,7 +412,7 @@ const hasIds = (format: number): boolean => format === RECORD_FORMAT_IDS || form
  */
 export function viewRecord(bytes: Uint8Array, now: number): RecordView {
   const buf = asBuffer(bytes);
-  const r = new Reader(buf, 0, checkFrame(buf));
+  const r = new RecordReader(buf, 0, checkFrame(buf));
   const withIds = hasIds(buf[0]!),
     withExtras = buf[0] === RECORD_FORMAT_EXTRAS;
   readHeader(r);
@@ -533,7 +460,7 @@ function skipCausal(r: Reader, withIds: boolean): void {
 /** The causal section of a record and its format (no checksum check: for records this node just encoded). */
 export function clockBytes(bytes: Uint8Array): { clock: Buffer; format: number } {
   const buf = asBuffer(bytes);
-  const r = new Reader(buf, 0, buf.length - 4);
+  const r = new RecordReader(buf, 0, buf.length - 4);
   readHeader(r);
   const start = r.pos;
   const withIds = hasIds(buf[0]!);
@@ -558,7 +485,7 @@ export function contextFromClock(keyCheck: number, clock: Buffer | undefined, fo
  */
 export function versionBytes(bytes: Uint8Array): Buffer {
   const buf = asBuffer(bytes);
-  const r = new Reader(buf, 0, checkFrame(buf, true));
+  const r = new RecordReader(buf, 0, checkFrame(buf, true));
   readHeader(r);
   return buf.subarray(r.pos, r.end);
 }
@@ -571,8 +498,8 @@ export function versionBytes(bytes: Uint8Array): Buffer {
  */
 export function versionsSpan(bytes: Uint8Array): Buffer {
   const buf = asBuffer(bytes);
-  if (buf.length < 7 || !isAnyFormat(buf[0])) throw new DecodeError(`not a ringkv record (format ${buf[0]})`);
-  const r = new Reader(buf, 0, buf.length - 4);
+  if (buf.length < 7 || !isKnownFormat(buf[0])) throw new DecodeError(`not a ringkv record (format ${buf[0]})`);
+  const r = new RecordReader(buf, 0, buf.length - 4);
   readHeader(r);
   return buf.subarray(r.pos, r.end);
 }
@@ -592,7 +519,7 @@ export function decodeContext(bytes: Uint8Array, keyCheck: number): Context {
   if (buf.length < 6 || (buf[0] !== CONTEXT_FORMAT && buf[0] !== CONTEXT_FORMAT_IDS))
     throw new DecodeError('not a ringkv causal context');
   if (buf.readUInt32BE(1) !== keyCheck >>> 0) throw new DecodeError('the context was read from a different key');
-  const r = new Reader(buf, 5, buf.length);
+  const r = new RecordReader(buf, 5, buf.length);
   const { clock } = readClock(r);
   const ids = buf[0] === CONTEXT_FORMAT_IDS ? readIds(r) : [];
   if (r.pos !== r.end) throw new DecodeError('trailing bytes after the clock');

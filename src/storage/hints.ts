@@ -28,19 +28,10 @@
  * joins infer along the way are kept whole. So a hint is bounded as any counter record
  * (entries per actor, LOG_MAX ops, voids per raced duplicate) under the same caps.
  */
-import {
-  DecodeError,
-  decodeRecord,
-  encodeRecord,
-  headerTime,
-  isCounterRecord,
-  isRegisterRecord,
-  tryDecode,
-} from './codec.js';
-import { decodeRegister, encodeRegister, joinAcceptors, proposalOrder, type StoredRegister } from './acceptor.js';
-import type { StoredRecord } from './codec.js';
-import { decodeCounter, encodeCounter, join as joinCounters } from './counter.js';
-import type { StoredCounter } from './counter.js';
+import { DecodeError } from '../kinds/index.js';
+import { encodeRecord, headerTime, tryDecode } from './codec.js';
+import { encodeCounter, join as joinCounters } from './counter.js';
+import { decodeHeld, isCounter, isJoined, joinHeld, kindOf, type Held } from './held.js';
 import type { Engine, WriteOp } from './engine.js';
 import { KvError, showKey } from './kv-errors.js';
 import type { KeyLocks } from './key-lock.js';
@@ -54,15 +45,7 @@ import { subKeyPolicy } from '../buckets/index.js';
 import { reclaimable } from './ranges.js';
 import type { WriteQueue } from './write-queue.js';
 
-/** A hinted record of either kind, and its time. */
-type Held = StoredRecord | StoredCounter | StoredRegister;
-const isCounter = (r: Held): r is StoredCounter => 'state' in r;
-const isRegister = (r: Held): r is StoredRegister => 'register' in r;
-const kindOf = (r: Held): string =>
-  isCounter(r) ? 'a counter' : isRegister(r) ? 'a compare-and-set register' : 'versions';
-const decodeAny = (bytes: Uint8Array): Held =>
-  isCounterRecord(bytes) ? decodeCounter(bytes) : isRegisterRecord(bytes) ? decodeRegister(bytes) : decodeRecord(bytes);
-const timeOf = (r: Held): number | undefined => (isCounter(r) || isRegister(r) ? r.heldSince : r.deletedAt);
+const timeOf = (r: Held): number | undefined => (isCounter(r) || isJoined(r) ? r.heldSince : r.deletedAt);
 
 export interface Hint {
   readonly key: Buffer;
@@ -94,7 +77,7 @@ interface Deps {
 /** Two hinted records of one kind for `key`, joined (the caller checked the kinds): a map's register last-writer-wins (buckets/subkeys.ts subKeyPolicy), as the store joins it. */
 function join(key: Buffer, a: Held, b: Held): Held {
   if (isCounter(a) && isCounter(b)) return { state: joinCounters(a.state, b.state), ownerEpoch: undefined };
-  if (isRegister(a) && isRegister(b)) return { register: joinAcceptors(a.register, b.register, proposalOrder) };
+  if (isJoined(a) && isJoined(b)) return joinHeld(a, b);
   if ('versions' in a && 'versions' in b)
     return {
       versions: (subKeyPolicy(key) === 'lww' ? mergeLww : merge)(a.versions, b.versions),
@@ -144,7 +127,7 @@ export class HintStore {
       const key = userKey(userKeyOrString, this.deps.settings.maxKeyBytes);
       let incoming: Held;
       try {
-        incoming = decodeAny(record);
+        incoming = decodeHeld(record);
       } catch (e) {
         if (!(e instanceof DecodeError)) throw e;
         throw new KvError(
@@ -163,7 +146,7 @@ export class HintStore {
         if (old !== undefined) {
           let held: Held | undefined;
           try {
-            held = decodeAny(old);
+            held = decodeHeld(old);
           } catch (e) {
             if (!(e instanceof DecodeError)) throw e;
           }
@@ -178,8 +161,8 @@ export class HintStore {
         // The hint keeps the time of its oldest part: that is what may be stale.
         const value = isCounter(joined)
           ? encodeCounter(joined.state, undefined, since)
-          : isRegister(joined)
-            ? encodeRegister(joined.register, since)
+          : isJoined(joined)
+            ? joined.joined.encode(joined.value, since)
             : encodeRecord({ versions: joined.versions, ownerEpoch: undefined, deletedAt: since });
         if (value.length > this.deps.settings.maxRecordBytes)
           throw new KvError(

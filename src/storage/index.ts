@@ -24,7 +24,6 @@ export type { Logger } from './store-options.js';
 export type { Ranges, ScanEntry, ScanBatch, KeyFilter, RangeRead } from './ranges.js';
 export type { Hint, HintStats, HintStore } from './hints.js';
 export { KvError } from './kv-errors.js';
-export { DecodeError } from './codec.js';
 export { checkAmount } from './counter.js';
 export type { DiskState } from './disk.js';
 export { RangeHash } from './range-hash.js';
@@ -58,27 +57,3 @@ export type {
   ResolvedPage,
   ResolvedSubKey,
 } from './replies.js';
-export {
-  EMPTY_ACCEPTOR,
-  HISTORY_LENGTH,
-  NO_BALLOT,
-  compareBallots,
-  decodeRegister,
-  encodeRegister,
-  joinAcceptors,
-  maxBallot,
-  onCommit,
-  onPrepare,
-  onPropose,
-  proposalOrder,
-} from './acceptor.js';
-export type {
-  Acceptor,
-  Ballot,
-  Link,
-  PrepareReply,
-  ProposeReply,
-  Proposal,
-  RegisterState,
-  StoredRegister,
-} from './acceptor.js';

@@ -11,18 +11,15 @@
  * records made from such a join. Must not: do I/O or decide who
  * to ask (replication/ does); it lives here because only storage knows the byte formats.
  */
+import { DecodeError, asBuffer, recordKind, joinedKindOf } from '../kinds/index.js';
 import { subKeyPolicy, type SiblingPolicy } from '../buckets/index.js';
 import { createHash } from 'node:crypto';
 import {
-  DecodeError,
-  asBuffer,
   clockBytes,
   contextFromClock,
   decodeRecord,
   encodeRecord,
   isCounterRecord,
-  isRegisterRecord,
-  recordKind,
   versionBytes,
   viewRecord,
 } from './codec.js';
@@ -81,7 +78,7 @@ export function resolveReplies(
   const now = o.now ?? Date.now();
   const check = contextCheckOf(k);
   const present = replies.filter((r): r is Uint8Array => r !== undefined);
-  const other = present.find((r) => isCounterRecord(r) || isRegisterRecord(r));
+  const other = present.find((r) => isCounterRecord(r) || joinedKindOf(r) !== undefined);
   if (other !== undefined)
     throw new KvError(
       'KV_WRONG_TYPE',

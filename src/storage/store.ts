@@ -12,8 +12,8 @@
  * increment (`counterUpdate`, record format 4: counter.ts), the presence writes of set
  * elements as sub-keys in one batch (`writeMany`) and the paged read of a parent's
  * sub-keys (`readRange`); a compare-and-set register's acceptor steps (`paxosPrepare`,
- * `paxosPropose`, `paxosCommit`, record format 5: acceptor.ts), whose records merge by
- * the acceptors' join. Every merge dispatches on the record's format: a counter joins
+ * `paxosPropose`, `paxosCommit`, record format 5: kinds/register), run as the steps of a
+ * joined kind (kinds/record-kind.ts), whose records merge by the kind's join. Every merge dispatches on the record's format: a counter joins
  * a counter, a register a register; a record met by one of another kind is refused
  * (KV_WRONG_TYPE). Must not: network anything, decide ownership (docs/architecture.md),
  * or know a bucket's type (the coordinator checks an op against it; the store's guard is
@@ -21,6 +21,22 @@
  *
  * Dots are issued by actors.ts, which guarantees that none is ever issued twice.
  */
+import {
+  DecodeError,
+  REGISTER,
+  joinedKindOf,
+  asBuffer,
+  recordKind,
+  onCommit,
+  onPrepare,
+  onPropose,
+  type Ballot,
+  type JoinedKind,
+  type PrepareReply,
+  type Proposal,
+  type ProposeReply,
+} from '../kinds/index.js';
+import { decodeHeld, isCounter, isJoined, isVersions, joinHeld, kindOf, type Held, type HeldJoined } from './held.js';
 import {
   DataTypeError,
   isSubKey,
@@ -36,16 +52,12 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Actors, fileCleanMark } from './actors.js';
 import {
-  DecodeError,
-  asBuffer,
   clockBytes,
   contextFromClock,
   decodeContext,
   decodeRecord,
   encodeRecord,
   isCounterRecord,
-  isRegisterRecord,
-  recordKind,
   skimRecord,
   spliceRecord,
   tryDecode,
@@ -71,18 +83,6 @@ import {
   value as counterValue,
 } from './counter.js';
 import type { CounterDelta, CounterState, StoredCounter } from './counter.js';
-import {
-  EMPTY_ACCEPTOR,
-  decodeRegister,
-  encodeRegister,
-  joinAcceptors,
-  onCommit,
-  onPrepare,
-  onPropose,
-  proposalOrder,
-  sameRegister,
-} from './acceptor.js';
-import type { Ballot, PrepareReply, Proposal, ProposeReply, RegisterState, StoredRegister } from './acceptor.js';
 import type { ClockSpan, Context, RecordSkim, StoredRecord } from './codec.js';
 import { withIoErrors } from './engine.js';
 import { DiskGuard, type DiskState, type StatFs } from './disk.js';
@@ -435,22 +435,8 @@ function corruption(e: unknown): string | undefined {
   return undefined;
 }
 
-/** A decoded record of any kind: versions (formats 1 to 3), a counter (format 4) or a compare-and-set register (format 5). */
-type Held = StoredRecord | StoredCounter | StoredRegister;
-const isCounter = (r: Held): r is StoredCounter => 'state' in r;
-const isRegister = (r: Held): r is StoredRegister => 'register' in r;
-const isVersions = (r: Held): r is StoredRecord => 'versions' in r;
 /** A record received from another node: a counter's may be a delta, with a base (counter.ts CounterDelta). */
-type Received = StoredRecord | (StoredCounter & { readonly base?: CounterDelta['base'] }) | StoredRegister;
-const kindOf = (r: Held): string =>
-  isCounter(r)
-    ? 'a counter'
-    : isRegister(r)
-      ? 'a compare-and-set register'
-      : 'versions (a plain key, a set element or a map register)';
-/** Decode a record of any kind, by its format. */
-const decodeHeld = (bytes: Uint8Array): Held =>
-  isCounterRecord(bytes) ? decodeCounter(bytes) : isRegisterRecord(bytes) ? decodeRegister(bytes) : decodeRecord(bytes);
+type Received = StoredRecord | (StoredCounter & { readonly base?: CounterDelta['base'] }) | HeldJoined;
 
 const EMPTY = Buffer.alloc(0);
 /** Where the clock of the record #persist last encoded lies (a put's context is it). */
@@ -1100,15 +1086,16 @@ export class Store {
     return record;
   }
 
-  /** Queue the op that stores a compare-and-set register for dk and return its record: only the size cap applies. */
-  #persistRegister(
+  /** Queue the op that stores a joined kind's state for dk and return its record: only the size cap applies. */
+  #persistJoined<S>(
     dk: Buffer,
-    old: StoredRegister | undefined,
+    old: HeldJoined | undefined,
     prior: Buffer | undefined,
-    state: RegisterState,
+    kind: JoinedKind<S>,
+    state: S,
     ops: QueueOp[],
   ): Buffer {
-    const record = encodeRegister(state);
+    const record = kind.encode(state);
     this.#checkRecordSize(dk, record.length);
     ops.push({ type: 'put', key: dk, value: record, prior: prior ?? null, priorIntact: old !== undefined }); // old was decoded from prior
     return record;
@@ -1138,7 +1125,7 @@ export class Store {
       const bytes = await this.#gets.get(dk);
       if (bytes === undefined)
         return { values: [], context: contextFromClock(check, undefined), versions: 0, deleted: false };
-      if (isCounterRecord(bytes) || isRegisterRecord(bytes))
+      if (isCounterRecord(bytes) || joinedKindOf(bytes) !== undefined)
         throw this.#wrongType(dk, recordKind(bytes), 'a get (which reads versions)');
       const view = this.#checked(dk, () => viewRecord(bytes, this.#now()));
       return {
@@ -1304,35 +1291,37 @@ export class Store {
    */
   async paxosPrepare(key: Key, ballot: Ballot): Promise<PrepareReply<Buffer>> {
     checkBallot(ballot);
-    return this.#acceptor(key, 'a Paxos prepare', (a) => onPrepare(a, ballot));
+    return this.#step(key, REGISTER, 'a Paxos prepare', (a) => {
+      const { acceptor, reply } = onPrepare(a, ballot);
+      return { state: acceptor, reply };
+    });
   }
 
   /** A Paxos proposal to the register at `key` (acceptor.ts onPropose): accepted, and written, when its ballot is at least the one promised here. */
   async paxosPropose(key: Key, proposal: Proposal<Buffer>): Promise<ProposeReply> {
     this.#checkProposal(proposal);
-    return this.#acceptor(key, 'a Paxos proposal', (a) => onPropose(a, proposal));
+    return this.#step(key, REGISTER, 'a Paxos proposal', (a) => {
+      const { acceptor, reply } = onPropose(a, proposal);
+      return { state: acceptor, reply };
+    });
   }
 
   /** A Paxos commit to the register at `key` (acceptor.ts onCommit): kept when newer than the commit held. */
   async paxosCommit(key: Key, proposal: Proposal<Buffer>): Promise<void> {
     this.#checkProposal(proposal);
-    await this.#acceptor(key, 'a Paxos commit', (a) => ({ acceptor: onCommit(a, proposal), reply: undefined }));
+    await this.#step(key, REGISTER, 'a Paxos commit', (a) => ({ state: onCommit(a, proposal), reply: undefined }));
   }
 
-  /** One acceptor step on `key`'s register under its lock: the new state written when it changed, then the reply. */
-  async #acceptor<R>(
-    key: Key,
-    what: string,
-    step: (a: RegisterState) => { acceptor: RegisterState; reply: R },
-  ): Promise<R> {
+  /** One step of a joined kind on `key`'s state under its lock: the new state written when it changed, then the reply. */
+  async #step<S, R>(key: Key, kind: JoinedKind<S>, what: string, step: (s: S) => { state: S; reply: R }): Promise<R> {
     this.#enterWrite();
     try {
       const { dk, hi, lo } = this.#locate(key);
       return await this.#change(dk, hi, lo, (old, ops, stored) => {
-        if (old !== undefined && !isRegister(old)) throw this.#wrongType(dk, kindOf(old), what);
-        const before = old?.register ?? EMPTY_ACCEPTOR;
-        const { acceptor, reply } = step(before);
-        if (old === undefined || !sameRegister(acceptor, before)) this.#persistRegister(dk, old, stored, acceptor, ops);
+        if (old !== undefined && !(isJoined(old) && old.joined === kind)) throw this.#wrongType(dk, kindOf(old), what);
+        const before = old === undefined ? kind.empty : (old.value as S);
+        const { state, reply } = step(before);
+        if (old === undefined || !kind.same(state, before)) this.#persistJoined(dk, old, stored, kind, state, ops);
         return reply;
       });
     } finally {
@@ -1442,7 +1431,7 @@ export class Store {
   /** One op of writeMany, on its sub-key's record as read under its lock: the record after it, its delta (an increment's), or the record as held for an op seen before. */
   #subWrite(it: SubItem, now: number, ops: QueueOp[]): SubWrite {
     const { op, old } = it;
-    if (old !== undefined && isRegister(old)) throw this.#wrongType(it.dk, kindOf(old), `an ${op.op} op`);
+    if (old !== undefined && isJoined(old)) throw this.#wrongType(it.dk, kindOf(old), `an ${op.op} op`);
     const epoch = this.#actors.epochFor(old?.ownerEpoch);
     if (it.seen !== undefined && 'counter' in it.seen) {
       // A counter field's remove: its reset, a full state the other replicas join (no delta).
@@ -1734,14 +1723,15 @@ export class Store {
         ownerEpoch: undefined,
         deletedAt: undefined,
       };
-    if (isRegister(a) && isRegister(b)) return { register: joinAcceptors(a.register, b.register, proposalOrder) };
+    if (isJoined(a) && isJoined(b) && a.joined === b.joined) return joinHeld(a, b);
     throw this.#wrongType(dk, 'no record yet', `one batch giving it both ${kindOf(a)} and ${kindOf(b)}`);
   }
 
   /** A record sent by another node, of either kind (a counter's: a delta, or a full state); KV_BAD_RECORD when it does not decode. */
   #incoming(k: Buffer, record: Uint8Array): Received {
     try {
-      if (isRegisterRecord(record)) return { register: decodeRegister(record).register };
+      const joined = joinedKindOf(record);
+      if (joined !== undefined) return { joined, value: joined.decode(record).state };
       return isCounterRecord(record) ? { ...decodeCounterDelta(record), ownerEpoch: undefined } : decodeRecord(record);
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
@@ -1778,15 +1768,13 @@ export class Store {
       if (old !== undefined && !isCounter(old)) throw this.#wrongType(dk, kindOf(old), "a counter's record");
       return this.#mergeCounter(dk, old, received, ops, stored);
     }
-    if (isRegister(received)) {
-      if (old !== undefined && !isRegister(old))
-        throw this.#wrongType(dk, kindOf(old), "a compare-and-set register's record");
-      // The join of two replicas' acceptors (acceptor.ts says why that is safe for Paxos).
-      const joined =
-        old === undefined ? received.register : joinAcceptors(old.register, received.register, proposalOrder);
-      if (old !== undefined && sameRegister(joined, old.register))
-        return { changed: false, versions: 1, record: stored! };
-      return { changed: true, versions: 1, record: this.#persistRegister(dk, old, stored, joined, ops) };
+    if (isJoined(received)) {
+      const kind = received.joined;
+      if (old !== undefined && !(isJoined(old) && old.joined === kind))
+        throw this.#wrongType(dk, kindOf(old), `the record of ${kind.name}`);
+      const joined = old === undefined ? received.value : kind.join(old.value, received.value);
+      if (old !== undefined && kind.same(joined, old.value)) return { changed: false, versions: 1, record: stored! };
+      return { changed: true, versions: 1, record: this.#persistJoined(dk, old, stored, kind, joined, ops) };
     }
     if (old !== undefined && !isVersions(old)) throw this.#wrongType(dk, kindOf(old), 'a record of versions');
     return this.#mergeVersions(dk, old, received.versions, ops, stored);

@@ -20,6 +20,14 @@
  * Owns: the mapping between ReplicaApi and the stream's calls, and of gRPC and replica
  * errors to ReplicaFailures. Must not: interpret the calls (replication/ does).
  */
+import {
+  DecodeError,
+  decodeRegister,
+  encodeRegister,
+  type Ballot,
+  type Proposal,
+  type RegisterState,
+} from '../kinds/index.js';
 import * as grpc from '@grpc/grpc-js';
 import { DataTypeError, type FieldType } from '../buckets/index.js';
 import {
@@ -33,17 +41,7 @@ import {
 } from '../replication/replica-api.js';
 import type { LocalReplica } from '../replication/local-replica.js';
 import { ReplicationError } from '../replication/replication-errors.js';
-import {
-  DecodeError,
-  KvError,
-  MAX_RANGE_KEYS,
-  decodeRegister,
-  encodeRegister,
-  type Ballot,
-  type Proposal,
-  type RegisterState,
-  type SubOp,
-} from '../storage/index.js';
+import { KvError, MAX_RANGE_KEYS, type SubOp } from '../storage/index.js';
 import {
   BatchedServer,
   BatchedStream,

@@ -12,9 +12,6 @@
  * that reads no history (the commits acceptors remember) ends more calls unknown.
  * PAXOS_DEBUG=1 prints a failing run's plans, choices and history.
  */
-import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { afterPrepare, decide, mayHaveBeenAccepted, nextBallot, quorumOf } from '../../src/replication/paxos.js';
 import {
   EMPTY_ACCEPTOR,
   NO_BALLOT,
@@ -27,7 +24,10 @@ import {
   type Ballot,
   type PrepareReply,
   type Proposal,
-} from '../../src/storage/acceptor.js';
+} from '../../src/kinds/index.js';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { afterPrepare, decide, mayHaveBeenAccepted, nextBallot, quorumOf } from '../../src/replication/paxos.js';
 import { checkLinearizable, type CasOp, type HistoryOp } from '../jepsen/linearizability.js';
 
 type Planned =

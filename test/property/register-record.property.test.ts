@@ -6,10 +6,8 @@
  * That joining states is safe for Paxos itself is test/property/paxos.property.test.ts's
  * (its network copies acceptors' states as anti-entropy would).
  */
-import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { DecodeError } from '../../src/storage/codec.js';
 import {
+  DecodeError,
   EMPTY_ACCEPTOR,
   compareBallots,
   decodeRegister,
@@ -21,7 +19,9 @@ import {
   proposalOrder,
   sameRegister,
   type RegisterState,
-} from '../../src/storage/acceptor.js';
+} from '../../src/kinds/index.js';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 
 /** Up to 36 ballots: enough commits that a history fills (HISTORY_LENGTH) and drops its oldest. */
 const ballotArb = fc.record({ n: fc.integer({ min: 1, max: 12 }), by: fc.constantFrom('n1', 'n2', 'n3') });

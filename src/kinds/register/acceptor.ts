@@ -23,7 +23,8 @@
  * proposer does, or know the network.
  */
 import { crc32 } from 'node:zlib';
-import { DecodeError, PAXOS_RECORD_FORMAT, Reader, asBuffer, varintSize, writeVarint } from './codec.js';
+import { DecodeError, Reader, asBuffer, varintSize, writeVarint } from '../record-bytes.js';
+import { REGISTER_FORMAT } from '../formats.js';
 
 /** A ballot: a number, then the proposer's id to break ties. Ordered by `compareBallots`. */
 export interface Ballot {
@@ -212,7 +213,7 @@ const compareNames = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 :
 const compareValues = (x: Buffer | null, y: Buffer | null): number =>
   x === null ? (y === null ? 0 : -1) : y === null ? 1 : Buffer.compare(x, y);
 
-/** A hint's held-since time: flag 2, as in the other formats' headers (codec.ts headerTime). */
+/** A hint's held-since time: flag 2, as in the other formats' headers (storage/codec.ts headerTime). */
 const FLAG_HELD = 2;
 /** The longest proposer id and request id a record holds, bytes. */
 const MAX_NAME_BYTES = 255;
@@ -287,7 +288,7 @@ export function encodeRegister(s: RegisterState, heldSince?: number): Buffer {
     historySize(s.history) +
     4;
   const buf = Buffer.allocUnsafe(size);
-  buf[0] = PAXOS_RECORD_FORMAT;
+  buf[0] = REGISTER_FORMAT;
   buf[1] = heldSince === undefined ? 0 : FLAG_HELD;
   let pos = heldSince === undefined ? 2 : writeVarint(buf, 2, heldSince);
   pos = writeBallot(buf, pos, s.promised);
@@ -361,7 +362,7 @@ export interface StoredRegister {
 export function decodeRegister(bytes: Uint8Array): StoredRegister {
   const buf = asBuffer(bytes);
   if (buf.length < 2 + 4) corrupt('truncated');
-  if (buf[0] !== PAXOS_RECORD_FORMAT) corrupt(`format ${buf[0]}, not ${PAXOS_RECORD_FORMAT}`);
+  if (buf[0] !== REGISTER_FORMAT) corrupt(`format ${buf[0]}, not ${REGISTER_FORMAT}`);
   const end = buf.length - 4;
   if (crc32(buf.subarray(0, end)) !== buf.readUInt32BE(end)) corrupt('checksum mismatch');
   const flags = buf[1]!;

@@ -4,11 +4,11 @@
  * unknown), the cost uncontended, replicas down and slow, contention, a retry by request
  * id, a replica that missed a commit, a range that moves, and bad input.
  */
+import { decodeRegister } from '../../../src/kinds/index.js';
+import { HISTORY_LENGTH } from '../../../src/kinds/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { storedKey, type BucketProps } from '../../../src/buckets/index.js';
 import { claimRing } from '../../../src/ring/index.js';
-import { decodeRegister } from '../../../src/storage/index.js';
-import { HISTORY_LENGTH } from '../../../src/storage/acceptor.js';
 import type { CasOutcome } from '../../../src/replication/cas.js';
 import { FakeCluster, codeOf, eventually } from './fake-cluster.js';
 

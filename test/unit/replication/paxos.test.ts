@@ -4,8 +4,6 @@
  * compare-and-set decision. The whole under a hostile network is
  * test/property/paxos.property.test.ts's.
  */
-import { describe, expect, it } from 'vitest';
-import { afterPrepare, decide, mayHaveBeenAccepted, nextBallot, quorumOf } from '../../../src/replication/paxos.js';
 import {
   EMPTY_ACCEPTOR,
   HISTORY_LENGTH,
@@ -20,7 +18,9 @@ import {
   type Link,
   type PrepareReply,
   type Proposal,
-} from '../../../src/storage/acceptor.js';
+} from '../../../src/kinds/index.js';
+import { describe, expect, it } from 'vitest';
+import { afterPrepare, decide, mayHaveBeenAccepted, nextBallot, quorumOf } from '../../../src/replication/paxos.js';
 
 const b = (n: number, by = 'x'): Ballot => ({ n, by });
 const p = (n: number, value: string | null, id = `r${n}`, by = 'x'): Proposal<string> => ({

@@ -5,12 +5,12 @@
  * refusals, the duplicate's delta, and the log window: past it an increment issued twice
  * counts at worst twice, never lost.
  */
+import { DecodeError, COUNTER_FORMAT } from '../../../src/kinds/index.js';
 import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DecodeError, headerTime, versionBytes } from '../../../src/storage/codec.js';
+import { headerTime, versionBytes } from '../../../src/storage/codec.js';
 import {
-  COUNTER_FORMAT,
   EMPTY_COUNTER,
   LOG_MAX,
   applyDelta,

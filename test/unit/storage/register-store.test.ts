@@ -6,10 +6,10 @@
  * and each refusal: a register met by versions or a counter, or they by a register, and a
  * malformed ballot or proposal.
  */
+import { decodeRegister, encodeRegister, type Proposal } from '../../../src/kinds/index.js';
 import { describe, expect, it } from 'vitest';
 import { storedKey } from '../../../src/buckets/index.js';
 import { KvError, MemoryEngine, Store } from '../../../src/storage/index.js';
-import { decodeRegister, encodeRegister, type Proposal } from '../../../src/storage/acceptor.js';
 
 const key = storedKey('locks', Buffer.from('leader'));
 const b = (n: number, by = 'n1') => ({ n, by });
