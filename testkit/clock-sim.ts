@@ -21,9 +21,9 @@
  * ring or versions decide (it calls them).
  */
 import { MemoryEngine, Store } from '../src/storage/index.js';
-import { decodeRecord, versionBytes } from '../src/storage/codec.js';
-import { EMPTY_VERSIONS } from '../src/storage/versions.js';
-import type { Versions } from '../src/storage/versions.js';
+import { decodeRecord, versionBytes } from '../src/kinds/versions/codec.js';
+import { EMPTY_VERSIONS } from '../src/kinds/versions/versions.js';
+import type { Versions } from '../src/kinds/versions/versions.js';
 import { Ring, tokenOf } from '../src/ring/index.js';
 import type { Member } from '../src/ring/index.js';
 import { mulberry32 } from '../src/ring/allocate-tokens.js';

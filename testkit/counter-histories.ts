@@ -12,8 +12,8 @@
 import fc from 'fast-check';
 import { KvError } from '../src/storage/index.js';
 import type { Key, MergeResult, Store } from '../src/storage/index.js';
-import { value } from '../src/storage/counter.js';
-import type { CounterState } from '../src/storage/counter.js';
+import { value } from '../src/kinds/counter/counter.js';
+import type { CounterState } from '../src/kinds/counter/counter.js';
 
 export type Step =
   | { kind: 'inc'; at: number; req: number }

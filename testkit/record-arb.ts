@@ -8,8 +8,8 @@
  * Must not: build records by hand (encodeRecord writes them), or yield invalid versions.
  */
 import fc from 'fast-check';
-import type { StoredRecord } from '../src/storage/codec.js';
-import type { Retired, Sibling, Versions } from '../src/storage/versions.js';
+import type { StoredRecord } from '../src/kinds/versions/codec.js';
+import type { Retired, Sibling, Versions } from '../src/kinds/versions/versions.js';
 
 const bytesOf = (n: number): fc.Arbitrary<string> =>
   fc.uint8Array({ minLength: n, maxLength: n }).map((b) => Buffer.from(b).toString('latin1'));

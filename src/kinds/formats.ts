@@ -7,9 +7,9 @@
  * kind's layout (its folder does).
  */
 
-/** Versions (a plain key, a set element, a map's field): formats 1 to 3 (storage/codec.ts). */
+/** Versions (a plain key, a set element, a map's field): formats 1 to 3 (versions/). */
 export const VERSIONS_FORMATS = [1, 2, 3] as const;
-/** A counter: format 4 (storage/counter.ts). */
+/** A counter: format 4 (counter/). */
 export const COUNTER_FORMAT = 4;
 /** A compare-and-set register's acceptor: format 5 (kinds/register). */
 export const REGISTER_FORMAT = 5;

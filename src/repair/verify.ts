@@ -12,7 +12,7 @@
  */
 import type { Logger } from 'pino';
 import type { Store } from '../storage/index.js';
-import { showKey } from '../storage/kv-errors.js';
+import { showKey } from '../kinds/kv-errors.js';
 
 export interface VerifyDeps {
   readonly store: Store;

@@ -33,7 +33,7 @@ import {
   type ProposeReply,
 } from '../kinds/index.js';
 import { randomBytes } from 'node:crypto';
-import { showKey } from '../storage/kv-errors.js';
+import { showKey } from '../kinds/kv-errors.js';
 import {
   afterPrepare,
   casContext,

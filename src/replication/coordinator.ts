@@ -50,7 +50,7 @@ import {
   type ResolvedSubKey,
   type SubOp,
 } from '../storage/index.js';
-import { showKey } from '../storage/kv-errors.js';
+import { showKey } from '../kinds/kv-errors.js';
 import { ReplicationError } from './replication-errors.js';
 import { LatencyWindow, RecentLatency } from '../common/latency-window.js';
 import type { MapEntry, MapPage } from '../common/map-entries.js';
@@ -193,7 +193,7 @@ export interface RequestOptions {
   readonly deadline?: number;
   /**
    * A write's request id (empty or undefined: none), the same on every attempt: the write
-   * is applied once whatever reaches which coordinator (storage/versions.ts).
+   * is applied once whatever reaches which coordinator (kinds/versions/versions.ts).
    */
   readonly requestId?: Buffer;
   /**

@@ -6,7 +6,7 @@
  * store does) or decide who is a replica (the coordinator does).
  */
 import { BucketError } from '../buckets/index.js';
-import { showKey } from '../storage/kv-errors.js';
+import { showKey } from '../kinds/kv-errors.js';
 import { recordDigest, type Store } from '../storage/index.js';
 import {
   asReplicaFailure,

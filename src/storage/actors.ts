@@ -24,9 +24,9 @@
 import { open as openFile, readFile, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Engine, WriteOp } from './engine.js';
-import { KvError } from './kv-errors.js';
+import { KvError } from '../kinds/kv-errors.js';
 import { metaKey } from './keys.js';
-import type { Actor } from './versions.js';
+import type { Actor } from '../kinds/dots.js';
 
 const LEASE = 4096;
 

@@ -14,7 +14,7 @@
  * Must not: decide what a refusal covers (the store does) or reopen anything.
  */
 import { statfs } from 'node:fs/promises';
-import { KvError } from './kv-errors.js';
+import { KvError } from '../kinds/kv-errors.js';
 
 export interface DiskSpace {
   /** Bytes an unprivileged writer can still use (statfs bavail × bsize). */

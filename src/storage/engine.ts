@@ -7,7 +7,7 @@
  *
  * Must not: know about records, versions or tokens. Everything above it lives in the store.
  */
-import { KvError } from './kv-errors.js';
+import { KvError } from '../kinds/kv-errors.js';
 
 export type WriteOp =
   | { readonly type: 'put'; readonly key: Uint8Array; readonly value: Uint8Array }

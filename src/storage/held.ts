@@ -7,8 +7,8 @@
  * not: know a joined kind's layout (its folder in kinds/ does).
  */
 import { joinedKindOf, type JoinedKind } from '../kinds/index.js';
-import { decodeRecord, isCounterRecord, type StoredRecord } from './codec.js';
-import { decodeCounter, type StoredCounter } from './counter.js';
+import { decodeRecord, isCounterRecord, type StoredRecord } from '../kinds/versions/codec.js';
+import { decodeCounter, type StoredCounter } from '../kinds/counter/counter.js';
 
 /** A joined kind's record, decoded: its kind, its state, and (a hint's) the time it has been held since. */
 export interface HeldJoined {

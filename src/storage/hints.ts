@@ -29,18 +29,18 @@
  * (entries per actor, LOG_MAX ops, voids per raced duplicate) under the same caps.
  */
 import { DecodeError } from '../kinds/index.js';
-import { encodeRecord, headerTime, tryDecode } from './codec.js';
-import { encodeCounter, join as joinCounters } from './counter.js';
+import { encodeRecord, headerTime, tryDecode } from '../kinds/versions/codec.js';
+import { encodeCounter, join as joinCounters } from '../kinds/counter/counter.js';
 import { decodeHeld, isCounter, isJoined, joinHeld, kindOf, type Held } from './held.js';
 import type { Engine, WriteOp } from './engine.js';
-import { KvError, showKey } from './kv-errors.js';
+import { KvError, showKey } from '../kinds/kv-errors.js';
 import type { KeyLocks } from './key-lock.js';
 import { hintKey, hintSpan, parseHintKey, tokenHalves, userKey } from './keys.js';
 import type { Key } from './keys.js';
 import type { StoreSettings } from './store-options.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
-import { merge, mergeLww } from './versions.js';
+import { merge, mergeLww } from '../kinds/versions/versions.js';
 import { subKeyPolicy } from '../buckets/index.js';
 import { reclaimable } from './ranges.js';
 import type { WriteQueue } from './write-queue.js';

@@ -23,14 +23,14 @@ export type {
 export type { Logger } from './store-options.js';
 export type { Ranges, ScanEntry, ScanBatch, KeyFilter, RangeRead } from './ranges.js';
 export type { Hint, HintStats, HintStore } from './hints.js';
-export { KvError } from './kv-errors.js';
-export { checkAmount } from './counter.js';
+export { KvError } from '../kinds/kv-errors.js';
+export { checkAmount } from '../kinds/counter/counter.js';
 export type { DiskState } from './disk.js';
 export { RangeHash } from './range-hash.js';
 export { RangeTree, differingLeaves, depthFor, FANOUT, MAX_DEPTH } from './range-tree.js';
 export { KeptTrees, DEFAULT_TREE_DEPTH, MIN_KEPT_DEPTH } from './kept-trees.js';
 export type { KeptUnit, KeptTreesOptions } from './kept-trees.js';
-export type { KvErrorCode } from './kv-errors.js';
+export type { KvErrorCode } from '../kinds/kv-errors.js';
 export type { Engine, EngineIterator, WriteOp } from './engine.js';
 export { LevelEngine } from './level-engine.js';
 export { MemoryEngine } from './memory-engine.js';
@@ -39,8 +39,9 @@ export { userKey } from './keys.js';
 export type { BatchLimits } from './scan.js';
 export type { Durability, StoreLimits, HintLimits } from './store-options.js';
 export { DEFAULT_TOMBSTONE_GRACE_MS } from './store-options.js';
-export { merge, update, liveValues, isDeleted, EMPTY_VERSIONS } from './versions.js';
-export type { Versions, Sibling, Clock, Actor } from './versions.js';
+export { merge, update, liveValues, isDeleted, EMPTY_VERSIONS } from '../kinds/versions/versions.js';
+export type { Versions, Sibling, Clock } from '../kinds/versions/versions.js';
+export type { Actor } from '../kinds/dots.js';
 export {
   counterContext,
   counterReset,

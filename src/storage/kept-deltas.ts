@@ -7,7 +7,7 @@
  * hashed by, and the batch's deltas. Must not: apply the deltas or write the journal
  * (kept-trees.ts and kept-disk.ts do), or decide which units are registered.
  */
-import { tryDecode, versionBytes, versionsSpan } from './codec.js';
+import { tryDecode, versionBytes, versionsSpan } from '../kinds/versions/codec.js';
 import type { Delta, Unit } from './kept-disk.js';
 import { tokenOfDataKey, userKeyOf } from './keys.js';
 import type { TokenRange } from './keys.js';

@@ -40,7 +40,7 @@
  * class (`classOf` is given).
  */
 import type { Engine, EngineIterator, WriteOp } from './engine.js';
-import { KvError } from './kv-errors.js';
+import { KvError } from '../kinds/kv-errors.js';
 import {
   type Delta,
   type Unit,

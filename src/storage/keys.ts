@@ -25,7 +25,7 @@ import {
   type FieldName,
 } from '../buckets/index.js';
 import { hashInto, MAX_TOKEN } from '../ring/index.js';
-import { KvError } from './kv-errors.js';
+import { KvError } from '../kinds/kv-errors.js';
 
 export const TREE = 0x61,
   DATA = 0x64,

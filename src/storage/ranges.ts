@@ -9,10 +9,17 @@
  * class of buckets at a time (cluster/n-classes.ts). Must not: decide which ranges to move
  * (handoff does) or what a key's class is (the caller's filter does).
  */
-import { EXTRAS_FORMAT, decodeRecord, recordFormat, recordIntact, tryDecode, versionBytes } from './codec.js';
+import {
+  EXTRAS_FORMAT,
+  decodeRecord,
+  recordFormat,
+  recordIntact,
+  tryDecode,
+  versionBytes,
+} from '../kinds/versions/codec.js';
 import type { Actors } from './actors.js';
 import type { Engine } from './engine.js';
-import { KvError, showKey } from './kv-errors.js';
+import { KvError, showKey } from '../kinds/kv-errors.js';
 import type { KeyLocks } from './key-lock.js';
 import {
   dataKey,
@@ -30,7 +37,7 @@ import { RangeTree } from './range-tree.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
 import type { Logger } from './store-options.js';
-import { nextExpiry, withoutExpired } from './versions.js';
+import { nextExpiry, withoutExpired } from '../kinds/versions/versions.js';
 import type { QueueOp, WriteQueue } from './write-queue.js';
 
 export interface ScanEntry {

@@ -22,7 +22,7 @@ import {
   isCounterRecord,
   versionBytes,
   viewRecord,
-} from './codec.js';
+} from '../kinds/versions/codec.js';
 import {
   EMPTY_COUNTER,
   counterResetRecord,
@@ -34,13 +34,13 @@ import {
   join as joinCounters,
   sameCounter,
   value,
-} from './counter.js';
-import type { CounterState } from './counter.js';
-import { KvError, showKey } from './kv-errors.js';
+} from '../kinds/counter/counter.js';
+import type { CounterState } from '../kinds/counter/counter.js';
+import { KvError, showKey } from '../kinds/kv-errors.js';
 import { contextCheckOf, userKey } from './keys.js';
 import type { Key } from './keys.js';
-import { EMPTY_VERSIONS, liveValues, merge, mergeLww, sameVersions } from './versions.js';
-import type { Versions } from './versions.js';
+import { EMPTY_VERSIONS, liveValues, merge, mergeLww, sameVersions } from '../kinds/versions/versions.js';
+import type { Versions } from '../kinds/versions/versions.js';
 
 export interface ResolveOptions {
   /** The limit on the key's bytes (default none). */

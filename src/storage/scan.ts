@@ -7,7 +7,7 @@
  * Must not: decode records; callers decide what an entry means.
  */
 import type { Engine } from './engine.js';
-import { KvError } from './kv-errors.js';
+import { KvError } from '../kinds/kv-errors.js';
 import type { Span } from './keys.js';
 
 export interface BatchLimits {

@@ -1,7 +1,7 @@
 /**
  * Store settings, their units and defaults, checked once at open.
  */
-import { KvError } from './kv-errors.js';
+import { KvError } from '../kinds/kv-errors.js';
 
 export type Durability = 'default' | 'sync';
 

@@ -63,7 +63,7 @@ import {
   tryDecode,
   versionBytes,
   viewRecord,
-} from './codec.js';
+} from '../kinds/versions/codec.js';
 import {
   EMPTY_COUNTER,
   applyDelta,
@@ -81,13 +81,13 @@ import {
   join as joinCounters,
   sameCounter,
   value as counterValue,
-} from './counter.js';
-import type { CounterDelta, CounterState, StoredCounter } from './counter.js';
-import type { ClockSpan, Context, RecordSkim, StoredRecord } from './codec.js';
+} from '../kinds/counter/counter.js';
+import type { CounterDelta, CounterState, StoredCounter } from '../kinds/counter/counter.js';
+import type { ClockSpan, Context, RecordSkim, StoredRecord } from '../kinds/versions/codec.js';
 import { withIoErrors } from './engine.js';
 import { DiskGuard, type DiskState, type StatFs } from './disk.js';
 import type { Engine } from './engine.js';
-import { KvError, showKey } from './kv-errors.js';
+import { KvError, showKey } from '../kinds/kv-errors.js';
 import { HintStore } from './hints.js';
 import { Ranges } from './ranges.js';
 import { KeyFilter } from './key-filter.js';
@@ -123,7 +123,6 @@ import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
 import {
   EMPTY_VERSIONS,
-  WRITE_ID_BYTES,
   isDeleted,
   isDuplicate,
   liveIds,
@@ -137,8 +136,10 @@ import {
   update,
   updateLww,
   withoutExpired,
-} from './versions.js';
-import type { Actor, Versions, WriteId } from './versions.js';
+} from '../kinds/versions/versions.js';
+import { WRITE_ID_BYTES } from '../kinds/dots.js';
+import type { Versions } from '../kinds/versions/versions.js';
+import type { Actor, WriteId } from '../kinds/dots.js';
 import type { RangeRead } from './ranges.js';
 import { WriteQueue } from './write-queue.js';
 import type { QueueOp } from './write-queue.js';

@@ -9,7 +9,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/index.js';
-import { decodeRecord } from '../../src/storage/codec.js';
+import { decodeRecord } from '../../src/kinds/versions/codec.js';
 import { GrpcReplicas } from '../../src/transport/replica-wire.js';
 import { TestCluster, type NodeProcess } from '../../testkit/node-cluster.js';
 import { waitFor } from '../../testkit/wait.js';

@@ -22,7 +22,7 @@ import { repairRange } from '../../src/repair/exchange.js';
 import { storeSide } from '../../src/repair/store-side.js';
 import { FakeCluster } from '../unit/replication/fake-cluster.js';
 import { storedKey, subKey } from '../../src/buckets/index.js';
-import { decodeCounter, value } from '../../src/storage/counter.js';
+import { decodeCounter, value } from '../../src/kinds/counter/counter.js';
 import { deliverCounter } from '../../testkit/counter-histories.js';
 
 /** A counter, and a set whose elements are sub-keys on its token. */

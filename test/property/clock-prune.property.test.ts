@@ -29,9 +29,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeRecord } from '../../src/storage/codec.js';
-import { EMPTY_VERSIONS, merge, prunable, prune, reprune, update } from '../../src/storage/versions.js';
-import type { Actor, Clock, Versions } from '../../src/storage/versions.js';
+import { encodeRecord } from '../../src/kinds/versions/codec.js';
+import { EMPTY_VERSIONS, merge, prunable, prune, reprune, update } from '../../src/kinds/versions/versions.js';
+import type { Clock, Versions } from '../../src/kinds/versions/versions.js';
+import type { Actor } from '../../src/kinds/dots.js';
 
 const REPLICAS = 3;
 

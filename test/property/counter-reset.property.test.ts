@@ -25,8 +25,8 @@ import {
   reset,
   resetAboveEntry,
   value,
-} from '../../src/storage/counter.js';
-import type { CounterDelta, CounterState } from '../../src/storage/counter.js';
+} from '../../src/kinds/counter/counter.js';
+import type { CounterDelta, CounterState } from '../../src/kinds/counter/counter.js';
 
 const ACTORS = ['A', 'B', 'C'].map((c) => c.repeat(16));
 const SETTINGS = { seed: 44, numRuns: 300, endOnFailure: true } as const;

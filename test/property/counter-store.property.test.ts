@@ -20,9 +20,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryEngine, Store, resolveCounterReplies } from '../../src/storage/index.js';
-import { versionBytes } from '../../src/storage/codec.js';
-import { counterWriteId, decodeCounter, decodeCounterDelta, value } from '../../src/storage/counter.js';
-import type { CounterState } from '../../src/storage/counter.js';
+import { versionBytes } from '../../src/kinds/versions/codec.js';
+import { counterWriteId, decodeCounter, decodeCounterDelta, value } from '../../src/kinds/counter/counter.js';
+import type { CounterState } from '../../src/kinds/counter/counter.js';
 import { checkHeld, deliverCounter, historyArb, takeMessage } from '../../testkit/counter-histories.js';
 import type { IssuedDot, Step } from '../../testkit/counter-histories.js';
 

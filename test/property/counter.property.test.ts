@@ -32,10 +32,10 @@ import {
   join,
   trim,
   value,
-} from '../../src/storage/counter.js';
+} from '../../src/kinds/counter/counter.js';
 import { amountArb, checkHeld, historyArb, stepArb, takeMessage } from '../../testkit/counter-histories.js';
 import type { IssuedDot, Step } from '../../testkit/counter-histories.js';
-import type { CounterDelta, CounterState, LoggedOp } from '../../src/storage/counter.js';
+import type { CounterDelta, CounterState, LoggedOp } from '../../src/kinds/counter/counter.js';
 
 const ACTORS = ['A', 'B', 'C'].map((c) => c.repeat(16));
 const SETTINGS = { seed: 29, endOnFailure: true } as const;

@@ -12,7 +12,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeRecord, encodeRecord } from '../../src/storage/codec.js';
+import { decodeRecord, encodeRecord } from '../../src/kinds/versions/codec.js';
 import {
   EMPTY_VERSIONS,
   liveValues,
@@ -22,8 +22,8 @@ import {
   update,
   updateLww,
   withoutExpired,
-} from '../../src/storage/versions.js';
-import type { Clock, Versions } from '../../src/storage/versions.js';
+} from '../../src/kinds/versions/versions.js';
+import type { Clock, Versions } from '../../src/kinds/versions/versions.js';
 
 type Op =
   | { kind: 'put' | 'del'; at: number; readFrom: number; ttl: number; tick: number }

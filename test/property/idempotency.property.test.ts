@@ -23,7 +23,7 @@ import {
   decodeRecord,
   encodeRecord,
   versionBytes,
-} from '../../src/storage/codec.js';
+} from '../../src/kinds/versions/codec.js';
 import {
   EMPTY_VERSIONS,
   RETIRED_MAX,
@@ -33,8 +33,9 @@ import {
   merge,
   sameVersions,
   update,
-} from '../../src/storage/versions.js';
-import type { Clock, Versions, WriteId } from '../../src/storage/versions.js';
+} from '../../src/kinds/versions/versions.js';
+import type { Clock, Versions } from '../../src/kinds/versions/versions.js';
+import type { WriteId } from '../../src/kinds/dots.js';
 
 const ACTORS = ['A', 'B', 'C'].map((c) => c.repeat(16));
 

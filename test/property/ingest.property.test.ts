@@ -16,11 +16,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { storedKey, subKey } from '../../src/buckets/index.js';
-import { decodeRecord, encodeRecord } from '../../src/storage/codec.js';
-import { EMPTY_COUNTER, encodeCounter, increment } from '../../src/storage/counter.js';
+import { decodeRecord, encodeRecord } from '../../src/kinds/versions/codec.js';
+import { EMPTY_COUNTER, encodeCounter, increment } from '../../src/kinds/counter/counter.js';
 import { KvError, MemoryEngine, Store } from '../../src/storage/index.js';
 import type { Engine } from '../../src/storage/index.js';
-import type { Versions } from '../../src/storage/versions.js';
+import type { Versions } from '../../src/kinds/versions/versions.js';
 import { recordArb } from '../../testkit/record-arb.js';
 
 const NOW = 1_800_000_000_000;

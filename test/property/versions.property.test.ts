@@ -10,10 +10,16 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { clockBytes, contextFromClock, decodeContext, decodeRecord, encodeRecord } from '../../src/storage/codec.js';
+import {
+  clockBytes,
+  contextFromClock,
+  decodeContext,
+  decodeRecord,
+  encodeRecord,
+} from '../../src/kinds/versions/codec.js';
 import { MemoryEngine, Store } from '../../src/storage/index.js';
-import { EMPTY_VERSIONS, liveValues, merge, sameVersions, update } from '../../src/storage/versions.js';
-import type { Clock, Versions } from '../../src/storage/versions.js';
+import { EMPTY_VERSIONS, liveValues, merge, sameVersions, update } from '../../src/kinds/versions/versions.js';
+import type { Clock, Versions } from '../../src/kinds/versions/versions.js';
 
 const ACTORS = ['A', 'B', 'C'].map((c) => c.repeat(16));
 

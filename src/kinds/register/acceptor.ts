@@ -213,7 +213,7 @@ const compareNames = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 :
 const compareValues = (x: Buffer | null, y: Buffer | null): number =>
   x === null ? (y === null ? 0 : -1) : y === null ? 1 : Buffer.compare(x, y);
 
-/** A hint's held-since time: flag 2, as in the other formats' headers (storage/codec.ts headerTime). */
+/** A hint's held-since time: flag 2, as in the other formats' headers (versions/codec.ts headerTime). */
 const FLAG_HELD = 2;
 /** The longest proposer id and request id a record holds, bytes. */
 const MAX_NAME_BYTES = 255;

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_TTL_MS, type BucketProps } from '../../../src/buckets/index.js';
-import { decodeRecord } from '../../../src/storage/codec.js';
+import { decodeRecord } from '../../../src/kinds/versions/codec.js';
 import { toStatus } from '../../../src/transport/status.js';
 import { FakeCluster, eventually } from './fake-cluster.js';
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryEngine, Store } from '../../../src/storage/index.js';
-import { decodeContext, decodeRecord, encodeRecord, versionBytes } from '../../../src/storage/codec.js';
+import { decodeContext, decodeRecord, encodeRecord, versionBytes } from '../../../src/kinds/versions/codec.js';
 import { PRUNES, dataKey, hintKey, tokenHalves } from '../../../src/storage/keys.js';
 import { tokenOf } from '../../../src/ring/index.js';
 

@@ -9,7 +9,7 @@ import { DecodeError, COUNTER_FORMAT } from '../../../src/kinds/index.js';
 import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { headerTime, versionBytes } from '../../../src/storage/codec.js';
+import { headerTime, versionBytes } from '../../../src/kinds/versions/codec.js';
 import {
   EMPTY_COUNTER,
   LOG_MAX,
@@ -25,9 +25,9 @@ import {
   isDuplicate,
   join,
   value,
-} from '../../../src/storage/counter.js';
-import type { CounterState } from '../../../src/storage/counter.js';
-import { KvError } from '../../../src/storage/kv-errors.js';
+} from '../../../src/kinds/counter/counter.js';
+import type { CounterState } from '../../../src/kinds/counter/counter.js';
+import { KvError } from '../../../src/kinds/kv-errors.js';
 
 const [A, B, C] = ['A', 'B', 'C'].map((c) => c.repeat(16)) as [string, string, string];
 const idOf = (k: number, amount: number): string => counterWriteId(Buffer.from(`req-${k}`), amount);

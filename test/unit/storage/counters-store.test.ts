@@ -24,8 +24,8 @@ import {
   increment,
   value,
   EMPTY_COUNTER,
-} from '../../../src/storage/counter.js';
-import { versionBytes } from '../../../src/storage/codec.js';
+} from '../../../src/kinds/counter/counter.js';
+import { versionBytes } from '../../../src/kinds/versions/codec.js';
 import { dataKey, tokenHalves } from '../../../src/storage/keys.js';
 import { ENGINE_KINDS, keysUnder, wrapEngine } from './engines.js';
 

@@ -12,9 +12,9 @@ import {
   resolveReplies,
   type StoreOptions,
 } from '../../../src/storage/index.js';
-import { decodeRecord, encodeRecord } from '../../../src/storage/codec.js';
+import { decodeRecord, encodeRecord } from '../../../src/kinds/versions/codec.js';
 import { EXPIRY, TOMBSTONE } from '../../../src/storage/keys.js';
-import { liveValues, merge, withoutExpired, type Versions } from '../../../src/storage/versions.js';
+import { liveValues, merge, withoutExpired, type Versions } from '../../../src/kinds/versions/versions.js';
 import { keysUnder } from './engines.js';
 
 const T0 = 1_796_000_000_000;

@@ -11,7 +11,7 @@ import { KvError, LevelEngine, MemoryEngine, Store } from '../../../src/storage/
 import type { Engine, KeptUnit } from '../../../src/storage/index.js';
 import { ALL_TREES, dataKey, tokenHalves } from '../../../src/storage/keys.js';
 import { WriteQueue } from '../../../src/storage/write-queue.js';
-import { versionBytes, versionsSpan } from '../../../src/storage/codec.js';
+import { versionBytes, versionsSpan } from '../../../src/kinds/versions/codec.js';
 import { levelKind, wrapEngine } from './engines.js';
 
 const WHOLE: KeptUnit = { n: 0, start: 0n, end: 0n };

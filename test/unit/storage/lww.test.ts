@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryEngine, Store, resolveReplies } from '../../../src/storage/index.js';
-import { decodeRecord, versionBytes } from '../../../src/storage/codec.js';
+import { decodeRecord, versionBytes } from '../../../src/kinds/versions/codec.js';
 
 let stores: Store[] = [];
 afterEach(async () => {

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { storedKey, subKey } from '../../../src/buckets/index.js';
 import { DataTypeError } from '../../../src/buckets/index.js';
 import { MAX_WRITE_MANY_BYTES, MemoryEngine, Store, resolvePage, resolveReplies } from '../../../src/storage/index.js';
-import { decodeRecord } from '../../../src/storage/codec.js';
+import { decodeRecord } from '../../../src/kinds/versions/codec.js';
 
 const parent = storedKey('profiles', Buffer.from('user:1'));
 const register = { fields: [{ name: 'name', type: 'register' as const }] };

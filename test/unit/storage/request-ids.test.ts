@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryEngine, Store } from '../../../src/storage/index.js';
-import { decodeRecord, encodeRecord } from '../../../src/storage/codec.js';
-import { RETIRED_MAX } from '../../../src/storage/versions.js';
+import { decodeRecord, encodeRecord } from '../../../src/kinds/versions/codec.js';
+import { RETIRED_MAX } from '../../../src/kinds/versions/versions.js';
 
 const open = (now = () => 1_000_000) => Store.open({ engine: new MemoryEngine(), now });
 const rid = (s: string): Buffer => Buffer.from(s);

@@ -17,7 +17,7 @@ import {
   resolvePage,
 } from '../../../src/storage/index.js';
 import type { Engine, StoreOptions, SubOp } from '../../../src/storage/index.js';
-import { decodeRecord } from '../../../src/storage/codec.js';
+import { decodeRecord } from '../../../src/kinds/versions/codec.js';
 import { dataKey, tokenHalves } from '../../../src/storage/keys.js';
 import { ENGINE_KINDS, wrapEngine } from './engines.js';
 

@@ -9,9 +9,9 @@
 import { crc32 as crc32Of } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeRecord, encodeRecord, skimRecord, spliceRecord } from '../../../src/storage/codec.js';
-import type { RecordSkim, StoredRecord } from '../../../src/storage/codec.js';
-import { isDeleted, nextExpiry } from '../../../src/storage/versions.js';
+import { decodeRecord, encodeRecord, skimRecord, spliceRecord } from '../../../src/kinds/versions/codec.js';
+import type { RecordSkim, StoredRecord } from '../../../src/kinds/versions/codec.js';
+import { isDeleted, nextExpiry } from '../../../src/kinds/versions/versions.js';
 import { recordArb } from '../../../testkit/record-arb.js';
 
 const out: RecordSkim = {

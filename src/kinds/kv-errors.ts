@@ -1,5 +1,5 @@
 /**
- * Errors raised by the node-local store. Each carries a stable `code` so that the
+ * Errors raised by the kinds' rules and the node-local store. Each carries a stable `code` so that the
  * server maps it to a gRPC status in exactly one place (docs/architecture.md);
  * messages say what was wrong and what to do. Not-found is a value (an empty read),
  * never an error.

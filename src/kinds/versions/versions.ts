@@ -34,15 +34,10 @@
  * replica's write time, and a key keeps one sibling, the greatest by (at, actor, counter)
  * among those not retired: `updateLww` and `mergeLww`, a join like `merge`.
  */
+import type { Actor, WriteId } from '../dots.js';
 
-/** An actor id: 16 bytes held as a latin1 string (a cheap, comparable Map key). */
-export type Actor = string;
 /** A version vector: actor → highest counter seen. Absent actors are 0. */
 export type Clock = ReadonlyMap<Actor, number>;
-
-/** A write id: WRITE_ID_BYTES bytes held as a latin1 string, as actors are. */
-export type WriteId = string;
-export const WRITE_ID_BYTES = 8;
 
 export interface Sibling {
   readonly actor: Actor;

@@ -52,20 +52,11 @@
  * (and ids) section with a header: no re-encoding on the read path.
  */
 import { crc32 } from 'node:zlib';
-import {
-  COUNTER_FORMAT,
-  DecodeError,
-  REGISTER_FORMAT,
-  Reader,
-  asBuffer,
-  isKnownFormat,
-  varintSize,
-  writeVarint,
-} from '../kinds/index.js';
-import { WRITE_ID_BYTES, liveIds } from './versions.js';
-import type { Actor, Clock, Retired, Sibling, Versions, WriteId } from './versions.js';
+import { DecodeError, Reader, asBuffer, varintSize, writeVarint } from '../record-bytes.js';
+import { ACTOR_BYTES, DotReader, WRITE_ID_BYTES, type Actor, type WriteId } from '../dots.js';
+import { COUNTER_FORMAT, REGISTER_FORMAT, isKnownFormat } from '../formats.js';
+import { liveIds, type Clock, type Retired, type Sibling, type Versions } from './versions.js';
 
-export const ACTOR_BYTES = 16;
 const RECORD_FORMAT = 1;
 const RECORD_FORMAT_IDS = 2;
 const RECORD_FORMAT_EXTRAS = 3;
@@ -83,50 +74,6 @@ export interface StoredRecord {
   readonly ownerEpoch: number | undefined;
   /** When the key became tombstones only on this node (ms since the epoch). */
   readonly deletedAt: number | undefined;
-}
-
-/** The reader of a versions or counter record: varints and bytes, and the actors and write ids of dots. */
-export class RecordReader extends Reader {
-  actor(): Actor {
-    if (ACTOR_BYTES > this.end - this.pos) throw new DecodeError('truncated');
-    this.pos += ACTOR_BYTES;
-    return actorAt(this.buf, this.pos - ACTOR_BYTES);
-  }
-  writeId(): WriteId {
-    return this.bytes(WRITE_ID_BYTES).toString('latin1');
-  }
-}
-
-/**
- * Actors decoded lately, direct-mapped by their bytes. Records and contexts name few
- * actors (this node's and its replicas'): reusing their strings skips a native latin1
- * decode and a string per actor, and the Map lookups that follow find a string whose
- * hash is already computed.
- */
-const ACTOR_SLOTS = 64;
-const actorWords = new Int32Array(ACTOR_SLOTS * 4);
-const actorStrings: Array<Actor | undefined> = new Array<Actor | undefined>(ACTOR_SLOTS).fill(undefined);
-
-function actorAt(buf: Buffer, at: number): Actor {
-  const w0 = buf.readInt32LE(at),
-    w1 = buf.readInt32LE(at + 4),
-    w2 = buf.readInt32LE(at + 8),
-    w3 = buf.readInt32LE(at + 12);
-  const slot = Math.imul(w0 ^ w1 ^ w2 ^ w3, 0x9e3779b1) >>> 26; // 64 slots
-  const cached = actorStrings[slot],
-    i = slot * 4;
-  if (
-    cached !== undefined &&
-    actorWords[i] === w0 &&
-    actorWords[i + 1] === w1 &&
-    actorWords[i + 2] === w2 &&
-    actorWords[i + 3] === w3
-  )
-    return cached;
-  const actor = buf.toString('latin1', at, at + ACTOR_BYTES);
-  ((actorWords[i] = w0), (actorWords[i + 1] = w1), (actorWords[i + 2] = w2), (actorWords[i + 3] = w3));
-  actorStrings[slot] = actor;
-  return actor;
 }
 
 function sortedActors(clock: Clock): Actor[] {
@@ -149,7 +96,7 @@ function writeClock(buf: Buffer, pos: number, actors: readonly Actor[], clock: C
   return pos;
 }
 
-function readClock(r: RecordReader): { clock: Map<Actor, number>; actors: Actor[] } {
+function readClock(r: DotReader): { clock: Map<Actor, number>; actors: Actor[] } {
   const n = r.varint();
   if (n > (r.end - r.pos) / (ACTOR_BYTES + 1)) throw new DecodeError('clock longer than the record');
   const clock = new Map<Actor, number>();
@@ -290,11 +237,11 @@ export function recordIntact(bytes: Uint8Array): boolean {
  */
 export function headerTime(bytes: Uint8Array): number | undefined {
   const buf = asBuffer(bytes);
-  return readHeader(new RecordReader(buf, 0, checkFrame(buf, true))).deletedAt;
+  return readHeader(new DotReader(buf, 0, checkFrame(buf, true))).deletedAt;
 }
 
 /** A version 2 record's or context's ids: ascending, distinct. */
-function readIds(r: RecordReader): WriteId[] {
+function readIds(r: DotReader): WriteId[] {
   const n = r.varint();
   if (n * WRITE_ID_BYTES > r.end - r.pos) throw new DecodeError('more write ids than bytes');
   const ids: WriteId[] = [];
@@ -306,7 +253,7 @@ function readIds(r: RecordReader): WriteId[] {
   return ids;
 }
 
-function readHeader(r: RecordReader): { ownerEpoch: number | undefined; deletedAt: number | undefined } {
+function readHeader(r: DotReader): { ownerEpoch: number | undefined; deletedAt: number | undefined } {
   r.byte(); // format, checked
   const flags = r.byte();
   if ((flags & ~(FLAG_OWNER | FLAG_DELETED)) !== 0) throw new DecodeError(`unknown record flags ${flags}`);
@@ -317,7 +264,7 @@ function readHeader(r: RecordReader): { ownerEpoch: number | undefined; deletedA
 
 export function decodeRecord(bytes: Uint8Array): StoredRecord {
   const buf = asBuffer(bytes);
-  const r = new RecordReader(buf, 0, checkFrame(buf));
+  const r = new DotReader(buf, 0, checkFrame(buf));
   const withExtras = buf[0] === RECORD_FORMAT_EXTRAS;
   const withIds = withExtras || buf[0] === RECORD_FORMAT_IDS;
   const { ownerEpoch, deletedAt } = readHeader(r);
@@ -393,7 +340,7 @@ export interface RecordView {
 }
 
 /** Skip a version 2 record's retired list. */
-function skipRetired(r: RecordReader): void {
+function skipRetired(r: DotReader): void {
   const n = r.varint();
   for (let i = 0; i < n; i++) {
     r.bytes(WRITE_ID_BYTES);
@@ -412,7 +359,7 @@ const hasIds = (format: number): boolean => format === RECORD_FORMAT_IDS || form
  */
 export function viewRecord(bytes: Uint8Array, now: number): RecordView {
   const buf = asBuffer(bytes);
-  const r = new RecordReader(buf, 0, checkFrame(buf));
+  const r = new DotReader(buf, 0, checkFrame(buf));
   const withIds = hasIds(buf[0]!),
     withExtras = buf[0] === RECORD_FORMAT_EXTRAS;
   readHeader(r);
@@ -460,7 +407,7 @@ function skipCausal(r: Reader, withIds: boolean): void {
 /** The causal section of a record and its format (no checksum check: for records this node just encoded). */
 export function clockBytes(bytes: Uint8Array): { clock: Buffer; format: number } {
   const buf = asBuffer(bytes);
-  const r = new RecordReader(buf, 0, buf.length - 4);
+  const r = new DotReader(buf, 0, buf.length - 4);
   readHeader(r);
   const start = r.pos;
   const withIds = hasIds(buf[0]!);
@@ -485,7 +432,7 @@ export function contextFromClock(keyCheck: number, clock: Buffer | undefined, fo
  */
 export function versionBytes(bytes: Uint8Array): Buffer {
   const buf = asBuffer(bytes);
-  const r = new RecordReader(buf, 0, checkFrame(buf, true));
+  const r = new DotReader(buf, 0, checkFrame(buf, true));
   readHeader(r);
   return buf.subarray(r.pos, r.end);
 }
@@ -499,7 +446,7 @@ export function versionBytes(bytes: Uint8Array): Buffer {
 export function versionsSpan(bytes: Uint8Array): Buffer {
   const buf = asBuffer(bytes);
   if (buf.length < 7 || !isKnownFormat(buf[0])) throw new DecodeError(`not a ringkv record (format ${buf[0]})`);
-  const r = new RecordReader(buf, 0, buf.length - 4);
+  const r = new DotReader(buf, 0, buf.length - 4);
   readHeader(r);
   return buf.subarray(r.pos, r.end);
 }
@@ -519,7 +466,7 @@ export function decodeContext(bytes: Uint8Array, keyCheck: number): Context {
   if (buf.length < 6 || (buf[0] !== CONTEXT_FORMAT && buf[0] !== CONTEXT_FORMAT_IDS))
     throw new DecodeError('not a ringkv causal context');
   if (buf.readUInt32BE(1) !== keyCheck >>> 0) throw new DecodeError('the context was read from a different key');
-  const r = new RecordReader(buf, 5, buf.length);
+  const r = new DotReader(buf, 5, buf.length);
   const { clock } = readClock(r);
   const ids = buf[0] === CONTEXT_FORMAT_IDS ? readIds(r) : [];
   if (r.pos !== r.end) throw new DecodeError('trailing bytes after the clock');

@@ -67,11 +67,10 @@
  */
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { COUNTER_FORMAT, DecodeError, asBuffer, varintSize, writeVarint } from '../kinds/index.js';
-import { ACTOR_BYTES, RecordReader } from './codec.js';
-import { KvError } from './kv-errors.js';
-import { WRITE_ID_BYTES } from './versions.js';
-import type { Actor, WriteId } from './versions.js';
+import { DecodeError, asBuffer, varintSize, writeVarint } from '../record-bytes.js';
+import { COUNTER_FORMAT } from '../formats.js';
+import { ACTOR_BYTES, DotReader, WRITE_ID_BYTES, type Actor, type WriteId } from '../dots.js';
+import { KvError } from '../kv-errors.js';
 
 /** The logged increments a counter keeps at most. */
 export const LOG_MAX = 512;
@@ -668,15 +667,15 @@ function corrupt(what: string): never {
   throw new DecodeError(`counter record: ${what}`);
 }
 
-const uint = (r: RecordReader): number => r.uint('counter record');
+const uint = (r: DotReader): number => r.uint('counter record');
 
-function count(r: RecordReader, least: number, what: string): number {
+function count(r: DotReader, least: number, what: string): number {
   const n = uint(r);
   if (n * least > r.end - r.pos) corrupt(`${n} ${what} cannot fit in the ${r.end - r.pos} bytes left`);
   return n;
 }
 
-function amount(r: RecordReader): number {
+function amount(r: DotReader): number {
   const sign = r.byte();
   if (sign > 1) corrupt(`unknown sign ${sign}`);
   const m = uint(r);
@@ -685,7 +684,7 @@ function amount(r: RecordReader): number {
 }
 
 /** A dot of the log or voids: its actor index and counter, covered by the entry, after `prev` in dot order. */
-function dot(r: RecordReader, entries: readonly CounterEntry[], prev: Dot | undefined, what: string): Dot {
+function dot(r: DotReader, entries: readonly CounterEntry[], prev: Dot | undefined, what: string): Dot {
   const i = uint(r);
   const e = entries[i];
   if (e === undefined) corrupt(`${what} names actor ${i} of ${entries.length}`);
@@ -759,7 +758,7 @@ function decode(buf: Buffer): StoredCounter & { base?: CounterDelta['base'] } {
   if (buf[0] !== COUNTER_FORMAT) corrupt(`format ${buf[0]} is not a counter's (${COUNTER_FORMAT})`);
   const end = buf.length - 4;
   if (crc32(buf.subarray(0, end)) !== buf.readUInt32BE(end)) corrupt('checksum mismatch');
-  const r = new RecordReader(buf, 1, end);
+  const r = new DotReader(buf, 1, end);
   const flags = r.byte();
   if ((flags & ~(FLAG_OWNER | FLAG_BASE | FLAG_HELD)) !== 0) corrupt(`unknown flags ${flags}`);
   const ownerEpoch = flags & FLAG_OWNER ? uint(r) : undefined;
