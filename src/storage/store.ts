@@ -131,12 +131,12 @@ import {
   nextExpiry,
   prunable,
   prune,
-  reprune,
   sameVersions,
   update,
   updateLww,
   withoutExpired,
 } from '../kinds/versions/versions.js';
+import { PRUNE_ABOVE_ENTRIES, mergeReceived } from '../kinds/versions/received.js';
 import { WRITE_ID_BYTES } from '../kinds/dots.js';
 import type { Versions } from '../kinds/versions/versions.js';
 import type { Actor, WriteId } from '../kinds/dots.js';
@@ -474,38 +474,6 @@ interface BatchItem extends Locked {
   more: { readonly record: Buffer; readonly at: number }[] | undefined;
 }
 
-/**
- * A record's clock goes into the prune index only past this many entries: one entry per
- * replica (N = 3 by default) is what a key written through several coordinators holds,
- * and indexing it would cost every such write an index entry for nothing to gain.
- */
-const PRUNE_ABOVE_ENTRIES = 3;
-
-/**
- * Whether the entries `incoming` brings to `old` (their join: `joined`) may be ones `old`
- * pruned, for reprune to leave out. Not when the copy holds a sibling whose dot `old`'s
- * clock lacks: that dot was issued and never reached here, so it was not pruned here,
- * even when the join drops the sibling (one write issued twice under one request id,
- * whose id a delete here retired: the dot is not in the causal past of what `old` holds,
- * which reprune's argument needs). Nor when the join's clock is within
- * PRUNE_ABOVE_ENTRIES: only a longer clock is ever pruned, and a copy from a replica that
- * has not pruned holds every entry pruned here and the rest, so its join is longer; a
- * shorter one brings such a dropped dot seen elsewhere (or another replica's kept entry),
- * which the replicas must agree on, and a clock that short is never pruned again.
- * Nor when `old` still has an entry `prune` would drop (`keep`: this node's actor for the
- * key): a pass leaves none, so `old` was not pruned since it last changed, and what the
- * copy brings is history it never had. Such a copy holds only siblings `old` holds, yet
- * its clock has more: an lww write that lost by time to a sibling both hold, or a write
- * dropped for its retired id, before the copy was sent; taken as pruned, the entry stays
- * on one replica only, and repair exchanges the key every time without a change: the
- * replicas never converge (a map's register is an lww sub-key, written concurrently).
- */
-function mayHavePruned(old: Versions, incoming: Versions, joined: Versions, keep: Actor | undefined): boolean {
-  if (joined.clock.size <= PRUNE_ABOVE_ENTRIES) return false;
-  if (!incoming.siblings.every((s) => (old.clock.get(s.actor) ?? 0) >= s.counter)) return false;
-  return prunable(old, keep).length === 0;
-}
-
 /** A prune index entry's value: when the record last changed (u64 ms), and its length and checksum then (what shows it changed since by a path that does not index). */
 function pruneStamp(at: number, record: Buffer): Buffer {
   const b = Buffer.allocUnsafe(16);
@@ -514,11 +482,6 @@ function pruneStamp(at: number, record: Buffer): Buffer {
   b.writeUInt32BE(record.length >>> 0, 8);
   record.copy(b, 12, record.length - 4); // the record's CRC-32 (codec.ts)
   return b;
-}
-
-/** True when every sibling of `b` is one of `a`'s (the same dot). */
-function holdsAll(a: Versions, b: Versions): boolean {
-  return b.siblings.every((s) => a.siblings.some((t) => t.actor === s.actor && t.counter === s.counter));
 }
 
 function stampTime(stamp: Buffer): number {
@@ -1825,22 +1788,7 @@ export class Store {
     ops: QueueOp[],
     stored: Buffer | undefined,
   ): MergeResult {
-    const join = this.#join(userKeyOf(dk));
-    // An lww key's incoming versions are joined even into nothing: a sender that kept siblings (a policy not yet known there) is resolved here.
-    // A copy that brings back only entries this node pruned is taken as it is here (versions.ts reprune). For an lww
-    // key only when the copy holds no sibling this node does not: one that lost by time is not in the causal past of
-    // the winner, so its entry is news that the replicas must agree on.
-    const joined = old ? join(old.versions, incoming) : join === merge ? incoming : mergeLww(EMPTY_VERSIONS, incoming);
-    // Not for a copy holding no sibling (a clock alone: every sibling expired there): its entries
-    // are in the causal past of nothing it holds, so they may be history this node never saw.
-    // Nor when the copy may bring entries this node never had rather than pruned (mayHavePruned).
-    const merged =
-      old &&
-      incoming.siblings.length > 0 &&
-      (join === merge || holdsAll(old.versions, incoming)) &&
-      mayHavePruned(old.versions, incoming, joined, this.#ownActor(old.ownerEpoch))
-        ? reprune(old.versions, joined, this.#ownActor(old.ownerEpoch))
-        : joined;
+    const merged = mergeReceived(old?.versions, incoming, this.#lww(userKeyOf(dk)), this.#ownActor(old?.ownerEpoch));
     if (old && sameVersions(merged, old.versions))
       return { changed: false, versions: merged.siblings.length, record: stored! };
     const out = this.#persist(dk, old, stored, merged, old?.ownerEpoch, ops);
