@@ -31,7 +31,8 @@ export type BucketErrorCode =
   | 'BK_UNKNOWN_TYPE' // a bucket of a type this release does not know (a later release's)
   | 'BK_TOO_MANY'
   | 'BK_NOT_READY'
-  | 'BK_RESERVED_KEY';
+  | 'BK_RESERVED_KEY'
+  | 'BK_EMPTY_KEY'; // a request's key of no bytes
 
 export class BucketError extends Error {
   constructor(

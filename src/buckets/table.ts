@@ -129,9 +129,18 @@ export class BucketTable {
   /**
    * Where a request's key lives: its stored key and its bucket's properties. `bucket` is
    * the request's ('' for the default bucket); BK_BAD_NAME, BK_UNKNOWN or BK_RESERVED_KEY
-   * when it cannot be served.
+   * when it cannot be served, BK_EMPTY_KEY for a key of no bytes (a named bucket's stored
+   * key of none, `MARK len name`, would read back as a key of the default bucket).
    */
   locate(bucket: string, key: Buffer): { key: Buffer; bucket: BucketProps } {
+    const name = bucketName(bucket);
+    const props = this.bucket(name);
+    if (key.length === 0) throw new BucketError('BK_EMPTY_KEY', 'a key must have at least one byte');
+    return { key: storedKey(name, key), bucket: props };
+  }
+
+  /** A request's bucket's properties ('' for the default bucket); BK_BAD_NAME or BK_UNKNOWN when it cannot be served. */
+  bucket(bucket: string): BucketProps {
     const name = bucketName(bucket);
     const props = this.props(name);
     if (props === undefined)
@@ -139,7 +148,7 @@ export class BucketTable {
         'BK_UNKNOWN',
         `there is no bucket ${name}: create it first (ringkv bucket create ${name}), or check its name`,
       );
-    return { key: storedKey(name, key), bucket: props };
+    return props;
   }
 
   /** Every bucket, the default one first, then by name. */

@@ -274,8 +274,6 @@ function readCalls(
 /** Admin Endpoints: a key's token, its preference list, and the replicas a write to it would go to now. */
 function endpoints(node: AdminDeps): AdminHandlers['Endpoints'] {
   return (call, cb) => {
-    if (call.request.key.length === 0)
-      return cb({ code: grpc.status.INVALID_ARGUMENT, details: 'a key must have at least one byte' });
     let located;
     try {
       located = node.bucketSync.table.locate(call.request.bucket, call.request.key);

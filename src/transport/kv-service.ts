@@ -27,7 +27,6 @@ import {
   type BucketType,
   type FieldType,
 } from '../buckets/index.js';
-import { ReplicationError } from '../replication/replication-errors.js';
 import type { MapEntry } from '../common/map-entries.js';
 import type { CasOutcome } from '../replication/cas.js';
 import {
@@ -269,7 +268,7 @@ function request(
   call: string,
   type: BucketType | readonly BucketType[] = 'kv',
 ): { key: Buffer; options: RequestOptions } {
-  const { key, bucket } = locateKey(buckets, r.bucket ?? '', r.key);
+  const { key, bucket } = buckets.locate(r.bucket ?? '', r.key);
   checkType(buckets, bucketName(r.bucket ?? ''), bucket, type, call);
   return {
     key,
@@ -284,18 +283,6 @@ function request(
       pw: r.pw,
     },
   };
-}
-
-/**
- * A request key's stored key and bucket; an empty key is refused here, before it is
- * encoded: a named bucket's stored key of no user key (`MARK len name`) would read back
- * as a key of the default bucket (buckets/bucket.ts splitKey), which the coordinator's
- * checks then take as a key of some bytes.
- */
-function locateKey(buckets: BucketTable, bucket: string, key: Buffer): { key: Buffer; bucket: BucketProps } {
-  const located = buckets.locate(bucket, key);
-  if (key.length === 0) throw new ReplicationError('RK_BAD_ARGUMENT', 'a key must have at least one byte');
-  return located;
 }
 
 /** A streamed call's error, or a batch key's: the status its unary call (of that key alone) would have ended with. */
@@ -314,11 +301,11 @@ function locateAll(
   keys: readonly Buffer[],
   call: string,
 ): { props: BucketProps; located: ({ key: Buffer } | { error: unknown })[] } {
-  const props = buckets.locate(bucket, EMPTY).bucket;
+  const props = buckets.bucket(bucket);
   checkType(buckets, bucketName(bucket), props, 'kv', call);
   const located = keys.map((k) => {
     try {
-      return { key: locateKey(buckets, bucket, k).key };
+      return { key: buckets.locate(bucket, k).key };
     } catch (error) {
       return { error };
     }

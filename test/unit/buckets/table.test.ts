@@ -70,6 +70,17 @@ describe('BucketTable', () => {
     expect(t.digest()).toBe('0');
   });
 
+  it("locates a request's key, refusing an empty one in any bucket (a named bucket's stored key of none would read as the default bucket's), after the bucket itself", () => {
+    const t = new BucketTable(3);
+    t.create('carts', { n: 3, r: 0, w: 0, ttlMs: 0, siblings: 'siblings', type: 'kv' }, 1000, 'a');
+    expect(t.locate('carts', Buffer.from('k')).bucket.n).toBe(3);
+    expect(t.bucket('carts')).toEqual(t.locate('carts', Buffer.from('k')).bucket);
+    expect(code(() => t.locate('', Buffer.alloc(0)))).toBe('BK_EMPTY_KEY');
+    expect(code(() => t.locate('carts', Buffer.alloc(0)))).toBe('BK_EMPTY_KEY');
+    expect(code(() => t.locate('nope', Buffer.alloc(0)))).toBe('BK_UNKNOWN');
+    expect(code(() => t.bucket('nope'))).toBe('BK_UNKNOWN');
+  });
+
   it('creates, refuses a second create, and changes what set names only', () => {
     const t = new BucketTable(3);
     t.create('carts', props, 1000, 'a');
