@@ -189,7 +189,5 @@ export interface SetPage {
 export const MAX_SET_PAGE = 1000;
 export const MAX_SET_OPS = 1000;
 
-/** Most keys (getMany) or items (putMany) in one batch, as a node takes them. */
-export const MAX_BATCH_KEYS = 100;
-/** Most bytes of values in one putMany, all items together. */
-export const MAX_BATCH_VALUE_BYTES = 4 * 1024 * 1024;
+/** Most keys (getMany) or items (putMany) in one batch, and most bytes of values in one putMany, as a node takes them. */
+export { MAX_BATCH_KEYS, MAX_BATCH_VALUE_BYTES } from '../common/batch-limits.js';

@@ -12,7 +12,8 @@ import { NODE_MAX_MESSAGE_BYTES } from '../transport/protos.js';
 import type { Confirms, KvCall, KvReply } from '../transport/kv-codec.js';
 import { CAS_OUTCOME } from '../transport/status.js';
 import { bucketName, storedKey } from '../buckets/index.js';
-import { MAX_BATCH_KEYS, type KeyResult, type PutOptions } from './client-types.js';
+import { type KeyResult, type PutOptions } from './client-types.js';
+import { batchCountProblem } from '../common/batch-limits.js';
 import { serviceError } from './wire-values.js';
 
 /**
@@ -72,15 +73,14 @@ export function requestTooLarge(size: number, what = `a request of ${size} bytes
 /** An empty context, after, or value. */
 export const EMPTY = Buffer.alloc(0);
 
-/** A batch's entries as `convert` makes them, or INVALID_ARGUMENT when there are none or more than MAX_BATCH_KEYS (as a node would refuse it). */
-export function checkBatch<X, Y>(list: readonly X[], convert: (x: X) => Y): Y[] {
+/**
+ * A batch's entries as `convert` makes them, or INVALID_ARGUMENT when there are none or more than MAX_BATCH_KEYS:
+ * checked before the batch is split by node (each node's share would pass), in a node's words.
+ */
+export function checkBatch<X, Y>(list: readonly X[], what: 'key' | 'item', convert: (x: X) => Y): Y[] {
   if (!Array.isArray(list)) throw new TypeError(`a batch must be an array, got ${typeof list}`);
-  if (list.length === 0) throw serviceError(grpc.status.INVALID_ARGUMENT, 'a batch needs at least one key');
-  if (list.length > MAX_BATCH_KEYS)
-    throw serviceError(
-      grpc.status.INVALID_ARGUMENT,
-      `a batch of ${list.length} keys is over the limit of ${MAX_BATCH_KEYS}; split it into batches of ${MAX_BATCH_KEYS}`,
-    );
+  const problem = batchCountProblem(list.length, what);
+  if (problem !== undefined) throw serviceError(grpc.status.INVALID_ARGUMENT, problem);
   return list.map(convert);
 }
 

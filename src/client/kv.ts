@@ -28,10 +28,10 @@
  * shapes kv-requests.ts's, the public types client-types.ts's. Must not: coordinate (the
  * node that takes a call does).
  */
+import { batchBytesProblem } from '../common/batch-limits.js';
 import * as grpc from '@grpc/grpc-js';
 import { callUnary } from '../transport/protos.js';
 import {
-  MAX_BATCH_VALUE_BYTES,
   type ClientOptions,
   type ClientStats,
   type CounterResetOptions,
@@ -373,7 +373,7 @@ export class Client {
    */
   async getMany(keys: readonly (string | Uint8Array)[], options?: GetOptions): Promise<KeyResult<GetResult>[]> {
     const o = checkOptions('getMany', options, RULES.get);
-    const ks = checkBatch(keys, (k) => bytes(k, 'key'));
+    const ks = checkBatch(keys, 'key', (k) => bytes(k, 'key'));
     const bucket = o.bucket ?? '';
     const req = { bucket, keys: ks, r: o.r ?? 0 };
     const res = await this.#caller.batch(
@@ -397,7 +397,7 @@ export class Client {
    */
   async putMany(items: readonly PutItem[], options?: PutManyOptions): Promise<KeyResult<{ context: Buffer }>[]> {
     const o = checkOptions('putMany', options, RULES.putMany);
-    const its = checkBatch(items, (item) => {
+    const its = checkBatch(items, 'item', (item) => {
       const it = checkOptions('putMany item', item, RULES.putItem);
       return {
         key: bytes(it.key, 'key'),
@@ -407,12 +407,8 @@ export class Client {
         ttlMs: it.ttlMs ?? 0,
       };
     });
-    const total = its.reduce((sum, it) => sum + it.value.length, 0);
-    if (total > MAX_BATCH_VALUE_BYTES)
-      throw serviceError(
-        grpc.status.INVALID_ARGUMENT,
-        `the items' values add up to ${total} bytes, over the limit of ${MAX_BATCH_VALUE_BYTES} bytes per batch; send them in several batches`,
-      );
+    const tooLarge = batchBytesProblem(its.reduce((sum, it) => sum + it.value.length, 0));
+    if (tooLarge !== undefined) throw serviceError(grpc.status.INVALID_ARGUMENT, tooLarge);
     const bucket = o.bucket ?? '';
     const req = { bucket, items: its, w: o.w ?? 0, ...confirmsOf(o) };
     const res = await this.#caller.batch(

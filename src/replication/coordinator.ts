@@ -21,6 +21,7 @@
  * Owns: the quorum logic, deadlines, the in-flight bound, counters. Must not: touch
  * LevelDB (replicas do, through ReplicaApi) or know the wire (transport/ does).
  */
+import { batchBytesProblem, batchCountProblem } from '../common/batch-limits.js';
 import { randomBytes } from 'node:crypto';
 import {
   DataTypeError,
@@ -238,11 +239,6 @@ interface LivePage {
   readonly next: Buffer | undefined;
 }
 
-/** Most keys (GetMany) or items (PutMany) in one batch: DynamoDB's BatchGetItem takes 100. */
-export const MAX_BATCH_KEYS = 100;
-/** Most bytes of values in one PutMany, all items together: 4 MiB. */
-export const MAX_BATCH_VALUE_BYTES = 4 * 1024 * 1024;
-
 /** A get's answer: every sibling, one context covering them, and whether the key was found. */
 export interface GetResult {
   readonly values: Buffer[];
@@ -267,12 +263,8 @@ export interface BatchItem {
  * (the service checks it before locating the keys).
  */
 export function checkBatchSize(count: number, what: 'key' | 'item'): void {
-  if (count === 0) throw new ReplicationError('RK_BAD_ARGUMENT', `a batch needs at least one ${what}`);
-  if (count > MAX_BATCH_KEYS)
-    throw new ReplicationError(
-      'RK_BAD_ARGUMENT',
-      `a batch of ${count} ${what}s is over the limit of ${MAX_BATCH_KEYS}; split it into batches of ${MAX_BATCH_KEYS}`,
-    );
+  const problem = batchCountProblem(count, what);
+  if (problem !== undefined) throw new ReplicationError('RK_BAD_ARGUMENT', problem);
 }
 
 /** A speculative call waits at least this long, ms, and this long before replica calls have a p99. */
@@ -463,12 +455,8 @@ export class Coordinator {
    */
   async putMany(items: readonly BatchItem[], o: RequestOptions = {}): Promise<KeyOutcome<ApplyResult>[]> {
     checkBatchSize(items.length, 'item');
-    const bytes = items.reduce((sum, it) => sum + it.value.length, 0);
-    if (bytes > MAX_BATCH_VALUE_BYTES)
-      throw new ReplicationError(
-        'RK_BAD_ARGUMENT',
-        `the items' values add up to ${bytes} bytes, over the limit of ${MAX_BATCH_VALUE_BYTES} bytes per batch; send them in several batches`,
-      );
+    const tooLarge = batchBytesProblem(items.reduce((sum, it) => sum + it.value.length, 0));
+    if (tooLarge !== undefined) throw new ReplicationError('RK_BAD_ARGUMENT', tooLarge);
     this.#quorum(o, 'W');
     return this.#boundedBatch(
       'puts',

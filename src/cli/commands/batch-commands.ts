@@ -11,10 +11,8 @@ import { CliError, EXIT } from '../exit.js';
 import { showValue } from '../format.js';
 import { ANY_NODE_HELP, DEFAULT_NODES, nodeAddresses, positiveInt } from '../arguments.js';
 import { quorum } from './kv-commands.js';
+import { MAX_BATCH_KEYS, MAX_BATCH_VALUE_BYTES } from '../../common/batch-limits.js';
 
-/** As the client takes them (src/client/kv.ts): not imported here, which would load gRPC. */
-const MAX_BATCH_KEYS = 100;
-const MAX_BATCH_VALUE_BYTES = 4 * 1024 * 1024;
 /** Most lines a file may have: the commands hold it all in memory. */
 const MAX_LINES = 1_000_000;
 

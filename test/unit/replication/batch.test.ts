@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_BATCH_KEYS, MAX_BATCH_VALUE_BYTES, type KeyOutcome } from '../../../src/replication/coordinator.js';
+import { type KeyOutcome } from '../../../src/replication/coordinator.js';
+import { MAX_BATCH_KEYS, MAX_BATCH_VALUE_BYTES } from '../../../src/common/batch-limits.js';
 import { ReplicationError } from '../../../src/replication/replication-errors.js';
 import { FakeCluster } from './fake-cluster.js';
 
