@@ -11,6 +11,7 @@ export { COUNTER_FORMAT, REGISTER_FORMAT, VERSIONS_FORMATS, isKnownFormat, recor
 export type { DecodedState, JoinedKind } from './record-kind.js';
 export { REGISTER } from './register/register-kind.js';
 export * from './register/acceptor.js';
+export { checkBallot, checkProposal } from './register/proposal-checks.js';
 
 const JOINED: ReadonlyMap<number, JoinedKind<unknown>> = new Map(
   [REGISTER as JoinedKind<unknown>].map((k) => [k.format, k]),

@@ -24,6 +24,8 @@
 import {
   DecodeError,
   REGISTER,
+  checkBallot,
+  checkProposal,
   joinedKindOf,
   asBuffer,
   recordKind,
@@ -249,23 +251,6 @@ export function writeIdOf(requestId: Uint8Array, value: Uint8Array | null, conte
 export function checkValueSize(size: number, limit: number, what = `value of ${size} bytes`): void {
   if (size > limit)
     throw new KvError('KV_VALUE_TOO_LARGE', `${what} is over the limit of ${limit} bytes; split it into several keys`);
-}
-
-/** A Paxos ballot as given, refused (KV_BAD_OPTION) unless a positive safe integer and a proposer id of 1 to 255 latin1 characters. */
-function checkBallot(b: Ballot | undefined): void {
-  if (
-    b === undefined ||
-    !Number.isSafeInteger(b.n) ||
-    b.n < 1 ||
-    typeof b.by !== 'string' ||
-    b.by.length === 0 ||
-    b.by.length > 255 ||
-    /[^\x00-\xff]/.test(b.by)
-  )
-    throw new KvError(
-      'KV_BAD_OPTION',
-      `a Paxos ballot is a positive whole number and a proposer id of 1 to 255 latin1 characters, got ${JSON.stringify(b)?.slice(0, 80)}`,
-    );
 }
 
 /** A request id as given, refused (KV_BAD_REQUEST_ID) unless 1 to MAX_REQUEST_ID_BYTES bytes. */
@@ -1294,16 +1279,7 @@ export class Store {
   }
 
   #checkProposal(p: Proposal<Buffer>): void {
-    checkBallot(p?.ballot);
-    if (typeof p.id !== 'string' || p.id.length === 0 || p.id.length > 255 || /[^\x00-\xff]/.test(p.id))
-      throw new KvError('KV_BAD_OPTION', 'a Paxos proposal names its request by an id of 1 to 255 latin1 characters');
-    if (p.base !== undefined && (typeof p.base !== 'string' || p.base.length > 255 || /[^\x00-\xff]/.test(p.base)))
-      throw new KvError(
-        'KV_BAD_OPTION',
-        "a Paxos proposal's base is the request id of a commit: 0 to 255 latin1 characters",
-      );
-    if (p.value !== null && !(p.value instanceof Uint8Array))
-      throw new KvError('KV_BAD_VALUE', `a proposal's value is bytes or null (absent), got ${typeof p.value}`);
+    checkProposal(p);
     if (p.value !== null) checkValueSize(p.value.length, this.settings.maxValueBytes);
   }
 
