@@ -1,25 +1,8 @@
 export { Store } from './store.js';
-export {
-  PRESENT,
-  MAX_SUB_OPS,
-  MAX_RANGE_KEYS,
-  MAX_RANGE_BYTES,
-  MAX_REQUEST_ID_BYTES,
-  MAX_WRITE_MANY_BYTES,
-  checkRequestId,
-  checkSubOp,
-  checkValueSize,
-} from './store.js';
-export type {
-  StoreOptions,
-  ReadResult,
-  WriteResult,
-  MergeResult,
-  CounterUpdateResult,
-  SubOp,
-  SubWrite,
-  WriteManyResult,
-} from './store.js';
+export { PRESENT, MAX_SUB_OPS, MAX_RANGE_KEYS, MAX_RANGE_BYTES, MAX_WRITE_MANY_BYTES, checkSubOp } from './sub-ops.js';
+export { MAX_REQUEST_ID_BYTES, checkRequestId, checkValueSize } from './request-checks.js';
+export type { StoreOptions, ReadResult, WriteResult, MergeResult, CounterUpdateResult } from './store.js';
+export type { SubOp, SubWrite, WriteManyResult } from './sub-ops.js';
 export type { Logger } from './store-options.js';
 export type { Ranges, ScanEntry, ScanBatch, KeyFilter, RangeRead } from './ranges.js';
 export type { Hint, HintStats, HintStore } from './hints.js';

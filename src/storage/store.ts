@@ -3,21 +3,22 @@
  * keeps. Replication, handoff and anti-entropy all write through it. Its one promise:
  * no acknowledged version is ever silently lost or overwritten.
  *
- * Owns: validation and limits, per-key serialisation of read-merge-write, choosing the
- * actor that issues a dot, tombstone bookkeeping and purging, the expiry index and the
- * reclamation of expired siblings, the clock prune index and the pruning of stable clocks,
- * a key's sibling policy (as `policyOf` says), durability (group commit), token-range
- * scans, counts, hashes and deletes, batched merges (and streaming's copy of records of
- * keys new here, `ingest`), and the data types' operations: a counter's
- * increment (`counterUpdate`, record format 4: counter.ts), the presence writes of set
- * elements as sub-keys in one batch (`writeMany`) and the paged read of a parent's
- * sub-keys (`readRange`); a compare-and-set register's acceptor steps (`paxosPrepare`,
- * `paxosPropose`, `paxosCommit`, record format 5: kinds/register), run as the steps of a
- * joined kind (kinds/record-kind.ts), whose records merge by the kind's join. Every merge dispatches on the record's format: a counter joins
- * a counter, a register a register; a record met by one of another kind is refused
- * (KV_WRONG_TYPE). Must not: network anything, decide ownership (docs/architecture.md),
- * or know a bucket's type (the coordinator checks an op against it; the store's guard is
- * the stored format).
+ * Owns: validation and limits (a request's own checks are request-checks.ts's and
+ * sub-ops.ts's), per-key serialisation of read-merge-write, choosing the actor that
+ * issues a dot, tombstone bookkeeping and purging, the expiry index and the reclamation
+ * of expired siblings, the clock prune index and the pruning of stable clocks, a key's
+ * sibling policy (as `policyOf` says), durability (group commit), token-range scans,
+ * counts, hashes and deletes, batched merges (and streaming's copy of records of keys
+ * new here, `ingest`), and running each kind of record (src/kinds): a counter's
+ * increment (`counterUpdate`, record format 4), the presence writes of set elements as
+ * sub-keys in one batch (`writeMany`) and the paged read of a parent's sub-keys
+ * (`readRange`); a compare-and-set register's acceptor steps (`paxosPrepare`,
+ * `paxosPropose`, `paxosCommit`, format 5), run as the steps of a joined kind
+ * (kinds/record-kind.ts), whose records merge by the kind's join. Every merge dispatches
+ * on the record's format: a counter joins a counter, a register a register; a record met
+ * by one of another kind is refused (KV_WRONG_TYPE). Must not: network anything, decide
+ * ownership (docs/architecture.md), or know a bucket's type (the coordinator checks an op
+ * against it; the store's guard is the stored format).
  *
  * Dots are issued by actors.ts, which guarantees that none is ever issued twice.
  */
@@ -39,17 +40,9 @@ import {
   type ProposeReply,
 } from '../kinds/index.js';
 import { decodeHeld, isCounter, isJoined, isVersions, joinHeld, kindOf, type Held, type HeldJoined } from './held.js';
-import {
-  DataTypeError,
-  isSubKey,
-  placementKey,
-  subKey,
-  subKeyPolicy,
-  type SiblingPolicy,
-  type SubPath,
-} from '../buckets/index.js';
+import { DataTypeError, isSubKey, placementKey, subKey, subKeyPolicy, type SiblingPolicy } from '../buckets/index.js';
 import { tokenOf } from '../ring/index.js';
-import { createHash, randomBytes as cryptoRandomBytes } from 'node:crypto';
+import { randomBytes as cryptoRandomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Actors, fileCleanMark } from './actors.js';
@@ -121,6 +114,19 @@ import { KeyLocks } from './key-lock.js';
 import { LevelEngine } from './level-engine.js';
 import { settings } from './store-options.js';
 import type { Durability, HintLimits, Logger, StoreLimits, StoreSettings } from './store-options.js';
+import { checkRequestId, checkValueSize, writeIdOf } from './request-checks.js';
+import {
+  MAX_RANGE_BYTES,
+  MAX_RANGE_KEYS,
+  MAX_SUB_OPS,
+  MAX_WRITE_MANY_BYTES,
+  PRESENT,
+  checkSubOp,
+  subWriteId,
+  type SubOp,
+  type SubWrite,
+  type WriteManyResult,
+} from './sub-ops.js';
 import { batches } from './scan.js';
 import type { BatchLimits } from './scan.js';
 import {
@@ -139,7 +145,6 @@ import {
   withoutExpired,
 } from '../kinds/versions/versions.js';
 import { PRUNE_ABOVE_ENTRIES, mergeReceived } from '../kinds/versions/received.js';
-import { WRITE_ID_BYTES } from '../kinds/dots.js';
 import type { Versions } from '../kinds/versions/versions.js';
 import type { Actor, WriteId } from '../kinds/dots.js';
 import type { RangeRead } from './ranges.js';
@@ -227,111 +232,6 @@ export interface WriteOptions {
   readonly expiresAt?: number;
 }
 
-/** The longest request id a write may carry. */
-export const MAX_REQUEST_ID_BYTES = 64;
-
-/**
- * A write's id: the first 8 bytes of MD5 over its request id, kind, context and value.
- * Only the same request repeated has the same id, so a client that reuses a request id
- * for another write gets a new version, never a write taken for a duplicate.
- */
-export function writeIdOf(requestId: Uint8Array, value: Uint8Array | null, context: Uint8Array): WriteId {
-  const h = createHash('md5');
-  const len = Buffer.allocUnsafe(4);
-  len.writeUInt32BE(requestId.length);
-  h.update(len).update(requestId);
-  len.writeUInt32BE(context.length);
-  h.update(len).update(context);
-  h.update(value === null ? TOMBSTONE_MARK : VALUE_MARK);
-  if (value !== null) h.update(value);
-  return h.digest().toString('latin1', 0, WRITE_ID_BYTES);
-}
-
-/** Refuses (KV_VALUE_TOO_LARGE) a value of `size` bytes over `limit`; `what` names it in the message. */
-export function checkValueSize(size: number, limit: number, what = `value of ${size} bytes`): void {
-  if (size > limit)
-    throw new KvError('KV_VALUE_TOO_LARGE', `${what} is over the limit of ${limit} bytes; split it into several keys`);
-}
-
-/** A request id as given, refused (KV_BAD_REQUEST_ID) unless 1 to MAX_REQUEST_ID_BYTES bytes. */
-export function checkRequestId(requestId: Uint8Array): Uint8Array {
-  if (!(requestId instanceof Uint8Array) || requestId.length === 0 || requestId.length > MAX_REQUEST_ID_BYTES)
-    throw new KvError(
-      'KV_BAD_REQUEST_ID',
-      `a request id must be 1 to ${MAX_REQUEST_ID_BYTES} bytes, got ${requestId instanceof Uint8Array ? `${requestId.length} bytes` : typeof requestId}; use 16 random bytes (a UUID), the same on every attempt of one request`,
-    );
-  return requestId;
-}
-
-/** What each op of writeMany applies to, as a refusal names it. */
-const OP_TARGETS: Readonly<Record<SubOp['op'], string>> = {
-  add: 'a set element or a flag field (enable)',
-  remove: 'a set element, a flag field (disable), a register field (clear) or a counter field (reset)',
-  assign: 'a register field',
-  increment: 'a counter field',
-};
-
-/** What a path names, for a refusal: an element, a field of its type, or the parent itself. */
-function pathNames(path: SubPath): string {
-  const last = path.fields?.[path.fields.length - 1];
-  return path.element !== undefined
-    ? 'an element'
-    : last === undefined
-      ? 'the parent itself'
-      : `a ${String(last.type)} field`;
-}
-
-/**
- * Refuses (DT_BAD_OP) an op of writeMany of an unknown kind or on a path that names
- * nothing it applies to, and an assign's value or an increment's amount that breaks its
- * limit (KV_VALUE_TOO_LARGE, KV_BAD_AMOUNT). The path's own grammar is subKey's to check.
- */
-export function checkSubOp(op: SubOp, at: number, maxValueBytes: number): void {
-  if (!Object.hasOwn(OP_TARGETS, op.op))
-    throw new DataTypeError(
-      'DT_BAD_OP',
-      `op ${at}: unknown op ${JSON.stringify((op as { op: unknown }).op)}; use ${Object.keys(OP_TARGETS).join(', ')}`,
-    );
-  const last = op.path.fields?.[op.path.fields.length - 1]?.type;
-  const element = op.path.element !== undefined;
-  const fits =
-    op.op === 'add'
-      ? element || last === 'flag'
-      : op.op === 'remove'
-        ? element || last === 'flag' || last === 'register' || last === 'counter'
-        : op.op === 'assign'
-          ? !element && last === 'register'
-          : !element && last === 'counter';
-  if (!fits)
-    throw new DataTypeError(
-      'DT_BAD_OP',
-      `op ${at}: ${op.op} applies to ${OP_TARGETS[op.op]}, not ${pathNames(op.path)}; use that one's op`,
-    );
-  if (op.op === 'assign') {
-    if (!(op.value instanceof Uint8Array))
-      throw new KvError('KV_BAD_VALUE', `op ${at}: a register's value must be bytes, got ${typeof op.value}`);
-    checkValueSize(op.value.length, maxValueBytes, `op ${at}: a register value of ${op.value.length} bytes`);
-  }
-  if (op.op === 'increment') checkAmount(op.amount);
-}
-
-/** An op's write id under a request id: what shows it was applied here before. */
-function subWriteId(requestId: Uint8Array, op: SubOp): WriteId {
-  switch (op.op) {
-    case 'add':
-      return writeIdOf(requestId, PRESENT, EMPTY);
-    case 'remove':
-      return writeIdOf(requestId, null, op.context);
-    case 'assign':
-      return writeIdOf(requestId, op.value, EMPTY);
-    case 'increment':
-      return counterWriteId(requestId, op.amount);
-  }
-}
-
-const TOMBSTONE_MARK = Buffer.from([0]);
-const VALUE_MARK = Buffer.from([1]);
-
 export interface MergeResult {
   /** False when the incoming record held nothing new: nothing was written. */
   readonly changed: boolean;
@@ -354,55 +254,6 @@ export interface CounterUpdateResult {
   /** The counter's value here after the increment. */
   readonly value: bigint;
 }
-
-/**
- * One write of `writeMany`, on the sub-key `path` names under the parent (a set's element,
- * or a map's field or a set field's element):
- * - `add` writes PRESENT superseding whatever this replica holds of it (so it adds one live
- *   sibling, and a concurrent remove elsewhere, which did not see the new dot, loses to
- *   it): a set element, or a flag field (enable);
- * - `remove` writes a tombstone superseding exactly what `context` (a read of that
- *   sub-key) saw, and its clock absorbs the context, so adds the reader saw that reach
- *   this replica later are superseded on arrival: a set element, a flag (disable), or a
- *   register (clear; last writer wins against a concurrent assign);
- * - `assign` writes a register field's value, last writer wins (versions.ts updateLww);
- * - `increment` adds `amount` (negative: subtracts) to a counter field, as its issuer
- *   (counter.ts), as counterUpdate does a counter key;
- * - `remove` of a counter field resets it: takes out the increments its context (a map
- *   read's, counter.ts encodeCounterContext) saw; a concurrent increment still counts.
- */
-export type SubOp =
-  | { readonly op: 'add'; readonly path: SubPath }
-  | { readonly op: 'remove'; readonly path: SubPath; readonly context: Uint8Array }
-  | { readonly op: 'assign'; readonly path: SubPath; readonly value: Uint8Array }
-  | { readonly op: 'increment'; readonly path: SubPath; readonly amount: number };
-
-/** One sub-key `writeMany` wrote (or found written before: `duplicate`), with its record after the call. */
-export interface SubWrite {
-  readonly key: Buffer;
-  /** The sub-key's record after the call: what the other replicas merge (a hint holds it). */
-  readonly record: Buffer;
-  /** An increment's delta (counterUpdate's): what the other replicas merge, sent `record` when they refuse it (KV_COUNTER_GAP). */
-  readonly delta?: Buffer;
-  readonly duplicate: boolean;
-}
-
-export interface WriteManyResult {
-  /** Per op, in the order given. */
-  readonly writes: SubWrite[];
-  /** True when every op's request id showed it was applied here before: nothing was written. */
-  readonly duplicate: boolean;
-}
-
-/** The value of a present set element (or an enabled flag). */
-export const PRESENT = Buffer.from([0x01]);
-/** The most ops one writeMany call may carry. */
-export const MAX_SUB_OPS = 1000;
-/** The most bytes of keys and records (and deltas) one writeMany may write: what its issuer answers, in one message of a node's (8 MiB), with room to spare. */
-export const MAX_WRITE_MANY_BYTES = 6 << 20;
-/** The most sub-keys, and bytes of records, one readRange page holds. */
-export const MAX_RANGE_KEYS = 1000;
-export const MAX_RANGE_BYTES = 4 << 20;
 
 /** One sub-key of a writeMany call, checked: its op, the context a remove carries, its write id, and its record as read under its lock. */
 interface SubItem extends Locked {
