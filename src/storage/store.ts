@@ -64,7 +64,6 @@ import {
   applyDelta,
   checkAmount,
   counterWriteId,
-  decodeCounter,
   decodeCounterContext,
   reset as resetCounter,
   resetAboveEntry,
