@@ -5,7 +5,7 @@
  * simulated network that delays, drops, duplicates and reorders, every history checked by
  * a linearizability search) before any process runs them.
  *
- * Each replica keeps, per key, an **acceptor** (storage/acceptor.ts: the highest ballot it
+ * Each replica keeps, per key, an **acceptor** (kinds/register/acceptor.ts: the highest ballot it
  * promised, the latest proposal it accepted that it has not seen committed, the latest
  * committed proposal: the register's value, and the links of the commits before it that
  * it learned). A proposer's round:

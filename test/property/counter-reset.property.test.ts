@@ -1,5 +1,5 @@
 /**
- * A counter's reset (src/storage/counter.ts: reset, seenEntries) on random histories across
+ * A counter's reset (src/kinds/counter/counter.ts: reset, seenEntries) on random histories across
  * 3 replicas: increments and decrements at any replica, each delta delivered, dropped,
  * delivered twice or late (a replica with a gap takes the issuer's full state), and resets
  * of what one replica held, applied at any replica and sent on as full states, as the

@@ -1,5 +1,5 @@
 /**
- * The counter's algebra (src/storage/counter.ts) on random histories across 3 replicas:
+ * The counter's algebra (src/kinds/counter/counter.ts) on random histories across 3 replicas:
  * increments and decrements with write ids drawn from a few requests (so one request is
  * issued again, at the replica that issued it or at another), increments without ids,
  * deltas delivered, dropped, delivered twice or reordered (applied by applyDelta: a replica

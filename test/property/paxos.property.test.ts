@@ -1,10 +1,10 @@
 /**
- * Compare-and-set's Paxos core (src/storage/acceptor.ts's acceptor, src/replication/paxos.ts's
+ * Compare-and-set's Paxos core (src/kinds/register/acceptor.ts's acceptor, src/replication/paxos.ts's
  * proposer rules) in a deterministic simulation,
  * on fixed seeds: three acceptors, three proposers each running a list of reads, writes
  * and compare-and-sets, and a network that delivers their messages in any order, drops
  * them, or delivers them twice, while acceptors' states are copied into each other now
- * and then (joined, as anti-entropy, streaming and hints copy records: storage/acceptor.ts); a proposer that waits too long starts a new round, and
+ * and then (joined, as anti-entropy, streaming and hints copy records: kinds/register/acceptor.ts); a proposer that waits too long starts a new round, and
  * gives up (an unknown outcome) after a few. Every history is checked by the
  * linearizability search (test/jepsen/linearizability.ts): reads, writes and CAS must
  * look as if each took effect at one instant inside its call, whatever the network did.

@@ -1,5 +1,5 @@
 /**
- * The compare-and-set register's record (src/storage/acceptor.ts, format 5), on fixed seeds:
+ * The compare-and-set register's record (src/kinds/register/acceptor.ts, format 5), on fixed seeds:
  * states reached by the acceptor's own rules round-trip byte for byte; their join is
  * commutative, associative and idempotent on the bytes and never lowers a promise or a
  * commit; damaged bytes are refused with a DecodeError, never read as another state.

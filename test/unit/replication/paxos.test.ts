@@ -1,5 +1,5 @@
 /**
- * The Paxos core's rules one by one (src/storage/acceptor.ts, src/replication/paxos.ts): ballots, the acceptor's
+ * The Paxos core's rules one by one (src/kinds/register/acceptor.ts, src/replication/paxos.ts): ballots, the acceptor's
  * promise, accept and commit, what a proposer makes of a prepare round, and the
  * compare-and-set decision. The whole under a hostile network is
  * test/property/paxos.property.test.ts's.

@@ -1,5 +1,5 @@
 /**
- * src/storage/counter.ts beyond its laws (test/property/counter.property.test.ts): the
+ * src/kinds/counter/counter.ts beyond its laws (test/property/counter.property.test.ts): the
  * format 4 codec (round trip, canonical bytes, each kind of corrupt input refused with
  * what is wrong, fuzzed bytes refused or re-encoded to themselves), the increment's
  * refusals, the duplicate's delta, and the log window: past it an increment issued twice
