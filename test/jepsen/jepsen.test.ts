@@ -1,7 +1,8 @@
 /**
  * The short Jepsen pass that CI runs: 5 real nodes, each in its own network namespace,
  * the set, register, counter, orset, map and cas workloads, and every nemesis kind, partition shape and slow shape at least once in
- * 80 s (a fault every 4 s; about 110 s with forming and settling here), a full disk and damaged files among them; then no
+ * 80 s (a fault every 4 s, the workload running on until the last has been applied, up to 160 s, when a slow
+ * machine applies them late; about 110 s with forming and settling here), a full disk and damaged files among them; then no
  * acknowledged write lost, no increment lost or counted twice, no removed element back, no map update applied in part,
  * every compare-and-set key's history linearizable (linearizability.ts's search),
  * nothing unexpected, every replica identical, and throughput and

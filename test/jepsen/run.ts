@@ -262,11 +262,16 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     const cas = o.workloads.includes('cas') ? new CasWorkload(client, history, 3, random) : undefined;
     const workloads = [set, register, expiry, counter, orset, map, cas].filter((w) => w !== undefined);
     const endMs = o.timeS * 1000;
-    const maxOps = o.timeS * 2000;
-    let ops = 0;
+    // The workload runs its time, and on until the last planned fault has been applied (a slow machine applies
+    // them late: a join or a decommission takes longer), at most twice its time; a fault not begun by then is skipped.
+    const capMs = 2 * endMs;
+    const maxOps = o.timeS * 4000;
+    let ops = 0,
+      faultsDone = false;
     const workers = Array.from({ length: o.workers }, async (_, i) => {
       const w = workloads[i % workloads.length]!;
-      while (!stopped && history.now() < endMs && ops++ < maxOps) await w.step();
+      while (!stopped && (history.now() < endMs || (!faultsDone && history.now() < capMs)) && ops++ < maxOps)
+        await w.step();
     });
 
     const nemesis = new NemesisRunner(
@@ -285,10 +290,17 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
       everyMs: o.everyMs,
     });
     const faults = (async () => {
-      for (const f of plan) {
-        await sleep(f.atMs - history.now());
-        if (history.now() >= endMs) break;
-        await nemesis.apply(f);
+      try {
+        for (const f of plan) {
+          await sleep(f.atMs - history.now());
+          if (history.now() >= capMs) {
+            log(`nemesis ${f.kind}: skipped, the run is past twice its time`);
+            continue;
+          }
+          await nemesis.apply(f);
+        }
+      } finally {
+        faultsDone = true;
       }
     })();
     await Promise.all([...workers, faults]);
