@@ -248,5 +248,5 @@ describe('per-bucket N through a join, cleanup, repair and a decommission', () =
     expect(
       cluster.node('n1').lines.some((l) => l.msg === 'removed: every range of the node is back on N replicas'),
     ).toBe(true);
-  }, 420_000); // 85 s on a quiet machine; over 240 s when the machine runs at a third of its speed
+  }, 420_000); // the budget allows for a machine running at a third of its speed
 });
