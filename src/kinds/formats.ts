@@ -21,6 +21,9 @@ const NAMES: ReadonlyMap<number, string> = new Map([
   [REGISTER_FORMAT, 'a compare-and-set register'],
 ]);
 
+/** What a record of `format` holds, for messages ('a counter'); undefined for an unknown format. */
+export const kindName = (format: number): string | undefined => NAMES.get(format);
+
 /** True when `format` is one a record of some kind is written in. */
 export const isKnownFormat = (format: number | undefined): boolean => format !== undefined && NAMES.has(format);
 

@@ -7,7 +7,7 @@ import type { JoinedKind } from './record-kind.js';
 import { REGISTER } from './register/register-kind.js';
 
 export { DecodeError, Reader, asBuffer, varintSize, writeVarint } from './record-bytes.js';
-export { COUNTER_FORMAT, REGISTER_FORMAT, VERSIONS_FORMATS, isKnownFormat, recordKind } from './formats.js';
+export { COUNTER_FORMAT, REGISTER_FORMAT, VERSIONS_FORMATS, isKnownFormat, kindName, recordKind } from './formats.js';
 export type { DecodedState, JoinedKind } from './record-kind.js';
 export { REGISTER } from './register/register-kind.js';
 export * from './register/acceptor.js';

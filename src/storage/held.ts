@@ -6,7 +6,7 @@
  * Owns: telling the kinds of decoded records apart, and naming them in messages. Must
  * not: know a joined kind's layout (its folder in kinds/ does).
  */
-import { joinedKindOf, type JoinedKind } from '../kinds/index.js';
+import { COUNTER_FORMAT, joinedKindOf, kindName, type JoinedKind } from '../kinds/index.js';
 import { decodeRecord, isCounterRecord, type StoredRecord } from '../kinds/versions/codec.js';
 import { decodeCounter, type StoredCounter } from '../kinds/counter/counter.js';
 
@@ -25,7 +25,11 @@ export const isVersions = (r: Held): r is StoredRecord => 'versions' in r;
 
 /** What a decoded record holds, for messages. */
 export const kindOf = (r: Held): string =>
-  isCounter(r) ? 'a counter' : isJoined(r) ? r.joined.name : 'versions (a plain key, a set element or a map register)';
+  isCounter(r)
+    ? kindName(COUNTER_FORMAT)!
+    : isJoined(r)
+      ? r.joined.name
+      : 'versions (a plain key, a set element or a map register)';
 
 /** Decode a record of any kind, by its format; throws DecodeError when it does not decode. */
 export function decodeHeld(bytes: Uint8Array): Held {

@@ -5,7 +5,7 @@
  * Owns: the register's entry in the kinds' registry. Must not: do I/O.
  */
 import type { JoinedKind } from '../record-kind.js';
-import { REGISTER_FORMAT } from '../formats.js';
+import { REGISTER_FORMAT, kindName } from '../formats.js';
 import {
   EMPTY_ACCEPTOR,
   decodeRegister,
@@ -17,7 +17,7 @@ import {
 } from './acceptor.js';
 
 export const REGISTER: JoinedKind<RegisterState> = {
-  name: 'a compare-and-set register',
+  name: kindName(REGISTER_FORMAT)!,
   format: REGISTER_FORMAT,
   decode: (bytes) => {
     const { register, heldSince } = decodeRegister(bytes);
