@@ -160,10 +160,10 @@ describe.skipIf(!root)('the harness cleans up after itself', () => {
     const out: string[] = [];
     const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`the harness did not form its cluster and reach ${ready} in 150 s:\n${out.join('\n')}`)),
-        150_000,
-      );
+      const timer = setTimeout(() => {
+        child.kill('SIGINT');
+        reject(new Error(`the harness did not form its cluster and reach ${ready} in 270 s:\n${out.join('\n')}`));
+      }, 270_000);
       createInterface({ input: child.stdout! }).on('line', (l) => {
         out.push(l);
         // Up, a partition applied before (rules made and removed), and the fault asked for in force.
@@ -260,7 +260,7 @@ describe.skipIf(!root)('the harness cleans up after itself', () => {
     expect(pids).toHaveLength(4);
     expect(leftovers(process.pid)).toEqual(NOTHING);
     for (const p of pids) expect(alive(p)).toBe(false);
-  }, 180_000);
+  }, 300_000);
 
   it('removes every namespace, link, rule, cpu cgroup, delay proxy and node process when interrupted (SIGINT)', async () => {
     const { delayed, throttled, nodes, proxies } = await stopBoth('SIGINT');
@@ -271,7 +271,7 @@ describe.skipIf(!root)('the harness cleans up after itself', () => {
     for (const p of pids) expect(alive(p)).toBe(false);
     // The root namespace never held a rule of theirs.
     for (const h of [delayed, throttled]) expect(rootRules()).not.toContain(`rkj${h.pid}`);
-  }, 240_000);
+  }, 360_000);
 
   it('leaves its namespaces and cgroup behind when killed -9, and the sweep of the next run removes them with their processes', async () => {
     const { delayed, throttled, nodes: pids, proxies, groups } = await stopBoth('SIGKILL');
@@ -287,5 +287,5 @@ describe.skipIf(!root)('the harness cleans up after itself', () => {
     for (const h of [delayed, throttled]) expect(leftovers(h.pid)).toEqual(NOTHING);
     // Every node process is gone, and every proxy (each ends by itself once its harness's pipe closes, else the sweep kills it).
     for (const p of [...pids, ...proxies]) expect(alive(p)).toBe(false);
-  }, 240_000);
+  }, 360_000);
 });

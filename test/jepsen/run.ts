@@ -159,10 +159,15 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /** Each node's disk with the disk-full nemesis: room for a run's data many times over, and a floor (5%) of 25.6 MiB. */
 const SMALL_DISK_BYTES = 512 * 2 ** 20;
 
-async function waitUntil(what: string, ms: number, check: () => Promise<boolean>): Promise<void> {
+async function waitUntil(
+  what: string,
+  ms: number,
+  check: () => Promise<boolean>,
+  detail: () => string = () => '',
+): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}${detail() && `: ${detail()}`}`);
     await sleep(500);
   }
 }
@@ -238,7 +243,7 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     });
     for (let i = 0; i < o.nodes; i++) (await cluster.add()).start();
     const started = Date.now();
-    await allSettled(cluster, 120_000);
+    await allSettled(cluster, 240_000);
     log(
       `cluster of ${o.nodes} up in ${Date.now() - started} ms${net ? ` on ${net.subnet}.0/24, one namespace per node` : ' on 127.0.0.1 (no namespaces)'}`,
     );
@@ -587,16 +592,28 @@ export function redraw(folder: string): string {
   return path;
 }
 
-/** Every member normal and up in every member's view (gone nodes excluded). */
+/** Every member normal and up in every member's view (gone nodes excluded); on timeout, says who lacks whom. */
 async function allSettled(cluster: JepsenCluster, ms: number): Promise<void> {
-  await waitUntil(`all members normal and up everywhere`, ms, async () => {
-    const ids = new Set(cluster.members.map((n) => n.id));
-    const views = await cluster.views();
-    return views.every(
-      (v) =>
-        v !== undefined && [...ids].every((id) => v.members.some((m) => m.id === id && m.status === 'normal' && m.up)),
-    );
-  });
+  let lacking: string[] = [];
+  await waitUntil(
+    'all members normal and up everywhere',
+    ms,
+    async () => {
+      const ids = cluster.members.map((n) => n.id);
+      const views = await cluster.views();
+      lacking = views.flatMap((v, i) => {
+        if (v === undefined) return [`${ids[i]} did not answer`];
+        const missing = ids.flatMap((id) => {
+          const m = v.members.find((x) => x.id === id);
+          if (m === undefined) return [`${id} (unknown)`];
+          return m.status === 'normal' && m.up ? [] : [`${id} (${m.status}${m.up ? '' : ', down'})`];
+        });
+        return missing.length ? [`${ids[i]} sees ${missing.join(', ')}`] : [];
+      });
+      return lacking.length === 0;
+    },
+    () => lacking.join('; '),
+  );
 }
 
 async function repairAll(cluster: JepsenCluster, log: (l: string) => void): Promise<void> {
