@@ -43,3 +43,9 @@ export function showKey(key: Uint8Array): string {
   const printable = key.length <= 200 && key.every((b) => b >= 0x20 && b < 0x7f);
   return printable ? JSON.stringify(Buffer.from(key).toString('latin1')) : `0x${Buffer.from(key).toString('hex')}`;
 }
+
+/** Refuses (KV_VALUE_TOO_LARGE) a value of `size` bytes over `limit`; `what` names it in the message. */
+export function checkValueSize(size: number, limit: number, what = `value of ${size} bytes`): void {
+  if (size > limit)
+    throw new KvError('KV_VALUE_TOO_LARGE', `${what} is over the limit of ${limit} bytes; split it into several keys`);
+}

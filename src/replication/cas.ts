@@ -27,6 +27,10 @@ import {
   HISTORY_LENGTH,
   NO_BALLOT,
   maxBallot,
+  PAXOS_COMMIT,
+  PAXOS_PREPARE,
+  PAXOS_PROPOSE,
+  REGISTER,
   type Ballot,
   type PrepareReply,
   type Proposal,
@@ -43,7 +47,7 @@ import {
   quorumOf,
   type Condition,
 } from './paxos.js';
-import { ReplicaFailure, transient, type ReplicaApi } from './replica-api.js';
+import { ReplicaFailure, callStep, transient, type ReplicaApi } from './replica-api.js';
 import { ReplicationError } from './replication-errors.js';
 
 /** What a conditional write ended with, when it ended with an answer. */
@@ -158,7 +162,7 @@ export class CasProposer {
         members,
         groups,
         deadline,
-        (n) => this.deps.replicas.call(n, { op: 'paxosPrepare', key, ballot }, deadline),
+        (n) => callStep(this.deps.replicas, n, REGISTER, PAXOS_PREPARE, key, ballot, deadline),
         (r: PrepareReply<Buffer>) => r.promised,
       );
       for (const r of prepared.replies) if (!r.promised) seen = maxBallot(seen, r.higher);
@@ -263,7 +267,7 @@ export class CasProposer {
       members,
       groups,
       deadline,
-      (n) => this.deps.replicas.call(n, { op: 'paxosPropose', key, proposal }, deadline),
+      (n) => callStep(this.deps.replicas, n, REGISTER, PAXOS_PROPOSE, key, proposal, deadline),
       (r: ProposeReply) => r.accepted,
     );
     for (const r of round.replies) if (!r.accepted) seen = maxBallot(seen, r.higher);
@@ -276,8 +280,7 @@ export class CasProposer {
     for (const n of nodes) {
       if (!this.#up(n)) continue;
       this.#commitsOut++;
-      void this.deps.replicas
-        .call(n, { op: 'paxosCommit', key, proposal }, deadline)
+      void callStep(this.deps.replicas, n, REGISTER, PAXOS_COMMIT, key, proposal, deadline)
         .catch((e: unknown) =>
           this.deps.log.debug(
             { node: n, err: String(e) },

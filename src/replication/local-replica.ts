@@ -6,7 +6,8 @@
  * store does) or decide who is a replica (the coordinator does).
  */
 import { BucketError } from '../buckets/index.js';
-import { showKey } from '../kinds/kv-errors.js';
+import { DecodeError, kindStep } from '../kinds/index.js';
+import { KvError, showKey } from '../kinds/kv-errors.js';
 import { recordDigest, type Store } from '../storage/index.js';
 import {
   asReplicaFailure,
@@ -16,6 +17,7 @@ import {
   type ReplicaReplies,
   type ReplyTo,
 } from './replica-api.js';
+import { ReplicationError } from './replication-errors.js';
 
 export class LocalReplica {
   /**
@@ -84,15 +86,29 @@ export class LocalReplica {
         const r = await this.store.readRange(c.parent, c.after, c.limit);
         return { records: r.records, next: r.next };
       }
-      case 'paxosPrepare':
-        return this.store.paxosPrepare(c.key, c.ballot);
-      case 'paxosPropose':
-        this.#refuseDropped(c.key);
-        return this.store.paxosPropose(c.key, c.proposal);
-      case 'paxosCommit':
-        this.#refuseDropped(c.key);
-        return this.store.paxosCommit(c.key, c.proposal);
+      case 'step':
+        return this.#step(c);
     }
+  }
+
+  /** A joined kind's step: found in the registry by kind and name, its argument decoded, its reply encoded. */
+  async #step(c: Extract<ReplicaCall, { op: 'step' }>): Promise<Buffer> {
+    const found = kindStep(c.kind, c.step);
+    if (found === undefined)
+      throw new ReplicationError(
+        'RK_UNSUPPORTED',
+        `step ${c.step} of record format ${c.kind} is unknown to this node; upgrade it to the caller's release`,
+      );
+    const { kind, step } = found;
+    if (step.writesValue) this.#refuseDropped(c.key);
+    let arg: unknown;
+    try {
+      arg = step.arg.decode(c.arg);
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw e;
+      throw new KvError('KV_BAD_OPTION', `${step.what} came with an argument that does not decode: ${e.message}`);
+    }
+    return step.reply.encode(await this.store.step(c.key, kind, step, arg));
   }
 }
 

@@ -9,7 +9,7 @@
  * deadline (ms since the epoch, as Date.now()). Every failure is a ReplicaFailure,
  * whatever the transport: the coordinator decides by its kind, never by a wire's codes.
  */
-import { type Ballot, type PrepareReply, type ProposeReply, type Proposal } from '../kinds/index.js';
+import { DecodeError, type JoinedKind, type KindStep } from '../kinds/index.js';
 import type { SubOp } from '../storage/index.js';
 
 export interface ApplyResult {
@@ -73,10 +73,12 @@ export type ReplicaCall =
   | { readonly op: 'writeMany'; readonly parent: Buffer; readonly ops: readonly SubOp[]; readonly requestId?: Buffer }
   /** A page of `parent`'s sub-keys: up to `limit`, after the sub-key `after`. */
   | { readonly op: 'readRange'; readonly parent: Buffer; readonly after?: Buffer; readonly limit: number }
-  /** Compare-and-set's Paxos steps on the key's acceptor (replication/paxos.ts says what a proposer does with the replies); each written before it answers. */
-  | { readonly op: 'paxosPrepare'; readonly key: Buffer; readonly ballot: Ballot }
-  | { readonly op: 'paxosPropose'; readonly key: Buffer; readonly proposal: Proposal<Buffer> }
-  | { readonly op: 'paxosCommit'; readonly key: Buffer; readonly proposal: Proposal<Buffer> };
+  /**
+   * Step `step` of the joined kind of record format `kind` on the key (kinds/record-kind.ts;
+   * compare-and-set's Paxos steps), its argument and reply in the step's own bytes; written
+   * before it answers. `callStep` makes one and reads its reply.
+   */
+  | { readonly op: 'step'; readonly key: Buffer; readonly kind: number; readonly step: string; readonly arg: Buffer };
 
 export type ReplicaOp = ReplicaCall['op'];
 
@@ -92,9 +94,8 @@ export interface ReplicaReplies {
   /** The records written, one per op in order (an increment's with its delta). */
   writeMany: SubKeyRecord[];
   readRange: SubKeyPage;
-  paxosPrepare: PrepareReply<Buffer>;
-  paxosPropose: ProposeReply;
-  paxosCommit: void;
+  /** The step's reply, in its own bytes. */
+  step: Buffer;
 }
 
 export type ReplyTo<C extends ReplicaCall> = ReplicaReplies[C['op']];
@@ -102,6 +103,36 @@ export type ReplyTo<C extends ReplicaCall> = ReplicaReplies[C['op']];
 export interface ReplicaApi {
   /** Run `call` on replica `node` (by id) before `deadline` (ms since the epoch, as Date.now()). */
   call<C extends ReplicaCall>(node: string, call: C, deadline: number): Promise<ReplyTo<C>>;
+}
+
+/** What a call is counted and measured as: its operation, or a step's name. */
+export const callName = (c: ReplicaCall): string => (c.op === 'step' ? c.step : c.op);
+
+/** Step `step` of `kind` on `key` at replica `node`: the argument encoded, the reply decoded (one that does not decode is the peer's bug: RK_INTERNAL). */
+export async function callStep<S, A, R>(
+  replicas: ReplicaApi,
+  node: string,
+  kind: JoinedKind<S>,
+  step: KindStep<S, A, R>,
+  key: Buffer,
+  arg: A,
+  deadline: number,
+): Promise<R> {
+  const reply = await replicas.call(
+    node,
+    { op: 'step', key, kind: kind.format, step: step.name, arg: step.arg.encode(arg) },
+    deadline,
+  );
+  try {
+    return step.reply.decode(reply);
+  } catch (e) {
+    if (!(e instanceof DecodeError)) throw e;
+    throw new ReplicaFailure(
+      'refused',
+      'RK_INTERNAL',
+      `${node} answered ${step.what} with bytes that do not decode: ${e.message}`,
+    );
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 export { Store } from './store.js';
 export { PRESENT, MAX_SUB_OPS, MAX_RANGE_KEYS, MAX_RANGE_BYTES, MAX_WRITE_MANY_BYTES, checkSubOp } from './sub-ops.js';
-export { MAX_REQUEST_ID_BYTES, checkRequestId, checkValueSize } from './request-checks.js';
+export { MAX_REQUEST_ID_BYTES, checkRequestId } from './request-checks.js';
+export { checkValueSize } from '../kinds/kv-errors.js';
 export type { StoreOptions, ReadResult, WriteResult, MergeResult, CounterUpdateResult } from './store.js';
 export type { SubOp, SubWrite, WriteManyResult } from './sub-ops.js';
 export type { Logger } from './store-options.js';

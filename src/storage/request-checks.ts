@@ -1,7 +1,7 @@
 /**
- * What a write request must be when it reaches the store: a value within its size
- * limit, a request id of 1 to MAX_REQUEST_ID_BYTES bytes, and the write id made of them
- * (what makes the same request, sent twice, count once).
+ * What a write request must be when it reaches the store: a request id of 1 to
+ * MAX_REQUEST_ID_BYTES bytes, and the write id made of it (what makes the same request,
+ * sent twice, count once). A value's size is checked by kinds/kv-errors.ts checkValueSize.
  *
  * Owns: those checks and their messages, and the write id. Must not: do I/O.
  */
@@ -27,12 +27,6 @@ export function writeIdOf(requestId: Uint8Array, value: Uint8Array | null, conte
   h.update(value === null ? TOMBSTONE_MARK : VALUE_MARK);
   if (value !== null) h.update(value);
   return h.digest().toString('latin1', 0, WRITE_ID_BYTES);
-}
-
-/** Refuses (KV_VALUE_TOO_LARGE) a value of `size` bytes over `limit`; `what` names it in the message. */
-export function checkValueSize(size: number, limit: number, what = `value of ${size} bytes`): void {
-  if (size > limit)
-    throw new KvError('KV_VALUE_TOO_LARGE', `${what} is over the limit of ${limit} bytes; split it into several keys`);
 }
 
 /** A request id as given, refused (KV_BAD_REQUEST_ID) unless 1 to MAX_REQUEST_ID_BYTES bytes. */

@@ -12,9 +12,8 @@
  * new here, `ingest`), and running each kind of record (src/kinds): a counter's
  * increment (`counterUpdate`, record format 4), the presence writes of set elements as
  * sub-keys in one batch (`writeMany`) and the paged read of a parent's sub-keys
- * (`readRange`); a compare-and-set register's acceptor steps (`paxosPrepare`,
- * `paxosPropose`, `paxosCommit`, format 5), run as the steps of a joined kind
- * (kinds/record-kind.ts), whose records merge by the kind's join. Every merge dispatches
+ * (`readRange`); the steps of a joined kind (`step`: a compare-and-set register's
+ * Paxos steps, format 5; kinds/record-kind.ts), whose records merge by the kind's join. Every merge dispatches
  * on the record's format: a counter joins a counter, a register a register; a record met
  * by one of another kind is refused (KV_WRONG_TYPE). Must not: network anything, decide
  * ownership (docs/architecture.md), or know a bucket's type (the coordinator checks an op
@@ -25,19 +24,11 @@
 import {
   DecodeError,
   REGISTER,
-  checkBallot,
-  checkProposal,
   joinedKindOf,
   asBuffer,
   recordKind,
-  onCommit,
-  onPrepare,
-  onPropose,
-  type Ballot,
   type JoinedKind,
-  type PrepareReply,
-  type Proposal,
-  type ProposeReply,
+  type KindStep,
 } from '../kinds/index.js';
 import { decodeHeld, isCounter, isJoined, isVersions, joinHeld, kindOf, type Held, type HeldJoined } from './held.js';
 import { DataTypeError, isSubKey, placementKey, subKey, subKeyPolicy, type SiblingPolicy } from '../buckets/index.js';
@@ -81,7 +72,7 @@ import type { ClockSpan, Context, RecordSkim, StoredRecord } from '../kinds/vers
 import { withIoErrors } from './engine.js';
 import { DiskGuard, type DiskState, type StatFs } from './disk.js';
 import type { Engine } from './engine.js';
-import { KvError, showKey } from '../kinds/kv-errors.js';
+import { KvError, checkValueSize, showKey } from '../kinds/kv-errors.js';
 import { HintStore } from './hints.js';
 import { Ranges } from './ranges.js';
 import { KeyFilter } from './key-filter.js';
@@ -113,7 +104,7 @@ import { KeyLocks } from './key-lock.js';
 import { LevelEngine } from './level-engine.js';
 import { settings } from './store-options.js';
 import type { Durability, HintLimits, Logger, StoreLimits, StoreSettings } from './store-options.js';
-import { checkRequestId, checkValueSize, writeIdOf } from './request-checks.js';
+import { checkRequestId, writeIdOf } from './request-checks.js';
 import {
   MAX_RANGE_BYTES,
   MAX_RANGE_KEYS,
@@ -1082,55 +1073,27 @@ export class Store {
   }
 
   /**
-   * A Paxos prepare of the compare-and-set register at `key` under `ballot`, as this
-   * replica's acceptor (acceptor.ts onPrepare): promised when the ballot is above every one
-   * promised here, and the promise is written before the reply returns (durable as every
-   * write is, per the durability mode). KV_WRONG_TYPE for a key holding versions or a
-   * counter; KV_BAD_OPTION for a malformed ballot.
+   * Step `step` of the joined kind `kind` on `key` (record-kind.ts): its argument checked,
+   * then the step run on the key's state under its lock, the new state written (when it
+   * changed) before the reply returns, durable as every write is. KV_WRONG_TYPE for a key
+   * holding another kind's record.
    */
-  async paxosPrepare(key: Key, ballot: Ballot): Promise<PrepareReply<Buffer>> {
-    checkBallot(ballot);
-    return this.#step(key, REGISTER, 'a Paxos prepare', (a) => {
-      const { acceptor, reply } = onPrepare(a, ballot);
-      return { state: acceptor, reply };
-    });
-  }
-
-  /** A Paxos proposal to the register at `key` (acceptor.ts onPropose): accepted, and written, when its ballot is at least the one promised here. */
-  async paxosPropose(key: Key, proposal: Proposal<Buffer>): Promise<ProposeReply> {
-    this.#checkProposal(proposal);
-    return this.#step(key, REGISTER, 'a Paxos proposal', (a) => {
-      const { acceptor, reply } = onPropose(a, proposal);
-      return { state: acceptor, reply };
-    });
-  }
-
-  /** A Paxos commit to the register at `key` (acceptor.ts onCommit): kept when newer than the commit held. */
-  async paxosCommit(key: Key, proposal: Proposal<Buffer>): Promise<void> {
-    this.#checkProposal(proposal);
-    await this.#step(key, REGISTER, 'a Paxos commit', (a) => ({ state: onCommit(a, proposal), reply: undefined }));
-  }
-
-  /** One step of a joined kind on `key`'s state under its lock: the new state written when it changed, then the reply. */
-  async #step<S, R>(key: Key, kind: JoinedKind<S>, what: string, step: (s: S) => { state: S; reply: R }): Promise<R> {
+  async step<S, A, R>(key: Key, kind: JoinedKind<S>, step: KindStep<S, A, R>, arg: A): Promise<R> {
+    step.check(arg, { maxValueBytes: this.settings.maxValueBytes });
     this.#enterWrite();
     try {
       const { dk, hi, lo } = this.#locate(key);
       return await this.#change(dk, hi, lo, (old, ops, stored) => {
-        if (old !== undefined && !(isJoined(old) && old.joined === kind)) throw this.#wrongType(dk, kindOf(old), what);
+        if (old !== undefined && !(isJoined(old) && old.joined === kind))
+          throw this.#wrongType(dk, kindOf(old), step.what);
         const before = old === undefined ? kind.empty : (old.value as S);
-        const { state, reply } = step(before);
+        const { state, reply } = step.run(before, arg);
         if (old === undefined || !kind.same(state, before)) this.#persistJoined(dk, old, stored, kind, state, ops);
         return reply;
       });
     } finally {
       this.#leave();
     }
-  }
-
-  #checkProposal(p: Proposal<Buffer>): void {
-    checkProposal(p);
-    if (p.value !== null) checkValueSize(p.value.length, this.settings.maxValueBytes);
   }
 
   /**

@@ -9,7 +9,8 @@ import { DataTypeError, type SubPath } from '../buckets/index.js';
 import { KvError } from '../kinds/kv-errors.js';
 import type { WriteId } from '../kinds/dots.js';
 import { checkAmount, counterWriteId } from '../kinds/counter/counter.js';
-import { checkValueSize, writeIdOf } from './request-checks.js';
+import { writeIdOf } from './request-checks.js';
+import { checkValueSize } from '../kinds/kv-errors.js';
 
 const EMPTY = Buffer.alloc(0);
 

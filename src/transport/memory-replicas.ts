@@ -7,10 +7,12 @@
  *
  * Owns: routing calls to replicas and the faults. Must not: interpret calls.
  */
+import { STEP_NAMES } from '../kinds/index.js';
 import type { LocalReplica } from '../replication/local-replica.js';
 import {
   ReplicaFailure,
   asReplicaFailure,
+  callName,
   type ReplicaApi,
   type ReplicaCall,
   type ReplicaOp,
@@ -23,26 +25,18 @@ export interface LinkFault {
   /** ms before the call reaches the node. */
   readonly delayMs?: number;
   /** Only these calls are delayed (default: every call). */
-  readonly delayOnly?: readonly (keyof CallCounts)[];
+  readonly delayOnly?: readonly string[];
   /** Calls the node refuses RK_UNSUPPORTED, as a node of an earlier release refuses the data types' calls. */
-  readonly unsupported?: readonly (keyof CallCounts)[];
+  readonly unsupported?: readonly string[];
   /** Calls the node runs whose answer is lost: UNAVAILABLE, as a stream that broke with the call on it. */
-  readonly lostReply?: readonly (keyof CallCounts)[];
+  readonly lostReply?: readonly string[];
 }
 
-/** Calls made, by operation. */
-export type CallCounts = Record<ReplicaOp, number>;
-const OPS: readonly ReplicaOp[] = [
-  'apply',
-  'merge',
-  'read',
-  'digest',
-  'counterUpdate',
-  'writeMany',
-  'readRange',
-  'paxosPrepare',
-  'paxosPropose',
-  'paxosCommit',
+/** Calls made, by operation, a kind's step by its name (replica-api.ts callName). */
+export type CallCounts = Record<Exclude<ReplicaOp, 'step'>, number> & { [step: string]: number };
+const OPS: readonly string[] = [
+  ...(['apply', 'merge', 'read', 'digest', 'counterUpdate', 'writeMany', 'readRange'] satisfies ReplicaOp[]),
+  ...STEP_NAMES,
 ];
 const emptyCounts = (): CallCounts => Object.fromEntries(OPS.map((op) => [op, 0])) as CallCounts;
 
@@ -65,11 +59,11 @@ export class MemoryReplicaNetwork {
   }
 
   async #call<C extends ReplicaCall>(from: string, to: string, c: C, deadline: number): Promise<ReplyTo<C>> {
-    const op = c.op;
-    this.calls[op]++;
+    const op = callName(c);
+    this.calls[op] = (this.calls[op] ?? 0) + 1;
     let to_ = this.callsTo.get(to);
     if (to_ === undefined) this.callsTo.set(to, (to_ = emptyCounts()));
-    to_[op]++;
+    to_[op] = (to_[op] ?? 0) + 1;
     const fault = this.faults.get(`${from}>${to}`) ?? this.faults.get(`*>${to}`) ?? {};
     const replica = this.replicas.get(to);
     if (fault.unreachable || replica === undefined)

@@ -96,7 +96,9 @@ export type WireCall =
       proposalId: Buffer;
       base: Buffer;
       value: Buffer | null;
-    };
+    }
+  // A kind's step (replica.proto StepRequest): the replica finds the kind and step by their numbers and name.
+  | { id: number; deadline: number; op: 'step'; key: Buffer; kind: number; step: string; arg: Buffer };
 
 export type WirePaxosStep = 'prepare' | 'propose' | 'commit';
 
@@ -117,7 +119,8 @@ export type WireReply =
   | { id: number; op: 'counterUpdate'; record: Buffer; delta: Buffer; value: string }
   | { id: number; op: 'writeMany'; records: readonly WireSubKeyRecord[] }
   | { id: number; op: 'readRange'; records: readonly WireSubKeyRecord[]; next: Buffer | undefined }
-  | { id: number; op: 'paxos'; ok: boolean; state: Buffer };
+  | { id: number; op: 'paxos'; ok: boolean; state: Buffer }
+  | { id: number; op: 'step'; reply: Buffer };
 
 // Field numbers, as in replica.proto.
 const CALL_OP = {
@@ -129,6 +132,7 @@ const CALL_OP = {
   writeMany: 8,
   readRange: 9,
   paxos: 10,
+  step: 11,
 } as const;
 const REPLY_OP = {
   apply: 2,
@@ -140,19 +144,13 @@ const REPLY_OP = {
   writeMany: 8,
   readRange: 9,
   paxos: 10,
+  step: 11,
 } as const;
-const CALL_OPS = ['apply', 'merge', 'read', 'digest', 'counterUpdate', 'writeMany', 'readRange', 'paxos'] as const;
-const REPLY_OPS = [
-  'apply',
-  'merge',
-  'read',
-  'digest',
-  'error',
-  'counterUpdate',
-  'writeMany',
-  'readRange',
-  'paxos',
-] as const;
+/** Each operation by its field number less the first's (the oneof's numbers are consecutive). */
+const byField = <O extends string>(ops: Readonly<Record<O, number>>): O[] =>
+  (Object.keys(ops) as O[]).sort((a, b) => ops[a] - ops[b]);
+const CALL_OPS = byField(CALL_OP);
+const REPLY_OPS = byField(REPLY_OP);
 // Enums' numbers, as in replica.proto (SubKeyOp.Kind, FieldType).
 const KIND: Readonly<Record<WireSubOpKind, number>> = { add: 1, remove: 2, assign: 3, increment: 4 };
 const KIND_OF = new Map<number, WireSubOpKind>(Object.entries(KIND).map(([k, n]) => [n, k as WireSubOpKind]));
@@ -215,6 +213,14 @@ function writeRecords(w: Writer, field: number, rs: readonly WireSubKeyRecord[])
   }
 }
 
+/** Each field of the message `r` holds, to its end: `take` reads one it knows and says so; the others are skipped. */
+function eachField(r: Reader, take: (field: number, wire: number) => boolean): void {
+  while (!r.done) {
+    const t = r.tag();
+    if (!take(t >>> 3, t & 7)) r.skip(t & 7);
+  }
+}
+
 /** A nested message's reader: from here to its end (the caller moves past it). */
 function nestedReader(b: Reader): Reader {
   const end = b.nested();
@@ -226,14 +232,12 @@ function nestedReader(b: Reader): Reader {
 function readPathField(r: Reader): WirePathField {
   let name = EMPTY,
     type = 0;
-  while (!r.done) {
-    const t = r.tag(),
-      f = t >>> 3,
-      wire = t & 7;
+  eachField(r, (f, wire) => {
     if (f === 1 && wire === LEN) name = r.bytes();
     else if (f === 2 && wire === VARINT) type = readEnum(r);
-    else r.skip(wire);
-  }
+    else return false;
+    return true;
+  });
   return { name, type: FIELD_TYPE_OF.get(type) ?? type };
 }
 
@@ -244,18 +248,16 @@ function readSubOp(r: Reader): WireSubOp {
     value = EMPTY,
     amount = 0n;
   const fields: WirePathField[] = [];
-  while (!r.done) {
-    const t = r.tag(),
-      f = t >>> 3,
-      wire = t & 7;
+  eachField(r, (f, wire) => {
     if (f === 1 && wire === VARINT) kind = readEnum(r);
     else if (f === 2 && wire === LEN) fields.push(readPathField(nestedReader(r)));
     else if (f === 3 && wire === LEN) element = r.bytes();
     else if (f === 4 && wire === LEN) context = r.bytes();
     else if (f === 5 && wire === LEN) value = r.bytes();
     else if (f === 6 && wire === VARINT) amount = readSint64(r);
-    else r.skip(wire);
-  }
+    else return false;
+    return true;
+  });
   return { op: KIND_OF.get(kind) ?? kind, fields, element, context, value, amount };
 }
 
@@ -263,15 +265,13 @@ function readRecord(r: Reader): WireSubKeyRecord {
   let key = EMPTY,
     record = EMPTY,
     delta = EMPTY;
-  while (!r.done) {
-    const t = r.tag(),
-      f = t >>> 3,
-      wire = t & 7;
+  eachField(r, (f, wire) => {
     if (f === 1 && wire === LEN) key = r.bytes();
     else if (f === 2 && wire === LEN) record = r.bytes();
     else if (f === 3 && wire === LEN) delta = r.bytes();
-    else r.skip(wire);
-  }
+    else return false;
+    return true;
+  });
   return delta.length > 0 ? { key, record, delta } : { key, record };
 }
 
@@ -282,94 +282,112 @@ function readRecord(r: Reader): WireSubKeyRecord {
  */
 export const timeLeft = (deadline: number, now: number): number => Math.max(1, Math.ceil(deadline - now));
 
+/** Bytes of a call's body (its operation's message). */
+function callBodySize(c: WireCall): number {
+  switch (c.op) {
+    case 'apply':
+      return (
+        bytesField(c.key.length) +
+        bytesField(c.value?.length ?? 0) +
+        (c.value === null ? 2 : 0) +
+        bytesField(c.context.length) +
+        bytesField(c.requestId.length) +
+        varintField(c.expiresAt)
+      );
+    case 'merge':
+      return bytesField(c.key.length) + bytesField(c.record.length) + bytesField(Buffer.byteLength(c.hintFor));
+    case 'read':
+      return bytesField(c.key.length) + bytesField(Buffer.byteLength(c.hintFor));
+    case 'digest':
+      return bytesField(c.key.length);
+    case 'counterUpdate':
+      return bytesField(c.key.length) + sint64Field(c.amount) + bytesField(c.requestId.length);
+    case 'writeMany':
+      return (
+        bytesField(c.parent.length) +
+        c.ops.reduce((a, o) => a + messageField(subOpSize(o)), 0) +
+        bytesField(c.requestId.length)
+      );
+    case 'readRange':
+      return bytesField(c.parent.length) + optionalBytesField(c.after) + varintField(c.limit);
+    case 'paxos':
+      return (
+        bytesField(c.key.length) +
+        varintField(stepNumber(c.step)) +
+        varintField(c.ballot) +
+        bytesField(c.proposer.length) +
+        bytesField(c.proposalId.length) +
+        bytesField(c.value?.length ?? 0) +
+        (c.value === null ? 2 : 0) +
+        bytesField(c.base.length)
+      );
+    case 'step':
+      return (
+        bytesField(c.key.length) +
+        varintField(c.kind) +
+        bytesField(Buffer.byteLength(c.step)) +
+        bytesField(c.arg.length)
+      );
+  }
+}
+
+/** A call's body: its operation's message, field by field. */
+function writeCallBody(w: Writer, c: WireCall): void {
+  // Field 1 is the key (the parent) in every request.
+  w.bytes(1, 'key' in c ? c.key : c.parent);
+  switch (c.op) {
+    case 'apply':
+      if (c.value !== null) w.bytes(2, c.value);
+      else w.uint(3, 1);
+      w.bytes(4, c.context);
+      w.bytes(5, c.requestId);
+      w.uint(6, c.expiresAt);
+      break;
+    case 'merge':
+      w.bytes(2, c.record);
+      w.string(3, c.hintFor, Buffer.byteLength(c.hintFor));
+      break;
+    case 'read':
+      w.string(2, c.hintFor, Buffer.byteLength(c.hintFor));
+      break;
+    case 'counterUpdate':
+      writeSint64(w, 2, c.amount);
+      w.bytes(3, c.requestId);
+      break;
+    case 'writeMany':
+      for (const o of c.ops) {
+        w.message(2, subOpSize(o));
+        writeSubOp(w, o);
+      }
+      w.bytes(3, c.requestId);
+      break;
+    case 'readRange':
+      writeOptionalBytes(w, 2, c.after);
+      w.uint(3, c.limit);
+      break;
+    case 'paxos':
+      w.uint(2, stepNumber(c.step));
+      w.uint(3, c.ballot);
+      w.bytes(4, c.proposer);
+      w.bytes(5, c.proposalId);
+      if (c.value !== null) w.bytes(6, c.value);
+      else w.uint(7, 1);
+      w.bytes(8, c.base);
+      break;
+    case 'step':
+      w.uint(2, c.kind);
+      w.string(3, c.step, Buffer.byteLength(c.step));
+      w.bytes(4, c.arg);
+      break;
+  }
+}
+
 function callLayout(now: number): ItemLayout<WireCall> {
   return {
     second: (c) => timeLeft(c.deadline, now),
     opField: (c) => CALL_OP[c.op],
-    bodySize: (c) => {
-      switch (c.op) {
-        case 'apply':
-          return (
-            bytesField(c.key.length) +
-            bytesField(c.value?.length ?? 0) +
-            (c.value === null ? 2 : 0) +
-            bytesField(c.context.length) +
-            bytesField(c.requestId.length) +
-            varintField(c.expiresAt)
-          );
-        case 'merge':
-          return bytesField(c.key.length) + bytesField(c.record.length) + bytesField(Buffer.byteLength(c.hintFor));
-        case 'read':
-          return bytesField(c.key.length) + bytesField(Buffer.byteLength(c.hintFor));
-        case 'digest':
-          return bytesField(c.key.length);
-        case 'counterUpdate':
-          return bytesField(c.key.length) + sint64Field(c.amount) + bytesField(c.requestId.length);
-        case 'writeMany':
-          return (
-            bytesField(c.parent.length) +
-            c.ops.reduce((a, o) => a + messageField(subOpSize(o)), 0) +
-            bytesField(c.requestId.length)
-          );
-        case 'readRange':
-          return bytesField(c.parent.length) + optionalBytesField(c.after) + varintField(c.limit);
-        case 'paxos':
-          return (
-            bytesField(c.key.length) +
-            varintField(stepNumber(c.step)) +
-            varintField(c.ballot) +
-            bytesField(c.proposer.length) +
-            bytesField(c.proposalId.length) +
-            bytesField(c.value?.length ?? 0) +
-            (c.value === null ? 2 : 0) +
-            bytesField(c.base.length)
-          );
-      }
-    },
-    writeBody: (w, c) => {
-      // Field 1 is the key (the parent) in every request.
-      w.bytes(1, 'key' in c ? c.key : c.parent);
-      switch (c.op) {
-        case 'apply':
-          if (c.value !== null) w.bytes(2, c.value);
-          else w.uint(3, 1);
-          w.bytes(4, c.context);
-          w.bytes(5, c.requestId);
-          w.uint(6, c.expiresAt);
-          break;
-        case 'merge':
-          w.bytes(2, c.record);
-          w.string(3, c.hintFor, Buffer.byteLength(c.hintFor));
-          break;
-        case 'read':
-          w.string(2, c.hintFor, Buffer.byteLength(c.hintFor));
-          break;
-        case 'counterUpdate':
-          writeSint64(w, 2, c.amount);
-          w.bytes(3, c.requestId);
-          break;
-        case 'writeMany':
-          for (const o of c.ops) {
-            w.message(2, subOpSize(o));
-            writeSubOp(w, o);
-          }
-          w.bytes(3, c.requestId);
-          break;
-        case 'readRange':
-          writeOptionalBytes(w, 2, c.after);
-          w.uint(3, c.limit);
-          break;
-        case 'paxos':
-          w.uint(2, stepNumber(c.step));
-          w.uint(3, c.ballot);
-          w.bytes(4, c.proposer);
-          w.bytes(5, c.proposalId);
-          if (c.value !== null) w.bytes(6, c.value);
-          else w.uint(7, 1);
-          w.bytes(8, c.base);
-          break;
-      }
-    },
+    bodySize: callBodySize,
+    writeBody: writeCallBody,
   };
 }
 
@@ -396,6 +414,8 @@ const REPLY_LAYOUT: ItemLayout<WireReply> = {
         return recordsSize(r.records) + optionalBytesField(r.next);
       case 'paxos':
         return (r.ok ? 2 : 0) + bytesField(r.state.length);
+      case 'step':
+        return bytesField(r.reply.length);
     }
   },
   writeBody: (w, r) => {
@@ -436,6 +456,9 @@ const REPLY_LAYOUT: ItemLayout<WireReply> = {
         w.uint(1, r.ok ? 1 : 0);
         w.bytes(2, r.state);
         break;
+      case 'step':
+        w.bytes(1, r.reply);
+        break;
     }
   },
 };
@@ -453,6 +476,49 @@ export const replySize = (r: WireReply): number => batchItemSize(REPLY_LAYOUT, r
 /** ReplicaReplies holding `replies`. */
 export const encodeReplies = (replies: readonly WireReply[]): Buffer => encodeBatch(REPLY_LAYOUT, replies);
 
+/** A PaxosRequest's body. */
+function readPaxos(id: number, deadline: number, b: Reader): WireCall {
+  let key = EMPTY,
+    step = 0,
+    ballot = 0,
+    proposer = EMPTY,
+    proposalId = EMPTY,
+    value = EMPTY,
+    absent = false,
+    base = EMPTY;
+  eachField(b, (f, wire) => {
+    if (f === 1 && wire === LEN) key = b.bytes();
+    else if (f === 2 && wire === VARINT) step = readEnum(b);
+    else if (f === 3 && wire === VARINT) ballot = b.varint();
+    else if (f === 4 && wire === LEN) proposer = b.bytes();
+    else if (f === 5 && wire === LEN) proposalId = b.bytes();
+    else if (f === 6 && wire === LEN) value = b.bytes();
+    else if (f === 7 && wire === VARINT) absent = b.varint() !== 0;
+    else if (f === 8 && wire === LEN) base = b.bytes();
+    else return false;
+    return true;
+  });
+  const s = STEP_OF.get(step) ?? step;
+  return { id, deadline, op: 'paxos', key, step: s, ballot, proposer, proposalId, base, value: absent ? null : value };
+}
+
+/** A StepRequest's body. */
+function readStep(id: number, deadline: number, b: Reader): WireCall {
+  let key = EMPTY,
+    kind = 0,
+    step = '',
+    arg = EMPTY;
+  eachField(b, (f, wire) => {
+    if (f === 1 && wire === LEN) key = b.bytes();
+    else if (f === 2 && wire === VARINT) kind = b.varint();
+    else if (f === 3 && wire === LEN) step = b.string();
+    else if (f === 4 && wire === LEN) arg = b.bytes();
+    else return false;
+    return true;
+  });
+  return { id, deadline, op: 'step', key, kind, step, arg };
+}
+
 /**
  * The ReplicaCalls in `buf`, received at `now` (deadlines are `now` plus the time left).
  * A call that names no operation this release knows decodes as 'unsupported', for the
@@ -463,11 +529,13 @@ export function decodeCalls(buf: Buffer, now = Date.now()): DecodedCall[] {
     buf,
     'call',
     3,
-    10,
+    11,
     ({ id, second, opField, body: b }): DecodedCall => {
       const deadline = now + second;
       if (opField === 0) return { id, deadline, op: 'unsupported' };
       const op = CALL_OPS[opField - 3]!;
+      if (op === 'paxos') return readPaxos(id, deadline, b);
+      if (op === 'step') return readStep(id, deadline, b);
       let key = EMPTY,
         value = EMPTY,
         tombstone = false,
@@ -479,11 +547,6 @@ export function decodeCalls(buf: Buffer, now = Date.now()): DecodedCall[] {
       let amount = 0n,
         limit = 0,
         after: Buffer | undefined;
-      let step = 0,
-        ballot = 0,
-        proposer = EMPTY,
-        proposalId = EMPTY,
-        base = EMPTY;
       const ops: WireSubOp[] = [];
       while (!b.done) {
         const t = b.tag(),
@@ -506,13 +569,6 @@ export function decodeCalls(buf: Buffer, now = Date.now()): DecodedCall[] {
         else if (op === 'writeMany' && f === 2 && wire === LEN) ops.push(readSubOp(nestedReader(b)));
         else if (op === 'readRange' && f === 2 && wire === LEN) after = b.bytes();
         else if (op === 'readRange' && f === 3 && wire === VARINT) limit = b.varint();
-        else if (op === 'paxos' && f === 2 && wire === VARINT) step = readEnum(b);
-        else if (op === 'paxos' && f === 3 && wire === VARINT) ballot = b.varint();
-        else if (op === 'paxos' && f === 4 && wire === LEN) proposer = b.bytes();
-        else if (op === 'paxos' && f === 5 && wire === LEN) proposalId = b.bytes();
-        else if (op === 'paxos' && f === 6 && wire === LEN) value = b.bytes();
-        else if (op === 'paxos' && f === 7 && wire === VARINT) tombstone = b.varint() !== 0;
-        else if (op === 'paxos' && f === 8 && wire === LEN) base = b.bytes();
         else b.skip(wire);
       }
       switch (op) {
@@ -530,19 +586,6 @@ export function decodeCalls(buf: Buffer, now = Date.now()): DecodedCall[] {
           return { id, deadline, op, parent: key, ops, requestId };
         case 'readRange':
           return { id, deadline, op, parent: key, after, limit };
-        case 'paxos':
-          return {
-            id,
-            deadline,
-            op,
-            key,
-            step: STEP_OF.get(step) ?? step,
-            ballot,
-            proposer,
-            proposalId,
-            base,
-            value: tombstone ? null : value,
-          };
       }
     },
     { unknownOp: 'pass' },
@@ -551,7 +594,7 @@ export function decodeCalls(buf: Buffer, now = Date.now()): DecodedCall[] {
 
 /** The ReplicaReplies in `buf`. Throws WireDecodeError when it is not one. */
 export function decodeReplies(buf: Buffer): WireReply[] {
-  return decodeBatch(buf, 'reply', 2, 10, ({ id, opField, body: b }): WireReply => {
+  return decodeBatch(buf, 'reply', 2, 11, ({ id, opField, body: b }): WireReply => {
     const op = REPLY_OPS[opField - 2]!;
     let first = EMPTY,
       second = EMPTY,
@@ -591,6 +634,8 @@ export function decodeReplies(buf: Buffer): WireReply[] {
         return { id, op, records, next };
       case 'paxos':
         return { id, op, ok: flag, state: second };
+      case 'step':
+        return { id, op, reply: first };
     }
   });
 }

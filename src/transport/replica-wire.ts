@@ -8,8 +8,8 @@
  * been: a stream that breaks fails its calls in flight as unreachable; a call past its
  * deadline times out here and is skipped there; a replica's refusal carries its code.
  *
- * The data types' calls (counterUpdate, writeMany, readRange, and compare-and-set's Paxos
- * steps) go on a second stream to the
+ * The data types' calls (counterUpdate, writeMany, readRange, and the kinds' steps, such as
+ * compare-and-set's Paxos steps) go on a second stream to the
  * same peer. A node of the release before them cannot read such a call: its decoder fails
  * the whole batch, and it breaks the stream (INVALID_ARGUMENT, "... names no operation").
  * On a stream of their own, that fails only them, and each as a refusal (RK_UNSUPPORTED:
@@ -20,14 +20,6 @@
  * Owns: the mapping between ReplicaApi and the stream's calls, and of gRPC and replica
  * errors to ReplicaFailures. Must not: interpret the calls (replication/ does).
  */
-import {
-  DecodeError,
-  decodeRegister,
-  encodeRegister,
-  type Ballot,
-  type Proposal,
-  type RegisterState,
-} from '../kinds/index.js';
 import * as grpc from '@grpc/grpc-js';
 import { DataTypeError, type FieldType } from '../buckets/index.js';
 import {
@@ -62,11 +54,11 @@ import {
   replySize,
   type DecodedCall,
   type WireCall,
-  type WirePaxosStep,
   type WireReply,
   type WireSubOp,
 } from './replica-codec.js';
 import { codeName, toStatus } from './status.js';
+import { paxosOfStep, paxosReplyOf, stepOfPaxos, stepReplyOfPaxos } from './paxos-legacy.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -75,7 +67,7 @@ const SERVICE = 'ringkv.internal.v1.Replica' as const;
 type CallOf = WithoutId<WireCall>;
 
 /** The data types' calls: on a stream of their own (see the header). */
-const TYPED = new Set<WireCall['op']>(['counterUpdate', 'writeMany', 'readRange', 'paxos']);
+const TYPED = new Set<WireCall['op']>(['counterUpdate', 'writeMany', 'readRange', 'paxos', 'step']);
 
 /*
  * The release before the data types' server breaks the stream when a batch holds a call
@@ -168,51 +160,6 @@ function subOp(o: WireSubOp, at: number): SubOp {
   );
 }
 
-/** A Paxos step as the wire carries it: the ballot's proposer and the proposal's id as latin1 bytes (the store keeps them as latin1 strings). */
-function wirePaxos(
-  key: Buffer,
-  step: WirePaxosStep,
-  ballot: Ballot,
-  deadline: number,
-  p?: Proposal<Buffer>,
-): Extract<CallOf, { op: 'paxos' }> {
-  return {
-    op: 'paxos',
-    deadline,
-    key,
-    step,
-    ballot: ballot.n,
-    proposer: Buffer.from(ballot.by, 'latin1'),
-    proposalId: Buffer.from(p?.id ?? '', 'latin1'),
-    base: Buffer.from(p?.base ?? '', 'latin1'),
-    value: p === undefined ? null : p.value,
-  };
-}
-
-/** A received Paxos call's proposal (the store checks its parts: KV_BAD_OPTION). */
-function receivedProposal(c: Extract<WireCall, { op: 'paxos' }>): Proposal<Buffer> {
-  const p = {
-    ballot: { n: c.ballot, by: c.proposer.toString('latin1') },
-    id: c.proposalId.toString('latin1'),
-    value: c.value,
-  };
-  return c.base.length === 0 ? p : { ...p, base: c.base.toString('latin1') };
-}
-
-/** A Paxos reply's state (a register record: replica.proto PaxosResponse); one that does not decode is a peer's bug. */
-function replyState(r: { state: Buffer }, node: string) {
-  try {
-    return decodeRegister(r.state).register;
-  } catch (e) {
-    if (!(e instanceof DecodeError)) throw e;
-    throw new ReplicaFailure(
-      'refused',
-      'RK_INTERNAL',
-      `${node} answered a Paxos step with a state that does not decode: ${e.message}`,
-    );
-  }
-}
-
 /** A counter's value as replica.proto carries it: a decimal integer, exact past 2^53. */
 const DECIMAL = /^-?[0-9]+$/;
 
@@ -247,16 +194,12 @@ function wireCall(c: ReplicaCall, deadline: number): CallOf {
           `a range read's limit must be 1 to ${MAX_RANGE_KEYS} sub-keys, got ${String(c.limit)}; read a larger set in pages`,
         );
       return { ...c, deadline, after: c.after };
-    case 'paxosPrepare':
-      return wirePaxos(c.key, 'prepare', c.ballot, deadline);
-    case 'paxosPropose':
-      return wirePaxos(c.key, 'propose', c.proposal.ballot, deadline, c.proposal);
-    case 'paxosCommit':
-      return wirePaxos(c.key, 'commit', c.proposal.ballot, deadline, c.proposal);
+    case 'step':
+      return { ...c, deadline };
   }
 }
 
-/** A received call as the replica runs it; a Paxos step this release does not know is refused. */
+/** A received call as the replica runs it (a Paxos call of an earlier release as the register's step). */
 function receivedCall(c: Exclude<DecodedCall, { op: 'unsupported' }>): ReplicaCall {
   const requestId = 'requestId' in c && c.requestId.length > 0 ? { requestId: c.requestId } : {};
   switch (c.op) {
@@ -282,25 +225,14 @@ function receivedCall(c: Exclude<DecodedCall, { op: 'unsupported' }>): ReplicaCa
     case 'readRange':
       return { op: 'readRange', parent: c.parent, after: c.after, limit: c.limit };
     case 'paxos':
-      switch (c.step) {
-        case 'prepare':
-          return { op: 'paxosPrepare', key: c.key, ballot: { n: c.ballot, by: c.proposer.toString('latin1') } };
-        case 'propose':
-          return { op: 'paxosPropose', key: c.key, proposal: receivedProposal(c) };
-        case 'commit':
-          return { op: 'paxosCommit', key: c.key, proposal: receivedProposal(c) };
-      }
-      throw new ReplicationError(
-        'RK_UNSUPPORTED',
-        `Paxos step ${c.step} is unknown to this node; use PREPARE (1), PROPOSE (2) or COMMIT (3), or upgrade this node to the caller's release`,
-      );
+      return stepOfPaxos(c);
+    case 'step':
+      return { op: 'step', key: c.key, kind: c.kind, step: c.step, arg: c.arg };
   }
 }
 
-/** A replica's answer to `call` as the stream carries it; a Paxos step's state is a register record (replica.proto PaxosResponse). */
+/** A replica's answer to `call` as the stream carries it. */
 function wireReply(id: number, call: ReplicaCall, reply: ReplicaReplies[ReplicaOp]): WireReply {
-  const state = (promised: Ballot, p?: Omit<RegisterState, 'promised'>): Buffer =>
-    encodeRegister({ promised, accepted: p?.accepted, committed: p?.committed, history: p?.history ?? [] });
   switch (call.op) {
     case 'apply': {
       const r = reply as ReplicaReplies['apply'];
@@ -322,16 +254,8 @@ function wireReply(id: number, call: ReplicaCall, reply: ReplicaReplies[ReplicaO
       const r = reply as ReplicaReplies['readRange'];
       return { id, op: 'readRange', records: r.records, next: r.next };
     }
-    case 'paxosPrepare': {
-      const r = reply as ReplicaReplies['paxosPrepare'];
-      return { id, op: 'paxos', ok: r.promised, state: r.promised ? state(call.ballot, r) : state(r.higher) };
-    }
-    case 'paxosPropose': {
-      const r = reply as ReplicaReplies['paxosPropose'];
-      return { id, op: 'paxos', ok: r.accepted, state: r.accepted ? EMPTY : state(r.higher) };
-    }
-    case 'paxosCommit':
-      return { id, op: 'paxos', ok: true, state: EMPTY };
+    case 'step':
+      return { id, op: 'step', reply: reply as Buffer };
   }
 }
 
@@ -358,6 +282,7 @@ export class GrpcReplicas implements ReplicaApi {
   }
 
   async #send(node: string, c: ReplicaCall, deadline: number): Promise<ReplicaReplies[ReplicaOp]> {
+    if (c.op === 'step') return this.#step(node, c, deadline);
     const r = await this.#call(node, wireCall(c, deadline));
     switch (c.op) {
       case 'apply': {
@@ -395,20 +320,17 @@ export class GrpcReplicas implements ReplicaApi {
         const a = answer(r, 'readRange', node);
         return { records: a.records, next: a.next };
       }
-      case 'paxosPrepare': {
-        const a = answer(r, 'paxos', node);
-        const state = replyState(a, node);
-        return a.ok
-          ? { promised: true, accepted: state.accepted, committed: state.committed, history: state.history }
-          : { promised: false, higher: state.promised };
-      }
-      case 'paxosPropose': {
-        const a = answer(r, 'paxos', node);
-        return a.ok ? { accepted: true } : { accepted: false, higher: replyState(a, node).promised };
-      }
-      case 'paxosCommit':
-        answer(r, 'paxos', node);
-        return;
+    }
+  }
+
+  /** A step call; one a node of an earlier release refuses (it knows no steps) goes again as its Paxos call, if it is one (paxos-legacy.ts). */
+  async #step(node: string, c: Extract<ReplicaCall, { op: 'step' }>, deadline: number): Promise<Buffer> {
+    try {
+      return answer(await this.#call(node, { ...c, deadline }), 'step', node).reply;
+    } catch (e) {
+      const legacy = e instanceof ReplicaFailure && e.code === 'RK_UNSUPPORTED' ? paxosOfStep(c, deadline) : undefined;
+      if (legacy === undefined) throw e;
+      return stepReplyOfPaxos(c, answer(await this.#call(node, legacy), 'paxos', node), node);
     }
   }
 
@@ -557,6 +479,8 @@ export class ReplicaServer {
         `call ${c.id} names no operation this node's release knows; upgrade this node to the caller's release`,
       );
     const call = receivedCall(c);
-    return wireReply(c.id, call, await this.local.call(call));
+    const reply = await this.local.call(call);
+    // A node of an earlier release sent a Paxos call: it reads a Paxos reply.
+    return c.op === 'paxos' ? paxosReplyOf(c.id, c, reply as Buffer) : wireReply(c.id, call, reply);
   }
 }

@@ -1,8 +1,9 @@
 /**
- * The compare-and-set register's record (src/kinds/register/acceptor.ts, format 5), on fixed seeds:
+ * The compare-and-set register's record (src/kinds/register/register-record.ts, format 5), on fixed seeds:
  * states reached by the acceptor's own rules round-trip byte for byte; their join is
  * commutative, associative and idempotent on the bytes and never lowers a promise or a
- * commit; damaged bytes are refused with a DecodeError, never read as another state.
+ * commit; damaged bytes are refused with a DecodeError, never read as another state. The
+ * register's steps' arguments and replies (register-steps.ts) round-trip the same way.
  * That joining states is safe for Paxos itself is test/property/paxos.property.test.ts's
  * (its network copies acceptors' states as anti-entropy would).
  */
@@ -18,7 +19,11 @@ import {
   onPropose,
   proposalOrder,
   sameRegister,
+  PAXOS_COMMIT,
+  PAXOS_PREPARE,
+  PAXOS_PROPOSE,
   type RegisterState,
+  type StepCodec,
 } from '../../src/kinds/index.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -136,5 +141,57 @@ describe('the register record', () => {
         history: [],
       }),
     ).toThrow(RangeError);
+  });
+});
+
+describe("the register's steps' bytes", () => {
+  const proposalArb = fc
+    .record({
+      ballot: ballotArb,
+      id: fc.constantFrom('r1', 'r2.n3', 'x'.repeat(255)),
+      value: valueArb,
+      base: fc.option(fc.constantFrom('r0', 'b'.repeat(255)), { nil: undefined }),
+    })
+    .map(({ base, ...p }) => (base === undefined ? p : { ...p, base }));
+  /** `v` through `codec` and back; and every cut of its bytes refused with a DecodeError, as is a byte too many. */
+  function roundTrips<T>(codec: StepCodec<T>, v: T): void {
+    const b = codec.encode(v);
+    expect(codec.decode(b)).toEqual(v);
+    for (let cut = 0; cut < b.length; cut++) {
+      let got: unknown;
+      try {
+        got = codec.decode(b.subarray(0, cut));
+      } catch (e) {
+        expect(e).toBeInstanceOf(DecodeError);
+        continue;
+      }
+      // A prefix that decodes is another value only where the codec has no more to read (a reply of no bytes).
+      expect(codec.encode(got as T).length).toBe(cut);
+    }
+    expect(() => codec.decode(Buffer.concat([b, Buffer.from([0])]))).toThrow(DecodeError);
+  }
+
+  it('carries ballots, proposals and every reply the rules give', () => {
+    fc.assert(
+      fc.property(stateArb, ballotArb, proposalArb, (s, b, p) => {
+        roundTrips(PAXOS_PREPARE.arg, b);
+        roundTrips(PAXOS_PROPOSE.arg, p);
+        roundTrips(PAXOS_COMMIT.arg, p);
+        roundTrips(PAXOS_PREPARE.reply, PAXOS_PREPARE.run(s, b).reply);
+        roundTrips(PAXOS_PROPOSE.reply, PAXOS_PROPOSE.run(s, p).reply);
+        roundTrips(PAXOS_COMMIT.reply, PAXOS_COMMIT.run(s, p).reply);
+      }),
+      { seed: 46, numRuns: 300 },
+    );
+  });
+
+  it('refuses to send a ballot or proposal a replica would refuse (KV_BAD_OPTION)', () => {
+    expect(() => PAXOS_PREPARE.arg.encode({ n: 0, by: 'n1' })).toThrow(/Paxos ballot/);
+    expect(() => PAXOS_PROPOSE.arg.encode({ ballot: { n: 1, by: 'n1' }, id: '', value: null })).toThrow(
+      /request by an id/,
+    );
+    expect(() => PAXOS_PROPOSE.arg.encode({ ballot: { n: 1, by: 'é'.repeat(256) }, id: 'r', value: null })).toThrow(
+      /Paxos ballot/,
+    );
   });
 });

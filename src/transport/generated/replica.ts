@@ -22,6 +22,8 @@ import type { ReplicaCalls as _ringkv_internal_v1_ReplicaCalls, ReplicaCalls__Ou
 import type { ReplicaError as _ringkv_internal_v1_ReplicaError, ReplicaError__Output as _ringkv_internal_v1_ReplicaError__Output } from './ringkv/internal/v1/ReplicaError.js';
 import type { ReplicaReplies as _ringkv_internal_v1_ReplicaReplies, ReplicaReplies__Output as _ringkv_internal_v1_ReplicaReplies__Output } from './ringkv/internal/v1/ReplicaReplies.js';
 import type { ReplicaReply as _ringkv_internal_v1_ReplicaReply, ReplicaReply__Output as _ringkv_internal_v1_ReplicaReply__Output } from './ringkv/internal/v1/ReplicaReply.js';
+import type { StepRequest as _ringkv_internal_v1_StepRequest, StepRequest__Output as _ringkv_internal_v1_StepRequest__Output } from './ringkv/internal/v1/StepRequest.js';
+import type { StepResponse as _ringkv_internal_v1_StepResponse, StepResponse__Output as _ringkv_internal_v1_StepResponse__Output } from './ringkv/internal/v1/StepResponse.js';
 import type { SubKeyOp as _ringkv_internal_v1_SubKeyOp, SubKeyOp__Output as _ringkv_internal_v1_SubKeyOp__Output } from './ringkv/internal/v1/SubKeyOp.js';
 import type { SubKeyRecord as _ringkv_internal_v1_SubKeyRecord, SubKeyRecord__Output as _ringkv_internal_v1_SubKeyRecord__Output } from './ringkv/internal/v1/SubKeyRecord.js';
 import type { WriteManyRequest as _ringkv_internal_v1_WriteManyRequest, WriteManyRequest__Output as _ringkv_internal_v1_WriteManyRequest__Output } from './ringkv/internal/v1/WriteManyRequest.js';
@@ -57,6 +59,8 @@ export interface ProtoGrpcType {
         ReplicaError: MessageTypeDefinition<_ringkv_internal_v1_ReplicaError, _ringkv_internal_v1_ReplicaError__Output>
         ReplicaReplies: MessageTypeDefinition<_ringkv_internal_v1_ReplicaReplies, _ringkv_internal_v1_ReplicaReplies__Output>
         ReplicaReply: MessageTypeDefinition<_ringkv_internal_v1_ReplicaReply, _ringkv_internal_v1_ReplicaReply__Output>
+        StepRequest: MessageTypeDefinition<_ringkv_internal_v1_StepRequest, _ringkv_internal_v1_StepRequest__Output>
+        StepResponse: MessageTypeDefinition<_ringkv_internal_v1_StepResponse, _ringkv_internal_v1_StepResponse__Output>
         SubKeyOp: MessageTypeDefinition<_ringkv_internal_v1_SubKeyOp, _ringkv_internal_v1_SubKeyOp__Output>
         SubKeyRecord: MessageTypeDefinition<_ringkv_internal_v1_SubKeyRecord, _ringkv_internal_v1_SubKeyRecord__Output>
         WriteManyRequest: MessageTypeDefinition<_ringkv_internal_v1_WriteManyRequest, _ringkv_internal_v1_WriteManyRequest__Output>

@@ -82,9 +82,7 @@ describe('observed replica calls', () => {
     counterUpdate: { record: Buffer.alloc(0), delta: Buffer.alloc(0), value: 0n },
     writeMany: [],
     readRange: { records: [], next: undefined },
-    paxosPrepare: { promised: false, higher: { n: 1, by: 'x' } },
-    paxosPropose: { accepted: true },
-    paxosCommit: undefined,
+    step: Buffer.from([1]),
   };
   const answers: ReplicaApi = {
     call: <C extends ReplicaCall>(_node: string, c: C) => Promise.resolve(replies[c.op as C['op']]),
@@ -108,11 +106,7 @@ describe('observed replica calls', () => {
     await o.call('b', { op: 'counterUpdate', key: k, amount: -3, requestId: rid }, 9);
     await o.call('b', { op: 'writeMany', parent: k, ops, requestId: rid }, 9);
     await o.call('b', { op: 'readRange', parent: k, after: Buffer.from('a'), limit: 7 }, 9);
-    const ballot = { n: 5, by: 'p' },
-      proposal = { ballot, id: 'r', value: null };
-    await o.call('b', { op: 'paxosPrepare', key: k, ballot }, 9);
-    await o.call('b', { op: 'paxosPropose', key: k, proposal }, 9);
-    await o.call('b', { op: 'paxosCommit', key: k, proposal }, 9);
+    await o.call('b', { op: 'step', key: k, kind: 5, step: 'paxosPrepare', arg: Buffer.from('a') }, 9);
     expect(seen).toEqual([
       [
         'b',
@@ -123,9 +117,7 @@ describe('observed replica calls', () => {
       ['b', { op: 'counterUpdate', key: k, amount: -3, requestId: rid }, 9],
       ['b', { op: 'writeMany', parent: k, ops, requestId: rid }, 9],
       ['b', { op: 'readRange', parent: k, after: Buffer.from('a'), limit: 7 }, 9],
-      ['b', { op: 'paxosPrepare', key: k, ballot }, 9],
-      ['b', { op: 'paxosPropose', key: k, proposal }, 9],
-      ['b', { op: 'paxosCommit', key: k, proposal }, 9],
+      ['b', { op: 'step', key: k, kind: 5, step: 'paxosPrepare', arg: Buffer.from('a') }, 9],
     ]);
   });
 

@@ -74,6 +74,15 @@ const newCall = (amount: fc.Arbitrary<bigint>): fc.Arbitrary<WireCall> =>
       base: bytes(32),
       value: fc.option(bytes(), { nil: null }),
     }),
+    fc.record({
+      id,
+      deadline,
+      op: fc.constant('step' as const),
+      key: bytes(),
+      kind: fc.oneof(fc.constantFrom(0, 5, 255), fc.nat({ max: 2 ** 32 - 1 })),
+      step: text,
+      arg: bytes(100),
+    }),
   );
 
 const oldCall: fc.Arbitrary<WireCall> = fc.oneof(
@@ -126,6 +135,7 @@ const reply: fc.Arbitrary<WireReply> = fc.oneof(
     next: fc.option(bytes(), { nil: undefined }),
   }),
   fc.record({ id, op: fc.constant('paxos' as const), ok: fc.boolean(), state: bytes(100) }),
+  fc.record({ id, op: fc.constant('step' as const), reply: bytes(100) }),
 );
 
 const KIND = { add: 'ADD', remove: 'REMOVE', assign: 'ASSIGN', increment: 'INCREMENT' } as const;
@@ -203,6 +213,8 @@ function asProto(c: WireCall, now: number): ReplicaCall {
           base: c.base,
         },
       };
+    case 'step':
+      return { ...head, step: { key: c.key, kind: c.kind, step: c.step, arg: c.arg } };
   }
 }
 
@@ -231,6 +243,8 @@ function replyAsProto(r: WireReply): ReplicaReply {
       };
     case 'paxos':
       return { id: r.id, paxos: { ok: r.ok, state: r.state } };
+    case 'step':
+      return { id: r.id, step: { reply: r.reply } };
   }
 }
 

@@ -2,7 +2,17 @@ import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { storedKey, subKey, type FieldType, type SubPath } from '../../../src/buckets/index.js';
 import { LocalReplica } from '../../../src/replication/local-replica.js';
-import { ReplicaFailure, type ReplicaCall, type ReplyTo } from '../../../src/replication/replica-api.js';
+import { ReplicaFailure, callStep, type ReplicaCall, type ReplyTo } from '../../../src/replication/replica-api.js';
+import {
+  PAXOS_COMMIT,
+  PAXOS_PREPARE,
+  PAXOS_PROPOSE,
+  REGISTER,
+  decodeRegister,
+  type KindStep,
+  type RegisterState,
+} from '../../../src/kinds/index.js';
+import { paxosReplyOf, stepOfPaxos } from '../../../src/transport/paxos-legacy.js';
 import { MemoryEngine, Store, recordDigest, resolveCounterReplies, type SubOp } from '../../../src/storage/index.js';
 import { BatchedServer, type ServerCodec } from '../../../src/transport/batched-stream.js';
 import { decodeBatch } from '../../../src/transport/protobuf-bytes.js';
@@ -12,7 +22,9 @@ import {
   encodeCalls,
   encodeReplies,
   replySize,
+  type DecodedCall,
   type WireCall,
+  type WirePaxosStep,
   type WireReply,
 } from '../../../src/transport/replica-codec.js';
 import { GrpcReplicas, ReplicaServer } from '../../../src/transport/replica-wire.js';
@@ -546,6 +558,27 @@ describe("the data types' calls over the stream", () => {
   });
 });
 
+/** A server of an earlier release on a free port: the Replica service over `codec`, closed (with `store`) after the test. */
+async function earlierRelease<C extends { id: number; deadline: number }>(
+  replica: LocalReplica,
+  store: Store,
+  codec: ServerCodec<C, WireReply>,
+): Promise<{ server: grpc.Server; port: number }> {
+  const definition = new ReplicaServer(replica, { refuse: () => undefined, maxInFlight: 10 }).definition();
+  const server = new grpc.Server();
+  server.addService(definition, {
+    Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => new BatchedServer().serve(call, codec),
+  });
+  const port = await new Promise<number>((res, rej) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, n) => (e ? rej(e) : res(n))),
+  );
+  cleanup.push(async () => {
+    server.forceShutdown();
+    await store.close();
+  });
+  return { server, port };
+}
+
 describe('mixed releases', () => {
   it('a call naming no operation this release knows is refused alone (RK_UNSUPPORTED); the calls beside it run and the stream carries on', async () => {
     const p = await peer();
@@ -591,18 +624,7 @@ describe('mixed releases', () => {
         return { id: c.id, op: 'read', record: await replica.call({ op: 'read', key: c.key }) };
       },
     };
-    const definition = new ReplicaServer(replica, { refuse: () => undefined, maxInFlight: 10 }).definition();
-    const server = new grpc.Server();
-    server.addService(definition, {
-      Stream: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => new BatchedServer().serve(call, old),
-    });
-    const port = await new Promise<number>((res, rej) =>
-      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, n) => (e ? rej(e) : res(n))),
-    );
-    cleanup.push(async () => {
-      server.forceShutdown();
-      await store.close();
-    });
+    const { server, port } = await earlierRelease(replica, store, old);
     const address = `127.0.0.1:${port}`;
     const c = client(address);
     const plain = c.call('n7', { op: 'read', key: B('k') }, soon());
@@ -637,5 +659,110 @@ describe('mixed releases', () => {
       if (value === 'failed') await sleep(100);
     }
     expect(value).toBe(1n);
+  });
+
+  it("compare-and-set's steps reach a peer of the release before kinds' steps as its Paxos calls, and are answered as steps", async () => {
+    // The previous release's server: this one's, except that a step call (field 11) names no operation it knows.
+    const store = await Store.open({ engine: new MemoryEngine() });
+    const replica = new LocalReplica(store);
+    const old: ServerCodec<DecodedCall, WireReply> = {
+      decode: (buf, now) =>
+        decodeCalls(buf, now).map((c) =>
+          c.op === 'step' ? { id: c.id, deadline: c.deadline, op: 'unsupported' as const } : c,
+        ),
+      encode: encodeReplies,
+      size: replySize,
+      refuse: () => undefined,
+      run: async (c) =>
+        c.op === 'paxos'
+          ? paxosReplyOf(c.id, c, await replica.call(stepOfPaxos(c)))
+          : { id: c.id, op: 'error', code: 'RK_UNSUPPORTED', message: `call ${c.id} names no operation` },
+    };
+    const { port } = await earlierRelease(replica, store, old);
+    const c = client(`127.0.0.1:${port}`);
+    const key = B('r'),
+      ballot = { n: 3, by: 'n1' },
+      proposal = { ballot, id: 'req', value: B('v') };
+    const step = <A, R>(s: KindStep<RegisterState, A, R>, arg: A): Promise<R> =>
+      callStep(c, 'n7', REGISTER, s, key, arg, soon());
+    expect(await step(PAXOS_PREPARE, ballot)).toEqual({
+      promised: true,
+      accepted: undefined,
+      committed: undefined,
+      history: [],
+    });
+    expect(await step(PAXOS_PROPOSE, proposal)).toEqual({ accepted: true });
+    await step(PAXOS_COMMIT, proposal);
+    expect(await step(PAXOS_PREPARE, { n: 2, by: 'n2' })).toEqual({ promised: false, higher: ballot });
+    expect(await step(PAXOS_PROPOSE, { ...proposal, ballot: { n: 1, by: 'n2' } })).toEqual({
+      accepted: false,
+      higher: ballot,
+    });
+    expect(await step(PAXOS_PREPARE, { n: 4, by: 'n2' })).toMatchObject({
+      promised: true,
+      committed: { ballot, id: 'req', value: B('v') },
+    });
+    expect(decodeRegister((await store.getRecord(key))!).register.promised).toEqual({ n: 4, by: 'n2' });
+  });
+
+  it("a Paxos call from a node of the release before kinds' steps runs as the register's step, answered as that release reads it", async () => {
+    const p = await peer();
+    const s = rawStream(p.address);
+    const paxos = (id: number, step: WirePaxosStep | number, n: number, more: Partial<WireCall> = {}): WireCall =>
+      ({
+        id,
+        deadline: soon(),
+        op: 'paxos',
+        key: B('r'),
+        step,
+        ballot: n,
+        proposer: B('n1'),
+        proposalId: B(''),
+        base: B(''),
+        value: null,
+        ...more,
+      }) as WireCall;
+    const state = (r: WireReply | undefined) => decodeRegister((r as { state: Buffer }).state).register;
+    s.send(encodeCalls([paxos(1, 'prepare', 3)]));
+    await s.until(1);
+    expect(s.replies[0]).toMatchObject({ id: 1, op: 'paxos', ok: true });
+    expect(state(s.replies[0]).promised).toEqual({ n: 3, by: 'n1' });
+    s.send(encodeCalls([paxos(2, 'propose', 3, { proposalId: B('req'), value: B('v') })]));
+    await s.until(2);
+    expect(s.replies[1]).toEqual({ id: 2, op: 'paxos', ok: true, state: Buffer.alloc(0) });
+    s.send(encodeCalls([paxos(3, 'commit', 3, { proposalId: B('req'), value: B('v') })]));
+    s.send(encodeCalls([paxos(4, 'prepare', 2)]));
+    await s.until(4);
+    expect(s.replies[3]).toMatchObject({ id: 4, op: 'paxos', ok: false });
+    expect(state(s.replies[3]).promised).toEqual({ n: 3, by: 'n1' });
+    expect(decodeRegister((await p.store.getRecord(B('r')))!).register.committed).toMatchObject({ id: 'req' });
+    // A step number this release does not know, and a malformed ballot: refused alone, with the store's words.
+    s.send(encodeCalls([paxos(5, 9, 5), paxos(6, 'prepare', 0)]));
+    await s.until(6);
+    expect(s.replies[4]).toMatchObject({
+      id: 5,
+      op: 'error',
+      code: 'RK_UNSUPPORTED',
+      message: expect.stringMatching(/Paxos step 9 is unknown/),
+    });
+    expect(s.replies[5]).toMatchObject({ id: 6, op: 'error', code: 'KV_BAD_OPTION' });
+  });
+
+  it('a step this release does not know, or whose argument does not decode, is refused alone with a reason', async () => {
+    const p = await peer();
+    const c = client(p.address);
+    const call = (kind: number, step: string, arg: Buffer) =>
+      failure(c.call('n7', { op: 'step', key: B('r'), kind, step, arg }, soon()));
+    expect(await call(5, 'paxosElect', Buffer.alloc(0))).toMatchObject({
+      kind: 'refused',
+      code: 'RK_UNSUPPORTED',
+      message: expect.stringMatching(/step paxosElect of record format 5 is unknown to this node; upgrade it/),
+    });
+    expect(await call(9, 'paxosPrepare', Buffer.alloc(0))).toMatchObject({ code: 'RK_UNSUPPORTED' });
+    expect(await call(5, 'paxosPrepare', Buffer.from([1]))).toMatchObject({
+      code: 'KV_BAD_OPTION',
+      message: expect.stringMatching(/a Paxos prepare came with an argument that does not decode/),
+    });
+    expect(await c.call('n7', { op: 'digest', key: B('r') }, soon())).toEqual(Buffer.alloc(0));
   });
 });

@@ -8,6 +8,7 @@ import type { CounterUpdateRequest as _ringkv_internal_v1_CounterUpdateRequest, 
 import type { WriteManyRequest as _ringkv_internal_v1_WriteManyRequest, WriteManyRequest__Output as _ringkv_internal_v1_WriteManyRequest__Output } from '../../../ringkv/internal/v1/WriteManyRequest.js';
 import type { ReadRangeRequest as _ringkv_internal_v1_ReadRangeRequest, ReadRangeRequest__Output as _ringkv_internal_v1_ReadRangeRequest__Output } from '../../../ringkv/internal/v1/ReadRangeRequest.js';
 import type { PaxosRequest as _ringkv_internal_v1_PaxosRequest, PaxosRequest__Output as _ringkv_internal_v1_PaxosRequest__Output } from '../../../ringkv/internal/v1/PaxosRequest.js';
+import type { StepRequest as _ringkv_internal_v1_StepRequest, StepRequest__Output as _ringkv_internal_v1_StepRequest__Output } from '../../../ringkv/internal/v1/StepRequest.js';
 
 export interface ReplicaCall {
   /**
@@ -33,10 +34,16 @@ export interface ReplicaCall {
   'writeMany'?: (_ringkv_internal_v1_WriteManyRequest | null);
   'readRange'?: (_ringkv_internal_v1_ReadRangeRequest | null);
   /**
-   * Compare-and-set's Paxos steps (issue 31), on the data types' stream too.
+   * Compare-and-set's Paxos steps (issue 31), on the data types' stream too. Sent by
+   * releases before kinds' steps; still served.
    */
   'paxos'?: (_ringkv_internal_v1_PaxosRequest | null);
-  'op'?: "apply"|"merge"|"read"|"digest"|"counterUpdate"|"writeMany"|"readRange"|"paxos";
+  /**
+   * A step of a kind of record (compare-and-set's Paxos steps among them), on
+   * the data types' stream.
+   */
+  'step'?: (_ringkv_internal_v1_StepRequest | null);
+  'op'?: "apply"|"merge"|"read"|"digest"|"counterUpdate"|"writeMany"|"readRange"|"paxos"|"step";
 }
 
 export interface ReplicaCall__Output {
@@ -63,7 +70,13 @@ export interface ReplicaCall__Output {
   'writeMany'?: (_ringkv_internal_v1_WriteManyRequest__Output | null);
   'readRange'?: (_ringkv_internal_v1_ReadRangeRequest__Output | null);
   /**
-   * Compare-and-set's Paxos steps (issue 31), on the data types' stream too.
+   * Compare-and-set's Paxos steps (issue 31), on the data types' stream too. Sent by
+   * releases before kinds' steps; still served.
    */
   'paxos'?: (_ringkv_internal_v1_PaxosRequest__Output | null);
+  /**
+   * A step of a kind of record (compare-and-set's Paxos steps among them), on
+   * the data types' stream.
+   */
+  'step'?: (_ringkv_internal_v1_StepRequest__Output | null);
 }

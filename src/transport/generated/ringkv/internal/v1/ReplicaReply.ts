@@ -9,6 +9,7 @@ import type { CounterUpdateResponse as _ringkv_internal_v1_CounterUpdateResponse
 import type { WriteManyResponse as _ringkv_internal_v1_WriteManyResponse, WriteManyResponse__Output as _ringkv_internal_v1_WriteManyResponse__Output } from '../../../ringkv/internal/v1/WriteManyResponse.js';
 import type { ReadRangeResponse as _ringkv_internal_v1_ReadRangeResponse, ReadRangeResponse__Output as _ringkv_internal_v1_ReadRangeResponse__Output } from '../../../ringkv/internal/v1/ReadRangeResponse.js';
 import type { PaxosResponse as _ringkv_internal_v1_PaxosResponse, PaxosResponse__Output as _ringkv_internal_v1_PaxosResponse__Output } from '../../../ringkv/internal/v1/PaxosResponse.js';
+import type { StepResponse as _ringkv_internal_v1_StepResponse, StepResponse__Output as _ringkv_internal_v1_StepResponse__Output } from '../../../ringkv/internal/v1/StepResponse.js';
 
 export interface ReplicaReply {
   'id'?: (number);
@@ -21,7 +22,8 @@ export interface ReplicaReply {
   'writeMany'?: (_ringkv_internal_v1_WriteManyResponse | null);
   'readRange'?: (_ringkv_internal_v1_ReadRangeResponse | null);
   'paxos'?: (_ringkv_internal_v1_PaxosResponse | null);
-  'result'?: "apply"|"merge"|"read"|"digest"|"error"|"counterUpdate"|"writeMany"|"readRange"|"paxos";
+  'step'?: (_ringkv_internal_v1_StepResponse | null);
+  'result'?: "apply"|"merge"|"read"|"digest"|"error"|"counterUpdate"|"writeMany"|"readRange"|"paxos"|"step";
 }
 
 export interface ReplicaReply__Output {
@@ -35,4 +37,5 @@ export interface ReplicaReply__Output {
   'writeMany'?: (_ringkv_internal_v1_WriteManyResponse__Output | null);
   'readRange'?: (_ringkv_internal_v1_ReadRangeResponse__Output | null);
   'paxos'?: (_ringkv_internal_v1_PaxosResponse__Output | null);
+  'step'?: (_ringkv_internal_v1_StepResponse__Output | null);
 }
