@@ -8,7 +8,7 @@
  */
 import { COUNTER_FORMAT, joinedKindOf, kindName, type JoinedKind } from '../kinds/index.js';
 import { decodeRecord, isCounterRecord, type StoredRecord } from '../kinds/versions/codec.js';
-import { decodeCounter, type StoredCounter } from '../kinds/counter/counter.js';
+import { decodeCounter, type StoredCounter } from '../kinds/counter/counter-record.js';
 
 /** A joined kind's record, decoded: its kind, its state, and (a hint's) the time it has been held since. */
 export interface HeldJoined {

@@ -30,7 +30,8 @@
  */
 import { DecodeError } from '../kinds/index.js';
 import { encodeRecord, headerTime, tryDecode } from '../kinds/versions/codec.js';
-import { encodeCounter, join as joinCounters } from '../kinds/counter/counter.js';
+import { join as joinCounters } from '../kinds/counter/counter.js';
+import { encodeCounter } from '../kinds/counter/counter-record.js';
 import { decodeHeld, isCounter, isJoined, joinHeld, kindOf, type Held } from './held.js';
 import type { Engine, WriteOp } from './engine.js';
 import { KvError, showKey } from '../kinds/kv-errors.js';

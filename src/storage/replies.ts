@@ -23,18 +23,14 @@ import {
   versionBytes,
   viewRecord,
 } from '../kinds/versions/codec.js';
+import { EMPTY_COUNTER, isReset, join as joinCounters, sameCounter, value } from '../kinds/counter/counter.js';
+import { counterResetRecord } from '../kinds/counter/counter-record.js';
 import {
-  EMPTY_COUNTER,
-  counterResetRecord,
   decodeCounter,
   decodeCounterContext,
   encodeCounter,
   encodeCounterContext,
-  isReset,
-  join as joinCounters,
-  sameCounter,
-  value,
-} from '../kinds/counter/counter.js';
+} from '../kinds/counter/counter-record.js';
 import type { CounterState } from '../kinds/counter/counter.js';
 import { KvError, showKey } from '../kinds/kv-errors.js';
 import { contextCheckOf, userKey } from './keys.js';

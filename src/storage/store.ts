@@ -44,31 +44,35 @@ import {
   decodeRecord,
   encodeRecord,
   isCounterRecord,
-  skimRecord,
   spliceRecord,
   tryDecode,
   versionBytes,
   viewRecord,
 } from '../kinds/versions/codec.js';
+import { skimRecord } from '../kinds/versions/skim.js';
 import {
   EMPTY_COUNTER,
   applyDelta,
   checkAmount,
   counterWriteId,
-  decodeCounterContext,
   reset as resetCounter,
   resetAboveEntry,
-  decodeCounterDelta,
-  encodeCounter,
-  encodeCounterDelta,
   entryConflicts,
   increment,
   join as joinCounters,
   sameCounter,
   value as counterValue,
 } from '../kinds/counter/counter.js';
-import type { CounterDelta, CounterState, StoredCounter } from '../kinds/counter/counter.js';
-import type { ClockSpan, Context, RecordSkim, StoredRecord } from '../kinds/versions/codec.js';
+import {
+  decodeCounterContext,
+  decodeCounterDelta,
+  encodeCounter,
+  encodeCounterDelta,
+} from '../kinds/counter/counter-record.js';
+import type { CounterDelta, CounterState } from '../kinds/counter/counter.js';
+import type { StoredCounter } from '../kinds/counter/counter-record.js';
+import type { ClockSpan, Context, StoredRecord } from '../kinds/versions/codec.js';
+import type { RecordSkim } from '../kinds/versions/skim.js';
 import { withIoErrors } from './engine.js';
 import { DiskGuard, type DiskState, type StatFs } from './disk.js';
 import type { Engine } from './engine.js';

@@ -15,7 +15,7 @@ import { Client } from '../../src/client/index.js';
 import { mulberry32 } from '../../src/ring/allocate-tokens.js';
 import { storedKey } from '../../src/buckets/index.js';
 import { decodeRecord, isCounterRecord, versionBytes } from '../../src/kinds/versions/codec.js';
-import { decodeCounter } from '../../src/kinds/counter/counter.js';
+import { decodeCounter } from '../../src/kinds/counter/counter-record.js';
 import { GrpcReplicas } from '../../src/transport/replica-wire.js';
 import {
   availability,

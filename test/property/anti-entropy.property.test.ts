@@ -22,7 +22,8 @@ import { repairRange } from '../../src/repair/exchange.js';
 import { storeSide } from '../../src/repair/store-side.js';
 import { FakeCluster } from '../unit/replication/fake-cluster.js';
 import { storedKey, subKey } from '../../src/buckets/index.js';
-import { decodeCounter, value } from '../../src/kinds/counter/counter.js';
+import { value } from '../../src/kinds/counter/counter.js';
+import { decodeCounter } from '../../src/kinds/counter/counter-record.js';
 import { deliverCounter } from '../../testkit/counter-histories.js';
 
 /** A counter, and a set whose elements are sub-keys on its token. */

@@ -18,14 +18,13 @@ import {
   EMPTY_COUNTER,
   applyDelta,
   counterWriteId,
-  decodeCounter,
-  encodeCounter,
   increment,
   join,
   reset,
   resetAboveEntry,
   value,
 } from '../../src/kinds/counter/counter.js';
+import { decodeCounter, encodeCounter } from '../../src/kinds/counter/counter-record.js';
 import type { CounterDelta, CounterState } from '../../src/kinds/counter/counter.js';
 
 const ACTORS = ['A', 'B', 'C'].map((c) => c.repeat(16));

@@ -27,12 +27,12 @@ import {
   LOG_MAX,
   applyDelta,
   counterWriteId,
-  encodeCounter,
   increment,
   join,
   trim,
   value,
 } from '../../src/kinds/counter/counter.js';
+import { encodeCounter } from '../../src/kinds/counter/counter-record.js';
 import { amountArb, checkHeld, historyArb, stepArb, takeMessage } from '../../testkit/counter-histories.js';
 import type { IssuedDot, Step } from '../../testkit/counter-histories.js';
 import type { CounterDelta, CounterState, LoggedOp } from '../../src/kinds/counter/counter.js';

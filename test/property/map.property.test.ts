@@ -17,7 +17,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { storedKey, subKey, type FieldName } from '../../src/buckets/index.js';
 import { MemoryEngine, Store, type SubOp } from '../../src/storage/index.js';
-import { decodeCounter, value } from '../../src/kinds/counter/counter.js';
+import { value } from '../../src/kinds/counter/counter.js';
+import { decodeCounter } from '../../src/kinds/counter/counter-record.js';
 import { versionBytes } from '../../src/kinds/versions/codec.js';
 
 const PARENT = storedKey('profiles', Buffer.from('user:1'));

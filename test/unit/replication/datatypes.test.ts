@@ -8,7 +8,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { storedKey, subKey, type FieldName } from '../../../src/buckets/index.js';
 import { ReplicationError } from '../../../src/replication/replication-errors.js';
-import { decodeCounter, value } from '../../../src/kinds/counter/counter.js';
+import { value } from '../../../src/kinds/counter/counter.js';
+import { decodeCounter } from '../../../src/kinds/counter/counter-record.js';
 import { FakeCluster, codeOf, eventually } from './fake-cluster.js';
 
 const B = (s: string): Buffer => Buffer.from(s);

@@ -15,10 +15,6 @@ import {
   LOG_MAX,
   applyDelta,
   counterWriteId,
-  decodeCounter,
-  decodeCounterDelta,
-  encodeCounter,
-  encodeCounterDelta,
   entryConflicts,
   implied,
   increment,
@@ -26,6 +22,12 @@ import {
   join,
   value,
 } from '../../../src/kinds/counter/counter.js';
+import {
+  decodeCounter,
+  decodeCounterDelta,
+  encodeCounter,
+  encodeCounterDelta,
+} from '../../../src/kinds/counter/counter-record.js';
 import type { CounterState } from '../../../src/kinds/counter/counter.js';
 import { KvError } from '../../../src/kinds/kv-errors.js';
 

@@ -17,14 +17,8 @@ import {
   resolveReplies,
 } from '../../../src/storage/index.js';
 import type { Engine, StoreOptions } from '../../../src/storage/index.js';
-import {
-  decodeCounter,
-  decodeCounterDelta,
-  encodeCounter,
-  increment,
-  value,
-  EMPTY_COUNTER,
-} from '../../../src/kinds/counter/counter.js';
+import { increment, value, EMPTY_COUNTER } from '../../../src/kinds/counter/counter.js';
+import { decodeCounter, decodeCounterDelta, encodeCounter } from '../../../src/kinds/counter/counter-record.js';
 import { versionBytes } from '../../../src/kinds/versions/codec.js';
 import { dataKey, tokenHalves } from '../../../src/storage/keys.js';
 import { ENGINE_KINDS, keysUnder, wrapEngine } from './engines.js';

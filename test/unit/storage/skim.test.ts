@@ -9,8 +9,10 @@
 import { crc32 as crc32Of } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeRecord, encodeRecord, skimRecord, spliceRecord } from '../../../src/kinds/versions/codec.js';
-import type { RecordSkim, StoredRecord } from '../../../src/kinds/versions/codec.js';
+import { decodeRecord, encodeRecord, spliceRecord } from '../../../src/kinds/versions/codec.js';
+import { skimRecord } from '../../../src/kinds/versions/skim.js';
+import type { StoredRecord } from '../../../src/kinds/versions/codec.js';
+import type { RecordSkim } from '../../../src/kinds/versions/skim.js';
 import { isDeleted, nextExpiry } from '../../../src/kinds/versions/versions.js';
 import { recordArb } from '../../../testkit/record-arb.js';
 

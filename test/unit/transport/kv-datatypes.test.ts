@@ -132,7 +132,7 @@ describe('counters', () => {
     ).toMatchObject({ code: S.INVALID_ARGUMENT, details: expect.stringMatching(/not a counter's context/) });
     // A context whose counts contradict what the replicas hold (made up, or damaged with a valid checksum): refused, nothing written.
     const forged = Buffer.from(seen.context);
-    const { decodeCounterContext, encodeCounterContext } = await import('../../../src/kinds/counter/counter.js');
+    const { decodeCounterContext, encodeCounterContext } = await import('../../../src/kinds/counter/counter-record.js');
     const state = decodeCounterContext(forged, forged.readUInt32BE(1));
     const lie = encodeCounterContext(forged.readUInt32BE(1), {
       ...state,
