@@ -125,6 +125,8 @@ export interface JepsenReport {
   /** Nemeses asked for that could not run on this machine, with the reason. */
   readonly notRun: Record<string, string>;
   readonly faults: FaultRecord[];
+  /** How long the workload ran, ms: its time, or more when it ran on until the last planned fault (at most twice). */
+  readonly workloadMs: number;
   readonly ops: { total: number; ok: number; failed: number; unknown: number; byCode: Record<string, number> };
   readonly set?: SetResult;
   readonly register?: RegisterResult;
@@ -272,11 +274,13 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
     const capMs = 2 * endMs;
     const maxOps = o.timeS * 4000;
     let ops = 0,
-      faultsDone = false;
+      faultsDone = false,
+      workloadMs = 0;
     const workers = Array.from({ length: o.workers }, async (_, i) => {
       const w = workloads[i % workloads.length]!;
       while (!stopped && (history.now() < endMs || (!faultsDone && history.now() < capMs)) && ops++ < maxOps)
         await w.step();
+      workloadMs = Math.max(workloadMs, history.now());
     });
 
     const nemesis = new NemesisRunner(
@@ -442,7 +446,7 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
         endMs: r.endMs,
       }));
     const avail = availability(history.ops, windows, 5000);
-    const impact = faultImpact(history.ops, windows, endMs);
+    const impact = faultImpact(history.ops, windows, workloadMs);
     const byCode: Record<string, number> = {};
     for (const op of history.ops) if (op.code) byCode[op.code] = (byCode[op.code] ?? 0) + 1;
     const violations: string[] = [];
@@ -512,6 +516,7 @@ export async function runJepsen(o: JepsenOptions): Promise<JepsenReport> {
       capabilities: caps,
       notRun,
       faults: nemesis.records,
+      workloadMs,
       ops: {
         total: history.ops.length,
         ok: history.ops.filter((x) => x.outcome === 'ok').length,
@@ -586,7 +591,7 @@ export function redraw(folder: string): string {
       `ringkv jepsen: seed ${r.seed}, ${o.nodes} nodes, ${o.timeS} s, ${o.workloads.join('+')}: ${r.valid ? 'valid' : 'INVALID'}`,
       ops,
       windows,
-      o.timeS * 1000,
+      r.workloadMs ?? o.timeS * 1000,
     ),
   );
   return path;
