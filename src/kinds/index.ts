@@ -25,8 +25,10 @@ export const joinedKindOf = (bytes: Uint8Array): JoinedKind<unknown> | undefined
 /** The joined kind of records of format `format`, or undefined. */
 export const joinedKind = (format: number): JoinedKind<unknown> | undefined => JOINED.get(format);
 
-/** Every kind's step names: what a replica call of a step is labelled by (in metrics, in tests' counts). */
+/** Every kind's step names, each unique: what a replica call of a step is labelled by (in metrics, in tests' counts). */
 export const STEP_NAMES: readonly string[] = [...JOINED.values()].flatMap((k) => Object.keys(k.steps));
+if (new Set(STEP_NAMES).size !== STEP_NAMES.length)
+  throw new Error(`two kinds name a step alike (${STEP_NAMES.join(', ')}): a step's name labels its calls`);
 
 /** Step `name` of the joined kind of format `format`, or undefined when this release knows no such kind or step. */
 export function kindStep(

@@ -105,7 +105,7 @@ export interface ReplicaApi {
   call<C extends ReplicaCall>(node: string, call: C, deadline: number): Promise<ReplyTo<C>>;
 }
 
-/** What a call is counted and measured as: its operation, or a step's name. */
+/** What a call is counted as (the in-memory network's counts): its operation, or a step's name. */
 export const callName = (c: ReplicaCall): string => (c.op === 'step' ? c.step : c.op);
 
 /** Step `step` of `kind` on `key` at replica `node`: the argument encoded, the reply decoded (one that does not decode is the peer's bug: RK_INTERNAL). */

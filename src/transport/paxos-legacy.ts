@@ -28,11 +28,8 @@ type PaxosCall = Extract<WireCall, { op: 'paxos' }>;
 type StepCall = Extract<ReplicaCall, { op: 'step' }>;
 
 const STEPS = { prepare: PAXOS_PREPARE, propose: PAXOS_PROPOSE, commit: PAXOS_COMMIT } as const;
-const LEGACY = new Map<string, WirePaxosStep>([
-  [PAXOS_PREPARE.name, 'prepare'],
-  [PAXOS_PROPOSE.name, 'propose'],
-  [PAXOS_COMMIT.name, 'commit'],
-]);
+/** A step's Paxos step by the step's name. */
+const LEGACY = new Map(Object.entries(STEPS).map(([wire, step]) => [step.name, wire as WirePaxosStep]));
 
 const EMPTY = Buffer.alloc(0);
 

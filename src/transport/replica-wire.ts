@@ -59,12 +59,16 @@ import {
 } from './replica-codec.js';
 import { codeName, toStatus } from './status.js';
 import { paxosOfStep, paxosReplyOf, stepOfPaxos, stepReplyOfPaxos } from './paxos-legacy.js';
+import { STEP_NAMES } from '../kinds/index.js';
 
 const EMPTY = Buffer.alloc(0);
 
 const SERVICE = 'ringkv.internal.v1.Replica' as const;
 
 type CallOf = WithoutId<WireCall>;
+
+/** What a call is counted and timed as: its operation, a step of a kind this release knows by its name (any other step as `step`, so that the labels stay few). */
+const labelOf = (c: DecodedCall): string => (c.op === 'step' && STEP_NAMES.includes(c.step) ? c.step : c.op);
 
 /** The data types' calls: on a stream of their own (see the header). */
 const TYPED = new Set<WireCall['op']>(['counterUpdate', 'writeMany', 'readRange', 'paxos', 'step']);
@@ -105,7 +109,7 @@ function codecFor(
         'KV_RECORD_TOO_LARGE',
         `a replica call of ${size} bytes is over the node's message limit of ${NODE_MAX_MESSAGE_BYTES} bytes`,
       ),
-    queued: (c, size) => sent(c.op, size),
+    queued: (c, size) => sent(labelOf(c), size),
   };
 }
 
@@ -326,7 +330,7 @@ export class GrpcReplicas implements ReplicaApi {
   /** A step call; one a node of an earlier release refuses (it knows no steps) goes again as its Paxos call, if it is one (paxos-legacy.ts). */
   async #step(node: string, c: Extract<ReplicaCall, { op: 'step' }>, deadline: number): Promise<Buffer> {
     try {
-      return answer(await this.#call(node, { ...c, deadline }), 'step', node).reply;
+      return answer(await this.#call(node, wireCall(c, deadline)), 'step', node).reply;
     } catch (e) {
       const legacy = e instanceof ReplicaFailure && e.code === 'RK_UNSUPPORTED' ? paxosOfStep(c, deadline) : undefined;
       if (legacy === undefined) throw e;
@@ -421,11 +425,11 @@ export class ReplicaServer {
         const started = performance.now();
         try {
           const r = await this.#run(c);
-          options.observe?.(c.op, 'OK', (performance.now() - started) / 1000);
+          options.observe?.(labelOf(c), 'OK', (performance.now() - started) / 1000);
           return r;
         } catch (e) {
           const f = asReplicaFailure(e);
-          options.observe?.(c.op, codeName(toStatus(f).code), (performance.now() - started) / 1000);
+          options.observe?.(labelOf(c), codeName(toStatus(f).code), (performance.now() - started) / 1000);
           return { id: c.id, op: 'error', code: f.code, message: f.message };
         } finally {
           this.#inFlight--;
@@ -452,7 +456,7 @@ export class ReplicaServer {
   /** The reply that refuses `c` without running it, if it must be. */
   #refusal(c: DecodedCall, draining: boolean): WireReply | undefined {
     const error = (code: string, message: string): WireReply => {
-      this.options.observe?.(c.op, codeName(toStatus({ code, message }).code), 0);
+      this.options.observe?.(labelOf(c), codeName(toStatus({ code, message }).code), 0);
       return { id: c.id, op: 'error', code, message };
     };
     if (c.op === 'unsupported')

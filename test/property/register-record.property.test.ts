@@ -157,17 +157,7 @@ describe("the register's steps' bytes", () => {
   function roundTrips<T>(codec: StepCodec<T>, v: T): void {
     const b = codec.encode(v);
     expect(codec.decode(b)).toEqual(v);
-    for (let cut = 0; cut < b.length; cut++) {
-      let got: unknown;
-      try {
-        got = codec.decode(b.subarray(0, cut));
-      } catch (e) {
-        expect(e).toBeInstanceOf(DecodeError);
-        continue;
-      }
-      // A prefix that decodes is another value only where the codec has no more to read (a reply of no bytes).
-      expect(codec.encode(got as T).length).toBe(cut);
-    }
+    for (let cut = 0; cut < b.length; cut++) expect(() => codec.decode(b.subarray(0, cut))).toThrow(DecodeError);
     expect(() => codec.decode(Buffer.concat([b, Buffer.from([0])]))).toThrow(DecodeError);
   }
 

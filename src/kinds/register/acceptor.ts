@@ -3,8 +3,8 @@
  * highest ballot it promised, the latest proposal it accepted and has not seen committed,
  * the latest committed proposal (the register's value), and the last few commits before
  * it (their ids and bases: the chain a proposer reads, `history`) — with the acceptor's rules
- * (`onPrepare`, `onPropose`, `onCommit`), the join of two replicas' states, (its record,
- * format 5, is register-record.ts's). Pure. The proposer's side (what to do with
+ * (`onPrepare`, `onPropose`, `onCommit`) and the join of two replicas' states; its record,
+ * format 5, is register-record.ts's. Pure. The proposer's side (what to do with
  * a round's replies) is replication/paxos.ts's; docs/architecture.md tells the whole.
  *
  * **Why states may be joined.** Anti-entropy, streaming and hints copy records between

@@ -30,22 +30,23 @@ const linkSize = (l: Link): number =>
 export const proposalSize = (p: Proposal<Buffer> | undefined): number =>
   1 + (p === undefined ? 0 : linkSize(p) + 1 + (p.value === null ? 0 : varintSize(p.value.length) + p.value.length));
 
+/** A name (a proposer id, a request id, a base): its length in one byte, then its latin1 bytes; a longer or wider one is a RangeError. */
+function writeName(buf: Buffer, pos: number, s: string): number {
+  if (s.length > MAX_NAME_BYTES || /[^\x00-\xff]/.test(s))
+    throw new RangeError(`a proposer or request id of a register record is 0 to ${MAX_NAME_BYTES} latin1 characters`);
+  buf[pos++] = s.length;
+  return pos + buf.write(s, pos, 'latin1');
+}
+
 export function writeBallot(buf: Buffer, pos: number, b: Ballot): number {
-  pos = writeVarint(buf, pos, b.n);
-  buf[pos++] = b.by.length;
-  return pos + buf.write(b.by, pos, 'latin1');
+  return writeName(buf, writeVarint(buf, pos, b.n), b.by);
 }
 
 export const historySize = (h: readonly Link[]): number =>
   h.length === 0 ? 0 : 1 + h.reduce((n, l) => n + linkSize(l), 0);
 
 function writeLink(buf: Buffer, pos: number, l: Link): number {
-  pos = writeBallot(buf, pos, l.ballot);
-  buf[pos++] = l.id.length;
-  pos += buf.write(l.id, pos, 'latin1');
-  const base = l.base ?? '';
-  buf[pos++] = base.length;
-  return pos + buf.write(base, pos, 'latin1');
+  return writeName(buf, writeName(buf, writeBallot(buf, pos, l.ballot), l.id), l.base ?? '');
 }
 
 /** A history: nothing when empty, else its count and links (historySize bytes). */
@@ -73,16 +74,6 @@ export function writeProposal(buf: Buffer, pos: number, p: Proposal<Buffer> | un
   return pos + p.value.length;
 }
 
-function checkNames(s: RegisterState): void {
-  const check = (n: string | undefined): void => {
-    if (n !== undefined && (n.length > MAX_NAME_BYTES || /[^\x00-\xff]/.test(n)))
-      throw new RangeError(`a proposer or request id of a register record is 0 to ${MAX_NAME_BYTES} latin1 characters`);
-  };
-  check(s.promised.by);
-  for (const l of [s.accepted, s.committed, ...s.history])
-    if (l !== undefined) (check(l.ballot.by), check(l.id), check(l.base));
-}
-
 /**
  * The register's record (format 5): canonical (equal states, equal bytes), then a CRC-32.
  *   5 flags [held-since] promised accepted? committed? [history] crc
@@ -93,7 +84,6 @@ function checkNames(s: RegisterState): void {
  *              a record written before there was a history reads as one without)
  */
 export function encodeRegister(s: RegisterState, heldSince?: number): Buffer {
-  checkNames(s);
   const size =
     2 +
     (heldSince === undefined ? 0 : varintSize(heldSince)) +

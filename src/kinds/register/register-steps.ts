@@ -71,22 +71,34 @@ const PROPOSAL: StepCodec<Proposal<Buffer>> = {
     }),
 };
 
-/** Promised: 1, the accepted proposal, the commit and its history; else 0 and the higher ballot. */
+/**
+ * Promised: 1, the accepted proposal, the commit, and its history (a count, 0 when empty,
+ * then the links: unlike the record's, never left out, so that no cut of a reply reads as
+ * a whole one); else 0 and the higher ballot.
+ */
 const PREPARE_REPLY: StepCodec<PrepareReply<Buffer>> = {
   encode: (p) =>
     p.promised
-      ? written(1 + proposalSize(p.accepted) + proposalSize(p.committed) + historySize(p.history), (buf) => {
-          buf[0] = 1;
-          const pos = writeProposal(buf, writeProposal(buf, 1, p.accepted), p.committed);
-          return writeHistory(buf, pos, p.history);
-        })
+      ? written(
+          1 + proposalSize(p.accepted) + proposalSize(p.committed) + Math.max(1, historySize(p.history)),
+          (buf) => {
+            buf[0] = 1;
+            const pos = writeProposal(buf, writeProposal(buf, 1, p.accepted), p.committed);
+            if (p.history.length > 0) return writeHistory(buf, pos, p.history);
+            buf[pos] = 0;
+            return pos + 1;
+          },
+        )
       : written(1 + ballotSize(p.higher), (buf) => ((buf[0] = 0), writeBallot(buf, 1, p.higher))),
   decode: (bytes) =>
     readAll(bytes, 'a prepare reply', (r, end) => {
       if (!flag(r, 'a prepare reply')) return { promised: false, higher: readBallot(r) };
       const accepted = readProposal(r),
         committed = readProposal(r);
-      return { promised: true, accepted, committed, history: readHistory(r, end, committed) };
+      if (r.pos === end) throw new DecodeError('a prepare reply: no history count');
+      if (r.buf[r.pos] !== 0) return { promised: true, accepted, committed, history: readHistory(r, end, committed) };
+      r.pos++;
+      return { promised: true, accepted, committed, history: [] };
     }),
 };
 
