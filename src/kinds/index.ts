@@ -22,9 +22,6 @@ const JOINED: ReadonlyMap<number, JoinedKind<unknown>> = new Map(
 /** The joined kind whose records `bytes` is one of, or undefined (versions, a counter). */
 export const joinedKindOf = (bytes: Uint8Array): JoinedKind<unknown> | undefined => JOINED.get(bytes[0] ?? -1);
 
-/** The joined kind of records of format `format`, or undefined. */
-export const joinedKind = (format: number): JoinedKind<unknown> | undefined => JOINED.get(format);
-
 /** Every kind's step names, each unique: what a replica call of a step is labelled by (in metrics, in tests' counts). */
 export const STEP_NAMES: readonly string[] = [...JOINED.values()].flatMap((k) => Object.keys(k.steps));
 if (new Set(STEP_NAMES).size !== STEP_NAMES.length)

@@ -9,7 +9,7 @@
  * deadline (ms since the epoch, as Date.now()). Every failure is a ReplicaFailure,
  * whatever the transport: the coordinator decides by its kind, never by a wire's codes.
  */
-import { DecodeError, type JoinedKind, type KindStep } from '../kinds/index.js';
+import { DecodeError, STEP_NAMES, type JoinedKind, type KindStep } from '../kinds/index.js';
 import type { SubOp } from '../storage/index.js';
 
 export interface ApplyResult {
@@ -105,8 +105,13 @@ export interface ReplicaApi {
   call<C extends ReplicaCall>(node: string, call: C, deadline: number): Promise<ReplyTo<C>>;
 }
 
-/** What a call is counted as (the in-memory network's counts): its operation, or a step's name. */
-export const callName = (c: ReplicaCall): string => (c.op === 'step' ? c.step : c.op);
+/**
+ * What a call is counted and timed as (metrics, the in-memory network's counts): its
+ * operation, a step of a kind this release knows by its name, any other step as `step`
+ * (so that the labels stay few).
+ */
+export const callName = (c: { readonly op: string; readonly step?: unknown }): string =>
+  c.op === 'step' && typeof c.step === 'string' && STEP_NAMES.includes(c.step) ? c.step : c.op;
 
 /** Step `step` of `kind` on `key` at replica `node`: the argument encoded, the reply decoded (one that does not decode is the peer's bug: RK_INTERNAL). */
 export async function callStep<S, A, R>(

@@ -32,7 +32,7 @@ export interface LinkFault {
   readonly lostReply?: readonly string[];
 }
 
-/** Calls made, by operation, a kind's step by its name (replica-api.ts callName). */
+/** Calls made, by what replica-api.ts callName labels them (an operation, or a known step by its name). */
 export type CallCounts = Record<Exclude<ReplicaOp, 'step'>, number> & { [step: string]: number };
 const OPS: readonly string[] = [
   ...(['apply', 'merge', 'read', 'digest', 'counterUpdate', 'writeMany', 'readRange'] satisfies ReplicaOp[]),

@@ -25,6 +25,7 @@ import { DataTypeError, type FieldType } from '../buckets/index.js';
 import {
   ReplicaFailure,
   asReplicaFailure,
+  callName,
   type ReplicaApi,
   type ReplicaCall,
   type ReplicaOp,
@@ -59,16 +60,12 @@ import {
 } from './replica-codec.js';
 import { codeName, toStatus } from './status.js';
 import { paxosOfStep, paxosReplyOf, stepOfPaxos, stepReplyOfPaxos } from './paxos-legacy.js';
-import { STEP_NAMES } from '../kinds/index.js';
 
 const EMPTY = Buffer.alloc(0);
 
 const SERVICE = 'ringkv.internal.v1.Replica' as const;
 
 type CallOf = WithoutId<WireCall>;
-
-/** What a call is counted and timed as: its operation, a step of a kind this release knows by its name (any other step as `step`, so that the labels stay few). */
-const labelOf = (c: DecodedCall): string => (c.op === 'step' && STEP_NAMES.includes(c.step) ? c.step : c.op);
 
 /** The data types' calls: on a stream of their own (see the header). */
 const TYPED = new Set<WireCall['op']>(['counterUpdate', 'writeMany', 'readRange', 'paxos', 'step']);
@@ -109,7 +106,7 @@ function codecFor(
         'KV_RECORD_TOO_LARGE',
         `a replica call of ${size} bytes is over the node's message limit of ${NODE_MAX_MESSAGE_BYTES} bytes`,
       ),
-    queued: (c, size) => sent(labelOf(c), size),
+    queued: (c, size) => sent(callName(c), size),
   };
 }
 
@@ -425,11 +422,11 @@ export class ReplicaServer {
         const started = performance.now();
         try {
           const r = await this.#run(c);
-          options.observe?.(labelOf(c), 'OK', (performance.now() - started) / 1000);
+          options.observe?.(callName(c), 'OK', (performance.now() - started) / 1000);
           return r;
         } catch (e) {
           const f = asReplicaFailure(e);
-          options.observe?.(labelOf(c), codeName(toStatus(f).code), (performance.now() - started) / 1000);
+          options.observe?.(callName(c), codeName(toStatus(f).code), (performance.now() - started) / 1000);
           return { id: c.id, op: 'error', code: f.code, message: f.message };
         } finally {
           this.#inFlight--;
@@ -456,7 +453,7 @@ export class ReplicaServer {
   /** The reply that refuses `c` without running it, if it must be. */
   #refusal(c: DecodedCall, draining: boolean): WireReply | undefined {
     const error = (code: string, message: string): WireReply => {
-      this.options.observe?.(labelOf(c), codeName(toStatus({ code, message }).code), 0);
+      this.options.observe?.(callName(c), codeName(toStatus({ code, message }).code), 0);
       return { id: c.id, op: 'error', code, message };
     };
     if (c.op === 'unsupported')
